@@ -1,0 +1,325 @@
+"""Where a boundary is decided: gap scores -> cut points, under size limits.
+
+Every chunker goes through here, so the rules are the same everywhere:
+
+* *choosing* cuts from scores: :func:`peaks` (local maxima with a minimum drop θ, as Meta-Chunking
+  uses on perplexity minima), :func:`minima` (its mirror for per-sentence curves), :func:`above`
+  (a threshold), :func:`top_k`;
+* *fitting* the pieces to size: :func:`fit` cuts at candidate gaps, splits anything over the
+  maximum at its best inner gap, then merges neighbours weakest-cut-first up to the target;
+* *splitting a single over-long sentence* at the best clause/word break inside it:
+  :func:`inner_breaks` — never inside a character (combining marks, surrogate pairs, ZWJ emoji,
+  CRLF stay whole).
+
+Sizes are always measured through a prefix array (see :mod:`logichunk.text.measure`), so every rule
+works in characters, bytes or tokens alike.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import InputError
+from .text.charclass import CJK, WS, classes, codepoints, cut_allowed
+
+
+@dataclass(frozen=True, slots=True)
+class SizeLimits:
+    """``max_size`` is a hard ceiling; pieces are merged up to ``target`` (default: the maximum);
+    pieces under ``min_size`` are merged into a neighbour when that fits under the maximum."""
+
+    max_size: int
+    target: int | None = None
+    min_size: int = 0
+
+    def __post_init__(self) -> None:
+        if self.max_size < 1:
+            raise InputError(f"max size must be at least 1, got {self.max_size}")
+        if self.target is not None and not (1 <= self.target <= self.max_size):
+            raise InputError(f"target size must be between 1 and max size ({self.max_size}), got {self.target}")
+        if not (0 <= self.min_size <= self.max_size):
+            raise InputError(f"min size must be between 0 and max size ({self.max_size}), got {self.min_size}")
+
+    @property
+    def goal(self) -> int:
+        return self.max_size if self.target is None else self.target
+
+
+# --------------------------------------------------------------------------- choosing cuts
+
+
+def peaks(scores: np.ndarray, min_drop: float = 0.0) -> np.ndarray:
+    """Boolean mask of local maxima: ``s[i] >= both neighbours`` and higher than at least one of them
+    by more than ``min_drop`` (θ). Edges compare with their one neighbour. A gap sequence of one
+    element is a peak. High break scores mean strong breaks, so peaks are candidate cuts."""
+    s = np.asarray(scores, dtype=np.float64)
+    n = s.size
+    if n == 0:
+        return np.zeros(0, dtype=bool)
+    left = np.empty(n)
+    right = np.empty(n)
+    left[0] = -np.inf
+    left[1:] = s[:-1]
+    right[-1] = -np.inf
+    right[:-1] = s[1:]
+    is_max = (s >= left) & (s >= right)
+    drop = np.maximum(s - np.where(np.isfinite(left), left, s), s - np.where(np.isfinite(right), right, s))
+    if n == 1:
+        return np.ones(1, dtype=bool)
+    return is_max & (drop > min_drop)
+
+
+def minima(values: np.ndarray, min_drop: float = 0.0) -> np.ndarray:
+    """Local minima with drop θ (Meta-Chunking's PPL rule): the mirror of :func:`peaks`."""
+    return peaks(-np.asarray(values, dtype=np.float64), min_drop)
+
+
+def above(scores: np.ndarray, threshold: float) -> np.ndarray:
+    return np.asarray(scores, dtype=np.float64) >= threshold
+
+
+def top_k(scores: np.ndarray, k: int) -> np.ndarray:
+    """Mask of the ``k`` highest scores (ties broken by position, earlier first)."""
+    s = np.asarray(scores, dtype=np.float64)
+    mask = np.zeros(s.size, dtype=bool)
+    if k > 0 and s.size:
+        order = np.argsort(-s, kind="stable")[: min(k, s.size)]
+        mask[order] = True
+    return mask
+
+
+# --------------------------------------------------------------------------- fitting pieces to size
+
+
+@dataclass(frozen=True, slots=True)
+class Fit:
+    """Result of :func:`fit` over ``n`` atoms: ``cuts`` are gap indices (cut after atom i), sorted;
+    ``rank`` is each cut's preference class as given by the caller (default: 0 for a candidate,
+    1 for a gap that was forced to fit the maximum); ``oversized`` lists atoms that alone exceed
+    the maximum (the caller must split them inside)."""
+
+    cuts: np.ndarray
+    rank: np.ndarray
+    oversized: np.ndarray
+
+
+def fit(
+    sizes: np.ndarray,
+    scores: np.ndarray,
+    limits: SizeLimits,
+    candidates: np.ndarray | None = None,
+    *,
+    rank: np.ndarray | None = None,
+) -> Fit:
+    """Cut ``n`` atoms (sentences, or sub-sentence pieces) into runs that fit ``limits``.
+
+    ``sizes``: size of each atom (n). ``scores``: strength of each gap (n-1), higher = better cut.
+    ``candidates``: mask of gaps the signal proposes (default: every gap). ``rank`` (n-1, int):
+    per-gap preference class, lower = more trusted (e.g. tier that proposed it); merging removes
+    less trusted cuts first, and among equals the weaker score first.
+
+    1. cut at every candidate;
+    2. a run still over the maximum is split at its best gap (highest rank-adjusted score),
+       recursively, whether or not that gap was a candidate (recorded with rank ``max+1``);
+    3. neighbours are merged weakest cut first while the merged run fits the target;
+    4. runs under ``min_size`` merge into the neighbour across the weaker cut if that fits the maximum.
+    """
+    sizes = np.asarray(sizes, dtype=np.int64)
+    n = sizes.size
+    g = max(n - 1, 0)
+    scores = np.asarray(scores, dtype=np.float64)
+    if scores.size != g:
+        raise ValueError(f"expected {g} gap scores for {n} atoms, got {scores.size}")
+    cand = np.ones(g, dtype=bool) if candidates is None else np.asarray(candidates, dtype=bool)
+    rk = np.where(cand, 0, 1).astype(np.int64) if rank is None else np.asarray(rank, dtype=np.int64)
+    oversized = np.flatnonzero(sizes > limits.max_size)
+    if n <= 1:
+        return Fit(np.zeros(0, np.int64), np.zeros(0, np.int64), oversized)
+
+    cum = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(sizes, out=cum[1:])
+    # an over-long atom is always isolated: cut on both sides of it
+    iso = np.zeros(g, dtype=bool)
+    if oversized.size:
+        iso[oversized[oversized < g]] = True
+        iso[oversized[oversized > 0] - 1] = True
+    cut_mask = cand | iso
+
+    # 2. split runs over the maximum at their best inner gap
+    bounds = np.concatenate(([0], np.flatnonzero(cut_mask) + 1, [n]))
+    run_sizes = cum[bounds[1:]] - cum[bounds[:-1]]
+    todo = [(int(a), int(b)) for a, b, sz in zip(bounds[:-1], bounds[1:], run_sizes, strict=True)
+            if sz > limits.max_size and b - a > 1]
+    while todo:
+        a, b = todo.pop()
+        inner = slice(a, b - 1)  # gaps a .. b-2
+        # prefer trusted ranks, then high scores
+        key = scores[inner] - 1e6 * rk[inner]
+        j = a + int(np.argmax(key))
+        cut_mask[j] = True
+        for x, y in ((a, j + 1), (j + 1, b)):
+            if cum[y] - cum[x] > limits.max_size and y - x > 1:
+                todo.append((x, y))
+
+    cuts = np.flatnonzero(cut_mask)
+    keep = _merge(cuts, rk[cuts], scores[cuts], cum, limits, iso)
+    cuts = cuts[keep]
+    return Fit(cuts.astype(np.int64), rk[cuts].astype(np.int64), oversized)
+
+
+def _merge(
+    cuts: np.ndarray, ranks: np.ndarray, strengths: np.ndarray, cum: np.ndarray, limits: SizeLimits,
+    pinned: np.ndarray,
+) -> np.ndarray:
+    """Weakest-cut-first agglomeration. Returns a keep-mask over ``cuts``.
+
+    Runs are a doubly linked list over cut positions; each cut is popped once (runs only grow, so
+    a cut that cannot merge now never can), which keeps this O(m log m)."""
+    m = cuts.size
+    keep = np.ones(m, dtype=bool)
+    if m == 0:
+        return keep
+    n = cum.size - 1
+    # run r spans atoms [edge[r], edge[r+1]); edges = 0, cuts+1..., n
+    edge = np.concatenate(([0], cuts + 1, [n])).tolist()
+    prev_run = list(range(-1, m))  # run index to the left of cut c is c, to the right c+1
+    next_run = list(range(1, m + 2))
+    run_lo = edge[:-1]
+    run_hi = edge[1:]
+    alive = [True] * (m + 1)
+    cumv = cum.tolist()
+    pin = pinned[cuts].tolist()
+    heap = [(int(r), float(s), i) for i, (r, s) in enumerate(zip(ranks.tolist(), strengths.tolist(), strict=True))]
+    # less trusted (higher rank) first, then weaker score
+    heap = [(-r, s, i) for r, s, i in heap]
+    heapq.heapify(heap)
+    goal = limits.goal
+    while heap:
+        _, _, c = heapq.heappop(heap)
+        if pin[c]:
+            continue
+        left, right = c, c + 1
+        # find the live runs on each side of cut c (runs merge rightwards into the left one)
+        while not alive[left]:
+            left = prev_run[left]
+        if not alive[right]:
+            continue
+        size = cumv[run_hi[right]] - cumv[run_lo[left]]
+        if size <= goal:
+            keep[c] = False
+            run_hi[left] = run_hi[right]
+            alive[right] = False
+            nr = next_run[right]
+            next_run[left] = nr
+            if nr <= m:
+                prev_run[nr] = left
+    if limits.min_size > 0:
+        keep = _absorb_small(cuts, keep, strengths, cum, limits, pin)
+    return keep
+
+
+def _absorb_small(
+    cuts: np.ndarray, keep: np.ndarray, strengths: np.ndarray, cum: np.ndarray, limits: SizeLimits,
+    pin: list[bool],
+) -> np.ndarray:
+    """Runs under ``min_size`` join the neighbour across the weaker cut, if the result fits."""
+    n = cum.size - 1
+    idx = np.flatnonzero(keep)
+    live = idx.tolist()
+    changed = True
+    while changed and live:
+        changed = False
+        edges = [0] + [int(cuts[c]) + 1 for c in live] + [n]
+        for r in range(len(edges) - 1):
+            size = int(cum[edges[r + 1]] - cum[edges[r]])
+            if size >= limits.min_size:
+                continue
+            options = []
+            if r > 0 and not pin[live[r - 1]]:
+                options.append((float(strengths[live[r - 1]]), r - 1, int(cum[edges[r + 1]] - cum[edges[r - 1]])))
+            if r < len(live) and not pin[live[r]]:
+                options.append((float(strengths[live[r]]), r, int(cum[edges[r + 2]] - cum[edges[r]])))
+            options = [o for o in options if o[2] <= limits.max_size]
+            if options:
+                _, k, _ = min(options)
+                keep[live[k]] = False
+                del live[k]
+                changed = True
+                break
+    return keep
+
+
+# --------------------------------------------------------------------------- inside one sentence
+
+# break quality inside a sentence, best first
+_CLAUSE_CODES = np.array([ord(c) for c in "，、,;；:：)）」』”’》】—"], dtype=np.uint32)
+
+
+def break_priorities(text: str, start: int, end: int) -> np.ndarray:
+    """Priority of cutting at each offset in ``(start, end)`` (array index k = offset start+1+k):
+    3 after a clause mark (and its following spaces), 2 at a word start after whitespace,
+    1 at a CJK character boundary, 0 anywhere else a character stays whole, -1 never."""
+    if end - start < 2:
+        return np.zeros(0, dtype=np.int8)
+    cls = classes(text)[start:end]
+    cp = codepoints(text)[start:end]
+    ok = cut_allowed(text)[start + 1 : end]
+    prev, cur = cls[:-1], cls[1:]
+    pri = np.zeros(end - start - 1, dtype=np.int8)
+    pri[((prev & CJK) != 0) | ((cur & CJK) != 0)] = 1
+    pri[((prev & WS) != 0) & ((cur & WS) == 0)] = 2
+    marks = np.isin(cp, _CLAUSE_CODES)
+    if marks.any():
+        is_ws = (cls & WS) != 0
+        # directly after a mark, or where the whitespace run that follows a mark ends
+        last_solid = np.maximum.accumulate(np.where(~is_ws, np.arange(cls.size), -1))[:-1]
+        after = ~is_ws[1:] & (last_solid >= 0) & marks[np.maximum(last_solid, 0)]
+        pri[after] = 3
+    pri[~ok] = -1
+    return pri
+
+
+def inner_breaks(text: str, start: int, end: int, prefix: np.ndarray, max_size: int) -> tuple[list[int], int]:
+    """Offsets strictly inside ``[start, end)`` that cut one over-long sentence into pieces of at most
+    ``max_size`` units, each cut at the best break in the back half of the allowed window.
+
+    Returns ``(cuts, worst)`` where ``worst`` is the lowest break priority used (3 clause, 2 word,
+    1 CJK, 0 raw character) so callers can say how rough the split was. A single character larger
+    than ``max_size`` (a 4-byte emoji at ``max_size=3`` bytes) becomes its own piece."""
+    pri = break_priorities(text, start, end)
+    cuts: list[int] = []
+    worst = 3
+    pos = start
+    while prefix[end] - prefix[pos] > max_size:
+        budget = prefix[pos] + max_size
+        hi = int(np.searchsorted(prefix, budget, side="right")) - 1  # furthest offset that fits
+        hi = min(hi, end - 1)
+        lo_size = prefix[pos] + max(1, max_size // 2)
+        lo = int(np.searchsorted(prefix, lo_size, side="left"))
+        lo = max(lo, pos + 1)
+        choice = -1
+        if hi >= pos + 1:
+            window = pri[max(lo, pos + 1) - start - 1 : hi - start]
+            if window.size and window.max() >= 0:
+                best = int(window.max())
+                choice = max(lo, pos + 1) + int(np.flatnonzero(window == best)[-1])
+                worst = min(worst, best)
+            else:
+                window = pri[pos + 1 - start - 1 : hi - start]
+                if window.size and window.max() >= 0:
+                    best = int(window.max())
+                    choice = pos + 1 + int(np.flatnonzero(window == best)[-1])
+                    worst = min(worst, best)
+        if choice < 0:
+            # nothing fits (one character wider than the limit): take the next allowed offset
+            nxt = np.flatnonzero(pri[pos + 1 - start - 1 :] >= 0)
+            if nxt.size == 0:
+                break
+            choice = pos + 1 + int(nxt[0])
+            worst = 0
+        cuts.append(choice)
+        pos = choice
+    return cuts, worst

@@ -1,0 +1,1 @@
+"""Chunkers: a signal + the shared boundary rules + recursion -> a chunk tree."""

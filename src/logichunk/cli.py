@@ -1,0 +1,286 @@
+"""``logichunk`` — one command, many verbs. Verbs mirror the Python API; errors are one line.
+
+Every verb that prints results takes ``--format jsonl`` (one JSON object per line) for scripts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from . import __version__
+from .errors import LogichunkError
+from .tree import ChunkTree
+from .types import Bubble
+
+DEFAULT_BUBBLES = "logichunk-bubbles.jsonl"
+TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text", ".org", ".tex", ".html", ".htm", ".csv", ".json")
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _err(msg: str) -> None:
+    print(f"logichunk: {msg}", file=sys.stderr)
+
+
+class _Progress:
+    """A one-line progress counter on stderr, only when stderr is a terminal and work is long."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total = total
+        self.enabled = enabled and total > 1 and sys.stderr.isatty()
+        self.done = 0
+
+    def step(self, label: str) -> None:
+        self.done += 1
+        if self.enabled:
+            width = 30
+            filled = width * self.done // self.total
+            sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {label[-40:]:<40}")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\n")
+
+
+def _inputs(paths: Sequence[str], suffixes: tuple[str, ...]) -> Iterator[tuple[str, Callable[[], str]]]:
+    """(source name, reader) for each input: files, folders (recursive, sorted) and ``-`` (stdin)."""
+    from .text.decode import read_path, read_text
+
+    for p in paths:
+        if p == "-":
+            yield "<stdin>", lambda: read_text(sys.stdin.buffer.read(), source="<stdin>")
+            continue
+        path = Path(p)
+        if path.is_dir():
+            files = sorted(f for f in path.rglob("*") if f.is_file() and f.suffix.lower() in suffixes)
+            if not files:
+                raise LogichunkError(f"{p}: no files ending in {', '.join(suffixes)} in this folder")
+            for f in files:
+                yield str(f), (lambda f=f: read_path(f))
+        else:
+            yield str(path), (lambda path=path: read_path(path))
+
+
+def _sizes(arg: str | None) -> tuple[int, ...] | None:
+    if not arg:
+        return None
+    try:
+        return tuple(int(x) for x in arg.split(",") if x.strip())
+    except ValueError:
+        raise LogichunkError(f"--sizes wants comma-separated integers, got {arg!r}") from None
+
+
+def _first_words(text: str, n: int = 60) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= n else flat[: n - 1] + "…"
+
+
+# ----------------------------------------------------------------------------- output formats
+
+
+def _write_tree(out: TextIO, source: str, tree: ChunkTree, many: bool) -> None:
+    if many:
+        out.write(f"== {source}\n")
+    for c in tree:
+        indent = "  " * (c.level - 1)
+        out.write(f"{indent}{c.id:<10} {c.meta.get('size', len(c.span)):>6} {tree.unit:<6} "
+                  f"{c.method:<9} {_first_words(tree.text_of(c))}\n")
+
+
+def _write_jsonl(out: TextIO, source: str, tree: ChunkTree) -> None:
+    for r in tree.records():
+        r["source"] = source
+        out.write(json.dumps(r, ensure_ascii=False) + "\n")
+
+
+def _tree_json(source: str, tree: ChunkTree) -> dict[str, Any]:
+    return {
+        "source": source,
+        "unit": tree.unit,
+        "stats": dict(tree.stats),
+        "chunks": tree.records(),
+        "bubbles": [b.to_dict() for b in tree.bubbles],
+    }
+
+
+def _write_markdown(out: TextIO, source: str, tree: ChunkTree) -> None:
+    out.write(f"# {source}\n\n")
+    for c in tree:
+        hashes = "#" * min(6, c.level + 1)
+        out.write(f"{hashes} {c.id} · {c.meta.get('size', len(c.span))} {tree.unit} · {c.method}\n\n")
+        if not c.children:
+            body = tree.text_of(c)
+            out.write("".join(f"> {line}\n" for line in body.splitlines()) or ">\n")
+            out.write("\n")
+
+
+# ----------------------------------------------------------------------------- verbs
+
+
+def cmd_chunk(args: argparse.Namespace) -> int:
+    from .chunkers.logic_chain import chunk
+
+    out: TextIO = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
+    suffixes = tuple(s if s.startswith(".") else "." + s for s in args.ext.split(",")) if args.ext else TEXT_SUFFIXES
+    sources = list(_inputs(args.paths, suffixes))
+    many = len(sources) > 1
+    progress = _Progress(len(sources), not args.quiet)
+    bubbles: list[Bubble] = []
+    docs: list[dict[str, Any]] = []
+    failures = 0
+    try:
+        for source, read in sources:
+            progress.step(source)
+            try:
+                text = read()
+                if not text:
+                    _err(f"{source}: empty input, no chunks")
+                    continue
+                tree = chunk(text, max_size=args.max_size, sizes=_sizes(args.sizes), levels=args.levels,
+                             unit=args.unit, source=source)
+            except LogichunkError as e:
+                if not many:
+                    raise
+                failures += 1
+                _err(f"skipped {e}")
+                continue
+            bubbles.extend(tree.bubbles)
+            if args.format == "tree":
+                _write_tree(out, source, tree, many)
+            elif args.format == "jsonl":
+                _write_jsonl(out, source, tree)
+            elif args.format == "markdown":
+                _write_markdown(out, source, tree)
+            else:
+                docs.append(_tree_json(source, tree))
+        if args.format == "json":
+            json.dump(docs[0] if len(docs) == 1 and not many else docs, out, ensure_ascii=False, indent=2)
+            out.write("\n")
+    finally:
+        progress.close()
+        if out is not sys.stdout:
+            out.close()
+    if bubbles:
+        target = args.bubbles or (f"{args.out}.bubbles.jsonl" if args.out else DEFAULT_BUBBLES)
+        with open(target, "a", encoding="utf-8") as f:
+            for b in bubbles:
+                f.write(json.dumps(b.to_dict(), ensure_ascii=False) + "\n")
+        if not args.quiet:
+            _err(f"{len(bubbles)} bubble(s) recorded in {target} (list them: logichunk bubbles {target})")
+    return 1 if failures else 0
+
+
+def cmd_bubbles(args: argparse.Namespace) -> int:
+    path = Path(args.file)
+    if not path.exists():
+        if args.file == DEFAULT_BUBBLES:
+            _err(f"no bubbles recorded yet ({DEFAULT_BUBBLES} not found here)")
+            return 0
+        raise LogichunkError(f"{args.file}: no such file")
+    rows = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            raise LogichunkError(f"{args.file}:{n}: not a JSON line") from None
+    if args.priority:
+        rows = [r for r in rows if r.get("priority") == args.priority]
+    if args.format == "jsonl":
+        for r in rows:
+            print(json.dumps(r, ensure_ascii=False))
+        return 0
+    for r in rows:
+        ctx = r.get("context", {})
+        span = ctx.get("span", ["?", "?"])
+        print(f"{r.get('priority', '?'):<7} {r.get('category', '?'):<14} {ctx.get('source', '?')}"
+              f"[{span[0]}:{span[1]}] break={ctx.get('break', '?')}  {_first_words(r.get('content', ''), 50)}")
+    print(f"{len(rows)} bubble(s)")
+    return 0
+
+
+def cmd_version(args: argparse.Namespace) -> int:
+    info = {"logichunk": __version__, "python": sys.version.split()[0]}
+    if args.format == "jsonl":
+        print(json.dumps(info))
+    else:
+        for k, v in info.items():
+            print(f"{k} {v}")
+    return 0
+
+
+# ----------------------------------------------------------------------------- parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="logichunk", description="Cut text where its logic breaks.")
+    p.add_argument("--version", action="version", version=f"logichunk {__version__}")
+    sub = p.add_subparsers(dest="verb", metavar="VERB")
+    sub.required = True
+
+    c = sub.add_parser("chunk", help="chunk files, folders or stdin into a tree of dotted ids")
+    c.add_argument("paths", nargs="+", help="files, folders (recursive) or - for stdin")
+    c.add_argument("--max-size", type=int, default=1000, help="limit of top-level chunks (default 1000)")
+    c.add_argument("--sizes", help="limits per level, top first, e.g. 1000,500,200 (overrides --max-size)")
+    c.add_argument("--levels", type=int, default=3, help="depth of the tree when --sizes is not given")
+    c.add_argument("--unit", choices=["chars", "bytes", "tokens"], default="chars")
+    c.add_argument("--format", choices=["tree", "jsonl", "json", "markdown"], default="tree")
+    c.add_argument("--out", help="write here instead of stdout (bubbles go to OUT.bubbles.jsonl)")
+    c.add_argument("--bubbles", help=f"append bubbles to this JSONL file (default {DEFAULT_BUBBLES})")
+    c.add_argument("--ext", help="file endings to read from folders, comma-separated")
+    c.add_argument("--quiet", action="store_true", help="no progress bar or notes on stderr")
+    c.set_defaults(func=cmd_chunk)
+
+    b = sub.add_parser("bubbles", help="list recorded bubbles (problems for an LLM reviewer)")
+    b.add_argument("file", nargs="?", default=DEFAULT_BUBBLES)
+    b.add_argument("--priority", choices=["high", "medium", "low"])
+    b.add_argument("--format", choices=["table", "jsonl"], default="table")
+    b.set_defaults(func=cmd_bubbles)
+
+    v = sub.add_parser("version", help="print versions")
+    v.add_argument("--format", choices=["text", "jsonl"], default="text")
+    v.set_defaults(func=cmd_version)
+
+    for module in ("logichunk.eval.cli",):
+        try:
+            mod = __import__(module, fromlist=["add_parser"])
+        except ImportError:
+            continue
+        mod.add_parser(sub)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except LogichunkError as e:
+        _err(f"error: {e}")
+        return 2
+    except BrokenPipeError:
+        # `logichunk chunk big.txt | head`: the reader left; that is not an error
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+        except OSError:
+            pass
+        return 0
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+    except OSError as e:
+        _err(f"error: {e.strerror or e}{': ' + str(e.filename) if e.filename else ''}")
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

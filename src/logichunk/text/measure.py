@@ -1,0 +1,127 @@
+"""Length units: characters, UTF-8 bytes, tokens. One prefix array per text makes every size
+check O(1): ``size(span) = prefix[end] - prefix[start]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from ..errors import InputError
+from .charclass import ALNUM, CJK, PUNCT, classes, codepoints
+
+
+@runtime_checkable
+class Measure(Protocol):
+    """A unit of length. ``prefix(text)[i]`` is the size of ``text[:i]`` (len(text)+1 entries)."""
+
+    name: str
+
+    def prefix(self, text: str) -> np.ndarray: ...
+
+
+def _cumsum0(per_char: np.ndarray) -> np.ndarray:
+    out = np.zeros(per_char.size + 1, dtype=np.int64)
+    np.cumsum(per_char, out=out[1:])
+    return out
+
+
+@dataclass(frozen=True)
+class Chars:
+    name: str = "chars"
+
+    def prefix(self, text: str) -> np.ndarray:
+        return np.arange(len(text) + 1, dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class Utf8Bytes:
+    name: str = "bytes"
+
+    def prefix(self, text: str) -> np.ndarray:
+        cp = codepoints(text)
+        width = 1 + (cp >= 0x80).astype(np.int8) + (cp >= 0x800) + (cp >= 0x10000)
+        # lone surrogates are written with surrogatepass (3 bytes), matching the ranges above
+        return _cumsum0(width)
+
+
+@dataclass(frozen=True)
+class HeuristicTokens:
+    """An offline token estimate close to BPE tokenizers on zh/en: one token per CJK character,
+    per punctuation mark, and per started ``word_piece`` characters of a letter/digit run."""
+
+    name: str = "tokens"
+    word_piece: int = 6
+
+    def prefix(self, text: str) -> np.ndarray:
+        cls = classes(text)
+        n = cls.size
+        if n == 0:
+            return np.zeros(1, dtype=np.int64)
+        alnum = (cls & ALNUM) != 0
+        starts = np.empty(n, dtype=bool)
+        starts[0] = alnum[0]
+        starts[1:] = alnum[1:] & ~alnum[:-1]
+        # position inside the current letter run, to count one token per word_piece characters
+        idx = np.arange(n)
+        run_start = np.maximum.accumulate(np.where(starts, idx, 0))
+        in_run = alnum & ((idx - run_start) % self.word_piece == 0)
+        tok = in_run | ((cls & (CJK | PUNCT)) != 0)
+        return _cumsum0(tok.astype(np.int8))
+
+
+@dataclass(frozen=True)
+class OffsetsTokens:
+    """Tokens from a real tokenizer: ``fn(text)`` returns each token's start offset (str index).
+    A token counts where it starts, so spans can be measured without re-tokenising them."""
+
+    fn: Callable[[str], Sequence[int]]
+    name: str = "tokens"
+
+    def prefix(self, text: str) -> np.ndarray:
+        per_char = np.zeros(len(text), dtype=np.int64)
+        offs = np.asarray(self.fn(text), dtype=np.int64)
+        if offs.size:
+            np.add.at(per_char, np.clip(offs, 0, max(len(text) - 1, 0)), 1)
+        return _cumsum0(per_char)
+
+
+UNITS: dict[str, Measure] = {"chars": Chars(), "bytes": Utf8Bytes(), "tokens": HeuristicTokens()}
+
+
+def get_measure(unit: str | Measure) -> Measure:
+    if isinstance(unit, str):
+        try:
+            return UNITS[unit]
+        except KeyError:
+            raise InputError(f"unknown unit {unit!r}; choose one of {', '.join(UNITS)}") from None
+    if isinstance(unit, Measure):
+        return unit
+    raise InputError(f"not a unit: {unit!r}")
+
+
+class Meter:
+    """Sizes of spans of one text in one unit (the prefix array, computed once)."""
+
+    __slots__ = ("measure", "prefix", "text")
+
+    def __init__(self, text: str, unit: str | Measure = "chars") -> None:
+        self.text = text
+        self.measure = get_measure(unit)
+        self.prefix = self.measure.prefix(text)
+
+    @property
+    def unit(self) -> str:
+        return self.measure.name
+
+    def size(self, start: int, end: int) -> int:
+        return int(self.prefix[end] - self.prefix[start])
+
+    def sizes(self, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        return self.prefix[ends] - self.prefix[starts]
+
+    def total(self) -> int:
+        return int(self.prefix[-1])

@@ -1,0 +1,162 @@
+"""The chunk tree: dotted ids over exact spans, and the relations retrieval expands along."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from . import ids
+from .errors import InputError
+from .types import Bubble, Chunk
+
+
+@dataclass(frozen=True, eq=False)
+class ChunkTree:
+    """All chunks of one text, in document (pre-)order.
+
+    Level-1 chunks tile the text; the children of a chunk tile it. A chunk's ``children`` holds
+    child ids; :meth:`children` returns the chunks themselves.
+    """
+
+    text: str
+    chunks: Mapping[str, Chunk]
+    bubbles: tuple[Bubble, ...] = ()
+    stats: Mapping[str, Any] = field(default_factory=dict)
+    unit: str = "chars"
+
+    # ---------------------------------------------------------------- navigation
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    def __iter__(self) -> Iterator[Chunk]:
+        return iter(self.chunks.values())
+
+    def __contains__(self, chunk_id: object) -> bool:
+        return chunk_id in self.chunks
+
+    def get(self, chunk_id: str) -> Chunk:
+        try:
+            return self.chunks[chunk_id]
+        except KeyError:
+            ids.parse_id(chunk_id)  # a malformed id says so
+            raise InputError(f"no chunk with id {chunk_id!r}") from None
+
+    def roots(self) -> list[Chunk]:
+        return [c for c in self.chunks.values() if c.level == 1]
+
+    def leaves(self) -> list[Chunk]:
+        return [c for c in self.chunks.values() if not c.children]
+
+    def children(self, chunk_id: str) -> list[Chunk]:
+        return [self.chunks[i] for i in self.get(chunk_id).children]
+
+    def parent(self, chunk_id: str) -> Chunk | None:
+        p = self.get(chunk_id).parent
+        return None if p is None else self.chunks[p]
+
+    def ancestors(self, chunk_id: str) -> list[Chunk]:
+        """Nearest first."""
+        self.get(chunk_id)
+        return [self.chunks[a] for a in ids.ancestors_of(chunk_id)]
+
+    def siblings(self, chunk_id: str) -> list[Chunk]:
+        """The other children of the same parent (level-1 chunks are siblings of each other)."""
+        c = self.get(chunk_id)
+        pool = self.roots() if c.parent is None else self.children(c.parent)
+        return [s for s in pool if s.id != chunk_id]
+
+    def descendants(self, chunk_id: str) -> list[Chunk]:
+        """All chunks below, in document order."""
+        out: list[Chunk] = []
+        stack = list(reversed(self.get(chunk_id).children))
+        while stack:
+            c = self.chunks[stack.pop()]
+            out.append(c)
+            stack.extend(reversed(c.children))
+        return out
+
+    def level(self, depth: int) -> list[Chunk]:
+        """The cut of the tree at ``depth``: chunks of that level, plus shallower leaves, so the
+        result tiles the text."""
+        return [c for c in self.chunks.values() if c.level == depth or (c.level < depth and not c.children)]
+
+    def depth(self) -> int:
+        return max((c.level for c in self.chunks.values()), default=0)
+
+    def text_of(self, chunk: Chunk | str) -> str:
+        c = self.get(chunk) if isinstance(chunk, str) else chunk
+        return self.text[c.span.start : c.span.end]
+
+    # ---------------------------------------------------------------- export
+    def records(self, *, with_text: bool = True) -> list[dict[str, Any]]:
+        """One plain dict per chunk (the JSONL/JSON output of the CLI)."""
+        out = []
+        for c in self.chunks.values():
+            r: dict[str, Any] = {
+                "id": c.id,
+                "level": c.level,
+                "parent": c.parent,
+                "start": c.span.start,
+                "end": c.span.end,
+                "size": c.meta.get("size"),
+                "method": c.method,
+            }
+            if with_text:
+                r["text"] = self.text[c.span.start : c.span.end]
+            out.append(r)
+        return out
+
+
+def build_tree(
+    text: str,
+    nodes: list[tuple[str, int, int, str, Mapping[str, Any]]],
+    *,
+    bubbles: tuple[Bubble, ...] = (),
+    stats: Mapping[str, Any] | None = None,
+    unit: str = "chars",
+) -> ChunkTree:
+    """Assemble a tree from ``(id, start, end, method, meta)`` rows given in pre-order."""
+    from .types import Span
+
+    kids: dict[str | None, list[str]] = {}
+    for cid, *_ in nodes:
+        kids.setdefault(ids.parent_of(cid), []).append(cid)
+    chunks: dict[str, Chunk] = {}
+    for cid, start, end, method, meta in nodes:
+        parent = ids.parent_of(cid)
+        chunks[cid] = Chunk(
+            id=cid,
+            span=Span(start, end),
+            level=cid.count(".") + 1,
+            parent=parent,
+            method=method,
+            meta=MappingProxyType(dict(meta)),
+            children=tuple(kids.get(cid, ())),
+        )
+    return ChunkTree(text, MappingProxyType(chunks), tuple(bubbles), MappingProxyType(dict(stats or {})), unit)
+
+
+def check_tree(tree: ChunkTree) -> None:
+    """Raise AssertionError unless the tree keeps the invariants of DESIGN.md: level-1 chunks tile
+    the text, children tile their parent, no empty chunk, ids unique and consistent with the tree."""
+    text = tree.text
+    roots = tree.roots()
+    pos = 0
+    for c in roots:
+        assert c.span.start == pos, f"gap/overlap before {c.id}"
+        pos = c.span.end
+    assert pos == len(text), "level-1 chunks do not reach the end of the text"
+    assert (not text) == (not roots), "empty text must give no chunks, and only empty text"
+    for c in tree:
+        assert c.span.end > c.span.start, f"empty chunk {c.id}"
+        assert ids.parent_of(c.id) == c.parent and c.level == ids.depth(c.id)
+        if c.children:
+            kids = tree.children(c.id)
+            assert [k.id for k in kids] == [ids.make_id(c.id, i + 1) for i in range(len(kids))]
+            assert kids[0].span.start == c.span.start and kids[-1].span.end == c.span.end
+            for a, b in zip(kids, kids[1:], strict=False):
+                assert a.span.end == b.span.start, f"children of {c.id} do not tile it"
+            assert len(kids) >= 2, f"{c.id} has a single child equal to itself"
+    assert [c.id for c in roots] == [str(i + 1) for i in range(len(roots))]

@@ -1,0 +1,135 @@
+"""The shared boundary rules: choosing cuts, fitting sizes, splitting inside one sentence."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logichunk import boundaries as bd
+from logichunk.errors import InputError
+from logichunk.text.measure import Meter
+
+
+def test_peaks_with_min_drop():
+    s = np.array([0.1, 0.5, 0.45, 0.9, 0.1, 0.3])
+    assert bd.peaks(s).tolist() == [False, True, False, True, False, True]
+    # 0.5 rises 0.4 over its left neighbour, 0.3 rises only 0.2 over its neighbour
+    assert bd.peaks(s, min_drop=0.3).tolist() == [False, True, False, True, False, False]
+
+
+def test_minima_is_mirror_of_peaks():
+    v = np.array([5.0, 2.0, 4.0, 4.5, 1.0, 3.0])
+    assert bd.minima(v).tolist() == [False, True, False, False, True, False]
+    assert bd.minima(v, min_drop=2.5).tolist() == [False, True, False, False, True, False]
+    assert bd.minima(v, min_drop=3.1).tolist() == [False, False, False, False, True, False]
+
+
+def test_top_k_and_above():
+    s = np.array([0.2, 0.9, 0.5, 0.9])
+    assert bd.top_k(s, 2).tolist() == [False, True, False, True]
+    assert bd.above(s, 0.5).tolist() == [False, True, True, True]
+    assert not bd.top_k(s, 0).any()
+
+
+def test_size_limits_validation():
+    with pytest.raises(InputError):
+        bd.SizeLimits(0)
+    with pytest.raises(InputError):
+        bd.SizeLimits(100, target=200)
+    with pytest.raises(InputError):
+        bd.SizeLimits(100, min_size=101)
+
+
+def test_fit_cuts_at_candidates_and_merges_to_target():
+    sizes = np.full(7, 100)
+    scores = np.array([0.1, 0.5, 0.2, 0.9, 0.1, 0.3])
+    res = bd.fit(sizes, scores, bd.SizeLimits(300), bd.peaks(scores))
+    # candidates at gaps 1, 3, 5 -> runs 200/200/300 after merging the weakest (gap 5) into a 300 run
+    assert res.cuts.tolist() == [1, 3]
+    assert res.oversized.size == 0
+
+
+def test_fit_splits_run_without_candidates_at_best_gap():
+    sizes = np.full(6, 100)
+    scores = np.array([0.1, 0.2, 0.8, 0.3, 0.1])
+    res = bd.fit(sizes, scores, bd.SizeLimits(300), np.zeros(5, dtype=bool))
+    assert 2 in res.cuts.tolist()
+    assert res.rank.tolist() == [1] * res.cuts.size
+
+
+def test_fit_isolates_oversized_atom():
+    sizes = np.array([100, 900, 100])
+    res = bd.fit(sizes, np.array([0.0, 0.0]), bd.SizeLimits(300), np.zeros(2, dtype=bool))
+    assert res.cuts.tolist() == [0, 1]
+    assert res.oversized.tolist() == [1]
+
+
+def test_fit_min_size_absorbs_tiny_run_across_weaker_cut():
+    sizes = np.array([200, 20, 200])
+    scores = np.array([0.9, 0.2])
+    res = bd.fit(sizes, scores, bd.SizeLimits(250, min_size=50), np.ones(2, dtype=bool))
+    assert res.cuts.tolist() == [0]  # the 20-unit run joins its right neighbour (weaker cut)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(1, 120), min_size=1, max_size=60),
+    st.integers(50, 400),
+    st.data(),
+)
+def test_fit_runs_respect_maximum(sizes, max_size, data):
+    n = len(sizes)
+    scores = np.array(data.draw(st.lists(st.floats(0, 1), min_size=n - 1, max_size=n - 1)))
+    cand = np.array(data.draw(st.lists(st.booleans(), min_size=n - 1, max_size=n - 1)), dtype=bool)
+    target = data.draw(st.integers(1, max_size))
+    res = bd.fit(np.array(sizes), scores, bd.SizeLimits(max_size, target=target), cand)
+    edges = [0, *(res.cuts + 1).tolist(), n]
+    assert edges == sorted(set(edges))
+    cum = np.concatenate(([0], np.cumsum(sizes)))
+    for a, b in zip(edges, edges[1:], strict=False):
+        run = cum[b] - cum[a]
+        assert run <= max_size or b - a == 1
+    # merging went as far as the target allows: no two neighbours fit together under it
+    for a, b, c in zip(edges, edges[1:], edges[2:], strict=False):
+        assert cum[c] - cum[a] > target
+
+
+def test_inner_breaks_prefers_clause_then_word():
+    text = "alpha beta gamma, delta epsilon zeta eta theta iota kappa lambda mu"
+    m = Meter(text)
+    cuts, worst = bd.inner_breaks(text, 0, len(text), m.prefix, 30)
+    assert cuts[0] == text.index("delta")  # after the comma and its space
+    pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=False)]
+    assert "".join(pieces) == text and all(len(p) <= 30 for p in pieces)
+    assert all(p[0] != " " for p in pieces[1:])  # never a word cut in two: cuts land on word starts
+    assert worst == 2
+
+
+def test_inner_breaks_never_splits_a_character():
+    # family emoji (ZWJ sequence), combining accents, CRLF
+    unit = "e\u0301" * 3 + "\U0001F468\u200D\U0001F469\u200D\U0001F467" + "\r\n"
+    text = unit * 20
+    m = Meter(text)
+    cuts, _ = bd.inner_breaks(text, 0, len(text), m.prefix, 7)
+    ok = set(np.flatnonzero(__import__("logichunk.text.charclass", fromlist=["x"]).cut_allowed(text)).tolist())
+    assert cuts and all(c in ok for c in cuts)
+    for c in cuts:
+        assert text[c] not in "\u0301\u200D\n"
+
+
+def test_inner_breaks_in_bytes_counts_utf8():
+    text = "汉" * 100  # 3 bytes each
+    m = Meter(text, "bytes")
+    cuts, worst = bd.inner_breaks(text, 0, len(text), m.prefix, 30)
+    pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=False)]
+    assert all(len(p.encode()) <= 30 for p in pieces)
+    assert worst == 1  # only CJK character boundaries were available
+
+
+def test_inner_breaks_character_wider_than_limit():
+    text = "😀😀😀"  # 4 bytes each, limit 3 bytes
+    m = Meter(text, "bytes")
+    cuts, worst = bd.inner_breaks(text, 0, len(text), m.prefix, 3)
+    assert cuts == [1, 2] and worst == 0

@@ -1,0 +1,76 @@
+"""Dotted ids and the tree's relations."""
+
+from __future__ import annotations
+
+import pytest
+
+from logichunk import chunk, ids
+from logichunk.errors import InputError
+from logichunk.tree import build_tree, check_tree
+
+
+def test_parse_and_relations():
+    assert ids.parse_id("1.2.3") == (1, 2, 3)
+    assert ids.depth("1.2.3") == 3
+    assert ids.parent_of("1.2.3") == "1.2" and ids.parent_of("4") is None
+    assert ids.ancestors_of("1.2.3") == ["1.2", "1"]
+    assert ids.is_ancestor("1", "1.2.3") and not ids.is_ancestor("1.2", "1.3.1") and not ids.is_ancestor("1", "1")
+    assert ids.make_id(None, 3) == "3" and ids.make_id("2.1", 4) == "2.1.4"
+    assert sorted(["2", "1.10", "1.2", "1"], key=ids.sort_key) == ["1", "1.2", "1.10", "2"]
+
+
+@pytest.mark.parametrize("bad", ["", "0", "1..2", "a", "1.-1", "1.0"])
+def test_bad_ids_are_rejected(bad):
+    with pytest.raises(InputError):
+        ids.parse_id(bad)
+
+
+def _tree():
+    text = "aaaa bbbb cccc dddd"
+    rows = [
+        ("1", 0, 10, "entropy", {}),
+        ("1.1", 0, 5, "entropy", {}),
+        ("1.2", 5, 10, "composite", {}),
+        ("2", 10, 19, "entropy", {}),
+        ("2.1", 10, 15, "entropy", {}),
+        ("2.1.1", 10, 12, "forced", {}),
+        ("2.1.2", 12, 15, "forced", {}),
+        ("2.2", 15, 19, "entropy", {}),
+    ]
+    return build_tree(text, rows)
+
+
+def test_navigation():
+    t = _tree()
+    check_tree(t)
+    assert [c.id for c in t.roots()] == ["1", "2"]
+    assert [c.id for c in t.leaves()] == ["1.1", "1.2", "2.1.1", "2.1.2", "2.2"]
+    assert t.get("2.1").children == ("2.1.1", "2.1.2")
+    assert [c.id for c in t.ancestors("2.1.2")] == ["2.1", "2"]
+    assert [c.id for c in t.siblings("1.2")] == ["1.1"]
+    assert [c.id for c in t.siblings("1")] == ["2"]
+    assert [c.id for c in t.descendants("2")] == ["2.1", "2.1.1", "2.1.2", "2.2"]
+    assert t.parent("2.1.1").id == "2.1" and t.parent("1") is None
+    assert [c.id for c in t.level(2)] == ["1.1", "1.2", "2.1", "2.2"]
+    assert "".join(t.text_of(c) for c in t.level(3)) == t.text
+    with pytest.raises(InputError):
+        t.get("3")
+
+
+def test_check_tree_catches_a_gap():
+    text = "abcdef"
+    bad = build_tree(text, [("1", 0, 3, "x", {}), ("2", 4, 6, "x", {})])
+    with pytest.raises(AssertionError):
+        check_tree(bad)
+
+
+def test_api_example_from_issue():
+    text = ("First topic sentence one. First topic sentence two.\n\n" * 20) + ("第二个话题。" * 200)
+    tree = chunk(text, max_size=300)
+    check_tree(tree)
+    leaf = tree.leaves()[0]
+    assert tree.text_of(leaf) == text[leaf.span.start : leaf.span.end]
+    deep = [c for c in tree if c.level >= 2]
+    assert deep, "a 2,000-char text at max 300 must produce a second level"
+    c = deep[0]
+    assert tree.get(c.parent).children and c.id in tree.get(c.parent).children

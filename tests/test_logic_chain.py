@@ -1,0 +1,146 @@
+"""The logic-chain cascade: invariants on any text, tiers, bubbles, units."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from logichunk import CascadeSettings, chunk, chunk_logic_chain, check_tree
+from logichunk.errors import InputError
+from logichunk.text.measure import Meter
+from logichunk.text.sentences import split_sentences
+
+ZH = "的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可也你对生能而子那得于着下自之年过发后作里"
+EN = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+PUNCT = "。！？；…，、.!?;:,\"'“”（）()-"
+SPACE = " \n\n\t\r\u3000\u2028"
+ODD = "😀👍🏽\u200d\u0301\U0001F468\ufe0f\x00\ud800"
+
+alphabet = st.sampled_from(list(ZH + EN + PUNCT + SPACE + ODD))
+texts = st.one_of(
+    st.text(alphabet, max_size=600),
+    st.text(st.sampled_from(list(ZH + "。，！？\n")), max_size=2000),
+    st.text(st.sampled_from(list(EN + " .,!?\n")), max_size=2000),
+    st.text(max_size=300),  # any unicode, including lone surrogates and control characters
+)
+
+
+def _covered_by_bubble(tree, c) -> bool:
+    return any(b.context["span"][0] <= c.span.start and c.span.end <= b.context["span"][1] for b in tree.bubbles)
+
+
+def assert_invariants(tree, text, sizes, unit="chars"):
+    check_tree(tree)
+    assert "".join(tree.text_of(c) for c in tree.leaves()) == text
+    assert "".join(tree.text_of(c) for c in tree.roots()) == text
+    ids = [c.id for c in tree]
+    assert len(ids) == len(set(ids))
+    meter = Meter(text, unit)
+    for c in tree.leaves():
+        size = meter.size(c.span.start, c.span.end)
+        assert size == c.meta["size"]
+        assert size <= sizes[0] or _covered_by_bubble(tree, c), (c, size)
+    ends = set(split_sentences(text).ends.tolist())
+    for c in tree:
+        if c.level < len(sizes) and not c.children and c.meta["size"] > sizes[c.level]:
+            # left whole only when no sentence boundary lies inside it
+            assert not any(c.span.start < e < c.span.end for e in ends), c
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts, st.sampled_from([(60, 30, 12), (200, 100), (1000, 500, 200), (25,)]), st.sampled_from(["chars", "bytes", "tokens"]))
+def test_invariants_on_random_text(text, sizes, unit):
+    tree = chunk(text, sizes=sizes, unit=unit)
+    assert_invariants(tree, text, sizes, unit)
+    assert (len(tree) == 0) == (text == "")
+
+
+def test_huge_line_without_punctuation_is_forced_with_one_bubble():
+    text = "x" * 2_000_000
+    tree = chunk(text, max_size=1000, levels=1)
+    assert_invariants(tree, text, (1000,))
+    assert len(tree.bubbles) == 1
+    b = tree.bubbles[0]
+    assert b.category == "forced_split" and b.context["final_method"] == "forced"
+    assert b.context["attempts"] == ["entropy", "llm:skipped", "composite", "forced"]
+    assert b.context["sizes"] == [1000] * 2000
+    assert {c.method for c in tree} == {"forced"}
+
+
+def test_uniform_unpunctuated_text_reaches_tier_4():
+    text = "没有标点的长文本" * 300
+    tree = chunk(text, max_size=500)
+    assert tree.bubbles and tree.bubbles[0].priority == "high"
+    assert tree.stats["methods"].get("forced", 0) >= 4
+    assert tree.stats["tier2_skipped"] >= 1
+
+
+@pytest.mark.parametrize("path", ["examples/en_public_domain.md", "examples/zh_public_domain.txt"])
+def test_normal_text_never_bubbles(path):
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / path).read_text(encoding="utf-8")
+    tree = chunk(text)  # default limits 1000/500/200: no sentence there is longer than 1000
+    assert_invariants(tree, text, (1000, 500, 200))
+    assert tree.bubbles == ()
+    assert "forced" not in tree.stats["methods"]
+    assert tree.depth() >= 2
+
+
+def test_a_chunk_never_straddles_a_markdown_heading_when_it_does_not_have_to():
+    part = "Plain sentence about gardens and soil. " * 6
+    text = f"# Gardens\n\n{part}\n\n# Engines\n\n{part.replace('gardens and soil', 'pistons and fuel')}"
+    tree = chunk(text, max_size=400, levels=1)
+    cut_points = {c.span.end for c in tree.roots()}
+    assert text.index("# Engines") in cut_points
+
+
+def test_llm_tier_marks_breaks_and_is_counted():
+    class Scripted:
+        def __init__(self):
+            self.calls = 0
+
+        def complete(self, messages, *, max_tokens=128, temperature=0.0):
+            self.calls += 1
+            n = messages[-1]["content"].count("\n") + 1
+            return type("R", (), {"text": f"Breaks: [{n // 2}]"})()
+
+    # identical sentences: entropy finds no peak inside, so tier 2 is asked
+    text = "同样的句子在这里。" * 60
+    llm = Scripted()
+    tree = chunk(text, max_size=200, levels=1, llm=llm)
+    assert llm.calls >= 1 and tree.stats["llm_calls"] == llm.calls
+    assert "llm" in tree.stats["methods"]
+    assert_invariants(tree, text, (200,))
+
+
+def test_bad_settings_are_clear_errors():
+    with pytest.raises(InputError):
+        chunk("text", sizes=(100, 200))
+    with pytest.raises(InputError):
+        chunk("text", max_size=0)
+    with pytest.raises(InputError):
+        chunk("text", unit="lines")
+    with pytest.raises(InputError):
+        chunk(b"bytes are not text")  # type: ignore[arg-type]
+    with pytest.raises(InputError):
+        chunk_logic_chain("x", CascadeSettings(target_ratio=0))
+
+
+def test_token_unit_limits_are_in_tokens():
+    text = ("The committee reviewed the annual budget and approved new funding. " * 40
+            + "量子计算利用叠加态和纠缠来处理信息。" * 40)
+    tree = chunk(text, max_size=64, unit="tokens", levels=1)
+    m = Meter(text, "tokens")
+    sizes = np.array([m.size(c.span.start, c.span.end) for c in tree.leaves()])
+    assert sizes.max() <= 64 and tree.unit == "tokens"
+    assert_invariants(tree, text, (64,), "tokens")
+
+
+def test_deterministic():
+    text = "Alpha beta. Gamma delta! 第一句。第二句？" * 50
+    a = chunk(text, max_size=120).records()
+    b = chunk(text, max_size=120).records()
+    assert a == b
