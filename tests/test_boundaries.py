@@ -92,7 +92,7 @@ def test_fit_runs_respect_maximum(sizes, max_size, data):
         run = cum[b] - cum[a]
         assert run <= max_size or b - a == 1
     # merging went as far as the target allows: no two neighbours fit together under it
-    for a, b, c in zip(edges, edges[1:], edges[2:], strict=False):
+    for a, _b, c in zip(edges, edges[1:], edges[2:], strict=False):
         assert cum[c] - cum[a] > target
 
 

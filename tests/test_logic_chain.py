@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from logichunk import CascadeSettings, chunk, chunk_logic_chain, check_tree
+from logichunk import CascadeSettings, check_tree, chunk, chunk_logic_chain
 from logichunk.errors import InputError
 from logichunk.text.measure import Meter
 from logichunk.text.sentences import split_sentences

@@ -1,0 +1,133 @@
+"""The CLI as a user meets it: every verb and format, stdin, folders, and bad input as one line."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from logichunk.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+ZH = ROOT / "examples" / "zh_public_domain.txt"
+EN = ROOT / "examples" / "en_public_domain.md"
+
+
+def run(args, capsys, stdin: bytes | None = None, monkeypatch=None):
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8"))
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_chunk_jsonl_spans_reproduce_the_file(capsys):
+    code, out, _ = run(["chunk", str(ZH), "--max-size", "300", "--format", "jsonl"], capsys)
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    text = ZH.read_text(encoding="utf-8")
+    assert {"id", "level", "parent", "start", "end", "text", "method", "source"} <= set(rows[0])
+    top = [r for r in rows if r["level"] == 1]
+    assert "".join(r["text"] for r in top) == text
+    assert all(text[r["start"] : r["end"]] == r["text"] for r in rows)
+    assert max(r["size"] for r in top) <= 300
+
+
+def test_chunk_tree_format_shows_ids_and_sizes(capsys):
+    code, out, _ = run(["chunk", str(EN), "--max-size", "800", "--levels", "2"], capsys)
+    lines = out.splitlines()
+    assert code == 0 and lines[0].startswith("1 ")
+    assert any(line.startswith("  1.1 ") for line in lines)
+    assert "chars" in lines[0]
+
+
+def test_chunk_json_and_markdown(capsys):
+    code, out, _ = run(["chunk", str(EN), "--format", "json"], capsys)
+    doc = json.loads(out)
+    assert code == 0 and doc["unit"] == "chars" and doc["chunks"] and doc["bubbles"] == []
+    code, out, _ = run(["chunk", str(EN), "--format", "markdown", "--max-size", "600"], capsys)
+    assert code == 0 and out.startswith("# ") and "\n## 1 · " in out and "\n> " in out
+
+
+def test_stdin_with_token_unit(capsys, monkeypatch):
+    data = ("The river rose overnight. Farmers moved cattle to higher ground. " * 30).encode()
+    code, out, _ = run(["chunk", "-", "--unit", "tokens", "--max-size", "64", "--format", "jsonl"], capsys, data, monkeypatch)
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and rows and rows[0]["source"] == "<stdin>"
+    assert all(r["size"] <= 64 for r in rows if r["level"] == 1)
+
+
+def test_folder_recursive(tmp_path, capsys):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "one.txt").write_text("第一篇。内容在此。", encoding="utf-8")
+    (tmp_path / "two.md").write_text("# Two\n\nSecond file.", encoding="utf-8")
+    (tmp_path / "skip.bin").write_bytes(b"\x00\x01")
+    code, out, _ = run(["chunk", str(tmp_path), "--format", "jsonl"], capsys)
+    sources = {json.loads(line)["source"] for line in out.splitlines()}
+    assert code == 0 and sources == {str(tmp_path / "a" / "one.txt"), str(tmp_path / "two.md")}
+
+
+def test_folder_with_a_bad_file_goes_on_and_reports(tmp_path, capsys):
+    (tmp_path / "good.txt").write_text("Fine text.", encoding="utf-8")
+    (tmp_path / "bad.txt").write_bytes(b"caf\xe9 au lait")
+    code, out, err = run(["chunk", str(tmp_path), "--format", "jsonl"], capsys)
+    assert code == 1
+    assert "bad.txt" in err and "Traceback" not in err
+    assert json.loads(out.splitlines()[0])["text"] == "Fine text."
+
+
+def test_empty_file_is_a_note_not_an_error(tmp_path, capsys):
+    f = tmp_path / "empty.txt"
+    f.write_bytes(b"")
+    code, out, err = run(["chunk", str(f)], capsys)
+    assert code == 0 and out == "" and "empty" in err
+
+
+@pytest.mark.parametrize(
+    "content, needle",
+    [(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)), "binary"), (b"ok then \xff\xfe\xfa bad", "UTF-8")],
+)
+def test_bad_bytes_are_one_clear_line(tmp_path, content, needle):
+    f = tmp_path / "input.txt"
+    f.write_bytes(content)
+    p = subprocess.run([sys.executable, "-m", "logichunk.cli", "chunk", str(f)], capture_output=True, text=True)
+    assert p.returncode == 2
+    assert needle in p.stderr and "Traceback" not in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
+
+
+def test_missing_file_and_bad_flags(capsys):
+    code, _, err = run(["chunk", "/no/such/file.txt"], capsys)
+    assert code == 2 and "file.txt" in err
+    code, _, err = run(["chunk", str(ZH), "--sizes", "100,abc"], capsys)
+    assert code == 2 and "--sizes" in err
+    code, _, err = run(["chunk", str(ZH), "--sizes", "100,200"], capsys)
+    assert code == 2 and "grow" in err
+
+
+def test_bubbles_are_recorded_next_to_output_and_listed(tmp_path, capsys):
+    src = tmp_path / "line.txt"
+    src.write_text("无标点" * 400, encoding="utf-8")
+    out = tmp_path / "chunks.jsonl"
+    code, _, err = run(["chunk", str(src), "--max-size", "200", "--format", "jsonl", "--out", str(out)], capsys)
+    bubbles = Path(f"{out}.bubbles.jsonl")
+    assert code == 0 and bubbles.exists() and "bubble" in err
+    code, listing, _ = run(["bubbles", str(bubbles)], capsys)
+    assert code == 0 and "forced_split" in listing and listing.strip().endswith("1 bubble(s)")
+    code, listing, _ = run(["bubbles", str(bubbles), "--format", "jsonl"], capsys)
+    row = json.loads(listing.splitlines()[0])
+    assert row["context"]["final_method"] == "forced" and row["context"]["source"] == str(src)
+
+
+def test_version_verb(capsys):
+    code, out, _ = run(["version", "--format", "jsonl"], capsys)
+    assert code == 0 and json.loads(out)["logichunk"]
+
+
+def test_entry_point_runs_as_installed_script():
+    p = subprocess.run(["logichunk", "chunk", str(ZH), "--max-size", "300", "--format", "jsonl"], capture_output=True, text=True)
+    assert p.returncode == 0 and p.stdout.count("\n") > 5
