@@ -266,7 +266,7 @@ def break_priorities(text: str, start: int, end: int) -> np.ndarray:
         return np.zeros(0, dtype=np.int8)
     cls = classes(text)[start:end]
     cp = codepoints(text)[start:end]
-    ok = cut_allowed(text)[start + 1 : end]
+    ok = cut_allowed(text, start, end)[1:-1]
     prev, cur = cls[:-1], cls[1:]
     pri = np.zeros(end - start - 1, dtype=np.int8)
     pri[((prev & CJK) != 0) | ((cur & CJK) != 0)] = 1

@@ -127,20 +127,20 @@ class _Run:
         self.S[pos[rank2]] = comp[rank2]
 
     def _insert(self, offsets: list[int]) -> None:
+        offsets = sorted(offsets)
         at = np.searchsorted(self.B, offsets)
         self.B = np.insert(self.B, at, offsets)
         self.S = np.insert(self.S, at, -1.0)
         self.R = np.insert(self.R, at, 3)
 
-    def _force_inner(self, start: int, end: int, limit: int, level: int) -> None:
+    def _force_inner(self, start: int, end: int, limit: int, level: int) -> list[int]:
+        """Tier 4 on one over-long atom: its inner cut offsets, and a bubble (once per sentence)."""
         cuts, worst = bd.inner_breaks(self.text, start, end, self.prefix, limit)
-        if cuts:
-            self._insert(cuts)
-        else:
+        if not cuts:
             worst = 0  # one character wider than the limit: it stays over, and the bubble says so
         sent = int(np.searchsorted(self.sents.ends, start, side="right"))
         if sent in self.bubbled:
-            return
+            return cuts
         self.bubbled.add(sent)
         edges = [start, *cuts, end]
         sizes = [int(self.prefix[b] - self.prefix[a]) for a, b in zip(edges, edges[1:], strict=False)]
@@ -156,6 +156,7 @@ class _Run:
                 "break": _BREAK_NAMES[worst], "sizes": sizes,
             },
         ))
+        return cuts
 
     def _ask_llm(self, offs: np.ndarray, lo: int, a: int, b: int) -> None:
         """Tier 2 on atoms a..b-1 of the current piece (global boundary index lo+k is gap k)."""
@@ -179,8 +180,11 @@ class _Run:
             # over-long sentence whole as a leaf rather than break it for a finer view
             if big.size == 0 or level > 1:
                 break
+            new: list[int] = []
             for k in big.tolist():
-                self._force_inner(int(offs[k]), int(offs[k + 1]), limit, level)
+                new.extend(self._force_inner(int(offs[k]), int(offs[k + 1]), limit, level))
+            if new:
+                self._insert(new)
         rk = self.R[lo:hi]
         if rk.size:
             # runs between trusted candidates that are still too big: tier 1 failed there

@@ -70,18 +70,20 @@ def _classes_cached(text: str) -> np.ndarray:
     return out
 
 
-def cut_allowed(text: str) -> np.ndarray:
-    """``ok[i]`` is True when a cut at offset ``i`` (between ``text[i-1]`` and ``text[i]``) keeps
-    every user-perceived character whole: not before a combining mark or joiner, not inside a
-    surrogate pair, not inside CRLF. Offsets 0 and len(text) are always allowed."""
-    cls = classes(text)
-    n = len(text)
+def cut_allowed(text: str, start: int = 0, end: int | None = None) -> np.ndarray:
+    """``ok[k]`` is True when a cut at offset ``start + k`` (between the characters before and at
+    it) keeps every user-perceived character whole: not before a combining mark or joiner, not
+    inside a surrogate pair, not inside CRLF, not after a ZWJ. The region's own edges are always
+    allowed. Only ``[start, end)`` is examined, so callers pay for the region, not the text."""
+    end = len(text) if end is None else end
+    cls = classes(text)[start:end]
+    cp = codepoints(text)[start:end]
+    n = end - start
     ok = np.ones(n + 1, dtype=bool)
-    if n:
-        ok[1:n] &= (cls[1:] & MARK) == 0
-        ok[1:n] &= (cls[:-1] & SURR_HI) == 0
-        cp = codepoints(text)
-        ok[1:n] &= ~((cp[:-1] == 0x0D) & (cp[1:] == 0x0A))
-        # after a ZWJ the next character belongs to the same emoji sequence
-        ok[1:n] &= cp[:-1] != 0x200D
+    if n > 1:
+        inner = ok[1:n]
+        inner &= (cls[1:] & MARK) == 0
+        inner &= (cls[:-1] & SURR_HI) == 0
+        inner &= ~((cp[:-1] == 0x0D) & (cp[1:] == 0x0A))
+        inner &= cp[:-1] != 0x200D
     return ok

@@ -1,0 +1,464 @@
+"""Chunking throughput, side by side: logichunk (API and CLI) against LangChain, Chonkie and semchunk.
+
+Every method cuts the same corpus (bench/corpora.py: ~5 MB English, ~5 MB Chinese, one string
+each) at the same 512-character target:
+
+* ``logichunk``      ``chunk(text, max_size=512, levels=1)`` — tier 1 (entropy signal) + size fitting
+* ``logichunk-cli``  ``logichunk chunk FILE --max-size 512 --levels 1 --format jsonl > /dev/null``,
+                     wall time of the whole command (interpreter start-up, reading, writing JSONL)
+* ``langchain``      ``RecursiveCharacterTextSplitter(chunk_size=512, chunk_overlap=0).split_text``
+* ``chonkie``        ``RecursiveChunker(tokenizer="character", chunk_size=512).chunk`` (chunk_size is in
+                     tokens of its tokenizer; the "character" tokenizer makes it characters)
+* ``semchunk``       ``semchunk.chunkerify(lambda s: len(s), 512)(text, offsets=True)``
+
+Each method runs in a fresh subprocess (one process, numpy/BLAS/OpenMP/Rayon pinned to one
+thread): one warm-up run, then ``--runs`` timed runs; MB/s is UTF-8 MB (10**6 bytes) over the
+median time. Before every run the chunker is rebuilt and per-text caches are cleared (logichunk
+caches code points per text; Chonkie's token counts and semchunk's memoised counter are
+``lru_cache``\\ s) so that no run reuses the work of the previous one on the same string. Peak RSS
+is ``ru_maxrss`` of that subprocess (of the CLI child for the CLI), with the growth over the
+state after imports and reading the corpus.
+
+Where cuts fall: a cut is the gap between one chunk and the next (widened over whitespace, since
+peers strip it). It is "at a sentence end" by logichunk's own ``split_sentences`` when a sentence
+end lies in that gap, and by the simple independent rule when the gap holds a newline or follows
+``[.!?。！？；…]`` plus optional closing quotes/brackets.
+
+Offsets: for peers, can every chunk be found in order with ``text.find`` from the previous end,
+does the concatenation reproduce the text, and (Chonkie, semchunk) are their own offsets exact.
+
+Usage::
+
+    python bench/bench_throughput.py                 # the table (markdown) on stdout
+    python bench/bench_throughput.py --mb 1 --runs 1 # quick look
+    python bench/bench_throughput.py --profile 15    # cProfile of logichunk.chunk on the en corpus
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import inspect
+import json
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from importlib import metadata
+from pathlib import Path
+
+import corpora
+
+# Pin every thread pool to one thread. numpy and the peers are imported lazily, after this line,
+# and the worker subprocesses inherit the environment.
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
+             "VECLIB_MAXIMUM_THREADS", "RAYON_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+MAX_SIZE = 512
+WARMUP, RUNS = 1, 3
+INPROC_METHODS = ("logichunk", "langchain", "chonkie", "semchunk")
+METHODS = ("logichunk", "logichunk-cli", "langchain", "chonkie", "semchunk")
+DISTRIBUTIONS = {
+    "logichunk": "logichunk", "logichunk-cli": "logichunk", "langchain": "langchain-text-splitters",
+    "chonkie": "chonkie", "semchunk": "semchunk",
+}
+CLI_ARGS = ("--max-size", str(MAX_SIZE), "--levels", "1", "--format", "jsonl")
+CACHE_OWNERS = ("logichunk", "chonkie", "semchunk", "langchain_text_splitters")
+SIMPLE_END = frozenset(".!?。！？；…")
+CLOSERS = frozenset("\"'”’」』）)]】》〉")
+
+
+# ----------------------------------------------------------------------------- the methods
+def _logichunk() -> Callable[[str], object]:
+    from logichunk import chunk
+
+    return lambda text: chunk(text, max_size=MAX_SIZE, levels=1)
+
+
+def _langchain() -> Callable[[str], object]:
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    return RecursiveCharacterTextSplitter(chunk_size=MAX_SIZE, chunk_overlap=0).split_text
+
+
+def _chonkie() -> Callable[[str], object]:
+    from chonkie import RecursiveChunker
+
+    return RecursiveChunker(tokenizer="character", chunk_size=MAX_SIZE).chunk
+
+
+def _semchunk() -> Callable[[str], object]:
+    import semchunk
+
+    chunker = semchunk.chunkerify(lambda s: len(s), MAX_SIZE)  # a fresh counter: a fresh memo
+    return lambda text: chunker(text, offsets=True)
+
+
+FACTORIES: dict[str, Callable[[], Callable[[str], object]]] = {
+    "logichunk": _logichunk, "langchain": _langchain, "chonkie": _chonkie, "semchunk": _semchunk,
+}
+
+
+def extract(method: str, result: object) -> tuple[list[str], list[tuple[int, int]] | None]:
+    """Chunk texts in order, and the method's own offsets when it gives any."""
+    if method == "logichunk":
+        leaves = sorted(result.leaves(), key=lambda c: c.span.start)  # type: ignore[attr-defined]
+        return [result.text_of(c) for c in leaves], [(c.span.start, c.span.end) for c in leaves]  # type: ignore[attr-defined]
+    if method == "langchain":
+        return list(result), None  # type: ignore[call-overload]
+    if method == "chonkie":
+        return [c.text for c in result], [(c.start_index, c.end_index) for c in result]  # type: ignore[attr-defined]
+    if method == "semchunk":
+        texts, offs = result  # type: ignore[misc]
+        return list(texts), [tuple(o) for o in offs]
+    raise ValueError(method)
+
+
+def clear_caches(owners: Sequence[str] = CACHE_OWNERS) -> int:
+    """Clear every ``functools`` cache that takes arguments (per-text caches) in the given packages,
+    and semchunk's table of memoised counters. One-time, argument-free caches (tables) are kept."""
+    cleared = 0
+
+    def maybe(obj: object) -> None:
+        nonlocal cleared
+        if not hasattr(obj, "cache_clear"):
+            return
+        try:
+            params = inspect.signature(obj.__wrapped__).parameters  # type: ignore[attr-defined]
+        except (AttributeError, TypeError, ValueError):
+            params = {"?": None}
+        if params:
+            obj.cache_clear()  # type: ignore[attr-defined]
+            cleared += 1
+
+    for name, mod in list(sys.modules.items()):
+        if mod is None or not any(name == o or name.startswith(o + ".") for o in owners):
+            continue
+        for obj in list(vars(mod).values()):
+            maybe(obj)
+            if isinstance(obj, type) and obj.__module__ == name:
+                for attr in list(vars(obj).values()):
+                    maybe(attr)
+        memo = getattr(mod, "_memoized_token_counters", None)
+        if isinstance(memo, dict):
+            memo.clear()
+    return cleared
+
+
+# ----------------------------------------------------------------------------- quality measures
+def _maxrss_mib(who: int = resource.RUSAGE_SELF) -> float:
+    return resource.getrusage(who).ru_maxrss / 1024  # KiB on Linux
+
+
+def _sentence_ends(text: str):
+    from logichunk import split_sentences
+
+    return split_sentences(text).ends
+
+
+def measure_chunks(text: str, texts: list[str], own: list[tuple[int, int]] | None) -> dict:
+    import numpy as np
+
+    n = len(texts)
+    sizes = [len(t) for t in texts]
+    # find-based location, in order
+    located: list[tuple[int, int]] = []
+    pos = 0
+    for t in texts:
+        i = text.find(t, pos)
+        if i < 0:
+            break
+        located.append((i, i + len(t)))
+        pos = i + len(t)
+    locatable = len(located) == n
+    own_exact = None
+    if own is not None:
+        own_exact = len(own) == n and all(text[a:b] == t for (a, b), t in zip(own, texts, strict=True)) and all(
+            own[k][1] <= own[k + 1][0] for k in range(n - 1))
+    concat = "".join(texts) == text
+    spans = own if own_exact else (located if locatable else None)
+    out = {
+        "chunks": n, "mean_chars": statistics.fmean(sizes) if sizes else 0.0, "max_chars": max(sizes, default=0),
+        "over_max": sum(s > MAX_SIZE for s in sizes), "empty": sum(s == 0 for s in sizes),
+        "locatable": locatable, "concat_exact": concat, "own_offsets_exact": own_exact,
+        "chars_not_in_chunks": (len(text) - sum(b - a for a, b in spans)) if spans else None,
+    }
+    if not spans or n < 2:
+        out.update(cuts=0, cut_sentence_end_ours=None, cut_sentence_end_simple=None)
+        return out
+    ends = _sentence_ends(text)
+    L = len(text)
+    ours = simple = 0
+    for k in range(n - 1):
+        a, b = spans[k][1], spans[k + 1][0]
+        a, b = min(a, b), max(a, b)
+        while a > 0 and text[a - 1].isspace():
+            a -= 1
+        while b < L and text[b].isspace():
+            b += 1
+        j = int(np.searchsorted(ends, a, side="left"))
+        if j < len(ends) and ends[j] <= b:
+            ours += 1
+        if "\n" in text[a:b]:
+            simple += 1
+            continue
+        q = a
+        while q > 0 and text[q - 1] in CLOSERS:
+            q -= 1
+        if q > 0 and text[q - 1] in SIMPLE_END:
+            simple += 1
+    cuts = n - 1
+    out.update(cuts=cuts, cut_sentence_end_ours=ours / cuts, cut_sentence_end_simple=simple / cuts)
+    return out
+
+
+# ----------------------------------------------------------------------------- the worker (one method, one corpus)
+def _worker(method: str, path: str, runs: int, warmup: int) -> dict:
+    text = Path(path).read_text(encoding="utf-8")
+    nbytes = len(text.encode("utf-8"))
+    if method == "logichunk-cli":
+        return _worker_cli(text, path, nbytes, runs, warmup)
+    try:
+        fn = FACTORIES[method]()
+    except ImportError as e:
+        return {"skipped": f"{DISTRIBUTIONS[method]} not installed ({e})"}
+    gc.collect()
+    rss0 = _maxrss_mib()
+    times, cpu, result = [], [], None
+    for i in range(warmup + runs):
+        result = None
+        gc.collect()
+        clear_caches()
+        fn = FACTORIES[method]()
+        c0, t0 = time.process_time(), time.perf_counter()
+        result = fn(text)
+        dt, dc = time.perf_counter() - t0, time.process_time() - c0
+        if i >= warmup:
+            times.append(dt)
+            cpu.append(dc)
+    peak = _maxrss_mib()
+    texts, own = extract(method, result)
+    stats = {}
+    if method == "logichunk":
+        stats = {k: v for k, v in dict(result.stats).items() if isinstance(v, int | float | str | dict)}  # type: ignore[attr-defined]
+    del result
+    return {"times": times, "cpu": cpu, "bytes": nbytes, "rss_base_mib": rss0, "rss_peak_mib": peak,
+            "how": "in-process", "lib_stats": stats, **measure_chunks(text, texts, own)}
+
+
+def _child_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def _last_line(s: str) -> str:
+    lines = [ln.strip() for ln in s.strip().splitlines() if ln.strip()]
+    return (lines[-1] if lines else "(no message)").replace("|", "\\|")[:300]
+
+
+def cli_command() -> list[str]:
+    exe = shutil.which("logichunk")
+    if exe:
+        return [exe]
+    return [sys.executable, "-c", "import sys; from logichunk.cli import main; sys.exit(main())"]
+
+
+def _worker_cli(text: str, path: str, nbytes: int, runs: int, warmup: int) -> dict:
+    cmd = [*cli_command(), "chunk", path, *CLI_ARGS]
+    times, cpu = [], []
+    with tempfile.TemporaryDirectory(prefix="logichunk-cli-") as cwd:  # any bubbles file lands here
+        for i in range(warmup + runs):
+            c0, t0 = _child_cpu(), time.perf_counter()
+            p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd)
+            dt, dc = time.perf_counter() - t0, _child_cpu() - c0
+            if p.returncode != 0:
+                return {"error": f"CLI exit {p.returncode}: {_last_line(p.stderr.decode(errors='replace'))}"}
+            if i >= warmup:
+                times.append(dt)
+                cpu.append(dc)
+        peak = _maxrss_mib(resource.RUSAGE_CHILDREN)
+        out_path = Path(cwd) / "out.jsonl"
+        with out_path.open("wb") as f:
+            subprocess.run(cmd, stdout=f, stderr=subprocess.DEVNULL, cwd=cwd, check=True)
+        recs = [json.loads(line) for line in out_path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    parents = {r.get("parent") for r in recs}
+    leaves = sorted((r for r in recs if r["id"] not in parents), key=lambda r: r["start"])
+    texts = [r["text"] for r in leaves]
+    own = [(r["start"], r["end"]) for r in leaves]
+    return {"times": times, "cpu": cpu, "bytes": nbytes, "rss_base_mib": None, "rss_peak_mib": peak,
+            "how": " ".join(["logichunk" if cmd[0].endswith("logichunk") else "python -m", "chunk FILE", *CLI_ARGS]),
+            **measure_chunks(text, texts, own)}
+
+
+# ----------------------------------------------------------------------------- the parent: run all, print the table
+def _version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def machine() -> dict:
+    model = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:
+        usable = os.cpu_count()
+    import numpy
+
+    return {"cpu": model, "cores": usable, "python": platform.python_version(), "numpy": numpy.__version__,
+            "platform": platform.platform()}
+
+
+def run_worker(method: str, path: Path, runs: int, warmup: int) -> dict:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", method, str(path),
+           "--runs", str(runs), "--warmup", str(warmup)]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=os.environ.copy())
+    if p.returncode != 0:
+        return {"error": f"worker exit {p.returncode}: {_last_line(p.stderr)}"}
+    try:
+        return json.loads(p.stdout.strip().splitlines()[-1])
+    except (json.JSONDecodeError, IndexError):
+        return {"error": f"no result from worker: {p.stdout[-300:]} {p.stderr[-300:]}"}
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.1f} %"
+
+
+def _yn(x: bool | None) -> str:
+    return "—" if x is None else ("yes" if x else "no")
+
+
+def _offsets_cell(method: str, r: dict) -> str:
+    if method.startswith("logichunk"):
+        ok = r["own_offsets_exact"] and r["concat_exact"]
+        return "exact spans, tile the text" if ok else f"NOT exact (own {_yn(r['own_offsets_exact'])}, tile {_yn(r['concat_exact'])})"
+    parts = [f"find in order: {_yn(r['locatable'])}", f"concat = text: {_yn(r['concat_exact'])}"]
+    if r.get("chars_not_in_chunks"):
+        parts[-1] += f" ({r['chars_not_in_chunks']:,} chars dropped)"
+    if r["own_offsets_exact"] is not None:
+        parts.append(f"own offsets: {_yn(r['own_offsets_exact'])}")
+    return "; ".join(parts)
+
+
+def table(results: list[tuple[str, str, dict]], runs: int) -> str:
+    head = ("| corpus | method | MB/s | median s | CPU/wall | chunks | mean / max chars | cuts at sentence end "
+            "(logichunk splitter) | cuts at sentence end (simple rule) | offsets | peak RSS MiB (Δ) |")
+    rows = [head, "|" + "---|" * head.count(" | ") + "---|"]
+    for corpus, method, r in results:
+        if "skipped" in r or "error" in r:
+            rows.append(f"| {corpus} | {method} | — | — | — | — | — | — | — | — | {r.get('skipped') or r.get('error')} |")
+            continue
+        med = statistics.median(r["times"])
+        cpu_wall = sum(r["cpu"]) / sum(r["times"])
+        mbs = r["bytes"] / 1e6 / med
+        rss = f"{r['rss_peak_mib']:.0f}"
+        if r.get("rss_base_mib") is not None:
+            rss += f" (+{r['rss_peak_mib'] - r['rss_base_mib']:.0f})"
+        over = f", {r['over_max']} over {MAX_SIZE}" if r["over_max"] else ""
+        rows.append(
+            f"| {corpus} | {method} | **{mbs:.2f}** | {med:.3f} | {cpu_wall:.2f} | {r['chunks']:,} | "
+            f"{r['mean_chars']:.0f} / {r['max_chars']}{over} | {_pct(r['cut_sentence_end_ours'])} | "
+            f"{_pct(r['cut_sentence_end_simple'])} | {_offsets_cell(method, r)} | {rss} |")
+    return "\n".join(rows)
+
+
+def profile(top: int, target_bytes: int) -> int:
+    import cProfile
+    import pstats
+
+    from logichunk import chunk
+
+    text, info = corpora.english(target_bytes)
+    info.update(chars=len(text), bytes=len(text.encode("utf-8")))
+    print(f"profile of logichunk.chunk(text, max_size={MAX_SIZE}, levels=1) on {corpora.describe('en', info)}")
+    chunk(text, max_size=MAX_SIZE, levels=1)  # warm-up (one-time tables)
+    clear_caches()
+    prof = cProfile.Profile()
+    t0 = time.perf_counter()
+    prof.enable()
+    tree = chunk(text, max_size=MAX_SIZE, levels=1)
+    prof.disable()
+    dt = time.perf_counter() - t0
+    print(f"{len(tree.leaves()):,} chunks in {dt:.3f} s under cProfile ({info['bytes'] / 1e6 / dt:.2f} MB/s)\n")
+    for key in ("tottime", "cumulative"):
+        print(f"--- top {top} by {key}")
+        pstats.Stats(prof, stream=sys.stdout).strip_dirs().sort_stats(key).print_stats(top)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="logichunk vs peers: chunking throughput at a 512-char target")
+    ap.add_argument("--mb", type=float, default=corpora.DEFAULT_TARGET_BYTES / 1e6, help="corpus size in MB")
+    ap.add_argument("--runs", type=int, default=RUNS, help="timed runs (median)")
+    ap.add_argument("--warmup", type=int, default=WARMUP)
+    ap.add_argument("--methods", default=",".join(METHODS))
+    ap.add_argument("--corpora", default="en,zh")
+    ap.add_argument("--json", metavar="PATH", help="also write the raw results here")
+    ap.add_argument("--profile", type=int, metavar="TOP", help="profile logichunk.chunk on the en corpus instead")
+    ap.add_argument("--worker", nargs=2, metavar=("METHOD", "FILE"), help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+
+    if args.worker:
+        print(json.dumps(_worker(args.worker[0], args.worker[1], args.runs, args.warmup)))
+        return 0
+    msg = corpora.missing_message()
+    if msg:
+        print(msg)
+        return 0
+    if args.profile:
+        return profile(args.profile, int(args.mb * 1e6))
+
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    unknown = set(methods) - set(METHODS)
+    if unknown:
+        ap.error(f"unknown methods {sorted(unknown)}; choose from {', '.join(METHODS)}")
+    names = tuple(c.strip() for c in args.corpora.split(",") if c.strip())
+    built = corpora.build(names, int(args.mb * 1e6))
+    m = machine()
+    load0 = os.getloadavg()
+    results: list[tuple[str, str, dict]] = []
+    with tempfile.TemporaryDirectory(prefix="logichunk-bench-") as tmp:
+        for name, (text, _info) in built.items():
+            path = Path(tmp) / f"{name}.txt"
+            path.write_text(text, encoding="utf-8")
+            for method in methods:
+                print(f"[bench] {name} {method} ...", file=sys.stderr, flush=True)
+                results.append((name, method, run_worker(method, path, args.runs, args.warmup)))
+    load1 = os.getloadavg()
+
+    print(f"Machine: {m['cpu']}, {m['cores']} usable cores; Python {m['python']}, numpy {m['numpy']}; {m['platform']}")
+    print(f"Load average (1/5/15 min) before: {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}; "
+          f"after: {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}")
+    print("Versions: " + ", ".join(f"{d} {_version(d)}" for d in dict.fromkeys(DISTRIBUTIONS[x] for x in methods)))
+    print("Corpora: " + "; ".join(corpora.describe(n, i) for n, (_t, i) in built.items()))
+    print(f"Target {MAX_SIZE} chars for all; MB = 10**6 UTF-8 bytes; median of {args.runs} runs after "
+          f"{args.warmup} warm-up, each method in its own process, thread pools pinned to 1. CPU/wall: process "
+          "CPU time over wall time in the timed runs (about 1.00 = one busy core, not starved by other load).\n")
+    print(table(results, args.runs))
+    notes = [f"- {c} / {mm}: {r.get('skipped') or r.get('error')}" for c, mm, r in results if "skipped" in r or "error" in r]
+    if notes:
+        print("\nSkipped or failed:\n" + "\n".join(notes))
+    if args.json:
+        Path(args.json).write_text(json.dumps({"machine": m, "load_before": load0, "load_after": load1,
+                                               "results": results}, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,123 @@
+"""Baseline chunkers for comparison: fixed size and recursive separators. Exact spans, no model.
+
+Both return a flat :class:`~logichunk.tree.ChunkTree` (level 1 only) whose chunks tile the text,
+or, through the ``*_spans`` functions, an ``(m, 2)`` int64 array of ``[start, end)`` rows.
+
+* ``fixed``: cut every ``size`` units (chars, bytes or tokens). With tokens a cut never falls
+  inside a word piece: it goes just before the next token starts (trailing whitespace stays with
+  the chunk before, as everywhere in logichunk).
+* ``recursive``: the classic recursive-separator splitter (paragraphs, lines, sentences, clauses,
+  words, then characters) on offsets: split a piece at the strongest separator it contains,
+  recurse into pieces still over ``size``, then merge neighbours greedily up to ``size``.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..errors import InputError
+from ..text.measure import Measure, Meter
+from ..tree import ChunkTree, build_tree
+
+__all__ = ["SEPARATORS", "fixed", "fixed_spans", "recursive", "recursive_spans"]
+
+# Strongest first. A piece ends right after its separator (the separator belongs to the piece before).
+SEPARATORS: tuple[re.Pattern[str], ...] = (
+    re.compile(r"\n[ \t\r\f\v]*\n\s*"),                                   # blank line(s)
+    re.compile(r"\n\s*"),                                                 # line break
+    re.compile(r"[.!?。！？；…]+[\"'”’）)\]」』]*\s+|[。！？；…]+[\"'”’）)\]」』]*"),  # sentence end
+    re.compile(r"[,;:，、；：]\s*"),                                       # clause
+    re.compile(r"\s+"),                                                   # word
+)
+
+
+def _check(size: int) -> int:
+    size = int(size)
+    if size < 1:
+        raise InputError(f"chunk size must be >= 1, got {size}")
+    return size
+
+
+def _to_spans(cuts: np.ndarray, n: int) -> np.ndarray:
+    """Cut positions (any order, may repeat, may include 0/n) -> tiling spans of ``[0, n)``."""
+    c = np.unique(np.concatenate(([0, n], np.asarray(cuts, dtype=np.int64))))
+    c = c[(c >= 0) & (c <= n)]
+    return np.stack([c[:-1], c[1:]], axis=1) if n else np.zeros((0, 2), dtype=np.int64)
+
+
+def fixed_spans(text: str, size: int, unit: str | Measure = "chars") -> np.ndarray:
+    """Spans of at most ``size`` units each (a single token longer than that stays whole)."""
+    size = _check(size)
+    meter = Meter(text, unit)
+    p = meter.prefix
+    total = int(p[-1])
+    if not text:
+        return np.zeros((0, 2), dtype=np.int64)
+    marks = np.arange(size, total, size, dtype=np.int64)
+    # the last position holding exactly `mark` units before it: just before the next unit starts
+    cuts = np.searchsorted(p, marks, side="right") - 1
+    return _to_spans(cuts, len(text))
+
+
+def _split_points(text: str, a: int, b: int, level: int) -> list[int]:
+    rx = SEPARATORS[level]
+    return [m.end() for m in rx.finditer(text, a, b) if a < m.end() < b]
+
+
+def recursive_spans(text: str, size: int, unit: str | Measure = "chars") -> np.ndarray:
+    """Recursive-separator spans of at most ``size`` units (a lone token over the limit stays whole)."""
+    size = _check(size)
+    if not text:
+        return np.zeros((0, 2), dtype=np.int64)
+    meter = Meter(text, unit)
+    p = meter.prefix
+    pieces: list[int] = []  # end offsets of the atomic pieces, in order
+
+    def split(a: int, b: int, level: int) -> None:
+        if p[b] - p[a] <= size:
+            pieces.append(b)
+            return
+        while level < len(SEPARATORS):
+            pts = _split_points(text, a, b, level)
+            if pts:
+                for x, y in zip([a, *pts], [*pts, b], strict=True):
+                    split(x, y, level + 1)
+                return
+            level += 1
+        # no separator left: fixed cuts inside [a, b)
+        marks = np.arange(p[a] + size, p[b], size, dtype=np.int64)
+        cuts = np.searchsorted(p, marks, side="right") - 1
+        cuts = cuts[(cuts > a) & (cuts < b)]
+        pieces.extend(int(c) for c in np.unique(cuts))
+        pieces.append(b)
+
+    split(0, len(text), 0)
+    ends = np.asarray(pieces, dtype=np.int64)
+    starts = np.concatenate(([0], ends[:-1]))
+    # greedy merge of neighbours while the merged chunk fits
+    cuts: list[int] = []
+    cur = 0
+    for s, e in zip(starts.tolist(), ends.tolist(), strict=True):
+        if s > cur and p[e] - p[cur] > size:
+            cuts.append(s)
+            cur = s
+    return _to_spans(np.asarray(cuts, dtype=np.int64), len(text))
+
+
+def _tree(text: str, spans: np.ndarray, method: str, unit: str | Measure) -> ChunkTree:
+    meter = Meter(text, unit)
+    rows = [(str(i + 1), int(s), int(e), method, {"size": meter.size(int(s), int(e))})
+            for i, (s, e) in enumerate(spans.tolist())]
+    return build_tree(text, rows, stats={"chunks": len(rows)}, unit=meter.unit)
+
+
+def fixed(text: str, size: int = 1000, *, unit: str | Measure = "chars") -> ChunkTree:
+    """Fixed-size chunks as a flat chunk tree."""
+    return _tree(text, fixed_spans(text, size, unit), "fixed", unit)
+
+
+def recursive(text: str, size: int = 1000, *, unit: str | Measure = "chars") -> ChunkTree:
+    """Recursive-separator chunks as a flat chunk tree."""
+    return _tree(text, recursive_spans(text, size, unit), "recursive", unit)

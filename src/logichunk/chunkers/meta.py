@@ -1,0 +1,303 @@
+"""Meta-Chunking: PPL chunking and margin-sampling (MSP) chunking, then dynamic merge to a target.
+
+Both methods first find *meta-chunks* — runs of sentences the LM reads as one logical unit — and then
+merge neighbouring meta-chunks up to the user's target length ``L`` through the shared
+:func:`logichunk.boundaries.fit`. A cut is never placed inside a meta-chunk, unless that meta-chunk
+alone is over the maximum (then ``fit`` splits it at its best gap by the signal); a single sentence
+over the maximum is cut inside at its best clause/word break and a ``forced_split`` bubble says so.
+
+* **PPL** (:func:`chunk_ppl`): per-sentence perplexity conditioned on all preceding text
+  (:class:`~logichunk.signals.lm.PerplexitySignal`); a meta-chunk ends at sentence ``i`` when ``i`` is
+  a local minimum whose drop from a neighbour exceeds θ — the paper's two kinds: lower than both
+  neighbours, or lower than the previous one and equal to the next (the first sentence of a low
+  plateau). The first and last sentences are never minima (the first is scored with no context).
+* **MSP** (:func:`chunk_msp`): for each next sentence, the LM chooses between "1: split" and "2: keep
+  together" given the current meta-chunk and that sentence (chat template when the model has one);
+  ``margin = P(keep) − P(split)``; the sentence joins the meta-chunk when the margin exceeds a
+  dynamic threshold — 0 at first, then the mean of the last ``history`` margins.
+
+Both return a flat :class:`~logichunk.tree.ChunkTree` (level 1 only) of exact spans, with method
+``"ppl"`` or ``"msp"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from .. import boundaries as bd
+from ..errors import InputError
+from ..ids import make_id
+from ..models.lm import LanguageModel
+from ..signals.lm import PerplexitySignal, minimum_depth
+from ..text.charclass import CJK, classes
+from ..text.measure import Measure, Meter
+from ..text.sentences import SentenceSpans, split_sentences
+from ..tree import ChunkTree, build_tree
+from ..types import Bubble
+
+__all__ = ["MSP_PROMPTS", "chunk_meta", "chunk_msp", "chunk_ppl", "msp_margin", "ppl_minima"]
+
+_BREAK_NAMES = {3: "clause", 2: "word", 1: "cjk-char", 0: "char"}
+
+
+# --------------------------------------------------------------------------- PPL minima
+
+
+def ppl_minima(values: np.ndarray, theta: float = 0.0) -> np.ndarray:
+    """Mask of sentences after which a meta-chunk ends (Meta-Chunking's rule, via
+    :func:`logichunk.boundaries.minima`): ``v[i]`` is a local minimum that lies more than θ below a
+    neighbour, and strictly below the previous sentence (so a low plateau is cut once, at its first
+    sentence — the paper's second kind). Never the first or the last sentence."""
+    v = np.asarray(values, dtype=np.float64)
+    n = v.size
+    if n < 3:
+        return np.zeros(n, dtype=bool)
+    m = bd.minima(v, theta)
+    m[1:] &= v[1:] < v[:-1]
+    m[0] = False
+    m[-1] = False
+    return m
+
+
+# --------------------------------------------------------------------------- shared assembly
+
+
+def _check_sizes(max_size: int, target: int | None, min_size: int) -> bd.SizeLimits:
+    if not isinstance(max_size, int | np.integer) or max_size < 1:
+        raise InputError(f"max size must be a positive integer, got {max_size!r}")
+    return bd.SizeLimits(int(max_size), None if target is None else int(target), int(min_size))
+
+
+def _assemble(
+    text: str,
+    sents: SentenceSpans,
+    cand: np.ndarray,
+    scores: np.ndarray,
+    limits: bd.SizeLimits,
+    meter: Meter,
+    method: str,
+    stats: dict[str, Any],
+    source: str,
+) -> ChunkTree:
+    """Cut ``text`` at candidate sentence gaps, fitted to ``limits`` by :func:`boundaries.fit`."""
+    prefix = meter.prefix
+    starts, ends = sents.starts, sents.ends
+    n = len(sents)
+    bubbles: list[Bubble] = []
+    # atoms: sentences, with any sentence over the maximum cut inside first (tier-4 style)
+    offs: list[int] = [0]
+    a_score: list[float] = []
+    a_cand: list[bool] = []
+    a_kind: list[str] = []
+    sent_of_gap: list[int] = []
+    floor = float(np.min(scores)) - 1.0 if scores.size else -1.0
+    for i in range(n):
+        a, b = int(starts[i]), int(ends[i])
+        if prefix[b] - prefix[a] > limits.max_size:
+            cuts, worst = bd.inner_breaks(text, a, b, prefix, limits.max_size)
+            if not cuts:
+                worst = 0
+            for c in cuts:
+                offs.append(c)
+                a_score.append(floor)
+                a_cand.append(True)
+                a_kind.append("forced")
+                sent_of_gap.append(-1)
+            edges = [a, *cuts, b]
+            bubbles.append(Bubble(
+                category="forced_split",
+                content=text[a : min(b, a + 120)] + ("…" if b - a > 120 else ""),
+                priority="high" if worst <= 1 else "medium",
+                context={"source": source, "span": [a, b], "level": 1, "limit": limits.max_size,
+                         "unit": meter.unit, "attempts": [method, "forced"], "final_method": "forced",
+                         "break": _BREAK_NAMES[worst],
+                         "sizes": [int(prefix[y] - prefix[x]) for x, y in zip(edges, edges[1:], strict=False)]},
+            ))
+        offs.append(b)
+        if i < n - 1:
+            a_score.append(float(scores[i]))
+            a_cand.append(bool(cand[i]))
+            a_kind.append(method)
+            sent_of_gap.append(i)
+    off = np.asarray(offs, dtype=np.int64)
+    sizes = prefix[off[1:]] - prefix[off[:-1]]
+    sc = np.asarray(a_score, dtype=np.float64)
+    cm = np.asarray(a_cand, dtype=bool)
+    res = bd.fit(sizes, sc, limits, cm)
+    cuts = res.cuts.tolist()
+    bounds = [0, *(int(off[c + 1]) for c in cuts), len(text)]
+    gap_at = {int(off[g + 1]): g for g in range(len(a_kind))}
+    # meta-chunk ends (candidate cuts) as offsets, to count meta-chunks per chunk
+    meta_ends = off[1:-1][cm]
+    rows: list[tuple[str, int, int, str, Mapping[str, Any]]] = []
+    forced_cuts = 0
+    for k in range(len(bounds) - 1):
+        a, b = bounds[k], bounds[k + 1]
+        g = gap_at.get(b)
+        if g is None:
+            cut = "end"
+        elif a_kind[g] == "forced":
+            cut = "inner"
+        elif cm[g]:
+            cut = "meta"
+        else:
+            cut = "size"
+            forced_cuts += 1
+        inside = int(np.count_nonzero((meta_ends > a) & (meta_ends < b)))
+        s0 = int(np.searchsorted(ends, a, side="right"))
+        s1 = int(np.searchsorted(starts, b, side="left"))
+        rows.append((make_id(None, k + 1), a, b, method, {
+            "size": int(prefix[b] - prefix[a]),
+            "sentences": [s0, s1],
+            "meta_chunks": inside + 1,
+            "cut": cut,
+            "cut_score": float(sc[g]) if g is not None else None,
+        }))
+    stats.update({"sentences": n, "meta_chunks": int(cm.sum()) + 1, "chunks": len(rows),
+                  "size_cuts": forced_cuts, "bubbles": len(bubbles)})
+    return build_tree(text, rows, bubbles=tuple(bubbles), stats=stats, unit=meter.unit)
+
+
+def _prepare(text: str) -> SentenceSpans:
+    if not isinstance(text, str):
+        raise InputError(f"text must be str, got {type(text).__name__}")
+    return split_sentences(text)
+
+
+def _unit_name(unit: str | Measure) -> str:
+    return unit if isinstance(unit, str) else unit.name
+
+
+# --------------------------------------------------------------------------- PPL chunking
+
+
+def chunk_ppl(
+    text: str,
+    lm: LanguageModel | PerplexitySignal,
+    *,
+    max_size: int = 1000,
+    target: int | None = None,
+    min_size: int = 0,
+    unit: str | Measure = "chars",
+    theta: float = 0.0,
+    source: str = "<text>",
+) -> ChunkTree:
+    """PPL chunking + dynamic merge. ``target`` is ``L`` (default: ``max_size``), in ``unit``;
+    ``theta`` is the minimum drop (nats of mean token NLL) for a minimum to end a meta-chunk.
+    ``stats["curve"]`` holds the per-sentence NLL curve."""
+    limits = _check_sizes(max_size, target, min_size)
+    sig = lm if isinstance(lm, PerplexitySignal) else PerplexitySignal(lm)
+    if not text:
+        return build_tree(text, [], stats={"method": "ppl", "sentences": 0}, unit=_unit_name(unit))
+    sents = _prepare(text)
+    meter = Meter(text, unit)
+    curve = sig.curve(sents)
+    mins = ppl_minima(curve.nll, theta)
+    cand = mins[:-1]
+    scores = minimum_depth(curve.nll)
+    stats: dict[str, Any] = {"method": "ppl", "model": sig.model_id, "theta": float(theta),
+                             "curve": curve.nll.tolist()}
+    return _assemble(text, sents, cand, scores, limits, meter, "ppl", stats, source)
+
+
+# --------------------------------------------------------------------------- MSP chunking
+
+MSP_PROMPTS = {
+    "en": (
+        "This is a text chunking task. You are an expert in text analysis. Given two consecutive "
+        "pieces of a document, decide from their logical structure and meaning whether they belong "
+        "in separate chunks.",
+        "Piece A:\n{a}\n\nPiece B:\n{b}\n\nOptions:\n1. Split: B starts a new chunk.\n"
+        "2. Keep: B continues A and stays in the same chunk.\nAnswer 1 or 2.",
+    ),
+    "zh": (
+        "这是一个文本分块任务。你是一位文本分析专家，请根据两段相邻文字的逻辑结构和语义内容，判断它们是否应分在不同的块中。",
+        "片段A：\n{a}\n\n片段B：\n{b}\n\n选项：\n1. 分割：B 开始一个新的块。\n2. 不分割：B 承接 A，保持在同一块中。\n请回答1或2。",
+    ),
+}
+
+
+def _language(text: str) -> str:
+    cls = classes(text[:4000])
+    cjk = int(np.count_nonzero((cls & CJK) != 0))
+    return "zh" if cjk * 4 >= max(1, cls.size) else "en"
+
+
+def msp_margin(lm: LanguageModel, a: str, b: str, language: str = "en") -> float:
+    """``P(keep) − P(split)`` for piece ``b`` after piece ``a`` (answers "2" and "1")."""
+    system, user = MSP_PROMPTS[language]
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": user.format(a=a, b=b)}]
+    lp = np.asarray(lm.option_logprobs(messages, ["1", "2"]), dtype=np.float64)
+    p = np.exp(lp)
+    return float(p[1] - p[0])
+
+
+def chunk_msp(
+    text: str,
+    lm: LanguageModel,
+    *,
+    max_size: int = 1000,
+    target: int | None = None,
+    min_size: int = 0,
+    unit: str | Measure = "chars",
+    history: int = 5,
+    context_chars: int = 1500,
+    language: str | None = None,
+    margin_fn: Callable[[str, str], float] | None = None,
+    source: str = "<text>",
+) -> ChunkTree:
+    """MSP chunking + dynamic merge. The prompt shows the current meta-chunk (its last
+    ``context_chars`` characters — the spans themselves are never shortened) and the next sentence.
+    ``language``: ``"zh"``/``"en"`` prompt (default: detected). ``margin_fn(a, b)`` replaces the LM
+    call (tests, or a remote judge). ``stats["margins"]`` and ``stats["thresholds"]`` hold the
+    sequence of decisions, one per sentence gap."""
+    limits = _check_sizes(max_size, target, min_size)
+    if history < 1:
+        raise InputError(f"history must be at least 1, got {history}")
+    if not text:
+        return build_tree(text, [], stats={"method": "msp", "sentences": 0}, unit=_unit_name(unit))
+    sents = _prepare(text)
+    meter = Meter(text, unit)
+    lang = language or _language(text)
+    if lang not in MSP_PROMPTS:
+        raise InputError(f"language must be one of {sorted(MSP_PROMPTS)}, got {lang!r}")
+    fn = margin_fn or (lambda a, b: msp_margin(lm, a, b, lang))
+    n = len(sents)
+    starts, ends = sents.starts, sents.ends
+    margins: list[float] = []
+    thresholds: list[float] = []
+    cand = np.zeros(max(n - 1, 0), dtype=bool)
+    cur = 0  # first sentence of the current meta-chunk
+    threshold = 0.0
+    for j in range(1, n):
+        a_lo = max(int(starts[cur]), int(ends[j - 1]) - context_chars)
+        a = text[a_lo : int(ends[j - 1])].strip()
+        b = text[int(starts[j]) : int(ends[j])].strip()
+        if len(b) > context_chars:
+            b = b[:context_chars]
+        m = float(fn(a, b))
+        margins.append(m)
+        thresholds.append(threshold)
+        if not m > threshold:
+            cand[j - 1] = True
+            cur = j
+        if len(margins) >= history:
+            threshold = float(np.mean(margins[-history:]))
+    mg = np.asarray(margins, dtype=np.float64)
+    # gap strength for fit: how far below its threshold the keep-margin fell
+    scores = np.asarray(thresholds, dtype=np.float64) - mg if mg.size else np.zeros(0)
+    stats: dict[str, Any] = {"method": "msp", "model": getattr(lm, "model_id", ""), "language": lang,
+                             "history": history, "margins": mg.tolist(), "thresholds": thresholds}
+    return _assemble(text, sents, cand, scores, limits, meter, "msp", stats, source)
+
+
+def chunk_meta(text: str, lm: LanguageModel, method: str = "ppl", **kwargs: Any) -> ChunkTree:
+    """``method="ppl"`` → :func:`chunk_ppl`, ``"msp"`` → :func:`chunk_msp` (keyword arguments pass on)."""
+    if method == "ppl":
+        return chunk_ppl(text, lm, **kwargs)
+    if method == "msp":
+        return chunk_msp(text, lm, **kwargs)
+    raise InputError(f"meta-chunking method must be 'ppl' or 'msp', got {method!r}")

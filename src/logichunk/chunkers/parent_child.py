@@ -1,0 +1,308 @@
+"""The parent-child ("small-to-big") chunker.
+
+Parents are the user's blocks, brought into bounds: a block over ``max_parent_size`` is split at
+its semantic low points, and pieces under ``min_parent_size`` merge with a neighbour *in the same
+chapter* (never across one; callers lay out one chapter at a time). Children are cut inside each
+parent at semantic cliffs — where the cosine similarity of adjacent sentences falls under
+``similarity_threshold`` or drops to a local minimum by more than ``cliff_drop`` — and fitted to
+``child_min_size``/``child_target_size``/``child_max_size``. All size rules go through
+:func:`logichunk.boundaries.fit` (and :func:`~logichunk.boundaries.inner_breaks` for one sentence
+longer than a limit, which also records a bubble).
+
+Embeddings come from ``vec_fn(texts) -> float32 (n, dim)`` with L2-normalised rows, so the store can
+put its persistent embedding cache in front of the model. :func:`chunk_parent_child` is the plain
+library entry: one text, blank-line blocks, a :class:`~logichunk.tree.ChunkTree` back.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import boundaries as bd
+from ..errors import InputError
+from ..text.measure import Meter
+from ..text.sentences import split_sentences
+from ..tree import ChunkTree, build_tree
+from ..types import Bubble
+
+VecFn = Callable[[list[str]], np.ndarray]
+
+
+@dataclass(frozen=True)
+class PCParams:
+    max_parent_size: int = 1500
+    min_parent_size: int = 150
+    child_min_size: int = 100
+    child_max_size: int = 400
+    child_target_size: int = 250
+    similarity_threshold: float = 0.3
+    cliff_drop: float = 0.15
+    unit: str = "chars"
+
+    @classmethod
+    def from_settings(cls, s) -> PCParams:
+        return cls(s.max_parent_size, s.min_parent_size, s.child_min_size, s.child_max_size,
+                   s.child_target_size, s.similarity_threshold, s.cliff_drop, s.unit)
+
+    def __post_init__(self) -> None:
+        if self.max_parent_size < 1 or self.child_max_size < 1:
+            raise InputError("maximum sizes must be at least 1")
+        if not 0 <= self.min_parent_size <= self.max_parent_size:
+            raise InputError("min_parent_size must be between 0 and max_parent_size")
+        if not 0 <= self.child_min_size <= self.child_target_size <= self.child_max_size:
+            raise InputError("child sizes must satisfy min <= target <= max")
+
+
+@dataclass(frozen=True)
+class ParentSpec:
+    """One parent. ``blocks`` are the indexes of the blocks it covers (the first one owns it);
+    ``start``/``end`` are offsets from the start of the owning block into the concatenation of the
+    covered blocks; ``segments`` are the parent-relative ``(start, end)`` of each covered block part."""
+
+    blocks: tuple[int, ...]
+    start: int
+    end: int
+    text: str
+    method: str
+    segments: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
+class ChildSpec:
+    start: int  # relative to the parent text
+    end: int
+    method: str
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _atoms(text: str, lo: int, hi: int, meter: Meter, max_size: int, bubbles: list[Bubble] | None,
+           where: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sentences of ``text[lo:hi]`` as atoms (offsets in ``text``), a sentence over ``max_size`` cut at
+    its inner breaks. Returns starts, ends and a per-gap mask ``inner`` (gap inside one sentence)."""
+    ss = split_sentences(text[lo:hi])
+    starts: list[int] = []
+    ends: list[int] = []
+    inner: list[bool] = []
+    for s, e in zip((ss.starts + lo).tolist(), (ss.ends + lo).tolist(), strict=True):
+        if meter.size(s, e) > max_size:
+            cuts, worst = bd.inner_breaks(text, s, e, meter.prefix, max_size)
+            edges = [s, *cuts, e]
+            if bubbles is not None:
+                bubbles.append(Bubble("oversized_sentence",
+                                      f"a sentence of {meter.size(s, e)} {meter.unit} was cut inside at "
+                                      f"{len(cuts)} break(s) to fit {max_size}", "medium",
+                                      {"where": where, "start": s, "end": e, "worst_break": int(worst)}))
+            for k in range(len(edges) - 1):
+                if starts:
+                    inner.append(k > 0)
+                starts.append(edges[k])
+                ends.append(edges[k + 1])
+        else:
+            if starts:
+                inner.append(False)
+            starts.append(s)
+            ends.append(e)
+    return np.asarray(starts, np.int64), np.asarray(ends, np.int64), np.asarray(inner, bool)
+
+
+def _adjacent_cos(vecs: np.ndarray) -> np.ndarray:
+    v = np.asarray(vecs, dtype=np.float32)
+    if len(v) < 2:
+        return np.zeros(0, np.float64)
+    return np.einsum("ij,ij->i", v[:-1], v[1:]).astype(np.float64)
+
+
+def _texts(text: str, starts: np.ndarray, ends: np.ndarray) -> list[str]:
+    return [text[s:e] for s, e in zip(starts.tolist(), ends.tolist(), strict=True)]
+
+
+# ----------------------------------------------------------------------------- parents
+
+
+def split_block(text: str, vec_fn: VecFn, p: PCParams, bubbles: list[Bubble] | None = None,
+                where: str = "") -> tuple[list[tuple[int, int]], list[float]]:
+    """Pieces ``(start, end)`` of one block, each within ``max_parent_size``, cut at semantic lows.
+    Also the break score (``1 - cos``) of the gap after each piece but the last."""
+    meter = Meter(text, p.unit)
+    total = meter.total()
+    if total <= p.max_parent_size:
+        return [(0, len(text))], []
+    starts, ends, inner = _atoms(text, 0, len(text), meter, p.max_parent_size, bubbles, where)
+    cos = _adjacent_cos(vec_fn(_texts(text, starts, ends)))
+    scores = np.where(inner, -1.0, 1.0 - cos)
+    k = math.ceil(total / p.max_parent_size)
+    target = min(p.max_parent_size, max(p.min_parent_size, 1, math.ceil(1.1 * total / k)))
+    f = bd.fit(meter.sizes(starts, ends), scores,
+               bd.SizeLimits(p.max_parent_size, target, min(p.min_parent_size, target)), ~inner)
+    cuts = f.cuts.tolist()
+    edges = [0] + [int(ends[c]) for c in cuts] + [len(text)]
+    return [(edges[i], edges[i + 1]) for i in range(len(edges) - 1)], [float(scores[c]) for c in cuts]
+
+
+def layout_parents(blocks: Sequence[str], vec_fn: VecFn, p: PCParams,
+                   bubbles: list[Bubble] | None = None) -> list[ParentSpec]:
+    """Parents of one chapter whose blocks (in order) are ``blocks``. Empty blocks own nothing."""
+    pieces: list[tuple[int, int, int]] = []  # (block, start, end)
+    gap_scores: list[float] = []  # between consecutive pieces
+    whole: list[bool] = []
+    ends_first: list[tuple[str, str]] = []  # (first sentence, last sentence) per piece
+    for b, text in enumerate(blocks):
+        if not text:
+            continue
+        parts, inner_scores = split_block(text, vec_fn, p, bubbles, where=f"block {b}")
+        for j, (s, e) in enumerate(parts):
+            if pieces:
+                gap_scores.append(inner_scores[j - 1] if j > 0 else float("nan"))  # nan: block edge, below
+            pieces.append((b, s, e))
+            whole.append(len(parts) == 1)
+            ss = split_sentences(text[s:e])
+            ends_first.append((text[s + int(ss.starts[0]) : s + int(ss.ends[0])],
+                               text[s + int(ss.starts[-1]) : s + int(ss.ends[-1])]))
+    if not pieces:
+        return []
+    scores = np.asarray(gap_scores, dtype=np.float64)
+    edge_gaps = np.flatnonzero(np.isnan(scores))
+    if edge_gaps.size:
+        left = vec_fn([ends_first[g][1] for g in edge_gaps.tolist()])
+        right = vec_fn([ends_first[g + 1][0] for g in edge_gaps.tolist()])
+        cos = np.einsum("ij,ij->i", left, right)
+        scores[edge_gaps] = 1.0 + (1.0 - cos) / 2.0  # block edges are the strongest cuts
+    sizes = np.asarray([Meter(blocks[b][s:e], p.unit).total() for b, s, e in pieces], np.int64)
+    if p.min_parent_size > 0 and len(pieces) > 1:
+        f = bd.fit(sizes, scores, bd.SizeLimits(p.max_parent_size, p.min_parent_size, p.min_parent_size))
+        cuts = f.cuts.tolist()
+    else:
+        cuts = list(range(len(pieces) - 1))
+    bounds = [0] + [c + 1 for c in cuts] + [len(pieces)]
+    out: list[ParentSpec] = []
+    for a, z in zip(bounds[:-1], bounds[1:], strict=True):
+        run = pieces[a:z]
+        owner = run[0][0]
+        covered = tuple(sorted({b for b, _, _ in run}))
+        # offset of each covered block's start from the owner's start
+        base = {}
+        acc = 0
+        for b in range(owner, covered[-1] + 1):
+            base[b] = acc
+            acc += len(blocks[b])
+        start = base[owner] + run[0][1]
+        end = base[run[-1][0]] + run[-1][2]
+        segs = []
+        for b, s, e in run:
+            segs.append((base[b] + s - start, base[b] + e - start))
+        text = "".join(blocks[b][s:e] for b, s, e in run)
+        if len(covered) > 1:
+            method = "block-merge"
+        elif all(whole[i] for i in range(a, z)):
+            method = "block"
+        else:
+            method = "block-split"
+        # merge adjacent segments of one block (pieces of a split block that merged back)
+        merged: list[tuple[int, int]] = []
+        seg_blocks = [b for b, _, _ in run]
+        for i, (s, e) in enumerate(segs):
+            if merged and seg_blocks[i] == seg_blocks[i - 1] and merged[-1][1] == s:
+                merged[-1] = (merged[-1][0], e)
+            else:
+                merged.append((s, e))
+        out.append(ParentSpec(covered, start, end, text, method, tuple(merged)))
+    return out
+
+
+# ----------------------------------------------------------------------------- children
+
+
+def split_children(text: str, vec_fn: VecFn, p: PCParams, segments: Sequence[tuple[int, int]] | None = None,
+                   bubbles: list[Bubble] | None = None, where: str = "") -> list[ChildSpec]:
+    """Children tiling ``text`` (a parent), cut at semantic cliffs; ``segments`` (block parts) are
+    never crossed by a sentence and their edges are candidate cuts."""
+    if not text:
+        return []
+    meter = Meter(text, p.unit)
+    segments = list(segments) if segments else [(0, len(text))]
+    st_l, en_l, in_l, edge_l = [], [], [], []
+    for s, e in segments:
+        st, en, inner = _atoms(text, s, e, meter, p.child_max_size, bubbles, where)
+        if st_l:
+            in_l.append(np.zeros(1, bool))
+            edge_l.append(np.ones(1, bool))
+        st_l.append(st)
+        en_l.append(en)
+        in_l.append(inner)
+        edge_l.append(np.zeros(inner.size, bool))
+    starts = np.concatenate(st_l)
+    ends = np.concatenate(en_l)
+    inner = np.concatenate(in_l) if in_l else np.zeros(0, bool)
+    edge = np.concatenate(edge_l) if edge_l else np.zeros(0, bool)
+    n = starts.size
+    if n == 1:
+        return [ChildSpec(0, len(text), "semantic-cliff")]
+    cos = _adjacent_cos(vec_fn(_texts(text, starts, ends)))
+    cand = (cos < p.similarity_threshold) | bd.minima(cos, p.cliff_drop) | edge
+    cand &= ~inner
+    scores = np.where(inner, -1.0, 1.0 - cos) + edge * 1.0
+    f = bd.fit(meter.sizes(starts, ends), scores,
+               bd.SizeLimits(p.child_max_size, p.child_target_size, p.child_min_size), cand)
+    cuts = f.cuts.tolist()
+    ranks = f.rank.tolist()
+    edges = [0] + [int(ends[c]) for c in cuts] + [len(text)]
+    closing = ranks + [ranks[-1] if ranks else 0]
+    inner_cut = [bool(inner[c]) for c in cuts] + [False]
+    out = []
+    for i in range(len(edges) - 1):
+        method = "inner-break" if inner_cut[i] else ("semantic-cliff" if closing[i] == 0 else "size-split")
+        out.append(ChildSpec(edges[i], edges[i + 1], method))
+    return out
+
+
+# ----------------------------------------------------------------------------- library entry
+
+_BLANK = re.compile(r"\n[ \t]*\n\s*")
+
+
+def blank_line_blocks(text: str) -> list[str]:
+    """``text`` cut after each blank-line run; the pieces concatenate back to ``text``."""
+    cuts = [m.end() for m in _BLANK.finditer(text) if 0 < m.end() < len(text)]
+    edges = [0, *cuts, len(text)] if text else [0]
+    return [text[a:b] for a, b in zip(edges[:-1], edges[1:], strict=True) if b > a]
+
+
+def chunk_parent_child(text: str, embedder, params: PCParams | None = None,
+                       blocks: Sequence[str] | None = None) -> ChunkTree:
+    """Parents (level 1) and children (level 2) of one text. ``blocks`` (concatenating to ``text``)
+    default to blank-line blocks. ``embedder`` follows the :class:`logichunk.models.Embedder` protocol."""
+    p = params or PCParams()
+    if not isinstance(text, str):
+        raise InputError("text must be a str")
+    blocks = list(blocks) if blocks is not None else blank_line_blocks(text)
+    if "".join(blocks) != text:
+        raise InputError("blocks must concatenate to the text")
+    memo: dict[str, np.ndarray] = {}
+
+    def vec_fn(texts: list[str]) -> np.ndarray:
+        todo = list(dict.fromkeys(t for t in texts if t not in memo))
+        if todo:
+            for t, v in zip(todo, np.asarray(embedder.embed(todo, kind="passage"), np.float32), strict=True):
+                memo[t] = v
+        return np.stack([memo[t] for t in texts]) if texts else np.zeros((0, embedder.dim), np.float32)
+
+    bubbles: list[Bubble] = []
+    parents = layout_parents(blocks, vec_fn, p, bubbles)
+    offs = np.concatenate(([0], np.cumsum([len(b) for b in blocks]))).tolist()
+    nodes = []
+    for i, par in enumerate(parents):
+        pid = str(i + 1)
+        g0 = offs[par.blocks[0]] + par.start
+        nodes.append((pid, g0, g0 + len(par.text), par.method, {"size": len(par.text)}))
+        kids = split_children(par.text, vec_fn, p, par.segments, bubbles, where=f"parent {pid}")
+        if len(kids) > 1:
+            for k, c in enumerate(kids):
+                nodes.append((f"{pid}.{k + 1}", g0 + c.start, g0 + c.end, c.method, {"size": c.end - c.start}))
+    return build_tree(text, nodes, bubbles=tuple(bubbles), unit=p.unit)

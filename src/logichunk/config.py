@@ -1,0 +1,179 @@
+"""One settings object with the defaults of the seed design, overridable in layers.
+
+Precedence, lowest first: the defaults below, a TOML file (top-level keys or a ``[logichunk]``
+table), environment variables ``LOGICHUNK_<NAME>`` (``LOGICHUNK_MAX_PARENT_SIZE=2000``), and explicit
+keyword overrides (what CLI flags pass). Unknown keys and values of the wrong type are errors, so a
+typo never silently keeps a default::
+
+    s = Settings.load("logichunk.toml", top_k=10)
+    s.max_parent_size, s.debounce_delay_ms
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from .errors import InputError
+
+ENV_PREFIX = "LOGICHUNK_"
+RETRIEVE_MODES = ("basic", "parent", "hierarchical", "hybrid")
+
+
+@dataclass(frozen=True)
+class Settings:
+    # --- storage
+    db: str = "logichunk.db"
+    project: str = "default"
+    # --- embedding
+    embedder: str = "auto"
+    embedding_batch_size: int = 32
+    # --- parents (user blocks)
+    max_parent_size: int = 1500
+    min_parent_size: int = 150
+    # --- children (semantic cliffs)
+    child_min_size: int = 100
+    child_max_size: int = 400
+    child_target_size: int = 250
+    similarity_threshold: float = 0.3
+    cliff_drop: float = 0.15
+    # --- incremental re-chunking
+    debounce_delay_ms: int = 3000
+    # --- retrieval
+    retrieve_mode: str = "parent"
+    top_k: int = 5
+    size_normalization: bool = True
+    size_normalization_power: float = 0.5  # score = raw * (avg_size / size) ** power; 0.5 is the seed's sqrt
+    context_window_size: int = 1000
+    rrf_k: int = 60
+    vector_index: str = "auto"  # auto | exact | hnsw | pgvector (auto: pgvector on PostgreSQL, else exact/HNSW)
+    hnsw_threshold: int = 50_000
+    hnsw_m: int = 16
+    hnsw_ef_construction: int = 200
+    hnsw_ef_search: int = 64
+    rerank_candidates: int = 30
+    # --- logic-chain chunking defaults
+    chunk_sizes: tuple[int, ...] = (1000, 500, 200)
+    unit: str = "chars"
+
+    def __post_init__(self) -> None:
+        pos = ("embedding_batch_size", "max_parent_size", "child_max_size", "child_target_size", "top_k",
+               "context_window_size", "rrf_k", "hnsw_m", "hnsw_ef_construction", "hnsw_ef_search",
+               "rerank_candidates")
+        for name in pos:
+            if getattr(self, name) < 1:
+                raise InputError(f"setting {name} must be at least 1, got {getattr(self, name)}")
+        for name in ("min_parent_size", "child_min_size", "debounce_delay_ms", "hnsw_threshold"):
+            if getattr(self, name) < 0:
+                raise InputError(f"setting {name} must not be negative, got {getattr(self, name)}")
+        if self.min_parent_size > self.max_parent_size:
+            raise InputError(f"min_parent_size ({self.min_parent_size}) exceeds max_parent_size ({self.max_parent_size})")
+        if not (self.child_min_size <= self.child_target_size <= self.child_max_size):
+            raise InputError("child sizes must satisfy child_min_size <= child_target_size <= child_max_size, got "
+                             f"{self.child_min_size}/{self.child_target_size}/{self.child_max_size}")
+        if not -1.0 <= self.similarity_threshold <= 1.0:
+            raise InputError(f"similarity_threshold must be in [-1, 1], got {self.similarity_threshold}")
+        if self.retrieve_mode not in RETRIEVE_MODES:
+            raise InputError(f"retrieve_mode must be one of {', '.join(RETRIEVE_MODES)}, got {self.retrieve_mode!r}")
+        if self.vector_index not in ("auto", "exact", "hnsw", "pgvector"):
+            raise InputError(f"vector_index must be auto, exact, hnsw or pgvector, got {self.vector_index!r}")
+        if self.unit not in ("chars", "bytes", "tokens"):
+            raise InputError(f"unit must be chars, bytes or tokens, got {self.unit!r}")
+        if not self.chunk_sizes or any(s < 1 for s in self.chunk_sizes):
+            raise InputError(f"chunk_sizes must be positive, got {self.chunk_sizes}")
+
+    # ------------------------------------------------------------------ layers
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in fields(cls))
+
+    def with_overrides(self, values: Mapping[str, Any], *, source: str = "override") -> Settings:
+        """A copy with ``values`` applied (``None`` values are skipped, so unset CLI flags keep the rest)."""
+        known = {f.name: f for f in fields(self)}
+        changes: dict[str, Any] = {}
+        for key, raw in values.items():
+            if raw is None:
+                continue
+            name = key.replace("-", "_")
+            if name not in known:
+                raise InputError(f"unknown setting {key!r} in {source}")
+            changes[name] = _coerce(name, getattr(self, name), raw, source)
+        return replace(self, **changes) if changes else self
+
+    @classmethod
+    def from_toml(cls, path: str | os.PathLike[str], base: Settings | None = None) -> Settings:
+        p = Path(path)
+        try:
+            data = tomllib.loads(p.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise InputError(f"settings file not found: {p}") from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+            raise InputError(f"settings file {p} is not valid TOML: {e}") from None
+        if isinstance(data.get("logichunk"), dict):
+            data = data["logichunk"]
+        return (base or cls()).with_overrides(data, source=str(p))
+
+    def with_env(self, env: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if env is None else env
+        vals = {}
+        for name in self.names():
+            key = ENV_PREFIX + name.upper()
+            if key in env:
+                vals[name] = env[key]
+        return self.with_overrides(vals, source="environment")
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str] | None = None, *, env: Mapping[str, str] | None = None,
+             **overrides: Any) -> Settings:
+        """Defaults < TOML file (``path``, or ``$LOGICHUNK_CONFIG``) < env vars < ``overrides``."""
+        env = os.environ if env is None else env
+        path = path or env.get(ENV_PREFIX + "CONFIG") or None
+        s = cls.from_toml(path) if path else cls()
+        return s.with_env(env).with_overrides(overrides)
+
+
+def _coerce(name: str, default: Any, raw: Any, source: str) -> Any:
+    def bad() -> InputError:
+        return InputError(f"setting {name} from {source}: expected {type(default).__name__}, got {raw!r}")
+
+    if isinstance(default, bool):
+        if isinstance(raw, bool):
+            return raw
+        if isinstance(raw, str) and raw.strip().lower() in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+            return raw.strip().lower() in ("1", "true", "yes", "on")
+        raise bad()
+    if isinstance(default, int):
+        if isinstance(raw, bool):
+            raise bad()
+        if isinstance(raw, int):
+            return raw
+        if isinstance(raw, str):
+            try:
+                return int(raw.strip().replace("_", ""))
+            except ValueError:
+                raise bad() from None
+        raise bad()
+    if isinstance(default, float):
+        if isinstance(raw, int | float) and not isinstance(raw, bool):
+            return float(raw)
+        if isinstance(raw, str):
+            try:
+                return float(raw)
+            except ValueError:
+                raise bad() from None
+        raise bad()
+    if isinstance(default, tuple):
+        items = raw.split(",") if isinstance(raw, str) else raw
+        if not isinstance(items, list | tuple):
+            raise bad()
+        try:
+            return tuple(int(str(x).strip()) for x in items)
+        except ValueError:
+            raise bad() from None
+    if isinstance(raw, str):
+        return raw
+    raise bad()

@@ -1,0 +1,379 @@
+"""``logichunk eval``: benchmarks on the public sets, every method and the peers side by side.
+
+    logichunk eval segmentation [--data PATH...] [--methods all|LIST] [--limit N] [--oracle]
+    logichunk eval chunking     [--data STEM...] [--methods ...] [--size 200] [--budget 5] [--embedder hash]
+    logichunk eval retrieval    [--data STEM...] [--modes basic] [--methods entropy] [--k 5]
+    logichunk eval report       [--out DIR] [--results FILE...]
+    logichunk eval methods      (what is available here, and why not)
+
+Rows go to stdout (a table, or JSON lines with ``--json``) and are merged into ``OUT/results.jsonl``
+(``--out``, default ``eval-report``); ``report`` turns that file into markdown and PNG plots.
+
+Missing data: a path named with ``--data`` that does not exist is an error (exit 2, one line);
+with no ``--data`` and no ``../shared/data`` folder (or ``$LOGICHUNK_DATA``), the verb prints one
+note and exits 0, so a machine without the benchmark data skips instead of failing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import warnings
+from typing import Any
+
+from ..errors import LogichunkError
+
+DEFAULT_OUT = "eval-report"
+
+
+def _note(msg: str) -> None:
+    print(f"logichunk eval: {msg}", file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------- shared pieces
+
+
+class _FallbackEmbedder:
+    """Used only when ``logichunk.models`` cannot be imported: hashed, log-scaled counts of words
+    and CJK character bigrams (no IDF: an embedder has no corpus to fit), L2-normalised."""
+
+    model_id = "eval-fallback-tf-hash-512"
+    dim = 512
+
+    def embed(self, texts, *, kind: str = "passage"):
+        import re
+        import zlib
+
+        import numpy as np
+
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, t in enumerate(texts):
+            feats = re.findall(r"[^\W\d_]+|\d+", t.lower())
+            cjk = re.findall(r"[\u3400-\u9fff]", t)
+            feats += [a + b for a, b in zip(cjk, cjk[1:], strict=False)]
+            for f in feats:
+                h = zlib.crc32(f.encode("utf-8"))
+                out[i, h % self.dim] += 1.0 if (h >> 16) & 1 else -1.0
+        out = np.sign(out) * np.log1p(np.abs(out))
+        n = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.maximum(n, 1e-12)
+
+
+def _embedder(spec: str) -> tuple[Any, str]:
+    try:
+        from ..models import resolve_embedder
+    except ImportError as e:
+        _note(f"logichunk.models unavailable ({e}); using the fallback hashed-TF embedder")
+        return _FallbackEmbedder(), "fallback-tf"
+    r = resolve_embedder(spec)
+    if getattr(r, "note", ""):
+        _note(str(r.note))
+    return r.model, spec
+
+
+def _settings(args: argparse.Namespace, need_embedder: bool = True):
+    from .methods import Settings
+
+    emb, name = _embedder(args.embedder) if need_embedder else (None, args.embedder)
+    return Settings(size=args.size, unit=args.unit, embedder=emb, embedder_name=name)
+
+
+def _runners(specs, settings) -> list[tuple[Any, Any]]:
+    from .methods import Unavailable, build
+
+    out = []
+    for spec in specs:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                out.append((spec, build(spec, settings)))
+        except Unavailable as e:
+            _note(f"skipped {e}")
+    return out
+
+
+class _Printer:
+    """Rows to stdout as they come: JSON lines, or an aligned table."""
+
+    def __init__(self, as_json: bool, cols: list[tuple[str, str]]) -> None:
+        self.as_json = as_json
+        self.cols = cols
+        self.header_done = False
+
+    def row(self, r: dict[str, Any]) -> None:
+        if self.as_json:
+            print(json.dumps(r, ensure_ascii=False), flush=True)
+            return
+        if not self.header_done:
+            print(f"{'dataset':<28} {'method':<24} {'n':>5} " + " ".join(f"{h:>9}" for _, h in self.cols)
+                  + f" {'seconds':>8}")
+            self.header_done = True
+        cells = []
+        for k, _ in self.cols:
+            v = r.get(k)
+            cells.append(f"{v:>9.3f}" if isinstance(v, float) else f"{'' if v is None else v!s:>9}")
+        name = r["method"] + ("†" if r.get("peer") else "")
+        print(f"{r['dataset'][-28:]:<28} {name:<24} {r['n']:>5} " + " ".join(cells) + f" {r['seconds']:>8.1f}",
+              flush=True)
+
+
+def _save(args: argparse.Namespace, rows: list[dict[str, Any]]) -> None:
+    """Merge rows into OUT/results.jsonl as they come (a long run keeps what it finished)."""
+    if args.no_save or not rows:
+        return
+    from .report import save_rows
+
+    save_rows(args.out, rows)
+
+
+def _done(args: argparse.Namespace, task: str, count: int, seconds: float) -> None:
+    where = "" if args.no_save else (f"; saved in {args.out}/results.jsonl (report: logichunk eval report "
+                                     f"--out {args.out})")
+    _note(f"{task}: {count} row(s) in {seconds:.0f} s{where}")
+
+
+def _budget(arg: str, size: int) -> int:
+    """``5`` = five chunks of the target size; ``1000t`` = 1000 tokens."""
+    a = arg.strip().lower()
+    try:
+        if a.endswith(("t", "tok", "tokens")):
+            b = int(a.rstrip("tokens").rstrip("tok").rstrip("t"))
+        else:
+            b = round(float(a) * size)
+    except ValueError:
+        raise LogichunkError(f"--budget wants a number of chunks (5) or of tokens (1000t), got {arg!r}") from None
+    if b < 1:
+        raise LogichunkError("--budget must be positive")
+    return b
+
+
+def _limit(v: str) -> int:
+    n = int(v)
+    if n < 1:
+        raise argparse.ArgumentTypeError("--limit must be at least 1")
+    return n
+
+
+# --------------------------------------------------------------------------- verbs
+
+
+def cmd_segmentation(args: argparse.Namespace) -> int:
+    from .methods import select_methods
+    from .readers import read_segmentation, resolve
+    from .report import save_curve
+    from .segmentation import run_segmentation
+
+    sets, note = resolve(args.data, "segmentation")
+    if note:
+        _note(note)
+        return 0
+    specs = select_methods(args.methods, "segmentation")
+    need = any(s.name in ("cliff", "langchain-semantic", "llamaindex-semantic", "chonkie-semantic") for s in specs)
+    settings = _settings(args, need)
+    runners = _runners(specs, settings)
+    if not runners:
+        raise LogichunkError("no method could run here (see the notes above)")
+    printer = _Printer(args.json, [("pk", "Pk"), ("windowdiff", "WD"), ("f1", "F1"), ("hyp_per_doc", "cuts/doc"),
+                                   ("gold_per_doc", "gold/doc")])
+    all_rows: list[dict[str, Any]] = []
+    t0 = time.perf_counter()
+    for ds in sets:
+        docs = read_segmentation(ds.path, args.limit)
+        name = f"{ds.path.parent.name}/{ds.name}"
+        for spec, runner in runners:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                out = run_segmentation(docs, spec.name, runner, peer=spec.peer, dataset=name, oracle=args.oracle,
+                                       method_is_oracle=spec.oracle)
+            for n in out.notes:
+                _note(n)
+            for r in out.rows:
+                r["embedder"] = settings.embedder_name if spec.name in ("cliff",) or spec.peer else None
+                printer.row(r)
+            all_rows.extend(out.rows)
+            if out.curve is not None and not args.no_save:
+                save_curve(args.out, out.curve)
+            _save(args, out.rows)
+    _done(args, "segmentation", len(all_rows), time.perf_counter() - t0)
+    return 0
+
+
+def _spans_sets(args: argparse.Namespace, task: str):
+    from .readers import resolve
+
+    sets, note = resolve(args.data, task)
+    if note:
+        _note(note)
+    return sets
+
+
+def cmd_chunking(args: argparse.Namespace) -> int:
+    from .chunking import Layout, embed, run_chunking
+    from .methods import select_methods
+    from .readers import read_corpus
+
+    sets = _spans_sets(args, "chunking")
+    if not sets:
+        return 0
+    specs = select_methods(args.methods, "chunking")
+    settings = _settings(args)
+    budget = _budget(args.budget, args.size)
+    runners = _runners(specs, settings)
+    if not runners:
+        raise LogichunkError("no method could run here (see the notes above)")
+    printer = _Printer(args.json, [("recall", "recall"), ("precision", "prec"), ("iou", "IoU"),
+                                   ("evidence_recall_at_k", "evid.R"), ("recall_at_k", "docR"), ("mrr", "MRR"),
+                                   ("chunks", "chunks"), ("mean_tokens", "tok/chunk")])
+    t0 = time.perf_counter()
+    count = 0
+    for ds in sets:
+        corpus = read_corpus(ds.path, args.limit)
+        name = f"{ds.path.parent.name}/{ds.name}"
+        layout = Layout.of(corpus, settings.unit)
+        qv = embed(settings.embedder, [q.question for q in corpus.queries], "query")
+        for spec, runner in runners:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                row, notes = run_chunking(corpus, spec.name, runner, settings, peer=spec.peer, dataset=name,
+                                          budget=budget, query_vecs=qv, layout=layout)
+            for n in notes:
+                _note(n)
+            printer.row(row)
+            _save(args, [row])
+            count += 1
+    _done(args, "chunking", count, time.perf_counter() - t0)
+    return 0
+
+
+def cmd_retrieval(args: argparse.Namespace) -> int:
+    from .chunking import MODES, run_retrieval
+    from .methods import select_methods
+    from .readers import read_corpus
+
+    sets = _spans_sets(args, "retrieval")
+    if not sets:
+        return 0
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    ready = []
+    for m in modes:
+        if m in MODES:
+            ready.append(m)
+        else:
+            _note(f"skipped mode {m!r}: not available yet (registered modes: {', '.join(MODES)}; store-based "
+                  "modes register themselves with logichunk.eval.chunking.register_mode)")
+    if not ready:
+        raise LogichunkError(f"none of the modes {args.modes!r} is available (known: {', '.join(MODES)})")
+    specs = select_methods(args.methods, "chunking")
+    settings = _settings(args)
+    runners = _runners(specs, settings)
+    if not runners:
+        raise LogichunkError("no chunking method could run here (see the notes above)")
+    printer = _Printer(args.json, [("recall_at_k", "docR@k"), ("evidence_recall_at_k", "evid.R@k"), ("mrr", "MRR"),
+                                   ("recall", "spanR")])
+    t0 = time.perf_counter()
+    count = 0
+    for ds in sets:
+        corpus = read_corpus(ds.path, args.limit)
+        name = f"{ds.path.parent.name}/{ds.name}"
+        for mode in ready:
+            for spec, runner in runners:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    row, notes = run_retrieval(corpus, mode, spec.name, runner, settings, dataset=name, k=args.k)
+                row["peer"] = spec.peer
+                for n in notes:
+                    _note(n)
+                printer.row(row)
+                _save(args, [row])
+                count += 1
+    _done(args, "retrieval", count, time.perf_counter() - t0)
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .report import write_report
+
+    path, notes = write_report(args.out, args.results)
+    for n in notes:
+        _note(n)
+    print(path)
+    return 0
+
+
+def cmd_methods(args: argparse.Namespace) -> int:
+    import importlib.util
+
+    from .methods import INSTALL, METHODS
+
+    for m in METHODS.values():
+        missing = [r for r in m.requires if importlib.util.find_spec(r.split(".")[0]) is None
+                   or _missing(r)]
+        state = "ok" if not missing else "missing " + ", ".join(INSTALL.get(r, r) for r in missing)
+        print(f"{m.name:<20} {m.group:<9} {'/'.join(sorted(m.tasks)):<23} {state:<28} {m.about}")
+    return 0
+
+
+def _missing(mod: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(mod) is None
+    except (ImportError, ValueError):
+        return True
+
+
+# --------------------------------------------------------------------------- parser
+
+
+def _common(p: argparse.ArgumentParser, task: str) -> None:
+    p.add_argument("--data", nargs="+", metavar="PATH",
+                   help="file, folder or STEM (STEM.corpus.jsonl + STEM.queries.jsonl); default: the "
+                        f"{task} sets under ../shared/data (or $LOGICHUNK_DATA)")
+    p.add_argument("--methods", default="all",
+                   help="comma list, or all / logichunk / baselines / peers (see: logichunk eval methods)")
+    p.add_argument("--limit", type=_limit, metavar="N", help="first N documents (segmentation) or queries")
+    p.add_argument("--json", action="store_true", help="one JSON object per line per (method, data set)")
+    p.add_argument("--out", default=DEFAULT_OUT, help=f"results folder (default {DEFAULT_OUT})")
+    p.add_argument("--no-save", action="store_true", help="do not write OUT/results.jsonl")
+    p.add_argument("--embedder", default="hash",
+                   help="embedder for every method that embeds, peers included: hash (default, model-free), "
+                        "e5, minilm, auto, ...")
+    p.add_argument("--size", type=int, default=200, help="target chunk size (default 200)")
+    p.add_argument("--unit", choices=["tokens", "chars"], default="tokens", help="unit of --size and --budget")
+
+
+def add_parser(subparsers) -> None:
+    """Register ``eval`` and its verbs on the main CLI's subparsers."""
+    ev = subparsers.add_parser("eval", help="benchmarks: segmentation, chunking, retrieval, report",
+                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ev.add_subparsers(dest="eval_verb", metavar="TASK")
+    sub.required = True
+
+    s = sub.add_parser("segmentation", help="choose boundaries between given units; Pk, WindowDiff, F1")
+    _common(s, "segmentation")
+    s.add_argument("--oracle", action="store_true",
+                   help="also score each signal with the gold number of boundaries (rows named METHOD@gold-k)")
+    s.set_defaults(func=cmd_segmentation)
+
+    c = sub.add_parser("chunking", help="chunk, embed, retrieve within a token budget; span recall/precision/IoU")
+    _common(c, "chunking")
+    c.add_argument("--budget", default="5",
+                   help="retrieved tokens per query: N chunks of --size (default 5), or 1000t for 1000 tokens")
+    c.set_defaults(func=cmd_chunking)
+
+    r = sub.add_parser("retrieval", help="retrieve top-k per mode; doc recall@k, evidence recall@k, MRR")
+    _common(r, "retrieval")
+    r.set_defaults(methods="entropy")
+    r.add_argument("--modes", default="basic", help="comma list of retrieval modes (default basic)")
+    r.add_argument("--k", type=int, default=5, help="hits per query (default 5)")
+    r.set_defaults(func=cmd_retrieval)
+
+    rp = sub.add_parser("report", help="markdown tables and PNG plots from saved results")
+    rp.add_argument("--out", default=DEFAULT_OUT, help=f"results folder; the report goes there too (default {DEFAULT_OUT})")
+    rp.add_argument("--results", nargs="+", help="results files to read instead of OUT/results.jsonl")
+    rp.set_defaults(func=cmd_report)
+
+    m = sub.add_parser("methods", help="list methods and whether they can run here")
+    m.set_defaults(func=cmd_methods)

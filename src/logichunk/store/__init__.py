@@ -1,0 +1,13 @@
+"""Persistence: projects, documents, chapters, user-editable blocks, parent/child chunks,
+embeddings (cached by model + content hash) and bubbles, on SQLite or PostgreSQL + pgvector.
+
+    from logichunk.store import Store
+    store = Store.open("project.db")                 # or "postgresql://..."
+    doc = store.add_document("novel", [("Chapter 1", ["block one...", "block two..."])])
+    store.rechunk_dirty()
+"""
+
+from .base import BlockRow, ChunkRow, RechunkError, RechunkResult, Store, StoreError, sha256
+from .debounce import Debouncer
+
+__all__ = ["BlockRow", "ChunkRow", "Debouncer", "RechunkError", "RechunkResult", "Store", "StoreError", "sha256"]

@@ -1,0 +1,788 @@
+"""The store: one schema and one body of logic over two SQL backends.
+
+:class:`Store` holds everything that does not depend on the database (the parent-child layout,
+the embedding cache, incremental re-chunking, index maintenance); :class:`SQLiteStore` and
+:class:`PostgresStore` supply connections, transactions, the vector column codec and (on
+PostgreSQL) pgvector search. ``Store.open(url)`` picks one: a ``postgresql://`` URL, or a file path.
+
+Re-chunking works on one chapter at a time, because parents may merge small neighbouring blocks
+(never across a chapter). It reads a snapshot, computes the new layout *outside* any lock or
+transaction (embedding is the slow part), then writes everything in one short transaction that
+first checks no block of the chapter changed meanwhile. Parents whose owner block, offsets and
+content hash are unchanged keep their rows, children and vectors; only the rest are recomputed,
+and sentence/child embeddings come from the ``embeddings`` table when the content was seen before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .. import ids as idmod
+from ..chunkers.parent_child import PCParams, layout_parents, split_children
+from ..config import Settings
+from ..errors import InputError, LogichunkError
+from ..index.bm25 import BM25Index
+from ..index.vectors import VectorIndex, make_index
+from ..types import Bubble, Chunk, Span
+from . import schema
+
+
+class StoreError(LogichunkError):
+    """The store cannot do what was asked: unknown ids, an unreachable or unwritable database..."""
+
+
+class RechunkError(StoreError):
+    """A re-chunk failed (embedding, most often); the blocks stay dirty for a retry."""
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _new_id() -> str:
+    return secrets.token_hex(6)
+
+
+LEVELS = ("document", "parent", "child")
+
+
+@dataclass(frozen=True)
+class BlockRow:
+    id: str
+    chapter_id: str
+    order: int
+    title: str | None
+    content: str
+    is_dirty: bool
+    content_hash: str | None
+    last_chunked_at: float | None
+    revision: int
+    last_error: str | None = None
+
+
+@dataclass(frozen=True)
+class ChunkRow:
+    pk: int
+    project_id: str
+    document_id: str
+    chapter_id: str
+    block_id: str
+    parent_pk: int | None
+    level: str
+    dotted_id: str
+    order: int
+    start: int
+    end: int
+    size: int
+    content: str
+    content_hash: str
+    method: str
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def to_chunk(self, **extra: Any) -> Chunk:
+        """As a :class:`~logichunk.types.Chunk`: dotted id, span relative to the owning block."""
+        meta = {"pk": self.pk, "level_name": self.level, "block_id": self.block_id, "chapter_id": self.chapter_id,
+                "document_id": self.document_id, "size": self.size, "text": self.content, **self.meta, **extra}
+        return Chunk(id=self.dotted_id, span=Span(self.start, self.end), level=self.dotted_id.count(".") + 1,
+                     parent=idmod.parent_of(self.dotted_id), method=self.method, meta=meta)
+
+
+@dataclass(frozen=True)
+class RechunkResult:
+    chapter_id: str
+    status: str  # "clean" | "unchanged" | "rechunked" | "stale"
+    parents_kept: int = 0
+    parents_written: int = 0
+    children_written: int = 0
+    embedded: int = 0  # texts sent to the embedder (cache misses)
+    seconds: float = 0.0
+
+
+_CHUNK_COLS = ("pk, project_id, document_id, chapter_id, block_id, parent_pk, chunk_level, dotted_id, chunk_order, "
+               "start_offset, end_offset, size, content, content_hash, method, meta")
+_BLOCK_COLS = "id, chapter_id, block_order, title, content, is_dirty, content_hash, last_chunked_at, revision, last_error"
+
+
+def _chunk_row(r: Sequence[Any]) -> ChunkRow:
+    return ChunkRow(int(r[0]), r[1], r[2], r[3], r[4], None if r[5] is None else int(r[5]), r[6], r[7], int(r[8]),
+                    int(r[9]), int(r[10]), int(r[11]), r[12], r[13], r[14], json.loads(r[15]) if r[15] else {})
+
+
+def _block_row(r: Sequence[Any]) -> BlockRow:
+    return BlockRow(r[0], r[1], int(r[2]), r[3], r[4], bool(r[5]), r[6], r[7], int(r[8]), r[9])
+
+
+@dataclass
+class _Snapshot:
+    chapter_id: str
+    document_id: str
+    rank: int
+    blocks: list[BlockRow]
+    old_parents: list[tuple[int, str, int, int, str, int, str]]  # pk, block, start, end, hash, order, dotted
+
+
+@dataclass
+class _NewParent:
+    order: int
+    dotted: str
+    owner: str
+    blocks: list[str]
+    start: int
+    end: int
+    text: str
+    method: str
+    segments: list[tuple[int, int]]
+    vec: np.ndarray
+    children: list[tuple[int, int, str, str, np.ndarray]]  # start, end (block-relative), text, method, vec
+
+
+class _IndexCache:
+    def __init__(self) -> None:
+        self.generation = -1
+        self.index: Any = None
+
+
+class Store:
+    """Base class and factory. Use :meth:`open`; see the module docstring."""
+
+    dialect: ClassVar[str] = ""
+    placeholder: ClassVar[str] = "?"
+
+    # ------------------------------------------------------------------ opening
+    @staticmethod
+    def open(url: str, *, settings: Settings | None = None, embedder: Any = None, project: str | None = None) -> Store:
+        """``postgresql://...`` (or ``postgres://``) for PostgreSQL + pgvector, anything else is a
+        SQLite file path (``:memory:`` too). ``embedder`` follows the Embedder protocol; default:
+        the one ``settings.embedder`` names."""
+        if not isinstance(url, str) or not url.strip():
+            raise InputError("a database URL or path is needed")
+        settings = settings or Settings()
+        if url.startswith(("postgresql://", "postgres://")):
+            from .postgres import PostgresStore
+
+            return PostgresStore(url, settings=settings, embedder=embedder, project=project)
+        from .sqlite import SQLiteStore
+
+        return SQLiteStore(url.removeprefix("sqlite:///").removeprefix("sqlite://"), settings=settings,
+                           embedder=embedder, project=project)
+
+    def __init__(self, url: str, *, settings: Settings, embedder: Any = None, project: str | None = None) -> None:
+        self.url = url
+        self.settings = settings
+        self._embedder = embedder
+        self.embedder_note = ""
+        self.params = PCParams.from_settings(settings)
+        self._lock = threading.RLock()
+        self._closed = False
+        self._memo: OrderedDict[tuple[str, str, str], np.ndarray] = OrderedDict()
+        self._memo_max = 50_000
+        self._vindex: dict[tuple[str, str], _IndexCache] = {}
+        self._bm25: dict[str, _IndexCache] = {}
+        self._avg_cache: tuple[int, float] = (-1, 0.0)
+        self.embed_calls = 0  # texts sent to the embedder by this store object
+        self._connect()
+        self._migrate()
+        self.project_id = self._ensure_project(project or settings.project)
+
+    # backend hooks -----------------------------------------------------
+    def _connect(self) -> None:
+        raise NotImplementedError
+
+    def _raw_execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        raise NotImplementedError
+
+    def _raw_executemany(self, sql: str, seq: Sequence[Sequence[Any]]) -> None:
+        raise NotImplementedError
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        raise NotImplementedError
+        yield
+
+    def _translate_error(self, exc: BaseException) -> StoreError | None:
+        return None
+
+    def _insert_pk(self, sql: str, params: Sequence[Any]) -> int:
+        raise NotImplementedError
+
+    def _ensure_connected(self) -> None:
+        """Hook: reconnect a lost connection before a new transaction (PostgreSQL)."""
+
+    def _vec_param(self, v: np.ndarray) -> Any:
+        return np.ascontiguousarray(v, dtype="<f4").tobytes()
+
+    def _vec_value(self, x: Any) -> np.ndarray:
+        return np.frombuffer(x, dtype="<f4").astype(np.float32)
+
+    def _lock_chapter_blocks_sql(self) -> str:
+        return "SELECT id, revision FROM blocks WHERE chapter_id = ?"
+
+    def _after_vectors_written(self, model_id: str, dim: int) -> None:
+        """Hook: PostgreSQL creates its HNSW index for a (model, dim) here (inside the transaction)."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ SQL helpers
+    def _sql(self, sql: str) -> str:
+        return sql if self.placeholder == "?" else sql.replace("?", self.placeholder)
+
+    @contextlib.contextmanager
+    def _guard(self) -> Iterator[None]:
+        if self._closed:
+            raise StoreError("the store is closed")
+        try:
+            yield
+        except LogichunkError:
+            raise
+        except Exception as e:
+            err = self._translate_error(e)
+            if err is None:
+                raise
+            raise err from e
+
+    def _q(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        with self._lock, self._guard():
+            return list(self._raw_execute(self._sql(sql), tuple(params)))
+
+    def _x(self, sql: str, params: Sequence[Any] = ()) -> None:
+        with self._lock, self._guard():
+            self._raw_execute(self._sql(sql), tuple(params))
+
+    def _xmany(self, sql: str, seq: Sequence[Sequence[Any]]) -> None:
+        if seq:
+            with self._lock, self._guard():
+                self._raw_executemany(self._sql(sql), seq)
+
+    @contextlib.contextmanager
+    def tx(self) -> Iterator[None]:
+        """One transaction (re-entrant calls join the outer one)."""
+        with self._lock, self._guard():
+            if getattr(self, "_in_tx", False):
+                yield
+                return
+            self._ensure_connected()
+            self._in_tx = True
+            try:
+                with self._transaction():
+                    yield
+            finally:
+                self._in_tx = False
+
+    def _migrate(self) -> None:
+        with self.tx():
+            self._x("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            rows = self._q("SELECT MAX(version) FROM schema_version")
+            current = rows[0][0] or 0
+            if current > schema.LATEST:
+                raise StoreError(f"database schema version {current} is newer than this logichunk supports "
+                                 f"({schema.LATEST}); upgrade logichunk")
+            for version, stmts in schema.statements(self.dialect, current):
+                for s in stmts:
+                    self._x(s)
+                self._x("INSERT INTO schema_version(version) VALUES (?)", (version,))
+
+    def schema_version(self) -> int:
+        return int(self._q("SELECT MAX(version) FROM schema_version")[0][0])
+
+    def _ensure_project(self, name: str) -> str:
+        with self.tx():
+            rows = self._q("SELECT id FROM projects WHERE name = ?", (name,))
+            if rows:
+                return rows[0][0]
+            pid = _new_id()
+            self._x("INSERT INTO projects(id, name, created_at) VALUES (?, ?, ?)", (pid, name, time.time()))
+            return pid
+
+    def generation(self) -> int:
+        return int(self._q("SELECT value FROM store_meta WHERE key = 'generation'")[0][0])
+
+    def _bump(self) -> None:
+        self._x("UPDATE store_meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'generation'")
+
+    # ------------------------------------------------------------------ embedder
+    @property
+    def embedder(self) -> Any:
+        if self._embedder is None:
+            from ..models import resolve_embedder
+
+            r = resolve_embedder(self.settings.embedder, cached=False)
+            self._embedder = r.model
+            self.embedder_note = r.description
+        return self._embedder
+
+    @property
+    def model_id(self) -> str:
+        return str(self.embedder.model_id)
+
+    def embed(self, texts: Sequence[str], kind: str = "passage") -> np.ndarray:
+        """Embeddings through the persistent cache: texts seen before (same model, kind, content)
+        are read back, never sent to the model again; misses go in batches of
+        ``embedding_batch_size`` and are written to the ``embeddings`` table at once."""
+        emb = self.embedder
+        model = self.model_id
+        dim = int(emb.dim)
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, dim), np.float32)
+        hashes = [sha256(t) for t in texts]
+        found: dict[str, np.ndarray] = {}
+        for h in hashes:
+            v = self._memo.get((model, kind, h))
+            if v is not None:
+                found[h] = v
+        missing = list(dict.fromkeys(h for h in hashes if h not in found))
+        for lo in range(0, len(missing), 500):
+            part = missing[lo : lo + 500]
+            marks = ",".join("?" * len(part))
+            for h, blob in self._q(f"SELECT content_hash, vector FROM embeddings WHERE model_id = ? AND kind = ? "
+                                   f"AND content_hash IN ({marks})", (model, kind, *part)):
+                found[h] = np.frombuffer(bytes(blob), dtype="<f4").astype(np.float32)
+        todo: dict[str, str] = {}
+        for h, t in zip(hashes, texts, strict=True):
+            if h not in found and h not in todo:
+                todo[h] = t
+        if todo:
+            keys = list(todo)
+            bs = self.settings.embedding_batch_size
+            rows = []
+            for lo in range(0, len(keys), bs):
+                chunk = keys[lo : lo + bs]
+                vecs = np.asarray(emb.embed([todo[k] for k in chunk], kind=kind), dtype=np.float32)
+                if vecs.shape != (len(chunk), dim):
+                    raise RechunkError(f"embedder {model} returned shape {vecs.shape}, expected ({len(chunk)}, {dim})")
+                self.embed_calls += len(chunk)
+                now = time.time()
+                for k, v in zip(chunk, vecs, strict=True):
+                    found[k] = v
+                    rows.append((model, kind, k, dim, np.ascontiguousarray(v, "<f4").tobytes(), now))
+            with self.tx():
+                self._xmany(self._upsert_embedding_sql(), rows)
+        for h in hashes:
+            key = (model, kind, h)
+            self._memo[key] = found[h]
+            self._memo.move_to_end(key)
+        while len(self._memo) > self._memo_max:
+            self._memo.popitem(last=False)
+        return np.stack([found[h] for h in hashes])
+
+    def _upsert_embedding_sql(self) -> str:
+        return ("INSERT INTO embeddings(model_id, kind, content_hash, dim, vector, created_at) VALUES (?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (model_id, kind, content_hash) DO NOTHING")
+
+    def embed_query(self, query: str) -> np.ndarray:
+        return np.asarray(self.embedder.embed([query], kind="query"), dtype=np.float32)[0]
+
+    # ------------------------------------------------------------------ documents, chapters, blocks
+    def add_document(self, title: str, chapters: Sequence[tuple[str | None, Sequence[str]]] = (),
+                     source: str | None = None) -> str:
+        """A document with ``chapters`` = ``[(title, [block texts...]), ...]``; blocks start dirty."""
+        if not isinstance(title, str):
+            raise InputError("document title must be a string")
+        with self.tx():
+            order = self._q("SELECT COALESCE(MAX(doc_order), 0) + 1 FROM documents WHERE project_id = ?",
+                            (self.project_id,))[0][0]
+            did = _new_id()
+            self._x("INSERT INTO documents(id, project_id, title, source, doc_order, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    (did, self.project_id, title, source, order, time.time()))
+            for ctitle, blocks in chapters:
+                cid = self.add_chapter(did, ctitle)
+                self._add_blocks(cid, list(blocks))
+            self._bump()
+        return did
+
+    def add_chapter(self, document_id: str, title: str | None = None) -> str:
+        with self.tx():
+            self._require("documents", document_id, "document")
+            order = self._q("SELECT COALESCE(MAX(chapter_order), 0) + 1 FROM chapters WHERE document_id = ?",
+                            (document_id,))[0][0]
+            cid = _new_id()
+            self._x("INSERT INTO chapters(id, document_id, chapter_order, title) VALUES (?, ?, ?, ?)",
+                    (cid, document_id, order, title))
+        return cid
+
+    def _add_blocks(self, chapter_id: str, texts: list[str], titles: Sequence[str | None] | None = None) -> list[str]:
+        for t in texts:
+            if not isinstance(t, str):
+                raise InputError("block content must be a string")
+        start = self._q("SELECT COALESCE(MAX(block_order), 0) FROM blocks WHERE chapter_id = ?", (chapter_id,))[0][0]
+        now = time.time()
+        ids = [_new_id() for _ in texts]
+        titles = list(titles) if titles is not None else [None] * len(texts)
+        self._xmany("INSERT INTO blocks(id, chapter_id, block_order, title, content, is_dirty, revision, updated_at) "
+                    "VALUES (?, ?, ?, ?, ?, 1, 1, ?)",
+                    [(bid, chapter_id, start + i + 1, titles[i], t, now) for i, (bid, t) in enumerate(zip(ids, texts, strict=True))])
+        return ids
+
+    def add_block(self, chapter_id: str, content: str, title: str | None = None) -> str:
+        """Append a (dirty) block to a chapter."""
+        with self.tx():
+            self._require("chapters", chapter_id, "chapter")
+            bid = self._add_blocks(chapter_id, [content], [title])[0]
+            self._bump()
+        return bid
+
+    def _require(self, table: str, key: str, what: str) -> None:
+        if not isinstance(key, str) or not self._q(f"SELECT 1 FROM {table} WHERE id = ?", (key,)):
+            raise StoreError(f"unknown {what} id {key!r}")
+
+    def edit_block(self, block_id: str, content: str) -> bool:
+        """Replace a block's content and mark it dirty (cheap; the re-chunk runs later).
+        Returns False when the content is identical (nothing marked)."""
+        if not isinstance(content, str):
+            raise InputError("block content must be a string")
+        with self.tx():
+            b = self.get_block(block_id)
+            if b.content == content:
+                return False
+            self._x("UPDATE blocks SET content = ?, is_dirty = 1, revision = revision + 1, updated_at = ? WHERE id = ?",
+                    (content, time.time(), block_id))
+        return True
+
+    def mark_dirty(self, block_id: str) -> None:
+        with self.tx():
+            self.get_block(block_id)
+            self._x("UPDATE blocks SET is_dirty = 1, revision = revision + 1 WHERE id = ?", (block_id,))
+
+    def delete_block(self, block_id: str) -> None:
+        """Delete a block (its chunks cascade); the chapter's blocks are marked for a re-chunk,
+        since merged parents may have covered it."""
+        with self.tx():
+            b = self.get_block(block_id)
+            # parents owned by other blocks that covered this one must go as well
+            for pk, meta in self._q("SELECT pk, meta FROM chunks WHERE chapter_id = ? AND chunk_level = 'parent'",
+                                    (b.chapter_id,)):
+                if block_id in (json.loads(meta or "{}").get("blocks") or []):
+                    self._x("DELETE FROM chunks WHERE pk = ?", (pk,))
+            self._x("DELETE FROM blocks WHERE id = ?", (block_id,))
+            self._x("UPDATE blocks SET is_dirty = 1, content_hash = NULL, revision = revision + 1 WHERE chapter_id = ?",
+                    (b.chapter_id,))
+            self._bump()
+
+    def delete_document(self, document_id: str) -> None:
+        with self.tx():
+            self._require("documents", document_id, "document")
+            self._x("DELETE FROM documents WHERE id = ?", (document_id,))
+            self._bump()
+
+    def get_block(self, block_id: str) -> BlockRow:
+        if not isinstance(block_id, str) or not block_id:
+            raise StoreError(f"unknown block id {block_id!r}")
+        rows = self._q(f"SELECT {_BLOCK_COLS} FROM blocks WHERE id = ?", (block_id,))
+        if not rows:
+            raise StoreError(f"unknown block id {block_id!r}")
+        return _block_row(rows[0])
+
+    def blocks(self, chapter_id: str | None = None, *, dirty: bool | None = None) -> list[BlockRow]:
+        """Blocks of one chapter, or of the whole project, in document/chapter/block order."""
+        cols = ", ".join("b." + c.strip() for c in _BLOCK_COLS.split(","))
+        sql = (f"SELECT {cols} FROM blocks b JOIN chapters c ON c.id = b.chapter_id "
+               "JOIN documents d ON d.id = c.document_id WHERE d.project_id = ?")
+        params: list[Any] = [self.project_id]
+        if chapter_id is not None:
+            sql += " AND b.chapter_id = ?"
+            params.append(chapter_id)
+        if dirty is not None:
+            sql += " AND b.is_dirty = ?"
+            params.append(int(dirty))
+        sql += " ORDER BY d.doc_order, c.chapter_order, b.block_order"
+        return [_block_row(r) for r in self._q(sql, params)]
+
+    def documents(self) -> list[tuple[str, str, str | None]]:
+        return [tuple(r) for r in self._q("SELECT id, title, source FROM documents WHERE project_id = ? ORDER BY doc_order",
+                                          (self.project_id,))]
+
+    def chapters(self, document_id: str) -> list[tuple[str, int, str | None]]:
+        return [(r[0], int(r[1]), r[2]) for r in self._q(
+            "SELECT id, chapter_order, title FROM chapters WHERE document_id = ? ORDER BY chapter_order", (document_id,))]
+
+    def chapter_text(self, chapter_id: str) -> str:
+        return "".join(b.content for b in self.blocks(chapter_id))
+
+    # ------------------------------------------------------------------ chunks (reads)
+    def chunks(self, *, level: str | None = None, chapter_id: str | None = None, document_id: str | None = None,
+               block_id: str | None = None) -> list[ChunkRow]:
+        cond, params = ["project_id = ?"], [self.project_id]
+        for col, val in (("chunk_level", level), ("chapter_id", chapter_id), ("document_id", document_id),
+                         ("block_id", block_id)):
+            if val is not None:
+                cond.append(f"{col} = ?")
+                params.append(val)
+        return [_chunk_row(r) for r in self._q(
+            f"SELECT {_CHUNK_COLS} FROM chunks WHERE {' AND '.join(cond)} ORDER BY document_id, chapter_id, "
+            "chunk_level, parent_pk, chunk_order", params)]
+
+    def chunks_by_pk(self, pks: Sequence[int]) -> dict[int, ChunkRow]:
+        out: dict[int, ChunkRow] = {}
+        pks = [int(p) for p in dict.fromkeys(pks)]
+        for lo in range(0, len(pks), 500):
+            part = pks[lo : lo + 500]
+            for r in self._q(f"SELECT {_CHUNK_COLS} FROM chunks WHERE pk IN ({','.join('?' * len(part))})", part):
+                row = _chunk_row(r)
+                out[row.pk] = row
+        return out
+
+    def children_of(self, parent_pk: int) -> list[ChunkRow]:
+        return [_chunk_row(r) for r in self._q(
+            f"SELECT {_CHUNK_COLS} FROM chunks WHERE parent_pk = ? ORDER BY chunk_order", (int(parent_pk),))]
+
+    def chunk_by_dotted(self, document_id: str, dotted_id: str) -> ChunkRow | None:
+        rows = self._q(f"SELECT {_CHUNK_COLS} FROM chunks WHERE document_id = ? AND dotted_id = ?", (document_id, dotted_id))
+        return _chunk_row(rows[0]) if rows else None
+
+    def avg_parent_size(self) -> float:
+        gen = self.generation()
+        if self._avg_cache[0] != gen:
+            v = self._q("SELECT AVG(size) FROM chunks WHERE project_id = ? AND chunk_level = 'parent'", (self.project_id,))
+            self._avg_cache = (gen, float(v[0][0] or 0.0))
+        return self._avg_cache[1]
+
+    def counts(self) -> dict[str, int]:
+        out = {lvl: 0 for lvl in LEVELS}
+        for lvl, n in self._q("SELECT chunk_level, COUNT(*) FROM chunks WHERE project_id = ? GROUP BY chunk_level",
+                              (self.project_id,)):
+            out[lvl] = int(n)
+        out["dirty_blocks"] = len(self.blocks(dirty=True))
+        return out
+
+    def bubbles(self, chapter_id: str | None = None) -> list[Bubble]:
+        sql = "SELECT category, content, priority, context FROM bubbles WHERE project_id = ?"
+        params: list[Any] = [self.project_id]
+        if chapter_id:
+            sql += " AND chapter_id = ?"
+            params.append(chapter_id)
+        return [Bubble(c, t, p, json.loads(x or "{}")) for c, t, p, x in self._q(sql + " ORDER BY pk", params)]
+
+    # ------------------------------------------------------------------ re-chunking
+    def rechunk_block(self, block_id: str, *, force: bool = False) -> RechunkResult:
+        """Bring the block's chapter up to date (see the module docstring)."""
+        b = self.get_block(block_id)
+        return self.rechunk_chapter(b.chapter_id, force=force)
+
+    def rechunk_dirty(self) -> list[RechunkResult]:
+        """Re-chunk every chapter of the project that has a dirty block."""
+        chapters = list(dict.fromkeys(b.chapter_id for b in self.blocks(dirty=True)))
+        return [self.rechunk_chapter(c) for c in chapters]
+
+    def _snapshot(self, chapter_id: str) -> _Snapshot:
+        with self.tx():
+            rows = self._q("SELECT c.document_id, c.chapter_order FROM chapters c WHERE c.id = ?", (chapter_id,))
+            if not rows:
+                raise StoreError(f"unknown chapter id {chapter_id!r}")
+            doc, order = rows[0]
+            rank = self._q("SELECT COUNT(*) FROM chapters WHERE document_id = ? AND chapter_order <= ?", (doc, order))[0][0]
+            blocks = self.blocks(chapter_id)
+            old = [(int(r[0]), r[1], int(r[2]), int(r[3]), r[4], int(r[5]), r[6]) for r in self._q(
+                "SELECT pk, block_id, start_offset, end_offset, content_hash, chunk_order, dotted_id FROM chunks "
+                "WHERE chapter_id = ? AND chunk_level = 'parent'", (chapter_id,))]
+        return _Snapshot(chapter_id, doc, int(rank), blocks, old)
+
+    def rechunk_chapter(self, chapter_id: str, *, force: bool = False) -> RechunkResult:
+        t0 = time.perf_counter()
+        for _attempt in range(3):
+            snap = self._snapshot(chapter_id)
+            changed = [b for b in snap.blocks if b.content_hash != sha256(b.content)]
+            dirty = [b for b in snap.blocks if b.is_dirty]
+            if not changed and not force:
+                if not dirty:
+                    return RechunkResult(chapter_id, "clean", seconds=time.perf_counter() - t0)
+                with self.tx():
+                    for b in dirty:
+                        self._x("UPDATE blocks SET is_dirty = 0, last_error = NULL WHERE id = ? AND revision = ?",
+                                (b.id, b.revision))
+                return RechunkResult(chapter_id, "unchanged", seconds=time.perf_counter() - t0)
+            calls0 = self.embed_calls
+            try:
+                kept, new, bubbles = self._plan(snap, force)
+            except LogichunkError as e:
+                self._record_error(changed or dirty, e)
+                raise RechunkError(f"re-chunk of chapter {chapter_id} failed, blocks stay dirty: {e}") from e
+            except Exception as e:  # an embedder failing in any way keeps the blocks dirty
+                self._record_error(changed or dirty, e)
+                raise RechunkError(f"re-chunk of chapter {chapter_id} failed, blocks stay dirty: "
+                                   f"{type(e).__name__}: {e}") from e
+            if self._apply(snap, kept, new, bubbles):
+                return RechunkResult(chapter_id, "rechunked", len(kept), len(new),
+                                     sum(len(p.children) for p in new), self.embed_calls - calls0,
+                                     time.perf_counter() - t0)
+        return RechunkResult(chapter_id, "stale", seconds=time.perf_counter() - t0)
+
+    def _record_error(self, blocks: Sequence[BlockRow], exc: BaseException) -> None:
+        msg = f"{type(exc).__name__}: {exc}"[:500]
+        with contextlib.suppress(StoreError), self.tx():
+            for b in blocks:
+                self._x("UPDATE blocks SET last_error = ?, is_dirty = 1 WHERE id = ?", (msg, b.id))
+
+    def _plan(self, snap: _Snapshot, force: bool):
+        p = self.params
+        contents = [b.content for b in snap.blocks]
+        bubbles: list[tuple[str, Bubble]] = []
+        layout_bubbles: list[Bubble] = []
+        parents = layout_parents(contents, self.embed, p, layout_bubbles)
+        for bub in layout_bubbles:
+            bi = int(str(bub.context.get("where", "block 0")).split()[-1])
+            bubbles.append((snap.blocks[bi].id, bub))
+        old = {(blk, s, e, h): (pk, order, dotted) for pk, blk, s, e, h, order, dotted in snap.old_parents}
+        kept: list[tuple[int, int, str, str, int]] = []  # pk, order, dotted, old dotted, old order
+        new: list[_NewParent] = []
+        for i, par in enumerate(parents, 1):
+            owner = snap.blocks[par.blocks[0]].id
+            dotted = f"{snap.rank}.{i}"
+            h = sha256(par.text)
+            hit = old.pop((owner, par.start, par.end, h), None)
+            if hit is not None and not force:
+                kept.append((hit[0], i, dotted, hit[2], hit[1]))
+                continue
+            cb: list[Bubble] = []
+            kids = split_children(par.text, self.embed, p, par.segments, cb, where=f"parent {dotted}")
+            bubbles.extend((owner, b) for b in cb)
+            texts = [par.text[c.start : c.end] for c in kids]
+            vecs = self.embed(texts)
+            pv = vecs.mean(axis=0)
+            pv = (pv / max(float(np.linalg.norm(pv)), 1e-12)).astype(np.float32)
+            new.append(_NewParent(i, dotted, owner, [snap.blocks[j].id for j in par.blocks], par.start, par.end,
+                                  par.text, par.method, list(par.segments), pv,
+                                  [(par.start + c.start, par.start + c.end, t, c.method, v)
+                                   for c, t, v in zip(kids, texts, vecs, strict=True)]))
+        return kept, new, bubbles
+
+    def _apply(self, snap: _Snapshot, kept, new: list[_NewParent], bubbles) -> bool:
+        model = self.model_id
+        dim = int(self.embedder.dim)
+        with self.tx():
+            now = {r[0]: int(r[1]) for r in self._q(self._lock_chapter_blocks_sql(), (snap.chapter_id,))}
+            if now != {b.id: b.revision for b in snap.blocks}:
+                return False
+            keep_pks = {k[0] for k in kept}
+            for pk, *_ in snap.old_parents:
+                if pk not in keep_pks:
+                    self._x("DELETE FROM chunks WHERE pk = ?", (pk,))
+            for pk, order, dotted, old_dotted, old_order in kept:
+                if dotted != old_dotted or order != old_order:
+                    self._x("UPDATE chunks SET chunk_order = ?, dotted_id = ? WHERE pk = ?", (order, dotted, pk))
+                    if dotted != old_dotted:
+                        self._x("UPDATE chunks SET dotted_id = CAST(? AS TEXT) || substr(dotted_id, CAST(? AS INTEGER)) "
+                                "WHERE parent_pk = ?", (dotted, len(old_dotted) + 1, pk))
+            ins = ("INSERT INTO chunks(project_id, document_id, chapter_id, block_id, parent_pk, chunk_level, dotted_id, "
+                   "chunk_order, start_offset, end_offset, size, content, content_hash, method, meta, embedding_model, "
+                   "embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, " + self._vec_marker() + ")")
+            for par in new:
+                meta = json.dumps({"blocks": par.blocks, "segments": par.segments})
+                ppk = self._insert_pk(ins, (self.project_id, snap.document_id, snap.chapter_id, par.owner, None, "parent",
+                                            par.dotted, par.order, par.start, par.end, len(par.text), par.text,
+                                            sha256(par.text), par.method, meta, model, self._vec_param(par.vec)))
+                self._xmany(ins, [(self.project_id, snap.document_id, snap.chapter_id, par.owner, ppk, "child",
+                                   f"{par.dotted}.{k}", k, s, e, len(t), t, sha256(t), m, None, model,
+                                   self._vec_param(v))
+                                  for k, (s, e, t, m, v) in enumerate(par.children, 1)])
+            touched = {b for par in new for b in par.blocks} | {
+                b.id for b in snap.blocks if b.content_hash != sha256(b.content)}
+            if touched:
+                marks = ",".join("?" * len(touched))
+                self._x(f"DELETE FROM bubbles WHERE block_id IN ({marks})", tuple(touched))
+            self._xmany("INSERT INTO bubbles(project_id, document_id, chapter_id, block_id, category, content, priority, "
+                        "context, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        [(self.project_id, snap.document_id, snap.chapter_id, blk, b.category, b.content, b.priority,
+                          json.dumps(dict(b.context), ensure_ascii=False), time.time())
+                         for blk, b in bubbles if blk in touched])
+            ts = time.time()
+            self._xmany("UPDATE blocks SET is_dirty = 0, content_hash = ?, last_chunked_at = ?, last_error = NULL "
+                        "WHERE id = ? AND revision = ?",
+                        [(sha256(b.content), ts, b.id, b.revision) for b in snap.blocks])
+            if new:
+                self._after_vectors_written(model, dim)
+            self._bump()
+        return True
+
+    def _vec_marker(self) -> str:
+        return "?"
+
+    # ------------------------------------------------------------------ search primitives
+    def _load_vectors(self, level: str, model: str, pks: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        sql = "SELECT pk, embedding FROM chunks WHERE project_id = ? AND chunk_level = ? AND embedding_model = ?"
+        rows: list[tuple] = []
+        if pks is None:
+            rows = self._q(sql, (self.project_id, level, model))
+        else:
+            pl = pks.tolist()
+            for lo in range(0, len(pl), 500):
+                part = pl[lo : lo + 500]
+                rows += self._q(sql + f" AND pk IN ({','.join('?' * len(part))})", (self.project_id, level, model, *part))
+        if not rows:
+            return np.zeros(0, np.int64), np.zeros((0, int(self.embedder.dim)), np.float32)
+        ids = np.fromiter((r[0] for r in rows), np.int64, len(rows))
+        vecs = np.stack([self._vec_value(r[1]) for r in rows])
+        return ids, vecs
+
+    def vector_index(self, level: str = "child") -> VectorIndex:
+        """The in-memory index of ``level`` vectors for the current model, synced incrementally with
+        the store (only rows added or removed since the last call are loaded)."""
+        model = self.model_id
+        cache = self._vindex.setdefault((level, model), _IndexCache())
+        gen = self.generation()
+        if cache.generation == gen and cache.index is not None:
+            return cache.index
+        pks = np.asarray([r[0] for r in self._q(
+            "SELECT pk FROM chunks WHERE project_id = ? AND chunk_level = ? AND embedding_model = ?",
+            (self.project_id, level, model))], np.int64)
+        s = self.settings
+        if cache.index is None:
+            kind = {"exact": "exact", "hnsw": "hnsw"}.get(s.vector_index, "auto")
+            cache.index = make_index(int(self.embedder.dim), pks.size, threshold=s.hnsw_threshold, kind=kind,
+                                     m=s.hnsw_m, ef_construction=s.hnsw_ef_construction, ef_search=s.hnsw_ef_search)
+            ids, vecs = self._load_vectors(level, model, None)
+            cache.index.update(ids, vecs, np.zeros(0, np.int64))
+        else:
+            cur = cache.index.ids()
+            add = np.setdiff1d(pks, cur)
+            rem = np.setdiff1d(cur, pks)
+            ids, vecs = self._load_vectors(level, model, add) if add.size else (add, None)
+            cache.index.update(ids, vecs if vecs is not None else np.zeros((0, cache.index.dim), np.float32), rem)
+        cache.generation = gen
+        return cache.index
+
+    def vector_search(self, query_vec: np.ndarray, k: int, level: str = "child") -> list[tuple[int, float]]:
+        """(chunk pk, cosine) of the ``k`` nearest ``level`` chunks embedded with the current model."""
+        ids, sims = self.vector_index(level).search(query_vec, k)
+        return list(zip(ids.tolist(), sims.astype(float).tolist(), strict=True))
+
+    def bm25_index(self, level: str = "child") -> BM25Index:
+        cache = self._bm25.setdefault(level, _IndexCache())
+        gen = self.generation()
+        if cache.generation == gen and cache.index is not None:
+            return cache.index
+        if cache.index is None:
+            cache.index = BM25Index()
+        pks = np.asarray([r[0] for r in self._q(
+            "SELECT pk FROM chunks WHERE project_id = ? AND chunk_level = ?", (self.project_id, level))], np.int64)
+        cur = cache.index.ids()
+        for pk in np.setdiff1d(cur, pks).tolist():
+            cache.index.remove(pk)
+        add = np.setdiff1d(pks, cur).tolist()
+        for lo in range(0, len(add), 500):
+            part = add[lo : lo + 500]
+            cache.index.add_many((int(a), b) for a, b in self._q(
+                f"SELECT pk, content FROM chunks WHERE pk IN ({','.join('?' * len(part))})", part))
+        cache.generation = gen
+        return cache.index
+
+    def text_search(self, query: str, k: int, level: str = "child") -> list[tuple[int, float]]:
+        ids, sc = self.bm25_index(level).search(query, k)
+        return list(zip(ids.tolist(), sc.astype(float).tolist(), strict=True))

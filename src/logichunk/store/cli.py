@@ -1,0 +1,143 @@
+"""CLI verbs for the store: ``ingest``, ``search``, ``edit``, ``blocks``. Wired in by ``logichunk.cli``
+through :func:`add_parser`; handlers return an exit code and raise LogichunkError for user errors."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from ..config import RETRIEVE_MODES, Settings
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--db", help="SQLite file or postgresql:// URL (default: setting db, logichunk.db)")
+    p.add_argument("--project", help="project name inside the database (default: default)")
+    p.add_argument("--embedder", help="embedder spec: auto, hash[:DIM], e5, minilm, st:PATH, openai:URL#MODEL")
+    p.add_argument("--config", help="TOML settings file (also $LOGICHUNK_CONFIG)")
+
+
+def _open(args: argparse.Namespace, **over: Any):
+    from .base import Store
+
+    s = Settings.load(args.config, db=args.db, project=args.project, embedder=args.embedder, **over)
+    return Store.open(s.db, settings=s)
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from .ingest import ingest
+
+    with _open(args) as store:
+        rep = ingest(store, args.paths, rechunk=not args.no_chunk)
+        if not args.quiet and store.embedder_note:
+            print(f"embedder: {store.embedder_note}", file=sys.stderr)
+        print(f"ingested {rep.documents} document(s), {rep.chapters} chapter(s), {rep.blocks} block(s), "
+              f"{rep.chars} chars -> {rep.parents} parents, {rep.children} children; embedded {rep.embedded} texts "
+              f"in {rep.seconds:.2f} s ({rep.chars_per_second:,.0f} chars/s)")
+    return 0
+
+
+def _short(text: str, n: int = 70) -> str:
+    t = " ".join(text.split())
+    return t if len(t) <= n else t[: n - 1] + "…"
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from ..retrieve import retrieve
+
+    over = {}
+    if args.no_normalize:
+        over["size_normalization"] = False
+    with _open(args, retrieve_mode=args.mode, top_k=args.top_k, context_window_size=args.context_window, **over) as store:
+        res = retrieve(store, args.query)
+        if args.format == "jsonl":
+            for rank, h in enumerate(res, 1):
+                m = h.chunk.meta
+                rec = {"rank": rank, "score": h.score, "raw_score": h.raw_score, "id": h.chunk.id,
+                       "level": m.get("level_name"), "document_id": h.doc_id, "block_id": m.get("block_id"),
+                       "span": [h.chunk.span.start, h.chunk.span.end],
+                       "context": None if h.context is None else [h.context.start, h.context.end],
+                       "child": m.get("child"), "relation": m.get("relation"), "fallback": res.fallback,
+                       "text": m.get("context_text") or m.get("text")}
+                print(json.dumps(rec, ensure_ascii=False))
+        else:
+            if res.fallback:
+                print(f"# fallback: {res.fallback} ({'; '.join(res.notes)})")
+            print(f"{'#':>2}  {'score':>7}  {'raw':>7}  {'id':<10} {'level':<7} text")
+            for rank, h in enumerate(res, 1):
+                m = h.chunk.meta
+                print(f"{rank:>2}  {h.score:7.4f}  {h.raw_score:7.4f}  {h.chunk.id:<10} {str(m.get('level_name')):<7} "
+                      f"{_short(m.get('context_text') or m.get('text', ''))}")
+            if not len(res):
+                print("(no results)")
+    return 0
+
+
+def cmd_edit(args: argparse.Namespace) -> int:
+    from ..errors import InputError
+
+    if (args.file is None) == (args.text is None):
+        raise InputError("give exactly one of --file or --text")
+    if args.file is not None:
+        from pathlib import Path
+
+        from .ingest import read_text_file
+
+        content = sys.stdin.read() if args.file == "-" else read_text_file(Path(args.file))
+    else:
+        content = args.text
+    with _open(args) as store:
+        changed = store.edit_block(args.block, content)
+        if args.no_rechunk:
+            print(f"block {args.block}: {'marked dirty' if changed else 'unchanged'}")
+            return 0
+        r = store.rechunk_block(args.block)
+        print(f"block {args.block}: {r.status} — kept {r.parents_kept} parent(s), wrote {r.parents_written} "
+              f"parent(s) and {r.children_written} child(ren), embedded {r.embedded} text(s) in {r.seconds * 1000:.0f} ms")
+    return 0
+
+
+def cmd_blocks(args: argparse.Namespace) -> int:
+    with _open(args) as store:
+        for b in store.blocks(dirty=True if args.dirty else None):
+            if args.format == "jsonl":
+                print(json.dumps({"id": b.id, "chapter_id": b.chapter_id, "order": b.order, "dirty": b.is_dirty,
+                                  "size": len(b.content), "error": b.last_error}, ensure_ascii=False))
+            else:
+                print(f"{b.id}  {b.chapter_id}  {b.order:>4}  {'dirty' if b.is_dirty else 'clean'}  "
+                      f"{len(b.content):>6}  {_short(b.content, 50)}")
+    return 0
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser("ingest", help="store files as documents/chapters/blocks, chunk and embed them")
+    p.add_argument("paths", nargs="+", help="files or folders (.txt, .md, ...)")
+    p.add_argument("--no-chunk", action="store_true", help="only store the blocks (dirty); chunk later")
+    p.add_argument("--quiet", action="store_true")
+    _common(p)
+    p.set_defaults(func=cmd_ingest)
+
+    p = subparsers.add_parser("search", help="search a store (basic, parent, hierarchical or hybrid)")
+    p.add_argument("query")
+    p.add_argument("--mode", choices=RETRIEVE_MODES, help="retrieval mode (default: parent)")
+    p.add_argument("--top-k", type=int, help="number of results (default 5)")
+    p.add_argument("--context-window", type=int, help="context window around the matched child (default 1000)")
+    p.add_argument("--no-normalize", action="store_true", help="rank parents by raw similarity")
+    p.add_argument("--format", choices=["table", "jsonl"], default="table")
+    _common(p)
+    p.set_defaults(func=cmd_search)
+
+    p = subparsers.add_parser("edit", help="replace a block's text; re-chunks only what changed")
+    p.add_argument("--block", required=True, help="block id (see `logichunk blocks`)")
+    p.add_argument("--file", help="new content from this file (- for stdin)")
+    p.add_argument("--text", help="new content given inline")
+    p.add_argument("--no-rechunk", action="store_true", help="only mark the block dirty")
+    _common(p)
+    p.set_defaults(func=cmd_edit)
+
+    p = subparsers.add_parser("blocks", help="list the blocks of a store (ids for `edit`)")
+    p.add_argument("--dirty", action="store_true", help="only dirty blocks")
+    p.add_argument("--format", choices=["table", "jsonl"], default="table")
+    _common(p)
+    p.set_defaults(func=cmd_blocks)

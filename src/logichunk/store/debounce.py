@@ -1,0 +1,135 @@
+"""Debounced background re-chunking: edits are cheap, the re-chunk runs once the user pauses.
+
+Each block has its own timer: a new edit to a block cancels and reschedules *that block's* pending
+re-chunk (``debounce_delay_ms`` after the last edit); blocks never cancel each other. One worker
+thread runs due re-chunks one at a time, so writers (``edit``) never wait for embedding. A failed
+re-chunk leaves the block dirty and is retried after the delay, up to ``max_retries`` times.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .base import RechunkResult, Store
+
+
+class Debouncer:
+    def __init__(self, store: Store, delay_ms: int | None = None, *, max_retries: int = 3,
+                 on_result: Callable[[str, RechunkResult], None] | None = None,
+                 on_error: Callable[[str, BaseException], None] | None = None) -> None:
+        self.store = store
+        self.delay = (store.settings.debounce_delay_ms if delay_ms is None else delay_ms) / 1000.0
+        self.max_retries = max_retries
+        self.on_result = on_result
+        self.on_error = on_error
+        self._due: dict[str, float] = {}
+        self._tries: dict[str, int] = {}
+        self._running: str | None = None
+        self._cv = threading.Condition()
+        self._stop = False
+        self.runs = 0  # re-chunks started
+        self.results: list[tuple[str, RechunkResult]] = []
+        self.errors: list[tuple[str, BaseException]] = []
+        self._thread = threading.Thread(target=self._loop, name="logichunk-debounce", daemon=True)
+        self._thread.start()
+
+    # ------------------------------------------------------------------ API
+    def touch(self, block_id: str) -> None:
+        """(Re)schedule the re-chunk of ``block_id`` ``delay`` from now."""
+        with self._cv:
+            if self._stop:
+                raise RuntimeError("debouncer is closed")
+            self._due[block_id] = time.monotonic() + self.delay
+            self._tries.pop(block_id, None)
+            self._cv.notify()
+
+    def edit(self, block_id: str, content: str) -> bool:
+        """Write the new content (marks the block dirty) and schedule its re-chunk."""
+        changed = self.store.edit_block(block_id, content)
+        self.touch(block_id)
+        return changed
+
+    def pending(self) -> list[str]:
+        with self._cv:
+            return list(self._due) + ([self._running] if self._running else [])
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Run everything pending now and wait until idle. False on timeout."""
+        end = None if timeout is None else time.monotonic() + timeout
+        with self._cv:
+            now = time.monotonic()
+            for k in self._due:
+                self._due[k] = now
+            self._cv.notify_all()
+            while self._due or self._running:
+                left = None if end is None else end - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self._cv.wait(left if left is not None else 0.5)
+        return True
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Wait (without hurrying timers) until nothing is pending or running."""
+        end = None if timeout is None else time.monotonic() + timeout
+        with self._cv:
+            while self._due or self._running:
+                left = None if end is None else end - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self._cv.wait(min(left, 0.5) if left is not None else 0.5)
+        return True
+
+    def close(self, *, flush: bool = True, timeout: float | None = 30.0) -> None:
+        if flush:
+            self.flush(timeout)
+        with self._cv:
+            self._stop = True
+            self._cv.notify_all()
+        self._thread.join(timeout)
+
+    def __enter__(self) -> Debouncer:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ worker
+    def _loop(self) -> None:
+        while True:
+            with self._cv:
+                while not self._stop:
+                    if self._due:
+                        block, due = min(self._due.items(), key=lambda kv: kv[1])
+                        wait = due - time.monotonic()
+                        if wait <= 0:
+                            del self._due[block]
+                            self._running = block
+                            break
+                        self._cv.wait(wait)
+                    else:
+                        self._cv.wait()
+                if self._stop:
+                    return
+            self.runs += 1
+            try:
+                res = self.store.rechunk_block(block)
+            except BaseException as e:  # noqa: BLE001 - recorded, retried, never kills the worker
+                self.errors.append((block, e))
+                if self.on_error:
+                    self.on_error(block, e)
+                with self._cv:
+                    tries = self._tries.get(block, 0) + 1
+                    if tries <= self.max_retries and block not in self._due and not self._stop:
+                        self._tries[block] = tries
+                        self._due[block] = time.monotonic() + self.delay
+            else:
+                self.results.append((block, res))
+                if self.on_result:
+                    self.on_result(block, res)
+            finally:
+                with self._cv:
+                    self._running = None
+                    self._cv.notify_all()

@@ -1,0 +1,123 @@
+"""The one schema, written once with a few dialect tokens, and its migrations.
+
+Tokens: ``{PK}`` an auto-increment integer key, ``{INT}`` a 64-bit integer, ``{REAL}`` a double,
+``{BLOB}`` bytes, ``{VEC}`` a vector column (BLOB of float32 on SQLite, pgvector's ``vector`` on
+PostgreSQL). Migrations are ``(version, [statements])``; a store applies those above the version it
+finds, in one transaction, and records the new version in ``schema_version``.
+"""
+
+from __future__ import annotations
+
+DIALECTS = {
+    "sqlite": {"PK": "INTEGER PRIMARY KEY AUTOINCREMENT", "INT": "INTEGER", "REAL": "REAL", "BLOB": "BLOB",
+               "VEC": "BLOB"},
+    "postgres": {"PK": "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY", "INT": "BIGINT",
+                 "REAL": "DOUBLE PRECISION", "BLOB": "BYTEA", "VEC": "vector"},
+}
+
+SCHEMA_V1 = [
+    """CREATE TABLE projects (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        created_at {REAL} NOT NULL
+    )""",
+    """CREATE TABLE documents (
+        id TEXT PRIMARY KEY,
+        project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+        title TEXT NOT NULL,
+        source TEXT,
+        doc_order {INT} NOT NULL,
+        created_at {REAL} NOT NULL
+    )""",
+    "CREATE INDEX documents_project ON documents(project_id, doc_order)",
+    """CREATE TABLE chapters (
+        id TEXT PRIMARY KEY,
+        document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        chapter_order {INT} NOT NULL,
+        title TEXT
+    )""",
+    "CREATE INDEX chapters_document ON chapters(document_id, chapter_order)",
+    """CREATE TABLE blocks (
+        id TEXT PRIMARY KEY,
+        chapter_id TEXT NOT NULL REFERENCES chapters(id) ON DELETE CASCADE,
+        block_order {INT} NOT NULL,
+        title TEXT,
+        content TEXT NOT NULL,
+        is_dirty {INT} NOT NULL DEFAULT 1,
+        content_hash TEXT,
+        last_chunked_at {REAL},
+        revision {INT} NOT NULL DEFAULT 1,
+        updated_at {REAL},
+        last_error TEXT
+    )""",
+    "CREATE INDEX blocks_chapter ON blocks(chapter_id, block_order)",
+    "CREATE INDEX blocks_dirty ON blocks(is_dirty)",
+    """CREATE TABLE chunks (
+        pk {PK},
+        project_id TEXT NOT NULL,
+        document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        chapter_id TEXT NOT NULL REFERENCES chapters(id) ON DELETE CASCADE,
+        block_id TEXT NOT NULL REFERENCES blocks(id) ON DELETE CASCADE,
+        parent_pk {INT} REFERENCES chunks(pk) ON DELETE CASCADE,
+        chunk_level TEXT NOT NULL CHECK (chunk_level IN ('document', 'parent', 'child')),
+        dotted_id TEXT NOT NULL,
+        chunk_order {INT} NOT NULL,
+        start_offset {INT} NOT NULL,
+        end_offset {INT} NOT NULL,
+        size {INT} NOT NULL,
+        content TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        method TEXT NOT NULL,
+        meta TEXT,
+        embedding_model TEXT,
+        embedding {VEC}
+    )""",
+    "CREATE INDEX chunks_level ON chunks(project_id, chunk_level, embedding_model)",
+    "CREATE INDEX chunks_chapter ON chunks(chapter_id, chunk_level, chunk_order)",
+    "CREATE INDEX chunks_parent ON chunks(parent_pk, chunk_order)",
+    "CREATE INDEX chunks_block ON chunks(block_id)",
+    "CREATE INDEX chunks_dotted ON chunks(document_id, dotted_id)",
+    """CREATE TABLE embeddings (
+        model_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        dim {INT} NOT NULL,
+        vector {BLOB} NOT NULL,
+        created_at {REAL} NOT NULL,
+        PRIMARY KEY (model_id, kind, content_hash)
+    )""",
+    """CREATE TABLE bubbles (
+        pk {PK},
+        project_id TEXT NOT NULL,
+        document_id TEXT REFERENCES documents(id) ON DELETE CASCADE,
+        chapter_id TEXT REFERENCES chapters(id) ON DELETE CASCADE,
+        block_id TEXT REFERENCES blocks(id) ON DELETE CASCADE,
+        category TEXT NOT NULL,
+        content TEXT NOT NULL,
+        priority TEXT NOT NULL,
+        context TEXT,
+        created_at {REAL} NOT NULL
+    )""",
+    "CREATE INDEX bubbles_chapter ON bubbles(chapter_id)",
+    """CREATE TABLE store_meta (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    )""",
+    "INSERT INTO store_meta(key, value) VALUES ('generation', '0')",
+]
+
+MIGRATIONS: list[tuple[int, list[str]]] = [
+    (1, SCHEMA_V1),
+]
+
+LATEST = MIGRATIONS[-1][0]
+
+
+def statements(dialect: str, after: int) -> list[tuple[int, list[str]]]:
+    """Migrations newer than ``after``, rendered for ``dialect``."""
+    tokens = DIALECTS[dialect]
+    out = []
+    for version, stmts in MIGRATIONS:
+        if version > after:
+            out.append((version, [s.format(**tokens) for s in stmts]))
+    return out

@@ -1,0 +1,73 @@
+"""SQLite backend: the standard library's sqlite3, WAL journal, one file, no server."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from .base import Store, StoreError
+
+
+class SQLiteStore(Store):
+    dialect = "sqlite"
+    placeholder = "?"
+
+    def _connect(self) -> None:
+        path = self.url
+        if path != ":memory:":
+            parent = os.path.dirname(os.path.abspath(path))
+            if not os.path.isdir(parent):
+                raise StoreError(f"cannot open database {path}: folder {parent} does not exist")
+            if os.path.isdir(path):
+                raise StoreError(f"cannot open database {path}: it is a folder")
+        try:
+            self._conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30.0)
+            if path != ":memory:":
+                mode = self._conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    raise StoreError(f"cannot open database {path}: WAL journal not available ({mode})")
+            self._conn.execute("PRAGMA foreign_keys=ON")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.execute("PRAGMA busy_timeout=30000")
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"cannot open database {path}: {e}") from None
+
+    def _raw_execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        return self._conn.execute(sql, params)
+
+    def _raw_executemany(self, sql: str, seq: Sequence[Sequence[Any]]) -> None:
+        self._conn.executemany(sql, seq)
+
+    def _insert_pk(self, sql: str, params: Sequence[Any]) -> int:
+        with self._lock, self._guard():
+            return int(self._conn.execute(self._sql(sql), tuple(params)).lastrowid)
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
+            raise
+        else:
+            self._conn.execute("COMMIT")
+
+    def _translate_error(self, exc: BaseException) -> StoreError | None:
+        if isinstance(exc, sqlite3.Error):
+            msg = str(exc)
+            if "readonly" in msg or "unable to open" in msg:
+                return StoreError(f"cannot write database {self.url}: {msg}")
+            return StoreError(f"database error ({self.url}): {msg}")
+        return None
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.close()

@@ -1,0 +1,122 @@
+"""Bytes to text, once, at the edge: every offset logichunk reports refers to the string returned
+here.
+
+- UTF-8 is the default. A leading UTF-8 byte-order mark is dropped (``utf-8-sig``), so offsets
+  count from the first character after it; nothing else in the text is ever changed (no newline or
+  Unicode normalisation).
+- UTF-16 and UTF-32 are accepted when they start with a byte-order mark (which is dropped too).
+- Binary input is refused: a NUL byte in the first 8 KiB, or more than 10 % control characters
+  there (tab, newline, carriage return, form feed, vertical tab and escape excepted).
+- Invalid UTF-8 is refused with the byte offset of the first bad byte (counted in the input,
+  byte-order mark included).
+
+Every refusal is an :class:`~logichunk.errors.InputError` with a one-line message that starts with
+the source name.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+from pathlib import Path
+
+from ..errors import InputError
+
+__all__ = ["SNIFF_BYTES", "read_path", "read_text"]
+
+#: How much of the input is inspected for signs of a binary file.
+SNIFF_BYTES = 8192
+_MAX_CONTROL_RATIO = 0.10
+# C0 controls and DEL, minus the ones plain text uses: \t \n \v \f \r and ESC (terminal colours)
+_CONTROL = bytes(c for c in [*range(0x20), 0x7F] if c not in b"\t\n\x0b\x0c\r\x1b")
+_CONTROL_STR = _CONTROL.decode("ascii")
+
+# longest first: the UTF-32-LE mark starts with the UTF-16-LE one
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le", "UTF-32"),
+    (codecs.BOM_UTF32_BE, "utf-32-be", "UTF-32"),
+    (codecs.BOM_UTF16_LE, "utf-16-le", "UTF-16"),
+    (codecs.BOM_UTF16_BE, "utf-16-be", "UTF-16"),
+)
+
+
+def _binary(source: str) -> InputError:
+    return InputError(f"{source}: looks like a binary file")
+
+
+def _too_many_controls(sample: str | bytes) -> bool:
+    if isinstance(sample, bytes):
+        count = len(sample) - len(sample.translate(None, _CONTROL))
+    else:
+        count = sum(sample.count(c) for c in _CONTROL_STR)
+    return count > _MAX_CONTROL_RATIO * len(sample)
+
+
+def read_text(data: bytes, *, source: str = "<input>") -> str:
+    """Decode ``data`` (UTF-8, or UTF-16/32 with a byte-order mark) into the text to chunk.
+
+    Raises :class:`InputError` for binary data or invalid encodings. Offsets into the result count
+    from the first character after a byte-order mark, if there was one."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"read_text expects bytes, got {type(data).__name__}")
+    data = bytes(data)
+    error: InputError | None = None
+    for bom, codec, name in _BOMS:
+        if not data.startswith(bom):
+            continue
+        try:
+            text = data[len(bom) :].decode(codec)
+        except UnicodeDecodeError as e:
+            # FF FE 00 00 is the UTF-32-LE mark, or the UTF-16-LE one before U+0000: try both
+            error = error or InputError(
+                f"{source}: invalid {name} at byte {e.start + len(bom)} (the text starts with a "
+                f"{name} byte-order mark)"
+            )
+            continue
+        sample = text[:SNIFF_BYTES]
+        if "\x00" in sample or _too_many_controls(sample):
+            raise _binary(source)
+        return text
+    if error is not None:
+        raise error
+    head = data[:SNIFF_BYTES]
+    if b"\x00" in head:
+        hint = ""
+        if len(head) >= 4 and (head[1::2].count(0) > len(head) // 4 or head[0::2].count(0) > len(head) // 4):
+            hint = " (or UTF-16 without a byte-order mark)"
+        raise InputError(f"{source}: looks like a binary file{hint}")
+    if _too_many_controls(head):
+        raise _binary(source)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    # the plain codec reports offsets into ``data`` itself (a BOM is valid UTF-8, so nothing moves)
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        bad = data[e.start]
+        raise InputError(
+            f"{source}: not valid UTF-8 at byte {e.start} (0x{bad:02x}); convert the file to UTF-8"
+        ) from None
+    raise AssertionError("unreachable: utf-8-sig failed where utf-8 succeeded")  # pragma: no cover
+
+
+def read_path(path: str | os.PathLike[str]) -> str:
+    """Read and decode a file (see :func:`read_text`); file-system errors become one-line
+    :class:`InputError` messages."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{p}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{p}: is a directory, not a file") from None
+    except PermissionError:
+        if p.is_dir():
+            raise InputError(f"{p}: is a directory, not a file") from None
+        raise InputError(f"{p}: permission denied") from None
+    except OSError as e:
+        reason = e.strerror or e.__class__.__name__
+        raise InputError(f"{p}: cannot read: {reason}") from None
+    return read_text(data, source=str(p))

