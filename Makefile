@@ -3,7 +3,9 @@ PY ?= python3
 
 .PHONY: install-dev test test-slow lint
 
+# torch first and pinned: 2.13.0 is a local CPU wheel here; anything else pulls gigabytes of CUDA.
 install-dev:
+	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e ".[dev]"
 
 test: install-dev

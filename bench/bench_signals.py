@@ -72,7 +72,7 @@ def _corpus(path: Path, target: int) -> str:
 
 
 def _clear_caches() -> None:
-    for f in (codepoints, _classes_cached, E.content_items, E.novelty_profile):
+    for f in (codepoints, _classes_cached, E.content_items, E.novelty_profile, E._novelty_prefix):
         f.cache_clear()
 
 
@@ -104,6 +104,7 @@ def speed(runs: int, target: int) -> None:
             ("  of which content_items", lambda t=text: E.content_items(t)),
             ("entropy_curve (100/50, n=2)", lambda t=text: E.entropy_curve(t)),
             ("perplexity_curve (100/50, n=2)", lambda t=text: E.perplexity_curve(t)),
+            ("divergence_curve (100/50, n=2)", lambda t=text: E.divergence_curve(t)),
             ("CompositeSignal.gap_scores", lambda s=sents: E.CompositeSignal().gap_scores(s)),
         ]
         for name, fn in jobs:
@@ -189,8 +190,9 @@ def even_cuts(d: dict, s: SentenceSpans) -> list[int]:
 
 
 class _JumpSignal:
-    """|H_right - H_left| of character bigram entropy, windows of ``w`` characters (a variant
-    kept to show why the entropy jump alone is not the default)."""
+    """``|H_right - H_left|``: character-bigram entropy of the ``w`` characters after the gap minus
+    that of the ``w`` before (windows shrink symmetrically at the edges). Kept to show why the
+    entropy jump alone is not the default."""
 
     name = "entropy-jump"
 
@@ -199,31 +201,34 @@ class _JumpSignal:
 
     def gap_scores(self, sents: SentenceSpans) -> np.ndarray:
         text, p = sents.text, np.asarray(sents.ends[:-1], dtype=np.int64)
-        key, valid = E._gram_keys(text, 2)
-        if key.size == 0:
-            return np.zeros(p.size)
-        w = np.minimum(np.minimum(p, len(text) - p), self.w)
+        key, _ = E._gram_keys(text, 2)
         out = np.zeros(p.size)
+        if key.size == 0:
+            return out
+        w = np.minimum(np.minimum(p, len(text) - p), self.w)
+        pad = np.concatenate((key, np.full(self.w, np.iinfo(key.dtype).max, key.dtype)))
         for width in np.unique(w).tolist():
-            sel = np.flatnonzero(w == width)
-            if width < 2:
-                continue
-            pad_k = np.concatenate((key, np.full(width, E._SENTINEL)))
-            pad_v = np.concatenate((valid, np.zeros(width, bool)))
-            hl = E._window_entropy(pad_k, pad_v, p[sel] - width, width - 1)
-            hr = E._window_entropy(pad_k, pad_v, p[sel], width - 1)
-            out[sel] = np.abs(hr - hl)
+            if width >= 2:
+                sel = np.flatnonzero(w == width)
+                hl = E._window_entropy(pad, p[sel] - width, width - 1)
+                hr = E._window_entropy(pad, p[sel], width - 1)
+                out[sel] = np.abs(hr - hl)
         return out
 
 
 class _Divergence:
+    """Character-bigram JSD of the windows either side (:func:`divergence_curve`, grid of 25
+    characters, interpolated at the gaps)."""
+
     name = "divergence"
 
     def __init__(self, w: int = 100) -> None:
         self.w = w
 
     def gap_scores(self, sents: SentenceSpans) -> np.ndarray:
-        return E.divergence_curve(sents.text, np.asarray(sents.ends[:-1]), self.w, 2)
+        t, v = E.divergence_curve(sents.text, self.w, max(1, self.w // 4), 2)
+        gaps = np.asarray(sents.ends[:-1])
+        return np.interp(gaps, t, v) if t.size else np.zeros(gaps.size)
 
 
 def variants() -> dict[str, Callable[[dict, SentenceSpans], list[int]]]:

@@ -66,7 +66,7 @@ def test_pk_windowdiff_match_segeval():
         ref = np.sort(rng.choice(n - 1, size=int(rng.integers(0, min(8, n - 1))), replace=False))
         hyp = np.sort(rng.choice(n - 1, size=int(rng.integers(0, min(8, n - 1))), replace=False))
 
-        def masses(b):
+        def masses(b, n=n):
             edges = np.concatenate(([0], np.asarray(b) + 1, [n]))
             return tuple(int(x) for x in np.diff(edges))
 

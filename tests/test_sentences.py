@@ -117,6 +117,12 @@ def test_long_texts_take_the_vectorised_path_and_agree():
     assert s.breaks.tolist()[:3] == [BREAK_NONE, BREAK_LINE, BREAK_NONE]
 
 
+def test_scalar_path_gives_up_on_many_marks():
+    text = "Ab cd. " * 10
+    assert _split_scalar(text, limit=5) is None
+    assert _split_scalar(text, limit=50)[0].tolist() == list(range(7, 70, 7))
+
+
 def test_rejects_non_str():
     with pytest.raises(TypeError):
         split_sentences(b"bytes.")  # type: ignore[arg-type]
@@ -153,9 +159,15 @@ def test_english_abbreviations_hand_cases():
     assert texts("It was cold on Jan. 5 this year. Good.") == ["It was cold on Jan. 5 this year. ", "Good."]
 
 
-def test_english_a_lowercase_word_after_a_dot_continues_the_sentence():
-    assert texts("He said hi. and left. Then slept.") == ["He said hi. and left. ", "Then slept."]
+def test_english_lower_case_after_the_mark():
+    # "!" and "?" go on before a lower-case word; so does "." after an abbreviation or a quote
     assert texts("Yahoo! is a company. Ok.") == ["Yahoo! is a company. ", "Ok."]
+    assert texts("Apples etc. and pears. Wait 10 min. then go.") == ["Apples etc. and pears. ", "Wait 10 min. then go."]
+    assert texts('He said "hi." and left. Ok.') == ['He said "hi." and left. ', "Ok."]
+    assert texts("The U.S. government. Dr. smith") == ["The U.S. government. ", "Dr. smith"]
+    # after an ordinary word a lower-case start is still a new sentence (lower-cased text, chat)
+    assert texts("revenue grew in 2007. the company said. ok. see you") == [
+        "revenue grew in 2007. ", "the company said. ", "ok. ", "see you"]
 
 
 def test_english_numbers_and_versions():
@@ -207,6 +219,9 @@ def test_chinese_closing_quotes_and_brackets_stay():
 def test_chinese_full_width_period_and_digits():
     assert texts("价格是３．１４元。版本２．０．好") == ["价格是３．１４元。", "版本２．０．", "好"]
     assert texts("第一句．第二句") == ["第一句．", "第二句"]
+    # decimal points between Chinese numerals; a full stop before a year
+    assert texts("寬約六一．五公尺，高二.五公尺。人口510萬．1950年好") == [
+        "寬約六一．五公尺，高二.五公尺。", "人口510萬．", "1950年好"]
 
 
 def test_chinese_with_spaces_and_ascii_marks():
@@ -252,7 +267,7 @@ def test_breaks_inside_a_line_are_none():
 
 def test_chat_log_lines():
     log = "alice: hi\nbob: hey there. how are you\nalice: fine!\n"
-    assert texts(log) == ["alice: hi\n", "bob: hey there. how are you\n", "alice: fine!\n"]
+    assert texts(log) == ["alice: hi\n", "bob: hey there. ", "how are you\n", "alice: fine!\n"]
 
 
 # --------------------------------------------------------------------------- Markdown
@@ -391,7 +406,8 @@ def test_many_tiny_sentences():
 def test_only_punctuation():
     assert texts("...") == ["..."]
     assert texts("。。。") == ["。。。"]
-    assert texts("?! ?!") == ["?! ", "?!"]
+    assert texts("?! ?!") == ["?! ?!"]  # a mark after a mark does not start a sentence
+    assert texts("Wait. . . what? Yes ! No") == ["Wait. . . ", "what? ", "Yes ! ", "No"]
     assert texts("\n\n。\n\n") == ["\n\n。\n\n"]
 
 

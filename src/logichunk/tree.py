@@ -120,12 +120,13 @@ def build_tree(
     """Assemble a tree from ``(id, start, end, method, meta)`` rows given in pre-order."""
     from .types import Span
 
+    # ids come from the chunkers (well formed by construction): derive parents by string ops
+    parents = [cid.rpartition(".")[0] or None for cid, *_ in nodes]
     kids: dict[str | None, list[str]] = {}
-    for cid, *_ in nodes:
-        kids.setdefault(ids.parent_of(cid), []).append(cid)
+    for (cid, *_), parent in zip(nodes, parents, strict=True):
+        kids.setdefault(parent, []).append(cid)
     chunks: dict[str, Chunk] = {}
-    for cid, start, end, method, meta in nodes:
-        parent = ids.parent_of(cid)
+    for (cid, start, end, method, meta), parent in zip(nodes, parents, strict=True):
         chunks[cid] = Chunk(
             id=cid,
             span=Span(start, end),

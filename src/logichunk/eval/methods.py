@@ -191,7 +191,18 @@ def _ppl(s: Settings):
         lm = load_lm(os.environ.get("LOGICHUNK_LM") or None)
     except LogichunkError as e:
         raise Unavailable(f"ppl: no causal LM ({e})") from None
-    return _Signal(PerplexitySignal(lm), s)
+    return _PPL(PerplexitySignal(lm), s)
+
+
+class _PPL(_Signal):
+    """Segmentation: the PPL gap signal (minimum depth of the per-sentence NLL curve). Chunking:
+    Meta-Chunking's PPL chunker (:func:`logichunk.chunkers.meta.chunk_ppl`) at the target size."""
+
+    def chunk(self, text: str, lang: str, units: bool = False) -> Located:
+        from ..chunkers.meta import chunk_ppl
+
+        tree = chunk_ppl(text, self.signal, max_size=self.s.size, unit=self.s.unit)
+        return Located(_tree_spans(tree), 0, len(tree.leaves()))
 
 
 class _ParentChild:

@@ -20,13 +20,17 @@ Rules:
   run of further marks (``！？``, ``……``) and the closing quotes/brackets right after them
   (``”’」』）】》"')]``..., up to four), unless a comma, colon or ``、`` follows. ``…``/``‥`` end
   a sentence when they follow Chinese text.
-- English ``. ! ?`` end a sentence only when followed by whitespace and a character that is not a
-  lower-case letter or ``, ; :`` (or directly by a CJK character, or by the end of the text). So
-  decimals, versions, URLs, e-mail addresses and ``a.b`` never split. A single ``.`` is not an end
-  after a known abbreviation (``Dr. Mr. Mrs. Prof. St. Inc. Ltd. vs. e.g. Fig. Jan.`` ..., see
-  ``ABBREVIATIONS``), after a single letter (initials: ``J. K. Rowling``), after letter-dot
-  sequences (``U.S.``, ``a.m.``, ``i.e.``), and after ``No. Art. Sec.``... when a digit follows;
-  a closing bracket or quote after the dot (``(see Fig.) Next``) ends the sentence anyway.
+- English ``. ! ?`` end a sentence only when followed by whitespace and a character that is not
+  ``, ; :`` or another mark (or directly by a CJK character, or by the end of the text); so
+  decimals, versions, URLs, e-mail addresses and ``a.b`` never split. ``!`` and ``?`` go on before a
+  lower-case word (``"Why?" he asked``); a single ``.`` does too after a closing quote or bracket
+  and after the ``CONTINUING_ABBREVIATIONS`` (``etc. and``), but otherwise a lower-case start is a
+  new sentence (lower-cased text, chat logs). A single ``.`` is not an end after a known
+  abbreviation (``Dr. Mr. Mrs. Prof. St. Inc. Ltd. vs. Fig. Jan.`` ..., see ``ABBREVIATIONS``),
+  after a single letter (initials: ``J. K. Rowling``), after letter-dot sequences (``U.S.``,
+  ``a.m.``, ``e.g.``), and after ``No. Art. Sec.``... when a digit follows; a closing bracket or
+  quote after the dot (``(see Fig.) Next``) ends the sentence anyway. A dot between two digits
+  or two Chinese numerals is a decimal point (``３．１４``, ``六一．五``).
   ``..``/``...``/``…`` end a sentence only before an upper-case letter, a digit, a CJK character or
   an opening quote/bracket.
 - Markdown (lines, after their indentation): ATX headings (``# ...``), setext headings (a text
@@ -61,8 +65,8 @@ from .charclass import CJK, MARK, WS, class_table, codepoints
 BREAK_NONE, BREAK_LINE, BREAK_PARAGRAPH, BREAK_HARD = 0, 1, 2, 3
 
 __all__ = [
-    "ABBREVIATIONS", "BREAK_HARD", "BREAK_LINE", "BREAK_NONE", "BREAK_PARAGRAPH", "NUMBER_ABBREVIATIONS",
-    "SMALL_MARKS", "SMALL_TEXT", "SentenceSpans", "sentences", "split_sentences",
+    "ABBREVIATIONS", "BREAK_HARD", "BREAK_LINE", "BREAK_NONE", "BREAK_PARAGRAPH", "CONTINUING_ABBREVIATIONS",
+    "NUMBER_ABBREVIATIONS", "SMALL_MARKS", "SMALL_TEXT", "SentenceSpans", "sentences", "split_sentences",
 ]
 
 
@@ -118,10 +122,17 @@ NUMBER_ABBREVIATIONS: frozenset[str] = frozenset(
     "No Nos no nos Nr nr Art art Sec sec Ch ch Chap chap Pt pt Op op Ex ex Tab tab Para para".split()
 )
 
+#: Words that a single ``.`` after them does not end when a lower-case word follows (``etc. and``,
+#: ``10 min. later``); after any other word, ``. `` + lower case ends the sentence (``2007. the``).
+CONTINUING_ABBREVIATIONS: frozenset[str] = frozenset(
+    "etc incl excl esp resp ibid cit ed eds min max avg est govt tel ext misc orig prev sq ft yr yrs mo "
+    "mos wk wks hr hrs sec cont dist div lit pl abbr dept approx".split()
+)
+
+_ZH_NUMERALS = "〇零一二三四五六七八九十"
 _CLOSERS = "\"'”’」』）】》〉〕〗〙〛﹂﹄)]}›»"
 _OPENERS = "\"'“‘「『（【《〈〔〖〘〚﹁﹃([{‹«¿¡"
 _CONT = ",;:，、：︰"
-_LINE_CHARS = "\n\x0b\x0c\r\x85\u2028\u2029"
 
 # candidate kinds: bit flags for terminator runs, plain codes for line terminators
 _K_DOT, _K_Q, _K_ZH, _K_FWDOT, _K_ELL = 1, 2, 4, 8, 16
@@ -139,7 +150,7 @@ _HIGH_CODES = np.array(sorted(ord(c) for c in _HIGH_CAND), dtype=np.uint32)
 
 # per-code-point flags used here (uint16 table, built once)
 _F_WS, _F_CJK, _F_MARK, _F_LOWER, _F_UPPER, _F_DIGIT = 1, 2, 4, 8, 16, 32
-_F_CLOSE, _F_OPEN, _F_CONT, _F_TOK, _F_CJKP = 64, 128, 256, 512, 1024
+_F_CLOSE, _F_OPEN, _F_CONT, _F_TOK, _F_CJKP, _F_ZHNUM, _F_TERM = 64, 128, 256, 512, 1024, 2048, 4096
 
 
 @lru_cache(maxsize=1)
@@ -164,8 +175,28 @@ def _flags() -> np.ndarray:
     fl[0x2E] |= _F_TOK
     for lo, hi in ((0x3001, 0x303F), (0xFF01, 0xFF0F), (0xFF1A, 0xFF20), (0xFF3B, 0xFF40), (0xFF5B, 0xFF65)):
         fl[lo : hi + 1] |= _F_CJKP
+    fl[[ord(c) for c in _ZH_NUMERALS]] |= _F_ZHNUM
+    fl[[ord(c) for c, k in _ALL_CAND.items() if k < _K_NL]] |= _F_TERM
     fl.flags.writeable = False
     return fl
+
+
+class _ScalarFlags:
+    """``flags[ord(ch)]`` as plain Python ints: a list for the BMP (fast), the table beyond."""
+
+    __slots__ = ("bmp", "table")
+
+    def __init__(self, table: np.ndarray) -> None:
+        self.bmp: list[int] = table[:0x10000].tolist()
+        self.table = table
+
+    def __getitem__(self, c: int) -> int:
+        return self.bmp[c] if c < 0x10000 else int(self.table[c])
+
+
+@lru_cache(maxsize=1)
+def _scalar_flags() -> _ScalarFlags:
+    return _ScalarFlags(_flags())
 
 
 def _key(token: str) -> int:
@@ -179,7 +210,10 @@ def _key(token: str) -> int:
 _MAX_TOKEN = 7
 _ABBR_KEYS = np.array(sorted(_key(t) for t in ABBREVIATIONS if len(t) <= _MAX_TOKEN), dtype=np.int64)
 _NUM_ABBR_KEYS = np.array(sorted(_key(t) for t in NUMBER_ABBREVIATIONS if len(t) <= _MAX_TOKEN), dtype=np.int64)
-_ABBR_PAIRS = np.array(sorted({ord(t[-2]) * 128 + ord(t[-1]) for t in ABBREVIATIONS | NUMBER_ABBREVIATIONS
+_CONT_ABBR_KEYS = np.array(sorted(_key(t) for t in CONTINUING_ABBREVIATIONS if len(t) <= _MAX_TOKEN),
+                           dtype=np.int64)
+_ABBR_PAIRS = np.array(sorted({ord(t[-2]) * 128 + ord(t[-1])
+                               for t in ABBREVIATIONS | NUMBER_ABBREVIATIONS | CONTINUING_ABBREVIATIONS
                                if len(t) >= 2}), dtype=np.int64)
 
 _WS_CLASS = "\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"  # == charclass WS
@@ -312,12 +346,10 @@ def _at(cp: np.ndarray, pos: np.ndarray) -> np.ndarray:
     return np.where(pos < n, out, 0)
 
 
-def _skip_ws(text: str, cp: np.ndarray, fl: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    """For each offset, the first offset at or after it that is not whitespace (or len(text))."""
+def _skip_ws(text: str, cp: np.ndarray, fl: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """For each offset (sorted), the first offset at or after it that is not whitespace (or
+    len(text))."""
     n = cp.size
-    pos = np.asarray(pos, dtype=np.int64)
-    order = np.argsort(pos, kind="stable")
-    q = pos[order]
     # queries next to each other inside one whitespace run share their answer: solve the last
     # query of each such chain only (a text of a million newlines is one chain)
     if q.size > 1:
@@ -331,12 +363,8 @@ def _skip_ws(text: str, cp: np.ndarray, fl: np.ndarray, pos: np.ndarray) -> np.n
         link = (gap == 0) | ((gap == 1) & ws_here[:-1]) | ((gap == 2) & ws_here[:-1] & ws_next[:-1])
         reps = np.flatnonzero(~np.append(link, False))
         w_rep = _skip_ws_each(text, cp, fl, q[reps])
-        w_sorted = w_rep[np.searchsorted(reps, np.arange(q.size))] if reps.size < q.size else w_rep
-    else:
-        w_sorted = _skip_ws_each(text, cp, fl, q)
-    out = np.empty_like(pos)
-    out[order] = w_sorted
-    return out
+        return w_rep[np.searchsorted(reps, np.arange(q.size))] if reps.size < q.size else w_rep
+    return _skip_ws_each(text, cp, fl, q)
 
 
 def _skip_ws_each(text: str, cp: np.ndarray, fl: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -370,8 +398,11 @@ def _skip_ws_each(text: str, cp: np.ndarray, fl: np.ndarray, q: np.ndarray) -> n
     return w
 
 
-def _abbreviated(cp: np.ndarray, fl: np.ndarray, dots: np.ndarray, digit_next: np.ndarray) -> np.ndarray:
-    """True where the ``.`` at ``dots`` closes an abbreviation or an initial.
+def _abbreviated(
+    cp: np.ndarray, fl: np.ndarray, dots: np.ndarray, digit_next: np.ndarray, lower_next: np.ndarray
+) -> np.ndarray:
+    """True where the ``.`` at ``dots`` closes an abbreviation or an initial (``digit_next``,
+    ``lower_next``: what the next word starts with).
 
     A quick pass on the two characters before each dot settles single letters and rules out
     every word that ends unlike any listed abbreviation; the rest get the full token check."""
@@ -385,11 +416,13 @@ def _abbreviated(cp: np.ndarray, fl: np.ndarray, dots: np.ndarray, digit_next: n
     # longer tokens: only those ending like a listed abbreviation or a letter-dot sequence
     maybe = np.flatnonzero(tok2 & ((c2 == 0x2E) | _member(c2 * 128 + c1, _ABBR_PAIRS)))
     if maybe.size:
-        out[maybe] = _abbreviated_full(cp, fl, dots[maybe], digit_next[maybe])
+        out[maybe] = _abbreviated_full(cp, fl, dots[maybe], digit_next[maybe], lower_next[maybe])
     return out
 
 
-def _abbreviated_full(cp: np.ndarray, fl: np.ndarray, dots: np.ndarray, digit_next: np.ndarray) -> np.ndarray:
+def _abbreviated_full(
+    cp: np.ndarray, fl: np.ndarray, dots: np.ndarray, digit_next: np.ndarray, lower_next: np.ndarray
+) -> np.ndarray:
     key = np.zeros(dots.size, dtype=np.int64)
     length = np.zeros(dots.size, dtype=np.int64)
     alive = np.ones(dots.size, dtype=bool)
@@ -414,6 +447,7 @@ def _abbreviated_full(cp: np.ndarray, fl: np.ndarray, dots: np.ndarray, digit_ne
     out = _member(key, _ABBR_KEYS)
     out |= (length == 1) & letter[0]
     out |= _member(key, _NUM_ABBR_KEYS) & digit_next
+    out |= _member(key, _CONT_ABBR_KEYS) & lower_next
     # letter-dot sequences: U.S, e.g, a.m, U.S.A
     for size in (3, 5, 7):
         if len(chars) < size:
@@ -429,25 +463,28 @@ def _abbreviated_full(cp: np.ndarray, fl: np.ndarray, dots: np.ndarray, digit_ne
     return out & alone & ~first_dot
 
 
-def _abbreviation(text: str, dot: int, digit_next: bool, flag) -> bool:
+def _abbreviation(text: str, dot: int, digit_next: bool, lower_next: bool, fl: _ScalarFlags) -> bool:
     """Scalar twin of :func:`_abbreviated` for one ``.`` at ``dot``."""
     j = dot - 1
-    while j >= 0 and dot - j <= _MAX_TOKEN + 1 and flag(ord(text[j])) & _F_TOK:
+    while j >= 0 and dot - j <= _MAX_TOKEN + 1 and text[j] in _TOKEN_CHARS:
         j -= 1
     length = dot - 1 - j
     if not 1 <= length <= _MAX_TOKEN:
         return False
-    if j >= 0 and not flag(ord(text[j])) & (_F_WS | _F_OPEN | _F_CLOSE | _F_CJK | _F_CJKP):
+    if j >= 0 and not fl[ord(text[j])] & (_F_WS | _F_OPEN | _F_CLOSE | _F_CJK | _F_CJKP):
         return False
     tok = text[j + 1 : dot]
     if tok[0] == ".":
         return False
     if length == 1 or tok in ABBREVIATIONS or (digit_next and tok in NUMBER_ABBREVIATIONS):
         return True
+    if lower_next and tok in CONTINUING_ABBREVIATIONS:
+        return True
     return length in (3, 5, 7) and _LETTER_DOTS.fullmatch(tok) is not None
 
 
 _LETTER_DOTS = re.compile(r"[A-Za-z](?:\.[A-Za-z])+")
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz.")
 
 
 # --------------------------------------------------------------------------- Markdown lines
@@ -543,7 +580,7 @@ def _classify_vector(text: str, cp: np.ndarray, fl: np.ndarray, first: np.ndarra
 
 def _classify_scalar(text: str, first: list[int], end: list[int]) -> _Kinds | None:
     """Scalar twin of :func:`_classify_vector`, for short texts."""
-    flag = _flags().item
+    fl = _scalar_flags()
     rows = []
     for li, f in enumerate(first):
         if text[f] not in _MD_START_SET:
@@ -554,7 +591,7 @@ def _classify_scalar(text: str, first: list[int], end: list[int]) -> _Kinds | No
             return ord(text[f + k]) if f + k < e else 0
 
         def ws(c):
-            return c == 0 or bool(flag(c) & _F_WS)
+            return c == 0 or bool(fl[c] & _F_WS)
 
         c0, c1, c2 = g(0), g(1), g(2)
         fence = c0 in (0x60, 0x7E) and c1 == c0 and c2 == c0
@@ -570,7 +607,7 @@ def _classify_scalar(text: str, first: list[int], end: list[int]) -> _Kinds | No
             digits += 1
         mark, after = g(digits), g(digits + 1)
         ordered = (1 <= digits <= 9 and mark in _ORDERED_SET and not 0x30 <= after <= 0x39
-                   and (mark not in (0x2E, 0x29) or ws(after) or bool(flag(after) & (_F_CJK | _F_UPPER))))
+                   and (mark not in (0x2E, 0x29) or ws(after) or bool(fl[after] & (_F_CJK | _F_UPPER))))
         rows.append((li, c0, fence, heading, rule, bullet, ordered, c0 == 0x7C, digits, mark))
     if not rows:
         return None
@@ -710,7 +747,6 @@ def _find_all(text: str, chars: str) -> list[int]:
     return out
 
 
-
 def _split_vector(text: str) -> tuple[np.ndarray, np.ndarray]:
     """Sentence starts after the first (sorted offsets) and gap strengths, in bulk."""
     n = len(text)
@@ -748,11 +784,10 @@ def _split_vector(text: str) -> tuple[np.ndarray, np.ndarray]:
     else:
         r_start = r_end = r_flag = q = _EMPTY_I64
 
-    # one pass over whitespace for: the text start, the ends of runs, the line terminators
-    w_all = _skip_ws(text, cp, fl, np.concatenate(([0], q, nl + 1)))
-    first = int(w_all[0])
-    w = w_all[1 : 1 + q.size]
-    w_nl = w_all[1 + q.size :]
+    # the whitespace after the text start, the runs (and their closers), the line terminators
+    first = int(_WS_RE.match(text).end())
+    w = _skip_ws_each(text, cp, fl, q)
+    w_nl = _skip_ws(text, cp, fl, nl + 1)
 
     # which runs end a sentence
     if q.size:
@@ -761,21 +796,27 @@ def _split_vector(text: str) -> tuple[np.ndarray, np.ndarray]:
         spaced = w > q
         cjk_next = (xf & _F_CJK) != 0
         digit_next = (xf & _F_DIGIT) != 0
-        prev = cp[np.maximum(r_start - 1, 0)]
-        cjk_before = (r_start > 0) & ((fl[prev] & (_F_CJK | _F_CJKP)) != 0)
-        fw_number = ((r_flag & _K_FWDOT) != 0) & digit_next & ~spaced
-        zh = ((r_flag & _K_ZH) != 0) | (((r_flag & _K_FWDOT) != 0) & ~fw_number)
-        zh |= ((r_flag & _K_ELL) != 0) & cjk_before & ((r_flag & (_K_DOT | _K_Q)) == 0)
-        generic = at_end | (spaced & ((xf & (_F_LOWER | _F_CONT)) == 0)) | (~spaced & cjk_next)
-        ellipsis = at_end | (spaced & ((xf & (_F_UPPER | _F_CJK | _F_OPEN | _F_DIGIT)) != 0)) | (~spaced & cjk_next)
+        lower_next = (xf & _F_LOWER) != 0
+        pf = np.where(r_start > 0, fl[cp[np.maximum(r_start - 1, 0)]], 0)
+        # a dot between two digits or two Chinese numerals is a decimal point (３．１４, 六一．五)
+        number = ~spaced & ((pf & xf & (_F_DIGIT | _F_ZHNUM)) != 0)
+        zh = ((r_flag & _K_ZH) != 0) | (((r_flag & _K_FWDOT) != 0) & ~number)
+        zh |= ((r_flag & _K_ELL) != 0) & ((pf & (_F_CJK | _F_CJKP)) != 0) & ((r_flag & (_K_DOT | _K_Q)) == 0)
         has_q = (r_flag & _K_Q) != 0
         is_ell = ~has_q & (((r_flag & _K_ELL) != 0) | (r_end - r_start >= 2))
-        ok = np.where(zh, at_end | ((xf & _F_CONT) == 0), np.where(is_ell, ellipsis, generic))
+        bare = q == r_end  # no closing quote or bracket after the marks
+        # "!" and "?" go on before a lower-case word ("Why?" he asked); a single "." only after an
+        # abbreviation, or when a quote or bracket closes first ("hi." and left)
+        generic = at_end | (spaced & ((xf & (_F_LOWER | _F_CONT | _F_TERM)) == 0)) | (~spaced & cjk_next)
+        dot = at_end | (spaced & ((xf & (_F_CONT | _F_TERM)) == 0) & (~lower_next | bare)) | (~spaced & cjk_next)
+        ellipsis = at_end | (spaced & ((xf & (_F_UPPER | _F_CJK | _F_OPEN | _F_DIGIT)) != 0)) | (~spaced & cjk_next)
+        ok = np.where(zh, at_end | ((xf & _F_CONT) == 0), np.where(is_ell, ellipsis, np.where(has_q, generic, dot)))
+        ok &= zh | has_q | is_ell | ~number
         # a closing bracket or quote after the dot ("(see Fig.) Next") ends the sentence anyway
-        single = ok & ~zh & ~has_q & ~is_ell & ((r_flag & _K_DOT) != 0) & (q == r_end)
+        single = ok & ~zh & ~has_q & ~is_ell & ((r_flag & _K_DOT) != 0) & bare
         idx = np.flatnonzero(single)
         if idx.size:
-            ok[idx[_abbreviated(cp, fl, r_start[idx], digit_next[idx])]] = False
+            ok[idx[_abbreviated(cp, fl, r_start[idx], digit_next[idx], lower_next[idx])]] = False
     else:
         ok = np.zeros(0, dtype=bool)
 
@@ -822,7 +863,7 @@ def _split_scalar(text: str, limit: int | None = None) -> tuple[np.ndarray, np.n
     """Scalar twin of :func:`_split_vector`: the same rules, one candidate at a time. Gives up
     (returns None) when the text has more than ``limit`` marks and line breaks."""
     n = len(text)
-    flag = _flags().item
+    fl = _scalar_flags()
     ws_end = _WS_RE.match
     spaces = _ws_chars()
     closers = _CLOSER_SET
@@ -830,6 +871,9 @@ def _split_scalar(text: str, limit: int | None = None) -> tuple[np.ndarray, np.n
     first = ws_end(text, 0).end()
 
     nl = _find_all(text, _NL_CHARS)
+    marks = _find_all(text, _RUN_CHARS)
+    if limit is not None and len(marks) + len(nl) > limit:
+        return None
     if "\r" in text:
         nl = [p for p in nl if text[p] != "\r" or text[p + 1 : p + 2] != "\n"]
     cum = [0]
@@ -842,9 +886,6 @@ def _split_scalar(text: str, limit: int | None = None) -> tuple[np.ndarray, np.n
         w_nl.append(last)
 
     # terminator runs: consecutive marks
-    marks = _find_all(text, _RUN_CHARS)
-    if limit is not None and len(marks) + len(nl) > limit:
-        return None
     spans: list[tuple[int, int]] = []
     for p in marks:
         if spans and spans[-1][1] == p:
@@ -862,29 +903,37 @@ def _split_scalar(text: str, limit: int | None = None) -> tuple[np.ndarray, np.n
         q = e
         while q < n and q - e < 4 and text[q] in closers:
             q += 1
-        w = ws_end(text, q).end() if q < n and text[q] in spaces else q
+        w = q
+        while w < n and text[w] in spaces:
+            w += 1
         if w >= n:
             runs.append((s, w))
             continue
-        xf = flag(ord(text[w]))
+        xf = fl[ord(text[w])]
         if kinds == _K_ZH:  # the common Chinese case
             if not xf & _F_CONT:
                 runs.append((s, w))
             continue
         spaced = w > q
         cjk_next = bool(xf & _F_CJK)
-        digit_next = bool(xf & _F_DIGIT)
-        zh = bool(kinds & _K_ZH) or (bool(kinds & _K_FWDOT) and not (digit_next and not spaced))
-        if not zh and kinds & _K_ELL and not kinds & (_K_DOT | _K_Q) and s > 0:
-            zh = bool(flag(ord(text[s - 1])) & (_F_CJK | _F_CJKP))
+        pf = fl[ord(text[s - 1])] if s > 0 else 0
+        number = not spaced and bool(pf & xf & (_F_DIGIT | _F_ZHNUM))
+        zh = bool(kinds & _K_ZH) or (bool(kinds & _K_FWDOT) and not number)
+        if not zh and kinds & _K_ELL and not kinds & (_K_DOT | _K_Q):
+            zh = bool(pf & (_F_CJK | _F_CJKP))
         has_q = bool(kinds & _K_Q)
         if zh:
             ok = not xf & _F_CONT
         elif not has_q and (kinds & _K_ELL or e - s >= 2):
             ok = (spaced and bool(xf & (_F_UPPER | _F_CJK | _F_OPEN | _F_DIGIT))) or (not spaced and cjk_next)
-        else:
-            ok = (spaced and not xf & (_F_LOWER | _F_CONT)) or (not spaced and cjk_next)
-            if ok and not has_q and q == e and _abbreviation(text, s, digit_next, flag):
+        elif has_q:
+            ok = (spaced and not xf & (_F_LOWER | _F_CONT | _F_TERM)) or (not spaced and cjk_next)
+        else:  # one "." (or a "．" between numbers)
+            lower_next = bool(xf & _F_LOWER)
+            ok = (spaced and not xf & (_F_CONT | _F_TERM) and (not lower_next or q == e)) or (not spaced and cjk_next)
+            if ok and number:
+                ok = False
+            if ok and kinds & _K_DOT and q == e and _abbreviation(text, s, bool(xf & _F_DIGIT), lower_next, fl):
                 ok = False
         if ok:
             runs.append((s, w))
@@ -908,7 +957,7 @@ def _split_scalar(text: str, limit: int | None = None) -> tuple[np.ndarray, np.n
             if k < 0 or s >= hi[k]:
                 cand.append(w)
     cand.extend(w_nl)
-    bounds = sorted({b for b in cand if first < b < n and not flag(ord(text[b])) & _F_MARK})
+    bounds = sorted({b for b in cand if first < b < n and not fl[ord(text[b])] & _F_MARK})
 
     breaks = []
     if nl:

@@ -1,0 +1,540 @@
+"""Model-free signals: window entropy, document perplexity, divergence, and the cache-perplexity
+jump gap score (EntropySignal) and its composite — against slow pure-Python references, on
+constructed topic switches, on degenerate inputs, and as properties on random text."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from logichunk.signals import GapSignal
+from logichunk.signals import entropy as E
+from logichunk.signals.entropy import (
+    CompositeSignal,
+    EntropySignal,
+    content_items,
+    divergence_curve,
+    entropy_curve,
+    link_distances,
+    novelty_gap_scores,
+    novelty_profile,
+    perplexity_curve,
+)
+from logichunk.text.charclass import ALNUM, CJK, class_table
+from logichunk.text.sentences import SentenceSpans, split_sentences
+
+# --------------------------------------------------------------------------- helpers
+
+_TABLE = class_table()
+
+
+def _content(ch: str) -> bool:
+    return bool(_TABLE[ord(ch)] & (ALNUM | CJK))
+
+
+def spans(parts: list[str]) -> SentenceSpans:
+    """Sentence spans exactly at the given parts (no splitter involved)."""
+    text = "".join(parts)
+    ends = np.cumsum([len(p) for p in parts]).astype(np.int64)
+    starts = np.concatenate(([0], ends[:-1])).astype(np.int64)
+    return SentenceSpans(text, starts, ends, np.zeros(max(len(parts) - 1, 0), np.int8))
+
+
+def ref_windows(n_chars: int, window: int, step: int) -> list[tuple[int, int]]:
+    if n_chars == 0:
+        return []
+    if n_chars <= window:
+        return [(0, n_chars)]
+    out = [(s, s + window) for s in range(0, n_chars - window + 1, step)]
+    if out[-1][1] < n_chars:
+        out.append((n_chars - window, n_chars))
+    return out
+
+
+def ref_grams(text: str, a: int, b: int, n: int) -> list[str]:
+    return [text[i : i + n] for i in range(a, b - n + 1) if any(_content(c) for c in text[i : i + n])]
+
+
+def ref_entropy(grams: list[str]) -> float:
+    if not grams:
+        return 0.0
+    m = len(grams)
+    return -sum(c / m * math.log2(c / m) for c in Counter(grams).values())
+
+
+def ref_entropy_curve(text: str, window: int, step: int, n: int):
+    ws = ref_windows(len(text), window, step)
+    return [(a + b) / 2 for a, b in ws], [ref_entropy(ref_grams(text, a, b, n)) for a, b in ws]
+
+
+def ref_perplexity_curve(text: str, window: int, step: int, n: int):
+    allg = ref_grams(text, 0, len(text), n)
+    cg = Counter(allg)
+    cc = Counter(g[:-1] for g in allg)
+    out = []
+    ws = ref_windows(len(text), window, step)
+    for a, b in ws:
+        gs = ref_grams(text, a, b, n)
+        if not gs:
+            out.append(1.0)
+            continue
+        h = sum(math.log2(cc[g[:-1]] if n > 1 else len(allg)) - math.log2(cg[g]) for g in gs) / len(gs)
+        out.append(2.0**h)
+    return [(a + b) / 2 for a, b in ws], out
+
+
+def ref_links(ids: list[int], reach: int = E.MAX_LOOKBACK) -> tuple[list[int], list[int]]:
+    back, fwd, last = [0] * len(ids), [0] * len(ids), {}
+    for i, x in enumerate(ids):
+        if x in last and i - last[x] <= reach:
+            back[i] = i - last[x]
+        last[x] = i
+    last = {}
+    for i in range(len(ids) - 1, -1, -1):
+        x = ids[i]
+        if x in last and last[x] - i <= reach:
+            fwd[i] = last[x] - i
+        last[x] = i
+    return back, fwd
+
+
+def ref_novelty_scores(text: str, offsets: list[int], scales, lookback: int) -> list[float]:
+    """Mean over scales of the backward-surprisal jump plus the forward-surprisal drop, written
+    out item by item."""
+    pos, ids = content_items(text)
+    pos, ids = pos.tolist(), ids.tolist()
+    back, fwd = ref_links(ids)
+
+    def s(d: int) -> float:
+        return 1.0 if d == 0 else min(math.log2(d) / math.log2(lookback), 1.0)
+
+    sb, sf = [s(d) for d in back], [s(d) for d in fwd]
+    n = len(ids)
+    out = []
+    for p in offsets:
+        b = sum(1 for q in pos if q < p)
+        tot = 0.0
+        for K in scales:
+            k = min(K, b, n - b)
+            right_b, left_b = sum(sb[b : b + k]), sum(sb[b - k : b])
+            right_f, left_f = sum(sf[b : b + k]), sum(sf[b - k : b])
+            tot += ((right_b - left_b) + (left_f - right_f)) / (2 * K)
+        out.append(min(max(tot / len(scales), 0.0), 1.0) if n >= 2 else 0.0)
+    return out
+
+
+EN_A = ("flour butter sugar oven dough bake knead yeast bread crust pastry whisk cream batter "
+        "recipe kitchen loaf rolls biscuit vanilla").split()
+EN_B = ("galaxy planet orbit telescope comet nebula stellar gravity asteroid cosmic photon "
+        "quasar supernova eclipse lunar solar spectrum astronomer meteor constellation").split()
+EN_FUNC = "the a of and with in to we then it is".split()
+ZH_A = "厨房 米饭 蔬菜 炒锅 味道 调料 鸡蛋 面条 汤汁 火候 酱油 切菜 蒸煮 食材 香味".split()
+ZH_B = "星系 行星 望远 轨道 恒星 宇宙 引力 黑洞 光年 卫星 彗星 银河 天体 观测 陨石".split()
+ZH_FUNC = list("的了是在和也就都")
+
+
+def topic_sentences(rng: random.Random, vocab: list[str], func: list[str], count: int, zh: bool) -> list[str]:
+    out = []
+    for _ in range(count):
+        words = [rng.choice(vocab if rng.random() < 0.6 else func) for _ in range(rng.randint(7, 12))]
+        out.append(("".join(words) + "。") if zh else (" ".join(words).capitalize() + ". "))
+    return out
+
+
+# --------------------------------------------------------------------------- quality on constructed text
+
+
+@pytest.mark.parametrize("zh", [False, True])
+@pytest.mark.parametrize("seed", range(6))
+def test_topic_switch_scores_highest(zh: bool, seed: int) -> None:
+    rng = random.Random(seed)
+    va, vb, fn = (ZH_A, ZH_B, ZH_FUNC) if zh else (EN_A, EN_B, EN_FUNC)
+    na, nb = rng.randint(6, 12), rng.randint(6, 12)
+    parts = topic_sentences(rng, va, fn, na, zh) + topic_sentences(rng, vb, fn, nb, zh)
+    s = spans(parts)
+    for sig in (EntropySignal(), CompositeSignal()):
+        scores = sig.gap_scores(s)
+        assert scores.shape == (na + nb - 1,)
+        assert int(np.argmax(scores)) == na - 1, (sig.name, scores.round(3).tolist())
+    # the switch is a real break, not a marginal one
+    e = EntropySignal().gap_scores(s)
+    assert e[na - 1] > 0.8
+    assert e[na - 1] > np.median(np.delete(e, na - 1)) + 0.4
+
+
+@pytest.mark.parametrize("zh", [False, True])
+def test_three_topics_both_switches_are_the_top_two(zh: bool) -> None:
+    rng = random.Random(7)
+    va, vb, fn = (ZH_A, ZH_B, ZH_FUNC) if zh else (EN_A, EN_B, EN_FUNC)
+    parts = (topic_sentences(rng, va, fn, 8, zh) + topic_sentences(rng, vb, fn, 8, zh)
+             + topic_sentences(rng, va, fn, 8, zh))
+    scores = EntropySignal().gap_scores(spans(parts))
+    assert sorted(np.argsort(-scores)[:2].tolist()) == [7, 15]
+
+
+@pytest.mark.parametrize("sentence", [
+    "The quick brown fox jumps over the lazy dog near the river bank. ",
+    "今天天气很好我们去公园散步看见很多人在跳舞。",
+])
+def test_repeated_text_gives_near_uniform_scores(sentence: str) -> None:
+    s = spans([sentence] * 40)
+    for sig in (EntropySignal(), EntropySignal(scales=(5,)), EntropySignal(lookback=50)):
+        scores = sig.gap_scores(s)
+        assert scores.shape == (39,)
+        assert scores.max() - scores.min() < 0.05
+        assert scores.max() < 0.05
+
+
+def test_edges_do_not_make_spurious_maxima() -> None:
+    """One homogeneous topic: the gaps next to the document edges are not the strongest."""
+    for seed in range(10):
+        rng = random.Random(seed)
+        for zh, vocab, fn in ((False, EN_A + EN_B, EN_FUNC), (True, ZH_A + ZH_B, ZH_FUNC)):
+            parts = topic_sentences(rng, vocab, fn, 30, zh)
+            scores = EntropySignal().gap_scores(spans(parts))
+            edge = np.concatenate((scores[:2], scores[-2:]))
+            assert edge.max() <= scores[2:-2].max(), (seed, zh, scores.round(3).tolist())
+
+
+# --------------------------------------------------------------------------- degenerate inputs
+
+
+@pytest.mark.parametrize("parts", [
+    [],
+    ["Hello."],
+    ["a", "b"],
+    ["x"] * 5,
+    ["", ""][:1],
+    [" ", " ", "\n"],
+    ["。", "！", "？"],
+    ["a.", "b.", "c."],
+    ["中", "文", "字"],
+    ["Hi. ", "Yo."],
+    ["\ud800", "\U0001F600", "\u0301"],
+])
+@pytest.mark.parametrize("sig", [EntropySignal(), CompositeSignal(), EntropySignal(scales=(1, 3))],
+                         ids=["entropy", "composite", "small-scales"])
+def test_shapes_and_finite_on_tiny_inputs(parts: list[str], sig) -> None:
+    parts = [p for p in parts if p]
+    s = spans(parts)
+    scores = sig.gap_scores(s)
+    assert scores.dtype == np.float64
+    assert scores.shape == (max(len(parts) - 1, 0),)
+    assert np.isfinite(scores).all()
+    assert ((scores >= 0) & (scores <= 1)).all()
+
+
+def test_empty_text_curves() -> None:
+    for f in (entropy_curve, perplexity_curve, divergence_curve):
+        x, y = f("")
+        assert x.shape == y.shape == (0,)
+    pos, ids = content_items("")
+    assert pos.size == ids.size == 0
+    assert novelty_gap_scores("", np.zeros(0, np.int64)).shape == (0,)
+
+
+def test_protocol_and_names() -> None:
+    assert isinstance(EntropySignal(), GapSignal)
+    assert isinstance(CompositeSignal(), GapSignal)
+    e = EntropySignal()
+    assert (e.name, e.window, e.step, e.n) == ("entropy", 100, 50, 2)
+    assert CompositeSignal().name == "composite"
+
+
+def test_bad_parameters_raise() -> None:
+    with pytest.raises(ValueError):
+        entropy_curve("abc", window=0)
+    with pytest.raises(ValueError):
+        perplexity_curve("abc", step=0)
+    with pytest.raises(ValueError):
+        entropy_curve("abc", n=0)
+    with pytest.raises(ValueError):
+        divergence_curve("abc", window=-1)
+    with pytest.raises(ValueError):
+        EntropySignal(lookback=1).gap_scores(spans(["a b.", "c d."]))
+    with pytest.raises(ValueError):
+        novelty_profile("abc", lookback=E.MAX_LOOKBACK + 1)
+
+
+# --------------------------------------------------------------------------- exactness vs references
+
+EN_ALPHA = list("abcdeABC  ,.!") + ["xy", "the ", "and "]
+ZH_ALPHA = list("的一是在不了有和人这中大为。，！") + ["中国", "我们"]
+MIX_ALPHA = EN_ALPHA + ZH_ALPHA + ["\n", "12", "é", "\U00020000", "--"]
+
+
+def _text(alpha):
+    return st.lists(st.sampled_from(alpha), max_size=120).map("".join)
+
+
+texts = st.one_of(_text(EN_ALPHA), _text(ZH_ALPHA), _text(MIX_ALPHA), st.text(max_size=80))
+quick = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@quick
+@given(texts, st.integers(1, 40), st.integers(1, 25), st.integers(1, 4))
+def test_entropy_curve_matches_reference(text: str, window: int, step: int, n: int) -> None:
+    x, y = entropy_curve(text, window, step, n)
+    rx, ry = ref_entropy_curve(text, window, step, n)
+    np.testing.assert_allclose(x, rx)
+    np.testing.assert_allclose(y, ry, atol=1e-9)
+
+
+@quick
+@given(texts, st.integers(1, 40), st.integers(1, 25), st.integers(1, 3))
+def test_perplexity_curve_matches_reference(text: str, window: int, step: int, n: int) -> None:
+    x, y = perplexity_curve(text, window, step, n)
+    rx, ry = ref_perplexity_curve(text, window, step, n)
+    np.testing.assert_allclose(x, rx)
+    np.testing.assert_allclose(y, ry, rtol=1e-9)
+
+
+@quick
+@given(texts, st.integers(2, 30), st.integers(1, 20))
+def test_divergence_curve_matches_reference(text: str, window: int, step: int) -> None:
+    x, y = divergence_curve(text, window, step, 2)
+    N = len(text)
+    if N < 2:
+        assert x.size == 0
+        return
+    w = window if N >= 2 * window else N // 2
+    t = list(range(w, N - w + 1, step)) if N >= 2 * window else [w]
+    if N >= 2 * window and t[-1] != N - w:
+        t.append(N - w)
+    np.testing.assert_allclose(x, t)
+    for ti, yi in zip(t, y.tolist(), strict=True):
+        gl, gr = ref_grams(text, ti - w, ti, 2), ref_grams(text, ti, ti + w, 2)
+        if not gl or not gr:
+            assert yi == 0.0
+            continue
+        gu = ref_grams(text, ti - w, ti + w, 2)
+        js = ref_entropy(gu) - (len(gl) * ref_entropy(gl) + len(gr) * ref_entropy(gr)) / (len(gl) + len(gr))
+        assert yi == pytest.approx(min(max(js, 0.0), 1.0), abs=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 6000), st.integers(1, 400), st.integers(0, 2**31 - 1))
+def test_link_distances_match_reference(n: int, vocab: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    ids = rng.integers(1, vocab + 1, n).astype(np.uint32)
+    if n and vocab > 200:  # also ids near the top of the allowed range
+        ids[::3] = (1 << 21) - 1 - ids[::3] % 50
+    back, fwd = link_distances(ids)
+    rb, rf = ref_links(ids.tolist())
+    assert back.tolist() == rb
+    assert fwd.tolist() == rf
+
+
+@pytest.mark.parametrize("n", [2047, 2048, 2049, 1792, 1793, 3584, 3585, 5000])
+def test_link_distances_across_row_edges(n: int) -> None:
+    ids = (np.arange(n) % 97 + 1).astype(np.uint32)  # every link is exactly 97 long
+    back, fwd = link_distances(ids)
+    assert (back[97:] == 97).all() and (back[:97] == 0).all()
+    assert (fwd[:-97] == 97).all() and (fwd[-97:] == 0).all()
+    ids = (np.arange(n) % 300 + 1).astype(np.uint32)  # longer than the reach: no links at all
+    back, fwd = link_distances(ids)
+    assert not back.any() and not fwd.any()
+
+
+def test_content_items_reference() -> None:
+    text = "The Economy, economic ECONOMISTS! a I x 2019年 中国的经济 Économie économie of the 𠀀 and"
+    pos, ids = content_items(text)
+    words = {}
+    expect = []
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if _TABLE[ord(c)] & CJK:
+            if c not in E._STOP_ZH:
+                expect.append((i, ord(c)))
+            i += 1
+        elif _TABLE[ord(c)] & ALNUM:
+            j = i
+            while j < len(text) and _TABLE[ord(text[j])] & ALNUM:
+                j += 1
+            w = text[i:j]
+            if len(w) > 1 and w.lower() not in E._STOP_EN:
+                expect.append((i, None))
+                words[i] = "".join(chr(ord(ch) | 0x20) for ch in w[:4])
+            i = j
+        else:
+            i += 1
+    assert pos.tolist() == [p for p, _ in expect]
+    for (p, cp_), got in zip(expect, ids.tolist(), strict=True):
+        if cp_ is not None:
+            assert got == cp_
+        else:
+            assert (1 << 20) <= got < (1 << 21)
+    by_prefix: dict[str, set[int]] = {}
+    for p, got in zip(pos.tolist(), ids.tolist(), strict=True):
+        if p in words:
+            by_prefix.setdefault(words[p], set()).add(got)
+    assert all(len(v) == 1 for v in by_prefix.values())  # same folded prefix, same id
+    assert set(by_prefix) == {"econ", "2019", "\u00e9con"}  # Economy/economic/ECONOMISTS, Économie/économie
+    assert len(set().union(*by_prefix.values())) == 3
+    assert not pos.flags.writeable
+
+
+@quick
+@given(texts, st.lists(st.integers(1, 30), min_size=1, max_size=3), st.integers(2, 256))
+def test_novelty_scores_match_reference(text: str, scales: list[int], lookback: int) -> None:
+    offsets = sorted(set(range(0, len(text) + 1, 3)))
+    got = novelty_gap_scores(text, np.asarray(offsets, dtype=np.int64), tuple(scales), lookback)
+    want = ref_novelty_scores(text, offsets, scales, lookback)
+    np.testing.assert_allclose(got, want, atol=2e-3)  # surprisal is summed in 1/1000 steps
+
+
+def test_novelty_scores_match_reference_on_long_text() -> None:
+    rng = random.Random(3)
+    parts = (topic_sentences(rng, EN_A, EN_FUNC, 120, False) + topic_sentences(rng, ZH_B, ZH_FUNC, 200, True)
+             + topic_sentences(rng, EN_B, EN_FUNC, 120, False))
+    text = "".join(parts)
+    assert content_items(text)[0].size > 2 * 2048  # several sorted rows
+    offsets = list(range(0, len(text), 97))
+    scales = (10, 20, 40, 80)
+    got = novelty_gap_scores(text, np.asarray(offsets), scales, 200)
+    np.testing.assert_allclose(got, ref_novelty_scores(text, offsets, scales, 200), atol=2e-3)
+
+
+# --------------------------------------------------------------------------- curves: documented shapes
+
+
+@pytest.mark.parametrize("length,window,step", [(1, 100, 50), (99, 100, 50), (100, 100, 50), (101, 100, 50),
+                                                (250, 100, 50), (260, 100, 50), (1000, 64, 16)])
+def test_curve_shapes(length: int, window: int, step: int) -> None:
+    text = ("abc de fgh 中文字 " * 200)[:length]
+    expected = ref_windows(length, window, step)
+    for f in (entropy_curve, perplexity_curve):
+        x, y = f(text, window, step)
+        assert x.dtype == y.dtype == np.float64
+        assert x.shape == y.shape == (len(expected),)
+        assert np.all(np.diff(x) > 0)
+        assert x[0] == pytest.approx(expected[0][1] / 2 if length <= window else window / 2)
+    _, h = entropy_curve(text, window, step)
+    assert ((h >= 0) & (h <= math.log2(max(window - 1, 1)) + 1e-9)).all()
+    _, ppl = perplexity_curve(text, window, step)
+    assert (ppl >= 1.0).all()
+    x, js = divergence_curve(text, window, step)
+    assert x.shape == js.shape and ((js >= 0) & (js <= 1)).all()
+    if length >= 2 * window:
+        assert x[0] == window and x[-1] == length - window
+
+
+def test_entropy_of_constant_and_of_distinct_grams() -> None:
+    _, h = entropy_curve("a" * 300)
+    assert np.allclose(h, 0.0)
+    distinct = "".join(chr(0x4E00 + i) for i in range(300))
+    _, h = entropy_curve(distinct)
+    assert np.allclose(h, math.log2(99))  # 99 distinct bigrams in every window of 100
+    _, ppl = perplexity_curve(distinct)
+    assert np.allclose(ppl, 1.0)  # each bigram's context occurs once: fully predictable
+
+
+def test_whitespace_and_punctuation_do_not_count() -> None:
+    text = "ab" + " " * 60 + "!?" * 20 + "ab"
+    assert ref_grams(text, 0, len(text), 2) == ["ab", "b ", "?a", "ab"]
+    _, h = entropy_curve(text, window=len(text), step=1)
+    assert h.tolist() == [pytest.approx(1.5)]  # {ab: 2, "b ": 1, "?a": 1}
+    _, h = entropy_curve(" " * 50 + "-" * 50)
+    assert h.tolist() == [0.0]
+    assert content_items(" ,.!? 。，\n\t--")[0].size == 0
+
+
+def test_curves_bundle() -> None:
+    text = "".join(topic_sentences(random.Random(1), EN_A, EN_FUNC, 20, False))
+    c = EntropySignal().curves(text)
+    assert set(c) == {"entropy", "perplexity", "divergence", "novelty"}
+    pos, back = c["novelty"]
+    assert pos.shape == back.shape and pos.size == content_items(text)[0].size
+    assert ((back >= 0) & (back <= 1)).all()
+
+
+# --------------------------------------------------------------------------- composite
+
+
+class _Fixed:
+    name = "fixed"
+
+    def __init__(self, values) -> None:
+        self.values = np.asarray(values, dtype=np.float64)
+
+    def gap_scores(self, sents: SentenceSpans) -> np.ndarray:
+        return self.values
+
+
+def test_composite_mixes_an_extra_signal() -> None:
+    rng = random.Random(2)
+    parts = topic_sentences(rng, EN_A, EN_FUNC, 10, False) + topic_sentences(rng, EN_B, EN_FUNC, 10, False)
+    s = spans(parts)
+    extra = np.zeros(19)
+    extra[4] = 1000.0  # a wildly scaled LM signal that points elsewhere
+    only_extra = CompositeSignal(extra=_Fixed(extra), weights=(0.0, 0.0, 1.0)).gap_scores(s)
+    assert int(np.argmax(only_extra)) == 4
+    mixed = CompositeSignal(extra=_Fixed(extra)).gap_scores(s)
+    assert ((mixed > 0) & (mixed < 1)).all()
+    assert set(np.argsort(-mixed)[:2].tolist()) == {4, 9}  # both opinions count after z-scoring
+    comps = CompositeSignal(extra=_Fixed(extra)).components(s)
+    assert set(comps) == {"entropy", "divergence", "extra"}
+    with pytest.raises(ValueError):
+        CompositeSignal(extra=_Fixed(np.zeros(3))).gap_scores(s)
+
+
+def test_composite_without_extra_is_entropy_led() -> None:
+    rng = random.Random(5)
+    parts = topic_sentences(rng, ZH_A, ZH_FUNC, 9, True) + topic_sentences(rng, ZH_B, ZH_FUNC, 9, True)
+    c = CompositeSignal().gap_scores(spans(parts))
+    assert int(np.argmax(c)) == 8
+    assert CompositeSignal(weights=(1.0, 0.0, 0.0)).gap_scores(spans(parts)).argmax() == 8
+
+
+# --------------------------------------------------------------------------- properties and determinism
+
+
+any_text = st.one_of(_text(MIX_ALPHA), st.text(max_size=300))
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(any_text)
+def test_properties_on_real_sentences(text: str) -> None:
+    s = split_sentences(text)
+    for sig in (EntropySignal(), CompositeSignal()):
+        scores = sig.gap_scores(s)
+        assert scores.shape == (max(len(s) - 1, 0),)
+        assert np.isfinite(scores).all() and ((scores >= 0) & (scores <= 1)).all()
+
+
+def test_deterministic_and_cache_independent() -> None:
+    rng = random.Random(9)
+    parts = topic_sentences(rng, EN_A, EN_FUNC, 15, False) + topic_sentences(rng, ZH_B, ZH_FUNC, 15, True)
+    s1 = spans(parts)
+    a = EntropySignal().gap_scores(s1)
+    c = CompositeSignal().gap_scores(s1)
+    E.content_items.cache_clear()
+    E._novelty_prefix.cache_clear()
+    s2 = spans(["".join(list(p)) for p in parts])
+    assert s2.text == s1.text and s2.text is not s1.text  # equal text, another string object
+    np.testing.assert_array_equal(a, EntropySignal().gap_scores(s2))
+    np.testing.assert_array_equal(c, CompositeSignal().gap_scores(s2))
+    x1, y1 = entropy_curve(s1.text)
+    x2, y2 = entropy_curve(s2.text)
+    np.testing.assert_array_equal(y1, y2)
+
+
+def test_scores_do_not_depend_on_text_outside_the_reach() -> None:
+    """Locality: appending a long unrelated tail changes nothing far before it."""
+    rng = random.Random(4)
+    head = topic_sentences(rng, EN_A, EN_FUNC, 80, False)
+    tail = topic_sentences(rng, EN_B, EN_FUNC, 60, False)
+    a = EntropySignal().gap_scores(spans(head))
+    b = EntropySignal().gap_scores(spans(head + tail))
+    # gaps whose windows (80 items each side) and links (256 items) stay inside the head agree
+    items_per_sentence = 10
+    far = len(head) - (80 + 256) // items_per_sentence - 5
+    assert far > 3
+    np.testing.assert_allclose(a[:far], b[:far], atol=1e-12)

@@ -1,0 +1,374 @@
+"""The evaluation tasks, readers, baselines, peer mapping, report and CLI — on small synthetic data,
+plus a quick smoke run on the shared benchmark data when it is present."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from logichunk.chunkers.baselines import fixed, fixed_spans, recursive, recursive_spans
+from logichunk.eval import chunking as C
+from logichunk.eval import readers as R
+from logichunk.eval import segmentation as S
+from logichunk.eval.methods import METHODS, Settings, build, locate, select_methods
+from logichunk.tree import check_tree
+
+DATA = R.data_dir()
+needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"benchmark data not found at {DATA} "
+                                                          "(set LOGICHUNK_DATA to run these)")
+
+TEXT_EN = ("Chunking splits documents. It keeps spans exact!\n\nA second paragraph starts here; it is about "
+           "retrieval, and it goes on for a while with many words in a row. Short one.\nLast line? Yes.")
+TEXT_ZH = "第一段讲分块。它保留精确的位置！\n\n第二段讲检索，内容比较长，有很多字，一直写下去。最后一句？是的。"
+
+
+def _embedder():
+    try:
+        from logichunk.models import HashEmbedder
+
+        return HashEmbedder(256)
+    except ImportError:
+        from logichunk.eval.cli import _FallbackEmbedder
+
+        return _FallbackEmbedder()
+
+
+# --------------------------------------------------------------------------- baselines
+
+
+@pytest.mark.parametrize("fn", [fixed_spans, recursive_spans])
+@pytest.mark.parametrize("unit", ["chars", "tokens"])
+@pytest.mark.parametrize("size", [1, 7, 30, 1000])
+def test_baselines_tile_and_respect_size(fn, unit, size):
+    from logichunk.text.measure import Meter
+
+    for text in (TEXT_EN, TEXT_ZH, "", "x"):
+        sp = fn(text, size, unit)
+        if not text:
+            assert sp.shape == (0, 2)
+            continue
+        assert sp[0, 0] == 0 and sp[-1, 1] == len(text)
+        assert (sp[1:, 0] == sp[:-1, 1]).all() and (sp[:, 1] > sp[:, 0]).all()
+        m = Meter(text, unit)
+        sizes = m.sizes(sp[:, 0], sp[:, 1])
+        # a chunk may exceed the limit only if it holds a single unit (one token cannot be cut)
+        assert ((sizes <= size) | (sizes <= 1)).all(), (fn.__name__, unit, size, sizes.max())
+
+
+def test_recursive_prefers_strong_separators():
+    sp = recursive_spans(TEXT_EN, 30, "tokens")
+    ends = sp[:, 1].tolist()
+    assert TEXT_EN.index("\n\n") + 2 in ends  # the paragraph break is a cut
+    first = TEXT_EN[sp[0, 0]:sp[0, 1]]
+    assert first.startswith("Chunking") and first.rstrip().endswith(("!", "."))
+    tree = recursive(TEXT_EN, 30, unit="tokens")
+    check_tree(tree)
+    assert [c.method for c in tree.leaves()] == ["recursive"] * len(tree.leaves())
+    check_tree(fixed(TEXT_ZH, 10))
+
+
+# --------------------------------------------------------------------------- peer mapping
+
+
+def test_locate_maps_peer_strings_back_to_spans():
+    text = "Alpha beta.  Gamma\n delta.\n\nEpsilon zeta."
+    loc = locate(text, ["Alpha beta.", "Gamma delta.", "  ", "Epsilon zeta.", "not in the text"])
+    assert loc.unlocated == 1 and loc.produced == 4
+    got = [text[a:b] for a, b in loc.spans.tolist()]
+    assert got == ["Alpha beta.", "Gamma\n delta.", "Epsilon zeta."]
+    # repeated text: the search goes forward from the previous chunk, not back to the first copy
+    rep = "same. same. same."
+    loc = locate(rep, ["same.", "same.", "same."])
+    assert loc.spans[:, 0].tolist() == [0, 6, 12]
+
+
+# --------------------------------------------------------------------------- segmentation
+
+
+def test_depth_and_selection_hand_computed():
+    s = np.array([0.0, 1.0, 0.0, 0.0, 3.0, 0.0])
+    assert S.peaks(s).tolist() == [1, 4]
+    d = S.depth_scores(s)
+    assert d[1] == 2.0 and d[4] == 6.0
+    # peaks' depths 2 and 6: mean 4, std 2 -> cutoff 3 keeps only the deep one
+    assert S.select_boundaries(s).tolist() == [4]
+    assert S.select_boundaries(s, k=2).tolist() == [1, 4]
+    assert S.select_boundaries(s, k=3).tolist() == [0, 1, 4]  # peaks run out: highest others
+    assert S.select_boundaries(np.zeros(5)).size == 0
+    assert S.select_boundaries(np.array([])).size == 0
+
+
+def test_units_to_sents_and_snapping():
+    sents = S.units_to_sents(["ab", "c", "def"])
+    assert sents.text == "ab\nc\ndef"
+    assert sents.starts.tolist() == [0, 3, 5] and sents.ends.tolist() == [3, 5, 8]
+    assert sents.texts() == ["ab\n", "c\n", "def"]
+    # chunk ends at 3 (after unit 0), 6 (nearest unit end: 5, after unit 1) and 8 (the end: dropped)
+    assert S.snap_to_units(np.array([3, 6, 8]), sents.ends).tolist() == [0, 1]
+
+
+class _Oracle:
+    """A fake signal that peaks exactly at the gold boundaries of the document it was given."""
+
+    name = "oracle"
+
+    def __init__(self, gold: dict[str, np.ndarray]) -> None:
+        self.gold = gold
+
+    def gap_scores(self, sents):
+        b = self.gold[sents.text]
+        s = np.zeros(len(sents) - 1)
+        s[b] = 1.0
+        return s
+
+
+def _seg_docs() -> list[R.SegDoc]:
+    rng = np.random.default_rng(1)
+    docs = []
+    for i in range(4):
+        units = [f"unit {i}-{j} " + "x" * int(rng.integers(1, 9)) for j in range(20)]
+        docs.append(R.SegDoc(f"d{i}", "en", units, np.array([4, 11, 15])))
+    return docs
+
+
+def test_run_segmentation_perfect_and_none():
+    docs = _seg_docs()
+    gold = {S.units_to_sents(d.units).text: d.boundaries for d in docs}
+    out = S.run_segmentation(docs, "oracle", _Oracle(gold), peer=False, dataset="toy", oracle=True)
+    main, orc = out.rows
+    assert main["pk"] == 0.0 and main["windowdiff"] == 0.0 and main["f1"] == 1.0 and main["n"] == 4
+    assert orc["method"] == "oracle@gold-k" and orc["oracle"] and orc["f1"] == 1.0
+    assert out.curve is not None and out.curve["gold"] == [4, 11, 15]
+    none = build(METHODS["none"], Settings())
+    row = S.run_segmentation(docs, "none", none, peer=False, dataset="toy").rows[0]
+    assert row["f1"] == 0.0 and 0 < row["pk"] < 1 and row["hyp_per_doc"] == 0
+
+
+def test_entropy_beats_no_boundaries_on_topic_switches():
+    # three very different "topics"; the entropy signal should find the switches
+    topics = [["the cat sat on the mat and the cat purred"] * 6,
+              ["数据库索引使用平衡树结构以便快速查找记录"] * 6,
+              ["1234 5678 9012 3456 7890 1234 5678"] * 6]
+    units = [u for t in topics for u in t]
+    doc = R.SegDoc("t", "en", units, np.array([5, 11]))
+    runner = build(METHODS["entropy"], Settings())
+    got = S.run_segmentation([doc], "entropy", runner, peer=False, dataset="toy").rows[0]
+    none = S.run_segmentation([doc], "none", build(METHODS["none"], Settings()), peer=False, dataset="toy").rows[0]
+    assert got["pk"] < none["pk"]
+    assert got["boundary_recall"] == 1.0
+
+
+# --------------------------------------------------------------------------- readers
+
+
+def _write_sets(root: Path) -> None:
+    (root / "seg").mkdir(parents=True)
+    rows = [{"id": "a", "lang": "en", "units": ["u1", "u2", "u3", "u4"], "segments": [2, 2], "boundaries": [1]},
+            {"id": "b", "lang": "zh", "units": ["一", "二", "三"], "segments": [1, 2]}]
+    (root / "seg" / "toy.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    (root / "spans").mkdir()
+    docs = [{"doc_id": "d1", "title": "t", "text": "Cats purr. Dogs bark loudly at night.", "lang": "en"},
+            {"doc_id": "d2", "title": "t", "text": "Databases index rows with B-trees for fast lookup.", "lang": "en"},
+            {"doc_id": "d3", "title": "t", "text": "Rivers flow to the sea.", "lang": "en"}]
+    qs = [{"qid": "q1", "question": "Which animal barks at night?", "answers": ["Dogs"], "lang": "en",
+           "gold_doc_ids": ["d1"], "gold_spans": [{"doc_id": "d1", "start": 11, "end": 37}]},
+          {"qid": "q2", "question": "What do databases use to index rows?", "answers": ["B-trees"], "lang": "en",
+           "gold_doc_ids": ["d2"], "gold_spans": [{"doc_id": "d2", "start": 30, "end": 37}]}]
+    (root / "spans" / "toy.corpus.jsonl").write_text("\n".join(json.dumps(d) for d in docs), encoding="utf-8")
+    (root / "spans" / "toy.queries.jsonl").write_text("\n".join(json.dumps(q) for q in qs), encoding="utf-8")
+
+
+def test_readers(tmp_path):
+    _write_sets(tmp_path)
+    docs = R.read_segmentation(tmp_path / "seg" / "toy.jsonl")
+    assert [d.boundaries.tolist() for d in docs] == [[1], [0]] and docs[1].n == 3
+    assert len(R.read_segmentation(tmp_path / "seg" / "toy.jsonl", limit=1)) == 1
+    c = R.read_corpus(tmp_path / "spans" / "toy")
+    assert len(c.docs) == 3 and c.queries[0].gold_spans == (("d1", 11, 37),)
+    assert c.docs[0].text[11:37] == "Dogs bark loudly at night."
+    c1 = R.read_corpus(tmp_path / "spans" / "toy", limit=1)  # query 1 + its gold doc + first doc
+    assert len(c1.queries) == 1 and [d.doc_id for d in c1.docs] == ["d1"]
+    # resolution: folder, stem, either file of a pair
+    sets, note = R.resolve([str(tmp_path)], "chunking")
+    assert note is None and [s.name for s in sets] == ["toy"] and sets[0].kind == "spans"
+    sets, _ = R.resolve([str(tmp_path / "spans" / "toy.queries.jsonl")], "retrieval")
+    assert sets[0].path == tmp_path / "spans" / "toy"
+    sets, _ = R.resolve([str(tmp_path)], "segmentation")
+    assert [s.name for s in sets] == ["toy"] and sets[0].kind == "segmentation"
+
+
+def test_readers_reject_bad_input(tmp_path, monkeypatch):
+    with pytest.raises(R.DataMissing, match="no such"):
+        R.resolve([str(tmp_path / "nope")], "segmentation")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"units": ["a", "b"], "segments": [1, 2]}) + "\n")
+    with pytest.raises(R.DataFormatError, match="sum"):
+        R.read_segmentation(bad)
+    bad.write_text(json.dumps({"units": ["a", "b", "c"], "segments": [1, 2], "boundaries": [1]}) + "\n")
+    with pytest.raises(R.DataFormatError, match="disagree"):
+        R.read_segmentation(bad)
+    # no data named, default folder absent: a note and nothing to run (the CLI exits 0)
+    monkeypatch.setenv("LOGICHUNK_DATA", str(tmp_path / "absent"))
+    sets, note = R.resolve(None, "segmentation")
+    assert sets == [] and "no benchmark data" in note
+
+
+# --------------------------------------------------------------------------- chunking
+
+
+def test_budget_take():
+    tokens = np.array([5, 5, 5])
+    taken, keep = C.budget_take(np.array([2, 0, 1]), tokens, 7)
+    assert taken.tolist() == [2, 0] and keep == 2
+    taken, keep = C.budget_take(np.array([1, 0]), tokens, 10)
+    assert taken.tolist() == [1, 0] and keep == 5
+    taken, keep = C.budget_take(np.array([1, 0, 2]), tokens, 100)  # corpus smaller than the budget
+    assert taken.tolist() == [1, 0, 2]
+
+
+def test_run_chunking_on_toy_corpus(tmp_path):
+    _write_sets(tmp_path)
+    corpus = R.read_corpus(tmp_path / "spans" / "toy")
+    s = Settings(size=8, unit="tokens", embedder=_embedder(), embedder_name="test")
+    qv = C.embed(s.embedder, [q.question for q in corpus.queries], "query")
+    runner = build(METHODS["fixed"], s)
+    row, notes = C.run_chunking(corpus, "fixed", runner, s, peer=False, dataset="toy", budget=8, query_vecs=qv)
+    assert notes == []
+    assert row["n"] == 2 and row["budget_tokens"] == 8 and row["chunks"] >= 3
+    for k in ("recall", "precision", "iou", "evidence_recall_at_k", "recall_at_k", "mrr"):
+        assert 0.0 <= row[k] <= 1.0
+    # with a budget as large as the corpus everything is retrieved: recall 1, precision = gold share
+    big, _ = C.run_chunking(corpus, "fixed", runner, s, peer=False, dataset="toy", budget=10_000, query_vecs=qv)
+    assert big["recall"] == 1.0 and big["evidence_recall_at_k"] == 1.0 and big["recall_at_k"] == 1.0
+    total = sum(len(d.text) for d in corpus.docs)
+    assert big["precision"] == pytest.approx(np.mean([26 / total, 7 / total]), rel=0.02)
+
+
+def test_retrieval_basic_mode_and_extension_point(tmp_path):
+    _write_sets(tmp_path)
+    corpus = R.read_corpus(tmp_path / "spans" / "toy")
+    s = Settings(size=50, unit="tokens", embedder=_embedder(), embedder_name="test")
+    runner = build(METHODS["recursive"], s)
+    row, _ = C.run_retrieval(corpus, "basic", "recursive", runner, s, dataset="toy", k=1)
+    assert row["task"] == "retrieval" and row["method"] == "basic:recursive" and row["k"] == 1
+    assert row["recall_at_k"] == 1.0 and row["mrr"] == 1.0  # one chunk per doc, lexical overlap wins
+
+    class Everything:
+        def __init__(self, corpus, settings, runner):
+            self.rows = np.array([[i, 0, len(d.text)] for i, d in enumerate(corpus.docs)])
+
+        def search(self, queries, k):
+            return [self.rows[:k] for _ in queries]
+
+    C.register_mode("test-everything", Everything)
+    try:
+        row, _ = C.run_retrieval(corpus, "test-everything", "recursive", runner, s, dataset="toy", k=3)
+        assert row["recall_at_k"] == 1.0 and row["mrr"] == pytest.approx((1 + 1 / 2) / 2)
+    finally:
+        C.MODES.pop("test-everything")
+
+
+def test_select_methods():
+    names = [m.name for m in select_methods("all", "chunking")]
+    assert "fixed" in names and "texttiling" not in names and "ppl" not in names  # ppl is slow: named only
+    assert [m.name for m in select_methods("ppl,fixed", "chunking")] == ["ppl", "fixed"]
+    assert all(m.peer for m in select_methods("peers", "segmentation"))
+    from logichunk.errors import LogichunkError
+
+    with pytest.raises(LogichunkError, match="unknown method"):
+        select_methods("nope", "chunking")
+    with pytest.raises(LogichunkError, match="does not apply"):
+        select_methods("texttiling", "chunking")
+
+
+# --------------------------------------------------------------------------- CLI and report
+
+
+def test_cli_end_to_end(tmp_path, capsys):
+    from logichunk.cli import main
+
+    _write_sets(tmp_path)
+    out = tmp_path / "rep"
+    rc = main(["eval", "segmentation", "--data", str(tmp_path / "seg" / "toy.jsonl"), "--methods",
+               "entropy,none", "--json", "--oracle", "--out", str(out)])
+    assert rc == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.startswith("{")]
+    assert [r["method"] for r in rows] == ["entropy", "entropy@gold-k", "none"]
+    for r in rows:
+        assert {"task", "dataset", "method", "peer", "n", "seconds", "pk", "windowdiff", "f1"} <= set(r)
+        assert r["task"] == "segmentation" and r["n"] == 2 and r["peer"] is False
+    rc = main(["eval", "chunking", "--data", str(tmp_path / "spans" / "toy"), "--methods", "fixed,recursive",
+               "--size", "8", "--budget", "2", "--json", "--out", str(out)])
+    assert rc == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.startswith("{")]
+    assert {r["method"] for r in rows} == {"fixed", "recursive"}
+    assert all(r["budget_tokens"] == 16 and {"recall", "precision", "iou"} <= set(r) for r in rows)
+    saved = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    assert len(saved) == 5
+    rc = main(["eval", "report", "--out", str(out)])
+    assert rc == 0
+    md = (out / "REPORT.md").read_text()
+    assert "| entropy |" in md and "## Chunking" in md and "entropy@gold-k*" in md
+    if importlib.util.find_spec("matplotlib") is not None:
+        assert (out / "pk.png").stat().st_size > 1000 and (out / "chunking_iou.png").exists()
+        assert list(out.glob("curve_*.png"))
+
+
+def test_cli_missing_data(tmp_path, capsys, monkeypatch):
+    from logichunk.cli import main
+
+    assert main(["eval", "segmentation", "--data", str(tmp_path / "missing.jsonl")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    monkeypatch.setenv("LOGICHUNK_DATA", str(tmp_path / "absent"))
+    assert main(["eval", "chunking", "--no-save"]) == 0
+    assert "skipping" in capsys.readouterr().err
+    assert main(["eval", "report", "--out", str(tmp_path / "empty")]) == 2
+
+
+# --------------------------------------------------------------------------- real data (quick)
+
+
+@needs_data
+def test_smoke_on_shared_data():
+    choi = DATA / "segmentation" / "choi.jsonl"
+    if not choi.exists():
+        pytest.skip(f"{choi} not found")
+    docs = R.read_segmentation(choi, limit=5)
+    assert all(d.boundaries.size > 0 for d in docs)
+    runner = build(METHODS["entropy"], Settings())
+    row = S.run_segmentation(docs, "entropy", runner, peer=False, dataset="choi").rows[0]
+    none = S.run_segmentation(docs, "none", build(METHODS["none"], Settings()), peer=False, dataset="choi").rows[0]
+    assert row["pk"] < none["pk"]  # Choi's document switches are easy: any real signal beats no cuts
+    stem = DATA / "chunking" / "drcd_dev_article"
+    if not Path(str(stem) + ".corpus.jsonl").exists():
+        pytest.skip(f"{stem} not found")
+    corpus = R.read_corpus(stem, limit=10)
+    s = Settings(size=200, unit="tokens", embedder=_embedder(), embedder_name="hash")
+    qv = C.embed(s.embedder, [q.question for q in corpus.queries], "query")
+    row, _ = C.run_chunking(corpus, "fixed", build(METHODS["fixed"], s), s, peer=False, dataset="drcd",
+                            budget=1000, query_vecs=qv)
+    assert row["n"] == 10 and row["recall"] > 0.3 and row["recall_at_k"] > 0.5
+
+
+@pytest.mark.parametrize("name", ["langchain-recursive", "chonkie-recursive", "semchunk", "chonkie-semantic"])
+def test_peers_map_back_to_exact_spans(name):
+    from logichunk.eval.methods import Unavailable
+
+    s = Settings(size=12, unit="tokens", embedder=_embedder(), embedder_name="test")
+    try:
+        runner = build(METHODS[name], s)
+    except Unavailable as e:
+        pytest.skip(f"peer not installed: {e}")
+    for text, lang in ((TEXT_EN, "en"), (TEXT_ZH, "zh")):
+        loc = runner.chunk(text, lang)
+        assert loc.unlocated == 0 and loc.produced == loc.spans.shape[0] >= 1
+        if "semantic" not in name:  # size-bounded splitters must cut this text
+            assert loc.produced > 1
+        sp = loc.spans
+        assert (sp[1:, 0] >= sp[:-1, 1]).all()  # in order, no overlap
+        covered = sum(b - a for a, b in sp.tolist())
+        assert covered >= len(text.strip()) - 3 * len(sp)  # only whitespace between chunks is lost
