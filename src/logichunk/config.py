@@ -48,6 +48,8 @@ class Settings:
     top_k: int = 5
     size_normalization: bool = True
     size_normalization_power: float = 0.5  # score = raw * (avg_size / size) ** power; 0.5 is the seed's sqrt
+    # a 30-char heading parent must not beat real matches on size alone: cap the boost of small parents
+    size_normalization_max_boost: float = 1.5
     context_window_size: int = 1000
     rrf_k: int = 60
     vector_index: str = "auto"  # auto | exact | hnsw | pgvector (auto: pgvector on PostgreSQL, else exact/HNSW)

@@ -11,7 +11,8 @@ Modes:
 * ``basic`` — top-k child chunks by cosine similarity.
 * ``parent`` — search children, map each to its parent, keep a parent once (with its best child),
   rank by ``raw * sqrt(avg_parent_size / parent_size)`` (``size_normalization``; off keeps ``raw``;
-  ``size_normalization_power`` replaces the square root's 0.5),
+  ``size_normalization_power`` replaces the square root's 0.5, and ``size_normalization_max_boost``
+  caps how far a small parent is lifted, so a heading-sized parent cannot win on size alone),
   and for a parent larger than ``context_window_size`` return a window of whole sentences around the
   matched child (``Hit.context``, ``meta["context_text"]``). If the child index is empty or fails,
   it falls back to document-level search (parent vectors, else BM25 over blocks) and says so.
@@ -123,7 +124,8 @@ def retrieve(store: Any, query: str, mode: str | None = None, top_k: int | None 
     else:
         hits = None
         try:
-            hits = _parent(store, query, want, norm, power, window, candidates or max(10 * want, 50))
+            hits = _parent(store, query, want, norm, power, window, candidates or max(10 * want, 50),
+                           s.size_normalization_max_boost)
             if not hits:
                 notes.append("child index is empty")
         except LogichunkError as e:
@@ -145,7 +147,8 @@ def _basic(store, query: str, k: int) -> list[Hit]:
     return [Hit(rows[pk].to_chunk(), sim, sim, rows[pk].document_id) for pk, sim in found if pk in rows]
 
 
-def _parent(store, query: str, k: int, norm: bool, power: float, window: int, n_children: int) -> list[Hit]:
+def _parent(store, query: str, k: int, norm: bool, power: float, window: int, n_children: int,
+            max_boost: float = float("inf")) -> list[Hit]:
     found = store.vector_search(store.embed_query(query), n_children, "child")
     if not found:
         return []
@@ -162,7 +165,7 @@ def _parent(store, query: str, k: int, norm: bool, power: float, window: int, n_
         p = parents.get(ppk)
         if p is None:
             continue
-        factor = (avg / p.size) ** power if norm and p.size > 0 and avg > 0 else 1.0
+        factor = min((avg / p.size) ** power, max_boost) if norm and p.size > 0 and avg > 0 else 1.0
         scored.append((_norm(sim, factor), sim, p, rows[cpk]))
     scored.sort(key=lambda t: -t[0])
     hits = []
