@@ -1,0 +1,24 @@
+"""The README's Python examples run as written (the chunking ones; store examples need a database)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_readme_chunk_examples_run(monkeypatch):
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.S)
+    chunk_blocks = [b for b in blocks if "from logichunk import chunk" in b]
+    assert len(chunk_blocks) >= 2  # an English and a Chinese example
+    monkeypatch.chdir(ROOT)
+    for code in chunk_blocks:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, "README.md", "exec"), {})
+        assert out.getvalue().strip(), "an example printed nothing"
+    assert os.getcwd() == str(ROOT)
