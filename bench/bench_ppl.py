@@ -151,13 +151,15 @@ def child(args: argparse.Namespace) -> None:
     if args.method == "logichunk":
         lm.window, lm.max_context = args.window, args.max_context
         tree = chunk_ppl(text, lm, max_size=400, theta=args.theta)
-        ntok = lm.encode(text)[0].size
         extra = {"chunks": len(tree)}
+        ntok = -1
     else:
         ntok = _reference(lm, text, args.theta)
         extra = {}
     dt = time.perf_counter() - t0
     peak = _rss_kb("VmHWM")
+    if ntok < 0:
+        ntok = lm.encode(text)[0].size
     print(json.dumps({"method": args.method, "requested": args.tokens, "tokens": int(ntok), "chars": len(text), "seconds": dt,
                       "tok_s": ntok / dt, "peak_mb": max(0, peak - base) / 1024, "peak_reset": ok,
                       "model": label, **extra}))

@@ -357,22 +357,23 @@ def _offsets_cell(method: str, r: dict) -> str:
 
 
 def table(results: list[tuple[str, str, dict]], runs: int) -> str:
-    head = ("| corpus | method | MB/s | median s | CPU/wall | chunks | mean / max chars | cuts at sentence end "
+    head = ("| corpus | method | MB/s | MB/s by CPU time | median s | CPU/wall | chunks | mean / max chars | cuts at sentence end "
             "(logichunk splitter) | cuts at sentence end (simple rule) | offsets | peak RSS MiB (Δ) |")
     rows = [head, "|" + "---|" * head.count(" | ") + "---|"]
     for corpus, method, r in results:
         if "skipped" in r or "error" in r:
-            rows.append(f"| {corpus} | {method} | — | — | — | — | — | — | — | — | {r.get('skipped') or r.get('error')} |")
+            rows.append(f"| {corpus} | {method} | — | — | — | — | — | — | — | — | — | {r.get('skipped') or r.get('error')} |")
             continue
         med = statistics.median(r["times"])
         cpu_wall = sum(r["cpu"]) / sum(r["times"])
+        mbs_cpu = r["bytes"] / 1e6 / max(statistics.median(r["cpu"]), 1e-9)
         mbs = r["bytes"] / 1e6 / med
         rss = f"{r['rss_peak_mib']:.0f}"
         if r.get("rss_base_mib") is not None:
             rss += f" (+{r['rss_peak_mib'] - r['rss_base_mib']:.0f})"
         over = f", {r['over_max']} over {MAX_SIZE}" if r["over_max"] else ""
         rows.append(
-            f"| {corpus} | {method} | **{mbs:.2f}** | {med:.3f} | {cpu_wall:.2f} | {r['chunks']:,} | "
+            f"| {corpus} | {method} | **{mbs:.2f}** | {mbs_cpu:.2f} | {med:.3f} | {cpu_wall:.2f} | {r['chunks']:,} | "
             f"{r['mean_chars']:.0f} / {r['max_chars']}{over} | {_pct(r['cut_sentence_end_ours'])} | "
             f"{_pct(r['cut_sentence_end_simple'])} | {_offsets_cell(method, r)} | {rss} |")
     return "\n".join(rows)
@@ -448,8 +449,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("Versions: " + ", ".join(f"{d} {_version(d)}" for d in dict.fromkeys(DISTRIBUTIONS[x] for x in methods)))
     print("Corpora: " + "; ".join(corpora.describe(n, i) for n, (_t, i) in built.items()))
     print(f"Target {MAX_SIZE} chars for all; MB = 10**6 UTF-8 bytes; median of {args.runs} runs after "
-          f"{args.warmup} warm-up, each method in its own process, thread pools pinned to 1. CPU/wall: process "
-          "CPU time over wall time in the timed runs (about 1.00 = one busy core, not starved by other load).\n")
+          f"{args.warmup} warm-up, each method in its own process, thread pools pinned to 1. MB/s uses the median "
+          "wall time; 'by CPU time' uses the median process CPU time (user+sys; for the CLI, of the child), which "
+          "other load on the machine disturbs less. CPU/wall: their ratio over the timed runs (about 1.00 = one "
+          "busy core, not starved by other load).\n")
     print(table(results, args.runs))
     notes = [f"- {c} / {mm}: {r.get('skipped') or r.get('error')}" for c, mm, r in results if "skipped" in r or "error" in r]
     if notes:

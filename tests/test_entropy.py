@@ -192,14 +192,20 @@ def test_repeated_text_gives_near_uniform_scores(sentence: str) -> None:
 
 
 def test_edges_do_not_make_spurious_maxima() -> None:
-    """One homogeneous topic: the gaps next to the document edges are not the strongest."""
-    for seed in range(10):
-        rng = random.Random(seed)
-        for zh, vocab, fn in ((False, EN_A + EN_B, EN_FUNC), (True, ZH_A + ZH_B, ZH_FUNC)):
-            parts = topic_sentences(rng, vocab, fn, 30, zh)
+    """Homogeneous text (one mixed vocabulary, no break anywhere): the four gaps next to the
+    document edges, judged on truncated windows, are not systematically the strongest. By chance
+    they would hold the maximum in 4 of 29 gaps (14%); without the k/K edge weighting it is ~48%
+    for English."""
+    for zh, vocab, fn in ((False, EN_A + EN_B, EN_FUNC), (True, ZH_A + ZH_B, ZH_FUNC)):
+        at_edge, edge_mean, inner_mean = 0, [], []
+        for seed in range(60):
+            parts = topic_sentences(random.Random(seed), vocab, fn, 30, zh)
             scores = EntropySignal().gap_scores(spans(parts))
-            edge = np.concatenate((scores[:2], scores[-2:]))
-            assert edge.max() <= scores[2:-2].max(), (seed, zh, scores.round(3).tolist())
+            at_edge += int(np.argmax(scores)) in (0, 1, scores.size - 2, scores.size - 1)
+            edge_mean.append(np.concatenate((scores[:2], scores[-2:])).mean())
+            inner_mean.append(scores[2:-2].mean())
+        assert at_edge <= 18, (zh, at_edge)
+        assert np.mean(edge_mean) <= 1.5 * np.mean(inner_mean) + 0.01
 
 
 # --------------------------------------------------------------------------- degenerate inputs
@@ -342,6 +348,34 @@ def test_link_distances_across_row_edges(n: int) -> None:
     assert not back.any() and not fwd.any()
 
 
+@pytest.mark.parametrize("rows_per_block", [1, 2, 3])
+@pytest.mark.parametrize("n", [1, 2, 300, 2047, 2048, 2049, 3583, 3584, 3585, 9000])
+def test_link_distances_blockwise(monkeypatch, rows_per_block: int, n: int) -> None:
+    """Rows are sorted in blocks; tiny blocks must give the same links as one block."""
+    monkeypatch.setattr(E, "_ROWS_PER_BLOCK", rows_per_block)
+    rng = np.random.default_rng(n)
+    ids = rng.integers(1, 120, n).astype(np.uint32)
+    back, fwd = link_distances(ids)
+    rb, rf = ref_links(ids.tolist())
+    assert back.tolist() == rb
+    assert fwd.tolist() == rf
+
+
+@pytest.mark.parametrize("block", [7, 64, 1000])
+def test_content_items_blockwise(monkeypatch, block: int) -> None:
+    """Texts are read in blocks cut between words: small blocks give the same items."""
+    rng = random.Random(block)
+    text = "".join(topic_sentences(rng, EN_A, EN_FUNC, 30, False) + topic_sentences(rng, ZH_B, ZH_FUNC, 30, True)
+                   + ["Word" * 300, " tail 中文 end"])
+    want = content_items(text)
+    E.content_items.cache_clear()
+    monkeypatch.setattr(E, "_BLOCK", block)
+    got = content_items(text)
+    E.content_items.cache_clear()
+    assert got[0].tolist() == want[0].tolist()
+    assert got[1].tolist() == want[1].tolist()
+
+
 def test_content_items_reference() -> None:
     text = "The Economy, economic ECONOMISTS! a I x 2019年 中国的经济 Économie économie of the 𠀀 and"
     pos, ids = content_items(text)
@@ -366,7 +400,7 @@ def test_content_items_reference() -> None:
         else:
             i += 1
     assert pos.tolist() == [p for p, _ in expect]
-    for (p, cp_), got in zip(expect, ids.tolist(), strict=True):
+    for (_, cp_), got in zip(expect, ids.tolist(), strict=True):
         if cp_ is not None:
             assert got == cp_
         else:
@@ -392,8 +426,8 @@ def test_novelty_scores_match_reference(text: str, scales: list[int], lookback: 
 
 def test_novelty_scores_match_reference_on_long_text() -> None:
     rng = random.Random(3)
-    parts = (topic_sentences(rng, EN_A, EN_FUNC, 120, False) + topic_sentences(rng, ZH_B, ZH_FUNC, 200, True)
-             + topic_sentences(rng, EN_B, EN_FUNC, 120, False))
+    parts = (topic_sentences(rng, EN_A, EN_FUNC, 200, False) + topic_sentences(rng, ZH_B, ZH_FUNC, 300, True)
+             + topic_sentences(rng, EN_B, EN_FUNC, 200, False))
     text = "".join(parts)
     assert content_items(text)[0].size > 2 * 2048  # several sorted rows
     offsets = list(range(0, len(text), 97))

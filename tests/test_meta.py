@@ -186,7 +186,8 @@ def test_msp_dynamic_threshold_decisions() -> None:
         seen.append((a, b))
         return next(margins)
 
-    tree = chunk_msp(text, None, max_size=1000, target=1, history=2, margin_fn=fn)  # type: ignore[arg-type]
+    tree = chunk_msp(text, None, max_size=1000, target=1, history=2, warmup=2,  # type: ignore[arg-type]
+                     margin_fn=fn)
     # thresholds: 0, 0, mean(.5,-.1)=.2, mean(-.1,.3)=.1, mean(.3,.2)=.25 -> only -0.1 falls below
     assert tree.stats["thresholds"] == pytest.approx([0.0, 0.0, 0.2, 0.1, 0.25])
     assert [tree.text_of(c) for c in tree.roots()] == ["One. Two. ", "Three. Four. Five. Six."]
@@ -195,6 +196,24 @@ def test_msp_dynamic_threshold_decisions() -> None:
     assert seen[1] == ("One. Two.", "Three.")
     assert seen[2] == ("Three.", "Four.")
     assert seen[4] == ("Three. Four. Five.", "Six.")
+
+
+def test_msp_threshold_adapts_after_warmup() -> None:
+    """A model that always leans to "split" (all margins negative): with warmup=1 the threshold is the
+    running mean at once, so it keeps a sentence whose margin is above that mean; with a long warmup
+    (threshold stuck at 0) every sentence is split off."""
+    text = "One. Two. Three. Four. Five."
+    margins = [-0.5, -0.2, -0.6, -0.1]
+    it = iter(margins)
+    t = chunk_msp(text, None, max_size=1000, target=1, history=3,  # type: ignore[arg-type]
+                  margin_fn=lambda a, b: next(it))
+    # thresholds: 0, -.5, mean(-.5,-.2)=-.35, mean(-.5,-.2,-.6)=-.433: "Three" (-.2 > -.5) and "Five" stay
+    assert t.stats["thresholds"] == pytest.approx([0.0, -0.5, -0.35, -1.3 / 3])
+    assert [t.text_of(c) for c in t.roots()] == ["One. ", "Two. Three. ", "Four. Five."]
+    it0 = iter(margins)
+    t0 = chunk_msp(text, None, max_size=1000, target=1, warmup=10,  # type: ignore[arg-type]
+                   margin_fn=lambda a, b: next(it0))
+    assert len(t0.roots()) == 5
 
 
 def test_msp_merges_to_target_and_splits_by_size() -> None:
@@ -235,12 +254,12 @@ def test_msp_with_an_option_lm_cuts_before_new_topics() -> None:
             "Topic birds. Birds fly. Birds sing.")
     lm = OptionLM()
     assert msp_margin(lm, "Cats purr.", "Topic dogs.") == pytest.approx(0.1 - 0.9)
-    tree = chunk_msp(text, lm, max_size=1000, target=10, history=100)
+    tree = chunk_msp(text, lm, max_size=1000, target=10, warmup=100)
     starts = [tree.text_of(c) for c in tree.roots()]
     assert starts == ["Topic cats. Cats purr. Cats sleep a lot. ", "Topic dogs. Dogs bark. Dogs run. ",
                       "Topic birds. Birds fly. Birds sing."]
     zh = "话题一：猫。猫会打呼噜。话题二：狗。狗会叫。"
-    t2 = chunk_msp(zh, OptionLM(), max_size=1000, target=5, history=100)
+    t2 = chunk_msp(zh, OptionLM(), max_size=1000, target=5, warmup=100)
     assert t2.stats["language"] == "zh"
     assert [t2.text_of(c) for c in t2.roots()] == ["话题一：猫。猫会打呼噜。", "话题二：狗。狗会叫。"]
 

@@ -14,7 +14,7 @@ over the maximum is cut inside at its best clause/word break and a ``forced_spli
 * **MSP** (:func:`chunk_msp`): for each next sentence, the LM chooses between "1: split" and "2: keep
   together" given the current meta-chunk and that sentence (chat template when the model has one);
   ``margin = P(keep) − P(split)``; the sentence joins the meta-chunk when the margin exceeds a
-  dynamic threshold — 0 at first, then the mean of the last ``history`` margins.
+  dynamic threshold — 0 at first, then the running mean of the last ``history`` margins.
 
 Both return a flat :class:`~logichunk.tree.ChunkTree` (level 1 only) of exact spans, with method
 ``"ppl"`` or ``"msp"``.
@@ -244,19 +244,23 @@ def chunk_msp(
     min_size: int = 0,
     unit: str | Measure = "chars",
     history: int = 5,
+    warmup: int = 1,
     context_chars: int = 1500,
     language: str | None = None,
     margin_fn: Callable[[str, str], float] | None = None,
     source: str = "<text>",
 ) -> ChunkTree:
-    """MSP chunking + dynamic merge. The prompt shows the current meta-chunk (its last
+    """MSP chunking + dynamic merge. The threshold starts at 0 and, once ``warmup`` margins have
+    been seen, becomes the mean of the last ``history`` margins (the reference uses ``warmup=5``;
+    the default 1 adapts sooner to small models, which lean to one answer). The prompt shows the
+    current meta-chunk (its last
     ``context_chars`` characters — the spans themselves are never shortened) and the next sentence.
     ``language``: ``"zh"``/``"en"`` prompt (default: detected). ``margin_fn(a, b)`` replaces the LM
     call (tests, or a remote judge). ``stats["margins"]`` and ``stats["thresholds"]`` hold the
     sequence of decisions, one per sentence gap."""
     limits = _check_sizes(max_size, target, min_size)
-    if history < 1:
-        raise InputError(f"history must be at least 1, got {history}")
+    if history < 1 or warmup < 1:
+        raise InputError(f"history and warmup must be at least 1, got {history} and {warmup}")
     if not text:
         return build_tree(text, [], stats={"method": "msp", "sentences": 0}, unit=_unit_name(unit))
     sents = _prepare(text)
@@ -284,13 +288,13 @@ def chunk_msp(
         if not m > threshold:
             cand[j - 1] = True
             cur = j
-        if len(margins) >= history:
+        if len(margins) >= warmup:
             threshold = float(np.mean(margins[-history:]))
     mg = np.asarray(margins, dtype=np.float64)
     # gap strength for fit: how far below its threshold the keep-margin fell
     scores = np.asarray(thresholds, dtype=np.float64) - mg if mg.size else np.zeros(0)
     stats: dict[str, Any] = {"method": "msp", "model": getattr(lm, "model_id", ""), "language": lang,
-                             "history": history, "margins": mg.tolist(), "thresholds": thresholds}
+                             "history": history, "warmup": warmup, "margins": mg.tolist(), "thresholds": thresholds}
     return _assemble(text, sents, cand, scores, limits, meter, "msp", stats, source)
 
 

@@ -1,55 +1,52 @@
-"""Model-free boundary signals: window entropy, document n-gram perplexity, and the lexical
-cache-perplexity jump that scores sentence gaps.
+"""Model-free boundary signals: window entropy, document n-gram perplexity, n-gram divergence,
+and the cache-perplexity jump that scores sentence gaps.
 
-Three things live here, all numpy, no model, no Python loop per character, window or gap:
+Everything is numpy, with no model and no Python loop per character, window or gap.
 
-**Curves** (for plots and for the composite signal), on character n-grams:
+**Curves** (for plots, and the composite signal) of character n-grams, ``(offsets, values)``:
 
-* :func:`entropy_curve` — Shannon entropy ``H = -sum p log2 p`` of the character n-grams inside
-  sliding windows (``window``/``step`` characters, default 100/50, bigrams by default);
-* :func:`perplexity_curve` — per window, ``2**H`` where ``H`` is the mean surprisal of the window's
-  n-grams under the n-gram model estimated from the whole document
-  (``P(c_n | c_1..c_{n-1}) = C(c_1..c_n) / C(c_1..c_{n-1} .)``, maximum likelihood, bigram by
-  default). A window that reads like the rest of the document has a low perplexity; an odd one
-  (a table, a quote in another language, a change of subject) stands out.
+* :func:`entropy_curve` — Shannon entropy ``H = -sum p log2 p`` of the n-grams inside sliding
+  windows (``window``/``step`` characters, default 100/50, bigrams by default);
+* :func:`perplexity_curve` — per window, ``2**H`` with ``H`` the mean surprisal of its n-grams under
+  the n-gram model estimated from the whole document (``P(c_n | c_1..c_{n-1})`` by maximum
+  likelihood): a window that reads like the rest of the document is low, an odd one stands out;
+* :func:`divergence_curve` — the information gain of cutting at a grid offset: the Jensen-Shannon
+  divergence of the n-gram distributions either side, ``H(L ∪ R) - (|L| H(L) + |R| H(R)) / |L ∪ R|``.
 
-Only *content* n-grams count: an n-gram made only of whitespace, punctuation, symbols or control
-characters is skipped, so runs of spaces or ``-----`` never dominate a window.
+Only *content* n-grams count (at least one letter, digit or CJK character), so runs of spaces,
+punctuation or ``-----`` never dominate a window.
 
-**The gap score** of :class:`EntropySignal` (tier 1 of the logic-chain cascade). On the public
-segmentation sets (Choi, Wiki-300, Weibo, DialSeg711, TIAGE, DAct; see ``bench/bench_signals.py``)
-the plain entropy jump ``|H_right - H_left|`` of character bigrams scored no better than random
-cuts, and vocabulary shift is what finds topic breaks, so the score is built on that, with an
-information-theoretic reading:
+**The gap score** of :class:`EntropySignal` (tier 1 of the logic-chain cascade). On six public
+segmentation sets (Choi, Wiki-300, Weibo, DialSeg711, TIAGE, DAct; ``bench/bench_signals.py``) the
+character-bigram entropy jump ``|H_right - H_left|`` cut no better than random (mean Pk 0.46 vs
+0.48) and the bigram divergence barely better (0.42), while vocabulary shift finds topic breaks
+(0.31). So the score is a vocabulary-shift statistic with an information-theoretic reading:
 
-1. *Content items*: each word of a space-separated script counts once, as the hash of its first
-   five lower-cased letters (truncation is a crude but effective stemmer: ``economy``,
-   ``economic``, ``economist`` agree) with a short English stop list and one-letter words left out;
-   each CJK character is an item (frequent function characters such as 的了是在 left out). Item
-   ids are exact for CJK and 22-bit hashes for words (collisions only matter within a few hundred
-   items, where they are negligible).
+1. *Content items*: each word of a space-separated script counts once, as a hash of its first four
+   case-folded letters (truncation is a crude but effective stemmer: ``economy``, ``economic``,
+   ``economist`` agree; four beat five or more on the English sets), leaving out one-letter words
+   and a short English stop list; each CJK character is an item (single characters beat character
+   bigrams on the Chinese sets), leaving out frequent function characters (的了是在...).
 2. *Cache-model surprisal*: each item's surprisal under a recency cache model — probability
-   ``∝ 1/d`` for an item last seen ``d`` items ago, with everything not seen in the last ``D``
-   (``lookback``) items at the floor — normalised to ``[0, 1]``: ``min(log2 d, log2 D) / log2 D``.
-   The same is computed reading the text backwards (distance to the *next* occurrence).
-   Distances come from one vectorised pass: rows of 512 items overlapping by half are sorted by
-   ``(item id, position)`` (a row sort, cheap and cache friendly), equal neighbours are links.
-3. *Perplexity jump*: with prefix sums of the surprisals, the mean surprisal of the ``K`` items
-   after a gap minus that of the ``K`` items before it is the log of the cache-model perplexity
-   ratio (right window under a model of the left context, in units of ``log2 D`` bits); the
-   backward reading gives the mirror term. Their mean, over several scales ``K`` (10/20/40/80
-   items by default: a sentence or two up to a few paragraphs), clipped to ``[0, 1]``, is the
-   score. 0 means the text after the gap is no more novel than the text before it; 1 means every
-   item on the right is new and every item on the left never comes back.
+   ``∝ 1/d`` for an item last seen ``d`` items ago, the floor for one not seen in the last
+   ``lookback`` items — normalised to ``[0, 1]``: ``min(log2 d, log2 D) / log2 D``. The same is
+   computed reading the text backwards (distance to the *next* occurrence). Distances come from
+   row sorts (:func:`link_distances`), not a hash table.
+3. *Perplexity jump*: by prefix sums, the mean surprisal of the ``K`` items after a gap minus that
+   of the ``K`` before it is the log of the ratio of the cache-model perplexities of the right and
+   left windows (in units of ``log2 D`` bits: the right window read with a model of what came
+   before). The backward reading adds the mirror term: do the left window's items ever come back?
+   Either direction alone is a poor detector (mean Pk 0.42 and 0.39); their sum is good. The jump
+   is averaged over scales ``K`` = 10/20/40/80 items (a sentence or two up to a few paragraphs:
+   no single scale suits both Choi's long segments and Weibo's short ones) and clipped at 0.
 4. *Edges*: windows shrink symmetrically near the document edges (``k = min(K, items before,
-   items after)``) and a scale's term is weighted by ``k / K``, so a gap near an edge, judged on
-   little evidence, cannot become a spurious maximum.
+   items after)``) and a scale's term counts ``k / K``, so a gap judged on little evidence cannot
+   become a spurious maximum (without it, 48% of homogeneous English test texts peak at an edge).
+5. *Scale*: the score is ``tanh(jump / 0.1)`` in ``[0, 1]``, comparable across documents.
 
-Scores are comparable across documents (same units, ``[0, 1]``), deterministic, and cost O(N) plus
-a row sort of the items (O(N log 512)). :class:`CompositeSignal` (tier 3) mixes this score with the
-character n-gram divergence of the windows either side of each gap (information gain
-``H(L ∪ R) - (|L| H(L) + |R| H(R)) / |L ∪ R|`` from :func:`entropy_curve`'s machinery) and, when
-configured, an LM perplexity signal, each z-normalised within the document.
+Cost: O(N) passes over the characters plus two row sorts of the items (rows of 2048), in blocks
+that stay in cache. :class:`CompositeSignal` (tier 3) mixes this score with the bigram divergence
+and, when configured, an LM perplexity signal, each z-normalised within the document.
 """
 
 from __future__ import annotations
@@ -134,12 +131,40 @@ def _stop_tables() -> tuple[np.ndarray, np.ndarray]:
 
 
 def _merge(pa: np.ndarray, ia: np.ndarray, pb: np.ndarray, ib: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Merge the position-sorted item list ``(pb, ib)`` (best the shorter) into ``(pa, ia)``;
+    """Merge the position-sorted item list ``(pb, ib)`` (ideally the shorter) into ``(pa, ia)``;
     positions are distinct."""
     if pb.size == 0:
         return pa, ia
     at = np.searchsorted(pa, pb)
     return np.insert(pa, at, pb), np.insert(ia, at, ib)
+
+
+_BLOCK = 1 << 18  # characters per block: the working set stays in cache, buffers get reused
+
+
+def _block_items(cp: np.ndarray, cls: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Content items of one block of text that does not cut a word (local positions)."""
+    stop_w, cjk_tab = _stop_tables()
+    pos, ids = np.zeros(0, np.int64), np.zeros(0, np.uint32)
+    al = (cls & ALNUM) != 0
+    if al.any():
+        starts, lens = _word_spans(al)
+        ids = _word_ids(cp, starts, lens)
+        keep = lens > 1
+        keep &= ~stop_w[ids & np.uint32((1 << 20) - 1)]
+        pos, ids = starts[keep], ids[keep]
+    cj = (cls & CJK) != 0
+    ncjk = int(np.count_nonzero(cj))
+    if ncjk and ncjk < 4 * pos.size:  # a few CJK characters among words: merge two lists
+        cpos = np.flatnonzero(cj)
+        cpos = cpos[cjk_tab[cp[cpos]] != 0]
+        pos, ids = _merge(pos, ids, cpos, cp[cpos])
+    elif ncjk:  # mostly CJK: one block-long buffer, words written in, read back in order
+        buf = cp * cjk_tab[cp]
+        buf[pos] = ids
+        pos = np.flatnonzero(buf)
+        ids = buf[pos]
+    return pos, ids
 
 
 @lru_cache(maxsize=4)
@@ -150,32 +175,30 @@ def content_items(text: str) -> tuple[np.ndarray, np.ndarray]:
     ``ids`` (uint32, never 0) identify the item: the code point of a CJK character, or a hash in
     ``[2^20, 2^21)`` of a word's first four letters, case-folded (so ``economy``/``economic``
     agree, a crude but effective stemmer). Stop words, one-letter words and frequent CJK function
-    characters are left out. Cached per text (the arrays are read-only).
+    characters are left out. Cached per text (the arrays are read-only). Long texts are processed
+    in blocks of about 256K characters, cut between words.
     """
-    pos, ids = np.zeros(0, np.int64), np.zeros(0, np.uint32)
-    if text:
+    n = len(text)
+    parts_pos: list[np.ndarray] = []
+    parts_ids: list[np.ndarray] = []
+    if n:
         cp = codepoints(text)
         cls = classes(text)
-        stop_w, cjk_tab = _stop_tables()
-        al = (cls & ALNUM) != 0
-        if al.any():
-            starts, lens = _word_spans(al)
-            ids = _word_ids(cp, starts, lens)
-            keep = lens > 1
-            keep &= ~stop_w[ids & np.uint32((1 << 20) - 1)]
-            pos, ids = starts[keep], ids[keep]
-        cj = (cls & CJK) != 0
-        ncjk = int(np.count_nonzero(cj))
-        if ncjk and ncjk < 4 * pos.size:  # a few CJK characters among words: merge two lists
-            cpos = np.flatnonzero(cj)
-            cids = cp[cpos]
-            cpos = cpos[cjk_tab[cids] != 0]
-            pos, ids = _merge(pos, ids, cpos, cp[cpos])
-        elif ncjk:  # mostly CJK: one text-long buffer, words written in, read back in order
-            buf = cp * cjk_tab[cp]
-            buf[pos] = ids
-            pos = np.flatnonzero(buf)
-            ids = buf[pos]
+        a = 0
+        while a < n:
+            b = min(a + _BLOCK, n)
+            while b < n:  # move the cut past the word it falls in
+                tail = (cls[b : b + 1024] & ALNUM) != 0
+                if not tail.all():
+                    b += int(np.argmin(tail))
+                    break
+                b += tail.size
+            p, i = _block_items(cp[a:b], cls[a:b])
+            parts_pos.append(p + a if a else p)
+            parts_ids.append(i)
+            a = b
+    pos = np.concatenate(parts_pos) if len(parts_pos) > 1 else (parts_pos[0] if parts_pos else np.zeros(0, np.int64))
+    ids = np.concatenate(parts_ids) if len(parts_ids) > 1 else (parts_ids[0] if parts_ids else np.zeros(0, np.uint32))
     pos = np.ascontiguousarray(pos, dtype=np.int64)
     ids = np.ascontiguousarray(ids, dtype=np.uint32)
     pos.flags.writeable = False
@@ -219,12 +242,44 @@ def _link_rows(ids: np.ndarray) -> np.ndarray:
     return m
 
 
-def _back_fwd_fields(rows: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per item, the packed entry of the row where it has 256 items before it (for the backward
-    distance) and of the row where it has 256 after it (forward)."""
-    back = np.concatenate((rows[0, :MAX_LOOKBACK], rows[:, MAX_LOOKBACK:].ravel()))[:n]
-    fwd = np.concatenate((rows[:, :_STRIDE].ravel(), rows[-1, _STRIDE:]))[:n]
+_ROWS_PER_BLOCK = 128  # rows sorted per block (256K entries): cache-sized working set
+
+
+def _link_fields(ids: np.ndarray, back_table: np.ndarray, fwd_table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per item, ``back_table[field]`` of its entry in the row where 256 items precede it and
+    ``fwd_table[field]`` of its entry in the row where 256 follow it, ``field`` being the packed
+    18-bit ``back << 9 | fwd`` of :func:`_link_rows`. Rows are processed in blocks."""
+    n = ids.size
+    rows = max(1, -(-(n - MAX_LOOKBACK) // _STRIDE))
+    back = np.empty(n, back_table.dtype)
+    fwd = np.empty(n, fwd_table.dtype)
+    mask = np.uint32((1 << 18) - 1)
+    for r0 in range(0, rows, _ROWS_PER_BLOCK):
+        r1 = min(rows, r0 + _ROWS_PER_BLOCK)
+        lo = r0 * _STRIDE
+        m = _link_rows(ids[lo : min(n, (r1 - 1) * _STRIDE + _ROW)])
+        m &= mask
+        if r0 == 0:  # the first items have fewer than 256 before them: row 0 is their best
+            k = min(MAX_LOOKBACK, n)
+            back[:k] = back_table[m[0, :k]]
+        a = lo + MAX_LOOKBACK
+        k = max(0, min(n, lo + (r1 - r0) * _STRIDE + MAX_LOOKBACK) - a)
+        back[a : a + k] = back_table[m[:, MAX_LOOKBACK:].ravel()[:k]]
+        k = min(n, lo + (r1 - r0) * _STRIDE) - lo
+        fwd[lo : lo + k] = fwd_table[m[:, :_STRIDE].ravel()[:k]]
+        if r1 == rows:  # the last items have fewer than 256 after them: the last row is their best
+            a = (rows - 1) * _STRIDE + _STRIDE
+            k = max(0, n - a)
+            fwd[a:] = fwd_table[m[-1, _STRIDE : _STRIDE + k]]
     return back, fwd
+
+
+@lru_cache(maxsize=1)
+def _distance_tables() -> tuple[np.ndarray, np.ndarray]:
+    idx = np.arange(1 << 18)
+    b, f = idx >> 9, idx & 511
+    return (np.where(b <= MAX_LOOKBACK, b, 0).astype(np.uint16),
+            np.where(f <= MAX_LOOKBACK, f, 0).astype(np.uint16))
 
 
 def link_distances(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -243,12 +298,7 @@ def link_distances(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     n = ids.size
     if n < 2:
         return np.zeros(n, np.uint16), np.zeros(n, np.uint16)
-    back, fwd = _back_fwd_fields(_link_rows(ids), n)
-    back = ((back >> np.uint32(9)) & _FIELD).astype(np.uint16)
-    fwd = (fwd & _FIELD).astype(np.uint16)
-    back[back > MAX_LOOKBACK] = 0
-    fwd[fwd > MAX_LOOKBACK] = 0
-    return back, fwd
+    return _link_fields(ids, *_distance_tables())
 
 
 def _surprisal(d: np.ndarray, lookback: int) -> np.ndarray:
@@ -283,18 +333,11 @@ def _novelty_prefix(text: str, lookback: int) -> tuple[np.ndarray, np.ndarray]:
     """Item positions and the prefix sums (int64, n+1) of ``q(back) - q(fwd)``."""
     pos, ids = content_items(text)
     n = ids.size
-    if n < 2:
-        return pos, np.zeros(n + 1, np.int64)
-    back, fwd = _back_fwd_fields(_link_rows(ids), n)
-    qb, qf = _quantised_tables(lookback)
-    mask = np.uint32((1 << 18) - 1)
-    back &= mask
-    fwd &= mask
-    delta = qb[back]
-    delta -= qf[fwd]
-    prefix = np.empty(n + 1, np.int64)
-    prefix[0] = 0
-    np.cumsum(delta, out=prefix[1:])
+    prefix = np.zeros(n + 1, np.int64)
+    if n >= 2:
+        qb, qf = _link_fields(ids, *_quantised_tables(lookback))
+        qb -= qf
+        np.cumsum(qb, dtype=np.int64, out=prefix[1:])
     prefix.flags.writeable = False
     return pos, prefix
 
@@ -355,8 +398,9 @@ def _gram_keys(text: str, n: int, mask: bool = True) -> tuple[np.ndarray, np.nda
     (the sentinel; not with ``mask=False``), and the content mask; one entry per start ``i`` in
     ``[0, len(text) - n]``.
 
-    Keys are exact: the code point (n = 1), two 16-bit code points in a uint32 (n = 2 when the
-    text is all BMP), 21-bit code points packed in a uint64 (n <= 3); for n > 3 a 64-bit
+    Keys are exact: the code point (n = 1), two 16-bit code points in a uint32 (n = 2; outside
+    the BMP the text's alphabet is numbered densely first, when it has fewer than 65535
+    characters), 21-bit code points packed in a uint64 (n <= 3); for n > 3 a 64-bit
     polynomial hash with a splitmix finaliser (collisions: ~2^-64 per pair). A content n-gram
     holds at least one letter, digit or CJK character, so it never equals the sentinel.
     """
@@ -368,11 +412,17 @@ def _gram_keys(text: str, n: int, mask: bool = True) -> tuple[np.ndarray, np.nda
     valid = content[:m].copy()
     for j in range(1, n):
         valid |= content[j : j + m]
+    dense = None
+    if n == 2 and int(cp.max()) >= 0x10000:  # beyond the BMP: number this text's alphabet densely
+        present = np.bincount(cp) > 0
+        if np.count_nonzero(present) < 0xFFFF:
+            dense = (np.cumsum(present) - 1).astype(np.uint32)[cp]
     if n == 1:
         key = cp.copy()
-    elif n == 2 and int(cp.max()) < 0x10000:
-        key = cp[:m] << np.uint32(16)
-        key |= cp[1:]
+    elif n == 2 and (dense is not None or int(cp.max()) < 0x10000):
+        c = cp if dense is None else dense
+        key = c[:m] << np.uint32(16)
+        key |= c[1:]
     elif n <= 3:
         c64 = cp.astype(np.uint64)
         key = c64[:m].copy()
@@ -410,34 +460,48 @@ def _windows(length: int, window: int, step: int) -> tuple[np.ndarray, np.ndarra
     return starts, starts + window
 
 
+@lru_cache(maxsize=16)
+def _clogc_steps(w: int) -> np.ndarray:
+    """``f[k] = k log2 k - (k-1) log2 (k-1)``: what the k-th copy of a key adds to sum c log2 c."""
+    k = np.arange(w + 1, dtype=np.float64)
+    klogk = k * np.log2(np.maximum(k, 1.0))
+    f = np.zeros(w + 1)
+    f[1:] = klogk[1:] - klogk[:-1]
+    return f
+
+
 def _rows_entropy(rows: np.ndarray) -> np.ndarray:
     """Entropy (bits) of the keys of each row of ``rows`` (r, w), sentinels (dtype max) ignored.
-    Sorts ``rows`` in place; ``H = log2 m - (1/m) sum c log2 c`` from the run lengths."""
+
+    Sorts ``rows`` in place; ``H = log2 m - (1/m) sum c log2 c``. The sum is taken over repeated
+    keys only (a key seen once adds 0): the k-th copy in a run of equal keys adds
+    ``k log2 k - (k-1) log2 (k-1)``, and k comes from a running maximum of run starts."""
     r, w = rows.shape
     if r == 0 or w == 0:
         return np.zeros(r)
     rows.sort(axis=1)
-    new = np.ones(rows.shape, dtype=bool)
-    np.not_equal(rows[:, 1:], rows[:, :-1], out=new[:, 1:])
-    flat_new = new.ravel()
-    run_start = np.flatnonzero(flat_new)
-    run_len = np.diff(np.append(run_start, flat_new.size)).astype(np.float64)
-    run_len[rows.ravel()[run_start] == np.iinfo(rows.dtype).max] = 0.0
-    run_row = run_start // w
-    with np.errstate(divide="ignore", invalid="ignore"):
-        clogc = np.where(run_len > 0, run_len * np.log2(run_len), 0.0)
-    sum_clogc = np.bincount(run_row, weights=clogc, minlength=r)
-    m = np.bincount(run_row, weights=run_len, minlength=r)
-    h = np.log2(np.maximum(m, 1.0)) - sum_clogc / np.maximum(m, 1.0)
-    return np.maximum(h, 0.0)
+    sentinel = np.iinfo(rows.dtype).max
+    m = (w - np.count_nonzero(rows == sentinel, axis=1)).astype(np.float64)
+    dup = np.zeros(rows.shape, dtype=bool)
+    np.equal(rows[:, 1:], rows[:, :-1], out=dup[:, 1:])
+    flat = dup.ravel()
+    start = np.arange(flat.size, dtype=np.int64)
+    start[flat] = 0
+    np.maximum.accumulate(start, out=start)  # the start of the run each position is in
+    d = np.flatnonzero(flat)
+    d = d[rows.ravel()[d] != sentinel]
+    sum_clogc = np.bincount(d // w, weights=_clogc_steps(w)[d - start[d] + 1], minlength=r)
+    mm = np.maximum(m, 1.0)
+    return np.maximum(np.log2(mm) - sum_clogc / mm, 0.0)
 
 
-def _window_entropy(key: np.ndarray, starts: np.ndarray, width: int, block: int = 1 << 14) -> np.ndarray:
+def _window_entropy(key: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
     """Entropy of the (sentinel-masked) keys ``key[s : s + width]`` for each start ``s``, one
-    block of windows at a time so memory stays bounded."""
+    block of about 256K keys at a time (cache-sized, and memory stays bounded)."""
     out = np.zeros(starts.size)
     if width <= 0 or starts.size == 0:
         return out
+    block = max(1, (1 << 18) // width)
     view = sliding_window_view(key, width)
     for a in range(0, starts.size, block):
         out[a : a + block] = _rows_entropy(view[starts[a : a + block]])
@@ -467,21 +531,38 @@ def entropy_curve(text: str, window: int = 100, step: int = 50, n: int = 2) -> t
     return (starts + ends) / 2.0, _window_entropy(key, starts, width)
 
 
+def _counts(keys: np.ndarray) -> np.ndarray:
+    """For each key, how often it occurs in ``keys`` (float64). Keys of 32 bits go through one
+    sort of ``key << 32 | index`` (much cheaper than an argsort); wider keys through np.unique."""
+    if keys.size == 0:
+        return np.zeros(0)
+    if keys.dtype != np.uint32:
+        _, inv, cnt = np.unique(keys, return_inverse=True, return_counts=True)
+        return cnt[inv.ravel()].astype(np.float64)
+    packed = keys.astype(np.uint64) << np.uint64(32)
+    packed |= np.arange(keys.size, dtype=np.uint64)
+    packed.sort()
+    k = packed >> np.uint64(32)
+    starts = np.flatnonzero(np.concatenate(([True], k[1:] != k[:-1])))
+    run = np.diff(np.append(starts, keys.size))
+    out = np.empty(keys.size)
+    out[(packed & np.uint64(0xFFFFFFFF)).astype(np.int64)] = np.repeat(run, run)
+    return out
+
+
 def _document_surprisal(text: str, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Per n-gram start: surprisal (bits) of the gram under the document's own maximum-likelihood
-    n-gram model, ``log2 C(prefix .) - log2 C(gram)``, and the content mask."""
+    n-gram model, ``log2 C(prefix *) - log2 C(gram)``, and the content mask."""
     key, valid = _gram_keys(text, n)
     s = np.zeros(key.size)
     if not valid.any():
         return s, valid
-    _, inv, cnt = np.unique(key[valid], return_inverse=True, return_counts=True)
-    c_gram = cnt[inv].astype(np.float64)
+    c_gram = _counts(key[valid])
     if n == 1:
         c_ctx = np.full(c_gram.size, float(c_gram.size))
     else:
         ctx, _ = _gram_keys(text, n - 1, mask=False)  # the first n-1 characters of each gram
-        _, cinv, ccnt = np.unique(ctx[: key.size][valid], return_inverse=True, return_counts=True)
-        c_ctx = ccnt[cinv].astype(np.float64)
+        c_ctx = _counts(ctx[: key.size][valid])
     s[valid] = np.log2(c_ctx) - np.log2(c_gram)
     return s, valid
 
@@ -544,8 +625,16 @@ def divergence_curve(text: str, window: int = 100, step: int = 50, n: int = 2) -
     key, valid = _gram_keys(text, n)
     if g <= 0 or key.size == 0:
         return t.astype(np.float64), out
-    hl = _window_entropy(key, t - w, g)
-    hr = _window_entropy(key, t, g)
+    hl, hr = np.empty(t.size), np.empty(t.size)
+    k = 0  # offsets on the regular grid, where the left and right windows are shared
+    if w % step == 0:
+        k = t.size if (t[-1] - w) % step == 0 else t.size - 1
+    if k:
+        hw = _window_entropy(key, np.arange(0, t[k - 1] + 1, step, dtype=np.int64), g)
+        hl[:k], hr[:k] = hw[:k], hw[w // step : w // step + k]
+    if k < t.size:
+        hl[k:] = _window_entropy(key, t[k:] - w, g)
+        hr[k:] = _window_entropy(key, t[k:], g)
     hu = _window_entropy(key, t - w, min(2 * w - n + 1, key.size))
     cv = _prefix(valid.astype(np.float64))
     ml, mr = cv[t - w + g] - cv[t - w], cv[t + g] - cv[t]
@@ -621,7 +710,7 @@ class CompositeSignal:
     Each component is z-normalised within the document (so signals of different scale mix), the
     weighted mean ``z`` is squashed with a logistic to ``(0, 1)``; 0.5 is an average gap.
     ``weights`` are (entropy, divergence, extra); the divergence is evaluated on a grid of
-    ``entropy.step`` characters and interpolated to the gaps.
+    ``entropy.window`` characters and interpolated to the gaps.
     """
 
     name: str = "composite"
@@ -638,7 +727,7 @@ class CompositeSignal:
         gaps = np.asarray(sents.ends[:-1], dtype=np.int64)
         out = {"entropy": self.entropy.gap_scores(sents)}
         e = self.entropy
-        t, js = divergence_curve(text, e.window, e.step, e.n)
+        t, js = divergence_curve(text, e.window, e.window, e.n)  # a smooth signal: a coarse grid
         out["divergence"] = np.interp(gaps, t, js) if t.size else np.zeros(gaps.size)
         if self.extra is not None:
             ex = np.asarray(self.extra.gap_scores(sents), dtype=np.float64)
