@@ -216,7 +216,6 @@ def test_edges_do_not_make_spurious_maxima() -> None:
     ["Hello."],
     ["a", "b"],
     ["x"] * 5,
-    ["", ""][:1],
     [" ", " ", "\n"],
     ["。", "！", "？"],
     ["a.", "b.", "c."],
@@ -330,7 +329,7 @@ def test_link_distances_match_reference(n: int, vocab: int, seed: int) -> None:
     rng = np.random.default_rng(seed)
     ids = rng.integers(1, vocab + 1, n).astype(np.uint32)
     if n and vocab > 200:  # also ids near the top of the allowed range
-        ids[::3] = (1 << 21) - 1 - ids[::3] % 50
+        ids[::3] = (1 << 20) - 1 - ids[::3] % 50
     back, fwd = link_distances(ids)
     rb, rf = ref_links(ids.tolist())
     assert back.tolist() == rb
@@ -404,7 +403,7 @@ def test_content_items_reference() -> None:
         if cp_ is not None:
             assert got == cp_
         else:
-            assert (1 << 20) <= got < (1 << 21)
+            assert (1 << 19) <= got < (1 << 20)
     by_prefix: dict[str, set[int]] = {}
     for p, got in zip(pos.tolist(), ids.tolist(), strict=True):
         if p in words:

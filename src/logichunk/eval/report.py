@@ -151,6 +151,10 @@ RET_COLS = [("recall_at_k", "doc R@k"), ("evidence_recall_at_k", "evidence R@k")
             ("recall", "span recall"), ("precision", "precision"), ("seconds", "s")]
 
 
+_DIGITS = {"chunks": 0, "unlocated": 0, "seconds": 1, "mean_tokens": 1, "k_mean": 1, "hyp_per_doc": 1,
+           "gold_per_doc": 1, "precision": 4, "iou": 4}
+
+
 def per_dataset(rows: Sequence[dict[str, Any]], cols: Sequence[tuple[str, str]], sort_key: str | None,
                 lower_is_better: bool = False) -> str:
     parts = []
@@ -166,9 +170,7 @@ def per_dataset(rows: Sequence[dict[str, Any]], cols: Sequence[tuple[str, str]],
                      f"{rs[0].get('unit')}, embedder {rs[0].get('embedder')}, {rs[0].get('docs')} documents")
         elif rs and "k" in rs[0]:
             extra = f", k = {rs[0]['k']}, embedder {rs[0].get('embedder')}"
-        body = [[_label(r), *[_fmt(r.get(c), 0 if c in ("chunks", "unlocated") else
-                                   (1 if c in ("seconds", "mean_tokens", "k_mean", "hyp_per_doc", "gold_per_doc")
-                                    else 3)) for c, _ in cols]] for r in rs]
+        body = [[_label(r), *[_fmt(r.get(c), _DIGITS.get(c, 3)) for c, _ in cols]] for r in rs]
         parts.append(f"**{d}** (n = {n}{extra})\n\n" + _table(["method", *[h for _, h in cols]], body))
     return "\n\n".join(parts)
 
@@ -187,7 +189,7 @@ def markdown(rows: Sequence[dict[str, Any]], images: Sequence[str] = ()) -> str:
                 "### Per data set", "", per_dataset(seg, SEG_COLS, "pk", lower_is_better=True), ""]
     if ch:
         out += ["## Chunking (span retrieval at a fixed token budget)", "",
-                "### IoU (higher is better)", "", pivot(ch, "iou", lower_is_better=False), "",
+                "### IoU (higher is better)", "", pivot(ch, "iou", lower_is_better=False, digits=4), "",
                 "### Token recall (higher is better)", "", pivot(ch, "recall", lower_is_better=False), "",
                 "### Per data set", "", per_dataset(ch, CH_COLS, "iou"), ""]
     if ret:

@@ -74,7 +74,7 @@ __all__ = [
 # --------------------------------------------------------------------------- content items
 
 _WORD_PREFIX = 4  # letters of a word that make its id (truncation stemming)
-_WORD_BIT = np.uint64(1 << 20)  # word ids live in [2^20, 2^21); CJK items are their code point (< 2^18)
+_WORD_BIT = np.uint64(1 << 19)  # word ids live in [2^19, 2^20); CJK items are their code point (< 2^18)
 _STOP_EN = (
     "a an and are as at be been but by for from has have had he her his him i in is it its of on or "
     "she that the their them there they this these those to was we were which who will with would "
@@ -89,12 +89,12 @@ _M2 = np.uint64(0x94D049BB133111EB)
 
 
 def _word_ids(cp: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
-    """uint32 id in ``[2^20, 2^21)`` of each word's first four letters.
+    """uint32 id in ``[2^19, 2^20)`` of each word's first four letters.
 
     The letters are folded with ``| 0x20`` (A-Z to a-z; also the basic Latin-1, Greek and
     Cyrillic capitals; digits are unchanged) and kept as 16 bits each (letters of space-separated
     scripts are all in the BMP), so four of them are one unaligned uint64 read per word, masked
-    to the word's length and hashed (xor-shift, multiply, top 20 bits).
+    to the word's length and hashed (xor-shift, multiply, top 19 bits).
     """
     u16 = np.zeros(cp.size + 4, dtype=np.uint16)
     np.bitwise_or(cp, np.uint32(0x20), out=u16[: cp.size], casting="unsafe")
@@ -102,11 +102,11 @@ def _word_ids(cp: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> np.ndarra
     h = quad[starts] & _LEN_MASK[np.minimum(lens, _WORD_PREFIX)]
     h ^= h >> np.uint64(29)  # fold the high letters down, then one multiplicative hash
     h *= _M1
-    return ((h >> np.uint64(44)) | _WORD_BIT).astype(np.uint32)
+    return ((h >> np.uint64(45)) | _WORD_BIT).astype(np.uint32)
 
 
 def _word_spans(al: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Starts and lengths of the runs of True in ``al``."""
+    """Starts and lengths of the runs of nonzero values in ``al`` (bool, or 0 and one value)."""
     n = al.size
     edge = np.empty(n + 1, dtype=bool)
     edge[0], edge[n] = al[0], al[-1]
@@ -146,24 +146,29 @@ def _block_items(cp: np.ndarray, cls: np.ndarray) -> tuple[np.ndarray, np.ndarra
     """Content items of one block of text that does not cut a word (local positions)."""
     stop_w, cjk_tab = _stop_tables()
     pos, ids = np.zeros(0, np.int64), np.zeros(0, np.uint32)
-    al = (cls & ALNUM) != 0
-    if al.any():
+    kind = cls & (ALNUM | CJK)  # 0, ALNUM or CJK: no character is both
+    top = int(kind.max()) if kind.size else 0
+    if top == 0:
+        return pos, ids
+    al = kind if top == ALNUM else kind == ALNUM  # without CJK, kind itself marks the words
+    if top == ALNUM or al.any():
         starts, lens = _word_spans(al)
         ids = _word_ids(cp, starts, lens)
         keep = lens > 1
         keep &= ~stop_w[ids & np.uint32((1 << 20) - 1)]
         pos, ids = starts[keep], ids[keep]
-    cj = (cls & CJK) != 0
-    ncjk = int(np.count_nonzero(cj))
-    if ncjk and ncjk < 4 * pos.size:  # a few CJK characters among words: merge two lists
-        cpos = np.flatnonzero(cj)
-        cpos = cpos[cjk_tab[cp[cpos]] != 0]
-        pos, ids = _merge(pos, ids, cpos, cp[cpos])
-    elif ncjk:  # mostly CJK: one block-long buffer, words written in, read back in order
-        buf = cp * cjk_tab[cp]
-        buf[pos] = ids
-        pos = np.flatnonzero(buf)
-        ids = buf[pos]
+    if top == CJK:
+        cj = kind == CJK
+        ncjk = int(np.count_nonzero(cj))
+        if ncjk < 4 * pos.size:  # a few CJK characters among words: merge two lists
+            cpos = np.flatnonzero(cj)
+            cpos = cpos[cjk_tab[cp[cpos]] != 0]
+            pos, ids = _merge(pos, ids, cpos, cp[cpos])
+        else:  # mostly CJK: one block-long buffer, words written in, read back in order
+            buf = cp * cjk_tab[cp]
+            buf[pos] = ids
+            pos = np.flatnonzero(buf)
+            ids = buf[pos]
     return pos, ids
 
 
@@ -173,7 +178,7 @@ def content_items(text: str) -> tuple[np.ndarray, np.ndarray]:
 
     ``positions`` (int64) are character offsets: a word's first character, or the CJK character.
     ``ids`` (uint32, never 0) identify the item: the code point of a CJK character, or a hash in
-    ``[2^20, 2^21)`` of a word's first four letters, case-folded (so ``economy``/``economic``
+    ``[2^19, 2^20)`` of a word's first four letters, case-folded (so ``economy``/``economic``
     agree, a crude but effective stemmer). Stop words, one-letter words and frequent CJK function
     characters are left out. Cached per text (the arrays are read-only). Long texts are processed
     in blocks of about 256K characters, cut between words.
@@ -210,6 +215,7 @@ def content_items(text: str) -> tuple[np.ndarray, np.ndarray]:
 
 _ROW_BITS = 11
 _ROW = 1 << _ROW_BITS  # items per sorted row
+_KEY_SHIFT = _ROW_BITS + 1  # one spare bit: keys of different ids are always >= _ROW apart
 MAX_LOOKBACK = 256  # rows overlap by this many items: every link up to this length is seen
 _STRIDE = _ROW - MAX_LOOKBACK
 _FIELD = np.uint32(511)  # 9-bit distance fields; 257..511 mean "further than MAX_LOOKBACK"
@@ -217,26 +223,25 @@ _FIELD = np.uint32(511)  # 9-bit distance fields; 257..511 mean "further than MA
 
 def _link_rows(ids: np.ndarray) -> np.ndarray:
     """Rows of 2048 items overlapping by 256, each entry ``local << 18 | back << 9 | fwd`` in
-    local order (see :func:`link_distances`). ``ids`` must be in ``[1, 2^21)``."""
+    local order (see :func:`link_distances`). ``ids`` must be in ``[1, 2^20)``."""
     n = ids.size
     rows = max(1, -(-(n - MAX_LOOKBACK) // _STRIDE))
     key = np.zeros((rows - 1) * _STRIDE + _ROW, dtype=np.uint32)  # pad id 0 is never an item id
-    np.left_shift(ids, np.uint32(_ROW_BITS), out=key[:n])
+    np.left_shift(ids, np.uint32(_KEY_SHIFT), out=key[:n])
     m = sliding_window_view(key, _ROW)[::_STRIDE] | np.arange(_ROW, dtype=np.uint32)
     m.sort(axis=1)
     f = m.ravel()
-    a, b = f[:-1], f[1:]
-    d = b - a  # the local-index distance where both have the same id
+    # neighbours with the same id differ by their local distance (< 2048), others by more
+    # (the spare key bit), so one subtraction and one clamp give the 9-bit distance field
+    d = f[1:] - f[:-1]
     np.minimum(d, _FIELD, out=d)
-    other = np.bitwise_xor(a, b)
-    np.putmask(d, other >= np.uint32(_ROW), _FIELD)  # different ids: no link
     d[_ROW - 1 :: _ROW] = _FIELD  # pairs across two rows
     f &= np.uint32(_ROW - 1)  # now the local index ...
     f <<= np.uint32(18)  # ... moved up, distances below
     f[:-1] |= d
     d <<= np.uint32(9)
     f[1:] |= d
-    f[:: _ROW] |= _FIELD << np.uint32(9)  # first in a row: nothing before it in the row
+    f[::_ROW] |= _FIELD << np.uint32(9)  # first in a row: nothing before it in the row
     f[_ROW - 1 :: _ROW] |= _FIELD  # last in a row: nothing after it
     m.sort(axis=1)  # back to local order
     return m
@@ -285,10 +290,10 @@ def _distance_tables() -> tuple[np.ndarray, np.ndarray]:
 def link_distances(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For each item, the distance (in items) to the previous and to the next item with the same
     id, or 0 when there is none within ``MAX_LOOKBACK`` (256) items. uint16 arrays; ``ids`` must
-    be in ``[1, 2^21)``.
+    be in ``[1, 2^20)``.
 
     Vectorised, no hash table: items go into rows of 2048 that overlap by 256; each row is sorted
-    by ``(id << 11) | local index`` (32 bits), so equal ids next to each other in a sorted row are
+    by ``(id << 12) | local index`` (32 bits), so equal ids next to each other in a sorted row are
     consecutive occurrences and their local indices give the distance. A second row sort by local
     index, carrying both distances packed in the low bits, puts them back in item order (cheaper
     than a scatter). An item takes its backward link from the row where at least 256 items precede
