@@ -372,3 +372,14 @@ def test_peers_map_back_to_exact_spans(name):
         assert (sp[1:, 0] >= sp[:-1, 1]).all()  # in order, no overlap
         covered = sum(b - a for a, b in sp.tolist())
         assert covered >= len(text.strip()) - 3 * len(sp)  # only whitespace between chunks is lost
+
+
+def test_budget_argument():
+    from logichunk.errors import LogichunkError
+    from logichunk.eval.cli import _budget
+
+    assert _budget("5", 200) == 1000 and _budget("2.5", 100) == 250
+    assert _budget("1000t", 200) == 1000 and _budget("750tokens", 200) == 750
+    for bad in ("x", "0", "-3", "5 chunks"):
+        with pytest.raises(LogichunkError):
+            _budget(bad, 200)

@@ -135,15 +135,13 @@ def _done(args: argparse.Namespace, task: str, count: int, seconds: float) -> No
 
 
 def _budget(arg: str, size: int) -> int:
-    """``5`` = five chunks of the target size; ``1000t`` = 1000 tokens."""
-    a = arg.strip().lower()
-    try:
-        if a.endswith(("t", "tok", "tokens")):
-            b = int(a.rstrip("tokens").rstrip("tok").rstrip("t"))
-        else:
-            b = round(float(a) * size)
-    except ValueError:
-        raise LogichunkError(f"--budget wants a number of chunks (5) or of tokens (1000t), got {arg!r}") from None
+    """``5`` = five chunks of the target size; ``1000t`` (or ``1000tokens``) = 1000 units of ``--unit``."""
+    import re
+
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(t|tok|tokens)?\s*", arg.lower())
+    if not m:
+        raise LogichunkError(f"--budget wants a number of chunks (5) or of tokens (1000t), got {arg!r}")
+    b = int(float(m.group(1))) if m.group(2) else round(float(m.group(1)) * size)
     if b < 1:
         raise LogichunkError("--budget must be positive")
     return b
