@@ -64,6 +64,25 @@ class ExactIndex:
         order = top[np.argsort(-sims[top], kind="stable")]
         return self._ids[order], sims[order]
 
+    def search_many(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, sims) of shape (q, min(k, n)) for a batch of queries, best first; blocked product."""
+        qs = np.asarray(queries, dtype=np.float32).reshape(-1, self.dim)
+        n = self._ids.size
+        k = min(k, n)
+        if k <= 0 or qs.shape[0] == 0:
+            return np.zeros((qs.shape[0], 0), np.int64), np.zeros((qs.shape[0], 0), np.float32)
+        ids = np.empty((qs.shape[0], k), np.int64)
+        sims = np.empty((qs.shape[0], k), np.float32)
+        step = max(1, (32 << 20) // max(4 * n, 1))
+        for lo in range(0, qs.shape[0], step):
+            s = qs[lo : lo + step] @ self._mat.T
+            top = np.argpartition(-s, k - 1, axis=1)[:, :k] if k < n else np.tile(np.arange(n), (s.shape[0], 1))
+            ts = np.take_along_axis(s, top, axis=1)
+            o = np.argsort(-ts, axis=1, kind="stable")
+            ids[lo : lo + step] = self._ids[np.take_along_axis(top, o, axis=1)]
+            sims[lo : lo + step] = np.take_along_axis(ts, o, axis=1)
+        return ids, sims
+
     def update(self, add_ids: np.ndarray, add_vecs: np.ndarray, remove_ids: np.ndarray) -> None:
         add_ids = np.asarray(add_ids, np.int64)
         remove_ids = np.asarray(remove_ids, np.int64)
@@ -139,6 +158,17 @@ class HnswIndex:
         self._index.set_ef(max(self.ef_search, k))
         labels, dist = self._index.knn_query(q.reshape(1, -1), k=k)
         return labels[0].astype(np.int64), (1.0 - dist[0]).astype(np.float32)
+
+
+    def search_many(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, sims) of shape (q, min(k, n)) for a batch of queries, in one hnswlib call."""
+        qs = np.asarray(queries, dtype=np.float32).reshape(-1, self.dim)
+        k = min(k, len(self._live))
+        if k <= 0 or qs.shape[0] == 0:
+            return np.zeros((qs.shape[0], 0), np.int64), np.zeros((qs.shape[0], 0), np.float32)
+        self._index.set_ef(max(self.ef_search, 2 * k))
+        labels, dist = self._index.knn_query(qs, k=k, num_threads=self._threads)
+        return labels.astype(np.int64), (1.0 - dist).astype(np.float32)
 
 
 def make_index(dim: int, n_expected: int, *, threshold: int = 50_000, kind: str = "auto",

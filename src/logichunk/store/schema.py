@@ -106,8 +106,47 @@ SCHEMA_V1 = [
     "INSERT INTO store_meta(key, value) VALUES ('generation', '0')",
 ]
 
+# The semantic similarity graph (logichunk.index.graph): derived data, rebuilt from the chunks on
+# demand, so no foreign keys — a sync removes the rows of deleted chunks itself (see that module).
+SCHEMA_V2_GRAPH = [
+    """CREATE TABLE graph_state (
+        project_id TEXT NOT NULL,
+        model_id TEXT NOT NULL,
+        generation {INT} NOT NULL,
+        params TEXT NOT NULL,
+        built_at {REAL} NOT NULL,
+        PRIMARY KEY (project_id, model_id)
+    )""",
+    """CREATE TABLE graph_nodes (
+        project_id TEXT NOT NULL,
+        model_id TEXT NOT NULL,
+        chunk_pk {INT} NOT NULL,
+        PRIMARY KEY (project_id, model_id, chunk_pk)
+    )""",
+    """CREATE TABLE graph_sentences (
+        project_id TEXT NOT NULL,
+        model_id TEXT NOT NULL,
+        chunk_pk {INT} NOT NULL,
+        sent_order {INT} NOT NULL,
+        start_offset {INT} NOT NULL,
+        end_offset {INT} NOT NULL,
+        vector {BLOB} NOT NULL,
+        PRIMARY KEY (project_id, model_id, chunk_pk, sent_order)
+    )""",
+    """CREATE TABLE graph_edges (
+        project_id TEXT NOT NULL,
+        model_id TEXT NOT NULL,
+        src_pk {INT} NOT NULL,
+        dst_pk {INT} NOT NULL,
+        kind {INT} NOT NULL,
+        weight {REAL} NOT NULL,
+        PRIMARY KEY (project_id, model_id, src_pk, dst_pk)
+    )""",
+]
+
 MIGRATIONS: list[tuple[int, list[str]]] = [
     (1, SCHEMA_V1),
+    (2, SCHEMA_V2_GRAPH),
 ]
 
 LATEST = MIGRATIONS[-1][0]
