@@ -21,7 +21,7 @@ from typing import Any
 from .errors import InputError
 
 ENV_PREFIX = "LOGICHUNK_"
-RETRIEVE_MODES = ("basic", "parent", "hierarchical", "hybrid")
+RETRIEVE_MODES = ("basic", "parent", "hierarchical", "hybrid", "graph-basic", "graph-ssg", "graph-tri", "graph-hybrid")
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,16 @@ class Settings:
     hnsw_ef_construction: int = 200
     hnsw_ef_search: int = 64
     rerank_candidates: int = 30
+    # --- semantic similarity graph (logichunk.index.graph, retrieve modes graph-*)
+    graph_similarity_threshold: float = 0.3  # same-document "similar" edges need at least this cosine
+    graph_intra_k: int = 3  # similar chunks linked inside a document (besides the previous/next one)
+    graph_cross_k: int = 3  # similar chunks linked in other documents
+    graph_cross_threshold: float = 0.0  # cross-document edges need at least this cosine
+    graph_neighbours: str = "auto"  # auto | exact | hnsw (auto: HNSW from hnsw_threshold chunks)
+    graph_max_hops: int = 5
+    graph_early_stop: bool = True  # SSG stops when the best next hop is no more similar than the last one
+    graph_min_sentences: int = 10  # a walk stops once it has collected this many sentences
+    graph_max_results: int = 10  # sentences returned (ranked against the query)
     # --- logic-chain chunking defaults
     chunk_sizes: tuple[int, ...] = (1000, 500, 200)
     unit: str = "chars"
@@ -69,7 +79,8 @@ class Settings:
         for name in pos:
             if getattr(self, name) < 1:
                 raise InputError(f"setting {name} must be at least 1, got {getattr(self, name)}")
-        for name in ("min_parent_size", "child_min_size", "debounce_delay_ms", "hnsw_threshold"):
+        for name in ("min_parent_size", "child_min_size", "debounce_delay_ms", "hnsw_threshold", "graph_intra_k",
+                     "graph_cross_k", "graph_max_hops", "graph_min_sentences"):
             if getattr(self, name) < 0:
                 raise InputError(f"setting {name} must not be negative, got {getattr(self, name)}")
         if self.min_parent_size > self.max_parent_size:
@@ -79,6 +90,13 @@ class Settings:
                              f"{self.child_min_size}/{self.child_target_size}/{self.child_max_size}")
         if not -1.0 <= self.similarity_threshold <= 1.0:
             raise InputError(f"similarity_threshold must be in [-1, 1], got {self.similarity_threshold}")
+        if self.graph_max_results < 1:
+            raise InputError(f"setting graph_max_results must be at least 1, got {self.graph_max_results}")
+        for name in ("graph_similarity_threshold", "graph_cross_threshold"):
+            if not -1.0 <= getattr(self, name) <= 1.0:
+                raise InputError(f"{name} must be in [-1, 1], got {getattr(self, name)}")
+        if self.graph_neighbours not in ("auto", "exact", "hnsw"):
+            raise InputError(f"graph_neighbours must be auto, exact or hnsw, got {self.graph_neighbours!r}")
         if self.retrieve_mode not in RETRIEVE_MODES:
             raise InputError(f"retrieve_mode must be one of {', '.join(RETRIEVE_MODES)}, got {self.retrieve_mode!r}")
         if self.vector_index not in ("auto", "exact", "hnsw", "pgvector"):

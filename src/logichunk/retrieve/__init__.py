@@ -19,6 +19,9 @@ Modes:
 * ``hierarchical`` — basic hits expanded along dotted ids: each hit, then its parent, then its
   siblings (and descendants of a parent hit), deduplicated, in that order.
 * ``hybrid`` — BM25 (Chinese-aware) and vector ranks fused by reciprocal rank fusion.
+* ``graph-basic``, ``graph-ssg``, ``graph-tri``, ``graph-hybrid`` — sentences gathered along the
+  semantic similarity graph, with the path (``retrieve/graph.py``); ``top_k`` caps the sentences
+  (default ``graph_max_results``).
 
 Any mode accepts a ``reranker`` (``score(query, texts) -> array``), applied to the top
 ``rerank_candidates`` before the cut to ``top_k``; ``raw_score`` keeps the first-stage score.
@@ -103,6 +106,12 @@ def retrieve(store: Any, query: str, mode: str | None = None, top_k: int | None 
         raise InputError(f"unknown retrieval mode {mode!r}: use {', '.join(RETRIEVE_MODES)}")
     if not isinstance(query, str) or not query.strip():
         raise InputError("the query is empty")
+    if mode.startswith("graph-"):  # sentences and a path over the similarity graph (retrieve/graph.py)
+        from .graph import retrieve_graph
+
+        if top_k is not None and (not isinstance(top_k, int) or top_k < 1):
+            raise InputError(f"top_k must be a positive integer, got {top_k!r}")
+        return retrieve_graph(store, query, mode, top_k, reranker=reranker)
     top_k = s.top_k if top_k is None else top_k
     if not isinstance(top_k, int) or top_k < 1:
         raise InputError(f"top_k must be a positive integer, got {top_k!r}")

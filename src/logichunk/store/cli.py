@@ -50,7 +50,12 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.no_normalize:
         over["size_normalization"] = False
     with _open(args, retrieve_mode=args.mode, top_k=args.top_k, context_window_size=args.context_window, **over) as store:
-        res = retrieve(store, args.query)
+        res = retrieve(store, args.query, top_k=args.top_k)
+        if hasattr(res, "records"):  # graph modes: sentences and the path (logichunk.retrieve.graph)
+            from ..retrieve.graph_cli import print_graph_results
+
+            print_graph_results(res, args.format)
+            return 0
         if args.format == "jsonl":
             for rank, h in enumerate(res, 1):
                 m = h.chunk.meta
@@ -118,10 +123,10 @@ def add_parser(subparsers: Any) -> None:
     _common(p)
     p.set_defaults(func=cmd_ingest)
 
-    p = subparsers.add_parser("search", help="search a store (basic, parent, hierarchical or hybrid)")
+    p = subparsers.add_parser("search", help="search a store (basic, parent, hierarchical, hybrid, graph-*)")
     p.add_argument("query")
     p.add_argument("--mode", choices=RETRIEVE_MODES, help="retrieval mode (default: parent)")
-    p.add_argument("--top-k", type=int, help="number of results (default 5)")
+    p.add_argument("--top-k", type=int, help="number of results (default 5; graph modes: sentences, default 10)")
     p.add_argument("--context-window", type=int, help="context window around the matched child (default 1000)")
     p.add_argument("--no-normalize", action="store_true", help="rank parents by raw similarity")
     p.add_argument("--format", choices=["table", "jsonl"], default="table")

@@ -1,0 +1,78 @@
+"""CLI for the similarity graph: ``logichunk graph build|stats|drop`` and the printing of graph
+search results (``logichunk search --mode graph-ssg``). Registered by ``logichunk.cli``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+
+def _short(text: str, n: int = 80) -> str:
+    t = " ".join(text.split())
+    return t if len(t) <= n else t[: n - 1] + "…"
+
+
+def print_graph_results(res: Any, fmt: str) -> None:
+    """Sentences (ranked) and the path: JSON lines (``type`` = ``sentence`` / ``path``) or a table."""
+    if fmt == "jsonl":
+        for rec in res.records():
+            print(json.dumps(rec, ensure_ascii=False))
+        return
+    r = res.result
+    if r is not None and r.path:
+        steps = " → ".join(f"{p.label}{'' if p.via == 'hop' else '*'}({p.similarity:.2f})" for p in r.path)
+        print(f"# path ({res.mode}, stopped: {r.stop}): {steps}")
+    for n in res.notes:
+        print(f"# {n}")
+    print(f"{'#':>2}  {'score':>7}  {'id':<10} {'step':>4}  sentence")
+    for rank, h in enumerate(res, 1):
+        m = h.chunk.meta
+        print(f"{rank:>2}  {h.score:7.4f}  {h.chunk.id:<10} {m.get('step', ''):>4}  {_short(m.get('context_text', ''))}")
+    if not len(res):
+        print("(no results)")
+
+
+def cmd_graph(args: argparse.Namespace) -> int:
+    from ..index.graph_store import drop_graph, sync_graph
+    from ..store.cli import _open
+
+    with _open(args) as store:
+        if args.graph_verb == "drop":
+            drop_graph(store)
+            print("graph dropped (rebuilt on next use)")
+            return 0
+        g, rep = sync_graph(store, force=args.graph_verb == "build" and args.force)
+        rec = {"status": rep.status, "chunks": g.n_chunks, "sentences": g.n_sentences, "edges": g.n_edges,
+               "added": rep.added, "removed": rep.removed, "relinked": rep.relinked,
+               "embedded_sentences": rep.embedded_sentences, "seconds": round(rep.seconds, 3),
+               "neighbours": rep.neighbours, **{k: v for k, v in g.stats().items() if k not in ("chunks", "sentences",
+                                                                                             "edges")}}
+        if args.format == "jsonl":
+            print(json.dumps(rec, ensure_ascii=False))
+        else:
+            print(f"graph {rep.status}: {g.n_chunks} chunks, {g.n_sentences} sentences, {g.n_edges} edges "
+                  f"(seq {rec['out_edges']['seq']}, intra {rec['out_edges']['intra']}, cross "
+                  f"{rec['out_edges']['cross']} out-edges; {rec['isolated']} isolated) — added {rep.added}, "
+                  f"removed {rep.removed}, relinked {rep.relinked}, {rep.neighbours} neighbours, "
+                  f"{rep.seconds:.2f} s")
+    return 0
+
+
+def add_parser(subparsers: Any) -> None:
+    from ..store.cli import _common
+
+    p = subparsers.add_parser("graph", help="the semantic similarity graph of a store: build, stats, drop")
+    sub = p.add_subparsers(dest="graph_verb", metavar="ACTION")
+    sub.required = True
+    b = sub.add_parser("build", help="bring the graph up to date now (otherwise the first graph search does)")
+    b.add_argument("--force", action="store_true", help="relink every edge from the stored nodes")
+    s = sub.add_parser("stats", help="sync if needed, then print sizes")
+    d = sub.add_parser("drop", help="delete the stored graph")
+    for q in (b, s, d):
+        q.add_argument("--format", choices=["table", "jsonl"], default="table")
+        _common(q)
+        q.set_defaults(func=cmd_graph)
+    b.set_defaults(force=False)
+    s.set_defaults(force=False)
+    d.set_defaults(force=False)
