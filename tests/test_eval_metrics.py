@@ -172,3 +172,35 @@ def test_doc_offsets_keep_documents_apart():
     # spans ending one document and starting the next never merge
     s, e = M.merge_intervals(off[[0, 2]], off[[0, 2]] + [3, 5])
     assert s.size == 2
+
+
+# --------------------------------------------------------------------------- graph retrieval metrics
+
+
+def test_covered_length_hand_computed():
+    # retrieved [0,10) and [20,30); gold [5,25) has 5 + 5 = 10 covered, [10,20) none, [28,40) 2, [0,30) 20
+    got = M.covered_length([0, 20], [10, 30], [5, 10, 28, 0], [25, 20, 40, 30])
+    assert got.tolist() == [10, 0, 2, 20]
+    # overlapping retrieved spans count once; an empty interval covers nothing
+    assert M.covered_length([0, 5], [10, 12], [0, 3], [12, 3]).tolist() == [12, 0]
+    assert M.covered_length([], [], [0], [5]).tolist() == [0]
+
+
+def test_supporting_recall_hand_computed():
+    # gold sentences [0,10) [10,30) [30,40); retrieved [0,6) and [12,30)
+    # coverage 6/10 ≥ .5 yes; 18/20 yes; 0/10 no -> 2/3
+    assert M.supporting_recall([0, 12], [6, 30], [0, 10, 30], [10, 30, 40]) == pytest.approx(2 / 3)
+    # a retrieved sentence that misses one character of whitespace still counts; full coverage does not
+    assert M.supporting_recall([1], [10], [0], [10]) == 1.0
+    assert M.evidence_recall([1], [10], [0], [10]) == 0.0
+    assert M.supporting_recall([0], [4], [0], [10]) == 0.0  # 40% < half
+    assert M.supporting_recall([0], [4], [0], [10], min_cover=0.4) == 1.0
+    assert M.supporting_recall([0], [4], [], []) == 0.0
+    assert M.supporting_recall([], [], [0, 5], [5, 5]) == 0.0  # only the non-empty gold span counts: missed
+
+
+def test_all_docs_hit_hand_computed():
+    assert M.all_docs_hit(["a", "b", "c"], ["a", "b"]) == 1.0
+    assert M.all_docs_hit(["a", "a", "c"], ["a", "b"]) == 0.0  # half is not both
+    assert M.all_docs_hit([], ["a"]) == 0.0 and M.all_docs_hit(["a"], []) == 0.0
+    assert M.doc_recall(["a", "a", "c"], ["a", "b"]) == 0.5

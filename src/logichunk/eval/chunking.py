@@ -170,14 +170,18 @@ def score_hits(hits: Sequence[Hitlist], corpus: Corpus, layout: Layout) -> dict[
     """Mean per-query metrics of ranked hit lists."""
     index = corpus.by_id()
     acc: dict[str, list[float]] = {k: [] for k in
-                                   ("recall", "precision", "iou", "evidence_recall_at_k", "recall_at_k", "mrr")}
+                                   ("recall", "precision", "iou", "evidence_recall_at_k", "recall_at_k", "mrr",
+                                    "support_recall_at_k", "all_docs_at_k")}
     for q, h in zip(corpus.queries, hits, strict=True):
         gs, ge = layout.gold(q, index)
         sc = M.span_scores(h.starts, h.ends, gs, ge)
         for k in ("recall", "precision", "iou"):
             acc[k].append(sc[k])
         acc["evidence_recall_at_k"].append(M.evidence_recall(h.starts, h.ends, gs, ge))
-        acc["recall_at_k"].append(M.doc_recall([layout.doc_ids[i] for i in h.doc.tolist()], q.gold_doc_ids))
+        got_docs = [layout.doc_ids[i] for i in h.doc.tolist()]
+        acc["recall_at_k"].append(M.doc_recall(got_docs, q.gold_doc_ids))
+        acc["support_recall_at_k"].append(M.supporting_recall(h.starts, h.ends, gs, ge))
+        acc["all_docs_at_k"].append(M.all_docs_hit(got_docs, q.gold_doc_ids))
         fe = h.full_ends if h.full_ends is not None else h.ends
         acc["mrr"].append(M.reciprocal_rank(M.overlaps(h.starts, fe, gs, ge)))
     return {k: float(np.mean(v)) if v else 0.0 for k, v in acc.items()}
@@ -287,4 +291,5 @@ def run_retrieval(corpus: Corpus, mode: str, method: str, runner: Any, settings:
     row = {"task": "retrieval", "dataset": dataset, "method": f"{mode}:{method}", "peer": False,
            "n": len(corpus.queries), "seconds": round(seconds, 3), "k": k, **score_hits(hits, corpus, layout),
            "embedder": settings.embedder_name, "size": settings.size, "unit": settings.unit}
+    row.update(getattr(searcher, "stats", {}))  # latency, build time... from modes that measure them
     return row, list(getattr(searcher, "notes", []))

@@ -246,6 +246,7 @@ def cmd_chunking(args: argparse.Namespace) -> int:
 
 
 def cmd_retrieval(args: argparse.Namespace) -> int:
+    from . import store_modes  # noqa: F401 - registers parent, hybrid and the graph-* modes
     from .chunking import MODES, run_retrieval
     from .methods import select_methods
     from .readers import read_corpus
@@ -269,7 +270,8 @@ def cmd_retrieval(args: argparse.Namespace) -> int:
     if not runners:
         raise LogichunkError("no chunking method could run here (see the notes above)")
     printer = _Printer(args.json, [("recall_at_k", "docR@k"), ("evidence_recall_at_k", "evid.R@k"), ("mrr", "MRR"),
-                                   ("recall", "spanR")])
+                                   ("recall", "spanR"), ("support_recall_at_k", "suppR@k"),
+                                   ("all_docs_at_k", "allDoc@k"), ("p50_ms", "p50 ms")])
     t0 = time.perf_counter()
     count = 0
     for ds in sets:

@@ -26,9 +26,9 @@ from fractions import Fraction
 import numpy as np
 
 __all__ = [
-    "BoundaryCounts", "boundary_counts", "doc_offsets", "doc_recall", "evidence_recall", "first_hit_rank",
-    "merge_intervals", "overlaps", "pk", "prf", "reciprocal_rank", "segeval_window", "span_scores", "total_length",
-    "union_intersection_length", "windowdiff",
+    "BoundaryCounts", "all_docs_hit", "boundary_counts", "covered_length", "doc_offsets", "doc_recall",
+    "evidence_recall", "first_hit_rank", "merge_intervals", "overlaps", "pk", "prf", "reciprocal_rank",
+    "segeval_window", "span_scores", "supporting_recall", "total_length", "union_intersection_length", "windowdiff",
 ]
 
 
@@ -214,6 +214,49 @@ def evidence_recall(ret_starts, ret_ends, gold_starts, gold_ends) -> float:
     i = np.searchsorted(ms, gs, side="right") - 1  # the merged interval starting at or before gs
     ok = (i >= 0) & (me[np.clip(i, 0, None)] >= ge)
     return float(ok.mean())
+
+
+def covered_length(ret_starts, ret_ends, starts, ends) -> np.ndarray:
+    """For each interval ``[starts[i], ends[i])``: how many of its positions lie in the union of the
+    retrieved intervals (prefix sums over the merged union, no loop)."""
+    s = np.asarray(starts, dtype=np.int64).reshape(-1)
+    e = np.asarray(ends, dtype=np.int64).reshape(-1)
+    ms, me = merge_intervals(ret_starts, ret_ends)
+    if ms.size == 0 or s.size == 0:
+        return np.zeros(s.size, dtype=np.int64)
+    cum = np.concatenate([[0], np.cumsum(me - ms)])
+
+    def upto(x: np.ndarray) -> np.ndarray:  # covered positions before x
+        j = np.searchsorted(ms, x, side="right") - 1
+        jj = np.clip(j, 0, None)
+        inside = np.clip(np.minimum(x, me[jj]) - ms[jj], 0, None)
+        return np.where(j >= 0, cum[jj] + inside, 0)
+
+    return np.clip(upto(np.maximum(e, s)) - upto(s), 0, None)
+
+
+def supporting_recall(ret_starts, ret_ends, gold_starts, gold_ends, min_cover: float = 0.5) -> float:
+    """Supporting-sentence recall: share of gold spans at least ``min_cover`` of whose characters lie
+    in the retrieved spans. A sentence-level retriever's spans need not match the gold sentence
+    boundaries to the character (whitespace, a splitter's choices), hence a share rather than
+    full coverage (:func:`evidence_recall` is the full-coverage variant). Empty gold spans are skipped."""
+    gs = np.asarray(gold_starts, dtype=np.int64).reshape(-1)
+    ge = np.asarray(gold_ends, dtype=np.int64).reshape(-1)
+    keep = ge > gs
+    gs, ge = gs[keep], ge[keep]
+    if gs.size == 0:
+        return 0.0
+    cov = covered_length(ret_starts, ret_ends, gs, ge)
+    return float(np.mean(cov >= min_cover * (ge - gs)))
+
+
+def all_docs_hit(retrieved_doc_ids: Sequence, gold_doc_ids: Sequence) -> float:
+    """1.0 when every gold document has a retrieved item (HotpotQA: *both* supporting paragraphs),
+    else 0.0 — the multi-hop question is answerable from the retrieved text only then."""
+    gold = set(gold_doc_ids)
+    if not gold:
+        return 0.0
+    return 1.0 if gold <= set(retrieved_doc_ids) else 0.0
 
 
 def doc_recall(retrieved_doc_ids: Sequence, gold_doc_ids: Sequence) -> float:
