@@ -258,3 +258,46 @@ def test_cli_search_graph_modes_and_graph_verbs(tmp_path, capsys):
 def test_cli_unknown_mode_is_one_line(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["search", "x", "--mode", "graph-nope", "--db", str(tmp_path / "x.db")])
+
+
+def test_concurrent_searches_share_one_sync(filled):
+    import threading
+
+    results, errors = [], []
+
+    def run():
+        try:
+            results.append([h.context for h in retrieve(filled, "Darwin finches", mode="graph-ssg")])
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=run) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(results) == 4 and all(r == results[0] for r in results)
+    rows = filled._q("SELECT COUNT(*) FROM graph_state WHERE project_id = ?", (filled.project_id,))
+    assert rows[0][0] == 1
+
+
+@pytest.mark.skipif(not __import__("logichunk.index.vectors", fromlist=["x"]).hnsw_available(),
+                    reason="hnswlib not installed")
+def test_hnsw_neighbours_on_a_store_follow_edits(make_store):
+    store = make_store(settings=small_settings(graph_neighbours="hnsw"), embedder=CountingEmbedder(64))
+    for title, text in (("darwin", EN), ("taohua", ZH), ("birds", OTHER)):
+        ingest_text(store, title, text)
+    store.rechunk_dirty()
+    g, rep = sync_graph(store)
+    assert rep.neighbours == "hnsw" and g.n_edges > 0
+    exact, _ = sync_graph(store, __import__("logichunk.index.graph", fromlist=["x"]).GraphParams(
+        neighbours="exact", similarity_threshold=0.3, intra_k=3, cross_k=3), persist=False)
+    both = set(_edges(g)) & set(_edges(exact))
+    assert len(both) >= 0.9 * len(_edges(exact))  # a tiny collection: HNSW is all but exact
+    b = next(x for x in store.blocks() if "finches" in x.content)
+    store.edit_block(b.id, "Finches are birds of many islands. Each island has its own beak shape.\n\n")
+    store.rechunk_block(b.id)
+    g2, rep2 = sync_graph(store)
+    assert rep2.status == "updated" and rep2.neighbours == "hnsw" and rep2.added > 0
+    assert set(g2.keys.tolist()) == {c.pk for c in store.chunks(level="child")}
+    assert len(retrieve(store, "island beaks", mode="graph-ssg")) > 0

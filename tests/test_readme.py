@@ -22,3 +22,17 @@ def test_readme_chunk_examples_run(monkeypatch):
             exec(compile(code, "README.md", "exec"), {})
         assert out.getvalue().strip(), "an example printed nothing"
     assert os.getcwd() == str(ROOT)
+
+
+def test_readme_graph_examples_run(monkeypatch, tmp_path):
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.S)
+    graph_blocks = [b for b in blocks if 'mode="graph-' in b]
+    assert len(graph_blocks) >= 2  # an English and a Chinese example
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    monkeypatch.chdir(tmp_path)
+    for code in graph_blocks:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, "README.md", "exec"), {})
+        lines = out.getvalue().strip().splitlines()
+        assert len(lines) >= 2, "an example printed no sentence"

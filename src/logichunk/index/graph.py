@@ -76,9 +76,11 @@ class GraphParams:
                    s.graph_neighbours, s.hnsw_threshold, s.hnsw_m, s.hnsw_ef_construction, s.hnsw_ef_search)
 
     def edge_key(self) -> str:
-        """What the edges depend on: a stored graph built with another key is re-linked."""
+        """What the edges depend on: a stored graph built with another key is re-linked. (With
+        ``auto``, crossing ``ann_threshold`` does not re-link: later out-lists are approximate.)"""
         return json.dumps({"similarity_threshold": self.similarity_threshold, "intra_k": self.intra_k,
-                           "cross_k": self.cross_k, "cross_threshold": self.cross_threshold}, sort_keys=True)
+                           "cross_k": self.cross_k, "cross_threshold": self.cross_threshold,
+                           "neighbours": self.neighbours}, sort_keys=True)
 
     def use_ann(self, n: int) -> bool:
         if self.neighbours == "exact":

@@ -23,6 +23,7 @@ keeps its own equal result in memory).
 
 from __future__ import annotations
 
+import threading
 import time
 import weakref
 from dataclasses import dataclass
@@ -36,6 +37,9 @@ from .graph import GraphParams, NodeBatch, SimilarityGraph, empty_graph, graph_f
 __all__ = ["SyncReport", "drop_graph", "graph_for", "position_key", "sync_graph"]
 
 _CACHE: weakref.WeakKeyDictionary[Any, dict[str, _Entry]] = weakref.WeakKeyDictionary()
+# one sync at a time per store object (threads of a server), without holding the store's own lock
+_LOCKS: weakref.WeakKeyDictionary[Any, threading.Lock] = weakref.WeakKeyDictionary()
+_LOCKS_GUARD = threading.Lock()
 
 
 @dataclass
@@ -209,13 +213,18 @@ def _persist(store: Any, model: str, g: SimilarityGraph, removed: np.ndarray, ad
 def sync_graph(store: Any, params: GraphParams | None = None, *, force: bool = False,
                persist: bool = True) -> tuple[SimilarityGraph, SyncReport]:
     """Bring the store's graph up to date (see the module docstring) and return it with a report.
-    ``force`` rebuilds every edge from the stored nodes; ``persist=False`` keeps it in memory only."""
-    for _attempt in range(3):
-        try:
-            return _sync(store, params or GraphParams.from_settings(store.settings), force, persist)
-        except _Stale:
-            continue
-    return _sync(store, params or GraphParams.from_settings(store.settings), force, persist)
+    ``force`` rebuilds every edge from the stored nodes; ``persist=False`` computes a graph (from the
+    cached one) without writing it or caching it — to compare parameters, say."""
+    p = params or GraphParams.from_settings(store.settings)
+    with _LOCKS_GUARD:
+        lock = _LOCKS.setdefault(store, threading.Lock())
+    with lock:
+        for _attempt in range(3):
+            try:
+                return _sync(store, p, force, persist)
+            except _Stale:
+                continue
+        return _sync(store, p, force, persist)
 
 
 def graph_for(store: Any, params: GraphParams | None = None) -> SimilarityGraph:
@@ -283,7 +292,9 @@ def _sync(store: Any, params: GraphParams, force: bool, persist: bool) -> tuple[
     if persist:
         wrote = _persist(store, model, g, removed, added, relinked, gen, key, db_gen,
                          wipe=relink or state is None)
-    per_store[model] = _Entry(gen, gen if wrote else db_gen, key, g, ann if getattr(ann, "_graph_owned", False) else None)
+    if persist:  # an in-memory-only sync (other parameters, say) leaves the cached graph alone
+        per_store[model] = _Entry(gen, gen if wrote else db_gen, key, g,
+                                  ann if getattr(ann, "_graph_owned", False) else None)
     rep = SyncReport(status, g.n_chunks, g.n_sentences, g.n_edges, int(added.size), int(removed.size),
                      int(relinked.size), int(embedded), time.perf_counter() - t0, _kind(ann), wrote)
     return g, rep
