@@ -175,10 +175,15 @@ def test_incremental_updates_equal_a_build_from_scratch(seed, n, ops):
     p = GraphParams(similarity_threshold=0.2, intra_k=2, cross_k=2, cross_threshold=-1.0)
     batch = _batch(rng, np.arange(n), 6)
     g = build_graph(batch, embed, p, dim=DIM)
-    next_key = 1000
-    for n_rem, n_add, n_mv in ops:
-        rem, add, moved, full = _apply_ops(rng, batch, n_rem, n_add, n_mv, next_key)
-        next_key += n_add
+    next_key, low_key = 1000, -1000
+    for step, (n_rem, n_add, n_mv) in enumerate(ops):
+        # added keys above every key (a store's pks) and, every other step, below (the general path)
+        start = next_key if step % 2 == 0 else low_key - n_add
+        rem, add, moved, full = _apply_ops(rng, batch, n_rem, n_add, n_mv, start)
+        if step % 2 == 0:
+            next_key += n_add
+        else:
+            low_key -= n_add
         g, delta = update_graph(g, rem, add, embed, p, moved=moved)
         ref = build_graph(full, embed, p, dim=DIM)
         assert edge_set(g) == edge_set(ref)

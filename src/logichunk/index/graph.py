@@ -504,16 +504,12 @@ def _reverse_affected(vecs: np.ndarray, codes: np.ndarray, keys: np.ndarray, add
         ok &= sims >= kth[cols]
         hit[cols[ok]] = True
     else:
-        cand = np.zeros(keys.size, bool)
-        cand[candidates] = True
         step = _block_rows(keys.size)
         for lo in range(0, added.size, step):
             a = added[lo : lo + step]
             sims = np.round(vecs[a] @ vecs.T, _ROUND)
             sims[codes[a][:, None] == codes[None, :]] = -np.inf
             hit |= (sims >= kth[None, :]).any(axis=0)
-        hit &= cand
-        return np.flatnonzero(hit)
     cand = np.zeros(keys.size, bool)
     cand[candidates] = True
     return np.flatnonzero(hit & cand)
@@ -611,8 +607,12 @@ def update_graph(old: SimilarityGraph, remove: np.ndarray, add: NodeBatch,
                 lab_all[t] = moved.labels[j]
             if moved.offsets is not None:
                 off_all[t] = moved.offsets[j]
-    vecs = np.concatenate([old.vecs[kept_idx], add.vecs.reshape(-1, dim) if add.keys.size else
-                           np.zeros((0, dim), np.float32)])[order]
+    add_vecs = add.vecs.reshape(-1, dim) if add.keys.size else np.zeros((0, dim), np.float32)
+    # kept nodes first, then the added ones: already in key order when every added key is larger
+    # (store pks only grow) — then the big arrays are copied once, in runs, instead of gathered
+    in_order = bool(np.all(order[1:] > order[:-1])) if order.size > 1 else True
+    vecs = _keep_then_append(old.vecs, keep, add_vecs) if in_order else \
+        np.concatenate([old.vecs[kept_idx], add_vecs])[order]
     texts = [*(old.texts[i] for i in kept_idx.tolist()), *add.texts]
     docs = tuple(docs_all[i] for i in order.tolist())
     texts_t = tuple(texts[i] for i in order.tolist())
@@ -627,11 +627,17 @@ def update_graph(old: SimilarityGraph, remove: np.ndarray, add: NodeBatch,
     pool_start = pool_start[order]
     sent_ptr = np.zeros(keys.size + 1, np.int64)
     np.cumsum(counts, out=sent_ptr[1:])
-    rows = np.repeat(pool_start - sent_ptr[:-1], counts) + np.arange(sent_ptr[-1], dtype=np.int64)
-    pool_st = np.concatenate([old.sent_start, a_st])
-    pool_en = np.concatenate([old.sent_end, a_en])
-    pool_v = np.concatenate([old.sent_vecs.reshape(-1, dim), a_vec.reshape(-1, dim)])
-    sent_start, sent_end, sent_vecs = pool_st[rows], pool_en[rows], pool_v[rows]
+    a_vec = a_vec.reshape(-1, dim)
+    if in_order:
+        keep_s = np.repeat(keep, np.diff(old.sent_ptr))
+        sent_start = _keep_then_append(old.sent_start, keep_s, a_st)
+        sent_end = _keep_then_append(old.sent_end, keep_s, a_en)
+        sent_vecs = _keep_then_append(old.sent_vecs.reshape(-1, dim), keep_s, a_vec)
+    else:
+        rows = np.repeat(pool_start - sent_ptr[:-1], counts) + np.arange(sent_ptr[-1], dtype=np.int64)
+        sent_start = np.concatenate([old.sent_start, a_st])[rows]
+        sent_end = np.concatenate([old.sent_end, a_en])[rows]
+        sent_vecs = np.concatenate([old.sent_vecs.reshape(-1, dim), a_vec])[rows]
     # ---- which out-lists to recompute
     doc_arr = _str_array(docs)
     codes = np.unique(doc_arr, return_inverse=True)[1].astype(np.int64).reshape(-1) if docs else np.zeros(0, np.int64)
@@ -671,6 +677,23 @@ def update_graph(old: SimilarityGraph, remove: np.ndarray, add: NodeBatch,
     delta = GraphDelta(remove, add.keys.copy(), keys[redo_idx], embedded,
                        {"sentences": t1 - t0, "plan": t2 - t1, "edges": t3 - t2})
     return g, delta
+
+
+def _keep_then_append(a: np.ndarray, keep: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``concatenate([a[keep], b])`` with one copy: the kept rows move in runs (slices), not by a
+    gather — what an edit costs on a large graph is mostly this copy."""
+    n_keep = int(keep.sum())
+    out = np.empty((n_keep + b.shape[0], *a.shape[1:]), dtype=np.result_type(a, b))
+    if n_keep == a.shape[0]:
+        out[:n_keep] = a
+    elif n_keep:
+        edges = np.flatnonzero(np.diff(np.concatenate([[0], keep.astype(np.int8), [0]])))
+        at = 0
+        for lo, hi in zip(edges[::2].tolist(), edges[1::2].tolist(), strict=True):
+            out[at : at + hi - lo] = a[lo:hi]
+            at += hi - lo
+    out[n_keep:] = b
+    return out
 
 
 def _kth_cross(old: SimilarityGraph, keys: np.ndarray, p: GraphParams) -> np.ndarray:
