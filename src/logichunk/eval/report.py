@@ -148,7 +148,9 @@ CH_COLS = [("recall", "recall"), ("precision", "precision"), ("iou", "IoU"),
            ("chunks", "chunks"), ("mean_tokens", "tokens/chunk"), ("k_mean", "chunks/query"),
            ("unlocated", "unlocated"), ("seconds", "s")]
 RET_COLS = [("recall_at_k", "doc R@k"), ("evidence_recall_at_k", "evidence R@k"), ("mrr", "MRR"),
-            ("recall", "span recall"), ("precision", "precision"), ("seconds", "s")]
+            ("recall", "span recall"), ("precision", "precision"), ("support_recall_at_k", "supp. R@k"),
+            ("all_docs_at_k", "all docs@k"), ("items_per_query", "items/query"), ("p50_ms", "p50 ms"),
+            ("seconds", "s")]
 
 
 _DIGITS = {"chunks": 0, "unlocated": 0, "seconds": 1, "mean_tokens": 1, "k_mean": 1, "hyp_per_doc": 1,
