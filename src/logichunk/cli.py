@@ -95,10 +95,16 @@ def _write_tree(out: TextIO, source: str, tree: ChunkTree, many: bool) -> None:
                   f"{c.method:<9} {_first_words(tree.text_of(c))}\n")
 
 
+_JSONL = json.JSONEncoder(ensure_ascii=False, check_circular=False)  # one encoder, not one per line
+
+
 def _write_jsonl(out: TextIO, source: str, tree: ChunkTree) -> None:
+    lines = []
     for r in tree.records():
         r["source"] = source
-        out.write(json.dumps(r, ensure_ascii=False) + "\n")
+        lines.append(_JSONL.encode(r))
+    lines.append("")
+    out.write("\n".join(lines))
 
 
 def _tree_json(source: str, tree: ChunkTree) -> dict[str, Any]:
