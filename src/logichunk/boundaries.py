@@ -24,6 +24,7 @@ import numpy as np
 
 from .errors import InputError
 from .text.charclass import CJK, WS, classes, codepoints, cut_allowed
+from .types import Bubble
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,3 +352,23 @@ def inner_breaks(text: str, start: int, end: int, prefix: np.ndarray, max_size: 
         cuts.append(choice)
         pos = choice
     return cuts, worst
+
+
+BREAK_NAMES = {3: "clause", 2: "word", 1: "cjk-char", 0: "char"}
+
+
+def forced_split_bubble(text: str, start: int, end: int, cuts: list[int], worst: int, prefix: np.ndarray, *,
+                        limit: int, unit: str, source: str = "<text>", level: int = 1,
+                        attempts: tuple[str, ...] = ("forced",), **context: object) -> Bubble:
+    """The record every chunker leaves when one sentence ``[start, end)`` had to be cut inside
+    (at ``cuts``, the roughest break being ``worst`` as :func:`inner_breaks` reports it), so an LLM
+    reviewer can look at it: the same category, priority rule and context keys everywhere."""
+    edges = [start, *cuts, end]
+    return Bubble(
+        category="forced_split",
+        content=text[start : min(end, start + 120)] + ("…" if end - start > 120 else ""),
+        priority="high" if worst <= 1 else "medium",
+        context={"source": source, "span": [start, end], "level": level, "limit": limit, "unit": unit,
+                 "attempts": list(attempts), "final_method": "forced", "break": BREAK_NAMES[worst],
+                 "sizes": [int(prefix[b] - prefix[a]) for a, b in zip(edges, edges[1:], strict=False)], **context},
+    )

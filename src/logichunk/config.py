@@ -58,6 +58,7 @@ class Settings:
     hnsw_ef_construction: int = 200
     hnsw_ef_search: int = 64
     rerank_candidates: int = 30
+    reranker: str = "none"  # none | yesno[:PATH] | likelihood[:PATH] | cross:PATH (see logichunk.models.rerank)
     # --- logic-chain chunking defaults
     chunk_sizes: tuple[int, ...] = (1000, 500, 200)
     unit: str = "chars"

@@ -37,7 +37,6 @@ from ..types import Bubble
 from .llm_breaks import ChatModel, llm_breaks
 
 TIERS = ("entropy", "llm", "composite", "forced")
-_BREAK_NAMES = {3: "clause", 2: "word", 1: "cjk-char", 0: "char"}
 
 
 def level_sizes(max_size: int = 1000, levels: int = 3) -> tuple[int, ...]:
@@ -157,20 +156,10 @@ class _Run:
         if sent in self.bubbled:
             return cuts
         self.bubbled.add(sent)
-        edges = [start, *cuts, end]
-        sizes = [int(self.prefix[b] - self.prefix[a]) for a, b in zip(edges, edges[1:], strict=False)]
-        excerpt = self.text[start : min(end, start + 120)]
-        attempts = ["entropy", "llm" if self.llm is not None else "llm:skipped", "composite", "forced"]
-        self.bubbles.append(Bubble(
-            category="forced_split",
-            content=excerpt + ("…" if end - start > 120 else ""),
-            priority="high" if worst <= 1 else "medium",
-            context={
-                "source": self.source, "span": [start, end], "level": level, "limit": limit,
-                "unit": self.meter.unit, "attempts": attempts, "final_method": "forced",
-                "break": _BREAK_NAMES[worst], "sizes": sizes,
-            },
-        ))
+        attempts = ("entropy", "llm" if self.llm is not None else "llm:skipped", "composite", "forced")
+        self.bubbles.append(bd.forced_split_bubble(self.text, start, end, cuts, worst, self.prefix, limit=limit,
+                                                   unit=self.meter.unit, source=self.source, level=level,
+                                                   attempts=attempts))
         return cuts
 
     def _force_oversized(self, limit: int, level: int) -> None:

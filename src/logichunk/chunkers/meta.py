@@ -40,7 +40,6 @@ from ..types import Bubble
 
 __all__ = ["MSP_PROMPTS", "chunk_meta", "chunk_msp", "chunk_ppl", "msp_margin", "ppl_minima"]
 
-_BREAK_NAMES = {3: "clause", 2: "word", 1: "cjk-char", 0: "char"}
 
 
 # --------------------------------------------------------------------------- PPL minima
@@ -106,16 +105,8 @@ def _assemble(
                 a_cand.append(True)
                 a_kind.append("forced")
                 sent_of_gap.append(-1)
-            edges = [a, *cuts, b]
-            bubbles.append(Bubble(
-                category="forced_split",
-                content=text[a : min(b, a + 120)] + ("…" if b - a > 120 else ""),
-                priority="high" if worst <= 1 else "medium",
-                context={"source": source, "span": [a, b], "level": 1, "limit": limits.max_size,
-                         "unit": meter.unit, "attempts": [method, "forced"], "final_method": "forced",
-                         "break": _BREAK_NAMES[worst],
-                         "sizes": [int(prefix[y] - prefix[x]) for x, y in zip(edges, edges[1:], strict=False)]},
-            ))
+            bubbles.append(bd.forced_split_bubble(text, a, b, cuts, worst, prefix, limit=limits.max_size,
+                                                  unit=meter.unit, source=source, attempts=(method, "forced")))
         offs.append(b)
         if i < n - 1:
             a_score.append(float(scores[i]))

@@ -13,6 +13,8 @@ Embedder specs::
 LLM specs::
 
     openai:URL#model       an OpenAI-compatible /v1/chat/completions endpoint
+    local | local:PATH     an in-process instruct model: the packaged default LM (extra [lm]) or a
+                           local Hugging Face folder
 
 Why: users, the CLI and the service name models the same way, and every result carries a
 ``backend`` string and a one-line ``description`` so the CLI can tell the user what it used (and,
@@ -115,9 +117,19 @@ def resolve_embedder(spec: str | None = None, *, cached: bool = True) -> Resolve
 
 
 def resolve_llm(spec: str) -> Resolved[LLM]:
-    """Build the chat LLM a spec names (``openai:URL#model``)."""
+    """Build the chat LLM a spec names: ``openai:URL#model``, or ``local`` / ``local:PATH`` for an
+    in-process instruct model (the packaged default LM, or a local Hugging Face folder)."""
     spec = spec.strip()
     if spec.lower().startswith("openai:"):
         url, model = parse_openai_spec(spec)
         return Resolved(OpenAIChatLLM(url, model), "openai", spec)
-    raise LogichunkError(f"unknown LLM spec {spec!r}: use openai:http://host:port/v1#model-name")
+    name, _, arg = spec.partition(":")
+    if name.lower() == "local":
+        from .lm import TransformersLM, load_lm
+        from .local_llm import LocalChatLLM
+
+        lm = load_lm(arg or None)
+        if not isinstance(lm, TransformersLM):
+            raise LogichunkError(f"local:{arg} is not a local model folder")
+        return Resolved(LocalChatLLM(lm), "local", spec)
+    raise LogichunkError(f"unknown LLM spec {spec!r}: use openai:http://host:port/v1#model-name, local or local:PATH")

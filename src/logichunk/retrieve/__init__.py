@@ -28,21 +28,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
 from ..config import RETRIEVE_MODES
 from ..errors import InputError, LogichunkError
 from ..index.bm25 import BM25Index, tokenize
+from ..models.rerank import Reranker
 from ..text.sentences import split_sentences
 from ..types import Chunk, Hit, Span
 
 __all__ = ["Reranker", "Results", "context_window", "retrieve"]
-
-
-class Reranker(Protocol):
-    def score(self, query: str, texts: Sequence[str]) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)

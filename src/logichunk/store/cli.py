@@ -49,8 +49,15 @@ def cmd_search(args: argparse.Namespace) -> int:
     over = {}
     if args.no_normalize:
         over["size_normalization"] = False
-    with _open(args, retrieve_mode=args.mode, top_k=args.top_k, context_window_size=args.context_window, **over) as store:
-        res = retrieve(store, args.query)
+    with _open(args, retrieve_mode=args.mode, top_k=args.top_k, context_window_size=args.context_window,
+               reranker=args.rerank, **over) as store:
+        reranker = None
+        if store.settings.reranker != "none":
+            from ..models.rerank import resolve_reranker
+
+            reranker = resolve_reranker(store.settings.reranker)
+            print(f"reranker: {getattr(reranker, 'model_id', store.settings.reranker)}", file=sys.stderr)
+        res = retrieve(store, args.query, reranker=reranker)
         if args.format == "jsonl":
             for rank, h in enumerate(res, 1):
                 m = h.chunk.meta
@@ -124,6 +131,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--top-k", type=int, help="number of results (default 5)")
     p.add_argument("--context-window", type=int, help="context window around the matched child (default 1000)")
     p.add_argument("--no-normalize", action="store_true", help="rank parents by raw similarity")
+    p.add_argument("--rerank", help="rerank the candidates: none (default), yesno[:PATH] or likelihood[:PATH] (an "
+                                    "LM scorer, the packaged default LM or a local folder), cross:PATH (a local "
+                                    "cross-encoder)")
     p.add_argument("--format", choices=["table", "jsonl"], default="table")
     _common(p)
     p.set_defaults(func=cmd_search)
