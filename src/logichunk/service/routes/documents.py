@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from typing import Any
+from urllib.parse import quote
 
 import numpy as np
 from fastapi import APIRouter, Query, Request
@@ -54,7 +55,7 @@ def _create(rt: ProjectRuntime, title: str, text: str, source: str | None, wait:
     body = document_summary(rt, doc_id, title, source)
     if chunked is not None:
         body["chunked"] = chunked
-    return JSONResponse(body, status_code=201, headers={"Location": f"/api/projects/{rt.name}/documents/{doc_id}"})
+    return JSONResponse(body, status_code=201, headers={"Location": f"/api/projects/{quote(rt.name)}/documents/{doc_id}"})
 
 
 @router.get("", summary="list documents with their chunking status")

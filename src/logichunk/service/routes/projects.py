@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
@@ -30,7 +31,7 @@ def create_project(request: Request, body: ProjectIn) -> JSONResponse:
         raise ApiError(409, "conflict", f"a project named {name!r} exists already")
     rt = reg.get(name, create=True)
     return JSONResponse({"name": rt.name, "id": rt.store.project_id}, status_code=201,
-                        headers={"Location": f"/api/projects/{name}"})
+                        headers={"Location": f"/api/projects/{quote(name)}"})
 
 
 @router.get("/{project}", summary="a project's counts and re-chunk jobs")
