@@ -117,6 +117,9 @@
     document.querySelectorAll("[data-i18n-title]").forEach((e) => { e.title = t(e.dataset.i18nTitle); });
     $("lang").textContent = state.lang === "zh" ? "English" : "中文";
     if (state.view) render();
+    if (state.view && state.view.blocks) renderBlocks(state.view.blocks);
+    if ($("text").value) updateCount();
+    if (state.info) loadDocs().catch(() => {});
   }
 
   // ------------------------------------------------------------------ HTTP
@@ -732,6 +735,7 @@
       try {
         const doc = await api("GET", docBase() + "/" + v.docId);
         renderBlocks(doc.blocks);
+        v.blocks = doc.blocks;
         if (state.edit) {
           const b = doc.blocks.find((x) => x.id === state.edit.blockId);
           if (b && !state.edit.inflight) setEditStatus(b.status, b);
