@@ -14,7 +14,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from logichunk import config  # noqa: E402
 from logichunk.service.app import create_app  # noqa: E402
-from service_helpers import EN, H, KEY, ZH, check_document_tree, small_settings  # noqa: E402
+from service_helpers import EN, KEY, ZH, H, check_document_tree, small_settings  # noqa: E402
 
 P = "/api/projects/default"
 

@@ -18,7 +18,7 @@ pytest.importorskip("uvicorn", reason="the service tests need the [service] extr
 from logichunk import config  # noqa: E402
 from logichunk.config import Settings  # noqa: E402
 from logichunk.store import Store  # noqa: E402
-from service_helpers import EN, H, KEY, ROOT, ZH, check_document_tree, free_port, serve  # noqa: E402
+from service_helpers import EN, KEY, ROOT, ZH, H, check_document_tree, free_port, serve  # noqa: E402
 
 P = "/api/projects/default"
 SMALL = ["--debounce-ms", "200", "--max-body-bytes", "65536"]
@@ -224,3 +224,34 @@ def test_sigterm_flushes_pending_edits(tmp_path):
         b = store.get_block(blk["id"])
         assert not b.is_dirty and b.content == "Changed before shutdown.\n\n"
         assert any("Changed before shutdown" in ch.content for ch in store.chunks(level="child"))
+
+
+def test_readme_curl_lines_work(live):
+    """The README's curl examples, run as written against the live server (KEY, DOC and BLOCK filled in)."""
+    import json
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## HTTP service and web page", 1)[1].split("\n## ", 1)[0]
+    block = next(b for b in re.findall(r"```bash\n(.*?)```", section, re.S) if "curl" in b)
+    commands = [c.strip() for c in re.sub(r"\\\n\s*", " ", block).splitlines()
+                if c.strip().startswith("curl")]
+    assert len(commands) >= 10
+    c = live["client"]
+    env = dict(os.environ, K=KEY, U=live["url"])
+    doc = block_id = None
+    for cmd in commands:
+        if "DOC" in cmd or "BLOCK" in cmd:
+            if doc is None:
+                docs = c.get(f"{P}/documents").json()["documents"]
+                doc = next(d["id"] for d in docs if d["source"] == "zh_public_domain.txt")  # the README's upload
+                block_id = c.get(f"{P}/documents/{doc}").json()["blocks"][0]["id"]
+            cmd = cmd.replace("DOC", doc).replace("BLOCK", block_id)
+        cmd = cmd.split("  #", 1)[0]  # the trailing comments
+        r = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
+        assert r.returncode == 0, (cmd, r.stderr)
+        if "prometheus" in cmd:
+            assert "logichunk_search_latency_seconds" in r.stdout
+            continue
+        body = json.loads(r.stdout)
+        assert not isinstance(body.get("error"), dict), (cmd, body)  # an error body, not a block's error: null

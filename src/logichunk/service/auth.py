@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hmac
 import secrets
+from typing import Annotated
 
 from fastapi import Request, Security
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
@@ -38,8 +39,8 @@ def check_key(key: str) -> str:
     return key
 
 
-def require_key(request: Request, key: str | None = Security(_header),
-                bearer: HTTPAuthorizationCredentials | None = Security(_bearer)) -> None:
+def require_key(request: Request, key: Annotated[str | None, Security(_header)] = None,
+                bearer: Annotated[HTTPAuthorizationCredentials | None, Security(_bearer)] = None) -> None:
     """FastAPI dependency: 401 unless the request carries the service's key."""
     expected: str = request.app.state.service.api_key
     given = key or (bearer.credentials if bearer is not None else None)

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 AUTH = [Depends(require_key)]
 
 
-def service(request: Request) -> "Service":
+def service(request: Request) -> Service:
     return request.app.state.service
 
 
