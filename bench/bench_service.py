@@ -44,6 +44,9 @@ def corpus(per_lang: int) -> list[tuple[str, str]]:
         if corpora.missing_message() is None:
             out = []
             for name, (text, _info) in corpora.build(("en", "zh"), per_lang).items():
+                # whole corpus documents can be far over the target: cut at the blank line before it
+                cut = text.encode("utf-8")[:per_lang].decode("utf-8", "ignore").rfind(corpora.DOC_SEP)
+                text = text[: cut if cut > 0 else per_lang]
                 parts = text.split(corpora.DOC_SEP)
                 step = max(1, len(parts) // 8)  # eight documents per language
                 for i in range(0, len(parts), step):
@@ -127,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--edit-share", type=float, default=0.2)
     ap.add_argument("--embedder", default="auto")
     ap.add_argument("--debounce-ms", type=int, default=3000)
-    ap.add_argument("--corpus-bytes", type=int, default=150_000, help="UTF-8 bytes of public data per language")
+    ap.add_argument("--corpus-bytes", type=int, default=50_000, help="UTF-8 bytes of public data per language")
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args(argv)
 

@@ -460,6 +460,8 @@ def test_metrics_count_searches_jobs_and_cache(client, docs):
     assert set(m["jobs"]) == {"queued", "running", "failed_blocks"}
     emb = m["embedding"]
     assert emb["requests"] >= emb["misses"] > 0 and 0.0 <= emb["hit_rate"] <= 1.0
+    q = emb["store"]["queries"]
+    assert q["requests"] >= 3 and q["misses"] <= q["requests"] - 2  # the same query thrice: embedded once
     assert m["http"]["routes"]["POST /api/projects/{project}/search"]["200"] >= 3
     text = client.get("/api/metrics?format=prometheus", headers=H).text
     assert 'logichunk_search_latency_seconds{mode="hybrid",quantile="0.99"}' in text

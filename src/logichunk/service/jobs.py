@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
@@ -36,12 +37,55 @@ def check_project_name(name: str) -> str:
     return name
 
 
+class QueryVectors:
+    """An LRU cache in front of ``store.embed_query``. The search route embeds the query *before*
+    taking the project's search lock (a real model takes tens of milliseconds per query, and many
+    searches may embed at once); ``retrieve`` then finds the vector here under the lock, so the lock
+    covers only the index work. Repeated queries (a search box) skip the model altogether."""
+
+    def __init__(self, embed_query: Any, size: int = 1024) -> None:
+        self._embed = embed_query
+        self._size = size
+        self._lock = threading.Lock()
+        self._cache: OrderedDict[str, Any] = OrderedDict()
+        self.hits = self.misses = 0
+
+    def prime(self, query: str) -> None:
+        """Embed ``query`` now unless cached (counted: one per search)."""
+        with self._lock:
+            hit = query in self._cache
+            self.hits += hit
+            self.misses += not hit
+        if not hit:
+            self(query)
+
+    def __call__(self, query: str) -> Any:
+        with self._lock:
+            v = self._cache.get(query)
+            if v is not None:
+                self._cache.move_to_end(query)
+                return v
+        v = self._embed(query)
+        with self._lock:
+            self._cache[query] = v
+            while len(self._cache) > self._size:
+                self._cache.popitem(last=False)
+        return v
+
+    def clear(self) -> None:
+        with self._lock:
+            self._cache.clear()
+
+
 class ProjectRuntime:
     def __init__(self, name: str, store: Store, metrics: Metrics, delay_ms: int) -> None:
         self.name = name
         self.store = store
         self.metrics = metrics
         self.search_lock = threading.Lock()
+        # the instance attribute shadows the method for this store object only (see QueryVectors)
+        self.query_vectors = QueryVectors(store.embed_query)
+        store.embed_query = self.query_vectors  # type: ignore[method-assign]
         self.debouncer = Debouncer(store, delay_ms, on_result=self._done, on_error=self._failed)
 
     # ------------------------------------------------------------------ job callbacks (worker thread)
@@ -135,10 +179,14 @@ class Registry:
             return list(self._open.values())
 
     def embedding_stats(self) -> dict[str, Any]:
-        req = sum(rt.store.embed_requests for rt in self.open_runtimes())
-        miss = sum(rt.store.embed_calls for rt in self.open_runtimes())
+        rts = self.open_runtimes()
+        req = sum(rt.store.embed_requests for rt in rts)
+        miss = sum(rt.store.embed_calls for rt in rts)
+        qh = sum(rt.query_vectors.hits for rt in rts)
+        qm = sum(rt.query_vectors.misses for rt in rts)
         return {"requests": req, "misses": miss, "hits": req - miss,
-                "hit_rate": round((req - miss) / req, 4) if req else None}
+                "hit_rate": round((req - miss) / req, 4) if req else None,
+                "queries": {"requests": qh + qm, "misses": qm}}
 
     def jobs(self) -> dict[str, int]:
         tot = {"queued": 0, "running": 0, "failed_blocks": 0}

@@ -44,6 +44,7 @@ def _search(request: Request, project: str, body: SearchIn) -> dict[str, Any]:
     t0 = time.perf_counter()
     ok = False
     try:
+        rt.query_vectors.prime(query)  # the model runs outside the lock (cached for retrieve inside it)
         with rt.search_lock:  # the lazily synced in-memory indexes are one writer at a time
             res = retrieve(rt.store, query, mode=mode, top_k=top_k, **opts)
         hits = hits_json(rt.store, res)
