@@ -83,7 +83,7 @@ def pct(xs: list[float]) -> tuple[float, float, float]:
 
 
 async def load(base: str, key: str, modes: list[str], blocks: list[dict], clients: int, duration: float,
-               edit_share: float, seed: int) -> dict:
+               edit_share: float, seed: int, unique: bool) -> dict:
     import httpx
 
     lat: dict[str, list[float]] = {"search": [], "edit": []}
@@ -105,8 +105,8 @@ async def load(base: str, key: str, modes: list[str], blocks: list[dict], client
                         kind, ok = "edit", resp.status_code in (200, 202)
                     else:
                         mode = modes[(i + n) % len(modes)]
-                        resp = await c.post("/api/projects/default/search",
-                                            json={"query": r.choice(QUERIES), "mode": mode, "top_k": 5})
+                        q = r.choice(QUERIES) + (f" {i}.{n}" if unique else "")  # unique: never a cached vector
+                        resp = await c.post("/api/projects/default/search", json={"query": q, "mode": mode, "top_k": 5})
                         kind, ok = "search", resp.status_code == 200
                     if not ok:
                         errors.append(f"{kind} {resp.status_code}: {resp.text[:200]}")
@@ -132,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--debounce-ms", type=int, default=3000)
     ap.add_argument("--corpus-bytes", type=int, default=50_000, help="UTF-8 bytes of public data per language")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--unique-queries", action="store_true",
+                    help="make every query distinct (no query-vector cache hits: the model runs each time)")
     args = ap.parse_args(argv)
 
     import httpx
@@ -164,7 +166,8 @@ def main(argv: list[str] | None = None) -> int:
             server = psutil.Process(proc.pid)
             cpu_s0 = sum(server.cpu_times()[:2])
             cpu_c0 = sum(os.times()[:2])
-            res = asyncio.run(load(base, key, modes, blocks, args.clients, args.duration, args.edit_share, args.seed))
+            res = asyncio.run(load(base, key, modes, blocks, args.clients, args.duration, args.edit_share, args.seed,
+                                   args.unique_queries))
             cpu_s = sum(server.cpu_times()[:2]) - cpu_s0
             cpu_c = sum(os.times()[:2]) - cpu_c0
             load1 = os.getloadavg()
@@ -184,7 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     lat, errors, wall = res["lat"], res["errors"], res["wall"]
     n_req = sum(len(v) for v in lat.values()) + sum(1 for e in errors if not e.startswith(("search", "edit")))
     print(f"## logichunk serve under load: {args.clients} clients, {args.duration:.0f} s, "
-          f"{args.edit_share:.0%} edits, embedder {info['embedder']}")
+          f"{args.edit_share:.0%} edits, {'unique' if args.unique_queries else 'repeated'} queries, "
+          f"embedder {info['embedder']}")
     print()
     print(f"corpus: {len(docs)} documents, {counts['parent']} parents, {counts['child']} children, "
           f"{len(blocks)} editable blocks; ingest + chunk + embed {ingest_s:.1f} s; debounce {args.debounce_ms} ms")

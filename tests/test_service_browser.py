@@ -61,10 +61,11 @@ def wait(drv, seconds: float = 20) -> WebDriverWait:
 def chunk_sample(drv, which: str, expected: str) -> list:
     drv.find_element(By.ID, f"sample-{which}").click()
     wait(drv).until(lambda d: d.find_element(By.ID, "text").get_attribute("value") == expected)
-    before = drv.find_element(By.ID, "chunk-status").text
+    view = drv.find_element(By.ID, "text-view")
+    before = int(view.get_attribute("data-renders") or 0)
     drv.find_element(By.ID, "chunk-btn").click()
-    wait(drv).until(lambda d: d.find_element(By.ID, "chunk-status").text not in (before, ""))
-    wait(drv).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#text-view .chunk"))
+    wait(drv).until(lambda d: int(view.get_attribute("data-renders") or 0) > before)  # a new view is drawn
+    assert view.get_attribute("data-source") == "playground"
     return drv.find_elements(By.CSS_SELECTOR, "#text-view .chunk")
 
 
@@ -107,6 +108,7 @@ def test_chunk_a_sample(page, which, expected, tmp_path):
 def test_save_search_and_switch_language(page, tmp_path):
     chunk_sample(page, "zh", ZH)
     page.find_element(By.ID, "save-btn").click()
+    wait(page, 40).until(lambda d: d.find_element(By.ID, "text-view").get_attribute("data-source") == "document")
     wait(page, 40).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#block-list li"))
     wait(page, 40).until(lambda d: all(b.get_attribute("data-state") == "clean"
                                        for b in d.find_elements(By.CSS_SELECTOR, "#block-list .badge")))

