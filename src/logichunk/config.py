@@ -62,11 +62,17 @@ class Settings:
     # --- logic-chain chunking defaults
     chunk_sizes: tuple[int, ...] = (1000, 500, 200)
     unit: str = "chars"
+    # --- HTTP service (logichunk serve): request limits, enforced before any work is done
+    service_max_body_bytes: int = 16 * 1024 * 1024  # whole request body (JSON or upload), 413 above
+    service_max_chunk_chars: int = 1_000_000  # text chunked/plotted in one request (POST /api/chunk, curves)
+    service_max_query_chars: int = 1000
+    service_max_top_k: int = 100
 
     def __post_init__(self) -> None:
         pos = ("embedding_batch_size", "max_parent_size", "child_max_size", "child_target_size", "top_k",
                "context_window_size", "rrf_k", "hnsw_m", "hnsw_ef_construction", "hnsw_ef_search",
-               "rerank_candidates")
+               "rerank_candidates", "service_max_body_bytes", "service_max_chunk_chars", "service_max_query_chars",
+               "service_max_top_k")
         for name in pos:
             if getattr(self, name) < 1:
                 raise InputError(f"setting {name} must be at least 1, got {getattr(self, name)}")

@@ -236,7 +236,9 @@ def _hierarchical(store, query: str, k: int, expand: tuple[str, ...]) -> list[Hi
         pk = h.chunk.meta["pk"]
         if pk in seen:
             continue
-        row = store.chunks_by_pk([pk])[pk]
+        row = store.chunks_by_pk([pk]).get(pk)
+        if row is None:  # re-chunked away since the vector search (an edit landed in between)
+            continue
         add(row, h, "hit")
         if row.parent_pk is not None and "parent" in expand:
             parent = store.chunks_by_pk([row.parent_pk]).get(row.parent_pk)
