@@ -382,7 +382,7 @@ def test_bubbles_for_an_unbreakable_sentence(client):
                       json={"title": "长句", "text": "开头一句。\n\n" + long_sentence}).json()["id"]
     by_doc = client.get(f"{P}/bubbles", headers=H, params={"document_id": did}).json()["bubbles"]
     assert by_doc and all(b["category"] and b["priority"] in ("high", "medium", "low") for b in by_doc)
-    assert any(b["category"] == "oversized_sentence" for b in by_doc)
+    assert any(b["category"] == "forced_split" for b in by_doc)
     tree = client.get(f"{P}/documents/{did}/tree", headers=H).json()
     assert len(tree["bubbles"]) == len(by_doc)
     check_document_tree(tree)
@@ -394,7 +394,7 @@ def test_bubbles_for_an_unbreakable_sentence(client):
 # ----------------------------------------------------------------------------- playground
 
 
-@pytest.mark.parametrize("method,sizes", [("logic-chain", [300, 150]), ("logic-chain-semantic", [400, 200]),
+@pytest.mark.parametrize("method,sizes", [("logic-chain", [300, 150]), ("cliff", [400, 200]),
                                           ("parent-child", [400, 120]), ("fixed", [200]), ("recursive", [200])])
 def test_chunk_methods_tile_the_text(client, method, sizes):
     for text in (ZH, EN):
@@ -406,7 +406,7 @@ def test_chunk_methods_tile_the_text(client, method, sizes):
         assert all(a["end"] == b["start"] for a, b in zip(roots, roots[1:], strict=False))
         assert [c["offset"] for c in j["cuts"] if c["level"] == 1] == [c["start"] for c in roots[1:]]
         names = {s["name"] for s in j["curves"]["series"]}
-        assert "entropy" in names and ("similarity" in names) == (method in ("logic-chain-semantic", "parent-child"))
+        assert "entropy" in names and ("similarity" in names) == (method in ("cliff", "parent-child"))
         if method.startswith("logic-chain"):
             assert max(c["size"] for c in roots) <= sizes[0]
 

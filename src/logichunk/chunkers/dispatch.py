@@ -52,12 +52,15 @@ def chunk_by(
     llm: Any = None,
     lm: Any = None,
     theta: float = 0.0,
+    settings: Any = None,
     source: str = "<text>",
 ) -> ChunkTree:
     """Chunk ``text`` with ``method`` (see :data:`METHODS`). ``max_size`` defaults per method (1000,
     or 1500 for parent-child parents); ``sizes``/``levels`` shape the logic-chain and cliff trees;
-    the Meta-Chunking and baseline methods are flat. ``llm`` is tier 2 of the cascade; ``lm`` scores
-    PPL/MSP, and adds LM perplexity to the cascade's tier 3 when given to logic-chain or cliff."""
+    the Meta-Chunking and baseline methods are flat; parent-child takes ``sizes=(parent, child)``
+    limits and the rest of its parameters from ``settings`` (a :class:`logichunk.config.Settings`,
+    default: the defaults). ``llm`` is tier 2 of the cascade; ``lm`` scores PPL/MSP, and adds LM
+    perplexity to the cascade's tier 3 when given to logic-chain or cliff."""
     for model in needs(method):
         if (embedder if model == "embedder" else lm) is None:
             raise InputError(f"method {method!r} needs an {'embedder' if model == 'embedder' else 'LM'}")
@@ -89,11 +92,14 @@ def chunk_by(
 
         if not isinstance(unit, str) or unit != "chars":
             raise InputError("parent-child sizes are in characters (unit chars)")
-        base = PCParams()
-        child_max = min(base.child_max_size, size)
-        p = PCParams(max_parent_size=size, min_parent_size=min(base.min_parent_size, size // 2),
-                     child_min_size=min(base.child_min_size, child_max // 2),
-                     child_max_size=child_max, child_target_size=min(base.child_target_size, child_max))
+        base = PCParams.from_settings(settings) if settings is not None else PCParams()
+        pmax = int(sizes[0]) if sizes else size
+        cmax = int(sizes[1]) if sizes is not None and len(sizes) > 1 else min(base.child_max_size, pmax)
+        if cmax > pmax:
+            raise InputError(f"parent-child sizes must not grow: child limit {cmax} is over the parent limit {pmax}")
+        target = min(base.child_target_size, cmax)
+        p = PCParams(pmax, min(base.min_parent_size, pmax // 2), min(base.child_min_size, target), cmax, target,
+                     base.similarity_threshold, base.cliff_drop, "chars")
         return chunk_parent_child(text, embedder, p)
     from .baselines import fixed, recursive
 

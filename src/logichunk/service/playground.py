@@ -1,13 +1,10 @@
 """Chunk a pasted text with a chosen method and sizes, nothing stored: what the web page's
 "Chunk" button calls (``POST /api/chunk``), and a quick way to compare methods from a script.
 
-Methods (every one returns a :class:`~logichunk.tree.ChunkTree` over the exact text):
-
-* ``logic-chain`` — the four-tier cascade on the model-free entropy signal (``sizes`` per level);
-* ``logic-chain-semantic`` — the same cascade on semantic cliffs (the service's embedder);
-* ``parent-child`` — blank-line blocks as parents up to ``sizes[0]``, semantic-cliff children up to
-  ``sizes[1]`` (the other child sizes come from the settings, capped to fit);
-* ``fixed`` and ``recursive`` — the baselines, at ``sizes[0]``.
+Methods are those of :func:`logichunk.chunkers.dispatch.chunk_by` that need no causal LM (every one
+returns a :class:`~logichunk.tree.ChunkTree` over the exact text): ``logic-chain`` and ``cliff``
+(``sizes`` per level), ``parent-child`` (``sizes`` = parent, child limits; the rest from the
+settings), ``fixed`` and ``recursive`` (at ``sizes[0]``).
 """
 
 from __future__ import annotations
@@ -19,12 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from ..chunkers.baselines import fixed, recursive
-from ..chunkers.logic_chain import chunk
-from ..chunkers.parent_child import PCParams, chunk_parent_child
+from ..chunkers.dispatch import METHODS as DISPATCH_METHODS
+from ..chunkers.dispatch import chunk_by
 from ..config import Settings
 from ..errors import InputError
-from ..signals.semantic import SemanticSignal
 from ..tree import ChunkTree
 from .curves import text_curves
 from .views import cut_points, jsonable
@@ -38,37 +33,20 @@ class Method:
     default_sizes: tuple[int, ...]
 
 
-METHODS: dict[str, Method] = {m.name: m for m in (
-    Method("logic-chain", "four-tier cascade on the entropy signal (no model)", False, (1000, 500, 200)),
-    Method("logic-chain-semantic", "the cascade on semantic cliffs (embedder)", True, (1000, 500, 200)),
-    Method("parent-child", "blocks as parents, semantic-cliff children (embedder)", True, (1500, 400)),
-    Method("fixed", "baseline: fixed size", False, (500,)),
-    Method("recursive", "baseline: recursive separators", False, (500,)),
-)}
-
-
-def _pc_params(sizes: tuple[int, ...], unit: str, s: Settings) -> PCParams:
-    pmax = sizes[0]
-    cmax = sizes[1] if len(sizes) > 1 else min(s.child_max_size, pmax)
-    if cmax > pmax:
-        raise InputError(f"parent-child sizes must not grow: child limit {cmax} is over the parent limit {pmax}")
-    target = min(s.child_target_size, cmax)
-    return PCParams(pmax, min(s.min_parent_size, pmax), min(s.child_min_size, target), cmax, target,
-                    s.similarity_threshold, s.cliff_drop, unit)
+_DEFAULT_SIZES = {"logic-chain": (1000, 500, 200), "cliff": (1000, 500, 200), "parent-child": (1500, 400),
+                  "fixed": (500,), "recursive": (500,)}
+#: the methods of :mod:`logichunk.chunkers.dispatch` that need no causal LM (the service loads none)
+METHODS: dict[str, Method] = {
+    name: Method(name, about, "embedder" in need, _DEFAULT_SIZES.get(name, (1000,)))
+    for name, (about, need) in DISPATCH_METHODS.items() if "lm" not in need
+}
 
 
 def run(method: str, text: str, sizes: tuple[int, ...], unit: str, embedder: Any, settings: Settings) -> ChunkTree:
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}: use {', '.join(METHODS)}")
-    if method == "logic-chain":
-        return chunk(text, sizes=sizes, unit=unit, source="<request>")
-    if method == "logic-chain-semantic":
-        return chunk(text, sizes=sizes, unit=unit, signal=SemanticSignal(embedder), source="<request>")
-    if method == "parent-child":
-        return chunk_parent_child(text, embedder, _pc_params(sizes, unit, settings))
-    if method == "fixed":
-        return fixed(text, sizes[0], unit=unit)
-    return recursive(text, sizes[0], unit=unit)
+    return chunk_by(method, text, max_size=sizes[0], sizes=sizes, unit=unit,
+                    embedder=embedder if METHODS[method].embeds else None, settings=settings, source="<request>")
 
 
 def analyse(method: str, text: str, sizes: tuple[int, ...] | None, unit: str, embedder: Any, settings: Settings,
