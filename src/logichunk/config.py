@@ -46,7 +46,10 @@ class Settings:
     # --- retrieval
     retrieve_mode: str = "parent"
     top_k: int = 5
-    size_normalization: bool = True
+    # off by default: measured on CMRC, DRCD, Chroma and HotpotQA, multiplying a cosine by a size
+    # factor lost recall on three of four sets with the hash embedder and collapsed parent search
+    # with E5 (doc recall@5 0.86 -> 0.40 on HotpotQA), whose cosines all sit in 0.7-0.95 (bench/QUALITY.md)
+    size_normalization: bool = False
     size_normalization_power: float = 0.5  # score = raw * (avg_size / size) ** power; 0.5 is the seed's sqrt
     # a 30-char heading parent must not beat real matches on size alone: cap the boost of small parents
     size_normalization_max_boost: float = 1.5

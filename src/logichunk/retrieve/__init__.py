@@ -10,7 +10,8 @@ Modes:
 
 * ``basic`` — top-k child chunks by cosine similarity.
 * ``parent`` — search children, map each to its parent, keep a parent once (with its best child),
-  rank by ``raw * sqrt(avg_parent_size / parent_size)`` (``size_normalization``; off keeps ``raw``;
+  rank by ``raw`` or, with ``size_normalization`` on (off by default: it hurt recall on most public
+  sets, see ``config.py``), by ``raw * sqrt(avg_parent_size / parent_size)`` (
   ``size_normalization_power`` replaces the square root's 0.5, and ``size_normalization_max_boost``
   caps how far a small parent is lifted, so a heading-sized parent cannot win on size alone),
   and for a parent larger than ``context_window_size`` return a window of whole sentences around the
