@@ -239,6 +239,7 @@ def chunk_msp(
     context_chars: int = 1500,
     language: str | None = None,
     margin_fn: Callable[[str, str], float] | None = None,
+    sentences: SentenceSpans | None = None,
     source: str = "<text>",
 ) -> ChunkTree:
     """MSP chunking + dynamic merge. The threshold starts at 0 and, once ``warmup`` margins have
@@ -248,13 +249,16 @@ def chunk_msp(
     ``context_chars`` characters — the spans themselves are never shortened) and the next sentence.
     ``language``: ``"zh"``/``"en"`` prompt (default: detected). ``margin_fn(a, b)`` replaces the LM
     call (tests, or a remote judge). ``stats["margins"]`` and ``stats["thresholds"]`` hold the
-    sequence of decisions, one per sentence gap."""
+    sequence of decisions, one per sentence gap. ``sentences``: spans of ``text`` to use as the units
+    instead of the splitter's (given units, as in segmentation benchmarks)."""
     limits = _check_sizes(max_size, target, min_size)
     if history < 1 or warmup < 1:
         raise InputError(f"history and warmup must be at least 1, got {history} and {warmup}")
     if not text:
         return build_tree(text, [], stats={"method": "msp", "sentences": 0}, unit=_unit_name(unit))
-    sents = _prepare(text)
+    sents = _prepare(text) if sentences is None else sentences
+    if sents.text != text:
+        raise InputError("sentences must be spans of the text being chunked")
     meter = Meter(text, unit)
     lang = language or _language(text)
     if lang not in MSP_PROMPTS:
