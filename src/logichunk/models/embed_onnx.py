@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, ModelUnavailable
+from ._files import staged_dir
 from .embedding import EmbedKind, batched_embed, l2_normalize
 
 __all__ = ["CONFIG_NAME", "OnnxEmbedder", "cached_export", "export_sentence_transformer"]
@@ -190,9 +190,7 @@ def export_sentence_transformer(src: str | os.PathLike[str], dest: str | os.Path
     b = torch.export.Dim("batch", min=1, max=4096)
     t = torch.export.Dim("tokens", min=2, max=8192)
     out_dir = Path(dest)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=out_dir.parent, prefix=".onnx-export-"))
-    try:
+    with staged_dir(out_dir, prefix=".onnx-export-") as tmp:
         quiet = logging.getLogger("torch")
         level = quiet.level
         quiet.setLevel(logging.ERROR)  # the exporter logs every step and every missing optional op
@@ -219,12 +217,6 @@ def export_sentence_transformer(src: str | os.PathLike[str], dest: str | os.Path
         err = float(np.abs((got - ref) * m).max())
         if not err < 1e-3:
             raise ModelUnavailable(f"the ONNX export of {s} differs from the model by {err:.3g}; not used")
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
-        os.replace(tmp, out_dir)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
     return out_dir
 
 
