@@ -230,6 +230,17 @@ def test_budget_take():
     assert taken.tolist() == [1, 0, 2]
 
 
+def test_retrieval_budget_counts_overlapping_text_once():
+    layout = C.Layout(np.array([0]), np.array([100]), np.arange(101), ["d"])
+    # a child [10, 20), then its parent [0, 40), then another chunk: the parent adds only what is new
+    h = C.Hitlist(np.array([10, 0, 50]), np.array([20, 40, 60]), np.array([0, 0, 0]))
+    cut = C._cut_to_budget(h, layout, 35)
+    assert list(zip(cut.starts.tolist(), cut.ends.tolist(), strict=True)) == [(10, 20), (0, 10), (20, 35)]
+    assert C._subtract(2, 8, [(0, 3), (7, 9)]) == [(3, 7)] and C._subtract(0, 5, [(0, 5)]) == []
+    whole = C._cut_to_budget(h, layout, 1000)
+    assert int((whole.ends - whole.starts).sum()) == 50  # 40 of the parent (child inside) + 10
+
+
 def test_run_chunking_on_toy_corpus(tmp_path):
     _write_sets(tmp_path)
     corpus = R.read_corpus(tmp_path / "spans" / "toy")
@@ -270,6 +281,60 @@ def test_retrieval_basic_mode_and_extension_point(tmp_path):
         assert row["recall_at_k"] == 1.0 and row["mrr"] == pytest.approx((1 + 1 / 2) / 2)
     finally:
         C.MODES.pop("test-everything")
+
+
+def _multi_block_corpus(tmp_path) -> R.Corpus:
+    """Documents of several blank-line blocks and chapters, so hits must be mapped back from
+    block-relative spans through the blocks' positions."""
+    paras = {
+        "garden": ["Tomatoes need full sun and steady watering through the summer months.",
+                   "Compost enriches the soil; worms break it down into rich humus for the roots."],
+        "engine": ["# Pistons", "The piston compresses the fuel and air mixture inside the cylinder.",
+                   "# Sparks", "A spark plug ignites the compressed mixture at the top of the stroke."],
+        "river": ["河流从山上流下来，最后汇入大海。", "洪水季节，河水会漫过堤岸，淹没附近的农田。"],
+    }
+    docs, queries = [], []
+    for name, ps in paras.items():
+        text = "\n\n".join(ps) + "\n"
+        docs.append({"doc_id": name, "title": name, "text": text, "lang": "zh" if name == "river" else "en"})
+    target = [("engine", "A spark plug ignites the compressed mixture"), ("garden", "worms break it down"),
+              ("river", "淹没附近的农田")]
+    for i, (d, needle) in enumerate(target):
+        text = next(x["text"] for x in docs if x["doc_id"] == d)
+        a = text.index(needle)
+        queries.append({"qid": f"q{i}", "question": needle, "answers": [needle], "lang": "en",
+                        "gold_doc_ids": [d], "gold_spans": [{"doc_id": d, "start": a, "end": a + len(needle)}]})
+    root = tmp_path / "mb"
+    root.mkdir()
+    (root / "mb.corpus.jsonl").write_text("\n".join(json.dumps(d, ensure_ascii=False) for d in docs), encoding="utf-8")
+    (root / "mb.queries.jsonl").write_text("\n".join(json.dumps(q, ensure_ascii=False) for q in queries),
+                                           encoding="utf-8")
+    return R.read_corpus(root / "mb")
+
+
+@pytest.mark.parametrize("mode", ["parent", "hybrid", "hierarchical", "store:basic"])
+def test_store_modes_map_hits_back_to_document_spans(tmp_path, mode):
+    from logichunk.eval import store_modes
+
+    corpus = _multi_block_corpus(tmp_path)
+    s = Settings(size=50, unit="tokens", embedder=_embedder(), embedder_name="test")
+    searcher = store_modes.StoreSearcher(mode, corpus, s)
+    try:
+        rows = searcher.search([q.question for q in corpus.queries], 3)
+        for q, r in zip(corpus.queries, rows, strict=True):
+            assert r.shape[1] == 3 and len(r) >= 1
+            for d, a, b in r.tolist():
+                assert 0 <= a < b <= len(corpus.docs[d].text)
+            # the query is a verbatim sentence piece: the top hit is in the gold document and covers it
+            d, a, b = r[0].tolist()
+            g_doc, g_a, g_b = q.gold_spans[0]
+            assert corpus.docs[d].doc_id == g_doc
+            assert a <= g_a and g_b <= b, (mode, q.question, corpus.docs[d].text[a:b])
+    finally:
+        searcher.close()
+    row, _ = C.run_retrieval(corpus, mode, "entropy", None, s, dataset="mb", k=3)
+    assert row["method"] == mode and row["recall_at_k"] == 1.0 and row["evidence_recall_at_k"] == 1.0
+    assert row["tokens_per_query"] > 0
 
 
 def test_select_methods():

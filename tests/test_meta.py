@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from logichunk.chunkers.meta import MSP_PROMPTS, chunk_msp, chunk_ppl, msp_margin, ppl_minima
+from logichunk.errors import InputError
 from logichunk.models.lm import TokenLogprobs
 from logichunk.signals.lm import PerplexitySignal
 from logichunk.text.sentences import split_sentences
@@ -319,3 +320,22 @@ def test_chunk_meta_dispatch() -> None:
     assert len(t2) == 3 and t2.stats["method"] == "msp"
     with pytest.raises(InputError):
         chunk_meta(text, None, "lumber")  # type: ignore[arg-type]
+
+
+def test_msp_on_given_units_scores_every_gap() -> None:
+    """Segmentation benchmarks give the units: MSP must judge exactly their gaps, not the splitter's."""
+    from logichunk.eval.segmentation import units_to_sents
+
+    units = ["We met at noon. It rained.", "The bus was late", "Prices rose. Markets fell.", "Stocks dipped"]
+    sents = units_to_sents(units)
+    seen = []
+
+    def margin(a: str, b: str) -> float:
+        seen.append(b)
+        return -1.0 if b.startswith("Prices") else 1.0  # split before the third unit only
+
+    tree = chunk_msp(sents.text, None, max_size=50, sentences=sents, margin_fn=margin)  # no merge across 50
+    assert len(tree.stats["margins"]) == len(units) - 1 and seen == [u for u in units[1:]]
+    assert [tree.text_of(c) for c in tree.roots()] == ["We met at noon. It rained.\nThe bus was late\n", "Prices rose. Markets fell.\nStocks dipped"]
+    with pytest.raises(InputError):
+        chunk_msp("other text", None, sentences=sents, margin_fn=margin)

@@ -43,7 +43,7 @@ def test_oversized_sentence_is_split_with_bubble():
     text = "word " * 200 + ".\n\n"
     tree = chunk_parent_child(text, EMB, P)
     check_tree(tree)
-    assert any(b.category == "oversized_sentence" for b in tree.bubbles)
+    assert any(b.category == "forced_split" and b.context["where"] for b in tree.bubbles)
 
 
 def test_blank_line_blocks_tile():

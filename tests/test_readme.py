@@ -13,8 +13,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_readme_chunk_examples_run(monkeypatch):
     blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.S)
-    chunk_blocks = [b for b in blocks if "from logichunk import chunk" in b]
-    assert len(chunk_blocks) >= 2  # an English and a Chinese example
+    chunk_blocks = [b for b in blocks if "from logichunk import chunk" in b or "import chunk_by" in b]
+    assert len(chunk_blocks) >= 3  # an English and a Chinese example, and the methods by name
     monkeypatch.chdir(ROOT)
     for code in chunk_blocks:
         out = io.StringIO()

@@ -98,10 +98,12 @@ def test_p11_size_normalisation_removes_large_parent_bias(make_store):
     # over-corrects toward small parents, see size_normalization_power).
     assert off > 0.7, off
     assert on < 0.5, on
-    milder = np.mean([retrieve(store, f"query {q}", mode="parent", top_k=1, candidates=400,
+    milder = np.mean([retrieve(store, f"query {q}", mode="parent", top_k=1, candidates=400, size_normalization=True,
                                size_normalization_power=0.2)[0].chunk.meta["size"] > 1000 for q in range(150)])
     assert on < milder < off
-    hit = retrieve(store, "query 1", mode="parent", top_k=1)[0]
+    assert retrieve(store, "query 1", mode="parent", top_k=1)[0].score == pytest.approx(
+        retrieve(store, "query 1", mode="parent", top_k=1)[0].raw_score)  # off by default: the raw similarity
+    hit = retrieve(store, "query 1", mode="parent", top_k=1, size_normalization=True)[0]
     avg = np.mean(list(sizes.values()))
     boost = min(np.sqrt(avg / hit.chunk.meta["size"]), Settings().size_normalization_max_boost)
     assert hit.score == pytest.approx(hit.raw_score * boost, rel=1e-6)

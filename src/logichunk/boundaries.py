@@ -24,6 +24,7 @@ import numpy as np
 
 from .errors import InputError
 from .text.charclass import CJK, WS, classes, codepoints, cut_allowed
+from .types import Bubble
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +92,35 @@ def top_k(scores: np.ndarray, k: int) -> np.ndarray:
     return mask
 
 
+# --------------------------------------------------------------------------- segment helpers
+
+
+def ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """``concatenate([arange(a, b) for a, b in zip(lo, hi)])`` without the Python loop."""
+    lo = np.asarray(lo, dtype=np.int64)
+    cnt = np.asarray(hi, dtype=np.int64) - lo
+    total = int(cnt.sum())
+    if total == 0:
+        return np.zeros(0, np.int64)
+    first = np.repeat(lo - np.concatenate(([0], np.cumsum(cnt)[:-1])), cnt)
+    return first + np.arange(total, dtype=np.int64)
+
+
+def segment_argmax(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Index of the maximum of ``values[lo[i]:hi[i]]`` for every (non-empty) segment ``i``, the
+    first one on ties — ``np.argmax`` per segment, in one pass."""
+    lo = np.asarray(lo, dtype=np.int64)
+    hi = np.asarray(hi, dtype=np.int64)
+    idx = ranges(lo, hi)
+    if idx.size == 0:
+        return idx
+    starts = np.concatenate(([0], np.cumsum(hi - lo)[:-1]))
+    v = values[idx]
+    best = np.maximum.reduceat(v, starts)
+    seg = np.repeat(np.arange(lo.size), hi - lo)
+    return np.minimum.reduceat(np.where(v == best[seg], idx, np.iinfo(np.int64).max), starts)
+
+
 # --------------------------------------------------------------------------- fitting pieces to size
 
 
@@ -113,13 +143,15 @@ def fit(
     candidates: np.ndarray | None = None,
     *,
     rank: np.ndarray | None = None,
+    fixed: np.ndarray | None = None,
 ) -> Fit:
     """Cut ``n`` atoms (sentences, or sub-sentence pieces) into runs that fit ``limits``.
 
     ``sizes``: size of each atom (n). ``scores``: strength of each gap (n-1), higher = better cut.
     ``candidates``: mask of gaps the signal proposes (default: every gap). ``rank`` (n-1, int):
     per-gap preference class, lower = more trusted (e.g. tier that proposed it); merging removes
-    less trusted cuts first, and among equals the weaker score first.
+    less trusted cuts first, and among equals the weaker score first. ``fixed`` (n-1, bool): gaps
+    that are always cut and never merged away — edges of independent pieces fitted in one call.
 
     1. cut at every candidate;
     2. a run still over the maximum is split at its best gap (highest rank-adjusted score),
@@ -146,23 +178,20 @@ def fit(
     if oversized.size:
         iso[oversized[oversized < g]] = True
         iso[oversized[oversized > 0] - 1] = True
+    if fixed is not None:
+        iso |= np.asarray(fixed, dtype=bool)
     cut_mask = cand | iso
 
-    # 2. split runs over the maximum at their best inner gap
-    bounds = np.concatenate(([0], np.flatnonzero(cut_mask) + 1, [n]))
-    run_sizes = cum[bounds[1:]] - cum[bounds[:-1]]
-    todo = [(int(a), int(b)) for a, b, sz in zip(bounds[:-1], bounds[1:], run_sizes, strict=True)
-            if sz > limits.max_size and b - a > 1]
-    while todo:
-        a, b = todo.pop()
-        inner = slice(a, b - 1)  # gaps a .. b-2
-        # prefer trusted ranks, then high scores
-        key = scores[inner] - 1e6 * rk[inner]
-        j = a + int(np.argmax(key))
-        cut_mask[j] = True
-        for x, y in ((a, j + 1), (j + 1, b)):
-            if cum[y] - cum[x] > limits.max_size and y - x > 1:
-                todo.append((x, y))
+    # 2. split runs over the maximum at their best inner gap (trusted ranks first, then the
+    #    highest score), all such runs at once, round after round until every run fits
+    key = scores - 1e6 * rk
+    while True:
+        bounds = np.concatenate(([0], np.flatnonzero(cut_mask) + 1, [n]))
+        over = (cum[bounds[1:]] - cum[bounds[:-1]] > limits.max_size) & (bounds[1:] - bounds[:-1] > 1)
+        if not over.any():
+            break
+        a, b = bounds[:-1][over], bounds[1:][over] - 1  # inner gaps a .. b-1 of each run
+        cut_mask[segment_argmax(key, a, b)] = True
 
     cuts = np.flatnonzero(cut_mask)
     keep = _merge(cuts, rk[cuts], scores[cuts], cum, limits, iso)
@@ -323,3 +352,23 @@ def inner_breaks(text: str, start: int, end: int, prefix: np.ndarray, max_size: 
         cuts.append(choice)
         pos = choice
     return cuts, worst
+
+
+BREAK_NAMES = {3: "clause", 2: "word", 1: "cjk-char", 0: "char"}
+
+
+def forced_split_bubble(text: str, start: int, end: int, cuts: list[int], worst: int, prefix: np.ndarray, *,
+                        limit: int, unit: str, source: str = "<text>", level: int = 1,
+                        attempts: tuple[str, ...] = ("forced",), **context: object) -> Bubble:
+    """The record every chunker leaves when one sentence ``[start, end)`` had to be cut inside
+    (at ``cuts``, the roughest break being ``worst`` as :func:`inner_breaks` reports it), so an LLM
+    reviewer can look at it: the same category, priority rule and context keys everywhere."""
+    edges = [start, *cuts, end]
+    return Bubble(
+        category="forced_split",
+        content=text[start : min(end, start + 120)] + ("…" if end - start > 120 else ""),
+        priority="high" if worst <= 1 else "medium",
+        context={"source": source, "span": [start, end], "level": level, "limit": limit, "unit": unit,
+                 "attempts": list(attempts), "final_method": "forced", "break": BREAK_NAMES[worst],
+                 "sizes": [int(prefix[b] - prefix[a]) for a, b in zip(edges, edges[1:], strict=False)], **context},
+    )

@@ -95,10 +95,16 @@ def _write_tree(out: TextIO, source: str, tree: ChunkTree, many: bool) -> None:
                   f"{c.method:<9} {_first_words(tree.text_of(c))}\n")
 
 
+_JSONL = json.JSONEncoder(ensure_ascii=False, check_circular=False)  # one encoder, not one per line
+
+
 def _write_jsonl(out: TextIO, source: str, tree: ChunkTree) -> None:
+    lines = []
     for r in tree.records():
         r["source"] = source
-        out.write(json.dumps(r, ensure_ascii=False) + "\n")
+        lines.append(_JSONL.encode(r))
+    lines.append("")
+    out.write("\n".join(lines))
 
 
 def _tree_json(source: str, tree: ChunkTree) -> dict[str, Any]:
@@ -125,9 +131,54 @@ def _write_markdown(out: TextIO, source: str, tree: ChunkTree) -> None:
 # ----------------------------------------------------------------------------- verbs
 
 
-def cmd_chunk(args: argparse.Namespace) -> int:
-    from .chunkers.logic_chain import chunk
+class _Models:
+    """The models a verb was asked for, resolved once, with a note to stderr saying which backend
+    each is (users must know whether the real model or a fallback ran)."""
 
+    def __init__(self, args: argparse.Namespace, need: tuple[str, ...]) -> None:
+        self.embedder = self.llm = self.lm = None
+        quiet = getattr(args, "quiet", False)
+        if "embedder" in need or getattr(args, "embedder", None):
+            from .models.registry import resolve_embedder
+
+            r = resolve_embedder(getattr(args, "embedder", None) or "auto")
+            self.embedder = r.model
+            if not quiet:
+                _err(f"embedder: {r.description}")
+        if getattr(args, "llm", None):
+            from .models.registry import resolve_llm
+
+            r2 = resolve_llm(args.llm)
+            self.llm = r2.model
+            if not quiet:
+                _err(f"llm: {r2.description}")
+        if "lm" in need or getattr(args, "lm", None):
+            from .models.lm import load_lm
+
+            spec = getattr(args, "lm", None) or "default"
+            self.lm = load_lm(spec)
+            if not quiet:
+                _err(f"lm: {getattr(self.lm, 'model_id', spec)}")
+
+    def usage_note(self) -> str | None:
+        u = getattr(self.llm, "usage", None)
+        if u is None or not u.calls:
+            return None
+        return f"llm calls: {u.calls}, tokens: {u.total_tokens}" + (f", cost: {u.cost:.4f}" if u.cost else "")
+
+
+def _chunk_one(args: argparse.Namespace, text: str, source: str, models: _Models) -> ChunkTree:
+    from .chunkers.dispatch import chunk_by
+
+    return chunk_by(args.method, text, max_size=args.max_size, sizes=_sizes(args.sizes), levels=args.levels,
+                    unit=args.unit, embedder=models.embedder, llm=models.llm, lm=models.lm, theta=args.theta,
+                    source=source)
+
+
+def cmd_chunk(args: argparse.Namespace) -> int:
+    from .chunkers.dispatch import needs
+
+    models = _Models(args, needs(args.method))
     out: TextIO = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
     suffixes = tuple(s if s.startswith(".") else "." + s for s in args.ext.split(",")) if args.ext else TEXT_SUFFIXES
     sources = list(_inputs(args.paths, suffixes))
@@ -144,8 +195,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
                 if not text:
                     _err(f"{source}: empty input, no chunks")
                     continue
-                tree = chunk(text, max_size=args.max_size, sizes=_sizes(args.sizes), levels=args.levels,
-                             unit=args.unit, source=source)
+                tree = _chunk_one(args, text, source, models)
             except LogichunkError as e:
                 if not many:
                     raise
@@ -168,14 +218,85 @@ def cmd_chunk(args: argparse.Namespace) -> int:
         progress.close()
         if out is not sys.stdout:
             out.close()
-    if bubbles:
-        target = args.bubbles or (f"{args.out}.bubbles.jsonl" if args.out else DEFAULT_BUBBLES)
-        with open(target, "a", encoding="utf-8") as f:
-            for b in bubbles:
-                f.write(json.dumps(b.to_dict(), ensure_ascii=False) + "\n")
-        if not args.quiet:
-            _err(f"{len(bubbles)} bubble(s) recorded in {target} (list them: logichunk bubbles {target})")
+    _record_bubbles(args, bubbles)
+    note = models.usage_note()
+    if note and not args.quiet:
+        _err(note)
     return 1 if failures else 0
+
+
+def _record_bubbles(args: argparse.Namespace, bubbles: list[Bubble]) -> None:
+    if not bubbles:
+        return
+    target = args.bubbles or (f"{args.out}.bubbles.jsonl" if getattr(args, "out", None) else DEFAULT_BUBBLES)
+    with open(target, "a", encoding="utf-8") as f:
+        for b in bubbles:
+            f.write(json.dumps(b.to_dict(), ensure_ascii=False) + "\n")
+    if not args.quiet:
+        _err(f"{len(bubbles)} bubble(s) recorded in {target} (list them: logichunk bubbles {target})")
+
+
+def _one_text(args: argparse.Namespace) -> tuple[str, str]:
+    sources = list(_inputs([args.path], TEXT_SUFFIXES))
+    if len(sources) != 1:
+        raise LogichunkError(f"{args.path}: give one file (or - for stdin), not a folder of {len(sources)}")
+    source, read = sources[0]
+    text = read()
+    if not text:
+        raise LogichunkError(f"{source}: empty input, nothing to do")
+    return source, text
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    """Chunk, then ask the LLM whether each leaf is logically complete; problems become bubbles."""
+    from .chunkers.dispatch import needs
+    from .chunkers.validate import validate
+
+    if not args.llm:
+        raise LogichunkError("validate needs an LLM: --llm openai:http://HOST:PORT/v1#MODEL, or --llm local")
+    models = _Models(args, needs(args.method))
+    source, text = _one_text(args)
+    tree = _chunk_one(args, text, source, models)
+    problems = validate(tree, models.llm, source=source)
+    if args.format == "jsonl":
+        for b in problems:
+            print(json.dumps(b.to_dict(), ensure_ascii=False))
+    else:
+        for b in problems:
+            ctx = b.context
+            print(f"{b.priority:<7} {ctx.get('chunk_id', '?'):<10} {_first_words(b.content, 60)}  — {ctx.get('reason', '')}")
+        print(f"{len(problems)} problem(s) in {len(tree.leaves())} chunk(s)")
+    _record_bubbles(args, problems)
+    note = models.usage_note()
+    if note and not args.quiet:
+        _err(note)
+    return 0
+
+
+def cmd_compensate(args: argparse.Namespace) -> int:
+    """Chunk, then add rewritten (missing-aware) or summary metadata to each leaf; spans unchanged."""
+    from .chunkers.compensate import compensate
+    from .chunkers.dispatch import needs
+
+    if not args.llm:
+        raise LogichunkError("compensate needs an LLM: --llm openai:http://HOST:PORT/v1#MODEL, or --llm local")
+    models = _Models(args, needs(args.method))
+    source, text = _one_text(args)
+    tree = compensate(_chunk_one(args, text, source, models), models.llm, args.mode)
+    if args.format == "json":
+        json.dump(_tree_json(source, tree), sys.stdout, ensure_ascii=False, indent=2)
+        print()
+    else:
+        for c in tree.leaves():
+            r = {"id": c.id, "start": c.start, "end": c.end, "text": tree.text_of(c), "source": source}
+            for k in ("rewritten", "missing", "summary", "supplement"):
+                if k in c.meta:
+                    r[k] = c.meta[k]
+            print(json.dumps(r, ensure_ascii=False))
+    note = models.usage_note()
+    if note and not args.quiet:
+        _err(note)
+    return 0
 
 
 def cmd_bubbles(args: argparse.Namespace) -> int:
@@ -221,6 +342,27 @@ def cmd_version(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------------- parser
 
 
+def _chunk_options(c: argparse.ArgumentParser) -> None:
+    from .chunkers.dispatch import METHODS
+
+    c.add_argument("--method", choices=list(METHODS), default="logic-chain",
+                   help="chunking method (default logic-chain, model-free); " + "; ".join(
+                       f"{k}: {v[0]}" for k, v in METHODS.items()))
+    c.add_argument("--max-size", type=int, default=None,
+                   help="limit of top-level chunks (default 1000; 1500 for parent-child parents)")
+    c.add_argument("--sizes", help="limits per level, top first, e.g. 1000,500,200 (overrides --max-size)")
+    c.add_argument("--levels", type=int, default=3, help="depth of the tree when --sizes is not given")
+    c.add_argument("--unit", choices=["chars", "bytes", "tokens"], default="chars")
+    c.add_argument("--embedder", help="embedder for cliff / parent-child: auto (default), hash, e5, st:PATH, "
+                                      "openai:URL#MODEL")
+    c.add_argument("--llm", help="chat LLM for tier 2 / validation / compensation: openai:URL#MODEL, local, local:PATH")
+    c.add_argument("--lm", help="causal LM for ppl / msp (and tier-3 perplexity): default (packaged), a local "
+                                "folder, or an http(s) completions endpoint")
+    c.add_argument("--theta", type=float, default=0.0, help="ppl: minimum drop θ of a perplexity minimum")
+    c.add_argument("--bubbles", help=f"append bubbles to this JSONL file (default {DEFAULT_BUBBLES})")
+    c.add_argument("--quiet", action="store_true", help="no progress bar or notes on stderr")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="logichunk", description="Cut text where its logic breaks.")
     p.add_argument("--version", action="version", version=f"logichunk {__version__}")
@@ -229,16 +371,25 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("chunk", help="chunk files, folders or stdin into a tree of dotted ids")
     c.add_argument("paths", nargs="+", help="files, folders (recursive) or - for stdin")
-    c.add_argument("--max-size", type=int, default=1000, help="limit of top-level chunks (default 1000)")
-    c.add_argument("--sizes", help="limits per level, top first, e.g. 1000,500,200 (overrides --max-size)")
-    c.add_argument("--levels", type=int, default=3, help="depth of the tree when --sizes is not given")
-    c.add_argument("--unit", choices=["chars", "bytes", "tokens"], default="chars")
+    _chunk_options(c)
     c.add_argument("--format", choices=["tree", "jsonl", "json", "markdown"], default="tree")
     c.add_argument("--out", help="write here instead of stdout (bubbles go to OUT.bubbles.jsonl)")
-    c.add_argument("--bubbles", help=f"append bubbles to this JSONL file (default {DEFAULT_BUBBLES})")
     c.add_argument("--ext", help="file endings to read from folders, comma-separated")
-    c.add_argument("--quiet", action="store_true", help="no progress bar or notes on stderr")
     c.set_defaults(func=cmd_chunk)
+
+    va = sub.add_parser("validate", help="chunk a text, then ask an LLM whether each chunk is logically complete")
+    va.add_argument("path", help="a file, or - for stdin")
+    _chunk_options(va)
+    va.add_argument("--format", choices=["table", "jsonl"], default="table")
+    va.set_defaults(func=cmd_validate)
+
+    co = sub.add_parser("compensate", help="chunk a text, then add LLM rewrites or summaries as chunk metadata")
+    co.add_argument("path", help="a file, or - for stdin")
+    _chunk_options(co)
+    co.add_argument("--mode", choices=["rewrite", "summary"], default="rewrite",
+                    help="rewrite: missing-aware rewrite (3 stages); summary: global + local summary (2 stages)")
+    co.add_argument("--format", choices=["jsonl", "json"], default="jsonl")
+    co.set_defaults(func=cmd_compensate)
 
     b = sub.add_parser("bubbles", help="list recorded bubbles (problems for an LLM reviewer)")
     b.add_argument("file", nargs="?", default=DEFAULT_BUBBLES)
@@ -250,7 +401,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--format", choices=["text", "jsonl"], default="text")
     v.set_defaults(func=cmd_version)
 
-    for module in ("logichunk.store.cli", "logichunk.eval.cli", "logichunk.retrieve.graph_cli"):
+    for module in ("logichunk.store.cli", "logichunk.eval.cli", "logichunk.service.cli", "logichunk.retrieve.graph_cli"):
         try:
             mod = __import__(module, fromlist=["add_parser"])
         except ImportError:

@@ -46,7 +46,10 @@ class Settings:
     # --- retrieval
     retrieve_mode: str = "parent"
     top_k: int = 5
-    size_normalization: bool = True
+    # off by default: measured on CMRC, DRCD, Chroma and HotpotQA, multiplying a cosine by a size
+    # factor lost recall on three of four sets with the hash embedder and collapsed parent search
+    # with E5 (doc recall@5 0.86 -> 0.40 on HotpotQA), whose cosines all sit in 0.7-0.95 (bench/QUALITY.md)
+    size_normalization: bool = False
     size_normalization_power: float = 0.5  # score = raw * (avg_size / size) ** power; 0.5 is the seed's sqrt
     # a 30-char heading parent must not beat real matches on size alone: cap the boost of small parents
     size_normalization_max_boost: float = 1.5
@@ -58,6 +61,7 @@ class Settings:
     hnsw_ef_construction: int = 200
     hnsw_ef_search: int = 64
     rerank_candidates: int = 30
+    reranker: str = "none"  # none | yesno[:PATH] | likelihood[:PATH] | cross:PATH (see logichunk.models.rerank)
     # --- semantic similarity graph (logichunk.index.graph, retrieve modes graph-*)
     graph_similarity_threshold: float = 0.3  # same-document "similar" edges need at least this cosine
     graph_intra_k: int = 3  # similar chunks linked inside a document (besides the previous/next one)
@@ -71,11 +75,17 @@ class Settings:
     # --- logic-chain chunking defaults
     chunk_sizes: tuple[int, ...] = (1000, 500, 200)
     unit: str = "chars"
+    # --- HTTP service (logichunk serve): request limits, enforced before any work is done
+    service_max_body_bytes: int = 16 * 1024 * 1024  # whole request body (JSON or upload), 413 above
+    service_max_chunk_chars: int = 1_000_000  # text chunked/plotted in one request (POST /api/chunk, curves)
+    service_max_query_chars: int = 1000
+    service_max_top_k: int = 100
 
     def __post_init__(self) -> None:
         pos = ("embedding_batch_size", "max_parent_size", "child_max_size", "child_target_size", "top_k",
                "context_window_size", "rrf_k", "hnsw_m", "hnsw_ef_construction", "hnsw_ef_search",
-               "rerank_candidates")
+               "rerank_candidates", "service_max_body_bytes", "service_max_chunk_chars", "service_max_query_chars",
+               "service_max_top_k")
         for name in pos:
             if getattr(self, name) < 1:
                 raise InputError(f"setting {name} must be at least 1, got {getattr(self, name)}")

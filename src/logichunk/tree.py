@@ -9,7 +9,7 @@ from typing import Any
 
 from . import ids
 from .errors import InputError
-from .types import Bubble, Chunk
+from .types import Bubble, Chunk, Span
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,10 +44,16 @@ class ChunkTree:
             raise InputError(f"no chunk with id {chunk_id!r}") from None
 
     def roots(self) -> list[Chunk]:
-        return [c for c in self.chunks.values() if c.level == 1]
+        t = self.chunks
+        if isinstance(t, _ChunkTable):
+            return [t[r[0]] for r in t.rows() if "." not in r[0]]
+        return [c for c in t.values() if c.level == 1]
 
     def leaves(self) -> list[Chunk]:
-        return [c for c in self.chunks.values() if not c.children]
+        t = self.chunks
+        if isinstance(t, _ChunkTable):
+            return [t[r[0]] for r in t.rows() if t.is_leaf(r[0])]
+        return [c for c in t.values() if not c.children]
 
     def children(self, chunk_id: str) -> list[Chunk]:
         return [self.chunks[i] for i in self.get(chunk_id).children]
@@ -92,21 +98,67 @@ class ChunkTree:
     # ---------------------------------------------------------------- export
     def records(self, *, with_text: bool = True) -> list[dict[str, Any]]:
         """One plain dict per chunk (the JSONL/JSON output of the CLI)."""
+        t = self.chunks
+        rows = t.rows() if isinstance(t, _ChunkTable) else [
+            (c.id, c.span.start, c.span.end, c.method, c.meta) for c in t.values()]
+        text = self.text
         out = []
-        for c in self.chunks.values():
-            r: dict[str, Any] = {
-                "id": c.id,
-                "level": c.level,
-                "parent": c.parent,
-                "start": c.span.start,
-                "end": c.span.end,
-                "size": c.meta.get("size"),
-                "method": c.method,
-            }
+        for cid, start, end, method, meta in rows:
+            head, _, _ = cid.rpartition(".")
+            r: dict[str, Any] = {"id": cid, "level": cid.count(".") + 1, "parent": head or None,
+                                 "start": start, "end": end, "size": meta.get("size"), "method": method}
             if with_text:
-                r["text"] = self.text[c.span.start : c.span.end]
+                r["text"] = text[start:end]
             out.append(r)
         return out
+
+
+class _ChunkTable(Mapping[str, Chunk]):
+    """``id -> Chunk`` over rows given in pre-order; a :class:`Chunk` object is made on first
+    access. Chunkers emit tens of thousands of rows per megabyte and callers often read only the
+    leaves or the records, so eager objects would be most of the cost of a chunk call."""
+
+    __slots__ = ("_rows", "_index", "_made", "_kids", "_parents")
+
+    def __init__(self, rows: list[tuple[str, int, int, str, Mapping[str, Any]]]) -> None:
+        self._rows = rows
+        self._index = {r[0]: i for i, r in enumerate(rows)}
+        # ids come from the chunkers (well formed by construction): derive parents by string ops
+        self._parents = [r[0].rpartition(".")[0] or None for r in rows]
+        kids: dict[str, list[str]] = {}
+        for r, parent in zip(rows, self._parents, strict=True):
+            if parent is not None:
+                kids.setdefault(parent, []).append(r[0])
+        self._kids = kids
+        self._made: list[Chunk | None] = [None] * len(rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._index
+
+    def __getitem__(self, key: str) -> Chunk:
+        i = self._index[key]
+        c = self._made[i]
+        if c is None:
+            cid, start, end, method, meta = self._rows[i]
+            c = Chunk(id=cid, span=Span(start, end), level=cid.count(".") + 1, parent=self._parents[i],
+                      method=method, meta=MappingProxyType(dict(meta)), children=tuple(self._kids.get(cid, ())))
+            self._made[i] = c
+        return c
+
+    def values(self):  # type: ignore[override]
+        return [self[r[0]] for r in self._rows]
+
+    def rows(self) -> list[tuple[str, int, int, str, Mapping[str, Any]]]:
+        return self._rows
+
+    def is_leaf(self, chunk_id: str) -> bool:
+        return chunk_id not in self._kids
 
 
 def build_tree(
@@ -118,25 +170,7 @@ def build_tree(
     unit: str = "chars",
 ) -> ChunkTree:
     """Assemble a tree from ``(id, start, end, method, meta)`` rows given in pre-order."""
-    from .types import Span
-
-    # ids come from the chunkers (well formed by construction): derive parents by string ops
-    parents = [cid.rpartition(".")[0] or None for cid, *_ in nodes]
-    kids: dict[str | None, list[str]] = {}
-    for (cid, *_), parent in zip(nodes, parents, strict=True):
-        kids.setdefault(parent, []).append(cid)
-    chunks: dict[str, Chunk] = {}
-    for (cid, start, end, method, meta), parent in zip(nodes, parents, strict=True):
-        chunks[cid] = Chunk(
-            id=cid,
-            span=Span(start, end),
-            level=cid.count(".") + 1,
-            parent=parent,
-            method=method,
-            meta=MappingProxyType(dict(meta)),
-            children=tuple(kids.get(cid, ())),
-        )
-    return ChunkTree(text, MappingProxyType(chunks), tuple(bubbles), MappingProxyType(dict(stats or {})), unit)
+    return ChunkTree(text, _ChunkTable(list(nodes)), tuple(bubbles), MappingProxyType(dict(stats or {})), unit)
 
 
 def check_tree(tree: ChunkTree) -> None:

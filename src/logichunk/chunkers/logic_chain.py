@@ -37,7 +37,6 @@ from ..types import Bubble
 from .llm_breaks import ChatModel, llm_breaks
 
 TIERS = ("entropy", "llm", "composite", "forced")
-_BREAK_NAMES = {3: "clause", 2: "word", 1: "cjk-char", 0: "char"}
 
 
 def level_sizes(max_size: int = 1000, levels: int = 3) -> tuple[int, ...]:
@@ -83,7 +82,14 @@ class CascadeSettings:
 
 
 class _Run:
-    """State of one cascade over one text (boundaries grow as tier 4 splits sentences)."""
+    """State of one cascade over one text.
+
+    The boundaries ``B`` (character offsets), their scores ``S`` and tier ranks ``R`` are global;
+    tier 4 inserts offsets inside over-long sentences. Each level is processed for all its pieces
+    in one batch: piece edges become pinned cuts of a single :func:`~logichunk.boundaries.fit`, so
+    the per-piece cost is array work, not Python calls, and the result does not depend on the
+    order pieces are visited in.
+    """
 
     def __init__(self, text: str, settings: CascadeSettings, llm: ChatModel | None,
                  lm_signal: GapSignal | None, source: str) -> None:
@@ -97,34 +103,42 @@ class _Run:
         self.sents: SentenceSpans = split_sentences(text)
         ns = len(self.sents)
         raw = settings.signal.gap_scores(self.sents) if ns > 1 else np.zeros(0)
-        bonus = np.asarray(settings.structure_bonus, dtype=np.float64)[self.sents.breaks.astype(np.int64)]
-        score = np.asarray(raw, dtype=np.float64) + bonus
+        self.bonus = np.asarray(settings.structure_bonus, dtype=np.float64)[self.sents.breaks.astype(np.int64)]
+        score = np.asarray(raw, dtype=np.float64) + self.bonus
         cand = bd.peaks(score, settings.peak_drop) | (self.sents.breaks >= BREAK_PARAGRAPH)
         # boundary offsets inside the text, their scores and their tier rank (0..3)
         self.B = self.sents.ends[:-1].astype(np.int64) if ns else np.zeros(0, np.int64)
         self.S = score
         self.R = np.where(cand, 0, 2).astype(np.int64)
-        self.composite_done = False
+        self._comp: CompositeSignal | None = None
+        # tier-3 components per sentence gap, NaN until computed (cached across levels)
+        self._raw: dict[str, np.ndarray] = {"entropy": np.full(max(ns - 1, 0), np.nan)}
         self.bubbles: list[Bubble] = []
         self.bubbled: set[int] = set()
         self.stats: dict[str, Any] = {"llm_calls": 0, "tier2_skipped": 0, "sentences": ns,
                                       "signal": settings.signal.name}
 
     # ------------------------------------------------------------------ tiers 2-4 helpers
-    def _ensure_composite(self) -> None:
-        if self.composite_done:
+    def _composite(self, bidx: np.ndarray) -> None:
+        """Tier 3: rescore the sentence gaps at boundary indices ``bidx`` (runs entropy could not
+        split) with the composite signal, computed for those gaps only (raw components cached
+        across levels) and normalised among them — only their order inside failing runs matters."""
+        bidx = bidx[self.R[bidx] == 2]
+        if bidx.size == 0:
             return
-        self.composite_done = True
-        ns = len(self.sents)
-        if ns < 2:
-            return
-        comp = np.asarray(CompositeSignal(extra=self.lm_signal).gap_scores(self.sents), dtype=np.float64)
-        bonus = np.asarray(self.cfg.structure_bonus, dtype=np.float64)[self.sents.breaks.astype(np.int64)]
-        comp = comp + bonus
-        # map sentence gaps to current boundaries (tier-4 cuts may have been inserted)
-        pos = np.searchsorted(self.B, self.sents.ends[:-1])
-        rank2 = self.R[pos] == 2
-        self.S[pos[rank2]] = comp[rank2]
+        gaps = np.searchsorted(self.sents.ends[:-1], self.B[bidx])
+        if self._comp is None:
+            extra = None
+            if self.lm_signal is not None:  # one LM pass per text, whatever the number of levels
+                lm = np.asarray(self.lm_signal.gap_scores(self.sents), dtype=np.float64)
+                extra = _Precomputed(getattr(self.lm_signal, "name", "lm"), lm)
+            self._comp = CompositeSignal(extra=extra)
+        todo = gaps[np.isnan(self._raw["entropy"][gaps])]
+        if todo.size:
+            for name, v in self._comp.components(self.sents, todo).items():
+                self._raw.setdefault(name, np.full(len(self.sents) - 1, np.nan))[todo] = v
+        comp = {name: v[gaps] for name, v in self._raw.items()}
+        self.S[bidx] = self._comp.combine(comp) + self.bonus[gaps]
 
     def _insert(self, offsets: list[int]) -> None:
         offsets = sorted(offsets)
@@ -142,87 +156,130 @@ class _Run:
         if sent in self.bubbled:
             return cuts
         self.bubbled.add(sent)
-        edges = [start, *cuts, end]
-        sizes = [int(self.prefix[b] - self.prefix[a]) for a, b in zip(edges, edges[1:], strict=False)]
-        excerpt = self.text[start : min(end, start + 120)]
-        attempts = ["entropy", "llm" if self.llm is not None else "llm:skipped", "composite", "forced"]
-        self.bubbles.append(Bubble(
-            category="forced_split",
-            content=excerpt + ("…" if end - start > 120 else ""),
-            priority="high" if worst <= 1 else "medium",
-            context={
-                "source": self.source, "span": [start, end], "level": level, "limit": limit,
-                "unit": self.meter.unit, "attempts": attempts, "final_method": "forced",
-                "break": _BREAK_NAMES[worst], "sizes": sizes,
-            },
-        ))
+        attempts = ("entropy", "llm" if self.llm is not None else "llm:skipped", "composite", "forced")
+        self.bubbles.append(bd.forced_split_bubble(self.text, start, end, cuts, worst, self.prefix, limit=limit,
+                                                   unit=self.meter.unit, source=self.source, level=level,
+                                                   attempts=attempts))
         return cuts
 
-    def _ask_llm(self, offs: np.ndarray, lo: int, a: int, b: int) -> None:
-        """Tier 2 on atoms a..b-1 of the current piece (global boundary index lo+k is gap k)."""
-        texts = [self.text[int(offs[k]) : int(offs[k + 1])] for k in range(a, b)]
-        self.stats["llm_calls"] += 1
-        for g in llm_breaks(self.llm, texts):  # type: ignore[arg-type]
-            gi = lo + a + g
-            if self.R[gi] >= 1:
-                self.R[gi] = 1
-
-    # ------------------------------------------------------------------ one piece
-    def split(self, cs: int, ce: int, level: int, parent: str | None, rows: list) -> None:
-        limit = self.cfg.sizes[level - 1]
+    def _force_oversized(self, limit: int, level: int) -> None:
+        """Tier 4 for the user's maximum: cut inside every atom over ``limit`` (twice at most: a
+        second pass only finds atoms a single character wide, which stay whole)."""
         for _ in range(2):
-            lo = int(np.searchsorted(self.B, cs, side="right"))
-            hi = int(np.searchsorted(self.B, ce, side="left"))
-            offs = np.concatenate(([cs], self.B[lo:hi], [ce]))
-            asz = self.prefix[offs[1:]] - self.prefix[offs[:-1]]
-            big = np.flatnonzero(asz > limit)
-            # only the user's maximum (level 1) cuts inside a sentence; deeper levels keep an
-            # over-long sentence whole as a leaf rather than break it for a finer view
-            if big.size == 0 or level > 1:
-                break
+            offs = np.concatenate(([0], self.B, [len(self.text)]))
+            big = np.flatnonzero(self.prefix[offs[1:]] - self.prefix[offs[:-1]] > limit)
             new: list[int] = []
             for k in big.tolist():
                 new.extend(self._force_inner(int(offs[k]), int(offs[k + 1]), limit, level))
-            if new:
-                self._insert(new)
-        rk = self.R[lo:hi]
-        if rk.size:
-            # runs between trusted candidates that are still too big: tier 1 failed there
-            cand = rk <= 1
-            edges = np.concatenate(([0], np.flatnonzero(cand) + 1, [asz.size]))
-            cum = np.concatenate(([0], np.cumsum(asz)))
-            run_size = cum[edges[1:]] - cum[edges[:-1]]
-            failed = [(int(edges[i]), int(edges[i + 1])) for i in np.flatnonzero(
-                (run_size > limit) & (edges[1:] - edges[:-1] > 1)).tolist()]
-            if failed:
-                if self.llm is not None:
-                    for a, b in failed:
-                        self._ask_llm(offs, lo, a, b)
-                else:
-                    self.stats["tier2_skipped"] += len(failed)
-                self._ensure_composite()
-                rk = self.R[lo:hi]
-        sc = self.S[lo:hi]
+            if not new:
+                return
+            self._insert(new)
+
+    # ------------------------------------------------------------------ one level, all pieces
+    def level(self, pieces: list[tuple[int, int, str | None]], level: int, rows: list) -> list:
+        """Cut every piece of ``level`` at once; returns the chunks that need a next level."""
+        limit = self.cfg.sizes[level - 1]
+        if level == 1:
+            # only the user's maximum cuts inside a sentence; deeper levels keep an over-long
+            # sentence whole as a leaf rather than break it for a finer view
+            self._force_oversized(limit, level)
+        P = len(pieces)
+        cs = np.fromiter((p[0] for p in pieces), np.int64, P)
+        ce = np.fromiter((p[1] for p in pieces), np.int64, P)
+        lo = np.searchsorted(self.B, cs, side="right")
+        hi = np.searchsorted(self.B, ce, side="left")
+        cnt = hi - lo
+        gidx = bd.ranges(lo, hi)  # boundary index of every inner gap, pieces in order
+        A = int(cnt.sum()) + P  # atoms
+        off = np.zeros(P + 1, np.int64)
+        np.cumsum(cnt + 1, out=off[1:])
+        first = np.zeros(A, bool)
+        first[off[:-1]] = True
+        last = np.zeros(A, bool)
+        last[off[1:] - 1] = True
+        a_start = np.empty(A, np.int64)
+        a_end = np.empty(A, np.int64)
+        a_start[first] = cs
+        a_start[~first] = self.B[gidx]
+        a_end[last] = ce
+        a_end[~last] = self.B[gidx]
+        asz = self.prefix[a_end] - self.prefix[a_start]
+        sep = last[:-1]  # gap after a piece's last atom: a piece edge, always cut
+        inner = ~sep
+
+        def refresh() -> tuple[np.ndarray, np.ndarray]:
+            sc = np.zeros(A - 1)
+            rk = np.zeros(A - 1, np.int64)
+            sc[inner] = self.S[gidx]
+            rk[inner] = self.R[gidx]
+            return sc, rk
+
+        sc, rk = refresh()
+        gap_b = np.full(A - 1, -1, np.int64)
+        gap_b[inner] = gidx
+        # runs between trusted candidates that are still too big: tier 1 failed there
+        edges = np.concatenate(([0], np.flatnonzero((rk <= 1) | sep) + 1, [A]))
+        cum = np.zeros(A + 1, np.int64)
+        np.cumsum(asz, out=cum[1:])
+        bad = np.flatnonzero((cum[edges[1:]] - cum[edges[:-1]] > limit) & (edges[1:] - edges[:-1] > 1))
+        if bad.size:
+            fa, fb = edges[bad], edges[bad + 1]
+            if self.llm is not None:
+                for a, b in zip(fa.tolist(), fb.tolist(), strict=True):
+                    texts = [self.text[int(a_start[k]) : int(a_end[k])] for k in range(a, b)]
+                    self.stats["llm_calls"] += 1
+                    for g in llm_breaks(self.llm, texts):
+                        gi = gap_b[a + g]
+                        if self.R[gi] >= 1:
+                            self.R[gi] = 1
+            else:
+                self.stats["tier2_skipped"] += int(bad.size)
+            self._composite(gap_b[bd.ranges(fa, fb - 1)])
+            sc, rk = refresh()
         target = max(1, int(limit * self.cfg.target_ratio))
-        res = bd.fit(asz, sc, bd.SizeLimits(limit, target=target), rk <= 1, rank=rk)
-        cuts = res.cuts
-        if cuts.size == 0 and level > 1:
-            return
-        bounds = np.concatenate(([cs], offs[cuts + 1], [ce])).tolist()
-        cut_rank = res.rank.tolist()
-        cut_score = sc[cuts].tolist() if cuts.size else []
+        res = bd.fit(asz, sc, bd.SizeLimits(limit, target=target), (rk <= 1) | sep, rank=rk, fixed=sep)
+        cut = np.zeros(A - 1, bool)
+        cut[res.cuts] = True
+        # runs = chunks; a piece edge always closes one
+        rs = np.concatenate(([0], np.flatnonzero(cut) + 1))  # first atom of each run
+        re_ = np.concatenate((rs[1:], [A])) - 1  # last atom of each run
+        piece = np.searchsorted(off, rs, side="right") - 1
+        nruns = np.bincount(piece, minlength=P)
+        first_run = np.concatenate(([0], np.cumsum(nruns)[:-1]))
+        ordinal = np.arange(rs.size) - first_run[piece] + 1
+        is_last = ordinal == nruns[piece]
+        # the cut that closes a chunk names it (a piece's last chunk: the cut that opens it)
+        closing = np.where(is_last, rs - 1, re_)
+        has_cut = nruns[piece] > 1
+        crank = np.where(has_cut, rk[np.clip(closing, 0, max(A - 2, 0))] if A > 1 else 0, -1)
+        cscore = sc[np.clip(re_, 0, max(A - 2, 0))] if A > 1 else np.zeros(rs.size)
+        starts = a_start[rs]
+        ends = a_end[re_]
+        sizes = self.prefix[ends] - self.prefix[starts]
+        keep = has_cut | (level == 1)
         nxt = self.cfg.sizes[level] if level < len(self.cfg.sizes) else None
-        for i in range(len(bounds) - 1):
-            a, b = bounds[i], bounds[i + 1]
-            # the cut that closes a chunk names it (the last chunk: the cut that opened it)
-            closing = i if i < len(cut_rank) else i - 1
-            method = TIERS[cut_rank[closing]] if cut_rank else "whole"
-            size = int(self.prefix[b] - self.prefix[a])
-            cid = make_id(parent, i + 1)
-            meta = {"size": size, "cut_score": cut_score[i] if i < len(cut_score) else None}
-            rows.append((cid, a, b, method, meta))
+        todo: list[tuple[int, int, str | None]] = []
+        parents = [p[2] for p in pieces]
+        for r in np.flatnonzero(keep).tolist():
+            p = parents[piece[r]]
+            cid = make_id(p, int(ordinal[r]))
+            a, b, size = int(starts[r]), int(ends[r]), int(sizes[r])
+            meta = {"size": size, "cut_score": None if is_last[r] else float(cscore[r])}
+            rows.append((cid, a, b, TIERS[crank[r]] if crank[r] >= 0 else "whole", meta))
             if nxt is not None and size > nxt:
-                self.split(a, b, level + 1, cid, rows)
+                todo.append((a, b, cid))
+        return todo
+
+
+class _Precomputed:
+    """A gap signal whose scores are already known (the LM curve, computed once per text)."""
+
+    def __init__(self, name: str, scores: np.ndarray) -> None:
+        self.name = name
+        self._scores = scores
+
+    def gap_scores(self, sents: SentenceSpans) -> np.ndarray:
+        return self._scores
 
 
 def chunk_logic_chain(
@@ -242,7 +299,12 @@ def chunk_logic_chain(
         return build_tree(text, [], stats={"llm_calls": 0, "tier2_skipped": 0, "sentences": 0}, unit=unit)
     run = _Run(text, cfg, llm, lm_signal, source)
     rows: list[tuple[str, int, int, str, Mapping[str, Any]]] = []
-    run.split(0, len(text), 1, None, rows)
+    pieces: list[tuple[int, int, str | None]] = [(0, len(text), None)]
+    for level in range(1, len(cfg.sizes) + 1):
+        if not pieces:
+            break
+        pieces = run.level(pieces, level, rows)
+    rows.sort(key=lambda r: (r[1], r[0].count(".")))  # pre-order: a parent before its children
     counts: dict[str, int] = {}
     for _, _, _, method, _ in rows:
         counts[method] = counts.get(method, 0) + 1

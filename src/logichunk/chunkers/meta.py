@@ -40,7 +40,6 @@ from ..types import Bubble
 
 __all__ = ["MSP_PROMPTS", "chunk_meta", "chunk_msp", "chunk_ppl", "msp_margin", "ppl_minima"]
 
-_BREAK_NAMES = {3: "clause", 2: "word", 1: "cjk-char", 0: "char"}
 
 
 # --------------------------------------------------------------------------- PPL minima
@@ -106,16 +105,8 @@ def _assemble(
                 a_cand.append(True)
                 a_kind.append("forced")
                 sent_of_gap.append(-1)
-            edges = [a, *cuts, b]
-            bubbles.append(Bubble(
-                category="forced_split",
-                content=text[a : min(b, a + 120)] + ("…" if b - a > 120 else ""),
-                priority="high" if worst <= 1 else "medium",
-                context={"source": source, "span": [a, b], "level": 1, "limit": limits.max_size,
-                         "unit": meter.unit, "attempts": [method, "forced"], "final_method": "forced",
-                         "break": _BREAK_NAMES[worst],
-                         "sizes": [int(prefix[y] - prefix[x]) for x, y in zip(edges, edges[1:], strict=False)]},
-            ))
+            bubbles.append(bd.forced_split_bubble(text, a, b, cuts, worst, prefix, limit=limits.max_size,
+                                                  unit=meter.unit, source=source, attempts=(method, "forced")))
         offs.append(b)
         if i < n - 1:
             a_score.append(float(scores[i]))
@@ -248,6 +239,7 @@ def chunk_msp(
     context_chars: int = 1500,
     language: str | None = None,
     margin_fn: Callable[[str, str], float] | None = None,
+    sentences: SentenceSpans | None = None,
     source: str = "<text>",
 ) -> ChunkTree:
     """MSP chunking + dynamic merge. The threshold starts at 0 and, once ``warmup`` margins have
@@ -257,13 +249,16 @@ def chunk_msp(
     ``context_chars`` characters — the spans themselves are never shortened) and the next sentence.
     ``language``: ``"zh"``/``"en"`` prompt (default: detected). ``margin_fn(a, b)`` replaces the LM
     call (tests, or a remote judge). ``stats["margins"]`` and ``stats["thresholds"]`` hold the
-    sequence of decisions, one per sentence gap."""
+    sequence of decisions, one per sentence gap. ``sentences``: spans of ``text`` to use as the units
+    instead of the splitter's (given units, as in segmentation benchmarks)."""
     limits = _check_sizes(max_size, target, min_size)
     if history < 1 or warmup < 1:
         raise InputError(f"history and warmup must be at least 1, got {history} and {warmup}")
     if not text:
         return build_tree(text, [], stats={"method": "msp", "sentences": 0}, unit=_unit_name(unit))
-    sents = _prepare(text)
+    sents = _prepare(text) if sentences is None else sentences
+    if sents.text != text:
+        raise InputError("sentences must be spans of the text being chunked")
     meter = Meter(text, unit)
     lang = language or _language(text)
     if lang not in MSP_PROMPTS:

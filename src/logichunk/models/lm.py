@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import tempfile
 import threading
 from collections.abc import Callable, Sequence
@@ -39,6 +38,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import InputError, ModelUnavailable
+from ._files import staged_dir
 
 __all__ = [
     "DEFAULT_LM", "LanguageModel", "TokenLogprobs", "TransformersLM", "WindowTrace", "build_tiny_lm",
@@ -545,17 +545,10 @@ def prepare_default_model(cache_dir: str | os.PathLike[str] | None = None, spec:
     model.hf_quantizer = None
     if hasattr(model.config, "quantization_config"):
         delattr(model.config, "quantization_config")
-    tmp = Path(tempfile.mkdtemp(dir=folder, prefix="hf-"))
-    try:
+    with staged_dir(ready, prefix="hf-") as tmp:
         model.save_pretrained(str(tmp))
         tok.save_pretrained(str(tmp))
         (tmp / "SOURCE_SHA256").write_text(spec.sha256 + "\n")
-        if ready.exists():
-            shutil.rmtree(ready)
-        os.replace(tmp, ready)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
     gg.unlink(missing_ok=True)  # the packages still hold the parts
     return ready
 

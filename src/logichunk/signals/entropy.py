@@ -398,16 +398,18 @@ def novelty_gap_scores(text: str, offsets: np.ndarray, scales: tuple[int, ...] =
 # --------------------------------------------------------------------------- character n-gram curves
 
 
+@lru_cache(maxsize=2)
 def _gram_keys(text: str, n: int, mask: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Keys of the n-grams of ``text`` with any non-content n-gram replaced by the dtype's maximum
     (the sentinel; not with ``mask=False``), and the content mask; one entry per start ``i`` in
     ``[0, len(text) - n]``.
 
-    Keys are exact: the code point (n = 1), two 16-bit code points in a uint32 (n = 2; outside
-    the BMP the text's alphabet is numbered densely first, when it has fewer than 65535
-    characters), 21-bit code points packed in a uint64 (n <= 3); for n > 3 a 64-bit
-    polynomial hash with a splitmix finaliser (collisions: ~2^-64 per pair). A content n-gram
-    holds at least one letter, digit or CJK character, so it never equals the sentinel.
+    Cached for the last two texts (tier 3 asks again at every level). Keys are exact: the code
+    point (n = 1), two 16-bit code points in a uint32 (n = 2; outside the BMP the text's alphabet
+    is numbered densely first, when it has fewer than 65535 characters), 21-bit code points
+    packed in a uint64 (n <= 3); for n > 3 a 64-bit polynomial hash with a splitmix finaliser
+    (collisions: ~2^-64 per pair). A content n-gram holds at least one letter, digit or CJK
+    character, so it never equals the sentinel.
     """
     cp = codepoints(text)
     m = cp.size - n + 1
@@ -446,6 +448,8 @@ def _gram_keys(text: str, n: int, mask: bool = True) -> tuple[np.ndarray, np.nda
         np.minimum(key, np.uint64(np.iinfo(np.uint64).max - 1), out=key)
     if mask:
         key[~valid] = np.iinfo(key.dtype).max
+    key.flags.writeable = False  # cached per text: shared by every caller
+    valid.flags.writeable = False
     return key, valid
 
 
@@ -648,6 +652,39 @@ def divergence_curve(text: str, window: int = 100, step: int = 50, n: int = 2) -
     return t.astype(np.float64), out
 
 
+def divergence_at(text: str, offsets: np.ndarray, window: int = 100, n: int = 2) -> np.ndarray:
+    """:func:`divergence_curve`'s information gain, evaluated exactly at the given character
+    ``offsets`` instead of on a grid (what tier 3 needs: a few gaps inside runs that entropy could
+    not split). Near the text's edges the two windows shrink to ``min(window, t, len - t)``."""
+    if n < 1:
+        raise ValueError(f"n must be at least 1, got {n}")
+    if window < 1:
+        raise ValueError(f"window must be positive, got {window}")
+    t_all = np.asarray(offsets, dtype=np.int64)
+    out = np.zeros(t_all.size)
+    N = len(text)
+    if N < 2 or t_all.size == 0:
+        return out
+    key, valid = _gram_keys(text, n)
+    if key.size == 0:
+        return out
+    cv = _prefix(valid.astype(np.float64))
+    w_all = np.clip(np.minimum(np.minimum(t_all, N - t_all), window), 0, None)
+    for w in np.unique(w_all).tolist():
+        g = w - n + 1
+        if g <= 0:
+            continue
+        sel = np.flatnonzero(w_all == w)
+        t = t_all[sel]
+        hl = _window_entropy(key, t - w, g)
+        hr = _window_entropy(key, t, g)
+        hu = _window_entropy(key, t - w, min(2 * w - n + 1, key.size))
+        ml, mr = cv[t - w + g] - cv[t - w], cv[t + g] - cv[t]
+        js = hu - (ml * hl + mr * hr) / np.maximum(ml + mr, 1.0)
+        out[sel] = np.where((ml > 0) & (mr > 0), np.clip(js, 0.0, 1.0), 0.0)
+    return out
+
+
 # --------------------------------------------------------------------------- signals
 
 
@@ -678,7 +715,11 @@ class EntropySignal:
         """float64 array of ``len(sents) - 1`` scores in ``[0, 1]``; higher = stronger break."""
         if len(sents) < 2:
             return np.zeros(0)
-        jump = novelty_gap_scores(sents.text, np.asarray(sents.ends[:-1]), self.scales, self.lookback)
+        return self.scores_at(sents.text, np.asarray(sents.ends[:-1]))
+
+    def scores_at(self, text: str, offsets: np.ndarray) -> np.ndarray:
+        """The gap score of a cut at each character offset (any offsets, not only sentence ends)."""
+        jump = novelty_gap_scores(text, np.asarray(offsets), self.scales, self.lookback)
         return np.tanh(jump / self.saturation) if self.saturation > 0 else jump
 
     def curves(self, text: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -714,8 +755,8 @@ class CompositeSignal:
 
     Each component is z-normalised within the document (so signals of different scale mix), the
     weighted mean ``z`` is squashed with a logistic to ``(0, 1)``; 0.5 is an average gap.
-    ``weights`` are (entropy, divergence, extra); the divergence is evaluated on a grid of
-    ``entropy.window`` characters and interpolated to the gaps.
+    ``weights`` are (entropy, divergence, extra); the divergence is the information gain of
+    cutting exactly at the gap (:func:`divergence_at`, windows of ``entropy.window`` characters).
     """
 
     name: str = "composite"
@@ -723,30 +764,43 @@ class CompositeSignal:
     weights: tuple[float, float, float] = (1.0, 0.5, 1.0)
     entropy: EntropySignal = EntropySignal()
 
-    def components(self, sents: SentenceSpans) -> dict[str, np.ndarray]:
-        """The raw component scores per gap (before normalisation)."""
+    def components(self, sents: SentenceSpans, gaps: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """The raw component scores per gap (before normalisation), for all gaps or the given gap
+        indices."""
         ns = len(sents)
         if ns < 2:
             return {}
-        text = sents.text
-        gaps = np.asarray(sents.ends[:-1], dtype=np.int64)
-        out = {"entropy": self.entropy.gap_scores(sents)}
+        idx = np.arange(ns - 1) if gaps is None else np.asarray(gaps, dtype=np.int64)
+        offsets = np.asarray(sents.ends[:-1], dtype=np.int64)[idx]
         e = self.entropy
-        t, js = divergence_curve(text, e.window, e.window, e.n)  # a smooth signal: a coarse grid
-        out["divergence"] = np.interp(gaps, t, js) if t.size else np.zeros(gaps.size)
+        out = {"entropy": e.scores_at(sents.text, offsets),
+               "divergence": divergence_at(sents.text, offsets, e.window, e.n)}
         if self.extra is not None:
             ex = np.asarray(self.extra.gap_scores(sents), dtype=np.float64)
             if ex.shape != (ns - 1,):
                 raise ValueError(f"extra signal {getattr(self.extra, 'name', '?')!r} returned shape "
                                  f"{ex.shape}, expected {(ns - 1,)}")
-            out["extra"] = ex
+            out["extra"] = ex[idx]
         return out
 
     def gap_scores(self, sents: SentenceSpans) -> np.ndarray:
-        ns = len(sents)
-        if ns < 2:
+        if len(sents) < 2:
             return np.zeros(0)
-        comp = self.components(sents)
+        return self.gap_scores_at(sents, np.arange(len(sents) - 1))
+
+    def gap_scores_at(self, sents: SentenceSpans, gaps: np.ndarray) -> np.ndarray:
+        """Composite scores of the gap indices ``gaps`` only, z-normalised among them: what tier 3
+        needs inside runs that entropy could not split, without scoring the whole document."""
+        gaps = np.asarray(gaps, dtype=np.int64)
+        if len(sents) < 2 or gaps.size == 0:
+            return np.zeros(gaps.size)
+        return self.combine(self.components(sents, gaps))
+
+    def combine(self, comp: dict[str, np.ndarray]) -> np.ndarray:
+        """Scores in ``(0, 1)`` from raw components (as :meth:`components` returns them), each
+        z-normalised among the gaps given, mixed by ``weights``, squashed by a logistic."""
+        if not comp or comp["entropy"].size == 0:
+            return np.zeros(0)
         we, wd, wx = self.weights
         z = we * _zscore(comp["entropy"]) + wd * _zscore(comp["divergence"])
         tot = we + wd

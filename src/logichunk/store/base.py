@@ -191,6 +191,7 @@ class Store:
         self._bm25: dict[str, _IndexCache] = {}
         self._avg_cache: tuple[int, float] = (-1, 0.0)
         self.embed_calls = 0  # texts sent to the embedder by this store object
+        self.embed_requests = 0  # texts asked of embed() (hits + misses): the cache hit rate's denominator
         self._connect()
         self._migrate()
         self.project_id = self._ensure_project(project or settings.project)
@@ -311,6 +312,11 @@ class Store:
             self._x("INSERT INTO projects(id, name, created_at) VALUES (?, ?, ?)", (pid, name, time.time()))
             return pid
 
+    def projects(self) -> list[tuple[str, str, float]]:
+        """Every project in this database as ``(id, name, created_at)``, oldest first (a store
+        object works inside one project; this is how a caller finds the others)."""
+        return [(r[0], r[1], float(r[2])) for r in self._q("SELECT id, name, created_at FROM projects ORDER BY created_at, name")]
+
     def generation(self) -> int:
         return int(self._q("SELECT value FROM store_meta WHERE key = 'generation'")[0][0])
 
@@ -344,10 +350,12 @@ class Store:
             return np.zeros((0, dim), np.float32)
         hashes = [sha256(t) for t in texts]
         found: dict[str, np.ndarray] = {}
-        for h in hashes:
-            v = self._memo.get((model, kind, h))
-            if v is not None:
-                found[h] = v
+        with self._lock:  # the memo is shared by the service's request threads and its re-chunk worker
+            self.embed_requests += len(texts)
+            for h in hashes:
+                v = self._memo.get((model, kind, h))
+                if v is not None:
+                    found[h] = v
         missing = list(dict.fromkeys(h for h in hashes if h not in found))
         for lo in range(0, len(missing), 500):
             part = missing[lo : lo + 500]
@@ -375,12 +383,13 @@ class Store:
                     rows.append((model, kind, k, dim, np.ascontiguousarray(v, "<f4").tobytes(), now))
             with self.tx():
                 self._xmany(self._upsert_embedding_sql(), rows)
-        for h in hashes:
-            key = (model, kind, h)
-            self._memo[key] = found[h]
-            self._memo.move_to_end(key)
-        while len(self._memo) > self._memo_max:
-            self._memo.popitem(last=False)
+        with self._lock:
+            for h in hashes:
+                key = (model, kind, h)
+                self._memo[key] = found[h]
+                self._memo.move_to_end(key)
+            while len(self._memo) > self._memo_max:
+                self._memo.popitem(last=False)
         return np.stack([found[h] for h in hashes])
 
     def _upsert_embedding_sql(self) -> str:

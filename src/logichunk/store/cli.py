@@ -47,10 +47,17 @@ def cmd_search(args: argparse.Namespace) -> int:
     from ..retrieve import retrieve
 
     over = {}
-    if args.no_normalize:
-        over["size_normalization"] = False
-    with _open(args, retrieve_mode=args.mode, top_k=args.top_k, context_window_size=args.context_window, **over) as store:
-        res = retrieve(store, args.query, top_k=args.top_k)
+    if args.normalize is not None:
+        over["size_normalization"] = args.normalize
+    with _open(args, retrieve_mode=args.mode, top_k=args.top_k, context_window_size=args.context_window,
+               reranker=args.rerank, **over) as store:
+        reranker = None
+        if store.settings.reranker != "none":
+            from ..models.rerank import resolve_reranker
+
+            reranker = resolve_reranker(store.settings.reranker)
+            print(f"reranker: {getattr(reranker, 'model_id', store.settings.reranker)}", file=sys.stderr)
+        res = retrieve(store, args.query, top_k=args.top_k, reranker=reranker)
         if hasattr(res, "records"):  # graph modes: sentences and the path (logichunk.retrieve.graph)
             from ..retrieve.graph_cli import print_graph_results
 
@@ -128,7 +135,12 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--mode", choices=RETRIEVE_MODES, help="retrieval mode (default: parent)")
     p.add_argument("--top-k", type=int, help="number of results (default 5; graph modes: sentences, default 10)")
     p.add_argument("--context-window", type=int, help="context window around the matched child (default 1000)")
-    p.add_argument("--no-normalize", action="store_true", help="rank parents by raw similarity")
+    p.add_argument("--normalize", action=argparse.BooleanOptionalAction, default=None,
+                   help="parent mode: rank by raw * sqrt(avg_size / size) (default: off, raw similarity; see "
+                        "bench/QUALITY.md for why)")
+    p.add_argument("--rerank", help="rerank the candidates: none (default), yesno[:PATH] or likelihood[:PATH] (an "
+                                    "LM scorer, the packaged default LM or a local folder), cross:PATH (a local "
+                                    "cross-encoder)")
     p.add_argument("--format", choices=["table", "jsonl"], default="table")
     _common(p)
     p.set_defaults(func=cmd_search)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -17,7 +18,7 @@ from .base import RechunkResult, Store
 
 
 class Debouncer:
-    def __init__(self, store: Store, delay_ms: int | None = None, *, max_retries: int = 3,
+    def __init__(self, store: Store, delay_ms: int | None = None, *, max_retries: int = 3, history: int = 1000,
                  on_result: Callable[[str, RechunkResult], None] | None = None,
                  on_error: Callable[[str, BaseException], None] | None = None) -> None:
         self.store = store
@@ -31,20 +32,29 @@ class Debouncer:
         self._cv = threading.Condition()
         self._stop = False
         self.runs = 0  # re-chunks started
-        self.results: list[tuple[str, RechunkResult]] = []
-        self.errors: list[tuple[str, BaseException]] = []
+        # the latest outcomes only: a long-running service must not grow these without bound
+        self.results: deque[tuple[str, RechunkResult]] = deque(maxlen=history)
+        self.errors: deque[tuple[str, BaseException]] = deque(maxlen=history)
         self._thread = threading.Thread(target=self._loop, name="logichunk-debounce", daemon=True)
         self._thread.start()
 
     # ------------------------------------------------------------------ API
-    def touch(self, block_id: str) -> None:
-        """(Re)schedule the re-chunk of ``block_id`` ``delay`` from now."""
+    def touch(self, block_id: str, delay_ms: float | None = None) -> None:
+        """(Re)schedule the re-chunk of ``block_id`` ``delay`` from now (``delay_ms`` overrides the
+        delay for this call: 0 for work nobody is typing into, such as a new upload)."""
         with self._cv:
             if self._stop:
                 raise RuntimeError("debouncer is closed")
-            self._due[block_id] = time.monotonic() + self.delay
+            delay = self.delay if delay_ms is None else max(0.0, delay_ms / 1000.0)
+            self._due[block_id] = time.monotonic() + delay
             self._tries.pop(block_id, None)
             self._cv.notify()
+
+    def cancel(self, block_id: str) -> bool:
+        """Forget a pending re-chunk (the block was deleted, say); a running one finishes. True if one was pending."""
+        with self._cv:
+            self._tries.pop(block_id, None)
+            return self._due.pop(block_id, None) is not None
 
     def edit(self, block_id: str, content: str) -> bool:
         """Write the new content (marks the block dirty) and schedule its re-chunk."""
@@ -55,6 +65,19 @@ class Debouncer:
     def pending(self) -> list[str]:
         with self._cv:
             return list(self._due) + ([self._running] if self._running else [])
+
+    def state(self, block_id: str) -> tuple[str | None, float | None]:
+        """``("running", None)``, ``("queued", seconds until it runs)`` or ``(None, None)``."""
+        with self._cv:
+            if self._running == block_id:
+                return "running", None
+            due = self._due.get(block_id)
+            return ("queued", max(0.0, due - time.monotonic())) if due is not None else (None, None)
+
+    def counts(self) -> tuple[int, int]:
+        """(queued, running) right now."""
+        with self._cv:
+            return len(self._due), int(self._running is not None)
 
     def flush(self, timeout: float | None = None) -> bool:
         """Run everything pending now and wait until idle. False on timeout."""

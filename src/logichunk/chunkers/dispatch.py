@@ -1,0 +1,106 @@
+"""One entry point over every chunker, by method name — what the CLI, the HTTP service and the
+settings file use, so a method means the same thing everywhere.
+
+Each method takes the models it needs as objects (resolve specs with
+:mod:`logichunk.models.registry` / :func:`logichunk.models.lm.load_lm` first) and fails with a
+clear :class:`~logichunk.errors.InputError` when one is missing, never with a silent fallback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import InputError
+from ..text.measure import Measure
+from ..tree import ChunkTree
+
+#: method name -> (what it is, which models it needs)
+METHODS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "logic-chain": ("four-tier cascade on the model-free entropy signal (tier 2 with an LLM, LM perplexity "
+                    "in tier 3 with an LM)", ()),
+    "cliff": ("the cascade with embedding semantic cliffs as its tier-1 signal", ("embedder",)),
+    "ppl": ("Meta-Chunking: perplexity minima of a causal LM, dynamic merge to the size", ("lm",)),
+    "msp": ("Meta-Chunking: margin sampling of an instruct LM, dynamic merge to the size", ("lm",)),
+    "parent-child": ("parents (blank-line blocks, split/merged to size) with semantic-cliff children",
+                     ("embedder",)),
+    "fixed": ("baseline: fixed size", ()),
+    "recursive": ("baseline: recursive separators (paragraph, line, sentence, word)", ()),
+}
+
+#: each method's default maximum size, in characters (the parent size for parent-child)
+DEFAULT_MAX = {"parent-child": 1500}
+
+
+def needs(method: str) -> tuple[str, ...]:
+    """The models a method needs: a subset of ``("embedder", "lm")``."""
+    try:
+        return METHODS[method][1]
+    except KeyError:
+        raise InputError(f"unknown chunking method {method!r}: use {', '.join(METHODS)}") from None
+
+
+def chunk_by(
+    method: str,
+    text: str,
+    *,
+    max_size: int | None = None,
+    sizes: Sequence[int] | None = None,
+    levels: int = 3,
+    unit: str | Measure = "chars",
+    embedder: Any = None,
+    llm: Any = None,
+    lm: Any = None,
+    theta: float = 0.0,
+    settings: Any = None,
+    source: str = "<text>",
+) -> ChunkTree:
+    """Chunk ``text`` with ``method`` (see :data:`METHODS`). ``max_size`` defaults per method (1000,
+    or 1500 for parent-child parents); ``sizes``/``levels`` shape the logic-chain and cliff trees;
+    the Meta-Chunking and baseline methods are flat; parent-child takes ``sizes=(parent, child)``
+    limits and the rest of its parameters from ``settings`` (a :class:`logichunk.config.Settings`,
+    default: the defaults). ``llm`` is tier 2 of the cascade; ``lm`` scores PPL/MSP, and adds LM
+    perplexity to the cascade's tier 3 when given to logic-chain or cliff."""
+    for model in needs(method):
+        if (embedder if model == "embedder" else lm) is None:
+            raise InputError(f"method {method!r} needs an {'embedder' if model == 'embedder' else 'LM'}")
+    size = int(max_size if max_size is not None else DEFAULT_MAX.get(method, 1000))
+    if method in ("logic-chain", "cliff"):
+        from ..signals.entropy import EntropySignal
+        from .logic_chain import chunk
+
+        signal = EntropySignal()
+        if method == "cliff":
+            from ..signals.semantic import SemanticSignal
+
+            signal = SemanticSignal(embedder)
+        lm_signal = None
+        if lm is not None:
+            from ..signals.lm import PerplexitySignal
+
+            lm_signal = PerplexitySignal(lm)
+        return chunk(text, max_size=size, sizes=sizes, levels=levels, unit=unit, llm=llm, lm_signal=lm_signal,
+                     signal=signal, source=source)
+    if method in ("ppl", "msp"):
+        from .meta import chunk_msp, chunk_ppl
+
+        if method == "ppl":
+            return chunk_ppl(text, lm, max_size=size, unit=unit, theta=theta, source=source)
+        return chunk_msp(text, lm, max_size=size, unit=unit, source=source)
+    if method == "parent-child":
+        from .parent_child import PCParams, chunk_parent_child
+
+        if not isinstance(unit, str) or unit != "chars":
+            raise InputError("parent-child sizes are in characters (unit chars)")
+        base = PCParams.from_settings(settings) if settings is not None else PCParams()
+        pmax = int(sizes[0]) if sizes else size
+        cmax = int(sizes[1]) if sizes is not None and len(sizes) > 1 else min(base.child_max_size, pmax)
+        if cmax > pmax:
+            raise InputError(f"parent-child sizes must not grow: child limit {cmax} is over the parent limit {pmax}")
+        target = min(base.child_target_size, cmax)
+        p = PCParams(pmax, min(base.min_parent_size, pmax // 2), min(base.child_min_size, target), cmax, target,
+                     base.similarity_threshold, base.cliff_drop, "chars")
+        return chunk_parent_child(text, embedder, p)
+    from .baselines import fixed, recursive
+
+    return (fixed if method == "fixed" else recursive)(text, size, unit=unit)

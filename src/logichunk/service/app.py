@@ -1,0 +1,145 @@
+"""The application factory: ``create_app(settings, api_key=...)`` returns a FastAPI app serving the
+JSON API under ``/api``, the web page at ``/`` (static files, no build step, no CDN) and the
+OpenAPI schema at ``/openapi.json`` with an interactive explorer at ``/docs`` (Swagger UI from the
+``swagger-ui-bundle`` package when it is installed, so it too works offline).
+
+The stores are opened here, not at first request, so a wrong ``--db`` fails ``logichunk serve``
+with one line instead of failing every request later.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.responses import FileResponse, HTMLResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+from .. import __version__
+from ..config import Settings
+from ..models.embedding import EmbeddingCache
+from . import errors
+from .auth import check_key
+from .jobs import Registry
+from .limits import BodyLimit
+from .metrics import Metrics, RequestMetrics
+
+log = logging.getLogger("logichunk.service")
+
+STATIC = Path(str(resources.files("logichunk.service") / "static"))
+# the page loads nothing from anywhere else: the browser enforces it
+PAGE_CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; "
+            "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
+
+
+@dataclass
+class Service:
+    """Everything a route needs, on ``app.state.service``."""
+
+    settings: Settings
+    api_key: str
+    registry: Registry
+    metrics: Metrics
+    playground_embedder: Any
+    started: float = field(default_factory=time.time)
+
+    def close(self) -> None:
+        self.registry.close(flush=True)
+
+
+def create_app(settings: Settings | None = None, *, api_key: str, embedder: Any = None,
+               debounce_ms: int | None = None) -> FastAPI:
+    """``embedder`` overrides ``settings.embedder`` (tests pass a small one); ``debounce_ms``
+    overrides ``settings.debounce_delay_ms``."""
+    settings = settings or Settings.load()
+    metrics = Metrics()
+    registry = Registry(settings, metrics, embedder=embedder, delay_ms=debounce_ms)
+    service = Service(settings, check_key(api_key), registry, metrics, EmbeddingCache(registry.embedder))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            service.close()
+
+    app = FastAPI(title="logichunk", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
+                  description="Cut text where its logic breaks, store the hierarchy, search it. Every `/api` route "
+                              "except `/api/health` needs the API key (`X-API-Key` or `Authorization: Bearer`).")
+    app.state.service = service
+    errors.install(app)
+
+    from .routes import blocks, chunk, documents, projects, search, system
+
+    for mod in (system, projects, documents, blocks, search, chunk):
+        app.include_router(mod.router)
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.get("/", include_in_schema=False)
+    def page() -> Response:
+        return FileResponse(STATIC / "index.html", headers={"Content-Security-Policy": PAGE_CSP,
+                                                             "Cache-Control": "no-cache"})
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> Response:
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
+    _docs(app)
+
+    # the last added is the outermost: metrics see every answer, including early 413s
+    app.add_middleware(SecurityHeaders)
+    app.add_middleware(BodyLimit, max_bytes=settings.service_max_body_bytes)
+    app.add_middleware(RequestMetrics, metrics=metrics)
+    return app
+
+
+def _docs(app: FastAPI) -> None:
+    try:
+        from swagger_ui_bundle import swagger_ui_path
+    except ImportError:
+        swagger_ui_path = None
+    if swagger_ui_path is not None:
+        app.mount("/docs-assets", StaticFiles(directory=str(swagger_ui_path)), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    def docs() -> HTMLResponse:
+        if swagger_ui_path is None:
+            return HTMLResponse("<!doctype html><meta charset=utf-8><title>logichunk API</title>"
+                                "<p>The OpenAPI schema is at <a href='/openapi.json'>/openapi.json</a>. "
+                                "Install <code>swagger-ui-bundle</code> (extra <code>[service]</code>) for the "
+                                "interactive explorer.</p>")
+        from fastapi.openapi.docs import get_swagger_ui_html
+
+        return get_swagger_ui_html(openapi_url="/openapi.json", title="logichunk API",
+                                   swagger_js_url="/docs-assets/swagger-ui-bundle.js",
+                                   swagger_css_url="/docs-assets/swagger-ui.css",
+                                   swagger_favicon_url="/static/favicon.svg")
+
+
+class SecurityHeaders:
+    """ASGI middleware: ``nosniff`` and ``no-referrer`` on every response."""
+
+    EXTRA = [(b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer")]
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_wrapper(msg: dict[str, Any]) -> None:
+            if msg["type"] == "http.response.start":
+                msg = {**msg, "headers": [*msg.get("headers", []), *self.EXTRA]}
+            await send(msg)
+
+        await self.app(scope, receive, send_wrapper)

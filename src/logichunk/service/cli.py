@@ -1,0 +1,93 @@
+"""``logichunk serve``: the HTTP API and the web page on uvicorn.
+
+The API key comes from ``$LOGICHUNK_API_KEY`` (at least 16 characters), or is generated and
+printed. The socket is bound before uvicorn starts, so ``--port 0`` picks a free port and the
+printed URL is always the real one; a port in use is one line on stderr, not a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import os
+import socket
+import sys
+from typing import Any
+
+from ..config import Settings
+from ..errors import LogichunkError
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        why = "the port is in use" if e.errno == errno.EADDRINUSE else (e.strerror or str(e))
+        raise LogichunkError(f"cannot listen on {host}:{port}: {why}") from None
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+
+        from .app import create_app
+    except ImportError as e:
+        raise LogichunkError(f"logichunk serve needs the service extra ({e.name} is missing): "
+                             "pip install 'logichunk[service]'") from None
+    from .auth import ENV_VAR, check_key, new_key
+
+    settings = Settings.load(args.config, db=args.db, project=args.project, embedder=args.embedder,
+                             debounce_delay_ms=args.debounce_ms, service_max_body_bytes=args.max_body_bytes)
+    env_key = os.environ.get(ENV_VAR)
+    key = check_key(env_key) if env_key else new_key()
+    sock = _listen(args.host, args.port)
+    try:
+        app = create_app(settings, api_key=key)
+    except BaseException:
+        sock.close()
+        raise
+    host, port = sock.getsockname()[:2]
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else (f"[{host}]" if ":" in host else host)
+    url = f"http://{shown}:{port}/"
+    svc = app.state.service
+    out = sys.stdout
+    out.write(f"logichunk serve: {url}  (database {settings.db}, project {settings.project}, "
+              f"embedder {svc.registry.embedder_note})\n")
+    if env_key:
+        out.write(f"API key: from ${ENV_VAR}\n")
+        out.write(f"open:    {url}  (enter the key on the page)\n")
+    else:
+        out.write(f"API key: {key}\n")
+        out.write(f"open:    {url}#key={key}\n")
+    out.write(f"docs:    {url}docs   health: {url}api/health\n")
+    if host not in ("127.0.0.1", "::1", "localhost"):
+        out.write("note: listening beyond this machine; the API key is the only protection and HTTP is plain text "
+                  "(put TLS in front)\n")
+    out.flush()
+    config = uvicorn.Config(app, log_level=args.log_level, access_log=args.access_log, lifespan="on",
+                            timeout_graceful_shutdown=30)
+    server = uvicorn.Server(config)
+    server.run(sockets=[sock])
+    return 0
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser("serve", help="HTTP API and web page (prints the URL and the API key)")
+    p.add_argument("--db", help="SQLite file or postgresql:// URL (default: setting db, logichunk.db)")
+    p.add_argument("--project", help="default project (default: default)")
+    p.add_argument("--embedder", help="embedder spec: auto, hash[:DIM], e5, st:PATH, openai:URL#MODEL")
+    p.add_argument("--config", help="TOML settings file (also $LOGICHUNK_CONFIG)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    p.add_argument("--debounce-ms", type=int, help="re-chunk this long after the last edit of a block (default 3000)")
+    p.add_argument("--max-body-bytes", type=int, help="largest request body accepted (default 16 MiB)")
+    p.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"])
+    p.add_argument("--access-log", action="store_true", help="log every request")
+    p.set_defaults(func=cmd_serve)

@@ -1,0 +1,113 @@
+"""Every error the API returns is JSON of one shape, ``{"error": {"code", "message", "details"?}}``,
+so a client needs one branch for failures; nothing ever answers with an HTML page or a traceback.
+
+``code`` is a stable machine-readable word (``missing_api_key``, ``not_found``, ``too_large``,
+``invalid_request``...), ``message`` one sentence a person can act on.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from ..errors import InputError, LogichunkError, ModelUnavailable
+from ..store import StoreError
+
+log = logging.getLogger("logichunk.service")
+
+_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
+          409: "conflict", 413: "too_large", 415: "unsupported_media_type", 422: "invalid_request",
+          429: "too_many_requests", 500: "internal_error", 503: "unavailable"}
+
+
+class ApiError(StarletteHTTPException):
+    """An HTTP error with a stable ``code``. Subclasses Starlette's HTTPException so that FastAPI
+    passes it through untouched even when it is raised while the request body is being read."""
+
+    def __init__(self, status: int, code: str, message: str, details: Any = None,
+                 headers: dict[str, str] | None = None) -> None:
+        super().__init__(status, message, headers)
+        self.code = code
+        self.details = details
+
+
+def error_body(code: str, message: str, details: Any = None) -> dict[str, Any]:
+    err: dict[str, Any] = {"code": code, "message": message}
+    if details is not None:
+        err["details"] = details
+    return {"error": err}
+
+
+def error_response(status: int, code: str, message: str, details: Any = None,
+                   headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(error_body(code, message, details), status_code=status, headers=headers)
+
+
+def _loc(loc: Any) -> str:
+    parts = [str(p) for p in loc if p not in ("body",)] if isinstance(loc, list | tuple) else [str(loc)]
+    return ".".join(parts) or "body"
+
+
+def _validation(exc: RequestValidationError) -> JSONResponse:
+    errs = exc.errors()
+    if any(e.get("type") == "json_invalid" for e in errs):
+        e = next(e for e in errs if e.get("type") == "json_invalid")
+        pos = e.get("loc", ("body", "?"))[-1]
+        why = (e.get("ctx") or {}).get("error", "JSON decode error")
+        return error_response(400, "invalid_json", f"the request body is not valid JSON ({why} at character {pos})")
+    details = [{"field": _loc(e.get("loc", ())), "problem": e.get("msg", ""), "type": e.get("type", "")} for e in errs]
+    first = details[0] if details else {"field": "body", "problem": "invalid"}
+    more = f" (and {len(details) - 1} more)" if len(details) > 1 else ""
+    return error_response(422, "invalid_request", f"{first['field']}: {first['problem']}{more}", details)
+
+
+def store_error_status(exc: StoreError) -> tuple[int, str]:
+    """An unknown id is the caller's mistake (404); anything else is the database's (503)."""
+    return (404, "not_found") if str(exc).startswith("unknown ") else (503, "store_unavailable")
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if isinstance(exc, ApiError):
+            return error_response(exc.status_code, exc.code, str(exc.detail), exc.details, exc.headers)
+        code = _CODES.get(exc.status_code, "error")
+        msg = str(exc.detail)
+        if exc.status_code == 404 and msg == "Not Found":
+            msg = f"no route {request.method} {request.url.path} (the API is under /api; see /docs)"
+        elif exc.status_code == 405:
+            msg = f"{request.method} is not allowed on {request.url.path}"
+        return error_response(exc.status_code, code, msg, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return _validation(exc)
+
+    @app.exception_handler(InputError)
+    async def _input(request: Request, exc: InputError) -> JSONResponse:
+        return error_response(400, "bad_input", str(exc))
+
+    @app.exception_handler(StoreError)
+    async def _store(request: Request, exc: StoreError) -> JSONResponse:
+        status, code = store_error_status(exc)
+        if status >= 500:
+            log.error("store error on %s %s: %s", request.method, request.url.path, exc)
+        return error_response(status, code, str(exc))
+
+    @app.exception_handler(ModelUnavailable)
+    async def _model(request: Request, exc: ModelUnavailable) -> JSONResponse:
+        return error_response(503, "model_unavailable", str(exc))
+
+    @app.exception_handler(LogichunkError)
+    async def _lc(request: Request, exc: LogichunkError) -> JSONResponse:
+        return error_response(400, "bad_input", str(exc))
+
+    @app.exception_handler(Exception)
+    async def _crash(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return error_response(500, "internal_error", f"internal error ({type(exc).__name__}); see the server log")

@@ -1,0 +1,70 @@
+"""Blocks: the user-editable parents. ``PUT`` writes at once (the block turns dirty) and queues a
+debounced re-chunk of its chapter; ``GET`` shows the status (queued / running / failed / clean).
+
+Concurrent edits to one block are serialised by the store's write transaction: every accepted
+edit gets the next revision, the debounced re-chunk runs once after the last one, and the chunks
+always match the block's final text. With ``expected_revision`` a client gets optimistic locking:
+of several edits made from the same revision exactly one is accepted and the others get 409 with
+the current revision, so no edit is overwritten without its author knowing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+
+from ...store import BlockRow
+from ..errors import ApiError
+from ..jobs import ProjectRuntime
+from ..schemas import BlockEdit
+from ..views import block_json
+from .common import AUTH, check_text, runtime
+
+router = APIRouter(prefix="/api/projects/{project}/blocks", tags=["blocks"], dependencies=AUTH)
+
+
+def _block(rt: ProjectRuntime, block_id: str) -> BlockRow:
+    """The block, if it belongs to this project (ids are global; the URL's project must own it)."""
+    try:
+        b = rt.store.get_block(block_id)
+    except Exception:  # noqa: BLE001 - StoreError for an unknown id, re-raised as 404 below
+        b = None
+    if b is None or not any(x.id == block_id for x in rt.store.blocks(b.chapter_id)):
+        raise ApiError(404, "not_found", f"no block {block_id!r} in project {rt.name!r}")
+    return b
+
+
+@router.get("/{block_id}", summary="a block's text, revision and re-chunk status")
+def get_block(request: Request, project: str, block_id: str) -> dict[str, Any]:
+    rt = runtime(request, project)
+    return block_json(rt, _block(rt, block_id), with_text=True)
+
+
+@router.put("/{block_id}", status_code=202, summary="replace a block's text; re-chunked after the debounce delay")
+def edit_block(request: Request, project: str, block_id: str, body: BlockEdit) -> JSONResponse:
+    rt = runtime(request, project)
+    content = check_text(body.content, "content")
+    store = rt.store
+    with store.tx():  # read, compare and write in one transaction: no edit slips between
+        b = _block(rt, block_id)
+        if body.expected_revision is not None and b.revision != body.expected_revision:
+            raise ApiError(409, "conflict", f"block {block_id} is at revision {b.revision}, not "
+                           f"{body.expected_revision}: reload it and apply your edit again",
+                           {"current_revision": b.revision})
+        changed = store.edit_block(block_id, content)
+        b = store.get_block(block_id)
+    if changed:
+        rt.schedule([block_id])
+    out = block_json(rt, b)
+    out["changed"] = changed
+    return JSONResponse(out, status_code=202 if changed else 200)
+
+
+@router.post("/{block_id}/rechunk", status_code=202, summary="re-chunk the block's chapter now (a retry)")
+def rechunk_block(request: Request, project: str, block_id: str) -> JSONResponse:
+    rt = runtime(request, project)
+    b = _block(rt, block_id)
+    rt.schedule([block_id], now=True)
+    return JSONResponse(block_json(rt, b), status_code=202)

@@ -1,0 +1,28 @@
+"""Chunk a text without storing it (the web page's playground)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.concurrency import run_in_threadpool
+
+from ..playground import analyse
+from ..schemas import ChunkIn
+from .common import AUTH, check_text, check_text_size, service
+
+router = APIRouter(prefix="/api", tags=["chunk"], dependencies=AUTH)
+
+
+@router.post("/chunk", summary="chunk a text with a method and sizes: tree, cuts, curves, bubbles (nothing stored)")
+async def chunk_text(request: Request, body: ChunkIn) -> dict[str, Any]:
+    svc = service(request)
+    text = check_text(body.text, "text")
+    check_text_size(len(text), svc.settings.service_max_chunk_chars, "the text", "service_max_chunk_chars")
+    t0 = time.perf_counter()
+    out = await run_in_threadpool(analyse, body.method, text, tuple(body.sizes) if body.sizes else None, body.unit,
+                                  svc.playground_embedder, svc.settings, similarity=body.similarity,
+                                  max_points=body.max_points)
+    svc.metrics.observe_chunk(time.perf_counter() - t0)
+    return out

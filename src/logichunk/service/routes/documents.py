@@ -1,0 +1,156 @@
+"""Documents: create (JSON or a file upload), list, read as a chunk tree, plot, delete.
+
+A new document is stored at once and chunked in the background (its chapters are queued without
+debounce); ``?wait=SECONDS`` holds the answer until chunking finished or the time is up, which is
+what scripts want. Chapters start at headings (Markdown ``#``, ``第…章``, ``Chapter N``), blocks at
+blank lines (see :mod:`logichunk.store.ingest`).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+from urllib.parse import quote
+
+import numpy as np
+from fastapi import APIRouter, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse, Response
+
+from ...store.ingest import ingest_text
+from ...text.decode import read_text
+from ..curves import text_curves
+from ..errors import ApiError
+from ..jobs import ProjectRuntime
+from ..schemas import DocumentIn
+from ..views import block_json, cut_points, document_summary, document_tree, documents_by_id, layout
+from .common import AUTH, check_text, check_text_size, runtime, service
+
+router = APIRouter(prefix="/api/projects/{project}/documents", tags=["documents"], dependencies=AUTH)
+
+WAIT = Query(0.0, ge=0.0, le=120.0, description="wait up to this many seconds for chunking to finish")
+
+
+def _wait_chunked(rt: ProjectRuntime, doc_id: str, seconds: float) -> bool:
+    """True once no block of the document is dirty (chunked), False when the time ran out."""
+    end = time.monotonic() + seconds
+    ids = {b.id for b, *_ in layout(rt.store, doc_id).blocks}
+    while True:
+        pending = [b for b in rt.store.blocks(dirty=True) if b.id in ids]
+        if not pending or all(b.last_error and rt.debouncer.state(b.id)[0] is None for b in pending):
+            return not pending
+        if time.monotonic() >= end:
+            return False
+        time.sleep(0.05)
+
+
+def _create(rt: ProjectRuntime, title: str, text: str, source: str | None, wait: float) -> JSONResponse:
+    doc_id = ingest_text(rt.store, title, text, source=source)
+    lay = layout(rt.store, doc_id)
+    firsts: dict[str, str] = {}
+    for b, *_ in lay.blocks:
+        firsts.setdefault(b.chapter_id, b.id)
+    rt.schedule(firsts.values(), now=True)
+    chunked = _wait_chunked(rt, doc_id, wait) if wait > 0 else None
+    body = document_summary(rt, doc_id, title, source)
+    if chunked is not None:
+        body["chunked"] = chunked
+    return JSONResponse(body, status_code=201, headers={"Location": f"/api/projects/{quote(rt.name)}/documents/{doc_id}"})
+
+
+@router.get("", summary="list documents with their chunking status")
+def list_documents(request: Request, project: str) -> dict[str, Any]:
+    rt = _rt(request, project)
+    return {"documents": [document_summary(rt, d, t, s) for d, t, s in rt.store.documents()]}
+
+
+@router.post("", status_code=201, summary="add a document from JSON text")
+def create_document(request: Request, project: str, body: DocumentIn, wait: float = WAIT) -> JSONResponse:
+    rt = _rt(request, project)
+    return _create(rt, body.title, check_text(body.text, "text"), body.source, wait)
+
+
+@router.post("/upload", status_code=201, summary="add a document from a file (raw body or multipart field 'file')",
+             openapi_extra={"requestBody": {"content": {"text/plain": {"schema": {"type": "string"}},
+                                                        "multipart/form-data": {"schema": {
+                                                            "type": "object", "properties": {
+                                                                "file": {"type": "string", "format": "binary"}}}}}}})
+async def upload_document(request: Request, project: str,
+                          title: str | None = Query(None, max_length=300, description="default: the file name"),
+                          wait: float = WAIT) -> JSONResponse:
+    rt = await run_in_threadpool(_rt, request, project)
+    ctype = request.headers.get("content-type", "")
+    filename = None
+    if ctype.startswith("multipart/form-data"):
+        try:
+            form = await request.form(max_files=1, max_fields=10)
+        except AssertionError as e:  # python-multipart missing
+            raise ApiError(415, "unsupported_media_type", f"multipart uploads need python-multipart ({e}); "
+                           "send the file as the raw body instead") from None
+        f = form.get("file")
+        if f is None or isinstance(f, str):
+            raise ApiError(422, "invalid_request", "multipart upload: put the file in a field named 'file'")
+        filename = f.filename
+        data = await f.read()
+        title = title or (form.get("title") if isinstance(form.get("title"), str) else None)
+    else:
+        data = await request.body()
+    if not data:
+        raise ApiError(422, "invalid_request", "the upload is empty")
+    name = filename or title or "upload"
+    text = read_text(data, source=name)  # BOMs, UTF-16, binary and invalid UTF-8 -> a clear 400
+    if not text.strip():
+        raise ApiError(422, "invalid_request", f"{name}: the file holds no text")
+    title = title or (filename.rsplit("/", 1)[-1].rsplit(".", 1)[0] if filename else "upload")
+    return await run_in_threadpool(_create, rt, title, text, filename, wait)
+
+
+@router.get("/{doc_id}", summary="a document: chapters and blocks with their re-chunk status")
+def get_document(request: Request, project: str, doc_id: str) -> dict[str, Any]:
+    rt = _rt(request, project)
+    lay = layout(rt.store, doc_id)
+    body = document_summary(rt, doc_id, lay.title, lay.source)
+    body["chapters"] = [{"id": c, "rank": r, "title": t, "start": s, "end": e} for c, r, t, s, e in lay.chapters]
+    body["blocks"] = [block_json(rt, b, s, e, r) for b, s, e, r in lay.blocks]
+    return body
+
+
+@router.get("/{doc_id}/tree", summary="the document's text and chunk tree (chapters > parents > children)")
+def get_tree(request: Request, project: str, doc_id: str) -> dict[str, Any]:
+    rt = _rt(request, project)
+    return document_tree(rt, layout(rt.store, doc_id))
+
+
+@router.get("/{doc_id}/curves", summary="gap-score curves along the document, with its cut points")
+def get_curves(request: Request, project: str, doc_id: str,
+               similarity: bool = Query(True, description="add the adjacent-sentence similarity (cached embeddings)"),
+               max_points: int = Query(4000, ge=100, le=100_000)) -> dict[str, Any]:
+    rt = _rt(request, project)
+    svc = service(request)
+    lay = layout(rt.store, doc_id)
+    check_text_size(len(lay.text), svc.settings.service_max_chunk_chars, "the document", "service_max_chunk_chars")
+    tree = document_tree(rt, lay)
+    cuts = cut_points(tree["chunks"])
+    parent_cuts = [c["offset"] for c in cuts if c["level"] <= 2]
+
+    def embed(texts: list[str]) -> np.ndarray:
+        return rt.store.embed(texts)  # the store's cache: sentences embedded when the children were cut
+
+    curves = text_curves(lay.text, cuts=parent_cuts, embed=embed if similarity else None,
+                         similarity_threshold=svc.settings.similarity_threshold, max_points=max_points)
+    return {"document": tree["document"], "cuts": cuts, "curves": curves}
+
+
+@router.delete("/{doc_id}", status_code=204, summary="delete a document and its chunks")
+def delete_document(request: Request, project: str, doc_id: str) -> Response:
+    rt = _rt(request, project)
+    if doc_id not in documents_by_id(rt.store):
+        raise ApiError(404, "not_found", f"no document {doc_id!r} in this project")
+    for b, *_ in layout(rt.store, doc_id).blocks:
+        rt.debouncer.cancel(b.id)
+    rt.store.delete_document(doc_id)
+    return Response(status_code=204)
+
+
+def _rt(request: Request, name: str) -> ProjectRuntime:
+    return runtime(request, name)

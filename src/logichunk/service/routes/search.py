@@ -1,0 +1,82 @@
+"""Search, in every retrieval mode the library has (read from ``config.RETRIEVE_MODES`` at call
+time, so modes added by other modules are served without a change here), and the bubbles list."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from fastapi import APIRouter, Query, Request
+
+from ... import config as config_mod
+from ...retrieve import retrieve
+from ..errors import ApiError
+from ..schemas import SearchIn
+from ..views import hits_json, jsonable
+from .common import AUTH, check_text, runtime, service
+
+router = APIRouter(prefix="/api/projects/{project}", tags=["search"], dependencies=AUTH)
+
+
+def _search(request: Request, project: str, body: SearchIn) -> dict[str, Any]:
+    svc = service(request)
+    s = svc.settings
+    rt = runtime(request, project)
+    modes = tuple(config_mod.RETRIEVE_MODES)
+    mode = body.mode or s.retrieve_mode
+    if mode not in modes:
+        raise ApiError(422, "invalid_request", f"unknown mode {mode!r}: use one of {', '.join(modes)}",
+                       {"modes": list(modes)})
+    query = check_text(body.query, "query")
+    if not query.strip():
+        raise ApiError(422, "invalid_request", "the query is empty")
+    if len(query) > s.service_max_query_chars:
+        raise ApiError(413, "too_large", f"the query is {len(query):,} characters; at most "
+                       f"{s.service_max_query_chars:,} (setting service_max_query_chars)")
+    top_k = body.top_k or s.top_k
+    if top_k > s.service_max_top_k:
+        raise ApiError(422, "invalid_request", f"top_k is at most {s.service_max_top_k} (setting service_max_top_k)")
+    opts: dict[str, Any] = {}
+    if body.size_normalization is not None:
+        opts["size_normalization"] = body.size_normalization
+    if body.context_window is not None:
+        opts["context_window_size"] = body.context_window
+    t0 = time.perf_counter()
+    ok = False
+    try:
+        rt.query_vectors.prime(query)  # the model runs outside the lock (cached for retrieve inside it)
+        with rt.search_lock:  # the lazily synced in-memory indexes are one writer at a time
+            res = retrieve(rt.store, query, mode=mode, top_k=top_k, **opts)
+        hits = hits_json(rt.store, res)
+        ok = True
+    finally:
+        svc.metrics.observe_search(mode, time.perf_counter() - t0, ok)
+    return {"query": query, "mode": mode, "top_k": top_k, "fallback": res.fallback, "notes": list(res.notes),
+            "took_ms": round((time.perf_counter() - t0) * 1000, 3), "hits": hits}
+
+
+@router.post("/search", summary="search the project (parent-child results carry the matched child)")
+def search_post(request: Request, project: str, body: SearchIn) -> dict[str, Any]:
+    return _search(request, project, body)
+
+
+@router.get("/search", summary="the same, with query parameters (for curl and links)")
+def search_get(request: Request, project: str, q: str = Query(..., min_length=1), mode: str | None = None,
+               top_k: int | None = Query(None, ge=1)) -> dict[str, Any]:
+    return _search(request, project, SearchIn(query=q, mode=mode, top_k=top_k))
+
+
+@router.get("/bubbles", summary="recorded bubbles (forced splits, oversized sentences) of the project or a document")
+def bubbles(request: Request, project: str, document_id: str | None = None) -> dict[str, Any]:
+    rt = runtime(request, project)
+    store = rt.store
+    if document_id is not None:
+        from ..views import documents_by_id
+
+        if document_id not in documents_by_id(store):
+            raise ApiError(404, "not_found", f"no document {document_id!r} in this project")
+        chapters = [c for c, _, _ in store.chapters(document_id)]
+        items = [(c, b) for c in chapters for b in store.bubbles(c)]
+    else:
+        items = [(None, b) for b in store.bubbles()]
+    return {"bubbles": [jsonable({**b.to_dict(), "chapter_id": c} if c else b.to_dict()) for c, b in items]}

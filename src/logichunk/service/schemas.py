@@ -1,0 +1,47 @@
+"""Request bodies. Unknown fields are refused (a typo never silently falls back to a default)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ProjectIn(_Strict):
+    name: str = Field(min_length=1, max_length=100, description="letters, digits, '_', '-', '.'",
+                      examples=["小说", "kb-en"])
+
+
+class DocumentIn(_Strict):
+    title: str = Field(min_length=1, max_length=300, examples=["桃花源记"])
+    text: str = Field(min_length=1, description="the document; chapters start at headings, blocks at blank lines")
+    source: str | None = Field(None, max_length=1000, description="where it came from (a path, a URL)")
+
+
+class BlockEdit(_Strict):
+    content: str = Field(description="the block's new text (may be empty)")
+    expected_revision: int | None = Field(
+        None, ge=1, description="optimistic concurrency: refuse with 409 unless the block is still at this revision")
+
+
+class SearchIn(_Strict):
+    query: str = Field(min_length=1, examples=["渔人在桃花林里看到了什么", "who wrote about the Beagle"])
+    mode: str | None = Field(None, description="a retrieval mode (GET /api/info lists them); default: setting")
+    top_k: int | None = Field(None, ge=1)
+    size_normalization: bool | None = None
+    context_window: int | None = Field(None, ge=1, description="characters of context around the matched child")
+
+
+class ChunkIn(_Strict):
+    text: str = Field(min_length=1)
+    method: str = Field("logic-chain", description="GET /api/info lists the methods")
+    sizes: list[PositiveInt] | None = Field(None, min_length=1, max_length=5,
+                                    description="limit per level, top first (default: the method's)")
+    unit: Literal["chars", "bytes", "tokens"] = "chars"
+    similarity: bool | None = Field(None, description="add the embedding similarity curve (default: when the "
+                                    "method embeds anyway)")
+    max_points: int = Field(4000, ge=100, le=100_000, description="at most this many points per curve")

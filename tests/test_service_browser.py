@@ -1,0 +1,151 @@
+"""The web page in Debian's headless Chromium, driven by Selenium through Debian's chromedriver:
+load the page, chunk a Chinese and an English sample, check the coloured spans (exactly the text,
+ids on hover), the tree and the plot, save to the project, search, and keep screenshots.
+
+Skips only when Chromium or chromedriver is not installed (CI installs both with apt).
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+
+import pytest
+
+pytest.importorskip("uvicorn", reason="the service tests need the [service] extra")
+webdriver = pytest.importorskip("selenium.webdriver", reason="the browser test needs selenium (the [dev] extra)")
+
+from selenium.webdriver.chrome.options import Options  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+from service_helpers import EN, KEY, ZH, serve  # noqa: E402
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    if not CHROMIUM or not DRIVER:
+        pytest.skip("chromium/chromedriver not installed (apt-get install chromium chromium-driver)")
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    o = Options()
+    for a in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+              "--disable-background-networking", "--disable-component-update", "--disable-sync",
+              "--disable-dev-shm-usage", f"--user-data-dir={profile}", "--window-size=1400,1700"):
+        o.add_argument(a)
+    o.binary_location = CHROMIUM
+    o.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    drv = webdriver.Chrome(service=Service(DRIVER), options=o)
+    drv.set_page_load_timeout(30)
+    yield drv
+    drv.quit()
+
+
+@pytest.fixture(scope="module")
+def page(browser, tmp_path_factory):
+    db = str(tmp_path_factory.mktemp("browser") / "page.db")
+    with serve(db, "--debounce-ms", "300") as (url, _proc, _lines):
+        browser.get(url + "/#key=" + KEY)
+        wait(browser).until(lambda d: d.find_element(By.ID, "conn").text != "")
+        yield browser
+
+
+def wait(drv, seconds: float = 20) -> WebDriverWait:
+    return WebDriverWait(drv, seconds)
+
+
+def chunk_sample(drv, which: str, expected: str) -> list:
+    drv.find_element(By.ID, f"sample-{which}").click()
+    wait(drv).until(lambda d: d.find_element(By.ID, "text").get_attribute("value") == expected)
+    view = drv.find_element(By.ID, "text-view")
+    before = int(view.get_attribute("data-renders") or 0)
+    drv.find_element(By.ID, "chunk-btn").click()
+    wait(drv).until(lambda d: int(view.get_attribute("data-renders") or 0) > before)  # a new view is drawn
+    assert view.get_attribute("data-source") == "playground"
+    return drv.find_elements(By.CSS_SELECTOR, "#text-view .chunk")
+
+
+def text_view(drv) -> str:
+    # textContent, not .text: the DOM's text, exactly, with its whitespace
+    return drv.execute_script("return document.getElementById('text-view').textContent")
+
+
+@pytest.mark.parametrize("which,expected", [("zh", ZH), ("en", EN)], ids=["zh", "en"])
+def test_chunk_a_sample(page, which, expected, tmp_path):
+    spans = chunk_sample(page, which, expected)
+    assert len(spans) >= 3
+    assert text_view(page) == expected  # the coloured spans are the text, nothing added or lost
+    colours = {c for s in spans for c in s.get_attribute("class").split() if c.startswith("c") and c[1:].isdigit()}
+    assert len(colours) >= 3
+    ids = [s.get_attribute("data-id") for s in spans]
+    assert all(ids) and len(set(ids)) == len(ids)
+    # hovering a chunk shows its id
+    ActionChains(page).move_to_element(spans[1]).perform()
+    tip = page.find_element(By.ID, "tooltip")
+    wait(page, 5).until(lambda d: tip.is_displayed())
+    assert ids[1] in tip.text
+    # the tree has a node for every chunk, and the top level is open
+    tree_ids = {e.get_attribute("data-id") for e in page.find_elements(By.CSS_SELECTOR, "#tree [data-id]")}
+    assert set(ids) <= tree_ids
+    assert page.find_elements(By.CSS_SELECTOR, "#tree details[open]")
+    # the plot: a curve, one line per cut, a threshold line
+    svg = page.find_element(By.CSS_SELECTOR, "#plot svg")
+    assert svg.find_elements(By.CSS_SELECTOR, "polyline.curve")
+    cuts = svg.find_elements(By.CSS_SELECTOR, "line.cut1, line.cut2, line.cut3")
+    assert len(cuts) >= len(spans) - 1
+    # clicking a tree node selects its chunk in the text
+    node = page.find_element(By.CSS_SELECTOR, f'#tree [data-id="{ids[2]}"] .node-id')
+    node.click()
+    wait(page, 5).until(lambda d: d.find_elements(By.CSS_SELECTOR, f'#text-view .chunk.selected[data-id="{ids[2]}"]'))
+    page.save_screenshot(str(tmp_path / f"chunked-{which}.png"))
+    assert (tmp_path / f"chunked-{which}.png").stat().st_size > 10_000
+
+
+def test_save_search_and_switch_language(page, tmp_path):
+    chunk_sample(page, "zh", ZH)
+    page.find_element(By.ID, "save-btn").click()
+    wait(page, 40).until(lambda d: d.find_element(By.ID, "text-view").get_attribute("data-source") == "document")
+    wait(page, 40).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#block-list li"))
+    wait(page, 40).until(lambda d: all(b.get_attribute("data-state") == "clean"
+                                       for b in d.find_elements(By.CSS_SELECTOR, "#block-list .badge")))
+    assert text_view(page) == ZH  # the stored document, drawn from the server's tree
+    assert page.find_elements(By.CSS_SELECTOR, "#doc-list li.active")
+    q = page.find_element(By.ID, "query")
+    q.clear()
+    q.send_keys("渔人看到了什么样的桃花林")
+    page.find_element(By.CSS_SELECTOR, "#search-form button[type=submit]").click()
+    wait(page).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#results li"))
+    hits = page.find_elements(By.CSS_SELECTOR, "#results li")
+    marks = page.find_elements(By.CSS_SELECTOR, "#results li mark")
+    assert marks and all(m.text.strip() for m in marks)
+    body = hits[0].find_element(By.CSS_SELECTOR, ".hit-text").text
+    assert marks[0].text.strip() in body  # the child is shown inside its parent
+    hits[0].click()  # opens the chunk in the text view
+    wait(page, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#text-view .chunk.selected"))
+    page.find_element(By.ID, "lang").click()
+    wait(page, 5).until(lambda d: d.find_element(By.CSS_SELECTOR, "#search-card h2").text == "检索")
+    assert page.find_element(By.ID, "chunk-btn").text == "切分"
+    time.sleep(0.3)
+    page.save_screenshot(str(tmp_path / "search-zh.png"))
+    page.find_element(By.ID, "lang").click()
+    errors = [e for e in page.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors
+
+
+def test_edit_a_block_shows_status_until_rechunked(page):
+    if not page.find_elements(By.CSS_SELECTOR, "#block-list li"):
+        pytest.skip("needs the saved document of the previous test")
+    page.find_elements(By.CSS_SELECTOR, "#block-list li button")[1].click()
+    dlg = page.find_element(By.ID, "edit-dialog")
+    wait(page, 10).until(lambda d: dlg.is_displayed() and d.find_element(By.ID, "edit-text").get_attribute("value"))
+    box = page.find_element(By.ID, "edit-text")
+    box.send_keys(" 渔人又来了。")
+    wait(page, 10).until(lambda d: d.find_element(By.ID, "edit-status").get_attribute("data-state")
+                         in ("queued", "running", "clean"))
+    wait(page, 20).until(lambda d: d.find_element(By.ID, "edit-status").get_attribute("data-state") == "clean")
+    page.find_element(By.ID, "edit-close").click()
+    wait(page, 20).until(lambda d: "渔人又来了" in text_view(d))
