@@ -301,3 +301,19 @@ def test_hnsw_neighbours_on_a_store_follow_edits(make_store):
     assert rep2.status == "updated" and rep2.neighbours == "hnsw" and rep2.added > 0
     assert set(g2.keys.tolist()) == {c.pk for c in store.chunks(level="child")}
     assert len(retrieve(store, "island beaks", mode="graph-ssg")) > 0
+
+
+def test_a_store_embedded_with_another_model_says_so(tmp_path):
+    path = str(tmp_path / "m.db")
+    a = Store.open(path, settings=small_settings(), embedder=CountingEmbedder(64))
+    ingest_text(a, "darwin", EN)
+    a.rechunk_dirty()
+    a.close()
+    from logichunk.models import HashEmbedder
+
+    b = Store.open(path, settings=small_settings(), embedder=HashEmbedder(32))  # another model id
+    try:
+        res = retrieve(b, "finches", mode="graph-ssg")
+        assert len(res) == 0 and "not with the current embedder" in res.notes[0]
+    finally:
+        b.close()
