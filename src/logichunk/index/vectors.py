@@ -8,6 +8,7 @@ time proportional to what changed, not to the collection.
 
 from __future__ import annotations
 
+import os
 from typing import Protocol
 
 import numpy as np
@@ -177,6 +178,7 @@ def make_index(dim: int, n_expected: int, *, threshold: int = 50_000, kind: str 
     if kind not in ("auto", "exact", "hnsw"):
         raise InputError(f"unknown index kind {kind!r}: use auto, exact or hnsw")
     if kind == "hnsw" or (kind == "auto" and n_expected >= threshold and hnsw_available()):
+        # building is the slow part of a large index: use every core for it (searches are single queries)
         return HnswIndex(dim, m=m, ef_construction=ef_construction, ef_search=ef_search,
-                         capacity=max(1024, int(n_expected * 1.2)))
+                         capacity=max(1024, int(n_expected * 1.2)), threads=max(1, os.cpu_count() or 1))
     return ExactIndex(dim)

@@ -94,6 +94,7 @@ def _require_torch() -> tuple[Any, Any]:
             "a causal LM needs torch and transformers: pip install 'logichunk[lm]' "
             "(install torch==2.13.0 first, the CPU wheel)"
         ) from e
+    transformers.utils.logging.disable_progress_bar()  # no "Loading weights" bars in a CLI's output
     return torch, transformers
 
 
