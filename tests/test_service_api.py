@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from urllib.parse import unquote
 
@@ -336,6 +337,10 @@ def test_search_every_mode(client, docs):
         assert [h["rank"] for h in j["hits"]] == list(range(1, len(j["hits"]) + 1))
         for h in j["hits"]:
             assert h["document_id"] in (docs["zh"], docs["en"]) or h["document_title"]
+        if mode.startswith("graph-"):  # the walk behind the sentences comes with them
+            assert "path" in j["graph"] and "stop" in json.dumps(j["graph"])
+        else:
+            assert "graph" not in j
     g = client.get(f"{P}/search", headers=H, params={"q": "Beagle", "mode": "hybrid", "top_k": 2})
     assert g.status_code == 200 and len(g.json()["hits"]) <= 2
 

@@ -51,8 +51,12 @@ def _search(request: Request, project: str, body: SearchIn) -> dict[str, Any]:
         ok = True
     finally:
         svc.metrics.observe_search(mode, time.perf_counter() - t0, ok)
-    return {"query": query, "mode": mode, "top_k": top_k, "fallback": res.fallback, "notes": list(res.notes),
-            "took_ms": round((time.perf_counter() - t0) * 1000, 3), "hits": hits}
+    out = {"query": query, "mode": mode, "top_k": top_k, "fallback": res.fallback, "notes": list(res.notes),
+           "took_ms": round((time.perf_counter() - t0) * 1000, 3), "hits": hits}
+    graph = getattr(res, "result", None)  # graph modes: the walk (path, stop reason) behind the sentences
+    if graph is not None:
+        out["graph"] = jsonable(graph.to_dict())
+    return out
 
 
 @router.post("/search", summary="search the project (parent-child results carry the matched child)")
