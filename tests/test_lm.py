@@ -151,6 +151,7 @@ def test_every_sentence_gets_a_score(lm: TransformersLM, text: str) -> None:
     assert curve.tokens.sum() == len(lm.token_logprobs(text))
     g = sig.gap_scores(sents)
     assert g.shape == (len(sents) - 1,) and np.isfinite(g).all()
+    np.testing.assert_array_equal(g, curve.nll[1:])  # the gap after i scores the surprise of i + 1
     # the curve is cached: the same object comes back for the same sentences
     assert sig.curve(sents) is curve
 
