@@ -144,3 +144,20 @@ def test_deterministic():
     a = chunk(text, max_size=120).records()
     b = chunk(text, max_size=120).records()
     assert a == b
+
+
+def test_without_tier3_failing_runs_are_cut_by_entropy():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "examples/en_public_domain.md").read_text(encoding="utf-8")
+    full = chunk(text, max_size=300, levels=2)
+    fast = chunk(text, max_size=300, levels=2, composite=False)
+    assert "composite" in full.stats["methods"]  # this text has runs entropy alone cannot split
+    assert "composite" not in fast.stats["methods"] and fast.stats["methods"].get("entropy", 0) > 0
+    assert_invariants(fast, text, (300, 150))
+    # the same sentence boundaries are available: only the choice among them differs (a forced
+    # split, recorded as a bubble, is the one place a cut may fall inside a sentence)
+    ends = set(split_sentences(text).ends.tolist())
+    forced = [bb.context["span"] for bb in fast.bubbles]
+    for c in fast.leaves():
+        assert c.end in ends or any(a < c.end < b for a, b in forced)

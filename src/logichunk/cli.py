@@ -172,7 +172,7 @@ def _chunk_one(args: argparse.Namespace, text: str, source: str, models: _Models
 
     return chunk_by(args.method, text, max_size=args.max_size, sizes=_sizes(args.sizes), levels=args.levels,
                     unit=args.unit, embedder=models.embedder, llm=models.llm, lm=models.lm, theta=args.theta,
-                    source=source)
+                    composite=not args.fast, source=source)
 
 
 def cmd_chunk(args: argparse.Namespace) -> int:
@@ -359,6 +359,9 @@ def _chunk_options(c: argparse.ArgumentParser) -> None:
     c.add_argument("--lm", help="causal LM for ppl / msp (and tier-3 perplexity): default (packaged), a local "
                                 "folder, or an http(s) completions endpoint")
     c.add_argument("--theta", type=float, default=0.0, help="ppl: minimum drop θ of a perplexity minimum")
+    c.add_argument("--fast", action="store_true",
+                   help="logic-chain/cliff: skip tier 3 (the composite signal); runs entropy cannot split are cut "
+                        "at their strongest entropy gaps — about 1.6x faster on English")
     c.add_argument("--bubbles", help=f"append bubbles to this JSONL file (default {DEFAULT_BUBBLES})")
     c.add_argument("--quiet", action="store_true", help="no progress bar or notes on stderr")
 

@@ -52,6 +52,7 @@ def chunk_by(
     llm: Any = None,
     lm: Any = None,
     theta: float = 0.0,
+    composite: bool = True,
     settings: Any = None,
     source: str = "<text>",
 ) -> ChunkTree:
@@ -60,7 +61,8 @@ def chunk_by(
     the Meta-Chunking and baseline methods are flat; parent-child takes ``sizes=(parent, child)``
     limits and the rest of its parameters from ``settings`` (a :class:`logichunk.config.Settings`,
     default: the defaults). ``llm`` is tier 2 of the cascade; ``lm`` scores PPL/MSP, and adds LM
-    perplexity to the cascade's tier 3 when given to logic-chain or cliff."""
+    perplexity to the cascade's tier 3 when given to logic-chain or cliff; ``composite=False`` skips
+    the cascade's tier 3 (fastest)."""
     for model in needs(method):
         if (embedder if model == "embedder" else lm) is None:
             raise InputError(f"method {method!r} needs an {'embedder' if model == 'embedder' else 'LM'}")
@@ -80,7 +82,7 @@ def chunk_by(
 
             lm_signal = PerplexitySignal(lm)
         return chunk(text, max_size=size, sizes=sizes, levels=levels, unit=unit, llm=llm, lm_signal=lm_signal,
-                     signal=signal, source=source)
+                     signal=signal, composite=composite, source=source)
     if method in ("ppl", "msp"):
         from .meta import chunk_msp, chunk_ppl
 

