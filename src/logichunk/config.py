@@ -58,6 +58,8 @@ class Settings:
     hnsw_ef_construction: int = 200
     hnsw_ef_search: int = 64
     rerank_candidates: int = 30
+    # --- conversation memory: a `logichunk memory calibrate` file ("" = the shipped one for the embedder)
+    memory_calibration: str = ""
     # --- logic-chain chunking defaults
     chunk_sizes: tuple[int, ...] = (1000, 500, 200)
     unit: str = "chars"
