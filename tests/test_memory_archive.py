@@ -126,3 +126,40 @@ def test_render_block_reads_as_a_transcript():
     text = render_block(CODE[2])
     assert text.startswith("User: 报错了") and "(Rewritten: 贪吃蛇游戏报错" in text
     assert 'Tool: run_python({"file": "snake.py"}) -> Traceback ... pygame.error' in text and text.endswith("\n\n")
+
+
+def test_a_store_failure_keeps_the_episode_for_retry(tmp_path):
+    from logichunk.store import Store
+
+    emb = CountingEmbedder(64)
+    store = Store.open(str(tmp_path / "m.db"), embedder=emb)
+    p = Perception(store=store, embedder=emb, calibration=two_topics(emb), conversation_id="r")
+    for b in CODE:
+        p.observe(b)
+    store.close()  # the database goes away mid-conversation
+    d = p.observe(TRIP[0])  # the game topic closes now and cannot be archived
+    assert d.closed and d.closed[0].document_id is None and p.archive_errors
+    assert "closed" in p.archive_errors[0]
+    p.archiver.store = Store.open(str(tmp_path / "m.db"), embedder=emb)  # back
+    done = p.retry_archive()
+    assert [e.index for e in done] == [0] and done[0].document_id and not p.unarchived
+    p.flush()
+    assert load_conversation(p.archiver.store, "r") == CODE + TRIP[:1]
+    p.archiver.store.close()
+
+
+def test_flush_starts_a_new_conversation(tmp_path):
+    from logichunk.store import Store
+
+    emb = CountingEmbedder(64)
+    store = Store.open(str(tmp_path / "m.db"), embedder=emb)
+    p = Perception(store=store, embedder=emb, calibration=two_topics(emb), conversation_id="first")
+    replay(CODE, p)  # replay ends with flush()
+    assert p.conversation_id != "first"
+    replay(TRIP, p)
+    p.flush("third")
+    assert load_conversation(store, "first") == CODE
+    second = [c for c in conversations(store) if c != "first"]
+    assert len(second) == 1 and load_conversation(store, second[0]) == TRIP
+    assert p.conversation_id == "third"
+    store.close()

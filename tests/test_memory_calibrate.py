@@ -86,3 +86,22 @@ def test_shipped_calibrations_load_and_match_their_embedder():
     assert cal.source.get("sets"), "a shipped calibration says what it was fitted on"
     other, note = default_calibration("some-other-model")
     assert "no calibration" in note and all(not f.startswith("sim") for f in other.rule.features)
+
+
+def test_ablation_without_embedding_features():
+    emb = HashEmbedder(128)
+    cal = calibrate(conversations(12, seed=21), emb, lookahead=1, without=("sim", "sim_prev", "window_sim"))
+    assert not any(f.startswith(("sim", "window")) for f in cal.rule.features + cal.review.features)
+    assert (cal.hi, cal.lo) == (1.0, -1.0), "no cosine screen when the cosine is left out"
+    assert cal.source["without"] == ["sim", "sim_prev", "window_sim"]
+    with pytest.raises(InputError, match="unknown features"):
+        calibrate(conversations(2, seed=22), emb, without=("typo",))
+
+
+def test_optional_question_feature():
+    emb = HashEmbedder(128)
+    cal = calibrate(conversations(10, seed=23), emb, lookahead=1, extra=("question",))
+    assert "question" in cal.rule.features and "question" in cal.review.features
+    assert "question" not in calibrate(conversations(10, seed=23), emb, lookahead=1).rule.features
+    with pytest.raises(InputError, match="unknown features"):
+        calibrate(conversations(2, seed=22), emb, extra=("sim",))

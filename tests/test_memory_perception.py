@@ -218,3 +218,30 @@ def test_no_turn_is_lost(texts, lookahead, items, hi, lo, thr, min_turns):
     assert p.boundaries() == [e.start for e in episodes[1:]]
     # a boundary never falls before a filler turn
     assert all(not (d.action is Action.FORCE_ADSORB and d.turn in p.boundaries()) for d in decisions)
+
+
+class FlakyEmbedder(QueryEmbedder):
+    def __init__(self, table):
+        super().__init__(table)
+        self.down = False
+
+    def embed(self, texts, *, kind="passage"):
+        if self.down:
+            raise ConnectionError("embedding endpoint unreachable")
+        return super().embed(texts, kind=kind)
+
+
+def test_an_embedder_failure_is_a_recorded_fallback():
+    emb = FlakyEmbedder(TABLE)
+    rule = Logistic(("novelty",), (0.5,), (0.1,), (-1.0,), 0.0)
+    p = Perception(embedder=emb, calibration=cal(rule=rule))
+    p.observe(LogicalBlock("write the parser for the config format", "Here it is."))
+    emb.down = True
+    d = p.observe(LogicalBlock("plan a trip to Kyoto in April", "Go in early April."))
+    assert d.step is Step.ARBITER and d.arbiter == "rule" and "embedding failed (ConnectionError" in d.reason
+    assert d.similarity is None and p.embed_failures == 1
+    emb.down = False
+    seen = len(emb.seen)
+    p.observe(LogicalBlock("add error messages to the parser", "Done."))
+    assert len(emb.seen) == seen + 1 and p.kernel is not None, "the next turn embeds again"
+    assert [b.user for e in p.flush() for b in e.blocks][-1] == "add error messages to the parser"

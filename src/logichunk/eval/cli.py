@@ -180,7 +180,8 @@ def cmd_segmentation(args: argparse.Namespace) -> int:
     all_rows: list[dict[str, Any]] = []
     t0 = time.perf_counter()
     for ds in sets:
-        docs = read_segmentation(ds.path, args.limit)
+        skip = getattr(args, "skip", 0) or 0
+        docs = read_segmentation(ds.path, None if args.limit is None else args.limit + skip)[skip:]
         name = f"{ds.path.parent.name}/{ds.name}"
         for spec, runner in runners:
             with warnings.catch_warnings():
@@ -194,6 +195,8 @@ def cmd_segmentation(args: argparse.Namespace) -> int:
                 r["embedder"] = settings.embedder_name if spec.name in ("cliff",) or spec.peer or memory else None
                 if memory:
                     r["calibration"] = args.calibration
+                if skip:
+                    r["skip"] = skip
                 printer.row(r)
             all_rows.extend(out.rows)
             if out.curve is not None and not args.no_save:
@@ -358,6 +361,8 @@ def add_parser(subparsers) -> None:
     _common(s, "segmentation")
     s.add_argument("--oracle", action="store_true",
                    help="also score each signal with the gold number of boundaries (rows named METHOD@gold-k)")
+    s.add_argument("--skip", type=int, default=0, metavar="N",
+                   help="leave out the first N documents of each set (then --limit counts from there)")
     s.add_argument("--calibration", metavar="FILE",
                    help="memory-* methods: thresholds from `logichunk memory calibrate` (default: the shipped "
                         "calibration of the embedder)")

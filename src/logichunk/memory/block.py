@@ -24,7 +24,8 @@ from typing import Any
 from ..errors import InputError
 
 __all__ = [
-    "STOP_PHRASES", "LogicalBlock", "ToolCall", "anchor_text", "content_tokens", "is_filler", "normalize_phrase",
+    "STOP_PHRASES", "LogicalBlock", "ToolCall", "anchor_text", "content_tokens", "is_filler", "is_question",
+    "normalize_phrase",
 ]
 
 
@@ -263,6 +264,16 @@ def _only_stop_phrases(norm: str, stops: frozenset[str]) -> bool:
         else:
             return False
     return True
+
+
+_QUESTION = re.compile(r"(?:[?？]|[吗呢嘛么][。.!！~～]*)[\s\"'”’)）\]]*$")
+
+
+def is_question(text: str) -> bool:
+    """Whether a text ends as a question (``?``/``？``, or a Chinese question particle 吗/呢/嘛/么).
+    Why it matters: the answer to a question belongs to the question's topic (an adjacency pair), so
+    a turn that follows a question rarely starts a topic, and a question often opens one."""
+    return bool(_QUESTION.search(text.rstrip()))
 
 
 def is_filler(text: str, short_tokens: int = 5, stop_phrases: frozenset[str] | None = None) -> tuple[bool, str]:

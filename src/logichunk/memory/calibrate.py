@@ -31,7 +31,7 @@ import numpy as np
 
 from ..errors import InputError
 from .block import LogicalBlock, anchor_text, is_filler
-from .calibration import ONLINE_FEATURES, REVIEW_FEATURES, Calibration, Logistic
+from .calibration import ONLINE_FEATURES, OPTIONAL_FEATURES, REVIEW_FEATURES, Calibration, Logistic
 from .perception import Perception
 
 __all__ = ["LabelledConversation", "calibrate", "conversations_from_units", "cosine_baseline", "pk_of",
@@ -183,10 +183,19 @@ def _rows(items: Sequence[dict[str, float]], features: Sequence[str]) -> np.ndar
 
 
 def calibrate(convs: Sequence[LabelledConversation], embedder: Any, *, lookahead: int = 3, lookahead_items: int = 0,
-              short_tokens: int = 5,
-              kernel_decay: float = 0.8, source: dict[str, Any] | None = None,
+              short_tokens: int = 5, kernel_decay: float = 0.8, without: Sequence[str] = (),
+              extra: Sequence[str] = (), source: dict[str, Any] | None = None,
               progress: Callable[[str], None] | None = None) -> Calibration:
-    """Fit a calibration on ``convs`` (see the module docstring)."""
+    """Fit a calibration on ``convs`` (see the module docstring). ``without`` leaves features out of
+    both rules (ablations: ``("sim", "sim_prev", "window_sim")`` is the lexical-only pipeline);
+    ``extra`` adds optional ones (:data:`~logichunk.memory.calibration.OPTIONAL_FEATURES`)."""
+    known = set(ONLINE_FEATURES) | set(REVIEW_FEATURES) | set(OPTIONAL_FEATURES)
+    bad = (set(without) | set(extra)) - known
+    if bad or set(extra) - set(OPTIONAL_FEATURES):
+        raise InputError(f"unknown features {sorted(bad or set(extra))}: known are {', '.join(sorted(known))} "
+                         f"(optional: {', '.join(OPTIONAL_FEATURES)})")
+    online_f = tuple(f for f in ONLINE_FEATURES + tuple(extra) if f not in without)
+    review_f = tuple(f for f in REVIEW_FEATURES[:-3] + tuple(extra) + REVIEW_FEATURES[-3:] if f not in without)
     convs = [c for c in convs if len(c.blocks) >= 2]
     if not convs:
         raise InputError("calibration needs labelled conversations of at least two turns")
@@ -207,11 +216,11 @@ def calibrate(convs: Sequence[LabelledConversation], embedder: Any, *, lookahead
         segment(c, i, vectors, base, embedder, memo, forced=True, online=online)
     if not online:
         raise InputError("no content turns to fit on (every turn is a filler?)")
-    x = _rows([f for _, _, f in online], ONLINE_FEATURES)
+    x = _rows([f for _, _, f in online], online_f)
     y = np.asarray([0.0 if t in convs[ci].starts else 1.0 for ci, t, _ in online])  # 1 = same topic
     if y.min() == y.max():
         raise InputError("the calibration data has no topic start on a content turn")
-    rule = Logistic.fit(x, y, ONLINE_FEATURES)
+    rule = Logistic.fit(x, y, online_f)
     say(f"rule fitted on {len(y)} turns ({int((1 - y).sum())} topic starts)")
     cal = base.with_(rule=rule)
     th, pk_rule, _ = _best([0.5, 0.4, 0.6, 0.3, 0.7, 0.8],
@@ -220,10 +229,14 @@ def calibrate(convs: Sequence[LabelledConversation], embedder: Any, *, lookahead
     say(f"rule threshold {th} (Pk {pk_rule:.3f})")
 
     # 2. the screen: hi first (lo off), then lo — coordinate search over quantiles, "never" first
-    sims = x[:, ONLINE_FEATURES.index("sim")]
+    sims = np.asarray([f["sim"] for _, _, f in online], dtype=np.float64)
     his = [1.0] + sorted({round(float(np.quantile(sims, q)), 4) for q in (0.99, 0.95, 0.9, 0.8)}, reverse=True)
+    if "sim" in without:  # no cosine in the rules: no cosine screen either
+        his = [1.0]
     hi, _, _ = _best(his, lambda h: _mean_pk(convs, vectors, cal.with_(hi=h), embedder, memo))
     los = [-1.0] + sorted({round(float(np.quantile(sims, q)), 4) for q in (0.01, 0.03, 0.05, 0.1)})
+    if "sim" in without:
+        los = [-1.0]
     lo, pk_screen, _ = _best([v for v in los if v < hi],
                              lambda v: _mean_pk(convs, vectors, cal.with_(hi=hi, lo=v), embedder, memo))
     cal = cal.with_(hi=hi, lo=lo)
@@ -237,11 +250,11 @@ def calibrate(convs: Sequence[LabelledConversation], embedder: Any, *, lookahead
         trace: list[tuple[int, int, dict[str, float], float, bool]] = []
         for i, c in enumerate(convs):
             segment(c, i, vectors, probe, embedder, memo, trace=trace)
-        rx = _rows([f for _, _, f, _, _ in trace], REVIEW_FEATURES)
+        rx = _rows([f for _, _, f, _, _ in trace], review_f)
         ry = np.asarray([1.0 if gold else 0.0 for *_, gold in trace])
         if ry.min() == ry.max():
             raise InputError("the calibration data has no reviewable topic boundary")
-        review = Logistic.fit(rx, ry, REVIEW_FEATURES)
+        review = Logistic.fit(rx, ry, review_f)
         cal = cal.with_(lookahead=lookahead, lookahead_items=lookahead_items, review=review)
         cands = [(t, m) for m in (1, 2) for t in (0.5, 0.4, 0.3, 0.6, 0.25, 0.35, 0.2)]
         (rt, mt), pk_review, _ = _best(cands, lambda tm: _mean_pk(
@@ -255,6 +268,10 @@ def calibrate(convs: Sequence[LabelledConversation], embedder: Any, *, lookahead
     report["pk_baseline"] = round(pk_base, 4)
     say(f"cosine baseline threshold {bth:.4f} (Pk {pk_base:.3f})")
     info = dict(source or {})
+    if without:
+        info["without"] = sorted(without)
+    if extra:
+        info["extra"] = sorted(extra)
     info.update({"conversations": len(convs), "turns": sum(len(c.blocks) for c in convs),
                  "topic_starts": sum(len(c.starts) for c in convs), "embedded_anchors": vectors.count,
                  "seconds": round(time.perf_counter() - t0, 1), **report})

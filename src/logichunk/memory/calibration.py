@@ -26,12 +26,17 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["Calibration", "Logistic", "ONLINE_FEATURES", "REVIEW_FEATURES", "default_calibration"]
+__all__ = ["Calibration", "Logistic", "ONLINE_FEATURES", "OPTIONAL_FEATURES", "REVIEW_FEATURES", "default_calibration"]
 
 # Features of the immediate decision (all known when the turn arrives) and of the review (which also
 # sees the `lookahead` turns after the gap). Names are the keys of Perception's feature dicts.
-ONLINE_FEATURES: tuple[str, ...] = ("sim", "sim_prev", "novelty", "novelty_left", "topic_turns")
-REVIEW_FEATURES: tuple[str, ...] = ("sim", "sim_prev", "novelty", "novelty_left", "jump", "window_sim", "split_now")
+ONLINE_FEATURES: tuple[str, ...] = ("sim", "sim_prev", "novelty", "novelty_left", "topic_turns", "answers")
+REVIEW_FEATURES: tuple[str, ...] = ("sim", "sim_prev", "novelty", "novelty_left", "answers", "jump", "window_sim",
+                                    "split_now")
+# Computed for every turn but left out of the rules unless asked for (``calibrate(extra=...)``):
+# "the turn is a question" opens topics in chit-chat (TIAGE) and does not in task dialogues, where the
+# assistant's questions are mid-task (DialSeg711): fitted on one kind, it misleads on the other.
+OPTIONAL_FEATURES: tuple[str, ...] = ("question",)
 
 
 @dataclass(frozen=True)

@@ -188,28 +188,58 @@ def _slice(spec: str | None) -> slice:
         raise InputError(f"--docs wants START:END (e.g. 300: or :100), got {spec!r}") from None
 
 
+class _StoreCached:
+    """An embedder whose vectors go through a store's persistent embedding cache (same model, kind and
+    text: read back, never embedded again), so calibrating twice with a slow model embeds once."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.model_id = store.model_id
+        self.dim = int(store.embedder.dim)
+
+    def embed(self, texts, *, kind: str = "passage"):
+        return self.store.embed(list(texts), kind=kind)
+
+
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from ..eval.readers import read_segmentation, resolve
     from .calibrate import calibrate, conversations_from_units
 
     sets, _ = resolve(args.data, "segmentation")
+    spans = args.docs or [":"]
+    if len(spans) not in (1, len(sets)):
+        raise InputError(f"--docs takes one START:END for every file, or one per file ({len(sets)}), got {len(spans)}")
     docs = []
     used = []
-    for ds in sets:
-        part = read_segmentation(ds.path)[_slice(args.docs)]
+    for k, ds in enumerate(sets):
+        span = spans[k if len(spans) > 1 else 0]
+        part = read_segmentation(ds.path)[_slice(span)]
         if args.limit:
             part = part[: args.limit]
         docs.extend(part)
-        used.append({"data": str(ds.path), "docs": args.docs or ":", "n": len(part)})
+        used.append({"data": str(ds.path), "docs": span, "n": len(part)})
     if not docs:
         raise InputError("no documents selected for calibration (check --docs / --limit)")
     embedder, desc = _embedder(args.embedder)
+    cache = None
+    if args.cache:
+        from ..store import Store
+
+        cache = Store.open(args.cache, embedder=embedder, project="memory-calibration-cache")
+        embedder = _StoreCached(cache)
+        desc += f", embeddings cached in {args.cache}"
     if not args.quiet:
         _note(f"calibrating on {len(docs)} conversation(s) with {desc}")
-    cal = calibrate(conversations_from_units(docs), embedder, lookahead=args.lookahead,
-                    lookahead_items=args.lookahead_items, short_tokens=args.short_tokens,
-                    source={"sets": used, "embedder_spec": args.embedder},
-                    progress=None if args.quiet else _note)
+    try:
+        cal = calibrate(conversations_from_units(docs), embedder, lookahead=args.lookahead,
+                        lookahead_items=args.lookahead_items, short_tokens=args.short_tokens,
+                        without=[f.strip() for f in (args.without or "").split(",") if f.strip()],
+                        extra=[f.strip() for f in (args.extra or "").split(",") if f.strip()],
+                        source={"sets": used, "embedder_spec": args.embedder},
+                        progress=None if args.quiet else _note)
+    finally:
+        if cache is not None:
+            cache.close()
     cal.save(args.out)
     rec = {k: v for k, v in cal.to_dict().items() if k not in ("rule", "review")}
     rec["out"] = args.out
@@ -302,14 +332,21 @@ def add_parser(subparsers: Any) -> None:
     c = sub.add_parser("calibrate", help="fit thresholds and rules on labelled dialogues (Pk)")
     c.add_argument("--data", nargs="+", required=True, metavar="PATH",
                    help="labelled dialogue JSONL files or folders (the ../shared/data/dialogue format)")
-    c.add_argument("--docs", metavar="START:END", help="which documents of each file (e.g. 300: ; default all)")
+    c.add_argument("--docs", nargs="+", metavar="START:END",
+                   help="which documents: one slice for every file, or one per --data file (e.g. 300: :300)")
     c.add_argument("--limit", type=_limit, help="at most N documents of each file (after --docs)")
     c.add_argument("--embedder", default="auto", help="the embedder the calibration is for (default auto)")
     c.add_argument("--lookahead", type=_nonneg, default=3, help="review after N turns (default 3; 0: no review)")
     c.add_argument("--lookahead-items", type=_nonneg, default=0,
                    help="review sooner once the turns after a gap hold N content items (default 0: off)")
     c.add_argument("--short-tokens", type=_nonneg, default=5, help="filler turns are under N tokens (default 5)")
+    c.add_argument("--without", metavar="FEATURES",
+                   help="leave these features out of the rules (comma list; ablations, e.g. sim,sim_prev,window_sim)")
+    c.add_argument("--with", dest="extra", metavar="FEATURES",
+                   help="add optional features to the rules (question: helps within chit-chat, hurts transfer)")
     c.add_argument("--out", required=True, help="calibration JSON to write")
+    c.add_argument("--cache", metavar="DB", help="keep the embeddings in this SQLite file (a store): a second "
+                                                 "calibration with the same model and data embeds nothing")
     c.add_argument("--format", choices=["text", "jsonl"], default="text")
     c.add_argument("--quiet", action="store_true")
     c.set_defaults(func=cmd_calibrate)
