@@ -105,3 +105,32 @@ def test_optional_question_feature():
     assert "question" not in calibrate(conversations(10, seed=23), emb, lookahead=1).rule.features
     with pytest.raises(InputError, match="unknown features"):
         calibrate(conversations(2, seed=22), emb, extra=("sim",))
+
+
+def test_arbiter_threshold_is_fitted_on_the_grey_zone():
+    from logichunk.memory import Verdict
+    from logichunk.memory.calibrate import arbiter_threshold
+
+    class Shifted:
+        """A scorer that is informative but badly centred (like a small LM's P(YES)): always below 0.5."""
+
+        name = "shifted"
+
+        def __init__(self):
+            self.calls = 0
+
+        def judge(self, q):
+            self.calls += 1
+            s = 0.4 * (1.0 - q.features["novelty"])
+            return Verdict(s >= 0.5, s, self.name)
+
+    emb = HashEmbedder(128)
+    convs = conversations(10, seed=31)
+    cal = Calibration(embedder=emb.model_id, hi=1.0, lo=-1.0)
+    arb = Shifted()
+    th, info = arbiter_threshold(arb, convs, emb, cal)
+    assert arb.calls == info["questions"] > 0
+    assert 0.0 < th < 0.4 and info["balanced_accuracy"] > 0.7, (th, info)
+    assert info["mean_score_same"] > info["mean_score_new"]
+    c2 = cal.with_(arbiter_thresholds={"lm": th})
+    assert Calibration.from_dict(c2.to_dict()).arbiter_thresholds == {"lm": th}

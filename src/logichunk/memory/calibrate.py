@@ -34,8 +34,8 @@ from .block import LogicalBlock, anchor_text, is_filler
 from .calibration import ONLINE_FEATURES, OPTIONAL_FEATURES, REVIEW_FEATURES, Calibration, Logistic
 from .perception import Perception
 
-__all__ = ["LabelledConversation", "calibrate", "conversations_from_units", "cosine_baseline", "pk_of",
-           "segment"]
+__all__ = ["LabelledConversation", "arbiter_threshold", "calibrate", "conversations_from_units", "cosine_baseline",
+           "pk_of", "segment"]
 
 
 @dataclass(frozen=True)
@@ -276,3 +276,53 @@ def calibrate(convs: Sequence[LabelledConversation], embedder: Any, *, lookahead
                  "topic_starts": sum(len(c.starts) for c in convs), "embedded_anchors": vectors.count,
                  "seconds": round(time.perf_counter() - t0, 1), **report})
     return cal.with_(baseline_threshold=round(bth, 6), source=info)
+
+
+class _Recorder:
+    """Wraps an arbiter during teacher forcing: keeps (score, truly the same topic) per question."""
+
+    def __init__(self, inner: Any, conv: LabelledConversation) -> None:
+        self.inner = inner
+        self.name = getattr(inner, "name", "arbiter")
+        self.reads_text = getattr(inner, "reads_text", True)
+        self.conv = conv
+        self.turn = 0
+        self.seen: list[tuple[float, bool]] = []
+
+    def judge(self, q: Any) -> Any:
+        v = self.inner.judge(q)
+        self.seen.append((float(v.score), self.turn not in self.conv.starts))
+        return v
+
+
+def arbiter_threshold(arbiter: Any, convs: Sequence[LabelledConversation], embedder: Any, calibration: Calibration,
+                      *, progress: Callable[[str], None] | None = None) -> tuple[float, dict[str, Any]]:
+    """The threshold on a scoring arbiter's ``score`` (P(same topic) of an LM, a reranker's score) that
+    best separates same-topic from new-topic turns in the grey zone of ``calibration``: the perception
+    is teacher-forced (each question is asked about the true topic), and the threshold maximises the
+    balanced accuracy. Why: an LM's P(YES) is not calibrated at 0.5 (the packaged 0.5B model says NO
+    far too often). Costs one arbiter call per grey-zone turn of ``convs``."""
+    scores: list[tuple[float, bool]] = []
+    vectors = _Vectors(convs, embedder, calibration.short_tokens, None)
+    base = calibration.with_(lookahead=0)
+    for i, c in enumerate(convs):
+        rec = _Recorder(arbiter, c)
+        p = Perception(embedder=embedder, calibration=base, arbiter=rec)
+        for t, b in enumerate(c.blocks):
+            rec.turn = t
+            p.observe(b, vector=vectors.get(i, t), _forced=t in c.starts)
+        scores.extend(rec.seen)
+        if progress:
+            progress(f"arbiter asked {len(scores)} question(s) in {i + 1}/{len(convs)} conversation(s)")
+    if not scores or all(s for _, s in scores) or not any(s for _, s in scores):
+        raise InputError("the grey zone of these conversations holds no questions of both kinds to fit on")
+    x = np.asarray([a for a, _ in scores])
+    same = np.asarray([b for _, b in scores])
+    best, best_acc = 0.5, -1.0
+    for th in np.unique(np.quantile(x, np.linspace(0.02, 0.98, 49))):
+        pred = x >= th
+        acc = 0.5 * (pred[same].mean() + (~pred[~same]).mean())
+        if acc > best_acc:
+            best, best_acc = float(th), float(acc)
+    return best, {"questions": len(scores), "same_topic": int(same.sum()), "balanced_accuracy": round(best_acc, 4),
+                  "mean_score_same": round(float(x[same].mean()), 4), "mean_score_new": round(float(x[~same].mean()), 4)}

@@ -132,6 +132,8 @@ class Calibration:
       ``>= review_threshold`` (``lookahead=0``: no review, the immediate decisions are final).
     * ``min_topic_turns`` — a topic holds at least this many turns before a new split can close it.
     * ``baseline_threshold`` — the plain cosine baseline (split when cosine of adjacent turns is below).
+    * ``arbiter_thresholds`` — fitted thresholds of scoring arbiters by name (``{"lm": 0.31}``): an
+      LM's P(YES) is not calibrated at 0.5.
     """
 
     embedder: str = ""
@@ -147,6 +149,7 @@ class Calibration:
     review_threshold: float = 0.5
     min_topic_turns: int = 1
     baseline_threshold: float = 0.3
+    arbiter_thresholds: Mapping[str, float] = field(default_factory=dict)
     source: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -172,6 +175,7 @@ class Calibration:
         d["rule"] = self.rule.to_dict() if self.rule else None
         d["review"] = self.review.to_dict() if self.review else None
         d["source"] = dict(self.source)
+        d["arbiter_thresholds"] = dict(self.arbiter_thresholds)
         return d
 
     def save(self, path: str | Path) -> None:

@@ -237,6 +237,17 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                         extra=[f.strip() for f in (args.extra or "").split(",") if f.strip()],
                         source={"sets": used, "embedder_spec": args.embedder},
                         progress=None if args.quiet else _note)
+        if args.fit_lm:
+            from ..models.lm import load_lm
+            from .arbiter import LMArbiter
+            from .calibrate import arbiter_threshold
+
+            lm_convs = conversations_from_units(docs[: args.fit_lm])
+            th, info = arbiter_threshold(LMArbiter(load_lm(args.lm or None)), lm_convs, embedder, cal,
+                                         progress=None if args.quiet else _note)
+            src = dict(cal.source)
+            src["lm_threshold_fit"] = {**info, "conversations": len(lm_convs)}
+            cal = cal.with_(arbiter_thresholds={**cal.arbiter_thresholds, "lm": round(th, 6)}, source=src)
     finally:
         if cache is not None:
             cache.close()
@@ -344,6 +355,9 @@ def add_parser(subparsers: Any) -> None:
                    help="leave these features out of the rules (comma list; ablations, e.g. sim,sim_prev,window_sim)")
     c.add_argument("--with", dest="extra", metavar="FEATURES",
                    help="add optional features to the rules (question: helps within chit-chat, hurts transfer)")
+    c.add_argument("--fit-lm", type=_nonneg, default=0, metavar="N",
+                   help="also fit the LM arbiter's threshold on the first N conversations (one LM call per grey turn)")
+    c.add_argument("--lm", metavar="PATH", help="local LM folder for --fit-lm (default: the packaged Qwen2.5-0.5B)")
     c.add_argument("--out", required=True, help="calibration JSON to write")
     c.add_argument("--cache", metavar="DB", help="keep the embeddings in this SQLite file (a store): a second "
                                                  "calibration with the same model and data embeds nothing")

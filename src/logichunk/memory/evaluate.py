@@ -8,7 +8,8 @@ as its user text; the previous unit is its anchor's context). The methods:
 * ``memory-online`` — steps 1-3 (heuristic, screen, default rule), immediate decisions only;
 * ``memory`` — the full pipeline: steps 1-3 and the review (the calibration's ``lookahead``);
 * ``memory-lm`` / ``memory-lm-online`` — the same with the LM arbiter (the packaged Qwen2.5-0.5B, or
-  ``$LOGICHUNK_LM``) in the grey zone; slow on a CPU, so run by name;
+  ``$LOGICHUNK_LM``) in the grey zone, its threshold from the calibration's ``arbiter_thresholds["lm"]``
+  (``logichunk memory calibrate --fit-lm N``; 0.5 without); slow on a CPU, so run by name;
 * ``memory-llm`` / ``memory-llm-online`` — the LLM arbiter over an OpenAI-compatible endpoint named by
   ``$LOGICHUNK_MEMORY_LLM`` (``openai:http://host:port/v1#model``), the rule as its fallback.
 
@@ -81,10 +82,34 @@ class CosineBaseline:
         return np.flatnonzero(sims < self.threshold).astype(np.int64)
 
 
-def _lm_arbiter() -> LMArbiter:
-    from ..models.lm import load_lm
+class _Memo:
+    """One arbiter shared by the harness's methods, its verdicts remembered by (summary, query): the
+    online and the full pipeline ask the same questions, and an LM call costs a second on a CPU."""
 
-    return LMArbiter(load_lm(os.environ.get("LOGICHUNK_LM") or None))
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.memo: dict[tuple[str, str, str], Any] = {}
+
+    def judge(self, q: Any) -> Any:
+        key = (q.summary, q.query, q.language)
+        if key not in self.memo:
+            self.memo[key] = self.inner.judge(q)
+        return self.memo[key]
+
+
+_SHARED: dict[str, _Memo] = {}
+
+
+def _lm_arbiter(cal: Calibration) -> _Memo:
+    spec = os.environ.get("LOGICHUNK_LM") or ""
+    threshold = float(cal.arbiter_thresholds.get("lm", 0.5))
+    key = f"{spec}@{threshold}"
+    if key not in _SHARED:
+        from ..models.lm import load_lm
+
+        _SHARED[key] = _Memo(LMArbiter(load_lm(spec or None), threshold=threshold))
+    return _SHARED[key]
 
 
 def _llm_arbiter(cal: Calibration) -> LLMArbiter:
@@ -109,7 +134,7 @@ def make_runner(kind: str, settings: Any) -> Any:
     base = kind.removesuffix("-online")
     arbiter = None
     if base == "memory-lm":
-        arbiter = _lm_arbiter()
+        arbiter = _lm_arbiter(cal)
     elif base == "memory-llm":
         arbiter = _llm_arbiter(cal)
     elif base != "memory":
