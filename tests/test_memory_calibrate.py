@@ -134,3 +134,9 @@ def test_arbiter_threshold_is_fitted_on_the_grey_zone():
     assert info["mean_score_same"] > info["mean_score_new"]
     c2 = cal.with_(arbiter_thresholds={"lm": th})
     assert Calibration.from_dict(c2.to_dict()).arbiter_thresholds == {"lm": th}
+
+
+def test_hash_embedders_of_other_dimensions_share_the_hash_calibration():
+    cal, note = default_calibration(HashEmbedder(64).model_id)
+    assert cal.embedder == HashEmbedder(64).model_id and "other dimension" in note
+    assert cal.rule == default_calibration(HashEmbedder().model_id)[0].rule

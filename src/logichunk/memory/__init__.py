@@ -15,7 +15,7 @@ See :mod:`logichunk.memory.perception` for the steps, :mod:`.arbiter` for the gr
 from .arbiter import Arbiter, ArbiterQuery, LLMArbiter, LMArbiter, RerankerArbiter, RuleArbiter, Verdict
 from .archive import Archiver, TopicHit, TopicRecord, conversations, load_conversation, search_topics, topics
 from .block import STOP_PHRASES, LogicalBlock, ToolCall, anchor_text, is_filler
-from .calibrate import LabelledConversation, calibrate, conversations_from_units
+from .calibrate import LabelledConversation, arbiter_threshold, calibrate, conversations_from_units
 from .calibration import Calibration, Logistic, default_calibration
 from .dialogs import Conversation, read_conversations
 from .perception import Action, Decision, Episode, Perception, Revision, Step, replay, topic_summary
@@ -24,6 +24,6 @@ __all__ = [
     "STOP_PHRASES", "Action", "Arbiter", "ArbiterQuery", "Archiver", "Calibration", "Conversation", "Decision",
     "Episode", "LLMArbiter", "LMArbiter", "LabelledConversation", "LogicalBlock", "Logistic", "Perception",
     "RerankerArbiter", "Revision", "RuleArbiter", "Step", "ToolCall", "TopicHit", "TopicRecord", "Verdict",
-    "anchor_text", "calibrate", "conversations", "conversations_from_units", "default_calibration",
+    "anchor_text", "arbiter_threshold", "calibrate", "conversations", "conversations_from_units", "default_calibration",
     "is_filler", "load_conversation", "read_conversations", "replay", "search_topics", "topic_summary", "topics",
 ]

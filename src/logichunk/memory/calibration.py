@@ -225,12 +225,16 @@ def _shipped() -> dict[str, Calibration]:
 def default_calibration(model_id: str) -> tuple[Calibration, str]:
     """The shipped calibration for an embedder's model id, and a note ('' when one matched).
 
-    Matching ignores the cache/dimension details after the family name (``hash-…``, ``e5-small-q4:…``)
-    only when no exact match exists, and says so."""
+    A hash embedder of another dimension gets the shipped hash calibration (same features, the cosine
+    keeps its scale), with a note; any other model gets seed thresholds and a lexical-only rule."""
     shipped = _shipped()
     if model_id in shipped:
         return shipped[model_id], ""
     base = next((c for c in shipped.values() if c.embedder.startswith("hash")), None)
+    if base is not None and model_id.startswith("hash-v1-d"):
+        # the same hashed features in fewer or more buckets: cosines keep their scale, with more noise
+        return base.with_(embedder=model_id), (f"calibration of {base.embedder} used for {model_id} (same features, "
+                                               "other dimension)")
     rule = None
     if base is not None and base.rule is not None:
         # keep only the lexical part of the hash rule: the cosine features are embedder-specific
