@@ -404,7 +404,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--format", choices=["text", "jsonl"], default="text")
     v.set_defaults(func=cmd_version)
 
-    for module in ("logichunk.store.cli", "logichunk.eval.cli", "logichunk.service.cli", "logichunk.retrieve.graph_cli"):
+    for module in ("logichunk.store.cli", "logichunk.eval.cli", "logichunk.service.cli", "logichunk.retrieve.graph_cli",
+                   "logichunk.memory.cli"):
         try:
             mod = __import__(module, fromlist=["add_parser"])
         except ImportError:

@@ -72,6 +72,8 @@ class Settings:
     graph_early_stop: bool = True  # SSG stops when the best next hop is no more similar than the last one
     graph_min_sentences: int = 10  # a walk stops once it has collected this many sentences
     graph_max_results: int = 10  # sentences returned (ranked against the query)
+    # --- conversation memory: a `logichunk memory calibrate` file ("" = the shipped one for the embedder)
+    memory_calibration: str = ""
     # --- logic-chain chunking defaults
     chunk_sizes: tuple[int, ...] = (1000, 500, 200)
     unit: str = "chars"

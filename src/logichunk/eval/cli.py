@@ -77,7 +77,8 @@ def _settings(args: argparse.Namespace, need_embedder: bool = True):
     from .methods import Settings
 
     emb, name = _embedder(args.embedder) if need_embedder else (None, args.embedder)
-    return Settings(size=args.size, unit=args.unit, embedder=emb, embedder_name=name)
+    return Settings(size=args.size, unit=args.unit, embedder=emb, embedder_name=name,
+                    calibration=getattr(args, "calibration", None))
 
 
 def _runners(specs, settings) -> list[tuple[Any, Any]]:
@@ -168,7 +169,8 @@ def cmd_segmentation(args: argparse.Namespace) -> int:
         _note(note)
         return 0
     specs = select_methods(args.methods, "segmentation")
-    need = any(s.name in ("cliff", "langchain-semantic", "llamaindex-semantic", "chonkie-semantic") for s in specs)
+    need = any(s.name in ("cliff", "langchain-semantic", "llamaindex-semantic", "chonkie-semantic")
+               or s.name.startswith("memory") for s in specs)
     settings = _settings(args, need)
     runners = _runners(specs, settings)
     if not runners:
@@ -178,7 +180,8 @@ def cmd_segmentation(args: argparse.Namespace) -> int:
     all_rows: list[dict[str, Any]] = []
     t0 = time.perf_counter()
     for ds in sets:
-        docs = read_segmentation(ds.path, args.limit)
+        skip = getattr(args, "skip", 0) or 0
+        docs = read_segmentation(ds.path, None if args.limit is None else args.limit + skip)[skip:]
         name = f"{ds.path.parent.name}/{ds.name}"
         for spec, runner in runners:
             with warnings.catch_warnings():
@@ -188,7 +191,12 @@ def cmd_segmentation(args: argparse.Namespace) -> int:
             for n in out.notes:
                 _note(n)
             for r in out.rows:
-                r["embedder"] = settings.embedder_name if spec.name in ("cliff",) or spec.peer else None
+                memory = spec.name.startswith("memory")
+                r["embedder"] = settings.embedder_name if spec.name in ("cliff",) or spec.peer or memory else None
+                if memory:
+                    r["calibration"] = args.calibration
+                if skip:
+                    r["skip"] = skip
                 printer.row(r)
             all_rows.extend(out.rows)
             if out.curve is not None and not args.no_save:
@@ -362,6 +370,11 @@ def add_parser(subparsers) -> None:
     _common(s, "segmentation")
     s.add_argument("--oracle", action="store_true",
                    help="also score each signal with the gold number of boundaries (rows named METHOD@gold-k)")
+    s.add_argument("--skip", type=int, default=0, metavar="N",
+                   help="leave out the first N documents of each set (then --limit counts from there)")
+    s.add_argument("--calibration", metavar="FILE",
+                   help="memory-* methods: thresholds from `logichunk memory calibrate` (default: the shipped "
+                        "calibration of the embedder)")
     s.set_defaults(func=cmd_segmentation)
 
     c = sub.add_parser("chunking", help="chunk, embed, retrieve within a token budget; span recall/precision/IoU")

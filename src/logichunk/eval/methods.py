@@ -52,6 +52,7 @@ class Settings:
     unit: str = "tokens"
     embedder: Any = None
     embedder_name: str = "hash"
+    calibration: str | None = None  # conversation memory: a `logichunk memory calibrate` file
 
     def count(self, text: str) -> int:
         return int(get_measure(self.unit).prefix(text)[-1])
@@ -548,6 +549,15 @@ class _TextTiling:
         return np.unique(j[j <= n - 2])
 
 
+def _memory(kind: str) -> Callable[[Settings], Any]:
+    def make(s: Settings) -> Any:
+        from ..memory.evaluate import make_runner
+
+        return make_runner(kind, s)
+
+    return make
+
+
 # --------------------------------------------------------------------------- the registry
 
 _SEG, _CH = "segmentation", "chunking"
@@ -587,6 +597,20 @@ METHODS: dict[str, MethodSpec] = {m.name: m for m in [
           "Chonkie SemanticChunker (our embedder)"),
     _spec("semchunk", "peer", {_CH}, ["semchunk"], _Semchunk, "semchunk (our token counter)"),
     _spec("texttiling", "peer", {_SEG}, ["nltk"], _TextTiling, "nltk TextTilingTokenizer (Hearst 1997)"),
+    _spec("memory-cosine", "baseline", {_SEG}, ["logichunk.memory"], _memory("memory-cosine"),
+          "baseline: conversation memory's plain cosine threshold on adjacent turns (calibrated)"),
+    _spec("memory-online", "logichunk", {_SEG}, ["logichunk.memory"], _memory("memory-online"),
+          "logichunk: conversation memory, immediate decisions (heuristic, screen, calibrated rule)"),
+    _spec("memory", "logichunk", {_SEG}, ["logichunk.memory"], _memory("memory"),
+          "logichunk: conversation memory, full pipeline (immediate decisions + lookahead review)"),
+    _spec("memory-lm", "logichunk", {_SEG}, ["logichunk.memory"], _memory("memory-lm"),
+          "logichunk: conversation memory with the LM arbiter (packaged Qwen2.5-0.5B, YES/NO log-probs)", slow=True),
+    _spec("memory-lm-online", "logichunk", {_SEG}, ["logichunk.memory"], _memory("memory-lm-online"),
+          "logichunk: conversation memory with the LM arbiter, immediate decisions only", slow=True),
+    _spec("memory-llm", "logichunk", {_SEG}, ["logichunk.memory"], _memory("memory-llm"),
+          "logichunk: conversation memory with the LLM arbiter ($LOGICHUNK_MEMORY_LLM endpoint)", slow=True),
+    _spec("memory-llm-online", "logichunk", {_SEG}, ["logichunk.memory"], _memory("memory-llm-online"),
+          "logichunk: conversation memory with the LLM arbiter, immediate decisions only", slow=True),
 ]}
 
 # Install hints for missing peers (the `eval` extra pins them all).

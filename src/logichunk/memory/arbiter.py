@@ -1,0 +1,184 @@
+"""Step 3: who decides a turn whose cosine to the topic kernel falls in the grey zone.
+
+An :class:`Arbiter` gets an :class:`ArbiterQuery` (a summary of the current topic, the new query, its
+anchor, the cosine and the online features) and answers a :class:`Verdict`: same topic or not, a score
+(P(same topic) where the arbiter has one) and its own name, which the decision records. Four ship:
+
+* :class:`RuleArbiter` — the calibrated default: a logistic rule over the online features (cosine to
+  the kernel and to the previous turn, lexical novelty of the turn and of what preceded it, topic
+  length), fitted by ``logichunk memory calibrate``. No model, microseconds.
+* :class:`RerankerArbiter` — any cross-encoder / reranker (``score(query, texts) -> array``, the
+  protocol :mod:`logichunk.retrieve` uses) scoring the pair (topic summary, new query).
+* :class:`LMArbiter` — a causal LM as the scorer: P(YES) of the same-task question through its chat
+  template, from :meth:`~logichunk.models.lm.LanguageModel.option_logprobs` (the packaged
+  Qwen2.5-0.5B works offline).
+* :class:`LLMArbiter` — a chat LLM over the OpenAI-compatible client, answering YES or NO. A failed
+  call or an answer that is neither falls back to another arbiter (the rule by default), and the
+  verdict says so: the conversation never stops because an endpoint did.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from ..errors import LogichunkError
+from .calibration import Calibration
+
+__all__ = [
+    "Arbiter", "ArbiterQuery", "LLMArbiter", "LMArbiter", "RerankerArbiter", "RuleArbiter", "Verdict",
+    "same_task_messages",
+]
+
+
+@dataclass(frozen=True)
+class ArbiterQuery:
+    """What an arbiter sees: ``summary`` of the current topic, the new ``query``, its ``anchor`` text,
+    ``similarity`` (cosine of the anchor to the topic kernel) and the online ``features``."""
+
+    summary: str
+    query: str
+    anchor: str
+    similarity: float
+    features: Mapping[str, float] = field(default_factory=dict)
+    language: str = "en"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """``same_topic``; ``score`` in [0, 1] = P(same topic) (1/0 for a plain YES/NO); ``arbiter`` = the
+    name of whoever decided (a fallback names itself); ``detail`` says why, briefly."""
+
+    same_topic: bool
+    score: float
+    arbiter: str
+    detail: str = ""
+
+
+@runtime_checkable
+class Arbiter(Protocol):
+    name: str
+
+    def judge(self, query: ArbiterQuery) -> Verdict: ...
+
+
+class RuleArbiter:
+    """The calibrated default rule: ``P(same) = calibration.rule(features)``, same when
+    ``P >= calibration.rule_threshold``; without a fitted rule, the midpoint of the grey zone."""
+
+    name = "rule"
+    reads_text = False  # it judges from the features alone
+
+    def __init__(self, calibration: Calibration) -> None:
+        self.calibration = calibration
+
+    def judge(self, query: ArbiterQuery) -> Verdict:
+        c = self.calibration
+        if c.rule is None:
+            mid = (c.hi + c.lo) / 2
+            return Verdict(query.similarity >= mid, float(query.similarity), self.name, f"cosine vs midpoint {mid:.2f}")
+        p = c.rule.prob(query.features)
+        return Verdict(p >= c.rule_threshold, p, self.name, f"P(same)={p:.2f} vs {c.rule_threshold:.2f}")
+
+
+class _Reranker(Protocol):
+    def score(self, query: str, texts: Sequence[str]) -> np.ndarray: ...
+
+
+class RerankerArbiter:
+    """A cross-encoder or reranker scores (new query, topic summary); same topic when the score is at
+    least ``threshold`` (set it for the reranker's scale; 0.5 suits one that outputs probabilities)."""
+
+    def __init__(self, reranker: _Reranker, *, threshold: float = 0.5, name: str = "reranker") -> None:
+        self.reranker = reranker
+        self.threshold = float(threshold)
+        self.name = name
+
+    def judge(self, query: ArbiterQuery) -> Verdict:
+        s = float(np.asarray(self.reranker.score(query.query, [query.summary]), dtype=np.float64).reshape(-1)[0])
+        return Verdict(s >= self.threshold, s, self.name, f"score {s:.3f} vs {self.threshold:.3f}")
+
+
+# --------------------------------------------------------------------------- the same-task question
+
+_PROMPTS = {
+    "en": (
+        "You track the topic of a conversation between a user and an assistant. Decide whether the new "
+        "message continues the current task flow. Causal, progressive or referring relations count as the "
+        "same task flow: writing code and then running, deploying, testing or fixing it; a bug report and "
+        "its fix; a follow-up question that refers back to the task. A request about an unrelated subject "
+        "is a new task. Answer with one word: YES (same task flow) or NO (new task).",
+        "Current task (summary of the conversation so far):\n{summary}\n\nNew message:\n{query}\n\n"
+        "Same task flow? Answer YES or NO.",
+    ),
+    "zh": (
+        "你负责跟踪用户与助手对话的话题。判断新消息是否延续当前的任务流。因果、递进或指代关系都算同一任务流："
+        "写完代码再运行、部署、测试或修复；报告错误再修复；回指当前任务的追问。与当前任务无关的新请求算新任务。"
+        "只回答一个词：YES（同一任务流）或 NO（新任务）。",
+        "当前任务（到目前为止的对话摘要）：\n{summary}\n\n新消息：\n{query}\n\n是否同一任务流？回答 YES 或 NO。",
+    ),
+}
+
+
+def same_task_messages(query: ArbiterQuery) -> list[dict[str, str]]:
+    """The chat messages of the same-task question (Chinese when the turn is Chinese)."""
+    system, user = _PROMPTS["zh" if query.language.startswith("zh") else "en"]
+    return [{"role": "system", "content": system},
+            {"role": "user", "content": user.format(summary=query.summary, query=query.query)}]
+
+
+class LMArbiter:
+    """A causal LM as the scorer: ``P(YES) / (P(YES) + P(NO))`` after the same-task question; same
+    topic when it is at least ``threshold``. Any :class:`~logichunk.models.lm.LanguageModel` works
+    (``load_default_lm()`` is the packaged Qwen2.5-0.5B)."""
+
+    def __init__(self, lm: Any, *, threshold: float = 0.5, name: str = "lm") -> None:
+        self.lm = lm
+        self.threshold = float(threshold)
+        self.name = name
+
+    def judge(self, query: ArbiterQuery) -> Verdict:
+        lp = np.asarray(self.lm.option_logprobs(same_task_messages(query), ["YES", "NO"]), dtype=np.float64)
+        m = lp.max()
+        p = float(np.exp(lp[0] - m) / np.exp(lp - m).sum())
+        return Verdict(p >= self.threshold, p, self.name, f"P(YES)={p:.2f}")
+
+
+_YES = re.compile(r"^\W*(?:(?:yes|y|same)\b|是|对|相同|同一)", re.IGNORECASE)
+_NO = re.compile(r"^\W*(?:(?:no|n|new|different)\b|否|不|新)", re.IGNORECASE)
+
+
+class LLMArbiter:
+    """A chat LLM (:class:`~logichunk.models.llm.LLM`: the OpenAI-compatible client, or a
+    :class:`~logichunk.models.llm.ScriptedLLM`) answering YES or NO. Errors and unclear answers go to
+    ``fallback`` (a :class:`RuleArbiter` is typical); ``failures`` counts them."""
+
+    def __init__(self, llm: Any, *, fallback: Arbiter | None = None, name: str = "llm", max_tokens: int = 4) -> None:
+        self.llm = llm
+        self.fallback = fallback
+        self.name = name
+        self.max_tokens = int(max_tokens)
+        self.failures = 0
+
+    def _fall(self, query: ArbiterQuery, why: str) -> Verdict:
+        self.failures += 1
+        if self.fallback is None:
+            raise LogichunkError(f"LLM arbiter: {why}, and no fallback arbiter is configured")
+        v = self.fallback.judge(query)
+        return Verdict(v.same_topic, v.score, v.arbiter, f"{self.name} {why}; {v.detail}")
+
+    def judge(self, query: ArbiterQuery) -> Verdict:
+        try:
+            answer = self.llm.complete(same_task_messages(query), max_tokens=self.max_tokens, temperature=0.0).text
+        except LogichunkError as e:
+            return self._fall(query, f"failed ({type(e).__name__}: {str(e)[:120]})")
+        text = answer.strip()
+        if _YES.match(text):
+            return Verdict(True, 1.0, self.name, f"answered {text[:20]!r}")
+        if _NO.match(text):
+            return Verdict(False, 0.0, self.name, f"answered {text[:20]!r}")
+        return self._fall(query, f"gave an unclear answer {text[:40]!r}")

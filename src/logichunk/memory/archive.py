@@ -1,0 +1,263 @@
+"""Finished topics into the store, and the topic index over them.
+
+Each closed :class:`~logichunk.memory.perception.Episode` becomes one store **document**: one chapter,
+one block per turn (``User: …`` / ``Assistant: …`` / ``Tool: …``), chunked and embedded like any other
+document, so every retrieval mode (:func:`logichunk.retrieve.retrieve`) finds it. Two small tables of
+this package keep what a document cannot:
+
+* ``memory_topics`` — per topic: conversation id, topic number, first/last turn, time range, title,
+  number of turns, and its **kernel** (the topic's mean anchor vector, with the embedder's model id):
+  the topic index that answers "what did we discuss about X" without touching the chunks;
+* ``memory_turns`` — per turn: the :class:`~logichunk.memory.block.LogicalBlock` as JSON and the block id
+  it became, so :func:`load_conversation` gives the conversation back exactly (user text, rewritten
+  query, reply, tool calls, timestamps, meta).
+
+Both reference the document (``ON DELETE CASCADE``): deleting a topic's document forgets the topic.
+The tables are created on first use with the store's own dialect (SQLite or PostgreSQL), in the
+store's transactions. A failed re-chunk (the embedder is down) keeps the topic stored with its blocks
+dirty for ``store.rechunk_dirty()`` later, and is counted in :attr:`Archiver.errors`, so a conversation
+never stops because indexing failed.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError, LogichunkError
+from ..store import schema
+from .block import LogicalBlock
+from .perception import Episode
+
+__all__ = ["Archiver", "TopicHit", "TopicRecord", "conversations", "load_conversation", "render_block",
+           "search_topics", "topics"]
+
+_TABLES = [
+    """CREATE TABLE IF NOT EXISTS memory_topics (
+        document_id TEXT PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+        project_id TEXT NOT NULL,
+        conversation_id TEXT NOT NULL,
+        topic_no {INT} NOT NULL,
+        start_turn {INT} NOT NULL,
+        end_turn {INT} NOT NULL,
+        started_at {REAL},
+        ended_at {REAL},
+        title TEXT NOT NULL,
+        turns {INT} NOT NULL,
+        model_id TEXT,
+        kernel {BLOB},
+        created_at {REAL} NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS memory_topics_conv ON memory_topics(project_id, conversation_id, topic_no)",
+    """CREATE TABLE IF NOT EXISTS memory_turns (
+        document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        conversation_id TEXT NOT NULL,
+        turn_no {INT} NOT NULL,
+        block_id TEXT,
+        data TEXT NOT NULL,
+        PRIMARY KEY (document_id, turn_no)
+    )""",
+    "CREATE INDEX IF NOT EXISTS memory_turns_conv ON memory_turns(conversation_id, turn_no)",
+]
+_ready: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
+
+
+def _ensure_tables(store: Any) -> None:
+    if _ready.get(store):
+        return
+    tokens = schema.DIALECTS[store.dialect]
+    with store.tx():
+        for stmt in _TABLES:
+            store._x(stmt.format(**tokens))
+    _ready[store] = True
+
+
+def render_block(block: LogicalBlock) -> str:
+    """The searchable text of one turn (a store block). Ends with a blank line, so a topic's blocks
+    read as a transcript."""
+    lines = [f"User: {block.user}"]
+    if block.rewritten_query is not None and block.rewritten_query.strip() and block.rewritten_query != block.user:
+        lines.append(f"(Rewritten: {block.rewritten_query})")
+    if block.assistant:
+        lines.append(f"Assistant: {block.assistant}")
+    for t in block.tool_calls:
+        res = " ".join(t.result.split())
+        lines.append(f"Tool: {t.name}({t.arguments})" + (f" -> {res[:300]}" if res else ""))
+    return "\n".join(lines) + "\n\n"
+
+
+class Archiver:
+    """Archives episodes of one conversation into ``store`` (see the module docstring).
+
+    ``rechunk=False`` stores the blocks dirty (chunk them later with ``store.rechunk_dirty()``)."""
+
+    def __init__(self, store: Any, conversation_id: str | None = None, *, rechunk: bool = True,
+                 kernel_model: str | None = None) -> None:
+        self.store = store
+        self.kernel_model = kernel_model  # model id of the embedder that made the kernels (default: the store's)
+        self.conversation_id = conversation_id or f"conv-{secrets.token_hex(4)}"
+        self.rechunk = rechunk
+        self.errors: list[str] = []
+        self.documents: list[str] = []
+        _ensure_tables(store)
+
+    def archive(self, episode: Episode) -> str:
+        """Store one episode as a document; returns its id."""
+        if not episode.blocks:
+            raise InputError("cannot archive an empty episode")
+        s = self.store
+        conv = episode.conversation_id or self.conversation_id
+        title = f"{episode.title} [{conv} #{episode.index}]"
+        kernel = None if episode.kernel is None else np.ascontiguousarray(episode.kernel, "<f4").tobytes()
+        model = (self.kernel_model or str(getattr(s.embedder, "model_id", ""))) if kernel is not None else None
+        with s.tx():
+            doc = s.add_document(title, [(episode.title, [render_block(b) for b in episode.blocks])],
+                                 source=f"memory:{conv}#{episode.index}")
+            chapter = s.chapters(doc)[0][0]
+            blocks = s.blocks(chapter)
+            s._x("INSERT INTO memory_topics(document_id, project_id, conversation_id, topic_no, start_turn, end_turn, "
+                 "started_at, ended_at, title, turns, model_id, kernel, created_at) "
+                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                 (doc, s.project_id, conv, episode.index, episode.start, episode.end, episode.started_at,
+                  episode.ended_at, episode.title, len(episode.blocks), model, kernel, time.time()))
+            s._xmany("INSERT INTO memory_turns(document_id, conversation_id, turn_no, block_id, data) VALUES (?, ?, ?, ?, ?)",
+                     [(doc, conv, episode.start + i, blocks[i].id, json.dumps(b.to_dict(), ensure_ascii=False))
+                      for i, b in enumerate(episode.blocks)])
+        self.documents.append(doc)
+        if self.rechunk:
+            try:
+                s.rechunk_chapter(chapter)
+            except LogichunkError as e:
+                self.errors.append(f"topic {episode.index}: {e}")
+        return doc
+
+
+# --------------------------------------------------------------------------- reading back
+
+
+@dataclass(frozen=True)
+class TopicRecord:
+    document_id: str
+    conversation_id: str
+    index: int
+    start: int
+    end: int
+    started_at: float | None
+    ended_at: float | None
+    title: str
+    turns: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"document_id": self.document_id, "conversation": self.conversation_id, "topic": self.index,
+                "start": self.start, "end": self.end, "started_at": self.started_at, "ended_at": self.ended_at,
+                "title": self.title, "turns": self.turns}
+
+
+_TOPIC_COLS = "document_id, conversation_id, topic_no, start_turn, end_turn, started_at, ended_at, title, turns"
+
+
+def _topic(r: Sequence[Any]) -> TopicRecord:
+    return TopicRecord(r[0], r[1], int(r[2]), int(r[3]), int(r[4]), None if r[5] is None else float(r[5]),
+                       None if r[6] is None else float(r[6]), r[7], int(r[8]))
+
+
+def topics(store: Any, conversation_id: str | None = None) -> list[TopicRecord]:
+    """Archived topics of the store's project (of one conversation), in conversation and turn order."""
+    _ensure_tables(store)
+    sql = f"SELECT {_TOPIC_COLS} FROM memory_topics WHERE project_id = ?"
+    params: list[Any] = [store.project_id]
+    if conversation_id is not None:
+        sql += " AND conversation_id = ?"
+        params.append(conversation_id)
+    return [_topic(r) for r in store._q(sql + " ORDER BY conversation_id, start_turn", params)]
+
+
+def conversations(store: Any) -> list[str]:
+    """Conversation ids with archived topics in the store's project."""
+    _ensure_tables(store)
+    return [r[0] for r in store._q("SELECT DISTINCT conversation_id FROM memory_topics WHERE project_id = ? "
+                                    "ORDER BY conversation_id", (store.project_id,))]
+
+
+def load_conversation(store: Any, conversation_id: str) -> list[LogicalBlock]:
+    """The archived turns of a conversation, in order, exactly as they were observed. Raises
+    :class:`InputError` when the conversation is unknown or has a gap (a topic deleted)."""
+    _ensure_tables(store)
+    rows = store._q("SELECT t.turn_no, t.data FROM memory_turns t JOIN memory_topics m ON m.document_id = t.document_id "
+                    "WHERE t.conversation_id = ? AND m.project_id = ? ORDER BY t.turn_no",
+                    (conversation_id, store.project_id))
+    if not rows:
+        raise InputError(f"no archived conversation {conversation_id!r} in this project")
+    nos = [int(r[0]) for r in rows]
+    if nos != list(range(nos[0], nos[0] + len(nos))):
+        raise InputError(f"conversation {conversation_id!r} has missing turns (a topic was deleted?)")
+    return [LogicalBlock.from_dict(json.loads(r[1])) for r in rows]
+
+
+@dataclass(frozen=True)
+class TopicHit:
+    """A topic found by :func:`search_topics`: its record, a score and the best matching text."""
+
+    topic: TopicRecord
+    score: float
+    text: str = ""
+    chunk_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.topic.to_dict(), "score": round(float(self.score), 4), "text": self.text,
+                "chunk_id": self.chunk_id}
+
+
+def search_topics(store: Any, query: str, top_k: int = 5, *, mode: str = "hybrid", conversation_id: str | None = None,
+                  since: float | None = None, until: float | None = None) -> list[TopicHit]:
+    """"What did we discuss about X": topics ranked by their best matching chunk (any retrieval
+    ``mode`` of :func:`logichunk.retrieve.retrieve`), or with ``mode="kernel"`` by the cosine of the
+    query to each topic's kernel. ``since``/``until`` keep topics whose time range overlaps."""
+    if not isinstance(query, str) or not query.strip():
+        raise InputError("the query is empty")
+    if top_k < 1:
+        raise InputError("top_k must be at least 1")
+    recs = {t.document_id: t for t in topics(store, conversation_id)}
+
+    def keep(t: TopicRecord) -> bool:
+        if since is not None and (t.ended_at if t.ended_at is not None else float("inf")) < since:
+            return False
+        return not (until is not None and (t.started_at if t.started_at is not None else float("-inf")) > until)
+
+    recs = {k: v for k, v in recs.items() if keep(v)}
+    if not recs:
+        return []
+    if mode == "kernel":
+        return _kernel_search(store, query, top_k, recs)
+    from ..retrieve import retrieve
+
+    hits = retrieve(store, query, mode=mode, top_k=max(top_k * 8, 40))
+    best: dict[str, TopicHit] = {}
+    for h in hits:
+        t = recs.get(h.doc_id)
+        if t is None or h.doc_id in best:
+            continue
+        m = h.chunk.meta
+        best[h.doc_id] = TopicHit(t, float(h.score), str(m.get("context_text") or m.get("text") or ""), h.chunk.id)
+    return sorted(best.values(), key=lambda x: -x.score)[:top_k]
+
+
+def _kernel_search(store: Any, query: str, top_k: int, recs: dict[str, TopicRecord]) -> list[TopicHit]:
+    model = str(store.embedder.model_id)
+    rows = [r for r in store._q("SELECT document_id, kernel, model_id FROM memory_topics WHERE project_id = ? "
+                                "AND kernel IS NOT NULL", (store.project_id,)) if r[0] in recs]
+    rows = [r for r in rows if r[2] == model]
+    if not rows:
+        return []
+    mat = np.stack([np.frombuffer(bytes(r[1]), dtype="<f4") for r in rows]).astype(np.float32)
+    q = np.asarray(store.embedder.embed([query], kind="query"), np.float32)[0]
+    sims = mat @ q
+    order = np.argsort(-sims, kind="stable")[:top_k]
+    return [TopicHit(recs[rows[i][0]], float(sims[i])) for i in order.tolist()]

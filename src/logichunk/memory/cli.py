@@ -1,0 +1,388 @@
+"""``logichunk memory``: replay a conversation through the perception, calibrate it, search topics.
+
+    logichunk memory replay dialog.jsonl [--format jsonl] [--embedder hash] [--calibration FILE]
+                                         [--arbiter rule|lm|llm --llm openai:URL#model] [--lookahead N]
+                                         [--db memory.db]      # also archive the topics into a store
+    logichunk memory calibrate --data FILE... [--docs 300:] --embedder hash --out calibration.json
+    logichunk memory topics ["what did we discuss about X"] --db memory.db [--mode hybrid|kernel]
+
+Input files: see :mod:`logichunk.memory.dialogs` (a turn per line, a conversation per line, or the
+labelled dialogue format of ``../shared/data/dialogue``, which replay scores against its labels).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+from ..errors import InputError, LogichunkError
+
+
+def _note(msg: str) -> None:
+    print(f"logichunk memory: {msg}", file=sys.stderr, flush=True)
+
+
+def _embedder(spec: str | None) -> Any:
+    from ..models import resolve_embedder
+
+    r = resolve_embedder(spec or "auto")
+    return r.model, r.description
+
+
+def _calibration(path: str | None, embedder: Any, config: str | None = None):
+    from ..config import Settings
+    from .evaluate import load_calibration
+
+    if not path:
+        path = Settings.load(config).memory_calibration or None
+    return load_calibration(path, embedder)
+
+
+def _arbiter(args: argparse.Namespace, cal) -> Any:
+    from .arbiter import LLMArbiter, LMArbiter, RuleArbiter
+
+    kind = args.arbiter
+    if args.llm and kind == "rule":
+        kind = "llm"
+    if kind == "rule":
+        return None
+    if kind == "lm":
+        from ..models.lm import load_lm
+
+        return LMArbiter(load_lm(args.lm or None))
+    if kind == "llm":
+        if not args.llm:
+            raise InputError("--arbiter llm needs --llm openai:http://host:port/v1#model")
+        from ..models.registry import resolve_llm
+
+        return LLMArbiter(resolve_llm(args.llm).model, fallback=RuleArbiter(cal))
+    raise InputError(f"unknown arbiter {kind!r}: use rule, lm or llm")
+
+
+def _short(text: str, n: int = 60) -> str:
+    t = " ".join(text.split())
+    return t if len(t) <= n else t[: n - 1] + "…"
+
+
+def _open_store(args: argparse.Namespace, embedder: Any):
+    from ..config import Settings
+    from ..store import Store
+
+    s = Settings.load(args.config, db=args.db, project=args.project)
+    return Store.open(s.db, settings=s, embedder=embedder)
+
+
+# --------------------------------------------------------------------------- replay
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from ..eval.metrics import boundary_counts, pk, prf, windowdiff
+    from .dialogs import read_conversations
+    from .perception import Perception, replay
+
+    convs = read_conversations(args.file)
+    embedder, desc = _embedder(args.embedder)
+    cal, cal_note = _calibration(args.calibration, embedder, args.config)
+    if args.lookahead is not None:
+        if args.lookahead and cal.review is None:
+            raise InputError("this calibration has no review model: --lookahead must be 0")
+        cal = cal.with_(lookahead=args.lookahead)
+    arbiter = _arbiter(args, cal)
+    if not args.quiet:
+        _note(f"embedder: {desc}; {cal_note}; arbiter: {getattr(arbiter, 'name', 'rule')}; "
+              f"lookahead {cal.lookahead} turn(s)")
+    store = _open_store(args, embedder) if args.db else None
+    jsonl = args.format == "jsonl"
+    totals = {"conversations": 0, "turns": 0, "episodes": 0, "splits": 0, "revisions": 0, "pk": [], "wd": [],
+              "counts": None}
+    t0 = time.perf_counter()
+    try:
+        for conv in convs:
+            p = Perception(store=store, embedder=embedder, calibration=cal, arbiter=arbiter,
+                           conversation_id=conv.id)
+            decisions, episodes = replay(conv.blocks, p)
+            starts = p.boundaries()
+            totals["conversations"] += 1
+            totals["turns"] += len(conv.blocks)
+            totals["episodes"] += len(episodes)
+            totals["splits"] += sum(1 for d in decisions if d.is_split and d.turn > 0)
+            totals["revisions"] += sum(len(d.revisions) for d in decisions)
+            score: dict[str, Any] = {}
+            if conv.gold_starts is not None:
+                import numpy as np
+
+                n = len(conv.blocks)
+                ref = np.asarray(sorted(s - 1 for s in conv.gold_starts), dtype=np.int64)
+                hyp = np.asarray(sorted(s - 1 for s in starts), dtype=np.int64)
+                score = {"pk": pk(ref, hyp, n), "windowdiff": windowdiff(ref, hyp, n)}
+                c = boundary_counts(ref, hyp, tolerance=1)
+                totals["counts"] = c if totals["counts"] is None else totals["counts"] + c
+                totals["pk"].append(score["pk"])
+                totals["wd"].append(score["windowdiff"])
+            if jsonl:
+                for d, b in zip(decisions, conv.blocks, strict=True):
+                    print(json.dumps({"type": "decision", "conversation": conv.id, **d.to_dict(),
+                                      "text": b.query}, ensure_ascii=False))
+                for e in episodes:
+                    print(json.dumps({"type": "episode", "conversation": conv.id,
+                                      **e.to_dict(with_blocks=args.blocks)}, ensure_ascii=False))
+                if score:
+                    print(json.dumps({"type": "score", "conversation": conv.id, **score}, ensure_ascii=False))
+            else:
+                _print_conversation(conv, decisions, episodes, score)
+    finally:
+        if store is not None:
+            store.close()
+    seconds = time.perf_counter() - t0
+    summary: dict[str, Any] = {k: totals[k] for k in ("conversations", "turns", "episodes", "splits", "revisions")}
+    summary["seconds"] = round(seconds, 3)
+    summary["turns_per_second"] = round(totals["turns"] / seconds, 1) if seconds > 0 else None
+    if totals["pk"]:
+        import numpy as np
+
+        _, _, f1 = prf(totals["counts"])
+        summary.update(pk=round(float(np.nanmean(totals["pk"])), 4), windowdiff=round(float(np.nanmean(totals["wd"])), 4),
+                       f1=round(f1, 4))
+    if jsonl:
+        print(json.dumps({"type": "summary", **summary}, ensure_ascii=False))
+    else:
+        print("summary: " + ", ".join(f"{k} {v}" for k, v in summary.items()))
+    return 0
+
+
+def _print_conversation(conv, decisions, episodes, score) -> None:
+    print(f"conversation {conv.id} ({len(conv.blocks)} turns)")
+    for d, b in zip(decisions, conv.blocks, strict=True):
+        who = f"{d.step}" + (f":{d.arbiter}" if d.arbiter else "")
+        sim = "" if d.similarity is None else f"cos {d.similarity:5.2f}"
+        gold = ""
+        if conv.gold_starts is not None and d.turn in conv.gold_starts:
+            gold = "  ◆gold"
+        print(f"  {d.turn:>4}  {str(d.action).upper():<12} {who:<16} {d.score:6.3f}  {sim:<9} {_short(b.query)}{gold}")
+        for r in d.revisions:
+            what = "boundary added" if str(r.action) == "split" else "boundary removed"
+            print(f"        ↳ review: {what} before turn {r.turn} (P={r.score:.2f})")
+    print("  episodes:")
+    for e in episodes:
+        doc = f"  doc {e.document_id}" if e.document_id else ""
+        print(f"    #{e.index:<3} turns {e.start}-{e.end} ({len(e.blocks)}){doc}  {_short(e.title, 70)}")
+    if score:
+        print(f"  Pk {score['pk']:.3f}  WindowDiff {score['windowdiff']:.3f}")
+
+
+# --------------------------------------------------------------------------- calibrate
+
+
+def _slice(spec: str | None) -> slice:
+    if not spec:
+        return slice(None)
+    a, sep, b = spec.partition(":")
+    try:
+        if not sep:
+            raise ValueError
+        return slice(int(a) if a.strip() else None, int(b) if b.strip() else None)
+    except ValueError:
+        raise InputError(f"--docs wants START:END (e.g. 300: or :100), got {spec!r}") from None
+
+
+class _StoreCached:
+    """An embedder whose vectors go through a store's persistent embedding cache (same model, kind and
+    text: read back, never embedded again), so calibrating twice with a slow model embeds once."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.model_id = store.model_id
+        self.dim = int(store.embedder.dim)
+
+    def embed(self, texts, *, kind: str = "passage"):
+        return self.store.embed(list(texts), kind=kind)
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from ..eval.readers import read_segmentation, resolve
+    from .calibrate import calibrate, conversations_from_units
+
+    sets, _ = resolve(args.data, "segmentation")
+    spans = args.docs or [":"]
+    if len(spans) not in (1, len(sets)):
+        raise InputError(f"--docs takes one START:END for every file, or one per file ({len(sets)}), got {len(spans)}")
+    docs = []
+    used = []
+    for k, ds in enumerate(sets):
+        span = spans[k if len(spans) > 1 else 0]
+        part = read_segmentation(ds.path)[_slice(span)]
+        if args.limit:
+            part = part[: args.limit]
+        docs.extend(part)
+        used.append({"data": str(ds.path), "docs": span, "n": len(part)})
+    if not docs:
+        raise InputError("no documents selected for calibration (check --docs / --limit)")
+    embedder, desc = _embedder(args.embedder)
+    cache = None
+    if args.cache:
+        from ..store import Store
+
+        cache = Store.open(args.cache, embedder=embedder, project="memory-calibration-cache")
+        embedder = _StoreCached(cache)
+        desc += f", embeddings cached in {args.cache}"
+    if not args.quiet:
+        _note(f"calibrating on {len(docs)} conversation(s) with {desc}")
+    try:
+        cal = calibrate(conversations_from_units(docs), embedder, lookahead=args.lookahead,
+                        lookahead_items=args.lookahead_items, short_tokens=args.short_tokens,
+                        without=[f.strip() for f in (args.without or "").split(",") if f.strip()],
+                        extra=[f.strip() for f in (args.extra or "").split(",") if f.strip()],
+                        source={"sets": used, "embedder_spec": args.embedder},
+                        progress=None if args.quiet else _note)
+        if args.fit_lm:
+            from ..models.lm import load_lm
+            from .arbiter import LMArbiter
+            from .calibrate import arbiter_threshold
+
+            lm_convs = conversations_from_units(docs[: args.fit_lm])
+            th, info = arbiter_threshold(LMArbiter(load_lm(args.lm or None)), lm_convs, embedder, cal,
+                                         progress=None if args.quiet else _note)
+            src = dict(cal.source)
+            src["lm_threshold_fit"] = {**info, "conversations": len(lm_convs)}
+            cal = cal.with_(arbiter_thresholds={**cal.arbiter_thresholds, "lm": round(th, 6)}, source=src)
+    finally:
+        if cache is not None:
+            cache.close()
+    cal.save(args.out)
+    rec = {k: v for k, v in cal.to_dict().items() if k not in ("rule", "review")}
+    rec["out"] = args.out
+    if args.format == "jsonl":
+        print(json.dumps(rec, ensure_ascii=False))
+    else:
+        src = rec.pop("source")
+        print(f"wrote {args.out}: hi {cal.hi:.4f}, lo {cal.lo:.4f}, rule threshold {cal.rule_threshold}, "
+              f"lookahead {cal.lookahead} (items {cal.lookahead_items}), review threshold {cal.review_threshold}, "
+              f"min topic turns {cal.min_topic_turns}, baseline threshold {cal.baseline_threshold:.4f}")
+        print("calibration Pk: " + ", ".join(f"{k[3:]} {v}" for k, v in src.items() if k.startswith("pk_")))
+    return 0
+
+
+# --------------------------------------------------------------------------- topics
+
+
+def cmd_topics(args: argparse.Namespace) -> int:
+    from .archive import search_topics, topics
+
+    embedder, _ = _embedder(args.embedder)
+    with _open_store(args, embedder) as store:
+        if args.query:
+            rows = [h.to_dict() for h in search_topics(store, args.query, args.top_k, mode=args.mode,
+                                                       conversation_id=args.conversation)]
+        else:
+            rows = [t.to_dict() for t in topics(store, args.conversation)]
+    for r in rows:
+        if args.format == "jsonl":
+            print(json.dumps(r, ensure_ascii=False))
+        else:
+            score = f"{r['score']:7.4f}  " if "score" in r else ""
+            print(f"{score}{r['conversation']} #{r['topic']:<3} turns {r['start']}-{r['end']}  {_short(r['title'], 60)}")
+    if not rows and args.format != "jsonl":
+        print("(no topics)")
+    return 0
+
+
+# --------------------------------------------------------------------------- parser
+
+
+def _limit(v: str) -> int:
+    try:
+        n = int(v)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {v!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return n
+
+
+def _nonneg(v: str) -> int:
+    try:
+        n = int(v)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {v!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError("must not be negative")
+    return n
+
+
+def _store_args(p: argparse.ArgumentParser, required: bool = False) -> None:
+    p.add_argument("--db", required=required, help="SQLite file or postgresql:// URL of the store")
+    p.add_argument("--project", help="project inside the store (default: default)")
+    p.add_argument("--config", help="TOML settings file (also $LOGICHUNK_CONFIG)")
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``memory`` and its verbs on the main CLI's subparsers."""
+    m = subparsers.add_parser("memory", help="conversation memory: replay, calibrate, topics",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = m.add_subparsers(dest="memory_verb", metavar="VERB")
+    sub.required = True
+
+    r = sub.add_parser("replay", help="observe each turn of a JSONL conversation; print decisions and episodes")
+    r.add_argument("file", help="JSONL file (- for stdin)")
+    r.add_argument("--format", choices=["text", "jsonl"], default="text")
+    r.add_argument("--embedder", default="auto", help="auto (E5 if installed, else hash), hash, e5, st:PATH, openai:URL#M")
+    r.add_argument("--calibration", metavar="FILE", help="thresholds from `logichunk memory calibrate`")
+    r.add_argument("--arbiter", choices=["rule", "lm", "llm"], default="rule",
+                   help="grey-zone arbiter: the calibrated rule (default), a local LM scorer, or a chat LLM")
+    r.add_argument("--llm", metavar="SPEC", help="chat endpoint for --arbiter llm: openai:http://host:port/v1#model")
+    r.add_argument("--lm", metavar="PATH", help="local LM folder for --arbiter lm (default: the packaged Qwen2.5-0.5B)")
+    r.add_argument("--lookahead", type=_nonneg, help="turns the review waits for (0: immediate decisions are final)")
+    r.add_argument("--blocks", action="store_true", help="jsonl: include each episode's turns")
+    r.add_argument("--quiet", action="store_true", help="no notes on stderr")
+    _store_args(r)
+    r.set_defaults(func=cmd_replay)
+
+    c = sub.add_parser("calibrate", help="fit thresholds and rules on labelled dialogues (Pk)")
+    c.add_argument("--data", nargs="+", required=True, metavar="PATH",
+                   help="labelled dialogue JSONL files or folders (the ../shared/data/dialogue format)")
+    c.add_argument("--docs", nargs="+", metavar="START:END",
+                   help="which documents: one slice for every file, or one per --data file (e.g. 300: :300)")
+    c.add_argument("--limit", type=_limit, help="at most N documents of each file (after --docs)")
+    c.add_argument("--embedder", default="auto", help="the embedder the calibration is for (default auto)")
+    c.add_argument("--lookahead", type=_nonneg, default=3, help="review after N turns (default 3; 0: no review)")
+    c.add_argument("--lookahead-items", type=_nonneg, default=0,
+                   help="review sooner once the turns after a gap hold N content items (default 0: off)")
+    c.add_argument("--short-tokens", type=_nonneg, default=5, help="filler turns are under N tokens (default 5)")
+    c.add_argument("--without", metavar="FEATURES",
+                   help="leave these features out of the rules (comma list; ablations, e.g. sim,sim_prev,window_sim)")
+    c.add_argument("--with", dest="extra", metavar="FEATURES",
+                   help="add optional features to the rules (question: helps within chit-chat, hurts transfer)")
+    c.add_argument("--fit-lm", type=_nonneg, default=0, metavar="N",
+                   help="also fit the LM arbiter's threshold on the first N conversations (one LM call per grey turn)")
+    c.add_argument("--lm", metavar="PATH", help="local LM folder for --fit-lm (default: the packaged Qwen2.5-0.5B)")
+    c.add_argument("--out", required=True, help="calibration JSON to write")
+    c.add_argument("--cache", metavar="DB", help="keep the embeddings in this SQLite file (a store): a second "
+                                                 "calibration with the same model and data embeds nothing")
+    c.add_argument("--format", choices=["text", "jsonl"], default="text")
+    c.add_argument("--quiet", action="store_true")
+    c.set_defaults(func=cmd_calibrate)
+
+    t = sub.add_parser("topics", help="list archived topics, or search them (what did we discuss about X)")
+    t.add_argument("query", nargs="?", help="search text; without it, list the topics")
+    t.add_argument("--conversation", help="only this conversation id")
+    t.add_argument("--mode", default="hybrid", choices=["basic", "parent", "hierarchical", "hybrid", "kernel"],
+                   help="retrieval mode over the topics' chunks, or kernel (topic vectors); default hybrid")
+    t.add_argument("--top-k", type=_limit, default=5)
+    t.add_argument("--embedder", default="auto", help="embedder of the store (default auto)")
+    t.add_argument("--format", choices=["table", "jsonl"], default="table")
+    _store_args(t, required=True)
+    t.set_defaults(func=cmd_topics)
+
+
+def main(argv: list[str] | None = None) -> int:  # pragma: no cover - convenience for python -m
+    p = argparse.ArgumentParser(prog="logichunk")
+    add_parser(p.add_subparsers(dest="verb"))
+    args = p.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except LogichunkError as e:
+        print(f"logichunk: error: {e}", file=sys.stderr)
+        return 2

@@ -1,0 +1,165 @@
+"""Archiving finished topics into the store (SQLite and PostgreSQL) and reading them back exactly."""
+
+# ruff: noqa: F811  (pytest fixtures imported from pg_fixture)
+from __future__ import annotations
+
+import pytest
+
+from logichunk.errors import InputError
+from logichunk.memory import (
+    Calibration,
+    LogicalBlock,
+    Perception,
+    ToolCall,
+    load_conversation,
+    replay,
+    search_topics,
+    topics,
+)
+from logichunk.memory.archive import conversations, render_block
+from logichunk.retrieve import retrieve
+from pg_fixture import CountingEmbedder, backend, make_store, pg_url  # noqa: F401
+
+CODE = [
+    LogicalBlock("写一个 Python 贪吃蛇游戏，用 pygame", "好的，这是贪吃蛇游戏的代码：import pygame ……蛇吃到食物会变长。",
+                 started_at=100.0, ended_at=104.5, meta={"lang": "zh"}),
+    LogicalBlock("继续", "加上了计分板和游戏结束画面。", started_at=110.0, ended_at=111.0),
+    LogicalBlock("报错了：pygame.error: video system not initialized", "需要先调用 pygame.init()，已修复。",
+                 rewritten_query="贪吃蛇游戏报错：pygame.error: video system not initialized",
+                 tool_calls=(ToolCall("run_python", '{"file": "snake.py"}', "Traceback ... pygame.error"),),
+                 started_at=120.0, ended_at=125.0),
+]
+TRIP = [
+    LogicalBlock("Plan a three day trip to Kyoto in April: temples, gardens and cherry blossoms",
+                 "Day 1: Kiyomizu-dera and Gion; day 2: Arashiyama bamboo grove; day 3: Fushimi Inari.",
+                 started_at=500.0, ended_at=502.0),
+    LogicalBlock("Which ryokan near Gion has a private onsen?", "Gion Hatanaka and Yoshi-ima both have private baths.",
+                 started_at=510.0, ended_at=512.0),
+]
+
+
+def two_topics(embedder) -> Calibration:
+    """With the 64-d hash embedder the anchors of these turns have cosines 0.44 (bug report vs the
+    game), 0.02 (Kyoto vs the game) and 0.35 (ryokan vs Kyoto): the screen alone splits once, between
+    the topics. Lookahead 0: a topic is archived as soon as the next one starts."""
+    return Calibration(embedder=embedder.model_id, hi=0.3, lo=0.1)
+
+
+def test_archive_round_trip(make_store):
+    emb = CountingEmbedder(64)
+    store = make_store(embedder=emb)
+    p = Perception(store=store, embedder=emb, calibration=two_topics(emb), conversation_id="chat-1")
+    blocks = CODE + TRIP
+    decisions, episodes = replay(blocks, p)
+    assert [e.start for e in episodes] == [0, 3], [d.reason for d in decisions]
+    assert all(e.document_id for e in episodes)
+    # exact reconstruction: text, rewritten query, tool calls, timestamps, meta
+    assert load_conversation(store, "chat-1") == blocks
+    recs = topics(store, "chat-1")
+    assert [(t.index, t.start, t.end, t.turns) for t in recs] == [(0, 0, 2, 3), (1, 3, 4, 2)]
+    assert (recs[0].started_at, recs[0].ended_at) == (100.0, 125.0) and recs[1].started_at == 500.0
+    assert recs[0].title.startswith("写一个 Python 贪吃蛇游戏") and conversations(store) == ["chat-1"]
+    # the topics are ordinary documents: chunked, embedded, found by every retrieval mode
+    doc_titles = {d[0]: d[1] for d in store.documents()}
+    assert "chat-1 #1" in doc_titles[episodes[1].document_id]
+    assert store.counts()["dirty_blocks"] == 0 and store.counts()["child"] > 0
+    for mode in ("basic", "parent", "hybrid", "hierarchical"):
+        hits = retrieve(store, "Kyoto ryokan onsen", mode=mode, top_k=3)
+        assert hits and hits[0].doc_id == episodes[1].document_id, mode
+    # the topic index: what did we discuss about X
+    hit = search_topics(store, "贪吃蛇 pygame 报错", top_k=2)[0]
+    assert hit.topic.index == 0 and "pygame" in hit.text
+    khit = search_topics(store, "Kyoto temples cherry blossoms", top_k=1, mode="kernel")
+    assert khit and khit[0].topic.index == 1
+    assert search_topics(store, "Kyoto", since=400.0, top_k=5)[0].topic.index == 1
+    assert all(h.topic.index == 0 for h in search_topics(store, "Kyoto", until=200.0, top_k=5))
+    # deleting a topic's document forgets it; the rest of the conversation still reads back
+    store.delete_document(episodes[0].document_id)
+    assert [t.index for t in topics(store, "chat-1")] == [1]
+    assert load_conversation(store, "chat-1") == TRIP
+
+
+def test_a_deleted_middle_topic_is_reported(make_store):
+    emb = CountingEmbedder(64)
+    store = make_store(embedder=emb)
+    p = Perception(store=store, embedder=emb, calibration=two_topics(emb), conversation_id="c")
+    _, episodes = replay(CODE + TRIP + CODE, p)
+    assert len(episodes) == 3
+    store.delete_document(episodes[1].document_id)
+    with pytest.raises(InputError, match="missing turns"):
+        load_conversation(store, "c")
+
+
+def test_two_conversations_and_unknown_ids(make_store):
+    emb = CountingEmbedder(64)
+    store = make_store(embedder=emb)
+    c = Calibration(embedder=emb.model_id, hi=1.0, lo=-1.0)
+    for cid, blocks in (("a", CODE), ("b", TRIP)):
+        replay(blocks, Perception(store=store, embedder=emb, calibration=c, conversation_id=cid))
+    assert load_conversation(store, "a") == CODE and load_conversation(store, "b") == TRIP
+    assert conversations(store) == ["a", "b"] and len(topics(store)) == 2
+    with pytest.raises(InputError, match="no archived conversation"):
+        load_conversation(store, "nope")
+    with pytest.raises(InputError, match="empty"):
+        search_topics(store, "  ")
+
+
+def test_indexing_failure_keeps_the_topic(tmp_path):
+    from logichunk.store import Store
+
+    emb = CountingEmbedder(64)
+    store = Store.open(str(tmp_path / "m.db"), embedder=emb)
+    emb.fail = True
+    c = Calibration(embedder=emb.model_id, hi=1.0, lo=-1.0)
+    p = Perception(store=store, embedder=CountingEmbedder(64), calibration=c, conversation_id="x")
+    replay(TRIP, p)
+    assert p.archiver.errors and "embedding service down" in p.archiver.errors[0]
+    assert load_conversation(store, "x") == TRIP
+    assert store.counts()["dirty_blocks"] == 2
+    emb.fail = False
+    store.rechunk_dirty()
+    assert store.counts()["dirty_blocks"] == 0 and retrieve(store, "ryokan onsen", mode="basic", top_k=1)
+    store.close()
+
+
+def test_render_block_reads_as_a_transcript():
+    text = render_block(CODE[2])
+    assert text.startswith("User: 报错了") and "(Rewritten: 贪吃蛇游戏报错" in text
+    assert 'Tool: run_python({"file": "snake.py"}) -> Traceback ... pygame.error' in text and text.endswith("\n\n")
+
+
+def test_a_store_failure_keeps_the_episode_for_retry(tmp_path):
+    from logichunk.store import Store
+
+    emb = CountingEmbedder(64)
+    store = Store.open(str(tmp_path / "m.db"), embedder=emb)
+    p = Perception(store=store, embedder=emb, calibration=two_topics(emb), conversation_id="r")
+    for b in CODE:
+        p.observe(b)
+    store.close()  # the database goes away mid-conversation
+    d = p.observe(TRIP[0])  # the game topic closes now and cannot be archived
+    assert d.closed and d.closed[0].document_id is None and p.archive_errors
+    assert "closed" in p.archive_errors[0]
+    p.archiver.store = Store.open(str(tmp_path / "m.db"), embedder=emb)  # back
+    done = p.retry_archive()
+    assert [e.index for e in done] == [0] and done[0].document_id and not p.unarchived
+    p.flush()
+    assert load_conversation(p.archiver.store, "r") == CODE + TRIP[:1]
+    p.archiver.store.close()
+
+
+def test_flush_starts_a_new_conversation(tmp_path):
+    from logichunk.store import Store
+
+    emb = CountingEmbedder(64)
+    store = Store.open(str(tmp_path / "m.db"), embedder=emb)
+    p = Perception(store=store, embedder=emb, calibration=two_topics(emb), conversation_id="first")
+    replay(CODE, p)  # replay ends with flush()
+    assert p.conversation_id != "first"
+    replay(TRIP, p)
+    p.flush("third")
+    assert load_conversation(store, "first") == CODE
+    second = [c for c in conversations(store) if c != "first"]
+    assert len(second) == 1 and load_conversation(store, second[0]) == TRIP
+    assert p.conversation_id == "third"
+    store.close()

@@ -1,0 +1,142 @@
+"""Fitting a calibration: the logistic fit, the whole procedure on synthetic labelled dialogues, and the
+JSON format."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from logichunk.errors import InputError
+from logichunk.memory import Calibration, Logistic, calibrate
+from logichunk.memory.calibrate import LabelledConversation, _Vectors, cosine_baseline, pk_of, segment
+from logichunk.memory.calibration import default_calibration
+from logichunk.models import HashEmbedder
+from memory_data import conversations
+
+
+def test_logistic_fit_recovers_a_planted_rule():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(4000, 3))
+    p = 1 / (1 + np.exp(-(2.0 * x[:, 0] - 1.0 * x[:, 2] + 0.5)))
+    y = (rng.random(4000) < p).astype(float)
+    m = Logistic.fit(x, y, ("a", "b", "c"), l2=0.1)
+    w = np.asarray(m.weights) / np.asarray(m.scale)
+    assert w[0] == pytest.approx(2.0, abs=0.25) and abs(w[1]) < 0.15 and w[2] == pytest.approx(-1.0, abs=0.2)
+    assert m.prob({"a": 1.0, "b": 0.0, "c": 0.0}) == pytest.approx(float(m.probs(np.array([[1.0, 0.0, 0.0]]))[0]))
+    assert m.prob({}) == pytest.approx(1 / (1 + np.exp(-m.bias)))  # missing features count as their means
+    with pytest.raises(InputError, match="both classes"):
+        Logistic.fit(x, np.ones(4000), ("a", "b", "c"))
+
+
+def test_calibrate_beats_the_baselines_on_held_out_dialogues():
+    emb = HashEmbedder(128)
+    train, test = conversations(30, seed=1), conversations(20, seed=2)
+    cal = calibrate(train, emb, lookahead=2)
+    assert cal.embedder == emb.model_id and cal.rule is not None and cal.review is not None
+    assert cal.source["conversations"] == 30 and cal.lo <= cal.hi
+    vecs = _Vectors(test, emb, cal.short_tokens, None)
+    memo: dict = {}
+    full = np.mean([pk_of(c, segment(c, i, vecs, cal, emb, memo)) for i, c in enumerate(test)])
+    online = np.mean([pk_of(c, segment(c, i, vecs, cal.with_(lookahead=0), emb, memo)) for i, c in enumerate(test)])
+    none = np.mean([pk_of(c, set()) for c in test])
+    _, _, base = cosine_baseline(test, emb, cal.baseline_threshold)
+    assert full < 0.15 < none, (full, none)
+    assert full <= online + 0.02 and full < base, (full, online, base)
+
+
+def test_calibrate_on_chinese_dialogues():
+    emb = HashEmbedder(128)
+    cal = calibrate(conversations(20, seed=4, lang="zh"), emb, lookahead=1)
+    test = conversations(10, seed=5, lang="zh")
+    vecs = _Vectors(test, emb, cal.short_tokens, None)
+    pk = np.mean([pk_of(c, segment(c, i, vecs, cal, emb, {})) for i, c in enumerate(test)])
+    assert pk < 0.2, pk
+
+
+def test_calibration_json_round_trip(tmp_path):
+    cal = calibrate(conversations(8, seed=6), HashEmbedder(64), lookahead=1)
+    cal.save(tmp_path / "c.json")
+    back = Calibration.load(tmp_path / "c.json")
+    assert back == cal
+    with pytest.raises(InputError, match="unknown calibration keys"):
+        Calibration.from_dict({**cal.to_dict(), "typo": 1})
+    with pytest.raises(InputError, match="not found"):
+        Calibration.load(tmp_path / "missing.json")
+    with pytest.raises(InputError):
+        Calibration(hi=0.2, lo=0.5)
+    with pytest.raises(InputError, match="review model"):
+        Calibration(lookahead=2)
+
+
+def test_calibrate_refuses_unusable_data():
+    from logichunk.memory import LogicalBlock
+
+    emb = HashEmbedder(64)
+    with pytest.raises(InputError, match="at least two turns"):
+        calibrate([], emb)
+    flat = [LabelledConversation("x", tuple(LogicalBlock(f"turn number {i} about trains and stations") for i in range(6)),
+                                 frozenset())]
+    with pytest.raises(InputError, match="boundary"):
+        calibrate(flat, emb)
+
+
+def test_shipped_calibrations_load_and_match_their_embedder():
+    cal, note = default_calibration(HashEmbedder().model_id)
+    assert note == "" and cal.embedder == HashEmbedder().model_id and cal.rule is not None
+    assert cal.source.get("sets"), "a shipped calibration says what it was fitted on"
+    other, note = default_calibration("some-other-model")
+    assert "no calibration" in note and all(not f.startswith("sim") for f in other.rule.features)
+
+
+def test_ablation_without_embedding_features():
+    emb = HashEmbedder(128)
+    cal = calibrate(conversations(12, seed=21), emb, lookahead=1, without=("sim", "sim_prev", "window_sim"))
+    assert not any(f.startswith(("sim", "window")) for f in cal.rule.features + cal.review.features)
+    assert (cal.hi, cal.lo) == (1.0, -1.0), "no cosine screen when the cosine is left out"
+    assert cal.source["without"] == ["sim", "sim_prev", "window_sim"]
+    with pytest.raises(InputError, match="unknown features"):
+        calibrate(conversations(2, seed=22), emb, without=("typo",))
+
+
+def test_optional_question_feature():
+    emb = HashEmbedder(128)
+    cal = calibrate(conversations(10, seed=23), emb, lookahead=1, extra=("question",))
+    assert "question" in cal.rule.features and "question" in cal.review.features
+    assert "question" not in calibrate(conversations(10, seed=23), emb, lookahead=1).rule.features
+    with pytest.raises(InputError, match="unknown features"):
+        calibrate(conversations(2, seed=22), emb, extra=("sim",))
+
+
+def test_arbiter_threshold_is_fitted_on_the_grey_zone():
+    from logichunk.memory import Verdict
+    from logichunk.memory.calibrate import arbiter_threshold
+
+    class Shifted:
+        """A scorer that is informative but badly centred (like a small LM's P(YES)): always below 0.5."""
+
+        name = "shifted"
+
+        def __init__(self):
+            self.calls = 0
+
+        def judge(self, q):
+            self.calls += 1
+            s = 0.4 * (1.0 - q.features["novelty"])
+            return Verdict(s >= 0.5, s, self.name)
+
+    emb = HashEmbedder(128)
+    convs = conversations(10, seed=31)
+    cal = Calibration(embedder=emb.model_id, hi=1.0, lo=-1.0)
+    arb = Shifted()
+    th, info = arbiter_threshold(arb, convs, emb, cal)
+    assert arb.calls == info["questions"] > 0
+    assert 0.0 < th < 0.4 and info["balanced_accuracy"] > 0.7, (th, info)
+    assert info["mean_score_same"] > info["mean_score_new"]
+    c2 = cal.with_(arbiter_thresholds={"lm": th})
+    assert Calibration.from_dict(c2.to_dict()).arbiter_thresholds == {"lm": th}
+
+
+def test_hash_embedders_of_other_dimensions_share_the_hash_calibration():
+    cal, note = default_calibration(HashEmbedder(64).model_id)
+    assert cal.embedder == HashEmbedder(64).model_id and "other dimension" in note
+    assert cal.rule == default_calibration(HashEmbedder().model_id)[0].rule
