@@ -3,7 +3,9 @@
 Every method cuts the same corpus (bench/corpora.py: ~5 MB English, ~5 MB Chinese, one string
 each) at the same 512-character target:
 
-* ``logichunk``      ``chunk(text, max_size=512, levels=1)`` — tier 1 (entropy signal) + size fitting
+* ``logichunk``      ``chunk(text, max_size=512, levels=1)`` — the cascade: tier 1 (entropy signal),
+                     tier 3 (composite signal) at the gaps of runs tier 1 could not split, size fitting
+* ``logichunk-fast``  the same with ``composite=False`` (CLI ``--fast``): no tier 3
 * ``logichunk-cli``  ``logichunk chunk FILE --max-size 512 --levels 1 --format jsonl > /dev/null``,
                      wall time of the whole command (interpreter start-up, reading, writing JSONL)
 * ``langchain``      ``RecursiveCharacterTextSplitter(chunk_size=512, chunk_overlap=0).split_text``
@@ -63,10 +65,11 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUME
 
 MAX_SIZE = 512
 WARMUP, RUNS = 1, 3
-INPROC_METHODS = ("logichunk", "langchain", "chonkie", "semchunk")
-METHODS = ("logichunk", "logichunk-cli", "langchain", "chonkie", "semchunk")
+INPROC_METHODS = ("logichunk", "logichunk-fast", "langchain", "chonkie", "semchunk")
+METHODS = ("logichunk", "logichunk-fast", "logichunk-cli", "langchain", "chonkie", "semchunk")
 DISTRIBUTIONS = {
-    "logichunk": "logichunk", "logichunk-cli": "logichunk", "langchain": "langchain-text-splitters",
+    "logichunk": "logichunk", "logichunk-fast": "logichunk", "logichunk-cli": "logichunk",
+    "langchain": "langchain-text-splitters",
     "chonkie": "chonkie", "semchunk": "semchunk",
 }
 CLI_ARGS = ("--max-size", str(MAX_SIZE), "--levels", "1", "--format", "jsonl")
@@ -80,6 +83,12 @@ def _logichunk() -> Callable[[str], object]:
     from logichunk import chunk
 
     return lambda text: chunk(text, max_size=MAX_SIZE, levels=1)
+
+
+def _logichunk_fast() -> Callable[[str], object]:
+    from logichunk import chunk
+
+    return lambda text: chunk(text, max_size=MAX_SIZE, levels=1, composite=False)
 
 
 def _langchain() -> Callable[[str], object]:
@@ -102,13 +111,14 @@ def _semchunk() -> Callable[[str], object]:
 
 
 FACTORIES: dict[str, Callable[[], Callable[[str], object]]] = {
-    "logichunk": _logichunk, "langchain": _langchain, "chonkie": _chonkie, "semchunk": _semchunk,
+    "logichunk": _logichunk, "logichunk-fast": _logichunk_fast, "langchain": _langchain, "chonkie": _chonkie,
+    "semchunk": _semchunk,
 }
 
 
 def extract(method: str, result: object) -> tuple[list[str], list[tuple[int, int]] | None]:
     """Chunk texts in order, and the method's own offsets when it gives any."""
-    if method == "logichunk":
+    if method in ("logichunk", "logichunk-fast"):
         leaves = sorted(result.leaves(), key=lambda c: c.span.start)  # type: ignore[attr-defined]
         return [result.text_of(c) for c in leaves], [(c.span.start, c.span.end) for c in leaves]  # type: ignore[attr-defined]
     if method == "langchain":
@@ -246,7 +256,7 @@ def _worker(method: str, path: str, runs: int, warmup: int) -> dict:
     peak = _maxrss_mib()
     texts, own = extract(method, result)
     stats = {}
-    if method == "logichunk":
+    if method in ("logichunk", "logichunk-fast"):
         stats = {k: v for k, v in dict(result.stats).items() if isinstance(v, int | float | str | dict)}  # type: ignore[attr-defined]
     del result
     return {"times": times, "cpu": cpu, "bytes": nbytes, "rss_base_mib": rss0, "rss_peak_mib": peak,
