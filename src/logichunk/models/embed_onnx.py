@@ -36,10 +36,13 @@ CONFIG_NAME = "logichunk_onnx.json"
 class OnnxEmbedder:
     """An exported encoder folder (see the module docstring). ``threads``: onnxruntime intra-op
     threads (default: its own choice). Texts are batched by length (little padding), at most
-    ``batch_size`` texts and ``max_batch_tokens`` padded tokens per forward pass."""
+    ``batch_size`` texts and ``max_batch_tokens`` padded tokens per forward pass. 512 measured best
+    on both counts for MiniLM on 780 KB of English sentences (2 threads): peak RSS +70 MB over the
+    loaded model and 58 s of CPU, against +200 MB / 61 s at 1024 and +505 MB / 67 s at 2048 —
+    attention grows with rows x tokens², and long rows gain nothing from batching."""
 
     def __init__(self, path: str | os.PathLike[str], *, batch_size: int = 32, threads: int | None = None,
-                 max_batch_tokens: int = 2048, name: str | None = None) -> None:
+                 max_batch_tokens: int = 512, name: str | None = None) -> None:
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer

@@ -37,26 +37,32 @@ def adjacent_similarities(vectors: np.ndarray, window: int = 1) -> np.ndarray:
     With ``window`` = w > 1, gap i compares the mean of rows ``max(0, i-w+1)..i`` with the mean of
     rows ``i+1..min(n, i+w)``. All-zero rows (text with no features) carry no evidence: they take
     the vector of the nearest preceding (else following) non-zero row, so they never fake a break.
+    Memory: one float64 prefix sum besides the input; the window means are formed a block of gaps
+    at a time (a long document's n x d left/right matrices would otherwise dominate the peak).
     """
-    v = np.asarray(vectors, dtype=np.float64)
+    v = np.asarray(vectors)
+    if not np.issubdtype(v.dtype, np.floating):
+        v = v.astype(np.float64)
     n = v.shape[0]
     if n < 2:
         return np.zeros(0, dtype=np.float64)
     if window < 1:
         raise ValueError("window must be >= 1")
     v = _fill_empty(v)
-    if window == 1:
-        left, right = v[:-1], v[1:]
-    else:
-        csum = np.concatenate((np.zeros((1, v.shape[1])), np.cumsum(v, axis=0)))
-        gaps = np.arange(n - 1)
+    csum = np.zeros((n + 1, v.shape[1]), dtype=np.float64)
+    np.cumsum(v, axis=0, dtype=np.float64, out=csum[1:])
+    out = np.zeros(n - 1, dtype=np.float64)
+    block = max(1, (1 << 20) // max(1, v.shape[1]))  # ~8 MB of float64 per side
+    for a in range(0, n - 1, block):
+        gaps = np.arange(a, min(n - 1, a + block))
         lo = np.maximum(0, gaps - window + 1)
         hi = np.minimum(n, gaps + 1 + window)
         left = csum[gaps + 1] - csum[lo]
         right = csum[hi] - csum[gaps + 1]
-    num = np.einsum("ij,ij->i", left, right)
-    den = np.linalg.norm(left, axis=1) * np.linalg.norm(right, axis=1)
-    return np.divide(num, den, out=np.zeros_like(num), where=den > 0).clip(-1.0, 1.0)
+        num = np.einsum("ij,ij->i", left, right)
+        den = np.linalg.norm(left, axis=1) * np.linalg.norm(right, axis=1)
+        out[a : a + gaps.size] = np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+    return out.clip(-1.0, 1.0)
 
 
 def _fill_empty(v: np.ndarray) -> np.ndarray:
