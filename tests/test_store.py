@@ -4,6 +4,7 @@ the seed design's properties P1-P4, P7, P10, incremental re-chunking, failures, 
 # ruff: noqa: F811  (pytest fixtures imported from pg_fixture)
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -12,7 +13,7 @@ from logichunk.config import Settings
 from logichunk.errors import InputError
 from logichunk.store import RechunkError, Store, StoreError
 from logichunk.store.schema import LATEST
-from pg_fixture import CountingEmbedder, backend, make_store, pg_url  # noqa: F401
+from pg_fixture import CountingEmbedder, TableEmbedder, backend, make_store, pg_url  # noqa: F401
 
 SMALL = Settings(max_parent_size=300, min_parent_size=60, child_min_size=20, child_target_size=50,
                  child_max_size=80, embedder="hash:64")
@@ -242,3 +243,30 @@ def test_unwritable_sqlite_path(path):
 def test_empty_url():
     with pytest.raises(InputError):
         Store.open("  ")
+
+
+def test_postgres_exact_search_stays_exact_after_approximate_ones(pg_url):
+    """psycopg prepares a statement after a few runs and the plan keeps its access path: an exact
+    search must not reuse the HNSW plan of earlier approximate searches (nor the other way round)."""
+    from logichunk.store.ingest import ingest_text
+
+    settings = Settings(embedder="hash", vector_index="pgvector", hnsw_threshold=0, hnsw_m=4,
+                        hnsw_ef_construction=8, hnsw_ef_search=1)
+    store = Store.open(pg_url, settings=settings, embedder=TableEmbedder(32), project="exact-after-hnsw")
+    try:
+        text = "\n\n".join(f"Paragraph {i} is about item number {i * 7919 % 10007}." for i in range(3000))
+        ingest_text(store, "d", text)
+        store.rechunk_dirty()
+        ids, vecs = store._load_vectors("child", store.model_id, None)
+        assert len(ids) > 500
+        rng = np.random.default_rng(1)
+        queries = rng.standard_normal((12, 32)).astype(np.float32)
+        queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+        truth = [set(ids[np.argsort(-(vecs @ q))[:10]].tolist()) for q in queries]
+        approx = [{p for p, _ in store.vector_search(q, 10, exact=False)} for q in queries]
+        # the precondition that makes this test mean something: the index really is approximate
+        assert any(a != t for a, t in zip(approx, truth, strict=True))
+        exact = [{p for p, _ in store.vector_search(q, 10, exact=True)} for q in queries]
+        assert exact == truth
+    finally:
+        store.close()

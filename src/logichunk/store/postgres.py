@@ -159,11 +159,15 @@ class PostgresStore(Store):
         if q.size != dim:
             raise StoreError(f"query vector has dimension {q.size}, the model has {dim}")
         model = self.model_id
+        # exact and approximate searches must not share a statement: psycopg prepares a statement
+        # after a few runs, and a prepared plan keeps the access path (index or scan) it was planned
+        # with, whatever enable_indexscan says later
         stmt = psql.SQL(
-            "SELECT pk, 1 - (embedding::vector({dim}) <=> %s::vector({dim})) FROM chunks "
+            "SELECT /* {how} */ pk, 1 - (embedding::vector({dim}) <=> %s::vector({dim})) FROM chunks "
             "WHERE embedding_model = {model} AND chunk_level = {level} AND project_id = %s "
             "ORDER BY embedding::vector({dim}) <=> %s::vector({dim}) LIMIT {k}"
-        ).format(dim=psql.Literal(dim), model=psql.Literal(model), level=psql.Literal(level), k=psql.Literal(int(k)))
+        ).format(how=psql.SQL("exact" if exact else "hnsw"), dim=psql.Literal(dim), model=psql.Literal(model),
+                 level=psql.Literal(level), k=psql.Literal(int(k)))
         with self.tx():
             if exact:
                 self._conn.execute("SET LOCAL enable_indexscan = off")
