@@ -311,7 +311,8 @@ def chunk_logic_chain(
         if not pieces:
             break
         pieces = run.level(pieces, level, rows)
-    rows.sort(key=lambda r: (r[1], r[0].count(".")))  # pre-order: a parent before its children
+    if len(cfg.sizes) > 1:  # one level is produced in order already
+        rows.sort(key=lambda r: (r[1], r[0].count(".")))  # pre-order: a parent before its children
     counts: dict[str, int] = {}
     for _, _, _, method, _ in rows:
         counts[method] = counts.get(method, 0) + 1
