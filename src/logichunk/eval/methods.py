@@ -232,7 +232,7 @@ class _MSP:
 
 
 class _PPL(_Signal):
-    """Segmentation: the PPL gap signal (minimum depth of the per-sentence NLL curve). Chunking:
+    """Segmentation: the PPL gap signal (the next sentence's surprise under the LM). Chunking:
     Meta-Chunking's PPL chunker (:func:`logichunk.chunkers.meta.chunk_ppl`) at the target size."""
 
     def chunk(self, text: str, lang: str, units: bool = False) -> Located:
