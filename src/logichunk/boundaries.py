@@ -17,7 +17,6 @@ works in characters, bytes or tokens alike.
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass
 
 import numpy as np
@@ -205,8 +204,9 @@ def _merge(
 ) -> np.ndarray:
     """Weakest-cut-first agglomeration. Returns a keep-mask over ``cuts``.
 
-    Runs are a doubly linked list over cut positions; each cut is popped once (runs only grow, so
-    a cut that cannot merge now never can), which keeps this O(m log m)."""
+    Runs are a doubly linked list over cut positions; each cut is visited once, in one sorted
+    order (priorities never change, and runs only grow, so a cut that cannot merge now never can):
+    O(m log m), the sort in numpy."""
     m = cuts.size
     keep = np.ones(m, dtype=bool)
     if m == 0:
@@ -220,16 +220,12 @@ def _merge(
     run_hi = edge[1:]
     alive = [True] * (m + 1)
     cumv = cum.tolist()
-    pin = pinned[cuts].tolist()
-    heap = [(int(r), float(s), i) for i, (r, s) in enumerate(zip(ranks.tolist(), strengths.tolist(), strict=True))]
-    # less trusted (higher rank) first, then weaker score
-    heap = [(-r, s, i) for r, s, i in heap]
-    heapq.heapify(heap)
+    pinned_cuts = pinned[cuts]
+    pin = pinned_cuts.tolist()
+    # less trusted (higher rank) first, then weaker score, then left to right (lexsort is stable)
+    order = np.lexsort((strengths, -np.asarray(ranks, dtype=np.int64)))
     goal = limits.goal
-    while heap:
-        _, _, c = heapq.heappop(heap)
-        if pin[c]:
-            continue
+    for c in order[~pinned_cuts[order]].tolist():
         left, right = c, c + 1
         # find the live runs on each side of cut c (runs merge rightwards into the left one)
         while not alive[left]:
