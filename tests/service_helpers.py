@@ -71,8 +71,9 @@ def serve(db: str, *extra: str, env: dict[str, str] | None = None, key: str | No
     e = dict(os.environ)
     e["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + e.get("PYTHONPATH", "")
     e.pop("LOGICHUNK_API_KEY", None)
+    e.pop("LOGICHUNK_SERVICE_KEY", None)
     if key is not None:
-        e["LOGICHUNK_API_KEY"] = key
+        e["LOGICHUNK_SERVICE_KEY"] = key
     e.update(env or {})
     cmd = [sys.executable, "-m", "logichunk.cli", "serve", "--db", db, "--port", "0", "--embedder", "hash:128",
            *extra]

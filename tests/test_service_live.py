@@ -37,7 +37,7 @@ def live(tmp_path_factory):
 def test_banner_and_key_from_the_environment(live):
     lines = live["lines"]
     assert lines[0].startswith("logichunk serve: http://127.0.0.1:")
-    assert "API key: from $LOGICHUNK_API_KEY" in lines
+    assert "API key: from $LOGICHUNK_SERVICE_KEY" in lines
     assert not any(KEY in line for line in lines)  # a key from the environment is never echoed
     c = live["client"]
     assert httpx.get(live["url"] + "/api/health").json()["status"] == "ok"
@@ -59,8 +59,9 @@ def test_generated_key_is_printed_and_works(tmp_path):
 def _serve_fails(args, env_key=None):
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
     env.pop("LOGICHUNK_API_KEY", None)
+    env.pop("LOGICHUNK_SERVICE_KEY", None)
     if env_key:
-        env["LOGICHUNK_API_KEY"] = env_key
+        env["LOGICHUNK_SERVICE_KEY"] = env_key
     return subprocess.run([sys.executable, "-m", "logichunk.cli", "serve", *args], capture_output=True, text=True,
                           env=env, timeout=60)
 
@@ -255,3 +256,16 @@ def test_readme_curl_lines_work(live):
             continue
         body = json.loads(r.stdout)
         assert not isinstance(body.get("error"), dict), (cmd, body)  # an error body, not a block's error: null
+
+
+def test_service_key_is_separate_from_the_model_endpoints_key():
+    from logichunk.errors import InputError
+    from logichunk.service.auth import key_from_env
+
+    own, shared = "s" * 20, "m" * 20
+    assert key_from_env({"LOGICHUNK_SERVICE_KEY": own, "LOGICHUNK_API_KEY": shared}) == (own, "LOGICHUNK_SERVICE_KEY", "")
+    key, name, note = key_from_env({"LOGICHUNK_API_KEY": shared})
+    assert (key, name) == (shared, "LOGICHUNK_API_KEY") and "LOGICHUNK_SERVICE_KEY" in note
+    assert key_from_env({}) == (None, "", "")
+    with pytest.raises(InputError, match="LOGICHUNK_API_KEY is too short"):
+        key_from_env({"LOGICHUNK_API_KEY": "short"})

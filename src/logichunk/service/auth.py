@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hmac
 import secrets
+from collections.abc import Mapping
 from typing import Annotated
 
 from fastapi import Request, Security
@@ -18,7 +19,10 @@ from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBea
 from .errors import ApiError
 
 API_KEY_HEADER = "X-API-Key"
-ENV_VAR = "LOGICHUNK_API_KEY"
+ENV_VAR = "LOGICHUNK_SERVICE_KEY"
+# the key logichunk sends to OpenAI-compatible model endpoints; accepted for the service only when
+# ENV_VAR is unset, with a note, because one secret would then serve two purposes
+SHARED_ENV_VAR = "LOGICHUNK_API_KEY"
 MIN_KEY_LENGTH = 16
 
 _header = APIKeyHeader(name=API_KEY_HEADER, auto_error=False, description="the key `logichunk serve` printed")
@@ -29,14 +33,26 @@ def new_key() -> str:
     return secrets.token_urlsafe(24)
 
 
-def check_key(key: str) -> str:
+def check_key(key: str, source: str = ENV_VAR) -> str:
     """A usable configured key, or a clear error (a short key is guessable)."""
     key = key.strip()
     if len(key) < MIN_KEY_LENGTH:
         from ..errors import InputError
 
-        raise InputError(f"the API key must be at least {MIN_KEY_LENGTH} characters (${ENV_VAR} is too short)")
+        raise InputError(f"the API key must be at least {MIN_KEY_LENGTH} characters (${source} is too short)")
     return key
+
+
+def key_from_env(environ: Mapping[str, str]) -> tuple[str | None, str, str]:
+    """``(key or None, the variable it came from, a note)``: ``$LOGICHUNK_SERVICE_KEY``, else
+    ``$LOGICHUNK_API_KEY`` with a note saying why a separate key is better."""
+    if environ.get(ENV_VAR):
+        return check_key(environ[ENV_VAR], ENV_VAR), ENV_VAR, ""
+    if environ.get(SHARED_ENV_VAR):
+        note = (f"note: the service key comes from ${SHARED_ENV_VAR}, which logichunk also sends to model "
+                f"endpoints; set ${ENV_VAR} to keep the two apart")
+        return check_key(environ[SHARED_ENV_VAR], SHARED_ENV_VAR), SHARED_ENV_VAR, note
+    return None, "", ""
 
 
 def require_key(request: Request, key: Annotated[str | None, Security(_header)] = None,

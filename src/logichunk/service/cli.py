@@ -1,7 +1,7 @@
 """``logichunk serve``: the HTTP API and the web page on uvicorn.
 
-The API key comes from ``$LOGICHUNK_API_KEY`` (at least 16 characters), or is generated and
-printed. The socket is bound before uvicorn starts, so ``--port 0`` picks a free port and the
+The API key comes from ``$LOGICHUNK_SERVICE_KEY`` (at least 16 characters; ``$LOGICHUNK_API_KEY``,
+the model endpoints' key, is accepted with a note when it is unset), or is generated and printed. The socket is bound before uvicorn starts, so ``--port 0`` picks a free port and the
 printed URL is always the real one; a port in use is one line on stderr, not a traceback.
 """
 
@@ -41,12 +41,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ImportError as e:
         raise LogichunkError(f"logichunk serve needs the service extra ({e.name} is missing): "
                              "pip install 'logichunk[service]'") from None
-    from .auth import ENV_VAR, check_key, new_key
+    from .auth import key_from_env, new_key
 
     settings = Settings.load(args.config, db=args.db, project=args.project, embedder=args.embedder,
                              debounce_delay_ms=args.debounce_ms, service_max_body_bytes=args.max_body_bytes)
-    env_key = os.environ.get(ENV_VAR)
-    key = check_key(env_key) if env_key else new_key()
+    env_key, env_name, note = key_from_env(os.environ)
+    key = env_key or new_key()
+    if note:
+        print(note, file=sys.stderr)
     sock = _listen(args.host, args.port)
     try:
         app = create_app(settings, api_key=key)
@@ -61,7 +63,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     out.write(f"logichunk serve: {url}  (database {settings.db}, project {settings.project}, "
               f"embedder {svc.registry.embedder_note})\n")
     if env_key:
-        out.write(f"API key: from ${ENV_VAR}\n")
+        out.write(f"API key: from ${env_name}\n")
         out.write(f"open:    {url}  (enter the key on the page)\n")
     else:
         out.write(f"API key: {key}\n")
