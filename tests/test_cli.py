@@ -131,3 +131,16 @@ def test_version_verb(capsys):
 def test_entry_point_runs_as_installed_script():
     p = subprocess.run(["logichunk", "chunk", str(ZH), "--max-size", "300", "--format", "jsonl"], capture_output=True, text=True)
     assert p.returncode == 0 and p.stdout.count("\n") > 5
+
+
+def test_core_verbs_do_not_import_the_extension_packages():
+    """`logichunk chunk` should not pay for the store, eval, service, graph and memory imports; the
+    full help still lists their verbs."""
+    code = ("import sys, contextlib, io; from logichunk.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()): main(['version'])\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[1:2] in (['store'], ['eval'], ['service'], ['memory'])))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]"
+    r = subprocess.run([sys.executable, "-m", "logichunk.cli", "--help"], capture_output=True, text=True, timeout=60)
+    assert all(v in r.stdout for v in ("chunk", "ingest", "serve", "memory", "eval", "graph"))

@@ -366,7 +366,14 @@ def _chunk_options(c: argparse.ArgumentParser) -> None:
     c.add_argument("--quiet", action="store_true", help="no progress bar or notes on stderr")
 
 
-def build_parser() -> argparse.ArgumentParser:
+CORE_VERBS = frozenset({"chunk", "validate", "compensate", "bubbles", "version"})
+EXTENSIONS = ("logichunk.store.cli", "logichunk.eval.cli", "logichunk.service.cli", "logichunk.retrieve.graph_cli",
+              "logichunk.memory.cli")
+
+
+def build_parser(extensions: bool = True) -> argparse.ArgumentParser:
+    """The whole parser; ``extensions=False`` leaves out the verbs of the store, eval, service, graph
+    and memory packages, whose imports cost ~0.1-0.2 s that a plain ``chunk`` should not pay."""
     p = argparse.ArgumentParser(prog="logichunk", description="Cut text where its logic breaks.")
     p.add_argument("--version", action="version", version=f"logichunk {__version__}")
     sub = p.add_subparsers(dest="verb", metavar="VERB")
@@ -404,8 +411,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--format", choices=["text", "jsonl"], default="text")
     v.set_defaults(func=cmd_version)
 
-    for module in ("logichunk.store.cli", "logichunk.eval.cli", "logichunk.service.cli", "logichunk.retrieve.graph_cli",
-                   "logichunk.memory.cli"):
+    for module in EXTENSIONS if extensions else ():
         try:
             mod = __import__(module, fromlist=["add_parser"])
         except ImportError:
@@ -415,7 +421,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    verb = next((a for a in argv if not a.startswith("-")), None)  # global options take no value
+    parser = build_parser(extensions=verb not in CORE_VERBS)
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
