@@ -6,6 +6,7 @@ each) at the same 512-character target:
 * ``logichunk``      ``chunk(text, max_size=512, levels=1)`` — the cascade: tier 1 (entropy signal),
                      tier 3 (composite signal) at the gaps of runs tier 1 could not split, size fitting
 * ``logichunk-fast``  the same with ``composite=False`` (CLI ``--fast``): no tier 3
+* ``logichunk-cli-fast`` the CLI with ``--fast``: the issue's "``logichunk chunk``, tier 1 only"
 * ``logichunk-cli``  ``logichunk chunk FILE --max-size 512 --levels 1 --format jsonl > /dev/null``,
                      wall time of the whole command (interpreter start-up, reading, writing JSONL)
 * ``langchain``      ``RecursiveCharacterTextSplitter(chunk_size=512, chunk_overlap=0).split_text``
@@ -66,9 +67,10 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUME
 MAX_SIZE = 512
 WARMUP, RUNS = 1, 3
 INPROC_METHODS = ("logichunk", "logichunk-fast", "langchain", "chonkie", "semchunk")
-METHODS = ("logichunk", "logichunk-fast", "logichunk-cli", "langchain", "chonkie", "semchunk")
+METHODS = ("logichunk", "logichunk-fast", "logichunk-cli", "logichunk-cli-fast", "langchain", "chonkie", "semchunk")
 DISTRIBUTIONS = {
     "logichunk": "logichunk", "logichunk-fast": "logichunk", "logichunk-cli": "logichunk",
+    "logichunk-cli-fast": "logichunk",
     "langchain": "langchain-text-splitters",
     "chonkie": "chonkie", "semchunk": "semchunk",
 }
@@ -233,8 +235,8 @@ def measure_chunks(text: str, texts: list[str], own: list[tuple[int, int]] | Non
 def _worker(method: str, path: str, runs: int, warmup: int) -> dict:
     text = Path(path).read_text(encoding="utf-8")
     nbytes = len(text.encode("utf-8"))
-    if method == "logichunk-cli":
-        return _worker_cli(text, path, nbytes, runs, warmup)
+    if method in ("logichunk-cli", "logichunk-cli-fast"):
+        return _worker_cli(text, path, nbytes, runs, warmup, fast=method.endswith("-fast"))
     try:
         fn = FACTORIES[method]()
     except ImportError as e:
@@ -280,8 +282,9 @@ def cli_command() -> list[str]:
     return [sys.executable, "-c", "import sys; from logichunk.cli import main; sys.exit(main())"]
 
 
-def _worker_cli(text: str, path: str, nbytes: int, runs: int, warmup: int) -> dict:
-    cmd = [*cli_command(), "chunk", path, *CLI_ARGS]
+def _worker_cli(text: str, path: str, nbytes: int, runs: int, warmup: int, fast: bool = False) -> dict:
+    args = (*CLI_ARGS, "--fast") if fast else CLI_ARGS
+    cmd = [*cli_command(), "chunk", path, *args]
     times, cpu = [], []
     with tempfile.TemporaryDirectory(prefix="logichunk-cli-") as cwd:  # any bubbles file lands here
         for i in range(warmup + runs):
@@ -303,7 +306,7 @@ def _worker_cli(text: str, path: str, nbytes: int, runs: int, warmup: int) -> di
     texts = [r["text"] for r in leaves]
     own = [(r["start"], r["end"]) for r in leaves]
     return {"times": times, "cpu": cpu, "bytes": nbytes, "rss_base_mib": None, "rss_peak_mib": peak,
-            "how": " ".join(["logichunk" if cmd[0].endswith("logichunk") else "python -m", "chunk FILE", *CLI_ARGS]),
+            "how": " ".join(["logichunk" if cmd[0].endswith("logichunk") else "python -m", "chunk FILE", *args]),
             **measure_chunks(text, texts, own)}
 
 
