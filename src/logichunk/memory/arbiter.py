@@ -20,14 +20,17 @@ anchor, the cosine and the online features) and answers a :class:`Verdict`: same
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from ..errors import LogichunkError
 from .calibration import Calibration
+
+if TYPE_CHECKING:
+    from ..models.rerank import Reranker
 
 __all__ = [
     "Arbiter", "ArbiterQuery", "LLMArbiter", "LMArbiter", "RerankerArbiter", "RuleArbiter", "Verdict",
@@ -85,15 +88,11 @@ class RuleArbiter:
         return Verdict(p >= c.rule_threshold, p, self.name, f"P(same)={p:.2f} vs {c.rule_threshold:.2f}")
 
 
-class _Reranker(Protocol):
-    def score(self, query: str, texts: Sequence[str]) -> np.ndarray: ...
-
-
 class RerankerArbiter:
     """A cross-encoder or reranker scores (new query, topic summary); same topic when the score is at
     least ``threshold`` (set it for the reranker's scale; 0.5 suits one that outputs probabilities)."""
 
-    def __init__(self, reranker: _Reranker, *, threshold: float = 0.5, name: str = "reranker") -> None:
+    def __init__(self, reranker: Reranker, *, threshold: float = 0.5, name: str = "reranker") -> None:
         self.reranker = reranker
         self.threshold = float(threshold)
         self.name = name

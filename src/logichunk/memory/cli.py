@@ -292,24 +292,23 @@ def cmd_topics(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- parser
 
 
-def _limit(v: str) -> int:
-    try:
-        n = int(v)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {v!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return n
+def _int_at_least(lowest: int, why: str):
+    """An argparse type: an integer of at least ``lowest`` (``why`` is the message otherwise)."""
+
+    def parse(v: str) -> int:
+        try:
+            n = int(v)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {v!r}") from None
+        if n < lowest:
+            raise argparse.ArgumentTypeError(why)
+        return n
+
+    return parse
 
 
-def _nonneg(v: str) -> int:
-    try:
-        n = int(v)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {v!r}") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError("must not be negative")
-    return n
+_limit = _int_at_least(1, "must be at least 1")
+_nonneg = _int_at_least(0, "must not be negative")
 
 
 def _store_args(p: argparse.ArgumentParser, required: bool = False) -> None:

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..signals.entropy import EntropySignal, content_items, novelty_gap_scores, novelty_profile
+from ..signals.entropy import EntropySignal, content_items, novelty_profile
 
 __all__ = ["LexicalWindow", "TurnLexical"]
 
@@ -53,9 +53,11 @@ class LexicalWindow:
 
     def __init__(self, *, lookback: int = _SIG.lookback, scales: tuple[int, ...] = _SIG.scales,
                  saturation: float = _SIG.saturation, memo: dict[Any, Any] | None = None) -> None:
-        self.lookback = int(lookback)
-        self.scales = tuple(int(s) for s in scales)
-        self.saturation = float(saturation)
+        # the review's jump is exactly the entropy signal's gap score at the turn's start
+        self.signal = EntropySignal(scales=tuple(int(s) for s in scales), lookback=int(lookback),
+                                    saturation=float(saturation))
+        self.lookback = self.signal.lookback
+        self.scales = self.signal.scales
         self.memo = memo
         self._turns: deque[tuple[int, str, int]] = deque()  # (turn index, text, content items)
         self._keep_items = self.lookback + max(self.scales, default=0)
@@ -142,8 +144,7 @@ class LexicalWindow:
             hit = self.memo.get(key)
             if hit is not None:
                 return hit
-        raw = float(novelty_gap_scores(text, np.asarray([starts[index]]), self.scales, self.lookback)[0])
-        out = float(np.tanh(raw / self.saturation)) if self.saturation > 0 else raw
+        out = float(self.signal.scores_at(text, np.asarray([starts[index]]))[0])
         if key is not None:
             self.memo[key] = out
         return out
