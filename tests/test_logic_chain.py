@@ -159,5 +159,6 @@ def test_without_tier3_failing_runs_are_cut_by_entropy():
     # split, recorded as a bubble, is the one place a cut may fall inside a sentence)
     ends = set(split_sentences(text).ends.tolist())
     forced = [bb.context["span"] for bb in fast.bubbles]
+    assert all(bb.context["attempts"][2] == "composite:skipped" for bb in fast.bubbles)  # the record is honest
     for c in fast.leaves():
         assert c.end in ends or any(a < c.end < b for a, b in forced)

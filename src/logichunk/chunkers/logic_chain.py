@@ -162,7 +162,8 @@ class _Run:
         if sent in self.bubbled:
             return cuts
         self.bubbled.add(sent)
-        attempts = ("entropy", "llm" if self.llm is not None else "llm:skipped", "composite", "forced")
+        attempts = ("entropy", "llm" if self.llm is not None else "llm:skipped",
+                    "composite" if self.cfg.composite else "composite:skipped", "forced")
         self.bubbles.append(bd.forced_split_bubble(self.text, start, end, cuts, worst, self.prefix, limit=limit,
                                                    unit=self.meter.unit, source=self.source, level=level,
                                                    attempts=attempts))
