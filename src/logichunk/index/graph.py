@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from ..models.embedding import l2_normalize
 from ..text.sentences import split_sentences
 
 __all__ = [
@@ -239,7 +240,7 @@ class NodeBatch:
            labels: Sequence[str] = (), offsets: Sequence[int] | None = None) -> NodeBatch:
         k = np.asarray(keys, np.int64).reshape(-1)
         v = np.asarray(vecs, np.float32)
-        v = _unit(v.reshape(k.size, -1) if k.size else v.reshape(0, v.shape[-1] if v.ndim == 2 else 0))
+        v = l2_normalize(v.reshape(k.size, -1) if k.size else v.reshape(0, v.shape[-1] if v.ndim == 2 else 0))
         if not (len(docs) == len(texts) == k.size == len(positions)) or (labels and len(labels) != k.size):
             raise InputError("node batch: keys, docs, positions, vecs and texts must have the same length")
         if np.unique(k).size != k.size:
@@ -258,16 +259,6 @@ class GraphDelta:
     relinked: np.ndarray
     embedded_sentences: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
-
-
-def _unit(v: np.ndarray) -> np.ndarray:
-    v = np.asarray(v, np.float32)
-    if v.ndim != 2:
-        raise InputError(f"expected a 2-d array of vectors, got shape {v.shape}")
-    if v.shape[0] == 0:
-        return v
-    n = np.linalg.norm(v, axis=1, keepdims=True)
-    return np.where(n > 1e-12, v / np.maximum(n, 1e-12), 0.0).astype(np.float32)
 
 
 def empty_graph(dim: int) -> SimilarityGraph:
@@ -312,7 +303,7 @@ def _split_and_embed(texts: Sequence[str], embed: Callable[[list[str]], np.ndarr
         pieces.extend(raw)
     starts = np.concatenate(st) if st else np.zeros(0, np.int64)
     ends = np.concatenate(en) if en else np.zeros(0, np.int64)
-    vecs = _unit(np.asarray(embed(pieces), np.float32).reshape(len(pieces), -1)) if pieces \
+    vecs = l2_normalize(np.asarray(embed(pieces), np.float32).reshape(len(pieces), -1)) if pieces \
         else np.zeros((0, dim), np.float32)
     if vecs.shape[1] != dim:
         raise InputError(f"sentence vectors have dimension {vecs.shape[1]}, chunk vectors {dim}")
@@ -534,7 +525,7 @@ def graph_from_parts(batch: NodeBatch, edge_src: np.ndarray, edge_dst: np.ndarra
     eo = np.lexsort((edge_dst, edge_src))
     return SimilarityGraph(batch.keys[order], tuple(batch.docs[i] for i in order.tolist()), batch.positions[order],
                            batch.vecs[order], tuple(batch.texts[i] for i in order.tolist()), new_ptr, st[rows], en[rows],
-                           _unit(sv[rows]) if rows.size else np.zeros((0, dim), np.float32),
+                           l2_normalize(sv[rows]) if rows.size else np.zeros((0, dim), np.float32),
                            np.asarray(edge_src, np.int64)[eo], np.asarray(edge_dst, np.int64)[eo],
                            np.asarray(edge_weight, np.float32)[eo], np.asarray(edge_kind, np.int8)[eo],
                            tuple(batch.labels[i] for i in order.tolist()) if batch.labels else (),
@@ -575,7 +566,7 @@ def update_graph(old: SimilarityGraph, remove: np.ndarray, add: NodeBatch,
     # ---- sentences of the added nodes
     if add.sentences is not None:
         a_ptr, a_st, a_en, a_vec = add.sentences
-        a_vec = _unit(a_vec) if a_vec.shape[0] else np.zeros((0, dim), np.float32)
+        a_vec = l2_normalize(a_vec) if a_vec.shape[0] else np.zeros((0, dim), np.float32)
         embedded = 0
     else:
         a_ptr, a_st, a_en, a_vec, embedded = _split_and_embed(add.texts, embed, dim)
