@@ -160,11 +160,12 @@ class _Models:
             if not quiet:
                 _err(f"lm: {getattr(self.lm, 'model_id', spec)}")
 
-    def usage_note(self) -> str | None:
+    def report_usage(self, quiet: bool) -> None:
+        """One stderr line with the LLM's calls, tokens and cost, when it was called."""
         u = getattr(self.llm, "usage", None)
-        if u is None or not u.calls:
-            return None
-        return f"llm calls: {u.calls}, tokens: {u.total_tokens}" + (f", cost: {u.cost:.4f}" if u.cost else "")
+        if quiet or u is None or not u.calls:
+            return
+        _err(f"llm calls: {u.calls}, tokens: {u.total_tokens}" + (f", cost: {u.cost:.4f}" if u.cost else ""))
 
 
 def _chunk_one(args: argparse.Namespace, text: str, source: str, models: _Models) -> ChunkTree:
@@ -219,9 +220,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
         if out is not sys.stdout:
             out.close()
     _record_bubbles(args, bubbles)
-    note = models.usage_note()
-    if note and not args.quiet:
-        _err(note)
+    models.report_usage(args.quiet)
     return 1 if failures else 0
 
 
@@ -267,9 +266,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             print(f"{b.priority:<7} {ctx.get('chunk_id', '?'):<10} {_first_words(b.content, 60)}  — {ctx.get('reason', '')}")
         print(f"{len(problems)} problem(s) in {len(tree.leaves())} chunk(s)")
     _record_bubbles(args, problems)
-    note = models.usage_note()
-    if note and not args.quiet:
-        _err(note)
+    models.report_usage(args.quiet)
     return 0
 
 
@@ -293,9 +290,7 @@ def cmd_compensate(args: argparse.Namespace) -> int:
                 if k in c.meta:
                     r[k] = c.meta[k]
             print(json.dumps(r, ensure_ascii=False))
-    note = models.usage_note()
-    if note and not args.quiet:
-        _err(note)
+    models.report_usage(args.quiet)
     return 0
 
 
