@@ -104,15 +104,13 @@ def retrieve(store: Any, query: str, mode: str | None = None, top_k: int | None 
         raise InputError(f"unknown retrieval mode {mode!r}: use {', '.join(RETRIEVE_MODES)}")
     if not isinstance(query, str) or not query.strip():
         raise InputError("the query is empty")
+    if top_k is not None and (not isinstance(top_k, int) or top_k < 1):  # the setting is checked by Settings
+        raise InputError(f"top_k must be a positive integer, got {top_k!r}")
     if mode.startswith("graph-"):  # sentences and a path over the similarity graph (retrieve/graph.py)
         from .graph import retrieve_graph
 
-        if top_k is not None and (not isinstance(top_k, int) or top_k < 1):
-            raise InputError(f"top_k must be a positive integer, got {top_k!r}")
         return retrieve_graph(store, query, mode, top_k, reranker=reranker)
     top_k = s.top_k if top_k is None else top_k
-    if not isinstance(top_k, int) or top_k < 1:
-        raise InputError(f"top_k must be a positive integer, got {top_k!r}")
     bad = set(expand) - {"parent", "siblings", "descendants"}
     if bad:
         raise InputError(f"unknown expansion {sorted(bad)}: use parent, siblings, descendants")
