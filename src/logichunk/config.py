@@ -87,7 +87,7 @@ class Settings:
         pos = ("embedding_batch_size", "max_parent_size", "child_max_size", "child_target_size", "top_k",
                "context_window_size", "rrf_k", "hnsw_m", "hnsw_ef_construction", "hnsw_ef_search",
                "rerank_candidates", "service_max_body_bytes", "service_max_chunk_chars", "service_max_query_chars",
-               "service_max_top_k")
+               "service_max_top_k", "graph_max_results")
         for name in pos:
             if getattr(self, name) < 1:
                 raise InputError(f"setting {name} must be at least 1, got {getattr(self, name)}")
@@ -102,8 +102,6 @@ class Settings:
                              f"{self.child_min_size}/{self.child_target_size}/{self.child_max_size}")
         if not -1.0 <= self.similarity_threshold <= 1.0:
             raise InputError(f"similarity_threshold must be in [-1, 1], got {self.similarity_threshold}")
-        if self.graph_max_results < 1:
-            raise InputError(f"setting graph_max_results must be at least 1, got {self.graph_max_results}")
         for name in ("graph_similarity_threshold", "graph_cross_threshold"):
             if not -1.0 <= getattr(self, name) <= 1.0:
                 raise InputError(f"{name} must be in [-1, 1], got {getattr(self, name)}")
