@@ -123,14 +123,24 @@ class _ChunkTable(Mapping[str, Chunk]):
     def __init__(self, rows: list[tuple[str, int, int, str, Mapping[str, Any]]]) -> None:
         self._rows = rows
         self._index = {r[0]: i for i, r in enumerate(rows)}
-        # ids come from the chunkers (well formed by construction): derive parents by string ops
-        self._parents = [r[0].rpartition(".")[0] or None for r in rows]
-        kids: dict[str, list[str]] = {}
-        for r, parent in zip(rows, self._parents, strict=True):
-            if parent is not None:
-                kids.setdefault(parent, []).append(r[0])
-        self._kids = kids
+        self._parents: list[str | None] | None = None  # derived on first use (see _links)
+        self._kids: dict[str, list[str]] = {}
         self._made: list[Chunk | None] = [None] * len(rows)
+
+    def _links(self) -> tuple[list[str | None], dict[str, list[str]]]:
+        """Parent of each row and children of each parent. Ids come from the chunkers (well formed
+        by construction), so parents are string operations; a one-level tree needs none."""
+        if self._parents is None:
+            rows = self._rows
+            parents: list[str | None] = [None] * len(rows)
+            kids: dict[str, list[str]] = {}
+            for i in [i for i, r in enumerate(rows) if "." in r[0]]:
+                cid = rows[i][0]
+                parent = cid.rpartition(".")[0]
+                parents[i] = parent
+                kids.setdefault(parent, []).append(cid)
+            self._parents, self._kids = parents, kids
+        return self._parents, self._kids
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -146,8 +156,9 @@ class _ChunkTable(Mapping[str, Chunk]):
         c = self._made[i]
         if c is None:
             cid, start, end, method, meta = self._rows[i]
-            c = Chunk(id=cid, span=Span(start, end), level=cid.count(".") + 1, parent=self._parents[i],
-                      method=method, meta=MappingProxyType(dict(meta)), children=tuple(self._kids.get(cid, ())))
+            parents, kids = self._links()
+            c = Chunk(id=cid, span=Span(start, end), level=cid.count(".") + 1, parent=parents[i],
+                      method=method, meta=MappingProxyType(dict(meta)), children=tuple(kids.get(cid, ())))
             self._made[i] = c
         return c
 
@@ -158,7 +169,7 @@ class _ChunkTable(Mapping[str, Chunk]):
         return self._rows
 
     def is_leaf(self, chunk_id: str) -> bool:
-        return chunk_id not in self._kids
+        return chunk_id not in self._links()[1]
 
 
 def build_tree(

@@ -103,7 +103,6 @@ class _Run:
         self.lm_signal = lm_signal
         self.source = source
         self.meter = Meter(text, settings.unit)
-        self.prefix = self.meter.prefix
         self.sents: SentenceSpans = split_sentences(text)
         ns = len(self.sents)
         raw = settings.signal.gap_scores(self.sents) if ns > 1 else np.zeros(0)
@@ -123,6 +122,7 @@ class _Run:
                                       "signal": settings.signal.name}
         # without tier 3, a cut forced to fit a run is tier 1 recursing at its own best gap
         self.tiers = TIERS if settings.composite else ("entropy", "llm", "entropy", "forced")
+        self.method_counts = np.zeros(len(self.tiers) + 1, np.int64)  # "whole", then by tier rank
 
     # ------------------------------------------------------------------ tiers 2-4 helpers
     def _composite(self, bidx: np.ndarray) -> None:
@@ -153,9 +153,11 @@ class _Run:
         self.S = np.insert(self.S, at, -1.0)
         self.R = np.insert(self.R, at, 3)
 
-    def _force_inner(self, start: int, end: int, limit: int, level: int) -> list[int]:
-        """Tier 4 on one over-long atom: its inner cut offsets, and a bubble (once per sentence)."""
-        cuts, worst = bd.inner_breaks(self.text, start, end, self.prefix, limit)
+    def _force_inner(self, start: int, end: int, limit: int, level: int, pri: np.ndarray) -> list[int]:
+        """Tier 4 on one over-long atom (``pri``: its break priorities): its inner cut offsets,
+        and a bubble (once per sentence)."""
+        local = self.meter.span_prefix(start, end)
+        cuts, worst = bd.inner_breaks(self.text, start, end, local, limit, pri)
         if not cuts:
             worst = 0  # one character wider than the limit: it stays over, and the bubble says so
         sent = int(np.searchsorted(self.sents.ends, start, side="right"))
@@ -164,7 +166,7 @@ class _Run:
         self.bubbled.add(sent)
         attempts = ("entropy", "llm" if self.llm is not None else "llm:skipped",
                     "composite" if self.cfg.composite else "composite:skipped", "forced")
-        self.bubbles.append(bd.forced_split_bubble(self.text, start, end, cuts, worst, self.prefix, limit=limit,
+        self.bubbles.append(bd.forced_split_bubble(self.text, start, end, cuts, worst, local, limit=limit,
                                                    unit=self.meter.unit, source=self.source, level=level,
                                                    attempts=attempts))
         return cuts
@@ -174,10 +176,11 @@ class _Run:
         second pass only finds atoms a single character wide, which stay whole)."""
         for _ in range(2):
             offs = np.concatenate(([0], self.B, [len(self.text)]))
-            big = np.flatnonzero(self.prefix[offs[1:]] - self.prefix[offs[:-1]] > limit)
+            big = np.flatnonzero(self.meter.sizes(offs[:-1], offs[1:]) > limit)
+            pri, o = bd.break_priorities_many(self.text, offs[big], offs[big + 1])
             new: list[int] = []
-            for k in big.tolist():
-                new.extend(self._force_inner(int(offs[k]), int(offs[k + 1]), limit, level))
+            for i, k in enumerate(big.tolist()):
+                new.extend(self._force_inner(int(offs[k]), int(offs[k + 1]), limit, level, pri[o[i] : o[i + 1] - 1]))
             if not new:
                 return
             self._insert(new)
@@ -210,7 +213,7 @@ class _Run:
         a_start[~first] = self.B[gidx]
         a_end[last] = ce
         a_end[~last] = self.B[gidx]
-        asz = self.prefix[a_end] - self.prefix[a_start]
+        asz = self.meter.sizes(a_start, a_end)
         sep = last[:-1]  # gap after a piece's last atom: a piece edge, always cut
         inner = ~sep
 
@@ -263,20 +266,27 @@ class _Run:
         cscore = sc[np.clip(re_, 0, max(A - 2, 0))] if A > 1 else np.zeros(rs.size)
         starts = a_start[rs]
         ends = a_end[re_]
-        sizes = self.prefix[ends] - self.prefix[starts]
+        sizes = self.meter.sizes(starts, ends)
         keep = has_cut | (level == 1)
         nxt = self.cfg.sizes[level] if level < len(self.cfg.sizes) else None
-        todo: list[tuple[int, int, str | None]] = []
+        # rows in bulk: one list per column, zipped (tens of thousands of chunks per megabyte)
+        kr = np.flatnonzero(keep)
         parents = [p[2] for p in pieces]
-        for r in np.flatnonzero(keep).tolist():
-            p = parents[piece[r]]
-            cid = make_id(p, int(ordinal[r]))
-            a, b, size = int(starts[r]), int(ends[r]), int(sizes[r])
-            meta = {"size": size, "cut_score": None if is_last[r] else float(cscore[r])}
-            rows.append((cid, a, b, self.tiers[crank[r]] if crank[r] >= 0 else "whole", meta))
-            if nxt is not None and size > nxt:
-                todo.append((a, b, cid))
-        return todo
+        ords = ordinal[kr].tolist()
+        if all(p is None for p in parents):
+            cids = [str(o) for o in ords]
+        else:
+            cids = [make_id(parents[k], o) for k, o in zip(piece[kr].tolist(), ords, strict=True)]
+        a_l, b_l, size_l = starts[kr].tolist(), ends[kr].tolist(), sizes[kr].tolist()
+        score_l = np.where(is_last[kr], np.nan, cscore[kr]).tolist()
+        names = (*self.tiers, "whole")  # index -1: a piece left whole
+        methods = [names[k] for k in crank[kr].tolist()]
+        self.method_counts += np.bincount(crank[kr] + 1, minlength=len(names))
+        metas = [{"size": z, "cut_score": None if sc_ != sc_ else sc_} for z, sc_ in zip(size_l, score_l, strict=True)]
+        rows.extend(zip(cids, a_l, b_l, methods, metas, strict=True))
+        if nxt is None:
+            return []
+        return [(a_l[i], b_l[i], cids[i]) for i in np.flatnonzero(sizes[kr] > nxt).tolist()]
 
 
 class _Precomputed:
@@ -314,9 +324,11 @@ def chunk_logic_chain(
         pieces = run.level(pieces, level, rows)
     if len(cfg.sizes) > 1:  # one level is produced in order already
         rows.sort(key=lambda r: (r[1], r[0].count(".")))  # pre-order: a parent before its children
+    names = ("whole", *run.tiers)
     counts: dict[str, int] = {}
-    for _, _, _, method, _ in rows:
-        counts[method] = counts.get(method, 0) + 1
+    for k, c in enumerate(run.method_counts.tolist()):
+        if c:
+            counts[names[k]] = counts.get(names[k], 0) + c
     run.stats["methods"] = counts
     run.stats["bubbles"] = len(run.bubbles)
     return build_tree(text, rows, bubbles=tuple(run.bubbles), stats=run.stats, unit=unit)

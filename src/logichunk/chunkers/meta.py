@@ -96,7 +96,8 @@ def _assemble(
     for i in range(n):
         a, b = int(starts[i]), int(ends[i])
         if prefix[b] - prefix[a] > limits.max_size:
-            cuts, worst = bd.inner_breaks(text, a, b, prefix, limits.max_size)
+            local = meter.span_prefix(a, b)
+            cuts, worst = bd.inner_breaks(text, a, b, local, limits.max_size)
             if not cuts:
                 worst = 0
             for c in cuts:
@@ -105,7 +106,7 @@ def _assemble(
                 a_cand.append(True)
                 a_kind.append("forced")
                 sent_of_gap.append(-1)
-            bubbles.append(bd.forced_split_bubble(text, a, b, cuts, worst, prefix, limit=limits.max_size,
+            bubbles.append(bd.forced_split_bubble(text, a, b, cuts, worst, local, limit=limits.max_size,
                                                   unit=meter.unit, source=source, attempts=(method, "forced")))
         offs.append(b)
         if i < n - 1:

@@ -92,10 +92,11 @@ def _atoms(text: str, lo: int, hi: int, meter: Meter, max_size: int, bubbles: li
     inner: list[bool] = []
     for s, e in zip((ss.starts + lo).tolist(), (ss.ends + lo).tolist(), strict=True):
         if meter.size(s, e) > max_size:
-            cuts, worst = bd.inner_breaks(text, s, e, meter.prefix, max_size)
+            local = meter.span_prefix(s, e)
+            cuts, worst = bd.inner_breaks(text, s, e, local, max_size)
             edges = [s, *cuts, e]
             if bubbles is not None:
-                bubbles.append(bd.forced_split_bubble(text, s, e, cuts, worst, meter.prefix, limit=max_size,
+                bubbles.append(bd.forced_split_bubble(text, s, e, cuts, worst, local, limit=max_size,
                                                       unit=meter.unit, attempts=("parent-child", "forced"),
                                                       where=where))
             for k in range(len(edges) - 1):

@@ -104,24 +104,44 @@ def get_measure(unit: str | Measure) -> Measure:
 
 
 class Meter:
-    """Sizes of spans of one text in one unit (the prefix array, computed once)."""
+    """Sizes of spans of one text in one unit. The prefix array is computed on first use; in
+    characters no array is needed at all (a size is ``end - start``), which spares 8 bytes per
+    character on the hot path."""
 
-    __slots__ = ("measure", "prefix", "text")
+    __slots__ = ("measure", "text", "_prefix", "_chars")
 
     def __init__(self, text: str, unit: str | Measure = "chars") -> None:
         self.text = text
         self.measure = get_measure(unit)
-        self.prefix = self.measure.prefix(text)
+        self._chars = isinstance(self.measure, Chars)
+        self._prefix: np.ndarray | None = None
+
+    @property
+    def prefix(self) -> np.ndarray:
+        """``prefix[i]`` is the size of ``text[:i]`` (len(text)+1 entries)."""
+        if self._prefix is None:
+            self._prefix = self.measure.prefix(self.text)
+        return self._prefix
 
     @property
     def unit(self) -> str:
         return self.measure.name
 
     def size(self, start: int, end: int) -> int:
+        if self._chars:
+            return end - start
         return int(self.prefix[end] - self.prefix[start])
 
     def sizes(self, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        if self._chars:
+            return np.asarray(ends, dtype=np.int64) - np.asarray(starts, dtype=np.int64)
         return self.prefix[ends] - self.prefix[starts]
 
+    def span_prefix(self, start: int, end: int) -> np.ndarray:
+        """The prefix of ``text[start:end]`` alone: ``p[i]`` is the size of ``text[start:start+i]``."""
+        if self._chars:
+            return np.arange(end - start + 1, dtype=np.int64)
+        return self.prefix[start : end + 1] - self.prefix[start]
+
     def total(self) -> int:
-        return int(self.prefix[-1])
+        return len(self.text) if self._chars else int(self.prefix[-1])
