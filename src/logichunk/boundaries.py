@@ -204,50 +204,37 @@ def _merge(
 ) -> np.ndarray:
     """Weakest-cut-first agglomeration. Returns a keep-mask over ``cuts``.
 
-    Runs are a doubly linked list over cut positions; each cut is visited once, in one sorted
-    order (priorities never change, and runs only grow, so a cut that cannot merge now never can):
-    O(m log m), the sort in numpy."""
+    The cuts still standing are a doubly linked list; removing cut ``c`` merges the runs either
+    side of it, whose size is read off the two cuts now next to it. Each cut is visited once, in
+    one sorted order (priorities never change, and runs only grow, so a cut that cannot merge now
+    never can): O(m log m), the sort in numpy, O(1) list operations per cut in Python."""
     m = cuts.size
     keep = np.ones(m, dtype=bool)
     if m == 0:
         return keep
     n = cum.size - 1
-    # run r spans atoms [edge[r], edge[r+1]); edges = 0, cuts+1..., n
-    edge = np.concatenate(([0], cuts + 1, [n])).tolist()
-    prev_run = list(range(-1, m))  # run index to the left of cut c is c, to the right c+1
-    next_run = list(range(1, m + 2))
-    run_lo = edge[:-1]
-    run_hi = edge[1:]
-    alive = [True] * (m + 1)
-    cumv = cum.tolist()
-    pinned_cuts = pinned[cuts]
-    pin = pinned_cuts.tolist()
-    # less trusted (higher rank) first, then weaker score, then left to right (lexsort is stable)
-    order = np.lexsort((strengths, -np.asarray(ranks, dtype=np.int64)))
+    # slot k+1 is cut k; slots 0 and m+1 are the text's edges. E[slot]: size before that edge.
+    edge_cum = cum[np.concatenate(([0], cuts + 1, [n]))]
+    run_size = edge_cum[1:] - edge_cum[:-1]
     goal = limits.goal
     # runs only grow, so a cut whose two initial runs already exceed the goal never merges:
     # leave those out of the Python loop (most cuts, once the signal has proposed good ones)
-    e = np.asarray(edge, dtype=np.int64)
-    run_size = cum[e[1:]] - cum[e[:-1]]
-    may = ~pinned_cuts & (run_size[:-1] + run_size[1:] <= goal)
-    for c in order[may[order]].tolist():
-        left, right = c, c + 1
-        # find the live runs on each side of cut c (runs merge rightwards into the left one)
-        while not alive[left]:
-            left = prev_run[left]
-        if not alive[right]:
-            continue
-        size = cumv[run_hi[right]] - cumv[run_lo[left]]
-        if size <= goal:
-            keep[c] = False
-            run_hi[left] = run_hi[right]
-            alive[right] = False
-            nr = next_run[right]
-            next_run[left] = nr
-            if nr <= m:
-                prev_run[nr] = left
+    may = ~pinned[cuts] & (run_size[:-1] + run_size[1:] <= goal)
+    # less trusted (higher rank) first, then weaker score, then left to right (lexsort is stable)
+    order = np.lexsort((strengths, -np.asarray(ranks, dtype=np.int64)))
+    E = edge_cum.tolist()
+    prv = list(range(-1, m + 1))  # prv[slot]: the standing slot to the left
+    nxt = list(range(1, m + 3))  # nxt[slot]: the standing slot to the right
+    removed: list[int] = []
+    for c in (order[may[order]] + 1).tolist():
+        p, q = prv[c], nxt[c]
+        if E[q] - E[p] <= goal:
+            removed.append(c - 1)
+            nxt[p] = q
+            prv[q] = p
+    keep[removed] = False
     if limits.min_size > 0:
-        keep = _absorb_small(cuts, keep, strengths, cum, limits, pin)
+        keep = _absorb_small(cuts, keep, strengths, cum, limits, pinned[cuts].tolist())
     return keep
 
 
