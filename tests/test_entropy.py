@@ -323,6 +323,31 @@ def test_divergence_curve_matches_reference(text: str, window: int, step: int) -
         assert yi == pytest.approx(min(max(js, 0.0), 1.0), abs=1e-9)
 
 
+def _ref_information_gain(text: str, t: int, w: int) -> float:
+    gl, gr = ref_grams(text, t - w, t, 2), ref_grams(text, t, t + w, 2)
+    if not gl or not gr:
+        return 0.0
+    gu = ref_grams(text, t - w, t + w, 2)
+    js = ref_entropy(gu) - (len(gl) * ref_entropy(gl) + len(gr) * ref_entropy(gr)) / (len(gl) + len(gr))
+    return min(max(js, 0.0), 1.0)
+
+
+@quick
+@given(st.lists(st.sampled_from(EN_ALPHA + ZH_ALPHA + ["\U00020000", "\n"]), min_size=2, max_size=600).map("".join),
+       st.integers(2, 30), st.lists(st.integers(0, 10**6), min_size=1, max_size=4))
+def test_divergence_at_matches_reference(text: str, window: int, picks: list[int]) -> None:
+    """A few offsets read only the windows around them (laid end to end); many offsets read the
+    whole text: both give the reference information gain, edges shrinking the windows."""
+    N = len(text)
+    few = np.array([p % (N + 1) for p in picks])
+    many = np.arange(N + 1)
+    for offsets in (few, many):
+        got = E.divergence_at(text, offsets, window, 2)
+        for t, v in zip(offsets.tolist(), got.tolist(), strict=True):
+            w = min(t, N - t, window)
+            assert v == pytest.approx(_ref_information_gain(text, t, w) if w >= 2 else 0.0, abs=1e-9)
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 6000), st.integers(1, 400), st.integers(0, 2**31 - 1))
 def test_link_distances_match_reference(n: int, vocab: int, seed: int) -> None:

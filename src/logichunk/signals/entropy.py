@@ -57,6 +57,7 @@ from functools import lru_cache
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from ..boundaries import ranges
 from ..text.charclass import ALNUM, CJK, class_table, classes, codepoints
 from ..text.sentences import SentenceSpans
 from . import GapSignal
@@ -403,28 +404,36 @@ def novelty_gap_scores(text: str, offsets: np.ndarray, scales: tuple[int, ...] =
 def _gram_keys(text: str, n: int, mask: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Keys of the n-grams of ``text`` with any non-content n-gram replaced by the dtype's maximum
     (the sentinel; not with ``mask=False``), and the content mask; one entry per start ``i`` in
-    ``[0, len(text) - n]``.
+    ``[0, len(text) - n]`` (see :func:`_keys`). Cached for the last two texts: the curves share
+    them."""
+    key, valid = _keys(codepoints(text), classes(text), n, mask)
+    key.flags.writeable = False  # cached per text: shared by every caller
+    valid.flags.writeable = False
+    return key, valid
 
-    Cached for the last two texts (tier 3 asks again at every level). Keys are exact: the code
-    point (n = 1), two 16-bit code points in a uint32 (n = 2; outside the BMP the text's alphabet
-    is numbered densely first, when it has fewer than 65535 characters), 21-bit code points
-    packed in a uint64 (n <= 3); for n > 3 a 64-bit polynomial hash with a splitmix finaliser
-    (collisions: ~2^-64 per pair). A content n-gram holds at least one letter, digit or CJK
-    character, so it never equals the sentinel.
+
+def _keys(cp: np.ndarray, cls: np.ndarray, n: int, mask: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """The n-gram keys and content mask of the code points ``cp`` (classes ``cls``).
+
+    Keys are exact: the code point (n = 1), two 16-bit code points in a uint32 (n = 2; outside
+    the BMP the alphabet is numbered densely first, when it has fewer than 65535 characters),
+    21-bit code points packed in a uint64 (n <= 3); for n > 3 a 64-bit polynomial hash with a
+    splitmix finaliser (collisions: ~2^-64 per pair). A content n-gram holds at least one letter,
+    digit or CJK character, so it never equals the sentinel. Only key equality matters to the
+    entropies computed from them.
     """
-    cp = codepoints(text)
     m = cp.size - n + 1
     if m <= 0:
         return np.zeros(0, np.uint32), np.zeros(0, bool)
-    content = (classes(text) & (ALNUM | CJK)) != 0
+    content = (cls & (ALNUM | CJK)) != 0
     valid = content[:m].copy()
     for j in range(1, n):
         valid |= content[j : j + m]
     dense = None
-    if n == 2 and int(cp.max()) >= 0x10000:  # beyond the BMP: number this text's alphabet densely
+    if n == 2 and int(cp.max()) >= 0x10000:  # beyond the BMP: number the alphabet densely
         present = np.bincount(cp) > 0
         if np.count_nonzero(present) < 0xFFFF:
-            dense = (np.cumsum(present) - 1).astype(np.uint32)[cp]
+            dense = np.take((np.cumsum(present) - 1).astype(np.uint32), cp)
     if n == 1:
         key = cp.copy()
     elif n == 2 and (dense is not None or int(cp.max()) < 0x10000):
@@ -448,9 +457,7 @@ def _gram_keys(text: str, n: int, mask: bool = True) -> tuple[np.ndarray, np.nda
         key ^= key >> np.uint64(27)
         np.minimum(key, np.uint64(np.iinfo(np.uint64).max - 1), out=key)
     if mask:
-        key[~valid] = np.iinfo(key.dtype).max
-    key.flags.writeable = False  # cached per text: shared by every caller
-    valid.flags.writeable = False
+        np.putmask(key, ~valid, np.iinfo(key.dtype).max)
     return key, valid
 
 
@@ -471,51 +478,67 @@ def _windows(length: int, window: int, step: int) -> tuple[np.ndarray, np.ndarra
 
 
 @lru_cache(maxsize=16)
-def _clogc_steps(w: int) -> np.ndarray:
-    """``f[k] = k log2 k - (k-1) log2 (k-1)``: what the k-th copy of a key adds to sum c log2 c."""
-    k = np.arange(w + 1, dtype=np.float64)
-    klogk = k * np.log2(np.maximum(k, 1.0))
-    f = np.zeros(w + 1)
-    f[1:] = klogk[1:] - klogk[:-1]
-    return f
+def _clogc(w: int) -> np.ndarray:
+    """``c log2 c`` for ``c`` in ``0 .. w``."""
+    c = np.arange(w + 1, dtype=np.float64)
+    return c * np.log2(np.maximum(c, 1.0))
 
 
-def _rows_entropy(rows: np.ndarray) -> np.ndarray:
-    """Entropy (bits) of the keys of each row of ``rows`` (r, w), sentinels (dtype max) ignored.
+def _rows_entropy(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Entropy (bits) of the keys of each row of ``rows`` (r, w), sentinels (dtype max) ignored,
+    and the number of keys that count (float64).
 
     Sorts ``rows`` in place; ``H = log2 m - (1/m) sum c log2 c``. The sum is taken over repeated
-    keys only (a key seen once adds 0): the k-th copy in a run of equal keys adds
-    ``k log2 k - (k-1) log2 (k-1)``, and k comes from a running maximum of run starts."""
+    keys only (a key seen once adds 0): after the sort, the repeats of one key are consecutive
+    positions, so each run of ``c`` equal keys is one group of ``c - 1`` repeat positions, found
+    without a pass over every entry beyond the comparison itself."""
     r, w = rows.shape
     if r == 0 or w == 0:
-        return np.zeros(r)
+        return np.zeros(r), np.zeros(r)
     rows.sort(axis=1)
     sentinel = np.iinfo(rows.dtype).max
     m = (w - np.count_nonzero(rows == sentinel, axis=1)).astype(np.float64)
     dup = np.zeros(rows.shape, dtype=bool)
     np.equal(rows[:, 1:], rows[:, :-1], out=dup[:, 1:])
-    flat = dup.ravel()
-    start = np.arange(flat.size, dtype=np.int64)
-    start[flat] = 0
-    np.maximum.accumulate(start, out=start)  # the start of the run each position is in
-    d = np.flatnonzero(flat)
-    d = d[rows.ravel()[d] != sentinel]
-    sum_clogc = np.bincount(d // w, weights=_clogc_steps(w)[d - start[d] + 1], minlength=r)
+    d = np.flatnonzero(dup.ravel())  # a row's first entry is never a repeat: runs stay in rows
+    sum_clogc = np.zeros(r)
+    if d.size:
+        new = np.ones(d.size, dtype=bool)
+        np.not_equal(d[1:], d[:-1] + 1, out=new[1:])
+        grp = np.flatnonzero(new)
+        count = np.diff(np.append(grp, d.size)) + 1  # keys in the run
+        at = np.take(d, grp)
+        real = np.take(rows.ravel(), at) != sentinel
+        at, count = np.compress(real, at), np.compress(real, count)
+        sum_clogc = np.bincount(at // w, weights=np.take(_clogc(w), count), minlength=r)
     mm = np.maximum(m, 1.0)
-    return np.maximum(np.log2(mm) - sum_clogc / mm, 0.0)
+    return np.maximum(np.log2(mm) - sum_clogc / mm, 0.0), m
 
 
 def _window_entropy(key: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
-    """Entropy of the (sentinel-masked) keys ``key[s : s + width]`` for each start ``s``, one
-    block of about 256K keys at a time (cache-sized, and memory stays bounded)."""
+    """Entropy of the (sentinel-masked) keys ``key[s : s + width]`` for each start ``s``."""
+    return _window_entropy_counts(key, starts, width)[0]
+
+
+def _window_entropy_counts(key: np.ndarray, starts: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_window_entropy` and the number of content keys in each window, one block of
+    about 256K keys at a time (cache-sized, and memory stays bounded)."""
     out = np.zeros(starts.size)
+    cnt = np.zeros(starts.size)
     if width <= 0 or starts.size == 0:
-        return out
+        return out, cnt
     block = max(1, (1 << 18) // width)
     view = sliding_window_view(key, width)
     for a in range(0, starts.size, block):
-        out[a : a + block] = _rows_entropy(view[starts[a : a + block]])
-    return out
+        out[a : a + block], cnt[a : a + block] = _rows_entropy(view[starts[a : a + block]])
+    return out, cnt
+
+
+def _information_gain(hu: np.ndarray, hl: np.ndarray, hr: np.ndarray, ml: np.ndarray, mr: np.ndarray) -> np.ndarray:
+    """``H(U) - (|L| H(L) + |R| H(R)) / |L ∪ R|`` clipped to ``[0, 1]``; 0 where a side has no
+    content n-gram."""
+    js = hu - (ml * hl + mr * hr) / np.maximum(ml + mr, 1.0)
+    return np.where((ml > 0) & (mr > 0), np.clip(js, 0.0, 1.0), 0.0)
 
 
 def entropy_curve(text: str, window: int = 100, step: int = 50, n: int = 2) -> tuple[np.ndarray, np.ndarray]:
@@ -639,24 +662,25 @@ def divergence_curve(text: str, window: int = 100, step: int = 50, n: int = 2) -
     k = 0  # offsets on the regular grid, where the left and right windows are shared
     if w % step == 0:
         k = t.size if (t[-1] - w) % step == 0 else t.size - 1
+    ml, mr = np.empty(t.size), np.empty(t.size)
     if k:
-        hw = _window_entropy(key, np.arange(0, t[k - 1] + 1, step, dtype=np.int64), g)
+        hw, mw = _window_entropy_counts(key, np.arange(0, t[k - 1] + 1, step, dtype=np.int64), g)
         hl[:k], hr[:k] = hw[:k], hw[w // step : w // step + k]
+        ml[:k], mr[:k] = mw[:k], mw[w // step : w // step + k]
     if k < t.size:
-        hl[k:] = _window_entropy(key, t[k:] - w, g)
-        hr[k:] = _window_entropy(key, t[k:], g)
+        hl[k:], ml[k:] = _window_entropy_counts(key, t[k:] - w, g)
+        hr[k:], mr[k:] = _window_entropy_counts(key, t[k:], g)
     hu = _window_entropy(key, t - w, min(2 * w - n + 1, key.size))
-    cv = _prefix(valid.astype(np.float64))
-    ml, mr = cv[t - w + g] - cv[t - w], cv[t + g] - cv[t]
-    js = hu - (ml * hl + mr * hr) / np.maximum(ml + mr, 1.0)
-    out = np.where((ml > 0) & (mr > 0), np.clip(js, 0.0, 1.0), 0.0)
-    return t.astype(np.float64), out
+    return t.astype(np.float64), _information_gain(hu, hl, hr, ml, mr)
 
 
 def divergence_at(text: str, offsets: np.ndarray, window: int = 100, n: int = 2) -> np.ndarray:
     """:func:`divergence_curve`'s information gain, evaluated exactly at the given character
     ``offsets`` instead of on a grid (what tier 3 needs: a few gaps inside runs that entropy could
-    not split). Near the text's edges the two windows shrink to ``min(window, t, len - t)``."""
+    not split). Near the text's edges the two windows shrink to ``min(window, t, len - t)``.
+
+    Only the characters the windows cover are read: ``[t - w, t + w)`` around each offset, merged
+    where they overlap and laid end to end, so a few gaps in a long text cost a few windows."""
     if n < 1:
         raise ValueError(f"n must be at least 1, got {n}")
     if window < 1:
@@ -666,23 +690,40 @@ def divergence_at(text: str, offsets: np.ndarray, window: int = 100, n: int = 2)
     N = len(text)
     if N < 2 or t_all.size == 0:
         return out
-    key, valid = _gram_keys(text, n)
+    w_all = np.clip(np.minimum(np.minimum(t_all, N - t_all), window), 0, None)
+    # the covered characters, merged into segments and laid end to end: local offsets
+    lo, hi = t_all - w_all, t_all + w_all
+    order = np.argsort(lo, kind="stable")
+    reach = np.maximum.accumulate(hi[order])
+    new = np.ones(order.size, dtype=bool)
+    new[1:] = lo[order][1:] > reach[:-1]
+    first = np.flatnonzero(new)
+    seg_lo = lo[order][first]
+    seg_hi = reach[np.append(first[1:], order.size) - 1]
+    seg_off = np.zeros(first.size, np.int64)
+    np.cumsum((seg_hi - seg_lo)[:-1], out=seg_off[1:])
+    seg = np.empty(order.size, np.int64)
+    seg[order] = np.cumsum(new) - 1
+    t_loc = t_all - seg_lo[seg] + seg_off[seg]
+    if 2 * int((seg_hi - seg_lo).sum()) > N:  # most of the text: its (cached) keys serve
+        key, _ = _gram_keys(text, n)
+        t_loc = t_all
+    else:
+        cp = codepoints(text)[ranges(seg_lo, seg_hi)]
+        key, _ = _keys(cp, np.take(class_table(), cp), n)
     if key.size == 0:
         return out
-    cv = _prefix(valid.astype(np.float64))
-    w_all = np.clip(np.minimum(np.minimum(t_all, N - t_all), window), 0, None)
+    full = N - n + 1  # the union window is clipped to the text's n-gram count, as on the grid
     for w in np.unique(w_all).tolist():
         g = w - n + 1
         if g <= 0:
             continue
         sel = np.flatnonzero(w_all == w)
-        t = t_all[sel]
-        hl = _window_entropy(key, t - w, g)
-        hr = _window_entropy(key, t, g)
-        hu = _window_entropy(key, t - w, min(2 * w - n + 1, key.size))
-        ml, mr = cv[t - w + g] - cv[t - w], cv[t + g] - cv[t]
-        js = hu - (ml * hl + mr * hr) / np.maximum(ml + mr, 1.0)
-        out[sel] = np.where((ml > 0) & (mr > 0), np.clip(js, 0.0, 1.0), 0.0)
+        t = t_loc[sel]
+        hl, ml = _window_entropy_counts(key, t - w, g)
+        hr, mr = _window_entropy_counts(key, t, g)
+        hu = _window_entropy(key, t - w, min(2 * w - n + 1, full))
+        out[sel] = _information_gain(hu, hl, hr, ml, mr)
     return out
 
 
