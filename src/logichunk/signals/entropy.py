@@ -705,7 +705,7 @@ def divergence_at(text: str, offsets: np.ndarray, window: int = 100, n: int = 2)
     seg = np.empty(order.size, np.int64)
     seg[order] = np.cumsum(new) - 1
     t_loc = t_all - seg_lo[seg] + seg_off[seg]
-    if 2 * int((seg_hi - seg_lo).sum()) > N:  # most of the text: its (cached) keys serve
+    if 3 * int((seg_hi - seg_lo).sum()) > N:  # much of the text: its (cached) keys are cheaper
         key, _ = _gram_keys(text, n)
         t_loc = t_all
     else:
