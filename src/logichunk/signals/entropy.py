@@ -190,17 +190,18 @@ def content_items(text: str) -> tuple[np.ndarray, np.ndarray]:
     parts_ids: list[np.ndarray] = []
     if n:
         cp = codepoints(text)
-        cls = classes(text)
+        table = class_table()
         a = 0
         while a < n:
             b = min(a + _BLOCK, n)
             while b < n:  # move the cut past the word it falls in
-                tail = (cls[b : b + 1024] & ALNUM) != 0
+                tail = (np.take(table, cp[b : b + 1024]) & ALNUM) != 0
                 if not tail.all():
                     b += int(np.argmin(tail))
                     break
                 b += tail.size
-            p, i = _block_items(cp[a:b], cls[a:b])
+            # classes a block at a time, while the block is in cache (no text-sized array)
+            p, i = _block_items(cp[a:b], np.take(table, cp[a:b]))
             parts_pos.append(p + a if a else p)
             parts_ids.append(i)
             a = b
