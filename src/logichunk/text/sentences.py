@@ -240,10 +240,8 @@ def _units(text: str) -> np.ndarray:
     character lies outside the BMP, else uint32. ``units[i]`` is ``ord(text[i])``."""
     if text.isascii():
         return np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-    b = text.encode("utf-16-le", "surrogatepass")
-    if len(b) == 2 * len(text):
-        return np.frombuffer(b, dtype=np.uint16)
-    return codepoints(text)
+    cp = codepoints(text)  # shared with the signals (cached), narrowed when it is cheaper to scan
+    return cp.astype(np.uint16) if int(cp.max()) < 0x10000 else cp
 
 
 @lru_cache(maxsize=4)
