@@ -74,3 +74,18 @@ def test_api_example_from_issue():
     assert deep, "a 2,000-char text at max 300 must produce a second level"
     c = deep[0]
     assert tree.get(c.parent).children and c.id in tree.get(c.parent).children
+
+
+def test_json_lines_are_the_records_as_json():
+    """The CLI's hand-written JSONL is byte for byte the generic encoder's output of records()."""
+    import json
+
+    text = ('He said "stop"\\now.\t第一段。\n\n' * 40) + ("Ünïcode 😀 and \u2028 control \x01 chars. " * 30) + ("第二个话题，很长。" * 120)
+    tree = chunk(text, max_size=200, levels=3)
+    enc = json.JSONEncoder(ensure_ascii=False, check_circular=False)
+    extra = {"source": 'dir/"odd" name.txt'}
+    lines = tree.json_lines(extra)
+    assert len(lines) == len(tree) and any("." in json.loads(x)["id"] for x in lines)
+    assert lines == [enc.encode(r | extra) for r in tree.records()]
+    flat = build_tree("ab", [("1", 0, 1, "x", {"size": None}), ("2", 1, 2, "x", {})])
+    assert [json.loads(x) for x in flat.json_lines()] == flat.records()

@@ -95,14 +95,8 @@ def _write_tree(out: TextIO, source: str, tree: ChunkTree, many: bool) -> None:
                   f"{c.method:<9} {_first_words(tree.text_of(c))}\n")
 
 
-_JSONL = json.JSONEncoder(ensure_ascii=False, check_circular=False)  # one encoder, not one per line
-
-
 def _write_jsonl(out: TextIO, source: str, tree: ChunkTree) -> None:
-    lines = []
-    for r in tree.records():
-        r["source"] = source
-        lines.append(_JSONL.encode(r))
+    lines = tree.json_lines({"source": source})
     lines.append("")
     out.write("\n".join(lines))
 

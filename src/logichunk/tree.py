@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from types import MappingProxyType
 from typing import Any
 
@@ -111,6 +113,31 @@ class ChunkTree:
                 r["text"] = text[start:end]
             out.append(r)
         return out
+
+
+    def json_lines(self, extra: Mapping[str, Any] | None = None) -> list[str]:
+        """:meth:`records` as JSON text, one line per chunk, ``extra`` keys appended to each (the
+        CLI's ``--format jsonl``). Written directly rather than through dicts and the generic
+        encoder (a third of a ``logichunk chunk`` call went there); the same bytes as
+        ``json.JSONEncoder(ensure_ascii=False).encode(record | extra)``."""
+        t = self.chunks
+        rows = t.rows() if isinstance(t, _ChunkTable) else [
+            (c.id, c.span.start, c.span.end, c.method, c.meta) for c in t.values()]
+        enc = _JSON.encode
+        tail = "".join(f", {enc(k)}: {enc(v)}" for k, v in (extra or {}).items()) + "}"
+        text = self.text
+        out = []
+        for cid, start, end, method, meta in rows:
+            head = cid.rpartition(".")[0]
+            size = meta.get("size")
+            out.append(f'{{"id": {enc(cid)}, "level": {cid.count(".") + 1}, '
+                       f'"parent": {enc(head) if head else "null"}, "start": {start}, "end": {end}, '
+                       f'"size": {size if type(size) is int else enc(size)}, "method": {enc(method)}, '
+                       f'"text": {encode_basestring(text[start:end])}{tail}')
+        return out
+
+
+_JSON = json.JSONEncoder(ensure_ascii=False, check_circular=False)
 
 
 class _ChunkTable(Mapping[str, Chunk]):

@@ -47,7 +47,7 @@ def class_table() -> np.ndarray:
     # Everything printable that is neither space, letter, ideograph nor mark counts as punctuation/symbol.
     plain = (table & (WS | ALNUM | CJK | MARK | SURR_HI)) == 0
     plain[:0x20] = False
-    table[plain] |= PUNCT
+    table |= plain.view(np.uint8) * PUNCT  # arithmetic, not a mask over a million entries
     return table
 
 

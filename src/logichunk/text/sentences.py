@@ -156,10 +156,10 @@ _F_CLOSE, _F_OPEN, _F_CONT, _F_TOK, _F_CJKP, _F_ZHNUM, _F_TERM = 64, 128, 256, 5
 @lru_cache(maxsize=1)
 def _flags() -> np.ndarray:
     ct = class_table()
-    fl = np.zeros(ct.size, dtype=np.uint16)
-    fl[(ct & WS) != 0] |= _F_WS
-    fl[(ct & CJK) != 0] |= _F_CJK
-    fl[(ct & MARK) != 0] |= _F_MARK
+    by_class = np.zeros(256, dtype=np.uint16)  # class flags -> these flags, then one lookup
+    for cls, flag in ((WS, _F_WS), (CJK, _F_CJK), (MARK, _F_MARK)):
+        by_class[(np.arange(256) & cls) != 0] |= flag
+    fl = np.take(by_class, ct)
     low = np.fromiter((chr(i).islower() for i in range(0x2000)), dtype=bool, count=0x2000)
     up = np.fromiter((chr(i).isupper() for i in range(0x2000)), dtype=bool, count=0x2000)
     fl[:0x2000][low] |= _F_LOWER
