@@ -48,13 +48,13 @@ class ChunkTree:
     def roots(self) -> list[Chunk]:
         t = self.chunks
         if isinstance(t, _ChunkTable):
-            return [t[r[0]] for r in t.rows() if "." not in r[0]]
+            return [t[i] for i in t.ids() if "." not in i]
         return [c for c in t.values() if c.level == 1]
 
     def leaves(self) -> list[Chunk]:
         t = self.chunks
         if isinstance(t, _ChunkTable):
-            return [t[r[0]] for r in t.rows() if t.is_leaf(r[0])]
+            return [t[i] for i in t.ids() if t.is_leaf(i)]
         return [c for c in t.values() if not c.children]
 
     def children(self, chunk_id: str) -> list[Chunk]:
@@ -98,38 +98,39 @@ class ChunkTree:
         return self.text[c.span.start : c.span.end]
 
     # ---------------------------------------------------------------- export
+    def _columns(self) -> tuple[list[str], list[int], list[int], list[str], list[Any]]:
+        """ids, starts, ends, methods and ``meta["size"]`` of every chunk, in order."""
+        t = self.chunks
+        if isinstance(t, _ChunkTable):
+            return t.ids(), t.starts(), t.ends(), t.methods(), t.meta_column("size")
+        cs = list(t.values())
+        return ([c.id for c in cs], [c.span.start for c in cs], [c.span.end for c in cs],
+                [c.method for c in cs], [c.meta.get("size") for c in cs])
+
     def records(self, *, with_text: bool = True) -> list[dict[str, Any]]:
         """One plain dict per chunk (the JSONL/JSON output of the CLI)."""
-        t = self.chunks
-        rows = t.rows() if isinstance(t, _ChunkTable) else [
-            (c.id, c.span.start, c.span.end, c.method, c.meta) for c in t.values()]
         text = self.text
         out = []
-        for cid, start, end, method, meta in rows:
+        for cid, start, end, method, size in zip(*self._columns(), strict=True):
             head, _, _ = cid.rpartition(".")
             r: dict[str, Any] = {"id": cid, "level": cid.count(".") + 1, "parent": head or None,
-                                 "start": start, "end": end, "size": meta.get("size"), "method": method}
+                                 "start": start, "end": end, "size": size, "method": method}
             if with_text:
                 r["text"] = text[start:end]
             out.append(r)
         return out
-
 
     def json_lines(self, extra: Mapping[str, Any] | None = None) -> list[str]:
         """:meth:`records` as JSON text, one line per chunk, ``extra`` keys appended to each (the
         CLI's ``--format jsonl``). Written directly rather than through dicts and the generic
         encoder (a third of a ``logichunk chunk`` call went there); the same bytes as
         ``json.JSONEncoder(ensure_ascii=False).encode(record | extra)``."""
-        t = self.chunks
-        rows = t.rows() if isinstance(t, _ChunkTable) else [
-            (c.id, c.span.start, c.span.end, c.method, c.meta) for c in t.values()]
         enc = _JSON.encode
         tail = "".join(f", {enc(k)}: {enc(v)}" for k, v in (extra or {}).items()) + "}"
         text = self.text
         out = []
-        for cid, start, end, method, meta in rows:
+        for cid, start, end, method, size in zip(*self._columns(), strict=True):
             head = cid.rpartition(".")[0]
-            size = meta.get("size")
             out.append(f'{{"id": {enc(cid)}, "level": {cid.count(".") + 1}, '
                        f'"parent": {enc(head) if head else "null"}, "start": {start}, "end": {end}, '
                        f'"size": {size if type(size) is int else enc(size)}, "method": {enc(method)}, '
@@ -141,59 +142,102 @@ _JSON = json.JSONEncoder(ensure_ascii=False, check_circular=False)
 
 
 class _ChunkTable(Mapping[str, Chunk]):
-    """``id -> Chunk`` over rows given in pre-order; a :class:`Chunk` object is made on first
-    access. Chunkers emit tens of thousands of rows per megabyte and callers often read only the
-    leaves or the records, so eager objects would be most of the cost of a chunk call."""
+    """``id -> Chunk`` over columns given in pre-order; a :class:`Chunk` object (and its ``meta``
+    dict) is made on first access. Chunkers emit tens of thousands of chunks per megabyte and
+    callers often read only the leaves or the records, so eager objects would be most of the cost
+    of a chunk call. ``metas`` is one mapping per chunk, or ``None`` with ``cols`` holding the
+    meta values by key, one list each."""
 
-    __slots__ = ("_rows", "_index", "_made", "_kids", "_parents")
+    __slots__ = ("_ids", "_starts", "_ends", "_methods", "_metas", "_cols", "_index", "_made", "_kids",
+                 "_parents")
 
-    def __init__(self, rows: list[tuple[str, int, int, str, Mapping[str, Any]]]) -> None:
-        self._rows = rows
-        self._index = {r[0]: i for i, r in enumerate(rows)}
+    def __init__(self, ids: list[str], starts: list[int], ends: list[int], methods: list[str],
+                 metas: list[Mapping[str, Any]] | None = None, cols: Mapping[str, list[Any]] | None = None) -> None:
+        self._ids, self._starts, self._ends, self._methods = ids, starts, ends, methods
+        self._metas = metas
+        self._cols = dict(cols or {})
+        self._index: dict[str, int] | None = None  # built on the first lookup by id
         self._parents: list[str | None] | None = None  # derived on first use (see _links)
         self._kids: dict[str, list[str]] = {}
-        self._made: list[Chunk | None] = [None] * len(rows)
+        self._made: list[Chunk | None] = [None] * len(ids)
+
+    @classmethod
+    def from_rows(cls, rows: list[tuple[str, int, int, str, Mapping[str, Any]]]) -> _ChunkTable:
+        return cls([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], [r[3] for r in rows],
+                   metas=[r[4] for r in rows])
+
+    def _idx(self) -> dict[str, int]:
+        if self._index is None:
+            self._index = {cid: i for i, cid in enumerate(self._ids)}
+        return self._index
 
     def _links(self) -> tuple[list[str | None], dict[str, list[str]]]:
         """Parent of each row and children of each parent. Ids come from the chunkers (well formed
         by construction), so parents are string operations; a one-level tree needs none."""
         if self._parents is None:
-            rows = self._rows
-            parents: list[str | None] = [None] * len(rows)
+            all_ids = self._ids
+            parents: list[str | None] = [None] * len(all_ids)
             kids: dict[str, list[str]] = {}
-            for i in [i for i, r in enumerate(rows) if "." in r[0]]:
-                cid = rows[i][0]
+            for i in [i for i, cid in enumerate(all_ids) if "." in cid]:
+                cid = all_ids[i]
                 parent = cid.rpartition(".")[0]
                 parents[i] = parent
                 kids.setdefault(parent, []).append(cid)
             self._parents, self._kids = parents, kids
         return self._parents, self._kids
 
+    def _meta(self, i: int) -> Mapping[str, Any]:
+        if self._metas is not None:
+            return self._metas[i]
+        return {k: col[i] for k, col in self._cols.items()}
+
     def __len__(self) -> int:
-        return len(self._rows)
+        return len(self._ids)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._index)
+        return iter(self._ids)
 
     def __contains__(self, key: object) -> bool:
-        return key in self._index
+        return key in self._idx()
 
     def __getitem__(self, key: str) -> Chunk:
-        i = self._index[key]
+        i = self._idx()[key]
         c = self._made[i]
         if c is None:
-            cid, start, end, method, meta = self._rows[i]
+            cid = self._ids[i]
             parents, kids = self._links()
-            c = Chunk(id=cid, span=Span(start, end), level=cid.count(".") + 1, parent=parents[i],
-                      method=method, meta=MappingProxyType(dict(meta)), children=tuple(kids.get(cid, ())))
+            c = Chunk(id=cid, span=Span(self._starts[i], self._ends[i]), level=cid.count(".") + 1,
+                      parent=parents[i], method=self._methods[i], meta=MappingProxyType(dict(self._meta(i))),
+                      children=tuple(kids.get(cid, ())))
             self._made[i] = c
         return c
 
     def values(self):  # type: ignore[override]
-        return [self[r[0]] for r in self._rows]
+        return [self[cid] for cid in self._ids]
+
+    def ids(self) -> list[str]:
+        return self._ids
+
+    def starts(self) -> list[int]:
+        return self._starts
+
+    def ends(self) -> list[int]:
+        return self._ends
+
+    def methods(self) -> list[str]:
+        return self._methods
+
+    def meta_column(self, key: str) -> list[Any]:
+        """``meta.get(key)`` of every chunk, in order."""
+        if self._metas is None:
+            col = self._cols.get(key)
+            return col if col is not None else [None] * len(self._ids)
+        return [m.get(key) for m in self._metas]
 
     def rows(self) -> list[tuple[str, int, int, str, Mapping[str, Any]]]:
-        return self._rows
+        """``(id, start, end, method, meta)`` per chunk, in order (made on each call)."""
+        return [(self._ids[i], self._starts[i], self._ends[i], self._methods[i], self._meta(i))
+                for i in range(len(self._ids))]
 
     def is_leaf(self, chunk_id: str) -> bool:
         return chunk_id not in self._links()[1]
@@ -208,7 +252,29 @@ def build_tree(
     unit: str = "chars",
 ) -> ChunkTree:
     """Assemble a tree from ``(id, start, end, method, meta)`` rows given in pre-order."""
-    return ChunkTree(text, _ChunkTable(list(nodes)), tuple(bubbles), MappingProxyType(dict(stats or {})), unit)
+    return ChunkTree(text, _ChunkTable.from_rows(list(nodes)), tuple(bubbles), MappingProxyType(dict(stats or {})),
+                     unit)
+
+
+def build_tree_columns(
+    text: str,
+    ids: list[str],
+    starts: list[int],
+    ends: list[int],
+    methods: list[str],
+    meta: Mapping[str, list[Any]],
+    *,
+    bubbles: tuple[Bubble, ...] = (),
+    stats: Mapping[str, Any] | None = None,
+    unit: str = "chars",
+) -> ChunkTree:
+    """:func:`build_tree` from columns (pre-order): each chunk's ``meta`` is ``{key: column[i]}``
+    over the ``meta`` columns, made only when that chunk is read."""
+    n = len(ids)
+    if not (len(starts) == len(ends) == len(methods) == n and all(len(c) == n for c in meta.values())):
+        raise ValueError("columns of a chunk tree must have one entry per chunk")
+    return ChunkTree(text, _ChunkTable(ids, starts, ends, methods, cols=meta), tuple(bubbles),
+                     MappingProxyType(dict(stats or {})), unit)
 
 
 def check_tree(tree: ChunkTree) -> None:

@@ -19,7 +19,7 @@ tier of the cut that closes it (the last chunk of a piece: the cut that opens it
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +32,7 @@ from ..signals import GapSignal
 from ..signals.entropy import CompositeSignal, EntropySignal
 from ..text.measure import Measure, Meter
 from ..text.sentences import BREAK_PARAGRAPH, SentenceSpans, split_sentences
-from ..tree import ChunkTree, build_tree
+from ..tree import ChunkTree, build_tree, build_tree_columns
 from ..types import Bubble
 from .llm_breaks import ChatModel, llm_breaks
 
@@ -186,7 +186,7 @@ class _Run:
             self._insert(new)
 
     # ------------------------------------------------------------------ one level, all pieces
-    def level(self, pieces: list[tuple[int, int, str | None]], level: int, rows: list) -> list:
+    def level(self, pieces: list[tuple[int, int, str | None]], level: int, out: _Columns) -> list:
         """Cut every piece of ``level`` at once; returns the chunks that need a next level."""
         limit = self.cfg.sizes[level - 1]
         if level == 1:
@@ -269,7 +269,7 @@ class _Run:
         sizes = self.meter.sizes(starts, ends)
         keep = has_cut | (level == 1)
         nxt = self.cfg.sizes[level] if level < len(self.cfg.sizes) else None
-        # rows in bulk: one list per column, zipped (tens of thousands of chunks per megabyte)
+        # chunks in bulk, one list per column (tens of thousands of chunks per megabyte)
         kr = np.flatnonzero(keep)
         parents = [p[2] for p in pieces]
         ords = ordinal[kr].tolist()
@@ -282,11 +282,41 @@ class _Run:
         names = (*self.tiers, "whole")  # index -1: a piece left whole
         methods = [names[k] for k in crank[kr].tolist()]
         self.method_counts += np.bincount(crank[kr] + 1, minlength=len(names))
-        metas = [{"size": z, "cut_score": None if sc_ != sc_ else sc_} for z, sc_ in zip(size_l, score_l, strict=True)]
-        rows.extend(zip(cids, a_l, b_l, methods, metas, strict=True))
+        out.add(level, cids, a_l, b_l, methods, size_l, [None if x != x else x for x in score_l])
         if nxt is None:
             return []
         return [(a_l[i], b_l[i], cids[i]) for i in np.flatnonzero(sizes[kr] > nxt).tolist()]
+
+
+class _Columns:
+    """The chunks of every level, one list per column, put in pre-order at the end."""
+
+    def __init__(self) -> None:
+        self.depth: list[int] = []
+        self.ids: list[str] = []
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        self.methods: list[str] = []
+        self.sizes: list[int] = []
+        self.scores: list[float | None] = []
+
+    def add(self, level: int, ids: list[str], starts: list[int], ends: list[int], methods: list[str],
+            sizes: list[int], scores: list[float | None]) -> None:
+        self.depth.extend([level] * len(ids))
+        self.ids += ids
+        self.starts += starts
+        self.ends += ends
+        self.methods += methods
+        self.sizes += sizes
+        self.scores += scores
+
+    def tree(self, text: str, **kw: Any) -> ChunkTree:
+        cols = [self.ids, self.starts, self.ends, self.methods, self.sizes, self.scores]
+        if self.depth and self.depth[-1] > 1:  # levels were appended one after another
+            order = np.lexsort((np.asarray(self.depth), np.asarray(self.starts))).tolist()
+            cols = [[c[i] for i in order] for c in cols]  # pre-order: a parent before its children
+        ids, starts, ends, methods, sizes, scores = cols
+        return build_tree_columns(text, ids, starts, ends, methods, {"size": sizes, "cut_score": scores}, **kw)
 
 
 class _Precomputed:
@@ -316,14 +346,12 @@ def chunk_logic_chain(
     if not text:
         return build_tree(text, [], stats={"llm_calls": 0, "tier2_skipped": 0, "sentences": 0}, unit=unit)
     run = _Run(text, cfg, llm, lm_signal, source)
-    rows: list[tuple[str, int, int, str, Mapping[str, Any]]] = []
+    out = _Columns()
     pieces: list[tuple[int, int, str | None]] = [(0, len(text), None)]
     for level in range(1, len(cfg.sizes) + 1):
         if not pieces:
             break
-        pieces = run.level(pieces, level, rows)
-    if len(cfg.sizes) > 1:  # one level is produced in order already
-        rows.sort(key=lambda r: (r[1], r[0].count(".")))  # pre-order: a parent before its children
+        pieces = run.level(pieces, level, out)
     names = ("whole", *run.tiers)
     counts: dict[str, int] = {}
     for k, c in enumerate(run.method_counts.tolist()):
@@ -331,7 +359,7 @@ def chunk_logic_chain(
             counts[names[k]] = counts.get(names[k], 0) + c
     run.stats["methods"] = counts
     run.stats["bubbles"] = len(run.bubbles)
-    return build_tree(text, rows, bubbles=tuple(run.bubbles), stats=run.stats, unit=unit)
+    return out.tree(text, bubbles=tuple(run.bubbles), stats=run.stats, unit=unit)
 
 
 def chunk(
