@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from json.encoder import encode_basestring, encode_basestring_ascii  # type: ignore[attr-defined]
 from types import MappingProxyType
 from typing import Any
 
@@ -131,10 +131,13 @@ class ChunkTree:
         out = []
         for cid, start, end, method, size in zip(*self._columns(), strict=True):
             head = cid.rpartition(".")[0]
+            piece = text[start:end]
+            # the ASCII encoder writes the same bytes for an ASCII string, about twice as fast
+            body = encode_basestring_ascii(piece) if piece.isascii() else encode_basestring(piece)
             out.append(f'{{"id": {enc(cid)}, "level": {cid.count(".") + 1}, '
                        f'"parent": {enc(head) if head else "null"}, "start": {start}, "end": {end}, '
                        f'"size": {size if type(size) is int else enc(size)}, "method": {enc(method)}, '
-                       f'"text": {encode_basestring(text[start:end])}{tail}')
+                       f'"text": {body}{tail}')
         return out
 
 
