@@ -57,7 +57,6 @@ from functools import lru_cache
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..boundaries import ranges
 from ..text.charclass import ALNUM, CJK, class_table, classes, codepoints
 from ..text.sentences import SentenceSpans
 from . import GapSignal
@@ -706,12 +705,9 @@ def divergence_at(text: str, offsets: np.ndarray, window: int = 100, n: int = 2)
     seg = np.empty(order.size, np.int64)
     seg[order] = np.cumsum(new) - 1
     t_loc = t_all - seg_lo[seg] + seg_off[seg]
-    if 3 * int((seg_hi - seg_lo).sum()) > N:  # much of the text: its (cached) keys are cheaper
-        key, _ = _gram_keys(text, n)
-        t_loc = t_all
-    else:
-        cp = codepoints(text)[ranges(seg_lo, seg_hi)]
-        key, _ = _keys(cp, np.take(class_table(), cp), n)
+    cp_all = codepoints(text)
+    cp = np.concatenate([cp_all[a:b] for a, b in zip(seg_lo.tolist(), seg_hi.tolist(), strict=True)])
+    key, _ = _keys(cp, np.take(class_table(), cp), n)
     if key.size == 0:
         return out
     full = N - n + 1  # the union window is clipped to the text's n-gram count, as on the grid
