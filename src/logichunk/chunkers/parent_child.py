@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import boundaries as bd
+from ..config import Settings as _D
 from ..errors import InputError
 from ..text.measure import Meter
 from ..text.sentences import split_sentences
@@ -35,13 +36,15 @@ VecFn = Callable[[list[str]], np.ndarray]
 
 @dataclass(frozen=True)
 class PCParams:
-    max_parent_size: int = 1500
-    min_parent_size: int = 150
-    child_min_size: int = 100
-    child_max_size: int = 400
-    child_target_size: int = 250
-    similarity_threshold: float = 0.3
-    cliff_drop: float = 0.15
+    """The parent-child layout's knobs; defaults are :class:`~logichunk.config.Settings`'s."""
+
+    max_parent_size: int = _D.max_parent_size
+    min_parent_size: int = _D.min_parent_size
+    child_min_size: int = _D.child_min_size
+    child_max_size: int = _D.child_max_size
+    child_target_size: int = _D.child_target_size
+    similarity_threshold: float = _D.similarity_threshold
+    cliff_drop: float = _D.cliff_drop
     unit: str = "chars"
 
     @classmethod

@@ -244,13 +244,19 @@ def cmd_chunking(args: argparse.Namespace) -> int:
                 warnings.simplefilter("ignore")
                 row, notes = run_chunking(corpus, spec.name, runner, settings, peer=spec.peer, dataset=name,
                                           budget=budget, query_vecs=qv, layout=layout)
-            for n in notes:
-                _note(n)
-            printer.row(row)
-            _save(args, [row])
-            count += 1
+            count += _emit(args, printer, row, notes)
     _done(args, "chunking", count, time.perf_counter() - t0)
     return 0
+
+
+def _emit(args: argparse.Namespace, printer: _Printer, row: dict[str, Any], notes: list[str]) -> int:
+    """Notes first, then the row on screen and in the results file, as it comes (a long run can be
+    stopped without losing what is done). Returns 1: one row more."""
+    for n in notes:
+        _note(n)
+    printer.row(row)
+    _save(args, [row])
+    return 1
 
 
 def cmd_retrieval(args: argparse.Namespace) -> int:
@@ -298,11 +304,7 @@ def cmd_retrieval(args: argparse.Namespace) -> int:
                     row, notes = run_retrieval(corpus, mode, spec.name, runner, settings, dataset=name, k=args.k,
                                                budget=budget)
                 row["peer"] = spec.peer
-                for n in notes:
-                    _note(n)
-                printer.row(row)
-                _save(args, [row])
-                count += 1
+                count += _emit(args, printer, row, notes)
     _done(args, "retrieval", count, time.perf_counter() - t0)
     return 0
 

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from ..config import Settings as _D
 from ..errors import InputError
 from ..models.embedding import l2_normalize
 from ..text.sentences import split_sentences
@@ -50,17 +51,18 @@ _BLOCK_BYTES = 32 << 20  # memory of one block of the rows x all similarity prod
 @dataclass(frozen=True)
 class GraphParams:
     """How edges are chosen. ``neighbours``: ``exact``, ``hnsw`` or ``auto`` (HNSW from
-    ``ann_threshold`` chunks on, when hnswlib is installed)."""
+    ``ann_threshold`` chunks on, when hnswlib is installed). Defaults are
+    :class:`~logichunk.config.Settings`'s (``graph_*``, ``hnsw_*``)."""
 
-    similarity_threshold: float = 0.3
-    intra_k: int = 3
-    cross_k: int = 3
-    cross_threshold: float = 0.0
-    neighbours: str = "auto"
-    ann_threshold: int = 50_000
-    hnsw_m: int = 16
-    hnsw_ef_construction: int = 200
-    hnsw_ef_search: int = 64
+    similarity_threshold: float = _D.graph_similarity_threshold
+    intra_k: int = _D.graph_intra_k
+    cross_k: int = _D.graph_cross_k
+    cross_threshold: float = _D.graph_cross_threshold
+    neighbours: str = _D.graph_neighbours
+    ann_threshold: int = _D.hnsw_threshold
+    hnsw_m: int = _D.hnsw_m
+    hnsw_ef_construction: int = _D.hnsw_ef_construction
+    hnsw_ef_search: int = _D.hnsw_ef_search
 
     def __post_init__(self) -> None:
         if self.intra_k < 0 or self.cross_k < 0:
