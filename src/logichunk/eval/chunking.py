@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ..models.embedding import l2_normalize
 from ..text.measure import get_measure
 from . import metrics as M
 from .methods import Located, Settings
@@ -109,9 +110,7 @@ def embed(embedder: Any, texts: Sequence[str], kind: str) -> np.ndarray:
     """L2-normalised float32 rows (whitespace-only texts get zero rows)."""
     if not texts:
         return np.zeros((0, int(getattr(embedder, "dim", 1))), dtype=np.float32)
-    v = np.asarray(embedder.embed([t if t.strip() else "." for t in texts], kind=kind), dtype=np.float32)
-    n = np.linalg.norm(v, axis=1, keepdims=True)
-    return v / np.maximum(n, 1e-12)
+    return l2_normalize(embedder.embed([t if t.strip() else "." for t in texts], kind=kind))
 
 
 # --------------------------------------------------------------------------- ranking under a budget

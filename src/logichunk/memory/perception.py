@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, LogichunkError
+from ..models.embedding import unit
 from .arbiter import Arbiter, ArbiterQuery, RuleArbiter
 from .block import LogicalBlock, anchor_text, is_filler, is_question
 from .calibration import Calibration, default_calibration
@@ -299,7 +300,7 @@ class Perception:
     @property
     def kernel(self) -> np.ndarray | None:
         """The current topic kernel, L2-normalised (None before the topic's first content turn)."""
-        return None if self._kernel is None else _unit(self._kernel)
+        return None if self._kernel is None else unit(self._kernel)
 
     def boundaries(self) -> list[int]:
         """Turn indices that start a topic (0 excluded), closed and open episodes together."""
@@ -326,7 +327,7 @@ class Perception:
         embed_error = ""
         if not filler:
             if vector is not None:
-                vec = _unit(np.asarray(vector, np.float32).reshape(-1))
+                vec = unit(np.asarray(vector, np.float32).reshape(-1))
             else:
                 try:
                     vec = self._embed(anchor)
@@ -386,7 +387,7 @@ class Perception:
         v = np.asarray(self.embedder.embed([anchor], kind="query"), dtype=np.float32)
         if v.ndim != 2 or v.shape[0] != 1:
             raise InputError(f"the embedder returned shape {v.shape} for one text")
-        return _unit(v[0])
+        return unit(v[0])
 
     def _topic_no(self) -> int:
         """Number of the current topic: episodes closed before it plus the open boundaries."""
@@ -396,7 +397,7 @@ class Perception:
         c = self.calibration
         vec = rec.vec
         assert vec is not None and self._kernel is not None
-        sim = float(vec @ _unit(self._kernel))
+        sim = float(vec @ unit(self._kernel))
         sim_prev = float(vec @ self._prev_vec) if self._prev_vec is not None else sim
         rec.features["sim"] = sim
         rec.features["sim_prev"] = sim_prev
@@ -482,7 +483,7 @@ class Perception:
                 if i in self._turns and self._turns[i].vec is not None]
         if not right or not left:
             return float("nan")
-        return float(_unit(_sum(right)) @ _unit(_sum(left)))
+        return float(unit(_sum(right)) @ unit(_sum(left)))
 
     def _review(self, g: int) -> list[Revision]:
         c = self.calibration
@@ -546,7 +547,7 @@ class Perception:
             else:
                 k = d * k + (1 - d) * v if d > 0 else k + v
         if k is not None:
-            kern = _unit(k).astype(np.float32)
+            kern = unit(k).astype(np.float32)
         ep = Episode(self._closed_count, a, blocks, kern, conversation_id=self.conversation_id)
         self._closed_count += 1
         ep = self._archive(ep)
@@ -610,11 +611,6 @@ class Perception:
     def pending(self) -> tuple[int, int]:
         """``(first, last + 1)``: the turns not yet in a closed episode."""
         return self._open, self._n
-
-
-def _unit(v: np.ndarray) -> np.ndarray:
-    n = math.sqrt(float(v @ v))
-    return v / n if n > 1e-12 else v
 
 
 def _sum(vecs: list[np.ndarray]) -> np.ndarray:

@@ -56,6 +56,12 @@ def l2_normalize(x: np.ndarray) -> np.ndarray:
     return out.astype(np.float32, copy=False)
 
 
+def unit(v: np.ndarray) -> np.ndarray:
+    """One vector scaled to unit length, its dtype kept; a zero vector stays as it is."""
+    n = float(np.sqrt(v @ v))
+    return v / n if n > 1e-12 else v
+
+
 def batched_embed(fn, texts: Sequence[str], batch_size: int, dim: int) -> np.ndarray:
     """Call ``fn(batch) -> array`` on slices of ``texts`` and stack the results in input order:
     bounds the peak memory of backends that materialise per-batch activations. Texts are batched

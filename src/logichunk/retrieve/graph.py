@@ -36,6 +36,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..index.graph import SimilarityGraph
+from ..models.embedding import unit
 from ..types import Hit, Span
 from . import Reranker, Results, _hybrid, _rerank
 
@@ -122,12 +123,6 @@ class GraphResult:
         return {"algorithm": self.algorithm, "stop": self.stop, "collected": self.collected,
                 "path": [p.to_dict() for p in self.path], "sentences": [s.to_dict() for s in self.sentences],
                 "end_sentence": None if self.end_sentence is None else self.end_sentence.to_dict()}
-
-
-def _unit(v: np.ndarray) -> np.ndarray:
-    v = np.asarray(v, np.float32).reshape(-1)
-    n = float(np.linalg.norm(v))
-    return v / n if n > 1e-12 else v
 
 
 class _Walk:
@@ -223,7 +218,7 @@ class RetrievalAlgorithm(ABC):
         (default: exact cosine over the graph's chunks); -1 entries are ignored."""
         if graph.n_chunks == 0:
             return GraphResult(self.name, (), (), "empty")
-        q = _unit(query_vec)
+        q = unit(np.asarray(query_vec, np.float32).reshape(-1))
         if q.size != graph.dim:
             raise InputError(f"query vector has dimension {q.size}, the graph has {graph.dim}")
         if seeds is None:

@@ -34,6 +34,7 @@ from ..config import Settings
 from ..errors import InputError, LogichunkError
 from ..index.bm25 import BM25Index
 from ..index.vectors import VectorIndex, make_index
+from ..models.embedding import unit
 from ..types import Bubble, Chunk, Span
 from . import schema
 
@@ -665,7 +666,7 @@ class Store:
             texts = [par.text[c.start : c.end] for c in kids]
             vecs = self.embed(texts)
             pv = vecs.mean(axis=0)
-            pv = (pv / max(float(np.linalg.norm(pv)), 1e-12)).astype(np.float32)
+            pv = unit(pv.astype(np.float32))
             new.append(_NewParent(i, dotted, owner, [snap.blocks[j].id for j in par.blocks], par.start, par.end,
                                   par.text, par.method, list(par.segments), pv,
                                   [(par.start + c.start, par.start + c.end, t, c.method, v)
