@@ -4,7 +4,8 @@ Every chunker goes through here, so the rules are the same everywhere:
 
 * *choosing* cuts from scores: :func:`peaks` (local maxima with a minimum drop θ, as Meta-Chunking
   uses on perplexity minima), :func:`minima` (its mirror for per-sentence curves), :func:`above`
-  (a threshold), :func:`top_k`;
+  (a threshold), :func:`top_k`, and :func:`select_by_depth` (TextTiling depth with a data-driven
+  cutoff: how many cuts a document gets when no size limit decides it);
 * *fitting* the pieces to size: :func:`fit` cuts at candidate gaps, splits anything over the
   maximum at its best inner gap, then merges neighbours weakest-cut-first up to the target;
 * *splitting a single over-long sentence* at the best clause/word break inside it:
@@ -89,6 +90,64 @@ def top_k(scores: np.ndarray, k: int) -> np.ndarray:
         order = np.argsort(-s, kind="stable")[: min(k, s.size)]
         mask[order] = True
     return mask
+
+
+def peak_indices(scores: np.ndarray) -> np.ndarray:
+    """Indices of local maxima (a plateau counts once, at its left end)."""
+    s = np.asarray(scores, dtype=np.float64)
+    if s.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    left = np.concatenate(([-np.inf], s[:-1]))
+    right = np.concatenate((s[1:], [-np.inf]))
+    return np.flatnonzero((s > left) & (s >= right))
+
+
+def depth_scores(scores: np.ndarray) -> np.ndarray:
+    """TextTiling depth of every gap for break scores: ``(s[i] - s[l]) + (s[i] - s[r])`` where ``l``
+    and ``r`` are reached by walking down from ``i`` on each side while the score does not rise."""
+    s = np.asarray(scores, dtype=np.float64)
+    n = s.size
+    if n == 0:
+        return s.copy()
+    idx = np.arange(n)
+    # walking left from i continues while s[j-1] <= s[j]; it stops at j with s[j-1] > s[j] (or 0)
+    stop_l = np.ones(n, dtype=bool)
+    stop_l[1:] = s[:-1] > s[1:]
+    left = np.maximum.accumulate(np.where(stop_l, idx, 0))
+    # walking right continues while s[j+1] <= s[j]; it stops at j with s[j+1] > s[j] (or n-1)
+    stop_r = np.ones(n, dtype=bool)
+    stop_r[:-1] = s[1:] > s[:-1]
+    right = np.minimum.accumulate(np.where(stop_r, idx, n - 1)[::-1])[::-1]
+    return (s - s[left]) + (s - s[right])
+
+
+def select_by_depth(scores: np.ndarray, k: int | None = None) -> np.ndarray:
+    """The count rule for a whole document's gap scores: cuts (sorted gap indices) at the peaks
+    deeper than ``mean - std/2`` of the peaks' depths (TextTiling's cutoff, its statistics over the
+    candidate peaks), or, with ``k``, at the ``k`` deepest peaks (then the highest other gaps if
+    peaks run out)."""
+    s = np.asarray(scores, dtype=np.float64)
+    if s.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    finite = np.isfinite(s)
+    if not finite.all():  # a gap without a score is no evidence of a break: the lowest score
+        s = np.where(finite, s, s[finite].min() if finite.any() else 0.0)
+    d = depth_scores(s)
+    pk_ = peak_indices(s)
+    if k is None:
+        dp = d[pk_]
+        if dp.size == 0 or dp.max() <= 0:
+            return np.zeros(0, dtype=np.int64)
+        cutoff = dp.mean() - dp.std() / 2
+        return np.sort(pk_[dp > cutoff])
+    k = max(0, min(int(k), s.size))
+    order = pk_[np.lexsort((-s[pk_], -d[pk_]))]  # deepest first, ties by score
+    chosen = order[:k]
+    if chosen.size < k:
+        rest = np.argsort(-s, kind="stable")
+        rest = rest[~np.isin(rest, chosen)]
+        chosen = np.concatenate((chosen, rest[: k - chosen.size]))
+    return np.sort(chosen).astype(np.int64)
 
 
 # --------------------------------------------------------------------------- segment helpers

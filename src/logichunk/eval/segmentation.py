@@ -2,7 +2,8 @@
 
 How a method's output becomes boundaries:
 
-* gap signals (entropy, cliff, ppl): scores per gap -> :func:`select_boundaries`: local maxima whose
+* gap signals (entropy, cliff, ppl): scores per gap -> :func:`~logichunk.boundaries.select_by_depth`
+  (imported here as ``select_boundaries``): local maxima whose
   *depth* (TextTiling's: how far the score falls on both sides before it rises again) exceeds
   ``mean - std/2`` of the depths of all local maxima (TextTiling's cutoff, with its statistics taken
   over the candidate peaks rather than over every gap: on the first 60 documents of each set that
@@ -27,6 +28,9 @@ from typing import Any
 
 import numpy as np
 
+from ..boundaries import depth_scores
+from ..boundaries import peak_indices as peaks
+from ..boundaries import select_by_depth as select_boundaries
 from ..text.sentences import BREAK_LINE, SentenceSpans
 from . import metrics as M
 from .readers import SegDoc
@@ -46,62 +50,6 @@ def units_to_sents(units: Sequence[str], sep: str = "\n") -> SentenceSpans:
     text = sep.join(units)
     return SentenceSpans(text, starts.astype(np.int64), ends.astype(np.int64),
                          np.full(max(n - 1, 0), BREAK_LINE, dtype=np.int8))
-
-
-def peaks(scores: np.ndarray) -> np.ndarray:
-    """Indices of local maxima (a plateau counts once, at its left end)."""
-    s = np.asarray(scores, dtype=np.float64)
-    if s.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    left = np.concatenate(([-np.inf], s[:-1]))
-    right = np.concatenate((s[1:], [-np.inf]))
-    return np.flatnonzero((s > left) & (s >= right))
-
-
-def depth_scores(scores: np.ndarray) -> np.ndarray:
-    """TextTiling depth of every gap for break scores: ``(s[i] - s[l]) + (s[i] - s[r])`` where ``l``
-    and ``r`` are reached by walking down from ``i`` on each side while the score does not rise."""
-    s = np.asarray(scores, dtype=np.float64)
-    n = s.size
-    if n == 0:
-        return s.copy()
-    idx = np.arange(n)
-    # walking left from i continues while s[j-1] <= s[j]; it stops at j with s[j-1] > s[j] (or 0)
-    stop_l = np.ones(n, dtype=bool)
-    stop_l[1:] = s[:-1] > s[1:]
-    left = np.maximum.accumulate(np.where(stop_l, idx, 0))
-    # walking right continues while s[j+1] <= s[j]; it stops at j with s[j+1] > s[j] (or n-1)
-    stop_r = np.ones(n, dtype=bool)
-    stop_r[:-1] = s[1:] > s[:-1]
-    right = np.minimum.accumulate(np.where(stop_r, idx, n - 1)[::-1])[::-1]
-    return (s - s[left]) + (s - s[right])
-
-
-def select_boundaries(scores: np.ndarray, k: int | None = None) -> np.ndarray:
-    """Boundaries (sorted gap indices) from gap scores: peaks deeper than ``mean - std/2`` of the
-    peaks' depths, or, with ``k``, the ``k`` deepest peaks (then the highest other gaps if peaks run out)."""
-    s = np.asarray(scores, dtype=np.float64)
-    if s.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    finite = np.isfinite(s)
-    if not finite.all():  # a gap without a score is no evidence of a break: the lowest score
-        s = np.where(finite, s, s[finite].min() if finite.any() else 0.0)
-    d = depth_scores(s)
-    pk_ = peaks(s)
-    if k is None:
-        dp = d[pk_]
-        if dp.size == 0 or dp.max() <= 0:
-            return np.zeros(0, dtype=np.int64)
-        cutoff = dp.mean() - dp.std() / 2
-        return np.sort(pk_[dp > cutoff])
-    k = max(0, min(int(k), s.size))
-    order = pk_[np.lexsort((-s[pk_], -d[pk_]))]  # deepest first, ties by score
-    chosen = order[:k]
-    if chosen.size < k:
-        rest = np.argsort(-s, kind="stable")
-        rest = rest[~np.isin(rest, chosen)]
-        chosen = np.concatenate((chosen, rest[: k - chosen.size]))
-    return np.sort(chosen).astype(np.int64)
 
 
 def snap_to_units(ends: np.ndarray, unit_ends: np.ndarray) -> np.ndarray:

@@ -25,6 +25,7 @@ from typing import Literal
 
 import numpy as np
 
+from .. import boundaries as bd
 from ..models.embedding import Embedder
 from ..text.sentences import SentenceSpans
 
@@ -121,19 +122,9 @@ def embed_unique(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
 def depth_scores(similarities: np.ndarray) -> np.ndarray:
     """TextTiling depth of each gap: how far the similarity falls below the nearest peaks on both
     sides (climbing while it keeps rising): ``(left_peak - s) + (right_peak - s)``, >= 0. Unlike the
-    drop from the previous gap, it sees a slope that falls over several gaps as one cliff."""
-    sim = np.asarray(similarities, dtype=np.float64)
-    n = sim.size
-    if n == 0:
-        return np.zeros(0, dtype=np.float64)
-    idx = np.arange(n)
-    # left peak of gap i: the last k <= i where the climb leftwards stops (k == 0 or sim[k-1] < sim[k])
-    stop_left = np.concatenate(([True], sim[:-1] < sim[1:]))
-    left = np.maximum.accumulate(np.where(stop_left, idx, 0))
-    # right peak: the first k >= i where the climb rightwards stops (k == n-1 or sim[k+1] < sim[k])
-    stop_right = np.concatenate((sim[1:] < sim[:-1], [True]))
-    right = np.minimum.accumulate(np.where(stop_right, idx, n - 1)[::-1])[::-1]
-    return sim[left] + sim[right] - 2.0 * sim
+    drop from the previous gap, it sees a slope that falls over several gaps as one cliff. (The
+    depth of the break score ``-similarity``: :func:`logichunk.boundaries.depth_scores`.)"""
+    return bd.depth_scores(-np.asarray(similarities, dtype=np.float64))
 
 
 def cliffs(similarities: np.ndarray, threshold: float | None = 0.3, percentile: float | None = None,
