@@ -400,20 +400,27 @@ def novelty_gap_scores(text: str, offsets: np.ndarray, scales: tuple[int, ...] =
 # --------------------------------------------------------------------------- character n-gram curves
 
 
+@lru_cache(maxsize=1)
+def _content_table() -> np.ndarray:
+    """uint8 per code point: 1 for a letter, digit or CJK character (what makes an n-gram content)."""
+    return ((class_table() & (ALNUM | CJK)) != 0).astype(np.uint8)
+
+
 @lru_cache(maxsize=2)
 def _gram_keys(text: str, n: int, mask: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Keys of the n-grams of ``text`` with any non-content n-gram replaced by the dtype's maximum
     (the sentinel; not with ``mask=False``), and the content mask; one entry per start ``i`` in
     ``[0, len(text) - n]`` (see :func:`_keys`). Cached for the last two texts: the curves share
     them."""
-    key, valid = _keys(codepoints(text), classes(text), n, mask)
+    key, valid = _keys(codepoints(text), (classes(text) & (ALNUM | CJK)) != 0, n, mask)
     key.flags.writeable = False  # cached per text: shared by every caller
     valid.flags.writeable = False
     return key, valid
 
 
-def _keys(cp: np.ndarray, cls: np.ndarray, n: int, mask: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """The n-gram keys and content mask of the code points ``cp`` (classes ``cls``).
+def _keys(cp: np.ndarray, content: np.ndarray, n: int, mask: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """The n-gram keys and content mask of the code points ``cp`` (``content``: which of them
+    are letters, digits or CJK characters).
 
     Keys are exact: the code point (n = 1), two 16-bit code points in a uint32 (n = 2; outside
     the BMP the alphabet is numbered densely first, when it has fewer than 65535 characters),
@@ -425,7 +432,6 @@ def _keys(cp: np.ndarray, cls: np.ndarray, n: int, mask: bool = True) -> tuple[n
     m = cp.size - n + 1
     if m <= 0:
         return np.zeros(0, np.uint32), np.zeros(0, bool)
-    content = (cls & (ALNUM | CJK)) != 0
     valid = content[:m].copy()
     for j in range(1, n):
         valid |= content[j : j + m]
@@ -497,7 +503,8 @@ def _rows_entropy(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(r), np.zeros(r)
     rows.sort(axis=1)
     sentinel = np.iinfo(rows.dtype).max
-    m = (w - np.count_nonzero(rows == sentinel, axis=1)).astype(np.float64)
+    # sentinels sort last: a row ending in one holds one, or a whole run of them (counted below)
+    n_sent = (rows[:, -1] == sentinel).astype(np.float64)
     dup = np.zeros(rows.shape, dtype=bool)
     np.equal(rows[:, 1:], rows[:, :-1], out=dup[:, 1:])
     d = np.flatnonzero(dup.ravel())  # a row's first entry is never a repeat: runs stay in rows
@@ -509,8 +516,12 @@ def _rows_entropy(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         count = np.diff(np.append(grp, d.size)) + 1  # keys in the run
         at = np.take(d, grp)
         real = np.take(rows.ravel(), at) != sentinel
-        at, count = np.compress(real, at), np.compress(real, count)
+        if not real.all():
+            fake = ~real
+            n_sent[np.compress(fake, at) // w] = np.compress(fake, count)
+            at, count = np.compress(real, at), np.compress(real, count)
         sum_clogc = np.bincount(at // w, weights=np.take(_clogc(w), count), minlength=r)
+    m = w - n_sent
     mm = np.maximum(m, 1.0)
     return np.maximum(np.log2(mm) - sum_clogc / mm, 0.0), m
 
@@ -707,7 +718,7 @@ def divergence_at(text: str, offsets: np.ndarray, window: int = 100, n: int = 2)
     t_loc = t_all - seg_lo[seg] + seg_off[seg]
     cp_all = codepoints(text)
     cp = np.concatenate([cp_all[a:b] for a, b in zip(seg_lo.tolist(), seg_hi.tolist(), strict=True)])
-    key, _ = _keys(cp, np.take(class_table(), cp), n)
+    key, _ = _keys(cp, np.take(_content_table(), cp).view(bool), n)
     if key.size == 0:
         return out
     full = N - n + 1  # the union window is clipped to the text's n-gram count, as on the grid
