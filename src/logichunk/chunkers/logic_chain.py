@@ -61,7 +61,7 @@ class CascadeSettings:
     must rise above a neighbour to be a tier-1 candidate. ``structure_bonus``: added to gap scores
     by break kind (none, line, paragraph, heading/fence) so structure the author wrote counts.
     ``composite``: run tier 3; off, a run that tier 1 (and 2) could not split is split at its
-    strongest tier-1 gaps instead — the fastest cascade (about 2× on English prose), labelled
+    strongest tier-1 gaps instead — the fastest cascade (about 1.6× on English prose), labelled
     ``entropy``.
     """
 
