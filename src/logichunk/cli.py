@@ -350,7 +350,7 @@ def _chunk_options(c: argparse.ArgumentParser) -> None:
     c.add_argument("--theta", type=float, default=0.0, help="ppl: minimum drop θ of a perplexity minimum")
     c.add_argument("--fast", action="store_true",
                    help="logic-chain/cliff: skip tier 3 (the composite signal); runs entropy cannot split are cut "
-                        "at their strongest entropy gaps — about 2x faster on English")
+                        "at their strongest entropy gaps — about 1.6x faster on English")
     c.add_argument("--bubbles", help=f"append bubbles to this JSONL file (default {DEFAULT_BUBBLES})")
     c.add_argument("--quiet", action="store_true", help="no progress bar or notes on stderr")
 
