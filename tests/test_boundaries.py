@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from logichunk import boundaries as bd
@@ -133,3 +133,49 @@ def test_inner_breaks_character_wider_than_limit():
     m = Meter(text, "bytes")
     cuts, worst = bd.inner_breaks(text, 0, len(text), m.prefix, 3)
     assert cuts == [1, 2] and worst == 0
+
+
+def _break_priorities_one_by_one(text: str, start: int, end: int) -> list[int]:
+    """Reference: the rule of break_priorities written per offset, in plain Python."""
+    from logichunk.text.charclass import CJK, WS, class_table, cut_allowed
+
+    tab = class_table()
+    ok = cut_allowed(text, start, end)
+    marks = set("，、,;；:：)）」』”’》】—")
+    out = []
+    for k in range(start + 1, end):
+        if not ok[k - start]:
+            out.append(-1)
+            continue
+        prev, cur = int(tab[ord(text[k - 1])]), int(tab[ord(text[k])])
+        p = 1 if (prev & int(CJK)) or (cur & int(CJK)) else 0
+        if (prev & int(WS)) and not (cur & int(WS)):
+            p = 2
+        j = k - 1  # the last non-space character before k, inside the span
+        while j >= start and (int(tab[ord(text[j])]) & int(WS)):
+            j -= 1
+        if not (cur & int(WS)) and j >= start and text[j] in marks:
+            p = 3
+        out.append(p)
+    return out
+
+
+PIECES = list("ab 中文，、,;:）。 \n\r\u0301\u200d") + ["😀", "\r\n", "  "]
+
+
+@settings(max_examples=150, deadline=None)
+@example("a， b", [(0, 2), (2, 4)])  # a clause mark ending one span must not reach into the next
+@given(st.lists(st.sampled_from(PIECES), max_size=80).map("".join),
+       st.lists(st.tuples(st.integers(0, 400), st.integers(0, 400)), max_size=6))
+def test_break_priorities_many_is_each_span_on_its_own(text: str, pairs: list[tuple[int, int]]) -> None:
+    """The batched priorities of several spans (tier 4 on a hundred over-long sentences at once) are
+    each span's priorities on its own, and the rule as written out per offset."""
+    n = len(text)
+    spans = [tuple(sorted((a % (n + 1), b % (n + 1)))) for a, b in pairs]
+    starts = np.array([a for a, _ in spans], dtype=np.int64)
+    ends = np.array([b for _, b in spans], dtype=np.int64)
+    pri, o = bd.break_priorities_many(text, starts, ends)
+    for i, (a, b) in enumerate(spans):
+        got = pri[o[i] : max(o[i], o[i + 1] - 1)].tolist()
+        assert got == bd.break_priorities(text, a, b).tolist()
+        assert got == _break_priorities_one_by_one(text, a, b)
