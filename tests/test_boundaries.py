@@ -179,3 +179,36 @@ def test_break_priorities_many_is_each_span_on_its_own(text: str, pairs: list[tu
         got = pri[o[i] : max(o[i], o[i + 1] - 1)].tolist()
         assert got == bd.break_priorities(text, a, b).tolist()
         assert got == _break_priorities_one_by_one(text, a, b)
+
+
+def _merge_reference(cuts, ranks, strengths, cum, goal, pinned):
+    """The weakest-cut-first rule on a plain list of runs: visit cuts from least trusted and weakest
+    (ties left to right) once each; remove a cut when the two runs it separates fit the goal."""
+    order = sorted(range(len(cuts)), key=lambda c: (-int(ranks[c]), float(strengths[c]), c))
+    standing = set(range(len(cuts)))
+    n = len(cum) - 1
+    for c in order:
+        if pinned[cuts[c]]:
+            continue
+        left = max([k for k in standing if k < c], default=None)
+        right = min([k for k in standing if k > c], default=None)
+        lo = 0 if left is None else int(cuts[left]) + 1
+        hi = n if right is None else int(cuts[right]) + 1
+        if cum[hi] - cum[lo] <= goal:
+            standing.discard(c)
+    return [c in standing for c in range(len(cuts))]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(1, 40), min_size=1, max_size=40), st.integers(1, 120), st.integers(0, 2**31 - 1))
+def test_merge_matches_the_plain_rule(sizes: list[int], goal: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = len(sizes)
+    cum = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    cuts = np.flatnonzero(rng.random(max(n - 1, 0)) < 0.7).astype(np.int64)
+    ranks = rng.integers(0, 3, cuts.size)
+    strengths = rng.integers(0, 4, cuts.size).astype(np.float64)  # ties on purpose
+    pinned = rng.random(max(n - 1, 0)) < 0.1
+    limits = bd.SizeLimits(max(goal, 1))
+    got = bd._merge(cuts, ranks, strengths, cum, limits, pinned).tolist()
+    assert got == _merge_reference(cuts, ranks, strengths, cum, limits.goal, pinned)
