@@ -212,3 +212,23 @@ def test_merge_matches_the_plain_rule(sizes: list[int], goal: int, seed: int) ->
     limits = bd.SizeLimits(max(goal, 1))
     got = bd._merge(cuts, ranks, strengths, cum, limits, pinned).tolist()
     assert got == _merge_reference(cuts, ranks, strengths, cum, limits.goal, pinned)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=60), st.sampled_from(["chars", "bytes", "tokens"]), st.data())
+def test_meter_shortcuts_agree_with_the_prefix(text: str, unit: str, data) -> None:
+    """Characters need no prefix array (sizes are end - start); every unit's sizes, span prefixes
+    and total agree with the measure's own prefix."""
+    from logichunk.text.measure import get_measure
+
+    m = Meter(text, unit)
+    full = get_measure(unit).prefix(text)
+    n = len(text)
+    a = data.draw(st.integers(0, n))
+    b = data.draw(st.integers(a, n))
+    assert m.size(a, b) == int(full[b] - full[a])
+    assert m.total() == int(full[-1])
+    assert m.span_prefix(a, b).tolist() == (full[a : b + 1] - full[a]).tolist()
+    starts = np.array([0, a, a], dtype=np.int64)
+    ends = np.array([a, b, n], dtype=np.int64)
+    assert m.sizes(starts, ends).tolist() == (full[ends] - full[starts]).tolist()
