@@ -89,3 +89,21 @@ def test_json_lines_are_the_records_as_json():
     assert lines == [enc.encode(r | extra) for r in tree.records()]
     flat = build_tree("ab", [("1", 0, 1, "x", {"size": None}), ("2", 1, 2, "x", {})])
     assert [json.loads(x) for x in flat.json_lines()] == flat.records()
+
+
+def test_tree_from_columns_reads_like_rows():
+    """The logic chain hands the tree columns; rows, records and Chunk objects all read the same."""
+    from logichunk.tree import build_tree_columns
+
+    text = "abcdef"
+    cols = build_tree_columns(text, ["1", "1.1", "1.2", "2"], [0, 0, 2, 4], [4, 2, 4, 6], ["a", "b", "b", "a"],
+                              {"size": [4, 2, 2, 2], "cut_score": [0.5, None, 0.1, None]})
+    rows = build_tree(text, [("1", 0, 4, "a", {"size": 4, "cut_score": 0.5}), ("1.1", 0, 2, "b", {"size": 2, "cut_score": None}),
+                             ("1.2", 2, 4, "b", {"size": 2, "cut_score": 0.1}), ("2", 4, 6, "a", {"size": 2, "cut_score": None})])
+    check_tree(cols)
+    assert cols.records() == rows.records() and cols.json_lines() == rows.json_lines()
+    assert [(c.id, c.span, c.parent, c.children, dict(c.meta)) for c in cols] == \
+           [(c.id, c.span, c.parent, c.children, dict(c.meta)) for c in rows]
+    assert [c.id for c in cols.leaves()] == ["1.1", "1.2", "2"] and "1.2" in cols.chunks
+    with pytest.raises(ValueError):
+        build_tree_columns(text, ["1"], [0], [6], ["a"], {"size": []})
