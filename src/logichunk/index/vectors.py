@@ -151,18 +151,12 @@ class HnswIndex:
         self._live.update(add_ids.tolist())
 
     def search(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        q = _check_query(query, self.dim)
-        n = len(self._live)
-        if n == 0 or k <= 0:
-            return np.zeros(0, np.int64), np.zeros(0, np.float32)
-        k = min(k, n)
-        self._index.set_ef(max(self.ef_search, k))
-        labels, dist = self._index.knn_query(q.reshape(1, -1), k=k)
-        return labels[0].astype(np.int64), (1.0 - dist[0]).astype(np.float32)
-
+        ids, sims = self.search_many(_check_query(query, self.dim).reshape(1, -1), k)
+        return ids[0], sims[0]
 
     def search_many(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """(ids, sims) of shape (q, min(k, n)) for a batch of queries, in one hnswlib call."""
+        """(ids, sims) of shape (q, min(k, n)) for a batch of queries, in one hnswlib call. The
+        search list is at least ``ef_search`` and twice ``k``, so a large k keeps its recall."""
         qs = np.asarray(queries, dtype=np.float32).reshape(-1, self.dim)
         k = min(k, len(self._live))
         if k <= 0 or qs.shape[0] == 0:
