@@ -186,7 +186,8 @@ class _ChunkTable(Mapping[str, Chunk]):
                 parent = cid.rpartition(".")[0]
                 parents[i] = parent
                 kids.setdefault(parent, []).append(cid)
-            self._parents, self._kids = parents, kids
+            self._kids = kids  # before _parents: a reader in another thread tests _parents
+            self._parents = parents
         return self._parents, self._kids
 
     def _meta(self, i: int) -> Mapping[str, Any]:
