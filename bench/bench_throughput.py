@@ -426,6 +426,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--warmup", type=int, default=WARMUP)
     ap.add_argument("--methods", default=",".join(METHODS))
     ap.add_argument("--corpora", default="en,zh")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="chunk each corpus repeated N times end to end (texts larger than the data: scaling)")
     ap.add_argument("--json", metavar="PATH", help="also write the raw results here")
     ap.add_argument("--profile", type=int, metavar="TOP", help="profile logichunk.chunk on the en corpus instead")
     ap.add_argument("--worker", nargs=2, metavar=("METHOD", "FILE"), help=argparse.SUPPRESS)
@@ -447,6 +449,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         ap.error(f"unknown methods {sorted(unknown)}; choose from {', '.join(METHODS)}")
     names = tuple(c.strip() for c in args.corpora.split(",") if c.strip())
     built = corpora.build(names, int(args.mb * 1e6))
+    if args.repeat > 1:
+        built = {n: (t * args.repeat, {**i, "bytes": i["bytes"] * args.repeat, "chars": i["chars"] * args.repeat,
+                                       "docs": i["docs"] * args.repeat, "passes": i["passes"] * args.repeat})
+                 for n, (t, i) in built.items()}
     m = machine()
     load0 = os.getloadavg()
     results: list[tuple[str, str, dict]] = []
