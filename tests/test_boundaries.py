@@ -232,3 +232,17 @@ def test_meter_shortcuts_agree_with_the_prefix(text: str, unit: str, data) -> No
     starts = np.array([0, a, a], dtype=np.int64)
     ends = np.array([a, b, n], dtype=np.int64)
     assert m.sizes(starts, ends).tolist() == (full[ends] - full[starts]).tolist()
+
+
+def test_inner_breaks_takes_the_span_prefix_or_the_whole_texts():
+    text = "前言。" + "这是一个非常长的句子，没有句号，" * 20 + "结束。"
+    m = Meter(text, "bytes")
+    s, e = 3, len(text) - 3
+    whole = bd.inner_breaks(text, s, e, m.prefix, 40)
+    span = bd.inner_breaks(text, s, e, m.span_prefix(s, e), 40)
+    assert whole == span and whole[0] and all(s < c < e for c in whole[0])
+    edges = [s, *whole[0], e]
+    assert all(m.size(a, b) <= 40 for a, b in zip(edges, edges[1:], strict=False))
+    b1 = bd.forced_split_bubble(text, s, e, whole[0], whole[1], m.prefix, limit=40, unit="bytes")
+    b2 = bd.forced_split_bubble(text, s, e, span[0], span[1], m.span_prefix(s, e), limit=40, unit="bytes")
+    assert b1 == b2 and b1.context["sizes"] == [m.size(a, b) for a, b in zip(edges, edges[1:], strict=False)]

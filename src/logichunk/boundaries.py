@@ -377,7 +377,8 @@ def inner_breaks(text: str, start: int, end: int, prefix: np.ndarray, max_size: 
     """Offsets strictly inside ``[start, end)`` that cut one over-long sentence into pieces of at most
     ``max_size`` units, each cut at the best break in the back half of the allowed window.
     ``prefix`` is the span's own prefix (:meth:`~logichunk.text.measure.Meter.span_prefix`:
-    ``prefix[i]`` = size of ``text[start:start+i]``), so the searches stay in a small array.
+    ``prefix[i]`` = size of ``text[start:start+i]``), so the searches stay in a small array; the
+    whole text's prefix (``len(text) + 1`` entries) is accepted too.
 
     Returns ``(cuts, worst)`` where ``worst`` is the lowest break priority used (3 clause, 2 word,
     1 CJK, 0 raw character) so callers can say how rough the split was. A single character larger
@@ -386,6 +387,7 @@ def inner_breaks(text: str, start: int, end: int, prefix: np.ndarray, max_size: 
     if pri is None:
         pri = break_priorities(text, start, end)
     n = end - start
+    prefix = _span_prefix(prefix, start, end)
     cuts: list[int] = []
     worst = 3
     pos = 0  # local offsets from here on; pri[k] is the priority of a cut at local offset k+1
@@ -415,6 +417,15 @@ def inner_breaks(text: str, start: int, end: int, prefix: np.ndarray, max_size: 
     return cuts, worst
 
 
+def _span_prefix(prefix: np.ndarray, start: int, end: int) -> np.ndarray:
+    """The span's own prefix, given it or the whole text's (the two sizes differ unless the span is
+    the whole text, where they are the same array)."""
+    prefix = np.asarray(prefix)
+    if prefix.size == end - start + 1:
+        return prefix
+    return prefix[start : end + 1] - prefix[start]
+
+
 BREAK_NAMES = {3: "clause", 2: "word", 1: "cjk-char", 0: "char"}
 
 
@@ -425,6 +436,7 @@ def forced_split_bubble(text: str, start: int, end: int, cuts: list[int], worst:
     (at ``cuts``, the roughest break being ``worst`` as :func:`inner_breaks` reports it; ``prefix``
     the span's own prefix, as there), so an LLM reviewer can look at it: the same category,
     priority rule and context keys everywhere."""
+    prefix = _span_prefix(prefix, start, end)
     edges = [0, *(c - start for c in cuts), end - start]
     return Bubble(
         category="forced_split",
