@@ -57,6 +57,7 @@ from functools import lru_cache
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from ..text.cache import text_cache
 from ..text.charclass import ALNUM, CJK, class_table, classes, codepoints
 from ..text.sentences import SentenceSpans
 from . import GapSignal
@@ -173,7 +174,7 @@ def _block_items(cp: np.ndarray, cls: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return pos, ids
 
 
-@lru_cache(maxsize=4)
+@text_cache(maxsize=4)
 def content_items(text: str) -> tuple[np.ndarray, np.ndarray]:
     """The content items of ``text``: ``(positions, ids)``, sorted by position.
 
@@ -335,7 +336,7 @@ def _check_lookback(lookback: int) -> None:
         raise ValueError(f"lookback must be in [2, {MAX_LOOKBACK}], got {lookback}")
 
 
-@lru_cache(maxsize=4)
+@text_cache(maxsize=4)
 def _novelty_prefix(text: str, lookback: int) -> tuple[np.ndarray, np.ndarray]:
     """Item positions and the prefix sums (int64, n+1) of ``q(back) - q(fwd)``."""
     pos, ids = content_items(text)
@@ -349,7 +350,7 @@ def _novelty_prefix(text: str, lookback: int) -> tuple[np.ndarray, np.ndarray]:
     return pos, prefix
 
 
-@lru_cache(maxsize=4)
+@text_cache(maxsize=4)
 def novelty_profile(text: str, lookback: int = 200) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per content item of ``text``: ``(positions, back, fwd)`` where ``back[i]`` is the item's
     normalised surprisal in ``[0, 1]`` under a recency cache model of the preceding ``lookback``
@@ -406,7 +407,7 @@ def _content_table() -> np.ndarray:
     return ((class_table() & (ALNUM | CJK)) != 0).astype(np.uint8)
 
 
-@lru_cache(maxsize=2)
+@text_cache(maxsize=2)
 def _gram_keys(text: str, n: int, mask: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Keys of the n-grams of ``text`` with any non-content n-gram replaced by the dtype's maximum
     (the sentinel; not with ``mask=False``), and the content mask; one entry per start ``i`` in

@@ -10,6 +10,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from .cache import text_cache
+
 WS = np.uint8(1)  # whitespace
 ALNUM = np.uint8(2)  # letters and digits of space-separated scripts
 CJK = np.uint8(4)  # ideographs, kana, hangul: one "word" per character
@@ -51,7 +53,7 @@ def class_table() -> np.ndarray:
     return table
 
 
-@lru_cache(maxsize=8)
+@text_cache(maxsize=8)
 def codepoints(text: str) -> np.ndarray:
     """The code points of ``text`` as a read-only uint32 array (cached: str hashes are cached too)."""
     arr = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
@@ -66,7 +68,7 @@ def classes(text: str) -> np.ndarray:
 _BLOCK = 1 << 18
 
 
-@lru_cache(maxsize=8)
+@text_cache(maxsize=8)
 def _classes_cached(text: str) -> np.ndarray:
     # a cache-sized block at a time: the index conversion stays in cache (about 2x a single take)
     cp = codepoints(text)
