@@ -43,6 +43,7 @@ def missing_message() -> str | None:
         "segmentation/wiki300.jsonl",
         "chunking/drcd_dev_article.corpus.jsonl",
         "retrieval/cmrc2018_dev.corpus.jsonl",
+        "retrieval/hotpot_dev_distractor100.corpus.jsonl",
     ]
     absent = [p for p in need if not (d / p).is_file()]
     if absent:
@@ -103,6 +104,18 @@ def chinese(target_bytes: int = DEFAULT_TARGET_BYTES) -> tuple[str, dict]:
 
 
 BUILDERS = {"en": english, "zh": chinese}
+
+
+def documents(lang: str) -> list[str]:
+    """Many short documents, as a knowledge base holds them: en, HotpotQA's 991 Wikipedia
+    paragraphs (median ~490 characters); zh, CMRC 2018's 848 paragraphs and DRCD's 383 articles
+    (median ~455 / ~707). Raises FileNotFoundError (with the skip message) when data is absent."""
+    msg = missing_message()
+    if msg:
+        raise FileNotFoundError(msg)
+    if lang == "en":
+        return _corpus_texts("retrieval/hotpot_dev_distractor100.corpus.jsonl")
+    return _corpus_texts("retrieval/cmrc2018_dev.corpus.jsonl") + _corpus_texts("chunking/drcd_dev_article.corpus.jsonl")
 
 
 def build(names: tuple[str, ...] = ("en", "zh"), target_bytes: int = DEFAULT_TARGET_BYTES) -> dict[str, tuple[str, dict]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from logichunk import CascadeSettings, check_tree, chunk, chunk_logic_chain
@@ -162,3 +162,26 @@ def test_without_tier3_failing_runs_are_cut_by_entropy():
     assert all(bb.context["attempts"][2] == "composite:skipped" for bb in fast.bubbles)  # the record is honest
     for c in fast.leaves():
         assert c.end in ends or any(a < c.end < b for a, b in forced)
+
+
+@settings(max_examples=120, deadline=None)
+@example("Cats purr softly at night. Dogs bark loudly in the yard.\n\nStock markets fell sharply today. Investors "
+         "sold bonds quickly.\n\nRain is expected tomorrow morning. Snow may follow in the hills. Farmers worry "
+         "about crops.", (300, 1, 0.6), "chars")  # 214 chars: under the maximum, over the 180 target: two chunks
+@given(st.lists(st.sampled_from(list("ab cd.。，！?\n中文字") + ["Dr.", "\n\n", "e.g. ", "word "]), max_size=120).map("".join),
+       st.sampled_from([(512, 1, 1.0), (1000, 3, 1.0), (300, 2, 0.6), (120, 1, 1.0), (300, 1, 0.6)]),
+       st.sampled_from(["chars", "bytes"]))
+def test_a_text_that_is_one_chunk_skips_the_signal_but_not_the_result(text, shape, unit):
+    """A short text (a knowledge-base paragraph) is one chunk without computing a signal: the tree,
+    stats included, is the one the full cascade builds."""
+    from logichunk.chunkers import logic_chain as LC
+
+    max_size, levels, ratio = shape
+    if not text:
+        return
+    cfg = LC.CascadeSettings(sizes=LC.level_sizes(max_size, levels), unit=unit, target_ratio=ratio)
+    fast = LC.chunk_logic_chain(text, cfg)
+    full = LC._cascade(text, cfg, None, None, "<text>", Meter(text, unit), split_sentences(text))
+    rows = lambda t: [(c.id, c.span, c.method, dict(c.meta)) for c in t]  # noqa: E731
+    assert rows(fast) == rows(full)
+    assert dict(fast.stats) == dict(full.stats) and fast.bubbles == full.bubbles and fast.unit == full.unit

@@ -96,14 +96,14 @@ class _Run:
     """
 
     def __init__(self, text: str, settings: CascadeSettings, llm: ChatModel | None,
-                 lm_signal: GapSignal | None, source: str) -> None:
+                 lm_signal: GapSignal | None, source: str, meter: Meter, sents: SentenceSpans) -> None:
         self.text = text
         self.cfg = settings
         self.llm = llm
         self.lm_signal = lm_signal
         self.source = source
-        self.meter = Meter(text, settings.unit)
-        self.sents: SentenceSpans = split_sentences(text)
+        self.meter = meter
+        self.sents = sents
         ns = len(self.sents)
         raw = settings.signal.gap_scores(self.sents) if ns > 1 else np.zeros(0)
         self.bonus = np.asarray(settings.structure_bonus, dtype=np.float64)[self.sents.breaks.astype(np.int64)]
@@ -345,7 +345,24 @@ def chunk_logic_chain(
     unit = cfg.unit if isinstance(cfg.unit, str) else cfg.unit.name
     if not text:
         return build_tree(text, [], stats={"llm_calls": 0, "tier2_skipped": 0, "sentences": 0}, unit=unit)
-    run = _Run(text, cfg, llm, lm_signal, source)
+    meter = Meter(text, cfg.unit)
+    sents = split_sentences(text)
+    total = meter.total()
+    if total <= max(1, int(cfg.sizes[0] * cfg.target_ratio)) and (len(cfg.sizes) == 1 or total <= cfg.sizes[1]):
+        # the whole text is one chunk and no level below needs a cut (most paragraphs of a knowledge
+        # base): the cascade would merge every cut away, so no signal is computed — the same tree
+        stats = {"llm_calls": 0, "tier2_skipped": 0, "sentences": len(sents), "signal": cfg.signal.name,
+                 "methods": {"whole": 1}, "bubbles": 0}
+        return build_tree_columns(text, ["1"], [0], [len(text)], ["whole"], {"size": [total], "cut_score": [None]},
+                                  stats=stats, unit=unit)
+    return _cascade(text, cfg, llm, lm_signal, source, meter, sents)
+
+
+def _cascade(text: str, cfg: CascadeSettings, llm: ChatModel | None, lm_signal: GapSignal | None, source: str,
+             meter: Meter, sents: SentenceSpans) -> ChunkTree:
+    """The cascade proper, level by level (what :func:`chunk_logic_chain` runs unless the whole text
+    is one chunk)."""
+    run = _Run(text, cfg, llm, lm_signal, source, meter, sents)
     out = _Columns()
     pieces: list[tuple[int, int, str | None]] = [(0, len(text), None)]
     for level in range(1, len(cfg.sizes) + 1):
@@ -359,7 +376,7 @@ def chunk_logic_chain(
             counts[names[k]] = counts.get(names[k], 0) + c
     run.stats["methods"] = counts
     run.stats["bubbles"] = len(run.bubbles)
-    return out.tree(text, bubbles=tuple(run.bubbles), stats=run.stats, unit=unit)
+    return out.tree(text, bubbles=tuple(run.bubbles), stats=run.stats, unit=meter.unit)
 
 
 def chunk(
