@@ -2,7 +2,8 @@
 
 A knowledge base is mostly paragraphs and short articles, chunked one document at a time. This runs
 every method of ``bench_throughput.py`` (same factories, same 512-character target) over each document
-separately — en: HotpotQA's 991 Wikipedia paragraphs; zh: CMRC 2018's 848 paragraphs and DRCD's 383
+separately, and ``logichunk.chunk_many`` over all of them at once (``logichunk-many``, with tier 3;
+``-fast`` without), which gives the same trees — en: HotpotQA's 991 Wikipedia paragraphs; zh: CMRC 2018's 848 paragraphs and DRCD's 383
 articles (``bench/corpora.py: documents``, read from ``../shared/data``, never copied) — each method in
 its own process, thread pools pinned to one thread, one warm-up pass and ``--runs`` timed passes
 (median), per-text caches cleared before every pass. For logichunk it also checks that every
@@ -31,32 +32,45 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RAYO
 
 import corpora  # noqa: E402
 
-METHODS = ("logichunk", "logichunk-fast", "langchain", "chonkie", "semchunk")
+METHODS = ("logichunk", "logichunk-fast", "logichunk-many", "logichunk-many-fast", "langchain", "chonkie", "semchunk")
+BATCH = {"logichunk-many": True, "logichunk-many-fast": False}  # chunk_many(all documents), composite
 
 
 def worker(method: str, lang: str, runs: int) -> dict:
-    from bench_throughput import FACTORIES, clear_caches, extract
+    from bench_throughput import FACTORIES, MAX_SIZE, clear_caches, extract
 
     docs = corpora.documents(lang)
     nbytes = sum(len(d.encode("utf-8")) for d in docs)
-    try:
-        FACTORIES[method]()
-    except ImportError as e:
-        return {"skipped": str(e)}
+    if method in BATCH:
+        from logichunk.chunkers.many import chunk_many
+
+        composite = BATCH[method]
+
+        def run_all() -> list[object]:
+            return list(chunk_many(docs, max_size=MAX_SIZE, levels=1, composite=composite))
+    else:
+        try:
+            FACTORIES[method]()
+        except ImportError as e:
+            return {"skipped": str(e)}
+
+        def run_all() -> list[object]:
+            fn = FACTORIES[method]()
+            return [fn(d) for d in docs]
     times = []
     results: list[object] = []
     for i in range(1 + runs):
         clear_caches()
-        fn = FACTORIES[method]()
         t0 = time.perf_counter()
-        results = [fn(d) for d in docs]
+        results = run_all()
         dt = time.perf_counter() - t0
         if i:
             times.append(dt)
+    kind = "logichunk" if method.startswith("logichunk") else method
     tiles = None
     if method.startswith("logichunk"):
-        tiles = all("".join(extract(method, r)[0]) == d for r, d in zip(results, docs, strict=True))
-    chunks = sum(len(extract(method, r)[0]) for r in results)
+        tiles = all("".join(extract(kind, r)[0]) == d for r, d in zip(results, docs, strict=True))
+    chunks = sum(len(extract(kind, r)[0]) for r in results)
     t = statistics.median(times)
     return {"docs": len(docs), "bytes": nbytes, "seconds": t, "ms_per_doc": 1e3 * t / len(docs),
             "mb_s": nbytes / 1e6 / t, "chunks": chunks, "tiles": tiles}

@@ -11,6 +11,7 @@ Quick use::
 from __future__ import annotations
 
 from .chunkers.logic_chain import CascadeSettings, chunk, chunk_logic_chain, level_sizes
+from .chunkers.many import chunk_many
 from .errors import InputError, LogichunkError, ModelUnavailable
 from .text.sentences import SentenceSpans, sentences, split_sentences
 from .tree import ChunkTree, check_tree
@@ -20,6 +21,6 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Bubble", "CascadeSettings", "Chunk", "ChunkTree", "Hit", "InputError", "LogichunkError",
-    "ModelUnavailable", "Sentence", "SentenceSpans", "Span", "check_tree", "chunk", "chunk_logic_chain",
+    "ModelUnavailable", "Sentence", "SentenceSpans", "Span", "check_tree", "chunk", "chunk_logic_chain", "chunk_many",
     "level_sizes", "sentences", "split_sentences", "__version__",
 ]

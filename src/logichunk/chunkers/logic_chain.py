@@ -96,7 +96,8 @@ class _Run:
     """
 
     def __init__(self, text: str, settings: CascadeSettings, llm: ChatModel | None,
-                 lm_signal: GapSignal | None, source: str, meter: Meter, sents: SentenceSpans) -> None:
+                 lm_signal: GapSignal | None, source: str, meter: Meter, sents: SentenceSpans,
+                 raw: np.ndarray | None = None) -> None:
         self.text = text
         self.cfg = settings
         self.llm = llm
@@ -105,7 +106,8 @@ class _Run:
         self.meter = meter
         self.sents = sents
         ns = len(self.sents)
-        raw = settings.signal.gap_scores(self.sents) if ns > 1 else np.zeros(0)
+        if raw is None:  # (many texts in one pass bring their own, computed text by text)
+            raw = settings.signal.gap_scores(self.sents) if ns > 1 else np.zeros(0)
         self.bonus = np.asarray(settings.structure_bonus, dtype=np.float64)[self.sents.breaks.astype(np.int64)]
         score = np.asarray(raw, dtype=np.float64) + self.bonus
         cand = bd.peaks(score, settings.peak_drop) | (self.sents.breaks >= BREAK_PARAGRAPH)
@@ -123,6 +125,8 @@ class _Run:
         # without tier 3, a cut forced to fit a run is tier 1 recursing at its own best gap
         self.tiers = TIERS if settings.composite else ("entropy", "llm", "entropy", "forced")
         self.method_counts = np.zeros(len(self.tiers) + 1, np.int64)  # "whole", then by tier rank
+        self.skipped_at: list[int] = []  # where each run that tier 2 skipped starts
+        self.defer_tier3 = False  # a shared pass over many texts leaves tier 3 to each text alone
 
     # ------------------------------------------------------------------ tiers 2-4 helpers
     def _composite(self, bidx: np.ndarray) -> None:
@@ -244,7 +248,8 @@ class _Run:
                             self.R[gi] = 1
             else:
                 self.stats["tier2_skipped"] += int(bad.size)
-            if self.cfg.composite:
+                self.skipped_at.extend(a_start[fa].tolist())
+            if self.cfg.composite and not self.defer_tier3:
                 self._composite(gap_b[bd.ranges(fa, fb - 1)])
             sc, rk = refresh()
         target = max(1, int(limit * self.cfg.target_ratio))
@@ -286,6 +291,14 @@ class _Run:
         if nxt is None:
             return []
         return [(a_l[i], b_l[i], cids[i]) for i in np.flatnonzero(sizes[kr] > nxt).tolist()]
+
+
+def method_counts(names: Sequence[str], counts: Sequence[int]) -> dict[str, int]:
+    """Chunks per method name (a name shared by two ranks counts once), in the order of ``names``."""
+    out: dict[str, int] = {}
+    for name, c in zip(names, counts, strict=True):
+        out[name] = out.get(name, 0) + int(c)
+    return {name: c for name, c in out.items() if c}
 
 
 class _Columns:
@@ -347,15 +360,23 @@ def chunk_logic_chain(
         return build_tree(text, [], stats={"llm_calls": 0, "tier2_skipped": 0, "sentences": 0}, unit=unit)
     meter = Meter(text, cfg.unit)
     sents = split_sentences(text)
-    total = meter.total()
-    if total <= max(1, int(cfg.sizes[0] * cfg.target_ratio)) and (len(cfg.sizes) == 1 or total <= cfg.sizes[1]):
-        # the whole text is one chunk and no level below needs a cut (most paragraphs of a knowledge
-        # base): the cascade would merge every cut away, so no signal is computed — the same tree
-        stats = {"llm_calls": 0, "tier2_skipped": 0, "sentences": len(sents), "signal": cfg.signal.name,
-                 "methods": {"whole": 1}, "bubbles": 0}
-        return build_tree_columns(text, ["1"], [0], [len(text)], ["whole"], {"size": [total], "cut_score": [None]},
-                                  stats=stats, unit=unit)
+    whole = _one_chunk(text, cfg, meter, sents)
+    if whole is not None:
+        return whole
     return _cascade(text, cfg, llm, lm_signal, source, meter, sents)
+
+
+def _one_chunk(text: str, cfg: CascadeSettings, meter: Meter, sents: SentenceSpans) -> ChunkTree | None:
+    """The tree of a text that is one chunk at every level (most paragraphs of a knowledge base), or
+    None. The cascade would merge every cut of such a text away, so no signal is computed for it: the
+    same tree, stats included."""
+    total = meter.total()
+    if total > max(1, int(cfg.sizes[0] * cfg.target_ratio)) or (len(cfg.sizes) > 1 and total > cfg.sizes[1]):
+        return None
+    stats = {"llm_calls": 0, "tier2_skipped": 0, "sentences": len(sents), "signal": cfg.signal.name,
+             "methods": {"whole": 1}, "bubbles": 0}
+    return build_tree_columns(text, ["1"], [0], [len(text)], ["whole"], {"size": [total], "cut_score": [None]},
+                              stats=stats, unit=meter.unit)
 
 
 def _cascade(text: str, cfg: CascadeSettings, llm: ChatModel | None, lm_signal: GapSignal | None, source: str,
@@ -369,12 +390,7 @@ def _cascade(text: str, cfg: CascadeSettings, llm: ChatModel | None, lm_signal: 
         if not pieces:
             break
         pieces = run.level(pieces, level, out)
-    names = ("whole", *run.tiers)
-    counts: dict[str, int] = {}
-    for k, c in enumerate(run.method_counts.tolist()):
-        if c:
-            counts[names[k]] = counts.get(names[k], 0) + c
-    run.stats["methods"] = counts
+    run.stats["methods"] = method_counts(("whole", *run.tiers), run.method_counts.tolist())
     run.stats["bubbles"] = len(run.bubbles)
     return out.tree(text, bubbles=tuple(run.bubbles), stats=run.stats, unit=meter.unit)
 

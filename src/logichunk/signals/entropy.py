@@ -340,14 +340,20 @@ def _check_lookback(lookback: int) -> None:
 def _novelty_prefix(text: str, lookback: int) -> tuple[np.ndarray, np.ndarray]:
     """Item positions and the prefix sums (int64, n+1) of ``q(back) - q(fwd)``."""
     pos, ids = content_items(text)
+    prefix = novelty_prefix_of(ids, lookback)
+    prefix.flags.writeable = False
+    return pos, prefix
+
+
+def novelty_prefix_of(ids: np.ndarray, lookback: int) -> np.ndarray:
+    """Prefix sums (int64, n+1) of ``q(back) - q(fwd)`` over the item ids ``ids`` (in ``[1, 2^20)``)."""
     n = ids.size
     prefix = np.zeros(n + 1, np.int64)
     if n >= 2:
         qb, qf = _link_fields(ids, *_quantised_tables(lookback))
         qb -= qf
         np.cumsum(qb, dtype=np.int64, out=prefix[1:])
-    prefix.flags.writeable = False
-    return pos, prefix
+    return prefix
 
 
 @text_cache(maxsize=4)
@@ -386,7 +392,13 @@ def novelty_gap_scores(text: str, offsets: np.ndarray, scales: tuple[int, ...] =
     if offsets.size == 0 or n < 2 or not scales:
         return out
     b = np.searchsorted(pos, offsets, side="left")
-    room = np.minimum(b, n - b)
+    return novelty_jump(P, b, np.minimum(b, n - b), scales)
+
+
+def novelty_jump(P: np.ndarray, b: np.ndarray, room: np.ndarray, scales: tuple[int, ...]) -> np.ndarray:
+    """The jump at item indices ``b`` from the prefix ``P`` of :func:`novelty_prefix_of`, judged on at
+    most ``room`` items either side (fewer near an edge of the text), in ``[0, 1]``."""
+    out = np.zeros(b.size)
     twice = 2 * P[b]
     for K in scales:
         k = np.minimum(room, K)
@@ -770,7 +782,10 @@ class EntropySignal:
 
     def scores_at(self, text: str, offsets: np.ndarray) -> np.ndarray:
         """The gap score of a cut at each character offset (any offsets, not only sentence ends)."""
-        jump = novelty_gap_scores(text, np.asarray(offsets), self.scales, self.lookback)
+        return self.squash(novelty_gap_scores(text, np.asarray(offsets), self.scales, self.lookback))
+
+    def squash(self, jump: np.ndarray) -> np.ndarray:
+        """The score of a cache-perplexity jump: ``tanh(jump / saturation)``."""
         return np.tanh(jump / self.saturation) if self.saturation > 0 else jump
 
     def curves(self, text: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:

@@ -1,0 +1,194 @@
+"""Many short texts through the logic-chain cascade in one pass: the same trees as one call per text.
+
+Why: a knowledge base is mostly paragraphs, and one :func:`~logichunk.chunk` call costs a few hundred
+small numpy operations whatever the text's length (~0.3–0.5 ms). Here the texts that need a cut share
+those operations. Nothing of one text can reach another:
+
+* the texts are joined by a line break, which no word or sentence crosses, and each text is a piece
+  of the cascade, whose edges are always cut and never merged away;
+* sentences are split text by text (their rules look at what follows a mark);
+* the tier-1 signal reads the content items of the joined texts with 256 filler items (an id no item
+  has) between two texts, so no cache-model link crosses, and every gap is judged on the items of its
+  own text only (windows shrink at a text's edges exactly as they do for a text alone);
+* tier-1 candidates are peaks within a text (the seams score −∞, as a text's edge does);
+* stats and bubbles are counted and located per text.
+
+Tier 3 (the composite signal) normalises its components over the gaps it rescores, so a batch would
+mix texts: texts whose runs need tier 3 are chunked one by one (the default keeps tier 3; with
+``composite=False`` every text goes through the shared pass). An LLM, an LM signal, a signal other than
+the default entropy signal, or a custom unit also send texts one by one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from .. import boundaries as bd
+from ..errors import InputError
+from ..signals.entropy import content_items, novelty_jump, novelty_prefix_of
+from ..text.measure import Measure, Meter
+from ..text.sentences import SentenceSpans, split_sentences
+from ..tree import ChunkTree, build_tree, build_tree_columns
+from .logic_chain import CascadeSettings, _cascade, _Columns, _one_chunk, _Run, level_sizes, method_counts
+
+__all__ = ["chunk_many"]
+
+SEP = "\n"
+FILLERS = 256  # at least MAX_LOOKBACK items: no link of the cache model crosses a seam
+FILLER_ID = np.uint32(1 << 18)  # no item has it: word ids are in [2^19, 2^20), CJK code points below 2^18
+
+
+def chunk_many(
+    texts: Sequence[str],
+    *,
+    max_size: int = 1000,
+    sizes: Sequence[int] | None = None,
+    levels: int = 3,
+    unit: str | Measure = "chars",
+    target_ratio: float = 1.0,
+    composite: bool = True,
+    sources: Sequence[str] | None = None,
+) -> list[ChunkTree]:
+    """:func:`~logichunk.chunk` for each of ``texts`` (same arguments), as one pass where it can be:
+    the result is the list of trees one call per text would give. ``sources`` names each text in
+    its bubbles (default ``<text>``)."""
+    lim = tuple(int(s) for s in sizes) if sizes is not None else level_sizes(max_size, levels)
+    cfg = CascadeSettings(sizes=lim, unit=unit, target_ratio=target_ratio, composite=composite)
+    names = list(sources) if sources is not None else ["<text>"] * len(texts)
+    if len(names) != len(texts):
+        raise InputError(f"{len(names)} sources for {len(texts)} texts")
+    out: list[ChunkTree | None] = [None] * len(texts)
+    batch: list[tuple[int, Meter, SentenceSpans]] = []
+    shared = isinstance(unit, str)  # a custom measure (a real tokenizer) may read across the seams
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise InputError(f"text {i} must be str, got {type(text).__name__}")
+        if not text:
+            out[i] = build_tree(text, [], stats={"llm_calls": 0, "tier2_skipped": 0, "sentences": 0},
+                                unit=unit if isinstance(unit, str) else unit.name)
+            continue
+        meter, sents = Meter(text, unit), split_sentences(text)
+        out[i] = _one_chunk(text, cfg, meter, sents)
+        if out[i] is None and not shared:
+            out[i] = _cascade(text, cfg, None, None, names[i], meter, sents)
+        elif out[i] is None:
+            batch.append((i, meter, sents))
+    if batch:
+        for i, tree in _shared_pass([texts[i] for i, _, _ in batch], [s for _, _, s in batch], cfg,
+                                    [names[i] for i, _, _ in batch], [m for _, m, _ in batch]):
+            out[batch[i][0]] = tree
+    return [t for t in out if t is not None]
+
+
+def _shared_pass(texts: list[str], sents: list[SentenceSpans], cfg: CascadeSettings, names: list[str],
+                 meters: list[Meter]) -> list[tuple[int, ChunkTree]]:
+    """Trees for ``texts`` (each needs a cut): tier 1 for all of them in one cascade; a text whose runs
+    need tier 3 is done on its own (tier 3 normalises over its own gaps)."""
+    n = len(texts)
+    lens = np.fromiter((len(t) for t in texts), np.int64, n)
+    starts = np.zeros(n, np.int64)
+    np.cumsum(lens[:-1] + len(SEP), out=starts[1:])
+    joined = SEP.join(texts)
+    sig = cfg.signal
+
+    # sentences: each text's own, shifted; the separator is a one-character sentence of its own
+    s_lo, s_hi, brk, seam = [], [], [], []
+    for k, (o, ss) in enumerate(zip(starts.tolist(), sents, strict=True)):
+        s_lo.append(ss.starts + o)
+        s_hi.append(ss.ends + o)
+        brk.append(ss.breaks)
+        seam.append(np.zeros(ss.breaks.size, bool))
+        if k < n - 1:
+            end = o + len(texts[k])
+            s_lo.append(np.array([end], np.int64))
+            s_hi.append(np.array([end + len(SEP)], np.int64))
+            brk.append(np.zeros(2, ss.breaks.dtype))
+            seam.append(np.ones(2, bool))
+    all_sents = SentenceSpans(joined, np.concatenate(s_lo), np.concatenate(s_hi), np.concatenate(brk))
+    is_seam = np.concatenate(seam)
+
+    # tier 1: the cache-perplexity jump of each text's gaps, on its own items only
+    pos, ids = content_items(joined)
+    lo = np.searchsorted(pos, starts)
+    hi = np.searchsorted(pos, starts + lens)
+    at = np.repeat(hi[:-1], FILLERS)  # fillers after each text but the last
+    pos_aug = np.insert(pos, at, np.repeat(starts[:-1] + lens[:-1], FILLERS))
+    ids_aug = np.insert(ids, at, FILLER_ID)
+    P = novelty_prefix_of(ids_aug, sig.lookback)
+    shift = np.arange(n, dtype=np.int64) * FILLERS
+    lo_aug, hi_aug = lo + shift, hi + shift
+    gaps = all_sents.ends[:-1]
+    text_of_gap = np.searchsorted(starts, gaps, side="right") - 1
+    b = np.searchsorted(pos_aug, gaps, side="left")
+    room = np.maximum(np.minimum(b - lo_aug[text_of_gap], hi_aug[text_of_gap] - b), 0)
+    raw = sig.squash(novelty_jump(P, b, room, sig.scales)) if sig.scales else np.zeros(gaps.size)
+    few = (hi - lo)[text_of_gap] < 2  # a text with fewer than two items scores 0, as on its own
+    raw[few] = sig.squash(np.zeros(int(few.sum())))
+    raw[is_seam] = -np.inf
+
+    with np.errstate(invalid="ignore"):  # the seams' -inf scores
+        run = _Run(joined, cfg, None, None, "<many>", Meter(joined, cfg.unit), all_sents, raw=raw)
+        _peaks_per_text(run, is_seam, text_of_gap, cfg.peak_drop)
+    run.defer_tier3 = True
+    cols = _Columns()
+    pieces: list[tuple[int, int, str | None]] = [(int(a), int(a + m), None) for a, m in zip(starts, lens, strict=True)]
+    for level in range(1, len(cfg.sizes) + 1):
+        if not pieces:
+            break
+        pieces = run.level(pieces, level, cols)
+    return _split(texts, sents, starts, run, cols, cfg, names, meters)
+
+
+def _peaks_per_text(run: _Run, is_seam: np.ndarray, text_of_gap: np.ndarray, drop: float) -> None:
+    """Tier-1 candidates as each text alone would have them: its gaps' peaks, seams scoring −∞ like
+    edges; a text with a single gap has it as a peak (as :func:`boundaries.peaks` says)."""
+    from ..text.sentences import BREAK_PARAGRAPH
+
+    cand = bd.peaks(np.where(is_seam, -np.inf, run.S), drop)
+    inner = np.flatnonzero(~is_seam)
+    per_text = np.bincount(text_of_gap[inner], minlength=int(text_of_gap.max()) + 1 if text_of_gap.size else 0)
+    single = inner[per_text[text_of_gap[inner]] == 1]
+    cand[single] = True
+    cand |= run.sents.breaks >= BREAK_PARAGRAPH
+    cand[is_seam] = False
+    run.R = np.where(cand, 0, 2).astype(np.int64)
+
+
+def _split(texts: list[str], sents: list[SentenceSpans], starts: np.ndarray, run: _Run, cols: _Columns,
+           cfg: CascadeSettings, names: list[str], meters: list[Meter]) -> list[tuple[int, ChunkTree]]:
+    """One tree per text from the shared pass: its rows shifted back, its stats and bubbles."""
+    tree_all = cols.tree(run.text)
+    table = tree_all.chunks
+    ids, lo_col, hi_col = table.ids(), table.starts(), table.ends()  # type: ignore[attr-defined]
+    methods = table.methods()  # type: ignore[attr-defined]
+    size_col, score_col = table.meta_column("size"), table.meta_column("cut_score")  # type: ignore[attr-defined]
+    row_starts = np.asarray(lo_col, np.int64)
+    edges = np.searchsorted(row_starts, np.append(starts, np.iinfo(np.int64).max), side="left")
+    skipped = np.bincount(np.searchsorted(starts, np.asarray(run.skipped_at, np.int64), side="right") - 1,
+                          minlength=len(texts)) if run.skipped_at else np.zeros(len(texts), np.int64)
+    bubbles: list[list] = [[] for _ in texts]
+    for bb in run.bubbles:
+        a, e = bb.context["span"]
+        k = int(np.searchsorted(starts, a, side="right")) - 1
+        o = int(starts[k])
+        bubbles[k].append(replace(bb, context={**bb.context, "source": names[k], "span": [a - o, e - o]}))
+    out = []
+    order = ("whole", *run.tiers)
+    for k, text in enumerate(texts):
+        a, e = int(edges[k]), int(edges[k + 1])
+        o = int(starts[k])
+        if cfg.composite and skipped[k]:  # tier 3 would run here: it normalises over this text's gaps
+            out.append((k, _cascade(text, cfg, None, None, names[k], meters[k], sents[k])))
+            continue
+        mine = methods[a:e]
+        counts = method_counts(order, [mine.count(name) if name not in order[:j] else 0
+                                       for j, name in enumerate(order)])
+        stats = {"llm_calls": 0, "tier2_skipped": int(skipped[k]), "sentences": len(sents[k]),
+                 "signal": cfg.signal.name, "methods": counts, "bubbles": len(bubbles[k])}
+        out.append((k, build_tree_columns(text, ids[a:e], [x - o for x in lo_col[a:e]], [x - o for x in hi_col[a:e]],
+                                          methods[a:e], {"size": size_col[a:e], "cut_score": score_col[a:e]},
+                                          bubbles=tuple(bubbles[k]), stats=stats, unit=meters[k].unit)))
+    return out

@@ -1,0 +1,51 @@
+"""chunk_many: many texts in one pass give exactly the trees of one call per text."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from logichunk import chunk, chunk_many
+from logichunk.errors import InputError
+
+
+def _fingerprint(tree):
+    return ([(c.id, c.span.start, c.span.end, c.method, dict(c.meta)) for c in tree],
+            json.dumps(list(dict(tree.stats).items()), default=str),
+            [(b.category, b.content, b.priority, json.dumps(b.context, sort_keys=True)) for b in tree.bubbles],
+            tree.unit, tree.text)
+
+
+PIECES = ["Cats purr softly. ", "Dogs bark at night. ", "Markets fell sharply today. ", "Investors sold bonds. ",
+          "\n\n", "\n", "## Heading\n", "- item one\n", "猫在夜里轻轻地叫。", "股市今天大幅下跌！", "投资者卖出了债券，",
+          "Dr. Smith e.g. 3.14 ", "x" * 90, "长" * 70, "😀 ", "word " * 12]
+texts = st.lists(st.lists(st.sampled_from(PIECES), max_size=40).map("".join), min_size=1, max_size=12)
+shapes = st.sampled_from([dict(max_size=120, levels=1), dict(max_size=200, levels=2, composite=False),
+                          dict(max_size=300, levels=3), dict(max_size=150, levels=1, unit="bytes", composite=False),
+                          dict(max_size=60, levels=2, unit="tokens", target_ratio=0.7)])
+
+
+@settings(max_examples=80, deadline=None)
+@example(["", "One sentence only.", "x" * 500, "a. " * 80], dict(max_size=100, levels=1, composite=False))
+@example(["A long first sentence with many words in it that goes on and on. A second one, also long enough here."],
+         dict(max_size=100, levels=1, composite=False))  # one gap only: it is a tier-1 candidate
+@given(texts, shapes)
+def test_many_texts_in_one_pass_are_one_call_each(batch, shape):
+    many = chunk_many(batch, **shape)
+    assert len(many) == len(batch)
+    for text, tree in zip(batch, many, strict=True):
+        assert _fingerprint(tree) == _fingerprint(chunk(text, **shape))
+
+
+def test_sources_name_each_texts_bubbles_and_spans_are_its_own():
+    texts = ["Short. " * 3, "y" * 400, "z" * 300]
+    trees = chunk_many(texts, max_size=100, levels=1, sources=["a.txt", "b.txt", "c.txt"])
+    assert [len(t.bubbles) for t in trees] == [0, 1, 1]
+    assert trees[1].bubbles[0].context["source"] == "b.txt" and trees[2].bubbles[0].context["span"] == [0, 300]
+    with pytest.raises(InputError):
+        chunk_many(texts, sources=["only one"])
+    with pytest.raises(InputError):
+        chunk_many(["fine", b"bytes"])  # type: ignore[list-item]
