@@ -71,6 +71,22 @@ def test_folder_recursive(tmp_path, capsys):
     assert code == 0 and sources == {str(tmp_path / "a" / "one.txt"), str(tmp_path / "two.md")}
 
 
+def test_a_folder_of_short_files_gives_what_each_file_alone_gives(tmp_path, capsys):
+    """Many files through the model-free cascade share one pass (chunk_many): same lines, same order."""
+    texts = ["Cats purr softly at night. Dogs bark loudly in the yard.\n\nMarkets fell today. " * 3,
+             "猫在夜里轻轻地叫。股市今天大幅下跌！投资者卖出了债券。" * 8, "One line.", "x" * 700]
+    for i, t in enumerate(texts):
+        (tmp_path / f"f{i}.txt").write_text(t, encoding="utf-8")
+    args = ["--max-size", "120", "--format", "jsonl", "--quiet", "--bubbles", str(tmp_path / "b.jsonl")]
+    code, out, _ = run(["chunk", str(tmp_path), *args], capsys)
+    alone = []
+    for i in range(len(texts)):
+        c, o, _ = run(["chunk", str(tmp_path / f"f{i}.txt"), *args], capsys)
+        assert c == 0
+        alone.extend(o.splitlines())
+    assert code == 0 and out.splitlines() == alone and len(alone) > len(texts)
+
+
 def test_folder_with_a_bad_file_goes_on_and_reports(tmp_path, capsys):
     (tmp_path / "good.txt").write_text("Fine text.", encoding="utf-8")
     (tmp_path / "bad.txt").write_bytes(b"caf\xe9 au lait")

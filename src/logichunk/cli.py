@@ -182,6 +182,37 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     bubbles: list[Bubble] = []
     docs: list[dict[str, Any]] = []
     failures = 0
+    def emit(source: str, tree: ChunkTree) -> None:
+        bubbles.extend(tree.bubbles)
+        if args.format == "tree":
+            _write_tree(out, source, tree, many)
+        elif args.format == "jsonl":
+            _write_jsonl(out, source, tree)
+        elif args.format == "markdown":
+            _write_markdown(out, source, tree)
+        else:
+            docs.append(_tree_json(source, tree))
+
+    # many small files through the model-free cascade share one pass (chunk_many: the same trees)
+    shared = args.method == "logic-chain" and models.llm is None and models.lm is None and many
+    group: list[tuple[str, str]] = []
+    group_chars = 0
+
+    def flush() -> None:
+        nonlocal group_chars
+        if group:
+            from .chunkers.dispatch import DEFAULT_MAX
+            from .chunkers.many import chunk_many
+
+            size = args.max_size if args.max_size is not None else DEFAULT_MAX.get(args.method, 1000)
+            trees = chunk_many([t for _, t in group], max_size=size, sizes=_sizes(args.sizes),
+                               levels=args.levels, unit=args.unit, composite=not args.fast,
+                               sources=[s for s, _ in group])
+            for (source, _), tree in zip(group, trees, strict=True):
+                emit(source, tree)
+            group.clear()
+            group_chars = 0
+
     try:
         for source, read in sources:
             progress.step(source)
@@ -190,6 +221,12 @@ def cmd_chunk(args: argparse.Namespace) -> int:
                 if not text:
                     _err(f"{source}: empty input, no chunks")
                     continue
+                if shared:
+                    group.append((source, text))
+                    group_chars += len(text)
+                    if len(group) >= 512 or group_chars >= 1 << 22:
+                        flush()
+                    continue
                 tree = _chunk_one(args, text, source, models)
             except LogichunkError as e:
                 if not many:
@@ -197,15 +234,8 @@ def cmd_chunk(args: argparse.Namespace) -> int:
                 failures += 1
                 _err(f"skipped {e}")
                 continue
-            bubbles.extend(tree.bubbles)
-            if args.format == "tree":
-                _write_tree(out, source, tree, many)
-            elif args.format == "jsonl":
-                _write_jsonl(out, source, tree)
-            elif args.format == "markdown":
-                _write_markdown(out, source, tree)
-            else:
-                docs.append(_tree_json(source, tree))
+            emit(source, tree)
+        flush()
         if args.format == "json":
             json.dump(docs[0] if len(docs) == 1 and not many else docs, out, ensure_ascii=False, indent=2)
             out.write("\n")
