@@ -380,10 +380,10 @@ def _one_chunk(text: str, cfg: CascadeSettings, meter: Meter, sents: SentenceSpa
 
 
 def _cascade(text: str, cfg: CascadeSettings, llm: ChatModel | None, lm_signal: GapSignal | None, source: str,
-             meter: Meter, sents: SentenceSpans) -> ChunkTree:
+             meter: Meter, sents: SentenceSpans, raw: np.ndarray | None = None) -> ChunkTree:
     """The cascade proper, level by level (what :func:`chunk_logic_chain` runs unless the whole text
-    is one chunk)."""
-    run = _Run(text, cfg, llm, lm_signal, source, meter, sents)
+    is one chunk); ``raw``: the tier-1 signal's gap scores when they are known already."""
+    run = _Run(text, cfg, llm, lm_signal, source, meter, sents, raw=raw)
     out = _Columns()
     pieces: list[tuple[int, int, str | None]] = [(0, len(text), None)]
     for level in range(1, len(cfg.sizes) + 1):

@@ -139,7 +139,9 @@ def _shared_pass(texts: list[str], sents: list[SentenceSpans], cfg: CascadeSetti
         if not pieces:
             break
         pieces = run.level(pieces, level, cols)
-    return _split(texts, sents, starts, run, cols, cfg, names, meters)
+    first = np.searchsorted(all_sents.starts, starts)  # each text's first sentence in the joined list
+    own_raw = [raw[f : f + len(ss) - 1] for f, ss in zip(first.tolist(), sents, strict=True)]
+    return _split(texts, sents, starts, run, cols, cfg, names, meters, own_raw)
 
 
 def _peaks_per_text(run: _Run, is_seam: np.ndarray, text_of_gap: np.ndarray, drop: float) -> None:
@@ -158,7 +160,8 @@ def _peaks_per_text(run: _Run, is_seam: np.ndarray, text_of_gap: np.ndarray, dro
 
 
 def _split(texts: list[str], sents: list[SentenceSpans], starts: np.ndarray, run: _Run, cols: _Columns,
-           cfg: CascadeSettings, names: list[str], meters: list[Meter]) -> list[tuple[int, ChunkTree]]:
+           cfg: CascadeSettings, names: list[str], meters: list[Meter],
+           own_raw: list[np.ndarray]) -> list[tuple[int, ChunkTree]]:
     """One tree per text from the shared pass: its rows shifted back, its stats and bubbles."""
     tree_all = cols.tree(run.text)
     table = tree_all.chunks
@@ -181,7 +184,7 @@ def _split(texts: list[str], sents: list[SentenceSpans], starts: np.ndarray, run
         a, e = int(edges[k]), int(edges[k + 1])
         o = int(starts[k])
         if cfg.composite and skipped[k]:  # tier 3 would run here: it normalises over this text's gaps
-            out.append((k, _cascade(text, cfg, None, None, names[k], meters[k], sents[k])))
+            out.append((k, _cascade(text, cfg, None, None, names[k], meters[k], sents[k], raw=own_raw[k].copy())))
             continue
         mine = methods[a:e]
         counts = method_counts(order, [mine.count(name) if name not in order[:j] else 0
