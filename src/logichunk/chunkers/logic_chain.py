@@ -126,7 +126,11 @@ class _Run:
         self.tiers = TIERS if settings.composite else ("entropy", "llm", "entropy", "forced")
         self.method_counts = np.zeros(len(self.tiers) + 1, np.int64)  # "whole", then by tier rank
         self.skipped_at: list[int] = []  # where each run that tier 2 skipped starts
-        self.defer_tier3 = False  # a shared pass over many texts leaves tier 3 to each text alone
+        # a shared pass over many texts (chunkers/many.py): the text of each gap, the texts' edges and
+        # the tier-1 scores, so tier 3 reads and normalises each text on its own
+        self.gap_text: np.ndarray | None = None
+        self.text_edges: tuple[np.ndarray, np.ndarray] | None = None
+        self.raw = np.asarray(raw, dtype=np.float64)
 
     # ------------------------------------------------------------------ tiers 2-4 helpers
     def _composite(self, bidx: np.ndarray) -> None:
@@ -145,10 +149,20 @@ class _Run:
             self._comp = CompositeSignal(extra=extra)
         todo = gaps[np.isnan(self._raw["entropy"][gaps])]
         if todo.size:
-            for name, v in self._comp.components(self.sents, todo).items():
+            kw = {}
+            if self.gap_text is not None and self.text_edges is not None:
+                t = self.gap_text[todo]
+                kw = {"entropy": self.raw[todo], "edges": (self.text_edges[0][t], self.text_edges[1][t])}
+            for name, v in self._comp.components(self.sents, todo, **kw).items():
                 self._raw.setdefault(name, np.full(len(self.sents) - 1, np.nan))[todo] = v
         comp = {name: v[gaps] for name, v in self._raw.items()}
-        self.S[bidx] = self._comp.combine(comp) + self.bonus[gaps]
+        if self.gap_text is None:
+            self.S[bidx] = self._comp.combine(comp) + self.bonus[gaps]
+            return
+        owner = self.gap_text[gaps]  # normalised text by text, as each text alone would be
+        for k in np.unique(owner).tolist():
+            sel = np.flatnonzero(owner == k)
+            self.S[bidx[sel]] = self._comp.combine({name: v[sel] for name, v in comp.items()}) + self.bonus[gaps[sel]]
 
     def _insert(self, offsets: list[int]) -> None:
         offsets = sorted(offsets)
@@ -249,7 +263,7 @@ class _Run:
             else:
                 self.stats["tier2_skipped"] += int(bad.size)
                 self.skipped_at.extend(a_start[fa].tolist())
-            if self.cfg.composite and not self.defer_tier3:
+            if self.cfg.composite:
                 self._composite(gap_b[bd.ranges(fa, fb - 1)])
             sc, rk = refresh()
         target = max(1, int(limit * self.cfg.target_ratio))

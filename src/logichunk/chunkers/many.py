@@ -132,16 +132,15 @@ def _shared_pass(texts: list[str], sents: list[SentenceSpans], cfg: CascadeSetti
     with np.errstate(invalid="ignore"):  # the seams' -inf scores
         run = _Run(joined, cfg, None, None, "<many>", Meter(joined, cfg.unit), all_sents, raw=raw)
         _peaks_per_text(run, is_seam, text_of_gap, cfg.peak_drop)
-    run.defer_tier3 = True
+    run.gap_text = text_of_gap
+    run.text_edges = (starts, starts + lens)
     cols = _Columns()
     pieces: list[tuple[int, int, str | None]] = [(int(a), int(a + m), None) for a, m in zip(starts, lens, strict=True)]
     for level in range(1, len(cfg.sizes) + 1):
         if not pieces:
             break
         pieces = run.level(pieces, level, cols)
-    first = np.searchsorted(all_sents.starts, starts)  # each text's first sentence in the joined list
-    own_raw = [raw[f : f + len(ss) - 1] for f, ss in zip(first.tolist(), sents, strict=True)]
-    return _split(texts, sents, starts, run, cols, cfg, names, meters, own_raw)
+    return _split(texts, sents, starts, run, cols, cfg, names, meters)
 
 
 def _peaks_per_text(run: _Run, is_seam: np.ndarray, text_of_gap: np.ndarray, drop: float) -> None:
@@ -160,8 +159,7 @@ def _peaks_per_text(run: _Run, is_seam: np.ndarray, text_of_gap: np.ndarray, dro
 
 
 def _split(texts: list[str], sents: list[SentenceSpans], starts: np.ndarray, run: _Run, cols: _Columns,
-           cfg: CascadeSettings, names: list[str], meters: list[Meter],
-           own_raw: list[np.ndarray]) -> list[tuple[int, ChunkTree]]:
+           cfg: CascadeSettings, names: list[str], meters: list[Meter]) -> list[tuple[int, ChunkTree]]:
     """One tree per text from the shared pass: its rows shifted back, its stats and bubbles."""
     tree_all = cols.tree(run.text)
     table = tree_all.chunks
@@ -183,9 +181,6 @@ def _split(texts: list[str], sents: list[SentenceSpans], starts: np.ndarray, run
     for k, text in enumerate(texts):
         a, e = int(edges[k]), int(edges[k + 1])
         o = int(starts[k])
-        if cfg.composite and skipped[k]:  # tier 3 would run here: it normalises over this text's gaps
-            out.append((k, _cascade(text, cfg, None, None, names[k], meters[k], sents[k], raw=own_raw[k].copy())))
-            continue
         mine = methods[a:e]
         counts = method_counts(order, [mine.count(name) if name not in order[:j] else 0
                                        for j, name in enumerate(order)])

@@ -698,10 +698,13 @@ def divergence_curve(text: str, window: int = 100, step: int = 50, n: int = 2) -
     return t.astype(np.float64), _information_gain(hu, hl, hr, ml, mr)
 
 
-def divergence_at(text: str, offsets: np.ndarray, window: int = 100, n: int = 2) -> np.ndarray:
+def divergence_at(text: str, offsets: np.ndarray, window: int = 100, n: int = 2, *,
+                  edges: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """:func:`divergence_curve`'s information gain, evaluated exactly at the given character
     ``offsets`` instead of on a grid (what tier 3 needs: a few gaps inside runs that entropy could
-    not split). Near the text's edges the two windows shrink to ``min(window, t, len - t)``.
+    not split). Near the text's edges the two windows shrink to ``min(window, t, len - t)``;
+    ``edges`` (start and end per offset) puts those edges elsewhere: several texts laid end to end
+    are each read as if alone.
 
     Only the characters the windows cover are read: ``[t - w, t + w)`` around each offset, merged
     where they overlap and laid end to end, so a few gaps in a long text cost a few windows."""
@@ -714,7 +717,8 @@ def divergence_at(text: str, offsets: np.ndarray, window: int = 100, n: int = 2)
     N = len(text)
     if N < 2 or t_all.size == 0:
         return out
-    w_all = np.clip(np.minimum(np.minimum(t_all, N - t_all), window), 0, None)
+    t_lo, t_hi = (0, N) if edges is None else (np.asarray(edges[0], np.int64), np.asarray(edges[1], np.int64))
+    w_all = np.clip(np.minimum(np.minimum(t_all - t_lo, t_hi - t_all), window), 0, None)
     # the covered characters, merged into segments and laid end to end: local offsets
     lo, hi = t_all - w_all, t_all + w_all
     order = np.argsort(lo, kind="stable")
@@ -830,17 +834,20 @@ class CompositeSignal:
     weights: tuple[float, float, float] = (1.0, 0.5, 1.0)
     entropy: EntropySignal = EntropySignal()
 
-    def components(self, sents: SentenceSpans, gaps: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    def components(self, sents: SentenceSpans, gaps: np.ndarray | None = None, *,
+                   entropy: np.ndarray | None = None,
+                   edges: tuple[np.ndarray, np.ndarray] | None = None) -> dict[str, np.ndarray]:
         """The raw component scores per gap (before normalisation), for all gaps or the given gap
-        indices."""
+        indices. ``entropy``: the entropy signal's scores of those gaps when known (tier 1 computed
+        them); ``edges``: see :func:`divergence_at`."""
         ns = len(sents)
         if ns < 2:
             return {}
         idx = np.arange(ns - 1) if gaps is None else np.asarray(gaps, dtype=np.int64)
         offsets = np.asarray(sents.ends[:-1], dtype=np.int64)[idx]
         e = self.entropy
-        out = {"entropy": e.scores_at(sents.text, offsets),
-               "divergence": divergence_at(sents.text, offsets, e.window, e.n)}
+        out = {"entropy": e.scores_at(sents.text, offsets) if entropy is None else np.asarray(entropy, np.float64),
+               "divergence": divergence_at(sents.text, offsets, e.window, e.n, edges=edges)}
         if self.extra is not None:
             ex = np.asarray(self.extra.gap_scores(sents), dtype=np.float64)
             if ex.shape != (ns - 1,):
