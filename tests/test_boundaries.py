@@ -246,3 +246,14 @@ def test_inner_breaks_takes_the_span_prefix_or_the_whole_texts():
     b1 = bd.forced_split_bubble(text, s, e, whole[0], whole[1], m.prefix, limit=40, unit="bytes")
     b2 = bd.forced_split_bubble(text, s, e, span[0], span[1], m.span_prefix(s, e), limit=40, unit="bytes")
     assert b1 == b2 and b1.context["sizes"] == [m.size(a, b) for a, b in zip(edges, edges[1:], strict=False)]
+
+
+def test_peaks_read_minus_infinity_as_an_edge():
+    """Texts laid end to end score their seams -inf: each text's gaps are judged as if alone, and a
+    text with a single gap has it as a peak, as a one-element sequence does."""
+    inf = float("inf")
+    assert bd.peaks(np.array([0.7])).tolist() == [True]
+    assert bd.peaks(np.array([1.0, -inf, 0.5, -inf])).tolist() == [True, False, True, False]
+    assert bd.peaks(np.array([0.2, 0.5, -inf, 0.3, 0.1])).tolist() == [False, True, False, True, False]
+    assert bd.peaks(np.array([0.2, 0.5, -inf, 0.3, 0.1])).tolist() == \
+        bd.peaks(np.array([0.2, 0.5])).tolist() + [False] + bd.peaks(np.array([0.3, 0.1])).tolist()

@@ -54,8 +54,10 @@ class SizeLimits:
 
 def peaks(scores: np.ndarray, min_drop: float = 0.0) -> np.ndarray:
     """Boolean mask of local maxima: ``s[i] >= both neighbours`` and higher than at least one of them
-    by more than ``min_drop`` (θ). Edges compare with their one neighbour. A gap sequence of one
-    element is a peak. High break scores mean strong breaks, so peaks are candidate cuts."""
+    by more than ``min_drop`` (θ). Edges compare with their one neighbour; a score of ``-inf``
+    counts as an edge (it marks the seam between texts laid end to end). An element with no
+    neighbour on either side (a gap sequence of one element) is a peak. High break scores mean
+    strong breaks, so peaks are candidate cuts."""
     s = np.asarray(scores, dtype=np.float64)
     n = s.size
     if n == 0:
@@ -67,10 +69,10 @@ def peaks(scores: np.ndarray, min_drop: float = 0.0) -> np.ndarray:
     right[-1] = -np.inf
     right[:-1] = s[1:]
     is_max = (s >= left) & (s >= right)
-    drop = np.maximum(s - np.where(np.isfinite(left), left, s), s - np.where(np.isfinite(right), right, s))
-    if n == 1:
-        return np.ones(1, dtype=bool)
-    return is_max & (drop > min_drop)
+    with np.errstate(invalid="ignore"):  # -inf - -inf at a seam: NaN, never a drop
+        drop = np.maximum(s - np.where(np.isfinite(left), left, s), s - np.where(np.isfinite(right), right, s))
+    alone = np.isneginf(left) & np.isneginf(right)
+    return (is_max & (drop > min_drop)) | alone
 
 
 def minima(values: np.ndarray, min_drop: float = 0.0) -> np.ndarray:

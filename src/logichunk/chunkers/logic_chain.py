@@ -97,7 +97,8 @@ class _Run:
 
     def __init__(self, text: str, settings: CascadeSettings, llm: ChatModel | None,
                  lm_signal: GapSignal | None, source: str, meter: Meter, sents: SentenceSpans,
-                 raw: np.ndarray | None = None) -> None:
+                 raw: np.ndarray | None = None, gap_text: np.ndarray | None = None,
+                 text_edges: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         self.text = text
         self.cfg = settings
         self.llm = llm
@@ -126,10 +127,10 @@ class _Run:
         self.tiers = TIERS if settings.composite else ("entropy", "llm", "entropy", "forced")
         self.method_counts = np.zeros(len(self.tiers) + 1, np.int64)  # "whole", then by tier rank
         self.skipped_at: list[int] = []  # where each run that tier 2 skipped starts
-        # a shared pass over many texts (chunkers/many.py): the text of each gap, the texts' edges and
-        # the tier-1 scores, so tier 3 reads and normalises each text on its own
-        self.gap_text: np.ndarray | None = None
-        self.text_edges: tuple[np.ndarray, np.ndarray] | None = None
+        # a shared pass over many texts (chunkers/many.py) gives the text of each gap, the texts' edges
+        # and tier-1 entropy scores, so tier 3 reads and normalises each text on its own
+        self.gap_text = gap_text
+        self.text_edges = text_edges
         self.raw = np.asarray(raw, dtype=np.float64)
 
     # ------------------------------------------------------------------ tiers 2-4 helpers
@@ -156,10 +157,8 @@ class _Run:
             for name, v in self._comp.components(self.sents, todo, **kw).items():
                 self._raw.setdefault(name, np.full(len(self.sents) - 1, np.nan))[todo] = v
         comp = {name: v[gaps] for name, v in self._raw.items()}
-        if self.gap_text is None:
-            self.S[bidx] = self._comp.combine(comp) + self.bonus[gaps]
-            return
-        owner = self.gap_text[gaps]  # normalised text by text, as each text alone would be
+        # normalised text by text (one text unless many share the pass), as each text alone would be
+        owner = self.gap_text[gaps] if self.gap_text is not None else np.zeros(gaps.size, np.int64)
         for k in np.unique(owner).tolist():
             sel = np.flatnonzero(owner == k)
             self.S[bidx[sel]] = self._comp.combine({name: v[sel] for name, v in comp.items()}) + self.bonus[gaps[sel]]
@@ -337,12 +336,17 @@ class _Columns:
         self.sizes += sizes
         self.scores += scores
 
-    def tree(self, text: str, **kw: Any) -> ChunkTree:
+    def ordered(self) -> tuple[list[str], list[int], list[int], list[str], list[int], list[float | None]]:
+        """ids, starts, ends, methods, sizes and cut scores in pre-order (a parent before its children)."""
         cols = [self.ids, self.starts, self.ends, self.methods, self.sizes, self.scores]
         if self.depth and self.depth[-1] > 1:  # levels were appended one after another
             order = np.lexsort((np.asarray(self.depth), np.asarray(self.starts))).tolist()
-            cols = [[c[i] for i in order] for c in cols]  # pre-order: a parent before its children
+            cols = [[c[i] for i in order] for c in cols]
         ids, starts, ends, methods, sizes, scores = cols
+        return ids, starts, ends, methods, sizes, scores
+
+    def tree(self, text: str, **kw: Any) -> ChunkTree:
+        ids, starts, ends, methods, sizes, scores = self.ordered()
         return build_tree_columns(text, ids, starts, ends, methods, {"size": sizes, "cut_score": scores}, **kw)
 
 

@@ -10,13 +10,12 @@ those operations. Nothing of one text can reach another:
 * the tier-1 signal reads the content items of the joined texts with 256 filler items (an id no item
   has) between two texts, so no cache-model link crosses, and every gap is judged on the items of its
   own text only (windows shrink at a text's edges exactly as they do for a text alone);
-* tier-1 candidates are peaks within a text (the seams score −∞, as a text's edge does);
+* tier-1 candidates are peaks within a text (the seams score −∞, which :func:`boundaries.peaks`
+  reads as an edge);
+* tier 3 reads each text's own windows and normalises its components over that text's gaps only;
 * stats and bubbles are counted and located per text.
 
-Tier 3 (the composite signal) normalises its components over the gaps it rescores, so a batch would
-mix texts: texts whose runs need tier 3 are chunked one by one (the default keeps tier 3; with
-``composite=False`` every text goes through the shared pass). An LLM, an LM signal, a signal other than
-the default entropy signal, or a custom unit also send texts one by one.
+With a custom measure (a real tokenizer may read across the seams) texts go one by one.
 """
 
 from __future__ import annotations
@@ -26,13 +25,12 @@ from dataclasses import replace
 
 import numpy as np
 
-from .. import boundaries as bd
 from ..errors import InputError
 from ..signals.entropy import content_items, novelty_jump, novelty_prefix_of
 from ..text.measure import Measure, Meter
 from ..text.sentences import SentenceSpans, split_sentences
 from ..tree import ChunkTree, build_tree, build_tree_columns
-from .logic_chain import CascadeSettings, _cascade, _Columns, _one_chunk, _Run, level_sizes, method_counts
+from .logic_chain import CascadeSettings, _cascade, _Columns, _one_chunk, _Run, level_sizes
 
 __all__ = ["chunk_many"]
 
@@ -85,8 +83,7 @@ def chunk_many(
 
 def _shared_pass(texts: list[str], sents: list[SentenceSpans], cfg: CascadeSettings, names: list[str],
                  meters: list[Meter]) -> list[tuple[int, ChunkTree]]:
-    """Trees for ``texts`` (each needs a cut): tier 1 for all of them in one cascade; a text whose runs
-    need tier 3 is done on its own (tier 3 normalises over its own gaps)."""
+    """Trees for ``texts`` (each needs a cut), from one cascade over all of them."""
     n = len(texts)
     lens = np.fromiter((len(t) for t in texts), np.int64, n)
     starts = np.zeros(n, np.int64)
@@ -129,11 +126,8 @@ def _shared_pass(texts: list[str], sents: list[SentenceSpans], cfg: CascadeSetti
     raw[few] = sig.squash(np.zeros(int(few.sum())))
     raw[is_seam] = -np.inf
 
-    with np.errstate(invalid="ignore"):  # the seams' -inf scores
-        run = _Run(joined, cfg, None, None, "<many>", Meter(joined, cfg.unit), all_sents, raw=raw)
-        _peaks_per_text(run, is_seam, text_of_gap, cfg.peak_drop)
-    run.gap_text = text_of_gap
-    run.text_edges = (starts, starts + lens)
+    run = _Run(joined, cfg, None, None, "<many>", Meter(joined, cfg.unit), all_sents, raw=raw,
+               gap_text=text_of_gap, text_edges=(starts, starts + lens))
     cols = _Columns()
     pieces: list[tuple[int, int, str | None]] = [(int(a), int(a + m), None) for a, m in zip(starts, lens, strict=True)]
     for level in range(1, len(cfg.sizes) + 1):
@@ -143,29 +137,10 @@ def _shared_pass(texts: list[str], sents: list[SentenceSpans], cfg: CascadeSetti
     return _split(texts, sents, starts, run, cols, cfg, names, meters)
 
 
-def _peaks_per_text(run: _Run, is_seam: np.ndarray, text_of_gap: np.ndarray, drop: float) -> None:
-    """Tier-1 candidates as each text alone would have them: its gaps' peaks, seams scoring −∞ like
-    edges; a text with a single gap has it as a peak (as :func:`boundaries.peaks` says)."""
-    from ..text.sentences import BREAK_PARAGRAPH
-
-    cand = bd.peaks(np.where(is_seam, -np.inf, run.S), drop)
-    inner = np.flatnonzero(~is_seam)
-    per_text = np.bincount(text_of_gap[inner], minlength=int(text_of_gap.max()) + 1 if text_of_gap.size else 0)
-    single = inner[per_text[text_of_gap[inner]] == 1]
-    cand[single] = True
-    cand |= run.sents.breaks >= BREAK_PARAGRAPH
-    cand[is_seam] = False
-    run.R = np.where(cand, 0, 2).astype(np.int64)
-
-
 def _split(texts: list[str], sents: list[SentenceSpans], starts: np.ndarray, run: _Run, cols: _Columns,
            cfg: CascadeSettings, names: list[str], meters: list[Meter]) -> list[tuple[int, ChunkTree]]:
     """One tree per text from the shared pass: its rows shifted back, its stats and bubbles."""
-    tree_all = cols.tree(run.text)
-    table = tree_all.chunks
-    ids, lo_col, hi_col = table.ids(), table.starts(), table.ends()  # type: ignore[attr-defined]
-    methods = table.methods()  # type: ignore[attr-defined]
-    size_col, score_col = table.meta_column("size"), table.meta_column("cut_score")  # type: ignore[attr-defined]
+    ids, lo_col, hi_col, methods, size_col, score_col = cols.ordered()
     row_starts = np.asarray(lo_col, np.int64)
     edges = np.searchsorted(row_starts, np.append(starts, np.iinfo(np.int64).max), side="left")
     skipped = np.bincount(np.searchsorted(starts, np.asarray(run.skipped_at, np.int64), side="right") - 1,
@@ -182,8 +157,7 @@ def _split(texts: list[str], sents: list[SentenceSpans], starts: np.ndarray, run
         a, e = int(edges[k]), int(edges[k + 1])
         o = int(starts[k])
         mine = methods[a:e]
-        counts = method_counts(order, [mine.count(name) if name not in order[:j] else 0
-                                       for j, name in enumerate(order)])
+        counts = {name: c for name in dict.fromkeys(order) if (c := mine.count(name))}
         stats = {"llm_calls": 0, "tier2_skipped": int(skipped[k]), "sentences": len(sents[k]),
                  "signal": cfg.signal.name, "methods": counts, "bubbles": len(bubbles[k])}
         out.append((k, build_tree_columns(text, ids[a:e], [x - o for x in lo_col[a:e]], [x - o for x in hi_col[a:e]],
