@@ -182,6 +182,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     bubbles: list[Bubble] = []
     docs: list[dict[str, Any]] = []
     failures = 0
+
     def emit(source: str, tree: ChunkTree) -> None:
         bubbles.extend(tree.bubbles)
         if args.format == "tree":
@@ -201,11 +202,11 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     def flush() -> None:
         nonlocal group_chars
         if group:
-            from .chunkers.dispatch import DEFAULT_MAX
+            from .chunkers.dispatch import max_size_for
             from .chunkers.many import chunk_many
 
-            size = args.max_size if args.max_size is not None else DEFAULT_MAX.get(args.method, 1000)
-            trees = chunk_many([t for _, t in group], max_size=size, sizes=_sizes(args.sizes),
+            trees = chunk_many([t for _, t in group], max_size=max_size_for(args.method, args.max_size),
+                               sizes=_sizes(args.sizes),
                                levels=args.levels, unit=args.unit, composite=not args.fast,
                                sources=[s for s, _ in group])
             for (source, _), tree in zip(group, trees, strict=True):

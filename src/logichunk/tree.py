@@ -238,11 +238,6 @@ class _ChunkTable(Mapping[str, Chunk]):
             return col if col is not None else [None] * len(self._ids)
         return [m.get(key) for m in self._metas]
 
-    def rows(self) -> list[tuple[str, int, int, str, Mapping[str, Any]]]:
-        """``(id, start, end, method, meta)`` per chunk, in order (made on each call)."""
-        return [(self._ids[i], self._starts[i], self._ends[i], self._methods[i], self._meta(i))
-                for i in range(len(self._ids))]
-
     def is_leaf(self, chunk_id: str) -> bool:
         return chunk_id not in self._links()[1]
 

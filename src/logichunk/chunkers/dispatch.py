@@ -32,6 +32,11 @@ METHODS: dict[str, tuple[str, tuple[str, ...]]] = {
 DEFAULT_MAX = {"parent-child": 1500}
 
 
+def max_size_for(method: str, max_size: int | None) -> int:
+    """The maximum size a method runs with: the one given, else the method's default."""
+    return int(max_size if max_size is not None else DEFAULT_MAX.get(method, 1000))
+
+
 def needs(method: str) -> tuple[str, ...]:
     """The models a method needs: a subset of ``("embedder", "lm")``."""
     try:
@@ -66,7 +71,7 @@ def chunk_by(
     for model in needs(method):
         if (embedder if model == "embedder" else lm) is None:
             raise InputError(f"method {method!r} needs an {'embedder' if model == 'embedder' else 'LM'}")
-    size = int(max_size if max_size is not None else DEFAULT_MAX.get(method, 1000))
+    size = max_size_for(method, max_size)
     if method in ("logic-chain", "cliff"):
         from ..signals.entropy import EntropySignal
         from .logic_chain import chunk

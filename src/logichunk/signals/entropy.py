@@ -58,7 +58,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..text.cache import text_cache
-from ..text.charclass import ALNUM, CJK, class_table, classes, codepoints
+from ..text.charclass import ALNUM, CJK, class_table, codepoints
 from ..text.sentences import SentenceSpans
 from . import GapSignal
 
@@ -425,7 +425,8 @@ def _gram_keys(text: str, n: int, mask: bool = True) -> tuple[np.ndarray, np.nda
     (the sentinel; not with ``mask=False``), and the content mask; one entry per start ``i`` in
     ``[0, len(text) - n]`` (see :func:`_keys`). Cached for the last two texts: the curves share
     them."""
-    key, valid = _keys(codepoints(text), (classes(text) & (ALNUM | CJK)) != 0, n, mask)
+    cp = codepoints(text)
+    key, valid = _keys(cp, np.take(_content_table(), cp).view(bool), n, mask)
     key.flags.writeable = False  # cached per text: shared by every caller
     valid.flags.writeable = False
     return key, valid
