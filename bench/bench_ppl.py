@@ -171,7 +171,7 @@ def child(args: argparse.Namespace) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lengths", type=int, nargs="+", default=[512, 2048, 8192], help="text lengths in tokens")
-    ap.add_argument("--dtype", default="auto", help="auto (bf16 where the CPU has it), float32 or bfloat16; both methods")
+    ap.add_argument("--dtype", default="auto", help="auto (bf16 where the CPU has AMX), float32 or bfloat16; both methods")
     ap.add_argument("--lang", choices=["zh", "en"], default="zh")
     ap.add_argument("--tiny", action="store_true", help="use a tiny random model instead of the default LM")
     ap.add_argument("--threads", type=int, default=2)

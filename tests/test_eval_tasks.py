@@ -94,12 +94,51 @@ def test_depth_and_selection_hand_computed():
     assert S.peaks(s).tolist() == [1, 4]
     d = S.depth_scores(s)
     assert d[1] == 2.0 and d[4] == 6.0
-    # peaks' depths 2 and 6: mean 4, std 2 -> cutoff 3 keeps only the deep one
+    # peaks' depths 2 and 6: half the deepest is 3, which keeps only the deep one (TextTiling's
+    # mean - std/2 = 3 agrees here)
     assert S.select_boundaries(s).tolist() == [4]
+    assert S.select_boundaries(s, relative=None).tolist() == [4]
     assert S.select_boundaries(s, k=2).tolist() == [1, 4]
     assert S.select_boundaries(s, k=3).tolist() == [0, 1, 4]  # peaks run out: highest others
     assert S.select_boundaries(np.zeros(5)).size == 0
     assert S.select_boundaries(np.array([])).size == 0
+
+
+def test_count_rule_does_not_grow_with_length():
+    # one deep break in a long, gently rippling curve: TextTiling's cutoff keeps a share of the
+    # ripples (more cuts the longer the text); "at least half the deepest" keeps the one break
+    rng = np.random.default_rng(0)
+    for n in (60, 600):
+        s = 0.1 * rng.random(n)
+        s[n // 2] = 2.0
+        assert S.select_boundaries(s).tolist() == [n // 2]
+        assert S.select_boundaries(s, relative=None).size > n // 10
+    # depths 4, 2.2 and 1.6: >= 2 keeps two; the cutoff is inclusive of exactly half
+    s = np.array([0.0, 2.0, 0.0, 1.1, 0.0, 0.8, 0.0])
+    assert S.depth_scores(s)[[1, 3, 5]].tolist() == [4.0, 2.2, 1.6]
+    assert S.select_boundaries(s).tolist() == [1, 3]
+    assert S.select_boundaries(s, relative=0.55).tolist() == [1, 3]
+    assert S.select_boundaries(s, relative=0.56).tolist() == [1]
+    with pytest.raises(ValueError):
+        S.select_boundaries(s, relative=0.0)
+
+
+def test_harness_applies_the_chosen_count_rule():
+    # a ripple curve with one deep break, scored by a fixed runner: the harness must cut once
+    # under the relative rule and many times under TextTiling's cutoff
+    rng = np.random.default_rng(1)
+    scores = 0.1 * rng.random(79)
+    scores[40] = 2.0
+
+    class Fixed:
+        def gap_scores(self, sents):
+            return scores
+
+    doc = R.SegDoc("d", "en", [f"Unit {i}." for i in range(80)], np.array([40]))
+    rel = S.run_segmentation([doc], "fixed", Fixed(), peer=False, dataset="toy")
+    tt = S.run_segmentation([doc], "fixed", Fixed(), peer=False, dataset="toy", relative=None)
+    assert rel.rows[0]["hyp_per_doc"] == 1 and rel.rows[0]["pk"] == 0.0
+    assert tt.rows[0]["hyp_per_doc"] > 8 and tt.rows[0]["pk"] > 0.1
 
 
 def test_units_to_sents_and_snapping():

@@ -187,7 +187,8 @@ def cmd_segmentation(args: argparse.Namespace) -> int:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 out = run_segmentation(docs, spec.name, runner, peer=spec.peer, dataset=name, oracle=args.oracle,
-                                       method_is_oracle=spec.oracle)
+                                       method_is_oracle=spec.oracle,
+                                       relative=None if args.count_rule == "texttiling" else 0.5)
             for n in out.notes:
                 _note(n)
             for r in out.rows:
@@ -374,6 +375,9 @@ def add_parser(subparsers) -> None:
                    help="also score each signal with the gold number of boundaries (rows named METHOD@gold-k)")
     s.add_argument("--skip", type=int, default=0, metavar="N",
                    help="leave out the first N documents of each set (then --limit counts from there)")
+    s.add_argument("--count-rule", choices=["relative", "texttiling"], default="relative",
+                   help="how many cuts a gap signal gets: peaks at least half as deep as the deepest "
+                        "(default), or TextTiling's mean - std/2 of the peaks' depths")
     s.add_argument("--calibration", metavar="FILE",
                    help="memory-* methods: thresholds from `logichunk memory calibrate` (default: the shipped "
                         "calibration of the embedder)")

@@ -42,7 +42,7 @@ from ._files import staged_dir
 
 __all__ = [
     "DEFAULT_LM", "LanguageModel", "TokenLogprobs", "TransformersLM", "WindowTrace", "build_tiny_lm",
-    "default_cache_dir", "load_default_lm", "load_lm", "resolve_dtype",
+    "cpu_has_amx", "default_cache_dir", "load_default_lm", "load_lm", "resolve_dtype",
 ]
 
 
@@ -177,8 +177,8 @@ class TransformersLM:
     def from_pretrained(cls, path: str | os.PathLike[str], *, dtype: str = "auto", gguf_file: str | None = None,
                         **kwargs: Any) -> TransformersLM:
         """Load a local model directory (never the network). ``dtype``: ``"float32"``,
-        ``"bfloat16"``, or ``"auto"`` — bfloat16 where the CPU has native bf16 (AMX / AVX512-BF16:
-        ~3× faster, token log-probs within a few hundredths of a nat), else float32."""
+        ``"bfloat16"``, or ``"auto"`` (:func:`resolve_dtype`: bfloat16 where the CPU multiplies it in
+        AMX tiles, else float32)."""
         torch, transformers = _require_torch()
         p = Path(path)
         if not p.is_dir():
@@ -555,17 +555,35 @@ def prepare_default_model(cache_dir: str | os.PathLike[str] | None = None, spec:
 
 
 def resolve_dtype(dtype: str) -> str:
-    """``"auto"`` → ``"bfloat16"`` when the CPU computes bf16 natively, else ``"float32"``."""
+    """``"auto"`` → ``"bfloat16"`` when the CPU has AMX tiles, else ``"float32"``.
+
+    Why AMX and not "bf16 supported": with AMX the default 0.5B LM runs ~4× faster in bf16 than in
+    float32 (``../shared/MODELS.md``: ~1,000 vs ~221 tokens/s); with AVX512-BF16 alone (which torch
+    also reports as bf16 support) bf16 is *slower* — 134 vs 209 tokens/s on a Xeon without AMX
+    (``python bench/bench_ppl.py --lengths 512 --dtype bfloat16|float32``)."""
     if dtype != "auto":
         if dtype not in ("float32", "bfloat16", "float16"):
             raise InputError(f"dtype must be auto, float32, bfloat16 or float16, got {dtype!r}")
         return dtype
-    torch, _ = _require_torch()
+    return "bfloat16" if cpu_has_amx() else "float32"
+
+
+def cpu_has_amx() -> bool:
+    """Whether this CPU has AMX tiles with bf16 (torch's own probe, else the kernel's CPU flags)."""
     try:
-        fast = bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
-    except (AttributeError, RuntimeError):  # pragma: no cover - exotic builds
-        fast = False
-    return "bfloat16" if fast else "float32"
+        import torch
+
+        return bool(torch.cpu._is_amx_tile_supported())
+    except (ImportError, AttributeError, RuntimeError):
+        pass
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("flags"):
+                    return "amx_bf16" in line.split()
+    except OSError:
+        pass
+    return False
 
 
 def load_default_lm(cache_dir: str | os.PathLike[str] | None = None, *, dtype: str = "auto",
