@@ -295,6 +295,35 @@ def test_e5_numpy_engine_matches_the_c_engine(e5, e5_engine):
     np.testing.assert_allclose(e5.embed(texts[:6]), one_by_one, atol=2e-5)
 
 
+@needs_e5
+def test_e5_parallel_batches_equal_the_serial_pass(e5, monkeypatch):
+    pytest.importorskip("threadpoolctl")
+    from threadpoolctl import ThreadpoolController
+
+    from logichunk.models import e5_runtime
+
+    texts = [x for tr in ZH_TRIPLES + EN_TRIPLES for x in tr] + ODD_TEXTS
+    rt = e5._runtime
+    rt_small = e5_runtime.E5Runtime.__new__(e5_runtime.E5Runtime)
+    rt_small.__dict__.update(rt.__dict__, max_batch_tokens=64)  # many batches
+    monkeypatch.setattr(e5_runtime, "_blas_threads", lambda: (1, None))
+    serial = rt_small.embed(texts)
+    calls = []
+    real_forward = e5_runtime.E5Runtime._forward
+
+    def forward(self, seqs):
+        import threading
+
+        calls.append(threading.get_ident())
+        return real_forward(self, seqs)
+
+    monkeypatch.setattr(e5_runtime.E5Runtime, "_forward", forward)
+    monkeypatch.setattr(e5_runtime, "_blas_threads", lambda: (2, ThreadpoolController()))
+    parallel = rt_small.embed(texts)
+    assert len(calls) > 4 and len(set(calls)) == 2  # the batches really ran in two threads
+    np.testing.assert_allclose(parallel, serial, atol=1e-6)
+
+
 def test_e5_gelu_is_the_erf_gelu():
     import math
 
