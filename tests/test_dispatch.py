@@ -72,6 +72,17 @@ def test_cli_chunk_method_parent_child_and_notes(capsys):
     assert "".join(r["text"] for r in rows if r["level"] == 1) == ZH
 
 
+def test_cli_chunk_method_fused(capsys):
+    code = main(["chunk", str(ROOT / "examples" / "en_public_domain.md"), "--method", "fused",
+                 "--embedder", "hash", "--max-size", "400", "--levels", "2", "--format", "jsonl"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "embedder: hash" in err
+    rows = [json.loads(x) for x in out.splitlines()]
+    text = (ROOT / "examples" / "en_public_domain.md").read_text(encoding="utf-8")
+    assert "".join(r["text"] for r in rows if r["level"] == 1) == text
+    assert max(r["size"] for r in rows) <= 400
+
+
 def test_cli_llm_tier2_counts_calls(capsys, loopback, tmp_path):
     # identical sentences: entropy finds nothing inside, so the LLM (tier 2) is asked for breaks
     f = tmp_path / "same.txt"

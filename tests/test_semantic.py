@@ -172,3 +172,51 @@ def test_depth_scores_match_texttiling_climbing():
     assert cliffs(sim, threshold=None, percentile=100, drop="previous").tolist() == [5]
     with pytest.raises(ValueError):
         cliffs(sim, percentile=50, drop="sideways")
+
+
+# -- the fused signal: entropy and cliffs mixed --------------------------------------------------
+
+
+def test_fused_signal_is_the_equal_mix_of_the_two_z_scores():
+    from logichunk.signals.entropy import EntropySignal
+    from logichunk.signals.semantic import fused_signal
+
+    emb = HashEmbedder()
+    sents = split_sentences(EN_A + EN_B + ZH_A + ZH_B)
+    got = fused_signal(emb).gap_scores(sents)
+
+    def z(x):
+        return (x - x.mean()) / x.std()
+
+    e = np.asarray(EntropySignal().gap_scores(sents), np.float64)
+    c = np.asarray(SemanticSignal(emb).gap_scores(sents), np.float64)
+    want = 1.0 / (1.0 + np.exp(-(z(e) + z(c)) / 2))
+    np.testing.assert_allclose(got, want, atol=1e-12)
+    assert fused_signal(emb).name == "fused" and isinstance(fused_signal(emb), GapSignal)
+
+
+def test_fused_signal_skips_the_divergence_term(monkeypatch):
+    # weighted 0, the divergence must not be computed (it is the composite's costly part)
+    from logichunk.signals import entropy as ent
+    from logichunk.signals.semantic import fused_signal
+
+    def boom(*a, **k):
+        raise AssertionError("divergence computed")
+
+    monkeypatch.setattr(ent, "divergence_at", boom)
+    sents = split_sentences(EN_A + EN_B)
+    assert fused_signal(HashEmbedder()).gap_scores(sents).shape == (len(sents) - 1,)
+    with pytest.raises(AssertionError, match="divergence computed"):
+        ent.CompositeSignal().gap_scores(sents)
+
+
+def test_fused_method_tiles_and_needs_an_embedder():
+    from logichunk.chunkers.dispatch import chunk_by
+    from logichunk.errors import InputError
+
+    text = (EN_A + EN_B) * 3 + ZH_A + ZH_B
+    tree = chunk_by("fused", text, max_size=200, levels=2, embedder=HashEmbedder())
+    assert "".join(tree.text_of(c) for c in tree.leaves()) == text
+    assert tree.stats["signal"] == "fused" and all(c.meta["size"] <= 200 for c in tree.leaves())
+    with pytest.raises(InputError, match="needs an embedder"):
+        chunk_by("fused", text)

@@ -20,6 +20,8 @@ METHODS: dict[str, tuple[str, tuple[str, ...]]] = {
     "logic-chain": ("four-tier cascade on the model-free entropy signal (tier 2 with an LLM, LM perplexity "
                     "in tier 3 with an LM)", ()),
     "cliff": ("the cascade with embedding semantic cliffs as its tier-1 signal", ("embedder",)),
+    "fused": ("the cascade with entropy and semantic cliffs mixed as its tier-1 signal (each z-scored within "
+              "the document; best segmentation with a real embedder)", ("embedder",)),
     "ppl": ("Meta-Chunking: perplexity minima of a causal LM, dynamic merge to the size", ("lm",)),
     "msp": ("Meta-Chunking: margin sampling of an instruct LM, dynamic merge to the size", ("lm",)),
     "parent-child": ("parents (blank-line blocks, split/merged to size) with semantic-cliff children",
@@ -62,7 +64,7 @@ def chunk_by(
     source: str = "<text>",
 ) -> ChunkTree:
     """Chunk ``text`` with ``method`` (see :data:`METHODS`). ``max_size`` defaults per method (1000,
-    or 1500 for parent-child parents); ``sizes``/``levels`` shape the logic-chain and cliff trees;
+    or 1500 for parent-child parents); ``sizes``/``levels`` shape the logic-chain, cliff and fused trees;
     the Meta-Chunking and baseline methods are flat; parent-child takes ``sizes=(parent, child)``
     limits and the rest of its parameters from ``settings`` (a :class:`logichunk.config.Settings`,
     default: the defaults). ``llm`` is tier 2 of the cascade; ``lm`` scores PPL/MSP, and adds LM
@@ -72,15 +74,18 @@ def chunk_by(
         if (embedder if model == "embedder" else lm) is None:
             raise InputError(f"method {method!r} needs an {'embedder' if model == 'embedder' else 'LM'}")
     size = max_size_for(method, max_size)
-    if method in ("logic-chain", "cliff"):
+    if method in ("logic-chain", "cliff", "fused"):
         from ..signals.entropy import EntropySignal
+        from ..signals.semantic import fused_signal
         from .logic_chain import chunk
 
-        signal = EntropySignal()
+        signal: Any = EntropySignal()
         if method == "cliff":
             from ..signals.semantic import SemanticSignal
 
             signal = SemanticSignal(embedder)
+        elif method == "fused":
+            signal = fused_signal(embedder)
         lm_signal = None
         if lm is not None:
             from ..signals.lm import PerplexitySignal

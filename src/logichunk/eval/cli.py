@@ -159,7 +159,7 @@ def _limit(v: str) -> int:
 
 
 def cmd_segmentation(args: argparse.Namespace) -> int:
-    from .methods import select_methods
+    from .methods import EMBEDS, select_methods
     from .readers import read_segmentation, resolve
     from .report import save_curve
     from .segmentation import run_segmentation
@@ -169,8 +169,7 @@ def cmd_segmentation(args: argparse.Namespace) -> int:
         _note(note)
         return 0
     specs = select_methods(args.methods, "segmentation")
-    need = any(s.name in ("cliff", "langchain-semantic", "llamaindex-semantic", "chonkie-semantic")
-               or s.name.startswith("memory") for s in specs)
+    need = any(s.name in EMBEDS or s.name.startswith("memory") for s in specs)
     settings = _settings(args, need)
     runners = _runners(specs, settings)
     if not runners:
@@ -193,7 +192,7 @@ def cmd_segmentation(args: argparse.Namespace) -> int:
                 _note(n)
             for r in out.rows:
                 memory = spec.name.startswith("memory")
-                r["embedder"] = settings.embedder_name if spec.name in ("cliff",) or spec.peer or memory else None
+                r["embedder"] = settings.embedder_name if spec.name in EMBEDS or memory else None
                 if memory:
                     r["calibration"] = args.calibration
                 if skip:

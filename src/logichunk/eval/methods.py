@@ -35,13 +35,17 @@ from ..errors import LogichunkError
 from ..text.measure import Meter, get_measure
 
 __all__ = [
-    "METHODS", "Located", "MethodSpec", "Settings", "Unavailable", "build", "locate", "method_names",
+    "EMBEDS", "METHODS", "Located", "MethodSpec", "Settings", "Unavailable", "build", "locate", "method_names",
     "select_methods",
 ]
 
 
 class Unavailable(LogichunkError):
     """A method cannot run here (package or module missing); the harness skips it with this note."""
+
+
+#: segmentation methods that embed (they need ``--embedder``; their rows say which one)
+EMBEDS = frozenset({"cliff", "fused", "langchain-semantic", "llamaindex-semantic", "chonkie-semantic"})
 
 
 @dataclass
@@ -176,6 +180,12 @@ def _cliff(s: Settings):
     except ImportError as e:
         raise Unavailable(f"logichunk.signals.semantic is not available yet ({e})") from None
     return _Signal(SemanticSignal(s.embedder), s)
+
+
+def _fused(s: Settings):
+    from ..signals.semantic import fused_signal
+
+    return _Signal(fused_signal(s.embedder), s)
 
 
 _LM_CACHE: dict[str, Any] = {}
@@ -573,6 +583,8 @@ METHODS: dict[str, MethodSpec] = {m.name: m for m in [
           "logichunk: character n-gram entropy signal; chunking = logic-chain cascade (no LLM)"),
     _spec("cliff", "logichunk", _BOTH, ["logichunk.signals.semantic"], _cliff,
           "logichunk: semantic cliffs (1 - cosine of adjacent sentence embeddings)"),
+    _spec("fused", "logichunk", _BOTH, ["logichunk.signals.semantic"], _fused,
+          "logichunk: entropy and semantic cliffs, each z-scored within the document, mixed"),
     _spec("ppl", "logichunk", _BOTH, ["logichunk.signals.lm"], _ppl,
           "logichunk: causal-LM perplexity (Meta-Chunking PPL); ~200 tokens/s on 2 cores, so not in 'all'",
           slow=True),

@@ -850,8 +850,9 @@ class CompositeSignal:
         idx = np.arange(ns - 1) if gaps is None else np.asarray(gaps, dtype=np.int64)
         offsets = np.asarray(sents.ends[:-1], dtype=np.int64)[idx]
         e = self.entropy
-        out = {"entropy": e.scores_at(sents.text, offsets) if entropy is None else np.asarray(entropy, np.float64),
-               "divergence": divergence_at(sents.text, offsets, e.window, e.n, edges=edges)}
+        out = {"entropy": e.scores_at(sents.text, offsets) if entropy is None else np.asarray(entropy, np.float64)}
+        if self.weights[1]:  # weighted 0 (the fused signal), the divergence is not computed at all
+            out["divergence"] = divergence_at(sents.text, offsets, e.window, e.n, edges=edges)
         if self.extra is not None:
             ex = np.asarray(self.extra.gap_scores(sents), dtype=np.float64)
             if ex.shape != (ns - 1,):
@@ -879,8 +880,11 @@ class CompositeSignal:
         if not comp or comp["entropy"].size == 0:
             return np.zeros(0)
         we, wd, wx = self.weights
-        z = we * _zscore(comp["entropy"]) + wd * _zscore(comp["divergence"])
-        tot = we + wd
+        z = we * _zscore(comp["entropy"])
+        tot = we
+        if "divergence" in comp:
+            z = z + wd * _zscore(comp["divergence"])
+            tot += wd
         if "extra" in comp:
             z = z + wx * _zscore(comp["extra"])
             tot += wx
