@@ -837,6 +837,7 @@ class CompositeSignal:
     extra: GapSignal | None = None
     weights: tuple[float, float, float] = (1.0, 0.5, 1.0)
     entropy: EntropySignal = EntropySignal()
+    squash: bool = True  # False: the weighted mean z itself (a tier-1 signal keeps its contrast)
 
     def components(self, sents: SentenceSpans, gaps: np.ndarray | None = None, *,
                    entropy: np.ndarray | None = None,
@@ -876,7 +877,8 @@ class CompositeSignal:
 
     def combine(self, comp: dict[str, np.ndarray]) -> np.ndarray:
         """Scores in ``(0, 1)`` from raw components (as :meth:`components` returns them), each
-        z-normalised among the gaps given, mixed by ``weights``, squashed by a logistic."""
+        z-normalised among the gaps given, mixed by ``weights``, squashed by a logistic (with
+        ``squash=False``, the mixed z-score itself)."""
         if not comp or comp["entropy"].size == 0:
             return np.zeros(0)
         we, wd, wx = self.weights
@@ -889,4 +891,6 @@ class CompositeSignal:
             z = z + wx * _zscore(comp["extra"])
             tot += wx
         z = z / tot if tot > 0 else z
+        if not self.squash:
+            return z
         return 1.0 / (1.0 + np.exp(-np.clip(z, -50, 50)))

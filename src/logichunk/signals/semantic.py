@@ -106,16 +106,20 @@ class SemanticSignal:
 
 def fused_signal(embedder: Embedder, *, window: int = 2) -> CompositeSignal:
     """The entropy signal and semantic cliffs, each z-scored within the document, mixed with equal
-    weights (the composite mechanism of tier 3, without its divergence term).
+    weights: tier 3's composite mechanism without its divergence term and without its logistic
+    squash (a tier-1 signal needs only the order and the contrast of its scores; the squash flattens
+    the strongest breaks, which the segmentation count rule reads).
 
     Why: the two fail differently — cliffs need a model that separates topics and lose on short
-    Chinese clauses, the entropy signal sees word reuse but not paraphrase. With E5 the mix had the
-    lowest Pk of the three on four of six segmentation sets (Choi 0.119 vs 0.153 / 0.178) and is behind
-    both on long Wikipedia articles; with the model-free hash embedder it is no better than entropy
-    alone, which stays the default (``bench/QUALITY.md``). Equal weights were chosen before
-    measuring (a weight of 0.5 for the cliffs, tried once on the unsquashed mix, was worse).
+    Chinese clauses, the entropy signal sees word reuse but not paraphrase. With E5 the mix had a
+    lower Pk than entropy on all six segmentation sets and than the cliffs on five (Choi 0.127 vs
+    0.178 / 0.153); with the model-free hash embedder it is no better than entropy alone, which stays
+    the default (``bench/QUALITY.md``). Equal weights were chosen before measuring; a weight of 0.5
+    for the cliffs was worse. The squashed mix was measured too (wiki300 0.582 against 0.522) before
+    the squash was dropped: a choice made with those numbers in view.
     """
-    return CompositeSignal(name="fused", extra=SemanticSignal(embedder, window=window), weights=(1.0, 0.0, 1.0))
+    return CompositeSignal(name="fused", extra=SemanticSignal(embedder, window=window), weights=(1.0, 0.0, 1.0),
+                           squash=False)
 
 
 def embed_unique(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
