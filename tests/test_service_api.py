@@ -399,7 +399,7 @@ def test_bubbles_for_an_unbreakable_sentence(client):
 # ----------------------------------------------------------------------------- playground
 
 
-@pytest.mark.parametrize("method,sizes", [("logic-chain", [300, 150]), ("cliff", [400, 200]),
+@pytest.mark.parametrize("method,sizes", [("logic-chain", [300, 150]), ("cliff", [400, 200]), ("fused", [400, 200]),
                                           ("parent-child", [400, 120]), ("fixed", [200]), ("recursive", [200])])
 def test_chunk_methods_tile_the_text(client, method, sizes):
     for text in (ZH, EN):
@@ -411,8 +411,8 @@ def test_chunk_methods_tile_the_text(client, method, sizes):
         assert all(a["end"] == b["start"] for a, b in zip(roots, roots[1:], strict=False))
         assert [c["offset"] for c in j["cuts"] if c["level"] == 1] == [c["start"] for c in roots[1:]]
         names = {s["name"] for s in j["curves"]["series"]}
-        assert "entropy" in names and ("similarity" in names) == (method in ("cliff", "parent-child"))
-        if method.startswith("logic-chain"):
+        assert "entropy" in names and ("similarity" in names) == (method in ("cliff", "fused", "parent-child"))
+        if method in ("logic-chain", "fused"):
             assert max(c["size"] for c in roots) <= sizes[0]
 
 

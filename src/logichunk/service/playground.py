@@ -33,7 +33,8 @@ class Method:
     default_sizes: tuple[int, ...]
 
 
-_DEFAULT_SIZES = {"logic-chain": (1000, 500, 200), "cliff": (1000, 500, 200), "parent-child": (1500, 400),
+_DEFAULT_SIZES = {"logic-chain": (1000, 500, 200), "cliff": (1000, 500, 200), "fused": (1000, 500, 200),
+                  "parent-child": (1500, 400),
                   "fixed": (500,), "recursive": (500,)}
 #: the methods of :mod:`logichunk.chunkers.dispatch` that need no causal LM (the service loads none)
 METHODS: dict[str, Method] = {
