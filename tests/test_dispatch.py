@@ -72,7 +72,8 @@ def test_cli_chunk_method_parent_child_and_notes(capsys):
     assert "".join(r["text"] for r in rows if r["level"] == 1) == ZH
 
 
-def test_cli_chunk_method_fused(capsys):
+def test_cli_chunk_method_fused(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # its bubbles file goes to the working directory
     code = main(["chunk", str(ROOT / "examples" / "en_public_domain.md"), "--method", "fused",
                  "--embedder", "hash", "--max-size", "400", "--levels", "2", "--format", "jsonl"])
     out, err = capsys.readouterr()
