@@ -324,6 +324,35 @@ def test_e5_parallel_batches_equal_the_serial_pass(e5, monkeypatch):
     np.testing.assert_allclose(parallel, serial, atol=1e-6)
 
 
+@needs_e5
+def test_e5_concurrent_calls_leave_blas_threads_as_they_were(e5):
+    # the parallel pass limits BLAS process-wide; interleaved callers must not leave it at one
+    pytest.importorskip("threadpoolctl")
+    import threading
+
+    from threadpoolctl import ThreadpoolController
+
+    def blas_threads():
+        return [i["num_threads"] for i in ThreadpoolController().info() if i["user_api"] == "blas"]
+
+    before = blas_threads()
+    texts = [x for tr in ZH_TRIPLES + EN_TRIPLES for x in tr] * 40
+    want = e5.embed(texts)
+    got: list = [None] * 4
+
+    def work(k):
+        got[k] = e5.embed(texts)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert blas_threads() == before
+    for g in got:
+        np.testing.assert_allclose(g, want, atol=1e-5)
+
+
 def test_e5_gelu_is_the_erf_gelu():
     import math
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import re
 import struct
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,7 @@ from ..errors import ModelUnavailable
 
 __all__ = ["E5Runtime"]
 
+_PARALLEL = threading.Lock()
 _Q4 = np.dtype([("d", "<f2"), ("qs", "u1", 16)])  # one block: fp16 scale, 32 nibbles
 _SPACES = re.compile(" {2,}")
 _META = "\u2581"
@@ -242,13 +244,21 @@ class E5Runtime:
         element-wise steps (GELU, softmax, layer norms: ~35 % of the time) run on one core
         otherwise. Measured on 2 cores: 1.33× the serial pass with BLAS on both (400 sentences,
         4.9 vs 6.6 s). BLAS at one thread (``OPENBLAS_NUM_THREADS=1``) keeps it serial."""
-        workers, ctl = _blas_threads() if len(batches) > 1 else (1, None)
-        if workers < 2:
+        # one parallel pass at a time: the BLAS limit is process-wide, and two interleaved
+        # limit/restore pairs would leave BLAS on one thread for good; a concurrent caller runs
+        # serially meanwhile
+        if len(batches) < 2 or not _PARALLEL.acquire(blocking=False):
             return [self._forward(b) for b in batches]
-        from concurrent.futures import ThreadPoolExecutor
+        try:
+            workers, ctl = _blas_threads()
+            if workers < 2:
+                return [self._forward(b) for b in batches]
+            from concurrent.futures import ThreadPoolExecutor
 
-        with ctl.limit(limits=1, user_api="blas"), ThreadPoolExecutor(min(workers, len(batches))) as pool:
-            return list(pool.map(self._forward, batches))
+            with ctl.limit(limits=1, user_api="blas"), ThreadPoolExecutor(min(workers, len(batches))) as pool:
+                return list(pool.map(self._forward, batches))
+        finally:
+            _PARALLEL.release()
 
     def _forward(self, seqs: list[list[int]]) -> np.ndarray:
         """Mean-pooled last hidden states of a batch of token sequences (padded to the longest)."""
