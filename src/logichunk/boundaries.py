@@ -124,7 +124,12 @@ def depth_scores(scores: np.ndarray) -> np.ndarray:
     return (s - s[left]) + (s - s[right])
 
 
-def select_by_depth(scores: np.ndarray, k: int | None = None, *, relative: float | None = 0.5) -> np.ndarray:
+#: :func:`select_by_depth`'s default: a cut is at least this share of the deepest break's depth
+RELATIVE_DEPTH = 0.5
+
+
+def select_by_depth(scores: np.ndarray, k: int | None = None, *,
+                    relative: float | None = RELATIVE_DEPTH) -> np.ndarray:
     """The count rule for a whole document's gap scores: cuts (sorted gap indices) at the peaks
     whose TextTiling depth is at least ``relative`` × the deepest peak's; with ``relative=None``, at
     the peaks deeper than ``mean - std/2`` of the peaks' depths (TextTiling's own cutoff); with

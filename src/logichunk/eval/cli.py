@@ -159,6 +159,7 @@ def _limit(v: str) -> int:
 
 
 def cmd_segmentation(args: argparse.Namespace) -> int:
+    from ..boundaries import RELATIVE_DEPTH
     from .methods import EMBEDS, select_methods
     from .readers import read_segmentation, resolve
     from .report import save_curve
@@ -187,7 +188,7 @@ def cmd_segmentation(args: argparse.Namespace) -> int:
                 warnings.simplefilter("ignore")
                 out = run_segmentation(docs, spec.name, runner, peer=spec.peer, dataset=name, oracle=args.oracle,
                                        method_is_oracle=spec.oracle,
-                                       relative=None if args.count_rule == "texttiling" else 0.5)
+                                       relative=None if args.count_rule == "texttiling" else RELATIVE_DEPTH)
             for n in out.notes:
                 _note(n)
             for r in out.rows:

