@@ -92,10 +92,20 @@ def _reset_peak() -> bool:
 def _load(tiny: bool, corpus: str, dtype: str):
     from logichunk.models.lm import build_tiny_lm, load_default_lm, resolve_dtype
 
+    dtype = resolve_dtype(dtype, int8=not tiny)  # what load_default_lm picks
     if tiny:
-        return build_tiny_lm([corpus[:20000]], vocab_size=2000, hidden=128, layers=4, heads=4, kv_heads=2), \
-            "tiny random Qwen2 (4 layers, d=128, fp32) — NOT the default model"
-    return load_default_lm(dtype=dtype), f"Qwen2.5-Coder-0.5B-Instruct (default LM, {resolve_dtype(dtype)})"
+        lm = build_tiny_lm([corpus[:20000]], vocab_size=2000, hidden=128, layers=4, heads=4, kv_heads=2,
+                           int8=dtype == "int8")
+        return lm, f"tiny random Qwen2 (4 layers, d=128, {dtype}) — NOT the default model"
+    return load_default_lm(dtype=dtype), f"Qwen2.5-Coder-0.5B-Instruct (default LM, {dtype})"
+
+
+def _int8_reference_head(lm) -> None:
+    """For ``--reference-dtype int8``: the reference's own ``lm_head`` (which it applies to every
+    token at once) in int8 too, so that both methods multiply the same int8 weights."""
+    from logichunk.models.int8 import Int8Linear
+
+    lm.model.lm_head = Int8Linear(lm.model.lm_head)
 
 
 def _reference(lm, text: str, theta: float) -> int:
@@ -136,7 +146,10 @@ def child(args: argparse.Namespace) -> None:
 
     torch.set_num_threads(args.threads)
     corpus, _ = load_text(args.lang, 4 * args.tokens + 2000)
-    lm, label = _load(args.tiny, corpus, args.dtype)
+    dtype = args.dtype if args.method == "logichunk" else args.reference_dtype
+    lm, label = _load(args.tiny, corpus, dtype)
+    if args.method == "reference" and "int8" in label:
+        _int8_reference_head(lm)
     # cut the corpus to the requested number of tokens (at a character boundary)
     ids, starts, ends = lm.encode(corpus)
     n = min(args.tokens, ids.size)
@@ -171,11 +184,14 @@ def child(args: argparse.Namespace) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lengths", type=int, nargs="+", default=[512, 2048, 8192], help="text lengths in tokens")
-    ap.add_argument("--dtype", default="auto", help="auto (bf16 where the CPU has AMX), float32 or bfloat16; both methods")
+    ap.add_argument("--dtype", default="auto", help="logichunk's dtype: auto (the library default), float32, "
+                    "bfloat16 or int8")
+    ap.add_argument("--reference-dtype", default="float32", help="the reference's dtype (float32: its fastest here; "
+                    "int8: our int8 layers, its full logits included)")
     ap.add_argument("--lang", choices=["zh", "en"], default="zh")
     ap.add_argument("--tiny", action="store_true", help="use a tiny random model instead of the default LM")
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--window", type=int, default=256)
+    ap.add_argument("--window", type=int, default=512)
     ap.add_argument("--max-context", type=int, default=2048)
     ap.add_argument("--theta", type=float, default=0.0)
     ap.add_argument("--methods", nargs="+", default=["logichunk", "reference"])
@@ -204,7 +220,8 @@ def main() -> None:
     for n in args.lengths:
         for m in args.methods:
             cmd = [sys.executable, __file__, "--child", "--method", m, "--tokens", str(n), "--lang", args.lang,
-                   "--threads", str(args.threads), "--dtype", args.dtype, "--window", str(args.window), "--max-context",
+                   "--threads", str(args.threads), "--dtype", args.dtype,
+                   "--reference-dtype", args.reference_dtype, "--window", str(args.window), "--max-context",
                    str(args.max_context), "--theta", str(args.theta)] + (["--tiny"] if args.tiny else [])
             p = subprocess.run(cmd, capture_output=True, text=True, env=env)
             line = [x for x in p.stdout.splitlines() if x.startswith("{")]
@@ -215,7 +232,8 @@ def main() -> None:
             print(f"  done: {m:9s} {n:6d} tokens", file=sys.stderr)
     if not rows:
         return
-    print(f"\nPPL chunking on CPU, {args.threads} threads — model: {rows[0]['model']}")
+    models = " / ".join(dict.fromkeys(f"{r['method']}: {r['model']}" for r in rows))
+    print(f"\nPPL chunking on CPU, {args.threads} threads — {models}")
     print(f"text: {src} ({args.lang}); logichunk window={args.window}, max_context={args.max_context}")
     print(f"{'tokens':>7} | {'method':9} | {'seconds':>8} | {'tokens/s':>9} | {'peak MB above model':>19} | speed-up")
     by = {(r["requested"], r["method"]): r for r in rows}

@@ -272,6 +272,17 @@ def test_auto_dtype_is_bf16_only_with_amx(monkeypatch: pytest.MonkeyPatch) -> No
     assert lm_mod.resolve_dtype("bfloat16") == "bfloat16"  # an explicit choice is kept
     with pytest.raises(InputError):
         lm_mod.resolve_dtype("int4")
+    # int8 only for a model measured in int8 (the default LM), and only where torch can multiply it
+    from logichunk.models import int8 as int8_mod
+
+    monkeypatch.setattr(int8_mod, "int8_supported", lambda: True)
+    assert lm_mod.resolve_dtype("auto", int8=True) == "int8"
+    assert lm_mod.resolve_dtype("auto") == "float32"
+    monkeypatch.setattr(int8_mod, "int8_supported", lambda: False)
+    assert lm_mod.resolve_dtype("auto", int8=True) == "float32"
+    monkeypatch.setattr(lm_mod, "cpu_has_amx", lambda: True)
+    monkeypatch.setattr(int8_mod, "int8_supported", lambda: True)
+    assert lm_mod.resolve_dtype("auto", int8=True) == "bfloat16"
 
 
 def test_amx_probe_reads_cpu_flags_without_torch_probe(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:

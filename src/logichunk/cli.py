@@ -150,7 +150,7 @@ class _Models:
             from .models.lm import load_lm
 
             spec = getattr(args, "lm", None) or "default"
-            self.lm = load_lm(spec)
+            self.lm = load_lm(spec, dtype=getattr(args, "lm_dtype", None) or "auto")
             if not quiet:
                 _err(f"lm: {getattr(self.lm, 'model_id', spec)}")
 
@@ -378,6 +378,9 @@ def _chunk_options(c: argparse.ArgumentParser) -> None:
     c.add_argument("--llm", help="chat LLM for tier 2 / validation / compensation: openai:URL#MODEL, local, local:PATH")
     c.add_argument("--lm", help="causal LM for ppl / msp (and tier-3 perplexity): default (packaged), a local "
                                 "folder, or an http(s) completions endpoint")
+    c.add_argument("--lm-dtype", choices=["auto", "float32", "bfloat16", "float16", "int8"], default="auto",
+                   help="the local LM's arithmetic: auto (bf16 with AMX tiles; else int8 for the packaged LM, "
+                        "float32 for a folder of yours)")
     c.add_argument("--theta", type=float, default=0.0, help="ppl: minimum drop θ of a perplexity minimum")
     c.add_argument("--fast", action="store_true",
                    help="logic-chain/cliff: skip tier 3 (the composite signal); runs entropy cannot split are cut "

