@@ -42,6 +42,26 @@ def msp_pairs(n: int) -> list[tuple[str, str, str]]:
     return out
 
 
+def gemm(m: int = 256, k: int = 896, n: int = 4864, reps: int = 30) -> None:
+    """The arithmetic alone: one MLP-sized product in float32, bfloat16 and int8 (what decides the
+    default dtype on a CPU)."""
+    import torch
+
+    a, w = torch.randn(m, k), torch.randn(n, k)
+    qa, qw = torch.randint(-127, 128, (m, k), dtype=torch.int8), torch.randint(-127, 128, (k, n), dtype=torch.int8)
+    runs = {"float32": lambda: torch.nn.functional.linear(a, w),
+            "bfloat16": (lambda ab, wb: lambda: torch.nn.functional.linear(ab, wb))(a.bfloat16(), w.bfloat16()),
+            "int8 (torch._int_mm)": lambda: torch._int_mm(qa, qw)}
+    cells = []
+    for name, f in runs.items():
+        f()
+        t = time.perf_counter()
+        for _ in range(reps):
+            f()
+        cells.append(f"{name} {2 * m * k * n * reps / (time.perf_counter() - t) / 1e9:.0f}")
+    print(f"product {m} × {k} × {n}, G(FL)OP/s: " + ", ".join(cells) + "\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tokens", type=int, default=1024)
@@ -61,6 +81,7 @@ def main() -> None:
     if not (DATA / "dialogue" / "dact_dev.jsonl").exists():
         print(f"bench_lm_int8: no benchmark data under {DATA} (set LOGICHUNK_DATA); skipped")
         return
+    gemm()
     lms = {dt: load_default_lm(dtype=dt) for dt in ("float32", "int8")}
     print(f"default LM, float32 vs int8, torch threads {__import__('torch').get_num_threads()}\n")
     print("| text | tokens | float32 tok/s | int8 tok/s | speed-up | mean NLL float32 → int8 | corr | mean abs diff |")

@@ -100,14 +100,6 @@ def _load(tiny: bool, corpus: str, dtype: str):
     return load_default_lm(dtype=dtype), f"Qwen2.5-Coder-0.5B-Instruct (default LM, {dtype})"
 
 
-def _int8_reference_head(lm) -> None:
-    """For ``--reference-dtype int8``: the reference's own ``lm_head`` (which it applies to every
-    token at once) in int8 too, so that both methods multiply the same int8 weights."""
-    from logichunk.models.int8 import Int8Linear
-
-    lm.model.lm_head = Int8Linear(lm.model.lm_head)
-
-
 def _reference(lm, text: str, theta: float) -> int:
     """The reference algorithm's cost: per-sentence tokenisation, one full forward, full logits."""
     import torch
@@ -147,9 +139,7 @@ def child(args: argparse.Namespace) -> None:
     torch.set_num_threads(args.threads)
     corpus, _ = load_text(args.lang, 4 * args.tokens + 2000)
     dtype = args.dtype if args.method == "logichunk" else args.reference_dtype
-    lm, label = _load(args.tiny, corpus, dtype)
-    if args.method == "reference" and "int8" in label:
-        _int8_reference_head(lm)
+    lm, label = _load(args.tiny, corpus, dtype)  # int8: the reference's head is int8 too (full logits)
     # cut the corpus to the requested number of tokens (at a character boundary)
     ids, starts, ends = lm.encode(corpus)
     n = min(args.tokens, ids.size)

@@ -8,8 +8,8 @@ bf16 runs *slower* than float32 (2 cores, 256 × 896 × 4864: float32 221 GFLOP/
 How, and why this way: weights are quantised once per output channel; activations per token (per
 row), when they are used. torch's own ``quantize_dynamic`` uses one scale for the whole activation
 tensor, so one token with a massive activation (LMs have a few, e.g. on the first token) flattens
-every other token in the window: mean NLL 4.30 → 4.49 nats on Chinese text with Qwen2.5-0.5B, vs
-4.30 → 4.33 with per-token scales (``bench/RESULTS.md``).
+every other token in the window: mean NLL 4.30 → 4.49 nats on Chinese text with Qwen2.5-0.5B (a
+probe), vs 4.30 → 4.33 with per-token scales (``bench/QUALITY.md``, ``bench/bench_lm_int8.py``).
 
 Only :class:`logichunk.models.lm.TransformersLM` uses this module (``dtype="int8"``); it needs torch.
 """
@@ -21,7 +21,7 @@ from functools import lru_cache
 
 import torch
 
-__all__ = ["Int8Head", "Int8Linear", "int8_supported", "quantize_linears", "quantize_rows", "quantize_tokens"]
+__all__ = ["Int8Linear", "int8_supported", "quantize_linears", "quantize_rows", "quantize_tokens"]
 
 
 def quantize_rows(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -54,54 +54,39 @@ class Int8Linear(torch.nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         xq, xs = quantize_tokens(x)
-        y = torch._int_mm(xq, self.weight_q).float().mul_(xs).mul_(self.weight_scale)
+        return self._product(xq, xs, 0, self.out_features).reshape(*x.shape[:-1], self.out_features)
+
+    def blocks(self, x: torch.Tensor, block: int) -> Iterator[tuple[int, torch.Tensor]]:
+        """``(n0, y[:, n0:n0 + block])`` for each slice of ``block`` outputs (float32), the input
+        rows ``(M, K)`` quantised once: an output head's logits one vocabulary slice at a time, so a
+        log-softmax normaliser is accumulated without a ``rows × vocabulary`` tensor."""
+        xq, xs = quantize_tokens(x)
+        for n0 in range(0, self.out_features, block):
+            yield n0, self._product(xq, xs, n0, min(n0 + block, self.out_features))
+
+    def _product(self, xq: torch.Tensor, xs: torch.Tensor, n0: int, n1: int) -> torch.Tensor:
+        """Outputs ``n0:n1`` of the quantised rows: the exact int32 product, rescaled by the token
+        and channel scales (and the bias added)."""
+        y = torch._int_mm(xq, self.weight_q[:, n0:n1]).float().mul_(xs).mul_(self.weight_scale[n0:n1])
         if self.bias is not None:
-            y.add_(self.bias)
-        return y.reshape(*x.shape[:-1], self.out_features)
+            y.add_(self.bias[n0:n1])
+        return y
 
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, int8 weights × int8 tokens"
 
 
-def quantize_linears(module: torch.nn.Module, *, skip: tuple[torch.nn.Module, ...] = ()) -> int:
-    """Replace every ``torch.nn.Linear`` inside ``module`` (in place) by an :class:`Int8Linear`,
-    except the modules in ``skip`` (e.g. an output head handled by :class:`Int8Head`). Returns how
-    many were replaced."""
+def quantize_linears(module: torch.nn.Module) -> int:
+    """Replace every ``torch.nn.Linear`` inside ``module`` (in place) by an :class:`Int8Linear`;
+    returns how many were replaced."""
     n = 0
     for name, child in list(module.named_children()):
-        if any(child is s for s in skip):
-            continue
         if isinstance(child, torch.nn.Linear):
             setattr(module, name, Int8Linear(child))
             n += 1
         else:
-            n += quantize_linears(child, skip=skip)
+            n += quantize_linears(child)
     return n
-
-
-class Int8Head:
-    """The output head (hidden → vocabulary logits) as int8 slices of ``block`` vocabulary rows, so
-    the log-softmax normaliser can be accumulated slice by slice without a ``rows × vocab`` tensor
-    (see ``TransformersLM._gather``). Per-row scales: each vocabulary entry keeps its own range."""
-
-    def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None, block: int) -> None:
-        self.vocab = int(weight.shape[0])
-        self.block = int(block)
-        self.slices: list[tuple[torch.Tensor, torch.Tensor]] = []
-        for v0 in range(0, self.vocab, self.block):
-            q, scale = quantize_rows(weight.detach()[v0:v0 + self.block])
-            self.slices.append((q.t().contiguous(), scale))
-        self.bias = None if bias is None else bias.detach().float().clone()
-
-    def blocks(self, hidden: torch.Tensor) -> Iterator[tuple[int, torch.Tensor]]:
-        """``(v0, logits[:, v0:v0 + block])`` for each slice, float32; the rows are quantised once."""
-        hq, hs = quantize_tokens(hidden)
-        for i, (wq, ws) in enumerate(self.slices):
-            v0 = i * self.block
-            logits = torch._int_mm(hq, wq).float().mul_(hs).mul_(ws)
-            if self.bias is not None:
-                logits.add_(self.bias[v0:v0 + wq.shape[1]])
-            yield v0, logits
 
 
 @lru_cache(maxsize=1)
