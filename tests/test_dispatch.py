@@ -46,6 +46,18 @@ def test_every_method_tiles_the_text_and_keeps_its_limit(method, text, tiny_lm):
         assert tree.depth() >= 2  # the cascade builds a hierarchy (400 / 200 / 80)
 
 
+@pytest.mark.parametrize(("method", "tier1"), [("logic-chain", "entropy"), ("cliff", "semantic"), ("fused", "fused")])
+def test_a_chunk_names_the_signal_that_cut_it(method, tier1):
+    # tier 1 runs whichever signal the method chose: its chunks must not all say "entropy"
+    kw = {"embedder": HashEmbedder(256)} if "embedder" in needs(method) else {}
+    tree = chunk_by(method, EN[:4000], max_size=400, **kw)
+    names = {c.method for c in tree}
+    assert tier1 in names and names <= {tier1, "composite", "llm", "forced", "whole"}
+    assert tree.stats["signal"] == tier1 and tree.stats["methods"].get(tier1, 0) > 0
+    if tier1 != "entropy":
+        assert "entropy" not in names
+
+
 def test_methods_say_what_they_need():
     with pytest.raises(InputError, match="needs an embedder"):
         chunk_by("cliff", EN)

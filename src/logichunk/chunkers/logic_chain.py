@@ -36,8 +36,6 @@ from ..tree import ChunkTree, build_tree, build_tree_columns
 from ..types import Bubble
 from .llm_breaks import ChatModel, llm_breaks
 
-TIERS = ("entropy", "llm", "composite", "forced")
-
 
 def level_sizes(max_size: int = 1000, levels: int = 3) -> tuple[int, ...]:
     """Default limits per level, from the top down: the maximum, half, a fifth (1000/500/200)."""
@@ -123,8 +121,10 @@ class _Run:
         self.bubbled: set[int] = set()
         self.stats: dict[str, Any] = {"llm_calls": 0, "tier2_skipped": 0, "sentences": ns,
                                       "signal": settings.signal.name}
-        # without tier 3, a cut forced to fit a run is tier 1 recursing at its own best gap
-        self.tiers = TIERS if settings.composite else ("entropy", "llm", "entropy", "forced")
+        # a chunk's method names what decided it: tier 1 by its signal's name (a cliff chunk is not
+        # "entropy"); without tier 3, a cut forced to fit a run is tier 1 recursing at its best gap
+        t1 = settings.signal.name
+        self.tiers = (t1, "llm", "composite" if settings.composite else t1, "forced")
         self.method_counts = np.zeros(len(self.tiers) + 1, np.int64)  # "whole", then by tier rank
         self.skipped_at: list[int] = []  # where each run that tier 2 skipped starts
         # a shared pass over many texts (chunkers/many.py) gives the text of each gap, the texts' edges
@@ -181,7 +181,7 @@ class _Run:
         if sent in self.bubbled:
             return cuts
         self.bubbled.add(sent)
-        attempts = ("entropy", "llm" if self.llm is not None else "llm:skipped",
+        attempts = (self.tiers[0], "llm" if self.llm is not None else "llm:skipped",
                     "composite" if self.cfg.composite else "composite:skipped", "forced")
         self.bubbles.append(bd.forced_split_bubble(self.text, start, end, cuts, worst, local, limit=limit,
                                                    unit=self.meter.unit, source=self.source, level=level,
