@@ -32,6 +32,8 @@ def test_rows_round_trip_within_half_a_step() -> None:
     assert (q[3] == 0).all()  # a zero row stays zero (no division by zero)
     err = (q.float() * scale[:, None] - x).abs()
     assert (err <= scale[:, None] / 2 + 1e-7 * x.abs()).all()
+    q3, s3 = int8.quantize_rows(x, rows=3)  # in slices of 3 rows (a ragged last one): the same
+    assert torch.equal(q3, q) and torch.equal(s3, scale)
 
 
 def test_linear_is_the_integer_product_rescaled() -> None:
