@@ -187,3 +187,25 @@ def test_cli_ppl_with_a_local_folder_in_int8(tmp_path, capsys: pytest.CaptureFix
     rows = [json.loads(line) for line in out.splitlines()]
     top = [r for r in rows if r["level"] == 1]
     assert "".join(r["text"] for r in top) == text and all(r["method"] == "ppl" for r in top)
+
+
+def test_eval_methods_share_the_lm_the_environment_names(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from logichunk.eval import methods as em
+    from logichunk.memory.evaluate import _lm_arbiter, load_calibration
+    from logichunk.models import HashEmbedder
+
+    tiny = build_tiny_lm(CORPUS)
+    tiny.model.save_pretrained(tmp_path)
+    tiny.tokenizer.save_pretrained(tmp_path)
+    monkeypatch.setenv("LOGICHUNK_LM", str(tmp_path))
+    monkeypatch.setenv("LOGICHUNK_LM_DTYPE", "int8")
+    monkeypatch.setattr(em, "_LM_CACHE", {})
+    lm = em.env_lm("ppl")
+    assert lm.model_id.endswith("/int8") and em.env_lm("msp") is lm  # loaded once
+    cal, _ = load_calibration(None, HashEmbedder())
+    assert _lm_arbiter(cal).inner.lm is lm  # the memory's LM arbiter judges with the same model
+    monkeypatch.setenv("LOGICHUNK_LM_DTYPE", "float32")
+    assert em.env_lm("ppl").model_id.endswith("/float32")
+    monkeypatch.setenv("LOGICHUNK_LM", str(tmp_path / "missing"))
+    with pytest.raises(em.Unavailable, match="memory-lm"):
+        em.env_lm("memory-lm")

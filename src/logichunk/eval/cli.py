@@ -9,6 +9,10 @@
 Rows go to stdout (a table, or JSON lines with ``--json``) and are merged into ``OUT/results.jsonl``
 (``--out``, default ``eval-report``); ``report`` turns that file into markdown and PNG plots.
 
+LM methods (``ppl``, ``msp``, ``memory-lm``): the causal LM is ``$LOGICHUNK_LM`` (a local folder or a
+completions URL; default: the packaged model) in ``$LOGICHUNK_LM_DTYPE`` (``auto``, ``int8``,
+``float32``, ``bfloat16``).
+
 Missing data: a path named with ``--data`` that does not exist is an error (exit 2, one line);
 with no ``--data`` and no ``../shared/data`` folder (or ``$LOGICHUNK_DATA``), the verb prints one
 note and exits 0, so a machine without the benchmark data skips instead of failing.

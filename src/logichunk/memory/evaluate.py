@@ -102,13 +102,15 @@ _SHARED: dict[str, _Memo] = {}
 
 
 def _lm_arbiter(cal: Calibration) -> _Memo:
-    spec = os.environ.get("LOGICHUNK_LM") or ""
-    threshold = float(cal.arbiter_thresholds.get("lm", 0.5))
-    key = f"{spec}@{threshold}"
-    if key not in _SHARED:
-        from ..models.lm import load_lm
+    """The arbiter over the LM the environment names (``$LOGICHUNK_LM``, ``$LOGICHUNK_LM_DTYPE``),
+    loaded once per process and shared with the eval's ppl / msp methods."""
+    from ..eval.methods import env_lm
 
-        _SHARED[key] = _Memo(LMArbiter(load_lm(spec or None), threshold=threshold))
+    lm = env_lm("memory-lm")
+    threshold = float(cal.arbiter_thresholds.get("lm", 0.5))
+    key = f"{id(lm)}@{threshold}"
+    if key not in _SHARED:
+        _SHARED[key] = _Memo(LMArbiter(lm, threshold=threshold))
     return _SHARED[key]
 
 
