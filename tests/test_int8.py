@@ -70,13 +70,18 @@ def test_one_massive_token_does_not_flatten_the_others() -> None:
     assert (alone - lin(x[1:])).abs().max() < 0.05 * lin(x[1:]).abs().max()
 
 
-def test_quantize_linears_replaces_every_linear() -> None:
-    model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.ReLU(),
+def test_quantize_modules_replaces_every_linear_and_embedding() -> None:
+    emb = torch.nn.Embedding(10, 8)
+    model = torch.nn.Sequential(emb, torch.nn.Linear(8, 8), torch.nn.ReLU(),
                                 torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.Linear(4, 2)))
-    assert int8.quantize_linears(model) == 3
-    assert isinstance(model[0], int8.Int8Linear) and isinstance(model[2][1], int8.Int8Linear)
-    assert not any(isinstance(m, torch.nn.Linear) for m in model.modules())
-    assert model(torch.randn(3, 8)).shape == (3, 2)
+    ids = torch.tensor([[1, 7, 7, 0]])
+    want = emb(ids).detach()
+    assert int8.quantize_modules(model) == 4
+    assert isinstance(model[0], int8.Int8Embedding) and isinstance(model[3][1], int8.Int8Linear)
+    assert not any(isinstance(m, torch.nn.Linear | torch.nn.Embedding) for m in model.modules())
+    got = model[0](ids)  # the rows looked up, dequantised: within half a step of each row's scale
+    assert got.shape == (1, 4, 8) and torch.allclose(got, want, atol=float(want.abs().max()) / 127)
+    assert model(ids).shape == (1, 4, 2)
 
 
 def test_blocks_are_slices_of_the_whole_product() -> None:
@@ -103,9 +108,10 @@ def pair() -> tuple[TransformersLM, TransformersLM]:
 
 def test_int8_lm_tracks_float_and_keeps_spans(pair: tuple[TransformersLM, TransformersLM]) -> None:
     f, q = pair
-    # 2 layers × (q k v o gate up down) + the output head; no float linear layer left
+    # 2 layers × (q k v o gate up down) + the output head, and the input embedding; nothing float left
     assert sum(isinstance(m, int8.Int8Linear) for m in q.model.modules()) == 2 * 7 + 1
-    assert not any(isinstance(m, torch.nn.Linear) for m in q.model.modules())
+    assert isinstance(q.model.get_input_embeddings(), int8.Int8Embedding)
+    assert not any(isinstance(m, torch.nn.Linear | torch.nn.Embedding) for m in q.model.modules())
     for text in (EN, ZH):
         a, b = f.token_logprobs(text), q.token_logprobs(text)
         assert np.array_equal(a.starts, b.starts) and np.array_equal(a.ends, b.ends)

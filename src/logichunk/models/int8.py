@@ -21,7 +21,7 @@ from functools import lru_cache
 
 import torch
 
-__all__ = ["Int8Linear", "int8_supported", "quantize_linears", "quantize_rows", "quantize_tokens"]
+__all__ = ["Int8Embedding", "Int8Linear", "int8_supported", "quantize_modules", "quantize_rows", "quantize_tokens"]
 
 
 def quantize_rows(x: torch.Tensor, *, rows: int = 2048) -> tuple[torch.Tensor, torch.Tensor]:
@@ -83,16 +83,38 @@ class Int8Linear(torch.nn.Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, int8 weights × int8 tokens"
 
 
-def quantize_linears(module: torch.nn.Module) -> int:
-    """Replace every ``torch.nn.Linear`` inside ``module`` (in place) by an :class:`Int8Linear`;
-    returns how many were replaced."""
+class Int8Embedding(torch.nn.Module):
+    """An input embedding table as int8 rows with one scale each (a quarter of the memory); the rows a
+    batch looks up are dequantised to float32."""
+
+    def __init__(self, embedding: torch.nn.Embedding) -> None:
+        super().__init__()
+        q, scale = quantize_rows(embedding.weight.detach())
+        self.num_embeddings, self.embedding_dim = embedding.num_embeddings, embedding.embedding_dim
+        self.padding_idx = embedding.padding_idx
+        self.register_buffer("weight_q", q)
+        self.register_buffer("weight_scale", scale)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        return self.weight_q[ids].float().mul_(self.weight_scale[ids].unsqueeze(-1))
+
+    def extra_repr(self) -> str:
+        return f"{self.num_embeddings}, {self.embedding_dim}, int8 rows"
+
+
+def quantize_modules(module: torch.nn.Module) -> int:
+    """Replace every ``torch.nn.Linear`` inside ``module`` (in place) by an :class:`Int8Linear` and
+    every ``torch.nn.Embedding`` by an :class:`Int8Embedding`; returns how many were replaced."""
     n = 0
     for name, child in list(module.named_children()):
         if isinstance(child, torch.nn.Linear):
             setattr(module, name, Int8Linear(child))
             n += 1
+        elif isinstance(child, torch.nn.Embedding):
+            setattr(module, name, Int8Embedding(child))
+            n += 1
         else:
-            n += quantize_linears(child)
+            n += quantize_modules(child)
     return n
 
 
