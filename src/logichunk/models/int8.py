@@ -9,7 +9,7 @@ How, and why this way: weights are quantised once per output channel; activation
 row), when they are used. torch's own ``quantize_dynamic`` uses one scale for the whole activation
 tensor, so one token with a massive activation (LMs have a few, e.g. on the first token) flattens
 every other token in the window: mean NLL 4.30 → 4.49 nats on Chinese text with Qwen2.5-0.5B (a
-probe), vs 4.30 → 4.33 with per-token scales (``bench/QUALITY.md``, ``bench/bench_lm_int8.py``).
+probe), vs 4.30 → 4.32 with per-token scales (``bench/QUALITY.md``, ``bench/bench_lm_int8.py``).
 
 Only :class:`logichunk.models.lm.TransformersLM` uses this module (``dtype="int8"``); it needs torch.
 """
