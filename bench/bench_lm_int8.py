@@ -48,9 +48,10 @@ def gemm(m: int = 256, k: int = 896, n: int = 4864, reps: int = 30) -> None:
     import torch
 
     a, w = torch.randn(m, k), torch.randn(n, k)
+    ab, wb = a.bfloat16(), w.bfloat16()
     qa, qw = torch.randint(-127, 128, (m, k), dtype=torch.int8), torch.randint(-127, 128, (k, n), dtype=torch.int8)
     runs = {"float32": lambda: torch.nn.functional.linear(a, w),
-            "bfloat16": (lambda ab, wb: lambda: torch.nn.functional.linear(ab, wb))(a.bfloat16(), w.bfloat16()),
+            "bfloat16": lambda: torch.nn.functional.linear(ab, wb),
             "int8 (torch._int_mm)": lambda: torch._int_mm(qa, qw)}
     cells = []
     for name, f in runs.items():

