@@ -1,5 +1,6 @@
 """The default LM in int8 against float32, side by side: speed of the PPL pass and agreement of what
-the chunkers read from it (token log-probs for PPL, yes/no margins for MSP).
+the chunkers read from it (token log-probs for PPL, yes/no margins for MSP), and the speed of
+generation through the in-process chat LLM.
 
     python bench/bench_lm_int8.py                   # 1,024 tokens zh + en, 72 MSP sentence pairs
     python bench/bench_lm_int8.py --tokens 2048 --pairs 30
@@ -63,6 +64,22 @@ def gemm(m: int = 256, k: int = 896, n: int = 4864, reps: int = 30) -> None:
     print(f"product {m} × {k} × {n}, G(FL)OP/s: " + ", ".join(cells) + "\n")
 
 
+def generation(lms: dict, tokens: int = 64) -> None:
+    """Greedy decoding through the in-process chat LLM (``--llm local``: tier 2, validation,
+    compensation), one token at a time — memory-bound, where int8 weights are a quarter of the bytes."""
+    from logichunk.models.local_llm import LocalChatLLM
+
+    msgs = [{"role": "user", "content": "Explain in three sentences why the sky is blue."}]
+    cells = []
+    for dt, lm in lms.items():
+        llm = LocalChatLLM(lm)
+        llm.complete(msgs, max_tokens=4)  # warm-up
+        t = time.perf_counter()
+        n = llm.complete(msgs, max_tokens=tokens).usage.completion_tokens
+        cells.append(f"{dt} {n / (time.perf_counter() - t):.1f}")
+    print(f"\ngreedy generation, {tokens} tokens, tokens/s: " + ", ".join(cells))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tokens", type=int, default=1024)
@@ -112,6 +129,7 @@ def main() -> None:
           f"Pearson {np.corrcoef(a, b)[0, 1]:.3f}, Spearman {np.corrcoef(ra, rb)[0, 1]:.3f}, "
           f"same sign {np.mean(np.sign(a) == np.sign(b)):.0%}, mean |Δ| {np.abs(a - b).mean():.3f} "
           f"(spread of the float32 margins: sd {a.std():.3f})")
+    generation(lms)
 
 
 if __name__ == "__main__":
