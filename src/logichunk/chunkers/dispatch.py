@@ -68,7 +68,7 @@ def chunk_by(
     the Meta-Chunking and baseline methods are flat; parent-child takes ``sizes=(parent, child)``
     limits and the rest of its parameters from ``settings`` (a :class:`logichunk.config.Settings`,
     default: the defaults). ``llm`` is tier 2 of the cascade; ``lm`` scores PPL/MSP, and adds LM
-    perplexity to the cascade's tier 3 when given to logic-chain or cliff; ``composite=False`` skips
+    perplexity to the cascade's tier 3 when given to logic-chain, cliff or fused; ``composite=False`` skips
     the cascade's tier 3 (fastest)."""
     for model in needs(method):
         if (embedder if model == "embedder" else lm) is None:
@@ -76,16 +76,16 @@ def chunk_by(
     size = max_size_for(method, max_size)
     if method in ("logic-chain", "cliff", "fused"):
         from ..signals.entropy import EntropySignal
-        from ..signals.semantic import fused_signal
+        from ..signals.semantic import SemanticSignal, fused_signal
         from .logic_chain import chunk
 
-        signal: Any = EntropySignal()
+        signal: Any
         if method == "cliff":
-            from ..signals.semantic import SemanticSignal
-
             signal = SemanticSignal(embedder)
         elif method == "fused":
             signal = fused_signal(embedder)
+        else:
+            signal = EntropySignal()
         lm_signal = None
         if lm is not None:
             from ..signals.lm import PerplexitySignal

@@ -2,8 +2,8 @@
 "Chunk" button calls (``POST /api/chunk``), and a quick way to compare methods from a script.
 
 Methods are those of :func:`logichunk.chunkers.dispatch.chunk_by` that need no causal LM (every one
-returns a :class:`~logichunk.tree.ChunkTree` over the exact text): ``logic-chain`` and ``cliff``
-(``sizes`` per level), ``parent-child`` (``sizes`` = parent, child limits; the rest from the
+returns a :class:`~logichunk.tree.ChunkTree` over the exact text): ``logic-chain``, ``cliff`` and
+``fused`` (``sizes`` per level), ``parent-child`` (``sizes`` = parent, child limits; the rest from the
 settings), ``fixed`` and ``recursive`` (at ``sizes[0]``).
 """
 
@@ -18,6 +18,7 @@ import numpy as np
 
 from ..chunkers.dispatch import METHODS as DISPATCH_METHODS
 from ..chunkers.dispatch import chunk_by
+from ..chunkers.logic_chain import level_sizes
 from ..config import Settings
 from ..errors import InputError
 from ..tree import ChunkTree
@@ -33,8 +34,8 @@ class Method:
     default_sizes: tuple[int, ...]
 
 
-_DEFAULT_SIZES = {"logic-chain": (1000, 500, 200), "cliff": (1000, 500, 200), "fused": (1000, 500, 200),
-                  "parent-child": (1500, 400),
+_CASCADE = level_sizes()  # the cascade's own defaults, 1000 / 500 / 200
+_DEFAULT_SIZES = {"logic-chain": _CASCADE, "cliff": _CASCADE, "fused": _CASCADE, "parent-child": (1500, 400),
                   "fixed": (500,), "recursive": (500,)}
 #: the methods of :mod:`logichunk.chunkers.dispatch` that need no causal LM (the service loads none)
 METHODS: dict[str, Method] = {
