@@ -272,12 +272,18 @@ def test_auto_dtype_is_bf16_only_with_amx(monkeypatch: pytest.MonkeyPatch) -> No
     assert lm_mod.resolve_dtype("bfloat16") == "bfloat16"  # an explicit choice is kept
     with pytest.raises(InputError):
         lm_mod.resolve_dtype("int4")
-    # int8 only for a model measured in int8 (the default LM), and only where torch can multiply it
+    # int8 only for a model measured in int8 (the default LM), only on a CPU with VNNI (where its
+    # speed-up was measured) and only where torch can multiply it
     from logichunk.models import int8 as int8_mod
 
     monkeypatch.setattr(int8_mod, "int8_supported", lambda: True)
+    monkeypatch.setattr(lm_mod, "cpu_has_vnni", lambda: True)
     assert lm_mod.resolve_dtype("auto", int8=True) == "int8"
     assert lm_mod.resolve_dtype("auto") == "float32"
+    monkeypatch.setattr(lm_mod, "cpu_has_vnni", lambda: False)
+    assert lm_mod.resolve_dtype("auto", int8=True) == "float32"
+    assert lm_mod.resolve_dtype("int8") == "int8"  # asked for: kept, VNNI or not
+    monkeypatch.setattr(lm_mod, "cpu_has_vnni", lambda: True)
     monkeypatch.setattr(int8_mod, "int8_supported", lambda: False)
     assert lm_mod.resolve_dtype("auto", int8=True) == "float32"
     monkeypatch.setattr(lm_mod, "cpu_has_amx", lambda: True)
@@ -297,3 +303,24 @@ def test_amx_probe_reads_cpu_flags_without_torch_probe(monkeypatch: pytest.Monke
         info.write_text(f"processor\t: 0\nflags\t\t: {flags}\n")
         monkeypatch.setattr(builtins, "open", lambda f, *a, _i=info, **k: real_open(_i if f == "/proc/cpuinfo" else f, *a, **k))
         assert lm_mod.cpu_has_amx() is want
+
+
+@pytest.mark.parametrize(("line", "want"), [
+    ("flags\t\t: fpu avx2 avx512f avx512_vnni", True),
+    ("flags\t\t: fpu avx2 avx_vnni", True),
+    ("flags\t\t: fpu avx2 fma avx512f avx512bw", False),  # AVX-512 without VNNI
+    ("Features\t: fp asimd asimddp", False),  # aarch64: not measured, stays float32
+])
+def test_vnni_probe_reads_cpu_flags(monkeypatch: pytest.MonkeyPatch, tmp_path, line: str, want: bool) -> None:
+    import builtins
+
+    from logichunk.models import lm as lm_mod
+
+    real_open = builtins.open
+    info = tmp_path / "cpuinfo"
+    info.write_text(f"processor\t: 0\n{line}\n")
+    monkeypatch.setattr(builtins, "open", lambda f, *a, **k: real_open(info if f == "/proc/cpuinfo" else f, *a, **k))
+    assert lm_mod.cpu_has_vnni() is want
+    info.unlink()  # no /proc/cpuinfo at all (another OS): no flags, no crash
+    monkeypatch.setattr(builtins, "open", lambda f, *a, **k: real_open(tmp_path / "none" if f == "/proc/cpuinfo" else f, *a, **k))
+    assert lm_mod.cpu_has_vnni() is False

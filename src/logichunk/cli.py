@@ -379,8 +379,8 @@ def _chunk_options(c: argparse.ArgumentParser) -> None:
     c.add_argument("--lm", help="causal LM for ppl / msp (and tier-3 perplexity): default (packaged), a local "
                                 "folder, or an http(s) completions endpoint")
     c.add_argument("--lm-dtype", choices=["auto", "float32", "bfloat16", "float16", "int8"], default="auto",
-                   help="the local LM's arithmetic: auto (bf16 with AMX tiles; else int8 for the packaged LM, "
-                        "float32 for a folder of yours)")
+                   help="the local LM's arithmetic: auto (bf16 with AMX tiles; else int8 for the packaged LM on a CPU "
+                        "with VNNI; else float32, and float32 for a folder of yours)")
     c.add_argument("--theta", type=float, default=0.0, help="ppl: minimum drop θ of a perplexity minimum")
     c.add_argument("--fast", action="store_true",
                    help="logic-chain/cliff: skip tier 3 (the composite signal); runs entropy cannot split are cut "

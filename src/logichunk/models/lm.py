@@ -42,7 +42,7 @@ from ._files import staged_dir
 
 __all__ = [
     "DEFAULT_LM", "LanguageModel", "TokenLogprobs", "TransformersLM", "WindowTrace", "build_tiny_lm",
-    "cpu_has_amx", "default_cache_dir", "load_default_lm", "load_lm", "resolve_dtype",
+    "cpu_has_amx", "cpu_has_vnni", "default_cache_dir", "load_default_lm", "load_lm", "resolve_dtype",
 ]
 
 
@@ -588,12 +588,15 @@ def prepare_default_model(cache_dir: str | os.PathLike[str] | None = None, spec:
 
 def resolve_dtype(dtype: str, *, int8: bool = False) -> str:
     """``"auto"`` → ``"bfloat16"`` when the CPU has AMX tiles; else ``"int8"`` when ``int8`` (the
-    caller has measured this model in int8) and torch multiplies int8 on this CPU; else ``"float32"``.
+    caller has measured this model in int8), the CPU has VNNI and torch multiplies int8 on it; else
+    ``"float32"``.
 
     Why AMX and not "bf16 supported": with AMX the default 0.5B LM runs ~4× faster in bf16 than in
     float32 (``../shared/MODELS.md``: ~1,000 vs ~221 tokens/s); with AVX512-BF16 alone (which torch
     also reports as bf16 support) bf16 is *slower* — 134 vs 209 tokens/s on a Xeon without AMX
     (``python bench/bench_ppl.py --lengths 512 --dtype bfloat16|float32``), and int8 ~2× faster.
+    Why VNNI: the int8 speed-up was measured with VNNI's int8 dot products (4.4× float32 per product);
+    without them an int8 product may not beat float32, and the choice must not depend on a timing.
     Why int8 only when asked: per-token int8 activations were measured harmless on the default LM
     (``bench/QUALITY.md``); a user's own model may have the outlier features that need more care."""
     if dtype != "auto":
@@ -602,12 +605,24 @@ def resolve_dtype(dtype: str, *, int8: bool = False) -> str:
         return dtype
     if cpu_has_amx():
         return "bfloat16"
-    if int8:
+    if int8 and cpu_has_vnni():
         from .int8 import int8_supported
 
         if int8_supported():
             return "int8"
     return "float32"
+
+
+def _cpu_flags() -> frozenset[str]:
+    """The kernel's CPU feature flags (``/proc/cpuinfo``; empty where there is none)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.startswith(("flags", "Features")):
+                    return frozenset(line.split(":", 1)[-1].split())
+    except OSError:
+        pass
+    return frozenset()
 
 
 def cpu_has_amx() -> bool:
@@ -618,14 +633,13 @@ def cpu_has_amx() -> bool:
         return bool(torch.cpu._is_amx_tile_supported())
     except (ImportError, AttributeError, RuntimeError):
         pass
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                if line.startswith("flags"):
-                    return "amx_bf16" in line.split()
-    except OSError:
-        pass
-    return False
+    return "amx_bf16" in _cpu_flags()
+
+
+def cpu_has_vnni() -> bool:
+    """Whether this CPU has int8 dot-product instructions (x86 AVX512-VNNI or AVX-VNNI), which the
+    int8 LM's speed-up was measured with."""
+    return bool(_cpu_flags() & {"avx512_vnni", "avx_vnni"})
 
 
 def load_default_lm(cache_dir: str | os.PathLike[str] | None = None, *, dtype: str = "auto",
