@@ -12,7 +12,10 @@ Each (method, length) runs in a fresh subprocess: peak memory is the process's p
 RSS right after loading the model (the peak is reset through ``/proc/self/clear_refs``), so model
 weights are not counted. Tokens/s counts text tokens over the wall time of the chunking call.
 
-``--dtype`` is logichunk's arithmetic (default: the library's own choice, int8 on a CPU without AMX),
+``--repeat N`` times each method N times in its process and reports the median (a 512-token pass
+takes about a second, and one timing on a shared VM varies by ±10 %).
+
+``--dtype`` is logichunk's arithmetic (default: the library's own choice, int8 on a CPU with VNNI),
 ``--reference-dtype`` the reference's (default float32, its fastest on such a CPU; ``int8`` gives it
 our int8 layers, to show the algorithm's share).
 
@@ -23,6 +26,7 @@ a built-in paragraph repeated.
 
     python bench/bench_ppl.py                      # 512, 2048, 8192 tokens, zh
     python bench/bench_ppl.py --lengths 1024 4096 --lang en --threads 2
+    python bench/bench_ppl.py --lengths 512 2048 --repeat 5
 """
 
 from __future__ import annotations
@@ -154,21 +158,24 @@ def child(args: argparse.Namespace) -> None:
     lm.token_logprobs(corpus[:200])
     base = _rss_kb("VmRSS")
     ok = _reset_peak()
-    t0 = time.perf_counter()
-    if args.method == "logichunk":
-        lm.window, lm.max_context = args.window, args.max_context
-        tree = chunk_ppl(text, lm, max_size=400, theta=args.theta)
-        extra = {"chunks": len(tree)}
-        ntok = -1
-    else:
-        ntok = _reference(lm, text, args.theta)
-        extra = {}
-    dt = time.perf_counter() - t0
+    times = []
+    for _ in range(args.repeat):
+        t0 = time.perf_counter()
+        if args.method == "logichunk":
+            lm.window, lm.max_context = args.window, args.max_context
+            tree = chunk_ppl(text, lm, max_size=400, theta=args.theta)
+            extra = {"chunks": len(tree)}
+            ntok = -1
+        else:
+            ntok = _reference(lm, text, args.theta)
+            extra = {}
+        times.append(time.perf_counter() - t0)
+    dt = sorted(times)[len(times) // 2]  # the median (the upper one of an even count)
     peak = _rss_kb("VmHWM")
     if ntok < 0:
         ntok = lm.encode(text)[0].size
     print(json.dumps({"method": args.method, "requested": args.tokens, "tokens": int(ntok), "chars": len(text), "seconds": dt,
-                      "tok_s": ntok / dt, "peak_mb": max(0, peak - base) / 1024, "peak_reset": ok,
+                      "tok_s": ntok / dt, "runs": times, "peak_mb": max(0, peak - base) / 1024, "peak_reset": ok,
                       "model": label, **extra}))
 
 
@@ -189,6 +196,7 @@ def main() -> None:
     ap.add_argument("--max-context", type=int, default=2048)
     ap.add_argument("--theta", type=float, default=0.0)
     ap.add_argument("--methods", nargs="+", default=["logichunk", "reference"])
+    ap.add_argument("--repeat", type=int, default=1, help="timed runs per method and length (the median is reported)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--method", help=argparse.SUPPRESS)
     ap.add_argument("--tokens", type=int, help=argparse.SUPPRESS)
@@ -216,7 +224,7 @@ def main() -> None:
             cmd = [sys.executable, __file__, "--child", "--method", m, "--tokens", str(n), "--lang", args.lang,
                    "--threads", str(args.threads), "--dtype", args.dtype,
                    "--reference-dtype", args.reference_dtype, "--window", str(args.window), "--max-context",
-                   str(args.max_context), "--theta", str(args.theta)] + (["--tiny"] if args.tiny else [])
+                   str(args.max_context), "--theta", str(args.theta), "--repeat", str(args.repeat)] + (["--tiny"] if args.tiny else [])
             p = subprocess.run(cmd, capture_output=True, text=True, env=env)
             line = [x for x in p.stdout.splitlines() if x.startswith("{")]
             if p.returncode != 0 or not line:
@@ -228,7 +236,8 @@ def main() -> None:
         return
     models = " / ".join(dict.fromkeys(f"{r['method']}: {r['model']}" for r in rows))
     print(f"\nPPL chunking on CPU, {args.threads} threads — {models}")
-    print(f"text: {src} ({args.lang}); logichunk window={args.window}, max_context={args.max_context}")
+    print(f"text: {src} ({args.lang}); logichunk window={args.window}, max_context={args.max_context}"
+          + (f"; seconds: median of {args.repeat} runs" if args.repeat > 1 else ""))
     print(f"{'tokens':>7} | {'method':9} | {'seconds':>8} | {'tokens/s':>9} | {'peak MB above model':>19} | speed-up")
     by = {(r["requested"], r["method"]): r for r in rows}
     for r in rows:

@@ -377,7 +377,8 @@ def test_huge_line_without_punctuation_is_one_fast_sentence():
     s = split_sentences(text)
     elapsed = time.perf_counter() - t0
     assert len(s) == 1 and s.ends[0] == len(text)
-    assert elapsed < 3.0, elapsed  # ~0.1 s on one core; generous for a loaded machine
+    # ~0.1 s on one core: the bound only catches a quadratic scan (hours at 10 MB), not a slow machine
+    assert elapsed < 30.0, elapsed
 
 
 def test_huge_chinese_line_is_one_sentence():
