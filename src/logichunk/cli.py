@@ -150,7 +150,8 @@ class _Models:
             from .models.lm import load_lm
 
             spec = getattr(args, "lm", None) or "default"
-            self.lm = load_lm(spec, dtype=getattr(args, "lm_dtype", None) or "auto")
+            self.lm = load_lm(spec, dtype=getattr(args, "lm_dtype", None) or "auto",
+                              backend=getattr(args, "lm_backend", None) or "auto")
             if not quiet:
                 _err(f"lm: {getattr(self.lm, 'model_id', spec)}")
 
@@ -377,7 +378,10 @@ def _chunk_options(c: argparse.ArgumentParser) -> None:
                                       "openai:URL#MODEL")
     c.add_argument("--llm", help="chat LLM for tier 2 / validation / compensation: openai:URL#MODEL, local, local:PATH")
     c.add_argument("--lm", help="causal LM for ppl / msp (and tier-3 perplexity): default (packaged), a local "
-                                "folder, or an http(s) completions endpoint")
+                                "folder, a .gguf file, or an http(s) completions endpoint")
+    c.add_argument("--lm-backend", choices=["auto", "transformers", "llama.cpp"], default="auto",
+                   help="what runs a .gguf file: llama.cpp when llama-cpp-python is installed (auto), else "
+                        "transformers (the file converted to float32 once, then cached)")
     c.add_argument("--lm-dtype", choices=["auto", "float32", "bfloat16", "float16", "int8"], default="auto",
                    help="the local LM's arithmetic: auto (bf16 with AMX tiles; else int8 for the packaged LM on a CPU "
                         "with VNNI; else float32, and float32 for a folder of yours)")

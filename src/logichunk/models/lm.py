@@ -38,7 +38,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import InputError, ModelUnavailable
-from ._files import staged_dir
+from ._files import sha256_file
 
 __all__ = [
     "DEFAULT_LM", "LanguageModel", "TokenLogprobs", "TransformersLM", "WindowTrace", "build_tiny_lm",
@@ -523,7 +523,7 @@ def assemble_gguf(spec: PackagedGGUF, dest_dir: Path) -> Path:
     sha256 while copying; an existing file with the right hash is reused."""
     dest_dir.mkdir(parents=True, exist_ok=True)
     dest = dest_dir / spec.file_name
-    if dest.exists() and _sha256(dest) == spec.sha256:
+    if dest.exists() and sha256_file(str(dest)) == spec.sha256:
         return dest
     parts = _part_paths(spec)
     whole = hashlib.sha256()
@@ -548,40 +548,20 @@ def assemble_gguf(spec: PackagedGGUF, dest_dir: Path) -> Path:
     return dest
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while buf := f.read(1 << 22):
-            h.update(buf)
-    return h.hexdigest()
-
-
 def prepare_default_model(cache_dir: str | os.PathLike[str] | None = None, spec: PackagedGGUF = DEFAULT_LM) -> Path:
     """The safetensors folder of the default model, converting the packaged GGUF once if needed
     (about a minute and ~2 GB of memory; then ~1 GB on disk). Returns the folder."""
-    torch, transformers = _require_torch()
+    from .gguf import STAMP, convert_gguf
+
+    _require_torch()
     root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     folder = root / "models" / spec.name
     ready = folder / "hf"
-    stamp = ready / "SOURCE_SHA256"
+    stamp = ready / STAMP
     if stamp.exists() and stamp.read_text().strip() == spec.sha256:
         return ready
-    try:
-        import gguf  # noqa: F401
-    except ImportError as e:
-        raise ModelUnavailable("converting the default LM needs the gguf package: pip install 'logichunk[lm]'") from e
     gg = assemble_gguf(spec, folder)
-    tok = transformers.AutoTokenizer.from_pretrained(str(folder), gguf_file=gg.name, local_files_only=True)
-    model = transformers.AutoModelForCausalLM.from_pretrained(
-        str(folder), gguf_file=gg.name, local_files_only=True, dtype=torch.float32)
-    # the weights are dequantised already: save them as a plain model
-    model.hf_quantizer = None
-    if hasattr(model.config, "quantization_config"):
-        delattr(model.config, "quantization_config")
-    with staged_dir(ready, prefix="hf-") as tmp:
-        model.save_pretrained(str(tmp))
-        tok.save_pretrained(str(tmp))
-        (tmp / "SOURCE_SHA256").write_text(spec.sha256 + "\n")
+    convert_gguf(gg, ready, stamp=spec.sha256)
     gg.unlink(missing_ok=True)  # the packages still hold the parts
     return ready
 
@@ -651,16 +631,34 @@ def load_default_lm(cache_dir: str | os.PathLike[str] | None = None, *, dtype: s
     return TransformersLM.from_pretrained(path, dtype=resolve_dtype(dtype, int8=True), **kwargs)
 
 
-def load_lm(spec: str | None = None, *, dtype: str = "auto", **kwargs: Any) -> LanguageModel:
+def load_lm(spec: str | None = None, *, dtype: str = "auto", backend: str = "auto", **kwargs: Any) -> LanguageModel:
     """``None``/``"default"``: the packaged default; an ``http(s)://`` URL: an OpenAI-compatible
     completions endpoint (``model=`` and ``api_key=`` keyword arguments; ``dtype`` is the server's
-    business and ignored); anything else: a local Hugging Face model directory."""
+    business and ignored); a ``.gguf`` file: run by llama.cpp (``backend="llama.cpp"``, or ``"auto"``
+    when ``llama-cpp-python`` is installed; its own quantised arithmetic, ``dtype`` ignored), else
+    converted once to a folder (:func:`logichunk.models.gguf.gguf_folder`) and loaded like one;
+    anything else: a local Hugging Face model directory."""
+    if backend not in ("auto", "transformers", "llama.cpp"):
+        raise InputError(f"backend must be auto, transformers or llama.cpp, got {backend!r}")
     if spec in (None, "", "default"):
         return load_default_lm(dtype=dtype, **kwargs)
     if spec.startswith(("http://", "https://")):
         from .lm_http import CompletionsLM
 
         return CompletionsLM(spec, **kwargs)
+    from .gguf import gguf_folder, is_gguf_file
+    from .lm_llamacpp import llama_cpp_available
+
+    path = Path(spec).expanduser()
+    if is_gguf_file(path):
+        if backend == "llama.cpp" or (backend == "auto" and llama_cpp_available()):
+            from .lm_llamacpp import LlamaCppLM
+
+            return LlamaCppLM(path, **kwargs)
+        kwargs.setdefault("model_id", path.stem)
+        return TransformersLM.from_pretrained(gguf_folder(path), dtype=dtype, **kwargs)
+    if backend == "llama.cpp":
+        raise ModelUnavailable(f"llama.cpp runs a .gguf file; {spec} is not one")
     return TransformersLM.from_pretrained(spec, dtype=dtype, **kwargs)
 
 

@@ -144,6 +144,10 @@ def resolve_llm(spec: str) -> Resolved[LLM]:
 
         lm = load_lm(arg or None)
         if not isinstance(lm, TransformersLM):
-            raise LogichunkError(f"local:{arg} is not a local model folder")
+            from .lm_llamacpp import LlamaCppChatLLM, LlamaCppLM
+
+            if isinstance(lm, LlamaCppLM):
+                return Resolved(LlamaCppChatLLM(lm), "local", spec)
+            raise LogichunkError(f"local:{arg} is not a local model folder or GGUF file")
         return Resolved(LocalChatLLM(lm), "local", spec)
     raise LogichunkError(f"unknown LLM spec {spec!r}: use openai:http://host:port/v1#model-name, local or local:PATH")

@@ -1,0 +1,143 @@
+"""The llama.cpp backend for GGUF files (llama-cpp-python, part of the dev extra): the same scores
+as transformers on the same file, the rolling cache, options, chat, the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("torch")
+pytest.importorskip("gguf")
+
+from gguf_helpers import tiny_qwen2, write_gguf  # noqa: E402
+from logichunk.errors import ModelUnavailable  # noqa: E402
+from logichunk.models import lm_llamacpp  # noqa: E402
+from logichunk.models.lm import TransformersLM, load_lm  # noqa: E402
+from logichunk.models.lm_llamacpp import byte_spans_to_chars  # noqa: E402
+
+needs_llamacpp = pytest.mark.skipif(not lm_llamacpp.llama_cpp_available(),
+                                    reason="llama-cpp-python is not installed (pip install -e '.[dev]' builds it)")
+
+CORPUS = ["The cat sat on the mat. Dogs bark at night, and 42 owls answer! 猫坐在垫子上。狗在夜里叫，猫头鹰回答。"] * 20
+TEXT = "The cat sat. 猫坐在垫子上，狗在夜里叫。Dogs bark 123 times!\n\nOwls answer at night. 😀 ok."
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    model, tok = tiny_qwen2(CORPUS)
+    path = write_gguf(model, tok, tmp_path_factory.mktemp("llamacpp") / "tiny-qwen.gguf")
+    return TransformersLM(model, tok), path
+
+
+# -- byte pieces → character spans (no llama.cpp needed) -------------------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(min_size=1, max_size=40), st.data())
+def test_byte_pieces_map_to_the_characters_they_touch(text, data) -> None:
+    raw = text.encode("utf-8")
+    cuts = sorted(set(data.draw(st.lists(st.integers(1, len(raw) - 1), max_size=12)) if len(raw) > 1 else []))
+    bounds = [0, *cuts, len(raw)]
+    pieces = [raw[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    starts, ends = byte_spans_to_chars(text, pieces)
+    for (a, b), s, e in zip(zip(bounds[:-1], bounds[1:], strict=True), starts, ends, strict=True):
+        # the characters whose bytes the piece touches, no more, no fewer
+        touched = [i for i, ch in enumerate(text)
+                   if len(text[:i].encode()) < b and len(text[: i + 1].encode()) > a]
+        assert (s, e) == (touched[0], touched[-1] + 1)
+    assert starts[0] == 0 and ends[-1] == len(text)
+
+
+def test_pieces_that_do_not_spell_the_text_are_refused() -> None:
+    with pytest.raises(ModelUnavailable, match="byte for byte"):
+        byte_spans_to_chars("hello", [b" hel", b"lo"])  # a tokenizer that adds a space
+
+
+def test_llamacpp_backend_asked_for_but_missing_is_a_clear_error(tiny, monkeypatch) -> None:
+    _, path = tiny
+    monkeypatch.setattr(lm_llamacpp, "llama_cpp_available", lambda: False)
+    with pytest.raises(ModelUnavailable, match="llama-cpp-python"):
+        load_lm(str(path), backend="llama.cpp")
+
+
+# -- the backend itself ---------------------------------------------------------------------------
+
+
+@needs_llamacpp
+def test_llamacpp_scores_the_file_like_transformers(tiny) -> None:
+    ref, path = tiny
+    lm = load_lm(str(path))  # auto: llama.cpp, since it is installed
+    assert isinstance(lm, lm_llamacpp.LlamaCppLM) and lm.model_id == "tiny-qwen/llama.cpp"
+    want, got = ref.token_logprobs(TEXT), lm.token_logprobs(TEXT)
+    np.testing.assert_array_equal(got.starts, want.starts)
+    np.testing.assert_array_equal(got.ends, want.ends)
+    np.testing.assert_allclose(got.logprobs, want.logprobs, atol=1e-3, equal_nan=True)
+    assert np.isnan(got.logprobs[0]) and np.isfinite(got.logprobs[1:]).all()
+
+
+@needs_llamacpp
+def test_llamacpp_windows_equal_one_pass_and_the_cache_rolls(tiny) -> None:
+    _, path = tiny
+    text = TEXT * 8
+    one = lm_llamacpp.LlamaCppLM(path, window=4096, max_context=8192).token_logprobs(text)
+    win = lm_llamacpp.LlamaCppLM(path, window=16, max_context=8192).token_logprobs(text)
+    np.testing.assert_array_equal(win.logprobs, one.logprobs)  # exact: the same cache, batch by batch
+    roll = lm_llamacpp.LlamaCppLM(path, window=16, max_context=64, sinks=4).token_logprobs(text)
+    assert len(roll) == len(one) > 200 and np.isfinite(roll.logprobs[1:]).all()
+    np.testing.assert_array_equal(roll.logprobs[:64], one.logprobs[:64])  # before the first shift
+    assert not np.allclose(roll.logprobs, one.logprobs)  # after it, the context really is shorter
+
+
+@needs_llamacpp
+def test_llamacpp_options_match_transformers(tiny) -> None:
+    ref, path = tiny
+    lm = lm_llamacpp.LlamaCppLM(path)
+    for prompt in ("Is this a cat?", [{"role": "user", "content": "Is this a cat?"}]):
+        for options in (["yes", "no"], ["yes sir", "no way at all"]):
+            np.testing.assert_allclose(lm.option_logprobs(prompt, options), ref.option_logprobs(prompt, options),
+                                       atol=1e-3)
+    # scoring options leaves the pass intact (the cache is cleared and Llama's bookkeeping reset)
+    np.testing.assert_allclose(lm.token_logprobs(TEXT).logprobs, ref.token_logprobs(TEXT).logprobs,
+                               atol=1e-3, equal_nan=True)
+
+
+@needs_llamacpp
+def test_local_llm_on_a_gguf_file_generates_and_counts(tiny) -> None:
+    from logichunk.models.registry import resolve_llm
+
+    _, path = tiny
+    r = resolve_llm(f"local:{path}")
+    assert isinstance(r.model, lm_llamacpp.LlamaCppChatLLM)
+    msgs = [{"role": "user", "content": "Say something about cats."}]
+    a = r.model.complete(msgs, max_tokens=6)
+    b = r.model.complete(msgs, max_tokens=6)
+    assert a.text == b.text  # greedy
+    assert a.usage.completion_tokens == 6 and a.usage.prompt_tokens > 5 and a.finish_reason == "length"
+    assert r.model.usage.calls == 2
+    # generation leaves scoring intact
+    lm = r.model.lm
+    np.testing.assert_allclose(lm.token_logprobs(TEXT).logprobs, tiny[0].token_logprobs(TEXT).logprobs,
+                               atol=1e-3, equal_nan=True)
+
+
+@needs_llamacpp
+def test_cli_chunks_with_llamacpp(tiny, tmp_path) -> None:
+    _, path = tiny
+    doc = tmp_path / "doc.txt"
+    doc.write_text(TEXT * 3, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "logichunk", "chunk", str(doc), "--method", "ppl", "--lm", str(path),
+                        "--max-size", "80", "--format", "jsonl"], capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "LOGICHUNK_CACHE": str(tmp_path / "cache")})
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(line) for line in r.stdout.splitlines()]
+    deepest = max(x["level"] for x in rows)
+    assert "".join(x["text"] for x in rows if x["level"] == deepest) == TEXT * 3
+    assert "lm: tiny-qwen/llama.cpp" in r.stderr
+    assert not (tmp_path / "cache").exists()  # nothing converted: llama.cpp reads the file as it is
