@@ -1,14 +1,15 @@
-"""The default LM in int8 against float32, side by side: speed of the PPL pass and agreement of what
-the chunkers read from it (token log-probs for PPL, yes/no margins for MSP), and the speed of
-generation through the in-process chat LLM.
+"""The default LM by backend, side by side: transformers in float32 (the reference) and in int8,
+and llama.cpp on the GGUF file the packages ship (when ``llama-cpp-python`` is installed): speed of
+the PPL pass and agreement of what the chunkers read from it (token log-probs for PPL, yes/no
+margins for MSP), and the speed of generation through the in-process chat LLM.
 
     python bench/bench_lm_int8.py                   # 1,024 tokens zh + en, 72 MSP sentence pairs
-    python bench/bench_lm_int8.py --tokens 2048 --pairs 30
+    python bench/bench_lm_int8.py --tokens 2048 --pairs 30 --no-llamacpp
 
 Needs the ``[lm]`` extra (the packaged Qwen2.5-Coder-0.5B); text from ``../shared/data`` (DRCD
 articles for zh, wiki300 for en; Weibo and DAct for the MSP pairs), skipped with a message when absent.
-Both models live in one process and are timed alternately (3 rounds, median), so a noisy neighbour
-hits both alike.
+All models live in one process and are timed alternately (3 rounds, median), so a noisy neighbour
+hits them alike.
 """
 
 from __future__ import annotations
@@ -64,20 +65,43 @@ def gemm(m: int = 256, k: int = 896, n: int = 4864, reps: int = 30) -> None:
     print(f"product {m} × {k} × {n}, G(FL)OP/s: " + ", ".join(cells) + "\n")
 
 
+def chat_for(lm):
+    """The in-process chat LLM on ``lm``'s loaded weights (what ``--llm local[:PATH]`` builds)."""
+    from logichunk.models.lm_llamacpp import LlamaCppChatLLM, LlamaCppLM
+    from logichunk.models.local_llm import LocalChatLLM
+
+    return LlamaCppChatLLM(lm) if isinstance(lm, LlamaCppLM) else LocalChatLLM(lm)
+
+
 def generation(lms: dict, tokens: int = 64) -> None:
     """Greedy decoding through the in-process chat LLM (``--llm local``: tier 2, validation,
     compensation), one token at a time — memory-bound, where int8 weights are a quarter of the bytes."""
-    from logichunk.models.local_llm import LocalChatLLM
-
     msgs = [{"role": "user", "content": "Explain in three sentences why the sky is blue."}]
     cells = []
-    for dt, lm in lms.items():
-        llm = LocalChatLLM(lm)
+    for name, lm in lms.items():
+        llm = chat_for(lm)
         llm.complete(msgs, max_tokens=4)  # warm-up
         t = time.perf_counter()
         n = llm.complete(msgs, max_tokens=tokens).usage.completion_tokens
-        cells.append(f"{dt} {n / (time.perf_counter() - t):.1f}")
+        cells.append(f"{name} {n / (time.perf_counter() - t):.1f}")
     print(f"\ngreedy generation, {tokens} tokens, tokens/s: " + ", ".join(cells))
+
+
+def load_backends(llamacpp: bool, threads: int) -> dict:
+    """float32 and int8 through transformers; llama.cpp on the shipped GGUF (reassembled into a
+    temporary folder) when asked and installed."""
+    from logichunk.models.lm import DEFAULT_LM, assemble_gguf, load_default_lm
+    from logichunk.models.lm_llamacpp import LlamaCppLM, llama_cpp_available
+
+    lms = {dt: load_default_lm(dtype=dt) for dt in ("float32", "int8")}
+    if llamacpp and llama_cpp_available():
+        import tempfile
+
+        tmp = Path(tempfile.mkdtemp(prefix="bench-gguf-"))
+        lms["llama.cpp"] = LlamaCppLM(assemble_gguf(DEFAULT_LM, tmp), threads=threads)
+    elif llamacpp:
+        print("(llama-cpp-python is not installed: no llama.cpp rows)")
+    return lms
 
 
 def main() -> None:
@@ -85,11 +109,13 @@ def main() -> None:
     ap.add_argument("--tokens", type=int, default=1024)
     ap.add_argument("--pairs", type=int, default=72)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--no-llamacpp", action="store_true", help="leave llama.cpp out even when it is installed")
     args = ap.parse_args()
     try:
+        import torch
+
         from logichunk.chunkers.meta import msp_margin
         from logichunk.models.int8 import int8_supported
-        from logichunk.models.lm import load_default_lm
     except ImportError as e:
         print(f"bench_lm_int8: needs the [lm] extra ({e}); skipped")
         return
@@ -100,35 +126,43 @@ def main() -> None:
         print(f"bench_lm_int8: no benchmark data under {DATA} (set LOGICHUNK_DATA); skipped")
         return
     gemm()
-    lms = {dt: load_default_lm(dtype=dt) for dt in ("float32", "int8")}
-    print(f"default LM, float32 vs int8, torch threads {__import__('torch').get_num_threads()}\n")
-    print("| text | tokens | float32 tok/s | int8 tok/s | speed-up | mean NLL float32 → int8 | corr | mean abs diff |")
+    lms = load_backends(not args.no_llamacpp, torch.get_num_threads())
+    print(f"default LM by backend ({', '.join(lms)}), threads {torch.get_num_threads()}\n")
+    print("| text | tokens | backend | tokens/s | vs float32 | mean NLL | corr with float32 | mean abs diff |")
     print("|---|---|---|---|---|---|---|---|")
     for lang in ("zh", "en"):
         text, src = load_text(lang, 5 * args.tokens)
-        ids = lms["float32"].encode(text)[0][: args.tokens]
-        lp, secs = {}, {dt: [] for dt in lms}
+        ids, starts, ends = lms["float32"].encode(text)
+        text = text[: int(ends[min(args.tokens, ids.size) - 1])]  # the same text for every backend
+        res, secs = {}, {name: [] for name in lms}
         for lm in lms.values():
-            lm._logprobs_ids(ids[:256])  # warm-up
+            lm.token_logprobs(text[:300])  # warm-up
         for _ in range(args.rounds):
-            for dt, lm in lms.items():
+            for name, lm in lms.items():
                 t = time.perf_counter()
-                lp[dt] = lm._logprobs_ids(ids)
-                secs[dt].append(time.perf_counter() - t)
-        a, b = lp["float32"], lp["int8"]
-        ok = ~np.isnan(a)
-        sf, si = float(np.median(secs["float32"])), float(np.median(secs["int8"]))
-        print(f"| {src} ({lang}) | {ids.size} | {ids.size / sf:.1f} | {ids.size / si:.1f} | {sf / si:.2f}× | "
-              f"{-a[ok].mean():.3f} → {-b[ok].mean():.3f} | {np.corrcoef(a[ok], b[ok])[0, 1]:.4f} | "
-              f"{np.abs(a[ok] - b[ok]).mean():.3f} |")
+                res[name] = lm.token_logprobs(text)
+                secs[name].append(time.perf_counter() - t)
+        ref = res["float32"]
+        for name, r in res.items():
+            sec = float(np.median(secs[name]))
+            same = len(r) == len(ref) and bool((r.starts == ref.starts).all())
+            ok = np.isfinite(ref.logprobs) & np.isfinite(r.logprobs)
+            agree = (f"{np.corrcoef(ref.logprobs[ok], r.logprobs[ok])[0, 1]:.4f} | "
+                     f"{np.abs(ref.logprobs[ok] - r.logprobs[ok]).mean():.3f}") if same else "other tokens | –"
+            print(f"| {src} ({lang}) | {len(r)} | {name} | {len(r) / sec:.1f} | "
+                  f"{float(np.median(secs['float32'])) / sec:.2f}× | {-r.logprobs[ok].mean():.3f} | {agree} |")
     pairs = msp_pairs(args.pairs)
-    m = {dt: np.array([msp_margin(lm, x, y, lang) for x, y, lang in pairs]) for dt, lm in lms.items()}
-    a, b = m["float32"], m["int8"]
-    ra, rb = np.argsort(np.argsort(a)), np.argsort(np.argsort(b))
-    print(f"\nMSP margins P(keep) − P(split), {len(pairs)} sentence pairs (Weibo zh + DAct en): "
-          f"Pearson {np.corrcoef(a, b)[0, 1]:.3f}, Spearman {np.corrcoef(ra, rb)[0, 1]:.3f}, "
-          f"same sign {np.mean(np.sign(a) == np.sign(b)):.0%}, mean |Δ| {np.abs(a - b).mean():.3f} "
-          f"(spread of the float32 margins: sd {a.std():.3f})")
+    m = {name: np.array([msp_margin(lm, x, y, lang) for x, y, lang in pairs]) for name, lm in lms.items()}
+    a = m["float32"]
+    ra = np.argsort(np.argsort(a))
+    for name, b in m.items():
+        if name == "float32":
+            continue
+        rb = np.argsort(np.argsort(b))
+        print(f"\nMSP margins P(keep) − P(split), {len(pairs)} sentence pairs (Weibo zh + DAct en), {name} vs "
+              f"float32: Pearson {np.corrcoef(a, b)[0, 1]:.3f}, Spearman {np.corrcoef(ra, rb)[0, 1]:.3f}, "
+              f"same sign {np.mean(np.sign(a) == np.sign(b)):.0%}, mean |Δ| {np.abs(a - b).mean():.3f} "
+              f"(spread of the float32 margins: sd {a.std():.3f})")
     generation(lms)
 
 

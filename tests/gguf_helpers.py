@@ -12,6 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
+CORPUS = ["The cat sat on the mat. Dogs bark at night, and 42 owls answer! 猫坐在垫子上。狗在夜里叫，猫头鹰回答。"] * 20
+TEXT = "The cat sat. 猫坐在垫子上，狗在夜里叫。Dogs bark 123 times!\n\nOwls answer at night. 😀 ok."
+
 _NAMES = {
     "input_layernorm.weight": "attn_norm.weight",
     "self_attn.q_proj.weight": "attn_q.weight", "self_attn.q_proj.bias": "attn_q.bias",
@@ -98,3 +101,10 @@ def write_gguf(model, tok, path: str | Path, *, name: str = "tiny-qwen2") -> Pat
     w.write_tensors_to_file()
     w.close()
     return Path(path)
+
+
+def tiny_gguf(folder: str | Path):
+    """``(model, tokenizer, path)``: :func:`tiny_qwen2` on :data:`CORPUS`, written to
+    ``folder/tiny-qwen.gguf``."""
+    model, tok = tiny_qwen2(CORPUS)
+    return model, tok, write_gguf(model, tok, Path(folder) / "tiny-qwen.gguf")

@@ -15,21 +15,16 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 pytest.importorskip("gguf")
 
-from gguf_helpers import tiny_qwen2, write_gguf  # noqa: E402
+from gguf_helpers import TEXT, tiny_gguf  # noqa: E402
 from logichunk.errors import ModelUnavailable  # noqa: E402
 from logichunk.models import gguf as gguf_mod  # noqa: E402
 from logichunk.models import lm_llamacpp  # noqa: E402
 from logichunk.models.lm import TransformersLM, load_lm  # noqa: E402
 
-CORPUS = ["The cat sat on the mat. Dogs bark at night, and 42 owls answer! 猫坐在垫子上。狗在夜里叫，猫头鹰回答。"] * 20
-TEXT = "The cat sat. 猫坐在垫子上，狗在夜里叫。Dogs bark 123 times!\n\nOwls answer at night."
-
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    model, tok = tiny_qwen2(CORPUS)
-    path = write_gguf(model, tok, tmp_path_factory.mktemp("gguf") / "tiny-qwen.gguf")
-    return model, tok, path
+    return tiny_gguf(tmp_path_factory.mktemp("gguf"))
 
 
 @pytest.fixture()

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 pytest.importorskip("torch")
 pytest.importorskip("gguf")
 
-from gguf_helpers import tiny_qwen2, write_gguf  # noqa: E402
+from gguf_helpers import TEXT, tiny_gguf  # noqa: E402
 from logichunk.errors import ModelUnavailable  # noqa: E402
 from logichunk.models import lm_llamacpp  # noqa: E402
 from logichunk.models.lm import TransformersLM, load_lm  # noqa: E402
@@ -25,14 +25,11 @@ from logichunk.models.lm_llamacpp import byte_spans_to_chars  # noqa: E402
 needs_llamacpp = pytest.mark.skipif(not lm_llamacpp.llama_cpp_available(),
                                     reason="llama-cpp-python is not installed (pip install -e '.[dev]' builds it)")
 
-CORPUS = ["The cat sat on the mat. Dogs bark at night, and 42 owls answer! 猫坐在垫子上。狗在夜里叫，猫头鹰回答。"] * 20
-TEXT = "The cat sat. 猫坐在垫子上，狗在夜里叫。Dogs bark 123 times!\n\nOwls answer at night. 😀 ok."
 
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    model, tok = tiny_qwen2(CORPUS)
-    path = write_gguf(model, tok, tmp_path_factory.mktemp("llamacpp") / "tiny-qwen.gguf")
+    model, tok, path = tiny_gguf(tmp_path_factory.mktemp("llamacpp"))
     return TransformersLM(model, tok), path
 
 

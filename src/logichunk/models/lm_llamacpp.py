@@ -254,17 +254,13 @@ class LlamaCppChatLLM:
 
     def complete(self, messages: list[dict[str, Any]], *, max_tokens: int = 256, temperature: float = 0.0,
                  stop: Sequence[str] | None = None) -> Any:
-        from .llm import ChatResult, Usage, _check_messages
+        from .llm import ChatResult, Usage
+        from .local_llm import chat_prompt, check_room
 
-        _check_messages(messages)
-        if max_tokens < 1:
-            raise InputError(f"max_tokens must be at least 1, got {max_tokens}")
-        prompt = self.lm.render([{"role": m["role"], "content": str(m.get("content", ""))} for m in messages])
+        prompt = chat_prompt(self.lm, messages, max_tokens)
         llm = self.lm._llm
         n_prompt = len(llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=True))
-        if n_prompt + max_tokens > self.lm.max_context:
-            raise InputError(f"prompt of {n_prompt} tokens (+{max_tokens} to generate) exceeds the local model's "
-                             f"{self.lm.max_context}-token context")
+        check_room(n_prompt, max_tokens, self.lm.max_context)
         with self.lm._lock:
             llm.reset()
             out = llm.create_completion(prompt, max_tokens=int(max_tokens), temperature=float(temperature),

@@ -18,7 +18,23 @@ from ..errors import InputError
 from .llm import ChatResult, Usage, UsageCounter, _check_messages
 from .lm import TransformersLM
 
-__all__ = ["LocalChatLLM"]
+__all__ = ["LocalChatLLM", "chat_prompt", "check_room"]
+
+
+def chat_prompt(lm: Any, messages: list[dict[str, Any]], max_tokens: int) -> str:
+    """Checked messages as ``lm``'s prompt text (``lm.render``: its chat template, else plain lines);
+    shared by the in-process chat LLMs (transformers here, llama.cpp in ``lm_llamacpp``)."""
+    _check_messages(messages)
+    if max_tokens < 1:
+        raise InputError(f"max_tokens must be at least 1, got {max_tokens}")
+    return lm.render([{"role": m["role"], "content": str(m.get("content", ""))} for m in messages])
+
+
+def check_room(n_prompt: int, max_tokens: int, limit: int) -> None:
+    """A prompt too long for the model's context is an error, never a silent truncation."""
+    if n_prompt + max_tokens > limit:
+        raise InputError(f"prompt of {n_prompt} tokens (+{max_tokens} to generate) exceeds the local model's "
+                         f"{limit}-token limit")
 
 
 class LocalChatLLM:
@@ -42,17 +58,12 @@ class LocalChatLLM:
 
     def complete(self, messages: list[dict[str, Any]], *, max_tokens: int = 256, temperature: float = 0.0,
                  stop: Sequence[str] | None = None) -> ChatResult:
-        _check_messages(messages)
-        if max_tokens < 1:
-            raise InputError(f"max_tokens must be at least 1, got {max_tokens}")
+        prompt = chat_prompt(self.lm, messages, max_tokens)
         torch = self.lm._torch
         tok = self.lm.tokenizer
-        prompt = self.lm.render([{"role": m["role"], "content": str(m.get("content", ""))} for m in messages])
         ids = tok(prompt, add_special_tokens=True, return_tensors="pt")["input_ids"]
         n_prompt = int(ids.shape[1])
-        if n_prompt + max_tokens > self.max_prompt_tokens:
-            raise InputError(f"prompt of {n_prompt} tokens (+{max_tokens} to generate) exceeds the local model's "
-                             f"{self.max_prompt_tokens}-token limit")
+        check_room(n_prompt, max_tokens, self.max_prompt_tokens)
         gen: dict[str, Any] = {"max_new_tokens": int(max_tokens), "do_sample": temperature > 0,
                                "pad_token_id": tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id}
         if temperature > 0:
