@@ -80,6 +80,18 @@ def test_llamacpp_scores_the_file_like_transformers(tiny) -> None:
 
 
 @needs_llamacpp
+def test_an_explicit_dtype_picks_transformers_and_llamacpp_refuses_one(tiny, monkeypatch, tmp_path) -> None:
+    _, path = tiny
+    monkeypatch.setenv("LOGICHUNK_CACHE", str(tmp_path / "cache"))
+    lm = load_lm(str(path), dtype="int8")  # dtypes exist on the transformers path only
+    assert isinstance(lm, TransformersLM) and lm.model_id == "tiny-qwen/int8"
+    from logichunk.errors import InputError
+
+    with pytest.raises(InputError, match="transformers backend"):
+        load_lm(str(path), dtype="float32", backend="llama.cpp")
+
+
+@needs_llamacpp
 def test_llamacpp_windows_equal_one_pass_and_the_cache_rolls(tiny) -> None:
     _, path = tiny
     text = TEXT * 8

@@ -635,9 +635,10 @@ def load_lm(spec: str | None = None, *, dtype: str = "auto", backend: str = "aut
     """``None``/``"default"``: the packaged default; an ``http(s)://`` URL: an OpenAI-compatible
     completions endpoint (``model=`` and ``api_key=`` keyword arguments; ``dtype`` is the server's
     business and ignored); a ``.gguf`` file: run by llama.cpp (``backend="llama.cpp"``, or ``"auto"``
-    when ``llama-cpp-python`` is installed; its own quantised arithmetic, ``dtype`` ignored), else
-    converted once to a folder (:func:`logichunk.models.gguf.gguf_folder`) and loaded like one;
-    anything else: a local Hugging Face model directory."""
+    when ``llama-cpp-python`` is installed and no ``dtype`` is asked for: llama.cpp has the file's
+    own quantised arithmetic), else converted once to a folder
+    (:func:`logichunk.models.gguf.gguf_folder`) and loaded like one, ``dtype`` included; anything
+    else: a local Hugging Face model directory."""
     if backend not in ("auto", "transformers", "llama.cpp"):
         raise InputError(f"backend must be auto, transformers or llama.cpp, got {backend!r}")
     if spec in (None, "", "default"):
@@ -651,7 +652,11 @@ def load_lm(spec: str | None = None, *, dtype: str = "auto", backend: str = "aut
 
     path = Path(spec).expanduser()
     if is_gguf_file(path):
-        if backend == "llama.cpp" or (backend == "auto" and llama_cpp_available()):
+        if backend == "llama.cpp" and dtype != "auto":
+            raise InputError(f"dtype {dtype!r} is for the transformers backend; llama.cpp runs the file's own "
+                             "quantisation (leave dtype at auto, or choose backend transformers)")
+        # an explicit dtype asks for the transformers path, where dtypes exist
+        if backend == "llama.cpp" or (backend == "auto" and dtype == "auto" and llama_cpp_available()):
             from .lm_llamacpp import LlamaCppLM
 
             return LlamaCppLM(path, **kwargs)
