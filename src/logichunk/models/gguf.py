@@ -23,11 +23,10 @@ STAMP = "SOURCE_SHA256"  # the converted folder names the file it came from (a c
 
 def is_gguf_file(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` is a file that starts with the GGUF magic bytes."""
-    p = Path(path)
     try:
-        with open(p, "rb") as f:
-            return p.is_file() and f.read(4) == b"GGUF"
-    except OSError:
+        with open(path, "rb") as f:
+            return f.read(4) == b"GGUF"
+    except OSError:  # missing, a folder, unreadable
         return False
 
 
@@ -90,17 +89,16 @@ def convert_gguf(gguf: str | os.PathLike[str], dest: str | os.PathLike[str], *, 
     return Path(dest)
 
 
-def gguf_folder(path: str | os.PathLike[str], cache_dir: str | os.PathLike[str] | None = None, *,
-                sha256: str | None = None) -> Path:
+def gguf_folder(path: str | os.PathLike[str], cache_dir: str | os.PathLike[str] | None = None) -> Path:
     """The converted folder for the GGUF file ``path`` under ``<cache>/models/gguf/``, converting it
-    the first time. ``sha256``: the file's known content hash (the packaged default), used as its key
-    instead of path, size and time."""
+    the first time (the packaged default keeps its own folder, keyed by its known content hash:
+    :func:`logichunk.models.lm.prepare_default_model`)."""
     from .lm import default_cache_dir
 
     src = Path(path).expanduser()
     if not is_gguf_file(src):
         raise ModelUnavailable(f"not a GGUF file: {src}")
-    key = sha256 or _file_key(src)
+    key = _file_key(src)
     root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     dest = root / "models" / "gguf" / f"{src.stem}-{key[:16]}"
     stamp = dest / STAMP

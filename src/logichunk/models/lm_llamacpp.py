@@ -4,7 +4,7 @@ log-probabilities, option log-probabilities) and a chat LLM on the same loaded w
 Why beside the transformers path: llama.cpp multiplies the file's quantised weights directly (a
 4-bit 7B model stays ~4 GB), where transformers must dequantise the whole file to float32 first
 (:mod:`logichunk.models.gguf`; 28 GB for that model). Optional: ``llama-cpp-python`` is built from
-source by pip (a C++ compiler and CMake; ~6 minutes on 2 cores).
+source by pip (a C++ compiler and CMake; about 5 minutes on 2 cores).
 
 The pass is the same as :class:`~logichunk.models.lm.TransformersLM`'s: token windows, a KV cache
 held to ``max_context`` tokens (the first ``sinks`` kept, the oldest others dropped and the rest
