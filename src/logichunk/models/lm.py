@@ -82,6 +82,13 @@ class LanguageModel(Protocol):
         ...
 
 
+def plain_prompt(messages: list[dict[str, str]]) -> str:
+    """Chat messages for a model without a chat template: ``Role: content`` paragraphs (a system
+    message as it is) ending with ``Answer:``, after which options are scored with a leading space."""
+    lines = [m["content"] if m["role"] == "system" else f"{m['role'].capitalize()}: {m['content']}" for m in messages]
+    return "\n\n".join(lines) + "\n\nAnswer:"
+
+
 # --------------------------------------------------------------------------- transformers backend
 
 
@@ -394,8 +401,7 @@ class TransformersLM:
             return prompt
         if self.template:
             return self.tokenizer.apply_chat_template(prompt, add_generation_prompt=True, tokenize=False)
-        lines = [m["content"] if m["role"] == "system" else f"{m['role'].capitalize()}: {m['content']}" for m in prompt]
-        return "\n\n".join(lines) + "\n\nAnswer:"
+        return plain_prompt(prompt)
 
     def _prompt_state(self, p_ids: np.ndarray) -> tuple[Any, Any]:
         """KV cache and last hidden state after ``p_ids``. The previous prompt's cache is reused up to

@@ -18,14 +18,17 @@ from __future__ import annotations
 import importlib.util
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..errors import InputError, ModelUnavailable
-from .lm import TokenLogprobs
+from .llm import ChatResult, Usage, UsageCounter
+from .lm import TokenLogprobs, plain_prompt
+from .local_llm import chat_prompt, check_room
 
 __all__ = ["LlamaCppChatLLM", "LlamaCppLM", "llama_cpp_available"]
 
@@ -149,6 +152,17 @@ class LlamaCppLM:
             return None
         return np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(int(ids.size), self.n_vocab))
 
+    @contextmanager
+    def _raw_cache(self) -> Iterator[None]:
+        """The KV cache, emptied, for decoding by hand; afterwards (whatever happened) ``Llama``'s
+        own token bookkeeping is reset, since it no longer matches the cache (its generation would
+        otherwise reuse a prefix that is not there)."""
+        self._llama_cpp.llama_memory_clear(self._memory(), True)
+        try:
+            yield
+        finally:
+            self._llm.reset()
+
     def _make_room(self, held: int, need: int) -> int:
         """Drop cache entries so ``need`` more fit in ``max_context``: keep the first ``sinks``, drop
         the oldest after them, shift the rest back (their positions stay contiguous). Returns how many
@@ -169,8 +183,7 @@ class LlamaCppLM:
         ids, starts, ends = self.encode(text)
         n = int(ids.size)
         out = np.full(n, np.nan, dtype=np.float64)
-        with self._lock:
-            self._llama_cpp.llama_memory_clear(self._memory(), True)
+        with self._lock, self._raw_cache():
             held = 0
             for s in range(0, n, self.window):
                 e = min(s + self.window, n)
@@ -179,7 +192,6 @@ class LlamaCppLM:
                 held += e - s
                 tgt = ids[s + 1 : e + 1]  # row r predicts token s + r + 1 (the last row: the next window's first)
                 out[s + 1 : s + 1 + tgt.size] = _log_softmax_at(lg[: tgt.size], tgt)
-            self._llm.reset()  # Llama's own token bookkeeping no longer matches the cache
         real = ends > starts
         return TokenLogprobs(text, starts[real], ends[real], out[real], self.model_id)
 
@@ -197,8 +209,7 @@ class LlamaCppLM:
                                       bos_token=llm._model.token_get_text(llm.token_bos()),
                                       add_generation_prompt=True)
             return fmt(messages=prompt).prompt
-        lines = [m["content"] if m["role"] == "system" else f"{m['role'].capitalize()}: {m['content']}" for m in prompt]
-        return "\n\n".join(lines) + "\n\nAnswer:"
+        return plain_prompt(prompt)
 
     def option_logprobs(self, prompt: str | list[dict[str, str]], options: Sequence[str]) -> np.ndarray:
         """``log P(option | prompt)`` for each option: the prompt decoded once, each option after it
@@ -218,8 +229,7 @@ class LlamaCppLM:
             raise InputError(f"prompt of {p_ids.size} tokens exceeds the model's {self.max_context}-token context")
         res = np.zeros(len(options))
         lc = self._llama_cpp
-        with self._lock:
-            lc.llama_memory_clear(self._memory(), True)
+        with self._lock, self._raw_cache():
             last = None
             for s in range(0, p_ids.size, self.window):
                 lg = self._decode(p_ids[s : s + self.window], s, logits=s + self.window >= p_ids.size)
@@ -233,7 +243,6 @@ class LlamaCppLM:
                 if o.size > 1:
                     rows = np.concatenate((last, self._decode(o[:-1], int(p_ids.size), logits=True)))
                 res[k] = float(_log_softmax_at(rows, o).sum())
-            self._llm.reset()
         return res
 
 
@@ -243,8 +252,6 @@ class LlamaCppChatLLM:
     counted by llama.cpp."""
 
     def __init__(self, lm: LlamaCppLM) -> None:
-        from .llm import UsageCounter
-
         self.lm = lm
         self.model_id = f"local:{lm.model_id}"
         self.usage = UsageCounter()
@@ -253,10 +260,7 @@ class LlamaCppChatLLM:
         return f"LlamaCppChatLLM({self.lm.model_id!r})"
 
     def complete(self, messages: list[dict[str, Any]], *, max_tokens: int = 256, temperature: float = 0.0,
-                 stop: Sequence[str] | None = None) -> Any:
-        from .llm import ChatResult, Usage
-        from .local_llm import chat_prompt, check_room
-
+                 stop: Sequence[str] | None = None) -> ChatResult:
         prompt = chat_prompt(self.lm, messages, max_tokens)
         llm = self.lm._llm
         n_prompt = len(llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=True))
