@@ -401,7 +401,7 @@ def test_sentence_transformer_local_folder():
 def test_sentence_transformer_missing_folder_or_package(tmp_path):
     from logichunk.models import SentenceTransformerEmbedder
 
-    with pytest.raises(ModelUnavailable, match="not found"):
+    with pytest.raises(ModelUnavailable, match="no model folder"):
         SentenceTransformerEmbedder(str(tmp_path / "nope"))
     if not HAS_ST:
         with pytest.raises(ModelUnavailable, match=r"torch==2\.13\.0"):

