@@ -118,6 +118,37 @@ def test_llamacpp_options_match_transformers(tiny) -> None:
 
 
 @needs_llamacpp
+def test_llamacpp_reuses_a_shared_prompt_prefix_exactly(tiny, monkeypatch) -> None:
+    ref, path = tiny
+    lm = lm_llamacpp.LlamaCppLM(path, window=8)
+    calls: list[tuple[int, int]] = []  # (tokens, position) of every decode
+    real = lm._decode
+    monkeypatch.setattr(lm, "_decode", lambda ids, pos, **k: calls.append((int(ids.size), int(pos))) or real(ids, pos, **k))
+    head = "Decide whether the next sentence continues the chunk. Chunk: The cat sat on the mat."
+    prompts = [head, head + " Dogs bark at night.", head + " Dogs bark at night. Owls answer!",
+               head + " Dogs bark at night. Owls answer! The mat is red."]
+
+    def prompt_tokens_decoded(prompt: str) -> tuple[int, int]:
+        calls.clear()
+        got = lm.option_logprobs(prompt, ["yes", "no"])
+        np.testing.assert_allclose(got, ref.option_logprobs(prompt, ["yes", "no"]), atol=1e-3)
+        n = len(lm._llm.tokenize(prompt.encode(), add_bos=True, special=True))
+        return sum(t for t, pos in calls if pos < n), n  # option tokens are decoded at position n
+
+    done, n = prompt_tokens_decoded(prompts[0])
+    assert done == n  # the first prompt: decoded whole
+    assert prompt_tokens_decoded(prompts[0])[0] == 1  # the same again: only its last token (for its logits)
+    for prompt in prompts[1:3]:  # a grown prompt: only its new end is decoded
+        done, n = prompt_tokens_decoded(prompt)
+        assert 0 < done < n / 2, (done, n)
+    done, n = prompt_tokens_decoded(head + " Cats purr softly.")  # diverges after the head: decoded from there
+    assert 0 < done < n / 2, (done, n)
+    lm.token_logprobs(TEXT)  # the pass empties the cache: the next prompt is decoded whole
+    done, n = prompt_tokens_decoded(prompts[3])
+    assert done == n
+
+
+@needs_llamacpp
 def test_local_llm_on_a_gguf_file_generates_and_counts(tiny) -> None:
     from logichunk.models.registry import resolve_llm
 

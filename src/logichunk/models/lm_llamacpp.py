@@ -106,6 +106,7 @@ class LlamaCppLM:
         self.path = str(p)
         self.template = self._llm.metadata.get("tokenizer.chat_template")
         self._lock = threading.Lock()
+        self._prompt: np.ndarray | None = None  # the MSP prompt whose tokens the KV cache holds
 
     def __repr__(self) -> str:
         return f"LlamaCppLM({self.path!r})"
@@ -153,15 +154,43 @@ class LlamaCppLM:
         return np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(int(ids.size), self.n_vocab))
 
     @contextmanager
-    def _raw_cache(self) -> Iterator[None]:
-        """The KV cache, emptied, for decoding by hand; afterwards (whatever happened) ``Llama``'s
+    def _raw_cache(self, *, keep_prompt: bool = False) -> Iterator[None]:
+        """The KV cache for decoding by hand: emptied, unless ``keep_prompt`` (the previous MSP
+        prompt stays for :meth:`_decode_prompt` to reuse). Afterwards, whatever happened, ``Llama``'s
         own token bookkeeping is reset, since it no longer matches the cache (its generation would
         otherwise reuse a prefix that is not there)."""
-        self._llama_cpp.llama_memory_clear(self._memory(), True)
+        if not keep_prompt:
+            self._prompt = None
+            self._llama_cpp.llama_memory_clear(self._memory(), True)
         try:
             yield
+        except BaseException:
+            self._prompt = None  # the cache's content is unknown
+            raise
         finally:
             self._llm.reset()
+
+    def _decode_prompt(self, p_ids: np.ndarray) -> np.ndarray:
+        """Decode a prompt, reusing the cache of the previous one up to their longest common token
+        prefix (MSP prompts share the instructions and the growing chunk, so only the new end is
+        decoded; exact, since a causal model's cache for a prefix does not depend on what follows).
+        Returns the logits after the prompt's last token (one row)."""
+        prev = self._prompt
+        common = 0
+        if prev is not None:
+            m = min(prev.size, p_ids.size - 1)  # the last token is decoded again: its logits are needed
+            neq = np.flatnonzero(prev[:m] != p_ids[:m])
+            common = int(neq[0]) if neq.size else m
+        self._llama_cpp.llama_memory_seq_rm(self._memory(), 0, common, -1)
+        self._prompt = None
+        last = None
+        for s in range(common, p_ids.size, self.window):
+            e = min(s + self.window, p_ids.size)
+            lg = self._decode(p_ids[s:e], s, logits=e == p_ids.size)
+            last = None if lg is None else lg[-1:].copy()
+        assert last is not None
+        self._prompt = p_ids
+        return last
 
     def _make_room(self, held: int, need: int) -> int:
         """Drop cache entries so ``need`` more fit in ``max_context``: keep the first ``sinks``, drop
@@ -212,8 +241,9 @@ class LlamaCppLM:
         return plain_prompt(prompt)
 
     def option_logprobs(self, prompt: str | list[dict[str, str]], options: Sequence[str]) -> np.ndarray:
-        """``log P(option | prompt)`` for each option: the prompt decoded once, each option after it
-        (the cache cut back to the prompt between options)."""
+        """``log P(option | prompt)`` for each option: the prompt decoded once (its common prefix with
+        the previous prompt reused), each option after it (the cache cut back to the prompt between
+        options)."""
         if not options:
             return np.zeros(0)
         chat = not isinstance(prompt, str)
@@ -229,12 +259,8 @@ class LlamaCppLM:
             raise InputError(f"prompt of {p_ids.size} tokens exceeds the model's {self.max_context}-token context")
         res = np.zeros(len(options))
         lc = self._llama_cpp
-        with self._lock, self._raw_cache():
-            last = None
-            for s in range(0, p_ids.size, self.window):
-                lg = self._decode(p_ids[s : s + self.window], s, logits=s + self.window >= p_ids.size)
-                last = None if lg is None else lg[-1:].copy()
-            assert last is not None
+        with self._lock, self._raw_cache(keep_prompt=True):
+            last = self._decode_prompt(p_ids)
             for k, o in enumerate(opt_ids):
                 if o.size == 0:
                     continue
@@ -243,6 +269,7 @@ class LlamaCppLM:
                 if o.size > 1:
                     rows = np.concatenate((last, self._decode(o[:-1], int(p_ids.size), logits=True)))
                 res[k] = float(_log_softmax_at(rows, o).sum())
+            lc.llama_memory_seq_rm(self._memory(), 0, int(p_ids.size), -1)  # the cache holds the prompt only
         return res
 
 
@@ -266,6 +293,7 @@ class LlamaCppChatLLM:
         n_prompt = len(llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=True))
         check_room(n_prompt, max_tokens, self.lm.max_context)
         with self.lm._lock:
+            self.lm._prompt = None  # generation rewrites the cache
             llm.reset()
             out = llm.create_completion(prompt, max_tokens=int(max_tokens), temperature=float(temperature),
                                         stop=list(stop or []) or None, top_k=1 if temperature <= 0 else 40)
