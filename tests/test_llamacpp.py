@@ -1,5 +1,6 @@
-"""The llama.cpp backend for GGUF files (llama-cpp-python, part of the dev extra): the same scores
-as transformers on the same file, the rolling cache, options, chat, the CLI."""
+"""The llama.cpp backend for GGUF files (extra [llamacpp], not in CI: its source build was seen to
+crash on machines other than the builder's): the same scores as transformers on the same file, the
+rolling cache, options, chat, the CLI; and, without it, when `auto` picks it."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from logichunk.models.lm import TransformersLM, load_lm  # noqa: E402
 from logichunk.models.lm_llamacpp import byte_spans_to_chars  # noqa: E402
 
 needs_llamacpp = pytest.mark.skipif(not lm_llamacpp.llama_cpp_available(),
-                                    reason="llama-cpp-python is not installed (pip install -e '.[dev]' builds it)")
+                                    reason="llama-cpp-python is not installed (extra [llamacpp], built from source)")
 
 
 
@@ -64,13 +65,37 @@ def test_llamacpp_backend_asked_for_but_missing_is_a_clear_error(tiny, monkeypat
         load_lm(str(path), backend="llama.cpp")
 
 
+def test_auto_takes_llamacpp_only_when_the_conversion_would_not_fit(tiny, monkeypatch, tmp_path) -> None:
+    from logichunk.models import gguf as gguf_mod
+
+    _, path = tiny
+    monkeypatch.setenv("LOGICHUNK_CACHE", str(tmp_path / "cache"))
+    chosen: list[str] = []
+    monkeypatch.setattr(lm_llamacpp, "LlamaCppLM", lambda p, **k: chosen.append(str(p)) or "llama.cpp model")
+    monkeypatch.setattr(lm_llamacpp, "llama_cpp_available", lambda: True)
+    assert isinstance(load_lm(str(path)), TransformersLM) and not chosen  # it fits: transformers, faster here
+    monkeypatch.setattr(gguf_mod, "available_memory", lambda: 1024)  # now it does not
+    assert load_lm(str(path)) == "llama.cpp model" and chosen == [str(path)]
+    assert isinstance(load_lm(str(path), dtype="int8"), TransformersLM)  # a dtype asks for transformers
+    monkeypatch.setattr(lm_llamacpp, "llama_cpp_available", lambda: False)
+    with pytest.raises(ModelUnavailable, match=r"llamacpp"):  # too large and no llama.cpp: the advice
+        load_lm(str(_copy(path, tmp_path)))
+
+
+def _copy(path, folder):
+    """The file under another name (a key not converted yet)."""
+    dest = folder / "other.gguf"
+    dest.write_bytes(path.read_bytes())
+    return dest
+
+
 # -- the backend itself ---------------------------------------------------------------------------
 
 
 @needs_llamacpp
 def test_llamacpp_scores_the_file_like_transformers(tiny) -> None:
     ref, path = tiny
-    lm = load_lm(str(path))  # auto: llama.cpp, since it is installed
+    lm = load_lm(str(path), backend="llama.cpp")
     assert isinstance(lm, lm_llamacpp.LlamaCppLM) and lm.model_id == "tiny-qwen/llama.cpp"
     want, got = ref.token_logprobs(TEXT), lm.token_logprobs(TEXT)
     np.testing.assert_array_equal(got.starts, want.starts)
@@ -149,20 +174,21 @@ def test_llamacpp_reuses_a_shared_prompt_prefix_exactly(tiny, monkeypatch) -> No
 
 
 @needs_llamacpp
-def test_local_llm_on_a_gguf_file_generates_and_counts(tiny) -> None:
+def test_local_llm_on_a_gguf_file_generates_and_counts(tiny, monkeypatch, tmp_path) -> None:
     from logichunk.models.registry import resolve_llm
 
     _, path = tiny
-    r = resolve_llm(f"local:{path}")
-    assert isinstance(r.model, lm_llamacpp.LlamaCppChatLLM)
+    monkeypatch.setenv("LOGICHUNK_CACHE", str(tmp_path / "cache"))
+    assert type(resolve_llm(f"local:{path}").model).__name__ == "LocalChatLLM"  # auto: it fits, transformers
+    llm = lm_llamacpp.LlamaCppChatLLM(lm_llamacpp.LlamaCppLM(path))
     msgs = [{"role": "user", "content": "Say something about cats."}]
-    a = r.model.complete(msgs, max_tokens=6)
-    b = r.model.complete(msgs, max_tokens=6)
+    a = llm.complete(msgs, max_tokens=6)
+    b = llm.complete(msgs, max_tokens=6)
     assert a.text == b.text  # greedy
     assert a.usage.completion_tokens == 6 and a.usage.prompt_tokens > 5 and a.finish_reason == "length"
-    assert r.model.usage.calls == 2
+    assert llm.usage.calls == 2
     # generation leaves scoring intact
-    lm = r.model.lm
+    lm = llm.lm
     np.testing.assert_allclose(lm.token_logprobs(TEXT).logprobs, tiny[0].token_logprobs(TEXT).logprobs,
                                atol=1e-3, equal_nan=True)
 
@@ -173,7 +199,8 @@ def test_cli_chunks_with_llamacpp(tiny, tmp_path) -> None:
     doc = tmp_path / "doc.txt"
     doc.write_text(TEXT * 3, encoding="utf-8")
     r = subprocess.run([sys.executable, "-m", "logichunk", "chunk", str(doc), "--method", "ppl", "--lm", str(path),
-                        "--max-size", "80", "--format", "jsonl"], capture_output=True, text=True, timeout=300,
+                        "--lm-backend", "llama.cpp", "--max-size", "80", "--format", "jsonl"],
+                       capture_output=True, text=True, timeout=300,
                        env={**os.environ, "LOGICHUNK_CACHE": str(tmp_path / "cache")})
     assert r.returncode == 0, r.stderr
     rows = [json.loads(line) for line in r.stdout.splitlines()]

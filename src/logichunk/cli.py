@@ -380,8 +380,8 @@ def _chunk_options(c: argparse.ArgumentParser) -> None:
     c.add_argument("--lm", help="causal LM for ppl / msp (and tier-3 perplexity): default (packaged), a local "
                                 "folder, a .gguf file, or an http(s) completions endpoint")
     c.add_argument("--lm-backend", choices=["auto", "transformers", "llama.cpp"], default="auto",
-                   help="what runs a .gguf file: llama.cpp when llama-cpp-python is installed (auto), else "
-                        "transformers (the file converted to float32 once, then cached)")
+                   help="what runs a .gguf file: auto = transformers (converted to float32 once, then cached), "
+                        "or llama.cpp (extra [llamacpp]) when that conversion would not fit in memory")
     c.add_argument("--lm-dtype", choices=["auto", "float32", "bfloat16", "float16", "int8"], default="auto",
                    help="the local LM's arithmetic: auto (bf16 with AMX tiles; else int8 for the packaged LM on a CPU "
                         "with VNNI; else float32, and float32 for a folder of yours)")

@@ -3,7 +3,7 @@
 Why convert: transformers reads a GGUF by dequantising every tensor, which for the default 0.5B LM
 takes about a minute and ~2 GB; saving the result once makes every later load a plain safetensors
 load (seconds, memory-mapped). The packaged default LM and any GGUF file a user names go through the
-same conversion. A GGUF file is run natively (quantised, without conversion) by llama.cpp when
+same conversion. A GGUF file too large to convert is run as it is (quantised) by llama.cpp when
 ``llama-cpp-python`` is installed: :mod:`logichunk.models.lm_llamacpp`.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 from ..errors import ModelUnavailable
 from ._files import staged_dir
 
-__all__ = ["available_memory", "convert_gguf", "float32_bytes", "gguf_folder", "is_gguf_file"]
+__all__ = ["available_memory", "convert_gguf", "float32_bytes", "float32_fits", "gguf_folder", "is_gguf_file"]
 
 STAMP = "SOURCE_SHA256"  # the converted folder names the file it came from (a content hash or a key)
 
@@ -58,6 +58,13 @@ def available_memory() -> int | None:
     except (OSError, ValueError, IndexError):
         pass
     return None
+
+
+def float32_fits(path: str | os.PathLike[str]) -> bool:
+    """Whether converting the file to float32 fits in the memory available now: the dequantised
+    model plus its copy while saving, twice its float32 size (True where the kernel does not say)."""
+    have = available_memory()
+    return have is None or 2 * float32_bytes(path) <= have
 
 
 def convert_gguf(gguf: str | os.PathLike[str], dest: str | os.PathLike[str], *, stamp: str) -> Path:
@@ -104,10 +111,9 @@ def gguf_folder(path: str | os.PathLike[str], cache_dir: str | os.PathLike[str] 
     stamp = dest / STAMP
     if stamp.is_file() and stamp.read_text().strip() == key:
         return dest
-    need, have = 2 * float32_bytes(src), available_memory()  # the float32 model, and its copy while saving
-    if have is not None and need > have:
+    if not float32_fits(src):
         raise ModelUnavailable(
-            f"converting {src.name} to float32 needs about {need / 2**30:.1f} GiB of memory, "
-            f"{have / 2**30:.1f} GiB are available: install llama-cpp-python to run the file as it is "
-            "(pip install llama-cpp-python), or use a smaller model")
+            f"converting {src.name} to float32 needs about {2 * float32_bytes(src) / 2**30:.1f} GiB of memory, "
+            f"{(available_memory() or 0) / 2**30:.1f} GiB are available: run the file as it is with llama.cpp "
+            "(pip install 'logichunk[llamacpp]', --lm-backend llama.cpp), or use a smaller model")
     return convert_gguf(src, dest, stamp=key)

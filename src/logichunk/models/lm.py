@@ -639,12 +639,13 @@ def load_default_lm(cache_dir: str | os.PathLike[str] | None = None, *, dtype: s
 def load_lm(spec: str | None = None, *, dtype: str = "auto", backend: str = "auto", **kwargs: Any) -> LanguageModel:
     """``None``/``"default"``: the packaged default; an ``http(s)://`` URL: an OpenAI-compatible
     completions endpoint (``model=`` and ``api_key=`` keyword arguments; ``dtype`` is the server's
-    business and ignored); a ``.gguf`` file: run by llama.cpp (``backend="llama.cpp"``, or ``"auto"``
-    when ``llama-cpp-python`` is installed and no ``dtype`` is asked for: llama.cpp has the file's
-    own quantised arithmetic), else converted once to a folder
-    (:func:`logichunk.models.gguf.gguf_folder`) and loaded like one, ``dtype`` included; anything
-    else: a local Hugging Face model directory, or a hub id ``org/name`` (cache, or download when
-    online)."""
+    business and ignored); a ``.gguf`` file: converted once to a float32 folder
+    (:func:`logichunk.models.gguf.gguf_folder`) and loaded like one, ``dtype`` included — unless
+    ``backend="llama.cpp"``, or ``"auto"`` and the conversion would not fit in memory while
+    ``llama-cpp-python`` is installed: then llama.cpp runs the file's own quantised weights (slower
+    than transformers on the CPUs measured, ``bench/RESULTS.md``, but a 4-bit 7B model stays ~4 GB);
+    anything else: a local Hugging Face model directory, or a hub id ``org/name`` (cache, or
+    download when online)."""
     if backend not in ("auto", "transformers", "llama.cpp"):
         raise InputError(f"backend must be auto, transformers or llama.cpp, got {backend!r}")
     if spec in (None, "", "default"):
@@ -653,16 +654,19 @@ def load_lm(spec: str | None = None, *, dtype: str = "auto", backend: str = "aut
         from .lm_http import CompletionsLM
 
         return CompletionsLM(spec, **kwargs)
-    from .gguf import gguf_folder, is_gguf_file
-    from .lm_llamacpp import llama_cpp_available
+    from .gguf import float32_fits, gguf_folder, is_gguf_file
 
     path = Path(spec).expanduser()
     if is_gguf_file(path):
         if backend == "llama.cpp" and dtype != "auto":
             raise InputError(f"dtype {dtype!r} is for the transformers backend; llama.cpp runs the file's own "
                              "quantisation (leave dtype at auto, or choose backend transformers)")
-        # an explicit dtype asks for the transformers path, where dtypes exist
-        if backend == "llama.cpp" or (backend == "auto" and dtype == "auto" and llama_cpp_available()):
+        if backend == "auto":  # transformers (faster here) unless the float32 conversion would not fit
+            from .lm_llamacpp import llama_cpp_available
+
+            big = dtype == "auto" and not float32_fits(path) and llama_cpp_available()
+            backend = "llama.cpp" if big else "transformers"
+        if backend == "llama.cpp":
             from .lm_llamacpp import LlamaCppLM
 
             return LlamaCppLM(path, **kwargs)
