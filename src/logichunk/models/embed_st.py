@@ -64,9 +64,10 @@ def minilm_path() -> str:
 
 
 class SentenceTransformerEmbedder:
-    """A local sentence-transformers model (or a hub id, see :func:`~logichunk.models._files.model_source`). ``query_prefix`` / ``passage_prefix`` serve asymmetric
-    models (e.g. ``"query: "`` for E5 checkpoints); ``sha256`` maps relative file names to expected
-    digests to verify before loading; ``name`` goes into ``model_id`` (default: the folder name)."""
+    """A local sentence-transformers model, or a hub id (:func:`~logichunk.models._files.model_source`).
+    ``query_prefix`` / ``passage_prefix`` serve asymmetric models (e.g. ``"query: "`` for E5
+    checkpoints); ``sha256`` maps relative file names to expected digests to verify before loading;
+    ``name`` goes into ``model_id`` (default: the folder name)."""
 
     def __init__(self, path: str, *, batch_size: int = 32, device: str = "cpu", query_prefix: str = "",
                  passage_prefix: str = "", sha256: Mapping[str, str] | None = None, name: str | None = None) -> None:
