@@ -130,6 +130,27 @@ def test_llamacpp_windows_equal_one_pass_and_the_cache_rolls(tiny) -> None:
 
 
 @needs_llamacpp
+def test_llamacpp_rolls_by_decoding_again_where_the_cache_cannot_shift(tiny, monkeypatch) -> None:
+    import llama_cpp
+
+    _, path = tiny
+    text = TEXT * 8
+    shifted = lm_llamacpp.LlamaCppLM(path, window=16, max_context=64, sinks=4).token_logprobs(text)
+    monkeypatch.setattr(llama_cpp, "llama_memory_can_shift", lambda mem: False)
+    lm = lm_llamacpp.LlamaCppLM(path, window=16, max_context=64, sinks=4)
+    again: list[int] = []
+    real = lm._decode
+    monkeypatch.setattr(lm, "_decode", lambda ids, pos, **k: (again.append(int(ids.size)) if not k["logits"] else None)
+                        or real(ids, pos, **k))
+    redecoded = lm.token_logprobs(text)
+    assert again and sum(again) > 64  # the kept context was decoded again, more than once
+    np.testing.assert_array_equal(redecoded.logprobs[:64], shifted.logprobs[:64])
+    assert np.isfinite(redecoded.logprobs[1:]).all()
+    # the same tokens in the window's context, computed afresh: close to the shifted cache, not equal
+    assert np.nanmean(np.abs(redecoded.logprobs - shifted.logprobs)) < 0.5
+
+
+@needs_llamacpp
 def test_llamacpp_options_match_transformers(tiny) -> None:
     ref, path = tiny
     lm = lm_llamacpp.LlamaCppLM(path)

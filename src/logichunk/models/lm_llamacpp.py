@@ -8,7 +8,7 @@ source by pip (a C++ compiler and CMake; about 5 minutes on 2 cores).
 
 The pass is the same as :class:`~logichunk.models.lm.TransformersLM`'s: token windows, a KV cache
 held to ``max_context`` tokens (the first ``sinks`` kept, the oldest others dropped and the rest
-shifted back, llama.cpp's context shift), each target token's log-softmax read from one window's
+shifted back, llama.cpp's context shift; decoded again where a model's cache cannot shift), each target token's log-softmax read from one window's
 logits at a time — never an ``N × vocabulary`` array for the text. Token spans come from the
 tokens' own bytes, checked against the text's UTF-8 bytes.
 """
@@ -192,18 +192,27 @@ class LlamaCppLM:
         self._prompt = p_ids
         return last
 
-    def _make_room(self, held: int, need: int) -> int:
-        """Drop cache entries so ``need`` more fit in ``max_context``: keep the first ``sinks``, drop
-        the oldest after them, shift the rest back (their positions stay contiguous). Returns how many
-        tokens the cache holds now."""
+    def _make_room(self, ctx: np.ndarray, need: int) -> np.ndarray:
+        """Drop cache entries so ``need`` more tokens fit in ``max_context``: keep the first
+        ``sinks``, drop the oldest after them, shift the rest back so positions stay contiguous
+        (llama.cpp's context shift); a model whose cache cannot shift (``llama_memory_can_shift``)
+        has the kept tokens decoded again from position 0 instead. ``ctx``: the token ids the cache
+        holds, in order; returns those it holds afterwards."""
+        held = int(ctx.size)
         if held + need <= self.max_context:
-            return held
+            return ctx
         drop = held + need - self.max_context
         keep = min(self.sinks, held - drop) if held - drop > 0 else 0
         lc, mem = self._llama_cpp, self._memory()
-        lc.llama_memory_seq_rm(mem, 0, keep, keep + drop)
-        lc.llama_memory_seq_add(mem, 0, keep + drop, -1, -drop)
-        return held - drop
+        kept = np.concatenate((ctx[:keep], ctx[keep + drop :]))
+        if lc.llama_memory_can_shift(mem):
+            lc.llama_memory_seq_rm(mem, 0, keep, keep + drop)
+            lc.llama_memory_seq_add(mem, 0, keep + drop, -1, -drop)
+        else:
+            lc.llama_memory_clear(mem, True)
+            for s in range(0, kept.size, self.window):
+                self._decode(kept[s : s + self.window], s, logits=False)
+        return kept
 
     def token_logprobs(self, text: str) -> TokenLogprobs:
         """One linear pass over ``text`` (see the module docstring)."""
@@ -213,12 +222,12 @@ class LlamaCppLM:
         n = int(ids.size)
         out = np.full(n, np.nan, dtype=np.float64)
         with self._lock, self._raw_cache():
-            held = 0
+            ctx = ids[:0]  # the tokens the cache holds
             for s in range(0, n, self.window):
                 e = min(s + self.window, n)
-                held = self._make_room(held, e - s)
-                lg = self._decode(ids[s:e], held, logits=True)
-                held += e - s
+                ctx = self._make_room(ctx, e - s)
+                lg = self._decode(ids[s:e], ctx.size, logits=True)
+                ctx = np.concatenate((ctx, ids[s:e]))
                 tgt = ids[s + 1 : e + 1]  # row r predicts token s + r + 1 (the last row: the next window's first)
                 out[s + 1 : s + 1 + tgt.size] = _log_softmax_at(lg[: tgt.size], tgt)
         real = ends > starts
