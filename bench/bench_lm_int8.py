@@ -66,21 +66,15 @@ def gemm(m: int = 256, k: int = 896, n: int = 4864, reps: int = 30) -> None:
     print(f"product {m} × {k} × {n}, G(FL)OP/s: " + ", ".join(cells) + "\n")
 
 
-def chat_for(lm):
-    """The in-process chat LLM on ``lm``'s loaded weights (what ``--llm local[:PATH]`` builds)."""
-    from logichunk.models.lm_llamacpp import LlamaCppChatLLM, LlamaCppLM
-    from logichunk.models.local_llm import LocalChatLLM
-
-    return LlamaCppChatLLM(lm) if isinstance(lm, LlamaCppLM) else LocalChatLLM(lm)
-
-
 def generation(lms: dict, tokens: int = 64) -> None:
     """Greedy decoding through the in-process chat LLM (``--llm local``: tier 2, validation,
     compensation), one token at a time — memory-bound, where int8 weights are a quarter of the bytes."""
     msgs = [{"role": "user", "content": "Explain in three sentences why the sky is blue."}]
     cells = []
+    from logichunk.models.local_llm import chat_on
+
     for name, lm in lms.items():
-        llm = chat_for(lm)
+        llm = chat_on(lm)
         llm.complete(msgs, max_tokens=4)  # warm-up
         t = time.perf_counter()
         n = llm.complete(msgs, max_tokens=tokens).usage.completion_tokens

@@ -127,3 +127,15 @@ def test_gguf_helper_writes_what_gguf_reads(tiny) -> None:
     assert bytes(r.fields["general.architecture"].parts[-1]).decode() == "qwen2"
     assert {t.name for t in r.tensors} >= {"token_embd.weight", "blk.0.attn_q.bias", "output_norm.weight"}
     assert Path(path).read_bytes()[:4] == b"GGUF"
+
+
+def test_local_llm_needs_a_local_model(monkeypatch) -> None:
+    from logichunk.errors import LogichunkError
+    from logichunk.models import registry
+
+    class Remote:  # what load_lm gives for an http(s) completions endpoint
+        model_id = "remote-endpoint"
+
+    monkeypatch.setattr("logichunk.models.lm.load_lm", lambda spec=None, **k: Remote())
+    with pytest.raises(LogichunkError, match="remote-endpoint is not a local model"):
+        registry.resolve_llm("local:http://127.0.0.1:9/v1")

@@ -70,9 +70,9 @@ def float32_fits(path: str | os.PathLike[str]) -> bool:
 def convert_gguf(gguf: str | os.PathLike[str], dest: str | os.PathLike[str], *, stamp: str) -> Path:
     """Dequantise ``gguf`` through transformers and save model + tokenizer to ``dest`` (staged: the
     folder appears whole or not at all), with ``stamp`` written beside them. Returns ``dest``."""
-    import torch
-    import transformers
+    from .lm import _require_torch
 
+    torch, transformers = _require_torch()  # the one clear error when they are missing
     try:
         import gguf as _gguf  # noqa: F401  (transformers needs it to read the file)
     except ImportError as e:

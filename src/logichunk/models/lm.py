@@ -89,6 +89,25 @@ def plain_prompt(messages: list[dict[str, str]]) -> str:
     return "\n\n".join(lines) + "\n\nAnswer:"
 
 
+def option_layout(lm: Any, prompt: str | list[dict[str, str]]) -> tuple[str, str]:
+    """``(prompt text, what goes before each option)`` for option scoring by any local backend:
+    the prompt through ``lm.render``; options after a :func:`plain_prompt` (chat messages, no chat
+    template) get a leading space (``Answer: 1``)."""
+    space = " " if not isinstance(prompt, str) and not lm.template else ""
+    return lm.render(prompt), space
+
+
+def shared_prefix(prev: np.ndarray | None, ids: np.ndarray) -> int:
+    """How many leading tokens of ``ids`` a cache built for ``prev`` already holds: their longest
+    common prefix, leaving at least the last token of ``ids`` to decode (its output is what is
+    wanted). Exact reuse: a causal model's cache for a prefix does not depend on what follows it."""
+    if prev is None:
+        return 0
+    m = min(prev.size, ids.size - 1)
+    neq = np.flatnonzero(prev[:m] != ids[:m])
+    return int(neq[0]) if neq.size else m
+
+
 # --------------------------------------------------------------------------- transformers backend
 
 
@@ -409,11 +428,7 @@ class TransformersLM:
         on what follows it."""
         torch = self._torch
         prev = self._prefix
-        common = 0
-        if prev is not None:
-            m = min(prev[0].size, p_ids.size - 1)
-            neq = np.flatnonzero(prev[0][:m] != p_ids[:m])
-            common = int(neq[0]) if neq.size else m
+        common = shared_prefix(None if prev is None else prev[0], p_ids)
         if common > 0:
             cache = prev[1]
             self._trim(cache, np.arange(common))
@@ -430,9 +445,7 @@ class TransformersLM:
         torch = self._torch
         if not options:
             return np.zeros(0)
-        chat = not isinstance(prompt, str)
-        text = self.render(prompt)
-        space = " " if chat and not self.template else ""
+        text, space = option_layout(self, prompt)
         p_ids = np.asarray(self.tokenizer(text, add_special_tokens=True)["input_ids"], dtype=np.int64)
         opt_ids = [np.asarray(self.tokenizer(space + o, add_special_tokens=False)["input_ids"], dtype=np.int64)
                    for o in options]

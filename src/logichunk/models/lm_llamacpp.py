@@ -8,8 +8,9 @@ source by pip (a C++ compiler and CMake; about 5 minutes on 2 cores).
 
 The pass is the same as :class:`~logichunk.models.lm.TransformersLM`'s: token windows, a KV cache
 held to ``max_context`` tokens (the first ``sinks`` kept, the oldest others dropped and the rest
-shifted back, llama.cpp's context shift; decoded again where a model's cache cannot shift), each target token's log-softmax read from one window's
-logits at a time — never an ``N × vocabulary`` array for the text. Token spans come from the
+shifted back, llama.cpp's context shift; decoded again where a model's cache cannot shift), each
+target token's log-softmax read from one window's logits at a time — never an ``N × vocabulary``
+array for the text. Token spans come from the
 tokens' own bytes, checked against the text's UTF-8 bytes.
 """
 
@@ -27,7 +28,7 @@ import numpy as np
 
 from ..errors import InputError, ModelUnavailable
 from .llm import ChatResult, Usage, UsageCounter
-from .lm import TokenLogprobs, plain_prompt
+from .lm import TokenLogprobs, option_layout, plain_prompt, shared_prefix
 from .local_llm import chat_prompt, check_room
 
 __all__ = ["LlamaCppChatLLM", "LlamaCppLM", "llama_cpp_available"]
@@ -172,15 +173,10 @@ class LlamaCppLM:
 
     def _decode_prompt(self, p_ids: np.ndarray) -> np.ndarray:
         """Decode a prompt, reusing the cache of the previous one up to their longest common token
-        prefix (MSP prompts share the instructions and the growing chunk, so only the new end is
-        decoded; exact, since a causal model's cache for a prefix does not depend on what follows).
-        Returns the logits after the prompt's last token (one row)."""
-        prev = self._prompt
-        common = 0
-        if prev is not None:
-            m = min(prev.size, p_ids.size - 1)  # the last token is decoded again: its logits are needed
-            neq = np.flatnonzero(prev[:m] != p_ids[:m])
-            common = int(neq[0]) if neq.size else m
+        prefix (:func:`~logichunk.models.lm.shared_prefix`; MSP prompts share the instructions and the
+        growing chunk, so only the new end is decoded). Returns the logits after the prompt's last
+        token (one row)."""
+        common = shared_prefix(self._prompt, p_ids)
         self._llama_cpp.llama_memory_seq_rm(self._memory(), 0, common, -1)
         self._prompt = None
         last = None
@@ -202,7 +198,7 @@ class LlamaCppLM:
         if held + need <= self.max_context:
             return ctx
         drop = held + need - self.max_context
-        keep = min(self.sinks, held - drop) if held - drop > 0 else 0
+        keep = max(0, min(self.sinks, held - drop))
         lc, mem = self._llama_cpp, self._memory()
         kept = np.concatenate((ctx[:keep], ctx[keep + drop :]))
         if lc.llama_memory_can_shift(mem):
@@ -255,9 +251,7 @@ class LlamaCppLM:
         options)."""
         if not options:
             return np.zeros(0)
-        chat = not isinstance(prompt, str)
-        text = self.render(prompt)
-        space = " " if chat and not self.template else ""
+        text, space = option_layout(self, prompt)
         llm = self._llm
         p_ids = np.asarray(llm.tokenize(text.encode("utf-8"), add_bos=True, special=True), dtype=np.int64)
         opt_ids = [np.asarray(llm.tokenize((space + o).encode("utf-8"), add_bos=False, special=False), dtype=np.int64)

@@ -14,11 +14,11 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, LogichunkError
 from .llm import ChatResult, Usage, UsageCounter, _check_messages
 from .lm import TransformersLM
 
-__all__ = ["LocalChatLLM", "chat_prompt", "check_room"]
+__all__ = ["LocalChatLLM", "chat_on", "chat_prompt", "check_room"]
 
 
 def chat_prompt(lm: Any, messages: list[dict[str, Any]], max_tokens: int) -> str:
@@ -87,3 +87,15 @@ class LocalChatLLM:
         usage = Usage(n_prompt, n_new)
         self.usage.add(usage)
         return ChatResult(text=text.strip(), usage=usage, model=self.model_id, finish_reason=finish)
+
+
+def chat_on(lm: Any) -> Any:
+    """The in-process chat LLM on ``lm``'s loaded weights: :class:`LocalChatLLM` for a
+    :class:`~logichunk.models.lm.TransformersLM`, the llama.cpp one for a ``LlamaCppLM``."""
+    if isinstance(lm, TransformersLM):
+        return LocalChatLLM(lm)
+    from .lm_llamacpp import LlamaCppChatLLM, LlamaCppLM
+
+    if isinstance(lm, LlamaCppLM):
+        return LlamaCppChatLLM(lm)
+    raise LogichunkError(f"{getattr(lm, 'model_id', lm)!s} is not a local model (a folder or a GGUF file)")

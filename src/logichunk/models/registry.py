@@ -139,15 +139,8 @@ def resolve_llm(spec: str) -> Resolved[LLM]:
         return Resolved(OpenAIChatLLM(url, model), "openai", spec)
     name, _, arg = spec.partition(":")
     if name.lower() == "local":
-        from .lm import TransformersLM, load_lm
-        from .local_llm import LocalChatLLM
+        from .lm import load_lm
+        from .local_llm import chat_on
 
-        lm = load_lm(arg or None)
-        if not isinstance(lm, TransformersLM):
-            from .lm_llamacpp import LlamaCppChatLLM, LlamaCppLM
-
-            if isinstance(lm, LlamaCppLM):
-                return Resolved(LlamaCppChatLLM(lm), "local", spec)
-            raise LogichunkError(f"local:{arg} is not a local model folder or GGUF file")
-        return Resolved(LocalChatLLM(lm), "local", spec)
+        return Resolved(chat_on(load_lm(arg or None)), "local", spec)
     raise LogichunkError(f"unknown LLM spec {spec!r}: use openai:http://host:port/v1#model-name, local or local:PATH")
