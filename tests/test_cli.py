@@ -96,11 +96,17 @@ def test_folder_with_a_bad_file_goes_on_and_reports(tmp_path, capsys):
     assert json.loads(out.splitlines()[0])["text"] == "Fine text."
 
 
-def test_empty_file_is_a_note_not_an_error(tmp_path, capsys):
+def test_empty_input_is_an_error_alone_and_a_note_in_a_folder(tmp_path, capsys):
+    # README: bad input, empty included, is one line on stderr and a non-zero exit code
     f = tmp_path / "empty.txt"
     f.write_bytes(b"")
     code, out, err = run(["chunk", str(f)], capsys)
-    assert code == 0 and out == "" and "empty" in err
+    assert code != 0 and out == "" and "empty" in err and "Traceback" not in err
+    # in a folder, the other files are still chunked: the empty one is a note
+    (tmp_path / "full.txt").write_text("Some text. More text.", encoding="utf-8")
+    code, out, err = run(["chunk", str(tmp_path), "--format", "jsonl"], capsys)
+    assert code == 0 and "empty.txt" in err
+    assert [json.loads(x)["text"] for x in out.splitlines()] == ["Some text. More text."]
 
 
 @pytest.mark.parametrize(

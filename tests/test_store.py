@@ -270,3 +270,78 @@ def test_postgres_exact_search_stays_exact_after_approximate_ones(pg_url):
         assert exact == truth
     finally:
         store.close()
+
+
+def _second(store, project=None):
+    """Another store object (another connection) on the same database and project."""
+    return Store.open(store.url, settings=SMALL, embedder=CountingEmbedder(), project=project or store.project)
+
+
+def test_concurrent_rechunks_of_a_chapter_store_it_once(make_store):
+    a = make_store(SMALL)
+    a.add_document("d", [("c", ["River and mountain. Tea in winter.\n\n", "Snow on the market. Rain.\n\n"])])
+    a.rechunk_dirty()
+    b = _second(a)
+    bid = a.blocks()[0].id
+    a.edit_block(bid, "The teacher sold a sword. The price rose.\n\n")
+    raced = []
+    plan = b._plan
+
+    def plan_while_another_writer_finishes(snap, force):
+        out = plan(snap, force)
+        if not raced:  # between b's snapshot and b's write, a re-chunks the same chapter
+            raced.append(a.rechunk_block(bid))
+        return out
+
+    b._plan = plan_while_another_writer_finishes
+    r = b.rechunk_block(bid)
+    b.close()
+    assert raced[0].status == "rechunked" and r.status == "clean"
+    chapter = a.get_block(bid).chapter_id
+    ids = [c.dotted_id for c in a.chunks(chapter_id=chapter)]
+    assert len(ids) == len(set(ids))  # one set of chunks, not two
+    check_invariants(a, SMALL)
+
+
+def test_ids_of_another_project_are_unknown_there(make_store):
+    a = make_store(SMALL)
+    did = a.add_document("d", [("c", ["River and mountain. Tea in winter.\n\n"])])
+    a.rechunk_dirty()
+    bid = a.blocks()[0].id
+    before = a.get_block(bid)
+    other = _second(a, project=f"{a.project}-other")
+    try:
+        for call in (lambda: other.edit_block(bid, "Changed.\n\n"), lambda: other.delete_block(bid),
+                     lambda: other.mark_dirty(bid), lambda: other.rechunk_block(bid),
+                     lambda: other.delete_document(did), lambda: other.add_chapter(did),
+                     lambda: other.add_block(before.chapter_id, "x")):
+            with pytest.raises(StoreError, match=f"belongs to project '{a.project}'"):
+                call()
+    finally:
+        other.close()
+    after = a.get_block(bid)
+    assert (after.content, after.revision, after.is_dirty) == (before.content, before.revision, False)
+    assert len(a.documents()) == 1 and len(a.chapters(did)) == 1
+
+
+def test_opening_without_create_needs_the_project(make_store):
+    a = make_store(SMALL)
+    with pytest.raises(StoreError, match="no project 'nope'"):
+        Store.open(a.url, settings=SMALL, embedder=CountingEmbedder(), project="nope", create=False)
+    assert "nope" not in [p[1] for p in a.projects()]
+    Store.open(a.url, settings=SMALL, embedder=CountingEmbedder(), project=a.project, create=False).close()
+
+
+def test_sqlite_file_deleted_under_an_open_store_is_an_error_not_lost_writes(tmp_path):
+    path = tmp_path / "gone.db"
+    s = Store.open(str(path), settings=SMALL, embedder=CountingEmbedder())
+    s.add_document("d", [("c", ["River and mountain.\n\n"])])
+    for f in tmp_path.iterdir():
+        f.unlink()
+    with pytest.raises(StoreError, match="deleted or replaced"):
+        s.add_document("later", [("c", ["Written after the delete.\n\n"])])
+    with pytest.raises(StoreError, match="deleted or replaced"):
+        s.generation()  # what the service's health check reads
+    s.close()
+    with pytest.raises(StoreError, match="no database"):
+        Store.open(str(path), settings=SMALL, create=False)

@@ -48,3 +48,44 @@ def test_ingest_search_edit(tmp_path, capsys):
         run(["edit", "--block", "nope", "--text", "x", *common], capsys)
     with pytest.raises(LogichunkError, match="empty"):
         run(["search", " ", *common], capsys)
+
+
+def test_ingest_twice_skips_the_same_text_and_refuses_other_text_unless_replace(tmp_path, capsys):
+    f = tmp_path / "notes.md"
+    f.write_text("# Penguins\n\nEmperor penguins live in Antarctica. They huddle together.\n", encoding="utf-8")
+    common = ["--db", str(tmp_path / "p.db"), "--embedder", "hash:64", "--quiet"]
+    assert run(["ingest", str(f), *common], capsys)[0] == 0
+    code, out = run(["ingest", str(f), *common], capsys)  # same path, same text: skipped
+    assert code == 0 and "0 document(s)" in out
+    code, out = run(["blocks", *common[:-1], "--format", "jsonl"], capsys)
+    assert len(out.splitlines()) == 2  # still one copy: heading block + body block
+    f.write_text("# Penguins\n\nEmperor penguins live in Antarctica. They huddle together.\n\nNew line.\n",
+                 encoding="utf-8")
+    with pytest.raises(LogichunkError, match="--replace"):
+        run(["ingest", str(f), *common], capsys)
+    code, out = run(["search", "huddle", *common[:-1], "--format", "jsonl"], capsys)
+    assert code == 0 and len(out.splitlines()) == 1  # the refused ingest wrote nothing
+    assert run(["ingest", str(f), *common, "--replace"], capsys)[0] == 0
+    code, out = run(["blocks", *common[:-1], "--format", "jsonl"], capsys)
+    assert len(out.splitlines()) == 3  # the new text replaced the old document
+    code, out = run(["search", "New line", *common[:-1], "--mode", "hybrid", "--format", "jsonl"], capsys)
+    assert "New line" in json.loads(out.splitlines()[0])["text"]
+
+
+@pytest.mark.parametrize("verb", [["search", "penguins"], ["blocks"], ["edit", "--block", "abc", "--text", "x"]])
+def test_reading_verbs_never_create_a_database_or_project(tmp_path, capsys, verb):
+    missing = tmp_path / "typo.db"
+    with pytest.raises(LogichunkError, match="no database"):
+        run([*verb, "--db", str(missing), "--embedder", "hash:64"], capsys)
+    assert not missing.exists()
+    f = tmp_path / "a.md"
+    f.write_text("Some text here.\n", encoding="utf-8")
+    db = str(tmp_path / "p.db")
+    run(["ingest", str(f), "--db", db, "--embedder", "hash:64", "--quiet"], capsys)
+    with pytest.raises(LogichunkError, match="no project 'defualt'"):
+        run([*verb, "--db", db, "--embedder", "hash:64", "--project", "defualt"], capsys)
+    from logichunk.config import Settings
+    from logichunk.store import Store
+
+    with Store.open(db, settings=Settings(embedder="hash:64")) as s:
+        assert [p[1] for p in s.projects()] == ["default"]

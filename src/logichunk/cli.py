@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import __version__
-from .errors import LogichunkError
+from .errors import InputError, LogichunkError
 from .tree import ChunkTree
 from .types import Bubble
 
@@ -221,6 +221,8 @@ def cmd_chunk(args: argparse.Namespace) -> int:
             try:
                 text = read()
                 if not text:
+                    if not many:  # the one input given is empty: an error (README: non-zero exit)
+                        raise InputError(f"{source}: empty input, no chunks")
                     _err(f"{source}: empty input, no chunks")
                     continue
                 if shared:

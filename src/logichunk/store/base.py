@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import secrets
 import threading
 import time
@@ -162,23 +163,28 @@ class Store:
 
     # ------------------------------------------------------------------ opening
     @staticmethod
-    def open(url: str, *, settings: Settings | None = None, embedder: Any = None, project: str | None = None) -> Store:
+    def open(url: str, *, settings: Settings | None = None, embedder: Any = None, project: str | None = None,
+             create: bool = True) -> Store:
         """``postgresql://...`` (or ``postgres://``) for PostgreSQL + pgvector, anything else is a
         SQLite file path (``:memory:`` too). ``embedder`` follows the Embedder protocol; default:
-        the one ``settings.embedder`` names."""
+        the one ``settings.embedder`` names. ``create=False``: the SQLite file and the project must
+        exist already (a mistyped path or project name is an error, not a new empty store)."""
         if not isinstance(url, str) or not url.strip():
             raise InputError("a database URL or path is needed")
         settings = settings or Settings()
         if url.startswith(("postgresql://", "postgres://")):
             from .postgres import PostgresStore
 
-            return PostgresStore(url, settings=settings, embedder=embedder, project=project)
+            return PostgresStore(url, settings=settings, embedder=embedder, project=project, create=create)
         from .sqlite import SQLiteStore
 
-        return SQLiteStore(url.removeprefix("sqlite:///").removeprefix("sqlite://"), settings=settings,
-                           embedder=embedder, project=project)
+        path = url.removeprefix("sqlite:///").removeprefix("sqlite://")
+        if not create and path != ":memory:" and not os.path.isfile(path):
+            raise StoreError(f"no database at {path} (nothing ingested there yet? check --db)")
+        return SQLiteStore(path, settings=settings, embedder=embedder, project=project, create=create)
 
-    def __init__(self, url: str, *, settings: Settings, embedder: Any = None, project: str | None = None) -> None:
+    def __init__(self, url: str, *, settings: Settings, embedder: Any = None, project: str | None = None,
+                 create: bool = True) -> None:
         self.url = url
         self.settings = settings
         self._embedder = embedder
@@ -195,7 +201,8 @@ class Store:
         self.embed_requests = 0  # texts asked of embed() (hits + misses): the cache hit rate's denominator
         self._connect()
         self._migrate()
-        self.project_id = self._ensure_project(project or settings.project)
+        self.project = project or settings.project
+        self.project_id = self._ensure_project(self.project, create)
 
     # backend hooks -----------------------------------------------------
     def _connect(self) -> None:
@@ -304,11 +311,14 @@ class Store:
     def schema_version(self) -> int:
         return int(self._q("SELECT MAX(version) FROM schema_version")[0][0])
 
-    def _ensure_project(self, name: str) -> str:
+    def _ensure_project(self, name: str, create: bool = True) -> str:
         with self.tx():
             rows = self._q("SELECT id FROM projects WHERE name = ?", (name,))
             if rows:
                 return rows[0][0]
+            if not create:
+                known = ", ".join(repr(r[0]) for r in self._q("SELECT name FROM projects ORDER BY name")) or "none"
+                raise StoreError(f"no project {name!r} in this database (projects: {known}; check --project)")
             pid = _new_id()
             self._x("INSERT INTO projects(id, name, created_at) VALUES (?, ?, ?)", (pid, name, time.time()))
             return pid
@@ -450,8 +460,23 @@ class Store:
         return bid
 
     def _require(self, table: str, key: str, what: str) -> None:
-        if not isinstance(key, str) or not self._q(f"SELECT 1 FROM {table} WHERE id = ?", (key,)):
-            raise StoreError(f"unknown {what} id {key!r}")
+        """``key`` names a document or chapter of *this* project (else :class:`StoreError`)."""
+        sql = {"documents": "SELECT 1 FROM documents WHERE id = ? AND project_id = ?",
+               "chapters": "SELECT 1 FROM chapters c JOIN documents d ON d.id = c.document_id "
+                           "WHERE c.id = ? AND d.project_id = ?"}[table]
+        if not isinstance(key, str) or not self._q(sql, (key, self.project_id)):
+            raise StoreError(f"unknown {what} id {key!r}" + self._elsewhere(table, key))
+
+    def _elsewhere(self, table: str, key: Any) -> str:
+        """`` (it belongs to project P)`` when ``key`` exists in another project: the usual cause."""
+        if not isinstance(key, str) or not key:
+            return ""
+        join = {"documents": "documents d",
+                "chapters": "chapters x JOIN documents d ON d.id = x.document_id",
+                "blocks": "blocks x JOIN chapters c ON c.id = x.chapter_id JOIN documents d ON d.id = c.document_id"}[table]
+        col = "d.id" if table == "documents" else "x.id"
+        rows = self._q(f"SELECT p.name FROM {join} JOIN projects p ON p.id = d.project_id WHERE {col} = ?", (key,))
+        return f" in project {self.project!r} (it belongs to project {rows[0][0]!r})" if rows else ""
 
     def edit_block(self, block_id: str, content: str) -> bool:
         """Replace a block's content and mark it dirty (cheap; the re-chunk runs later).
@@ -495,9 +520,12 @@ class Store:
     def get_block(self, block_id: str) -> BlockRow:
         if not isinstance(block_id, str) or not block_id:
             raise StoreError(f"unknown block id {block_id!r}")
-        rows = self._q(f"SELECT {_BLOCK_COLS} FROM blocks WHERE id = ?", (block_id,))
-        if not rows:
-            raise StoreError(f"unknown block id {block_id!r}")
+        cols = ", ".join("b." + c.strip() for c in _BLOCK_COLS.split(","))
+        rows = self._q(f"SELECT {cols} FROM blocks b JOIN chapters c ON c.id = b.chapter_id "
+                       "JOIN documents d ON d.id = c.document_id WHERE b.id = ? AND d.project_id = ?",
+                       (block_id, self.project_id))
+        if not rows:  # a block of another project is unknown here: edits never cross projects
+            raise StoreError(f"unknown block id {block_id!r}" + self._elsewhere("blocks", block_id))
         return _block_row(rows[0])
 
     def blocks(self, chapter_id: str | None = None, *, dirty: bool | None = None) -> list[BlockRow]:
@@ -679,6 +707,13 @@ class Store:
         with self.tx():
             now = {r[0]: int(r[1]) for r in self._q(self._lock_chapter_blocks_sql(), (snap.chapter_id,))}
             if now != {b.id: b.revision for b in snap.blocks}:
+                return False  # edited meanwhile: plan again
+            # re-chunked meanwhile (by another process, or the service's debouncer): a re-chunk does not
+            # change revisions, so the parents themselves tell; applying on top would store the
+            # chapter's chunks twice
+            parents = {int(r[0]) for r in self._q(
+                "SELECT pk FROM chunks WHERE chapter_id = ? AND chunk_level = 'parent'", (snap.chapter_id,))}
+            if parents != {row[0] for row in snap.old_parents}:
                 return False
             keep_pks = {k[0] for k in kept}
             for pk, *_ in snap.old_parents:

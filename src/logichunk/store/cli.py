@@ -18,20 +18,27 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", help="TOML settings file (also $LOGICHUNK_CONFIG)")
 
 
-def _open(args: argparse.Namespace, **over: Any):
+def _open(args: argparse.Namespace, *, create: bool = False, **over: Any):
+    """The store the flags name. Only ``ingest`` creates a database or a project: for the other
+    verbs a mistyped ``--db`` or ``--project`` is an error, not a new empty store."""
     from .base import Store
 
     s = Settings.load(args.config, db=args.db, project=args.project, embedder=args.embedder, **over)
-    return Store.open(s.db, settings=s)
+    return Store.open(s.db, settings=s, create=create)
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     from .ingest import ingest
 
-    with _open(args) as store:
-        rep = ingest(store, args.paths, rechunk=not args.no_chunk)
+    with _open(args, create=True) as store:
+        rep = ingest(store, args.paths, rechunk=not args.no_chunk, replace=args.replace)
         if not args.quiet and store.embedder_note:
             print(f"embedder: {store.embedder_note}", file=sys.stderr)
+        if not args.quiet:
+            for f in rep.unchanged:
+                print(f"unchanged, skipped: {f}", file=sys.stderr)
+            for f in rep.replaced:
+                print(f"replaced: {f}", file=sys.stderr)
         print(f"ingested {rep.documents} document(s), {rep.chapters} chapter(s), {rep.blocks} block(s), "
               f"{rep.chars} chars -> {rep.parents} parents, {rep.children} children; embedded {rep.embedded} texts "
               f"in {rep.seconds:.2f} s ({rep.chars_per_second:,.0f} chars/s)")
@@ -125,7 +132,11 @@ def cmd_blocks(args: argparse.Namespace) -> int:
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("ingest", help="store files as documents/chapters/blocks, chunk and embed them")
     p.add_argument("paths", nargs="+", help="files or folders (.txt, .md, ...)")
-    p.add_argument("--no-chunk", action="store_true", help="only store the blocks (dirty); chunk later")
+    p.add_argument("--no-chunk", action="store_true",
+                   help="only store the blocks (dirty); the next ingest without it chunks them")
+    p.add_argument("--replace", action="store_true",
+                   help="a file stored before with other text replaces its document (default: an error; "
+                        "a file with the same text is skipped)")
     p.add_argument("--quiet", action="store_true")
     _common(p)
     p.set_defaults(func=cmd_ingest)

@@ -84,6 +84,8 @@ class IngestReport:
     children: int
     embedded: int
     seconds: float
+    unchanged: tuple[str, ...] = ()  # files already stored with the same text: skipped
+    replaced: tuple[str, ...] = ()  # files whose earlier document was replaced (``replace=True``)
 
     @property
     def chars_per_second(self) -> float:
@@ -95,12 +97,47 @@ def ingest_text(store: Store, title: str, text: str, source: str | None = None) 
     return store.add_document(title, chapters, source=source)
 
 
-def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True) -> IngestReport:
+def _stored_sources(store: Store) -> dict[str, list[str]]:
+    """Resolved source path -> ids of this project's documents ingested from it."""
+    out: dict[str, list[str]] = {}
+    for did, _title, source in store.documents():
+        if source:
+            out.setdefault(os.path.realpath(source), []).append(did)
+    return out
+
+
+def _document_text(store: Store, document_id: str) -> str:
+    return "".join(store.chapter_text(cid) for cid, _order, _title in store.chapters(document_id))
+
+
+def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace: bool = False) -> IngestReport:
+    """Store each file as a document (folders: their text files), then chunk and embed every dirty
+    block of the project (so a later call also chunks what ``rechunk=False`` left). A file stored before from the same path is not stored twice: with the same text it is
+    skipped (``unchanged``); with other text it is an :class:`InputError` naming the document,
+    unless ``replace`` — then the earlier document (and any edits made to it in the store) is
+    replaced by the file."""
     t0 = time.perf_counter()
     calls0 = store.embed_calls
     docs = chapters = blocks = chars = parents = children = 0
-    for f in iter_files(paths):
+    unchanged: list[str] = []
+    replaced: list[str] = []
+    known = _stored_sources(store)
+    todo: list[tuple[Path, str, list[str]]] = []
+    for f in iter_files(paths):  # read and check every file before anything is written
         text = read_text_file(f)
+        earlier = known.get(os.path.realpath(f), [])
+        if earlier and all(_document_text(store, d) == text for d in earlier):
+            unchanged.append(str(f))
+        elif earlier and not replace:
+            raise InputError(f"{f} is stored already (document {earlier[0]}) with other text; nothing was "
+                             "ingested — use --replace to replace that document, or edit its blocks")
+        else:
+            todo.append((f, text, earlier))
+    for f, text, earlier in todo:
+        for d in earlier:
+            store.delete_document(d)
+        if earlier:
+            replaced.append(str(f))
         chs = split_chapters(text)
         store.add_document(f.stem, [(t, blank_line_blocks(body)) for t, body in chs], source=str(f))
         docs += 1
@@ -112,4 +149,4 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True) -> Inges
             parents += r.parents_written
             children += r.children_written
     return IngestReport(docs, chapters, blocks, chars, parents, children, store.embed_calls - calls0,
-                        time.perf_counter() - t0)
+                        time.perf_counter() - t0, tuple(unchanged), tuple(replaced))

@@ -34,8 +34,32 @@ class SQLiteStore(Store):
             self._conn.execute("PRAGMA busy_timeout=30000")
         except sqlite3.DatabaseError as e:
             raise StoreError(f"cannot open database {path}: {e}") from None
+        self._abspath = os.path.abspath(path)  # a later chdir must not look like a deleted file
+        self._file = self._identity()
+
+    def _identity(self) -> tuple[int, int] | None:
+        """(device, inode) of the database file, None in memory or when the path is gone."""
+        if self.url == ":memory:":
+            return None
+        try:
+            st = os.stat(self._abspath)
+        except OSError:
+            return None
+        return st.st_dev, st.st_ino
+
+    def _check_file(self) -> None:
+        """An open SQLite connection keeps working on a file deleted (or replaced) under it, and
+        everything written then is lost when the process ends: refuse instead."""
+        if self.url != ":memory:" and self._identity() != self._file:
+            raise StoreError(f"database {self.url} was deleted or replaced while open; nothing is written to it "
+                             "any more (restore the file, or restart on the new one)")
+
+    def _ensure_connected(self) -> None:
+        self._check_file()
 
     def _raw_execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        if not getattr(self, "_in_tx", False):  # statements of a transaction were checked at its start
+            self._check_file()
         return self._conn.execute(sql, params)
 
     def _raw_executemany(self, sql: str, seq: Sequence[Sequence[Any]]) -> None:
