@@ -3,7 +3,8 @@
 Both return a flat :class:`~logichunk.tree.ChunkTree` (level 1 only) whose chunks tile the text,
 or, through the ``*_spans`` functions, an ``(m, 2)`` int64 array of ``[start, end)`` rows.
 
-* ``fixed``: cut every ``size`` units (chars, bytes or tokens). With tokens a cut never falls
+* ``fixed``: cut every ``size`` units (chars, bytes or tokens), each cut as far from the previous
+  one as the size allows. A cut never falls inside a user-perceived character nor, with tokens,
   inside a word piece: it goes just before the next token starts (trailing whitespace stays with
   the chunk before, as everywhere in logichunk).
 * ``recursive``: the classic recursive-separator splitter (paragraphs, lines, sentences, clauses,
@@ -18,6 +19,7 @@ import re
 import numpy as np
 
 from ..errors import InputError
+from ..text.charclass import cut_allowed
 from ..text.measure import Measure, Meter
 from ..tree import ChunkTree, build_tree
 
@@ -47,18 +49,41 @@ def _to_spans(cuts: np.ndarray, n: int) -> np.ndarray:
     return np.stack([c[:-1], c[1:]], axis=1) if n else np.zeros((0, 2), dtype=np.int64)
 
 
+def _packed_cuts(p: np.ndarray, allowed: np.ndarray, a: int, b: int, size: int) -> list[int]:
+    """Cuts strictly inside ``[a, b)``, each as far as ``size`` units from the previous one (or
+    from ``a``) allows, only at ``allowed`` offsets (sorted; they keep characters and tokens
+    whole). Greedy from the left, so no piece exceeds ``size`` unless one unit alone does."""
+    pa = p[allowed]
+    here = p[a]
+    i = int(np.searchsorted(allowed, a, side="right"))  # the first allowed offset after a
+    cuts: list[int] = []
+    while p[b] - here > size and i < allowed.size:
+        j = max(int(np.searchsorted(pa, here + size, side="right")) - 1, i)  # one long unit: just after it
+        if allowed[j] >= b:
+            break
+        cuts.append(int(allowed[j]))
+        here = pa[j]
+        i = j + 1
+    return cuts
+
+
 def fixed_spans(text: str, size: int, unit: str | Measure = "chars") -> np.ndarray:
-    """Spans of at most ``size`` units each (a single token longer than that stays whole)."""
+    """Spans of at most ``size`` units each (a single token or character longer than that stays
+    whole; a cut never splits a user-perceived character, see :func:`~logichunk.text.charclass.cut_allowed`)."""
     size = _check(size)
-    meter = Meter(text, unit)
-    p = meter.prefix
-    total = int(p[-1])
     if not text:
         return np.zeros((0, 2), dtype=np.int64)
-    marks = np.arange(size, total, size, dtype=np.int64)
-    # the last position holding exactly `mark` units before it: just before the next unit starts
-    cuts = np.searchsorted(p, marks, side="right") - 1
-    return _to_spans(cuts, len(text))
+    meter = Meter(text, unit)
+    allowed = _allowed(text, meter)
+    return _to_spans(np.asarray(_packed_cuts(meter.prefix, allowed, 0, len(text), size), dtype=np.int64), len(text))
+
+
+def _allowed(text: str, meter: Meter) -> np.ndarray:
+    """Offsets where a cut keeps characters whole and, with tokens, falls where a token starts."""
+    ok = cut_allowed(text)
+    p = meter.prefix
+    ok[1:-1] &= p[1:-1] != p[:-2]  # inside a token (no unit starts here): not a place to cut
+    return np.flatnonzero(ok)
 
 
 def _split_points(text: str, a: int, b: int, level: int) -> list[int]:
@@ -73,6 +98,7 @@ def recursive_spans(text: str, size: int, unit: str | Measure = "chars") -> np.n
         return np.zeros((0, 2), dtype=np.int64)
     meter = Meter(text, unit)
     p = meter.prefix
+    allowed = _allowed(text, meter)
     pieces: list[int] = []  # end offsets of the atomic pieces, in order
 
     def split(a: int, b: int, level: int) -> None:
@@ -86,11 +112,8 @@ def recursive_spans(text: str, size: int, unit: str | Measure = "chars") -> np.n
                     split(x, y, level + 1)
                 return
             level += 1
-        # no separator left: fixed cuts inside [a, b)
-        marks = np.arange(p[a] + size, p[b], size, dtype=np.int64)
-        cuts = np.searchsorted(p, marks, side="right") - 1
-        cuts = cuts[(cuts > a) & (cuts < b)]
-        pieces.extend(int(c) for c in np.unique(cuts))
+        # no separator left: packed cuts inside [a, b), characters kept whole
+        pieces.extend(_packed_cuts(p, allowed, a, b, size))
         pieces.append(b)
 
     split(0, len(text), 0)

@@ -10,6 +10,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from . import _marks
 from .cache import text_cache
 
 WS = np.uint8(1)  # whitespace
@@ -17,7 +18,7 @@ ALNUM = np.uint8(2)  # letters and digits of space-separated scripts
 CJK = np.uint8(4)  # ideographs, kana, hangul: one "word" per character
 PUNCT = np.uint8(8)  # punctuation and symbols
 MARK = np.uint8(16)  # combining marks, joiners, variation selectors: never cut before these
-SURR_HI = np.uint8(32)  # high surrogate: never cut after it
+SURR_HI = np.uint8(32)  # high surrogate: never cut between it and a low one
 
 _MAX = 0x110000
 
@@ -32,9 +33,11 @@ _RANGES: dict[int, list[tuple[int, int]]] = {
     int(CJK): [(0x2E80, 0x2FDF), (0x3005, 0x3007), (0x3021, 0x3029), (0x3040, 0x30FF), (0x3100, 0x31FF),
                (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF),
                (0x20000, 0x3FFFF)],
-    int(MARK): [(0x300, 0x36F), (0x483, 0x489), (0x591, 0x5BD), (0x64B, 0x65F), (0x1AB0, 0x1AFF),
-                (0x1DC0, 0x1DFF), (0x200C, 0x200D), (0x20D0, 0x20FF), (0xFE00, 0xFE0F), (0xFE20, 0xFE2F),
-                (0x1F3FB, 0x1F3FF), (0xE0020, 0xE007F), (0xE0100, 0xE01EF), (0xDC00, 0xDFFF)],
+    # every combining mark (Mn, Mc, Me: accents, viramas, vowel signs, dakuten, keycaps, variation
+    # selectors), the joiners, emoji skin tones, emoji tag characters, and the vowel and final
+    # jamo of decomposed Hangul: each belongs to the character before it
+    int(MARK): [*_marks.RANGES, (0x200C, 0x200D), (0x1F3FB, 0x1F3FF), (0xE0020, 0xE007F),
+                (0x1160, 0x11FF), (0xD7B0, 0xD7FF)],
     int(SURR_HI): [(0xD800, 0xDBFF)],
 }
 
@@ -82,9 +85,11 @@ def _classes_cached(text: str) -> np.ndarray:
 
 def cut_allowed(text: str, start: int = 0, end: int | None = None) -> np.ndarray:
     """``ok[k]`` is True when a cut at offset ``start + k`` (between the characters before and at
-    it) keeps every user-perceived character whole: not before a combining mark or joiner, not
-    inside a surrogate pair, not inside CRLF, not after a ZWJ. The region's own edges are always
-    allowed. Only ``[start, end)`` is examined, so callers pay for the region, not the text."""
+    it) keeps every user-perceived character whole: not before a combining mark, joiner or
+    vowel/final jamo, not after a leading jamo that continues, not inside a surrogate pair, CRLF
+    or a flag (regional indicators pair up from the start of their run), not after a ZWJ. The
+    region's own edges are always allowed. Only ``[start, end)`` is examined, so callers pay for
+    the region, not the text (a region should start at an allowed cut)."""
     end = len(text) if end is None else end
     cp = codepoints(text)[start:end]
     n = end - start
@@ -98,8 +103,20 @@ def pair_cut_allowed(cp: np.ndarray, cls: np.ndarray) -> np.ndarray:
     """For code points ``cp`` and their classes ``cls`` (n each), ``ok[k]`` (n-1) is True when a cut
     between ``cp[k]`` and ``cp[k+1]`` keeps every user-perceived character whole (the rule of
     :func:`cut_allowed`)."""
+    a, b = cp[:-1], cp[1:]
     ok = (cls[1:] & MARK) == 0
-    ok &= (cls[:-1] & SURR_HI) == 0
-    ok &= ~((cp[:-1] == 0x0D) & (cp[1:] == 0x0A))
-    ok &= cp[:-1] != 0x200D
+    ok &= ~(((cls[:-1] & SURR_HI) != 0) & (b >= 0xDC00) & (b <= 0xDFFF))  # a lone surrogate may be cut
+    ok &= ~((a == 0x0D) & (b == 0x0A))
+    ok &= a != 0x200D
+    # a leading Hangul jamo joins a following leading/vowel jamo or a precomposed syllable
+    lead = ((a >= 0x1100) & (a <= 0x115F)) | ((a >= 0xA960) & (a <= 0xA97C))
+    if lead.any():
+        ok &= ~(lead & (((b >= 0x1100) & (b <= 0x115F)) | ((b >= 0xAC00) & (b <= 0xD7A3)) | ((b >= 0xA960) & (b <= 0xA97C))))
+    # regional indicators make flags two by two: no cut after the 1st, 3rd, ... of a run
+    ri = (cp >= 0x1F1E6) & (cp <= 0x1F1FF)
+    if ri.any():
+        idx = np.arange(cp.size)
+        last_other = np.maximum.accumulate(np.where(ri, -1, idx))
+        odd = (idx - last_other) % 2 == 1  # position within its run, counted from 1, is odd
+        ok &= ~(ri[:-1] & ri[1:] & odd[:-1])
     return ok

@@ -160,6 +160,7 @@ def _flags() -> np.ndarray:
     for cls, flag in ((WS, _F_WS), (CJK, _F_CJK), (MARK, _F_MARK)):
         by_class[(np.arange(256) & cls) != 0] |= flag
     fl = np.take(by_class, ct)
+    fl[0xDC00:0xE000] |= _F_MARK  # no sentence starts on a low surrogate (paired or not)
     low = np.fromiter((chr(i).islower() for i in range(0x2000)), dtype=bool, count=0x2000)
     up = np.fromiter((chr(i).isupper() for i in range(0x2000)), dtype=bool, count=0x2000)
     fl[:0x2000][low] |= _F_LOWER

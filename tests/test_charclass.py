@@ -1,0 +1,64 @@
+"""Where a cut may fall: never inside a user-perceived character (a grapheme cluster), in every
+chunker and every unit. The oracle is the construction: texts are built from clusters, so the
+offsets between clusters are exactly the allowed cuts."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logichunk import chunk
+from logichunk.chunkers.dispatch import chunk_by
+from logichunk.text import _marks
+from logichunk.text.charclass import cut_allowed
+
+
+def test_mark_ranges_are_unicodes_combining_marks():
+    if unicodedata.unidata_version != _marks.UNICODE_VERSION:
+        pytest.skip(f"this Python has Unicode {unicodedata.unidata_version}, the table {_marks.UNICODE_VERSION}")
+    marks = [cp for cp in range(0x110000) if unicodedata.category(chr(cp)) in ("Mn", "Mc", "Me")]
+    table = [cp for lo, hi in _marks.RANGES for cp in range(lo, hi + 1)]
+    assert table == marks
+
+
+NFD = lambda s: unicodedata.normalize("NFD", s)  # noqa: E731
+CLUSTERS = [
+    "e\u0301", "a\u0308\u0304", "\U0001F1E8\U0001F1F3", "\U0001F1FA\U0001F1F8", "\U0001F468\u200d\U0001F469\u200d\U0001F467",
+    "\U0001F44B\U0001F3FD", "स्", "ते", "न", "मे", NFD("한"), NFD("글"), NFD("ガ"), NFD("ぎ"), "ก", "ั", "1\ufe0f\u20e3",
+    "x", "y", "中", "文", " ", ".", "。", "\r\n", "\n", "ש\u05c1", "ب\u0670",
+]
+# "ั" (Thai mai han-akat) alone is a mark: it joins the cluster before it, so build it onto one
+CLUSTERS = [c if c != "ั" else "กั" for c in CLUSTERS]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(CLUSTERS), min_size=1, max_size=80), st.integers(1, 12),
+       st.sampled_from(["chars", "bytes", "tokens"]), st.sampled_from(["logic-chain", "fixed", "recursive"]))
+def test_no_cut_inside_a_cluster(clusters, size, unit, method):
+    text = "".join(clusters)
+    edges = set(np.cumsum([0, *map(len, clusters)]).tolist())
+    ok = cut_allowed(text)
+    assert set(np.flatnonzero(ok).tolist()) >= edges  # every cluster edge may be cut
+    assert not (set(np.flatnonzero(ok).tolist()) - edges)  # and nothing else
+    tree = chunk_by(method, text, max_size=size, unit=unit)
+    assert "".join(tree.text_of(c) for c in tree.leaves()) == text
+    assert {c.start for c in tree} <= edges
+
+
+def test_fixed_and_recursive_never_exceed_the_size_in_bytes():
+    for method in ("fixed", "recursive"):
+        for text, size in (("中" * 1000, 200), ("é" * 1000, 101), ("a中é" * 300, 7)):
+            sizes = [c.meta["size"] for c in chunk_by(method, text, max_size=size, unit="bytes").roots()]
+            assert max(sizes) <= size and sum(sizes) == len(text.encode())
+
+
+def test_lone_surrogates_can_be_cut_pairs_cannot():
+    lone = chunk("\ud800" * 2500, max_size=1000)
+    assert [c.end - c.start for c in lone.roots()] == [1000, 1000, 500]
+    paired = "\ud83d\ude00" * 50  # a pair of surrogates as str (surrogatepass decoding)
+    t = chunk(paired, max_size=7)
+    assert all(c.start % 2 == 0 for c in t) and "".join(t.text_of(c) for c in t.leaves()) == paired
