@@ -166,3 +166,51 @@ def test_core_verbs_do_not_import_the_extension_packages():
     assert r.stdout.strip() == "[]"
     r = subprocess.run([sys.executable, "-m", "logichunk.cli", "--help"], capture_output=True, text=True, timeout=60)
     assert all(v in r.stdout for v in ("chunk", "ingest", "serve", "memory", "eval", "graph"))
+
+
+def test_out_is_replaced_only_when_the_run_succeeds_and_is_never_an_input(tmp_path, capsys):
+    keep = tmp_path / "keep.jsonl"
+    keep.write_text("earlier results\n", encoding="utf-8")
+    code, _, err = run(["chunk", str(tmp_path / "missing.txt"), "--out", str(keep)], capsys)
+    assert code == 2 and keep.read_text(encoding="utf-8") == "earlier results\n"
+    (tmp_path / "bad.txt").write_bytes(b"ok \xff bad")
+    assert run(["chunk", str(tmp_path / "bad.txt"), "--out", str(keep)], capsys)[0] == 2
+    assert keep.read_text(encoding="utf-8") == "earlier results\n"
+    src = tmp_path / "self.txt"
+    src.write_text("A text. Another sentence.", encoding="utf-8")
+    code, _, err = run(["chunk", str(src), "--out", str(src)], capsys)
+    assert code == 2 and "also an input" in err and src.read_text(encoding="utf-8") == "A text. Another sentence."
+    assert run(["chunk", str(src), "--out", str(keep), "--format", "jsonl", "--quiet"], capsys)[0] == 0
+    assert json.loads(keep.read_text(encoding="utf-8").splitlines()[0])["text"] == "A text. Another sentence."
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".keep")] == []  # no temporary left
+
+
+@pytest.mark.parametrize("content, needle", [(bytes(range(256)) * 4, "binary"), (b'[1, 2]\n', "not a bubble"),
+                                             (b'{"context": "x"}\n', "not a bubble"), (b"ok \xff\n", "UTF-8")])
+def test_bubbles_of_a_bad_file_is_one_line(tmp_path, capsys, content, needle):
+    f = tmp_path / "b.jsonl"
+    f.write_bytes(content)
+    code, out, err = run(["bubbles", str(f)], capsys)
+    assert code == 2 and needle in err and "Traceback" not in err and out == ""
+
+
+def test_arguments_that_are_not_utf8_are_one_line(capsys):
+    bad = b"abc\xffdef".decode("utf-8", "surrogateescape")  # what Python makes of such a shell argument
+    code, _, err = run(["chunk", "-", "--bubbles", bad], capsys)
+    assert code == 2 and "--bubbles: not valid UTF-8" in err
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["chunk", str(EN), "--method", "cliff", "--embedder", "hash:7"], "must be >= 8"),
+    (["serve", "--port", "99999", "--embedder", "hash"], "0-65535"),
+])
+def test_bad_numbers_in_options_are_one_line(argv, needle, capsys, tmp_path):
+    code, _, err = run([*argv, *(["--db", str(tmp_path / "s.db")] if argv[0] == "serve" else [])], capsys)
+    assert code == 2 and needle in err and "Traceback" not in err
+
+
+def test_flat_methods_take_the_first_of_sizes(capsys):
+    code, out, _ = run(["chunk", str(EN), "--method", "fixed", "--sizes", "400,150,60", "--format", "jsonl",
+                        "--quiet"], capsys)
+    rows = [json.loads(x) for x in out.splitlines()]
+    assert code == 0 and max(r["size"] for r in rows) == 400 and {r["level"] for r in rows} == {1}

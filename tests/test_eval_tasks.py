@@ -487,3 +487,18 @@ def test_budget_argument():
     for bad in ("x", "0", "-3", "5 chunks"):
         with pytest.raises(LogichunkError):
             _budget(bad, 200)
+
+
+
+def test_segmentation_of_no_documents_has_no_scores(tmp_path):
+    """Zero documents scored (all skipped) is no result, not a perfect one."""
+    import subprocess
+    import sys
+
+    f = tmp_path / "d.jsonl"
+    f.write_text(json.dumps({"id": "a", "units": ["x y", "z w", "u v"], "boundaries": [1]}) + "\n", encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "logichunk", "eval", "segmentation", "--data", str(f), "--skip", "5",
+                          "--methods", "entropy", "--json", "--no-save"], capture_output=True, text=True)
+    row = json.loads(out.stdout.splitlines()[0])
+    assert out.returncode == 0 and row["n"] == 0
+    assert all(row[k] is None for k in ("pk", "windowdiff", "f1", "boundary_precision", "boundary_recall"))

@@ -50,3 +50,12 @@ def test_blank_line_blocks_tile():
     t = "a\n\nb\n \n\nc"
     assert blank_line_blocks(t) == ["a\n\n", "b\n \n\n", "c"]
     assert blank_line_blocks("") == []
+
+
+def test_blank_line_blocks_of_crlf_text_match_lf_text():
+    from logichunk.chunkers.parent_child import blank_line_blocks
+
+    lf = "First para. Two.\n\nSecond para.\n\n\nThird.\n"
+    crlf = lf.replace("\n", "\r\n")
+    assert len(blank_line_blocks(crlf)) == len(blank_line_blocks(lf)) == 3
+    assert "".join(blank_line_blocks(crlf)) == crlf

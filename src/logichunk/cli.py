@@ -175,9 +175,9 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     from .chunkers.dispatch import needs
 
     models = _Models(args, needs(args.method))
-    out: TextIO = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
     suffixes = tuple(s if s.startswith(".") else "." + s for s in args.ext.split(",")) if args.ext else TEXT_SUFFIXES
     sources = list(_inputs(args.paths, suffixes))
+    out: TextIO = _OutFile(args.out, [s for s, _ in sources]) if args.out else sys.stdout
     many = len(sources) > 1
     progress = _Progress(len(sources), not args.quiet)
     bubbles: list[Bubble] = []
@@ -243,13 +243,47 @@ def cmd_chunk(args: argparse.Namespace) -> int:
         if args.format == "json":
             json.dump(docs[0] if len(docs) == 1 and not many else docs, out, ensure_ascii=False, indent=2)
             out.write("\n")
+    except BaseException:
+        if isinstance(out, _OutFile):
+            out.discard()  # an earlier file at --out stays as it was
+        raise
     finally:
         progress.close()
-        if out is not sys.stdout:
-            out.close()
+    if isinstance(out, _OutFile):
+        out.commit()
     _record_bubbles(args, bubbles)
     models.report_usage(args.quiet)
     return 1 if failures else 0
+
+
+class _OutFile:
+    """``--out``: written to a temporary file in the same folder and moved over the target only
+    when the run ends well, so a failed run never truncates an earlier result; the target may not be
+    one of the inputs (it would be emptied before it is read)."""
+
+    def __init__(self, target: str, inputs: Sequence[str]) -> None:
+        import tempfile
+
+        self.target = Path(target)
+        if self.target.is_dir():
+            raise InputError(f"--out {target}: is a folder")
+        if self.target.exists() and any(Path(i).exists() and Path(i).resolve() == self.target.resolve()
+                                        for i in inputs if i != "<stdin>"):
+            raise InputError(f"--out {target} is also an input: write the chunks somewhere else")
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.target.name}.", dir=self.target.resolve().parent)
+        self.tmp = Path(tmp)
+        self._f = os.fdopen(fd, "w", encoding="utf-8")
+
+    def write(self, text: str) -> int:
+        return self._f.write(text)
+
+    def commit(self) -> None:
+        self._f.close()
+        os.replace(self.tmp, self.target)
+
+    def discard(self) -> None:
+        self._f.close()
+        self.tmp.unlink(missing_ok=True)
 
 
 def _record_bubbles(args: argparse.Namespace, bubbles: list[Bubble]) -> None:
@@ -293,7 +327,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             ctx = b.context
             print(f"{b.priority:<7} {ctx.get('chunk_id', '?'):<10} {_first_words(b.content, 60)}  — {ctx.get('reason', '')}")
         print(f"{len(problems)} problem(s) in {len(tree.leaves())} chunk(s)")
-    _record_bubbles(args, problems)
+    _record_bubbles(args, [*tree.bubbles, *problems])  # the chunker's own (forced splits) as well
     models.report_usage(args.quiet)
     return 0
 
@@ -308,6 +342,7 @@ def cmd_compensate(args: argparse.Namespace) -> int:
     models = _Models(args, needs(args.method))
     source, text = _one_text(args)
     tree = compensate(_chunk_one(args, text, source, models), models.llm, args.mode)
+    _record_bubbles(args, list(tree.bubbles))
     if args.format == "json":
         json.dump(_tree_json(source, tree), sys.stdout, ensure_ascii=False, indent=2)
         print()
@@ -329,14 +364,19 @@ def cmd_bubbles(args: argparse.Namespace) -> int:
             _err(f"no bubbles recorded yet ({DEFAULT_BUBBLES} not found here)")
             return 0
         raise LogichunkError(f"{args.file}: no such file")
+    from .text.decode import read_path
+
     rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(read_path(path).splitlines(), 1):
         if not line.strip():
             continue
         try:
-            rows.append(json.loads(line))
+            row = json.loads(line)
         except json.JSONDecodeError:
             raise LogichunkError(f"{args.file}:{n}: not a JSON line") from None
+        if not isinstance(row, dict) or not isinstance(row.get("context", {}), dict):
+            raise LogichunkError(f"{args.file}:{n}: not a bubble (a JSON object with a context object)")
+        rows.append(row)
     if args.priority:
         rows = [r for r in rows if r.get("priority") == args.priority]
     if args.format == "jsonl":
@@ -450,12 +490,22 @@ def build_parser(extensions: bool = True) -> argparse.ArgumentParser:
     return p
 
 
+def _check_arguments(args: argparse.Namespace) -> None:
+    """Text given on the command line must be valid UTF-8: undecodable bytes reach Python as lone
+    surrogates, which no file, database or JSON line can hold."""
+    for name, value in vars(args).items():
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, str) and any(0xD800 <= ord(c) <= 0xDFFF for c in v):
+                raise InputError(f"--{name.replace('_', '-')}: not valid UTF-8 ({v.encode('utf-8', 'surrogateescape')!r})")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     verb = next((a for a in argv if not a.startswith("-")), None)  # global options take no value
     parser = build_parser(extensions=verb not in CORE_VERBS)
     args = parser.parse_args(argv)
     try:
+        _check_arguments(args)
         return int(args.func(args) or 0)
     except LogichunkError as e:
         _err(f"error: {e}")

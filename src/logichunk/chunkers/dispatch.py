@@ -115,4 +115,5 @@ def chunk_by(
         return chunk_parent_child(text, embedder, p)
     from .baselines import fixed, recursive
 
-    return (fixed if method == "fixed" else recursive)(text, size, unit=unit)
+    # flat: one level, so the first of ``sizes`` (the top level's limit) is their size
+    return (fixed if method == "fixed" else recursive)(text, int(sizes[0]) if sizes else size, unit=unit)

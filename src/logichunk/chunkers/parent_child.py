@@ -267,7 +267,7 @@ def split_children(text: str, vec_fn: VecFn, p: PCParams, segments: Sequence[tup
 
 # ----------------------------------------------------------------------------- library entry
 
-_BLANK = re.compile(r"\n[ \t]*\n\s*")
+_BLANK = re.compile(r"\n[ \t\r]*\n\s*")  # CRLF files too: \r\n\r\n
 
 
 def blank_line_blocks(text: str) -> list[str]:

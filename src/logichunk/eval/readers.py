@@ -124,6 +124,13 @@ def dataset_name(path: Path) -> str:
 
 
 def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    try:
+        yield from _json_rows(path)
+    except UnicodeDecodeError as e:
+        raise DataFormatError(f"{path}: not valid UTF-8 (byte {e.start}): not a JSON-lines data file") from None
+
+
+def _json_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     with open(path, encoding="utf-8") as f:
         for no, line in enumerate(f, 1):
             if not line.strip():

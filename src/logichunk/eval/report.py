@@ -33,7 +33,9 @@ def load_rows(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
         p = Path(p)
         if not p.exists():
             continue
-        for line in p.read_text(encoding="utf-8").splitlines():
+        from ..text.decode import read_path
+
+        for line in read_path(p).splitlines():
             line = line.strip()
             if line.startswith("{"):
                 try:

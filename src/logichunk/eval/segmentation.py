@@ -87,6 +87,9 @@ class _Acc:
         self.counts = self.counts + M.boundary_counts(doc.boundaries, hyp, tolerance=1)
 
     def row(self) -> dict[str, Any]:
+        if not self.docs:  # nothing was scored: no number, not a perfect one
+            return {k: None for k in ("pk", "windowdiff", "f1", "boundary_precision", "boundary_recall",
+                                      "hyp_per_doc", "gold_per_doc")}
         p, r, f = M.prf(self.counts)
         pk = np.asarray(self.pk, dtype=np.float64)
         wd = np.asarray(self.wd, dtype=np.float64)

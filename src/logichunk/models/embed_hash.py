@@ -25,6 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..errors import InputError
 from ..text.charclass import ALNUM, CJK, class_table
 from .embedding import EmbedKind
 
@@ -172,7 +173,7 @@ class HashEmbedder:
 
     def __init__(self, dim: int = 1024, *, batch_size: int = 2048) -> None:
         if dim < 8:
-            raise ValueError("dim must be >= 8")
+            raise InputError(f"the hash embedder's dimension must be >= 8, got {dim}")
         self.dim = int(dim)
         self.batch_size = int(batch_size)
         self.model_id = f"hash-v{self.VERSION}-d{self.dim}"

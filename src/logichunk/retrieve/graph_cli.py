@@ -40,7 +40,10 @@ def cmd_graph(args: argparse.Namespace) -> int:
     with _open(args) as store:
         if args.graph_verb == "drop":
             drop_graph(store)
-            print("graph dropped (rebuilt on next use)")
+            if args.format == "jsonl":
+                print(json.dumps({"status": "dropped"}))
+            else:
+                print("graph dropped (rebuilt on next use)")
             return 0
         g, rep = sync_graph(store, force=args.graph_verb == "build" and args.force)
         rec = {"status": rep.status, "chunks": g.n_chunks, "sentences": g.n_sentences, "edges": g.n_edges,

@@ -19,6 +19,8 @@ from ..errors import LogichunkError
 
 
 def _listen(host: str, port: int) -> socket.socket:
+    if not 0 <= port <= 65535:
+        raise LogichunkError(f"--port {port}: a port is 0-65535 (0 picks a free one)")
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

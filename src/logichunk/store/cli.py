@@ -31,6 +31,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from .ingest import ingest
 
     with _open(args, create=True) as store:
+        _ = store.embedder  # a bad --embedder fails here, before anything is stored
         rep = ingest(store, args.paths, rechunk=not args.no_chunk, replace=args.replace)
         if not args.quiet and store.embedder_note:
             print(f"embedder: {store.embedder_note}", file=sys.stderr)
@@ -103,7 +104,12 @@ def cmd_edit(args: argparse.Namespace) -> int:
 
         from .ingest import read_text_file
 
-        content = sys.stdin.read() if args.file == "-" else read_text_file(Path(args.file))
+        if args.file == "-":
+            from ..text.decode import read_text
+
+            content = read_text(sys.stdin.buffer.read(), source="<stdin>")
+        else:
+            content = read_text_file(Path(args.file))
     else:
         content = args.text
     with _open(args) as store:
