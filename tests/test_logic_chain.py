@@ -185,3 +185,36 @@ def test_a_text_that_is_one_chunk_skips_the_signal_but_not_the_result(text, shap
     rows = lambda t: [(c.id, c.span, c.method, dict(c.meta)) for c in t]  # noqa: E731
     assert rows(fast) == rows(full)
     assert dict(fast.stats) == dict(full.stats) and fast.bubbles == full.bubbles and fast.unit == full.unit
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"unit": None}, {"unit": "words"}, {"levels": 2.5}, {"levels": None}, {"sizes": 500}, {"sizes": "100"},
+    {"sizes": (100.9, 50.9)}, {"sizes": ("100",)}, {"max_size": 300.0}, {"max_size": True},
+    {"target_ratio": "0.5"}, {"target_ratio": 0},
+])
+@pytest.mark.parametrize("text", ["", "Hi. " * 100])
+def test_bad_parameters_are_input_errors_even_on_empty_text(kwargs, text):
+    with pytest.raises(InputError):
+        chunk(text, **kwargs)
+
+
+def test_sizes_may_be_a_list_or_an_array():
+    import numpy as np
+
+    text = "Hi there. " * 100
+    assert chunk(text, sizes=[100, 50]).records() == chunk(text, sizes=np.array([100, 50])).records()
+
+
+def test_json_lines_extra_replaces_a_record_key_like_a_dict_merge():
+    import json
+
+    tree = chunk("Hello there. Bye.")
+    for extra in ({"id": "doc-7"}, {"source": "a.txt"}, {"text": 1, "x": [1]}):
+        assert [json.loads(x) for x in tree.json_lines(extra)] == [r | extra for r in tree.records()]
+
+
+def test_chunk_many_refuses_a_single_string():
+    from logichunk import chunk_many
+
+    with pytest.raises(InputError, match="list of texts"):
+        chunk_many("abc. def.")

@@ -163,3 +163,16 @@ def test_flush_starts_a_new_conversation(tmp_path):
     assert len(second) == 1 and load_conversation(store, second[0]) == TRIP
     assert p.conversation_id == "third"
     store.close()
+
+
+def test_a_conversation_archived_before_continues(make_store):
+    """A new Perception on a conversation id that is archived (an agent restarted on it) appends:
+    turn and topic numbers go on after the stored ones, nothing is duplicated or reordered."""
+    emb = CountingEmbedder(64)
+    store = make_store(embedder=emb)
+    blocks = CODE + TRIP
+    for _ in range(2):
+        replay(blocks, Perception(store=store, embedder=emb, calibration=two_topics(emb), conversation_id="chat-1"))
+    assert load_conversation(store, "chat-1") == blocks + blocks
+    assert [(t.index, t.start, t.end, t.turns) for t in topics(store, "chat-1")] == [
+        (0, 0, 2, 3), (1, 3, 4, 2), (2, 5, 7, 3), (3, 8, 9, 2)]

@@ -126,7 +126,10 @@ class ChunkTree:
         encoder (a third of a ``logichunk chunk`` call went there); the same bytes as
         ``json.JSONEncoder(ensure_ascii=False).encode(record | extra)``."""
         enc = _JSON.encode
-        tail = "".join(f", {enc(k)}: {enc(v)}" for k, v in (extra or {}).items()) + "}"
+        extra = dict(extra or {})
+        if extra.keys() & _RECORD_KEYS:  # a key of the record is replaced, as record | extra would
+            return [_JSON.encode(r | extra) for r in self.records()]
+        tail = "".join(f", {enc(k)}: {enc(v)}" for k, v in extra.items()) + "}"
         text = self.text
         out = []
         for cid, start, end, method, size in zip(*self._columns(), strict=True):
@@ -142,6 +145,7 @@ class ChunkTree:
 
 
 _JSON = json.JSONEncoder(ensure_ascii=False, check_circular=False)
+_RECORD_KEYS = frozenset({"id", "level", "parent", "start", "end", "size", "method", "text"})
 
 
 class _ChunkTable(Mapping[str, Chunk]):

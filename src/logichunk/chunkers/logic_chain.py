@@ -30,7 +30,7 @@ from ..errors import InputError
 from ..ids import make_id
 from ..signals import GapSignal
 from ..signals.entropy import CompositeSignal, EntropySignal
-from ..text.measure import Measure, Meter
+from ..text.measure import Measure, Meter, get_measure
 from ..text.sentences import BREAK_PARAGRAPH, SentenceSpans, split_sentences
 from ..tree import ChunkTree, build_tree, build_tree_columns
 from ..types import Bubble
@@ -39,10 +39,10 @@ from .llm_breaks import ChatModel, llm_breaks
 
 def level_sizes(max_size: int = 1000, levels: int = 3) -> tuple[int, ...]:
     """Default limits per level, from the top down: the maximum, half, a fifth (1000/500/200)."""
-    if not isinstance(max_size, int | np.integer) or max_size < 1:
+    if not _is_int(max_size) or max_size < 1:
         raise InputError(f"max size must be a positive integer, got {max_size!r}")
-    if levels < 1:
-        raise InputError(f"levels must be at least 1, got {levels}")
+    if not _is_int(levels) or levels < 1:
+        raise InputError(f"levels must be a positive integer, got {levels!r}")
     ratios = (1.0, 0.5, 0.2, 0.1, 0.05)
     out = []
     for k in range(levels):
@@ -72,15 +72,22 @@ class CascadeSettings:
     composite: bool = True
 
     def __post_init__(self) -> None:
-        if not self.sizes:
-            raise InputError("at least one size limit is needed")
+        if isinstance(self.sizes, str | bytes) or not isinstance(self.sizes, Sequence) or not self.sizes:
+            raise InputError(f"sizes must be a non-empty sequence of positive integers, got {self.sizes!r}")
         for s in self.sizes:
-            if not isinstance(s, int | np.integer) or s < 1:
-                raise InputError(f"size limits must be positive integers, got {self.sizes}")
+            if not _is_int(s) or s < 1:
+                raise InputError(f"size limits must be positive integers, got {self.sizes!r}")
         if list(self.sizes) != sorted(self.sizes, reverse=True):
             raise InputError(f"size limits must not grow with depth, got {self.sizes}")
-        if not 0 < self.target_ratio <= 1:
-            raise InputError(f"target ratio must be in (0, 1], got {self.target_ratio}")
+        if isinstance(self.target_ratio, bool) or not isinstance(self.target_ratio, int | float | np.floating) \
+                or not 0 < self.target_ratio <= 1:
+            raise InputError(f"target ratio must be a number in (0, 1], got {self.target_ratio!r}")
+        get_measure(self.unit)  # an unknown unit is an InputError here, even for an empty text
+
+
+def _is_int(x: object) -> bool:
+    """An integer, and not a bool, a float or a numeric string (no silent truncation)."""
+    return isinstance(x, int | np.integer) and not isinstance(x, bool)
 
 
 class _Run:
@@ -371,7 +378,7 @@ def chunk_logic_chain(
 ) -> ChunkTree:
     """Run the cascade over ``text`` and return its chunk tree (see the module docstring)."""
     if not isinstance(text, str):
-        raise InputError(f"text must be str, got {type(text).__name__}; decode bytes with logichunk.read_text")
+        raise InputError(f"text must be str, got {type(text).__name__}; decode bytes with logichunk.text.decode.read_text")
     cfg = settings or CascadeSettings()
     unit = cfg.unit if isinstance(cfg.unit, str) else cfg.unit.name
     if not text:
@@ -434,7 +441,11 @@ def chunk(
     a fifth of it (``levels`` deep). Pass ``sizes`` to set every level's limit yourself.
     ``composite=False`` skips tier 3 (see :class:`CascadeSettings`): faster, a little rougher.
     """
-    lim = tuple(int(s) for s in sizes) if sizes is not None else level_sizes(max_size, levels)
+    if isinstance(sizes, np.ndarray):
+        sizes = tuple(sizes.tolist())
+    if sizes is not None and (isinstance(sizes, str | bytes) or not isinstance(sizes, Sequence)):
+        raise InputError(f"sizes must be a sequence of positive integers, got {sizes!r}")
+    lim = tuple(sizes) if sizes is not None else level_sizes(max_size, levels)
     cfg = CascadeSettings(sizes=lim, unit=unit, target_ratio=target_ratio,
                           signal=signal if signal is not None else EntropySignal(), composite=composite)
     return chunk_logic_chain(text, cfg, llm=llm, lm_signal=lm_signal, source=source)

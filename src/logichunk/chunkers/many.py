@@ -55,6 +55,8 @@ def chunk_many(
     its bubbles (default ``<text>``)."""
     lim = tuple(int(s) for s in sizes) if sizes is not None else level_sizes(max_size, levels)
     cfg = CascadeSettings(sizes=lim, unit=unit, target_ratio=target_ratio, composite=composite)
+    if isinstance(texts, str | bytes):  # a str is a sequence of characters: almost surely a mistake
+        raise InputError("chunk_many takes a list of texts; for one text use chunk(text)")
     names = list(sources) if sources is not None else ["<text>"] * len(texts)
     if len(names) != len(texts):
         raise InputError(f"{len(names)} sources for {len(texts)} texts")

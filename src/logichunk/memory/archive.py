@@ -106,7 +106,18 @@ class Archiver:
         self.rechunk = rechunk
         self.errors: list[str] = []
         self.documents: list[str] = []
+        self._offsets: dict[str, tuple[int, int]] = {}
         _ensure_tables(store)
+
+    def _offset(self, conv: str) -> tuple[int, int]:
+        """(turn, topic) numbers this archiver's episodes of ``conv`` start after: a conversation
+        archived before (an agent restarted on it) continues, its earlier turns kept in order."""
+        if conv not in self._offsets:
+            row = self.store._q("SELECT MAX(t.turn_no), MAX(m.topic_no) FROM memory_topics m JOIN memory_turns t "
+                                "ON t.document_id = m.document_id WHERE m.conversation_id = ? AND m.project_id = ?",
+                                (conv, self.store.project_id))[0]
+            self._offsets[conv] = (0, 0) if row[0] is None else (int(row[0]) + 1, int(row[1]) + 1)
+        return self._offsets[conv]
 
     def archive(self, episode: Episode) -> str:
         """Store one episode as a document; returns its id."""
@@ -114,21 +125,23 @@ class Archiver:
             raise InputError("cannot archive an empty episode")
         s = self.store
         conv = episode.conversation_id or self.conversation_id
-        title = f"{episode.title} [{conv} #{episode.index}]"
         kernel = None if episode.kernel is None else np.ascontiguousarray(episode.kernel, "<f4").tobytes()
         model = (self.kernel_model or str(getattr(s.embedder, "model_id", ""))) if kernel is not None else None
         with s.tx():
+            turn0, topic0 = self._offset(conv)
+            start, index = turn0 + episode.start, topic0 + episode.index
+            title = f"{episode.title} [{conv} #{index}]"
             doc = s.add_document(title, [(episode.title, [render_block(b) for b in episode.blocks])],
-                                 source=f"memory:{conv}#{episode.index}")
+                                 source=f"memory:{conv}#{index}")
             chapter = s.chapters(doc)[0][0]
             blocks = s.blocks(chapter)
             s._x("INSERT INTO memory_topics(document_id, project_id, conversation_id, topic_no, start_turn, end_turn, "
                  "started_at, ended_at, title, turns, model_id, kernel, created_at) "
                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                 (doc, s.project_id, conv, episode.index, episode.start, episode.end, episode.started_at,
+                 (doc, s.project_id, conv, index, start, start + (episode.end - episode.start), episode.started_at,
                   episode.ended_at, episode.title, len(episode.blocks), model, kernel, time.time()))
             s._xmany("INSERT INTO memory_turns(document_id, conversation_id, turn_no, block_id, data) VALUES (?, ?, ?, ?, ?)",
-                     [(doc, conv, episode.start + i, blocks[i].id, json.dumps(b.to_dict(), ensure_ascii=False))
+                     [(doc, conv, start + i, blocks[i].id, json.dumps(b.to_dict(), ensure_ascii=False))
                       for i, b in enumerate(episode.blocks)])
         self.documents.append(doc)
         if self.rechunk:
