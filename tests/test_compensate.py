@@ -65,7 +65,8 @@ def test_three_stage_rewrite_is_metadata_only() -> None:
     # 1 identify call for chunks 1 and 3, 3 calls for chunk 2
     assert llm.calls == 5
     assert out.stats["compensation"] == {"mode": "rewrite", "chunks": 3, "llm_calls": 5, "rewritten": 1,
-                                         "summarised": 0}
+                                         "summarised": 0, "unreadable": 0}
+    assert out.bubbles == tree.bubbles
     assert out.stats["method"] == "ppl"
     # the identify prompt shows the document context around the chunk and the chunk itself
     first_for_2 = llm.prompts[1][-1]["content"]
@@ -108,3 +109,19 @@ def test_errors_and_helpers() -> None:
     assert parse_json("nothing") is None
     ctx = document_context(tree, tree.get("3"), head_chars=10, window_chars=40)
     assert ctx.startswith("[Document opening]\n# Widget r") and ctx.endswith("<<<CHUNK>>>")
+
+
+def test_unreadable_answers_are_bubbles_not_nothing_missing() -> None:
+    def garbage_then_prose(messages: list[dict]) -> str:
+        chunk = messages[-1]["content"].rsplit("Chunk:\n", 1)[1]
+        if messages[0]["content"].startswith("For each item"):
+            return "I could not decide."  # stage 2 unreadable
+        if chunk.startswith("It charges"):
+            return '[{"item": "It", "kind": "reference"}]'
+        return "I am a teapot {not json" if chunk.startswith("#") else "[]"
+
+    out = compensate(_tree(), ScriptedLLM(garbage_then_prose), mode="rewrite")
+    got = {b.context["chunk_id"]: (b.category, b.context["stage"]) for b in out.bubbles}
+    assert got == {"1": ("compensation_unreadable", "identify"), "2": ("compensation_unreadable", "resolve")}
+    assert out.stats["compensation"]["unreadable"] == 2
+    assert all(out.get(c).meta["rewritten"] is None and "unreadable" not in out.get(c).meta for c in "123")

@@ -162,3 +162,20 @@ def test_reranker_hook(corpus):
     assert lens == sorted(lens, reverse=True)
     assert all(h.score == len(h.chunk.meta["text"]) for h in res)
     assert all(-1.0 <= h.raw_score <= 1.0 for h in res)
+
+
+def test_a_store_searched_with_another_embedder_says_so(tmp_path):
+    from logichunk.retrieve.graph import retrieve_graph
+    from logichunk.store import Store
+
+    path = str(tmp_path / "s.db")
+    with Store.open(path, settings=Settings(embedder="hash:64")) as s:
+        s.add_document("d", [("c", ["Rain falls on the market. The price of tea rose.\n\n"])])
+        s.rechunk_dirty()
+    with Store.open(path, settings=Settings(embedder="hash:128")) as s:
+        for mode in ("basic", "hierarchical", "parent"):
+            res = retrieve(s, "tea price", mode=mode)
+            assert any("embedded with hash-v1-d64" in n and "hash-v1-d128" in n for n in res.notes), (mode, res.notes)
+        assert "embedded with hash-v1-d64" in retrieve_graph(s, "tea price", "graph-ssg").notes[0]
+    with Store.open(path, settings=Settings(embedder="hash:64")) as s:  # the right one: no such note
+        assert len(retrieve(s, "tea price", mode="basic")) and s.embedder_mismatch() == ""

@@ -9,7 +9,9 @@ original:
   definitions, references), looking at the document context; (2) *filter and score* each item —
   only what the context actually resolves, with a confidence score, above ``min_score``; (3)
   *merge* the kept items into a rewritten chunk. Stored as ``meta["rewritten"]`` (None when nothing
-  was missing) and ``meta["missing"]`` (the kept items with their resolution and score).
+  was missing) and ``meta["missing"]`` (the kept items with their resolution and score). An answer
+  of stage 1 or 2 that holds no JSON list is recorded as a ``compensation_unreadable`` bubble
+  (``rewritten`` stays None), never taken for "nothing is missing".
 * ``"summary"`` — two stages per chunk: (1) a *global supplementary* summary — what the rest of the
   document says that this chunk needs; (2) a *local* summary of the chunk fused with it. Stored as
   ``meta["summary"]`` and ``meta["supplement"]``.
@@ -27,7 +29,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..tree import ChunkTree, build_tree
-from ..types import Chunk
+from ..types import Bubble, Chunk
 from .llm_breaks import ChatModel
 
 __all__ = ["compensate", "document_context", "parse_json"]
@@ -99,7 +101,10 @@ def _rewrite(llm: ChatModel, tree: ChunkTree, chunk: Chunk, ctx: str, min_score:
              max_items: int) -> dict[str, Any]:
     body = tree.text_of(chunk)
     # 1. identify
-    found = parse_json(_ask(llm, _IDENTIFY, f"Document context:\n{ctx}\n\nChunk:\n{body}", 400))
+    answer = _ask(llm, _IDENTIFY, f"Document context:\n{ctx}\n\nChunk:\n{body}", 400)
+    found = parse_json(answer)
+    if not isinstance(found, list):  # not "nothing is missing" ([]): an answer we could not read
+        return {"rewritten": None, "missing": [], "compensation": "rewrite", "unreadable": ("identify", answer)}
     items = []
     if isinstance(found, list):
         for x in found:
@@ -112,8 +117,10 @@ def _rewrite(llm: ChatModel, tree: ChunkTree, chunk: Chunk, ctx: str, min_score:
         return {"rewritten": None, "missing": [], "compensation": "rewrite"}
     # 2. filter and score against the context
     listing = "\n".join(f"- {it['item']}" for it in items)
-    scored = parse_json(_ask(llm, _RESOLVE, f"Document context:\n{ctx}\n\nChunk:\n{body}\n\nMissing items:\n{listing}",
-                             600))
+    answer = _ask(llm, _RESOLVE, f"Document context:\n{ctx}\n\nChunk:\n{body}\n\nMissing items:\n{listing}", 600)
+    scored = parse_json(answer)
+    if not isinstance(scored, list):
+        return {"rewritten": None, "missing": [], "compensation": "rewrite", "unreadable": ("resolve", answer)}
     by_name = {it["item"]: it for it in items}
     kept = []
     if isinstance(scored, list):
@@ -173,6 +180,11 @@ def compensate(
             extra[cid] = _rewrite(calls, tree, c, ctx, min_score, max_items)
         else:
             extra[cid] = _summary(calls, tree, c, ctx)
+    # an answer that could not be read is a bubble, not a silent "nothing was missing"
+    unreadable = [Bubble("compensation_unreadable", tree.text_of(tree.get(cid))[:120], "low",
+                         {"chunk_id": cid, "span": [tree.get(cid).start, tree.get(cid).end], "stage": e["unreadable"][0],
+                          "answer": e.pop("unreadable")[1][:500]})
+                  for cid, e in extra.items() if "unreadable" in e]
     rows = []
     for c in tree:
         meta: Mapping[str, Any] = c.meta
@@ -181,8 +193,9 @@ def compensate(
         rows.append((c.id, c.start, c.end, c.method, meta))
     stats = {**tree.stats, "compensation": {"mode": mode, "chunks": len(ids), "llm_calls": calls.n,
                                             "rewritten": sum(1 for e in extra.values() if e.get("rewritten")),
-                                            "summarised": sum(1 for e in extra.values() if e.get("summary"))}}
-    return build_tree(tree.text, rows, bubbles=tree.bubbles, stats=stats, unit=tree.unit)
+                                            "summarised": sum(1 for e in extra.values() if e.get("summary")),
+                                            "unreadable": len(unreadable)}}
+    return build_tree(tree.text, rows, bubbles=(*tree.bubbles, *unreadable), stats=stats, unit=tree.unit)
 
 
 class _Counting:

@@ -132,12 +132,14 @@ def retrieve(store: Any, query: str, mode: str | None = None, top_k: int | None 
             hits = _parent(store, query, want, norm, power, window, candidates or max(10 * want, 50),
                            s.size_normalization_max_boost)
             if not hits:
-                notes.append("child index is empty")
+                notes.append(store.embedder_mismatch() or "child index is empty")
         except LogichunkError as e:
             notes.append(f"child search failed: {e}")
         if not hits:
             fallback = "document"
             hits = _document_fallback(store, query, want, window, notes)
+    if not hits and fallback is None and (why := store.embedder_mismatch()):
+        notes.append(why)
     if reranker is not None and hits:
         hits = _rerank(reranker, query, hits)
     return Results(tuple(hits[:top_k]), mode, query, fallback, tuple(notes))

@@ -388,11 +388,8 @@ def retrieve_graph(store: Any, query: str, mode: str, top_k: int | None = None, 
     algo = ALGORITHMS[mode](params)
     notes: list[str] = []
     if graph.n_chunks == 0:
-        other = store._q("SELECT embedding_model, COUNT(*) FROM chunks WHERE project_id = ? AND chunk_level = 'child' "
-                         "GROUP BY embedding_model", (store.project_id,))
-        why = ("the graph is empty: nothing is ingested and chunked" if not other else
-               "the graph is empty: the chunks were embedded with " + ", ".join(f"{m} ({n})" for m, n in other)
-               + f", not with the current embedder {store.model_id}; open the store with that embedder")
+        mismatch = store.embedder_mismatch()
+        why = f"the graph is empty: {mismatch or 'no chunks yet (nothing ingested, or only with --no-chunk)'}"
         return GraphResults((), mode, query, None, (why,), algo.run(graph, np.zeros(graph.dim, np.float32)), rep)
     qv = store.embed_query(query)
     want = algo.seeds_needed()

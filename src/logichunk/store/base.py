@@ -585,6 +585,16 @@ class Store:
         rows = self._q(f"SELECT {_CHUNK_COLS} FROM chunks WHERE document_id = ? AND dotted_id = ?", (document_id, dotted_id))
         return _chunk_row(rows[0]) if rows else None
 
+    def embedder_mismatch(self) -> str:
+        """Why vector search finds nothing here, when that is the reason: the project's chunks were
+        embedded with other models than the current embedder's ('' otherwise)."""
+        rows = self._q("SELECT embedding_model, COUNT(*) FROM chunks WHERE project_id = ? AND chunk_level = 'child' "
+                       "GROUP BY embedding_model", (self.project_id,))
+        if not rows or any(m == self.model_id for m, _ in rows):
+            return ""
+        return ("the chunks were embedded with " + ", ".join(f"{m} ({n})" for m, n in rows)
+                + f", not with the current embedder {self.model_id}; open the store with that embedder")
+
     def avg_parent_size(self) -> float:
         gen = self.generation()
         if self._avg_cache[0] != gen:

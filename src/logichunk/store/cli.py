@@ -90,7 +90,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                 print(f"{rank:>2}  {h.score:7.4f}  {h.raw_score:7.4f}  {h.chunk.id:<10} {str(m.get('level_name')):<7} "
                       f"{_short(m.get('context_text') or m.get('text', ''))}")
             if not len(res):
-                print("(no results)")
+                print("(no results)" + (f" — {'; '.join(res.notes)}" if res.notes and not res.fallback else ""))
     return 0
 
 
@@ -143,7 +143,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--replace", action="store_true",
                    help="a file stored before with other text replaces its document (default: an error; "
                         "a file with the same text is skipped)")
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--quiet", action="store_true", help="no notes on stderr (embedder, skipped and replaced files)")
     _common(p)
     p.set_defaults(func=cmd_ingest)
 

@@ -123,7 +123,10 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
     replaced: list[str] = []
     known = _stored_sources(store)
     todo: list[tuple[Path, str, list[str]]] = []
-    for f in iter_files(paths):  # read and check every file before anything is written
+    files = list(iter_files(paths))
+    if not files:
+        raise InputError(f"no text files ({', '.join(SUFFIXES)}) in {', '.join(map(str, paths))}")
+    for f in files:  # read and check every file before anything is written
         text = read_text_file(f)
         earlier = known.get(os.path.realpath(f), [])
         if earlier and all(_document_text(store, d) == text for d in earlier):
