@@ -345,3 +345,21 @@ def test_sqlite_file_deleted_under_an_open_store_is_an_error_not_lost_writes(tmp
     s.close()
     with pytest.raises(StoreError, match="no database"):
         Store.open(str(path), settings=SMALL, create=False)
+
+
+def test_a_renumbered_parent_takes_its_bubbles_along(make_store):
+    s = make_store(SMALL)
+    long_sentence = " ".join(["river"] * 30) + ".\n\n"  # one sentence over the child limit: a forced split
+    opening = "".join(f"The teacher sold sword number {i} at the market. " for i in range(5)) + "\n\n"
+    s.add_document("d", [("c", [opening, long_sentence])])
+    s.rechunk_dirty()
+    first = s.blocks()[0].id
+    before = [b.context["where"] for b in s.bubbles()]
+    assert before == ["parent 1.2"]  # the river block's own parent
+    s.edit_block(first, "".join(f"The teacher sold sword number {i} at the market. " for i in range(12)) + "\n\n")
+    assert s.rechunk_block(first).parents_kept == 1  # the river parent is kept, renumbered
+    owner = {c.dotted_id: c for c in s.chunks(level="parent")}
+    after = [b.context["where"] for b in s.bubbles()]
+    assert before and len(after) == len(before) and after != before  # renumbered, and followed
+    for where in after:
+        assert "river" in owner[where.split()[-1]].content

@@ -729,6 +729,7 @@ class Store:
             for pk, *_ in snap.old_parents:
                 if pk not in keep_pks:
                     self._x("DELETE FROM chunks WHERE pk = ?", (pk,))
+            self._rename_bubble_parents(snap.chapter_id, {old: d for _, _, d, old, _ in kept if d != old})
             for pk, order, dotted, old_dotted, old_order in kept:
                 if dotted != old_dotted or order != old_order:
                     self._x("UPDATE chunks SET chunk_order = ?, dotted_id = ? WHERE pk = ?", (order, dotted, pk))
@@ -765,6 +766,19 @@ class Store:
                 self._after_vectors_written(model, dim)
             self._bump()
         return True
+
+    def _rename_bubble_parents(self, chapter_id: str, renamed: dict[str, str]) -> None:
+        """Kept parents renumbered by a re-chunk: their stored bubbles' ``where`` follows them (it
+        names the parent by dotted id)."""
+        if not renamed:
+            return
+        for pk, ctx in self._q("SELECT pk, context FROM bubbles WHERE chapter_id = ?", (chapter_id,)):
+            c = json.loads(ctx or "{}")
+            where = str(c.get("where", ""))
+            kind, _, dotted = where.rpartition(" ")
+            if kind == "parent" and dotted in renamed:
+                c["where"] = f"parent {renamed[dotted]}"
+                self._x("UPDATE bubbles SET context = ? WHERE pk = ?", (json.dumps(c, ensure_ascii=False), pk))
 
     def _vec_marker(self) -> str:
         return "?"
