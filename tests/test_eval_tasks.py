@@ -502,3 +502,20 @@ def test_segmentation_of_no_documents_has_no_scores(tmp_path):
     row = json.loads(out.stdout.splitlines()[0])
     assert out.returncode == 0 and row["n"] == 0
     assert all(row[k] is None for k in ("pk", "windowdiff", "f1", "boundary_precision", "boundary_recall"))
+
+
+def test_eval_speaks_jsonl_like_every_verb(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    rows = subprocess.run([sys.executable, "-m", "logichunk", "eval", "methods", "--format", "jsonl"],
+                          capture_output=True, text=True, check=True).stdout.splitlines()
+    recs = [json.loads(x) for x in rows]
+    assert recs and all({"method", "group", "tasks", "runnable"} <= set(r) for r in recs)
+    f = tmp_path / "d.jsonl"
+    f.write_text(json.dumps({"id": "a", "units": ["x y", "z w", "u v"], "boundaries": [1]}) + "\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # a relative --data path is named by its folder, not "/d"
+    out = subprocess.run([sys.executable, "-m", "logichunk", "eval", "segmentation", "--data", "d.jsonl",
+                          "--methods", "entropy", "--format", "jsonl", "--no-save"], capture_output=True, text=True)
+    row = json.loads(out.stdout.splitlines()[0])
+    assert row["dataset"] == f"{tmp_path.name}/d" and row["n"] == 1

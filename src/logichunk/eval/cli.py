@@ -179,14 +179,14 @@ def cmd_segmentation(args: argparse.Namespace) -> int:
     runners = _runners(specs, settings)
     if not runners:
         raise LogichunkError("no method could run here (see the notes above)")
-    printer = _Printer(args.json, [("pk", "Pk"), ("windowdiff", "WD"), ("f1", "F1"), ("hyp_per_doc", "cuts/doc"),
+    printer = _Printer(args.json or args.format == "jsonl", [("pk", "Pk"), ("windowdiff", "WD"), ("f1", "F1"), ("hyp_per_doc", "cuts/doc"),
                                    ("gold_per_doc", "gold/doc")])
     all_rows: list[dict[str, Any]] = []
     t0 = time.perf_counter()
     for ds in sets:
         skip = getattr(args, "skip", 0) or 0
         docs = read_segmentation(ds.path, None if args.limit is None else args.limit + skip)[skip:]
-        name = f"{ds.path.parent.name}/{ds.name}"
+        name = ds.label
         for spec, runner in runners:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -234,14 +234,14 @@ def cmd_chunking(args: argparse.Namespace) -> int:
     runners = _runners(specs, settings)
     if not runners:
         raise LogichunkError("no method could run here (see the notes above)")
-    printer = _Printer(args.json, [("recall", "recall"), ("precision", "prec"), ("iou", "IoU"),
+    printer = _Printer(args.json or args.format == "jsonl", [("recall", "recall"), ("precision", "prec"), ("iou", "IoU"),
                                    ("evidence_recall_at_k", "evid.R"), ("recall_at_k", "docR"), ("mrr", "MRR"),
                                    ("chunks", "chunks"), ("mean_tokens", "tok/chunk")])
     t0 = time.perf_counter()
     count = 0
     for ds in sets:
         corpus = read_corpus(ds.path, args.limit)
-        name = f"{ds.path.parent.name}/{ds.name}"
+        name = ds.label
         layout = Layout.of(corpus, settings.unit)
         qv = embed(settings.embedder, [q.question for q in corpus.queries], "query")
         for spec, runner in runners:
@@ -294,12 +294,12 @@ def cmd_retrieval(args: argparse.Namespace) -> int:
             ("all_docs_at_k", "allDoc@k"), ("p50_ms", "p50 ms")]
     if budget is not None:
         cols += [("evidence_recall_at_k_at_budget", "evid.R@B"), ("recall_at_budget", "spanR@B")]
-    printer = _Printer(args.json, cols)
+    printer = _Printer(args.json or args.format == "jsonl", cols)
     t0 = time.perf_counter()
     count = 0
     for ds in sets:
         corpus = read_corpus(ds.path, args.limit)
-        name = f"{ds.path.parent.name}/{ds.name}"
+        name = ds.label
         for mode in ready:
             # a store mode chunks with the store's own parent-child chunker: run it once
             pairs = runners if getattr(MODES[mode], "uses_method", True) else runners[:1]
@@ -333,7 +333,11 @@ def cmd_methods(args: argparse.Namespace) -> int:
         missing = [r for r in m.requires if importlib.util.find_spec(r.split(".")[0]) is None
                    or _missing(r)]
         state = "ok" if not missing else "missing " + ", ".join(INSTALL.get(r, r) for r in missing)
-        print(f"{m.name:<20} {m.group:<9} {'/'.join(sorted(m.tasks)):<23} {state:<28} {m.about}")
+        if args.format == "jsonl":
+            print(json.dumps({"method": m.name, "group": m.group, "tasks": sorted(m.tasks), "runnable": not missing,
+                              "install": [INSTALL.get(r, r) for r in missing], "about": m.about}, ensure_ascii=False))
+        else:
+            print(f"{m.name:<20} {m.group:<9} {'/'.join(sorted(m.tasks)):<23} {state:<28} {m.about}")
     return 0
 
 
@@ -357,6 +361,7 @@ def _common(p: argparse.ArgumentParser, task: str) -> None:
                    help="comma list, or all / logichunk / baselines / peers (see: logichunk eval methods)")
     p.add_argument("--limit", type=_limit, metavar="N", help="first N documents (segmentation) or queries")
     p.add_argument("--json", action="store_true", help="one JSON object per line per (method, data set)")
+    p.add_argument("--format", choices=["table", "jsonl"], default="table", help="jsonl: the same as --json")
     p.add_argument("--out", default=DEFAULT_OUT, help=f"results folder (default {DEFAULT_OUT})")
     p.add_argument("--no-save", action="store_true", help="do not write OUT/results.jsonl")
     p.add_argument("--embedder", default="hash",
@@ -411,4 +416,5 @@ def add_parser(subparsers) -> None:
     rp.set_defaults(func=cmd_report)
 
     m = sub.add_parser("methods", help="list methods and whether they can run here")
+    m.add_argument("--format", choices=["table", "jsonl"], default="table")
     m.set_defaults(func=cmd_methods)

@@ -111,6 +111,11 @@ class DataSet:
     kind: Literal["segmentation", "spans"]
     path: Path
 
+    @property
+    def label(self) -> str:
+        """``folder/name`` as results name a set (the folder of a relative path resolved first)."""
+        return f"{self.path.resolve().parent.name}/{self.name}"
+
 
 def dataset_name(path: Path) -> str:
     name = path.name
