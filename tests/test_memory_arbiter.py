@@ -150,3 +150,24 @@ def test_llm_arbiter_in_the_perception_is_recorded(loopback):
     assert d.action.value == "adsorb" and d.step.value == "arbiter" and d.arbiter == "llm"
     prompt = loopback.requests[-1].body["messages"][-1]["content"]
     assert "snake game" in prompt and "deploy it" in prompt
+
+
+def test_an_unreachable_llm_is_not_asked_again_during_its_cooldown():
+    from logichunk.models.http import EndpointUnreachable
+
+    calls = []
+
+    def down(messages):
+        calls.append(messages)
+        raise EndpointUnreachable("connection refused", url="http://127.0.0.1:9/v1")
+
+    a = LLMArbiter(ScriptedLLM(down), fallback=RuleArbiter(rule_cal()), cooldown=60.0)
+    verdicts = [a.judge(Q) for _ in range(5)]
+    assert len(calls) == 1 and a.failures == 5  # asked once; the fallback answered all five
+    assert all(v.arbiter == "rule" for v in verdicts) and "not asked" in verdicts[-1].detail
+    a._down_until = 0.0  # the cooldown over: asked again
+    a.judge(Q)
+    assert len(calls) == 2
+    b = LLMArbiter(ScriptedLLM(["maybe", "YES"]), fallback=RuleArbiter(rule_cal()), cooldown=60.0)
+    b.judge(Q)  # an unclear answer is no outage: the next turn asks again
+    assert b.judge(Q).arbiter == "llm"

@@ -20,6 +20,7 @@ anchor, the cosine and the online features) and answers a :class:`Verdict`: same
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -154,14 +155,19 @@ _NO = re.compile(r"^\W*(?:(?:no|n|new|different)\b|否|不|新)", re.IGNORECASE)
 class LLMArbiter:
     """A chat LLM (:class:`~logichunk.models.llm.LLM`: the OpenAI-compatible client, or a
     :class:`~logichunk.models.llm.ScriptedLLM`) answering YES or NO. Errors and unclear answers go to
-    ``fallback`` (a :class:`RuleArbiter` is typical); ``failures`` counts them."""
+    ``fallback`` (a :class:`RuleArbiter` is typical); ``failures`` counts them. An endpoint that
+    cannot be reached at all is not asked again for ``cooldown`` seconds (every turn would otherwise
+    wait through the client's retries: 19 s for 7 turns of a replay against a stopped server)."""
 
-    def __init__(self, llm: Any, *, fallback: Arbiter | None = None, name: str = "llm", max_tokens: int = 4) -> None:
+    def __init__(self, llm: Any, *, fallback: Arbiter | None = None, name: str = "llm", max_tokens: int = 4,
+                 cooldown: float = 30.0) -> None:
         self.llm = llm
         self.fallback = fallback
         self.name = name
         self.max_tokens = int(max_tokens)
+        self.cooldown = float(cooldown)
         self.failures = 0
+        self._down_until = 0.0
 
     def _fall(self, query: ArbiterQuery, why: str) -> Verdict:
         self.failures += 1
@@ -171,9 +177,15 @@ class LLMArbiter:
         return Verdict(v.same_topic, v.score, v.arbiter, f"{self.name} {why}; {v.detail}")
 
     def judge(self, query: ArbiterQuery) -> Verdict:
+        from ..models.http import EndpointUnreachable
+
+        if time.monotonic() < self._down_until:
+            return self._fall(query, "not asked (unreachable moments ago)")
         try:
             answer = self.llm.complete(same_task_messages(query), max_tokens=self.max_tokens, temperature=0.0).text
         except LogichunkError as e:
+            if isinstance(e, EndpointUnreachable):
+                self._down_until = time.monotonic() + self.cooldown
             return self._fall(query, f"failed ({type(e).__name__}: {str(e)[:120]})")
         text = answer.strip()
         if _YES.match(text):
