@@ -8,7 +8,7 @@ import unicodedata
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from logichunk import chunk
@@ -62,3 +62,24 @@ def test_lone_surrogates_can_be_cut_pairs_cannot():
     paired = "\ud83d\ude00" * 50  # a pair of surrogates as str (surrogatepass decoding)
     t = chunk(paired, max_size=7)
     assert all(c.start % 2 == 0 for c in t) and "".join(t.text_of(c) for c in t.leaves()) == paired
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(list("ab cd,.中文 \n") + ["hello", "world", "e\u0301"]), max_size=60).map("".join),
+       st.integers(1, 9), st.sampled_from(["chars", "bytes", "tokens"]))
+@example("hello world hello world", 1, "tokens")
+def test_fixed_cuts_before_a_unit_and_fills_each_chunk(text, size, unit):
+    """Each cut of ``fixed`` lies where a unit (token) starts and a character stays whole, and each
+    chunk but the last is as full as the next such place allows (no premature cut)."""
+    from logichunk.chunkers.baselines import fixed_spans
+    from logichunk.text.measure import Meter
+
+    p = Meter(text, unit).prefix
+    ok = cut_allowed(text)
+    places = [k for k in range(1, len(text)) if ok[k] and p[k + 1] > p[k]]
+    spans = fixed_spans(text, size, unit).tolist()
+    for a, b in spans[:-1]:
+        assert b in places
+        later = [k for k in places if k > b]
+        if later and p[b] - p[a] <= size:  # the next place would overflow (or it is one long unit)
+            assert p[later[0]] - p[a] > size
