@@ -519,3 +519,52 @@ def test_eval_speaks_jsonl_like_every_verb(tmp_path, monkeypatch):
                           "--methods", "entropy", "--format", "jsonl", "--no-save"], capture_output=True, text=True)
     row = json.loads(out.stdout.splitlines()[0])
     assert row["dataset"] == f"{tmp_path.name}/d" and row["n"] == 1
+
+
+@pytest.mark.parametrize("line, needle", [
+    ({"id": "x", "units": ["a", "b"], "boundaries": ["zero"]}, "list of integers"),
+    ({"id": "x", "units": ["a", "b", "c"], "segments": [1, "two"]}, "list of integers"),
+    ({"id": "x", "units": ["a", "b"], "boundaries": [0.5]}, "list of integers"),
+    ({"id": "x", "units": ["a", "b"], "boundaries": 0}, "list of integers"),
+    ({"id": "x", "units": "abc", "boundaries": [0]}, "'units' list of strings"),
+])
+def test_segmentation_fields_of_the_wrong_type_are_data_errors(tmp_path, line, needle):
+    from logichunk.eval.readers import DataFormatError, read_segmentation
+
+    f = tmp_path / "d.jsonl"
+    f.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    with pytest.raises(DataFormatError, match=needle):
+        read_segmentation(f)
+
+
+@pytest.mark.parametrize("corpus, query, needle", [
+    ({"doc_id": "a", "text": None}, {"qid": "1", "question": "q", "gold_spans": []}, "'text' must be a string"),
+    ({"doc_id": "a", "text": "Hi."}, {"qid": "1", "question": "q", "gold_spans": [{"doc_id": "a", "start": "x", "end": 2}]},
+     "start/end"),
+    ({"doc_id": "a", "text": "Hi."}, {"qid": "1", "question": "q", "gold_spans": {"doc_id": "a"}}, "list of objects"),
+])
+def test_corpus_fields_of_the_wrong_type_are_data_errors(tmp_path, corpus, query, needle):
+    from logichunk.eval.readers import DataFormatError, read_corpus
+
+    (tmp_path / "s.corpus.jsonl").write_text(json.dumps(corpus) + "\n", encoding="utf-8")
+    (tmp_path / "s.queries.jsonl").write_text(json.dumps(query) + "\n", encoding="utf-8")
+    with pytest.raises(DataFormatError, match=needle):
+        read_corpus(tmp_path / "s")
+
+
+def test_a_byte_order_mark_before_the_first_line_is_read(tmp_path):
+    from logichunk.eval.readers import read_segmentation
+
+    f = tmp_path / "d.jsonl"
+    f.write_bytes(b"\xef\xbb\xbf" + json.dumps({"id": "x", "units": ["a", "b"], "boundaries": [0]}).encode() + b"\n")
+    assert [d.id for d in read_segmentation(f)] == ["x"]
+
+
+@pytest.mark.parametrize("argv", [["segmentation", "--skip", "-1"], ["retrieval", "--k", "0"],
+                                  ["chunking", "--size", "0"]])
+def test_out_of_range_numbers_are_refused(argv):
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "logichunk", "eval", *argv, "--no-save"], capture_output=True, text=True)
+    assert out.returncode == 2 and "must be at least" in out.stderr and "Traceback" not in out.stderr

@@ -183,7 +183,7 @@ def score_hits(hits: Sequence[Hitlist], corpus: Corpus, layout: Layout) -> dict[
         acc["all_docs_at_k"].append(M.all_docs_hit(got_docs, q.gold_doc_ids))
         fe = h.full_ends if h.full_ends is not None else h.ends
         acc["mrr"].append(M.reciprocal_rank(M.overlaps(h.starts, fe, gs, ge)))
-    return {k: float(np.mean(v)) if v else 0.0 for k, v in acc.items()}
+    return {k: float(np.mean(v)) if v else None for k, v in acc.items()}  # no queries: no score, not 0
 
 
 def run_chunking(corpus: Corpus, name: str, runner: Any, settings: Settings, *, peer: bool, dataset: str,
@@ -340,7 +340,7 @@ def run_retrieval(corpus: Corpus, mode: str, method: str, runner: Any, settings:
     label = mode if not getattr(MODES[mode], "uses_method", True) else f"{mode}:{method}"
     row = {"task": "retrieval", "dataset": dataset, "method": label, "peer": False,
            "n": len(corpus.queries), "seconds": round(seconds, 3), "k": k, **score_hits(hits, corpus, layout),
-           "tokens_per_query": float(np.mean(tokens)) if tokens else 0.0, **at_budget,
+           "tokens_per_query": float(np.mean(tokens)) if tokens else None, **at_budget,
            "embedder": settings.embedder_name, "size": settings.size, "unit": settings.unit}
     row.update(getattr(searcher, "stats", {}))  # latency, build time... from modes that measure them
     notes = list(getattr(searcher, "notes", []))

@@ -159,6 +159,16 @@ def _limit(v: str) -> int:
     return n
 
 
+def _at_least(lo: int):
+    """An argparse type: an integer >= ``lo`` (a negative --skip or a --k of 0 is a typo, not a run)."""
+    def parse(v: str) -> int:
+        n = int(v)
+        if n < lo:
+            raise argparse.ArgumentTypeError(f"must be at least {lo}, got {n}")
+        return n
+    return parse
+
+
 # --------------------------------------------------------------------------- verbs
 
 
@@ -367,7 +377,7 @@ def _common(p: argparse.ArgumentParser, task: str) -> None:
     p.add_argument("--embedder", default="hash",
                    help="embedder for every method that embeds, peers included: hash (default, model-free), "
                         "e5, minilm, auto, ...")
-    p.add_argument("--size", type=int, default=200, help="target chunk size (default 200)")
+    p.add_argument("--size", type=_at_least(1), default=200, help="target chunk size (default 200)")
     p.add_argument("--unit", choices=["tokens", "chars"], default="tokens", help="unit of --size and --budget")
 
 
@@ -382,7 +392,7 @@ def add_parser(subparsers) -> None:
     _common(s, "segmentation")
     s.add_argument("--oracle", action="store_true",
                    help="also score each signal with the gold number of boundaries (rows named METHOD@gold-k)")
-    s.add_argument("--skip", type=int, default=0, metavar="N",
+    s.add_argument("--skip", type=_at_least(0), default=0, metavar="N",
                    help="leave out the first N documents of each set (then --limit counts from there)")
     s.add_argument("--count-rule", choices=["relative", "texttiling"], default="relative",
                    help="how many cuts a gap signal gets: peaks at least half as deep as the deepest "
@@ -404,7 +414,7 @@ def add_parser(subparsers) -> None:
     r.add_argument("--modes", default="basic",
                    help="comma list of retrieval modes (default basic): basic (no store: one method's chunks), "
                         "and the store's modes parent, hybrid, hierarchical, store:basic, ...")
-    r.add_argument("--k", type=int, default=5, help="hits per query (default 5)")
+    r.add_argument("--k", type=_at_least(1), default=5, help="hits per query (default 5)")
     r.add_argument("--budget", default=None,
                    help="also score the hits cut to a token budget (N chunks of --size, or 1000t), so modes that "
                         "return more text are compared at equal cost")

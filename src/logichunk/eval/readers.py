@@ -136,7 +136,7 @@ def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def _json_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    with open(path, encoding="utf-8") as f:
+    with open(path, encoding="utf-8-sig") as f:  # a leading byte-order mark is not part of line 1
         for no, line in enumerate(f, 1):
             if not line.strip():
                 continue
@@ -149,6 +149,21 @@ def _json_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             yield no, row
 
 
+def _int_list(x: Any, what: str, where: str) -> list[int]:
+    """A JSON list of integers, or :class:`DataFormatError` (no silent truncation of 0.5 or "2")."""
+    if not isinstance(x, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in x):
+        raise DataFormatError(f"{where}: {what!r} must be a list of integers, got {json.dumps(x)[:60]}")
+    return x
+
+
+def _text(x: Any, what: str, where: str, *, ids: bool = False) -> str:
+    """A JSON string (or, for ids, an integer), or :class:`DataFormatError` (no "None" documents)."""
+    if isinstance(x, str) or (ids and isinstance(x, int) and not isinstance(x, bool)):
+        return str(x)
+    raise DataFormatError(f"{where}: {what!r} must be a {'string or integer' if ids else 'string'}, "
+                          f"got {json.dumps(x)[:60]}")
+
+
 def read_segmentation(path: str | Path, limit: int | None = None) -> list[SegDoc]:
     """Documents of a segmentation JSONL file (the first ``limit`` if given). Boundaries come from
     ``boundaries`` or, if absent, from ``segments``; when both are present they must agree."""
@@ -157,17 +172,20 @@ def read_segmentation(path: str | Path, limit: int | None = None) -> list[SegDoc
     for no, row in _lines(path):
         if limit is not None and len(docs) >= limit:
             break
-        try:
-            units = [str(u) for u in row["units"]]
-        except (KeyError, TypeError):
-            raise DataFormatError(f"{path}:{no}: a segmentation line needs a 'units' list") from None
+        where = f"{path}:{no}"
+        units = row.get("units")
+        if not isinstance(units, list) or not all(isinstance(u, str) for u in units):
+            raise DataFormatError(f"{where}: a segmentation line needs a 'units' list of strings")
         n = len(units)
         b = row.get("boundaries")
         seg = row.get("segments")
         if b is None and seg is None:
-            raise DataFormatError(f"{path}:{no}: needs 'boundaries' or 'segments'")
+            raise DataFormatError(f"{where}: needs 'boundaries' or 'segments'")
+        if b is not None:
+            b = _int_list(b, "boundaries", where)
         if seg is not None:
-            if sum(int(s) for s in seg) != n or any(int(s) <= 0 for s in seg):
+            seg = _int_list(seg, "segments", where)
+            if sum(seg) != n or any(s <= 0 for s in seg):
                 raise DataFormatError(f"{path}:{no}: 'segments' must be positive and sum to {n} units")
             from_seg = np.cumsum(np.asarray(seg, dtype=np.int64))[:-1] - 1
         bounds = np.unique(np.asarray(b if b is not None else from_seg, dtype=np.int64))
@@ -175,7 +193,8 @@ def read_segmentation(path: str | Path, limit: int | None = None) -> list[SegDoc
             raise DataFormatError(f"{path}:{no}: boundary index outside 0..{n - 2}")
         if seg is not None and b is not None and not np.array_equal(bounds, from_seg):
             raise DataFormatError(f"{path}:{no}: 'boundaries' and 'segments' disagree")
-        docs.append(SegDoc(str(row.get("id", f"{path.name}:{no}")), str(row.get("lang", "en")), units, bounds))
+        docs.append(SegDoc(_text(row.get("id", f"{path.name}:{no}"), "id", where, ids=True),
+                           _text(row.get("lang", "en"), "lang", where), units, bounds))
     return docs
 
 
@@ -189,11 +208,12 @@ def read_corpus(stem: str | Path, limit: int | None = None) -> Corpus:
             raise DataMissing(f"{p}: no such file (a retrieval set is STEM{CORPUS} + STEM{QUERIES})")
     docs: list[Doc] = []
     for no, row in _lines(cpath):
+        where = f"{cpath}:{no}"
         try:
-            docs.append(Doc(str(row["doc_id"]), str(row.get("title", "")), str(row["text"]),
-                            str(row.get("lang", "en"))))
+            docs.append(Doc(_text(row["doc_id"], "doc_id", where, ids=True), _text(row.get("title", ""), "title", where),
+                            _text(row["text"], "text", where), _text(row.get("lang", "en"), "lang", where)))
         except KeyError as e:
-            raise DataFormatError(f"{cpath}:{no}: missing {e}") from None
+            raise DataFormatError(f"{where}: missing {e}") from None
     index = {d.doc_id: d for d in docs}
     if len(index) != len(docs):
         raise DataFormatError(f"{cpath}: duplicate doc_id")
@@ -201,16 +221,22 @@ def read_corpus(stem: str | Path, limit: int | None = None) -> Corpus:
     for no, row in _lines(qpath):
         if limit is not None and len(queries) >= limit:
             break
+        where = f"{qpath}:{no}"
+        gold = row.get("gold_spans", [])
+        if not isinstance(gold, list) or not all(isinstance(g, dict) for g in gold):
+            raise DataFormatError(f"{where}: 'gold_spans' must be a list of objects")
         try:
             spans = []
-            for s in row.get("gold_spans", []):
-                did, a, b = str(s["doc_id"]), int(s["start"]), int(s["end"])
+            for s in gold:
+                did = _text(s["doc_id"], "doc_id", where, ids=True)
+                a, b = _int_list([s["start"], s["end"]], "start/end", where)
                 d = index.get(did)
                 if d is None or not (0 <= a <= b <= len(d.text)):
                     raise DataFormatError(f"{qpath}:{no}: gold span {did}[{a}:{b}] is outside the corpus")
                 spans.append((did, a, b))
             gold_docs = tuple(str(x) for x in row.get("gold_doc_ids", [])) or tuple(dict.fromkeys(s[0] for s in spans))
-            queries.append(Query(str(row["qid"]), str(row["question"]), str(row.get("lang", "en")), gold_docs,
+            queries.append(Query(_text(row["qid"], "qid", where, ids=True), _text(row["question"], "question", where),
+                                 _text(row.get("lang", "en"), "lang", where), gold_docs,
                                  tuple(spans), tuple(str(a) for a in row.get("answers", [])),
                                  dict(row.get("meta") or {})))
         except KeyError as e:
