@@ -100,3 +100,10 @@ def test_bad_folders_are_clear_errors(tmp_path):
 
     with pytest.raises(ModelUnavailable, match="model.onnx"):
         OnnxEmbedder(tmp_path)
+    (tmp_path / "model.onnx").write_bytes(b"not a model")
+    (tmp_path / "tokenizer.json").write_text("{", encoding="utf-8")
+    with pytest.raises(ModelUnavailable, match="tokenizer.json"):
+        OnnxEmbedder(tmp_path)
+    (tmp_path / "logichunk_onnx.json").write_text("not json", encoding="utf-8")
+    with pytest.raises(ModelUnavailable, match="logichunk_onnx.json"):
+        OnnxEmbedder(tmp_path)

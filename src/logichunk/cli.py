@@ -341,7 +341,7 @@ def cmd_compensate(args: argparse.Namespace) -> int:
         raise LogichunkError("compensate needs an LLM: --llm openai:http://HOST:PORT/v1#MODEL, or --llm local")
     models = _Models(args, needs(args.method))
     source, text = _one_text(args)
-    tree = compensate(_chunk_one(args, text, source, models), models.llm, args.mode)
+    tree = compensate(_chunk_one(args, text, source, models), models.llm, args.mode, source=source)
     _record_bubbles(args, list(tree.bubbles))
     if args.format == "json":
         json.dump(_tree_json(source, tree), sys.stdout, ensure_ascii=False, indent=2)

@@ -160,9 +160,11 @@ def compensate(
     max_items: int = 8,
     head_chars: int = 600,
     window_chars: int = 3000,
+    source: str = "<text>",
 ) -> ChunkTree:
     """A new tree whose chunks (the leaves, or the given ``chunks``) carry compensation metadata
-    (see the module docstring). Spans, ids and text are unchanged; ``stats["compensation"]`` counts
+    (see the module docstring); ``source`` names the text in the bubbles of unreadable answers.
+    Spans, ids and text are unchanged; ``stats["compensation"]`` counts
     the chunks done and the LLM calls made."""
     if mode not in MODES:
         raise InputError(f"compensation mode must be one of {', '.join(MODES)}, got {mode!r}")
@@ -182,7 +184,8 @@ def compensate(
             extra[cid] = _summary(calls, tree, c, ctx)
     # an answer that could not be read is a bubble, not a silent "nothing was missing"
     unreadable = [Bubble("compensation_unreadable", tree.text_of(tree.get(cid))[:120], "low",
-                         {"chunk_id": cid, "span": [tree.get(cid).start, tree.get(cid).end], "stage": e["unreadable"][0],
+                         {"source": source, "chunk_id": cid, "span": [tree.get(cid).start, tree.get(cid).end],
+                          "stage": e["unreadable"][0],
                           "answer": e.pop("unreadable")[1][:500]})
                   for cid, e in extra.items() if "unreadable" in e]
     rows = []

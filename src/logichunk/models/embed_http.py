@@ -95,15 +95,18 @@ class OpenAIEmbedder:
     def _vector(value: Any, url: str) -> np.ndarray:
         if isinstance(value, str):  # encoding_format=base64 (some servers ignore our "float")
             try:
-                return np.frombuffer(base64.b64decode(value, validate=True), dtype="<f4").copy()
+                arr = np.frombuffer(base64.b64decode(value, validate=True), dtype="<f4").copy()
             except (ValueError, TypeError) as exc:
                 raise MalformedResponse(f"{url} returned an undecodable base64 embedding", url=url,
                                         status=200) from exc
-        try:
-            arr = np.asarray(value, dtype=np.float64) if isinstance(value, list) else None
-        except (ValueError, TypeError):
-            arr = None
+            if not np.isfinite(arr).all():
+                raise MalformedResponse(f"{url} returned a base64 embedding with NaN or inf", url=url, status=200)
+            return arr
+        numbers = isinstance(value, list) and all(isinstance(x, int | float) and not isinstance(x, bool) for x in value)
+        with np.errstate(over="ignore"):  # an overflow is reported below, as a bad answer
+            arr = np.asarray(value, dtype=np.float64).astype(np.float32) if numbers else None
+        # finite as float32 too: 1e300 is a finite JSON number that becomes inf (then NaN once normalised)
         if arr is None or arr.ndim != 1 or not np.isfinite(arr).all():
-            raise MalformedResponse(f"{url} returned an embedding that is not a list of finite numbers",
+            raise MalformedResponse(f"{url} returned an embedding that is not a list of finite (float32) numbers",
                                     url=url, status=200)
-        return arr.astype(np.float32)
+        return arr

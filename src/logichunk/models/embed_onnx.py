@@ -54,7 +54,12 @@ class OnnxEmbedder:
                 raise ModelUnavailable(f"not an ONNX embedder folder: {p / f} is missing")
         cfg: dict[str, Any] = {}
         if (p / CONFIG_NAME).is_file():
-            cfg = json.loads((p / CONFIG_NAME).read_text(encoding="utf-8"))
+            try:
+                cfg = json.loads((p / CONFIG_NAME).read_text(encoding="utf-8"))
+            except (ValueError, UnicodeDecodeError) as exc:
+                raise ModelUnavailable(f"{p / CONFIG_NAME} is not readable JSON: {exc}") from None
+            if not isinstance(cfg, dict):
+                raise ModelUnavailable(f"{p / CONFIG_NAME} must hold a JSON object")
         self.pooling = str(cfg.get("pooling", "mean"))
         if self.pooling not in ("mean", "cls", "max"):
             raise InputError(f"{p / CONFIG_NAME}: pooling must be mean, cls or max, got {self.pooling!r}")
@@ -63,7 +68,10 @@ class OnnxEmbedder:
         self.query_prefix = str(cfg.get("query_prefix", ""))
         self.passage_prefix = str(cfg.get("passage_prefix", ""))
         self.asymmetric = self.query_prefix != self.passage_prefix
-        self.tokenizer = Tokenizer.from_file(str(p / "tokenizer.json"))
+        try:
+            self.tokenizer = Tokenizer.from_file(str(p / "tokenizer.json"))
+        except Exception as exc:  # noqa: BLE001 - tokenizers raises a bare Exception for a bad file
+            raise ModelUnavailable(f"cannot read {p / 'tokenizer.json'}: {exc}") from None
         self.tokenizer.enable_truncation(self.max_length)
         self.tokenizer.no_padding()
         so = ort.SessionOptions()

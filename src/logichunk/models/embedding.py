@@ -168,6 +168,8 @@ class EmbeddingCache:
         return f"EmbeddingCache({self.inner!r}, items={len(self.backing)})"
 
     def embed(self, texts: Sequence[str], *, kind: EmbedKind = "passage") -> np.ndarray:
+        if isinstance(texts, str):  # as every embedder: a str would be embedded character by character
+            raise TypeError("embed() takes a sequence of texts, not a single str")
         texts = list(texts)
         # Symmetric models give the same vector for either kind: share one cache entry.
         key_kind = kind if self.asymmetric else "any"

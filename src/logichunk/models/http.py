@@ -21,6 +21,7 @@ import random
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -111,6 +112,8 @@ class JSONClient:
     ) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise LogichunkError(f"endpoint URL must start with http:// or https://, got {base_url!r}")
+        if not urllib.parse.urlsplit(base_url).hostname:
+            raise LogichunkError(f"endpoint URL {base_url!r} names no host (expected http://HOST:PORT/v1)")
         self.base_url = base_url.rstrip("/")
         self._api_key = api_key
         self.timeout = float(timeout)
@@ -164,7 +167,11 @@ class JSONClient:
             except EndpointError:
                 self._count("failures")
                 raise
-            return self._decode(body, url, attempt + 1)
+            try:
+                return self._decode(body, url, attempt + 1)
+            except EndpointError:  # an answer that is not JSON is a failure too
+                self._count("failures")
+                raise
         self._count("failures")
         assert last is not None
         err = last.error

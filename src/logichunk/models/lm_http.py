@@ -32,6 +32,33 @@ def cat(xs: list[np.ndarray], dt: type) -> np.ndarray:
 _SOFT_EDGE = " \t\r\n.,;:!?。，；：！？、）)]}」』”’"
 
 
+def _check_echo(prompt: str, toks: list[Any], o: np.ndarray, v: np.ndarray, url: str) -> None:
+    """The echoed prompt must be the prompt: tokens from offset 0 to its end, their texts where their
+    offsets say (tokens of partial UTF-8 characters, shown as U+FFFD or ``bytes:``, are not compared),
+    a log-probability for every token but the first, none above 0. Otherwise scores would be pinned
+    to the wrong characters, or missing tokens would be spread over text they never scored."""
+    if not prompt:
+        return
+    if not o.size:
+        raise MalformedResponse(f"{url}: the answer echoes no token of the prompt", url=url)
+    if o[0] != 0:
+        raise MalformedResponse(f"{url}: the echoed prompt starts at offset {int(o[0])}, not 0", url=url)
+    texts = [t if isinstance(t, str) else "" for t in toks]
+    if int(o[-1]) + max(len(texts[-1]), 1) < len(prompt):
+        raise MalformedResponse(f"{url}: the echoed tokens end at character {int(o[-1]) + len(texts[-1])} of "
+                                f"{len(prompt)}: the prompt was not echoed whole", url=url)
+    checked = [(t, int(a)) for t, a in zip(texts, o.tolist(), strict=True)
+               if t and "\ufffd" not in t and not t.startswith("bytes:")]
+    wrong = sum(prompt[a : a + len(t)] != t for t, a in checked)
+    if checked and wrong > max(2, len(checked) // 20):
+        raise MalformedResponse(f"{url}: {wrong} of {len(checked)} echoed tokens do not match the prompt at their "
+                                "offsets", url=url)
+    if np.isnan(v[1:]).any():
+        raise MalformedResponse(f"{url}: {int(np.isnan(v[1:]).sum())} echoed tokens have no log-probability", url=url)
+    if (v > 1e-6).any():
+        raise MalformedResponse(f"{url}: a log-probability above 0 ({float(np.nanmax(v)):.3g}) is impossible", url=url)
+
+
 class CompletionsLM:
     """See the module docstring. ``base_url`` ends with ``/v1`` (``http://host:8000/v1``)."""
 
@@ -88,6 +115,7 @@ class CompletionsLM:
             if o.size and (np.any(np.diff(o) < 0) or o[0] < 0):
                 raise MalformedResponse(f"{url}: text offsets are not increasing", url=url)
             keep = o < len(prompt)  # echo only: drop anything generated after the prompt
+            _check_echo(prompt, [t for t, k in zip(toks, keep.tolist(), strict=True) if k], o[keep], v[keep], url)
             o, v = o[keep], v[keep]
             e = np.append(o[1:], len(prompt)) if o.size else o
             nonempty = e > o

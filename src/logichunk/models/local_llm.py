@@ -1,4 +1,4 @@
-"""A chat LLM that runs in-process on a local causal LM (the packaged Qwen2.5-0.5B-Instruct by
+"""A chat LLM that runs in-process on a local causal LM (the packaged Qwen2.5-Coder-0.5B-Instruct by
 default): the offline stand-in for an OpenAI-compatible server, for the cascade's tier 2, the
 validator, compensation and the conversation arbiter.
 

