@@ -148,3 +148,37 @@ def test_cli_compensate_summary_keeps_spans(capsys, loopback, tmp_path):
     assert code == 0 and len(rows) >= 2
     assert "".join(r["text"] for r in rows) == text
     assert all(r["summary"] == "a short summary" for r in rows)
+
+
+@pytest.mark.parametrize("method", list(METHODS))
+def test_every_method_takes_the_first_of_sizes_and_checks_its_arguments(method, tiny_lm):
+    models = {"embedder": HashEmbedder(256), "lm": tiny_lm}
+    kw = {m: models[m] for m in needs(method)}
+    text = EN[:2500]
+    tree = chunk_by(method, text, sizes=[300, 120] if method != "parent-child" else [300, 120], **kw)
+    forced = {tuple(b.context["span"]) for b in tree.bubbles}
+    assert all(c.meta["size"] <= 300 or any(a <= c.start and c.end <= b for a, b in forced) for c in tree.roots())
+    for bad in ({"max_size": 2.7}, {"max_size": "300"}, {"max_size": float("nan")}, {"max_size": 0},
+                {"sizes": "100"}, {"sizes": [100.7, 50]}, {"sizes": [0]}, {"sizes": [50, 100]}):
+        with pytest.raises(InputError):
+            chunk_by(method, text, **bad, **kw)
+    for bad_text in (None, b"bytes", 123):
+        with pytest.raises(InputError, match="text must be str"):
+            chunk_by(method, bad_text, **kw)
+    for theta in (-1.0, float("nan"), "x"):
+        with pytest.raises(InputError, match="theta"):
+            chunk_by(method, text, theta=theta, **kw)
+
+
+def test_parent_child_bubbles_point_into_the_document():
+    long_sentence = ", ".join(f"item number {i} of a list that never ends" for i in range(40)) + ".\n\n"
+    text = "A short opening paragraph. It has two sentences.\n\n" + long_sentence + "A closing line.\n"
+    tree = chunk_by("parent-child", text, sizes=(600, 200), embedder=HashEmbedder(256), source="doc.md")
+    assert tree.bubbles
+    start = text.index("item number 0")
+    for b in tree.bubbles:
+        a, e = b.context["span"]
+        assert text[a:e].startswith("item number") and b.context["source"] == "doc.md"
+        assert start <= a < e <= start + len(long_sentence)
+    # the sentence over the parent limit is one bubble at level 1, not again for the children
+    assert [b.context["level"] for b in tree.bubbles] == [1]

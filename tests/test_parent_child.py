@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -59,3 +60,26 @@ def test_blank_line_blocks_of_crlf_text_match_lf_text():
     crlf = lf.replace("\n", "\r\n")
     assert len(blank_line_blocks(crlf)) == len(blank_line_blocks(lf)) == 3
     assert "".join(blank_line_blocks(crlf)) == crlf
+
+
+@pytest.mark.parametrize("text, fences", [
+    ("a\n```py\nx\n\ny\n```\nb", [(2, 16)]),
+    ("~~~\nopen\n\nforever", [(0, 17)]),  # unclosed: to the end
+    ("````\n```\nstill code\n\n````\n", [(0, 25)]),  # a shorter run does not close
+    ("```\ncode\n``` not a closer\n\n```\n", [(0, 30)]),  # text after the marks: not a closer
+    ("``` inline `code` here\n\npara\n", []),  # backticks in the info string: inline code
+    ("```\na\n```\n\n~~~\nb\n~~~\n", [(0, 9), (11, 20)]),
+])
+def test_fence_spans_pair_like_the_splitter(text, fences):
+    from logichunk.text.sentences import fence_spans
+
+    assert fence_spans(text) == fences
+
+
+def test_blank_line_blocks_keep_fenced_code_whole():
+    from logichunk.chunkers.parent_child import blank_line_blocks
+
+    text = "Intro.\r\n\r\n```python\r\nimport sys\r\n\r\ndef main():\r\n    pass\r\n```\r\n\r\nAfter.\r\n"
+    blocks = blank_line_blocks(text)
+    assert "".join(blocks) == text and len(blocks) == 3
+    assert blocks[1].startswith("```python") and "def main" in blocks[1]

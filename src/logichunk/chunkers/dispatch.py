@@ -34,6 +34,9 @@ METHODS: dict[str, tuple[str, tuple[str, ...]]] = {
 DEFAULT_MAX = {"parent-child": 1500}
 
 
+FLAT = frozenset({"ppl", "msp", "fixed", "recursive"})  # one level: ``sizes`` gives them its first limit
+
+
 def max_size_for(method: str, max_size: int | None) -> int:
     """The maximum size a method runs with: the one given, else the method's default."""
     return int(max_size if max_size is not None else DEFAULT_MAX.get(method, 1000))
@@ -70,10 +73,22 @@ def chunk_by(
     default: the defaults). ``llm`` is tier 2 of the cascade; ``lm`` scores PPL/MSP, and adds LM
     perplexity to the cascade's tier 3 when given to logic-chain, cliff or fused; ``composite=False`` skips
     the cascade's tier 3 (fastest)."""
+    from .logic_chain import check_size, check_sizes
+
     for model in needs(method):
         if (embedder if model == "embedder" else lm) is None:
             raise InputError(f"method {method!r} needs an {'embedder' if model == 'embedder' else 'LM'}")
+    if not isinstance(text, str):
+        raise InputError(f"text must be str, got {type(text).__name__}; decode bytes with logichunk.text.decode.read_text")
+    if max_size is not None:
+        check_size(max_size)
+    if sizes is not None:
+        sizes = check_sizes(sizes)
+    if isinstance(theta, bool) or not isinstance(theta, int | float) or not 0 <= theta < float("inf"):
+        raise InputError(f"theta (the minimum drop of a perplexity minimum) must be a number >= 0, got {theta!r}")
     size = max_size_for(method, max_size)
+    if sizes and method in FLAT:  # one level: the first of ``sizes`` (the top level's limit) is their size
+        size = sizes[0]
     if method in ("logic-chain", "cliff", "fused"):
         from ..signals.entropy import EntropySignal
         from ..signals.semantic import SemanticSignal, fused_signal
@@ -107,13 +122,10 @@ def chunk_by(
         base = PCParams.from_settings(settings) if settings is not None else PCParams()
         pmax = int(sizes[0]) if sizes else size
         cmax = int(sizes[1]) if sizes is not None and len(sizes) > 1 else min(base.child_max_size, pmax)
-        if cmax > pmax:
-            raise InputError(f"parent-child sizes must not grow: child limit {cmax} is over the parent limit {pmax}")
         target = min(base.child_target_size, cmax)
         p = PCParams(pmax, min(base.min_parent_size, pmax // 2), min(base.child_min_size, target), cmax, target,
                      base.similarity_threshold, base.cliff_drop, "chars")
-        return chunk_parent_child(text, embedder, p)
+        return chunk_parent_child(text, embedder, p, source=source)
     from .baselines import fixed, recursive
 
-    # flat: one level, so the first of ``sizes`` (the top level's limit) is their size
-    return (fixed if method == "fixed" else recursive)(text, int(sizes[0]) if sizes else size, unit=unit)
+    return (fixed if method == "fixed" else recursive)(text, size, unit=unit)

@@ -39,8 +39,7 @@ from .llm_breaks import ChatModel, llm_breaks
 
 def level_sizes(max_size: int = 1000, levels: int = 3) -> tuple[int, ...]:
     """Default limits per level, from the top down: the maximum, half, a fifth (1000/500/200)."""
-    if not _is_int(max_size) or max_size < 1:
-        raise InputError(f"max size must be a positive integer, got {max_size!r}")
+    check_size(max_size)
     if not _is_int(levels) or levels < 1:
         raise InputError(f"levels must be a positive integer, got {levels!r}")
     ratios = (1.0, 0.5, 0.2, 0.1, 0.05)
@@ -72,13 +71,7 @@ class CascadeSettings:
     composite: bool = True
 
     def __post_init__(self) -> None:
-        if isinstance(self.sizes, str | bytes) or not isinstance(self.sizes, Sequence) or not self.sizes:
-            raise InputError(f"sizes must be a non-empty sequence of positive integers, got {self.sizes!r}")
-        for s in self.sizes:
-            if not _is_int(s) or s < 1:
-                raise InputError(f"size limits must be positive integers, got {self.sizes!r}")
-        if list(self.sizes) != sorted(self.sizes, reverse=True):
-            raise InputError(f"size limits must not grow with depth, got {self.sizes}")
+        check_sizes(self.sizes)
         if isinstance(self.target_ratio, bool) or not isinstance(self.target_ratio, int | float | np.floating) \
                 or not 0 < self.target_ratio <= 1:
             raise InputError(f"target ratio must be a number in (0, 1], got {self.target_ratio!r}")
@@ -88,6 +81,28 @@ class CascadeSettings:
 def _is_int(x: object) -> bool:
     """An integer, and not a bool, a float or a numeric string (no silent truncation)."""
     return isinstance(x, int | np.integer) and not isinstance(x, bool)
+
+
+def check_size(size: object, what: str = "max size") -> int:
+    """A user's size limit: a positive integer (2.7, "300" or NaN is an :class:`InputError`)."""
+    if not _is_int(size) or size < 1:  # type: ignore[operator]
+        raise InputError(f"{what} must be a positive integer, got {size!r}")
+    return int(size)  # type: ignore[call-overload]
+
+
+def check_sizes(sizes: object) -> tuple[int, ...]:
+    """Per-level limits as a user gives them (top first): a non-empty sequence (a numpy array too)
+    of positive integers that does not grow with depth. Every chunker checks them here."""
+    if isinstance(sizes, np.ndarray):
+        sizes = sizes.tolist()
+    if isinstance(sizes, str | bytes) or not isinstance(sizes, Sequence) or not sizes:
+        raise InputError(f"sizes must be a non-empty sequence of positive integers, got {sizes!r}")
+    for s in sizes:
+        if not _is_int(s) or s < 1:
+            raise InputError(f"size limits must be positive integers, got {sizes!r}")
+    if list(sizes) != sorted(sizes, reverse=True):
+        raise InputError(f"size limits must not grow with depth, got {tuple(sizes)}")
+    return tuple(int(s) for s in sizes)
 
 
 class _Run:
@@ -441,11 +456,7 @@ def chunk(
     a fifth of it (``levels`` deep). Pass ``sizes`` to set every level's limit yourself.
     ``composite=False`` skips tier 3 (see :class:`CascadeSettings`): faster, a little rougher.
     """
-    if isinstance(sizes, np.ndarray):
-        sizes = tuple(sizes.tolist())
-    if sizes is not None and (isinstance(sizes, str | bytes) or not isinstance(sizes, Sequence)):
-        raise InputError(f"sizes must be a sequence of positive integers, got {sizes!r}")
-    lim = tuple(sizes) if sizes is not None else level_sizes(max_size, levels)
+    lim = check_sizes(sizes) if sizes is not None else level_sizes(max_size, levels)
     cfg = CascadeSettings(sizes=lim, unit=unit, target_ratio=target_ratio,
                           signal=signal if signal is not None else EntropySignal(), composite=composite)
     return chunk_logic_chain(text, cfg, llm=llm, lm_signal=lm_signal, source=source)

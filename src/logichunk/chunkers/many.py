@@ -30,7 +30,7 @@ from ..signals.entropy import content_items, novelty_jump, novelty_prefix_of
 from ..text.measure import Measure, Meter
 from ..text.sentences import SentenceSpans, split_sentences
 from ..tree import ChunkTree, build_tree, build_tree_columns
-from .logic_chain import CascadeSettings, _cascade, _Columns, _one_chunk, _Run, level_sizes
+from .logic_chain import CascadeSettings, _cascade, _Columns, _one_chunk, _Run, check_sizes, level_sizes
 
 __all__ = ["chunk_many"]
 
@@ -53,7 +53,7 @@ def chunk_many(
     """:func:`~logichunk.chunk` for each of ``texts`` (same arguments), as one pass where it can be:
     the result is the list of trees one call per text would give. ``sources`` names each text in
     its bubbles (default ``<text>``)."""
-    lim = tuple(int(s) for s in sizes) if sizes is not None else level_sizes(max_size, levels)
+    lim = check_sizes(sizes) if sizes is not None else level_sizes(max_size, levels)
     cfg = CascadeSettings(sizes=lim, unit=unit, target_ratio=target_ratio, composite=composite)
     if isinstance(texts, str | bytes):  # a str is a sequence of characters: almost surely a mistake
         raise InputError("chunk_many takes a list of texts; for one text use chunk(text)")

@@ -27,7 +27,7 @@ from .. import boundaries as bd
 from ..config import Settings as _D
 from ..errors import InputError
 from ..text.measure import Meter
-from ..text.sentences import split_sentences
+from ..text.sentences import fence_spans, split_sentences
 from ..tree import ChunkTree, build_tree
 from ..types import Bubble
 
@@ -271,16 +271,22 @@ _BLANK = re.compile(r"\n[ \t\r]*\n\s*")  # CRLF files too: \r\n\r\n
 
 
 def blank_line_blocks(text: str) -> list[str]:
-    """``text`` cut after each blank-line run; the pieces concatenate back to ``text``."""
+    """``text`` cut after each blank-line run, except inside fenced code (a code block with blank
+    lines stays one block); the pieces concatenate back to ``text``."""
     cuts = [m.end() for m in _BLANK.finditer(text) if 0 < m.end() < len(text)]
+    fences = fence_spans(text) if cuts and ("```" in text or "~~~" in text) else []
+    if fences:
+        cuts = [c for c in cuts if not any(a < c < b for a, b in fences)]
     edges = [0, *cuts, len(text)] if text else [0]
     return [text[a:b] for a, b in zip(edges[:-1], edges[1:], strict=True) if b > a]
 
 
 def chunk_parent_child(text: str, embedder, params: PCParams | None = None,
-                       blocks: Sequence[str] | None = None) -> ChunkTree:
+                       blocks: Sequence[str] | None = None, *, source: str = "<text>") -> ChunkTree:
     """Parents (level 1) and children (level 2) of one text. ``blocks`` (concatenating to ``text``)
-    default to blank-line blocks. ``embedder`` follows the :class:`logichunk.models.Embedder` protocol."""
+    default to blank-line blocks. ``embedder`` follows the :class:`logichunk.models.Embedder` protocol.
+    Bubbles carry document offsets, the level whose limit forced the cut, and ``source``; a sentence
+    cut for its parent is one bubble (its pieces cut again for the children are not reported twice)."""
     p = params or PCParams()
     if not isinstance(text, str):
         raise InputError("text must be a str")
@@ -296,16 +302,32 @@ def chunk_parent_child(text: str, embedder, params: PCParams | None = None,
                 memo[t] = v
         return np.stack([memo[t] for t in texts]) if texts else np.zeros((0, embedder.dim), np.float32)
 
-    bubbles: list[Bubble] = []
-    parents = layout_parents(blocks, vec_fn, p, bubbles)
+    layout: list[Bubble] = []
+    parents = layout_parents(blocks, vec_fn, p, layout)
     offs = np.concatenate(([0], np.cumsum([len(b) for b in blocks]))).tolist()
+    # block-relative spans -> document offsets (``where`` is "block N")
+    bubbles = [_placed(b, offs[int(str(b.context["where"]).split()[-1])], 1, source) for b in layout]
+    covered = [tuple(b.context["span"]) for b in bubbles]
     nodes = []
     for i, par in enumerate(parents):
         pid = str(i + 1)
         g0 = offs[par.blocks[0]] + par.start
         nodes.append((pid, g0, g0 + len(par.text), par.method, {"size": len(par.text)}))
-        kids = split_children(par.text, vec_fn, p, par.segments, bubbles, where=f"parent {pid}")
+        child_bubbles: list[Bubble] = []
+        kids = split_children(par.text, vec_fn, p, par.segments, child_bubbles, where=f"parent {pid}")
+        for b in child_bubbles:
+            placed = _placed(b, g0, 2, source)
+            a, e = placed.context["span"]
+            if not any(ca <= a and e <= ce for ca, ce in covered):  # a piece of a sentence reported above
+                bubbles.append(placed)
         if len(kids) > 1:
             for k, c in enumerate(kids):
                 nodes.append((f"{pid}.{k + 1}", g0 + c.start, g0 + c.end, c.method, {"size": c.end - c.start}))
     return build_tree(text, nodes, bubbles=tuple(bubbles), unit=p.unit)
+
+
+def _placed(b: Bubble, offset: int, level: int, source: str) -> Bubble:
+    """``b`` with its span moved by ``offset`` into the document, its level and source set."""
+    a, e = b.context["span"]
+    return Bubble(b.category, b.content, b.priority,
+                  {**b.context, "span": [a + offset, e + offset], "level": level, "source": source})

@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -66,7 +67,7 @@ BREAK_NONE, BREAK_LINE, BREAK_PARAGRAPH, BREAK_HARD = 0, 1, 2, 3
 
 __all__ = [
     "ABBREVIATIONS", "BREAK_HARD", "BREAK_LINE", "BREAK_NONE", "BREAK_PARAGRAPH", "CONTINUING_ABBREVIATIONS",
-    "NUMBER_ABBREVIATIONS", "SMALL_MARKS", "SMALL_TEXT", "SentenceSpans", "sentences", "split_sentences",
+    "NUMBER_ABBREVIATIONS", "SMALL_MARKS", "SMALL_TEXT", "SentenceSpans", "fence_spans", "sentences", "split_sentences",
 ]
 
 
@@ -616,6 +617,45 @@ def _classify_scalar(text: str, first: list[int], end: list[int]) -> _Kinds | No
     return _Kinds(i64[0], i64[1], *b, i64[2], i64[3])
 
 
+def _pair_fences(text: str, starts: Sequence[int], ends: Sequence[int]) -> tuple[list[int], list[int], bool]:
+    """Fence lines (the ``[start, end)`` of each line's content, in order) paired as in CommonMark: a
+    closer uses the opener's character, at least as many of them, and nothing after; a backtick line
+    with backticks in its info string is inline code and opens nothing. Returns the indices of the
+    openers and of the closers, and whether the last opener is left open (it runs to the end)."""
+    match = _FENCE_RE.match
+    openers: list[int] = []
+    closers: list[int] = []
+    opened, o_char, o_len = -1, "", 0
+    for i, (a, b) in enumerate(zip(starts, ends, strict=True)):
+        marks, info = match(text, a, b).groups()
+        if opened < 0:
+            if marks[0] == "`" and "`" in info:
+                continue
+            opened, o_char, o_len = i, marks[0], len(marks)
+        elif marks[0] == o_char and len(marks) >= o_len and not info.strip():
+            openers.append(opened)
+            closers.append(i)
+            opened = -1
+    if opened >= 0:
+        openers.append(opened)
+    return openers, closers, opened >= 0
+
+
+_FENCE_LINE = re.compile(r"^[ \t]*((?:`{3,}|~{3,})[^\n]*)", re.MULTILINE)
+
+
+def fence_spans(text: str) -> list[tuple[int, int]]:
+    """``[start, end)`` of each fenced code block of ``text``, from its opening marks to the end of
+    its closing line (an unclosed fence runs to the end of the text), paired as the sentence
+    splitter pairs them: other chunkers use it to keep code whole where they cut by lines."""
+    lines = [(m.start(1), m.end(1)) for m in _FENCE_LINE.finditer(text)]
+    if not lines:
+        return []
+    openers, closers, left_open = _pair_fences(text, [a for a, _ in lines], [b for _, b in lines])
+    ends = [lines[c][1] for c in closers] + ([len(text)] if left_open else [])
+    return [(lines[o][0], e) for o, e in zip(openers, ends, strict=True)]
+
+
 def _structure(text: str, first: np.ndarray, end: np.ndarray, nl: np.ndarray, kinds: _Kinds | None) -> _Lines:
     """From line kinds to hard breaks and no-split ranges: fences pair up, setext underlines and
     tables are recognised across lines."""
@@ -637,28 +677,17 @@ def _structure(text: str, first: np.ndarray, end: np.ndarray, nl: np.ndarray, ki
     hi: list[int] = []
     if kinds.fence.any():
         f_list, e_list = f.tolist(), e.tolist()
-        match = _FENCE_RE.match
-        opened = -1
-        o_char, o_len = "", 0
-        for i in np.flatnonzero(kinds.fence).tolist():
-            marks, info = match(text, f_list[i], e_list[i]).groups()
-            if opened < 0:
-                if marks[0] == "`" and "`" in info:
-                    continue  # inline code, not a fence
-                opened, o_char, o_len = i, marks[0], len(marks)
-            elif marks[0] == o_char and len(marks) >= o_len and not info.strip():
-                hard_lines.append(opened)
-                hard_after.append(i)
-                opened = -1
-        if opened >= 0:
-            hard_lines.append(opened)
+        idx = np.flatnonzero(kinds.fence).tolist()
+        openers, closers, left_open = _pair_fences(text, [f_list[i] for i in idx], [e_list[i] for i in idx])
+        hard_lines = [idx[k] for k in openers]
+        hard_after = [idx[k] for k in closers]
         # mark the fenced lines: +1 at each opener, -1 after each closer
         delta = np.zeros(sel.size + 1, dtype=np.int64)
         delta[hard_lines] += 1
         delta[np.asarray(hard_after, dtype=np.int64) + 1] -= 1
         in_fence = np.cumsum(delta[:-1]) > 0
         lo = [f_list[a] for a in hard_lines]
-        hi = [e_list[b] for b in hard_after] + ([n] if opened >= 0 else [])
+        hi = [e_list[b] for b in hard_after] + ([n] if left_open else [])
         # lines inside a fence are code, whatever they look like
         plain = ~in_fence
         heading, rule, bullet, ordered, table = heading & plain, rule & plain, bullet & plain, ordered & plain, table & plain
