@@ -218,3 +218,17 @@ def test_chunk_many_refuses_a_single_string():
 
     with pytest.raises(InputError, match="list of texts"):
         chunk_many("abc. def.")
+
+
+def test_a_heading_stays_with_the_list_table_or_fence_under_it():
+    from logichunk.text.sentences import BREAK_HARD, split_sentences
+
+    para = "The reactor must be inspected every week by a qualified engineer. Record every reading in the log book. "
+    for under in ("- valves closed\n- pressure below 2 bar\n- log book signed\n", "| part | limit |\n|---|---|\n| valve | 2 |\n",
+                  "```\ncheck --all\n```\n"):
+        text = "## Inspection\n\n" + para * 2 + "\n\n### Checklist\n\n" + under + "\n## Shutdown\n\n" + para + "\n"
+        ss = split_sentences(text)
+        after = int(np.searchsorted(ss.starts, text.index(under)))  # the sentence right after the heading
+        assert ss.breaks[after - 1] != BREAK_HARD
+        tree = chunk(text, max_size=250, levels=1)
+        assert not any(tree.text_of(c).rstrip().endswith("### Checklist") for c in tree.roots()), under

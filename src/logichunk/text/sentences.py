@@ -38,7 +38,9 @@ Rules:
   split inside); fenced code (``` or ~~~, paired as in CommonMark; an unclosed fence runs to the
   end of the text) is split only at its line ends, each line one unit. The gap before a heading,
   a fence, a horizontal rule, a list item (``-``, ``*``, ``+``, ``•``, ``1.``, ``1)``, ``1、``) or
-  the first row of a table, and the gap after a fence, a rule or a table, is ``BREAK_HARD``. The
+  the first row of a table, and the gap after a fence, a rule or a table, is ``BREAK_HARD`` — except
+  right after a heading, which belongs to what follows it (a list, table or fence under a heading
+  starts with the gap the blank lines give it, not a hard one). The
   ``.`` of an ordered-list marker never ends a sentence.
 - No cut ever falls before a combining mark, joiner, variation selector or low surrogate (a line
   break followed by one does not end the sentence).
@@ -723,6 +725,12 @@ def _structure(text: str, first: np.ndarray, end: np.ndarray, nl: np.ndarray, ki
         hard_full[sel[np.asarray(hard_after)] + 1] = True
     setext_a = np.asarray(setext, dtype=np.int64)
     hard_full[setext_a] = True
+    # a heading belongs to what follows it: the gap after one is never hard, even when a list, a
+    # table or a fence follows (else the cut lands between a heading and its content)
+    heads = np.concatenate((sel[heading], setext_a))
+    after = np.concatenate((sel[heading] + 1, setext_a + 2))
+    keep = (after < m) & ~np.isin(after, heads)
+    hard_full[after[keep]] = False
     hard = first[np.flatnonzero(hard_full[:m])]
 
     # ranges never split on punctuation: headings, rules, table rows, fences, list-marker dots
