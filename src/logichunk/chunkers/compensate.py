@@ -106,12 +106,10 @@ def _rewrite(llm: ChatModel, tree: ChunkTree, chunk: Chunk, ctx: str, min_score:
     if not isinstance(found, list):  # not "nothing is missing" ([]): an answer we could not read
         return {"rewritten": None, "missing": [], "compensation": "rewrite", "unreadable": ("identify", answer)}
     items = []
-    if isinstance(found, list):
-        for x in found:
-            name = x.get("item") if isinstance(x, dict) else x
-            if isinstance(name, str) and name.strip():
-                items.append({"item": name.strip(),
-                              "kind": str(x.get("kind", "")) if isinstance(x, dict) else ""})
+    for x in found:
+        name = x.get("item") if isinstance(x, dict) else x
+        if isinstance(name, str) and name.strip():
+            items.append({"item": name.strip(), "kind": str(x.get("kind", "")) if isinstance(x, dict) else ""})
     items = items[:max_items]
     if not items:
         return {"rewritten": None, "missing": [], "compensation": "rewrite"}
@@ -123,18 +121,17 @@ def _rewrite(llm: ChatModel, tree: ChunkTree, chunk: Chunk, ctx: str, min_score:
         return {"rewritten": None, "missing": [], "compensation": "rewrite", "unreadable": ("resolve", answer)}
     by_name = {it["item"]: it for it in items}
     kept = []
-    if isinstance(scored, list):
-        for x in scored:
-            if not isinstance(x, dict):
-                continue
-            name = str(x.get("item", "")).strip()
-            res = str(x.get("resolution", "") or "").strip()
-            try:
-                score = float(x.get("score", 0.0))
-            except (TypeError, ValueError):
-                score = 0.0
-            if name in by_name and res and score >= min_score:
-                kept.append({**by_name[name], "resolution": res, "score": score})
+    for x in scored:
+        if not isinstance(x, dict):
+            continue
+        name = str(x.get("item", "")).strip()
+        res = str(x.get("resolution", "") or "").strip()
+        try:
+            score = float(x.get("score", 0.0))
+        except (TypeError, ValueError):
+            score = 0.0
+        if name in by_name and res and score >= min_score:
+            kept.append({**by_name[name], "resolution": res, "score": score})
     if not kept:
         return {"rewritten": None, "missing": [], "compensation": "rewrite"}
     # 3. merge into a rewritten chunk

@@ -306,7 +306,7 @@ def chunk_parent_child(text: str, embedder, params: PCParams | None = None,
     parents = layout_parents(blocks, vec_fn, p, layout)
     offs = np.concatenate(([0], np.cumsum([len(b) for b in blocks]))).tolist()
     # block-relative spans -> document offsets (``where`` is "block N")
-    bubbles = [_placed(b, offs[int(str(b.context["where"]).split()[-1])], 1, source) for b in layout]
+    bubbles = [_placed(b, offs[block_of(b)], 1, source) for b in layout]
     covered = [tuple(b.context["span"]) for b in bubbles]
     nodes = []
     for i, par in enumerate(parents):
@@ -324,6 +324,11 @@ def chunk_parent_child(text: str, embedder, params: PCParams | None = None,
             for k, c in enumerate(kids):
                 nodes.append((f"{pid}.{k + 1}", g0 + c.start, g0 + c.end, c.method, {"size": c.end - c.start}))
     return build_tree(text, nodes, bubbles=tuple(bubbles), unit=p.unit)
+
+
+def block_of(bubble: Bubble) -> int:
+    """The index of the block a :func:`layout_parents` bubble is about (its ``where``: "block N")."""
+    return int(str(bubble.context["where"]).split()[-1])
 
 
 def _placed(b: Bubble, offset: int, level: int, source: str) -> Bubble:

@@ -152,11 +152,9 @@ def _budget(arg: str, size: int) -> int:
     return b
 
 
-def _limit(v: str) -> int:
-    n = int(v)
-    if n < 1:
-        raise argparse.ArgumentTypeError("--limit must be at least 1")
-    return n
+def _jsonl(args: argparse.Namespace) -> bool:
+    """``--json`` and ``--format jsonl`` mean the same: one JSON object per line."""
+    return bool(args.json or args.format == "jsonl")
 
 
 def _at_least(lo: int):
@@ -189,7 +187,7 @@ def cmd_segmentation(args: argparse.Namespace) -> int:
     runners = _runners(specs, settings)
     if not runners:
         raise LogichunkError("no method could run here (see the notes above)")
-    printer = _Printer(args.json or args.format == "jsonl", [("pk", "Pk"), ("windowdiff", "WD"), ("f1", "F1"), ("hyp_per_doc", "cuts/doc"),
+    printer = _Printer(_jsonl(args), [("pk", "Pk"), ("windowdiff", "WD"), ("f1", "F1"), ("hyp_per_doc", "cuts/doc"),
                                    ("gold_per_doc", "gold/doc")])
     all_rows: list[dict[str, Any]] = []
     t0 = time.perf_counter()
@@ -244,7 +242,7 @@ def cmd_chunking(args: argparse.Namespace) -> int:
     runners = _runners(specs, settings)
     if not runners:
         raise LogichunkError("no method could run here (see the notes above)")
-    printer = _Printer(args.json or args.format == "jsonl", [("recall", "recall"), ("precision", "prec"), ("iou", "IoU"),
+    printer = _Printer(_jsonl(args), [("recall", "recall"), ("precision", "prec"), ("iou", "IoU"),
                                    ("evidence_recall_at_k", "evid.R"), ("recall_at_k", "docR"), ("mrr", "MRR"),
                                    ("chunks", "chunks"), ("mean_tokens", "tok/chunk")])
     t0 = time.perf_counter()
@@ -304,7 +302,7 @@ def cmd_retrieval(args: argparse.Namespace) -> int:
             ("all_docs_at_k", "allDoc@k"), ("p50_ms", "p50 ms")]
     if budget is not None:
         cols += [("evidence_recall_at_k_at_budget", "evid.R@B"), ("recall_at_budget", "spanR@B")]
-    printer = _Printer(args.json or args.format == "jsonl", cols)
+    printer = _Printer(_jsonl(args), cols)
     t0 = time.perf_counter()
     count = 0
     for ds in sets:
@@ -369,7 +367,7 @@ def _common(p: argparse.ArgumentParser, task: str) -> None:
                         f"{task} sets under ../shared/data (or $LOGICHUNK_DATA)")
     p.add_argument("--methods", default="all",
                    help="comma list, or all / logichunk / baselines / peers (see: logichunk eval methods)")
-    p.add_argument("--limit", type=_limit, metavar="N", help="first N documents (segmentation) or queries")
+    p.add_argument("--limit", type=_at_least(1), metavar="N", help="first N documents (segmentation) or queries")
     p.add_argument("--json", action="store_true", help="one JSON object per line per (method, data set)")
     p.add_argument("--format", choices=["table", "jsonl"], default="table", help="jsonl: the same as --json")
     p.add_argument("--out", default=DEFAULT_OUT, help=f"results folder (default {DEFAULT_OUT})")

@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .. import ids as idmod
-from ..chunkers.parent_child import PCParams, layout_parents, split_children
+from ..chunkers.parent_child import PCParams, block_of, layout_parents, split_children
 from ..config import Settings
 from ..errors import InputError, LogichunkError
 from ..index.bm25 import BM25Index
@@ -685,8 +685,7 @@ class Store:
         layout_bubbles: list[Bubble] = []
         parents = layout_parents(contents, self.embed, p, layout_bubbles)
         for bub in layout_bubbles:
-            bi = int(str(bub.context.get("where", "block 0")).split()[-1])
-            bubbles.append((snap.blocks[bi].id, bub))
+            bubbles.append((snap.blocks[block_of(bub)].id, bub))
         old = {(blk, s, e, h): (pk, order, dotted) for pk, blk, s, e, h, order, dotted in snap.old_parents}
         kept: list[tuple[int, int, str, str, int]] = []  # pk, order, dotted, old dotted, old order
         new: list[_NewParent] = []
