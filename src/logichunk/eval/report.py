@@ -28,13 +28,13 @@ ORACLE_MARK = "*"
 
 
 def load_rows(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
+    from ..text.decode import read_path  # the shared decoder: a binary or non-UTF-8 file is one clear error
+
     rows: list[dict[str, Any]] = []
     for p in paths:
         p = Path(p)
         if not p.exists():
             continue
-        from ..text.decode import read_path
-
         for line in read_path(p).splitlines():
             line = line.strip()
             if line.startswith("{"):
