@@ -245,3 +245,17 @@ def test_an_embedder_failure_is_a_recorded_fallback():
     p.observe(LogicalBlock("add error messages to the parser", "Done."))
     assert len(emb.seen) == seen + 1 and p.kernel is not None, "the next turn embeds again"
     assert [b.user for e in p.flush() for b in e.blocks][-1] == "add error messages to the parser"
+
+
+def test_a_boundary_the_review_adds_at_the_end_is_reported():
+    # the topic changes two turns before the end: its review can only run in flush()
+    emb = HashEmbedder(128)
+    c = Calibration(embedder=emb.model_id, hi=-1.0, lo=-1.0, lookahead=3, review=_review(12.0, -4.0),
+                    review_threshold=0.5, min_topic_turns=2)
+    food = [f"bake the bread dough with flour butter and yeast for {k} minutes" for k in range(5)]
+    rail = [f"railway ticket platform departure timetable carriage seat {k}" for k in range(2)]
+    p = Perception(embedder=emb, calibration=c)
+    decisions, episodes = replay([LogicalBlock(t) for t in food + rail], p)
+    assert [e.start for e in episodes] == [0, 5]
+    assert not [r for d in decisions for r in d.revisions]  # not known while the turns were observed
+    assert [(r.turn, r.action) for r in p.flush_revisions] == [(5, Action.SPLIT)]

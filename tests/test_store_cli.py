@@ -89,3 +89,22 @@ def test_reading_verbs_never_create_a_database_or_project(tmp_path, capsys, verb
 
     with Store.open(db, settings=Settings(embedder="hash:64")) as s:
         assert [p[1] for p in s.projects()] == ["default"]
+
+
+def test_parent_search_jsonl_text_is_the_text_at_its_span(tmp_path, capsys):
+    long = " ".join(f"Entry {i}: the keeper saw a light over the harbour." for i in range(60)) + "\n"
+    (tmp_path / "log.md").write_text("# Log\n\n" + long, encoding="utf-8")
+    common = ["--db", str(tmp_path / "p.db"), "--embedder", "hash:64"]
+    run(["ingest", str(tmp_path / "log.md"), *common, "--quiet"], capsys)
+    code, out = run(["search", "Entry 37 keeper", *common, "--mode", "parent", "--context-window", "300",
+                     "--format", "jsonl"], capsys)
+    from logichunk.config import Settings
+    from logichunk.store import Store
+
+    with Store.open(str(tmp_path / "p.db"), settings=Settings(embedder="hash:64")) as s:
+        blocks = {b.id: b.content for b in s.blocks()}
+    chapter = "".join(blocks.values())
+    for r in map(json.loads, out.splitlines()):
+        assert r["text"] in chapter and len(r["text"]) == r["span"][1] - r["span"][0]
+        if r["context_text"] is not None:  # the window around the match, inside the parent
+            assert r["context_text"] in r["text"] and r["child_text"] in r["context_text"]

@@ -109,7 +109,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             totals["turns"] += len(conv.blocks)
             totals["episodes"] += len(episodes)
             totals["splits"] += sum(1 for d in decisions if d.is_split and d.turn > 0)
-            totals["revisions"] += sum(len(d.revisions) for d in decisions)
+            totals["revisions"] += sum(len(d.revisions) for d in decisions) + len(p.flush_revisions)
             score: dict[str, Any] = {}
             if conv.gold_starts is not None:
                 import numpy as np
@@ -126,13 +126,16 @@ def cmd_replay(args: argparse.Namespace) -> int:
                 for d, b in zip(decisions, conv.blocks, strict=True):
                     print(json.dumps({"type": "decision", "conversation": conv.id, **d.to_dict(),
                                       "text": b.query}, ensure_ascii=False))
+                for r in p.flush_revisions:  # made at the end of the conversation, after the last decision
+                    print(json.dumps({"type": "revision", "conversation": conv.id, "at": "flush", **r.to_dict()},
+                                     ensure_ascii=False))
                 for e in episodes:
                     print(json.dumps({"type": "episode", "conversation": conv.id,
                                       **e.to_dict(with_blocks=args.blocks)}, ensure_ascii=False))
                 if score:
                     print(json.dumps({"type": "score", "conversation": conv.id, **score}, ensure_ascii=False))
             else:
-                _print_conversation(conv, decisions, episodes, score)
+                _print_conversation(conv, decisions, episodes, score, p.flush_revisions)
     finally:
         if store is not None:
             store.close()
@@ -153,7 +156,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_conversation(conv, decisions, episodes, score) -> None:
+def _review_line(r) -> str:
+    what = "boundary added" if str(r.action) == "split" else "boundary removed"
+    return f"review: {what} before turn {r.turn} (P={r.score:.2f})"
+
+
+def _print_conversation(conv, decisions, episodes, score, flush_revisions=()) -> None:
     print(f"conversation {conv.id} ({len(conv.blocks)} turns)")
     for d, b in zip(decisions, conv.blocks, strict=True):
         who = f"{d.step}" + (f":{d.arbiter}" if d.arbiter else "")
@@ -163,8 +171,9 @@ def _print_conversation(conv, decisions, episodes, score) -> None:
             gold = "  ◆gold"
         print(f"  {d.turn:>4}  {str(d.action).upper():<12} {who:<16} {d.score:6.3f}  {sim:<9} {_short(b.query)}{gold}")
         for r in d.revisions:
-            what = "boundary added" if str(r.action) == "split" else "boundary removed"
-            print(f"        ↳ review: {what} before turn {r.turn} (P={r.score:.2f})")
+            print(f"        ↳ {_review_line(r)}")
+    for r in flush_revisions:
+        print(f"  at the end: {_review_line(r)}")
     print("  episodes:")
     for e in episodes:
         doc = f"  doc {e.document_id}" if e.document_id else ""

@@ -262,6 +262,7 @@ class Perception:
             self.conversation_id = getattr(archiver, "conversation_id", None)
         self.keep_episodes = keep_episodes
         self.episodes: list[Episode] = []
+        self.flush_revisions: list[Revision] = []  # the review's changes made by the last flush()
         self.lexical = LexicalWindow(memo=lexical_memo)
         self.review_trace: list[tuple[int, dict[str, float], float]] | None = None  # calibration hook
         self.embed_failures = 0  # turns decided without their embedding (the embedder failed)
@@ -588,11 +589,13 @@ class Perception:
         """End of the conversation: review the pending gaps with what is there, close every episode
         (the current one included) and reset for a new conversation (archived under
         ``next_conversation_id``, or a fresh id, so turn numbers never collide). Returns the closed
-        episodes."""
+        episodes; the review's changes made here are in :attr:`flush_revisions` (a decision carries
+        the changes made while it was observed, so these would otherwise go unreported)."""
         out: list[Episode] = []
+        self.flush_revisions: list[Revision] = []
         if self.calibration.lookahead and self._n:
             for g in range(max(1, self._next_review), self._n):
-                self._review(g)
+                self.flush_revisions.extend(self._review(g))
         self._final_upto = self._n
         out.extend(self._close_final())
         if self._n > self._open:

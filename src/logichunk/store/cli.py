@@ -79,7 +79,9 @@ def cmd_search(args: argparse.Namespace) -> int:
                        "span": [h.chunk.span.start, h.chunk.span.end],
                        "context": None if h.context is None else [h.context.start, h.context.end],
                        "child": m.get("child"), "relation": m.get("relation"), "fallback": res.fallback,
-                       "text": m.get("context_text") or m.get("text")}
+                       "text": m.get("text"),  # the text at ``span``; the window around the match beside it
+                       "context_text": m.get("context_text"), "child_span": m.get("child_span"),
+                       "child_text": m.get("child_text"), "notes": list(res.notes)}
                 print(json.dumps(rec, ensure_ascii=False))
         else:
             if res.fallback:
