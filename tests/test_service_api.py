@@ -492,3 +492,22 @@ def test_internal_errors_are_json_without_traceback(tmp_path, monkeypatch):
         assert h.status_code == 503 and h.json()["status"] == "unavailable"
         r = c.get(f"{P}/documents", headers=H)
         assert r.status_code == 503 and r.json()["error"]["code"] == "store_unavailable"
+
+
+def test_the_explorer_schema_is_openapi_30(client):
+    full = client.get("/openapi.json").json()
+    old = client.get("/docs-openapi.json").json()
+    assert full["openapi"].startswith("3.1") and old["openapi"] == "3.0.3"
+    assert set(old["paths"]) == set(full["paths"])
+    text = json.dumps(old)
+    assert '{"type": "null"}' not in text and '"const"' not in text
+    def walk(x):
+        if isinstance(x, dict):
+            for k, v in x.items():
+                if k in ("exclusiveMinimum", "exclusiveMaximum"):
+                    assert isinstance(v, bool)
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+    walk(old)

@@ -67,6 +67,39 @@ def test_debounce_retries_failed_rechunk(tmp_path):
     store.close()
 
 
+def test_debounce_outlasts_a_database_outage(tmp_path):
+    """While the database is unavailable the re-chunk keeps being retried (with a growing wait) past
+    max_retries, so an edit made just before an outage is chunked once the database is back; another
+    error gives up after max_retries."""
+    from logichunk.store import StoreUnavailable
+
+    store = Store.open(str(tmp_path / "d.db"), settings=SMALL, embedder=CountingEmbedder())
+    _doc(store, 1, 2)
+    store.rechunk_dirty()
+    blk = store.blocks()[0]
+    real = store.rechunk_block
+    down = {"left": 6}
+
+    def flaky(block_id, **kw):
+        if down["left"]:
+            down["left"] -= 1
+            raise StoreUnavailable("database gone for a moment")
+        return real(block_id, **kw)
+
+    store.rechunk_block = flaky
+    deb = Debouncer(store, delay_ms=5, max_retries=2, max_backoff=0.05)
+    deb.edit(blk.id, "A new text about rain.\n\n")
+    assert deb.wait_idle(10)
+    assert len(deb.errors) == 6 and not store.get_block(blk.id).is_dirty  # 6 failures > max_retries 2
+    down["left"] = 1_000
+    store.rechunk_block = lambda block_id, **kw: (_ for _ in ()).throw(RuntimeError("embedder broken"))
+    deb.edit(blk.id, "Another text about snow.\n\n")
+    assert deb.wait_idle(10)
+    assert len(deb.errors) == 6 + 3 and store.get_block(blk.id).is_dirty  # first try + 2 retries, then stop
+    deb.close()
+    store.close()
+
+
 CRASH = textwrap.dedent("""
     import sys, os, time
     sys.path.insert(0, {tests!r})

@@ -118,10 +118,54 @@ def _docs(app: FastAPI) -> None:
                                 "interactive explorer.</p>")
         from fastapi.openapi.docs import get_swagger_ui_html
 
-        return get_swagger_ui_html(openapi_url="/openapi.json", title="logichunk API",
+        return get_swagger_ui_html(openapi_url="/docs-openapi.json", title="logichunk API",
                                    swagger_js_url="/docs-assets/swagger-ui-bundle.js",
                                    swagger_css_url="/docs-assets/swagger-ui.css",
                                    swagger_favicon_url="/static/favicon.svg")
+
+    @app.get("/docs-openapi.json", include_in_schema=False)
+    def docs_schema() -> dict[str, Any]:
+        # the bundled Swagger UI (4.x) reads OpenAPI 3.0 only; FastAPI writes 3.1 (/openapi.json stays so)
+        return openapi_30(app.openapi())
+
+
+def openapi_30(schema: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAPI 3.1 document written as 3.0 for older readers: ``anyOf [X, null]`` as ``X`` with
+    ``nullable``, ``const`` as a one-value ``enum``, ``examples`` as ``example``, numeric
+    ``exclusiveMinimum``/``exclusiveMaximum`` as the 3.0 boolean form."""
+    def walk(x: Any) -> Any:
+        if isinstance(x, list):
+            return [walk(v) for v in x]
+        if not isinstance(x, dict):
+            return x
+        d = {k: walk(v) for k, v in x.items()}
+        any_of = d.get("anyOf")
+        if isinstance(any_of, list) and {"type": "null"} in any_of:
+            rest = [v for v in any_of if v != {"type": "null"}]
+            d.pop("anyOf")
+            if len(rest) == 1 and isinstance(rest[0], dict):
+                d = {**rest[0], **d}
+            elif rest:
+                d["anyOf"] = rest
+            d["nullable"] = True
+        if d.get("type") == "null":
+            d.pop("type")
+            d["nullable"] = True
+        if "const" in d:
+            d["enum"] = [d.pop("const")]
+        if isinstance(d.get("examples"), list) and "example" not in d:
+            ex = d.pop("examples")
+            if ex:
+                d["example"] = ex[0]
+        for bound, edge in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+            if isinstance(d.get(bound), int | float) and not isinstance(d.get(bound), bool):
+                d[edge] = d.pop(bound)
+                d[bound] = True
+        return d
+
+    out = walk(schema)
+    out["openapi"] = "3.0.3"
+    return out
 
 
 class SecurityHeaders:

@@ -62,7 +62,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     url = f"http://{shown}:{port}/"
     svc = app.state.service
     out = sys.stdout
-    out.write(f"logichunk serve: {url}  (database {settings.db}, project {settings.project}, "
+    from ..store.base import redact_url
+
+    out.write(f"logichunk serve: {url}  (database {redact_url(settings.db)}, project {settings.project}, "
               f"embedder {svc.registry.embedder_note})\n")
     if env_key:
         out.write(f"API key: from ${env_name}\n")

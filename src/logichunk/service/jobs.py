@@ -15,6 +15,7 @@ not scheduled, e.g. written by another process) or ``clean``.
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 import time
@@ -28,6 +29,8 @@ from .errors import ApiError
 from .metrics import Metrics
 
 PROJECT_NAME = re.compile(r"^[\w][\w.\-]{0,99}$")
+
+log = logging.getLogger("logichunk.service")
 
 
 def check_project_name(name: str) -> str:
@@ -94,6 +97,10 @@ class ProjectRuntime:
 
     def _failed(self, block_id: str, exc: BaseException) -> None:
         self.metrics.observe_job(False)
+        # the block stays dirty and is retried; the log says why (the database may be what failed,
+        # so the error cannot always be written beside the block)
+        log.warning("re-chunk of block %s in project %s failed (%s: %s); retrying", block_id, self.name,
+                    type(exc).__name__, exc)
 
     # ------------------------------------------------------------------ scheduling
     def schedule(self, block_ids: Iterable[str], *, now: bool = False) -> None:

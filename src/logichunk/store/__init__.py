@@ -7,7 +7,7 @@ embeddings (cached by model + content hash) and bubbles, on SQLite or PostgreSQL
     store.rechunk_dirty()
 """
 
-from .base import BlockRow, ChunkRow, RechunkError, RechunkResult, Store, StoreError, sha256
+from .base import BlockRow, ChunkRow, RechunkError, RechunkResult, Store, StoreError, StoreUnavailable, sha256
 from .debounce import Debouncer
 
-__all__ = ["BlockRow", "ChunkRow", "Debouncer", "RechunkError", "RechunkResult", "Store", "StoreError", "sha256"]
+__all__ = ["BlockRow", "ChunkRow", "Debouncer", "RechunkError", "RechunkResult", "Store", "StoreError", "StoreUnavailable", "sha256"]

@@ -19,6 +19,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import secrets
 import threading
 import time
@@ -44,8 +45,20 @@ class StoreError(LogichunkError):
     """The store cannot do what was asked: unknown ids, an unreachable or unwritable database..."""
 
 
+class StoreUnavailable(StoreError):
+    """The database itself cannot be reached or used right now (server down, file gone): worth
+    retrying later, unlike an unknown id."""
+
+
 class RechunkError(StoreError):
     """A re-chunk failed (embedding, most often); the blocks stay dirty for a retry."""
+
+
+def redact_url(url: str) -> str:
+    """A database URL as it may be shown (banners, errors): the password of ``user:password@`` and
+    of a ``password=`` parameter replaced by ``***``."""
+    url = re.sub(r"//([^:/@]+):[^@]*@", r"//\1:***@", url)
+    return re.sub(r"([?&]password=)[^&]*", r"\1***", url, flags=re.IGNORECASE)
 
 
 def sha256(text: str) -> str:

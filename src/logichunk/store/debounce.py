@@ -3,7 +3,10 @@
 Each block has its own timer: a new edit to a block cancels and reschedules *that block's* pending
 re-chunk (``debounce_delay_ms`` after the last edit); blocks never cancel each other. One worker
 thread runs due re-chunks one at a time, so writers (``edit``) never wait for embedding. A failed
-re-chunk leaves the block dirty and is retried after the delay, up to ``max_retries`` times.
+re-chunk leaves the block dirty and is retried, the wait doubling from the delay each time (at most
+``max_backoff`` seconds): up to ``max_retries`` times, or for as long as it takes while the database
+itself is unavailable (:class:`~logichunk.store.base.StoreUnavailable`: an outage must not leave
+edits dirty for good).
 """
 
 from __future__ import annotations
@@ -14,16 +17,18 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from .base import RechunkResult, Store
+from .base import RechunkResult, Store, StoreUnavailable
 
 
 class Debouncer:
     def __init__(self, store: Store, delay_ms: int | None = None, *, max_retries: int = 3, history: int = 1000,
+                 max_backoff: float = 30.0,
                  on_result: Callable[[str, RechunkResult], None] | None = None,
                  on_error: Callable[[str, BaseException], None] | None = None) -> None:
         self.store = store
         self.delay = (store.settings.debounce_delay_ms if delay_ms is None else delay_ms) / 1000.0
         self.max_retries = max_retries
+        self.max_backoff = float(max_backoff)
         self.on_result = on_result
         self.on_error = on_error
         self._due: dict[str, float] = {}
@@ -145,9 +150,11 @@ class Debouncer:
                     self.on_error(block, e)
                 with self._cv:
                     tries = self._tries.get(block, 0) + 1
-                    if tries <= self.max_retries and block not in self._due and not self._stop:
+                    outage = isinstance(e, StoreUnavailable)
+                    if (outage or tries <= self.max_retries) and block not in self._due and not self._stop:
                         self._tries[block] = tries
-                        self._due[block] = time.monotonic() + self.delay
+                        wait = min(self.max_backoff, max(self.delay, 0.05) * 2 ** (tries - 1))
+                        self._due[block] = time.monotonic() + wait
             else:
                 self.results.append((block, res))
                 if self.on_result:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import re
 import struct
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -17,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ModelUnavailable
-from .base import Store, StoreError
+from .base import Store, StoreError, StoreUnavailable, redact_url
 
 try:  # pragma: no cover - import guard
     import psycopg
@@ -26,10 +25,6 @@ try:  # pragma: no cover - import guard
     from psycopg.pq import Format
 except ImportError:  # pragma: no cover
     psycopg = None  # type: ignore[assignment]
-
-
-def _redact(url: str) -> str:
-    return re.sub(r"//([^:/@]+):[^@]*@", r"//\1:***@", url)
 
 
 def _register_vector(conn: Any) -> int:
@@ -82,7 +77,7 @@ class PostgresStore(Store):
             self._conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
             _register_vector(self._conn)
         except psycopg.Error as e:
-            raise StoreError(f"cannot connect to PostgreSQL at {_redact(self.url)}: {_first_line(e)}") from None
+            raise StoreUnavailable(f"cannot connect to PostgreSQL at {redact_url(self.url)}: {_first_line(e)}") from None
 
     def _check_conn(self) -> None:
         if self._conn.closed and not getattr(self, "_in_tx", False):
@@ -90,7 +85,7 @@ class PostgresStore(Store):
                 self._conn = psycopg.connect(self.url, autocommit=True, connect_timeout=10)
                 _register_vector(self._conn)
             except psycopg.Error as e:
-                raise StoreError(f"PostgreSQL at {_redact(self.url)} is unreachable: {_first_line(e)}") from None
+                raise StoreUnavailable(f"PostgreSQL at {redact_url(self.url)} is unreachable: {_first_line(e)}") from None
 
     def _raw_execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
         self._check_conn()
@@ -124,7 +119,7 @@ class PostgresStore(Store):
 
     def _translate_error(self, exc: BaseException) -> StoreError | None:
         if psycopg is not None and isinstance(exc, psycopg.OperationalError):
-            return StoreError(f"PostgreSQL at {_redact(self.url)} failed or went away: {_first_line(exc)}")
+            return StoreUnavailable(f"PostgreSQL at {redact_url(self.url)} failed or went away: {_first_line(exc)}")
         if psycopg is not None and isinstance(exc, psycopg.Error):
             return StoreError(f"PostgreSQL error: {_first_line(exc)}")
         return None

@@ -8,7 +8,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from .base import Store, StoreError
+from .base import Store, StoreError, StoreUnavailable
 
 
 class SQLiteStore(Store):
@@ -51,7 +51,7 @@ class SQLiteStore(Store):
         """An open SQLite connection keeps working on a file deleted (or replaced) under it, and
         everything written then is lost when the process ends: refuse instead."""
         if self.url != ":memory:" and self._identity() != self._file:
-            raise StoreError(f"database {self.url} was deleted or replaced while open; nothing is written to it "
+            raise StoreUnavailable(f"database {self.url} was deleted or replaced while open; nothing is written to it "
                              "any more (restore the file, or restart on the new one)")
 
     def _ensure_connected(self) -> None:
@@ -85,7 +85,7 @@ class SQLiteStore(Store):
         if isinstance(exc, sqlite3.Error):
             msg = str(exc)
             if "readonly" in msg or "unable to open" in msg:
-                return StoreError(f"cannot write database {self.url}: {msg}")
+                return StoreUnavailable(f"cannot write database {self.url}: {msg}")
             return StoreError(f"database error ({self.url}): {msg}")
         return None
 

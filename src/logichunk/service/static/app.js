@@ -35,6 +35,7 @@
       conflict: "Someone else changed this block (now revision {r}); reloaded their text.",
       status_clean: "clean", status_queued: "queued", status_running: "re-chunking", status_failed: "failed",
       status_dirty: "dirty", status_saving: "saving", status_ready: "ready", status_pending: "chunking",
+      status_conflict: "changed elsewhere", yourText: "Your text (not saved):",
       dueIn: "in {s} s", allLevels: "all", emptyQuery: "Type a query.", noProject: "No project selected.",
       blockCount: "{n} blocks", openFirst: "Save the text to the project, then search it.",
       keyHelp: "Paste the API key that `logichunk serve` printed.",
@@ -62,6 +63,7 @@
       conflict: "该段落块已被他人修改（当前版本 {r}），已载入最新文本。", status_clean: "已切分",
       status_queued: "排队中", status_running: "切分中", status_failed: "失败", status_dirty: "待处理",
       status_saving: "保存中", status_ready: "就绪", status_pending: "切分中", dueIn: "{s} 秒后",
+      status_conflict: "已被他人修改", yourText: "你输入的文本（未保存）：",
       allLevels: "全部", emptyQuery: "请输入检索内容。", noProject: "未选择项目。", blockCount: "{n} 个段落块",
       openFirst: "先把文本保存到项目，再检索。", keyHelp: "请粘贴 `logichunk serve` 打印的 API 密钥。",
     },
@@ -106,7 +108,7 @@
 
   function t(key, vars) {
     let s = (I18N[state.lang] && I18N[state.lang][key]) || I18N.en[key] || key;
-    for (const k in vars || {}) s = s.replace("{" + k + "}", vars[k]);
+    for (const k in vars || {}) s = s.split("{" + k + "}").join(String(vars[k])); // no $& / $' patterns
     return s;
   }
 
@@ -560,11 +562,12 @@
 
   // ------------------------------------------------------------------ playground
   function parseSizes() {
-    const raw = $("sizes").value.trim();
+    // full-width digits and separators as typed on a Chinese keyboard; every part a whole number
+    const raw = $("sizes").value.replace(/[０-９]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0)).trim();
     if (!raw) return null;
-    const sizes = raw.split(/[,，\s]+/).filter(Boolean).map((x) => parseInt(x, 10));
-    if (sizes.some((x) => !(x > 0))) throw new Error(t("sizesHelp"));
-    return sizes;
+    const parts = raw.split(/[,，、\s]+/).filter(Boolean);
+    if (!parts.length || parts.some((x) => !/^[0-9]+$/.test(x) || parseInt(x, 10) < 1)) throw new Error(t("sizesHelp"));
+    return parts.map((x) => parseInt(x, 10));
   }
 
   async function chunkText() {
@@ -781,11 +784,20 @@
       startPolling();
     } catch (e) {
       if (e.status === 409) {
+        const mine = $("edit-text").value;
         const cur = await api("GET", ed.base);
         ed.revision = cur.revision;
         $("edit-text").value = cur.content;
         setEditStatus("conflict");
-        $("edit-msg").textContent = t("conflict", { r: cur.revision });
+        const msg = $("edit-msg");
+        msg.textContent = t("conflict", { r: cur.revision });
+        if (mine !== cur.content) { // keep what the user typed, to copy from
+          const kept = el("details", "kept");
+          kept.appendChild(el("summary", "", t("yourText")));
+          kept.appendChild(el("pre", "", mine));
+          msg.appendChild(kept);
+        }
+        startPolling(); // the document view shows the other client's text, not the old one
       } else {
         setEditStatus("failed");
         $("edit-msg").textContent = e.message;
@@ -930,7 +942,7 @@
       }
       $("file").value = "";
     });
-    $("refresh-docs").addEventListener("click", loadDocs);
+    $("refresh-docs").addEventListener("click", () => loadDocs().then(() => banner(""), (e) => banner(e.message)));
     $("expand-all").addEventListener("click", () => document.querySelectorAll("#tree details").forEach((d) => { d.open = true; }));
     $("collapse-all").addEventListener("click", () => document.querySelectorAll("#tree details").forEach((d) => { d.open = false; }));
     $("signal-select").addEventListener("change", () => {
