@@ -26,6 +26,8 @@
       chunkedIn: "{n} chunks in {ms} ms", savedDoc: "saved as “{t}”; chunking in the background",
       noDocs: "No documents in this project yet.", del: "delete", confirmDelete: "Delete “{t}” and its chunks?",
       chars: "chars", sentences: "sentences", depth: "depth", stale: "being re-chunked",
+      unit_chars: "chars", unit_bytes: "bytes", unit_tokens: "tokens", points: "points", gaps: "gaps",
+      score: "score", raw: "raw", rev: "rev",
       noBubbles: "No bubbles: nothing had to be force-split.", priority: "priority", category: "category",
       content: "content", where: "where", searching: "searching…", noResults: "No results.",
       results: "{n} results in {ms} ms", fallback: "fell back to {f}", edit: "Edit", playground: "Playground",
@@ -55,6 +57,8 @@
       noText: "请先粘贴或上传文本。", chunking: "切分中…", saving: "保存中…", chunkedIn: "{n} 个分块，用时 {ms} 毫秒",
       savedDoc: "已保存为“{t}”，正在后台切分", noDocs: "此项目还没有文档。", del: "删除",
       confirmDelete: "删除“{t}”及其分块？", chars: "字符", sentences: "句", depth: "深度", stale: "正在重新切分",
+      unit_chars: "字符", unit_bytes: "字节", unit_tokens: "词元", points: "个点", gaps: "个间隙",
+      score: "得分", raw: "原始", rev: "版本",
       noBubbles: "没有气泡：无需强制切分。", priority: "优先级", category: "类别", content: "内容", where: "位置",
       searching: "检索中…", noResults: "没有结果。", results: "{n} 条结果，用时 {ms} 毫秒", fallback: "已回退到 {f}",
       edit: "编辑", playground: "试切", docView: "文档", newProjectPrompt: "新项目名称（字母、数字、_ - .）",
@@ -268,7 +272,7 @@
     let p = n.parent;
     while (p) { anc.unshift(p); p = state.view.byId.get(p) ? state.view.byId.get(p).parent : null; }
     const path = anc.length ? anc.join(" › ") + " › " : "";
-    return { id: parts[0], path, line: [n.method, (n.size != null ? n.size : n.end - n.start) + " " + (state.view.unit || t("chars")),
+    return { id: parts[0], path, line: [n.method, (n.size != null ? n.size : n.end - n.start) + " " + t("unit_" + (state.view.unit || "chars")),
       t("level") + " " + n.level].join(" · ") };
   }
 
@@ -477,7 +481,7 @@
     const dir = s.higher_is_break ? "↑" : "↓";
     const nc = (v.cuts || []).length;
     $("plot-readout").textContent = (CURVE_NAMES[state.lang] || CURVE_NAMES.en)[s.name] + " · " + s.points + " " +
-      (s.kind === "gap" ? "gaps" : "points") + " · " + t("cuts") + " " + nc + " · " + dir;
+      t(s.kind === "gap" ? "gaps" : "points") + " · " + t("cuts") + " " + nc + " · " + dir;
   }
 
   function flash(id) {
@@ -780,7 +784,7 @@
       const r = await api("PUT", ed.base, { content: $("edit-text").value, expected_revision: ed.revision });
       ed.revision = r.revision;
       setEditStatus(r.status, r);
-      $("edit-msg").textContent = "rev " + r.revision;
+      $("edit-msg").textContent = t("rev") + " " + r.revision;
       startPolling();
     } catch (e) {
       if (e.status === 409) {
@@ -835,7 +839,8 @@
     head.appendChild(el("span", "", "#" + h.rank));
     head.appendChild(el("code", "node-id", h.id));
     head.appendChild(el("span", "", h.level || ""));
-    head.appendChild(el("span", "", "score " + (+h.score.toFixed(4)) + (h.raw_score !== h.score ? " (raw " + (+h.raw_score.toFixed(4)) + ")" : "")));
+    head.appendChild(el("span", "", t("score") + " " + (+h.score.toFixed(4)) +
+      (h.raw_score !== h.score ? " (" + t("raw") + " " + (+h.raw_score.toFixed(4)) + ")" : "")));
     if (h.view && h.view.child_id && h.view.child_id !== h.id) head.appendChild(el("span", "", "↳ " + h.view.child_id));
     if (h.meta && h.meta.relation) head.appendChild(el("span", "", h.meta.relation));
     if (h.document_title) head.appendChild(el("span", "", "· " + h.document_title));
