@@ -511,3 +511,16 @@ def test_the_explorer_schema_is_openapi_30(client):
             for v in x:
                 walk(v)
     walk(old)
+
+
+def test_the_schema_documents_the_real_error_answers(client):
+    schema = client.get("/openapi.json").json()
+    text = json.dumps(schema)
+    assert "HTTPValidationError" not in text  # 422 has the body the service really sends
+    put = schema["paths"]["/api/projects/{project}/blocks/{block_id}"]["put"]["responses"]
+    assert {"401", "404", "409", "422", "503"} <= set(put)
+    ref = put["409"]["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
+    assert set(schema["components"]["schemas"][ref]["properties"]) == {"error"}
+    # and the answer of a real conflict has that shape
+    r = client.put(f"{P}/blocks/nope", headers=H, json={"content": "x"})
+    assert r.status_code == 404 and set(r.json()) == {"error"} and {"code", "message"} <= set(r.json()["error"])

@@ -13,6 +13,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..errors import InputError, LogichunkError, ModelUnavailable
@@ -23,6 +24,29 @@ log = logging.getLogger("logichunk.service")
 _CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
           409: "conflict", 413: "too_large", 415: "unsupported_media_type", 422: "invalid_request",
           429: "too_many_requests", 500: "internal_error", 503: "unavailable"}
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+    details: Any = None
+
+
+class ErrorBody(BaseModel):
+    """The body of every error answer (documented in the OpenAPI schema, see :func:`error_responses`)."""
+
+    error: ErrorDetail
+
+
+_WHY = {400: "bad input (not JSON, not UTF-8 text, an unknown method...)", 401: "missing or wrong API key",
+        404: "unknown project, document or block", 409: "stale revision, or the project exists already",
+        413: "body, text or query over the service's limits", 422: "a field is missing or invalid",
+        503: "the database is unavailable"}
+
+
+def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` for these error codes, with the one error body they all share."""
+    return {c: {"model": ErrorBody, "description": _WHY[c]} for c in codes}
 
 
 class ApiError(StarletteHTTPException):
