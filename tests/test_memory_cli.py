@@ -163,3 +163,50 @@ def test_read_conversations_groups_by_conversation_id(tmp_path):
     convs = read_conversations(write(tmp_path, "g.jsonl", rows))
     assert [(c.id, len(c.blocks)) for c in convs] == [("a", 2), ("b", 1)]
     assert convs[1].blocks[0].tool_calls[0].name == "scp"
+
+
+def test_memory_verbs_read_the_settings_and_keep_files_safe(tmp_path, capsys, monkeypatch):
+    convs = conversations(6, seed=5)
+    lines = [{"id": c.id, "units": [b.user for b in c.blocks], "boundaries": sorted(s - 1 for s in c.starts)}
+             for c in convs]
+    data = write(tmp_path, "train.jsonl", lines)
+    cal = str(tmp_path / "cal.json")
+    assert run(["memory", "calibrate", "--data", data, "--embedder", "hash", "--out", cal, "--quiet"], capsys)[0] == 0
+    before = open(cal, encoding="utf-8").read()
+    # the embedder setting is the default of --embedder (the calibration is for hash)
+    monkeypatch.setenv("LOGICHUNK_EMBEDDER", "hash")
+    code, _, err = run(["memory", "replay", data, "--calibration", cal, "--quiet"], capsys)
+    assert code == 0, err
+    # --config is read (and checked) even when --calibration is given
+    code, _, err = run(["memory", "replay", data, "--calibration", cal, "--config", str(tmp_path / "no.toml")], capsys)
+    assert code == 2 and "not found" in err
+    # calibrate never writes over its input, and a failed run leaves the earlier file whole
+    code, _, err = run(["memory", "calibrate", "--data", data, "--out", data, "--quiet"], capsys)
+    assert code == 2 and "also an input" in err and "units" in open(data, encoding="utf-8").read()
+    code, _, err = run(["memory", "calibrate", "--data", data, "--docs", "50:", "--out", cal, "--quiet"], capsys)
+    assert code == 2 and open(cal, encoding="utf-8").read() == before
+    # topics only reads: a mistyped --db is an error, not a new database
+    code, _, err = run(["memory", "topics", "--db", str(tmp_path / "typo.db")], capsys)
+    assert code == 2 and "no database" in err and not (tmp_path / "typo.db").exists()
+
+
+def test_a_calibration_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
+    import os
+
+    from logichunk.memory.evaluate import load_calibration
+    from logichunk.models import HashEmbedder
+
+    c, _ = load_calibration(None, HashEmbedder())
+    target = tmp_path / "cal.json"
+    target.write_text("earlier\n", encoding="utf-8")
+
+    def broken(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", broken)
+    with pytest.raises(OSError):
+        c.save(target)
+    assert target.read_text(encoding="utf-8") == "earlier\n" and [p.name for p in tmp_path.iterdir()] == ["cal.json"]
+    monkeypatch.undo()
+    c.save(target)
+    assert Calibration.load(target).hi == c.hi

@@ -41,3 +41,51 @@ def test_bad_file(tmp_path):
     (tmp_path / "b.toml").write_text("top_k = [")
     with pytest.raises(InputError, match="TOML"):
         Settings.from_toml(tmp_path / "b.toml")
+
+
+def test_top_level_keys_and_a_logichunk_table_both_count(tmp_path):
+    f = tmp_path / "lc.toml"
+    f.write_text('top_k = 1\n[logichunk]\nproject = "p"\n')
+    s = Settings.from_toml(f)
+    assert s.top_k == 1 and s.project == "p"
+    f.write_text('top_k = 1\nbogus = 5\n[logichunk]\nproject = "p"\n')
+    with pytest.raises(InputError, match="bogus"):  # an unknown key is an error wherever it sits
+        Settings.from_toml(f)
+    f.write_text('top_k = 1\n[logichunk]\ntop_k = 2\n')
+    with pytest.raises(InputError, match="both"):
+        Settings.from_toml(f)
+    f.write_text('[other]\ntop_k = 2\n')
+    with pytest.raises(InputError, match="other"):
+        Settings.from_toml(f)
+
+
+@pytest.mark.parametrize("bad, needle", [
+    ({"size_normalization_power": "nan"}, "size_normalization_power"),
+    ({"size_normalization_max_boost": -1}, "size_normalization_max_boost"),
+    ({"cliff_drop": "inf"}, "cliff_drop"),
+    ({"top_k": 50, "service_max_top_k": 10}, "service_max_top_k"),
+    ({"child_min_size": 2000, "child_target_size": 2500, "child_max_size": 3000, "max_parent_size": 300,
+      "min_parent_size": 10}, "max_parent_size"),
+    ({"chunk_sizes": "1000,1000,5000"}, "not grow"),
+])
+def test_settings_that_contradict_themselves_are_errors(bad, needle):
+    with pytest.raises(InputError, match=needle):
+        Settings().with_overrides(bad)
+
+
+def test_chunk_takes_its_default_sizes_and_unit_from_the_settings(tmp_path, capsys, monkeypatch):
+    import json
+
+    from logichunk.cli import main
+
+    text = tmp_path / "t.txt"
+    text.write_text("A sentence about rivers and the sea. " * 60, encoding="utf-8")
+    monkeypatch.setenv("LOGICHUNK_CHUNK_SIZES", "300,100")
+    monkeypatch.setenv("LOGICHUNK_UNIT", "bytes")
+    assert main(["chunk", str(text), "--format", "jsonl", "--quiet"]) == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    top = [r for r in rows if r["level"] == 1]
+    assert max(r["size"] for r in top) <= 300 and max(r["level"] for r in rows) == 2
+    assert all(r["size"] == len(r["text"].encode()) for r in rows)  # bytes, from LOGICHUNK_UNIT
+    assert main(["chunk", str(text), "--format", "jsonl", "--quiet", "--max-size", "1000"]) == 0  # a flag wins
+    assert max(json.loads(x)["size"] for x in capsys.readouterr().out.splitlines()) > 300

@@ -69,6 +69,39 @@ def _inputs(paths: Sequence[str], suffixes: tuple[str, ...]) -> Iterator[tuple[s
             yield str(path), (lambda path=path: read_path(path))
 
 
+def int_at_least(lowest: int):
+    """An argparse type: an integer of at least ``lowest`` (a negative --skip or a --k of 0 is a typo,
+    not a run). Every verb's numeric flags use it."""
+
+    def parse(v: str) -> int:
+        try:
+            n = int(v)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {v!r}") from None
+        if n < lowest:
+            raise argparse.ArgumentTypeError(f"must be at least {lowest}, got {n}")
+        return n
+
+    return parse
+
+
+def _chunk_defaults(args: argparse.Namespace) -> None:
+    """Fill the chunking flags left unset from the settings (``--config`` / ``$LOGICHUNK_CONFIG``,
+    ``LOGICHUNK_*``): ``unit``, and ``chunk_sizes`` for the cascade's methods when no size flag is given."""
+    from .config import Settings
+
+    s = Settings.load(args.config)
+    if args.unit is None:
+        args.unit = s.unit
+    if args.sizes is None and args.max_size is None and args.levels is None and args.method in CASCADE:
+        args.sizes = ",".join(map(str, s.chunk_sizes))
+    if args.levels is None:
+        args.levels = 3
+
+
+CASCADE = ("logic-chain", "cliff", "fused")  # the methods whose default sizes are the chunk_sizes setting
+
+
 def _sizes(arg: str | None) -> tuple[int, ...] | None:
     if not arg:
         return None
@@ -174,6 +207,7 @@ def _chunk_one(args: argparse.Namespace, text: str, source: str, models: _Models
 def cmd_chunk(args: argparse.Namespace) -> int:
     from .chunkers.dispatch import needs
 
+    _chunk_defaults(args)
     models = _Models(args, needs(args.method))
     suffixes = tuple(s if s.startswith(".") else "." + s for s in args.ext.split(",")) if args.ext else TEXT_SUFFIXES
     sources = list(_inputs(args.paths, suffixes))
@@ -315,6 +349,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     if not args.llm:
         raise LogichunkError("validate needs an LLM: --llm openai:http://HOST:PORT/v1#MODEL, or --llm local")
+    _chunk_defaults(args)
     models = _Models(args, needs(args.method))
     source, text = _one_text(args)
     tree = _chunk_one(args, text, source, models)
@@ -339,6 +374,7 @@ def cmd_compensate(args: argparse.Namespace) -> int:
 
     if not args.llm:
         raise LogichunkError("compensate needs an LLM: --llm openai:http://HOST:PORT/v1#MODEL, or --llm local")
+    _chunk_defaults(args)
     models = _Models(args, needs(args.method))
     source, text = _one_text(args)
     tree = compensate(_chunk_one(args, text, source, models), models.llm, args.mode, source=source)
@@ -414,8 +450,11 @@ def _chunk_options(c: argparse.ArgumentParser) -> None:
     c.add_argument("--max-size", type=int, default=None,
                    help="limit of top-level chunks (default 1000; 1500 for parent-child parents)")
     c.add_argument("--sizes", help="limits per level, top first, e.g. 1000,500,200 (overrides --max-size)")
-    c.add_argument("--levels", type=int, default=3, help="depth of the tree when --sizes is not given")
-    c.add_argument("--unit", choices=["chars", "bytes", "tokens"], default="chars")
+    c.add_argument("--levels", type=int, default=None, help="depth of the tree when --sizes is not given (default 3)")
+    c.add_argument("--unit", choices=["chars", "bytes", "tokens"], default=None,
+                   help="unit of the sizes (default: setting unit, chars)")
+    c.add_argument("--config", help="TOML settings file (also $LOGICHUNK_CONFIG): its unit and chunk_sizes are the "
+                                    "defaults of --unit and --sizes for logic-chain, cliff and fused")
     c.add_argument("--embedder", help="embedder for cliff / parent-child: auto (default), hash, e5, st:PATH, "
                                       "openai:URL#MODEL")
     c.add_argument("--llm", help="chat LLM for tier 2 / validation / compensation: openai:URL#MODEL, local, local:PATH")

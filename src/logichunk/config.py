@@ -11,6 +11,7 @@ typo never silently keeps a default::
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 from collections.abc import Mapping
@@ -113,8 +114,17 @@ class Settings:
             raise InputError(f"vector_index must be auto, exact, hnsw or pgvector, got {self.vector_index!r}")
         if self.unit not in ("chars", "bytes", "tokens"):
             raise InputError(f"unit must be chars, bytes or tokens, got {self.unit!r}")
-        if not self.chunk_sizes or any(s < 1 for s in self.chunk_sizes):
-            raise InputError(f"chunk_sizes must be positive, got {self.chunk_sizes}")
+        if not self.chunk_sizes or any(s < 1 for s in self.chunk_sizes) or \
+                list(self.chunk_sizes) != sorted(self.chunk_sizes, reverse=True):
+            raise InputError(f"chunk_sizes must be positive and not grow with depth, got {self.chunk_sizes}")
+        if self.child_max_size > self.max_parent_size:
+            raise InputError(f"child_max_size ({self.child_max_size}) exceeds max_parent_size ({self.max_parent_size})")
+        for name, lo in (("size_normalization_power", 0.0), ("size_normalization_max_boost", 1.0), ("cliff_drop", 0.0)):
+            v = getattr(self, name)
+            if not (math.isfinite(v) and v >= lo):
+                raise InputError(f"setting {name} must be a finite number >= {lo:g}, got {v}")
+        if self.top_k > self.service_max_top_k:
+            raise InputError(f"setting top_k ({self.top_k}) exceeds service_max_top_k ({self.service_max_top_k})")
 
     # ------------------------------------------------------------------ layers
     @classmethod
@@ -143,8 +153,14 @@ class Settings:
             raise InputError(f"settings file not found: {p}") from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
             raise InputError(f"settings file {p} is not valid TOML: {e}") from None
-        if isinstance(data.get("logichunk"), dict):
-            data = data["logichunk"]
+        table = data.pop("logichunk", None)
+        if isinstance(table, dict):  # top-level keys and a [logichunk] table together: both count
+            both = sorted(set(data) & set(table))
+            if both:
+                raise InputError(f"settings file {p} sets {', '.join(both)} both at the top and in [logichunk]")
+            data = {**data, **table}
+        elif table is not None:
+            data["logichunk"] = table  # not a table: an unknown setting, reported as such
         return (base or cls()).with_overrides(data, source=str(p))
 
     def with_env(self, env: Mapping[str, str] | None = None) -> Settings:

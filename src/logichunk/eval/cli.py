@@ -27,6 +27,7 @@ import time
 import warnings
 from typing import Any
 
+from ..cli import int_at_least
 from ..errors import LogichunkError
 
 DEFAULT_OUT = "eval-report"
@@ -157,14 +158,6 @@ def _jsonl(args: argparse.Namespace) -> bool:
     return bool(args.json or args.format == "jsonl")
 
 
-def _at_least(lo: int):
-    """An argparse type: an integer >= ``lo`` (a negative --skip or a --k of 0 is a typo, not a run)."""
-    def parse(v: str) -> int:
-        n = int(v)
-        if n < lo:
-            raise argparse.ArgumentTypeError(f"must be at least {lo}, got {n}")
-        return n
-    return parse
 
 
 # --------------------------------------------------------------------------- verbs
@@ -367,7 +360,7 @@ def _common(p: argparse.ArgumentParser, task: str) -> None:
                         f"{task} sets under ../shared/data (or $LOGICHUNK_DATA)")
     p.add_argument("--methods", default="all",
                    help="comma list, or all / logichunk / baselines / peers (see: logichunk eval methods)")
-    p.add_argument("--limit", type=_at_least(1), metavar="N", help="first N documents (segmentation) or queries")
+    p.add_argument("--limit", type=int_at_least(1), metavar="N", help="first N documents (segmentation) or queries")
     p.add_argument("--json", action="store_true", help="one JSON object per line per (method, data set)")
     p.add_argument("--format", choices=["table", "jsonl"], default="table", help="jsonl: the same as --json")
     p.add_argument("--out", default=DEFAULT_OUT, help=f"results folder (default {DEFAULT_OUT})")
@@ -375,7 +368,7 @@ def _common(p: argparse.ArgumentParser, task: str) -> None:
     p.add_argument("--embedder", default="hash",
                    help="embedder for every method that embeds, peers included: hash (default, model-free), "
                         "e5, minilm, auto, ...")
-    p.add_argument("--size", type=_at_least(1), default=200, help="target chunk size (default 200)")
+    p.add_argument("--size", type=int_at_least(1), default=200, help="target chunk size (default 200)")
     p.add_argument("--unit", choices=["tokens", "chars"], default="tokens", help="unit of --size and --budget")
 
 
@@ -390,7 +383,7 @@ def add_parser(subparsers) -> None:
     _common(s, "segmentation")
     s.add_argument("--oracle", action="store_true",
                    help="also score each signal with the gold number of boundaries (rows named METHOD@gold-k)")
-    s.add_argument("--skip", type=_at_least(0), default=0, metavar="N",
+    s.add_argument("--skip", type=int_at_least(0), default=0, metavar="N",
                    help="leave out the first N documents of each set (then --limit counts from there)")
     s.add_argument("--count-rule", choices=["relative", "texttiling"], default="relative",
                    help="how many cuts a gap signal gets: peaks at least half as deep as the deepest "
@@ -412,7 +405,7 @@ def add_parser(subparsers) -> None:
     r.add_argument("--modes", default="basic",
                    help="comma list of retrieval modes (default basic): basic (no store: one method's chunks), "
                         "and the store's modes parent, hybrid, hierarchical, store:basic, ...")
-    r.add_argument("--k", type=_at_least(1), default=5, help="hits per query (default 5)")
+    r.add_argument("--k", type=int_at_least(1), default=5, help="hits per query (default 5)")
     r.add_argument("--budget", default=None,
                    help="also score the hits cut to a token budget (N chunks of --size, or 1000t), so modes that "
                         "return more text are compared at equal cost")

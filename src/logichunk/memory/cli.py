@@ -16,8 +16,10 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
+from ..cli import int_at_least
 from ..errors import InputError, LogichunkError
 
 
@@ -25,10 +27,12 @@ def _note(msg: str) -> None:
     print(f"logichunk memory: {msg}", file=sys.stderr, flush=True)
 
 
-def _embedder(spec: str | None) -> Any:
+def _embedder(spec: str | None, config: str | None = None) -> Any:
+    """The ``--embedder`` flag, else the ``embedder`` setting (``--config`` / env), else auto."""
+    from ..config import Settings
     from ..models import resolve_embedder
 
-    r = resolve_embedder(spec or "auto")
+    r = resolve_embedder(spec or Settings.load(config).embedder or "auto")
     return r.model, r.description
 
 
@@ -36,9 +40,8 @@ def _calibration(path: str | None, embedder: Any, config: str | None = None):
     from ..config import Settings
     from .evaluate import load_calibration
 
-    if not path:
-        path = Settings.load(config).memory_calibration or None
-    return load_calibration(path, embedder)
+    settings = Settings.load(config)  # read (and checked) even when --calibration is given
+    return load_calibration(path or settings.memory_calibration or None, embedder)
 
 
 def _arbiter(args: argparse.Namespace, cal) -> Any:
@@ -67,12 +70,14 @@ def _short(text: str, n: int = 60) -> str:
     return t if len(t) <= n else t[: n - 1] + "…"
 
 
-def _open_store(args: argparse.Namespace, embedder: Any):
+def _open_store(args: argparse.Namespace, embedder: Any, *, create: bool = True):
+    """The store the flags name; ``create=False`` (``topics``, which only reads): a mistyped
+    ``--db`` or ``--project`` is an error, not a new empty store."""
     from ..config import Settings
     from ..store import Store
 
     s = Settings.load(args.config, db=args.db, project=args.project)
-    return Store.open(s.db, settings=s, embedder=embedder)
+    return Store.open(s.db, settings=s, embedder=embedder, create=create)
 
 
 # --------------------------------------------------------------------------- replay
@@ -84,7 +89,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from .perception import Perception, replay
 
     convs = read_conversations(args.file)
-    embedder, desc = _embedder(args.embedder)
+    embedder, desc = _embedder(args.embedder, args.config)
     cal, cal_note = _calibration(args.calibration, embedder, args.config)
     if args.lookahead is not None:
         if args.lookahead and cal.review is None:
@@ -215,6 +220,11 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from .calibrate import calibrate, conversations_from_units
 
     sets, _ = resolve(args.data, "segmentation")
+    out = Path(args.out)
+    if out.is_dir() or not out.resolve().parent.is_dir():
+        raise InputError(f"--out {args.out}: not a file in an existing folder")
+    if any(out.exists() and ds.path.resolve() == out.resolve() for ds in sets):
+        raise InputError(f"--out {args.out} is also an input (--data): write the calibration somewhere else")
     spans = args.docs or [":"]
     if len(spans) not in (1, len(sets)):
         raise InputError(f"--docs takes one START:END for every file, or one per file ({len(sets)}), got {len(spans)}")
@@ -229,7 +239,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         used.append({"data": str(ds.path), "docs": span, "n": len(part)})
     if not docs:
         raise InputError("no documents selected for calibration (check --docs / --limit)")
-    embedder, desc = _embedder(args.embedder)
+    embedder, desc = _embedder(args.embedder, getattr(args, "config", None))
     cache = None
     if args.cache:
         from ..store import Store
@@ -280,8 +290,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 def cmd_topics(args: argparse.Namespace) -> int:
     from .archive import search_topics, topics
 
-    embedder, _ = _embedder(args.embedder)
-    with _open_store(args, embedder) as store:
+    embedder, _ = _embedder(args.embedder, args.config)
+    with _open_store(args, embedder, create=False) as store:
+        if (why := store.embedder_mismatch()) and args.format != "jsonl":
+            _note(why)
         if args.query:
             rows = [h.to_dict() for h in search_topics(store, args.query, args.top_k, mode=args.mode,
                                                        conversation_id=args.conversation)]
@@ -301,23 +313,8 @@ def cmd_topics(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- parser
 
 
-def _int_at_least(lowest: int, why: str):
-    """An argparse type: an integer of at least ``lowest`` (``why`` is the message otherwise)."""
-
-    def parse(v: str) -> int:
-        try:
-            n = int(v)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got {v!r}") from None
-        if n < lowest:
-            raise argparse.ArgumentTypeError(why)
-        return n
-
-    return parse
-
-
-_limit = _int_at_least(1, "must be at least 1")
-_nonneg = _int_at_least(0, "must not be negative")
+_limit = int_at_least(1)
+_nonneg = int_at_least(0)
 
 
 def _store_args(p: argparse.ArgumentParser, required: bool = False) -> None:
@@ -336,7 +333,8 @@ def add_parser(subparsers: Any) -> None:
     r = sub.add_parser("replay", help="observe each turn of a JSONL conversation; print decisions and episodes")
     r.add_argument("file", help="JSONL file (- for stdin)")
     r.add_argument("--format", choices=["text", "jsonl"], default="text")
-    r.add_argument("--embedder", default="auto", help="auto (E5 if installed, else hash), hash, e5, st:PATH, openai:URL#M")
+    r.add_argument("--embedder", help="auto (E5 if installed, else hash), hash, e5, st:PATH, openai:URL#M "
+                                      "(default: setting embedder, auto)")
     r.add_argument("--calibration", metavar="FILE", help="thresholds from `logichunk memory calibrate`")
     r.add_argument("--arbiter", choices=["rule", "lm", "llm"], default="rule",
                    help="grey-zone arbiter: the calibrated rule (default), a local LM scorer, or a chat LLM")
@@ -354,7 +352,7 @@ def add_parser(subparsers: Any) -> None:
     c.add_argument("--docs", nargs="+", metavar="START:END",
                    help="which documents: one slice for every file, or one per --data file (e.g. 300: :300)")
     c.add_argument("--limit", type=_limit, help="at most N documents of each file (after --docs)")
-    c.add_argument("--embedder", default="auto", help="the embedder the calibration is for (default auto)")
+    c.add_argument("--embedder", help="the embedder the calibration is for (default: setting embedder, auto)")
     c.add_argument("--lookahead", type=_nonneg, default=3, help="review after N turns (default 3; 0: no review)")
     c.add_argument("--lookahead-items", type=_nonneg, default=0,
                    help="review sooner once the turns after a gap hold N content items (default 0: off)")
@@ -379,7 +377,7 @@ def add_parser(subparsers: Any) -> None:
     t.add_argument("--mode", default="hybrid", choices=["basic", "parent", "hierarchical", "hybrid", "kernel"],
                    help="retrieval mode over the topics' chunks, or kernel (topic vectors); default hybrid")
     t.add_argument("--top-k", type=_limit, default=5)
-    t.add_argument("--embedder", default="auto", help="embedder of the store (default auto)")
+    t.add_argument("--embedder", help="embedder of the store (default: setting embedder, auto)")
     t.add_argument("--format", choices=["table", "jsonl"], default="table")
     _store_args(t, required=True)
     t.set_defaults(func=cmd_topics)
