@@ -169,7 +169,11 @@ def main() -> None:
     files = {}
     for lang in a.langs.split(","):
         files[lang] = tmp / f"{lang}.txt"
-        files[lang].write_text(_corpus(lang, a.kb), encoding="utf-8")
+        try:
+            files[lang].write_text(_corpus(lang, a.kb), encoding="utf-8")
+        except FileNotFoundError as e:  # the shared data is not on this machine: say so, skip
+            print(f"skipped: {e}")
+            return
     methods = E5_METHODS if a.embedder == "e5" else METHODS
     if "logichunk-cliff-onnx" in methods:  # export once, outside the timed runs
         from logichunk.models.embed_onnx import cached_export

@@ -22,7 +22,7 @@ from logichunk.eval import metrics as M
 from logichunk.eval.chunking import MODES, Layout
 from logichunk.eval.cli import _embedder
 from logichunk.eval.methods import Settings
-from logichunk.eval.readers import data_dir, read_corpus
+from logichunk.eval.readers import DataMissing, data_dir, read_corpus
 
 
 def _wtl(d: np.ndarray) -> str:
@@ -40,7 +40,11 @@ def main() -> None:
     args = ap.parse_args()
     from logichunk.eval import store_modes  # noqa: F401 - registers the modes
 
-    corpus = read_corpus(args.data, args.limit)
+    try:
+        corpus = read_corpus(args.data, args.limit)
+    except (DataMissing, FileNotFoundError) as e:  # the shared data is not on this machine: say so, skip
+        print(f"skipped: {e}")
+        return
     emb, name = _embedder(args.embedder)
     s = Settings(size=200, unit="tokens", embedder=emb, embedder_name=name)
     layout = Layout.of(corpus, "chars")

@@ -32,7 +32,11 @@ VARIANTS = {
 def main() -> None:
     stem = sys.argv[1]
     emb = resolve_embedder(sys.argv[2] if len(sys.argv) > 2 else "hash").model
-    corpus = R.read_corpus(stem, int(sys.argv[3]) if len(sys.argv) > 3 else None)
+    try:
+        corpus = R.read_corpus(stem, int(sys.argv[3]) if len(sys.argv) > 3 else None)
+    except (R.DataMissing, FileNotFoundError) as e:  # the shared data is not on this machine: say so, skip
+        print(f"skipped: {e}")
+        return
     t0 = time.time()
     searcher = StoreSearcher("parent", corpus, Settings(size=200, unit="tokens", embedder=emb, embedder_name="x"))
     print(f"ingest {time.time() - t0:.1f} s, {searcher.store.counts()}")

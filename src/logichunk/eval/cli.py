@@ -25,6 +25,7 @@ import json
 import sys
 import time
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 from ..cli import int_at_least
@@ -103,9 +104,10 @@ def _runners(specs, settings) -> list[tuple[Any, Any]]:
 class _Printer:
     """Rows to stdout as they come: JSON lines, or an aligned table."""
 
-    def __init__(self, as_json: bool, cols: list[tuple[str, str]]) -> None:
+    def __init__(self, as_json: bool, cols: list[tuple[str, str]], names: Sequence[str] = ()) -> None:
         self.as_json = as_json
         self.cols = cols
+        self.width = max([28, *map(len, names)])  # the data sets' names whole, not cut
         self.header_done = False
 
     def row(self, r: dict[str, Any]) -> None:
@@ -113,7 +115,7 @@ class _Printer:
             print(json.dumps(r, ensure_ascii=False), flush=True)
             return
         if not self.header_done:
-            print(f"{'dataset':<28} {'method':<24} {'n':>5} " + " ".join(f"{h:>9}" for _, h in self.cols)
+            print(f"{'dataset':<{self.width}} {'method':<24} {'n':>5} " + " ".join(f"{h:>9}" for _, h in self.cols)
                   + f" {'seconds':>8}")
             self.header_done = True
         cells = []
@@ -121,7 +123,7 @@ class _Printer:
             v = r.get(k)
             cells.append(f"{v:>9.3f}" if isinstance(v, float) else f"{'' if v is None else v!s:>9}")
         name = r["method"] + ("†" if r.get("peer") else "")
-        print(f"{r['dataset'][-28:]:<28} {name:<24} {r['n']:>5} " + " ".join(cells) + f" {r['seconds']:>8.1f}",
+        print(f"{r['dataset']:<{self.width}} {name:<24} {r['n']:>5} " + " ".join(cells) + f" {r['seconds']:>8.1f}",
               flush=True)
 
 
@@ -181,7 +183,7 @@ def cmd_segmentation(args: argparse.Namespace) -> int:
     if not runners:
         raise LogichunkError("no method could run here (see the notes above)")
     printer = _Printer(_jsonl(args), [("pk", "Pk"), ("windowdiff", "WD"), ("f1", "F1"), ("hyp_per_doc", "cuts/doc"),
-                                   ("gold_per_doc", "gold/doc")])
+                                      ("gold_per_doc", "gold/doc")], [ds.label for ds in sets])
     all_rows: list[dict[str, Any]] = []
     t0 = time.perf_counter()
     for ds in sets:
@@ -236,8 +238,8 @@ def cmd_chunking(args: argparse.Namespace) -> int:
     if not runners:
         raise LogichunkError("no method could run here (see the notes above)")
     printer = _Printer(_jsonl(args), [("recall", "recall"), ("precision", "prec"), ("iou", "IoU"),
-                                   ("evidence_recall_at_k", "evid.R"), ("recall_at_k", "docR"), ("mrr", "MRR"),
-                                   ("chunks", "chunks"), ("mean_tokens", "tok/chunk")])
+                                      ("evidence_recall_at_k", "evid.R"), ("recall_at_k", "docR"), ("mrr", "MRR"),
+                                      ("chunks", "chunks"), ("mean_tokens", "tok/chunk")], [ds.label for ds in sets])
     t0 = time.perf_counter()
     count = 0
     for ds in sets:
@@ -295,7 +297,7 @@ def cmd_retrieval(args: argparse.Namespace) -> int:
             ("all_docs_at_k", "allDoc@k"), ("p50_ms", "p50 ms")]
     if budget is not None:
         cols += [("evidence_recall_at_k_at_budget", "evid.R@B"), ("recall_at_budget", "spanR@B")]
-    printer = _Printer(_jsonl(args), cols)
+    printer = _Printer(_jsonl(args), cols, [ds.label for ds in sets])
     t0 = time.perf_counter()
     count = 0
     for ds in sets:
