@@ -130,15 +130,20 @@ def _review(weight_jump: float, bias: float) -> Logistic:
     return Logistic(("jump", "split_now"), (0.0, 0.0), (1.0, 1.0), (weight_jump, 0.0), bias)
 
 
-def test_review_adds_a_boundary_the_screen_missed():
-    # every turn adsorbs immediately (hi = -1); the review splits where vocabulary jumps
+def _bread_then_rail(rail_turns: int):
+    """Five turns about bread, then ``rail_turns`` about trains; every turn adsorbs at once (hi = -1)
+    and the review (lookahead 3) splits where the vocabulary jumps. (perception, decisions, episodes)"""
     emb = HashEmbedder(128)
     c = Calibration(embedder=emb.model_id, hi=-1.0, lo=-1.0, lookahead=3, review=_review(12.0, -4.0),
                     review_threshold=0.5, min_topic_turns=2)
     food = [f"bake the bread dough with flour butter and yeast for {k} minutes" for k in range(5)]
-    rail = [f"railway ticket platform departure timetable carriage seat {k}" for k in range(5)]
+    rail = [f"railway ticket platform departure timetable carriage seat {k}" for k in range(rail_turns)]
     p = Perception(embedder=emb, calibration=c)
-    decisions, episodes = replay([LogicalBlock(t) for t in food + rail], p)
+    return (p, *replay([LogicalBlock(t) for t in food + rail], p))
+
+
+def test_review_adds_a_boundary_the_screen_missed():
+    _, decisions, episodes = _bread_then_rail(5)
     assert all(d.action is not Action.SPLIT for d in decisions[1:])
     revs = [r for d in decisions for r in d.revisions]
     assert [(r.turn, r.action) for r in revs] == [(5, Action.SPLIT)]
@@ -249,13 +254,7 @@ def test_an_embedder_failure_is_a_recorded_fallback():
 
 def test_a_boundary_the_review_adds_at_the_end_is_reported():
     # the topic changes two turns before the end: its review can only run in flush()
-    emb = HashEmbedder(128)
-    c = Calibration(embedder=emb.model_id, hi=-1.0, lo=-1.0, lookahead=3, review=_review(12.0, -4.0),
-                    review_threshold=0.5, min_topic_turns=2)
-    food = [f"bake the bread dough with flour butter and yeast for {k} minutes" for k in range(5)]
-    rail = [f"railway ticket platform departure timetable carriage seat {k}" for k in range(2)]
-    p = Perception(embedder=emb, calibration=c)
-    decisions, episodes = replay([LogicalBlock(t) for t in food + rail], p)
+    p, decisions, episodes = _bread_then_rail(2)
     assert [e.start for e in episodes] == [0, 5]
     assert not [r for d in decisions for r in d.revisions]  # not known while the turns were observed
     assert [(r.turn, r.action) for r in p.flush_revisions] == [(5, Action.SPLIT)]
