@@ -6,6 +6,7 @@ Every verb that prints results takes ``--format jsonl`` (one JSON object per lin
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -211,7 +212,8 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     models = _Models(args, needs(args.method))
     suffixes = tuple(s if s.startswith(".") else "." + s for s in args.ext.split(",")) if args.ext else TEXT_SUFFIXES
     sources = list(_inputs(args.paths, suffixes))
-    out: TextIO = _OutFile(args.out, [s for s, _ in sources]) if args.out else sys.stdout
+    if args.out:
+        _check_out(args.out, [s for s, _ in sources])
     many = len(sources) > 1
     progress = _Progress(len(sources), not args.quiet)
     bubbles: list[Bubble] = []
@@ -249,75 +251,53 @@ def cmd_chunk(args: argparse.Namespace) -> int:
             group.clear()
             group_chars = 0
 
+    from .models._files import staged_file
+
+    # --out: written beside the target and moved over it only when the run ends well
+    target = staged_file(args.out) if args.out else contextlib.nullcontext(sys.stdout)
     try:
-        for source, read in sources:
-            progress.step(source)
-            try:
-                text = read()
-                if not text:
-                    if not many:  # the one input given is empty: an error (README: non-zero exit)
-                        raise InputError(f"{source}: empty input, no chunks")
-                    _err(f"{source}: empty input, no chunks")
+        with target as out:
+            for source, read in sources:
+                progress.step(source)
+                try:
+                    text = read()
+                    if not text:
+                        if not many:  # the one input given is empty: an error (README: non-zero exit)
+                            raise InputError(f"{source}: empty input, no chunks")
+                        _err(f"{source}: empty input, no chunks")
+                        continue
+                    if shared:
+                        group.append((source, text))
+                        group_chars += len(text)
+                        if len(group) >= 512 or group_chars >= 1 << 22:
+                            flush()
+                        continue
+                    tree = _chunk_one(args, text, source, models)
+                except LogichunkError as e:
+                    if not many:
+                        raise
+                    failures += 1
+                    _err(f"skipped {e}")
                     continue
-                if shared:
-                    group.append((source, text))
-                    group_chars += len(text)
-                    if len(group) >= 512 or group_chars >= 1 << 22:
-                        flush()
-                    continue
-                tree = _chunk_one(args, text, source, models)
-            except LogichunkError as e:
-                if not many:
-                    raise
-                failures += 1
-                _err(f"skipped {e}")
-                continue
-            emit(source, tree)
-        flush()
-        if args.format == "json":
-            json.dump(docs[0] if len(docs) == 1 and not many else docs, out, ensure_ascii=False, indent=2)
-            out.write("\n")
-    except BaseException:
-        if isinstance(out, _OutFile):
-            out.discard()  # an earlier file at --out stays as it was
-        raise
+                emit(source, tree)
+            flush()
+            if args.format == "json":
+                json.dump(docs[0] if len(docs) == 1 and not many else docs, out, ensure_ascii=False, indent=2)
+                out.write("\n")
     finally:
         progress.close()
-    if isinstance(out, _OutFile):
-        out.commit()
     _record_bubbles(args, bubbles)
     models.report_usage(args.quiet)
     return 1 if failures else 0
 
 
-class _OutFile:
-    """``--out``: written to a temporary file in the same folder and moved over the target only
-    when the run ends well, so a failed run never truncates an earlier result; the target may not be
-    one of the inputs (it would be emptied before it is read)."""
-
-    def __init__(self, target: str, inputs: Sequence[str]) -> None:
-        import tempfile
-
-        self.target = Path(target)
-        if self.target.is_dir():
-            raise InputError(f"--out {target}: is a folder")
-        if self.target.exists() and any(Path(i).exists() and Path(i).resolve() == self.target.resolve()
-                                        for i in inputs if i != "<stdin>"):
-            raise InputError(f"--out {target} is also an input: write the chunks somewhere else")
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.target.name}.", dir=self.target.resolve().parent)
-        self.tmp = Path(tmp)
-        self._f = os.fdopen(fd, "w", encoding="utf-8")
-
-    def write(self, text: str) -> int:
-        return self._f.write(text)
-
-    def commit(self) -> None:
-        self._f.close()
-        os.replace(self.tmp, self.target)
-
-    def discard(self) -> None:
-        self._f.close()
-        self.tmp.unlink(missing_ok=True)
+def _check_out(target: str, inputs: Sequence[str]) -> None:
+    """``--out`` may not be a folder, nor one of the inputs (it would be replaced by the chunks)."""
+    t = Path(target)
+    if t.is_dir():
+        raise InputError(f"--out {target}: is a folder")
+    if t.exists() and any(i != "<stdin>" and Path(i).exists() and Path(i).resolve() == t.resolve() for i in inputs):
+        raise InputError(f"--out {target} is also an input: write the chunks somewhere else")
 
 
 def _record_bubbles(args: argparse.Namespace, bubbles: list[Bubble]) -> None:

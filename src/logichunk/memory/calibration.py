@@ -181,18 +181,10 @@ class Calibration:
     def save(self, path: str | Path) -> None:
         """Written to a temporary file beside ``path`` and moved over it: a failed write never
         leaves an earlier calibration truncated."""
-        import os
-        import tempfile
+        from ..models._files import staged_file
 
-        target = Path(path)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.resolve().parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(json.dumps(self.to_dict(), ensure_ascii=False, indent=1) + "\n")
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with staged_file(path) as f:
+            f.write(json.dumps(self.to_dict(), ensure_ascii=False, indent=1) + "\n")
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Calibration:

@@ -12,6 +12,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from ..errors import ModelUnavailable
 
@@ -63,6 +64,22 @@ def staged_dir(dest: str | os.PathLike[str], prefix: str = ".staging-") -> Itera
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+@contextmanager
+def staged_file(dest: str | os.PathLike[str], mode: str = "w") -> Iterator[Any]:
+    """A file opened beside ``dest`` (``mode`` "w" for UTF-8 text, "wb" for bytes) to fill; when the
+    block ends without an exception it replaces ``dest`` in one rename, otherwise it is removed and
+    ``dest`` is left as it was: an interrupted or failed write never truncates an earlier file."""
+    dest = Path(dest)
+    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.resolve().parent)
+    try:
+        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as f:
+            yield f
+        os.replace(tmp, dest)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 def model_source(spec: str | os.PathLike[str]) -> tuple[str, bool]:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -38,7 +37,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import InputError, ModelUnavailable
-from ._files import hub_hint, model_source, sha256_file
+from ._files import hub_hint, model_source, sha256_file, staged_file
 
 __all__ = [
     "DEFAULT_LM", "LARGE_LM", "PACKAGED_LMS", "LanguageModel", "TokenLogprobs", "TransformersLM", "WindowTrace", "build_tiny_lm",
@@ -582,24 +581,18 @@ def assemble_gguf(spec: PackagedGGUF, dest_dir: Path) -> Path:
         return dest
     parts = _part_paths(spec)
     whole = hashlib.sha256()
-    fd, tmp = tempfile.mkstemp(dir=dest_dir, suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            for k, p in enumerate(parts):
-                h = hashlib.sha256()
-                with open(p, "rb") as f:
-                    while buf := f.read(1 << 22):
-                        h.update(buf)
-                        whole.update(buf)
-                        out.write(buf)
-                if spec.part_sha256 and h.hexdigest() != spec.part_sha256[k]:
-                    raise ModelUnavailable(f"model part {p} has sha256 {h.hexdigest()}, expected {spec.part_sha256[k]}")
+    with staged_file(dest, "wb") as out:
+        for k, p in enumerate(parts):
+            h = hashlib.sha256()
+            with open(p, "rb") as f:
+                while buf := f.read(1 << 22):
+                    h.update(buf)
+                    whole.update(buf)
+                    out.write(buf)
+            if spec.part_sha256 and h.hexdigest() != spec.part_sha256[k]:
+                raise ModelUnavailable(f"model part {p} has sha256 {h.hexdigest()}, expected {spec.part_sha256[k]}")
         if whole.hexdigest() != spec.sha256:
             raise ModelUnavailable(f"reassembled {spec.file_name} has sha256 {whole.hexdigest()}, expected {spec.sha256}")
-        os.replace(tmp, dest)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
     return dest
 
 
