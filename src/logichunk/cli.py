@@ -213,7 +213,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     suffixes = tuple(s if s.startswith(".") else "." + s for s in args.ext.split(",")) if args.ext else TEXT_SUFFIXES
     sources = list(_inputs(args.paths, suffixes))
     if args.out:
-        _check_out(args.out, [s for s, _ in sources])
+        check_out_path(args.out, [s for s, _ in sources])
     many = len(sources) > 1
     progress = _Progress(len(sources), not args.quiet)
     bubbles: list[Bubble] = []
@@ -291,13 +291,14 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     return 1 if failures else 0
 
 
-def _check_out(target: str, inputs: Sequence[str]) -> None:
-    """``--out`` may not be a folder, nor one of the inputs (it would be replaced by the chunks)."""
+def check_out_path(target: str, inputs: Sequence[str], what: str = "the chunks") -> None:
+    """``--out`` must be a file in an existing folder and not one of the inputs (it would be replaced
+    by ``what``): checked before any work, so a long run does not fail at its very end."""
     t = Path(target)
-    if t.is_dir():
-        raise InputError(f"--out {target}: is a folder")
+    if t.is_dir() or not t.resolve().parent.is_dir():
+        raise InputError(f"--out {target}: not a file in an existing folder")
     if t.exists() and any(i != "<stdin>" and Path(i).exists() and Path(i).resolve() == t.resolve() for i in inputs):
-        raise InputError(f"--out {target} is also an input: write the chunks somewhere else")
+        raise InputError(f"--out {target} is also an input: write {what} somewhere else")
 
 
 def _record_bubbles(args: argparse.Namespace, bubbles: list[Bubble]) -> None:

@@ -16,10 +16,9 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
-from ..cli import int_at_least
+from ..cli import check_out_path, int_at_least
 from ..errors import InputError, LogichunkError
 
 
@@ -220,11 +219,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from .calibrate import calibrate, conversations_from_units
 
     sets, _ = resolve(args.data, "segmentation")
-    out = Path(args.out)
-    if out.is_dir() or not out.resolve().parent.is_dir():
-        raise InputError(f"--out {args.out}: not a file in an existing folder")
-    if any(out.exists() and ds.path.resolve() == out.resolve() for ds in sets):
-        raise InputError(f"--out {args.out} is also an input (--data): write the calibration somewhere else")
+    check_out_path(args.out, [str(ds.path) for ds in sets], "the calibration")
     spans = args.docs or [":"]
     if len(spans) not in (1, len(sets)):
         raise InputError(f"--docs takes one START:END for every file, or one per file ({len(sets)}), got {len(spans)}")
