@@ -26,20 +26,26 @@ def _note(msg: str) -> None:
     print(f"logichunk memory: {msg}", file=sys.stderr, flush=True)
 
 
-def _embedder(spec: str | None, config: str | None = None) -> Any:
-    """The ``--embedder`` flag, else the ``embedder`` setting (``--config`` / env), else auto."""
+def _settings(args: argparse.Namespace) -> Any:
+    """The settings of a memory verb (``--config`` / ``$LOGICHUNK_CONFIG``, ``LOGICHUNK_*``, the store
+    flags), read once and always, so a bad file is an error even when flags cover what it sets."""
     from ..config import Settings
+
+    return Settings.load(getattr(args, "config", None), db=getattr(args, "db", None),
+                         project=getattr(args, "project", None))
+
+
+def _embedder(spec: str | None, settings: Any) -> Any:
+    """The ``--embedder`` flag, else the ``embedder`` setting, else auto."""
     from ..models import resolve_embedder
 
-    r = resolve_embedder(spec or Settings.load(config).embedder or "auto")
+    r = resolve_embedder(spec or settings.embedder or "auto")
     return r.model, r.description
 
 
-def _calibration(path: str | None, embedder: Any, config: str | None = None):
-    from ..config import Settings
+def _calibration(path: str | None, embedder: Any, settings: Any):
     from .evaluate import load_calibration
 
-    settings = Settings.load(config)  # read (and checked) even when --calibration is given
     return load_calibration(path or settings.memory_calibration or None, embedder)
 
 
@@ -69,14 +75,12 @@ def _short(text: str, n: int = 60) -> str:
     return t if len(t) <= n else t[: n - 1] + "…"
 
 
-def _open_store(args: argparse.Namespace, embedder: Any, *, create: bool = True):
-    """The store the flags name; ``create=False`` (``topics``, which only reads): a mistyped
+def _open_store(settings: Any, embedder: Any, *, create: bool = True):
+    """The store the settings name; ``create=False`` (``topics``, which only reads): a mistyped
     ``--db`` or ``--project`` is an error, not a new empty store."""
-    from ..config import Settings
     from ..store import Store
 
-    s = Settings.load(args.config, db=args.db, project=args.project)
-    return Store.open(s.db, settings=s, embedder=embedder, create=create)
+    return Store.open(settings.db, settings=settings, embedder=embedder, create=create)
 
 
 # --------------------------------------------------------------------------- replay
@@ -88,8 +92,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from .perception import Perception, replay
 
     convs = read_conversations(args.file)
-    embedder, desc = _embedder(args.embedder, args.config)
-    cal, cal_note = _calibration(args.calibration, embedder, args.config)
+    settings = _settings(args)
+    embedder, desc = _embedder(args.embedder, settings)
+    cal, cal_note = _calibration(args.calibration, embedder, settings)
     if args.lookahead is not None:
         if args.lookahead and cal.review is None:
             raise InputError("this calibration has no review model: --lookahead must be 0")
@@ -98,7 +103,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if not args.quiet:
         _note(f"embedder: {desc}; {cal_note}; arbiter: {getattr(arbiter, 'name', 'rule')}; "
               f"lookahead {cal.lookahead} turn(s)")
-    store = _open_store(args, embedder) if args.db else None
+    store = _open_store(settings, embedder) if args.db else None
     jsonl = args.format == "jsonl"
     totals = {"conversations": 0, "turns": 0, "episodes": 0, "splits": 0, "revisions": 0, "pk": [], "wd": [],
               "counts": None}
@@ -234,7 +239,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         used.append({"data": str(ds.path), "docs": span, "n": len(part)})
     if not docs:
         raise InputError("no documents selected for calibration (check --docs / --limit)")
-    embedder, desc = _embedder(args.embedder, getattr(args, "config", None))
+    embedder, desc = _embedder(args.embedder, _settings(args))
     cache = None
     if args.cache:
         from ..store import Store
@@ -285,8 +290,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 def cmd_topics(args: argparse.Namespace) -> int:
     from .archive import search_topics, topics
 
-    embedder, _ = _embedder(args.embedder, args.config)
-    with _open_store(args, embedder, create=False) as store:
+    settings = _settings(args)
+    embedder, _ = _embedder(args.embedder, settings)
+    with _open_store(settings, embedder, create=False) as store:
         if (why := store.embedder_mismatch()) and args.format != "jsonl":
             _note(why)
         if args.query:
