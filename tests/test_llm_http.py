@@ -353,3 +353,57 @@ def test_an_answer_that_is_not_json_counts_as_a_failure(loopback):
     with pytest.raises(MalformedResponse):
         client.post("embeddings", {"input": ["a"]})
     assert client.stats["failures"] == 1
+
+
+# -- timeouts and retries from the environment (every client, every verb) -----------------------------
+
+
+def test_environment_sets_the_timeout_and_retries_of_every_client(loopback, monkeypatch):
+    monkeypatch.setenv("LOGICHUNK_HTTP_TIMEOUT", "0.3")
+    monkeypatch.setenv("LOGICHUNK_HTTP_RETRIES", "0")
+    loopback.slow("chat/completions", 3.0, times=3)
+    llm = OpenAIChatLLM(loopback.base_url, "m")  # no timeout, no retry given: the environment decides
+    t0 = time.perf_counter()
+    with pytest.raises(EndpointTimeout) as ei:
+        llm.complete(MSG)
+    assert time.perf_counter() - t0 < 2.0
+    assert ei.value.attempts == 1 and "timed out after 0.3s" in str(ei.value)
+    emb = OpenAIEmbedder(loopback.base_url, "m")
+    assert emb.client.timeout == 0.3 and emb.client.retry.retries == 0
+    # an explicit argument still wins over the environment
+    assert OpenAIChatLLM(loopback.base_url, "m", timeout=7.0).client.timeout == 7.0
+
+
+def test_without_environment_the_defaults_stay(loopback, monkeypatch):
+    monkeypatch.delenv("LOGICHUNK_HTTP_TIMEOUT", raising=False)
+    monkeypatch.delenv("LOGICHUNK_HTTP_RETRIES", raising=False)
+    assert OpenAIChatLLM(loopback.base_url, "m").client.timeout == 120.0  # generating takes longer
+    emb = OpenAIEmbedder(loopback.base_url, "m")
+    assert emb.client.timeout == 60.0 and emb.client.retry.retries == 3
+
+
+@pytest.mark.parametrize(("name", "value"), [("LOGICHUNK_HTTP_TIMEOUT", "0"), ("LOGICHUNK_HTTP_TIMEOUT", "soon"),
+                                             ("LOGICHUNK_HTTP_TIMEOUT", "inf"), ("LOGICHUNK_HTTP_RETRIES", "-1"),
+                                             ("LOGICHUNK_HTTP_RETRIES", "2.5")])
+def test_bad_environment_values_are_clear_errors(loopback, monkeypatch, name, value):
+    monkeypatch.setenv(name, value)
+    with pytest.raises(LogichunkError, match=f"\\${name} must be"):
+        OpenAIChatLLM(loopback.base_url, "m")
+
+
+def test_cli_validate_gives_up_after_the_environment_timeout(loopback, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    loopback.slow("chat/completions", 5.0, times=10)
+    src = tmp_path / "a.txt"
+    src.write_text("第一句话说了一件事。第二句话说了另一件事。", encoding="utf-8")
+    env = dict(os.environ, LOGICHUNK_HTTP_TIMEOUT="0.5", LOGICHUNK_HTTP_RETRIES="0")
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "logichunk", "validate", str(src), "--llm",
+                           f"openai:{loopback.base_url}#m"], capture_output=True, text=True, env=env, timeout=60)
+    elapsed = time.perf_counter() - t0
+    assert "Traceback" not in proc.stderr
+    assert "timed out after 0.5s" in proc.stderr + proc.stdout
+    assert elapsed < 20, elapsed  # one 0.5 s attempt per chunk, not 4 × 120 s

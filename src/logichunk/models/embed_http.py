@@ -26,7 +26,7 @@ class OpenAIEmbedder:
     ``query_prefix`` / ``passage_prefix`` are prepended for asymmetric models served raw (E5: ``"query: "``)."""
 
     def __init__(self, base_url: str, model: str, *, api_key: str | None = None, dim: int | None = None,
-                 batch_size: int = 64, timeout: float = 60.0, retry: RetryPolicy | None = None,
+                 batch_size: int = 64, timeout: float | None = None, retry: RetryPolicy | None = None,
                  query_prefix: str = "", passage_prefix: str = "", dimensions: int | None = None) -> None:
         self.client = JSONClient(base_url, api_key=api_key or api_key_from_env(), timeout=timeout, retry=retry)
         self.model = model

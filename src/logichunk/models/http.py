@@ -31,7 +31,7 @@ from ..errors import LogichunkError
 
 __all__ = [
     "EndpointError", "EndpointHTTPError", "EndpointTimeout", "EndpointUnreachable", "JSONClient",
-    "MalformedResponse", "RetryPolicy", "api_key_from_env",
+    "MalformedResponse", "RetryPolicy", "api_key_from_env", "default_retry", "default_timeout",
 ]
 
 _RETRYABLE_4XX = frozenset({408, 425, 429})
@@ -75,6 +75,33 @@ def api_key_from_env(*names: str) -> str | None:
     return None
 
 
+def _env_number(name: str, default: float, *, integer: bool) -> float:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw) if integer else float(raw)
+    except ValueError:
+        value = -1
+    if not (value >= 0 if integer else 0 < value < float("inf")):
+        kind = "a whole number >= 0" if integer else "a number of seconds > 0"
+        raise LogichunkError(f"${name} must be {kind}, got {raw!r}")
+    return value
+
+
+def default_timeout(fallback: float = 60.0) -> float:
+    """Seconds to wait for one answer: ``$LOGICHUNK_HTTP_TIMEOUT``, else ``fallback`` (60; generating
+    clients pass 120). An environment variable, so a user facing a slow or silent server changes it for
+    every verb, the service and the library at once, without a flag on each."""
+    return _env_number("LOGICHUNK_HTTP_TIMEOUT", fallback, integer=False)
+
+
+def default_retry() -> RetryPolicy:
+    """The retry policy of a client built without one: ``$LOGICHUNK_HTTP_RETRIES`` extra attempts
+    (else 3)."""
+    return RetryPolicy(retries=int(_env_number("LOGICHUNK_HTTP_RETRIES", 3, integer=True)))
+
+
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
     """How often and how patiently to retry. ``retries`` is the number of *extra* attempts; the
@@ -105,7 +132,7 @@ class JSONClient:
         base_url: str,
         *,
         api_key: str | None = None,
-        timeout: float = 60.0,
+        timeout: float | None = None,
         retry: RetryPolicy | None = None,
         headers: Mapping[str, str] | None = None,
         sleep: Callable[[float], None] = time.sleep,
@@ -116,8 +143,8 @@ class JSONClient:
             raise LogichunkError(f"endpoint URL {base_url!r} names no host (expected http://HOST:PORT/v1)")
         self.base_url = base_url.rstrip("/")
         self._api_key = api_key
-        self.timeout = float(timeout)
-        self.retry = retry or RetryPolicy()
+        self.timeout = default_timeout() if timeout is None else float(timeout)
+        self.retry = retry or default_retry()
         self._headers = {"Content-Type": "application/json", "Accept": "application/json",
                          "User-Agent": "logichunk"}
         self._headers.update(headers or {})
@@ -176,7 +203,8 @@ class JSONClient:
         assert last is not None
         err = last.error
         err.attempts = attempts
-        err.args = (f"{err.args[0]} (gave up after {attempts} attempt{'s' * (attempts > 1)})",)
+        hint = "; $LOGICHUNK_HTTP_TIMEOUT sets the wait" if isinstance(err, EndpointTimeout) else ""
+        err.args = (f"{err.args[0]} (gave up after {attempts} attempt{'s' * (attempts > 1)}{hint})",)
         raise err
 
     def _once(self, method: str, url: str, data: bytes | None, headers: dict[str, str],

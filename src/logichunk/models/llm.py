@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from ..errors import LogichunkError
-from .http import JSONClient, MalformedResponse, RetryPolicy, api_key_from_env, require
+from .http import JSONClient, MalformedResponse, RetryPolicy, api_key_from_env, default_timeout, require
 
 __all__ = [
     "LLM", "ChatResult", "OpenAIChatLLM", "ScriptedLLM", "ScriptExhausted", "Usage", "UsageCounter",
@@ -142,10 +142,10 @@ class OpenAIChatLLM:
     ``extra_body`` is merged into every request (e.g. ``{"seed": 0}`` or server-specific options).
     """
 
-    def __init__(self, base_url: str, model: str, *, api_key: str | None = None, timeout: float = 120.0,
+    def __init__(self, base_url: str, model: str, *, api_key: str | None = None, timeout: float | None = None,
                  retry: RetryPolicy | None = None, extra_body: Mapping[str, Any] | None = None,
                  prompt_price_per_m: float = 0.0, completion_price_per_m: float = 0.0) -> None:
-        self.client = JSONClient(base_url, api_key=api_key or api_key_from_env(), timeout=timeout, retry=retry)
+        self.client = JSONClient(base_url, api_key=api_key or api_key_from_env(), timeout=default_timeout(120.0) if timeout is None else timeout, retry=retry)
         self.model = model
         self.model_id = f"openai:{self.client.base_url}#{model}"
         self.extra_body = dict(extra_body or {})

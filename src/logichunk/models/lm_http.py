@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from .http import JSONClient, MalformedResponse, RetryPolicy, api_key_from_env
+from .http import JSONClient, MalformedResponse, RetryPolicy, api_key_from_env, default_timeout
 from .lm import TokenLogprobs
 
 __all__ = ["CompletionsLM"]
@@ -68,7 +68,7 @@ class CompletionsLM:
         model: str = "default",
         *,
         api_key: str | None = None,
-        timeout: float = 120.0,
+        timeout: float | None = None,
         retry: RetryPolicy | None = None,
         max_chars: int = 6000,
         context_chars: int = 2000,
@@ -76,7 +76,7 @@ class CompletionsLM:
         if max_chars < 1 or context_chars < 0:
             raise InputError("max_chars must be positive and context_chars not negative")
         self.client = JSONClient(base_url, api_key=api_key if api_key is not None else api_key_from_env(),
-                                 timeout=timeout, retry=retry)
+                                 timeout=default_timeout(120.0) if timeout is None else timeout, retry=retry)
         self.model = model
         self.model_id = f"{model}@{self.client.base_url}"
         self.max_chars = int(max_chars)
