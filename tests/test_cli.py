@@ -214,3 +214,32 @@ def test_flat_methods_take_the_first_of_sizes(capsys):
                         "--quiet"], capsys)
     rows = [json.loads(x) for x in out.splitlines()]
     assert code == 0 and max(r["size"] for r in rows) == 400 and {r["level"] for r in rows} == {1}
+
+
+def test_parent_child_takes_its_limits_from_the_settings_like_ingest(capsys, tmp_path):
+    cfg = tmp_path / "cfg.toml"
+    cfg.write_text("max_parent_size = 300\nmin_parent_size = 50\nchild_max_size = 120\nchild_target_size = 80\n"
+                   "child_min_size = 20\n", encoding="utf-8")
+    one_block = tmp_path / "one.txt"  # one paragraph of 2,235 characters: the limit decides the parents
+    one_block.write_text("".join(ZH.read_text(encoding="utf-8").split()) * 3, encoding="utf-8")
+    args = ["chunk", str(one_block), "--method", "parent-child", "--embedder", "hash", "--format", "jsonl"]
+    code, out, _ = run(args + ["--config", str(cfg)], capsys)
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and rows
+    assert max(r["size"] for r in rows if r["level"] == 1) <= 300
+    assert max(r["size"] for r in rows if r["level"] == 2) <= 120
+    code, out, _ = run(args, capsys)  # without the file: the defaults (1500 / 400) make larger parents
+    default_top = [json.loads(line)["size"] for line in out.splitlines() if json.loads(line)["level"] == 1]
+    assert max(default_top) > 300
+    # a size on the command line still wins over the settings
+    code, out, _ = run(args + ["--config", str(cfg), "--max-size", "600"], capsys)
+    assert max(json.loads(line)["size"] for line in out.splitlines() if json.loads(line)["level"] == 1) > 300
+
+
+@pytest.mark.parametrize("method", ["fixed", "parent-child"])
+def test_levels_with_a_method_that_ignores_them_says_so(capsys, method):
+    code, out, err = run(["chunk", str(EN), "--method", method, "--embedder", "hash", "--levels", "2"], capsys)
+    assert code == 0 and out
+    assert f"{method} ignores it" in err
+    code, _, err = run(["chunk", str(EN), "--method", method, "--embedder", "hash"], capsys)
+    assert "ignores" not in err

@@ -89,13 +89,18 @@ def int_at_least(lowest: int):
 def _chunk_defaults(args: argparse.Namespace) -> None:
     """Fill the chunking flags left unset from the settings (``--config`` / ``$LOGICHUNK_CONFIG``,
     ``LOGICHUNK_*``): ``unit``, and ``chunk_sizes`` for the cascade's methods when no size flag is given."""
+    from .chunkers.dispatch import FLAT
     from .config import Settings
 
     s = Settings.load(args.config)
+    args.settings = s  # parent-child takes its parameters from them, as ingest does
     if args.unit is None:
         args.unit = s.unit
     if args.sizes is None and args.max_size is None and args.levels is None and args.method in CASCADE:
         args.sizes = ",".join(map(str, s.chunk_sizes))
+    if args.levels is not None and (args.method in FLAT or args.method == "parent-child"):
+        _err(f"note: --levels shapes the logic-chain, cliff and fused trees; {args.method} ignores it "
+             f"({'one level' if args.method in FLAT else 'parents and children'})")
     if args.levels is None:
         args.levels = 3
 
@@ -202,7 +207,7 @@ def _chunk_one(args: argparse.Namespace, text: str, source: str, models: _Models
 
     return chunk_by(args.method, text, max_size=args.max_size, sizes=_sizes(args.sizes), levels=args.levels,
                     unit=args.unit, embedder=models.embedder, llm=models.llm, lm=models.lm, theta=args.theta,
-                    composite=not args.fast, source=source)
+                    composite=not args.fast, settings=getattr(args, "settings", None), source=source)
 
 
 def cmd_chunk(args: argparse.Namespace) -> int:
@@ -429,7 +434,7 @@ def _chunk_options(c: argparse.ArgumentParser) -> None:
                    help="chunking method (default logic-chain, model-free); " + "; ".join(
                        f"{k}: {v[0]}" for k, v in METHODS.items()))
     c.add_argument("--max-size", type=int, default=None,
-                   help="limit of top-level chunks (default 1000; 1500 for parent-child parents)")
+                   help="limit of top-level chunks (default 1000; for parent-child parents the max_parent_size setting, 1500)")
     c.add_argument("--sizes", help="limits per level, top first, e.g. 1000,500,200 (overrides --max-size)")
     c.add_argument("--levels", type=int, default=None, help="depth of the tree when --sizes is not given (default 3)")
     c.add_argument("--unit", choices=["chars", "bytes", "tokens"], default=None,

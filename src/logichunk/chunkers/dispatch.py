@@ -69,8 +69,9 @@ def chunk_by(
     """Chunk ``text`` with ``method`` (see :data:`METHODS`). ``max_size`` defaults per method (1000,
     or 1500 for parent-child parents); ``sizes``/``levels`` shape the logic-chain, cliff and fused trees;
     the Meta-Chunking and baseline methods are flat; parent-child takes ``sizes=(parent, child)``
-    limits and the rest of its parameters from ``settings`` (a :class:`logichunk.config.Settings`,
-    default: the defaults). ``llm`` is tier 2 of the cascade; ``lm`` scores PPL/MSP, and adds LM
+    limits (or ``max_size`` for its parents) and the rest of its parameters — its parent limit too when
+    no size is given — from ``settings`` (a :class:`logichunk.config.Settings`, default: the defaults),
+    as the store's ingestion does. ``llm`` is tier 2 of the cascade; ``lm`` scores PPL/MSP, and adds LM
     perplexity to the cascade's tier 3 when given to logic-chain, cliff or fused; ``composite=False`` skips
     the cascade's tier 3 (fastest)."""
     from .logic_chain import check_size, check_sizes
@@ -120,7 +121,8 @@ def chunk_by(
         if not isinstance(unit, str) or unit != "chars":
             raise InputError("parent-child sizes are in characters (unit chars)")
         base = PCParams.from_settings(settings) if settings is not None else PCParams()
-        pmax = int(sizes[0]) if sizes else size
+        # the settings' parent limit unless the call names one: the store ingests with that limit too
+        pmax = int(sizes[0]) if sizes else size if max_size is not None else base.max_parent_size
         cmax = int(sizes[1]) if sizes is not None and len(sizes) > 1 else min(base.child_max_size, pmax)
         target = min(base.child_target_size, cmax)
         p = PCParams(pmax, min(base.min_parent_size, pmax // 2), min(base.child_min_size, target), cmax, target,
