@@ -194,3 +194,81 @@ def test_postgres_server_stopped(tmp_path):
         store.close()
     with pytest.raises(StoreError, match="cannot connect"):
         Store.open(url, embedder=CountingEmbedder())
+
+
+def _read_only_db(folder):
+    from pathlib import Path
+
+    from logichunk.models import HashEmbedder
+    from logichunk.store.ingest import ingest_text
+
+    emb = HashEmbedder(dim=64)
+    db = str(folder / "k.db")
+    from logichunk.index.graph_store import sync_graph
+
+    with Store.open(db, embedder=emb) as s:
+        ingest_text(s, "桃花源记", (Path(__file__).parent.parent / "examples" / "zh_public_domain.txt").read_text("utf-8"))
+        s.rechunk_dirty()
+        sync_graph(s)
+    return db, emb
+
+
+def test_a_database_this_process_may_not_write_opens_for_reading(tmp_path, monkeypatch):
+    import hashlib
+
+    import logichunk.store.sqlite as sq
+
+    db, emb = _read_only_db(tmp_path)
+    before = hashlib.sha256(open(db, "rb").read()).hexdigest()
+    monkeypatch.setattr(sq, "_writable", lambda path: False)
+    with Store.open(db, embedder=emb, create=False) as s:
+        assert s.read_only
+        hits = retrieve(s, "武陵人捕鱼", mode="parent", top_k=1)
+        assert len(hits) == 1
+        chapter = hits[0].chunk.meta["chapter_id"] if "chapter_id" in hits[0].chunk.meta else None
+        text = s.chapter_text(chapter) if chapter else ""
+        assert "武陵人" in text[hits[0].chunk.span.start:hits[0].chunk.span.end]
+        block = s.blocks(s.chapters(s.documents()[0][0])[0][0])[0]
+        assert len(retrieve(s, "武陵人捕鱼", mode="graph-ssg")) >= 1  # the stored graph, read, not rewritten
+        with pytest.raises(StoreError, match="read-only here"):
+            s.edit_block(block.id, "changed")
+    assert hashlib.sha256(open(db, "rb").read()).hexdigest() == before
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX permissions")
+def test_cli_searches_a_database_in_a_read_only_folder(tmp_path):
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="lc-ro-")
+    try:
+        from pathlib import Path
+
+        db, _ = _read_only_db(Path(folder))
+        os.chmod(db, 0o644)
+        os.chmod(folder, 0o555)
+        cmd = [sys.executable, "-m", "logichunk", "search", "武陵人", "--db", db, "--embedder", "hash:64",
+               "--format", "jsonl"]
+        if os.geteuid() == 0:  # root writes anywhere: search as an unprivileged user instead
+            def drop() -> None:
+                os.setgid(65534)
+                os.setuid(65534)
+            try:
+                proc = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=drop, timeout=120)
+            except (OSError, subprocess.SubprocessError) as e:
+                pytest.skip(f"cannot run as an unprivileged user here: {e}")
+            if "Permission denied" in proc.stderr and "logichunk" not in proc.stderr:
+                pytest.skip("the Python install is not readable by an unprivileged user")
+        else:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert "武陵人" in proc.stdout
+        assert os.listdir(folder) == ["k.db"]  # nothing written beside it
+        if os.geteuid() == 0:  # ingesting there is refused with the reason
+            ingest = [sys.executable, "-m", "logichunk", "ingest", db, "--db", db, "--embedder", "hash:64"]
+            proc = subprocess.run(ingest, capture_output=True, text=True, preexec_fn=drop, timeout=120)
+            assert proc.returncode != 0 and "not writable" in proc.stderr and "Traceback" not in proc.stderr
+    finally:
+        os.chmod(folder, 0o755)
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)

@@ -289,7 +289,7 @@ def _sync(store: Any, params: GraphParams, force: bool, persist: bool) -> tuple[
         if relink:
             status = "built"
     wrote = False
-    if persist:
+    if persist and not getattr(store, "read_only", False):  # a read-only database: the graph stays in memory
         wrote = _persist(store, model, g, removed, added, relinked, gen, key, db_gen,
                          wipe=relink or state is None)
     if persist:  # an in-memory-only sync (other parameters, say) leaves the cached graph alone

@@ -212,6 +212,10 @@ class Store:
         self._avg_cache: tuple[int, float] = (-1, 0.0)
         self.embed_calls = 0  # texts sent to the embedder by this store object
         self.embed_requests = 0  # texts asked of embed() (hits + misses): the cache hit rate's denominator
+        # an existing database the process may not write (a read-only mount or folder) still opens
+        # for reading when nothing asked to create it: the backend sets read_only then
+        self.read_only = False
+        self._read_only_ok = not create
         self._connect()
         self._migrate()
         self.project = project or settings.project
@@ -310,12 +314,16 @@ class Store:
 
     def _migrate(self) -> None:
         with self.tx():
-            self._x("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            if not self.read_only:
+                self._x("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
             rows = self._q("SELECT MAX(version) FROM schema_version")
             current = rows[0][0] or 0
             if current > schema.LATEST:
                 raise StoreError(f"database schema version {current} is newer than this logichunk supports "
                                  f"({schema.LATEST}); upgrade logichunk")
+            if self.read_only and current < schema.LATEST:
+                raise StoreError(f"database {self.url} is read-only here and its schema (version {current}) needs "
+                                 f"an upgrade to {schema.LATEST}: open it once where it can be written")
             for version, stmts in schema.statements(self.dialect, current):
                 for s in stmts:
                     self._x(s)

@@ -5,10 +5,16 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import urllib.parse
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from .base import Store, StoreError, StoreUnavailable
+
+
+def _writable(path: str) -> bool:
+    """Whether this process may write the database file and create its journal files beside it."""
+    return os.access(path, os.W_OK) and os.access(os.path.dirname(os.path.abspath(path)), os.W_OK)
 
 
 class SQLiteStore(Store):
@@ -23,6 +29,9 @@ class SQLiteStore(Store):
                 raise StoreError(f"cannot open database {path}: folder {parent} does not exist")
             if os.path.isdir(path):
                 raise StoreError(f"cannot open database {path}: it is a folder")
+        if path != ":memory:" and self._read_only_ok and not _writable(path):
+            self._connect_read_only(path)
+            return
         try:
             self._conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30.0)
             if path != ":memory:":
@@ -33,8 +42,27 @@ class SQLiteStore(Store):
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute("PRAGMA busy_timeout=30000")
         except sqlite3.DatabaseError as e:
-            raise StoreError(f"cannot open database {path}: {e}") from None
+            why = " (the file or its folder is not writable here)" if path != ":memory:" and not _writable(path) else ""
+            raise StoreError(f"cannot open database {path}: {e}{why}") from None
         self._abspath = os.path.abspath(path)  # a later chdir must not look like a deleted file
+        self._file = self._identity()
+
+    def _connect_read_only(self, path: str) -> None:
+        """Open a database this process may not write, for reading. A WAL database needs its
+        ``-shm`` index, which a read-only folder cannot hold: with no ``-wal`` file left (the last
+        writer closed cleanly, so the main file is complete) it is read as immutable."""
+        abspath = os.path.abspath(path)
+        uri = "file:" + urllib.parse.quote(abspath) + "?mode=ro"
+        if not os.path.exists(abspath + "-wal") and not os.access(os.path.dirname(abspath), os.W_OK):
+            uri += "&immutable=1"
+        try:
+            self._conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=30.0)
+            self._conn.execute("PRAGMA busy_timeout=30000")
+            self._conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"cannot open database {path} (read-only here): {e}") from None
+        self.read_only = True
+        self._abspath = abspath
         self._file = self._identity()
 
     def _identity(self) -> tuple[int, int] | None:
@@ -71,7 +99,7 @@ class SQLiteStore(Store):
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
-        self._conn.execute("BEGIN IMMEDIATE")
+        self._conn.execute("BEGIN" if self.read_only else "BEGIN IMMEDIATE")
         try:
             yield
         except BaseException:
@@ -84,6 +112,9 @@ class SQLiteStore(Store):
     def _translate_error(self, exc: BaseException) -> StoreError | None:
         if isinstance(exc, sqlite3.Error):
             msg = str(exc)
+            if self.read_only and "readonly" in msg:
+                return StoreError(f"database {self.url} is read-only here (its file or folder is not writable): "
+                                  "this needs to write to it")
             if "readonly" in msg or "unable to open" in msg:
                 return StoreUnavailable(f"cannot write database {self.url}: {msg}")
             return StoreError(f"database error ({self.url}): {msg}")
