@@ -77,6 +77,12 @@ def test_replay_labelled_units_reports_pk_and_archives(tmp_path, capsys):
                           "--format", "jsonl", "--top-k", "2"], capsys)
     found = [json.loads(line) for line in out.splitlines()]
     assert code == 0 and found and all("score" in r for r in found)
+    assert "already" not in err
+    # the same file into the same database again continues each conversation: said, not silent
+    code, out, err = run(["memory", "replay", f, "--format", "jsonl", "--embedder", "hash:64", "--db", db], capsys)
+    assert code == 0
+    for c in convs:
+        assert f"conversation {c.id} has {len(c.blocks)} turn(s) in {db} already" in err
 
 
 def test_replay_conversation_per_line(tmp_path, capsys):

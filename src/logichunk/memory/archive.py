@@ -119,6 +119,10 @@ class Archiver:
             self._offsets[conv] = (0, 0) if row[0] is None else (int(row[0]) + 1, int(row[1]) + 1)
         return self._offsets[conv]
 
+    def archived_turns(self, conversation_id: str | None = None) -> int:
+        """How many turns of the conversation this database holds already (0 for a new one)."""
+        return self._offset(conversation_id or self.conversation_id)[0]
+
     def archive(self, episode: Episode) -> str:
         """Store one episode as a document; returns its id."""
         if not episode.blocks:

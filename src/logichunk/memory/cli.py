@@ -112,6 +112,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
         for conv in convs:
             p = Perception(store=store, embedder=embedder, calibration=cal, arbiter=arbiter,
                            conversation_id=conv.id)
+            before = p.archiver.archived_turns(conv.id) if p.archiver is not None and conv.id else 0
+            if before and not args.quiet:  # replaying a file into the same database again appends it
+                _note(f"conversation {conv.id} has {before} turn(s) in {args.db} already: these turns continue it")
             decisions, episodes = replay(conv.blocks, p)
             starts = p.boundaries()
             totals["conversations"] += 1
