@@ -86,7 +86,10 @@ class Revision:
 @dataclass(frozen=True, eq=False)
 class Episode:
     """A finished topic: turns ``start`` .. ``start + len(blocks) - 1`` of the conversation, its kernel
-    (L2-normalised, None if every turn was a filler), and the store document it was archived as."""
+    (L2-normalised, None if every turn was a filler), and the store document it was archived as.
+    ``index`` and ``start`` count from this :class:`Perception`'s first turn; when it continues a
+    conversation archived before, the archive numbers on after the stored turns and topics
+    (``Archiver.archived_turns``), so read an archived topic's numbers from the store."""
 
     index: int
     start: int
