@@ -275,6 +275,10 @@ def test_hit_spans_are_counted_from_their_block(run):
                 x, y = v["highlight"]
                 assert 0 <= x < y <= len(v["text"]) and v["text"][x:y] in text
             checked += 1
+        if "graph" in s:  # a graph hit's context is its sentence, the one the walk returned at that rank
+            for h, sent in zip(s["hits"], s["graph"]["sentences"], strict=True):
+                a, c0, c1 = h["span"][0], *h["context"]
+                assert h["text"][c0 - a : c1 - a] == sent["text"] and sent["id"] == h["id"]
     assert checked >= 40
 
 
