@@ -186,3 +186,14 @@ def test_the_api_explorer_draws_the_api(browser, tmp_path):
         assert "Unable to render" not in body and "/api/health" in body
         sent = browser.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
         assert sent and all(u.startswith(url) for u in sent)  # nothing from elsewhere
+        # the success answers are drawn from their models: the tree's example shows a node's fields
+        # (a oneOf by `kind`), the search's a hit's nullable view (allOf + nullable in 3.0)
+        for op, fields in (("get_tree_api_projects__project__documents__doc_id__tree_get", ('"stale"', '"kind"')),
+                           ("search_post_api_projects__project__search_post", ('"hits"', '"highlight"'))):
+            browser.find_element(By.CSS_SELECTOR, f"[id$='{op}'] .opblock-summary").click()
+            wait(browser).until(lambda d, op=op: d.find_elements(By.CSS_SELECTOR, f"[id$='{op}'] .responses-table"))
+            text = browser.find_element(By.CSS_SELECTOR, f"[id$='{op}']").text
+            assert all(f in text for f in fields), (op, text[:2000])
+        body = browser.find_element(By.TAG_NAME, "body").text
+        assert "SearchAnswer" in body and "DocumentTree" in body  # the Schemas section lists the models
+        assert "Resolver error" not in body and "Could not resolve" not in body

@@ -135,24 +135,32 @@ def _docs(app: FastAPI) -> None:
 def openapi_30(schema: dict[str, Any]) -> dict[str, Any]:
     """An OpenAPI 3.1 document written as 3.0 for older readers: ``anyOf [X, null]`` as ``X`` with
     ``nullable``, ``const`` as a one-value ``enum``, ``examples`` as ``example``, numeric
-    ``exclusiveMinimum``/``exclusiveMaximum`` as the 3.0 boolean form."""
+    ``exclusiveMinimum``/``exclusiveMaximum`` as the 3.0 boolean form, and a ``$ref`` with other
+    keys beside it (a description, ``nullable``) as ``allOf [$ref]``, since 3.0 ignores a
+    reference's siblings."""
+    null = {"type": "null"}
+
     def walk(x: Any) -> Any:
         if isinstance(x, list):
             return [walk(v) for v in x]
         if not isinstance(x, dict):
             return x
-        d = {k: walk(v) for k, v in x.items()}
+        d = dict(x)
+        nullable = False
         any_of = d.get("anyOf")
-        if isinstance(any_of, list) and {"type": "null"} in any_of:
-            rest = [v for v in any_of if v != {"type": "null"}]
+        if isinstance(any_of, list) and null in any_of:  # before the members are converted themselves
+            rest = [v for v in any_of if v != null]
             d.pop("anyOf")
             if len(rest) == 1 and isinstance(rest[0], dict):
                 d = {**rest[0], **d}
             elif rest:
                 d["anyOf"] = rest
-            d["nullable"] = True
+            nullable = True
+        d = {k: walk(v) for k, v in d.items()}
         if d.get("type") == "null":
             d.pop("type")
+            nullable = True
+        if nullable:
             d["nullable"] = True
         if "const" in d:
             d["enum"] = [d.pop("const")]
@@ -164,6 +172,8 @@ def openapi_30(schema: dict[str, Any]) -> dict[str, Any]:
             if isinstance(d.get(bound), int | float) and not isinstance(d.get(bound), bool):
                 d[edge] = d.pop(bound)
                 d[bound] = True
+        if isinstance(d.get("$ref"), str) and len(d) > 1:
+            d = {"allOf": [{"$ref": d.pop("$ref")}], **d}
         return d
 
     out = walk(schema)

@@ -18,6 +18,7 @@ from fastapi.responses import JSONResponse
 from ...store import BlockRow
 from ..errors import ApiError
 from ..jobs import ProjectRuntime
+from ..responses import Block, BlockEdited, BlockWithText, answer
 from ..schemas import BlockEdit
 from ..views import block_json
 from .common import AUTH, check_text, runtime
@@ -36,13 +37,16 @@ def _block(rt: ProjectRuntime, block_id: str) -> BlockRow:
     return b
 
 
-@router.get("/{block_id}", summary="a block's text, revision and re-chunk status")
+@router.get("/{block_id}", summary="a block's text, revision and re-chunk status", response_model=None,
+            responses=answer(BlockWithText, "the block with its text"))
 def get_block(request: Request, project: str, block_id: str) -> dict[str, Any]:
     rt = runtime(request, project)
     return block_json(rt, _block(rt, block_id), with_text=True)
 
 
-@router.put("/{block_id}", status_code=202, summary="replace a block's text; re-chunked after the debounce delay")
+@router.put("/{block_id}", status_code=202, summary="replace a block's text; re-chunked after the debounce delay",
+            responses={**answer(BlockEdited, "written; its chapter is re-chunked after the debounce delay", 202),
+                       **answer(BlockEdited, "the text was already this (`changed: false`): nothing to do")})
 def edit_block(request: Request, project: str, block_id: str, body: BlockEdit) -> JSONResponse:
     rt = runtime(request, project)
     content = check_text(body.content, "content")
@@ -62,7 +66,8 @@ def edit_block(request: Request, project: str, block_id: str, body: BlockEdit) -
     return JSONResponse(out, status_code=202 if changed else 200)
 
 
-@router.post("/{block_id}/rechunk", status_code=202, summary="re-chunk the block's chapter now (a retry)")
+@router.post("/{block_id}/rechunk", status_code=202, summary="re-chunk the block's chapter now (a retry)",
+             responses=answer(Block, "queued to run now", 202))
 def rechunk_block(request: Request, project: str, block_id: str) -> JSONResponse:
     rt = runtime(request, project)
     b = _block(rt, block_id)

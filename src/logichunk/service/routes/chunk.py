@@ -9,13 +9,15 @@ from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 
 from ..playground import analyse
+from ..responses import ChunkAnswer, answer
 from ..schemas import ChunkIn
 from .common import AUTH, check_text, check_text_size, service
 
 router = APIRouter(prefix="/api", tags=["chunk"], dependencies=AUTH)
 
 
-@router.post("/chunk", summary="chunk a text with a method and sizes: tree, cuts, curves, bubbles (nothing stored)")
+@router.post("/chunk", summary="chunk a text with a method and sizes: tree, cuts, curves, bubbles (nothing stored)",
+             response_model=None, responses=answer(ChunkAnswer, "the chunks, cuts, bubbles and curves"))
 async def chunk_text(request: Request, body: ChunkIn) -> dict[str, Any]:
     svc = service(request)
     text = check_text(body.text, "text")

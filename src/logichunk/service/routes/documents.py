@@ -22,6 +22,7 @@ from ...text.decode import read_text
 from ..curves import text_curves
 from ..errors import ApiError
 from ..jobs import ProjectRuntime
+from ..responses import DocumentCreated, DocumentCurves, DocumentDetail, DocumentList, DocumentTree, answer
 from ..schemas import DocumentIn
 from ..views import block_json, cut_points, document_summary, document_tree, documents_by_id, layout
 from .common import AUTH, check_text, check_text_size, runtime, service
@@ -29,6 +30,7 @@ from .common import AUTH, check_text, check_text_size, runtime, service
 router = APIRouter(prefix="/api/projects/{project}/documents", tags=["documents"], dependencies=AUTH)
 
 WAIT = Query(0.0, ge=0.0, le=120.0, description="wait up to this many seconds for chunking to finish")
+CREATED = answer(DocumentCreated, "stored; chunked in the background (or before the answer, with `?wait=`)", 201)
 
 
 def _wait_chunked(rt: ProjectRuntime, doc_id: str, seconds: float) -> bool:
@@ -58,19 +60,22 @@ def _create(rt: ProjectRuntime, title: str, text: str, source: str | None, wait:
     return JSONResponse(body, status_code=201, headers={"Location": f"/api/projects/{quote(rt.name)}/documents/{doc_id}"})
 
 
-@router.get("", summary="list documents with their chunking status")
+@router.get("", summary="list documents with their chunking status", response_model=None,
+            responses=answer(DocumentList, "every document of the project"))
 def list_documents(request: Request, project: str) -> dict[str, Any]:
     rt = _rt(request, project)
     return {"documents": [document_summary(rt, d, t, s) for d, t, s in rt.store.documents()]}
 
 
-@router.post("", status_code=201, summary="add a document from JSON text")
+@router.post("", status_code=201, summary="add a document from JSON text",
+             responses=CREATED)
 def create_document(request: Request, project: str, body: DocumentIn, wait: float = WAIT) -> JSONResponse:
     rt = _rt(request, project)
     return _create(rt, body.title, check_text(body.text, "text"), body.source, wait)
 
 
 @router.post("/upload", status_code=201, summary="add a document from a file (raw body or multipart field 'file')",
+             responses=CREATED,
              openapi_extra={"requestBody": {"content": {"text/plain": {"schema": {"type": "string"}},
                                                         "multipart/form-data": {"schema": {
                                                             "type": "object", "properties": {
@@ -105,7 +110,8 @@ async def upload_document(request: Request, project: str,
     return await run_in_threadpool(_create, rt, title, text, filename, wait)
 
 
-@router.get("/{doc_id}", summary="a document: chapters and blocks with their re-chunk status")
+@router.get("/{doc_id}", summary="a document: chapters and blocks with their re-chunk status", response_model=None,
+            responses=answer(DocumentDetail, "the document, its chapters and blocks"))
 def get_document(request: Request, project: str, doc_id: str) -> dict[str, Any]:
     rt = _rt(request, project)
     lay = layout(rt.store, doc_id)
@@ -115,13 +121,15 @@ def get_document(request: Request, project: str, doc_id: str) -> dict[str, Any]:
     return body
 
 
-@router.get("/{doc_id}/tree", summary="the document's text and chunk tree (chapters > parents > children)")
+@router.get("/{doc_id}/tree", summary="the document's text and chunk tree (chapters > parents > children)",
+            response_model=None, responses=answer(DocumentTree, "the text and the chunk tree, in document offsets"))
 def get_tree(request: Request, project: str, doc_id: str) -> dict[str, Any]:
     rt = _rt(request, project)
     return document_tree(rt, layout(rt.store, doc_id))
 
 
-@router.get("/{doc_id}/curves", summary="gap-score curves along the document, with its cut points")
+@router.get("/{doc_id}/curves", summary="gap-score curves along the document, with its cut points",
+            response_model=None, responses=answer(DocumentCurves, "the curves and the cut points"))
 def get_curves(request: Request, project: str, doc_id: str,
                similarity: bool = Query(True, description="add the adjacent-sentence similarity (cached embeddings)"),
                max_points: int = Query(4000, ge=100, le=100_000)) -> dict[str, Any]:

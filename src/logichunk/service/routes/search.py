@@ -11,6 +11,7 @@ from fastapi import APIRouter, Query, Request
 from ... import config as config_mod
 from ...retrieve import retrieve
 from ..errors import ApiError
+from ..responses import BubbleList, SearchAnswer, answer
 from ..schemas import SearchIn
 from ..views import hits_json, jsonable
 from .common import AUTH, check_text, runtime, service
@@ -59,18 +60,21 @@ def _search(request: Request, project: str, body: SearchIn) -> dict[str, Any]:
     return out
 
 
-@router.post("/search", summary="search the project (parent-child results carry the matched child)")
+@router.post("/search", summary="search the project (parent-child results carry the matched child)",
+             response_model=None, responses=answer(SearchAnswer, "hits, best first"))
 def search_post(request: Request, project: str, body: SearchIn) -> dict[str, Any]:
     return _search(request, project, body)
 
 
-@router.get("/search", summary="the same, with query parameters (for curl and links)")
+@router.get("/search", summary="the same, with query parameters (for curl and links)", response_model=None,
+            responses=answer(SearchAnswer, "hits, best first"))
 def search_get(request: Request, project: str, q: str = Query(..., min_length=1), mode: str | None = None,
                top_k: int | None = Query(None, ge=1)) -> dict[str, Any]:
     return _search(request, project, SearchIn(query=q, mode=mode, top_k=top_k))
 
 
-@router.get("/bubbles", summary="recorded bubbles (forced splits, oversized sentences) of the project or a document")
+@router.get("/bubbles", summary="recorded bubbles (forced splits, oversized sentences) of the project or a document",
+            response_model=None, responses=answer(BubbleList, "the bubbles"))
 def bubbles(request: Request, project: str, document_id: str | None = None) -> dict[str, Any]:
     rt = runtime(request, project)
     store = rt.store

@@ -12,12 +12,15 @@ from ... import __version__
 from ... import config as config_mod
 from ..metrics import prometheus
 from ..playground import METHODS
+from ..responses import Health, Metrics, ServerInfo, answer
 from .common import AUTH, service
 
 router = APIRouter(prefix="/api", tags=["system"])
 
 
-@router.get("/health", summary="liveness and database check (no API key needed)")
+@router.get("/health", summary="liveness and database check (no API key needed)",
+            responses={**answer(Health, "the service and its database are up"),
+                       503: {"model": Health, "description": "the database is unavailable (`status: unavailable`)"}})
 def health(request: Request) -> Response:
     svc = service(request)
     body: dict[str, Any] = {"status": "ok", "version": __version__, "uptime_seconds": round(time.time() - svc.started, 3)}
@@ -30,7 +33,8 @@ def health(request: Request) -> Response:
     return JSONResponse(body)
 
 
-@router.get("/info", dependencies=AUTH, summary="what this server offers: modes, methods, limits, embedder")
+@router.get("/info", dependencies=AUTH, summary="what this server offers: modes, methods, limits, embedder",
+            response_model=None, responses=answer(ServerInfo, "modes, methods, units, limits, embedder"))
 def info(request: Request) -> dict[str, Any]:
     svc = service(request)
     s = svc.settings
@@ -70,7 +74,9 @@ def snapshot(request: Request) -> dict[str, Any]:
 
 
 @router.get("/metrics", dependencies=AUTH, summary="jobs, embedding cache, search latency, HTTP counts",
-            responses={200: {"content": {"text/plain": {}}}})
+            response_model=None,
+            responses={200: {"model": Metrics, "description": "JSON, or the Prometheus text format with "
+                             "`?format=prometheus`", "content": {"text/plain": {"schema": {"type": "string"}}}}})
 def metrics(request: Request, format: str = Query("json", pattern="^(json|prometheus)$")) -> Any:
     snap = snapshot(request)
     if format == "prometheus":
