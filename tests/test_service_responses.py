@@ -244,6 +244,8 @@ def test_the_tour_saw_the_optional_parts(run):
     assert {"relation", "vector_rank", "bm25_rank", "child", "sentence_block_id", "fallback"} <= {
         k for h in hits for k in h["meta"]}
     assert all(s["fallback"] == "document" for s in run["fallbacks"])
+    during = next(a.body for a in answers if a.label == "search during an edit")
+    assert any(h["document_span"] is None for h in during["hits"])  # the edited block's old chunks: no offsets
     assert any(a.body.get("graph", {}).get("stop") == "empty" for a in answers if a.route.endswith("/search"))
     metrics = [a.body for a in answers if a.route == "/api/metrics"]
     assert metrics[0]["embedding"]["hit_rate"] is None and "p50_ms" not in metrics[0]["chunk"]["latency"]
@@ -267,9 +269,13 @@ def test_hit_spans_are_counted_from_their_block(run):
             text = tree["text"]
             a, b = h["span"]
             assert text[start + a : start + b] == h["text"], (s["mode"], h["id"])
+            assert h["document_span"] == [start + a, start + b], (s["mode"], h["id"])  # the same, in document offsets
             if h["context"] is not None:
                 c0, c1 = h["context"]
                 assert a <= c0 < c1 <= b, (s["mode"], h["id"])
+                assert h["document_context"] == [start + c0, start + c1]
+            else:
+                assert h["document_context"] is None
             v = h["view"]
             if v is not None and v["highlight"] is not None:
                 x, y = v["highlight"]

@@ -520,6 +520,11 @@ class Hit(BaseModel):
                                  "the returned sentence; else null")
     meta: HitMeta
     view: HitView | None
+    document_span: Span | None = Field(description="`span` in document offsets (the text of `GET .../documents/{doc_id}"
+                                       "/tree`); null while the document's text there is not the chunk's (its block "
+                                       "was edited and is being re-chunked)")
+    document_context: Span | None = Field(description="`context` in document offsets (null when `context` is, or "
+                                          "with `document_span`)")
 
 
 class PathStep(BaseModel):

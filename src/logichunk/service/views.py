@@ -177,6 +177,7 @@ def hits_json(store: Store, res: Any) -> list[dict[str, Any]]:
                  and "child_span" not in h.chunk.meta]
     rows = store.chunks_by_pk([p for p in child_pks if isinstance(p, int)]) if child_pks else {}
     prow = store.chunks_by_pk([r.parent_pk for r in rows.values() if r.parent_pk is not None]) if rows else {}
+    layouts: dict[str, Layout | None] = {}
     out = []
     for rank, h in enumerate(hits, 1):
         m = h.chunk.meta
@@ -215,5 +216,29 @@ def hits_json(store: Store, res: Any) -> list[dict[str, Any]]:
             view = {"text": m.get("context_text") or m["text"], "highlight": None, "window": bool(m.get("context_text")),
                     "parent_id": None, "child_id": None}
         rec["view"] = view
+        rec["document_span"], rec["document_context"] = _document_spans(store, layouts, h, rec)
         out.append(rec)
     return out
+
+
+def _document_spans(store: Store, layouts: dict[str, Layout | None], h: Any,
+                    rec: dict[str, Any]) -> tuple[list[int] | None, list[int] | None]:
+    """A hit's span and context in document offsets (stored chunks count from their block's start),
+    so a client can highlight the hit in the document it shows; None where the document's text there
+    is no longer the chunk's (an edit is being re-chunked) or the block is gone."""
+    if h.doc_id not in layouts:
+        try:
+            layouts[h.doc_id] = layout(store, h.doc_id)
+        except ApiError:
+            layouts[h.doc_id] = None
+    lay = layouts[h.doc_id]
+    if lay is None or rec["block_id"] is None or rec["text"] is None:
+        return None, None
+    base = next((start for b, start, _end, _ch in lay.blocks if b.id == rec["block_id"]), None)
+    if base is None:
+        return None, None
+    a, b = base + h.chunk.span.start, base + h.chunk.span.end
+    if lay.text[a:b] != rec["text"]:
+        return None, None
+    ctx = None if h.context is None else [base + h.context.start, base + h.context.end]
+    return [a, b], ctx
