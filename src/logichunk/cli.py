@@ -192,7 +192,8 @@ class _Models:
             self.lm = load_lm(spec, dtype=getattr(args, "lm_dtype", None) or "auto",
                               backend=getattr(args, "lm_backend", None) or "auto")
             if not quiet:
-                _err(f"lm: {getattr(self.lm, 'model_id', spec)}")
+                note = getattr(self.lm, "fusion_note", "")
+                _err(f"lm: {getattr(self.lm, 'model_id', spec)}" + (f" — {note}" if note else ""))
 
     def report_usage(self, quiet: bool) -> None:
         """One stderr line with the LLM's calls, tokens and cost, when it was called."""
