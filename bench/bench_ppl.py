@@ -2,6 +2,9 @@
 
 * **logichunk** — :func:`logichunk.chunkers.meta.chunk_ppl`: one pass in token windows with a KV
   cache trimmed to ``max_context``, log-softmax gathered for the target tokens only, block by block.
+* **logichunk-eager** — the same without the fused int8 layers (:mod:`logichunk.models.int8_fused`,
+  compiled once per machine and cached; the first run after installing builds them, ~20–40 s, not
+  timed: the warm-up happens before the clock starts).
 * **reference** — a faithful re-implementation of the Meta-Chunking reference's cost: every sentence
   tokenised separately and concatenated, one forward over the whole text with an attention mask,
   the full ``N × vocabulary`` logits kept, shifted, and ``CrossEntropyLoss(reduction="none")`` over
@@ -27,6 +30,7 @@ a built-in paragraph repeated.
     python bench/bench_ppl.py                      # 512, 2048, 8192 tokens, zh
     python bench/bench_ppl.py --lengths 1024 4096 --lang en --threads 2
     python bench/bench_ppl.py --lengths 512 2048 --repeat 5
+    python bench/bench_ppl.py --lengths 512 2048 --repeat 5 --methods logichunk logichunk-eager reference
 """
 
 from __future__ import annotations
@@ -97,15 +101,18 @@ def _reset_peak() -> bool:
         return False
 
 
-def _load(tiny: bool, corpus: str, dtype: str):
+def _load(tiny: bool, corpus: str, dtype: str, fused: bool | None = None):
     from logichunk.models.lm import build_tiny_lm, load_default_lm, resolve_dtype
 
     dtype = resolve_dtype(dtype, int8=not tiny)  # what load_default_lm picks
+    fused = fused if dtype == "int8" else False
     if tiny:
         lm = build_tiny_lm([corpus[:20000]], vocab_size=2000, hidden=128, layers=4, heads=4, kv_heads=2,
-                           int8=dtype == "int8")
+                           int8=dtype == "int8", fused=fused)
         return lm, f"tiny random Qwen2 (4 layers, d=128, {dtype}) — NOT the default model"
-    return load_default_lm(dtype=dtype), f"Qwen2.5-Coder-0.5B-Instruct (default LM, {dtype})"
+    lm = load_default_lm(dtype=dtype, fused=fused)
+    how = f", {lm.fusion_note}" if lm.fusion_note else ""
+    return lm, f"Qwen2.5-Coder-0.5B-Instruct (default LM, {dtype}{how})"
 
 
 def _reference(lm, text: str, theta: float) -> int:
@@ -146,8 +153,11 @@ def child(args: argparse.Namespace) -> None:
 
     torch.set_num_threads(args.threads)
     corpus, _ = load_text(args.lang, 4 * args.tokens + 2000)
-    dtype = args.dtype if args.method == "logichunk" else args.reference_dtype
-    lm, label = _load(args.tiny, corpus, dtype)  # int8: the reference's head is int8 too (full logits)
+    ours = args.method.startswith("logichunk")
+    dtype = args.dtype if ours else args.reference_dtype
+    # logichunk: the library default (fused int8 layers where they build); logichunk-eager: without them
+    fused = False if args.method == "logichunk-eager" or not ours else None
+    lm, label = _load(args.tiny, corpus, dtype, fused)  # int8: the reference's head is int8 too (full logits)
     # cut the corpus to the requested number of tokens (at a character boundary)
     ids, starts, ends = lm.encode(corpus)
     n = min(args.tokens, ids.size)
@@ -161,7 +171,7 @@ def child(args: argparse.Namespace) -> None:
     times = []
     for _ in range(args.repeat):
         t0 = time.perf_counter()
-        if args.method == "logichunk":
+        if ours:
             lm.window, lm.max_context = args.window, args.max_context
             tree = chunk_ppl(text, lm, max_size=400, theta=args.theta)
             extra = {"chunks": len(tree)}
@@ -231,19 +241,19 @@ def main() -> None:
                 print(f"{m} @ {n} tokens failed:\n{p.stderr[-2000:]}", file=sys.stderr)
                 continue
             rows.append(json.loads(line[-1]))
-            print(f"  done: {m:9s} {n:6d} tokens", file=sys.stderr)
+            print(f"  done: {m:15s} {n:6d} tokens", file=sys.stderr)
     if not rows:
         return
     models = " / ".join(dict.fromkeys(f"{r['method']}: {r['model']}" for r in rows))
     print(f"\nPPL chunking on CPU, {args.threads} threads — {models}")
     print(f"text: {src} ({args.lang}); logichunk window={args.window}, max_context={args.max_context}"
           + (f"; seconds: median of {args.repeat} runs" if args.repeat > 1 else ""))
-    print(f"{'tokens':>7} | {'method':9} | {'seconds':>8} | {'tokens/s':>9} | {'peak MB above model':>19} | speed-up")
+    print(f"{'tokens':>7} | {'method':15} | {'seconds':>8} | {'tokens/s':>9} | {'peak MB above model':>19} | speed-up")
     by = {(r["requested"], r["method"]): r for r in rows}
     for r in rows:
         ref = by.get((r["requested"], "reference"))
-        sp = f"{ref['seconds'] / r['seconds']:.2f}×" if ref and r["method"] == "logichunk" else ""
-        print(f"{r['tokens']:>7} | {r['method']:9} | {r['seconds']:8.2f} | {r['tok_s']:9.1f} | "
+        sp = f"{ref['seconds'] / r['seconds']:.2f}×" if ref and r["method"] != "reference" else ""
+        print(f"{r['tokens']:>7} | {r['method']:15} | {r['seconds']:8.2f} | {r['tok_s']:9.1f} | "
               f"{r['peak_mb']:19.1f} | {sp}")
     try:
         print(f"(load average while running: {os.getloadavg()[0]:.1f})")
