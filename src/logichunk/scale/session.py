@@ -1,0 +1,77 @@
+"""Ray for the length of one job: imported with an install hint, started locally or joined, shut down
+after, and its errors turned into one line.
+
+Why a module of its own: ``ray`` is an optional extra, slow to import (~0.5 s) and loud; nothing in
+logichunk should import it before a user asks for it, and a caller who already runs Ray (a notebook,
+the tests, a cluster job) must keep theirs: we shut down only a Ray we started.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from collections.abc import Iterator
+from types import ModuleType
+
+from ..errors import LogichunkError
+
+__all__ = ["RayUnavailable", "import_ray", "ray_session", "worker_error"]
+
+INSTALL_HINT = 'Ray is not installed; install logichunk[ray] (pip install "logichunk[ray]")'
+
+
+class RayUnavailable(LogichunkError):
+    """``ray`` (with Ray Data) is not installed, or the Ray cluster named cannot be reached."""
+
+
+def import_ray() -> ModuleType:
+    """``ray`` with ``ray.data`` loaded, or :class:`RayUnavailable` saying how to install it."""
+    try:
+        import ray
+        import ray.data  # noqa: F401  (the extra is ray[data]: pyarrow and pandas come with it)
+    except ImportError:
+        raise RayUnavailable(INSTALL_HINT) from None
+    return ray
+
+
+@contextlib.contextmanager
+def ray_session(address: str | None = None, workers: int | None = None) -> Iterator[ModuleType]:
+    """Ray, initialised for the ``with`` block. A Ray already initialised in this process is used as
+    it is (and left running). Otherwise ``address`` None (or ``"local"``) starts a private local
+    instance with ``workers`` CPUs (default: all of this machine's), and ``"auto"`` or
+    ``"ray://host:10001"`` joins an existing cluster; either way it is shut down on the way out."""
+    ray = import_ray()
+    if ray.is_initialized():
+        yield ray
+        return
+    quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
+    try:
+        if address in (None, "", "local"):
+            ray.init(address="local", num_cpus=workers or os.cpu_count() or 1, **quiet)
+        else:
+            ray.init(address=address, **quiet)
+    except Exception as e:  # ConnectionError, ValueError, RuntimeError...: Ray's own wording, on one line
+        raise RayUnavailable(f"cannot start or reach Ray at {address or 'local'}: {first_line(e)}") from e
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+def first_line(e: BaseException) -> str:
+    text = str(e).strip()
+    return f"{type(e).__name__}: {text.splitlines()[0] if text else ''}".rstrip(": ")
+
+
+def worker_error(e: BaseException) -> LogichunkError:
+    """What a failure inside Ray (a task raising, an actor dying) tells the user: the logichunk error
+    it carries when there is one, else the first line of the innermost cause."""
+    seen: list[BaseException] = []
+    cur: BaseException | None = e
+    while cur is not None and cur not in seen:
+        seen.append(cur)
+        if isinstance(cur, LogichunkError) and type(cur).__module__.startswith("logichunk"):
+            return cur
+        cur = cur.__cause__ or cur.__context__
+    return LogichunkError(f"a Ray worker failed: {first_line(seen[-1])}")
