@@ -22,14 +22,13 @@ INSTALL_HINT = 'Ray is not installed; install logichunk[ray] (pip install "logic
 
 
 class RayUnavailable(LogichunkError):
-    """``ray`` (with Ray Data) is not installed, or the Ray cluster named cannot be reached."""
+    """``ray`` is not installed, or the Ray cluster named cannot be reached."""
 
 
 def import_ray() -> ModuleType:
-    """``ray`` with ``ray.data`` loaded, or :class:`RayUnavailable` saying how to install it."""
+    """``ray``, or :class:`RayUnavailable` saying how to install it."""
     try:
         import ray
-        import ray.data  # noqa: F401  (the extra is ray[data]: pyarrow and pandas come with it)
     except ImportError:
         raise RayUnavailable(INSTALL_HINT) from None
     return ray
@@ -69,9 +68,9 @@ def worker_error(e: BaseException) -> LogichunkError:
     it carries when there is one, else the first line of the innermost cause."""
     seen: list[BaseException] = []
     cur: BaseException | None = e
-    while cur is not None and cur not in seen:
+    while isinstance(cur, BaseException) and cur not in seen:
         seen.append(cur)
         if isinstance(cur, LogichunkError) and type(cur).__module__.startswith("logichunk"):
             return cur
-        cur = cur.__cause__ or cur.__context__
+        cur = getattr(cur, "cause", None) or cur.__cause__ or cur.__context__  # RayTaskError.cause: the original
     return LogichunkError(f"a Ray worker failed: {first_line(seen[-1])}")

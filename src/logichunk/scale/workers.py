@@ -1,20 +1,17 @@
 """What runs inside the Ray workers: reading and checking files, and planning whole documents.
 
-Both are Ray Data ``map_batches`` callables over batches of ``{"i", "path", ...}`` rows. They never
-touch the store: a worker returns, per file, either an error line or a pickled :class:`DocumentPlan`
-(the document as :class:`~logichunk.store.ingest.FileDocument` plus one
-:class:`~logichunk.store.plan.ChapterPlan` per chapter), which the driver writes. The planning is the
-store's own :func:`~logichunk.store.plan.plan_chapter`, so a plan made here is what the serial path
-would have computed.
+One :class:`IngestWorker` per Ray actor. It never touches the store: per file it returns either an
+error line or a :class:`DocumentPlan` (the document as :class:`~logichunk.store.ingest.FileDocument`
+plus one :class:`~logichunk.store.plan.ChapterPlan` per chapter), which the driver writes. The
+planning is the store's own :func:`~logichunk.store.plan.plan_chapter`, so a plan made here is what
+the serial path would have computed.
 """
 
 from __future__ import annotations
 
-import pickle
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -24,7 +21,10 @@ from ..models.embedding import Embedder, LRUMapping
 from ..store.ingest import FileDocument, read_text_file
 from ..store.plan import ChapterPlan, plan_chapter, sha256
 
-__all__ = ["DocumentPlan", "Planner", "RecordingEmbed", "read_and_check"]
+__all__ = ["Checked", "DocumentPlan", "IngestWorker", "Planned", "RecordingEmbed"]
+
+#: ``(file index, text hash, error)``: a file read and decoded (error ``""``) or refused.
+Checked = tuple[int, str, str]
 
 
 @dataclass(frozen=True)
@@ -33,27 +33,6 @@ class DocumentPlan:
 
     document: FileDocument
     chapters: tuple[ChapterPlan, ...] = ()
-
-
-def _rows(batch: Mapping[str, Any]) -> list[tuple[int, str]]:
-    return list(zip((int(i) for i in batch["i"]), (str(p) for p in batch["path"]), strict=True))
-
-
-def read_and_check(batch: Mapping[str, Any]) -> dict[str, np.ndarray]:
-    """First pass: decode each file as the serial ingest does and return its text's hash and length,
-    or the one-line error that refuses it (binary, invalid UTF-8, unreadable)."""
-    out: dict[str, list[Any]] = {"i": [], "hash": [], "error": []}
-    for i, path in _rows(batch):
-        try:
-            text = read_text_file(Path(path))
-            h, err = sha256(text), ""
-        except LogichunkError as e:
-            h, err = "", str(e)
-        out["i"].append(i)
-        out["hash"].append(h)
-        out["error"].append(err)
-    return {"i": np.asarray(out["i"], np.int64), "hash": np.asarray(out["hash"], object),
-            "error": np.asarray(out["error"], object)}
 
 
 class RecordingEmbed:
@@ -91,53 +70,68 @@ class RecordingEmbed:
         return np.stack([self.used[h] for h in hashes])
 
 
-class Planner:
-    """Second pass, one instance per Ray actor: the embedder is built once, in ``__init__``, from a
-    spec (``resolve_embedder``) or an embedder object shipped by the driver; then every batch of
-    files is read, split into chapters and blocks, chunked and embedded."""
+#: ``(file index, plan, error, the error is the file's)``: a document ready to write, or why not.
+Planned = tuple[int, DocumentPlan | None, str, bool]
+
+
+class IngestWorker:
+    """The state of one Ray actor: the settings, and an embedder built on first use (from a spec,
+    with ``resolve_embedder``, or an embedder object sent by the driver) and kept for every later
+    batch, with a memo of the sentences it has embedded."""
 
     def __init__(self, embedder: str | Embedder | None, model_id: str, params: PCParams, batch_size: int) -> None:
-        self.params, self.batch_size = params, batch_size
+        self.source, self.model_id, self.params, self.batch_size = embedder, model_id, params, batch_size
         self.embedder: Embedder | None = None
-        if embedder is not None:  # None: store the blocks only (rechunk=False)
-            if isinstance(embedder, str):
+        self.memo = LRUMapping(20_000)  # sentences repeated across this worker's documents (headers, boilerplate)
+
+    def check(self, rows: Sequence[tuple[int, str]]) -> list[Checked]:
+        """First pass: decode each file as the serial ingest does; its text's hash, or the one-line
+        error that refuses it (binary, invalid UTF-8, unreadable)."""
+        out = []
+        for i, path in rows:
+            try:
+                out.append((i, sha256(read_text_file(Path(path))), ""))
+            except LogichunkError as e:
+                out.append((i, "", str(e)))
+        return out
+
+    def plan(self, rows: Sequence[tuple[int, str, str]]) -> list[Planned]:
+        """Second pass: each file planned (read again, split, chunked, embedded), or the error that
+        stops the ingest at it (the file's own, e.g. changed since the first pass, or the worker's)."""
+        out: list[Planned] = []
+        for i, path, text_hash in rows:
+            try:
+                out.append((i, self._plan(Path(path), text_hash), "", False))
+            except LogichunkError as e:
+                out.append((i, None, str(e), isinstance(e, InputError)))
+            except Exception as e:  # an embedder failing in any way: the driver stops at this file
+                out.append((i, None, f"{type(e).__name__}: {e}", False))
+        return out
+
+    def _embedder(self) -> Embedder:
+        if self.embedder is None:
+            emb = self.source
+            if isinstance(emb, str):
                 from ..models.registry import resolve_embedder
 
-                embedder = resolve_embedder(embedder, cached=False).model
-            if str(embedder.model_id) != model_id:
-                raise LogichunkError(f"the Ray workers resolved the embedder {embedder.model_id}, the store uses "
-                                     f"{model_id}; install the same models on every node")
-            self.embedder = embedder
-        self.memo = LRUMapping(20_000)  # sentences repeated across a worker's documents (headers, boilerplate)
-        self.model_id = model_id
+                emb = resolve_embedder(emb, cached=False).model
+            if emb is None or str(emb.model_id) != self.model_id:
+                raise LogichunkError(f"the Ray workers resolved the embedder {getattr(emb, 'model_id', None)}, the "
+                                     f"store uses {self.model_id}; install the same models on every node")
+            self.embedder = emb
+        return self.embedder
 
-    def plan(self, path: Path, text_hash: str) -> DocumentPlan:
+    def _plan(self, path: Path, text_hash: str) -> DocumentPlan:
         text = read_text_file(path)
         doc = FileDocument.of(path, text)
         if doc.text_hash != text_hash:
             raise InputError(f"{path} changed while it was being ingested; run the ingest again")
-        if self.embedder is None:
+        if self.source is None:  # rechunk=False: the blocks only
             return DocumentPlan(doc)
+        emb = self._embedder()
         plans = []
         for rank, (_title, blocks) in enumerate(doc.chapters, 1):
-            rec = RecordingEmbed(self.embedder, self.batch_size, self.memo)
-            plan = plan_chapter(blocks, rank, rec, self.params)
-            plans.append(replace(plan, model_id=self.model_id, vectors=rec.used))
+            rec = RecordingEmbed(emb, self.batch_size, self.memo)
+            plans.append(replace(plan_chapter(blocks, rank, rec, self.params), model_id=self.model_id,
+                                 vectors=rec.used))
         return DocumentPlan(doc, tuple(plans))
-
-    def __call__(self, batch: Mapping[str, Any]) -> dict[str, np.ndarray]:
-        out: dict[str, list[Any]] = {"i": [], "plan": [], "error": [], "input_error": []}
-        for (i, path), h in zip(_rows(batch), batch["hash"], strict=True):
-            blob, err, bad_input = b"", "", False
-            try:
-                blob = pickle.dumps(self.plan(Path(path), str(h)), protocol=pickle.HIGHEST_PROTOCOL)
-            except LogichunkError as e:
-                err, bad_input = str(e), isinstance(e, InputError)
-            except Exception as e:  # an embedder failing in any way: the driver stops at this file
-                err = f"{type(e).__name__}: {e}"
-            out["i"].append(i)
-            out["plan"].append(blob)
-            out["error"].append(err)
-            out["input_error"].append(bad_input)
-        return {"i": np.asarray(out["i"], np.int64), "plan": np.asarray(out["plan"], object),
-                "error": np.asarray(out["error"], object), "input_error": np.asarray(out["input_error"], bool)}
