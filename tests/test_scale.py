@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -194,6 +195,19 @@ def test_without_ray_the_api_and_the_verb_say_install_the_extra(tmp_path, monkey
 
         args = build_parser().parse_args(main_args)
         args.func(args)
+
+
+def test_an_unreachable_cluster_is_said_in_one_line(monkeypatch):
+    ray = pytest.importorskip("ray", reason="Ray is not installed (extra [ray])")
+    from logichunk.scale.session import RayUnavailable, ray_session
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)  # as in a fresh process
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    for address in (f"127.0.0.1:{port}", f"ray://127.0.0.1:{port}"):
+        with pytest.raises(RayUnavailable, match=f"cannot reach Ray at {re.escape(address)}: "), ray_session(address):
+            pass
 
 
 # ----------------------------------------------------------------------------- on Ray

@@ -7,7 +7,6 @@ They live here, next to :func:`~logichunk.scale.ingest_corpus` whose arguments t
 from __future__ import annotations
 
 import argparse
-import logging
 from typing import Any
 
 from ..errors import InputError
@@ -23,7 +22,7 @@ def add_ingest_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("Ray (extra [ray]): read, chunk and embed on Ray workers, write here")
     g.add_argument("--ray", action="store_true",
                    help="run the reading, chunking and embedding on Ray (a local Ray unless --ray-address)")
-    g.add_argument("--workers", type=_positive, help="Ray workers (default: every CPU Ray has)")
+    g.add_argument("--workers", type=_positive, metavar="N", help="Ray workers (default: every CPU Ray has)")
     g.add_argument("--ray-address", metavar="ADDR",
                    help="a running Ray cluster: auto, or ray://host:10001 (implies --ray)")
     g.add_argument("--batch-size", type=_positive, metavar="N",
@@ -42,8 +41,6 @@ def ray_options(args: argparse.Namespace) -> dict[str, Any] | None:
     from .session import import_ray
 
     import_ray()
-    for name in ("ray", "ray.data"):  # one line per error on the terminal, not Ray's start-up notes
-        logging.getLogger(name).setLevel(logging.ERROR)
     kw: dict[str, Any] = {"workers": args.workers, "address": args.ray_address}
     if args.batch_size is not None:
         kw["batch_size"] = args.batch_size

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import socket
 from collections.abc import Iterator
 from types import ModuleType
 
@@ -18,6 +19,7 @@ from ..errors import LogichunkError
 
 __all__ = ["RayUnavailable", "import_ray", "ray_session", "worker_error"]
 
+CONNECT_TIMEOUT_S = 5.0
 INSTALL_HINT = 'Ray is not installed; install logichunk[ray] (pip install "logichunk[ray]")'
 
 
@@ -39,14 +41,18 @@ def ray_session(address: str | None = None, workers: int | None = None) -> Itera
     """Ray, initialised for the ``with`` block. A Ray already initialised in this process is used as
     it is (and left running). Otherwise ``address`` None (or ``"local"``) starts a private local
     instance with ``workers`` CPUs (default: all of this machine's), and ``"auto"`` or
-    ``"ray://host:10001"`` joins an existing cluster; either way it is shut down on the way out."""
+    ``"ray://host:10001"`` joins an existing cluster; on the way out a local one is stopped, a
+    cluster only left. Ray's start-up notes stay quiet (its errors still reach us)."""
     ray = import_ray()
     if ray.is_initialized():
         yield ray
         return
     quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
+    local = address in (None, "", "local")
+    if not local:
+        _check_reachable(str(address))
     try:
-        if address in (None, "", "local"):
+        if local:
             ray.init(address="local", num_cpus=workers or os.cpu_count() or 1, **quiet)
         else:
             ray.init(address=address, **quiet)
@@ -56,6 +62,19 @@ def ray_session(address: str | None = None, workers: int | None = None) -> Itera
         yield ray
     finally:
         ray.shutdown()
+
+
+def _check_reachable(address: str) -> None:
+    """A ``host:port`` or ``ray://host:port`` that nothing answers on is said in seconds: Ray itself
+    waits 30 s (client) or several minutes (GCS) before it gives up."""
+    hostport = address.removeprefix("ray://").rsplit("/", 1)[0]
+    host, sep, port = hostport.rpartition(":")
+    if not sep or not port.isdigit():
+        return  # "auto" and the like: Ray resolves and reports them itself
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as e:
+        raise RayUnavailable(f"cannot reach Ray at {address}: {e.strerror or type(e).__name__}") from None
 
 
 def first_line(e: BaseException) -> str:
