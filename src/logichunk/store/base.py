@@ -16,7 +16,6 @@ and sentence/child embeddings come from the ``embeddings`` table when the conten
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
@@ -24,21 +23,21 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 
 from .. import ids as idmod
-from ..chunkers.parent_child import PCParams, block_of, layout_parents, split_children
+from ..chunkers.parent_child import PCParams
 from ..config import Settings
 from ..errors import InputError, LogichunkError
 from ..index.bm25 import BM25Index
 from ..index.vectors import VectorIndex, make_index
-from ..models.embedding import unit
 from ..types import Bubble, Chunk, Span
 from . import schema
+from .plan import ChapterPlan, plan_chapter, sha256
 
 
 class StoreError(LogichunkError):
@@ -59,10 +58,6 @@ def redact_url(url: str) -> str:
     of a ``password=`` parameter replaced by ``***``."""
     url = re.sub(r"//([^:/@]+):[^@]*@", r"//\1:***@", url)
     return re.sub(r"([?&]password=)[^&]*", r"\1***", url, flags=re.IGNORECASE)
-
-
-def sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _new_id() -> str:
@@ -120,7 +115,7 @@ class RechunkResult:
     parents_kept: int = 0
     parents_written: int = 0
     children_written: int = 0
-    embedded: int = 0  # texts sent to the embedder (cache misses)
+    embedded: int = 0  # texts sent to the embedder (cache misses; for a plan made elsewhere: vectors new to the cache)
     seconds: float = 0.0
 
 
@@ -145,21 +140,6 @@ class _Snapshot:
     rank: int
     blocks: list[BlockRow]
     old_parents: list[tuple[int, str, int, int, str, int, str]]  # pk, block, start, end, hash, order, dotted
-
-
-@dataclass
-class _NewParent:
-    order: int
-    dotted: str
-    owner: str
-    blocks: list[str]
-    start: int
-    end: int
-    text: str
-    method: str
-    segments: list[tuple[int, int]]
-    vec: np.ndarray
-    children: list[tuple[int, int, str, str, np.ndarray]]  # start, end (block-relative), text, method, vec
 
 
 class _IndexCache:
@@ -663,7 +643,12 @@ class Store:
                 "WHERE chapter_id = ? AND chunk_level = 'parent'", (chapter_id,))]
         return _Snapshot(chapter_id, doc, int(rank), blocks, old)
 
-    def rechunk_chapter(self, chapter_id: str, *, force: bool = False) -> RechunkResult:
+    def rechunk_chapter(self, chapter_id: str, *, force: bool = False, plan: ChapterPlan | None = None) -> RechunkResult:
+        """Bring one chapter up to date. ``plan``: a :class:`~logichunk.store.plan.ChapterPlan` made
+        elsewhere (a Ray worker) from this chapter's blocks with this store's embedder; it is written
+        as it is, its vectors go to the embedding cache, and ``embedded`` counts the ones the cache
+        did not hold. A plan that no longer fits the chapter (other blocks, rank or model) is set
+        aside and the chapter is planned here."""
         t0 = time.perf_counter()
         for _attempt in range(3):
             snap = self._snapshot(chapter_id)
@@ -678,20 +663,47 @@ class Store:
                                 (b.id, b.revision))
                 return RechunkResult(chapter_id, "unchanged", seconds=time.perf_counter() - t0)
             calls0 = self.embed_calls
-            try:
-                kept, new, bubbles = self._plan(snap, force)
-            except LogichunkError as e:
-                self._record_error(changed or dirty, e)
-                raise RechunkError(f"re-chunk of chapter {chapter_id} failed, blocks stay dirty: {e}") from e
-            except Exception as e:  # an embedder failing in any way keeps the blocks dirty
-                self._record_error(changed or dirty, e)
-                raise RechunkError(f"re-chunk of chapter {chapter_id} failed, blocks stay dirty: "
-                                   f"{type(e).__name__}: {e}") from e
-            if self._apply(snap, kept, new, bubbles):
-                return RechunkResult(chapter_id, "rechunked", len(kept), len(new),
-                                     sum(len(p.children) for p in new), self.embed_calls - calls0,
-                                     time.perf_counter() - t0)
+            if plan is not None and self._plan_fits(snap, plan):
+                current, plan = plan, None  # used once: a retry after a concurrent edit plans here
+            else:
+                plan = None
+                try:
+                    current = self._plan(snap, force)
+                except LogichunkError as e:
+                    self._record_error(changed or dirty, e)
+                    raise RechunkError(f"re-chunk of chapter {chapter_id} failed, blocks stay dirty: {e}") from e
+                except Exception as e:  # an embedder failing in any way keeps the blocks dirty
+                    self._record_error(changed or dirty, e)
+                    raise RechunkError(f"re-chunk of chapter {chapter_id} failed, blocks stay dirty: "
+                                       f"{type(e).__name__}: {e}") from e
+            with self.tx():
+                applied = self._apply(snap, current)
+                cached = self._cache_vectors(current.vectors) if applied and current.vectors else 0
+            if applied:
+                return RechunkResult(chapter_id, "rechunked", len(current.kept), len(current.new),
+                                     current.children, self.embed_calls - calls0 + cached, time.perf_counter() - t0)
         return RechunkResult(chapter_id, "stale", seconds=time.perf_counter() - t0)
+
+    def _plan_fits(self, snap: _Snapshot, plan: ChapterPlan) -> bool:
+        """A plan made elsewhere is for this chapter as it is now: same rank, same block texts, no
+        stored parents to keep or delete, this store's embedder."""
+        return (plan.rank == snap.rank and not snap.old_parents and not plan.kept and plan.model_id == self.model_id
+                and plan.block_hashes == tuple(sha256(b.content) for b in snap.blocks))
+
+    def _cache_vectors(self, vectors: Mapping[str, np.ndarray], kind: str = "passage") -> int:
+        """Put passage vectors computed elsewhere into the embedding cache; returns how many it lacked."""
+        model, dim = self.model_id, int(self.embedder.dim)
+        hashes = list(vectors)
+        have: set[str] = set()
+        for lo in range(0, len(hashes), 500):
+            part = hashes[lo : lo + 500]
+            have.update(h for (h,) in self._q(f"SELECT content_hash FROM embeddings WHERE model_id = ? AND kind = ? "
+                                              f"AND content_hash IN ({','.join('?' * len(part))})", (model, kind, *part)))
+        now = time.time()
+        rows = [(model, kind, h, dim, np.ascontiguousarray(vectors[h], "<f4").tobytes(), now)
+                for h in hashes if h not in have]
+        self._xmany(self._upsert_embedding_sql(), rows)
+        return len(rows)
 
     def _record_error(self, blocks: Sequence[BlockRow], exc: BaseException) -> None:
         msg = f"{type(exc).__name__}: {exc}"[:500]
@@ -699,41 +711,18 @@ class Store:
             for b in blocks:
                 self._x("UPDATE blocks SET last_error = ?, is_dirty = 1 WHERE id = ?", (msg, b.id))
 
-    def _plan(self, snap: _Snapshot, force: bool):
-        p = self.params
-        contents = [b.content for b in snap.blocks]
-        bubbles: list[tuple[str, Bubble]] = []
-        layout_bubbles: list[Bubble] = []
-        parents = layout_parents(contents, self.embed, p, layout_bubbles)
-        for bub in layout_bubbles:
-            bubbles.append((snap.blocks[block_of(bub)].id, bub))
-        old = {(blk, s, e, h): (pk, order, dotted) for pk, blk, s, e, h, order, dotted in snap.old_parents}
-        kept: list[tuple[int, int, str, str, int]] = []  # pk, order, dotted, old dotted, old order
-        new: list[_NewParent] = []
-        for i, par in enumerate(parents, 1):
-            owner = snap.blocks[par.blocks[0]].id
-            dotted = f"{snap.rank}.{i}"
-            h = sha256(par.text)
-            hit = old.pop((owner, par.start, par.end, h), None)
-            if hit is not None and not force:
-                kept.append((hit[0], i, dotted, hit[2], hit[1]))
-                continue
-            cb: list[Bubble] = []
-            kids = split_children(par.text, self.embed, p, par.segments, cb, where=f"parent {dotted}")
-            bubbles.extend((owner, b) for b in cb)
-            texts = [par.text[c.start : c.end] for c in kids]
-            vecs = self.embed(texts)
-            pv = vecs.mean(axis=0)
-            pv = unit(pv.astype(np.float32))
-            new.append(_NewParent(i, dotted, owner, [snap.blocks[j].id for j in par.blocks], par.start, par.end,
-                                  par.text, par.method, list(par.segments), pv,
-                                  [(par.start + c.start, par.start + c.end, t, c.method, v)
-                                   for c, t, v in zip(kids, texts, vecs, strict=True)]))
-        return kept, new, bubbles
+    def _plan(self, snap: _Snapshot, force: bool) -> ChapterPlan:
+        index = {b.id: i for i, b in enumerate(snap.blocks)}
+        old = {(index[blk], s, e, h): (pk, order, dotted)
+               for pk, blk, s, e, h, order, dotted in snap.old_parents if blk in index}
+        return plan_chapter([b.content for b in snap.blocks], snap.rank, self.embed, self.params, old=old, force=force)
 
-    def _apply(self, snap: _Snapshot, kept, new: list[_NewParent], bubbles) -> bool:
+    def _apply(self, snap: _Snapshot, plan: ChapterPlan) -> bool:
         model = self.model_id
         dim = int(self.embedder.dim)
+        ids = [b.id for b in snap.blocks]
+        kept, new = plan.kept, plan.new
+        bubbles = [(ids[i], b) for i, b in plan.bubbles]
         with self.tx():
             now = {r[0]: int(r[1]) for r in self._q(self._lock_chapter_blocks_sql(), (snap.chapter_id,))}
             if now != {b.id: b.revision for b in snap.blocks}:
@@ -760,15 +749,15 @@ class Store:
                    "chunk_order, start_offset, end_offset, size, content, content_hash, method, meta, embedding_model, "
                    "embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, " + self._vec_marker() + ")")
             for par in new:
-                meta = json.dumps({"blocks": par.blocks, "segments": par.segments})
-                ppk = self._insert_pk(ins, (self.project_id, snap.document_id, snap.chapter_id, par.owner, None, "parent",
+                meta = json.dumps({"blocks": [ids[j] for j in par.blocks], "segments": par.segments})
+                ppk = self._insert_pk(ins, (self.project_id, snap.document_id, snap.chapter_id, ids[par.owner], None, "parent",
                                             par.dotted, par.order, par.start, par.end, len(par.text), par.text,
                                             sha256(par.text), par.method, meta, model, self._vec_param(par.vec)))
-                self._xmany(ins, [(self.project_id, snap.document_id, snap.chapter_id, par.owner, ppk, "child",
+                self._xmany(ins, [(self.project_id, snap.document_id, snap.chapter_id, ids[par.owner], ppk, "child",
                                    f"{par.dotted}.{k}", k, s, e, len(t), t, sha256(t), m, None, model,
                                    self._vec_param(v))
                                   for k, (s, e, t, m, v) in enumerate(par.children, 1)])
-            touched = {b for par in new for b in par.blocks} | {
+            touched = {ids[j] for par in new for j in par.blocks} | {
                 b.id for b in snap.blocks if b.content_hash != sha256(b.content)}
             if touched:
                 marks = ",".join("?" * len(touched))

@@ -4,11 +4,13 @@ through :func:`add_parser`; handlers return an exit code and raise LogichunkErro
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from typing import Any
 
 from ..config import RETRIEVE_MODES, Settings
+from ..scale.cli import add_ingest_options
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -28,11 +30,18 @@ def _open(args: argparse.Namespace, *, create: bool = False, **over: Any):
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
+    from ..scale.cli import ray_options
     from .ingest import ingest
 
+    on_ray = ray_options(args)  # Ray asked for but missing: said before a database is created
     with _open(args, create=True) as store:
         _ = store.embedder  # a bad --embedder fails here, before anything is stored
-        rep = ingest(store, args.paths, rechunk=not args.no_chunk, replace=args.replace)
+        if on_ray is not None:
+            from ..scale import ingest_corpus
+
+            rep = ingest_corpus(store, args.paths, rechunk=not args.no_chunk, replace=args.replace, **on_ray)
+        else:
+            rep = ingest(store, args.paths, rechunk=not args.no_chunk, replace=args.replace)
         if not args.quiet and store.embedder_note:
             print(f"embedder: {store.embedder_note}", file=sys.stderr)
         if not args.quiet:
@@ -40,6 +49,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 print(f"unchanged, skipped: {f}", file=sys.stderr)
             for f in rep.replaced:
                 print(f"replaced: {f}", file=sys.stderr)
+        if args.format == "jsonl":
+            print(json.dumps({**dataclasses.asdict(rep), "chars_per_second": rep.chars_per_second,
+                              "engine": "ray" if on_ray is not None else "serial"}, ensure_ascii=False))
+            return 0
         print(f"ingested {rep.documents} document(s), {rep.chapters} chapter(s), {rep.blocks} block(s), "
               f"{rep.chars} chars -> {rep.parents} parents, {rep.children} children; embedded {rep.embedded} texts "
               f"in {rep.seconds:.2f} s ({rep.chars_per_second:,.0f} chars/s)")
@@ -146,7 +159,10 @@ def add_parser(subparsers: Any) -> None:
                    help="a file stored before with other text replaces its document (default: an error; "
                         "a file with the same text is skipped)")
     p.add_argument("--quiet", action="store_true", help="no notes on stderr (embedder, skipped and replaced files)")
+    p.add_argument("--format", choices=["text", "jsonl"], default="text",
+                   help="jsonl: the report as one JSON object (documents, chunks, unchanged and replaced files...)")
     _common(p)
+    add_ingest_options(p)
     p.set_defaults(func=cmd_ingest)
 
     p = subparsers.add_parser("search", help="search a store (basic, parent, hierarchical, hybrid, graph-*)")

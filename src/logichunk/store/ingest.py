@@ -10,13 +10,14 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..chunkers.parent_child import blank_line_blocks
 from ..errors import InputError
-from .base import Store
+from .base import RechunkResult, Store
+from .plan import sha256
 
 SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
 
@@ -92,9 +93,33 @@ class IngestReport:
         return self.chars / self.seconds if self.seconds > 0 else 0.0
 
 
+def chapter_blocks(text: str) -> list[tuple[str | None, list[str]]]:
+    """What a text is stored as: ``[(chapter title, [block texts...]), ...]`` (see the module docstring)."""
+    return [(t, blank_line_blocks(body)) for t, body in split_chapters(text)]
+
+
 def ingest_text(store: Store, title: str, text: str, source: str | None = None) -> str:
-    chapters = [(t, blank_line_blocks(body)) for t, body in split_chapters(text)]
-    return store.add_document(title, chapters, source=source)
+    return store.add_document(title, chapter_blocks(text), source=source)
+
+
+@dataclass(frozen=True)
+class FileDocument:
+    """A file as the document it is stored as: its stem as title, its path as source."""
+
+    title: str
+    source: str
+    chapters: tuple[tuple[str | None, tuple[str, ...]], ...]
+    chars: int
+    text_hash: str
+
+    @classmethod
+    def of(cls, path: Path, text: str) -> FileDocument:
+        chapters = tuple((t, tuple(blocks)) for t, blocks in chapter_blocks(text))
+        return cls(path.stem, str(path), chapters, len(text), sha256(text))
+
+    @property
+    def blocks(self) -> int:
+        return sum(len(b) for _, b in self.chapters)
 
 
 def _stored_sources(store: Store) -> dict[str, list[str]]:
@@ -110,46 +135,89 @@ def _document_text(store: Store, document_id: str) -> str:
     return "".join(store.chapter_text(cid) for cid, _order, _title in store.chapters(document_id))
 
 
-def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace: bool = False) -> IngestReport:
-    """Store each file as a document (folders: their text files), then chunk and embed every dirty
-    block of the project (so a later call also chunks what ``rechunk=False`` left). A file stored before from the same path is not stored twice: with the same text it is
-    skipped (``unchanged``); with other text it is an :class:`InputError` naming the document,
-    unless ``replace`` — then the earlier document (and any edits made to it in the store) is
-    replaced by the file."""
-    t0 = time.perf_counter()
-    calls0 = store.embed_calls
-    docs = chapters = blocks = chars = parents = children = 0
-    unchanged: list[str] = []
-    replaced: list[str] = []
-    known = _stored_sources(store)
-    todo: list[tuple[Path, str, list[str]]] = []
+class FileChecks:
+    """Which files an ingest stores and which stored documents they replace, decided for every file
+    before anything is written (both the serial and the Ray ingest go through here)."""
+
+    def __init__(self, store: Store, replace: bool) -> None:
+        self.store, self.replace = store, replace
+        self.known = _stored_sources(store)
+        self.unchanged: list[str] = []
+
+    def check(self, path: Path, text_hash: str) -> list[str] | None:
+        """The ids of the documents ``path`` replaces ([] for a new file), or None when it is stored
+        already with the same text (skipped). Other text without ``replace``: InputError."""
+        earlier = self.known.get(os.path.realpath(path), [])
+        if earlier and all(sha256(_document_text(self.store, d)) == text_hash for d in earlier):
+            self.unchanged.append(str(path))
+            return None
+        if earlier and not self.replace:
+            raise InputError(f"{path} is stored already (document {earlier[0]}) with other text; nothing was "
+                             "ingested — use --replace to replace that document, or edit its blocks")
+        return earlier
+
+
+class Tally:
+    """Counts for an :class:`IngestReport`, added up as documents are written and chapters chunked."""
+
+    def __init__(self) -> None:
+        self.t0 = time.perf_counter()
+        self.docs = self.chapters = self.blocks = self.chars = self.parents = self.children = self.embedded = 0
+        self.replaced: list[str] = []
+
+    def document(self, doc: FileDocument, earlier: Sequence[str]) -> None:
+        self.docs += 1
+        self.chapters += len(doc.chapters)
+        self.blocks += doc.blocks
+        self.chars += doc.chars
+        if earlier:
+            self.replaced.append(doc.source)
+
+    def rechunked(self, results: Iterable[RechunkResult]) -> None:
+        for r in results:
+            self.parents += r.parents_written
+            self.children += r.children_written
+            self.embedded += r.embedded
+
+    def report(self, unchanged: Sequence[str]) -> IngestReport:
+        return IngestReport(self.docs, self.chapters, self.blocks, self.chars, self.parents, self.children,
+                            self.embedded, time.perf_counter() - self.t0, tuple(unchanged), tuple(self.replaced))
+
+
+def store_file_document(store: Store, doc: FileDocument, earlier: Sequence[str]) -> str:
+    """Write ``doc`` in place of the ``earlier`` documents, in one transaction; its blocks start dirty."""
+    with store.tx():
+        for d in earlier:
+            store.delete_document(d)
+        return store.add_document(doc.title, doc.chapters, source=doc.source)
+
+
+def list_files(paths: Sequence[str]) -> list[Path]:
     files = list(iter_files(paths))
     if not files:
         raise InputError(f"no text files ({', '.join(SUFFIXES)}) in {', '.join(map(str, paths))}")
-    for f in files:  # read and check every file before anything is written
-        text = read_text_file(f)
-        earlier = known.get(os.path.realpath(f), [])
-        if earlier and all(_document_text(store, d) == text for d in earlier):
-            unchanged.append(str(f))
-        elif earlier and not replace:
-            raise InputError(f"{f} is stored already (document {earlier[0]}) with other text; nothing was "
-                             "ingested — use --replace to replace that document, or edit its blocks")
-        else:
-            todo.append((f, text, earlier))
-    for f, text, earlier in todo:
-        for d in earlier:
-            store.delete_document(d)
-        if earlier:
-            replaced.append(str(f))
-        chs = split_chapters(text)
-        store.add_document(f.stem, [(t, blank_line_blocks(body)) for t, body in chs], source=str(f))
-        docs += 1
-        chapters += len(chs)
-        blocks += sum(len(blank_line_blocks(b)) for _, b in chs)
-        chars += len(text)
+    return files
+
+
+def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace: bool = False) -> IngestReport:
+    """Store each file as a document (folders: their text files), then chunk and embed every dirty
+    block of the project (so a later call also chunks what ``rechunk=False`` left). A file stored
+    before from the same path is not stored twice: with the same text it is skipped
+    (``unchanged``); with other text it is an :class:`InputError` naming the document, unless
+    ``replace`` — then the earlier document (and any edits made to it in the store) is replaced by
+    the file. :func:`logichunk.scale.ingest_corpus` stores the same, with the reading, chunking and
+    embedding spread over Ray workers."""
+    tally = Tally()
+    checks = FileChecks(store, replace)
+    todo: list[tuple[FileDocument, list[str]]] = []
+    for f in list_files(paths):  # read and check every file before anything is written
+        doc = FileDocument.of(f, read_text_file(f))
+        earlier = checks.check(f, doc.text_hash)
+        if earlier is not None:
+            todo.append((doc, earlier))
+    for doc, earlier in todo:
+        store_file_document(store, doc, earlier)
+        tally.document(doc, earlier)
     if rechunk:
-        for r in store.rechunk_dirty():
-            parents += r.parents_written
-            children += r.children_written
-    return IngestReport(docs, chapters, blocks, chars, parents, children, store.embed_calls - calls0,
-                        time.perf_counter() - t0, tuple(unchanged), tuple(replaced))
+        tally.rechunked(store.rechunk_dirty())
+    return tally.report(checks.unchanged)

@@ -1,0 +1,192 @@
+"""The serial ingest's result, with the heavy work on Ray workers and the writing in the driver.
+
+A pool of Ray actors (:class:`~logichunk.scale.workers.IngestWorker`, one CPU each, one embedder
+each) makes two passes over the list of files, their results streamed back in file order:
+
+1. *read and check*: every file is decoded as the serial ingest decodes it, and only its text's
+   hash comes back. The driver then decides, file by file and before anything is written, what the
+   serial ingest decides: refuse a binary or undecodable file, skip a file stored before with the
+   same text, refuse or (``replace``) replace one stored with other text.
+2. *plan*: every file to store is read again, split into chapters and blocks, chunked and embedded
+   with the store's own planner; the driver writes each batch of finished documents in one
+   transaction (SQLite has one writer), with the chapters' plans and their vectors for the
+   embedding cache.
+
+Why two passes: the serial ingest writes nothing unless every file can be stored, and holding a
+corpus in the driver until it knows is what this module exists to avoid; the first pass costs a
+second read of each file. Memory is bounded: at most ``WINDOW`` batches per worker are in flight
+or finished but not yet written, and the driver holds one batch of plans at a time.
+
+If a worker fails (its embedder raises, its process dies), the driver stops at that file: the
+batches before it are stored completely (each batch is one transaction) and it and the files after
+it are not, so running the same ingest again skips what is stored and finishes the rest. Workers
+are not restarted: a file that kills every worker it meets would otherwise loop for ever.
+
+Why Ray core actors rather than Ray Data's ``map_batches``: both passes share one pool (Ray Data
+starts a pool per dataset, and each start of worker processes cost 1.5-3 s on the 2-core machines
+this was measured on), the plans are Python objects that gain nothing from Arrow blocks, and
+``ray`` alone installs without pyarrow and pandas.
+"""
+
+from __future__ import annotations
+
+import collections
+import pickle
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import islice
+from types import ModuleType
+from typing import Any, TypeVar
+
+from ..errors import InputError, LogichunkError
+from ..store.base import Store
+from ..store.ingest import FileChecks, IngestReport, Tally, list_files, store_file_document
+from .session import ray_session, worker_error
+from .workers import IngestWorker, Planned
+
+__all__ = ["DEFAULT_BATCH_SIZE", "ingest_corpus"]
+
+#: Files per worker call, and per write transaction in the driver.
+DEFAULT_BATCH_SIZE = 16
+#: Batches a worker may have queued, running or finished-but-unwritten: enough to keep it busy while
+#: the driver writes, few enough to bound memory.
+WINDOW = 3
+
+T = TypeVar("T")
+
+
+def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace: bool = False,
+                  workers: int | None = None, address: str | None = None,
+                  batch_size: int = DEFAULT_BATCH_SIZE) -> IngestReport:
+    """:func:`logichunk.store.ingest.ingest` on Ray: the same documents, chapters, blocks, chunks,
+    vectors, bubbles and report, the same skip and ``replace`` rules, with the reading, chunking and
+    embedding done by ``workers`` Ray workers (default: every CPU Ray has).
+
+    ``address``: None starts a local Ray for this call (and stops it after); ``"auto"`` or
+    ``"ray://host:10001"`` uses a running cluster, whose nodes need logichunk and the embedder's
+    packages installed and the files at the same paths. A Ray already initialised in this process
+    is used as it is. ``batch_size`` files go to a worker at a time and are written in one
+    transaction.
+
+    Chapters left dirty by an earlier ``rechunk=False`` ingest are chunked afterwards in this process,
+    as the serial ingest does."""
+    if workers is not None and workers < 1:
+        raise InputError(f"workers must be at least 1, got {workers}")
+    if batch_size < 1:
+        raise InputError(f"batch_size must be at least 1, got {batch_size}")
+    files = list_files(paths)  # nothing to ingest is said before Ray starts
+    tally = Tally()
+    checks = FileChecks(store, replace)
+    embedder = _embedder_for_workers(store) if rechunk else None  # a bad embedder fails before Ray starts
+    with ray_session(address, workers) as ray:
+        pool = _start_workers(ray, workers, (embedder, store.model_id if rechunk else "", store.params,
+                                             store.settings.embedding_batch_size))
+        try:
+            todo: list[tuple[str, str, list[str]]] = []  # path, text hash, documents it replaces
+            rows = ((k, str(f)) for k, f in enumerate(files))
+            for checked in _ordered(ray, pool, lambda w, b: w.check.remote(b), _batches(rows, max(batch_size, 64))):
+                for k, text_hash, err in checked:
+                    if err:
+                        raise InputError(err)
+                    earlier = checks.check(files[k], text_hash)
+                    if earlier is not None:
+                        todo.append((str(files[k]), text_hash, earlier))
+            jobs = ((k, path, h) for k, (path, h, _) in enumerate(todo))
+            for planned in _ordered(ray, pool, lambda w, b: w.plan.remote(b), _batches(jobs, batch_size), tally):
+                _write(store, planned, todo, tally)
+        finally:
+            for w in pool:
+                ray.kill(w)
+    if rechunk:
+        tally.rechunked(store.rechunk_dirty())
+    return tally.report(checks.unchanged)
+
+
+def _embedder_for_workers(store: Store) -> Any:
+    """What each worker builds its embedder from: the settings' spec when the store resolved its
+    embedder from it, else the embedder object given to :meth:`Store.open` (sent pickled)."""
+    emb = store.embedder
+    if store.embedder_note:
+        return store.settings.embedder
+    try:
+        pickle.dumps(emb)
+    except Exception as e:  # noqa: BLE001  (any pickling failure says the same)
+        raise InputError(f"the store's embedder {type(emb).__name__} cannot be sent to Ray workers ({e}); "
+                         "open the store with an embedder spec (settings.embedder) instead") from None
+    return emb
+
+
+def _start_workers(ray: ModuleType, workers: int | None, args: tuple) -> list[Any]:
+    cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    n = min(workers, cpus) if workers else cpus
+    actor = ray.remote(num_cpus=1, max_restarts=0)(IngestWorker)
+    return [actor.remote(*args) for _ in range(n)]
+
+
+def _batches(rows: Iterable[T], size: int) -> Iterator[list[T]]:
+    it = iter(rows)
+    while batch := list(islice(it, size)):
+        yield batch
+
+
+def _ordered(ray: ModuleType, pool: list[Any], call: Callable[[Any, Any], Any], batches: Iterator[list],
+             tally: Tally | None = None) -> Iterator[Any]:
+    """``call(worker, batch)`` for each batch of ``(index, path, ...)`` rows on the first free worker,
+    the results yielded in batch order; at most ``WINDOW`` batches per worker submitted and not yet
+    yielded. A failure inside Ray is raised when its batch's turn comes, after every batch before it."""
+    free = collections.deque(w for _ in range(2) for w in pool)  # two calls queued per worker: no idle gap
+    running: dict[Any, tuple[int, Any, list]] = {}  # ref -> (sequence number, worker, batch)
+    finished: dict[int, tuple[Any, list]] = {}
+    submitted = next_out = 0
+    limit = WINDOW * len(pool)
+    while True:
+        while free and submitted - next_out < limit and (batch := next(batches, None)) is not None:
+            w = free.popleft()
+            running[call(w, batch)] = (submitted, w, batch)
+            submitted += 1
+        if next_out in finished:
+            ref, batch = finished.pop(next_out)
+            try:
+                result = ray.get(ref)
+            except Exception as e:  # a task raising, an actor dying, the cluster going away
+                more = f" (and {len(batch) - 1} more file(s) of its batch)" if len(batch) > 1 else ""
+                raise LogichunkError(f"{batch[0][1]}{more}: {worker_error(e)}{_stopped(tally)}") from None
+            next_out += 1
+            yield result
+            continue
+        if not running:
+            return
+        ready, _ = ray.wait(list(running), num_returns=1)
+        for ref in ready:
+            seq, w, batch = running.pop(ref)
+            finished[seq] = (ref, batch)
+            free.append(w)
+
+
+def _write(store: Store, planned: list[Planned], todo: list[tuple[str, str, list[str]]], tally: Tally) -> None:
+    """Write one batch of planned documents in one transaction; at a file a worker could not plan,
+    write the ones before it and stop with that file's error."""
+    ready = []
+    failed: tuple[str, str, bool] | None = None
+    for k, plan, err, bad_input in planned:
+        if err or plan is None:
+            failed = (todo[k][0], err, bad_input)
+            break
+        ready.append((plan, todo[k][2]))
+    with store.tx():
+        for plan, earlier in ready:
+            did = store_file_document(store, plan.document, earlier)
+            tally.document(plan.document, earlier)
+            if plan.chapters:
+                chapters = [cid for cid, _order, _title in store.chapters(did)]
+                tally.rechunked(store.rechunk_chapter(cid, plan=p) for cid, p in zip(chapters, plan.chapters, strict=True))
+    if failed is not None:
+        path, err, bad_input = failed
+        if bad_input:
+            raise InputError(err + _stopped(tally))
+        raise LogichunkError(f"{path}: a Ray worker failed: {err}{_stopped(tally)}")
+
+
+def _stopped(tally: Tally | None) -> str:
+    if tally is None:  # the first pass: nothing is written yet
+        return "; nothing was ingested"
+    return f"; ingest stopped there: {tally.docs} new document(s) before it are stored, run it again for the rest"

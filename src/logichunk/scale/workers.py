@@ -1,0 +1,137 @@
+"""What runs inside the Ray workers: reading and checking files, and planning whole documents.
+
+One :class:`IngestWorker` per Ray actor. It never touches the store: per file it returns either an
+error line or a :class:`DocumentPlan` (the document as :class:`~logichunk.store.ingest.FileDocument`
+plus one :class:`~logichunk.store.plan.ChapterPlan` per chapter), which the driver writes. The
+planning is the store's own :func:`~logichunk.store.plan.plan_chapter`, so a plan made here is what
+the serial path would have computed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from ..chunkers.parent_child import PCParams
+from ..errors import InputError, LogichunkError
+from ..models.embedding import Embedder, LRUMapping
+from ..store.ingest import FileDocument, read_text_file
+from ..store.plan import ChapterPlan, plan_chapter, sha256
+
+__all__ = ["Checked", "DocumentPlan", "IngestWorker", "Planned", "RecordingEmbed"]
+
+#: ``(file index, text hash, error)``: a file read and decoded (error ``""``) or refused.
+Checked = tuple[int, str, str]
+
+
+@dataclass(frozen=True)
+class DocumentPlan:
+    """A file ready to be written: the document, and its chapters' plans (empty when not chunking)."""
+
+    document: FileDocument
+    chapters: tuple[ChapterPlan, ...] = ()
+
+
+class RecordingEmbed:
+    """The planner's ``vec_fn`` away from a store: texts embedded once per worker (by content hash,
+    in batches of ``batch_size``, as :meth:`Store.embed` sends them), and every vector handed out
+    kept in ``used`` so the store can put the chapter's vectors in its embedding cache."""
+
+    def __init__(self, embedder: Embedder, batch_size: int, memo: LRUMapping) -> None:
+        self.embedder, self.batch_size, self.memo = embedder, batch_size, memo
+        self.dim = int(embedder.dim)
+        self.used: dict[str, np.ndarray] = {}
+
+    def __call__(self, texts: Sequence[str]) -> np.ndarray:
+        hashes = [sha256(t) for t in texts]
+        todo: dict[str, str] = {}
+        for h, t in zip(hashes, texts, strict=True):
+            if h in self.used or h in todo:
+                continue
+            v = self.memo.get(h)
+            if v is None:
+                todo[h] = t
+            else:
+                self.used[h] = v
+        keys = list(todo)
+        for lo in range(0, len(keys), self.batch_size):
+            part = keys[lo : lo + self.batch_size]
+            vecs = np.asarray(self.embedder.embed([todo[h] for h in part], kind="passage"), dtype=np.float32)
+            if vecs.shape != (len(part), self.dim):
+                raise LogichunkError(f"embedder {self.embedder.model_id} returned shape {vecs.shape}, "
+                                     f"expected ({len(part)}, {self.dim})")
+            for h, v in zip(part, vecs, strict=True):
+                self.used[h] = self.memo[h] = v
+        if not hashes:
+            return np.zeros((0, self.dim), np.float32)
+        return np.stack([self.used[h] for h in hashes])
+
+
+#: ``(file index, plan, error, the error is the file's)``: a document ready to write, or why not.
+Planned = tuple[int, DocumentPlan | None, str, bool]
+
+
+class IngestWorker:
+    """The state of one Ray actor: the settings, and an embedder built on first use (from a spec,
+    with ``resolve_embedder``, or an embedder object sent by the driver) and kept for every later
+    batch, with a memo of the sentences it has embedded."""
+
+    def __init__(self, embedder: str | Embedder | None, model_id: str, params: PCParams, batch_size: int) -> None:
+        self.source, self.model_id, self.params, self.batch_size = embedder, model_id, params, batch_size
+        self.embedder: Embedder | None = None
+        self.memo = LRUMapping(20_000)  # sentences repeated across this worker's documents (headers, boilerplate)
+
+    def check(self, rows: Sequence[tuple[int, str]]) -> list[Checked]:
+        """First pass: decode each file as the serial ingest does; its text's hash, or the one-line
+        error that refuses it (binary, invalid UTF-8, unreadable)."""
+        out = []
+        for i, path in rows:
+            try:
+                out.append((i, sha256(read_text_file(Path(path))), ""))
+            except LogichunkError as e:
+                out.append((i, "", str(e)))
+        return out
+
+    def plan(self, rows: Sequence[tuple[int, str, str]]) -> list[Planned]:
+        """Second pass: each file planned (read again, split, chunked, embedded), or the error that
+        stops the ingest at it (the file's own, e.g. changed since the first pass, or the worker's)."""
+        out: list[Planned] = []
+        for i, path, text_hash in rows:
+            try:
+                out.append((i, self._plan(Path(path), text_hash), "", False))
+            except LogichunkError as e:
+                out.append((i, None, str(e), isinstance(e, InputError)))
+            except Exception as e:  # an embedder failing in any way: the driver stops at this file
+                out.append((i, None, f"{type(e).__name__}: {e}", False))
+        return out
+
+    def _embedder(self) -> Embedder:
+        if self.embedder is None:
+            emb = self.source
+            if isinstance(emb, str):
+                from ..models.registry import resolve_embedder
+
+                emb = resolve_embedder(emb, cached=False).model
+            if emb is None or str(emb.model_id) != self.model_id:
+                raise LogichunkError(f"the Ray workers resolved the embedder {getattr(emb, 'model_id', None)}, the "
+                                     f"store uses {self.model_id}; install the same models on every node")
+            self.embedder = emb
+        return self.embedder
+
+    def _plan(self, path: Path, text_hash: str) -> DocumentPlan:
+        text = read_text_file(path)
+        doc = FileDocument.of(path, text)
+        if doc.text_hash != text_hash:
+            raise InputError(f"{path} changed while it was being ingested; run the ingest again")
+        if self.source is None:  # rechunk=False: the blocks only
+            return DocumentPlan(doc)
+        emb = self._embedder()
+        plans = []
+        for rank, (_title, blocks) in enumerate(doc.chapters, 1):
+            rec = RecordingEmbed(emb, self.batch_size, self.memo)
+            plans.append(replace(plan_chapter(blocks, rank, rec, self.params), model_id=self.model_id,
+                                 vectors=rec.used))
+        return DocumentPlan(doc, tuple(plans))

@@ -1,0 +1,105 @@
+"""What a chapter's chunks are, computed away from the database.
+
+A plan is a pure function of the chapter's block texts, its rank in the document (the first part of
+every dotted id), the embedder and the parent-child knobs: parents laid out over the blocks,
+children cut inside each parent, and their vectors. Why apart from :class:`~logichunk.store.Store`:
+the store plans a chapter between a snapshot and a short write transaction, and a Ray worker
+(:mod:`logichunk.scale`) plans whole documents that no database holds yet; both must store the
+same thing, so there is one planner. Blocks are named by their index in the chapter; the store maps
+indexes to block ids when it writes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..chunkers.parent_child import PCParams, VecFn, block_of, layout_parents, split_children
+from ..models.embedding import unit
+from ..types import Bubble
+
+__all__ = ["ChapterPlan", "OldParents", "PlannedParent", "plan_chapter", "sha256"]
+
+#: ``(owner block index, start, end, content hash) -> (pk, order, dotted id)`` of a chapter's stored parents.
+OldParents = Mapping[tuple[int, int, int, str], tuple[int, int, str]]
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True)
+class PlannedParent:
+    """A parent to write, with its children: ``owner`` and ``blocks`` are block indexes; ``start``/``end``
+    are relative to the owner block; each child is ``(start, end, text, method, vector)``, its
+    offsets relative to the owner block too."""
+
+    order: int
+    dotted: str
+    owner: int
+    blocks: tuple[int, ...]
+    start: int
+    end: int
+    text: str
+    method: str
+    segments: tuple[tuple[int, int], ...]
+    vec: np.ndarray
+    children: tuple[tuple[int, int, str, str, np.ndarray], ...]
+
+
+@dataclass(frozen=True)
+class ChapterPlan:
+    """Everything a re-chunk of one chapter writes.
+
+    ``block_hashes`` are the contents the plan was made from (a store applies it only to a chapter
+    that still holds them, at ``rank``); ``kept`` are stored parents that stay, as ``(pk, order,
+    dotted, old dotted, old order)``; ``bubbles`` are ``(block index, bubble)``. ``model_id`` names
+    the embedder of the vectors; ``vectors`` (content hash -> vector) are the passage embeddings the
+    planner used, for the store's embedding cache, when the plan was made away from the store."""
+
+    rank: int
+    block_hashes: tuple[str, ...]
+    kept: tuple[tuple[int, int, str, str, int], ...]
+    new: tuple[PlannedParent, ...]
+    bubbles: tuple[tuple[int, Bubble], ...]
+    model_id: str = ""
+    vectors: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def children(self) -> int:
+        return sum(len(p.children) for p in self.new)
+
+
+def plan_chapter(contents: Sequence[str], rank: int, embed: VecFn, params: PCParams, *,
+                 old: OldParents | None = None, force: bool = False) -> ChapterPlan:
+    """Plan the chapter whose blocks hold ``contents``. A parent found in ``old`` (same owner block,
+    offsets and text) is kept as stored unless ``force``; the others are cut into children and
+    embedded through ``embed`` (texts -> L2-normalised float32 rows)."""
+    old = dict(old or {})
+    bubbles: list[tuple[int, Bubble]] = []
+    layout_bubbles: list[Bubble] = []
+    parents = layout_parents(list(contents), embed, params, layout_bubbles)
+    bubbles.extend((block_of(b), b) for b in layout_bubbles)
+    kept: list[tuple[int, int, str, str, int]] = []
+    new: list[PlannedParent] = []
+    for i, par in enumerate(parents, 1):
+        owner = par.blocks[0]
+        dotted = f"{rank}.{i}"
+        hit = old.pop((owner, par.start, par.end, sha256(par.text)), None)
+        if hit is not None and not force:
+            kept.append((hit[0], i, dotted, hit[2], hit[1]))
+            continue
+        cb: list[Bubble] = []
+        kids = split_children(par.text, embed, params, par.segments, cb, where=f"parent {dotted}")
+        bubbles.extend((owner, b) for b in cb)
+        texts = [par.text[c.start : c.end] for c in kids]
+        vecs = embed(texts)
+        pv = unit(vecs.mean(axis=0).astype(np.float32))
+        new.append(PlannedParent(i, dotted, owner, tuple(par.blocks), par.start, par.end, par.text, par.method,
+                                 tuple(par.segments), pv,
+                                 tuple((par.start + c.start, par.start + c.end, t, c.method, v)
+                                       for c, t, v in zip(kids, texts, vecs, strict=True))))
+    return ChapterPlan(rank, tuple(sha256(c) for c in contents), tuple(kept), tuple(new), tuple(bubbles))
