@@ -155,3 +155,22 @@ def test_the_probe_rejects_a_kernel_that_computes_something_else():
             return [x * 1.01 for x in super().run(a)]
 
     assert not int8_fused._agrees(Off(module), module, args)
+
+
+@pytest.mark.parametrize(("heads", "kv_heads", "cached", "m"), [(14, 2, 0, 9), (14, 2, 23, 9), (4, 4, 5, 7),
+                                                                (6, 3, 40, 2)])
+def test_split_attention_is_masked_attention(heads, kv_heads, cached, m):
+    """The cache part (stacked query heads, no mask) and the window part (causal), merged by their
+    log-sum-exps: masked SDPA over repeated K/V, as transformers computes it."""
+    g = torch.Generator().manual_seed(heads * 100 + cached)
+    q = torch.randn(1, heads, m, 16, generator=g)
+    k = torch.randn(1, kv_heads, cached + m, 16, generator=g)
+    v = torch.randn(1, kv_heads, cached + m, 16, generator=g)
+    mask = torch.ones(m, cached + m, dtype=torch.bool)
+    mask[:, cached:] = torch.tril(torch.ones(m, m, dtype=torch.bool))
+    rep = heads // kv_heads
+    want = torch.nn.functional.scaled_dot_product_attention(
+        q, k.repeat_interleave(rep, 1), v.repeat_interleave(rep, 1), attn_mask=mask, scale=0.25)
+    got = int8_fused.attend(q, k, v, 0.25)
+    assert got.shape == want.shape
+    assert (got - want).abs().max() < 1e-5

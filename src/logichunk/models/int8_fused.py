@@ -328,9 +328,44 @@ def _fused_forward(self: Any, hidden_states: torch.Tensor, attention_mask: torch
     q, k, v = self._fused["pre"].run([h, *_pre_weights(self), cos[0].contiguous(), sin[0].contiguous()])
     if past_key_values is not None:
         k, v = past_key_values.update(k, v, attn.layer_idx)
-    interface = ALL_ATTENTION_FUNCTIONS.get_interface(attn.config._attn_implementation,
-                                                      modeling_qwen2.eager_attention_forward)
-    out, _ = interface(attn, q, k, v, attention_mask, dropout=0.0, scaling=attn.scaling,
-                       sliding_window=attn.sliding_window, **kwargs)
+    if attn.config._attn_implementation == "sdpa" and _FLASH is not None:
+        out = attend(q, k, v, attn.scaling).transpose(1, 2)
+    else:
+        interface = ALL_ATTENTION_FUNCTIONS.get_interface(attn.config._attn_implementation,
+                                                          modeling_qwen2.eager_attention_forward)
+        out, _ = interface(attn, q, k, v, attention_mask, dropout=0.0, scaling=attn.scaling,
+                           sliding_window=attn.sliding_window, **kwargs)
     out = self._fused["post"].run([h, out.reshape(m, -1).contiguous(), *_post_weights(self)])[0]
     return out[None]
+
+
+_FLASH = getattr(torch.ops.aten, "_scaled_dot_product_flash_attention_for_cpu", None)
+
+
+def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float) -> torch.Tensor:
+    """Causal attention of a window's ``m`` queries ``(1, heads, m, d)`` over ``k``/``v``
+    ``(1, kv_heads, cached + m, d)``, where every cached token precedes the window (the LM pass's
+    rolling cache: no padding, nothing masked but the future).
+
+    Why not SDPA with transformers' mask: with a mask the CPU kernel computes the masked half of
+    the window's block too, and grouped-query K/V are first copied once per query head (7× for the
+    packaged LM). Here the cached part needs no mask — the query heads that share a K/V head are
+    stacked along the sequence, so nothing is copied — and the window's own part is plain causal;
+    the two softmaxes are merged through their log-sum-exps (exact up to float rounding)."""
+    b, heads, m, d = q.shape
+    kv_heads = k.shape[1]
+    group = heads // kv_heads
+    cached = k.shape[2] - m
+    kw, vw = k[:, :, cached:], v[:, :, cached:]
+    if group > 1:
+        kw, vw = kw.repeat_interleave(group, 1), vw.repeat_interleave(group, 1)
+    ow, lw = _FLASH(q, kw, vw, 0.0, True, scale=scale)[:2]
+    if cached == 0:
+        return ow
+    stacked = q.reshape(b, kv_heads, group * m, d)
+    oc, lc = _FLASH(stacked, k[:, :, :cached], v[:, :, :cached], 0.0, False, scale=scale)[:2]
+    oc, lc = oc.reshape(b, heads, m, d), lc.reshape(b, heads, m)
+    top = torch.maximum(lc, lw)
+    wc, ww = (lc - top).exp_(), (lw - top).exp_()
+    total = wc + ww
+    return oc * (wc / total)[..., None] + ow * (ww / total)[..., None]
