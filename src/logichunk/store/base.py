@@ -749,15 +749,16 @@ class Store:
                    "chunk_order, start_offset, end_offset, size, content, content_hash, method, meta, embedding_model, "
                    "embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, " + self._vec_marker() + ")")
             for par in new:
-                meta = json.dumps({"blocks": [ids[j] for j in par.blocks], "segments": par.segments})
+                sp = par.spec
+                meta = json.dumps({"blocks": [ids[j] for j in sp.blocks], "segments": sp.segments})
                 ppk = self._insert_pk(ins, (self.project_id, snap.document_id, snap.chapter_id, ids[par.owner], None, "parent",
-                                            par.dotted, par.order, par.start, par.end, len(par.text), par.text,
-                                            sha256(par.text), par.method, meta, model, self._vec_param(par.vec)))
+                                            par.dotted, par.order, sp.start, sp.end, len(sp.text), sp.text,
+                                            sha256(sp.text), sp.method, meta, model, self._vec_param(par.vec)))
                 self._xmany(ins, [(self.project_id, snap.document_id, snap.chapter_id, ids[par.owner], ppk, "child",
                                    f"{par.dotted}.{k}", k, s, e, len(t), t, sha256(t), m, None, model,
                                    self._vec_param(v))
                                   for k, (s, e, t, m, v) in enumerate(par.children, 1)])
-            touched = {ids[j] for par in new for j in par.blocks} | {
+            touched = {ids[j] for par in new for j in par.spec.blocks} | {
                 b.id for b in snap.blocks if b.content_hash != sha256(b.content)}
             if touched:
                 marks = ",".join("?" * len(touched))

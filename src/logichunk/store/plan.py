@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..chunkers.parent_child import PCParams, VecFn, block_of, layout_parents, split_children
+from ..chunkers.parent_child import ParentSpec, PCParams, VecFn, block_of, layout_parents, split_children
 from ..models.embedding import unit
 from ..types import Bubble
 
@@ -33,21 +33,19 @@ def sha256(text: str) -> str:
 
 @dataclass(frozen=True)
 class PlannedParent:
-    """A parent to write, with its children: ``owner`` and ``blocks`` are block indexes; ``start``/``end``
-    are relative to the owner block; each child is ``(start, end, text, method, vector)``, its
-    offsets relative to the owner block too."""
+    """A parent to write (``spec``: its blocks, as block indexes, and its offsets, relative to the
+    owner block — the first of them) with its place and its children: each child is ``(start, end,
+    text, method, vector)``, its offsets relative to the owner block too."""
 
     order: int
     dotted: str
-    owner: int
-    blocks: tuple[int, ...]
-    start: int
-    end: int
-    text: str
-    method: str
-    segments: tuple[tuple[int, int], ...]
+    spec: ParentSpec
     vec: np.ndarray
     children: tuple[tuple[int, int, str, str, np.ndarray], ...]
+
+    @property
+    def owner(self) -> int:
+        return self.spec.blocks[0]
 
 
 @dataclass(frozen=True)
@@ -98,8 +96,7 @@ def plan_chapter(contents: Sequence[str], rank: int, embed: VecFn, params: PCPar
         texts = [par.text[c.start : c.end] for c in kids]
         vecs = embed(texts)
         pv = unit(vecs.mean(axis=0).astype(np.float32))
-        new.append(PlannedParent(i, dotted, owner, tuple(par.blocks), par.start, par.end, par.text, par.method,
-                                 tuple(par.segments), pv,
+        new.append(PlannedParent(i, dotted, par, pv,
                                  tuple((par.start + c.start, par.start + c.end, t, c.method, v)
                                        for c, t, v in zip(kids, texts, vecs, strict=True))))
     return ChapterPlan(rank, tuple(sha256(c) for c in contents), tuple(kept), tuple(new), tuple(bubbles))
