@@ -31,6 +31,7 @@ a built-in paragraph repeated.
     python bench/bench_ppl.py --lengths 1024 4096 --lang en --threads 2
     python bench/bench_ppl.py --lengths 512 2048 --repeat 5
     python bench/bench_ppl.py --lengths 512 2048 --repeat 5 --methods logichunk logichunk-eager reference
+    python bench/bench_ppl.py --lengths 512 2048 --repeat 3 --rounds 3   # methods in turn, 3 times
 """
 
 from __future__ import annotations
@@ -192,6 +193,11 @@ def child(args: argparse.Namespace) -> None:
 # --------------------------------------------------------------------------- driver
 
 
+def _median(xs: list[float]) -> float:
+    xs = sorted(xs)
+    return xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lengths", type=int, nargs="+", default=[512, 2048, 8192], help="text lengths in tokens")
@@ -207,6 +213,9 @@ def main() -> None:
     ap.add_argument("--theta", type=float, default=0.0)
     ap.add_argument("--methods", nargs="+", default=["logichunk", "reference"])
     ap.add_argument("--repeat", type=int, default=1, help="timed runs per method and length (the median is reported)")
+    ap.add_argument("--rounds", type=int, default=1, help="run every (length, method) this many times, in turn, each "
+                    "in a fresh process; seconds and speed-ups are medians over the rounds (a noisy machine's slow "
+                    "minutes then fall on every method alike)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--method", help=argparse.SUPPRESS)
     ap.add_argument("--tokens", type=int, help=argparse.SUPPRESS)
@@ -229,32 +238,39 @@ def main() -> None:
     _, src = load_text(args.lang, 100)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     rows = []
-    for n in args.lengths:
-        for m in args.methods:
-            cmd = [sys.executable, __file__, "--child", "--method", m, "--tokens", str(n), "--lang", args.lang,
-                   "--threads", str(args.threads), "--dtype", args.dtype,
-                   "--reference-dtype", args.reference_dtype, "--window", str(args.window), "--max-context",
-                   str(args.max_context), "--theta", str(args.theta), "--repeat", str(args.repeat)] + (["--tiny"] if args.tiny else [])
-            p = subprocess.run(cmd, capture_output=True, text=True, env=env)
-            line = [x for x in p.stdout.splitlines() if x.startswith("{")]
-            if p.returncode != 0 or not line:
-                print(f"{m} @ {n} tokens failed:\n{p.stderr[-2000:]}", file=sys.stderr)
-                continue
-            rows.append(json.loads(line[-1]))
-            print(f"  done: {m:15s} {n:6d} tokens", file=sys.stderr)
+    for k, n, m in [(k, n, m) for k in range(max(1, args.rounds)) for n in args.lengths for m in args.methods]:
+        cmd = [sys.executable, __file__, "--child", "--method", m, "--tokens", str(n), "--lang", args.lang,
+               "--threads", str(args.threads), "--dtype", args.dtype,
+               "--reference-dtype", args.reference_dtype, "--window", str(args.window), "--max-context",
+               str(args.max_context), "--theta", str(args.theta), "--repeat", str(args.repeat)] + (["--tiny"] if args.tiny else [])
+        p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        line = [x for x in p.stdout.splitlines() if x.startswith("{")]
+        if p.returncode != 0 or not line:
+            print(f"{m} @ {n} tokens failed:\n{p.stderr[-2000:]}", file=sys.stderr)
+            continue
+        rows.append({**json.loads(line[-1]), "round": k})
+        print(f"  done: {m:15s} {n:6d} tokens", file=sys.stderr)
     if not rows:
         return
     models = " / ".join(dict.fromkeys(f"{r['method']}: {r['model']}" for r in rows))
     print(f"\nPPL chunking on CPU, {args.threads} threads — {models}")
     print(f"text: {src} ({args.lang}); logichunk window={args.window}, max_context={args.max_context}"
           + (f"; seconds: median of {args.repeat} runs" if args.repeat > 1 else ""))
+    if args.rounds > 1:
+        print(f"{args.rounds} rounds, every method in turn; seconds, peak and speed-up: medians over the rounds "
+              "(the speed-up is the median of each round's ratio to that round's reference)")
     print(f"{'tokens':>7} | {'method':15} | {'seconds':>8} | {'tokens/s':>9} | {'peak MB above model':>19} | speed-up")
-    by = {(r["requested"], r["method"]): r for r in rows}
-    for r in rows:
-        ref = by.get((r["requested"], "reference"))
-        sp = f"{ref['seconds'] / r['seconds']:.2f}×" if ref and r["method"] != "reference" else ""
-        print(f"{r['tokens']:>7} | {r['method']:15} | {r['seconds']:8.2f} | {r['tok_s']:9.1f} | "
-              f"{r['peak_mb']:19.1f} | {sp}")
+    for n in args.lengths:
+        for m in args.methods:
+            mine = [r for r in rows if r["requested"] == n and r["method"] == m]
+            if not mine:
+                continue
+            refs = {r["round"]: r for r in rows if r["requested"] == n and r["method"] == "reference"}
+            ratios = [refs[r["round"]]["seconds"] / r["seconds"] for r in mine if r["round"] in refs]
+            sp = f"{_median(ratios):.2f}×" if ratios and m != "reference" else ""
+            sec = _median([r["seconds"] for r in mine])
+            print(f"{mine[0]['tokens']:>7} | {m:15} | {sec:8.2f} | {mine[0]['tokens'] / sec:9.1f} | "
+                  f"{_median([r['peak_mb'] for r in mine]):19.1f} | {sp}")
     try:
         print(f"(load average while running: {os.getloadavg()[0]:.1f})")
     except OSError:
