@@ -19,7 +19,7 @@ from ..chunkers.parent_child import PCParams
 from ..errors import InputError, LogichunkError
 from ..models.embedding import Embedder, LRUMapping
 from ..store.ingest import FileDocument, read_text_file
-from ..store.plan import ChapterPlan, plan_chapter, sha256
+from ..store.plan import ChapterPlan, embed_batches, plan_chapter, sha256
 
 __all__ = ["Checked", "DocumentPlan", "IngestWorker", "Planned", "RecordingEmbed"]
 
@@ -57,14 +57,8 @@ class RecordingEmbed:
             else:
                 self.used[h] = v
         keys = list(todo)
-        for lo in range(0, len(keys), self.batch_size):
-            part = keys[lo : lo + self.batch_size]
-            vecs = np.asarray(self.embedder.embed([todo[h] for h in part], kind="passage"), dtype=np.float32)
-            if vecs.shape != (len(part), self.dim):
-                raise LogichunkError(f"embedder {self.embedder.model_id} returned shape {vecs.shape}, "
-                                     f"expected ({len(part)}, {self.dim})")
-            for h, v in zip(part, vecs, strict=True):
-                self.used[h] = self.memo[h] = v
+        for h, v in zip(keys, embed_batches(self.embedder, [todo[h] for h in keys], self.batch_size), strict=True):
+            self.used[h] = self.memo[h] = v
         if not hashes:
             return np.zeros((0, self.dim), np.float32)
         return np.stack([self.used[h] for h in hashes])

@@ -37,7 +37,7 @@ from ..index.bm25 import BM25Index
 from ..index.vectors import VectorIndex, make_index
 from ..types import Bubble, Chunk, Span
 from . import schema
-from .plan import ChapterPlan, plan_chapter, sha256
+from .plan import ChapterPlan, embed_batches, plan_chapter, sha256
 
 
 class StoreError(LogichunkError):
@@ -381,18 +381,14 @@ class Store:
                 todo[h] = t
         if todo:
             keys = list(todo)
-            bs = self.settings.embedding_batch_size
+            vecs = embed_batches(emb, [todo[k] for k in keys], self.settings.embedding_batch_size, kind=kind,
+                                 error=RechunkError)
+            self.embed_calls += len(keys)
+            now = time.time()
             rows = []
-            for lo in range(0, len(keys), bs):
-                chunk = keys[lo : lo + bs]
-                vecs = np.asarray(emb.embed([todo[k] for k in chunk], kind=kind), dtype=np.float32)
-                if vecs.shape != (len(chunk), dim):
-                    raise RechunkError(f"embedder {model} returned shape {vecs.shape}, expected ({len(chunk)}, {dim})")
-                self.embed_calls += len(chunk)
-                now = time.time()
-                for k, v in zip(chunk, vecs, strict=True):
-                    found[k] = v
-                    rows.append((model, kind, k, dim, np.ascontiguousarray(v, "<f4").tobytes(), now))
+            for k, v in zip(keys, vecs, strict=True):
+                found[k] = v
+                rows.append((model, kind, k, dim, np.ascontiguousarray(v, "<f4").tobytes(), now))
             with self.tx():
                 self._xmany(self._upsert_embedding_sql(), rows)
         with self._lock:

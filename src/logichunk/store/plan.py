@@ -14,14 +14,16 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from ..chunkers.parent_child import ParentSpec, PCParams, VecFn, block_of, layout_parents, split_children
+from ..errors import LogichunkError
 from ..models.embedding import unit
 from ..types import Bubble
 
-__all__ = ["ChapterPlan", "OldParents", "PlannedParent", "plan_chapter", "sha256"]
+__all__ = ["ChapterPlan", "OldParents", "PlannedParent", "embed_batches", "plan_chapter", "sha256"]
 
 #: ``(owner block index, start, end, content hash) -> (pk, order, dotted id)`` of a chapter's stored parents.
 OldParents = Mapping[tuple[int, int, int, str], tuple[int, int, str]]
@@ -29,6 +31,22 @@ OldParents = Mapping[tuple[int, int, int, str], tuple[int, int, str]]
 
 def sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def embed_batches(embedder: Any, texts: Sequence[str], batch_size: int, *, kind: str = "passage",
+                  error: type[LogichunkError] = LogichunkError) -> np.ndarray:
+    """``texts`` through ``embedder`` in batches of ``batch_size``, in their order, each answer's
+    shape checked. One routine for the store and the Ray workers: a backend that pads per batch
+    gives the same vectors only for the same batches."""
+    dim = int(embedder.dim)
+    out = np.empty((len(texts), dim), np.float32)
+    for lo in range(0, len(texts), batch_size):
+        part = texts[lo : lo + batch_size]
+        vecs = np.asarray(embedder.embed(list(part), kind=kind), dtype=np.float32)
+        if vecs.shape != (len(part), dim):
+            raise error(f"embedder {embedder.model_id} returned shape {vecs.shape}, expected ({len(part)}, {dim})")
+        out[lo : lo + len(part)] = vecs
+    return out
 
 
 @dataclass(frozen=True)
