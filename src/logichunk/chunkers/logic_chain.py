@@ -31,7 +31,9 @@ from ..ids import make_id
 from ..signals import GapSignal
 from ..signals.entropy import CompositeSignal, EntropySignal
 from ..text.measure import Measure, Meter, get_measure
+from ..signals.cohesion import CHUNK_DIM, lexical_vectors
 from ..text.sentences import BREAK_PARAGRAPH, SentenceSpans, split_sentences
+from ..text.structure import PARAGRAPH, layout
 from ..tree import ChunkTree, build_tree, build_tree_columns
 from ..types import Bubble
 from .llm_breaks import ChatModel, llm_breaks
@@ -60,6 +62,11 @@ class CascadeSettings:
     ``composite``: run tier 3; off, a run that tier 1 (and 2) could not split is split at its
     strongest tier-1 gaps instead — the fastest cascade (about 1.6× on English prose), labelled
     ``entropy``.
+    ``selection``: how a level's cuts are chosen among the scored gaps. ``"global"`` (default): the
+    dynamic programme of :func:`~logichunk.boundaries.fit_global` — lexical cohesion inside chunks,
+    the author's structure and the gap scores as rewards, headings opening chunks, no cut inside a
+    paragraph that fits. ``"local"``: the earlier rule, candidates at score peaks merged weakest
+    first (:func:`~logichunk.boundaries.fit`), kept for comparison.
     """
 
     sizes: tuple[int, ...] = (1000, 500, 200)
@@ -69,13 +76,26 @@ class CascadeSettings:
     structure_bonus: tuple[float, float, float, float] = (0.0, 0.05, 0.3, 1.0)
     signal: GapSignal = field(default_factory=EntropySignal)
     composite: bool = True
+    selection: str = "global"
 
     def __post_init__(self) -> None:
         check_sizes(self.sizes)
+        if self.selection not in SELECTIONS:
+            raise InputError(f"selection must be one of {', '.join(SELECTIONS)}, got {self.selection!r}")
         if isinstance(self.target_ratio, bool) or not isinstance(self.target_ratio, int | float | np.floating) \
                 or not 0 < self.target_ratio <= 1:
             raise InputError(f"target ratio must be a number in (0, 1], got {self.target_ratio!r}")
         get_measure(self.unit)  # an unknown unit is an InputError here, even for an empty text
+
+
+SELECTIONS = ("global", "local")
+
+#: reward of cutting at a gap of each structural strength (sentence, line, paragraph, block, section):
+#: a paragraph break is neutral, a cut inside one costs, a section break is sought;
+#: in units of one sentence's scatter; a fixed ordering of the author's marks, not tuned
+STRUCTURE_REWARD = np.array([-1.0, -0.5, 0.0, 0.5, 2.0])
+#: reward of a gap the LLM (tier 2) named as a break: as strong as a section heading
+LLM_REWARD = 2.0
 
 
 def _is_int(x: object) -> bool:
@@ -131,6 +151,12 @@ class _Run:
             raw = settings.signal.gap_scores(self.sents) if ns > 1 else np.zeros(0)
         self.bonus = np.asarray(settings.structure_bonus, dtype=np.float64)[self.sents.breaks.astype(np.int64)]
         score = np.asarray(raw, dtype=np.float64) + self.bonus
+        # the author's structure per boundary (strength, no-cut after a heading) and each boundary's
+        # bonus, kept aligned with B when tier 4 inserts offsets inside sentences
+        lay = layout(self.sents)
+        self.T = lay.strength.astype(np.int64)
+        self.NC = lay.no_cut.copy()
+        self.Bn = self.bonus.copy()
         cand = bd.peaks(score, settings.peak_drop) | (self.sents.breaks >= BREAK_PARAGRAPH)
         # boundary offsets inside the text, their scores and their tier rank (0..3)
         self.B = self.sents.ends[:-1].astype(np.int64) if ns else np.zeros(0, np.int64)
@@ -191,6 +217,9 @@ class _Run:
         self.B = np.insert(self.B, at, offsets)
         self.S = np.insert(self.S, at, -1.0)
         self.R = np.insert(self.R, at, 3)
+        self.T = np.insert(self.T, at, 0)
+        self.NC = np.insert(self.NC, at, False)
+        self.Bn = np.insert(self.Bn, at, 0.0)
 
     def _force_inner(self, start: int, end: int, limit: int, level: int, pri: np.ndarray) -> list[int]:
         """Tier 4 on one over-long atom (``pri``: its break priorities): its inner cut offsets,
@@ -223,6 +252,53 @@ class _Run:
             if not new:
                 return
             self._insert(new)
+
+    def _global_cuts(self, a_start: np.ndarray, a_end: np.ndarray, asz: np.ndarray, sc: np.ndarray,
+                     gidx: np.ndarray, inner: np.ndarray, sep: np.ndarray, limits: bd.SizeLimits,
+                     level: int) -> np.ndarray:
+        """The level's cuts by :func:`~logichunk.boundaries.fit_global`: rewards are the structure's
+        strength plus the gap score (tier 3's where it rescored); a cut right after a heading, or
+        inside a paragraph that fits the limit, is forbidden. Below level 1, where an over-long
+        sentence stays whole, a heading stays glued to what follows even past the limit."""
+        A = asz.size
+        strength = np.zeros(A - 1, np.int64)
+        strength[inner] = self.T[gidx]
+        reward = STRUCTURE_REWARD[strength] + np.where(inner, sc, 0.0)
+        reward[inner] -= self.Bn[gidx]
+        heading = np.zeros(A - 1, bool)
+        heading[inner] = self.NC[gidx]
+        forbid = np.zeros(A - 1, bool)
+        para = np.zeros(A, np.int64)
+        np.cumsum((strength >= PARAGRAPH) | sep, out=para[1:])
+        psize = np.bincount(para, weights=asz)
+        forbid |= inner & (strength < PARAGRAPH) & (psize[para[:-1]] <= limits.max_size)
+        # a piece that fits the target and the next level's limit stays whole, as a text that is one
+        # chunk does without running the cascade at all (_one_chunk)
+        nxt = self.cfg.sizes[level] if level < len(self.cfg.sizes) else np.inf
+        piece = np.zeros(A, np.int64)
+        np.cumsum(sep, out=piece[1:])
+        pfit = np.bincount(piece, weights=asz)
+        forbid |= inner & (pfit[piece[:-1]] <= min(limits.goal, nxt))
+        # what is forbidden here always fits, so it is glued (fewer atoms for the DP); a heading's gap
+        # is glued below level 1 (the sentence it titles stays whole there) and forbidden at level 1,
+        # where the user's maximum comes first
+        glue = forbid | heading if level > 1 else forbid
+        reward[heading] = -np.inf
+        if self.text_edges is None:
+            X = lexical_vectors(self.text, a_start, a_end, CHUNK_DIM)
+            penalty: float | np.ndarray = bd.null_penalty(X)
+        else:  # texts chunked together: each its own vocabulary and penalty, as alone
+            owner = np.searchsorted(self.text_edges[0], a_start, side="right") - 1
+            cut_at = np.flatnonzero(owner[1:] != owner[:-1]) + 1
+            parts = np.split(np.arange(A), cut_at)
+            vecs = [lexical_vectors(self.text, a_start[p], a_end[p], CHUNK_DIM) for p in parts]
+            dim = max(v.shape[1] for v in vecs)
+            X = np.zeros((A, dim), np.float32)
+            penalty = np.zeros(A)
+            for p, v in zip(parts, vecs, strict=True):
+                X[p, : v.shape[1]] = v
+                penalty[p] = bd.null_penalty(v)
+        return bd.fit_global(asz, X, reward, limits, fixed=sep, glue=glue, penalty=penalty)
 
     # ------------------------------------------------------------------ one level, all pieces
     def level(self, pieces: list[tuple[int, int, str | None]], level: int, out: _Columns) -> list:
@@ -288,9 +364,13 @@ class _Run:
                 self._composite(gap_b[bd.ranges(fa, fb - 1)])
             sc, rk = refresh()
         target = max(1, int(limit * self.cfg.target_ratio))
-        res = bd.fit(asz, sc, bd.SizeLimits(limit, target=target), (rk <= 1) | sep, rank=rk, fixed=sep)
+        limits = bd.SizeLimits(limit, target=target)
         cut = np.zeros(A - 1, bool)
-        cut[res.cuts] = True
+        if self.cfg.selection == "global":
+            cut[self._global_cuts(a_start, a_end, asz, sc + LLM_REWARD * (rk == 1), gidx, inner, sep, limits,
+                                  level)] = True
+        else:
+            cut[bd.fit(asz, sc, limits, (rk <= 1) | sep, rank=rk, fixed=sep).cuts] = True
         # runs = chunks; a piece edge always closes one
         rs = np.concatenate(([0], np.flatnonzero(cut) + 1))  # first atom of each run
         re_ = np.concatenate((rs[1:], [A])) - 1  # last atom of each run

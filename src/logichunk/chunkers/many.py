@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import InputError
 from ..signals.entropy import content_items, novelty_jump, novelty_prefix_of
 from ..text.measure import Measure, Meter
-from ..text.sentences import SentenceSpans, split_sentences
+from ..text.sentences import BREAK_PARAGRAPH, SentenceSpans, split_sentences
 from ..tree import ChunkTree, build_tree, build_tree_columns
 from .logic_chain import CascadeSettings, _cascade, _Columns, _one_chunk, _Run, check_sizes, level_sizes
 
@@ -104,7 +104,8 @@ def _shared_pass(texts: list[str], sents: list[SentenceSpans], cfg: CascadeSetti
             end = o + len(texts[k])
             s_lo.append(np.array([end], np.int64))
             s_hi.append(np.array([end + len(SEP)], np.int64))
-            brk.append(np.zeros(2, ss.breaks.dtype))
+            # a text's edge reads as a blank line, as the edge of a text alone does (structure.layout)
+            brk.append(np.full(2, BREAK_PARAGRAPH, ss.breaks.dtype))
             seam.append(np.ones(2, bool))
     all_sents = SentenceSpans(joined, np.concatenate(s_lo), np.concatenate(s_hi), np.concatenate(brk))
     is_seam = np.concatenate(seam)

@@ -174,6 +174,57 @@ def _entropy(s: Settings):
     return _Signal(EntropySignal(), s)
 
 
+class _Global:
+    """The global boundary decision (:func:`logichunk.boundaries.segment_global`) over sentence
+    vectors: model-free lexical cohesion (``global``) or the configured embedder's (``global-embed``).
+    As a chunker it is :func:`logichunk.chunk` as users run it (one level: the global choice is the
+    cascade's default)."""
+
+    def __init__(self, s: Settings, embedded: bool) -> None:
+        self.s = s
+        self.embedded = embedded
+
+    def segment(self, units: Sequence[str], lang: str, gold_count: int | None = None) -> np.ndarray:
+        from ..boundaries import segment_global
+
+        if len(units) < 2:
+            return np.zeros(0, dtype=np.int64)
+        if self.embedded:
+            X = np.asarray(self.s.embedder.embed(list(units), kind="passage"), dtype=np.float32)
+            norm = np.linalg.norm(X, axis=1, keepdims=True)
+            X = X / np.where(norm > 0, norm, 1.0)
+        else:
+            from ..signals.cohesion import lexical_vectors
+            from .segmentation import units_to_sents
+
+            sents = units_to_sents(units)
+            X = lexical_vectors(sents.text, sents.starts, sents.ends)
+        return segment_global(X)
+
+    def chunk(self, text: str, lang: str, units: bool = False) -> Located:
+        from .. import chunk
+
+        tree = chunk(text, max_size=self.s.size, levels=1, unit=self.s.unit)
+        return Located(_tree_spans(tree), 0, len(tree.leaves()))
+
+
+class _LocalCascade(_Signal):
+    """The cascade with the earlier local rule (peaks merged weakest first), for comparison."""
+
+    def chunk(self, text: str, lang: str, units: bool = False) -> Located:
+        from ..chunkers.logic_chain import CascadeSettings, chunk_logic_chain
+
+        cfg = CascadeSettings(sizes=(self.s.size,), unit=self.s.unit, signal=self.signal, selection="local")
+        tree = chunk_logic_chain(text, cfg)
+        return Located(_tree_spans(tree), 0, len(tree.leaves()))
+
+
+def _entropy_local(s: Settings):
+    from ..signals.entropy import EntropySignal
+
+    return _LocalCascade(EntropySignal(), s)
+
+
 def _cliff(s: Settings):
     try:
         from ..signals.semantic import SemanticSignal
@@ -582,8 +633,16 @@ def _spec(name, group, tasks, requires, make, about, oracle=False, slow=False) -
 
 
 METHODS: dict[str, MethodSpec] = {m.name: m for m in [
+    _spec("global", "logichunk", _BOTH, ["logichunk.signals.cohesion"], lambda s: _Global(s, False),
+          "logichunk default: global boundary choice (DP) on model-free lexical cohesion; segmentation: "
+          "penalty by the permutation rule; chunking: chunk() as users run it"),
+    _spec("global-embed", "logichunk", {_SEG}, ["logichunk.signals.cohesion"], lambda s: _Global(s, True),
+          "logichunk: global boundary choice (DP) on the embedder's sentence vectors (--embedder)"),
     _spec("entropy", "logichunk", _BOTH, ["logichunk.signals.entropy"], _entropy,
-          "logichunk: character n-gram entropy signal; chunking = logic-chain cascade (no LLM)"),
+          "logichunk: entropy signal; segmentation = local peaks with the depth count rule; chunking = "
+          "logic-chain cascade (no LLM), global choice"),
+    _spec("entropy-local", "logichunk", {_CH}, ["logichunk.signals.entropy"], _entropy_local,
+          "logichunk: the cascade with the earlier local rule (peaks merged weakest first)"),
     _spec("cliff", "logichunk", _BOTH, ["logichunk.signals.semantic"], _cliff,
           "logichunk: semantic cliffs (1 - cosine of adjacent sentence embeddings)"),
     _spec("fused", "logichunk", _BOTH, ["logichunk.signals.semantic"], _fused,

@@ -1,0 +1,125 @@
+"""The document's own structure, read once: which sentences are headings, and how strongly the
+author's layout separates every pair of neighbouring sentences.
+
+Why it is a separate pass: headings, blank-line paragraphs, lists, tables and fences are the
+author's own logic markup, the strongest evidence of where a text's logic breaks. The sentence
+splitter (:mod:`.sentences`) already keeps Markdown lines whole and marks every gap with a break
+kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence view cannot see:
+
+* **headings** — Markdown ATX (``# Title``) and setext (``Title`` over ``===``/``---``), numbered
+  headings standing on their own line (``1.2 Scope``, ``第三章 总则``, ``二、方法``), and short
+  title lines standing alone between blank lines (``故乡（鲁迅，1921，节选）``): a line that is a
+  whole paragraph, short, without the punctuation that ends or continues a sentence, followed by
+  more text;
+* **strengths** per gap: :data:`SECTION` before a heading > :data:`BLOCK` around lists, tables,
+  fences and rules > :data:`PARAGRAPH` (blank line) > :data:`LINE` > :data:`SENTENCE`;
+* **no-cut gaps**: right after a heading (it titles what follows, so it opens a chunk and never
+  ends one) and between a setext heading's text and its underline.
+
+Every rule is a fixed reading of the layout, not a tuned number: a title line is at most
+:data:`TITLE_MAX_CHARS` characters, a numbered heading line at most :data:`NUMBERED_MAX_CHARS`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from .sentences import BREAK_HARD, BREAK_LINE, BREAK_PARAGRAPH, SentenceSpans
+
+SENTENCE, LINE, PARAGRAPH, BLOCK, SECTION = 0, 1, 2, 3, 4
+STRENGTH_NAMES = {SENTENCE: "sentence", LINE: "line", PARAGRAPH: "paragraph", BLOCK: "block", SECTION: "section"}
+
+#: a title line standing alone between blank lines is at most this long (characters, stripped)
+TITLE_MAX_CHARS = 80
+#: a numbered heading line (``1.2 Scope``) is at most this long
+NUMBERED_MAX_CHARS = 100
+
+_ATX = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]|$)")
+_SETEXT_LINE = re.compile(r"[ \t]{0,3}(?:=+|-+)[ \t]*$")
+_NUMBERED = re.compile(
+    r"\s*(?:"
+    r"(?:\d{1,3}(?:\.\d{1,3})+\.?|\d{1,3}\.?)[ \t\u3000]+\S"  # 1 Intro, 1.2 Scope, 1.2.3. Terms
+    r"|第[0-9一二三四五六七八九十百千零〇两]+[章节篇部回卷编条]"  # 第三章 总则
+    r"|[一二三四五六七八九十]+[、．.][^\s]"  # 二、方法
+    r"|(?:Chapter|CHAPTER|Section|SECTION|Part|PART|Appendix|APPENDIX)\s+[0-9IVXLC]+\b"
+    r")"
+)
+# what ends or continues a sentence: a line ending so is prose (or a list lead-in), not a title
+_PROSE_END = set("。！？；：，、.!?;:,…")
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Layout:
+    """The structure of one text's sentences: ``heading`` (bool per sentence), ``strength`` (int8
+    per gap, the constants above) and ``no_cut`` (bool per gap: a cut there would end a chunk with
+    a heading or split one)."""
+
+    heading: np.ndarray
+    strength: np.ndarray
+    no_cut: np.ndarray
+
+    def paragraph_ids(self) -> np.ndarray:
+        """Per sentence, the index of the paragraph (or block, or section) it lies in."""
+        n = self.heading.size
+        out = np.zeros(n, np.int64)
+        if n > 1:
+            np.cumsum(self.strength >= PARAGRAPH, out=out[1:])
+        return out
+
+
+def _is_title(line: str) -> bool:
+    s = line.strip()
+    if not s or len(s) > TITLE_MAX_CHARS:
+        return False
+    if s[-1] in _PROSE_END or s[0] in "-*+•|>=`~":  # prose, a list item, a table row, a quote, a rule
+        return False
+    # a title line carries a word: not a lone number, rule or bullet
+    return any(ch.isalpha() for ch in s)
+
+
+def layout(sents: SentenceSpans) -> Layout:
+    """Read the structure of ``sents`` (see the module docstring). Python touches only the sentences
+    that start a line and are short, a small share of any text."""
+    n = len(sents)
+    brk = np.asarray(sents.breaks, dtype=np.int8)
+    strength = np.where(brk >= BREAK_HARD, BLOCK, brk).astype(np.int8)
+    heading = np.zeros(n, dtype=bool)
+    no_cut = np.zeros(max(n - 1, 0), dtype=bool)
+    if n == 0:
+        return Layout(heading, strength, no_cut)
+    text = sents.text
+    starts, ends = sents.starts, sents.ends
+    before = np.full(n, BREAK_PARAGRAPH, np.int8)  # the text's start counts as a blank line
+    before[1:] = brk
+    after = np.full(n, BREAK_PARAGRAPH, np.int8)
+    after[:-1] = brk
+    line_start = before >= BREAK_LINE
+    line_whole = line_start & (after >= BREAK_LINE)
+    short = (ends - starts) <= max(TITLE_MAX_CHARS, NUMBERED_MAX_CHARS) + 8  # + trailing blank lines
+    setext_under = np.zeros(n, dtype=bool)
+    for i in np.flatnonzero(line_whole & short).tolist():
+        line = text[int(starts[i]) : int(ends[i])]
+        if _ATX.match(line):
+            heading[i] = True
+        elif i > 0 and _SETEXT_LINE.match(line.rstrip("\r\n")) and before[i] == BREAK_LINE and not heading[i - 1] \
+                and text[int(starts[i - 1]) : int(ends[i - 1])].strip():
+            heading[i - 1] = True
+            setext_under[i] = True
+        elif len(line.strip()) <= NUMBERED_MAX_CHARS and _NUMBERED.match(line) and line.strip()[-1] not in _PROSE_END \
+                and before[i] != BREAK_HARD:
+            heading[i] = True
+        elif before[i] == BREAK_PARAGRAPH and after[i] >= BREAK_PARAGRAPH and i < n - 1 and _is_title(line) \
+                and text[int(starts[i + 1]) : int(ends[i + 1])].strip():  # a title has text to title
+            heading[i] = True
+    if n > 1:
+        # a heading's underline belongs to it; a heading is never the end of a chunk
+        no_cut |= setext_under[1:]
+        ends_heading = heading[:-1] | setext_under[:-1]
+        no_cut |= ends_heading
+        opens = heading[1:] & ~setext_under[1:]
+        strength = np.where(opens, SECTION, strength).astype(np.int8)
+        strength = np.where(no_cut, np.minimum(strength, LINE), strength).astype(np.int8)
+    return Layout(heading, strength, no_cut)

@@ -1,0 +1,202 @@
+"""The global boundary decision (boundaries.fit_global / optimal_cuts / segment_global) and the
+structure it reads (text/structure.py): optimality against brute force, limits, fixed and forbidden
+gaps, headings opening chunks, paragraphs that fit kept whole."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logichunk import boundaries as bd
+from logichunk import chunk, chunk_many
+from logichunk.text.measure import Meter
+from logichunk.text.sentences import split_sentences
+from logichunk.text.structure import PARAGRAPH, SECTION, layout
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _brute(sizes, X, reward, limits, penalty, fixed=None):
+    """The best objective over every cut set that fits (exhaustive; tiny n only)."""
+    n = len(sizes)
+    best = np.inf
+    for mask in itertools.product([0, 1], repeat=n - 1):
+        cuts = np.flatnonzero(mask)
+        if fixed is not None and not np.all(np.asarray(mask)[fixed] == 1):
+            continue
+        if reward is not None and np.isneginf(reward[cuts]).any():
+            continue
+        edges = np.concatenate(([0], cuts + 1, [n]))
+        if any(b - a > 1 and sizes[a:b].sum() > limits.max_size for a, b in zip(edges[:-1], edges[1:], strict=True)):
+            continue
+        best = min(best, bd.objective(cuts, sizes, X, reward, limits, penalty))
+    return best
+
+
+problems = st.integers(2, 8).flatmap(lambda n: st.tuples(
+    st.lists(st.integers(1, 9), min_size=n, max_size=n),
+    st.lists(st.lists(st.floats(-1, 1), min_size=3, max_size=3), min_size=n, max_size=n),
+    st.lists(st.one_of(st.floats(-2, 2), st.just(-np.inf)), min_size=n - 1, max_size=n - 1),
+    st.integers(5, 25),
+    st.floats(0, 2),
+))
+
+
+@settings(max_examples=400, deadline=None)
+@given(problems)
+def test_the_dp_is_optimal_by_its_own_objective(problem):
+    sizes, X, reward, max_size, penalty = problem
+    sizes = np.asarray(sizes)
+    X = np.asarray(X, dtype=np.float64)
+    reward = np.asarray(reward, dtype=np.float64)
+    limits = bd.SizeLimits(max_size)
+    cuts = bd.fit_global(sizes, X, reward, limits, penalty=penalty)
+    edges = np.concatenate(([0], cuts + 1, [len(sizes)]))
+    for a, b in zip(edges[:-1], edges[1:], strict=True):
+        assert b - a == 1 or sizes[a:b].sum() <= max_size
+    best = _brute(sizes, X, reward, limits, penalty)
+    if np.isfinite(best):  # a forbidden gap was needed only when no allowed cut set fits
+        assert not np.isneginf(reward[cuts]).any()
+        assert bd.objective(cuts, sizes, X, reward, limits, penalty) == pytest.approx(best, abs=1e-6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(2, 60).flatmap(lambda n: st.tuples(
+    st.lists(st.integers(1, 40), min_size=n, max_size=n),
+    st.lists(st.floats(0, 1), min_size=n - 1, max_size=n - 1),
+    st.integers(1, 5),
+    st.integers(40, 200),
+)))
+def test_never_worse_than_the_greedy_rule_on_its_objective(problem):
+    sizes, scores, seed, max_size = problem
+    sizes = np.asarray(sizes)
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(sizes.size, 4))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    reward = np.asarray(scores)
+    limits = bd.SizeLimits(max_size)
+    penalty = bd.null_penalty(X)
+    dp = bd.fit_global(sizes, X, reward, limits, penalty=penalty)
+    greedy = bd.fit(sizes, reward, limits).cuts
+    assert bd.objective(dp, sizes, X, reward, limits, penalty) <= bd.objective(greedy, sizes, X, reward, limits,
+                                                                                 penalty) + 1e-9
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(3, 40).flatmap(lambda n: st.tuples(
+    st.lists(st.integers(1, 30), min_size=n, max_size=n),
+    st.lists(st.booleans(), min_size=n - 1, max_size=n - 1),
+    st.lists(st.booleans(), min_size=n - 1, max_size=n - 1),
+)))
+def test_fixed_gaps_are_cut_and_glued_gaps_never(problem):
+    sizes, fixed, glue = problem
+    sizes = np.asarray(sizes)
+    fixed = np.asarray(fixed)
+    glue = np.asarray(glue) & ~fixed
+    X = np.eye(sizes.size)[:, : min(sizes.size, 5)]
+    cuts = bd.fit_global(sizes, X, None, bd.SizeLimits(35), fixed=fixed, glue=glue)
+    cut = np.zeros(sizes.size - 1, bool)
+    cut[cuts] = True
+    assert cut[fixed].all()
+    assert not cut[glue].any()
+
+
+def test_scatter_costs_are_the_scatter_of_each_window():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12, 5))
+    C = bd.scatter_costs(X, 6)
+    for b in range(1, 13):
+        for k in range(1, 7):
+            if k > b:
+                assert np.isinf(C[b, k - 1])
+                continue
+            seg = X[b - k : b]
+            want = float(((seg - seg.mean(0)) ** 2).sum())
+            assert C[b, k - 1] == pytest.approx(want, rel=1e-5, abs=1e-5)
+
+
+def test_segment_global_finds_a_change_of_vocabulary_and_not_one_inside_a_topic():
+    rng = np.random.default_rng(1)
+    a = np.zeros((30, 20))
+    b = np.zeros((30, 20))
+    a[np.arange(30), rng.integers(0, 10, 30)] = 1.0  # topic A: words 0-9
+    b[np.arange(30), rng.integers(10, 20, 30)] = 1.0  # topic B: words 10-19
+    assert bd.segment_global(np.vstack([a, b])).tolist() == [29]
+    assert bd.segment_global(a).size == 0  # one topic: the permutation penalty keeps it whole
+
+
+# --------------------------------------------------------------------------- structure
+
+
+def test_headings_are_read_from_markdown_numbers_and_title_lines():
+    text = ("Title\n=====\n\nSome text here. More text.\n\n1.2 Scope of work\n\nBody line one.\n"
+            "- item one\n- item two\n\n## Head\nPara after.\n\n桃花源记（陶渊明）\n\n晋太元中，武陵人捕鱼为业。\n\n"
+            "A sentence that ends.\n\nA lead-in to what follows:\n\nmore.")
+    sents = split_sentences(text)
+    lay = layout(sents)
+    heads = [t.strip() for t, h in zip(sents.texts(), lay.heading, strict=True) if h]
+    assert heads == ["Title", "1.2 Scope of work", "## Head", "桃花源记（陶渊明）"]
+    for i in np.flatnonzero(lay.heading).tolist():
+        assert lay.no_cut[i]  # a heading never ends a chunk
+        if i > 0:
+            assert lay.strength[i - 1] == SECTION
+
+
+EXAMPLES = ["examples/en_public_domain.md", "examples/zh_public_domain.txt"]
+
+
+@pytest.mark.parametrize("path", EXAMPLES)
+@pytest.mark.parametrize("max_size", [120, 200, 300, 600, 1000])
+def test_examples_no_chunk_ends_in_a_heading_and_fitting_paragraphs_stay_whole(path, max_size):
+    text = (ROOT / path).read_text(encoding="utf-8")
+    tree = chunk(text, max_size=max_size)
+    sents = split_sentences(text)
+    lay = layout(sents)
+    end_of = {int(e): i for i, e in enumerate(sents.ends.tolist())}
+    meter = Meter(text)
+    for c in tree:
+        i = end_of.get(c.span.end)
+        if i is not None and i < len(sents) - 1:
+            assert not lay.no_cut[i] or meter.size(int(sents.starts[i]), int(sents.ends[i + 1])) > max_size, c
+    # no level-1 cut inside a paragraph that fits the limit
+    para = lay.paragraph_ids()
+    sizes = np.bincount(para, weights=sents.ends - sents.starts)
+    for c in tree.roots()[:-1]:
+        i = end_of.get(c.span.end)  # None: a cut inside one sentence over the limit
+        if i is not None and lay.strength[i] < PARAGRAPH:
+            assert sizes[para[i]] > max_size, (c, sizes[para[i]])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from([
+    "# A heading\n\n", "## Sub heading\n", "Plain sentence one. ", "Another sentence here! ", "\n\n",
+    "1.2 Numbered title\n\n", "标题行\n\n", "中文句子在这里。", "- a list item\n", "| a | b |\n",
+    "```\ncode line\n```\n", "Short\n\n",
+]), min_size=1, max_size=40), st.sampled_from([40, 80, 200]))
+def test_headings_open_chunks_on_generated_documents(parts, max_size):
+    text = "".join(parts)
+    sizes = (max_size, max_size // 2)
+    tree = chunk(text, sizes=sizes)
+    assert "".join(tree.text_of(c) for c in tree.roots()) == text
+    sents = split_sentences(text)
+    lay = layout(sents)
+    meter = Meter(text)
+    end_of = {int(e): i for i, e in enumerate(sents.ends.tolist())}
+    for c in tree:
+        i = end_of.get(c.span.end)
+        if i is None or i == len(sents) - 1 or not lay.no_cut[i]:
+            continue  # not a chunk that ends with a heading
+        j = i + 1  # the heading, the headings right under it, and the first sentence they title
+        while j < len(sents) - 1 and lay.no_cut[j]:
+            j += 1
+        k = i  # back to the first of a run of headings
+        while k > 0 and lay.no_cut[k - 1]:
+            k -= 1
+        assert c.level == 1 and meter.size(int(sents.starts[k]), int(sents.ends[j])) > max_size, c
+    rows = [(c.id, c.span) for c in tree]
+    assert [[(c.id, c.span) for c in t] for t in chunk_many([text, text], sizes=sizes)] == [rows, rows]
