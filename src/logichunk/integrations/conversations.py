@@ -62,12 +62,19 @@ class Conversations:
         self.calibration = calibration
         self._lock = threading.RLock()
         self._open: dict[str, _Open] = {}
-        store = project.store
-        with store.tx():
-            store._x(_TABLE.format(**schema.DIALECTS[store.dialect]))
+        self._ready = False
+
+    def _ensure_table(self) -> None:
+        """Created on first use, not at start: a server over a read-only database still searches."""
+        if not self._ready:
+            store = self.project.store
+            with store.tx():
+                store._x(_TABLE.format(**schema.DIALECTS[store.dialect]))
+            self._ready = True
 
     # ------------------------------------------------------------------ the stored open turns
     def _rows(self, conv: str) -> list[tuple[int, LogicalBlock]]:
+        self._ensure_table()
         rows = self.project.store._q("SELECT turn_no, data FROM memory_open_turns WHERE project_id = ? AND "
                                      "conversation_id = ? ORDER BY turn_no", (self.project.store.project_id, conv))
         return [(int(n), LogicalBlock.from_dict(json.loads(d))) for n, d in rows]
@@ -77,6 +84,7 @@ class Conversations:
                               "turn_no < ?", (self.project.store.project_id, conv, keep_from))
 
     def _write(self, conv: str, turn_no: int, block: LogicalBlock) -> None:
+        self._ensure_table()
         self.project.store._x("INSERT INTO memory_open_turns(project_id, conversation_id, turn_no, data, created_at) "
                               "VALUES (?, ?, ?, ?, ?)", (self.project.store.project_id, conv, turn_no,
                                                           json.dumps(block.to_dict(), ensure_ascii=False), time.time()))
@@ -177,6 +185,7 @@ class Conversations:
             keep = self._kept_from(o) if o.p.unarchived else o.turn0 + 10**9
             self._prune(conv, keep)
             out: dict[str, Any] = {"conversation_id": conv, "archived": [self._episode(o, conv, e) for e in eps],
+                                   "revisions": [{**r.to_dict(), "turn": o.turn0 + r.turn} for r in o.p.flush_revisions],
                                    "topics": len(topics(self.project.store, conv))}
             if o.p.unarchived:
                 out["archive_errors"] = o.p.archive_errors[-3:]

@@ -20,15 +20,9 @@ import logging
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, Protocol
 
-try:
-    from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ResourceError, ToolError
-    from mcp.types import ToolAnnotations
-except ImportError as e:  # pragma: no cover - the extra is missing
-    from ..errors import ModelUnavailable
-
-    raise ModelUnavailable(f"the MCP server needs the mcp extra ({e.name} is missing): "
-                           "pip install 'logichunk[mcp]'") from None
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from .. import __version__

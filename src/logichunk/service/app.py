@@ -85,6 +85,7 @@ def create_app(settings: Settings | None = None, *, api_key: str, embedder: Any 
         app.include_router(mod.router, responses=errors.error_responses(*codes[mod]))
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    _mount_mcp(app, service)
 
     @app.get("/", include_in_schema=False)
     def page() -> Response:
@@ -102,6 +103,15 @@ def create_app(settings: Settings | None = None, *, api_key: str, embedder: Any 
     app.add_middleware(BodyLimit, max_bytes=settings.service_max_body_bytes)
     app.add_middleware(RequestMetrics, metrics=metrics)
     return app
+
+
+def _mount_mcp(app: FastAPI, service: Service) -> None:
+    """The MCP server at ``/mcp`` (streamable HTTP, behind the key) when the ``mcp`` extra is installed."""
+    try:
+        from ..integrations.mcp_http import mount_mcp
+    except ImportError:
+        return
+    mount_mcp(app, service)
 
 
 def _docs(app: FastAPI) -> None:
