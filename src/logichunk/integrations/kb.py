@@ -221,7 +221,7 @@ class Folders:
         for f in folders:
             p = Path(f).expanduser()
             if not p.is_dir():
-                raise InputError(f"--allow {f}: not a folder")
+                raise InputError(f"{f}: not a folder (the folders add_file may read must exist)")
             roots.append(p.resolve())
         self.roots = tuple(roots)
 
@@ -230,7 +230,7 @@ class Folders:
             raise InputError("path is empty")
         if not self.roots:
             raise InputError("add_file is off: this server was started without folders to read from "
-                             "(start it with --allow DIR)")
+                             "(start it with: logichunk mcp --allow DIR, or logichunk serve --mcp-allow DIR)")
         p = Path(path).expanduser()
         if not p.is_absolute():
             p = self.roots[0] / p

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import hmac
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from mcp.server.transport_security import TransportSecuritySettings
@@ -79,9 +79,10 @@ async def _deny(send: Any, code: str, message: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-def mount_mcp(app: Any, service: Any) -> None:
-    """Add ``/mcp`` to the service's FastAPI ``app`` and run the MCP session manager in its lifespan."""
-    server = build_server(ServiceStores(service.registry), service.settings)
+def mount_mcp(app: Any, service: Any, allow: Sequence[str] = ()) -> None:
+    """Add ``/mcp`` to the service's FastAPI ``app`` and run the MCP session manager in its lifespan;
+    ``allow``: the folders ``add_file`` may read (``logichunk serve --mcp-allow DIR``)."""
+    server = build_server(ServiceStores(service.registry), service.settings, allow=kb.Folders(allow))
     # the API key guards the route; the SDK's Host/Origin allow-list (for servers without auth on
     # loopback) would refuse a service reached by another name (--host 0.0.0.0, a proxy)
     server.streamable_http_app(streamable_http_path=PATH,

@@ -53,7 +53,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(note, file=sys.stderr)
     sock = _listen(args.host, args.port)
     try:
-        app = create_app(settings, api_key=key)
+        app = create_app(settings, api_key=key, mcp_allow=args.mcp_allow or ())
     except BaseException:
         sock.close()
         raise
@@ -96,4 +96,6 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--max-body-bytes", type=int, help="largest request body accepted (default 16 MiB)")
     p.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"])
     p.add_argument("--access-log", action="store_true", help="log every request")
+    p.add_argument("--mcp-allow", action="append", metavar="DIR",
+                   help="a folder the MCP tool add_file (at /mcp) may read; repeatable (default: none, add_file off)")
     p.set_defaults(func=cmd_serve)
