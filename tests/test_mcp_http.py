@@ -16,6 +16,7 @@ pytest.importorskip("fastapi")
 import httpx2  # noqa: E402
 from mcp import ClientSession  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+
 from mcp_helpers import TOOLS, TURNS, call, refused  # noqa: E402
 from service_helpers import EN, KEY, ZH, serve  # noqa: E402
 

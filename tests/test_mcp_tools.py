@@ -15,12 +15,12 @@ from hypothesis import strategies as st
 pytest.importorskip("mcp")
 
 from mcp import Client  # noqa: E402
-from mcp_helpers import TURNS, call, refused  # noqa: E402
 
 from logichunk.config import Settings  # noqa: E402
 from logichunk.errors import InputError  # noqa: E402
 from logichunk.integrations import kb  # noqa: E402
 from logichunk.integrations.mcp_server import build_server  # noqa: E402
+from mcp_helpers import TURNS, call, refused  # noqa: E402
 
 MORE = ("饺子煮好以后蘸什么酱料好？", "醋加蒜泥和一点辣椒油，也可以加些香菜。")
 LATER = [("What is the capital of Australia?", "Canberra, not Sydney."),
@@ -174,3 +174,31 @@ def test_chunk_tool_tree_tiles_the_text(text, method, max_size):
         if kids:
             assert "".join(k["text"] for k in kids) == ch["text"]
             assert all(k["id"].startswith(ch["id"] + ".") for k in kids)
+
+
+def test_readme_mcp_examples(monkeypatch, tmp_path):
+    """The README's MCP section: the client snippets are valid JSON whose arguments the CLI accepts,
+    and the Python example runs as written."""
+    import contextlib
+    import io
+    import json
+    import re
+
+    from logichunk.cli import build_parser
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Agents over MCP", 1)[1].split("\n## ", 1)[0]
+    configs = [json.loads(b) for b in re.findall(r"```json\n(.*?)```", section, re.S)]
+    stdio = [c["mcpServers"]["logichunk"] for c in configs if "command" in c["mcpServers"]["logichunk"]]
+    http = [c["mcpServers"]["logichunk"] for c in configs if "url" in c["mcpServers"]["logichunk"]]
+    assert stdio and http and http[0]["url"].endswith("/mcp") and "X-API-Key" in http[0]["headers"]
+    args = build_parser().parse_args(stdio[0]["args"])
+    assert args.verb == "mcp" and args.allow == ["/home/me/notes"]
+    (code,) = [b for b in re.findall(r"```python\n(.*?)```", section, re.S) if "build_server" in b]
+    (tmp_path / "examples").symlink_to(Path(__file__).resolve().parents[1] / "examples")
+    monkeypatch.chdir(tmp_path)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "README.md", "exec"), {})
+    ref, rest = out.getvalue().split(" ", 1)
+    assert re.fullmatch(r"[0-9a-f]+#\d+\.\d+\.\d+", ref) and "桃花" in rest

@@ -26,7 +26,16 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from ..memory import Archiver, LogicalBlock, Perception, anchor_text, is_filler, load_conversation, search_topics, topics
+from ..memory import (
+    Archiver,
+    LogicalBlock,
+    Perception,
+    anchor_text,
+    is_filler,
+    load_conversation,
+    search_topics,
+    topics,
+)
 from ..store import schema
 from .kb import Limits, Project, check_text, plain
 
