@@ -35,10 +35,12 @@ def env() -> dict[str, str]:
 
 
 @asynccontextmanager
-async def stdio_server(db: Path, *extra: str, embedder: str = "hash:128") -> AsyncIterator[ClientSession]:
-    """``logichunk mcp --db DB`` started as a subprocess, driven by the SDK's stdio client."""
+async def stdio_server(db: Path, *extra: str, embedder: str | None = "hash:128") -> AsyncIterator[ClientSession]:
+    """``logichunk mcp --db DB`` started as a subprocess, driven by the SDK's stdio client
+    (``embedder=None``: the default setting, ``auto``)."""
+    flags = ["--embedder", embedder] if embedder else []
     params = StdioServerParameters(command=sys.executable,
-                                   args=["-m", "logichunk", "mcp", "--db", str(db), "--embedder", embedder, *extra],
+                                   args=["-m", "logichunk", "mcp", "--db", str(db), *flags, *extra],
                                    env=env(), cwd=str(ROOT))
     with open(os.devnull, "w") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:

@@ -37,7 +37,8 @@ def test_http_mcp_behind_the_api_key(tmp_path):
     notes = tmp_path / "notes"
     notes.mkdir()
     (notes / "tea.md").write_text("# Tea\n\nGreen tea is steamed or pan-fired soon after picking.\n", encoding="utf-8")
-    with serve(db, "--mcp-allow", str(notes)) as (url, _proc, _lines):
+    with serve(db, "--mcp-allow", str(notes)) as (url, proc, _lines):
+        assert proc.stdout.readline().startswith(f"mcp:     {url}/mcp ")  # the banner names the endpoint
         # without the key, with a wrong one: 401 before any MCP message is read
         for headers, code in (({}, "missing_api_key"), ({"X-API-Key": "wrong-key-0123456789"}, "invalid_api_key"),
                               ({"Authorization": "Bearer nope-nope-nope-nope"}, "invalid_api_key")):

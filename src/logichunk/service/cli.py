@@ -73,6 +73,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         out.write(f"API key: {key}\n")
         out.write(f"open:    {url}#key={key}\n")
     out.write(f"docs:    {url}docs   health: {url}api/health\n")
+    if getattr(app.state, "mcp", None) is not None:
+        out.write(f"mcp:     {url}mcp  (Model Context Protocol, streamable HTTP, the same key)\n")
     if host not in ("127.0.0.1", "::1", "localhost"):
         out.write("note: listening beyond this machine; the API key is the only protection and HTTP is plain text "
                   "(put TLS in front)\n")
