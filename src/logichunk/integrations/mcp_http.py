@@ -85,7 +85,8 @@ def mount_mcp(app: Any, service: Any, allow: Sequence[str] = ()) -> None:
     server = build_server(ServiceStores(service.registry), service.settings, allow=kb.Folders(allow))
     # the API key guards the route; the SDK's Host/Origin allow-list (for servers without auth on
     # loopback) would refuse a service reached by another name (--host 0.0.0.0, a proxy)
-    server.streamable_http_app(streamable_http_path=PATH,
+    # and the body limit is the service's (the SDK's 4 MiB would refuse a text /api takes)
+    server.streamable_http_app(streamable_http_path=PATH, max_request_body_size=service.settings.service_max_body_bytes,
                                transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
     manager = server.session_manager
     app.router.routes.append(Route(PATH, endpoint=RequireKey(manager.handle_request, service.api_key)))
