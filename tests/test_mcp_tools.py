@@ -126,6 +126,31 @@ def test_add_file_reads_only_inside_the_allowed_folders(tmp_path):
     _run(tmp_path / "f.db", fn, allow=(str(allowed),))
 
 
+@pytest.mark.parametrize("mode", ["hybrid", "parent", "basic", "hierarchical", "graph-ssg", "graph-tri", "graph-hybrid"])
+def test_every_search_mode_gives_spans_into_the_document(tmp_path, mode):
+    text = (Path(__file__).resolve().parents[1] / "examples" / "en_public_domain.md").read_text(encoding="utf-8")
+
+    async def fn(c: Client) -> None:
+        doc = await call(c, "add_document", title="en", text=text)
+        res = await call(c, "search", query="naturalist on board the Beagle", mode=mode, top_k=3)
+        assert res["hits"] and res["mode"] == mode
+        for h in res["hits"]:
+            assert h["document_id"] == doc["id"] and h["ref"] == f"{doc['id']}#{h['id']}"
+            a, b = h["span"]
+            assert text[a:b] == h["text"]
+            for part in ("context", "matched_child", "sentence"):
+                if part in h:
+                    a2, b2 = h[part]["span"]
+                    assert text[a2:b2] == h[part]["text"] and a <= a2 <= b2 <= b, (part, h)
+        if mode.startswith("graph-"):
+            assert all("sentence" in h for h in res["hits"]) and res["path"]["path"]
+            assert "Beagle" in res["hits"][0]["sentence"]["text"]
+        if mode == "parent":
+            assert all("matched_child" in h for h in res["hits"])
+
+    _run(tmp_path / "s.db", fn)
+
+
 def test_get_chunk_walks_the_whole_tree(tmp_path):
     text = (Path(__file__).resolve().parents[1] / "examples" / "en_public_domain.md").read_text(encoding="utf-8")
 

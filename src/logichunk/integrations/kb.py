@@ -381,7 +381,11 @@ def search(project: Project, query: str, limits: Limits, mode: str = "hybrid", t
             "kind": m.get("level_name"), "method": h.chunk.method, "text": text,
             "span": lay.span(m.get("block_id"), h.chunk.span.start, h.chunk.span.end, text),
         }
-        if h.context is not None and m.get("context_text") is not None:  # a window of a large parent
+        if "sentence_block_span" in m:  # graph modes: the sentence found, inside its chunk
+            a, b = m["sentence_block_span"]
+            rec["sentence"] = {"text": m.get("context_text"),
+                               "span": lay.span(m.get("sentence_block_id"), a, b, m.get("context_text"))}
+        elif h.context is not None and m.get("context_text") is not None:  # a window of a large parent
             rec["context"] = {"text": m["context_text"],
                               "span": lay.span(m.get("block_id"), h.context.start, h.context.end, m["context_text"])}
         if "child_span" in m:  # parent mode: the child that matched

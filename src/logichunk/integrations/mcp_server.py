@@ -105,7 +105,7 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
         """Search the knowledge base. Returns hits best first, each with its text, `ref` (pass it to
         get_chunk to read around it), dotted id, document, `span` ([start, end) in the document's
         text) and score; parent mode adds the matched child and a `context` window for large
-        parents; graph modes add the walk's `path`."""
+        parents; graph modes return one hit per `sentence` (text and span) and the walk's `path`."""
         return kb.search(stores.get(project), query, limits, mode, top_k)
 
     @tool(writes)
