@@ -128,7 +128,9 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
 
     @tool(read_only)
     def list_documents(project: ProjectArg = None) -> dict[str, Any]:
-        """List the documents of the knowledge base: id, title, source, size, chapters and chunk counts."""
+        """List the documents of the knowledge base: id, title, source, size, chapters and chunk counts.
+        Archived conversation topics are documents too (source `memory:CONVERSATION#TOPIC`), so
+        search finds what was discussed as well as what was added."""
         return kb.list_documents(stores.get(project))
 
     @tool(read_only)
