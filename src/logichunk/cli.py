@@ -464,7 +464,7 @@ def _chunk_options(c: argparse.ArgumentParser) -> None:
 
 CORE_VERBS = frozenset({"chunk", "validate", "compensate", "bubbles", "version"})
 EXTENSIONS = ("logichunk.store.cli", "logichunk.eval.cli", "logichunk.service.cli", "logichunk.retrieve.graph_cli",
-              "logichunk.memory.cli")
+              "logichunk.memory.cli", "logichunk.integrations.mcp_cli")
 
 
 def build_parser(extensions: bool = True) -> argparse.ArgumentParser:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -24,6 +24,7 @@ from fastapi.staticfiles import StaticFiles
 
 from .. import __version__
 from ..config import Settings
+from ..errors import InputError
 from ..models.embedding import EmbeddingCache
 from . import errors
 from .auth import check_key
@@ -55,9 +56,9 @@ class Service:
 
 
 def create_app(settings: Settings | None = None, *, api_key: str, embedder: Any = None,
-               debounce_ms: int | None = None) -> FastAPI:
+               debounce_ms: int | None = None, mcp_allow: Sequence[str] = ()) -> FastAPI:
     """``embedder`` overrides ``settings.embedder`` (tests pass a small one); ``debounce_ms``
-    overrides ``settings.debounce_delay_ms``."""
+    overrides ``settings.debounce_delay_ms``; ``mcp_allow``: folders the MCP tool ``add_file`` may read."""
     settings = settings or Settings.load()
     metrics = Metrics()
     registry = Registry(settings, metrics, embedder=embedder, delay_ms=debounce_ms)
@@ -85,6 +86,7 @@ def create_app(settings: Settings | None = None, *, api_key: str, embedder: Any 
         app.include_router(mod.router, responses=errors.error_responses(*codes[mod]))
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    _mount_mcp(app, service, mcp_allow)
 
     @app.get("/", include_in_schema=False)
     def page() -> Response:
@@ -102,6 +104,17 @@ def create_app(settings: Settings | None = None, *, api_key: str, embedder: Any 
     app.add_middleware(BodyLimit, max_bytes=settings.service_max_body_bytes)
     app.add_middleware(RequestMetrics, metrics=metrics)
     return app
+
+
+def _mount_mcp(app: FastAPI, service: Service, allow: Sequence[str]) -> None:
+    """The MCP server at ``/mcp`` (streamable HTTP, behind the key) when the ``mcp`` extra is installed."""
+    try:
+        from ..integrations.mcp_http import mount_mcp
+    except ImportError:
+        if allow:
+            raise InputError("--mcp-allow: the MCP server needs the mcp extra: pip install 'logichunk[mcp]'") from None
+        return
+    mount_mcp(app, service, allow)
 
 
 def _docs(app: FastAPI) -> None:

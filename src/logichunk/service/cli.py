@@ -53,7 +53,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(note, file=sys.stderr)
     sock = _listen(args.host, args.port)
     try:
-        app = create_app(settings, api_key=key)
+        app = create_app(settings, api_key=key, mcp_allow=args.mcp_allow or ())
     except BaseException:
         sock.close()
         raise
@@ -73,6 +73,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         out.write(f"API key: {key}\n")
         out.write(f"open:    {url}#key={key}\n")
     out.write(f"docs:    {url}docs   health: {url}api/health\n")
+    if getattr(app.state, "mcp", None) is not None:
+        out.write(f"mcp:     {url}mcp  (Model Context Protocol, streamable HTTP, the same key)\n")
     if host not in ("127.0.0.1", "::1", "localhost"):
         out.write("note: listening beyond this machine; the API key is the only protection and HTTP is plain text "
                   "(put TLS in front)\n")
@@ -96,4 +98,6 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--max-body-bytes", type=int, help="largest request body accepted (default 16 MiB)")
     p.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"])
     p.add_argument("--access-log", action="store_true", help="log every request")
+    p.add_argument("--mcp-allow", action="append", metavar="DIR",
+                   help="a folder the MCP tool add_file (at /mcp) may read; repeatable (default: none, add_file off)")
     p.set_defaults(func=cmd_serve)

@@ -1,0 +1,434 @@
+"""The knowledge-base operations an agent calls, as plain functions of a store, returning JSON
+values: search, add a document or a file, list documents, read a chunk with its neighbours, read a
+document, chunk a text without storing it. Framework-free (the MCP server in
+:mod:`logichunk.integrations.mcp_server` wraps them as tools), so each is testable on its own, and
+every refusal is an :class:`~logichunk.errors.InputError` with a sentence an agent can act on.
+
+Chunks are named by a *ref* ``DOCUMENT_ID#DOTTED_ID`` (``4f3a…#2.3.1``: chapter 2, parent 3, child 1
+of that document); spans are ``[start, end)`` offsets into the document's text (its blocks, in
+order), so ``document_text(ref's document)[start:end]`` is the chunk's text exactly.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import config as config_mod
+from ..config import Settings
+from ..errors import InputError, LogichunkError
+from ..retrieve import retrieve
+from ..store import ChunkRow, Store
+from ..store.ingest import SUFFIXES, ingest_text, read_text_file
+
+PROJECT_CHARS = 100
+
+
+def plain(v: Any) -> Any:
+    """JSON values from numpy scalars/arrays, tuples, mappings and non-finite floats."""
+    if isinstance(v, dict) or hasattr(v, "items"):
+        return {str(k): plain(x) for k, x in v.items()}
+    if isinstance(v, list | tuple | set | frozenset):
+        return [plain(x) for x in v]
+    if isinstance(v, np.ndarray):
+        return plain(v.tolist())
+    if isinstance(v, np.generic):
+        return plain(v.item())
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if v is None or isinstance(v, str | int | float | bool):
+        return v
+    return str(v)
+
+
+# --------------------------------------------------------------------------- stores
+
+
+@dataclass
+class Project:
+    """One project's store and the lock searches take (the in-memory indexes sync lazily)."""
+
+    name: str
+    store: Store
+    lock: Any = field(default_factory=threading.Lock)
+    prime: Callable[[str], None] | None = None  # embeds a query ahead of the locked search, when cached
+
+
+class Stores:
+    """The projects of one database, opened on first use with one embedder (what ``logichunk mcp``
+    uses; the HTTP service passes its own registry's stores instead, see :mod:`.mcp_http`)."""
+
+    def __init__(self, settings: Settings, embedder: Any = None) -> None:
+        self.settings = settings
+        self.embedder = embedder
+        self.default = settings.project
+        self._lock = threading.Lock()
+        self._open: dict[str, Project] = {}
+        self.get(None, create=True)  # a wrong --db fails at start, not at the first call
+
+    def get(self, project: str | None, *, create: bool = False) -> Project:
+        name = check_project(project) if project is not None else self.default
+        with self._lock:
+            p = self._open.get(name)
+            if p is None:
+                store = Store.open(self.settings.db, settings=self.settings, embedder=self.embedder, project=name,
+                                   create=create or name == self.default)
+                if self.embedder is None:
+                    self.embedder = store.embedder
+                p = self._open[name] = Project(name, store)
+            return p
+
+    def close(self) -> None:
+        with self._lock:
+            for p in self._open.values():
+                p.store.close()
+            self._open.clear()
+
+
+def check_project(name: Any) -> str:
+    if not isinstance(name, str) or not name or len(name) > PROJECT_CHARS or not (name[0].isalnum() or name[0] == "_") \
+            or not all(c.isalnum() or c in "_-." for c in name):
+        raise InputError(f"project name {name!r} is not valid: 1-{PROJECT_CHARS} letters, digits, '_', '-' or '.', "
+                         "not starting with '.' or '-'")
+    return name
+
+
+# --------------------------------------------------------------------------- limits and checks
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_query_chars: int = 1000
+    max_text_chars: int = 1_000_000
+    max_top_k: int = 100
+
+    @classmethod
+    def from_settings(cls, s: Settings) -> Limits:
+        return cls(s.service_max_query_chars, s.service_max_chunk_chars, s.service_max_top_k)
+
+
+def check_text(text: Any, what: str, limit: int) -> str:
+    if not isinstance(text, str):
+        raise InputError(f"{what} must be a string")
+    if not text.strip():
+        raise InputError(f"{what} is empty")
+    if len(text) > limit:
+        raise InputError(f"{what} is {len(text):,} characters; this server takes at most {limit:,}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise InputError(f"{what} holds an unpaired surrogate at character {e.start}; send valid Unicode") from None
+    return text
+
+
+def _check_top_k(top_k: Any, limits: Limits) -> int:
+    if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= limits.max_top_k:
+        raise InputError(f"top_k must be an integer from 1 to {limits.max_top_k}, got {top_k!r}")
+    return top_k
+
+
+# --------------------------------------------------------------------------- documents
+
+
+def _doc_titles(store: Store) -> dict[str, tuple[str, str | None]]:
+    return {d: (t, s) for d, t, s in store.documents()}
+
+
+def _require_doc(store: Store, doc_id: str) -> tuple[str, str | None]:
+    docs = _doc_titles(store)
+    if doc_id not in docs:
+        raise InputError(f"no document {doc_id!r} in this project (list_documents shows the ids)")
+    return docs[doc_id]
+
+
+@dataclass(frozen=True)
+class DocLayout:
+    """A document's text and where each block and chapter starts in it."""
+
+    text: str
+    block_start: dict[str, int]
+    chapters: list[tuple[str, int, str | None, int, int]]  # id, rank, title, start, end
+
+    @classmethod
+    def of(cls, store: Store, doc_id: str) -> DocLayout:
+        parts: list[str] = []
+        starts: dict[str, int] = {}
+        chapters = []
+        pos = 0
+        for rank, (cid, _order, title) in enumerate(store.chapters(doc_id), 1):
+            c0 = pos
+            for b in store.blocks(cid):
+                starts[b.id] = pos
+                parts.append(b.content)
+                pos += len(b.content)
+            chapters.append((cid, rank, title, c0, pos))
+        return cls("".join(parts), starts, chapters)
+
+    def span(self, block_id: Any, start: int, end: int, text: str | None) -> list[int] | None:
+        """``[start, end)`` of a block-relative span in document offsets; None when the document's
+        text there is no longer ``text`` (the block was edited since it was chunked)."""
+        base = self.block_start.get(block_id) if isinstance(block_id, str) else None
+        if base is None:
+            return None
+        a, b = base + start, base + end
+        if text is not None and self.text[a:b] != text:
+            return None
+        return [a, b]
+
+
+def document_summary(store: Store, doc_id: str, title: str, source: str | None) -> dict[str, Any]:
+    lay = DocLayout.of(store, doc_id)
+    rows = store.chunks(document_id=doc_id)
+    dirty = sum(1 for c in lay.chapters for b in store.blocks(c[0]) if b.is_dirty)
+    return {"id": doc_id, "title": title, "source": source, "chars": len(lay.text), "chapters": len(lay.chapters),
+            "parents": sum(r.level == "parent" for r in rows), "children": sum(r.level == "child" for r in rows),
+            "status": "pending" if dirty else "ready"}
+
+
+def add_document(project: Project, title: str, text: str, limits: Limits, *, source: str | None = None) -> dict[str, Any]:
+    """Store ``text`` as a document and chunk it now (chapters at headings, blocks at blank lines)."""
+    if not isinstance(title, str) or not title.strip():
+        raise InputError("title is empty")
+    if len(title) > 300:
+        raise InputError(f"title is {len(title)} characters; at most 300")
+    text = check_text(text, "text", limits.max_text_chars)
+    store = project.store
+    doc = ingest_text(store, title.strip(), text, source=source)
+    errors = []
+    for cid, _order, _title in store.chapters(doc):
+        try:
+            store.rechunk_chapter(cid)
+        except LogichunkError as e:  # stored, chunked later (the embedder is down, say): say so
+            errors.append(str(e))
+    out = document_summary(store, doc, title.strip(), source)
+    if errors:
+        out["errors"] = errors[:3]
+    return out
+
+
+class Folders:
+    """The folders ``add_file`` may read (resolved, symlinks followed): nothing outside them."""
+
+    def __init__(self, folders: Sequence[str | os.PathLike[str]]) -> None:
+        roots = []
+        for f in folders:
+            p = Path(f).expanduser()
+            if not p.is_dir():
+                raise InputError(f"{f}: not a folder (the folders add_file may read must exist)")
+            roots.append(p.resolve())
+        self.roots = tuple(roots)
+
+    def check(self, path: Any) -> Path:
+        if not isinstance(path, str) or not path.strip():
+            raise InputError("path is empty")
+        if not self.roots:
+            raise InputError("add_file is off: this server was started without folders to read from "
+                             "(start it with: logichunk mcp --allow DIR, or logichunk serve --mcp-allow DIR)")
+        p = Path(path).expanduser()
+        if not p.is_absolute():
+            p = self.roots[0] / p
+        real = p.resolve()
+        if not any(real == r or r in real.parents for r in self.roots):
+            raise InputError(f"{path} is outside the folders this server may read: "
+                             + ", ".join(str(r) for r in self.roots))
+        if not real.is_file():
+            raise InputError(f"{path}: no such file")
+        if real.suffix.lower() not in SUFFIXES:
+            raise InputError(f"{path}: only text files ({', '.join(SUFFIXES)}) are read")
+        return real
+
+
+def add_file(project: Project, path: str, folders: Folders, limits: Limits, title: str | None = None) -> dict[str, Any]:
+    real = folders.check(path)
+    if real.stat().st_size > 4 * limits.max_text_chars:
+        raise InputError(f"{path} is {real.stat().st_size:,} bytes; this server takes at most "
+                         f"{limits.max_text_chars:,} characters")
+    text = read_text_file(real)
+    return add_document(project, title or real.stem, text, limits, source=str(real))
+
+
+def list_documents(project: Project) -> dict[str, Any]:
+    store = project.store
+    return {"project": project.name,
+            "documents": [document_summary(store, d, t, s) for d, t, s in store.documents()]}
+
+
+def document_text(project: Project, doc_id: str) -> dict[str, Any]:
+    store = project.store
+    title, source = _require_doc(store, doc_id)
+    lay = DocLayout.of(store, doc_id)
+    return {"id": doc_id, "title": title, "source": source, "text": lay.text,
+            "chapters": [{"id": f"{doc_id}#{rank}", "title": t, "span": [a, b]} for _c, rank, t, a, b in lay.chapters]}
+
+
+def project_bubbles(project: Project, doc_id: str | None = None) -> dict[str, Any]:
+    store = project.store
+    if doc_id is None:
+        items = [b.to_dict() for b in store.bubbles()]
+    else:
+        _require_doc(store, doc_id)
+        items = [{**b.to_dict(), "chapter": rank} for rank, (c, _o, _t) in enumerate(store.chapters(doc_id), 1)
+                 for b in store.bubbles(c)]
+    return {"project": project.name, "bubbles": plain(items)}
+
+
+# --------------------------------------------------------------------------- chunks by ref
+
+
+def parse_ref(ref: Any, document_id: str | None = None) -> tuple[str, str]:
+    if not isinstance(ref, str) or not ref.strip():
+        raise InputError("id is empty")
+    doc, sep, dotted = ref.strip().rpartition("#")
+    if not sep:
+        doc, dotted = (document_id or ""), ref.strip()
+    if not doc:
+        raise InputError(f"id {ref!r} names no document: use the ref from search (DOCUMENT_ID#DOTTED_ID), "
+                         "or pass document_id")
+    parts = dotted.split(".")
+    if not all(p.isdigit() and p != "0" and not p.startswith("0") for p in parts):
+        raise InputError(f"{dotted!r} is not a dotted id (like 2 or 2.3 or 2.3.1)")
+    return doc, dotted
+
+
+def _node(store: Store, lay: DocLayout, doc_id: str, row: ChunkRow, *, with_text: bool = True) -> dict[str, Any]:
+    d: dict[str, Any] = {"ref": f"{doc_id}#{row.dotted_id}", "id": row.dotted_id, "kind": row.level,
+                         "method": row.method, "size": row.size,
+                         "span": lay.span(row.block_id, row.start, row.end, row.content)}
+    if with_text:
+        d["text"] = row.content
+    return d
+
+
+def _chapter_node(doc_id: str, lay: DocLayout, rank: int, *, with_text: bool = True) -> dict[str, Any]:
+    _cid, _rank, title, a, b = lay.chapters[rank - 1]
+    d: dict[str, Any] = {"ref": f"{doc_id}#{rank}", "id": str(rank), "kind": "chapter", "method": "chapter",
+                         "title": title, "size": b - a, "span": [a, b]}
+    if with_text:
+        d["text"] = lay.text[a:b]
+    return d
+
+
+def get_chunk(project: Project, ref: str, document_id: str | None = None) -> dict[str, Any]:
+    """A chunk by ref with its parent, siblings and children (chapter > parent > child)."""
+    store = project.store
+    doc, dotted = parse_ref(ref, document_id)
+    title, _source = _require_doc(store, doc)
+    lay = DocLayout.of(store, doc)
+    rows = store.chunks(document_id=doc)
+    by_id = {r.dotted_id: r for r in rows}
+
+    def kids_of(prefix: str) -> list[ChunkRow]:
+        depth = prefix.count(".") + 1
+        return sorted((r for r in rows if r.dotted_id.startswith(prefix + ".") and r.dotted_id.count(".") == depth),
+                      key=lambda r: [int(p) for p in r.dotted_id.split(".")])
+
+    if "." not in dotted:  # a chapter
+        rank = int(dotted)
+        if rank > len(lay.chapters):
+            raise InputError(f"document {doc!r} has {len(lay.chapters)} chapter(s); no chapter {dotted}")
+        node = _chapter_node(doc, lay, rank)
+        parent = None
+        siblings = [_chapter_node(doc, lay, r, with_text=False) for r in range(1, len(lay.chapters) + 1) if r != rank]
+    else:
+        row = by_id.get(dotted)
+        if row is None:
+            raise InputError(f"no chunk {dotted!r} in document {doc!r} (it may have been re-chunked; search again)")
+        node = _node(store, lay, doc, row)
+        up = dotted.rpartition(".")[0]
+        if "." in up:
+            parent = _node(store, lay, doc, by_id[up], with_text=False) if up in by_id else None
+        else:
+            parent = _chapter_node(doc, lay, int(up), with_text=False) if int(up) <= len(lay.chapters) else None
+        siblings = [_node(store, lay, doc, r, with_text=False) for r in kids_of(up) if r.dotted_id != dotted]
+    children = [_node(store, lay, doc, r, with_text=False) for r in kids_of(dotted)]
+    return {**node, "document_id": doc, "document_title": title, "parent": parent, "siblings": siblings,
+            "children": children}
+
+
+# --------------------------------------------------------------------------- search
+
+
+def search(project: Project, query: str, limits: Limits, mode: str = "hybrid", top_k: int = 5) -> dict[str, Any]:
+    modes = tuple(config_mod.RETRIEVE_MODES)
+    if mode not in modes:
+        raise InputError(f"unknown mode {mode!r}: use one of {', '.join(modes)}")
+    query = check_text(query, "query", limits.max_query_chars)
+    top_k = _check_top_k(top_k, limits)
+    store = project.store
+    if project.prime is not None:
+        project.prime(query)  # the model runs outside the lock (the service caches query vectors)
+    with project.lock:
+        res = retrieve(store, query, mode=mode, top_k=top_k)
+    titles = _doc_titles(store)
+    layouts: dict[str, DocLayout] = {}
+    hits = []
+    for rank, h in enumerate(res, 1):
+        m = h.chunk.meta
+        if h.doc_id not in layouts:
+            layouts[h.doc_id] = DocLayout.of(store, h.doc_id)
+        lay = layouts[h.doc_id]
+        text = m.get("text")
+        rec: dict[str, Any] = {
+            "rank": rank, "ref": f"{h.doc_id}#{h.chunk.id}", "id": h.chunk.id, "score": plain(float(h.score)),
+            "document_id": h.doc_id, "document_title": titles.get(h.doc_id, (None,))[0],
+            "kind": m.get("level_name"), "method": h.chunk.method, "text": text,
+            "span": lay.span(m.get("block_id"), h.chunk.span.start, h.chunk.span.end, text),
+        }
+        if "sentence_block_span" in m:  # graph modes: the sentence found, inside its chunk
+            a, b = m["sentence_block_span"]
+            rec["sentence"] = {"text": m.get("context_text"),
+                               "span": lay.span(m.get("sentence_block_id"), a, b, m.get("context_text"))}
+        elif h.context is not None and m.get("context_text") is not None:  # a window of a large parent
+            rec["context"] = {"text": m["context_text"],
+                              "span": lay.span(m.get("block_id"), h.context.start, h.context.end, m["context_text"])}
+        if "child_span" in m:  # parent mode: the child that matched
+            cs, ce = m["child_span"]
+            rec["matched_child"] = {"ref": f"{h.doc_id}#{m.get('child')}", "id": m.get("child"),
+                                    "text": m.get("child_text"),
+                                    "span": lay.span(m.get("block_id"), cs, ce, m.get("child_text"))}
+        if m.get("relation"):  # hierarchical expansion
+            rec["relation"] = m["relation"]
+            rec["expanded_from"] = m.get("expanded_from")
+        if m.get("fallback"):
+            rec["fallback"] = True
+        hits.append(rec)
+    out: dict[str, Any] = {"query": query, "mode": mode, "project": project.name, "hits": hits}
+    if res.fallback:
+        out["fallback"] = res.fallback
+    if res.notes:
+        out["notes"] = list(res.notes)
+    graph = getattr(res, "result", None)  # graph modes: the walk over the similarity graph
+    if graph is not None:
+        out["path"] = plain(graph.to_dict())
+    return out
+
+
+# --------------------------------------------------------------------------- chunk a text
+
+
+CHUNK_METHODS = ("logic-chain", "cliff", "fused", "parent-child", "fixed", "recursive")  # no causal LM needed
+
+
+def chunk_text(text: str, limits: Limits, settings: Settings, embedder: Callable[[], Any], method: str = "logic-chain",
+               max_size: int | None = None, unit: str = "chars") -> dict[str, Any]:
+    """The chunk tree of ``text`` (nothing stored): ids, spans, methods, and the bubbles."""
+    from ..chunkers.dispatch import chunk_by, needs
+
+    text = check_text(text, "text", limits.max_text_chars)
+    if method not in CHUNK_METHODS:
+        raise InputError(f"unknown method {method!r}: use one of {', '.join(CHUNK_METHODS)}")
+    if max_size is not None and (isinstance(max_size, bool) or not isinstance(max_size, int) or max_size < 1):
+        raise InputError(f"max_size must be a positive integer, got {max_size!r}")
+    emb = embedder() if "embedder" in needs(method) else None
+    tree = chunk_by(method, text, max_size=max_size, unit=unit, embedder=emb, settings=settings, source="<mcp>")
+    chunks = [{"id": c.id, "parent": c.parent, "level": c.level, "span": [c.span.start, c.span.end],
+               "method": c.method, "text": text[c.span.start:c.span.end]} for c in tree]
+    return {"method": method, "unit": tree.unit, "length": len(text), "depth": tree.depth(), "chunks": chunks,
+            "bubbles": plain([b.to_dict() for b in tree.bubbles])}

@@ -1,0 +1,51 @@
+"""``logichunk mcp``: the MCP server on stdio (what desktop and CLI agents start as a subprocess).
+
+    logichunk mcp --db kb.db [--project P] [--embedder hash|e5|...] [--allow DIR ...]
+
+stdout carries the protocol, so every note goes to stderr. The same server is mounted in
+``logichunk serve`` at ``/mcp`` (streamable HTTP behind the service's API key).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..errors import LogichunkError
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from ..config import Settings
+    from ..models import resolve_embedder
+    from . import kb
+
+    try:
+        from .mcp_server import build_server
+    except ImportError as e:  # pragma: no cover - the extra is missing
+        raise LogichunkError(f"logichunk mcp needs the mcp extra ({e.name} is missing): "
+                             "pip install 'logichunk[mcp]'") from None
+    settings = Settings.load(args.config, db=args.db, project=args.project, embedder=args.embedder)
+    folders = kb.Folders(args.allow or ())
+    r = resolve_embedder(settings.embedder, cached=False)
+    stores = kb.Stores(settings, r.model)
+    print(f"logichunk mcp: database {settings.db}, project {settings.project}, embedder {r.description}, "
+          f"add_file folders: {', '.join(map(str, folders.roots)) or 'none (--allow DIR)'}", file=sys.stderr, flush=True)
+    try:
+        build_server(stores, settings, allow=folders).run("stdio")
+    finally:
+        stores.close()
+    return 0
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser("mcp", help="Model Context Protocol server on stdio: search, add documents, "
+                                          "conversation memory (for agents)",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--db", help="SQLite file or postgresql:// URL (default: setting db, logichunk.db)")
+    p.add_argument("--project", help="default project (default: default)")
+    p.add_argument("--embedder", help="embedder spec: auto, hash[:DIM], e5, st:PATH, openai:URL#MODEL")
+    p.add_argument("--config", help="TOML settings file (also $LOGICHUNK_CONFIG)")
+    p.add_argument("--allow", action="append", metavar="DIR",
+                   help="a folder add_file may read (repeatable); without one, add_file is off")
+    p.set_defaults(func=cmd_mcp)

@@ -1,0 +1,229 @@
+"""The MCP tools in-process (the SDK's client connected to the server object; no subprocess): the
+conversation memory rebuilt after a restart decides exactly as one that never stopped, a topic
+archived mid-conversation, ``add_file`` confinement, chunk trees that tile their text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("mcp")
+
+from mcp import Client  # noqa: E402
+
+from logichunk.config import Settings  # noqa: E402
+from logichunk.errors import InputError  # noqa: E402
+from logichunk.integrations import kb  # noqa: E402
+from logichunk.integrations.mcp_server import build_server  # noqa: E402
+from mcp_helpers import TURNS, call, refused  # noqa: E402
+
+MORE = ("饺子煮好以后蘸什么酱料好？", "醋加蒜泥和一点辣椒油，也可以加些香菜。")
+LATER = [("What is the capital of Australia?", "Canberra, not Sydney."),
+         ("When did it become the capital?", "Canberra was chosen in 1908 and Parliament moved there in 1927."),
+         ("ok", "")]
+
+
+def _run(db: Path, fn: Any, allow: tuple[str, ...] = ()) -> Any:
+    """One server "lifetime": its own stores over ``db``, closed afterwards (a restart in between)."""
+    s = Settings(db=str(db), embedder="hash:128")
+    stores = kb.Stores(s)
+    try:
+        server = build_server(stores, s, allow=kb.Folders(allow))
+
+        async def main() -> Any:
+            async with Client(server) as c:
+                return await fn(c)
+
+        return anyio.run(main)
+    finally:
+        stores.close()
+
+
+def _remember(turns: list[tuple[str, str]], conv: str = "c1") -> Any:
+    async def fn(c: Client) -> list[dict[str, Any]]:
+        return [await call(c, "remember", conversation_id=conv, user=u, assistant=a) for u, a in turns]
+
+    return fn
+
+
+async def _end(c: Client) -> dict[str, Any]:
+    return await call(c, "end_conversation", conversation_id="c1")
+
+
+def _key(d: dict[str, Any]) -> tuple:
+    return d["turn"], d["decision"], d["decided_by"], d["score"], d["topic"], [e["turns"] for e in d["archived"]]
+
+
+@pytest.mark.parametrize("cut", [1, 3, 5, 7, 8])
+def test_a_restart_between_turns_changes_no_decision(tmp_path, cut):
+    turns = [*TURNS, MORE, *LATER]
+    straight = _run(tmp_path / "a.db", _remember(turns))
+    end_a = _run(tmp_path / "a.db", _end)
+    before = _run(tmp_path / "b.db", _remember(turns[:cut]))
+    after = _run(tmp_path / "b.db", _remember(turns[cut:]))  # a new server: the open turns come from the store
+    end_b = _run(tmp_path / "b.db", _end)
+    assert [_key(d) for d in before + after] == [_key(d) for d in straight]
+    assert [(e["turns"], e["title"]) for e in end_b["archived"]] == [(e["turns"], e["title"]) for e in end_a["archived"]]
+
+
+def test_a_topic_is_archived_once_final_and_recall_shows_the_open_turns(tmp_path):
+    db = tmp_path / "m.db"
+    out = _run(db, _remember([*TURNS, MORE]))
+    archived = [(d["turn"], e) for d in out for e in d["archived"]]
+    # the review confirms the pandas -> dumplings boundary once three turns follow it: topic 0 is final
+    assert [(t, e["topic"], e["turns"]) for t, e in archived] == [(6, 0, [0, 2])]
+    assert out[-1]["open_turns"] == [3, 6]
+
+    async def recall(c: Client) -> dict[str, Any]:
+        return await call(c, "recall", query="pandas DataFrame", conversation_id="c1", top_k=3)
+
+    res = _run(db, recall)
+    assert [e["turns"] for e in res["episodes"]] == [[0, 2]]  # the open topic is not archived yet...
+    assert [(t["user"], t["assistant"]) for t in res["open_turns"]] == [*TURNS[3:], MORE]  # ...but readable
+
+
+def test_a_conversation_continued_after_its_end_numbers_on(tmp_path):
+    db = tmp_path / "n.db"
+    _run(db, _remember(TURNS[:3]))
+    first = _run(db, _end)
+    assert [e["turns"] for e in first["archived"]] == [[0, 2]]
+    again = _run(db, _remember(TURNS[3:]))  # a new session of the same conversation
+    assert [d["turn"] for d in again] == [3, 4, 5] and again[0]["topic"] == 1
+    second = _run(db, _end)
+    assert [(e["topic"], e["turns"]) for e in second["archived"]] == [(1, [3, 5])] and second["topics"] == 2
+
+    async def recall(c: Client) -> dict[str, Any]:
+        return await call(c, "recall", query="饺子皮用什么面粉", conversation_id="c1", top_k=1)
+
+    top = _run(db, recall)["episodes"][0]
+    assert [(e["turn"], e["user"]) for e in top["exchanges"]] == [(3 + i, u) for i, (u, _) in enumerate(TURNS[3:])]
+
+
+def test_add_file_reads_only_inside_the_allowed_folders(tmp_path):
+    allowed = tmp_path / "allowed"
+    (allowed / "sub").mkdir(parents=True)
+    (allowed / "sub" / "ok.txt").write_text("内容。Some content here.\n", encoding="utf-8")
+    (tmp_path / "allowed-not").mkdir()  # a sibling whose name starts like the allowed one
+    (tmp_path / "allowed-not" / "x.txt").write_text("secret", encoding="utf-8")
+    (allowed / "bin.txt").write_bytes(b"\x00\x01\x02binary")
+    folders = kb.Folders([str(allowed)])
+    assert folders.check("sub/ok.txt") == (allowed / "sub" / "ok.txt").resolve()
+    for bad, why in (("../allowed-not/x.txt", "outside"), (str(tmp_path / "allowed-not" / "x.txt"), "outside"),
+                     ("sub/../../allowed-not/x.txt", "outside"), ("sub", "no such file"), ("", "empty")):
+        with pytest.raises(InputError, match=why):
+            folders.check(bad)
+
+    async def fn(c: Client) -> None:
+        doc = await call(c, "add_file", path="sub/ok.txt")
+        assert doc["title"] == "ok" and doc["chars"] == len("内容。Some content here.\n")
+        assert "binary" in await refused(c, "add_file", path="bin.txt")
+
+    _run(tmp_path / "f.db", fn, allow=(str(allowed),))
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "parent", "basic", "hierarchical", "graph-ssg", "graph-tri", "graph-hybrid"])
+def test_every_search_mode_gives_spans_into_the_document(tmp_path, mode):
+    text = (Path(__file__).resolve().parents[1] / "examples" / "en_public_domain.md").read_text(encoding="utf-8")
+
+    async def fn(c: Client) -> None:
+        doc = await call(c, "add_document", title="en", text=text)
+        res = await call(c, "search", query="naturalist on board the Beagle", mode=mode, top_k=3)
+        assert res["hits"] and res["mode"] == mode
+        for h in res["hits"]:
+            assert h["document_id"] == doc["id"] and h["ref"] == f"{doc['id']}#{h['id']}"
+            a, b = h["span"]
+            assert text[a:b] == h["text"]
+            for part in ("context", "matched_child", "sentence"):
+                if part in h:
+                    a2, b2 = h[part]["span"]
+                    assert text[a2:b2] == h[part]["text"] and a <= a2 <= b2 <= b, (part, h)
+        if mode.startswith("graph-"):
+            assert all("sentence" in h for h in res["hits"]) and res["path"]["path"]
+            assert "Beagle" in res["hits"][0]["sentence"]["text"]
+        if mode == "parent":
+            assert all("matched_child" in h for h in res["hits"])
+
+    _run(tmp_path / "s.db", fn)
+
+
+def test_get_chunk_walks_the_whole_tree(tmp_path):
+    text = (Path(__file__).resolve().parents[1] / "examples" / "en_public_domain.md").read_text(encoding="utf-8")
+
+    async def fn(c: Client) -> None:
+        doc = await call(c, "add_document", title="en", text=text)
+        seen: list[str] = []
+
+        async def walk(ref: str) -> str:
+            node = await call(c, "get_chunk", id=ref)
+            seen.append(node["id"])
+            a, b = node["span"]
+            assert text[a:b] == node["text"]
+            if not node["children"]:
+                return node["text"]
+            parts = [await walk(k["ref"]) for k in node["children"]]
+            assert "".join(parts) == node["text"]  # children tile their parent
+            return node["text"]
+
+        first = await call(c, "get_chunk", id="1", document_id=doc["id"])
+        chapters = [first["ref"]] + [s["ref"] for s in first["siblings"]]
+        assert "".join([await walk(r) for r in chapters]) == text
+        assert len(seen) == doc["chapters"] + doc["parents"] + doc["children"]
+
+    _run(tmp_path / "t.db", fn)
+
+
+_SETTINGS = Settings(embedder="hash:64")
+_LIMITS = kb.Limits()
+_pieces = st.sampled_from(["这是第一句。", "然后呢？", "A sentence here. ", "Another one!\n", "\n\n", "# Title\n",
+                           "很长的一句话，没有结束", "  ", "x"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(_pieces, min_size=1, max_size=60).map("".join).filter(str.strip),
+       st.sampled_from(["logic-chain", "fixed", "recursive"]), st.integers(20, 400))
+def test_chunk_tool_tree_tiles_the_text(text, method, max_size):
+    out = kb.chunk_text(text, _LIMITS, _SETTINGS, lambda: None, method, max_size)
+    chunks = out["chunks"]
+    by_parent: dict[str | None, list[dict[str, Any]]] = {}
+    for ch in chunks:
+        assert text[ch["span"][0]:ch["span"][1]] == ch["text"] and ch["text"]
+        by_parent.setdefault(ch["parent"], []).append(ch)
+    assert "".join(ch["text"] for ch in by_parent[None]) == text
+    for ch in chunks:
+        kids = by_parent.get(ch["id"], [])
+        if kids:
+            assert "".join(k["text"] for k in kids) == ch["text"]
+            assert all(k["id"].startswith(ch["id"] + ".") for k in kids)
+
+
+def test_readme_mcp_examples(monkeypatch, tmp_path):
+    """The README's MCP section: the client snippets are valid JSON whose arguments the CLI accepts,
+    and the Python example runs as written."""
+    import contextlib
+    import io
+    import json
+    import re
+
+    from logichunk.cli import build_parser
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Agents over MCP", 1)[1].split("\n## ", 1)[0]
+    configs = [json.loads(b) for b in re.findall(r"```json\n(.*?)```", section, re.S)]
+    stdio = [c["mcpServers"]["logichunk"] for c in configs if "command" in c["mcpServers"]["logichunk"]]
+    http = [c["mcpServers"]["logichunk"] for c in configs if "url" in c["mcpServers"]["logichunk"]]
+    assert stdio and http and http[0]["url"].endswith("/mcp") and "X-API-Key" in http[0]["headers"]
+    args = build_parser().parse_args(stdio[0]["args"])
+    assert args.verb == "mcp" and args.allow == ["/home/me/notes"]
+    (code,) = [b for b in re.findall(r"```python\n(.*?)```", section, re.S) if "build_server" in b]
+    (tmp_path / "examples").symlink_to(Path(__file__).resolve().parents[1] / "examples")
+    monkeypatch.chdir(tmp_path)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "README.md", "exec"), {})
+    ref, rest = out.getvalue().split(" ", 1)
+    assert re.fullmatch(r"[0-9a-f]+#\d+\.\d+\.\d+", ref) and "桃花" in rest
