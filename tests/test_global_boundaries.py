@@ -200,3 +200,19 @@ def test_headings_open_chunks_on_generated_documents(parts, max_size):
         assert c.level == 1 and meter.size(int(sents.starts[k]), int(sents.ends[j])) > max_size, c
     rows = [(c.id, c.span) for c in tree]
     assert [[(c.id, c.span) for c in t] for t in chunk_many([text, text], sizes=sizes)] == [rows, rows]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(2, 80), st.integers(1, 40), st.integers(0, 2**31 - 1))
+def test_the_two_dp_loops_agree(n, w, seed):
+    """Python lists for narrow windows, numpy for wide: the same back pointers, ties included."""
+    rng = np.random.default_rng(seed)
+    C = np.round(rng.random((n + 1, w)) * 4) / 4  # quarter steps: ties are common
+    C[np.arange(w)[None, :] + 1 > np.arange(n + 1)[:, None]] = np.inf
+    lo = np.maximum(np.arange(n + 1) - w, 0)
+    rw = np.round(rng.normal(size=n), 1)
+    rw[0] = 0.0
+    restart = rng.random(n + 1) < 0.1
+    a = bd._dp_lists(C, lo, rw, restart)
+    b = bd._dp_numpy(C, lo, rw, restart)
+    assert list(a) == b.tolist()

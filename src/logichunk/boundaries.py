@@ -510,7 +510,7 @@ def scatter_costs(X: np.ndarray, width: int, counts: np.ndarray | None = None,
             m[k - 1 :] += cnt[: n - k + 1]
             div = m[k - 1 :]
         v = win[k - 1 :]
-        C[k:, k - 1] = np.maximum(sq[k - 1 :] - np.einsum("ij,ij->i", v, v, dtype=np.float64) / div, 0.0)
+        C[k:, k - 1] = np.maximum(sq[k - 1 :] - np.einsum("ij,ij->i", v, v) / div, 0.0)
     return C
 
 
@@ -560,19 +560,8 @@ def optimal_cuts(cost: np.ndarray, lo: np.ndarray, reward: np.ndarray | None = N
     restart = np.zeros(n + 1, dtype=bool)
     if fixed is not None:
         restart[1:n] = np.asarray(fixed, dtype=bool)
-    F = np.zeros(n + 1)
-    Fm = np.zeros(n + 1)  # F[a] - reward of a cut before a
-    back = np.zeros(n + 1, np.int64)
     lo = np.maximum(np.asarray(lo, dtype=np.int64), np.arange(n + 1) - w)
-    costT = cost  # rows by chunk end
-    for b in range(1, n + 1):
-        a0 = int(lo[b])
-        vals = Fm[a0:b][::-1] + costT[b, : b - a0]
-        j = int(np.argmin(vals))
-        F[b] = vals[j]
-        back[b] = b - 1 - j
-        if b < n:
-            Fm[b] = (0.0 if restart[b] else F[b]) - rw_soft[b]
+    back = _dp_lists(cost, lo, rw_soft, restart) if w <= _LIST_DP_WIDTH else _dp_numpy(cost, lo, rw_soft, restart)
     cuts = []
     b = n
     while b > 0:
@@ -581,6 +570,51 @@ def optimal_cuts(cost: np.ndarray, lo: np.ndarray, reward: np.ndarray | None = N
             cuts.append(a - 1)
         b = a
     return np.asarray(cuts[::-1], dtype=np.int64)
+
+
+#: up to this many atoms per chunk the DP runs on Python lists (a few list reads per candidate beat
+#: numpy's per-call overhead); wider, one numpy argmin per chunk end
+_LIST_DP_WIDTH = 32
+
+
+def _dp_lists(cost: np.ndarray, lo: np.ndarray, rw: np.ndarray, restart: np.ndarray) -> list[int]:
+    """``back[b]``: where the best last chunk ending at ``b`` starts (ties: the latest start)."""
+    n = cost.shape[0] - 1
+    rows = cost.tolist()
+    lo_l = lo.tolist()
+    rw_l = rw.tolist()
+    rs = restart.tolist()
+    Fm = [0.0] * (n + 1)  # F[a] - the reward of a cut before atom a
+    back = [0] * (n + 1)
+    inf = float("inf")
+    for b in range(1, n + 1):
+        row = rows[b]
+        best = inf
+        arg = b - 1
+        for a in range(lo_l[b], b):
+            v = Fm[a] + row[b - a - 1]
+            if v <= best:
+                best = v
+                arg = a
+        back[b] = arg
+        if b < n:
+            Fm[b] = (0.0 if rs[b] else best) - rw_l[b]
+    return back
+
+
+def _dp_numpy(cost: np.ndarray, lo: np.ndarray, rw: np.ndarray, restart: np.ndarray) -> np.ndarray:
+    """:func:`_dp_lists` with one numpy pass per chunk end (for wide windows)."""
+    n = cost.shape[0] - 1
+    Fm = np.zeros(n + 1)
+    back = np.zeros(n + 1, np.int64)
+    for b in range(1, n + 1):
+        a0 = int(lo[b])
+        vals = Fm[a0:b][::-1] + cost[b, : b - a0]
+        j = int(np.argmin(vals))
+        back[b] = b - 1 - j
+        if b < n:
+            Fm[b] = (0.0 if restart[b] else vals[j]) - rw[b]
+    return back
 
 
 #: shuffles behind :func:`null_penalty` (a fixed seed: the same text always gets the same cuts)
