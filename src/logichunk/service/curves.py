@@ -4,7 +4,10 @@ Two kinds of series, both with ``x`` in character offsets (Python ``str`` indice
 
 * ``gap`` series have one value per sentence gap, at the offset where the gap is: ``entropy``
   (tier 1 of the logic-chain cascade), ``composite`` (tier 3) and, with an embedder, ``similarity``
-  (adjacent-sentence cosine, what parent-child children are cut on; lower = stronger break);
+  (adjacent-sentence cosine, what parent-child children are cut on; lower = stronger break), and
+  ``structure``: the strength of the author's layout at each gap (:mod:`logichunk.text.structure`:
+  4 before a heading, 3 around lists/tables/fences, 2 blank line, 1 line break, 0 inside a paragraph),
+  the rewards the global boundary decision reads;
 * ``window`` series come from :meth:`EntropySignal.curves`: windowed n-gram entropy, perplexity,
   divergence and the novelty profile.
 
@@ -23,6 +26,7 @@ import numpy as np
 
 from ..signals.entropy import CompositeSignal, EntropySignal
 from ..text.sentences import split_sentences
+from ..text.structure import layout
 
 MAX_POINTS = 4000
 
@@ -30,6 +34,7 @@ LABELS = {
     "entropy": "entropy gap score (tier 1)",
     "composite": "composite score (tier 3)",
     "similarity": "adjacent-sentence similarity",
+    "structure": "author's structure (0 sentence, 1 line, 2 paragraph, 3 block, 4 section / heading)",
     "window_entropy": "window entropy (bits)",
     "perplexity": "window perplexity",
     "divergence": "window divergence (JSD bits)",
@@ -102,6 +107,7 @@ def text_curves(text: str, *, cuts: Sequence[int] = (), embed: Callable[[list[st
 
     if gaps.size:
         gap_series("entropy", EntropySignal().gap_scores(sents), True)
+        gap_series("structure", layout(sents).strength.astype(np.float64), True)
         gap_series("composite", CompositeSignal().gap_scores(sents), True,
                    [{"value": 0.5, "label": "average gap", "kind": "reference"}])
         if embed is not None:

@@ -437,7 +437,7 @@ class Threshold(BaseModel):
 class Series(BaseModel):
     """One signal along the text. Long series are thinned to a min/max envelope, peaks kept."""
 
-    name: Literal["entropy", "composite", "similarity", "window_entropy", "perplexity", "divergence", "novelty"]
+    name: Literal["entropy", "composite", "similarity", "structure", "window_entropy", "perplexity", "divergence", "novelty"]
     label: str
     kind: Literal["gap", "window"] = Field(description="`gap`: one value per sentence gap, at the gap's offset; "
                                            "`window`: a sliding-window profile")
