@@ -83,3 +83,43 @@ def test_blank_line_blocks_keep_fenced_code_whole():
     blocks = blank_line_blocks(text)
     assert "".join(blocks) == text and len(blocks) == 3
     assert blocks[1].startswith("```python") and "def main" in blocks[1]
+
+
+def _parent_ending_in_heading(text, tree):
+    from logichunk.text.sentences import split_sentences
+    from logichunk.text.structure import layout
+
+    sents = split_sentences(text)
+    lay = layout(sents)
+    end_of = {int(e): i for i, e in enumerate(sents.ends.tolist())}
+    for c in tree.roots():
+        i = end_of.get(c.span.end)
+        if i is not None and i < len(sents) - 1 and lay.no_cut[i]:
+            return c
+    return None
+
+
+@pytest.mark.parametrize("path", ["examples/en_public_domain.md", "examples/zh_public_domain.txt"])
+def test_parents_open_at_headings_in_the_examples(path):
+    from pathlib import Path
+
+    from logichunk.models.embed_hash import HashEmbedder
+
+    text = (Path(__file__).resolve().parents[1] / path).read_text(encoding="utf-8")
+    tree = chunk_parent_child(text, HashEmbedder())
+    assert _parent_ending_in_heading(text, tree) is None
+    assert "".join(tree.text_of(c) for c in tree.roots()) == text
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["# Title\n\n", "## Part\n\n", "短标题\n\n", "A paragraph of some words here. " * 3 + "\n\n",
+                                 "中文的段落在这里，有一些字。" * 4 + "\n\n"]), min_size=2, max_size=25))
+def test_no_parent_ends_with_a_heading_when_the_next_parent_has_room(parts):
+    from logichunk.models.embed_hash import HashEmbedder
+
+    text = "".join(parts)
+    tree = chunk_parent_child(text, HashEmbedder())
+    c = _parent_ending_in_heading(text, tree)
+    if c is not None:  # only where the heading and what follows it would not fit one parent
+        nxt = tree.roots()[tree.roots().index(c) + 1]
+        assert nxt.span.end - c.span.start > 1500

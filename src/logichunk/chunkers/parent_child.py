@@ -28,6 +28,7 @@ from ..config import Settings as _D
 from ..errors import InputError
 from ..text.measure import Meter
 from ..text.sentences import fence_spans, split_sentences
+from ..text.structure import layout
 from ..tree import ChunkTree, build_tree
 from ..types import Bubble
 
@@ -149,6 +150,43 @@ def split_block(text: str, vec_fn: VecFn, p: PCParams, bubbles: list[Bubble] | N
     return [(edges[i], edges[i + 1]) for i in range(len(edges) - 1)], [float(scores[c]) for c in cuts]
 
 
+def _ends_in_heading(blocks: Sequence[str], pieces: Sequence[tuple[int, int, int]]) -> np.ndarray:
+    """Per piece ``(block, start, end)``: whether its last sentence is a heading of the chapter
+    (read once over the chapter's text, :func:`logichunk.text.structure.layout`)."""
+    text = "".join(blocks)
+    sents = split_sentences(text)
+    lay = layout(sents)
+    base = np.concatenate(([0], np.cumsum([len(b) for b in blocks])))
+    ends = np.asarray([base[b] + e for b, _, e in pieces], np.int64)
+    i = np.searchsorted(sents.ends, ends)
+    ok = (i < len(sents)) & (sents.ends[np.minimum(i, len(sents) - 1)] == ends)
+    out = np.zeros(len(pieces), dtype=bool)
+    out[ok] = lay.heading[i[ok]] | np.concatenate((lay.no_cut, [False]))[i[ok]]
+    return out
+
+
+def _headings_open_parents(cuts: list[int], heads: np.ndarray, sizes: np.ndarray, limit: int) -> list[int]:
+    """Cuts (after piece ``c``) moved so that no parent ends with a heading: a cut right after a
+    heading moves before it (the heading opens the next parent) or, where the heading stands alone,
+    goes, when the parent that results fits ``limit`` (else it stays: the size limit comes first)."""
+    cut = set(cuts)
+    cum = np.concatenate(([0], np.cumsum(sizes)))
+    n = len(sizes)
+    for c in sorted(cuts):
+        if c not in cut or not heads[c]:
+            continue
+        a = c  # the run of headings ending at piece c starts at piece a
+        while a > 0 and heads[a - 1] and (a - 1) not in cut:
+            a -= 1
+        nxt = min([x for x in cut if x > c], default=n - 1)  # the next parent ends after piece nxt
+        if cum[nxt + 1] - cum[a] > limit:
+            continue
+        cut.discard(c)
+        if a > 0 and (a - 1) not in cut:
+            cut.add(a - 1)
+    return sorted(cut)
+
+
 def layout_parents(blocks: Sequence[str], vec_fn: VecFn, p: PCParams,
                    bubbles: list[Bubble] | None = None) -> list[ParentSpec]:
     """Parents of one chapter whose blocks (in order) are ``blocks``. Empty blocks own nothing."""
@@ -177,12 +215,16 @@ def layout_parents(blocks: Sequence[str], vec_fn: VecFn, p: PCParams,
         right = vec_fn([ends_first[g + 1][0] for g in edge_gaps.tolist()])
         cos = np.einsum("ij,ij->i", left, right)
         scores[edge_gaps] = 1.0 + (1.0 - cos) / 2.0  # block edges are the strongest cuts
+    heads = _ends_in_heading(blocks, pieces) if len(pieces) > 1 else np.zeros(len(pieces), bool)
+    # a piece that ends with a heading belongs to the piece after it: the weakest cut of all
+    scores[heads[:-1]] = -1e6
     sizes = np.asarray([Meter(blocks[b][s:e], p.unit).total() for b, s, e in pieces], np.int64)
     if p.min_parent_size > 0 and len(pieces) > 1:
         f = bd.fit(sizes, scores, bd.SizeLimits(p.max_parent_size, p.min_parent_size, p.min_parent_size))
         cuts = f.cuts.tolist()
     else:
         cuts = list(range(len(pieces) - 1))
+    cuts = _headings_open_parents(cuts, heads, sizes, p.max_parent_size)
     bounds = [0] + [c + 1 for c in cuts] + [len(pieces)]
     out: list[ParentSpec] = []
     for a, z in zip(bounds[:-1], bounds[1:], strict=True):
