@@ -216,3 +216,36 @@ def test_the_two_dp_loops_agree(n, w, seed):
     a = bd._dp_lists(C, lo, rw, restart)
     b = bd._dp_numpy(C, lo, rw, restart)
     assert list(a) == b.tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(2, 80), st.integers(1, 40), st.integers(0, 2**31 - 1))
+def test_the_compiled_dp_agrees_with_the_python_loop(n, w, seed):
+    from logichunk import native
+
+    assert native.status().startswith("compiled"), native.status()  # cc is on every machine we test on
+    rng = np.random.default_rng(seed)
+    C = np.round(rng.random((n + 1, w)) * 4) / 4
+    C[np.arange(w)[None, :] + 1 > np.arange(n + 1)[:, None]] = np.inf
+    lo = np.maximum(np.arange(n + 1) - w, 0)
+    rw = np.round(rng.normal(size=n), 1)
+    rw[0] = 0.0
+    restart = rng.random(n + 1) < 0.1
+    assert native.dp_back(C, lo, rw, restart).tolist() == list(bd._dp_lists(C, lo, rw, restart))
+
+
+def test_the_python_loop_runs_when_the_kernel_is_off(tmp_path):
+    import subprocess
+    import sys
+
+    code = ("import numpy as np; from logichunk import native, chunk; print(native.status()); "
+            "t='One. Two. Three. Four.'*50; tr=chunk(t, max_size=40); "
+            "print(''.join(tr.text_of(c) for c in tr.leaves())==t)")
+    env = {**__import__("os").environ, "LOGICHUNK_NATIVE": "0", "LOGICHUNK_CACHE": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    assert out.splitlines() == ["off (LOGICHUNK_NATIVE=0)", "True"]
+    env["LOGICHUNK_NATIVE"] = "1"
+    env["PATH"] = str(tmp_path)  # no compiler there
+    env.pop("CC", None)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    assert out.splitlines() == ["no C compiler (cc, gcc or clang) on PATH", "True"]

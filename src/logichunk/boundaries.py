@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import native
 from .errors import InputError
 from .text.charclass import CJK, WS, class_table, codepoints, pair_cut_allowed
 from .types import Bubble
@@ -561,7 +562,9 @@ def optimal_cuts(cost: np.ndarray, lo: np.ndarray, reward: np.ndarray | None = N
     if fixed is not None:
         restart[1:n] = np.asarray(fixed, dtype=bool)
     lo = np.maximum(np.asarray(lo, dtype=np.int64), np.arange(n + 1) - w)
-    back = _dp_lists(cost, lo, rw_soft, restart) if w <= _LIST_DP_WIDTH else _dp_numpy(cost, lo, rw_soft, restart)
+    back = native.dp_back(cost, lo, rw_soft, restart)
+    if back is None:
+        back = _dp_lists(cost, lo, rw_soft, restart) if w <= _LIST_DP_WIDTH else _dp_numpy(cost, lo, rw_soft, restart)
     cuts = []
     b = n
     while b > 0:
