@@ -197,6 +197,9 @@ def test_headings_open_chunks_on_generated_documents(parts, max_size):
         k = i  # back to the first of a run of headings
         while k > 0 and lay.no_cut[k - 1]:
             k -= 1
+        root = tree.get(c.id.split(".")[0])
+        if c.level > 1 and c.span.end == root.span.end:
+            continue  # its level-1 chunk ends there too, and is checked itself
         assert c.level == 1 and meter.size(int(sents.starts[k]), int(sents.ends[j])) > max_size, c
     rows = [(c.id, c.span) for c in tree]
     assert [[(c.id, c.span) for c in t] for t in chunk_many([text, text], sizes=sizes)] == [rows, rows]

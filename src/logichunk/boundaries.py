@@ -601,7 +601,7 @@ def _dp_lists(cost: np.ndarray, lo: np.ndarray, rw: np.ndarray, restart: np.ndar
                 arg = a
         back[b] = arg
         if b < n:
-            Fm[b] = (0.0 if rs[b] else best) - rw_l[b]
+            Fm[b] = 0.0 if rs[b] else best - rw_l[b]  # a forced cut: a fresh start, exactly
     return back
 
 
@@ -616,7 +616,7 @@ def _dp_numpy(cost: np.ndarray, lo: np.ndarray, rw: np.ndarray, restart: np.ndar
         j = int(np.argmin(vals))
         back[b] = b - 1 - j
         if b < n:
-            Fm[b] = (0.0 if restart[b] else vals[j]) - rw[b]
+            Fm[b] = 0.0 if restart[b] else vals[j] - rw[b]
     return back
 
 

@@ -39,7 +39,7 @@ void lc_dp(int64_t n, int64_t w, const double *cost, const int64_t *lo, const do
             if (v <= best) { best = v; arg = a; }
         }
         back[b] = arg;
-        if (b < n) fm[b] = (restart[b] ? 0.0 : best) - rw[b];
+        if (b < n) fm[b] = restart[b] ? 0.0 : best - rw[b];  /* a forced cut: a fresh start */
     }
 }
 """

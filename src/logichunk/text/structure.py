@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .charclass import codepoints
 from .sentences import BREAK_HARD, BREAK_LINE, BREAK_PARAGRAPH, SentenceSpans
 
 SENTENCE, LINE, PARAGRAPH, BLOCK, SECTION = 0, 1, 2, 3, 4
@@ -49,6 +50,8 @@ _NUMBERED = re.compile(
 )
 # what ends or continues a sentence: a line ending so is prose (or a list lead-in), not a title
 _PROSE_END = set("。！？；：，、.!?;:,…")
+# first characters a Markdown, setext or numbered heading line can start with (after its indent)
+_HEAD_FIRST = np.array(sorted({ord(c) for c in "#=-0123456789第一二三四五六七八九十CSPA \t"}), dtype=np.uint32)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -99,8 +102,12 @@ def layout(sents: SentenceSpans) -> Layout:
     line_start = before >= BREAK_LINE
     line_whole = line_start & (after >= BREAK_LINE)
     short = (ends - starts) <= max(TITLE_MAX_CHARS, NUMBERED_MAX_CHARS) + 8  # + trailing blank lines
+    # only lines that could be a heading reach the Python checks: a heading's first character, or a
+    # line standing alone between blank lines (a title line)
+    first = codepoints(text)[starts]
+    maybe = np.isin(first, _HEAD_FIRST) | ((before == BREAK_PARAGRAPH) & (after >= BREAK_PARAGRAPH))
     setext_under = np.zeros(n, dtype=bool)
-    for i in np.flatnonzero(line_whole & short).tolist():
+    for i in np.flatnonzero(line_whole & short & maybe).tolist():
         line = text[int(starts[i]) : int(ends[i])]
         if _ATX.match(line):
             heading[i] = True
