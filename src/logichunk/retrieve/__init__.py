@@ -91,7 +91,7 @@ def retrieve(store: Any, query: str, mode: str | None = None, top_k: int | None 
         if not hits:
             fallback = "document"
             hits = document_fallback(store, query, want, window, notes)
-    if not hits and fallback is None and (why := store.embedder_mismatch()):
+    if not hits and fallback is None and not notes and (why := store.embedder_mismatch()):
         notes.append(why)
     if reranker is not None and hits:
         hits = rerank_hits(reranker, query, hits)

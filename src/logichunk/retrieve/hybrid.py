@@ -15,6 +15,9 @@ def hybrid_hits(store, query: str, k: int, n: int, notes: list[str]) -> list[Hit
         vec = store.vector_search(store.embed_query(query), n, "child")
     except LogichunkError as e:
         notes.append(f"vector search failed, BM25 only: {e}")
+    else:
+        if not vec and (why := store.embedder_mismatch()):  # as the other modes say it
+            notes.append(f"BM25 only: {why}")
     lex = store.text_search(query, n, "child")
     fused: dict[int, float] = {}
     info: dict[int, dict[str, Any]] = {}

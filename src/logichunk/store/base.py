@@ -592,6 +592,21 @@ class Store:
         return ("the chunks were embedded with " + ", ".join(f"{m} ({n})" for m, n in rows)
                 + f", not with the current embedder {self.model_id}; open the store with that embedder")
 
+    def stored_embedders(self) -> dict[str, int]:
+        """Embedding model -> how many of the project's stored chunks carry its vectors."""
+        rows = self._q("SELECT embedding_model, COUNT(*) FROM chunks WHERE project_id = ? AND embedding_model IS NOT NULL "
+                       "GROUP BY embedding_model", (self.project_id,))
+        return {str(m): int(n) for m, n in rows}
+
+    def reembed(self) -> list[RechunkResult]:
+        """Re-chunk, with the current embedder, every chapter of the project whose chunks were
+        embedded with another model (the layout of children depends on the embedder's cliffs, so
+        the chapter is planned again, not only its vectors replaced)."""
+        chapters = [c for (c,) in self._q(
+            "SELECT DISTINCT chapter_id FROM chunks WHERE project_id = ? AND embedding_model IS NOT NULL "
+            "AND embedding_model <> ? ORDER BY chapter_id", (self.project_id, self.model_id))]
+        return [self.rechunk_chapter(c, force=True) for c in chapters]
+
     def avg_parent_size(self) -> float:
         gen = self.generation()
         if self._avg_cache[0] != gen:

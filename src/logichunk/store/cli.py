@@ -31,17 +31,23 @@ def _open(args: argparse.Namespace, *, create: bool = False, **over: Any):
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     from ..scale.cli import ray_options
-    from .ingest import ingest
+    from .ingest import check_embedder, ingest
 
     on_ray = ray_options(args)  # Ray asked for but missing: said before a database is created
     with _open(args, create=True) as store:
         _ = store.embedder  # a bad --embedder fails here, before anything is stored
+        others = check_embedder(store, args.reembed)  # another embedder than the stored one: refused here
+        if others and not args.quiet:
+            print(f"re-embedding {sum(others.values())} chunk(s) stored with {', '.join(sorted(others))} "
+                  f"with {store.model_id}", file=sys.stderr)
         if on_ray is not None:
             from ..scale import ingest_corpus
 
             rep = ingest_corpus(store, args.paths, rechunk=not args.no_chunk, replace=args.replace, **on_ray)
+            if others:
+                rep = _with_reembedded(rep, store.reembed())
         else:
-            rep = ingest(store, args.paths, rechunk=not args.no_chunk, replace=args.replace)
+            rep = ingest(store, args.paths, rechunk=not args.no_chunk, replace=args.replace, reembed=args.reembed)
         if not args.quiet and store.embedder_note:
             print(f"embedder: {store.embedder_note}", file=sys.stderr)
         if not args.quiet:
@@ -57,6 +63,14 @@ def cmd_ingest(args: argparse.Namespace) -> int:
               f"{rep.chars} chars -> {rep.parents} parents, {rep.children} children; embedded {rep.embedded} texts "
               f"in {rep.seconds:.2f} s ({rep.chars_per_second:,.0f} chars/s)")
     return 0
+
+
+def _with_reembedded(rep: Any, results: Any) -> Any:
+    """The Ray ingest's report with the chapters re-embedded after it counted in."""
+    results = list(results)
+    return dataclasses.replace(rep, parents=rep.parents + sum(r.parents_written for r in results),
+                               children=rep.children + sum(r.children_written for r in results),
+                               embedded=rep.embedded + sum(r.embedded for r in results))
 
 
 def _short(text: str, n: int = 70) -> str:
@@ -99,13 +113,17 @@ def cmd_search(args: argparse.Namespace) -> int:
         else:
             if res.fallback:
                 print(f"# fallback: {res.fallback} ({'; '.join(res.notes)})")
+            elif res.notes and len(res):
+                print(f"# note: {'; '.join(res.notes)}")
             print(f"{'#':>2}  {'score':>7}  {'raw':>7}  {'id':<10} {'level':<7} text")
             for rank, h in enumerate(res, 1):
                 m = h.chunk.meta
                 print(f"{rank:>2}  {h.score:7.4f}  {h.raw_score:7.4f}  {h.chunk.id:<10} {str(m.get('level_name')):<7} "
                       f"{_short(m.get('context_text') or m.get('text', ''))}")
             if not len(res):
-                print("(no results)" + (f" — {'; '.join(res.notes)}" if res.notes and not res.fallback else ""))
+                print("(no results)")  # a line of its own; why (when known) on the next one
+                if res.notes and not res.fallback:
+                    print(f"# note: {'; '.join(res.notes)}")
     return 0
 
 
@@ -158,6 +176,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--replace", action="store_true",
                    help="a file stored before with other text replaces its document (default: an error; "
                         "a file with the same text is skipped)")
+    p.add_argument("--reembed", action="store_true",
+                   help="the project was embedded with another embedder: re-chunk and re-embed all of it with "
+                        "this one (default: an error, nothing ingested)")
     p.add_argument("--quiet", action="store_true", help="no notes on stderr (embedder, skipped and replaced files)")
     p.add_argument("--format", choices=["text", "jsonl"], default="text",
                    help="jsonl: the report as one JSON object (documents, chunks, unchanged and replaced files...)")

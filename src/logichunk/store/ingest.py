@@ -199,19 +199,47 @@ def list_files(paths: Sequence[str]) -> list[Path]:
     return files
 
 
-def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace: bool = False) -> IngestReport:
+def check_embedder(store: Store, reembed: bool = False) -> dict[str, int]:
+    """The project's chunks embedded with other models than the store's embedder
+    (``{model: chunks}``). Adding documents under another embedder would leave a store whose
+    searches silently miss half of it, so that is an :class:`InputError` unless ``reembed`` (then
+    the caller re-embeds them: :meth:`Store.reembed`)."""
+    others = {m: n for m, n in store.stored_embedders().items() if m != store.model_id}
+    if others and not reembed:
+        had = ", ".join(f"{m} ({n} chunks)" for m, n in sorted(others.items()))
+        raise InputError(f"this project was embedded with {had}, not with the embedder asked for now "
+                         f"({store.model_id}); nothing was ingested — give the same --embedder, or --reembed "
+                         "to re-embed everything with the new one")
+    return others
+
+
+def read_ingest_text(path: Path) -> str:
+    """A file's text to store; an empty (or whitespace-only) file is an InputError, as for
+    ``chunk``: it would store a document with nothing to find."""
+    text = read_text_file(path)
+    if not text.strip():
+        raise InputError(f"{path}: empty input, nothing to ingest; nothing was ingested")
+    return text
+
+
+def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace: bool = False,
+           reembed: bool = False) -> IngestReport:
     """Store each file as a document (folders: their text files), then chunk and embed every dirty
     block of the project (so a later call also chunks what ``rechunk=False`` left). A file stored
     before from the same path is not stored twice: with the same text it is skipped
     (``unchanged``); with other text it is an :class:`InputError` naming the document, unless
     ``replace`` — then the earlier document (and any edits made to it in the store) is replaced by
-    the file. :func:`logichunk.scale.ingest_corpus` stores the same, with the reading, chunking and
+    the file. An empty file is an :class:`InputError`. A project embedded before with another
+    model than the store's embedder is an :class:`InputError` unless ``reembed``: then every chapter
+    embedded with another model is re-chunked and re-embedded with the new one (counted in the
+    report). :func:`logichunk.scale.ingest_corpus` stores the same, with the reading, chunking and
     embedding spread over Ray workers."""
     tally = Tally()
+    others = check_embedder(store, reembed)
     checks = FileChecks(store, replace)
     todo: list[tuple[FileDocument, list[str]]] = []
     for f in list_files(paths):  # read and check every file before anything is written
-        doc = FileDocument.of(f, read_text_file(f))
+        doc = FileDocument.of(f, read_ingest_text(f))
         earlier = checks.check(f, doc.text_hash)
         if earlier is not None:
             todo.append((doc, earlier))
@@ -220,4 +248,6 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
         tally.document(doc, earlier)
     if rechunk:
         tally.rechunked(store.rechunk_dirty())
+    if others:
+        tally.rechunked(store.reembed())
     return tally.report(checks.unchanged)
