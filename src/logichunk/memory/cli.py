@@ -66,7 +66,8 @@ def _arbiter(args: argparse.Namespace, cal) -> Any:
             raise InputError("--arbiter llm needs --llm openai:http://host:port/v1#model")
         from ..models.registry import resolve_llm
 
-        return LLMArbiter(resolve_llm(args.llm).model, fallback=RuleArbiter(cal))
+        return LLMArbiter(resolve_llm(args.llm).model, fallback=RuleArbiter(cal),
+                          on_fallback=lambda why: _note(f"warning: {why} (once; a count at the end)"))
     raise InputError(f"unknown arbiter {kind!r}: use rule, lm or llm")
 
 
@@ -152,6 +153,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if store is not None:
             store.close()
     seconds = time.perf_counter() - t0
+    if getattr(arbiter, "failures", 0):  # even with --quiet: the decisions were not the arbiter asked for
+        _note(f"warning: the {arbiter.name} arbiter fell back on {arbiter.failures} grey-zone turn(s): "
+              f"{getattr(arbiter.fallback, 'name', 'the fallback')} decided them")
     summary: dict[str, Any] = {k: totals[k] for k in ("conversations", "turns", "episodes", "splits", "revisions")}
     summary["seconds"] = round(seconds, 3)
     summary["turns_per_second"] = round(totals["turns"] / seconds, 1) if seconds > 0 else None
