@@ -159,17 +159,25 @@ def test_hybrid_with_another_embedder_names_it_in_the_notes(tmp_path, capsys):
     assert json.loads(out.splitlines()[0])["notes"] == []  # the same embedder: nothing to say
 
 
-def test_ingest_refuses_an_empty_file_and_stores_nothing(tmp_path, capsys):
+def test_ingest_refuses_an_empty_file_alone_and_skips_it_among_others(tmp_path, capsys):
+    # as ``chunk`` does: the one input given is empty -> an error; in a folder -> a note, the rest stored
     empty = tmp_path / "empty.md"
     empty.write_text(" \n\n", encoding="utf-8")
     db = tmp_path / "p.db"
     with pytest.raises(LogichunkError, match="empty"):
-        run(["ingest", str(empty), str(_penguins(tmp_path)), "--db", str(db), "--embedder", "hash:64"], capsys)
+        run(["ingest", str(empty), "--db", str(db), "--embedder", "hash:64"], capsys)
     from logichunk.config import Settings
     from logichunk.store import Store
 
     with Store.open(str(db), settings=Settings(embedder="hash:64")) as s:
         assert s.documents() == []
+    _penguins(tmp_path)
+    code, out = run(["ingest", str(tmp_path), "--db", str(db), "--embedder", "hash:64"], capsys)
+    assert code == 0 and "1 document(s)" in out
+    with Store.open(str(db), settings=Settings(embedder="hash:64")) as s:
+        assert [t for _, t, _ in s.documents()] == ["a"]
+    code, out = run(["ingest", str(tmp_path), "--db", str(db), "--embedder", "hash:64", "--format", "jsonl"], capsys)
+    assert json.loads(out)["empty"] == [str(empty)]
 
 
 def test_no_results_is_a_line_of_its_own(tmp_path, capsys):

@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 
 from ..errors import InputError, LogichunkError
 from ..store.base import Store
-from ..store.ingest import FileChecks, IngestReport, Tally, list_files, store_file_document
+from ..store.ingest import EMPTY, FileChecks, IngestReport, Tally, list_files, store_file_document
 from .session import ray_session, worker_error
 from .workers import IngestWorker, Planned
 
@@ -75,7 +75,7 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
         raise InputError(f"batch_size must be at least 1, got {batch_size}")
     files = list_files(paths)  # nothing to ingest is said before Ray starts
     tally = Tally()
-    checks = FileChecks(store, replace)
+    checks = FileChecks(store, replace, len(files))
     embedder = _embedder_for_workers(store) if rechunk else None  # a bad embedder fails before Ray starts
     with ray_session(address, workers) as ray:
         pool = _start_workers(ray, workers, (embedder, store.model_id if rechunk else "", store.params,
@@ -85,6 +85,9 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
             rows = ((k, str(f)) for k, f in enumerate(files))
             for checked in _ordered(ray, pool, lambda w, b: w.check.remote(b), _batches(rows, max(batch_size, 64))):
                 for k, text_hash, err in checked:
+                    if text_hash == EMPTY:
+                        checks.skip_empty(files[k], err)
+                        continue
                     if err:
                         raise InputError(err)
                     earlier = checks.check(files[k], text_hash)
@@ -98,7 +101,7 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
                 ray.kill(w)
     if rechunk:
         tally.rechunked(store.rechunk_dirty())
-    return tally.report(checks.unchanged)
+    return tally.report(checks.unchanged, checks.empty)
 
 
 def _embedder_for_workers(store: Store) -> Any:

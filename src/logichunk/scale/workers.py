@@ -18,7 +18,7 @@ import numpy as np
 from ..chunkers.parent_child import PCParams
 from ..errors import InputError, LogichunkError
 from ..models.embedding import Embedder, LRUMapping
-from ..store.ingest import FileDocument, read_ingest_text
+from ..store.ingest import EMPTY, EmptyFile, FileDocument, read_ingest_text
 from ..store.plan import ChapterPlan, embed_batches, plan_chapter, sha256
 
 __all__ = ["Checked", "DocumentPlan", "IngestWorker", "Planned", "RecordingEmbed"]
@@ -85,6 +85,8 @@ class IngestWorker:
         for i, path in rows:
             try:
                 out.append((i, sha256(read_ingest_text(Path(path))), ""))
+            except EmptyFile as e:  # the driver skips it, or refuses it when it is the only file
+                out.append((i, EMPTY, str(e)))
             except LogichunkError as e:
                 out.append((i, "", str(e)))
         return out

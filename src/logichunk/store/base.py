@@ -592,6 +592,17 @@ class Store:
         return ("the chunks were embedded with " + ", ".join(f"{m} ({n})" for m, n in rows)
                 + f", not with the current embedder {self.model_id}; open the store with that embedder")
 
+    def documents_with_text(self, text: str) -> list[str]:
+        """Ids of the project's documents whose current text (their blocks, in order) is ``text``,
+        oldest first. Lengths are compared in SQL first; only documents of the same length are read."""
+        rows = self._q("SELECT d.id FROM documents d JOIN chapters c ON c.document_id = d.id "
+                       "JOIN blocks b ON b.chapter_id = c.id WHERE d.project_id = ? "
+                       "GROUP BY d.id, d.doc_order HAVING SUM(LENGTH(b.content)) = ? ORDER BY d.doc_order",
+                       (self.project_id, len(text)))
+        want = sha256(text)
+        return [d for (d,) in rows
+                if sha256("".join(self.chapter_text(c) for c, _o, _t in self.chapters(d))) == want]
+
     def stored_embedders(self) -> dict[str, int]:
         """Embedding model -> how many of the project's stored chunks carry its vectors."""
         rows = self._q("SELECT embedding_model, COUNT(*) FROM chunks WHERE project_id = ? AND embedding_model IS NOT NULL "

@@ -53,6 +53,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         if not args.quiet:
             for f in rep.unchanged:
                 print(f"unchanged, skipped: {f}", file=sys.stderr)
+            for f in rep.empty:
+                print(f"empty, skipped: {f}", file=sys.stderr)
             for f in rep.replaced:
                 print(f"replaced: {f}", file=sys.stderr)
         if args.format == "jsonl":

@@ -87,6 +87,7 @@ class IngestReport:
     seconds: float
     unchanged: tuple[str, ...] = ()  # files already stored with the same text: skipped
     replaced: tuple[str, ...] = ()  # files whose earlier document was replaced (``replace=True``)
+    empty: tuple[str, ...] = ()  # empty files among several: skipped (one empty file alone is an error)
 
     @property
     def chars_per_second(self) -> float:
@@ -139,10 +140,17 @@ class FileChecks:
     """Which files an ingest stores and which stored documents they replace, decided for every file
     before anything is written (both the serial and the Ray ingest go through here)."""
 
-    def __init__(self, store: Store, replace: bool) -> None:
-        self.store, self.replace = store, replace
+    def __init__(self, store: Store, replace: bool, files: int = 1) -> None:
+        self.store, self.replace, self.files = store, replace, files
         self.known = _stored_sources(store)
         self.unchanged: list[str] = []
+        self.empty: list[str] = []
+
+    def skip_empty(self, path: Path, error: str) -> None:
+        """An empty file: an error when it is the only file (as ``chunk`` does), else skipped."""
+        if self.files <= 1:
+            raise EmptyFile(f"{error}; nothing was ingested")
+        self.empty.append(str(path))
 
     def check(self, path: Path, text_hash: str) -> list[str] | None:
         """The ids of the documents ``path`` replaces ([] for a new file), or None when it is stored
@@ -179,9 +187,10 @@ class Tally:
             self.children += r.children_written
             self.embedded += r.embedded
 
-    def report(self, unchanged: Sequence[str]) -> IngestReport:
+    def report(self, unchanged: Sequence[str], empty: Sequence[str] = ()) -> IngestReport:
         return IngestReport(self.docs, self.chapters, self.blocks, self.chars, self.parents, self.children,
-                            self.embedded, time.perf_counter() - self.t0, tuple(unchanged), tuple(self.replaced))
+                            self.embedded, time.perf_counter() - self.t0, tuple(unchanged), tuple(self.replaced),
+                            tuple(empty))
 
 
 def store_file_document(store: Store, doc: FileDocument, earlier: Sequence[str]) -> str:
@@ -213,12 +222,18 @@ def check_embedder(store: Store, reembed: bool = False) -> dict[str, int]:
     return others
 
 
+EMPTY = "empty"  # what the Ray workers' first pass gives for an empty file instead of its text hash
+
+
+class EmptyFile(InputError):
+    """A file with no text (or only whitespace): it would store a document with nothing to find."""
+
+
 def read_ingest_text(path: Path) -> str:
-    """A file's text to store; an empty (or whitespace-only) file is an InputError, as for
-    ``chunk``: it would store a document with nothing to find."""
+    """A file's text to store; :class:`EmptyFile` when it has none."""
     text = read_text_file(path)
     if not text.strip():
-        raise InputError(f"{path}: empty input, nothing to ingest; nothing was ingested")
+        raise EmptyFile(f"{path}: empty input, nothing to ingest")
     return text
 
 
@@ -229,17 +244,23 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
     before from the same path is not stored twice: with the same text it is skipped
     (``unchanged``); with other text it is an :class:`InputError` naming the document, unless
     ``replace`` — then the earlier document (and any edits made to it in the store) is replaced by
-    the file. An empty file is an :class:`InputError`. A project embedded before with another
+    the file. An empty file is an :class:`InputError` when it is the only one, else skipped
+    (``empty``), as ``chunk`` does. A project embedded before with another
     model than the store's embedder is an :class:`InputError` unless ``reembed``: then every chapter
     embedded with another model is re-chunked and re-embedded with the new one (counted in the
     report). :func:`logichunk.scale.ingest_corpus` stores the same, with the reading, chunking and
     embedding spread over Ray workers."""
     tally = Tally()
     others = check_embedder(store, reembed)
-    checks = FileChecks(store, replace)
+    files = list_files(paths)
+    checks = FileChecks(store, replace, len(files))
     todo: list[tuple[FileDocument, list[str]]] = []
-    for f in list_files(paths):  # read and check every file before anything is written
-        doc = FileDocument.of(f, read_ingest_text(f))
+    for f in files:  # read and check every file before anything is written
+        try:
+            doc = FileDocument.of(f, read_ingest_text(f))
+        except EmptyFile as e:
+            checks.skip_empty(f, str(e))
+            continue
         earlier = checks.check(f, doc.text_hash)
         if earlier is not None:
             todo.append((doc, earlier))
@@ -250,4 +271,4 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
         tally.rechunked(store.rechunk_dirty())
     if others:
         tally.rechunked(store.reembed())
-    return tally.report(checks.unchanged)
+    return tally.report(checks.unchanged, checks.empty)
