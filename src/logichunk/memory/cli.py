@@ -278,6 +278,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         if cache is not None:
             cache.close()
     cal.save(args.out)
+    if cal.source.get("baseline_fallback"):  # even with --quiet: the file holds a default, not a fit
+        _note(f"warning: {cal.source['baseline_fallback']}")
     rec = {k: v for k, v in cal.to_dict().items() if k not in ("rule", "review")}
     rec["out"] = args.out
     if args.format == "jsonl":
@@ -287,7 +289,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         print(f"wrote {args.out}: hi {cal.hi:.4f}, lo {cal.lo:.4f}, rule threshold {cal.rule_threshold}, "
               f"lookahead {cal.lookahead} (items {cal.lookahead_items}), review threshold {cal.review_threshold}, "
               f"min topic turns {cal.min_topic_turns}, baseline threshold {cal.baseline_threshold:.4f}")
-        print("calibration Pk: " + ", ".join(f"{k[3:]} {v}" for k, v in src.items() if k.startswith("pk_")))
+        print("calibration Pk: " + ", ".join(f"{k[3:]} {v}" for k, v in src.items() if k.startswith("pk_"))
+              + (" (baseline: the default threshold, see the warning)" if src.get("baseline_fallback") else ""))
     return 0
 
 
