@@ -340,10 +340,24 @@ def cmd_validate(args: argparse.Namespace) -> int:
     models = _Models(args, needs(args.method))
     source, text = _one_text(args)
     tree = _chunk_one(args, text, source, models)
-    problems = validate(tree, models.llm, source=source)
-    if args.format == "jsonl":
-        for b in problems:
-            print(json.dumps(b.to_dict(), ensure_ascii=False))
+    jsonl = args.format == "jsonl"
+    progress = _Progress(len(tree.leaves()), not args.quiet)  # one LLM call per chunk: minutes on a local LLM
+
+    def judged(c: Any, b: Bubble | None) -> None:
+        if jsonl:  # one record per chunk judged, as it is judged: a run that finds nothing still says so
+            complete = True if b is None else (False if b.category == "incomplete" else None)  # None: unreadable
+            print(json.dumps({"type": "chunk", "chunk_id": c.id, "span": [c.start, c.end], "level": c.level,
+                              "complete": complete,
+                              "problem": None if b is None else b.to_dict()}, ensure_ascii=False), flush=True)
+        progress.step(c.id)
+
+    try:
+        problems = validate(tree, models.llm, source=source, on_judged=judged)
+    finally:
+        progress.close()
+    if jsonl:
+        print(json.dumps({"type": "summary", "source": source, "chunks": len(tree.leaves()),
+                          "problems": len(problems)}, ensure_ascii=False))
     else:
         for b in problems:
             ctx = b.context
