@@ -18,7 +18,8 @@ Modes:
   matched child (``Hit.context``, ``meta["context_text"]``). If the child index is empty or fails,
   it falls back to document-level search (parent vectors, else BM25 over blocks) and says so.
 * ``hierarchical`` — basic hits expanded along dotted ids: each hit, then its parent, then its
-  siblings (and descendants of a parent hit), deduplicated, in that order.
+  siblings (and descendants of a parent hit), deduplicated, in that order; the expansions carry the
+  hit's score, and hits tied on score come in document position (document, then dotted id).
 * ``hybrid`` — BM25 (Chinese-aware) and vector ranks fused by reciprocal rank fusion.
 * ``graph-basic``, ``graph-ssg``, ``graph-tri``, ``graph-hybrid`` — sentences gathered along the
   semantic similarity graph, with the path (``retrieve/graph.py``); ``top_k`` caps the sentences

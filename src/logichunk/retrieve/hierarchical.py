@@ -6,8 +6,16 @@ from ..types import Hit
 from .basic import basic_hits
 
 
+def position(hit: Hit) -> tuple:
+    """Where a hit sits: its document, then its dotted id as numbers (``1.10`` after ``1.9``)."""
+    return (hit.doc_id, tuple(int(p) if p.isdigit() else -1 for p in hit.chunk.id.split(".")))
+
+
 def hierarchical_hits(store, query: str, k: int, expand: tuple[str, ...]) -> list[Hit]:
-    seeds = basic_hits(store, query, k)
+    """Each seed (a basic hit) followed by its expansions, which share its score. Seeds with equal
+    scores come in document position (the vector index returns ties in any order), so the output
+    does not change from one run to the next."""
+    seeds = sorted(basic_hits(store, query, k), key=lambda h: (-h.score, position(h)))
     seen: set[int] = set()
     out: list[Hit] = []
 
