@@ -187,3 +187,15 @@ def test_no_results_is_a_line_of_its_own(tmp_path, capsys):
     lines = out.splitlines()
     assert code == 0 and out.endswith("\n") and "(no results)" in lines
     assert any("hash-v1-d64" in line for line in lines[lines.index("(no results)") + 1 :])
+
+
+def test_blocks_table_has_a_header_row_over_its_columns(tmp_path, capsys):
+    db = str(tmp_path / "p.db")
+    run(["ingest", str(_penguins(tmp_path)), "--db", db, "--embedder", "hash:64", "--quiet"], capsys)
+    code, out = run(["blocks", "--db", db, "--embedder", "hash:64"], capsys)
+    lines = out.splitlines()
+    assert code == 0 and lines[0].split() == ["id", "chapter", "order", "state", "chars", "text"]
+    assert len(lines) == 3 and lines[1].split()[3] == "clean"
+    assert [line.index("clean") for line in lines[1:]] == [lines[0].index("state")] * 2  # columns line up
+    code, out = run(["blocks", "--db", db, "--embedder", "hash:64", "--dirty"], capsys)
+    assert out.splitlines()[1] == "(no dirty blocks)"

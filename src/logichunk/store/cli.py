@@ -160,12 +160,19 @@ def cmd_edit(args: argparse.Namespace) -> int:
 
 def cmd_blocks(args: argparse.Namespace) -> int:
     with _open(args) as store:
-        for b in store.blocks(dirty=True if args.dirty else None):
+        blocks = store.blocks(dirty=True if args.dirty else None)
+        if args.format != "jsonl":
+            w = max((len(b.id) for b in blocks), default=2)
+            wc = max((len(b.chapter_id) for b in blocks), default=7)
+            print(f"{'id':<{w}}  {'chapter':<{wc}}  {'order':>5}  {'state':<5}  {'chars':>6}  text")
+            if not blocks:
+                print("(no blocks)" if not args.dirty else "(no dirty blocks)")
+        for b in blocks:
             if args.format == "jsonl":
                 print(json.dumps({"id": b.id, "chapter_id": b.chapter_id, "order": b.order, "dirty": b.is_dirty,
                                   "size": len(b.content), "error": b.last_error}, ensure_ascii=False))
             else:
-                print(f"{b.id}  {b.chapter_id}  {b.order:>4}  {'dirty' if b.is_dirty else 'clean'}  "
+                print(f"{b.id:<{w}}  {b.chapter_id:<{wc}}  {b.order:>5}  {'dirty' if b.is_dirty else 'clean'}  "
                       f"{len(b.content):>6}  {_short(b.content, 50)}")
     return 0
 
