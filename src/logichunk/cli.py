@@ -16,6 +16,7 @@ from typing import Any, TextIO
 
 from . import __version__
 from .errors import InputError, LogichunkError
+from .progress import Progress as _Progress
 from .tree import ChunkTree
 from .types import Bubble
 
@@ -28,27 +29,6 @@ TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text", ".org", ".tex", ".
 
 def _err(msg: str) -> None:
     print(f"logichunk: {msg}", file=sys.stderr)
-
-
-class _Progress:
-    """A one-line progress counter on stderr, only when stderr is a terminal and work is long."""
-
-    def __init__(self, total: int, enabled: bool) -> None:
-        self.total = total
-        self.enabled = enabled and total > 1 and sys.stderr.isatty()
-        self.done = 0
-
-    def step(self, label: str) -> None:
-        self.done += 1
-        if self.enabled:
-            width = 30
-            filled = width * self.done // self.total
-            sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {label[-40:]:<40}")
-            sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            sys.stderr.write("\n")
 
 
 def _inputs(paths: Sequence[str], suffixes: tuple[str, ...]) -> Iterator[tuple[str, Callable[[], str]]]:
