@@ -3,7 +3,8 @@
 :class:`Store` holds everything that does not depend on the database (the parent-child layout,
 the embedding cache, incremental re-chunking, index maintenance); :class:`SQLiteStore` and
 :class:`PostgresStore` supply connections, transactions, the vector column codec and (on
-PostgreSQL) pgvector search. ``Store.open(url)`` picks one: a ``postgresql://`` URL, or a file path.
+PostgreSQL) pgvector search. ``Store.open(url)`` picks one: a ``postgresql://`` URL, or a file path
+(the backends register themselves here; this module does not import them: imports run one way).
 
 Re-chunking works on one chapter at a time, because parents may merge small neighbouring blocks
 (never across a chapter). It reads a snapshot, computes the new layout *outside* any lock or
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
 import secrets
 import threading
@@ -148,6 +148,17 @@ class _IndexCache:
         self.index: Any = None
 
 
+#: dialect -> backend class; each backend module registers itself (:func:`register_backend`) and
+#: ``logichunk/store/__init__.py`` imports them, so this module never imports its subclasses.
+_BACKENDS: dict[str, type[Store]] = {}
+
+
+def register_backend(cls: type[Store]) -> type[Store]:
+    """Make ``cls`` the backend :meth:`Store.open` uses for its ``dialect``."""
+    _BACKENDS[cls.dialect] = cls
+    return cls
+
+
 class Store:
     """Base class and factory. Use :meth:`open`; see the module docstring."""
 
@@ -164,17 +175,18 @@ class Store:
         exist already (a mistyped path or project name is an error, not a new empty store)."""
         if not isinstance(url, str) or not url.strip():
             raise InputError("a database URL or path is needed")
-        settings = settings or Settings()
-        if url.startswith(("postgresql://", "postgres://")):
-            from .postgres import PostgresStore
+        dialect = "postgres" if url.startswith(("postgresql://", "postgres://")) else "sqlite"
+        backend = _BACKENDS.get(dialect)
+        if backend is None:  # pragma: no cover - logichunk/store/__init__.py imports both backends
+            raise StoreError(f"the {dialect} backend is not loaded (import logichunk.store)")
+        return backend.open_url(url, settings=settings or Settings(), embedder=embedder, project=project,
+                                create=create)
 
-            return PostgresStore(url, settings=settings, embedder=embedder, project=project, create=create)
-        from .sqlite import SQLiteStore
-
-        path = url.removeprefix("sqlite:///").removeprefix("sqlite://")
-        if not create and path != ":memory:" and not os.path.isfile(path):
-            raise StoreError(f"no database at {path} (nothing ingested there yet? check --db)")
-        return SQLiteStore(path, settings=settings, embedder=embedder, project=project, create=create)
+    @classmethod
+    def open_url(cls, url: str, *, settings: Settings, embedder: Any = None, project: str | None = None,
+                 create: bool = True) -> Store:
+        """This backend's half of :meth:`open`: the URL as this backend reads it."""
+        return cls(url, settings=settings, embedder=embedder, project=project, create=create)
 
     def __init__(self, url: str, *, settings: Settings, embedder: Any = None, project: str | None = None,
                  create: bool = True) -> None:
