@@ -9,24 +9,9 @@ import json
 import sys
 from typing import Any
 
-from ..config import RETRIEVE_MODES, Settings
+from ..config import RETRIEVE_MODES
 from ..scale.cli import add_ingest_options
-
-
-def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--db", help="SQLite file or postgresql:// URL (default: setting db, logichunk.db)")
-    p.add_argument("--project", help="project name inside the database (default: default)")
-    p.add_argument("--embedder", help="embedder spec: auto, hash[:DIM], e5, minilm, st:PATH, openai:URL#MODEL")
-    p.add_argument("--config", help="TOML settings file (also $LOGICHUNK_CONFIG)")
-
-
-def _open(args: argparse.Namespace, *, create: bool = False, **over: Any):
-    """The store the flags name. Only ``ingest`` creates a database or a project: for the other
-    verbs a mistyped ``--db`` or ``--project`` is an error, not a new empty store."""
-    from .base import Store
-
-    s = Settings.load(args.config, db=args.db, project=args.project, embedder=args.embedder, **over)
-    return Store.open(s.db, settings=s, create=create)
+from .cli_options import open_store, store_options
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -34,7 +19,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from .ingest import check_embedder, ingest
 
     on_ray = ray_options(args)  # Ray asked for but missing: said before a database is created
-    with _open(args, create=True) as store:
+    with open_store(args, create=True) as store:
         _ = store.embedder  # a bad --embedder fails here, before anything is stored
         others = check_embedder(store, args.reembed)  # another embedder than the stored one: refused here
         if others and not args.quiet:
@@ -86,7 +71,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     over = {}
     if args.normalize is not None:
         over["size_normalization"] = args.normalize
-    with _open(args, retrieve_mode=args.mode, top_k=args.top_k, context_window_size=args.context_window,
+    with open_store(args, retrieve_mode=args.mode, top_k=args.top_k, context_window_size=args.context_window,
                reranker=args.rerank, **over) as store:
         reranker = None
         if store.settings.reranker != "none":
@@ -147,7 +132,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
             content = read_text_file(Path(args.file))
     else:
         content = args.text
-    with _open(args) as store:
+    with open_store(args) as store:
         changed = store.edit_block(args.block, content)
         if args.no_rechunk:
             print(f"block {args.block}: {'marked dirty' if changed else 'unchanged'}")
@@ -159,7 +144,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
 
 
 def cmd_blocks(args: argparse.Namespace) -> int:
-    with _open(args) as store:
+    with open_store(args) as store:
         blocks = store.blocks(dirty=True if args.dirty else None)
         if args.format != "jsonl":
             w = max((len(b.id) for b in blocks), default=2)
@@ -191,7 +176,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--quiet", action="store_true", help="no notes on stderr (embedder, skipped and replaced files)")
     p.add_argument("--format", choices=["text", "jsonl"], default="text",
                    help="jsonl: the report as one JSON object (documents, chunks, unchanged and replaced files...)")
-    _common(p)
+    store_options(p)
     add_ingest_options(p)
     p.set_defaults(func=cmd_ingest)
 
@@ -207,7 +192,7 @@ def add_parser(subparsers: Any) -> None:
                                     "LM scorer, the packaged default LM or a local folder), cross:PATH (a local "
                                     "cross-encoder)")
     p.add_argument("--format", choices=["table", "jsonl"], default="table")
-    _common(p)
+    store_options(p)
     p.set_defaults(func=cmd_search)
 
     p = subparsers.add_parser("edit", help="replace a block's text; re-chunks only what changed")
@@ -215,11 +200,11 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--file", help="new content from this file (- for stdin)")
     p.add_argument("--text", help="new content given inline")
     p.add_argument("--no-rechunk", action="store_true", help="only mark the block dirty")
-    _common(p)
+    store_options(p)
     p.set_defaults(func=cmd_edit)
 
     p = subparsers.add_parser("blocks", help="list the blocks of a store (ids for `edit`)")
     p.add_argument("--dirty", action="store_true", help="only dirty blocks")
     p.add_argument("--format", choices=["table", "jsonl"], default="table")
-    _common(p)
+    store_options(p)
     p.set_defaults(func=cmd_blocks)
