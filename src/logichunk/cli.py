@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import __version__
+from .cli_args import check_out_path  # re-exported: the verbs' modules used them from here
 from .errors import InputError, LogichunkError
 from .progress import Progress as _Progress
 from .tree import ChunkTree
@@ -48,22 +49,6 @@ def _inputs(paths: Sequence[str], suffixes: tuple[str, ...]) -> Iterator[tuple[s
                 yield str(f), (lambda f=f: read_path(f))
         else:
             yield str(path), (lambda path=path: read_path(path))
-
-
-def int_at_least(lowest: int):
-    """An argparse type: an integer of at least ``lowest`` (a negative --skip or a --k of 0 is a typo,
-    not a run). Every verb's numeric flags use it."""
-
-    def parse(v: str) -> int:
-        try:
-            n = int(v)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {v!r}") from None
-        if n < lowest:
-            raise argparse.ArgumentTypeError(f"must be at least {lowest}, got {n}")
-        return n
-
-    return parse
 
 
 def _chunk_defaults(args: argparse.Namespace) -> None:
@@ -275,16 +260,6 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     _record_bubbles(args, bubbles)
     models.report_usage(args.quiet)
     return 1 if failures else 0
-
-
-def check_out_path(target: str, inputs: Sequence[str], what: str = "the chunks") -> None:
-    """``--out`` must be a file in an existing folder and not one of the inputs (it would be replaced
-    by ``what``): checked before any work, so a long run does not fail at its very end."""
-    t = Path(target)
-    if t.is_dir() or not t.resolve().parent.is_dir():
-        raise InputError(f"--out {target}: not a file in an existing folder")
-    if t.exists() and any(i != "<stdin>" and Path(i).exists() and Path(i).resolve() == t.resolve() for i in inputs):
-        raise InputError(f"--out {target} is also an input: write {what} somewhere else")
 
 
 def _record_bubbles(args: argparse.Namespace, bubbles: list[Bubble]) -> None:

@@ -28,7 +28,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from ..cli import int_at_least
+from ..cli_args import int_at_least
 from ..errors import LogichunkError
 from ..progress import Progress
 

@@ -18,7 +18,7 @@ import sys
 import time
 from typing import Any
 
-from ..cli import check_out_path, int_at_least
+from ..cli_args import check_out_path, int_at_least
 from ..errors import InputError, LogichunkError
 
 
