@@ -354,3 +354,28 @@ def test_the_verb_end_to_end_matches_the_serial_verb(tmp_path, ray_local):
     s = Settings(embedder="hash:64")
     with Store.open(str(tmp_path / "serial.db"), settings=s) as a, Store.open(str(tmp_path / "ray.db"), settings=s) as b:
         assert_same(a, b)
+
+
+def test_another_embedder_is_refused_or_reembedded_as_the_serial_ingest_does(tmp_path, ray_local):
+    # issue 21: ingest into a project embedded with another model says so, or re-embeds it all
+    from logichunk.scale import ingest_corpus
+
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    (corpus / "a.md").write_text("# A\n\nRiver and mountain. Tea in winter.\n", encoding="utf-8")
+    (corpus / "b.md").write_text("# B\n\n少年下山去城里卖剑。\n", encoding="utf-8")
+    a, b = open_pair(tmp_path)  # SMALL: hash:64
+    with a, b:
+        ingest(a, [str(corpus / "a.md")])
+        ingest_corpus(b, [str(corpus / "a.md")])
+    a, b = open_pair(tmp_path, dataclasses.replace(SMALL, embedder="hash:128"))
+    with a, b:
+        with pytest.raises(InputError, match="--reembed"):
+            ingest(a, [str(corpus)])
+        with pytest.raises(InputError, match="--reembed"):
+            ingest_corpus(b, [str(corpus)])
+        assert len(a.documents()) == len(b.documents()) == 1  # refused before anything was written
+        ra, rb = ingest(a, [str(corpus)], reembed=True), ingest_corpus(b, [str(corpus)], reembed=True)
+        assert same_report(ra, rb) and rb.documents == 1 and rb.embedded > 0
+        assert set(a.stored_embedders()) == set(b.stored_embedders()) == {"hash-v1-d128"}
+        assert_same(a, b)

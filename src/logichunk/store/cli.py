@@ -28,9 +28,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         if on_ray is not None:
             from ..scale import ingest_corpus
 
-            rep = ingest_corpus(store, args.paths, rechunk=not args.no_chunk, replace=args.replace, **on_ray)
-            if others:
-                rep = _with_reembedded(rep, store.reembed())
+            rep = ingest_corpus(store, args.paths, rechunk=not args.no_chunk, replace=args.replace,
+                                reembed=args.reembed, **on_ray)
         else:
             rep = ingest(store, args.paths, rechunk=not args.no_chunk, replace=args.replace, reembed=args.reembed)
         if not args.quiet and store.embedder_note:
@@ -50,14 +49,6 @@ def cmd_ingest(args: argparse.Namespace) -> int:
               f"{rep.chars} chars -> {rep.parents} parents, {rep.children} children; embedded {rep.embedded} texts "
               f"in {rep.seconds:.2f} s ({rep.chars_per_second:,.0f} chars/s)")
     return 0
-
-
-def _with_reembedded(rep: Any, results: Any) -> Any:
-    """The Ray ingest's report with the chapters re-embedded after it counted in."""
-    results = list(results)
-    return dataclasses.replace(rep, parents=rep.parents + sum(r.parents_written for r in results),
-                               children=rep.children + sum(r.children_written for r in results),
-                               embedded=rep.embedded + sum(r.embedded for r in results))
 
 
 def _short(text: str, n: int = 70) -> str:
