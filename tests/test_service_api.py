@@ -560,3 +560,12 @@ def test_idempotency_key_returns_the_first_answers_document(client):
     assert client.delete(f"{P}/documents/{a.json()['id']}", headers=H).status_code in (200, 204)
     again = client.post(f"{P}/documents?copy=true", headers=k, json={"title": "k", "text": text})
     assert again.status_code == 201 and again.json()["id"] != a.json()["id"]  # the document is gone: stored anew
+
+
+def test_an_upload_with_a_stray_utf16_mark_is_refused_not_stored_as_mojibake(client):
+    # issue 21: FF FE in front of UTF-8 text was decoded as UTF-16 and stored (201)
+    r = client.post(f"{P}/documents/upload", headers=H, content=b"\xff\xfe" + "Plain text, not UTF-16.\n".encode())
+    assert r.status_code == 400 and "UTF-16" in r.json()["error"]["message"]
+    real = client.post(f"{P}/documents/upload?copy=true", headers=H,
+                       content=b"\xff\xfe" + "Real UTF-16 text.\n".encode("utf-16-le"))
+    assert real.status_code == 201
