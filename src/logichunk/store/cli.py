@@ -13,6 +13,8 @@ from ..config import RETRIEVE_MODES
 from ..scale.cli import add_ingest_options
 from .cli_options import open_store, store_options
 
+_open, _common = open_store, store_options  # their names here before store/cli_options.py
+
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     from ..scale.cli import ray_options
