@@ -564,7 +564,7 @@ def test_idempotency_key_returns_the_first_answers_document(client):
 
 def test_an_upload_with_a_stray_utf16_mark_is_refused_not_stored_as_mojibake(client):
     # issue 21: FF FE in front of UTF-8 text was decoded as UTF-16 and stored (201)
-    r = client.post(f"{P}/documents/upload", headers=H, content=b"\xff\xfe" + "Plain text, not UTF-16.\n".encode())
+    r = client.post(f"{P}/documents/upload", headers=H, content=b"\xff\xfe" + b"Plain text, not UTF-16.\n")
     assert r.status_code == 400 and "UTF-16" in r.json()["error"]["message"]
     real = client.post(f"{P}/documents/upload?copy=true", headers=H,
                        content=b"\xff\xfe" + "Real UTF-16 text.\n".encode("utf-16-le"))
