@@ -243,3 +243,45 @@ def test_levels_with_a_method_that_ignores_them_says_so(capsys, method):
     assert f"{method} ignores it" in err
     code, _, err = run(["chunk", str(EN), "--method", method, "--embedder", "hash"], capsys)
     assert "ignores" not in err
+
+
+# ----------------------------------------------------------------------------- issue 21: validate --format jsonl
+
+
+def _scripted_llm(monkeypatch, answers):
+    from logichunk.models import registry
+    from logichunk.models.llm import ScriptedLLM
+
+    llm = ScriptedLLM(answers, cycle=True)
+
+    class Resolved:
+        model = llm
+        description = "scripted (test)"
+
+    monkeypatch.setattr(registry, "resolve_llm", lambda spec: Resolved())
+    return llm
+
+
+def test_validate_jsonl_writes_a_record_per_chunk_even_when_nothing_is_wrong(tmp_path, capsys, monkeypatch):
+    llm = _scripted_llm(monkeypatch, ['{"complete": true, "reason": ""}'])
+    args = ["validate", str(EN), "--llm", "local", "--method", "fixed", "--max-size", "400", "--format", "jsonl",
+            "--quiet", "--bubbles", str(tmp_path / "b.jsonl")]
+    code, out, _ = run(args, capsys)
+    recs = [json.loads(line) for line in out.splitlines()]
+    chunks = [r for r in recs if r["type"] == "chunk"]
+    assert code == 0 and len(chunks) == len(llm.prompts) > 1  # one record per chunk the LLM judged
+    assert all(r["complete"] is True and r["problem"] is None for r in chunks)
+    assert recs[-1] == {"type": "summary", "source": str(EN), "chunks": len(chunks), "problems": 0}
+    _scripted_llm(monkeypatch, ['{"complete": false, "reason": "cut mid-argument"}', "perhaps, hard to say"])
+    code, out, _ = run(args, capsys)
+    recs = [json.loads(line) for line in out.splitlines()]
+    assert [r["complete"] for r in recs if r["type"] == "chunk"][:2] == [False, None]
+    assert recs[0]["problem"]["category"] == "incomplete" and recs[-1]["problems"] == len(recs) - 1
+
+
+def test_validate_shows_progress_on_a_terminal(tmp_path, capsys, monkeypatch):
+    _scripted_llm(monkeypatch, ['{"complete": true}'])
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    code, _, err = run(["validate", str(EN), "--llm", "local", "--method", "fixed", "--max-size", "400",
+                        "--format", "jsonl", "--bubbles", str(tmp_path / "b.jsonl")], capsys)
+    assert code == 0 and "\r[" in err and "/" in err  # a one-line counter, redrawn per chunk

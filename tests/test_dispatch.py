@@ -124,8 +124,10 @@ def test_cli_validate_reports_incomplete_chunks(capsys, loopback, tmp_path):
                  "--format", "jsonl", "--bubbles", str(bub), "--quiet"])
     out, _ = capsys.readouterr()
     assert code == 0
-    probs = [json.loads(x) for x in out.splitlines()]
+    recs = [json.loads(x) for x in out.splitlines()]  # a record per chunk judged, then a summary (issue 21)
+    probs = [r["problem"] for r in recs if r["type"] == "chunk" and r["problem"]]
     assert [p["category"] for p in probs] == ["incomplete"] and probs[0]["context"]["reason"] == "cut off"
+    assert recs[-1]["type"] == "summary" and recs[-1]["problems"] == 1 and recs[-1]["chunks"] == len(recs) - 1
     assert len(bub.read_text().splitlines()) == 1
 
 

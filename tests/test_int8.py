@@ -205,7 +205,9 @@ def test_eval_methods_share_the_lm_the_environment_names(tmp_path, monkeypatch: 
     tiny.tokenizer.save_pretrained(tmp_path)
     monkeypatch.setenv("LOGICHUNK_LM", str(tmp_path))
     monkeypatch.setenv("LOGICHUNK_LM_DTYPE", "int8")
-    monkeypatch.setattr(em, "_LM_CACHE", {})
+    from logichunk.eval import env as eval_env  # where the shared LM is cached (methods re-exports env_lm)
+
+    monkeypatch.setattr(eval_env, "_LM_CACHE", {})
     lm = em.env_lm("ppl")
     assert lm.model_id.endswith("/int8") and em.env_lm("msp") is lm  # loaded once
     cal, _ = load_calibration(None, HashEmbedder())

@@ -140,3 +140,69 @@ def test_hash_embedders_of_other_dimensions_share_the_hash_calibration():
     cal, note = default_calibration(HashEmbedder(64).model_id)
     assert cal.embedder == HashEmbedder(64).model_id and "other dimension" in note
     assert cal.rule == default_calibration(HashEmbedder().model_id)[0].rule
+
+
+class _SameVector:
+    """An embedder that cannot see topics: every text gets the same vector (all cosines 1)."""
+
+    model_id = "same-vector"
+    dim = 8
+
+    def embed(self, texts, kind="passage"):
+        v = np.zeros((len(texts), self.dim), np.float32)
+        v[:, 0] = 1.0
+        return v
+
+
+def test_a_baseline_that_cannot_separate_says_so_and_uses_the_stated_default():
+    # issue 21: the hash embedder on TIAGE wrote a cosine threshold of -1.01 (never split)
+    convs = conversations(6, seed=3)
+    notes: list[str] = []
+    said: list[str] = []
+    th, _starts, _pk = cosine_baseline(convs, _SameVector(), progress=said.append, notes=notes)
+    default = Calibration().baseline_threshold
+    assert th == default and -1.0 <= th <= 1.0
+    assert notes and "cannot separate" in notes[0] and str(default) in notes[0] and notes == said
+    th_ok, _, _ = cosine_baseline(convs, HashEmbedder(64), notes=(ok := []))  # one that can: its own fit, no note
+    assert -1.0 <= th_ok <= 1.0 and (ok == [] or th_ok == default)
+    with pytest.raises(InputError, match="within"):
+        cosine_baseline(convs, HashEmbedder(64), threshold=-1.01)
+
+
+def test_a_calibration_never_holds_a_cosine_threshold_outside_minus_one_one():
+    with pytest.raises(InputError, match="baseline_threshold"):
+        Calibration(baseline_threshold=-1.01)
+    cal, _ = default_calibration(HashEmbedder().model_id)  # the shipped one had -1.01
+    assert -1.0 <= cal.baseline_threshold <= 1.0
+
+
+def _degenerate_baseline(monkeypatch):
+    import importlib
+
+    calmod = importlib.import_module("logichunk.memory.calibrate")  # the package exports the function too
+
+    def degenerate(convs, embedder, threshold=None, progress=None, notes=None):
+        return cosine_baseline(convs, _SameVector(), threshold, progress, notes)
+
+    monkeypatch.setattr(calmod, "cosine_baseline", degenerate)
+
+
+def test_calibrate_records_the_fallback_and_the_cli_warns(tmp_path, capsys, monkeypatch):
+    import json
+
+    from logichunk.cli import main
+
+    _degenerate_baseline(monkeypatch)
+    cal = calibrate(conversations(8, seed=1), HashEmbedder(64), lookahead=0)
+    assert cal.baseline_threshold == Calibration().baseline_threshold
+    assert "cannot separate" in cal.source["baseline_fallback"]
+    data = tmp_path / "train.jsonl"
+    data.write_text("".join(json.dumps({"id": c.id, "units": [b.user for b in c.blocks],
+                                        "boundaries": sorted(s - 1 for s in c.starts)}) + "\n"
+                            for c in conversations(8, seed=2)), encoding="utf-8")
+    out_file = tmp_path / "cal.json"
+    code = main(["memory", "calibrate", "--data", str(data), "--embedder", "hash:64", "--lookahead", "0",
+                 "--out", str(out_file), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 0 and "warning" in err and "cannot separate" in err  # said even with --quiet
+    assert Calibration.load(out_file).baseline_threshold == Calibration().baseline_threshold

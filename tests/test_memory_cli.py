@@ -216,3 +216,30 @@ def test_a_calibration_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
     monkeypatch.undo()
     c.save(target)
     assert Calibration.load(target).hi == c.hi
+
+
+def test_llm_arbiter_fallback_is_said_on_stderr(tmp_path, capsys, monkeypatch):
+    # issue 21: an unreachable endpoint left the table showing arbiter:rule with no word on stderr
+    from logichunk.models import registry
+    from logichunk.models.http import EndpointUnreachable
+    from logichunk.models.llm import ScriptedLLM
+
+    calls = []
+
+    def down(messages):
+        calls.append(messages)
+        raise EndpointUnreachable("connection refused", url="http://127.0.0.1:9/v1")
+
+    class Resolved:
+        model = ScriptedLLM(down)
+
+    monkeypatch.setattr(registry, "resolve_llm", lambda spec: Resolved())
+    lines = [{"user": t.user, "conversation_id": c.id} for c in conversations(3) for t in c.blocks]
+    f = write(tmp_path, "d.jsonl", lines)
+    code, out, err = run(["memory", "replay", f, "--embedder", "hash", "--llm", "openai:http://127.0.0.1:9/v1#m",
+                          "--quiet"], capsys)
+    assert code == 0 and calls  # the grey zone was reached and the LLM asked
+    assert ":rule" in out  # the fallback decided ...
+    warnings = [line for line in err.splitlines() if "warning" in line]
+    assert len(warnings) == 2 and "llm arbiter failed" in warnings[0] and "rule arbiter decides" in warnings[0]
+    assert "fell back on" in warnings[1]

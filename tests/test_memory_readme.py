@@ -49,3 +49,37 @@ def test_readme_memory_examples_with_e5(tmp_path, monkeypatch):
     assert "(0, 3, 'Write a snake game" in text and "(4, 5, 'Recommend a vegetarian" in text, text
     text = _run(zh)
     assert "(3, 4, '周末去杭州" in text, text
+
+
+def _shell_command(start: str) -> list[str]:
+    """The README's shell command starting with ``start`` (continued lines joined), as argv."""
+    import shlex
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8").replace("\\\n", " ")
+    lines = [line for line in text.splitlines() if line.startswith(start)]
+    assert len(lines) == 1, lines
+    return shlex.split(lines[0].split("#", 1)[0])
+
+
+def test_readme_memory_eval_example_is_small_and_shows_progress(tmp_path, capsys, monkeypatch):
+    # issue 21: the example ran all six dialogue sets for ~8 minutes without a sign of life
+    import json
+    import sys
+
+    from logichunk.cli import main
+    from memory_data import conversations
+
+    argv = _shell_command("logichunk eval segmentation --methods memory")
+    assert "--data" in argv and "--limit" in argv and int(argv[argv.index("--limit") + 1]) <= 100
+    data = tmp_path / "dialogues.jsonl"  # the example's data set, stood in for by a small labelled one
+    data.write_text("".join(json.dumps({"id": c.id, "units": [b.user for b in c.blocks],
+                                        "boundaries": sorted(s - 1 for s in c.starts)}) + "\n"
+                            for c in conversations(6)), encoding="utf-8")
+    argv[argv.index("--data") + 1] = str(data)
+    argv[argv.index("--calibration") + 1 : argv.index("--calibration") + 2] = []  # the shipped one
+    argv.remove("--calibration")
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    code = main([*argv[1:], "--no-save"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "memory" in out
+    assert "\r[" in err and "6/6" in err  # a progress line per (set, method) on a terminal

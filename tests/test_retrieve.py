@@ -179,3 +179,16 @@ def test_a_store_searched_with_another_embedder_says_so(tmp_path):
         assert "embedded with hash-v1-d64" in retrieve_graph(s, "tea price", "graph-ssg").notes[0]
     with Store.open(path, settings=Settings(embedder="hash:64")) as s:  # the right one: no such note
         assert len(retrieve(s, "tea price", mode="basic")) and s.embedder_mismatch() == ""
+
+
+def test_hierarchical_ties_come_in_document_position(corpus, monkeypatch):
+    # issue 21: rows tied at the same score came in whatever order the vector index gave them
+    children = corpus.chunks(level="child")
+    tied = [(c.pk, 0.5) for c in reversed(children[:6])]  # an index may return ties in any order
+    monkeypatch.setattr(corpus, "vector_search", lambda q, k, level="child": tied[:k])
+    res = retrieve(corpus, "anything", mode="hierarchical", top_k=6, expand=())
+    ids = [h.chunk.id for h in res]
+    assert ids == sorted(ids, key=lambda i: [int(x) for x in i.split(".")]) and len(ids) == 6
+    full = retrieve(corpus, "anything", mode="hierarchical", top_k=6)
+    hits = [h.chunk.id for h in full if h.chunk.meta["relation"] == "hit"]
+    assert hits == sorted(hits, key=lambda i: [int(x) for x in i.split(".")])

@@ -221,7 +221,8 @@ def test_ray_ingest_stores_what_the_serial_ingest_stores(tmp_path, ray_local):
     with a, b:
         ra = ingest(a, [str(corpus)])
         rb = ingest_corpus(b, [str(corpus)], workers=2, batch_size=2)  # several batches, both workers
-        assert same_report(ra, rb) and rb.documents == 5 and rb.children > 0 and rb.embedded > 0
+        assert same_report(ra, rb) and rb.documents == 4 and rb.children > 0 and rb.embedded > 0
+        assert rb.empty == (str(corpus / "sub" / "empty.txt"),)  # skipped by both (issue 21: never stored)
         assert_same(a, b)
         assert any(bub for d in stored(b)[0]["documents"] for bub in d["bubbles"])  # the run-on sentence's
         for did, _title, source in b.documents():  # and the text is the file's, byte for byte
@@ -349,7 +350,32 @@ def test_the_verb_end_to_end_matches_the_serial_verb(tmp_path, ray_local):
     assert (rs.pop("engine"), rr.pop("engine")) == ("serial", "ray")
     for r in (rs, rr):
         r.pop("seconds"), r.pop("chars_per_second")
-    assert rs == rr and rr["documents"] == 5
+    assert rs == rr and rr["documents"] == 4 and len(rr["empty"]) == 1  # the empty file skipped by both
     s = Settings(embedder="hash:64")
     with Store.open(str(tmp_path / "serial.db"), settings=s) as a, Store.open(str(tmp_path / "ray.db"), settings=s) as b:
+        assert_same(a, b)
+
+
+def test_another_embedder_is_refused_or_reembedded_as_the_serial_ingest_does(tmp_path, ray_local):
+    # issue 21: ingest into a project embedded with another model says so, or re-embeds it all
+    from logichunk.scale import ingest_corpus
+
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    (corpus / "a.md").write_text("# A\n\nRiver and mountain. Tea in winter.\n", encoding="utf-8")
+    (corpus / "b.md").write_text("# B\n\n少年下山去城里卖剑。\n", encoding="utf-8")
+    a, b = open_pair(tmp_path)  # SMALL: hash:64
+    with a, b:
+        ingest(a, [str(corpus / "a.md")])
+        ingest_corpus(b, [str(corpus / "a.md")])
+    a, b = open_pair(tmp_path, dataclasses.replace(SMALL, embedder="hash:128"))
+    with a, b:
+        with pytest.raises(InputError, match="--reembed"):
+            ingest(a, [str(corpus)])
+        with pytest.raises(InputError, match="--reembed"):
+            ingest_corpus(b, [str(corpus)])
+        assert len(a.documents()) == len(b.documents()) == 1  # refused before anything was written
+        ra, rb = ingest(a, [str(corpus)], reembed=True), ingest_corpus(b, [str(corpus)], reembed=True)
+        assert same_report(ra, rb) and rb.documents == 1 and rb.embedded > 0
+        assert set(a.stored_embedders()) == set(b.stored_embedders()) == {"hash-v1-d128"}
         assert_same(a, b)

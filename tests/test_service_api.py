@@ -529,3 +529,48 @@ def test_the_schema_documents_the_real_error_answers(client):
     # and the answer of a real conflict has that shape
     r = client.put(f"{P}/blocks/nope", headers=H, json={"content": "x"})
     assert r.status_code == 404 and set(r.json()) == {"error"} and {"code", "message"} <= set(r.json()["error"])
+
+
+# ----------------------------------------------------------------------------- issue 21: idempotent uploads
+
+
+def test_the_same_text_twice_is_one_document_unless_a_copy_is_asked(client):
+    text = "# Idempotent\n\nThe same upload twice is one document. Rain on the tea house.\n"
+    before = len(client.get(f"{P}/documents", headers=H).json()["documents"])
+    a = client.post(f"{P}/documents", headers=H, json={"title": "same", "text": text})
+    b = client.post(f"{P}/documents", headers=H, json={"title": "same", "text": text})
+    assert a.status_code == 201 and a.json()["existing"] is False
+    assert b.status_code == 200 and b.json()["existing"] is True and b.json()["id"] == a.json()["id"]
+    assert b.headers["location"].endswith(a.json()["id"])
+    up = client.post(f"{P}/documents/upload", headers=H, files={"file": ("same.md", text.encode())})
+    assert up.status_code == 200 and up.json()["id"] == a.json()["id"]  # an upload of the same bytes too
+    assert len(client.get(f"{P}/documents", headers=H).json()["documents"]) == before + 1
+    c = client.post(f"{P}/documents?copy=true", headers=H, json={"title": "same", "text": text})
+    assert c.status_code == 201 and c.json()["id"] != a.json()["id"]
+    assert len(client.get(f"{P}/documents", headers=H).json()["documents"]) == before + 2
+    other = client.post(f"{P}/documents", headers=H, json={"title": "same", "text": text + "More.\n"})
+    assert other.status_code == 201  # other text: a new document
+
+
+def test_idempotency_key_returns_the_first_answers_document(client):
+    k = {**H, "Idempotency-Key": "retry-7f3a"}
+    text = "A retried request with a key. Kept once.\n"
+    a = client.post(f"{P}/documents?copy=true", headers=k, json={"title": "k", "text": text})
+    b = client.post(f"{P}/documents?copy=true", headers=k, json={"title": "k", "text": text})
+    assert a.status_code == 201 and b.status_code == 200 and a.json()["id"] == b.json()["id"]  # copy asked, once
+    reused = client.post(f"{P}/documents", headers=k, json={"title": "k", "text": "Another text.\n"})
+    assert reused.status_code == 422 and reused.json()["error"]["code"] == "idempotency_key_reused"
+    bad = client.post(f"{P}/documents", headers={**H, "Idempotency-Key": "x" * 300}, json={"title": "k", "text": "t"})
+    assert bad.status_code == 422
+    assert client.delete(f"{P}/documents/{a.json()['id']}", headers=H).status_code in (200, 204)
+    again = client.post(f"{P}/documents?copy=true", headers=k, json={"title": "k", "text": text})
+    assert again.status_code == 201 and again.json()["id"] != a.json()["id"]  # the document is gone: stored anew
+
+
+def test_an_upload_with_a_stray_utf16_mark_is_refused_not_stored_as_mojibake(client):
+    # issue 21: FF FE in front of UTF-8 text was decoded as UTF-16 and stored (201)
+    r = client.post(f"{P}/documents/upload", headers=H, content=b"\xff\xfe" + b"Plain text, not UTF-16.\n")
+    assert r.status_code == 400 and "UTF-16" in r.json()["error"]["message"]
+    real = client.post(f"{P}/documents/upload?copy=true", headers=H,
+                       content=b"\xff\xfe" + "Real UTF-16 text.\n".encode("utf-16-le"))
+    assert real.status_code == 201

@@ -97,10 +97,14 @@ def run(app) -> Iterator[dict[str, Any]]:
         docs = {}
         for key, title, text, source in (("zh", "桃花源记", ZH, None), ("en", "three texts", EN, "en.md"),
                                          ("edit", "桃花源记 (edited)", ZH, "zh.txt")):
-            d = call("POST", f"{P}/documents", 201, params={"wait": 30}, json={"title": title, "text": text,
-                                                                                "source": source})
+            # the same text twice is one document unless a copy is asked for (the edit test needs one)
+            d = call("POST", f"{P}/documents", 201, params={"wait": 30, "copy": key == "edit"},
+                     json={"title": title, "text": text, "source": source})
             assert d["chunked"] is True, d
             docs[key] = d["id"]
+        again = call("POST", f"{P}/documents", 200, json={"title": "桃花源记", "text": ZH},
+                     label="the same text again: the stored document, existing")
+        assert again["existing"] is True and again["id"] == docs["zh"]
         d = call("POST", f"{P}/documents", 201, json={"title": "no wait", "text": "Tea.\n\nRain on the hills.\n"},
                  label="created without ?wait: no `chunked`")
         assert "chunked" not in d
@@ -108,6 +112,9 @@ def run(app) -> Iterator[dict[str, Any]]:
              content="第一章 开始\n\n山有小口，仿佛若有光。\n".encode())
         call("POST", f"{P}/documents/upload", 201, params={"wait": 30},
              files={"file": ("notes.md", b"# Notes\n\nOne line about tea.\n\nAnother about rain.\n")})
+        call("POST", f"{P}/documents/upload", 200, files={"file": ("notes.md", b"# Notes\n\nOne line about tea.\n\n"
+                                                                              b"Another about rain.\n")},
+             label="the same file again: the stored document")
         long = call("POST", f"{P}/documents", 201, params={"wait": 30},
                     json={"title": "长句", "text": "开头一句。\n\n" + LONG_SENTENCE})
         docs["long"] = long["id"]

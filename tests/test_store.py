@@ -363,3 +363,15 @@ def test_a_renumbered_parent_takes_its_bubbles_along(make_store):
     assert before and len(after) == len(before) and after != before  # renumbered, and followed
     for where in after:
         assert "river" in owner[where.split()[-1]].content
+
+
+def test_documents_with_text_and_reembed_on_both_backends(make_store):
+    # issue 21: the service finds a stored copy of a text; ingest re-embeds a project for a new embedder
+    s = make_store(settings=Settings(), embedder=CountingEmbedder(32))
+    a = s.add_document("a", [("t", ["One block. ", "Two blocks.\n\n"])])
+    s.add_document("b", [(None, ["Another text entirely.\n"])])
+    same_len = s.add_document("c", [(None, ["One block. ", "Two blockz.\n\n"])])  # same length, other text
+    assert s.documents_with_text("One block. Two blocks.\n\n") == [a]
+    assert s.documents_with_text("One block.") == [] and same_len not in s.documents_with_text("x" * 24)
+    s.rechunk_dirty()
+    assert set(s.stored_embedders()) == {s.model_id} and s.reembed() == []  # nothing embedded otherwise

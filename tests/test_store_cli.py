@@ -108,3 +108,94 @@ def test_parent_search_jsonl_text_is_the_text_at_its_span(tmp_path, capsys):
         assert r["text"] in chapter and len(r["text"]) == r["span"][1] - r["span"][0]
         if r["context_text"] is not None:  # the window around the match, inside the parent
             assert r["context_text"] in r["text"] and r["child_text"] in r["context_text"]
+
+
+# ---------------------------------------------------------------- issue 21: what a new user tripped on
+
+
+def _penguins(tmp_path):
+    f = tmp_path / "a.md"
+    f.write_text("# Penguins\n\nEmperor penguins live in Antarctica. They huddle together.\n", encoding="utf-8")
+    return f
+
+
+def test_ingest_with_another_embedder_refuses_in_one_line_unless_reembed(tmp_path, capsys):
+    f = _penguins(tmp_path)
+    db = str(tmp_path / "p.db")
+    assert run(["ingest", str(f), "--db", db, "--embedder", "hash:64", "--quiet"], capsys)[0] == 0
+    g = tmp_path / "b.md"
+    g.write_text("Seals swim under the ice.\n", encoding="utf-8")
+    with pytest.raises(LogichunkError) as e:
+        run(["ingest", str(f), str(g), "--db", db, "--embedder", "hash:128", "--quiet"], capsys)
+    msg = str(e.value)
+    assert "\n" not in msg and "hash-v1-d64" in msg and "hash-v1-d128" in msg and "--reembed" in msg
+    from logichunk.config import Settings
+    from logichunk.store import Store
+
+    with Store.open(db, settings=Settings(embedder="hash:64")) as s:  # the refusal wrote nothing
+        assert len(s.documents()) == 1 and set(s.stored_embedders()) == {"hash-v1-d64"}
+    code, out = run(["ingest", str(f), str(g), "--db", db, "--embedder", "hash:128", "--reembed", "--quiet"], capsys)
+    assert code == 0 and "1 document(s)" in out
+    with Store.open(db, settings=Settings(embedder="hash:128")) as s:  # everything now under the new one
+        assert len(s.documents()) == 2 and set(s.stored_embedders()) == {"hash-v1-d128"}
+        assert s.embedder_mismatch() == ""
+    code, out = run(["search", "huddle", "--db", db, "--embedder", "hash:128", "--mode", "basic",
+                     "--format", "jsonl"], capsys)
+    assert any("huddle" in json.loads(line)["text"] for line in out.splitlines())
+
+
+def test_hybrid_with_another_embedder_names_it_in_the_notes(tmp_path, capsys):
+    db = str(tmp_path / "p.db")
+    run(["ingest", str(_penguins(tmp_path)), "--db", db, "--embedder", "hash:64", "--quiet"], capsys)
+    code, out = run(["search", "huddle", "--db", db, "--embedder", "hash:128", "--mode", "hybrid",
+                     "--format", "jsonl"], capsys)
+    recs = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and recs  # BM25 still finds it
+    assert any("hash-v1-d64" in n and "hash-v1-d128" in n for n in recs[0]["notes"])
+    code, out = run(["search", "huddle", "--db", db, "--embedder", "hash:128", "--mode", "hybrid"], capsys)
+    assert "hash-v1-d64" in out.splitlines()[0]  # the table says it too
+    code, out = run(["search", "huddle", "--db", db, "--embedder", "hash:64", "--mode", "hybrid",
+                     "--format", "jsonl"], capsys)
+    assert json.loads(out.splitlines()[0])["notes"] == []  # the same embedder: nothing to say
+
+
+def test_ingest_refuses_an_empty_file_alone_and_skips_it_among_others(tmp_path, capsys):
+    # as ``chunk`` does: the one input given is empty -> an error; in a folder -> a note, the rest stored
+    empty = tmp_path / "empty.md"
+    empty.write_text(" \n\n", encoding="utf-8")
+    db = tmp_path / "p.db"
+    with pytest.raises(LogichunkError, match="empty"):
+        run(["ingest", str(empty), "--db", str(db), "--embedder", "hash:64"], capsys)
+    from logichunk.config import Settings
+    from logichunk.store import Store
+
+    with Store.open(str(db), settings=Settings(embedder="hash:64")) as s:
+        assert s.documents() == []
+    _penguins(tmp_path)
+    code, out = run(["ingest", str(tmp_path), "--db", str(db), "--embedder", "hash:64"], capsys)
+    assert code == 0 and "1 document(s)" in out
+    with Store.open(str(db), settings=Settings(embedder="hash:64")) as s:
+        assert [t for _, t, _ in s.documents()] == ["a"]
+    code, out = run(["ingest", str(tmp_path), "--db", str(db), "--embedder", "hash:64", "--format", "jsonl"], capsys)
+    assert json.loads(out)["empty"] == [str(empty)]
+
+
+def test_no_results_is_a_line_of_its_own(tmp_path, capsys):
+    db = str(tmp_path / "p.db")
+    run(["ingest", str(_penguins(tmp_path)), "--db", db, "--embedder", "hash:64", "--quiet"], capsys)
+    code, out = run(["search", "huddle", "--db", db, "--embedder", "hash:128", "--mode", "basic"], capsys)
+    lines = out.splitlines()
+    assert code == 0 and out.endswith("\n") and "(no results)" in lines
+    assert any("hash-v1-d64" in line for line in lines[lines.index("(no results)") + 1 :])
+
+
+def test_blocks_table_has_a_header_row_over_its_columns(tmp_path, capsys):
+    db = str(tmp_path / "p.db")
+    run(["ingest", str(_penguins(tmp_path)), "--db", db, "--embedder", "hash:64", "--quiet"], capsys)
+    code, out = run(["blocks", "--db", db, "--embedder", "hash:64"], capsys)
+    lines = out.splitlines()
+    assert code == 0 and lines[0].split() == ["id", "chapter", "order", "state", "chars", "text"]
+    assert len(lines) == 3 and lines[1].split()[3] == "clean"
+    assert [line.index("clean") for line in lines[1:]] == [lines[0].index("state")] * 2  # columns line up
+    code, out = run(["blocks", "--db", db, "--embedder", "hash:64", "--dirty"], capsys)
+    assert out.splitlines()[1] == "(no dirty blocks)"

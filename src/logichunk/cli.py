@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import __version__
+from .cli_args import check_out_path  # re-exported: the verbs' modules used them from here
 from .errors import InputError, LogichunkError
+from .progress import Progress as _Progress
 from .tree import ChunkTree
 from .types import Bubble
 
@@ -28,27 +30,6 @@ TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text", ".org", ".tex", ".
 
 def _err(msg: str) -> None:
     print(f"logichunk: {msg}", file=sys.stderr)
-
-
-class _Progress:
-    """A one-line progress counter on stderr, only when stderr is a terminal and work is long."""
-
-    def __init__(self, total: int, enabled: bool) -> None:
-        self.total = total
-        self.enabled = enabled and total > 1 and sys.stderr.isatty()
-        self.done = 0
-
-    def step(self, label: str) -> None:
-        self.done += 1
-        if self.enabled:
-            width = 30
-            filled = width * self.done // self.total
-            sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {label[-40:]:<40}")
-            sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            sys.stderr.write("\n")
 
 
 def _inputs(paths: Sequence[str], suffixes: tuple[str, ...]) -> Iterator[tuple[str, Callable[[], str]]]:
@@ -68,22 +49,6 @@ def _inputs(paths: Sequence[str], suffixes: tuple[str, ...]) -> Iterator[tuple[s
                 yield str(f), (lambda f=f: read_path(f))
         else:
             yield str(path), (lambda path=path: read_path(path))
-
-
-def int_at_least(lowest: int):
-    """An argparse type: an integer of at least ``lowest`` (a negative --skip or a --k of 0 is a typo,
-    not a run). Every verb's numeric flags use it."""
-
-    def parse(v: str) -> int:
-        try:
-            n = int(v)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {v!r}") from None
-        if n < lowest:
-            raise argparse.ArgumentTypeError(f"must be at least {lowest}, got {n}")
-        return n
-
-    return parse
 
 
 def _chunk_defaults(args: argparse.Namespace) -> None:
@@ -297,16 +262,6 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     return 1 if failures else 0
 
 
-def check_out_path(target: str, inputs: Sequence[str], what: str = "the chunks") -> None:
-    """``--out`` must be a file in an existing folder and not one of the inputs (it would be replaced
-    by ``what``): checked before any work, so a long run does not fail at its very end."""
-    t = Path(target)
-    if t.is_dir() or not t.resolve().parent.is_dir():
-        raise InputError(f"--out {target}: not a file in an existing folder")
-    if t.exists() and any(i != "<stdin>" and Path(i).exists() and Path(i).resolve() == t.resolve() for i in inputs):
-        raise InputError(f"--out {target} is also an input: write {what} somewhere else")
-
-
 def _record_bubbles(args: argparse.Namespace, bubbles: list[Bubble]) -> None:
     if not bubbles:
         return
@@ -340,10 +295,24 @@ def cmd_validate(args: argparse.Namespace) -> int:
     models = _Models(args, needs(args.method))
     source, text = _one_text(args)
     tree = _chunk_one(args, text, source, models)
-    problems = validate(tree, models.llm, source=source)
-    if args.format == "jsonl":
-        for b in problems:
-            print(json.dumps(b.to_dict(), ensure_ascii=False))
+    jsonl = args.format == "jsonl"
+    progress = _Progress(len(tree.leaves()), not args.quiet)  # one LLM call per chunk: minutes on a local LLM
+
+    def judged(c: Any, b: Bubble | None) -> None:
+        if jsonl:  # one record per chunk judged, as it is judged: a run that finds nothing still says so
+            complete = True if b is None else (False if b.category == "incomplete" else None)  # None: unreadable
+            print(json.dumps({"type": "chunk", "chunk_id": c.id, "span": [c.start, c.end], "level": c.level,
+                              "complete": complete,
+                              "problem": None if b is None else b.to_dict()}, ensure_ascii=False), flush=True)
+        progress.step(c.id)
+
+    try:
+        problems = validate(tree, models.llm, source=source, on_judged=judged)
+    finally:
+        progress.close()
+    if jsonl:
+        print(json.dumps({"type": "summary", "source": source, "chunks": len(tree.leaves()),
+                          "problems": len(problems)}, ensure_ascii=False))
     else:
         for b in problems:
             ctx = b.context

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..tree import ChunkTree
@@ -95,9 +95,11 @@ def validate_chunk(llm: ChatModel, tree: ChunkTree, chunk: Chunk, prev: Chunk | 
 
 
 def validate(tree: ChunkTree, llm: ChatModel, *, chunks: Iterable[Chunk] | None = None,
-             source: str = "<text>") -> list[Bubble]:
+             source: str = "<text>",
+             on_judged: Callable[[Chunk, Bubble | None], None] | None = None) -> list[Bubble]:
     """Ask ``llm`` about every leaf chunk of ``tree`` (or the given ``chunks``), in document order.
-    Returns the problems found, as bubbles; errors of the LLM client propagate."""
+    Returns the problems found, as bubbles; errors of the LLM client propagate. ``on_judged`` is
+    told each chunk as soon as it is judged (with its problem, or None): a long run can show it."""
     todo = list(chunks) if chunks is not None else tree.leaves()
     leaves = tree.leaves()
     order = {c.id: k for k, c in enumerate(leaves)}
@@ -109,4 +111,6 @@ def validate(tree: ChunkTree, llm: ChatModel, *, chunks: Iterable[Chunk] | None 
         b = validate_chunk(llm, tree, c, prev, nxt, source=source)
         if b is not None:
             out.append(b)
+        if on_judged is not None:
+            on_judged(c, b)
     return out

@@ -28,8 +28,9 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from ..cli import int_at_least
+from ..cli_args import int_at_least
 from ..errors import LogichunkError
+from ..progress import Progress
 
 DEFAULT_OUT = "eval-report"
 
@@ -191,11 +192,16 @@ def cmd_segmentation(args: argparse.Namespace) -> int:
         docs = read_segmentation(ds.path, None if args.limit is None else args.limit + skip)[skip:]
         name = ds.label
         for spec, runner in runners:
+            bar = Progress(len(docs), True)  # a terminal only: the memory methods take minutes per set
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                out = run_segmentation(docs, spec.name, runner, peer=spec.peer, dataset=name, oracle=args.oracle,
-                                       method_is_oracle=spec.oracle,
-                                       relative=None if args.count_rule == "texttiling" else RELATIVE_DEPTH)
+                try:
+                    out = run_segmentation(docs, spec.name, runner, peer=spec.peer, dataset=name,
+                                           oracle=args.oracle, method_is_oracle=spec.oracle,
+                                           progress=lambda _i, b=bar, label=f"{name} {spec.name}": b.step(label),
+                                           relative=None if args.count_rule == "texttiling" else RELATIVE_DEPTH)
+                finally:
+                    bar.close()
             for n in out.notes:
                 _note(n)
             for r in out.rows:

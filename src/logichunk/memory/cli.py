@@ -18,7 +18,7 @@ import sys
 import time
 from typing import Any
 
-from ..cli import check_out_path, int_at_least
+from ..cli_args import check_out_path, int_at_least
 from ..errors import InputError, LogichunkError
 
 
@@ -66,7 +66,8 @@ def _arbiter(args: argparse.Namespace, cal) -> Any:
             raise InputError("--arbiter llm needs --llm openai:http://host:port/v1#model")
         from ..models.registry import resolve_llm
 
-        return LLMArbiter(resolve_llm(args.llm).model, fallback=RuleArbiter(cal))
+        return LLMArbiter(resolve_llm(args.llm).model, fallback=RuleArbiter(cal),
+                          on_fallback=lambda why: _note(f"warning: {why} (once; a count at the end)"))
     raise InputError(f"unknown arbiter {kind!r}: use rule, lm or llm")
 
 
@@ -152,6 +153,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if store is not None:
             store.close()
     seconds = time.perf_counter() - t0
+    if getattr(arbiter, "failures", 0):  # even with --quiet: the decisions were not the arbiter asked for
+        _note(f"warning: the {arbiter.name} arbiter fell back on {arbiter.failures} grey-zone turn(s): "
+              f"{getattr(arbiter.fallback, 'name', 'the fallback')} decided them")
     summary: dict[str, Any] = {k: totals[k] for k in ("conversations", "turns", "episodes", "splits", "revisions")}
     summary["seconds"] = round(seconds, 3)
     summary["turns_per_second"] = round(totals["turns"] / seconds, 1) if seconds > 0 else None
@@ -274,6 +278,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         if cache is not None:
             cache.close()
     cal.save(args.out)
+    if cal.source.get("baseline_fallback"):  # even with --quiet: the file holds a default, not a fit
+        _note(f"warning: {cal.source['baseline_fallback']}")
     rec = {k: v for k, v in cal.to_dict().items() if k not in ("rule", "review")}
     rec["out"] = args.out
     if args.format == "jsonl":
@@ -283,7 +289,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         print(f"wrote {args.out}: hi {cal.hi:.4f}, lo {cal.lo:.4f}, rule threshold {cal.rule_threshold}, "
               f"lookahead {cal.lookahead} (items {cal.lookahead_items}), review threshold {cal.review_threshold}, "
               f"min topic turns {cal.min_topic_turns}, baseline threshold {cal.baseline_threshold:.4f}")
-        print("calibration Pk: " + ", ".join(f"{k[3:]} {v}" for k, v in src.items() if k.startswith("pk_")))
+        print("calibration Pk: " + ", ".join(f"{k[3:]} {v}" for k, v in src.items() if k.startswith("pk_"))
+              + (" (baseline: the default threshold, see the warning)" if src.get("baseline_fallback") else ""))
     return 0
 
 

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import LogichunkError
+from ..eval.env import Unavailable, env_lm
 from .arbiter import LLMArbiter, LMArbiter, RuleArbiter
 from .block import LogicalBlock
 from .calibration import Calibration, default_calibration
@@ -104,8 +105,6 @@ _SHARED: dict[str, _Memo] = {}
 def _lm_arbiter(cal: Calibration) -> _Memo:
     """The arbiter over the LM the environment names (``$LOGICHUNK_LM``, ``$LOGICHUNK_LM_DTYPE``),
     loaded once per process and shared with the eval's ppl / msp methods."""
-    from ..eval.methods import env_lm
-
     lm = env_lm("memory-lm")
     threshold = float(cal.arbiter_thresholds.get("lm", 0.5))
     key = f"{id(lm)}@{threshold}"
@@ -117,8 +116,6 @@ def _lm_arbiter(cal: Calibration) -> _Memo:
 def _llm_arbiter(cal: Calibration) -> LLMArbiter:
     spec = os.environ.get("LOGICHUNK_MEMORY_LLM", "").strip()
     if not spec:
-        from ..eval.methods import Unavailable
-
         raise Unavailable("memory-llm: set LOGICHUNK_MEMORY_LLM=openai:http://host:port/v1#model (an "
                           "OpenAI-compatible chat endpoint) to evaluate the LLM arbiter")
     from ..models.registry import resolve_llm

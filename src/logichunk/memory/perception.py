@@ -36,8 +36,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from enum import StrEnum
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -47,139 +46,10 @@ from ..models.embedding import unit
 from .arbiter import Arbiter, ArbiterQuery, RuleArbiter
 from .block import LogicalBlock, anchor_text, is_filler, is_question
 from .calibration import Calibration, default_calibration
+from .episode import Action, Decision, Episode, Revision, Step, _short
 from .lexical import LexicalWindow
 
 __all__ = ["Action", "Decision", "Episode", "Perception", "Revision", "Step", "topic_summary"]
-
-
-class Action(StrEnum):
-    ADSORB = "adsorb"
-    FORCE_ADSORB = "force_adsorb"
-    SPLIT = "split"
-
-
-class Step(StrEnum):
-    FIRST = "first"  # the first turn (or the first content turn of a topic: it seeds the kernel)
-    HEURISTIC = "heuristic"
-    GUARD = "guard"  # the topic is younger than min_topic_turns: no split yet
-    SCREEN = "screen"
-    ARBITER = "arbiter"
-    REVIEW = "review"
-
-
-@dataclass(frozen=True)
-class Revision:
-    """The review changed the boundary before turn ``turn``: ``action`` SPLIT (a boundary added) or
-    ADSORB (one removed), with ``score`` = P(boundary) from the review."""
-
-    turn: int
-    action: Action
-    score: float
-    reason: str = ""
-    step: Step = Step.REVIEW
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"turn": self.turn, "action": str(self.action), "score": _r(self.score), "step": str(self.step),
-                "reason": self.reason}
-
-
-@dataclass(frozen=True, eq=False)
-class Episode:
-    """A finished topic: turns ``start`` .. ``start + len(blocks) - 1`` of the conversation, its kernel
-    (L2-normalised, None if every turn was a filler), and the store document it was archived as.
-    ``index`` and ``start`` count from this :class:`Perception`'s first turn; when it continues a
-    conversation archived before, the archive numbers on after the stored turns and topics
-    (``Archiver.archived_turns``), so read an archived topic's numbers from the store."""
-
-    index: int
-    start: int
-    blocks: tuple[LogicalBlock, ...]
-    kernel: np.ndarray | None = None
-    document_id: str | None = None
-    conversation_id: str | None = None
-
-    @property
-    def end(self) -> int:
-        """Index of the last turn (inclusive)."""
-        return self.start + len(self.blocks) - 1
-
-    @property
-    def turns(self) -> range:
-        return range(self.start, self.start + len(self.blocks))
-
-    @property
-    def started_at(self) -> float | None:
-        ts = [b.started_at if b.started_at is not None else b.ended_at for b in self.blocks]
-        ts = [t for t in ts if t is not None]
-        return min(ts) if ts else None
-
-    @property
-    def ended_at(self) -> float | None:
-        ts = [b.ended_at if b.ended_at is not None else b.started_at for b in self.blocks]
-        ts = [t for t in ts if t is not None]
-        return max(ts) if ts else None
-
-    @property
-    def title(self) -> str:
-        """The first non-filler query, shortened: what the topic was about."""
-        for b in self.blocks:
-            if not is_filler(b.query)[0]:
-                return _short(b.query, 80)
-        return _short(self.blocks[0].query, 80)
-
-    def to_dict(self, *, with_blocks: bool = True) -> dict[str, Any]:
-        d: dict[str, Any] = {"episode": self.index, "start": self.start, "end": self.end, "turns": len(self.blocks),
-                             "title": self.title, "started_at": self.started_at, "ended_at": self.ended_at,
-                             "document_id": self.document_id}
-        if self.conversation_id is not None:
-            d["conversation"] = self.conversation_id
-        if with_blocks:
-            d["blocks"] = [b.to_dict() for b in self.blocks]
-        return d
-
-
-@dataclass(frozen=True)
-class Decision:
-    """The immediate decision on one turn.
-
-    ``score`` is the evidence that decided: the cosine for the screen, the arbiter's P(same topic),
-    1.0 for a filler, 0.0 for a first turn. ``similarity`` is the anchor's cosine to the kernel (None
-    when not computed). ``step`` and ``arbiter`` say who decided; ``topic`` is the topic number the
-    turn joined at that moment. ``revisions`` are the review's changes made during this call (about
-    earlier turns) and ``closed`` the episodes that became final during it.
-    """
-
-    turn: int
-    action: Action
-    score: float
-    step: Step
-    topic: int
-    arbiter: str | None = None
-    similarity: float | None = None
-    reason: str = ""
-    features: Mapping[str, float] = field(default_factory=dict)
-    revisions: tuple[Revision, ...] = ()
-    closed: tuple[Episode, ...] = ()
-
-    @property
-    def is_split(self) -> bool:
-        return self.action is Action.SPLIT
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"turn": self.turn, "action": str(self.action), "score": _r(self.score), "step": str(self.step),
-                "arbiter": self.arbiter, "topic": self.topic, "similarity": _r(self.similarity),
-                "reason": self.reason, "features": {k: _r(v) for k, v in self.features.items()},
-                "revisions": [r.to_dict() for r in self.revisions],
-                "closed": [e.to_dict(with_blocks=False) for e in self.closed]}
-
-
-def _r(x: float | None) -> float | None:
-    return None if x is None or not math.isfinite(x) else round(float(x), 4)
-
-
-def _short(text: str, n: int) -> str:
-    t = " ".join(text.split())
-    return t if len(t) <= n else t[: n - 1] + "…"
 
 
 def topic_summary(blocks: Sequence[LogicalBlock], max_chars: int = 400) -> str:

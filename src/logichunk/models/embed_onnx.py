@@ -235,7 +235,7 @@ def cached_export(src: str | os.PathLike[str], *, name: str | None = None, cache
                   **kwargs: Any) -> Path:
     """An exported folder for ``src`` under ``<cache>/onnx/<name>-<fingerprint>``, exporting once."""
     from .embed_st import _fingerprint
-    from .lm import default_cache_dir
+    from .lm_common import default_cache_dir
 
     s = Path(src).expanduser()
     fp = _fingerprint(str(s))

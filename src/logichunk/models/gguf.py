@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..errors import ModelUnavailable
 from ._files import staged_dir
+from .lm_common import default_cache_dir, require_torch
 
 __all__ = ["available_memory", "convert_gguf", "float32_bytes", "float32_fits", "gguf_folder", "is_gguf_file"]
 
@@ -70,9 +71,8 @@ def float32_fits(path: str | os.PathLike[str]) -> bool:
 def convert_gguf(gguf: str | os.PathLike[str], dest: str | os.PathLike[str], *, stamp: str) -> Path:
     """Dequantise ``gguf`` through transformers and save model + tokenizer to ``dest`` (staged: the
     folder appears whole or not at all), with ``stamp`` written beside them. Returns ``dest``."""
-    from .lm import _require_torch
 
-    torch, transformers = _require_torch()  # the one clear error when they are missing
+    torch, transformers = require_torch()  # the one clear error when they are missing
     try:
         import gguf as _gguf  # noqa: F401  (transformers needs it to read the file)
     except ImportError as e:
@@ -100,7 +100,6 @@ def gguf_folder(path: str | os.PathLike[str], cache_dir: str | os.PathLike[str] 
     """The converted folder for the GGUF file ``path`` under ``<cache>/models/gguf/``, converting it
     the first time (the packaged default keeps its own folder, keyed by its known content hash:
     :func:`logichunk.models.lm.prepare_default_model`)."""
-    from .lm import default_cache_dir
 
     src = Path(path).expanduser()
     if not is_gguf_file(src):

@@ -45,6 +45,7 @@ from typing import Any
 import torch
 
 from .int8 import Int8Linear
+from .lm_common import cpu_flags
 
 log = logging.getLogger("logichunk.models")
 
@@ -160,10 +161,9 @@ def shapes_of(model: Any) -> Shapes:
 def _cpu_features() -> str:
     """The vector extensions the generated code may use: an artifact built for another CPU could
     stop the process with an illegal instruction, which no ``except`` catches."""
-    from .lm import _cpu_flags
 
     wanted = ("avx", "amx", "fma", "f16c", "sse", "bmi")
-    return " ".join(sorted(f for f in _cpu_flags() if f.startswith(wanted)))
+    return " ".join(sorted(f for f in cpu_flags() if f.startswith(wanted)))
 
 
 def fusion_key(kind: str, shapes: Shapes) -> str:

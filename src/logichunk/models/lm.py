@@ -32,12 +32,22 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 
 from ..errors import InputError, ModelUnavailable
 from ._files import hub_hint, model_source, sha256_file, staged_file
+from .lm_common import (
+    LanguageModel,
+    TokenLogprobs,
+    default_cache_dir,
+    option_layout,
+    plain_prompt,
+    shared_prefix,
+)
+from .lm_common import cpu_flags as _cpu_flags
+from .lm_common import require_torch as _require_torch
 
 __all__ = [
     "DEFAULT_LM", "LARGE_LM", "PACKAGED_LMS", "LanguageModel", "TokenLogprobs", "TransformersLM", "WindowTrace", "build_tiny_lm",
@@ -45,82 +55,7 @@ __all__ = [
 ]
 
 
-# --------------------------------------------------------------------------- protocol
-
-
-@dataclass(frozen=True, eq=False)
-class TokenLogprobs:
-    """Per-token results over one text. ``starts``/``ends`` (int64) are each token's character span
-    in the text (tokens that cover no character — special tokens — are not listed); ``logprobs``
-    (float64) is ``log P(token | everything before it)``, NaN where the model had no context to
-    predict from (the text's first token, when the tokenizer adds no BOS)."""
-
-    text: str
-    starts: np.ndarray
-    ends: np.ndarray
-    logprobs: np.ndarray
-    model_id: str = ""
-
-    def __len__(self) -> int:
-        return int(self.starts.size)
-
-
-@runtime_checkable
-class LanguageModel(Protocol):
-    """A causal LM that scores text."""
-
-    model_id: str
-
-    def token_logprobs(self, text: str) -> TokenLogprobs:
-        """Every token of ``text`` with ``log P(token | all preceding text)``."""
-        ...
-
-    def option_logprobs(self, prompt: str | list[dict[str, str]], options: Sequence[str]) -> np.ndarray:
-        """``log P(option | prompt)`` for each option (summed over the option's tokens). A prompt given
-        as chat messages goes through the model's chat template when it has one."""
-        ...
-
-
-def plain_prompt(messages: list[dict[str, str]]) -> str:
-    """Chat messages for a model without a chat template: ``Role: content`` paragraphs (a system
-    message as it is) ending with ``Answer:``, after which options are scored with a leading space."""
-    lines = [m["content"] if m["role"] == "system" else f"{m['role'].capitalize()}: {m['content']}" for m in messages]
-    return "\n\n".join(lines) + "\n\nAnswer:"
-
-
-def option_layout(lm: Any, prompt: str | list[dict[str, str]]) -> tuple[str, str]:
-    """``(prompt text, what goes before each option)`` for option scoring by any local backend:
-    the prompt through ``lm.render``; options after a :func:`plain_prompt` (chat messages, no chat
-    template) get a leading space (``Answer: 1``)."""
-    space = " " if not isinstance(prompt, str) and not lm.template else ""
-    return lm.render(prompt), space
-
-
-def shared_prefix(prev: np.ndarray | None, ids: np.ndarray) -> int:
-    """How many leading tokens of ``ids`` a cache built for ``prev`` already holds: their longest
-    common prefix, leaving at least the last token of ``ids`` to decode (its output is what is
-    wanted). Exact reuse: a causal model's cache for a prefix does not depend on what follows it."""
-    if prev is None:
-        return 0
-    m = min(prev.size, ids.size - 1)
-    neq = np.flatnonzero(prev[:m] != ids[:m])
-    return int(neq[0]) if neq.size else m
-
-
 # --------------------------------------------------------------------------- transformers backend
-
-
-def _require_torch() -> tuple[Any, Any]:
-    try:
-        import torch
-        import transformers
-    except ImportError as e:  # pragma: no cover - exercised on bare installs
-        raise ModelUnavailable(
-            "a causal LM needs torch and transformers: pip install 'logichunk[lm]' "
-            "(install torch==2.13.0 first, the CPU wheel)"
-        ) from e
-    transformers.utils.logging.disable_progress_bar()  # no "Loading weights" bars in a CLI's output
-    return torch, transformers
 
 
 @dataclass(frozen=True)
@@ -559,15 +494,6 @@ LARGE_LM = PackagedGGUF(
 PACKAGED_LMS = {spec.name: spec for spec in (DEFAULT_LM, LARGE_LM)}
 
 
-def default_cache_dir() -> Path:
-    """``$LOGICHUNK_CACHE``, else ``$XDG_CACHE_HOME/logichunk``, else ``~/.cache/logichunk``."""
-    env = os.environ.get("LOGICHUNK_CACHE")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "logichunk"
-
-
 def _part_paths(spec: PackagedGGUF) -> list[Path]:
     import importlib
     import importlib.util
@@ -656,18 +582,6 @@ def resolve_dtype(dtype: str, *, int8: bool = False) -> str:
         if int8_supported():
             return "int8"
     return "float32"
-
-
-def _cpu_flags() -> frozenset[str]:
-    """The kernel's CPU feature flags (``/proc/cpuinfo``; empty where there is none)."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                if line.startswith(("flags", "Features")):
-                    return frozenset(line.split(":", 1)[-1].split())
-    except OSError:
-        pass
-    return frozenset()
 
 
 def cpu_has_amx() -> bool:

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import InputError
 from .http import JSONClient, MalformedResponse, RetryPolicy, api_key_from_env, default_timeout
-from .lm import TokenLogprobs
+from .lm_common import TokenLogprobs
 
 __all__ = ["CompletionsLM"]
 

@@ -28,8 +28,7 @@ import numpy as np
 
 from ..errors import InputError, ModelUnavailable
 from .llm import ChatResult, Usage, UsageCounter
-from .lm import TokenLogprobs, option_layout, plain_prompt, shared_prefix
-from .local_llm import chat_prompt, check_room
+from .lm_common import TokenLogprobs, chat_prompt, check_room, option_layout, plain_prompt, shared_prefix
 
 __all__ = ["LlamaCppChatLLM", "LlamaCppLM", "llama_cpp_available"]
 

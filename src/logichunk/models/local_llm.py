@@ -14,27 +14,12 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import InputError, LogichunkError
-from .llm import ChatResult, Usage, UsageCounter, _check_messages
+from ..errors import LogichunkError
+from .llm import ChatResult, Usage, UsageCounter
 from .lm import TransformersLM
+from .lm_common import chat_prompt, check_room  # re-exported: their home before lm_common
 
 __all__ = ["LocalChatLLM", "chat_on", "chat_prompt", "check_room"]
-
-
-def chat_prompt(lm: Any, messages: list[dict[str, Any]], max_tokens: int) -> str:
-    """Checked messages as ``lm``'s prompt text (``lm.render``: its chat template, else plain lines);
-    shared by the in-process chat LLMs (transformers here, llama.cpp in ``lm_llamacpp``)."""
-    _check_messages(messages)
-    if max_tokens < 1:
-        raise InputError(f"max_tokens must be at least 1, got {max_tokens}")
-    return lm.render([{"role": m["role"], "content": str(m.get("content", ""))} for m in messages])
-
-
-def check_room(n_prompt: int, max_tokens: int, limit: int) -> None:
-    """A prompt too long for the model's context is an error, never a silent truncation."""
-    if n_prompt + max_tokens > limit:
-        raise InputError(f"prompt of {n_prompt} tokens (+{max_tokens} to generate) exceeds the local model's "
-                         f"{limit}-token limit")
 
 
 class LocalChatLLM:

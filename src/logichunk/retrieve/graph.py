@@ -37,8 +37,11 @@ import numpy as np
 from ..errors import InputError
 from ..index.graph import SimilarityGraph
 from ..models.embedding import unit
+from ..models.rerank import Reranker
 from ..types import Hit, Span
-from . import Reranker, Results, _hybrid, _rerank
+from .hybrid import hybrid_hits
+from .rerank import rerank_hits
+from .results import Results
 
 __all__ = [
     "ALGORITHMS", "BasicRetrieval", "GraphResult", "GraphResults", "GraphSentence", "PathStep",
@@ -394,7 +397,7 @@ def retrieve_graph(store: Any, query: str, mode: str, top_k: int | None = None, 
     qv = store.embed_query(query)
     want = algo.seeds_needed()
     if mode == "graph-hybrid":
-        pks = [h.chunk.meta["pk"] for h in _hybrid(store, query, want, max(4 * want, 40), notes)]
+        pks = [h.chunk.meta["pk"] for h in hybrid_hits(store, query, want, max(4 * want, 40), notes)]
     else:
         pks = [pk for pk, _ in store.vector_search(qv, want, "child")]
     res = algo.run(graph, qv, seeds=graph.index_of(pks))
@@ -412,5 +415,5 @@ def retrieve_graph(store: Any, query: str, mode: str, top_k: int | None = None, 
                              step=x.step, algorithm=algo.name)
         hits.append(Hit(chunk, x.score, x.score, row.document_id, x.span))
     if reranker is not None and hits:
-        hits = _rerank(reranker, query, hits)
+        hits = rerank_hits(reranker, query, hits)
     return GraphResults(tuple(hits), mode, query, None, tuple(notes), res, rep)

@@ -7,6 +7,8 @@ import argparse
 import json
 from typing import Any
 
+from ..store.cli_options import open_store, store_options
+
 
 def _short(text: str, n: int = 80) -> str:
     t = " ".join(text.split())
@@ -35,9 +37,8 @@ def print_graph_results(res: Any, fmt: str) -> None:
 
 def cmd_graph(args: argparse.Namespace) -> int:
     from ..index.graph_store import drop_graph, sync_graph
-    from ..store.cli import _open
 
-    with _open(args) as store:
+    with open_store(args) as store:
         if args.graph_verb == "drop":
             drop_graph(store)
             if args.format == "jsonl":
@@ -63,8 +64,6 @@ def cmd_graph(args: argparse.Namespace) -> int:
 
 
 def add_parser(subparsers: Any) -> None:
-    from ..store.cli import _common
-
     p = subparsers.add_parser("graph", help="the semantic similarity graph of a store: build, stats, drop")
     sub = p.add_subparsers(dest="graph_verb", metavar="ACTION")
     sub.required = True
@@ -74,7 +73,7 @@ def add_parser(subparsers: Any) -> None:
     d = sub.add_parser("drop", help="delete the stored graph")
     for q in (b, s, d):
         q.add_argument("--format", choices=["table", "jsonl"], default="table")
-        _common(q)
+        store_options(q)
         q.set_defaults(func=cmd_graph)
     b.set_defaults(force=False)
     s.set_defaults(force=False)

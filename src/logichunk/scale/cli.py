@@ -13,7 +13,7 @@ from ..errors import InputError
 
 
 def _positive(v: str) -> int:
-    from ..cli import int_at_least
+    from ..cli_args import int_at_least
 
     return int_at_least(1)(v)
 

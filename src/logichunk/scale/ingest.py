@@ -39,7 +39,15 @@ from typing import Any, TypeVar
 
 from ..errors import InputError, LogichunkError
 from ..store.base import Store
-from ..store.ingest import FileChecks, IngestReport, Tally, list_files, store_file_document
+from ..store.ingest import (
+    EMPTY,
+    FileChecks,
+    IngestReport,
+    Tally,
+    check_embedder,
+    list_files,
+    store_file_document,
+)
 from .session import ray_session, worker_error
 from .workers import IngestWorker, Planned
 
@@ -56,7 +64,7 @@ T = TypeVar("T")
 
 def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace: bool = False,
                   workers: int | None = None, address: str | None = None,
-                  batch_size: int = DEFAULT_BATCH_SIZE) -> IngestReport:
+                  batch_size: int = DEFAULT_BATCH_SIZE, reembed: bool = False) -> IngestReport:
     """:func:`logichunk.store.ingest.ingest` on Ray: the same documents, chapters, blocks, chunks,
     vectors, bubbles and report, the same skip and ``replace`` rules, with the reading, chunking and
     embedding done by ``workers`` Ray workers (default: every CPU Ray has).
@@ -68,14 +76,16 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
     transaction.
 
     Chapters left dirty by an earlier ``rechunk=False`` ingest are chunked afterwards in this process,
-    as the serial ingest does."""
+    as the serial ingest does; so are, with ``reembed``, the chapters embedded with another model
+    (without it, such a project is refused before Ray starts, as the serial ingest refuses it)."""
     if workers is not None and workers < 1:
         raise InputError(f"workers must be at least 1, got {workers}")
     if batch_size < 1:
         raise InputError(f"batch_size must be at least 1, got {batch_size}")
+    others = check_embedder(store, reembed)  # another embedder than the project's: refused before Ray starts
     files = list_files(paths)  # nothing to ingest is said before Ray starts
     tally = Tally()
-    checks = FileChecks(store, replace)
+    checks = FileChecks(store, replace, len(files))
     embedder = _embedder_for_workers(store) if rechunk else None  # a bad embedder fails before Ray starts
     with ray_session(address, workers) as ray:
         pool = _start_workers(ray, workers, (embedder, store.model_id if rechunk else "", store.params,
@@ -85,6 +95,9 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
             rows = ((k, str(f)) for k, f in enumerate(files))
             for checked in _ordered(ray, pool, lambda w, b: w.check.remote(b), _batches(rows, max(batch_size, 64))):
                 for k, text_hash, err in checked:
+                    if text_hash == EMPTY:
+                        checks.skip_empty(files[k], err)
+                        continue
                     if err:
                         raise InputError(err)
                     earlier = checks.check(files[k], text_hash)
@@ -98,7 +111,9 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
                 ray.kill(w)
     if rechunk:
         tally.rechunked(store.rechunk_dirty())
-    return tally.report(checks.unchanged)
+    if others:
+        tally.rechunked(store.reembed())
+    return tally.report(checks.unchanged, checks.empty)
 
 
 def _embedder_for_workers(store: Store) -> Any:

@@ -18,7 +18,7 @@ import numpy as np
 from ..chunkers.parent_child import PCParams
 from ..errors import InputError, LogichunkError
 from ..models.embedding import Embedder, LRUMapping
-from ..store.ingest import FileDocument, read_text_file
+from ..store.ingest import EMPTY, EmptyFile, FileDocument, read_ingest_text
 from ..store.plan import ChapterPlan, embed_batches, plan_chapter, sha256
 
 __all__ = ["Checked", "DocumentPlan", "IngestWorker", "Planned", "RecordingEmbed"]
@@ -84,7 +84,9 @@ class IngestWorker:
         out = []
         for i, path in rows:
             try:
-                out.append((i, sha256(read_text_file(Path(path))), ""))
+                out.append((i, sha256(read_ingest_text(Path(path))), ""))
+            except EmptyFile as e:  # the driver skips it, or refuses it when it is the only file
+                out.append((i, EMPTY, str(e)))
             except LogichunkError as e:
                 out.append((i, "", str(e)))
         return out
@@ -116,7 +118,7 @@ class IngestWorker:
         return self.embedder
 
     def _plan(self, path: Path, text_hash: str) -> DocumentPlan:
-        text = read_text_file(path)
+        text = read_ingest_text(path)
         doc = FileDocument.of(path, text)
         if doc.text_hash != text_hash:
             raise InputError(f"{path} changed while it was being ingested; run the ingest again")

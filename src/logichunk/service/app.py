@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import time
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -31,6 +29,7 @@ from .auth import check_key
 from .jobs import Registry
 from .limits import BodyLimit
 from .metrics import Metrics, RequestMetrics
+from .state import Service
 
 log = logging.getLogger("logichunk.service")
 
@@ -38,21 +37,6 @@ STATIC = Path(str(resources.files("logichunk.service") / "static"))
 # the page loads nothing from anywhere else: the browser enforces it
 PAGE_CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; "
             "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
-
-
-@dataclass
-class Service:
-    """Everything a route needs, on ``app.state.service``."""
-
-    settings: Settings
-    api_key: str
-    registry: Registry
-    metrics: Metrics
-    playground_embedder: Any
-    started: float = field(default_factory=time.time)
-
-    def close(self) -> None:
-        self.registry.close(flush=True)
 
 
 def create_app(settings: Settings | None = None, *, api_key: str, embedder: Any = None,

@@ -26,6 +26,7 @@ from typing import Any
 from ..config import Settings
 from ..store import BlockRow, Debouncer, RechunkResult, Store
 from .errors import ApiError
+from .idempotency import IdempotencyKeys
 from .metrics import Metrics
 
 PROJECT_NAME = re.compile(r"^[\w][\w.\-]{0,99}$")
@@ -90,6 +91,8 @@ class ProjectRuntime:
         self.query_vectors = QueryVectors(store.embed_query)
         store.embed_query = self.query_vectors  # type: ignore[method-assign]
         self.debouncer = Debouncer(store, delay_ms, on_result=self._done, on_error=self._failed)
+        self.uploads = IdempotencyKeys()  # Idempotency-Key -> the document a create stored
+        self.create_lock = threading.Lock()  # one create at a time: the same text twice stores one document
 
     # ------------------------------------------------------------------ job callbacks (worker thread)
     def _done(self, block_id: str, res: RechunkResult) -> None:

@@ -287,6 +287,8 @@ class DocumentCreated(DocumentSummary):
     """The new document (its URL is in the ``Location`` header), chunked in the background."""
 
     chunked: bool = absent("only with `?wait=`: true when chunking finished in time, false when the wait ran out")
+    existing: bool = Field(False, description="true: the same text was stored already (or the Idempotency-Key "
+                                              "seen): this is that document, nothing new was stored (200)")
 
 
 class DocumentList(BaseModel):

@@ -9,5 +9,8 @@ embeddings (cached by model + content hash) and bubbles, on SQLite or PostgreSQL
 
 from .base import BlockRow, ChunkRow, RechunkError, RechunkResult, Store, StoreError, StoreUnavailable, sha256
 from .debounce import Debouncer
+from .postgres import PostgresStore  # the backends register themselves with Store.open
+from .sqlite import SQLiteStore
 
-__all__ = ["BlockRow", "ChunkRow", "Debouncer", "RechunkError", "RechunkResult", "Store", "StoreError", "StoreUnavailable", "sha256"]
+__all__ = ["BlockRow", "ChunkRow", "Debouncer", "PostgresStore", "RechunkError", "RechunkResult", "SQLiteStore", "Store",
+           "StoreError", "StoreUnavailable", "sha256"]

@@ -3,7 +3,8 @@
 :class:`Store` holds everything that does not depend on the database (the parent-child layout,
 the embedding cache, incremental re-chunking, index maintenance); :class:`SQLiteStore` and
 :class:`PostgresStore` supply connections, transactions, the vector column codec and (on
-PostgreSQL) pgvector search. ``Store.open(url)`` picks one: a ``postgresql://`` URL, or a file path.
+PostgreSQL) pgvector search. ``Store.open(url)`` picks one: a ``postgresql://`` URL, or a file path
+(the backends register themselves here; this module does not import them: imports run one way).
 
 Re-chunking works on one chapter at a time, because parents may merge small neighbouring blocks
 (never across a chapter). It reads a snapshot, computes the new layout *outside* any lock or
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
 import secrets
 import threading
@@ -148,6 +148,17 @@ class _IndexCache:
         self.index: Any = None
 
 
+#: dialect -> backend class; each backend module registers itself (:func:`register_backend`) and
+#: ``logichunk/store/__init__.py`` imports them, so this module never imports its subclasses.
+_BACKENDS: dict[str, type[Store]] = {}
+
+
+def register_backend(cls: type[Store]) -> type[Store]:
+    """Make ``cls`` the backend :meth:`Store.open` uses for its ``dialect``."""
+    _BACKENDS[cls.dialect] = cls
+    return cls
+
+
 class Store:
     """Base class and factory. Use :meth:`open`; see the module docstring."""
 
@@ -164,17 +175,18 @@ class Store:
         exist already (a mistyped path or project name is an error, not a new empty store)."""
         if not isinstance(url, str) or not url.strip():
             raise InputError("a database URL or path is needed")
-        settings = settings or Settings()
-        if url.startswith(("postgresql://", "postgres://")):
-            from .postgres import PostgresStore
+        dialect = "postgres" if url.startswith(("postgresql://", "postgres://")) else "sqlite"
+        backend = _BACKENDS.get(dialect)
+        if backend is None:  # pragma: no cover - logichunk/store/__init__.py imports both backends
+            raise StoreError(f"the {dialect} backend is not loaded (import logichunk.store)")
+        return backend.open_url(url, settings=settings or Settings(), embedder=embedder, project=project,
+                                create=create)
 
-            return PostgresStore(url, settings=settings, embedder=embedder, project=project, create=create)
-        from .sqlite import SQLiteStore
-
-        path = url.removeprefix("sqlite:///").removeprefix("sqlite://")
-        if not create and path != ":memory:" and not os.path.isfile(path):
-            raise StoreError(f"no database at {path} (nothing ingested there yet? check --db)")
-        return SQLiteStore(path, settings=settings, embedder=embedder, project=project, create=create)
+    @classmethod
+    def open_url(cls, url: str, *, settings: Settings, embedder: Any = None, project: str | None = None,
+                 create: bool = True) -> Store:
+        """This backend's half of :meth:`open`: the URL as this backend reads it."""
+        return cls(url, settings=settings, embedder=embedder, project=project, create=create)
 
     def __init__(self, url: str, *, settings: Settings, embedder: Any = None, project: str | None = None,
                  create: bool = True) -> None:
@@ -591,6 +603,32 @@ class Store:
             return ""
         return ("the chunks were embedded with " + ", ".join(f"{m} ({n})" for m, n in rows)
                 + f", not with the current embedder {self.model_id}; open the store with that embedder")
+
+    def documents_with_text(self, text: str) -> list[str]:
+        """Ids of the project's documents whose current text (their blocks, in order) is ``text``,
+        oldest first. Lengths are compared in SQL first; only documents of the same length are read."""
+        rows = self._q("SELECT d.id FROM documents d JOIN chapters c ON c.document_id = d.id "
+                       "JOIN blocks b ON b.chapter_id = c.id WHERE d.project_id = ? "
+                       "GROUP BY d.id, d.doc_order HAVING SUM(LENGTH(b.content)) = ? ORDER BY d.doc_order",
+                       (self.project_id, len(text)))
+        want = sha256(text)
+        return [d for (d,) in rows
+                if sha256("".join(self.chapter_text(c) for c, _o, _t in self.chapters(d))) == want]
+
+    def stored_embedders(self) -> dict[str, int]:
+        """Embedding model -> how many of the project's stored chunks carry its vectors."""
+        rows = self._q("SELECT embedding_model, COUNT(*) FROM chunks WHERE project_id = ? AND embedding_model IS NOT NULL "
+                       "GROUP BY embedding_model", (self.project_id,))
+        return {str(m): int(n) for m, n in rows}
+
+    def reembed(self) -> list[RechunkResult]:
+        """Re-chunk, with the current embedder, every chapter of the project whose chunks were
+        embedded with another model (the layout of children depends on the embedder's cliffs, so
+        the chapter is planned again, not only its vectors replaced)."""
+        chapters = [c for (c,) in self._q(
+            "SELECT DISTINCT chapter_id FROM chunks WHERE project_id = ? AND embedding_model IS NOT NULL "
+            "AND embedding_model <> ? ORDER BY chapter_id", (self.project_id, self.model_id))]
+        return [self.rechunk_chapter(c, force=True) for c in chapters]
 
     def avg_parent_size(self) -> float:
         gen = self.generation()

@@ -9,44 +9,38 @@ import json
 import sys
 from typing import Any
 
-from ..config import RETRIEVE_MODES, Settings
+from ..config import RETRIEVE_MODES
 from ..scale.cli import add_ingest_options
+from .cli_options import open_store, store_options
 
-
-def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--db", help="SQLite file or postgresql:// URL (default: setting db, logichunk.db)")
-    p.add_argument("--project", help="project name inside the database (default: default)")
-    p.add_argument("--embedder", help="embedder spec: auto, hash[:DIM], e5, minilm, st:PATH, openai:URL#MODEL")
-    p.add_argument("--config", help="TOML settings file (also $LOGICHUNK_CONFIG)")
-
-
-def _open(args: argparse.Namespace, *, create: bool = False, **over: Any):
-    """The store the flags name. Only ``ingest`` creates a database or a project: for the other
-    verbs a mistyped ``--db`` or ``--project`` is an error, not a new empty store."""
-    from .base import Store
-
-    s = Settings.load(args.config, db=args.db, project=args.project, embedder=args.embedder, **over)
-    return Store.open(s.db, settings=s, create=create)
+_open, _common = open_store, store_options  # their names here before store/cli_options.py
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     from ..scale.cli import ray_options
-    from .ingest import ingest
+    from .ingest import check_embedder, ingest
 
     on_ray = ray_options(args)  # Ray asked for but missing: said before a database is created
-    with _open(args, create=True) as store:
+    with open_store(args, create=True) as store:
         _ = store.embedder  # a bad --embedder fails here, before anything is stored
+        others = check_embedder(store, args.reembed)  # another embedder than the stored one: refused here
+        if others and not args.quiet:
+            print(f"re-embedding {sum(others.values())} chunk(s) stored with {', '.join(sorted(others))} "
+                  f"with {store.model_id}", file=sys.stderr)
         if on_ray is not None:
             from ..scale import ingest_corpus
 
-            rep = ingest_corpus(store, args.paths, rechunk=not args.no_chunk, replace=args.replace, **on_ray)
+            rep = ingest_corpus(store, args.paths, rechunk=not args.no_chunk, replace=args.replace,
+                                reembed=args.reembed, **on_ray)
         else:
-            rep = ingest(store, args.paths, rechunk=not args.no_chunk, replace=args.replace)
+            rep = ingest(store, args.paths, rechunk=not args.no_chunk, replace=args.replace, reembed=args.reembed)
         if not args.quiet and store.embedder_note:
             print(f"embedder: {store.embedder_note}", file=sys.stderr)
         if not args.quiet:
             for f in rep.unchanged:
                 print(f"unchanged, skipped: {f}", file=sys.stderr)
+            for f in rep.empty:
+                print(f"empty, skipped: {f}", file=sys.stderr)
             for f in rep.replaced:
                 print(f"replaced: {f}", file=sys.stderr)
         if args.format == "jsonl":
@@ -70,7 +64,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     over = {}
     if args.normalize is not None:
         over["size_normalization"] = args.normalize
-    with _open(args, retrieve_mode=args.mode, top_k=args.top_k, context_window_size=args.context_window,
+    with open_store(args, retrieve_mode=args.mode, top_k=args.top_k, context_window_size=args.context_window,
                reranker=args.rerank, **over) as store:
         reranker = None
         if store.settings.reranker != "none":
@@ -99,13 +93,17 @@ def cmd_search(args: argparse.Namespace) -> int:
         else:
             if res.fallback:
                 print(f"# fallback: {res.fallback} ({'; '.join(res.notes)})")
+            elif res.notes and len(res):
+                print(f"# note: {'; '.join(res.notes)}")
             print(f"{'#':>2}  {'score':>7}  {'raw':>7}  {'id':<10} {'level':<7} text")
             for rank, h in enumerate(res, 1):
                 m = h.chunk.meta
                 print(f"{rank:>2}  {h.score:7.4f}  {h.raw_score:7.4f}  {h.chunk.id:<10} {str(m.get('level_name')):<7} "
                       f"{_short(m.get('context_text') or m.get('text', ''))}")
             if not len(res):
-                print("(no results)" + (f" — {'; '.join(res.notes)}" if res.notes and not res.fallback else ""))
+                print("(no results)")  # a line of its own; why (when known) on the next one
+                if res.notes and not res.fallback:
+                    print(f"# note: {'; '.join(res.notes)}")
     return 0
 
 
@@ -127,7 +125,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
             content = read_text_file(Path(args.file))
     else:
         content = args.text
-    with _open(args) as store:
+    with open_store(args) as store:
         changed = store.edit_block(args.block, content)
         if args.no_rechunk:
             print(f"block {args.block}: {'marked dirty' if changed else 'unchanged'}")
@@ -139,13 +137,20 @@ def cmd_edit(args: argparse.Namespace) -> int:
 
 
 def cmd_blocks(args: argparse.Namespace) -> int:
-    with _open(args) as store:
-        for b in store.blocks(dirty=True if args.dirty else None):
+    with open_store(args) as store:
+        blocks = store.blocks(dirty=True if args.dirty else None)
+        if args.format != "jsonl":
+            w = max((len(b.id) for b in blocks), default=2)
+            wc = max((len(b.chapter_id) for b in blocks), default=7)
+            print(f"{'id':<{w}}  {'chapter':<{wc}}  {'order':>5}  {'state':<5}  {'chars':>6}  text")
+            if not blocks:
+                print("(no blocks)" if not args.dirty else "(no dirty blocks)")
+        for b in blocks:
             if args.format == "jsonl":
                 print(json.dumps({"id": b.id, "chapter_id": b.chapter_id, "order": b.order, "dirty": b.is_dirty,
                                   "size": len(b.content), "error": b.last_error}, ensure_ascii=False))
             else:
-                print(f"{b.id}  {b.chapter_id}  {b.order:>4}  {'dirty' if b.is_dirty else 'clean'}  "
+                print(f"{b.id:<{w}}  {b.chapter_id:<{wc}}  {b.order:>5}  {'dirty' if b.is_dirty else 'clean'}  "
                       f"{len(b.content):>6}  {_short(b.content, 50)}")
     return 0
 
@@ -158,10 +163,13 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--replace", action="store_true",
                    help="a file stored before with other text replaces its document (default: an error; "
                         "a file with the same text is skipped)")
+    p.add_argument("--reembed", action="store_true",
+                   help="the project was embedded with another embedder: re-chunk and re-embed all of it with "
+                        "this one (default: an error, nothing ingested)")
     p.add_argument("--quiet", action="store_true", help="no notes on stderr (embedder, skipped and replaced files)")
     p.add_argument("--format", choices=["text", "jsonl"], default="text",
                    help="jsonl: the report as one JSON object (documents, chunks, unchanged and replaced files...)")
-    _common(p)
+    store_options(p)
     add_ingest_options(p)
     p.set_defaults(func=cmd_ingest)
 
@@ -177,7 +185,7 @@ def add_parser(subparsers: Any) -> None:
                                     "LM scorer, the packaged default LM or a local folder), cross:PATH (a local "
                                     "cross-encoder)")
     p.add_argument("--format", choices=["table", "jsonl"], default="table")
-    _common(p)
+    store_options(p)
     p.set_defaults(func=cmd_search)
 
     p = subparsers.add_parser("edit", help="replace a block's text; re-chunks only what changed")
@@ -185,11 +193,11 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--file", help="new content from this file (- for stdin)")
     p.add_argument("--text", help="new content given inline")
     p.add_argument("--no-rechunk", action="store_true", help="only mark the block dirty")
-    _common(p)
+    store_options(p)
     p.set_defaults(func=cmd_edit)
 
     p = subparsers.add_parser("blocks", help="list the blocks of a store (ids for `edit`)")
     p.add_argument("--dirty", action="store_true", help="only dirty blocks")
     p.add_argument("--format", choices=["table", "jsonl"], default="table")
-    _common(p)
+    store_options(p)
     p.set_defaults(func=cmd_blocks)

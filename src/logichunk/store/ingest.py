@@ -87,6 +87,7 @@ class IngestReport:
     seconds: float
     unchanged: tuple[str, ...] = ()  # files already stored with the same text: skipped
     replaced: tuple[str, ...] = ()  # files whose earlier document was replaced (``replace=True``)
+    empty: tuple[str, ...] = ()  # empty files among several: skipped (one empty file alone is an error)
 
     @property
     def chars_per_second(self) -> float:
@@ -139,10 +140,17 @@ class FileChecks:
     """Which files an ingest stores and which stored documents they replace, decided for every file
     before anything is written (both the serial and the Ray ingest go through here)."""
 
-    def __init__(self, store: Store, replace: bool) -> None:
-        self.store, self.replace = store, replace
+    def __init__(self, store: Store, replace: bool, files: int = 1) -> None:
+        self.store, self.replace, self.files = store, replace, files
         self.known = _stored_sources(store)
         self.unchanged: list[str] = []
+        self.empty: list[str] = []
+
+    def skip_empty(self, path: Path, error: str) -> None:
+        """An empty file: an error when it is the only file (as ``chunk`` does), else skipped."""
+        if self.files <= 1:
+            raise EmptyFile(f"{error}; nothing was ingested")
+        self.empty.append(str(path))
 
     def check(self, path: Path, text_hash: str) -> list[str] | None:
         """The ids of the documents ``path`` replaces ([] for a new file), or None when it is stored
@@ -179,9 +187,10 @@ class Tally:
             self.children += r.children_written
             self.embedded += r.embedded
 
-    def report(self, unchanged: Sequence[str]) -> IngestReport:
+    def report(self, unchanged: Sequence[str], empty: Sequence[str] = ()) -> IngestReport:
         return IngestReport(self.docs, self.chapters, self.blocks, self.chars, self.parents, self.children,
-                            self.embedded, time.perf_counter() - self.t0, tuple(unchanged), tuple(self.replaced))
+                            self.embedded, time.perf_counter() - self.t0, tuple(unchanged), tuple(self.replaced),
+                            tuple(empty))
 
 
 def store_file_document(store: Store, doc: FileDocument, earlier: Sequence[str]) -> str:
@@ -199,19 +208,59 @@ def list_files(paths: Sequence[str]) -> list[Path]:
     return files
 
 
-def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace: bool = False) -> IngestReport:
+def check_embedder(store: Store, reembed: bool = False) -> dict[str, int]:
+    """The project's chunks embedded with other models than the store's embedder
+    (``{model: chunks}``). Adding documents under another embedder would leave a store whose
+    searches silently miss half of it, so that is an :class:`InputError` unless ``reembed`` (then
+    the caller re-embeds them: :meth:`Store.reembed`)."""
+    others = {m: n for m, n in store.stored_embedders().items() if m != store.model_id}
+    if others and not reembed:
+        had = ", ".join(f"{m} ({n} chunks)" for m, n in sorted(others.items()))
+        raise InputError(f"this project was embedded with {had}, not with the embedder asked for now "
+                         f"({store.model_id}); nothing was ingested — give the same --embedder, or --reembed "
+                         "to re-embed everything with the new one")
+    return others
+
+
+EMPTY = "empty"  # what the Ray workers' first pass gives for an empty file instead of its text hash
+
+
+class EmptyFile(InputError):
+    """A file with no text (or only whitespace): it would store a document with nothing to find."""
+
+
+def read_ingest_text(path: Path) -> str:
+    """A file's text to store; :class:`EmptyFile` when it has none."""
+    text = read_text_file(path)
+    if not text.strip():
+        raise EmptyFile(f"{path}: empty input, nothing to ingest")
+    return text
+
+
+def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace: bool = False,
+           reembed: bool = False) -> IngestReport:
     """Store each file as a document (folders: their text files), then chunk and embed every dirty
     block of the project (so a later call also chunks what ``rechunk=False`` left). A file stored
     before from the same path is not stored twice: with the same text it is skipped
     (``unchanged``); with other text it is an :class:`InputError` naming the document, unless
     ``replace`` — then the earlier document (and any edits made to it in the store) is replaced by
-    the file. :func:`logichunk.scale.ingest_corpus` stores the same, with the reading, chunking and
+    the file. An empty file is an :class:`InputError` when it is the only one, else skipped
+    (``empty``), as ``chunk`` does. A project embedded before with another
+    model than the store's embedder is an :class:`InputError` unless ``reembed``: then every chapter
+    embedded with another model is re-chunked and re-embedded with the new one (counted in the
+    report). :func:`logichunk.scale.ingest_corpus` stores the same, with the reading, chunking and
     embedding spread over Ray workers."""
     tally = Tally()
-    checks = FileChecks(store, replace)
+    others = check_embedder(store, reembed)
+    files = list_files(paths)
+    checks = FileChecks(store, replace, len(files))
     todo: list[tuple[FileDocument, list[str]]] = []
-    for f in list_files(paths):  # read and check every file before anything is written
-        doc = FileDocument.of(f, read_text_file(f))
+    for f in files:  # read and check every file before anything is written
+        try:
+            doc = FileDocument.of(f, read_ingest_text(f))
+        except EmptyFile as e:
+            checks.skip_empty(f, str(e))
+            continue
         earlier = checks.check(f, doc.text_hash)
         if earlier is not None:
             todo.append((doc, earlier))
@@ -220,4 +269,6 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
         tally.document(doc, earlier)
     if rechunk:
         tally.rechunked(store.rechunk_dirty())
-    return tally.report(checks.unchanged)
+    if others:
+        tally.rechunked(store.reembed())
+    return tally.report(checks.unchanged, checks.empty)

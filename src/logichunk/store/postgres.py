@@ -10,24 +10,29 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import struct
+import sys
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
 from ..errors import ModelUnavailable
-from .base import Store, StoreError, StoreUnavailable, redact_url
+from .base import Store, StoreError, StoreUnavailable, redact_url, register_backend
 
-try:  # pragma: no cover - import guard
-    import psycopg
-    from psycopg import sql as psql
-    from psycopg.adapt import Dumper, Loader
-    from psycopg.pq import Format
-except ImportError:  # pragma: no cover
-    psycopg = None  # type: ignore[assignment]
+
+def _psycopg() -> Any:
+    """psycopg 3, imported on first use (a SQLite user never pays for it: the store package imports
+    this module to register the backend); missing, a one-line ModelUnavailable."""
+    try:
+        import psycopg
+    except ImportError:  # pragma: no cover - exercised on installs without the extra
+        raise ModelUnavailable("PostgreSQL needs psycopg 3: pip install 'logichunk[postgres]'") from None
+    return psycopg
 
 
 def _register_vector(conn: Any) -> int:
+    from psycopg.adapt import Dumper, Loader
+    from psycopg.pq import Format
     from psycopg.types import TypeInfo
 
     info = TypeInfo.fetch(conn, "vector")
@@ -64,13 +69,13 @@ def _register_vector(conn: Any) -> int:
     return oid
 
 
+@register_backend
 class PostgresStore(Store):
     dialect = "postgres"
     placeholder = "%s"
 
     def _connect(self) -> None:
-        if psycopg is None:
-            raise ModelUnavailable("PostgreSQL needs psycopg 3: pip install 'logichunk[postgres]'")
+        psycopg = _psycopg()
         self._hnsw_done: set[tuple[str, int]] = set()
         try:
             self._conn = psycopg.connect(self.url, autocommit=True, connect_timeout=10)
@@ -81,6 +86,7 @@ class PostgresStore(Store):
 
     def _check_conn(self) -> None:
         if self._conn.closed and not getattr(self, "_in_tx", False):
+            psycopg = _psycopg()
             try:
                 self._conn = psycopg.connect(self.url, autocommit=True, connect_timeout=10)
                 _register_vector(self._conn)
@@ -118,6 +124,7 @@ class PostgresStore(Store):
         return np.asarray(x, dtype=np.float32)
 
     def _translate_error(self, exc: BaseException) -> StoreError | None:
+        psycopg = sys.modules.get("psycopg")  # loaded by _connect; its errors are what is translated
         if psycopg is not None and isinstance(exc, psycopg.OperationalError):
             return StoreUnavailable(f"PostgreSQL at {redact_url(self.url)} failed or went away: {_first_line(exc)}")
         if psycopg is not None and isinstance(exc, psycopg.Error):
@@ -130,6 +137,8 @@ class PostgresStore(Store):
     def _after_vectors_written(self, model: str, dim: int) -> None:
         if (model, dim) in self._hnsw_done:
             return
+        from psycopg import sql as psql
+
         stmt = psql.SQL(
             "CREATE INDEX IF NOT EXISTS {name} ON chunks USING hnsw ((embedding::vector({dim})) vector_cosine_ops) "
             "WITH (m = {m}, ef_construction = {efc}) WHERE embedding_model = {model} AND chunk_level = 'child'"
@@ -157,6 +166,8 @@ class PostgresStore(Store):
         # exact and approximate searches must not share a statement: psycopg prepares a statement
         # after a few runs, and a prepared plan keeps the access path (index or scan) it was planned
         # with, whatever enable_indexscan says later
+        from psycopg import sql as psql
+
         stmt = psql.SQL(
             "SELECT /* {how} */ pk, 1 - (embedding::vector({dim}) <=> %s::vector({dim})) FROM chunks "
             "WHERE embedding_model = {model} AND chunk_level = {level} AND project_id = %s "

@@ -9,7 +9,8 @@ import urllib.parse
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from .base import Store, StoreError, StoreUnavailable
+from ..config import Settings
+from .base import Store, StoreError, StoreUnavailable, register_backend
 
 
 def _writable(path: str) -> bool:
@@ -17,9 +18,20 @@ def _writable(path: str) -> bool:
     return os.access(path, os.W_OK) and os.access(os.path.dirname(os.path.abspath(path)), os.W_OK)
 
 
+@register_backend
 class SQLiteStore(Store):
     dialect = "sqlite"
     placeholder = "?"
+
+    @classmethod
+    def open_url(cls, url: str, *, settings: Settings, embedder: Any = None, project: str | None = None,
+                 create: bool = True) -> Store:
+        """A file path (``sqlite:///`` or ``sqlite://`` prefixes dropped) or ``:memory:``;
+        ``create=False``: the file must exist."""
+        path = url.removeprefix("sqlite:///").removeprefix("sqlite://")
+        if not create and path != ":memory:" and not os.path.isfile(path):
+            raise StoreError(f"no database at {path} (nothing ingested there yet? check --db)")
+        return cls(path, settings=settings, embedder=embedder, project=project, create=create)
 
     def _connect(self) -> None:
         path = self.url

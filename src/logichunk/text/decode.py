@@ -4,7 +4,14 @@ here.
 - UTF-8 is the default. A leading UTF-8 byte-order mark is dropped (``utf-8-sig``), so offsets
   count from the first character after it; nothing else in the text is ever changed (no newline or
   Unicode normalisation).
-- UTF-16 and UTF-32 are accepted when they start with a byte-order mark (which is dropped too).
+- UTF-16 and UTF-32 are accepted when they start with a byte-order mark (which is dropped too)
+  *and* the content reads as such text: a mark in front of bytes that are not UTF-16 (a UTF-8 or
+  8-bit file that happens to start with FF FE) would otherwise decode to mojibake. Refused as
+  implausible: the bytes after the mark contain no NUL and read as UTF-8 text on their own (valid,
+  few control bytes) (real
+  UTF-16 of any text with a space, digit, newline or Latin letter has NUL bytes; the rare short
+  all-CJK text whose bytes also read as UTF-8 is refused too: ambiguous), or more than 2 % of the
+  first characters are unassigned or private-use code points (what 8-bit bytes paired up become).
 - Binary input is refused: a NUL byte in the first 8 KiB, or more than 10 % control characters
   there (tab, newline, carriage return, form feed, vertical tab and escape excepted).
 - Invalid UTF-8 is refused with the byte offset of the first bad byte (counted in the input,
@@ -18,6 +25,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import unicodedata
 from pathlib import Path
 
 from ..errors import InputError
@@ -52,6 +60,27 @@ def _too_many_controls(sample: str | bytes) -> bool:
     return count > _MAX_CONTROL_RATIO * len(sample)
 
 
+_MAX_ODD_RATIO = 0.02
+_ODD_CATEGORIES = ("Cn", "Co")  # unassigned, private use
+
+
+def _implausible(body: bytes, sample: str) -> str:
+    """Why ``sample`` (decoded after a byte-order mark from ``body``) is not real text in that
+    encoding, or '' (see the module docstring)."""
+    head = body[:SNIFF_BYTES]
+    if head and b"\x00" not in head and not _too_many_controls(head):
+        try:
+            body.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+        else:
+            return "the bytes after the mark read as UTF-8"
+    odd = sum(1 for c in sample if unicodedata.category(c) in _ODD_CATEGORIES)
+    if odd > _MAX_ODD_RATIO * len(sample):
+        return f"{odd} of its first {len(sample)} characters are unassigned or private-use code points"
+    return ""
+
+
 def read_text(data: bytes, *, source: str = "<input>") -> str:
     """Decode ``data`` (UTF-8, or UTF-16/32 with a byte-order mark) into the text to chunk.
 
@@ -76,6 +105,10 @@ def read_text(data: bytes, *, source: str = "<input>") -> str:
         sample = text[:SNIFF_BYTES]
         if "\x00" in sample or _too_many_controls(sample):
             raise _binary(source)
+        why = _implausible(data[len(bom) :], sample)
+        if why:
+            raise InputError(f"{source}: starts with a {name} byte-order mark but is not {name} text ({why}); "
+                             "convert the file to UTF-8")
         return text
     if error is not None:
         raise error

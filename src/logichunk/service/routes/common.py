@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from fastapi import Depends, Request
 
 from ..auth import require_key
 from ..errors import ApiError
 from ..jobs import ProjectRuntime
-
-if TYPE_CHECKING:
-    from ..app import Service
+from ..state import Service
 
 AUTH = [Depends(require_key)]
 

@@ -1,5 +1,10 @@
 """Documents: create (JSON or a file upload), list, read as a chunk tree, plot, delete.
 
+Creating is idempotent by content: a text equal to a stored document's current text returns that
+document (200, ``existing: true``) instead of storing it twice, unless ``?copy=true``; an
+``Idempotency-Key`` header makes a retried request return what the first one stored (see
+:mod:`logichunk.service.idempotency`).
+
 A new document is stored at once and chunked in the background (its chapters are queued without
 debounce); ``?wait=SECONDS`` holds the answer until chunking finished or the time is up, which is
 what scripts want. Chapters start at headings (Markdown ``#``, ``第…章``, ``Chapter N``), blocks at
@@ -13,7 +18,7 @@ from typing import Any
 from urllib.parse import quote
 
 import numpy as np
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Header, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 
@@ -21,6 +26,7 @@ from ...store.ingest import ingest_text
 from ...text.decode import read_text
 from ..curves import text_curves
 from ..errors import ApiError
+from ..idempotency import IdempotencyKeys, fingerprint
 from ..jobs import ProjectRuntime
 from ..responses import DocumentCreated, DocumentCurves, DocumentDetail, DocumentList, DocumentTree, answer
 from ..schemas import DocumentIn
@@ -30,7 +36,12 @@ from .common import AUTH, check_text, check_text_size, runtime, service
 router = APIRouter(prefix="/api/projects/{project}/documents", tags=["documents"], dependencies=AUTH)
 
 WAIT = Query(0.0, ge=0.0, le=120.0, description="wait up to this many seconds for chunking to finish")
-CREATED = answer(DocumentCreated, "stored; chunked in the background (or before the answer, with `?wait=`)", 201)
+CREATED = {**answer(DocumentCreated, "stored; chunked in the background (or before the answer, with `?wait=`)", 201),
+           **answer(DocumentCreated, "the same text is stored already (or the Idempotency-Key was seen): that "
+                    "document, nothing stored", 200)}
+COPY = Query(False, description="store a copy even when a document with the same text exists (default: return it)")
+KEY = Header(None, alias="Idempotency-Key", description="a retried request with the same key and body returns the "
+             "document the first one stored; the same key with another body is a 422")
 
 
 def _wait_chunked(rt: ProjectRuntime, doc_id: str, seconds: float) -> bool:
@@ -46,18 +57,43 @@ def _wait_chunked(rt: ProjectRuntime, doc_id: str, seconds: float) -> bool:
         time.sleep(0.05)
 
 
-def _create(rt: ProjectRuntime, title: str, text: str, source: str | None, wait: float) -> JSONResponse:
-    doc_id = ingest_text(rt.store, title, text, source=source)
-    lay = layout(rt.store, doc_id)
-    firsts: dict[str, str] = {}
-    for b, *_ in lay.blocks:
-        firsts.setdefault(b.chapter_id, b.id)
-    rt.schedule(firsts.values(), now=True)
+def _stored(rt: ProjectRuntime, title: str, text: str, source: str | None, copy: bool,
+            key: str | None) -> tuple[str, bool]:
+    """(document id, True when it was stored by this request). The same text as a stored document
+    is that document unless ``copy``; a known Idempotency-Key is the document its first request got."""
+    fp = fingerprint(title, source, copy, text)
+    with rt.create_lock:
+        if key is not None:
+            known = rt.uploads.get(key, fp)
+            if known is not None and any(d == known for d, _t, _s in rt.store.documents()):  # not deleted since
+                return known, False
+        if not copy and (same := rt.store.documents_with_text(text)):
+            doc_id, new = same[0], False
+        else:
+            doc_id, new = ingest_text(rt.store, title, text, source=source), True
+        if key is not None:
+            rt.uploads.put(key, fp, doc_id)
+    return doc_id, new
+
+
+def _create(rt: ProjectRuntime, title: str, text: str, source: str | None, wait: float, copy: bool = False,
+            key: str | None = None) -> JSONResponse:
+    doc_id, new = _stored(rt, title, text, source, copy, key)
+    if new:
+        lay = layout(rt.store, doc_id)
+        firsts: dict[str, str] = {}
+        for b, *_ in lay.blocks:
+            firsts.setdefault(b.chapter_id, b.id)
+        rt.schedule(firsts.values(), now=True)
+    else:
+        title, source = next((t, s) for d, t, s in rt.store.documents() if d == doc_id)
     chunked = _wait_chunked(rt, doc_id, wait) if wait > 0 else None
     body = document_summary(rt, doc_id, title, source)
+    body["existing"] = not new
     if chunked is not None:
         body["chunked"] = chunked
-    return JSONResponse(body, status_code=201, headers={"Location": f"/api/projects/{quote(rt.name)}/documents/{doc_id}"})
+    return JSONResponse(body, status_code=201 if new else 200,
+                        headers={"Location": f"/api/projects/{quote(rt.name)}/documents/{doc_id}"})
 
 
 @router.get("", summary="list documents with their chunking status", response_model=None,
@@ -67,11 +103,13 @@ def list_documents(request: Request, project: str) -> dict[str, Any]:
     return {"documents": [document_summary(rt, d, t, s) for d, t, s in rt.store.documents()]}
 
 
-@router.post("", status_code=201, summary="add a document from JSON text",
+@router.post("", status_code=201, summary="add a document from JSON text (the same text again: the stored one)",
              responses=CREATED)
-def create_document(request: Request, project: str, body: DocumentIn, wait: float = WAIT) -> JSONResponse:
+def create_document(request: Request, project: str, body: DocumentIn, wait: float = WAIT, copy: bool = COPY,
+                    idempotency_key: str | None = KEY) -> JSONResponse:
     rt = _rt(request, project)
-    return _create(rt, body.title, check_text(body.text, "text"), body.source, wait)
+    key = None if idempotency_key is None else IdempotencyKeys.check_key(idempotency_key)
+    return _create(rt, body.title, check_text(body.text, "text"), body.source, wait, copy, key)
 
 
 @router.post("/upload", status_code=201, summary="add a document from a file (raw body or multipart field 'file')",
@@ -82,8 +120,9 @@ def create_document(request: Request, project: str, body: DocumentIn, wait: floa
                                                                 "file": {"type": "string", "format": "binary"}}}}}}})
 async def upload_document(request: Request, project: str,
                           title: str | None = Query(None, max_length=300, description="default: the file name"),
-                          wait: float = WAIT) -> JSONResponse:
+                          wait: float = WAIT, copy: bool = COPY, idempotency_key: str | None = KEY) -> JSONResponse:
     rt = await run_in_threadpool(_rt, request, project)
+    key = None if idempotency_key is None else IdempotencyKeys.check_key(idempotency_key)
     ctype = request.headers.get("content-type", "")
     filename = None
     if ctype.startswith("multipart/form-data"):
@@ -107,7 +146,7 @@ async def upload_document(request: Request, project: str,
     if not text.strip():
         raise ApiError(422, "invalid_request", f"{name}: the file holds no text")
     title = title or (filename.rsplit("/", 1)[-1].rsplit(".", 1)[0] if filename else "upload")
-    return await run_in_threadpool(_create, rt, title, text, filename, wait)
+    return await run_in_threadpool(_create, rt, title, text, filename, wait, copy, key)
 
 
 @router.get("/{doc_id}", summary="a document: chapters and blocks with their re-chunk status", response_model=None,

@@ -1,0 +1,38 @@
+"""Argument helpers every verb's module shares (``logichunk.cli`` and the store, eval, memory and
+scale verbs it loads by name): below all of them, so none imports the command's own module."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+from .errors import InputError
+
+__all__ = ["check_out_path", "int_at_least"]
+
+
+def int_at_least(lowest: int):
+    """An argparse type: an integer of at least ``lowest`` (a negative --skip or a --k of 0 is a typo,
+    not a run). Every verb's numeric flags use it."""
+
+    def parse(v: str) -> int:
+        try:
+            n = int(v)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {v!r}") from None
+        if n < lowest:
+            raise argparse.ArgumentTypeError(f"must be at least {lowest}, got {n}")
+        return n
+
+    return parse
+
+
+def check_out_path(target: str, inputs: Sequence[str], what: str = "the chunks") -> None:
+    """``--out`` must be a file in an existing folder and not one of the inputs (it would be replaced
+    by ``what``): checked before any work, so a long run does not fail at its very end."""
+    t = Path(target)
+    if t.is_dir() or not t.resolve().parent.is_dir():
+        raise InputError(f"--out {target}: not a file in an existing folder")
+    if t.exists() and any(i != "<stdin>" and Path(i).exists() and Path(i).resolve() == t.resolve() for i in inputs):
+        raise InputError(f"--out {target} is also an input: write {what} somewhere else")
