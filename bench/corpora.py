@@ -63,15 +63,18 @@ def _corpus_texts(rel: str) -> list[str]:
     return [r["text"] for r in _jsonl(data_dir() / rel) if r.get("text")]
 
 
-def _wiki300_texts() -> list[str]:
+def _wiki300_texts(line_sep: str = " ") -> list[str]:
+    """wiki300's articles, one paragraph per gold section; ``line_sep="\n"`` lays each sentence on a
+    line of its own (a novel's or a transcript's layout: one sentence per line, blank lines between
+    paragraphs)."""
     out = []
     for r in _jsonl(data_dir() / "segmentation/wiki300.jsonl"):
         units, segs, paras, i = r["units"], r.get("segments") or [len(r["units"])], [], 0
         for n in segs:
-            paras.append(" ".join(u.strip() for u in units[i : i + n] if u.strip()))
+            paras.append(line_sep.join(u.strip() for u in units[i : i + n] if u.strip()))
             i += n
         if i < len(units):
-            paras.append(" ".join(units[i:]))
+            paras.append(line_sep.join(units[i:]))
         text = DOC_SEP.join(p for p in paras if p)
         if text:
             out.append(text)
@@ -103,7 +106,12 @@ def chinese(target_bytes: int = DEFAULT_TARGET_BYTES) -> tuple[str, dict]:
     return _fill(docs, target_bytes, max_passes=4)
 
 
-BUILDERS = {"en": english, "zh": chinese}
+def english_lines(target_bytes: int = DEFAULT_TARGET_BYTES) -> tuple[str, dict]:
+    """English prose laid out one sentence per line, blank lines between paragraphs (wiki300)."""
+    return _fill(_wiki300_texts("\n"), target_bytes, max_passes=4)
+
+
+BUILDERS = {"en": english, "zh": chinese, "en-lines": english_lines}
 
 
 def documents(lang: str) -> list[str]:

@@ -484,9 +484,10 @@ def forced_split_bubble(text: str, start: int, end: int, cuts: list[int], worst:
 
 
 def scatter_costs(X: np.ndarray, width: int, counts: np.ndarray | None = None,
-                  sqnorms: np.ndarray | None = None) -> np.ndarray:
+                  sqnorms: np.ndarray | None = None, lo: np.ndarray | None = None) -> np.ndarray:
     """``C[b, k-1]`` = scatter of the atoms ``[b-k, b)`` (rows of ``X``) for ``k = 1..width``
-    (``inf`` where ``k > b``): ``width`` vector passes of ``n x d``, no Python loop over atoms.
+    (``inf`` where ``k > b``, or where ``b - k < lo[b]`` when ``lo`` gives each end its earliest
+    start): one vector pass per ``k`` over the ends that still need it, no Python loop over atoms.
     Window sums grow one atom per pass instead of differencing a prefix sum, so a chunk's cost does
     not depend on what precedes it in the array (texts chunked together get the costs each gets
     alone, to the last bit). A row may stand for several atoms glued together: ``X`` holds their
@@ -499,19 +500,23 @@ def scatter_costs(X: np.ndarray, width: int, counts: np.ndarray | None = None,
     if n == 0:
         return C
     norms = np.einsum("ij,ij->i", X, X, dtype=np.float64) if sqnorms is None else np.asarray(sqnorms, np.float64)
-    cnt = None if counts is None else np.asarray(counts, np.float64)
-    win = np.zeros((n, X.shape[1]), dtype=np.float32)  # win[j]: sum of the k atoms ending at atom j
+    cnt = np.ones(n) if counts is None else np.asarray(counts, np.float64)
+    ends = np.arange(n)  # row j of the window arrays: the windows ending at atom ends[j]
+    reach = ends + 1 if lo is None else ends + 1 - np.asarray(lo, np.int64)[1:]  # widest window per end
+    win = np.zeros((n, X.shape[1]), dtype=np.float32)
     sq = np.zeros(n)
     m = np.zeros(n)
     for k in range(1, w + 1):
-        win[k - 1 :] += X[: n - k + 1]
-        sq[k - 1 :] += norms[: n - k + 1]
-        div: float | np.ndarray = k
-        if cnt is not None:
-            m[k - 1 :] += cnt[: n - k + 1]
-            div = m[k - 1 :]
-        v = win[k - 1 :]
-        C[k:, k - 1] = np.maximum(sq[k - 1 :] - np.einsum("ij,ij->i", v, v) / div, 0.0)
+        keep = reach[ends] >= k
+        if not keep.all():
+            ends, win, sq, m = ends[keep], win[keep], sq[keep], m[keep]
+            if ends.size == 0:
+                break
+        src = ends - k + 1
+        win += X[src]
+        sq += norms[src]
+        m += cnt[src]
+        C[ends + 1, k - 1] = np.maximum(sq - np.einsum("ij,ij->i", win, win) / m, 0.0)
     return C
 
 
@@ -725,7 +730,7 @@ def fit_global(sizes: np.ndarray, X: np.ndarray, reward: np.ndarray | None, limi
         return keep[sub].astype(np.int64)
     lo = earliest_starts(sizes, limits.max_size, fixed)
     w = int((np.arange(n + 1) - lo).max())
-    C = scatter_costs(X, w, _counts, _sqnorms)
+    C = scatter_costs(X, w, _counts, _sqnorms, lo)
     beta = np.broadcast_to(np.asarray(null_penalty(X) if penalty is None else penalty, dtype=np.float64), (n,))
     cum = np.zeros(n + 1, np.int64)
     np.cumsum(sizes, out=cum[1:])

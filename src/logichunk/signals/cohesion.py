@@ -71,14 +71,12 @@ def lexical_vectors(text: str, starts: np.ndarray, ends: np.ndarray, dim: int = 
     nv = int(shared.sum())
     if nv <= dim:
         local = np.cumsum(shared) - 1
-        X = np.zeros((n, nv), dtype=np.float64)
-        np.add.at(X, (prow, local[pcol]), w)
+        X = np.bincount(prow * nv + local[pcol], weights=w, minlength=n * nv).reshape(n, nv)
     else:
         h = _mix(vocab.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15))
         bucket = (h % np.uint64(dim)).astype(np.int64)
         sign = np.where((h >> np.uint64(63)) != 0, -1.0, 1.0)
-        X = np.zeros((n, dim), dtype=np.float64)
-        np.add.at(X, (prow, bucket[pcol]), w * sign[pcol])
+        X = np.bincount(prow * dim + bucket[pcol], weights=w * sign[pcol], minlength=n * dim).reshape(n, dim)
     norm = np.sqrt(np.einsum("ij,ij->i", X, X))
     X /= np.where(norm > 0, norm, 1.0)[:, None]
     return X.astype(np.float32)
