@@ -37,6 +37,20 @@ def test_chunk_jsonl_spans_reproduce_the_file(capsys):
     assert max(r["size"] for r in top) <= 300
 
 
+def test_selection_global_keeps_titles_with_their_text_and_local_is_the_old_rule(capsys):
+    """The quick start's example: the global decision never ends a chunk with the next text's
+    title; --selection local (the earlier rule, kept for comparison) does, at this size."""
+    titles = ("桃花源记（陶渊明）", "论语·学而（节选）", "故乡（鲁迅，1921，节选）")
+
+    def ends_in_title(sel: str) -> list[str]:
+        code, out, _ = run(["chunk", str(ZH), "--max-size", "300", "--format", "jsonl", "--selection", sel], capsys)
+        assert code == 0
+        return [r["id"] for r in map(json.loads, out.splitlines()) if r["text"].rstrip().endswith(titles)]
+
+    assert ends_in_title("global") == []
+    assert ends_in_title("local") != []
+
+
 def test_chunk_tree_format_shows_ids_and_sizes(capsys):
     code, out, _ = run(["chunk", str(EN), "--max-size", "800", "--levels", "2"], capsys)
     lines = out.splitlines()

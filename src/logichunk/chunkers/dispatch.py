@@ -63,6 +63,7 @@ def chunk_by(
     lm: Any = None,
     theta: float = 0.0,
     composite: bool = True,
+    selection: str = "global",
     settings: Any = None,
     source: str = "<text>",
 ) -> ChunkTree:
@@ -73,7 +74,8 @@ def chunk_by(
     no size is given — from ``settings`` (a :class:`logichunk.config.Settings`, default: the defaults),
     as the store's ingestion does. ``llm`` is tier 2 of the cascade; ``lm`` scores PPL/MSP, and adds LM
     perplexity to the cascade's tier 3 when given to logic-chain, cliff or fused; ``composite=False`` skips
-    the cascade's tier 3 (fastest)."""
+    the cascade's tier 3 (fastest); ``selection="local"`` gives the cascade the earlier local rule instead
+    of the global decision."""
     from .logic_chain import check_size, check_sizes
 
     for model in needs(method):
@@ -108,7 +110,7 @@ def chunk_by(
 
             lm_signal = PerplexitySignal(lm)
         return chunk(text, max_size=size, sizes=sizes, levels=levels, unit=unit, llm=llm, lm_signal=lm_signal,
-                     signal=signal, composite=composite, source=source)
+                     signal=signal, composite=composite, selection=selection, source=source)
     if method in ("ppl", "msp"):
         from .meta import chunk_msp, chunk_ppl
 

@@ -527,6 +527,7 @@ def chunk(
     lm_signal: GapSignal | None = None,
     signal: GapSignal | None = None,
     composite: bool = True,
+    selection: str = "global",
     source: str = "<text>",
 ) -> ChunkTree:
     """Chunk ``text`` where its logic breaks, as a tree of dotted ids.
@@ -535,8 +536,10 @@ def chunk(
     ``"tokens"`` or a :class:`~logichunk.text.measure.Measure`); deeper levels default to half and
     a fifth of it (``levels`` deep). Pass ``sizes`` to set every level's limit yourself.
     ``composite=False`` skips tier 3 (see :class:`CascadeSettings`): faster, a little rougher.
+    ``selection="local"``: the earlier local rule instead of the global decision (for comparison).
     """
     lim = check_sizes(sizes) if sizes is not None else level_sizes(max_size, levels)
     cfg = CascadeSettings(sizes=lim, unit=unit, target_ratio=target_ratio,
-                          signal=signal if signal is not None else EntropySignal(), composite=composite)
+                          signal=signal if signal is not None else EntropySignal(), composite=composite,
+                          selection=selection)
     return chunk_logic_chain(text, cfg, llm=llm, lm_signal=lm_signal, source=source)

@@ -48,13 +48,15 @@ def chunk_many(
     unit: str | Measure = "chars",
     target_ratio: float = 1.0,
     composite: bool = True,
+    selection: str = "global",
     sources: Sequence[str] | None = None,
 ) -> list[ChunkTree]:
     """:func:`~logichunk.chunk` for each of ``texts`` (same arguments), as one pass where it can be:
     the result is the list of trees one call per text would give. ``sources`` names each text in
     its bubbles (default ``<text>``)."""
     lim = check_sizes(sizes) if sizes is not None else level_sizes(max_size, levels)
-    cfg = CascadeSettings(sizes=lim, unit=unit, target_ratio=target_ratio, composite=composite)
+    cfg = CascadeSettings(sizes=lim, unit=unit, target_ratio=target_ratio, composite=composite,
+                          selection=selection)
     if isinstance(texts, str | bytes):  # a str is a sequence of characters: almost surely a mistake
         raise InputError("chunk_many takes a list of texts; for one text use chunk(text)")
     names = list(sources) if sources is not None else ["<text>"] * len(texts)
