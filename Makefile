@@ -1,4 +1,5 @@
-# The test command of README.md; .ci/run calls exactly `make test`.
+# The test command of README.md; .ci/run calls exactly `make test`, with its new .ci/venv activated
+# (so python3 here is that virtualenv's, and pip installs into it).
 PY ?= python3
 
 .PHONY: install-dev test test-slow lint

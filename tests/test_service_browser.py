@@ -2,12 +2,14 @@
 load the page, chunk a Chinese and an English sample, check the coloured spans (exactly the text,
 ids on hover), the tree and the plot, save to the project, search, and keep screenshots.
 
-Skips only when Chromium or chromedriver is not installed (CI installs both with apt).
+Skips only when Chromium, chromedriver or a CJK font is not installed (CI installs them with apt, and
+fails on such a skip: tests/ci_skips.py).
 """
 
 from __future__ import annotations
 
 import shutil
+import subprocess
 import time
 
 import pytest
@@ -174,6 +176,48 @@ def test_an_edit_conflict_refreshes_the_document_view(page):
     assert "我的修改" in page.find_element(By.ID, "edit-msg").text or page.find_elements(By.CSS_SELECTOR, "#edit-msg details")
     page.find_element(By.ID, "edit-close").click()
     wait(page, 20).until(lambda d: "另一位用户改写了这一段" in text_view(d))
+
+
+def cjk_font_installed() -> bool:
+    try:
+        out = subprocess.run(["fc-list", ":lang=zh", "family"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return bool(out.strip())
+
+
+# Drawn one by one in the text view's own font: with no font for them, every one is the same empty box.
+GLYPHS_JS = """
+const family = getComputedStyle(document.getElementById('text-view')).fontFamily;
+const c = document.createElement('canvas'); c.width = 64; c.height = 64;
+const g = c.getContext('2d');
+return arguments[0].map(ch => { g.clearRect(0, 0, 64, 64); g.fillStyle = '#000'; g.font = '40px ' + family;
+                               g.fillText(ch, 8, 48); return c.toDataURL(); });
+"""
+
+
+def test_the_page_in_both_languages_draws_chinese(page, tmp_path):
+    """Screenshots of the Chinese sample chunked under each interface language: the labels follow the
+    language, and Chinese text is drawn in a real font (distinct glyphs), not as boxes."""
+    if not cjk_font_installed():
+        pytest.skip("no CJK font installed (apt-get install fonts-wqy-microhei): Chinese would be drawn as boxes")
+    shots = {}
+    for lang, chunk_label, html_lang in (("en", "Chunk", "en"), ("zh", "切分", "zh-CN")):
+        if page.find_element(By.TAG_NAME, "html").get_attribute("lang") != html_lang:
+            page.find_element(By.ID, "lang").click()
+        wait(page, 5).until(lambda d, h=html_lang: d.find_element(By.TAG_NAME, "html").get_attribute("lang") == h)
+        assert page.find_element(By.ID, "chunk-btn").text == chunk_label
+        chunk_sample(page, "zh", ZH)
+        assert text_view(page) == ZH
+        blank, *glyphs = page.execute_script(GLYPHS_JS, [" ", "桃", "花", "源", "记", "渔", "人"])
+        assert blank not in glyphs and len(set(glyphs)) == len(glyphs), "Chinese drawn as identical boxes"
+        path = tmp_path / f"page-{lang}-zh-sample.png"
+        page.save_screenshot(str(path))
+        shots[lang] = path.read_bytes()
+        assert len(shots[lang]) > 10_000
+    assert shots["en"] != shots["zh"]  # the interface's words changed with the language
+    page.find_element(By.ID, "lang").click()  # back to English for the tests after this one
+    wait(page, 5).until(lambda d: d.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en")
 
 
 def test_the_api_explorer_draws_the_api(browser, tmp_path):
