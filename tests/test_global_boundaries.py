@@ -17,6 +17,7 @@ from logichunk import chunk, chunk_many
 from logichunk.text.measure import Meter
 from logichunk.text.sentences import split_sentences
 from logichunk.text.structure import PARAGRAPH, SECTION, layout
+from structure_helpers import assert_headings_open_chunks
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -183,24 +184,7 @@ def test_headings_open_chunks_on_generated_documents(parts, max_size):
     sizes = (max_size, max_size // 2)
     tree = chunk(text, sizes=sizes)
     assert "".join(tree.text_of(c) for c in tree.roots()) == text
-    sents = split_sentences(text)
-    lay = layout(sents)
-    meter = Meter(text)
-    end_of = {int(e): i for i, e in enumerate(sents.ends.tolist())}
-    for c in tree:
-        i = end_of.get(c.span.end)
-        if i is None or i == len(sents) - 1 or not lay.no_cut[i]:
-            continue  # not a chunk that ends with a heading
-        j = i + 1  # the heading, the headings right under it, and the first sentence they title
-        while j < len(sents) - 1 and lay.no_cut[j]:
-            j += 1
-        k = i  # back to the first of a run of headings
-        while k > 0 and lay.no_cut[k - 1]:
-            k -= 1
-        root = tree.get(c.id.split(".")[0])
-        if c.level > 1 and c.span.end == root.span.end:
-            continue  # its level-1 chunk ends there too, and is checked itself
-        assert c.level == 1 and meter.size(int(sents.starts[k]), int(sents.ends[j])) > max_size, c
+    assert_headings_open_chunks(tree, text, sizes)
     rows = [(c.id, c.span) for c in tree]
     assert [[(c.id, c.span) for c in t] for t in chunk_many([text, text], sizes=sizes)] == [rows, rows]
 

@@ -11,7 +11,6 @@ order), so ``document_text(ref's document)[start:end]`` is the chunk's text exac
 
 from __future__ import annotations
 
-import math
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -19,33 +18,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from .. import config as config_mod
 from ..config import Settings
 from ..errors import InputError, LogichunkError
+from ..jsonable import jsonable as plain
 from ..retrieve import retrieve
 from ..store import ChunkRow, Store
 from ..store.ingest import SUFFIXES, ingest_text, read_text_file
 
 PROJECT_CHARS = 100
-
-
-def plain(v: Any) -> Any:
-    """JSON values from numpy scalars/arrays, tuples, mappings and non-finite floats."""
-    if isinstance(v, dict) or hasattr(v, "items"):
-        return {str(k): plain(x) for k, x in v.items()}
-    if isinstance(v, list | tuple | set | frozenset):
-        return [plain(x) for x in v]
-    if isinstance(v, np.ndarray):
-        return plain(v.tolist())
-    if isinstance(v, np.generic):
-        return plain(v.item())
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    if v is None or isinstance(v, str | int | float | bool):
-        return v
-    return str(v)
 
 
 # --------------------------------------------------------------------------- stores

@@ -9,32 +9,13 @@ chapter is being re-chunked) instead of being drawn over the wrong characters.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
+from ..jsonable import jsonable
 from ..store import BlockRow, ChunkRow, Store
 from .errors import ApiError
 from .jobs import ProjectRuntime
-
-
-def jsonable(v: Any) -> Any:
-    """Plain JSON values from numpy scalars/arrays, tuples, mappings and non-finite floats."""
-    if isinstance(v, dict) or hasattr(v, "items"):
-        return {str(k): jsonable(x) for k, x in v.items()}
-    if isinstance(v, list | tuple | set | frozenset):
-        return [jsonable(x) for x in v]
-    if isinstance(v, np.ndarray):
-        return jsonable(v.tolist())
-    if isinstance(v, np.generic):
-        return jsonable(v.item())
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    if v is None or isinstance(v, str | int | float | bool):
-        return v
-    return str(v)
 
 
 @dataclass

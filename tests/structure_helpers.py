@@ -1,0 +1,32 @@
+"""Shared checks of the author's structure in chunk trees (used by several test files)."""
+
+from __future__ import annotations
+
+from logichunk.text.measure import Meter
+from logichunk.text.sentences import split_sentences
+from logichunk.text.structure import layout
+
+
+def assert_headings_open_chunks(tree, text, sizes, unit="chars"):
+    """No chunk ends with a heading, unless the text ends there or, at level 1, the heading and
+    the sentence after it together exceed the user's maximum (the size limit comes first)."""
+    sents = split_sentences(text)
+    if len(sents) < 2:
+        return
+    lay = layout(sents)
+    meter = Meter(text, unit)
+    last = {int(e): i for i, e in enumerate(sents.ends.tolist())}
+    for c in tree:
+        i = last.get(c.span.end)
+        if i is None or i == len(sents) - 1 or not lay.no_cut[i]:
+            continue
+        j = i + 1  # the heading, the headings right under it, and the first sentence they title
+        while j < len(sents) - 1 and lay.no_cut[j]:
+            j += 1
+        k = i  # back to the first of a run of headings
+        while k > 0 and lay.no_cut[k - 1]:
+            k -= 1
+        root = tree.get(c.id.split(".")[0])
+        if c.level > 1 and c.span.end == root.span.end:
+            continue  # its level-1 chunk ends there too, and is checked itself
+        assert c.level == 1 and meter.size(int(sents.starts[k]), int(sents.ends[j])) > sizes[0], c
