@@ -29,9 +29,9 @@ from .. import boundaries as bd
 from ..errors import InputError
 from ..ids import make_id
 from ..signals import GapSignal
+from ..signals.cohesion import CHUNK_DIM, lexical_vectors
 from ..signals.entropy import CompositeSignal, EntropySignal
 from ..text.measure import Measure, Meter, get_measure
-from ..signals.cohesion import CHUNK_DIM, lexical_vectors
 from ..text.sentences import BREAK_PARAGRAPH, SentenceSpans, split_sentences
 from ..text.structure import PARAGRAPH, layout
 from ..tree import ChunkTree, build_tree, build_tree_columns
