@@ -65,6 +65,7 @@ def chunk_by(
     composite: bool = True,
     settings: Any = None,
     source: str = "<text>",
+    tokenizer: Any = None,
 ) -> ChunkTree:
     """Chunk ``text`` with ``method`` (see :data:`METHODS`). ``max_size`` defaults per method (1000,
     or 1500 for parent-child parents); ``sizes``/``levels`` shape the logic-chain, cliff and fused trees;
@@ -73,8 +74,13 @@ def chunk_by(
     no size is given — from ``settings`` (a :class:`logichunk.config.Settings`, default: the defaults),
     as the store's ingestion does. ``llm`` is tier 2 of the cascade; ``lm`` scores PPL/MSP, and adds LM
     perplexity to the cascade's tier 3 when given to logic-chain, cliff or fused; ``composite=False`` skips
-    the cascade's tier 3 (fastest)."""
+    the cascade's tier 3 (fastest). ``tokenizer`` sizes in its exact tokens (``"embedder"``: the
+    ``embedder``'s own; see :func:`logichunk.text.tokens.resolve_tokenizer`)."""
+    from ..text.tokens import fit_limit, measure_for
     from .logic_chain import check_size, check_sizes
+    from .snap import snap_tree
+
+    unit = measure_for(unit, tokenizer, embedder=embedder)
 
     for model in needs(method):
         if (embedder if model == "embedder" else lm) is None:
@@ -109,12 +115,14 @@ def chunk_by(
             lm_signal = PerplexitySignal(lm)
         return chunk(text, max_size=size, sizes=sizes, levels=levels, unit=unit, llm=llm, lm_signal=lm_signal,
                      signal=signal, composite=composite, source=source)
+    if method not in ("logic-chain", "cliff", "fused", "parent-child"):
+        size = fit_limit(size, unit)
     if method in ("ppl", "msp"):
         from .meta import chunk_msp, chunk_ppl
 
         if method == "ppl":
-            return chunk_ppl(text, lm, max_size=size, unit=unit, theta=theta, source=source)
-        return chunk_msp(text, lm, max_size=size, unit=unit, source=source)
+            return snap_tree(chunk_ppl(text, lm, max_size=size, unit=unit, theta=theta, source=source), unit)
+        return snap_tree(chunk_msp(text, lm, max_size=size, unit=unit, source=source), unit)
     if method == "parent-child":
         from .parent_child import PCParams, chunk_parent_child
 
@@ -130,4 +138,4 @@ def chunk_by(
         return chunk_parent_child(text, embedder, p, source=source)
     from .baselines import fixed, recursive
 
-    return (fixed if method == "fixed" else recursive)(text, size, unit=unit)
+    return snap_tree((fixed if method == "fixed" else recursive)(text, size, unit=unit), unit)

@@ -145,3 +145,16 @@ class Meter:
 
     def total(self) -> int:
         return len(self.text) if self._chars else int(self.prefix[-1])
+
+    @property
+    def allowed(self) -> np.ndarray | None:
+        """``allowed[i]`` is False where a cut at ``i`` would fall strictly inside a token of a real
+        tokenizer (see :mod:`logichunk.text.tokens`); None when every offset is allowed in this unit."""
+        cut_ok = getattr(self.measure, "cut_ok", None)
+        return None if cut_ok is None else cut_ok(self.text)
+
+    def snap(self, offsets: np.ndarray) -> np.ndarray:
+        """``offsets`` moved back to the start of the token they fall inside, if any. A token counts
+        where it ends, so ``prefix`` is the same at both: no measured size changes."""
+        snap = getattr(self.measure, "snap", None)
+        return np.asarray(offsets, dtype=np.int64) if snap is None else snap(self.text, offsets)
