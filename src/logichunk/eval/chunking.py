@@ -25,6 +25,7 @@ import numpy as np
 
 from ..models.embedding import l2_normalize
 from ..text.measure import get_measure
+from ..text.tokens import unit_label
 from . import metrics as M
 from .methods import Located, Settings
 from .readers import Corpus
@@ -214,7 +215,7 @@ def run_chunking(corpus: Corpus, name: str, runner: Any, settings: Settings, *, 
            "seconds": round(t3 - t0, 3), **score_hits(hits, corpus, layout),
            "chunks": int(idx.starts.size), "mean_tokens": float(idx.tokens.mean()) if idx.tokens.size else 0.0,
            "k_mean": float(np.mean(taken)) if taken else 0.0, "budget_tokens": int(budget),
-           "size": settings.size, "unit": settings.unit, "embedder": settings.embedder_name,
+           "size": settings.size, "unit": unit_label(settings.unit), "embedder": settings.embedder_name,
            "docs": len(corpus.docs), "chunk_seconds": round(t1 - t0, 3), "embed_seconds": round(t2 - t1, 3)}
     if peer or idx.unlocated:
         row["unlocated"] = int(idx.unlocated)
@@ -341,7 +342,7 @@ def run_retrieval(corpus: Corpus, mode: str, method: str, runner: Any, settings:
     row = {"task": "retrieval", "dataset": dataset, "method": label, "peer": False,
            "n": len(corpus.queries), "seconds": round(seconds, 3), "k": k, **score_hits(hits, corpus, layout),
            "tokens_per_query": float(np.mean(tokens)) if tokens else None, **at_budget,
-           "embedder": settings.embedder_name, "size": settings.size, "unit": settings.unit}
+           "embedder": settings.embedder_name, "size": settings.size, "unit": unit_label(settings.unit)}
     row.update(getattr(searcher, "stats", {}))  # latency, build time... from modes that measure them
     notes = list(getattr(searcher, "notes", []))
     close = getattr(searcher, "close", None)

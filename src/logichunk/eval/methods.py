@@ -53,7 +53,7 @@ class Settings:
     """What every method is built with. ``size`` is the target chunk size in ``unit``."""
 
     size: int = 200
-    unit: str = "tokens"
+    unit: Any = "tokens"  # a unit name, or a Measure (exact tokens: logichunk.text.tokens)
     embedder: Any = None
     embedder_name: str = "hash"
     calibration: str | None = None  # conversation memory: a `logichunk memory calibrate` file

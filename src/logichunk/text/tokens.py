@@ -369,7 +369,7 @@ def resolve_tokenizer(spec: Any, *, embedder: Any = None) -> TokenMeasure:
     if backend is not None:
         return TokenMeasure(hf_spans(backend), label=getattr(spec, "name_or_path", "transformers") or "transformers",
                             tokenizer=spec)
-    if hasattr(spec, "token_spans"):  # an embedder
+    if hasattr(spec, "token_spans") or hasattr(spec, "inner"):  # an embedder (or a cache around one)
         return embedder_tokens(spec)
     if callable(spec):
         return TokenMeasure(spec, label=getattr(spec, "__name__", "callable"), tokenizer=spec)
@@ -380,7 +380,10 @@ def embedder_tokens(embedder: Any) -> TokenMeasure:
     """The configured embedder's own tokenizer, so chunks never exceed what it reads."""
     if embedder is None:
         raise InputError("tokenizer 'embedder' needs an embedder (configure one, e.g. --embedder e5)")
-    fn = getattr(embedder, "token_spans", None)
+    fn, inner = getattr(embedder, "token_spans", None), embedder
+    while fn is None and getattr(inner, "inner", None) is not None:  # a cache around the model
+        inner = inner.inner
+        fn = getattr(inner, "token_spans", None)
     if fn is None:
         raise InputError(f"the embedder {getattr(embedder, 'model_id', type(embedder).__name__)} exposes no "
                          "tokenizer; name one with --tokenizer (a tiktoken encoding or a tokenizer.json)")
@@ -406,8 +409,11 @@ def fit_limit(limit: int, unit: str | Measure) -> int:
     return max(1, int(limit) - over)
 
 
-def is_token_measure(m: Any) -> bool:
-    return isinstance(m, TokenMeasure)
+def unit_label(unit: str | Measure) -> str:
+    """A unit as reports name it: ``chars``, ``tokens``, ``tokens:cl100k_base``."""
+    if isinstance(unit, str):
+        return unit
+    return f"{unit.name}:{unit.label}" if isinstance(unit, TokenMeasure) else unit.name
 
 
 def offsets_of(seq: Sequence[tuple[int, int]]) -> np.ndarray:
