@@ -36,6 +36,7 @@ from ..text.tokens import fit_limit, measure_for
 from ..tree import ChunkTree, build_tree, build_tree_columns
 from ..types import Bubble
 from .llm_breaks import ChatModel, llm_breaks
+from .overlap import add_overlap, check_overlap
 from .snap import snap_tree
 
 
@@ -451,6 +452,7 @@ def chunk(
     composite: bool = True,
     source: str = "<text>",
     tokenizer: Any = None,
+    overlap: int = 0,
 ) -> ChunkTree:
     """Chunk ``text`` where its logic breaks, as a tree of dotted ids.
 
@@ -461,10 +463,13 @@ def chunk(
     ``tokenizer`` sizes in its exact tokens (``unit="tokens"``): a tiktoken encoding name, a
     ``tokenizer.json`` or Hugging Face folder, a hub id, or a tokenizer object or callable (see
     :func:`logichunk.text.tokens.resolve_tokenizer`); no cut then falls inside a token.
+    ``overlap`` (in ``unit``) gives every chunk ``meta["overlap_span"]``: its span widened by at most
+    that much on each side, an exact slice of the text (the chunks still tile it).
     """
     unit = measure_for(unit, tokenizer)
     lim = check_sizes(sizes) if sizes is not None else level_sizes(max_size, levels)
     lim = tuple(fit_limit(s, unit) for s in lim)
     cfg = CascadeSettings(sizes=lim, unit=unit, target_ratio=target_ratio,
                           signal=signal if signal is not None else EntropySignal(), composite=composite)
-    return chunk_logic_chain(text, cfg, llm=llm, lm_signal=lm_signal, source=source)
+    check_overlap(overlap)
+    return add_overlap(chunk_logic_chain(text, cfg, llm=llm, lm_signal=lm_signal, source=source), overlap, unit)
