@@ -169,3 +169,19 @@ def test_llamaindex_auto_merging_retriever_merges_our_children():
     up = {f"{doc}:{'.'.join(parts[:k])}" for k in range(1, len(parts) + 1)}  # the parent or an ancestor of it
     assert up & got  # merged into the parent (and maybe further up)
     assert not kids & got
+
+
+def test_readme_integration_examples_run(monkeypatch):
+    import contextlib
+    import io
+    import re
+
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.S)
+    ours = [b for b in blocks if "logichunk.integrations" in b or 'tokenizer="cl100k_base"' in b]
+    assert len(ours) >= 3  # tokens + overlap, LangChain, LlamaIndex
+    monkeypatch.chdir(ROOT)
+    for code in ours:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, "README.md", "exec"), {})
+        assert len(out.getvalue().strip().splitlines()) >= 2, code[:80]
