@@ -22,7 +22,13 @@ from typing import Any
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.node_parser.interface import NodeParser
-from llama_index.core.schema import BaseNode, Document, MetadataMode, NodeRelationship, RelatedNodeInfo, TextNode
+from llama_index.core.schema import (
+    BaseNode,
+    Document,
+    MetadataMode,
+    NodeRelationship,
+    TextNode,
+)
 from pydantic import Field, PrivateAttr
 
 from ._common import SplitOptions, as_sizes, chunk_fields, window
