@@ -144,9 +144,21 @@ def _write_tree(out: TextIO, source: str, tree: ChunkTree, many: bool) -> None:
 
 
 def _write_jsonl(out: TextIO, source: str, tree: ChunkTree) -> None:
-    lines = tree.json_lines({"source": source})
+    if tree.stats.get("overlap"):
+        lines = [json.dumps(r | {"source": source}, ensure_ascii=False) for r in _records(tree)]
+    else:
+        lines = tree.json_lines({"source": source})
     lines.append("")
     out.write("\n".join(lines))
+
+
+def _records(tree: ChunkTree) -> list[dict[str, Any]]:
+    """The tree's records, with each chunk's context window (``--overlap``) when it has one."""
+    recs = tree.records()
+    if tree.stats.get("overlap"):
+        for r, c in zip(recs, tree, strict=True):
+            r["overlap_start"], r["overlap_end"] = c.meta["overlap_span"]
+    return recs
 
 
 def _tree_json(source: str, tree: ChunkTree) -> dict[str, Any]:
@@ -154,7 +166,7 @@ def _tree_json(source: str, tree: ChunkTree) -> dict[str, Any]:
         "source": source,
         "unit": tree.unit,
         "stats": dict(tree.stats),
-        "chunks": tree.records(),
+        "chunks": _records(tree),
         "bubbles": [b.to_dict() for b in tree.bubbles],
     }
 
@@ -218,7 +230,7 @@ def _chunk_one(args: argparse.Namespace, text: str, source: str, models: _Models
     return chunk_by(args.method, text, max_size=args.max_size, sizes=_sizes(args.sizes), levels=args.levels,
                     unit=args.unit, embedder=models.embedder, llm=models.llm, lm=models.lm, theta=args.theta,
                     composite=not args.fast, settings=getattr(args, "settings", None), source=source,
-                    tokenizer=getattr(args, "tokenizer", None) or None)
+                    tokenizer=getattr(args, "tokenizer", None) or None, overlap=getattr(args, "overlap", 0) or 0)
 
 
 def cmd_chunk(args: argparse.Namespace) -> int:
@@ -249,7 +261,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
 
     # many small files through the model-free cascade share one pass (chunk_many: the same trees)
     shared = args.method == "logic-chain" and models.llm is None and models.lm is None and many \
-        and not getattr(args, "tokenizer", None)
+        and not getattr(args, "tokenizer", None) and not getattr(args, "overlap", 0)
     group: list[tuple[str, str]] = []
     group_chars = 0
 
@@ -455,6 +467,9 @@ def _chunk_options(c: argparse.ArgumentParser) -> None:
                    help="exact token sizes (implies --unit tokens): a tiktoken encoding (cl100k_base, o200k_base), "
                         "a tokenizer.json or Hugging Face folder, a hub id, or 'embedder' (the --embedder's own); "
                         "default: setting tokenizer, else the offline estimate")
+    c.add_argument("--overlap", type=int, default=0, metavar="N",
+                   help="context window per chunk: overlap_start/overlap_end widen each chunk by at most N units a "
+                        "side (json/jsonl; the chunks still tile the text)")
     c.add_argument("--config", help="TOML settings file (also $LOGICHUNK_CONFIG): its unit and chunk_sizes are the "
                                     "defaults of --unit and --sizes for logic-chain, cliff and fused")
     c.add_argument("--embedder", help="embedder for cliff / parent-child: auto (default), hash, e5, st:PATH, "

@@ -47,7 +47,12 @@ def overlap_edges(text: str, unit: str | Measure, starts: np.ndarray, ends: np.n
     word[1:n] &= ~(alnum[:-1] & alnum[1:])  # not between two letters of one word
     space = (cls & WS) != 0
     opens, closes = word.copy(), word.copy()
-    opens[:n] &= ~space  # a window opens on a word, not on the space before it
+    # a window opens on a word, not on the space before it — unless the tokenizer glues that space to
+    # the word (BPE's " word"): then on the space, where the word's token starts
+    lead = ~space
+    if tok is not None:
+        lead[:-1] |= ~space[1:]
+    opens[:n] &= lead
     closes[1:] &= ~space  # and closes after one
     idx = np.arange(n + 1)
     # the next / previous acceptable edge of every offset (word edges first, any whole-token edge else)
