@@ -87,6 +87,7 @@ def _settings(args: argparse.Namespace, need_embedder: bool = True):
 
     unit = measure_for(args.unit, getattr(args, "tokenizer", None), embedder=emb)
     return Settings(size=args.size, unit=unit, embedder=emb, embedder_name=name,
+                    embed_context=bool(getattr(args, "embed_context", False)),
                     calibration=getattr(args, "calibration", None))
 
 
@@ -377,6 +378,8 @@ def _common(p: argparse.ArgumentParser, task: str) -> None:
     p.add_argument("--unit", choices=["tokens", "chars"], default="tokens", help="unit of --size and --budget")
     p.add_argument("--tokenizer", default=None, help="exact tokens for --size and --budget, ours and the peers' "
                    "(cl100k_base, o200k_base, a tokenizer.json, 'embedder'); default: the offline estimate")
+    p.add_argument("--embed-context", action="store_true", help="chunking: embed each chunk's LLM-free context "
+                   "(heading path + its document's terms) before its text; the budget still counts spans")
 
 
 def add_parser(subparsers) -> None:

@@ -57,6 +57,7 @@ class Settings:
     embedder: Any = None
     embedder_name: str = "hash"
     calibration: str | None = None  # conversation memory: a `logichunk memory calibrate` file
+    embed_context: bool = False  # chunking: embed each chunk's LLM-free context with it (logichunk.context)
 
     def count(self, text: str) -> int:
         return int(get_measure(self.unit).prefix(text)[-1])
