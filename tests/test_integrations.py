@@ -185,3 +185,24 @@ def test_readme_integration_examples_run(monkeypatch):
         with contextlib.redirect_stdout(out):
             exec(compile(code, "README.md", "exec"), {})
         assert len(out.getvalue().strip().splitlines()) >= 2, code[:80]
+
+
+def test_langchain_retriever_over_a_store(tmp_path):
+    from langchain_core.retrievers import BaseRetriever
+
+    from logichunk.config import Settings
+    from logichunk.integrations.langchain import LogichunkRetriever
+    from logichunk.store import Store
+    from logichunk.store.ingest import ingest
+
+    store = Store.open(str(tmp_path / "kb.db"), settings=Settings(embedder="hash"))
+    ingest(store, [str(ROOT / "examples")])
+    r = LogichunkRetriever(store=store, mode="parent", top_k=3)
+    assert isinstance(r, BaseRetriever)
+    docs = r.invoke("渔人在桃花林里看到了什么")
+    assert 1 <= len(docs) <= 3
+    assert "桃花" in docs[0].page_content
+    for d in docs:
+        assert d.page_content in ZH or d.page_content in EN  # exact text of the stored documents
+        assert {"chunk_id", "level", "score", "document_id"} <= d.metadata.keys()
+    assert [d.metadata["score"] for d in docs] == sorted((d.metadata["score"] for d in docs), reverse=True)

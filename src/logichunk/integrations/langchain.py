@@ -18,12 +18,15 @@ import copy
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
 from langchain_text_splitters import TextSplitter
+from pydantic import ConfigDict
 
 from ._common import SplitOptions, as_sizes, chunk_fields, window
 
-__all__ = ["LogichunkTextSplitter"]
+__all__ = ["LogichunkRetriever", "LogichunkTextSplitter"]
 
 
 class LogichunkTextSplitter(TextSplitter):
@@ -90,3 +93,30 @@ class LogichunkTextSplitter(TextSplitter):
     def split_documents(self, documents: Iterable[Document]) -> list[Document]:
         docs = list(documents)
         return self.create_documents([d.page_content for d in docs], [d.metadata for d in docs])
+
+
+class LogichunkRetriever(BaseRetriever):
+    """A LangChain retriever over a logichunk store (``logichunk.store.Store``): ``retrieve`` with
+    ``mode`` (``basic``, ``parent``, ``hierarchical``, ``hybrid``; default the store's setting) and
+    ``top_k``. Each hit is a ``Document`` whose ``page_content`` is the chunk's text (in ``parent``
+    mode a large parent's window around the matched child) and whose metadata holds the chunk's
+    ``chunk_id``, ``level``, ``document_id``, ``score`` and ``raw_score``."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    store: Any
+    mode: str | None = None
+    top_k: int | None = None
+
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        from ..retrieve import retrieve
+
+        out: list[Document] = []
+        for hit in retrieve(self.store, query, mode=self.mode, top_k=self.top_k):
+            meta = dict(hit.chunk.meta)
+            text = meta.pop("context_text", None) or meta.get("text", "")
+            meta.pop("text", None)
+            md = {k: v for k, v in meta.items() if isinstance(v, str | int | float | bool) or v is None}
+            md.update({"chunk_id": hit.chunk.id, "level": hit.chunk.level, "score": float(hit.score),
+                       "raw_score": float(hit.raw_score), "document_id": meta.get("document_id", hit.doc_id)})
+            out.append(Document(page_content=text, metadata=md))
+        return out
