@@ -230,3 +230,14 @@ def test_examples_and_a_megabyte_of_data_never_overflow(which, cl100k, request):
             for c in tree:
                 assert ok[c.span.start] and ok[c.span.end]
                 assert count(tree.text_of(c)) <= limit or not whole[c.span.start + 1 : c.span.end].any(), c.id
+
+
+def test_chunk_many_with_a_tokenizer_matches_one_call_per_text(cl100k):
+    from logichunk import chunk_many
+
+    texts = ["Hello world. Next sentence here, and more words follow. " * 8, "中文句子。第二句！" * 30, "short"]
+    many = chunk_many(texts, max_size=24, levels=2, tokenizer=cl100k)
+    for text, tree in zip(texts, many, strict=True):
+        one = chunk(text, max_size=24, levels=2, tokenizer=cl100k)
+        assert [(c.id, c.span) for c in tree] == [(c.id, c.span) for c in one]
+        check_exact(tree, cl100k, tiktoken_count(cl100k), (24, 12))
