@@ -241,3 +241,11 @@ def test_chunk_many_with_a_tokenizer_matches_one_call_per_text(cl100k):
         one = chunk(text, max_size=24, levels=2, tokenizer=cl100k)
         assert [(c.id, c.span) for c in tree] == [(c.id, c.span) for c in one]
         check_exact(tree, cl100k, tiktoken_count(cl100k), (24, 12))
+
+
+def test_hub_ids_read_only_the_cache_offline(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # a repository that is in no cache
+    T._resolve_name.cache_clear()
+    with pytest.raises(ModelUnavailable, match=r"cache \(HF_HUB_OFFLINE=1\)"):
+        T.resolve_tokenizer("some-org/some-model")
+    T._resolve_name.cache_clear()
