@@ -99,7 +99,7 @@ class TokenMeasure:
     _cache: Any = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_cache", text_cache(maxsize=4)(self._spans))
+        object.__setattr__(self, "_cache", text_cache(maxsize=2)(self._spans))
 
     def _spans(self, text: str) -> TokenSpans:
         out = self.spans_fn(text)
