@@ -76,7 +76,9 @@ class HeuristicTokens:
 @dataclass(frozen=True)
 class OffsetsTokens:
     """Tokens from a real tokenizer: ``fn(text)`` returns each token's start offset (str index).
-    A token counts where it starts, so spans can be measured without re-tokenising them."""
+    A token counts where it starts, so spans can be measured without re-tokenising them. Chunkers
+    use :class:`logichunk.text.tokens.TokenMeasure` instead (``tokenizer=``): it counts a token where
+    it ends and snaps cuts to token starts, so no cut splits a token between two chunks."""
 
     fn: Callable[[str], Sequence[int]]
     name: str = "tokens"

@@ -404,7 +404,8 @@ def measure_for(unit: str | Measure = "chars", tokenizer: Any = None, *, embedde
 
 def fit_limit(limit: int, unit: str | Measure) -> int:
     """The limit a chunker runs with so a chunk tokenised on its own stays within ``limit``
-    (:attr:`TokenMeasure.overhead` less; at least 1)."""
+    (:attr:`TokenMeasure.overhead` less; at least 1, so a limit of 1 with an overhead of 1 cannot be
+    kept: such a chunk holds one token in context and two alone)."""
     over = unit.overhead if isinstance(unit, TokenMeasure) else 0
     return max(1, int(limit) - over)
 
