@@ -97,12 +97,14 @@ SEPS = st.sampled_from([" ", " ", " ", ", ", ". ", "。", "！", "\n", "\n\n", "
 TEXTS = st.lists(st.tuples(WORDS, SEPS), min_size=1, max_size=120).map(lambda xs: "".join(a + b for a, b in xs))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(text=TEXTS, top=st.integers(4, 60), method=st.sampled_from(["logic-chain", "fixed", "recursive"]))
-def test_cl100k_chunks_within_limit(cl100k, text, top, method):
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=TEXTS, top=st.integers(4, 60), method=st.sampled_from(["logic-chain", "fixed", "recursive"]),
+       name=st.sampled_from(["cl100k_base", "o200k_base"]))
+def test_tiktoken_chunks_within_limit(text, top, method, name):
+    m = T.resolve_tokenizer(name)
     sizes = (top, max(1, top // 2))
-    tree = chunk_by(method, text, sizes=sizes, tokenizer=cl100k)
-    check_exact(tree, cl100k, tiktoken_count(cl100k), sizes)
+    tree = chunk_by(method, text, sizes=sizes, tokenizer=m)
+    check_exact(tree, m, tiktoken_count(m), sizes)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
