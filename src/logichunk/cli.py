@@ -61,6 +61,10 @@ def _chunk_defaults(args: argparse.Namespace) -> None:
     args.settings = s  # parent-child takes its parameters from them, as ingest does
     if args.unit is None:
         args.unit = s.unit
+    if getattr(args, "tokenizer", None) is None and s.tokenizer:
+        args.tokenizer = s.tokenizer
+    if getattr(args, "tokenizer", None) and args.unit == "chars":
+        args.unit = "tokens"  # a tokenizer measures tokens
     if args.sizes is None and args.max_size is None and args.levels is None and args.method in CASCADE:
         args.sizes = ",".join(map(str, s.chunk_sizes))
     if args.levels is not None and (args.method in FLAT or args.method == "parent-child"):
@@ -68,6 +72,11 @@ def _chunk_defaults(args: argparse.Namespace) -> None:
              f"({'one level' if args.method in FLAT else 'parents and children'})")
     if args.levels is None:
         args.levels = 3
+
+
+def _needs(args: argparse.Namespace, need: tuple[str, ...]) -> tuple[str, ...]:
+    """A method's models, plus the embedder when its tokenizer sizes the chunks."""
+    return (*need, "embedder") if getattr(args, "tokenizer", None) == "embedder" else need
 
 
 CASCADE = ("logic-chain", "cliff", "fused")  # the methods whose default sizes are the chunk_sizes setting
@@ -100,9 +109,21 @@ def _write_tree(out: TextIO, source: str, tree: ChunkTree, many: bool) -> None:
 
 
 def _write_jsonl(out: TextIO, source: str, tree: ChunkTree) -> None:
-    lines = tree.json_lines({"source": source})
+    if tree.stats.get("overlap"):
+        lines = [json.dumps(r | {"source": source}, ensure_ascii=False) for r in _records(tree)]
+    else:
+        lines = tree.json_lines({"source": source})
     lines.append("")
     out.write("\n".join(lines))
+
+
+def _records(tree: ChunkTree) -> list[dict[str, Any]]:
+    """The tree's records, with each chunk's context window (``--overlap``) when it has one."""
+    recs = tree.records()
+    if tree.stats.get("overlap"):
+        for r, c in zip(recs, tree, strict=True):
+            r["overlap_start"], r["overlap_end"] = c.meta["overlap_span"]
+    return recs
 
 
 def _tree_json(source: str, tree: ChunkTree) -> dict[str, Any]:
@@ -110,7 +131,7 @@ def _tree_json(source: str, tree: ChunkTree) -> dict[str, Any]:
         "source": source,
         "unit": tree.unit,
         "stats": dict(tree.stats),
-        "chunks": tree.records(),
+        "chunks": _records(tree),
         "bubbles": [b.to_dict() for b in tree.bubbles],
     }
 
@@ -174,14 +195,15 @@ def _chunk_one(args: argparse.Namespace, text: str, source: str, models: _Models
     return chunk_by(args.method, text, max_size=args.max_size, sizes=_sizes(args.sizes), levels=args.levels,
                     unit=args.unit, embedder=models.embedder, llm=models.llm, lm=models.lm, theta=args.theta,
                     composite=not args.fast, selection=args.selection, settings=getattr(args, "settings", None),
-                    source=source)
+                    source=source, tokenizer=getattr(args, "tokenizer", None) or None,
+                    overlap=getattr(args, "overlap", 0) or 0)
 
 
 def cmd_chunk(args: argparse.Namespace) -> int:
     from .chunkers.dispatch import needs
 
     _chunk_defaults(args)
-    models = _Models(args, needs(args.method))
+    models = _Models(args, _needs(args, needs(args.method)))
     suffixes = tuple(s if s.startswith(".") else "." + s for s in args.ext.split(",")) if args.ext else TEXT_SUFFIXES
     sources = list(_inputs(args.paths, suffixes))
     if args.out:
@@ -204,7 +226,8 @@ def cmd_chunk(args: argparse.Namespace) -> int:
             docs.append(_tree_json(source, tree))
 
     # many small files through the model-free cascade share one pass (chunk_many: the same trees)
-    shared = args.method == "logic-chain" and models.llm is None and models.lm is None and many
+    shared = args.method == "logic-chain" and models.llm is None and models.lm is None and many \
+        and not getattr(args, "tokenizer", None) and not getattr(args, "overlap", 0)
     group: list[tuple[str, str]] = []
     group_chars = 0
 
@@ -293,7 +316,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if not args.llm:
         raise LogichunkError("validate needs an LLM: --llm openai:http://HOST:PORT/v1#MODEL, or --llm local")
     _chunk_defaults(args)
-    models = _Models(args, needs(args.method))
+    models = _Models(args, _needs(args, needs(args.method)))
     source, text = _one_text(args)
     tree = _chunk_one(args, text, source, models)
     jsonl = args.format == "jsonl"
@@ -332,7 +355,7 @@ def cmd_compensate(args: argparse.Namespace) -> int:
     if not args.llm:
         raise LogichunkError("compensate needs an LLM: --llm openai:http://HOST:PORT/v1#MODEL, or --llm local")
     _chunk_defaults(args)
-    models = _Models(args, needs(args.method))
+    models = _Models(args, _needs(args, needs(args.method)))
     source, text = _one_text(args)
     tree = compensate(_chunk_one(args, text, source, models), models.llm, args.mode, source=source)
     _record_bubbles(args, list(tree.bubbles))
@@ -410,6 +433,13 @@ def _chunk_options(c: argparse.ArgumentParser) -> None:
     c.add_argument("--levels", type=int, default=None, help="depth of the tree when --sizes is not given (default 3)")
     c.add_argument("--unit", choices=["chars", "bytes", "tokens"], default=None,
                    help="unit of the sizes (default: setting unit, chars)")
+    c.add_argument("--tokenizer", default=None,
+                   help="exact token sizes (implies --unit tokens): a tiktoken encoding (cl100k_base, o200k_base), "
+                        "a tokenizer.json or Hugging Face folder, a hub id, or 'embedder' (the --embedder's own); "
+                        "default: setting tokenizer, else the offline estimate")
+    c.add_argument("--overlap", type=int, default=0, metavar="N",
+                   help="context window per chunk: overlap_start/overlap_end widen each chunk by at most N units a "
+                        "side (json/jsonl; the chunks still tile the text)")
     c.add_argument("--config", help="TOML settings file (also $LOGICHUNK_CONFIG): its unit and chunk_sizes are the "
                                     "defaults of --unit and --sizes for logic-chain, cliff and fused")
     c.add_argument("--embedder", help="embedder for cliff / parent-child: auto (default), hash, e5, st:PATH, "

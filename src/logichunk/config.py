@@ -78,6 +78,7 @@ class Settings:
     # --- logic-chain chunking defaults
     chunk_sizes: tuple[int, ...] = (1000, 500, 200)
     unit: str = "chars"
+    tokenizer: str = ""  # "" = the offline token estimate; else exact tokens (logichunk.text.tokens)
     # --- HTTP service (logichunk serve): request limits, enforced before any work is done
     service_max_body_bytes: int = 16 * 1024 * 1024  # whole request body (JSON or upload), 413 above
     service_max_chunk_chars: int = 1_000_000  # text chunked/plotted in one request (POST /api/chunk, curves)

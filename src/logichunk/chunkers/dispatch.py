@@ -66,6 +66,8 @@ def chunk_by(
     selection: str = "global",
     settings: Any = None,
     source: str = "<text>",
+    tokenizer: Any = None,
+    overlap: int = 0,
 ) -> ChunkTree:
     """Chunk ``text`` with ``method`` (see :data:`METHODS`). ``max_size`` defaults per method (1000,
     or 1500 for parent-child parents); ``sizes``/``levels`` shape the logic-chain, cliff and fused trees;
@@ -75,8 +77,20 @@ def chunk_by(
     as the store's ingestion does. ``llm`` is tier 2 of the cascade; ``lm`` scores PPL/MSP, and adds LM
     perplexity to the cascade's tier 3 when given to logic-chain, cliff or fused; ``composite=False`` skips
     the cascade's tier 3 (fastest); ``selection="local"`` gives the cascade the earlier local rule instead
-    of the global decision."""
+    of the global decision. ``tokenizer`` sizes in its exact tokens (``"embedder"``: the
+    ``embedder``'s own; see :func:`logichunk.text.tokens.resolve_tokenizer`). ``overlap`` (in the unit)
+    gives every chunk ``meta["overlap_span"]``, a context window around its span
+    (:mod:`logichunk.chunkers.overlap`)."""
+    from ..text.tokens import fit_limit, measure_for
     from .logic_chain import check_size, check_sizes
+    from .overlap import add_overlap, check_overlap
+    from .snap import snap_tree
+
+    unit = measure_for(unit, tokenizer, embedder=embedder)
+    check_overlap(overlap)
+
+    def done(tree: ChunkTree) -> ChunkTree:  # whole tokens only, then the context windows
+        return add_overlap(snap_tree(tree, unit), overlap, unit)
 
     for model in needs(method):
         if (embedder if model == "embedder" else lm) is None:
@@ -109,14 +123,16 @@ def chunk_by(
             from ..signals.lm import PerplexitySignal
 
             lm_signal = PerplexitySignal(lm)
-        return chunk(text, max_size=size, sizes=sizes, levels=levels, unit=unit, llm=llm, lm_signal=lm_signal,
-                     signal=signal, composite=composite, selection=selection, source=source)
+        return done(chunk(text, max_size=size, sizes=sizes, levels=levels, unit=unit, llm=llm, lm_signal=lm_signal,
+                          signal=signal, composite=composite, selection=selection, source=source))
+    if method not in ("logic-chain", "cliff", "fused", "parent-child"):
+        size = fit_limit(size, unit)
     if method in ("ppl", "msp"):
         from .meta import chunk_msp, chunk_ppl
 
         if method == "ppl":
-            return chunk_ppl(text, lm, max_size=size, unit=unit, theta=theta, source=source)
-        return chunk_msp(text, lm, max_size=size, unit=unit, source=source)
+            return done(chunk_ppl(text, lm, max_size=size, unit=unit, theta=theta, source=source))
+        return done(chunk_msp(text, lm, max_size=size, unit=unit, source=source))
     if method == "parent-child":
         from .parent_child import PCParams, chunk_parent_child
 
@@ -129,7 +145,7 @@ def chunk_by(
         target = min(base.child_target_size, cmax)
         p = PCParams(pmax, min(base.min_parent_size, pmax // 2), min(base.child_min_size, target), cmax, target,
                      base.similarity_threshold, base.cliff_drop, "chars")
-        return chunk_parent_child(text, embedder, p, source=source)
+        return done(chunk_parent_child(text, embedder, p, source=source))
     from .baselines import fixed, recursive
 
-    return (fixed if method == "fixed" else recursive)(text, size, unit=unit)
+    return done((fixed if method == "fixed" else recursive)(text, size, unit=unit))

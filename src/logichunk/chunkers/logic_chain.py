@@ -34,9 +34,12 @@ from ..signals.entropy import CompositeSignal, EntropySignal
 from ..text.measure import Measure, Meter, get_measure
 from ..text.sentences import BREAK_PARAGRAPH, SentenceSpans, split_sentences
 from ..text.structure import PARAGRAPH, layout
+from ..text.tokens import fit_limit, measure_for
 from ..tree import ChunkTree, build_tree, build_tree_columns
 from ..types import Bubble
 from .llm_breaks import ChatModel, llm_breaks
+from .overlap import add_overlap, check_overlap
+from .snap import snap_tree
 
 
 def level_sizes(max_size: int = 1000, levels: int = 3) -> tuple[int, ...]:
@@ -483,7 +486,7 @@ def chunk_logic_chain(
     whole = _one_chunk(text, cfg, meter, sents)
     if whole is not None:
         return whole
-    return _cascade(text, cfg, llm, lm_signal, source, meter, sents)
+    return snap_tree(_cascade(text, cfg, llm, lm_signal, source, meter, sents), cfg.unit)
 
 
 def _one_chunk(text: str, cfg: CascadeSettings, meter: Meter, sents: SentenceSpans) -> ChunkTree | None:
@@ -529,6 +532,8 @@ def chunk(
     composite: bool = True,
     selection: str = "global",
     source: str = "<text>",
+    tokenizer: Any = None,
+    overlap: int = 0,
 ) -> ChunkTree:
     """Chunk ``text`` where its logic breaks, as a tree of dotted ids.
 
@@ -537,9 +542,17 @@ def chunk(
     a fifth of it (``levels`` deep). Pass ``sizes`` to set every level's limit yourself.
     ``composite=False`` skips tier 3 (see :class:`CascadeSettings`): faster, a little rougher.
     ``selection="local"``: the earlier local rule instead of the global decision (for comparison).
+    ``tokenizer`` sizes in its exact tokens (``unit="tokens"``): a tiktoken encoding name, a
+    ``tokenizer.json`` or Hugging Face folder, a hub id, or a tokenizer object or callable (see
+    :func:`logichunk.text.tokens.resolve_tokenizer`); no cut then falls inside a token.
+    ``overlap`` (in ``unit``) gives every chunk ``meta["overlap_span"]``: its span widened by at most
+    that much on each side, an exact slice of the text (the chunks still tile it).
     """
+    unit = measure_for(unit, tokenizer)
     lim = check_sizes(sizes) if sizes is not None else level_sizes(max_size, levels)
+    lim = tuple(fit_limit(s, unit) for s in lim)
     cfg = CascadeSettings(sizes=lim, unit=unit, target_ratio=target_ratio,
                           signal=signal if signal is not None else EntropySignal(), composite=composite,
                           selection=selection)
-    return chunk_logic_chain(text, cfg, llm=llm, lm_signal=lm_signal, source=source)
+    check_overlap(overlap)
+    return add_overlap(chunk_logic_chain(text, cfg, llm=llm, lm_signal=lm_signal, source=source), overlap, unit)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -29,8 +30,10 @@ from ..errors import InputError
 from ..signals.entropy import content_items, novelty_jump, novelty_prefix_of
 from ..text.measure import Measure, Meter
 from ..text.sentences import BREAK_PARAGRAPH, SentenceSpans, split_sentences
+from ..text.tokens import fit_limit, measure_for
 from ..tree import ChunkTree, build_tree, build_tree_columns
 from .logic_chain import CascadeSettings, _cascade, _Columns, _one_chunk, _Run, check_sizes, level_sizes
+from .snap import snap_tree
 
 __all__ = ["chunk_many"]
 
@@ -50,11 +53,14 @@ def chunk_many(
     composite: bool = True,
     selection: str = "global",
     sources: Sequence[str] | None = None,
+    tokenizer: Any = None,
 ) -> list[ChunkTree]:
     """:func:`~logichunk.chunk` for each of ``texts`` (same arguments), as one pass where it can be:
     the result is the list of trees one call per text would give. ``sources`` names each text in
-    its bubbles (default ``<text>``)."""
+    its bubbles (default ``<text>``). With a ``tokenizer`` each text is its own pass."""
+    unit = measure_for(unit, tokenizer)
     lim = check_sizes(sizes) if sizes is not None else level_sizes(max_size, levels)
+    lim = tuple(fit_limit(x, unit) for x in lim)
     cfg = CascadeSettings(sizes=lim, unit=unit, target_ratio=target_ratio, composite=composite,
                           selection=selection)
     if isinstance(texts, str | bytes):  # a str is a sequence of characters: almost surely a mistake
@@ -75,7 +81,7 @@ def chunk_many(
         meter, sents = Meter(text, unit), split_sentences(text)
         out[i] = _one_chunk(text, cfg, meter, sents)
         if out[i] is None and not shared:
-            out[i] = _cascade(text, cfg, None, None, names[i], meter, sents)
+            out[i] = snap_tree(_cascade(text, cfg, None, None, names[i], meter, sents), unit)
         elif out[i] is None:
             batch.append((i, meter, sents))
     if batch:

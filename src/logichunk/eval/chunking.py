@@ -25,6 +25,7 @@ import numpy as np
 
 from ..models.embedding import l2_normalize
 from ..text.measure import get_measure
+from ..text.tokens import unit_label
 from . import metrics as M
 from .methods import Located, Settings
 from .readers import Corpus
@@ -75,9 +76,11 @@ class ChunkIndex:
     failed_docs: int = 0
 
 
-def chunk_corpus(corpus: Corpus, runner: Any, layout: Layout) -> tuple[ChunkIndex, list[str]]:
+def chunk_corpus(corpus: Corpus, runner: Any, layout: Layout, *, context: bool = False) -> tuple[ChunkIndex, list[str]]:
     """Chunk every document; spans are checked (inside the text, non-empty). A document the method
-    fails on is indexed as one chunk (and counted), so one peer crash does not end the run."""
+    fails on is indexed as one chunk (and counted), so one peer crash does not end the run.
+    ``context``: the text to embed is each chunk's LLM-free context then its text
+    (:func:`logichunk.context.span_contexts`; not counted in the budget, which counts spans)."""
     docs, starts, ends, texts = [], [], [], []
     unloc = produced = failed = 0
     notes: list[str] = []
@@ -97,7 +100,13 @@ def chunk_corpus(corpus: Corpus, runner: Any, layout: Layout) -> tuple[ChunkInde
         docs.append(np.full(sp.shape[0], i, dtype=np.int64))
         starts.append(sp[:, 0] + layout.offsets[i])
         ends.append(sp[:, 1] + layout.offsets[i])
-        texts.extend(d.text[a:b] for a, b in sp.tolist())
+        if context:
+            from ..context import span_contexts
+
+            ctx = span_contexts(d.text, sp[:, 0].tolist(), sp[:, 1].tolist())
+            texts.extend(f"{c}\n{d.text[a:b]}" if c else d.text[a:b] for c, (a, b) in zip(ctx, sp.tolist(), strict=True))
+        else:
+            texts.extend(d.text[a:b] for a, b in sp.tolist())
     def cat(xs: list[np.ndarray]) -> np.ndarray:
         return np.concatenate(xs) if xs else np.zeros(0, np.int64)
 
@@ -192,7 +201,7 @@ def run_chunking(corpus: Corpus, name: str, runner: Any, settings: Settings, *, 
     """Chunk, embed, retrieve within ``budget`` tokens per query, score. Returns (row, notes)."""
     layout = layout or Layout.of(corpus, settings.unit)
     t0 = time.perf_counter()
-    idx, notes = chunk_corpus(corpus, runner, layout)
+    idx, notes = chunk_corpus(corpus, runner, layout, context=settings.embed_context)
     t1 = time.perf_counter()
     cvecs = embed(settings.embedder, idx.texts, "passage")
     t2 = time.perf_counter()
@@ -214,8 +223,8 @@ def run_chunking(corpus: Corpus, name: str, runner: Any, settings: Settings, *, 
            "seconds": round(t3 - t0, 3), **score_hits(hits, corpus, layout),
            "chunks": int(idx.starts.size), "mean_tokens": float(idx.tokens.mean()) if idx.tokens.size else 0.0,
            "k_mean": float(np.mean(taken)) if taken else 0.0, "budget_tokens": int(budget),
-           "size": settings.size, "unit": settings.unit, "embedder": settings.embedder_name,
-           "docs": len(corpus.docs), "chunk_seconds": round(t1 - t0, 3), "embed_seconds": round(t2 - t1, 3)}
+           "size": settings.size, "unit": unit_label(settings.unit), "embedder": settings.embedder_name,
+           "embed_context": settings.embed_context, "docs": len(corpus.docs), "chunk_seconds": round(t1 - t0, 3), "embed_seconds": round(t2 - t1, 3)}
     if peer or idx.unlocated:
         row["unlocated"] = int(idx.unlocated)
         row["unlocated_share"] = idx.unlocated / max(idx.produced, 1)
@@ -341,7 +350,7 @@ def run_retrieval(corpus: Corpus, mode: str, method: str, runner: Any, settings:
     row = {"task": "retrieval", "dataset": dataset, "method": label, "peer": False,
            "n": len(corpus.queries), "seconds": round(seconds, 3), "k": k, **score_hits(hits, corpus, layout),
            "tokens_per_query": float(np.mean(tokens)) if tokens else None, **at_budget,
-           "embedder": settings.embedder_name, "size": settings.size, "unit": settings.unit}
+           "embedder": settings.embedder_name, "size": settings.size, "unit": unit_label(settings.unit)}
     row.update(getattr(searcher, "stats", {}))  # latency, build time... from modes that measure them
     notes = list(getattr(searcher, "notes", []))
     close = getattr(searcher, "close", None)

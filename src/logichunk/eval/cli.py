@@ -84,7 +84,11 @@ def _settings(args: argparse.Namespace, need_embedder: bool = True):
     from .methods import Settings
 
     emb, name = _embedder(args.embedder) if need_embedder else (None, args.embedder)
-    return Settings(size=args.size, unit=args.unit, embedder=emb, embedder_name=name,
+    from ..text.tokens import measure_for
+
+    unit = measure_for(args.unit, getattr(args, "tokenizer", None), embedder=emb)
+    return Settings(size=args.size, unit=unit, embedder=emb, embedder_name=name,
+                    embed_context=bool(getattr(args, "embed_context", False)),
                     calibration=getattr(args, "calibration", None))
 
 
@@ -378,6 +382,10 @@ def _common(p: argparse.ArgumentParser, task: str) -> None:
                         "e5, minilm, auto, ...")
     p.add_argument("--size", type=int_at_least(1), default=200, help="target chunk size (default 200)")
     p.add_argument("--unit", choices=["tokens", "chars"], default="tokens", help="unit of --size and --budget")
+    p.add_argument("--tokenizer", default=None, help="exact tokens for --size and --budget, ours and the peers' "
+                   "(cl100k_base, o200k_base, a tokenizer.json, 'embedder'); default: the offline estimate")
+    p.add_argument("--embed-context", action="store_true", help="chunking: embed each chunk's LLM-free context "
+                   "(heading path + its document's terms) before its text; the budget still counts spans")
 
 
 def add_parser(subparsers) -> None:

@@ -50,10 +50,11 @@ class Settings:
     """What every method is built with. ``size`` is the target chunk size in ``unit``."""
 
     size: int = 200
-    unit: str = "tokens"
+    unit: Any = "tokens"  # a unit name, or a Measure (exact tokens: logichunk.text.tokens)
     embedder: Any = None
     embedder_name: str = "hash"
     calibration: str | None = None  # conversation memory: a `logichunk memory calibrate` file
+    embed_context: bool = False  # chunking: embed each chunk's LLM-free context with it (logichunk.context)
 
     def count(self, text: str) -> int:
         return int(get_measure(self.unit).prefix(text)[-1])

@@ -1,2 +1,2 @@
-"""Bridges to agent frameworks and protocols (the MCP server, ...). Each module imports its framework
-itself, as an optional extra; the core of logichunk never imports this package."""
+"""Bridges to frameworks and protocols (LangChain, LlamaIndex, the MCP server): each module imports its
+real framework and is an optional extra; the core of logichunk never imports this package."""

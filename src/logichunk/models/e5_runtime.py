@@ -200,6 +200,98 @@ class E5Runtime:
         out.reverse()
         return out
 
+    def token_spans(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        """The content tokens of :meth:`tokenize` as ``(starts, ends)`` character offsets into ``text``
+        (for exact token sizes: :mod:`logichunk.text.tokens`). A token covers the original characters
+        its normalised ones came from; a space the tokenizer turns into its word's leading ``▁`` belongs
+        to that word's token. No piece holds an inner ``▁``, so the Viterbi path breaks before every
+        ``▁`` and runs word by word here (each distinct word once)."""
+        n = len(text)
+        if n == 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        norm = self._norm
+        parts: list[str] = []
+        origin: list[np.ndarray] = []
+        prev = 0
+        cp = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
+        special = np.flatnonzero(np.isin(cp, self._norm_keys()))
+        for i in special.tolist():
+            if i > prev:
+                parts.append(text[prev:i])
+                origin.append(np.arange(prev, i, dtype=np.int64))
+            rep = norm[int(cp[i])]
+            parts.append(rep)
+            origin.append(np.full(len(rep), i, np.int64))
+            prev = i + 1
+        parts.append(text[prev:])
+        origin.append(np.arange(prev, n, dtype=np.int64))
+        t = "".join(parts)
+        orig = np.concatenate(origin) if origin else np.zeros(0, np.int64)
+        tc = np.frombuffer(t.encode("utf-32-le", "surrogatepass"), np.uint32)
+        keep = np.ones(tc.size, bool)
+        keep[1:] = ~((tc[1:] == 0x20) & (tc[:-1] == 0x20))  # runs of spaces collapse to their first
+        if not keep.all():
+            t = "".join(np.asarray(list(t))[keep].tolist()) if t else t
+            orig = orig[keep]
+        if not t or t[0] != " ":
+            t = " " + t
+            orig = np.concatenate(([orig[0] if orig.size else 0], orig))
+        t = t.replace(" ", _META)
+        starts: list[int] = []
+        lens: list[int] = []
+        pos = 0
+        for word in re.split(f"(?={_META})", t):
+            if not word:
+                continue
+            for ln in self._piece_lengths(word):
+                starts.append(pos)
+                lens.append(ln)
+                pos += ln
+        s = np.asarray(starts, np.int64)
+        e = s + np.asarray(lens, np.int64) - 1
+        return orig[s], orig[e] + 1
+
+    def _norm_keys(self) -> np.ndarray:
+        keys = getattr(self, "_norm_key_arr", None)
+        if keys is None:
+            keys = np.fromiter(self._norm, np.uint32, len(self._norm))
+            self._norm_key_arr = keys
+        return keys
+
+    def _piece_lengths(self, word: str) -> tuple[int, ...]:
+        """Lengths of the pieces :meth:`tokenize`'s Viterbi cuts one ``▁``-word into (cached)."""
+        cache = self.__dict__.setdefault("_word_cache", {})
+        hit = cache.get(word)
+        if hit is not None:
+            return hit
+        n = len(word)
+        best = [-1e30] * (n + 1)
+        back = [0] * (n + 1)
+        best[0] = 0.0
+        get, sc, unk, unk_sc, longest = self._pieces.get, self._scores, self.unk, self._unk_score, self._max_piece
+        for i in range(n):
+            here = best[i]
+            if here <= -1e29:
+                continue
+            for e in range(i + 1, min(n, i + longest) + 1):
+                idx = get(word[i:e])
+                if idx is not None and idx != unk:
+                    s = here + sc[idx]
+                    if s > best[e]:
+                        best[e], back[e] = s, i
+            s = here + unk_sc
+            if s > best[i + 1]:
+                best[i + 1], back[i + 1] = s, i
+        out: list[int] = []
+        i = n
+        while i > 0:
+            out.append(i - back[i])
+            i = back[i]
+        res = tuple(reversed(out))
+        if len(cache) < 200_000:
+            cache[word] = res
+        return res
+
     def token_count(self, text: str) -> int:
         """Tokens the model reads for ``text`` (specials included; past 512 it reads windows)."""
         return len(self.tokenize(text)) + 2

@@ -122,3 +122,13 @@ class E5Embedder:
         if self._runtime is not None:
             return self._runtime.token_count(_PREFIX[kind] + text)
         return self._model.token_count(text, kind == "query")
+
+    def token_spans(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        """E5's content tokens of ``text`` as ``(starts, ends)`` character offsets (no ``passage: ``
+        prefix, no specials): what ``--tokenizer embedder`` measures chunks in."""
+        rt = self._runtime
+        if rt is None:  # the C engine tokenises inside; its tokenizer's port reads the same file
+            rt = self.__dict__.get("_tok_runtime")
+            if rt is None:
+                rt = self.__dict__["_tok_runtime"] = E5Runtime(self.model_path)
+        return rt.token_spans(text)

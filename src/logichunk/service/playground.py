@@ -44,22 +44,36 @@ METHODS: dict[str, Method] = {
 }
 
 
-def run(method: str, text: str, sizes: tuple[int, ...], unit: str, embedder: Any, settings: Settings) -> ChunkTree:
+SERVED_TOKENIZERS = ("cl100k_base", "o200k_base", "embedder")
+
+
+def run(method: str, text: str, sizes: tuple[int, ...], unit: str, embedder: Any, settings: Settings,
+        tokenizer: str | None = None) -> ChunkTree:
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}: use {', '.join(METHODS)}")
+    if tokenizer is not None and tokenizer not in SERVED_TOKENIZERS and tokenizer != settings.tokenizer:
+        # a client names no file or hub id of the server's: only the bundled encodings and the configured ones
+        raise InputError(f"tokenizer must be one of {', '.join(SERVED_TOKENIZERS)}"
+                         + (f" or {settings.tokenizer}" if settings.tokenizer else ""))
+    if tokenizer and unit == "chars":
+        unit = "tokens"
+    if tokenizer == "embedder":  # the service's own embedder sizes the chunks
+        return chunk_by(method, text, max_size=sizes[0], sizes=sizes, unit=unit, embedder=embedder,
+                        settings=settings, source="<request>", tokenizer=tokenizer)
     return chunk_by(method, text, max_size=sizes[0], sizes=sizes, unit=unit,
-                    embedder=embedder if METHODS[method].embeds else None, settings=settings, source="<request>")
+                    embedder=embedder if METHODS[method].embeds else None, settings=settings, source="<request>",
+                    tokenizer=tokenizer or None)
 
 
 def analyse(method: str, text: str, sizes: tuple[int, ...] | None, unit: str, embedder: Any, settings: Settings,
-            *, similarity: bool | None = None, max_points: int = 4000) -> dict[str, Any]:
+            *, similarity: bool | None = None, max_points: int = 4000, tokenizer: str | None = None) -> dict[str, Any]:
     """The tree, its cut points, bubbles, stats and the gap curves of one text, as JSON values."""
     m = METHODS.get(method)
     if m is None:
         raise InputError(f"unknown method {method!r}: use {', '.join(METHODS)}")
     sizes = tuple(sizes) if sizes else m.default_sizes
     t0 = time.perf_counter()
-    tree = run(method, text, sizes, unit, embedder, settings)
+    tree = run(method, text, sizes, unit, embedder, settings, tokenizer)
     seconds = time.perf_counter() - t0
     nodes = [{"id": c.id, "level": c.level, "parent": c.parent, "start": c.span.start, "end": c.span.end,
               "size": c.meta.get("size", c.span.end - c.span.start), "method": c.method} for c in tree]

@@ -42,6 +42,9 @@ class ChunkIn(_Strict):
     sizes: list[PositiveInt] | None = Field(None, min_length=1, max_length=5,
                                     description="limit per level, top first (default: the method's)")
     unit: Literal["chars", "bytes", "tokens"] = "chars"
+    tokenizer: str | None = Field(None, max_length=200, description="exact tokens (implies unit tokens): "
+                                  "cl100k_base, o200k_base, 'embedder' (the service's embedder), or the "
+                                  "server's tokenizer setting; never a path or hub id of the client's")
     similarity: bool | None = Field(None, description="add the embedding similarity curve (default: when the "
                                     "method embeds anyway)")
     max_points: int = Field(4000, ge=100, le=100_000, description="at most this many points per curve")

@@ -76,7 +76,9 @@ class HeuristicTokens:
 @dataclass(frozen=True)
 class OffsetsTokens:
     """Tokens from a real tokenizer: ``fn(text)`` returns each token's start offset (str index).
-    A token counts where it starts, so spans can be measured without re-tokenising them."""
+    A token counts where it starts, so spans can be measured without re-tokenising them. Chunkers
+    use :class:`logichunk.text.tokens.TokenMeasure` instead (``tokenizer=``): it counts a token where
+    it ends and snaps cuts to token starts, so no cut splits a token between two chunks."""
 
     fn: Callable[[str], Sequence[int]]
     name: str = "tokens"
@@ -145,3 +147,16 @@ class Meter:
 
     def total(self) -> int:
         return len(self.text) if self._chars else int(self.prefix[-1])
+
+    @property
+    def allowed(self) -> np.ndarray | None:
+        """``allowed[i]`` is False where a cut at ``i`` would fall strictly inside a token of a real
+        tokenizer (see :mod:`logichunk.text.tokens`); None when every offset is allowed in this unit."""
+        cut_ok = getattr(self.measure, "cut_ok", None)
+        return None if cut_ok is None else cut_ok(self.text)
+
+    def snap(self, offsets: np.ndarray) -> np.ndarray:
+        """``offsets`` moved back to the start of the token they fall inside, if any. A token counts
+        where it ends, so ``prefix`` is the same at both: no measured size changes."""
+        snap = getattr(self.measure, "snap", None)
+        return np.asarray(offsets, dtype=np.int64) if snap is None else snap(self.text, offsets)

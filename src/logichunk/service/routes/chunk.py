@@ -25,6 +25,6 @@ async def chunk_text(request: Request, body: ChunkIn) -> dict[str, Any]:
     t0 = time.perf_counter()
     out = await run_in_threadpool(analyse, body.method, text, tuple(body.sizes) if body.sizes else None, body.unit,
                                   svc.playground_embedder, svc.settings, similarity=body.similarity,
-                                  max_points=body.max_points)
+                                  max_points=body.max_points, tokenizer=body.tokenizer)
     svc.metrics.observe_chunk(time.perf_counter() - t0)
     return out

@@ -1,0 +1,122 @@
+"""LangChain: :class:`LogichunkTextSplitter`, a real ``langchain_text_splitters.TextSplitter``.
+
+Why an adapter and not a recipe: LangChain users plug a splitter into the pipeline they have (and
+through it reach every vector store LangChain knows). This one cuts where the text's logic breaks,
+sizes chunks in any tokenizer's exact tokens, and says where each chunk lies: ``split_documents``
+keeps each input document's metadata and adds ``chunk_id`` (dotted: ``2.1`` is the first child of
+``2``), ``parent_id``, ``level``, ``method``, ``start_index``/``end_index`` (where ``page_content``
+lies in the source, found from our spans, never by a text search) and ``chunk_start``/``chunk_end``
+(the chunk's own span; the same unless ``chunk_overlap`` widened ``page_content``). ``page_content``
+is always an exact slice of the source: nothing is stripped or joined.
+
+Install with ``pip install 'logichunk[langchain]'``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from langchain_text_splitters import TextSplitter
+from pydantic import ConfigDict
+
+from ._common import SplitOptions, as_sizes, chunk_fields, window
+
+__all__ = ["LogichunkRetriever", "LogichunkTextSplitter"]
+
+
+class LogichunkTextSplitter(TextSplitter):
+    """Split with logichunk. ``method``: ``logic-chain`` (default, model-free), ``cliff``/``fused``/
+    ``parent-child`` (need ``embedder``), ``ppl``/``msp`` (need ``lm``), ``fixed``, ``recursive``.
+    ``chunk_size`` limits the top level (``sizes`` sets every level, top first; ``levels`` makes a
+    deeper tree, default 1 level); ``unit`` ``chars``/``bytes``/``tokens``, or ``tokenizer`` for exact
+    tokens (``cl100k_base``, a ``tokenizer.json``, ``embedder``, a tokenizer object or callable).
+    ``chunk_overlap`` (in the unit) widens each chunk's ``page_content`` by at most that much on each
+    side. ``leaves_only=False`` makes :meth:`split_documents` return every level (parents first), for
+    small-to-big retrieval by ``parent_id``."""
+
+    def __init__(self, method: str = "logic-chain", *, chunk_size: int = 1000, chunk_overlap: int = 0,
+                 sizes: Sequence[int] | None = None, levels: int = 1, unit: str = "chars", tokenizer: Any = None,
+                 embedder: Any = None, llm: Any = None, lm: Any = None, add_start_index: bool = True,
+                 leaves_only: bool = True, **kwargs: Any) -> None:
+        kwargs.pop("length_function", None)  # sizes are measured in the unit / tokenizer itself
+        opts = SplitOptions(method=method, chunk_size=int(chunk_size), sizes=as_sizes(sizes), levels=levels,
+                            unit=unit, tokenizer=tokenizer, chunk_overlap=int(chunk_overlap), embedder=embedder,
+                            llm=llm, lm=lm)
+        opts.measure()  # an unknown unit or tokenizer fails here, not on the first document
+        top = opts.sizes[0] if opts.sizes else opts.chunk_size
+        super().__init__(chunk_size=top, chunk_overlap=opts.chunk_overlap, length_function=opts.length,
+                         add_start_index=add_start_index, strip_whitespace=False, **kwargs)
+        self._opts = opts
+        self._leaves_only = leaves_only
+
+    @classmethod
+    def from_tiktoken_encoder(cls, encoding_name: str = "cl100k_base", model_name: str | None = None,
+                              allowed_special: Any = None, disallowed_special: Any = None,
+                              **kwargs: Any) -> LogichunkTextSplitter:
+        """Sizes in a tiktoken encoding's exact tokens (offline for cl100k_base and o200k_base)."""
+        if model_name is not None:
+            import tiktoken
+
+            encoding_name = tiktoken.encoding_name_for_model(model_name)
+        return cls(tokenizer=encoding_name, **kwargs)
+
+    @classmethod
+    def from_huggingface_tokenizer(cls, tokenizer: Any, **kwargs: Any) -> LogichunkTextSplitter:
+        """Sizes in a Hugging Face (fast) tokenizer's exact tokens."""
+        return cls(tokenizer=tokenizer, **kwargs)
+
+    def split_text(self, text: str) -> list[str]:
+        """The leaves' text (their overlap windows with ``chunk_overlap``), in document order."""
+        tree = self._opts.tree(text)
+        return [text[slice(*window(c))] for c in tree.leaves()]
+
+    def create_documents(self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None) -> list[Document]:
+        metas = metadatas or [{}] * len(texts)
+        out: list[Document] = []
+        for text, meta in zip(texts, metas, strict=True):
+            tree = self._opts.tree(text)
+            chunks = tree.leaves() if self._leaves_only else list(tree)
+            for c in chunks:
+                a, b = window(c)
+                md = copy.deepcopy(meta)
+                md.update(chunk_fields(c, self._opts.method))
+                if self._add_start_index:
+                    md["start_index"], md["end_index"] = a, b
+                out.append(Document(page_content=text[a:b], metadata=md))
+        return out
+
+    def split_documents(self, documents: Iterable[Document]) -> list[Document]:
+        docs = list(documents)
+        return self.create_documents([d.page_content for d in docs], [d.metadata for d in docs])
+
+
+class LogichunkRetriever(BaseRetriever):
+    """A LangChain retriever over a logichunk store (``logichunk.store.Store``): ``retrieve`` with
+    ``mode`` (``basic``, ``parent``, ``hierarchical``, ``hybrid``; default the store's setting) and
+    ``top_k``. Each hit is a ``Document`` whose ``page_content`` is the chunk's text (in ``parent``
+    mode a large parent's window around the matched child) and whose metadata holds the chunk's
+    ``chunk_id``, ``level``, ``document_id``, ``score`` and ``raw_score``."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    store: Any
+    mode: str | None = None
+    top_k: int | None = None
+
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        from ..retrieve import retrieve
+
+        out: list[Document] = []
+        for hit in retrieve(self.store, query, mode=self.mode, top_k=self.top_k):
+            meta = dict(hit.chunk.meta)
+            text = meta.pop("context_text", None) or meta.get("text", "")
+            meta.pop("text", None)
+            md = {k: v for k, v in meta.items() if isinstance(v, str | int | float | bool) or v is None}
+            md.update({"chunk_id": hit.chunk.id, "level": hit.chunk.level, "score": float(hit.score),
+                       "raw_score": float(hit.raw_score), "document_id": meta.get("document_id", hit.doc_id)})
+            out.append(Document(page_content=text, metadata=md))
+        return out

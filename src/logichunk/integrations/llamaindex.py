@@ -1,0 +1,152 @@
+"""LlamaIndex: :class:`LogichunkNodeParser`, a real ``NodeParser``, and :class:`LogichunkEmbedding`.
+
+Why: LlamaIndex users build indexes from nodes, and its small-to-big retrieval (the
+``AutoMergingRetriever``) needs a hierarchy: PARENT/CHILD relationships and a docstore holding every
+level. A logichunk tree is exactly that, cut where the logic breaks, so each chunk becomes a
+``TextNode`` with ``start_char_idx``/``end_char_idx`` from its span (never found by a text search),
+PARENT/CHILD from its dotted id, PREVIOUS/NEXT to its neighbours on the same level, SOURCE to its
+document, and the document's metadata plus ``chunk_id``, ``parent_id``, ``level``, ``method`` (kept out
+of what is embedded and shown to the LLM). Use ``llama_index.core.node_parser.get_leaf_nodes`` to
+index the leaves and put all nodes in the docstore, as with ``HierarchicalNodeParser``.
+
+:class:`LogichunkEmbedding` wraps any logichunk embedder (the model-free hash embedder, E5) as a
+LlamaIndex embedding model, so an index works offline.
+
+Install with ``pip install 'logichunk[llamaindex]'``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from llama_index.core.node_parser.interface import NodeParser
+from llama_index.core.schema import (
+    BaseNode,
+    Document,
+    MetadataMode,
+    NodeRelationship,
+    TextNode,
+)
+from pydantic import Field, PrivateAttr
+
+from ._common import SplitOptions, as_sizes, chunk_fields, window
+
+__all__ = ["LogichunkEmbedding", "LogichunkNodeParser"]
+
+_OURS = ("chunk_id", "parent_id", "level", "method", "chunk_start", "chunk_end", "is_leaf")
+
+
+class LogichunkNodeParser(NodeParser):
+    """Parse documents into a node per chunk of every level (``leaves_only=True``: the leaves only).
+    ``method``, ``chunk_size`` (the top level's limit; ``sizes`` every level's, top first), ``levels``
+    (default 3), ``unit``/``tokenizer`` (exact tokens: ``cl100k_base``, a ``tokenizer.json``,
+    ``embedder``, an object or callable) and ``chunk_overlap`` (node text widened by at most that
+    much on each side, in the unit) as in :class:`logichunk.integrations.langchain.LogichunkTextSplitter`.
+    Offsets are into each input node's text."""
+
+    method: str = Field(default="logic-chain", description="logichunk chunking method")
+    chunk_size: int = Field(default=1000, gt=0, description="limit of the top level, in the unit")
+    sizes: list[int] | None = Field(default=None, description="limit per level, top first")
+    levels: int = Field(default=3, ge=1, description="depth of the tree when sizes is not given")
+    unit: str = Field(default="chars", description="chars, bytes or tokens")
+    tokenizer: Any = Field(default=None, description="exact tokens: an encoding name, tokenizer.json, 'embedder', ...")
+    chunk_overlap: int = Field(default=0, ge=0, description="context window each side, in the unit")
+    leaves_only: bool = Field(default=False, description="return only the leaves (no hierarchy)")
+    embedder: Any = Field(default=None, exclude=True, description="logichunk embedder (cliff, fused, parent-child)")
+    llm: Any = Field(default=None, exclude=True)
+    lm: Any = Field(default=None, exclude=True)
+    _opts: SplitOptions = PrivateAttr()
+
+    def model_post_init(self, context: Any) -> None:
+        levels = len(self.sizes) if self.sizes else self.levels
+        self._opts = SplitOptions(method=self.method, chunk_size=self.chunk_size, sizes=as_sizes(self.sizes),
+                                  levels=levels, unit=self.unit, tokenizer=self.tokenizer,
+                                  chunk_overlap=self.chunk_overlap, embedder=self.embedder, llm=self.llm, lm=self.lm)
+        self._opts.measure()  # an unknown unit or tokenizer fails here
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "LogichunkNodeParser"
+
+    def _parse_nodes(self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any) -> list[BaseNode]:
+        out: list[BaseNode] = []
+        for node in nodes:
+            out.extend(self._parse_one(node))
+        return out
+
+    def _parse_one(self, node: BaseNode) -> list[BaseNode]:
+        text = node.get_content(metadata_mode=MetadataMode.NONE)
+        tree = self._opts.tree(text)
+        chunks = tree.leaves() if self.leaves_only else list(tree)
+        base = node.node_id
+        nid = {c.id: f"{base}:{c.id}" for c in chunks}
+        source = node.as_related_node_info()
+        made: dict[str, TextNode] = {}
+        for c in chunks:
+            a, b = window(c)
+            meta = {**(node.metadata if self.include_metadata else {}), **chunk_fields(c, self.method)}
+            rel: dict[NodeRelationship, Any] = {NodeRelationship.SOURCE: source}
+            n = TextNode(id_=nid[c.id], text=text[a:b], start_char_idx=a, end_char_idx=b, metadata=meta,
+                         excluded_embed_metadata_keys=[*node.excluded_embed_metadata_keys, *_OURS],
+                         excluded_llm_metadata_keys=[*node.excluded_llm_metadata_keys, *_OURS],
+                         metadata_template=node.metadata_template, text_template=node.text_template,
+                         relationships=rel)
+            made[c.id] = n
+        for c in chunks:
+            n = made[c.id]
+            if not self.leaves_only:
+                if c.parent is not None and c.parent in made:
+                    n.relationships[NodeRelationship.PARENT] = made[c.parent].as_related_node_info()
+                if c.children:
+                    n.relationships[NodeRelationship.CHILD] = [made[k].as_related_node_info() for k in c.children]
+        if self.include_prev_next_rel:
+            by_level: dict[int, list[TextNode]] = {}
+            for c in chunks:
+                by_level.setdefault(0 if self.leaves_only else c.level, []).append(made[c.id])
+            for row in by_level.values():
+                for prev, nxt in zip(row, row[1:], strict=False):
+                    prev.relationships[NodeRelationship.NEXT] = nxt.as_related_node_info()
+                    nxt.relationships[NodeRelationship.PREVIOUS] = prev.as_related_node_info()
+        return list(made.values())
+
+    def _postprocess_parsed_nodes(self, nodes: list[BaseNode], parent_doc_map: dict[str, Document]) -> list[BaseNode]:
+        """Our nodes carry their offsets and relationships already (the base class would search each
+        node's text in its document and link neighbours across levels)."""
+        return nodes
+
+
+class LogichunkEmbedding(BaseEmbedding):
+    """A logichunk embedder (``logichunk.models``: ``HashEmbedder``, ``E5Embedder``, ...) as a LlamaIndex
+    embedding model: queries are embedded as queries, texts as passages."""
+
+    _embedder: Any = PrivateAttr()
+
+    def __init__(self, embedder: Any = None, **kwargs: Any) -> None:
+        if embedder is None:
+            from ..models.embed_hash import HashEmbedder
+
+            embedder = HashEmbedder()
+        kwargs.setdefault("model_name", getattr(embedder, "model_id", type(embedder).__name__))
+        super().__init__(**kwargs)
+        self._embedder = embedder
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "LogichunkEmbedding"
+
+    def _embed(self, texts: list[str], kind: str) -> list[list[float]]:
+        return [row.tolist() for row in self._embedder.embed(list(texts), kind=kind)]
+
+    def _get_query_embedding(self, query: str) -> list[float]:
+        return self._embed([query], "query")[0]
+
+    async def _aget_query_embedding(self, query: str) -> list[float]:
+        return self._get_query_embedding(query)
+
+    def _get_text_embedding(self, text: str) -> list[float]:
+        return self._embed([text], "passage")[0]
+
+    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        return self._embed(texts, "passage")

