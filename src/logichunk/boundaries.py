@@ -717,8 +717,7 @@ def fit_global(sizes: np.ndarray, X: np.ndarray, reward: np.ndarray | None, limi
         np.cumsum(~g, out=grp[1:])
         m = int(grp[-1]) + 1
         Xa = np.asarray(X, dtype=np.float64)
-        Xg = np.zeros((m, Xa.shape[1]), dtype=np.float64)
-        np.add.at(Xg, grp, Xa)
+        Xg = np.add.reduceat(Xa, np.flatnonzero(np.diff(grp, prepend=-1)), axis=0)  # groups are runs
         counts = np.bincount(grp, minlength=m).astype(np.float64)
         sqn = np.bincount(grp, weights=np.einsum("ij,ij->i", Xa, Xa), minlength=m)
         last = np.concatenate((keep, [n - 1]))  # the last atom of each group
