@@ -716,10 +716,10 @@ def fit_global(sizes: np.ndarray, X: np.ndarray, reward: np.ndarray | None, limi
         grp = np.zeros(n, np.int64)
         np.cumsum(~g, out=grp[1:])
         m = int(grp[-1]) + 1
-        Xa = np.asarray(X, dtype=np.float64)
+        Xa = np.asarray(X, dtype=np.float32)
         Xg = np.add.reduceat(Xa, np.flatnonzero(np.diff(grp, prepend=-1)), axis=0)  # groups are runs
         counts = np.bincount(grp, minlength=m).astype(np.float64)
-        sqn = np.bincount(grp, weights=np.einsum("ij,ij->i", Xa, Xa), minlength=m)
+        sqn = np.bincount(grp, weights=np.einsum("ij,ij->i", Xa, Xa, dtype=np.float64), minlength=m)
         last = np.concatenate((keep, [n - 1]))  # the last atom of each group
         pen = penalty if penalty is None or np.ndim(penalty) == 0 else np.asarray(penalty)[last]
         sub = fit_global(np.bincount(grp, weights=sizes, minlength=m).astype(np.int64), Xg,
