@@ -7,8 +7,14 @@ Every chunker goes through here, so the rules are the same everywhere:
   (a threshold), :func:`top_k`, and :func:`select_by_depth` (TextTiling depth, cut where a break
   is at least half as deep as the document's deepest: how many cuts a document gets when no size
   limit decides it);
-* *fitting* the pieces to size: :func:`fit` cuts at candidate gaps, splits anything over the
-  maximum at its best inner gap, then merges neighbours weakest-cut-first up to the target;
+* *the global choice* (the cascade's default): :func:`fit_global` picks the cut set that is optimal
+  for the whole piece under its size limit — within-chunk scatter of the atoms' vectors, a price per
+  chunk, a fill preference, rewards per gap, forbidden and glued gaps — by exact dynamic programming
+  (:func:`optimal_cuts`, its loop in C when a compiler is there: :mod:`logichunk.native`);
+  :func:`segment_global` does the same without a size limit, with a permutation-rule penalty;
+* *fitting* the pieces to size by the earlier local rule: :func:`fit` cuts at candidate gaps, splits
+  anything over the maximum at its best inner gap, then merges neighbours weakest-cut-first up to the
+  target (``selection="local"``; the Meta-Chunking and parent-child chunkers use it);
 * *splitting a single over-long sentence* at the best clause/word break inside it:
   :func:`inner_breaks` — never inside a character (combining marks, surrogate pairs, ZWJ emoji,
   CRLF stay whole).
