@@ -128,6 +128,7 @@ class IngestWorker:
         plans = []
         for rank, (_title, blocks) in enumerate(doc.chapters, 1):
             rec = RecordingEmbed(emb, self.batch_size, self.memo)
-            plans.append(replace(plan_chapter(blocks, rank, rec, self.params), model_id=self.model_id,
+            params = self.params.resolved(emb if self.params.tokenizer == "embedder" else None)
+            plans.append(replace(plan_chapter(blocks, rank, rec, params), model_id=self.model_id,
                                  vectors=rec.used))
         return DocumentPlan(doc, tuple(plans))
