@@ -194,6 +194,7 @@ def test_chunk_by_parent_child_in_cl100k_tokens(cl100k, text, pmax, ratio):
     for c in tree:
         limit = pmax if c.level == 1 else cmax
         n = count(tree.text_of(c))
+        assert c.meta["size"] == n or c.level > 1  # a parent's size is its tokens (a child's: its share)
         assert n <= limit or not _inside_ok(text, cl100k, c.span.start, c.span.end), (c.id, n, limit)
 
 

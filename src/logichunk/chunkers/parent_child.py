@@ -400,7 +400,8 @@ def chunk_parent_child(text: str, embedder, params: PCParams | None = None,
     for i, par in enumerate(parents):
         pid = str(i + 1)
         g0 = offs[par.blocks[0]] + par.start
-        nodes.append((pid, g0, g0 + len(par.text), par.method, {"size": len(par.text)}))
+        pm = Meter(par.text, p.unit)  # sizes in the unit, as the other chunkers report them (chars: len)
+        nodes.append((pid, g0, g0 + len(par.text), par.method, {"size": pm.total()}))
         child_bubbles: list[Bubble] = []
         kids = split_children(par.text, vec_fn, p, par.segments, child_bubbles, where=f"parent {pid}")
         for b in child_bubbles:
@@ -410,7 +411,7 @@ def chunk_parent_child(text: str, embedder, params: PCParams | None = None,
                 bubbles.append(placed)
         if len(kids) > 1:
             for k, c in enumerate(kids):
-                nodes.append((f"{pid}.{k + 1}", g0 + c.start, g0 + c.end, c.method, {"size": c.end - c.start}))
+                nodes.append((f"{pid}.{k + 1}", g0 + c.start, g0 + c.end, c.method, {"size": pm.size(c.start, c.end)}))
     return build_tree(text, nodes, bubbles=tuple(bubbles), unit=Meter("", p.unit).unit)
 
 
