@@ -34,7 +34,7 @@ import numpy as np
 from .. import boundaries as bd
 from ..config import Settings as _D
 from ..errors import InputError
-from ..text.measure import Measure, Meter
+from ..text.measure import Measure, Meter, get_measure
 from ..text.sentences import fence_spans, split_sentences
 from ..text.structure import layout
 from ..tree import ChunkTree, build_tree
@@ -342,7 +342,8 @@ def split_children(text: str, vec_fn: VecFn, p: PCParams, segments: Sequence[tup
                bd.SizeLimits(p.child_max_size, p.child_target_size, p.child_min_size), cand)
     cuts = f.cuts.tolist()
     edges, kept = _snapped(meter, [int(ends[c]) for c in cuts])
-    ranks = [f.rank.tolist()[k] for k in kept]
+    rank = f.rank.tolist()
+    ranks = [rank[k] for k in kept]
     cuts = [cuts[k] for k in kept]
     closing = ranks + [ranks[-1] if ranks else 0]
     inner_cut = [bool(inner[c]) for c in cuts] + [False]
@@ -412,7 +413,7 @@ def chunk_parent_child(text: str, embedder, params: PCParams | None = None,
         if len(kids) > 1:
             for k, c in enumerate(kids):
                 nodes.append((f"{pid}.{k + 1}", g0 + c.start, g0 + c.end, c.method, {"size": pm.size(c.start, c.end)}))
-    return build_tree(text, nodes, bubbles=tuple(bubbles), unit=Meter("", p.unit).unit)
+    return build_tree(text, nodes, bubbles=tuple(bubbles), unit=get_measure(p.unit).name)
 
 
 def block_of(bubble: Bubble) -> int:
