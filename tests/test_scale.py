@@ -379,3 +379,24 @@ def test_another_embedder_is_refused_or_reembedded_as_the_serial_ingest_does(tmp
         assert same_report(ra, rb) and rb.documents == 1 and rb.embedded > 0
         assert set(a.stored_embedders()) == set(b.stored_embedders()) == {"hash-v1-d128"}
         assert_same(a, b)
+
+
+def test_ray_ingest_in_exact_tokens_stores_what_the_serial_ingest_stores(tmp_path, ray_local):
+    """The settings' tokenizer travels to the workers as its name; they size in its exact tokens."""
+    pytest.importorskip("tiktoken")
+    from logichunk.scale import ingest_corpus
+    from logichunk.text.tokens import resolve_tokenizer
+
+    corpus = write_corpus(tmp_path / "corpus")
+    s = dataclasses.replace(SMALL, unit="tokens", tokenizer="cl100k_base", max_parent_size=40, min_parent_size=10,
+                            child_max_size=12, child_target_size=8, child_min_size=3)
+    a, b = open_pair(tmp_path, s)
+    with a, b:
+        ra, rb = ingest(a, [str(corpus)]), ingest_corpus(b, [str(corpus)], workers=2, batch_size=2)
+        assert same_report(ra, rb)
+        assert_same(a, b)
+        enc = resolve_tokenizer("cl100k_base").tokenizer
+        kids = b.chunks(level="child")
+        assert max(len(k.content) for k in kids) > 12  # tokens, not characters
+        assert all(len(enc.encode_ordinary(k.content)) <= 12 for k in kids)
+        assert all(len(enc.encode_ordinary(p.content)) <= 40 for p in b.chunks(level="parent"))

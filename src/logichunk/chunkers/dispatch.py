@@ -136,16 +136,22 @@ def chunk_by(
     if method == "parent-child":
         from .parent_child import PCParams, chunk_parent_child
 
-        if not isinstance(unit, str) or unit != "chars":
-            raise InputError("parent-child sizes are in characters (unit chars)")
         base = PCParams.from_settings(settings) if settings is not None else PCParams()
         # the settings' parent limit unless the call names one: the store ingests with that limit too
         pmax = int(sizes[0]) if sizes else size if max_size is not None else base.max_parent_size
         cmax = int(sizes[1]) if sizes is not None and len(sizes) > 1 else min(base.child_max_size, pmax)
         target = min(base.child_target_size, cmax)
         p = PCParams(pmax, min(base.min_parent_size, pmax // 2), min(base.child_min_size, target), cmax, target,
-                     base.similarity_threshold, base.cliff_drop, "chars")
+                     base.similarity_threshold, base.cliff_drop, *_pc_unit(unit))
         return done(chunk_parent_child(text, embedder, p, source=source))
     from .baselines import fixed, recursive
 
     return done((fixed if method == "fixed" else recursive)(text, size, unit=unit))
+
+
+def _pc_unit(unit: str | Measure) -> tuple[str | Measure, Any]:
+    """``(unit, tokenizer)`` for :class:`~.parent_child.PCParams`: a resolved tokenizer travels as
+    its tokenizer, so the parent-child chunker lowers its limits by the tokenizer's overhead too."""
+    from ..text.tokens import TokenMeasure
+
+    return ("tokens", unit) if isinstance(unit, TokenMeasure) else (unit, None)

@@ -12,6 +12,13 @@ longer than a limit, which also records a bubble).
 Embeddings come from ``vec_fn(texts) -> float32 (n, dim)`` with L2-normalised rows, so the store can
 put its persistent embedding cache in front of the model. :func:`chunk_parent_child` is the plain
 library entry: one text, blank-line blocks, a :class:`~logichunk.tree.ChunkTree` back.
+
+Exact tokens (``PCParams.tokenizer``): :meth:`PCParams.resolved` turns the knobs into the unit the
+chunker runs with (:func:`logichunk.text.tokens.measure_for`) and lowers the limits by the tokenizer's
+overhead (:func:`~logichunk.text.tokens.fit_limit`). A block is tokenised once and its pieces cut at
+token starts; a parent is tokenised once (as it is stored) and its children cut at its token starts
+(:meth:`~logichunk.text.measure.Meter.snap`: a token counts where it ends, so snapping changes no
+measured size). Block edges are the user's and stay where they are.
 """
 
 from __future__ import annotations
@@ -19,14 +26,15 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
 from .. import boundaries as bd
 from ..config import Settings as _D
 from ..errors import InputError
-from ..text.measure import Meter
+from ..text.measure import Measure, Meter, get_measure
 from ..text.sentences import fence_spans, split_sentences
 from ..text.structure import layout
 from ..tree import ChunkTree, build_tree
@@ -46,12 +54,35 @@ class PCParams:
     child_target_size: int = _D.child_target_size
     similarity_threshold: float = _D.similarity_threshold
     cliff_drop: float = _D.cliff_drop
-    unit: str = "chars"
+    #: ``chars``, ``bytes``, ``tokens`` (the offline estimate), or a resolved measure
+    unit: str | Measure = "chars"
+    #: exact tokens: a tokenizer spec (``cl100k_base``, a ``tokenizer.json``, ``embedder``...) or
+    #: object, resolved by :meth:`resolved`; kept as given so the knobs travel to Ray workers as text
+    tokenizer: Any = None
 
     @classmethod
     def from_settings(cls, s) -> PCParams:
+        tok = getattr(s, "tokenizer", "") or None
+        unit = "tokens" if tok is not None and s.unit == "chars" else s.unit  # a tokenizer measures tokens
+        if tok is not None and unit != "tokens":
+            raise InputError(f"a tokenizer measures tokens; it cannot size in {unit!r} (setting unit)")
         return cls(s.max_parent_size, s.min_parent_size, s.child_min_size, s.child_max_size,
-                   s.child_target_size, s.similarity_threshold, s.cliff_drop, s.unit)
+                   s.child_target_size, s.similarity_threshold, s.cliff_drop, unit, tok)
+
+    def resolved(self, embedder: Any = None) -> PCParams:
+        """The knobs the chunker runs with: the tokenizer resolved to its measure (``"embedder"``:
+        ``embedder``'s own) and each limit lowered by its overhead, so a parent or child tokenised
+        on its own stays within the limit given. Without a tokenizer: ``self``."""
+        if self.tokenizer is None:
+            return self
+        from ..text.tokens import fit_limit, measure_for
+
+        unit = measure_for(self.unit, self.tokenizer, embedder=embedder)
+        pmax, cmax = fit_limit(self.max_parent_size, unit), fit_limit(self.child_max_size, unit)
+        target = min(self.child_target_size, cmax)
+        return replace(self, max_parent_size=pmax, min_parent_size=min(self.min_parent_size, pmax),
+                       child_max_size=cmax, child_target_size=target,
+                       child_min_size=min(self.child_min_size, target), unit=unit, tokenizer=None)
 
     def __post_init__(self) -> None:
         if self.max_parent_size < 1 or self.child_max_size < 1:
@@ -146,8 +177,22 @@ def split_block(text: str, vec_fn: VecFn, p: PCParams, bubbles: list[Bubble] | N
     f = bd.fit(meter.sizes(starts, ends), scores,
                bd.SizeLimits(p.max_parent_size, target, min(p.min_parent_size, target)), ~inner)
     cuts = f.cuts.tolist()
-    edges = [0] + [int(ends[c]) for c in cuts] + [len(text)]
-    return [(edges[i], edges[i + 1]) for i in range(len(edges) - 1)], [float(scores[c]) for c in cuts]
+    edges, kept = _snapped(meter, [int(ends[c]) for c in cuts])
+    return [(edges[i], edges[i + 1]) for i in range(len(edges) - 1)], [float(scores[cuts[k]]) for k in kept]
+
+
+def _snapped(meter: Meter, cuts: Sequence[int]) -> tuple[list[int], list[int]]:
+    """``[0, *cuts, len]`` with each cut moved to the start of the token it lies inside (real
+    tokenizers only), and the indexes of the cuts kept: a cut that lands on the one before it
+    (both lay inside one token) goes, so no piece is empty."""
+    n = len(meter.text)
+    moved = meter.snap(np.asarray(cuts, np.int64)).tolist() if cuts else []
+    edges, kept = [0], []
+    for k, c in enumerate(moved):
+        if edges[-1] < c < n:
+            edges.append(int(c))
+            kept.append(k)
+    return [*edges, n], kept
 
 
 def _ends_in_heading(blocks: Sequence[str], pieces: Sequence[tuple[int, int, int]]) -> np.ndarray:
@@ -296,8 +341,10 @@ def split_children(text: str, vec_fn: VecFn, p: PCParams, segments: Sequence[tup
     f = bd.fit(meter.sizes(starts, ends), scores,
                bd.SizeLimits(p.child_max_size, p.child_target_size, p.child_min_size), cand)
     cuts = f.cuts.tolist()
-    ranks = f.rank.tolist()
-    edges = [0] + [int(ends[c]) for c in cuts] + [len(text)]
+    edges, kept = _snapped(meter, [int(ends[c]) for c in cuts])
+    rank = f.rank.tolist()
+    ranks = [rank[k] for k in kept]
+    cuts = [cuts[k] for k in kept]
     closing = ranks + [ranks[-1] if ranks else 0]
     inner_cut = [bool(inner[c]) for c in cuts] + [False]
     out = []
@@ -329,7 +376,7 @@ def chunk_parent_child(text: str, embedder, params: PCParams | None = None,
     default to blank-line blocks. ``embedder`` follows the :class:`logichunk.models.Embedder` protocol.
     Bubbles carry document offsets, the level whose limit forced the cut, and ``source``; a sentence
     cut for its parent is one bubble (its pieces cut again for the children are not reported twice)."""
-    p = params or PCParams()
+    p = (params or PCParams()).resolved(embedder)
     if not isinstance(text, str):
         raise InputError("text must be a str")
     blocks = list(blocks) if blocks is not None else blank_line_blocks(text)
@@ -354,7 +401,8 @@ def chunk_parent_child(text: str, embedder, params: PCParams | None = None,
     for i, par in enumerate(parents):
         pid = str(i + 1)
         g0 = offs[par.blocks[0]] + par.start
-        nodes.append((pid, g0, g0 + len(par.text), par.method, {"size": len(par.text)}))
+        pm = Meter(par.text, p.unit)  # sizes in the unit, as the other chunkers report them (chars: len)
+        nodes.append((pid, g0, g0 + len(par.text), par.method, {"size": pm.total()}))
         child_bubbles: list[Bubble] = []
         kids = split_children(par.text, vec_fn, p, par.segments, child_bubbles, where=f"parent {pid}")
         for b in child_bubbles:
@@ -364,8 +412,8 @@ def chunk_parent_child(text: str, embedder, params: PCParams | None = None,
                 bubbles.append(placed)
         if len(kids) > 1:
             for k, c in enumerate(kids):
-                nodes.append((f"{pid}.{k + 1}", g0 + c.start, g0 + c.end, c.method, {"size": c.end - c.start}))
-    return build_tree(text, nodes, bubbles=tuple(bubbles), unit=p.unit)
+                nodes.append((f"{pid}.{k + 1}", g0 + c.start, g0 + c.end, c.method, {"size": pm.size(c.start, c.end)}))
+    return build_tree(text, nodes, bubbles=tuple(bubbles), unit=get_measure(p.unit).name)
 
 
 def block_of(bubble: Bubble) -> int:

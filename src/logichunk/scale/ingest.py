@@ -87,6 +87,8 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
     tally = Tally()
     checks = FileChecks(store, replace, len(files))
     embedder = _embedder_for_workers(store) if rechunk else None  # a bad embedder fails before Ray starts
+    if rechunk:
+        store.run_params  # noqa: B018 - and so does a bad tokenizer
     with ray_session(address, workers) as ray:
         pool = _start_workers(ray, workers, (embedder, store.model_id if rechunk else "", store.params,
                                              store.settings.embedding_batch_size))

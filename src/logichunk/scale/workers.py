@@ -126,8 +126,9 @@ class IngestWorker:
             return DocumentPlan(doc)
         emb = self._embedder()
         plans = []
+        params = self.params.resolved(emb if self.params.tokenizer == "embedder" else None)  # exact tokens
         for rank, (_title, blocks) in enumerate(doc.chapters, 1):
             rec = RecordingEmbed(emb, self.batch_size, self.memo)
-            plans.append(replace(plan_chapter(blocks, rank, rec, self.params), model_id=self.model_id,
+            plans.append(replace(plan_chapter(blocks, rank, rec, params), model_id=self.model_id,
                                  vectors=rec.used))
         return DocumentPlan(doc, tuple(plans))

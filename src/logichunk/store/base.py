@@ -749,7 +749,18 @@ class Store:
         index = {b.id: i for i, b in enumerate(snap.blocks)}
         old = {(index[blk], s, e, h): (pk, order, dotted)
                for pk, blk, s, e, h, order, dotted in snap.old_parents if blk in index}
-        return plan_chapter([b.content for b in snap.blocks], snap.rank, self.embed, self.params, old=old, force=force)
+        return plan_chapter([b.content for b in snap.blocks], snap.rank, self.embed, self.run_params, old=old,
+                            force=force)
+
+    @property
+    def run_params(self) -> PCParams:
+        """:attr:`params` as chapters are planned with: the settings' tokenizer resolved (``embedder``:
+        this store's embedder's own), its limits fitted (:meth:`PCParams.resolved`); once per store."""
+        got = self.__dict__.get("_run_params")
+        if got is None:
+            emb = self.embedder if self.params.tokenizer == "embedder" else None
+            got = self.__dict__["_run_params"] = self.params.resolved(emb)
+        return got
 
     def _apply(self, snap: _Snapshot, plan: ChapterPlan) -> bool:
         model = self.model_id

@@ -21,7 +21,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from .ingest import check_embedder, ingest
 
     on_ray = ray_options(args)  # Ray asked for but missing: said before a database is created
-    with open_store(args, create=True) as store:
+    with open_store(args, create=True, tokenizer=args.tokenizer) as store:
         _ = store.embedder  # a bad --embedder fails here, before anything is stored
         others = check_embedder(store, args.reembed)  # another embedder than the stored one: refused here
         if others and not args.quiet:
@@ -169,6 +169,10 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--quiet", action="store_true", help="no notes on stderr (embedder, skipped and replaced files)")
     p.add_argument("--format", choices=["text", "jsonl"], default="text",
                    help="jsonl: the report as one JSON object (documents, chunks, unchanged and replaced files...)")
+    p.add_argument("--tokenizer", default=None,
+                   help="size parents and children in exact tokens (the size settings count tokens then): a "
+                        "tiktoken encoding (cl100k_base, o200k_base), a tokenizer.json or Hugging Face folder, a hub "
+                        "id, or 'embedder' (the --embedder's own); default: setting tokenizer, else setting unit")
     store_options(p)
     add_ingest_options(p)
     p.set_defaults(func=cmd_ingest)

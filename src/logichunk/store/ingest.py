@@ -252,6 +252,8 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
     embedding spread over Ray workers."""
     tally = Tally()
     others = check_embedder(store, reembed)
+    if rechunk:
+        store.run_params  # noqa: B018 - an unknown or unloadable tokenizer is refused before anything is written
     files = list_files(paths)
     checks = FileChecks(store, replace, len(files))
     todo: list[tuple[FileDocument, list[str]]] = []

@@ -93,7 +93,10 @@ def plan_chapter(contents: Sequence[str], rank: int, embed: VecFn, params: PCPar
                  old: OldParents | None = None, force: bool = False) -> ChapterPlan:
     """Plan the chapter whose blocks hold ``contents``. A parent found in ``old`` (same owner block,
     offsets and text) is kept as stored unless ``force``; the others are cut into children and
-    embedded through ``embed`` (texts -> L2-normalised float32 rows)."""
+    embedded through ``embed`` (texts -> L2-normalised float32 rows). ``params`` with a tokenizer
+    size in its exact tokens (:meth:`PCParams.resolved`; resolve ``"embedder"`` before, with the
+    embedder)."""
+    params = params.resolved()
     old = dict(old or {})
     bubbles: list[tuple[int, Bubble]] = []
     layout_bubbles: list[Bubble] = []
