@@ -167,12 +167,10 @@ class E5Runtime:
         self._layers = tuple(layers)
 
     # ------------------------------------------------------------------ tokens
-    def tokenize(self, text: str) -> list[int]:
-        """Content token ids of ``text`` (no BOS/EOS, no truncation), as the engine makes them."""
-        t = _SPACES.sub(" ", text.translate(self._norm))
-        if not t or t[0] != " ":
-            t = " " + t
-        t = t.replace(" ", _META)
+    def _viterbi(self, t: str) -> tuple[list[int], list[int]]:
+        """The engine's unigram Viterbi over normalised ``t``: per end offset, where its best last
+        piece starts and that piece's id (-1: one unknown character). Shared by :meth:`tokenize` and
+        the offsets of :meth:`token_spans`."""
         n = len(t)
         best = [-1e30] * (n + 1)
         back = [0] * (n + 1)
@@ -192,6 +190,17 @@ class E5Runtime:
             s = here + unk_sc  # one unknown character
             if s > best[i + 1]:
                 best[i + 1], piece[i + 1], back[i + 1] = s, -1, i
+        return back, piece
+
+    def tokenize(self, text: str) -> list[int]:
+        """Content token ids of ``text`` (no BOS/EOS, no truncation), as the engine makes them."""
+        t = _SPACES.sub(" ", text.translate(self._norm))
+        if not t or t[0] != " ":
+            t = " " + t
+        t = t.replace(" ", _META)
+        n = len(t)
+        back, piece = self._viterbi(t)
+        unk = self.unk
         out: list[int] = []
         i = n
         while i > 0:
@@ -265,23 +274,7 @@ class E5Runtime:
         if hit is not None:
             return hit
         n = len(word)
-        best = [-1e30] * (n + 1)
-        back = [0] * (n + 1)
-        best[0] = 0.0
-        get, sc, unk, unk_sc, longest = self._pieces.get, self._scores, self.unk, self._unk_score, self._max_piece
-        for i in range(n):
-            here = best[i]
-            if here <= -1e29:
-                continue
-            for e in range(i + 1, min(n, i + longest) + 1):
-                idx = get(word[i:e])
-                if idx is not None and idx != unk:
-                    s = here + sc[idx]
-                    if s > best[e]:
-                        best[e], back[e] = s, i
-            s = here + unk_sc
-            if s > best[i + 1]:
-                best[i + 1], back[i + 1] = s, i
+        back, _ = self._viterbi(word)
         out: list[int] = []
         i = n
         while i > 0:
