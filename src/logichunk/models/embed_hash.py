@@ -26,14 +26,13 @@ from functools import lru_cache
 import numpy as np
 
 from ..errors import InputError
+from ..hashing import splitmix64
 from ..text.charclass import ALNUM, CJK, class_table
 from .embedding import EmbedKind
 
 __all__ = ["HashEmbedder"]
 
 _P = np.uint64(0x100000001B3)  # odd multiplier (FNV-64 prime)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
 _LT = 0x110001  # word-begin marker: beyond Unicode, so it never collides with a character
 _GT = 0x110002  # word-end marker
 
@@ -47,20 +46,11 @@ _STOP_EN = ("a an and are as at be been but by for from has have he her his i in
 _STOP_ZH = "的了是在和与及也就都而又或之其这那个们我你他她它着吗呢吧啊把被对从以为于"
 
 
-def _mix(h: np.ndarray) -> np.ndarray:
-    """splitmix64 finaliser: spreads a polynomial hash over all 64 bits (uint64, wraps)."""
-    h = h ^ (h >> np.uint64(30))
-    h = h * _M1
-    h = h ^ (h >> np.uint64(27))
-    h = h * _M2
-    return h ^ (h >> np.uint64(31))
-
-
 def _ngram_hash(codes: np.ndarray, starts: np.ndarray, n: int, seed: int) -> np.ndarray:
     h = np.full(starts.size, seed, dtype=np.uint64)
     for k in range(n):
         h = h * _P + codes[starts + k]
-    return _mix(h)
+    return splitmix64(h)
 
 
 class _Features:
@@ -110,7 +100,7 @@ def _words(codes: np.ndarray, row: np.ndarray, word: np.ndarray):
     # Whole-word hash: sum of code * P**position over each word (uint64 arithmetic wraps).
     pos = np.arange(ext.size) - ext_start[wid]
     pows = np.cumprod(np.concatenate(([np.uint64(1)], np.full(int(pos.max()), _P, dtype=np.uint64))))
-    whash = _mix(np.add.reduceat(ext * pows[pos], ext_start) ^ np.uint64(_SEED["word"]))
+    whash = splitmix64(np.add.reduceat(ext * pows[pos], ext_start) ^ np.uint64(_SEED["word"]))
     return ext, wid, word_row, whash
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..hashing import splitmix64
 from .entropy import content_items
 
 #: Columns of the folded item space; a document sharing fewer items than this keeps them exact.
@@ -29,15 +30,6 @@ DIM = 512
 #: the dimension; 128 keeps the default chunk() within a few times the local rule's time. Segmentation
 #: keeps :data:`DIM` (on the dev split, 128 columns cost Choi 0.185 -> 0.246 Pk).
 CHUNK_DIM = 128
-
-
-def _mix(h: np.ndarray) -> np.ndarray:
-    """splitmix64 finaliser over uint64 (wraps): a stable hash of item ids, never Python's hash()."""
-    h = h ^ (h >> np.uint64(30))
-    h = h * np.uint64(0xBF58476D1CE4E5B9)
-    h = h ^ (h >> np.uint64(27))
-    h = h * np.uint64(0x94D049BB133111EB)
-    return h ^ (h >> np.uint64(31))
 
 
 def lexical_vectors(text: str, starts: np.ndarray, ends: np.ndarray, dim: int = DIM) -> np.ndarray:
@@ -73,7 +65,7 @@ def lexical_vectors(text: str, starts: np.ndarray, ends: np.ndarray, dim: int = 
         local = np.cumsum(shared) - 1
         X = np.bincount(prow * nv + local[pcol], weights=w, minlength=n * nv).reshape(n, nv)
     else:
-        h = _mix(vocab.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15))
+        h = splitmix64(vocab.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15))
         bucket = (h % np.uint64(dim)).astype(np.int64)
         sign = np.where((h >> np.uint64(63)) != 0, -1.0, 1.0)
         X = np.bincount(prow * dim + bucket[pcol], weights=w * sign[pcol], minlength=n * dim).reshape(n, dim)
