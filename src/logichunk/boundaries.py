@@ -549,6 +549,11 @@ def earliest_starts(sizes: np.ndarray, max_size: int | None, fixed: np.ndarray |
     return lo
 
 
+#: what a forbidden cut is worth where it cannot be avoided: far below any real reward, finite so the
+#: DP still compares the ways around it
+_FORBIDDEN = -1e12
+
+
 def optimal_cuts(cost: np.ndarray, lo: np.ndarray, reward: np.ndarray | None = None,
                  fixed: np.ndarray | None = None) -> np.ndarray:
     """The cut set (sorted gap indices: a cut after atom ``i``) minimising the sum of chunk costs
@@ -567,8 +572,7 @@ def optimal_cuts(cost: np.ndarray, lo: np.ndarray, reward: np.ndarray | None = N
     rw = np.zeros(n)  # rw[a]: reward of starting a chunk at atom a (the gap after atom a-1)
     if reward is not None:
         rw[1:] = np.asarray(reward, dtype=np.float64)
-    forbidden = np.isneginf(rw)
-    rw_soft = np.where(forbidden, -1e12, rw)  # forbidden, unless nothing else fits
+    rw_soft = np.where(np.isneginf(rw), _FORBIDDEN, rw)  # forbidden, unless nothing else fits
     restart = np.zeros(n + 1, dtype=bool)
     if fixed is not None:
         restart[1:n] = np.asarray(fixed, dtype=bool)
@@ -761,5 +765,5 @@ def objective(cuts: np.ndarray, sizes: np.ndarray, X: np.ndarray, reward: np.nda
         total += penalty + FILL_WEIGHT * short * short
     if reward is not None and len(cuts):
         r = np.asarray(reward, dtype=np.float64)[np.asarray(cuts, dtype=np.int64)]
-        total -= float(np.where(np.isneginf(r), -1e12, r).sum())
+        total -= float(np.where(np.isneginf(r), _FORBIDDEN, r).sum())
     return total

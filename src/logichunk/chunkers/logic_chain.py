@@ -270,11 +270,10 @@ class _Run:
         reward[inner] -= self.Bn[gidx]
         heading = np.zeros(A - 1, bool)
         heading[inner] = self.NC[gidx]
-        forbid = np.zeros(A - 1, bool)
         para = np.zeros(A, np.int64)
         np.cumsum((strength >= PARAGRAPH) | sep, out=para[1:])
         psize = np.bincount(para, weights=asz)
-        forbid |= inner & (strength < PARAGRAPH) & (psize[para[:-1]] <= limits.max_size)
+        forbid = inner & (strength < PARAGRAPH) & (psize[para[:-1]] <= limits.max_size)
         # a piece that fits the target and the next level's limit stays whole, as a text that is one
         # chunk does without running the cascade at all (_one_chunk)
         nxt = self.cfg.sizes[level] if level < len(self.cfg.sizes) else np.inf
