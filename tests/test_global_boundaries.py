@@ -236,3 +236,93 @@ def test_the_python_loop_runs_when_the_kernel_is_off(tmp_path):
     env.pop("CC", None)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
     assert out.splitlines() == ["no C compiler (cc, gcc or clang) on PATH", "True"]
+
+
+# --------------------------------------------------------------------------- sparse rows
+
+
+def _sparse_problem(n: int, ncol: int, density: float, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, ncol)) * (rng.random((n, ncol)) < density)
+    return np.round(X, 2)
+
+
+sparse_problems = st.tuples(st.integers(1, 40), st.integers(1, 12), st.floats(0.0, 1.0), st.integers(0, 2**31 - 1))
+
+
+@settings(max_examples=300, deadline=None)
+@given(sparse_problems, st.integers(1, 12))
+def test_sparse_scatter_equals_the_dense_scatter(problem, w):
+    """The sparse column walk and the dense passes give the same scatter of every window."""
+    from logichunk.sparse_rows import SparseRows
+
+    X = _sparse_problem(*problem)
+    S = SparseRows.from_dense(X)
+    assert np.allclose(bd.scatter_costs(S, w), bd.scatter_costs(X, w), atol=1e-9, equal_nan=True)
+    assert np.allclose(bd.gram_band(S, w), bd.gram_band(X, w), atol=1e-9)
+    assert bd.best_single_gain(S) == pytest.approx(bd.best_single_gain(X), abs=1e-9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(sparse_problems, st.integers(1, 12), st.integers(1, 60))
+def test_the_compiled_band_equals_the_numpy_band_to_the_last_bit(problem, w, max_size):
+    from logichunk import native
+    from logichunk.sparse_rows import SparseRows
+
+    X = _sparse_problem(*problem)
+    S = SparseRows.from_dense(X)
+    n = X.shape[0]
+    sizes = np.random.default_rng(problem[3]).integers(1, 20, n)
+    lo = np.maximum(bd.earliest_starts(sizes, max_size), np.arange(n + 1) - w)
+    compiled = native.gram_band(w, S.row, S.col, S.val, lo, n)
+    assert compiled is not None, native.status()
+    assert compiled.tobytes() == bd._band_numpy(S.row, S.col, S.val, lo, n, w).tobytes()
+    # what a window within reach needs is the plain inner product
+    for i in range(n):
+        for d in range(1, w):
+            if i + d < n and lo[i + d + 1] <= i:
+                assert compiled[i, d] == pytest.approx(float(X[i] @ X[i + d]), abs=1e-9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(sparse_problems, st.integers(0, 2**31 - 1))
+def test_sparse_rows_operations_match_the_dense_matrix(problem, seed):
+    from logichunk.sparse_rows import SparseRows
+
+    X = _sparse_problem(*problem)
+    S = SparseRows.from_dense(X)
+    n = X.shape[0]
+    rng = np.random.default_rng(seed)
+    key = S.col * n + S.row
+    assert (np.diff(key) > 0).all()  # by column, then row, no repeats
+    assert np.array_equal(S.dense(), X)
+    idx = np.flatnonzero(rng.random(n) < 0.6)
+    T = S.take(idx)
+    assert np.array_equal(T.dense(), X[idx]) and (np.diff(T.col * max(T.n, 1) + T.row) > 0).all()
+    grp = np.cumsum(rng.random(n) < 0.5)
+    grp -= grp[0]
+    m = int(grp[-1]) + 1
+    G = S.group(grp, m)
+    want = np.zeros((m, X.shape[1]))
+    np.add.at(want, grp, X)
+    assert np.allclose(G.dense(), want) and (np.diff(G.col * m + G.row) > 0).all()
+    order = rng.permutation(n)
+    P = S.permuted(order)
+    assert np.array_equal(P.dense(), X[order]) and (np.diff(P.col * n + P.row) > 0).all()
+    C = SparseRows.concat([S, T])
+    assert np.array_equal(C.dense()[:n, : X.shape[1]], X) and np.array_equal(C.dense()[n:, X.shape[1]:], X[idx])
+
+
+def test_lexical_rows_are_unit_rows_of_shared_items_in_column_order():
+    from logichunk.signals.cohesion import lexical_rows
+
+    text = ("Rivers carry water to the sea. Rivers flood plains. "
+            "Markets price goods daily. Markets crash sometimes. A lonely sentence stands here.")
+    sents = split_sentences(text)
+    R = lexical_rows(text, sents.starts, sents.ends)
+    assert R.n == len(sents)
+    norms = np.sqrt(R.sqnorms())
+    assert np.allclose(norms[:4], 1.0) and norms[4] == 0.0  # the last shares no item with any other
+    assert (np.diff(R.col * R.n + R.row) > 0).all()
+    D = R.dense()
+    assert D[0] @ D[1] > 0.5 and D[2] @ D[3] > 0.5 and D[0] @ D[2] == 0.0

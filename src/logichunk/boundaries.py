@@ -31,6 +31,7 @@ import numpy as np
 
 from . import native
 from .errors import InputError
+from .sparse_rows import SparseRows
 from .text.charclass import CJK, WS, class_table, codepoints, pair_cut_allowed
 from .types import Bubble
 
@@ -489,40 +490,88 @@ def forced_split_bubble(text: str, start: int, end: int, cuts: list[int], worst:
 # maximum (an atom alone over it is a chunk of its own: the caller splits it inside).
 
 
-def scatter_costs(X: np.ndarray, width: int, counts: np.ndarray | None = None,
+def gram_band(X: np.ndarray | SparseRows, width: int, lo: np.ndarray | None = None) -> np.ndarray:
+    """``P[i, d] = <x_i, x_{i+d}>`` for ``d < width`` (0 past the last row): every inner product a
+    window of ``width`` rows needs. Dense rows: one vector pass per ``d``. Sparse rows: one pass per
+    step along each column's entries, so the work follows the shared items, not the vocabulary; with
+    ``lo`` (each end's earliest start, :func:`earliest_starts`) only the products some window within
+    reach needs are computed (the others are 0)."""
+    w = max(1, int(width))
+    if isinstance(X, SparseRows):
+        n = X.n
+        if X.row.size == 0 or n == 0:
+            return np.zeros((n, w))
+        r, c, v = X.row, X.col, X.val  # by column, then row
+        lo_l = np.arange(n + 1) - w if lo is None else np.maximum(np.asarray(lo, np.int64), np.arange(n + 1) - w)
+        compiled = native.gram_band(w, r, c, v, lo_l, n)
+        if compiled is not None:
+            return compiled
+        return _band_numpy(r, c, v, lo_l, n, w)
+    Xd = np.asarray(X, dtype=np.float64)
+    n = Xd.shape[0]
+    P = np.zeros((n, w))
+    if n == 0:
+        return P
+    P[:, 0] = np.einsum("ij,ij->i", Xd, Xd)
+    for d in range(1, min(w, n)):
+        P[: n - d, d] = np.einsum("ij,ij->i", Xd[: n - d], Xd[d:])
+    return P
+
+
+def _band_numpy(r: np.ndarray, c: np.ndarray, v: np.ndarray, lo: np.ndarray, n: int, w: int) -> np.ndarray:
+    """The sparse :func:`gram_band` in numpy passes (what :func:`logichunk.native.gram_band` does in
+    C, in the same order: step ``t`` along every column, then the next step)."""
+    keys = [r * w]
+    vals = [v * v]
+    i = np.arange(r.size)  # entries whose t-th successor may still share their column within reach
+    for t in range(1, w):
+        i = i[: np.searchsorted(i, r.size - t)]
+        j = i + t
+        ok = (c[j] == c[i]) & (r[i] >= lo[r[j] + 1])
+        i, j = i[ok], j[ok]  # an entry out of reach at step t is out of reach after it
+        if i.size == 0:
+            break
+        keys.append(r[i] * w + (r[j] - r[i]))
+        vals.append(v[i] * v[j])
+    return np.bincount(np.concatenate(keys), weights=np.concatenate(vals), minlength=n * w).reshape(n, w)
+
+
+def scatter_costs(X: np.ndarray | SparseRows, width: int, counts: np.ndarray | None = None,
                   sqnorms: np.ndarray | None = None, lo: np.ndarray | None = None) -> np.ndarray:
-    """``C[b, k-1]`` = scatter of the atoms ``[b-k, b)`` (rows of ``X``) for ``k = 1..width``
-    (``inf`` where ``k > b``, or where ``b - k < lo[b]`` when ``lo`` gives each end its earliest
-    start): one vector pass per ``k`` over the ends that still need it, no Python loop over atoms.
-    Window sums grow one atom per pass instead of differencing a prefix sum, so a chunk's cost does
-    not depend on what precedes it in the array (texts chunked together get the costs each gets
-    alone, to the last bit). A row may stand for several atoms glued together: ``X`` holds their
-    sum, ``counts`` how many they are and ``sqnorms`` the sum of their squared norms (the scatter is
-    then exactly that of the atoms)."""
-    X = np.asarray(X, dtype=np.float32)  # window sums of at most w unit rows: float32 is ample
-    n = X.shape[0]
+    """``C[b, k-1]`` = scatter of the atoms ``[b-k, b)`` (rows of ``X``, dense or
+    :class:`~logichunk.sparse_rows.SparseRows`) for ``k = 1..width`` (``inf`` where ``k > b``, or
+    where ``b - k < lo[b]`` when ``lo`` gives each end its earliest start): one vector pass per
+    ``k`` over the ends that still need it, no Python loop over atoms. The squared norm of a window's
+    sum grows one atom per pass from the inner products of :func:`gram_band`, so a chunk's cost
+    reads only its own rows and does not depend on what precedes it (texts chunked together get the
+    costs each gets alone, to the last bit). A row may stand for several atoms glued together: ``X``
+    holds their sum, ``counts`` how many they are and ``sqnorms`` the sum of their squared norms (the
+    scatter is then exactly that of the atoms)."""
+    n = X.n if isinstance(X, SparseRows) else np.asarray(X).shape[0]
     w = max(1, min(int(width), n))
     C = np.full((n + 1, w), np.inf)
     if n == 0:
         return C
-    norms = np.einsum("ij,ij->i", X, X, dtype=np.float64) if sqnorms is None else np.asarray(sqnorms, np.float64)
+    P = gram_band(X, w, lo)
+    CP = np.cumsum(P, axis=1)  # CP[s, k-1]: <x_s, x_s + ... + x_{s+k-1}>
+    norms = P[:, 0] if sqnorms is None else np.asarray(sqnorms, np.float64)
     cnt = np.ones(n) if counts is None else np.asarray(counts, np.float64)
-    ends = np.arange(n)  # row j of the window arrays: the windows ending at atom ends[j]
+    ends = np.arange(n)  # the windows ending at atom ends[j]
     reach = ends + 1 if lo is None else ends + 1 - np.asarray(lo, np.int64)[1:]  # widest window per end
-    win = np.zeros((n, X.shape[1]), dtype=np.float32)
+    q = np.zeros(n)  # |sum of the window|^2
     sq = np.zeros(n)
     m = np.zeros(n)
     for k in range(1, w + 1):
         keep = reach[ends] >= k
         if not keep.all():
-            ends, win, sq, m = ends[keep], win[keep], sq[keep], m[keep]
+            ends, q, sq, m = ends[keep], q[keep], sq[keep], m[keep]
             if ends.size == 0:
                 break
-        src = ends - k + 1
-        win += X[src]
+        src = ends - k + 1  # the atom the window gains on the left
+        q += 2.0 * CP[src, k - 1] - P[src, 0]
         sq += norms[src]
         m += cnt[src]
-        C[ends + 1, k - 1] = np.maximum(sq - np.einsum("ij,ij->i", win, win) / m, 0.0)
+        C[ends + 1, k - 1] = np.maximum(sq - q / m, 0.0)
     return C
 
 
@@ -642,53 +691,75 @@ NULL_SHUFFLES = 5
 NULL_SAMPLE = 2048
 
 
-def best_single_gain(X: np.ndarray) -> float:
-    """How much the best single cut lowers the scatter of the whole sequence ``X``."""
-    X = np.asarray(X, dtype=np.float64)
-    n = X.shape[0]
+def _prefix_dots(X: np.ndarray | SparseRows) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """Per row ``i``: ``|x_i|^2``, ``<x_i, x_0 + ... + x_{i-1}>`` and ``<x_i, T>`` (``T`` the sum of
+    all rows), and ``|T|^2`` — what the scatter of every prefix and suffix is made of."""
+    if isinstance(X, SparseRows):
+        n = X.n
+        r, c, v = X.row, X.col, X.val  # by column, then row
+        cs = np.cumsum(v)
+        first = np.ones(c.size, bool)
+        first[1:] = c[1:] != c[:-1]
+        base = np.maximum.accumulate(np.where(first, np.arange(c.size), 0))  # each entry's column start
+        before = cs - v - (cs[base] - v[base])  # the column's sum over earlier rows
+        T = np.bincount(c, weights=v, minlength=X.ncol)
+        return (np.bincount(r, weights=v * v, minlength=n), np.bincount(r, weights=v * before, minlength=n),
+                np.bincount(r, weights=v * T[c], minlength=n), float(T @ T))
+    Xd = np.asarray(X, dtype=np.float64)
+    S = np.cumsum(Xd, axis=0)
+    prev = np.zeros(Xd.shape[0])
+    prev[1:] = np.einsum("ij,ij->i", Xd[1:], S[:-1])
+    T = S[-1]
+    return np.einsum("ij,ij->i", Xd, Xd), prev, Xd @ T, float(T @ T)
+
+
+def best_single_gain(X: np.ndarray | SparseRows) -> float:
+    """How much the best single cut lowers the scatter of the whole sequence ``X`` (dense rows or
+    :class:`~logichunk.sparse_rows.SparseRows`)."""
+    n = X.n if isinstance(X, SparseRows) else np.asarray(X).shape[0]
     if n < 2:
         return 0.0
-    S = np.cumsum(X, axis=0)
-    tot = S[-1]
+    sq, prev, xt, tt = _prefix_dots(X)
+    ll = np.cumsum(2.0 * prev + sq)[:-1]  # |L_m|^2, L_m the sum of the first m rows (m = 1..n-1)
+    lt = np.cumsum(xt)[:-1]  # <L_m, T>
     m = np.arange(1, n)
-    left = S[:-1]
-    right = tot - left
-    # scatter(all) - scatter(left) - scatter(right) = |L|^2/m + |R|^2/(n-m) - |T|^2/n
-    gain = (np.einsum("ij,ij->i", left, left) / m + np.einsum("ij,ij->i", right, right) / (n - m)
-            - float(tot @ tot) / n)
+    # scatter(all) - scatter(left) - scatter(right) = |L|^2/m + |T-L|^2/(n-m) - |T|^2/n
+    gain = ll / m + (tt - 2.0 * lt + ll) / (n - m) - tt / n
     return float(gain.max())
 
 
-def null_penalty(X: np.ndarray, shuffles: int = NULL_SHUFFLES, seed: int = 0) -> float:
+def null_penalty(X: np.ndarray | SparseRows, shuffles: int = NULL_SHUFFLES, seed: int = 0) -> float:
     """The price of one more segment: the largest, over a few shuffles of the same atoms, of the
     scatter the best single cut removes. A permutation rule: a boundary must explain more of the
     text than the best boundary explains in the same sentences in random order, where there is no
     topic to find (a test at level about 1/(shuffles+1)). Scale-free: it moves with the document's
     length and vocabulary. The largest rather than the median of the five was chosen on a named dev
-    split (documents 300-600 of Choi, DialSeg711, Weibo, DAct and TIAGE's last 100), never reported:
+    split (documents 300-600 of Choi, DialSeg711, Weibo and DAct and TIAGE's last 100), never reported:
     ``bench/QUALITY.md``."""
-    n = np.asarray(X).shape[0]
+    S = X if isinstance(X, SparseRows) else SparseRows.from_dense(np.asarray(X, dtype=np.float64))
+    n = S.n
     if n < 3:
         return 0.0
     rng = np.random.default_rng(seed)
     if n > NULL_SAMPLE:
-        X = np.asarray(X)[np.sort(rng.choice(n, NULL_SAMPLE, replace=False))]
+        S = S.take(np.sort(rng.choice(n, NULL_SAMPLE, replace=False)))
         n = NULL_SAMPLE
-    X = np.asarray(X, dtype=np.float64)
-    return float(max(best_single_gain(X[rng.permutation(n)]) for _ in range(shuffles)))
+    return float(max(best_single_gain(S.permuted(rng.permutation(n))) for _ in range(shuffles)))
 
 
 #: atoms a segment may span when no size limit bounds it (keeps the DP O(n·w) on long streams)
 MAX_SEGMENT_ATOMS = 512
 
 
-def segment_global(X: np.ndarray, reward: np.ndarray | None = None, *, penalty: float | None = None,
-                   max_atoms: int = MAX_SEGMENT_ATOMS) -> np.ndarray:
+def segment_global(X: np.ndarray | SparseRows, reward: np.ndarray | None = None, *,
+                   penalty: float | None = None, max_atoms: int = MAX_SEGMENT_ATOMS) -> np.ndarray:
     """Boundaries of a whole document with no size limit (segmentation, a document's topic level,
-    the memory review): :func:`optimal_cuts` on the scatter of ``X`` with one ``penalty`` per
-    segment, by default :func:`null_penalty`. Returns sorted gap indices."""
-    X = np.asarray(X, dtype=np.float32)
-    n = X.shape[0]
+    the memory review): :func:`optimal_cuts` on the scatter of ``X`` (dense rows or
+    :class:`~logichunk.sparse_rows.SparseRows`) with one ``penalty`` per segment, by default
+    :func:`null_penalty`. Returns sorted gap indices."""
+    if not isinstance(X, SparseRows):
+        X = np.asarray(X, dtype=np.float64)
+    n = X.n if isinstance(X, SparseRows) else X.shape[0]
     if n < 2:
         return np.zeros(0, np.int64)
     beta = null_penalty(X) if penalty is None else float(penalty)
@@ -702,12 +773,12 @@ def segment_global(X: np.ndarray, reward: np.ndarray | None = None, *, penalty: 
 FILL_WEIGHT = 1.0
 
 
-def fit_global(sizes: np.ndarray, X: np.ndarray, reward: np.ndarray | None, limits: SizeLimits, *,
+def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray | None, limits: SizeLimits, *,
                fixed: np.ndarray | None = None, penalty: float | np.ndarray | None = None,
                glue: np.ndarray | None = None, _counts: np.ndarray | None = None,
                _sqnorms: np.ndarray | None = None) -> np.ndarray:
     """The size-limited global choice: sorted cut gap indices over ``n`` atoms (sizes ``sizes``,
-    vectors ``X``) such that every chunk fits ``limits.max_size`` (an atom alone over it stands alone:
+    vectors ``X``, dense rows or :class:`~logichunk.sparse_rows.SparseRows`) such that every chunk fits ``limits.max_size`` (an atom alone over it stands alone:
     the caller splits it inside), ``fixed`` gaps are always cut, and the objective of this section
     is minimal with one ``penalty`` per chunk (default :func:`null_penalty`; an array gives each
     atom's, charged to the chunk it ends: texts chunked together keep their own) and a fill cost
@@ -726,10 +797,15 @@ def fit_global(sizes: np.ndarray, X: np.ndarray, reward: np.ndarray | None, limi
         grp = np.zeros(n, np.int64)
         np.cumsum(~g, out=grp[1:])
         m = int(grp[-1]) + 1
-        Xa = np.asarray(X, dtype=np.float32)
-        Xg = np.add.reduceat(Xa, np.flatnonzero(np.diff(grp, prepend=-1)), axis=0)  # groups are runs
+        Xg: np.ndarray | SparseRows
+        if isinstance(X, SparseRows):
+            Xg, rowsq = X.group(grp, m), X.sqnorms()
+        else:
+            Xa = np.asarray(X, dtype=np.float64)
+            Xg = np.add.reduceat(Xa, np.flatnonzero(np.diff(grp, prepend=-1)), axis=0)  # groups are runs
+            rowsq = np.einsum("ij,ij->i", Xa, Xa)
         counts = np.bincount(grp, minlength=m).astype(np.float64)
-        sqn = np.bincount(grp, weights=np.einsum("ij,ij->i", Xa, Xa, dtype=np.float64), minlength=m)
+        sqn = np.bincount(grp, weights=rowsq, minlength=m)
         last = np.concatenate((keep, [n - 1]))  # the last atom of each group
         pen = penalty if penalty is None or np.ndim(penalty) == 0 else np.asarray(penalty)[last]
         sub = fit_global(np.bincount(grp, weights=sizes, minlength=m).astype(np.int64), Xg,
@@ -750,11 +826,11 @@ def fit_global(sizes: np.ndarray, X: np.ndarray, reward: np.ndarray | None, limi
     return optimal_cuts(C, lo, reward, fixed)
 
 
-def objective(cuts: np.ndarray, sizes: np.ndarray, X: np.ndarray, reward: np.ndarray | None, limits: SizeLimits,
+def objective(cuts: np.ndarray, sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray | None, limits: SizeLimits,
               penalty: float) -> float:
     """The value :func:`fit_global` minimises, for any cut set (to compare two choices)."""
     sizes = np.asarray(sizes, dtype=np.int64)
-    X = np.asarray(X, dtype=np.float64)
+    X = X.dense() if isinstance(X, SparseRows) else np.asarray(X, dtype=np.float64)
     edges = np.concatenate(([0], np.asarray(cuts, dtype=np.int64) + 1, [sizes.size]))
     total = 0.0
     for a, b in zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True):

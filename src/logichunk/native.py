@@ -1,10 +1,12 @@
-"""The one loop numpy cannot vectorise — the boundary DP's recurrence — in C, compiled once per
-machine with the system's C compiler and loaded with :mod:`ctypes`.
+"""The two loops numpy cannot vectorise well — the boundary DP's recurrence, and the walk along each
+column of sparse sentence vectors that finds the inner products of nearby rows — in C, compiled once
+per machine with the system's C compiler and loaded with :mod:`ctypes`.
 
 Why: the global boundary decision (:func:`logichunk.boundaries.optimal_cuts`) is sequential: the
 best cost of a chunk ending at atom ``b`` needs the best costs before it. In Python that is ~0.1 µs
-per (start, end) pair, seconds on a megabyte of short sentences; in C it is nanoseconds. The kernel
-is 20 lines with no dependencies; it is built into ``native/`` of the cache folder (``$LOGICHUNK_CACHE``,
+per (start, end) pair, seconds on a megabyte of short sentences; in C it is nanoseconds. The column
+walk (:func:`logichunk.boundaries.gram_band`) shrinks a list of live entries step by step; numpy
+pays a few array passes per step. The kernels are 40 lines with no dependencies; it is built into ``native/`` of the cache folder (``$LOGICHUNK_CACHE``,
 else ``$XDG_CACHE_HOME/logichunk``, else ``~/.cache/logichunk``) under a name keyed by its source and the platform, so a later process only
 loads it. Without a compiler, when the build fails (remembered by a ``.failed`` file, not retried),
 or with ``LOGICHUNK_NATIVE=0``, the caller runs the same recurrence in Python: the same answer, ties
@@ -40,6 +42,27 @@ void lc_dp(int64_t n, int64_t w, const double *cost, const int64_t *lo, const do
         }
         back[b] = arg;
         if (b < n) fm[b] = restart[b] ? 0.0 : best - rw[b];  /* a forced cut: a fresh start */
+    }
+}
+
+/* P[r*w + d] += products of entries one column apart by d < w rows, in the order of boundaries.gram_band's
+   numpy passes (step t along a column, then column), so both give the same sums to the last bit.
+   Entries are sorted by column, then row; lo[b]: the earliest row a window ending at row b-1 reaches. */
+void lc_band(int64_t e, int64_t w, const int64_t *r, const int64_t *c, const double *v, const int64_t *lo,
+             int64_t *alive, double *P) {
+    for (int64_t i = 0; i < e; i++) { P[r[i] * w] += v[i] * v[i]; alive[i] = i; }
+    int64_t m = e;
+    for (int64_t t = 1; t < w && m > 0; t++) {
+        int64_t k = 0;
+        for (int64_t q = 0; q < m; q++) {
+            int64_t i = alive[q], j = i + t;
+            if (j >= e) break;  /* alive is ascending: the rest are past the end too */
+            if (c[j] == c[i] && r[i] >= lo[r[j] + 1]) {
+                P[r[i] * w + (r[j] - r[i])] += v[i] * v[j];
+                alive[k++] = i;
+            }
+        }
+        m = k;
     }
 }
 """
@@ -97,6 +120,8 @@ def _load() -> ctypes.CDLL | None:
         fn = lib.lc_dp
         fn.restype = None
         fn.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 6
+        lib.lc_band.restype = None
+        lib.lc_band.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 6
         _lib, _why = lib, f"compiled ({so})"
     except (OSError, subprocess.SubprocessError) as e:
         _why = f"unavailable ({type(e).__name__}: {e})"
@@ -125,3 +150,20 @@ def dp_back(cost: np.ndarray, lo: np.ndarray, rw: np.ndarray, restart: np.ndarra
     lib.lc_dp(n, cost.shape[1], cost.ctypes.data, lo.ctypes.data, rw.ctypes.data, rs.ctypes.data,
               fm.ctypes.data, back.ctypes.data)
     return back
+
+
+def gram_band(w: int, row: np.ndarray, col: np.ndarray, val: np.ndarray, lo: np.ndarray, n: int) -> np.ndarray | None:
+    """:func:`logichunk.boundaries.gram_band` on sparse rows from the compiled kernel (``lo``: each
+    end's earliest start, already clamped to ``w`` rows), or None when it is not available."""
+    lib = _load()
+    if lib is None:
+        return None
+    row = np.ascontiguousarray(row, dtype=np.int64)
+    col = np.ascontiguousarray(col, dtype=np.int64)
+    val = np.ascontiguousarray(val, dtype=np.float64)
+    lo = np.ascontiguousarray(lo, dtype=np.int64)
+    P = np.zeros(n * w)
+    alive = np.empty(row.size, dtype=np.int64)
+    lib.lc_band(row.size, w, row.ctypes.data, col.ctypes.data, val.ctypes.data, lo.ctypes.data,
+                alive.ctypes.data, P.ctypes.data)
+    return P.reshape(n, w)

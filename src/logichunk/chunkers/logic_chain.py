@@ -29,7 +29,8 @@ from .. import boundaries as bd
 from ..errors import InputError
 from ..ids import make_id
 from ..signals import GapSignal
-from ..signals.cohesion import CHUNK_DIM, lexical_vectors
+from ..signals.cohesion import lexical_rows
+from ..sparse_rows import SparseRows
 from ..signals.entropy import CompositeSignal, EntropySignal
 from ..text.measure import Measure, Meter, get_measure
 from ..text.sentences import BREAK_PARAGRAPH, SentenceSpans, split_sentences
@@ -183,6 +184,7 @@ class _Run:
         self.gap_text = gap_text
         self.text_edges = text_edges
         self.raw = np.asarray(raw, dtype=np.float64)
+        self._lex: tuple[np.ndarray, SparseRows, np.ndarray] | None = None  # see _lexical
 
     # ------------------------------------------------------------------ tiers 2-4 helpers
     def _composite(self, bidx: np.ndarray) -> None:
@@ -286,21 +288,34 @@ class _Run:
         # where the user's maximum comes first
         glue = forbid | heading if level > 1 else forbid
         reward[heading] = -np.inf
-        if self.text_edges is None:
-            X = lexical_vectors(self.text, a_start, a_end, CHUNK_DIM)
-            penalty: float | np.ndarray = bd.null_penalty(X)
-        else:  # texts chunked together: each its own vocabulary and penalty, as alone
-            owner = np.searchsorted(self.text_edges[0], a_start, side="right") - 1
-            cut_at = np.flatnonzero(owner[1:] != owner[:-1]) + 1
-            parts = np.split(np.arange(A), cut_at)
-            vecs = [lexical_vectors(self.text, a_start[p], a_end[p], CHUNK_DIM) for p in parts]
-            dim = max(v.shape[1] for v in vecs)
-            X = np.zeros((A, dim), np.float32)
-            penalty = np.zeros(A)
-            for p, v in zip(parts, vecs, strict=True):
-                X[p, : v.shape[1]] = v
-                penalty[p] = bd.null_penalty(v)
-        return bd.fit_global(asz, X, reward, limits, fixed=sep, glue=glue, penalty=penalty)
+        span_start, rows, span_penalty = self._lexical()
+        idx = np.searchsorted(span_start, a_start)  # every atom is one span of the text
+        return bd.fit_global(asz, rows.take(idx), reward, limits, fixed=sep, glue=glue, penalty=span_penalty[idx])
+
+    def _lexical(self) -> tuple[np.ndarray, SparseRows, np.ndarray]:
+        """The spans between the boundaries (after level 1's forced splits, so every atom of every
+        level is one of them), their lexical rows and each span's chunk penalty: computed once per
+        text, the document's own idf and permutation penalty serving all its levels (texts chunked
+        together: each its own vocabulary and penalty, as alone)."""
+        if self._lex is None:
+            offs = np.concatenate(([0], self.B, [len(self.text)]))
+            s, e = offs[:-1], offs[1:]
+            if self.text_edges is None:
+                rows = lexical_rows(self.text, s, e)
+                pen = np.full(s.size, bd.null_penalty(rows))
+            else:  # the spans of each text; those of the separators between texts stay empty rows
+                lo = np.searchsorted(s, self.text_edges[0]).tolist()
+                hi = np.searchsorted(s, self.text_edges[1]).tolist()
+                parts, pens, prev = [], [], 0
+                for a, b in zip(lo, hi, strict=True):
+                    parts += [SparseRows.empty(a - prev), lexical_rows(self.text, s[a:b], e[a:b])]
+                    pens += [np.zeros(a - prev), np.full(b - a, bd.null_penalty(parts[-1]))]
+                    prev = b
+                parts.append(SparseRows.empty(s.size - prev))
+                pens.append(np.zeros(s.size - prev))
+                rows, pen = SparseRows.concat(parts), np.concatenate(pens)
+            self._lex = (s, rows, pen)
+        return self._lex
 
     # ------------------------------------------------------------------ one level, all pieces
     def level(self, pieces: list[tuple[int, int, str | None]], level: int, out: _Columns) -> list:

@@ -192,11 +192,11 @@ class _Global:
             norm = np.linalg.norm(X, axis=1, keepdims=True)
             X = X / np.where(norm > 0, norm, 1.0)
         else:
-            from ..signals.cohesion import lexical_vectors
+            from ..signals.cohesion import lexical_rows
             from .segmentation import units_to_sents
 
             sents = units_to_sents(units)
-            X = lexical_vectors(sents.text, sents.starts, sents.ends)
+            return segment_global(lexical_rows(sents.text, sents.starts, sents.ends))
         return segment_global(X)
 
     def chunk(self, text: str, lang: str, units: bool = False) -> Located:

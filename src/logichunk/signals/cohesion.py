@@ -13,62 +13,49 @@ stretch of text keeps returning to (Halliday & Hasan; TextTiling, C99). So:
 * weights are ``sqrt(count) * idf`` with the idf of the document itself (spans as documents), so
   a word the whole text repeats counts little and a word a few neighbouring sentences share a lot;
 * rows are L2-normalised (a span without a shared item is the zero vector: it pulls no segment
-  either way), and the item space is folded into ``dim`` signed buckets only when the document's
-  shared vocabulary is larger than ``dim`` (below that, each item has its own column: exact).
+  either way) and kept sparse (:class:`~logichunk.sparse_rows.SparseRows`): each shared item is a
+  column of its own, at any vocabulary size — no hashing of items into a few columns, which made
+  unrelated words look alike.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..hashing import splitmix64
+from ..sparse_rows import SparseRows
 from .entropy import content_items
 
-#: Columns of the folded item space; a document sharing fewer items than this keeps them exact.
-DIM = 512
-#: The chunking cascade's columns: its DP reads every window of up to w atoms, so its cost grows with
-#: the dimension; 128 keeps the default chunk() within a few times the local rule's time. Segmentation
-#: keeps :data:`DIM` (on the dev split, 128 columns cost Choi 0.185 -> 0.246 Pk).
-CHUNK_DIM = 128
 
-
-def lexical_vectors(text: str, starts: np.ndarray, ends: np.ndarray, dim: int = DIM) -> np.ndarray:
-    """One float32 row per span ``[starts[i], ends[i])`` of ``text`` (spans sorted and disjoint),
-    L2-normalised, as the module docstring describes."""
+def lexical_rows(text: str, starts: np.ndarray, ends: np.ndarray) -> SparseRows:
+    """One sparse row per span ``[starts[i], ends[i])`` of ``text`` (spans sorted and disjoint),
+    L2-normalised, as the module docstring describes. Reads only the items inside the spans' range,
+    so many short texts laid end to end cost their own length each."""
     starts = np.asarray(starts, dtype=np.int64)
     ends = np.asarray(ends, dtype=np.int64)
     n = starts.size
     if n == 0:
-        return np.zeros((0, 1), dtype=np.float32)
-    pos, ids = content_items(text)
+        return SparseRows.empty(0)
+    allpos, allids = content_items(text)
+    a, b = np.searchsorted(allpos, [starts[0], ends[-1]])
+    pos, ids = allpos[a:b], allids[a:b]
     # items inside the spans, and the span each lies in
     row = np.searchsorted(ends, pos, side="right")
-    ok = (row < n)
+    ok = row < n
     ok[ok] &= pos[ok] >= starts[row[ok]]
     row, ids = row[ok], ids[ok]
     if ids.size == 0:
-        return np.zeros((n, 1), dtype=np.float32)
+        return SparseRows.empty(n)
     vocab, col = np.unique(ids, return_inverse=True)
-    pair = np.unique(row * vocab.size + col, return_counts=True)
-    prow, pcol = np.divmod(pair[0], vocab.size)
-    cnt = pair[1].astype(np.float64)
+    pair, cnt = np.unique(row * vocab.size + col, return_counts=True)
+    prow, pcol = np.divmod(pair, vocab.size)
     df = np.bincount(pcol, minlength=vocab.size)
-    shared = df >= 2
+    shared = (df >= 2) & (df < n)  # an item in every span weighs log(1) = 0: no entries for it
     keep = shared[pcol]
+    if not keep.any():
+        return SparseRows.empty(n)
     prow, pcol, cnt = prow[keep], pcol[keep], cnt[keep]
-    if prow.size == 0:
-        return np.zeros((n, 1), dtype=np.float32)
-    idf = np.log(n / df)
-    w = np.sqrt(cnt) * idf[pcol]
-    nv = int(shared.sum())
-    if nv <= dim:
-        local = np.cumsum(shared) - 1
-        X = np.bincount(prow * nv + local[pcol], weights=w, minlength=n * nv).reshape(n, nv)
-    else:
-        h = splitmix64(vocab.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15))
-        bucket = (h % np.uint64(dim)).astype(np.int64)
-        sign = np.where((h >> np.uint64(63)) != 0, -1.0, 1.0)
-        X = np.bincount(prow * dim + bucket[pcol], weights=w * sign[pcol], minlength=n * dim).reshape(n, dim)
-    norm = np.sqrt(np.einsum("ij,ij->i", X, X))
-    X /= np.where(norm > 0, norm, 1.0)[:, None]
-    return X.astype(np.float32)
+    local = np.cumsum(shared) - 1  # shared items numbered in order: (row, col) order is kept
+    w = np.sqrt(cnt) * np.log(n / df[pcol])
+    norm = np.sqrt(np.bincount(prow, weights=w * w, minlength=n))
+    w = w / np.where(norm > 0, norm, 1.0)[prow]
+    return SparseRows.from_entries(prow, local[pcol], w, n, int(shared.sum()))
