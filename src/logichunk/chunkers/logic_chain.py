@@ -30,8 +30,8 @@ from ..errors import InputError
 from ..ids import make_id
 from ..signals import GapSignal
 from ..signals.cohesion import lexical_rows
-from ..sparse_rows import SparseRows
 from ..signals.entropy import CompositeSignal, EntropySignal
+from ..sparse_rows import SparseRows
 from ..text.measure import Measure, Meter, get_measure
 from ..text.sentences import BREAK_PARAGRAPH, SentenceSpans, split_sentences
 from ..text.structure import PARAGRAPH, layout
