@@ -326,3 +326,35 @@ def test_lexical_rows_are_unit_rows_of_shared_items_in_column_order():
     assert (np.diff(R.col * R.n + R.row) > 0).all()
     D = R.dense()
     assert D[0] @ D[1] > 0.5 and D[2] @ D[3] > 0.5 and D[0] @ D[2] == 0.0
+
+
+code_lines = st.lists(st.sampled_from(["x = 1", "", "def f():", "    return 2", "print(x)  # done."]), min_size=1, max_size=8)
+blocks = st.one_of(
+    code_lines.map(lambda ls: "```\n" + "\n".join(ls) + "\n```\n\n"),
+    st.lists(st.sampled_from(["Alpha beta gamma.", "Rivers flow to seas.", "Markets rise and fall!", "Why not?"]),
+             min_size=1, max_size=5).map(lambda ws: " ".join(ws) + "\n\n"),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(blocks, min_size=1, max_size=8), st.sampled_from([30, 60, 120]))
+def test_a_fence_is_cut_only_when_it_alone_exceeds_the_limit_and_never_at_its_marks(parts, max_size):
+    """Blank lines inside code are not paragraph breaks: a fenced block that fits a level's limit is
+    never cut at that level; one that does not is cut between code lines, never right after its
+    opening line or right before its closing line."""
+    from logichunk.text.sentences import fence_spans
+
+    text = "".join(parts)
+    sizes = (max_size, max_size // 2)
+    tree = chunk(text, sizes=sizes)
+    sents = split_sentences(text)
+    for a, b in fence_spans(text):
+        i0 = int(np.searchsorted(sents.starts, a, side="right")) - 1
+        i1 = int(np.searchsorted(sents.starts, b, side="left")) - 1
+        fa, fb = int(sents.starts[i0]), int(sents.ends[i1])
+        for c in tree:
+            limit = sizes[c.id.count(".")]
+            if fa < c.span.end < fb:
+                assert fb - fa > limit, (c, text[fa:fb])
+                assert c.span.end != int(sents.ends[i0]), ("ends with the opening line", c)
+                assert c.span.end != int(sents.starts[i1]), ("the closing line alone", c)

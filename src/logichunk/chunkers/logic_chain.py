@@ -157,7 +157,7 @@ class _Run:
         score = np.asarray(raw, dtype=np.float64) + self.bonus
         # the author's structure per boundary (strength, no-cut after a heading) and each boundary's
         # bonus, kept aligned with B when tier 4 inserts offsets inside sentences
-        lay = layout(self.sents)
+        lay = layout(self.sents, text_edges)
         self.T = lay.strength.astype(np.int64)
         self.NC = lay.no_cut.copy()
         self.Bn = self.bonus.copy()

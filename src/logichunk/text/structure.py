@@ -14,7 +14,10 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
 * **strengths** per gap: :data:`SECTION` before a heading > :data:`BLOCK` around lists, tables,
   fences and rules > :data:`PARAGRAPH` (blank line) > :data:`LINE` > :data:`SENTENCE`;
 * **no-cut gaps**: right after a heading (it titles what follows, so it opens a chunk and never
-  ends one) and between a setext heading's text and its underline.
+  ends one), between a setext heading's text and its underline, and right after a code fence's
+  opening line and before its closing line;
+* **fenced code is one block**: a blank line inside a fence is a line of code, not a paragraph
+  break, so a chunker keeps a fence that fits whole and cuts one that does not between lines.
 
 Every rule is a fixed reading of the layout, not a tuned number: a title line is at most
 :data:`TITLE_MAX_CHARS` characters, a numbered heading line at most :data:`NUMBERED_MAX_CHARS`.
@@ -28,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .charclass import codepoints
-from .sentences import BREAK_HARD, BREAK_LINE, BREAK_PARAGRAPH, SentenceSpans
+from .sentences import BREAK_HARD, BREAK_LINE, BREAK_PARAGRAPH, SentenceSpans, fence_spans
 
 SENTENCE, LINE, PARAGRAPH, BLOCK, SECTION = 0, 1, 2, 3, 4
 STRENGTH_NAMES = {SENTENCE: "sentence", LINE: "line", PARAGRAPH: "paragraph", BLOCK: "block", SECTION: "section"}
@@ -51,6 +54,7 @@ _NUMBERED = re.compile(
 # what ends or continues a sentence: a line ending so is prose (or a list lead-in), not a title
 _PROSE_END = set("。！？；：，、.!?;:,…")
 # first characters a Markdown, setext or numbered heading line can start with (after its indent)
+_FENCE_MARK = re.compile(r"```|~~~")
 _HEAD_FIRST = np.array(sorted({ord(c) for c in "#=-0123456789第一二三四五六七八九十CSPA \t"}), dtype=np.uint32)
 
 
@@ -83,9 +87,10 @@ def _is_title(line: str) -> bool:
     return any(ch.isalpha() for ch in s)
 
 
-def layout(sents: SentenceSpans) -> Layout:
+def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = None) -> Layout:
     """Read the structure of ``sents`` (see the module docstring). Python touches only the sentences
-    that start a line and are short, a small share of any text."""
+    that start a line and are short, a small share of any text. ``edges`` (starts, ends): several
+    texts laid end to end, each read on its own (a fence never pairs across two texts)."""
     n = len(sents)
     brk = np.asarray(sents.breaks, dtype=np.int8)
     strength = np.where(brk >= BREAK_HARD, BLOCK, brk).astype(np.int8)
@@ -129,4 +134,40 @@ def layout(sents: SentenceSpans) -> Layout:
         opens = heading[1:] & ~setext_under[1:]
         strength = np.where(opens, SECTION, strength).astype(np.int8)
         strength = np.where(no_cut, np.minimum(strength, LINE), strength).astype(np.int8)
+        strength = _code_lines(sents, strength, no_cut, edges)
     return Layout(heading, strength, no_cut)
+
+
+def _code_lines(sents: SentenceSpans, strength: np.ndarray, no_cut: np.ndarray,
+                edges: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
+    """Inside a fenced code block a blank line is a line of code, not a paragraph break: the gaps
+    strictly inside a fence are :data:`LINE`, so the whole fence is one block (its edges are hard
+    breaks already) that a chunker keeps whole where it fits, and cuts only between lines where
+    it alone exceeds the limit. The opening line stays with the first line of code and the closing
+    line with the last (``no_cut``, set in place): a fence cut in two leaves each part its marks'
+    side, never a chunk of bare backticks."""
+    text = sents.text
+    if "```" not in text and "~~~" not in text:
+        return strength
+    if edges is None:
+        spans = fence_spans(text)
+    else:  # only the texts with a fence mark are read
+        marks = [m.start() for m in _FENCE_MARK.finditer(text)]
+        spans = []
+        for k in np.unique(np.searchsorted(edges[0], marks, side="right") - 1).tolist():
+            a, b = int(edges[0][k]), int(edges[1][k])
+            spans += [(a + x, a + y) for x, y in fence_spans(text[a:b])]
+    if not spans:
+        return strength
+    gap = sents.ends[:-1]  # the offset of each gap
+    lo = np.searchsorted(gap, [a for a, _ in spans], side="right")  # the first gap inside each fence
+    hi = np.searchsorted(gap, [b for _, b in spans], side="left")  # one past the last gap inside
+    inside = np.zeros(gap.size + 1, np.int64)
+    np.add.at(inside, lo, 1)
+    np.add.at(inside, hi, -1)
+    mask = np.cumsum(inside[:-1]) > 0
+    has = hi > lo
+    no_cut[lo[has]] = True  # after the opening line
+    closed = has & (np.asarray([b for _, b in spans]) < len(text))
+    no_cut[hi[closed] - 1] = True  # before the closing line (an unclosed fence has none)
+    return np.where(mask, np.minimum(strength, LINE), strength).astype(np.int8)
