@@ -358,3 +358,16 @@ def test_a_fence_is_cut_only_when_it_alone_exceeds_the_limit_and_never_at_its_ma
                 assert fb - fa > limit, (c, text[fa:fb])
                 assert c.span.end != int(sents.ends[i0]), ("ends with the opening line", c)
                 assert c.span.end != int(sents.starts[i1]), ("the closing line alone", c)
+
+
+def test_lines_inside_a_fence_are_code_not_headings_or_paragraphs():
+    text = ("Intro line of prose here.\n\n```python\n# not a heading\n\nx = 1\n\nTitle Like Line\n\ny = 2\n```\n\n"
+            "# A real heading\n\nBody text follows the heading.\n")
+    sents = split_sentences(text)
+    lay = layout(sents)
+    heads = [text[int(sents.starts[i]) : int(sents.ends[i])].strip() for i in np.flatnonzero(lay.heading)]
+    assert heads == ["# A real heading"]
+    f0, f1 = text.index("```python"), text.index("```\n\n#")
+    inside = [i for i in range(len(sents) - 1) if f0 < int(sents.ends[i]) <= f1]
+    assert inside and all(lay.strength[i] <= 1 for i in inside)  # blank lines in code: no paragraph breaks
+    assert lay.no_cut[inside[0]] and lay.no_cut[inside[-1]]  # the marks stay with the code

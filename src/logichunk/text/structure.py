@@ -111,6 +111,12 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     # line standing alone between blank lines (a title line)
     first = codepoints(text)[starts]
     maybe = np.isin(first, _HEAD_FIRST) | ((before == BREAK_PARAGRAPH) & (after >= BREAK_PARAGRAPH))
+    # fenced code is code, whatever its lines look like (a "# comment" is no heading)
+    f_lo, f_hi, f_closed = _fences(sents, edges)
+    code = np.zeros(n + 1, np.int64)
+    np.add.at(code, f_lo, 1)  # from the opening line's sentence ...
+    np.add.at(code, np.minimum(f_hi, n - 1) + 1, -1)  # ... to the closing line's
+    maybe &= np.cumsum(code[:-1]) == 0
     setext_under = np.zeros(n, dtype=bool)
     for i in np.flatnonzero(line_whole & short & maybe).tolist():
         line = text[int(starts[i]) : int(ends[i])]
@@ -134,21 +140,27 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         opens = heading[1:] & ~setext_under[1:]
         strength = np.where(opens, SECTION, strength).astype(np.int8)
         strength = np.where(no_cut, np.minimum(strength, LINE), strength).astype(np.int8)
-        strength = _code_lines(sents, strength, no_cut, edges)
+        # inside a fence a blank line is a line of code, not a paragraph break: the fence is one
+        # block (its edges are hard breaks already), kept whole where it fits and cut only between
+        # lines where it alone exceeds the limit; its opening line stays with the first line of code
+        # and its closing line with the last, so no chunk is bare backticks
+        inside = np.zeros(n, np.int64)
+        np.add.at(inside, f_lo, 1)
+        np.add.at(inside, f_hi, -1)
+        strength = np.where(np.cumsum(inside[:-1]) > 0, np.minimum(strength, LINE), strength).astype(np.int8)
+        has = f_hi > f_lo
+        no_cut[f_lo[has]] = True
+        no_cut[f_hi[has & f_closed] - 1] = True
     return Layout(heading, strength, no_cut)
 
 
-def _code_lines(sents: SentenceSpans, strength: np.ndarray, no_cut: np.ndarray,
-                edges: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
-    """Inside a fenced code block a blank line is a line of code, not a paragraph break: the gaps
-    strictly inside a fence are :data:`LINE`, so the whole fence is one block (its edges are hard
-    breaks already) that a chunker keeps whole where it fits, and cuts only between lines where
-    it alone exceeds the limit. The opening line stays with the first line of code and the closing
-    line with the last (``no_cut``, set in place): a fence cut in two leaves each part its marks'
-    side, never a chunk of bare backticks."""
+def _fences(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The fenced code blocks as gap indices: per fence, its first gap inside (after the opening
+    line) and one past its last (``lo``, ``hi``), and whether a closing line ends it."""
     text = sents.text
+    none = np.zeros(0, np.int64)
     if "```" not in text and "~~~" not in text:
-        return strength
+        return none, none, none.astype(bool)
     if edges is None:
         spans = fence_spans(text)
     else:  # only the texts with a fence mark are read
@@ -158,16 +170,12 @@ def _code_lines(sents: SentenceSpans, strength: np.ndarray, no_cut: np.ndarray,
             a, b = int(edges[0][k]), int(edges[1][k])
             spans += [(a + x, a + y) for x, y in fence_spans(text[a:b])]
     if not spans:
-        return strength
+        return none, none, none.astype(bool)
     gap = sents.ends[:-1]  # the offset of each gap
-    lo = np.searchsorted(gap, [a for a, _ in spans], side="right")  # the first gap inside each fence
-    hi = np.searchsorted(gap, [b for _, b in spans], side="left")  # one past the last gap inside
-    inside = np.zeros(gap.size + 1, np.int64)
-    np.add.at(inside, lo, 1)
-    np.add.at(inside, hi, -1)
-    mask = np.cumsum(inside[:-1]) > 0
-    has = hi > lo
-    no_cut[lo[has]] = True  # after the opening line
-    closed = has & (np.asarray([b for _, b in spans]) < len(text))
-    no_cut[hi[closed] - 1] = True  # before the closing line (an unclosed fence has none)
-    return np.where(mask, np.minimum(strength, LINE), strength).astype(np.int8)
+    lo = np.searchsorted(gap, [a for a, _ in spans], side="right")
+    hi = np.searchsorted(gap, [b for _, b in spans], side="left")
+    # closed: its last line is a fence line other than the opening one (an unclosed fence runs to
+    # the end of its text)
+    closed = np.asarray([text.rfind("\n", a, b) >= 0 and text[text.rfind("\n", a, b) + 1 : b].lstrip(" \t")[:3]
+                         in ("```", "~~~") for a, b in spans], dtype=bool)
+    return lo.astype(np.int64), hi.astype(np.int64), closed
