@@ -48,7 +48,7 @@ problems = st.integers(2, 8).flatmap(lambda n: st.tuples(
 ))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(problems)
 def test_the_dp_is_optimal_by_its_own_objective(problem):
     sizes, X, reward, max_size, penalty = problem
@@ -66,7 +66,7 @@ def test_the_dp_is_optimal_by_its_own_objective(problem):
         assert bd.objective(cuts, sizes, X, reward, limits, penalty) == pytest.approx(best, abs=1e-6)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(st.integers(2, 60).flatmap(lambda n: st.tuples(
     st.lists(st.integers(1, 40), min_size=n, max_size=n),
     st.lists(st.floats(0, 1), min_size=n - 1, max_size=n - 1),
@@ -88,7 +88,7 @@ def test_never_worse_than_the_greedy_rule_on_its_objective(problem):
                                                                                  penalty) + 1e-9
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(st.integers(3, 40).flatmap(lambda n: st.tuples(
     st.lists(st.integers(1, 30), min_size=n, max_size=n),
     st.lists(st.booleans(), min_size=n - 1, max_size=n - 1),
@@ -173,7 +173,7 @@ def test_examples_no_chunk_ends_in_a_heading_and_fitting_paragraphs_stay_whole(p
             assert sizes[para[i]] > max_size, (c, sizes[para[i]])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(st.lists(st.sampled_from([
     "# A heading\n\n", "## Sub heading\n", "Plain sentence one. ", "Another sentence here! ", "\n\n",
     "1.2 Numbered title\n\n", "标题行\n\n", "中文句子在这里。", "- a list item\n", "| a | b |\n",
@@ -336,7 +336,7 @@ blocks = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(st.lists(blocks, min_size=1, max_size=8), st.sampled_from([30, 60, 120]))
 def test_a_fence_is_cut_only_when_it_alone_exceeds_the_limit_and_never_at_its_marks(parts, max_size):
     """Blank lines inside code are not paragraph breaks: a fenced block that fits a level's limit is
