@@ -371,3 +371,45 @@ def test_lines_inside_a_fence_are_code_not_headings_or_paragraphs():
     inside = [i for i in range(len(sents) - 1) if f0 < int(sents.ends[i]) <= f1]
     assert inside and all(lay.strength[i] <= 1 for i in inside)  # blank lines in code: no paragraph breaks
     assert lay.no_cut[inside[0]] and lay.no_cut[inside[-1]]  # the marks stay with the code
+
+
+def test_the_cascade_measures_cohesion_with_the_embedders_vectors_when_its_signal_embeds():
+    """When the tier-1 signal embeds sentences, the global decision reads the embedder's vectors: a
+    topic change only the vectors show (no shared words, flat gap scores) decides the cut; the
+    same text under a signal without vectors is cut elsewhere. The semantic signal embeds once."""
+    from logichunk.chunkers.logic_chain import CascadeSettings, chunk_logic_chain
+    from logichunk.signals.semantic import SemanticSignal
+
+    a = ["Alpha one here.", "Beta two there.", "Gamma three now.", "Delta four again."]
+    b = ["Epsilon five soon.", "Zeta six later.", "Eta seven still.", "Theta eight done."]
+    topic = {s: (1.0, 0.0) for s in a} | {s: (0.0, 1.0) for s in b}
+    text = " ".join(a + b)
+    sizes = (len(text) - 10,)
+
+    class Flat:  # gap scores say nothing; the vectors carry the topics
+        name = "flat"
+
+        def __init__(self, vectors):
+            self.vectors = vectors
+
+        def gap_scores(self, sents):
+            return np.zeros(len(sents) - 1)
+
+        def sentence_vectors(self, sents):
+            return np.asarray([topic[t.strip()] for t in sents.texts()]) if self.vectors else None
+
+    def first_cut(signal):
+        return chunk_logic_chain(text, CascadeSettings(sizes=sizes, signal=signal)).roots()[0].span.end
+
+    assert first_cut(Flat(True)) == text.index(b[0])
+    assert first_cut(Flat(False)) != text.index(b[0])
+
+    class Topics:
+        calls = 0
+
+        def embed(self, texts, kind="passage"):
+            Topics.calls += 1
+            return np.asarray([topic[t] for t in texts], dtype=np.float32)
+
+    assert first_cut(SemanticSignal(Topics())) == text.index(b[0])
+    assert Topics.calls == 1  # the signal's pass, read again by the decision without a second one

@@ -736,15 +736,19 @@ def null_penalty(X: np.ndarray | SparseRows, shuffles: int = NULL_SHUFFLES, seed
     length and vocabulary. The largest rather than the median of the five was chosen on a named dev
     split (documents 300-600 of Choi, DialSeg711, Weibo and DAct and TIAGE's last 100), never reported:
     ``bench/QUALITY.md``."""
-    S = X if isinstance(X, SparseRows) else SparseRows.from_dense(np.asarray(X, dtype=np.float64))
-    n = S.n
+    n = X.n if isinstance(X, SparseRows) else np.asarray(X).shape[0]
     if n < 3:
         return 0.0
     rng = np.random.default_rng(seed)
-    if n > NULL_SAMPLE:
-        S = S.take(np.sort(rng.choice(n, NULL_SAMPLE, replace=False)))
-        n = NULL_SAMPLE
-    return float(max(best_single_gain(S.permuted(rng.permutation(n))) for _ in range(shuffles)))
+    keep = np.sort(rng.choice(n, NULL_SAMPLE, replace=False)) if n > NULL_SAMPLE else None
+    if isinstance(X, SparseRows):
+        S = X if keep is None else X.take(keep)
+        n = S.n
+        return float(max(best_single_gain(S.permuted(rng.permutation(n))) for _ in range(shuffles)))
+    Xd = np.asarray(X, dtype=np.float64)  # dense rows (an embedder's)
+    Xd = Xd if keep is None else Xd[keep]
+    n = Xd.shape[0]
+    return float(max(best_single_gain(Xd[rng.permutation(n)]) for _ in range(shuffles)))
 
 
 #: atoms a segment may span when no size limit bounds it (keeps the DP O(n·w) on long streams)

@@ -184,7 +184,7 @@ class _Run:
         self.gap_text = gap_text
         self.text_edges = text_edges
         self.raw = np.asarray(raw, dtype=np.float64)
-        self._lex: tuple[np.ndarray, SparseRows, np.ndarray] | None = None  # see _lexical
+        self._lex: tuple[np.ndarray, SparseRows | np.ndarray, np.ndarray] | None = None  # see _lexical
 
     # ------------------------------------------------------------------ tiers 2-4 helpers
     def _composite(self, bidx: np.ndarray) -> None:
@@ -290,17 +290,28 @@ class _Run:
         reward[heading] = -np.inf
         span_start, rows, span_penalty = self._lexical()
         idx = np.searchsorted(span_start, a_start)  # every atom is one span of the text
-        return bd.fit_global(asz, rows.take(idx), reward, limits, fixed=sep, glue=glue, penalty=span_penalty[idx])
+        X = rows.take(idx) if isinstance(rows, SparseRows) else rows[idx]
+        return bd.fit_global(asz, X, reward, limits, fixed=sep, glue=glue, penalty=span_penalty[idx])
 
-    def _lexical(self) -> tuple[np.ndarray, SparseRows, np.ndarray]:
+    def _lexical(self) -> tuple[np.ndarray, SparseRows | np.ndarray, np.ndarray]:
         """The spans between the boundaries (after level 1's forced splits, so every atom of every
-        level is one of them), their lexical rows and each span's chunk penalty: computed once per
-        text, the document's own idf and permutation penalty serving all its levels (texts chunked
-        together: each its own vocabulary and penalty, as alone)."""
+        level is one of them), their vectors and each span's chunk penalty: computed once per text,
+        the document's own idf and permutation penalty serving all its levels (texts chunked
+        together: each its own vocabulary and penalty, as alone). The vectors are the model-free
+        lexical rows, or, when the tier-1 signal embeds sentences (cliff, fused), the embedder's
+        unit vectors: a piece of a sentence split by tier 4 takes its sentence's."""
         if self._lex is None:
             offs = np.concatenate(([0], self.B, [len(self.text)]))
             s, e = offs[:-1], offs[1:]
-            if self.text_edges is None:
+            get = getattr(self.cfg.signal, "sentence_vectors", None)
+            V = get(self.sents) if get is not None and self.text_edges is None and len(self.sents) > 1 else None
+            rows: SparseRows | np.ndarray
+            if V is not None:
+                V = np.asarray(V, dtype=np.float64)[np.searchsorted(self.sents.ends, s, side="right")]
+                norm = np.linalg.norm(V, axis=1, keepdims=True)
+                rows = V / np.where(norm > 0, norm, 1.0)
+                pen = np.full(s.size, bd.null_penalty(rows))
+            elif self.text_edges is None:
                 rows = lexical_rows(self.text, s, e)
                 pen = np.full(s.size, bd.null_penalty(rows))
             else:  # the spans of each text; those of the separators between texts stay empty rows

@@ -867,6 +867,12 @@ class CompositeSignal:
             return np.zeros(0)
         return self.gap_scores_at(sents, np.arange(len(sents) - 1))
 
+    def sentence_vectors(self, sents: SentenceSpans) -> np.ndarray | None:
+        """The ``extra`` signal's sentence vectors when it has them (the fused signal's embedder),
+        else None: what the cascade's global decision measures cohesion with."""
+        get = getattr(self.extra, "sentence_vectors", None)
+        return None if get is None else get(sents)
+
     def gap_scores_at(self, sents: SentenceSpans, gaps: np.ndarray) -> np.ndarray:
         """Composite scores of the gap indices ``gaps`` only, z-normalised among them: what tier 3
         needs inside runs that entropy could not split, without scoring the whole document."""

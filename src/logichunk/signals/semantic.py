@@ -20,7 +20,7 @@ threshold, and/or whose drop from the previous gap is unusually large for this d
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -86,12 +86,23 @@ class SemanticSignal:
     embedder: Embedder
     window: int = 2
     name: str = "semantic"
+    # the last text's vectors: the cascade reads them again for its global decision (one model pass)
+    _last: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def embed_sentences(self, sents: SentenceSpans) -> np.ndarray:
         """One vector per sentence. Surrounding whitespace is stripped for the model only — the
-        spans are untouched — and identical sentences are embedded once."""
-        texts = [t.strip() for t in sents.texts()]
-        return embed_unique(self.embedder, texts)
+        spans are untouched — and identical sentences are embedded once. The last text's vectors
+        are kept, so a second call on the same sentences costs no model pass."""
+        key = (hash(sents.text), len(sents.text), sents.starts.tobytes(), sents.ends.tobytes())
+        if self._last.get("key") != key:
+            self._last.clear()
+            self._last.update(key=key, vectors=embed_unique(self.embedder, [t.strip() for t in sents.texts()]))
+        return self._last["vectors"]
+
+    def sentence_vectors(self, sents: SentenceSpans) -> np.ndarray:
+        """The sentence vectors the cascade's global decision measures cohesion with (see
+        :meth:`embed_sentences`)."""
+        return self.embed_sentences(sents)
 
     def similarities(self, sents: SentenceSpans) -> np.ndarray:
         """Cosine similarity across each gap (len n-1)."""
