@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..sparse_rows import SparseRows
+from ..sparse_rows import SparseRows, stable_order
 from .entropy import content_items
 
 
@@ -45,17 +45,28 @@ def lexical_rows(text: str, starts: np.ndarray, ends: np.ndarray) -> SparseRows:
     row, ids = row[ok], ids[ok]
     if ids.size == 0:
         return SparseRows.empty(n)
-    vocab, col = np.unique(ids, return_inverse=True)
-    pair, cnt = np.unique(row * vocab.size + col, return_counts=True)
-    prow, pcol = np.divmod(pair, vocab.size)
-    df = np.bincount(pcol, minlength=vocab.size)
+    # items numbered by id (ids are below 2^20: a table, not a sort), then the entries put in column
+    # order once: repeats of an item in one span are neighbours there, counted by their runs
+    present = np.zeros(int(ids.max()) + 1, np.int64)
+    present[ids] = 1
+    rank = np.cumsum(present) - 1
+    col = rank[ids]
+    nv = int(rank[-1]) + 1
+    order = stable_order(col, nv)  # rows stay in order inside a column
+    r, c = row[order], col[order]
+    first = np.ones(r.size, bool)
+    first[1:] = (c[1:] != c[:-1]) | (r[1:] != r[:-1])
+    at = np.flatnonzero(first)
+    cnt = np.diff(np.append(at, r.size))
+    prow, pcol = r[at], c[at]
+    df = np.bincount(pcol, minlength=nv)
     shared = (df >= 2) & (df < n)  # an item in every span weighs log(1) = 0: no entries for it
     keep = shared[pcol]
     if not keep.any():
         return SparseRows.empty(n)
     prow, pcol, cnt = prow[keep], pcol[keep], cnt[keep]
-    local = np.cumsum(shared) - 1  # shared items numbered in order: (row, col) order is kept
+    local = np.cumsum(shared) - 1  # shared items numbered in order: the column order is kept
     w = np.sqrt(cnt) * np.log(n / df[pcol])
     norm = np.sqrt(np.bincount(prow, weights=w * w, minlength=n))
     w = w / np.where(norm > 0, norm, 1.0)[prow]
-    return SparseRows.from_entries(prow, local[pcol], w, n, int(shared.sum()))
+    return SparseRows(prow, local[pcol], w, n, int(shared.sum()))
