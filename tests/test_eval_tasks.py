@@ -422,6 +422,19 @@ def test_cli_end_to_end(tmp_path, capsys):
         assert list(out.glob("curve_*.png"))
 
 
+def test_global_embed_alone_gets_its_embedder(tmp_path, capsys):
+    """The method that segments on the embedder's vectors builds the embedder even when no other
+    method asked for one (it once read None and died with a traceback)."""
+    from logichunk.cli import main
+
+    _write_sets(tmp_path)
+    rc = main(["eval", "segmentation", "--data", str(tmp_path / "seg" / "toy.jsonl"), "--methods", "global-embed",
+               "--embedder", "hash", "--json", "--no-save"])
+    assert rc == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.startswith("{")]
+    assert [r["method"] for r in rows] == ["global-embed"] and rows[0]["embedder"] == "hash"
+
+
 def test_cli_missing_data(tmp_path, capsys, monkeypatch):
     from logichunk.cli import main
 

@@ -42,7 +42,7 @@ __all__ = [
 
 
 #: segmentation methods that embed (they need ``--embedder``; their rows say which one)
-EMBEDS = frozenset({"cliff", "fused", "langchain-semantic", "llamaindex-semantic", "chonkie-semantic"})
+EMBEDS = frozenset({"cliff", "fused", "global-embed", "langchain-semantic", "llamaindex-semantic", "chonkie-semantic"})
 
 
 @dataclass
