@@ -6,6 +6,8 @@ each) at the same 512-character target:
 * ``logichunk``      ``chunk(text, max_size=512, levels=1)`` — the cascade: tier 1 (entropy signal),
                      tier 3 (composite signal) at the gaps of runs tier 1 could not split, size fitting
 * ``logichunk-fast``  the same with ``composite=False`` (CLI ``--fast``): no tier 3
+* ``logichunk-3``    ``chunk(text, max_size=512)``: the default three-level tree (512/256/102), what a
+                     user gets without options; its chunks in the table are the level-1 roots
 * ``logichunk-cli-fast`` the CLI with ``--fast``: the issue's "``logichunk chunk``, tier 1 only"
 * ``logichunk-cli``  ``logichunk chunk FILE --max-size 512 --levels 1 --format jsonl > /dev/null``,
                      wall time of the whole command (interpreter start-up, reading, writing JSONL)
@@ -66,10 +68,11 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUME
 
 MAX_SIZE = 512
 WARMUP, RUNS = 1, 3
-INPROC_METHODS = ("logichunk", "logichunk-fast", "langchain", "chonkie", "semchunk")
-METHODS = ("logichunk", "logichunk-fast", "logichunk-cli", "logichunk-cli-fast", "langchain", "chonkie", "semchunk")
+INPROC_METHODS = ("logichunk", "logichunk-fast", "logichunk-3", "langchain", "chonkie", "semchunk")
+METHODS = ("logichunk", "logichunk-fast", "logichunk-3", "logichunk-cli", "logichunk-cli-fast", "langchain", "chonkie",
+           "semchunk")
 DISTRIBUTIONS = {
-    "logichunk": "logichunk", "logichunk-fast": "logichunk", "logichunk-cli": "logichunk",
+    "logichunk": "logichunk", "logichunk-fast": "logichunk", "logichunk-3": "logichunk", "logichunk-cli": "logichunk",
     "logichunk-cli-fast": "logichunk",
     "langchain": "langchain-text-splitters",
     "chonkie": "chonkie", "semchunk": "semchunk",
@@ -93,6 +96,12 @@ def _logichunk_fast() -> Callable[[str], object]:
     return lambda text: chunk(text, max_size=MAX_SIZE, levels=1, composite=False)
 
 
+def _logichunk_3() -> Callable[[str], object]:
+    from logichunk import chunk
+
+    return lambda text: chunk(text, max_size=MAX_SIZE)
+
+
 def _langchain() -> Callable[[str], object]:
     from langchain_text_splitters import RecursiveCharacterTextSplitter
 
@@ -113,13 +122,17 @@ def _semchunk() -> Callable[[str], object]:
 
 
 FACTORIES: dict[str, Callable[[], Callable[[str], object]]] = {
-    "logichunk": _logichunk, "logichunk-fast": _logichunk_fast, "langchain": _langchain, "chonkie": _chonkie,
+    "logichunk": _logichunk, "logichunk-fast": _logichunk_fast, "logichunk-3": _logichunk_3, "langchain": _langchain,
+    "chonkie": _chonkie,
     "semchunk": _semchunk,
 }
 
 
 def extract(method: str, result: object) -> tuple[list[str], list[tuple[int, int]] | None]:
     """Chunk texts in order, and the method's own offsets when it gives any."""
+    if method == "logichunk-3":
+        roots = result.roots()  # type: ignore[attr-defined]
+        return [result.text_of(c) for c in roots], [(c.span.start, c.span.end) for c in roots]  # type: ignore[attr-defined]
     if method in ("logichunk", "logichunk-fast"):
         leaves = sorted(result.leaves(), key=lambda c: c.span.start)  # type: ignore[attr-defined]
         return [result.text_of(c) for c in leaves], [(c.span.start, c.span.end) for c in leaves]  # type: ignore[attr-defined]
@@ -258,7 +271,7 @@ def _worker(method: str, path: str, runs: int, warmup: int) -> dict:
     peak = _maxrss_mib()
     texts, own = extract(method, result)
     stats = {}
-    if method in ("logichunk", "logichunk-fast"):
+    if method in ("logichunk", "logichunk-fast", "logichunk-3"):
         stats = {k: v for k, v in dict(result.stats).items() if isinstance(v, int | float | str | dict)}  # type: ignore[attr-defined]
     del result
     return {"times": times, "cpu": cpu, "bytes": nbytes, "rss_base_mib": rss0, "rss_peak_mib": peak,
