@@ -184,7 +184,7 @@ class _Run:
         self.gap_text = gap_text
         self.text_edges = text_edges
         self.raw = np.asarray(raw, dtype=np.float64)
-        self._lex: tuple[np.ndarray, SparseRows | np.ndarray, np.ndarray] | None = None  # see _lexical
+        self._lex: tuple[np.ndarray, SparseRows | np.ndarray, np.ndarray] | None = None  # see _cohesion_vectors
 
     # ------------------------------------------------------------------ tiers 2-4 helpers
     def _composite(self, bidx: np.ndarray) -> None:
@@ -288,12 +288,12 @@ class _Run:
         # where the user's maximum comes first
         glue = forbid | heading if level > 1 else forbid
         reward[heading] = -np.inf
-        span_start, rows, span_penalty = self._lexical()
+        span_start, rows, span_penalty = self._cohesion_vectors()
         idx = np.searchsorted(span_start, a_start)  # every atom is one span of the text
         X = rows.take(idx) if isinstance(rows, SparseRows) else rows[idx]
         return bd.fit_global(asz, X, reward, limits, fixed=sep, glue=glue, penalty=span_penalty[idx])
 
-    def _lexical(self) -> tuple[np.ndarray, SparseRows | np.ndarray, np.ndarray]:
+    def _cohesion_vectors(self) -> tuple[np.ndarray, SparseRows | np.ndarray, np.ndarray]:
         """The spans between the boundaries (after level 1's forced splits, so every atom of every
         level is one of them), their vectors and each span's chunk penalty: computed once per text,
         the document's own idf and permutation penalty serving all its levels (texts chunked
