@@ -3,18 +3,25 @@ forced split, level by level, and records every failure.
 
 For each piece (the whole text at level 1, a chunk at deeper levels) with a size limit ``L``:
 
-* **tier 1, entropy** — the model-free gap signal proposes cuts at its peaks (and at paragraph or
-  heading breaks); if the runs between them fit ``L`` the tier succeeded;
+* **tier 1, entropy** — the model-free gap signal scores every sentence gap; its peaks (and
+  paragraph or heading breaks) are the trusted candidates; a run between candidates over ``L`` is
+  where tier 1 failed;
 * **tier 2, llm** — runs still over ``L`` are shown to the LLM, which points at sentence numbers
   where the logic breaks (skipped, and counted as skipped, without an LLM);
-* **tier 3, composite** — runs still over ``L`` are split at their best gaps by a composite of
-  entropy and n-gram perplexity (and LM perplexity when one is configured);
+* **tier 3, composite** — the gaps of runs still over ``L`` are rescored by a composite of entropy
+  and n-gram perplexity (and LM perplexity when one is configured);
 * **tier 4, forced** — a single sentence over ``L`` is cut inside at its best clause/word break,
   and a :class:`~logichunk.types.Bubble` records it for an LLM reviewer.
 
-Then neighbours merge, least trusted and weakest cut first, up to the target. Pieces over the next
-level's limit get children the same way, down to ``len(sizes)`` levels. Every chunk records the
-tier of the cut that closes it (the last chunk of a piece: the cut that opens it).
+Then the level's cuts are chosen. By default (``selection="global"``) one dynamic programme decides
+them for every piece at once (:func:`~logichunk.boundaries.fit_global`): cohesion inside chunks (the
+scatter of sentence vectors: the document's own content words, or the embedder's vectors when the
+tier-1 signal embeds), the author's structure (:mod:`~logichunk.text.structure`: a heading opens a
+chunk and never ends one, no cut inside a paragraph or code fence that fits) and the tiers' scores
+as rewards, every chunk within ``L``. ``selection="local"`` keeps the earlier rule: candidates
+merged least trusted and weakest cut first, up to the target. Pieces over the next level's limit get
+children the same way, down to ``len(sizes)`` levels. Every chunk records the tier of the cut that
+closes it (the last chunk of a piece: the cut that opens it).
 """
 
 from __future__ import annotations
