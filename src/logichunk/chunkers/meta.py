@@ -40,13 +40,15 @@ from ..text.structure import layout
 from ..tree import ChunkTree, build_tree
 from ..types import Bubble
 
-__all__ = ["MSP_PROMPTS", "SELECTIONS", "chunk_meta", "chunk_msp", "chunk_ppl", "msp_margin", "ppl_minima",
+__all__ = ["MSP_PROMPTS", "DEFAULT_SELECTION", "SELECTIONS", "chunk_meta", "chunk_msp", "chunk_ppl", "msp_margin", "ppl_minima",
            "standardised"]
 
 #: how the cuts are chosen from the LM's signal: ``"paper"`` — Meta-Chunking's per-point rules, then
 #: the dynamic merge (:func:`boundaries.fit`); ``"global"`` — the signal as rewards of the cascade's
 #: global choice (:func:`boundaries.fit_global`)
 SELECTIONS = ("paper", "global")
+#: the selection the meta chunkers use unless told (chosen on a dev split: bench/QUALITY.md)
+DEFAULT_SELECTION = "paper"
 
 
 # --------------------------------------------------------------------------- PPL minima
@@ -269,7 +271,7 @@ def chunk_ppl(
     min_size: int = 0,
     unit: str | Measure = "chars",
     theta: float = 0.0,
-    selection: str = "paper",
+    selection: str = DEFAULT_SELECTION,
     sentences: SentenceSpans | None = None,
     source: str = "<text>",
 ) -> ChunkTree:
@@ -349,7 +351,7 @@ def chunk_msp(
     language: str | None = None,
     margin_fn: Callable[[str, str], float] | None = None,
     sentences: SentenceSpans | None = None,
-    selection: str = "paper",
+    selection: str = DEFAULT_SELECTION,
     source: str = "<text>",
 ) -> ChunkTree:
     """MSP chunking + dynamic merge. The threshold starts at 0 and, once ``warmup`` margins have
