@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from structure_helpers import assert_headings_open_chunks
-from test_meta import CurveLM
+from test_meta import EN_DOC, ZH_DOC, CurveLM, tiny  # noqa: F401 (tiny: the random real LM fixture)
 
 from logichunk.chunkers.dispatch import chunk_by
 from logichunk.chunkers.meta import SELECTIONS, chunk_meta, chunk_msp, chunk_ppl, standardised
@@ -187,3 +187,50 @@ def test_spans_tile_and_fit(text: str, max_size: int, selection: str, kind: str,
         assert c.meta["size"] <= max_size or any(b.category == "forced_split" for b in tree.bubbles), c
     if selection == "global":
         assert_headings_open_chunks(tree, text, (max_size,))
+
+
+# --------------------------------------------------------------------------- a real (tiny, random) LM, units, CLI
+
+
+@pytest.mark.parametrize("doc", [EN_DOC, ZH_DOC], ids=["en", "zh"])
+def test_global_end_to_end_on_tiny_model(tiny, doc: str) -> None:  # noqa: F811
+    for tree in (chunk_ppl(doc, tiny, max_size=150, selection="global"),
+                 chunk_msp(doc, tiny, max_size=150, selection="global")):
+        check_tree(tree)
+        assert "".join(tree.text_of(c) for c in tree.roots()) == doc
+        assert all(c.meta["size"] <= 150 for c in tree.roots())
+        assert tree.stats["selection"] == "global" and len(tree.roots()) >= len(doc) // 150
+
+
+def test_ppl_on_given_units_cuts_only_between_them() -> None:
+    from logichunk.eval.segmentation import units_to_sents
+
+    units = ["We met at noon. It rained.", "The bus was late", "Prices rose. Markets fell.", "Stocks dipped"]
+    sents = units_to_sents(units)
+    lm = CurveLM.__new__(CurveLM)  # one value per given unit, not per splitter sentence
+    lm.calls, lm.values_for = 0, {}
+
+    def token_logprobs(text: str):
+        from logichunk.models.lm import TokenLogprobs
+
+        idx = np.arange(len(text))
+        v = np.array([5.0, 1.0, 5.0, 5.0])[np.searchsorted(sents.ends, idx, side="right")]
+        return TokenLogprobs(text, idx, idx + 1, -v, "scripted")
+
+    lm.token_logprobs = token_logprobs  # type: ignore[method-assign]
+    for sel in SELECTIONS:
+        tree = chunk_ppl(sents.text, lm, max_size=50, sentences=sents, selection=sel)
+        assert [c.span.end for c in tree.roots()] == [int(sents.ends[1]), len(sents.text)], sel
+    with pytest.raises(InputError):
+        chunk_ppl("other text", lm, sentences=sents)
+
+
+def test_cli_selection_paper_is_for_the_meta_chunkers_only(tmp_path, capsys) -> None:
+    from logichunk.cli import main
+
+    f = tmp_path / "doc.txt"
+    f.write_text(TWELVE, encoding="utf-8")
+    assert main(["chunk", str(f), "--selection", "paper", "--quiet"]) != 0
+    err = capsys.readouterr().err
+    assert "selection" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert main(["chunk", str(f), "--max-size", "100", "--quiet"]) == 0  # logic-chain: global by default
