@@ -234,3 +234,18 @@ def test_cli_selection_paper_is_for_the_meta_chunkers_only(tmp_path, capsys) -> 
     err = capsys.readouterr().err
     assert "selection" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert main(["chunk", str(f), "--max-size", "100", "--quiet"]) == 0  # logic-chain: global by default
+
+
+def test_readme_example_of_the_selection_runs_and_prints_what_it_says() -> None:
+    import contextlib
+    import io
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    (code,) = [b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "selection=sel" in b]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "README.md", "exec"), {})
+    said = [line[2:] for line in code.splitlines() if line.startswith(("# paper", "# global"))]
+    assert out.getvalue().splitlines() == said
