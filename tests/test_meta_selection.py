@@ -10,8 +10,6 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from structure_helpers import assert_headings_open_chunks
-from test_meta import EN_DOC, ZH_DOC, CurveLM, tiny  # noqa: F401 (tiny: the random real LM fixture)
 
 from logichunk.chunkers.dispatch import chunk_by
 from logichunk.chunkers.meta import SELECTIONS, chunk_meta, chunk_msp, chunk_ppl, standardised
@@ -19,6 +17,8 @@ from logichunk.errors import InputError
 from logichunk.text.sentences import split_sentences
 from logichunk.text.structure import layout
 from logichunk.tree import check_tree
+from structure_helpers import assert_headings_open_chunks
+from test_meta import EN_DOC, ZH_DOC, CurveLM, tiny  # noqa: F401 (tiny: the random real LM fixture)
 
 # six sentences of ten characters each (the last one without its trailing space: nine)
 SIX = "".join(f"Sen{k} aaa. " for k in range(6)).rstrip()

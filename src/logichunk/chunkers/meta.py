@@ -18,6 +18,15 @@ over the maximum is cut inside at its best clause/word break and a ``forced_spli
 
 Both return a flat :class:`~logichunk.tree.ChunkTree` (level 1 only) of exact spans, with method
 ``"ppl"`` or ``"msp"``.
+
+``selection="global"`` keeps each signal but drops the per-point rules: the signal's break strength
+per sentence gap, standardised over the document (PPL: :func:`~logichunk.signals.lm.minimum_depth` of
+the curve; MSP: ``P(split) − P(keep)``, each next sentence judged against the text before it), becomes
+the reward of cutting there in the default cascade's global choice (:func:`boundaries.fit_global`:
+lexical cohesion inside chunks, a price per chunk, a fill preference, and the author's structure by
+:func:`~logichunk.chunkers.logic_chain.structure_rewards` — a heading never ends a chunk, no cut inside
+a paragraph that fits). ``"paper"`` is the rule above, unchanged; :data:`DEFAULT_SELECTION` says which
+the chunkers use unless told.
 """
 
 from __future__ import annotations
