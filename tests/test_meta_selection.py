@@ -48,7 +48,7 @@ def test_paper_rule_on_a_constructed_curve(theta: float) -> None:
     t3 = chunk_ppl(SIX, lm, max_size=30, theta=theta, selection="paper")
     assert _ends(t3) == [20, 50, 59]
     assert [c.meta["cut"] for c in t3.roots()] == (["meta", "meta", "end"] if theta == 0 else ["size", "meta", "end"])
-    assert _ends(chunk_ppl(SIX, lm, max_size=40, theta=theta)) == [20, 59]  # the default is the paper's rule
+    assert _ends(chunk_ppl(SIX, lm, max_size=40, theta=theta, selection="paper")) == [20, 59]
     assert _ends(chunk_ppl(SIX, lm, max_size=59, theta=theta, selection="paper")) == [59]
 
 
@@ -145,6 +145,10 @@ def test_global_keeps_a_heading_with_what_it_titles() -> None:
 def test_selection_is_checked_and_passed_on() -> None:
     lm = CurveLM({SIX: DIPS})
     assert SELECTIONS == ("paper", "global")
+    # the defaults chosen on the dev split: PPL global, MSP the paper's rule
+    assert chunk_ppl(SIX, lm, max_size=30).stats["selection"] == "global"
+    assert "thresholds" in chunk_msp(SIX, None, max_size=30, margin_fn=lambda a, b: 0.0, language="en").stats
+    assert chunk_by("ppl", SIX, lm=lm, max_size=30).stats["selection"] == "global"
     with pytest.raises(InputError, match="selection"):
         chunk_ppl(SIX, lm, max_size=30, selection="local")
     with pytest.raises(InputError, match="selection"):

@@ -79,7 +79,7 @@ def chunk_by(
     the cascade's tier 3 (fastest); ``selection="local"`` gives the cascade the earlier local rule instead
     of the global decision (default ``"global"``); for ppl and msp, ``selection`` is ``"paper"``
     (Meta-Chunking's per-point rules) or ``"global"`` (the LM's signal as rewards of the global
-    decision), default :data:`logichunk.chunkers.meta.DEFAULT_SELECTION`. ``tokenizer`` sizes in its exact tokens (``"embedder"``: the
+    decision), each one's default in :data:`logichunk.chunkers.meta.DEFAULT_SELECTION`. ``tokenizer`` sizes in its exact tokens (``"embedder"``: the
     ``embedder``'s own; see :func:`logichunk.text.tokens.resolve_tokenizer`). ``overlap`` (in the unit)
     gives every chunk ``meta["overlap_span"]``, a context window around its span
     (:mod:`logichunk.chunkers.overlap`)."""
@@ -130,12 +130,11 @@ def chunk_by(
     if method not in ("logic-chain", "cliff", "fused", "parent-child"):
         size = fit_limit(size, unit)
     if method in ("ppl", "msp"):
-        from .meta import DEFAULT_SELECTION, chunk_msp, chunk_ppl
+        from .meta import chunk_msp, chunk_ppl
 
-        sel = selection or DEFAULT_SELECTION
         if method == "ppl":
-            return done(chunk_ppl(text, lm, max_size=size, unit=unit, theta=theta, selection=sel, source=source))
-        return done(chunk_msp(text, lm, max_size=size, unit=unit, selection=sel, source=source))
+            return done(chunk_ppl(text, lm, max_size=size, unit=unit, theta=theta, selection=selection, source=source))
+        return done(chunk_msp(text, lm, max_size=size, unit=unit, selection=selection, source=source))
     if method == "parent-child":
         from .parent_child import PCParams, chunk_parent_child
 

@@ -26,7 +26,7 @@ the reward of cutting there in the default cascade's global choice (:func:`bound
 lexical cohesion inside chunks, a price per chunk, a fill preference, and the author's structure by
 :func:`~logichunk.chunkers.logic_chain.structure_rewards` — a heading never ends a chunk, no cut inside
 a paragraph that fits). ``"paper"`` is the rule above, unchanged; :data:`DEFAULT_SELECTION` says which
-the chunkers use unless told.
+each chunker uses unless told (PPL: global; MSP: paper).
 """
 
 from __future__ import annotations
@@ -56,8 +56,10 @@ __all__ = ["MSP_PROMPTS", "DEFAULT_SELECTION", "SELECTIONS", "chunk_meta", "chun
 #: the dynamic merge (:func:`boundaries.fit`); ``"global"`` — the signal as rewards of the cascade's
 #: global choice (:func:`boundaries.fit_global`)
 SELECTIONS = ("paper", "global")
-#: the selection the meta chunkers use unless told (chosen on a dev split: bench/QUALITY.md)
-DEFAULT_SELECTION = "paper"
+#: the selection each meta chunker uses unless told, chosen on a named dev split (documents 300-329 of
+#: Choi and DialSeg711; bench/QUALITY.md, "Meta-Chunking with the global selection"): global for PPL,
+#: where it won on both sets; the paper's rule for MSP, where the global one was not shown to be better
+DEFAULT_SELECTION = {"ppl": "global", "msp": "paper"}
 
 
 # --------------------------------------------------------------------------- PPL minima
@@ -244,9 +246,13 @@ def standardised(x: np.ndarray) -> np.ndarray:
     return (x - x.mean()) / sd if sd > 1e-12 else np.zeros_like(x)
 
 
-def _check_selection(selection: str) -> None:
+def _check_selection(selection: str | None, method: str) -> str:
+    """The selection asked for, or the method's default (:data:`DEFAULT_SELECTION`)."""
+    if selection is None:
+        return DEFAULT_SELECTION[method]
     if selection not in SELECTIONS:
         raise InputError(f"selection must be one of {', '.join(SELECTIONS)}, got {selection!r}")
+    return selection
 
 
 def _prepare(text: str) -> SentenceSpans:
@@ -280,7 +286,7 @@ def chunk_ppl(
     min_size: int = 0,
     unit: str | Measure = "chars",
     theta: float = 0.0,
-    selection: str = DEFAULT_SELECTION,
+    selection: str | None = None,
     sentences: SentenceSpans | None = None,
     source: str = "<text>",
 ) -> ChunkTree:
@@ -291,10 +297,11 @@ def chunk_ppl(
     ``selection="global"``: no meta-chunks and no θ; the curve's minimum depth per sentence gap
     (:func:`~logichunk.signals.lm.minimum_depth`), standardised over the document, is the reward of
     cutting there in the cascade's global choice (lexical cohesion, the author's structure, every chunk
-    within ``max_size``; ``min_size`` is not used). ``"paper"`` (default): the rule above.
+    within ``max_size``; ``min_size`` is not used) — the default (:data:`DEFAULT_SELECTION`).
+    ``"paper"``: the rule above.
     ``sentences``: spans of ``text`` to use as the units instead of the splitter's."""
     limits = _check_sizes(max_size, target, min_size)
-    _check_selection(selection)
+    selection = _check_selection(selection, "ppl")
     sig = lm if isinstance(lm, PerplexitySignal) else PerplexitySignal(lm)
     if not text:
         return build_tree(text, [], stats={"method": "ppl", "sentences": 0}, unit=_unit_name(unit))
@@ -360,7 +367,7 @@ def chunk_msp(
     language: str | None = None,
     margin_fn: Callable[[str, str], float] | None = None,
     sentences: SentenceSpans | None = None,
-    selection: str = DEFAULT_SELECTION,
+    selection: str | None = None,
     source: str = "<text>",
 ) -> ChunkTree:
     """MSP chunking + dynamic merge. The threshold starts at 0 and, once ``warmup`` margins have
@@ -376,10 +383,10 @@ def chunk_msp(
     ``selection="global"``: no running threshold; each next sentence is judged against the text
     before it (its last ``context_chars`` characters, whatever was decided before), and ``P(split) −
     P(keep)``, standardised over the document, is the reward of cutting there in the cascade's global
-    choice (as in :func:`chunk_ppl`; ``history`` and ``warmup`` are not used). ``"paper"`` (default):
-    the rule above."""
+    choice (as in :func:`chunk_ppl`; ``history`` and ``warmup`` are not used). ``"paper"`` (the
+    default, :data:`DEFAULT_SELECTION`): the rule above."""
     limits = _check_sizes(max_size, target, min_size)
-    _check_selection(selection)
+    selection = _check_selection(selection, "msp")
     if history < 1 or warmup < 1:
         raise InputError(f"history and warmup must be at least 1, got {history} and {warmup}")
     if not text:
