@@ -253,3 +253,33 @@ def test_readme_example_of_the_selection_runs_and_prints_what_it_says() -> None:
         exec(compile(code, "README.md", "exec"), {})
     said = [line[2:] for line in code.splitlines() if line.startswith(("# paper", "# global"))]
     assert out.getvalue().splitlines() == said
+
+
+def test_eval_rows_run_both_selections_on_one_lm_pass(monkeypatch) -> None:
+    """``ppl-paper`` and ``ppl-global`` (the harness's rows) cut the given units, sharing one LM pass."""
+    from logichunk.eval import methods as M
+    from logichunk.eval.segmentation import units_to_sents
+    from logichunk.models.lm import TokenLogprobs
+
+    units = ["We met at noon. It rained.", "The bus was late", "Prices rose. Markets fell.", "Stocks dipped"]
+    sents = units_to_sents(units)
+    calls: list[str] = []
+
+    class UnitLM:
+        model_id = "scripted-units"
+
+        def token_logprobs(self, text: str) -> TokenLogprobs:
+            calls.append(text)
+            idx = np.arange(len(text))
+            v = np.array([5.0, 1.0, 5.0, 5.0])[np.searchsorted(sents.ends, idx, side="right")]
+            return TokenLogprobs(text, idx, idx + 1, -v, self.model_id)
+
+    lm = UnitLM()
+    monkeypatch.setattr(M, "env_lm", lambda kind: lm)
+    for sel in SELECTIONS:
+        runner = M.build(M.METHODS[f"ppl-{sel}"], M.Settings(size=50, unit="chars"))
+        assert runner.segment(units, "en").tolist() == [1], sel  # the dip after the second unit
+    assert calls == [sents.text]
+    assert {m.name for m in M.select_methods("ppl-paper,ppl-global,msp-paper,msp-global", "segmentation")} == {
+        "ppl-paper", "ppl-global", "msp-paper", "msp-global"}
+    assert not {"ppl-paper", "ppl-global"} & {m.name for m in M.select_methods("all", "segmentation")}

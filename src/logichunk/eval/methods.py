@@ -279,6 +279,10 @@ class _PPL(_Signal):
         return Located(_tree_spans(tree), 0, len(tree.leaves()))
 
 
+#: one memoising PPL signal per LM (it holds the LM, so an id is never reused while it is here)
+_PPL_MEMO: dict[int, Any] = {}
+
+
 def _memo_ppl(lm):
     """A PPL signal that keeps every curve it computed (keyed by text and sentence spans), one per LM,
     so the ``ppl-paper`` and ``ppl-global`` rows share one LM pass per document."""
@@ -298,9 +302,6 @@ def _memo_ppl(lm):
     if id(lm) not in _PPL_MEMO:
         _PPL_MEMO[id(lm)] = _MemoPPL(lm)
     return _PPL_MEMO[id(lm)]
-
-
-_PPL_MEMO: dict[int, Any] = {}
 
 
 class _Meta:
