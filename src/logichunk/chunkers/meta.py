@@ -40,7 +40,7 @@ from .. import boundaries as bd
 from ..errors import InputError
 from ..ids import make_id
 from ..models.lm import LanguageModel
-from ..signals.cohesion import CHUNK_DIM, lexical_vectors
+from ..signals.cohesion import lexical_rows
 from ..signals.lm import PerplexitySignal, minimum_depth
 from ..text.charclass import CJK, classes
 from ..text.measure import Measure, Meter
@@ -215,7 +215,7 @@ def _assemble_global(
     if int(sizes.sum()) <= limits.goal:
         forbid = inner.copy()
     reward[heading] = -np.inf
-    X = lexical_vectors(text, off[:-1], off[1:], CHUNK_DIM)
+    X = lexical_rows(text, off[:-1], off[1:])
     cuts = bd.fit_global(sizes, X, reward, limits, glue=forbid, penalty=bd.null_penalty(X)).tolist()
     bounds = [0, *(int(off[c + 1]) for c in cuts), len(text)]
     gap_at = {int(off[g + 1]): g for g in range(sg.size)}
