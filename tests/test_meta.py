@@ -98,7 +98,7 @@ def test_dynamic_merge_never_cuts_inside_a_meta_chunk(seed: int) -> None:
     sizes = sents.ends - sents.starts
     max_size = int(max(sizes.max(), 160))
     target = int(max_size * 0.8)
-    tree = chunk_ppl(text, lm, max_size=max_size, target=target, theta=0.2)
+    tree = chunk_ppl(text, lm, max_size=max_size, target=target, theta=0.2, selection="paper")
     check_tree(tree)
     assert "".join(tree.text_of(c) for c in tree.roots()) == text
     meta = _meta_cut_offsets(text, values, 0.2)
@@ -129,12 +129,12 @@ def test_meta_chunks_larger_than_max_are_split_and_small_ones_merged() -> None:
     values = np.full(n, 5.0)
     values[[10, 20]] = 1.0  # only two meta-chunk ends: three meta-chunks of ~10 sentences
     lm = CurveLM({text: values})
-    big = chunk_ppl(text, lm, max_size=len(text))
+    big = chunk_ppl(text, lm, max_size=len(text), selection="paper")
     assert [c.end for c in big.roots()] == [len(text)]  # all merged: the target is the whole text
     assert big.roots()[0].meta["meta_chunks"] == 3
-    exact = chunk_ppl(text, lm, max_size=len(text), target=int(sents.ends[11] - sents.starts[0]))
+    exact = chunk_ppl(text, lm, max_size=len(text), target=int(sents.ends[11] - sents.starts[0]), selection="paper")
     assert exact.roots()[0].end == int(sents.ends[10])
-    small = chunk_ppl(text, lm, max_size=120)
+    small = chunk_ppl(text, lm, max_size=120, selection="paper")
     check_tree(small)
     assert all(c.meta["size"] <= 120 for c in small.roots())
     ends = {c.end for c in small.roots()}
@@ -287,7 +287,7 @@ ZH_DOC = "太阳能电池板把光变成电。效率二十年翻了一番。成�
 
 @pytest.mark.parametrize("doc", [EN_DOC, ZH_DOC], ids=["en", "zh"])
 def test_ppl_and_msp_end_to_end_on_tiny_model(tiny, doc: str) -> None:
-    for tree in (chunk_ppl(doc, tiny, max_size=150, target=120, theta=0.1),
+    for tree in (chunk_ppl(doc, tiny, max_size=150, target=120, theta=0.1, selection="paper"),
                  chunk_msp(doc, tiny, max_size=150, target=120)):
         check_tree(tree)
         assert "".join(tree.text_of(c) for c in tree.roots()) == doc
@@ -314,7 +314,8 @@ def test_chunk_meta_dispatch() -> None:
     from logichunk.errors import InputError
 
     text = "One. Two. Three."
-    t = chunk_meta(text, CurveLM({text: np.array([3.0, 1.0, 4.0])}), "ppl", max_size=100, target=6)
+    t = chunk_meta(text, CurveLM({text: np.array([3.0, 1.0, 4.0])}), "ppl", max_size=100, target=6,
+                   selection="paper")
     assert [c.end for c in t.roots()] == [10, len(text)] and t.stats["method"] == "ppl"
     t2 = chunk_meta(text, None, "msp", max_size=100, target=1, margin_fn=lambda a, b: -1.0)  # type: ignore[arg-type]
     assert len(t2) == 3 and t2.stats["method"] == "msp"

@@ -239,8 +239,8 @@ def cmd_chunk(args: argparse.Namespace) -> int:
 
             trees = chunk_many([t for _, t in group], max_size=max_size_for(args.method, args.max_size),
                                sizes=_sizes(args.sizes),
-                               levels=args.levels, unit=args.unit, composite=not args.fast, selection=args.selection,
-                               sources=[s for s, _ in group])
+                               levels=args.levels, unit=args.unit, composite=not args.fast,
+                               selection=args.selection or "global", sources=[s for s, _ in group])
             for (source, _), tree in zip(group, trees, strict=True):
                 emit(source, tree)
             group.clear()
@@ -458,10 +458,11 @@ def _chunk_options(c: argparse.ArgumentParser) -> None:
     c.add_argument("--fast", action="store_true",
                    help="logic-chain/cliff: skip tier 3 (the composite signal); runs entropy cannot split are cut "
                         "at their strongest entropy gaps — about 1.6x faster on English")
-    c.add_argument("--selection", choices=["global", "local"], default="global",
+    c.add_argument("--selection", choices=["global", "local", "paper"], default=None,
                    help="logic-chain/cliff/fused: how each level's cuts are chosen — global (default: one optimal "
                         "choice for the whole text, structure first) or local (the earlier rule: score peaks merged "
-                        "weakest first)")
+                        "weakest first); ppl/msp: paper (Meta-Chunking's per-point rules, then the dynamic merge) "
+                        "or global (the LM's signal as rewards of the same global choice)")
     c.add_argument("--bubbles", help=f"append bubbles to this JSONL file (default {DEFAULT_BUBBLES})")
     c.add_argument("--quiet", action="store_true", help="no progress bar or notes on stderr")
 

@@ -63,7 +63,7 @@ def chunk_by(
     lm: Any = None,
     theta: float = 0.0,
     composite: bool = True,
-    selection: str = "global",
+    selection: str | None = None,
     settings: Any = None,
     source: str = "<text>",
     tokenizer: Any = None,
@@ -77,7 +77,9 @@ def chunk_by(
     as the store's ingestion does. ``llm`` is tier 2 of the cascade; ``lm`` scores PPL/MSP, and adds LM
     perplexity to the cascade's tier 3 when given to logic-chain, cliff or fused; ``composite=False`` skips
     the cascade's tier 3 (fastest); ``selection="local"`` gives the cascade the earlier local rule instead
-    of the global decision. ``tokenizer`` sizes in its exact tokens (``"embedder"``: the
+    of the global decision (default ``"global"``); for ppl and msp, ``selection`` is ``"paper"``
+    (Meta-Chunking's per-point rules) or ``"global"`` (the LM's signal as rewards of the global
+    decision), each one's default in :data:`logichunk.chunkers.meta.DEFAULT_SELECTION`. ``tokenizer`` sizes in its exact tokens (``"embedder"``: the
     ``embedder``'s own; see :func:`logichunk.text.tokens.resolve_tokenizer`). ``overlap`` (in the unit)
     gives every chunk ``meta["overlap_span"]``, a context window around its span
     (:mod:`logichunk.chunkers.overlap`)."""
@@ -124,15 +126,15 @@ def chunk_by(
 
             lm_signal = PerplexitySignal(lm)
         return done(chunk(text, max_size=size, sizes=sizes, levels=levels, unit=unit, llm=llm, lm_signal=lm_signal,
-                          signal=signal, composite=composite, selection=selection, source=source))
+                          signal=signal, composite=composite, selection=selection or "global", source=source))
     if method not in ("logic-chain", "cliff", "fused", "parent-child"):
         size = fit_limit(size, unit)
     if method in ("ppl", "msp"):
         from .meta import chunk_msp, chunk_ppl
 
         if method == "ppl":
-            return done(chunk_ppl(text, lm, max_size=size, unit=unit, theta=theta, source=source))
-        return done(chunk_msp(text, lm, max_size=size, unit=unit, source=source))
+            return done(chunk_ppl(text, lm, max_size=size, unit=unit, theta=theta, selection=selection, source=source))
+        return done(chunk_msp(text, lm, max_size=size, unit=unit, selection=selection, source=source))
     if method == "parent-child":
         from .parent_child import PCParams, chunk_parent_child
 

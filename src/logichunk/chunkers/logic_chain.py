@@ -109,6 +109,21 @@ STRUCTURE_REWARD = np.array([-1.0, -0.5, 0.0, 0.5, 2.0])
 LLM_REWARD = 2.0
 
 
+def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
+                      edges: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The author's structure as the global choice reads it, for atoms of ``sizes`` whose gaps have
+    structural ``strength`` (:mod:`logichunk.text.structure`): the reward of cutting each gap
+    (:data:`STRUCTURE_REWARD`), and the gaps where no cut may fall — inside a paragraph that fits
+    ``max_size``. ``edges``: gaps that are always cut (piece edges: they also close a paragraph).
+    Shared by the cascade and the Meta-Chunking chunkers' global selection."""
+    strength = np.asarray(strength, dtype=np.int64)
+    cut = strength >= PARAGRAPH if edges is None else (strength >= PARAGRAPH) | edges
+    para = np.zeros(strength.size + 1, np.int64)
+    np.cumsum(cut, out=para[1:])
+    psize = np.bincount(para, weights=sizes)
+    return STRUCTURE_REWARD[strength], ~cut & (psize[para[:-1]] <= max_size)
+
+
 def _is_int(x: object) -> bool:
     """An integer, and not a bool, a float or a numeric string (no silent truncation)."""
     return isinstance(x, int | np.integer) and not isinstance(x, bool)
@@ -275,14 +290,11 @@ class _Run:
         A = asz.size
         strength = np.zeros(A - 1, np.int64)
         strength[inner] = self.T[gidx]
-        reward = STRUCTURE_REWARD[strength] + np.where(inner, sc, 0.0)
+        reward, forbid = structure_rewards(strength, asz, limits.max_size, sep)
+        reward += np.where(inner, sc, 0.0)
         reward[inner] -= self.Bn[gidx]
         heading = np.zeros(A - 1, bool)
         heading[inner] = self.NC[gidx]
-        para = np.zeros(A, np.int64)
-        np.cumsum((strength >= PARAGRAPH) | sep, out=para[1:])
-        psize = np.bincount(para, weights=asz)
-        forbid = inner & (strength < PARAGRAPH) & (psize[para[:-1]] <= limits.max_size)
         # a piece that fits the target and the next level's limit stays whole, as a text that is one
         # chunk does without running the cascade at all (_one_chunk)
         nxt = self.cfg.sizes[level] if level < len(self.cfg.sizes) else np.inf

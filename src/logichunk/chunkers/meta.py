@@ -18,6 +18,15 @@ over the maximum is cut inside at its best clause/word break and a ``forced_spli
 
 Both return a flat :class:`~logichunk.tree.ChunkTree` (level 1 only) of exact spans, with method
 ``"ppl"`` or ``"msp"``.
+
+``selection="global"`` keeps each signal but drops the per-point rules: the signal's break strength
+per sentence gap, standardised over the document (PPL: :func:`~logichunk.signals.lm.minimum_depth` of
+the curve; MSP: ``P(split) − P(keep)``, each next sentence judged against the text before it), becomes
+the reward of cutting there in the default cascade's global choice (:func:`boundaries.fit_global`:
+lexical cohesion inside chunks, a price per chunk, a fill preference, and the author's structure by
+:func:`~logichunk.chunkers.logic_chain.structure_rewards` — a heading never ends a chunk, no cut inside
+a paragraph that fits). ``"paper"`` is the rule above, unchanged; :data:`DEFAULT_SELECTION` says which
+each chunker uses unless told (PPL: global; MSP: paper).
 """
 
 from __future__ import annotations
@@ -31,15 +40,26 @@ from .. import boundaries as bd
 from ..errors import InputError
 from ..ids import make_id
 from ..models.lm import LanguageModel
+from ..signals.cohesion import lexical_rows
 from ..signals.lm import PerplexitySignal, minimum_depth
 from ..text.charclass import CJK, classes
 from ..text.measure import Measure, Meter
 from ..text.sentences import SentenceSpans, split_sentences
+from ..text.structure import layout
 from ..tree import ChunkTree, build_tree
 from ..types import Bubble
 
-__all__ = ["MSP_PROMPTS", "chunk_meta", "chunk_msp", "chunk_ppl", "msp_margin", "ppl_minima"]
+__all__ = ["MSP_PROMPTS", "DEFAULT_SELECTION", "SELECTIONS", "chunk_meta", "chunk_msp", "chunk_ppl", "msp_margin", "ppl_minima",
+           "standardised"]
 
+#: how the cuts are chosen from the LM's signal: ``"paper"`` — Meta-Chunking's per-point rules, then
+#: the dynamic merge (:func:`boundaries.fit`); ``"global"`` — the signal as rewards of the cascade's
+#: global choice (:func:`boundaries.fit_global`)
+SELECTIONS = ("paper", "global")
+#: the selection each meta chunker uses unless told, chosen on a named dev split (documents 300-329 of
+#: Choi and DialSeg711; bench/QUALITY.md, "Meta-Chunking with the global selection"): global for PPL,
+#: where it won on both sets; the paper's rule for MSP, where the global one was not shown to be better
+DEFAULT_SELECTION = {"ppl": "global", "msp": "paper"}
 
 
 # --------------------------------------------------------------------------- PPL minima
@@ -70,6 +90,35 @@ def _check_sizes(max_size: int, target: int | None, min_size: int) -> bd.SizeLim
     return bd.SizeLimits(int(max_size), None if target is None else int(target), int(min_size))
 
 
+def _atoms(text: str, sents: SentenceSpans, limits: bd.SizeLimits, meter: Meter, method: str,
+           source: str) -> tuple[np.ndarray, np.ndarray, list[Bubble]]:
+    """Sentences as atoms, any sentence over the maximum cut inside first (tier-4 style, with a
+    bubble): the atoms' edge offsets ``off`` and, per atom gap, the sentence gap it is (-1: a cut
+    inside a sentence)."""
+    prefix = meter.prefix
+    starts, ends = sents.starts, sents.ends
+    n = len(sents)
+    bubbles: list[Bubble] = []
+    offs: list[int] = [0]
+    sent_of_gap: list[int] = []
+    for i in range(n):
+        a, b = int(starts[i]), int(ends[i])
+        if prefix[b] - prefix[a] > limits.max_size:
+            local = meter.span_prefix(a, b)
+            cuts, worst = bd.inner_breaks(text, a, b, local, limits.max_size)
+            if not cuts:
+                worst = 0
+            for c in cuts:
+                offs.append(c)
+                sent_of_gap.append(-1)
+            bubbles.append(bd.forced_split_bubble(text, a, b, cuts, worst, local, limit=limits.max_size,
+                                                  unit=meter.unit, source=source, attempts=(method, "forced")))
+        offs.append(b)
+        if i < n - 1:
+            sent_of_gap.append(i)
+    return np.asarray(offs, dtype=np.int64), np.asarray(sent_of_gap, dtype=np.int64), bubbles
+
+
 def _assemble(
     text: str,
     sents: SentenceSpans,
@@ -81,47 +130,24 @@ def _assemble(
     stats: dict[str, Any],
     source: str,
 ) -> ChunkTree:
-    """Cut ``text`` at candidate sentence gaps, fitted to ``limits`` by :func:`boundaries.fit`."""
+    """Cut ``text`` at candidate sentence gaps, fitted to ``limits`` by :func:`boundaries.fit`
+    (the paper's selection)."""
     prefix = meter.prefix
     starts, ends = sents.starts, sents.ends
     n = len(sents)
-    bubbles: list[Bubble] = []
-    # atoms: sentences, with any sentence over the maximum cut inside first (tier-4 style)
-    offs: list[int] = [0]
-    a_score: list[float] = []
-    a_cand: list[bool] = []
-    a_kind: list[str] = []
-    sent_of_gap: list[int] = []
+    off, sg, bubbles = _atoms(text, sents, limits, meter, method, source)
+    forced = sg < 0
     floor = float(np.min(scores)) - 1.0 if scores.size else -1.0
-    for i in range(n):
-        a, b = int(starts[i]), int(ends[i])
-        if prefix[b] - prefix[a] > limits.max_size:
-            local = meter.span_prefix(a, b)
-            cuts, worst = bd.inner_breaks(text, a, b, local, limits.max_size)
-            if not cuts:
-                worst = 0
-            for c in cuts:
-                offs.append(c)
-                a_score.append(floor)
-                a_cand.append(True)
-                a_kind.append("forced")
-                sent_of_gap.append(-1)
-            bubbles.append(bd.forced_split_bubble(text, a, b, cuts, worst, local, limit=limits.max_size,
-                                                  unit=meter.unit, source=source, attempts=(method, "forced")))
-        offs.append(b)
-        if i < n - 1:
-            a_score.append(float(scores[i]))
-            a_cand.append(bool(cand[i]))
-            a_kind.append(method)
-            sent_of_gap.append(i)
-    off = np.asarray(offs, dtype=np.int64)
+    sc = np.full(sg.size, floor)  # a cut inside a sentence: weaker than any sentence gap
+    cm = np.ones(sg.size, dtype=bool)
+    ins = ~forced
+    sc[ins] = np.asarray(scores, dtype=np.float64)[sg[ins]]
+    cm[ins] = np.asarray(cand, dtype=bool)[sg[ins]]
     sizes = prefix[off[1:]] - prefix[off[:-1]]
-    sc = np.asarray(a_score, dtype=np.float64)
-    cm = np.asarray(a_cand, dtype=bool)
     res = bd.fit(sizes, sc, limits, cm)
     cuts = res.cuts.tolist()
     bounds = [0, *(int(off[c + 1]) for c in cuts), len(text)]
-    gap_at = {int(off[g + 1]): g for g in range(len(a_kind))}
+    gap_at = {int(off[g + 1]): g for g in range(sg.size)}
     # meta-chunk ends (candidate cuts) as offsets, to count meta-chunks per chunk
     meta_ends = off[1:-1][cm]
     rows: list[tuple[str, int, int, str, Mapping[str, Any]]] = []
@@ -131,7 +157,7 @@ def _assemble(
         g = gap_at.get(b)
         if g is None:
             cut = "end"
-        elif a_kind[g] == "forced":
+        elif forced[g]:
             cut = "inner"
         elif cm[g]:
             cut = "meta"
@@ -153,10 +179,95 @@ def _assemble(
     return build_tree(text, rows, bubbles=tuple(bubbles), stats=stats, unit=meter.unit)
 
 
+def _assemble_global(
+    text: str,
+    sents: SentenceSpans,
+    signal_reward: np.ndarray,
+    limits: bd.SizeLimits,
+    meter: Meter,
+    method: str,
+    stats: dict[str, Any],
+    source: str,
+) -> ChunkTree:
+    """Cut ``text`` by the cascade's global choice (:func:`boundaries.fit_global`): lexical cohesion
+    inside chunks, the author's structure (:func:`~.logic_chain.structure_rewards`: a heading never
+    ends a chunk, no cut inside a paragraph that fits) and ``signal_reward`` — the LM's standardised
+    break strength per sentence gap — as rewards of the gaps cut. A text that fits the target is one
+    chunk, as under the paper's merge."""
+    from .logic_chain import structure_rewards  # the cascade's rules, one place
+
+    prefix = meter.prefix
+    starts, ends = sents.starts, sents.ends
+    n = len(sents)
+    off, sg, bubbles = _atoms(text, sents, limits, meter, method, source)
+    forced = sg < 0
+    sizes = prefix[off[1:]] - prefix[off[:-1]]
+    lay = layout(sents)
+    inner = ~forced
+    strength = np.zeros(sg.size, np.int64)  # a cut inside a sentence: the weakest structure
+    heading = np.zeros(sg.size, dtype=bool)
+    sig = np.zeros(sg.size)
+    strength[inner] = lay.strength[sg[inner]]
+    heading[inner] = lay.no_cut[sg[inner]]
+    sig[inner] = np.asarray(signal_reward, dtype=np.float64)[sg[inner]]
+    reward, forbid = structure_rewards(strength, sizes, limits.max_size)
+    reward = reward + sig
+    if int(sizes.sum()) <= limits.goal:
+        forbid = inner.copy()
+    reward[heading] = -np.inf
+    X = lexical_rows(text, off[:-1], off[1:])
+    cuts = bd.fit_global(sizes, X, reward, limits, glue=forbid, penalty=bd.null_penalty(X)).tolist()
+    bounds = [0, *(int(off[c + 1]) for c in cuts), len(text)]
+    gap_at = {int(off[g + 1]): g for g in range(sg.size)}
+    rows: list[tuple[str, int, int, str, Mapping[str, Any]]] = []
+    for k in range(len(bounds) - 1):
+        a, b = bounds[k], bounds[k + 1]
+        g = gap_at.get(b)
+        cut = "end" if g is None else "inner" if forced[g] else "global"
+        s0 = int(np.searchsorted(ends, a, side="right"))
+        s1 = int(np.searchsorted(starts, b, side="left"))
+        rows.append((make_id(None, k + 1), a, b, method, {
+            "size": int(prefix[b] - prefix[a]),
+            "sentences": [s0, s1],
+            "cut": cut,
+            "cut_score": float(sig[g]) if g is not None else None,
+        }))
+    stats.update({"sentences": n, "chunks": len(rows), "bubbles": len(bubbles)})
+    return build_tree(text, rows, bubbles=tuple(bubbles), stats=stats, unit=meter.unit)
+
+
+def standardised(x: np.ndarray) -> np.ndarray:
+    """``(x - mean) / std`` over the document (zeros when it does not vary): a break strength with
+    no unit, comparable to the structure rewards (in units of one sentence's scatter)."""
+    x = np.asarray(x, dtype=np.float64)
+    if x.size == 0:
+        return x.copy()
+    sd = float(x.std())
+    return (x - x.mean()) / sd if sd > 1e-12 else np.zeros_like(x)
+
+
+def _check_selection(selection: str | None, method: str) -> str:
+    """The selection asked for, or the method's default (:data:`DEFAULT_SELECTION`)."""
+    if selection is None:
+        return DEFAULT_SELECTION[method]
+    if selection not in SELECTIONS:
+        raise InputError(f"selection must be one of {', '.join(SELECTIONS)}, got {selection!r}")
+    return selection
+
+
 def _prepare(text: str) -> SentenceSpans:
     if not isinstance(text, str):
         raise InputError(f"text must be str, got {type(text).__name__}")
     return split_sentences(text)
+
+
+def _given(text: str, sentences: SentenceSpans | None) -> SentenceSpans:
+    """The splitter's sentences of ``text``, or the caller's units (checked to be its spans)."""
+    if sentences is None:
+        return _prepare(text)
+    if sentences.text != text:
+        raise InputError("sentences must be spans of the text being chunked")
+    return sentences
 
 
 def _unit_name(unit: str | Measure) -> str:
@@ -175,18 +286,33 @@ def chunk_ppl(
     min_size: int = 0,
     unit: str | Measure = "chars",
     theta: float = 0.0,
+    selection: str | None = None,
+    sentences: SentenceSpans | None = None,
     source: str = "<text>",
 ) -> ChunkTree:
     """PPL chunking + dynamic merge. ``target`` is ``L`` (default: ``max_size``), in ``unit``;
     ``theta`` is the minimum drop (nats of mean token NLL) for a minimum to end a meta-chunk.
-    ``stats["curve"]`` holds the per-sentence NLL curve."""
+    ``stats["curve"]`` holds the per-sentence NLL curve.
+
+    ``selection="global"``: no meta-chunks and no θ; the curve's minimum depth per sentence gap
+    (:func:`~logichunk.signals.lm.minimum_depth`), standardised over the document, is the reward of
+    cutting there in the cascade's global choice (lexical cohesion, the author's structure, every chunk
+    within ``max_size``; ``min_size`` is not used) — the default (:data:`DEFAULT_SELECTION`).
+    ``"paper"``: the rule above.
+    ``sentences``: spans of ``text`` to use as the units instead of the splitter's."""
     limits = _check_sizes(max_size, target, min_size)
+    selection = _check_selection(selection, "ppl")
     sig = lm if isinstance(lm, PerplexitySignal) else PerplexitySignal(lm)
     if not text:
         return build_tree(text, [], stats={"method": "ppl", "sentences": 0}, unit=_unit_name(unit))
-    sents = _prepare(text)
+    sents = _given(text, sentences)
     meter = Meter(text, unit)
     curve = sig.curve(sents)
+    if selection == "global":
+        stats_g: dict[str, Any] = {"method": "ppl", "model": sig.model_id, "selection": "global",
+                                   "curve": curve.nll.tolist()}
+        reward = standardised(minimum_depth(curve.nll))
+        return _assemble_global(text, sents, reward, limits, meter, "ppl", stats_g, source)
     mins = ppl_minima(curve.nll, theta)
     cand = mins[:-1]
     scores = minimum_depth(curve.nll)
@@ -241,6 +367,7 @@ def chunk_msp(
     language: str | None = None,
     margin_fn: Callable[[str, str], float] | None = None,
     sentences: SentenceSpans | None = None,
+    selection: str | None = None,
     source: str = "<text>",
 ) -> ChunkTree:
     """MSP chunking + dynamic merge. The threshold starts at 0 and, once ``warmup`` margins have
@@ -251,15 +378,20 @@ def chunk_msp(
     ``language``: ``"zh"``/``"en"`` prompt (default: detected). ``margin_fn(a, b)`` replaces the LM
     call (tests, or a remote judge). ``stats["margins"]`` and ``stats["thresholds"]`` hold the
     sequence of decisions, one per sentence gap. ``sentences``: spans of ``text`` to use as the units
-    instead of the splitter's (given units, as in segmentation benchmarks)."""
+    instead of the splitter's (given units, as in segmentation benchmarks).
+
+    ``selection="global"``: no running threshold; each next sentence is judged against the text
+    before it (its last ``context_chars`` characters, whatever was decided before), and ``P(split) −
+    P(keep)``, standardised over the document, is the reward of cutting there in the cascade's global
+    choice (as in :func:`chunk_ppl`; ``history`` and ``warmup`` are not used). ``"paper"`` (the
+    default, :data:`DEFAULT_SELECTION`): the rule above."""
     limits = _check_sizes(max_size, target, min_size)
+    selection = _check_selection(selection, "msp")
     if history < 1 or warmup < 1:
         raise InputError(f"history and warmup must be at least 1, got {history} and {warmup}")
     if not text:
         return build_tree(text, [], stats={"method": "msp", "sentences": 0}, unit=_unit_name(unit))
-    sents = _prepare(text) if sentences is None else sentences
-    if sents.text != text:
-        raise InputError("sentences must be spans of the text being chunked")
+    sents = _given(text, sentences)
     meter = Meter(text, unit)
     lang = language or _language(text)
     if lang not in MSP_PROMPTS:
@@ -267,6 +399,15 @@ def chunk_msp(
     fn = margin_fn or (lambda a, b: msp_margin(lm, a, b, lang))
     n = len(sents)
     starts, ends = sents.starts, sents.ends
+    if selection == "global":
+        gm = np.zeros(max(n - 1, 0))
+        for j in range(1, n):
+            a = text[max(0, int(ends[j - 1]) - context_chars) : int(ends[j - 1])].strip()
+            b = text[int(starts[j]) : int(ends[j])].strip()[:context_chars]
+            gm[j - 1] = float(fn(a, b))
+        stats_g: dict[str, Any] = {"method": "msp", "model": getattr(lm, "model_id", ""), "language": lang,
+                                   "selection": "global", "margins": gm.tolist()}
+        return _assemble_global(text, sents, standardised(-gm), limits, meter, "msp", stats_g, source)
     margins: list[float] = []
     thresholds: list[float] = []
     cand = np.zeros(max(n - 1, 0), dtype=bool)

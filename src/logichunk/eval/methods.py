@@ -257,7 +257,7 @@ class _MSP:
 
         if len(sents) < 2:
             return np.zeros(0)
-        tree = chunk_msp(sents.text, self.lm, max_size=max(1, len(sents.text)), sentences=sents)
+        tree = chunk_msp(sents.text, self.lm, max_size=max(1, len(sents.text)), sentences=sents, selection="paper")
         st = tree.stats
         return np.asarray(st["thresholds"], dtype=np.float64) - np.asarray(st["margins"], dtype=np.float64)
 
@@ -276,6 +276,66 @@ class _PPL(_Signal):
         from ..chunkers.meta import chunk_ppl
 
         tree = chunk_ppl(text, self.signal, max_size=self.s.size, unit=self.s.unit)
+        return Located(_tree_spans(tree), 0, len(tree.leaves()))
+
+
+#: one memoising PPL signal per LM (it holds the LM, so an id is never reused while it is here)
+_PPL_MEMO: dict[int, Any] = {}
+
+
+def _memo_ppl(lm):
+    """A PPL signal that keeps every curve it computed (keyed by text and sentence spans), one per LM,
+    so the ``ppl-paper`` and ``ppl-global`` rows share one LM pass per document."""
+    from ..signals.lm import PerplexitySignal
+
+    class _MemoPPL(PerplexitySignal):
+        def __init__(self, lm) -> None:
+            super().__init__(lm)
+            self.memo: dict[tuple[str, bytes], Any] = {}
+
+        def curve(self, sents):
+            key = (sents.text, sents.starts.tobytes() + sents.ends.tobytes())
+            if key not in self.memo:
+                self.memo[key] = super().curve(sents)
+            return self.memo[key]
+
+    if id(lm) not in _PPL_MEMO:
+        _PPL_MEMO[id(lm)] = _MemoPPL(lm)
+    return _PPL_MEMO[id(lm)]
+
+
+class _Meta:
+    """Meta-Chunking's chunker (``ppl`` or ``msp``) with one ``selection`` (``paper`` or ``global``),
+    as users run it at the target size. Segmentation: it chunks the units (each one sentence) at the
+    target size, and its cuts are the boundaries — the two selections compared on the same LM signal."""
+
+    def __init__(self, s: Settings, kind: str, selection: str) -> None:
+        self.s = s
+        self.kind = kind
+        self.selection = selection
+        self.lm = env_lm(kind)
+        self.model: Any = _memo_ppl(self.lm) if kind == "ppl" else self.lm
+
+    def _tree(self, text: str, sents=None):
+        from ..chunkers.meta import chunk_msp, chunk_ppl
+
+        if self.kind == "ppl":
+            return chunk_ppl(text, self.model, max_size=self.s.size, unit=self.s.unit, selection=self.selection,
+                             sentences=sents)
+        return chunk_msp(text, self.lm, max_size=self.s.size, unit=self.s.unit, selection=self.selection,
+                         sentences=sents)
+
+    def segment(self, units: Sequence[str], lang: str, gold_count: int | None = None) -> np.ndarray:
+        from .segmentation import snap_to_units, units_to_sents
+
+        if len(units) < 2:
+            return np.zeros(0, dtype=np.int64)
+        sents = units_to_sents(units)
+        spans = _tree_spans(self._tree(sents.text, sents))
+        return snap_to_units(spans[:-1, 1], sents.ends)
+
+    def chunk(self, text: str, lang: str, units: bool = False) -> Located:
+        tree = self._tree(text)
         return Located(_tree_spans(tree), 0, len(tree.leaves()))
 
 
@@ -626,6 +686,12 @@ METHODS: dict[str, MethodSpec] = {m.name: m for m in [
     _spec("msp", "logichunk", _BOTH, ["logichunk.chunkers.meta"], _MSP,
           "logichunk: margin sampling of an instruct LM (Meta-Chunking MSP); one LM call per gap, not in 'all'",
           slow=True),
+    *[_spec(f"{kind}-{sel}", "logichunk", _BOTH, ["logichunk.chunkers.meta"],
+            (lambda k, x: lambda s: _Meta(s, k, x))(kind, sel),
+            f"logichunk: Meta-Chunking {kind.upper()} chunker at the target size with selection={sel!r} "
+            f"({'per-point rule, dynamic merge' if sel == 'paper' else 'the LM signal as rewards of the global DP'}); "
+            "segmentation: its cuts on the units; not in 'all'", slow=True)
+      for kind in ("ppl", "msp") for sel in ("paper", "global")],
     _spec("parent-child", "logichunk", {_CH}, ["logichunk.chunkers.parent_child"], _ParentChild,
           "logichunk: parent-child chunker (children scored; parents are a retrieval-time feature)"),
     _spec("fixed", "baseline", {_CH}, [], _fixed, "baseline: fixed size, no overlap"),
