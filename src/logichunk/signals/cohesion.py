@@ -45,15 +45,16 @@ def lexical_rows(text: str, starts: np.ndarray, ends: np.ndarray) -> SparseRows:
     row, ids = row[ok], ids[ok]
     if ids.size == 0:
         return SparseRows.empty(n)
-    # items numbered by id (ids are below 2^20: a table, not a sort), then the entries put in column
-    # order once: repeats of an item in one span are neighbours there, counted by their runs
-    present = np.zeros(int(ids.max()) + 1, np.int64)
-    present[ids] = 1
-    rank = np.cumsum(present) - 1
-    col = rank[ids]
-    nv = int(rank[-1]) + 1
-    order = stable_order(col, nv)  # rows stay in order inside a column
-    r, c = row[order], col[order]
+    # items numbered by id, and the entries put in column order, by one stable radix sort of the ids
+    # (work in the number of items, not in the id range: many short texts stay cheap): repeats of an
+    # item in one span are then neighbours, counted by their runs
+    order = stable_order(ids.astype(np.int64), int(ids.max()) + 1)  # rows stay in order inside a column
+    sid = ids[order]
+    first_of_item = np.ones(sid.size, bool)
+    first_of_item[1:] = sid[1:] != sid[:-1]
+    c = np.cumsum(first_of_item) - 1
+    nv = int(c[-1]) + 1
+    r = row[order]
     first = np.ones(r.size, bool)
     first[1:] = (c[1:] != c[:-1]) | (r[1:] != r[:-1])
     at = np.flatnonzero(first)
