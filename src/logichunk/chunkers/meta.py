@@ -41,6 +41,7 @@ from ..errors import InputError
 from ..ids import make_id
 from ..models.lm import LanguageModel
 from ..signals.cohesion import lexical_rows
+from ..signals.entropy import zscore as standardised  # the LM's break strength with no unit
 from ..signals.lm import PerplexitySignal, minimum_depth
 from ..text.charclass import CJK, classes
 from ..text.measure import Measure, Meter
@@ -234,16 +235,6 @@ def _assemble_global(
         }))
     stats.update({"sentences": n, "chunks": len(rows), "bubbles": len(bubbles)})
     return build_tree(text, rows, bubbles=tuple(bubbles), stats=stats, unit=meter.unit)
-
-
-def standardised(x: np.ndarray) -> np.ndarray:
-    """``(x - mean) / std`` over the document (zeros when it does not vary): a break strength with
-    no unit, comparable to the structure rewards (in units of one sentence's scatter)."""
-    x = np.asarray(x, dtype=np.float64)
-    if x.size == 0:
-        return x.copy()
-    sd = float(x.std())
-    return (x - x.mean()) / sd if sd > 1e-12 else np.zeros_like(x)
 
 
 def _check_selection(selection: str | None, method: str) -> str:

@@ -807,7 +807,10 @@ class EntropySignal:
         }
 
 
-def _zscore(x: np.ndarray) -> np.ndarray:
+def zscore(x: np.ndarray) -> np.ndarray:
+    """``(x - mean) / std`` over the document (zeros when it does not vary; non-finite entries count
+    as missing and score 0): a score with no unit, so signals of different scale can be mixed or
+    weighed against the structure rewards."""
     x = np.asarray(x, dtype=np.float64)
     if x.size == 0:
         return x
@@ -888,13 +891,13 @@ class CompositeSignal:
         if not comp or comp["entropy"].size == 0:
             return np.zeros(0)
         we, wd, wx = self.weights
-        z = we * _zscore(comp["entropy"])
+        z = we * zscore(comp["entropy"])
         tot = we
         if "divergence" in comp:
-            z = z + wd * _zscore(comp["divergence"])
+            z = z + wd * zscore(comp["divergence"])
             tot += wd
         if "extra" in comp:
-            z = z + wx * _zscore(comp["extra"])
+            z = z + wx * zscore(comp["extra"])
             tot += wx
         z = z / tot if tot > 0 else z
         if not self.squash:
