@@ -120,6 +120,25 @@ def _atoms(text: str, sents: SentenceSpans, limits: bd.SizeLimits, meter: Meter,
     return np.asarray(offs, dtype=np.int64), np.asarray(sent_of_gap, dtype=np.int64), bubbles
 
 
+def _rows(text: str, sents: SentenceSpans, off: np.ndarray, cuts: list[int], prefix: np.ndarray, method: str,
+          fields: Callable[[int, int, int | None], dict[str, Any]]) -> list[tuple[str, int, int, str, Mapping[str, Any]]]:
+    """The chunk rows of ``text`` cut after the atoms ``cuts`` (atoms bounded by ``off``): each
+    chunk's size and sentence range, then the selection's own ``fields(start, end, gap)`` (``gap``:
+    the atom gap that closes the chunk, None for the last one)."""
+    bounds = [0, *(int(off[c + 1]) for c in cuts), len(text)]
+    gap_at = {int(off[g + 1]): g for g in range(off.size - 2)}
+    rows: list[tuple[str, int, int, str, Mapping[str, Any]]] = []
+    for k in range(len(bounds) - 1):
+        a, b = bounds[k], bounds[k + 1]
+        rows.append((make_id(None, k + 1), a, b, method, {
+            "size": int(prefix[b] - prefix[a]),
+            "sentences": [int(np.searchsorted(sents.ends, a, side="right")),
+                          int(np.searchsorted(sents.starts, b, side="left"))],
+            **fields(a, b, gap_at.get(b)),
+        }))
+    return rows
+
+
 def _assemble(
     text: str,
     sents: SentenceSpans,
@@ -134,7 +153,6 @@ def _assemble(
     """Cut ``text`` at candidate sentence gaps, fitted to ``limits`` by :func:`boundaries.fit`
     (the paper's selection)."""
     prefix = meter.prefix
-    starts, ends = sents.starts, sents.ends
     n = len(sents)
     off, sg, bubbles = _atoms(text, sents, limits, meter, method, source)
     forced = sg < 0
@@ -146,35 +164,16 @@ def _assemble(
     cm[ins] = np.asarray(cand, dtype=bool)[sg[ins]]
     sizes = prefix[off[1:]] - prefix[off[:-1]]
     res = bd.fit(sizes, sc, limits, cm)
-    cuts = res.cuts.tolist()
-    bounds = [0, *(int(off[c + 1]) for c in cuts), len(text)]
-    gap_at = {int(off[g + 1]): g for g in range(sg.size)}
     # meta-chunk ends (candidate cuts) as offsets, to count meta-chunks per chunk
     meta_ends = off[1:-1][cm]
-    rows: list[tuple[str, int, int, str, Mapping[str, Any]]] = []
-    forced_cuts = 0
-    for k in range(len(bounds) - 1):
-        a, b = bounds[k], bounds[k + 1]
-        g = gap_at.get(b)
-        if g is None:
-            cut = "end"
-        elif forced[g]:
-            cut = "inner"
-        elif cm[g]:
-            cut = "meta"
-        else:
-            cut = "size"
-            forced_cuts += 1
+
+    def fields(a: int, b: int, g: int | None) -> dict[str, Any]:
+        cut = "end" if g is None else "inner" if forced[g] else "meta" if cm[g] else "size"
         inside = int(np.count_nonzero((meta_ends > a) & (meta_ends < b)))
-        s0 = int(np.searchsorted(ends, a, side="right"))
-        s1 = int(np.searchsorted(starts, b, side="left"))
-        rows.append((make_id(None, k + 1), a, b, method, {
-            "size": int(prefix[b] - prefix[a]),
-            "sentences": [s0, s1],
-            "meta_chunks": inside + 1,
-            "cut": cut,
-            "cut_score": float(sc[g]) if g is not None else None,
-        }))
+        return {"meta_chunks": inside + 1, "cut": cut, "cut_score": float(sc[g]) if g is not None else None}
+
+    rows = _rows(text, sents, off, res.cuts.tolist(), prefix, method, fields)
+    forced_cuts = sum(r[4]["cut"] == "size" for r in rows)
     stats.update({"sentences": n, "meta_chunks": int(cm.sum()) + 1, "chunks": len(rows),
                   "size_cuts": forced_cuts, "bubbles": len(bubbles)})
     return build_tree(text, rows, bubbles=tuple(bubbles), stats=stats, unit=meter.unit)
@@ -198,7 +197,6 @@ def _assemble_global(
     from .logic_chain import structure_rewards  # the cascade's rules, one place
 
     prefix = meter.prefix
-    starts, ends = sents.starts, sents.ends
     n = len(sents)
     off, sg, bubbles = _atoms(text, sents, limits, meter, method, source)
     forced = sg < 0
@@ -218,21 +216,12 @@ def _assemble_global(
     reward[heading] = -np.inf
     X = lexical_rows(text, off[:-1], off[1:])
     cuts = bd.fit_global(sizes, X, reward, limits, glue=forbid, penalty=bd.null_penalty(X)).tolist()
-    bounds = [0, *(int(off[c + 1]) for c in cuts), len(text)]
-    gap_at = {int(off[g + 1]): g for g in range(sg.size)}
-    rows: list[tuple[str, int, int, str, Mapping[str, Any]]] = []
-    for k in range(len(bounds) - 1):
-        a, b = bounds[k], bounds[k + 1]
-        g = gap_at.get(b)
+
+    def fields(a: int, b: int, g: int | None) -> dict[str, Any]:
         cut = "end" if g is None else "inner" if forced[g] else "global"
-        s0 = int(np.searchsorted(ends, a, side="right"))
-        s1 = int(np.searchsorted(starts, b, side="left"))
-        rows.append((make_id(None, k + 1), a, b, method, {
-            "size": int(prefix[b] - prefix[a]),
-            "sentences": [s0, s1],
-            "cut": cut,
-            "cut_score": float(sig[g]) if g is not None else None,
-        }))
+        return {"cut": cut, "cut_score": float(sig[g]) if g is not None else None}
+
+    rows = _rows(text, sents, off, cuts, prefix, method, fields)
     stats.update({"sentences": n, "chunks": len(rows), "bubbles": len(bubbles)})
     return build_tree(text, rows, bubbles=tuple(bubbles), stats=stats, unit=meter.unit)
 
