@@ -35,12 +35,6 @@ class SparseRows:
         return SparseRows(z, z.copy(), np.zeros(0), int(n), 1)
 
     @staticmethod
-    def from_entries(row: np.ndarray, col: np.ndarray, val: np.ndarray, n: int, ncol: int) -> SparseRows:
-        """From distinct ``(row, col)`` entries sorted by row (then anything): put in column order."""
-        k = stable_order(col, ncol)  # rows stay in order inside a column
-        return SparseRows(row[k], col[k], val[k], int(n), max(1, int(ncol)))
-
-    @staticmethod
     def from_dense(X: np.ndarray) -> SparseRows:
         X = np.asarray(X, dtype=np.float64)
         c, r = np.nonzero(X.T)  # column-major: by column, then row
