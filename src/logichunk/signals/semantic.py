@@ -94,10 +94,12 @@ class SemanticSignal:
         spans are untouched — and identical sentences are embedded once. The last text's vectors
         are kept, so a second call on the same sentences costs no model pass."""
         key = (hash(sents.text), len(sents.text), sents.starts.tobytes(), sents.ends.tobytes())
-        if self._last.get("key") != key:
-            self._last.clear()
-            self._last.update(key=key, vectors=embed_unique(self.embedder, [t.strip() for t in sents.texts()]))
-        return self._last["vectors"]
+        last = self._last.get("text")  # one (key, vectors) pair, replaced whole: threads sharing the
+        if last is not None and last[0] == key:  # signal never read one text's key with another's vectors
+            return last[1]
+        vectors = embed_unique(self.embedder, [t.strip() for t in sents.texts()])
+        self._last["text"] = (key, vectors)
+        return vectors
 
     def sentence_vectors(self, sents: SentenceSpans) -> np.ndarray:
         """The sentence vectors the cascade's global decision measures cohesion with (see
