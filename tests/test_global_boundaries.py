@@ -16,7 +16,7 @@ from logichunk import boundaries as bd
 from logichunk import chunk, chunk_many
 from logichunk.text.measure import Meter
 from logichunk.text.sentences import split_sentences
-from logichunk.text.structure import PARAGRAPH, SECTION, layout
+from logichunk.text.structure import LINE, PARAGRAPH, SECTION, layout
 from structure_helpers import assert_headings_open_chunks
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -384,7 +384,7 @@ def test_lines_inside_a_fence_are_code_not_headings_or_paragraphs():
     assert heads == ["# A real heading"]
     f0, f1 = text.index("```python"), text.index("```\n\n#")
     inside = [i for i in range(len(sents) - 1) if f0 < int(sents.ends[i]) <= f1]
-    assert inside and all(lay.strength[i] <= 1 for i in inside)  # blank lines in code: no paragraph breaks
+    assert inside and all(lay.strength[i] <= LINE for i in inside)  # blank lines in code: no paragraph breaks
     assert lay.no_cut[inside[0]] and lay.no_cut[inside[-1]]  # the marks stay with the code
 
 

@@ -15,6 +15,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from logichunk import config  # noqa: E402
 from logichunk.service.app import create_app  # noqa: E402
+from logichunk.text.structure import PARAGRAPH, SECTION, STRENGTH_NAMES  # noqa: E402
 from service_helpers import EN, KEY, ZH, H, check_document_tree, small_settings  # noqa: E402
 
 P = "/api/projects/default"
@@ -181,11 +182,11 @@ def test_curves_agree_with_the_tree(client, docs):
     sim = series["similarity"]
     assert {"value": 0.3, "label": "similarity threshold", "kind": "setting"} in sim["thresholds"]
     assert not sim["higher_is_break"] and series["entropy"]["higher_is_break"]
-    # the author's structure at each gap: a title line of the zh text opens a section (4) there
+    # the author's structure at each gap: a title line of the zh text opens a section there
     st_ = series["structure"]
-    assert set(st_["y"]) <= {0, 1, 2, 3, 4} and 4 in st_["y"] and 2 in st_["y"]
+    assert set(st_["y"]) <= set(STRENGTH_NAMES) and SECTION in st_["y"] and PARAGRAPH in st_["y"]
     heading_end = ZH.index("\n", ZH.index("论语"))
-    assert any(y == 4 and x < heading_end for x, y in zip(st_["x"], st_["y"], strict=True))
+    assert any(y == SECTION and x < heading_end for x, y in zip(st_["x"], st_["y"], strict=True))
     tree = client.get(f"{P}/documents/{docs['zh']}/tree", headers=H).json()
     starts = {n["start"] for n in tree["chunks"] if n["kind"] != "chapter"}
     assert cv["cuts"] and all(c["offset"] in starts for c in cv["cuts"])

@@ -6,7 +6,8 @@ Two kinds of series, both with ``x`` in character offsets (Python ``str`` indice
   (tier 1 of the logic-chain cascade), ``composite`` (tier 3) and, with an embedder, ``similarity``
   (adjacent-sentence cosine, what parent-child children are cut on; lower = stronger break), and
   ``structure``: the strength of the author's layout at each gap (:mod:`logichunk.text.structure`:
-  4 before a heading, 3 around lists/tables/fences, 2 blank line, 1 line break, 0 inside a paragraph),
+  5 before a heading, 4 around lists/tables/fences, 3 blank line, 2 line break, 1 inside a paragraph,
+  0 before a sentence that continues the one before it),
   the rewards the global boundary decision reads;
 * ``window`` series come from :meth:`EntropySignal.curves`: windowed n-gram entropy, perplexity,
   divergence and the novelty profile.
@@ -34,7 +35,7 @@ LABELS = {
     "entropy": "entropy gap score (tier 1)",
     "composite": "composite score (tier 3)",
     "similarity": "adjacent-sentence similarity",
-    "structure": "author's structure (0 sentence, 1 line, 2 paragraph, 3 block, 4 section / heading)",
+    "structure": "author's structure (0 continues, 1 sentence, 2 line, 3 paragraph, 4 block, 5 section / heading)",
     "window_entropy": "window entropy (bits)",
     "perplexity": "window perplexity",
     "divergence": "window divergence (JSD bits)",

@@ -12,7 +12,10 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   whole paragraph, short, without the punctuation that ends or continues a sentence, followed by
   more text;
 * **strengths** per gap: :data:`SECTION` before a heading > :data:`BLOCK` around lists, tables,
-  fences and rules > :data:`PARAGRAPH` (blank line) > :data:`LINE` > :data:`SENTENCE`;
+  fences and rules > :data:`PARAGRAPH` (blank line) > :data:`LINE` > :data:`SENTENCE` >
+  :data:`CONTINUES` (a sentence or line break before a sentence that opens with a connective, a
+  third-person pronoun or a bare answer — *However*, *He*, *Yes,*, 但是, 他们 —
+  :mod:`.discourse`: it leans on what came before, so a chunk that starts there starts mid-thought);
 * **no-cut gaps**: right after a heading (it titles what follows, so it opens a chunk and never
   ends one), between a setext heading's text and its underline, and right after a code fence's
   opening line and before its closing line;
@@ -31,10 +34,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .charclass import codepoints
+from .discourse import continues
 from .sentences import BREAK_HARD, BREAK_LINE, BREAK_PARAGRAPH, SentenceSpans, fence_spans
 
-SENTENCE, LINE, PARAGRAPH, BLOCK, SECTION = 0, 1, 2, 3, 4
-STRENGTH_NAMES = {SENTENCE: "sentence", LINE: "line", PARAGRAPH: "paragraph", BLOCK: "block", SECTION: "section"}
+CONTINUES, SENTENCE, LINE, PARAGRAPH, BLOCK, SECTION = 0, 1, 2, 3, 4, 5
+STRENGTH_NAMES = {CONTINUES: "continues", SENTENCE: "sentence", LINE: "line", PARAGRAPH: "paragraph", BLOCK: "block",
+                  SECTION: "section"}
 
 #: a title line standing alone between blank lines is at most this long (characters, stripped)
 TITLE_MAX_CHARS = 80
@@ -61,12 +66,15 @@ _HEAD_FIRST = np.array(sorted({ord(c) for c in "#=-0123456789第一二三四五�
 @dataclass(frozen=True, slots=True, eq=False)
 class Layout:
     """The structure of one text's sentences: ``heading`` (bool per sentence), ``strength`` (int8
-    per gap, the constants above) and ``no_cut`` (bool per gap: a cut there would end a chunk with
-    a heading or split one)."""
+    per gap, the constants above), ``no_cut`` (bool per gap: a cut there would end a chunk with
+    a heading or split one) and ``leans`` (bool per gap: the sentence after it opens with a
+    continuation marker, whatever the gap's strength; :data:`CONTINUES` marks it only where the gap
+    is no stronger than a line break, since a chunker keeps the author's blank lines)."""
 
     heading: np.ndarray
     strength: np.ndarray
     no_cut: np.ndarray
+    leans: np.ndarray
 
     def paragraph_ids(self) -> np.ndarray:
         """Per sentence, the index of the paragraph (or block, or section) it lies in."""
@@ -93,11 +101,12 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     texts laid end to end, each read on its own (a fence never pairs across two texts)."""
     n = len(sents)
     brk = np.asarray(sents.breaks, dtype=np.int8)
-    strength = np.where(brk >= BREAK_HARD, BLOCK, brk).astype(np.int8)
+    strength = np.where(brk >= BREAK_HARD, BLOCK, brk + SENTENCE).astype(np.int8)
     heading = np.zeros(n, dtype=bool)
     no_cut = np.zeros(max(n - 1, 0), dtype=bool)
+    leans = np.zeros(max(n - 1, 0), dtype=bool)
     if n == 0:
-        return Layout(heading, strength, no_cut)
+        return Layout(heading, strength, no_cut, leans)
     text = sents.text
     starts, ends = sents.starts, sents.ends
     before = np.full(n, BREAK_PARAGRAPH, np.int8)  # the text's start counts as a blank line
@@ -147,11 +156,15 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         inside = np.zeros(n, np.int64)
         np.add.at(inside, f_lo, 1)
         np.add.at(inside, f_hi, -1)
-        strength = np.where(np.cumsum(inside[:-1]) > 0, np.minimum(strength, LINE), strength).astype(np.int8)
+        in_code = np.cumsum(inside[:-1]) > 0
+        strength = np.where(in_code, np.minimum(strength, LINE), strength).astype(np.int8)
         has = f_hi > f_lo
         no_cut[f_lo[has]] = True
         no_cut[f_hi[has & f_closed] - 1] = True
-    return Layout(heading, strength, no_cut)
+        # a sentence or line break before a sentence that leans on the one before (not in code)
+        leans = continues(sents) & ~in_code
+        strength = np.where(leans & (strength <= LINE), CONTINUES, strength).astype(np.int8)
+    return Layout(heading, strength, no_cut, leans)
 
 
 def _fences(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -74,11 +74,11 @@
   };
   const CURVE_NAMES = {
     en: { entropy: "entropy gap score (tier 1)", composite: "composite score (tier 3)",
-      similarity: "adjacent-sentence similarity", structure: "author's structure (4 = heading)",
+      similarity: "adjacent-sentence similarity", structure: "author's structure (5 = heading)",
       window_entropy: "window entropy (bits)",
       perplexity: "window perplexity", divergence: "window divergence (JSD)", novelty: "novelty (cache surprisal)" },
     zh: { entropy: "熵断点得分（第 1 层）", composite: "综合得分（第 3 层）", similarity: "相邻句相似度",
-      structure: "文档结构强度（4 = 标题）",
+      structure: "文档结构强度（5 = 标题）",
       window_entropy: "窗口熵（比特）", perplexity: "窗口困惑度", divergence: "窗口散度（JSD）",
       novelty: "新颖度（缓存惊异度）" },
   };

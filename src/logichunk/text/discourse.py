@@ -1,0 +1,119 @@
+"""Which sentences continue the one before them: a sentence that opens with a connective
+(*However*, *Therefore*, 但是, 因此), a third-person pronoun (*He*, *They*, 他, 它们) or a bare answer
+(*Yes,* *Sure.*) leans on what came before, so a chunk or a topic that starts there starts mid-thought.
+
+Why a fixed word list and not a model: these words are the language's own cohesion markers
+(Halliday & Hasan's reference and conjunction), a closed class, the same in every domain. On the
+development splits (``bench/QUALITY.md``, issue 18) a gold topic boundary falls before such a
+sentence 2-4x less often than before any other. Only the narrow classes are listed: demonstratives
+and expletives (*This*, *It*, *There*, 这) also open new topics, so they are not here.
+
+Everything is array work on the code points: a window of characters at each sentence start, the
+first word packed into an integer, one ``np.isin`` against the list. No Python per sentence.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from .charclass import codepoints
+from .sentences import SentenceSpans
+
+#: connectives that tie a sentence to the one before it
+CONNECTIVES_EN = (
+    "however but and or so thus therefore hence moreover furthermore additionally also besides "
+    "nevertheless nonetheless instead otherwise meanwhile consequently accordingly likewise similarly then yet"
+).split()
+#: third-person personal pronouns and possessives: they point back to someone already named
+PRONOUNS_EN = "he she they him her them his its their".split()
+#: answers that only mean something after a question; they count when punctuation or the end follows
+ANSWERS_EN = "yes yeah no sure okay ok thanks".split()
+#: Chinese (simplified and traditional) connectives and pronouns, two characters, then one
+MARKERS_ZH_2 = (
+    "但是 可是 然而 不过 不過 所以 因此 因而 于是 於是 而且 并且 並且 此外 另外 同时 同時 然后 然後 接着 接著 "
+    "他们 他們 她们 她們 它们 它們"
+).split()
+MARKERS_ZH_1 = tuple("但他她它其该該")
+
+_WINDOW = 24  # characters read at a sentence start: leading quotes plus the longest word, with room
+_MAX_WORD = 12  # letters packed into one key (5 bits each)
+_SKIP = np.array([ord(c) for c in " \t\r\n\u3000\"'“‘«「『（(【《["], dtype=np.uint32)
+_ANSWER_END = np.array([ord(c) for c in ",.!?;:…，。！？；："], dtype=np.uint32)
+
+
+def _key(letters: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """Lower-case ASCII words packed into int64 keys: 5 bits a letter (a=1 ... z=26), the first
+    ``length`` letters of each row of ``letters``."""
+    k = np.arange(letters.shape[1])
+    vals = (letters.astype(np.int64) | 0x20) - 96
+    vals = np.where(k[None, :] < length[:, None], vals, 0)
+    return (vals << (5 * k[None, :])).sum(axis=1)
+
+
+def _word_key(word: str) -> int:
+    return int(_key(np.array([[ord(c) for c in word]], dtype=np.uint32), np.array([len(word)]))[0])
+
+
+@lru_cache(maxsize=1)
+def _keys() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    plain = np.array(sorted(_word_key(w) for w in CONNECTIVES_EN + PRONOUNS_EN), dtype=np.int64)
+    answers = np.array(sorted(_word_key(w) for w in ANSWERS_EN), dtype=np.int64)
+    two = np.array(sorted((ord(w[0]) << 21) | ord(w[1]) for w in MARKERS_ZH_2), dtype=np.int64)
+    one = np.array(sorted(ord(c) for c in MARKERS_ZH_1), dtype=np.int64)
+    return plain, answers, two, one
+
+
+def opens_with_marker(text: str, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Per span ``[starts[i], ends[i])`` of ``text``: does it open (after quotes, brackets and
+    spaces) with a continuation marker of this module? Only the span's first :data:`_WINDOW`
+    characters are read: an English marker is a word of ASCII letters there, ended by anything but a
+    letter, digit or hyphen (*He's* counts, *So-called* does not); an answer word counts when, within
+    the 8 characters after it, only spaces or quotes come before punctuation or the window's end."""
+    starts = np.asarray(starts, dtype=np.int64)
+    ends = np.asarray(ends, dtype=np.int64)
+    m = starts.size
+    if m == 0:
+        return np.zeros(0, dtype=bool)
+    cp = codepoints(text)
+    if cp.size == 0:
+        return np.zeros(m, dtype=bool)
+    idx = starts[:, None] + np.arange(_WINDOW)[None, :]
+    inside = idx < ends[:, None]
+    win = np.where(inside, cp[np.minimum(idx, cp.size - 1)], 0).astype(np.uint32)
+    lead = np.isin(win, _SKIP) & inside
+    first = np.argmin(lead, axis=1)  # the first character that is not a quote, bracket or space
+    at = first[:, None] + np.arange(_WINDOW - 1)[None, :]
+    ok = np.take_along_axis(inside, np.minimum(at, _WINDOW - 1), axis=1) & (at < _WINDOW)
+    w = np.where(ok, np.take_along_axis(win, np.minimum(at, _WINDOW - 1), axis=1), 0)
+    plain, answers, two, one = _keys()
+    # English: the run of ASCII letters at the start, ended by anything but a letter, digit or hyphen
+    low = w | 0x20
+    letter = (low >= 0x61) & (low <= 0x7A)
+    length = np.argmin(letter, axis=1)  # 0 where the first character is no letter
+    word_ok = (length > 0) & (length <= _MAX_WORD) & ~letter[np.arange(m), np.minimum(length, w.shape[1] - 1)]
+    after = w[np.arange(m), np.minimum(length, w.shape[1] - 1)]
+    word_ok &= ~(((after >= 0x30) & (after <= 0x39)) | (after == 0x2D))
+    key = _key(w[:, :_MAX_WORD], np.minimum(length, _MAX_WORD))
+    hit = word_ok & np.isin(key, plain)
+    # an answer word counts when the sentence ends after it or punctuation follows (spaces allowed)
+    is_answer = word_ok & np.isin(key, answers)
+    if is_answer.any():
+        rest_at = length[:, None] + np.arange(8)[None, :]
+        rest = np.where(rest_at < w.shape[1], np.take_along_axis(w, np.minimum(rest_at, w.shape[1] - 1), axis=1), 0)
+        solid = (rest != 0) & ~np.isin(rest, _SKIP)
+        nxt = rest[np.arange(m), np.argmax(solid, axis=1)]
+        ends_after = ~solid.any(axis=1) | np.isin(nxt, _ANSWER_END)
+        hit |= is_answer & ends_after
+    # Chinese: two characters, then one
+    pair = (w[:, 0].astype(np.int64) << 21) | w[:, 1].astype(np.int64)
+    hit |= np.isin(pair, two) | np.isin(w[:, 0].astype(np.int64), one)
+    return hit
+
+
+def continues(sents: SentenceSpans) -> np.ndarray:
+    """Per gap (``len(sents) - 1``): does the sentence after it open with a continuation marker?"""
+    if len(sents) < 2:
+        return np.zeros(0, dtype=bool)
+    return opens_with_marker(sents.text, sents.starts[1:], sents.ends[1:])
