@@ -756,20 +756,29 @@ MAX_SEGMENT_ATOMS = 512
 
 
 def segment_global(X: np.ndarray | SparseRows, reward: np.ndarray | None = None, *,
-                   penalty: float | None = None, max_atoms: int = MAX_SEGMENT_ATOMS) -> np.ndarray:
+                   penalty: float | None = None, max_atoms: int = MAX_SEGMENT_ATOMS,
+                   fixed: np.ndarray | None = None, glue: np.ndarray | None = None) -> np.ndarray:
     """Boundaries of a whole document with no size limit (segmentation, a document's topic level,
-    the memory review): :func:`optimal_cuts` on the scatter of ``X`` (dense rows or
+    the memory review): :func:`fit_global` without limits, on the scatter of ``X`` (dense rows or
     :class:`~logichunk.sparse_rows.SparseRows`) with one ``penalty`` per segment, by default
-    :func:`null_penalty`. Returns sorted gap indices."""
+    :func:`null_penalty` of the rows themselves (before any gluing: the price of a segment is a
+    property of the sentences). ``fixed`` gaps are always cut, ``glue`` gaps never, a segment spans
+    at most ``max_atoms`` atoms (glued groups count as one). Returns sorted gap indices."""
     if not isinstance(X, SparseRows):
         X = np.asarray(X, dtype=np.float64)
     n = X.n if isinstance(X, SparseRows) else X.shape[0]
     if n < 2:
         return np.zeros(0, np.int64)
     beta = null_penalty(X) if penalty is None else float(penalty)
-    C = scatter_costs(X, min(n, max_atoms)) + beta
-    lo = earliest_starts(np.ones(n, np.int64), None)
-    return optimal_cuts(C, lo, reward)
+    # a boundary must explain something: where chance explains nothing (rows without a shared item),
+    # a cut that explains nothing either is not made (without this, ties would cut every gap)
+    beta = max(beta, _MIN_PENALTY)
+    return fit_global(np.ones(n, np.int64), X, reward, None, fixed=fixed, glue=glue, penalty=beta,
+                      max_atoms=max_atoms)
+
+
+#: the least price of a segment without a size limit: far below any real gain, above rounding noise
+_MIN_PENALTY = 1e-9
 
 
 #: the soft preference for filling chunks towards the target: an empty chunk would cost this much
@@ -777,9 +786,10 @@ def segment_global(X: np.ndarray | SparseRows, reward: np.ndarray | None = None,
 FILL_WEIGHT = 1.0
 
 
-def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray | None, limits: SizeLimits, *,
-               fixed: np.ndarray | None = None, penalty: float | np.ndarray | None = None,
-               glue: np.ndarray | None = None, _counts: np.ndarray | None = None,
+def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray | None,
+               limits: SizeLimits | None, *, fixed: np.ndarray | None = None,
+               penalty: float | np.ndarray | None = None, glue: np.ndarray | None = None,
+               max_atoms: int = MAX_SEGMENT_ATOMS, _counts: np.ndarray | None = None,
                _sqnorms: np.ndarray | None = None) -> np.ndarray:
     """The size-limited global choice: sorted cut gap indices over ``n`` atoms (sizes ``sizes``,
     vectors ``X``, dense rows or :class:`~logichunk.sparse_rows.SparseRows`) such that every chunk fits ``limits.max_size`` (an atom alone over it stands alone:
@@ -788,7 +798,9 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
     atom's, charged to the chunk it ends: texts chunked together keep their own) and a fill cost
     ``FILL_WEIGHT * (1 - size/target)^2`` for chunks under the target. O(n·w), w = the most atoms
     that fit one chunk. ``glue`` gaps are never cut, even where the chunk then exceeds the maximum
-    (a heading and the over-long sentence it titles, at a level that keeps such a sentence whole)."""
+    (a heading and the over-long sentence it titles, at a level that keeps such a sentence whole).
+    ``limits=None``: no size limit and no fill term (:func:`segment_global`); a chunk then spans at
+    most ``max_atoms`` atoms, which keeps the programme O(n·max_atoms)."""
     sizes = np.asarray(sizes, dtype=np.int64)
     n = sizes.size
     if n <= 1:
@@ -815,12 +827,18 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
         sub = fit_global(np.bincount(grp, weights=sizes, minlength=m).astype(np.int64), Xg,
                          None if reward is None else np.asarray(reward)[keep], limits,
                          fixed=None if fixed is None else np.asarray(fixed, dtype=bool)[keep], penalty=pen,
-                         _counts=counts, _sqnorms=sqn)
+                         max_atoms=max_atoms, _counts=counts, _sqnorms=sqn)
         return keep[sub].astype(np.int64)
-    lo = earliest_starts(sizes, limits.max_size, fixed)
+    lo = earliest_starts(sizes, None if limits is None else limits.max_size, fixed)
+    if limits is None:
+        lo = np.maximum(lo, np.arange(n + 1) - max(1, int(max_atoms)))
     w = int((np.arange(n + 1) - lo).max())
     C = scatter_costs(X, w, _counts, _sqnorms, lo)
     beta = np.broadcast_to(np.asarray(null_penalty(X) if penalty is None else penalty, dtype=np.float64), (n,))
+    if limits is None:
+        for k in range(1, C.shape[1] + 1):
+            C[k:, k - 1] += beta[k - 1 :]
+        return optimal_cuts(C, lo, reward, fixed)
     cum = np.zeros(n + 1, np.int64)
     np.cumsum(sizes, out=cum[1:])
     goal = float(limits.goal)
