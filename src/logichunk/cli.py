@@ -286,6 +286,39 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     return 1 if failures else 0
 
 
+def cmd_segment(args: argparse.Namespace) -> int:
+    """Topic segmentation: each file's topics, with no size limit (:func:`logichunk.segment`)."""
+    from .chunkers.topics import segment
+
+    models = _Models(args, ())
+    sources = list(_inputs(args.paths, TEXT_SUFFIXES))
+    many = len(sources) > 1
+    docs: list[dict[str, Any]] = []
+    failures = 0
+    for source, read in sources:
+        try:
+            text = read()
+            if not text:
+                raise InputError(f"{source}: empty input, no topics")
+            tree = segment(text, units=args.units, embedder=models.embedder)
+        except LogichunkError as e:
+            if not many:
+                raise
+            failures += 1
+            _err(f"skipped {e}")
+            continue
+        if args.format == "tree":
+            _write_tree(sys.stdout, source, tree, many)
+        elif args.format == "jsonl":
+            _write_jsonl(sys.stdout, source, tree)
+        else:
+            docs.append(_tree_json(source, tree))
+    if args.format == "json":
+        json.dump(docs[0] if len(docs) == 1 and not many else docs, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    return 1 if failures else 0
+
+
 def _record_bubbles(args: argparse.Namespace, bubbles: list[Bubble]) -> None:
     if not bubbles:
         return
@@ -467,7 +500,7 @@ def _chunk_options(c: argparse.ArgumentParser) -> None:
     c.add_argument("--quiet", action="store_true", help="no progress bar or notes on stderr")
 
 
-CORE_VERBS = frozenset({"chunk", "validate", "compensate", "bubbles", "version"})
+CORE_VERBS = frozenset({"chunk", "segment", "validate", "compensate", "bubbles", "version"})
 EXTENSIONS = ("logichunk.store.cli", "logichunk.eval.cli", "logichunk.service.cli", "logichunk.retrieve.graph_cli",
               "logichunk.memory.cli", "logichunk.integrations.mcp_cli")
 
@@ -487,6 +520,16 @@ def build_parser(extensions: bool = True) -> argparse.ArgumentParser:
     c.add_argument("--out", help="write here instead of stdout (bubbles go to OUT.bubbles.jsonl)")
     c.add_argument("--ext", help="file endings to read from folders, comma-separated")
     c.set_defaults(func=cmd_chunk)
+
+    sg = sub.add_parser("segment", help="topic segmentation: where the subject changes, with no size limit")
+    sg.add_argument("paths", nargs="+", help="files, folders (recursive) or - for stdin")
+    sg.add_argument("--units", choices=["sentences", "lines"], default="sentences",
+                    help="what a topic is made of: sentences (default) or lines (one turn or transcript line each)")
+    sg.add_argument("--embedder", help="measure cohesion with an embedder's sentence vectors (hash, e5, st:PATH, "
+                                       "openai:URL#MODEL); default: the document's own words, no model")
+    sg.add_argument("--format", choices=["tree", "jsonl", "json"], default="tree")
+    sg.add_argument("--quiet", action="store_true", help="no notes on stderr")
+    sg.set_defaults(func=cmd_segment)
 
     va = sub.add_parser("validate", help="chunk a text, then ask an LLM whether each chunk is logically complete")
     va.add_argument("path", help="a file, or - for stdin")

@@ -173,31 +173,19 @@ def _entropy(s: Settings):
 
 
 class _Global:
-    """The global boundary decision (:func:`logichunk.boundaries.segment_global`) over sentence
-    vectors: model-free lexical cohesion (``global``) or the configured embedder's (``global-embed``).
-    As a chunker it is :func:`logichunk.chunk` as users run it (one level: the global choice is the
-    cascade's default)."""
+    """The global boundary decision without a size limit, as users run it:
+    :func:`logichunk.segment_units` over the given units, on model-free lexical cohesion (``global``) or
+    the configured embedder's vectors (``global-embed``). As a chunker it is :func:`logichunk.chunk` as
+    users run it (one level: the global choice is the cascade's default)."""
 
     def __init__(self, s: Settings, embedded: bool) -> None:
         self.s = s
         self.embedded = embedded
 
     def segment(self, units: Sequence[str], lang: str, gold_count: int | None = None) -> np.ndarray:
-        from ..boundaries import segment_global
+        from ..chunkers.topics import segment_units
 
-        if len(units) < 2:
-            return np.zeros(0, dtype=np.int64)
-        if self.embedded:
-            X = np.asarray(self.s.embedder.embed(list(units), kind="passage"), dtype=np.float32)
-            norm = np.linalg.norm(X, axis=1, keepdims=True)
-            X = X / np.where(norm > 0, norm, 1.0)
-        else:
-            from ..signals.cohesion import lexical_rows
-            from .segmentation import units_to_sents
-
-            sents = units_to_sents(units)
-            return segment_global(lexical_rows(sents.text, sents.starts, sents.ends))
-        return segment_global(X)
+        return segment_units(units, embedder=self.s.embedder if self.embedded else None)
 
     def chunk(self, text: str, lang: str, units: bool = False) -> Located:
         from .. import chunk

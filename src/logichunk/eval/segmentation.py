@@ -31,25 +31,11 @@ import numpy as np
 from ..boundaries import RELATIVE_DEPTH, depth_scores
 from ..boundaries import peak_indices as peaks
 from ..boundaries import select_by_depth as select_boundaries
-from ..text.sentences import BREAK_LINE, SentenceSpans
+from ..text.sentences import join_units as units_to_sents
 from . import metrics as M
 from .readers import SegDoc
 
 __all__ = ["SegOutcome", "depth_scores", "peaks", "run_segmentation", "select_boundaries", "units_to_sents"]
-
-
-def units_to_sents(units: Sequence[str], sep: str = "\n") -> SentenceSpans:
-    """The units as one text (joined by ``sep``, which belongs to the unit before it) with one
-    sentence span per unit; every gap is a line break."""
-    n = len(units)
-    lens = np.fromiter((len(u) for u in units), dtype=np.int64, count=n) + len(sep)
-    if n:
-        lens[-1] -= len(sep)
-    ends = np.cumsum(lens)
-    starts = ends - lens
-    text = sep.join(units)
-    return SentenceSpans(text, starts.astype(np.int64), ends.astype(np.int64),
-                         np.full(max(n - 1, 0), BREAK_LINE, dtype=np.int8))
 
 
 def snap_to_units(ends: np.ndarray, unit_ends: np.ndarray) -> np.ndarray:

@@ -69,7 +69,8 @@ BREAK_NONE, BREAK_LINE, BREAK_PARAGRAPH, BREAK_HARD = 0, 1, 2, 3
 
 __all__ = [
     "ABBREVIATIONS", "BREAK_HARD", "BREAK_LINE", "BREAK_NONE", "BREAK_PARAGRAPH", "CONTINUING_ABBREVIATIONS",
-    "NUMBER_ABBREVIATIONS", "SMALL_MARKS", "SMALL_TEXT", "SentenceSpans", "fence_spans", "sentences", "split_sentences",
+    "NUMBER_ABBREVIATIONS", "SMALL_MARKS", "SMALL_TEXT", "SentenceSpans", "fence_spans", "join_units", "sentences",
+    "split_lines", "split_sentences",
 ]
 
 
@@ -1034,3 +1035,49 @@ def split_sentences(text: str) -> SentenceSpans:
 def sentences(text: str) -> list[Sentence]:
     """The sentences of ``text`` as ``Sentence`` objects (see :func:`split_sentences`)."""
     return list(split_sentences(text))
+
+
+def split_lines(text: str) -> SentenceSpans:
+    """One unit per non-blank line (a conversation turn, a transcript line, a sentence per line),
+    spans tiling ``text``: blank lines and trailing whitespace belong to the unit before, as
+    whitespace does in :func:`split_sentences`; the gap before a unit is a paragraph break when a
+    blank line precedes it, else a line break."""
+    if not isinstance(text, str):
+        raise TypeError(f"split_lines expects str, got {type(text).__name__}")
+    n = len(text)
+    if n == 0:
+        return SentenceSpans(text, _EMPTY_I64, _EMPTY_I64, _EMPTY_I8)
+    cp = codepoints(text)
+    nl = np.flatnonzero(cp == 10)
+    line_start = np.concatenate(([0], nl + 1))
+    line_start = line_start[line_start < n]
+    solid = np.zeros(n + 1, np.int64)
+    np.cumsum((class_table()[cp] & WS) == 0, out=solid[1:])
+    line_end = np.append(line_start[1:], n)
+    filled = solid[line_end] > solid[line_start]
+    first = line_start[filled]
+    if first.size == 0:
+        return SentenceSpans(text, np.array([0], np.int64), np.array([n], np.int64), _EMPTY_I8)
+    starts = first.copy()
+    starts[0] = 0
+    ends = np.append(starts[1:], n)
+    # a blank line between two units: the line before a unit's first line is blank
+    idx = np.flatnonzero(filled)
+    blank_before = np.diff(idx) > 1
+    breaks = np.where(blank_before, BREAK_PARAGRAPH, BREAK_LINE).astype(np.int8)
+    for a in (starts, ends, breaks):
+        a.flags.writeable = False
+    return SentenceSpans(text, starts, ends, breaks)
+
+
+def join_units(units: Sequence[str], sep: str = "\n") -> SentenceSpans:
+    """Units given one by one (utterances, pre-split sentences) as one text, joined by ``sep``
+    (which belongs to the unit before it), with one span per unit; every gap is a line break."""
+    n = len(units)
+    lens = np.fromiter((len(u) for u in units), dtype=np.int64, count=n) + len(sep)
+    if n:
+        lens[-1] -= len(sep)
+    ends = np.cumsum(lens)
+    starts = ends - lens
+    return SentenceSpans(sep.join(units), starts.astype(np.int64), ends.astype(np.int64),
+                         np.full(max(n - 1, 0), BREAK_LINE, dtype=np.int8))

@@ -1,0 +1,112 @@
+"""Topic segmentation: a document's topics, with no size limit — the global boundary decision
+(:func:`~logichunk.boundaries.segment_global`) on the whole text, structure first.
+
+What decides the cuts, in order:
+
+1. **The author's structure** (:mod:`logichunk.text.structure`): a heading opens a topic (always a
+   cut) and never ends one; where the text has blank-line paragraphs a topic boundary falls only
+   between paragraphs, and where it has lines but no blank lines (a transcript, one turn per line),
+   only between lines — the author's smallest unit of layout is the smallest unit of a topic;
+2. **continuation**: no topic starts at a sentence that leans on the one before (*However*, *He*,
+   *Yes,*, 但是: :mod:`logichunk.text.discourse`), even after a blank line — only a heading overrides;
+3. **cohesion**: among the gaps left, the cut set minimising the within-topic scatter of the sentence
+   vectors (the document's own content words, model-free, or the embedder's) plus one price per
+   topic, fixed by the permutation rule of :func:`~logichunk.boundaries.null_penalty`: a boundary
+   must explain more of the text than the best one does in the same sentences shuffled.
+
+Why no size limit here: chunking for retrieval wants pieces of a size (:func:`logichunk.chunk`);
+the topic level of a document, a conversation's topic shifts, or an outline want the places where
+the subject changes, however long the stretches between them. What this measures like on public
+sets, and where "no boundary at all" still scores better, is in ``bench/QUALITY.md`` (issue 18).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import boundaries as bd
+from ..errors import InputError
+from ..signals.cohesion import lexical_rows
+from ..text.sentences import SentenceSpans, join_units, split_lines, split_sentences
+from ..text.structure import LINE, PARAGRAPH, SECTION, SENTENCE, Layout, layout
+from ..tree import ChunkTree, build_tree_columns
+
+__all__ = ["UNITS", "segment", "segment_units", "topic_cuts"]
+
+#: what one atom of a text is: a sentence (split by :func:`~logichunk.text.sentences.split_sentences`)
+#: or a line (:func:`~logichunk.text.sentences.split_lines`: a turn, a transcript line)
+UNITS = ("sentences", "lines")
+
+
+def topic_rules(lay: Layout) -> tuple[np.ndarray, np.ndarray]:
+    """The structure rules above as ``(fixed, glue)`` gap masks: headings open a topic; no cut after
+    a heading, before a continuation, or below the author's smallest unit of layout."""
+    strength = lay.strength
+    fixed = (strength == SECTION) & ~lay.no_cut
+    floor = PARAGRAPH if (strength >= PARAGRAPH).any() else LINE if (strength >= LINE).any() else SENTENCE
+    glue = lay.no_cut | (strength < max(floor, SENTENCE)) | (lay.leans & (strength < SECTION))
+    return fixed, glue & ~fixed
+
+
+def _vectors(sents: SentenceSpans, embedder: Any) -> tuple[Any, str]:
+    """Per-sentence vectors: the model-free lexical rows, or the embedder's unit vectors."""
+    if embedder is None:
+        return lexical_rows(sents.text, sents.starts, sents.ends), "lexical"
+    X = np.asarray(embedder.embed(sents.texts(), kind="passage"), dtype=np.float64)
+    if X.ndim != 2 or X.shape[0] != len(sents):
+        raise InputError(f"the embedder gave {X.shape} vectors for {len(sents)} sentences")
+    norm = np.linalg.norm(X, axis=1, keepdims=True)
+    return X / np.where(norm > 0, norm, 1.0), str(getattr(embedder, "model_id", type(embedder).__name__))
+
+
+def topic_cuts(sents: SentenceSpans, *, embedder: Any = None, lay: Layout | None = None) -> tuple[np.ndarray, dict]:
+    """Sorted gap indices (a cut after sentence ``i``) of the topic boundaries of ``sents``, and what
+    decided them (``vectors``, ``penalty``, the structure counts)."""
+    n = len(sents)
+    if n < 2:
+        return np.zeros(0, np.int64), {"vectors": "lexical" if embedder is None else "embedder", "penalty": 0.0}
+    lay = layout(sents) if lay is None else lay
+    fixed, glue = topic_rules(lay)
+    X, name = _vectors(sents, embedder)
+    penalty = bd.null_penalty(X)
+    cuts = bd.segment_global(X, penalty=penalty, fixed=fixed, glue=glue)
+    return cuts, {"vectors": name, "penalty": round(float(penalty), 6), "headings": int(fixed.sum()),
+                  "open_gaps": int((~glue).sum())}
+
+
+def segment(text: str, *, units: str = "sentences", embedder: Any = None) -> ChunkTree:
+    """The topics of ``text`` as a one-level :class:`~logichunk.tree.ChunkTree` (ids ``1``, ``2``, ...;
+    method ``topic``): spans that tile the text exactly, cut where the subject changes (see the
+    module docstring). ``units``: ``"sentences"`` (default) or ``"lines"`` (one unit per non-blank
+    line: turns of a conversation, a transcript). ``embedder``: measure cohesion with its sentence
+    vectors instead of the document's own words (e.g. :func:`logichunk.models.registry.resolve_embedder`)."""
+    if not isinstance(text, str):
+        raise InputError(f"segment expects a str, got {type(text).__name__}")
+    if units not in UNITS:
+        raise InputError(f"units must be one of {', '.join(UNITS)}, got {units!r}")
+    sents = split_lines(text) if units == "lines" else split_sentences(text)
+    cuts, info = topic_cuts(sents, embedder=embedder)
+    stats = {"sentences": len(sents), "topics": 0, "units": units, **info}
+    if not len(sents):
+        return build_tree_columns(text, [], [], [], [], {"size": [], "sentences": []}, stats=stats)
+    first = np.concatenate(([0], cuts + 1)).astype(np.int64)
+    last = np.concatenate((cuts, [len(sents) - 1])).astype(np.int64)
+    starts, ends = sents.starts[first].tolist(), sents.ends[last].tolist()
+    k = len(starts)
+    stats["topics"] = k
+    meta = {"size": [b - a for a, b in zip(starts, ends, strict=True)],
+            "sentences": [[a, b + 1] for a, b in zip(first.tolist(), last.tolist(), strict=True)]}
+    return build_tree_columns(text, [str(i + 1) for i in range(k)], starts, ends, ["topic"] * k, meta, stats=stats)
+
+
+def segment_units(units: Sequence[str], *, embedder: Any = None) -> np.ndarray:
+    """Topic boundaries of units given one by one (utterances, turns, pre-split sentences): sorted gap
+    indices, ``i`` meaning a boundary after ``units[i]`` (the format of the segmentation benchmarks)."""
+    if isinstance(units, str) or not all(isinstance(u, str) for u in units):
+        raise InputError("segment_units expects a sequence of str (one per unit)")
+    if len(units) < 2:
+        return np.zeros(0, np.int64)
+    return topic_cuts(join_units(list(units)), embedder=embedder)[0]

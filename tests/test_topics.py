@@ -1,0 +1,147 @@
+"""Topic segmentation (chunkers/topics.py): segment(), segment_units() and `logichunk segment`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logichunk import boundaries as bd
+from logichunk import segment, segment_units
+from logichunk.errors import InputError
+from logichunk.models.embed_hash import HashEmbedder
+from logichunk.signals.cohesion import lexical_rows
+from logichunk.text.discourse import opens_with_marker
+from logichunk.text.sentences import join_units, split_lines, split_sentences
+from logichunk.text.structure import layout
+from logichunk.tree import check_tree
+
+ROOT = Path(__file__).resolve().parents[1]
+
+_TOPICS = {
+    "cats": "Cats purr softly. A cat sleeps most of the day. Kittens chase string and cats hunt mice at night.",
+    "rockets": "Rockets burn fuel to climb. A rocket stage drops away in flight. Engines of the rocket gimbal to steer.",
+    "bread": "Bread needs flour and yeast. Dough rises while the yeast feeds. Bakers knead bread dough before baking.",
+}
+
+
+def test_a_clear_change_of_subject_is_found_where_it_is():
+    text = " ".join([_TOPICS["cats"]] * 3 + [_TOPICS["rockets"]] * 3 + [_TOPICS["bread"]] * 3)
+    tree = segment(text)
+    check_tree(tree)
+    starts = [c.span.start for c in tree.roots()]
+    rockets, bread = text.index("Rockets"), text.index("Bread")
+    assert starts == [0, rockets, bread]
+    assert [c.method for c in tree.roots()] == ["topic"] * 3
+    assert tree.stats["topics"] == 3 and tree.stats["vectors"] == "lexical"
+
+
+def test_one_subject_stays_one_topic():
+    text = " ".join([_TOPICS["cats"]] * 6)
+    assert len(segment(text).roots()) == 1
+
+
+def test_headings_open_topics_and_never_end_one():
+    text = ("# Notes\n\n## Cats\n\n" + _TOPICS["cats"] + "\n\n## Rockets\n\n" + _TOPICS["rockets"]
+            + "\n\n## More rockets\n\n" + _TOPICS["rockets"] + "\n")
+    tree = segment(text)
+    starts = [c.span.start for c in tree.roots()]
+    # "# Notes" and "## Cats" stay together (no cut right after a heading); every later heading opens one
+    assert starts == [0, text.index("## Rockets"), text.index("## More rockets")]
+
+
+_SENT = st.sampled_from([*(s + " " for t in _TOPICS.values() for s in t.split(". ")),
+                         "However, it went on. ", "They said so. ", "Yes. ", "但是他没来。", "猫在睡觉。"])
+_BREAK = st.sampled_from(["", "", "\n", "\n\n"])
+_HEAD = st.sampled_from(["# Title\n\n", "## Part\n\n", "1.2 Scope\n\n", ""])
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.tuples(_HEAD, st.lists(st.tuples(_SENT, _BREAK), min_size=1, max_size=6)), min_size=1, max_size=5))
+def test_invariants(doc):
+    text = "".join(h + "".join(s + b for s, b in body) for h, body in doc)
+    tree = segment(text)
+    check_tree(tree)  # spans tile the text exactly, ids 1..k
+    sents = split_sentences(text)
+    lay = layout(sents)
+    starts = set(sents.starts.tolist())
+    heading_starts = {int(sents.starts[i]) for i in np.flatnonzero(lay.heading)}
+    has_paragraphs = (lay.strength >= 3).any()
+    for c in tree.roots()[1:]:
+        a = c.span.start
+        assert a in starts  # topics start at a sentence
+        i = int(np.searchsorted(sents.starts, a))
+        gap = lay.strength[i - 1]
+        if has_paragraphs:
+            assert gap >= 3  # between paragraphs (or at a heading) only
+        assert not lay.no_cut[i - 1]  # never right after a heading
+        if a not in heading_starts:
+            assert not opens_with_marker(text, np.array([a]), np.array([c.span.end]))[0]
+    for c in tree.roots():  # a heading opens a topic unless it directly follows another heading
+        inside = [h for h in heading_starts if c.span.start < h < c.span.end]
+        for h in inside:
+            i = int(np.searchsorted(sents.starts, h))
+            assert lay.heading[i - 1] or lay.no_cut[i - 1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_SENT.map(str.strip).filter(bool), min_size=0, max_size=30))
+def test_units_and_lines_agree(units):
+    """segment_units over a list = segment(..., units="lines") over the same units one per line."""
+    got = segment_units(units).tolist()
+    tree = segment("\n".join(units), units="lines")
+    lines = split_lines("\n".join(units))
+    assert len(lines) == len(units)
+    ends = [c.meta["sentences"][1] - 1 for c in tree.roots()[:-1]]
+    assert got == ends
+
+
+def test_segment_units_is_the_global_decision_with_the_structure_rules():
+    units = [s for t in _TOPICS.values() for s in t.split(". ")] * 2 + ["However, the end came.", "It did."]
+    sents = join_units(units)
+    X = lexical_rows(sents.text, sents.starts, sents.ends)
+    lay = layout(sents)
+    glue = lay.strength < 1  # continuations only: units are lines
+    expected = bd.segment_global(X, glue=glue)
+    assert segment_units(units).tolist() == expected.tolist()
+    assert (len(units) - 3) not in expected.tolist()  # no boundary before "However"
+
+
+def test_with_an_embedder():
+    text = " ".join([_TOPICS["cats"]] * 3 + [_TOPICS["rockets"]] * 3)
+    tree = segment(text, embedder=HashEmbedder())
+    check_tree(tree)
+    assert tree.stats["vectors"] != "lexical"
+    assert segment_units(["a cat", "the cat"], embedder=HashEmbedder()).dtype == np.int64
+
+
+def test_bad_input_is_one_clear_error():
+    with pytest.raises(InputError):
+        segment(b"bytes")  # type: ignore[arg-type]
+    with pytest.raises(InputError):
+        segment("text", units="words")
+    with pytest.raises(InputError):
+        segment_units("not a list")  # type: ignore[arg-type]
+    assert segment("").roots() == [] and segment_units([]).size == 0
+
+
+def test_cli_segment(tmp_path):
+    src = tmp_path / "doc.md"
+    src.write_text("## Cats\n\n" + _TOPICS["cats"] + "\n\n## Rockets\n\n" + _TOPICS["rockets"] + "\n", encoding="utf-8")
+    run = [sys.executable, "-m", "logichunk.cli", "segment"]
+    out = subprocess.run([*run, str(src), "--format", "jsonl"], capture_output=True, text=True, cwd=ROOT, check=True)
+    recs = [json.loads(line) for line in out.stdout.splitlines()]
+    text = src.read_text(encoding="utf-8")
+    assert [r["start"] for r in recs] == [0, text.index("## Rockets")]
+    assert "".join(r["text"] for r in recs) == text and all(r["method"] == "topic" for r in recs)
+    lines = subprocess.run([*run, "-", "--units", "lines"], input="cats purr\ncats sleep\n", capture_output=True,
+                           text=True, cwd=ROOT, check=True)
+    assert lines.stdout.count("topic") == 1
+    empty = subprocess.run([*run, str(tmp_path / "missing.txt")], capture_output=True, text=True, cwd=ROOT)
+    assert empty.returncode == 2 and empty.stderr.count("\n") == 1 and "Traceback" not in empty.stderr
