@@ -19,7 +19,7 @@ from logichunk.models.embed_hash import HashEmbedder
 from logichunk.signals.cohesion import lexical_rows
 from logichunk.text.discourse import opens_with_marker
 from logichunk.text.sentences import join_units, split_lines, split_sentences
-from logichunk.text.structure import layout
+from logichunk.text.structure import PARAGRAPH, SECTION, layout
 from logichunk.tree import check_tree
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,14 +72,15 @@ def test_invariants(doc):
     lay = layout(sents)
     starts = set(sents.starts.tolist())
     heading_starts = {int(sents.starts[i]) for i in np.flatnonzero(lay.heading)}
-    has_paragraphs = (lay.strength >= 3).any()
+    s_ = lay.strength
+    has_paragraphs = ((s_ >= PARAGRAPH) & (s_ < SECTION) & ~lay.no_cut).any()  # a heading's blank lines don't count
     for c in tree.roots()[1:]:
         a = c.span.start
         assert a in starts  # topics start at a sentence
         i = int(np.searchsorted(sents.starts, a))
         gap = lay.strength[i - 1]
         if has_paragraphs:
-            assert gap >= 3  # between paragraphs (or at a heading) only
+            assert gap >= PARAGRAPH  # between paragraphs (or at a heading) only
         assert not lay.no_cut[i - 1]  # never right after a heading
         if a not in heading_starts:
             assert not opens_with_marker(text, np.array([a]), np.array([c.span.end]))[0]
@@ -145,3 +146,12 @@ def test_cli_segment(tmp_path):
     assert lines.stdout.count("topic") == 1
     empty = subprocess.run([*run, str(tmp_path / "missing.txt")], capture_output=True, text=True, cwd=ROOT)
     assert empty.returncode == 2 and empty.stderr.count("\n") == 1 and "Traceback" not in empty.stderr
+
+
+def test_blank_lines_around_headings_alone_do_not_make_paragraphs():
+    """A heading's own blank lines say nothing of how the text under it is laid out: lines stay cuttable."""
+    cats = "\n".join(_TOPICS["cats"].split(". ") * 3)
+    rockets = "\n".join(_TOPICS["rockets"].split(". ") * 3)
+    text = "# Notes\n\n" + cats + "\n" + rockets + "\n"
+    starts = [c.span.start for c in segment(text).roots()]
+    assert starts == [0, text.index("Rockets")]

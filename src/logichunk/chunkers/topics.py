@@ -46,7 +46,11 @@ def topic_rules(lay: Layout) -> tuple[np.ndarray, np.ndarray]:
     a heading, before a continuation, or below the author's smallest unit of layout."""
     strength = lay.strength
     fixed = (strength == SECTION) & ~lay.no_cut
-    floor = PARAGRAPH if (strength >= PARAGRAPH).any() else LINE if (strength >= LINE).any() else SENTENCE
+    # the author's smallest unit of layout: blank-line paragraphs (or blocks) if there are any, else lines
+    # (a heading alone says nothing of how the text between headings is laid out)
+    between = strength[~fixed & ~lay.no_cut]
+    floor = PARAGRAPH if ((between >= PARAGRAPH) & (between < SECTION)).any() else LINE if (between >= LINE).any() \
+        else SENTENCE
     glue = lay.no_cut | (strength < max(floor, SENTENCE)) | (lay.leans & (strength < SECTION))
     return fixed, glue & ~fixed
 
