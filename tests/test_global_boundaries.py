@@ -437,3 +437,19 @@ def test_stable_order_is_a_stable_argsort(values, bound):
 
     a = np.asarray(values, dtype=np.int64) % bound
     assert stable_order(a, bound).tolist() == np.argsort(a, kind="stable").tolist()
+
+
+@pytest.mark.parametrize("line, heading", [
+    ("1.2 Scope of work", True), ("1 Introduction", True), ("2.3 论语·学而（节选）", True), ("第三章 总则", True),
+    ("二、方法", True), ("Chapter 3", True), ("3 総則", True),
+    ("5 pm", False), ("113 Anton Ct, there is no traffic", False), ("2 miles away from the station", False),
+    ("1 759 540 km²", False), ("12 5 76 34 8 45", False), ("1. have a wonderful idea", False), ("327 – Wang", False),
+])
+def test_numbered_lines_that_are_headings(line, heading):
+    """A numbered line is a heading when it reads as a title; a line of a transcript or a table that
+    happens to start with a number is not (it would open a chunk and never end one)."""
+    text = f"Some prose before it. It has two sentences.\n{line}\nMore prose after it. And more.\n"
+    sents = split_sentences(text)
+    lay = layout(sents)
+    got = [text[a:b].strip() for a, b, h in zip(sents.starts, sents.ends, lay.heading, strict=True) if h]
+    assert got == ([line] if heading else [])

@@ -50,12 +50,31 @@ _ATX = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]|$)")
 _SETEXT_LINE = re.compile(r"[ \t]{0,3}(?:=+|-+)[ \t]*$")
 _NUMBERED = re.compile(
     r"\s*(?:"
-    r"(?:\d{1,3}(?:\.\d{1,3})+\.?|\d{1,3}\.?)[ \t\u3000]+\S"  # 1 Intro, 1.2 Scope, 1.2.3. Terms
+    r"(?P<num>\d{1,3}(?:\.\d{1,3})+\.?|\d{1,3}\.?)[ \t\u3000]+(?P<first>\S)"  # 1 Intro, 1.2 Scope, 1.2.3. Terms
     r"|第[0-9一二三四五六七八九十百千零〇两]+[章节篇部回卷编条]"  # 第三章 总则
     r"|[一二三四五六七八九十]+[、．.][^\s]"  # 二、方法
     r"|(?:Chapter|CHAPTER|Section|SECTION|Part|PART|Appendix|APPENDIX)\s+[0-9IVXLC]+\b"
     r")"
 )
+
+
+def _numbered_heading(line: str) -> bool:
+    """A line that opens with a section number and reads as a title. After an Arabic number the title
+    starts with a capital or a letter of a script without case (``1.2 Scope``, ``3 総則``), not with
+    a lower-case word, a digit or a mark (``5 pm``, ``2 miles away``, ``1 759 540 km²``); after a bare
+    number (no dot: the most ambiguous form) a comma also says prose (``113 Anton Ct, I sent it``)."""
+    m = _NUMBERED.match(line)
+    if m is None:
+        return False
+    if m.group("num") is None:
+        return True
+    first = m.group("first")
+    if not first.isalpha() or first.islower():
+        return False
+    bare = "." not in m.group("num")
+    return not (bare and any(c in line for c in ",，、"))
+
+
 # what ends or continues a sentence: a line ending so is prose (or a list lead-in), not a title
 _PROSE_END = set("。！？；：，、.!?;:,…")
 # first characters a Markdown, setext or numbered heading line can start with (after its indent)
@@ -135,7 +154,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
                 and text[int(starts[i - 1]) : int(ends[i - 1])].strip():
             heading[i - 1] = True
             setext_under[i] = True
-        elif len(line.strip()) <= NUMBERED_MAX_CHARS and _NUMBERED.match(line) and line.strip()[-1] not in _PROSE_END \
+        elif len(line.strip()) <= NUMBERED_MAX_CHARS and _numbered_heading(line) and line.strip()[-1] not in _PROSE_END \
                 and before[i] != BREAK_HARD:
             heading[i] = True
         elif before[i] == BREAK_PARAGRAPH and after[i] >= BREAK_PARAGRAPH and i < n - 1 and _is_title(line) \
