@@ -15,7 +15,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 ROOT = Path(__file__).resolve().parents[1]
 
-TOOLS = {"search", "add_document", "add_file", "list_documents", "get_chunk", "chunk", "remember", "recall",
+TOOLS = {"search", "add_document", "add_file", "list_documents", "get_chunk", "chunk", "segment", "remember", "recall",
          "end_conversation"}
 
 TURNS = [

@@ -201,6 +201,21 @@ def test_chunk_tool_tree_tiles_the_text(text, method, max_size):
             assert all(k["id"].startswith(ch["id"] + ".") for k in kids)
 
 
+def test_segment_tool_topics_tile_the_text(tmp_path):
+    text = ("## Cats\n\nCats purr softly. A cat sleeps all day.\n\n## Rockets\n\nRockets burn fuel. A rocket "
+            "stage drops away.\n")
+
+    async def fn(c: Client) -> Any:
+        return (await call(c, "segment", text=text), await call(c, "segment", text="a\nb\n", units="lines"),
+                await refused(c, "segment", text=""))
+
+    out, lines, err = _run(tmp_path / "kb.db", fn)
+    assert [t["span"][0] for t in out["topics"]] == [0, text.index("## Rockets")]
+    assert "".join(t["text"] for t in out["topics"]) == text and out["vectors"] == "lexical"
+    assert lines["units"] == "lines" and "".join(t["text"] for t in lines["topics"]) == "a\nb\n"
+    assert "empty" in err
+
+
 def test_readme_mcp_examples(monkeypatch, tmp_path):
     """The README's MCP section: the client snippets are valid JSON whose arguments the CLI accepts,
     and the Python example runs as written."""

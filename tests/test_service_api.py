@@ -575,3 +575,14 @@ def test_an_upload_with_a_stray_utf16_mark_is_refused_not_stored_as_mojibake(cli
     real = client.post(f"{P}/documents/upload?copy=true", headers=H,
                        content=b"\xff\xfe" + "Real UTF-16 text.\n".encode("utf-16-le"))
     assert real.status_code == 201
+
+
+def test_segment_route_gives_topics_that_tile_the_text(client):
+    text = "## Cats\n\nCats purr softly. A cat sleeps all day.\n\n## Rockets\n\nRockets burn fuel. A stage drops.\n"
+    r = client.post("/api/segment", headers=H, json={"text": text})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert [t["start"] for t in body["topics"]] == [0, text.index("## Rockets")]
+    assert body["topics"][-1]["end"] == len(text) == body["length"] and body["stats"]["vectors"] == "lexical"
+    assert client.post("/api/segment", headers=H, json={"text": "x", "units": "words"}).status_code == 422
+    assert client.post("/api/segment", json={"text": "x"}).status_code == 401

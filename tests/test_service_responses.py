@@ -174,6 +174,9 @@ def run(app) -> Iterator[dict[str, Any]]:
         call("POST", "/api/chunk", json={"text": "短句。" + "很长的一句话没有标点" * 60 + "。结尾。",
                                           "method": "logic-chain", "sizes": [100, 50], "similarity": True})
         call("POST", "/api/chunk", json={"text": "One short line.", "method": "parent-child"})
+        for text in (ZH, EN):
+            call("POST", "/api/segment", json={"text": text}, label="topics")
+        call("POST", "/api/segment", json={"text": "a turn\nanother turn\n", "units": "lines"}, label="topics of lines")
 
         # a block edited: queued, its chunks stale, then re-chunked on demand
         blocks = call("GET", f"{P}/documents/{{doc_id}}", doc_id=docs["edit"])["blocks"]

@@ -413,3 +413,16 @@ def chunk_text(text: str, limits: Limits, settings: Settings, embedder: Callable
                "method": c.method, "text": text[c.span.start:c.span.end]} for c in tree]
     return {"method": method, "unit": tree.unit, "length": len(text), "depth": tree.depth(), "chunks": chunks,
             "bubbles": plain([b.to_dict() for b in tree.bubbles])}
+
+
+def segment_text(text: str, limits: Limits, embedder: Callable[[], Any] | None = None,
+                 units: str = "sentences") -> dict[str, Any]:
+    """The topics of ``text`` (nothing stored): where the subject changes, with no size limit
+    (:func:`logichunk.segment`); model-free unless an embedder is given."""
+    from ..chunkers.topics import segment
+
+    text = check_text(text, "text", limits.max_text_chars)
+    tree = segment(text, units=units, embedder=embedder() if embedder is not None else None)
+    topics = [{"id": c.id, "span": [c.span.start, c.span.end], "sentences": c.meta["sentences"],
+               "text": text[c.span.start:c.span.end]} for c in tree.roots()]
+    return {"units": units, "length": len(text), "topics": topics, "vectors": tree.stats.get("vectors")}

@@ -157,6 +157,16 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
         could only be force-split)."""
         return kb.chunk_text(text, limits, settings, lambda: stores.embedder, method, max_size, unit)
 
+    @tool(read_only)
+    def segment(text: Annotated[str, Field(description="the text to divide into topics (nothing is stored)")],
+                units: Annotated[Literal["sentences", "lines"], Field(description="sentences (default), or lines: "
+                                                                                  "one turn or transcript line each")]
+                = "sentences") -> dict[str, Any]:
+        """Divide a text into its topics, with no size limit: where the subject changes. Headings open
+        topics; cuts fall between paragraphs (or lines) and never before a sentence that leans on the
+        one before. Each topic's id, [start, end) span, sentence range and text."""
+        return kb.segment_text(text, limits, None, units)
+
     @tool(writes)
     def remember(conversation_id: Annotated[str, Field(description="your id for this conversation; use the same "
                                                                    "one for every turn")],

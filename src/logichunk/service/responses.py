@@ -624,3 +624,31 @@ class ChunkAnswer(BaseModel):
     bubbles: list[Bubble]
     curves: Curves
     timing: Timing
+
+
+class Topic(BaseModel):
+    id: str = Field(description="`1`, `2`, ... in text order")
+    start: int = Field(description="offset in the text sent")
+    end: int
+    size: int = Field(description="characters")
+    sentences: Span = Field(description="the sentences (or lines) it holds, [first, last + 1)")
+
+
+class TopicStats(BaseModel):
+    sentences: int = Field(description="sentences (or lines) in the text")
+    topics: int
+    units: Literal["sentences", "lines"]
+    vectors: str = Field(description="what cohesion was measured with: `lexical` (the text's own words, no model)")
+    penalty: float = Field(description="the price of one more topic (the permutation rule), in scatter units")
+    headings: int = absent("headings that opened a topic")
+    open_gaps: int = absent("gaps where a topic could start after the structure rules")
+
+
+class SegmentAnswer(BaseModel):
+    """A text divided into topics with no size limit (nothing stored): spans that tile the text."""
+
+    units: Literal["sentences", "lines"]
+    length: int = Field(description="characters in the text")
+    topics: list[Topic]
+    stats: TopicStats
+    timing_ms: float

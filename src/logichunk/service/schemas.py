@@ -36,6 +36,12 @@ class SearchIn(_Strict):
     context_window: int | None = Field(None, ge=1, description="characters of context around the matched child")
 
 
+class SegmentIn(_Strict):
+    text: str = Field(min_length=1)
+    units: Literal["sentences", "lines"] = Field("sentences", description="what a topic is made of: sentences, or "
+                                                 "lines (one conversation turn or transcript line each)")
+
+
 class ChunkIn(_Strict):
     text: str = Field(min_length=1)
     method: str = Field("logic-chain", description="GET /api/info lists the methods")

@@ -9,8 +9,8 @@ from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 
 from ..playground import analyse
-from ..responses import ChunkAnswer, answer
-from ..schemas import ChunkIn
+from ..responses import ChunkAnswer, SegmentAnswer, answer
+from ..schemas import ChunkIn, SegmentIn
 from .common import AUTH, check_text, check_text_size, service
 
 router = APIRouter(prefix="/api", tags=["chunk"], dependencies=AUTH)
@@ -28,3 +28,20 @@ async def chunk_text(request: Request, body: ChunkIn) -> dict[str, Any]:
                                   max_points=body.max_points, tokenizer=body.tokenizer)
     svc.metrics.observe_chunk(time.perf_counter() - t0)
     return out
+
+
+@router.post("/segment", summary="divide a text into topics, no size limit: where the subject changes (nothing stored)",
+             response_model=None, responses=answer(SegmentAnswer, "the topics, tiling the text"))
+async def segment_text(request: Request, body: SegmentIn) -> dict[str, Any]:
+    from ...chunkers.topics import segment
+
+    svc = service(request)
+    text = check_text(body.text, "text")
+    check_text_size(len(text), svc.settings.service_max_chunk_chars, "the text", "service_max_chunk_chars")
+    t0 = time.perf_counter()
+    tree = await run_in_threadpool(segment, text, units=body.units)
+    ms = (time.perf_counter() - t0) * 1000
+    topics = [{"id": c.id, "start": c.span.start, "end": c.span.end, "size": c.meta["size"],
+               "sentences": c.meta["sentences"]} for c in tree.roots()]
+    return {"units": body.units, "length": len(text), "topics": topics, "stats": dict(tree.stats),
+            "timing_ms": round(ms, 3)}
