@@ -89,14 +89,11 @@ def prose_units(paragraph: str) -> list[str]:
     return units
 
 
-def page_doc(path: str) -> dict | None:
-    segs = []
-    for head, paras in sections(render(path)):
-        if head in DROPPED:
-            continue
-        units = [u for p in paras for u in prose_units(p)]
-        if len(units) >= 3:
-            segs.append(units)
+def dev_document(name: str, sections_units: list[list[str]]) -> dict | None:
+    """A dev document from its sections' sentences, in the format of ``../shared/data``: sections of
+    fewer than three sentences dropped; kept with at least three sections and 30-600 sentences.
+    (``devset_readme.py`` builds its documents the same way.)"""
+    segs = [u for u in sections_units if len(u) >= 3]
     units = [u for s in segs for u in s]
     if len(segs) < 3 or not 30 <= len(units) <= 600:
         return None
@@ -105,8 +102,12 @@ def page_doc(path: str) -> dict | None:
     for n in lens[:-1]:
         acc += n
         ends.append(acc - 1)
-    return {"id": os.path.basename(path), "lang": "en", "units": units, "segments": lens,
-            "boundaries": ends, "split": "dev"}
+    return {"id": name, "lang": "en", "units": units, "segments": lens, "boundaries": ends, "split": "dev"}
+
+
+def page_doc(path: str) -> dict | None:
+    return dev_document(os.path.basename(path), [[u for p in paras for u in prose_units(p)]
+                                                 for head, paras in sections(render(path)) if head not in DROPPED])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,14 +134,19 @@ def main(argv: list[str] | None = None) -> int:
             continue
         seen.add(tuple(doc["units"][:3]))
         kept.append(doc)
-    with open(a.out, "w", encoding="utf-8") as f:
-        for d in kept:
-            f.write(json.dumps(d, ensure_ascii=False) + "\n")
-    n = sum(len(d["units"]) for d in kept)
-    b = sum(len(d["boundaries"]) for d in kept)
-    print(f"devset_man: {len(kept)} pages, {n / max(len(kept), 1):.0f} sentences and "
-          f"{b / max(len(kept), 1):.1f} boundaries per page -> {a.out}")
+    write_devset(a.out, kept, "devset_man", "pages")
     return 0
+
+
+def write_devset(path: str, docs: list[dict], name: str, what: str) -> None:
+    """One document per line, and a line saying what was written."""
+    with open(path, "w", encoding="utf-8") as f:
+        for d in docs:
+            f.write(json.dumps(d, ensure_ascii=False) + "\n")
+    n = sum(len(d["units"]) for d in docs)
+    b = sum(len(d["boundaries"]) for d in docs)
+    print(f"{name}: {len(docs)} {what}, {n / max(len(docs), 1):.0f} sentences and "
+          f"{b / max(len(docs), 1):.1f} boundaries each -> {path}")
 
 
 if __name__ == "__main__":

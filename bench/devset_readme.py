@@ -11,8 +11,8 @@ sections of a few sentences: a third kind of natural document.
 How: a heading (``#`` to ``######``, or setext) opens a section; fenced code, indented code, list
 items, tables, quotes, HTML and badge lines are dropped; paragraphs are split into sentences by
 logichunk's splitter, keeping sentences of at least four words that are mostly letters; a document
-is kept with at least three sections of three sentences each and 30-600 sentences; logichunk's own
-README is left out (we wrote it). Documents are ordered by the MD5 of their name. Output: the
+is kept with at least three sections of three sentences each and 30-600 sentences (the sentence and
+document rules are ``devset_man.py``'s, imported from it); logichunk's own README is left out (we wrote it). Documents are ordered by the MD5 of their name. Output: the
 segmentation format of ``../shared/data``.
 
     python bench/devset_readme.py --out /tmp/devset_readme.jsonl
@@ -27,13 +27,13 @@ import argparse
 import glob
 import gzip
 import hashlib
-import json
 import os
 import re
 import sys
 from collections.abc import Iterator
 
-from logichunk.text.sentences import split_sentences
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from devset_man import dev_document, prose_units, write_devset  # noqa: E402  (the same sentences and document rules)
 
 _HEAD = re.compile(r"^(#{1,6})\s+\S")
 _SETEXT = re.compile(r"^(=+|-+)\s*$")
@@ -108,28 +108,8 @@ def sections(md: str) -> list[list[str]]:
     return out
 
 
-def prose_units(paragraph: str) -> list[str]:
-    s = split_sentences(paragraph)
-    units = []
-    for a, b in zip(s.starts.tolist(), s.ends.tolist(), strict=True):
-        u = paragraph[a:b].strip()
-        if len(u.split()) >= 4 and sum(ch.isalpha() for ch in u) >= 0.6 * len(u):
-            units.append(u)
-    return units
-
-
 def document(name: str, md: str) -> dict | None:
-    segs = [[u for p in sec for u in prose_units(p)] for sec in sections(md)]
-    segs = [s for s in segs if len(s) >= 3]
-    units = [u for s in segs for u in s]
-    if len(segs) < 3 or not 30 <= len(units) <= 600:
-        return None
-    ends, acc = [], 0
-    for s in segs[:-1]:
-        acc += len(s)
-        ends.append(acc - 1)
-    return {"id": name, "lang": "en", "units": units, "segments": [len(s) for s in segs], "boundaries": ends,
-            "split": "dev"}
+    return dev_document(name, [[u for p in sec for u in prose_units(p)] for sec in sections(md)])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -138,13 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     docs = [d for name, md in sources() if (d := document(name, md)) is not None]
     docs.sort(key=lambda d: hashlib.md5(d["id"].encode()).hexdigest())
-    with open(a.out, "w", encoding="utf-8") as f:
-        for d in docs:
-            f.write(json.dumps(d, ensure_ascii=False) + "\n")
-    n = sum(len(d["units"]) for d in docs)
-    b = sum(len(d["boundaries"]) for d in docs)
-    print(f"devset_readme: {len(docs)} documents, {n / max(len(docs), 1):.0f} sentences and "
-          f"{b / max(len(docs), 1):.1f} boundaries each -> {a.out}")
+    write_devset(a.out, docs, "devset_readme", "documents")
     return 0
 
 

@@ -147,6 +147,31 @@ def _write_markdown(out: TextIO, source: str, tree: ChunkTree) -> None:
             out.write("\n")
 
 
+def _skip(e: LogichunkError, many: bool) -> None:
+    """One input of many failed: say so and go on; the only input failed: the error is the answer."""
+    if not many:
+        raise e
+    _err(f"skipped {e}")
+
+
+def _write(out: TextIO, fmt: str, source: str, tree: ChunkTree, many: bool, docs: list[dict[str, Any]]) -> None:
+    """One input's tree in ``fmt``; ``json`` collects it into ``docs``, written by :func:`_write_json`."""
+    if fmt == "tree":
+        _write_tree(out, source, tree, many)
+    elif fmt == "jsonl":
+        _write_jsonl(out, source, tree)
+    elif fmt == "markdown":
+        _write_markdown(out, source, tree)
+    else:
+        docs.append(_tree_json(source, tree))
+
+
+def _write_json(out: TextIO, fmt: str, docs: list[dict[str, Any]], many: bool) -> None:
+    if fmt == "json":
+        json.dump(docs[0] if len(docs) == 1 and not many else docs, out, ensure_ascii=False, indent=2)
+        out.write("\n")
+
+
 # ----------------------------------------------------------------------------- verbs
 
 
@@ -216,14 +241,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
 
     def emit(source: str, tree: ChunkTree) -> None:
         bubbles.extend(tree.bubbles)
-        if args.format == "tree":
-            _write_tree(out, source, tree, many)
-        elif args.format == "jsonl":
-            _write_jsonl(out, source, tree)
-        elif args.format == "markdown":
-            _write_markdown(out, source, tree)
-        else:
-            docs.append(_tree_json(source, tree))
+        _write(out, args.format, source, tree, many, docs)
 
     # many small files through the model-free cascade share one pass (chunk_many: the same trees)
     shared = args.method == "logic-chain" and models.llm is None and models.lm is None and many \
@@ -269,16 +287,12 @@ def cmd_chunk(args: argparse.Namespace) -> int:
                         continue
                     tree = _chunk_one(args, text, source, models)
                 except LogichunkError as e:
-                    if not many:
-                        raise
+                    _skip(e, many)
                     failures += 1
-                    _err(f"skipped {e}")
                     continue
                 emit(source, tree)
             flush()
-            if args.format == "json":
-                json.dump(docs[0] if len(docs) == 1 and not many else docs, out, ensure_ascii=False, indent=2)
-                out.write("\n")
+            _write_json(out, args.format, docs, many)
     finally:
         progress.close()
     _record_bubbles(args, bubbles)
@@ -302,20 +316,11 @@ def cmd_segment(args: argparse.Namespace) -> int:
                 raise InputError(f"{source}: empty input, no topics")
             tree = segment(text, units=args.units, embedder=models.embedder)
         except LogichunkError as e:
-            if not many:
-                raise
+            _skip(e, many)
             failures += 1
-            _err(f"skipped {e}")
             continue
-        if args.format == "tree":
-            _write_tree(sys.stdout, source, tree, many)
-        elif args.format == "jsonl":
-            _write_jsonl(sys.stdout, source, tree)
-        else:
-            docs.append(_tree_json(source, tree))
-    if args.format == "json":
-        json.dump(docs[0] if len(docs) == 1 and not many else docs, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        _write(sys.stdout, args.format, source, tree, many, docs)
+    _write_json(sys.stdout, args.format, docs, many)
     return 1 if failures else 0
 
 
