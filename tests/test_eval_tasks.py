@@ -581,3 +581,16 @@ def test_out_of_range_numbers_are_refused(argv):
 
     out = subprocess.run([sys.executable, "-m", "logichunk", "eval", *argv, "--no-save"], capture_output=True, text=True)
     assert out.returncode == 2 and "must be at least" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_global_gives_an_oracle_row_with_its_own_cuts_at_the_gold_count(tmp_path):
+    rows = [{"id": str(i), "lang": "en", "units": [f"cats purr {j}" for j in range(4)] + [f"rockets fly {j}" for j in range(4)]
+             + [f"bread rises {j}" for j in range(4)], "segments": [4, 4, 4], "boundaries": [3, 7]} for i in range(3)]
+    path = tmp_path / "seg.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    docs = R.read_segmentation(path)
+    runner = build(METHODS["global"], Settings(embedder=_embedder(), embedder_name="test"))
+    out = S.run_segmentation(docs, "global", runner, peer=False, dataset="toy", oracle=True)
+    by = {r["method"]: r for r in out.rows}
+    assert set(by) == {"global", "global@gold-k"} and by["global@gold-k"]["oracle"]
+    assert by["global@gold-k"]["hyp_per_doc"] == 2.0 and by["global@gold-k"]["pk"] == 0.0

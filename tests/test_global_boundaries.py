@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from logichunk import boundaries as bd
 from logichunk import chunk, chunk_many
+from logichunk.errors import InputError
 from logichunk.text.measure import Meter
 from logichunk.text.sentences import split_sentences
 from logichunk.text.structure import LINE, PARAGRAPH, SECTION, layout
@@ -453,3 +454,38 @@ def test_numbered_lines_that_are_headings(line, heading):
     lay = layout(sents)
     got = [text[a:b].strip() for a, b, h in zip(sents.starts, sents.ends, lay.heading, strict=True) if h]
     assert got == ([line] if heading else [])
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.integers(2, 8), st.integers(0, 7), st.integers(0, 2**32 - 1))
+def test_a_given_count_is_the_best_cut_set_of_that_size(n, k, seed):
+    """``segment_global(count=k)``: when the penalised programme can give k cuts, they are the k cuts of
+    least scatter (brute force over every k-subset); otherwise the nearest count it can give."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    k = min(k, n - 1)
+    got = bd.segment_global(X, count=k)
+    def scatter(cuts):
+        edges = [0, *(c + 1 for c in cuts), n]
+        return sum(float(((X[a:b] - X[a:b].mean(0)) ** 2).sum()) for a, b in zip(edges, edges[1:], strict=False))
+    best = {m: min(scatter(c) for c in itertools.combinations(range(n - 1), m)) for m in range(n)}
+    assert scatter(got.tolist()) == pytest.approx(best[got.size], abs=1e-9)
+    if got.size != k:  # no penalty gives k cuts: best[k] is not below the chord of two counts around it
+        assert any(best[k] >= best[a] + (best[b] - best[a]) * (k - a) / (b - a) - 1e-9
+                   for a in range(k) for b in range(k + 1, n))
+
+
+def test_topics_given_count():
+    from logichunk import segment
+
+    text = " ".join(["Cats purr softly. A cat sleeps most of the day. Kittens chase string and cats hunt mice."] * 3
+                    + ["Rockets burn fuel to climb. A rocket stage drops away. Engines of the rocket gimbal."] * 3
+                    + ["Bread needs flour and yeast. Dough rises while yeast feeds. Bakers knead bread dough."] * 3)
+    two = [c.span.start for c in segment(text, topics=2).roots()]
+    assert len(two) == 2 and two[1] in (text.index("Rockets"), text.index("Bread"))
+    assert [c.span.start for c in segment(text, topics=3).roots()] == [0, text.index("Rockets"), text.index("Bread")]
+    assert len(segment(text, topics=1).roots()) == 1
+    with pytest.raises(InputError):
+        segment(text, topics=0)
+    with pytest.raises(InputError):
+        segment(text, topics=2.5)  # type: ignore[arg-type]

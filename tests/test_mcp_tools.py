@@ -207,9 +207,10 @@ def test_segment_tool_topics_tile_the_text(tmp_path):
 
     async def fn(c: Client) -> Any:
         return (await call(c, "segment", text=text), await call(c, "segment", text="a\nb\n", units="lines"),
-                await refused(c, "segment", text=""))
+                await refused(c, "segment", text=""), await call(c, "segment", text=text, topics=1))
 
-    out, lines, err = _run(tmp_path / "kb.db", fn)
+    out, lines, err, one = _run(tmp_path / "kb.db", fn)
+    assert len(one["topics"]) == 2  # a heading still opens its topic
     assert [t["span"][0] for t in out["topics"]] == [0, text.index("## Rockets")]
     assert "".join(t["text"] for t in out["topics"]) == text and out["vectors"] == "lexical"
     assert lines["units"] == "lines" and "".join(t["text"] for t in lines["topics"]) == "a\nb\n"

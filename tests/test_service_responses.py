@@ -177,6 +177,7 @@ def run(app) -> Iterator[dict[str, Any]]:
         for text in (ZH, EN):
             call("POST", "/api/segment", json={"text": text}, label="topics")
         call("POST", "/api/segment", json={"text": "a turn\nanother turn\n", "units": "lines"}, label="topics of lines")
+        call("POST", "/api/segment", json={"text": EN, "topics": 3}, label="topics, count given")
 
         # a block edited: queued, its chunks stale, then re-chunked on demand
         blocks = call("GET", f"{P}/documents/{{doc_id}}", doc_id=docs["edit"])["blocks"]

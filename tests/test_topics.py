@@ -144,6 +144,11 @@ def test_cli_segment(tmp_path):
     lines = subprocess.run([*run, "-", "--units", "lines"], input="cats purr\ncats sleep\n", capture_output=True,
                            text=True, cwd=ROOT, check=True)
     assert lines.stdout.count("topic") == 1
+    one = subprocess.run([*run, str(src), "--topics", "1", "--format", "json"], capture_output=True, text=True,
+                         cwd=ROOT, check=True)
+    assert len(json.loads(one.stdout)["chunks"]) == 2  # a heading still opens its topic
+    bad = subprocess.run([*run, str(src), "--topics", "0"], capture_output=True, text=True, cwd=ROOT)
+    assert bad.returncode == 2 and "topics must be a positive integer" in bad.stderr
     empty = subprocess.run([*run, str(tmp_path / "missing.txt")], capture_output=True, text=True, cwd=ROOT)
     assert empty.returncode == 2 and empty.stderr.count("\n") == 1 and "Traceback" not in empty.stderr
 

@@ -757,24 +757,57 @@ MAX_SEGMENT_ATOMS = 512
 
 def segment_global(X: np.ndarray | SparseRows, reward: np.ndarray | None = None, *,
                    penalty: float | None = None, max_atoms: int = MAX_SEGMENT_ATOMS,
-                   fixed: np.ndarray | None = None, glue: np.ndarray | None = None) -> np.ndarray:
+                   fixed: np.ndarray | None = None, glue: np.ndarray | None = None,
+                   count: int | None = None) -> np.ndarray:
     """Boundaries of a whole document with no size limit (segmentation, a document's topic level,
     the memory review): :func:`fit_global` without limits, on the scatter of ``X`` (dense rows or
     :class:`~logichunk.sparse_rows.SparseRows`) with one ``penalty`` per segment, by default
     :func:`null_penalty` of the rows themselves (before any gluing: the price of a segment is a
     property of the sentences). ``fixed`` gaps are always cut, ``glue`` gaps never, a segment spans
-    at most ``max_atoms`` atoms (glued groups count as one). Returns sorted gap indices."""
+    at most ``max_atoms`` atoms (glued groups count as one). ``count``: the caller knows how many
+    cuts it wants (fixed ones included); the penalty is then the one that gives that many (the
+    nearest count the cost can give, fewer on a tie, where it cannot give exactly that many).
+    Returns sorted gap indices."""
     if not isinstance(X, SparseRows):
         X = np.asarray(X, dtype=np.float64)
     n = X.n if isinstance(X, SparseRows) else X.shape[0]
     if n < 2:
         return np.zeros(0, np.int64)
+    if count is not None:
+        return fit_global(np.ones(n, np.int64), X, reward, None, fixed=fixed, glue=glue, count=int(count),
+                          max_atoms=max_atoms)
     beta = null_penalty(X) if penalty is None else float(penalty)
     # a boundary must explain something: where chance explains nothing (rows without a shared item),
     # a cut that explains nothing either is not made (without this, ties would cut every gap)
     beta = max(beta, _MIN_PENALTY)
     return fit_global(np.ones(n, np.int64), X, reward, None, fixed=fixed, glue=glue, penalty=beta,
                       max_atoms=max_atoms)
+
+
+def _cuts_for_count(C: np.ndarray, lo: np.ndarray, reward: np.ndarray | None, fixed: np.ndarray | None,
+                    count: int) -> np.ndarray:
+    """The penalised programme's cuts whose number is nearest ``count``, the penalty found by bisection
+    (the number of cuts never grows with the penalty). ``C``: the chunk costs without any penalty."""
+    finite = C[np.isfinite(C)]
+    hi = 2.0 * float(finite.max()) + 1.0 if finite.size else 1.0  # no cut pays this much: the fewest cuts
+    if reward is not None:
+        r = np.asarray(reward, dtype=np.float64)
+        hi += 2.0 * float(np.abs(r[np.isfinite(r)]).sum())
+    best = optimal_cuts(C + hi, lo, reward, fixed)
+    lo_b = 0.0
+    for _ in range(60):
+        if best.size == count or hi - lo_b <= 1e-12 * max(hi, 1.0):
+            break
+        mid = 0.5 * (lo_b + hi)
+        cuts = optimal_cuts(C + mid, lo, reward, fixed)
+        if cuts.size > count:
+            lo_b = mid
+        else:
+            hi = mid
+        gap, best_gap = abs(cuts.size - count), abs(best.size - count)
+        if gap < best_gap or (gap == best_gap and cuts.size < best.size):
+            best = cuts
+    return best
 
 
 #: the least price of a segment without a size limit: far below any real gain, above rounding noise
@@ -789,7 +822,7 @@ FILL_WEIGHT = 1.0
 def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray | None,
                limits: SizeLimits | None, *, fixed: np.ndarray | None = None,
                penalty: float | np.ndarray | None = None, glue: np.ndarray | None = None,
-               max_atoms: int = MAX_SEGMENT_ATOMS, _counts: np.ndarray | None = None,
+               max_atoms: int = MAX_SEGMENT_ATOMS, count: int | None = None, _counts: np.ndarray | None = None,
                _sqnorms: np.ndarray | None = None) -> np.ndarray:
     """The size-limited global choice: sorted cut gap indices over ``n`` atoms (sizes ``sizes``,
     vectors ``X``, dense rows or :class:`~logichunk.sparse_rows.SparseRows`) such that every chunk fits ``limits.max_size`` (an atom alone over it stands alone:
@@ -800,7 +833,8 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
     that fit one chunk. ``glue`` gaps are never cut, even where the chunk then exceeds the maximum
     (a heading and the over-long sentence it titles, at a level that keeps such a sentence whole).
     ``limits=None``: no size limit and no fill term (:func:`segment_global`); a chunk then spans at
-    most ``max_atoms`` atoms, which keeps the programme O(n·max_atoms)."""
+    most ``max_atoms`` atoms, which keeps the programme O(n·max_atoms); ``count`` (only without
+    limits): the penalty is found that gives that many cuts."""
     sizes = np.asarray(sizes, dtype=np.int64)
     n = sizes.size
     if n <= 1:
@@ -827,13 +861,15 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
         sub = fit_global(np.bincount(grp, weights=sizes, minlength=m).astype(np.int64), Xg,
                          None if reward is None else np.asarray(reward)[keep], limits,
                          fixed=None if fixed is None else np.asarray(fixed, dtype=bool)[keep], penalty=pen,
-                         max_atoms=max_atoms, _counts=counts, _sqnorms=sqn)
+                         max_atoms=max_atoms, count=count, _counts=counts, _sqnorms=sqn)
         return keep[sub].astype(np.int64)
     lo = earliest_starts(sizes, None if limits is None else limits.max_size, fixed)
     if limits is None:
         lo = np.maximum(lo, np.arange(n + 1) - max(1, int(max_atoms)))
     w = int((np.arange(n + 1) - lo).max())
     C = scatter_costs(X, w, _counts, _sqnorms, lo)
+    if limits is None and count is not None:
+        return _cuts_for_count(C, lo, reward, fixed, count)
     beta = np.broadcast_to(np.asarray(null_penalty(X) if penalty is None else penalty, dtype=np.float64), (n,))
     if limits is None:
         for k in range(1, C.shape[1] + 1):

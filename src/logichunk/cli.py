@@ -314,7 +314,7 @@ def cmd_segment(args: argparse.Namespace) -> int:
             text = read()
             if not text:
                 raise InputError(f"{source}: empty input, no topics")
-            tree = segment(text, units=args.units, embedder=models.embedder)
+            tree = segment(text, units=args.units, embedder=models.embedder, topics=args.topics)
         except LogichunkError as e:
             _skip(e, many)
             failures += 1
@@ -532,6 +532,9 @@ def build_parser(extensions: bool = True) -> argparse.ArgumentParser:
                     help="what a topic is made of: sentences (default) or lines (one turn or transcript line each)")
     sg.add_argument("--embedder", help="measure cohesion with an embedder's sentence vectors (hash, e5, st:PATH, "
                                        "openai:URL#MODEL); default: the document's own words, no model")
+    sg.add_argument("--topics", type=int, default=None, metavar="N",
+                    help="as many topics as N (the best cuts for that many; headings still open topics) instead "
+                         "of the count the text's cohesion gives")
     sg.add_argument("--format", choices=["tree", "jsonl", "json"], default="tree")
     sg.add_argument("--quiet", action="store_true", help="no notes on stderr")
     sg.set_defaults(func=cmd_segment)

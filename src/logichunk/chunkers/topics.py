@@ -66,33 +66,44 @@ def _vectors(sents: SentenceSpans, embedder: Any) -> tuple[Any, str]:
     return X / np.where(norm > 0, norm, 1.0), str(getattr(embedder, "model_id", type(embedder).__name__))
 
 
-def topic_cuts(sents: SentenceSpans, *, embedder: Any = None, lay: Layout | None = None) -> tuple[np.ndarray, dict]:
+def topic_cuts(sents: SentenceSpans, *, embedder: Any = None, lay: Layout | None = None,
+               topics: int | None = None) -> tuple[np.ndarray, dict]:
     """Sorted gap indices (a cut after sentence ``i``) of the topic boundaries of ``sents``, and what
-    decided them (``vectors``, ``penalty``, the structure counts)."""
+    decided them (``vectors``, ``penalty``, the structure counts). ``topics``: as many topics as
+    that, where the structure rules allow it (headings still open topics; fewer where fewer gaps are
+    open), instead of the permutation rule's count."""
+    if topics is not None and (isinstance(topics, bool) or not isinstance(topics, int | np.integer) or topics < 1):
+        raise InputError(f"topics must be a positive integer, got {topics!r}")
     n = len(sents)
     if n < 2:
         return np.zeros(0, np.int64), {"vectors": "lexical" if embedder is None else "embedder", "penalty": 0.0}
     lay = layout(sents) if lay is None else lay
     fixed, glue = topic_rules(lay)
     X, name = _vectors(sents, embedder)
+    if topics is not None:
+        cuts = bd.segment_global(X, fixed=fixed, glue=glue, count=int(topics) - 1)
+        return cuts, {"vectors": name, "count": "given", "headings": int(fixed.sum()), "open_gaps": int((~glue).sum())}
     penalty = bd.null_penalty(X)
     cuts = bd.segment_global(X, penalty=penalty, fixed=fixed, glue=glue)
     return cuts, {"vectors": name, "penalty": round(float(penalty), 6), "headings": int(fixed.sum()),
                   "open_gaps": int((~glue).sum())}
 
 
-def segment(text: str, *, units: str = "sentences", embedder: Any = None) -> ChunkTree:
+def segment(text: str, *, units: str = "sentences", embedder: Any = None, topics: int | None = None) -> ChunkTree:
     """The topics of ``text`` as a one-level :class:`~logichunk.tree.ChunkTree` (ids ``1``, ``2``, ...;
     method ``topic``): spans that tile the text exactly, cut where the subject changes (see the
     module docstring). ``units``: ``"sentences"`` (default) or ``"lines"`` (one unit per non-blank
     line: turns of a conversation, a transcript). ``embedder``: measure cohesion with its sentence
-    vectors instead of the document's own words (e.g. :func:`logichunk.models.registry.resolve_embedder`)."""
+    vectors instead of the document's own words (e.g. :func:`logichunk.models.registry.resolve_embedder`).
+    ``topics``: how many topics you want (an outline's chapters, say): the best cuts for that many,
+    instead of the count the text's cohesion gives; headings still open topics, so there may be more,
+    and fewer where the structure leaves fewer places to cut."""
     if not isinstance(text, str):
         raise InputError(f"segment expects a str, got {type(text).__name__}")
     if units not in UNITS:
         raise InputError(f"units must be one of {', '.join(UNITS)}, got {units!r}")
     sents = split_lines(text) if units == "lines" else split_sentences(text)
-    cuts, info = topic_cuts(sents, embedder=embedder)
+    cuts, info = topic_cuts(sents, embedder=embedder, topics=topics)
     stats = {"sentences": len(sents), "topics": 0, "units": units, **info}
     if not len(sents):
         return build_tree_columns(text, [], [], [], [], {"size": [], "sentences": []}, stats=stats)
@@ -106,11 +117,12 @@ def segment(text: str, *, units: str = "sentences", embedder: Any = None) -> Chu
     return build_tree_columns(text, [str(i + 1) for i in range(k)], starts, ends, ["topic"] * k, meta, stats=stats)
 
 
-def segment_units(units: Sequence[str], *, embedder: Any = None) -> np.ndarray:
+def segment_units(units: Sequence[str], *, embedder: Any = None, topics: int | None = None) -> np.ndarray:
     """Topic boundaries of units given one by one (utterances, turns, pre-split sentences): sorted gap
-    indices, ``i`` meaning a boundary after ``units[i]`` (the format of the segmentation benchmarks)."""
+    indices, ``i`` meaning a boundary after ``units[i]`` (the format of the segmentation benchmarks).
+    ``topics`` as in :func:`segment`."""
     if isinstance(units, str) or not all(isinstance(u, str) for u in units):
         raise InputError("segment_units expects a sequence of str (one per unit)")
     if len(units) < 2:
         return np.zeros(0, np.int64)
-    return topic_cuts(join_units(list(units)), embedder=embedder)[0]
+    return topic_cuts(join_units(list(units)), embedder=embedder, topics=topics)[0]

@@ -187,6 +187,12 @@ class _Global:
 
         return segment_units(units, embedder=self.s.embedder if self.embedded else None)
 
+    def segment_count(self, units: Sequence[str], k: int) -> np.ndarray:
+        """The oracle row (``--oracle``, ``@gold-k``): the same cost and rules, told the gold count."""
+        from ..chunkers.topics import segment_units
+
+        return segment_units(units, embedder=self.s.embedder if self.embedded else None, topics=k + 1)
+
     def chunk(self, text: str, lang: str, units: bool = False) -> Located:
         from .. import chunk
 

@@ -11,7 +11,9 @@ How a method's output becomes boundaries:
   every set that has them before it was adopted — ``bench/QUALITY.md``.) With ``oracle=True`` the
   same peaks are ranked by depth and the top *gold-count* kept instead (labelled ``@gold-k``): it
   shows how good the signal's ranking is when the count is known, never the headline.
-* segmenters (TextTiling, baselines) give boundaries directly.
+* segmenters (TextTiling, baselines, logichunk's ``global`` = :func:`logichunk.segment_units`) give
+  boundaries directly; a segmenter with ``segment_count`` (``global``) also gives an ``@gold-k`` row
+  with ``oracle=True``: its own cuts when told the gold count.
 * chunkers (the semantic peers) chunk the units joined by newlines, told each line is a sentence;
   each chunk end snaps to the nearest unit boundary.
 
@@ -113,6 +115,8 @@ def run_segmentation(docs: Sequence[SegDoc], name: str, runner: Any, *, peer: bo
                 orc.add(doc, select_boundaries(scores, k=doc.boundaries.size))
         elif hasattr(runner, "segment"):
             hyp = np.asarray(runner.segment(doc.units, doc.lang, gold_count=doc.boundaries.size), dtype=np.int64)
+            if oracle and hasattr(runner, "segment_count"):
+                orc.add(doc, np.asarray(runner.segment_count(doc.units, doc.boundaries.size), dtype=np.int64))
         else:
             located = runner.chunk(sents.text, doc.lang, units=True)
             hyp = snap_to_units(located.spans[:, 1] if located.spans.size else np.zeros(0, np.int64), sents.ends)
@@ -127,7 +131,7 @@ def run_segmentation(docs: Sequence[SegDoc], name: str, runner: Any, *, peer: bo
     base = {"task": "segmentation", "dataset": dataset, "method": name, "peer": peer, "n": len(docs),
             "seconds": round(seconds, 3), "oracle": method_is_oracle}
     rows = [{**base, **main.row()}]
-    if oracle and has_scores:
+    if oracle and (has_scores or hasattr(runner, "segment_count")):
         rows.append({**base, "method": f"{name}@gold-k", "oracle": True, **orc.row()})
     failures = getattr(runner, "failures", 0) - failures_before
     if failures:

@@ -416,13 +416,13 @@ def chunk_text(text: str, limits: Limits, settings: Settings, embedder: Callable
 
 
 def segment_text(text: str, limits: Limits, embedder: Callable[[], Any] | None = None,
-                 units: str = "sentences") -> dict[str, Any]:
+                 units: str = "sentences", topics: int | None = None) -> dict[str, Any]:
     """The topics of ``text`` (nothing stored): where the subject changes, with no size limit
     (:func:`logichunk.segment`); model-free unless an embedder is given."""
     from ..chunkers.topics import segment
 
     text = check_text(text, "text", limits.max_text_chars)
-    tree = segment(text, units=units, embedder=embedder() if embedder is not None else None)
+    tree = segment(text, units=units, embedder=embedder() if embedder is not None else None, topics=topics)
     topics = [{"id": c.id, "span": [c.span.start, c.span.end], "sentences": c.meta["sentences"],
                "text": text[c.span.start:c.span.end]} for c in tree.roots()]
     return {"units": units, "length": len(text), "topics": topics, "vectors": tree.stats.get("vectors")}

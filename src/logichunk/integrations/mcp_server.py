@@ -161,11 +161,14 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
     def segment(text: Annotated[str, Field(description="the text to divide into topics (nothing is stored)")],
                 units: Annotated[Literal["sentences", "lines"], Field(description="sentences (default), or lines: "
                                                                                   "one turn or transcript line each")]
-                = "sentences") -> dict[str, Any]:
+                = "sentences",
+                topics: Annotated[int | None, Field(description="how many topics you want (headings still open "
+                                                                "topics); default: as many as the text's cohesion "
+                                                                "gives", ge=1)] = None) -> dict[str, Any]:
         """Divide a text into its topics, with no size limit: where the subject changes. Headings open
         topics; cuts fall between paragraphs (or lines) and never before a sentence that leans on the
         one before. Each topic's id, [start, end) span, sentence range and text."""
-        return kb.segment_text(text, limits, None, units)
+        return kb.segment_text(text, limits, None, units, topics)
 
     @tool(writes)
     def remember(conversation_id: Annotated[str, Field(description="your id for this conversation; use the same "

@@ -639,7 +639,9 @@ class TopicStats(BaseModel):
     topics: int
     units: Literal["sentences", "lines"]
     vectors: str = Field(description="what cohesion was measured with: `lexical` (the text's own words, no model)")
-    penalty: float = Field(description="the price of one more topic (the permutation rule), in scatter units")
+    penalty: float = absent("the price of one more topic (the permutation rule), in scatter units; absent when "
+                            "`topics` was given")
+    count: Literal["given"] = absent("`given` when the request named how many topics")
     headings: int = absent("headings that opened a topic")
     open_gaps: int = absent("gaps where a topic could start after the structure rules")
 

@@ -40,6 +40,8 @@ class SegmentIn(_Strict):
     text: str = Field(min_length=1)
     units: Literal["sentences", "lines"] = Field("sentences", description="what a topic is made of: sentences, or "
                                                  "lines (one conversation turn or transcript line each)")
+    topics: PositiveInt | None = Field(None, le=100_000, description="as many topics as this (headings still open "
+                                       "topics) instead of the count the text's cohesion gives")
 
 
 class ChunkIn(_Strict):

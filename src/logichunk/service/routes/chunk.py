@@ -39,7 +39,7 @@ async def segment_text(request: Request, body: SegmentIn) -> dict[str, Any]:
     text = check_text(body.text, "text")
     check_text_size(len(text), svc.settings.service_max_chunk_chars, "the text", "service_max_chunk_chars")
     t0 = time.perf_counter()
-    tree = await run_in_threadpool(segment, text, units=body.units)
+    tree = await run_in_threadpool(segment, text, units=body.units, topics=body.topics)
     ms = (time.perf_counter() - t0) * 1000
     topics = [{"id": c.id, "start": c.span.start, "end": c.span.end, "size": c.meta["size"],
                "sentences": c.meta["sentences"]} for c in tree.roots()]
