@@ -29,6 +29,7 @@ import numpy as np
 
 from .. import boundaries as bd
 from ..errors import InputError
+from ..models.embedding import l2_normalize
 from ..signals.cohesion import lexical_rows
 from ..text.sentences import SentenceSpans, join_units, split_lines, split_sentences
 from ..text.structure import LINE, PARAGRAPH, SECTION, SENTENCE, Layout, layout
@@ -59,11 +60,10 @@ def _vectors(sents: SentenceSpans, embedder: Any) -> tuple[Any, str]:
     """Per-sentence vectors: the model-free lexical rows, or the embedder's unit vectors."""
     if embedder is None:
         return lexical_rows(sents.text, sents.starts, sents.ends), "lexical"
-    X = np.asarray(embedder.embed(sents.texts(), kind="passage"), dtype=np.float64)
+    X = np.asarray(embedder.embed(sents.texts(), kind="passage"))
     if X.ndim != 2 or X.shape[0] != len(sents):
         raise InputError(f"the embedder gave {X.shape} vectors for {len(sents)} sentences")
-    norm = np.linalg.norm(X, axis=1, keepdims=True)
-    return X / np.where(norm > 0, norm, 1.0), str(getattr(embedder, "model_id", type(embedder).__name__))
+    return l2_normalize(X).astype(np.float64), str(getattr(embedder, "model_id", type(embedder).__name__))
 
 
 def topic_cuts(sents: SentenceSpans, *, embedder: Any = None, lay: Layout | None = None,
