@@ -160,3 +160,23 @@ def test_blank_lines_around_headings_alone_do_not_make_paragraphs():
     text = "# Notes\n\n" + cats + "\n" + rockets + "\n"
     starts = [c.span.start for c in segment(text).roots()]
     assert starts == [0, text.index("Rockets")]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=400),
+       st.sampled_from(["sentences", "lines"]))
+def test_any_text_gets_topics_that_tile_it(text, units):
+    tree = segment(text, units=units)
+    if text:
+        check_tree(tree)
+    assert "".join(tree.text_of(c) for c in tree.roots()) == text
+
+
+def test_bad_shapes_of_input():
+    table = "| a | b |\n|---|---|\n" + "| x | y |\n" * 5000          # one giant table
+    run_on = "word " * 200_000                                       # no punctuation, no structure
+    mixed = ("Русский текст. 中文句子。 English words. العربية. " * 2000)
+    for text in (table, run_on, mixed):
+        tree = segment(text)
+        check_tree(tree)
+        assert "".join(tree.text_of(c) for c in tree.roots()) == text
