@@ -263,3 +263,13 @@ def test_the_planner_in_e5_tokens_keeps_every_limit(e5, text, pmax, ratio):
                 n = count(kid)
                 assert n <= cmax or not _inside_ok(par.spec.text, m, at, at + len(kid)), (n, cmax, kid)
                 at += len(kid)
+
+
+def test_a_parent_moved_by_the_last_snap_is_measured_again(cl100k):
+    """A block split in the block's own tokens, then snapped in the whole text's: the moved parent's
+    size is measured again (it kept the block's count: 6 for 5 tokens)."""
+    text = "Hello\n\n  👍🏽 "
+    tree = chunk_by("parent-child", text, sizes=(6, 6), embedder=HashEmbedder(64), tokenizer="cl100k_base")
+    count = count_of(cl100k)
+    assert [(c.meta["size"], count(tree.text_of(c))) for c in tree.roots()] == [(count(tree.text_of(c)),) * 2
+                                                                                for c in tree.roots()]
