@@ -221,6 +221,35 @@ def test_the_compiled_dp_agrees_with_the_python_loop(n, w, seed):
     assert native.dp_back(C, lo, rw, restart).tolist() == list(bd._dp_lists(C, lo, rw, restart))
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.integers(2, 60), st.integers(1, 12), st.floats(0.0, 1.0), st.integers(0, 2**31 - 1), st.booleans())
+def test_the_compiled_fit_gives_the_cuts_of_the_numpy_passes(n, ncol, density, seed, sparse):
+    """fit_global's fused kernel (scatter, penalty, fill and DP per chunk end) against the numpy
+    passes it replaces: the same cuts, ties included, with fixed, glued and forbidden gaps, per-atom
+    penalties, and values on a coarse grid so that ties are common."""
+    from logichunk import native
+    from logichunk.sparse_rows import SparseRows
+
+    assert native.available(), native.status()
+    rng = np.random.default_rng(seed)
+    X = _sparse_problem(n, ncol, density, seed)
+    rows = SparseRows.from_dense(X) if sparse else X
+    sizes = rng.integers(1, 30, n)
+    reward = np.round(rng.normal(size=n - 1) * 2) / 2
+    reward[rng.random(n - 1) < 0.1] = -np.inf
+    fixed = rng.random(n - 1) < 0.1
+    glue = (rng.random(n - 1) < 0.2) & ~fixed
+    penalty = np.round(rng.random(n) * 4) / 4 if seed % 2 else None
+    limits = bd.SizeLimits(int(rng.integers(10, 120)), target=None if seed % 3 else 8)
+    args = (sizes, rows, reward, limits)
+    kw = {"fixed": fixed, "glue": glue if seed % 5 else None, "penalty": penalty}
+    compiled = bd.fit_global(*args, **kw)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(native, "available", lambda: False)
+        passes = bd.fit_global(*args, **kw)
+    assert compiled.tolist() == passes.tolist()
+
+
 def test_the_python_loop_runs_when_the_kernel_is_off(tmp_path):
     import subprocess
     import sys

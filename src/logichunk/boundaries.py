@@ -618,6 +618,19 @@ def optimal_cuts(cost: np.ndarray, lo: np.ndarray, reward: np.ndarray | None = N
     if n <= 1:
         return np.zeros(0, np.int64)
     w = cost.shape[1]
+    lo, rw_soft, restart = _dp_inputs(lo, w, reward, fixed)
+    back = native.dp_back(cost, lo, rw_soft, restart)
+    if back is None:
+        back = _dp_lists(cost, lo, rw_soft, restart) if w <= _LIST_DP_WIDTH else _dp_numpy(cost, lo, rw_soft, restart)
+    return _read_back(back)
+
+
+def _dp_inputs(lo: np.ndarray, w: int, reward: np.ndarray | None,
+               fixed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What the DP loop reads besides the costs, for ``n = len(lo) - 1`` atoms and chunks of at most
+    ``w``: each end's earliest start, the reward of starting a chunk at each atom (a forbidden cut
+    priced at :data:`_FORBIDDEN`), and where a fixed cut restarts the running total."""
+    n = len(lo) - 1
     rw = np.zeros(n)  # rw[a]: reward of starting a chunk at atom a (the gap after atom a-1)
     if reward is not None:
         rw[1:] = np.asarray(reward, dtype=np.float64)
@@ -625,14 +638,17 @@ def optimal_cuts(cost: np.ndarray, lo: np.ndarray, reward: np.ndarray | None = N
     restart = np.zeros(n + 1, dtype=bool)
     if fixed is not None:
         restart[1:n] = np.asarray(fixed, dtype=bool)
-    lo = np.maximum(np.asarray(lo, dtype=np.int64), np.arange(n + 1) - w)
-    back = native.dp_back(cost, lo, rw_soft, restart)
-    if back is None:
-        back = _dp_lists(cost, lo, rw_soft, restart) if w <= _LIST_DP_WIDTH else _dp_numpy(cost, lo, rw_soft, restart)
+    return np.maximum(np.asarray(lo, dtype=np.int64), np.arange(n + 1) - w), rw_soft, restart
+
+
+def _read_back(back: np.ndarray | list[int]) -> np.ndarray:
+    """The cuts along the DP's back pointers, from the end (a list walk: an element read from a numpy
+    array costs several times more)."""
+    ptr = back.tolist() if isinstance(back, np.ndarray) else back
     cuts = []
-    b = n
+    b = len(ptr) - 1
     while b > 0:
-        a = int(back[b])
+        a = ptr[b]
         if a > 0:
             cuts.append(a - 1)
         b = a
@@ -819,11 +835,20 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
         return keep[sub].astype(np.int64)
     lo = earliest_starts(sizes, limits.max_size, fixed)
     w = int((np.arange(n + 1) - lo).max())
-    C = scatter_costs(X, w, _counts, _sqnorms, lo)
     beta = np.broadcast_to(np.asarray(null_penalty(X) if penalty is None else penalty, dtype=np.float64), (n,))
     cum = np.zeros(n + 1, np.int64)
     np.cumsum(sizes, out=cum[1:])
     goal = float(limits.goal)
+    if native.available():  # the passes below, fused: no (n+1) x w cost matrix
+        w = max(1, min(w, n))
+        P = gram_band(X, w, lo)
+        norms = P[:, 0] if _sqnorms is None else _sqnorms
+        counts = np.ones(n) if _counts is None else _counts
+        lo_w, rw, restart = _dp_inputs(lo, w, reward, fixed)
+        cuts = native.fit_cuts(P, norms, counts, lo_w, cum, beta, goal, FILL_WEIGHT, rw, restart)
+        if cuts is not None:
+            return cuts
+    C = scatter_costs(X, w, _counts, _sqnorms, lo)
     for k in range(1, C.shape[1] + 1):
         short = 1.0 - np.minimum((cum[k:] - cum[:-k]) / goal, 1.0)
         C[k:, k - 1] += beta[k - 1 :] + FILL_WEIGHT * short * short
