@@ -100,5 +100,5 @@ def stable_order(a: np.ndarray, bound: int) -> np.ndarray:
         return np.argsort(a.astype(np.uint16), kind="stable")
     if bound > 1 << 32:
         return np.argsort(a, kind="stable")
-    k = np.argsort((a & 0xFFFF).astype(np.uint16), kind="stable")
+    k = np.argsort(a.astype(np.uint16), kind="stable")  # the low 16 bits (a cast wraps)
     return k[np.argsort((a[k] >> 16).astype(np.uint16), kind="stable")]
