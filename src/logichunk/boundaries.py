@@ -707,19 +707,21 @@ NULL_SHUFFLES = 5
 NULL_SAMPLE = 2048
 
 
-def _prefix_dots(X: np.ndarray | SparseRows) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+def _prefix_dots(X: np.ndarray | SparseRows, base: np.ndarray | None = None,
+                 sq: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Per row ``i``: ``|x_i|^2``, ``<x_i, x_0 + ... + x_{i-1}>`` and ``<x_i, T>`` (``T`` the sum of
-    all rows), and ``|T|^2`` — what the scatter of every prefix and suffix is made of."""
+    all rows), and ``|T|^2`` — what the scatter of every prefix and suffix is made of. Sparse rows
+    only: ``base`` (each entry's column start, :func:`_column_starts`) and ``sq`` (the squared norms)
+    when the caller knows them already, as :func:`null_penalty` does for shuffles of the same rows."""
     if isinstance(X, SparseRows):
         n = X.n
         r, c, v = X.row, X.col, X.val  # by column, then row
         cs = np.cumsum(v)
-        first = np.ones(c.size, bool)
-        first[1:] = c[1:] != c[:-1]
-        base = np.maximum.accumulate(np.where(first, np.arange(c.size), 0))  # each entry's column start
+        if base is None:
+            base = _column_starts(c)
         before = cs - v - (cs[base] - v[base])  # the column's sum over earlier rows
         T = np.bincount(c, weights=v, minlength=X.ncol)
-        return (np.bincount(r, weights=v * v, minlength=n), np.bincount(r, weights=v * before, minlength=n),
+        return (X.sqnorms() if sq is None else sq, np.bincount(r, weights=v * before, minlength=n),
                 np.bincount(r, weights=v * T[c], minlength=n), float(T @ T))
     Xd = np.asarray(X, dtype=np.float64)
     S = np.cumsum(Xd, axis=0)
@@ -729,13 +731,25 @@ def _prefix_dots(X: np.ndarray | SparseRows) -> tuple[np.ndarray, np.ndarray, np
     return np.einsum("ij,ij->i", Xd, Xd), prev, Xd @ T, float(T @ T)
 
 
+def _column_starts(col: np.ndarray) -> np.ndarray:
+    """Per entry of sparse rows (sorted by column), the index of its column's first entry."""
+    first = np.ones(col.size, bool)
+    first[1:] = col[1:] != col[:-1]
+    return np.maximum.accumulate(np.where(first, np.arange(col.size), 0))
+
+
 def best_single_gain(X: np.ndarray | SparseRows) -> float:
     """How much the best single cut lowers the scatter of the whole sequence ``X`` (dense rows or
     :class:`~logichunk.sparse_rows.SparseRows`)."""
     n = X.n if isinstance(X, SparseRows) else np.asarray(X).shape[0]
     if n < 2:
         return 0.0
-    sq, prev, xt, tt = _prefix_dots(X)
+    return _best_gain(*_prefix_dots(X))
+
+
+def _best_gain(sq: np.ndarray, prev: np.ndarray, xt: np.ndarray, tt: float) -> float:
+    """:func:`best_single_gain` from the rows' :func:`_prefix_dots` (two rows or more)."""
+    n = sq.size
     ll = np.cumsum(2.0 * prev + sq)[:-1]  # |L_m|^2, L_m the sum of the first m rows (m = 1..n-1)
     lt = np.cumsum(xt)[:-1]  # <L_m, T>
     m = np.arange(1, n)
@@ -759,8 +773,14 @@ def null_penalty(X: np.ndarray | SparseRows, shuffles: int = NULL_SHUFFLES, seed
     keep = np.sort(rng.choice(n, NULL_SAMPLE, replace=False)) if n > NULL_SAMPLE else None
     if isinstance(X, SparseRows):
         S = X if keep is None else X.take(keep)
-        n = S.n
-        return float(max(best_single_gain(S.permuted(rng.permutation(n))) for _ in range(shuffles)))
+        # a shuffle of the rows keeps every column's extent and each row's entries in column order:
+        # the column starts once, the squared norms reordered (the same sums, bit for bit)
+        base, sq = _column_starts(S.col), S.sqnorms()
+        gains = []
+        for _ in range(shuffles):
+            order = rng.permutation(S.n)
+            gains.append(_best_gain(*_prefix_dots(S.permuted(order), base, sq[order])))
+        return float(max(gains))
     Xd = np.asarray(X, dtype=np.float64)  # dense rows (an embedder's)
     Xd = Xd if keep is None else Xd[keep]
     n = Xd.shape[0]

@@ -88,7 +88,8 @@ class SparseRows:
         inv = np.empty(self.n, np.int64)
         inv[order] = np.arange(order.size)
         r = inv[self.row]
-        k = np.argsort(self.col * max(self.n, 1) + r)
+        n = max(self.n, 1)
+        k = stable_order(self.col * n + r, self.ncol * n)  # distinct keys: any sort gives this order
         return SparseRows(r[k], self.col[k], self.val[k], self.n, self.ncol)
 
 
