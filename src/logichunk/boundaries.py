@@ -521,6 +521,7 @@ def gram_band(X: np.ndarray | SparseRows, width: int, lo: np.ndarray | None = No
 def _band_numpy(r: np.ndarray, c: np.ndarray, v: np.ndarray, lo: np.ndarray, n: int, w: int) -> np.ndarray:
     """The sparse :func:`gram_band` in numpy passes (what :func:`logichunk.native.gram_band` does in
     C, in the same order: step ``t`` along every column, then the next step)."""
+    r = r.astype(np.int64)  # row * width may pass the index type's range
     keys = [r * w]
     vals = [v * v]
     i = np.arange(r.size)  # entries whose t-th successor may still share their column within reach
@@ -815,7 +816,7 @@ FILL_WEIGHT = 1.0
 
 def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray | None, limits: SizeLimits, *,
                fixed: np.ndarray | None = None, penalty: float | np.ndarray | None = None,
-               glue: np.ndarray | None = None, _counts: np.ndarray | None = None,
+               glue: np.ndarray | None = None, atoms: np.ndarray | None = None, _counts: np.ndarray | None = None,
                _sqnorms: np.ndarray | None = None) -> np.ndarray:
     """The size-limited global choice: sorted cut gap indices over ``n`` atoms (sizes ``sizes``,
     vectors ``X``, dense rows or :class:`~logichunk.sparse_rows.SparseRows`) such that every chunk fits ``limits.max_size`` (an atom alone over it stands alone:
@@ -824,7 +825,10 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
     atom's, charged to the chunk it ends: texts chunked together keep their own) and a fill cost
     ``FILL_WEIGHT * (1 - size/target)^2`` for chunks under the target. O(n·w), w = the most atoms
     that fit one chunk. ``glue`` gaps are never cut, even where the chunk then exceeds the maximum
-    (a heading and the over-long sentence it titles, at a level that keeps such a sentence whole)."""
+    (a heading and the over-long sentence it titles, at a level that keeps such a sentence whole).
+    ``atoms``: which rows of ``X`` are the atoms, in order (sorted and distinct; default: all rows):
+    a caller that cuts part of a text passes the whole text's rows and these, and glued atoms are
+    summed straight from them, without a copy of the selected rows first."""
     sizes = np.asarray(sizes, dtype=np.int64)
     n = sizes.size
     if n <= 1:
@@ -839,9 +843,16 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
         m = int(grp[-1]) + 1
         Xg: np.ndarray | SparseRows
         if isinstance(X, SparseRows):
-            Xg, rowsq = X.group(grp, m), X.sqnorms()
+            if atoms is None:
+                Xg, rowsq = X.group(grp, m), X.sqnorms()
+            else:  # rows that are no atom are left out of the groups (a row's norm: the same sum either way)
+                of_row = np.full(X.n, -1, np.int64)
+                of_row[atoms] = grp
+                Xg, rowsq = X.group(of_row, m), X.sqnorms()[atoms]
         else:
             Xa = np.asarray(X, dtype=np.float64)
+            if atoms is not None:
+                Xa = Xa[atoms]
             Xg = np.add.reduceat(Xa, np.flatnonzero(np.diff(grp, prepend=-1)), axis=0)  # groups are runs
             rowsq = np.einsum("ij,ij->i", Xa, Xa)
         counts = np.bincount(grp, minlength=m).astype(np.float64)
@@ -853,6 +864,8 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
                          fixed=None if fixed is None else np.asarray(fixed, dtype=bool)[keep], penalty=pen,
                          _counts=counts, _sqnorms=sqn)
         return keep[sub].astype(np.int64)
+    if atoms is not None:
+        X = X.take(atoms) if isinstance(X, SparseRows) else np.asarray(X)[atoms]
     lo = earliest_starts(sizes, limits.max_size, fixed)
     w = int((np.arange(n + 1) - lo).max())
     beta = np.broadcast_to(np.asarray(null_penalty(X) if penalty is None else penalty, dtype=np.float64), (n,))

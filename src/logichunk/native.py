@@ -52,7 +52,7 @@ void lc_dp(int64_t n, int64_t w, const double *cost, const int64_t *lo, const do
 /* P[r*w + d] += products of entries one column apart by d < w rows, in the order of boundaries.gram_band's
    numpy passes (step t along a column, then column), so both give the same sums to the last bit.
    Entries are sorted by column, then row; lo[b]: the earliest row a window ending at row b-1 reaches. */
-void lc_band(int64_t e, int64_t w, const int64_t *r, const int64_t *c, const double *v, const int64_t *lo,
+void lc_band(int64_t e, int64_t w, const int32_t *r, const int32_t *c, const double *v, const int64_t *lo,
              int64_t *alive, double *P) {
     for (int64_t i = 0; i < e; i++) { P[r[i] * w] += v[i] * v[i]; alive[i] = i; }
     int64_t m = e;
@@ -216,8 +216,8 @@ def gram_band(w: int, row: np.ndarray, col: np.ndarray, val: np.ndarray, lo: np.
     lib = _load()
     if lib is None:
         return None
-    row = np.ascontiguousarray(row, dtype=np.int64)
-    col = np.ascontiguousarray(col, dtype=np.int64)
+    row = np.ascontiguousarray(row, dtype=np.int32)
+    col = np.ascontiguousarray(col, dtype=np.int32)
     val = np.ascontiguousarray(val, dtype=np.float64)
     lo = np.ascontiguousarray(lo, dtype=np.int64)
     P = np.zeros(n * w)

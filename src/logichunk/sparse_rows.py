@@ -17,28 +17,37 @@ from dataclasses import dataclass
 
 import numpy as np
 
+#: the dtype of row and column indices: half the memory of int64, and the entries of a long text's rows
+#: are most of a chunk call's memory (fresh memory costs page faults on every call)
+INDEX = np.int32
+
 
 @dataclass(frozen=True)
 class SparseRows:
     """``n`` rows over ``ncol`` columns; entry ``k`` is ``val[k]`` at ``(row[k], col[k])``.
-    Entries are sorted by column, then row, with no repeated ``(row, col)``."""
+    Entries are sorted by column, then row, with no repeated ``(row, col)``. Indices are
+    :data:`INDEX` (int32): fewer than 2**31 rows and columns."""
 
-    row: np.ndarray  # int64
-    col: np.ndarray  # int64
+    row: np.ndarray  # INDEX
+    col: np.ndarray  # INDEX
     val: np.ndarray  # float64
     n: int
     ncol: int
 
+    def __post_init__(self) -> None:
+        if max(self.n, self.ncol) > np.iinfo(INDEX).max:
+            raise ValueError(f"{self.n} rows or {self.ncol} columns do not fit {np.dtype(INDEX).name} indices")
+
     @staticmethod
     def empty(n: int) -> SparseRows:
-        z = np.zeros(0, np.int64)
+        z = np.zeros(0, INDEX)
         return SparseRows(z, z.copy(), np.zeros(0), int(n), 1)
 
     @staticmethod
     def from_dense(X: np.ndarray) -> SparseRows:
         X = np.asarray(X, dtype=np.float64)
         c, r = np.nonzero(X.T)  # column-major: by column, then row
-        return SparseRows(r.astype(np.int64), c.astype(np.int64), X[r, c], X.shape[0], max(1, X.shape[1]))
+        return SparseRows(r.astype(INDEX), c.astype(INDEX), X[r, c], X.shape[0], max(1, X.shape[1]))
 
     @staticmethod
     def concat(parts: list[SparseRows]) -> SparseRows:
@@ -48,9 +57,10 @@ class SparseRows:
             return SparseRows.empty(0)
         roff = np.cumsum([0] + [p.n for p in parts])
         coff = np.cumsum([0] + [p.ncol for p in parts])
-        return SparseRows(np.concatenate([p.row + o for p, o in zip(parts, roff.tolist(), strict=False)]),
-                          np.concatenate([p.col + o for p, o in zip(parts, coff.tolist(), strict=False)]),
-                          np.concatenate([p.val for p in parts]), int(roff[-1]), max(1, int(coff[-1])))
+        n, ncol = int(roff[-1]), max(1, int(coff[-1]))  # (totals past the index type: an error below)
+        return SparseRows(np.concatenate([p.row + INDEX(o) for p, o in zip(parts, roff.tolist(), strict=False)]),
+                          np.concatenate([p.col + INDEX(o) for p, o in zip(parts, coff.tolist(), strict=False)]),
+                          np.concatenate([p.val for p in parts]), n, ncol)
 
     def dense(self) -> np.ndarray:
         X = np.zeros((self.n, self.ncol))
@@ -65,31 +75,40 @@ class SparseRows:
         idx = np.asarray(idx, dtype=np.int64)
         if idx.size == self.n:  # sorted and distinct: every row, in order
             return self
-        where = np.full(self.n + 1, -1, np.int64)
-        where[idx] = np.arange(idx.size)
+        where = np.full(self.n + 1, -1, INDEX)
+        where[idx] = np.arange(idx.size, dtype=INDEX)
         new = where[self.row]
-        keep = np.flatnonzero(new >= 0)
-        return SparseRows(new[keep], self.col[keep], self.val[keep], int(idx.size), self.ncol)
+        keep = new >= 0
+        return SparseRows(np.compress(keep, new), np.compress(keep, self.col), np.compress(keep, self.val),
+                          int(idx.size), self.ncol)
 
     def group(self, grp: np.ndarray, m: int) -> SparseRows:
-        """``m`` rows, row ``g`` the sum of the rows ``i`` with ``grp[i] == g`` (``grp`` non-decreasing,
-        so a group's entries in one column are neighbours: merged in place, no sort)."""
-        g = np.asarray(grp, dtype=np.int64)[self.row]
+        """``m`` rows, row ``g`` the sum of the rows ``i`` with ``grp[i] == g``; rows with ``grp[i] < 0``
+        are left out (``grp`` non-decreasing over the others, so a group's entries in one column are
+        neighbours: merged in place, no sort)."""
+        g = np.asarray(grp, dtype=INDEX)[self.row]
+        col, val = self.col, self.val
+        if g.size and g.min() < 0:
+            kept = g >= 0
+            g, col, val = np.compress(kept, g), np.compress(kept, col), np.compress(kept, val)
+            del kept
         if g.size == 0:
             return SparseRows.empty(m)
         new = np.ones(g.size, bool)
-        new[1:] = (g[1:] != g[:-1]) | (self.col[1:] != self.col[:-1])
+        new[1:] = (g[1:] != g[:-1]) | (col[1:] != col[:-1])
         at = np.flatnonzero(new)
-        return SparseRows(g[at], self.col[at], np.add.reduceat(self.val, at), int(m), self.ncol)
+        del new
+        return SparseRows(g[at], col[at], np.add.reduceat(val, at), int(m), self.ncol)
 
     def permuted(self, order: np.ndarray) -> SparseRows:
         """Row ``i`` of the result is row ``order[i]`` of this one."""
         order = np.asarray(order, dtype=np.int64)
-        inv = np.empty(self.n, np.int64)
-        inv[order] = np.arange(order.size)
+        inv = np.empty(self.n, INDEX)
+        inv[order] = np.arange(order.size, dtype=INDEX)
         r = inv[self.row]
         n = max(self.n, 1)
-        k = stable_order(self.col * n + r, self.ncol * n)  # distinct keys: any sort gives this order
+        key = self.col.astype(np.int64) * n + r
+        k = stable_order(key, self.ncol * n)  # distinct keys: any sort gives this order
         return SparseRows(r[k], self.col[k], self.val[k], self.n, self.ncol)
 
 

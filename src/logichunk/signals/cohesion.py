@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..boundaries import ranges
-from ..sparse_rows import SparseRows, stable_order
+from ..sparse_rows import INDEX, SparseRows, stable_order
 from .entropy import content_items
 
 
@@ -57,10 +57,10 @@ def lexical_rows(text: str, starts: np.ndarray, ends: np.ndarray) -> SparseRows:
     sid = ids[order]
     np.not_equal(sid[1:], sid[:-1], out=first[1:])
     del sid
-    c = np.cumsum(first, dtype=np.int32)
+    c = np.cumsum(first, dtype=INDEX)
     c -= 1
     nv = int(c[-1]) + 1
-    r = np.repeat(np.arange(n, dtype=np.int32), per)[order]
+    r = np.repeat(np.arange(n, dtype=INDEX), per)[order]
     del order
     first[1:] |= r[1:] != r[:-1]
     at = np.flatnonzero(first)
@@ -75,8 +75,9 @@ def lexical_rows(text: str, starts: np.ndarray, ends: np.ndarray) -> SparseRows:
         return SparseRows.empty(n)
     # np.compress: boolean indexing is several times slower on masks this mixed
     prow, pcol, cnt = np.compress(keep, prow), np.compress(keep, pcol), np.compress(keep, cnt)
-    local = np.cumsum(shared) - 1  # shared items numbered in order: the column order is kept
+    local = np.cumsum(shared, dtype=INDEX)  # shared items numbered in order: the column order is kept
+    local -= 1
     w = np.sqrt(cnt) * np.log(n / df[pcol])
     norm = np.sqrt(np.bincount(prow, weights=w * w, minlength=n))
     w = w / np.where(norm > 0, norm, 1.0)[prow]
-    return SparseRows(prow.astype(np.int64), local[pcol], w, n, int(shared.sum()))
+    return SparseRows(prow.astype(INDEX, copy=False), local[pcol], w, n, int(shared.sum()))
