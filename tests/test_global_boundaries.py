@@ -417,6 +417,16 @@ def test_lines_inside_a_fence_are_code_not_headings_or_paragraphs():
     assert lay.no_cut[inside[0]] and lay.no_cut[inside[-1]]  # the marks stay with the code
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="ab~`\n", max_size=300), st.sampled_from(["```", "~~~"]))
+def test_the_fence_mark_search_is_plain_containment(text, mark):
+    """structure._contains looks at a mark's first character one occurrence at a time, then
+    searches plainly: either way it answers ``mark in text``."""
+    from logichunk.text.structure import _contains
+
+    assert _contains(text, mark) == (mark in text)
+
+
 def test_the_cascade_measures_cohesion_with_the_embedders_vectors_when_its_signal_embeds():
     """When the tier-1 signal embeds sentences, the global decision reads the embedder's vectors: a
     topic change only the vectors show (no shared words, flat gap scores) decides the cut; the
