@@ -313,6 +313,19 @@ def test_the_compiled_band_equals_the_numpy_band_to_the_last_bit(problem, w, max
                 assert compiled[i, d] == pytest.approx(float(X[i] @ X[i + d]), abs=1e-9)
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.integers(1, 400), st.floats(0.0, 1.0), st.integers(0, 2**31 - 1))
+def test_run_sums_are_reduceat_to_the_last_bit(m, density, seed):
+    """Runs of one entry copied, the longer ones through reduceat (pairwise past 8 entries): the
+    same bits as reduceat over every run."""
+    from logichunk.sparse_rows import run_sums
+
+    rng = np.random.default_rng(seed)
+    val = rng.normal(size=m) * 10.0 ** rng.integers(-3, 4, m)
+    at = np.concatenate(([0], np.flatnonzero(rng.random(m - 1) < density) + 1))
+    assert run_sums(val, at).tobytes() == np.add.reduceat(val, at).tobytes()
+
+
 @settings(max_examples=300, deadline=None)
 @given(sparse_problems, st.integers(0, 2**31 - 1))
 def test_sparse_rows_operations_match_the_dense_matrix(problem, seed):

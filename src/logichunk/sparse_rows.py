@@ -14,6 +14,7 @@ runs of rows only filter and merge neighbouring entries of a column.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -68,7 +69,14 @@ class SparseRows:
         return X
 
     def sqnorms(self) -> np.ndarray:
-        return np.bincount(self.row, weights=self.val * self.val, minlength=self.n)
+        """Each row's squared norm (computed once per object: the levels of a text all read it)."""
+        return self._sqnorms
+
+    @cached_property
+    def _sqnorms(self) -> np.ndarray:
+        sq = np.bincount(self.row, weights=self.val * self.val, minlength=self.n)
+        sq.flags.writeable = False
+        return sq
 
     def take(self, idx: np.ndarray) -> SparseRows:
         """Rows ``idx`` (sorted, distinct), renumbered ``0..len(idx)-1``."""
@@ -98,7 +106,7 @@ class SparseRows:
         new[1:] = (g[1:] != g[:-1]) | (col[1:] != col[:-1])
         at = np.flatnonzero(new)
         del new
-        return SparseRows(g[at], col[at], np.add.reduceat(val, at), int(m), self.ncol)
+        return SparseRows(g[at], col[at], run_sums(val, at), int(m), self.ncol)
 
     def permuted(self, order: np.ndarray) -> SparseRows:
         """Row ``i`` of the result is row ``order[i]`` of this one."""
@@ -110,6 +118,24 @@ class SparseRows:
         key = self.col.astype(np.int64) * n + r
         k = stable_order(key, self.ncol * n)  # distinct keys: any sort gives this order
         return SparseRows(r[k], self.col[k], self.val[k], self.n, self.ncol)
+
+
+def run_sums(val: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """``np.add.reduceat(val, at)``: the sums of the runs ``val[at[k]:at[k+1]]`` (``at`` strictly
+    increasing, from 0), the same numbers, with reduceat called on the runs of two entries or more
+    only: reduceat's cost is per run, and merging neighbouring rows leaves most runs one entry long,
+    copied as they are."""
+    out = val[at]
+    length = np.diff(at, append=val.size)
+    longer = np.flatnonzero(length > 1)
+    if longer.size:
+        bounds = np.empty(2 * longer.size, np.int64)  # each long run, and the (unused) stretch after it
+        bounds[0::2] = at[longer]
+        bounds[1::2] = at[longer] + length[longer]
+        if bounds[-1] == val.size:
+            bounds = bounds[:-1]
+        out[longer] = np.add.reduceat(val, bounds)[0::2]
+    return out
 
 
 def stable_order(a: np.ndarray, bound: int) -> np.ndarray:

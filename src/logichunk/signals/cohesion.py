@@ -77,7 +77,7 @@ def lexical_rows(text: str, starts: np.ndarray, ends: np.ndarray) -> SparseRows:
     prow, pcol, cnt = np.compress(keep, prow), np.compress(keep, pcol), np.compress(keep, cnt)
     local = np.cumsum(shared, dtype=INDEX)  # shared items numbered in order: the column order is kept
     local -= 1
-    w = np.sqrt(cnt) * np.log(n / df[pcol])
+    w = np.sqrt(cnt) * np.log(n / df)[pcol]  # each column's idf once (the same numbers as per entry)
     norm = np.sqrt(np.bincount(prow, weights=w * w, minlength=n))
     w = w / np.where(norm > 0, norm, 1.0)[prow]
     return SparseRows(prow.astype(INDEX, copy=False), local[pcol], w, n, int(shared.sum()))
