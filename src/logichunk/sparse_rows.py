@@ -141,10 +141,16 @@ def run_sums(val: np.ndarray, at: np.ndarray) -> np.ndarray:
 def stable_order(a: np.ndarray, bound: int) -> np.ndarray:
     """``np.argsort(a, kind="stable")`` for non-negative integers below ``bound``, as 16-bit radix
     passes (numpy's stable sort of 16-bit integers is a radix sort, about 10x a comparison sort on
-    the hundreds of thousands of entries of a long text; two passes cover ids up to 2^32)."""
+    the hundreds of thousands of entries of a long text; two passes cover ids up to 2^32). When most
+    values are below 2^16 (Chinese characters' code points among a few word ids) those are sorted in
+    one pass and the rest after them: ~35 % less work on 2 MB of Chinese."""
     if bound <= 1 << 16:
         return np.argsort(a.astype(np.uint16), kind="stable")
     if bound > 1 << 32:
         return np.argsort(a, kind="stable")
+    small = a < 1 << 16
+    if 2 * np.count_nonzero(small) > a.size:
+        lo, hi = np.flatnonzero(small), np.flatnonzero(~small)
+        return np.concatenate((lo[np.argsort(a[lo].astype(np.uint16), kind="stable")], hi[stable_order(a[hi], bound)]))
     k = np.argsort(a.astype(np.uint16), kind="stable")  # the low 16 bits (a cast wraps)
     return k[np.argsort((a[k] >> 16).astype(np.uint16), kind="stable")]
