@@ -105,8 +105,7 @@ class SparseRows:
         new = np.ones(g.size, bool)
         new[1:] = (g[1:] != g[:-1]) | (col[1:] != col[:-1])
         at = np.flatnonzero(new)
-        del new
-        return SparseRows(g[at], col[at], run_sums(val, at), int(m), self.ncol)
+        return SparseRows(g[at], col[at], run_sums(val, new, at), int(m), self.ncol)
 
     def permuted(self, order: np.ndarray) -> SparseRows:
         """Row ``i`` of the result is row ``order[i]`` of this one."""
@@ -120,21 +119,22 @@ class SparseRows:
         return SparseRows(r[k], self.col[k], self.val[k], self.n, self.ncol)
 
 
-def run_sums(val: np.ndarray, at: np.ndarray) -> np.ndarray:
-    """``np.add.reduceat(val, at)``: the sums of the runs ``val[at[k]:at[k+1]]`` (``at`` strictly
-    increasing, from 0), the same numbers, with reduceat called on the runs of two entries or more
-    only: reduceat's cost is per run, and merging neighbouring rows leaves most runs one entry long,
-    copied as they are."""
+def run_sums(val: np.ndarray, first: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """``np.add.reduceat(val, at)``: the sums of the runs ``val[at[k]:at[k+1]]``, ``at`` the entries
+    where ``first`` is True (``first[0]`` is). The same numbers, with reduceat called on the runs of
+    two entries or more only: reduceat's cost is per run, and merging neighbouring rows leaves most
+    runs one entry long, copied as they are."""
     out = val[at]
-    length = np.diff(at, append=val.size)
-    longer = np.flatnonzero(length > 1)
+    longer = np.flatnonzero(first[:-1] & ~first[1:])  # the entries that start a run of two or more
     if longer.size:
+        k = np.searchsorted(at, longer)  # ... and their runs
+        nxt = np.minimum(k + 1, at.size - 1)
         bounds = np.empty(2 * longer.size, np.int64)  # each long run, and the (unused) stretch after it
-        bounds[0::2] = at[longer]
-        bounds[1::2] = at[longer] + length[longer]
+        bounds[0::2] = longer
+        bounds[1::2] = np.where(k + 1 < at.size, at[nxt], val.size)
         if bounds[-1] == val.size:
             bounds = bounds[:-1]
-        out[longer] = np.add.reduceat(val, bounds)[0::2]
+        out[k] = np.add.reduceat(val, bounds)[0::2]
     return out
 
 
