@@ -53,8 +53,8 @@ void lc_dp(int64_t n, int64_t w, const double *cost, const int64_t *lo, const do
    numpy passes (step t along a column, then column), so both give the same sums to the last bit.
    Entries are sorted by column, then row; lo[b]: the earliest row a window ending at row b-1 reaches. */
 void lc_band(int64_t e, int64_t w, const int32_t *r, const int32_t *c, const double *v, const int64_t *lo,
-             int64_t *alive, double *P) {
-    for (int64_t i = 0; i < e; i++) { P[r[i] * w] += v[i] * v[i]; alive[i] = i; }
+             int32_t *alive, double *P) {
+    for (int64_t i = 0; i < e; i++) { P[r[i] * w] += v[i] * v[i]; alive[i] = (int32_t)i; }
     int64_t m = e;
     for (int64_t t = 1; t < w && m > 0; t++) {
         int64_t k = 0;
@@ -63,7 +63,7 @@ void lc_band(int64_t e, int64_t w, const int32_t *r, const int32_t *c, const dou
             if (j >= e) break;  /* alive is ascending: the rest are past the end too */
             if (c[j] == c[i] && r[i] >= lo[r[j] + 1]) {
                 P[r[i] * w + (r[j] - r[i])] += v[i] * v[j];
-                alive[k++] = i;
+                alive[k++] = (int32_t)i;
             }
         }
         m = k;
@@ -214,14 +214,14 @@ def gram_band(w: int, row: np.ndarray, col: np.ndarray, val: np.ndarray, lo: np.
     """:func:`logichunk.boundaries.gram_band` on sparse rows from the compiled kernel (``lo``: each
     end's earliest start, already clamped to ``w`` rows), or None when it is not available."""
     lib = _load()
-    if lib is None:
+    if lib is None or row.size > np.iinfo(np.int32).max:  # (the walk keeps entry indices as int32)
         return None
     row = np.ascontiguousarray(row, dtype=np.int32)
     col = np.ascontiguousarray(col, dtype=np.int32)
     val = np.ascontiguousarray(val, dtype=np.float64)
     lo = np.ascontiguousarray(lo, dtype=np.int64)
     P = np.zeros(n * w)
-    alive = np.empty(row.size, dtype=np.int64)
+    alive = np.empty(row.size, dtype=np.int32)
     lib.lc_band(row.size, w, row.ctypes.data, col.ctypes.data, val.ctypes.data, lo.ctypes.data,
                 alive.ctypes.data, P.ctypes.data)
     return P.reshape(n, w)

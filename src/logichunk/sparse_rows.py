@@ -105,7 +105,9 @@ class SparseRows:
         new = np.ones(g.size, bool)
         new[1:] = (g[1:] != g[:-1]) | (col[1:] != col[:-1])
         at = np.flatnonzero(new)
-        return SparseRows(g[at], col[at], run_sums(val, new, at), int(m), self.ncol)
+        rows, cols = g[at], col[at]
+        del g, col  # (copies when rows were left out: dropped before the sums are made)
+        return SparseRows(rows, cols, run_sums(val, new, at), int(m), self.ncol)
 
     def permuted(self, order: np.ndarray) -> SparseRows:
         """Row ``i`` of the result is row ``order[i]`` of this one."""
