@@ -228,6 +228,8 @@ class _Run:
             if self.gap_text is not None and self.text_edges is not None:
                 t = self.gap_text[todo]
                 kw = {"entropy": self.raw[todo], "edges": (self.text_edges[0][t], self.text_edges[1][t])}
+            elif self.cfg.signal == self._comp.entropy:  # tier 1 scored these gaps with this very signal
+                kw = {"entropy": self.raw[todo]}
             for name, v in self._comp.components(self.sents, todo, **kw).items():
                 self._raw.setdefault(name, np.full(len(self.sents) - 1, np.nan))[todo] = v
         comp = {name: v[gaps] for name, v in self._raw.items()}
