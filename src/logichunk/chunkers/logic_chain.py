@@ -34,6 +34,7 @@ import numpy as np
 
 from .. import boundaries as bd
 from ..errors import InputError
+from ..ids import child_ids
 from ..signals import GapSignal
 from ..signals.cohesion import lexical_rows
 from ..signals.entropy import CompositeSignal, EntropySignal
@@ -458,15 +459,6 @@ class Pieces(NamedTuple):
     starts: np.ndarray
     ends: np.ndarray
     ids: np.ndarray | None = None
-
-
-def child_ids(parents: np.ndarray | None, piece: np.ndarray, ordinal: np.ndarray) -> np.ndarray:
-    """The dotted id (:func:`~logichunk.ids.make_id`) of the ``ordinal``-th (1-based) child of each
-    ``parents[piece]``, as an object array: the ordinals' strings made once each, joined by numpy."""
-    if ordinal.size == 0:
-        return np.zeros(0, dtype=object)
-    digits = np.array([str(k) for k in range(int(ordinal.max()) + 1)], dtype=object)[ordinal]
-    return digits if parents is None else (parents + ".")[piece] + digits
 
 
 def method_counts(names: Sequence[str], counts: Sequence[int]) -> dict[str, int]:
