@@ -19,6 +19,18 @@ def test_parse_and_relations():
     assert sorted(["2", "1.10", "1.2", "1"], key=ids.sort_key) == ["1", "1.2", "1.10", "2"]
 
 
+def test_child_ids_are_make_id_for_many_children():
+    import numpy as np
+
+    parents = np.array(["1", "2.3", "10.1.12"], dtype=object)
+    piece = np.array([0, 0, 1, 2, 2, 2, 1])
+    ordinal = np.array([1, 2, 1, 1, 10, 11, 2])
+    assert ids.child_ids(parents, piece, ordinal).tolist() == [ids.make_id(parents[p], int(o))
+                                                             for p, o in zip(piece, ordinal, strict=True)]
+    assert ids.child_ids(None, piece, ordinal).tolist() == [ids.make_id(None, int(o)) for o in ordinal]
+    assert ids.child_ids(parents, piece[:0], ordinal[:0]).tolist() == []
+
+
 @pytest.mark.parametrize("bad", ["", "0", "1..2", "a", "1.-1", "1.0"])
 def test_bad_ids_are_rejected(bad):
     with pytest.raises(InputError):

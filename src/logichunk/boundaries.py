@@ -521,6 +521,7 @@ def gram_band(X: np.ndarray | SparseRows, width: int, lo: np.ndarray | None = No
 def _band_numpy(r: np.ndarray, c: np.ndarray, v: np.ndarray, lo: np.ndarray, n: int, w: int) -> np.ndarray:
     """The sparse :func:`gram_band` in numpy passes (what :func:`logichunk.native.gram_band` does in
     C, in the same order: step ``t`` along every column, then the next step)."""
+    r = r.astype(np.int64)  # row * width may pass the index type's range
     keys = [r * w]
     vals = [v * v]
     i = np.arange(r.size)  # entries whose t-th successor may still share their column within reach
@@ -618,6 +619,19 @@ def optimal_cuts(cost: np.ndarray, lo: np.ndarray, reward: np.ndarray | None = N
     if n <= 1:
         return np.zeros(0, np.int64)
     w = cost.shape[1]
+    lo, rw_soft, restart = _dp_inputs(lo, w, reward, fixed)
+    back = native.dp_back(cost, lo, rw_soft, restart)
+    if back is None:
+        back = _dp_lists(cost, lo, rw_soft, restart) if w <= _LIST_DP_WIDTH else _dp_numpy(cost, lo, rw_soft, restart)
+    return _read_back(back)
+
+
+def _dp_inputs(lo: np.ndarray, w: int, reward: np.ndarray | None,
+               fixed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What the DP loop reads besides the costs, for ``n = len(lo) - 1`` atoms and chunks of at most
+    ``w``: each end's earliest start, the reward of starting a chunk at each atom (a forbidden cut
+    priced at :data:`_FORBIDDEN`), and where a fixed cut restarts the running total."""
+    n = len(lo) - 1
     rw = np.zeros(n)  # rw[a]: reward of starting a chunk at atom a (the gap after atom a-1)
     if reward is not None:
         rw[1:] = np.asarray(reward, dtype=np.float64)
@@ -625,14 +639,17 @@ def optimal_cuts(cost: np.ndarray, lo: np.ndarray, reward: np.ndarray | None = N
     restart = np.zeros(n + 1, dtype=bool)
     if fixed is not None:
         restart[1:n] = np.asarray(fixed, dtype=bool)
-    lo = np.maximum(np.asarray(lo, dtype=np.int64), np.arange(n + 1) - w)
-    back = native.dp_back(cost, lo, rw_soft, restart)
-    if back is None:
-        back = _dp_lists(cost, lo, rw_soft, restart) if w <= _LIST_DP_WIDTH else _dp_numpy(cost, lo, rw_soft, restart)
+    return np.maximum(np.asarray(lo, dtype=np.int64), np.arange(n + 1) - w), rw_soft, restart
+
+
+def _read_back(back: np.ndarray | list[int]) -> np.ndarray:
+    """The cuts along the DP's back pointers, from the end (a list walk: an element read from a numpy
+    array costs several times more)."""
+    ptr = back.tolist() if isinstance(back, np.ndarray) else back
     cuts = []
-    b = n
+    b = len(ptr) - 1
     while b > 0:
-        a = int(back[b])
+        a = ptr[b]
         if a > 0:
             cuts.append(a - 1)
         b = a
@@ -691,19 +708,21 @@ NULL_SHUFFLES = 5
 NULL_SAMPLE = 2048
 
 
-def _prefix_dots(X: np.ndarray | SparseRows) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+def _prefix_dots(X: np.ndarray | SparseRows, base: np.ndarray | None = None,
+                 sq: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Per row ``i``: ``|x_i|^2``, ``<x_i, x_0 + ... + x_{i-1}>`` and ``<x_i, T>`` (``T`` the sum of
-    all rows), and ``|T|^2`` — what the scatter of every prefix and suffix is made of."""
+    all rows), and ``|T|^2`` — what the scatter of every prefix and suffix is made of. Sparse rows
+    only: ``base`` (each entry's column start, :func:`_column_starts`) and ``sq`` (the squared norms)
+    when the caller knows them already, as :func:`null_penalty` does for shuffles of the same rows."""
     if isinstance(X, SparseRows):
         n = X.n
         r, c, v = X.row, X.col, X.val  # by column, then row
         cs = np.cumsum(v)
-        first = np.ones(c.size, bool)
-        first[1:] = c[1:] != c[:-1]
-        base = np.maximum.accumulate(np.where(first, np.arange(c.size), 0))  # each entry's column start
+        if base is None:
+            base = _column_starts(c)
         before = cs - v - (cs[base] - v[base])  # the column's sum over earlier rows
         T = np.bincount(c, weights=v, minlength=X.ncol)
-        return (np.bincount(r, weights=v * v, minlength=n), np.bincount(r, weights=v * before, minlength=n),
+        return (X.sqnorms() if sq is None else sq, np.bincount(r, weights=v * before, minlength=n),
                 np.bincount(r, weights=v * T[c], minlength=n), float(T @ T))
     Xd = np.asarray(X, dtype=np.float64)
     S = np.cumsum(Xd, axis=0)
@@ -713,13 +732,25 @@ def _prefix_dots(X: np.ndarray | SparseRows) -> tuple[np.ndarray, np.ndarray, np
     return np.einsum("ij,ij->i", Xd, Xd), prev, Xd @ T, float(T @ T)
 
 
+def _column_starts(col: np.ndarray) -> np.ndarray:
+    """Per entry of sparse rows (sorted by column), the index of its column's first entry."""
+    first = np.ones(col.size, bool)
+    first[1:] = col[1:] != col[:-1]
+    return np.maximum.accumulate(np.where(first, np.arange(col.size), 0))
+
+
 def best_single_gain(X: np.ndarray | SparseRows) -> float:
     """How much the best single cut lowers the scatter of the whole sequence ``X`` (dense rows or
     :class:`~logichunk.sparse_rows.SparseRows`)."""
     n = X.n if isinstance(X, SparseRows) else np.asarray(X).shape[0]
     if n < 2:
         return 0.0
-    sq, prev, xt, tt = _prefix_dots(X)
+    return _best_gain(*_prefix_dots(X))
+
+
+def _best_gain(sq: np.ndarray, prev: np.ndarray, xt: np.ndarray, tt: float) -> float:
+    """:func:`best_single_gain` from the rows' :func:`_prefix_dots` (two rows or more)."""
+    n = sq.size
     ll = np.cumsum(2.0 * prev + sq)[:-1]  # |L_m|^2, L_m the sum of the first m rows (m = 1..n-1)
     lt = np.cumsum(xt)[:-1]  # <L_m, T>
     m = np.arange(1, n)
@@ -743,8 +774,14 @@ def null_penalty(X: np.ndarray | SparseRows, shuffles: int = NULL_SHUFFLES, seed
     keep = np.sort(rng.choice(n, NULL_SAMPLE, replace=False)) if n > NULL_SAMPLE else None
     if isinstance(X, SparseRows):
         S = X if keep is None else X.take(keep)
-        n = S.n
-        return float(max(best_single_gain(S.permuted(rng.permutation(n))) for _ in range(shuffles)))
+        # a shuffle of the rows keeps every column's extent and each row's entries in column order:
+        # the column starts once, the squared norms reordered (the same sums, bit for bit)
+        base, sq = _column_starts(S.col), S.sqnorms()
+        gains = []
+        for _ in range(shuffles):
+            order = rng.permutation(S.n)
+            gains.append(_best_gain(*_prefix_dots(S.permuted(order), base, sq[order])))
+        return float(max(gains))
     Xd = np.asarray(X, dtype=np.float64)  # dense rows (an embedder's)
     Xd = Xd if keep is None else Xd[keep]
     n = Xd.shape[0]
@@ -822,8 +859,8 @@ FILL_WEIGHT = 1.0
 def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray | None,
                limits: SizeLimits | None, *, fixed: np.ndarray | None = None,
                penalty: float | np.ndarray | None = None, glue: np.ndarray | None = None,
-               max_atoms: int = MAX_SEGMENT_ATOMS, count: int | None = None, _counts: np.ndarray | None = None,
-               _sqnorms: np.ndarray | None = None) -> np.ndarray:
+               atoms: np.ndarray | None = None, max_atoms: int = MAX_SEGMENT_ATOMS, count: int | None = None,
+               _counts: np.ndarray | None = None, _sqnorms: np.ndarray | None = None) -> np.ndarray:
     """The size-limited global choice: sorted cut gap indices over ``n`` atoms (sizes ``sizes``,
     vectors ``X``, dense rows or :class:`~logichunk.sparse_rows.SparseRows`) such that every chunk fits ``limits.max_size`` (an atom alone over it stands alone:
     the caller splits it inside), ``fixed`` gaps are always cut, and the objective of this section
@@ -832,9 +869,12 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
     ``FILL_WEIGHT * (1 - size/target)^2`` for chunks under the target. O(n·w), w = the most atoms
     that fit one chunk. ``glue`` gaps are never cut, even where the chunk then exceeds the maximum
     (a heading and the over-long sentence it titles, at a level that keeps such a sentence whole).
-    ``limits=None``: no size limit and no fill term (:func:`segment_global`); a chunk then spans at
-    most ``max_atoms`` atoms, which keeps the programme O(n·max_atoms); ``count`` (only without
-    limits): the penalty is found that gives that many cuts."""
+    ``atoms``: which rows of ``X`` are the atoms, in order (sorted and distinct; default: all rows):
+    a caller that cuts part of a text passes the whole text's rows and these, and glued atoms are
+    summed straight from them, without a copy of the selected rows first. ``limits=None``: no size
+    limit and no fill term (:func:`segment_global`); a chunk then spans at most ``max_atoms`` atoms,
+    which keeps the programme O(n·max_atoms); ``count`` (only without limits): the penalty is found
+    that gives that many cuts."""
     sizes = np.asarray(sizes, dtype=np.int64)
     n = sizes.size
     if n <= 1:
@@ -849,9 +889,16 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
         m = int(grp[-1]) + 1
         Xg: np.ndarray | SparseRows
         if isinstance(X, SparseRows):
-            Xg, rowsq = X.group(grp, m), X.sqnorms()
+            if atoms is None:
+                Xg, rowsq = X.group(grp, m), X.sqnorms()
+            else:  # rows that are no atom are left out of the groups (a row's norm: the same sum either way)
+                of_row = np.full(X.n, -1, np.int64)
+                of_row[atoms] = grp
+                Xg, rowsq = X.group(of_row, m), X.sqnorms()[atoms]
         else:
             Xa = np.asarray(X, dtype=np.float64)
+            if atoms is not None:
+                Xa = Xa[atoms]
             Xg = np.add.reduceat(Xa, np.flatnonzero(np.diff(grp, prepend=-1)), axis=0)  # groups are runs
             rowsq = np.einsum("ij,ij->i", Xa, Xa)
         counts = np.bincount(grp, minlength=m).astype(np.float64)
@@ -863,21 +910,34 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
                          fixed=None if fixed is None else np.asarray(fixed, dtype=bool)[keep], penalty=pen,
                          max_atoms=max_atoms, count=count, _counts=counts, _sqnorms=sqn)
         return keep[sub].astype(np.int64)
+    if atoms is not None:
+        X = X.take(atoms) if isinstance(X, SparseRows) else np.asarray(X)[atoms]
     lo = earliest_starts(sizes, None if limits is None else limits.max_size, fixed)
     if limits is None:
         lo = np.maximum(lo, np.arange(n + 1) - max(1, int(max_atoms)))
     w = int((np.arange(n + 1) - lo).max())
-    C = scatter_costs(X, w, _counts, _sqnorms, lo)
-    if limits is None and count is not None:
-        return _cuts_for_count(C, lo, reward, fixed, count)
-    beta = np.broadcast_to(np.asarray(null_penalty(X) if penalty is None else penalty, dtype=np.float64), (n,))
-    if limits is None:
+    if limits is None:  # segmentation: the scatter and one price per segment, no fill term
+        C = scatter_costs(X, w, _counts, _sqnorms, lo)
+        if count is not None:
+            return _cuts_for_count(C, lo, reward, fixed, count)
+        beta = np.broadcast_to(np.asarray(null_penalty(X) if penalty is None else penalty, dtype=np.float64), (n,))
         for k in range(1, C.shape[1] + 1):
             C[k:, k - 1] += beta[k - 1 :]
         return optimal_cuts(C, lo, reward, fixed)
+    beta = np.broadcast_to(np.asarray(null_penalty(X) if penalty is None else penalty, dtype=np.float64), (n,))
     cum = np.zeros(n + 1, np.int64)
     np.cumsum(sizes, out=cum[1:])
     goal = float(limits.goal)
+    if native.available():  # the passes below, fused: no (n+1) x w cost matrix
+        w = max(1, min(w, n))
+        P = gram_band(X, w, lo)
+        norms = P[:, 0] if _sqnorms is None else _sqnorms
+        counts = np.ones(n) if _counts is None else _counts
+        lo_w, rw, restart = _dp_inputs(lo, w, reward, fixed)
+        cuts = native.fit_cuts(P, norms, counts, lo_w, cum, beta, goal, FILL_WEIGHT, rw, restart)
+        if cuts is not None:
+            return cuts
+    C = scatter_costs(X, w, _counts, _sqnorms, lo)
     for k in range(1, C.shape[1] + 1):
         short = 1.0 - np.minimum((cum[k:] - cum[:-k]) / goal, 1.0)
         C[k:, k - 1] += beta[k - 1 :] + FILL_WEIGHT * short * short

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .errors import InputError
 
 
@@ -19,6 +21,17 @@ def parse_id(chunk_id: str) -> tuple[int, ...]:
 def make_id(parent: str | None, ordinal: int) -> str:
     """Id of the ``ordinal``-th (1-based) child of ``parent`` (``None`` = the document root)."""
     return str(ordinal) if parent is None else f"{parent}.{ordinal}"
+
+
+def child_ids(parents: np.ndarray | None, piece: np.ndarray, ordinal: np.ndarray) -> np.ndarray:
+    """:func:`make_id` for many children at once, as an object array: the ``ordinal[k]``-th child of
+    ``parents[piece[k]]`` (``parents`` an object array of ids; ``None``: children of the root). Each
+    ordinal's string is made once and numpy joins them: a chunker names tens of thousands of chunks
+    per megabyte."""
+    if ordinal.size == 0:
+        return np.zeros(0, dtype=object)
+    digits = np.array([str(k) for k in range(int(ordinal.max()) + 1)], dtype=object)[ordinal]
+    return digits if parents is None else (parents + ".")[piece] + digits
 
 
 def depth(chunk_id: str) -> int:

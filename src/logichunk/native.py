@@ -1,4 +1,4 @@
-"""The two loops numpy cannot vectorise well — the boundary DP's recurrence, and the walk along each
+"""The loops numpy cannot vectorise well — the boundary DP's recurrence, and the walk along each
 column of sparse sentence vectors that finds the inner products of nearby rows — in C, compiled once
 per machine with the system's C compiler and loaded with :mod:`ctypes`.
 
@@ -6,8 +6,12 @@ Why: the global boundary decision (:func:`logichunk.boundaries.optimal_cuts`) is
 best cost of a chunk ending at atom ``b`` needs the best costs before it. In Python that is ~0.1 µs
 per (start, end) pair, seconds on a megabyte of short sentences; in C it is nanoseconds. The column
 walk (:func:`logichunk.boundaries.gram_band`) shrinks a list of live entries step by step; numpy
-pays a few array passes per step. The kernels are 40 lines with no dependencies; it is built into ``native/`` of the cache folder (``$LOGICHUNK_CACHE``,
-else ``$XDG_CACHE_HOME/logichunk``, else ``~/.cache/logichunk``) under a name keyed by its source and the platform, so a later process only
+pays a few array passes per step. :func:`fit_cuts` runs :func:`logichunk.boundaries.fit_global`'s
+window costs and DP in one pass per chunk end: numpy builds an (n+1) x w matrix of costs, one pass
+per window width, most of it never read (w is the widest window anywhere; a typical end reaches a
+few atoms). The kernels are 90 lines with no dependencies, compiled without fused multiply-add so they round as
+numpy does; it is built into ``native/`` of the cache folder (``$LOGICHUNK_CACHE``,
+else ``$XDG_CACHE_HOME/logichunk``, else ``~/.cache/logichunk``) under a name keyed by its source, flags and the platform, so a later process only
 loads it. Without a compiler, when the build fails (remembered by a ``.failed`` file, not retried),
 or with ``LOGICHUNK_NATIVE=0``, the caller runs the same recurrence in Python: the same answer, ties
 included (property-tested), only slower. :func:`status` says which runs and why.
@@ -48,9 +52,9 @@ void lc_dp(int64_t n, int64_t w, const double *cost, const int64_t *lo, const do
 /* P[r*w + d] += products of entries one column apart by d < w rows, in the order of boundaries.gram_band's
    numpy passes (step t along a column, then column), so both give the same sums to the last bit.
    Entries are sorted by column, then row; lo[b]: the earliest row a window ending at row b-1 reaches. */
-void lc_band(int64_t e, int64_t w, const int64_t *r, const int64_t *c, const double *v, const int64_t *lo,
-             int64_t *alive, double *P) {
-    for (int64_t i = 0; i < e; i++) { P[r[i] * w] += v[i] * v[i]; alive[i] = i; }
+void lc_band(int64_t e, int64_t w, const int32_t *r, const int32_t *c, const double *v, const int64_t *lo,
+             int32_t *alive, double *P) {
+    for (int64_t i = 0; i < e; i++) { P[r[i] * w] += v[i] * v[i]; alive[i] = (int32_t)i; }
     int64_t m = e;
     for (int64_t t = 1; t < w && m > 0; t++) {
         int64_t k = 0;
@@ -59,13 +63,58 @@ void lc_band(int64_t e, int64_t w, const int64_t *r, const int64_t *c, const dou
             if (j >= e) break;  /* alive is ascending: the rest are past the end too */
             if (c[j] == c[i] && r[i] >= lo[r[j] + 1]) {
                 P[r[i] * w + (r[j] - r[i])] += v[i] * v[j];
-                alive[k++] = i;
+                alive[k++] = (int32_t)i;
             }
         }
         m = k;
     }
 }
+
+/* boundaries.fit_global's decision, one chunk end at a time: the scatter of every window within reach
+   (boundaries.scatter_costs), plus the chunk's penalty and fill cost, then lc_dp's step, then the cuts read
+   back along the pointers. The same floating-point operations in the same order as those numpy passes, so
+   both give the same cuts, ties included, without the (n+1) x w cost matrix. P (n x w, the Gram band) is
+   turned into its row prefix sums in place; returns how many cuts it wrote to cuts (last first). */
+int64_t lc_fit(int64_t n, int64_t w, double *P, const double *norms, const double *cnt, const int64_t *lo,
+               const int64_t *cum, const double *beta, double goal, double fill, const double *rw,
+               const uint8_t *restart, double *p0, double *cost, double *fm, int64_t *back, int64_t *cuts) {
+    for (int64_t i = 0; i < n; i++) {
+        double *row = P + i * w;
+        p0[i] = row[0];
+        for (int64_t d = 1; d < w; d++) row[d] += row[d - 1];
+    }
+    for (int64_t b = 1; b <= n; b++) {
+        double q = 0.0, sq = 0.0, m = 0.0;  /* |sum|^2, sum of |x|^2 and atoms of the window [b-k, b) */
+        for (int64_t k = 1; k <= b - lo[b]; k++) {
+            int64_t s = b - k;  /* the atom the window gains on the left */
+            q += 2.0 * P[s * w + k - 1] - p0[s];
+            sq += norms[s];
+            m += cnt[s];
+            double c = sq - q / m;
+            if (c < 0.0) c = 0.0;
+            double f = (double)(cum[b] - cum[s]) / goal;
+            if (f > 1.0) f = 1.0;
+            f = 1.0 - f;
+            cost[k - 1] = c + (beta[b - 1] + fill * f * f);
+        }
+        double best = 1.0 / 0.0;
+        int64_t arg = b - 1;
+        for (int64_t a = lo[b]; a < b; a++) {
+            double v = fm[a] + cost[b - a - 1];
+            if (v <= best) { best = v; arg = a; }
+        }
+        back[b] = arg;
+        if (b < n) fm[b] = restart[b] ? 0.0 : best - rw[b];
+    }
+    int64_t k = 0;
+    for (int64_t b = n; b > 0; b = back[b])
+        if (back[b] > 0) cuts[k++] = back[b] - 1;
+    return k;
+}
 """
+
+#: no fused multiply-add: the kernels must round as numpy's separate operations do
+_FLAGS = ("-O2", "-ffp-contract=off", "-shared", "-fPIC")
 
 _lib: ctypes.CDLL | None = None
 _why: str = "not loaded yet"
@@ -80,6 +129,7 @@ def _cache_dir() -> Path:
 def _key() -> str:
     h = hashlib.sha256()
     h.update(_SRC.encode())
+    h.update(" ".join(_FLAGS).encode())
     h.update(f"{platform.machine()}|{platform.system()}|{sys.implementation.cache_tag}".encode())
     return h.hexdigest()[:16]
 
@@ -109,7 +159,7 @@ def _load() -> ctypes.CDLL | None:
                 src = Path(tmp) / "lc_dp.c"
                 src.write_text(_SRC)
                 out = Path(tmp) / so.name
-                r = subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(out), str(src)],
+                r = subprocess.run([cc, *_FLAGS, "-o", str(out), str(src)],
                                    capture_output=True, text=True, timeout=120)
                 if r.returncode != 0 or not out.exists():
                     failed.write_text(r.stderr[-2000:] or "build failed")
@@ -122,6 +172,9 @@ def _load() -> ctypes.CDLL | None:
         fn.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 6
         lib.lc_band.restype = None
         lib.lc_band.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 6
+        lib.lc_fit.restype = ctypes.c_int64
+        lib.lc_fit.argtypes = ([ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 6 + [ctypes.c_double] * 2
+                               + [ctypes.c_void_p] * 7)
         _lib, _why = lib, f"compiled ({so})"
     except (OSError, subprocess.SubprocessError) as e:
         _why = f"unavailable ({type(e).__name__}: {e})"
@@ -133,6 +186,11 @@ def status() -> str:
     """How the boundary DP runs in this process: ``compiled (path)`` or why it runs in Python."""
     _load()
     return _why
+
+
+def available() -> bool:
+    """Whether the compiled kernels run in this process (else callers take their numpy paths)."""
+    return _load() is not None
 
 
 def dp_back(cost: np.ndarray, lo: np.ndarray, rw: np.ndarray, restart: np.ndarray) -> np.ndarray | None:
@@ -156,14 +214,38 @@ def gram_band(w: int, row: np.ndarray, col: np.ndarray, val: np.ndarray, lo: np.
     """:func:`logichunk.boundaries.gram_band` on sparse rows from the compiled kernel (``lo``: each
     end's earliest start, already clamped to ``w`` rows), or None when it is not available."""
     lib = _load()
-    if lib is None:
+    if lib is None or row.size > np.iinfo(np.int32).max:  # (the walk keeps entry indices as int32)
         return None
-    row = np.ascontiguousarray(row, dtype=np.int64)
-    col = np.ascontiguousarray(col, dtype=np.int64)
+    row = np.ascontiguousarray(row, dtype=np.int32)
+    col = np.ascontiguousarray(col, dtype=np.int32)
     val = np.ascontiguousarray(val, dtype=np.float64)
     lo = np.ascontiguousarray(lo, dtype=np.int64)
     P = np.zeros(n * w)
-    alive = np.empty(row.size, dtype=np.int64)
+    alive = np.empty(row.size, dtype=np.int32)
     lib.lc_band(row.size, w, row.ctypes.data, col.ctypes.data, val.ctypes.data, lo.ctypes.data,
                 alive.ctypes.data, P.ctypes.data)
     return P.reshape(n, w)
+
+
+def fit_cuts(P: np.ndarray, norms: np.ndarray, counts: np.ndarray, lo: np.ndarray, cum: np.ndarray,
+             beta: np.ndarray, goal: float, fill: float, rw: np.ndarray, restart: np.ndarray) -> np.ndarray | None:
+    """:func:`logichunk.boundaries.fit_global`'s cuts (sorted gap indices) from the compiled kernel,
+    from the Gram band ``P`` (n x w, overwritten) and what :func:`~logichunk.boundaries.scatter_costs`,
+    the penalty and fill terms and :func:`~logichunk.boundaries.optimal_cuts` read (``lo`` clamped to
+    ``w`` atoms), or None when it is not available."""
+    lib = _load()
+    if lib is None:
+        return None
+    n, w = P.shape
+    P = np.ascontiguousarray(P, dtype=np.float64)
+    args = [np.ascontiguousarray(a, dtype=np.float64) for a in (norms, counts)]
+    args += [np.ascontiguousarray(a, dtype=np.int64) for a in (lo, cum)]
+    args.append(np.ascontiguousarray(beta, dtype=np.float64))
+    rw = np.ascontiguousarray(rw, dtype=np.float64)
+    rs = np.ascontiguousarray(restart, dtype=np.uint8)
+    work = [np.empty(n), np.empty(max(w, 1)), np.zeros(n + 1)]
+    back = np.zeros(n + 1, dtype=np.int64)
+    cuts = np.empty(max(n - 1, 0), dtype=np.int64)
+    k = lib.lc_fit(n, w, P.ctypes.data, *(a.ctypes.data for a in args), float(goal), float(fill), rw.ctypes.data,
+                   rs.ctypes.data, *(a.ctypes.data for a in work), back.ctypes.data, cuts.ctypes.data)
+    return cuts[:k][::-1].copy()

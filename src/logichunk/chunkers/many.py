@@ -32,7 +32,16 @@ from ..text.measure import Measure, Meter
 from ..text.sentences import BREAK_PARAGRAPH, SentenceSpans, split_sentences
 from ..text.tokens import fit_limit, measure_for
 from ..tree import ChunkTree, build_tree, build_tree_columns
-from .logic_chain import CascadeSettings, _cascade, _Columns, _one_chunk, _Run, check_sizes, level_sizes
+from .logic_chain import (
+    CascadeSettings,
+    Pieces,
+    _cascade,
+    _Columns,
+    _one_chunk,
+    _Run,
+    check_sizes,
+    level_sizes,
+)
 from .snap import snap_tree
 
 __all__ = ["chunk_many"]
@@ -140,9 +149,9 @@ def _shared_pass(texts: list[str], sents: list[SentenceSpans], cfg: CascadeSetti
     run = _Run(joined, cfg, None, None, "<many>", Meter(joined, cfg.unit), all_sents, raw=raw,
                gap_text=text_of_gap, text_edges=(starts, starts + lens))
     cols = _Columns()
-    pieces: list[tuple[int, int, str | None]] = [(int(a), int(a + m), None) for a, m in zip(starts, lens, strict=True)]
+    pieces: Pieces | None = Pieces(np.asarray(starts, np.int64), np.asarray(starts + lens, np.int64))
     for level in range(1, len(cfg.sizes) + 1):
-        if not pieces:
+        if pieces is None or pieces.starts.size == 0:
             break
         pieces = run.level(pieces, level, cols)
     return _split(texts, sents, starts, run, cols, cfg, names, meters)

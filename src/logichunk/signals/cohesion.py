@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..sparse_rows import SparseRows, stable_order
+from ..boundaries import ranges
+from ..sparse_rows import INDEX, SparseRows, stable_order
 from .entropy import content_items
 
 
@@ -36,38 +37,47 @@ def lexical_rows(text: str, starts: np.ndarray, ends: np.ndarray) -> SparseRows:
     if n == 0:
         return SparseRows.empty(0)
     allpos, allids = content_items(text)
-    a, b = np.searchsorted(allpos, [starts[0], ends[-1]])
-    pos, ids = allpos[a:b], allids[a:b]
-    # items inside the spans, and the span each lies in
-    row = np.searchsorted(ends, pos, side="right")
-    ok = row < n
-    ok[ok] &= pos[ok] >= starts[row[ok]]
-    row, ids = row[ok], ids[ok]
+    # the items inside each span: a range of the position-sorted items (n searches, not one per item)
+    lo = np.searchsorted(allpos, starts)
+    hi = np.searchsorted(allpos, ends)
+    per = hi - lo
+    if (lo[1:] == hi[:-1]).all():  # spans that tile their range: one slice
+        ids = allids[lo[0] : hi[-1]]
+    else:
+        ids = allids[ranges(lo, hi)]
     if ids.size == 0:
         return SparseRows.empty(n)
     # items numbered by id, and the entries put in column order, by one stable radix sort of the ids
     # (work in the number of items, not in the id range: many short texts stay cheap): repeats of an
-    # item in one span are then neighbours, counted by their runs
-    order = stable_order(ids.astype(np.int64), int(ids.max()) + 1)  # rows stay in order inside a column
+    # item in one span are then neighbours, counted by their runs. Index arrays are int32 and dropped
+    # as soon as they are read: on a long text these temporaries are most of a chunk call's memory,
+    # and fresh memory costs page faults (CPU time) on every call
+    order = stable_order(ids, int(ids.max()) + 1)  # rows stay in order inside a column
+    first = np.ones(ids.size, bool)
     sid = ids[order]
-    first_of_item = np.ones(sid.size, bool)
-    first_of_item[1:] = sid[1:] != sid[:-1]
-    c = np.cumsum(first_of_item) - 1
+    np.not_equal(sid[1:], sid[:-1], out=first[1:])
+    del sid
+    c = np.cumsum(first, dtype=INDEX)
+    c -= 1
     nv = int(c[-1]) + 1
-    r = row[order]
-    first = np.ones(r.size, bool)
-    first[1:] = (c[1:] != c[:-1]) | (r[1:] != r[:-1])
+    r = np.repeat(np.arange(n, dtype=INDEX), per)[order]
+    del order
+    first[1:] |= r[1:] != r[:-1]
     at = np.flatnonzero(first)
-    cnt = np.diff(np.append(at, r.size))
+    del first
+    cnt = np.diff(at, append=r.size)
     prow, pcol = r[at], c[at]
+    del r, c, at
     df = np.bincount(pcol, minlength=nv)
     shared = (df >= 2) & (df < n)  # an item in every span weighs log(1) = 0: no entries for it
     keep = shared[pcol]
     if not keep.any():
         return SparseRows.empty(n)
-    prow, pcol, cnt = prow[keep], pcol[keep], cnt[keep]
-    local = np.cumsum(shared) - 1  # shared items numbered in order: the column order is kept
-    w = np.sqrt(cnt) * np.log(n / df[pcol])
+    # np.compress: boolean indexing is several times slower on masks this mixed
+    prow, pcol, cnt = np.compress(keep, prow), np.compress(keep, pcol), np.compress(keep, cnt)
+    local = np.cumsum(shared, dtype=INDEX)  # shared items numbered in order: the column order is kept
+    local -= 1
+    w = np.sqrt(cnt) * np.log(n / df)[pcol]  # each column's idf once (the same numbers as per entry)
     norm = np.sqrt(np.bincount(prow, weights=w * w, minlength=n))
     w = w / np.where(norm > 0, norm, 1.0)[prow]
-    return SparseRows(prow, local[pcol], w, n, int(shared.sum()))
+    return SparseRows(prow.astype(INDEX, copy=False), local[pcol], w, n, int(shared.sum()))

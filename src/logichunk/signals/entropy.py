@@ -327,8 +327,7 @@ def _quantised_tables(lookback: int) -> tuple[np.ndarray, np.ndarray]:
     """int16 tables over packed 18-bit fields: round(1000 * surprisal) of the backward (bits 9-17)
     and of the forward (bits 0-8) distance."""
     q = np.rint(_Q * _surprisal(np.arange(512), lookback)).astype(np.int16)
-    idx = np.arange(1 << 18)
-    return q[idx >> 9], q[idx & 511]
+    return np.repeat(q, 512), np.tile(q, 512)  # q[field >> 9], q[field & 511] for every 18-bit field
 
 
 def _check_lookback(lookback: int) -> None:

@@ -186,12 +186,30 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     return Layout(heading, strength, no_cut, leans)
 
 
+def _contains(text: str, mark: str) -> bool:
+    """``mark in text``, sooner where its first character is rare: that character is found with
+    ``str.find`` (memchr: a megabyte in ~0.02 ms), and the whole mark compared only where it occurs;
+    past a few occurrences the plain search (~0.6 ms per megabyte) runs from there."""
+    i = text.find(mark[0])
+    for _ in range(_FEW):
+        if i < 0:
+            return False
+        if text.startswith(mark, i):
+            return True
+        i = text.find(mark[0], i + 1)
+    return i >= 0 and text.find(mark, i) >= 0
+
+
+#: occurrences of a mark's first character :func:`_contains` looks at one by one
+_FEW = 32
+
+
 def _fences(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The fenced code blocks as gap indices: per fence, its first gap inside (after the opening
     line) and one past its last (``lo``, ``hi``), and whether a closing line ends it."""
     text = sents.text
     none = np.zeros(0, np.int64)
-    if "```" not in text and "~~~" not in text:
+    if not (_contains(text, "```") or _contains(text, "~~~")):
         return none, none, none.astype(bool)
     if edges is None:
         spans = fence_spans(text)
