@@ -273,3 +273,13 @@ def test_a_parent_moved_by_the_last_snap_is_measured_again(cl100k):
     count = count_of(cl100k)
     assert [(c.meta["size"], count(tree.text_of(c))) for c in tree.roots()] == [(count(tree.text_of(c)),) * 2
                                                                                 for c in tree.roots()]
+
+
+def test_merged_blocks_are_measured_as_one_text(cl100k):
+    """Two blocks of 6 and 8 tokens merge into a parent of 15 (cl100k reads "\\n\\n  " otherwise across
+    the join): the merged parent is measured as one text and cut again where it is over the limit."""
+    text = "Hello Hello Hello Hello\n\n  模型, e\u0301t\u00e9 "
+    tree = chunk_by("parent-child", text, sizes=(14, 14), embedder=HashEmbedder(64), tokenizer="cl100k_base")
+    count = count_of(cl100k)
+    assert all(count(tree.text_of(c)) <= 14 for c in tree.roots())
+    assert "".join(tree.text_of(c) for c in tree.roots()) == text

@@ -232,6 +232,27 @@ def _headings_open_parents(cuts: list[int], heads: np.ndarray, sizes: np.ndarray
     return sorted(cut)
 
 
+def _fit_merged(cuts: list[int], texts: Sequence[str], scores: np.ndarray, p: PCParams) -> list[int]:
+    """``cuts`` between pieces, with a merged parent that is over the maximum when its own text is
+    measured cut again at its strongest inner gap, until every parent fits. Why: the merge adds the
+    pieces' sizes, and a tokenizer's count is not additive where two pieces meet (cl100k reads the
+    blank line ending one block and the spaces opening the next as one token or two)."""
+    if isinstance(p.unit, str) and p.unit in ("chars", "bytes"):
+        return cuts  # additive units: the sums are exact
+    cut = sorted(cuts)
+    changed = True
+    while changed:
+        changed = False
+        bounds = [0] + [c + 1 for c in cut] + [len(texts)]
+        for a, z in zip(bounds[:-1], bounds[1:], strict=True):
+            if z - a > 1 and Meter("".join(texts[a:z]), p.unit).total() > p.max_parent_size:
+                inner = range(a, z - 1)
+                cut = sorted({*cut, max(inner, key=lambda i: float(scores[i]))})
+                changed = True
+                break
+    return cut
+
+
 def layout_parents(blocks: Sequence[str], vec_fn: VecFn, p: PCParams,
                    bubbles: list[Bubble] | None = None) -> list[ParentSpec]:
     """Parents of one chapter whose blocks (in order) are ``blocks``. Empty blocks own nothing."""
@@ -270,6 +291,7 @@ def layout_parents(blocks: Sequence[str], vec_fn: VecFn, p: PCParams,
     else:
         cuts = list(range(len(pieces) - 1))
     cuts = _headings_open_parents(cuts, heads, sizes, p.max_parent_size)
+    cuts = _fit_merged(cuts, [blocks[b][s:e] for b, s, e in pieces], scores, p)
     bounds = [0] + [c + 1 for c in cuts] + [len(pieces)]
     out: list[ParentSpec] = []
     for a, z in zip(bounds[:-1], bounds[1:], strict=True):
