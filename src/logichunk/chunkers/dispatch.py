@@ -92,7 +92,9 @@ def chunk_by(
     check_overlap(overlap)
 
     def done(tree: ChunkTree) -> ChunkTree:  # whole tokens only, then the context windows
-        return add_overlap(snap_tree(tree, unit), overlap, unit)
+        # parent-child snaps its own cuts inside each block, and a block's edges are the user's: moving
+        # them to the whole text's token starts would grow a parent past its limit
+        return add_overlap(tree if method == "parent-child" else snap_tree(tree, unit), overlap, unit)
 
     for model in needs(method):
         if (embedder if model == "embedder" else lm) is None:
