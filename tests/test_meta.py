@@ -306,7 +306,9 @@ def test_msp_margin_on_tiny_model_is_a_probability_difference(tiny) -> None:
     msgs_lp = tiny.option_logprobs(msgs, ["1", "2"])
     assert tiny.render(msgs).startswith("<|im_start|>system\nThis is a text chunking task.")
     assert -1.0 <= m <= 1.0
-    assert m == pytest.approx(float(np.exp(msgs_lp[1]) - np.exp(msgs_lp[0])))
+    # the same probabilities by another call: float32 logits of a differently shaped batch agree to about
+    # 1e-6 relative, not to the last bit (a load-dependent thread split made the default 1e-6 flaky)
+    assert m == pytest.approx(float(np.exp(msgs_lp[1]) - np.exp(msgs_lp[0])), rel=1e-4, abs=1e-9)
 
 
 def test_chunk_meta_dispatch() -> None:
