@@ -70,46 +70,70 @@ def opens_with_marker(text: str, starts: np.ndarray, ends: np.ndarray) -> np.nda
     spaces) with a continuation marker of this module? Only the span's first :data:`_WINDOW`
     characters are read: an English marker is a word of ASCII letters there, ended by anything but a
     letter, digit or hyphen (*He's* counts, *So-called* does not); an answer word counts when, within
-    the 8 characters after it, only spaces or quotes come before punctuation or the window's end."""
+    the 8 characters after it, only spaces or quotes come before punctuation or the window's end.
+
+    One gather per character position read (a few dozen), each over all the spans at once."""
     starts = np.asarray(starts, dtype=np.int64)
     ends = np.asarray(ends, dtype=np.int64)
     m = starts.size
-    if m == 0:
-        return np.zeros(0, dtype=bool)
     cp = codepoints(text)
-    if cp.size == 0:
+    if m == 0 or cp.size == 0:
         return np.zeros(m, dtype=bool)
-    idx = starts[:, None] + np.arange(_WINDOW)[None, :]
-    inside = idx < ends[:, None]
-    win = np.where(inside, cp[np.minimum(idx, cp.size - 1)], 0).astype(np.uint32)
-    lead = np.isin(win, _SKIP) & inside
-    first = np.argmin(lead, axis=1)  # the first character that is not a quote, bracket or space
-    at = first[:, None] + np.arange(_WINDOW - 1)[None, :]
-    ok = np.take_along_axis(inside, np.minimum(at, _WINDOW - 1), axis=1) & (at < _WINDOW)
-    w = np.where(ok, np.take_along_axis(win, np.minimum(at, _WINDOW - 1), axis=1), 0)
+    lim = np.minimum(ends, starts + _WINDOW)  # what may be read of each span
+    last = cp.size - 1
+
+    def char(p: np.ndarray) -> np.ndarray:  # the code point at p, 0 past the span's window
+        return np.where(p < lim, cp[np.minimum(p, last)], 0).astype(np.int64)
+
+    skip = _skip_table()
+    first = starts.copy()
+    for _ in range(_WINDOW):  # past the quotes, brackets and spaces that open the span
+        lead = skip[np.minimum(char(first), 0xFFFF)]
+        if not lead.any():
+            break
+        first += lead
     plain, answers, two, one = _keys()
     # English: the run of ASCII letters at the start, ended by anything but a letter, digit or hyphen
-    low = w | 0x20
-    letter = (low >= 0x61) & (low <= 0x7A)
-    length = np.argmin(letter, axis=1)  # 0 where the first character is no letter
-    word_ok = (length > 0) & (length <= _MAX_WORD) & ~letter[np.arange(m), np.minimum(length, w.shape[1] - 1)]
-    after = w[np.arange(m), np.minimum(length, w.shape[1] - 1)]
-    word_ok &= ~(((after >= 0x30) & (after <= 0x39)) | (after == 0x2D))
-    key = _key(w[:, :_MAX_WORD], np.minimum(length, _MAX_WORD))
+    key = np.zeros(m, np.int64)
+    length = np.full(m, -1, np.int64)  # -1: still inside the word
+    for k in range(_MAX_WORD + 1):
+        low = char(first + k) | 0x20
+        letter = (low >= 0x61) & (low <= 0x7A)
+        length[(length < 0) & ~letter] = k
+        inside = length < 0
+        if not inside.any():
+            break
+        if k < _MAX_WORD:
+            key += np.where(inside & letter, (low - 96) << (5 * k), 0)
+    after = char(first + np.maximum(length, 0))
+    word_ok = (length > 0) & ~(((after >= 0x30) & (after <= 0x39)) | (after == 0x2D))
     hit = word_ok & np.isin(key, plain)
-    # an answer word counts when the sentence ends after it or punctuation follows (spaces allowed)
+    # an answer word counts when the span ends after it or punctuation follows (spaces allowed)
     is_answer = word_ok & np.isin(key, answers)
     if is_answer.any():
-        rest_at = length[:, None] + np.arange(8)[None, :]
-        rest = np.where(rest_at < w.shape[1], np.take_along_axis(w, np.minimum(rest_at, w.shape[1] - 1), axis=1), 0)
-        solid = (rest != 0) & ~np.isin(rest, _SKIP)
-        nxt = rest[np.arange(m), np.argmax(solid, axis=1)]
-        ends_after = ~solid.any(axis=1) | np.isin(nxt, _ANSWER_END)
-        hit |= is_answer & ends_after
+        rows = np.flatnonzero(is_answer)
+        at = first[rows] + length[rows]
+        done = np.zeros(rows.size, bool)
+        ends_after = np.ones(rows.size, bool)  # nothing solid in the 8 characters: the end
+        for k in range(8):
+            p = at + k
+            c = np.where(p < lim[rows], cp[np.minimum(p, last)], 0)
+            solid = ~done & (c != 0) & ~skip[np.minimum(c, 0xFFFF)]
+            ends_after[solid] = np.isin(c[solid], _ANSWER_END)
+            done |= solid
+        hit[rows] |= ends_after
     # Chinese: two characters, then one
-    pair = (w[:, 0].astype(np.int64) << 21) | w[:, 1].astype(np.int64)
-    hit |= np.isin(pair, two) | np.isin(w[:, 0].astype(np.int64), one)
+    c0 = char(first)
+    hit |= np.isin((c0 << 21) | char(first + 1), two) | np.isin(c0, one)
     return hit
+
+
+@lru_cache(maxsize=1)
+def _skip_table() -> np.ndarray:
+    """True for the quotes, brackets and spaces a span may open with (all in the BMP)."""
+    t = np.zeros(0x10000, dtype=bool)
+    t[_SKIP] = True
+    return t
 
 
 def continues(sents: SentenceSpans) -> np.ndarray:
