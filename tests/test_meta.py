@@ -187,7 +187,7 @@ def test_msp_dynamic_threshold_decisions() -> None:
         seen.append((a, b))
         return next(margins)
 
-    tree = chunk_msp(text, None, max_size=1000, target=1, history=2, warmup=2,  # type: ignore[arg-type]
+    tree = chunk_msp(text, None, selection="paper", max_size=1000, target=1, history=2, warmup=2,  # type: ignore[arg-type]
                      margin_fn=fn)
     # thresholds: 0, 0, mean(.5,-.1)=.2, mean(-.1,.3)=.1, mean(.3,.2)=.25 -> only -0.1 falls below
     assert tree.stats["thresholds"] == pytest.approx([0.0, 0.0, 0.2, 0.1, 0.25])
@@ -206,13 +206,13 @@ def test_msp_threshold_adapts_after_warmup() -> None:
     text = "One. Two. Three. Four. Five."
     margins = [-0.5, -0.2, -0.6, -0.1]
     it = iter(margins)
-    t = chunk_msp(text, None, max_size=1000, target=1, history=3,  # type: ignore[arg-type]
+    t = chunk_msp(text, None, selection="paper", max_size=1000, target=1, history=3,  # type: ignore[arg-type]
                   margin_fn=lambda a, b: next(it))
     # thresholds: 0, -.5, mean(-.5,-.2)=-.35, mean(-.5,-.2,-.6)=-.433: "Three" (-.2 > -.5) and "Five" stay
     assert t.stats["thresholds"] == pytest.approx([0.0, -0.5, -0.35, -1.3 / 3])
     assert [t.text_of(c) for c in t.roots()] == ["One. ", "Two. Three. ", "Four. Five."]
     it0 = iter(margins)
-    t0 = chunk_msp(text, None, max_size=1000, target=1, warmup=10,  # type: ignore[arg-type]
+    t0 = chunk_msp(text, None, selection="paper", max_size=1000, target=1, warmup=10,  # type: ignore[arg-type]
                    margin_fn=lambda a, b: next(it0))
     assert len(t0.roots()) == 5
 
@@ -223,7 +223,7 @@ def test_msp_merges_to_target_and_splits_by_size() -> None:
     rng = np.random.default_rng(1)
     m = rng.uniform(-1, 1, n - 1)
     it = iter(m.tolist())
-    tree = chunk_msp(text, None, max_size=100, history=3, margin_fn=lambda a, b: next(it))  # type: ignore[arg-type]
+    tree = chunk_msp(text, None, selection="paper", max_size=100, history=3, margin_fn=lambda a, b: next(it))  # type: ignore[arg-type]
     check_tree(tree)
     assert all(c.method == "msp" and c.meta["size"] <= 100 for c in tree.roots())
     assert tree.stats["margins"] == pytest.approx(m.tolist())
@@ -255,12 +255,12 @@ def test_msp_with_an_option_lm_cuts_before_new_topics() -> None:
             "Topic birds. Birds fly. Birds sing.")
     lm = OptionLM()
     assert msp_margin(lm, "Cats purr.", "Topic dogs.") == pytest.approx(0.1 - 0.9)
-    tree = chunk_msp(text, lm, max_size=1000, target=10, warmup=100)
+    tree = chunk_msp(text, lm, selection="paper", max_size=1000, target=10, warmup=100)
     starts = [tree.text_of(c) for c in tree.roots()]
     assert starts == ["Topic cats. Cats purr. Cats sleep a lot. ", "Topic dogs. Dogs bark. Dogs run. ",
                       "Topic birds. Birds fly. Birds sing."]
     zh = "话题一：猫。猫会打呼噜。话题二：狗。狗会叫。"
-    t2 = chunk_msp(zh, OptionLM(), max_size=1000, target=5, warmup=100)
+    t2 = chunk_msp(zh, OptionLM(), selection="paper", max_size=1000, target=5, warmup=100)
     assert t2.stats["language"] == "zh"
     assert [t2.text_of(c) for c in t2.roots()] == ["话题一：猫。猫会打呼噜。", "话题二：狗。狗会叫。"]
 
@@ -319,7 +319,7 @@ def test_chunk_meta_dispatch() -> None:
     t = chunk_meta(text, CurveLM({text: np.array([3.0, 1.0, 4.0])}), "ppl", max_size=100, target=6,
                    selection="paper")
     assert [c.end for c in t.roots()] == [10, len(text)] and t.stats["method"] == "ppl"
-    t2 = chunk_meta(text, None, "msp", max_size=100, target=1, margin_fn=lambda a, b: -1.0)  # type: ignore[arg-type]
+    t2 = chunk_meta(text, None, "msp", selection="paper", max_size=100, target=1, margin_fn=lambda a, b: -1.0)  # type: ignore[arg-type]
     assert len(t2) == 3 and t2.stats["method"] == "msp"
     with pytest.raises(InputError):
         chunk_meta(text, None, "lumber")  # type: ignore[arg-type]
@@ -337,7 +337,7 @@ def test_msp_on_given_units_scores_every_gap() -> None:
         seen.append(b)
         return -1.0 if b.startswith("Prices") else 1.0  # split before the third unit only
 
-    tree = chunk_msp(sents.text, None, max_size=50, sentences=sents, margin_fn=margin)  # no merge across 50
+    tree = chunk_msp(sents.text, None, selection="paper", max_size=50, sentences=sents, margin_fn=margin)  # no merge across 50
     assert len(tree.stats["margins"]) == len(units) - 1 and seen == [u for u in units[1:]]
     assert [tree.text_of(c) for c in tree.roots()] == ["We met at noon. It rained.\nThe bus was late\n", "Prices rose. Markets fell.\nStocks dipped"]
     with pytest.raises(InputError):

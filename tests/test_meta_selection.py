@@ -145,9 +145,11 @@ def test_global_keeps_a_heading_with_what_it_titles() -> None:
 def test_selection_is_checked_and_passed_on() -> None:
     lm = CurveLM({SIX: DIPS})
     assert SELECTIONS == ("paper", "global")
-    # the defaults chosen on the dev split: PPL global, MSP the paper's rule
+    # the defaults chosen on the dev split: global for both
     assert chunk_ppl(SIX, lm, max_size=30).stats["selection"] == "global"
-    assert "thresholds" in chunk_msp(SIX, None, max_size=30, margin_fn=lambda a, b: 0.0, language="en").stats
+    assert chunk_msp(SIX, None, max_size=30, margin_fn=lambda a, b: 0.0, language="en").stats["selection"] == "global"
+    assert "thresholds" in chunk_msp(SIX, None, max_size=30, margin_fn=lambda a, b: 0.0, language="en",
+                                     selection="paper").stats
     assert chunk_by("ppl", SIX, lm=lm, max_size=30).stats["selection"] == "global"
     with pytest.raises(InputError, match="selection"):
         chunk_ppl(SIX, lm, max_size=30, selection="local")
