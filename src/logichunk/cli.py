@@ -495,7 +495,7 @@ def _chunk_options(c: argparse.ArgumentParser) -> None:
     c.add_argument("--theta", type=float, default=0.0, help="ppl: minimum drop θ of a perplexity minimum")
     c.add_argument("--fast", action="store_true",
                    help="logic-chain/cliff: skip tier 3 (the composite signal); runs entropy cannot split are cut "
-                        "at their strongest entropy gaps — up to 1.25x faster on English prose, no faster on Chinese")
+                        "at their strongest entropy gaps — up to 1.3x faster on English prose, no faster on Chinese")
     c.add_argument("--selection", choices=["global", "local", "paper"], default=None,
                    help="logic-chain/cliff/fused: how each level's cuts are chosen — global (default: one optimal "
                         "choice for the whole text, structure first) or local (the earlier rule: score peaks merged "
