@@ -33,20 +33,24 @@ import numpy as np
 
 _SRC = r"""
 #include <stdint.h>
-/* back[b]: start of the best last chunk ending at b (ties: the latest start); see boundaries.py */
+/* One step of the DP at chunk end b, row[k-1] the cost of the chunk [b-k, b): back[b] is the start of
+   the best last chunk (ties: the latest start), fm[b] the best total less the reward of a cut at b. */
+static inline void lc_step(int64_t b, int64_t n, const double *row, const int64_t *lo, const double *rw,
+                           const uint8_t *restart, double *fm, int64_t *back) {
+    double best = 1.0 / 0.0;
+    int64_t arg = b - 1;
+    for (int64_t a = lo[b]; a < b; a++) {
+        double v = fm[a] + row[b - a - 1];
+        if (v <= best) { best = v; arg = a; }
+    }
+    back[b] = arg;
+    if (b < n) fm[b] = restart[b] ? 0.0 : best - rw[b];  /* a forced cut: a fresh start */
+}
+
+/* the DP over a whole cost matrix (n+1 rows of w); see boundaries.py */
 void lc_dp(int64_t n, int64_t w, const double *cost, const int64_t *lo, const double *rw,
            const uint8_t *restart, double *fm, int64_t *back) {
-    for (int64_t b = 1; b <= n; b++) {
-        const double *row = cost + b * w;
-        double best = 1.0 / 0.0;
-        int64_t arg = b - 1;
-        for (int64_t a = lo[b]; a < b; a++) {
-            double v = fm[a] + row[b - a - 1];
-            if (v <= best) { best = v; arg = a; }
-        }
-        back[b] = arg;
-        if (b < n) fm[b] = restart[b] ? 0.0 : best - rw[b];  /* a forced cut: a fresh start */
-    }
+    for (int64_t b = 1; b <= n; b++) lc_step(b, n, cost + b * w, lo, rw, restart, fm, back);
 }
 
 /* P[r*w + d] += products of entries one column apart by d < w rows, in the order of boundaries.gram_band's
@@ -97,14 +101,7 @@ int64_t lc_fit(int64_t n, int64_t w, double *P, const double *norms, const doubl
             f = 1.0 - f;
             cost[k - 1] = c + (beta[b - 1] + fill * f * f);
         }
-        double best = 1.0 / 0.0;
-        int64_t arg = b - 1;
-        for (int64_t a = lo[b]; a < b; a++) {
-            double v = fm[a] + cost[b - a - 1];
-            if (v <= best) { best = v; arg = a; }
-        }
-        back[b] = arg;
-        if (b < n) fm[b] = restart[b] ? 0.0 : best - rw[b];
+        lc_step(b, n, cost, lo, rw, restart, fm, back);
     }
     int64_t k = 0;
     for (int64_t b = n; b > 0; b = back[b])
