@@ -4,10 +4,8 @@ Why here, after chunking: with a real tokenizer a sentence seam often falls insi
 glues the space after a full stop to the next word: ``" Next"``). A token counts where it ends
 (:mod:`logichunk.text.tokens`), so moving a cut back to the start of its token changes no measured
 size: the chunkers choose cuts as they always do, and this pass makes every chunk hold whole tokens,
-exactly as many as it was measured to hold. A chunker that measured a chunk in another text than
-the whole (parent-child sizes a parent in its own block) can see an edge move here; a moved chunk's
-``size`` is then measured again, as its share of the whole text's tokens. A chunk left empty (it lay
-inside one token) is dropped, and a parent left with one child keeps its span as a leaf.
+exactly as many as it was measured to hold. A chunk left empty (it lay inside one token) is dropped,
+and a parent left with one child keeps its span as a leaf.
 """
 
 from __future__ import annotations
@@ -17,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..ids import make_id
-from ..text.measure import Measure, Meter
+from ..text.measure import Measure
 from ..tree import ChunkTree, build_tree
 from ..types import Chunk
 
@@ -36,7 +34,6 @@ def snap_tree(tree: ChunkTree, measure: Measure | str) -> ChunkTree:
         return tree
     where = {c.id: k for k, c in enumerate(chunks)}
     rows: list[tuple[str, int, int, str, Any]] = []
-    meter = Meter(tree.text, measure)  # a moved chunk's size: its share of the text's tokens, as before it moved
 
     def walk(siblings: list[Chunk], parent: str | None) -> None:
         kept = [c for c in siblings if new_e[where[c.id]] > new_s[where[c.id]]]
@@ -45,10 +42,7 @@ def snap_tree(tree: ChunkTree, measure: Measure | str) -> ChunkTree:
         for i, c in enumerate(kept, 1):
             cid = make_id(parent, i) if parent is not None else str(i)
             k = where[c.id]
-            meta = dict(c.meta)
-            if "size" in meta and (new_s[k] != starts[k] or new_e[k] != edges[k]):
-                meta["size"] = int(meter.size(int(new_s[k]), int(new_e[k])))
-            rows.append((cid, int(new_s[k]), int(new_e[k]), c.method, meta))
+            rows.append((cid, int(new_s[k]), int(new_e[k]), c.method, dict(c.meta)))
             if c.children:
                 walk([tree.chunks[x] for x in c.children], cid)
 
