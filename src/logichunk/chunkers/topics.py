@@ -52,7 +52,7 @@ def topic_rules(lay: Layout) -> tuple[np.ndarray, np.ndarray]:
     between = strength[~fixed & ~lay.no_cut]
     floor = PARAGRAPH if ((between >= PARAGRAPH) & (between < SECTION)).any() else LINE if (between >= LINE).any() \
         else SENTENCE
-    glue = lay.no_cut | (strength < max(floor, SENTENCE)) | (lay.leans & (strength < SECTION))
+    glue = lay.no_cut | (strength < floor) | (lay.leans & (strength < SECTION))
     return fixed, glue & ~fixed
 
 
@@ -66,27 +66,25 @@ def _vectors(sents: SentenceSpans, embedder: Any) -> tuple[Any, str]:
     return l2_normalize(X).astype(np.float64), str(getattr(embedder, "model_id", type(embedder).__name__))
 
 
-def topic_cuts(sents: SentenceSpans, *, embedder: Any = None, lay: Layout | None = None,
-               topics: int | None = None) -> tuple[np.ndarray, dict]:
+def topic_cuts(sents: SentenceSpans, *, embedder: Any = None, topics: int | None = None) -> tuple[np.ndarray, dict]:
     """Sorted gap indices (a cut after sentence ``i``) of the topic boundaries of ``sents``, and what
     decided them (``vectors``, ``penalty``, the structure counts). ``topics``: as many topics as
     that, where the structure rules allow it (headings still open topics; fewer where fewer gaps are
     open), instead of the permutation rule's count."""
     if topics is not None and (isinstance(topics, bool) or not isinstance(topics, int | np.integer) or topics < 1):
         raise InputError(f"topics must be a positive integer, got {topics!r}")
-    n = len(sents)
-    if n < 2:
+    if len(sents) < 2:
         return np.zeros(0, np.int64), {"vectors": "lexical" if embedder is None else "embedder", "penalty": 0.0}
-    lay = layout(sents) if lay is None else lay
-    fixed, glue = topic_rules(lay)
+    fixed, glue = topic_rules(layout(sents))
     X, name = _vectors(sents, embedder)
-    if topics is not None:
+    info: dict[str, Any] = {"vectors": name}
+    if topics is None:
+        info["penalty"] = round(float(penalty := bd.null_penalty(X)), 6)
+        cuts = bd.segment_global(X, penalty=penalty, fixed=fixed, glue=glue)
+    else:
+        info["count"] = "given"
         cuts = bd.segment_global(X, fixed=fixed, glue=glue, count=int(topics) - 1)
-        return cuts, {"vectors": name, "count": "given", "headings": int(fixed.sum()), "open_gaps": int((~glue).sum())}
-    penalty = bd.null_penalty(X)
-    cuts = bd.segment_global(X, penalty=penalty, fixed=fixed, glue=glue)
-    return cuts, {"vectors": name, "penalty": round(float(penalty), 6), "headings": int(fixed.sum()),
-                  "open_gaps": int((~glue).sum())}
+    return cuts, {**info, "headings": int(fixed.sum()), "open_gaps": int((~glue).sum())}
 
 
 def segment(text: str, *, units: str = "sentences", embedder: Any = None, topics: int | None = None) -> ChunkTree:

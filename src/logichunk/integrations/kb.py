@@ -423,6 +423,6 @@ def segment_text(text: str, limits: Limits, embedder: Callable[[], Any] | None =
 
     text = check_text(text, "text", limits.max_text_chars)
     tree = segment(text, units=units, embedder=embedder() if embedder is not None else None, topics=topics)
-    topics = [{"id": c.id, "span": [c.span.start, c.span.end], "sentences": c.meta["sentences"],
-               "text": text[c.span.start:c.span.end]} for c in tree.roots()]
-    return {"units": units, "length": len(text), "topics": topics, "vectors": tree.stats.get("vectors")}
+    found = [{"id": c.id, "span": [c.span.start, c.span.end], "sentences": c.meta["sentences"],
+              "text": text[c.span.start:c.span.end]} for c in tree.roots()]
+    return {"units": units, "length": len(text), "topics": found, "vectors": tree.stats.get("vectors")}
