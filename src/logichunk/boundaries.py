@@ -916,15 +916,14 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
     if limits is None:
         lo = np.maximum(lo, np.arange(n + 1) - max(1, int(max_atoms)))
     w = int((np.arange(n + 1) - lo).max())
+    if limits is None and count is not None:  # the penalty that gives that many cuts, found on the bare scatter
+        return _cuts_for_count(scatter_costs(X, w, _counts, _sqnorms, lo), lo, reward, fixed, count)
+    beta = np.broadcast_to(np.asarray(null_penalty(X) if penalty is None else penalty, dtype=np.float64), (n,))
     if limits is None:  # segmentation: the scatter and one price per segment, no fill term
         C = scatter_costs(X, w, _counts, _sqnorms, lo)
-        if count is not None:
-            return _cuts_for_count(C, lo, reward, fixed, count)
-        beta = np.broadcast_to(np.asarray(null_penalty(X) if penalty is None else penalty, dtype=np.float64), (n,))
         for k in range(1, C.shape[1] + 1):
             C[k:, k - 1] += beta[k - 1 :]
         return optimal_cuts(C, lo, reward, fixed)
-    beta = np.broadcast_to(np.asarray(null_penalty(X) if penalty is None else penalty, dtype=np.float64), (n,))
     cum = np.zeros(n + 1, np.int64)
     np.cumsum(sizes, out=cum[1:])
     goal = float(limits.goal)
