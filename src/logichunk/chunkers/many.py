@@ -149,11 +149,7 @@ def _shared_pass(texts: list[str], sents: list[SentenceSpans], cfg: CascadeSetti
     run = _Run(joined, cfg, None, None, "<many>", Meter(joined, cfg.unit), all_sents, raw=raw,
                gap_text=text_of_gap, text_edges=(starts, starts + lens))
     cols = _Columns()
-    pieces: Pieces | None = Pieces(np.asarray(starts, np.int64), np.asarray(starts + lens, np.int64))
-    for level in range(1, len(cfg.sizes) + 1):
-        if pieces is None or pieces.starts.size == 0:
-            break
-        pieces = run.level(pieces, level, cols)
+    run.levels(Pieces(np.asarray(starts, np.int64), np.asarray(starts + lens, np.int64)), cols)
     return _split(texts, sents, starts, run, cols, cfg, names, meters)
 
 
