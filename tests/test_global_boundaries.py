@@ -372,6 +372,64 @@ def test_lexical_rows_are_unit_rows_of_shared_items_in_column_order():
     assert D[0] @ D[1] > 0.5 and D[2] @ D[3] > 0.5 and D[0] @ D[2] == 0.0
 
 
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.lists(st.integers(1, 70), max_size=12), min_size=1, max_size=25), st.booleans(),
+       st.sampled_from([1, 1 << 16, (1 << 20) - 64]))
+def test_the_compiled_lexical_entries_are_the_numpy_entries(spans, gaps, base):
+    """The C pass that counts each span's items (no sort) against the numpy passes it replaces:
+    the same entries in the same order, so the same rows to the last bit; with spans that tile their
+    items and spans with items between them, repeated items, empty spans, items shared by every
+    span (no column) and ids near the top of the id range (a bitmap word boundary)."""
+    from logichunk import native
+    from logichunk.signals import cohesion
+
+    assert native.available(), native.status()
+    ids, lo, hi = [], [], []
+    for s in spans:
+        if gaps:
+            ids.append(base + 69)  # an item between spans: never read
+        lo.append(len(ids))
+        ids.extend(base + v for v in s)
+        hi.append(len(ids))
+    ids_a = np.array(ids, dtype=np.uint32)
+    lo_a, hi_a = np.array(lo, dtype=np.int64), np.array(hi, dtype=np.int64)
+    got = native.lexical_entries(lo_a, hi_a, ids_a)
+    want = cohesion._entries(lo_a, hi_a, ids_a, len(spans))
+    assert got is not None
+    for g, w in zip(got, want, strict=True):
+        assert g.tolist() == w.tolist()
+    # the entries themselves: every (span, item) pair of a shared item once, with its count
+    df = {v: sum(v in s for s in spans) for s in spans for v in s}
+    pairs = sorted((v, r, s.count(v)) for r, s in enumerate(spans) for v in set(s) if 2 <= df[v] < len(spans))
+    cols = sorted({v for v, _, _ in pairs})
+    assert [(cols[c] + base, r, k) for r, c, k in zip(got[0].tolist(), got[1].tolist(), got[2].tolist(), strict=True)] \
+        == [(v + base, r, k) for v, r, k in pairs]
+    assert got[3].tolist() == [df[v] for v in cols]
+
+
+
+@settings(max_examples=500, deadline=None)
+@given(sparse_problems)
+def test_the_compiled_shuffles_give_the_numpy_penalty_to_the_last_bit(problem):
+    """null_penalty's shuffles walked in C (no sort of the shuffled entries) against the numpy
+    passes: the same sums in the same order, so the same penalty, bit for bit."""
+    from logichunk import native
+    from logichunk.sparse_rows import SparseRows
+
+    assert native.available(), native.status()
+    S = SparseRows.from_dense(_sparse_problem(*problem))
+    compiled = bd.null_penalty(S)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(native, "shuffled_dots", lambda *a: None)
+        passes = bd.null_penalty(S)
+    assert np.float64(compiled).tobytes() == np.float64(passes).tobytes()
+    order = np.random.default_rng(problem[3]).permutation(S.n)
+    prev, xt, T = native.shuffled_dots(S.row, S.col, S.val, S.n, S.ncol, order[None, :])
+    _, p2, x2, tt = bd._prefix_dots(S.permuted(order))
+    assert prev[0].tobytes() == p2.tobytes() and xt[0].tobytes() == x2.tobytes() and float(T[0] @ T[0]) == tt
+
+
 code_lines = st.lists(st.sampled_from(["x = 1", "", "def f():", "    return 2", "print(x)  # done."]), min_size=1, max_size=8)
 blocks = st.one_of(
     code_lines.map(lambda ls: "```\n" + "\n".join(ls) + "\n```\n\n"),

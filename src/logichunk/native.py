@@ -108,6 +108,100 @@ int64_t lc_fit(int64_t n, int64_t w, double *P, const double *norms, const doubl
         if (back[b] > 0) cuts[k++] = back[b] - 1;
     return k;
 }
+
+/* signals.cohesion.lexical_rows' entries without a sort. Span s holds the items ids[lo[s]:hi[s]] (ids < V).
+   Pass 1 counts the spans each id is in (df); the ids in 2 <= df < n spans, in ascending order, are the
+   columns (a bitmap, walked word by word, gives that order); pass 2 writes each (span, id) entry at its
+   column's cursor, so entries come out by column, then row, each with the id's count in the span.
+   last, df, at (V int32) and bits (nw uint64, nw * 64 >= V) must be zeroed; uniq has room for every
+   distinct id. Returns the number of entries (row, col, cnt); dfc[k] is column k's df; *ncol the columns. */
+int64_t lc_lexrows(int64_t n, const int64_t *lo, const int64_t *hi, const uint32_t *ids, int64_t nw,
+                   int32_t *last, int32_t *df, int32_t *at, uint64_t *bits, int32_t *uniq, int32_t *row,
+                   int32_t *col, int32_t *cnt, int64_t *dfc, int64_t *ncol) {
+    int64_t nu = 0;
+    for (int64_t s = 0; s < n; s++)
+        for (int64_t k = lo[s]; k < hi[s]; k++) {
+            uint32_t id = ids[k];
+            if (last[id] != (int32_t)(s + 1)) {
+                last[id] = (int32_t)(s + 1);
+                if (df[id]++ == 0) uniq[nu++] = (int32_t)id;
+            }
+        }
+    for (int64_t u = 0; u < nu; u++) {
+        uint32_t id = (uint32_t)uniq[u];
+        if (df[id] >= 2 && df[id] < n) bits[id >> 6] |= (uint64_t)1 << (id & 63);
+        else df[id] = 0;  /* not a column: pass 2 skips it */
+    }
+    int64_t k = 0, off = 0;
+    for (int64_t q = 0; q < nw; q++)
+        for (uint64_t b = bits[q]; b; b &= b - 1) {
+            uint32_t id = (uint32_t)(q * 64 + __builtin_ctzll(b));
+            dfc[k] = df[id];
+            at[id] = (int32_t)off;
+            off += df[id];
+            df[id] = (int32_t)(++k);  /* the column's number + 1 */
+        }
+    *ncol = k;
+    for (int64_t s = 0; s < n; s++)
+        for (int64_t j = lo[s]; j < hi[s]; j++) {
+            uint32_t id = ids[j];
+            int32_t c = df[id];
+            if (!c) continue;
+            if (last[id] != (int32_t)(-s - 1)) {  /* pass 1 left s + 1 > 0 there */
+                last[id] = (int32_t)(-s - 1);
+                int32_t p = at[id]++;
+                row[p] = (int32_t)s;
+                col[p] = c - 1;
+                cnt[p] = 1;
+            } else {
+                cnt[at[id] - 1]++;
+            }
+        }
+    return off;
+}
+
+/* boundaries.null_penalty's shuffles of sparse rows: for each of the `shuffles` row orders (orders, one
+   row of n after another; new row i is old row orders[i]), what boundaries._prefix_dots computes on the
+   shuffled rows, with the same floating-point operations in the same order (numpy's cumsum and bincount
+   add one entry after another, in entry order): prev[i] = <x_i, x_0 + ... + x_{i-1}>, xt[i] = <x_i, T>,
+   and T, the column sums. The shuffled entries (by column, then new row) are found by walking the new
+   rows and their entries, not by a sort. rowptr (n+1) must be zeroed; prev, xt (shuffles * n) and
+   T (shuffles * ncol) too; cur has room for max(n, ncol). */
+void lc_shuffled(int64_t n, int64_t e, int64_t ncol, int64_t shuffles, const int32_t *row, const int32_t *col,
+                 const double *val, const int64_t *orders, int64_t *rowptr, int64_t *byrow, int64_t *colptr,
+                 int64_t *cur, int32_t *pr, double *pv, double *cs, double *prev, double *xt, double *T) {
+    for (int64_t k = 0; k < e; k++) rowptr[row[k] + 1]++;
+    for (int64_t i = 0; i < n; i++) rowptr[i + 1] += rowptr[i];
+    for (int64_t i = 0; i < n; i++) cur[i] = rowptr[i];
+    for (int64_t k = 0; k < e; k++) byrow[cur[row[k]]++] = k;  /* each row's entries, in column order */
+    for (int64_t c = 0; c <= ncol; c++) colptr[c] = 0;
+    for (int64_t k = 0; k < e; k++) colptr[col[k] + 1]++;
+    for (int64_t c = 0; c < ncol; c++) colptr[c + 1] += colptr[c];
+    for (int64_t s = 0; s < shuffles; s++) {
+        const int64_t *ord = orders + s * n;
+        double *pp = prev + s * n, *px = xt + s * n, *pt = T + s * ncol;
+        for (int64_t c = 0; c < ncol; c++) cur[c] = colptr[c];
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t q = rowptr[ord[i]]; q < rowptr[ord[i] + 1]; q++) {
+                int64_t k = byrow[q], p = cur[col[k]]++;
+                pr[p] = (int32_t)i;
+                pv[p] = val[k];
+            }
+        double run = 0.0;
+        for (int64_t k = 0; k < e; k++) { run += pv[k]; cs[k] = run; }
+        for (int64_t k = 0; k < e; k++) {
+            int64_t b = colptr[col[k]];  /* the column's first entry: a shuffle keeps every column's extent */
+            double before = (cs[k] - pv[k]) - (cs[b] - pv[b]);
+            double t = pv[k] * before;
+            pp[pr[k]] += t;
+            pt[col[k]] += pv[k];
+        }
+        for (int64_t k = 0; k < e; k++) {
+            double t = pv[k] * pt[col[k]];
+            px[pr[k]] += t;
+        }
+    }
+}
 """
 
 #: no fused multiply-add: the kernels must round as numpy's separate operations do
@@ -169,11 +263,15 @@ def _load() -> ctypes.CDLL | None:
         fn.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 6
         lib.lc_band.restype = None
         lib.lc_band.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 6
+        lib.lc_lexrows.restype = ctypes.c_int64
+        lib.lc_lexrows.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] + [ctypes.c_void_p] * 10
+        lib.lc_shuffled.restype = None
+        lib.lc_shuffled.argtypes = [ctypes.c_int64] * 4 + [ctypes.c_void_p] * 14
         lib.lc_fit.restype = ctypes.c_int64
         lib.lc_fit.argtypes = ([ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 6 + [ctypes.c_double] * 2
                                + [ctypes.c_void_p] * 7)
         _lib, _why = lib, f"compiled ({so})"
-    except (OSError, subprocess.SubprocessError) as e:
+    except (OSError, AttributeError, subprocess.SubprocessError) as e:  # (AttributeError: a kernel missing)
         _why = f"unavailable ({type(e).__name__}: {e})"
         _lib = None
     return _lib
@@ -246,3 +344,59 @@ def fit_cuts(P: np.ndarray, norms: np.ndarray, counts: np.ndarray, lo: np.ndarra
     k = lib.lc_fit(n, w, P.ctypes.data, *(a.ctypes.data for a in args), float(goal), float(fill), rw.ctypes.data,
                    rs.ctypes.data, *(a.ctypes.data for a in work), back.ctypes.data, cuts.ctypes.data)
     return cuts[:k][::-1].copy()
+
+
+def lexical_entries(lo: np.ndarray, hi: np.ndarray, ids: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`logichunk.signals.cohesion.lexical_rows`' entries before weighting, from the compiled
+    kernel: span ``s`` holds the items ``ids[lo[s]:hi[s]]`` (ids ``uint32``, below 2^24); the columns
+    are the ids in at least two spans and not in all of them, in ascending order. Returns ``(row,
+    col, count, df)`` by column, then row (``df`` per column), or None when the kernel is not
+    available. Work in the number of items: no sort (the numpy path sorts the ids)."""
+    lib = _load()
+    n = lo.size
+    if lib is None or ids.size >= np.iinfo(np.int32).max or n >= np.iinfo(np.int32).max:
+        return None
+    lo = np.ascontiguousarray(lo, dtype=np.int64)
+    hi = np.ascontiguousarray(hi, dtype=np.int64)
+    ids = np.ascontiguousarray(ids, dtype=np.uint32)
+    m = int((hi - lo).sum())
+    v = int(ids[lo[0]:hi[-1]].max()) + 1 if m else 1
+    if v > 1 << 24:
+        return None
+    nw = (v + 63) // 64
+    # zeroed scratch: calloc'd pages, only those the ids reach are touched
+    last, df, at = np.zeros(v, np.int32), np.zeros(v, np.int32), np.zeros(v, np.int32)
+    bits = np.zeros(nw, np.uint64)
+    uniq = np.empty(min(v, m) + 1, np.int32)
+    row, col = np.empty(m, np.int32), np.empty(m, np.int32)
+    cnt, dfc = np.empty(m, np.int32), np.empty(min(v, m) + 1, np.int64)
+    ncol = np.zeros(1, np.int64)
+    e = lib.lc_lexrows(n, lo.ctypes.data, hi.ctypes.data, ids.ctypes.data, nw, last.ctypes.data, df.ctypes.data,
+                       at.ctypes.data, bits.ctypes.data, uniq.ctypes.data, row.ctypes.data, col.ctypes.data,
+                       cnt.ctypes.data, dfc.ctypes.data, ncol.ctypes.data)
+    return row[:e], col[:e], cnt[:e], dfc[: int(ncol[0])]
+
+
+
+def shuffled_dots(row: np.ndarray, col: np.ndarray, val: np.ndarray, n: int, ncol: int, orders: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """For each row order in ``orders`` (shuffles x n), the ``prev``, ``xt`` and column sums ``T`` that
+    :func:`logichunk.boundaries._prefix_dots` gives on the sparse rows ``(row, col, val)`` (by column,
+    then row) so shuffled, to the last bit, without sorting the entries; None when the kernel is not
+    available."""
+    lib = _load()
+    e = row.size
+    if lib is None or e >= np.iinfo(np.int32).max:
+        return None
+    row = np.ascontiguousarray(row, dtype=np.int32)
+    col = np.ascontiguousarray(col, dtype=np.int32)
+    val = np.ascontiguousarray(val, dtype=np.float64)
+    orders = np.ascontiguousarray(orders, dtype=np.int64)
+    k = orders.shape[0]
+    prev, xt, T = np.zeros((k, n)), np.zeros((k, n)), np.zeros((k, ncol))
+    work = [np.zeros(n + 1, np.int64), np.empty(e, np.int64), np.empty(ncol + 1, np.int64),
+            np.empty(max(n, ncol), np.int64), np.empty(e, np.int32), np.empty(e), np.empty(e)]
+    lib.lc_shuffled(n, e, ncol, k, row.ctypes.data, col.ctypes.data, val.ctypes.data, orders.ctypes.data,
+                    *(a.ctypes.data for a in work), prev.ctypes.data, xt.ctypes.data, T.ctypes.data)
+    return prev, xt, T

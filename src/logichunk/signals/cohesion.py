@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import native
 from ..boundaries import ranges
 from ..sparse_rows import INDEX, SparseRows, stable_order
 from .entropy import content_items
@@ -40,13 +41,32 @@ def lexical_rows(text: str, starts: np.ndarray, ends: np.ndarray) -> SparseRows:
     # the items inside each span: a range of the position-sorted items (n searches, not one per item)
     lo = np.searchsorted(allpos, starts)
     hi = np.searchsorted(allpos, ends)
+    found = native.lexical_entries(lo, hi, allids)  # the same entries, counted without a sort
+    prow, col, cnt, df = found if found is not None else _entries(lo, hi, allids, n)
+    if prow.size == 0:
+        return SparseRows.empty(n)
+    w = np.sqrt(cnt) * np.log(n / df)[col]  # each column's idf once (the same numbers as per entry)
+    norm = np.sqrt(np.bincount(prow, weights=w * w, minlength=n))
+    w = w / np.where(norm > 0, norm, 1.0)[prow]
+    return SparseRows(prow, col, w, n, int(df.size))
+
+
+_NO_ENTRIES = (np.zeros(0, INDEX), np.zeros(0, INDEX), np.zeros(0, np.int64), np.zeros(0, np.int64))
+
+
+def _entries(lo: np.ndarray, hi: np.ndarray, allids: np.ndarray, n: int
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`lexical_rows`' entries before weighting, in numpy passes (what
+    :func:`logichunk.native.lexical_entries` does in one C pass): ``(row, col, count, df)``, by
+    column, then row; the columns are the items in at least two spans and not in all of them, in
+    ascending id order; ``df`` per column."""
     per = hi - lo
     if (lo[1:] == hi[:-1]).all():  # spans that tile their range: one slice
         ids = allids[lo[0] : hi[-1]]
     else:
         ids = allids[ranges(lo, hi)]
     if ids.size == 0:
-        return SparseRows.empty(n)
+        return _NO_ENTRIES
     # items numbered by id, and the entries put in column order, by one stable radix sort of the ids
     # (work in the number of items, not in the id range: many short texts stay cheap): repeats of an
     # item in one span are then neighbours, counted by their runs. Index arrays are int32 and dropped
@@ -72,12 +92,9 @@ def lexical_rows(text: str, starts: np.ndarray, ends: np.ndarray) -> SparseRows:
     shared = (df >= 2) & (df < n)  # an item in every span weighs log(1) = 0: no entries for it
     keep = shared[pcol]
     if not keep.any():
-        return SparseRows.empty(n)
+        return _NO_ENTRIES
     # np.compress: boolean indexing is several times slower on masks this mixed
     prow, pcol, cnt = np.compress(keep, prow), np.compress(keep, pcol), np.compress(keep, cnt)
     local = np.cumsum(shared, dtype=INDEX)  # shared items numbered in order: the column order is kept
     local -= 1
-    w = np.sqrt(cnt) * np.log(n / df)[pcol]  # each column's idf once (the same numbers as per entry)
-    norm = np.sqrt(np.bincount(prow, weights=w * w, minlength=n))
-    w = w / np.where(norm > 0, norm, 1.0)[prow]
-    return SparseRows(prow.astype(INDEX, copy=False), local[pcol], w, n, int(shared.sum()))
+    return prow.astype(INDEX, copy=False), local[pcol], cnt, df[shared]
