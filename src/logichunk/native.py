@@ -109,52 +109,52 @@ int64_t lc_fit(int64_t n, int64_t w, double *P, const double *norms, const doubl
     return k;
 }
 
-/* signals.cohesion.lexical_rows' entries without a sort. Span s holds the items ids[lo[s]:hi[s]] (ids < V).
-   Pass 1 counts the spans each id is in (df); the ids in 2 <= df < n spans, in ascending order, are the
-   columns (a bitmap, walked word by word, gives that order); pass 2 writes each (span, id) entry at its
-   column's cursor, so entries come out by column, then row, each with the id's count in the span.
-   last, df, at (V int32) and bits (nw uint64, nw * 64 >= V) must be zeroed; uniq has room for every
-   distinct id. Returns the number of entries (row, col, cnt); dfc[k] is column k's df; *ncol the columns. */
+/* signals.cohesion.lexical_rows' entries without a sort. Span s holds the items ids[lo[s]:hi[s]].
+   The ids present are marked in a bitmap (bits, nw words, zeroed), then numbered densely in ascending
+   order (dense[id] = number + 1; dense zeroed, only the slots of present ids are written, so a long
+   text's sparse ids touch few of its pages), so the per-id tables (last, df, at: one slot per distinct
+   id, zeroed) stay small. Pass 1 counts the spans each id is in (df); the ids in 2 <= df < n spans, in
+   ascending order, are the columns; pass 2 writes each (span, id) entry at its column's cursor, so entries
+   come out by column, then row, each with the id's count in the span. Returns the number of entries
+   (row, col, cnt); dfc[k] is column k's df, *ncol the number of columns. */
 int64_t lc_lexrows(int64_t n, const int64_t *lo, const int64_t *hi, const uint32_t *ids, int64_t nw,
-                   int32_t *last, int32_t *df, int32_t *at, uint64_t *bits, int32_t *uniq, int32_t *row,
+                   uint64_t *bits, int32_t *dense, int32_t *last, int32_t *df, int32_t *at, int32_t *row,
                    int32_t *col, int32_t *cnt, int64_t *dfc, int64_t *ncol) {
-    int64_t nu = 0;
+    for (int64_t s = 0; s < n; s++)
+        for (int64_t k = lo[s]; k < hi[s]; k++) bits[ids[k] >> 6] |= (uint64_t)1 << (ids[k] & 63);
+    int32_t nu = 0;
+    for (int64_t q = 0; q < nw; q++)
+        for (uint64_t b = bits[q]; b; b &= b - 1) dense[q * 64 + __builtin_ctzll(b)] = ++nu;
     for (int64_t s = 0; s < n; s++)
         for (int64_t k = lo[s]; k < hi[s]; k++) {
-            uint32_t id = ids[k];
-            if (last[id] != (int32_t)(s + 1)) {
-                last[id] = (int32_t)(s + 1);
-                if (df[id]++ == 0) uniq[nu++] = (int32_t)id;
-            }
+            int32_t d = dense[ids[k]] - 1;
+            if (last[d] != (int32_t)(s + 1)) { last[d] = (int32_t)(s + 1); df[d]++; }
         }
-    for (int64_t u = 0; u < nu; u++) {
-        uint32_t id = (uint32_t)uniq[u];
-        if (df[id] >= 2 && df[id] < n) bits[id >> 6] |= (uint64_t)1 << (id & 63);
-        else df[id] = 0;  /* not a column: pass 2 skips it */
+    int64_t kc = 0, off = 0;
+    for (int32_t d = 0; d < nu; d++) {  /* dense numbers run in ascending id order */
+        if (df[d] >= 2 && df[d] < n) {
+            dfc[kc] = df[d];
+            at[d] = (int32_t)off;
+            off += df[d];
+            df[d] = (int32_t)(++kc);  /* the column's number + 1 */
+        } else {
+            df[d] = 0;  /* not a column: pass 2 skips it */
+        }
     }
-    int64_t k = 0, off = 0;
-    for (int64_t q = 0; q < nw; q++)
-        for (uint64_t b = bits[q]; b; b &= b - 1) {
-            uint32_t id = (uint32_t)(q * 64 + __builtin_ctzll(b));
-            dfc[k] = df[id];
-            at[id] = (int32_t)off;
-            off += df[id];
-            df[id] = (int32_t)(++k);  /* the column's number + 1 */
-        }
-    *ncol = k;
+    *ncol = kc;
     for (int64_t s = 0; s < n; s++)
         for (int64_t j = lo[s]; j < hi[s]; j++) {
-            uint32_t id = ids[j];
-            int32_t c = df[id];
+            int32_t d = dense[ids[j]] - 1;
+            int32_t c = df[d];
             if (!c) continue;
-            if (last[id] != (int32_t)(-s - 1)) {  /* pass 1 left s + 1 > 0 there */
-                last[id] = (int32_t)(-s - 1);
-                int32_t p = at[id]++;
+            if (last[d] != (int32_t)(-s - 1)) {  /* pass 1 left s + 1 > 0 there */
+                last[d] = (int32_t)(-s - 1);
+                int32_t p = at[d]++;
                 row[p] = (int32_t)s;
                 col[p] = c - 1;
                 cnt[p] = 1;
             } else {
-                cnt[at[id] - 1]++;
+                cnt[at[d] - 1]++;
             }
         }
     return off;
@@ -349,10 +349,10 @@ def fit_cuts(P: np.ndarray, norms: np.ndarray, counts: np.ndarray, lo: np.ndarra
 def lexical_entries(lo: np.ndarray, hi: np.ndarray, ids: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """:func:`logichunk.signals.cohesion.lexical_rows`' entries before weighting, from the compiled
-    kernel: span ``s`` holds the items ``ids[lo[s]:hi[s]]`` (ids ``uint32``, below 2^24); the columns
-    are the ids in at least two spans and not in all of them, in ascending order. Returns ``(row,
-    col, count, df)`` by column, then row (``df`` per column), or None when the kernel is not
-    available. Work in the number of items: no sort (the numpy path sorts the ids)."""
+    kernel: span ``s`` holds the items ``ids[lo[s]:hi[s]]`` (``uint32``); the columns are the ids in
+    at least two spans and not in all of them, in ascending order. Returns ``(row, col, count, df)``
+    by column, then row (``df`` per column), or None when the kernel is not available. Work in the
+    number of items: no sort (the numpy path sorts the ids)."""
     lib = _load()
     n = lo.size
     if lib is None or ids.size >= np.iinfo(np.int32).max or n >= np.iinfo(np.int32).max:
@@ -361,19 +361,14 @@ def lexical_entries(lo: np.ndarray, hi: np.ndarray, ids: np.ndarray
     hi = np.ascontiguousarray(hi, dtype=np.int64)
     ids = np.ascontiguousarray(ids, dtype=np.uint32)
     m = int((hi - lo).sum())
-    v = int(ids[lo[0]:hi[-1]].max()) + 1 if m else 1
-    if v > 1 << 24:
-        return None
-    nw = (v + 63) // 64
-    # zeroed scratch: calloc'd pages, only those the ids reach are touched
-    last, df, at = np.zeros(v, np.int32), np.zeros(v, np.int32), np.zeros(v, np.int32)
-    bits = np.zeros(nw, np.uint64)
-    uniq = np.empty(min(v, m) + 1, np.int32)
-    row, col = np.empty(m, np.int32), np.empty(m, np.int32)
-    cnt, dfc = np.empty(m, np.int32), np.empty(min(v, m) + 1, np.int64)
-    ncol = np.zeros(1, np.int64)
-    e = lib.lc_lexrows(n, lo.ctypes.data, hi.ctypes.data, ids.ctypes.data, nw, last.ctypes.data, df.ctypes.data,
-                       at.ctypes.data, bits.ctypes.data, uniq.ctypes.data, row.ctypes.data, col.ctypes.data,
+    nw = (int(ids[lo[0]:hi[-1]].max()) >> 6) + 1 if m else 1
+    # zeroed tables: calloc'd pages, only those written are touched (dense: at the ids present)
+    bits, dense = np.zeros(nw, np.uint64), np.zeros(nw * 64, np.int32)
+    last, df, at = (np.zeros(m + 1, np.int32) for _ in range(3))
+    row, col, cnt = (np.empty(m, np.int32) for _ in range(3))
+    dfc, ncol = np.empty(m + 1, np.int64), np.zeros(1, np.int64)
+    e = lib.lc_lexrows(n, lo.ctypes.data, hi.ctypes.data, ids.ctypes.data, nw, bits.ctypes.data, dense.ctypes.data,
+                       last.ctypes.data, df.ctypes.data, at.ctypes.data, row.ctypes.data, col.ctypes.data,
                        cnt.ctypes.data, dfc.ctypes.data, ncol.ctypes.data)
     return row[:e], col[:e], cnt[:e], dfc[: int(ncol[0])]
 
