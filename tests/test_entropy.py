@@ -361,6 +361,31 @@ def test_link_distances_match_reference(n: int, vocab: int, seed: int) -> None:
     assert fwd.tolist() == rf
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 6000), st.sampled_from([1, 2, 40, 255, 256, 257, 400, 5000]), st.integers(0, 2**31 - 1),
+       st.sampled_from([2, 17, 200, 256]))
+def test_the_compiled_novelty_prefix_is_the_row_sorts_prefix(n: int, vocab: int, seed: int, lookback: int) -> None:
+    """The C walk (each item's previous and next occurrence, one pass each way) against the row
+    sorts it replaces, and against the reference links: the same integers, with links of exactly
+    256 items (kept) and 257 (dropped), and ids near the top of the range."""
+    from logichunk import native
+
+    assert native.available(), native.status()
+    rng = np.random.default_rng(seed)
+    ids = rng.integers(1, vocab + 1, n).astype(np.uint32)
+    if n and seed % 2:
+        ids[::5] = (1 << 20) - 1 - ids[::5] % 7
+    got = E.novelty_prefix_of(ids, lookback)
+    qb, qf = E._link_fields(ids, *E._quantised_tables(lookback)) if n >= 2 else (np.zeros(n), np.zeros(n))
+    want = np.concatenate(([0], np.cumsum(qb.astype(np.int64) - qf)))
+    assert got.tolist() == want.tolist()
+    if n >= 2:
+        q = E._quantised(lookback).astype(np.int64)
+        rb, rf = ref_links(ids.tolist())
+        step = q[[d or 511 for d in rb]] - q[[d or 511 for d in rf]]
+        assert np.diff(got).tolist() == step.tolist()
+
+
 @pytest.mark.parametrize("n", [2047, 2048, 2049, 1792, 1793, 3584, 3585, 5000])
 def test_link_distances_across_row_edges(n: int) -> None:
     ids = (np.arange(n) % 97 + 1).astype(np.uint32)  # every link is exactly 97 long

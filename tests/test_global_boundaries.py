@@ -315,6 +315,31 @@ def test_the_compiled_band_equals_the_numpy_band_to_the_last_bit(problem, w, max
 
 
 @settings(max_examples=500, deadline=None)
+@given(st.integers(1, 600), st.integers(1, 6), st.floats(0.0, 1.0), st.integers(1, 40), st.floats(0.0, 0.5),
+       st.integers(0, 2**31 - 1))
+def test_the_compiled_group_is_the_numpy_group_to_the_last_bit(n, ncol, density, groups, dropped, seed):
+    """Rows summed into groups in one C pass against the numpy passes (reduceat): the same entries
+    and the same bits, with runs of one entry, of up to 8 (added one by one), up to 128 (eight
+    interleaved sums) and longer (split in halves), rows left out, and values of mixed scales."""
+    from logichunk import native
+    from logichunk.sparse_rows import SparseRows
+
+    assert native.available(), native.status()
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, ncol)) * (rng.random((n, ncol)) < density) * 10.0 ** rng.integers(-6, 7, (n, ncol))
+    S = SparseRows.from_dense(X)
+    grp = np.sort(rng.integers(0, groups, n))
+    grp[rng.random(n) < dropped] = -1
+    got = S.group(grp, groups)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(native, "group_entries", lambda *a: None)
+        want = S.group(grp, groups)
+    assert (got.n, got.ncol) == (want.n, want.ncol)
+    assert got.row.tolist() == want.row.tolist() and got.col.tolist() == want.col.tolist()
+    assert got.val.tobytes() == want.val.tobytes()
+
+
+@settings(max_examples=500, deadline=None)
 @given(st.integers(1, 400), st.floats(0.0, 1.0), st.integers(0, 2**31 - 1))
 def test_run_sums_are_reduceat_to_the_last_bit(m, density, seed):
     """Runs of one entry copied, the longer ones through reduceat (pairwise past 8 entries): the
@@ -355,6 +380,29 @@ def test_sparse_rows_operations_match_the_dense_matrix(problem, seed):
     assert np.array_equal(P.dense(), X[order]) and (np.diff(P.col * n + P.row) > 0).all()
     C = SparseRows.concat([S, T])
     assert np.array_equal(C.dense()[:n, : X.shape[1]], X) and np.array_equal(C.dense()[n:, X.shape[1]:], X[idx])
+
+
+words = st.sampled_from(["rivers", "river", "flow", "markets", "price", "goods", "sea", "The", "a", "of", "河流", "市场",
+                         "价格", "海", "x2", "Über", "naïve"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(words, min_size=0, max_size=12).map(" ".join), min_size=1, max_size=30))
+def test_lexical_rows_compiled_and_numpy_are_the_same_rows(sentences):
+    """lexical_rows through the C passes (entries and weights) and through numpy: the same rows, bit
+    for bit, on texts of shared and unshared words, CJK characters, stop words and empty spans."""
+    from logichunk import native
+    from logichunk.signals.cohesion import lexical_rows
+
+    text = ". ".join(sentences) + "."
+    sents = split_sentences(text)
+    got = lexical_rows(text, sents.starts, sents.ends)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(native, "lexical_entries", lambda *a: None)
+        want = lexical_rows(text, sents.starts, sents.ends)
+    assert (got.n, got.ncol) == (want.n, want.ncol)
+    assert got.row.tolist() == want.row.tolist() and got.col.tolist() == want.col.tolist()
+    assert got.val.tobytes() == want.val.tobytes()
 
 
 def test_lexical_rows_are_unit_rows_of_shared_items_in_column_order():

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 _SRC = r"""
+#include <math.h>
 #include <stdint.h>
 /* One step of the DP at chunk end b, row[k-1] the cost of the chunk [b-k, b): back[b] is the start of
    the best last chunk (ties: the latest start), fm[b] the best total less the reward of a cut at b. */
@@ -110,28 +111,35 @@ int64_t lc_fit(int64_t n, int64_t w, double *P, const double *norms, const doubl
 }
 
 /* signals.cohesion.lexical_rows' entries without a sort. Span s holds the items ids[lo[s]:hi[s]].
-   The ids present are marked in a bitmap (bits, nw words, zeroed), then numbered densely in ascending
-   order (dense[id] = number + 1; dense zeroed, only the slots of present ids are written, so a long
-   text's sparse ids touch few of its pages), so the per-id tables (last, df, at: one slot per distinct
-   id, zeroed) stay small. Pass 1 counts the spans each id is in (df); the ids in 2 <= df < n spans, in
-   ascending order, are the columns; pass 2 writes each (span, id) entry at its column's cursor, so entries
-   come out by column, then row, each with the id's count in the span. Returns the number of entries
-   (row, col, cnt); dfc[k] is column k's df, *ncol the number of columns. */
-int64_t lc_lexrows(int64_t n, const int64_t *lo, const int64_t *hi, const uint32_t *ids, int64_t nw,
-                   uint64_t *bits, int32_t *dense, int32_t *last, int32_t *df, int32_t *at, int32_t *row,
-                   int32_t *col, int32_t *cnt, int64_t *dfc, int64_t *ncol) {
+   lc_lexmark marks the ids present in a bitmap (bits, nw words, zeroed) and returns how many there are,
+   with base[q] the number of ids below word q: an id's dense number, in ascending id order, is then
+   base plus a popcount, so the per-id tables (last, df, at: one slot per distinct id, zeroed) stay small
+   and a long text's sparse ids (hashes of words) touch no large table. lc_lexrows: pass 1 counts the
+   spans each id is in (df); the ids in 2 <= df < n spans, in ascending order, are the columns; pass 2
+   writes each (span, id) entry at its column's cursor, so entries come out by column, then row, each
+   with the id's count in the span. Returns the number of entries (row, col, cnt); dfc[k] is column k's
+   df, *ncol the number of columns. */
+int64_t lc_lexmark(int64_t n, const int64_t *lo, const int64_t *hi, const uint32_t *ids, int64_t nw,
+                   uint64_t *bits, int32_t *base) {
     for (int64_t s = 0; s < n; s++)
         for (int64_t k = lo[s]; k < hi[s]; k++) bits[ids[k] >> 6] |= (uint64_t)1 << (ids[k] & 63);
-    int32_t nu = 0;
-    for (int64_t q = 0; q < nw; q++)
-        for (uint64_t b = bits[q]; b; b &= b - 1) dense[q * 64 + __builtin_ctzll(b)] = ++nu;
+    int64_t nu = 0;
+    for (int64_t q = 0; q < nw; q++) { base[q] = (int32_t)nu; nu += __builtin_popcountll(bits[q]); }
+    return nu;
+}
+
+#define LC_DENSE(id) (base[(id) >> 6] + __builtin_popcountll(bits[(id) >> 6] & ((((uint64_t)1) << ((id) & 63)) - 1)))
+static inline __attribute__((always_inline)) int64_t lexrows_body(
+        int64_t n, const int64_t *lo, const int64_t *hi, const uint32_t *ids, int64_t nu, const uint64_t *bits,
+        const int32_t *base, int32_t *last, int32_t *df, int32_t *at, int32_t *row, int32_t *col, int32_t *cnt,
+        int64_t *dfc, int64_t *ncol) {
     for (int64_t s = 0; s < n; s++)
         for (int64_t k = lo[s]; k < hi[s]; k++) {
-            int32_t d = dense[ids[k]] - 1;
+            int32_t d = LC_DENSE(ids[k]);
             if (last[d] != (int32_t)(s + 1)) { last[d] = (int32_t)(s + 1); df[d]++; }
         }
     int64_t kc = 0, off = 0;
-    for (int32_t d = 0; d < nu; d++) {  /* dense numbers run in ascending id order */
+    for (int64_t d = 0; d < nu; d++) {  /* dense numbers run in ascending id order */
         if (df[d] >= 2 && df[d] < n) {
             dfc[kc] = df[d];
             at[d] = (int32_t)off;
@@ -144,7 +152,7 @@ int64_t lc_lexrows(int64_t n, const int64_t *lo, const int64_t *hi, const uint32
     *ncol = kc;
     for (int64_t s = 0; s < n; s++)
         for (int64_t j = lo[s]; j < hi[s]; j++) {
-            int32_t d = dense[ids[j]] - 1;
+            int32_t d = LC_DENSE(ids[j]);
             int32_t c = df[d];
             if (!c) continue;
             if (last[d] != (int32_t)(-s - 1)) {  /* pass 1 left s + 1 > 0 there */
@@ -158,6 +166,112 @@ int64_t lc_lexrows(int64_t n, const int64_t *lo, const int64_t *hi, const uint32
             }
         }
     return off;
+}
+#undef LC_DENSE
+
+#define LC_LEXROWS_ARGS int64_t n, const int64_t *lo, const int64_t *hi, const uint32_t *ids, int64_t nu, \
+    const uint64_t *bits, const int32_t *base, int32_t *last, int32_t *df, int32_t *at, int32_t *row, int32_t *col, \
+    int32_t *cnt, int64_t *dfc, int64_t *ncol
+#define LC_LEXROWS_CALL lexrows_body(n, lo, hi, ids, nu, bits, base, last, df, at, row, col, cnt, dfc, ncol)
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* the popcount as one instruction where the processor has it (chosen at run time: the library is
+   built for any x86-64) */
+__attribute__((target("popcnt"))) static int64_t lexrows_popcnt(LC_LEXROWS_ARGS) { return LC_LEXROWS_CALL; }
+#endif
+int64_t lc_lexrows(LC_LEXROWS_ARGS) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (__builtin_cpu_supports("popcnt")) return lexrows_popcnt(n, lo, hi, ids, nu, bits, base, last, df, at, row,
+                                                                 col, cnt, dfc, ncol);
+#endif
+    return LC_LEXROWS_CALL;
+}
+
+/* signals.entropy.novelty_prefix_of in two passes, no sort: for item i, d_back / d_fwd, the distance to
+   the previous / next item with the same id (511 when it is further than 256 items or absent), and
+   prefix[i + 1] = prefix[i] + q[d_back] - q[d_fwd]. Integers only: the same numbers as the row sorts.
+   last (one int32 per id up to the largest, zeroed) holds an id's latest position + 1. */
+void lc_novelty(int64_t n, const uint32_t *ids, int32_t *last, const int64_t *q, int64_t *prefix) {
+    prefix[0] = 0;
+    for (int64_t i = n - 1; i >= 0; i--) {  /* forward links, reading backwards: -q[d_fwd] in place */
+        int64_t j = last[ids[i]], d = j ? j - 1 - i : 511;
+        prefix[i + 1] = -q[d > 256 ? 511 : d];
+        last[ids[i]] = (int32_t)(i + 1);
+    }
+    for (int64_t i = 0; i < n; i++) last[ids[i]] = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t j = last[ids[i]], d = j ? i - (j - 1) : 511;
+        prefix[i + 1] += prefix[i] + q[d > 256 ? 511 : d];
+        last[ids[i]] = (int32_t)(i + 1);
+    }
+}
+
+/* lexical_rows' weights, as its numpy passes compute them (the same operations in the same order, so
+   the same bits): w = sqrt(cnt) * idf[col]; each row's squared norm summed in entry order (numpy's
+   bincount); then w / norm, rows of norm 0 left as they are. sq: n doubles, zeroed. */
+void lc_lexweights(int64_t e, const int32_t *row, const int32_t *col, const int32_t *cnt, const double *idf,
+                   double *sq, double *w) {
+    for (int64_t k = 0; k < e; k++) {
+        w[k] = sqrt((double)cnt[k]) * idf[col[k]];
+        double ww = w[k] * w[k];
+        sq[row[k]] += ww;
+    }
+    for (int64_t k = 0; k < e; k++) {
+        double nr = sqrt(sq[row[k]]);
+        w[k] = w[k] / (nr > 0.0 ? nr : 1.0);
+    }
+}
+
+/* numpy's pairwise sum of a float64 run (its reduction of a contiguous array: runs under 8 added one by
+   one from 0.0, up to 128 in eight interleaved sums, longer ones split in halves at a multiple of 8),
+   so a run's sum here has numpy's bits. */
+static double lc_pairwise(const double *a, int64_t n) {
+    if (n < 8) {
+        double res = 0.0;
+        for (int64_t i = 0; i < n; i++) res += a[i];
+        return res;
+    }
+    if (n <= 128) {
+        double r[8];
+        for (int j = 0; j < 8; j++) r[j] = a[j];
+        int64_t i;
+        for (i = 8; i < n - (n % 8); i += 8)
+            for (int j = 0; j < 8; j++) r[j] += a[i + j];
+        double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; i++) res += a[i];
+        return res;
+    }
+    int64_t n2 = n / 2;
+    n2 -= n2 % 8;
+    return lc_pairwise(a, n2) + lc_pairwise(a + n2, n - n2);
+}
+
+/* sparse_rows.SparseRows.group: entries (by column, then row) of rows with grp[row] >= 0, merged where
+   neighbouring entries share group and column, each merged run's value its first entry plus the
+   pairwise sum of the rest (what numpy's add.reduceat gives). Writes the merged entries to orow, ocol,
+   oval (room for e; oval also holds the kept values while they are summed) and returns how many. */
+int64_t lc_group(int64_t e, const int32_t *row, const int32_t *col, const double *val, const int64_t *grp,
+                 int32_t *orow, int32_t *ocol, double *oval) {
+    int64_t kept = 0;
+    for (int64_t k = 0; k < e; k++) {
+        int64_t g = grp[row[k]];
+        if (g < 0) continue;
+        orow[kept] = (int32_t)g;  /* kept entries first, as numpy compresses them */
+        ocol[kept] = col[k];
+        oval[kept] = val[k];
+        kept++;
+    }
+    int64_t out = 0, a = 0;
+    while (a < kept) {
+        int64_t b = a + 1;
+        while (b < kept && orow[b] == orow[a] && ocol[b] == ocol[a]) b++;
+        double v = b - a == 1 ? oval[a] : oval[a] + lc_pairwise(oval + a + 1, b - a - 1);
+        orow[out] = orow[a];
+        ocol[out] = ocol[a];
+        oval[out] = v;
+        out++;
+        a = b;
+    }
+    return out;
 }
 
 /* boundaries.null_penalty's shuffles of sparse rows: for each of the `shuffles` row orders (orders, one
@@ -264,9 +378,17 @@ def _load() -> ctypes.CDLL | None:
         lib.lc_band.restype = None
         lib.lc_band.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 6
         lib.lc_lexrows.restype = ctypes.c_int64
+        lib.lc_lexmark.restype = ctypes.c_int64
+        lib.lc_lexmark.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] + [ctypes.c_void_p] * 2
         lib.lc_lexrows.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] + [ctypes.c_void_p] * 10
         lib.lc_shuffled.restype = None
         lib.lc_shuffled.argtypes = [ctypes.c_int64] * 4 + [ctypes.c_void_p] * 14
+        lib.lc_novelty.restype = None
+        lib.lc_novelty.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 4
+        lib.lc_group.restype = ctypes.c_int64
+        lib.lc_group.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 7
+        lib.lc_lexweights.restype = None
+        lib.lc_lexweights.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 6
         lib.lc_fit.restype = ctypes.c_int64
         lib.lc_fit.argtypes = ([ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 6 + [ctypes.c_double] * 2
                                + [ctypes.c_void_p] * 7)
@@ -362,12 +484,12 @@ def lexical_entries(lo: np.ndarray, hi: np.ndarray, ids: np.ndarray
     ids = np.ascontiguousarray(ids, dtype=np.uint32)
     m = int((hi - lo).sum())
     nw = (int(ids[lo[0]:hi[-1]].max()) >> 6) + 1 if m else 1
-    # zeroed tables: calloc'd pages, only those written are touched (dense: at the ids present)
-    bits, dense = np.zeros(nw, np.uint64), np.zeros(nw * 64, np.int32)
-    last, df, at = (np.zeros(m + 1, np.int32) for _ in range(3))
-    row, col, cnt = (np.empty(m, np.int32) for _ in range(3))
-    dfc, ncol = np.empty(m + 1, np.int64), np.zeros(1, np.int64)
-    e = lib.lc_lexrows(n, lo.ctypes.data, hi.ctypes.data, ids.ctypes.data, nw, bits.ctypes.data, dense.ctypes.data,
+    bits, base = np.zeros(nw, np.uint64), np.empty(nw, np.int32)
+    nu = lib.lc_lexmark(n, lo.ctypes.data, hi.ctypes.data, ids.ctypes.data, nw, bits.ctypes.data, base.ctypes.data)
+    last, df, at = np.zeros((3, nu + 1), np.int32)  # one slot per distinct id
+    row, col, cnt = np.empty(m, np.int32), np.empty(m, np.int32), np.empty(m, np.int32)
+    dfc, ncol = np.empty(nu + 1, np.int64), np.zeros(1, np.int64)
+    e = lib.lc_lexrows(n, lo.ctypes.data, hi.ctypes.data, ids.ctypes.data, nu, bits.ctypes.data, base.ctypes.data,
                        last.ctypes.data, df.ctypes.data, at.ctypes.data, row.ctypes.data, col.ctypes.data,
                        cnt.ctypes.data, dfc.ctypes.data, ncol.ctypes.data)
     return row[:e], col[:e], cnt[:e], dfc[: int(ncol[0])]
@@ -395,3 +517,54 @@ def shuffled_dots(row: np.ndarray, col: np.ndarray, val: np.ndarray, n: int, nco
     lib.lc_shuffled(n, e, ncol, k, row.ctypes.data, col.ctypes.data, val.ctypes.data, orders.ctypes.data,
                     *(a.ctypes.data for a in work), prev.ctypes.data, xt.ctypes.data, T.ctypes.data)
     return prev, xt, T
+
+
+def novelty_prefix(ids: np.ndarray, q: np.ndarray) -> np.ndarray | None:
+    """:func:`logichunk.signals.entropy.novelty_prefix_of` from the compiled kernel: the prefix sums
+    (int64, n+1) of ``q[back] - q[fwd]``, ``back``/``fwd`` each item's distance to the previous/next
+    item with the same id (511 past 256 items or none), ``q`` the 512 quantised surprisals; None when
+    the kernel is not available."""
+    lib = _load()
+    if lib is None or ids.size >= np.iinfo(np.int32).max:
+        return None
+    ids = np.ascontiguousarray(ids, dtype=np.uint32)
+    q = np.ascontiguousarray(q, dtype=np.int64)
+    prefix = np.empty(ids.size + 1, np.int64)
+    last = np.zeros(int(ids.max()) + 1 if ids.size else 1, np.int32)  # calloc'd: pages of absent ids untouched
+    lib.lc_novelty(ids.size, ids.ctypes.data, last.ctypes.data, q.ctypes.data, prefix.ctypes.data)
+    return prefix
+
+
+def group_entries(row: np.ndarray, col: np.ndarray, val: np.ndarray, grp: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """:meth:`logichunk.sparse_rows.SparseRows.group`'s merged entries ``(row, col, val)`` from the
+    compiled kernel, each sum with the bits of numpy's ``add.reduceat``; None when the kernel is not
+    available. One pass, no temporaries beyond the output."""
+    lib = _load()
+    if lib is None:
+        return None
+    e = row.size
+    grp = np.ascontiguousarray(grp, dtype=np.int64)
+    orow, ocol, oval = np.empty(e, np.int32), np.empty(e, np.int32), np.empty(e)
+    k = lib.lc_group(e, np.ascontiguousarray(row, dtype=np.int32).ctypes.data,
+                     np.ascontiguousarray(col, dtype=np.int32).ctypes.data,
+                     np.ascontiguousarray(val, dtype=np.float64).ctypes.data, grp.ctypes.data, orow.ctypes.data,
+                     ocol.ctypes.data, oval.ctypes.data)
+    return orow[:k], ocol[:k], oval[:k]
+
+
+def lexical_weights(row: np.ndarray, col: np.ndarray, cnt: np.ndarray, idf: np.ndarray, n: int) -> np.ndarray | None:
+    """:func:`logichunk.signals.cohesion.lexical_rows`' weights: ``sqrt(cnt) * idf[col]``, each row
+    scaled to unit length (rows of norm 0 left as they are), with the bits of its numpy passes and
+    none of their temporaries; None when the kernel is not available."""
+    lib = _load()
+    if lib is None:
+        return None
+    idf = np.ascontiguousarray(idf, dtype=np.float64)
+    row = np.ascontiguousarray(row, dtype=np.int32)
+    col = np.ascontiguousarray(col, dtype=np.int32)
+    cnt = np.ascontiguousarray(cnt, dtype=np.int32)
+    sq, w = np.zeros(n), np.empty(row.size)
+    lib.lc_lexweights(row.size, row.ctypes.data, col.ctypes.data, cnt.ctypes.data, idf.ctypes.data, sq.ctypes.data,
+                      w.ctypes.data)
+    return w

@@ -45,9 +45,12 @@ def lexical_rows(text: str, starts: np.ndarray, ends: np.ndarray) -> SparseRows:
     prow, col, cnt, df = found if found is not None else _entries(lo, hi, allids, n)
     if prow.size == 0:
         return SparseRows.empty(n)
-    w = np.sqrt(cnt) * np.log(n / df)[col]  # each column's idf once (the same numbers as per entry)
-    norm = np.sqrt(np.bincount(prow, weights=w * w, minlength=n))
-    w = w / np.where(norm > 0, norm, 1.0)[prow]
+    idf = np.log(n / df)  # each column's idf once (the same numbers as per entry)
+    w = native.lexical_weights(prow, col, cnt, idf, n) if found is not None else None  # (cnt: int32 there)
+    if w is None:
+        w = np.sqrt(cnt) * idf[col]
+        norm = np.sqrt(np.bincount(prow, weights=w * w, minlength=n))
+        w = w / np.where(norm > 0, norm, 1.0)[prow]
     return SparseRows(prow, col, w, n, int(df.size))
 
 

@@ -57,6 +57,7 @@ from functools import lru_cache
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from .. import native
 from ..text.cache import text_cache
 from ..text.charclass import ALNUM, CJK, class_table, codepoints
 from ..text.sentences import SentenceSpans
@@ -323,10 +324,16 @@ _Q = 1000  # surprisal quantum: the hot path sums integers
 
 
 @lru_cache(maxsize=8)
+def _quantised(lookback: int) -> np.ndarray:
+    """round(1000 * surprisal) of every 9-bit distance field (257..511: no link), int16."""
+    return np.rint(_Q * _surprisal(np.arange(512), lookback)).astype(np.int16)
+
+
+@lru_cache(maxsize=8)
 def _quantised_tables(lookback: int) -> tuple[np.ndarray, np.ndarray]:
-    """int16 tables over packed 18-bit fields: round(1000 * surprisal) of the backward (bits 9-17)
-    and of the forward (bits 0-8) distance."""
-    q = np.rint(_Q * _surprisal(np.arange(512), lookback)).astype(np.int16)
+    """int16 tables over packed 18-bit fields: :func:`_quantised` of the backward (bits 9-17) and
+    of the forward (bits 0-8) distance."""
+    q = _quantised(lookback)
     return np.repeat(q, 512), np.tile(q, 512)  # q[field >> 9], q[field & 511] for every 18-bit field
 
 
@@ -347,6 +354,8 @@ def _novelty_prefix(text: str, lookback: int) -> tuple[np.ndarray, np.ndarray]:
 def novelty_prefix_of(ids: np.ndarray, lookback: int) -> np.ndarray:
     """Prefix sums (int64, n+1) of ``q(back) - q(fwd)`` over the item ids ``ids`` (in ``[1, 2^20)``)."""
     n = ids.size
+    if n >= 2 and (fast := native.novelty_prefix(ids, _quantised(lookback))) is not None:
+        return fast  # the same integers, by one walk each way instead of row sorts
     prefix = np.zeros(n + 1, np.int64)
     if n >= 2:
         qb, qf = _link_fields(ids, *_quantised_tables(lookback))
