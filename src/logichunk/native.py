@@ -207,8 +207,9 @@ void lc_novelty(int64_t n, const uint32_t *ids, int32_t *last, const int64_t *q,
 
 /* lexical_rows' weights, as its numpy passes compute them (the same operations in the same order, so
    the same bits): w = sqrt(cnt) * idf[col]; each row's squared norm summed in entry order (numpy's
-   bincount); then w / norm, rows of norm 0 left as they are. sq: n doubles, zeroed. */
-void lc_lexweights(int64_t e, const int32_t *row, const int32_t *col, const int32_t *cnt, const double *idf,
+   bincount); then w / norm, rows of norm 0 left as they are; sq (n doubles) ends as the squared norms of
+   the rows so scaled (SparseRows.sqnorms' bits). */
+void lc_lexweights(int64_t e, int64_t n, const int32_t *row, const int32_t *col, const int32_t *cnt, const double *idf,
                    double *sq, double *w) {
     for (int64_t k = 0; k < e; k++) {
         w[k] = sqrt((double)cnt[k]) * idf[col[k]];
@@ -218,6 +219,11 @@ void lc_lexweights(int64_t e, const int32_t *row, const int32_t *col, const int3
     for (int64_t k = 0; k < e; k++) {
         double nr = sqrt(sq[row[k]]);
         w[k] = w[k] / (nr > 0.0 ? nr : 1.0);
+    }
+    for (int64_t i = 0; i < n; i++) sq[i] = 0.0;  /* then the unit rows' own squared norms, as bincount sums them */
+    for (int64_t k = 0; k < e; k++) {
+        double ww = w[k] * w[k];
+        sq[row[k]] += ww;
     }
 }
 
@@ -388,7 +394,7 @@ def _load() -> ctypes.CDLL | None:
         lib.lc_group.restype = ctypes.c_int64
         lib.lc_group.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 7
         lib.lc_lexweights.restype = None
-        lib.lc_lexweights.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 6
+        lib.lc_lexweights.argtypes = [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 6
         lib.lc_fit.restype = ctypes.c_int64
         lib.lc_fit.argtypes = ([ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 6 + [ctypes.c_double] * 2
                                + [ctypes.c_void_p] * 7)
@@ -553,10 +559,12 @@ def group_entries(row: np.ndarray, col: np.ndarray, val: np.ndarray, grp: np.nda
     return orow[:k], ocol[:k], oval[:k]
 
 
-def lexical_weights(row: np.ndarray, col: np.ndarray, cnt: np.ndarray, idf: np.ndarray, n: int) -> np.ndarray | None:
+def lexical_weights(row: np.ndarray, col: np.ndarray, cnt: np.ndarray, idf: np.ndarray, n: int
+                    ) -> tuple[np.ndarray, np.ndarray] | None:
     """:func:`logichunk.signals.cohesion.lexical_rows`' weights: ``sqrt(cnt) * idf[col]``, each row
     scaled to unit length (rows of norm 0 left as they are), with the bits of its numpy passes and
-    none of their temporaries; None when the kernel is not available."""
+    none of their temporaries, and the squared norms of the rows so scaled (what
+    :meth:`~logichunk.sparse_rows.SparseRows.sqnorms` would sum); None when the kernel is not available."""
     lib = _load()
     if lib is None:
         return None
@@ -565,6 +573,6 @@ def lexical_weights(row: np.ndarray, col: np.ndarray, cnt: np.ndarray, idf: np.n
     col = np.ascontiguousarray(col, dtype=np.int32)
     cnt = np.ascontiguousarray(cnt, dtype=np.int32)
     sq, w = np.zeros(n), np.empty(row.size)
-    lib.lc_lexweights(row.size, row.ctypes.data, col.ctypes.data, cnt.ctypes.data, idf.ctypes.data, sq.ctypes.data,
+    lib.lc_lexweights(row.size, n, row.ctypes.data, col.ctypes.data, cnt.ctypes.data, idf.ctypes.data, sq.ctypes.data,
                       w.ctypes.data)
-    return w
+    return w, sq

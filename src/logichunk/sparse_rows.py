@@ -80,6 +80,13 @@ class SparseRows:
         sq.flags.writeable = False
         return sq
 
+    def knowing_sqnorms(self, sq: np.ndarray) -> SparseRows:
+        """These rows, their squared norms already summed by the caller exactly as :meth:`sqnorms`
+        sums them (each row's entries in order): not summed again."""
+        sq.flags.writeable = False
+        self.__dict__["_sqnorms"] = sq  # the cached property's own slot
+        return self
+
     def take(self, idx: np.ndarray) -> SparseRows:
         """Rows ``idx`` (sorted, distinct), renumbered ``0..len(idx)-1``."""
         idx = np.asarray(idx, dtype=np.int64)
@@ -89,8 +96,10 @@ class SparseRows:
         where[idx] = np.arange(idx.size, dtype=INDEX)
         new = where[self.row]
         keep = new >= 0
-        return SparseRows(np.compress(keep, new), np.compress(keep, self.col), np.compress(keep, self.val),
-                          int(idx.size), self.ncol)
+        out = SparseRows(np.compress(keep, new), np.compress(keep, self.col), np.compress(keep, self.val),
+                         int(idx.size), self.ncol)
+        known = self.__dict__.get("_sqnorms")  # a row keeps its entries in order: the same sums
+        return out if known is None else out.knowing_sqnorms(known[idx])
 
     def group(self, grp: np.ndarray, m: int) -> SparseRows:
         """``m`` rows, row ``g`` the sum of the rows ``i`` with ``grp[i] == g``; rows with ``grp[i] < 0``

@@ -46,11 +46,12 @@ def lexical_rows(text: str, starts: np.ndarray, ends: np.ndarray) -> SparseRows:
     if prow.size == 0:
         return SparseRows.empty(n)
     idf = np.log(n / df)  # each column's idf once (the same numbers as per entry)
-    w = native.lexical_weights(prow, col, cnt, idf, n) if found is not None else None  # (cnt: int32 there)
-    if w is None:
-        w = np.sqrt(cnt) * idf[col]
-        norm = np.sqrt(np.bincount(prow, weights=w * w, minlength=n))
-        w = w / np.where(norm > 0, norm, 1.0)[prow]
+    fast = native.lexical_weights(prow, col, cnt, idf, n) if found is not None else None  # (cnt: int32 there)
+    if fast is not None:
+        return SparseRows(prow, col, fast[0], n, int(df.size)).knowing_sqnorms(fast[1])
+    w = np.sqrt(cnt) * idf[col]
+    norm = np.sqrt(np.bincount(prow, weights=w * w, minlength=n))
+    w = w / np.where(norm > 0, norm, 1.0)[prow]
     return SparseRows(prow, col, w, n, int(df.size))
 
 
