@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -180,3 +181,38 @@ def test_bad_shapes_of_input():
         tree = segment(text)
         check_tree(tree)
         assert "".join(tree.text_of(c) for c in tree.roots()) == text
+
+
+def _drifting_sections(sections: int, per: int, seed: int) -> list[str]:
+    """Sections of disjoint vocabulary whose words drift from the first sentence to the last (a window
+    of 20 of the section's 30 words, sliding), as long natural sections do."""
+    rng = random.Random(seed)
+    units = []
+    for _ in range(sections):
+        vocab = ["".join(rng.choice("bcdfghklmnprstvz") + rng.choice("aeiou") for _ in range(3)) for _ in range(30)]
+        for k in range(per):
+            c = k * 10 // per
+            units.append(" ".join(rng.choice(vocab[c : c + 20]) for _ in range(8)).capitalize() + ".")
+    return units
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_long_drifting_sections_are_not_cut_at_every_shift_of_vocabulary(seed):
+    """Three sections of 60 sentences, each drifting in vocabulary: the length-raised price finds the
+    two section boundaries with at most two more cuts, where the bare permutation price cuts at least
+    twice as often, inside the sections."""
+    units = _drifting_sections(3, 60, seed)
+    got = segment_units(units).tolist()
+    assert {59, 119} <= set(got) and len(got) <= 4
+    sents = join_units(units)
+    X = lexical_rows(sents.text, sents.starts, sents.ends)
+    bare = bd.segment_global(X, penalty=bd.null_penalty(X))
+    assert bare.size >= 2 * len(got)
+
+
+def test_a_short_text_keeps_the_permutation_price():
+    units = _drifting_sections(2, 30, 0)  # 60 sentences: at most the knee
+    sents = join_units(units)
+    X = lexical_rows(sents.text, sents.starts, sents.ends)
+    assert bd.segment_penalty(X) == bd.null_penalty(X)
+    assert segment_units(units).tolist() == bd.segment_global(X, penalty=bd.null_penalty(X), glue=layout(sents).strength < 1).tolist()

@@ -792,6 +792,24 @@ def null_penalty(X: np.ndarray | SparseRows, shuffles: int = NULL_SHUFFLES, seed
 #: atoms a segment may span when no size limit bounds it (keeps the DP O(n·w) on long streams)
 MAX_SEGMENT_ATOMS = 512
 
+#: a text's sentences up to which a topic costs :func:`null_penalty` as it is, and how fast the price
+#: grows past them (:func:`segment_penalty`); fitted on the dev splits named in ``bench/QUALITY.md``
+#: (man pages, READMEs, documents 300-600 of Choi, Weibo, DAct and DialSeg711, TIAGE 300-400), by the
+#: mean Pk over them, from a grid of 0.25-1 for the growth and 32-100 for the knee; never on a reported set
+SEGMENT_KNEE = 64
+SEGMENT_GROWTH = 0.75
+
+
+def segment_penalty(X: np.ndarray | SparseRows) -> float:
+    """The price of one more topic in a text with no size limit: :func:`null_penalty`, times
+    ``(n / SEGMENT_KNEE) ** SEGMENT_GROWTH`` for a text of ``n > SEGMENT_KNEE`` sentences. Why it grows:
+    the permutation rule prices one boundary against one shuffled text, which has no topics but also no
+    drift, and a long text's sections drift in vocabulary inside them — on long documents (manual pages,
+    Wikipedia articles) it let through three to four cuts per true one, in sentences that each made a
+    real but sub-section shift of vocabulary. Short texts (a dialogue, a news story) keep the rule as is."""
+    n = X.n if isinstance(X, SparseRows) else np.asarray(X).shape[0]
+    return null_penalty(X) * max(1.0, n / SEGMENT_KNEE) ** SEGMENT_GROWTH
+
 
 def segment_global(X: np.ndarray | SparseRows, reward: np.ndarray | None = None, *,
                    penalty: float | None = None, max_atoms: int = MAX_SEGMENT_ATOMS,
@@ -800,7 +818,7 @@ def segment_global(X: np.ndarray | SparseRows, reward: np.ndarray | None = None,
     """Boundaries of a whole document with no size limit (segmentation, a document's topic level,
     the memory review): :func:`fit_global` without limits, on the scatter of ``X`` (dense rows or
     :class:`~logichunk.sparse_rows.SparseRows`) with one ``penalty`` per segment, by default
-    :func:`null_penalty` of the rows themselves (before any gluing: the price of a segment is a
+    :func:`segment_penalty` of the rows themselves (before any gluing: the price of a segment is a
     property of the sentences). ``fixed`` gaps are always cut, ``glue`` gaps never, a segment spans
     at most ``max_atoms`` atoms (glued groups count as one). ``count``: the caller knows how many
     cuts it wants (fixed ones included); the penalty is then the one that gives that many (the
@@ -814,7 +832,7 @@ def segment_global(X: np.ndarray | SparseRows, reward: np.ndarray | None = None,
     if count is not None:
         return fit_global(np.ones(n, np.int64), X, reward, None, fixed=fixed, glue=glue, count=int(count),
                           max_atoms=max_atoms)
-    beta = null_penalty(X) if penalty is None else float(penalty)
+    beta = segment_penalty(X) if penalty is None else float(penalty)
     # a boundary must explain something: where chance explains nothing (rows without a shared item),
     # a cut that explains nothing either is not made (without this, ties would cut every gap)
     beta = max(beta, _MIN_PENALTY)

@@ -11,8 +11,10 @@ What decides the cuts, in order:
    *Yes,*, 但是: :mod:`logichunk.text.discourse`), even after a blank line — only a heading overrides;
 3. **cohesion**: among the gaps left, the cut set minimising the within-topic scatter of the sentence
    vectors (the document's own content words, model-free, or the embedder's) plus one price per
-   topic, fixed by the permutation rule of :func:`~logichunk.boundaries.null_penalty`: a boundary
-   must explain more of the text than the best one does in the same sentences shuffled.
+   topic, fixed by the permutation rule of :func:`~logichunk.boundaries.null_penalty` — a boundary
+   must explain more of the text than the best one does in the same sentences shuffled — and, past
+   64 sentences, raised with the text's length (:func:`~logichunk.boundaries.segment_penalty`: long
+   sections drift in vocabulary, which shuffled sentences do not).
 
 Why no size limit here: chunking for retrieval wants pieces of a size (:func:`logichunk.chunk`);
 the topic level of a document, a conversation's topic shifts, or an outline want the places where
@@ -79,7 +81,7 @@ def topic_cuts(sents: SentenceSpans, *, embedder: Any = None, topics: int | None
     X, name = _vectors(sents, embedder)
     info: dict[str, Any] = {"vectors": name}
     if topics is None:
-        info["penalty"] = round(float(penalty := bd.null_penalty(X)), 6)
+        info["penalty"] = round(float(penalty := bd.segment_penalty(X)), 6)
         cuts = bd.segment_global(X, penalty=penalty, fixed=fixed, glue=glue)
     else:
         info["count"] = "given"
