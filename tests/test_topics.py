@@ -216,3 +216,17 @@ def test_a_short_text_keeps_the_permutation_price():
     X = lexical_rows(sents.text, sents.starts, sents.ends)
     assert bd.segment_penalty(X) == bd.null_penalty(X)
     assert segment_units(units).tolist() == bd.segment_global(X, penalty=bd.null_penalty(X), glue=layout(sents).strength < 1).tolist()
+
+
+def test_a_long_text_of_many_sections_keeps_them_all():
+    """2,400 sentences in 40 drifting sections: the price stops growing at the longest segment the
+    decision allows (a longer text has more sections, not longer ones), so every section boundary
+    is found — a price grown with the whole length (15x the permutation price) finds 4 of 39."""
+    units = _drifting_sections(40, 60, 0)
+    got = segment_units(units).tolist()
+    true = {60 * k - 1 for k in range(1, 40)}
+    assert true <= set(got) and len(got) <= len(true) + 2
+    sents = join_units(units)
+    X = lexical_rows(sents.text, sents.starts, sents.ends)
+    grown = bd.segment_global(X, penalty=bd.null_penalty(X) * (len(units) / bd.SEGMENT_KNEE) ** bd.SEGMENT_GROWTH)
+    assert len(true & set(grown.tolist())) < len(true) // 2

@@ -806,9 +806,11 @@ def segment_penalty(X: np.ndarray | SparseRows) -> float:
     the permutation rule prices one boundary against one shuffled text, which has no topics but also no
     drift, and a long text's sections drift in vocabulary inside them — on long documents (manual pages,
     Wikipedia articles) it let through three to four cuts per true one, in sentences that each made a
-    real but sub-section shift of vocabulary. Short texts (a dialogue, a news story) keep the rule as is."""
+    real but sub-section shift of vocabulary. Short texts (a dialogue, a news story) keep the rule as is.
+    The growth stops at :data:`MAX_SEGMENT_ATOMS` sentences, the most one segment may span: the drift a
+    segment can hold is bounded there, and a longer text has more sections, not longer ones."""
     n = X.n if isinstance(X, SparseRows) else np.asarray(X).shape[0]
-    return null_penalty(X) * max(1.0, n / SEGMENT_KNEE) ** SEGMENT_GROWTH
+    return null_penalty(X) * max(1.0, min(n, MAX_SEGMENT_ATOMS) / SEGMENT_KNEE) ** SEGMENT_GROWTH
 
 
 def segment_global(X: np.ndarray | SparseRows, reward: np.ndarray | None = None, *,
