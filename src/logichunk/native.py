@@ -405,6 +405,18 @@ def _load() -> ctypes.CDLL | None:
     return _lib
 
 
+def _c(dtype: type, *arrays: np.ndarray) -> list[np.ndarray]:
+    """The arrays as C-contiguous arrays of ``dtype`` (no copy where they are already): what a kernel
+    reads through a pointer."""
+    return [np.ascontiguousarray(a, dtype=dtype) for a in arrays]
+
+
+def _entries(row: np.ndarray, col: np.ndarray, val: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sparse entries as the kernels read them: int32 rows and columns, float64 values."""
+    (row, col), (val,) = _c(np.int32, row, col), _c(np.float64, val)
+    return row, col, val
+
+
 def status() -> str:
     """How the boundary DP runs in this process: ``compiled (path)`` or why it runs in Python."""
     _load()
@@ -421,10 +433,8 @@ def dp_back(cost: np.ndarray, lo: np.ndarray, rw: np.ndarray, restart: np.ndarra
     lib = _load()
     if lib is None:
         return None
-    cost = np.ascontiguousarray(cost, dtype=np.float64)
-    lo = np.ascontiguousarray(lo, dtype=np.int64)
-    rw = np.ascontiguousarray(rw, dtype=np.float64)
-    rs = np.ascontiguousarray(restart, dtype=np.uint8)
+    cost, rw = _c(np.float64, cost, rw)
+    (lo,), (rs,) = _c(np.int64, lo), _c(np.uint8, restart)
     n = cost.shape[0] - 1
     fm = np.zeros(n + 1)
     back = np.zeros(n + 1, dtype=np.int64)
@@ -439,10 +449,8 @@ def gram_band(w: int, row: np.ndarray, col: np.ndarray, val: np.ndarray, lo: np.
     lib = _load()
     if lib is None or row.size > np.iinfo(np.int32).max:  # (the walk keeps entry indices as int32)
         return None
-    row = np.ascontiguousarray(row, dtype=np.int32)
-    col = np.ascontiguousarray(col, dtype=np.int32)
-    val = np.ascontiguousarray(val, dtype=np.float64)
-    lo = np.ascontiguousarray(lo, dtype=np.int64)
+    row, col, val = _entries(row, col, val)
+    (lo,) = _c(np.int64, lo)
     P = np.zeros(n * w)
     alive = np.empty(row.size, dtype=np.int32)
     lib.lc_band(row.size, w, row.ctypes.data, col.ctypes.data, val.ctypes.data, lo.ctypes.data,
@@ -460,12 +468,9 @@ def fit_cuts(P: np.ndarray, norms: np.ndarray, counts: np.ndarray, lo: np.ndarra
     if lib is None:
         return None
     n, w = P.shape
-    P = np.ascontiguousarray(P, dtype=np.float64)
-    args = [np.ascontiguousarray(a, dtype=np.float64) for a in (norms, counts)]
-    args += [np.ascontiguousarray(a, dtype=np.int64) for a in (lo, cum)]
-    args.append(np.ascontiguousarray(beta, dtype=np.float64))
-    rw = np.ascontiguousarray(rw, dtype=np.float64)
-    rs = np.ascontiguousarray(restart, dtype=np.uint8)
+    (P,) = _c(np.float64, P)
+    args = _c(np.float64, norms, counts) + _c(np.int64, lo, cum) + _c(np.float64, beta)
+    (rw,), (rs,) = _c(np.float64, rw), _c(np.uint8, restart)
     work = [np.empty(n), np.empty(max(w, 1)), np.zeros(n + 1)]
     back = np.zeros(n + 1, dtype=np.int64)
     cuts = np.empty(max(n - 1, 0), dtype=np.int64)
@@ -485,9 +490,8 @@ def lexical_entries(lo: np.ndarray, hi: np.ndarray, ids: np.ndarray
     n = lo.size
     if lib is None or ids.size >= np.iinfo(np.int32).max or n >= np.iinfo(np.int32).max:
         return None
-    lo = np.ascontiguousarray(lo, dtype=np.int64)
-    hi = np.ascontiguousarray(hi, dtype=np.int64)
-    ids = np.ascontiguousarray(ids, dtype=np.uint32)
+    lo, hi = _c(np.int64, lo, hi)
+    (ids,) = _c(np.uint32, ids)
     m = int((hi - lo).sum())
     nw = (int(ids[lo[0]:hi[-1]].max()) >> 6) + 1 if m else 1
     bits, base = np.zeros(nw, np.uint64), np.empty(nw, np.int32)
@@ -512,10 +516,8 @@ def shuffled_dots(row: np.ndarray, col: np.ndarray, val: np.ndarray, n: int, nco
     e = row.size
     if lib is None or e >= np.iinfo(np.int32).max:
         return None
-    row = np.ascontiguousarray(row, dtype=np.int32)
-    col = np.ascontiguousarray(col, dtype=np.int32)
-    val = np.ascontiguousarray(val, dtype=np.float64)
-    orders = np.ascontiguousarray(orders, dtype=np.int64)
+    row, col, val = _entries(row, col, val)
+    (orders,) = _c(np.int64, orders)
     k = orders.shape[0]
     prev, xt, T = np.zeros((k, n)), np.zeros((k, n)), np.zeros((k, ncol))
     work = [np.zeros(n + 1, np.int64), np.empty(e, np.int64), np.empty(ncol + 1, np.int64),
@@ -533,8 +535,7 @@ def novelty_prefix(ids: np.ndarray, q: np.ndarray) -> np.ndarray | None:
     lib = _load()
     if lib is None or ids.size >= np.iinfo(np.int32).max:
         return None
-    ids = np.ascontiguousarray(ids, dtype=np.uint32)
-    q = np.ascontiguousarray(q, dtype=np.int64)
+    (ids,), (q,) = _c(np.uint32, ids), _c(np.int64, q)
     prefix = np.empty(ids.size + 1, np.int64)
     last = np.zeros(int(ids.max()) + 1 if ids.size else 1, np.int32)  # calloc'd: pages of absent ids untouched
     lib.lc_novelty(ids.size, ids.ctypes.data, last.ctypes.data, q.ctypes.data, prefix.ctypes.data)
@@ -550,11 +551,10 @@ def group_entries(row: np.ndarray, col: np.ndarray, val: np.ndarray, grp: np.nda
     if lib is None:
         return None
     e = row.size
-    grp = np.ascontiguousarray(grp, dtype=np.int64)
+    row, col, val = _entries(row, col, val)
+    (grp,) = _c(np.int64, grp)
     orow, ocol, oval = np.empty(e, np.int32), np.empty(e, np.int32), np.empty(e)
-    k = lib.lc_group(e, np.ascontiguousarray(row, dtype=np.int32).ctypes.data,
-                     np.ascontiguousarray(col, dtype=np.int32).ctypes.data,
-                     np.ascontiguousarray(val, dtype=np.float64).ctypes.data, grp.ctypes.data, orow.ctypes.data,
+    k = lib.lc_group(e, row.ctypes.data, col.ctypes.data, val.ctypes.data, grp.ctypes.data, orow.ctypes.data,
                      ocol.ctypes.data, oval.ctypes.data)
     return orow[:k], ocol[:k], oval[:k]
 
@@ -568,10 +568,7 @@ def lexical_weights(row: np.ndarray, col: np.ndarray, cnt: np.ndarray, idf: np.n
     lib = _load()
     if lib is None:
         return None
-    idf = np.ascontiguousarray(idf, dtype=np.float64)
-    row = np.ascontiguousarray(row, dtype=np.int32)
-    col = np.ascontiguousarray(col, dtype=np.int32)
-    cnt = np.ascontiguousarray(cnt, dtype=np.int32)
+    (idf,), (row, col, cnt) = _c(np.float64, idf), _c(np.int32, row, col, cnt)
     sq, w = np.zeros(n), np.empty(row.size)
     lib.lc_lexweights(row.size, n, row.ctypes.data, col.ctypes.data, cnt.ctypes.data, idf.ctypes.data, sq.ctypes.data,
                       w.ctypes.data)
