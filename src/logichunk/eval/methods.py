@@ -662,7 +662,8 @@ def _spec(name, group, tasks, requires, make, about, oracle=False, slow=False) -
 METHODS: dict[str, MethodSpec] = {m.name: m for m in [
     _spec("global", "logichunk", _BOTH, ["logichunk.signals.cohesion"], lambda s: _Global(s, False),
           "logichunk default: global boundary choice (DP) on model-free lexical cohesion; segmentation: "
-          "penalty by the permutation rule; chunking: chunk() as users run it"),
+          "segment_units, penalty by the permutation rule raised with a long text's length; chunking: chunk() as "
+          "users run it"),
     _spec("global-embed", "logichunk", {_SEG}, ["logichunk.signals.cohesion"], lambda s: _Global(s, True),
           "logichunk: global boundary choice (DP) on the embedder's sentence vectors (--embedder)"),
     _spec("entropy", "logichunk", _BOTH, ["logichunk.signals.entropy"], _entropy,
