@@ -1,6 +1,8 @@
-"""The loops numpy cannot vectorise well — the boundary DP's recurrence, and the walk along each
-column of sparse sentence vectors that finds the inner products of nearby rows — in C, compiled once
-per machine with the system's C compiler and loaded with :mod:`ctypes`.
+"""The loops numpy cannot vectorise well, in C, compiled once per machine with the system's C
+compiler and loaded with :mod:`ctypes`: the boundary DP's recurrence, the walk along each column of
+sparse sentence vectors that finds the inner products of nearby rows, and the passes that would
+otherwise sort (lexical rows' entries, the permutation penalty's shuffles, tier 1's link distances) or
+build array temporaries (lexical weights, summing glued rows).
 
 Why: the global boundary decision (:func:`logichunk.boundaries.optimal_cuts`) is sequential: the
 best cost of a chunk ending at atom ``b`` needs the best costs before it. In Python that is ~0.1 µs
@@ -9,12 +11,13 @@ walk (:func:`logichunk.boundaries.gram_band`) shrinks a list of live entries ste
 pays a few array passes per step. :func:`fit_cuts` runs :func:`logichunk.boundaries.fit_global`'s
 window costs and DP in one pass per chunk end: numpy builds an (n+1) x w matrix of costs, one pass
 per window width, most of it never read (w is the widest window anywhere; a typical end reaches a
-few atoms). The kernels are 90 lines with no dependencies, compiled without fused multiply-add so they round as
-numpy does; it is built into ``native/`` of the cache folder (``$LOGICHUNK_CACHE``,
-else ``$XDG_CACHE_HOME/logichunk``, else ``~/.cache/logichunk``) under a name keyed by its source, flags and the platform, so a later process only
-loads it. Without a compiler, when the build fails (remembered by a ``.failed`` file, not retried),
-or with ``LOGICHUNK_NATIVE=0``, the caller runs the same recurrence in Python: the same answer, ties
-included (property-tested), only slower. :func:`status` says which runs and why.
+few atoms). Every kernel does the floating-point operations of the numpy passes it replaces in the
+same order (compiled without fused multiply-add), so both give the same bits (property-tested). The
+library is built into ``native/`` of the cache folder (``$LOGICHUNK_CACHE``, else
+``$XDG_CACHE_HOME/logichunk``, else ``~/.cache/logichunk``) under a name keyed by its source, flags and
+the platform, so a later process only loads it. Without a compiler, when the build fails (remembered
+by a ``.failed`` file, not retried), or with ``LOGICHUNK_NATIVE=0``, the callers run their numpy
+passes: the same answer, ties included, only slower. :func:`status` says which runs and why.
 """
 
 from __future__ import annotations
@@ -172,18 +175,19 @@ static inline __attribute__((always_inline)) int64_t lexrows_body(
 #define LC_LEXROWS_ARGS int64_t n, const int64_t *lo, const int64_t *hi, const uint32_t *ids, int64_t nu, \
     const uint64_t *bits, const int32_t *base, int32_t *last, int32_t *df, int32_t *at, int32_t *row, int32_t *col, \
     int32_t *cnt, int64_t *dfc, int64_t *ncol
-#define LC_LEXROWS_CALL lexrows_body(n, lo, hi, ids, nu, bits, base, last, df, at, row, col, cnt, dfc, ncol)
+#define LC_LEXROWS_NAMES n, lo, hi, ids, nu, bits, base, last, df, at, row, col, cnt, dfc, ncol
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 /* the popcount as one instruction where the processor has it (chosen at run time: the library is
    built for any x86-64) */
-__attribute__((target("popcnt"))) static int64_t lexrows_popcnt(LC_LEXROWS_ARGS) { return LC_LEXROWS_CALL; }
+__attribute__((target("popcnt"))) static int64_t lexrows_popcnt(LC_LEXROWS_ARGS) {
+    return lexrows_body(LC_LEXROWS_NAMES);
+}
 #endif
 int64_t lc_lexrows(LC_LEXROWS_ARGS) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    if (__builtin_cpu_supports("popcnt")) return lexrows_popcnt(n, lo, hi, ids, nu, bits, base, last, df, at, row,
-                                                                 col, cnt, dfc, ncol);
+    if (__builtin_cpu_supports("popcnt")) return lexrows_popcnt(LC_LEXROWS_NAMES);
 #endif
-    return LC_LEXROWS_CALL;
+    return lexrows_body(LC_LEXROWS_NAMES);
 }
 
 /* signals.entropy.novelty_prefix_of in two passes, no sort: for item i, d_back / d_fwd, the distance to
@@ -383,9 +387,9 @@ def _load() -> ctypes.CDLL | None:
         fn.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 6
         lib.lc_band.restype = None
         lib.lc_band.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 6
-        lib.lc_lexrows.restype = ctypes.c_int64
         lib.lc_lexmark.restype = ctypes.c_int64
         lib.lc_lexmark.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] + [ctypes.c_void_p] * 2
+        lib.lc_lexrows.restype = ctypes.c_int64
         lib.lc_lexrows.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] + [ctypes.c_void_p] * 10
         lib.lc_shuffled.restype = None
         lib.lc_shuffled.argtypes = [ctypes.c_int64] * 4 + [ctypes.c_void_p] * 14
@@ -503,7 +507,6 @@ def lexical_entries(lo: np.ndarray, hi: np.ndarray, ids: np.ndarray
                        last.ctypes.data, df.ctypes.data, at.ctypes.data, row.ctypes.data, col.ctypes.data,
                        cnt.ctypes.data, dfc.ctypes.data, ncol.ctypes.data)
     return row[:e], col[:e], cnt[:e], dfc[: int(ncol[0])]
-
 
 
 def shuffled_dots(row: np.ndarray, col: np.ndarray, val: np.ndarray, n: int, ncol: int, orders: np.ndarray

@@ -46,7 +46,7 @@ def lexical_rows(text: str, starts: np.ndarray, ends: np.ndarray) -> SparseRows:
     if prow.size == 0:
         return SparseRows.empty(n)
     idf = np.log(n / df)  # each column's idf once (the same numbers as per entry)
-    fast = native.lexical_weights(prow, col, cnt, idf, n) if found is not None else None  # (cnt: int32 there)
+    fast = native.lexical_weights(prow, col, cnt, idf, n)  # the same weights, no temporaries
     if fast is not None:
         return SparseRows(prow, col, fast[0], n, int(df.size)).knowing_sqnorms(fast[1])
     w = np.sqrt(cnt) * idf[col]
