@@ -16,12 +16,19 @@ from .common import AUTH, check_text, check_text_size, service
 router = APIRouter(prefix="/api", tags=["chunk"], dependencies=AUTH)
 
 
+def _checked_text(svc: Any, text: str) -> str:
+    """The request's text, checked as both routes here check it: encodable, within
+    ``service_max_chunk_chars``."""
+    text = check_text(text, "text")
+    check_text_size(len(text), svc.settings.service_max_chunk_chars, "the text", "service_max_chunk_chars")
+    return text
+
+
 @router.post("/chunk", summary="chunk a text with a method and sizes: tree, cuts, curves, bubbles (nothing stored)",
              response_model=None, responses=answer(ChunkAnswer, "the chunks, cuts, bubbles and curves"))
 async def chunk_text(request: Request, body: ChunkIn) -> dict[str, Any]:
     svc = service(request)
-    text = check_text(body.text, "text")
-    check_text_size(len(text), svc.settings.service_max_chunk_chars, "the text", "service_max_chunk_chars")
+    text = _checked_text(svc, body.text)
     t0 = time.perf_counter()
     out = await run_in_threadpool(analyse, body.method, text, tuple(body.sizes) if body.sizes else None, body.unit,
                                   svc.playground_embedder, svc.settings, similarity=body.similarity,
@@ -36,8 +43,7 @@ async def segment_text(request: Request, body: SegmentIn) -> dict[str, Any]:
     from ...chunkers.topics import segment
 
     svc = service(request)
-    text = check_text(body.text, "text")
-    check_text_size(len(text), svc.settings.service_max_chunk_chars, "the text", "service_max_chunk_chars")
+    text = _checked_text(svc, body.text)
     t0 = time.perf_counter()
     tree = await run_in_threadpool(segment, text, units=body.units, topics=body.topics)
     ms = (time.perf_counter() - t0) * 1000
