@@ -584,6 +584,7 @@ def test_segment_route_gives_topics_that_tile_the_text(client):
     body = r.json()
     assert [t["start"] for t in body["topics"]] == [0, text.index("## Rockets")]
     assert body["topics"][-1]["end"] == len(text) == body["length"] and body["stats"]["vectors"] == "lexical"
+    assert body["stats"]["cost"] == "evidence" and body["stats"]["penalty"] > 0
     assert client.post("/api/segment", headers=H, json={"text": "x", "units": "words"}).status_code == 422
     one = client.post("/api/segment", headers=H, json={"text": text, "topics": 1}).json()
     assert len(one["topics"]) == 2 and one["stats"]["count"] == "given"  # headings still open topics

@@ -17,7 +17,7 @@ from logichunk import boundaries as bd
 from logichunk import segment, segment_units
 from logichunk.errors import InputError
 from logichunk.models.embed_hash import HashEmbedder
-from logichunk.signals.cohesion import lexical_rows
+from logichunk.signals.cohesion import item_bags, lexical_rows
 from logichunk.text.discourse import opens_with_marker
 from logichunk.text.sentences import join_units, split_lines, split_sentences
 from logichunk.text.structure import PARAGRAPH, SECTION, layout
@@ -40,7 +40,7 @@ def test_a_clear_change_of_subject_is_found_where_it_is():
     rockets, bread = text.index("Rockets"), text.index("Bread")
     assert starts == [0, rockets, bread]
     assert [c.method for c in tree.roots()] == ["topic"] * 3
-    assert tree.stats["topics"] == 3 and tree.stats["vectors"] == "lexical"
+    assert tree.stats["topics"] == 3 and tree.stats["vectors"] == "lexical" and tree.stats["cost"] == "evidence"
 
 
 def test_one_subject_stays_one_topic():
@@ -107,19 +107,26 @@ def test_units_and_lines_agree(units):
 def test_segment_units_is_the_global_decision_with_the_structure_rules():
     units = [s for t in _TOPICS.values() for s in t.split(". ")] * 2 + ["However, the end came.", "It did."]
     sents = join_units(units)
-    X = lexical_rows(sents.text, sents.starts, sents.ends)
     lay = layout(sents)
-    glue = lay.strength < 1  # continuations only: units are lines
-    expected = bd.segment_global(X, glue=glue)
+    glue = lay.leans & (lay.strength < SECTION)  # continuations only: units are lines
+    assert glue.any()
+    expected = bd.segment_evidence(item_bags(sents.text, sents.starts, sents.ends), glue=glue)
+    assert expected.size  # (a case where the choice is not empty)
     assert segment_units(units).tolist() == expected.tolist()
     assert (len(units) - 3) not in expected.tolist()  # no boundary before "However"
+    # with an embedder, the scatter of its vectors and the permutation price
+    emb = HashEmbedder()
+    X = np.asarray(emb.embed(sents.texts(), kind="passage"), dtype=np.float64)
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    want = bd.segment_global(X, glue=glue, penalty=bd.segment_penalty(X))
+    assert segment_units(units, embedder=emb).tolist() == want.tolist()
 
 
 def test_with_an_embedder():
     text = " ".join([_TOPICS["cats"]] * 3 + [_TOPICS["rockets"]] * 3)
     tree = segment(text, embedder=HashEmbedder())
     check_tree(tree)
-    assert tree.stats["vectors"] != "lexical"
+    assert tree.stats["vectors"] != "lexical" and tree.stats["cost"] == "scatter"
     assert segment_units(["a cat", "the cat"], embedder=HashEmbedder()).dtype == np.int64
 
 
@@ -198,16 +205,17 @@ def _drifting_sections(sections: int, per: int, seed: int) -> list[str]:
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_long_drifting_sections_are_not_cut_at_every_shift_of_vocabulary(seed):
-    """Three sections of 60 sentences, each drifting in vocabulary: the length-raised price finds the
-    two section boundaries with at most two more cuts, where the bare permutation price cuts at least
-    twice as often, inside the sections."""
+    """Three sections of 60 sentences, each drifting in vocabulary: the evidence finds the two section
+    boundaries and nothing else, where the scatter of the lexical rows under the bare permutation price
+    cuts inside the sections, at least four times in all; the length-raised price (what an embedder's
+    vectors get) finds them with at most two more cuts."""
     units = _drifting_sections(3, 60, seed)
-    got = segment_units(units).tolist()
-    assert {59, 119} <= set(got) and len(got) <= 4
+    assert segment_units(units).tolist() == [59, 119]
     sents = join_units(units)
     X = lexical_rows(sents.text, sents.starts, sents.ends)
-    bare = bd.segment_global(X, penalty=bd.null_penalty(X))
-    assert bare.size >= 2 * len(got)
+    assert bd.segment_global(X, penalty=bd.null_penalty(X)).size >= 4
+    raised = bd.segment_global(X, penalty=bd.segment_penalty(X)).tolist()
+    assert {59, 119} <= set(raised) and len(raised) <= 4
 
 
 def test_a_short_text_keeps_the_permutation_price():
@@ -215,18 +223,20 @@ def test_a_short_text_keeps_the_permutation_price():
     sents = join_units(units)
     X = lexical_rows(sents.text, sents.starts, sents.ends)
     assert bd.segment_penalty(X) == bd.null_penalty(X)
-    assert segment_units(units).tolist() == bd.segment_global(X, penalty=bd.null_penalty(X), glue=layout(sents).strength < 1).tolist()
+    assert segment_units(units).tolist() == [29]
 
 
 def test_a_long_text_of_many_sections_keeps_them_all():
-    """2,400 sentences in 40 drifting sections: the price stops growing at the longest segment the
-    decision allows (a longer text has more sections, not longer ones), so every section boundary
-    is found — a price grown with the whole length (15x the permutation price) finds 4 of 39."""
+    """2,400 sentences in 40 drifting sections: the evidence finds every section boundary and nothing
+    else. The length-raised price stops growing at the longest segment the decision allows (a longer
+    text has more sections, not longer ones), so it finds them all too — a price grown with the whole
+    length (15x the permutation price) finds fewer than half."""
     units = _drifting_sections(40, 60, 0)
-    got = segment_units(units).tolist()
     true = {60 * k - 1 for k in range(1, 40)}
-    assert true <= set(got) and len(got) <= len(true) + 2
+    assert set(segment_units(units).tolist()) == true
     sents = join_units(units)
     X = lexical_rows(sents.text, sents.starts, sents.ends)
+    raised = bd.segment_global(X, penalty=bd.segment_penalty(X)).tolist()
+    assert true <= set(raised) and len(raised) <= len(true) + 2
     grown = bd.segment_global(X, penalty=bd.null_penalty(X) * (len(units) / bd.SEGMENT_KNEE) ** bd.SEGMENT_GROWTH)
     assert len(true & set(grown.tolist())) < len(true) // 2

@@ -11,7 +11,9 @@ Every chunker goes through here, so the rules are the same everywhere:
   for the whole piece under its size limit — within-chunk scatter of the atoms' vectors, a price per
   chunk, a fill preference, rewards per gap, forbidden and glued gaps — by exact dynamic programming
   (:func:`optimal_cuts`, its loop in C when a compiler is there: :mod:`logichunk.native`);
-  :func:`segment_global` does the same without a size limit, with a permutation-rule penalty;
+  :func:`segment_global` does the same without a size limit, with a permutation-rule penalty, and
+  :func:`segment_evidence` without a size limit on the document's own items: the Bayesian evidence of
+  each segment's items (:func:`evidence_costs`) and Utiyama and Isahara's prior on the count;
 * *fitting* the pieces to size by the earlier local rule: :func:`fit` cuts at candidate gaps, splits
   anything over the maximum at its best inner gap, then merges neighbours weakest-cut-first up to the
   target (``selection="local"``; the Meta-Chunking and parent-child chunkers use it);
@@ -25,13 +27,14 @@ works in characters, bytes or tokens alike.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import native
 from .errors import InputError
-from .sparse_rows import SparseRows
+from .sparse_rows import ItemBags, SparseRows
 from .text.charclass import CJK, WS, class_table, codepoints, pair_cut_allowed
 from .types import Bubble
 
@@ -842,6 +845,115 @@ def segment_global(X: np.ndarray | SparseRows, reward: np.ndarray | None = None,
                       max_atoms=max_atoms)
 
 
+#: the Dirichlet prior of a segment's distribution of items: Jeffreys' prior, 1/2 per item (the
+#: non-informative prior of a multinomial; fixed a priori, not fitted)
+EVIDENCE_PRIOR = 0.5
+
+
+def _lgamma_table(m: int, shift: float) -> np.ndarray:
+    """``lgamma(x + shift)`` for ``x = 0..m`` (numpy has no lgamma; ``m`` is at most a text's items)."""
+    return np.fromiter(map(math.lgamma, np.arange(m + 1) + shift), np.float64, count=m + 1)
+
+
+def evidence_costs(bags: ItemBags, lo: np.ndarray, alpha: float = EVIDENCE_PRIOR) -> np.ndarray:
+    """``C[b, k-1]``: minus the log evidence of the items of the atoms ``[b-k, b)`` (``inf`` where
+    ``b - k < lo[b]``), laid out as :func:`scatter_costs`' costs. The evidence is the probability of
+    the segment's items, in order, when they are drawn from one distribution over the text's ``K``
+    kinds of item that is itself unknown, with a symmetric Dirichlet(``alpha``) prior:
+    ``lgamma(K a) - lgamma(N + K a) + sum_v [lgamma(f_v + a) - lgamma(a)]`` for ``N`` items of which
+    ``f_v`` of kind ``v``. Why: a topic is a stretch of text that one distribution of words explains;
+    the evidence rewards a segment whose words repeat, and, integrated over the unknown distribution,
+    charges a segment for the words it would need alone — so a cut pays only where the two sides
+    really use different words, with nothing to fit (the scatter of sentence vectors needed a price
+    per segment from shuffles, and gave every sentence one vote whatever its length). Work: each item
+    once per window start that reaches it, O(items x w); in C (:func:`logichunk.native.evidence_sums`)
+    or a numpy loop over starts, the same bits."""
+    n = bags.n
+    lo = np.asarray(lo, dtype=np.int64)
+    w = max(1, int((np.arange(n + 1) - lo).max())) if n else 1
+    if n == 0:
+        return np.full((1, w), np.inf)
+    hi = np.searchsorted(lo, np.arange(n), side="right") - 1  # the furthest end a window from a may reach
+    if bags.tokens == 0:  # no items: every segment is as likely as any other
+        C = np.zeros((n + 1, w))
+        TN, lgk = np.zeros(1), 0.0
+    else:
+        most = int(np.bincount(bags.item, minlength=bags.kinds).max())
+        lg = _lgamma_table(most, alpha)
+        C = native.evidence_sums(bags.ptr, bags.item, hi, lg, bags.kinds, w)
+        if C is None:
+            C = _evidence_sums(bags.ptr, bags.item, hi, lg, w)
+        shift = bags.kinds * alpha
+        TN, lgk = _lgamma_table(bags.tokens, shift), math.lgamma(shift)
+    C[0] = np.inf
+    for k in range(1, w + 1):  # the window sums become costs in place: one (n+1) x w matrix in all
+        a = np.arange(n - k + 1)
+        ns = bags.ptr[a + k] - bags.ptr[a]
+        C[k:, k - 1] = np.where(hi[a] >= a + k, (TN[ns] - lgk) - C[k:, k - 1], np.inf)
+        C[:k, k - 1] = np.inf
+    return C
+
+
+def _evidence_sums(ptr: np.ndarray, item: np.ndarray, hi: np.ndarray, lg: np.ndarray, w: int) -> np.ndarray:
+    """``S[b, k-1]``: the sum over the items of the atoms ``[b-k, b)``, in order, of ``lg[r+1] - lg[r]``,
+    ``r`` how often the item came before in that window (for ``b <= hi[b-k]``; other cells 0). One
+    numpy pass per start: each item's rank among its kind in the window, then a running sum (numpy's
+    cumulative sum adds in order, as the C loop does)."""
+    n = hi.size
+    S = np.zeros((n + 1, w))
+    for a in range(n):
+        e0, b = int(ptr[a]), int(hi[a])
+        ids = item[e0 : int(ptr[b])]
+        if ids.size == 0:
+            continue
+        order = np.argsort(ids, kind="stable")
+        sid = ids[order]
+        first = np.ones(sid.size, bool)
+        np.not_equal(sid[1:], sid[:-1], out=first[1:])
+        pos = np.arange(sid.size)
+        r = np.empty(sid.size, np.int64)
+        r[order] = pos - np.maximum.accumulate(np.where(first, pos, 0))
+        run = np.cumsum(lg[r + 1] - lg[r])
+        at = ptr[a + 1 : b + 1] - e0 - 1  # each window's last item
+        k = np.arange(1, b - a + 1)
+        S[a + k, k - 1] = np.where(at >= 0, run[np.maximum(at, 0)], 0.0)
+    return S
+
+
+def evidence_penalty(bags: ItemBags) -> float:
+    """The price of one more segment under :func:`evidence_costs`: ``log N`` for a text of ``N``
+    items — Utiyama and Isahara's prior (2001), under which a segmentation into ``m`` segments has
+    probability ``N^-m``: a statement about segmentations, made before any data is seen."""
+    return math.log(max(bags.tokens, 2))
+
+
+def segment_evidence(bags: ItemBags, reward: np.ndarray | None = None, *, penalty: float | None = None,
+                     max_atoms: int = MAX_SEGMENT_ATOMS, fixed: np.ndarray | None = None,
+                     glue: np.ndarray | None = None, count: int | None = None) -> np.ndarray:
+    """Boundaries of a whole document with no size limit, on the items of its atoms (``bags``): the
+    cut set of least total :func:`evidence_costs` plus ``penalty`` per segment (default
+    :func:`evidence_penalty`) less the ``reward`` of the gaps cut; ``fixed``, ``glue``, ``max_atoms``
+    and ``count`` as in :func:`segment_global`. Returns sorted gap indices."""
+    n = bags.n
+    if n < 2:
+        return np.zeros(0, np.int64)
+    beta = evidence_penalty(bags) if penalty is None else float(penalty)
+    if glue is not None and np.any(glue):
+        keep, grp = _glued_groups(glue, fixed, n)
+        first = np.concatenate(([0], keep + 1))
+        sub = segment_evidence(bags.merged(first), None if reward is None else np.asarray(reward)[keep],
+                               penalty=beta, max_atoms=max_atoms,
+                               fixed=None if fixed is None else np.asarray(fixed, dtype=bool)[keep], count=count)
+        return keep[sub].astype(np.int64)
+    lo = earliest_starts(np.ones(n, np.int64), None, fixed)
+    lo = np.maximum(lo, np.arange(n + 1) - max(1, int(max_atoms)))
+    C = evidence_costs(bags, lo)
+    if count is not None:
+        return _cuts_for_count(C, lo, reward, fixed, int(count))
+    C += max(beta, _MIN_PENALTY)
+    return optimal_cuts(C, lo, reward, fixed)
+
+
 def _cuts_for_count(C: np.ndarray, lo: np.ndarray, reward: np.ndarray | None, fixed: np.ndarray | None,
                     count: int) -> np.ndarray:
     """The penalised programme's cuts whose number is nearest ``count``, the penalty found by bisection
@@ -877,6 +989,18 @@ _MIN_PENALTY = 1e-9
 FILL_WEIGHT = 1.0
 
 
+def _glued_groups(glue: np.ndarray, fixed: np.ndarray | None, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` atoms with ``glue`` gaps (never cut; a ``fixed`` one stays a cut) as groups: the gaps that
+    remain (group ``k`` ends after atom ``keep[k]``) and each atom's group."""
+    g = np.asarray(glue, dtype=bool)
+    if fixed is not None:
+        g = g & ~np.asarray(fixed, dtype=bool)
+    keep = np.flatnonzero(~g)
+    grp = np.zeros(n, np.int64)
+    np.cumsum(~g, out=grp[1:])
+    return keep, grp
+
+
 def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray | None,
                limits: SizeLimits | None, *, fixed: np.ndarray | None = None,
                penalty: float | np.ndarray | None = None, glue: np.ndarray | None = None,
@@ -901,12 +1025,7 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
     if n <= 1:
         return np.zeros(0, np.int64)
     if glue is not None and np.any(glue):
-        g = np.asarray(glue, dtype=bool)
-        if fixed is not None:
-            g = g & ~np.asarray(fixed, dtype=bool)
-        keep = np.flatnonzero(~g)  # gaps that remain: group k ends after atom keep[k]
-        grp = np.zeros(n, np.int64)
-        np.cumsum(~g, out=grp[1:])
+        keep, grp = _glued_groups(glue, fixed, n)
         m = int(grp[-1]) + 1
         Xg: np.ndarray | SparseRows
         if isinstance(X, SparseRows):

@@ -1,4 +1,6 @@
-"""Sparse row vectors (coordinate form): the lexical sentence vectors of the global boundary decision.
+"""Sparse row vectors (coordinate form): the lexical sentence vectors of the global boundary decision;
+and item bags (:class:`ItemBags`): each sentence's content items as they occur, what the evidence cost
+of a segment without a size limit counts.
 
 Why sparse: a sentence shares a dozen content items with its neighbours out of a vocabulary of
 thousands. Kept sparse, the scatter of every window costs work per shared item, not per column, so
@@ -133,6 +135,32 @@ class SparseRows:
         key = self.col.astype(np.int64) * n + r
         k = stable_order(key, self.ncol * n)  # distinct keys: any sort gives this order
         return SparseRows(r[k], self.col[k], self.val[k], self.n, self.ncol)
+
+
+@dataclass(frozen=True)
+class ItemBags:
+    """``n`` bags of items: bag ``i`` holds the items ``item[ptr[i]:ptr[i+1]]`` (dense ids
+    ``0..kinds-1``, one entry per occurrence, in text order). Why not :class:`SparseRows`: a
+    likelihood counts every occurrence of every item, those seen once included, and merging
+    neighbouring bags (glued sentences) is only dropping offsets from ``ptr``."""
+
+    ptr: np.ndarray  # int64, n + 1, non-decreasing from 0
+    item: np.ndarray  # INDEX
+    kinds: int
+
+    @property
+    def n(self) -> int:
+        return int(self.ptr.size) - 1
+
+    @property
+    def tokens(self) -> int:
+        return int(self.item.size)
+
+    def merged(self, first: np.ndarray) -> ItemBags:
+        """Bags made of runs of these: run ``g`` starts at bag ``first[g]`` (sorted, ``first[0] == 0``)
+        and ends where the next starts."""
+        first = np.asarray(first, dtype=np.int64)
+        return ItemBags(np.append(self.ptr[first], self.ptr[-1]), self.item, self.kinds)
 
 
 def run_sums(val: np.ndarray, first: np.ndarray, at: np.ndarray) -> np.ndarray:

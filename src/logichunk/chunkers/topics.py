@@ -9,12 +9,16 @@ What decides the cuts, in order:
    only between lines — the author's smallest unit of layout is the smallest unit of a topic;
 2. **continuation**: no topic starts at a sentence that leans on the one before (*However*, *He*,
    *Yes,*, 但是: :mod:`logichunk.text.discourse`), even after a blank line — only a heading overrides;
-3. **cohesion**: among the gaps left, the cut set minimising the within-topic scatter of the sentence
-   vectors (the document's own content words, model-free, or the embedder's) plus one price per
-   topic, fixed by the permutation rule of :func:`~logichunk.boundaries.null_penalty` — a boundary
-   must explain more of the text than the best one does in the same sentences shuffled — and, past
-   64 sentences, raised with the text's length (:func:`~logichunk.boundaries.segment_penalty`: long
-   sections drift in vocabulary, which shuffled sentences do not).
+3. **cohesion**: among the gaps left, the best cut set for the whole text
+   (:mod:`logichunk.boundaries`). Model-free (the default), on the document's own content words:
+   the cut set under which the words are most probable when each topic draws them from its own
+   unknown distribution — the Bayesian evidence of each topic's words, Jeffreys' prior, and
+   Utiyama and Isahara's price of ``log N`` per topic for a text of ``N`` words
+   (:func:`~logichunk.boundaries.segment_evidence`): no constant fitted to any data. With an
+   embedder, on its sentence vectors: the within-topic scatter plus one price per topic, fixed by the
+   permutation rule of :func:`~logichunk.boundaries.null_penalty` — a boundary must explain more of
+   the text than the best one does in the same sentences shuffled — and, past 64 sentences, raised
+   with the text's length (:func:`~logichunk.boundaries.segment_penalty`).
 
 Why no size limit here: chunking for retrieval wants pieces of a size (:func:`logichunk.chunk`);
 the topic level of a document, a conversation's topic shifts, or an outline want the places where
@@ -32,7 +36,7 @@ import numpy as np
 from .. import boundaries as bd
 from ..errors import InputError
 from ..models.embedding import l2_normalize
-from ..signals.cohesion import lexical_rows
+from ..signals.cohesion import item_bags
 from ..text.sentences import SentenceSpans, join_units, split_lines, split_sentences
 from ..text.structure import LINE, PARAGRAPH, SECTION, SENTENCE, Layout, layout
 from ..tree import ChunkTree, build_tree_columns
@@ -58,10 +62,8 @@ def topic_rules(lay: Layout) -> tuple[np.ndarray, np.ndarray]:
     return fixed, glue & ~fixed
 
 
-def _vectors(sents: SentenceSpans, embedder: Any) -> tuple[Any, str]:
-    """Per-sentence vectors: the model-free lexical rows, or the embedder's unit vectors."""
-    if embedder is None:
-        return lexical_rows(sents.text, sents.starts, sents.ends), "lexical"
+def _vectors(sents: SentenceSpans, embedder: Any) -> tuple[np.ndarray, str]:
+    """Per-sentence unit vectors of the embedder, and its name."""
     X = np.asarray(embedder.embed(sents.texts(), kind="passage"))
     if X.ndim != 2 or X.shape[0] != len(sents):
         raise InputError(f"the embedder gave {X.shape} vectors for {len(sents)} sentences")
@@ -72,20 +74,28 @@ def topic_cuts(sents: SentenceSpans, *, embedder: Any = None, topics: int | None
     """Sorted gap indices (a cut after sentence ``i``) of the topic boundaries of ``sents``, and what
     decided them (``vectors``, ``penalty``, the structure counts). ``topics``: as many topics as
     that, where the structure rules allow it (headings still open topics; fewer where fewer gaps are
-    open), instead of the permutation rule's count."""
+    open), instead of the count the cost and its price per topic give."""
     if topics is not None and (isinstance(topics, bool) or not isinstance(topics, int | np.integer) or topics < 1):
         raise InputError(f"topics must be a positive integer, got {topics!r}")
     if len(sents) < 2:
         return np.zeros(0, np.int64), {"vectors": "lexical" if embedder is None else "embedder", "penalty": 0.0}
     fixed, glue = topic_rules(layout(sents))
-    X, name = _vectors(sents, embedder)
-    info: dict[str, Any] = {"vectors": name}
-    if topics is None:
-        info["penalty"] = round(float(penalty := bd.segment_penalty(X)), 6)
-        cuts = bd.segment_global(X, penalty=penalty, fixed=fixed, glue=glue)
+    count = None if topics is None else int(topics) - 1
+    info: dict[str, Any]
+    if embedder is None:
+        bags = item_bags(sents.text, sents.starts, sents.ends)
+        info = {"vectors": "lexical", "cost": "evidence"}
+        penalty = bd.evidence_penalty(bags)
+        cuts = bd.segment_evidence(bags, penalty=penalty, fixed=fixed, glue=glue, count=count)
+    else:
+        X, name = _vectors(sents, embedder)
+        info = {"vectors": name, "cost": "scatter"}
+        penalty = bd.segment_penalty(X) if count is None else None
+        cuts = bd.segment_global(X, penalty=penalty, fixed=fixed, glue=glue, count=count)
+    if count is None:
+        info["penalty"] = round(float(penalty), 6)
     else:
         info["count"] = "given"
-        cuts = bd.segment_global(X, fixed=fixed, glue=glue, count=int(topics) - 1)
     return cuts, {**info, "headings": int(fixed.sum()), "open_gaps": int((~glue).sum())}
 
 

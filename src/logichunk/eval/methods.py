@@ -200,6 +200,42 @@ class _Global:
         return Located(_tree_spans(tree), 0, len(tree.leaves()))
 
 
+class _GlobalScatter:
+    """The previous default of segmentation, for comparison: the same structure rules and global
+    decision, on the scatter of the model-free lexical rows with the permutation price raised with a
+    long text's length (:func:`logichunk.boundaries.segment_penalty`) instead of the evidence."""
+
+    def __init__(self, s: Settings) -> None:
+        self.s = s
+
+    @staticmethod
+    def _inputs(units: Sequence[str]):
+        from ..chunkers.topics import topic_rules
+        from ..signals.cohesion import lexical_rows
+        from ..text.sentences import join_units
+        from ..text.structure import layout
+
+        sents = join_units(list(units))
+        fixed, glue = topic_rules(layout(sents))
+        return lexical_rows(sents.text, sents.starts, sents.ends), fixed, glue
+
+    def segment(self, units: Sequence[str], lang: str, gold_count: int | None = None) -> np.ndarray:
+        from .. import boundaries as bd
+
+        if len(units) < 2:
+            return np.zeros(0, np.int64)
+        X, fixed, glue = self._inputs(units)
+        return bd.segment_global(X, penalty=bd.segment_penalty(X), fixed=fixed, glue=glue)
+
+    def segment_count(self, units: Sequence[str], k: int) -> np.ndarray:
+        from .. import boundaries as bd
+
+        if len(units) < 2:
+            return np.zeros(0, np.int64)
+        X, fixed, glue = self._inputs(units)
+        return bd.segment_global(X, fixed=fixed, glue=glue, count=k)
+
+
 class _LocalCascade(_Signal):
     """The cascade with the earlier local rule (peaks merged weakest first), for comparison."""
 
@@ -662,8 +698,11 @@ def _spec(name, group, tasks, requires, make, about, oracle=False, slow=False) -
 METHODS: dict[str, MethodSpec] = {m.name: m for m in [
     _spec("global", "logichunk", _BOTH, ["logichunk.signals.cohesion"], lambda s: _Global(s, False),
           "logichunk default: global boundary choice (DP) on model-free lexical cohesion; segmentation: "
-          "segment_units, penalty by the permutation rule raised with a long text's length; chunking: chunk() as "
-          "users run it"),
+          "segment_units, the Bayesian evidence of each topic's words with a price of log N per topic; chunking: "
+          "chunk() as users run it"),
+    _spec("global-scatter", "logichunk", {_SEG}, ["logichunk.signals.cohesion"], _GlobalScatter,
+          "logichunk: the previous segmentation default, for comparison: scatter of the lexical rows, the "
+          "permutation price raised with a long text's length"),
     _spec("global-embed", "logichunk", {_SEG}, ["logichunk.signals.cohesion"], lambda s: _Global(s, True),
           "logichunk: global boundary choice (DP) on the embedder's sentence vectors (--embedder)"),
     _spec("entropy", "logichunk", _BOTH, ["logichunk.signals.entropy"], _entropy,

@@ -639,8 +639,12 @@ class TopicStats(BaseModel):
     topics: int
     units: Literal["sentences", "lines"]
     vectors: str = Field(description="what cohesion was measured with: `lexical` (the text's own words, no model)")
-    penalty: float = absent("the price of one more topic (the permutation rule, raised past 64 sentences with the "
-                            "text's length), in scatter units; absent when `topics` was given")
+    cost: Literal["evidence", "scatter"] = absent(
+        "`evidence`: the Bayesian evidence of each topic's words (model-free); `scatter`: the within-topic "
+        "scatter of an embedder's vectors")
+    penalty: float = absent("the price of one more topic: log N for a text of N words (evidence), or the "
+                            "permutation rule raised past 64 sentences with the text's length (scatter); absent "
+                            "when `topics` was given")
     count: Literal["given"] = absent("`given` when the request named how many topics")
     headings: int = absent("headings that opened a topic")
     open_gaps: int = absent("gaps where a topic could start after the structure rules")

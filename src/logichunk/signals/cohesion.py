@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import native
 from ..boundaries import ranges
-from ..sparse_rows import INDEX, SparseRows, stable_order
+from ..sparse_rows import INDEX, ItemBags, SparseRows, stable_order
 from .entropy import content_items
 
 
@@ -53,6 +53,25 @@ def lexical_rows(text: str, starts: np.ndarray, ends: np.ndarray) -> SparseRows:
     norm = np.sqrt(np.bincount(prow, weights=w * w, minlength=n))
     w = w / np.where(norm > 0, norm, 1.0)[prow]
     return SparseRows(prow, col, w, n, int(df.size))
+
+
+def item_bags(text: str, starts: np.ndarray, ends: np.ndarray) -> ItemBags:
+    """The content items (:func:`~logichunk.signals.entropy.content_items`) of each span
+    ``[starts[i], ends[i])`` of ``text`` (spans sorted and disjoint), every occurrence kept, items
+    numbered densely in the order of their ids: what the evidence cost of a segment
+    (:func:`logichunk.boundaries.evidence_costs`) counts."""
+    starts = np.asarray(starts, dtype=np.int64)
+    ends = np.asarray(ends, dtype=np.int64)
+    allpos, allids = content_items(text)
+    lo = np.searchsorted(allpos, starts)
+    hi = np.searchsorted(allpos, ends)
+    ptr = np.zeros(starts.size + 1, np.int64)
+    np.cumsum(hi - lo, out=ptr[1:])
+    ids = allids[ranges(lo, hi)] if starts.size else allids[:0]
+    if ids.size == 0:
+        return ItemBags(ptr, np.zeros(0, INDEX), 0)
+    kinds, dense = np.unique(ids, return_inverse=True)
+    return ItemBags(ptr, dense.astype(INDEX).ravel(), int(kinds.size))
 
 
 _NO_ENTRIES = (np.zeros(0, INDEX), np.zeros(0, INDEX), np.zeros(0, np.int64), np.zeros(0, np.int64))

@@ -1,0 +1,137 @@
+"""The evidence cost of a segment and the segmentation on it (boundaries.evidence_costs,
+segment_evidence; signals.cohesion.item_bags; the C kernel native.evidence_sums)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logichunk import boundaries as bd
+from logichunk import native
+from logichunk.signals.cohesion import item_bags
+from logichunk.signals.entropy import content_items
+from logichunk.sparse_rows import INDEX, ItemBags
+
+
+def _bags(lists: list[list[int]]) -> ItemBags:
+    """Bags from lists of raw item ids, numbered densely as item_bags does."""
+    flat = np.asarray([i for b in lists for i in b], dtype=np.int64)
+    ptr = np.zeros(len(lists) + 1, np.int64)
+    np.cumsum([len(b) for b in lists], out=ptr[1:])
+    if flat.size == 0:
+        return ItemBags(ptr, np.zeros(0, INDEX), 0)
+    kinds, dense = np.unique(flat, return_inverse=True)
+    return ItemBags(ptr, dense.astype(INDEX), int(kinds.size))
+
+
+def _log_evidence(items: list[int], kinds: int, alpha: float) -> float:
+    """The Dirichlet-multinomial evidence of one segment, straight from its definition."""
+    if kinds == 0:
+        return 0.0
+    counts: dict[int, int] = {}
+    for i in items:
+        counts[i] = counts.get(i, 0) + 1
+    out = math.lgamma(kinds * alpha) - math.lgamma(len(items) + kinds * alpha)
+    return out + sum(math.lgamma(c + alpha) - math.lgamma(alpha) for c in counts.values())
+
+
+_LISTS = st.lists(st.lists(st.integers(0, 6), max_size=6), min_size=1, max_size=12)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_LISTS, st.integers(1, 12), st.data())
+def test_costs_are_minus_the_log_evidence_of_each_window(lists, width, data):
+    bags = _bags(lists)
+    n = bags.n
+    fixed = np.asarray(data.draw(st.lists(st.booleans(), min_size=max(n - 1, 0), max_size=max(n - 1, 0))), bool)
+    lo = np.maximum(bd.earliest_starts(np.ones(n, np.int64), None, fixed if n > 1 else None),
+                    np.arange(n + 1) - width)
+    C = bd.evidence_costs(bags, lo)
+    dense = [[int(x) for x in bags.item[bags.ptr[a] : bags.ptr[a + 1]]] for a in range(n)]
+    for b in range(n + 1):
+        for k in range(1, C.shape[1] + 1):
+            a = b - k
+            if a < 0 or a < lo[b]:
+                assert C[b, k - 1] == np.inf
+            else:
+                want = -_log_evidence([i for bag in dense[a:b] for i in bag], bags.kinds, bd.EVIDENCE_PRIOR)
+                assert C[b, k - 1] == pytest.approx(want, rel=1e-9, abs=1e-9)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 40), max_size=9), min_size=1, max_size=40), st.integers(1, 40))
+def test_the_kernel_and_the_numpy_loop_give_the_same_bits(lists, width):
+    assert native.available(), native.status()  # cc is on every machine we test on
+    bags = _bags(lists)
+    if bags.tokens == 0:
+        return
+    n = bags.n
+    lo = np.maximum(np.zeros(n + 1, np.int64), np.arange(n + 1) - width)
+    lo[1:] = np.minimum(lo[1:], np.arange(n))
+    hi = np.searchsorted(lo, np.arange(n), side="right") - 1
+    w = int((np.arange(n + 1) - lo).max())
+    lg = bd._lgamma_table(int(np.bincount(bags.item).max()), bd.EVIDENCE_PRIOR)
+    fast = native.evidence_sums(bags.ptr, bags.item, hi, lg, bags.kinds, w)
+    slow = bd._evidence_sums(bags.ptr, bags.item, hi, lg, w)
+    assert fast is not None and fast.tobytes() == slow.tobytes()
+
+
+def _objective(cuts: tuple[int, ...], C: np.ndarray, beta: float) -> float:
+    edges = [0, *(c + 1 for c in cuts), C.shape[0] - 1]
+    return sum(C[b, b - a - 1] + beta for a, b in zip(edges[:-1], edges[1:], strict=True))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 5), max_size=5), min_size=2, max_size=8), st.data())
+def test_the_choice_is_the_best_cut_set_by_brute_force(lists, data):
+    """Over every cut set that keeps the fixed gaps and none of the glued ones, none beats the choice."""
+    bags = _bags(lists)
+    n = bags.n
+    fixed = np.asarray(data.draw(st.lists(st.booleans(), min_size=n - 1, max_size=n - 1)), bool)
+    glue = np.asarray(data.draw(st.lists(st.booleans(), min_size=n - 1, max_size=n - 1)), bool) & ~fixed
+    beta = data.draw(st.sampled_from([0.0, 0.5, bd.evidence_penalty(bags), 50.0]))
+    got = bd.segment_evidence(bags, penalty=beta, fixed=fixed, glue=glue)
+    assert set(np.flatnonzero(fixed).tolist()) <= set(got.tolist())
+    assert not glue[got].any()
+    C = bd.evidence_costs(bags, np.zeros(n + 1, np.int64))
+    free = [i for i in range(n - 1) if not fixed[i] and not glue[i]]
+    best = min(_objective(tuple(sorted([*np.flatnonzero(fixed).tolist(), *extra])), C, max(beta, 1e-9))
+               for r in range(len(free) + 1) for extra in itertools.combinations(free, r))
+    assert _objective(tuple(got.tolist()), C, max(beta, 1e-9)) <= best + 1e-9 * max(1.0, abs(best))
+
+
+def test_a_change_of_vocabulary_is_found_and_one_vocabulary_is_not_cut():
+    rng = np.random.default_rng(0)
+    a = [rng.integers(0, 30, 8).tolist() for _ in range(20)]
+    b = [rng.integers(30, 60, 8).tolist() for _ in range(20)]
+    assert bd.segment_evidence(_bags(a + b)).tolist() == [19]
+    assert bd.segment_evidence(_bags(a + a)).tolist() == []
+    # the count asked for, where the cost can give it
+    assert bd.segment_evidence(_bags(a + b + a), count=2).tolist() == [19, 39]
+
+
+def test_no_items_no_cuts_and_no_error():
+    assert bd.segment_evidence(_bags([[], [], []])).tolist() == []
+    assert bd.segment_evidence(_bags([[1]])).tolist() == []
+    assert bd.segment_evidence(_bags([[], []]), fixed=np.array([True])).tolist() == [0]
+
+
+def test_item_bags_hold_every_content_item_of_each_span_in_order():
+    text = "Cats purr. Cats sleep all day! 猫在睡觉。 The end"
+    starts = np.array([0, 11, 31, 37])
+    ends = np.array([11, 31, 37, len(text)])
+    bags = item_bags(text, starts, ends)
+    pos, ids = content_items(text)
+    for i, (s, e) in enumerate(zip(starts, ends, strict=True)):
+        raw = ids[(pos >= s) & (pos < e)]
+        dense = bags.item[bags.ptr[i] : bags.ptr[i + 1]]
+        kinds = np.unique(ids)
+        assert kinds[dense].tolist() == raw.tolist()  # dense ids in the order of the raw ids
+    assert bags.tokens == ids.size and bags.kinds == np.unique(ids).size
+    merged = bags.merged(np.array([0, 2]))
+    assert merged.n == 2 and merged.ptr.tolist() == [0, int(bags.ptr[2]), bags.tokens]
