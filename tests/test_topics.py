@@ -114,12 +114,13 @@ def test_segment_units_is_the_global_decision_with_the_structure_rules():
     assert expected.size  # (a case where the choice is not empty)
     assert segment_units(units).tolist() == expected.tolist()
     assert (len(units) - 3) not in expected.tolist()  # no boundary before "However"
-    # with an embedder, the scatter of its vectors and the permutation price
+    # with an embedder: as many topics as the words' evidence finds, placed by the scatter of its vectors
     emb = HashEmbedder()
     X = np.asarray(emb.embed(sents.texts(), kind="passage"), dtype=np.float64)
     X /= np.linalg.norm(X, axis=1, keepdims=True)
-    want = bd.segment_global(X, glue=glue, penalty=bd.segment_penalty(X))
+    want = bd.segment_global(X, glue=glue, count=expected.size)
     assert segment_units(units, embedder=emb).tolist() == want.tolist()
+    assert segment_units(units, embedder=emb, topics=4).tolist() == bd.segment_global(X, glue=glue, count=3).tolist()
 
 
 def test_with_an_embedder():
@@ -127,6 +128,9 @@ def test_with_an_embedder():
     tree = segment(text, embedder=HashEmbedder())
     check_tree(tree)
     assert tree.stats["vectors"] != "lexical" and tree.stats["cost"] == "scatter"
+    assert tree.stats["count"] == "evidence" and tree.stats["topics"] == len(segment(text).roots())
+    told = segment(text, embedder=HashEmbedder(), topics=3)
+    assert told.stats["count"] == "given" and "penalty" not in told.stats and len(told.roots()) == 3
     assert segment_units(["a cat", "the cat"], embedder=HashEmbedder()).dtype == np.int64
 
 

@@ -11,9 +11,10 @@ Every chunker goes through here, so the rules are the same everywhere:
   for the whole piece under its size limit — within-chunk scatter of the atoms' vectors, a price per
   chunk, a fill preference, rewards per gap, forbidden and glued gaps — by exact dynamic programming
   (:func:`optimal_cuts`, its loop in C when a compiler is there: :mod:`logichunk.native`);
-  :func:`segment_global` does the same without a size limit, with a permutation-rule penalty, and
-  :func:`segment_evidence` without a size limit on the document's own items: the Bayesian evidence of
-  each segment's items (:func:`evidence_costs`) and Utiyama and Isahara's prior on the count;
+  :func:`segment_global` does the same without a size limit (a permutation-rule penalty, or the count
+  given), and :func:`segment_evidence` without a size limit on the document's own items: the Bayesian
+  evidence of each segment's items (:func:`evidence_costs`) and Utiyama and Isahara's prior on the
+  count — what :func:`logichunk.segment` decides topics by;
 * *fitting* the pieces to size by the earlier local rule: :func:`fit` cuts at candidate gaps, splits
   anything over the maximum at its best inner gap, then merges neighbours weakest-cut-first up to the
   target (``selection="local"``; the Meta-Chunking and parent-child chunkers use it);
@@ -811,7 +812,9 @@ def segment_penalty(X: np.ndarray | SparseRows) -> float:
     Wikipedia articles) it let through three to four cuts per true one, in sentences that each made a
     real but sub-section shift of vocabulary. Short texts (a dialogue, a news story) keep the rule as is.
     The growth stops at :data:`MAX_SEGMENT_ATOMS` sentences, the most one segment may span: the drift a
-    segment can hold is bounded there, and a longer text has more sections, not longer ones."""
+    segment can hold is bounded there, and a longer text has more sections, not longer ones.
+    (:func:`logichunk.segment` decided topics this way until the evidence of the words replaced it,
+    :func:`segment_evidence`; the eval keeps it as its ``global-scatter`` row, for comparison.)"""
     n = X.n if isinstance(X, SparseRows) else np.asarray(X).shape[0]
     return null_penalty(X) * max(1.0, min(n, MAX_SEGMENT_ATOMS) / SEGMENT_KNEE) ** SEGMENT_GROWTH
 

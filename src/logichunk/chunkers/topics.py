@@ -15,10 +15,10 @@ What decides the cuts, in order:
    unknown distribution — the Bayesian evidence of each topic's words, Jeffreys' prior, and
    Utiyama and Isahara's price of ``log N`` per topic for a text of ``N`` words
    (:func:`~logichunk.boundaries.segment_evidence`): no constant fitted to any data. With an
-   embedder, on its sentence vectors: the within-topic scatter plus one price per topic, fixed by the
-   permutation rule of :func:`~logichunk.boundaries.null_penalty` — a boundary must explain more of
-   the text than the best one does in the same sentences shuffled — and, past 64 sentences, raised
-   with the text's length (:func:`~logichunk.boundaries.segment_penalty`).
+   embedder: as many topics as the words' evidence finds, placed where the within-topic scatter of
+   the embedder's sentence vectors is least (an embedding has no likelihood to price a topic with;
+   the price per topic from shuffled sentences, raised with length, under-cut dialogues — chosen on
+   dev splits, ``bench/QUALITY.md``).
 
 Why no size limit here: chunking for retrieval wants pieces of a size (:func:`logichunk.chunk`);
 the topic level of a document, a conversation's topic shifts, or an outline want the places where
@@ -81,20 +81,23 @@ def topic_cuts(sents: SentenceSpans, *, embedder: Any = None, topics: int | None
         return np.zeros(0, np.int64), {"vectors": "lexical" if embedder is None else "embedder", "penalty": 0.0}
     fixed, glue = topic_rules(layout(sents))
     count = None if topics is None else int(topics) - 1
-    info: dict[str, Any]
-    if embedder is None:
+    info: dict[str, Any] = {}
+    if embedder is None or count is None:
         bags = item_bags(sents.text, sents.starts, sents.ends)
-        info = {"vectors": "lexical", "cost": "evidence"}
         penalty = bd.evidence_penalty(bags)
         cuts = bd.segment_evidence(bags, penalty=penalty, fixed=fixed, glue=glue, count=count)
-    else:
+        if count is None:
+            info["penalty"] = round(penalty, 6)
+    if embedder is None:
+        info.update(vectors="lexical", cost="evidence")
+    else:  # the words' evidence says how many topics (unless told), the embedder's vectors where
         X, name = _vectors(sents, embedder)
-        info = {"vectors": name, "cost": "scatter"}
-        penalty = bd.segment_penalty(X) if count is None else None
-        cuts = bd.segment_global(X, penalty=penalty, fixed=fixed, glue=glue, count=count)
-    if count is None:
-        info["penalty"] = round(float(penalty), 6)
-    else:
+        info.update(vectors=name, cost="scatter")
+        if count is None:
+            info["count"] = "evidence"
+            count = int(cuts.size)
+        cuts = bd.segment_global(X, fixed=fixed, glue=glue, count=count)
+    if topics is not None:
         info["count"] = "given"
     return cuts, {**info, "headings": int(fixed.sum()), "open_gaps": int((~glue).sum())}
 

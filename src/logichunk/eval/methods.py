@@ -704,7 +704,8 @@ METHODS: dict[str, MethodSpec] = {m.name: m for m in [
           "logichunk: the previous segmentation default, for comparison: scatter of the lexical rows, the "
           "permutation price raised with a long text's length"),
     _spec("global-embed", "logichunk", {_SEG}, ["logichunk.signals.cohesion"], lambda s: _Global(s, True),
-          "logichunk: global boundary choice (DP) on the embedder's sentence vectors (--embedder)"),
+          "logichunk: global boundary choice (DP) on the embedder's sentence vectors (--embedder), as many "
+          "topics as the words' evidence finds"),
     _spec("entropy", "logichunk", _BOTH, ["logichunk.signals.entropy"], _entropy,
           "logichunk: entropy signal; segmentation = local peaks with the depth count rule; chunking = "
           "logic-chain cascade (no LLM), global choice"),

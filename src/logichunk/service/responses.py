@@ -642,10 +642,11 @@ class TopicStats(BaseModel):
     cost: Literal["evidence", "scatter"] = absent(
         "`evidence`: the Bayesian evidence of each topic's words (model-free); `scatter`: the within-topic "
         "scatter of an embedder's vectors")
-    penalty: float = absent("the price of one more topic: log N for a text of N words (evidence), or the "
-                            "permutation rule raised past 64 sentences with the text's length (scatter); absent "
-                            "when `topics` was given")
-    count: Literal["given"] = absent("`given` when the request named how many topics")
+    penalty: float = absent("the price of one more topic under the words' evidence: log N for a text of N "
+                            "words; absent when `topics` was given")
+    count: Literal["given", "evidence"] = absent(
+        "`given` when the request named how many topics; `evidence` when an embedder placed as many topics as "
+        "the words' evidence found")
     headings: int = absent("headings that opened a topic")
     open_gaps: int = absent("gaps where a topic could start after the structure rules")
 
