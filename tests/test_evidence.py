@@ -135,3 +135,63 @@ def test_item_bags_hold_every_content_item_of_each_span_in_order():
     assert bags.tokens == ids.size and bags.kinds == np.unique(ids).size
     merged = bags.merged(np.array([0, 2]))
     assert merged.n == 2 and merged.ptr.tolist() == [0, int(bags.ptr[2]), bags.tokens]
+
+
+@settings(max_examples=500, deadline=None)
+@given(_LISTS, st.data())
+def test_evidence_value_is_the_objective_of_segment_evidence(lists, data):
+    bags = _bags(lists)
+    n = bags.n
+    cuts = np.asarray(sorted(data.draw(st.sets(st.integers(0, max(n - 2, 0)), max_size=max(n - 1, 0)))), np.int64)
+    cuts = cuts[cuts < n - 1]
+    C = bd.evidence_costs(bags, np.zeros(n + 1, np.int64))
+    want = _objective(tuple(cuts.tolist()), C, bd.evidence_penalty(bags))
+    assert bd.evidence_value(bags, cuts) == pytest.approx(want, rel=1e-9, abs=1e-9)
+    chosen = bd.segment_evidence(bags) if n > 1 else np.zeros(0, np.int64)
+    assert bd.evidence_value(bags, chosen) <= bd.evidence_value(bags, cuts) + 1e-9 * max(1.0, abs(want))
+
+
+_DENSE = st.lists(st.lists(st.floats(-1, 1, allow_nan=False, width=32), min_size=3, max_size=3), min_size=2, max_size=14)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_DENSE, st.floats(1e-6, 20.0), st.data())
+def test_the_penalty_path_holds_the_optimum_for_every_price(rows, beta, data):
+    """Whatever the price, the penalised optimum's value is reached by a cut set of the path."""
+    X = np.asarray(rows, dtype=np.float64)
+    n = X.shape[0]
+    fixed = np.asarray(data.draw(st.lists(st.booleans(), min_size=n - 1, max_size=n - 1)), bool)
+    lo = bd.earliest_starts(np.ones(n, np.int64), None, fixed)
+    C = bd.scatter_costs(X, n, lo=lo)
+    path = bd.penalty_path(C, lo, None, fixed)
+    counts = [p.size for p in path]
+    assert counts == sorted(set(counts))  # fewest cuts first, one set per count
+    assert all(set(np.flatnonzero(fixed).tolist()) <= set(p.tolist()) for p in path)
+
+    def value(cuts: np.ndarray) -> float:
+        v, segs = bd._path_value(C, cuts, None)
+        return v + beta * segs
+
+    best = bd.optimal_cuts(C + beta, lo, None, fixed)
+    assert min(value(p) for p in path) <= value(best) + 1e-9 * max(1.0, abs(value(best)))
+
+
+def test_select_picks_the_placement_the_words_prefer():
+    """An embedder's path of placements, judged by the words: the chosen set is on the path and no set
+    on the path scores lower by the words' evidence."""
+    rng = np.random.default_rng(1)
+    lists = [rng.integers(0, 20, 6).tolist() for _ in range(10)] + [rng.integers(20, 40, 6).tolist() for _ in range(10)]
+    bags = _bags(lists)
+    X = np.vstack([rng.normal(size=(10, 4)) + 3 * np.eye(4)[0], rng.normal(size=(10, 4)) + 3 * np.eye(4)[1]])
+    score = lambda c: bd.evidence_value(bags, c)  # noqa: E731
+    got = bd.segment_global(X, select=score)
+    lo = np.maximum(bd.earliest_starts(np.ones(20, np.int64), None, None), np.arange(21) - bd.MAX_SEGMENT_ATOMS)
+    path = bd.penalty_path(bd.scatter_costs(X, 20, lo=lo), lo)
+    assert any(p.tolist() == got.tolist() for p in path)
+    assert score(got) == min(score(p) for p in path)
+    assert 9 in got.tolist()  # both views agree where the subject changes
+    # with glue, the choice never cuts a glued gap and still comes from the words
+    glue = np.zeros(19, bool)
+    glue[9] = True
+    glued = bd.segment_global(X, glue=glue, select=score)
+    assert 9 not in glued.tolist()

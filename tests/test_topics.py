@@ -114,11 +114,12 @@ def test_segment_units_is_the_global_decision_with_the_structure_rules():
     assert expected.size  # (a case where the choice is not empty)
     assert segment_units(units).tolist() == expected.tolist()
     assert (len(units) - 3) not in expected.tolist()  # no boundary before "However"
-    # with an embedder: as many topics as the words' evidence finds, placed by the scatter of its vectors
+    # with an embedder: the scatter of its vectors places the topics, the words' evidence chooses how many
     emb = HashEmbedder()
     X = np.asarray(emb.embed(sents.texts(), kind="passage"), dtype=np.float64)
     X /= np.linalg.norm(X, axis=1, keepdims=True)
-    want = bd.segment_global(X, glue=glue, count=expected.size)
+    bags = item_bags(sents.text, sents.starts, sents.ends)
+    want = bd.segment_global(X, glue=glue, select=lambda c: bd.evidence_value(bags, c))
     assert segment_units(units, embedder=emb).tolist() == want.tolist()
     assert segment_units(units, embedder=emb, topics=4).tolist() == bd.segment_global(X, glue=glue, count=3).tolist()
 
@@ -128,7 +129,8 @@ def test_with_an_embedder():
     tree = segment(text, embedder=HashEmbedder())
     check_tree(tree)
     assert tree.stats["vectors"] != "lexical" and tree.stats["cost"] == "scatter"
-    assert tree.stats["count"] == "evidence" and tree.stats["topics"] == len(segment(text).roots())
+    assert tree.stats["count"] == "evidence" and tree.stats["penalty"] > 0
+    assert [c.span.start for c in tree.roots()] == [0, text.index("Rockets")]
     told = segment(text, embedder=HashEmbedder(), topics=3)
     assert told.stats["count"] == "given" and "penalty" not in told.stats and len(told.roots()) == 3
     assert segment_units(["a cat", "the cat"], embedder=HashEmbedder()).dtype == np.int64

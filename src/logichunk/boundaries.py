@@ -29,6 +29,7 @@ works in characters, bytes or tokens alike.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -822,7 +823,7 @@ def segment_penalty(X: np.ndarray | SparseRows) -> float:
 def segment_global(X: np.ndarray | SparseRows, reward: np.ndarray | None = None, *,
                    penalty: float | None = None, max_atoms: int = MAX_SEGMENT_ATOMS,
                    fixed: np.ndarray | None = None, glue: np.ndarray | None = None,
-                   count: int | None = None) -> np.ndarray:
+                   count: int | None = None, select: Callable[[np.ndarray], float] | None = None) -> np.ndarray:
     """Boundaries of a whole document with no size limit (segmentation, a document's topic level,
     the memory review): :func:`fit_global` without limits, on the scatter of ``X`` (dense rows or
     :class:`~logichunk.sparse_rows.SparseRows`) with one ``penalty`` per segment, by default
@@ -831,15 +832,17 @@ def segment_global(X: np.ndarray | SparseRows, reward: np.ndarray | None = None,
     at most ``max_atoms`` atoms (glued groups count as one). ``count``: the caller knows how many
     cuts it wants (fixed ones included); the penalty is then the one that gives that many (the
     nearest count the cost can give, fewer on a tie, where it cannot give exactly that many).
-    Returns sorted gap indices."""
+    ``select``: of every cut set that is optimal for some price (:func:`penalty_path`), the one
+    ``select`` scores lowest (another model's judgement of how many segments, among this cost's
+    placements of them). Returns sorted gap indices."""
     if not isinstance(X, SparseRows):
         X = np.asarray(X, dtype=np.float64)
     n = X.n if isinstance(X, SparseRows) else X.shape[0]
     if n < 2:
         return np.zeros(0, np.int64)
-    if count is not None:
-        return fit_global(np.ones(n, np.int64), X, reward, None, fixed=fixed, glue=glue, count=int(count),
-                          max_atoms=max_atoms)
+    if count is not None or select is not None:
+        return fit_global(np.ones(n, np.int64), X, reward, None, fixed=fixed, glue=glue,
+                          count=None if count is None else int(count), select=select, max_atoms=max_atoms)
     beta = segment_penalty(X) if penalty is None else float(penalty)
     # a boundary must explain something: where chance explains nothing (rows without a shared item),
     # a cut that explains nothing either is not made (without this, ties would cut every gap)
@@ -930,6 +933,27 @@ def evidence_penalty(bags: ItemBags) -> float:
     return math.log(max(bags.tokens, 2))
 
 
+def evidence_value(bags: ItemBags, cuts: np.ndarray, alpha: float = EVIDENCE_PRIOR) -> float:
+    """What :func:`segment_evidence` minimises, for any cut set (gap indices over the bags): minus the
+    log evidence of each segment's items (:func:`evidence_costs`' formula, counted directly, no
+    window limit) plus :func:`evidence_penalty` per segment. Why: to let the words judge cut sets
+    another cost placed (an embedder's, :func:`segment_global` ``select``)."""
+    n = bags.n
+    edges = np.concatenate(([0], np.asarray(cuts, np.int64) + 1, [n]))
+    segs = edges.size - 1
+    price = evidence_penalty(bags) * segs
+    if bags.tokens == 0:
+        return price
+    ns = bags.ptr[edges[1:]] - bags.ptr[edges[:-1]]
+    seg_of = np.repeat(np.arange(segs), ns)
+    _, f = np.unique(seg_of * np.int64(bags.kinds) + bags.item, return_counts=True)
+    lg = _lgamma_table(int(f.max()), alpha)
+    shift = bags.kinds * alpha
+    TN = _lgamma_table(bags.tokens, shift)
+    log_ev = float((lg[f] - lg[0]).sum()) + float((math.lgamma(shift) - TN[ns]).sum())
+    return price - log_ev
+
+
 def segment_evidence(bags: ItemBags, reward: np.ndarray | None = None, *, penalty: float | None = None,
                      max_atoms: int = MAX_SEGMENT_ATOMS, fixed: np.ndarray | None = None,
                      glue: np.ndarray | None = None, count: int | None = None) -> np.ndarray:
@@ -983,6 +1007,51 @@ def _cuts_for_count(C: np.ndarray, lo: np.ndarray, reward: np.ndarray | None, fi
     return best
 
 
+def _path_value(C: np.ndarray, cuts: np.ndarray, reward: np.ndarray | None) -> tuple[float, int]:
+    """The bare cost of a cut set (its segments' costs ``C[b, k-1]`` less the rewards of its cuts) and
+    its number of segments: the line ``value + price * segments`` it follows as the price moves."""
+    edges = np.concatenate(([0], np.asarray(cuts, np.int64) + 1, [C.shape[0] - 1]))
+    value = float(C[edges[1:], edges[1:] - edges[:-1] - 1].sum())
+    if reward is not None and len(cuts):
+        r = np.asarray(reward, dtype=np.float64)[np.asarray(cuts, np.int64)]
+        value -= float(np.where(np.isneginf(r), _FORBIDDEN, r).sum())
+    return value, int(edges.size - 1)
+
+
+def penalty_path(C: np.ndarray, lo: np.ndarray, reward: np.ndarray | None = None,
+                 fixed: np.ndarray | None = None) -> list[np.ndarray]:
+    """Every cut set that the penalised programme (:func:`optimal_cuts` on ``C`` plus one price per
+    segment) gives for some price from :data:`_MIN_PENALTY` up, fewest cuts first: CROPS (Haynes,
+    Eckley and Fearnhead, 2017) — solve at the price where the optimal lines of two known sets cross;
+    a set with a count between theirs lies on the path, else none does. One programme per set on the
+    path and one per gap between two, no grid of prices to choose."""
+    finite = C[np.isfinite(C)]
+    hi = 2.0 * float(np.abs(finite).max()) + 1.0 if finite.size else 1.0  # no cut pays this much
+    if reward is not None:
+        r = np.asarray(reward, dtype=np.float64)
+        hi += 2.0 * float(np.abs(r[np.isfinite(r)]).sum())
+
+    def solve(beta: float) -> tuple[np.ndarray, float, int]:
+        cuts = optimal_cuts(C + beta, lo, reward, fixed)
+        return (cuts, *_path_value(C, cuts, reward))
+
+    found = {}
+    todo = [(solve(_MIN_PENALTY), solve(hi))]
+    for a, b in todo:
+        found[a[2]], found[b[2]] = a[0], b[0]
+    while todo:
+        a, b = todo.pop()  # a: more segments (a lower price), b: fewer
+        if a[2] - b[2] <= 1:
+            continue
+        beta = (b[1] - a[1]) / (a[2] - b[2])  # where the two lines cross
+        mid = solve(max(beta, _MIN_PENALTY))
+        if mid[2] in found or mid[1] + beta * mid[2] >= a[1] + beta * a[2] - 1e-9 * max(1.0, abs(a[1])):
+            continue  # nothing on the path between a and b
+        found[mid[2]] = mid[0]
+        todo += [(a, mid), (mid, b)]
+    return [found[k] for k in sorted(found)]
+
+
 #: the least price of a segment without a size limit: far below any real gain, above rounding noise
 _MIN_PENALTY = 1e-9
 
@@ -1008,6 +1077,7 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
                limits: SizeLimits | None, *, fixed: np.ndarray | None = None,
                penalty: float | np.ndarray | None = None, glue: np.ndarray | None = None,
                atoms: np.ndarray | None = None, max_atoms: int = MAX_SEGMENT_ATOMS, count: int | None = None,
+               select: Callable[[np.ndarray], float] | None = None,
                _counts: np.ndarray | None = None, _sqnorms: np.ndarray | None = None) -> np.ndarray:
     """The size-limited global choice: sorted cut gap indices over ``n`` atoms (sizes ``sizes``,
     vectors ``X``, dense rows or :class:`~logichunk.sparse_rows.SparseRows`) such that every chunk fits ``limits.max_size`` (an atom alone over it stands alone:
@@ -1022,7 +1092,7 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
     summed straight from them, without a copy of the selected rows first. ``limits=None``: no size
     limit and no fill term (:func:`segment_global`); a chunk then spans at most ``max_atoms`` atoms,
     which keeps the programme O(n·max_atoms); ``count`` (only without limits): the penalty is found
-    that gives that many cuts."""
+    that gives that many cuts; ``select`` (only without limits): see :func:`segment_global`."""
     sizes = np.asarray(sizes, dtype=np.int64)
     n = sizes.size
     if n <= 1:
@@ -1051,7 +1121,8 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
         sub = fit_global(np.bincount(grp, weights=sizes, minlength=m).astype(np.int64), Xg,
                          None if reward is None else np.asarray(reward)[keep], limits,
                          fixed=None if fixed is None else np.asarray(fixed, dtype=bool)[keep], penalty=pen,
-                         max_atoms=max_atoms, count=count, _counts=counts, _sqnorms=sqn)
+                         max_atoms=max_atoms, count=count, _counts=counts, _sqnorms=sqn,
+                         select=None if select is None else (lambda sub: select(keep[sub])))
         return keep[sub].astype(np.int64)
     if atoms is not None:
         X = X.take(atoms) if isinstance(X, SparseRows) else np.asarray(X)[atoms]
@@ -1061,6 +1132,9 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
     w = int((np.arange(n + 1) - lo).max())
     if limits is None and count is not None:  # the penalty that gives that many cuts, found on the bare scatter
         return _cuts_for_count(scatter_costs(X, w, _counts, _sqnorms, lo), lo, reward, fixed, count)
+    if limits is None and select is not None:  # the best of the cut sets optimal for some price, by select
+        path = penalty_path(scatter_costs(X, w, _counts, _sqnorms, lo), lo, reward, fixed)
+        return min(path, key=select)
     beta = np.broadcast_to(np.asarray(null_penalty(X) if penalty is None else penalty, dtype=np.float64), (n,))
     if limits is None:  # segmentation: the scatter and one price per segment, no fill term
         C = scatter_costs(X, w, _counts, _sqnorms, lo)

@@ -15,10 +15,12 @@ What decides the cuts, in order:
    unknown distribution — the Bayesian evidence of each topic's words, Jeffreys' prior, and
    Utiyama and Isahara's price of ``log N`` per topic for a text of ``N`` words
    (:func:`~logichunk.boundaries.segment_evidence`): no constant fitted to any data. With an
-   embedder: as many topics as the words' evidence finds, placed where the within-topic scatter of
-   the embedder's sentence vectors is least (an embedding has no likelihood to price a topic with;
-   the price per topic from shuffled sentences, raised with length, under-cut dialogues — chosen on
-   dev splits, ``bench/QUALITY.md``).
+   embedder: its sentence vectors place the topics — for each number of topics, where their
+   within-topic scatter is least (every cut set optimal for some price,
+   :func:`~logichunk.boundaries.penalty_path`) — and the words' evidence with its price chooses
+   among those placements (an embedding has no likelihood to price a topic with; the price per topic
+   from shuffled sentences, raised with length, under-cut dialogues — chosen on dev splits,
+   ``bench/QUALITY.md``).
 
 Why no size limit here: chunking for retrieval wants pieces of a size (:func:`logichunk.chunk`);
 the topic level of a document, a conversation's topic shifts, or an outline want the places where
@@ -85,18 +87,19 @@ def topic_cuts(sents: SentenceSpans, *, embedder: Any = None, topics: int | None
     if embedder is None or count is None:
         bags = item_bags(sents.text, sents.starts, sents.ends)
         penalty = bd.evidence_penalty(bags)
-        cuts = bd.segment_evidence(bags, penalty=penalty, fixed=fixed, glue=glue, count=count)
         if count is None:
             info["penalty"] = round(penalty, 6)
     if embedder is None:
+        cuts = bd.segment_evidence(bags, penalty=penalty, fixed=fixed, glue=glue, count=count)
         info.update(vectors="lexical", cost="evidence")
-    else:  # the words' evidence says how many topics (unless told), the embedder's vectors where
+    else:  # the embedder's vectors place the topics; unless told how many, the words' evidence chooses
         X, name = _vectors(sents, embedder)
         info.update(vectors=name, cost="scatter")
         if count is None:
             info["count"] = "evidence"
-            count = int(cuts.size)
-        cuts = bd.segment_global(X, fixed=fixed, glue=glue, count=count)
+            cuts = bd.segment_global(X, fixed=fixed, glue=glue, select=lambda c: bd.evidence_value(bags, c))
+        else:
+            cuts = bd.segment_global(X, fixed=fixed, glue=glue, count=count)
     if topics is not None:
         info["count"] = "given"
     return cuts, {**info, "headings": int(fixed.sum()), "open_gaps": int((~glue).sum())}
