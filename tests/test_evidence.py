@@ -29,15 +29,17 @@ def _bags(lists: list[list[int]]) -> ItemBags:
     return ItemBags(ptr, dense.astype(INDEX), int(kinds.size))
 
 
-def _log_evidence(items: list[int], kinds: int, alpha: float) -> float:
+def _log_evidence(items: list[int], kinds: int, alpha: float | np.ndarray) -> float:
     """The Dirichlet-multinomial evidence of one segment, straight from its definition."""
     if kinds == 0:
         return 0.0
+    a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (kinds,))
     counts: dict[int, int] = {}
     for i in items:
         counts[i] = counts.get(i, 0) + 1
-    out = math.lgamma(kinds * alpha) - math.lgamma(len(items) + kinds * alpha)
-    return out + sum(math.lgamma(c + alpha) - math.lgamma(alpha) for c in counts.values())
+    mass = float(a.sum())
+    out = math.lgamma(mass) - math.lgamma(len(items) + mass)
+    return out + sum(math.lgamma(c + a[i]) - math.lgamma(a[i]) for i, c in counts.items())
 
 
 _LISTS = st.lists(st.lists(st.integers(0, 6), max_size=6), min_size=1, max_size=12)
@@ -51,7 +53,9 @@ def test_costs_are_minus_the_log_evidence_of_each_window(lists, width, data):
     fixed = np.asarray(data.draw(st.lists(st.booleans(), min_size=max(n - 1, 0), max_size=max(n - 1, 0))), bool)
     lo = np.maximum(bd.earliest_starts(np.ones(n, np.int64), None, fixed if n > 1 else None),
                     np.arange(n + 1) - width)
-    C = bd.evidence_costs(bags, lo)
+    alpha = data.draw(st.sampled_from(["jeffreys", "per kind"]))
+    alpha = bd.EVIDENCE_PRIOR if alpha == "jeffreys" else np.linspace(0.05, 1.5, max(bags.kinds, 1))[: bags.kinds]
+    C = bd.evidence_costs(bags, lo, alpha)
     dense = [[int(x) for x in bags.item[bags.ptr[a] : bags.ptr[a + 1]]] for a in range(n)]
     for b in range(n + 1):
         for k in range(1, C.shape[1] + 1):
@@ -59,7 +63,7 @@ def test_costs_are_minus_the_log_evidence_of_each_window(lists, width, data):
             if a < 0 or a < lo[b]:
                 assert C[b, k - 1] == np.inf
             else:
-                want = -_log_evidence([i for bag in dense[a:b] for i in bag], bags.kinds, bd.EVIDENCE_PRIOR)
+                want = -_log_evidence([i for bag in dense[a:b] for i in bag], bags.kinds, alpha)
                 assert C[b, k - 1] == pytest.approx(want, rel=1e-9, abs=1e-9)
 
 
@@ -75,9 +79,10 @@ def test_the_kernel_and_the_numpy_loop_give_the_same_bits(lists, width):
     lo[1:] = np.minimum(lo[1:], np.arange(n))
     hi = np.searchsorted(lo, np.arange(n), side="right") - 1
     w = int((np.arange(n + 1) - lo).max())
-    lg = bd._lgamma_table(int(np.bincount(bags.item).max()), bd.EVIDENCE_PRIOR)
-    fast = native.evidence_sums(bags.ptr, bags.item, hi, lg, bags.kinds, w)
-    slow = bd._evidence_sums(bags.ptr, bags.item, hi, lg, w)
+    alpha = np.random.default_rng(len(lists)).uniform(0.01, 2.0, bags.kinds) if width % 2 else bd.EVIDENCE_PRIOR
+    off, steps, _ = bd._evidence_steps(bags, alpha)
+    fast = native.evidence_sums(bags.ptr, bags.item, hi, off, steps, w)
+    slow = bd._evidence_sums(bags.ptr, bags.item, hi, off, steps, w)
     assert fast is not None and fast.tobytes() == slow.tobytes()
 
 

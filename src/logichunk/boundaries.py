@@ -861,19 +861,33 @@ def _lgamma_table(m: int, shift: float) -> np.ndarray:
     return np.fromiter(map(math.lgamma, np.arange(m + 1) + shift), np.float64, count=m + 1)
 
 
-def evidence_costs(bags: ItemBags, lo: np.ndarray, alpha: float = EVIDENCE_PRIOR) -> np.ndarray:
+def _evidence_steps(bags: ItemBags, alpha: float | np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """What the evidence of a segment is made of, per kind ``v`` of item: ``log(r + a_v)`` for
+    ``r = 0 .. count_v - 1`` (the factor the ``(r+1)``-th occurrence of ``v`` in a segment adds:
+    ``lgamma(r + 1 + a) - lgamma(r + a)``), the kinds' runs laid end to end from ``off[v]``; and the
+    prior's mass ``sum_v a_v``. ``alpha``: one concentration for every kind, or one per kind."""
+    cnt = np.bincount(bags.item, minlength=bags.kinds)
+    off = np.zeros(bags.kinds + 1, np.int64)
+    np.cumsum(cnt, out=off[1:])
+    a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (bags.kinds,))
+    r = np.arange(bags.tokens, dtype=np.float64) - np.repeat(off[:-1], cnt)
+    return off, np.log(r + np.repeat(a, cnt)), float(a.sum())
+
+
+def evidence_costs(bags: ItemBags, lo: np.ndarray, alpha: float | np.ndarray = EVIDENCE_PRIOR) -> np.ndarray:
     """``C[b, k-1]``: minus the log evidence of the items of the atoms ``[b-k, b)`` (``inf`` where
     ``b - k < lo[b]``), laid out as :func:`scatter_costs`' costs. The evidence is the probability of
     the segment's items, in order, when they are drawn from one distribution over the text's ``K``
-    kinds of item that is itself unknown, with a symmetric Dirichlet(``alpha``) prior:
-    ``lgamma(K a) - lgamma(N + K a) + sum_v [lgamma(f_v + a) - lgamma(a)]`` for ``N`` items of which
-    ``f_v`` of kind ``v``. Why: a topic is a stretch of text that one distribution of words explains;
-    the evidence rewards a segment whose words repeat, and, integrated over the unknown distribution,
-    charges a segment for the words it would need alone — so a cut pays only where the two sides
-    really use different words, with nothing to fit (the scatter of sentence vectors needed a price
-    per segment from shuffles, and gave every sentence one vote whatever its length). Work: each item
-    once per window start that reaches it, O(items x w); in C (:func:`logichunk.native.evidence_sums`)
-    or a numpy loop over starts, the same bits."""
+    kinds of item that is itself unknown, with a Dirichlet prior (``alpha``: symmetric, or one
+    concentration per kind): ``lgamma(A) - lgamma(N + A) + sum_v [lgamma(f_v + a_v) - lgamma(a_v)]``
+    for ``N`` items of which ``f_v`` of kind ``v``, ``A = sum_v a_v``. Why: a topic is a stretch of
+    text that one distribution of words explains; the evidence rewards a segment whose words repeat,
+    and, integrated over the unknown distribution, charges a segment for the words it would need
+    alone — so a cut pays only where the two sides really use different words, with nothing to fit
+    (the scatter of sentence vectors needed a price per segment from shuffles, and gave every sentence
+    one vote whatever its length). Work: each item once per window start that reaches it,
+    O(items x w); in C (:func:`logichunk.native.evidence_sums`) or a numpy loop over starts, the same
+    bits."""
     n = bags.n
     lo = np.asarray(lo, dtype=np.int64)
     w = max(1, int((np.arange(n + 1) - lo).max())) if n else 1
@@ -884,13 +898,11 @@ def evidence_costs(bags: ItemBags, lo: np.ndarray, alpha: float = EVIDENCE_PRIOR
         C = np.zeros((n + 1, w))
         TN, lgk = np.zeros(1), 0.0
     else:
-        most = int(np.bincount(bags.item, minlength=bags.kinds).max())
-        lg = _lgamma_table(most, alpha)
-        C = native.evidence_sums(bags.ptr, bags.item, hi, lg, bags.kinds, w)
+        off, steps, mass = _evidence_steps(bags, alpha)
+        C = native.evidence_sums(bags.ptr, bags.item, hi, off, steps, w)
         if C is None:
-            C = _evidence_sums(bags.ptr, bags.item, hi, lg, w)
-        shift = bags.kinds * alpha
-        TN, lgk = _lgamma_table(bags.tokens, shift), math.lgamma(shift)
+            C = _evidence_sums(bags.ptr, bags.item, hi, off, steps, w)
+        TN, lgk = _lgamma_table(bags.tokens, mass), math.lgamma(mass)
     C[0] = np.inf
     for k in range(1, w + 1):  # the window sums become costs in place: one (n+1) x w matrix in all
         a = np.arange(n - k + 1)
@@ -900,11 +912,12 @@ def evidence_costs(bags: ItemBags, lo: np.ndarray, alpha: float = EVIDENCE_PRIOR
     return C
 
 
-def _evidence_sums(ptr: np.ndarray, item: np.ndarray, hi: np.ndarray, lg: np.ndarray, w: int) -> np.ndarray:
-    """``S[b, k-1]``: the sum over the items of the atoms ``[b-k, b)``, in order, of ``lg[r+1] - lg[r]``,
-    ``r`` how often the item came before in that window (for ``b <= hi[b-k]``; other cells 0). One
-    numpy pass per start: each item's rank among its kind in the window, then a running sum (numpy's
-    cumulative sum adds in order, as the C loop does)."""
+def _evidence_sums(ptr: np.ndarray, item: np.ndarray, hi: np.ndarray, off: np.ndarray, steps: np.ndarray,
+                   w: int) -> np.ndarray:
+    """``S[b, k-1]``: the sum over the items of the atoms ``[b-k, b)``, in order, of ``steps[off[v] + r]``,
+    ``v`` the item's kind and ``r`` how often it came before in that window (for ``b <= hi[b-k]``;
+    other cells 0). One numpy pass per start: each item's rank among its kind in the window, then a
+    running sum (numpy's cumulative sum adds in order, as the C loop does)."""
     n = hi.size
     S = np.zeros((n + 1, w))
     for a in range(n):
@@ -912,18 +925,23 @@ def _evidence_sums(ptr: np.ndarray, item: np.ndarray, hi: np.ndarray, lg: np.nda
         ids = item[e0 : int(ptr[b])]
         if ids.size == 0:
             continue
-        order = np.argsort(ids, kind="stable")
-        sid = ids[order]
-        first = np.ones(sid.size, bool)
-        np.not_equal(sid[1:], sid[:-1], out=first[1:])
-        pos = np.arange(sid.size)
-        r = np.empty(sid.size, np.int64)
-        r[order] = pos - np.maximum.accumulate(np.where(first, pos, 0))
-        run = np.cumsum(lg[r + 1] - lg[r])
+        run = np.cumsum(steps[off[ids] + _ranks(ids)])
         at = ptr[a + 1 : b + 1] - e0 - 1  # each window's last item
         k = np.arange(1, b - a + 1)
         S[a + k, k - 1] = np.where(at >= 0, run[np.maximum(at, 0)], 0.0)
     return S
+
+
+def _ranks(keys: np.ndarray) -> np.ndarray:
+    """For each entry, how many entries before it have the same key."""
+    order = np.argsort(keys, kind="stable")
+    sk = keys[order]
+    first = np.ones(sk.size, bool)
+    np.not_equal(sk[1:], sk[:-1], out=first[1:])
+    pos = np.arange(sk.size)
+    r = np.empty(sk.size, np.int64)
+    r[order] = pos - np.maximum.accumulate(np.where(first, pos, 0))
+    return r
 
 
 def evidence_penalty(bags: ItemBags) -> float:
@@ -933,7 +951,7 @@ def evidence_penalty(bags: ItemBags) -> float:
     return math.log(max(bags.tokens, 2))
 
 
-def evidence_value(bags: ItemBags, cuts: np.ndarray, alpha: float = EVIDENCE_PRIOR) -> float:
+def evidence_value(bags: ItemBags, cuts: np.ndarray, alpha: float | np.ndarray = EVIDENCE_PRIOR) -> float:
     """What :func:`segment_evidence` minimises, for any cut set (gap indices over the bags): minus the
     log evidence of each segment's items (:func:`evidence_costs`' formula, counted directly, no
     window limit) plus :func:`evidence_penalty` per segment. Why: to let the words judge cut sets
@@ -944,19 +962,18 @@ def evidence_value(bags: ItemBags, cuts: np.ndarray, alpha: float = EVIDENCE_PRI
     price = evidence_penalty(bags) * segs
     if bags.tokens == 0:
         return price
+    off, steps, mass = _evidence_steps(bags, alpha)
     ns = bags.ptr[edges[1:]] - bags.ptr[edges[:-1]]
-    seg_of = np.repeat(np.arange(segs), ns)
-    _, f = np.unique(seg_of * np.int64(bags.kinds) + bags.item, return_counts=True)
-    lg = _lgamma_table(int(f.max()), alpha)
-    shift = bags.kinds * alpha
-    TN = _lgamma_table(bags.tokens, shift)
-    log_ev = float((lg[f] - lg[0]).sum()) + float((math.lgamma(shift) - TN[ns]).sum())
-    return price - log_ev
+    seg_of = np.repeat(np.arange(segs, dtype=np.int64), ns)
+    words = float(steps[off[bags.item] + _ranks(seg_of * np.int64(bags.kinds) + bags.item)].sum())
+    norm = float((math.lgamma(mass) - _lgamma_table(bags.tokens, mass)[ns]).sum())
+    return price - (words + norm)
 
 
 def segment_evidence(bags: ItemBags, reward: np.ndarray | None = None, *, penalty: float | None = None,
                      max_atoms: int = MAX_SEGMENT_ATOMS, fixed: np.ndarray | None = None,
-                     glue: np.ndarray | None = None, count: int | None = None) -> np.ndarray:
+                     glue: np.ndarray | None = None, count: int | None = None,
+                     alpha: float | np.ndarray = EVIDENCE_PRIOR) -> np.ndarray:
     """Boundaries of a whole document with no size limit, on the items of its atoms (``bags``): the
     cut set of least total :func:`evidence_costs` plus ``penalty`` per segment (default
     :func:`evidence_penalty`) less the ``reward`` of the gaps cut; ``fixed``, ``glue``, ``max_atoms``
@@ -970,11 +987,12 @@ def segment_evidence(bags: ItemBags, reward: np.ndarray | None = None, *, penalt
         first = np.concatenate(([0], keep + 1))
         sub = segment_evidence(bags.merged(first), None if reward is None else np.asarray(reward)[keep],
                                penalty=beta, max_atoms=max_atoms,
-                               fixed=None if fixed is None else np.asarray(fixed, dtype=bool)[keep], count=count)
+                               fixed=None if fixed is None else np.asarray(fixed, dtype=bool)[keep], count=count,
+                               alpha=alpha)
         return keep[sub].astype(np.int64)
     lo = earliest_starts(np.ones(n, np.int64), None, fixed)
     lo = np.maximum(lo, np.arange(n + 1) - max(1, int(max_atoms)))
-    C = evidence_costs(bags, lo)
+    C = evidence_costs(bags, lo, alpha)
     if count is not None:
         return _cuts_for_count(C, lo, reward, fixed, int(count))
     C += max(beta, _MIN_PENALTY)

@@ -329,19 +329,18 @@ void lc_shuffled(int64_t n, int64_t e, int64_t ncol, int64_t shuffles, const int
 }
 
 /* The evidence of every window of atoms: for each start a and last atom b < hi[a] (hi[a] the furthest
-   end), out[(b+1)*w + (b-a)] = the sum, over the items of atoms a..b in entry order, of lg[r+1] - lg[r],
-   r the item's count before it in the window (laid out by end, as boundaries.scatter_costs' costs):
-   boundaries.evidence_costs' numpy loop, the same additions in the same order. tally (kinds) must be
-   zeroed; it is left zeroed. */
+   end), out[(b+1)*w + (b-a)] = the sum, over the items of atoms a..b in entry order, of
+   steps[off[v] + r], v the item's kind and r how often it came before in the window (laid out by end,
+   as boundaries.scatter_costs' costs): boundaries.evidence_costs' numpy loop, the same additions in the
+   same order. tally (kinds) must be zeroed; it is left zeroed. */
 void lc_evidence(int64_t n, int64_t w, const int64_t *ptr, const int32_t *item, const int64_t *hi,
-                 const double *lg, int64_t *tally, double *out) {
+                 const int64_t *off, const double *steps, int64_t *tally, double *out) {
     for (int64_t a = 0; a < n; a++) {
         double s = 0.0;
         for (int64_t b = a; b < hi[a]; b++) {
             for (int64_t e = ptr[b]; e < ptr[b + 1]; e++) {
-                int64_t r = tally[item[e]]++;
-                double inc = lg[r + 1] - lg[r];
-                s += inc;
+                int64_t v = item[e];
+                s += steps[off[v] + tally[v]++];
             }
             out[(b + 1) * w + (b - a)] = s;
         }
@@ -422,7 +421,7 @@ def _load() -> ctypes.CDLL | None:
         lib.lc_lexweights.restype = None
         lib.lc_lexweights.argtypes = [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 6
         lib.lc_evidence.restype = None
-        lib.lc_evidence.argtypes = [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 6
+        lib.lc_evidence.argtypes = [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 7
         lib.lc_fit.restype = ctypes.c_int64
         lib.lc_fit.argtypes = ([ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 6 + [ctypes.c_double] * 2
                                + [ctypes.c_void_p] * 7)
@@ -602,18 +601,18 @@ def lexical_weights(row: np.ndarray, col: np.ndarray, cnt: np.ndarray, idf: np.n
     return w, sq
 
 
-def evidence_sums(ptr: np.ndarray, item: np.ndarray, hi: np.ndarray, lg: np.ndarray, kinds: int, w: int
-                  ) -> np.ndarray | None:
+def evidence_sums(ptr: np.ndarray, item: np.ndarray, hi: np.ndarray, off: np.ndarray, steps: np.ndarray,
+                  w: int) -> np.ndarray | None:
     """:func:`logichunk.boundaries.evidence_costs`' window sums (``(n+1) x w``, by end, as its costs;
     cells of no window left 0) from the compiled kernel, with the bits of its numpy loop; None when it
     is not available."""
     lib = _load()
     if lib is None:
         return None
-    (ptr, hi), (item,), (lg,) = _c(np.int64, ptr, hi), _c(np.int32, item), _c(np.float64, lg)
+    (ptr, hi, off), (item,), (steps,) = _c(np.int64, ptr, hi, off), _c(np.int32, item), _c(np.float64, steps)
     n = hi.size
     out = np.zeros((n + 1) * w)
-    tally = np.zeros(max(kinds, 1), np.int64)
-    lib.lc_evidence(n, w, ptr.ctypes.data, item.ctypes.data, hi.ctypes.data, lg.ctypes.data, tally.ctypes.data,
-                    out.ctypes.data)
+    tally = np.zeros(max(off.size - 1, 1), np.int64)
+    lib.lc_evidence(n, w, ptr.ctypes.data, item.ctypes.data, hi.ctypes.data, off.ctypes.data, steps.ctypes.data,
+                    tally.ctypes.data, out.ctypes.data)
     return out.reshape(n + 1, w)
