@@ -977,13 +977,14 @@ def segment_evidence(bags: ItemBags, reward: np.ndarray | None = None, *, penalt
     """Boundaries of a whole document with no size limit, on the items of its atoms (``bags``): the
     cut set of least total :func:`evidence_costs` plus ``penalty`` per segment (default
     :func:`evidence_penalty`) less the ``reward`` of the gaps cut; ``fixed``, ``glue``, ``max_atoms``
-    and ``count`` as in :func:`segment_global`. Returns sorted gap indices."""
+    and ``count`` as in :func:`segment_global`; ``alpha`` the Dirichlet prior (:func:`evidence_costs`).
+    Returns sorted gap indices."""
     n = bags.n
     if n < 2:
         return np.zeros(0, np.int64)
     beta = evidence_penalty(bags) if penalty is None else float(penalty)
     if glue is not None and np.any(glue):
-        keep, grp = _glued_groups(glue, fixed, n)
+        keep, _ = _glued_groups(glue, fixed, n)
         first = np.concatenate(([0], keep + 1))
         sub = segment_evidence(bags.merged(first), None if reward is None else np.asarray(reward)[keep],
                                penalty=beta, max_atoms=max_atoms,
@@ -999,15 +1000,22 @@ def segment_evidence(bags: ItemBags, reward: np.ndarray | None = None, *, penalt
     return optimal_cuts(C, lo, reward, fixed)
 
 
+def _fewest_cuts_price(C: np.ndarray, reward: np.ndarray | None) -> float:
+    """A price per segment no cut can pay for (more than any segment's cost and every reward): the
+    penalised programme then makes the fewest cuts it may."""
+    finite = C[np.isfinite(C)]
+    hi = 2.0 * float(np.abs(finite).max()) + 1.0 if finite.size else 1.0
+    if reward is not None:
+        r = np.asarray(reward, dtype=np.float64)
+        hi += 2.0 * float(np.abs(r[np.isfinite(r)]).sum())
+    return hi
+
+
 def _cuts_for_count(C: np.ndarray, lo: np.ndarray, reward: np.ndarray | None, fixed: np.ndarray | None,
                     count: int) -> np.ndarray:
     """The penalised programme's cuts whose number is nearest ``count``, the penalty found by bisection
     (the number of cuts never grows with the penalty). ``C``: the chunk costs without any penalty."""
-    finite = C[np.isfinite(C)]
-    hi = 2.0 * float(finite.max()) + 1.0 if finite.size else 1.0  # no cut pays this much: the fewest cuts
-    if reward is not None:
-        r = np.asarray(reward, dtype=np.float64)
-        hi += 2.0 * float(np.abs(r[np.isfinite(r)]).sum())
+    hi = _fewest_cuts_price(C, reward)
     best = optimal_cuts(C + hi, lo, reward, fixed)
     lo_b = 0.0
     for _ in range(60):
@@ -1043,11 +1051,7 @@ def penalty_path(C: np.ndarray, lo: np.ndarray, reward: np.ndarray | None = None
     Eckley and Fearnhead, 2017) — solve at the price where the optimal lines of two known sets cross;
     a set with a count between theirs lies on the path, else none does. One programme per set on the
     path and one per gap between two, no grid of prices to choose."""
-    finite = C[np.isfinite(C)]
-    hi = 2.0 * float(np.abs(finite).max()) + 1.0 if finite.size else 1.0  # no cut pays this much
-    if reward is not None:
-        r = np.asarray(reward, dtype=np.float64)
-        hi += 2.0 * float(np.abs(r[np.isfinite(r)]).sum())
+    hi = _fewest_cuts_price(C, reward)
 
     def solve(beta: float) -> tuple[np.ndarray, float, int]:
         cuts = optimal_cuts(C + beta, lo, reward, fixed)
