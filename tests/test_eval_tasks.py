@@ -594,3 +594,24 @@ def test_global_gives_an_oracle_row_with_its_own_cuts_at_the_gold_count(tmp_path
     by = {r["method"]: r for r in out.rows}
     assert set(by) == {"global", "global@gold-k"} and by["global@gold-k"]["oracle"]
     assert by["global@gold-k"]["hyp_per_doc"] == 2.0 and by["global@gold-k"]["pk"] == 0.0
+
+
+def test_global_scatter_is_the_previous_rule_as_its_own_row(tmp_path):
+    """The comparison row runs the scatter of the lexical rows with the length-raised permutation price,
+    under the same structure rules; told the count it gives that many cuts."""
+    from logichunk import boundaries as bd
+    from logichunk.chunkers.topics import topic_rules
+    from logichunk.signals.cohesion import lexical_rows
+    from logichunk.text.sentences import join_units
+    from logichunk.text.structure import layout
+
+    units = [f"cats purr {j}" for j in range(5)] + [f"rockets fly {j}" for j in range(5)] + ["However, it ended."]
+    runner = build(METHODS["global-scatter"], Settings(embedder=_embedder(), embedder_name="test"))
+    sents = join_units(units)
+    fixed, glue = topic_rules(layout(sents))
+    X = lexical_rows(sents.text, sents.starts, sents.ends)
+    want = bd.segment_global(X, penalty=bd.segment_penalty(X), fixed=fixed, glue=glue)
+    got = runner.segment(units, "en")
+    assert got.tolist() == want.tolist() and 4 in got.tolist() and 9 not in got.tolist()
+    assert runner.segment_count(units, 2).size == 2
+    assert runner.segment(["one"], "en").size == 0
