@@ -916,19 +916,23 @@ def _evidence_sums(ptr: np.ndarray, item: np.ndarray, hi: np.ndarray, off: np.nd
                    w: int) -> np.ndarray:
     """``S[b, k-1]``: the sum over the items of the atoms ``[b-k, b)``, in order, of ``steps[off[v] + r]``,
     ``v`` the item's kind and ``r`` how often it came before in that window (for ``b <= hi[b-k]``;
-    other cells 0). One numpy pass per start: each item's rank among its kind in the window, then a
-    running sum (numpy's cumulative sum adds in order, as the C loop does)."""
+    other cells 0). One numpy pass per start: an item's rank in its window is its rank in the whole
+    text less the occurrences of its kind before the window (kept up to date as the start moves, no
+    sort per start), then a running sum (numpy's cumulative sum adds in order, as the C loop does)."""
     n = hi.size
     S = np.zeros((n + 1, w))
+    at_kind = off[item] + _ranks(item)  # where each item's step would be, were the window the whole text
+    before = np.zeros(off.size - 1, np.int64)  # occurrences of each kind before the window's start
     for a in range(n):
-        e0, b = int(ptr[a]), int(hi[a])
+        e0, e1, b = int(ptr[a]), int(ptr[a + 1]), int(hi[a])
         ids = item[e0 : int(ptr[b])]
-        if ids.size == 0:
-            continue
-        run = np.cumsum(steps[off[ids] + _ranks(ids)])
-        at = ptr[a + 1 : b + 1] - e0 - 1  # each window's last item
-        k = np.arange(1, b - a + 1)
-        S[a + k, k - 1] = np.where(at >= 0, run[np.maximum(at, 0)], 0.0)
+        if ids.size:
+            run = np.cumsum(steps[at_kind[e0 : int(ptr[b])] - before[ids]])
+            at = ptr[a + 1 : b + 1] - e0 - 1  # each window's last item
+            k = np.arange(1, b - a + 1)
+            S[a + k, k - 1] = np.where(at >= 0, run[np.maximum(at, 0)], 0.0)
+        if e1 > e0:
+            np.add.at(before, item[e0:e1], 1)
     return S
 
 
