@@ -179,6 +179,10 @@ def test_the_penalty_path_holds_the_optimum_for_every_price(rows, beta, data):
 
     best = bd.optimal_cuts(C + beta, lo, None, fixed)
     assert min(value(p) for p in path) <= value(best) + 1e-9 * max(1.0, abs(value(best)))
+    # bounded: exactly the sets of the whole path with at most that many cuts
+    cap = data.draw(st.integers(0, n))
+    assert [p.tolist() for p in bd.penalty_path(C, lo, None, fixed, max_cuts=cap)] == \
+        [p.tolist() for p in path if p.size <= cap]
 
 
 def test_select_picks_the_placement_the_words_prefer():

@@ -823,7 +823,8 @@ def segment_penalty(X: np.ndarray | SparseRows) -> float:
 def segment_global(X: np.ndarray | SparseRows, reward: np.ndarray | None = None, *,
                    penalty: float | None = None, max_atoms: int = MAX_SEGMENT_ATOMS,
                    fixed: np.ndarray | None = None, glue: np.ndarray | None = None,
-                   count: int | None = None, select: Callable[[np.ndarray], float] | None = None) -> np.ndarray:
+                   count: int | None = None, select: Callable[[np.ndarray], float] | None = None,
+                   max_cuts: int | None = None) -> np.ndarray:
     """Boundaries of a whole document with no size limit (segmentation, a document's topic level,
     the memory review): :func:`fit_global` without limits, on the scatter of ``X`` (dense rows or
     :class:`~logichunk.sparse_rows.SparseRows`) with one ``penalty`` per segment, by default
@@ -832,9 +833,9 @@ def segment_global(X: np.ndarray | SparseRows, reward: np.ndarray | None = None,
     at most ``max_atoms`` atoms (glued groups count as one). ``count``: the caller knows how many
     cuts it wants (fixed ones included); the penalty is then the one that gives that many (the
     nearest count the cost can give, fewer on a tie, where it cannot give exactly that many).
-    ``select``: of every cut set that is optimal for some price (:func:`penalty_path`), the one
-    ``select`` scores lowest (another model's judgement of how many segments, among this cost's
-    placements of them). Returns sorted gap indices."""
+    ``select``: of every cut set that is optimal for some price (:func:`penalty_path`; with at most
+    ``max_cuts`` cuts), the one ``select`` scores lowest (another model's judgement of how many
+    segments, among this cost's placements of them). Returns sorted gap indices."""
     if not isinstance(X, SparseRows):
         X = np.asarray(X, dtype=np.float64)
     n = X.n if isinstance(X, SparseRows) else X.shape[0]
@@ -842,7 +843,8 @@ def segment_global(X: np.ndarray | SparseRows, reward: np.ndarray | None = None,
         return np.zeros(0, np.int64)
     if count is not None or select is not None:
         return fit_global(np.ones(n, np.int64), X, reward, None, fixed=fixed, glue=glue,
-                          count=None if count is None else int(count), select=select, max_atoms=max_atoms)
+                          count=None if count is None else int(count), select=select, max_cuts=max_cuts,
+                          max_atoms=max_atoms)
     beta = segment_penalty(X) if penalty is None else float(penalty)
     # a boundary must explain something: where chance explains nothing (rows without a shared item),
     # a cut that explains nothing either is not made (without this, ties would cut every gap)
@@ -1049,13 +1051,16 @@ def _path_value(C: np.ndarray, cuts: np.ndarray, reward: np.ndarray | None) -> t
 
 
 def penalty_path(C: np.ndarray, lo: np.ndarray, reward: np.ndarray | None = None,
-                 fixed: np.ndarray | None = None) -> list[np.ndarray]:
+                 fixed: np.ndarray | None = None, max_cuts: int | None = None) -> list[np.ndarray]:
     """Every cut set that the penalised programme (:func:`optimal_cuts` on ``C`` plus one price per
     segment) gives for some price from :data:`_MIN_PENALTY` up, fewest cuts first: CROPS (Haynes,
     Eckley and Fearnhead, 2017) — solve at the price where the optimal lines of two known sets cross;
     a set with a count between theirs lies on the path, else none does. One programme per set on the
-    path and one per gap between two, no grid of prices to choose."""
+    path and one per gap between two, no grid of prices to choose. ``max_cuts``: only the sets with at
+    most that many cuts (the path is not explored beyond them: on a long text the whole path is
+    thousands of programmes)."""
     hi = _fewest_cuts_price(C, reward)
+    cap = np.inf if max_cuts is None else int(max_cuts) + 1  # in segments
 
     def solve(beta: float) -> tuple[np.ndarray, float, int]:
         cuts = optimal_cuts(C + beta, lo, reward, fixed)
@@ -1067,7 +1072,7 @@ def penalty_path(C: np.ndarray, lo: np.ndarray, reward: np.ndarray | None = None
         found[a[2]], found[b[2]] = a[0], b[0]
     while todo:
         a, b = todo.pop()  # a: more segments (a lower price), b: fewer
-        if a[2] - b[2] <= 1:
+        if a[2] - b[2] <= 1 or b[2] >= cap:
             continue
         beta = (b[1] - a[1]) / (a[2] - b[2])  # where the two lines cross
         mid = solve(max(beta, _MIN_PENALTY))
@@ -1075,7 +1080,7 @@ def penalty_path(C: np.ndarray, lo: np.ndarray, reward: np.ndarray | None = None
             continue  # nothing on the path between a and b
         found[mid[2]] = mid[0]
         todo += [(a, mid), (mid, b)]
-    return [found[k] for k in sorted(found)]
+    return [found[k] for k in sorted(found) if k <= cap]
 
 
 #: the least price of a segment without a size limit: far below any real gain, above rounding noise
@@ -1103,7 +1108,7 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
                limits: SizeLimits | None, *, fixed: np.ndarray | None = None,
                penalty: float | np.ndarray | None = None, glue: np.ndarray | None = None,
                atoms: np.ndarray | None = None, max_atoms: int = MAX_SEGMENT_ATOMS, count: int | None = None,
-               select: Callable[[np.ndarray], float] | None = None,
+               select: Callable[[np.ndarray], float] | None = None, max_cuts: int | None = None,
                _counts: np.ndarray | None = None, _sqnorms: np.ndarray | None = None) -> np.ndarray:
     """The size-limited global choice: sorted cut gap indices over ``n`` atoms (sizes ``sizes``,
     vectors ``X``, dense rows or :class:`~logichunk.sparse_rows.SparseRows`) such that every chunk fits ``limits.max_size`` (an atom alone over it stands alone:
@@ -1118,7 +1123,7 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
     summed straight from them, without a copy of the selected rows first. ``limits=None``: no size
     limit and no fill term (:func:`segment_global`); a chunk then spans at most ``max_atoms`` atoms,
     which keeps the programme O(n·max_atoms); ``count`` (only without limits): the penalty is found
-    that gives that many cuts; ``select`` (only without limits): see :func:`segment_global`."""
+    that gives that many cuts; ``select`` and ``max_cuts`` (only without limits): see :func:`segment_global`."""
     sizes = np.asarray(sizes, dtype=np.int64)
     n = sizes.size
     if n <= 1:
@@ -1148,7 +1153,7 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
                          None if reward is None else np.asarray(reward)[keep], limits,
                          fixed=None if fixed is None else np.asarray(fixed, dtype=bool)[keep], penalty=pen,
                          max_atoms=max_atoms, count=count, _counts=counts, _sqnorms=sqn,
-                         select=None if select is None else (lambda sub: select(keep[sub])))
+                         select=None if select is None else (lambda sub: select(keep[sub])), max_cuts=max_cuts)
         return keep[sub].astype(np.int64)
     if atoms is not None:
         X = X.take(atoms) if isinstance(X, SparseRows) else np.asarray(X)[atoms]
@@ -1159,7 +1164,7 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
     if limits is None and count is not None:  # the penalty that gives that many cuts, found on the bare scatter
         return _cuts_for_count(scatter_costs(X, w, _counts, _sqnorms, lo), lo, reward, fixed, count)
     if limits is None and select is not None:  # the best of the cut sets optimal for some price, by select
-        path = penalty_path(scatter_costs(X, w, _counts, _sqnorms, lo), lo, reward, fixed)
+        path = penalty_path(scatter_costs(X, w, _counts, _sqnorms, lo), lo, reward, fixed, max_cuts)
         return min(path, key=select)
     beta = np.broadcast_to(np.asarray(null_penalty(X) if penalty is None else penalty, dtype=np.float64), (n,))
     if limits is None:  # segmentation: the scatter and one price per segment, no fill term
