@@ -26,22 +26,14 @@ for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpora  # noqa: E402
-from logichunk import boundaries as bd  # noqa: E402
 from logichunk import native, segment  # noqa: E402
-from logichunk.chunkers.topics import topic_rules  # noqa: E402
-from logichunk.signals.cohesion import lexical_rows  # noqa: E402
+from logichunk.eval.methods import scatter_topic_cuts  # noqa: E402
 from logichunk.text.sentences import split_sentences  # noqa: E402
-from logichunk.text.structure import layout  # noqa: E402
 
 
 def previous_rule(text: str) -> int:
     """The number of topics the previous default gives (the eval's ``global-scatter`` row, on text)."""
-    sents = split_sentences(text)
-    if len(sents) < 2:
-        return len(sents)
-    fixed, glue = topic_rules(layout(sents))
-    X = lexical_rows(sents.text, sents.starts, sents.ends)
-    return int(bd.segment_global(X, penalty=bd.segment_penalty(X), fixed=fixed, glue=glue).size) + 1
+    return int(scatter_topic_cuts(split_sentences(text)).size) + 1
 
 
 def best_cpu(fn, text: str, runs: int) -> tuple[float, int]:

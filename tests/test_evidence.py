@@ -144,16 +144,17 @@ def test_item_bags_hold_every_content_item_of_each_span_in_order():
 
 @settings(max_examples=500, deadline=None)
 @given(_LISTS, st.data())
-def test_evidence_value_is_the_objective_of_segment_evidence(lists, data):
+def test_the_scorer_is_the_objective_of_segment_evidence(lists, data):
     bags = _bags(lists)
     n = bags.n
     cuts = np.asarray(sorted(data.draw(st.sets(st.integers(0, max(n - 2, 0)), max_size=max(n - 1, 0)))), np.int64)
     cuts = cuts[cuts < n - 1]
     C = bd.evidence_costs(bags, np.zeros(n + 1, np.int64))
     want = _objective(tuple(cuts.tolist()), C, bd.evidence_penalty(bags))
-    assert bd.evidence_value(bags, cuts) == pytest.approx(want, rel=1e-9, abs=1e-9)
+    score = bd.evidence_scorer(bags)
+    assert score(cuts) == pytest.approx(want, rel=1e-9, abs=1e-9)
     chosen = bd.segment_evidence(bags) if n > 1 else np.zeros(0, np.int64)
-    assert bd.evidence_value(bags, chosen) <= bd.evidence_value(bags, cuts) + 1e-9 * max(1.0, abs(want))
+    assert score(chosen) <= score(cuts) + 1e-9 * max(1.0, abs(want))
 
 
 _DENSE = st.lists(st.lists(st.floats(-1, 1, allow_nan=False, width=32), min_size=3, max_size=3), min_size=2, max_size=14)
@@ -192,7 +193,7 @@ def test_select_picks_the_placement_the_words_prefer():
     lists = [rng.integers(0, 20, 6).tolist() for _ in range(10)] + [rng.integers(20, 40, 6).tolist() for _ in range(10)]
     bags = _bags(lists)
     X = np.vstack([rng.normal(size=(10, 4)) + 3 * np.eye(4)[0], rng.normal(size=(10, 4)) + 3 * np.eye(4)[1]])
-    score = lambda c: bd.evidence_value(bags, c)  # noqa: E731
+    score = bd.evidence_scorer(bags)
     got = bd.segment_global(X, select=score)
     lo = np.maximum(bd.earliest_starts(np.ones(20, np.int64), None, None), np.arange(21) - bd.MAX_SEGMENT_ATOMS)
     path = bd.penalty_path(bd.scatter_costs(X, 20, lo=lo), lo)

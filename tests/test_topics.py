@@ -119,7 +119,7 @@ def test_segment_units_is_the_global_decision_with_the_structure_rules():
     X = np.asarray(emb.embed(sents.texts(), kind="passage"), dtype=np.float64)
     X /= np.linalg.norm(X, axis=1, keepdims=True)
     bags = item_bags(sents.text, sents.starts, sents.ends)
-    want = bd.segment_global(X, glue=glue, select=lambda c: bd.evidence_value(bags, c))
+    want = bd.segment_global(X, glue=glue, select=bd.evidence_scorer(bags))
     assert segment_units(units, embedder=emb).tolist() == want.tolist()
     assert segment_units(units, embedder=emb, topics=4).tolist() == bd.segment_global(X, glue=glue, count=3).tolist()
 

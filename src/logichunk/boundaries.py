@@ -957,23 +957,28 @@ def evidence_penalty(bags: ItemBags) -> float:
     return math.log(max(bags.tokens, 2))
 
 
-def evidence_value(bags: ItemBags, cuts: np.ndarray, alpha: float | np.ndarray = EVIDENCE_PRIOR) -> float:
-    """What :func:`segment_evidence` minimises, for any cut set (gap indices over the bags): minus the
-    log evidence of each segment's items (:func:`evidence_costs`' formula, counted directly, no
-    window limit) plus :func:`evidence_penalty` per segment. Why: to let the words judge cut sets
-    another cost placed (an embedder's, :func:`segment_global` ``select``)."""
-    n = bags.n
-    edges = np.concatenate(([0], np.asarray(cuts, np.int64) + 1, [n]))
-    segs = edges.size - 1
-    price = evidence_penalty(bags) * segs
+def evidence_scorer(bags: ItemBags, alpha: float | np.ndarray = EVIDENCE_PRIOR) -> Callable[[np.ndarray], float]:
+    """What :func:`segment_evidence` minimises, as a function of any cut set (gap indices over the
+    bags): minus the log evidence of each segment's items (:func:`evidence_costs`' formula, counted
+    directly, no window limit) plus :func:`evidence_penalty` per segment. Why: to let the words judge
+    cut sets another cost placed (an embedder's, :func:`segment_global` ``select``); the per-kind
+    tables are made once for all the sets judged."""
+    n, price = bags.n, evidence_penalty(bags)
     if bags.tokens == 0:
-        return price
+        return lambda cuts: price * (len(cuts) + 1)
     off, steps, mass = _evidence_steps(bags, alpha)
-    ns = bags.ptr[edges[1:]] - bags.ptr[edges[:-1]]
-    seg_of = np.repeat(np.arange(segs, dtype=np.int64), ns)
-    words = float(steps[off[bags.item] + _ranks(seg_of * np.int64(bags.kinds) + bags.item)].sum())
-    norm = float((math.lgamma(mass) - _lgamma_table(bags.tokens, mass)[ns]).sum())
-    return price - (words + norm)
+    base = off[bags.item]  # where each item's kind starts among the steps
+    lg_mass = math.lgamma(mass)
+
+    def value(cuts: np.ndarray) -> float:
+        edges = np.concatenate(([0], np.asarray(cuts, np.int64) + 1, [n]))
+        ns = bags.ptr[edges[1:]] - bags.ptr[edges[:-1]]
+        seg_of = np.repeat(np.arange(ns.size, dtype=np.int64), ns)
+        words = float(steps[base + _ranks(seg_of * np.int64(bags.kinds) + bags.item)].sum())
+        norm = sum(lg_mass - math.lgamma(int(k) + mass) for k in ns.tolist())
+        return price * ns.size - (words + norm)
+
+    return value
 
 
 def segment_evidence(bags: ItemBags, reward: np.ndarray | None = None, *, penalty: float | None = None,
@@ -1043,11 +1048,17 @@ def _path_value(C: np.ndarray, cuts: np.ndarray, reward: np.ndarray | None) -> t
     """The bare cost of a cut set (its segments' costs ``C[b, k-1]`` less the rewards of its cuts) and
     its number of segments: the line ``value + price * segments`` it follows as the price moves."""
     edges = np.concatenate(([0], np.asarray(cuts, np.int64) + 1, [C.shape[0] - 1]))
-    value = float(C[edges[1:], edges[1:] - edges[:-1] - 1].sum())
-    if reward is not None and len(cuts):
-        r = np.asarray(reward, dtype=np.float64)[np.asarray(cuts, np.int64)]
-        value -= float(np.where(np.isneginf(r), _FORBIDDEN, r).sum())
+    value = float(C[edges[1:], edges[1:] - edges[:-1] - 1].sum()) - _cut_rewards(cuts, reward)
     return value, int(edges.size - 1)
+
+
+def _cut_rewards(cuts: np.ndarray, reward: np.ndarray | None) -> float:
+    """The rewards of the gaps ``cuts`` cuts, a forbidden one counted at :data:`_FORBIDDEN` (as the DP
+    counts it)."""
+    if reward is None or not len(cuts):
+        return 0.0
+    r = np.asarray(reward, dtype=np.float64)[np.asarray(cuts, dtype=np.int64)]
+    return float(np.where(np.isneginf(r), _FORBIDDEN, r).sum())
 
 
 def penalty_path(C: np.ndarray, lo: np.ndarray, reward: np.ndarray | None = None,
@@ -1204,7 +1215,4 @@ def objective(cuts: np.ndarray, sizes: np.ndarray, X: np.ndarray | SparseRows, r
         total += float(np.einsum("ij,ij->", seg, seg) - s @ s / (b - a))
         short = 1.0 - min(float(sizes[a:b].sum()) / limits.goal, 1.0)
         total += penalty + FILL_WEIGHT * short * short
-    if reward is not None and len(cuts):
-        r = np.asarray(reward, dtype=np.float64)[np.asarray(cuts, dtype=np.int64)]
-        total -= float(np.where(np.isneginf(r), _FORBIDDEN, r).sum())
-    return total
+    return total - _cut_rewards(cuts, reward)

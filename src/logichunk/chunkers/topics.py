@@ -101,8 +101,7 @@ def topic_cuts(sents: SentenceSpans, *, embedder: Any = None, topics: int | None
             # dev splits the choice never came near that bound; beyond it the path costs thousands of
             # programmes on a long text)
             alone = bd.segment_evidence(bags, penalty=penalty, fixed=fixed, glue=glue).size
-            cuts = bd.segment_global(X, fixed=fixed, glue=glue, select=lambda c: bd.evidence_value(bags, c),
-                                     max_cuts=2 * alone + 2)
+            cuts = bd.segment_global(X, fixed=fixed, glue=glue, select=bd.evidence_scorer(bags), max_cuts=2 * alone + 2)
         else:
             cuts = bd.segment_global(X, fixed=fixed, glue=glue, count=count)
     if topics is not None:

@@ -200,40 +200,42 @@ class _Global:
         return Located(_tree_spans(tree), 0, len(tree.leaves()))
 
 
-class _GlobalScatter:
-    """The previous default of segmentation, for comparison: the same structure rules and global
+def scatter_topic_cuts(sents: Any, count: int | None = None) -> np.ndarray:
+    """The previous segmentation default, kept for comparison (the ``global-scatter`` row,
+    ``bench/bench_segment.py``): the structure rules of :func:`logichunk.segment` and its global
     decision, on the scatter of the model-free lexical rows with the permutation price raised with a
-    long text's length (:func:`logichunk.boundaries.segment_penalty`) instead of the evidence."""
+    long text's length (:func:`logichunk.boundaries.segment_penalty`) instead of the evidence of the
+    words; ``count``: that many cuts instead. Sorted gap indices of ``sents`` (a
+    :class:`~logichunk.text.sentences.SentenceSpans`)."""
+    from .. import boundaries as bd
+    from ..chunkers.topics import topic_rules
+    from ..signals.cohesion import lexical_rows
+    from ..text.structure import layout
+
+    if len(sents) < 2:
+        return np.zeros(0, np.int64)
+    fixed, glue = topic_rules(layout(sents))
+    X = lexical_rows(sents.text, sents.starts, sents.ends)
+    if count is not None:
+        return bd.segment_global(X, fixed=fixed, glue=glue, count=count)
+    return bd.segment_global(X, penalty=bd.segment_penalty(X), fixed=fixed, glue=glue)
+
+
+class _GlobalScatter:
+    """:func:`scatter_topic_cuts` over the given units, as a segmentation row."""
 
     def __init__(self, s: Settings) -> None:
         self.s = s
 
-    @staticmethod
-    def _inputs(units: Sequence[str]):
-        from ..chunkers.topics import topic_rules
-        from ..signals.cohesion import lexical_rows
-        from ..text.sentences import join_units
-        from ..text.structure import layout
-
-        sents = join_units(list(units))
-        fixed, glue = topic_rules(layout(sents))
-        return lexical_rows(sents.text, sents.starts, sents.ends), fixed, glue
-
     def segment(self, units: Sequence[str], lang: str, gold_count: int | None = None) -> np.ndarray:
-        from .. import boundaries as bd
+        from ..text.sentences import join_units
 
-        if len(units) < 2:
-            return np.zeros(0, np.int64)
-        X, fixed, glue = self._inputs(units)
-        return bd.segment_global(X, penalty=bd.segment_penalty(X), fixed=fixed, glue=glue)
+        return scatter_topic_cuts(join_units(list(units)))
 
     def segment_count(self, units: Sequence[str], k: int) -> np.ndarray:
-        from .. import boundaries as bd
+        from ..text.sentences import join_units
 
-        if len(units) < 2:
-            return np.zeros(0, np.int64)
-        X, fixed, glue = self._inputs(units)
-        return bd.segment_global(X, fixed=fixed, glue=glue, count=k)
+        return scatter_topic_cuts(join_units(list(units)), count=k)
 
 
 class _LocalCascade(_Signal):
