@@ -615,3 +615,31 @@ def test_global_scatter_is_the_previous_rule_as_its_own_row(tmp_path):
     assert got.tolist() == want.tolist() and 4 in got.tolist() and 9 not in got.tolist()
     assert runner.segment_count(units, 2).size == 2
     assert runner.segment(["one"], "en").size == 0
+
+
+def test_documents_laid_end_to_end_keep_their_boundaries_and_gain_the_joins():
+    docs = [R.SegDoc("a", "en", ["a1", "a2", "a3"], np.array([0])), R.SegDoc("b", "en", ["b1"], np.zeros(0, np.int64)),
+            R.SegDoc("c", "zh", [], np.zeros(0, np.int64)), R.SegDoc("d", "en", ["d1", "d2"], np.array([0])),
+            R.SegDoc("e", "en", ["e1", "e2"], np.zeros(0, np.int64))]
+    long = R.end_to_end(docs, 4)
+    assert [d.id for d in long] == ["a+b+c+d", "e"]
+    assert long[0].units == ["a1", "a2", "a3", "b1", "d1", "d2"]
+    assert long[0].boundaries.tolist() == [0, 2, 3, 4]  # a's own, a|b, b|d (c has no units), d's own
+    assert long[1].units == ["e1", "e2"] and long[1].boundaries.tolist() == []
+    assert [d.units for d in R.end_to_end(docs, 1)] == [d.units for d in docs]
+    with pytest.raises(ValueError):
+        R.end_to_end(docs, 0)
+
+
+def test_the_end_to_end_flag_scores_the_long_texts(tmp_path):
+    import subprocess
+    import sys
+
+    f = tmp_path / "d.jsonl"
+    f.write_text("".join(json.dumps({"id": str(i), "units": ["x y", "z w", "u v"], "boundaries": [1]}) + "\n"
+                         for i in range(5)), encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "logichunk", "eval", "segmentation", "--data", str(f), "--end-to-end", "2",
+                          "--methods", "none", "--json", "--no-save"], capture_output=True, text=True, check=True)
+    row = json.loads(out.stdout.splitlines()[0])
+    assert row["n"] == 3 and row["end_to_end"] == 2
+    assert row["gold_per_doc"] == pytest.approx((3 + 3 + 1) / 3)  # 2 docs: 1 + 1 + the join; the last alone: 1

@@ -29,15 +29,32 @@ def _bags(lists: list[list[int]]) -> ItemBags:
     return ItemBags(ptr, dense.astype(INDEX), int(kinds.size))
 
 
-def _log_evidence(items: list[int], kinds: int, alpha: float | np.ndarray) -> float:
-    """The Dirichlet-multinomial evidence of one segment, straight from its definition."""
+def _support(flat: list[int], pa: int, pb: int, window: int | None) -> set[int]:
+    """The kinds a segment's prior spreads over, from the rule's words: every kind of the text when it
+    has at most ``window`` items; else those of the ``window`` consecutive items that hold the segment,
+    as near centred on it as the text allows (their start: (pa + pb - window) // 2 pulled into
+    [pb - window, pa], then into the text); the segment's own kinds when it is longer than the window."""
+    if window is None or len(flat) <= window:
+        return set(flat)
+    if pb - pa > window:
+        return set(flat[pa:pb])
+    s0 = min(max((pa + pb - window) // 2, pb - window), pa)
+    s0 = min(max(s0, 0), len(flat) - window)
+    assert s0 <= pa and pb <= s0 + window
+    return set(flat[s0 : s0 + window])
+
+
+def _log_evidence(items: list[int], kinds: int, alpha: float | np.ndarray, support: set[int] | None = None) -> float:
+    """The Dirichlet-multinomial evidence of one segment, straight from its definition: a distribution
+    over the ``support`` kinds (all ``kinds`` when None) with the prior ``alpha``."""
     if kinds == 0:
         return 0.0
     a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (kinds,))
     counts: dict[int, int] = {}
     for i in items:
         counts[i] = counts.get(i, 0) + 1
-    mass = float(a.sum())
+    assert support is None or set(counts) <= support
+    mass = float(a.sum()) if support is None else float(sum(a[v] for v in support))
     out = math.lgamma(mass) - math.lgamma(len(items) + mass)
     return out + sum(math.lgamma(c + a[i]) - math.lgamma(a[i]) for i, c in counts.items())
 
@@ -45,7 +62,7 @@ def _log_evidence(items: list[int], kinds: int, alpha: float | np.ndarray) -> fl
 _LISTS = st.lists(st.lists(st.integers(0, 6), max_size=6), min_size=1, max_size=12)
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=3000, deadline=None)
 @given(_LISTS, st.integers(1, 12), st.data())
 def test_costs_are_minus_the_log_evidence_of_each_window(lists, width, data):
     bags = _bags(lists)
@@ -55,15 +72,17 @@ def test_costs_are_minus_the_log_evidence_of_each_window(lists, width, data):
                     np.arange(n + 1) - width)
     alpha = data.draw(st.sampled_from(["jeffreys", "per kind"]))
     alpha = bd.EVIDENCE_PRIOR if alpha == "jeffreys" else np.linspace(0.05, 1.5, max(bags.kinds, 1))[: bags.kinds]
-    C = bd.evidence_costs(bags, lo, alpha)
-    dense = [[int(x) for x in bags.item[bags.ptr[a] : bags.ptr[a + 1]]] for a in range(n)]
+    window = data.draw(st.sampled_from([None, 1, 2, 3, 5, 8, 13, bd.EVIDENCE_WINDOW]))
+    C = bd.evidence_costs(bags, lo, alpha, window)
+    flat = [int(x) for x in bags.item]
     for b in range(n + 1):
         for k in range(1, C.shape[1] + 1):
             a = b - k
             if a < 0 or a < lo[b]:
                 assert C[b, k - 1] == np.inf
             else:
-                want = -_log_evidence([i for bag in dense[a:b] for i in bag], bags.kinds, alpha)
+                pa, pb = int(bags.ptr[a]), int(bags.ptr[b])
+                want = -_log_evidence(flat[pa:pb], bags.kinds, alpha, _support(flat, pa, pb, window))
                 assert C[b, k - 1] == pytest.approx(want, rel=1e-9, abs=1e-9)
 
 
@@ -81,9 +100,18 @@ def test_the_kernel_and_the_numpy_loop_give_the_same_bits(lists, width):
     w = int((np.arange(n + 1) - lo).max())
     alpha = np.random.default_rng(len(lists)).uniform(0.01, 2.0, bags.kinds) if width % 2 else bd.EVIDENCE_PRIOR
     off, steps, _ = bd._evidence_steps(bags, alpha)
-    fast = native.evidence_sums(bags.ptr, bags.item, hi, off, steps, w)
-    slow = bd._evidence_sums(bags.ptr, bags.item, hi, off, steps, w)
-    assert fast is not None and fast.tobytes() == slow.tobytes()
+    first = bd._kind_priors(bags, alpha) if width % 3 else None  # and each window's mass over its kinds
+    fast = native.evidence_sums(bags.ptr, bags.item, hi, off, steps, w, first)
+    slow = bd._evidence_sums(bags.ptr, bags.item, hi, off, steps, w, first)
+    assert fast is not None and fast[0].tobytes() == slow[0].tobytes()
+    if first is None:
+        assert fast[1] is None and slow[1] is None
+    else:
+        assert fast[1] is not None and slow[1] is not None and fast[1].tobytes() == slow[1].tobytes()
+        for b in range(1, n + 1):  # the masses are what they say
+            for k in range(1, b - lo[b] + 1):
+                kinds = set(bags.item[bags.ptr[b - k] : bags.ptr[b]].tolist())
+                assert slow[1][b, k - 1] == pytest.approx(sum(first[v] for v in kinds), rel=1e-12, abs=1e-12)
 
 
 def _objective(cuts: tuple[int, ...], C: np.ndarray, beta: float) -> float:
@@ -100,10 +128,11 @@ def test_the_choice_is_the_best_cut_set_by_brute_force(lists, data):
     fixed = np.asarray(data.draw(st.lists(st.booleans(), min_size=n - 1, max_size=n - 1)), bool)
     glue = np.asarray(data.draw(st.lists(st.booleans(), min_size=n - 1, max_size=n - 1)), bool) & ~fixed
     beta = data.draw(st.sampled_from([0.0, 0.5, bd.evidence_penalty(bags), 50.0]))
-    got = bd.segment_evidence(bags, penalty=beta, fixed=fixed, glue=glue)
+    window = data.draw(st.sampled_from([None, 3, 7, bd.EVIDENCE_WINDOW]))
+    got = bd.segment_evidence(bags, penalty=beta, fixed=fixed, glue=glue, window=window)
     assert set(np.flatnonzero(fixed).tolist()) <= set(got.tolist())
     assert not glue[got].any()
-    C = bd.evidence_costs(bags, np.zeros(n + 1, np.int64))
+    C = bd.evidence_costs(bags, np.zeros(n + 1, np.int64), window=window)
     free = [i for i in range(n - 1) if not fixed[i] and not glue[i]]
     best = min(_objective(tuple(sorted([*np.flatnonzero(fixed).tolist(), *extra])), C, max(beta, 1e-9))
                for r in range(len(free) + 1) for extra in itertools.combinations(free, r))
@@ -149,11 +178,12 @@ def test_the_scorer_is_the_objective_of_segment_evidence(lists, data):
     n = bags.n
     cuts = np.asarray(sorted(data.draw(st.sets(st.integers(0, max(n - 2, 0)), max_size=max(n - 1, 0)))), np.int64)
     cuts = cuts[cuts < n - 1]
-    C = bd.evidence_costs(bags, np.zeros(n + 1, np.int64))
+    window = data.draw(st.sampled_from([None, 2, 5, 9, bd.EVIDENCE_WINDOW]))
+    C = bd.evidence_costs(bags, np.zeros(n + 1, np.int64), window=window)
     want = _objective(tuple(cuts.tolist()), C, bd.evidence_penalty(bags))
-    score = bd.evidence_scorer(bags)
+    score = bd.evidence_scorer(bags, window=window)
     assert score(cuts) == pytest.approx(want, rel=1e-9, abs=1e-9)
-    chosen = bd.segment_evidence(bags) if n > 1 else np.zeros(0, np.int64)
+    chosen = bd.segment_evidence(bags, window=window) if n > 1 else np.zeros(0, np.int64)
     assert score(chosen) <= score(cuts) + 1e-9 * max(1.0, abs(want))
 
 
@@ -205,3 +235,52 @@ def test_select_picks_the_placement_the_words_prefer():
     glue[9] = True
     glued = bd.segment_global(X, glue=glue, select=score)
     assert 9 not in glued.tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(1e-3, 1e7, allow_nan=False), min_size=1, max_size=50))
+def test_the_vectorised_lgamma_is_lgamma(xs):
+    got = bd._lgamma(np.asarray(xs))
+    for x, g in zip(xs, got.tolist(), strict=True):
+        assert g == pytest.approx(math.lgamma(x), rel=1e-12, abs=1e-12)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.integers(0, 9), min_size=2, max_size=60), st.integers(1, 59), st.booleans())
+def test_window_masses_are_the_prior_mass_of_each_window(flat, window, per_kind):
+    if window >= len(flat):
+        window = len(flat) - 1
+    bags = _bags([flat])
+    a = np.linspace(0.1, 2.0, bags.kinds) if per_kind else np.full(bags.kinds, bd.EVIDENCE_PRIOR)
+    got = bd._window_masses(bags, a, window)
+    dense = [int(x) for x in bags.item]
+    want = [sum(a[v] for v in set(dense[s : s + window])) for s in range(len(dense) - window + 1)]
+    assert got == pytest.approx(want, rel=1e-9, abs=1e-9)
+
+
+def _documents_end_to_end(docs: int, seed: int) -> tuple[ItemBags, set[int]]:
+    """``docs`` documents of 25 sentences each, laid end to end: each sentence draws 6 items from its
+    document's own 40 words and 4 from 200 words every document shares; the gaps between documents."""
+    rng = np.random.default_rng(seed)
+    lists, joins = [], set()
+    for d in range(docs):
+        own = 100_000 + 40 * d + np.arange(40)
+        for _ in range(25):
+            lists.append([int(x) for x in rng.choice(own, 6)] + [int(x) for x in rng.choice(200, 4)])
+        joins.add(len(lists) - 1)
+    joins.discard(len(lists) - 1)
+    return _bags(lists), joins
+
+
+def test_documents_laid_end_to_end_keep_their_topics_in_a_long_text():
+    """A topic's prior spreads over the vocabulary around it, not over the whole text's: 5 documents
+    are cut where they join, and so are 150 of them laid end to end (37,500 items). Over the whole
+    text's vocabulary (``window=None``) the long text loses most of its joins: the regression this
+    rule was made for (each topic paid for a distribution over every kind of the text)."""
+    few, few_joins = _documents_end_to_end(5, 0)
+    assert few.tokens < bd.EVIDENCE_WINDOW and set(bd.segment_evidence(few).tolist()) == few_joins
+    many, joins = _documents_end_to_end(150, 1)
+    assert many.tokens > 20 * bd.EVIDENCE_WINDOW
+    assert set(bd.segment_evidence(many).tolist()) == joins
+    whole = set(bd.segment_evidence(many, window=None).tolist())
+    assert len(whole & joins) < 0.5 * len(joins)

@@ -233,16 +233,30 @@ def test_a_short_text_keeps_the_permutation_price():
 
 
 def test_a_long_text_of_many_sections_keeps_them_all():
-    """2,400 sentences in 40 drifting sections: the evidence finds every section boundary and nothing
-    else. The length-raised price stops growing at the longest segment the decision allows (a longer
+    """2,400 sentences in 40 drifting sections: the evidence finds every section boundary and, with the
+    vocabulary of a topic's neighbourhood as its prior's support (EVIDENCE_WINDOW items), at most two
+    cuts more where a section's words drift (over the whole text's vocabulary: none more). The
+    length-raised price stops growing at the longest segment the decision allows (a longer
     text has more sections, not longer ones), so it finds them all too — a price grown with the whole
     length (15x the permutation price) finds fewer than half."""
     units = _drifting_sections(40, 60, 0)
     true = {60 * k - 1 for k in range(1, 40)}
-    assert set(segment_units(units).tolist()) == true
+    got = set(segment_units(units).tolist())
+    assert true <= got and len(got) <= len(true) + 2
     sents = join_units(units)
+    bags = item_bags(sents.text, sents.starts, sents.ends)
+    assert set(bd.segment_evidence(bags, window=None).tolist()) == true
     X = lexical_rows(sents.text, sents.starts, sents.ends)
     raised = bd.segment_global(X, penalty=bd.segment_penalty(X)).tolist()
     assert true <= set(raised) and len(raised) <= len(true) + 2
     grown = bd.segment_global(X, penalty=bd.null_penalty(X) * (len(units) / bd.SEGMENT_KNEE) ** bd.SEGMENT_GROWTH)
     assert len(true & set(grown.tolist())) < len(true) // 2
+
+
+def test_stats_say_which_vocabulary_the_words_were_judged_against():
+    short = segment("Cats purr. Cats sleep.\n\nRain falls. Rain stops.")
+    assert short.stats["vocabulary"] == "text"
+    units = _drifting_sections(12, 40, 3)  # 12 x 40 x 8 = 3,840 items: more than the window
+    long = segment("\n\n".join(units))
+    assert long.stats["vocabulary"] == "local"
+    assert "vocabulary" not in segment("\n\n".join(units), topics=3).stats

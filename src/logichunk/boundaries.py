@@ -863,6 +863,20 @@ def _lgamma_table(m: int, shift: float) -> np.ndarray:
     return np.fromiter(map(math.lgamma, np.arange(m + 1) + shift), np.float64, count=m + 1)
 
 
+#: how far a topic's vocabulary reaches: the prior of a segment spreads over the kinds of item within
+#: this many items around it (the segment's own kinds where it is longer). Why: over a whole long
+#: text the prior would spread over every kind the text has, which grows with its length while a
+#: topic's vocabulary does not, so a cut would gain less the longer the text (881 articles laid end to
+#: end got 2 topics). Chosen on the dev splits alone (bench/QUALITY.md): short documents and dev
+#: documents laid end to end, among 250, 500, 750, 1000, 2000 and 4000 items; 500 and 750 tied.
+EVIDENCE_WINDOW = 1536
+
+
+def _kind_priors(bags: ItemBags, alpha: float | np.ndarray) -> np.ndarray:
+    """The Dirichlet concentration of each kind of item (``alpha`` broadcast to ``bags.kinds``)."""
+    return np.broadcast_to(np.asarray(alpha, dtype=np.float64), (bags.kinds,))
+
+
 def _evidence_steps(bags: ItemBags, alpha: float | np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     """What the evidence of a segment is made of, per kind ``v`` of item: ``log(r + a_v)`` for
     ``r = 0 .. count_v - 1`` (the factor the ``(r+1)``-th occurrence of ``v`` in a segment adds:
@@ -871,25 +885,85 @@ def _evidence_steps(bags: ItemBags, alpha: float | np.ndarray) -> tuple[np.ndarr
     cnt = np.bincount(bags.item, minlength=bags.kinds)
     off = np.zeros(bags.kinds + 1, np.int64)
     np.cumsum(cnt, out=off[1:])
-    a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (bags.kinds,))
+    a = _kind_priors(bags, alpha)
     r = np.arange(bags.tokens, dtype=np.float64) - np.repeat(off[:-1], cnt)
     return off, np.log(r + np.repeat(a, cnt)), float(a.sum())
 
 
-def evidence_costs(bags: ItemBags, lo: np.ndarray, alpha: float | np.ndarray = EVIDENCE_PRIOR) -> np.ndarray:
+def _lgamma(x: np.ndarray) -> np.ndarray:
+    """``lgamma`` of positive floats, vectorised (numpy has none): Stirling's series to ``z^-9`` at
+    ``z >= 8`` (error below 3e-13 there, 1e-12 relative and better everywhere), smaller values raised
+    to ``x + 8`` by the recurrence first."""
+    x = np.asarray(x, dtype=np.float64)
+    small = x < 8.0
+    z = np.where(small, x + 8.0, x)
+    iz = 1.0 / z
+    iz2 = iz * iz
+    series = iz * (1 / 12 - iz2 * (1 / 360 - iz2 * (1 / 1260 - iz2 * (1 / 1680 - iz2 / 1188))))
+    out = (z - 0.5) * np.log(z) - z + (0.5 * math.log(2.0 * math.pi)) + series
+    if small.any():
+        y = x[small]
+        out[small] -= np.log(y * (y + 1.0) * (y + 2.0) * (y + 3.0)) + np.log((y + 4.0) * (y + 5.0) * (y + 6.0) * (y + 7.0))
+    return out
+
+
+def _window_masses(bags: ItemBags, a: np.ndarray, window: int) -> np.ndarray:
+    """``M[s]``: the prior's mass over the kinds in the items ``[s, s + window)``, for every start
+    ``s = 0 .. N - window`` (``N > window``). One pass: moving the window by one item drops the kind
+    of the item that leaves unless it recurs inside, and adds the kind of the one that enters unless
+    it was already there (``D[s] = D[s-1] - 1 + [next[s-1] < s+window-1] + [prev[s+window-1] < s]``,
+    weighted by the kinds' concentrations)."""
+    item = bags.item
+    N = item.size
+    order = np.argsort(item, kind="stable")
+    same = np.zeros(N, bool)
+    same[1:] = item[order[1:]] == item[order[:-1]]
+    prev = np.full(N, -1, np.int64)
+    prev[order[1:][same[1:]]] = order[:-1][same[1:]]
+    nxt = np.full(N, N, np.int64)
+    nxt[order[:-1][same[1:]]] = order[1:][same[1:]]
+    w = a[item]
+    first = float(w[:window][prev[:window] < 0].sum())
+    s = np.arange(1, N - window + 1)
+    step = w[s - 1] * ((nxt[s - 1] < s + window - 1) - 1.0) + w[s + window - 1] * (prev[s + window - 1] < s)
+    out = np.empty(N - window + 1)
+    out[0] = first
+    np.cumsum(step, out=out[1:])
+    out[1:] += first
+    return out
+
+
+def _segment_masses(ns: np.ndarray, pa: np.ndarray, pb: np.ndarray, masses: np.ndarray, window: int,
+                    own: Callable[[], np.ndarray]) -> np.ndarray:
+    """The prior's mass of segments with items ``[pa, pb)`` (``ns = pb - pa``): over the kinds of the
+    ``window`` items around the segment (centred on it, kept inside the text, always holding it), or of
+    the segment itself where it is longer than the window (``own()``, asked only then). Either way
+    every kind the segment uses is in the prior's support, so each segment's evidence is a proper
+    probability."""
+    last = masses.size - 1
+    s0 = np.clip(np.clip((pa + pb - window) // 2, pb - window, pa), 0, last)
+    out = masses[s0]
+    if (ns > window).any():
+        out = np.where(ns > window, own(), out)
+    return out
+
+
+def evidence_costs(bags: ItemBags, lo: np.ndarray, alpha: float | np.ndarray = EVIDENCE_PRIOR,
+                   window: int | None = EVIDENCE_WINDOW) -> np.ndarray:
     """``C[b, k-1]``: minus the log evidence of the items of the atoms ``[b-k, b)`` (``inf`` where
     ``b - k < lo[b]``), laid out as :func:`scatter_costs`' costs. The evidence is the probability of
-    the segment's items, in order, when they are drawn from one distribution over the text's ``K``
-    kinds of item that is itself unknown, with a Dirichlet prior (``alpha``: symmetric, or one
+    the segment's items, in order, when they are drawn from one distribution over the kinds of item in
+    use around it that is itself unknown, with a Dirichlet prior (``alpha``: symmetric, or one
     concentration per kind): ``lgamma(A) - lgamma(N + A) + sum_v [lgamma(f_v + a_v) - lgamma(a_v)]``
-    for ``N`` items of which ``f_v`` of kind ``v``, ``A = sum_v a_v``. Why: a topic is a stretch of
-    text that one distribution of words explains; the evidence rewards a segment whose words repeat,
-    and, integrated over the unknown distribution, charges a segment for the words it would need
-    alone — so a cut pays only where the two sides really use different words, with nothing to fit
-    (the scatter of sentence vectors needed a price per segment from shuffles, and gave every sentence
-    one vote whatever its length). Work: each item once per window start that reaches it,
-    O(items x w); in C (:func:`logichunk.native.evidence_sums`) or a numpy loop over starts, the same
-    bits."""
+    for ``N`` items of which ``f_v`` of kind ``v``, ``A = sum_v a_v`` over the kinds in use: the
+    text's kinds when it has at most ``window`` items (or ``window`` is None), else those of the
+    ``window`` items around the segment (:data:`EVIDENCE_WINDOW`, :func:`_segment_masses`). Why: a
+    topic is a stretch of text that one distribution of words explains; the evidence rewards a segment
+    whose words repeat, and, integrated over the unknown distribution, charges a segment for the words
+    it would need alone — so a cut pays only where the two sides really use different words, with
+    nothing to fit. Work: each item once per window start that reaches it, O(items x w); in C
+    (:func:`logichunk.native.evidence_sums`) or a numpy loop over starts, the same bits; a second such
+    pass counts the prior's mass of segments longer than the window."""
     n = bags.n
     lo = np.asarray(lo, dtype=np.int64)
     w = max(1, int((np.arange(n + 1) - lo).max())) if n else 1
@@ -897,45 +971,85 @@ def evidence_costs(bags: ItemBags, lo: np.ndarray, alpha: float | np.ndarray = E
         return np.full((1, w), np.inf)
     hi = np.searchsorted(lo, np.arange(n), side="right") - 1  # the furthest end a window from a may reach
     if bags.tokens == 0:  # no items: every segment is as likely as any other
-        C = np.zeros((n + 1, w))
-        TN, lgk = np.zeros(1), 0.0
-    else:
-        off, steps, mass = _evidence_steps(bags, alpha)
-        C = native.evidence_sums(bags.ptr, bags.item, hi, off, steps, w)
-        if C is None:
-            C = _evidence_sums(bags.ptr, bags.item, hi, off, steps, w)
+        return _costs_from_sums(np.zeros((n + 1, w)), bags, hi, None)
+    off, steps, mass = _evidence_steps(bags, alpha)
+    if window is None or bags.tokens <= int(window):  # one vocabulary: the text's
+        C, _ = _window_sums(bags, hi, off, steps, w)
         TN, lgk = _lgamma_table(bags.tokens, mass), math.lgamma(mass)
-    C[0] = np.inf
-    for k in range(1, w + 1):  # the window sums become costs in place: one (n+1) x w matrix in all
-        a = np.arange(n - k + 1)
-        ns = bags.ptr[a + k] - bags.ptr[a]
-        C[k:, k - 1] = np.where(hi[a] >= a + k, (TN[ns] - lgk) - C[k:, k - 1], np.inf)
-        C[:k, k - 1] = np.inf
+        return _costs_from_sums(C, bags, hi, lambda ns, pa, pb, rows: TN[ns] - lgk)
+    window = int(window)
+    a = _kind_priors(bags, alpha)
+    masses = _window_masses(bags, a, window)
+    C, own = _window_sums(bags, hi, off, steps, w, first=a)  # own: each window's mass over its own kinds
+    assert own is not None
+
+    def norm(ns: np.ndarray, pa: np.ndarray, pb: np.ndarray, rows: slice) -> np.ndarray:
+        m = _segment_masses(ns, pa, pb, masses, window, lambda: own[rows])
+        m = np.where(m > 0, m, 1.0)  # 0 only in cells beyond a start's reach (their cost is inf)
+        return _lgamma(ns + m) - _lgamma(m)
+
+    return _costs_from_sums(C, bags, hi, norm)
+
+
+def _window_sums(bags: ItemBags, hi: np.ndarray, off: np.ndarray, steps: np.ndarray, w: int,
+                 first: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`_evidence_sums` in C where it is built, else in numpy (the same bits)."""
+    got = native.evidence_sums(bags.ptr, bags.item, hi, off, steps, w, first)
+    return _evidence_sums(bags.ptr, bags.item, hi, off, steps, w, first) if got is None else got
+
+
+def _costs_from_sums(C: np.ndarray, bags: ItemBags, hi: np.ndarray,
+                     norm: Callable[[np.ndarray, np.ndarray, np.ndarray, slice], np.ndarray] | None) -> np.ndarray:
+    """The window sums ``C`` become costs in place (one ``(n+1) x w`` matrix in all): ``norm(ns, pa,
+    pb, rows)`` (``lgamma(N + A) - lgamma(A)`` of the segments ending at ``rows``, one column per
+    length) less the sums, ``inf`` beyond a start's reach. ``norm`` None: no items, every cost 0.
+    Blocks of whole rows: the matrix is read and written in the order it lies in memory."""
+    n, w = bags.n, C.shape[1]
+    k = np.arange(1, w + 1)
+    step = max(1, (1 << 15) // w)
+    for b0 in range(0, n + 1, step):
+        rows = slice(b0, min(n + 1, b0 + step))
+        b = np.arange(rows.start, rows.stop)[:, None]
+        a = b - k  # each cell's first atom
+        ok = a >= 0
+        a = np.maximum(a, 0)
+        ok &= hi[np.minimum(a, n - 1)] >= b
+        pa, pb = bags.ptr[a], bags.ptr[b]
+        block = C[rows]
+        val = -block if norm is None else norm(pb - pa, pa, pb, rows) - block
+        C[rows] = np.where(ok, val, np.inf)
     return C
 
 
 def _evidence_sums(ptr: np.ndarray, item: np.ndarray, hi: np.ndarray, off: np.ndarray, steps: np.ndarray,
-                   w: int) -> np.ndarray:
+                   w: int, first: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """``S[b, k-1]``: the sum over the items of the atoms ``[b-k, b)``, in order, of ``steps[off[v] + r]``,
     ``v`` the item's kind and ``r`` how often it came before in that window (for ``b <= hi[b-k]``;
-    other cells 0). One numpy pass per start: an item's rank in its window is its rank in the whole
-    text less the occurrences of its kind before the window (kept up to date as the start moves, no
-    sort per start), then a running sum (numpy's cumulative sum adds in order, as the C loop does)."""
+    other cells 0); and, given ``first`` (a weight per kind), ``F``: the same windows' sums of
+    ``first[v]`` over their items with ``r == 0`` (their kinds). One numpy pass per start: an item's
+    rank in its window is its rank in the whole text less the occurrences of its kind before the
+    window (kept up to date as the start moves, no sort per start), then a running sum (numpy's
+    cumulative sum adds in order, as the C loop does)."""
     n = hi.size
     S = np.zeros((n + 1, w))
+    F = None if first is None else np.zeros((n + 1, w))
     at_kind = off[item] + _ranks(item)  # where each item's step would be, were the window the whole text
     before = np.zeros(off.size - 1, np.int64)  # occurrences of each kind before the window's start
     for a in range(n):
         e0, e1, b = int(ptr[a]), int(ptr[a + 1]), int(hi[a])
         ids = item[e0 : int(ptr[b])]
         if ids.size:
-            run = np.cumsum(steps[at_kind[e0 : int(ptr[b])] - before[ids]])
-            at = ptr[a + 1 : b + 1] - e0 - 1  # each window's last item
+            at = at_kind[e0 : int(ptr[b])] - before[ids]
+            run = np.cumsum(steps[at])
+            last = ptr[a + 1 : b + 1] - e0 - 1  # each window's last item
             k = np.arange(1, b - a + 1)
-            S[a + k, k - 1] = np.where(at >= 0, run[np.maximum(at, 0)], 0.0)
+            S[a + k, k - 1] = np.where(last >= 0, run[np.maximum(last, 0)], 0.0)
+            if F is not None:
+                runf = np.cumsum(np.where(at == off[ids], first[ids], 0.0))
+                F[a + k, k - 1] = np.where(last >= 0, runf[np.maximum(last, 0)], 0.0)
         if e1 > e0:
             np.add.at(before, item[e0:e1], 1)
-    return S
+    return S, F
 
 
 def _ranks(keys: np.ndarray) -> np.ndarray:
@@ -957,7 +1071,8 @@ def evidence_penalty(bags: ItemBags) -> float:
     return math.log(max(bags.tokens, 2))
 
 
-def evidence_scorer(bags: ItemBags, alpha: float | np.ndarray = EVIDENCE_PRIOR) -> Callable[[np.ndarray], float]:
+def evidence_scorer(bags: ItemBags, alpha: float | np.ndarray = EVIDENCE_PRIOR,
+                    window: int | None = EVIDENCE_WINDOW) -> Callable[[np.ndarray], float]:
     """What :func:`segment_evidence` minimises, as a function of any cut set (gap indices over the
     bags): minus the log evidence of each segment's items (:func:`evidence_costs`' formula, counted
     directly, no window limit) plus :func:`evidence_penalty` per segment. Why: to let the words judge
@@ -968,14 +1083,24 @@ def evidence_scorer(bags: ItemBags, alpha: float | np.ndarray = EVIDENCE_PRIOR) 
         return lambda cuts: price * (len(cuts) + 1)
     off, steps, mass = _evidence_steps(bags, alpha)
     base = off[bags.item]  # where each item's kind starts among the steps
-    lg_mass = math.lgamma(mass)
+    local = window is not None and bags.tokens > int(window)
+    a = _kind_priors(bags, alpha)
+    masses = _window_masses(bags, a, int(window)) if local else None
 
     def value(cuts: np.ndarray) -> float:
         edges = np.concatenate(([0], np.asarray(cuts, np.int64) + 1, [n]))
-        ns = bags.ptr[edges[1:]] - bags.ptr[edges[:-1]]
+        pa, pb = bags.ptr[edges[:-1]], bags.ptr[edges[1:]]
+        ns = pb - pa
         seg_of = np.repeat(np.arange(ns.size, dtype=np.int64), ns)
-        words = float(steps[base + _ranks(seg_of * np.int64(bags.kinds) + bags.item)].sum())
-        norm = sum(lg_mass - math.lgamma(int(k) + mass) for k in ns.tolist())
+        rank = _ranks(seg_of * np.int64(bags.kinds) + bags.item)
+        words = float(steps[base + rank].sum())
+        if masses is None:
+            m = np.full(ns.size, mass)
+        else:  # each segment's own kinds: the concentrations of its items' first occurrences
+            m = _segment_masses(ns, pa, pb, masses, int(window),
+                                lambda: np.bincount(seg_of, weights=np.where(rank == 0, a[bags.item], 0.0),
+                                                    minlength=ns.size))
+        norm = sum(math.lgamma(mm) - math.lgamma(int(k) + mm) for k, mm in zip(ns.tolist(), m.tolist(), strict=True))
         return price * ns.size - (words + norm)
 
     return value
@@ -984,12 +1109,12 @@ def evidence_scorer(bags: ItemBags, alpha: float | np.ndarray = EVIDENCE_PRIOR) 
 def segment_evidence(bags: ItemBags, reward: np.ndarray | None = None, *, penalty: float | None = None,
                      max_atoms: int = MAX_SEGMENT_ATOMS, fixed: np.ndarray | None = None,
                      glue: np.ndarray | None = None, count: int | None = None,
-                     alpha: float | np.ndarray = EVIDENCE_PRIOR) -> np.ndarray:
+                     alpha: float | np.ndarray = EVIDENCE_PRIOR, window: int | None = EVIDENCE_WINDOW) -> np.ndarray:
     """Boundaries of a whole document with no size limit, on the items of its atoms (``bags``): the
     cut set of least total :func:`evidence_costs` plus ``penalty`` per segment (default
     :func:`evidence_penalty`) less the ``reward`` of the gaps cut; ``fixed``, ``glue``, ``max_atoms``
-    and ``count`` as in :func:`segment_global`; ``alpha`` the Dirichlet prior (:func:`evidence_costs`).
-    Returns sorted gap indices."""
+    and ``count`` as in :func:`segment_global`; ``alpha`` the Dirichlet prior and ``window`` the reach
+    of a topic's vocabulary (:func:`evidence_costs`). Returns sorted gap indices."""
     n = bags.n
     if n < 2:
         return np.zeros(0, np.int64)
@@ -1000,11 +1125,11 @@ def segment_evidence(bags: ItemBags, reward: np.ndarray | None = None, *, penalt
         sub = segment_evidence(bags.merged(first), None if reward is None else np.asarray(reward)[keep],
                                penalty=beta, max_atoms=max_atoms,
                                fixed=None if fixed is None else np.asarray(fixed, dtype=bool)[keep], count=count,
-                               alpha=alpha)
+                               alpha=alpha, window=window)
         return keep[sub].astype(np.int64)
     lo = earliest_starts(np.ones(n, np.int64), None, fixed)
     lo = np.maximum(lo, np.arange(n + 1) - max(1, int(max_atoms)))
-    C = evidence_costs(bags, lo, alpha)
+    C = evidence_costs(bags, lo, alpha, window)
     if count is not None:
         return _cuts_for_count(C, lo, reward, fixed, int(count))
     C += max(beta, _MIN_PENALTY)

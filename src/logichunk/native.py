@@ -334,15 +334,19 @@ void lc_shuffled(int64_t n, int64_t e, int64_t ncol, int64_t shuffles, const int
    as boundaries.scatter_costs' costs): boundaries.evidence_costs' numpy loop, the same additions in the
    same order. tally (kinds) must be zeroed; it is left zeroed. */
 void lc_evidence(int64_t n, int64_t w, const int64_t *ptr, const int32_t *item, const int64_t *hi,
-                 const int64_t *off, const double *steps, int64_t *tally, double *out) {
+                 const int64_t *off, const double *steps, int64_t *tally, double *out,
+                 const double *first, double *out2) {
     for (int64_t a = 0; a < n; a++) {
-        double s = 0.0;
+        double s = 0.0, f = 0.0;
         for (int64_t b = a; b < hi[a]; b++) {
             for (int64_t e = ptr[b]; e < ptr[b + 1]; e++) {
                 int64_t v = item[e];
-                s += steps[off[v] + tally[v]++];
+                int64_t r = tally[v]++;
+                s += steps[off[v] + r];
+                if (first && r == 0) f += first[v];
             }
             out[(b + 1) * w + (b - a)] = s;
+            if (first) out2[(b + 1) * w + (b - a)] = f;
         }
         for (int64_t e = ptr[a]; e < ptr[hi[a]]; e++) tally[item[e]] = 0;
     }
@@ -421,7 +425,7 @@ def _load() -> ctypes.CDLL | None:
         lib.lc_lexweights.restype = None
         lib.lc_lexweights.argtypes = [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 6
         lib.lc_evidence.restype = None
-        lib.lc_evidence.argtypes = [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 7
+        lib.lc_evidence.argtypes = [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 9
         lib.lc_fit.restype = ctypes.c_int64
         lib.lc_fit.argtypes = ([ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 6 + [ctypes.c_double] * 2
                                + [ctypes.c_void_p] * 7)
@@ -602,10 +606,11 @@ def lexical_weights(row: np.ndarray, col: np.ndarray, cnt: np.ndarray, idf: np.n
 
 
 def evidence_sums(ptr: np.ndarray, item: np.ndarray, hi: np.ndarray, off: np.ndarray, steps: np.ndarray,
-                  w: int) -> np.ndarray | None:
+                  w: int, first: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None] | None:
     """:func:`logichunk.boundaries.evidence_costs`' window sums (``(n+1) x w``, by end, as its costs;
-    cells of no window left 0) from the compiled kernel, with the bits of its numpy loop; None when it
-    is not available."""
+    cells of no window left 0) from the compiled kernel, with the bits of its numpy loop, and, given
+    ``first`` (one weight per kind), the same windows' sums of ``first`` over their kinds; None when the
+    kernel is not available."""
     lib = _load()
     if lib is None:
         return None
@@ -613,6 +618,9 @@ def evidence_sums(ptr: np.ndarray, item: np.ndarray, hi: np.ndarray, off: np.nda
     n = hi.size
     out = np.zeros((n + 1) * w)
     tally = np.zeros(max(off.size - 1, 1), np.int64)
+    (fw,) = _c(np.float64, first) if first is not None else (None,)
+    out2 = np.zeros((n + 1) * w) if first is not None else None
     lib.lc_evidence(n, w, ptr.ctypes.data, item.ctypes.data, hi.ctypes.data, off.ctypes.data, steps.ctypes.data,
-                    tally.ctypes.data, out.ctypes.data)
-    return out.reshape(n + 1, w)
+                    tally.ctypes.data, out.ctypes.data, None if fw is None else fw.ctypes.data,
+                    None if out2 is None else out2.ctypes.data)
+    return out.reshape(n + 1, w), None if out2 is None else out2.reshape(n + 1, w)

@@ -14,7 +14,10 @@ What decides the cuts, in order:
    the cut set under which the words are most probable when each topic draws them from its own
    unknown distribution — the Bayesian evidence of each topic's words, Jeffreys' prior, and
    Utiyama and Isahara's price of ``log N`` per topic for a text of ``N`` words
-   (:func:`~logichunk.boundaries.segment_evidence`): no constant fitted to any data. With an
+   (:func:`~logichunk.boundaries.segment_evidence`); in a text longer than 1,536 words the prior
+   spreads over the words in use around each topic, not over every word of the text (else a long
+   text — a meeting, many articles end to end — got one or two topics; the one constant, chosen on
+   dev splits). With an
    embedder: its sentence vectors place the topics — for each number of topics, where their
    within-topic scatter is least (every cut set optimal for some price,
    :func:`~logichunk.boundaries.penalty_path`) — and the words' evidence with its price chooses
@@ -72,11 +75,14 @@ def _vectors(sents: SentenceSpans, embedder: Any) -> tuple[np.ndarray, str]:
     return l2_normalize(X).astype(np.float64), str(getattr(embedder, "model_id", type(embedder).__name__))
 
 
-def topic_cuts(sents: SentenceSpans, *, embedder: Any = None, topics: int | None = None) -> tuple[np.ndarray, dict]:
+def topic_cuts(sents: SentenceSpans, *, embedder: Any = None, topics: int | None = None,
+               window: int | None = bd.EVIDENCE_WINDOW) -> tuple[np.ndarray, dict]:
     """Sorted gap indices (a cut after sentence ``i``) of the topic boundaries of ``sents``, and what
-    decided them (``vectors``, ``penalty``, the structure counts). ``topics``: as many topics as
-    that, where the structure rules allow it (headings still open topics; fewer where fewer gaps are
-    open), instead of the count the cost and its price per topic give."""
+    decided them (``vectors``, ``penalty``, ``vocabulary``, the structure counts). ``topics``: as many
+    topics as that, where the structure rules allow it (headings still open topics; fewer where fewer
+    gaps are open), instead of the count the cost and its price per topic give. ``window``: how far a
+    topic's vocabulary reaches, in items (:data:`logichunk.boundaries.EVIDENCE_WINDOW`; None: the whole
+    text's, as before; for comparison in the benchmarks)."""
     if topics is not None and (isinstance(topics, bool) or not isinstance(topics, int | np.integer) or topics < 1):
         raise InputError(f"topics must be a positive integer, got {topics!r}")
     if len(sents) < 2:
@@ -89,8 +95,11 @@ def topic_cuts(sents: SentenceSpans, *, embedder: Any = None, topics: int | None
         penalty = bd.evidence_penalty(bags)
         if count is None:
             info["penalty"] = round(penalty, 6)
+            # the prior of a topic's words spreads over the text's kinds, or, in a text longer than the
+            # window, over those of the topic's neighbourhood
+            info["vocabulary"] = "text" if window is None or bags.tokens <= window else "local"
     if embedder is None:
-        cuts = bd.segment_evidence(bags, penalty=penalty, fixed=fixed, glue=glue, count=count)
+        cuts = bd.segment_evidence(bags, penalty=penalty, fixed=fixed, glue=glue, count=count, window=window)
         info.update(vectors="lexical", cost="evidence")
     else:  # the embedder's vectors place the topics; unless told how many, the words' evidence chooses
         X, name = _vectors(sents, embedder)
@@ -100,8 +109,9 @@ def topic_cuts(sents: SentenceSpans, *, embedder: Any = None, topics: int | None
             # the words judge the placements of up to twice the topics they find alone, plus one (on the
             # dev splits the choice never came near that bound; beyond it the path costs thousands of
             # programmes on a long text)
-            alone = bd.segment_evidence(bags, penalty=penalty, fixed=fixed, glue=glue).size
-            cuts = bd.segment_global(X, fixed=fixed, glue=glue, select=bd.evidence_scorer(bags), max_cuts=2 * alone + 2)
+            alone = bd.segment_evidence(bags, penalty=penalty, fixed=fixed, glue=glue, window=window).size
+            cuts = bd.segment_global(X, fixed=fixed, glue=glue, select=bd.evidence_scorer(bags, window=window),
+                                     max_cuts=2 * alone + 2)
         else:
             cuts = bd.segment_global(X, fixed=fixed, glue=glue, count=count)
     if topics is not None:

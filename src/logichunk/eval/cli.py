@@ -173,7 +173,7 @@ def _jsonl(args: argparse.Namespace) -> bool:
 def cmd_segmentation(args: argparse.Namespace) -> int:
     from ..boundaries import RELATIVE_DEPTH
     from .methods import EMBEDS, select_methods
-    from .readers import read_segmentation, resolve
+    from .readers import end_to_end, read_segmentation, resolve
     from .report import save_curve
     from .segmentation import run_segmentation
 
@@ -194,6 +194,8 @@ def cmd_segmentation(args: argparse.Namespace) -> int:
     for ds in sets:
         skip = getattr(args, "skip", 0) or 0
         docs = read_segmentation(ds.path, None if args.limit is None else args.limit + skip)[skip:]
+        if args.end_to_end > 1:
+            docs = end_to_end(docs, args.end_to_end)
         name = ds.label
         for spec, runner in runners:
             bar = Progress(len(docs), True)  # a terminal only: the memory methods take minutes per set
@@ -215,6 +217,8 @@ def cmd_segmentation(args: argparse.Namespace) -> int:
                     r["calibration"] = args.calibration
                 if skip:
                     r["skip"] = skip
+                if args.end_to_end > 1:
+                    r["end_to_end"] = args.end_to_end
                 printer.row(r)
             all_rows.extend(out.rows)
             if out.curve is not None and not args.no_save:
@@ -401,6 +405,10 @@ def add_parser(subparsers) -> None:
                    help="also score each signal with the gold number of boundaries (rows named METHOD@gold-k)")
     s.add_argument("--skip", type=int_at_least(0), default=0, metavar="N",
                    help="leave out the first N documents of each set (then --limit counts from there)")
+    s.add_argument("--end-to-end", type=int_at_least(1), default=1, metavar="G",
+                   help="lay every G consecutive documents end to end as one long text (a boundary where one "
+                        "ends and the next begins; after --skip/--limit): does segmentation keep its scale "
+                        "in a long text?")
     s.add_argument("--count-rule", choices=["relative", "texttiling"], default="relative",
                    help="how many cuts a gap signal gets: peaks at least half as deep as the deepest "
                         "(default), or TextTiling's mean - std/2 of the peaks' depths")

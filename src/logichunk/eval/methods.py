@@ -238,6 +238,21 @@ class _GlobalScatter:
         return scatter_topic_cuts(join_units(list(units)), count=k)
 
 
+class _GlobalWholeVocabulary:
+    """``global`` with the whole text's vocabulary as every topic's prior support (as before the
+    neighbourhood window, :data:`logichunk.boundaries.EVIDENCE_WINDOW`), for comparison: the two differ
+    only on texts of more items than the window."""
+
+    def __init__(self, s: Settings) -> None:
+        self.s = s
+
+    def segment(self, units: Sequence[str], lang: str, gold_count: int | None = None) -> np.ndarray:
+        from ..chunkers.topics import topic_cuts
+        from ..text.sentences import join_units
+
+        return topic_cuts(join_units(list(units)), window=None)[0]
+
+
 class _LocalCascade(_Signal):
     """The cascade with the earlier local rule (peaks merged weakest first), for comparison."""
 
@@ -705,6 +720,9 @@ METHODS: dict[str, MethodSpec] = {m.name: m for m in [
     _spec("global-scatter", "logichunk", {_SEG}, ["logichunk.signals.cohesion"], _GlobalScatter,
           "logichunk: the previous segmentation default, for comparison: scatter of the lexical rows, the "
           "permutation price raised with a long text's length"),
+    _spec("global-whole", "logichunk", {_SEG}, ["logichunk.signals.cohesion"], _GlobalWholeVocabulary,
+          "logichunk: global with every topic's prior over the whole text's vocabulary (before the "
+          "neighbourhood window), for comparison on long texts (--end-to-end)"),
     _spec("global-embed", "logichunk", {_SEG}, ["logichunk.signals.cohesion"], lambda s: _Global(s, True),
           "logichunk: global boundary choice (DP) on the embedder's sentence vectors (--embedder), as many "
           "topics as the words' evidence finds"),

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import LogichunkError
 
 __all__ = [
-    "Corpus", "DataMissing", "DataSet", "Doc", "Query", "SegDoc", "data_dir", "dataset_name",
+    "Corpus", "DataMissing", "DataSet", "Doc", "Query", "SegDoc", "data_dir", "dataset_name", "end_to_end",
     "read_corpus", "read_segmentation", "resolve",
 ]
 
@@ -196,6 +196,31 @@ def read_segmentation(path: str | Path, limit: int | None = None) -> list[SegDoc
         docs.append(SegDoc(_text(row.get("id", f"{path.name}:{no}"), "id", where, ids=True),
                            _text(row.get("lang", "en"), "lang", where), units, bounds))
     return docs
+
+
+def end_to_end(docs: Sequence[SegDoc], group: int) -> list[SegDoc]:
+    """Every ``group`` consecutive documents laid end to end as one (the last group may be shorter):
+    units in order, each document's own boundaries kept, and a boundary where one document ends and the
+    next begins. Why: a long text — many articles, an afternoon of conversation — is made of topics of
+    ordinary length, and segmentation must not get coarser as the text gets longer (Choi's set is built
+    the same way, from shorter pieces)."""
+    if group < 1:
+        raise ValueError(f"group must be at least 1, got {group}")
+    out = []
+    for g in range(0, len(docs), group):
+        part = docs[g : g + group]
+        units: list[str] = []
+        bounds: list[np.ndarray] = []
+        for d in part:
+            if not d.units:
+                continue
+            if units:
+                bounds.append(np.asarray([len(units) - 1], np.int64))
+            bounds.append(np.asarray(d.boundaries, np.int64) + len(units))
+            units.extend(d.units)
+        out.append(SegDoc("+".join(d.id for d in part), part[0].lang, units,
+                          np.unique(np.concatenate(bounds)) if bounds else np.zeros(0, np.int64)))
+    return out
 
 
 def read_corpus(stem: str | Path, limit: int | None = None) -> Corpus:

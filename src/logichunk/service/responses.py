@@ -644,6 +644,10 @@ class TopicStats(BaseModel):
         "scatter of an embedder's vectors")
     penalty: float = absent("the price of one more topic under the words' evidence: log N for a text of N "
                             "words; absent when `topics` was given")
+    vocabulary: Literal["text", "local"] = absent(
+        "what the prior of a topic's words spreads over: `text`, the text's kinds of word; `local`, in a text "
+        "longer than the window (1,536 words), the kinds within that many words around the topic; absent when "
+        "`topics` was given")
     count: Literal["given", "evidence"] = absent(
         "`given` when the request named how many topics; `evidence` when an embedder placed as many topics as "
         "the words' evidence found")
