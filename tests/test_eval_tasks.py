@@ -641,5 +641,5 @@ def test_the_end_to_end_flag_scores_the_long_texts(tmp_path):
     out = subprocess.run([sys.executable, "-m", "logichunk", "eval", "segmentation", "--data", str(f), "--end-to-end", "2",
                           "--methods", "none", "--json", "--no-save"], capture_output=True, text=True, check=True)
     row = json.loads(out.stdout.splitlines()[0])
-    assert row["n"] == 3 and row["end_to_end"] == 2
+    assert row["n"] == 3 and row["end_to_end"] == 2 and row["dataset"].endswith("@end-to-end-2")
     assert row["gold_per_doc"] == pytest.approx((3 + 3 + 1) / 3)  # 2 docs: 1 + 1 + the join; the last alone: 1

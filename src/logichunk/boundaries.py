@@ -867,8 +867,9 @@ def _lgamma_table(m: int, shift: float) -> np.ndarray:
 #: this many items around it (the segment's own kinds where it is longer). Why: over a whole long
 #: text the prior would spread over every kind the text has, which grows with its length while a
 #: topic's vocabulary does not, so a cut would gain less the longer the text (881 articles laid end to
-#: end got 2 topics). Chosen on the dev splits alone (bench/QUALITY.md): short documents and dev
-#: documents laid end to end, among 250, 500, 750, 1000, 2000 and 4000 items; 500 and 750 tied.
+#: end got 2 topics). Chosen on the dev splits alone (bench/QUALITY.md, "A topic's vocabulary is its
+#: neighbourhood's"): the smallest window whose mean Pk on the short dev documents stays within 0.005
+#: of the whole text's vocabulary, for the most topics in dev documents laid end to end.
 EVIDENCE_WINDOW = 1536
 
 
@@ -962,8 +963,8 @@ def evidence_costs(bags: ItemBags, lo: np.ndarray, alpha: float | np.ndarray = E
     whose words repeat, and, integrated over the unknown distribution, charges a segment for the words
     it would need alone — so a cut pays only where the two sides really use different words, with
     nothing to fit. Work: each item once per window start that reaches it, O(items x w); in C
-    (:func:`logichunk.native.evidence_sums`) or a numpy loop over starts, the same bits; a second such
-    pass counts the prior's mass of segments longer than the window."""
+    (:func:`logichunk.native.evidence_sums`) or a numpy loop over starts, the same bits; in a text
+    longer than the window the same pass also sums each window's prior mass over its own kinds."""
     n = bags.n
     lo = np.asarray(lo, dtype=np.int64)
     w = max(1, int((np.arange(n + 1) - lo).max())) if n else 1

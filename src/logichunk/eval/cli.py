@@ -187,8 +187,10 @@ def cmd_segmentation(args: argparse.Namespace) -> int:
     runners = _runners(specs, settings)
     if not runners:
         raise LogichunkError("no method could run here (see the notes above)")
+    # documents laid end to end are data sets of their own names: a saved report keeps them apart
+    suffix = f"@end-to-end-{args.end_to_end}" if args.end_to_end > 1 else ""
     printer = _Printer(_jsonl(args), [("pk", "Pk"), ("windowdiff", "WD"), ("f1", "F1"), ("hyp_per_doc", "cuts/doc"),
-                                      ("gold_per_doc", "gold/doc")], [ds.label for ds in sets])
+                                      ("gold_per_doc", "gold/doc")], [ds.label + suffix for ds in sets])
     all_rows: list[dict[str, Any]] = []
     t0 = time.perf_counter()
     for ds in sets:
@@ -196,7 +198,7 @@ def cmd_segmentation(args: argparse.Namespace) -> int:
         docs = read_segmentation(ds.path, None if args.limit is None else args.limit + skip)[skip:]
         if args.end_to_end > 1:
             docs = end_to_end(docs, args.end_to_end)
-        name = ds.label
+        name = ds.label + suffix
         for spec, runner in runners:
             bar = Progress(len(docs), True)  # a terminal only: the memory methods take minutes per set
             with warnings.catch_warnings():
