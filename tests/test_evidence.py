@@ -284,3 +284,66 @@ def test_documents_laid_end_to_end_keep_their_topics_in_a_long_text():
     assert set(bd.segment_evidence(many).tolist()) == joins
     whole = set(bd.segment_evidence(many, window=None).tolist())
     assert len(whole & joins) < 0.5 * len(joins)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 12), max_size=6), min_size=2, max_size=40), st.integers(1, 9),
+       st.integers(1, 4), st.sampled_from([None, 4, 9, 30]), st.booleans(), st.data())
+def test_a_band_of_rows_is_those_rows_of_the_whole_matrix(lists, width, block, window, compiled, data):
+    """evidence_rows(r0, r1) has the bits of evidence_costs' rows r0..r1-1 (bands at multiples of the
+    row block), from the compiled kernel and from the numpy loop."""
+    bags = _bags(lists)
+    n = bags.n
+    fixed = np.asarray(data.draw(st.lists(st.booleans(), min_size=n - 1, max_size=n - 1)), bool)
+    lo = np.maximum(bd.earliest_starts(np.ones(n, np.int64), None, fixed), np.arange(n + 1) - width)
+    saved_block, saved_sums = bd._row_block, native.evidence_sums
+    try:
+        bd._row_block = lambda w: block
+        if not compiled:
+            native.evidence_sums = lambda *a, **k: None
+        whole = bd.evidence_costs(bags, lo, window=window)
+        rows = bd.evidence_rows(bags, lo, window=window)
+        band = block * data.draw(st.integers(1, 4))
+        for r0 in range(0, n + 1, band):
+            part = rows(r0, min(n + 1, r0 + band))
+            assert part.tobytes() == whole[r0 : r0 + band].tobytes()
+    finally:
+        bd._row_block, native.evidence_sums = saved_block, saved_sums
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 12), max_size=6), min_size=2, max_size=40), st.integers(2, 9),
+       st.sampled_from([None, 4, 9, 30]), st.booleans(), st.data())
+def test_the_banded_decision_makes_the_cuts_of_the_whole_matrix(lists, width, window, compiled, data):
+    """A long text's decision a band of rows at a time (the DP's totals kept between bands) makes the
+    cuts the whole matrix makes, whatever the band, with the kernels and without them."""
+    bags = _bags(lists)
+    n = bags.n
+    fixed = np.asarray(data.draw(st.lists(st.booleans(), min_size=n - 1, max_size=n - 1)), bool)
+    lo = np.maximum(bd.earliest_starts(np.ones(n, np.int64), None, fixed), np.arange(n + 1) - width)
+    w = int((np.arange(n + 1) - lo).max())
+    price = data.draw(st.sampled_from([0.5, bd.evidence_penalty(bags), 6.0]))
+    saved_block, saved_sums, saved_dp = bd._row_block, native.evidence_sums, native.dp_rows
+    try:
+        bd._row_block = lambda w: 1
+        if not compiled:
+            native.evidence_sums = lambda *a, **k: None
+            native.dp_rows = lambda *a, **k: False
+        C = bd.evidence_costs(bags, lo, window=window)
+        want = bd.optimal_cuts(C + price, lo, None, fixed)
+        band = data.draw(st.integers(1, n + 1))
+        got = bd._banded_cuts(bd.evidence_rows(bags, lo, window=window), lo, w, None, fixed, price, band)
+        assert got.tolist() == want.tolist()
+    finally:
+        bd._row_block, native.evidence_sums, native.dp_rows = saved_block, saved_sums, saved_dp
+
+
+def test_a_long_text_is_decided_a_band_at_a_time_with_the_same_cuts():
+    """segment_evidence takes the banded path when the matrix is longer than a band: the same cuts as
+    the whole matrix (340 documents end to end: 8,500 atoms, bands of 8,192 rows), and finds the joins."""
+    bags, joins = _documents_end_to_end(340, 2)
+    assert bags.n + 1 > bd._evidence_band(512)
+    lo = np.maximum(bd.earliest_starts(np.ones(bags.n, np.int64), None, None), np.arange(bags.n + 1) - 512)
+    whole = bd.optimal_cuts(bd.evidence_costs(bags, lo) + bd.evidence_penalty(bags), lo)
+    got = bd.segment_evidence(bags)
+    assert got.tolist() == whole.tolist() and set(got.tolist()) == joins

@@ -696,14 +696,22 @@ def _dp_numpy(cost: np.ndarray, lo: np.ndarray, rw: np.ndarray, restart: np.ndar
     n = cost.shape[0] - 1
     Fm = np.zeros(n + 1)
     back = np.zeros(n + 1, np.int64)
-    for b in range(1, n + 1):
+    _dp_rows_numpy(cost[1:], 1, lo, rw, restart, Fm, back)
+    return back
+
+
+def _dp_rows_numpy(rows: np.ndarray, b0: int, lo: np.ndarray, rw: np.ndarray, restart: np.ndarray,
+                   Fm: np.ndarray, back: np.ndarray) -> None:
+    """The DP's steps for the chunk ends ``b0 ..`` (``rows[b - b0]``: the costs of the chunks ending at
+    ``b``), ``Fm`` and ``back`` updated in place (kept between bands of rows)."""
+    n = Fm.size - 1
+    for b in range(b0, b0 + rows.shape[0]):
         a0 = int(lo[b])
-        vals = Fm[a0:b][::-1] + cost[b, : b - a0]
+        vals = Fm[a0:b][::-1] + rows[b - b0, : b - a0]
         j = int(np.argmin(vals))
         back[b] = b - 1 - j
         if b < n:
             Fm[b] = 0.0 if restart[b] else vals[j] - rw[b]
-    return back
 
 
 #: shuffles behind :func:`null_penalty` (a fixed seed: the same text always gets the same cuts)
@@ -966,88 +974,118 @@ def evidence_costs(bags: ItemBags, lo: np.ndarray, alpha: float | np.ndarray = E
     (:func:`logichunk.native.evidence_sums`) or a numpy loop over starts, the same bits; in a text
     longer than the window the same pass also sums each window's prior mass over its own kinds."""
     n = bags.n
+    return evidence_rows(bags, lo, alpha, window)(0, n + 1) if n else np.full((1, 1), np.inf)
+
+
+def evidence_rows(bags: ItemBags, lo: np.ndarray, alpha: float | np.ndarray = EVIDENCE_PRIOR,
+                  window: int | None = EVIDENCE_WINDOW) -> Callable[[int, int], np.ndarray]:
+    """:func:`evidence_costs` a band of rows at a time: ``rows(r0, r1)`` gives its rows ``r0 .. r1-1``
+    with the bits of the whole matrix's. Why: the whole matrix is ``(n+1) x w`` floats (twice that in
+    a text longer than the window), hundreds of megabytes for a text of many short sentences; a band
+    needs only the window sums from the starts that reach it, those from the ``w`` starts before the
+    band summed again (a share ``w / 2B`` more work for a band of ``B`` rows). For bit-identical rows,
+    bands start at multiples of :func:`_row_block`."""
+    n = bags.n
     lo = np.asarray(lo, dtype=np.int64)
     w = max(1, int((np.arange(n + 1) - lo).max())) if n else 1
-    if n == 0:
-        return np.full((1, w), np.inf)
     hi = np.searchsorted(lo, np.arange(n), side="right") - 1  # the furthest end a window from a may reach
     if bags.tokens == 0:  # no items: every segment is as likely as any other
-        return _costs_from_sums(np.zeros((n + 1, w)), bags, hi, None)
+        return lambda r0, r1: _costs_from_sums(np.zeros((r1 - r0, w)), bags, hi, None, r0)
     off, steps, mass = _evidence_steps(bags, alpha)
-    if window is None or bags.tokens <= int(window):  # one vocabulary: the text's
-        C, _ = _window_sums(bags, hi, off, steps, w)
-        TN, lgk = _lgamma_table(bags.tokens, mass), math.lgamma(mass)
-        return _costs_from_sums(C, bags, hi, lambda ns, pa, pb, rows: TN[ns] - lgk)
-    window = int(window)
+    local = window is not None and bags.tokens > int(window)
     a = _kind_priors(bags, alpha)
-    masses = _window_masses(bags, a, window)
-    C, own = _window_sums(bags, hi, off, steps, w, first=a)  # own: each window's mass over its own kinds
-    assert own is not None
+    masses = _window_masses(bags, a, int(window)) if local else None
+    if not local:  # one vocabulary: the text's
+        TN, lgk = _lgamma_table(bags.tokens, mass), math.lgamma(mass)
 
-    def norm(ns: np.ndarray, pa: np.ndarray, pb: np.ndarray, rows: slice) -> np.ndarray:
-        m = _segment_masses(ns, pa, pb, masses, window, lambda: own[rows])
-        m = np.where(m > 0, m, 1.0)  # 0 only in cells beyond a start's reach (their cost is inf)
-        return _lgamma(ns + m) - _lgamma(m)
+    def rows(r0: int, r1: int) -> np.ndarray:
+        a0 = int(lo[max(r0, 1)]) if r0 < r1 else 0  # the first start that reaches the band
+        a1 = max(a0, min(n, r1 - 1))
+        band_hi = np.minimum(hi, r1 - 1)
+        S, own = _window_sums(bags, band_hi, off, steps, w, a if local else None, (a0, a1), (r0, r1))
+        if not local:
+            return _costs_from_sums(S, bags, hi, lambda ns, pa, pb, sub: TN[ns] - lgk, r0)
+        assert own is not None and masses is not None
 
-    return _costs_from_sums(C, bags, hi, norm)
+        def norm(ns: np.ndarray, pa: np.ndarray, pb: np.ndarray, sub: slice) -> np.ndarray:
+            m = _segment_masses(ns, pa, pb, masses, int(window), lambda: own[sub])
+            m = np.where(m > 0, m, 1.0)  # 0 only in cells beyond a start's reach (their cost is inf)
+            return _lgamma(ns + m) - _lgamma(m)
+
+        return _costs_from_sums(S, bags, hi, norm, r0)
+
+    return rows
 
 
 def _window_sums(bags: ItemBags, hi: np.ndarray, off: np.ndarray, steps: np.ndarray, w: int,
-                 first: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+                 first: np.ndarray | None, starts: tuple[int, int], rows: tuple[int, int]
+                 ) -> tuple[np.ndarray, np.ndarray | None]:
     """:func:`_evidence_sums` in C where it is built, else in numpy (the same bits)."""
-    got = native.evidence_sums(bags.ptr, bags.item, hi, off, steps, w, first)
-    return _evidence_sums(bags.ptr, bags.item, hi, off, steps, w, first) if got is None else got
+    got = native.evidence_sums(bags.ptr, bags.item, hi, off, steps, w, first, starts, rows)
+    return _evidence_sums(bags.ptr, bags.item, hi, off, steps, w, first, starts, rows) if got is None else got
+
+
+def _row_block(w: int) -> int:
+    """Rows per block when window sums become costs (about 32K cells: cache-sized temporaries)."""
+    return max(1, (1 << 15) // w)
 
 
 def _costs_from_sums(C: np.ndarray, bags: ItemBags, hi: np.ndarray,
-                     norm: Callable[[np.ndarray, np.ndarray, np.ndarray, slice], np.ndarray] | None) -> np.ndarray:
-    """The window sums ``C`` become costs in place (one ``(n+1) x w`` matrix in all): ``norm(ns, pa,
-    pb, rows)`` (``lgamma(N + A) - lgamma(A)`` of the segments ending at ``rows``, one column per
-    length) less the sums, ``inf`` beyond a start's reach. ``norm`` None: no items, every cost 0.
-    Blocks of whole rows: the matrix is read and written in the order it lies in memory."""
+                     norm: Callable[[np.ndarray, np.ndarray, np.ndarray, slice], np.ndarray] | None,
+                     r0: int = 0) -> np.ndarray:
+    """The window sums ``C`` (the matrix's rows ``r0 ..``) become costs in place: ``norm(ns, pa, pb,
+    sub)`` (``lgamma(N + A) - lgamma(A)`` of the segments ending at the rows ``sub`` of ``C``, one
+    column per length) less the sums, ``inf`` beyond a start's reach. ``norm`` None: no items, every
+    cost 0. Blocks of whole rows, at multiples of :func:`_row_block` of the whole matrix: the matrix is
+    read and written in the order it lies in memory, and a band's rows get the bits of the whole's."""
     n, w = bags.n, C.shape[1]
     k = np.arange(1, w + 1)
-    step = max(1, (1 << 15) // w)
-    for b0 in range(0, n + 1, step):
-        rows = slice(b0, min(n + 1, b0 + step))
-        b = np.arange(rows.start, rows.stop)[:, None]
+    step = _row_block(w)
+    for b0 in range(r0, r0 + C.shape[0], step):
+        sub = slice(b0 - r0, min(r0 + C.shape[0], b0 + step) - r0)
+        b = np.arange(b0, b0 + sub.stop - sub.start)[:, None]
         a = b - k  # each cell's first atom
         ok = a >= 0
         a = np.maximum(a, 0)
         ok &= hi[np.minimum(a, n - 1)] >= b
         pa, pb = bags.ptr[a], bags.ptr[b]
-        block = C[rows]
-        val = -block if norm is None else norm(pb - pa, pa, pb, rows) - block
-        C[rows] = np.where(ok, val, np.inf)
+        block = C[sub]
+        val = -block if norm is None else norm(pb - pa, pa, pb, sub) - block
+        C[sub] = np.where(ok, val, np.inf)
     return C
 
 
 def _evidence_sums(ptr: np.ndarray, item: np.ndarray, hi: np.ndarray, off: np.ndarray, steps: np.ndarray,
-                   w: int, first: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
-    """``S[b, k-1]``: the sum over the items of the atoms ``[b-k, b)``, in order, of ``steps[off[v] + r]``,
-    ``v`` the item's kind and ``r`` how often it came before in that window (for ``b <= hi[b-k]``;
-    other cells 0); and, given ``first`` (a weight per kind), ``F``: the same windows' sums of
-    ``first[v]`` over their items with ``r == 0`` (their kinds). One numpy pass per start: an item's
-    rank in its window is its rank in the whole text less the occurrences of its kind before the
-    window (kept up to date as the start moves, no sort per start), then a running sum (numpy's
-    cumulative sum adds in order, as the C loop does)."""
+                   w: int, first: np.ndarray | None = None, starts: tuple[int, int] | None = None,
+                   rows: tuple[int, int] | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """``S[b - r0, k-1]``: the sum over the items of the atoms ``[b-k, b)``, in order, of
+    ``steps[off[v] + r]``, ``v`` the item's kind and ``r`` how often it came before in that window (for
+    ``b <= hi[b-k]``; other cells 0); and, given ``first`` (a weight per kind), ``F``: the same
+    windows' sums of ``first[v]`` over their items with ``r == 0`` (their kinds). ``starts`` (``a0,
+    a1``): only the windows from those starts; ``rows`` (``r0, r1``): only those ends. One numpy pass
+    per start: an item's rank in its window is its rank in the whole text less the occurrences of its
+    kind before the window (kept up to date as the start moves, no sort per start), then a running sum
+    (numpy's cumulative sum adds in order, as the C loop does)."""
     n = hi.size
-    S = np.zeros((n + 1, w))
-    F = None if first is None else np.zeros((n + 1, w))
+    a0, a1 = (0, n) if starts is None else starts
+    r0, r1 = (0, n + 1) if rows is None else rows
+    S = np.zeros((r1 - r0, w))
+    F = None if first is None else np.zeros((r1 - r0, w))
     at_kind = off[item] + _ranks(item)  # where each item's step would be, were the window the whole text
-    before = np.zeros(off.size - 1, np.int64)  # occurrences of each kind before the window's start
-    for a in range(n):
+    # occurrences of each kind before the window's start
+    before = np.bincount(item[: int(ptr[a0])], minlength=off.size - 1).astype(np.int64)
+    for a in range(a0, a1):
         e0, e1, b = int(ptr[a]), int(ptr[a + 1]), int(hi[a])
         ids = item[e0 : int(ptr[b])]
         if ids.size:
             at = at_kind[e0 : int(ptr[b])] - before[ids]
             run = np.cumsum(steps[at])
-            last = ptr[a + 1 : b + 1] - e0 - 1  # each window's last item
-            k = np.arange(1, b - a + 1)
-            S[a + k, k - 1] = np.where(last >= 0, run[np.maximum(last, 0)], 0.0)
+            k = np.arange(max(1, r0 - a), b - a + 1)  # the windows whose end is a stored row
+            last = ptr[a + k] - e0 - 1  # each window's last item
+            S[a + k - r0, k - 1] = np.where(last >= 0, run[np.maximum(last, 0)], 0.0)
             if F is not None:
                 runf = np.cumsum(np.where(at == off[ids], first[ids], 0.0))
-                F[a + k, k - 1] = np.where(last >= 0, runf[np.maximum(last, 0)], 0.0)
+                F[a + k - r0, k - 1] = np.where(last >= 0, runf[np.maximum(last, 0)], 0.0)
         if e1 > e0:
             np.add.at(before, item[e0:e1], 1)
     return S, F
@@ -1115,7 +1153,9 @@ def segment_evidence(bags: ItemBags, reward: np.ndarray | None = None, *, penalt
     cut set of least total :func:`evidence_costs` plus ``penalty`` per segment (default
     :func:`evidence_penalty`) less the ``reward`` of the gaps cut; ``fixed``, ``glue``, ``max_atoms``
     and ``count`` as in :func:`segment_global`; ``alpha`` the Dirichlet prior and ``window`` the reach
-    of a topic's vocabulary (:func:`evidence_costs`). Returns sorted gap indices."""
+    of a topic's vocabulary (:func:`evidence_costs`). Returns sorted gap indices. A text of more atoms
+    than a band (:func:`_evidence_band`) is decided a band of rows at a time, in the memory of one band
+    (the same cuts); a count search keeps the whole matrix (it runs many programmes on it)."""
     n = bags.n
     if n < 2:
         return np.zeros(0, np.int64)
@@ -1130,11 +1170,41 @@ def segment_evidence(bags: ItemBags, reward: np.ndarray | None = None, *, penalt
         return keep[sub].astype(np.int64)
     lo = earliest_starts(np.ones(n, np.int64), None, fixed)
     lo = np.maximum(lo, np.arange(n + 1) - max(1, int(max_atoms)))
+    beta = max(beta, _MIN_PENALTY)
+    w = max(1, int((np.arange(n + 1) - lo).max()))
+    band = _evidence_band(w)
+    if count is None and n + 1 > band:  # a long text: the matrix a band of rows at a time
+        return _banded_cuts(evidence_rows(bags, lo, alpha, window), lo, w, reward, fixed, beta, band)
     C = evidence_costs(bags, lo, alpha, window)
     if count is not None:
         return _cuts_for_count(C, lo, reward, fixed, int(count))
-    C += max(beta, _MIN_PENALTY)
+    C += beta
     return optimal_cuts(C, lo, reward, fixed)
+
+
+def _evidence_band(w: int) -> int:
+    """Rows of the evidence costs made at a time in a long text: about 4M cells (32 MB a matrix), a
+    multiple of :func:`_row_block` (so a band's rows have the bits of the whole matrix's)."""
+    step = _row_block(w)
+    return max(step, ((1 << 22) // w) // step * step)
+
+
+def _banded_cuts(rows: Callable[[int, int], np.ndarray], lo: np.ndarray, w: int, reward: np.ndarray | None,
+                 fixed: np.ndarray | None, price: float, band: int) -> np.ndarray:
+    """:func:`optimal_cuts` on the costs ``rows(r0, r1)`` plus ``price`` per chunk, a band of rows at a
+    time (the DP's running totals kept between bands): the same cuts as on the whole matrix, in the
+    memory of one band."""
+    n = len(lo) - 1
+    lo, rw_soft, restart = _dp_inputs(lo, w, reward, fixed)
+    Fm = np.zeros(n + 1)
+    back = np.zeros(n + 1, np.int64)
+    for r0 in range(0, n + 1, band):
+        C = rows(r0, min(n + 1, r0 + band))
+        C += price
+        b0 = max(r0, 1)
+        if not native.dp_rows(C[b0 - r0 :], b0, lo, rw_soft, restart, Fm, back):
+            _dp_rows_numpy(C[b0 - r0 :], b0, lo, rw_soft, restart, Fm, back)
+    return _read_back(back)
 
 
 def _fewest_cuts_price(C: np.ndarray, reward: np.ndarray | None) -> float:

@@ -328,15 +328,17 @@ void lc_shuffled(int64_t n, int64_t e, int64_t ncol, int64_t shuffles, const int
     }
 }
 
-/* The evidence of every window of atoms: for each start a and last atom b < hi[a] (hi[a] the furthest
-   end), out[(b+1)*w + (b-a)] = the sum, over the items of atoms a..b in entry order, of
+/* The evidence of every window of atoms: for each start a in [a0, a1) and last atom b < hi[a] (hi[a] the
+   furthest end), out[(b+1-row0)*w + (b-a)] = the sum, over the items of atoms a..b in entry order, of
    steps[off[v] + r], v the item's kind and r how often it came before in the window (laid out by end,
-   as boundaries.scatter_costs' costs): boundaries.evidence_costs' numpy loop, the same additions in the
-   same order. tally (kinds) must be zeroed; it is left zeroed. */
-void lc_evidence(int64_t n, int64_t w, const int64_t *ptr, const int32_t *item, const int64_t *hi,
-                 const int64_t *off, const double *steps, int64_t *tally, double *out,
+   as boundaries.scatter_costs' costs, from row row0: rows before it are summed through, not stored);
+   given first (one weight per kind), out2 the same windows' sums of first[v] over their kinds (r == 0):
+   boundaries._evidence_sums, the same additions in the same order. tally (kinds) must be zeroed; it is
+   left zeroed. */
+void lc_evidence(int64_t a0, int64_t a1, int64_t w, int64_t row0, const int64_t *ptr, const int32_t *item,
+                 const int64_t *hi, const int64_t *off, const double *steps, int64_t *tally, double *out,
                  const double *first, double *out2) {
-    for (int64_t a = 0; a < n; a++) {
+    for (int64_t a = a0; a < a1; a++) {
         double s = 0.0, f = 0.0;
         for (int64_t b = a; b < hi[a]; b++) {
             for (int64_t e = ptr[b]; e < ptr[b + 1]; e++) {
@@ -345,11 +347,20 @@ void lc_evidence(int64_t n, int64_t w, const int64_t *ptr, const int32_t *item, 
                 s += steps[off[v] + r];
                 if (first && r == 0) f += first[v];
             }
-            out[(b + 1) * w + (b - a)] = s;
-            if (first) out2[(b + 1) * w + (b - a)] = f;
+            if (b + 1 < row0) continue;
+            out[(b + 1 - row0) * w + (b - a)] = s;
+            if (first) out2[(b + 1 - row0) * w + (b - a)] = f;
         }
         for (int64_t e = ptr[a]; e < ptr[hi[a]]; e++) tally[item[e]] = 0;
     }
+}
+
+/* The DP's steps for the chunk ends b0 <= b < b1 only, rows[b - b0] the costs of the chunks ending at b:
+   lc_dp over a band of rows, fm and back kept by the caller between bands (the same steps, the same
+   bits). */
+void lc_dp_rows(int64_t b0, int64_t b1, int64_t n, int64_t w, const double *rows, const int64_t *lo,
+                const double *rw, const uint8_t *restart, double *fm, int64_t *back) {
+    for (int64_t b = b0; b < b1; b++) lc_step(b, n, rows + (b - b0) * w, lo, rw, restart, fm, back);
 }
 """
 
@@ -425,7 +436,9 @@ def _load() -> ctypes.CDLL | None:
         lib.lc_lexweights.restype = None
         lib.lc_lexweights.argtypes = [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 6
         lib.lc_evidence.restype = None
-        lib.lc_evidence.argtypes = [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 9
+        lib.lc_evidence.argtypes = [ctypes.c_int64] * 4 + [ctypes.c_void_p] * 9
+        lib.lc_dp_rows.restype = None
+        lib.lc_dp_rows.argtypes = [ctypes.c_int64] * 4 + [ctypes.c_void_p] * 6
         lib.lc_fit.restype = ctypes.c_int64
         lib.lc_fit.argtypes = ([ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 6 + [ctypes.c_double] * 2
                                + [ctypes.c_void_p] * 7)
@@ -606,21 +619,40 @@ def lexical_weights(row: np.ndarray, col: np.ndarray, cnt: np.ndarray, idf: np.n
 
 
 def evidence_sums(ptr: np.ndarray, item: np.ndarray, hi: np.ndarray, off: np.ndarray, steps: np.ndarray,
-                  w: int, first: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None] | None:
+                  w: int, first: np.ndarray | None = None, starts: tuple[int, int] | None = None,
+                  rows: tuple[int, int] | None = None) -> tuple[np.ndarray, np.ndarray | None] | None:
     """:func:`logichunk.boundaries.evidence_costs`' window sums (``(n+1) x w``, by end, as its costs;
     cells of no window left 0) from the compiled kernel, with the bits of its numpy loop, and, given
-    ``first`` (one weight per kind), the same windows' sums of ``first`` over their kinds; None when the
-    kernel is not available."""
+    ``first`` (one weight per kind), the same windows' sums of ``first`` over their kinds; ``starts``
+    (``a0, a1``) and ``rows`` (``r0, r1``): only the windows from those starts, and only those rows
+    of the matrix; None when the kernel is not available."""
     lib = _load()
     if lib is None:
         return None
     (ptr, hi, off), (item,), (steps,) = _c(np.int64, ptr, hi, off), _c(np.int32, item), _c(np.float64, steps)
     n = hi.size
-    out = np.zeros((n + 1) * w)
+    a0, a1 = (0, n) if starts is None else starts
+    r0, r1 = (0, n + 1) if rows is None else rows
+    out = np.zeros((r1 - r0) * w)
     tally = np.zeros(max(off.size - 1, 1), np.int64)
     (fw,) = _c(np.float64, first) if first is not None else (None,)
-    out2 = np.zeros((n + 1) * w) if first is not None else None
-    lib.lc_evidence(n, w, ptr.ctypes.data, item.ctypes.data, hi.ctypes.data, off.ctypes.data, steps.ctypes.data,
-                    tally.ctypes.data, out.ctypes.data, None if fw is None else fw.ctypes.data,
+    out2 = np.zeros((r1 - r0) * w) if first is not None else None
+    lib.lc_evidence(a0, a1, w, r0, ptr.ctypes.data, item.ctypes.data, hi.ctypes.data, off.ctypes.data,
+                    steps.ctypes.data, tally.ctypes.data, out.ctypes.data, None if fw is None else fw.ctypes.data,
                     None if out2 is None else out2.ctypes.data)
-    return out.reshape(n + 1, w), None if out2 is None else out2.reshape(n + 1, w)
+    return out.reshape(r1 - r0, w), None if out2 is None else out2.reshape(r1 - r0, w)
+
+
+def dp_rows(rows: np.ndarray, b0: int, lo: np.ndarray, rw: np.ndarray, restart: np.ndarray, fm: np.ndarray,
+            back: np.ndarray) -> bool:
+    """:func:`dp_back`'s steps for the chunk ends ``b0 .. b0 + len(rows) - 1`` only, updating ``fm`` and
+    ``back`` (float64 and int64, ``n + 1`` each, kept between bands) in place; False when the kernel is
+    not available."""
+    lib = _load()
+    if lib is None:
+        return False
+    (rows, rw), (lo,), (rs,) = _c(np.float64, rows, rw), _c(np.int64, lo), _c(np.uint8, restart)
+    n = lo.size - 1
+    lib.lc_dp_rows(b0, b0 + rows.shape[0], n, rows.shape[1], rows.ctypes.data, lo.ctypes.data, rw.ctypes.data,
+                   rs.ctypes.data, fm.ctypes.data, back.ctypes.data)
+    return True
