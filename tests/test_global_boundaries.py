@@ -206,6 +206,28 @@ def test_the_two_dp_loops_agree(n, w, seed):
     assert list(a) == b.tolist()
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.integers(2, 80), st.integers(1, 40), st.integers(0, 2**31 - 1),
+       st.sampled_from([0.0, 0.25, 1.0 / 3.0, 2.7, 1e-9]))
+def test_a_price_per_chunk_is_the_price_added_to_the_matrix(n, w, seed, price):
+    """Every DP path given ``price`` backs out the pointers it backs out of ``cost + price`` (the count
+    search and the penalty path run many programmes on one matrix without copying it)."""
+    from logichunk import native
+
+    rng = np.random.default_rng(seed)
+    C = np.round(rng.random((n + 1, w)) * 4) / 4 - 0.5
+    C[np.arange(w)[None, :] + 1 > np.arange(n + 1)[:, None]] = np.inf
+    lo = np.maximum(np.arange(n + 1) - w, 0)
+    rw = np.round(rng.normal(size=n), 1)
+    rw[0] = 0.0
+    restart = rng.random(n + 1) < 0.1
+    want = list(bd._dp_lists(C + price, lo, rw, restart))
+    assert list(bd._dp_lists(C, lo, rw, restart, price)) == want
+    assert bd._dp_numpy(C, lo, rw, restart, price).tolist() == want
+    assert native.dp_back(C, lo, rw, restart, price).tolist() == want
+    assert bd.optimal_cuts(C, lo, price=price).tolist() == bd.optimal_cuts(C + price, lo).tolist()
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.integers(2, 80), st.integers(1, 40), st.integers(0, 2**31 - 1))
 def test_the_compiled_dp_agrees_with_the_python_loop(n, w, seed):

@@ -610,7 +610,7 @@ _FORBIDDEN = -1e12
 
 
 def optimal_cuts(cost: np.ndarray, lo: np.ndarray, reward: np.ndarray | None = None,
-                 fixed: np.ndarray | None = None) -> np.ndarray:
+                 fixed: np.ndarray | None = None, price: float = 0.0) -> np.ndarray:
     """The cut set (sorted gap indices: a cut after atom ``i``) minimising the sum of chunk costs
     ``cost[b, k-1]`` (chunk ``[b-k, b)``, see :func:`scatter_costs`; add penalties before) minus the
     rewards of the gaps cut (``reward[i]`` for the gap after atom ``i``; ``-inf`` forbids it).
@@ -619,15 +619,18 @@ def optimal_cuts(cost: np.ndarray, lo: np.ndarray, reward: np.ndarray | None = N
     Exact dynamic programming, O(n·w) for chunks of at most ``w`` atoms. A gap whose cut is
     forbidden but unavoidable (a single atom over the limit between two forbidden gaps) is cut
     anyway: the size limit comes first. ``fixed`` gaps (always cut; ``lo`` must not cross them)
-    restart the running total, so independent pieces solved together get each its own answer."""
+    restart the running total, so independent pieces solved together get each its own answer.
+    ``price``: added to every chunk's cost as ``cost + price`` would, without the copy of the matrix
+    (a count search or a penalty path runs many programmes on one matrix)."""
     n = cost.shape[0] - 1
     if n <= 1:
         return np.zeros(0, np.int64)
     w = cost.shape[1]
     lo, rw_soft, restart = _dp_inputs(lo, w, reward, fixed)
-    back = native.dp_back(cost, lo, rw_soft, restart)
+    back = native.dp_back(cost, lo, rw_soft, restart, price)
     if back is None:
-        back = _dp_lists(cost, lo, rw_soft, restart) if w <= _LIST_DP_WIDTH else _dp_numpy(cost, lo, rw_soft, restart)
+        back = (_dp_lists(cost, lo, rw_soft, restart, price) if w <= _LIST_DP_WIDTH
+                else _dp_numpy(cost, lo, rw_soft, restart, price))
     return _read_back(back)
 
 
@@ -666,7 +669,8 @@ def _read_back(back: np.ndarray | list[int]) -> np.ndarray:
 _LIST_DP_WIDTH = 32
 
 
-def _dp_lists(cost: np.ndarray, lo: np.ndarray, rw: np.ndarray, restart: np.ndarray) -> list[int]:
+def _dp_lists(cost: np.ndarray, lo: np.ndarray, rw: np.ndarray, restart: np.ndarray, price: float = 0.0
+              ) -> list[int]:
     """``back[b]``: where the best last chunk ending at ``b`` starts (ties: the latest start)."""
     n = cost.shape[0] - 1
     rows = cost.tolist()
@@ -681,7 +685,7 @@ def _dp_lists(cost: np.ndarray, lo: np.ndarray, rw: np.ndarray, restart: np.ndar
         best = inf
         arg = b - 1
         for a in range(lo_l[b], b):
-            v = Fm[a] + row[b - a - 1]
+            v = Fm[a] + (row[b - a - 1] + price)
             if v <= best:
                 best = v
                 arg = a
@@ -691,23 +695,24 @@ def _dp_lists(cost: np.ndarray, lo: np.ndarray, rw: np.ndarray, restart: np.ndar
     return back
 
 
-def _dp_numpy(cost: np.ndarray, lo: np.ndarray, rw: np.ndarray, restart: np.ndarray) -> np.ndarray:
+def _dp_numpy(cost: np.ndarray, lo: np.ndarray, rw: np.ndarray, restart: np.ndarray, price: float = 0.0
+              ) -> np.ndarray:
     """:func:`_dp_lists` with one numpy pass per chunk end (for wide windows)."""
     n = cost.shape[0] - 1
     Fm = np.zeros(n + 1)
     back = np.zeros(n + 1, np.int64)
-    _dp_rows_numpy(cost[1:], 1, lo, rw, restart, Fm, back)
+    _dp_rows_numpy(cost[1:], 1, lo, rw, restart, Fm, back, price)
     return back
 
 
 def _dp_rows_numpy(rows: np.ndarray, b0: int, lo: np.ndarray, rw: np.ndarray, restart: np.ndarray,
-                   Fm: np.ndarray, back: np.ndarray) -> None:
+                   Fm: np.ndarray, back: np.ndarray, price: float = 0.0) -> None:
     """The DP's steps for the chunk ends ``b0 ..`` (``rows[b - b0]``: the costs of the chunks ending at
     ``b``), ``Fm`` and ``back`` updated in place (kept between bands of rows)."""
     n = Fm.size - 1
     for b in range(b0, b0 + rows.shape[0]):
         a0 = int(lo[b])
-        vals = Fm[a0:b][::-1] + rows[b - b0, : b - a0]
+        vals = Fm[a0:b][::-1] + (rows[b - b0, : b - a0] + price)
         j = int(np.argmin(vals))
         back[b] = b - 1 - j
         if b < n:
@@ -1178,8 +1183,7 @@ def segment_evidence(bags: ItemBags, reward: np.ndarray | None = None, *, penalt
     C = evidence_costs(bags, lo, alpha, window)
     if count is not None:
         return _cuts_for_count(C, lo, reward, fixed, int(count))
-    C += beta
-    return optimal_cuts(C, lo, reward, fixed)
+    return optimal_cuts(C, lo, reward, fixed, beta)
 
 
 def _evidence_band(w: int) -> int:
@@ -1200,10 +1204,9 @@ def _banded_cuts(rows: Callable[[int, int], np.ndarray], lo: np.ndarray, w: int,
     back = np.zeros(n + 1, np.int64)
     for r0 in range(0, n + 1, band):
         C = rows(r0, min(n + 1, r0 + band))
-        C += price
         b0 = max(r0, 1)
-        if not native.dp_rows(C[b0 - r0 :], b0, lo, rw_soft, restart, Fm, back):
-            _dp_rows_numpy(C[b0 - r0 :], b0, lo, rw_soft, restart, Fm, back)
+        if not native.dp_rows(C[b0 - r0 :], b0, lo, rw_soft, restart, Fm, back, price):
+            _dp_rows_numpy(C[b0 - r0 :], b0, lo, rw_soft, restart, Fm, back, price)
     return _read_back(back)
 
 
@@ -1223,13 +1226,13 @@ def _cuts_for_count(C: np.ndarray, lo: np.ndarray, reward: np.ndarray | None, fi
     """The penalised programme's cuts whose number is nearest ``count``, the penalty found by bisection
     (the number of cuts never grows with the penalty). ``C``: the chunk costs without any penalty."""
     hi = _fewest_cuts_price(C, reward)
-    best = optimal_cuts(C + hi, lo, reward, fixed)
+    best = optimal_cuts(C, lo, reward, fixed, hi)
     lo_b = 0.0
     for _ in range(60):
         if best.size == count or hi - lo_b <= 1e-12 * max(hi, 1.0):
             break
         mid = 0.5 * (lo_b + hi)
-        cuts = optimal_cuts(C + mid, lo, reward, fixed)
+        cuts = optimal_cuts(C, lo, reward, fixed, mid)
         if cuts.size > count:
             lo_b = mid
         else:
@@ -1270,7 +1273,7 @@ def penalty_path(C: np.ndarray, lo: np.ndarray, reward: np.ndarray | None = None
     cap = np.inf if max_cuts is None else int(max_cuts) + 1  # in segments
 
     def solve(beta: float) -> tuple[np.ndarray, float, int]:
-        cuts = optimal_cuts(C + beta, lo, reward, fixed)
+        cuts = optimal_cuts(C, lo, reward, fixed, beta)
         return (cuts, *_path_value(C, cuts, reward))
 
     found = {}

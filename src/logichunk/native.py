@@ -38,14 +38,15 @@ import numpy as np
 _SRC = r"""
 #include <math.h>
 #include <stdint.h>
-/* One step of the DP at chunk end b, row[k-1] the cost of the chunk [b-k, b): back[b] is the start of
-   the best last chunk (ties: the latest start), fm[b] the best total less the reward of a cut at b. */
-static inline void lc_step(int64_t b, int64_t n, const double *row, const int64_t *lo, const double *rw,
-                           const uint8_t *restart, double *fm, int64_t *back) {
+/* One step of the DP at chunk end b, row[k-1] + price the cost of the chunk [b-k, b): back[b] is the
+   start of the best last chunk (ties: the latest start), fm[b] the best total less the reward of a cut
+   at b. (price: one price per chunk, added as numpy adds it to a cost matrix, without the copy.) */
+static inline void lc_step(int64_t b, int64_t n, const double *row, double price, const int64_t *lo,
+                           const double *rw, const uint8_t *restart, double *fm, int64_t *back) {
     double best = 1.0 / 0.0;
     int64_t arg = b - 1;
     for (int64_t a = lo[b]; a < b; a++) {
-        double v = fm[a] + row[b - a - 1];
+        double v = fm[a] + (row[b - a - 1] + price);
         if (v <= best) { best = v; arg = a; }
     }
     back[b] = arg;
@@ -53,9 +54,9 @@ static inline void lc_step(int64_t b, int64_t n, const double *row, const int64_
 }
 
 /* the DP over a whole cost matrix (n+1 rows of w); see boundaries.py */
-void lc_dp(int64_t n, int64_t w, const double *cost, const int64_t *lo, const double *rw,
+void lc_dp(int64_t n, int64_t w, const double *cost, double price, const int64_t *lo, const double *rw,
            const uint8_t *restart, double *fm, int64_t *back) {
-    for (int64_t b = 1; b <= n; b++) lc_step(b, n, cost + b * w, lo, rw, restart, fm, back);
+    for (int64_t b = 1; b <= n; b++) lc_step(b, n, cost + b * w, price, lo, rw, restart, fm, back);
 }
 
 /* P[r*w + d] += products of entries one column apart by d < w rows, in the order of boundaries.gram_band's
@@ -106,7 +107,7 @@ int64_t lc_fit(int64_t n, int64_t w, double *P, const double *norms, const doubl
             f = 1.0 - f;
             cost[k - 1] = c + (beta[b - 1] + fill * f * f);
         }
-        lc_step(b, n, cost, lo, rw, restart, fm, back);
+        lc_step(b, n, cost, 0.0, lo, rw, restart, fm, back);
     }
     int64_t k = 0;
     for (int64_t b = n; b > 0; b = back[b])
@@ -358,9 +359,9 @@ void lc_evidence(int64_t a0, int64_t a1, int64_t w, int64_t row0, const int64_t 
 /* The DP's steps for the chunk ends b0 <= b < b1 only, rows[b - b0] the costs of the chunks ending at b:
    lc_dp over a band of rows, fm and back kept by the caller between bands (the same steps, the same
    bits). */
-void lc_dp_rows(int64_t b0, int64_t b1, int64_t n, int64_t w, const double *rows, const int64_t *lo,
-                const double *rw, const uint8_t *restart, double *fm, int64_t *back) {
-    for (int64_t b = b0; b < b1; b++) lc_step(b, n, rows + (b - b0) * w, lo, rw, restart, fm, back);
+void lc_dp_rows(int64_t b0, int64_t b1, int64_t n, int64_t w, const double *rows, double price,
+                const int64_t *lo, const double *rw, const uint8_t *restart, double *fm, int64_t *back) {
+    for (int64_t b = b0; b < b1; b++) lc_step(b, n, rows + (b - b0) * w, price, lo, rw, restart, fm, back);
 }
 """
 
@@ -420,7 +421,7 @@ def _load() -> ctypes.CDLL | None:
         lib = ctypes.CDLL(str(so))
         fn = lib.lc_dp
         fn.restype = None
-        fn.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 6
+        fn.argtypes = [ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_double] + [ctypes.c_void_p] * 5
         lib.lc_band.restype = None
         lib.lc_band.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 6
         lib.lc_lexmark.restype = ctypes.c_int64
@@ -438,7 +439,7 @@ def _load() -> ctypes.CDLL | None:
         lib.lc_evidence.restype = None
         lib.lc_evidence.argtypes = [ctypes.c_int64] * 4 + [ctypes.c_void_p] * 9
         lib.lc_dp_rows.restype = None
-        lib.lc_dp_rows.argtypes = [ctypes.c_int64] * 4 + [ctypes.c_void_p] * 6
+        lib.lc_dp_rows.argtypes = [ctypes.c_int64] * 4 + [ctypes.c_void_p, ctypes.c_double] + [ctypes.c_void_p] * 5
         lib.lc_fit.restype = ctypes.c_int64
         lib.lc_fit.argtypes = ([ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 6 + [ctypes.c_double] * 2
                                + [ctypes.c_void_p] * 7)
@@ -472,8 +473,10 @@ def available() -> bool:
     return _load() is not None
 
 
-def dp_back(cost: np.ndarray, lo: np.ndarray, rw: np.ndarray, restart: np.ndarray) -> np.ndarray | None:
-    """The DP's back pointers from the compiled kernel, or None when it is not available."""
+def dp_back(cost: np.ndarray, lo: np.ndarray, rw: np.ndarray, restart: np.ndarray, price: float = 0.0
+            ) -> np.ndarray | None:
+    """The DP's back pointers from the compiled kernel (each chunk's cost ``cost + price``, without the
+    copy), or None when it is not available."""
     lib = _load()
     if lib is None:
         return None
@@ -482,7 +485,7 @@ def dp_back(cost: np.ndarray, lo: np.ndarray, rw: np.ndarray, restart: np.ndarra
     n = cost.shape[0] - 1
     fm = np.zeros(n + 1)
     back = np.zeros(n + 1, dtype=np.int64)
-    lib.lc_dp(n, cost.shape[1], cost.ctypes.data, lo.ctypes.data, rw.ctypes.data, rs.ctypes.data,
+    lib.lc_dp(n, cost.shape[1], cost.ctypes.data, float(price), lo.ctypes.data, rw.ctypes.data, rs.ctypes.data,
               fm.ctypes.data, back.ctypes.data)
     return back
 
@@ -644,7 +647,7 @@ def evidence_sums(ptr: np.ndarray, item: np.ndarray, hi: np.ndarray, off: np.nda
 
 
 def dp_rows(rows: np.ndarray, b0: int, lo: np.ndarray, rw: np.ndarray, restart: np.ndarray, fm: np.ndarray,
-            back: np.ndarray) -> bool:
+            back: np.ndarray, price: float = 0.0) -> bool:
     """:func:`dp_back`'s steps for the chunk ends ``b0 .. b0 + len(rows) - 1`` only, updating ``fm`` and
     ``back`` (float64 and int64, ``n + 1`` each, kept between bands) in place; False when the kernel is
     not available."""
@@ -653,6 +656,6 @@ def dp_rows(rows: np.ndarray, b0: int, lo: np.ndarray, rw: np.ndarray, restart: 
         return False
     (rows, rw), (lo,), (rs,) = _c(np.float64, rows, rw), _c(np.int64, lo), _c(np.uint8, restart)
     n = lo.size - 1
-    lib.lc_dp_rows(b0, b0 + rows.shape[0], n, rows.shape[1], rows.ctypes.data, lo.ctypes.data, rw.ctypes.data,
-                   rs.ctypes.data, fm.ctypes.data, back.ctypes.data)
+    lib.lc_dp_rows(b0, b0 + rows.shape[0], n, rows.shape[1], rows.ctypes.data, float(price), lo.ctypes.data,
+                   rw.ctypes.data, rs.ctypes.data, fm.ctypes.data, back.ctypes.data)
     return True
