@@ -347,3 +347,33 @@ def test_a_long_text_is_decided_a_band_at_a_time_with_the_same_cuts():
     whole = bd.optimal_cuts(bd.evidence_costs(bags, lo) + bd.evidence_penalty(bags), lo)
     got = bd.segment_evidence(bags)
     assert got.tolist() == whole.tolist() and set(got.tolist()) == joins
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.floats(-1, 1, allow_nan=False, width=32), min_size=3, max_size=3), min_size=4, max_size=40),
+       st.integers(1, 6), st.data())
+def test_a_long_path_is_searched_to_the_same_choice_where_the_judge_has_one_valley(rows, budget, data):
+    """Past PATH_BUDGET programmes the path is searched in rounds instead of walked whole: with a judge
+    that falls and rises once along the path (the distance of a set's count to a target), the search
+    picks the set the whole path would; with any judge, a set of the path. Budgets of 1 to 6
+    programmes force the search on these short paths."""
+    X = np.asarray(rows, dtype=np.float64)
+    n = X.shape[0]
+    lo = bd.earliest_starts(np.ones(n, np.int64), None, None)
+    C = bd.scatter_costs(X, n, lo=lo)
+    path = bd.penalty_path(C, lo)
+    target = data.draw(st.integers(0, n))
+    valley = lambda cuts: abs(cuts.size - target) + 1e-3 * cuts.size  # noqa: E731
+    rng = np.random.default_rng(n)
+    noise = {p.size: float(rng.random()) for p in path}
+    bumpy = lambda cuts: noise.get(cuts.size, 0.0)  # noqa: E731
+    saved = bd.PATH_BUDGET
+    try:
+        bd.PATH_BUDGET = budget
+        got = bd._select_on_path(C, lo, None, None, None, valley)
+        any_judge = bd._select_on_path(C, lo, None, None, None, bumpy)
+    finally:
+        bd.PATH_BUDGET = saved
+    assert got.tolist() == min(path, key=valley).tolist()
+    assert any(p.tolist() == any_judge.tolist() for p in path)
+    assert bd._select_on_path(C, lo, None, None, None, valley).tolist() == got.tolist()  # exact, within budget

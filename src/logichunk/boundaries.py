@@ -1261,36 +1261,97 @@ def _cut_rewards(cuts: np.ndarray, reward: np.ndarray | None) -> float:
 
 
 def penalty_path(C: np.ndarray, lo: np.ndarray, reward: np.ndarray | None = None,
-                 fixed: np.ndarray | None = None, max_cuts: int | None = None) -> list[np.ndarray]:
+                 fixed: np.ndarray | None = None, max_cuts: int | None = None,
+                 budget: int | None = None) -> list[np.ndarray] | None:
     """Every cut set that the penalised programme (:func:`optimal_cuts` on ``C`` plus one price per
     segment) gives for some price from :data:`_MIN_PENALTY` up, fewest cuts first: CROPS (Haynes,
     Eckley and Fearnhead, 2017) — solve at the price where the optimal lines of two known sets cross;
     a set with a count between theirs lies on the path, else none does. One programme per set on the
     path and one per gap between two, no grid of prices to choose. ``max_cuts``: only the sets with at
     most that many cuts (the path is not explored beyond them: on a long text the whole path is
-    thousands of programmes)."""
-    hi = _fewest_cuts_price(C, reward)
-    cap = np.inf if max_cuts is None else int(max_cuts) + 1  # in segments
+    thousands of programmes). ``budget``: at most that many programmes, else None (the path is longer
+    than that)."""
+    got = _crops(C, lo, reward, fixed, _MIN_PENALTY, _fewest_cuts_price(C, reward), max_cuts, budget)
+    return None if got[1] else [cuts for cuts, _ in got[0]]
 
-    def solve(beta: float) -> tuple[np.ndarray, float, int]:
+
+def _crops(C: np.ndarray, lo: np.ndarray, reward: np.ndarray | None, fixed: np.ndarray | None,
+           beta_lo: float, beta_hi: float, max_cuts: int | None, budget: int | None,
+           breadth_first: bool = False) -> tuple[list[tuple[np.ndarray, float]], bool]:
+    """:func:`penalty_path` between the prices ``beta_lo`` and ``beta_hi``: the sets optimal for some
+    price between them, fewest cuts first, each with a price it is optimal at; and whether the
+    exploration stopped at ``budget`` programmes between the two ends before the path was complete (the
+    sets found so far: spread over the whole range when ``breadth_first``)."""
+    cap = np.inf if max_cuts is None else int(max_cuts) + 1  # in segments
+    solves = 0
+
+    def solve(beta: float) -> tuple[np.ndarray, float, int, float]:
+        nonlocal solves
+        solves += 1
         cuts = optimal_cuts(C, lo, reward, fixed, beta)
-        return (cuts, *_path_value(C, cuts, reward))
+        return (cuts, *_path_value(C, cuts, reward), beta)
 
     found = {}
-    todo = [(solve(_MIN_PENALTY), solve(hi))]
+    todo = [(solve(beta_lo), solve(beta_hi))]
     for a, b in todo:
-        found[a[2]], found[b[2]] = a[0], b[0]
+        found[a[2]], found[b[2]] = a, b
+    stopped = False
     while todo:
-        a, b = todo.pop()  # a: more segments (a lower price), b: fewer
+        if budget is not None and solves - 2 >= budget:  # (the two ends are not counted)
+            stopped = True
+            break
+        a, b = todo.pop(0) if breadth_first else todo.pop()  # a: more segments (a lower price), b: fewer
         if a[2] - b[2] <= 1 or b[2] >= cap:
             continue
         beta = (b[1] - a[1]) / (a[2] - b[2])  # where the two lines cross
         mid = solve(max(beta, _MIN_PENALTY))
         if mid[2] in found or mid[1] + beta * mid[2] >= a[1] + beta * a[2] - 1e-9 * max(1.0, abs(a[1])):
             continue  # nothing on the path between a and b
-        found[mid[2]] = mid[0]
+        found[mid[2]] = mid
         todo += [(a, mid), (mid, b)]
-    return [found[k] for k in sorted(found) if k <= cap]
+    return [(found[k][0], found[k][3]) for k in sorted(found) if k <= cap], stopped
+
+
+#: programmes the exact penalty path may take before a long text's path is searched instead
+#: (:func:`_select_on_path`); also the programmes of each round of that search. A bound on work, fixed
+#: a priori: the dev documents' paths stay under it (the choice is exact on all of them)
+PATH_BUDGET = 200
+
+
+def _select_on_path(C: np.ndarray, lo: np.ndarray, reward: np.ndarray | None, fixed: np.ndarray | None,
+                    max_cuts: int | None, select: Callable[[np.ndarray], float]) -> np.ndarray:
+    """The set on the penalty path (:func:`penalty_path`, up to ``max_cuts``) that ``select`` scores
+    lowest, fewest cuts first on a tie. Exact while the path takes at most :data:`PATH_BUDGET`
+    programmes. A longer path (a long text: hundreds of sets, each a programme over the whole text) is
+    searched instead, in rounds: the path explored breadth first (sets spread over its whole range) up
+    to the budget, then between the best set so far and each of its neighbours, until no set of the
+    path lies between the best and either neighbour — work linear in the text, not quadratic, and the
+    exact choice wherever ``select`` falls and rises once along the path (on long texts it does: one
+    valley around the count the words find)."""
+    sets, stopped = _crops(C, lo, reward, fixed, _MIN_PENALTY, _fewest_cuts_price(C, reward), max_cuts,
+                           PATH_BUDGET, breadth_first=True)
+    if not stopped:
+        return min((cuts for cuts, _ in sets), key=select)
+    scored: dict[int, tuple[float, np.ndarray, float]] = {}  # count -> (score, cuts, a price it is optimal at)
+    adjacent: set[tuple[int, int]] = set()  # counts with no set of the path between them
+    while True:  # each round finds sets between the best and a neighbour, or proves there are none
+        for cuts, beta in sets:
+            scored.setdefault(cuts.size, (select(cuts), cuts, beta))
+        counts = sorted(scored)
+        best = min(counts, key=lambda k: (scored[k][0], k))
+        i = counts.index(best)
+        sides = [(counts[j], best) if j < i else (best, counts[j]) for j in (i - 1, i + 1) if 0 <= j < len(counts)]
+        sides = [side for side in sides if side not in adjacent]
+        if not sides:
+            return scored[best][1]
+        sets = []
+        for few, many in sides:  # more cuts: a lower price
+            got, stopped = _crops(C, lo, reward, fixed, scored[many][2], scored[few][2], max_cuts, PATH_BUDGET,
+                                  breadth_first=True)
+            sets += got
+            if not stopped:
+                inside = sorted({few, many, *(c.size for c, _ in got)})
+                adjacent.update(zip(inside[:-1], inside[1:], strict=False))
 
 
 #: the least price of a segment without a size limit: far below any real gain, above rounding noise
@@ -1374,8 +1435,7 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
     if limits is None and count is not None:  # the penalty that gives that many cuts, found on the bare scatter
         return _cuts_for_count(scatter_costs(X, w, _counts, _sqnorms, lo), lo, reward, fixed, count)
     if limits is None and select is not None:  # the best of the cut sets optimal for some price, by select
-        path = penalty_path(scatter_costs(X, w, _counts, _sqnorms, lo), lo, reward, fixed, max_cuts)
-        return min(path, key=select)
+        return _select_on_path(scatter_costs(X, w, _counts, _sqnorms, lo), lo, reward, fixed, max_cuts, select)
     beta = np.broadcast_to(np.asarray(null_penalty(X) if penalty is None else penalty, dtype=np.float64), (n,))
     if limits is None:  # segmentation: the scatter and one price per segment, no fill term
         C = scatter_costs(X, w, _counts, _sqnorms, lo)
