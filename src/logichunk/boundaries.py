@@ -1002,12 +1002,14 @@ def evidence_rows(bags: ItemBags, lo: np.ndarray, alpha: float | np.ndarray = EV
     masses = _window_masses(bags, a, int(window)) if local else None
     if not local:  # one vocabulary: the text's
         TN, lgk = _lgamma_table(bags.tokens, mass), math.lgamma(mass)
+    # the numpy loop's ranks of the items in the whole text: once, not once per band
+    at_kind = None if native.available() else off[bags.item] + _ranks(bags.item)
 
     def rows(r0: int, r1: int) -> np.ndarray:
         a0 = int(lo[max(r0, 1)]) if r0 < r1 else 0  # the first start that reaches the band
         a1 = max(a0, min(n, r1 - 1))
         band_hi = np.minimum(hi, r1 - 1)
-        S, own = _window_sums(bags, band_hi, off, steps, w, a if local else None, (a0, a1), (r0, r1))
+        S, own = _window_sums(bags, band_hi, off, steps, w, a if local else None, (a0, a1), (r0, r1), at_kind)
         if not local:
             return _costs_from_sums(S, bags, hi, lambda ns, pa, pb, sub: TN[ns] - lgk, r0)
         assert own is not None and masses is not None
@@ -1023,11 +1025,13 @@ def evidence_rows(bags: ItemBags, lo: np.ndarray, alpha: float | np.ndarray = EV
 
 
 def _window_sums(bags: ItemBags, hi: np.ndarray, off: np.ndarray, steps: np.ndarray, w: int,
-                 first: np.ndarray | None, starts: tuple[int, int], rows: tuple[int, int]
-                 ) -> tuple[np.ndarray, np.ndarray | None]:
+                 first: np.ndarray | None, starts: tuple[int, int], rows: tuple[int, int],
+                 at_kind: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """:func:`_evidence_sums` in C where it is built, else in numpy (the same bits)."""
     got = native.evidence_sums(bags.ptr, bags.item, hi, off, steps, w, first, starts, rows)
-    return _evidence_sums(bags.ptr, bags.item, hi, off, steps, w, first, starts, rows) if got is None else got
+    if got is None:
+        return _evidence_sums(bags.ptr, bags.item, hi, off, steps, w, first, starts, rows, at_kind)
+    return got
 
 
 def _row_block(w: int) -> int:
@@ -1062,12 +1066,14 @@ def _costs_from_sums(C: np.ndarray, bags: ItemBags, hi: np.ndarray,
 
 def _evidence_sums(ptr: np.ndarray, item: np.ndarray, hi: np.ndarray, off: np.ndarray, steps: np.ndarray,
                    w: int, first: np.ndarray | None = None, starts: tuple[int, int] | None = None,
-                   rows: tuple[int, int] | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+                   rows: tuple[int, int] | None = None, at_kind: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, np.ndarray | None]:
     """``S[b - r0, k-1]``: the sum over the items of the atoms ``[b-k, b)``, in order, of
     ``steps[off[v] + r]``, ``v`` the item's kind and ``r`` how often it came before in that window (for
     ``b <= hi[b-k]``; other cells 0); and, given ``first`` (a weight per kind), ``F``: the same
     windows' sums of ``first[v]`` over their items with ``r == 0`` (their kinds). ``starts`` (``a0,
-    a1``): only the windows from those starts; ``rows`` (``r0, r1``): only those ends. One numpy pass
+    a1``): only the windows from those starts; ``rows`` (``r0, r1``): only those ends; ``at_kind``:
+    ``off[item] + _ranks(item)``, when the caller has it (a band at a time). One numpy pass
     per start: an item's rank in its window is its rank in the whole text less the occurrences of its
     kind before the window (kept up to date as the start moves, no sort per start), then a running sum
     (numpy's cumulative sum adds in order, as the C loop does)."""
@@ -1076,7 +1082,8 @@ def _evidence_sums(ptr: np.ndarray, item: np.ndarray, hi: np.ndarray, off: np.nd
     r0, r1 = (0, n + 1) if rows is None else rows
     S = np.zeros((r1 - r0, w))
     F = None if first is None else np.zeros((r1 - r0, w))
-    at_kind = off[item] + _ranks(item)  # where each item's step would be, were the window the whole text
+    if at_kind is None:  # where each item's step would be, were the window the whole text
+        at_kind = off[item] + _ranks(item)
     # occurrences of each kind before the window's start
     before = np.bincount(item[: int(ptr[a0])], minlength=off.size - 1).astype(np.int64)
     for a in range(a0, a1):

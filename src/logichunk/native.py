@@ -53,12 +53,6 @@ static inline void lc_step(int64_t b, int64_t n, const double *row, double price
     if (b < n) fm[b] = restart[b] ? 0.0 : best - rw[b];  /* a forced cut: a fresh start */
 }
 
-/* the DP over a whole cost matrix (n+1 rows of w); see boundaries.py */
-void lc_dp(int64_t n, int64_t w, const double *cost, double price, const int64_t *lo, const double *rw,
-           const uint8_t *restart, double *fm, int64_t *back) {
-    for (int64_t b = 1; b <= n; b++) lc_step(b, n, cost + b * w, price, lo, rw, restart, fm, back);
-}
-
 /* P[r*w + d] += products of entries one column apart by d < w rows, in the order of boundaries.gram_band's
    numpy passes (step t along a column, then column), so both give the same sums to the last bit.
    Entries are sorted by column, then row; lo[b]: the earliest row a window ending at row b-1 reaches. */
@@ -81,7 +75,7 @@ void lc_band(int64_t e, int64_t w, const int32_t *r, const int32_t *c, const dou
 }
 
 /* boundaries.fit_global's decision, one chunk end at a time: the scatter of every window within reach
-   (boundaries.scatter_costs), plus the chunk's penalty and fill cost, then lc_dp's step, then the cuts read
+   (boundaries.scatter_costs), plus the chunk's penalty and fill cost, then lc_step, then the cuts read
    back along the pointers. The same floating-point operations in the same order as those numpy passes, so
    both give the same cuts, ties included, without the (n+1) x w cost matrix. P (n x w, the Gram band) is
    turned into its row prefix sums in place; returns how many cuts it wrote to cuts (last first). */
@@ -356,9 +350,9 @@ void lc_evidence(int64_t a0, int64_t a1, int64_t w, int64_t row0, const int64_t 
     }
 }
 
-/* The DP's steps for the chunk ends b0 <= b < b1 only, rows[b - b0] the costs of the chunks ending at b:
-   lc_dp over a band of rows, fm and back kept by the caller between bands (the same steps, the same
-   bits). */
+/* The DP's steps for the chunk ends b0 <= b < b1, rows[b - b0] the costs of the chunks ending at b (n+1
+   rows of w in all; see boundaries.py): the whole matrix from b0 = 1, or a band of rows at a time, fm
+   and back kept by the caller between bands (the same steps, the same bits). */
 void lc_dp_rows(int64_t b0, int64_t b1, int64_t n, int64_t w, const double *rows, double price,
                 const int64_t *lo, const double *rw, const uint8_t *restart, double *fm, int64_t *back) {
     for (int64_t b = b0; b < b1; b++) lc_step(b, n, rows + (b - b0) * w, price, lo, rw, restart, fm, back);
@@ -419,9 +413,6 @@ def _load() -> ctypes.CDLL | None:
                     return None
                 os.replace(out, so)  # atomic: another process sees the whole file or none
         lib = ctypes.CDLL(str(so))
-        fn = lib.lc_dp
-        fn.restype = None
-        fn.argtypes = [ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_double] + [ctypes.c_void_p] * 5
         lib.lc_band.restype = None
         lib.lc_band.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 6
         lib.lc_lexmark.restype = ctypes.c_int64
@@ -476,18 +467,11 @@ def available() -> bool:
 def dp_back(cost: np.ndarray, lo: np.ndarray, rw: np.ndarray, restart: np.ndarray, price: float = 0.0
             ) -> np.ndarray | None:
     """The DP's back pointers from the compiled kernel (each chunk's cost ``cost + price``, without the
-    copy), or None when it is not available."""
-    lib = _load()
-    if lib is None:
-        return None
-    cost, rw = _c(np.float64, cost, rw)
-    (lo,), (rs,) = _c(np.int64, lo), _c(np.uint8, restart)
+    copy), or None when it is not available: :func:`dp_rows` over every chunk end."""
     n = cost.shape[0] - 1
     fm = np.zeros(n + 1)
     back = np.zeros(n + 1, dtype=np.int64)
-    lib.lc_dp(n, cost.shape[1], cost.ctypes.data, float(price), lo.ctypes.data, rw.ctypes.data, rs.ctypes.data,
-              fm.ctypes.data, back.ctypes.data)
-    return back
+    return back if dp_rows(cost[1:], 1, lo, rw, restart, fm, back, price) else None
 
 
 def gram_band(w: int, row: np.ndarray, col: np.ndarray, val: np.ndarray, lo: np.ndarray, n: int) -> np.ndarray | None:
