@@ -386,6 +386,39 @@ def test_the_compiled_novelty_prefix_is_the_row_sorts_prefix(n: int, vocab: int,
         assert np.diff(got).tolist() == step.tolist()
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 300), st.integers(1, 12), st.floats(0.0, 1.0), st.sampled_from([np.uint32, np.uint64]),
+       st.integers(0, 2**31 - 1))
+def test_the_compiled_run_sums_are_the_numpy_passes(r: int, w: int, kinds: int, hole: float, dtype: type,
+                                                   seed: int) -> None:
+    """The branch-free C pass over sorted rows (sum of c log2 c over runs of repeated keys, and the
+    sentinels) against the numpy passes it replaces, bit for bit, and the entropies and counts of
+    _rows_entropy against a count written out here: rows of few kinds (long runs), sentinels
+    anywhere (whole rows of them too), runs reaching the rows' ends."""
+    from logichunk import native
+
+    assert native.available(), native.status()
+    rng = np.random.default_rng(seed)
+    top = np.iinfo(dtype).max
+    rows = rng.integers(0, kinds, (r, w)).astype(dtype)
+    if seed % 3 == 0:  # keys near the sentinel
+        rows = (top - 1 - rows).astype(dtype)
+    rows[rng.random((r, w)) < hole] = top
+    rows.sort(axis=1)
+    fast = native.sorted_run_sums(rows, E._clogc(w))
+    assert fast is not None
+    slow = E._run_sums(rows)
+    assert fast[0].tobytes() == slow[0].tobytes()
+    assert fast[1].tobytes() == slow[1].tobytes()
+    h, m = E._rows_entropy(rows.copy())
+    for i, row in enumerate(rows.tolist()):
+        counts = Counter(k for k in row if k != top)
+        total = sum(counts.values())
+        assert m[i] == total
+        want = -sum(c / total * math.log2(c / total) for c in counts.values()) if total else 0.0
+        assert h[i] == pytest.approx(want, abs=1e-9)
+
+
 @pytest.mark.parametrize("n", [2047, 2048, 2049, 1792, 1793, 3584, 3585, 5000])
 def test_link_distances_across_row_edges(n: int) -> None:
     ids = (np.arange(n) % 97 + 1).astype(np.uint32)  # every link is exactly 97 long

@@ -516,14 +516,27 @@ def _rows_entropy(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Entropy (bits) of the keys of each row of ``rows`` (r, w), sentinels (dtype max) ignored,
     and the number of keys that count (float64).
 
-    Sorts ``rows`` in place; ``H = log2 m - (1/m) sum c log2 c``. The sum is taken over repeated
-    keys only (a key seen once adds 0): after the sort, the repeats of one key are consecutive
-    positions, so each run of ``c`` equal keys is one group of ``c - 1`` repeat positions, found
-    without a pass over every entry beyond the comparison itself."""
+    Sorts ``rows`` in place; ``H = log2 m - (1/m) sum c log2 c``, the sum over repeated keys only (a
+    key seen once adds 0), runs in ascending key order: one branch-free pass in C
+    (:func:`logichunk.native.sorted_run_sums`) or the numpy passes of :func:`_run_sums`, the same
+    bits."""
     r, w = rows.shape
     if r == 0 or w == 0:
         return np.zeros(r), np.zeros(r)
     rows.sort(axis=1)
+    sums = native.sorted_run_sums(rows, _clogc(w))
+    sum_clogc, n_sent = sums if sums is not None else _run_sums(rows)
+    m = w - n_sent
+    mm = np.maximum(m, 1.0)
+    return np.maximum(np.log2(mm) - sum_clogc / mm, 0.0), m
+
+
+def _run_sums(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each sorted row: the sum of ``c log2 c`` over its runs of ``c >= 2`` equal keys other than
+    the sentinel, in ascending order, and the number of sentinels (float64). After the sort the
+    repeats of one key are consecutive positions, so each run of ``c`` equal keys is one group of
+    ``c - 1`` repeat positions, found without a pass over every entry beyond the comparison itself."""
+    r, w = rows.shape
     sentinel = np.iinfo(rows.dtype).max
     # sentinels sort last: a row ending in one holds one, or a whole run of them (counted below)
     n_sent = (rows[:, -1] == sentinel).astype(np.float64)
@@ -543,9 +556,7 @@ def _rows_entropy(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             n_sent[np.compress(fake, at) // w] = np.compress(fake, count)
             at, count = np.compress(real, at), np.compress(real, count)
         sum_clogc = np.bincount(at // w, weights=np.take(_clogc(w), count), minlength=r)
-    m = w - n_sent
-    mm = np.maximum(m, 1.0)
-    return np.maximum(np.log2(mm) - sum_clogc / mm, 0.0), m
+    return sum_clogc, n_sent
 
 
 def _window_entropy(key: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
