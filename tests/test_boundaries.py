@@ -8,6 +8,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from logichunk import boundaries as bd
+from logichunk.boundaries import local as bd_local
 from logichunk.errors import InputError
 from logichunk.text.measure import Meter
 
@@ -210,7 +211,7 @@ def test_merge_matches_the_plain_rule(sizes: list[int], goal: int, seed: int) ->
     strengths = rng.integers(0, 4, cuts.size).astype(np.float64)  # ties on purpose
     pinned = rng.random(max(n - 1, 0)) < 0.1
     limits = bd.SizeLimits(max(goal, 1))
-    got = bd._merge(cuts, ranks, strengths, cum, limits, pinned).tolist()
+    got = bd_local._merge(cuts, ranks, strengths, cum, limits, pinned).tolist()
     assert got == _merge_reference(cuts, ranks, strengths, cum, limits.goal, pinned)
 
 

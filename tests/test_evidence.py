@@ -13,6 +13,9 @@ from hypothesis import strategies as st
 
 from logichunk import boundaries as bd
 from logichunk import native
+from logichunk.boundaries import dp as bd_dp
+from logichunk.boundaries import evidence as bd_ev
+from logichunk.boundaries import path as bd_path
 from logichunk.signals.cohesion import item_bags
 from logichunk.signals.entropy import content_items
 from logichunk.sparse_rows import INDEX, ItemBags
@@ -99,10 +102,10 @@ def test_the_kernel_and_the_numpy_loop_give_the_same_bits(lists, width):
     hi = np.searchsorted(lo, np.arange(n), side="right") - 1
     w = int((np.arange(n + 1) - lo).max())
     alpha = np.random.default_rng(len(lists)).uniform(0.01, 2.0, bags.kinds) if width % 2 else bd.EVIDENCE_PRIOR
-    off, steps, _ = bd._evidence_steps(bags, alpha)
-    first = bd._kind_priors(bags, alpha) if width % 3 else None  # and each window's mass over its kinds
+    off, steps, _ = bd_ev._evidence_steps(bags, alpha)
+    first = bd_ev._kind_priors(bags, alpha) if width % 3 else None  # and each window's mass over its kinds
     fast = native.evidence_sums(bags.ptr, bags.item, hi, off, steps, w, first)
-    slow = bd._evidence_sums(bags.ptr, bags.item, hi, off, steps, w, first)
+    slow = bd_ev._evidence_sums(bags.ptr, bags.item, hi, off, steps, w, first)
     assert fast is not None and fast[0].tobytes() == slow[0].tobytes()
     if first is None:
         assert fast[1] is None and slow[1] is None
@@ -205,7 +208,7 @@ def test_the_penalty_path_holds_the_optimum_for_every_price(rows, beta, data):
     assert all(set(np.flatnonzero(fixed).tolist()) <= set(p.tolist()) for p in path)
 
     def value(cuts: np.ndarray) -> float:
-        v, segs = bd._path_value(C, cuts, None)
+        v, segs = bd_path._path_value(C, cuts, None)
         return v + beta * segs
 
     best = bd.optimal_cuts(C + beta, lo, None, fixed)
@@ -240,7 +243,7 @@ def test_select_picks_the_placement_the_words_prefer():
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.floats(1e-3, 1e7, allow_nan=False), min_size=1, max_size=50))
 def test_the_vectorised_lgamma_is_lgamma(xs):
-    got = bd._lgamma(np.asarray(xs))
+    got = bd_ev._lgamma(np.asarray(xs))
     for x, g in zip(xs, got.tolist(), strict=True):
         assert g == pytest.approx(math.lgamma(x), rel=1e-12, abs=1e-12)
 
@@ -252,7 +255,7 @@ def test_window_masses_are_the_prior_mass_of_each_window(flat, window, per_kind)
         window = len(flat) - 1
     bags = _bags([flat])
     a = np.linspace(0.1, 2.0, bags.kinds) if per_kind else np.full(bags.kinds, bd.EVIDENCE_PRIOR)
-    got = bd._window_masses(bags, a, window)
+    got = bd_ev._window_masses(bags, a, window)
     dense = [int(x) for x in bags.item]
     want = [sum(a[v] for v in set(dense[s : s + window])) for s in range(len(dense) - window + 1)]
     assert got == pytest.approx(want, rel=1e-9, abs=1e-9)
@@ -296,9 +299,9 @@ def test_a_band_of_rows_is_those_rows_of_the_whole_matrix(lists, width, block, w
     n = bags.n
     fixed = np.asarray(data.draw(st.lists(st.booleans(), min_size=n - 1, max_size=n - 1)), bool)
     lo = np.maximum(bd.earliest_starts(np.ones(n, np.int64), None, fixed), np.arange(n + 1) - width)
-    saved_block, saved_sums = bd._row_block, native.evidence_sums
+    saved_block, saved_sums = bd_ev._row_block, native.evidence_sums
     try:
-        bd._row_block = lambda w: block
+        bd_ev._row_block = lambda w: block
         if not compiled:
             native.evidence_sums = lambda *a, **k: None
         whole = bd.evidence_costs(bags, lo, window=window)
@@ -308,7 +311,7 @@ def test_a_band_of_rows_is_those_rows_of_the_whole_matrix(lists, width, block, w
             part = rows(r0, min(n + 1, r0 + band))
             assert part.tobytes() == whole[r0 : r0 + band].tobytes()
     finally:
-        bd._row_block, native.evidence_sums = saved_block, saved_sums
+        bd_ev._row_block, native.evidence_sums = saved_block, saved_sums
 
 
 @settings(max_examples=400, deadline=None)
@@ -323,26 +326,26 @@ def test_the_banded_decision_makes_the_cuts_of_the_whole_matrix(lists, width, wi
     lo = np.maximum(bd.earliest_starts(np.ones(n, np.int64), None, fixed), np.arange(n + 1) - width)
     w = int((np.arange(n + 1) - lo).max())
     price = data.draw(st.sampled_from([0.5, bd.evidence_penalty(bags), 6.0]))
-    saved_block, saved_sums, saved_dp = bd._row_block, native.evidence_sums, native.dp_rows
+    saved_block, saved_sums, saved_dp = bd_ev._row_block, native.evidence_sums, native.dp_rows
     try:
-        bd._row_block = lambda w: 1
+        bd_ev._row_block = lambda w: 1
         if not compiled:
             native.evidence_sums = lambda *a, **k: None
             native.dp_rows = lambda *a, **k: False
         C = bd.evidence_costs(bags, lo, window=window)
         want = bd.optimal_cuts(C + price, lo, None, fixed)
         band = data.draw(st.integers(1, n + 1))
-        got = bd._banded_cuts(bd.evidence_rows(bags, lo, window=window), lo, w, None, fixed, price, band)
+        got = bd_dp._banded_cuts(bd.evidence_rows(bags, lo, window=window), lo, w, None, fixed, price, band)
         assert got.tolist() == want.tolist()
     finally:
-        bd._row_block, native.evidence_sums, native.dp_rows = saved_block, saved_sums, saved_dp
+        bd_ev._row_block, native.evidence_sums, native.dp_rows = saved_block, saved_sums, saved_dp
 
 
 def test_a_long_text_is_decided_a_band_at_a_time_with_the_same_cuts():
     """segment_evidence takes the banded path when the matrix is longer than a band: the same cuts as
     the whole matrix (340 documents end to end: 8,500 atoms, bands of 8,192 rows), and finds the joins."""
     bags, joins = _documents_end_to_end(340, 2)
-    assert bags.n + 1 > bd._evidence_band(512)
+    assert bags.n + 1 > bd_ev._evidence_band(512)
     lo = np.maximum(bd.earliest_starts(np.ones(bags.n, np.int64), None, None), np.arange(bags.n + 1) - 512)
     whole = bd.optimal_cuts(bd.evidence_costs(bags, lo) + bd.evidence_penalty(bags), lo)
     got = bd.segment_evidence(bags)
@@ -367,13 +370,13 @@ def test_a_long_path_is_searched_to_the_same_choice_where_the_judge_has_one_vall
     rng = np.random.default_rng(n)
     noise = {p.size: float(rng.random()) for p in path}
     bumpy = lambda cuts: noise.get(cuts.size, 0.0)  # noqa: E731
-    saved = bd.PATH_BUDGET
+    saved = bd_path.PATH_BUDGET
     try:
-        bd.PATH_BUDGET = budget
-        got = bd._select_on_path(C, lo, None, None, None, valley)
-        any_judge = bd._select_on_path(C, lo, None, None, None, bumpy)
+        bd_path.PATH_BUDGET = budget
+        got = bd_path._select_on_path(C, lo, None, None, None, valley)
+        any_judge = bd_path._select_on_path(C, lo, None, None, None, bumpy)
     finally:
-        bd.PATH_BUDGET = saved
+        bd_path.PATH_BUDGET = saved
     assert got.tolist() == min(path, key=valley).tolist()
     assert any(p.tolist() == any_judge.tolist() for p in path)
-    assert bd._select_on_path(C, lo, None, None, None, valley).tolist() == got.tolist()  # exact, within budget
+    assert bd_path._select_on_path(C, lo, None, None, None, valley).tolist() == got.tolist()  # exact, within budget

@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 
 from logichunk import boundaries as bd
 from logichunk import chunk, chunk_many
+from logichunk.boundaries import dp as bd_dp
+from logichunk.boundaries import scatter as bd_scatter
 from logichunk.errors import InputError
 from logichunk.text.measure import Meter
 from logichunk.text.sentences import split_sentences
@@ -201,8 +203,8 @@ def test_the_two_dp_loops_agree(n, w, seed):
     rw = np.round(rng.normal(size=n), 1)
     rw[0] = 0.0
     restart = rng.random(n + 1) < 0.1
-    a = bd._dp_lists(C, lo, rw, restart)
-    b = bd._dp_numpy(C, lo, rw, restart)
+    a = bd_dp._dp_lists(C, lo, rw, restart)
+    b = bd_dp._dp_numpy(C, lo, rw, restart)
     assert list(a) == b.tolist()
 
 
@@ -221,9 +223,9 @@ def test_a_price_per_chunk_is_the_price_added_to_the_matrix(n, w, seed, price):
     rw = np.round(rng.normal(size=n), 1)
     rw[0] = 0.0
     restart = rng.random(n + 1) < 0.1
-    want = list(bd._dp_lists(C + price, lo, rw, restart))
-    assert list(bd._dp_lists(C, lo, rw, restart, price)) == want
-    assert bd._dp_numpy(C, lo, rw, restart, price).tolist() == want
+    want = list(bd_dp._dp_lists(C + price, lo, rw, restart))
+    assert list(bd_dp._dp_lists(C, lo, rw, restart, price)) == want
+    assert bd_dp._dp_numpy(C, lo, rw, restart, price).tolist() == want
     assert native.dp_back(C, lo, rw, restart, price).tolist() == want
     assert bd.optimal_cuts(C, lo, price=price).tolist() == bd.optimal_cuts(C + price, lo).tolist()
 
@@ -241,7 +243,7 @@ def test_the_compiled_dp_agrees_with_the_python_loop(n, w, seed):
     rw = np.round(rng.normal(size=n), 1)
     rw[0] = 0.0
     restart = rng.random(n + 1) < 0.1
-    assert native.dp_back(C, lo, rw, restart).tolist() == list(bd._dp_lists(C, lo, rw, restart))
+    assert native.dp_back(C, lo, rw, restart).tolist() == list(bd_dp._dp_lists(C, lo, rw, restart))
 
 
 @settings(max_examples=500, deadline=None)
@@ -328,7 +330,7 @@ def test_the_compiled_band_equals_the_numpy_band_to_the_last_bit(problem, w, max
     lo = np.maximum(bd.earliest_starts(sizes, max_size), np.arange(n + 1) - w)
     compiled = native.gram_band(w, S.row, S.col, S.val, lo, n)
     assert compiled is not None, native.status()
-    assert compiled.tobytes() == bd._band_numpy(S.row, S.col, S.val, lo, n, w).tobytes()
+    assert compiled.tobytes() == bd_scatter._band_numpy(S.row, S.col, S.val, lo, n, w).tobytes()
     # what a window within reach needs is the plain inner product
     for i in range(n):
         for d in range(1, w):
@@ -496,7 +498,7 @@ def test_the_compiled_shuffles_give_the_numpy_penalty_to_the_last_bit(problem):
     assert np.float64(compiled).tobytes() == np.float64(passes).tobytes()
     order = np.random.default_rng(problem[3]).permutation(S.n)
     prev, xt, T = native.shuffled_dots(S.row, S.col, S.val, S.n, S.ncol, order[None, :])
-    _, p2, x2, tt = bd._prefix_dots(S.permuted(order))
+    _, p2, x2, tt = bd_scatter._prefix_dots(S.permuted(order))
     assert prev[0].tobytes() == p2.tobytes() and xt[0].tobytes() == x2.tobytes() and float(T[0] @ T[0]) == tt
 
 

@@ -281,7 +281,7 @@ int64_t lc_group(int64_t e, const int32_t *row, const int32_t *col, const double
 }
 
 /* boundaries.null_penalty's shuffles of sparse rows: for each of the `shuffles` row orders (orders, one
-   row of n after another; new row i is old row orders[i]), what boundaries._prefix_dots computes on the
+   row of n after another; new row i is old row orders[i]), what boundaries.scatter._prefix_dots computes on the
    shuffled rows, with the same floating-point operations in the same order (numpy's cumsum and bincount
    add one entry after another, in entry order): prev[i] = <x_i, x_0 + ... + x_{i-1}>, xt[i] = <x_i, T>,
    and T, the column sums. The shuffled entries (by column, then new row) are found by walking the new
@@ -328,7 +328,7 @@ void lc_shuffled(int64_t n, int64_t e, int64_t ncol, int64_t shuffles, const int
    steps[off[v] + r], v the item's kind and r how often it came before in the window (laid out by end,
    as boundaries.scatter_costs' costs, from row row0: rows before it are summed through, not stored);
    given first (one weight per kind), out2 the same windows' sums of first[v] over their kinds (r == 0):
-   boundaries._evidence_sums, the same additions in the same order. tally (kinds) must be zeroed; it is
+   boundaries.evidence._evidence_sums, the same additions in the same order. tally (kinds) must be zeroed; it is
    left zeroed. */
 void lc_evidence(int64_t a0, int64_t a1, int64_t w, int64_t row0, const int64_t *ptr, const int32_t *item,
                  const int64_t *hi, const int64_t *off, const double *steps, int64_t *tally, double *out,
@@ -377,7 +377,7 @@ LC_RUNS(lc_runs32, uint32_t)
 LC_RUNS(lc_runs64, uint64_t)
 
 /* The DP's steps for the chunk ends b0 <= b < b1, rows[b - b0] the costs of the chunks ending at b (n+1
-   rows of w in all; see boundaries.py): the whole matrix from b0 = 1, or a band of rows at a time, fm
+   rows of w in all; see boundaries/dp.py): the whole matrix from b0 = 1, or a band of rows at a time, fm
    and back kept by the caller between bands (the same steps, the same bits). */
 void lc_dp_rows(int64_t b0, int64_t b1, int64_t n, int64_t w, const double *rows, double price,
                 const int64_t *lo, const double *rw, const uint8_t *restart, double *fm, int64_t *back) {
@@ -568,7 +568,7 @@ def lexical_entries(lo: np.ndarray, hi: np.ndarray, ids: np.ndarray
 def shuffled_dots(row: np.ndarray, col: np.ndarray, val: np.ndarray, n: int, ncol: int, orders: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """For each row order in ``orders`` (shuffles x n), the ``prev``, ``xt`` and column sums ``T`` that
-    :func:`logichunk.boundaries._prefix_dots` gives on the sparse rows ``(row, col, val)`` (by column,
+    :func:`logichunk.boundaries.scatter._prefix_dots` gives on the sparse rows ``(row, col, val)`` (by column,
     then row) so shuffled, to the last bit, without sorting the entries; None when the kernel is not
     available."""
     lib = _load()

@@ -1,0 +1,136 @@
+"""Splitting a single over-long sentence at the best clause/word break inside it: :func:`inner_breaks`
+— never inside a character (combining marks, surrogate pairs, ZWJ emoji, CRLF stay whole) — and the
+record of such a split every chunker leaves for review (:func:`forced_split_bubble`).
+
+Why apart: whichever rule chose the other cuts, a sentence that alone exceeds the maximum ends here,
+and the break priorities (:func:`break_priorities`) read the text's characters, which no other rule
+does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..text.charclass import CJK, WS, class_table, codepoints, pair_cut_allowed
+from ..types import Bubble
+from .local import ranges
+
+# --------------------------------------------------------------------------- inside one sentence
+
+# break quality inside a sentence, best first
+_CLAUSE_CODES = np.array([ord(c) for c in "，、,;；:：)）」』”’》】—"], dtype=np.uint32)
+_CLAUSE_TABLE = np.zeros(0x10000, dtype=bool)  # every clause mark is in the BMP; U+FFFF is none
+_CLAUSE_TABLE[_CLAUSE_CODES] = True
+
+
+def break_priorities(text: str, start: int, end: int) -> np.ndarray:
+    """Priority of cutting at each offset in ``(start, end)`` (array index k = offset start+1+k):
+    3 after a clause mark (and its following spaces), 2 at a word start after whitespace,
+    1 at a CJK character boundary, 0 anywhere else a character stays whole, -1 never."""
+    return break_priorities_many(text, np.array([start]), np.array([end]))[0]
+
+
+def break_priorities_many(text: str, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`break_priorities` of many spans in one pass (a text may hold a hundred over-long
+    sentences): ``(pri, o)`` where span ``i``'s priorities are ``pri[o[i] : o[i+1] - 1]``."""
+    starts = np.asarray(starts, dtype=np.int64)
+    lens = np.maximum(np.asarray(ends, dtype=np.int64) - starts, 0)
+    o = np.zeros(lens.size + 1, np.int64)
+    np.cumsum(lens, out=o[1:])
+    total = int(o[-1])
+    if total < 2:
+        return np.zeros(max(total - 1, 0), dtype=np.int8), o
+    # pairs (k, k+1) of the concatenated spans; those across two spans are never read
+    cp = codepoints(text)[ranges(starts, starts + lens)]
+    cls = class_table()[cp]
+    prev, cur = cls[:-1], cls[1:]
+    pri = ((prev | cur) & CJK != 0).astype(np.int8)
+    pri[((prev & WS) != 0) & ((cur & WS) == 0)] = 2
+    marks = _CLAUSE_TABLE[np.minimum(cp, 0xFFFF)]
+    if marks.any():
+        is_ws = (cls & WS) != 0
+        # directly after a mark, or where the whitespace run that follows a mark ends (the last
+        # non-space character before a pair must lie in the pair's own span)
+        last_solid = np.maximum.accumulate(np.where(~is_ws, np.arange(total), -1))[:-1]
+        span_start = np.repeat(o[:-1], lens)[:-1]
+        after = ~is_ws[1:] & (last_solid >= span_start) & marks[np.maximum(last_solid, 0)]
+        pri[after] = 3
+    pri[~pair_cut_allowed(cp, cls)] = -1
+    return pri, o
+
+
+def inner_breaks(text: str, start: int, end: int, prefix: np.ndarray, max_size: int,
+                 pri: np.ndarray | None = None) -> tuple[list[int], int]:
+    """Offsets strictly inside ``[start, end)`` that cut one over-long sentence into pieces of at most
+    ``max_size`` units, each cut at the best break in the back half of the allowed window.
+    ``prefix`` is the span's own prefix (:meth:`~logichunk.text.measure.Meter.span_prefix`:
+    ``prefix[i]`` = size of ``text[start:start+i]``), so the searches stay in a small array; the
+    whole text's prefix (``len(text) + 1`` entries) is accepted too.
+
+    Returns ``(cuts, worst)`` where ``worst`` is the lowest break priority used (3 clause, 2 word,
+    1 CJK, 0 raw character) so callers can say how rough the split was. A single character larger
+    than ``max_size`` (a 4-byte emoji at ``max_size=3`` bytes) becomes its own piece. ``pri``: the
+    span's :func:`break_priorities`, when the caller computed many at once."""
+    if pri is None:
+        pri = break_priorities(text, start, end)
+    n = end - start
+    prefix = _span_prefix(prefix, start, end)
+    cuts: list[int] = []
+    worst = 3
+    pos = 0  # local offsets from here on; pri[k] is the priority of a cut at local offset k+1
+    while prefix[n] - prefix[pos] > max_size:
+        budget = prefix[pos] + max_size
+        hi = int(np.searchsorted(prefix, budget, side="right")) - 1  # furthest offset that fits
+        hi = min(hi, n - 1)
+        lo = int(np.searchsorted(prefix, prefix[pos] + max(1, max_size // 2), side="left"))
+        lo = max(lo, pos + 1)
+        choice = -1
+        for a in (lo, pos + 1):  # the back half of the window first, then all of it
+            window = pri[a - 1 : hi] if hi >= pos + 1 else pri[:0]
+            if window.size and window.max() >= 0:
+                best = int(window.max())
+                choice = a + int(np.flatnonzero(window == best)[-1])
+                worst = min(worst, best)
+                break
+        if choice < 0:
+            # nothing fits (one character wider than the limit): take the next allowed offset
+            nxt = np.flatnonzero(pri[pos:] >= 0)
+            if nxt.size == 0:
+                break
+            choice = pos + 1 + int(nxt[0])
+            worst = 0
+        cuts.append(start + choice)
+        pos = choice
+    return cuts, worst
+
+
+def _span_prefix(prefix: np.ndarray, start: int, end: int) -> np.ndarray:
+    """The span's own prefix, given it or the whole text's (the two sizes differ unless the span is
+    the whole text, where they are the same array)."""
+    prefix = np.asarray(prefix)
+    if prefix.size == end - start + 1:
+        return prefix
+    return prefix[start : end + 1] - prefix[start]
+
+
+BREAK_NAMES = {3: "clause", 2: "word", 1: "cjk-char", 0: "char"}
+
+
+def forced_split_bubble(text: str, start: int, end: int, cuts: list[int], worst: int, prefix: np.ndarray, *,
+                        limit: int, unit: str, source: str = "<text>", level: int = 1,
+                        attempts: tuple[str, ...] = ("forced",), **context: object) -> Bubble:
+    """The record every chunker leaves when one sentence ``[start, end)`` had to be cut inside
+    (at ``cuts``, the roughest break being ``worst`` as :func:`inner_breaks` reports it; ``prefix``
+    the span's own prefix, as there), so an LLM reviewer can look at it: the same category,
+    priority rule and context keys everywhere."""
+    prefix = _span_prefix(prefix, start, end)
+    edges = [0, *(c - start for c in cuts), end - start]
+    return Bubble(
+        category="forced_split",
+        content=text[start : min(end, start + 120)] + ("…" if end - start > 120 else ""),
+        priority="high" if worst <= 1 else "medium",
+        context={"source": source, "span": [start, end], "level": level, "limit": limit, "unit": unit,
+                 "attempts": list(attempts), "final_method": "forced", "break": BREAK_NAMES[worst],
+                 "sizes": [int(prefix[b] - prefix[a]) for a, b in zip(edges, edges[1:], strict=False)], **context},
+    )
+

@@ -1,0 +1,218 @@
+"""The within-chunk scatter of the atoms' vectors as a chunk's cost, and the price of one more segment
+on it.
+
+:func:`scatter_costs` (kernel change-point detection with a linear kernel: ``sum |x_i|^2 - |sum x_i|^2
+/ m``) from the band of inner products :func:`gram_band`, dense rows or
+:class:`~logichunk.sparse_rows.SparseRows`; :func:`null_penalty` prices a segment by a permutation rule
+(what the best single cut removes from the same sentences shuffled), :func:`segment_penalty` grows it
+with a long text's length where no size limit bounds a segment.
+
+Why apart: it is one of the two costs the programme (:mod:`~logichunk.boundaries.dp`) runs on, the
+one on vectors; :mod:`~logichunk.boundaries.sized` decides with it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import native
+from ..sparse_rows import SparseRows
+from .dp import MAX_SEGMENT_ATOMS
+
+
+def gram_band(X: np.ndarray | SparseRows, width: int, lo: np.ndarray | None = None) -> np.ndarray:
+    """``P[i, d] = <x_i, x_{i+d}>`` for ``d < width`` (0 past the last row): every inner product a
+    window of ``width`` rows needs. Dense rows: one vector pass per ``d``. Sparse rows: one pass per
+    step along each column's entries, so the work follows the shared items, not the vocabulary; with
+    ``lo`` (each end's earliest start, :func:`earliest_starts`) only the products some window within
+    reach needs are computed (the others are 0)."""
+    w = max(1, int(width))
+    if isinstance(X, SparseRows):
+        n = X.n
+        if X.row.size == 0 or n == 0:
+            return np.zeros((n, w))
+        r, c, v = X.row, X.col, X.val  # by column, then row
+        lo_l = np.arange(n + 1) - w if lo is None else np.maximum(np.asarray(lo, np.int64), np.arange(n + 1) - w)
+        compiled = native.gram_band(w, r, c, v, lo_l, n)
+        if compiled is not None:
+            return compiled
+        return _band_numpy(r, c, v, lo_l, n, w)
+    Xd = np.asarray(X, dtype=np.float64)
+    n = Xd.shape[0]
+    P = np.zeros((n, w))
+    if n == 0:
+        return P
+    P[:, 0] = np.einsum("ij,ij->i", Xd, Xd)
+    for d in range(1, min(w, n)):
+        P[: n - d, d] = np.einsum("ij,ij->i", Xd[: n - d], Xd[d:])
+    return P
+
+
+def _band_numpy(r: np.ndarray, c: np.ndarray, v: np.ndarray, lo: np.ndarray, n: int, w: int) -> np.ndarray:
+    """The sparse :func:`gram_band` in numpy passes (what :func:`logichunk.native.gram_band` does in
+    C, in the same order: step ``t`` along every column, then the next step)."""
+    r = r.astype(np.int64)  # row * width may pass the index type's range
+    keys = [r * w]
+    vals = [v * v]
+    i = np.arange(r.size)  # entries whose t-th successor may still share their column within reach
+    for t in range(1, w):
+        i = i[: np.searchsorted(i, r.size - t)]
+        j = i + t
+        ok = (c[j] == c[i]) & (r[i] >= lo[r[j] + 1])
+        i, j = i[ok], j[ok]  # an entry out of reach at step t is out of reach after it
+        if i.size == 0:
+            break
+        keys.append(r[i] * w + (r[j] - r[i]))
+        vals.append(v[i] * v[j])
+    return np.bincount(np.concatenate(keys), weights=np.concatenate(vals), minlength=n * w).reshape(n, w)
+
+
+def scatter_costs(X: np.ndarray | SparseRows, width: int, counts: np.ndarray | None = None,
+                  sqnorms: np.ndarray | None = None, lo: np.ndarray | None = None) -> np.ndarray:
+    """``C[b, k-1]`` = scatter of the atoms ``[b-k, b)`` (rows of ``X``, dense or
+    :class:`~logichunk.sparse_rows.SparseRows`) for ``k = 1..width`` (``inf`` where ``k > b``, or
+    where ``b - k < lo[b]`` when ``lo`` gives each end its earliest start): one vector pass per
+    ``k`` over the ends that still need it, no Python loop over atoms. The squared norm of a window's
+    sum grows one atom per pass from the inner products of :func:`gram_band`, so a chunk's cost
+    reads only its own rows and does not depend on what precedes it (texts chunked together get the
+    costs each gets alone, to the last bit). A row may stand for several atoms glued together: ``X``
+    holds their sum, ``counts`` how many they are and ``sqnorms`` the sum of their squared norms (the
+    scatter is then exactly that of the atoms)."""
+    n = X.n if isinstance(X, SparseRows) else np.asarray(X).shape[0]
+    w = max(1, min(int(width), n))
+    C = np.full((n + 1, w), np.inf)
+    if n == 0:
+        return C
+    P = gram_band(X, w, lo)
+    CP = np.cumsum(P, axis=1)  # CP[s, k-1]: <x_s, x_s + ... + x_{s+k-1}>
+    norms = P[:, 0] if sqnorms is None else np.asarray(sqnorms, np.float64)
+    cnt = np.ones(n) if counts is None else np.asarray(counts, np.float64)
+    ends = np.arange(n)  # the windows ending at atom ends[j]
+    reach = ends + 1 if lo is None else ends + 1 - np.asarray(lo, np.int64)[1:]  # widest window per end
+    q = np.zeros(n)  # |sum of the window|^2
+    sq = np.zeros(n)
+    m = np.zeros(n)
+    for k in range(1, w + 1):
+        keep = reach[ends] >= k
+        if not keep.all():
+            ends, q, sq, m = ends[keep], q[keep], sq[keep], m[keep]
+            if ends.size == 0:
+                break
+        src = ends - k + 1  # the atom the window gains on the left
+        q += 2.0 * CP[src, k - 1] - P[src, 0]
+        sq += norms[src]
+        m += cnt[src]
+        C[ends + 1, k - 1] = np.maximum(sq - q / m, 0.0)
+    return C
+
+
+#: shuffles behind :func:`null_penalty` (a fixed seed: the same text always gets the same cuts)
+NULL_SHUFFLES = 5
+#: atoms :func:`null_penalty` shuffles at most (a fixed-seed sample of a longer text: the price of a
+#: cut is a property of the vocabulary's spread, which a sample this size shows; keeps it O(1) per text)
+NULL_SAMPLE = 2048
+
+
+def _prefix_dots(X: np.ndarray | SparseRows, base: np.ndarray | None = None,
+                 sq: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """Per row ``i``: ``|x_i|^2``, ``<x_i, x_0 + ... + x_{i-1}>`` and ``<x_i, T>`` (``T`` the sum of
+    all rows), and ``|T|^2`` — what the scatter of every prefix and suffix is made of. Sparse rows
+    only: ``base`` (each entry's column start, :func:`_column_starts`) and ``sq`` (the squared norms)
+    when the caller knows them already, as :func:`null_penalty` does for shuffles of the same rows."""
+    if isinstance(X, SparseRows):
+        n = X.n
+        r, c, v = X.row, X.col, X.val  # by column, then row
+        cs = np.cumsum(v)
+        if base is None:
+            base = _column_starts(c)
+        before = cs - v - (cs[base] - v[base])  # the column's sum over earlier rows
+        T = np.bincount(c, weights=v, minlength=X.ncol)
+        return (X.sqnorms() if sq is None else sq, np.bincount(r, weights=v * before, minlength=n),
+                np.bincount(r, weights=v * T[c], minlength=n), float(T @ T))
+    Xd = np.asarray(X, dtype=np.float64)
+    S = np.cumsum(Xd, axis=0)
+    prev = np.zeros(Xd.shape[0])
+    prev[1:] = np.einsum("ij,ij->i", Xd[1:], S[:-1])
+    T = S[-1]
+    return np.einsum("ij,ij->i", Xd, Xd), prev, Xd @ T, float(T @ T)
+
+
+def _column_starts(col: np.ndarray) -> np.ndarray:
+    """Per entry of sparse rows (sorted by column), the index of its column's first entry."""
+    first = np.ones(col.size, bool)
+    first[1:] = col[1:] != col[:-1]
+    return np.maximum.accumulate(np.where(first, np.arange(col.size), 0))
+
+
+def best_single_gain(X: np.ndarray | SparseRows) -> float:
+    """How much the best single cut lowers the scatter of the whole sequence ``X`` (dense rows or
+    :class:`~logichunk.sparse_rows.SparseRows`)."""
+    n = X.n if isinstance(X, SparseRows) else np.asarray(X).shape[0]
+    if n < 2:
+        return 0.0
+    return _best_gain(*_prefix_dots(X))
+
+
+def _best_gain(sq: np.ndarray, prev: np.ndarray, xt: np.ndarray, tt: float) -> float:
+    """:func:`best_single_gain` from the rows' :func:`_prefix_dots` (two rows or more)."""
+    n = sq.size
+    ll = np.cumsum(2.0 * prev + sq)[:-1]  # |L_m|^2, L_m the sum of the first m rows (m = 1..n-1)
+    lt = np.cumsum(xt)[:-1]  # <L_m, T>
+    m = np.arange(1, n)
+    # scatter(all) - scatter(left) - scatter(right) = |L|^2/m + |T-L|^2/(n-m) - |T|^2/n
+    gain = ll / m + (tt - 2.0 * lt + ll) / (n - m) - tt / n
+    return float(gain.max())
+
+
+def null_penalty(X: np.ndarray | SparseRows, shuffles: int = NULL_SHUFFLES, seed: int = 0) -> float:
+    """The price of one more segment: the largest, over a few shuffles of the same atoms, of the
+    scatter the best single cut removes. A permutation rule: a boundary must explain more of the
+    text than the best boundary explains in the same sentences in random order, where there is no
+    topic to find (a test at level about 1/(shuffles+1)). Scale-free: it moves with the document's
+    length and vocabulary. The largest rather than the median of the five was chosen on a named dev
+    split (documents 300-600 of Choi, DialSeg711, Weibo and DAct and TIAGE's last 100), never reported:
+    ``bench/QUALITY.md``."""
+    n = X.n if isinstance(X, SparseRows) else np.asarray(X).shape[0]
+    if n < 3:
+        return 0.0
+    rng = np.random.default_rng(seed)
+    keep = np.sort(rng.choice(n, NULL_SAMPLE, replace=False)) if n > NULL_SAMPLE else None
+    if isinstance(X, SparseRows):
+        S = X if keep is None else X.take(keep)
+        # a shuffle of the rows keeps every column's extent and each row's entries in column order:
+        # the column starts once, the squared norms reordered (the same sums, bit for bit)
+        sq = S.sqnorms()
+        orders = np.stack([rng.permutation(S.n) for _ in range(shuffles)])
+        dots = native.shuffled_dots(S.row, S.col, S.val, S.n, S.ncol, orders)  # the same sums, no sort
+        if dots is not None:
+            return float(max(_best_gain(sq[o], p, x, float(t @ t)) for o, p, x, t in zip(orders, *dots, strict=True)))
+        base = _column_starts(S.col)
+        return float(max(_best_gain(*_prefix_dots(S.permuted(o), base, sq[o])) for o in orders))
+    Xd = np.asarray(X, dtype=np.float64)  # dense rows (an embedder's)
+    Xd = Xd if keep is None else Xd[keep]
+    n = Xd.shape[0]
+    return float(max(best_single_gain(Xd[rng.permutation(n)]) for _ in range(shuffles)))
+
+
+#: a text's sentences up to which a topic costs :func:`null_penalty` as it is, and how fast the price
+#: grows past them (:func:`segment_penalty`); fitted on the dev splits named in ``bench/QUALITY.md``
+#: (man pages, READMEs, documents 300-600 of Choi, Weibo, DAct and DialSeg711, TIAGE 300-400), by the
+#: mean Pk over them, from a grid of 0.25-1 for the growth and 32-100 for the knee; never on a reported set
+SEGMENT_KNEE = 64
+SEGMENT_GROWTH = 0.75
+
+
+def segment_penalty(X: np.ndarray | SparseRows) -> float:
+    """The price of one more topic in a text with no size limit: :func:`null_penalty`, times
+    ``(n / SEGMENT_KNEE) ** SEGMENT_GROWTH`` for a text of ``n > SEGMENT_KNEE`` sentences. Why it grows:
+    the permutation rule prices one boundary against one shuffled text, which has no topics but also no
+    drift, and a long text's sections drift in vocabulary inside them — on long documents (manual pages,
+    Wikipedia articles) it let through three to four cuts per true one, in sentences that each made a
+    real but sub-section shift of vocabulary. Short texts (a dialogue, a news story) keep the rule as is.
+    The growth stops at :data:`MAX_SEGMENT_ATOMS` sentences, the most one segment may span: the drift a
+    segment can hold is bounded there, and a longer text has more sections, not longer ones.
+    (:func:`logichunk.segment` decided topics this way until the evidence of the words replaced it,
+    :func:`segment_evidence`; the eval keeps it as its ``global-scatter`` row, for comparison.)"""
+    n = X.n if isinstance(X, SparseRows) else np.asarray(X).shape[0]
+    return null_penalty(X) * max(1.0, min(n, MAX_SEGMENT_ATOMS) / SEGMENT_KNEE) ** SEGMENT_GROWTH
+
