@@ -49,9 +49,12 @@ def gram_band(X: np.ndarray | SparseRows, width: int, lo: np.ndarray | None = No
 
 
 def _band_numpy(r: np.ndarray, c: np.ndarray, v: np.ndarray, lo: np.ndarray, n: int, w: int) -> np.ndarray:
-    """The sparse :func:`gram_band` in numpy passes (what :func:`logichunk.native.gram_band` does in
-    C, in the same order: step ``t`` along every column, then the next step)."""
+    """The sparse :func:`gram_band` in numpy passes: one pass per step ``t`` along every column finds
+    the pairs of entries ``t`` apart that share a column within reach, then the products are summed
+    in the order :func:`logichunk.native.gram_band` adds them in C (by the pair's first entry, then its
+    second), so both give the same bits."""
     r = r.astype(np.int64)  # row * width may pass the index type's range
+    first = [np.arange(r.size)]
     keys = [r * w]
     vals = [v * v]
     i = np.arange(r.size)  # entries whose t-th successor may still share their column within reach
@@ -62,9 +65,12 @@ def _band_numpy(r: np.ndarray, c: np.ndarray, v: np.ndarray, lo: np.ndarray, n: 
         i, j = i[ok], j[ok]  # an entry out of reach at step t is out of reach after it
         if i.size == 0:
             break
+        first.append(i)
         keys.append(r[i] * w + (r[j] - r[i]))
         vals.append(v[i] * v[j])
-    return np.bincount(np.concatenate(keys), weights=np.concatenate(vals), minlength=n * w).reshape(n, w)
+    order = np.argsort(np.concatenate(first), kind="stable")  # steps stay in order within an entry
+    return np.bincount(np.concatenate(keys)[order], weights=np.concatenate(vals)[order],
+                       minlength=n * w).reshape(n, w)
 
 
 def scatter_costs(X: np.ndarray | SparseRows, width: int, counts: np.ndarray | None = None,
