@@ -37,6 +37,8 @@ from pathlib import Path
 import numpy as np
 
 from logichunk.signals import entropy as E
+from logichunk.signals import ngrams, novelty
+from logichunk.signals.composite import CompositeSignal
 from logichunk.text.charclass import _classes_cached, classes, codepoints
 from logichunk.text.sentences import SentenceSpans, split_sentences
 
@@ -72,7 +74,7 @@ def _corpus(path: Path, target: int) -> str:
 
 
 def _clear_caches() -> None:
-    for f in (codepoints, _classes_cached, E.content_items, E.novelty_profile, E._novelty_prefix):
+    for f in (codepoints, _classes_cached, E.content_items, novelty.novelty_profile, novelty._novelty_prefix):
         f.cache_clear()
 
 
@@ -124,7 +126,7 @@ def speed(runs: int, target: int) -> None:
             ("entropy_curve (100/50, n=2)", lambda t=text: E.entropy_curve(t), None),
             ("perplexity_curve (100/50, n=2)", lambda t=text: E.perplexity_curve(t), None),
             ("divergence_curve (100/50, n=2)", lambda t=text: E.divergence_curve(t), None),
-            ("CompositeSignal.gap_scores", lambda s=sents: E.CompositeSignal().gap_scores(s), None),
+            ("CompositeSignal.gap_scores", lambda s=sents: CompositeSignal().gap_scores(s), None),
         ]
         for name, fn, prep in jobs:
             sec = _best(fn, runs, prep)
@@ -235,7 +237,7 @@ class _JumpSignal:
 
     def gap_scores(self, sents: SentenceSpans) -> np.ndarray:
         text, p = sents.text, np.asarray(sents.ends[:-1], dtype=np.int64)
-        key, _ = E._gram_keys(text, 2)
+        key, _ = ngrams._gram_keys(text, 2)
         out = np.zeros(p.size)
         if key.size == 0:
             return out
@@ -244,8 +246,8 @@ class _JumpSignal:
         for width in np.unique(w).tolist():
             if width >= 2:
                 sel = np.flatnonzero(w == width)
-                hl = E._window_entropy(pad, p[sel] - width, width - 1)
-                hr = E._window_entropy(pad, p[sel], width - 1)
+                hl = ngrams._window_entropy(pad, p[sel] - width, width - 1)
+                hr = ngrams._window_entropy(pad, p[sel], width - 1)
                 out[sel] = np.abs(hr - hl)
         return out
 
@@ -274,7 +276,7 @@ def variants() -> dict[str, Callable[[dict, SentenceSpans], list[int]]]:
         "EntropySignal K=10": by_signal(E.EntropySignal(scales=(10,))),
         "EntropySignal K=80": by_signal(E.EntropySignal(scales=(80,))),
         "EntropySignal (default)": by_signal(E.EntropySignal()),
-        "CompositeSignal (default)": by_signal(E.CompositeSignal()),
+        "CompositeSignal (default)": by_signal(CompositeSignal()),
         "EntropySignal, peaks > mean+std": by_threshold(E.EntropySignal(), 1.0),
     }
 

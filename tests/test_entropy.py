@@ -13,10 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from logichunk.signals import GapSignal
-from logichunk.signals import entropy as E
+from logichunk.signals import GapSignal, items, ngrams, novelty
+from logichunk.signals.composite import CompositeSignal
 from logichunk.signals.entropy import (
-    CompositeSignal,
     EntropySignal,
     content_items,
     divergence_curve,
@@ -89,7 +88,7 @@ def ref_perplexity_curve(text: str, window: int, step: int, n: int):
     return [(a + b) / 2 for a, b in ws], out
 
 
-def ref_links(ids: list[int], reach: int = E.MAX_LOOKBACK) -> tuple[list[int], list[int]]:
+def ref_links(ids: list[int], reach: int = novelty.MAX_LOOKBACK) -> tuple[list[int], list[int]]:
     back, fwd, last = [0] * len(ids), [0] * len(ids), {}
     for i, x in enumerate(ids):
         if x in last and i - last[x] <= reach:
@@ -252,6 +251,23 @@ def test_protocol_and_names() -> None:
     assert CompositeSignal().name == "composite"
 
 
+def test_the_entropy_module_still_exports_what_moved() -> None:
+    """signals/entropy.py was split by job: every name imported from it before still is, the very
+    object of its new home (so a cache cleared through either name is the same cache), but for
+    CompositeSignal (signals/composite.py imports signals/entropy.py: imports run one way)."""
+    from logichunk.signals import entropy as E
+
+    for mod, names in [(items, ["content_items", "_STOP_EN", "_STOP_ZH"]),
+                       (ngrams, ["entropy_curve", "perplexity_curve", "divergence_curve", "divergence_at",
+                                 "_gram_keys", "_window_entropy", "_clogc", "_run_sums", "_rows_entropy"]),
+                       (novelty, ["MAX_LOOKBACK", "link_distances", "novelty_profile", "novelty_gap_scores",
+                                  "novelty_jump", "novelty_prefix_of", "_novelty_prefix", "_link_fields",
+                                  "_quantised", "_quantised_tables"])]:
+        for name in names:
+            assert getattr(E, name) is getattr(mod, name), name
+    assert set(E.__all__) <= set(dir(E))
+
+
 def test_bad_parameters_raise() -> None:
     with pytest.raises(ValueError):
         entropy_curve("abc", window=0)
@@ -264,7 +280,7 @@ def test_bad_parameters_raise() -> None:
     with pytest.raises(ValueError):
         EntropySignal(lookback=1).gap_scores(spans(["a b.", "c d."]))
     with pytest.raises(ValueError):
-        novelty_profile("abc", lookback=E.MAX_LOOKBACK + 1)
+        novelty_profile("abc", lookback=novelty.MAX_LOOKBACK + 1)
 
 
 # --------------------------------------------------------------------------- exactness vs references
@@ -342,7 +358,7 @@ def test_divergence_at_matches_reference(text: str, window: int, picks: list[int
     few = np.array([p % (N + 1) for p in picks])
     many = np.arange(N + 1)
     for offsets in (few, many):
-        got = E.divergence_at(text, offsets, window, 2)
+        got = ngrams.divergence_at(text, offsets, window, 2)
         for t, v in zip(offsets.tolist(), got.tolist(), strict=True):
             w = min(t, N - t, window)
             assert v == pytest.approx(_ref_information_gain(text, t, w) if w >= 2 else 0.0, abs=1e-9)
@@ -375,12 +391,12 @@ def test_the_compiled_novelty_prefix_is_the_row_sorts_prefix(n: int, vocab: int,
     ids = rng.integers(1, vocab + 1, n).astype(np.uint32)
     if n and seed % 2:
         ids[::5] = (1 << 20) - 1 - ids[::5] % 7
-    got = E.novelty_prefix_of(ids, lookback)
-    qb, qf = E._link_fields(ids, *E._quantised_tables(lookback)) if n >= 2 else (np.zeros(n), np.zeros(n))
+    got = novelty.novelty_prefix_of(ids, lookback)
+    qb, qf = novelty._link_fields(ids, *novelty._quantised_tables(lookback)) if n >= 2 else (np.zeros(n), np.zeros(n))
     want = np.concatenate(([0], np.cumsum(qb.astype(np.int64) - qf)))
     assert got.tolist() == want.tolist()
     if n >= 2:
-        q = E._quantised(lookback).astype(np.int64)
+        q = novelty._quantised(lookback).astype(np.int64)
         rb, rf = ref_links(ids.tolist())
         step = q[[d or 511 for d in rb]] - q[[d or 511 for d in rf]]
         assert np.diff(got).tolist() == step.tolist()
@@ -405,12 +421,12 @@ def test_the_compiled_run_sums_are_the_numpy_passes(r: int, w: int, kinds: int, 
         rows = (top - 1 - rows).astype(dtype)
     rows[rng.random((r, w)) < hole] = top
     rows.sort(axis=1)
-    fast = native.sorted_run_sums(rows, E._clogc(w))
+    fast = native.sorted_run_sums(rows, ngrams._clogc(w))
     assert fast is not None
-    slow = E._run_sums(rows)
+    slow = ngrams._run_sums(rows)
     assert fast[0].tobytes() == slow[0].tobytes()
     assert fast[1].tobytes() == slow[1].tobytes()
-    h, m = E._rows_entropy(rows.copy())
+    h, m = ngrams._rows_entropy(rows.copy())
     for i, row in enumerate(rows.tolist()):
         counts = Counter(k for k in row if k != top)
         total = sum(counts.values())
@@ -434,7 +450,7 @@ def test_link_distances_across_row_edges(n: int) -> None:
 @pytest.mark.parametrize("n", [1, 2, 300, 2047, 2048, 2049, 3583, 3584, 3585, 9000])
 def test_link_distances_blockwise(monkeypatch, rows_per_block: int, n: int) -> None:
     """Rows are sorted in blocks; tiny blocks must give the same links as one block."""
-    monkeypatch.setattr(E, "_ROWS_PER_BLOCK", rows_per_block)
+    monkeypatch.setattr(novelty, "_ROWS_PER_BLOCK", rows_per_block)
     rng = np.random.default_rng(n)
     ids = rng.integers(1, 120, n).astype(np.uint32)
     back, fwd = link_distances(ids)
@@ -450,10 +466,10 @@ def test_content_items_blockwise(monkeypatch, block: int) -> None:
     text = "".join(topic_sentences(rng, EN_A, EN_FUNC, 30, False) + topic_sentences(rng, ZH_B, ZH_FUNC, 30, True)
                    + ["Word" * 300, " tail 中文 end"])
     want = content_items(text)
-    E.content_items.cache_clear()
-    monkeypatch.setattr(E, "_BLOCK", block)
+    content_items.cache_clear()
+    monkeypatch.setattr(items, "_BLOCK", block)
     got = content_items(text)
-    E.content_items.cache_clear()
+    content_items.cache_clear()
     assert got[0].tolist() == want[0].tolist()
     assert got[1].tolist() == want[1].tolist()
 
@@ -467,7 +483,7 @@ def test_content_items_reference() -> None:
     while i < len(text):
         c = text[i]
         if _TABLE[ord(c)] & CJK:
-            if c not in E._STOP_ZH:
+            if c not in items._STOP_ZH:
                 expect.append((i, ord(c)))
             i += 1
         elif _TABLE[ord(c)] & ALNUM:
@@ -475,7 +491,7 @@ def test_content_items_reference() -> None:
             while j < len(text) and _TABLE[ord(text[j])] & ALNUM:
                 j += 1
             w = text[i:j]
-            if len(w) > 1 and w.lower() not in E._STOP_EN:
+            if len(w) > 1 and w.lower() not in items._STOP_EN:
                 expect.append((i, None))
                 words[i] = "".join(chr(ord(ch) | 0x20) for ch in w[:4])
             i = j
@@ -631,8 +647,8 @@ def test_deterministic_and_cache_independent() -> None:
     s1 = spans(parts)
     a = EntropySignal().gap_scores(s1)
     c = CompositeSignal().gap_scores(s1)
-    E.content_items.cache_clear()
-    E._novelty_prefix.cache_clear()
+    content_items.cache_clear()
+    novelty._novelty_prefix.cache_clear()
     s2 = spans(["".join(list(p)) for p in parts])
     assert s2.text == s1.text and s2.text is not s1.text  # equal text, another string object
     np.testing.assert_array_equal(a, EntropySignal().gap_scores(s2))

@@ -197,17 +197,17 @@ def test_fused_signal_is_the_equal_mix_of_the_two_z_scores():
 
 def test_fused_signal_skips_the_divergence_term(monkeypatch):
     # weighted 0, the divergence must not be computed (it is the composite's costly part)
-    from logichunk.signals import entropy as ent
+    from logichunk.signals import composite
     from logichunk.signals.semantic import fused_signal
 
     def boom(*a, **k):
         raise AssertionError("divergence computed")
 
-    monkeypatch.setattr(ent, "divergence_at", boom)
+    monkeypatch.setattr(composite, "divergence_at", boom)
     sents = split_sentences(EN_A + EN_B)
     assert fused_signal(HashEmbedder()).gap_scores(sents).shape == (len(sents) - 1,)
     with pytest.raises(AssertionError, match="divergence computed"):
-        ent.CompositeSignal().gap_scores(sents)
+        composite.CompositeSignal().gap_scores(sents)
 
 
 def test_fused_method_tiles_and_needs_an_embedder():

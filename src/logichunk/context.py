@@ -7,7 +7,7 @@ parent's siblings (for a top-level chunk: the terms its document keeps coming ba
 ``meta["context"]`` is built from the text alone, in one pass per document, and is never part of a
 chunk's span (it is for embedding: ``context + "\\n" + chunk text``).
 
-Terms are the entropy signal's content items (:func:`logichunk.signals.entropy.content_items`: words
+Terms are the entropy signal's content items (:func:`logichunk.signals.items.content_items`: words
 without stop words, CJK characters without function characters), read back as text: a word as it
 is written, lower-cased; a CJK pair of adjacent content characters.
 """
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .signals.entropy import content_items
+from .signals.items import content_items
 from .text.charclass import CJK, classes
 from .tree import ChunkTree, build_tree
 

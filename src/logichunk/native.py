@@ -582,7 +582,7 @@ def shuffled_dots(row: np.ndarray, col: np.ndarray, val: np.ndarray, n: int, nco
 
 
 def novelty_prefix(ids: np.ndarray, q: np.ndarray) -> np.ndarray | None:
-    """:func:`logichunk.signals.entropy.novelty_prefix_of` from the compiled kernel: the prefix sums
+    """:func:`logichunk.signals.novelty.novelty_prefix_of` from the compiled kernel: the prefix sums
     (int64, n+1) of ``q[back] - q[fwd]``, ``back``/``fwd`` each item's distance to the previous/next
     item with the same id (511 past 256 items or none), ``q`` the 512 quantised surprisals; None when
     the kernel is not available."""
@@ -672,7 +672,7 @@ def dp_rows(rows: np.ndarray, b0: int, lo: np.ndarray, rw: np.ndarray, restart: 
 def sorted_run_sums(rows: np.ndarray, clogc: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """For each row of ``rows`` (r x w, sorted, ``uint32`` or ``uint64``, the type's maximum a sentinel):
     the sum of ``clogc[c]`` over its runs of ``c >= 2`` equal keys other than the sentinel, in ascending
-    order, and the number of sentinels (float64): what :func:`logichunk.signals.entropy._rows_entropy`
+    order, and the number of sentinels (float64): what :func:`logichunk.signals.ngrams._rows_entropy`
     reads after its sort, with the bits of its numpy passes; None when the kernel is not available."""
     lib = _load()
     kernel = {np.dtype(np.uint32): "lc_runs32", np.dtype(np.uint64): "lc_runs64"}.get(rows.dtype)

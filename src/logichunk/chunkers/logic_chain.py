@@ -37,7 +37,8 @@ from ..errors import InputError
 from ..ids import child_ids
 from ..signals import GapSignal
 from ..signals.cohesion import lexical_rows
-from ..signals.entropy import CompositeSignal, EntropySignal
+from ..signals.composite import CompositeSignal
+from ..signals.entropy import EntropySignal
 from ..sparse_rows import SparseRows
 from ..text.measure import Measure, Meter, get_measure
 from ..text.sentences import BREAK_PARAGRAPH, SentenceSpans, split_sentences

@@ -27,7 +27,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from ..signals.entropy import content_items, novelty_jump, novelty_prefix_of
+from ..signals.items import content_items
+from ..signals.novelty import novelty_jump, novelty_prefix_of
 from ..text.measure import Measure, Meter
 from ..text.sentences import BREAK_PARAGRAPH, SentenceSpans, split_sentences
 from ..text.tokens import fit_limit, measure_for

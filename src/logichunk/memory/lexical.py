@@ -3,14 +3,14 @@
 Embeddings of two short turns are a weak witness of a topic change (the hash embedder barely
 separates them; E5 puts everything at a cosine of 0.8). Vocabulary is a strong one: a new topic
 brings words that were not used in the last few hundred items, and the old topic's words stop coming
-back. :mod:`logichunk.signals.entropy` already measures both with a recency cache model; this module
+back. :mod:`logichunk.signals.novelty` already measures both with a recency cache model; this module
 only keeps a sliding window of the last turns' texts and asks it:
 
 * ``novelty`` — mean cache surprisal (``[0, 1]``) of the new turn's content items given the window
-  before it (:func:`~logichunk.signals.entropy.novelty_profile`): online, nothing after the turn;
+  before it (:func:`~logichunk.signals.novelty.novelty_profile`): online, nothing after the turn;
 * ``novelty_left`` — the same for the ~20 items before the turn, so a turn is judged against how new
   the conversation was just before it;
-* ``jump`` — the entropy signal's gap score (:func:`~logichunk.signals.entropy.novelty_gap_scores`,
+* ``jump`` — the entropy signal's gap score (:func:`~logichunk.signals.novelty.novelty_gap_scores`,
   cache-perplexity jump both ways, edge-corrected, ``tanh``-scaled as :class:`EntropySignal` does)
   at the gap before a turn, once some turns after it have arrived: the evidence of the review step.
 
@@ -28,7 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from ..signals.entropy import EntropySignal, content_items, novelty_profile
+from ..signals.entropy import EntropySignal
+from ..signals.items import content_items
+from ..signals.novelty import novelty_profile
 
 __all__ = ["LexicalWindow", "TurnLexical"]
 

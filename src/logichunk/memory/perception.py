@@ -20,7 +20,7 @@ lexical features of a sliding window), deciding whether the turn continues the c
 The features the rule and the review read (one dict per turn, in :attr:`Decision.features`):
 ``sim`` (cosine to the kernel), ``sim_prev`` (to the previous content turn's anchor), ``novelty`` and
 ``novelty_left`` (cache surprisal of the turn's words and of the words just before it, from
-:mod:`logichunk.signals.entropy`), ``topic_turns`` (log of the topic's length so far), ``question`` /
+:mod:`logichunk.signals.novelty`), ``topic_turns`` (log of the topic's length so far), ``question`` /
 ``answers`` (the turn asks a question / the turn before it asked one: an answer belongs to its
 question's topic); the review adds ``jump`` (the entropy gap score with the turns after the gap as
 right context), ``window_sim`` (the anchors after the gap against those before it) and ``split_now``.

@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from ..signals.entropy import CompositeSignal, EntropySignal
+from ..signals.composite import CompositeSignal
+from ..signals.entropy import EntropySignal
 from ..text.sentences import split_sentences
 from ..text.structure import layout
 

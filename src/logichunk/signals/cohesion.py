@@ -6,7 +6,7 @@ grams, so two sentences of one topic look barely closer than two of different to
 segmentation built on them only ties "no boundary". Cohesion is carried by the *content* words a
 stretch of text keeps returning to (Halliday & Hasan; TextTiling, C99). So:
 
-* items are the entropy signal's content items (:func:`~logichunk.signals.entropy.content_items`:
+* items are the entropy signal's content items (:func:`~logichunk.signals.items.content_items`:
   stemmed content words, CJK characters; stop words out), counted per span;
 * an item seen in only one span is dropped — it cannot tie two spans together, it would only
   shrink that span's vector (a fixed rule, not a tuned threshold);
@@ -25,7 +25,7 @@ import numpy as np
 from .. import native
 from ..boundaries import ranges
 from ..sparse_rows import INDEX, ItemBags, SparseRows, stable_order
-from .entropy import content_items
+from .items import content_items
 
 
 def lexical_rows(text: str, starts: np.ndarray, ends: np.ndarray) -> SparseRows:
@@ -56,7 +56,7 @@ def lexical_rows(text: str, starts: np.ndarray, ends: np.ndarray) -> SparseRows:
 
 
 def item_bags(text: str, starts: np.ndarray, ends: np.ndarray) -> ItemBags:
-    """The content items (:func:`~logichunk.signals.entropy.content_items`) of each span
+    """The content items (:func:`~logichunk.signals.items.content_items`) of each span
     ``[starts[i], ends[i])`` of ``text`` (spans sorted and disjoint), every occurrence kept, items
     numbered densely in the order of their ids: what the evidence cost of a segment
     (:func:`logichunk.boundaries.evidence_costs`) counts."""

@@ -28,7 +28,7 @@ import numpy as np
 from .. import boundaries as bd
 from ..models.embedding import Embedder
 from ..text.sentences import SentenceSpans
-from .entropy import CompositeSignal
+from .composite import CompositeSignal
 
 __all__ = ["SemanticSignal", "adjacent_similarities", "cliffs", "depth_scores", "embed_unique", "fused_signal"]
 
