@@ -54,7 +54,7 @@ static inline void lc_step(int64_t b, int64_t n, const double *row, double price
 }
 
 /* P[r*w + d] += products of entries of one column d < w rows apart, each entry with the entries after it
-   in its column, in entry order (boundaries._band_numpy's order: by the first entry of each pair, then
+   in its column, in entry order (boundaries.scatter._band_numpy's order: by the first entry of each pair, then
    the second), so both give the same sums to the last bit. Entries are sorted by column, then row;
    lo[b]: the earliest row a window ending at row b-1 reaches; the walk from an entry stops at the first
    one out of reach (those after it are further). One pass along each column's entries: the writes stay
@@ -183,7 +183,7 @@ int64_t lc_lexrows(LC_LEXROWS_ARGS) {
     return lexrows_body(LC_LEXROWS_NAMES);
 }
 
-/* signals.entropy.novelty_prefix_of in two passes, no sort: for item i, d_back / d_fwd, the distance to
+/* signals.novelty.novelty_prefix_of in two passes, no sort: for item i, d_back / d_fwd, the distance to
    the previous / next item with the same id (511 when it is further than 256 items or absent), and
    prefix[i + 1] = prefix[i] + q[d_back] - q[d_fwd]. Integers only: the same numbers as the row sorts.
    last (one int32 per id up to the largest, zeroed) holds an id's latest position + 1. */
@@ -347,7 +347,7 @@ void lc_evidence(int64_t a0, int64_t a1, int64_t w, int64_t row0, const int64_t 
     }
 }
 
-/* signals.entropy._rows_entropy's sums over r rows of w sorted keys: sum[i] adds clogc[c] for each run of
+/* signals.ngrams._rows_entropy's sums over r rows of w sorted keys: sum[i] adds clogc[c] for each run of
    c >= 2 equal keys other than the sentinel (the type's maximum), runs in ascending order as numpy's
    bincount adds them, and nsent[i] counts the sentinels. Branch-free: a position that does not close such
    a run adds clogc[0] = 0.0, which leaves the sum's bits as they are (a data-dependent branch per key
