@@ -34,8 +34,9 @@ import numpy as np
 from .. import boundaries as bd
 from ..config import Settings as _D
 from ..errors import InputError
+from ..text.line_kinds import fence_spans
 from ..text.measure import Measure, Meter, get_measure
-from ..text.sentences import fence_spans, split_sentences
+from ..text.sentences import split_sentences
 from ..text.structure import layout
 from ..tree import ChunkTree, build_tree
 from ..types import Bubble

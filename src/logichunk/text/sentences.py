@@ -1,4 +1,6 @@
-"""Sentence splitting with exact spans, for Chinese, English, mixed text and Markdown.
+"""Sentence splitting with exact spans, for Chinese, English, mixed text and Markdown: the
+``SentenceSpans`` type, the splitter (a vectorised and a scalar path that judge the candidate ends)
+and the public functions.
 
 Contract:
 
@@ -25,23 +27,15 @@ Rules:
   decimals, versions, URLs, e-mail addresses and ``a.b`` never split. ``!`` and ``?`` go on before a
   lower-case word (``"Why?" he asked``); a single ``.`` does too after a closing quote or bracket
   and after the ``CONTINUING_ABBREVIATIONS`` (``etc. and``), but otherwise a lower-case start is a
-  new sentence (lower-cased text, chat logs). A single ``.`` is not an end after a known
-  abbreviation (``Dr. Mr. Mrs. Prof. St. Inc. Ltd. vs. Fig. Jan.`` ..., see ``ABBREVIATIONS``),
-  after a single letter (initials: ``J. K. Rowling``), after letter-dot sequences (``U.S.``,
-  ``a.m.``, ``e.g.``), and after ``No. Art. Sec.``... when a digit follows; a closing bracket or
+  new sentence (lower-cased text, chat logs). A single ``.`` is not an end after an abbreviation,
+  an initial or a letter-dot sequence (:mod:`.abbreviations` says which); a closing bracket or
   quote after the dot (``(see Fig.) Next``) ends the sentence anyway. A dot between two digits
   or two Chinese numerals is a decimal point (``３．１４``, ``六一．五``).
   ``..``/``...``/``…`` end a sentence only before an upper-case letter, a digit, a CJK character or
   an opening quote/bracket.
-- Markdown (lines, after their indentation): ATX headings (``# ...``), setext headings (a text
-  line over ``===``/``---``), table rows (``|``...) and horizontal rules are single units (never
-  split inside); fenced code (``` or ~~~, paired as in CommonMark; an unclosed fence runs to the
-  end of the text) is split only at its line ends, each line one unit. The gap before a heading,
-  a fence, a horizontal rule, a list item (``-``, ``*``, ``+``, ``•``, ``1.``, ``1)``, ``1、``) or
-  the first row of a table, and the gap after a fence, a rule or a table, is ``BREAK_HARD`` — except
-  right after a heading, which belongs to what follows it (a list, table or fence under a heading
-  starts with the gap the blank lines give it, not a hard one). The
-  ``.`` of an ordered-list marker never ends a sentence.
+- Markdown lines (headings, table rows, horizontal rules, fenced code, list items) are read by
+  :mod:`.line_kinds`, which says the rules: which lines are single units, where a fence splits, which
+  gaps are ``BREAK_HARD``.
 - No cut ever falls before a combining mark, joiner, variation selector or low surrogate (a line
   break followed by one does not end the sentence).
 
@@ -50,11 +44,14 @@ one for short texts with few marks (a few microseconds per sentence, no fixed co
 vectorised one for the rest, where numpy finds the candidate marks block by block on the
 code-point array and judges their neighbourhoods in bulk; its Python loops run only over fence
 lines, rule candidates and whitespace runs longer than eight characters.
+
+The modules it stands on, each importing only those listed before it: :mod:`._arrays` and
+:mod:`.sentence_chars` (the character tables), then :mod:`.abbreviations`, :mod:`.line_kinds` and
+:mod:`.end_candidates`.
 """
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -63,7 +60,53 @@ from functools import lru_cache
 import numpy as np
 
 from ..types import Sentence, Span
-from .charclass import CJK, MARK, WS, class_table, codepoints
+from ._arrays import _EMPTY_I8, _EMPTY_I64, _at, _sorted_unique
+from .abbreviations import (
+    ABBREVIATIONS,
+    CONTINUING_ABBREVIATIONS,
+    NUMBER_ABBREVIATIONS,
+    _abbreviated,
+    _abbreviation,
+)
+from .charclass import WS, class_table, codepoints
+from .end_candidates import (
+    _NL_CHARS,
+    _RUN_CHARS,
+    _WS_RE,
+    _candidates,
+    _find_all,
+    _kind_table,
+    _skip_ws,
+    _skip_ws_each,
+    _units,
+)
+from .line_kinds import _NO_LINES, _classify_scalar, _classify_vector, _inside, _structure, fence_spans
+from .sentence_chars import (
+    _ALL_CAND,
+    _CLOSERS,
+    _F_CJK,
+    _F_CJKP,
+    _F_CLOSE,
+    _F_CONT,
+    _F_DIGIT,
+    _F_LOWER,
+    _F_MARK,
+    _F_OPEN,
+    _F_TERM,
+    _F_UPPER,
+    _F_WS,
+    _F_ZHNUM,
+    _K_CR,
+    _K_DOT,
+    _K_ELL,
+    _K_FWDOT,
+    _K_NL,
+    _K_NL2,
+    _K_Q,
+    _K_ZH,
+    _flags,
+    _scalar_flags,
+)
 
 BREAK_NONE, BREAK_LINE, BREAK_PARAGRAPH, BREAK_HARD = 0, 1, 2, 3
 
@@ -103,655 +146,6 @@ class SentenceSpans:
         return [t[s:e] for s, e in zip(self.starts.tolist(), self.ends.tolist(), strict=True)]
 
 
-# --------------------------------------------------------------------------- vocabulary
-
-#: Words that a single ``.`` after them never ends (case-sensitive, without the dot). Single
-#: letters and letter-dot sequences (``U.S``, ``e.g``, ``a.m``) are recognised without a list.
-ABBREVIATIONS: frozenset[str] = frozenset(
-    # titles and ranks
-    "Mr Mrs Ms Mx Dr Drs Prof Profs Sr Jr St Mt Ft Rev Hon Gen Col Capt Cpt Lt Sgt Maj Cmdr Adm Gov "
-    "Sen Rep Pres Supt Det Insp Messrs Mme Mlle Esq Rt "
-    # Latin and common
-    "vs Vs cf Cf viz Viz approx Approx al ca "
-    # organisations and addresses
-    "Inc Ltd Co Corp Bros Dept Univ Assn Ave Blvd Rd "
-    # references
-    "Fig Figs fig figs Vol Vols vol vols Eq Eqs eq eqs Ref Refs ref refs pp Ph.D "
-    # months
-    "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec".split()
-)
-
-#: Words that a single ``.`` after them does not end when a digit follows (``No. 5``, ``Art. 12``).
-NUMBER_ABBREVIATIONS: frozenset[str] = frozenset(
-    "No Nos no nos Nr nr Art art Sec sec Ch ch Chap chap Pt pt Op op Ex ex Tab tab Para para".split()
-)
-
-#: Words that a single ``.`` after them does not end when a lower-case word follows (``etc. and``,
-#: ``10 min. later``); after any other word, ``. `` + lower case ends the sentence (``2007. the``).
-CONTINUING_ABBREVIATIONS: frozenset[str] = frozenset(
-    "etc incl excl esp resp ibid cit ed eds min max avg est govt tel ext misc orig prev sq ft yr yrs mo "
-    "mos wk wks hr hrs sec cont dist div lit pl abbr dept approx".split()
-)
-
-_ZH_NUMERALS = "〇零一二三四五六七八九十"
-_CLOSERS = "\"'”’」』）】》〉〕〗〙〛﹂﹄)]}›»"
-_OPENERS = "\"'“‘「『（【《〈〔〖〘〚﹁﹃([{‹«¿¡"
-_CONT = ",;:，、：︰"
-
-# candidate kinds: bit flags for terminator runs, plain codes for line terminators
-_K_DOT, _K_Q, _K_ZH, _K_FWDOT, _K_ELL = 1, 2, 4, 8, 16
-_K_NL, _K_CR, _K_NL2 = 32, 64, 128
-_ASCII_CAND = {".": _K_DOT, "\n": _K_NL, "!": _K_Q, "?": _K_Q, "\r": _K_CR, "\x0b": _K_NL, "\x0c": _K_NL2}
-_HIGH_CAND = {
-    "。": _K_ZH, "！": _K_ZH, "？": _K_ZH, "；": _K_ZH, "｡": _K_ZH, "．": _K_FWDOT,
-    "…": _K_ELL, "‥": _K_ELL, "‼": _K_Q, "⁇": _K_Q, "⁈": _K_Q, "⁉": _K_Q,
-    "\x85": _K_NL, "\u2028": _K_NL, "\u2029": _K_NL2,
-}
-_ALL_CAND = {**_ASCII_CAND, **_HIGH_CAND}
-_CAND_CODES = np.array(sorted(ord(c) for c in _ALL_CAND), dtype=np.uint32)
-_CAND_KINDS = np.array([_ALL_CAND[chr(c)] for c in _CAND_CODES.tolist()], dtype=np.uint8)
-_HIGH_CODES = np.array(sorted(ord(c) for c in _HIGH_CAND), dtype=np.uint32)
-
-# per-code-point flags used here (uint16 table, built once)
-_F_WS, _F_CJK, _F_MARK, _F_LOWER, _F_UPPER, _F_DIGIT = 1, 2, 4, 8, 16, 32
-_F_CLOSE, _F_OPEN, _F_CONT, _F_TOK, _F_CJKP, _F_ZHNUM, _F_TERM = 64, 128, 256, 512, 1024, 2048, 4096
-
-
-@lru_cache(maxsize=1)
-def _flags() -> np.ndarray:
-    ct = class_table()
-    by_class = np.zeros(256, dtype=np.uint16)  # class flags -> these flags, then one lookup
-    for cls, flag in ((WS, _F_WS), (CJK, _F_CJK), (MARK, _F_MARK)):
-        by_class[(np.arange(256) & cls) != 0] |= flag
-    fl = np.take(by_class, ct)
-    fl[0xDC00:0xE000] |= _F_MARK  # no sentence starts on a low surrogate (paired or not)
-    low = np.fromiter((chr(i).islower() for i in range(0x2000)), dtype=bool, count=0x2000)
-    up = np.fromiter((chr(i).isupper() for i in range(0x2000)), dtype=bool, count=0x2000)
-    fl[:0x2000][low] |= _F_LOWER
-    fl[:0x2000][up] |= _F_UPPER
-    fl[0xFF41:0xFF5B] |= _F_LOWER
-    fl[0xFF21:0xFF3B] |= _F_UPPER
-    fl[0x30:0x3A] |= _F_DIGIT
-    fl[0xFF10:0xFF1A] |= _F_DIGIT
-    for chars, flag in ((_CLOSERS, _F_CLOSE), (_OPENERS, _F_OPEN), (_CONT, _F_CONT)):
-        fl[[ord(c) for c in chars]] |= flag
-    fl[0x41:0x5B] |= _F_TOK
-    fl[0x61:0x7B] |= _F_TOK
-    fl[0x2E] |= _F_TOK
-    for lo, hi in ((0x3001, 0x303F), (0xFF01, 0xFF0F), (0xFF1A, 0xFF20), (0xFF3B, 0xFF40), (0xFF5B, 0xFF65)):
-        fl[lo : hi + 1] |= _F_CJKP
-    fl[[ord(c) for c in _ZH_NUMERALS]] |= _F_ZHNUM
-    fl[[ord(c) for c, k in _ALL_CAND.items() if k < _K_NL]] |= _F_TERM
-    fl.flags.writeable = False
-    return fl
-
-
-class _ScalarFlags:
-    """``flags[ord(ch)]`` as plain Python ints: a list for the BMP (fast), the table beyond."""
-
-    __slots__ = ("bmp", "table")
-
-    def __init__(self, table: np.ndarray) -> None:
-        self.bmp: list[int] = table[:0x10000].tolist()
-        self.table = table
-
-    def __getitem__(self, c: int) -> int:
-        return self.bmp[c] if c < 0x10000 else int(self.table[c])
-
-
-@lru_cache(maxsize=1)
-def _scalar_flags() -> _ScalarFlags:
-    return _ScalarFlags(_flags())
-
-
-def _key(token: str) -> int:
-    """Token key as computed in bulk by :func:`_abbreviated`: code points, last one first."""
-    k = 0
-    for ch in reversed(token):
-        k = k * 128 + ord(ch)
-    return k
-
-
-_MAX_TOKEN = 7
-_ABBR_KEYS = np.array(sorted(_key(t) for t in ABBREVIATIONS if len(t) <= _MAX_TOKEN), dtype=np.int64)
-_NUM_ABBR_KEYS = np.array(sorted(_key(t) for t in NUMBER_ABBREVIATIONS if len(t) <= _MAX_TOKEN), dtype=np.int64)
-_CONT_ABBR_KEYS = np.array(sorted(_key(t) for t in CONTINUING_ABBREVIATIONS if len(t) <= _MAX_TOKEN),
-                           dtype=np.int64)
-_ABBR_PAIRS = np.array(sorted({ord(t[-2]) * 128 + ord(t[-1])
-                               for t in ABBREVIATIONS | NUMBER_ABBREVIATIONS | CONTINUING_ABBREVIATIONS
-                               if len(t) >= 2}), dtype=np.int64)
-
-_WS_CLASS = "\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"  # == charclass WS
-_WS_RE = re.compile(f"[{_WS_CLASS}]*")
-_FENCE_RE = re.compile(r"(`{3,}|~{3,})(.*)", re.DOTALL)
-_SETEXT_RE = re.compile(r"(?:=+|-+)[ \t\r]*")
-_HR_RE = re.compile(r"([-*_])[ \t]*(?:\1[ \t]*){2,}[ \t\r]*|={3,}[ \t\r]*")
-_WS_STEPS = 8
-
-_EMPTY_I64 = np.zeros(0, dtype=np.int64)
-_EMPTY_I64.flags.writeable = False
-_EMPTY_I8 = np.zeros(0, dtype=np.int8)
-_EMPTY_I8.flags.writeable = False
-
-
-# --------------------------------------------------------------------------- helpers
-
-
-_BLOCK = 1 << 18
-
-
-def _units(text: str) -> np.ndarray:
-    """The code points of ``text`` in the narrowest exact dtype: uint8 for ASCII, uint16 when no
-    character lies outside the BMP, else uint32. ``units[i]`` is ``ord(text[i])``."""
-    if text.isascii():
-        return np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-    cp = codepoints(text)  # shared with the signals (cached), narrowed when it is cheaper to scan
-    return cp.astype(np.uint16) if int(cp.max()) < 0x10000 else cp
-
-
-@lru_cache(maxsize=4)
-def _cand_table(size: int) -> np.ndarray:
-    """``table[c]`` is True for every candidate code point ``c < size``."""
-    table = np.zeros(size, dtype=bool)
-    table[_CAND_CODES[_CAND_CODES < size]] = True
-    table.flags.writeable = False
-    return table
-
-
-@lru_cache(maxsize=4)
-def _kind_table(size: int) -> np.ndarray:
-    """``table[c]`` is the candidate kind of code point ``c < size`` (0 for other characters)."""
-    table = np.zeros(size, dtype=np.uint8)
-    keep = _CAND_CODES < size
-    table[_CAND_CODES[keep]] = _CAND_KINDS[keep]
-    table.flags.writeable = False
-    return table
-
-
-def _candidates(text: str, cp: np.ndarray) -> np.ndarray:
-    """Sorted offsets of every terminator and line-terminator character.
-
-    Works block by block so that every pass runs on data in cache and no text-sized temporary is
-    allocated. Mostly-Latin text is compared against the few ASCII marks (the rare non-ASCII
-    characters are checked one by one); mostly-CJK text goes through a lookup table."""
-    n = cp.size
-    size = min(n, _BLOCK)
-    mask = np.empty(size, dtype=bool)
-    found = []
-    sample = cp[:: max(1, n // 4096)]
-    if cp.dtype != np.uint8 and int(np.count_nonzero(sample >= 0x80)) * 4 > sample.size:
-        table = _cand_table(65536 if cp.dtype == np.uint16 else 0x110000)
-        for a in range(0, n, _BLOCK):
-            blk = cp[a : a + _BLOCK]
-            mk = mask[: blk.size]
-            np.take(table, blk, out=mk, mode="wrap")
-            idx = np.flatnonzero(mk)
-            if idx.size:
-                found.append(idx + a if a else idx)
-        return np.concatenate(found) if found else _EMPTY_I64
-    extra = [ord(ch) for ch in "!?" if ch in text]
-    high = cp.dtype != np.uint8
-    buf = np.empty(size, dtype=bool)
-    tmp = np.empty(size, dtype=cp.dtype)
-    found_high = []
-    for a in range(0, n, _BLOCK):
-        blk = cp[a : a + _BLOCK]
-        k = blk.size
-        mk, bk, tk = mask[:k], buf[:k], tmp[:k]
-        np.equal(blk, 0x2E, out=mk)
-        np.subtract(blk, 0x0A, out=tk)  # \n \v \f \r (smaller values wrap around)
-        np.less(tk, 4, out=bk)
-        mk |= bk
-        for c in extra:
-            np.equal(blk, c, out=bk)
-            mk |= bk
-        idx = np.flatnonzero(mk)
-        if idx.size:
-            found.append(idx + a if a else idx)
-        if high:
-            np.greater_equal(blk, 0x80, out=bk)
-            hidx = np.flatnonzero(bk)
-            if hidx.size:
-                hidx = hidx[_member(blk[hidx].astype(np.uint32), _HIGH_CODES)]
-                if hidx.size:
-                    found_high.append(hidx + a if a else hidx)
-    found += found_high
-    if not found:
-        return _EMPTY_I64
-    out = np.concatenate(found) if len(found) > 1 else found[0]
-    if found_high:
-        out.sort()
-    return out
-
-
-def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
-    """``np.isin`` for a small sorted set, without its sorting overhead."""
-    if values.size == 0 or sorted_set.size == 0:
-        return np.zeros(values.shape, dtype=bool)
-    i = np.searchsorted(sorted_set, values)
-    return sorted_set[np.minimum(i, sorted_set.size - 1)] == values
-
-
-def _sorted_unique(a: np.ndarray) -> np.ndarray:
-    a = np.sort(a)
-    if a.size > 1:
-        keep = np.empty(a.size, dtype=bool)
-        keep[0] = True
-        np.not_equal(a[1:], a[:-1], out=keep[1:])
-        a = a[keep]
-    return a
-
-
-def _at(cp: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    """``cp[pos]`` with positions at or past the end reading as 0 (NUL: no flag set)."""
-    n = cp.size
-    out = cp[np.minimum(pos, n - 1)]
-    return np.where(pos < n, out, 0)
-
-
-def _skip_ws(text: str, cp: np.ndarray, fl: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """For each offset (sorted), the first offset at or after it that is not whitespace (or
-    len(text))."""
-    n = cp.size
-    # queries next to each other inside one whitespace run share their answer: solve the last
-    # query of each such chain only (a text of a million newlines is one chain)
-    if q.size > 1:
-        ws_here = np.zeros(q.size, dtype=bool)
-        inside = q < n
-        ws_here[inside] = (fl[cp[q[inside]]] & _F_WS) != 0
-        ws_next = np.zeros(q.size, dtype=bool)
-        inside = q + 1 < n
-        ws_next[inside] = (fl[cp[q[inside] + 1]] & _F_WS) != 0
-        gap = q[1:] - q[:-1]
-        link = (gap == 0) | ((gap == 1) & ws_here[:-1]) | ((gap == 2) & ws_here[:-1] & ws_next[:-1])
-        reps = np.flatnonzero(~np.append(link, False))
-        w_rep = _skip_ws_each(text, cp, fl, q[reps])
-        return w_rep[np.searchsorted(reps, np.arange(q.size))] if reps.size < q.size else w_rep
-    return _skip_ws_each(text, cp, fl, q)
-
-
-def _skip_ws_each(text: str, cp: np.ndarray, fl: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """:func:`_skip_ws` for sorted offsets."""
-    n = cp.size
-    w = q.copy()
-    act = np.flatnonzero(w < n)
-    act = act[(fl[cp[w[act]]] & _F_WS) != 0]
-    for _ in range(_WS_STEPS):  # most runs are a space or two
-        if act.size == 0:
-            return w
-        w[act] += 1
-        act = act[w[act] < n]
-        act = act[(fl[cp[w[act]]] & _F_WS) != 0]
-    if act.size == 0:
-        return w
-    # long runs: one regex match per distinct run; the offsets stay sorted, so every offset the
-    # run covers takes its end without a match of its own
-    ws_end = _WS_RE.match
-    ps = w[act].tolist()
-    ends = []
-    i, m = 0, len(ps)
-    while i < m:
-        end = ws_end(text, ps[i]).end()
-        j = i + 1
-        if j < m and ps[j] < end:
-            j = bisect_left(ps, end, j)
-        ends.extend([end] * (j - i))
-        i = j
-    w[act] = ends
-    return w
-
-
-def _abbreviated(
-    cp: np.ndarray, fl: np.ndarray, dots: np.ndarray, digit_next: np.ndarray, lower_next: np.ndarray
-) -> np.ndarray:
-    """True where the ``.`` at ``dots`` closes an abbreviation or an initial (``digit_next``,
-    ``lower_next``: what the next word starts with).
-
-    A quick pass on the two characters before each dot settles single letters and rules out
-    every word that ends unlike any listed abbreviation; the rest get the full token check."""
-    sep = _F_WS | _F_OPEN | _F_CLOSE | _F_CJK | _F_CJKP
-    c1 = cp[np.maximum(dots - 1, 0)].astype(np.int64)
-    c2 = cp[np.maximum(dots - 2, 0)].astype(np.int64)
-    tok1 = (dots >= 1) & ((fl[c1] & _F_TOK) != 0)
-    tok2 = tok1 & (dots >= 2) & ((fl[c2] & _F_TOK) != 0)
-    # one letter standing alone: an initial
-    out = tok1 & ~tok2 & ((dots < 2) | ((fl[c2] & sep) != 0))
-    # longer tokens: only those ending like a listed abbreviation or a letter-dot sequence
-    maybe = np.flatnonzero(tok2 & ((c2 == 0x2E) | _member(c2 * 128 + c1, _ABBR_PAIRS)))
-    if maybe.size:
-        out[maybe] = _abbreviated_full(cp, fl, dots[maybe], digit_next[maybe], lower_next[maybe])
-    return out
-
-
-def _abbreviated_full(
-    cp: np.ndarray, fl: np.ndarray, dots: np.ndarray, digit_next: np.ndarray, lower_next: np.ndarray
-) -> np.ndarray:
-    key = np.zeros(dots.size, dtype=np.int64)
-    length = np.zeros(dots.size, dtype=np.int64)
-    alive = np.ones(dots.size, dtype=bool)
-    chars = []
-    for j in range(1, _MAX_TOKEN + 2):
-        p = dots - j
-        c = cp[np.maximum(p, 0)]
-        alive &= (p >= 0) & ((fl[c] & _F_TOK) != 0)
-        chars.append(np.where(alive, c, 0).astype(np.int64))
-        if j <= _MAX_TOKEN:
-            key = np.where(alive, key * 128 + chars[-1], key)
-        length += alive
-        if not alive.any():
-            break
-    # a token must stand alone (at the start, after a space, a bracket, a quote or Chinese text)
-    # and be short: "x!i." in a URL or "Español." is no abbreviation
-    before = dots - length - 1
-    alone = (length >= 1) & (length <= _MAX_TOKEN)
-    sep = _F_WS | _F_OPEN | _F_CLOSE | _F_CJK | _F_CJKP
-    alone &= (before < 0) | ((fl[cp[np.maximum(before, 0)]] & sep) != 0)
-    letter = [(c >= 0x41) & (c != 0x2E) for c in chars]  # token chars are ASCII letters or '.'
-    out = _member(key, _ABBR_KEYS)
-    out |= (length == 1) & letter[0]
-    out |= _member(key, _NUM_ABBR_KEYS) & digit_next
-    out |= _member(key, _CONT_ABBR_KEYS) & lower_next
-    # letter-dot sequences: U.S, e.g, a.m, U.S.A
-    for size in (3, 5, 7):
-        if len(chars) < size:
-            break
-        seq = length == size
-        for k in range(size):
-            seq &= letter[k] if k % 2 == 0 else (chars[k] == 0x2E)
-        out |= seq
-    # a token never starts with a dot (".Dr." is no title)
-    first_dot = np.zeros(dots.size, dtype=bool)
-    for k in range(min(len(chars), _MAX_TOKEN)):
-        first_dot |= (length == k + 1) & (chars[k] == 0x2E)
-    return out & alone & ~first_dot
-
-
-def _abbreviation(text: str, dot: int, digit_next: bool, lower_next: bool, fl: _ScalarFlags) -> bool:
-    """Scalar twin of :func:`_abbreviated` for one ``.`` at ``dot``."""
-    j = dot - 1
-    while j >= 0 and dot - j <= _MAX_TOKEN + 1 and text[j] in _TOKEN_CHARS:
-        j -= 1
-    length = dot - 1 - j
-    if not 1 <= length <= _MAX_TOKEN:
-        return False
-    if j >= 0 and not fl[ord(text[j])] & (_F_WS | _F_OPEN | _F_CLOSE | _F_CJK | _F_CJKP):
-        return False
-    tok = text[j + 1 : dot]
-    if tok[0] == ".":
-        return False
-    if length == 1 or tok in ABBREVIATIONS or (digit_next and tok in NUMBER_ABBREVIATIONS):
-        return True
-    if lower_next and tok in CONTINUING_ABBREVIATIONS:
-        return True
-    return length in (3, 5, 7) and _LETTER_DOTS.fullmatch(tok) is not None
-
-
-_LETTER_DOTS = re.compile(r"[A-Za-z](?:\.[A-Za-z])+")
-_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz.")
-
-
-# --------------------------------------------------------------------------- Markdown lines
-
-
-@dataclass(slots=True)
-class _Lines:
-    hard: np.ndarray  # offsets whose gap before is a hard break
-    lo: np.ndarray  # sorted, disjoint [lo, hi) ranges in which no terminator may end a sentence
-    hi: np.ndarray
-
-
-_NO_LINES = _Lines(_EMPTY_I64, _EMPTY_I64, _EMPTY_I64)
-
-_MD_CHARS = "#`~-*_+=|•‣◦"
-_HR_CHARS = "-*_="
-_BULLET_CHARS = "-*+•‣◦"
-_ORDERED_CHARS = ".)、．）"
-_MD_START = np.array(sorted(ord(c) for c in _MD_CHARS), dtype=np.uint32)
-_HR_START = np.array(sorted(ord(c) for c in _HR_CHARS), dtype=np.uint32)
-_BULLETS = np.array(sorted(ord(c) for c in _BULLET_CHARS), dtype=np.uint32)
-_ORDERED_MARKS = np.array(sorted(ord(c) for c in _ORDERED_CHARS), dtype=np.uint32)
-_MD_START_SET = frozenset(_MD_CHARS + "0123456789")
-_HR_SET = frozenset(map(ord, _HR_CHARS))
-_BULLET_SET = frozenset(map(ord, _BULLET_CHARS))
-_ORDERED_SET = frozenset(map(ord, _ORDERED_CHARS))
-
-
-@dataclass(slots=True)
-class _Kinds:
-    """What the lines that may be Markdown look like (``sel``: their indices in the line list)."""
-
-    sel: np.ndarray
-    c0: np.ndarray
-    fence: np.ndarray
-    heading: np.ndarray
-    rule: np.ndarray
-    bullet: np.ndarray
-    ordered: np.ndarray
-    table: np.ndarray
-    digits: np.ndarray
-    mark: np.ndarray
-
-
-def _classify_vector(text: str, cp: np.ndarray, fl: np.ndarray, first: np.ndarray, end: np.ndarray) -> _Kinds | None:
-    n = cp.size
-    c0 = cp[first]
-    sel = np.flatnonzero(_member(c0, _MD_START) | ((c0 >= 0x30) & (c0 <= 0x39)))
-    if sel.size == 0:
-        return None
-    f, e, c0 = first[sel], end[sel], c0[sel].astype(np.int64)
-
-    def g(k):  # character k after the line start, 0 past the line end
-        p = f + k
-        return np.where(p < e, cp[np.minimum(p, n - 1)], 0).astype(np.int64)
-
-    def ws(c):
-        return (c == 0) | ((fl[c] & _F_WS) != 0)
-
-    c1, c2 = g(1), g(2)
-    fence = ((c0 == 0x60) | (c0 == 0x7E)) & (c1 == c0) & (c2 == c0)
-    # ATX heading: 1-6 '#' then a space or the end of the line
-    hashes = np.zeros(sel.size, dtype=np.int64)
-    alive = c0 == 0x23
-    if alive.any():
-        for k in range(7):
-            alive = alive & (g(k) == 0x23)
-            hashes += alive
-    heading = (hashes >= 1) & (hashes <= 6) & ws(g(np.minimum(hashes, 6)))
-    # horizontal rule candidates, confirmed by a regex
-    rule = _member(c0, _HR_START) & (((c1 == c0) & (c2 == c0)) | (((c1 == 0x20) | (c1 == 0x09)) & (c2 == c0)))
-    rule &= (c0 != 0x3D) | ((c1 == c0) & (c2 == c0))
-    for i in np.flatnonzero(rule).tolist():
-        if _HR_RE.fullmatch(text, int(f[i]), int(e[i])) is None:
-            rule[i] = False
-    bullet = _member(c0, _BULLETS) & ws(c1) & ~rule
-    # ordered list: 1-9 digits, then '.', ')', '、'... not followed by a digit
-    digits = np.zeros(sel.size, dtype=np.int64)
-    alive = (c0 >= 0x30) & (c0 <= 0x39)
-    if alive.any():
-        for k in range(10):
-            ck = g(k)
-            alive &= (ck >= 0x30) & (ck <= 0x39)
-            digits += alive
-    mark = g(digits)
-    after = g(digits + 1)
-    ordered = (digits >= 1) & (digits <= 9) & _member(mark, _ORDERED_MARKS)
-    ordered &= ~((after >= 0x30) & (after <= 0x39))
-    ordered &= ((mark != 0x2E) & (mark != 0x29)) | ws(after) | ((fl[after] & (_F_CJK | _F_UPPER)) != 0)
-    table = c0 == 0x7C
-    return _Kinds(sel, c0, fence, heading, rule, bullet, ordered, table, digits, mark)
-
-
-def _classify_scalar(text: str, first: list[int], end: list[int]) -> _Kinds | None:
-    """Scalar twin of :func:`_classify_vector`, for short texts."""
-    fl = _scalar_flags()
-    rows = []
-    for li, f in enumerate(first):
-        if text[f] not in _MD_START_SET:
-            continue
-        e = end[li]
-
-        def g(k, f=f, e=e):
-            return ord(text[f + k]) if f + k < e else 0
-
-        def ws(c):
-            return c == 0 or bool(fl[c] & _F_WS)
-
-        c0, c1, c2 = g(0), g(1), g(2)
-        fence = c0 in (0x60, 0x7E) and c1 == c0 and c2 == c0
-        hashes = 0
-        while c0 == 0x23 and hashes < 7 and g(hashes) == 0x23:
-            hashes += 1
-        heading = 1 <= hashes <= 6 and ws(g(hashes))
-        rule = (c0 in _HR_SET and ((c1 == c0 and c2 == c0) or (c1 in (0x20, 0x09) and c2 == c0))
-                and (c0 != 0x3D or (c1 == c0 and c2 == c0)) and _HR_RE.fullmatch(text, f, e) is not None)
-        bullet = c0 in _BULLET_SET and ws(c1) and not rule
-        digits = 0
-        while digits < 10 and 0x30 <= g(digits) <= 0x39:
-            digits += 1
-        mark, after = g(digits), g(digits + 1)
-        ordered = (1 <= digits <= 9 and mark in _ORDERED_SET and not 0x30 <= after <= 0x39
-                   and (mark not in (0x2E, 0x29) or ws(after) or bool(fl[after] & (_F_CJK | _F_UPPER))))
-        rows.append((li, c0, fence, heading, rule, bullet, ordered, c0 == 0x7C, digits, mark))
-    if not rows:
-        return None
-    cols = list(zip(*rows, strict=True))
-    i64 = [np.array(cols[k], dtype=np.int64) for k in (0, 1, 8, 9)]
-    b = [np.array(cols[k], dtype=bool) for k in range(2, 8)]
-    return _Kinds(i64[0], i64[1], *b, i64[2], i64[3])
-
-
-def _pair_fences(text: str, starts: Sequence[int], ends: Sequence[int]) -> tuple[list[int], list[int], bool]:
-    """Fence lines (the ``[start, end)`` of each line's content, in order) paired as in CommonMark: a
-    closer uses the opener's character, at least as many of them, and nothing after; a backtick line
-    with backticks in its info string is inline code and opens nothing. Returns the indices of the
-    openers and of the closers, and whether the last opener is left open (it runs to the end)."""
-    match = _FENCE_RE.match
-    openers: list[int] = []
-    closers: list[int] = []
-    opened, o_char, o_len = -1, "", 0
-    for i, (a, b) in enumerate(zip(starts, ends, strict=True)):
-        marks, info = match(text, a, b).groups()
-        if opened < 0:
-            if marks[0] == "`" and "`" in info:
-                continue
-            opened, o_char, o_len = i, marks[0], len(marks)
-        elif marks[0] == o_char and len(marks) >= o_len and not info.strip():
-            openers.append(opened)
-            closers.append(i)
-            opened = -1
-    if opened >= 0:
-        openers.append(opened)
-    return openers, closers, opened >= 0
-
-
-_FENCE_LINE = re.compile(r"^[ \t]*((?:`{3,}|~{3,})[^\n]*)", re.MULTILINE)
-
-
-def fence_spans(text: str) -> list[tuple[int, int]]:
-    """``[start, end)`` of each fenced code block of ``text``, from its opening marks to the end of
-    its closing line (an unclosed fence runs to the end of the text), paired as the sentence
-    splitter pairs them: other chunkers use it to keep code whole where they cut by lines."""
-    lines = [(m.start(1), m.end(1)) for m in _FENCE_LINE.finditer(text)]
-    if not lines:
-        return []
-    openers, closers, left_open = _pair_fences(text, [a for a, _ in lines], [b for _, b in lines])
-    ends = [lines[c][1] for c in closers] + ([len(text)] if left_open else [])
-    return [(lines[o][0], e) for o, e in zip(openers, ends, strict=True)]
-
-
-def _structure(text: str, first: np.ndarray, end: np.ndarray, nl: np.ndarray, kinds: _Kinds | None) -> _Lines:
-    """From line kinds to hard breaks and no-split ranges: fences pair up, setext underlines and
-    tables are recognised across lines."""
-    if kinds is None:
-        return _NO_LINES
-    m = first.size
-    n = len(text)
-    sel, c0 = kinds.sel, kinds.c0
-    f, e = first[sel], end[sel]
-    heading, rule, bullet, ordered, table = kinds.heading, kinds.rule, kinds.bullet, kinds.ordered, kinds.table
-    digits, mark = kinds.digits, kinds.mark
-
-    # fences pair up in order (CommonMark): a closer uses the opener's character, at least as many
-    # of them, and nothing after; an opener left open runs to the end of the text
-    in_fence = np.zeros(sel.size, dtype=bool)
-    hard_lines: list[int] = []  # indices into ``sel`` of fence openers (their gap before is hard)
-    hard_after: list[int] = []  # ... and of fence closers (their gap after is hard)
-    lo: list[int] = []
-    hi: list[int] = []
-    if kinds.fence.any():
-        f_list, e_list = f.tolist(), e.tolist()
-        idx = np.flatnonzero(kinds.fence).tolist()
-        openers, closers, left_open = _pair_fences(text, [f_list[i] for i in idx], [e_list[i] for i in idx])
-        hard_lines = [idx[k] for k in openers]
-        hard_after = [idx[k] for k in closers]
-        # mark the fenced lines: +1 at each opener, -1 after each closer
-        delta = np.zeros(sel.size + 1, dtype=np.int64)
-        delta[hard_lines] += 1
-        delta[np.asarray(hard_after, dtype=np.int64) + 1] -= 1
-        in_fence = np.cumsum(delta[:-1]) > 0
-        lo = [f_list[a] for a in hard_lines]
-        hi = [e_list[b] for b in hard_after] + ([n] if left_open else [])
-        # lines inside a fence are code, whatever they look like
-        plain = ~in_fence
-        heading, rule, bullet, ordered, table = heading & plain, rule & plain, bullet & plain, ordered & plain, table & plain
-    else:
-        rule = rule.copy()
-
-    # setext headings: a line of '=' or '-' right under a paragraph line underlines it
-    setext: list[int] = []  # indices into the full line list of the heading text
-    under = np.flatnonzero(rule & ((c0 == 0x3D) | (c0 == 0x2D)))
-    if under.size:
-        taken = np.zeros(m, dtype=bool)
-        taken[sel[heading | rule | bullet | ordered | table | in_fence]] = True
-        for i in under.tolist():
-            li = int(sel[i])
-            if li == 0 or taken[li - 1] or _SETEXT_RE.fullmatch(text, int(f[i]), int(e[i])) is None:
-                continue
-            if int(np.searchsorted(nl, first[li]) - np.searchsorted(nl, first[li - 1])) != 1:
-                continue  # a blank line in between: a rule, not an underline
-            rule[i] = False
-            setext.append(li - 1)
-
-    # tables: hard before the first row and after the last (rows are consecutive lines)
-    row = np.zeros(m + 2, dtype=bool)
-    row[sel[table] + 1] = True
-    hard_full = np.zeros(m + 1, dtype=bool)
-    hard_full[:m] |= row[1:-1] & ~row[:-2]
-    hard_full[1:] |= row[1:-1] & ~row[2:]
-    hard_full[sel[heading | rule | bullet | ordered]] = True
-    hard_full[sel[rule] + 1] = True
-    if hard_lines:
-        hard_full[sel[np.asarray(hard_lines)]] = True
-    if hard_after:
-        hard_full[sel[np.asarray(hard_after)] + 1] = True
-    setext_a = np.asarray(setext, dtype=np.int64)
-    hard_full[setext_a] = True
-    # a heading belongs to what follows it: the gap after one is never hard, even when a list, a
-    # table or a fence follows (else the cut lands between a heading and its content)
-    heads = np.concatenate((sel[heading], setext_a))
-    after = np.concatenate((sel[heading] + 1, setext_a + 2))
-    keep = (after < m) & ~np.isin(after, heads)
-    hard_full[after[keep]] = False
-    hard = first[np.flatnonzero(hard_full[:m])]
-
-    # ranges never split on punctuation: headings, rules, table rows, fences, list-marker dots
-    unit = heading | rule | table
-    odot = ordered & ((mark == 0x2E) | (mark == 0xFF0E))
-    lo_a = np.concatenate((f[unit], np.asarray(lo, dtype=np.int64), first[setext_a], f[odot] + digits[odot]))
-    hi_a = np.concatenate((e[unit], np.asarray(hi, dtype=np.int64), end[setext_a], f[odot] + digits[odot] + 1))
-    order = np.argsort(lo_a, kind="stable")
-    return _Lines(hard, lo_a[order], hi_a[order])
-
-
-def _inside(pos: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """True where ``pos`` falls in one of the sorted, disjoint ranges ``[lo, hi)``."""
-    if lo.size == 0 or pos.size == 0:
-        return np.zeros(pos.size, dtype=bool)
-    k = np.searchsorted(lo, pos, side="right") - 1
-    kk = np.maximum(k, 0)
-    return (k >= 0) & (pos < hi[kk])
-
-
 # --------------------------------------------------------------------------- the splitter
 
 #: Texts up to this many characters with at most ``SMALL_MARKS`` marks and line breaks take the
@@ -760,28 +154,6 @@ def _inside(pos: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
 #: checks it).
 SMALL_TEXT = 32768
 SMALL_MARKS = 240
-
-_RUN_CHARS = "".join(ch for ch, k in _ALL_CAND.items() if k < _K_NL)
-_NL_CHARS = "".join(ch for ch, k in _ALL_CAND.items() if k >= _K_NL)
-
-
-def _find_all(text: str, chars: str) -> list[int]:
-    """Sorted offsets of every occurrence of any of ``chars`` (str.find is memchr-fast; a regex
-    character class is not)."""
-    out: list[int] = []
-    hits = 0
-    for ch in chars:
-        i = text.find(ch)
-        if i < 0:
-            continue
-        hits += 1
-        find = text.find
-        while i >= 0:
-            out.append(i)
-            i = find(ch, i + 1)
-    if hits > 1:
-        out.sort()
-    return out
 
 
 def _split_vector(text: str) -> tuple[np.ndarray, np.ndarray]:

@@ -35,7 +35,8 @@ import numpy as np
 
 from .charclass import codepoints
 from .discourse import continues
-from .sentences import BREAK_HARD, BREAK_LINE, BREAK_PARAGRAPH, SentenceSpans, fence_spans
+from .line_kinds import fence_spans
+from .sentences import BREAK_HARD, BREAK_LINE, BREAK_PARAGRAPH, SentenceSpans
 
 CONTINUES, SENTENCE, LINE, PARAGRAPH, BLOCK, SECTION = 0, 1, 2, 3, 4, 5
 STRENGTH_NAMES = {CONTINUES: "continues", SENTENCE: "sentence", LINE: "line", PARAGRAPH: "paragraph", BLOCK: "block",

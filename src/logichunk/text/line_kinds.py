@@ -1,0 +1,293 @@
+"""What each line of a text is, for the sentence splitter (:mod:`.sentences`): a code fence, an ATX
+heading, a horizontal rule (or a setext underline), a bullet or ordered list item, a table row, or
+text; and what the lines mean together: the offsets whose gap before is a hard break, and the
+ranges no terminator may end a sentence in. :func:`fence_spans` pairs fences the same way for
+:mod:`.structure` and the chunkers that cut by lines.
+
+Markdown (lines, after their indentation): ATX headings (``# ...``), setext headings (a text
+line over ``===``/``---``), table rows (``|``...) and horizontal rules are single units (never
+split inside); fenced code (``` or ~~~, paired as in CommonMark; an unclosed fence runs to the
+end of the text) is split only at its line ends, each line one unit. The gap before a heading,
+a fence, a horizontal rule, a list item (``-``, ``*``, ``+``, ``•``, ``1.``, ``1)``, ``1、``) or
+the first row of a table, and the gap after a fence, a rule or a table, is ``BREAK_HARD`` — except
+right after a heading, which belongs to what follows it (a list, table or fence under a heading
+starts with the gap the blank lines give it, not a hard one). The
+``.`` of an ordered-list marker never ends a sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._arrays import _EMPTY_I64, _member
+from .sentence_chars import _F_CJK, _F_UPPER, _F_WS, _scalar_flags
+
+__all__ = ["fence_spans"]
+
+
+_FENCE_RE = re.compile(r"(`{3,}|~{3,})(.*)", re.DOTALL)
+_SETEXT_RE = re.compile(r"(?:=+|-+)[ \t\r]*")
+_HR_RE = re.compile(r"([-*_])[ \t]*(?:\1[ \t]*){2,}[ \t\r]*|={3,}[ \t\r]*")
+
+
+@dataclass(slots=True)
+class _Lines:
+    hard: np.ndarray  # offsets whose gap before is a hard break
+    lo: np.ndarray  # sorted, disjoint [lo, hi) ranges in which no terminator may end a sentence
+    hi: np.ndarray
+
+
+_NO_LINES = _Lines(_EMPTY_I64, _EMPTY_I64, _EMPTY_I64)
+
+_MD_CHARS = "#`~-*_+=|•‣◦"
+_HR_CHARS = "-*_="
+_BULLET_CHARS = "-*+•‣◦"
+_ORDERED_CHARS = ".)、．）"
+_MD_START = np.array(sorted(ord(c) for c in _MD_CHARS), dtype=np.uint32)
+_HR_START = np.array(sorted(ord(c) for c in _HR_CHARS), dtype=np.uint32)
+_BULLETS = np.array(sorted(ord(c) for c in _BULLET_CHARS), dtype=np.uint32)
+_ORDERED_MARKS = np.array(sorted(ord(c) for c in _ORDERED_CHARS), dtype=np.uint32)
+_MD_START_SET = frozenset(_MD_CHARS + "0123456789")
+_HR_SET = frozenset(map(ord, _HR_CHARS))
+_BULLET_SET = frozenset(map(ord, _BULLET_CHARS))
+_ORDERED_SET = frozenset(map(ord, _ORDERED_CHARS))
+
+
+@dataclass(slots=True)
+class _Kinds:
+    """What the lines that may be Markdown look like (``sel``: their indices in the line list)."""
+
+    sel: np.ndarray
+    c0: np.ndarray
+    fence: np.ndarray
+    heading: np.ndarray
+    rule: np.ndarray
+    bullet: np.ndarray
+    ordered: np.ndarray
+    table: np.ndarray
+    digits: np.ndarray
+    mark: np.ndarray
+
+
+def _classify_vector(text: str, cp: np.ndarray, fl: np.ndarray, first: np.ndarray, end: np.ndarray) -> _Kinds | None:
+    n = cp.size
+    c0 = cp[first]
+    sel = np.flatnonzero(_member(c0, _MD_START) | ((c0 >= 0x30) & (c0 <= 0x39)))
+    if sel.size == 0:
+        return None
+    f, e, c0 = first[sel], end[sel], c0[sel].astype(np.int64)
+
+    def g(k):  # character k after the line start, 0 past the line end
+        p = f + k
+        return np.where(p < e, cp[np.minimum(p, n - 1)], 0).astype(np.int64)
+
+    def ws(c):
+        return (c == 0) | ((fl[c] & _F_WS) != 0)
+
+    c1, c2 = g(1), g(2)
+    fence = ((c0 == 0x60) | (c0 == 0x7E)) & (c1 == c0) & (c2 == c0)
+    # ATX heading: 1-6 '#' then a space or the end of the line
+    hashes = np.zeros(sel.size, dtype=np.int64)
+    alive = c0 == 0x23
+    if alive.any():
+        for k in range(7):
+            alive = alive & (g(k) == 0x23)
+            hashes += alive
+    heading = (hashes >= 1) & (hashes <= 6) & ws(g(np.minimum(hashes, 6)))
+    # horizontal rule candidates, confirmed by a regex
+    rule = _member(c0, _HR_START) & (((c1 == c0) & (c2 == c0)) | (((c1 == 0x20) | (c1 == 0x09)) & (c2 == c0)))
+    rule &= (c0 != 0x3D) | ((c1 == c0) & (c2 == c0))
+    for i in np.flatnonzero(rule).tolist():
+        if _HR_RE.fullmatch(text, int(f[i]), int(e[i])) is None:
+            rule[i] = False
+    bullet = _member(c0, _BULLETS) & ws(c1) & ~rule
+    # ordered list: 1-9 digits, then '.', ')', '、'... not followed by a digit
+    digits = np.zeros(sel.size, dtype=np.int64)
+    alive = (c0 >= 0x30) & (c0 <= 0x39)
+    if alive.any():
+        for k in range(10):
+            ck = g(k)
+            alive &= (ck >= 0x30) & (ck <= 0x39)
+            digits += alive
+    mark = g(digits)
+    after = g(digits + 1)
+    ordered = (digits >= 1) & (digits <= 9) & _member(mark, _ORDERED_MARKS)
+    ordered &= ~((after >= 0x30) & (after <= 0x39))
+    ordered &= ((mark != 0x2E) & (mark != 0x29)) | ws(after) | ((fl[after] & (_F_CJK | _F_UPPER)) != 0)
+    table = c0 == 0x7C
+    return _Kinds(sel, c0, fence, heading, rule, bullet, ordered, table, digits, mark)
+
+
+def _classify_scalar(text: str, first: list[int], end: list[int]) -> _Kinds | None:
+    """Scalar twin of :func:`_classify_vector`, for short texts."""
+    fl = _scalar_flags()
+    rows = []
+    for li, f in enumerate(first):
+        if text[f] not in _MD_START_SET:
+            continue
+        e = end[li]
+
+        def g(k, f=f, e=e):
+            return ord(text[f + k]) if f + k < e else 0
+
+        def ws(c):
+            return c == 0 or bool(fl[c] & _F_WS)
+
+        c0, c1, c2 = g(0), g(1), g(2)
+        fence = c0 in (0x60, 0x7E) and c1 == c0 and c2 == c0
+        hashes = 0
+        while c0 == 0x23 and hashes < 7 and g(hashes) == 0x23:
+            hashes += 1
+        heading = 1 <= hashes <= 6 and ws(g(hashes))
+        rule = (c0 in _HR_SET and ((c1 == c0 and c2 == c0) or (c1 in (0x20, 0x09) and c2 == c0))
+                and (c0 != 0x3D or (c1 == c0 and c2 == c0)) and _HR_RE.fullmatch(text, f, e) is not None)
+        bullet = c0 in _BULLET_SET and ws(c1) and not rule
+        digits = 0
+        while digits < 10 and 0x30 <= g(digits) <= 0x39:
+            digits += 1
+        mark, after = g(digits), g(digits + 1)
+        ordered = (1 <= digits <= 9 and mark in _ORDERED_SET and not 0x30 <= after <= 0x39
+                   and (mark not in (0x2E, 0x29) or ws(after) or bool(fl[after] & (_F_CJK | _F_UPPER))))
+        rows.append((li, c0, fence, heading, rule, bullet, ordered, c0 == 0x7C, digits, mark))
+    if not rows:
+        return None
+    cols = list(zip(*rows, strict=True))
+    i64 = [np.array(cols[k], dtype=np.int64) for k in (0, 1, 8, 9)]
+    b = [np.array(cols[k], dtype=bool) for k in range(2, 8)]
+    return _Kinds(i64[0], i64[1], *b, i64[2], i64[3])
+
+
+def _pair_fences(text: str, starts: Sequence[int], ends: Sequence[int]) -> tuple[list[int], list[int], bool]:
+    """Fence lines (the ``[start, end)`` of each line's content, in order) paired as in CommonMark: a
+    closer uses the opener's character, at least as many of them, and nothing after; a backtick line
+    with backticks in its info string is inline code and opens nothing. Returns the indices of the
+    openers and of the closers, and whether the last opener is left open (it runs to the end)."""
+    match = _FENCE_RE.match
+    openers: list[int] = []
+    closers: list[int] = []
+    opened, o_char, o_len = -1, "", 0
+    for i, (a, b) in enumerate(zip(starts, ends, strict=True)):
+        marks, info = match(text, a, b).groups()
+        if opened < 0:
+            if marks[0] == "`" and "`" in info:
+                continue
+            opened, o_char, o_len = i, marks[0], len(marks)
+        elif marks[0] == o_char and len(marks) >= o_len and not info.strip():
+            openers.append(opened)
+            closers.append(i)
+            opened = -1
+    if opened >= 0:
+        openers.append(opened)
+    return openers, closers, opened >= 0
+
+
+_FENCE_LINE = re.compile(r"^[ \t]*((?:`{3,}|~{3,})[^\n]*)", re.MULTILINE)
+
+
+def fence_spans(text: str) -> list[tuple[int, int]]:
+    """``[start, end)`` of each fenced code block of ``text``, from its opening marks to the end of
+    its closing line (an unclosed fence runs to the end of the text), paired as the sentence
+    splitter pairs them: other chunkers use it to keep code whole where they cut by lines."""
+    lines = [(m.start(1), m.end(1)) for m in _FENCE_LINE.finditer(text)]
+    if not lines:
+        return []
+    openers, closers, left_open = _pair_fences(text, [a for a, _ in lines], [b for _, b in lines])
+    ends = [lines[c][1] for c in closers] + ([len(text)] if left_open else [])
+    return [(lines[o][0], e) for o, e in zip(openers, ends, strict=True)]
+
+
+def _structure(text: str, first: np.ndarray, end: np.ndarray, nl: np.ndarray, kinds: _Kinds | None) -> _Lines:
+    """From line kinds to hard breaks and no-split ranges: fences pair up, setext underlines and
+    tables are recognised across lines."""
+    if kinds is None:
+        return _NO_LINES
+    m = first.size
+    n = len(text)
+    sel, c0 = kinds.sel, kinds.c0
+    f, e = first[sel], end[sel]
+    heading, rule, bullet, ordered, table = kinds.heading, kinds.rule, kinds.bullet, kinds.ordered, kinds.table
+    digits, mark = kinds.digits, kinds.mark
+
+    # fences pair up in order (CommonMark): a closer uses the opener's character, at least as many
+    # of them, and nothing after; an opener left open runs to the end of the text
+    in_fence = np.zeros(sel.size, dtype=bool)
+    hard_lines: list[int] = []  # indices into ``sel`` of fence openers (their gap before is hard)
+    hard_after: list[int] = []  # ... and of fence closers (their gap after is hard)
+    lo: list[int] = []
+    hi: list[int] = []
+    if kinds.fence.any():
+        f_list, e_list = f.tolist(), e.tolist()
+        idx = np.flatnonzero(kinds.fence).tolist()
+        openers, closers, left_open = _pair_fences(text, [f_list[i] for i in idx], [e_list[i] for i in idx])
+        hard_lines = [idx[k] for k in openers]
+        hard_after = [idx[k] for k in closers]
+        # mark the fenced lines: +1 at each opener, -1 after each closer
+        delta = np.zeros(sel.size + 1, dtype=np.int64)
+        delta[hard_lines] += 1
+        delta[np.asarray(hard_after, dtype=np.int64) + 1] -= 1
+        in_fence = np.cumsum(delta[:-1]) > 0
+        lo = [f_list[a] for a in hard_lines]
+        hi = [e_list[b] for b in hard_after] + ([n] if left_open else [])
+        # lines inside a fence are code, whatever they look like
+        plain = ~in_fence
+        heading, rule, bullet, ordered, table = heading & plain, rule & plain, bullet & plain, ordered & plain, table & plain
+    else:
+        rule = rule.copy()
+
+    # setext headings: a line of '=' or '-' right under a paragraph line underlines it
+    setext: list[int] = []  # indices into the full line list of the heading text
+    under = np.flatnonzero(rule & ((c0 == 0x3D) | (c0 == 0x2D)))
+    if under.size:
+        taken = np.zeros(m, dtype=bool)
+        taken[sel[heading | rule | bullet | ordered | table | in_fence]] = True
+        for i in under.tolist():
+            li = int(sel[i])
+            if li == 0 or taken[li - 1] or _SETEXT_RE.fullmatch(text, int(f[i]), int(e[i])) is None:
+                continue
+            if int(np.searchsorted(nl, first[li]) - np.searchsorted(nl, first[li - 1])) != 1:
+                continue  # a blank line in between: a rule, not an underline
+            rule[i] = False
+            setext.append(li - 1)
+
+    # tables: hard before the first row and after the last (rows are consecutive lines)
+    row = np.zeros(m + 2, dtype=bool)
+    row[sel[table] + 1] = True
+    hard_full = np.zeros(m + 1, dtype=bool)
+    hard_full[:m] |= row[1:-1] & ~row[:-2]
+    hard_full[1:] |= row[1:-1] & ~row[2:]
+    hard_full[sel[heading | rule | bullet | ordered]] = True
+    hard_full[sel[rule] + 1] = True
+    if hard_lines:
+        hard_full[sel[np.asarray(hard_lines)]] = True
+    if hard_after:
+        hard_full[sel[np.asarray(hard_after)] + 1] = True
+    setext_a = np.asarray(setext, dtype=np.int64)
+    hard_full[setext_a] = True
+    # a heading belongs to what follows it: the gap after one is never hard, even when a list, a
+    # table or a fence follows (else the cut lands between a heading and its content)
+    heads = np.concatenate((sel[heading], setext_a))
+    after = np.concatenate((sel[heading] + 1, setext_a + 2))
+    keep = (after < m) & ~np.isin(after, heads)
+    hard_full[after[keep]] = False
+    hard = first[np.flatnonzero(hard_full[:m])]
+
+    # ranges never split on punctuation: headings, rules, table rows, fences, list-marker dots
+    unit = heading | rule | table
+    odot = ordered & ((mark == 0x2E) | (mark == 0xFF0E))
+    lo_a = np.concatenate((f[unit], np.asarray(lo, dtype=np.int64), first[setext_a], f[odot] + digits[odot]))
+    hi_a = np.concatenate((e[unit], np.asarray(hi, dtype=np.int64), end[setext_a], f[odot] + digits[odot] + 1))
+    order = np.argsort(lo_a, kind="stable")
+    return _Lines(hard, lo_a[order], hi_a[order])
+
+
+def _inside(pos: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """True where ``pos`` falls in one of the sorted, disjoint ranges ``[lo, hi)``."""
+    if lo.size == 0 or pos.size == 0:
+        return np.zeros(pos.size, dtype=bool)
+    k = np.searchsorted(lo, pos, side="right") - 1
+    kk = np.maximum(k, 0)
+    return (k >= 0) & (pos < hi[kk])
