@@ -504,7 +504,7 @@ def gram_band(w: int, row: np.ndarray, col: np.ndarray, val: np.ndarray, lo: np.
     """:func:`logichunk.boundaries.gram_band` on sparse rows from the compiled kernel (``lo``: each
     end's earliest start, already clamped to ``w`` rows), or None when it is not available."""
     lib = _load()
-    if lib is None or row.size > np.iinfo(np.int32).max:  # (rows and columns go as int32: fewer than the entries)
+    if lib is None or row.size > np.iinfo(np.int32).max:  # (columns, fewer than the entries, go as int32)
         return None
     row, col, val = _entries(row, col, val)
     (lo,) = _c(np.int64, lo)

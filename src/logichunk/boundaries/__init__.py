@@ -58,6 +58,7 @@ from .evidence import (
     evidence_penalty,
     evidence_rows,
     evidence_scorer,
+    local_vocabulary,
     segment_evidence,
 )
 from .forced import BREAK_NAMES, break_priorities, break_priorities_many, forced_split_bubble, inner_breaks
@@ -105,7 +106,7 @@ __all__ = [
     "null_penalty", "scatter_costs", "segment_penalty",
     # evidence
     "EVIDENCE_PRIOR", "EVIDENCE_WINDOW", "evidence_costs", "evidence_penalty", "evidence_rows",
-    "evidence_scorer", "segment_evidence",
+    "evidence_scorer", "local_vocabulary", "segment_evidence",
     # path
     "PATH_BUDGET", "penalty_path",
     # sized

@@ -45,6 +45,12 @@ def _lgamma_table(m: int, shift: float) -> np.ndarray:
 EVIDENCE_WINDOW = 1536
 
 
+def local_vocabulary(bags: ItemBags, window: int | None) -> bool:
+    """Whether a segment's prior spreads over the kinds around it (a text of more items than
+    ``window``) rather than over the whole text's kinds (``window`` None, or a shorter text)."""
+    return window is not None and bags.tokens > int(window)
+
+
 def _kind_priors(bags: ItemBags, alpha: float | np.ndarray) -> np.ndarray:
     """The Dirichlet concentration of each kind of item (``alpha`` broadcast to ``bags.kinds``)."""
     return np.broadcast_to(np.asarray(alpha, dtype=np.float64), (bags.kinds,))
@@ -156,7 +162,7 @@ def evidence_rows(bags: ItemBags, lo: np.ndarray, alpha: float | np.ndarray = EV
     if bags.tokens == 0:  # no items: every segment is as likely as any other
         return lambda r0, r1: _costs_from_sums(np.zeros((r1 - r0, w)), bags, hi, None, r0)
     off, steps, mass = _evidence_steps(bags, alpha)
-    local = window is not None and bags.tokens > int(window)
+    local = local_vocabulary(bags, window)
     a = _kind_priors(bags, alpha)
     masses = _window_masses(bags, a, int(window)) if local else None
     if not local:  # one vocabulary: the text's
@@ -293,7 +299,7 @@ def evidence_scorer(bags: ItemBags, alpha: float | np.ndarray = EVIDENCE_PRIOR,
         return lambda cuts: price * (len(cuts) + 1)
     off, steps, mass = _evidence_steps(bags, alpha)
     base = off[bags.item]  # where each item's kind starts among the steps
-    local = window is not None and bags.tokens > int(window)
+    local = local_vocabulary(bags, window)
     a = _kind_priors(bags, alpha)
     masses = _window_masses(bags, a, int(window)) if local else None
 

@@ -97,7 +97,7 @@ def topic_cuts(sents: SentenceSpans, *, embedder: Any = None, topics: int | None
             info["penalty"] = round(penalty, 6)
             # the prior of a topic's words spreads over the text's kinds, or, in a text longer than the
             # window, over those of the topic's neighbourhood
-            info["vocabulary"] = "text" if window is None or bags.tokens <= window else "local"
+            info["vocabulary"] = "local" if bd.local_vocabulary(bags, window) else "text"
     if embedder is None:
         cuts = bd.segment_evidence(bags, penalty=penalty, fixed=fixed, glue=glue, count=count, window=window)
         info.update(vectors="lexical", cost="evidence")
