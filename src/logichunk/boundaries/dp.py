@@ -33,7 +33,7 @@ def earliest_starts(sizes: np.ndarray, max_size: int | None, fixed: np.ndarray |
     if max_size is None:
         lo = np.zeros(n + 1, np.int64)
     else:
-        lo = np.searchsorted(cum, cum - max_size, side="left")
+        lo = native.searchsorted(cum, cum - max_size, side="left")
         lo = np.minimum(lo, np.maximum(b - 1, 0))
     if fixed is not None and n > 1:
         f = np.asarray(fixed, dtype=bool)

@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .. import boundaries as bd
+from .. import native
 from ..errors import InputError
 from ..ids import child_ids
 from ..signals import GapSignal
@@ -219,7 +220,7 @@ class _Run:
         bidx = bidx[self.R[bidx] == 2]
         if bidx.size == 0:
             return
-        gaps = np.searchsorted(self.sents.ends[:-1], self.B[bidx])
+        gaps = native.searchsorted(self.sents.ends[:-1], self.B[bidx])
         if self._comp is None:
             extra = None
             if self.lm_signal is not None:  # one LM pass per text, whatever the number of levels
@@ -313,7 +314,7 @@ class _Run:
         glue = forbid | heading if level > 1 else forbid
         reward[heading] = -np.inf
         span_start, rows, span_penalty = self._cohesion_vectors()
-        idx = np.searchsorted(span_start, a_start)  # every atom is one span of the text
+        idx = native.searchsorted(span_start, a_start)  # every atom is one span of the text
         return bd.fit_global(asz, rows, reward, limits, fixed=sep, glue=glue, penalty=span_penalty[idx], atoms=idx)
 
     def _cohesion_vectors(self) -> tuple[np.ndarray, SparseRows | np.ndarray, np.ndarray]:
@@ -370,8 +371,8 @@ class _Run:
             self._force_oversized(limit, level)
         cs, ce = pieces.starts, pieces.ends
         P = cs.size
-        lo = np.searchsorted(self.B, cs, side="right")
-        hi = np.searchsorted(self.B, ce, side="left")
+        lo = native.searchsorted(self.B, cs, side="right")
+        hi = native.searchsorted(self.B, ce, side="left")
         cnt = hi - lo
         gidx = bd.ranges(lo, hi)  # boundary index of every inner gap, pieces in order
         A = int(cnt.sum()) + P  # atoms
@@ -433,7 +434,7 @@ class _Run:
         # runs = chunks; a piece edge always closes one
         rs = np.concatenate(([0], np.flatnonzero(cut) + 1))  # first atom of each run
         re_ = np.concatenate((rs[1:], [A])) - 1  # last atom of each run
-        piece = np.searchsorted(off, rs, side="right") - 1
+        piece = native.searchsorted(off, rs, side="right") - 1
         nruns = np.bincount(piece, minlength=P)
         first_run = np.concatenate(([0], np.cumsum(nruns)[:-1]))
         ordinal = np.arange(rs.size) - first_run[piece] + 1

@@ -39,8 +39,8 @@ def lexical_rows(text: str, starts: np.ndarray, ends: np.ndarray) -> SparseRows:
         return SparseRows.empty(0)
     allpos, allids = content_items(text)
     # the items inside each span: a range of the position-sorted items (n searches, not one per item)
-    lo = np.searchsorted(allpos, starts)
-    hi = np.searchsorted(allpos, ends)
+    lo = native.searchsorted(allpos, starts)
+    hi = native.searchsorted(allpos, ends)
     found = native.lexical_entries(lo, hi, allids)  # the same entries, counted without a sort
     prow, col, cnt, df = found if found is not None else _entries(lo, hi, allids, n)
     if prow.size == 0:
@@ -63,8 +63,8 @@ def item_bags(text: str, starts: np.ndarray, ends: np.ndarray) -> ItemBags:
     starts = np.asarray(starts, dtype=np.int64)
     ends = np.asarray(ends, dtype=np.int64)
     allpos, allids = content_items(text)
-    lo = np.searchsorted(allpos, starts)
-    hi = np.searchsorted(allpos, ends)
+    lo = native.searchsorted(allpos, starts)
+    hi = native.searchsorted(allpos, ends)
     ptr = np.zeros(starts.size + 1, np.int64)
     np.cumsum(hi - lo, out=ptr[1:])
     ids = allids[ranges(lo, hi)] if starts.size else allids[:0]

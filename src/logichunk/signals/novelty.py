@@ -220,7 +220,7 @@ def novelty_gap_scores(text: str, offsets: np.ndarray, scales: tuple[int, ...] =
     n = pos.size
     if offsets.size == 0 or n < 2 or not scales:
         return out
-    b = np.searchsorted(pos, offsets, side="left")
+    b = native.searchsorted(pos, offsets, side="left")
     return novelty_jump(P, b, np.minimum(b, n - b), scales)
 
 

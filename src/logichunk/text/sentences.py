@@ -59,6 +59,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .. import native
 from ..types import Sentence, Span
 from ._arrays import _EMPTY_I8, _EMPTY_I64, _at, _sorted_unique
 from .abbreviations import (
@@ -233,7 +234,7 @@ def _split_vector(text: str) -> tuple[np.ndarray, np.ndarray]:
     line_first = _sorted_unique(w_nl[w_nl < n])
     if first < n and (line_first.size == 0 or line_first[0] != first):
         line_first = np.concatenate(([first], line_first))
-    line_end = np.append(nl, n)[np.searchsorted(nl, line_first)]
+    line_end = np.append(nl, n)[native.searchsorted(nl, line_first)]
     md = _structure(text, line_first, line_end, nl, _classify_vector(text, cp, fl, line_first, line_end))
     if md.lo.size:
         ok &= ~_inside(r_start, md.lo, md.hi)
@@ -246,7 +247,7 @@ def _split_vector(text: str) -> tuple[np.ndarray, np.ndarray]:
     # gap strength: line terminators in the sentence's trailing whitespace, then Markdown
     cum = np.zeros(nl.size + 1, dtype=np.int64)
     np.cumsum(np.where(nl_kind == _K_NL2, 2, 1), out=cum[1:])
-    at_b = cum[np.searchsorted(nl, bounds)]
+    at_b = cum[native.searchsorted(nl, bounds)]
     before = np.empty_like(at_b)
     if at_b.size:
         before[0] = cum[np.searchsorted(nl, first)]

@@ -1,0 +1,44 @@
+"""native.searchsorted: numpy's indices, whatever the needles' order, from the galloping C search."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logichunk import native
+
+I64 = np.iinfo(np.int64)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.integers(-40, 40), max_size=300), st.lists(st.integers(-45, 45), min_size=native._SEARCH_MIN, max_size=400),
+       st.sampled_from(["left", "right"]), st.sampled_from(["any", "sorted", "reversed"]), st.booleans())
+def test_the_galloping_search_gives_numpys_indices(hay, needles, side, order, extremes) -> None:
+    """Duplicates in the haystack (runs of equal offsets), needles before, inside and after it, in any
+    order (each search starts from the previous answer: sorted, reversed and shuffled needles all
+    gallop differently), the int64 extremes."""
+    assert native.available(), native.status()
+    a = np.sort(np.asarray(hay + ([I64.min, I64.max] if extremes else []), dtype=np.int64))
+    v = np.asarray(needles + ([I64.min, I64.max, 0] if extremes else []), dtype=np.int64)
+    if order == "sorted":
+        v = np.sort(v)
+    elif order == "reversed":
+        v = np.sort(v)[::-1].copy()
+    got = native.searchsorted(a, v, side)
+    assert got.dtype == np.int64
+    assert got.tolist() == np.searchsorted(a, v, side=side).tolist()
+
+
+def test_long_sorted_needles_take_the_compiled_path_and_agree() -> None:
+    """Over the threshold of needles the kernel answers (a wrong kernel would show here, not only in the
+    fallback); other types and few needles give numpy's answer too."""
+    rng = np.random.default_rng(7)
+    a = np.sort(rng.integers(0, 10**6, 50_000)).astype(np.int64)
+    v = np.sort(rng.integers(-5, 10**6 + 5, 5_000)).astype(np.int64)
+    assert v.size >= native._SEARCH_MIN
+    for side in ("left", "right"):
+        assert np.array_equal(native.searchsorted(a, v, side), np.searchsorted(a, v, side=side))
+        assert np.array_equal(native.searchsorted(a.astype(np.int32), v.astype(np.int32), side),
+                              np.searchsorted(a, v, side=side))
+        assert np.array_equal(native.searchsorted(a, v[:3], side), np.searchsorted(a, v[:3], side=side))
