@@ -71,6 +71,24 @@ def test_vectorised_rule_equals_the_reference(parts):
     assert got.tolist() == [_reference(p) for p in parts]
 
 
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.lists(st.one_of(st.sampled_from(_WORDS), st.sampled_from(_GLUE), st.text(max_size=3)),
+                         max_size=6).map("".join), min_size=1, max_size=12))
+def test_the_numpy_passes_give_the_kernels_answers(parts):
+    """Without the compiled pass (no compiler, ``LOGICHUNK_NATIVE=0``) the vectorised numpy passes run:
+    the same answers as the kernel and the reference."""
+    from unittest import mock
+
+    from logichunk import native
+
+    text, a, b = _spans(parts)
+    assert native.available(), native.status()
+    fast = opens_with_marker(text, a, b)
+    with mock.patch.object(native, "markers", lambda *args, **kw: None):
+        slow = opens_with_marker(text, a, b)
+    assert fast.tolist() == slow.tolist() == [_reference(p) for p in parts]
+
+
 def test_layout_marks_continuation_below_sentence_and_line_only():
     text = ("First sentence here. However, the second leans back. A third stands alone.\n"
             "They carry on in a new line.\n\nBut a new paragraph keeps its break.\n\n"

@@ -419,6 +419,60 @@ void lc_search(int64_t n, const int64_t *a, int64_t m, const int64_t *v, int64_t
     }
 }
 
+/* text.discourse.opens_with_marker per span [starts[i], ends[i]) of the code points cp, the same answers:
+   past the quotes, brackets and spaces that open it (skip[c], at most 24), an English word of ASCII
+   letters packed 5 bits a letter (at most 12; ended by anything but a letter, a digit or a hyphen) found in
+   plain, or in answers when only spaces and quotes come before punctuation (stop[c]) or the window's end
+   within 8 characters; else two Chinese characters (c0 << 21 | c1) in two, or the first in one. Only the
+   span's first 24 characters are read; the key lists are sorted. */
+static int lc_in(const int64_t *a, int64_t n, int64_t x) {
+    int64_t lo = 0, hi = n;
+    while (lo < hi) { int64_t mid = lo + (hi - lo) / 2; if (a[mid] < x) lo = mid + 1; else hi = mid; }
+    return lo < n && a[lo] == x;
+}
+void lc_markers(int64_t m, const uint32_t *cp, const int64_t *starts, const int64_t *ends, const uint8_t *skip,
+                const uint8_t *stop, const int64_t *plain, int64_t np_, const int64_t *answers, int64_t na,
+                const int64_t *two, int64_t nt, const int64_t *one, int64_t no, uint8_t *out) {
+    for (int64_t i = 0; i < m; i++) {
+        const int64_t lim = ends[i] < starts[i] + 24 ? ends[i] : starts[i] + 24;
+#define LC_CH(p) ((p) < lim ? (int64_t)cp[p] : (int64_t)0)
+        int64_t first = starts[i];
+        for (int k = 0; k < 24; k++) {
+            int64_t c = LC_CH(first);
+            if (!skip[c < 0xFFFF ? c : 0xFFFF]) break;
+            first++;
+        }
+        int64_t key = 0, length = -1;
+        for (int64_t k = 0; k <= 12; k++) {
+            int64_t low = LC_CH(first + k) | 0x20;
+            int letter = low >= 0x61 && low <= 0x7A;
+            if (!letter) { length = k; break; }
+            if (k < 12) key += (low - 96) << (5 * k);
+        }
+        int hit = 0;
+        if (length > 0) {
+            int64_t after = LC_CH(first + length);
+            if (!((after >= 0x30 && after <= 0x39) || after == 0x2D)) {
+                hit = lc_in(plain, np_, key);
+                if (!hit && lc_in(answers, na, key)) {
+                    int ends_after = 1;
+                    for (int64_t k = 0; k < 8; k++) {
+                        int64_t c = LC_CH(first + length + k);
+                        if (c != 0 && !skip[c < 0xFFFF ? c : 0xFFFF]) { ends_after = c <= 0xFFFF && stop[c]; break; }
+                    }
+                    hit = ends_after;
+                }
+            }
+        }
+        if (!hit) {
+            int64_t c0 = LC_CH(first);
+            hit = lc_in(two, nt, (c0 << 21) | LC_CH(first + 1)) || lc_in(one, no, c0);
+        }
+#undef LC_CH
+        out[i] = (uint8_t)hit;
+    }
+}
+
 /* The DP's steps for the chunk ends b0 <= b < b1, rows[b - b0] the costs of the chunks ending at b (n+1
    rows of w in all; see boundaries/dp.py): the whole matrix from b0 = 1, or a band of rows at a time, fm
    and back kept by the caller between bands (the same steps, the same bits). */
@@ -501,6 +555,9 @@ def _load() -> ctypes.CDLL | None:
         for name in ("lc_runs32", "lc_runs64"):
             getattr(lib, name).restype = None
             getattr(lib, name).argtypes = [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 5
+        lib.lc_markers.restype = None
+        lib.lc_markers.argtypes = ([ctypes.c_int64] + [ctypes.c_void_p] * 5 + [ctypes.c_void_p, ctypes.c_int64] * 4
+                                   + [ctypes.c_void_p])
         lib.lc_search.restype = None
         lib.lc_search.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
                                   ctypes.c_void_p]
@@ -753,3 +810,21 @@ def searchsorted(a: np.ndarray, v: np.ndarray, side: str = "left") -> np.ndarray
             lib.lc_search(a.size, a.ctypes.data, v.size, v.ctypes.data, int(side == "right"), out.ctypes.data)
             return out
     return np.searchsorted(a, v, side=side)
+
+
+def markers(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, skip: np.ndarray, stop: np.ndarray,
+            keys: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray | None:
+    """:func:`logichunk.text.discourse.opens_with_marker` in one pass per span (``cp`` the text's code
+    points, ``skip``/``stop`` its tables over the BMP, ``keys`` its sorted key lists: plain, answers,
+    two characters, one): the same answers; None when the kernel is not available."""
+    lib = _load()
+    if lib is None:
+        return None
+    (cp,), (starts, ends, *keys), (skip, stop) = (_c(np.uint32, cp), _c(np.int64, starts, ends, *keys),
+                                                  _c(np.uint8, skip, stop))
+    out = np.zeros(starts.size, np.uint8)
+    args = [a.ctypes.data for a in (cp, starts, ends, skip, stop)]
+    for k in keys:
+        args += [k.ctypes.data, k.size]
+    lib.lc_markers(starts.size, *args, out.ctypes.data)
+    return out.view(bool)

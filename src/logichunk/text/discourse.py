@@ -19,6 +19,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .. import native
 from .charclass import codepoints
 from .sentences import SentenceSpans
 
@@ -66,13 +67,17 @@ def opens_with_marker(text: str, starts: np.ndarray, ends: np.ndarray) -> np.nda
     letter, digit or hyphen (*He's* counts, *So-called* does not); an answer word counts when, within
     the 8 characters after it, only spaces or quotes come before punctuation or the window's end.
 
-    One gather per character position read (a few dozen), each over all the spans at once."""
+    One pass per span in C (:func:`logichunk.native.markers`), or, without it, one gather per
+    character position read (a few dozen), each over all the spans at once: the same answers."""
     starts = np.asarray(starts, dtype=np.int64)
     ends = np.asarray(ends, dtype=np.int64)
     m = starts.size
     cp = codepoints(text)
     if m == 0 or cp.size == 0:
         return np.zeros(m, dtype=bool)
+    fast = native.markers(cp, starts, np.minimum(ends, cp.size), _skip_table(), _stop_table(), _keys())
+    if fast is not None:
+        return fast
     lim = np.minimum(ends, starts + _WINDOW)  # what may be read of each span
     last = cp.size - 1
 
@@ -127,6 +132,14 @@ def _skip_table() -> np.ndarray:
     """True for the quotes, brackets and spaces a span may open with (all in the BMP)."""
     t = np.zeros(0x10000, dtype=bool)
     t[_SKIP] = True
+    return t
+
+
+@lru_cache(maxsize=1)
+def _stop_table() -> np.ndarray:
+    """True for the punctuation that may end an answer word (:data:`_ANSWER_END`, all in the BMP)."""
+    t = np.zeros(0x10000, dtype=bool)
+    t[_ANSWER_END] = True
     return t
 
 
