@@ -147,7 +147,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     np.add.at(code, np.minimum(f_hi, n - 1) + 1, -1)  # ... to the closing line's
     maybe &= np.cumsum(code[:-1]) == 0
     setext_under = np.zeros(n, dtype=bool)
-    for i in np.flatnonzero(line_whole & short & maybe).tolist():
+    for i in _could_head(text, starts, ends, np.flatnonzero(line_whole & short & maybe), first).tolist():
         line = text[int(starts[i]) : int(ends[i])]
         if _ATX.match(line):
             heading[i] = True
@@ -185,6 +185,32 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         leans = continues(sents) & ~in_code
         strength = np.where(leans & (strength <= LINE), CONTINUES, strength).astype(np.int8)
     return Layout(heading, strength, no_cut, leans)
+
+
+_PROSE_END_CP = np.array(sorted(ord(c) for c in _PROSE_END), dtype=np.uint32)
+_ASCII_WS = np.array([9, 10, 11, 12, 13, 32], dtype=np.uint32)
+_MARKUP_FIRST = np.array(sorted(ord(c) for c in "#=- \t"), dtype=np.uint32)  # ATX, setext, their indent
+
+
+def _could_head(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """The candidate lines ``cand`` less those that cannot be headings, found without Python per line:
+    a line that ends as prose does (its last character, past spaces and line breaks, in
+    :data:`_PROSE_END`) is neither a numbered heading nor a title line, so it is one only as Markdown
+    (ATX or setext), which opens with ``#``, ``=``, ``-`` or their indent. Sentences that open with a
+    capital of *Chapter*, *Section*, *Part* or *Appendix*, or stand alone as a paragraph, are most of
+    the candidates in prose laid out one sentence per line; the checks in Python then read only the
+    few that remain."""
+    if cand.size == 0:
+        return cand
+    cp = codepoints(text)
+    s, e = starts[cand], ends[cand] - 1  # e: the line's last character, then back over whitespace
+    for _ in range(4):
+        ws = (e >= s) & np.isin(cp[np.maximum(e, 0)], _ASCII_WS)
+        if not ws.any():
+            break
+        e = np.where(ws, e - 1, e)
+    prose = (e >= s) & np.isin(cp[np.maximum(e, 0)], _PROSE_END_CP)
+    return cand[~prose | np.isin(first[cand], _MARKUP_FIRST)]
 
 
 def _contains(text: str, mark: str) -> bool:
