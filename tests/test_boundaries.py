@@ -258,3 +258,24 @@ def test_peaks_read_minus_infinity_as_an_edge():
     assert bd.peaks(np.array([0.2, 0.5, -inf, 0.3, 0.1])).tolist() == [False, True, False, True, False]
     assert bd.peaks(np.array([0.2, 0.5, -inf, 0.3, 0.1])).tolist() == \
         bd.peaks(np.array([0.2, 0.5])).tolist() + [False] + bd.peaks(np.array([0.3, 0.1])).tolist()
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.integers(0, 9), min_size=2, max_size=120), st.data(), st.integers(1, 40))
+def test_the_compiled_inner_walk_is_the_python_walk(steps, data, max_size):
+    """The C walk through an over-long sentence (native.inner_cuts) against the numpy loop it replaces:
+    sizes of 0 (inside a token) to 9 per character (bytes, wide characters), priorities anywhere from
+    never (-1) to a clause (3), windows where nothing fits."""
+    from unittest import mock
+
+    from logichunk import native
+
+    assert native.available(), native.status()
+    n = len(steps)
+    prefix = np.concatenate(([0], np.cumsum(steps))).astype(np.int64)
+    pri = np.asarray(data.draw(st.lists(st.integers(-1, 3), min_size=n - 1, max_size=n - 1)), dtype=np.int8)
+    text = "x" * n
+    fast = bd.inner_breaks(text, 0, n, prefix, max_size, pri)
+    with mock.patch.object(native, "inner_cuts", lambda *a, **k: None):
+        slow = bd.inner_breaks(text, 0, n, prefix, max_size, pri)
+    assert fast == slow

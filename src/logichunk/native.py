@@ -473,6 +473,53 @@ void lc_markers(int64_t m, const uint32_t *cp, const int64_t *starts, const int6
     }
 }
 
+/* boundaries.forced.inner_breaks' walk through one over-long sentence of n characters: prefix (n+1, non-
+   decreasing) its sizes, pri (n-1) the break priority of a cut at each inner offset k+1. While the rest is
+   over max_size: the furthest offset that fits, the best priority in the back half of that window (else
+   in all of it), the last such offset; or, where nothing fits, the next allowed offset. Writes the cut
+   offsets (local) to cuts (n at most), returns how many, and the roughest priority used in *worst. */
+static int64_t lc_upper(const int64_t *a, int64_t n, int64_t x) { /* first index with a[i] > x */
+    int64_t lo = 0, hi = n;
+    while (lo < hi) { int64_t mid = lo + (hi - lo) / 2; if (a[mid] <= x) lo = mid + 1; else hi = mid; }
+    return lo;
+}
+static int64_t lc_lower(const int64_t *a, int64_t n, int64_t x) { /* first index with a[i] >= x */
+    int64_t lo = 0, hi = n;
+    while (lo < hi) { int64_t mid = lo + (hi - lo) / 2; if (a[mid] < x) lo = mid + 1; else hi = mid; }
+    return lo;
+}
+int64_t lc_inner(int64_t n, const int64_t *prefix, const int8_t *pri, int64_t max_size, int64_t *cuts,
+                 int64_t *worst) {
+    int64_t pos = 0, k = 0, w = 3;
+    const int64_t half = max_size / 2 > 1 ? max_size / 2 : 1;
+    while (prefix[n] - prefix[pos] > max_size) {
+        int64_t hi = lc_upper(prefix, n + 1, prefix[pos] + max_size) - 1;
+        if (hi > n - 1) hi = n - 1;
+        int64_t lo = lc_lower(prefix, n + 1, prefix[pos] + half);
+        if (lo < pos + 1) lo = pos + 1;
+        int64_t choice = -1;
+        const int64_t from[2] = {lo, pos + 1};
+        for (int t = 0; t < 2 && choice < 0; t++) {
+            if (hi < pos + 1) break;
+            int best = -2;
+            int64_t at = -1;
+            for (int64_t j = from[t] - 1; j < hi; j++) if (pri[j] >= best) { best = pri[j]; at = j; }
+            if (at >= 0 && best >= 0) { choice = at + 1; if (best < w) w = best; }
+        }
+        if (choice < 0) {
+            int64_t j = pos;
+            while (j < n - 1 && pri[j] < 0) j++;
+            if (j >= n - 1) break;
+            choice = j + 1;
+            w = 0;
+        }
+        cuts[k++] = choice;
+        pos = choice;
+    }
+    *worst = w;
+    return k;
+}
+
 /* The DP's steps for the chunk ends b0 <= b < b1, rows[b - b0] the costs of the chunks ending at b (n+1
    rows of w in all; see boundaries/dp.py): the whole matrix from b0 = 1, or a band of rows at a time, fm
    and back kept by the caller between bands (the same steps, the same bits). */
@@ -558,6 +605,9 @@ def _load() -> ctypes.CDLL | None:
         lib.lc_markers.restype = None
         lib.lc_markers.argtypes = ([ctypes.c_int64] + [ctypes.c_void_p] * 5 + [ctypes.c_void_p, ctypes.c_int64] * 4
                                    + [ctypes.c_void_p])
+        lib.lc_inner.restype = ctypes.c_int64
+        lib.lc_inner.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p,
+                                 ctypes.c_void_p]
         lib.lc_search.restype = None
         lib.lc_search.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
                                   ctypes.c_void_p]
@@ -828,3 +878,21 @@ def markers(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, skip: np.ndarr
         args += [k.ctypes.data, k.size]
     lib.lc_markers(starts.size, *args, out.ctypes.data)
     return out.view(bool)
+
+
+def inner_cuts(prefix: np.ndarray, pri: np.ndarray, max_size: int) -> tuple[list[int], int] | None:
+    """:func:`logichunk.boundaries.forced.inner_breaks`' walk through one over-long sentence, in C: its
+    cut offsets (local, from 1) and the roughest break priority used (3 when none); ``prefix`` the
+    sentence's own prefix (``n + 1``), ``pri`` its ``n - 1`` break priorities. None when the kernel is
+    not available."""
+    lib = _load()
+    if lib is None:
+        return None
+    (prefix,), (pri,) = _c(np.int64, prefix), _c(np.int8, pri)
+    n = prefix.size - 1
+    if pri.size != max(n - 1, 0):
+        raise ValueError(f"{pri.size} break priorities for a span of {n} characters")
+    cuts = np.empty(max(n, 1), np.int64)
+    worst = np.zeros(1, np.int64)
+    k = lib.lc_inner(n, prefix.ctypes.data, pri.ctypes.data, int(max_size), cuts.ctypes.data, worst.ctypes.data)
+    return cuts[:k].tolist(), int(worst[0])

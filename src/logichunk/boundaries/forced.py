@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import native
 from ..text.charclass import CJK, WS, class_table, codepoints, pair_cut_allowed
 from ..types import Bubble
 from .local import ranges
@@ -75,6 +76,9 @@ def inner_breaks(text: str, start: int, end: int, prefix: np.ndarray, max_size: 
         pri = break_priorities(text, start, end)
     n = end - start
     prefix = _span_prefix(prefix, start, end)
+    fast = native.inner_cuts(prefix, pri, max_size) if n > 1 else None
+    if fast is not None:  # the same walk in C (a text may hold a hundred over-long sentences)
+        return [start + c for c in fast[0]], fast[1]
     cuts: list[int] = []
     worst = 3
     pos = 0  # local offsets from here on; pri[k] is the priority of a cut at local offset k+1
