@@ -2,8 +2,10 @@
 compiler and loaded with :mod:`ctypes`: the boundary DP's recurrence, the walk along each column of
 sparse sentence vectors that finds the inner products of nearby rows, and the passes that would
 otherwise sort (lexical rows' entries, the permutation penalty's shuffles, tier 1's link distances) or
-build array temporaries (lexical weights, summing glued rows), and the running sums of a segment's
-evidence over every window start (a count per item, reset per start).
+build array temporaries (lexical weights, summing glued rows), the running sums of a segment's
+evidence over every window start (a count per item, reset per start), and the walks that numpy would
+make as many whole-array passes as a loop has steps (searches from the previous answer, a sentence's
+opening word, the cuts through one over-long sentence).
 
 Why: the global boundary decision (:func:`logichunk.boundaries.optimal_cuts`) is sequential: the
 best cost of a chunk ending at atom ``b`` needs the best costs before it. In Python that is ~0.1 µs
