@@ -115,8 +115,8 @@ int64_t lc_fit(int64_t n, int64_t w, double *P, const double *norms, const doubl
    and a long text's sparse ids (hashes of words) touch no large table. lc_lexrows: pass 1 counts the
    spans each id is in (df); the ids in 2 <= df < n spans, in ascending order, are the columns; pass 2
    writes each (span, id) entry at its column's cursor, so entries come out by column, then row, each
-   with the id's count in the span. Returns the number of entries (row, col, cnt); dfc[k] is column k's
-   df, *ncol the number of columns. */
+   with the id's count in the span. Returns the number of entries (row, cnt; the caller writes each
+   entry's column from dfc, in order); dfc[k] is column k's df, *ncol the number of columns. */
 int64_t lc_lexmark(int64_t n, const int64_t *lo, const int64_t *hi, const uint32_t *ids, int64_t nw,
                    uint64_t *bits, int32_t *base) {
     for (int64_t s = 0; s < n; s++)
@@ -129,7 +129,7 @@ int64_t lc_lexmark(int64_t n, const int64_t *lo, const int64_t *hi, const uint32
 #define LC_DENSE(id) (base[(id) >> 6] + __builtin_popcountll(bits[(id) >> 6] & ((((uint64_t)1) << ((id) & 63)) - 1)))
 static inline __attribute__((always_inline)) int64_t lexrows_body(
         int64_t n, const int64_t *lo, const int64_t *hi, const uint32_t *ids, int64_t nu, const uint64_t *bits,
-        const int32_t *base, int32_t *last, int32_t *df, int32_t *at, int32_t *row, int32_t *col, int32_t *cnt,
+        const int32_t *base, int32_t *last, int32_t *df, int32_t *at, int32_t *row, int32_t *cnt,
         int64_t *dfc, int64_t *ncol) {
     for (int64_t s = 0; s < n; s++)
         for (int64_t k = lo[s]; k < hi[s]; k++) {
@@ -157,8 +157,7 @@ static inline __attribute__((always_inline)) int64_t lexrows_body(
                 last[d] = (int32_t)(-s - 1);
                 int32_t p = at[d]++;
                 row[p] = (int32_t)s;
-                col[p] = c - 1;
-                cnt[p] = 1;
+                cnt[p] = 1;  /* (the column of each entry is written afterwards, in order: see col) */
             } else {
                 cnt[at[d] - 1]++;
             }
@@ -168,9 +167,9 @@ static inline __attribute__((always_inline)) int64_t lexrows_body(
 #undef LC_DENSE
 
 #define LC_LEXROWS_ARGS int64_t n, const int64_t *lo, const int64_t *hi, const uint32_t *ids, int64_t nu, \
-    const uint64_t *bits, const int32_t *base, int32_t *last, int32_t *df, int32_t *at, int32_t *row, int32_t *col, \
+    const uint64_t *bits, const int32_t *base, int32_t *last, int32_t *df, int32_t *at, int32_t *row, \
     int32_t *cnt, int64_t *dfc, int64_t *ncol
-#define LC_LEXROWS_NAMES n, lo, hi, ids, nu, bits, base, last, df, at, row, col, cnt, dfc, ncol
+#define LC_LEXROWS_NAMES n, lo, hi, ids, nu, bits, base, last, df, at, row, cnt, dfc, ncol
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 /* the popcount as one instruction where the processor has it (chosen at run time: the library is
    built for any x86-64) */
@@ -590,7 +589,7 @@ def _load() -> ctypes.CDLL | None:
         lib.lc_lexmark.restype = ctypes.c_int64
         lib.lc_lexmark.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] + [ctypes.c_void_p] * 2
         lib.lc_lexrows.restype = ctypes.c_int64
-        lib.lc_lexrows.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] + [ctypes.c_void_p] * 10
+        lib.lc_lexrows.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] + [ctypes.c_void_p] * 9
         lib.lc_shuffled.restype = None
         lib.lc_shuffled.argtypes = [ctypes.c_int64] * 4 + [ctypes.c_void_p] * 14
         lib.lc_novelty.restype = None
@@ -710,12 +709,16 @@ def lexical_entries(lo: np.ndarray, hi: np.ndarray, ids: np.ndarray
     bits, base = np.zeros(nw, np.uint64), np.empty(nw, np.int32)
     nu = lib.lc_lexmark(n, lo.ctypes.data, hi.ctypes.data, ids.ctypes.data, nw, bits.ctypes.data, base.ctypes.data)
     last, df, at = np.zeros((3, nu + 1), np.int32)  # one slot per distinct id
-    row, col, cnt = np.empty(m, np.int32), np.empty(m, np.int32), np.empty(m, np.int32)
+    row, cnt = np.empty(m, np.int32), np.empty(m, np.int32)
     dfc, ncol = np.empty(nu + 1, np.int64), np.zeros(1, np.int64)
     e = lib.lc_lexrows(n, lo.ctypes.data, hi.ctypes.data, ids.ctypes.data, nu, bits.ctypes.data, base.ctypes.data,
-                       last.ctypes.data, df.ctypes.data, at.ctypes.data, row.ctypes.data, col.ctypes.data,
-                       cnt.ctypes.data, dfc.ctypes.data, ncol.ctypes.data)
-    return row[:e], col[:e], cnt[:e], dfc[: int(ncol[0])]
+                       last.ctypes.data, df.ctypes.data, at.ctypes.data, row.ctypes.data, cnt.ctypes.data,
+                       dfc.ctypes.data, ncol.ctypes.data)
+    dfc = dfc[: int(ncol[0])]
+    # entries come out by column, dfc[k] of column k: their columns in one sequential pass rather than as a
+    # third scattered write per item in the kernel
+    col = np.repeat(np.arange(dfc.size, dtype=np.int32), dfc)
+    return row[:e], col, cnt[:e], dfc
 
 
 def shuffled_dots(row: np.ndarray, col: np.ndarray, val: np.ndarray, n: int, ncol: int, orders: np.ndarray
