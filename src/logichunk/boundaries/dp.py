@@ -45,6 +45,13 @@ def earliest_starts(sizes: np.ndarray, max_size: int | None, fixed: np.ndarray |
     return lo
 
 
+def widest(lo: np.ndarray) -> int:
+    """The most atoms any chunk may hold, given each end's earliest start ``lo`` (:func:`earliest_starts`;
+    ``n + 1`` entries): the width of the cost matrices the programme reads (at least 1)."""
+    lo = np.asarray(lo, dtype=np.int64)
+    return max(1, int((np.arange(lo.size) - lo).max())) if lo.size > 1 else 1
+
+
 #: what a forbidden cut is worth where it cannot be avoided: far below any real reward, finite so the
 #: DP still compares the ways around it
 _FORBIDDEN = -1e12

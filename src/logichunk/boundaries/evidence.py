@@ -22,7 +22,15 @@ import numpy as np
 
 from .. import native
 from ..sparse_rows import ItemBags
-from .dp import _MIN_PENALTY, MAX_SEGMENT_ATOMS, _banded_cuts, _glued_groups, earliest_starts, optimal_cuts
+from .dp import (
+    _MIN_PENALTY,
+    MAX_SEGMENT_ATOMS,
+    _banded_cuts,
+    _glued_groups,
+    earliest_starts,
+    optimal_cuts,
+    widest,
+)
 from .path import _cuts_for_count
 
 #: the Dirichlet prior of a segment's distribution of items: Jeffreys' prior, 1/2 per item (the
@@ -157,7 +165,7 @@ def evidence_rows(bags: ItemBags, lo: np.ndarray, alpha: float | np.ndarray = EV
     bands start at multiples of :func:`_row_block`."""
     n = bags.n
     lo = np.asarray(lo, dtype=np.int64)
-    w = max(1, int((np.arange(n + 1) - lo).max())) if n else 1
+    w = widest(lo)
     hi = np.searchsorted(lo, np.arange(n), side="right") - 1  # the furthest end a window from a may reach
     if bags.tokens == 0:  # no items: every segment is as likely as any other
         return lambda r0, r1: _costs_from_sums(np.zeros((r1 - r0, w)), bags, hi, None, r0)
@@ -348,7 +356,7 @@ def segment_evidence(bags: ItemBags, reward: np.ndarray | None = None, *, penalt
     lo = earliest_starts(np.ones(n, np.int64), None, fixed)
     lo = np.maximum(lo, np.arange(n + 1) - max(1, int(max_atoms)))
     beta = max(beta, _MIN_PENALTY)
-    w = max(1, int((np.arange(n + 1) - lo).max()))
+    w = widest(lo)
     band = _evidence_band(w)
     if count is None and n + 1 > band:  # a long text: the matrix a band of rows at a time
         return _banded_cuts(evidence_rows(bags, lo, alpha, window), lo, w, reward, fixed, beta, band)

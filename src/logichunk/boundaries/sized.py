@@ -19,7 +19,15 @@ import numpy as np
 
 from .. import native
 from ..sparse_rows import SparseRows
-from .dp import _MIN_PENALTY, MAX_SEGMENT_ATOMS, _dp_inputs, _glued_groups, earliest_starts, optimal_cuts
+from .dp import (
+    _MIN_PENALTY,
+    MAX_SEGMENT_ATOMS,
+    _dp_inputs,
+    _glued_groups,
+    earliest_starts,
+    optimal_cuts,
+    widest,
+)
 from .limits import SizeLimits
 from .path import _cut_rewards, _cuts_for_count, _select_on_path
 from .scatter import gram_band, null_penalty, scatter_costs, segment_penalty
@@ -100,7 +108,7 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
     lo = earliest_starts(sizes, None if limits is None else limits.max_size, fixed)
     if limits is None:
         lo = np.maximum(lo, np.arange(n + 1) - max(1, int(max_atoms)))
-    w = int((np.arange(n + 1) - lo).max())
+    w = widest(lo)
     if limits is None and count is not None:  # the penalty that gives that many cuts, found on the bare scatter
         return _cuts_for_count(scatter_costs(X, w, _counts, _sqnorms, lo), lo, reward, fixed, count)
     if limits is None and select is not None:  # the best of the cut sets optimal for some price, by select
