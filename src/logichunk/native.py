@@ -420,16 +420,27 @@ void lc_search(int64_t n, const int64_t *a, int64_t m, const int64_t *v, int64_t
     }
 }
 
+/* binary searches of a sorted int64 array */
+static int64_t lc_upper(const int64_t *a, int64_t n, int64_t x) { /* first index with a[i] > x */
+    int64_t lo = 0, hi = n;
+    while (lo < hi) { int64_t mid = lo + (hi - lo) / 2; if (a[mid] <= x) lo = mid + 1; else hi = mid; }
+    return lo;
+}
+static int64_t lc_lower(const int64_t *a, int64_t n, int64_t x) { /* first index with a[i] >= x */
+    int64_t lo = 0, hi = n;
+    while (lo < hi) { int64_t mid = lo + (hi - lo) / 2; if (a[mid] < x) lo = mid + 1; else hi = mid; }
+    return lo;
+}
+
 /* text.discourse.opens_with_marker per span [starts[i], ends[i]) of the code points cp, the same answers:
    past the quotes, brackets and spaces that open it (skip[c], at most 24), an English word of ASCII
    letters packed 5 bits a letter (at most 12; ended by anything but a letter, a digit or a hyphen) found in
    plain, or in answers when only spaces and quotes come before punctuation (stop[c]) or the window's end
    within 8 characters; else two Chinese characters (c0 << 21 | c1) in two, or the first in one. Only the
    span's first 24 characters are read; the key lists are sorted. */
-static int lc_in(const int64_t *a, int64_t n, int64_t x) {
-    int64_t lo = 0, hi = n;
-    while (lo < hi) { int64_t mid = lo + (hi - lo) / 2; if (a[mid] < x) lo = mid + 1; else hi = mid; }
-    return lo < n && a[lo] == x;
+static int lc_in(const int64_t *a, int64_t n, int64_t x) { /* x is in the sorted a */
+    int64_t i = lc_lower(a, n, x);
+    return i < n && a[i] == x;
 }
 void lc_markers(int64_t m, const uint32_t *cp, const int64_t *starts, const int64_t *ends, const uint8_t *skip,
                 const uint8_t *stop, const int64_t *plain, int64_t np_, const int64_t *answers, int64_t na,
@@ -481,16 +492,6 @@ void lc_markers(int64_t m, const uint32_t *cp, const int64_t *starts, const int6
    over max_size: the furthest offset that fits, the best priority in the back half of that window (else
    in all of it), the last such offset; or, where nothing fits, the next allowed offset. Writes the cut
    offsets (local) to cuts (n at most), returns how many, and the roughest priority used in *worst. */
-static int64_t lc_upper(const int64_t *a, int64_t n, int64_t x) { /* first index with a[i] > x */
-    int64_t lo = 0, hi = n;
-    while (lo < hi) { int64_t mid = lo + (hi - lo) / 2; if (a[mid] <= x) lo = mid + 1; else hi = mid; }
-    return lo;
-}
-static int64_t lc_lower(const int64_t *a, int64_t n, int64_t x) { /* first index with a[i] >= x */
-    int64_t lo = 0, hi = n;
-    while (lo < hi) { int64_t mid = lo + (hi - lo) / 2; if (a[mid] < x) lo = mid + 1; else hi = mid; }
-    return lo;
-}
 int64_t lc_inner(int64_t n, const int64_t *prefix, const int8_t *pri, int64_t max_size, int64_t *cuts,
                  int64_t *worst) {
     int64_t pos = 0, k = 0, w = 3;
