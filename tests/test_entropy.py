@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from logichunk import native
 from logichunk.signals import GapSignal, items, ngrams, novelty
 from logichunk.signals.composite import CompositeSignal
 from logichunk.signals.entropy import (
@@ -461,17 +462,40 @@ def test_link_distances_blockwise(monkeypatch, rows_per_block: int, n: int) -> N
 
 @pytest.mark.parametrize("block", [7, 64, 1000])
 def test_content_items_blockwise(monkeypatch, block: int) -> None:
-    """Texts are read in blocks cut between words: small blocks give the same items."""
+    """Texts are read in blocks cut between words (the numpy passes), or the compiled pass fills its
+    buffer and goes on (a buffer of ``block`` items): small blocks give the same items as one pass."""
     rng = random.Random(block)
     text = "".join(topic_sentences(rng, EN_A, EN_FUNC, 30, False) + topic_sentences(rng, ZH_B, ZH_FUNC, 30, True)
                    + ["Word" * 300, " tail 中文 end"])
     want = content_items(text)
     content_items.cache_clear()
     monkeypatch.setattr(items, "_BLOCK", block)
-    got = content_items(text)
+    monkeypatch.setattr(native, "_ITEMS_BLOCK", block)
+    for got in (items._items_numpy(text), content_items(text)):
+        assert got[0].tolist() == want[0].tolist()
+        assert got[1].tolist() == want[1].tolist()
     content_items.cache_clear()
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(texts, _text(MIX_ALPHA + ["Ab", "xY", "\U0001d400\U0001d401", "ÀÉ", "ǅ", "ß", "Ω"])),
+       st.sampled_from([1, 2, 3, 1 << 16]))
+def test_content_items_compiled_pass_matches_numpy(text: str, block: int) -> None:
+    """The compiled pass (one walk, a branch-free first pass, stop words as bits) gives the numpy
+    passes' items: the same positions and ids, whatever its buffer size."""
+    assert native.available(), native.status()
+    saved = native._ITEMS_BLOCK
+    native._ITEMS_BLOCK = block
+    try:
+        content_items.cache_clear()
+        got = content_items(text)
+    finally:
+        native._ITEMS_BLOCK = saved
+        content_items.cache_clear()
+    want = items._items_numpy(text)
     assert got[0].tolist() == want[0].tolist()
     assert got[1].tolist() == want[1].tolist()
+    assert got[0].dtype == np.int64 and got[1].dtype == np.uint32 and not got[0].flags.writeable
 
 
 def test_content_items_reference() -> None:

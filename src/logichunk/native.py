@@ -524,6 +524,60 @@ int64_t lc_inner(int64_t n, const int64_t *prefix, const int8_t *pri, int64_t ma
     return k;
 }
 
+/* signals.items.content_items from position a on: a maximal run of ALNUM characters (cls[c] & (alnum | cjk)
+   == alnum) longer than one character is a word, its id a hash of its first four characters folded as 16-bit
+   (c | 0x20) values (the item module's numpy passes: h = those values little-end first, h ^= h >> 29,
+   h *= m1, id = h >> 45 | 2^19), kept unless its bit is set in stopbits (2^20 bits, little-endian
+   within a byte); a CJK character c is an item (id c) where cjk[c].
+   Pass 1, branch-free per character, writes every word start and CJK item (a word's id 0 for now); pass 2
+   hashes the words and drops the short and the stop words. Writes (position, id) in position order, at
+   most cap, stopping only between items; *next is where a further call goes on. Returns how many. */
+int64_t lc_items(int64_t n, const uint32_t *cp, int64_t a, const uint8_t *cls, int64_t alnum, int64_t cjkf,
+                 const uint8_t *stopbits, const uint8_t *cjk, uint64_t m1, int64_t cap, int64_t *pos, uint32_t *ids,
+                 int64_t *next) {
+    const uint8_t both = (uint8_t)(alnum | cjkf);
+#define LC_AL(p) ((p) < n && (cls[cp[p]] & both) == (uint8_t)alnum)
+    int64_t k = 0, i = a;
+    uint32_t prev = a > 0 && LC_AL(a - 1);
+    while (i < n && k < cap) {
+        /* each character adds one entry at most: this stretch cannot overflow, so no test inside */
+        int64_t end = i + (cap - k) < n ? i + (cap - k) : n;
+        for (; i < end; i++) {
+            uint32_t c = cp[i];
+            uint32_t kind = cls[c] & both;
+            uint32_t al = kind == (uint32_t)alnum;
+            uint32_t item = (kind == (uint32_t)cjkf) & (cjk[c] != 0);
+            pos[k] = i;
+            ids[k] = c & (0u - item);
+            k += (al & (prev ^ 1u)) | item;
+            prev = al;
+        }
+    }
+    *next = i;
+    int64_t out = 0;
+    for (int64_t j = 0; j < k; j++) {
+        int64_t s = pos[j];
+        uint32_t id = ids[j];
+        if (!id) {  /* a word: its id, and kept only if longer than a letter and not a stop word */
+            uint32_t two = LC_AL(s + 1), three = two && LC_AL(s + 2), four = three && LC_AL(s + 3);
+            uint64_t h = (uint64_t)(uint16_t)(cp[s] | 0x20);
+            h |= (uint64_t)((uint16_t)(cp[s + two] | 0x20) & (0u - two)) << 16;
+            h |= (uint64_t)((uint16_t)(cp[s + 2 * three] | 0x20) & (0u - three)) << 32;
+            h |= (uint64_t)((uint16_t)(cp[s + 3 * four] | 0x20) & (0u - four)) << 48;
+            h ^= h >> 29;
+            h *= m1;
+            id = (uint32_t)(h >> 45) | (1u << 19);
+            /* no branch on the stop table (a cache miss per word): the loads overlap */
+            id &= 0u - (two & ((stopbits[(id >> 3) & 0x1FFFF] >> (id & 7)) & 1u ^ 1u));
+        }
+        pos[out] = s;
+        ids[out] = id;
+        out += id != 0;
+    }
+#undef LC_AL
+    return out;
+}
+
 /* The DP's steps for the chunk ends b0 <= b < b1, rows[b - b0] the costs of the chunks ending at b (n+1
    rows of w in all; see boundaries/dp.py): the whole matrix from b0 = 1, or a band of rows at a time, fm
    and back kept by the caller between bands (the same steps, the same bits). */
@@ -612,6 +666,10 @@ def _load() -> ctypes.CDLL | None:
         lib.lc_inner.restype = ctypes.c_int64
         lib.lc_inner.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p,
                                  ctypes.c_void_p]
+        lib.lc_items.restype = ctypes.c_int64
+        lib.lc_items.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
+                                  ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int64]
+                                 + [ctypes.c_void_p] * 3)
         lib.lc_search.restype = None
         lib.lc_search.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
                                   ctypes.c_void_p]
@@ -904,3 +962,42 @@ def inner_cuts(prefix: np.ndarray, pri: np.ndarray, max_size: int) -> tuple[list
     worst = np.zeros(1, np.int64)
     k = lib.lc_inner(n, prefix.ctypes.data, pri.ctypes.data, int(max_size), cuts.ctypes.data, worst.ctypes.data)
     return cuts[:k].tolist(), int(worst[0])
+
+
+#: items :func:`content_items` writes per call (a CJK text has about one per character): output buffers
+#: stay this size however long the text
+_ITEMS_BLOCK = 1 << 16
+
+
+def content_items(cp: np.ndarray, cls: np.ndarray, alnum: int, cjk_flag: int, stop_bits: np.ndarray,
+                  cjk: np.ndarray, m1: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`logichunk.signals.items.content_items`' ``(positions, ids)`` of the code points ``cp``
+    in one pass (``cls`` the class table, ``stop_bits`` the stop words' 2^20 word-id bits,
+    little-endian in each byte (``np.packbits(table, bitorder="little")``: a table that stays in cache), ``cjk`` the table of
+    CJK characters that count, ``m1`` the hash multiplier): the same items; None when the kernel is not
+    available."""
+    lib = _load()
+    if lib is None:
+        return None
+    (cp,), (cls, stop_bits, cjk) = _c(np.uint32, cp), _c(np.uint8, cls, stop_bits, cjk)
+    if stop_bits.size != 1 << 17:
+        raise ValueError(f"{stop_bits.size} bytes of stop-word bits, not 2^17")
+    n = cp.size
+    cap = min(max(n, 1), _ITEMS_BLOCK)
+    pos_parts: list[np.ndarray] = []
+    id_parts: list[np.ndarray] = []
+    nxt = np.zeros(1, np.int64)
+    a = 0
+    while a < n:
+        pos, ids = np.empty(cap, np.int64), np.empty(cap, np.uint32)
+        k = lib.lc_items(n, cp.ctypes.data, a, cls.ctypes.data, int(alnum), int(cjk_flag), stop_bits.ctypes.data,
+                         cjk.ctypes.data, int(m1), cap, pos.ctypes.data, ids.ctypes.data, nxt.ctypes.data)
+        # a short slice is copied: the cached items would otherwise keep the whole buffer alive
+        pos_parts.append(pos[:k].copy() if 2 * k < cap else pos[:k])
+        id_parts.append(ids[:k].copy() if 2 * k < cap else ids[:k])
+        a = int(nxt[0])
+    if len(pos_parts) == 1:
+        return pos_parts[0], id_parts[0]
+    if not pos_parts:
+        return np.zeros(0, np.int64), np.zeros(0, np.uint32)
+    return np.concatenate(pos_parts), np.concatenate(id_parts)

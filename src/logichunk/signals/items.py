@@ -8,7 +8,8 @@ leaving out frequent function characters (的了是在...).
 
 A module of its own because several jobs read the same items: the entropy signal's cache-perplexity
 novelty (:mod:`logichunk.signals.novelty`), the lexical cohesion rows, the context terms and the
-memory's lexical features. Everything is numpy, with no Python loop per character or word.
+memory's lexical features. One C pass over the text (:func:`logichunk.native.content_items`), or
+numpy passes with no Python loop per character or word: the same items.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .. import native
 from ..hashing import _M1
 from ..text.cache import text_cache
 from ..text.charclass import ALNUM, CJK, class_table, codepoints
@@ -78,6 +80,13 @@ def _stop_tables() -> tuple[np.ndarray, np.ndarray]:
     return words, cjk
 
 
+@lru_cache(maxsize=1)
+def _stop_bits() -> np.ndarray:
+    """The word table of :func:`_stop_tables` as bits (128 KB, little-endian in each byte): what the
+    compiled pass reads, a table that stays in cache."""
+    return np.packbits(_stop_tables()[0], bitorder="little")
+
+
 def _merge(pa: np.ndarray, ia: np.ndarray, pb: np.ndarray, ib: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Merge the position-sorted item list ``(pb, ib)`` (ideally the shorter) into ``(pa, ia)``;
     positions are distinct."""
@@ -133,6 +142,26 @@ def content_items(text: str) -> tuple[np.ndarray, np.ndarray]:
     in blocks of about 256K characters, cut between words.
     """
     n = len(text)
+    if n:
+        fast = native.content_items(codepoints(text), class_table(), int(ALNUM), int(CJK), _stop_bits(),
+                                    _stop_tables()[1], int(_M1))
+        if fast is not None:
+            return _frozen(*fast)
+    return _frozen(*_items_numpy(text))
+
+
+def _frozen(pos: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    pos = np.ascontiguousarray(pos, dtype=np.int64)
+    ids = np.ascontiguousarray(ids, dtype=np.uint32)
+    pos.flags.writeable = False
+    ids.flags.writeable = False
+    return pos, ids
+
+
+def _items_numpy(text: str) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`content_items` in numpy passes (what :func:`logichunk.native.content_items` does in one C
+    pass), a block of about 256K characters at a time, cut between words."""
+    n = len(text)
     parts_pos: list[np.ndarray] = []
     parts_ids: list[np.ndarray] = []
     if n:
@@ -154,8 +183,4 @@ def content_items(text: str) -> tuple[np.ndarray, np.ndarray]:
             a = b
     pos = np.concatenate(parts_pos) if len(parts_pos) > 1 else (parts_pos[0] if parts_pos else np.zeros(0, np.int64))
     ids = np.concatenate(parts_ids) if len(parts_ids) > 1 else (parts_ids[0] if parts_ids else np.zeros(0, np.uint32))
-    pos = np.ascontiguousarray(pos, dtype=np.int64)
-    ids = np.ascontiguousarray(ids, dtype=np.uint32)
-    pos.flags.writeable = False
-    ids.flags.writeable = False
     return pos, ids
