@@ -279,3 +279,33 @@ def test_the_compiled_inner_walk_is_the_python_walk(steps, data, max_size):
     with mock.patch.object(native, "inner_cuts", lambda *a, **k: None):
         slow = bd.inner_breaks(text, 0, n, prefix, max_size, pri)
     assert fast == slow
+
+
+_MANY_TEXT = st.lists(st.sampled_from(list("ab ,。中文") + ["e\u0301", "\U0001f600", "\r\n", "，"]), min_size=1,
+                      max_size=90).map("".join)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(_MANY_TEXT, min_size=1, max_size=6), st.sampled_from(["chars", "bytes"]), st.integers(1, 25))
+def test_many_inner_walks_at_once_are_each_walk_alone(parts, unit, max_size):
+    """inner_breaks_many (one compiled call for every over-long sentence, prefixes and priorities laid end
+    to end) gives each span inner_breaks' cuts and roughest break, compiled or not; the spans' own
+    prefixes laid end to end are each span_prefix."""
+    from unittest import mock
+
+    from logichunk import native
+
+    assert native.available(), native.status()
+    text = "".join(parts)
+    m = Meter(text, unit)
+    ends = np.cumsum([len(p) for p in parts]).astype(np.int64)
+    starts = np.concatenate(([0], ends[:-1])).astype(np.int64)
+    prefixes, po = m.span_prefixes(starts, ends)
+    for i, (a, b) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
+        assert prefixes[po[i] : po[i + 1]].tolist() == m.span_prefix(a, b).tolist()
+    pri, o = bd.break_priorities_many(text, starts, ends)
+    alone = [bd.inner_breaks(text, a, b, m.span_prefix(a, b), max_size, pri[o[i] : o[i + 1] - 1])
+             for i, (a, b) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True))]
+    assert bd.inner_breaks_many(text, starts, ends, prefixes, po, max_size, pri) == alone
+    with mock.patch.object(native, "inner_cuts_many", lambda *a, **k: None):
+        assert bd.inner_breaks_many(text, starts, ends, prefixes, po, max_size, pri) == alone

@@ -578,6 +578,18 @@ int64_t lc_items(int64_t n, const uint32_t *cp, int64_t a, const uint8_t *cls, i
     return out;
 }
 
+/* lc_inner over m over-long sentences at once: sentence i's prefix is prefix[po[i] : po[i+1]] (its own,
+   from 0), its break priorities pri[po[i] - i : po[i+1] - i - 2]; its cuts go to cuts from the end of the
+   previous sentence's, their number to k[i], the roughest priority to worst[i]. */
+void lc_inner_many(int64_t m, const int64_t *po, const int64_t *prefix, const int8_t *pri, int64_t max_size,
+                   int64_t *cuts, int64_t *k, int64_t *worst) {
+    int64_t at = 0;
+    for (int64_t i = 0; i < m; i++) {
+        k[i] = lc_inner(po[i + 1] - po[i] - 1, prefix + po[i], pri + (po[i] - i), max_size, cuts + at, worst + i);
+        at += k[i];
+    }
+}
+
 /* The DP's steps for the chunk ends b0 <= b < b1, rows[b - b0] the costs of the chunks ending at b (n+1
    rows of w in all; see boundaries/dp.py): the whole matrix from b0 = 1, or a band of rows at a time, fm
    and back kept by the caller between bands (the same steps, the same bits). */
@@ -670,6 +682,8 @@ def _load() -> ctypes.CDLL | None:
         lib.lc_items.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
                                   ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int64]
                                  + [ctypes.c_void_p] * 3)
+        lib.lc_inner_many.restype = None
+        lib.lc_inner_many.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] + [ctypes.c_void_p] * 3
         lib.lc_search.restype = None
         lib.lc_search.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
                                   ctypes.c_void_p]
@@ -962,6 +976,29 @@ def inner_cuts(prefix: np.ndarray, pri: np.ndarray, max_size: int) -> tuple[list
     worst = np.zeros(1, np.int64)
     k = lib.lc_inner(n, prefix.ctypes.data, pri.ctypes.data, int(max_size), cuts.ctypes.data, worst.ctypes.data)
     return cuts[:k].tolist(), int(worst[0])
+
+
+def inner_cuts_many(prefixes: np.ndarray, po: np.ndarray, pri: np.ndarray, max_size: int
+                    ) -> list[tuple[list[int], int]] | None:
+    """:func:`inner_cuts` for many over-long sentences in one call: sentence ``i``'s own prefix is
+    ``prefixes[po[i] : po[i + 1]]``, its priorities ``pri[po[i] - i : po[i + 1] - i - 2]`` (laid end to
+    end as :func:`logichunk.boundaries.break_priorities_many` gives them). Its ``(cuts, worst)`` per
+    sentence; None when the kernel is not available."""
+    lib = _load()
+    if lib is None:
+        return None
+    (prefixes, po), (pri,) = _c(np.int64, prefixes, po), _c(np.int8, pri)
+    m = po.size - 1
+    if prefixes.size != int(po[-1]) or pri.size < prefixes.size - 2 * m:
+        raise ValueError("prefixes and priorities do not match their offsets")
+    cuts = np.empty(max(prefixes.size, 1), np.int64)
+    k, worst = np.zeros(m, np.int64), np.zeros(m, np.int64)
+    lib.lc_inner_many(m, po.ctypes.data, prefixes.ctypes.data, pri.ctypes.data, int(max_size), cuts.ctypes.data,
+                      k.ctypes.data, worst.ctypes.data)
+    at = np.zeros(m + 1, np.int64)
+    np.cumsum(k, out=at[1:])
+    flat, bounds, w = cuts[: int(at[-1])].tolist(), at.tolist(), worst.tolist()
+    return [(flat[bounds[i] : bounds[i + 1]], w[i]) for i in range(m)]
 
 
 #: items :func:`content_items` writes per call (a CJK text has about one per character): output buffers

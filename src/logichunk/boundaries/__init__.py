@@ -61,7 +61,14 @@ from .evidence import (
     local_vocabulary,
     segment_evidence,
 )
-from .forced import BREAK_NAMES, break_priorities, break_priorities_many, forced_split_bubble, inner_breaks
+from .forced import (
+    BREAK_NAMES,
+    break_priorities,
+    break_priorities_many,
+    forced_split_bubble,
+    inner_breaks,
+    inner_breaks_many,
+)
 from .limits import SizeLimits
 from .local import (
     RELATIVE_DEPTH,
@@ -99,6 +106,7 @@ __all__ = [
     "segment_argmax", "select_by_depth", "top_k",
     # forced
     "BREAK_NAMES", "break_priorities", "break_priorities_many", "forced_split_bubble", "inner_breaks",
+    "inner_breaks_many",
     # dp
     "MAX_SEGMENT_ATOMS", "earliest_starts", "optimal_cuts",
     # scatter

@@ -108,6 +108,25 @@ def inner_breaks(text: str, start: int, end: int, prefix: np.ndarray, max_size: 
     return cuts, worst
 
 
+def inner_breaks_many(text: str, starts: np.ndarray, ends: np.ndarray, prefixes: np.ndarray, po: np.ndarray,
+                      max_size: int, pri: np.ndarray) -> list[tuple[list[int], int]]:
+    """:func:`inner_breaks` of many over-long sentences ``[starts[i], ends[i])`` at once (a text may hold
+    a hundred): ``prefixes``/``po`` their own prefixes laid end to end
+    (:meth:`~logichunk.text.measure.Meter.span_prefixes`), ``pri`` their priorities as
+    :func:`break_priorities_many` lays them out. ``(cuts, worst)`` per sentence, as :func:`inner_breaks`
+    gives them; one compiled call for all of them where the kernel is available."""
+    starts = np.asarray(starts, dtype=np.int64).tolist()
+    ends = np.asarray(ends, dtype=np.int64).tolist()
+    po = np.asarray(po, dtype=np.int64)
+    fast = native.inner_cuts_many(prefixes, po, pri, max_size) if starts else []
+    if fast is not None:
+        return [([a + c for c in cuts], worst) for a, (cuts, worst) in zip(starts, fast, strict=True)]
+    bounds = po.tolist()
+    return [inner_breaks(text, a, b, prefixes[bounds[i] : bounds[i + 1]], max_size,
+                         pri[bounds[i] - i : bounds[i + 1] - i - 2])
+            for i, (a, b) in enumerate(zip(starts, ends, strict=True))]
+
+
 def _span_prefix(prefix: np.ndarray, start: int, end: int) -> np.ndarray:
     """The span's own prefix, given it or the whole text's (the two sizes differ unless the span is
     the whole text, where they are the same array)."""

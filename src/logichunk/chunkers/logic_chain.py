@@ -254,34 +254,40 @@ class _Run:
         self.NC = np.insert(self.NC, at, False)
         self.Bn = np.insert(self.Bn, at, 0.0)
 
-    def _force_inner(self, start: int, end: int, limit: int, level: int, pri: np.ndarray) -> list[int]:
-        """Tier 4 on one over-long atom (``pri``: its break priorities): its inner cut offsets,
-        and a bubble (once per sentence)."""
-        local = self.meter.span_prefix(start, end)
-        cuts, worst = bd.inner_breaks(self.text, start, end, local, limit, pri)
+    def _bubble_forced(self, start: int, end: int, cuts: list[int], worst: int, local: np.ndarray, limit: int,
+                       level: int) -> None:
+        """Tier 4's record of one over-long atom cut at ``cuts`` (``local``: its own prefix): a bubble,
+        once per sentence."""
         if not cuts:
             worst = 0  # one character wider than the limit: it stays over, and the bubble says so
         sent = int(np.searchsorted(self.sents.ends, start, side="right"))
         if sent in self.bubbled:
-            return cuts
+            return
         self.bubbled.add(sent)
         attempts = (self.tiers[0], "llm" if self.llm is not None else "llm:skipped",
                     "composite" if self.cfg.composite else "composite:skipped", "forced")
         self.bubbles.append(bd.forced_split_bubble(self.text, start, end, cuts, worst, local, limit=limit,
                                                    unit=self.meter.unit, source=self.source, level=level,
                                                    attempts=attempts))
-        return cuts
 
     def _force_oversized(self, limit: int, level: int) -> None:
         """Tier 4 for the user's maximum: cut inside every atom over ``limit`` (twice at most: a
-        second pass only finds atoms a single character wide, which stay whole)."""
+        second pass only finds atoms a single character wide, which stay whole), every atom's walk in
+        one call."""
         for _ in range(2):
             offs = np.concatenate(([0], self.B, [len(self.text)]))
             big = np.flatnonzero(self.meter.sizes(offs[:-1], offs[1:]) > limit)
-            pri, o = bd.break_priorities_many(self.text, offs[big], offs[big + 1])
+            if big.size == 0:
+                return
+            starts, ends = offs[big], offs[big + 1]
+            pri, _ = bd.break_priorities_many(self.text, starts, ends)
+            prefixes, po = self.meter.span_prefixes(starts, ends)
+            found = bd.inner_breaks_many(self.text, starts, ends, prefixes, po, limit, pri)
             new: list[int] = []
-            for i, k in enumerate(big.tolist()):
-                new.extend(self._force_inner(int(offs[k]), int(offs[k + 1]), limit, level, pri[o[i] : o[i + 1] - 1]))
+            bounds = po.tolist()
+            for i, (a, b, (cuts, worst)) in enumerate(zip(starts.tolist(), ends.tolist(), found, strict=True)):
+                new.extend(cuts)
+                self._bubble_forced(a, b, cuts, worst, prefixes[bounds[i] : bounds[i + 1]], limit, level)
             if not new:
                 return
             self._insert(new)
