@@ -404,7 +404,8 @@ def test_sentence_transformer_local_folder(monkeypatch):
 def test_sentence_transformer_uses_the_models_own_prompts(tmp_path):  # (torch is imported by test_lm anyway)
     """A folder whose configuration names query and document prompts gets them (queries and passages
     then differ, exactly as with the same prefixes given by hand); explicit prefixes win; a default
-    prompt is not added on top; the folder's fingerprint, hence the model id, differs from the plain one."""
+    prompt is not added on top; the model id says the prompts are in (a store built before is not mixed
+    with these vectors)."""
     import json
     import shutil
 
@@ -424,12 +425,12 @@ def test_sentence_transformer_uses_the_models_own_prompts(tmp_path):  # (torch i
     q, p = e.embed(texts, kind="query"), e.embed(texts, kind="passage")
     plain = SentenceTransformerEmbedder(src)
     assert (plain.query_prefix, plain.passage_prefix, plain.asymmetric) == ("", "", False)
-    assert plain.model_id != e.model_id
+    assert e.model_id.startswith("st:prompted:") and ":prompts-" in e.model_id and ":prompts-" not in plain.model_id
     np.testing.assert_allclose(q, plain.embed(["query: " + t for t in texts]), atol=1e-6)
     np.testing.assert_allclose(p, plain.embed(["passage: " + t for t in texts]), atol=1e-6)
     assert not np.allclose(q, p, atol=1e-3)
     own = SentenceTransformerEmbedder(str(folder), query_prefix="q: ", passage_prefix="p: ")
-    assert (own.query_prefix, own.passage_prefix) == ("q: ", "p: ")
+    assert (own.query_prefix, own.passage_prefix) == ("q: ", "p: ") and ":prompts-" not in own.model_id
     # explicit prefixes leave the model's default prompt to sentence-transformers, as before
     np.testing.assert_allclose(own.embed(texts[:1], kind="query"), plain.embed(["topic: q: " + texts[0]]), atol=1e-6)
 

@@ -67,7 +67,8 @@ class SentenceTransformerEmbedder:
     """A local sentence-transformers model, or a hub id (:func:`~logichunk.models._files.model_source`).
     ``query_prefix`` / ``passage_prefix`` serve asymmetric models (e.g. ``"query: "`` for E5
     checkpoints); without them, a model whose configuration names a ``query`` and a ``document`` (or
-    ``passage``) prompt gets those (the folder's fingerprint, hence ``model_id``, covers that file); ``sha256`` maps relative file names to expected digests to verify before loading;
+    ``passage``) prompt gets those (and ``model_id`` says so: a store built without them is not
+    silently mixed with vectors made with them); ``sha256`` maps relative file names to expected digests to verify before loading;
     ``name`` goes into ``model_id`` (default: the folder name)."""
 
     def __init__(self, path: str, *, batch_size: int = 32, device: str = "cpu", query_prefix: str = "",
@@ -107,6 +108,9 @@ class SentenceTransformerEmbedder:
         name = name or os.path.basename(os.path.normpath(path))
         # a hub model is fingerprinted by the cached snapshot it was loaded from (its commit folder)
         self.model_id = f"st:{name}:{_fingerprint(path if local else _snapshot(path))}"
+        if self._prompted:  # vectors made with the model's prompts are not those made without (earlier versions)
+            digest = hashlib.sha256(f"{query_prefix}\0{passage_prefix}".encode()).hexdigest()[:8]
+            self.model_id += f":prompts-{digest}"
 
     def __repr__(self) -> str:
         return f"SentenceTransformerEmbedder({self.path!r})"
