@@ -1009,10 +1009,10 @@ _ITEMS_BLOCK = 1 << 16
 def content_items(cp: np.ndarray, cls: np.ndarray, alnum: int, cjk_flag: int, stop_bits: np.ndarray,
                   cjk: np.ndarray, m1: int) -> tuple[np.ndarray, np.ndarray] | None:
     """:func:`logichunk.signals.items.content_items`' ``(positions, ids)`` of the code points ``cp``
-    in one pass (``cls`` the class table, ``stop_bits`` the stop words' 2^20 word-id bits,
-    little-endian in each byte (``np.packbits(table, bitorder="little")``: a table that stays in cache), ``cjk`` the table of
-    CJK characters that count, ``m1`` the hash multiplier): the same items; None when the kernel is not
-    available."""
+    in one pass (``cls`` the class table; ``stop_bits`` the stop words' 2^20 word-id bits, little-endian
+    in each byte, ``np.packbits(table, bitorder="little")``: a table that stays in cache; ``cjk`` the
+    table of CJK characters that count; ``m1`` the hash multiplier): the same items; None when the
+    kernel is not available."""
     lib = _load()
     if lib is None:
         return None

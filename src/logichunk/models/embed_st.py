@@ -68,8 +68,8 @@ class SentenceTransformerEmbedder:
     ``query_prefix`` / ``passage_prefix`` serve asymmetric models (e.g. ``"query: "`` for E5
     checkpoints); without them, a model whose configuration names a ``query`` and a ``document`` (or
     ``passage``) prompt gets those (and ``model_id`` says so: a store built without them is not
-    silently mixed with vectors made with them); ``sha256`` maps relative file names to expected digests to verify before loading;
-    ``name`` goes into ``model_id`` (default: the folder name)."""
+    silently mixed with vectors made with them); ``sha256`` maps relative file names to expected
+    digests to verify before loading; ``name`` goes into ``model_id`` (default: the folder name)."""
 
     def __init__(self, path: str, *, batch_size: int = 32, device: str = "cpu", query_prefix: str = "",
                  passage_prefix: str = "", sha256: Mapping[str, str] | None = None, name: str | None = None) -> None:
