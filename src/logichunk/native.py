@@ -255,25 +255,29 @@ static double lc_pairwise(const double *a, int64_t n) {
    oval (room for e; oval also holds the kept values while they are summed) and returns how many. */
 int64_t lc_group(int64_t e, const int32_t *row, const int32_t *col, const double *val, const int64_t *grp,
                  int32_t *orow, int32_t *ocol, double *oval) {
-    int64_t kept = 0;
+    /* one pass: the sums made so far sit at [0, out), the open run's values right after them (its
+       entries, dropped rows skipped, laid end to end as numpy compresses them), summed when it closes */
+    int64_t out = 0, len = 0;
+    int32_t rg = -1, rc = 0;
     for (int64_t k = 0; k < e; k++) {
         int64_t g = grp[row[k]];
         if (g < 0) continue;
-        orow[kept] = (int32_t)g;  /* kept entries first, as numpy compresses them */
-        ocol[kept] = col[k];
-        oval[kept] = val[k];
-        kept++;
+        if (len && ((int32_t)g != rg || col[k] != rc)) {
+            oval[out] = len == 1 ? oval[out] : oval[out] + lc_pairwise(oval + out + 1, len - 1);
+            orow[out] = rg;
+            ocol[out] = rc;
+            out++;
+            len = 0;
+        }
+        rg = (int32_t)g;
+        rc = col[k];
+        oval[out + len++] = val[k];
     }
-    int64_t out = 0, a = 0;
-    while (a < kept) {
-        int64_t b = a + 1;
-        while (b < kept && orow[b] == orow[a] && ocol[b] == ocol[a]) b++;
-        double v = b - a == 1 ? oval[a] : oval[a] + lc_pairwise(oval + a + 1, b - a - 1);
-        orow[out] = orow[a];
-        ocol[out] = ocol[a];
-        oval[out] = v;
+    if (len) {
+        oval[out] = len == 1 ? oval[out] : oval[out] + lc_pairwise(oval + out + 1, len - 1);
+        orow[out] = rg;
+        ocol[out] = rc;
         out++;
-        a = b;
     }
     return out;
 }
