@@ -263,7 +263,7 @@ def test_peaks_read_minus_infinity_as_an_edge():
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(st.integers(0, 9), min_size=2, max_size=120), st.data(), st.integers(1, 40))
 def test_the_compiled_inner_walk_is_the_python_walk(steps, data, max_size):
-    """The C walk through an over-long sentence (native.inner_cuts) against the numpy loop it replaces:
+    """The C walk through an over-long sentence (native.inner_cuts_many, one span) against the numpy loop it replaces:
     sizes of 0 (inside a token) to 9 per character (bytes, wide characters), priorities anywhere from
     never (-1) to a clause (3), windows where nothing fits."""
     from unittest import mock
@@ -276,7 +276,7 @@ def test_the_compiled_inner_walk_is_the_python_walk(steps, data, max_size):
     pri = np.asarray(data.draw(st.lists(st.integers(-1, 3), min_size=n - 1, max_size=n - 1)), dtype=np.int8)
     text = "x" * n
     fast = bd.inner_breaks(text, 0, n, prefix, max_size, pri)
-    with mock.patch.object(native, "inner_cuts", lambda *a, **k: None):
+    with mock.patch.object(native, "inner_cuts_many", lambda *a, **k: None):
         slow = bd.inner_breaks(text, 0, n, prefix, max_size, pri)
     assert fast == slow
 

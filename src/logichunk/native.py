@@ -496,8 +496,8 @@ void lc_markers(int64_t m, const uint32_t *cp, const int64_t *starts, const int6
    over max_size: the furthest offset that fits, the best priority in the back half of that window (else
    in all of it), the last such offset; or, where nothing fits, the next allowed offset. Writes the cut
    offsets (local) to cuts (n at most), returns how many, and the roughest priority used in *worst. */
-int64_t lc_inner(int64_t n, const int64_t *prefix, const int8_t *pri, int64_t max_size, int64_t *cuts,
-                 int64_t *worst) {
+static int64_t lc_inner(int64_t n, const int64_t *prefix, const int8_t *pri, int64_t max_size, int64_t *cuts,
+                        int64_t *worst) {
     int64_t pos = 0, k = 0, w = 3;
     const int64_t half = max_size / 2 > 1 ? max_size / 2 : 1;
     while (prefix[n] - prefix[pos] > max_size) {
@@ -679,9 +679,6 @@ def _load() -> ctypes.CDLL | None:
         lib.lc_markers.restype = None
         lib.lc_markers.argtypes = ([ctypes.c_int64] + [ctypes.c_void_p] * 5 + [ctypes.c_void_p, ctypes.c_int64] * 4
                                    + [ctypes.c_void_p])
-        lib.lc_inner.restype = ctypes.c_int64
-        lib.lc_inner.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p,
-                                 ctypes.c_void_p]
         lib.lc_items.restype = ctypes.c_int64
         lib.lc_items.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
                                   ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int64]
@@ -964,37 +961,22 @@ def markers(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, skip: np.ndarr
     return out.view(bool)
 
 
-def inner_cuts(prefix: np.ndarray, pri: np.ndarray, max_size: int) -> tuple[list[int], int] | None:
-    """:func:`logichunk.boundaries.forced.inner_breaks`' walk through one over-long sentence, in C: its
-    cut offsets (local, from 1) and the roughest break priority used (3 when none); ``prefix`` the
-    sentence's own prefix (``n + 1``), ``pri`` its ``n - 1`` break priorities. None when the kernel is
-    not available."""
-    lib = _load()
-    if lib is None:
-        return None
-    (prefix,), (pri,) = _c(np.int64, prefix), _c(np.int8, pri)
-    n = prefix.size - 1
-    if pri.size != max(n - 1, 0):
-        raise ValueError(f"{pri.size} break priorities for a span of {n} characters")
-    cuts = np.empty(max(n, 1), np.int64)
-    worst = np.zeros(1, np.int64)
-    k = lib.lc_inner(n, prefix.ctypes.data, pri.ctypes.data, int(max_size), cuts.ctypes.data, worst.ctypes.data)
-    return cuts[:k].tolist(), int(worst[0])
-
-
 def inner_cuts_many(prefixes: np.ndarray, po: np.ndarray, pri: np.ndarray, max_size: int
                     ) -> list[tuple[list[int], int]] | None:
-    """:func:`inner_cuts` for many over-long sentences in one call: sentence ``i``'s own prefix is
-    ``prefixes[po[i] : po[i + 1]]``, its priorities ``pri[po[i] - i : po[i + 1] - i - 2]`` (laid end to
-    end as :func:`logichunk.boundaries.break_priorities_many` gives them). Its ``(cuts, worst)`` per
-    sentence; None when the kernel is not available."""
+    """:func:`logichunk.boundaries.forced.inner_breaks`' walk through over-long sentences, in C, one call
+    for all of them: sentence ``i``'s own prefix is ``prefixes[po[i] : po[i + 1]]`` (``n_i + 1``
+    entries), its priorities ``pri[po[i] - i : po[i + 1] - i - 2]`` (laid end to end as
+    :func:`logichunk.boundaries.break_priorities_many` gives them: one entry fewer than the characters
+    in all). Per sentence its cut offsets (local, from 1) and the roughest break priority used (3 when
+    none); None when the kernel is not available."""
     lib = _load()
     if lib is None:
         return None
     (prefixes, po), (pri,) = _c(np.int64, prefixes, po), _c(np.int8, pri)
     m = po.size - 1
-    if prefixes.size != int(po[-1]) or pri.size < prefixes.size - 2 * m:
-        raise ValueError("prefixes and priorities do not match their offsets")
+    chars = prefixes.size - m
+    if prefixes.size != int(po[-1]) or pri.size != max(chars - 1, 0):
+        raise ValueError(f"{pri.size} break priorities for spans of {chars} characters in all")
     cuts = np.empty(max(prefixes.size, 1), np.int64)
     k, worst = np.zeros(m, np.int64), np.zeros(m, np.int64)
     lib.lc_inner_many(m, po.ctypes.data, prefixes.ctypes.data, pri.ctypes.data, int(max_size), cuts.ctypes.data,

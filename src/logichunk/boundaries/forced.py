@@ -76,9 +76,9 @@ def inner_breaks(text: str, start: int, end: int, prefix: np.ndarray, max_size: 
         pri = break_priorities(text, start, end)
     n = end - start
     prefix = _span_prefix(prefix, start, end)
-    fast = native.inner_cuts(prefix, pri, max_size) if n > 1 else None
+    fast = native.inner_cuts_many(prefix, np.array([0, n + 1]), pri, max_size) if n > 1 else None
     if fast is not None:  # the same walk in C (a text may hold a hundred over-long sentences)
-        return [start + c for c in fast[0]], fast[1]
+        return [start + c for c in fast[0][0]], fast[0][1]
     cuts: list[int] = []
     worst = 3
     pos = 0  # local offsets from here on; pri[k] is the priority of a cut at local offset k+1
