@@ -5,7 +5,7 @@ otherwise sort (lexical rows' entries, the permutation penalty's shuffles, tier 
 build array temporaries (lexical weights, summing glued rows), the running sums of a segment's
 evidence over every window start (a count per item, reset per start), and the walks that numpy would
 make as many whole-array passes as a loop has steps (searches from the previous answer, a sentence's
-opening word, the cuts through one over-long sentence).
+opening word, the cuts through over-long sentences, a text's content items).
 
 Why: the global boundary decision (:func:`logichunk.boundaries.optimal_cuts`) is sequential: the
 best cost of a chunk ending at atom ``b`` needs the best costs before it. In Python that is ~0.1 µs
@@ -253,6 +253,12 @@ static double lc_pairwise(const double *a, int64_t n) {
    neighbouring entries share group and column, each merged run's value its first entry plus the
    pairwise sum of the rest (what numpy's add.reduceat gives). Writes the merged entries to orow, ocol,
    oval (room for e; oval also holds the kept values while they are summed) and returns how many. */
+static inline void lc_close_run(int64_t out, int64_t len, int32_t rg, int32_t rc, int32_t *orow, int32_t *ocol,
+                                double *oval) {
+    oval[out] = len == 1 ? oval[out] : oval[out] + lc_pairwise(oval + out + 1, len - 1);
+    orow[out] = rg;
+    ocol[out] = rc;
+}
 int64_t lc_group(int64_t e, const int32_t *row, const int32_t *col, const double *val, const int64_t *grp,
                  int32_t *orow, int32_t *ocol, double *oval) {
     /* one pass: the sums made so far sit at [0, out), the open run's values right after them (its
@@ -263,22 +269,14 @@ int64_t lc_group(int64_t e, const int32_t *row, const int32_t *col, const double
         int64_t g = grp[row[k]];
         if (g < 0) continue;
         if (len && ((int32_t)g != rg || col[k] != rc)) {
-            oval[out] = len == 1 ? oval[out] : oval[out] + lc_pairwise(oval + out + 1, len - 1);
-            orow[out] = rg;
-            ocol[out] = rc;
-            out++;
+            lc_close_run(out++, len, rg, rc, orow, ocol, oval);
             len = 0;
         }
         rg = (int32_t)g;
         rc = col[k];
         oval[out + len++] = val[k];
     }
-    if (len) {
-        oval[out] = len == 1 ? oval[out] : oval[out] + lc_pairwise(oval + out + 1, len - 1);
-        orow[out] = rg;
-        ocol[out] = rc;
-        out++;
-    }
+    if (len) lc_close_run(out++, len, rg, rc, orow, ocol, oval);
     return out;
 }
 
