@@ -34,7 +34,7 @@ import numpy as np
 from .. import boundaries as bd
 from ..config import Settings as _D
 from ..errors import InputError
-from ..text.line_kinds import fence_spans
+from ..text.line_kinds import fence_spans, front_matter
 from ..text.measure import Measure, Meter, get_measure
 from ..text.sentences import split_sentences
 from ..text.structure import layout
@@ -383,10 +383,10 @@ _BLANK = re.compile(r"\n[ \t\r]*\n\s*")  # CRLF files too: \r\n\r\n
 
 
 def blank_line_blocks(text: str) -> list[str]:
-    """``text`` cut after each blank-line run, except inside fenced code (a code block with blank
-    lines stays one block); the pieces concatenate back to ``text``."""
+    """``text`` cut after each blank-line run, except inside fenced code or front matter (a block with
+    blank lines stays one block); the pieces concatenate back to ``text``."""
     cuts = [m.end() for m in _BLANK.finditer(text) if 0 < m.end() < len(text)]
-    fences = fence_spans(text) if cuts and ("```" in text or "~~~" in text) else []
+    fences = fence_spans(text) if cuts and ("```" in text or "~~~" in text or front_matter(text)) else []
     if fences:
         cuts = [c for c in cuts if not any(a < c < b for a, b in fences)]
     edges = [0, *cuts, len(text)] if text else [0]

@@ -12,7 +12,9 @@ a fence, a horizontal rule, a list item (``-``, ``*``, ``+``, ``•``, ``1.``, `
 the first row of a table, and the gap after a fence, a rule or a table, is ``BREAK_HARD`` — except
 right after a heading, which belongs to what follows it (a list, table or fence under a heading
 starts with the gap the blank lines give it, not a hard one). The
-``.`` of an ordered-list marker never ends a sentence.
+``.`` of an ordered-list marker never ends a sentence. Front matter at a text's start (YAML or TOML
+between marks, :func:`front_matter`) is read like a fence: its lines are no Markdown, each is one
+unit, and the gap after it is hard.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import numpy as np
 from ._arrays import _EMPTY_I64, _member
 from .sentence_chars import _F_CJK, _F_UPPER, _F_WS, _scalar_flags
 
-__all__ = ["fence_spans"]
+__all__ = ["fence_spans", "front_matter"]
 
 
 _FENCE_RE = re.compile(r"(`{3,}|~{3,})(.*)", re.DOTALL)
@@ -187,24 +189,63 @@ def _pair_fences(text: str, starts: Sequence[int], ends: Sequence[int]) -> tuple
 
 _FENCE_LINE = re.compile(r"^[ \t]*((?:`{3,}|~{3,})[^\n]*)", re.MULTILINE)
 
+# front matter: YAML between "---" lines (closed by "---" or "..."), TOML between "+++" lines, at the very
+# start of a text (after a byte-order mark), its first entry a key ("title: x", "title = 'x'", "[params]")
+_FRONT_OPEN = re.compile(r"(?:---|(\+\+\+))[ \t]*\r?\n(?:[ \t]*(?:#[^\n]*)?\r?\n)*"
+                         r"(?(1)[ \t]*(?:[\w\"'.-]+[ \t]*=|\[)|[\w\"'][^\n:]*:(?:[ \t]|\r?\n))")
+_FRONT_CLOSE = {False: re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE),
+                True: re.compile(r"^\+\+\+[ \t]*\r?$", re.MULTILINE)}
+
+
+def front_matter(text: str, start: int = 0, stop: int | None = None) -> tuple[int, int] | None:
+    """``[start, end)`` of the front matter that opens ``text[start:stop]`` (a static site's or a notes
+    app's metadata: YAML between ``---`` lines, TOML between ``+++`` lines), from its opening marks to
+    the end of its closing line; None if there is none. Read as Markdown its closing ``---`` would
+    underline the last key as a setext heading, and ``# comment`` lines would be headings; it is one
+    block of lines, like fenced code. Only a closed block whose first entry is a key counts (a text
+    that opens with a rule and a paragraph is not metadata)."""
+    stop = len(text) if stop is None else stop
+    a = start + 1 if text.startswith("\ufeff", start, stop) else start
+    if not (text.startswith("---", a) or text.startswith("+++", a)):
+        return None
+    m = _FRONT_OPEN.match(text, a, stop)
+    if m is None:
+        return None
+    c = _FRONT_CLOSE[m.group(1) is not None].search(text, m.end() - 1, stop)
+    if c is None:
+        return None
+    end = c.end() - (text[c.end() - 1] == "\r")
+    return a, end
+
 
 def fence_spans(text: str) -> list[tuple[int, int]]:
     """``[start, end)`` of each fenced code block of ``text``, from its opening marks to the end of
     its closing line (an unclosed fence runs to the end of the text), paired as the sentence
-    splitter pairs them: other chunkers use it to keep code whole where they cut by lines."""
-    lines = [(m.start(1), m.end(1)) for m in _FENCE_LINE.finditer(text)]
+    splitter pairs them, and of the text's front matter (:func:`front_matter`), first: other
+    chunkers use it to keep code and metadata whole where they cut by lines."""
+    return [(a, b) for a, b, _ in _block_spans(text)]
+
+
+def _block_spans(text: str) -> list[tuple[int, int, bool]]:
+    """:func:`fence_spans`, each with whether a closing line ends it."""
+    fm = front_matter(text)
+    lines = [(m.start(1), m.end(1)) for m in _FENCE_LINE.finditer(text, fm[1] if fm else 0)]
+    out = [(*fm, True)] if fm else []
     if not lines:
-        return []
+        return out
     openers, closers, left_open = _pair_fences(text, [a for a, _ in lines], [b for _, b in lines])
     ends = [lines[c][1] for c in closers] + ([len(text)] if left_open else [])
-    return [(lines[o][0], e) for o, e in zip(openers, ends, strict=True)]
+    return out + [(lines[o][0], e, k < len(closers)) for k, (o, e) in enumerate(zip(openers, ends, strict=True))]
 
 
 def _structure(text: str, first: np.ndarray, end: np.ndarray, nl: np.ndarray, kinds: _Kinds | None) -> _Lines:
     """From line kinds to hard breaks and no-split ranges: fences pair up, setext underlines and
     tables are recognised across lines."""
+    fm = front_matter(text)
     if kinds is None:
-        return _NO_LINES
+        if fm is None:
+            return _NO_LINES
+        kinds = _Kinds(_EMPTY_I64, _EMPTY_I64, *(np.zeros(0, dtype=bool) for _ in range(6)), _EMPTY_I64, _EMPTY_I64)
     m = first.size
     n = len(text)
     sel, c0 = kinds.sel, kinds.c0
@@ -212,16 +253,19 @@ def _structure(text: str, first: np.ndarray, end: np.ndarray, nl: np.ndarray, ki
     heading, rule, bullet, ordered, table = kinds.heading, kinds.rule, kinds.bullet, kinds.ordered, kinds.table
     digits, mark = kinds.digits, kinds.mark
 
+    # front matter: its lines are metadata, whatever they look like (one block, split at line ends)
+    in_front = f < fm[1] if fm else np.zeros(sel.size, dtype=bool)
     # fences pair up in order (CommonMark): a closer uses the opener's character, at least as many
     # of them, and nothing after; an opener left open runs to the end of the text
-    in_fence = np.zeros(sel.size, dtype=bool)
+    in_fence = in_front.copy()
     hard_lines: list[int] = []  # indices into ``sel`` of fence openers (their gap before is hard)
     hard_after: list[int] = []  # ... and of fence closers (their gap after is hard)
-    lo: list[int] = []
-    hi: list[int] = []
-    if kinds.fence.any():
+    lo: list[int] = [fm[0]] if fm else []
+    hi: list[int] = [fm[1]] if fm else []
+    fence = kinds.fence & ~in_front
+    if fence.any():
         f_list, e_list = f.tolist(), e.tolist()
-        idx = np.flatnonzero(kinds.fence).tolist()
+        idx = np.flatnonzero(fence).tolist()
         openers, closers, left_open = _pair_fences(text, [f_list[i] for i in idx], [e_list[i] for i in idx])
         hard_lines = [idx[k] for k in openers]
         hard_after = [idx[k] for k in closers]
@@ -229,10 +273,10 @@ def _structure(text: str, first: np.ndarray, end: np.ndarray, nl: np.ndarray, ki
         delta = np.zeros(sel.size + 1, dtype=np.int64)
         delta[hard_lines] += 1
         delta[np.asarray(hard_after, dtype=np.int64) + 1] -= 1
-        in_fence = np.cumsum(delta[:-1]) > 0
-        lo = [f_list[a] for a in hard_lines]
-        hi = [e_list[b] for b in hard_after] + ([n] if left_open else [])
-        # lines inside a fence are code, whatever they look like
+        in_fence |= np.cumsum(delta[:-1]) > 0
+        lo += [f_list[a] for a in hard_lines]
+        hi += [e_list[b] for b in hard_after] + ([n] if left_open else [])
+    if in_fence.any():  # lines inside a fence are code, whatever they look like
         plain = ~in_fence
         heading, rule, bullet, ordered, table = heading & plain, rule & plain, bullet & plain, ordered & plain, table & plain
     else:
@@ -265,6 +309,8 @@ def _structure(text: str, first: np.ndarray, end: np.ndarray, nl: np.ndarray, ki
         hard_full[sel[np.asarray(hard_lines)]] = True
     if hard_after:
         hard_full[sel[np.asarray(hard_after)] + 1] = True
+    if fm:  # the line after the front matter's closing marks opens a new block
+        hard_full[int(np.searchsorted(first, fm[1], side="right"))] = True
     setext_a = np.asarray(setext, dtype=np.int64)
     hard_full[setext_a] = True
     # a heading belongs to what follows it: the gap after one is never hard, even when a list, a

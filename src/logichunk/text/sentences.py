@@ -353,13 +353,11 @@ def _split_scalar(text: str, limit: int | None = None) -> tuple[np.ndarray, np.n
     line_first = sorted({x for x in w_nl if x < n} | ({first} if first < n else set()))
     nl_ext = [*nl, n]
     line_end = [nl_ext[bisect_left(nl, f)] for f in line_first]
-    kinds_ = _classify_scalar(text, line_first, line_end)
-    if kinds_ is None:
-        md = _NO_LINES
+    md = _structure(text, np.array(line_first, dtype=np.int64), np.array(line_end, dtype=np.int64),
+                    np.array(nl, dtype=np.int64), _classify_scalar(text, line_first, line_end))
+    if md is _NO_LINES:
         cand = [w for _, w in runs]
     else:
-        md = _structure(text, np.array(line_first, dtype=np.int64), np.array(line_end, dtype=np.int64),
-                        np.array(nl, dtype=np.int64), kinds_)
         lo, hi = md.lo.tolist(), md.hi.tolist()
         cand = []
         for s, w in runs:

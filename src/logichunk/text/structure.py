@@ -20,7 +20,9 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   ends one), between a setext heading's text and its underline, and right after a code fence's
   opening line and before its closing line;
 * **fenced code is one block**: a blank line inside a fence is a line of code, not a paragraph
-  break, so a chunker keeps a fence that fits whole and cuts one that does not between lines.
+  break, so a chunker keeps a fence that fits whole and cuts one that does not between lines; so is
+  a text's **front matter** (YAML between ``---`` lines, TOML between ``+++``,
+  :func:`~.line_kinds.front_matter`), whose keys, comments and closing marks are no headings.
 
 Every rule is a fixed reading of the layout, not a tuned number: a title line is at most
 :data:`TITLE_MAX_CHARS` characters, a numbered heading line at most :data:`NUMBERED_MAX_CHARS`.
@@ -35,7 +37,7 @@ import numpy as np
 
 from .charclass import codepoints
 from .discourse import continues
-from .line_kinds import fence_spans
+from .line_kinds import _block_spans, front_matter
 from .sentences import BREAK_HARD, BREAK_LINE, BREAK_PARAGRAPH, SentenceSpans
 
 CONTINUES, SENTENCE, LINE, PARAGRAPH, BLOCK, SECTION = 0, 1, 2, 3, 4, 5
@@ -232,27 +234,35 @@ _FEW = 32
 
 
 def _fences(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The fenced code blocks as gap indices: per fence, its first gap inside (after the opening
-    line) and one past its last (``lo``, ``hi``), and whether a closing line ends it."""
+    """The fenced code blocks and the front matter (:func:`~.line_kinds.fence_spans`) as gap
+    indices: per block, its first gap inside (after the opening line) and one past its last (``lo``,
+    ``hi``), and whether a closing line ends it."""
     text = sents.text
     none = np.zeros(0, np.int64)
-    if not (_contains(text, "```") or _contains(text, "~~~")):
+    if edges is None:
+        starts = [0] if front_matter(text) else []
+    else:  # only the texts that open with front matter, or hold a fence mark, are read
+        starts = [a for a, b in zip(edges[0].tolist(), edges[1].tolist(), strict=True)
+                  if front_matter(text, a, b)]
+    if _contains(text, "```") or _contains(text, "~~~"):
+        if edges is None:
+            starts = [0]
+        else:
+            marks = [m.start() for m in _FENCE_MARK.finditer(text)]
+            starts = sorted(set(starts) | set(edges[0][np.unique(np.searchsorted(edges[0], marks, side="right") - 1)]
+                                             .tolist()))
+    if not starts:
         return none, none, none.astype(bool)
     if edges is None:
-        spans = fence_spans(text)
-    else:  # only the texts with a fence mark are read
-        marks = [m.start() for m in _FENCE_MARK.finditer(text)]
+        spans = _block_spans(text)
+    else:
         spans = []
-        for k in np.unique(np.searchsorted(edges[0], marks, side="right") - 1).tolist():
-            a, b = int(edges[0][k]), int(edges[1][k])
-            spans += [(a + x, a + y) for x, y in fence_spans(text[a:b])]
+        for a in starts:
+            b = int(edges[1][np.searchsorted(edges[0], a)])
+            spans += [(a + x, a + y, c) for x, y, c in _block_spans(text[a:b])]
     if not spans:
         return none, none, none.astype(bool)
     gap = sents.ends[:-1]  # the offset of each gap
-    lo = np.searchsorted(gap, [a for a, _ in spans], side="right")
-    hi = np.searchsorted(gap, [b for _, b in spans], side="left")
-    # closed: its last line is a fence line other than the opening one (an unclosed fence runs to
-    # the end of its text)
-    closed = np.asarray([text.rfind("\n", a, b) >= 0 and text[text.rfind("\n", a, b) + 1 : b].lstrip(" \t")[:3]
-                         in ("```", "~~~") for a, b in spans], dtype=bool)
-    return lo.astype(np.int64), hi.astype(np.int64), closed
+    lo = np.searchsorted(gap, [a for a, _, _ in spans], side="right")
+    hi = np.searchsorted(gap, [b for _, b, _ in spans], side="left")
+    return lo.astype(np.int64), hi.astype(np.int64), np.asarray([c for _, _, c in spans], dtype=bool)
