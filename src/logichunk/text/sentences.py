@@ -17,7 +17,9 @@ Rules:
 
 - Every line break ends a sentence (``\\n``, ``\\r\\n``, ``\\r``, ``\\v``, ``\\f``, U+0085, U+2028,
   U+2029). One break is ``BREAK_LINE``; two or more (a blank line), a form feed or U+2029 is
-  ``BREAK_PARAGRAPH``.
+  ``BREAK_PARAGRAPH``. Except a *soft wrap*: in hard-wrapped prose, a line break inside a sentence
+  (the line ends in a word or a comma, the next goes on in lower case or CJK, and the next word would
+  not have fitted the text's wrap width) is whitespace inside the sentence (:mod:`.soft_wraps`).
 - Chinese ``。！？；｡`` and full-width ``．`` (not between digits) always end a sentence, with any
   run of further marks (``！？``, ``……``) and the closing quotes/brackets right after them
   (``”’」』）】》"')]``..., up to four), unless a comma, colon or ``、`` follows. ``…``/``‥`` end
@@ -46,8 +48,8 @@ code-point array and judges their neighbourhoods in bulk; its Python loops run o
 lines, rule candidates and whitespace runs longer than eight characters.
 
 The modules it stands on, each importing only those listed before it: :mod:`._arrays` and
-:mod:`.sentence_chars` (the character tables), then :mod:`.abbreviations`, :mod:`.line_kinds` and
-:mod:`.end_candidates`.
+:mod:`.sentence_chars` (the character tables), then :mod:`.abbreviations`, :mod:`.line_kinds`,
+:mod:`.soft_wraps` and :mod:`.end_candidates`.
 """
 
 from __future__ import annotations
@@ -108,6 +110,7 @@ from .sentence_chars import (
     _flags,
     _scalar_flags,
 )
+from .soft_wraps import MIN_WRAPPED_LINES, soft_wraps
 
 BREAK_NONE, BREAK_LINE, BREAK_PARAGRAPH, BREAK_HARD = 0, 1, 2, 3
 
@@ -238,15 +241,17 @@ def _split_vector(text: str) -> tuple[np.ndarray, np.ndarray]:
     md = _structure(text, line_first, line_end, nl, _classify_vector(text, cp, fl, line_first, line_end))
     if md.lo.size:
         ok &= ~_inside(r_start, md.lo, md.hi)
+    # a line break inside a sentence of hard-wrapped prose is no end
+    soft = soft_wraps(cp, fl, nl, w_nl, nl_kind == _K_NL2, first, md.lo, md.hi, md.hard)
 
-    bounds = _sorted_unique(np.concatenate((w[ok], w_nl)))
+    bounds = _sorted_unique(np.concatenate((w[ok], w_nl[~soft])))
     bounds = bounds[(bounds > first) & (bounds < n)]
     if bounds.size:
         bounds = bounds[(fl[cp[bounds]] & _F_MARK) == 0]
 
     # gap strength: line terminators in the sentence's trailing whitespace, then Markdown
     cum = np.zeros(nl.size + 1, dtype=np.int64)
-    np.cumsum(np.where(nl_kind == _K_NL2, 2, 1), out=cum[1:])
+    np.cumsum(np.where(soft, 0, np.where(nl_kind == _K_NL2, 2, 1)), out=cum[1:])  # a soft wrap breaks nothing
     at_b = cum[native.searchsorted(nl, bounds)]
     before = np.empty_like(at_b)
     if at_b.size:
@@ -353,8 +358,9 @@ def _split_scalar(text: str, limit: int | None = None) -> tuple[np.ndarray, np.n
     line_first = sorted({x for x in w_nl if x < n} | ({first} if first < n else set()))
     nl_ext = [*nl, n]
     line_end = [nl_ext[bisect_left(nl, f)] for f in line_first]
-    md = _structure(text, np.array(line_first, dtype=np.int64), np.array(line_end, dtype=np.int64),
-                    np.array(nl, dtype=np.int64), _classify_scalar(text, line_first, line_end))
+    nl_a = np.array(nl, dtype=np.int64)
+    md = _structure(text, np.array(line_first, dtype=np.int64), np.array(line_end, dtype=np.int64), nl_a,
+                    _classify_scalar(text, line_first, line_end))
     if md is _NO_LINES:
         cand = [w for _, w in runs]
     else:
@@ -364,7 +370,16 @@ def _split_scalar(text: str, limit: int | None = None) -> tuple[np.ndarray, np.n
             k = bisect_right(lo, s) - 1
             if k < 0 or s >= hi[k]:
                 cand.append(w)
-    cand.extend(w_nl)
+    # the same soft wraps as the vector path, read only where a line goes on in lower case or CJK
+    if len(nl) >= MIN_WRAPPED_LINES and any(fl[ord(text[w])] & (_F_LOWER | _F_CJK) for w in w_nl if w < n):
+        soft = soft_wraps(codepoints(text), _flags(), nl_a, np.array(w_nl, dtype=np.int64),
+                          np.array([text[p] in "\x0c\u2029" for p in nl], dtype=bool), first, md.lo, md.hi, md.hard)
+        cand.extend(w for w, sf in zip(w_nl, soft.tolist(), strict=True) if not sf)
+        if soft.any():  # a soft wrap breaks nothing
+            cum = [0, *np.cumsum([0 if sf else c1 - c0 for sf, c0, c1 in zip(soft.tolist(), cum[:-1], cum[1:],
+                                                                           strict=True)]).tolist()]
+    else:
+        cand.extend(w_nl)
     bounds = sorted({b for b in cand if first < b < n and not fl[ord(text[b])] & _F_MARK})
 
     breaks = []
