@@ -1,39 +1,45 @@
 """Soft wraps: the line breaks of hard-wrapped prose (a Project Gutenberg novel, an RFC, an e-mail, text
-pulled from a PDF) that fall inside a sentence, where the writer's tool ran out of width.
+pulled from a PDF), where the writer's tool ran out of width rather than the writer ended a line.
 
 Why: the splitter (:mod:`.sentences`) ends a sentence at every line break, which is right for
 Markdown, transcripts, lists, verse and one-sentence-per-line text, but in wrapped prose it makes
 every line a "sentence": the signals then score the middle of sentences, and a chunk boundary at a
-line break falls mid-sentence (``...it was the age of`` | ``wisdom, it was...``).
+line break falls mid-sentence (``...it was the age of`` | ``wisdom, it was...``); and a sentence that
+happens to end at a line's end would count as a line break, a stronger place to cut than the
+sentence ends inside lines.
 
-A line break is a soft wrap when all of these hold (each a reading of how wrapping works, fixed
-a priori, none fitted to data):
+Which breaks are the tool's (each a reading of how wrapping works, fixed a priori, none fitted to data):
 
-* it is a single line break between two lines with text (not a blank line, a form feed or U+2029),
-  outside the lines Markdown keeps whole or hard (headings, tables, fences, front matter, list items,
-  rules), and neither line holds a ``|`` or a tab (tabular data);
-* the first line does not end a thought: its last character (past spaces) is a letter, a digit, or
-  a comma, semicolon or dash (``-`` included: a word hyphenated across the lines), and the next line
-  goes on: it starts with a lower-case letter, or, after a CJK character or comma, with a CJK
-  character (Chinese wraps need no space and have no case);
-* the next line is indented no deeper than the first (deeper: code, a quotation, a nested item),
-  and its first word is no label (``bob:``);
-* **the next word would not have fitted**: the first line's length, a space and the next line's first
-  word (one character in CJK) exceed the text's wrap width, taken as the 90th percentile of the
-  lengths of its lines that a single line break follows (at least :data:`MIN_WRAPPED_LINES` of them)
-  — and that width is at least
-  :data:`MIN_WRAP_WIDTH` characters (:data:`MIN_CJK_WRAP_WIDTH` for a CJK line), so short lines (verse,
-  chat turns, a list of names) are never joined.
+* **a break at the width**: a single line break between two lines with text (not a blank line, a form
+  feed or U+2029), where the next word would not have fitted — the line's length, a space and the next
+  line's first word (one character in CJK) exceed the text's wrap width, taken as the 90th percentile
+  (the lower neighbour) of the lengths, up to their terminator, of its lines that a single line break
+  follows (at least :data:`MIN_WRAPPED_LINES`),
+  and at least :data:`MIN_WRAP_WIDTH` characters (:data:`MIN_CJK_WRAP_WIDTH` before a CJK line), so
+  short lines (verse, chat turns, a list of names) are never joined; outside what Markdown keeps whole
+  or hard (headings, tables, fences, front matter, list items, rules), no ``|`` or tab on either line
+  (tabular data), the next line indented no deeper (deeper: code, a quotation, a nested item) and not
+  opening with a label (a colon and a space in its first 24 characters: ``bob:``,
+  ``Project Manager:``, a speaker's turn);
+* such a break is one of three: a sentence **going on** — the line ends in a letter, a digit or a
+  comma, semicolon or dash (a word hyphenated across the lines), and the next starts in lower case,
+  or after a CJK character or comma with a CJK character (Chinese wraps need no space and have no
+  case); a sentence going on **with a capital or a digit** (a name, *I*, a year); or a sentence that
+  **ends** there (a terminator or a closing quote last);
+* **the text is wrapped** when breaks of the first kind are at least as many as those of the other
+  two (tabular lines counted too): wrapped prose goes on in lower case across most of its line
+  breaks, while in a list, a transcript or one sentence per line the lines end sentences or go on
+  with a capital. Then every break at the width is the tool's; otherwise none is.
 
-A line break that is a soft wrap is whitespace inside the sentence (it never ends one, and its gap
-is not a line break); the text is not changed.
+A soft wrap is whitespace: inside a sentence it ends none, and a sentence that ends at one is an
+ordinary sentence end, not a line break. The text is not changed.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .sentence_chars import _F_CJK, _F_CJKP, _F_DIGIT, _F_LOWER, _F_TERM, _F_UPPER, _F_WS
+from .sentence_chars import _F_CJK, _F_CJKP, _F_CLOSE, _F_DIGIT, _F_LOWER, _F_TERM, _F_UPPER, _F_WS
 
 __all__ = ["MIN_CJK_WRAP_WIDTH", "MIN_WRAPPED_LINES", "MIN_WRAP_WIDTH", "soft_wraps"]
 
@@ -47,9 +53,9 @@ WRAP_QUANTILE = 0.9
 #: a wrap width is read from at least this many lines that a single line break follows
 MIN_WRAPPED_LINES = 2
 #: how far a next word is measured (a longer one counts as this long)
-_WORD_MAX = 24
+_WORD_MAX = 24  # (also how far a label is looked for)
 _JOINERS = np.array(sorted(ord(c) for c in ",;-‐‑–—，、；"), dtype=np.uint32)
-_TABLE = np.array([0x09, 0x7C], dtype=np.uint32)
+_TABLE = (0x09, 0x7C)
 
 
 def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray, para: np.ndarray, first: int,
@@ -63,7 +69,7 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
     m = nl.size
     soft = np.zeros(m, dtype=bool)
     n = cp.size
-    if m == 0:
+    if m < MIN_WRAPPED_LINES:
         return soft
     # each terminator's line: it starts after the previous terminator, its text after the indent
     line_start = np.empty(m, np.int64)
@@ -77,73 +83,67 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
     nxt_nl = np.append(nl[1:], n)
     single = (text_start < nl) & (w_nl < nxt_nl) & (w_nl < n) & ~para
     # the next line goes on (a lower-case letter, a CJK character): most lines of most texts do not
-    c_next = fl[cp[np.minimum(w_nl, n - 1)]].astype(np.int64)
+    c_next = fl[cp[np.minimum(w_nl, n - 1)]]
     cjk_next = ((c_next & _F_CJK) != 0) & ((c_next & (_F_CJKP | _F_TERM)) == 0)
-    goes_on = single & (((c_next & _F_LOWER) != 0) | cjk_next)
-    if not goes_on.any():
+    lower_next = (c_next & _F_LOWER) != 0
+    if not (single & (lower_next | cjk_next)).any():
         return soft
-    # the line's last character, past up to three spaces (a CR of a CRLF among them)
-    last = nl - 1
-    for _ in range(3):
-        ws = (last >= text_start) & ((fl[cp[np.maximum(last, 0)]] & _F_WS) != 0)
-        last = np.where(ws, last - 1, last)
-    single &= last >= text_start
-    length = last + 1 - line_start
+    # the wrap width, from the lengths of the lines a single break follows (to their terminator)
+    length = nl - line_start
     lengths = length[single]
     if lengths.size < MIN_WRAPPED_LINES:
         return soft
-    width = float(np.quantile(lengths, WRAP_QUANTILE))
+    k = int(WRAP_QUANTILE * (lengths.size - 1))
+    width = int(np.partition(lengths, k)[k])
     if width < MIN_CJK_WRAP_WIDTH:
         return soft
-    cand = np.flatnonzero(goes_on & single)
-    c_last = fl[cp[np.maximum(last[cand], 0)]].astype(np.int64)
-    joiner = np.isin(cp[np.maximum(last[cand], 0)], _JOINERS)
-    word_end = (c_last & (_F_LOWER | _F_UPPER | _F_DIGIT)) != 0
+    cand = np.flatnonzero(single & (length + 1 + _WORD_MAX > width))  # (no next word is longer than that)
+    # the line's last character, past up to three spaces (a CR of a CRLF among them)
+    ts = text_start[cand]
+    last = nl[cand] - 1
+    for _ in range(3):
+        ws = (last >= ts) & ((fl[cp[np.maximum(last, 0)]] & _F_WS) != 0)
+        last = np.where(ws, last - 1, last)
+    c_last = fl[cp[np.maximum(last, 0)]]
+    joiner = np.isin(cp[np.maximum(last, 0)], _JOINERS)
+    wordy = ((c_last & (_F_LOWER | _F_UPPER | _F_DIGIT)) != 0) | joiner
     cjk_last = ((c_last & _F_CJK) != 0) & ((c_last & (_F_CJKP | _F_TERM)) == 0)
-    latin = (word_end | joiner) & ((c_next[cand] & _F_LOWER) != 0) & (width >= MIN_WRAP_WIDTH)
-    cjk = np.zeros(m, dtype=bool)
-    cjk[cand] = (cjk_last | joiner) & cjk_next[cand]
-    cand = cand[latin | cjk[cand]]
+    latin = width >= MIN_WRAP_WIDTH
+    # what the break is: a sentence going on in lower case or CJK (the evidence of wrapping), going on
+    # with a capital or a digit, or a sentence ending there by chance of the width
+    cn = c_next[cand]
+    goes_on = (wordy & lower_next[cand] & latin) | ((cjk_last | joiner) & cjk_next[cand])
+    other = ~goes_on & (latin | cjk_next[cand]) & (
+        (wordy & ((cn & (_F_UPPER | _F_DIGIT)) != 0)) | ((c_last & (_F_TERM | _F_CLOSE)) != 0))
+    # ... the next line indented no deeper than this one
+    keep = (goes_on | other) & (last >= ts) & (w_nl[cand] - nl[cand] - 1 <= ts - line_start[cand])
+    cand, goes_on, other, last = cand[keep], goes_on[keep], other[keep], last[keep]
     if cand.size == 0:
         return soft
-    cand = cand[length[cand] + 1 + _WORD_MAX > width]  # (no next word is longer than that)
-    # the next line indented no deeper than this one
-    indent_next = w_nl[cand] - (nl[cand] + 1)
-    indent_here = text_start[cand] - line_start[cand]
-    cand = cand[indent_next <= indent_here]
-    # the next word would not have fitted
+    # the next word would not have fitted, and the line opens with no speaker's name or label
     w = w_nl[cand]
-    word = np.ones(cand.size, np.int64)
-    alive = ~cjk[cand]
-    for k in range(1, _WORD_MAX):
-        if not alive.any():
-            break
-        p = np.minimum(w + k, n - 1)
-        alive &= (w + k < n) & ((fl[cp[p]] & _F_WS) == 0)
-        word += alive
-    # ... and is not a speaker's name or a label ("bob:")
-    colon = ~cjk[cand] & (cp[np.minimum(w + word - 1, n - 1)] == 0x3A)
-    cand = cand[(length[cand] + 1 + word > width) & ~colon]
-    if cand.size == 0:
-        return soft
+    at = np.minimum(w[:, None] + np.arange(_WORD_MAX + 1), n - 1)
+    chars = cp[at]
+    ws = ((fl[chars] & _F_WS) != 0) | (w[:, None] + np.arange(_WORD_MAX + 1) >= n)
+    word = np.where(cjk_next[cand], 1, np.argmax(ws[:, :-1] | (np.arange(_WORD_MAX) == _WORD_MAX - 1), axis=1))
+    # a label: a colon and a space within the first words ("bob: ", "Project Manager: ", "Dr. Lee: ")
+    label = ((chars[:, :-1] == 0x3A) & ws[:, 1:]).any(axis=1)
+    keep = (length[cand] + 1 + np.maximum(word, 1) > width) & ~label
     # not inside or next to what Markdown keeps whole or hard
     if lo.size:
-        for at in (last, w_nl):
-            pos = at[cand]
-            k = np.searchsorted(lo, pos, side="right") - 1
-            inside = (k >= 0) & (pos < hi[np.maximum(k, 0)])
-            cand = cand[~inside]
-            if cand.size == 0:
-                return soft
+        for pos in (last, w):
+            j = np.searchsorted(lo, pos, side="right") - 1
+            keep &= ~((j >= 0) & (pos < hi[np.maximum(j, 0)]))
     if hard.size:
-        cand = cand[~np.isin(w_nl[cand], hard)]
-    # no tabular line on either side: the characters of both lines, read for the candidates left
-    if cand.size:
-        a, b = line_start[cand], nxt_nl[cand]
-        size = b - a  # at least one: the line's text and its terminator
-        offs = np.concatenate(([0], np.cumsum(size)[:-1]))
-        at = np.repeat(a - offs, size) + np.arange(int(size.sum()))
-        tabular = np.add.reduceat(np.isin(cp[at], _TABLE), offs) > 0
-        cand = cand[~tabular]
+        keep &= ~np.isin(w, hard)
+    cand, goes_on, other = cand[keep], goes_on[keep], other[keep]
+    # a text is wrapped where its sentences go on across the width at least as often as anything
+    # else meets it there; then every one of these breaks is the tool's, none the writer's
+    if cand.size == 0 or int(goes_on.sum()) < int(other.sum()):
+        return soft
+    # but not where either line holds a "|" or a tab (tabular data)
+    tab = np.flatnonzero((cp == _TABLE[0]) | (cp == _TABLE[1]))
+    if tab.size:
+        cand = cand[np.searchsorted(tab, line_start[cand]) == np.searchsorted(tab, nxt_nl[cand])]
     soft[cand] = True
     return soft
