@@ -3,6 +3,8 @@
 * **en** — the five Chroma "general" corpora (chatlogs, finance, pubmed, state of the union,
   wikitexts; ~1.45 MB), then wiki300 documents (units joined with a space inside a gold segment,
   segments separated by a blank line) until the target size is reached.
+* **en-lines** / **en-wrapped** — wiki300's articles (a paragraph per gold section, blank lines between
+  them), one sentence per line / hard-wrapped at 72 columns (:func:`wrap`).
 * **zh** — DRCD dev articles (Traditional) and CMRC 2018 dev paragraphs (Simplified), field
   ``text``. Together they hold only ~2.5 MB of UTF-8, so to reach the target the same documents
   are taken again in further passes (stated in the results; the size is what throughput needs).
@@ -111,7 +113,30 @@ def english_lines(target_bytes: int = DEFAULT_TARGET_BYTES) -> tuple[str, dict]:
     return _fill(_wiki300_texts("\n"), target_bytes, max_passes=4)
 
 
-BUILDERS = {"en": english, "zh": chinese, "en-lines": english_lines}
+def wrap(text: str, width: int = 72) -> str:
+    """``text`` hard-wrapped as a mail client, an RFC or Project Gutenberg lays it out: each line longer
+    than ``width`` characters is broken greedily by turning the space before the word that would pass
+    the width into a line break. The length and every character offset stay the same."""
+    out = list(text)
+    start, last_space = 0, -1
+    for i, ch in enumerate(text):
+        if ch == "\n":
+            start, last_space = i + 1, -1
+        elif ch == " ":
+            if i - start > width and last_space > start:
+                out[last_space] = "\n"
+                start = last_space + 1
+            last_space = i
+    return "".join(out)
+
+
+def english_wrapped(target_bytes: int = DEFAULT_TARGET_BYTES) -> tuple[str, dict]:
+    """English prose hard-wrapped at 72 columns, blank lines between paragraphs (wiki300): a novel's or
+    an RFC's layout."""
+    return _fill([wrap(d) for d in _wiki300_texts()], target_bytes, max_passes=4)
+
+
+BUILDERS = {"en": english, "zh": chinese, "en-lines": english_lines, "en-wrapped": english_wrapped}
 
 
 def documents(lang: str) -> list[str]:

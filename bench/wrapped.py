@@ -22,22 +22,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from logichunk.eval.readers import data_dir
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-
-def wrap(text: str, width: int) -> str:
-    """``text`` with each line longer than ``width`` wrapped at spaces (a space becomes a line break)."""
-    out = list(text)
-    start, last_space = 0, -1
-    for i, ch in enumerate(text):
-        if ch == "\n":
-            start, last_space = i + 1, -1
-        elif ch == " ":
-            if i - start > width and last_space > start:
-                out[last_space] = "\n"
-                start = last_space + 1
-            last_space = i
-    return "".join(out)
+from corpora import wrap  # noqa: E402
+from logichunk.eval.readers import data_dir  # noqa: E402
 
 
 def main() -> int:

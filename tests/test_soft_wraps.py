@@ -112,6 +112,18 @@ def test_a_wrapped_transcript_keeps_its_turns():
     assert s.breaks.tolist() == [BREAK_LINE, BREAK_LINE]
 
 
+def test_a_wrapped_chinese_transcript_keeps_its_turns():
+    body = "我们今天开会主要是讨论下个季度的预算安排以及新产品的设计方案大家有什么想法都可以提出来"
+    # 48 characters a turn: two full lines, so the break before each speaker is at the width too
+    turns = [f"{who}：{body[k:]}{body[:k]}啊。" for k, who in enumerate(["张三", "李四", "王五", "赵六"])]
+    lines = []
+    for t in turns:  # each turn wrapped every 24 characters, as a fixed-width layout does
+        lines += [t[i : i + 24] for i in range(0, len(t), 24)]
+    s = split("\n".join(lines) + "\n")
+    assert [t[:2] for t in s.texts()] == ["张三", "李四", "王五", "赵六"]
+    assert s.breaks.tolist() == [BREAK_LINE] * 3
+
+
 def test_lines_that_mostly_go_on_with_a_capital_keep_their_breaks():
     """A list or a transcript without punctuation: its long lines go on with a capital more often than
     in lower case, so the text is not read as wrapped, and no break is joined (not even the one before

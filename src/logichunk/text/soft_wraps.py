@@ -19,8 +19,8 @@ Which breaks are the tool's (each a reading of how wrapping works, fixed a prior
   short lines (verse, chat turns, a list of names) are never joined; outside what Markdown keeps whole
   or hard (headings, tables, fences, front matter, list items, rules), no ``|`` or tab on either line
   (tabular data), the next line indented no deeper (deeper: code, a quotation, a nested item) and not
-  opening with a label (a colon and a space in its first 24 characters: ``bob:``,
-  ``Project Manager:``, a speaker's turn);
+  opening with a label (a colon and a space, or a full-width colon, in its first 24 characters:
+  ``bob:``, ``Project Manager:``, ``张三：``, a speaker's turn);
 * such a break is one of three: a sentence **going on** — the line ends in a letter, a digit or a
   comma, semicolon or dash (a word hyphenated across the lines), and the next starts in lower case,
   or after a CJK character or comma with a CJK character (Chinese wraps need no space and have no
@@ -124,10 +124,11 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
     w = w_nl[cand]
     at = np.minimum(w[:, None] + np.arange(_WORD_MAX + 1), n - 1)
     chars = cp[at]
-    ws = ((fl[chars] & _F_WS) != 0) | (w[:, None] + np.arange(_WORD_MAX + 1) >= n)
-    word = np.where(cjk_next[cand], 1, np.argmax(ws[:, :-1] | (np.arange(_WORD_MAX) == _WORD_MAX - 1), axis=1))
-    # a label: a colon and a space within the first words ("bob: ", "Project Manager: ", "Dr. Lee: ")
-    label = ((chars[:, :-1] == 0x3A) & ws[:, 1:]).any(axis=1)
+    space = ((fl[chars] & _F_WS) != 0) | (w[:, None] + np.arange(_WORD_MAX + 1) >= n)
+    word = np.where(cjk_next[cand], 1, np.argmax(space[:, :-1] | (np.arange(_WORD_MAX) == _WORD_MAX - 1), axis=1))
+    # a label: a colon and a space within the first words ("bob: ", "Project Manager: ", "Dr. Lee: "),
+    # or a full-width colon ("张三：")
+    label = (((chars[:, :-1] == 0x3A) & space[:, 1:]) | (chars[:, :-1] == 0xFF1A)).any(axis=1)
     keep = (length[cand] + 1 + np.maximum(word, 1) > width) & ~label
     # not inside or next to what Markdown keeps whole or hard
     if lo.size:
