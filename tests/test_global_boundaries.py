@@ -16,6 +16,7 @@ from logichunk import boundaries as bd
 from logichunk import chunk, chunk_many
 from logichunk.boundaries import dp as bd_dp
 from logichunk.boundaries import scatter as bd_scatter
+from logichunk.chunkers.logic_chain import level_sizes
 from logichunk.errors import InputError
 from logichunk.text.measure import Meter
 from logichunk.text.sentences import split_sentences
@@ -204,7 +205,7 @@ def test_examples_no_chunk_ends_in_a_heading_and_fitting_paragraphs_stay_whole(p
 @given(st.lists(st.sampled_from([
     "# A heading\n\n", "## Sub heading\n", "Plain sentence one. ", "Another sentence here! ", "\n\n",
     "1.2 Numbered title\n\n", "标题行\n\n", "中文句子在这里。", "- a list item\n", "| a | b |\n",
-    "```\ncode line\n```\n", "Short\n\n",
+    "```\ncode line\n```\n", "Short\n\n", "**A bold title**\n\n", "__Outlook__\n", "**Steps:**\n",
 ]), min_size=1, max_size=40), st.sampled_from([40, 80, 200]))
 def test_headings_open_chunks_on_generated_documents(parts, max_size):
     text = "".join(parts)
@@ -698,3 +699,30 @@ def test_topics_given_count():
         segment(text, topics=0)
     with pytest.raises(InputError):
         segment(text, topics=2.5)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("line, title", [
+    ("**Results by region**", True), ("__Outlook__", True), ("*Steps:*", True), ("**Steps：**", True),
+    ("**第一部分 总则**", True), ("***Both at once***", True), ("**1.2 Scope**", True),
+    ("**a** and **b**", False), ("** spaced **", False), ("**This whole sentence is in bold.**", False),
+    ("* a bullet item", False), ("**", False), ("****", False), ("**123**", False), ("_x_y_", False),
+    ("**" + "a very long bold line " * 5 + "**", False),
+])
+def test_a_line_in_bold_or_italic_is_a_title(line, title):
+    from logichunk.text.structure import _emphasized_title
+
+    assert _emphasized_title(line) == title
+
+
+def test_bold_title_lines_open_chunks_and_never_end_one():
+    """Chat assistants and Notion write headings as bold lines; a chunk must not end on one."""
+    text = ("**Introduction**\n\nThis report covers the quarterly results. Revenue grew by ten percent. Costs stayed"
+            " flat.\n\n**Results by region**\n\nEurope grew the most. Asia followed closely. The Americas were"
+            " flat this quarter.\n\n**Outlook**\nWe expect growth to continue. Hiring will resume in the spring.\n")
+    sents = split_sentences(text)
+    heads = [t.strip() for t, h in zip(sents.texts(), layout(sents).heading, strict=True) if h]
+    assert heads == ["**Introduction**", "**Results by region**", "**Outlook**"]
+    for max_size in (60, 100, 160, 200):
+        tree = chunk(text, max_size=max_size)
+        assert not [c.id for c in tree if tree.text_of(c).rstrip().endswith("**") and c.span.end < len(text)]
+        assert_headings_open_chunks(tree, text, level_sizes(max_size))

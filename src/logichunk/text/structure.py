@@ -10,7 +10,8 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   headings standing on their own line (``1.2 Scope``, ``第三章 总则``, ``二、方法``), and short
   title lines standing alone between blank lines (``故乡（鲁迅，1921，节选）``): a line that is a
   whole paragraph, short, without the punctuation that ends or continues a sentence, followed by
-  more text;
+  more text; and a line that opens a paragraph as one run of bold or italic text
+  (``**Results by region**``, ``__Outlook__``: chat assistants', Notion's and many exports' headings);
 * **strengths** per gap: :data:`SECTION` before a heading > :data:`BLOCK` around lists, tables,
   fences and rules > :data:`PARAGRAPH` (blank line) > :data:`LINE` > :data:`SENTENCE` >
   :data:`CONTINUES` (a sentence or line break before a sentence that opens with a connective, a
@@ -82,6 +83,7 @@ def _numbered_heading(line: str) -> bool:
 _PROSE_END = set("。！？；：，、.!?;:,…")
 # first characters a Markdown, setext or numbered heading line can start with (after its indent)
 _FENCE_MARK = re.compile(r"```|~~~")
+_EMPH_FIRST = np.array([ord("*"), ord("_")], dtype=np.uint32)
 _HEAD_FIRST = np.array(sorted({ord(c) for c in "#=-0123456789第一二三四五六七八九十CSPA \t"}), dtype=np.uint32)
 
 
@@ -117,6 +119,25 @@ def _is_title(line: str) -> bool:
     return any(ch.isalpha() for ch in s)
 
 
+_EMPHASIS = ("**", "__", "*", "_")
+
+
+def _emphasized_title(line: str) -> bool:
+    """A line that is one run of bold or italic text (``**Results by region**``, ``__Outlook__``,
+    ``*Steps:*``, ``**第一部分**``): how chat assistants, Notion and many Markdown exports write a heading.
+    Its text reads as a title (:func:`_is_title`), a closing colon allowed (``**Steps:**``)."""
+    s = line.strip()
+    for mark in _EMPHASIS:
+        k = len(mark)
+        if len(s) > 2 * k and s.startswith(mark) and s.endswith(mark):
+            inner = s[k:-k]
+            if mark in inner or inner != inner.strip():  # "**a** and **b**", "** a **": not one run
+                return False
+            inner = inner.removesuffix(":").removesuffix("：")
+            return _is_title(inner) or (inner[:1] in ("*", "_") and _emphasized_title(inner))  # ***bold italic***
+    return False
+
+
 def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = None) -> Layout:
     """Read the structure of ``sents`` (see the module docstring). Python touches only the sentences
     that start a line and are short, a small share of any text. ``edges`` (starts, ends): several
@@ -142,6 +163,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     # line standing alone between blank lines (a title line)
     first = codepoints(text)[starts]
     maybe = np.isin(first, _HEAD_FIRST) | ((before == BREAK_PARAGRAPH) & (after >= BREAK_PARAGRAPH))
+    maybe |= np.isin(first, _EMPH_FIRST) & (before >= BREAK_PARAGRAPH)  # **a bold title line**
     # fenced code is code, whatever its lines look like (a "# comment" is no heading)
     f_lo, f_hi, f_closed = _fences(sents, edges)
     code = np.zeros(n + 1, np.int64)
@@ -159,6 +181,9 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             setext_under[i] = True
         elif len(line.strip()) <= NUMBERED_MAX_CHARS and _numbered_heading(line) and line.strip()[-1] not in _PROSE_END \
                 and before[i] != BREAK_HARD:
+            heading[i] = True
+        elif before[i] >= BREAK_PARAGRAPH and i < n - 1 and _emphasized_title(line) \
+                and text[int(starts[i + 1]) : int(ends[i + 1])].strip():  # titles what follows, even on the next line
             heading[i] = True
         elif before[i] == BREAK_PARAGRAPH and after[i] >= BREAK_PARAGRAPH and i < n - 1 and _is_title(line) \
                 and text[int(starts[i + 1]) : int(ends[i + 1])].strip():  # a title has text to title
