@@ -82,12 +82,6 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
     # next line's text comes before any further terminator
     nxt_nl = np.append(nl[1:], n)
     single = (text_start < nl) & (w_nl < nxt_nl) & (w_nl < n) & ~para
-    # the next line goes on (a lower-case letter, a CJK character): most lines of most texts do not
-    c_next = fl[cp[np.minimum(w_nl, n - 1)]]
-    cjk_next = ((c_next & _F_CJK) != 0) & ((c_next & (_F_CJKP | _F_TERM)) == 0)
-    lower_next = (c_next & _F_LOWER) != 0
-    if not (single & (lower_next | cjk_next)).any():
-        return soft
     # the wrap width, from the lengths of the lines a single break follows (to their terminator)
     length = nl - line_start
     lengths = length[single]
@@ -98,6 +92,12 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
     if width < MIN_CJK_WRAP_WIDTH:
         return soft
     cand = np.flatnonzero(single & (length + 1 + _WORD_MAX > width))  # (no next word is longer than that)
+    # the next line goes on (a lower-case letter, a CJK character): in most texts no full line does
+    cn = fl[cp[np.minimum(w_nl[cand], n - 1)]]
+    cjk_next = ((cn & _F_CJK) != 0) & ((cn & (_F_CJKP | _F_TERM)) == 0)
+    lower_next = (cn & _F_LOWER) != 0
+    if not (lower_next | cjk_next).any():
+        return soft
     # the line's last character, past up to three spaces (a CR of a CRLF among them)
     ts = text_start[cand]
     last = nl[cand] - 1
@@ -111,13 +111,12 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
     latin = width >= MIN_WRAP_WIDTH
     # what the break is: a sentence going on in lower case or CJK (the evidence of wrapping), going on
     # with a capital or a digit, or a sentence ending there by chance of the width
-    cn = c_next[cand]
-    goes_on = (wordy & lower_next[cand] & latin) | ((cjk_last | joiner) & cjk_next[cand])
-    other = ~goes_on & (latin | cjk_next[cand]) & (
+    goes_on = (wordy & lower_next & latin) | ((cjk_last | joiner) & cjk_next)
+    other = ~goes_on & (latin | cjk_next) & (
         (wordy & ((cn & (_F_UPPER | _F_DIGIT)) != 0)) | ((c_last & (_F_TERM | _F_CLOSE)) != 0))
     # ... the next line indented no deeper than this one
     keep = (goes_on | other) & (last >= ts) & (w_nl[cand] - nl[cand] - 1 <= ts - line_start[cand])
-    cand, goes_on, other, last = cand[keep], goes_on[keep], other[keep], last[keep]
+    cand, goes_on, other, last, cjk_next = cand[keep], goes_on[keep], other[keep], last[keep], cjk_next[keep]
     if cand.size == 0:
         return soft
     # the next word would not have fitted, and the line opens with no speaker's name or label
@@ -125,7 +124,7 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
     at = np.minimum(w[:, None] + np.arange(_WORD_MAX + 1), n - 1)
     chars = cp[at]
     space = ((fl[chars] & _F_WS) != 0) | (w[:, None] + np.arange(_WORD_MAX + 1) >= n)
-    word = np.where(cjk_next[cand], 1, np.argmax(space[:, :-1] | (np.arange(_WORD_MAX) == _WORD_MAX - 1), axis=1))
+    word = np.where(cjk_next, 1, np.argmax(space[:, :-1] | (np.arange(_WORD_MAX) == _WORD_MAX - 1), axis=1))
     # a label: a colon and a space within the first words ("bob: ", "Project Manager: ", "Dr. Lee: "),
     # or a full-width colon ("张三：")
     label = (((chars[:, :-1] == 0x3A) & space[:, 1:]) | (chars[:, :-1] == 0xFF1A)).any(axis=1)
