@@ -206,6 +206,7 @@ def test_examples_no_chunk_ends_in_a_heading_and_fitting_paragraphs_stay_whole(p
     "# A heading\n\n", "## Sub heading\n", "Plain sentence one. ", "Another sentence here! ", "\n\n",
     "1.2 Numbered title\n\n", "标题行\n\n", "中文句子在这里。", "- a list item\n", "| a | b |\n",
     "```\ncode line\n```\n", "Short\n\n", "**A bold title**\n\n", "__Outlook__\n", "**Steps:**\n",
+    "RST Title\n~~~~~~~~~\n\n", "Logging\n^^^^^^^\n",
 ]), min_size=1, max_size=40), st.sampled_from([40, 80, 200]))
 def test_headings_open_chunks_on_generated_documents(parts, max_size):
     text = "".join(parts)
@@ -726,3 +727,34 @@ def test_bold_title_lines_open_chunks_and_never_end_one():
         tree = chunk(text, max_size=max_size)
         assert not [c.id for c in tree if tree.text_of(c).rstrip().endswith("**") and c.span.end < len(text)]
         assert_headings_open_chunks(tree, text, level_sizes(max_size))
+
+
+RST = ("Installation\n============\n\nInstall the package with pip. It needs Python 3.10 or newer.\n\n"
+       "Advanced options\n~~~~~~~~~~~~~~~~\n\nSet the cache size. Larger caches use more memory.\n\n"
+       "Logging\n^^^^^^^\n\nLogs go to standard error. Use the verbose flag for more.\n")
+
+
+@pytest.mark.parametrize("line, above, under", [
+    ("~~~~~~~~~~~~~~~~", "Advanced options", True), ("^^^^^^^", "Logging", True), ('"""""', "Title", True),
+    ("~~~~~~~~~", "Advanced options", False),  # shorter than its title
+    ("~~~~", "", False), ("~~~~", "```", False), ("~-~-~-~-", "Title", False), ("~~", "Go", False),
+])
+def test_restructuredtext_underlines(line, above, under):
+    from logichunk.text.line_kinds import rst_underline
+
+    assert rst_underline(line, above) == under
+
+
+def test_restructuredtext_titles_are_headings_and_their_underlines_open_no_fence():
+    """Sphinx documentation underlines subsections with ``~`` or ``^``: before, ``~~~~`` opened a code
+    fence that ran to the end, so nothing after it was split into sentences or had a heading."""
+    from logichunk.text.line_kinds import fence_spans
+
+    assert fence_spans(RST) == []
+    assert fence_spans("Some text here\n~~~\ncode\n~~~\n") == [(15, 27)]  # a Markdown fence stays one
+    sents = split_sentences(RST)
+    heads = [t.strip() for t, h in zip(sents.texts(), layout(sents).heading, strict=True) if h]
+    assert heads == ["Installation", "Advanced options", "Logging"]
+    assert "Set the cache size. " in sents.texts()
+    for max_size in (60, 100, 150):
+        assert_headings_open_chunks(chunk(RST, max_size=max_size), RST, level_sizes(max_size))

@@ -163,10 +163,31 @@ def _classify_scalar(text: str, first: list[int], end: list[int]) -> _Kinds | No
     return _Kinds(i64[0], i64[1], *b, i64[2], i64[3])
 
 
+#: the characters reStructuredText underlines a title with (a line of one of them, at least as long)
+RST_MARKS = "=-~^\"'`#*+_:.<>"
+
+
+def rst_underline(line: str, above: str) -> bool:
+    """Whether ``line`` underlines ``above`` as a reStructuredText title does (Sphinx documentation):
+    three or more of one punctuation character, at least as long as the title, right under a line
+    of text. ``~~~~`` or ``````` there is an underline, not a code fence (a fence opened under a title
+    of Markdown would not be that long)."""
+    title, under = above.strip(), line.strip()
+    return (len(under) >= max(3, len(title)) and under[0] in RST_MARKS and under == under[0] * len(under)
+            and bool(title) and title[0].isalnum())
+
+
+def _above(text: str, a: int) -> str:
+    """The line right above the line that holds offset ``a`` ("" at the text's first line)."""
+    p = text.rfind("\n", 0, a)
+    return "" if p < 0 else text[text.rfind("\n", 0, p) + 1 : p]
+
+
 def _pair_fences(text: str, starts: Sequence[int], ends: Sequence[int]) -> tuple[list[int], list[int], bool]:
     """Fence lines (the ``[start, end)`` of each line's content, in order) paired as in CommonMark: a
     closer uses the opener's character, at least as many of them, and nothing after; a backtick line
-    with backticks in its info string is inline code and opens nothing. Returns the indices of the
+    with backticks in its info string is inline code and opens nothing, nor does a title's
+    reStructuredText underline (:func:`rst_underline`). Returns the indices of the
     openers and of the closers, and whether the last opener is left open (it runs to the end)."""
     match = _FENCE_RE.match
     openers: list[int] = []
@@ -177,6 +198,8 @@ def _pair_fences(text: str, starts: Sequence[int], ends: Sequence[int]) -> tuple
         if opened < 0:
             if marks[0] == "`" and "`" in info:
                 continue
+            if not info.strip() and rst_underline(text[a:b], _above(text, a)):
+                continue  # a title's underline
             opened, o_char, o_len = i, marks[0], len(marks)
         elif marks[0] == o_char and len(marks) >= o_len and not info.strip():
             openers.append(opened)

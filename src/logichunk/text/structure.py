@@ -6,7 +6,8 @@ author's own logic markup, the strongest evidence of where a text's logic breaks
 splitter (:mod:`.sentences`) already keeps Markdown lines whole and marks every gap with a break
 kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence view cannot see:
 
-* **headings** — Markdown ATX (``# Title``) and setext (``Title`` over ``===``/``---``), numbered
+* **headings** — Markdown ATX (``# Title``) and setext (``Title`` over ``===``/``---``), a
+  reStructuredText title over a line of ``~``, ``^``, ``"``... at least as long, numbered
   headings standing on their own line (``1.2 Scope``, ``第三章 总则``, ``二、方法``), and short
   title lines standing alone between blank lines (``故乡（鲁迅，1921，节选）``): a line that is a
   whole paragraph, short, without the punctuation that ends or continues a sentence, followed by
@@ -38,7 +39,7 @@ import numpy as np
 
 from .charclass import codepoints
 from .discourse import continues
-from .line_kinds import _block_spans, front_matter
+from .line_kinds import RST_MARKS, _block_spans, front_matter, rst_underline
 from .sentences import BREAK_HARD, BREAK_LINE, BREAK_PARAGRAPH, SentenceSpans
 
 CONTINUES, SENTENCE, LINE, PARAGRAPH, BLOCK, SECTION = 0, 1, 2, 3, 4, 5
@@ -83,6 +84,7 @@ def _numbered_heading(line: str) -> bool:
 _PROSE_END = set("。！？；：，、.!?;:,…")
 # first characters a Markdown, setext or numbered heading line can start with (after its indent)
 _FENCE_MARK = re.compile(r"```|~~~")
+_RST_FIRST = np.array(sorted({ord(c) for c in RST_MARKS}), dtype=np.uint32)
 _EMPH_FIRST = np.array([ord("*"), ord("_")], dtype=np.uint32)
 _HEAD_FIRST = np.array(sorted({ord(c) for c in "#=-0123456789第一二三四五六七八九十CSPA \t"}), dtype=np.uint32)
 
@@ -169,14 +171,17 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     code = np.zeros(n + 1, np.int64)
     np.add.at(code, f_lo, 1)  # from the opening line's sentence ...
     np.add.at(code, np.minimum(f_hi, n - 1) + 1, -1)  # ... to the closing line's
-    maybe &= np.cumsum(code[:-1]) == 0
+    not_code = np.cumsum(code[:-1]) == 0
+    maybe &= not_code
+    # and a line right under another that opens with a reStructuredText underline's character
+    rst = np.flatnonzero(line_whole & short & not_code & (before == BREAK_LINE) & np.isin(first, _RST_FIRST))
     setext_under = np.zeros(n, dtype=bool)
-    for i in _could_head(text, starts, ends, np.flatnonzero(line_whole & short & maybe), first).tolist():
+    for i in np.union1d(_could_head(text, starts, ends, np.flatnonzero(line_whole & short & maybe), first), rst).tolist():
         line = text[int(starts[i]) : int(ends[i])]
         if _ATX.match(line):
             heading[i] = True
-        elif i > 0 and _SETEXT_LINE.match(line.rstrip("\r\n")) and before[i] == BREAK_LINE and not heading[i - 1] \
-                and text[int(starts[i - 1]) : int(ends[i - 1])].strip():
+        elif i > 0 and before[i] == BREAK_LINE and not heading[i - 1] and text[int(starts[i - 1]) : int(ends[i - 1])].strip() \
+                and (_SETEXT_LINE.match(line.rstrip("\r\n")) or rst_underline(line, text[int(starts[i - 1]) : int(ends[i - 1])])):
             heading[i - 1] = True
             setext_under[i] = True
         elif len(line.strip()) <= NUMBERED_MAX_CHARS and _numbered_heading(line) and line.strip()[-1] not in _PROSE_END \
