@@ -18,6 +18,7 @@ from logichunk.text.sentences import (
     split_sentences,
 )
 from logichunk.text.soft_wraps import MIN_WRAP_WIDTH, MIN_WRAPPED_LINES, WRAP_QUANTILE
+from logichunk.text.structure import layout
 
 TALE = """It was the best of times, it was the worst of times, it was the age of
 wisdom, it was the age of foolishness, it was the epoch of belief, it
@@ -122,6 +123,22 @@ def test_a_wrapped_chinese_transcript_keeps_its_turns():
     s = split("\n".join(lines) + "\n")
     assert [t[:2] for t in s.texts()] == ["张三", "李四", "王五", "赵六"]
     assert s.breaks.tolist() == [BREAK_LINE] * 3
+
+
+def test_a_title_after_a_paragraph_that_ends_at_the_width_keeps_its_line():
+    """Text pulled from a PDF: a numbered section title on its own line right after a paragraph whose
+    last line is full. The break before it is no wrap (the title is short and ends as no prose does),
+    so it stays a line of its own and a heading."""
+    body = ("Earlier systems split text every few hundred characters, or at sentence ends, without looking"
+            " at what the text says. Later work used embeddings to find the places where the topic changes,"
+            " at a much higher cost per document.")
+    text = (wrap(body, 72) + "\n2.1 Methods\n" + wrap("We measure the quality of each split on public benchmarks"
+            " with gold answers, and we report where our method loses as well as where it wins against the"
+            " other methods.", 72) + "\n")
+    assert text.split("\n")[2].endswith("per document.")  # the paragraph's last line is at the width
+    s = split(text)
+    heads = [t.strip() for t, h in zip(s.texts(), layout(s).heading, strict=True) if h]
+    assert heads == ["2.1 Methods"]
 
 
 def test_lines_that_mostly_go_on_with_a_capital_keep_their_breaks():

@@ -25,7 +25,8 @@ Which breaks are the tool's (each a reading of how wrapping works, fixed a prior
   comma, semicolon or dash (a word hyphenated across the lines), and the next starts in lower case,
   or after a CJK character or comma with a CJK character (Chinese wraps need no space and have no
   case); a sentence going on **with a capital or a digit** (a name, *I*, a year); or a sentence that
-  **ends** there (a terminator or a closing quote last);
+  **ends** there (a terminator or a closing quote last) — but not before a title: a next line well
+  short of the width (by :data:`_WORD_MAX`) that does not end as prose does (``2.1 Methods``);
 * **the text is wrapped** when breaks of the first kind are at least as many as those of the other
   two (tabular lines counted too): wrapped prose goes on in lower case across most of its line
   breaks, while in a list, a transcript or one sentence per line the lines end sentences or go on
@@ -56,6 +57,7 @@ MIN_WRAPPED_LINES = 2
 _WORD_MAX = 24  # (also how far a label is looked for)
 _JOINERS = np.array(sorted(ord(c) for c in ",;-‐‑–—，、；"), dtype=np.uint32)
 _TABLE = (0x09, 0x7C)
+_PROSE_END = np.array(sorted(ord(c) for c in "。！？；：，、.!?;:,…"), dtype=np.uint32)  # how prose lines end
 
 
 def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray, para: np.ndarray, first: int,
@@ -114,6 +116,12 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
     goes_on = (wordy & lower_next & latin) | ((cjk_last | joiner) & cjk_next)
     other = ~goes_on & (latin | cjk_next) & (
         (wordy & ((cn & (_F_UPPER | _F_DIGIT)) != 0)) | ((c_last & (_F_TERM | _F_CLOSE)) != 0))
+    # ... not before a title: a line short of the width that does not end as prose does ("2.1 Methods")
+    nxt_end = nxt_nl[cand] - 1
+    for _ in range(3):
+        nxt_end = np.where((nxt_end > w_nl[cand]) & ((fl[cp[nxt_end]] & _F_WS) != 0), nxt_end - 1, nxt_end)
+    title = (nxt_nl[cand] - nl[cand] - 1 + 1 + _WORD_MAX <= width) & ~np.isin(cp[nxt_end], _PROSE_END)
+    other &= ~title
     # ... the next line indented no deeper than this one
     keep = (goes_on | other) & (last >= ts) & (w_nl[cand] - nl[cand] - 1 <= ts - line_start[cand])
     cand, goes_on, other, last, cjk_next = cand[keep], goes_on[keep], other[keep], last[keep], cjk_next[keep]
