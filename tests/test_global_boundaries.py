@@ -758,3 +758,39 @@ def test_restructuredtext_titles_are_headings_and_their_underlines_open_no_fence
     assert "Set the cache size. " in sents.texts()
     for max_size in (60, 100, 150):
         assert_headings_open_chunks(chunk(RST, max_size=max_size), RST, level_sizes(max_size))
+
+
+WORD_EXPORT = (
+    "Quarterly Report\nRevenue grew by ten percent this quarter, driven by strong sales in Europe and a recovery"
+    " in Asia after a weak start to the year.\nCosts\nOperating costs stayed flat, as savings in logistics offset"
+    " higher wages in the factories and the new offices in the south.\nOutlook\nWe expect growth to continue into"
+    " next year. Hiring will resume in the spring, and two new products will launch in the autumn.\nRisks\n"
+    "Currency swings and the price of energy remain the main risks to these plans, along with delays at the new"
+    " factory.\n")
+
+
+def test_titles_with_no_blank_line_under_them_stay_with_their_paragraph():
+    """A Word or PDF export: a title on its own line, its paragraph on the next, no blank lines. The title
+    is read (after a finished sentence, before a line longer than any title, written as a title) and
+    no chunk ends on it; it does not open a section by itself (a weak sign: strength stays a line's)."""
+    sents = split_sentences(WORD_EXPORT)
+    lay = layout(sents)
+    heads = [t.strip() for t, h in zip(sents.texts(), lay.heading, strict=True) if h]
+    assert heads == ["Quarterly Report", "Costs", "Outlook", "Risks"]
+    assert all(lay.strength[i - 1] == LINE for i in np.flatnonzero(lay.heading) if i > 0)
+    for max_size in (150, 200, 250, 300, 400):
+        tree = chunk(WORD_EXPORT, max_size=max_size)
+        assert_headings_open_chunks(tree, WORD_EXPORT, level_sizes(max_size))
+
+
+@pytest.mark.parametrize("text", [
+    "I would like a taxi to the station, please.\nThe hotel should include free wifi\n"
+    "There are three hotels in the centre of town that include free wifi and parking, would you like one?\n",
+    "He left at noon.\n\"I lived in a blackout.\"\nThe band went on touring for another ten years after that,"
+    " playing mostly in small clubs across the north of the country.\n",
+    "The meeting ended.\nthanks everyone for coming\nThe next meeting will be held on the first Monday of the month,"
+    " in the same room as before, at ten.\n",
+])
+def test_turns_and_quotes_over_a_long_line_are_no_titles(text):
+    sents = split_sentences(text)
+    assert not layout(sents).heading.any()

@@ -40,6 +40,7 @@ import numpy as np
 from .charclass import codepoints
 from .discourse import continues
 from .line_kinds import RST_MARKS, _block_spans, front_matter, rst_underline
+from .sentence_chars import _CLOSERS
 from .sentences import BREAK_HARD, BREAK_LINE, BREAK_PARAGRAPH, SentenceSpans
 
 CONTINUES, SENTENCE, LINE, PARAGRAPH, BLOCK, SECTION = 0, 1, 2, 3, 4, 5
@@ -115,10 +116,28 @@ def _is_title(line: str) -> bool:
     s = line.strip()
     if not s or len(s) > TITLE_MAX_CHARS:
         return False
-    if s[-1] in _PROSE_END or s[0] in "-*+•|>=`~":  # prose, a list item, a table row, a quote, a rule
+    end = s.rstrip(_CLOSERS)  # ("He left." ends as prose does; "Part One (Draft)" as a title)
+    if not end or end[-1] in _PROSE_END or s[0] in "-*+•|>=`~":  # prose, a list item, a table row, a quote, a rule
         return False
     # a title line carries a word: not a lone number, rule or bullet
     return any(ch.isalpha() for ch in s)
+
+
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+
+
+def _title_case(line: str) -> bool:
+    """Whether ``line`` is written as a title is, for a title with no blank line under it: every word
+    of four letters or more capitalised (``Related Work``, ``Nathan of Gaza``, ``Costs``), no label
+    (``:``); in a script without case, at most 20 characters. A turn of a conversation that ends
+    without a full stop (``The hotel should include free wifi``) is not one."""
+    s = line.strip()
+    if ":" in s or "：" in s:
+        return False
+    words = _WORD.findall(s)
+    if not any(ch.isupper() or ch.islower() for w in words for ch in w):
+        return len(s) <= 20
+    return all(w[0].isupper() for w in words if len(w) >= 4) and not words[0][0].islower()
 
 
 _EMPHASIS = ("**", "__", "*", "_")
@@ -175,7 +194,10 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     maybe &= not_code
     # and a line right under another that opens with a reStructuredText underline's character
     rst = np.flatnonzero(line_whole & short & not_code & (before == BREAK_LINE) & np.isin(first, _RST_FIRST))
+    above = _titles_above(text, starts, ends, line_start, line_whole & short & not_code & (after == BREAK_LINE))
+    maybe[list(above)] = True
     setext_under = np.zeros(n, dtype=bool)
+    weak = np.zeros(n, dtype=bool)  # titles with no blank line under them
     for i in np.union1d(_could_head(text, starts, ends, np.flatnonzero(line_whole & short & maybe), first), rst).tolist():
         line = text[int(starts[i]) : int(ends[i])]
         if _ATX.match(line):
@@ -193,12 +215,16 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         elif before[i] == BREAK_PARAGRAPH and after[i] >= BREAK_PARAGRAPH and i < n - 1 and _is_title(line) \
                 and text[int(starts[i + 1]) : int(ends[i + 1])].strip():  # a title has text to title
             heading[i] = True
+        elif i in above and _is_title(line) and _title_case(line):
+            heading[i] = weak[i] = True
     if n > 1:
         # a heading's underline belongs to it; a heading is never the end of a chunk
         no_cut |= setext_under[1:]
         ends_heading = heading[:-1] | setext_under[:-1]
         no_cut |= ends_heading
-        opens = heading[1:] & ~setext_under[1:]
+        # a title read without a blank line under it keeps its paragraph but is too weak a sign to
+        # open a section (a caption or a closing "Thank you" reads the same)
+        opens = heading[1:] & ~setext_under[1:] & ~weak[1:]
         strength = np.where(opens, SECTION, strength).astype(np.int8)
         strength = np.where(no_cut, np.minimum(strength, LINE), strength).astype(np.int8)
         # inside a fence a blank line is a line of code, not a paragraph break: the fence is one
@@ -219,6 +245,33 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     return Layout(heading, strength, no_cut, leans)
 
 
+def _titles_above(text: str, starts: np.ndarray, ends: np.ndarray, line_start: np.ndarray, cand: np.ndarray) -> set[int]:
+    """The sentences among ``cand`` (whole lines followed by one line break) that may title the
+    paragraph right under them, in a text without blank lines (a Word or PDF export: ``Costs`` over
+    ``Operating costs stayed flat, ...``): after a finished sentence (or at the text's start), and
+    followed by a line longer than any title (:data:`TITLE_MAX_CHARS`); the title checks come after."""
+    idx = np.flatnonzero(cand)
+    if idx.size == 0:
+        return set()
+    line = np.cumsum(line_start) - 1  # the line of each sentence
+    length = np.bincount(line, weights=ends - starts)
+    nxt = line[idx] + 1
+    idx = idx[(nxt < length.size) & (length[np.minimum(nxt, length.size - 1)] > TITLE_MAX_CHARS)]
+    if idx.size == 0:
+        return set()
+    # the sentence before ends as prose does (its last character past spaces and line breaks)
+    cp = codepoints(text)
+    e = np.where(idx > 0, ends[np.maximum(idx - 1, 0)] - 1, 0)
+    s0 = np.where(idx > 0, starts[np.maximum(idx - 1, 0)], 0)
+    for _ in range(4):
+        e = np.where((e > s0) & np.isin(cp[e], _ASCII_WS), e - 1, e)
+    for _ in range(2):
+        e = np.where((e > s0) & np.isin(cp[e], _CLOSER_CP), e - 1, e)
+    done = (idx == 0) | np.isin(cp[e], _PROSE_END_CP)
+    return set(idx[done].tolist())
+
+
+_CLOSER_CP = np.array(sorted(ord(c) for c in _CLOSERS), dtype=np.uint32)
 _PROSE_END_CP = np.array(sorted(ord(c) for c in _PROSE_END), dtype=np.uint32)
 _ASCII_WS = np.array([9, 10, 11, 12, 13, 32], dtype=np.uint32)
 _MARKUP_FIRST = np.array(sorted(ord(c) for c in "#=- \t"), dtype=np.uint32)  # ATX, setext, their indent
@@ -241,6 +294,8 @@ def _could_head(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarra
         if not ws.any():
             break
         e = np.where(ws, e - 1, e)
+    for _ in range(2):  # and back over closing quotes and brackets ("He left.")
+        e = np.where((e > s) & np.isin(cp[np.maximum(e, 0)], _CLOSER_CP), e - 1, e)
     prose = (e >= s) & np.isin(cp[np.maximum(e, 0)], _PROSE_END_CP)
     return cand[~prose | np.isin(first[cand], _MARKUP_FIRST)]
 
