@@ -3,6 +3,9 @@ is a soft wrap, not a sentence end; short lines, transcripts, tables, code and M
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
@@ -19,6 +22,12 @@ from logichunk.text.sentences import (
 )
 from logichunk.text.soft_wraps import MIN_WRAP_WIDTH, MIN_WRAPPED_LINES, WRAP_QUANTILE
 from logichunk.text.structure import layout
+
+# the bench's wrapping (bench/corpora.py: the wrapped eval and the en-wrapped corpus use it too)
+_spec = importlib.util.spec_from_file_location("corpora", Path(__file__).resolve().parents[1] / "bench" / "corpora.py")
+_corpora = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_corpora)
+wrap = _corpora.wrap
 
 TALE = """It was the best of times, it was the worst of times, it was the age of
 wisdom, it was the age of foolishness, it was the epoch of belief, it
@@ -168,22 +177,6 @@ def paragraphs(draw):
             sents.append(" ".join([words[0].capitalize(), *words[1:]]).rstrip(",;") + ".")
         paras.append(" ".join(sents))
     return "\n\n".join(paras) + "\n"
-
-
-def wrap(text, width):
-    """``text`` wrapped greedily at ``width`` by turning spaces into line breaks: the same offsets."""
-    out = list(text)
-    start = 0
-    last_space = -1
-    for i, ch in enumerate(text):
-        if ch == "\n":
-            start, last_space = i + 1, -1
-        elif ch == " ":
-            if i - start > width and last_space > start:
-                out[last_space] = "\n"
-                start = last_space + 1
-            last_space = i
-    return "".join(out)
 
 
 def read_as_wrapped(wrapped):
