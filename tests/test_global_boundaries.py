@@ -206,7 +206,7 @@ def test_examples_no_chunk_ends_in_a_heading_and_fitting_paragraphs_stay_whole(p
     "# A heading\n\n", "## Sub heading\n", "Plain sentence one. ", "Another sentence here! ", "\n\n",
     "1.2 Numbered title\n\n", "标题行\n\n", "中文句子在这里。", "- a list item\n", "| a | b |\n",
     "```\ncode line\n```\n", "Short\n\n", "**A bold title**\n\n", "__Outlook__\n", "**Steps:**\n",
-    "RST Title\n~~~~~~~~~\n\n", "Logging\n^^^^^^^\n",
+    "RST Title\n~~~~~~~~~\n\n", "Logging\n^^^^^^^\n", "== AsciiDoc section\n\n",
 ]), min_size=1, max_size=40), st.sampled_from([40, 80, 200]))
 def test_headings_open_chunks_on_generated_documents(parts, max_size):
     text = "".join(parts)
@@ -794,3 +794,13 @@ def test_titles_with_no_blank_line_under_them_stay_with_their_paragraph():
 def test_turns_and_quotes_over_a_long_line_are_no_titles(text):
     sents = split_sentences(text)
     assert not layout(sents).heading.any()
+
+
+def test_asciidoc_sections_are_headings():
+    text = ("= User Guide\n\n== Installation\n\nInstall it with pip. It needs Python 3.10.\n\n=== From source\n\n"
+            "Clone the repository. Run the build.\n\nThe check x == y holds here.\n")
+    sents = split_sentences(text)
+    heads = [t.strip() for t, h in zip(sents.texts(), layout(sents).heading, strict=True) if h]
+    assert heads == ["= User Guide", "== Installation", "=== From source"]
+    for max_size in (40, 60, 100):
+        assert_headings_open_chunks(chunk(text, max_size=max_size), text, level_sizes(max_size))

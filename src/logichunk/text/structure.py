@@ -6,7 +6,8 @@ author's own logic markup, the strongest evidence of where a text's logic breaks
 splitter (:mod:`.sentences`) already keeps Markdown lines whole and marks every gap with a break
 kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence view cannot see:
 
-* **headings** — Markdown ATX (``# Title``) and setext (``Title`` over ``===``/``---``), a
+* **headings** — Markdown ATX (``# Title``) and setext (``Title`` over ``===``/``---``), AsciiDoc
+  (``== Section``), a
   reStructuredText title over a line of ``~``, ``^``, ``"``... at least as long, numbered
   headings standing on their own line (``1.2 Scope``, ``第三章 总则``, ``二、方法``), and short
   title lines standing alone between blank lines (``故乡（鲁迅，1921，节选）``): a line that is a
@@ -53,6 +54,7 @@ TITLE_MAX_CHARS = 80
 NUMBERED_MAX_CHARS = 100
 
 _ATX = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]|$)")
+_ASCIIDOC = re.compile(r"={1,6}[ \t]+\S")  # AsciiDoc's "== Section" (at the line's start)
 _SETEXT_LINE = re.compile(r"[ \t]{0,3}(?:=+|-+)[ \t]*$")
 _NUMBERED = re.compile(
     r"\s*(?:"
@@ -200,7 +202,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     weak = np.zeros(n, dtype=bool)  # titles with no blank line under them
     for i in np.union1d(_could_head(text, starts, ends, np.flatnonzero(line_whole & short & maybe), first), rst).tolist():
         line = text[int(starts[i]) : int(ends[i])]
-        if _ATX.match(line):
+        if _ATX.match(line) or _ASCIIDOC.match(line):
             heading[i] = True
         elif i > 0 and before[i] == BREAK_LINE and not heading[i - 1] and text[int(starts[i - 1]) : int(ends[i - 1])].strip() \
                 and (_SETEXT_LINE.match(line.rstrip("\r\n")) or rst_underline(line, text[int(starts[i - 1]) : int(ends[i - 1])])):
