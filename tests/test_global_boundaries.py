@@ -206,7 +206,8 @@ def test_examples_no_chunk_ends_in_a_heading_and_fitting_paragraphs_stay_whole(p
     "# A heading\n\n", "## Sub heading\n", "Plain sentence one. ", "Another sentence here! ", "\n\n",
     "1.2 Numbered title\n\n", "标题行\n\n", "中文句子在这里。", "- a list item\n", "| a | b |\n",
     "```\ncode line\n```\n", "Short\n\n", "**A bold title**\n\n", "__Outlook__\n", "**Steps:**\n",
-    "RST Title\n~~~~~~~~~\n\n", "Logging\n^^^^^^^\n", "== AsciiDoc section\n\n",
+    "RST Title\n~~~~~~~~~\n\n", "Logging\n^^^^^^^\n", "== AsciiDoc section\n\n", "Title Above\n",
+    "A long paragraph line that goes on well past eighty characters, so a title line can title it.\n",
 ]), min_size=1, max_size=40), st.sampled_from([40, 80, 200]))
 def test_headings_open_chunks_on_generated_documents(parts, max_size):
     text = "".join(parts)
@@ -781,6 +782,9 @@ def test_titles_with_no_blank_line_under_them_stay_with_their_paragraph():
     for max_size in (150, 200, 250, 300, 400):
         tree = chunk(WORD_EXPORT, max_size=max_size)
         assert_headings_open_chunks(tree, WORD_EXPORT, level_sizes(max_size))
+        rows = [(c.id, c.span) for c in tree]  # the same read when texts are chunked together
+        many = chunk_many([WORD_EXPORT, WORD_EXPORT], max_size=max_size)
+        assert [(c.id, c.span) for c in many[1]] == rows
 
 
 @pytest.mark.parametrize("text", [

@@ -196,7 +196,8 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     maybe &= not_code
     # and a line right under another that opens with a reStructuredText underline's character
     rst = np.flatnonzero(line_whole & short & not_code & (before == BREAK_LINE) & np.isin(first, _RST_FIRST))
-    above = _titles_above(text, starts, ends, line_start, line_whole & short & not_code & (after == BREAK_LINE))
+    above = _titles_above(text, starts, ends, line_start, line_whole & short & not_code & (after == BREAK_LINE),
+                          None if edges is None else edges[0])
     maybe[list(above)] = True
     setext_under = np.zeros(n, dtype=bool)
     weak = np.zeros(n, dtype=bool)  # titles with no blank line under them
@@ -247,11 +248,13 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     return Layout(heading, strength, no_cut, leans)
 
 
-def _titles_above(text: str, starts: np.ndarray, ends: np.ndarray, line_start: np.ndarray, cand: np.ndarray) -> set[int]:
+def _titles_above(text: str, starts: np.ndarray, ends: np.ndarray, line_start: np.ndarray, cand: np.ndarray,
+                  text_starts: np.ndarray | None = None) -> set[int]:
     """The sentences among ``cand`` (whole lines followed by one line break) that may title the
     paragraph right under them, in a text without blank lines (a Word or PDF export: ``Costs`` over
-    ``Operating costs stayed flat, ...``): after a finished sentence (or at the text's start), and
-    followed by a line longer than any title (:data:`TITLE_MAX_CHARS`); the title checks come after."""
+    ``Operating costs stayed flat, ...``): after a finished sentence (or at the text's start, or at
+    one of ``text_starts`` when several texts are laid end to end), and followed by a line longer than
+    any title (:data:`TITLE_MAX_CHARS`); the title checks come after."""
     idx = np.flatnonzero(cand)
     if idx.size == 0:
         return set()
@@ -270,6 +273,8 @@ def _titles_above(text: str, starts: np.ndarray, ends: np.ndarray, line_start: n
     for _ in range(2):
         e = np.where((e > s0) & np.isin(cp[e], _CLOSER_CP), e - 1, e)
     done = (idx == 0) | np.isin(cp[e], _PROSE_END_CP)
+    if text_starts is not None:
+        done |= np.isin(starts[idx], text_starts)
     return set(idx[done].tolist())
 
 
