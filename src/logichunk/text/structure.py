@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._arrays import _member
 from .charclass import codepoints
 from .discourse import continues
 from .line_kinds import RST_MARKS, _block_spans, front_matter, rst_underline
@@ -185,8 +186,11 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     # only lines that could be a heading reach the Python checks: a heading's first character, or a
     # line standing alone between blank lines (a title line)
     first = codepoints(text)[starts]
-    maybe = np.isin(first, _HEAD_FIRST) | ((before == BREAK_PARAGRAPH) & (after >= BREAK_PARAGRAPH))
-    maybe |= np.isin(first, _EMPH_FIRST) & (before >= BREAK_PARAGRAPH)  # **a bold title line**
+    maybe = _member(first, _HEAD_FIRST) | ((before == BREAK_PARAGRAPH) & (after >= BREAK_PARAGRAPH))
+    emph = np.flatnonzero((before >= BREAK_PARAGRAPH) & line_whole & short)
+    emph = emph[_member(first[emph], _EMPH_FIRST)]
+    emph = emph[_last_char(text, starts, ends, emph) == first[emph]]  # **a bold title line**
+    maybe[emph] = True
     # fenced code is code, whatever its lines look like (a "# comment" is no heading)
     f_lo, f_hi, f_closed = _fences(sents, edges)
     code = np.zeros(n + 1, np.int64)
@@ -195,24 +199,28 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     not_code = np.cumsum(code[:-1]) == 0
     maybe &= not_code
     # and a line right under another that opens with a reStructuredText underline's character
-    rst = np.flatnonzero(line_whole & short & not_code & (before == BREAK_LINE) & np.isin(first, _RST_FIRST))
+    rst = np.flatnonzero(line_whole & short & not_code & (before == BREAK_LINE))
+    rst = rst[_member(first[rst], _RST_FIRST)]
+    rst = rst[_last_char(text, starts, ends, rst) == first[rst]]  # one character repeated
     above = _titles_above(text, starts, ends, line_start, line_whole & short & not_code & (after == BREAK_LINE),
                           None if edges is None else edges[0])
     maybe[list(above)] = True
     setext_under = np.zeros(n, dtype=bool)
     weak = np.zeros(n, dtype=bool)  # titles with no blank line under them
+    rst_set, emph_set = set(rst.tolist()), set(emph.tolist())
     for i in np.union1d(_could_head(text, starts, ends, np.flatnonzero(line_whole & short & maybe), first), rst).tolist():
         line = text[int(starts[i]) : int(ends[i])]
         if _ATX.match(line) or _ASCIIDOC.match(line):
             heading[i] = True
         elif i > 0 and before[i] == BREAK_LINE and not heading[i - 1] and text[int(starts[i - 1]) : int(ends[i - 1])].strip() \
-                and (_SETEXT_LINE.match(line.rstrip("\r\n")) or rst_underline(line, text[int(starts[i - 1]) : int(ends[i - 1])])):
+                and (_SETEXT_LINE.match(line.rstrip("\r\n"))
+                     or (i in rst_set and rst_underline(line, text[int(starts[i - 1]) : int(ends[i - 1])]))):
             heading[i - 1] = True
             setext_under[i] = True
         elif len(line.strip()) <= NUMBERED_MAX_CHARS and _numbered_heading(line) and line.strip()[-1] not in _PROSE_END \
                 and before[i] != BREAK_HARD:
             heading[i] = True
-        elif before[i] >= BREAK_PARAGRAPH and i < n - 1 and _emphasized_title(line) \
+        elif i in emph_set and i < n - 1 and _emphasized_title(line) \
                 and text[int(starts[i + 1]) : int(ends[i + 1])].strip():  # titles what follows, even on the next line
             heading[i] = True
         elif before[i] == BREAK_PARAGRAPH and after[i] >= BREAK_PARAGRAPH and i < n - 1 and _is_title(line) \
@@ -256,6 +264,7 @@ def _titles_above(text: str, starts: np.ndarray, ends: np.ndarray, line_start: n
     one of ``text_starts`` when several texts are laid end to end), and followed by a line longer than
     any title (:data:`TITLE_MAX_CHARS`); the title checks come after."""
     idx = np.flatnonzero(cand)
+    idx = idx[~_member(_last_char(text, starts, ends, idx), _PROSE_END_CP)]  # a title does not end as prose
     if idx.size == 0:
         return set()
     line = np.cumsum(line_start) - 1  # the line of each sentence
@@ -269,10 +278,10 @@ def _titles_above(text: str, starts: np.ndarray, ends: np.ndarray, line_start: n
     e = np.where(idx > 0, ends[np.maximum(idx - 1, 0)] - 1, 0)
     s0 = np.where(idx > 0, starts[np.maximum(idx - 1, 0)], 0)
     for _ in range(4):
-        e = np.where((e > s0) & np.isin(cp[e], _ASCII_WS), e - 1, e)
+        e = np.where((e > s0) & _member(cp[e], _ASCII_WS), e - 1, e)
     for _ in range(2):
-        e = np.where((e > s0) & np.isin(cp[e], _CLOSER_CP), e - 1, e)
-    done = (idx == 0) | np.isin(cp[e], _PROSE_END_CP)
+        e = np.where((e > s0) & _member(cp[e], _CLOSER_CP), e - 1, e)
+    done = (idx == 0) | _member(cp[e], _PROSE_END_CP)
     if text_starts is not None:
         done |= np.isin(starts[idx], text_starts)
     return set(idx[done].tolist())
@@ -282,6 +291,18 @@ _CLOSER_CP = np.array(sorted(ord(c) for c in _CLOSERS), dtype=np.uint32)
 _PROSE_END_CP = np.array(sorted(ord(c) for c in _PROSE_END), dtype=np.uint32)
 _ASCII_WS = np.array([9, 10, 11, 12, 13, 32], dtype=np.uint32)
 _MARKUP_FIRST = np.array(sorted(ord(c) for c in "#=- \t"), dtype=np.uint32)  # ATX, setext, their indent
+
+
+def _last_char(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """The last character of each sentence in ``idx``, past up to four spaces and line breaks."""
+    cp = codepoints(text)
+    s, e = starts[idx], ends[idx] - 1
+    for _ in range(4):
+        ws = (e > s) & _member(cp[np.maximum(e, 0)], _ASCII_WS)
+        if not ws.any():
+            break
+        e = np.where(ws, e - 1, e)
+    return cp[np.maximum(e, 0)]
 
 
 def _could_head(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray, first: np.ndarray) -> np.ndarray:
@@ -297,14 +318,14 @@ def _could_head(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarra
     cp = codepoints(text)
     s, e = starts[cand], ends[cand] - 1  # e: the line's last character, then back over whitespace
     for _ in range(4):
-        ws = (e >= s) & np.isin(cp[np.maximum(e, 0)], _ASCII_WS)
+        ws = (e >= s) & _member(cp[np.maximum(e, 0)], _ASCII_WS)
         if not ws.any():
             break
         e = np.where(ws, e - 1, e)
     for _ in range(2):  # and back over closing quotes and brackets ("He left.")
-        e = np.where((e > s) & np.isin(cp[np.maximum(e, 0)], _CLOSER_CP), e - 1, e)
-    prose = (e >= s) & np.isin(cp[np.maximum(e, 0)], _PROSE_END_CP)
-    return cand[~prose | np.isin(first[cand], _MARKUP_FIRST)]
+        e = np.where((e > s) & _member(cp[np.maximum(e, 0)], _CLOSER_CP), e - 1, e)
+    prose = (e >= s) & _member(cp[np.maximum(e, 0)], _PROSE_END_CP)
+    return cand[~prose | _member(first[cand], _MARKUP_FIRST)]
 
 
 def _contains(text: str, mark: str) -> bool:
