@@ -808,3 +808,29 @@ def test_asciidoc_sections_are_headings():
     assert heads == ["= User Guide", "== Installation", "=== From source"]
     for max_size in (40, 60, 100):
         assert_headings_open_chunks(chunk(text, max_size=max_size), text, level_sizes(max_size))
+
+
+@pytest.mark.parametrize("text, lead", [
+    ("We tried three things. The results are as follows:\n\n- the first idea worked well\n- the second did not\n"
+     "- the third needs more time\n\nNext we will look at costs. They rose this year.\n", "as follows:"),
+    ("Hi Bob,\n\nSure, I will send it on Thursday. The numbers are nearly final.\n\nBest, Alice\n", "Hi Bob,"),
+    ("实验分三步进行，具体如下：\n\n第一步准备材料。第二步加热。第三步记录结果。\n\n下面讨论成本问题。成本今年上升了。\n", "具体如下："),
+])
+def test_a_lead_in_stays_with_what_it_introduces(text, lead):
+    """A paragraph that ends with a colon or a comma introduces the next one: where the two fit
+    together, no chunk ends between them; and the gap after it is no paragraph break."""
+    sents = split_sentences(text)
+    lay = layout(sents)
+    i = next(k for k, t in enumerate(sents.texts()) if t.strip().endswith(lead))
+    assert lay.no_cut[i] and lay.strength[i] <= LINE
+    for max_size in (40, 60, 90, 120, 200):
+        ends = {c.span.end for c in chunk(text, max_size=max_size)}
+        if sents.ends[i + 1] - sents.starts[i] <= max_size:  # the lead-in and the sentence after it fit
+            assert int(sents.ends[i]) not in ends, max_size
+
+
+def test_a_long_list_of_lead_ins_is_still_cut_within_the_limit():
+    text = "Buy these:\n\n" + "".join(f"- item number {i} of the long list,\n" for i in range(60)) + "\nThat is all.\n"
+    tree = chunk(text, max_size=200)
+    assert "".join(tree.text_of(c) for c in tree.roots()) == text
+    assert not tree.bubbles and max(c.span.end - c.span.start for c in tree.roots()) <= 200

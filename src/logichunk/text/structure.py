@@ -20,7 +20,8 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   third-person pronoun or a bare answer — *However*, *He*, *Yes,*, 但是, 他们 —
   :mod:`.discourse`: it leans on what came before, so a chunk that starts there starts mid-thought);
 * **no-cut gaps**: right after a heading (it titles what follows, so it opens a chunk and never
-  ends one), between a setext heading's text and its underline, and right after a code fence's
+  ends one), after a paragraph that ends as a lead-in does (a colon or a comma: ``as follows:`` over
+  its list, ``Hi Bob,`` over the letter), between a setext heading's text and its underline, and right after a code fence's
   opening line and before its closing line;
 * **fenced code is one block**: a blank line inside a fence is a line of code, not a paragraph
   break, so a chunker keeps a fence that fits whole and cuts one that does not between lines; so is
@@ -250,6 +251,12 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         has = f_hi > f_lo
         no_cut[f_lo[has]] = True
         no_cut[f_hi[has & f_closed] - 1] = True
+        # a paragraph that ends as a lead-in does ("as follows:", "Hi Bob,", "例如：") introduces the
+        # next one (a list, a quote, the body of a letter): the two stay together, like a heading
+        gap = np.flatnonzero((strength >= PARAGRAPH) & (strength < SECTION) & ~in_code & ~no_cut)
+        lead = gap[_member(_last_char(text, starts, ends, gap), _LEAD_IN_CP)]
+        no_cut[lead] = True
+        strength[lead] = LINE
         # a sentence or line break before a sentence that leans on the one before (not in code)
         leans = continues(sents) & ~in_code
         strength = np.where(leans & (strength <= LINE), CONTINUES, strength).astype(np.int8)
@@ -287,6 +294,7 @@ def _titles_above(text: str, starts: np.ndarray, ends: np.ndarray, line_start: n
     return set(idx[done].tolist())
 
 
+_LEAD_IN_CP = np.array(sorted(ord(c) for c in ":,：，"), dtype=np.uint32)
 _CLOSER_CP = np.array(sorted(ord(c) for c in _CLOSERS), dtype=np.uint32)
 _PROSE_END_CP = np.array(sorted(ord(c) for c in _PROSE_END), dtype=np.uint32)
 _ASCII_WS = np.array([9, 10, 11, 12, 13, 32], dtype=np.uint32)
