@@ -196,9 +196,10 @@ def _snapped(meter: Meter, cuts: Sequence[int]) -> tuple[list[int], list[int]]:
     return [*edges, n], kept
 
 
-def _ends_in_heading(blocks: Sequence[str], pieces: Sequence[tuple[int, int, int]]) -> np.ndarray:
-    """Per piece ``(block, start, end)``: whether its last sentence is a heading of the chapter
-    (read once over the chapter's text, :func:`logichunk.text.structure.layout`)."""
+def _ends_in_heading(blocks: Sequence[str], pieces: Sequence[tuple[int, int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Per piece ``(block, start, end)``: whether its last sentence belongs to what follows — a heading,
+    a lead-in (``as follows:``), a fence's opening line — and whether it is a heading, which also opens
+    a parent (read once over the chapter's text, :func:`logichunk.text.structure.layout`)."""
     text = "".join(blocks)
     sents = split_sentences(text)
     lay = layout(sents)
@@ -206,15 +207,20 @@ def _ends_in_heading(blocks: Sequence[str], pieces: Sequence[tuple[int, int, int
     ends = np.asarray([base[b] + e for b, _, e in pieces], np.int64)
     i = np.searchsorted(sents.ends, ends)
     ok = (i < len(sents)) & (sents.ends[np.minimum(i, len(sents) - 1)] == ends)
-    out = np.zeros(len(pieces), dtype=bool)
-    out[ok] = lay.heading[i[ok]] | np.concatenate((lay.no_cut, [False]))[i[ok]]
-    return out
+    glued = np.zeros(len(pieces), dtype=bool)
+    opens = np.zeros(len(pieces), dtype=bool)
+    opens[ok] = lay.heading[i[ok]]
+    glued[ok] = opens[ok] | np.concatenate((lay.no_cut, [False]))[i[ok]]
+    return glued, opens
 
 
-def _headings_open_parents(cuts: list[int], heads: np.ndarray, sizes: np.ndarray, limit: int) -> list[int]:
+def _headings_open_parents(cuts: list[int], heads: np.ndarray, sizes: np.ndarray, limit: int,
+                           opens: np.ndarray | None = None) -> list[int]:
     """Cuts (after piece ``c``) moved so that no parent ends with a heading: a cut right after a
     heading moves before it (the heading opens the next parent) or, where the heading stands alone,
-    goes, when the parent that results fits ``limit`` (else it stays: the size limit comes first)."""
+    goes, when the parent that results fits ``limit`` (else it stays: the size limit comes first).
+    A piece that belongs to what follows without opening a section (``heads`` but not ``opens``: a
+    lead-in) first tries to keep its parent and take the next one in, which buries nothing."""
     cut = set(cuts)
     cum = np.concatenate(([0], np.cumsum(sizes)))
     n = len(sizes)
@@ -225,6 +231,11 @@ def _headings_open_parents(cuts: list[int], heads: np.ndarray, sizes: np.ndarray
         while a > 0 and heads[a - 1] and (a - 1) not in cut:
             a -= 1
         nxt = min([x for x in cut if x > c], default=n - 1)  # the next parent ends after piece nxt
+        if opens is not None and not opens[a : c + 1].any():
+            prev = max([x for x in cut if x < a], default=-1)  # this parent starts after piece prev
+            if cum[nxt + 1] - cum[prev + 1] <= limit:
+                cut.discard(c)
+                continue
         if cum[nxt + 1] - cum[a] > limit:
             continue
         cut.discard(c)
@@ -282,7 +293,7 @@ def layout_parents(blocks: Sequence[str], vec_fn: VecFn, p: PCParams,
         right = vec_fn([ends_first[g + 1][0] for g in edge_gaps.tolist()])
         cos = np.einsum("ij,ij->i", left, right)
         scores[edge_gaps] = 1.0 + (1.0 - cos) / 2.0  # block edges are the strongest cuts
-    heads = _ends_in_heading(blocks, pieces) if len(pieces) > 1 else np.zeros(len(pieces), bool)
+    heads, opens = _ends_in_heading(blocks, pieces) if len(pieces) > 1 else (np.zeros(len(pieces), bool),) * 2
     # a piece that ends with a heading belongs to the piece after it: the weakest cut of all
     scores[heads[:-1]] = -1e6
     sizes = np.asarray([Meter(blocks[b][s:e], p.unit).total() for b, s, e in pieces], np.int64)
@@ -291,7 +302,7 @@ def layout_parents(blocks: Sequence[str], vec_fn: VecFn, p: PCParams,
         cuts = f.cuts.tolist()
     else:
         cuts = list(range(len(pieces) - 1))
-    cuts = _headings_open_parents(cuts, heads, sizes, p.max_parent_size)
+    cuts = _headings_open_parents(cuts, heads, sizes, p.max_parent_size, opens)
     cuts = _fit_merged(cuts, [blocks[b][s:e] for b, s, e in pieces], scores, p)
     bounds = [0] + [c + 1 for c in cuts] + [len(pieces)]
     out: list[ParentSpec] = []
