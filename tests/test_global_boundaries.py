@@ -802,7 +802,7 @@ def test_turns_and_quotes_over_a_long_line_are_no_titles(text):
 
 def test_asciidoc_sections_are_headings():
     text = ("= User Guide\n\n== Installation\n\nInstall it with pip. It needs Python 3.10.\n\n=== From source\n\n"
-            "Clone the repository. Run the build.\n\nThe check x == y holds here.\n")
+            "Clone the repository. Run the build.\n\nThe check x == y holds here. The sum is\n= 42\n= x + y\n")
     sents = split_sentences(text)
     heads = [t.strip() for t, h in zip(sents.texts(), layout(sents).heading, strict=True) if h]
     assert heads == ["= User Guide", "== Installation", "=== From source"]

@@ -144,6 +144,13 @@ def _title_case(line: str) -> bool:
     return all(w[0].isupper() for w in words if len(w) >= 4) and not words[0][0].islower()
 
 
+def _asciidoc_title(line: str) -> bool:
+    """The title of an AsciiDoc (or WikiText) section line reads as one: ``== Installation``,
+    ``= = Gameplay = =``; not ``= 42`` or ``= x + y`` (the last step of a calculation)."""
+    title = line.strip().strip("= \t")
+    return _is_title(title) and not title[:1].islower()
+
+
 _EMPHASIS = ("**", "__", "*", "_")
 
 
@@ -211,7 +218,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     rst_set, emph_set = set(rst.tolist()), set(emph.tolist())
     for i in np.union1d(_could_head(text, starts, ends, np.flatnonzero(line_whole & short & maybe), first), rst).tolist():
         line = text[int(starts[i]) : int(ends[i])]
-        if _ATX.match(line) or _ASCIIDOC.match(line):
+        if _ATX.match(line) or (_ASCIIDOC.match(line) and _asciidoc_title(line)):
             heading[i] = True
         elif i > 0 and before[i] == BREAK_LINE and not heading[i - 1] and text[int(starts[i - 1]) : int(ends[i - 1])].strip() \
                 and (_SETEXT_LINE.match(line.rstrip("\r\n"))
