@@ -107,6 +107,21 @@ def test_in_wrapped_prose_a_capital_goes_on_and_a_sentence_ending_at_the_width_i
     assert [t.split()[0] for t in split(mixed).texts()] == ["This", "this", "So", "and"]
 
 
+def test_a_text_wrapped_by_hand_joins_its_short_lines_too():
+    """Wrapped by a person (lines end where they chose, some well short of the width): once the text
+    reads as wrapped, a sentence that goes on in lower case across a short line is one sentence too."""
+    lines = ["Install the development extras and run the tests, in a virtualenv (the make target installs",
+             "torch first, then the dev extras,",  # a line ended early, by choice
+             "which hold everything the tests import; the summary lists every skip with its reason.",
+             "The continuous integration runs the same command in a fresh clone: it installs the",
+             "browser and a font when they are missing, creates a new virtualenv, runs the tests in it,",
+             "then builds the wheel and installs it alone."]
+    text = "\n".join(lines) + "\n"
+    assert len(lines[1]) + 1 + len("which") < min(len(x) for x in lines[2:5]) - 20  # far short of the width
+    s = split(text)
+    assert [t.split()[0] for t in s.texts()] == ["Install", "The"]
+
+
 def test_a_wrapped_transcript_keeps_its_turns():
     """Each turn wrapped at the width: the wraps inside a turn are joined, the break before a speaker's
     name (one word or several, then a colon) stays a line break, even where the line before is full."""

@@ -30,7 +30,8 @@ Which breaks are the tool's (each a reading of how wrapping works, fixed a prior
 * **the text is wrapped** when breaks of the first kind are at least as many as those of the other
   two (tabular lines counted too): wrapped prose goes on in lower case across most of its line
   breaks, while in a list, a transcript or one sentence per line the lines end sentences or go on
-  with a capital. Then every break at the width is the tool's; otherwise none is.
+  with a capital. Then every break at the width is the tool's, and so is every break short of it where
+  a sentence goes on in lower case or CJK (a text wrapped by hand, line by line); otherwise none is.
 
 A soft wrap is whitespace: inside a sentence it ends none, and a sentence that ends at one is an
 ordinary sentence end, not a line break. The text is not changed.
@@ -40,6 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._arrays import _member
 from .sentence_chars import _F_CJK, _F_CJKP, _F_CLOSE, _F_DIGIT, _F_LOWER, _F_TERM, _F_UPPER, _F_WS
 
 __all__ = ["MIN_CJK_WRAP_WIDTH", "MIN_WRAPPED_LINES", "MIN_WRAP_WIDTH", "soft_wraps"]
@@ -96,59 +98,76 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
     cand = np.flatnonzero(single & (length + 1 + _WORD_MAX > width))  # (no next word is longer than that)
     # the next line goes on (a lower-case letter, a CJK character): in most texts no full line does
     cn = fl[cp[np.minimum(w_nl[cand], n - 1)]]
-    cjk_next = ((cn & _F_CJK) != 0) & ((cn & (_F_CJKP | _F_TERM)) == 0)
-    lower_next = (cn & _F_LOWER) != 0
-    if not (lower_next | cjk_next).any():
+    if not ((cn & _F_LOWER) != 0).any() and not ((cn & _F_CJK) != 0).any():
         return soft
-    # the line's last character, past up to three spaces (a CR of a CRLF among them)
-    ts = text_start[cand]
-    last = nl[cand] - 1
-    for _ in range(3):
-        ws = (last >= ts) & ((fl[cp[np.maximum(last, 0)]] & _F_WS) != 0)
-        last = np.where(ws, last - 1, last)
-    c_last = fl[cp[np.maximum(last, 0)]]
-    joiner = np.isin(cp[np.maximum(last, 0)], _JOINERS)
-    wordy = ((c_last & (_F_LOWER | _F_UPPER | _F_DIGIT)) != 0) | joiner
-    cjk_last = ((c_last & _F_CJK) != 0) & ((c_last & (_F_CJKP | _F_TERM)) == 0)
-    latin = width >= MIN_WRAP_WIDTH
-    # what the break is: a sentence going on in lower case or CJK (the evidence of wrapping), going on
-    # with a capital or a digit, or a sentence ending there by chance of the width
-    goes_on = (wordy & lower_next & latin) | ((cjk_last | joiner) & cjk_next)
-    other = ~goes_on & (latin | cjk_next) & (
-        (wordy & ((cn & (_F_UPPER | _F_DIGIT)) != 0)) | ((c_last & (_F_TERM | _F_CLOSE)) != 0))
-    # ... not before a title: a line short of the width that does not end as prose does ("2.1 Methods")
-    nxt_end = nxt_nl[cand] - 1
-    for _ in range(3):
-        nxt_end = np.where((nxt_end > w_nl[cand]) & ((fl[cp[nxt_end]] & _F_WS) != 0), nxt_end - 1, nxt_end)
-    title = (nxt_nl[cand] - nl[cand] - 1 + 1 + _WORD_MAX <= width) & ~np.isin(cp[nxt_end], _PROSE_END)
-    other &= ~title
-    # ... the next line indented no deeper than this one
-    keep = (goes_on | other) & (last >= ts) & (w_nl[cand] - nl[cand] - 1 <= ts - line_start[cand])
-    cand, goes_on, other, last, cjk_next = cand[keep], goes_on[keep], other[keep], last[keep], cjk_next[keep]
-    if cand.size == 0:
-        return soft
-    # the next word would not have fitted, and the line opens with no speaker's name or label
-    w = w_nl[cand]
-    at = np.minimum(w[:, None] + np.arange(_WORD_MAX + 1), n - 1)
-    chars = cp[at]
-    space = ((fl[chars] & _F_WS) != 0) | (w[:, None] + np.arange(_WORD_MAX + 1) >= n)
-    word = np.where(cjk_next, 1, np.argmax(space[:, :-1] | (np.arange(_WORD_MAX) == _WORD_MAX - 1), axis=1))
-    # a label: a colon and a space within the first words ("bob: ", "Project Manager: ", "Dr. Lee: "),
-    # or a full-width colon ("张三：")
-    label = (((chars[:, :-1] == 0x3A) & space[:, 1:]) | (chars[:, :-1] == 0xFF1A)).any(axis=1)
-    keep = (length[cand] + 1 + np.maximum(word, 1) > width) & ~label
-    # not inside or next to what Markdown keeps whole or hard
-    if lo.size:
-        for pos in (last, w):
-            j = np.searchsorted(lo, pos, side="right") - 1
-            keep &= ~((j >= 0) & (pos < hi[np.maximum(j, 0)]))
-    if hard.size:
-        keep &= ~np.isin(w, hard)
-    cand, goes_on, other = cand[keep], goes_on[keep], other[keep]
+
+    def read(idx: np.ndarray, at_width: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The breaks among ``idx`` that may be the tool's, and which of them go on in lower case or CJK
+        (the evidence of wrapping) or meet the width otherwise; ``at_width``: only breaks at the width."""
+        cn = fl[cp[np.minimum(w_nl[idx], n - 1)]]
+        cjk_next = ((cn & _F_CJK) != 0) & ((cn & (_F_CJKP | _F_TERM)) == 0)
+        lower_next = (cn & _F_LOWER) != 0
+        # the line's last character, past up to three spaces (a CR of a CRLF among them)
+        ts = text_start[idx]
+        last = nl[idx] - 1
+        for _ in range(3):
+            ws = (last >= ts) & ((fl[cp[np.maximum(last, 0)]] & _F_WS) != 0)
+            last = np.where(ws, last - 1, last)
+        c_last = fl[cp[np.maximum(last, 0)]]
+        joiner = _member(cp[np.maximum(last, 0)], _JOINERS)
+        wordy = ((c_last & (_F_LOWER | _F_UPPER | _F_DIGIT)) != 0) | joiner
+        cjk_last = ((c_last & _F_CJK) != 0) & ((c_last & (_F_CJKP | _F_TERM)) == 0)
+        latin = width >= MIN_WRAP_WIDTH
+        # a sentence going on in lower case or CJK, going on with a capital or a digit, or a sentence
+        # ending there by chance of the width
+        goes_on = (wordy & lower_next & latin) | ((cjk_last | joiner) & cjk_next)
+        other = ~goes_on & (latin | cjk_next) & (
+            (wordy & ((cn & (_F_UPPER | _F_DIGIT)) != 0)) | ((c_last & (_F_TERM | _F_CLOSE)) != 0))
+        # ... not before a title: a line short of the width that does not end as prose does ("2.1 Methods")
+        nxt_end = nxt_nl[idx] - 1
+        for _ in range(3):
+            nxt_end = np.where((nxt_end > w_nl[idx]) & ((fl[cp[nxt_end]] & _F_WS) != 0), nxt_end - 1, nxt_end)
+        other &= ~((nxt_nl[idx] - nl[idx] - 1 + 1 + _WORD_MAX <= width) & ~_member(cp[nxt_end], _PROSE_END))
+        if not at_width:
+            other[:] = False
+        # ... the next line indented no deeper than this one
+        keep = (goes_on | other) & (last >= ts) & (w_nl[idx] - nl[idx] - 1 <= ts - line_start[idx])
+        idx, goes_on, other, last, cjk_next = idx[keep], goes_on[keep], other[keep], last[keep], cjk_next[keep]
+        # the next word would not have fitted, and the line opens with no speaker's name or label
+        w = w_nl[idx]
+        at = np.minimum(w[:, None] + np.arange(_WORD_MAX + 1), n - 1)
+        chars = cp[at]
+        space = ((fl[chars] & _F_WS) != 0) | (w[:, None] + np.arange(_WORD_MAX + 1) >= n)
+        word = np.where(cjk_next, 1, np.argmax(space[:, :-1] | (np.arange(_WORD_MAX) == _WORD_MAX - 1), axis=1))
+        # a label: a colon and a space within the first words ("bob: ", "Project Manager: ", "Dr. Lee: "),
+        # or a full-width colon ("张三：")
+        label = (((chars[:, :-1] == 0x3A) & space[:, 1:]) | (chars[:, :-1] == 0xFF1A)).any(axis=1)
+        keep = ~label
+        if at_width:
+            keep &= length[idx] + 1 + np.maximum(word, 1) > width
+        # not inside or next to what Markdown keeps whole or hard
+        if lo.size:
+            for pos in (last, w):
+                j = np.searchsorted(lo, pos, side="right") - 1
+                keep &= ~((j >= 0) & (pos < hi[np.maximum(j, 0)]))
+        if hard.size:
+            keep &= ~_member(w, hard)
+        return idx[keep], goes_on[keep], other[keep]
+
+    cand, goes_on, other = read(cand, True)
     # a text is wrapped where its sentences go on across the width at least as often as anything
-    # else meets it there; then every one of these breaks is the tool's, none the writer's
+    # else meets it there; then every one of these breaks is the tool's, none the writer's, and so is
+    # a break short of the width where a sentence goes on in lower case or CJK (wrapped by hand)
     if cand.size == 0 or int(goes_on.sum()) < int(other.sum()):
         return soft
+    taken = np.zeros(m, dtype=bool)
+    taken[cand] = True
+    rest = np.flatnonzero(single & ~taken)
+    cn = fl[cp[np.minimum(w_nl[rest], n - 1)]]
+    rest = rest[((cn & _F_LOWER) != 0) | ((cn & _F_CJK) != 0)]  # (only these can go on)
+    more, goes_on, _ = read(rest, False)
+    taken[more[goes_on]] = True
+    cand = np.flatnonzero(taken)
     # but not where either line holds a "|" or a tab (tabular data)
     tab = np.flatnonzero((cp == _TABLE[0]) | (cp == _TABLE[1]))
     if tab.size:
