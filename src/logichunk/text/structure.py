@@ -21,8 +21,8 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   :mod:`.discourse`: it leans on what came before, so a chunk that starts there starts mid-thought);
 * **no-cut gaps**: right after a heading (it titles what follows, so it opens a chunk and never
   ends one), after a paragraph that ends as a lead-in does (a colon or a comma: ``as follows:`` over
-  its list, ``Hi Bob,`` over the letter), between a setext heading's text and its underline, and right after a code fence's
-  opening line and before its closing line;
+  its list, ``Hi Bob,`` over the letter), between a setext heading's text and its underline, and
+  right after a code fence's opening line and before its closing line;
 * **fenced code is one block**: a blank line inside a fence is a line of code, not a paragraph
   break, so a chunker keeps a fence that fits whole and cuts one that does not between lines; so is
   a text's **front matter** (YAML between ``---`` lines, TOML between ``+++``,
@@ -131,8 +131,8 @@ _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 
 
 def _title_case(line: str) -> bool:
-    """Whether ``line`` is written as a title is, for a title with no blank line under it: every word
-    of four letters or more capitalised (``Related Work``, ``Nathan of Gaza``, ``Costs``), no label
+    """Whether ``line`` is written the way a title with no blank line under it must be: every word of
+    four letters or more capitalised (``Related Work``, ``Nathan of Gaza``, ``Costs``), no label
     (``:``); in a script without case, at most 20 characters. A turn of a conversation that ends
     without a full stop (``The hotel should include free wifi``) is not one."""
     s = line.strip()
