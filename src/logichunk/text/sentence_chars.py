@@ -17,6 +17,8 @@ _ZH_NUMERALS = "〇零一二三四五六七八九十"
 _CLOSERS = "\"'”’」』）】》〉〕〗〙〛﹂﹄)]}›»"
 _OPENERS = "\"'“‘「『（【《〈〔〖〘〚﹁﹃([{‹«¿¡"
 _CONT = ",;:，、：︰"
+#: what ends or continues a sentence: a line that ends so is prose (or a lead-in), not a title
+_PROSE_END = "。！？；：，、.!?;:,…"
 
 # candidate kinds: bit flags for terminator runs, plain codes for line terminators
 _K_DOT, _K_Q, _K_ZH, _K_FWDOT, _K_ELL = 1, 2, 4, 8, 16

@@ -17,9 +17,9 @@ Rules:
 
 - Every line break ends a sentence (``\\n``, ``\\r\\n``, ``\\r``, ``\\v``, ``\\f``, U+0085, U+2028,
   U+2029). One break is ``BREAK_LINE``; two or more (a blank line), a form feed or U+2029 is
-  ``BREAK_PARAGRAPH``. Except a *soft wrap*: in hard-wrapped prose, a line break inside a sentence
-  (the line ends in a word or a comma, the next goes on in lower case or CJK, and the next word would
-  not have fitted the text's wrap width) is whitespace inside the sentence (:mod:`.soft_wraps`).
+  ``BREAK_PARAGRAPH``. Except a *soft wrap*: in a text that reads as hard-wrapped prose, a line break
+  at its wrap width, or one where a sentence goes on in lower case or CJK, is whitespace — inside a
+  sentence it ends none, after one it is no line break (:mod:`.soft_wraps` says when).
 - Chinese ``。！？；｡`` and full-width ``．`` (not between digits) always end a sentence, with any
   run of further marks (``！？``, ``……``) and the closing quotes/brackets right after them
   (``”’」』）】》"')]``..., up to four), unless a comma, colon or ``、`` follows. ``…``/``‥`` end
@@ -291,11 +291,11 @@ def _split_scalar(text: str, limit: int | None = None) -> tuple[np.ndarray, np.n
         return None
     if "\r" in text:
         nl = [p for p in nl if text[p] != "\r" or text[p + 1 : p + 2] != "\n"]
-    cum = [0]
+    weight: list[int] = []  # per line terminator: a form feed or U+2029 is a paragraph break alone
     w_nl: list[int] = []
     last = -1
     for p in nl:
-        cum.append(cum[-1] + (2 if text[p] in "\x0c\u2029" else 1))
+        weight.append(2 if text[p] in "\x0c\u2029" else 1)
         if p >= last:  # else p lies in the whitespace run measured just before
             last = ws_end(text, p + 1).end()
         w_nl.append(last)
@@ -371,15 +371,14 @@ def _split_scalar(text: str, limit: int | None = None) -> tuple[np.ndarray, np.n
             if k < 0 or s >= hi[k]:
                 cand.append(w)
     # the same soft wraps as the vector path, read only where a line goes on in lower case or CJK
+    soft = [False] * len(nl)
     if len(nl) >= MIN_WRAPPED_LINES and any(fl[ord(text[w])] & (_F_LOWER | _F_CJK) for w in w_nl if w < n):
         soft = soft_wraps(codepoints(text), _flags(), nl_a, np.array(w_nl, dtype=np.int64),
-                          np.array([text[p] in "\x0c\u2029" for p in nl], dtype=bool), first, md.lo, md.hi, md.hard)
-        cand.extend(w for w, sf in zip(w_nl, soft.tolist(), strict=True) if not sf)
-        if soft.any():  # a soft wrap breaks nothing
-            cum = [0, *np.cumsum([0 if sf else c1 - c0 for sf, c0, c1 in zip(soft.tolist(), cum[:-1], cum[1:],
-                                                                           strict=True)]).tolist()]
-    else:
-        cand.extend(w_nl)
+                          np.array(weight) == 2, first, md.lo, md.hi, md.hard).tolist()
+    cand.extend(w for w, sf in zip(w_nl, soft, strict=True) if not sf)
+    cum = [0]
+    for wt, sf in zip(weight, soft, strict=True):
+        cum.append(cum[-1] + (0 if sf else wt))  # a soft wrap breaks nothing
     bounds = sorted({b for b in cand if first < b < n and not fl[ord(text[b])] & _F_MARK})
 
     breaks = []

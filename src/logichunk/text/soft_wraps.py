@@ -42,7 +42,17 @@ from __future__ import annotations
 import numpy as np
 
 from ._arrays import _member
-from .sentence_chars import _F_CJK, _F_CJKP, _F_CLOSE, _F_DIGIT, _F_LOWER, _F_TERM, _F_UPPER, _F_WS
+from .sentence_chars import (
+    _F_CJK,
+    _F_CJKP,
+    _F_CLOSE,
+    _F_DIGIT,
+    _F_LOWER,
+    _F_TERM,
+    _F_UPPER,
+    _F_WS,
+    _PROSE_END,
+)
 
 __all__ = ["MIN_CJK_WRAP_WIDTH", "MIN_WRAPPED_LINES", "MIN_WRAP_WIDTH", "soft_wraps"]
 
@@ -59,7 +69,7 @@ MIN_WRAPPED_LINES = 2
 _WORD_MAX = 24  # (also how far a label is looked for)
 _JOINERS = np.array(sorted(ord(c) for c in ",;-‐‑–—，、；"), dtype=np.uint32)
 _TABLE = (0x09, 0x7C)
-_PROSE_END = np.array(sorted(ord(c) for c in "。！？；：，、.!?;:,…"), dtype=np.uint32)  # how prose lines end
+_PROSE_END_CP = np.array(sorted(ord(c) for c in _PROSE_END), dtype=np.uint32)
 
 
 def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray, para: np.ndarray, first: int,
@@ -127,7 +137,7 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
         nxt_end = nxt_nl[idx] - 1
         for _ in range(3):
             nxt_end = np.where((nxt_end > w_nl[idx]) & ((fl[cp[nxt_end]] & _F_WS) != 0), nxt_end - 1, nxt_end)
-        other &= ~((nxt_nl[idx] - nl[idx] - 1 + 1 + _WORD_MAX <= width) & ~_member(cp[nxt_end], _PROSE_END))
+        other &= ~((nxt_nl[idx] - nl[idx] - 1 + 1 + _WORD_MAX <= width) & ~_member(cp[nxt_end], _PROSE_END_CP))
         if not at_width:
             other[:] = False
         # ... the next line indented no deeper than this one

@@ -44,6 +44,7 @@ from .charclass import codepoints
 from .discourse import continues
 from .line_kinds import RST_MARKS, _block_spans, front_matter, rst_underline
 from .sentence_chars import _CLOSERS
+from .sentence_chars import _PROSE_END as _PROSE_END_CHARS
 from .sentences import BREAK_HARD, BREAK_LINE, BREAK_PARAGRAPH, SentenceSpans
 
 CONTINUES, SENTENCE, LINE, PARAGRAPH, BLOCK, SECTION = 0, 1, 2, 3, 4, 5
@@ -85,8 +86,7 @@ def _numbered_heading(line: str) -> bool:
     return not (bare and any(c in line for c in ",，、"))
 
 
-# what ends or continues a sentence: a line ending so is prose (or a list lead-in), not a title
-_PROSE_END = set("。！？；：，、.!?;:,…")
+_PROSE_END = set(_PROSE_END_CHARS)
 # first characters a Markdown, setext or numbered heading line can start with (after its indent)
 _FENCE_MARK = re.compile(r"```|~~~")
 _RST_FIRST = np.array(sorted({ord(c) for c in RST_MARKS}), dtype=np.uint32)
@@ -287,15 +287,8 @@ def _titles_above(text: str, starts: np.ndarray, ends: np.ndarray, line_start: n
     idx = idx[(nxt < length.size) & (length[np.minimum(nxt, length.size - 1)] > TITLE_MAX_CHARS)]
     if idx.size == 0:
         return set()
-    # the sentence before ends as prose does (its last character past spaces and line breaks)
-    cp = codepoints(text)
-    e = np.where(idx > 0, ends[np.maximum(idx - 1, 0)] - 1, 0)
-    s0 = np.where(idx > 0, starts[np.maximum(idx - 1, 0)], 0)
-    for _ in range(4):
-        e = np.where((e > s0) & _member(cp[e], _ASCII_WS), e - 1, e)
-    for _ in range(2):
-        e = np.where((e > s0) & _member(cp[e], _CLOSER_CP), e - 1, e)
-    done = (idx == 0) | _member(cp[e], _PROSE_END_CP)
+    # the sentence before ends as prose does
+    done = (idx == 0) | _member(_last_char(text, starts, ends, np.maximum(idx - 1, 0), closers=True), _PROSE_END_CP)
     if text_starts is not None:
         done |= np.isin(starts[idx], text_starts)
     return set(idx[done].tolist())
@@ -308,8 +301,10 @@ _ASCII_WS = np.array([9, 10, 11, 12, 13, 32], dtype=np.uint32)
 _MARKUP_FIRST = np.array(sorted(ord(c) for c in "#=- \t"), dtype=np.uint32)  # ATX, setext, their indent
 
 
-def _last_char(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """The last character of each sentence in ``idx``, past up to four spaces and line breaks."""
+def _last_char(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray, closers: bool = False) -> np.ndarray:
+    """The last character of each sentence in ``idx``, past up to four spaces and line breaks (and,
+    with ``closers``, up to two closing quotes or brackets: ``"He left."`` ends with its full stop),
+    never before the sentence's first."""
     cp = codepoints(text)
     s, e = starts[idx], ends[idx] - 1
     for _ in range(4):
@@ -317,6 +312,9 @@ def _last_char(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray)
         if not ws.any():
             break
         e = np.where(ws, e - 1, e)
+    if closers:
+        for _ in range(2):
+            e = np.where((e > s) & _member(cp[np.maximum(e, 0)], _CLOSER_CP), e - 1, e)
     return cp[np.maximum(e, 0)]
 
 
@@ -330,16 +328,7 @@ def _could_head(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarra
     few that remain."""
     if cand.size == 0:
         return cand
-    cp = codepoints(text)
-    s, e = starts[cand], ends[cand] - 1  # e: the line's last character, then back over whitespace
-    for _ in range(4):
-        ws = (e >= s) & _member(cp[np.maximum(e, 0)], _ASCII_WS)
-        if not ws.any():
-            break
-        e = np.where(ws, e - 1, e)
-    for _ in range(2):  # and back over closing quotes and brackets ("He left.")
-        e = np.where((e > s) & _member(cp[np.maximum(e, 0)], _CLOSER_CP), e - 1, e)
-    prose = (e >= s) & _member(cp[np.maximum(e, 0)], _PROSE_END_CP)
+    prose = _member(_last_char(text, starts, ends, cand, closers=True), _PROSE_END_CP)
     return cand[~prose | _member(first[cand], _MARKUP_FIRST)]
 
 
