@@ -59,6 +59,9 @@ def test_blank_line_blocks_tile():
     t = "a\n\nb\n \n\nc"
     assert blank_line_blocks(t) == ["a\n\n", "b\n \n\n", "c"]
     assert blank_line_blocks("") == []
+    # a text's leading blank lines belong to its first block, as they belong to its first sentence
+    assert blank_line_blocks("\n\n" + t) == ["\n\na\n\n", "b\n \n\n", "c"]
+    assert blank_line_blocks(" \n\n ") == [" \n\n "]
 
 
 def test_blank_line_blocks_of_crlf_text_match_lf_text():
