@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 from logichunk.text.measure import Meter
-from logichunk.text.sentences import split_sentences
+from logichunk.text.sentences import _split_scalar, _split_vector, split_sentences
 from logichunk.text.structure import layout
+
+
+def split_both_ways(text):
+    """The sentences of ``text``, the scalar and the vector splitter agreeing on them, tiling it."""
+    s = split_sentences(text)
+    for impl in (_split_scalar, _split_vector):
+        bounds, brk = impl(text)
+        assert bounds.tolist() == s.starts[1:].tolist() and brk.tolist() == s.breaks.tolist(), impl.__name__
+    assert "".join(s.texts()) == text
+    return s
 
 
 def assert_headings_open_chunks(tree, text, sizes, unit="chars"):

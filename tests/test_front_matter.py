@@ -12,19 +12,9 @@ from hypothesis import strategies as st
 from logichunk import chunk, chunk_many, segment
 from logichunk.chunkers.parent_child import blank_line_blocks
 from logichunk.text.line_kinds import fence_spans, front_matter
-from logichunk.text.sentences import _split_scalar, _split_vector, split_sentences
+from logichunk.text.sentences import split_sentences
 from logichunk.text.structure import BLOCK, LINE, layout
-from structure_helpers import assert_headings_open_chunks
-
-
-def check(text):
-    """The sentences of ``text``, with the scalar and the vector splitter agreeing on them."""
-    s = split_sentences(text)
-    for impl in (_split_scalar, _split_vector):
-        bounds, brk = impl(text)
-        assert bounds.tolist() == s.starts[1:].tolist() and brk.tolist() == s.breaks.tolist(), impl.__name__
-    return s
-
+from structure_helpers import assert_headings_open_chunks, split_both_ways
 
 YAML = "---\ntitle: A note\ntags:\n  - x\n# a comment\n---\n"
 
@@ -59,7 +49,7 @@ def test_what_is_not_front_matter(text):
 
 def test_front_matter_lines_are_metadata_not_markdown():
     text = YAML + "\n# Hello\n\nSome text here. More text follows it.\n"
-    sents = check(text)  # the scalar and the vector splitter agree
+    sents = split_both_ways(text)  # the scalar and the vector splitter agree
     lay = layout(sents)
     heads = [text[int(sents.starts[i]) : int(sents.ends[i])].strip() for i in np.flatnonzero(lay.heading)]
     assert heads == ["# Hello"]  # not "# a comment", not "tags: - x" over its closing "---"
@@ -106,7 +96,7 @@ def test_front_matter_stays_whole_where_it_fits_and_never_ends_in_a_heading(keys
     text = "---\ntitle: x\n" + "".join(keys) + close + "\n" + "".join(body)
     fm = front_matter(text)
     assert fm is not None and fm[1] == len("---\ntitle: x\n" + "".join(keys) + close)
-    check(text)
+    split_both_ways(text)
     sizes = (max_size, max_size // 2)
     tree = chunk(text, sizes=sizes)
     assert "".join(tree.text_of(c) for c in tree.roots()) == text

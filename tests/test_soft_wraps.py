@@ -16,12 +16,11 @@ from logichunk.text.sentences import (
     BREAK_LINE,
     BREAK_NONE,
     BREAK_PARAGRAPH,
-    _split_scalar,
-    _split_vector,
     split_sentences,
 )
 from logichunk.text.soft_wraps import MIN_WRAP_WIDTH, MIN_WRAPPED_LINES, WRAP_QUANTILE
 from logichunk.text.structure import layout
+from structure_helpers import split_both_ways
 
 # the bench's wrapping (bench/corpora.py: the wrapped eval and the en-wrapped corpus use it too)
 _spec = importlib.util.spec_from_file_location("corpora", Path(__file__).resolve().parents[1] / "bench" / "corpora.py")
@@ -41,18 +40,8 @@ a fair face, on the throne of France.
 """
 
 
-def split(text):
-    """The sentences, with the scalar and the vector splitter agreeing on them."""
-    s = split_sentences(text)
-    for impl in (_split_scalar, _split_vector):
-        bounds, brk = impl(text)
-        assert bounds.tolist() == s.starts[1:].tolist() and brk.tolist() == s.breaks.tolist(), impl.__name__
-    assert "".join(s.texts()) == text
-    return s
-
-
 def test_wrapped_prose_splits_into_its_sentences():
-    s = split(TALE)
+    s = split_both_ways(TALE)
     assert [t.split()[-1] for t in s.texts()] == ["incredulity.", "despair.", "France."]
     assert s.breaks.tolist() == [BREAK_NONE, BREAK_PARAGRAPH]  # the wraps inside a sentence break nothing
 
@@ -61,12 +50,12 @@ def test_a_word_hyphenated_across_lines_and_wrapped_chinese_stay_one_sentence():
     text = ("The committee agreed that the proposal, once revised, was a well-\n"
             "founded plan for the coming year and deserved the support of all of\n"
             "the members present at the meeting that evening in the town hall.\n")
-    assert len(split(text)) == 1
+    assert len(split_both_ways(text)) == 1
     zh = ("在很久很久以前的一个小村庄里住着一位老人他每天清晨都会\n"
           "到河边去打水然后沿着弯弯曲曲的小路慢慢地走回家中从来不\n"
           "曾间断过哪怕是刮风下雨的日子也是如此。村里的孩子们都很\n"
           "喜欢听他讲故事。\n")
-    assert [t.rstrip() for t in split(zh).texts()] == [
+    assert [t.rstrip() for t in split_both_ways(zh).texts()] == [
         "在很久很久以前的一个小村庄里住着一位老人他每天清晨都会\n到河边去打水然后沿着弯弯曲曲的小路慢慢地走回家中从来不\n"
         "曾间断过哪怕是刮风下雨的日子也是如此。", "村里的孩子们都很\n喜欢听他讲故事。"]
 
@@ -84,7 +73,7 @@ def test_a_word_hyphenated_across_lines_and_wrapped_chinese_stay_one_sentence():
     " that is long enough too\n- and the third item of the list that is also long\n",  # list items
 ])
 def test_short_lines_speakers_tables_code_and_lists_keep_their_line_breaks(text):
-    s = split(text)
+    s = split_both_ways(text)
     assert len(s) == text.count("\n"), s.texts()
 
 
@@ -96,7 +85,7 @@ def test_in_wrapped_prose_a_capital_goes_on_and_a_sentence_ending_at_the_width_i
             "Then they went back up the hill to the house and had their breakfast with\n"
             "Peter, who was the eldest of the three children and who had come home\n"
             "from the city in the spring after his studies there had come to an end.\n")
-    s = split(text)
+    s = split_both_ways(text)
     assert [t.split()[0] for t in s.texts()] == ["The", "Then"]  # "with\nPeter" is a wrap too
     assert s.breaks.tolist() == [BREAK_NONE]  # the sentence ended at the width: no line break
     mixed = ("This line is long enough to be a wrapped line of prose but it ends here.\n"
@@ -104,7 +93,7 @@ def test_in_wrapped_prose_a_capital_goes_on_and_a_sentence_ending_at_the_width_i
              "So here is a line that starts with a capital letter and goes on a while\n"
              "and this one is a plain continuation of the sentence above it, wrapped.\n")
     # as many breaks go on in lower case as end a sentence or go on with a capital: not read as wrapped
-    assert [t.split()[0] for t in split(mixed).texts()] == ["This", "this", "So", "and"]
+    assert [t.split()[0] for t in split_both_ways(mixed).texts()] == ["This", "this", "So", "and"]
 
 
 def test_a_text_wrapped_by_hand_joins_its_short_lines_too():
@@ -118,7 +107,7 @@ def test_a_text_wrapped_by_hand_joins_its_short_lines_too():
              "then builds the wheel and installs it alone."]
     text = "\n".join(lines) + "\n"
     assert len(lines[1]) + 1 + len("which") < min(len(x) for x in lines[2:5]) - 20  # far short of the width
-    s = split(text)
+    s = split_both_ways(text)
     assert [t.split()[0] for t in s.texts()] == ["Install", "The"]
 
 
@@ -132,7 +121,7 @@ def test_a_wrapped_transcript_keeps_its_turns():
              ("Marketing", "our survey says that most of them want a fancy look and feel for the"
               " remote control rather than many buttons on the front of it and that matters")]
     text = "".join(wrap(f"{who}: {what}.", 60) + "\n" for who, what in turns)
-    s = split(text)
+    s = split_both_ways(text)
     assert [t.split(":")[0] for t in s.texts()] == [who for who, _ in turns]
     assert s.breaks.tolist() == [BREAK_LINE, BREAK_LINE]
 
@@ -144,7 +133,7 @@ def test_a_wrapped_chinese_transcript_keeps_its_turns():
     lines = []
     for t in turns:  # each turn wrapped every 24 characters, as a fixed-width layout does
         lines += [t[i : i + 24] for i in range(0, len(t), 24)]
-    s = split("\n".join(lines) + "\n")
+    s = split_both_ways("\n".join(lines) + "\n")
     assert [t[:2] for t in s.texts()] == ["张三", "李四", "王五", "赵六"]
     assert s.breaks.tolist() == [BREAK_LINE] * 3
 
@@ -160,7 +149,7 @@ def test_a_title_after_a_paragraph_that_ends_at_the_width_keeps_its_line():
             " with gold answers, and we report where our method loses as well as where it wins against the"
             " other methods.", 72) + "\n")
     assert text.split("\n")[2].endswith("per document.")  # the paragraph's last line is at the width
-    s = split(text)
+    s = split_both_ways(text)
     heads = [t.strip() for t, h in zip(s.texts(), layout(s).heading, strict=True) if h]
     assert heads == ["2.1 Methods"]
 
@@ -174,7 +163,7 @@ def test_lines_that_mostly_go_on_with_a_capital_keep_their_breaks():
             "User Interface the buttons should be large enough for older people to use\n"
             "Marketing Expert our survey says that most of them want a fancy look and\n"
             "feel for the remote control rather than many buttons on the front of it\n")
-    s = split(text)
+    s = split_both_ways(text)
     assert [t.split()[0] for t in s.texts()] == ["Project", "Industrial", "User", "Marketing", "feel"]
 
 
@@ -215,7 +204,7 @@ def test_wrapped_prose_has_its_sentences_and_a_list_its_lines(text, width):
     line break of the wrapping ends a sentence too (a line break, as in a list)."""
     wrapped = wrap(text, width)
     assert len(wrapped) == len(text)
-    plain, got = split(text), split(wrapped)
+    plain, got = split_both_ways(text), split_both_ways(wrapped)
     line_starts = {i + 1 for i, ch in enumerate(wrapped) if ch == "\n" and text[i] == " "}
     if read_as_wrapped(wrapped):
         assert got.starts.tolist() == plain.starts.tolist() and got.breaks.tolist() == plain.breaks.tolist()
@@ -239,6 +228,6 @@ def test_chunks_of_wrapped_prose_end_where_its_sentences_do(text, width):
 
 
 def test_breaks_between_wrapped_lines_are_no_line_breaks():
-    s = split(TALE.replace("\n\n", "\n"))  # no blank line: the paragraph edge is one line break
+    s = split_both_ways(TALE.replace("\n\n", "\n"))  # no blank line: the paragraph edge is one line break
     assert s.breaks.tolist() == [BREAK_NONE, BREAK_LINE]
     assert np.all(s.ends[:-1] <= len(TALE))
