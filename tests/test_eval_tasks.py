@@ -286,13 +286,16 @@ def test_run_chunking_on_toy_corpus(tmp_path):
     s = Settings(size=8, unit="tokens", embedder=_embedder(), embedder_name="test")
     qv = C.embed(s.embedder, [q.question for q in corpus.queries], "query")
     runner = build(METHODS["fixed"], s)
-    row, notes = C.run_chunking(corpus, "fixed", runner, s, peer=False, dataset="toy", budget=8, query_vecs=qv)
+    row, notes, items = C.run_chunking(corpus, "fixed", runner, s, peer=False, dataset="toy", budget=8, query_vecs=qv)
     assert notes == []
+    # the per-query scores behind the row's means (what the paired comparison resamples)
+    assert items["recall"].shape == (2,) and row["recall"] == pytest.approx(items["recall"].mean())
+    assert row["iou"] == pytest.approx(items["iou"].mean())
     assert row["n"] == 2 and row["budget_tokens"] == 8 and row["chunks"] >= 3
     for k in ("recall", "precision", "iou", "evidence_recall_at_k", "recall_at_k", "mrr"):
         assert 0.0 <= row[k] <= 1.0
     # with a budget as large as the corpus everything is retrieved: recall 1, precision = gold share
-    big, _ = C.run_chunking(corpus, "fixed", runner, s, peer=False, dataset="toy", budget=10_000, query_vecs=qv)
+    big, _, _ = C.run_chunking(corpus, "fixed", runner, s, peer=False, dataset="toy", budget=10_000, query_vecs=qv)
     assert big["recall"] == 1.0 and big["evidence_recall_at_k"] == 1.0 and big["recall_at_k"] == 1.0
     total = sum(len(d.text) for d in corpus.docs)
     assert big["precision"] == pytest.approx(np.mean([26 / total, 7 / total]), rel=0.02)
@@ -466,7 +469,7 @@ def test_smoke_on_shared_data():
     corpus = R.read_corpus(stem, limit=10)
     s = Settings(size=200, unit="tokens", embedder=_embedder(), embedder_name="hash")
     qv = C.embed(s.embedder, [q.question for q in corpus.queries], "query")
-    row, _ = C.run_chunking(corpus, "fixed", build(METHODS["fixed"], s), s, peer=False, dataset="drcd",
+    row, _, _ = C.run_chunking(corpus, "fixed", build(METHODS["fixed"], s), s, peer=False, dataset="drcd",
                             budget=1000, query_vecs=qv)
     assert row["n"] == 10 and row["recall"] > 0.3 and row["recall_at_k"] > 0.5
 

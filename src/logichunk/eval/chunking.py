@@ -32,7 +32,7 @@ from .readers import Corpus
 
 __all__ = [
     "ChunkIndex", "Hitlist", "MODES", "Searcher", "budget_take", "chunk_corpus", "embed", "register_mode",
-    "run_chunking", "run_retrieval", "score_hits",
+    "run_chunking", "run_retrieval", "score_hits", "score_items",
 ]
 
 
@@ -174,8 +174,9 @@ class Hitlist:
     full_ends: np.ndarray | None = None  # before budget truncation (for rank-based metrics)
 
 
-def score_hits(hits: Sequence[Hitlist], corpus: Corpus, layout: Layout) -> dict[str, float]:
-    """Mean per-query metrics of ranked hit lists."""
+def score_items(hits: Sequence[Hitlist], corpus: Corpus, layout: Layout) -> dict[str, np.ndarray]:
+    """Per-query metrics of ranked hit lists, one array per metric in query order (what
+    :mod:`.paired` compares between two methods)."""
     index = corpus.by_id()
     acc: dict[str, list[float]] = {k: [] for k in
                                    ("recall", "precision", "iou", "evidence_recall_at_k", "recall_at_k", "mrr",
@@ -192,13 +193,20 @@ def score_hits(hits: Sequence[Hitlist], corpus: Corpus, layout: Layout) -> dict[
         acc["all_docs_at_k"].append(M.all_docs_hit(got_docs, q.gold_doc_ids))
         fe = h.full_ends if h.full_ends is not None else h.ends
         acc["mrr"].append(M.reciprocal_rank(M.overlaps(h.starts, fe, gs, ge)))
-    return {k: float(np.mean(v)) if v else None for k, v in acc.items()}  # no queries: no score, not 0
+    return {k: np.asarray(v, dtype=np.float64) for k, v in acc.items()}
+
+
+def score_hits(hits: Sequence[Hitlist], corpus: Corpus, layout: Layout) -> dict[str, float]:
+    """Mean per-query metrics of ranked hit lists."""
+    return {k: float(v.mean()) if v.size else None  # no queries: no score, not 0
+            for k, v in score_items(hits, corpus, layout).items()}
 
 
 def run_chunking(corpus: Corpus, name: str, runner: Any, settings: Settings, *, peer: bool, dataset: str,
                  budget: int, query_vecs: np.ndarray, layout: Layout | None = None,
-                 block: int = 256) -> tuple[dict[str, Any], list[str]]:
-    """Chunk, embed, retrieve within ``budget`` tokens per query, score. Returns (row, notes)."""
+                 block: int = 256) -> tuple[dict[str, Any], list[str], dict[str, np.ndarray]]:
+    """Chunk, embed, retrieve within ``budget`` tokens per query, score. Returns the row, notes, and
+    the per-query recall and IoU (for :mod:`.paired`)."""
     layout = layout or Layout.of(corpus, settings.unit)
     t0 = time.perf_counter()
     idx, notes = chunk_corpus(corpus, runner, layout, context=settings.embed_context)
@@ -219,8 +227,9 @@ def run_chunking(corpus: Corpus, name: str, runner: Any, settings: Settings, *, 
             hits.append(Hitlist(s, e, idx.doc[chosen], full))
             taken.append(chosen.size)
     t3 = time.perf_counter()
+    items = score_items(hits, corpus, layout)
     row = {"task": "chunking", "dataset": dataset, "method": name, "peer": peer, "n": len(corpus.queries),
-           "seconds": round(t3 - t0, 3), **score_hits(hits, corpus, layout),
+           "seconds": round(t3 - t0, 3), **{k: float(v.mean()) if v.size else None for k, v in items.items()},
            "chunks": int(idx.starts.size), "mean_tokens": float(idx.tokens.mean()) if idx.tokens.size else 0.0,
            "k_mean": float(np.mean(taken)) if taken else 0.0, "budget_tokens": int(budget),
            "size": settings.size, "unit": unit_label(settings.unit), "embedder": settings.embedder_name,
@@ -231,7 +240,7 @@ def run_chunking(corpus: Corpus, name: str, runner: Any, settings: Settings, *, 
     if idx.failed_docs:
         row["failed_docs"] = idx.failed_docs
         notes = [f"{name}: {n}" for n in notes]
-    return row, notes
+    return row, notes, {"recall": items["recall"], "iou": items["iou"]}
 
 
 def _subtract(a: int, b: int, taken: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -7,7 +7,10 @@
     logichunk eval methods      (what is available here, and why not)
 
 Rows go to stdout (a table, or JSON lines with ``--json``) and are merged into ``OUT/results.jsonl``
-(``--out``, default ``eval-report``); ``report`` turns that file into markdown and PNG plots.
+(``--out``, default ``eval-report``); ``report`` turns that file into markdown and PNG plots. In
+segmentation and chunking every row is compared with a reference method (``--against``; default
+``global``) item by item: the difference, its 95 % interval by a paired bootstrap (:mod:`.paired`),
+the items won and lost.
 
 LM methods (``ppl``, ``msp``, ``memory-lm``): the causal LM is ``$LOGICHUNK_LM`` (a local folder or a
 completions URL; default: the packaged model) in ``$LOGICHUNK_LM_DTYPE`` (``auto``, ``int8``,
@@ -109,27 +112,39 @@ def _runners(specs, settings) -> list[tuple[Any, Any]]:
 class _Printer:
     """Rows to stdout as they come: JSON lines, or an aligned table."""
 
-    def __init__(self, as_json: bool, cols: list[tuple[str, str]], names: Sequence[str] = ()) -> None:
+    def __init__(self, as_json: bool, cols: list[tuple[str, str]], names: Sequence[str] = (),
+                 paired: tuple[str, str] | None = None) -> None:
         self.as_json = as_json
         self.cols = cols
         self.width = max([28, *map(len, names)])  # the data sets' names whole, not cut
         self.header_done = False
+        self.paired = paired  # (metric, reference method): a last column, the row's lead and its interval
 
     def row(self, r: dict[str, Any]) -> None:
         if self.as_json:
             print(json.dumps(r, ensure_ascii=False), flush=True)
             return
         if not self.header_done:
+            extra = f"  {self.paired[0]} vs {self.paired[1]} [95% CI]" if self.paired else ""
             print(f"{'dataset':<{self.width}} {'method':<24} {'n':>5} " + " ".join(f"{h:>9}" for _, h in self.cols)
-                  + f" {'seconds':>8}")
+                  + f" {'seconds':>8}" + extra)
             self.header_done = True
         cells = []
         for k, _ in self.cols:
             v = r.get(k)
             cells.append(f"{v:>9.3f}" if isinstance(v, float) else f"{'' if v is None else v!s:>9}")
         name = r["method"] + ("†" if r.get("peer") else "")
-        print(f"{r['dataset']:<{self.width}} {name:<24} {r['n']:>5} " + " ".join(cells) + f" {r['seconds']:>8.1f}",
-              flush=True)
+        print(f"{r['dataset']:<{self.width}} {name:<24} {r['n']:>5} " + " ".join(cells) + f" {r['seconds']:>8.1f}"
+              + self._paired_cell(r), flush=True)
+
+    def _paired_cell(self, r: dict[str, Any]) -> str:
+        if not self.paired:
+            return ""
+        m = self.paired[0]
+        d, ci = r.get(f"{m}_diff"), r.get(f"{m}_ci95")
+        if d is None or ci is None:
+            return "  (reference)" if r.get("method") == self.paired[1] else ""
+        return f"  {d:+.3f} [{ci[0]:+.3f}, {ci[1]:+.3f}] {r[f'{m}_wins']}/{r[f'{m}_losses']}"
 
 
 def _save(args: argparse.Namespace, rows: list[dict[str, Any]]) -> None:
@@ -160,6 +175,37 @@ def _budget(arg: str, size: int) -> int:
     return b
 
 
+def _reference(args: argparse.Namespace, runners: list[tuple[Any, Any]]) -> tuple[str | None, list[tuple[Any, Any]]]:
+    """The method every other row is compared with (``--against``; default ``global``, the default
+    chunker, when it runs, else the first method) and the runners with it first, so each row can
+    carry its comparison as it is printed. ``--against off``: no comparison."""
+    names = [spec.name for spec, _ in runners]
+    want = getattr(args, "against", None)
+    if want == "off" or len(runners) < 2:
+        return None, runners
+    if want is None:
+        want = "global" if "global" in names else names[0]
+    elif want not in names:
+        raise LogichunkError(f"--against {want}: not among the methods that run here ({', '.join(names)})")
+    first = [r for r in runners if r[0].name == want]
+    return want, first + [r for r in runners if r[0].name != want]
+
+
+def _compare(row: dict[str, Any], items: dict[str, Any], ref: str | None, ref_items: dict[str, Any] | None,
+             metrics: Sequence[tuple[str, bool]]) -> None:
+    """Add to ``row`` its paired comparison with the reference's per-item scores
+    (:func:`logichunk.eval.paired.paired`) for each ``(metric, higher_is_better)``."""
+    if ref is None or ref_items is None or row["method"] == ref:
+        return
+    from .paired import paired, paired_keys
+
+    row["against"] = ref
+    for metric, higher in metrics:
+        a, b = items.get(metric), ref_items.get(metric)
+        ok = a is not None and b is not None and len(a) == len(b)
+        row.update(paired_keys(metric, paired(a, b, higher_is_better=higher) if ok else None))
+
+
 def _jsonl(args: argparse.Namespace) -> bool:
     """``--json`` and ``--format jsonl`` mean the same: one JSON object per line."""
     return bool(args.json or args.format == "jsonl")
@@ -187,10 +233,12 @@ def cmd_segmentation(args: argparse.Namespace) -> int:
     runners = _runners(specs, settings)
     if not runners:
         raise LogichunkError("no method could run here (see the notes above)")
+    ref, runners = _reference(args, runners)
     # documents laid end to end are data sets of their own names: a saved report keeps them apart
     suffix = f"@end-to-end-{args.end_to_end}" if args.end_to_end > 1 else ""
     printer = _Printer(_jsonl(args), [("pk", "Pk"), ("windowdiff", "WD"), ("f1", "F1"), ("hyp_per_doc", "cuts/doc"),
-                                      ("gold_per_doc", "gold/doc")], [ds.label + suffix for ds in sets])
+                                      ("gold_per_doc", "gold/doc")], [ds.label + suffix for ds in sets],
+                       paired=("pk", ref) if ref else None)
     all_rows: list[dict[str, Any]] = []
     t0 = time.perf_counter()
     for ds in sets:
@@ -199,6 +247,7 @@ def cmd_segmentation(args: argparse.Namespace) -> int:
         if args.end_to_end > 1:
             docs = end_to_end(docs, args.end_to_end)
         name = ds.label + suffix
+        ref_items = None
         for spec, runner in runners:
             bar = Progress(len(docs), True)  # a terminal only: the memory methods take minutes per set
             with warnings.catch_warnings():
@@ -212,6 +261,9 @@ def cmd_segmentation(args: argparse.Namespace) -> int:
                     bar.close()
             for n in out.notes:
                 _note(n)
+            if spec.name == ref:
+                ref_items = out.per_doc
+            _compare(out.rows[0], out.per_doc, ref, ref_items, (("pk", False), ("windowdiff", False)))
             for r in out.rows:
                 memory = spec.name.startswith("memory")
                 r["embedder"] = settings.embedder_name if spec.name in EMBEDS or memory else None
@@ -253,9 +305,11 @@ def cmd_chunking(args: argparse.Namespace) -> int:
     runners = _runners(specs, settings)
     if not runners:
         raise LogichunkError("no method could run here (see the notes above)")
+    ref, runners = _reference(args, runners)
     printer = _Printer(_jsonl(args), [("recall", "recall"), ("precision", "prec"), ("iou", "IoU"),
                                       ("evidence_recall_at_k", "evid.R"), ("recall_at_k", "docR"), ("mrr", "MRR"),
-                                      ("chunks", "chunks"), ("mean_tokens", "tok/chunk")], [ds.label for ds in sets])
+                                      ("chunks", "chunks"), ("mean_tokens", "tok/chunk")], [ds.label for ds in sets],
+                       paired=("recall", ref) if ref else None)
     t0 = time.perf_counter()
     count = 0
     for ds in sets:
@@ -263,11 +317,15 @@ def cmd_chunking(args: argparse.Namespace) -> int:
         name = ds.label
         layout = Layout.of(corpus, settings.unit)
         qv = embed(settings.embedder, [q.question for q in corpus.queries], "query")
+        ref_items = None
         for spec, runner in runners:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                row, notes = run_chunking(corpus, spec.name, runner, settings, peer=spec.peer, dataset=name,
-                                          budget=budget, query_vecs=qv, layout=layout)
+                row, notes, items = run_chunking(corpus, spec.name, runner, settings, peer=spec.peer, dataset=name,
+                                                 budget=budget, query_vecs=qv, layout=layout)
+            if spec.name == ref:
+                ref_items = items
+            _compare(row, items, ref, ref_items, (("recall", True), ("iou", True)))
             count += _emit(args, printer, row, notes)
     _done(args, "chunking", count, time.perf_counter() - t0)
     return 0
@@ -394,6 +452,13 @@ def _common(p: argparse.ArgumentParser, task: str) -> None:
                    "(heading path + its document's terms) before its text; the budget still counts spans")
 
 
+def _against(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--against", metavar="METHOD",
+                   help=f"compare every other row with this method, item by item: the difference in {what}, "
+                        "its 95%% interval (paired bootstrap) and the items won and lost (default: global when it "
+                        "runs, else the first method; off: no comparison)")
+
+
 def add_parser(subparsers) -> None:
     """Register ``eval`` and its verbs on the main CLI's subparsers."""
     ev = subparsers.add_parser("eval", help="benchmarks: segmentation, chunking, retrieval, report",
@@ -417,12 +482,14 @@ def add_parser(subparsers) -> None:
     s.add_argument("--calibration", metavar="FILE",
                    help="memory-* methods: thresholds from `logichunk memory calibrate` (default: the shipped "
                         "calibration of the embedder)")
+    _against(s, "Pk")
     s.set_defaults(func=cmd_segmentation)
 
     c = sub.add_parser("chunking", help="chunk, embed, retrieve within a token budget; span recall/precision/IoU")
     _common(c, "chunking")
     c.add_argument("--budget", default="5",
                    help="retrieved tokens per query: N chunks of --size (default 5), or 1000t for 1000 tokens")
+    _against(c, "recall and IoU")
     c.set_defaults(func=cmd_chunking)
 
     r = sub.add_parser("retrieval", help="retrieve top-k per mode; doc recall@k, evidence recall@k, MRR")

@@ -53,12 +53,14 @@ def snap_to_units(ends: np.ndarray, unit_ends: np.ndarray) -> np.ndarray:
 
 @dataclass
 class SegOutcome:
-    """Per-method results on one data set: ``rows`` (the oracle variant too, if asked) and a sample
-    gap-score ``curve`` for plotting (signals only)."""
+    """Per-method results on one data set: ``rows`` (the oracle variant too, if asked), a sample
+    gap-score ``curve`` for plotting (signals only), and the first row's Pk and WindowDiff per
+    document (``per_doc``, for :mod:`.paired`)."""
 
     rows: list[dict[str, Any]]
     curve: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
+    per_doc: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 class _Acc:
@@ -137,4 +139,5 @@ def run_segmentation(docs: Sequence[SegDoc], name: str, runner: Any, *, peer: bo
     if failures:
         notes.append(f"{name}: failed on {failures} of {len(docs)} documents (scored as no boundary)")
         rows[0]["failures"] = failures
-    return SegOutcome(rows, curve, notes)
+    per_doc = {"pk": np.asarray(main.pk, dtype=np.float64), "windowdiff": np.asarray(main.wd, dtype=np.float64)}
+    return SegOutcome(rows, curve, notes, per_doc)
