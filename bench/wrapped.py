@@ -40,11 +40,13 @@ def main() -> int:
     if not src.is_dir():
         print(f"no chunking data at {src}: nothing to wrap")
         return 0
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp_root:
+        tmp = Path(tmp_root) / "chunking"  # rows name a set folder/name: chunking/<stem>_wrapped<width>
+        tmp.mkdir()
         stems = []
         for stem in args.sets.split(","):
             corpus, queries = src / f"{stem}.corpus.jsonl", src / f"{stem}.queries.jsonl"
-            out = Path(tmp) / f"{stem}_wrapped{args.width}"
+            out = tmp / f"{stem}_wrapped{args.width}"
             with corpus.open(encoding="utf-8") as f, open(f"{out}.corpus.jsonl", "w", encoding="utf-8") as g:
                 for line in f:
                     doc = json.loads(line)
