@@ -21,7 +21,7 @@ from logichunk.errors import InputError
 from logichunk.text.measure import Meter
 from logichunk.text.sentences import split_sentences
 from logichunk.text.structure import LINE, PARAGRAPH, SECTION, layout
-from structure_helpers import assert_headings_open_chunks
+from structure_helpers import assert_headings_open_chunks, split_both_ways
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -154,7 +154,8 @@ def test_headings_are_read_from_markdown_numbers_and_title_lines():
 
 _LINES = ["# A heading", "## Sub. heading.", "   ### indented.", "Title", "====", "----", "- a list item.", "1.2 Scope",
           "1.2 Scope.", "Chapter 3", "Chapter 3.", "Section IV:", "A sentence ends.", "Part of it;", "Appendix B",
-          "第三章 总则", "二、方法。", "标题行", "中文句子。", "Short", "Short line,", "  ", "", "Sure!", "9 lives."]
+          "第三章 总则", "二、方法。", "标题行", "中文句子。", "Short", "Short line,", "  ", "", "Sure!", "9 lives.",
+          "CHAPTER II.", "IV.", "I.", "Mild.", "Book the First.", "Did.", "XII", "I did.", "Very short."]
 
 
 @settings(max_examples=1500, deadline=None)
@@ -207,6 +208,7 @@ def test_examples_no_chunk_ends_in_a_heading_and_fitting_paragraphs_stay_whole(p
     "1.2 Numbered title\n\n", "标题行\n\n", "中文句子在这里。", "- a list item\n", "| a | b |\n",
     "```\ncode line\n```\n", "Short\n\n", "**A bold title**\n\n", "__Outlook__\n", "**Steps:**\n",
     "RST Title\n~~~~~~~~~\n\n", "Logging\n^^^^^^^\n", "== AsciiDoc section\n\n", "Title Above\n",
+    "CHAPTER II.\nThe Pool of Tears\n\n\n", "IV.\n\n", "Chapter Three\n",
     "A long paragraph line that goes on well past eighty characters, so a title line can title it.\n",
 ]), min_size=1, max_size=40), st.sampled_from([40, 80, 200]))
 def test_headings_open_chunks_on_generated_documents(parts, max_size):
@@ -666,6 +668,82 @@ def test_numbered_lines_that_are_headings(line, heading):
     lay = layout(sents)
     got = [text[a:b].strip() for a, b, h in zip(sents.starts, sents.ends, lay.heading, strict=True) if h]
     assert got == ([line] if heading else [])
+
+
+@pytest.mark.parametrize("line, alone, heading", [
+    ("CHAPTER II.", False, True), ("Chapter 3.", False, True), ("BOOK THE FIRST.", False, True),
+    ("Chapter Twenty-One", False, True), ("ACT IV.", False, True), ("Part One:", False, True),
+    ("Chapter iv.", False, True), ("Letter 4", False, True), ("VOLUME III.", False, True),
+    ("IV.", True, True), ("XII", True, True),
+    ("IV.", False, False),  # a Roman number counts only standing alone between blank lines
+    ("I.", False, False), ("Mild.", True, False), ("LIVE.", True, False), ("Did.", True, False),
+    ("Part", False, False), ("Scene  ", False, False), ("Act I, scene 2.", False, False),
+    ("Chapter 3 was the best part of the book.", False, False), ("Part I of the plan failed.", False, False),
+])
+def test_division_markers_are_headings(line, alone, heading):
+    """A book's chapter, part or act marker is a heading, its number's full stop and all ("CHAPTER II.");
+    a bare Roman number only standing alone; a sentence about a chapter is none."""
+    text = (f"Some prose before it. It has two sentences.\n\n{line}\n" + ("\n" if alone else "")
+            + "More prose after it. And more.\n")
+    sents = split_sentences(text)
+    lay = layout(sents)
+    got = [text[a:b].strip() for a, b, h in zip(sents.starts, sents.ends, lay.heading, strict=True) if h]
+    assert got == ([line] if heading else [])
+
+
+GUTENBERG = """CHAPTER I.
+Down the Rabbit-Hole
+
+
+Alice was beginning to get very tired of sitting by her sister on the
+bank, and of having nothing to do: once or twice she had peeped into
+the book her sister was reading, but it had no pictures or
+conversations in it, "and what is the use of a book," thought Alice
+"without pictures or conversations?"
+
+So she was considering in her own mind (as well as she could, for the
+hot day made her feel very sleepy and stupid), whether the pleasure of
+making a daisy-chain would be worth the trouble of getting up and
+picking the daisies, when suddenly a White Rabbit with pink eyes ran
+close by her.
+
+"Oh dear! Oh dear! I shall be late!"
+
+"What is it?" said Alice.
+
+
+CHAPTER II.
+The Pool of Tears
+
+
+"Curiouser and curiouser!" cried Alice; "now I'm opening out like the
+largest telescope that ever was! Good-bye, feet!"
+
+
+III.
+
+The Rabbit came back again, splendidly dressed, with a pair of white
+kid gloves in one hand and a large fan in the other.
+"""
+
+
+def test_a_gutenberg_novel_keeps_its_chapter_headings_with_their_chapters():
+    """A chapter marker ("CHAPTER II.", a bare "III."), and the title line right under it, open a
+    chapter: the marker and its title are headings, and no chunk ends on them while the heading and
+    the first sentence under it fit the limit."""
+    sents = split_both_ways(GUTENBERG)
+    lay = layout(sents)
+    heads = [t.strip() for t, h in zip(sents.texts(), lay.heading, strict=True) if h]
+    assert heads == ["CHAPTER I.", "Down the Rabbit-Hole", "CHAPTER II.", "The Pool of Tears", "III."]
+    # the wrap before an opening quote is a soft wrap too: the first paragraph is one sentence
+    assert any(t.startswith("Alice was beginning") and t.rstrip().endswith('conversations?"') for t in sents.texts())
+    for max_size in (150, 200, 300, 500, 1000):
+        sizes = level_sizes(max_size, 3)
+        tree = chunk(GUTENBERG, sizes=sizes)
+        assert_headings_open_chunks(tree, GUTENBERG, sizes)
+        if max_size >= 500:  # every heading and the first sentence under it fit: no chunk ends on a heading
+            for c in tree:
+                assert not GUTENBERG[c.span.start : c.span.end].rstrip().endswith(("Tears", "Rabbit-Hole", "III.")), c
 
 
 @settings(max_examples=1000, deadline=None)

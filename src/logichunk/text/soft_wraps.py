@@ -22,7 +22,8 @@ Which breaks are the tool's (each a reading of how wrapping works, fixed a prior
   opening with a label (a colon and a space, or a full-width colon, in its first 24 characters:
   ``bob:``, ``Project Manager:``, ``张三：``, a speaker's turn);
 * such a break is one of three: a sentence **going on** — the line ends in a letter, a digit or a
-  comma, semicolon or dash (a word hyphenated across the lines), and the next starts in lower case,
+  comma, semicolon or dash (a word hyphenated across the lines), and the next starts in lower case
+  (both read past up to two quotation marks: a wrap can fall before or after a quotation),
   or after a CJK character or comma with a CJK character (Chinese wraps need no space and have no
   case); a sentence going on **with a capital or a digit** (a name, *I*, a year); or a sentence that
   **ends** there (a terminator or a closing quote last) — but not before a title: a next line well
@@ -54,7 +55,7 @@ from .sentence_chars import (
     _PROSE_END,
 )
 
-__all__ = ["MIN_CJK_WRAP_WIDTH", "MIN_WRAPPED_LINES", "MIN_WRAP_WIDTH", "soft_wraps"]
+__all__ = ["MIN_CJK_WRAP_WIDTH", "MIN_WRAPPED_LINES", "MIN_WRAP_WIDTH", "QUOTE_CHARS", "soft_wraps"]
 
 #: the narrowest wrap width, in characters, at which line breaks can be soft (terminals and mail
 #: wrap at 72-80, subtitles at ~42; verse and chat lines are shorter)
@@ -69,6 +70,9 @@ MIN_WRAPPED_LINES = 2
 _WORD_MAX = 24  # (also how far a label is looked for)
 _JOINERS = np.array(sorted(ord(c) for c in ",;-‐‑–—，、；"), dtype=np.uint32)
 _TABLE = (0x09, 0x7C)
+#: quotation marks, opening or closing (a wrapped line may start or end with one)
+QUOTE_CHARS = "\"'“”‘’«»‹›「」『』"
+_QUOTES = np.array(sorted(ord(c) for c in QUOTE_CHARS), dtype=np.uint32)
 _PROSE_END_CP = np.array(sorted(ord(c) for c in _PROSE_END), dtype=np.uint32)
 
 
@@ -106,15 +110,21 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
     if width < MIN_CJK_WRAP_WIDTH:
         return soft
     cand = np.flatnonzero(single & (length + 1 + _WORD_MAX > width))  # (no next word is longer than that)
+    # the next line's first letter, past up to two quotation marks (a wrap can fall before a quotation:
+    # ``thought Alice`` over ``"without pictures or conversations?"``)
+    word_at = w_nl.copy()
+    for _ in range(2):
+        at = np.minimum(word_at, n - 1)
+        word_at = np.where((word_at < n - 1) & _member(cp[at], _QUOTES), word_at + 1, word_at)
     # the next line goes on (a lower-case letter, a CJK character): in most texts no full line does
-    cn = fl[cp[np.minimum(w_nl[cand], n - 1)]]
+    cn = fl[cp[np.minimum(word_at[cand], n - 1)]]
     if not ((cn & _F_LOWER) != 0).any() and not ((cn & _F_CJK) != 0).any():
         return soft
 
     def read(idx: np.ndarray, at_width: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The breaks among ``idx`` that may be the tool's, and which of them go on in lower case or CJK
         (the evidence of wrapping) or meet the width otherwise; ``at_width``: only breaks at the width."""
-        cn = fl[cp[np.minimum(w_nl[idx], n - 1)]]
+        cn = fl[cp[np.minimum(word_at[idx], n - 1)]]
         cjk_next = ((cn & _F_CJK) != 0) & ((cn & (_F_CJKP | _F_TERM)) == 0)
         lower_next = (cn & _F_LOWER) != 0
         # the line's last character, past up to three spaces (a CR of a CRLF among them)
@@ -123,8 +133,14 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
         for _ in range(3):
             ws = (last >= ts) & ((fl[cp[np.maximum(last, 0)]] & _F_WS) != 0)
             last = np.where(ws, last - 1, last)
-        c_last = fl[cp[np.maximum(last, 0)]]
-        joiner = _member(cp[np.maximum(last, 0)], _JOINERS)
+        # ... and past up to two closing quotes: a line ending in ``"quietly"`` goes on as one ending in the
+        # word does, one ending in ``."`` ends a sentence (brackets are not looked past: in code a line
+        # ending in ``)`` is common, and no prose)
+        core = np.maximum(last, 0)
+        for _ in range(2):
+            core = np.where((core > ts) & _member(cp[core], _QUOTES), core - 1, core)
+        c_last = fl[cp[core]]
+        joiner = _member(cp[core], _JOINERS)
         wordy = ((c_last & (_F_LOWER | _F_UPPER | _F_DIGIT)) != 0) | joiner
         cjk_last = ((c_last & _F_CJK) != 0) & ((c_last & (_F_CJKP | _F_TERM)) == 0)
         latin = width >= MIN_WRAP_WIDTH
@@ -173,7 +189,7 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
     taken = np.zeros(m, dtype=bool)
     taken[cand] = True
     rest = np.flatnonzero(single & ~taken)
-    cn = fl[cp[np.minimum(w_nl[rest], n - 1)]]
+    cn = fl[cp[np.minimum(word_at[rest], n - 1)]]
     rest = rest[((cn & _F_LOWER) != 0) | ((cn & _F_CJK) != 0)]  # (only these can go on)
     more, goes_on, _ = read(rest, False)
     taken[more[goes_on]] = True

@@ -9,11 +9,15 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
 * **headings** — Markdown ATX (``# Title``) and setext (``Title`` over ``===``/``---``), AsciiDoc
   (``== Section``), a
   reStructuredText title over a line of ``~``, ``^``, ``"``... at least as long, numbered
-  headings standing on their own line (``1.2 Scope``, ``第三章 总则``, ``二、方法``), and short
+  headings standing on their own line (``1.2 Scope``, ``第三章 总则``, ``二、方法``), a book's
+  division markers, their number's full stop and all (``CHAPTER II.``, ``Book the First.``, ``ACT IV.``;
+  a bare Roman number ``III.`` standing alone between blank lines), short
   title lines standing alone between blank lines (``故乡（鲁迅，1921，节选）``): a line that is a
   whole paragraph, short, without the punctuation that ends or continues a sentence, followed by
-  more text; and a line that opens a paragraph as one run of bold or italic text
-  (``**Results by region**``, ``__Outlook__``: chat assistants', Notion's and many exports' headings);
+  more text; a title line right under a heading and over a blank line (``CHAPTER I.`` over ``Down the
+  Rabbit-Hole``: the heading's second line); and a line that opens a paragraph as one run of bold or
+  italic text (``**Results by region**``, ``__Outlook__``: chat assistants', Notion's and many exports'
+  headings);
 * **strengths** per gap: :data:`SECTION` before a heading > :data:`BLOCK` around lists, tables,
   fences and rules > :data:`PARAGRAPH` (blank line) > :data:`LINE` > :data:`SENTENCE` >
   :data:`CONTINUES` (a sentence or line break before a sentence that opens with a connective, a
@@ -29,7 +33,8 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   :func:`~.line_kinds.front_matter`), whose keys, comments and closing marks are no headings.
 
 Every rule is a fixed reading of the layout, not a tuned number: a title line is at most
-:data:`TITLE_MAX_CHARS` characters, a numbered heading line at most :data:`NUMBERED_MAX_CHARS`.
+:data:`TITLE_MAX_CHARS` characters, a numbered heading line at most :data:`NUMBERED_MAX_CHARS`, a
+division marker at most :data:`MARKER_MAX_CHARS`.
 """
 
 from __future__ import annotations
@@ -69,6 +74,32 @@ _NUMBERED = re.compile(
 )
 
 
+_NUMBER_WORDS = (
+    "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+    "seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|first|second|third|fourth|fifth|sixth|seventh|"
+    "eighth|ninth|tenth|eleventh|twelfth|last"
+)
+_ROMAN = r"M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})"
+#: a book's division marker alone on its line, its number's full stop allowed ("CHAPTER II.", "Book 3.",
+#: "ACT IV.", "Chapter Twenty-One", "BOOK THE FIRST"): Project Gutenberg's and many books' layout
+_MARKER = re.compile(
+    r"\s*(?:chapter|book|part|section|appendix|volume|canto|act|scene|stave|letter)[ \t]+"
+    rf"(?:\d{{1,3}}|(?=[mdclxvi]){_ROMAN}|(?:the[ \t]+)?(?:{_NUMBER_WORDS})(?:[- ](?:{_NUMBER_WORDS}))?)"
+    r"[ \t]*[.:]?[ \t]*\r?\n?", re.IGNORECASE)
+#: a Roman number alone on its line, a full stop after it allowed ("IV.", "XII"): a chapter's number
+_ROMAN_LINE = re.compile(rf"\s*(?=[MDCLXVI])(?:{_ROMAN})\.?\s*")
+#: the first characters of those lines (upper and lower case)
+_MARKER_FIRST = "BCPSAVLMDIXbcpsavl"
+
+
+def _chapter_marker(line: str, alone: bool) -> bool:
+    """A line that marks a book's division by its number alone: a marker word and a number
+    (:data:`_MARKER`), or, standing ``alone`` between blank lines, a Roman number; a full stop after
+    the number allowed, where a numbered heading with a title (:func:`_numbered_heading`) must not end
+    as prose does."""
+    return bool(_MARKER.fullmatch(line)) or (alone and bool(_ROMAN_LINE.fullmatch(line)) and line.strip() != "")
+
+
 def _numbered_heading(line: str) -> bool:
     """A line that opens with a section number and reads as a title. After an Arabic number the title
     starts with a capital or a letter of a script without case (``1.2 Scope``, ``3 総則``), not with
@@ -91,7 +122,11 @@ _PROSE_END = set(_PROSE_END_CHARS)
 _FENCE_MARK = re.compile(r"```|~~~")
 _RST_FIRST = np.array(sorted({ord(c) for c in RST_MARKS}), dtype=np.uint32)
 _EMPH_FIRST = np.array([ord("*"), ord("_")], dtype=np.uint32)
-_HEAD_FIRST = np.array(sorted({ord(c) for c in "#=-0123456789第一二三四五六七八九十CSPA \t"}), dtype=np.uint32)
+_HEAD_FIRST = np.array(sorted({ord(c) for c in "#=-0123456789第一二三四五六七八九十CSPA \t" + _MARKER_FIRST.upper()}),
+                       dtype=np.uint32)
+_MARKER_CP = np.array(sorted({ord(c) for c in _MARKER_FIRST.upper()}), dtype=np.uint32)
+#: a division marker line is at most this long ("CHAPTER THE TWENTY-FIRST.")
+MARKER_MAX_CHARS = 40
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -228,6 +263,10 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         elif len(line.strip()) <= NUMBERED_MAX_CHARS and _numbered_heading(line) and line.strip()[-1] not in _PROSE_END \
                 and before[i] != BREAK_HARD:
             heading[i] = True
+        elif len(line.strip()) <= MARKER_MAX_CHARS and before[i] != BREAK_HARD and i < n - 1 \
+                and _chapter_marker(line, bool(before[i] == BREAK_PARAGRAPH and after[i] >= BREAK_PARAGRAPH)) \
+                and text[int(starts[i + 1]) : int(ends[i + 1])].strip():  # "CHAPTER II.", "IV." over a chapter
+            heading[i] = True
         elif i in emph_set and i < n - 1 and _emphasized_title(line) \
                 and text[int(starts[i + 1]) : int(ends[i + 1])].strip():  # titles what follows, even on the next line
             heading[i] = True
@@ -236,6 +275,13 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             heading[i] = True
         elif i in above and _is_title(line) and _title_case(line):
             heading[i] = weak[i] = True
+    # a title line right under a heading and over a blank line is the heading's second line ("CHAPTER I."
+    # over "Down the Rabbit-Hole"): it too opens what follows and never ends a chunk
+    for i in np.flatnonzero(heading[:-2] & ~setext_under[1:-1] & (after[:-2] == BREAK_LINE)).tolist():
+        j = i + 1
+        if after[j] >= BREAK_PARAGRAPH and short[j] and not heading[j] and not_code[j] \
+                and _is_title(text[int(starts[j]) : int(ends[j])]) and text[int(starts[j + 1]) : int(ends[j + 1])].strip():
+            heading[j] = True
     if n > 1:
         # a heading's underline belongs to it; a heading is never the end of a chunk
         no_cut |= setext_under[1:]
@@ -305,6 +351,11 @@ def _last_char(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray,
     """The last character of each sentence in ``idx``, past up to four spaces and line breaks (and,
     with ``closers``, up to two closing quotes or brackets: ``"He left."`` ends with its full stop),
     never before the sentence's first."""
+    return codepoints(text)[_last_at(text, starts, ends, idx, closers)]
+
+
+def _last_at(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray, closers: bool = False) -> np.ndarray:
+    """Where :func:`_last_char` finds each one (an offset into the text)."""
     cp = codepoints(text)
     s, e = starts[idx], ends[idx] - 1
     for _ in range(4):
@@ -315,7 +366,7 @@ def _last_char(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray,
     if closers:
         for _ in range(2):
             e = np.where((e > s) & _member(cp[np.maximum(e, 0)], _CLOSER_CP), e - 1, e)
-    return cp[np.maximum(e, 0)]
+    return np.maximum(e, 0)
 
 
 def _could_head(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray, first: np.ndarray) -> np.ndarray:
@@ -328,8 +379,13 @@ def _could_head(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarra
     few that remain."""
     if cand.size == 0:
         return cand
-    prose = _member(_last_char(text, starts, ends, cand, closers=True), _PROSE_END_CP)
-    return cand[~prose | _member(first[cand], _MARKUP_FIRST)]
+    last = _last_at(text, starts, ends, cand, closers=True)
+    prose = _member(codepoints(text)[last], _PROSE_END_CP)
+    # ... or a division marker, whose number may end with a full stop ("CHAPTER II.", "IV."): short,
+    # and a capital of its word or number first (or space: a text's leading blank lines)
+    marker = (_member(first[cand], _MARKER_CP) & (last - starts[cand] < MARKER_MAX_CHARS)) \
+        | _member(first[cand], _ASCII_WS)
+    return cand[~prose | _member(first[cand], _MARKUP_FIRST) | marker]
 
 
 def _contains(text: str, mark: str) -> bool:
