@@ -171,7 +171,7 @@ def test_lines_dropped_before_the_heading_checks_are_never_headings(parts):
     text = "".join(a + b for a, b in parts)
     sents = split_sentences(text)
     fast = layout(sents)
-    with mock.patch.object(structure, "_could_head", lambda text, starts, ends, cand, first: cand):
+    with mock.patch.object(structure, "_could_head", lambda text, starts, ends, cand, first, marker: cand):
         slow = layout(sents)
     for name in ("heading", "strength", "no_cut", "leans"):
         assert getattr(fast, name).tolist() == getattr(slow, name).tolist(), name

@@ -112,19 +112,22 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
     cand = np.flatnonzero(single & (length + 1 + _WORD_MAX > width))  # (no next word is longer than that)
     # the next line's first letter, past up to two quotation marks (a wrap can fall before a quotation:
     # ``thought Alice`` over ``"without pictures or conversations?"``)
-    word_at = w_nl.copy()
-    for _ in range(2):
-        at = np.minimum(word_at, n - 1)
-        word_at = np.where((word_at < n - 1) & _member(cp[at], _QUOTES), word_at + 1, word_at)
+    def next_letter(idx: np.ndarray) -> np.ndarray:
+        """The flags of the first character of the line after each terminator ``idx``, past its quotes."""
+        at = w_nl[idx]
+        for _ in range(2):
+            at = np.where((at < n - 1) & _member(cp[np.minimum(at, n - 1)], _QUOTES), at + 1, at)
+        return fl[cp[np.minimum(at, n - 1)]]
+
     # the next line goes on (a lower-case letter, a CJK character): in most texts no full line does
-    cn = fl[cp[np.minimum(word_at[cand], n - 1)]]
+    cn = next_letter(cand)
     if not ((cn & _F_LOWER) != 0).any() and not ((cn & _F_CJK) != 0).any():
         return soft
 
     def read(idx: np.ndarray, at_width: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The breaks among ``idx`` that may be the tool's, and which of them go on in lower case or CJK
         (the evidence of wrapping) or meet the width otherwise; ``at_width``: only breaks at the width."""
-        cn = fl[cp[np.minimum(word_at[idx], n - 1)]]
+        cn = next_letter(idx)
         cjk_next = ((cn & _F_CJK) != 0) & ((cn & (_F_CJKP | _F_TERM)) == 0)
         lower_next = (cn & _F_LOWER) != 0
         # the line's last character, past up to three spaces (a CR of a CRLF among them)
@@ -189,7 +192,7 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
     taken = np.zeros(m, dtype=bool)
     taken[cand] = True
     rest = np.flatnonzero(single & ~taken)
-    cn = fl[cp[np.minimum(word_at[rest], n - 1)]]
+    cn = next_letter(rest)
     rest = rest[((cn & _F_LOWER) != 0) | ((cn & _F_CJK) != 0)]  # (only these can go on)
     more, goes_on, _ = read(rest, False)
     taken[more[goes_on]] = True

@@ -88,8 +88,8 @@ _MARKER = re.compile(
     r"[ \t]*[.:]?[ \t]*\r?\n?", re.IGNORECASE)
 #: a Roman number alone on its line, a full stop after it allowed ("IV.", "XII"): a chapter's number
 _ROMAN_LINE = re.compile(rf"\s*(?=[MDCLXVI])(?:{_ROMAN})\.?\s*")
-#: the first characters of those lines (upper and lower case)
-_MARKER_FIRST = "BCPSAVLMDIXbcpsavl"
+_MARKER_WORDS = ("chapter", "book", "part", "section", "appendix", "volume", "canto", "act", "scene", "stave",
+                 "letter")
 
 
 def _chapter_marker(line: str, alone: bool) -> bool:
@@ -122,9 +122,7 @@ _PROSE_END = set(_PROSE_END_CHARS)
 _FENCE_MARK = re.compile(r"```|~~~")
 _RST_FIRST = np.array(sorted({ord(c) for c in RST_MARKS}), dtype=np.uint32)
 _EMPH_FIRST = np.array([ord("*"), ord("_")], dtype=np.uint32)
-_HEAD_FIRST = np.array(sorted({ord(c) for c in "#=-0123456789第一二三四五六七八九十CSPA \t" + _MARKER_FIRST.upper()}),
-                       dtype=np.uint32)
-_MARKER_CP = np.array(sorted({ord(c) for c in _MARKER_FIRST.upper()}), dtype=np.uint32)
+_HEAD_FIRST = np.array(sorted({ord(c) for c in "#=-0123456789第一二三四五六七八九十CSPA \t"}), dtype=np.uint32)
 #: a division marker line is at most this long ("CHAPTER THE TWENTY-FIRST.")
 MARKER_MAX_CHARS = 40
 
@@ -248,10 +246,16 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     above = _titles_above(text, starts, ends, line_start, line_whole & short & not_code & (after == BREAK_LINE),
                           None if edges is None else edges[0])
     maybe[list(above)] = True
+    # and a book's division markers ("Book the First.", "IV."), read further only where they may be one
+    pool = np.flatnonzero(line_whole & not_code & ((ends - starts <= MARKER_MAX_CHARS + 16) | (np.arange(n) == 0)))
+    marker = np.zeros(n, dtype=bool)
+    marker[pool[_marker_like(text, starts, ends, pool)]] = True
+    maybe |= marker
     setext_under = np.zeros(n, dtype=bool)
     weak = np.zeros(n, dtype=bool)  # titles with no blank line under them
     rst_set, emph_set = set(rst.tolist()), set(emph.tolist())
-    for i in np.union1d(_could_head(text, starts, ends, np.flatnonzero(line_whole & short & maybe), first), rst).tolist():
+    for i in np.union1d(_could_head(text, starts, ends, np.flatnonzero(line_whole & short & maybe), first, marker),
+                        rst).tolist():
         line = text[int(starts[i]) : int(ends[i])]
         if _ATX.match(line) or (_ASCIIDOC.match(line) and _asciidoc_title(line)):
             heading[i] = True
@@ -263,7 +267,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         elif len(line.strip()) <= NUMBERED_MAX_CHARS and _numbered_heading(line) and line.strip()[-1] not in _PROSE_END \
                 and before[i] != BREAK_HARD:
             heading[i] = True
-        elif len(line.strip()) <= MARKER_MAX_CHARS and before[i] != BREAK_HARD and i < n - 1 \
+        elif marker[i] and before[i] != BREAK_HARD and i < n - 1 \
                 and _chapter_marker(line, bool(before[i] == BREAK_PARAGRAPH and after[i] >= BREAK_PARAGRAPH)) \
                 and text[int(starts[i + 1]) : int(ends[i + 1])].strip():  # "CHAPTER II.", "IV." over a chapter
             heading[i] = True
@@ -369,7 +373,54 @@ def _last_at(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray, c
     return np.maximum(e, 0)
 
 
-def _could_head(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray, first: np.ndarray) -> np.ndarray:
+def _word_key(word: str) -> int:
+    """A lower-case ASCII word packed into an int, 5 bits a letter, the first lowest (as
+    :func:`_first_word_keys` packs the text)."""
+    return sum(((ord(ch) | 0x20) - 96) << (5 * k) for k, ch in enumerate(word))
+
+
+_MARKER_KEYS = np.array(sorted(_word_key(w) for w in _MARKER_WORDS), dtype=np.int64)
+_ROMAN_CP = np.array(sorted(ord(c) for c in "IVXLCDM"), dtype=np.uint32)
+_MARKER_START_CP = np.array(sorted({ord(c) for w in _MARKER_WORDS for c in (w[0], w[0].upper())} | set(_ROMAN_CP.tolist())),
+                            dtype=np.uint32)
+_WORD_LETTERS = max(map(len, _MARKER_WORDS))
+_SPACE_TAB = np.array([9, 32], dtype=np.uint32)
+
+
+def _marker_like(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) -> np.ndarray:
+    """Which lines ``cand`` may be division markers (:func:`_chapter_marker`), without Python per line:
+    at most :data:`MARKER_MAX_CHARS` characters (and 16 of line breaks and spaces after them), and a
+    marker word first (any case) and then a space or tab, or at most eight characters opening with a
+    capital Roman digit (``XVIII.``); or a line with leading blank lines (a text's first sentence, read
+    in Python). A superset: the regular expression decides. Cheapest tests first: most lines of
+    prose fail the length or the first letter."""
+    out = np.zeros(cand.size, dtype=bool)
+    cp = codepoints(text)
+    c0 = cp[starts[cand]]
+    lead = _member(c0, _ASCII_WS)
+    out[lead] = True
+    sel = np.flatnonzero(~lead & (ends[cand] - starts[cand] <= MARKER_MAX_CHARS + 16) & _member(c0, _MARKER_START_CP))
+    if sel.size == 0:
+        return out
+    s = starts[cand[sel]]
+    k = np.arange(_WORD_LETTERS + 1)
+    ch = cp[np.minimum(s[:, None] + k, cp.size - 1)]
+    low = ch | 0x20
+    letter = (low >= 0x61) & (low <= 0x7A) & (ch < 0x80) & (s[:, None] + k < cp.size)
+    run = np.cumprod(letter, axis=1).astype(bool)  # the first word's letters
+    length = run.sum(axis=1)
+    key = ((np.where(run, low.astype(np.int64) - 96, 0)) << (5 * k)).sum(axis=1)
+    after = ch[np.arange(sel.size), np.minimum(length, _WORD_LETTERS)]
+    word = (length <= _WORD_LETTERS) & _member(key, _MARKER_KEYS) & _member(after, _SPACE_TAB)
+    roman = _member(c0[sel], _ROMAN_CP)
+    sel, word, roman = sel[word | roman], word[word | roman], roman[word | roman]
+    span = _last_at(text, starts, ends, cand[sel], closers=True) - starts[cand[sel]]
+    out[sel] = (word | (roman & (span < 8))) & (span < MARKER_MAX_CHARS)
+    return out
+
+
+def _could_head(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray, first: np.ndarray,
+                marker: np.ndarray) -> np.ndarray:
     """The candidate lines ``cand`` less those that cannot be headings, found without Python per line:
     a line that ends as prose does (its last character, past spaces and line breaks, in
     :data:`_PROSE_END`) is neither a numbered heading nor a title line, so it is one only as Markdown
@@ -381,11 +432,8 @@ def _could_head(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarra
         return cand
     last = _last_at(text, starts, ends, cand, closers=True)
     prose = _member(codepoints(text)[last], _PROSE_END_CP)
-    # ... or a division marker, whose number may end with a full stop ("CHAPTER II.", "IV."): short,
-    # and a capital of its word or number first (or space: a text's leading blank lines)
-    marker = (_member(first[cand], _MARKER_CP) & (last - starts[cand] < MARKER_MAX_CHARS)) \
-        | _member(first[cand], _ASCII_WS)
-    return cand[~prose | _member(first[cand], _MARKUP_FIRST) | marker]
+    # ... or a division marker (``marker``, :func:`_marker_like`), whose number may end with a full stop
+    return cand[~prose | _member(first[cand], _MARKUP_FIRST) | marker[cand]]
 
 
 def _contains(text: str, mark: str) -> bool:
