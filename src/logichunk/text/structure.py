@@ -85,7 +85,7 @@ _ROMAN = r"M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})"
 _MARKER = re.compile(
     r"\s*(?:chapter|book|part|section|appendix|volume|canto|act|scene|stave|letter)[ \t]+"
     rf"(?:\d{{1,3}}|(?=[mdclxvi]){_ROMAN}|(?:the[ \t]+)?(?:{_NUMBER_WORDS})(?:[- ](?:{_NUMBER_WORDS}))?)"
-    r"[ \t]*[.:]?[ \t]*\r?\n?", re.IGNORECASE)
+    r"[ \t]*[.:]?\s*", re.IGNORECASE)
 #: a Roman number alone on its line, a full stop after it allowed ("IV.", "XII"): a chapter's number
 _ROMAN_LINE = re.compile(rf"\s*(?=[MDCLXVI])(?:{_ROMAN})\.?\s*")
 _MARKER_WORDS = ("chapter", "book", "part", "section", "appendix", "volume", "canto", "act", "scene", "stave",
