@@ -60,6 +60,27 @@ def _keys() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return plain, answers, two, one
 
 
+def leading_words(cp: np.ndarray, first: np.ndarray, lim: np.ndarray, letters: int) -> tuple[np.ndarray, np.ndarray]:
+    """The run of ASCII letters at each offset ``first`` of the code points ``cp`` (read before
+    ``lim``): its key (:func:`_word_key` of the lower-cased letters) and its length, -1 where it runs
+    past ``letters`` letters. One gather per letter position, over every offset at once."""
+    m = first.size
+    last = cp.size - 1
+    key = np.zeros(m, np.int64)
+    length = np.full(m, -1, np.int64)  # -1: still inside the word
+    for k in range(letters + 1):
+        p = first + k
+        low = np.where(p < lim, cp[np.minimum(p, last)], 0).astype(np.int64) | 0x20
+        letter = (low >= 0x61) & (low <= 0x7A)
+        length[(length < 0) & ~letter] = k
+        inside = length < 0
+        if not inside.any():
+            break
+        if k < letters:
+            key += np.where(inside & letter, (low - 96) << (5 * k), 0)
+    return key, length
+
+
 def opens_with_marker(text: str, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """Per span ``[starts[i], ends[i])`` of ``text``: does it open (after quotes, brackets and
     spaces) with a continuation marker of this module? Only the span's first :data:`_WINDOW`
@@ -93,17 +114,7 @@ def opens_with_marker(text: str, starts: np.ndarray, ends: np.ndarray) -> np.nda
         first += lead
     plain, answers, two, one = _keys()
     # English: the run of ASCII letters at the start, ended by anything but a letter, digit or hyphen
-    key = np.zeros(m, np.int64)
-    length = np.full(m, -1, np.int64)  # -1: still inside the word
-    for k in range(_MAX_WORD + 1):
-        low = char(first + k) | 0x20
-        letter = (low >= 0x61) & (low <= 0x7A)
-        length[(length < 0) & ~letter] = k
-        inside = length < 0
-        if not inside.any():
-            break
-        if k < _MAX_WORD:
-            key += np.where(inside & letter, (low - 96) << (5 * k), 0)
+    key, length = leading_words(cp, first, lim, _MAX_WORD)
     after = char(first + np.maximum(length, 0))
     word_ok = (length > 0) & ~(((after >= 0x30) & (after <= 0x39)) | (after == 0x2D))
     hit = word_ok & np.isin(key, plain)

@@ -46,7 +46,7 @@ import numpy as np
 
 from ._arrays import _member
 from .charclass import codepoints
-from .discourse import continues
+from .discourse import _word_key, continues, leading_words
 from .line_kinds import RST_MARKS, _block_spans, front_matter, rst_underline
 from .sentence_chars import _CLOSERS
 from .sentence_chars import _PROSE_END as _PROSE_END_CHARS
@@ -373,12 +373,6 @@ def _last_at(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray, c
     return np.maximum(e, 0)
 
 
-def _word_key(word: str) -> int:
-    """A lower-case ASCII word packed into an int, 5 bits a letter, the first lowest (as
-    :func:`_first_word_keys` packs the text)."""
-    return sum(((ord(ch) | 0x20) - 96) << (5 * k) for k, ch in enumerate(word))
-
-
 _MARKER_KEYS = np.array(sorted(_word_key(w) for w in _MARKER_WORDS), dtype=np.int64)
 _ROMAN_CP = np.array(sorted(ord(c) for c in "IVXLCDM"), dtype=np.uint32)
 _MARKER_START_CP = np.array(sorted({ord(c) for w in _MARKER_WORDS for c in (w[0], w[0].upper())} | set(_ROMAN_CP.tolist())),
@@ -403,15 +397,9 @@ def _marker_like(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarr
     if sel.size == 0:
         return out
     s = starts[cand[sel]]
-    k = np.arange(_WORD_LETTERS + 1)
-    ch = cp[np.minimum(s[:, None] + k, cp.size - 1)]
-    low = ch | 0x20
-    letter = (low >= 0x61) & (low <= 0x7A) & (ch < 0x80) & (s[:, None] + k < cp.size)
-    run = np.cumprod(letter, axis=1).astype(bool)  # the first word's letters
-    length = run.sum(axis=1)
-    key = ((np.where(run, low.astype(np.int64) - 96, 0)) << (5 * k)).sum(axis=1)
-    after = ch[np.arange(sel.size), np.minimum(length, _WORD_LETTERS)]
-    word = (length <= _WORD_LETTERS) & _member(key, _MARKER_KEYS) & _member(after, _SPACE_TAB)
+    key, length = leading_words(cp, s, ends[cand[sel]], _WORD_LETTERS)
+    after = cp[np.minimum(s + np.maximum(length, 0), cp.size - 1)]
+    word = (length > 0) & _member(key, _MARKER_KEYS) & _member(after, _SPACE_TAB)
     roman = _member(c0[sel], _ROMAN_CP)
     sel, word, roman = sel[word | roman], word[word | roman], roman[word | roman]
     span = _last_at(text, starts, ends, cand[sel], closers=True) - starts[cand[sel]]
