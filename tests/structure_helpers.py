@@ -19,7 +19,9 @@ def split_both_ways(text):
 
 def assert_headings_open_chunks(tree, text, sizes, unit="chars"):
     """No chunk ends with a heading, unless the text ends there or, at level 1, the heading and
-    the sentence after it together exceed the user's maximum (the size limit comes first)."""
+    the sentence after it together exceed the user's maximum (the size limit comes first) and
+    either that sentence fits alone (it is not cut to make room) or the headings take half the
+    maximum or more (tier 4 makes room for shorter ones in the first piece of a longer sentence)."""
     sents = split_sentences(text)
     if len(sents) < 2:
         return
@@ -40,3 +42,5 @@ def assert_headings_open_chunks(tree, text, sizes, unit="chars"):
         if c.level > 1 and c.span.end == root.span.end:
             continue  # its level-1 chunk ends there too, and is checked itself
         assert c.level == 1 and meter.size(int(sents.starts[k]), int(sents.ends[j])) > sizes[0], c
+        assert meter.size(int(sents.starts[j]), int(sents.ends[j])) <= sizes[0] \
+            or 2 * meter.size(int(sents.starts[k]), int(sents.starts[j])) >= sizes[0], c

@@ -239,3 +239,33 @@ def test_a_heading_stays_with_the_list_table_or_fence_under_it():
         assert ss.breaks[after - 1] != BREAK_HARD
         tree = chunk(text, max_size=250, levels=1)
         assert not any(tree.text_of(c).rstrip().endswith("### Checklist") for c in tree.roots()), under
+
+
+def test_tier4_leaves_a_heading_room_in_the_first_piece_of_a_long_sentence():
+    """A heading over a sentence longer than the maximum: tier 4 cuts the sentence so that its first
+    piece fits with the heading, and the heading opens that chunk instead of standing alone (before,
+    `## The Declaration of Independence (1776)` was a chunk of its own at --max-size 300)."""
+    head = "## The Declaration of Independence (1776)\n\n"
+    sentence = ("When in the Course of human events, it becomes necessary for one people to dissolve the political "
+                "bands which have connected them with another, and to assume among the powers of the earth, the "
+                "separate and equal station to which the Laws of Nature and of Nature's God entitle them, a decent "
+                "respect to the opinions of mankind requires that they should declare the causes which impel them.\n")
+    text = "Some text before. It ends here.\n\n" + head + sentence
+    for max_size in (120, 200, 300):
+        tree = chunk(text, max_size=max_size, levels=1)
+        assert "".join(tree.text_of(c) for c in tree.roots()) == text
+        opening = next(c for c in tree.roots() if tree.text_of(c).startswith("## The"))
+        assert len(tree.text_of(opening)) > len(head) and opening.meta["size"] <= max_size
+        assert tree.bubbles  # the sentence was still cut by force, and that is recorded
+
+
+def test_tier4_walks_a_sentence_alone_where_the_headings_room_cannot_hold():
+    """Where the only break in reach of the heading's walk is the sentence's own start (one character
+    with thirty combining marks, which no cut may enter), the sentence is walked alone as before: no
+    empty chunk, the text tiled, the over-long character recorded."""
+    text = "# H\n" + "a" + "\u0301" * 30 + " and more words here.\n"
+    tree = chunk(text, max_size=20, levels=1)
+    spans = [(c.span.start, c.span.end) for c in tree.roots()]
+    assert all(b > a for a, b in spans) and "".join(tree.text_of(c) for c in tree.roots()) == text
+    assert spans[0] == (0, 4) and tree.bubbles
+    assert all(size > 0 for size in tree.bubbles[0].context["sizes"])  # no cut at the sentence's own start
