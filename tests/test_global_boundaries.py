@@ -673,7 +673,7 @@ def test_numbered_lines_that_are_headings(line, heading):
 @pytest.mark.parametrize("line, alone, heading", [
     ("CHAPTER II.", False, True), ("Chapter 3.", False, True), ("BOOK THE FIRST.", False, True),
     ("Chapter Twenty-One", False, True), ("ACT IV.", False, True), ("Part One:", False, True),
-    ("Chapter iv.", False, True), ("Letter 4", False, True), ("VOLUME III.", False, True),
+    ("Chapter iv.", False, True), ("Letter 4", False, True), ("VOLUME III.", False, True), ("Article 12.", False, True),
     ("IV.", True, True), ("XII", True, True), ("ACT I.", True, True), ("CHAPTER I.", True, True),
     ("IV.", False, False),  # a Roman number counts only standing alone between blank lines
     ("I.", False, False), ("Mild.", True, False), ("LIVE.", True, False), ("Did.", True, False),

@@ -80,16 +80,17 @@ _NUMBER_WORDS = (
     "eighth|ninth|tenth|eleventh|twelfth|last"
 )
 _ROMAN = r"M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})"
-#: a book's division marker alone on its line, its number's full stop allowed ("CHAPTER II.", "Book 3.",
-#: "ACT IV.", "Chapter Twenty-One", "BOOK THE FIRST"): Project Gutenberg's and many books' layout
+#: a book's (or a play's, or a law's) division marker alone on its line, its number's full stop allowed
+#: ("CHAPTER II.", "Book 3.", "ACT IV.", "Article 12.", "Chapter Twenty-One", "BOOK THE FIRST"): Project
+#: Gutenberg's and many books' layout
 _MARKER = re.compile(
-    r"\s*(?:chapter|book|part|section|appendix|volume|canto|act|scene|stave|letter)[ \t]+"
+    r"\s*(?:chapter|book|part|section|appendix|volume|canto|act|scene|stave|letter|article)[ \t]+"
     rf"(?:\d{{1,3}}|(?=[mdclxvi]){_ROMAN}|(?:the[ \t]+)?(?:{_NUMBER_WORDS})(?:[- ](?:{_NUMBER_WORDS}))?)"
     r"[ \t]*[.:]?\s*", re.IGNORECASE)
 #: a Roman number alone on its line, a full stop after it allowed ("IV.", "XII"): a chapter's number
 _ROMAN_LINE = re.compile(rf"\s*(?=[MDCLXVI])(?:{_ROMAN})\.?\s*")
 _MARKER_WORDS = ("chapter", "book", "part", "section", "appendix", "volume", "canto", "act", "scene", "stave",
-                 "letter")
+                 "letter", "article")
 
 
 def _chapter_marker(line: str, alone: bool) -> bool:
