@@ -65,6 +65,7 @@ from .forced import (
     BREAK_NAMES,
     break_priorities,
     break_priorities_many,
+    forced_cuts,
     forced_split_bubble,
     inner_breaks,
     inner_breaks_many,
@@ -105,8 +106,8 @@ __all__ = [
     "RELATIVE_DEPTH", "Fit", "above", "depth_scores", "fit", "minima", "peak_indices", "peaks", "ranges",
     "segment_argmax", "select_by_depth", "top_k",
     # forced
-    "BREAK_NAMES", "break_priorities", "break_priorities_many", "forced_split_bubble", "inner_breaks",
-    "inner_breaks_many",
+    "BREAK_NAMES", "break_priorities", "break_priorities_many", "forced_cuts", "forced_split_bubble",
+    "inner_breaks", "inner_breaks_many",
     # dp
     "MAX_SEGMENT_ATOMS", "earliest_starts", "optimal_cuts",
     # scatter

@@ -9,12 +9,17 @@ does.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .. import native
 from ..text.charclass import CJK, WS, class_table, codepoints, pair_cut_allowed
 from ..types import Bubble
 from .local import ranges
+
+if TYPE_CHECKING:
+    from ..text.measure import Meter
 
 # --------------------------------------------------------------------------- inside one sentence
 
@@ -125,6 +130,42 @@ def inner_breaks_many(text: str, starts: np.ndarray, ends: np.ndarray, prefixes:
     return [inner_breaks(text, a, b, prefixes[bounds[i] : bounds[i + 1]], max_size,
                          pri[bounds[i] - i : bounds[i + 1] - i - 2])
             for i, (a, b) in enumerate(zip(starts, ends, strict=True))]
+
+
+def forced_cuts(text: str, meter: Meter, atom_starts: np.ndarray, atom_ends: np.ndarray, glued: np.ndarray,
+                big: np.ndarray, limit: int) -> tuple[list[tuple[list[int], int]], np.ndarray, np.ndarray]:
+    """Tier 4 for the atoms ``big`` (indices into ``atom_starts``/``atom_ends``, each over ``limit``):
+    ``(cuts, worst)`` per atom as :func:`inner_breaks` gives them, and each atom's own prefixes laid end
+    to end (``prefixes``, ``po``: :meth:`~logichunk.text.measure.Meter.span_prefixes`, for its bubble).
+    ``glued[k]``: the gap before atom ``k`` may not be cut (a heading, a lead-in, a fence's opening line
+    before it). Why: a heading over a sentence longer than the maximum would otherwise stand alone, the
+    sentence's first piece filled to the limit; so an atom is walked from the start of the run of atoms
+    glued to it, when that run takes less than half the limit, and its first piece leaves the heading
+    room. Where that walk would cut at or before the atom's own start (no break inside it in reach), the
+    atom is walked alone. The one rule the cascade and the Meta-Chunking chunkers share."""
+    atom_starts = np.asarray(atom_starts, dtype=np.int64)
+    starts, ends = atom_starts[big], np.asarray(atom_ends, dtype=np.int64)[big]
+    walk = starts
+    if glued.any():
+        first = np.maximum.accumulate(np.where(glued, 0, np.arange(glued.size)))  # each run's first atom
+        run = atom_starts[first[big]]
+        walk = np.where((run < starts) & (2 * meter.sizes(run, starts) < limit), run, starts)
+    found = _walks(text, meter, walk, ends, limit)
+    redo = [k for k, (w, a, (cuts, _)) in enumerate(zip(walk.tolist(), starts.tolist(), found, strict=True))
+            if w < a and (not cuts or cuts[0] <= a)]
+    if redo:
+        sel = np.asarray(redo, np.int64)
+        for k, f in zip(redo, _walks(text, meter, starts[sel], ends[sel], limit), strict=True):
+            found[k] = f
+    prefixes, po = meter.span_prefixes(starts, ends)
+    return found, prefixes, po
+
+
+def _walks(text: str, meter: Meter, starts: np.ndarray, ends: np.ndarray, limit: int) -> list[tuple[list[int], int]]:
+    """:func:`inner_breaks_many` of the spans, their priorities and prefixes made here."""
+    pri, _ = break_priorities_many(text, starts, ends)
+    prefixes, po = meter.span_prefixes(starts, ends)
+    return inner_breaks_many(text, starts, ends, prefixes, po, limit, pri)
 
 
 def _span_prefix(prefix: np.ndarray, start: int, end: int) -> np.ndarray:

@@ -273,53 +273,26 @@ class _Run:
     def _force_oversized(self, limit: int, level: int) -> None:
         """Tier 4 for the user's maximum: cut inside every atom over ``limit`` (twice at most: a
         second pass only finds atoms a single character wide, which stay whole), every atom's walk in
-        one call. An atom right after a heading (or a lead-in, or a fence's opening line: a run of
-        no-cut gaps) is walked from the heading's start, so its first piece leaves the heading room
-        and the heading opens that piece's chunk instead of standing alone; where the heading takes
-        half the limit or more, or the walk would cut inside it, the atom is walked alone."""
+        one call; an atom under a heading leaves it room in its first piece
+        (:func:`~logichunk.boundaries.forced_cuts`)."""
         for rnd in range(2):
             offs = np.concatenate(([0], self.B, [len(self.text)]))
             big = np.flatnonzero(self.meter.sizes(offs[:-1], offs[1:]) > limit)
             if big.size == 0:
                 return
-            starts, ends = offs[big], offs[big + 1]
-            walk = self._room_for_headings(offs, big, limit) if rnd == 0 else starts
-            pri, _ = bd.break_priorities_many(self.text, walk, ends)
-            prefixes, po = self.meter.span_prefixes(walk, ends)
-            found = bd.inner_breaks_many(self.text, walk, ends, prefixes, po, limit, pri)
-            inside = [k for k, (w, a, (cuts, _)) in enumerate(zip(walk.tolist(), starts.tolist(), found, strict=True))
-                      if w < a and (not cuts or cuts[0] <= a)]  # the heading's room did not hold: walk it alone
-            if inside:
-                sel = np.asarray(inside, np.int64)
-                p2, o2 = self.meter.span_prefixes(starts[sel], ends[sel])
-                pr2, _ = bd.break_priorities_many(self.text, starts[sel], ends[sel])
-                for k, f in zip(inside, bd.inner_breaks_many(self.text, starts[sel], ends[sel], p2, o2, limit, pr2),
-                                strict=True):
-                    found[k] = f
-            if (walk < starts).any():  # the bubbles record each sentence with its own prefix
-                prefixes, po = self.meter.span_prefixes(starts, ends)
+            glued = np.zeros(offs.size - 1, dtype=bool)  # per atom: the gap before it is no-cut
+            if rnd == 0:
+                glued[1:] = self.NC
+            found, prefixes, po = bd.forced_cuts(self.text, self.meter, offs[:-1], offs[1:], glued, big, limit)
             new: list[int] = []
             bounds = po.tolist()
-            for i, (a, b, (cuts, worst)) in enumerate(zip(starts.tolist(), ends.tolist(), found, strict=True)):
+            for i, (a, b, (cuts, worst)) in enumerate(zip(offs[big].tolist(), offs[big + 1].tolist(), found,
+                                                          strict=True)):
                 new.extend(cuts)
                 self._bubble_forced(a, b, cuts, worst, prefixes[bounds[i] : bounds[i + 1]], limit, level)
             if not new:
                 return
             self._insert(new)
-
-    def _room_for_headings(self, offs: np.ndarray, big: np.ndarray, limit: int) -> np.ndarray:
-        """Where tier 4 walks each over-long atom ``big`` from: the start of the run of atoms glued to
-        it by no-cut gaps (a heading and the sentence it titles), when that run takes less than half
-        of ``limit``; else the atom's own start."""
-        starts = offs[big]
-        if self.NC.size == 0:
-            return starts
-        glued = np.zeros(offs.size - 1, dtype=bool)  # per atom: the gap before it is no-cut
-        glued[1:] = self.NC
-        first = np.maximum.accumulate(np.where(glued, 0, np.arange(glued.size)))  # each run's first atom
-        run = offs[first[big]]
-        room = (run < starts) & (2 * self.meter.sizes(run, starts) < limit)
-        return np.where(room, run, starts)
 
     def _global_cuts(self, a_start: np.ndarray, a_end: np.ndarray, asz: np.ndarray, sc: np.ndarray,
                      gidx: np.ndarray, inner: np.ndarray, sep: np.ndarray, limits: bd.SizeLimits,

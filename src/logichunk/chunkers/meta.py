@@ -92,28 +92,34 @@ def _check_sizes(max_size: int, target: int | None, min_size: int) -> bd.SizeLim
 
 def _atoms(text: str, sents: SentenceSpans, limits: bd.SizeLimits, meter: Meter, method: str,
            source: str) -> tuple[np.ndarray, np.ndarray, list[Bubble]]:
-    """Sentences as atoms, any sentence over the maximum cut inside first (tier-4 style, with a
-    bubble): the atoms' edge offsets ``off`` and, per atom gap, the sentence gap it is (-1: a cut
-    inside a sentence)."""
-    prefix = meter.prefix
-    starts, ends = sents.starts, sents.ends
+    """Sentences as atoms, any sentence over the maximum cut inside first (tier 4, with a bubble; one
+    under a heading leaves it room in its first piece, :func:`~logichunk.boundaries.forced_cuts`): the
+    atoms' edge offsets ``off`` and, per atom gap, the sentence gap it is (-1: a cut inside a
+    sentence)."""
+    starts, ends = np.asarray(sents.starts, np.int64), np.asarray(sents.ends, np.int64)
     n = len(sents)
+    big = np.flatnonzero(meter.sizes(starts, ends) > limits.max_size)
+    inside: dict[int, list[int]] = {}
     bubbles: list[Bubble] = []
+    if big.size:
+        glued = np.zeros(n, dtype=bool)
+        if n > 1:
+            glued[1:] = layout(sents).no_cut
+        found, prefixes, po = bd.forced_cuts(text, meter, starts, ends, glued, big, limits.max_size)
+        bounds = po.tolist()
+        for k, (i, (cuts, worst)) in enumerate(zip(big.tolist(), found, strict=True)):
+            inside[i] = cuts
+            a, b = int(starts[i]), int(ends[i])
+            bubbles.append(bd.forced_split_bubble(text, a, b, cuts, 0 if not cuts else worst,
+                                                  prefixes[bounds[k] : bounds[k + 1]], limit=limits.max_size,
+                                                  unit=meter.unit, source=source, attempts=(method, "forced")))
     offs: list[int] = [0]
     sent_of_gap: list[int] = []
     for i in range(n):
-        a, b = int(starts[i]), int(ends[i])
-        if prefix[b] - prefix[a] > limits.max_size:
-            local = meter.span_prefix(a, b)
-            cuts, worst = bd.inner_breaks(text, a, b, local, limits.max_size)
-            if not cuts:
-                worst = 0
-            for c in cuts:
-                offs.append(c)
-                sent_of_gap.append(-1)
-            bubbles.append(bd.forced_split_bubble(text, a, b, cuts, worst, local, limit=limits.max_size,
-                                                  unit=meter.unit, source=source, attempts=(method, "forced")))
-        offs.append(b)
+        for c in inside.get(i, ()):
+            offs.append(c)
+            sent_of_gap.append(-1)
+        offs.append(int(ends[i]))
         if i < n - 1:
             sent_of_gap.append(i)
     return np.asarray(offs, dtype=np.int64), np.asarray(sent_of_gap, dtype=np.int64), bubbles
