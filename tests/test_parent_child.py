@@ -134,3 +134,36 @@ def test_no_parent_ends_with_a_heading_when_the_next_parent_has_room(parts):
     if c is not None:  # only where the heading and what follows it would not fit one parent
         nxt = tree.roots()[tree.roots().index(c) + 1]
         assert nxt.span.end - c.span.start > 1500
+
+
+@pytest.mark.parametrize("child_max", [200, 300, 400, 800])
+@pytest.mark.parametrize("name", ["en_public_domain.md", "zh_public_domain.txt"])
+def test_children_never_end_on_a_heading(name, child_max):
+    """A child ends on a heading (or a lead-in) only where it cannot be helped: the headings take half
+    the child's maximum or more, or the sentence under them fits alone but not with them. A block edge
+    after a heading is no place to end a child, and a long sentence under a heading leaves it room in
+    its first piece (before, `## The Declaration of Independence (1776)` was a child of its own)."""
+    from pathlib import Path
+
+    from logichunk.text.measure import Meter
+
+    text = (Path(__file__).resolve().parents[1] / "examples" / name).read_text(encoding="utf-8")
+    m = child_max
+    tree = chunk_parent_child(text, EMB, PCParams(max_parent_size=6 * m, min_parent_size=m // 2,
+                                                 child_min_size=m // 4, child_max_size=m,
+                                                 child_target_size=(5 * m) // 8))
+    check_tree(tree)
+    sents = split_sentences(text)
+    lay = layout(sents)
+    meter = Meter(text)
+    end_of = {int(e): i for i, e in enumerate(sents.ends.tolist())}
+    for c in tree:
+        i = end_of.get(c.span.end)
+        if c.level != 2 or i is None or i == len(sents) - 1 or not lay.no_cut[i]:
+            continue
+        k = i
+        while k > 0 and lay.no_cut[k - 1]:
+            k -= 1
+        run = meter.size(int(sents.starts[k]), int(sents.ends[i]))
+        nxt = meter.size(int(sents.starts[i + 1]), int(sents.ends[i + 1]))
+        assert 2 * run >= m or (nxt <= m < run + nxt), (c, tree.text_of(c))

@@ -118,34 +118,61 @@ class ChildSpec:
 # ----------------------------------------------------------------------------- helpers
 
 
-def _atoms(text: str, lo: int, hi: int, meter: Meter, max_size: int, bubbles: list[Bubble] | None,
-           where: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Sentences of ``text[lo:hi]`` as atoms (offsets in ``text``), a sentence over ``max_size`` cut at
-    its inner breaks. Returns starts, ends and a per-gap mask ``inner`` (gap inside one sentence)."""
-    ss = split_sentences(text[lo:hi])
+def _no_cut_ends(text: str) -> np.ndarray:
+    """The offsets of ``text`` where a sentence ends that no chunk may end after (a heading, a
+    lead-in: :func:`~logichunk.text.structure.layout`'s no-cut gaps), sorted."""
+    ss = split_sentences(text)
+    if len(ss) < 2:
+        return np.zeros(0, np.int64)
+    return np.asarray(ss.ends[:-1], np.int64)[layout(ss).no_cut]
+
+
+def _atoms(text: str, segments: Sequence[tuple[int, int]], meter: Meter, max_size: int,
+           bubbles: list[Bubble] | None, where: str, no_cut_ends: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The sentences of each segment ``text[lo:hi]`` as atoms (offsets in ``text``), a sentence over
+    ``max_size`` cut at its inner breaks; one right after a no-cut gap (``no_cut_ends``:
+    :func:`_no_cut_ends` of ``text``), even across a segment's edge, leaves the heading room in its first
+    piece (:func:`~logichunk.boundaries.forced_cuts`). Returns starts, ends and two per-gap masks:
+    ``inner`` (a gap inside one sentence) and ``edge`` (a segment's edge)."""
+    st_l, en_l, last_l = [], [], []
+    for lo, hi in segments:
+        ss = split_sentences(text[lo:hi])
+        st_l.append(ss.starts + lo)
+        en_l.append(ss.ends + lo)
+        last = np.zeros(len(ss), bool)
+        last[-1:] = True  # a segment ends after its last sentence
+        last_l.append(last)
+    s_starts = np.concatenate(st_l).astype(np.int64) if st_l else np.zeros(0, np.int64)
+    s_ends = np.concatenate(en_l).astype(np.int64) if en_l else np.zeros(0, np.int64)
+    seg_last = np.concatenate(last_l) if last_l else np.zeros(0, bool)
+    big = np.flatnonzero(meter.sizes(s_starts, s_ends) > max_size)
+    inside: dict[int, list[int]] = {}
+    if big.size:
+        glued = np.zeros(s_starts.size, bool)
+        glued[1:] = np.isin(s_ends[:-1], no_cut_ends)
+        found, prefixes, po = bd.forced_cuts(text, meter, s_starts, s_ends, glued, big, max_size)
+        bounds = po.tolist()
+        for k, (i, (cuts, worst)) in enumerate(zip(big.tolist(), found, strict=True)):
+            inside[i] = cuts
+            if bubbles is not None:
+                bubbles.append(bd.forced_split_bubble(text, int(s_starts[i]), int(s_ends[i]), cuts, worst,
+                                                      prefixes[bounds[k] : bounds[k + 1]], limit=max_size,
+                                                      unit=meter.unit, attempts=("parent-child", "forced"),
+                                                      where=where))
     starts: list[int] = []
     ends: list[int] = []
     inner: list[bool] = []
-    for s, e in zip((ss.starts + lo).tolist(), (ss.ends + lo).tolist(), strict=True):
-        if meter.size(s, e) > max_size:
-            local = meter.span_prefix(s, e)
-            cuts, worst = bd.inner_breaks(text, s, e, local, max_size)
-            edges = [s, *cuts, e]
-            if bubbles is not None:
-                bubbles.append(bd.forced_split_bubble(text, s, e, cuts, worst, local, limit=max_size,
-                                                      unit=meter.unit, attempts=("parent-child", "forced"),
-                                                      where=where))
-            for k in range(len(edges) - 1):
-                if starts:
-                    inner.append(k > 0)
-                starts.append(edges[k])
-                ends.append(edges[k + 1])
-        else:
+    edge: list[bool] = []
+    for i, (s, e) in enumerate(zip(s_starts.tolist(), s_ends.tolist(), strict=True)):
+        pieces = [s, *inside.get(i, ()), e]
+        for k in range(len(pieces) - 1):
             if starts:
-                inner.append(False)
-            starts.append(s)
-            ends.append(e)
-    return np.asarray(starts, np.int64), np.asarray(ends, np.int64), np.asarray(inner, bool)
+                inner.append(k > 0)
+                edge.append(k == 0 and bool(seg_last[i - 1]))
+            starts.append(pieces[k])
+            ends.append(pieces[k + 1])
+    return np.asarray(starts, np.int64), np.asarray(ends, np.int64), np.asarray(inner, bool), np.asarray(edge, bool)
 
 
 def _adjacent_cos(vecs: np.ndarray) -> np.ndarray:
@@ -170,7 +197,8 @@ def split_block(text: str, vec_fn: VecFn, p: PCParams, bubbles: list[Bubble] | N
     total = meter.total()
     if total <= p.max_parent_size:
         return [(0, len(text))], []
-    starts, ends, inner = _atoms(text, 0, len(text), meter, p.max_parent_size, bubbles, where)
+    starts, ends, inner, _ = _atoms(text, [(0, len(text))], meter, p.max_parent_size, bubbles, where,
+                                    _no_cut_ends(text))
     cos = _adjacent_cos(vec_fn(_texts(text, starts, ends)))
     scores = np.where(inner, -1.0, 1.0 - cos)
     k = math.ceil(total / p.max_parent_size)
@@ -351,27 +379,17 @@ def split_children(text: str, vec_fn: VecFn, p: PCParams, segments: Sequence[tup
         return []
     meter = Meter(text, p.unit)
     segments = list(segments) if segments else [(0, len(text))]
-    st_l, en_l, in_l, edge_l = [], [], [], []
-    for s, e in segments:
-        st, en, inner = _atoms(text, s, e, meter, p.child_max_size, bubbles, where)
-        if st_l:
-            in_l.append(np.zeros(1, bool))
-            edge_l.append(np.ones(1, bool))
-        st_l.append(st)
-        en_l.append(en)
-        in_l.append(inner)
-        edge_l.append(np.zeros(inner.size, bool))
-    starts = np.concatenate(st_l)
-    ends = np.concatenate(en_l)
-    inner = np.concatenate(in_l) if in_l else np.zeros(0, bool)
-    edge = np.concatenate(edge_l) if edge_l else np.zeros(0, bool)
+    no_cut_ends = _no_cut_ends(text)
+    starts, ends, inner, edge = _atoms(text, segments, meter, p.child_max_size, bubbles, where, no_cut_ends)
+    head = np.isin(ends[:-1], no_cut_ends) & ~inner  # the gap after a heading or a lead-in, block edges too
     n = starts.size
     if n == 1:
         return [ChildSpec(0, len(text), "semantic-cliff")]
     cos = _adjacent_cos(vec_fn(_texts(text, starts, ends)))
     cand = (cos < p.similarity_threshold) | bd.minima(cos, p.cliff_drop) | edge
-    cand &= ~inner
-    scores = np.where(inner, -1.0, 1.0 - cos) + edge * 1.0
+    cand &= ~inner & ~head  # a heading (or a lead-in) opens a child and never ends one
+    # ... and is cut after only where the size leaves no other gap: below a cut inside a sentence
+    scores = np.where(head, -2.0, np.where(inner, -1.0, 1.0 - cos) + edge * 1.0)
     f = bd.fit(meter.sizes(starts, ends), scores,
                bd.SizeLimits(p.child_max_size, p.child_target_size, p.child_min_size), cand)
     cuts = f.cuts.tolist()
