@@ -142,7 +142,7 @@ def forced_cuts(text: str, meter: Meter, atom_starts: np.ndarray, atom_ends: np.
     sentence's first piece filled to the limit; so an atom is walked from the start of the run of atoms
     glued to it, when that run takes less than half the limit, and its first piece leaves the heading
     room. Where that walk would cut at or before the atom's own start (no break inside it in reach), the
-    atom is walked alone. The one rule the cascade and the Meta-Chunking chunkers share."""
+    atom is walked alone. The one rule the cascade, the Meta-Chunking chunkers and parent-child share."""
     atom_starts = np.asarray(atom_starts, dtype=np.int64)
     starts, ends = atom_starts[big], np.asarray(atom_ends, dtype=np.int64)[big]
     walk = starts
@@ -150,22 +150,25 @@ def forced_cuts(text: str, meter: Meter, atom_starts: np.ndarray, atom_ends: np.
         first = np.maximum.accumulate(np.where(glued, 0, np.arange(glued.size)))  # each run's first atom
         run = atom_starts[first[big]]
         walk = np.where((run < starts) & (2 * meter.sizes(run, starts) < limit), run, starts)
-    found = _walks(text, meter, walk, ends, limit)
+    found, prefixes, po = _walks(text, meter, walk, ends, limit)
     redo = [k for k, (w, a, (cuts, _)) in enumerate(zip(walk.tolist(), starts.tolist(), found, strict=True))
             if w < a and (not cuts or cuts[0] <= a)]
     if redo:
         sel = np.asarray(redo, np.int64)
-        for k, f in zip(redo, _walks(text, meter, starts[sel], ends[sel], limit), strict=True):
+        for k, f in zip(redo, _walks(text, meter, starts[sel], ends[sel], limit)[0], strict=True):
             found[k] = f
-    prefixes, po = meter.span_prefixes(starts, ends)
+    if (walk < starts).any():  # each atom's own prefixes, for its bubble
+        prefixes, po = meter.span_prefixes(starts, ends)
     return found, prefixes, po
 
 
-def _walks(text: str, meter: Meter, starts: np.ndarray, ends: np.ndarray, limit: int) -> list[tuple[list[int], int]]:
-    """:func:`inner_breaks_many` of the spans, their priorities and prefixes made here."""
+def _walks(text: str, meter: Meter, starts: np.ndarray, ends: np.ndarray, limit: int
+           ) -> tuple[list[tuple[list[int], int]], np.ndarray, np.ndarray]:
+    """:func:`inner_breaks_many` of the spans (their priorities and prefixes made here), and the
+    prefixes."""
     pri, _ = break_priorities_many(text, starts, ends)
     prefixes, po = meter.span_prefixes(starts, ends)
-    return inner_breaks_many(text, starts, ends, prefixes, po, limit, pri)
+    return inner_breaks_many(text, starts, ends, prefixes, po, limit, pri), prefixes, po
 
 
 def _span_prefix(prefix: np.ndarray, start: int, end: int) -> np.ndarray:
