@@ -128,12 +128,13 @@ def _no_cut_ends(text: str) -> np.ndarray:
 
 
 def _atoms(text: str, segments: Sequence[tuple[int, int]], meter: Meter, max_size: int,
-           bubbles: list[Bubble] | None, where: str, no_cut_ends: np.ndarray
+           bubbles: list[Bubble] | None, where: str, no_cut_ends: np.ndarray | None = None
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The sentences of each segment ``text[lo:hi]`` as atoms (offsets in ``text``), a sentence over
     ``max_size`` cut at its inner breaks; one right after a no-cut gap (``no_cut_ends``:
-    :func:`_no_cut_ends` of ``text``), even across a segment's edge, leaves the heading room in its first
-    piece (:func:`~logichunk.boundaries.forced_cuts`). Returns starts, ends and two per-gap masks:
+    :func:`_no_cut_ends` of ``text``, read here only when a sentence is over and the caller has none),
+    even across a segment's edge, leaves the heading room in its first piece
+    (:func:`~logichunk.boundaries.forced_cuts`). Returns starts, ends and two per-gap masks:
     ``inner`` (a gap inside one sentence) and ``edge`` (a segment's edge)."""
     st_l, en_l, last_l = [], [], []
     for lo, hi in segments:
@@ -149,6 +150,8 @@ def _atoms(text: str, segments: Sequence[tuple[int, int]], meter: Meter, max_siz
     big = np.flatnonzero(meter.sizes(s_starts, s_ends) > max_size)
     inside: dict[int, list[int]] = {}
     if big.size:
+        if no_cut_ends is None:
+            no_cut_ends = _no_cut_ends(text)
         glued = np.zeros(s_starts.size, bool)
         glued[1:] = np.isin(s_ends[:-1], no_cut_ends)
         found, prefixes, po = bd.forced_cuts(text, meter, s_starts, s_ends, glued, big, max_size)
@@ -197,8 +200,7 @@ def split_block(text: str, vec_fn: VecFn, p: PCParams, bubbles: list[Bubble] | N
     total = meter.total()
     if total <= p.max_parent_size:
         return [(0, len(text))], []
-    starts, ends, inner, _ = _atoms(text, [(0, len(text))], meter, p.max_parent_size, bubbles, where,
-                                    _no_cut_ends(text))
+    starts, ends, inner, _ = _atoms(text, [(0, len(text))], meter, p.max_parent_size, bubbles, where)
     cos = _adjacent_cos(vec_fn(_texts(text, starts, ends)))
     scores = np.where(inner, -1.0, 1.0 - cos)
     k = math.ceil(total / p.max_parent_size)

@@ -196,10 +196,14 @@ def score_items(hits: Sequence[Hitlist], corpus: Corpus, layout: Layout) -> dict
     return {k: np.asarray(v, dtype=np.float64) for k, v in acc.items()}
 
 
-def score_hits(hits: Sequence[Hitlist], corpus: Corpus, layout: Layout) -> dict[str, float]:
+def _means(items: dict[str, np.ndarray]) -> dict[str, float | None]:
+    """Each metric's mean over the queries (no queries: no score, not 0)."""
+    return {k: float(v.mean()) if v.size else None for k, v in items.items()}
+
+
+def score_hits(hits: Sequence[Hitlist], corpus: Corpus, layout: Layout) -> dict[str, float | None]:
     """Mean per-query metrics of ranked hit lists."""
-    return {k: float(v.mean()) if v.size else None  # no queries: no score, not 0
-            for k, v in score_items(hits, corpus, layout).items()}
+    return _means(score_items(hits, corpus, layout))
 
 
 def run_chunking(corpus: Corpus, name: str, runner: Any, settings: Settings, *, peer: bool, dataset: str,
@@ -229,7 +233,7 @@ def run_chunking(corpus: Corpus, name: str, runner: Any, settings: Settings, *, 
     t3 = time.perf_counter()
     items = score_items(hits, corpus, layout)
     row = {"task": "chunking", "dataset": dataset, "method": name, "peer": peer, "n": len(corpus.queries),
-           "seconds": round(t3 - t0, 3), **{k: float(v.mean()) if v.size else None for k, v in items.items()},
+           "seconds": round(t3 - t0, 3), **_means(items),
            "chunks": int(idx.starts.size), "mean_tokens": float(idx.tokens.mean()) if idx.tokens.size else 0.0,
            "k_mean": float(np.mean(taken)) if taken else 0.0, "budget_tokens": int(budget),
            "size": settings.size, "unit": unit_label(settings.unit), "embedder": settings.embedder_name,
