@@ -746,6 +746,124 @@ def test_a_gutenberg_novel_keeps_its_chapter_headings_with_their_chapters():
                 assert not GUTENBERG[c.span.start : c.span.end].rstrip().endswith(("Tears", "Rabbit-Hole", "III.")), c
 
 
+@pytest.mark.parametrize("line, heading", [
+    ("Chapter 1. The Beginning", True), ("CHAPTER XII. ALICE'S EVIDENCE", True),
+    ("Chapter IV. In Which Pooh Loses a Tail", True), ("XII. THE END OF IT", True),
+    ("SCENE II. Elsinore. A room of state in the Castle.", True), ("SCENE III. A room in Polonius's house.", True),
+    ("CHAPTER I. A MYSTERIOUS DISAPPEARANCE.", True), ("Book Two: The Return", True),
+    ("Chapter 3. was the best.", False), ("Article 5. This Regulation shall enter into force.", False),
+    ("Part 2. Results are shown in the table below.", False), ("I. Went home.", False),
+    ("Chapter 3 The Storm. It rained all night and all day.", False),
+])
+def test_a_division_marker_and_its_title_on_one_line_are_one_heading(line, heading):
+    """A marker and its title on one line ("CHAPTER XII. ALICE'S EVIDENCE", a play's "SCENE II. Elsinore.
+    A room of state in the Castle."), which the splitter reads as two or three sentences, is a heading
+    as a whole: every sentence of it opens what follows and none ends a chunk. A numbered line of prose
+    ("Article 5. This Regulation shall ...") is none."""
+    text = f"Some prose before it. It has two sentences.\n\n{line}\n\nMore prose after it. And more.\n"
+    sents = split_sentences(text)
+    lay = layout(sents)
+    got = [text[a:b].strip() for a, b, h in zip(sents.starts, sents.ends, lay.heading, strict=True) if h]
+    assert " ".join(got) == (line if heading else "")
+    if heading:
+        first = int(np.searchsorted(sents.starts, text.index(line)))
+        last = int(np.flatnonzero(lay.heading)[-1])
+        assert lay.strength[first - 1] == SECTION
+        assert lay.no_cut[first:last + 1].all()  # inside the line and after it
+
+
+PLAY = """THE TRAGEDY OF HAMLET, PRINCE OF DENMARK
+
+
+ACT I
+
+SCENE I. Elsinore. A platform before the Castle.
+
+ Enter Francisco and Barnardo, two sentinels.
+
+BARNARDO.
+Who's there?
+
+FRANCISCO.
+Nay, answer me. Stand and unfold yourself.
+
+BARNARDO.
+Long live the King!
+
+FRANCISCO.
+Barnardo?
+
+BARNARDO.
+He.
+
+FRANCISCO.
+You come most carefully upon your hour.
+
+BARNARDO.
+'Tis now struck twelve. Get thee to bed, Francisco.
+
+FRANCISCO.
+For this relief much thanks. 'Tis bitter cold,
+And I am sick at heart.
+
+BARNARDO.
+Have you had quiet guard?
+
+FRANCISCO.
+Not a mouse stirring.
+
+BARNARDO.
+Well, good night.
+If you do meet Horatio and Marcellus,
+The rivals of my watch, bid them make haste.
+
+SCENE II. Elsinore. A room of state in the Castle.
+
+ Enter the King, Queen, Hamlet, Polonius, Laertes and Lords.
+
+KING.
+Though yet of Hamlet our dear brother's death
+The memory be green, and that it us befitted
+To bear our hearts in grief, and our whole kingdom
+To be contracted in one brow of woe,
+Yet so far hath discretion fought with nature
+That we with wisest sorrow think on him,
+Together with remembrance of ourselves.
+"""
+
+
+def test_a_play_keeps_its_scene_lines_and_speakers_with_what_follows():
+    """In a play laid out as Project Gutenberg lays it out, a scene line opens its scene and a speaker's
+    name on its own line ("BARNARDO.") stays with the speech: no chunk at any level ends on either."""
+    sents = split_sentences(PLAY)
+    lay = layout(sents)
+    texts = [PLAY[a:b].strip() for a, b in zip(sents.starts, sents.ends, strict=True)]
+    heads = [t for t, h in zip(texts, lay.heading, strict=True) if h]
+    assert "SCENE II." in heads and "A room of state in the Castle." in heads
+    names = [i for i, t in enumerate(texts[:-1]) if t in ("BARNARDO.", "FRANCISCO.", "KING.")]
+    assert len(names) == 12 and lay.no_cut[names].all()
+    assert not lay.no_cut[[i for i, t in enumerate(texts[:-1]) if t == "Who's there?"]].any()
+    for max_size in (60, 100, 150, 200, 300, 500):
+        sizes = level_sizes(max_size, 3)
+        tree = chunk(PLAY, sizes=sizes)
+        assert_headings_open_chunks(tree, PLAY, sizes)
+        if max_size >= 150:  # each heading run and the line under it fit: no chunk ends on one
+            for c in tree:
+                assert not PLAY[c.span.start : c.span.end].rstrip().endswith(("BARNARDO.", "FRANCISCO.", "KING.", "Castle.")), c
+
+
+@pytest.mark.parametrize("line", ["He left.", "NASA launched it today.", "THE END OF THE STORY WAS NEAR, SAID SHE.",
+                                  "R2D2.", "A."])
+def test_a_line_that_is_no_speakers_name_is_no_label(line):
+    """A short line over another is a speaker's name only in capitals, at most four words and two
+    letters or more, with no digit."""
+    text = f"Some prose before it.\n\n{line}\nMore prose after it. And more.\n"
+    sents = split_sentences(text)
+    lay = layout(sents)
+    i = int(np.searchsorted(sents.starts, text.index(line)))
+    assert not lay.no_cut[i]
+
+
 @settings(max_examples=1000, deadline=None)
 @given(st.integers(2, 8), st.integers(0, 7), st.integers(0, 2**32 - 1))
 def test_a_given_count_is_the_best_cut_set_of_that_size(n, k, seed):

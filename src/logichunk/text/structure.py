@@ -50,7 +50,7 @@ from .discourse import _word_key, continues, leading_words
 from .line_kinds import RST_MARKS, _block_spans, front_matter, rst_underline
 from .sentence_chars import _CLOSERS
 from .sentence_chars import _PROSE_END as _PROSE_END_CHARS
-from .sentences import BREAK_HARD, BREAK_LINE, BREAK_PARAGRAPH, SentenceSpans
+from .sentences import BREAK_HARD, BREAK_LINE, BREAK_NONE, BREAK_PARAGRAPH, SentenceSpans
 
 CONTINUES, SENTENCE, LINE, PARAGRAPH, BLOCK, SECTION = 0, 1, 2, 3, 4, 5
 STRENGTH_NAMES = {CONTINUES: "continues", SENTENCE: "sentence", LINE: "line", PARAGRAPH: "paragraph", BLOCK: "block",
@@ -280,6 +280,18 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             heading[i] = True
         elif i in above and _is_title(line) and _title_case(line):
             heading[i] = weak[i] = True
+    # a division marker and its title on one line ("CHAPTER XII. ALICE'S EVIDENCE", "SCENE II. Elsinore. A
+    # room of state in the Castle."), which the splitter may read as two or three sentences: every
+    # sentence of the line is the heading
+    opener = np.flatnonzero((before == BREAK_PARAGRAPH) & ~heading & not_code & (ends - starts <= TITLE_MAX_CHARS + 16))
+    for i in opener[_marker_like(text, starts, ends, opener, TITLE_MAX_CHARS)].tolist():
+        j = _division_line(text, starts, ends, after, i)
+        if j is not None:
+            heading[i : j + 1] = True
+    # a speaker's name on a line of its own over the speech (a play's "BARNARDO.", a screenplay's cue)
+    label = _speaker_labels(text, starts, ends, np.flatnonzero(
+        line_whole & (before == BREAK_PARAGRAPH) & (after == BREAK_LINE) & not_code & (ends - starts <= LABEL_MAX_CHARS + 2)
+        & (np.arange(n) > 0)))  # (after a blank line the author wrote, not at the text's start)
     # a title line right under a heading and over a blank line is the heading's second line ("CHAPTER I."
     # over "Down the Rabbit-Hole"): it too opens what follows and never ends a chunk
     for i in np.flatnonzero(heading[:-2] & ~setext_under[1:-1] & (after[:-2] == BREAK_LINE)).tolist():
@@ -292,6 +304,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         no_cut |= setext_under[1:]
         ends_heading = heading[:-1] | setext_under[:-1]
         no_cut |= ends_heading
+        no_cut[label] = True  # a speaker's name stays with the speech, as a lead-in does
         # a title read without a blank line under it keeps its paragraph but is too weak a sign to
         # open a section (a caption or a closing "Thank you" reads the same)
         opens = heading[1:] & ~setext_under[1:] & ~weak[1:]
@@ -319,6 +332,65 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         leans = continues(sents) & ~in_code
         strength = np.where(leans & (strength <= LINE), CONTINUES, strength).astype(np.int8)
     return Layout(heading, strength, no_cut, leans)
+
+
+#: a speaker's name on a line of its own is at most this long (characters, stripped: "FIRST GRAVEDIGGER.")
+LABEL_MAX_CHARS = 32
+#: ... and at most this many words ("KING HENRY V.", "JOHN (V.O.)")
+LABEL_MAX_WORDS = 4
+
+
+def _division_line(text: str, starts: np.ndarray, ends: np.ndarray, after: np.ndarray, i: int) -> int | None:
+    """The last sentence of the line that sentence ``i`` opens when that line is a division marker
+    and its title ("Chapter IV. In Which Pooh Loses a Tail", "SCENE II. Elsinore. A room of state in
+    the Castle."), else None. The line stands alone between blank lines, with text after it, is at
+    most :data:`TITLE_MAX_CHARS` long and holds at most three sentences; it opens with a marker
+    (:data:`_MARKER`, or a Roman number) whose number ends with a full stop or a colon, and the rest
+    opens as a title does (a capital, or a letter of a script without case). A rest that ends as prose
+    does is a title only in capitals of every longer word (:func:`_title_case`: "A MYSTERIOUS
+    DISAPPEARANCE.") or after a play's ACT or SCENE, whose line names the place ("Elsinore. A platform
+    before the Castle."): "Article 5. This Regulation shall enter into force." is the article itself."""
+    n = after.size
+    j = i
+    while j < n - 1 and j - i < 2 and after[j] == BREAK_NONE:
+        j += 1
+    if after[j] < BREAK_PARAGRAPH or j >= n - 1 or not text[int(starts[j + 1]) : int(ends[j + 1])].strip():
+        return None
+    line = text[int(starts[i]) : int(ends[j])].strip()
+    m = _MARKER.match(line) or _ROMAN_LINE.match(line)
+    if m is None or len(line) > TITLE_MAX_CHARS or m.group().rstrip()[-1:] not in (".", ":"):
+        return None
+    rest = line[m.end():]
+    first = next((ch for ch in rest if ch.isalpha()), "")
+    if not first or first.islower() or rest[0] in "-*+•|>=`~(":
+        return None
+    if rest.rstrip(_CLOSERS)[-1:] in _PROSE_END and not _title_case(rest) \
+            and line.split(None, 1)[0].lower() not in ("act", "scene"):
+        return None
+    return j
+
+
+def _speaker_labels(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) -> np.ndarray:
+    """The lines among ``cand`` (whole lines after a blank line and over one line break) that name who
+    speaks next, as a play or a screenplay lays out its turns ("BARNARDO." over "Who's there?",
+    "FIRST CLOWN.", "JOHN (V.O.)"): at most :data:`LABEL_MAX_WORDS` words in capitals, at least two
+    letters, nothing in lower case, a full stop or a colon at the end allowed. A fixed reading of the
+    layout, like a lead-in's colon: the name introduces the speech, so the two stay together."""
+    if cand.size == 0:
+        return cand
+    c0 = codepoints(text)[starts[cand]]
+    cand = cand[(c0 >= 0x41) & (c0 <= 0x5A) | ((c0 > 0x7F) & (c0 < 0x2000))]  # a capital first (Latin, Greek, Cyrillic)
+    out = []
+    for i in cand.tolist():
+        s = text[int(starts[i]) : int(ends[i])].strip()
+        core = s.rstrip(".:：")
+        if len(s) > LABEL_MAX_CHARS or len(core.split()) > LABEL_MAX_WORDS:
+            continue
+        letters = [ch for ch in core if ch.isalpha()]
+        if len(letters) >= 2 and all(ch.isupper() for ch in letters if ch.isupper() or ch.islower()) \
+                and any(ch.isupper() for ch in letters) and not any(ch.isdigit() for ch in core):
+            out.append(i)
+    return np.asarray(out, np.int64)
 
 
 def _titles_above(text: str, starts: np.ndarray, ends: np.ndarray, line_start: np.ndarray, cand: np.ndarray,
@@ -382,9 +454,11 @@ _WORD_LETTERS = max(map(len, _MARKER_WORDS))
 _SPACE_TAB = np.array([9, 32], dtype=np.uint32)
 
 
-def _marker_like(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) -> np.ndarray:
-    """Which lines ``cand`` may be division markers (:func:`_chapter_marker`), without Python per line:
-    at most :data:`MARKER_MAX_CHARS` characters (and 16 of line breaks and spaces after them), and a
+def _marker_like(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray,
+                 max_chars: int = MARKER_MAX_CHARS) -> np.ndarray:
+    """Which lines ``cand`` may be division markers (:func:`_chapter_marker`; or, with ``max_chars`` a
+    title's length, open a line of a marker and its title), without Python per line:
+    at most ``max_chars`` characters (and 16 of line breaks and spaces after them), and a
     marker word first (any case) and then a space or tab, or at most eight characters opening with a
     capital Roman digit (``XVIII.``); or a line with leading blank lines (a text's first sentence, read
     in Python). A superset: the regular expression decides. Cheapest tests first: most lines of
@@ -394,7 +468,7 @@ def _marker_like(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarr
     c0 = cp[starts[cand]]
     lead = _member(c0, _ASCII_WS)
     out[lead] = True
-    sel = np.flatnonzero(~lead & (ends[cand] - starts[cand] <= MARKER_MAX_CHARS + 16) & _member(c0, _MARKER_START_CP))
+    sel = np.flatnonzero(~lead & (ends[cand] - starts[cand] <= max_chars + 16) & _member(c0, _MARKER_START_CP))
     if sel.size == 0:
         return out
     s = starts[cand[sel]]
@@ -404,7 +478,7 @@ def _marker_like(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarr
     roman = _member(c0[sel], _ROMAN_CP)
     sel, word, roman = sel[word | roman], word[word | roman], roman[word | roman]
     span = _last_at(text, starts, ends, cand[sel], closers=True) - starts[cand[sel]]
-    out[sel] = (word | (roman & (span < 8))) & (span < MARKER_MAX_CHARS)
+    out[sel] = (word | (roman & (span < 8))) & (span < max_chars)
     return out
 
 
