@@ -309,3 +309,29 @@ def test_many_inner_walks_at_once_are_each_walk_alone(parts, unit, max_size):
     assert bd.inner_breaks_many(text, starts, ends, prefixes, po, max_size, pri) == alone
     with mock.patch.object(native, "inner_cuts_many", lambda *a, **k: None):
         assert bd.inner_breaks_many(text, starts, ends, prefixes, po, max_size, pri) == alone
+
+
+def test_forced_splits_leave_one_bubble_per_atom_cut_inside():
+    """Tier 4 as every chunker runs it: the cuts inside each over-long atom and one bubble each, whose
+    pieces fit the limit and tile the atom; an atom one character wider than the limit stays whole and
+    its bubble names the roughest break ("char"), whichever chunker asks."""
+    long = "alpha beta, gamma delta, " * 12
+    text = "Intro.\n\n" + long + "\n\n😀\n\nEnd."
+    meter = Meter(text, "bytes")
+    starts = np.array([0, 8, 8 + len(long) + 2, 8 + len(long) + 3])
+    ends = np.array([8, 8 + len(long) + 2, 8 + len(long) + 3, len(text)])
+    limit = 60
+    big = np.flatnonzero(meter.sizes(starts, ends) > limit)
+    found, bubbles = bd.forced_splits(text, meter, starts, ends, np.zeros(4, bool), big, limit,
+                                      attempts=("x", "forced"), source="doc", level=2, where="here")
+    assert big.tolist() == [1] and len(found) == len(bubbles) == 1
+    b = bubbles[0]
+    edges = [int(starts[1]), *found[0], int(ends[1])]
+    assert b.context["sizes"] == [meter.size(a, c) for a, c in zip(edges, edges[1:], strict=False)]
+    assert max(b.context["sizes"]) <= limit and sum(b.context["sizes"]) == meter.size(int(starts[1]), int(ends[1]))
+    assert b.context["attempts"] == ["x", "forced"] and b.context["where"] == "here" and b.context["level"] == 2
+    assert b.context["break"] == "clause" and b.context["source"] == "doc"
+    # the emoji is 4 bytes: at a limit of 3 it cannot be cut
+    emoji = np.flatnonzero(np.asarray([text[a:c] == "😀" for a, c in zip(starts, ends, strict=True)]))
+    found, bubbles = bd.forced_splits(text, meter, starts, ends, np.zeros(4, bool), emoji, 3, attempts=("forced",))
+    assert found == [[]] and bubbles[0].context["break"] == "char" and bubbles[0].priority == "high"

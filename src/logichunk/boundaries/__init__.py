@@ -67,6 +67,7 @@ from .forced import (
     break_priorities_many,
     forced_cuts,
     forced_split_bubble,
+    forced_splits,
     inner_breaks,
     inner_breaks_many,
 )
@@ -106,7 +107,7 @@ __all__ = [
     "RELATIVE_DEPTH", "Fit", "above", "depth_scores", "fit", "minima", "peak_indices", "peaks", "ranges",
     "segment_argmax", "select_by_depth", "top_k",
     # forced
-    "BREAK_NAMES", "break_priorities", "break_priorities_many", "forced_cuts", "forced_split_bubble",
+    "BREAK_NAMES", "break_priorities", "break_priorities_many", "forced_cuts", "forced_split_bubble", "forced_splits",
     "inner_breaks", "inner_breaks_many",
     # dp
     "MAX_SEGMENT_ATOMS", "earliest_starts", "optimal_cuts",

@@ -162,6 +162,25 @@ def forced_cuts(text: str, meter: Meter, atom_starts: np.ndarray, atom_ends: np.
     return found, prefixes, po
 
 
+def forced_splits(text: str, meter: Meter, atom_starts: np.ndarray, atom_ends: np.ndarray, glued: np.ndarray,
+                  big: np.ndarray, limit: int, *, attempts: tuple[str, ...], source: str = "<text>", level: int = 1,
+                  **context: object) -> tuple[list[list[int]], list[Bubble]]:
+    """Tier 4 as every chunker runs it: :func:`forced_cuts` of the atoms ``big`` and the bubble each
+    leaves (:func:`forced_split_bubble`; ``attempts``, ``source``, ``level`` and ``context`` as there):
+    the cuts inside each atom, and one bubble per atom, in the order of ``big``. An atom that could not
+    be cut (one character wider than the limit) stays over it, and its bubble says so with the
+    roughest break ("char")."""
+    found, prefixes, po = forced_cuts(text, meter, atom_starts, atom_ends, glued, big, limit)
+    bounds = po.tolist()
+    starts = np.asarray(atom_starts, dtype=np.int64)[big].tolist()
+    ends = np.asarray(atom_ends, dtype=np.int64)[big].tolist()
+    bubbles = [forced_split_bubble(text, a, b, cuts, worst if cuts else 0, prefixes[bounds[k] : bounds[k + 1]],
+                                   limit=limit, unit=meter.unit, source=source, level=level, attempts=attempts,
+                                   **context)
+               for k, (a, b, (cuts, worst)) in enumerate(zip(starts, ends, found, strict=True))]
+    return [cuts for cuts, _ in found], bubbles
+
+
 def _walks(text: str, meter: Meter, starts: np.ndarray, ends: np.ndarray, limit: int
            ) -> tuple[list[tuple[list[int], int]], np.ndarray, np.ndarray]:
     """:func:`inner_breaks_many` of the spans (their priorities and prefixes made here), and the

@@ -254,27 +254,13 @@ class _Run:
         self.NC = np.insert(self.NC, at, False)
         self.Bn = np.insert(self.Bn, at, 0.0)
 
-    def _bubble_forced(self, start: int, end: int, cuts: list[int], worst: int, local: np.ndarray, limit: int,
-                       level: int) -> None:
-        """Tier 4's record of one over-long atom cut at ``cuts`` (``local``: its own prefix): a bubble,
-        once per sentence."""
-        if not cuts:
-            worst = 0  # one character wider than the limit: it stays over, and the bubble says so
-        sent = int(np.searchsorted(self.sents.ends, start, side="right"))
-        if sent in self.bubbled:
-            return
-        self.bubbled.add(sent)
-        attempts = (self.tiers[0], "llm" if self.llm is not None else "llm:skipped",
-                    "composite" if self.cfg.composite else "composite:skipped", "forced")
-        self.bubbles.append(bd.forced_split_bubble(self.text, start, end, cuts, worst, local, limit=limit,
-                                                   unit=self.meter.unit, source=self.source, level=level,
-                                                   attempts=attempts))
-
     def _force_oversized(self, limit: int, level: int) -> None:
         """Tier 4 for the user's maximum: cut inside every atom over ``limit`` (twice at most: a
         second pass only finds atoms a single character wide, which stay whole), every atom's walk in
         one call; an atom under a heading leaves it room in its first piece
-        (:func:`~logichunk.boundaries.forced_cuts`)."""
+        (:func:`~logichunk.boundaries.forced_splits`), and each sentence cut leaves one bubble."""
+        attempts = (self.tiers[0], "llm" if self.llm is not None else "llm:skipped",
+                    "composite" if self.cfg.composite else "composite:skipped", "forced")
         for rnd in range(2):
             offs = np.concatenate(([0], self.B, [len(self.text)]))
             big = np.flatnonzero(self.meter.sizes(offs[:-1], offs[1:]) > limit)
@@ -283,13 +269,15 @@ class _Run:
             glued = np.zeros(offs.size - 1, dtype=bool)  # per atom: the gap before it is no-cut
             if rnd == 0:
                 glued[1:] = self.NC
-            found, prefixes, po = bd.forced_cuts(self.text, self.meter, offs[:-1], offs[1:], glued, big, limit)
+            found, bubbles = bd.forced_splits(self.text, self.meter, offs[:-1], offs[1:], glued, big, limit,
+                                              attempts=attempts, source=self.source, level=level)
             new: list[int] = []
-            bounds = po.tolist()
-            for i, (a, b, (cuts, worst)) in enumerate(zip(offs[big].tolist(), offs[big + 1].tolist(), found,
-                                                          strict=True)):
+            sent = np.searchsorted(self.sents.ends, offs[big], side="right").tolist()
+            for cuts, bubble, s in zip(found, bubbles, sent, strict=True):
                 new.extend(cuts)
-                self._bubble_forced(a, b, cuts, worst, prefixes[bounds[i] : bounds[i + 1]], limit, level)
+                if s not in self.bubbled:  # once per sentence
+                    self.bubbled.add(s)
+                    self.bubbles.append(bubble)
             if not new:
                 return
             self._insert(new)

@@ -93,7 +93,7 @@ def _check_sizes(max_size: int, target: int | None, min_size: int) -> bd.SizeLim
 def _atoms(text: str, sents: SentenceSpans, limits: bd.SizeLimits, meter: Meter, method: str,
            source: str) -> tuple[np.ndarray, np.ndarray, list[Bubble]]:
     """Sentences as atoms, any sentence over the maximum cut inside first (tier 4, with a bubble; one
-    under a heading leaves it room in its first piece, :func:`~logichunk.boundaries.forced_cuts`): the
+    under a heading leaves it room in its first piece, :func:`~logichunk.boundaries.forced_splits`): the
     atoms' edge offsets ``off`` and, per atom gap, the sentence gap it is (-1: a cut inside a
     sentence)."""
     starts, ends = np.asarray(sents.starts, np.int64), np.asarray(sents.ends, np.int64)
@@ -105,14 +105,9 @@ def _atoms(text: str, sents: SentenceSpans, limits: bd.SizeLimits, meter: Meter,
         glued = np.zeros(n, dtype=bool)
         if n > 1:
             glued[1:] = layout(sents).no_cut
-        found, prefixes, po = bd.forced_cuts(text, meter, starts, ends, glued, big, limits.max_size)
-        bounds = po.tolist()
-        for k, (i, (cuts, worst)) in enumerate(zip(big.tolist(), found, strict=True)):
-            inside[i] = cuts
-            a, b = int(starts[i]), int(ends[i])
-            bubbles.append(bd.forced_split_bubble(text, a, b, cuts, 0 if not cuts else worst,
-                                                  prefixes[bounds[k] : bounds[k + 1]], limit=limits.max_size,
-                                                  unit=meter.unit, source=source, attempts=(method, "forced")))
+        found, bubbles = bd.forced_splits(text, meter, starts, ends, glued, big, limits.max_size, source=source,
+                                          attempts=(method, "forced"))
+        inside = dict(zip(big.tolist(), found, strict=True))
     offs: list[int] = [0]
     sent_of_gap: list[int] = []
     for i in range(n):

@@ -6,7 +6,7 @@ chapter* (never across one; callers lay out one chapter at a time). Children are
 parent at semantic cliffs — where the cosine similarity of adjacent sentences falls under
 ``similarity_threshold`` or drops to a local minimum by more than ``cliff_drop`` — and fitted to
 ``child_min_size``/``child_target_size``/``child_max_size``. All size rules go through
-:func:`logichunk.boundaries.fit` (and :func:`~logichunk.boundaries.inner_breaks` for one sentence
+:func:`logichunk.boundaries.fit` (and :func:`~logichunk.boundaries.forced_splits` for a sentence
 longer than a limit, which also records a bubble).
 
 Embeddings come from ``vec_fn(texts) -> float32 (n, dim)`` with L2-normalised rows, so the store can
@@ -134,7 +134,7 @@ def _atoms(text: str, segments: Sequence[tuple[int, int]], meter: Meter, max_siz
     ``max_size`` cut at its inner breaks; one right after a no-cut gap (``no_cut_ends``:
     :func:`_no_cut_ends` of ``text``, read here only when a sentence is over and the caller has none),
     even across a segment's edge, leaves the heading room in its first piece
-    (:func:`~logichunk.boundaries.forced_cuts`). Returns starts, ends and two per-gap masks:
+    (:func:`~logichunk.boundaries.forced_splits`). Returns starts, ends and two per-gap masks:
     ``inner`` (a gap inside one sentence) and ``edge`` (a segment's edge)."""
     st_l, en_l, last_l = [], [], []
     for lo, hi in segments:
@@ -154,15 +154,11 @@ def _atoms(text: str, segments: Sequence[tuple[int, int]], meter: Meter, max_siz
             no_cut_ends = _no_cut_ends(text)
         glued = np.zeros(s_starts.size, bool)
         glued[1:] = np.isin(s_ends[:-1], no_cut_ends)
-        found, prefixes, po = bd.forced_cuts(text, meter, s_starts, s_ends, glued, big, max_size)
-        bounds = po.tolist()
-        for k, (i, (cuts, worst)) in enumerate(zip(big.tolist(), found, strict=True)):
-            inside[i] = cuts
-            if bubbles is not None:
-                bubbles.append(bd.forced_split_bubble(text, int(s_starts[i]), int(s_ends[i]), cuts, worst,
-                                                      prefixes[bounds[k] : bounds[k + 1]], limit=max_size,
-                                                      unit=meter.unit, attempts=("parent-child", "forced"),
-                                                      where=where))
+        found, made = bd.forced_splits(text, meter, s_starts, s_ends, glued, big, max_size,
+                                       attempts=("parent-child", "forced"), where=where)
+        inside = dict(zip(big.tolist(), found, strict=True))
+        if bubbles is not None:
+            bubbles.extend(made)
     starts: list[int] = []
     ends: list[int] = []
     inner: list[bool] = []
