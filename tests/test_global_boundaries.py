@@ -70,6 +70,29 @@ def test_the_dp_is_optimal_by_its_own_objective(problem):
         assert bd.objective(cuts, sizes, X, reward, limits, penalty) == pytest.approx(best, abs=1e-6)
 
 
+@settings(max_examples=2000, deadline=None)
+@given(problems)
+def test_a_forbidden_run_the_limit_breaks_stands_alone(problem):
+    """Where the maximum breaks a run of forbidden gaps (a heading, its subtitle and the sentence they
+    title; a subtitle cue's number and timing), the break goes at the run's end, never inside it while
+    the run alone fits, and the run opens its chunk: it is not appended to the chunk before."""
+    sizes, X, reward, max_size, penalty = problem
+    sizes = np.asarray(sizes)
+    reward = np.asarray(reward, dtype=np.float64)
+    cuts = bd.fit_global(sizes, np.asarray(X, dtype=np.float64), reward, bd.SizeLimits(max_size), penalty=penalty)
+    cut = np.zeros(sizes.size - 1, bool)
+    cut[cuts] = True
+    forb = np.isneginf(reward)
+    d = np.diff(np.concatenate(([0], forb.astype(int), [0])))
+    for r0, r1 in zip(np.flatnonzero(d == 1), np.flatnonzero(d == -1) - 1, strict=True):
+        if sizes[r0 : r1 + 1].sum() > max_size:
+            continue  # the run alone is over the limit: it is cut inside, somewhere
+        assert not cut[r0:r1].any()
+        assert cut[r1] == (sizes[r0 : r1 + 2].sum() > max_size)
+        if cut[r1] and r0 > 0:
+            assert cut[r0 - 1]
+
+
 @settings(max_examples=1000, deadline=None)
 @given(st.integers(2, 60).flatmap(lambda n: st.tuples(
     st.lists(st.integers(1, 40), min_size=n, max_size=n),
@@ -850,6 +873,65 @@ def test_a_play_keeps_its_scene_lines_and_speakers_with_what_follows():
         if max_size >= 150:  # each heading run and the line under it fit: no chunk ends on one
             for c in tree:
                 assert not PLAY[c.span.start : c.span.end].rstrip().endswith(("BARNARDO.", "FRANCISCO.", "KING.", "Castle.")), c
+
+
+SUBTITLES = """1
+00:00:01,000 --> 00:00:04,000
+Welcome back to the show.
+Today we talk about rivers.
+
+2
+00:00:04,500 --> 00:00:08,000
+The Nile is the longest river
+in Africa, flowing north.
+
+3
+00:00:08,500 --> 00:00:12,000
+It passes through eleven countries
+before reaching the sea.
+
+4
+00:00:12,500 --> 00:00:16,000
+Now, let's turn to mountains.
+Everest is the tallest.
+"""
+
+WEBVTT = """WEBVTT
+
+intro
+00:01.000 --> 00:04.000 line:90% align:start
+Welcome back to the show. Today we talk about rivers.
+
+00:04.500 --> 00:08.000
+The Nile is the longest river in Africa, flowing north.
+
+00:08.500 --> 00:12.000
+It passes through eleven countries before reaching the sea.
+"""
+
+
+@pytest.mark.parametrize("text", [SUBTITLES, WEBVTT])
+def test_a_subtitle_cue_keeps_its_number_and_timing_with_its_text(text):
+    """A subtitle file (SRT, WebVTT: a lecture's or a film's transcript): a cue's timing line, and its
+    number or name right above it, head the cue's text, so no chunk ends on them where the header and
+    the cue's first line fit; where they do not, the header stands alone rather than end the chunk before."""
+    sents = split_sentences(text)
+    lay = layout(sents)
+    texts = [text[a:b].strip() for a, b in zip(sents.starts, sents.ends, strict=True)]
+    header = [i for i, t in enumerate(texts[:-1]) if "-->" in t or t in ("1", "2", "3", "4", "intro")]
+    assert len(header) == (8 if text is SUBTITLES else 4) and lay.no_cut[header].all()
+    assert not lay.no_cut[[i for i, t in enumerate(texts[:-1]) if "-->" not in t and t not in ("1", "2", "3", "4", "intro", "WEBVTT")]].any()
+    # (WebVTT's first timing line, with its cue settings, is 44 characters: at 40 it is cut inside)
+    for max_size in (60, 80, 120, 200) + ((40, 50) if text is SUBTITLES else ()):
+        sizes = level_sizes(max_size, 3)
+        tree = chunk(text, sizes=sizes)
+        assert_headings_open_chunks(tree, text, sizes)
+        head = lambda line: "-->" in line or line in ("1", "2", "3", "4", "intro", "WEBVTT", "")  # noqa: E731
+        for c in tree:
+            lines = text[c.span.start : c.span.end].strip().split("\n")
+            if head(lines[-1]):  # a header ends a chunk only where it and its first line do not fit, and then alone
+                assert all(head(line) for line in lines), (max_size, lines)
+                assert c.span.end < len(text) and len(text[c.span.start : c.span.end].strip()) <= max_size
 
 
 @pytest.mark.parametrize("line", ["He left.", "NASA launched it today.", "THE END OF THE STORY WAS NEAR, SAID SHE.",

@@ -55,6 +55,24 @@ def widest(lo: np.ndarray) -> int:
 #: what a forbidden cut is worth where it cannot be avoided: far below any real reward, finite so the
 #: DP still compares the ways around it
 _FORBIDDEN = -1e12
+#: ... less this much for each forbidden gap right after it: where a run of them must be cut (a heading,
+#: its subtitle and the sentence they title, over the limit together), the cut goes at the run's end,
+#: so the run stays whole (far above any real cost difference, far below :data:`_FORBIDDEN`; exact in
+#: float64)
+_FORBIDDEN_STEP = 1e6
+
+
+def soft_rewards(reward: np.ndarray) -> np.ndarray:
+    """``reward`` with each forbidden gap (``-inf``) priced as the DP prices it: :data:`_FORBIDDEN`,
+    less :data:`_FORBIDDEN_STEP` per forbidden gap that directly follows it."""
+    reward = np.asarray(reward, dtype=np.float64)
+    forb = np.isneginf(reward)
+    if not forb.any():
+        return reward
+    idx = np.arange(reward.size)
+    # the first allowed gap at or after each gap (a reversed running minimum)
+    nxt = np.minimum.accumulate(np.where(forb, reward.size, idx)[::-1])[::-1]
+    return np.where(forb, _FORBIDDEN - _FORBIDDEN_STEP * (nxt - idx - 1), reward)
 
 
 def optimal_cuts(cost: np.ndarray, lo: np.ndarray, reward: np.ndarray | None = None,
@@ -91,7 +109,7 @@ def _dp_inputs(lo: np.ndarray, w: int, reward: np.ndarray | None,
     rw = np.zeros(n)  # rw[a]: reward of starting a chunk at atom a (the gap after atom a-1)
     if reward is not None:
         rw[1:] = np.asarray(reward, dtype=np.float64)
-    rw_soft = np.where(np.isneginf(rw), _FORBIDDEN, rw)  # forbidden, unless nothing else fits
+    rw_soft = soft_rewards(rw)  # forbidden, unless nothing else fits (then at the end of a forbidden run)
     restart = np.zeros(n + 1, dtype=bool)
     if fixed is not None:
         restart[1:n] = np.asarray(fixed, dtype=bool)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .dp import _FORBIDDEN, _MIN_PENALTY, optimal_cuts
+from .dp import _MIN_PENALTY, optimal_cuts, soft_rewards
 
 
 def _fewest_cuts_price(C: np.ndarray, reward: np.ndarray | None) -> float:
@@ -59,12 +59,11 @@ def _path_value(C: np.ndarray, cuts: np.ndarray, reward: np.ndarray | None) -> t
 
 
 def _cut_rewards(cuts: np.ndarray, reward: np.ndarray | None) -> float:
-    """The rewards of the gaps ``cuts`` cuts, a forbidden one counted at :data:`_FORBIDDEN` (as the DP
+    """The rewards of the gaps ``cuts`` cuts, a forbidden one counted as the DP counts it (:func:`~.dp.soft_rewards`)
     counts it)."""
     if reward is None or not len(cuts):
         return 0.0
-    r = np.asarray(reward, dtype=np.float64)[np.asarray(cuts, dtype=np.int64)]
-    return float(np.where(np.isneginf(r), _FORBIDDEN, r).sum())
+    return float(soft_rewards(reward)[np.asarray(cuts, dtype=np.int64)].sum())
 
 
 def penalty_path(C: np.ndarray, lo: np.ndarray, reward: np.ndarray | None = None,

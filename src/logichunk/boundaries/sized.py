@@ -71,11 +71,15 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
     summed straight from them, without a copy of the selected rows first. ``limits=None``: no size
     limit and no fill term (:func:`segment_global`); a chunk then spans at most ``max_atoms`` atoms,
     which keeps the programme O(n·max_atoms); ``count`` (only without limits): the penalty is found
-    that gives that many cuts; ``select`` and ``max_cuts`` (only without limits): see :func:`segment_global`."""
+    that gives that many cuts; ``select`` and ``max_cuts`` (only without limits): see :func:`segment_global`.
+    A run of forbidden gaps (``-inf``: a heading, its subtitle, the sentence they title) that the
+    maximum breaks stands alone: cut at its end (:func:`~.dp.soft_rewards`) and right before it."""
     sizes = np.asarray(sizes, dtype=np.int64)
     n = sizes.size
     if n <= 1:
         return np.zeros(0, np.int64)
+    if limits is not None and reward is not None:
+        fixed = _lone_runs(sizes, np.asarray(reward, dtype=np.float64), fixed, glue, limits.max_size)
     if glue is not None and np.any(glue):
         keep, grp = _glued_groups(glue, fixed, n)
         m = int(grp[-1]) + 1
@@ -136,6 +140,31 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
         short = 1.0 - np.minimum((cum[k:] - cum[:-k]) / goal, 1.0)
         C[k:, k - 1] += beta[k - 1 :] + FILL_WEIGHT * short * short
     return optimal_cuts(C, lo, reward, fixed)
+
+
+def _lone_runs(sizes: np.ndarray, reward: np.ndarray, fixed: np.ndarray | None, glue: np.ndarray | None,
+               max_size: int) -> np.ndarray | None:
+    """``fixed`` with a cut right before every run of forbidden gaps whose atoms, with the atom they
+    lead into, exceed ``max_size`` while the run alone fits. Why: such a run (a heading and its
+    subtitle, a subtitle cue's number and timing, a speaker's name) must then end a chunk; the DP
+    alone would as soon append it to the chunk before as let it open its own, and a heading at the
+    end of a chunk of other text is the worse of the two."""
+    forb = np.isneginf(reward)
+    if not forb.any():
+        return fixed
+    d = np.diff(np.concatenate(([0], forb.astype(np.int8), [0])))
+    r0, r1 = np.flatnonzero(d == 1), np.flatnonzero(d == -1) - 1  # each run's first and last gap
+    cum = np.zeros(sizes.size + 1, np.int64)
+    np.cumsum(sizes, out=cum[1:])
+    lone = (cum[r1 + 2] - cum[r0] > max_size) & (cum[r1 + 1] - cum[r0] <= max_size) & (r0 > 0)
+    at = r0[lone] - 1
+    if glue is not None:
+        at = at[~np.asarray(glue, dtype=bool)[at]]
+    if at.size == 0:
+        return fixed
+    out = np.zeros(sizes.size - 1, dtype=bool) if fixed is None else np.array(fixed, dtype=bool)
+    out[at] = True
+    return out
 
 
 def objective(cuts: np.ndarray, sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray | None, limits: SizeLimits,

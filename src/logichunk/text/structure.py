@@ -292,6 +292,11 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     label = _speaker_labels(text, starts, ends, np.flatnonzero(
         line_whole & (before == BREAK_PARAGRAPH) & (after == BREAK_LINE) & not_code & (ends - starts <= LABEL_MAX_CHARS + 2)
         & (np.arange(n) > 0)))  # (after a blank line the author wrote, not at the text's start)
+    # a subtitle cue's timing line (SRT, WebVTT), and the cue's number or name right above it
+    cues = _cue_timings(text, starts, ends, np.flatnonzero(line_whole & (after == BREAK_LINE) & not_code
+                                                           & (ends - starts <= CUE_MAX_CHARS + 2)))
+    named = cues[(cues > 0) & (before[cues] == BREAK_LINE)] - 1
+    label = np.union1d(label, np.union1d(cues, named[line_whole[named] & (ends[named] - starts[named] <= CUE_MAX_CHARS)]))
     # a title line right under a heading and over a blank line is the heading's second line ("CHAPTER I."
     # over "Down the Rabbit-Hole"): it too opens what follows and never ends a chunk
     for i in np.flatnonzero(heading[:-2] & ~setext_under[1:-1] & (after[:-2] == BREAK_LINE)).tolist():
@@ -304,7 +309,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         no_cut |= setext_under[1:]
         ends_heading = heading[:-1] | setext_under[:-1]
         no_cut |= ends_heading
-        no_cut[label] = True  # a speaker's name stays with the speech, as a lead-in does
+        no_cut[label] = True  # a speaker's name, a subtitle cue's header: they stay with what follows, as a lead-in does
         # a title read without a blank line under it keeps its paragraph but is too weak a sign to
         # open a section (a caption or a closing "Thank you" reads the same)
         opens = heading[1:] & ~setext_under[1:] & ~weak[1:]
@@ -368,6 +373,23 @@ def _division_line(text: str, starts: np.ndarray, ends: np.ndarray, after: np.nd
             and line.split(None, 1)[0].lower() not in ("act", "scene"):
         return None
     return j
+
+
+#: a subtitle cue's timing line is at most this long (with WebVTT's cue settings after the times)
+CUE_MAX_CHARS = 80
+_CUE_TIME = re.compile(r"\s*(?:\d{1,2}:)?\d{2}:\d{2}[,.]\d{3}[ \t]+-->[ \t]+(?:\d{1,2}:)?\d{2}:\d{2}[,.]\d{3}(?:[ \t]+\S.*)?\s*")
+
+
+def _cue_timings(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) -> np.ndarray:
+    """The lines among ``cand`` that time a subtitle cue (``00:00:04,500 --> 00:00:08,000`` in SRT,
+    ``00:04.500 --> 00:08.000 line:90%`` in WebVTT): with the cue's number or name above them they
+    head the cue's text, so none may end a chunk (a transcript of a lecture or a film, laid out as
+    subtitles). Lines that open with a digit are read, the few of them in prose."""
+    if cand.size == 0:
+        return cand
+    c0 = codepoints(text)[starts[cand]]
+    cand = cand[(c0 >= 0x30) & (c0 <= 0x39)]
+    return np.asarray([i for i in cand.tolist() if _CUE_TIME.fullmatch(text, int(starts[i]), int(ends[i]))], np.int64)
 
 
 def _speaker_labels(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) -> np.ndarray:
