@@ -22,7 +22,8 @@ def _fingerprint(tree):
 PIECES = ["Cats purr softly. ", "Dogs bark at night. ", "Markets fell sharply today. ", "Investors sold bonds. ",
           "\n\n", "\n", "## Heading\n", "- item one\n", "猫在夜里轻轻地叫。", "股市今天大幅下跌！", "投资者卖出了债券，",
           "Dr. Smith e.g. 3.14 ", "x" * 90, "长" * 70, "😀 ", "word " * 12, "```\n", "# not a heading\n",
-          "Short Title Line\n\n"]  # an unclosed fence in one text must not pair with a fence in the next
+          "Short Title Line\n\n", "KING.\n", "SCENE II. Elsinore. A room.\n\n", "12\n",
+          "00:00:01,000 --> 00:00:04,000\n"]  # an unclosed fence in one text must not pair with a fence in the next
 texts = st.lists(st.lists(st.sampled_from(PIECES), max_size=40).map("".join), min_size=1, max_size=12)
 shapes = st.sampled_from([dict(max_size=120, levels=1), dict(max_size=200, levels=2, composite=False),
                           dict(max_size=300, levels=3), dict(max_size=150, levels=1, unit="bytes", composite=False),
@@ -33,6 +34,10 @@ shapes = st.sampled_from([dict(max_size=120, levels=1), dict(max_size=200, level
 @example(["", "One sentence only.", "x" * 500, "a. " * 80], dict(max_size=100, levels=1, composite=False))
 @example(["A long first sentence with many words in it that goes on and on. A second one, also long enough here."],
          dict(max_size=100, levels=1, composite=False))  # one gap only: it is a tier-1 candidate
+@example(["Some opening words here. More of them follow.\n\nAnd a last paragraph to close it.",
+          "KING.\nThough yet of Hamlet our dear brother's death the memory be green. And that it us befitted to bear "
+          "our hearts in grief.\n\nFRANCISCO.\nNot a mouse stirring."],
+         dict(max_size=60, levels=1))  # a speaker's name opening a text is no label there, in one pass too
 @given(texts, shapes)
 def test_many_texts_in_one_pass_are_one_call_each(batch, shape):
     many = chunk_many(batch, **shape)

@@ -289,9 +289,14 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         if j is not None:
             heading[i : j + 1] = True
     # a speaker's name on a line of its own over the speech (a play's "BARNARDO.", a screenplay's cue)
+    opens_text = np.zeros(n, dtype=bool)  # a text's first sentence (each text's, when several are laid end to end)
+    opens_text[0] = True
+    if edges is not None:
+        k = np.minimum(np.searchsorted(starts, edges[0]), n - 1)
+        opens_text[k[starts[k] == edges[0]]] = True
     label = _speaker_labels(text, starts, ends, np.flatnonzero(
         line_whole & (before == BREAK_PARAGRAPH) & (after == BREAK_LINE) & not_code & (ends - starts <= LABEL_MAX_CHARS + 2)
-        & (np.arange(n) > 0)))  # (after a blank line the author wrote, not at the text's start)
+        & ~opens_text))  # (after a blank line the author wrote, not at the text's start)
     # a subtitle cue's timing line (SRT, WebVTT), and the cue's number or name right above it
     cues = _cue_timings(text, starts, ends, np.flatnonzero(line_whole & (after == BREAK_LINE) & not_code
                                                            & (ends - starts <= CUE_MAX_CHARS + 2)))
