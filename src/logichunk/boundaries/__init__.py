@@ -2,7 +2,7 @@
 
 Every chunker goes through here, so the rules are the same everywhere. Each module below has one job;
 every public name is re-exported here (``from logichunk import boundaries as bd; bd.fit_global(...)``).
-Their imports run one way: :mod:`.limits` <- :mod:`.local` <- :mod:`.forced`; :mod:`.dp` <-
+Their imports run one way: :mod:`.limits` <- :mod:`.local` <- :mod:`.forced` and :mod:`.dp`; :mod:`.dp` <-
 :mod:`.scatter`, :mod:`.path` <- :mod:`.sized` (which also takes :mod:`.limits`), and :mod:`.dp`,
 :mod:`.path` <- :mod:`.evidence`.
 

@@ -20,6 +20,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import native
+from .local import ranges
 
 
 def earliest_starts(sizes: np.ndarray, max_size: int | None, fixed: np.ndarray | None = None) -> np.ndarray:
@@ -62,17 +63,30 @@ _FORBIDDEN = -1e12
 _FORBIDDEN_STEP = 1e6
 
 
+def forbidden_runs(reward: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The runs of consecutive forbidden gaps (``-inf``) in ``reward``: each run's first and last gap.
+    One pass over ``reward``, then work in the forbidden gaps only (a text's headings, a few)."""
+    forb = np.flatnonzero(np.isneginf(reward))
+    if forb.size == 0:
+        return forb, forb
+    new = np.ones(forb.size, dtype=bool)
+    np.not_equal(forb[1:], forb[:-1] + 1, out=new[1:])
+    last = np.ones(forb.size, dtype=bool)
+    last[:-1] = new[1:]
+    return forb[new], forb[last]
+
+
 def soft_rewards(reward: np.ndarray) -> np.ndarray:
     """``reward`` with each forbidden gap (``-inf``) priced as the DP prices it: :data:`_FORBIDDEN`,
     less :data:`_FORBIDDEN_STEP` per forbidden gap that directly follows it."""
     reward = np.asarray(reward, dtype=np.float64)
-    forb = np.isneginf(reward)
-    if not forb.any():
+    r0, r1 = forbidden_runs(reward)
+    if r0.size == 0:
         return reward
-    idx = np.arange(reward.size)
-    # the first allowed gap at or after each gap (a reversed running minimum)
-    nxt = np.minimum.accumulate(np.where(forb, reward.size, idx)[::-1])[::-1]
-    return np.where(forb, _FORBIDDEN - _FORBIDDEN_STEP * (nxt - idx - 1), reward)
+    gap = ranges(r0, r1 + 1)
+    out = reward.copy()
+    out[gap] = _FORBIDDEN - _FORBIDDEN_STEP * (np.repeat(r1, r1 - r0 + 1) - gap)
+    return out
 
 
 def optimal_cuts(cost: np.ndarray, lo: np.ndarray, reward: np.ndarray | None = None,

@@ -25,6 +25,7 @@ from .dp import (
     _dp_inputs,
     _glued_groups,
     earliest_starts,
+    forbidden_runs,
     optimal_cuts,
     widest,
 )
@@ -149,11 +150,9 @@ def _lone_runs(sizes: np.ndarray, reward: np.ndarray, fixed: np.ndarray | None, 
     subtitle, a subtitle cue's number and timing, a speaker's name) must then end a chunk; the DP
     alone would as soon append it to the chunk before as let it open its own, and a heading at the
     end of a chunk of other text is the worse of the two."""
-    forb = np.isneginf(reward)
-    if not forb.any():
+    r0, r1 = forbidden_runs(reward)  # each run's first and last gap
+    if r0.size == 0:
         return fixed
-    d = np.diff(np.concatenate(([0], forb.astype(np.int8), [0])))
-    r0, r1 = np.flatnonzero(d == 1), np.flatnonzero(d == -1) - 1  # each run's first and last gap
     cum = np.zeros(sizes.size + 1, np.int64)
     np.cumsum(sizes, out=cum[1:])
     lone = (cum[r1 + 2] - cum[r0] > max_size) & (cum[r1 + 1] - cum[r0] <= max_size) & (r0 > 0)

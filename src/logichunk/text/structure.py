@@ -248,9 +248,14 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
                           None if edges is None else edges[0])
     maybe[list(above)] = True
     # and a book's division markers ("Book the First.", "IV."), read further only where they may be one
-    pool = np.flatnonzero(line_whole & not_code & ((ends - starts <= MARKER_MAX_CHARS + 16) | (np.arange(n) == 0)))
+    # (and the sentences that open a line of a marker and its title, read after the headings below: one
+    # pass for both)
+    opens_line = (before == BREAK_PARAGRAPH) & not_code & (ends - starts <= TITLE_MAX_CHARS + 16)
+    pool = np.flatnonzero((line_whole & not_code & ((ends - starts <= MARKER_MAX_CHARS + 16) | (np.arange(n) == 0)))
+                          | opens_line)
+    found = pool[_marker_like(text, starts, ends, pool, TITLE_MAX_CHARS)]
     marker = np.zeros(n, dtype=bool)
-    marker[pool[_marker_like(text, starts, ends, pool)]] = True
+    marker[found] = True
     maybe |= marker
     setext_under = np.zeros(n, dtype=bool)
     weak = np.zeros(n, dtype=bool)  # titles with no blank line under them
@@ -283,8 +288,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     # a division marker and its title on one line ("CHAPTER XII. ALICE'S EVIDENCE", "SCENE II. Elsinore. A
     # room of state in the Castle."), which the splitter may read as two or three sentences: every
     # sentence of the line is the heading
-    opener = np.flatnonzero((before == BREAK_PARAGRAPH) & ~heading & not_code & (ends - starts <= TITLE_MAX_CHARS + 16))
-    for i in opener[_marker_like(text, starts, ends, opener, TITLE_MAX_CHARS)].tolist():
+    for i in found[opens_line[found] & ~heading[found]].tolist():
         j = _division_line(text, starts, ends, after, i)
         if j is not None:
             heading[i : j + 1] = True
@@ -405,8 +409,10 @@ def _speaker_labels(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.nd
     layout, like a lead-in's colon: the name introduces the speech, so the two stay together."""
     if cand.size == 0:
         return cand
-    c0 = codepoints(text)[starts[cand]]
-    cand = cand[(c0 >= 0x41) & (c0 <= 0x5A) | ((c0 > 0x7F) & (c0 < 0x2000))]  # a capital first (Latin, Greek, Cyrillic)
+    cp = codepoints(text)
+    c0, c1 = cp[starts[cand]], cp[np.minimum(starts[cand] + 1, cp.size - 1)]
+    # a capital first (Latin, Greek, Cyrillic), and no lower-case ASCII letter next (most short lines of prose)
+    cand = cand[((c0 >= 0x41) & (c0 <= 0x5A) | ((c0 > 0x7F) & (c0 < 0x2000))) & ~((c1 >= 0x61) & (c1 <= 0x7A))]
     out = []
     for i in cand.tolist():
         s = text[int(starts[i]) : int(ends[i])].strip()
