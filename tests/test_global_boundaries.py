@@ -934,6 +934,56 @@ def test_a_subtitle_cue_keeps_its_number_and_timing_with_its_text(text):
                 assert c.span.end < len(text) and len(text[c.span.start : c.span.end].strip()) <= max_size
 
 
+LATEX = r"""\documentclass{article}
+\begin{document}
+\section{Introduction}
+Rivers shape the land. They carry sediment to the sea, and the sea sorts it by size.
+
+\subsection*{Background}
+Mountains rise slowly. Erosion wears them down over a very long time, grain by grain.
+
+\section[Short]{Methods and data}
+We measured flow rates at ten stations along the river, twice a day for a year.
+\end{document}
+"""
+
+FAQ = """Frequently Asked Questions
+
+Q: How do I reset my password if I no longer remember the old one?
+A: Open the settings page and choose Reset. A mail arrives within minutes.
+
+Q: Can I change my user name after the account was created?
+A: No. User names are fixed once chosen.
+
+Question: Where is my data kept?
+
+Answer: In the region you picked when you signed up, and nowhere else.
+
+A: this line answers nothing above it.
+"""
+
+
+def test_latex_sections_and_faq_questions_open_what_follows():
+    """A LaTeX sectioning command on its own line is a heading (``\\section{...}``, starred, with a short
+    title); an FAQ's marked question (``Q:``, ``Question:``) stays with the answer under it, on the next
+    line or after a blank line. No chunk ends on either where it and the sentence after it fit."""
+    for text, heads in ((LATEX, ["\\section{Introduction}", "\\subsection*{Background}", "\\section[Short]{Methods and data}"]),
+                        (FAQ, ["Frequently Asked Questions"])):
+        sents = split_sentences(text)
+        lay = layout(sents)
+        texts = [text[a:b].strip() for a, b in zip(sents.starts, sents.ends, strict=True)]
+        assert [t for t, h in zip(texts, lay.heading, strict=True) if h] == heads
+        for max_size in (60, 80, 100, 150, 300):
+            sizes = level_sizes(max_size, 3)
+            assert_headings_open_chunks(chunk(text, sizes=sizes), text, sizes)
+    sents = split_sentences(FAQ)
+    lay = layout(sents)
+    texts = [FAQ[a:b].strip() for a, b in zip(sents.starts, sents.ends, strict=True)]
+    glued = [t for t, g in zip(texts, lay.no_cut, strict=False) if g]
+    assert glued == ["Frequently Asked Questions", "Q: How do I reset my password if I no longer remember the old one?",
+                     "Q: Can I change my user name after the account was created?", "Question: Where is my data kept?"]
+
+
 @pytest.mark.parametrize("line", ["He left.", "NASA launched it today.", "THE END OF THE STORY WAS NEAR, SAID SHE.",
                                   "R2D2.", "A."])
 def test_a_line_that_is_no_speakers_name_is_no_label(line):

@@ -62,6 +62,9 @@ TITLE_MAX_CHARS = 80
 NUMBERED_MAX_CHARS = 100
 
 _ATX = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]|$)")
+#: a LaTeX sectioning command opening its line (``\section{Methods}``, ``\subsection*{Data}``)
+_LATEX = re.compile(r"[ \t]*\\(?:part|chapter|section|subsection|subsubsection|paragraph|subparagraph)\*?"
+                    r"(?:\[[^\]\n]*\])?\{")
 _ASCIIDOC = re.compile(r"={1,6}[ \t]+\S")  # AsciiDoc's "== Section" (at the line's start)
 _SETEXT_LINE = re.compile(r"[ \t]{0,3}(?:=+|-+)[ \t]*$")
 _NUMBERED = re.compile(
@@ -123,7 +126,7 @@ _PROSE_END = set(_PROSE_END_CHARS)
 _FENCE_MARK = re.compile(r"```|~~~")
 _RST_FIRST = np.array(sorted({ord(c) for c in RST_MARKS}), dtype=np.uint32)
 _EMPH_FIRST = np.array([ord("*"), ord("_")], dtype=np.uint32)
-_HEAD_FIRST = np.array(sorted({ord(c) for c in "#=-0123456789第一二三四五六七八九十CSPA \t"}), dtype=np.uint32)
+_HEAD_FIRST = np.array(sorted({ord(c) for c in "#=-0123456789第一二三四五六七八九十CSPA \t\\"}), dtype=np.uint32)
 #: a division marker line is at most this long ("CHAPTER THE TWENTY-FIRST.")
 MARKER_MAX_CHARS = 40
 
@@ -263,7 +266,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     for i in np.union1d(_could_head(text, starts, ends, np.flatnonzero(line_whole & short & maybe), first, marker),
                         rst).tolist():
         line = text[int(starts[i]) : int(ends[i])]
-        if _ATX.match(line) or (_ASCIIDOC.match(line) and _asciidoc_title(line)):
+        if _ATX.match(line) or (_ASCIIDOC.match(line) and _asciidoc_title(line)) or _LATEX.match(line):
             heading[i] = True
         elif i > 0 and before[i] == BREAK_LINE and not heading[i - 1] and text[int(starts[i - 1]) : int(ends[i - 1])].strip() \
                 and (_SETEXT_LINE.match(line.rstrip("\r\n"))
@@ -306,6 +309,9 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
                                                            & (ends - starts <= CUE_MAX_CHARS + 2)))
     named = cues[(cues > 0) & (before[cues] == BREAK_LINE)] - 1
     label = np.union1d(label, np.union1d(cues, named[line_whole[named] & (ends[named] - starts[named] <= CUE_MAX_CHARS)]))
+    # a question marked as one (an FAQ's "Q: ..." over "A: ...") stays with its answer
+    label = np.union1d(label, _questions(text, starts, np.flatnonzero(line_start & (before >= BREAK_LINE)
+                                                                     & (before <= BREAK_PARAGRAPH) & not_code), line_start))
     # a title line right under a heading and over a blank line is the heading's second line ("CHAPTER I."
     # over "Down the Rabbit-Hole"): it too opens what follows and never ends a chunk
     for i in np.flatnonzero(heading[:-2] & ~setext_under[1:-1] & (after[:-2] == BREAK_LINE)).tolist():
@@ -401,6 +407,30 @@ def _cue_timings(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarr
     return np.asarray([i for i in cand.tolist() if _CUE_TIME.fullmatch(text, int(starts[i]), int(ends[i]))], np.int64)
 
 
+_ANSWER = re.compile(r"[ \t]*(?:A|Ans|Answer|ANSWER|答|回答)[ \t]*[:：.．][ \t]*\S")
+_QUESTION = re.compile(r"[ \t]*(?:Q|Question|QUESTION|问|提问)[ \t]*[:：.．][ \t]*\S")
+_ANSWER_FIRST = np.array(sorted(ord(c) for c in "A答回 \t"), dtype=np.uint32)
+
+
+def _questions(text: str, starts: np.ndarray, cand: np.ndarray, line_start: np.ndarray) -> np.ndarray:
+    """The last sentence of each question line marked as one (``Q:``, ``Question:``, ``问：``) right
+    above a line that answers it (``A:``, ``Answer:``, ``答：``; one line break or a blank line between),
+    among the line-opening sentences ``cand``: the gap between a question and its answer is no place
+    to cut (an FAQ, an interview, a knowledge base's pairs)."""
+    if cand.size == 0:
+        return cand
+    cand = cand[_member(codepoints(text)[starts[cand]], _ANSWER_FIRST) & (cand > 0)]
+    out = []
+    opens = np.flatnonzero(line_start)
+    for i in cand.tolist():
+        if not _ANSWER.match(text, int(starts[i]), int(starts[i]) + 16):
+            continue
+        q = int(opens[np.searchsorted(opens, i) - 1])  # the line above: its first sentence
+        if _QUESTION.match(text, int(starts[q]), int(starts[q]) + 16):
+            out.append(i - 1)
+    return np.asarray(out, np.int64)
+
+
 def _speaker_labels(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) -> np.ndarray:
     """The lines among ``cand`` (whole lines after a blank line and over one line break) that name who
     speaks next, as a play or a screenplay lays out its turns ("BARNARDO." over "Who's there?",
@@ -454,7 +484,7 @@ _LEAD_IN_CP = np.array(sorted(ord(c) for c in ":,：，"), dtype=np.uint32)
 _CLOSER_CP = np.array(sorted(ord(c) for c in _CLOSERS), dtype=np.uint32)
 _PROSE_END_CP = np.array(sorted(ord(c) for c in _PROSE_END), dtype=np.uint32)
 _ASCII_WS = np.array([9, 10, 11, 12, 13, 32], dtype=np.uint32)
-_MARKUP_FIRST = np.array(sorted(ord(c) for c in "#=- \t"), dtype=np.uint32)  # ATX, setext, their indent
+_MARKUP_FIRST = np.array(sorted(ord(c) for c in "#=- \t\\"), dtype=np.uint32)  # ATX, setext, LaTeX, their indent
 
 
 def _last_char(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray, closers: bool = False) -> np.ndarray:
