@@ -71,15 +71,18 @@ def test_the_dp_is_optimal_by_its_own_objective(problem):
 
 
 @settings(max_examples=2000, deadline=None)
-@given(problems)
-def test_a_forbidden_run_the_limit_breaks_stands_alone(problem):
+@given(problems, st.data())
+def test_a_forbidden_run_the_limit_breaks_stands_alone(problem, data):
     """Where the maximum breaks a run of forbidden gaps (a heading, its subtitle and the sentence they
     title; a subtitle cue's number and timing), the break goes at the run's end, never inside it while
-    the run alone fits, and the run opens its chunk: it is not appended to the chunk before."""
+    the run alone fits, and the run opens its chunk where the gap before it is one the caller sets
+    apart (``apart``: the author's paragraph breaks): it is not appended to the chunk before."""
     sizes, X, reward, max_size, penalty = problem
     sizes = np.asarray(sizes)
     reward = np.asarray(reward, dtype=np.float64)
-    cuts = bd.fit_global(sizes, np.asarray(X, dtype=np.float64), reward, bd.SizeLimits(max_size), penalty=penalty)
+    apart = data.draw(st.one_of(st.none(), st.lists(st.booleans(), min_size=sizes.size - 1, max_size=sizes.size - 1)))
+    cuts = bd.fit_global(sizes, np.asarray(X, dtype=np.float64), reward, bd.SizeLimits(max_size), penalty=penalty,
+                         apart=None if apart is None else np.asarray(apart))
     cut = np.zeros(sizes.size - 1, bool)
     cut[cuts] = True
     forb = np.isneginf(reward)
@@ -89,7 +92,7 @@ def test_a_forbidden_run_the_limit_breaks_stands_alone(problem):
             continue  # the run alone is over the limit: it is cut inside, somewhere
         assert not cut[r0:r1].any()
         assert cut[r1] == (sizes[r0 : r1 + 2].sum() > max_size)
-        if cut[r1] and r0 > 0:
+        if cut[r1] and r0 > 0 and (apart is None or apart[r0 - 1]):
             assert cut[r0 - 1]
 
 
@@ -982,6 +985,50 @@ def test_latex_sections_and_faq_questions_open_what_follows():
     glued = [t for t, g in zip(texts, lay.no_cut, strict=False) if g]
     assert glued == ["Frequently Asked Questions", "Q: How do I reset my password if I no longer remember the old one?",
                      "Q: Can I change my user name after the account was created?", "Question: Where is my data kept?"]
+
+
+MAIL = """Thanks for the notes. I have two questions about the budget, and one about the dates.
+
+Best,
+Tom
+
+On Mon, 3 Mar 2025 at 10:02, Anna Berg <anna@example.org> wrote:
+> Hi Tom, here are the notes from Friday's meeting. The budget is attached.
+> Anna
+"""
+
+HTML = """<h1>Rivers</h1>
+<p>Rivers shape the land. They carry sediment to the sea, and the sea sorts it by size.</p>
+<H2 class="x">The Nile</H2>
+<p>The Nile is the longest river in Africa. It flows north into the sea.</p>
+<h3></h3>
+<p>An empty heading is no heading.</p>
+"""
+
+
+def test_a_line_ending_in_a_colon_and_html_headings_open_what_follows():
+    """A line that ends with a colon introduces the line under it (a mail's ``... wrote:`` over the
+    quote), as a paragraph ending in one does; a comma at a line's end does not (verse). An HTML
+    heading element alone on its line is a heading."""
+    sents = split_sentences(MAIL)
+    lay = layout(sents)
+    texts = [MAIL[a:b].strip() for a, b in zip(sents.starts, sents.ends, strict=True)]
+    assert [t for t, g in zip(texts, lay.no_cut, strict=False) if g] == [
+        "On Mon, 3 Mar 2025 at 10:02, Anna Berg <anna@example.org> wrote:"]
+    sents = split_sentences(HTML)
+    lay = layout(sents)
+    texts = [HTML[a:b].strip() for a, b in zip(sents.starts, sents.ends, strict=True)]
+    assert [t for t, h in zip(texts, lay.heading, strict=True) if h] == ["<h1>Rivers</h1>", '<H2 class="x">The Nile</H2>']
+    for text in (MAIL, HTML):
+        for max_size in (60, 80, 120, 200):
+            sizes = level_sizes(max_size, 3)
+            assert_headings_open_chunks(chunk(text, sizes=sizes), text, sizes)
+    # a lead-in inside a paragraph that cannot stay with its line ends the chunk it is in; a heading stands alone
+    text = ("We had a look at the plan. Three findings stood out:\n" + "First, the travel line is far too short for a team "
+            "that flies twice a month.\n\n## Dates\n\n" + "The dates for the second half of the year are still open, and "
+            "nobody has asked for them.\n")
+    pieces = [text[c.span.start : c.span.end].strip() for c in chunk(text, max_size=90, levels=1)]
+    assert pieces[0] == "We had a look at the plan. Three findings stood out:" and pieces[2] == "## Dates", pieces
 
 
 @pytest.mark.parametrize("line", ["He left.", "NASA launched it today.", "THE END OF THE STORY WAS NEAR, SAID SHE.",

@@ -58,6 +58,7 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
                penalty: float | np.ndarray | None = None, glue: np.ndarray | None = None,
                atoms: np.ndarray | None = None, max_atoms: int = MAX_SEGMENT_ATOMS, count: int | None = None,
                select: Callable[[np.ndarray], float] | None = None, max_cuts: int | None = None,
+               apart: np.ndarray | None = None,
                _counts: np.ndarray | None = None, _sqnorms: np.ndarray | None = None) -> np.ndarray:
     """The size-limited global choice: sorted cut gap indices over ``n`` atoms (sizes ``sizes``,
     vectors ``X``, dense rows or :class:`~logichunk.sparse_rows.SparseRows`) such that every chunk fits ``limits.max_size`` (an atom alone over it stands alone:
@@ -74,13 +75,15 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
     which keeps the programme O(n·max_atoms); ``count`` (only without limits): the penalty is found
     that gives that many cuts; ``select`` and ``max_cuts`` (only without limits): see :func:`segment_global`.
     A run of forbidden gaps (``-inf``: a heading, its subtitle, the sentence they title) that the
-    maximum breaks stands alone: cut at its end (:func:`~.dp.soft_rewards`) and right before it."""
+    maximum breaks is cut at its end (:func:`~.dp.soft_rewards`), and stands alone where the gap before
+    it is one of ``apart`` (the author's paragraph and section breaks; None: any gap): a heading opens
+    its chunk, while a line that leads into the next inside a paragraph may end the chunk it is in."""
     sizes = np.asarray(sizes, dtype=np.int64)
     n = sizes.size
     if n <= 1:
         return np.zeros(0, np.int64)
     if limits is not None and reward is not None:
-        fixed = _lone_runs(sizes, np.asarray(reward, dtype=np.float64), fixed, glue, limits.max_size)
+        fixed = _lone_runs(sizes, np.asarray(reward, dtype=np.float64), fixed, glue, apart, limits.max_size)
     if glue is not None and np.any(glue):
         keep, grp = _glued_groups(glue, fixed, n)
         m = int(grp[-1]) + 1
@@ -106,7 +109,8 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
                          None if reward is None else np.asarray(reward)[keep], limits,
                          fixed=None if fixed is None else np.asarray(fixed, dtype=bool)[keep], penalty=pen,
                          max_atoms=max_atoms, count=count, _counts=counts, _sqnorms=sqn,
-                         select=None if select is None else (lambda sub: select(keep[sub])), max_cuts=max_cuts)
+                         select=None if select is None else (lambda sub: select(keep[sub])), max_cuts=max_cuts,
+                         apart=None if apart is None else np.asarray(apart, dtype=bool)[keep])
         return keep[sub].astype(np.int64)
     if atoms is not None:
         X = X.take(atoms) if isinstance(X, SparseRows) else np.asarray(X)[atoms]
@@ -144,12 +148,12 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
 
 
 def _lone_runs(sizes: np.ndarray, reward: np.ndarray, fixed: np.ndarray | None, glue: np.ndarray | None,
-               max_size: int) -> np.ndarray | None:
+               apart: np.ndarray | None, max_size: int) -> np.ndarray | None:
     """``fixed`` with a cut right before every run of forbidden gaps whose atoms, with the atom they
-    lead into, exceed ``max_size`` while the run alone fits. Why: such a run (a heading and its
-    subtitle, a subtitle cue's number and timing, a speaker's name) must then end a chunk; the DP
-    alone would as soon append it to the chunk before as let it open its own, and a heading at the
-    end of a chunk of other text is the worse of the two."""
+    lead into, exceed ``max_size`` while the run alone fits, where that gap is one of ``apart`` (None:
+    any). Why: such a run (a heading and its subtitle, a subtitle cue's number and timing, a speaker's
+    name) must then end a chunk; the DP alone would as soon append it to the chunk before as let it
+    open its own, and a heading at the end of a chunk of other text is the worse of the two."""
     r0, r1 = forbidden_runs(reward)  # each run's first and last gap
     if r0.size == 0:
         return fixed
@@ -159,6 +163,8 @@ def _lone_runs(sizes: np.ndarray, reward: np.ndarray, fixed: np.ndarray | None, 
     at = r0[lone] - 1
     if glue is not None:
         at = at[~np.asarray(glue, dtype=bool)[at]]
+    if apart is not None:
+        at = at[np.asarray(apart, dtype=bool)[at]]
     if at.size == 0:
         return fixed
     out = np.zeros(sizes.size - 1, dtype=bool) if fixed is None else np.array(fixed, dtype=bool)

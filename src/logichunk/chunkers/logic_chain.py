@@ -311,7 +311,8 @@ class _Run:
         reward[heading] = -np.inf
         span_start, rows, span_penalty = self._cohesion_vectors()
         idx = native.searchsorted(span_start, a_start)  # every atom is one span of the text
-        return bd.fit_global(asz, rows, reward, limits, fixed=sep, glue=glue, penalty=span_penalty[idx], atoms=idx)
+        return bd.fit_global(asz, rows, reward, limits, fixed=sep, glue=glue, penalty=span_penalty[idx], atoms=idx,
+                             apart=strength >= PARAGRAPH)
 
     def _cohesion_vectors(self) -> tuple[np.ndarray, SparseRows | np.ndarray, np.ndarray]:
         """The spans between the boundaries (after level 1's forced splits, so every atom of every

@@ -46,7 +46,7 @@ from ..signals.lm import PerplexitySignal, minimum_depth
 from ..text.charclass import CJK, classes
 from ..text.measure import Measure, Meter
 from ..text.sentences import SentenceSpans, split_sentences
-from ..text.structure import layout
+from ..text.structure import PARAGRAPH, layout
 from ..tree import ChunkTree, build_tree
 from ..types import Bubble
 
@@ -215,7 +215,8 @@ def _assemble_global(
         forbid = inner.copy()
     reward[heading] = -np.inf
     X = lexical_rows(text, off[:-1], off[1:])
-    cuts = bd.fit_global(sizes, X, reward, limits, glue=forbid, penalty=bd.null_penalty(X)).tolist()
+    cuts = bd.fit_global(sizes, X, reward, limits, glue=forbid, penalty=bd.null_penalty(X),
+                         apart=strength >= PARAGRAPH).tolist()
 
     def fields(a: int, b: int, g: int | None) -> dict[str, Any]:
         cut = "end" if g is None else "inner" if forced[g] else "global"

@@ -62,6 +62,8 @@ TITLE_MAX_CHARS = 80
 NUMBERED_MAX_CHARS = 100
 
 _ATX = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]|$)")
+#: an HTML heading element on a line of its own (``<h2>The Nile</h2>``, ``<h1 id="top">Rivers</h1>``)
+_HTML_HEADING = re.compile(r"[ \t]*<h([1-6])(?:[ \t][^>\n]*)?>[^<\n]*\S[^<\n]*</h\1>[ \t]*(?:\r?\n)*", re.IGNORECASE)
 #: a LaTeX sectioning command opening its line (``\section{Methods}``, ``\subsection*{Data}``)
 _LATEX = re.compile(r"[ \t]*\\(?:part|chapter|section|subsection|subsubsection|paragraph|subparagraph)\*?"
                     r"(?:\[[^\]\n]*\])?\{")
@@ -126,7 +128,7 @@ _PROSE_END = set(_PROSE_END_CHARS)
 _FENCE_MARK = re.compile(r"```|~~~")
 _RST_FIRST = np.array(sorted({ord(c) for c in RST_MARKS}), dtype=np.uint32)
 _EMPH_FIRST = np.array([ord("*"), ord("_")], dtype=np.uint32)
-_HEAD_FIRST = np.array(sorted({ord(c) for c in "#=-0123456789第一二三四五六七八九十CSPA \t\\"}), dtype=np.uint32)
+_HEAD_FIRST = np.array(sorted({ord(c) for c in "#=-0123456789第一二三四五六七八九十CSPA \t\\<"}), dtype=np.uint32)
 #: a division marker line is at most this long ("CHAPTER THE TWENTY-FIRST.")
 MARKER_MAX_CHARS = 40
 
@@ -266,7 +268,8 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     for i in np.union1d(_could_head(text, starts, ends, np.flatnonzero(line_whole & short & maybe), first, marker),
                         rst).tolist():
         line = text[int(starts[i]) : int(ends[i])]
-        if _ATX.match(line) or (_ASCIIDOC.match(line) and _asciidoc_title(line)) or _LATEX.match(line):
+        if _ATX.match(line) or (_ASCIIDOC.match(line) and _asciidoc_title(line)) or _LATEX.match(line) \
+                or _HTML_HEADING.fullmatch(line):
             heading[i] = True
         elif i > 0 and before[i] == BREAK_LINE and not heading[i - 1] and text[int(starts[i - 1]) : int(ends[i - 1])].strip() \
                 and (_SETEXT_LINE.match(line.rstrip("\r\n"))
@@ -348,6 +351,10 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         lead = gap[_member(_last_char(text, starts, ends, gap), _LEAD_IN_CP)]
         no_cut[lead] = True
         strength[lead] = LINE
+        # ... and so does a line that ends with a colon over the next line (a mail's "... wrote:" over the
+        # quote, "The steps are:" over a list without a blank line; a comma at a line's end is verse's)
+        gap = np.flatnonzero((strength == LINE) & ~in_code & ~no_cut)
+        no_cut[gap[_member(_last_char(text, starts, ends, gap), _COLON_CP)]] = True
         # a sentence or line break before a sentence that leans on the one before (not in code)
         leans = continues(sents) & ~in_code
         strength = np.where(leans & (strength <= LINE), CONTINUES, strength).astype(np.int8)
@@ -481,10 +488,11 @@ def _titles_above(text: str, starts: np.ndarray, ends: np.ndarray, line_start: n
 
 
 _LEAD_IN_CP = np.array(sorted(ord(c) for c in ":,：，"), dtype=np.uint32)
+_COLON_CP = np.array(sorted(ord(c) for c in ":："), dtype=np.uint32)
 _CLOSER_CP = np.array(sorted(ord(c) for c in _CLOSERS), dtype=np.uint32)
 _PROSE_END_CP = np.array(sorted(ord(c) for c in _PROSE_END), dtype=np.uint32)
 _ASCII_WS = np.array([9, 10, 11, 12, 13, 32], dtype=np.uint32)
-_MARKUP_FIRST = np.array(sorted(ord(c) for c in "#=- \t\\"), dtype=np.uint32)  # ATX, setext, LaTeX, their indent
+_MARKUP_FIRST = np.array(sorted(ord(c) for c in "#=- \t\\<"), dtype=np.uint32)  # ATX, setext, LaTeX, HTML, their indent
 
 
 def _last_char(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray, closers: bool = False) -> np.ndarray:
