@@ -683,6 +683,7 @@ def test_stable_order_is_a_stable_argsort(values, bound):
 @pytest.mark.parametrize("line, heading", [
     ("1.2 Scope of work", True), ("1 Introduction", True), ("2.3 论语·学而（节选）", True), ("第三章 总则", True),
     ("二、方法", True), ("Chapter 3", True), ("3 総則", True),
+    ("（一）指导思想", True), ("(二) 主要目标", True), ("（三）坚持以人民为中心，推动高质量发展。", False),
     ("5 pm", False), ("113 Anton Ct, there is no traffic", False), ("2 miles away from the station", False),
     ("1 759 540 km²", False), ("12 5 76 34 8 45", False), ("1. have a wonderful idea", False), ("327 – Wang", False),
 ])

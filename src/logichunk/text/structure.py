@@ -9,7 +9,7 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
 * **headings** — Markdown ATX (``# Title``) and setext (``Title`` over ``===``/``---``), AsciiDoc
   (``== Section``), a
   reStructuredText title over a line of ``~``, ``^``, ``"``... at least as long, numbered
-  headings standing on their own line (``1.2 Scope``, ``第三章 总则``, ``二、方法``), a book's
+  headings standing on their own line (``1.2 Scope``, ``第三章 总则``, ``二、方法``, ``（一）指导思想``), a book's
   division markers, their number's full stop and all (``CHAPTER II.``, ``Book the First.``, ``ACT IV.``;
   a bare Roman number ``III.`` standing alone between blank lines), short
   title lines standing alone between blank lines (``故乡（鲁迅，1921，节选）``): a line that is a
@@ -74,6 +74,7 @@ _NUMBERED = re.compile(
     r"(?P<num>\d{1,3}(?:\.\d{1,3})+\.?|\d{1,3}\.?)[ \t\u3000]+(?P<first>\S)"  # 1 Intro, 1.2 Scope, 1.2.3. Terms
     r"|第[0-9一二三四五六七八九十百千零〇两]+[章节篇部回卷编条]"  # 第三章 总则
     r"|[一二三四五六七八九十]+[、．.][^\s]"  # 二、方法
+    r"|[（(][一二三四五六七八九十]+[）)][ \t\u3000]*[^\s]"  # （一）指导思想
     r"|(?:Chapter|CHAPTER|Section|SECTION|Part|PART|Appendix|APPENDIX)\s+[0-9IVXLC]+\b"
     r")"
 )
@@ -128,7 +129,7 @@ _PROSE_END = set(_PROSE_END_CHARS)
 _FENCE_MARK = re.compile(r"```|~~~")
 _RST_FIRST = np.array(sorted({ord(c) for c in RST_MARKS}), dtype=np.uint32)
 _EMPH_FIRST = np.array([ord("*"), ord("_")], dtype=np.uint32)
-_HEAD_FIRST = np.array(sorted({ord(c) for c in "#=-0123456789第一二三四五六七八九十CSPA \t\\<"}), dtype=np.uint32)
+_HEAD_FIRST = np.array(sorted({ord(c) for c in "#=-0123456789第一二三四五六七八九十CSPA \t\\<（("}), dtype=np.uint32)
 #: a division marker line is at most this long ("CHAPTER THE TWENTY-FIRST.")
 MARKER_MAX_CHARS = 40
 
