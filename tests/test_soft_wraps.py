@@ -169,7 +169,7 @@ def test_lines_that_mostly_go_on_with_a_capital_keep_their_breaks():
 
 _WORDS = st.sampled_from(["the", "old", "man", "walked", "slowly", "towards", "river", "and", "a", "of",
                           "morning", "light,", "quiet", "houses;", "well-known", "x", "extraordinarily", "I",
-                          '"quietly"', '"Then"', "“gently”"])
+                          '"quietly"', '"Then"', "“gently”", "(see", "[the"])
 
 
 @st.composite
@@ -193,7 +193,8 @@ def read_as_wrapped(wrapped):
     if len(widths) < MIN_WRAPPED_LINES or sorted(widths)[int(WRAP_QUANTILE * (len(widths) - 1))] < MIN_WRAP_WIDTH:
         return False
     # the line's last character and the next line's first letter, past their quotation marks
-    wraps = [(a.rstrip('"”')[-1:], b.lstrip('"“')[:1]) for a, b in zip(lines[:-1], lines[1:], strict=True) if a and b]
+    # (and past opening brackets at the next line's start)
+    wraps = [(a.rstrip('"”')[-1:], b.lstrip('"“([')[:1]) for a, b in zip(lines[:-1], lines[1:], strict=True) if a and b]
     going_on = sum(1 for x, y in wraps if x != "." and y.islower())
     return going_on >= len(wraps) - going_on
 

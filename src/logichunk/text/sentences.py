@@ -110,7 +110,7 @@ from .sentence_chars import (
     _flags,
     _scalar_flags,
 )
-from .soft_wraps import MIN_WRAPPED_LINES, QUOTE_CHARS, soft_wraps
+from .soft_wraps import LINE_OPENERS, MIN_WRAPPED_LINES, soft_wraps
 
 BREAK_NONE, BREAK_LINE, BREAK_PARAGRAPH, BREAK_HARD = 0, 1, 2, 3
 
@@ -371,9 +371,9 @@ def _split_scalar(text: str, limit: int | None = None) -> tuple[np.ndarray, np.n
             if k < 0 or s >= hi[k]:
                 cand.append(w)
     # the same soft wraps as the vector path, read only where a line goes on in lower case or CJK (or
-    # opens with a quotation mark, which the rule reads past)
+    # opens with a quotation mark or a bracket, which the rule reads past)
     soft = [False] * len(nl)
-    if len(nl) >= MIN_WRAPPED_LINES and any(fl[ord(text[w])] & (_F_LOWER | _F_CJK) or text[w] in QUOTE_CHARS
+    if len(nl) >= MIN_WRAPPED_LINES and any(fl[ord(text[w])] & (_F_LOWER | _F_CJK) or text[w] in LINE_OPENERS
                                             for w in w_nl if w < n):
         soft = soft_wraps(codepoints(text), _flags(), nl_a, np.array(w_nl, dtype=np.int64),
                           np.array(weight) == 2, first, md.lo, md.hi, md.hard).tolist()

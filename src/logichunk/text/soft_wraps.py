@@ -55,7 +55,7 @@ from .sentence_chars import (
     _PROSE_END,
 )
 
-__all__ = ["MIN_CJK_WRAP_WIDTH", "MIN_WRAPPED_LINES", "MIN_WRAP_WIDTH", "QUOTE_CHARS", "soft_wraps"]
+__all__ = ["LINE_OPENERS", "MIN_CJK_WRAP_WIDTH", "MIN_WRAPPED_LINES", "MIN_WRAP_WIDTH", "QUOTE_CHARS", "soft_wraps"]
 
 #: the narrowest wrap width, in characters, at which line breaks can be soft (terminals and mail
 #: wrap at 72-80, subtitles at ~42; verse and chat lines are shorter)
@@ -73,6 +73,11 @@ _TABLE = (0x09, 0x7C)
 #: quotation marks, opening or closing (a wrapped line may start or end with one)
 QUOTE_CHARS = "\"'“”‘’«»‹›「」『』"
 _QUOTES = np.array(sorted(ord(c) for c in QUOTE_CHARS), dtype=np.uint32)
+#: what a wrapped line's next line may open with before its first letter: a quotation mark or an opening
+#: bracket (``the river, which we measured`` over ``(see the table below) twice a year``); a line's
+#: end is read past quotes only (a line of code ends in ``)`` too often)
+LINE_OPENERS = QUOTE_CHARS + "([（【《"
+_OPENERS = np.array(sorted(ord(c) for c in LINE_OPENERS), dtype=np.uint32)
 _PROSE_END_CP = np.array(sorted(ord(c) for c in _PROSE_END), dtype=np.uint32)
 
 
@@ -110,13 +115,14 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
     if width < MIN_CJK_WRAP_WIDTH:
         return soft
     cand = np.flatnonzero(single & (length + 1 + _WORD_MAX > width))  # (no next word is longer than that)
-    # the next line's first letter, past up to two quotation marks (a wrap can fall before a quotation:
-    # ``thought Alice`` over ``"without pictures or conversations?"``)
+    # the next line's first letter, past up to two quotation marks or opening brackets (a wrap can fall
+    # before a quotation: ``thought Alice`` over ``"without pictures or conversations?"``)
     def next_letter(idx: np.ndarray) -> np.ndarray:
-        """The flags of the first character of the line after each terminator ``idx``, past its quotes."""
+        """The flags of the first character of the line after each terminator ``idx``, past its quotes
+        and opening brackets."""
         at = w_nl[idx]
         for _ in range(2):
-            at = np.where((at < n - 1) & _member(cp[np.minimum(at, n - 1)], _QUOTES), at + 1, at)
+            at = np.where((at < n - 1) & _member(cp[np.minimum(at, n - 1)], _OPENERS), at + 1, at)
         return fl[cp[np.minimum(at, n - 1)]]
 
     # the next line goes on (a lower-case letter, a CJK character): in most texts no full line does
