@@ -7,11 +7,14 @@ splitter (:mod:`.sentences`) already keeps Markdown lines whole and marks every 
 kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence view cannot see:
 
 * **headings** — Markdown ATX (``# Title``) and setext (``Title`` over ``===``/``---``), AsciiDoc
-  (``== Section``), a
+  (``== Section``), LaTeX's sectioning commands (``\\section{Methods}``), an HTML heading element alone
+  on its line (``<h2>The Nile</h2>``), a
   reStructuredText title over a line of ``~``, ``^``, ``"``... at least as long, numbered
   headings standing on their own line (``1.2 Scope``, ``第三章 总则``, ``二、方法``, ``（一）指导思想``), a book's
   division markers, their number's full stop and all (``CHAPTER II.``, ``Book the First.``, ``ACT IV.``;
-  a bare Roman number ``III.`` standing alone between blank lines), short
+  a bare Roman number ``III.`` standing alone between blank lines), a marker and its title on one line
+  (``CHAPTER XII. ALICE'S EVIDENCE``, a play's ``SCENE II. Elsinore. A room of state in the Castle.``,
+  every sentence of the line), short
   title lines standing alone between blank lines (``故乡（鲁迅，1921，节选）``): a line that is a
   whole paragraph, short, without the punctuation that ends or continues a sentence, followed by
   more text; a title line right under a heading and over a blank line (``CHAPTER I.`` over ``Down the
@@ -25,8 +28,11 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   :mod:`.discourse`: it leans on what came before, so a chunk that starts there starts mid-thought);
 * **no-cut gaps**: right after a heading (it titles what follows, so it opens a chunk and never
   ends one), after a paragraph that ends as a lead-in does (a colon or a comma: ``as follows:`` over
-  its list, ``Hi Bob,`` over the letter), between a setext heading's text and its underline, and
-  right after a code fence's opening line and before its closing line;
+  its list, ``Hi Bob,`` over the letter) and after a line that ends with a colon (a mail's ``...
+  wrote:`` over the quote), after a speaker's name on a line of its own (a play's ``BARNARDO.``), a
+  subtitle cue's number and timing line (SRT, WebVTT) and an FAQ's marked question over its answer
+  (``Q:`` over ``A:``), between a setext heading's text and its underline, and right after a code
+  fence's opening line and before its closing line;
 * **fenced code is one block**: a blank line inside a fence is a line of code, not a paragraph
   break, so a chunker keeps a fence that fits whole and cuts one that does not between lines; so is
   a text's **front matter** (YAML between ``---`` lines, TOML between ``+++``,
@@ -305,16 +311,16 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     if edges is not None:
         k = np.minimum(np.searchsorted(starts, edges[0]), n - 1)
         opens_text[k[starts[k] == edges[0]]] = True
-    label = _speaker_labels(text, starts, ends, np.flatnonzero(
+    leads = _speaker_labels(text, starts, ends, np.flatnonzero(
         line_whole & (before == BREAK_PARAGRAPH) & (after == BREAK_LINE) & not_code & (ends - starts <= LABEL_MAX_CHARS + 2)
         & ~opens_text))  # (after a blank line the author wrote, not at the text's start)
     # a subtitle cue's timing line (SRT, WebVTT), and the cue's number or name right above it
     cues = _cue_timings(text, starts, ends, np.flatnonzero(line_whole & (after == BREAK_LINE) & not_code
                                                            & (ends - starts <= CUE_MAX_CHARS + 2)))
     named = cues[(cues > 0) & (before[cues] == BREAK_LINE)] - 1
-    label = np.union1d(label, np.union1d(cues, named[line_whole[named] & (ends[named] - starts[named] <= CUE_MAX_CHARS)]))
+    leads = np.union1d(leads, np.union1d(cues, named[line_whole[named] & (ends[named] - starts[named] <= CUE_MAX_CHARS)]))
     # a question marked as one (an FAQ's "Q: ..." over "A: ...") stays with its answer
-    label = np.union1d(label, _questions(text, starts, np.flatnonzero(line_start & (before >= BREAK_LINE)
+    leads = np.union1d(leads, _questions(text, starts, np.flatnonzero(line_start & (before >= BREAK_LINE)
                                                                      & (before <= BREAK_PARAGRAPH) & not_code), line_start))
     # a title line right under a heading and over a blank line is the heading's second line ("CHAPTER I."
     # over "Down the Rabbit-Hole"): it too opens what follows and never ends a chunk
@@ -328,7 +334,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         no_cut |= setext_under[1:]
         ends_heading = heading[:-1] | setext_under[:-1]
         no_cut |= ends_heading
-        no_cut[label] = True  # a speaker's name, a subtitle cue's header: they stay with what follows, as a lead-in does
+        no_cut[leads] = True  # a speaker's name, a cue's header, a question: they stay with what follows, as a lead-in does
         # a title read without a blank line under it keeps its paragraph but is too weak a sign to
         # open a section (a caption or a closing "Thank you" reads the same)
         opens = heading[1:] & ~setext_under[1:] & ~weak[1:]
