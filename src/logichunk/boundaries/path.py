@@ -59,8 +59,8 @@ def _path_value(C: np.ndarray, cuts: np.ndarray, reward: np.ndarray | None) -> t
 
 
 def _cut_rewards(cuts: np.ndarray, reward: np.ndarray | None) -> float:
-    """The rewards of the gaps ``cuts`` cuts, a forbidden one counted as the DP counts it (:func:`~.dp.soft_rewards`)
-    counts it)."""
+    """The rewards of the gaps ``cuts`` cuts, a forbidden one counted as the DP counts it
+    (:func:`~.dp.soft_rewards`)."""
     if reward is None or not len(cuts):
         return 0.0
     return float(soft_rewards(reward)[np.asarray(cuts, dtype=np.int64)].sum())
