@@ -62,3 +62,28 @@ def test_context_never_touches_spans(text):
     check_tree(got)
     assert [c.span for c in got] == [c.span for c in tree]
     assert all("\n" not in c.meta["context"] for c in got)
+
+
+def test_heading_paths_read_every_layout_the_chunker_reads():
+    """The heading path comes from the layout's own reading of headings (one reader for the chunker and
+    the context): setext, AsciiDoc, LaTeX, HTML, numbered and Chinese headings, and a book's chapters,
+    each at its depth; a chapter marker and the title line under it are one heading."""
+    cases = {
+        "Title\n=====\n\nText here.\n\nSub\n---\n\nMore text.\n": [(1, "Title"), (2, "Sub")],
+        "== Installation\n\nRun it.\n\n=== Details\n\nMore.\n": [(2, "Installation"), (3, "Details")],
+        "\\section{Rivers}\nText on rivers.\n\n\\subsection*{The Nile}\nText on the Nile.\n":
+            [(3, "Rivers"), (4, "The Nile")],
+        "<h1>Rivers</h1>\n<p>Text.</p>\n<h2 class='x'>The <b>Nile</b></h2>\n<p>More.</p>\n":
+            [(1, "Rivers"), (2, "The Nile")],
+        "1 Introduction\n\nText.\n\n1.2 Scope\n\nText.\n\n一、总体要求\n\n正文。\n\n（一）指导思想\n正文。\n":
+            [(1, "1 Introduction"), (2, "1.2 Scope"), (1, "一、总体要求"), (2, "（一）指导思想")],
+        "BOOK I. THE COMING\n\nText.\n\nCHAPTER 1.\nThe Eve of the War\n\nText text.\n\nIII.\n\nMore text.\n":
+            [(1, "BOOK I. THE COMING"), (2, "CHAPTER 1. The Eve of the War"), (2, "III.")],
+    }
+    for text, want in cases.items():
+        got = headings(text)
+        assert [(lvl, t) for _, lvl, t in got] == want, text
+        assert all((off == 0 or text[off - 1] == "\n") and not text[off].isspace() for off, _, _ in got)  # line starts
+    text = "\\section{Rivers}\nRivers shape the land.\n\n\\subsection{The Nile}\nThe Nile flows north.\n"
+    ctx = span_contexts(text, [text.index("The Nile flows")], [len(text)], terms=0)
+    assert ctx == ["Rivers > The Nile"]

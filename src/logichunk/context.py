@@ -23,21 +23,22 @@ import numpy as np
 
 from .signals.items import content_items
 from .text.charclass import CJK, classes
+from .text.sentences import split_sentences
+from .text.structure import heading_lines, layout
 from .tree import ChunkTree, build_tree
 
 __all__ = ["add_context", "headings", "span_contexts"]
 
-_MD = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.M)
-_ZH = re.compile(r"^[ \t\u3000]*(第[一二三四五六七八九十百千零〇0-9]+[章节節回卷部篇][^\n]{0,40})$", re.M)
 _WORD = re.compile(r"\w+")
 
 
 def headings(text: str) -> list[tuple[int, int, str]]:
-    """``(offset, level, title)`` of the headings in ``text``: Markdown ``#`` lines and Chinese
-    chapter lines (``第三章 …``, level 1), in order."""
-    out = [(m.start(), len(m.group(1)), m.group(2).strip()) for m in _MD.finditer(text)]
-    out += [(m.start(1), 1, m.group(1).strip()) for m in _ZH.finditer(text)]
-    return sorted(out)
+    """``(offset, level, title)`` of the headings in ``text``, in order: the layout's own reading
+    (:func:`logichunk.text.structure.heading_lines`: Markdown, setext, AsciiDoc, LaTeX and HTML
+    headings, numbered ones such as ``1.2 Scope`` or ``第三章``, a book's chapters, title lines), so a
+    chunk's heading path names the headings the chunker kept with their text."""
+    sents = split_sentences(text)
+    return heading_lines(sents, layout(sents)) if len(sents) else []
 
 
 def _breadcrumb(heads: list[tuple[int, int, str]], at: int) -> str:

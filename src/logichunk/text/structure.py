@@ -69,7 +69,7 @@ NUMBERED_MAX_CHARS = 100
 
 _ATX = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]|$)")
 #: an HTML heading element on a line of its own (``<h2>The Nile</h2>``, ``<h1 id="top">Rivers</h1>``)
-_HTML_HEADING = re.compile(r"[ \t]*<h([1-6])(?:[ \t][^>\n]*)?>[^<\n]*\S[^<\n]*</h\1>[ \t]*(?:\r?\n)*", re.IGNORECASE)
+_HTML_HEADING = re.compile(r"[ \t]*<h([1-6])(?:[ \t][^>\n]*)?>([^\n]*?)</h\1>[ \t]*(?:\r?\n)*", re.IGNORECASE)
 #: a LaTeX sectioning command opening its line (``\section{Methods}``, ``\subsection*{Data}``)
 _LATEX = re.compile(r"[ \t]*\\(?:part|chapter|section|subsection|subsubsection|paragraph|subparagraph)\*?"
                     r"(?:\[[^\]\n]*\])?\{")
@@ -276,7 +276,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
                         rst).tolist():
         line = text[int(starts[i]) : int(ends[i])]
         if _ATX.match(line) or (_ASCIIDOC.match(line) and _asciidoc_title(line)) or _LATEX.match(line) \
-                or _HTML_HEADING.fullmatch(line):
+                or _html_title(line):
             heading[i] = True
         elif i > 0 and before[i] == BREAK_LINE and not heading[i - 1] and text[int(starts[i - 1]) : int(ends[i - 1])].strip() \
                 and (_SETEXT_LINE.match(line.rstrip("\r\n"))
@@ -468,6 +468,88 @@ def _speaker_labels(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.nd
                 and any(ch.isupper() for ch in letters) and not any(ch.isdigit() for ch in core):
             out.append(i)
     return np.asarray(out, np.int64)
+
+
+#: the depth of a division marker's word: a volume holds books and parts, a book chapters, a chapter sections
+_MARKER_DEPTH = {"volume": 1, "book": 1, "part": 1, "chapter": 2, "act": 2, "appendix": 2, "section": 3, "scene": 3,
+                 "canto": 3, "stave": 3, "letter": 3, "article": 3}
+_LATEX_DEPTH = {"part": 1, "chapter": 2, "section": 3, "subsection": 4, "subsubsection": 5, "paragraph": 6,
+                "subparagraph": 7}
+_LATEX_TITLE = re.compile(r"[ \t]*\\([a-z]+)\*?(?:\[[^\]\n]*\])?\{([^}\n]*)\}?")
+_HTML_TAG = re.compile(r"<[^>\n]*>")
+_ZH_DEEP = re.compile(r"[ \t\u3000]*(?:第[0-9一二三四五六七八九十百千零〇两]+[节節回条]|[（(][一二三四五六七八九十]+[）)])")
+
+
+def _html_title(line: str) -> str:
+    """The text of an HTML heading element that is the whole line (its inline tags dropped), or ``""``
+    where the line is none or the heading is empty."""
+    m = _HTML_HEADING.fullmatch(line)
+    return _HTML_TAG.sub("", m.group(2)).strip() if m else ""
+
+
+def heading_lines(sents: SentenceSpans, lay: Layout) -> list[tuple[int, int, str]]:
+    """``(offset, level, title)`` of every heading line :func:`layout` found, in order: where a heading
+    sits in the document's outline, for a chunk's heading path (:mod:`logichunk.context`). The offset is
+    the heading line's first character; a line of several heading sentences is one heading, and a title line
+    right under a division marker is that marker's title (``CHAPTER I.`` over ``Down the Rabbit-Hole``).
+    Levels: Markdown's ``#`` count, setext ``=`` 1 and ``-`` 2, AsciiDoc's ``=`` count, HTML's ``hN``,
+    LaTeX's part to subparagraph 1-7, a numbered heading's depth (``1.2`` is 2; ``第三章``, ``一、`` 1;
+    ``第二节``, ``（一）`` 2), a division marker's word (volume, book, part 1; chapter, act 2; section,
+    scene 3; a bare Roman number 2), and 1 for a title line, which says nothing of its depth."""
+    text = sents.text
+    out: list[tuple[int, int, str]] = []
+    idx = np.flatnonzero(lay.heading).tolist()
+    n = len(sents)
+    k, last = 0, -2  # the last sentence of the heading line before
+    while k < len(idx):
+        i = j = idx[k]
+        while k + 1 < len(idx) and idx[k + 1] == j + 1 and sents.breaks[j] == BREAK_NONE:  # one line
+            k += 1
+            j = idx[k]
+        a, b = int(sents.starts[i]), int(sents.ends[j])
+        line = text[a:b].strip()
+        offset = a + len(text[a:b]) - len(text[a:b].lstrip())
+        under = text[int(sents.starts[j + 1]) : int(sents.ends[j + 1])].strip() if j + 1 < n else ""
+        level, title = _heading_level(line, under if j < n - 1 and sents.breaks[j] == BREAK_LINE else "")
+        if out and last == i - 1 and sents.breaks[i - 1] == BREAK_LINE and _chapter_marker(out[-1][2], True):
+            off, lvl, head = out.pop()  # the marker's title line
+            level, title, offset = lvl, f"{head} {title}", off
+        if title:
+            out.append((offset, level, title))
+        last = j
+        k += 1
+    return out
+
+
+def _heading_level(line: str, under: str) -> tuple[int, str]:
+    """The level and the title of one heading line (``under``: the line right under it, for a setext
+    underline); see :func:`heading_lines`."""
+    m = re.match(r"[ \t]{0,3}(#{1,6})(?:[ \t]+|$)", line)
+    if m:
+        return len(m.group(1)), line[m.end():].strip().rstrip("#").strip()
+    if under and (set(under) <= {"="} or set(under) <= {"-"}):
+        return (1 if under[0] == "=" else 2), line
+    m = _LATEX_TITLE.match(line)
+    if m and m.group(1) in _LATEX_DEPTH:
+        return _LATEX_DEPTH[m.group(1)], m.group(2).strip()
+    m = _HTML_HEADING.fullmatch(line)
+    if m and _html_title(line):
+        return int(m.group(1)), _html_title(line)
+    if _ASCIIDOC.match(line):
+        title = line.strip().strip("= \t")
+        return max(1, len(line) - len(line.lstrip("="))), title
+    word = line.split(None, 1)[0].lower().rstrip(".:") if line.split() else ""
+    if word in _MARKER_DEPTH and _MARKER.match(line):
+        return _MARKER_DEPTH[word], line
+    m = _NUMBERED.match(line)
+    if m:
+        num = m.group("num")
+        if num is not None:
+            return len([x for x in num.split(".") if x]), line
+        return (2 if _ZH_DEEP.match(line) else 1), line
+    if _ROMAN_LINE.match(line) and line.split(None, 1)[0].rstrip(".").isupper():
+        return 2, line
+    return 1, line
 
 
 def _titles_above(text: str, starts: np.ndarray, ends: np.ndarray, line_start: np.ndarray, cand: np.ndarray,
