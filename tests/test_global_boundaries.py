@@ -1032,6 +1032,18 @@ def test_a_line_ending_in_a_colon_and_html_headings_open_what_follows():
     assert pieces[0] == "We had a look at the plan. Three findings stood out:" and pieces[2] == "## Dates", pieces
 
 
+@pytest.mark.parametrize("line, heading", [("Results by Region", True), ("AUDIENCE: Booo —", False),
+                                           ("And then he –", False), ("Part One (Draft)", True)])
+def test_a_line_standing_alone_is_a_title_unless_it_is_speech_broken_off(line, heading):
+    """A short line standing alone between blank lines is a title, unless it ends as prose does or as
+    speech broken off does (a dash: a transcript's interjection, ``AUDIENCE: Booo —``)."""
+    text = f"Some prose before it. It has two sentences.\n\n{line}\n\nMore prose after it. And more.\n"
+    sents = split_sentences(text)
+    lay = layout(sents)
+    got = [text[a:b].strip() for a, b, h in zip(sents.starts, sents.ends, lay.heading, strict=True) if h]
+    assert got == ([line] if heading else [])
+
+
 @pytest.mark.parametrize("line", ["He left.", "NASA launched it today.", "THE END OF THE STORY WAS NEAR, SAID SHE.",
                                   "R2D2.", "A."])
 def test_a_line_that_is_no_speakers_name_is_no_label(line):

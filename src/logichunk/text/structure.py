@@ -162,12 +162,18 @@ class Layout:
         return out
 
 
+#: the marks a line of speech broken off ends with (an em or en dash, a horizontal bar)
+_BROKEN_OFF = "—–―"
+
+
 def _is_title(line: str) -> bool:
     s = line.strip()
     if not s or len(s) > TITLE_MAX_CHARS:
         return False
     end = s.rstrip(_CLOSERS)  # ("He left." ends as prose does; "Part One (Draft)" as a title)
     if not end or end[-1] in _PROSE_END or s[0] in "-*+•|>=`~":  # prose, a list item, a table row, a quote, a rule
+        return False
+    if end[-1] in _BROKEN_OFF:  # speech broken off ("AUDIENCE: Booo —", "And then he —"): no title ends so
         return False
     # a title line carries a word: not a lone number, rule or bullet
     return any(ch.isalpha() for ch in s)
