@@ -71,6 +71,7 @@ def test_heading_paths_read_every_layout_the_chunker_reads():
     cases = {
         "Title\n=====\n\nText here.\n\nSub\n---\n\nMore text.\n": [(1, "Title"), (2, "Sub")],
         "== Installation\n\nRun it.\n\n=== Details\n\nMore.\n": [(2, "Installation"), (3, "Details")],
+        "= = Gameplay = =\n\nText.\n\n= = = Reception = = =\n\nMore.\n": [(2, "Gameplay"), (3, "Reception")],
         "\\section{Rivers}\nText on rivers.\n\n\\subsection*{The Nile}\nText on the Nile.\n":
             [(3, "Rivers"), (4, "The Nile")],
         "<h1>Rivers</h1>\n<p>Text.</p>\n<h2 class='x'>The <b>Nile</b></h2>\n<p>More.</p>\n":

@@ -543,7 +543,7 @@ def _heading_level(line: str, under: str) -> tuple[int, str]:
         return int(m.group(1)), _html_title(line)
     if _ASCIIDOC.match(line):
         title = line.strip().strip("= \t")
-        return max(1, len(line) - len(line.lstrip("="))), title
+        return max(1, re.match(r"[= \t]*", line).group().count("=")), title  # ("= = = Reception = = =": 3)
     word = line.split(None, 1)[0].lower().rstrip(".:") if line.split() else ""
     if word in _MARKER_DEPTH and _MARKER.match(line):
         return _MARKER_DEPTH[word], line
