@@ -1033,10 +1033,15 @@ def test_a_line_ending_in_a_colon_and_html_headings_open_what_follows():
 
 
 @pytest.mark.parametrize("line, heading", [("Results by Region", True), ("AUDIENCE: Booo —", False),
-                                           ("And then he –", False), ("Part One (Draft)", True)])
-def test_a_line_standing_alone_is_a_title_unless_it_is_speech_broken_off(line, heading):
+                                           ("And then he –", False), ("Part One (Draft)", True),
+                                           ("Table of Contents", True), ("Table S1 Pearson Correlation for ORFs", False),
+                                           ("Figure 5 Phaseogram of Putative Vaccine Targets", False),
+                                           ("Fig. 3a Overview of the pipeline", False), ("图2 样本分布", False),
+                                           ("Tablet Computers", True)])
+def test_a_line_standing_alone_is_a_title_unless_it_is_speech_broken_off_or_a_caption(line, heading):
     """A short line standing alone between blank lines is a title, unless it ends as prose does or as
-    speech broken off does (a dash: a transcript's interjection, ``AUDIENCE: Booo —``)."""
+    speech broken off does (a dash: a transcript's interjection, ``AUDIENCE: Booo —``), or is a figure's
+    or a table's caption (``Figure 5 ...``, ``Table S1 ...``, ``图2 ...``)."""
     text = f"Some prose before it. It has two sentences.\n\n{line}\n\nMore prose after it. And more.\n"
     sents = split_sentences(text)
     lay = layout(sents)

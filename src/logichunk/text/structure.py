@@ -164,6 +164,9 @@ class Layout:
 
 #: the marks a line of speech broken off ends with (an em or en dash, a horizontal bar)
 _BROKEN_OFF = "—–―"
+#: a caption's opening: a figure, table, chart, plate or exhibit and its number ("Table S1", "Fig. 3a", "图2")
+_CAPTION = re.compile(r"(?:(?:supplementary\s+)?(?:figure|fig\.|table|chart|plate|exhibit)\s*[a-z]?\d+[a-z]?\b|[图表]\s*\d+)",
+                      re.IGNORECASE)
 
 
 def _is_title(line: str) -> bool:
@@ -174,6 +177,8 @@ def _is_title(line: str) -> bool:
     if not end or end[-1] in _PROSE_END or s[0] in "-*+•|>=`~":  # prose, a list item, a table row, a quote, a rule
         return False
     if end[-1] in _BROKEN_OFF:  # speech broken off ("AUDIENCE: Booo —", "And then he —"): no title ends so
+        return False
+    if _CAPTION.match(s):  # a figure's or a table's caption ("Figure 5 Phaseogram of ...", "表2 样本"): no title
         return False
     # a title line carries a word: not a lone number, rule or bullet
     return any(ch.isalpha() for ch in s)
