@@ -1037,11 +1037,13 @@ def test_a_line_ending_in_a_colon_and_html_headings_open_what_follows():
                                            ("Table of Contents", True), ("Table S1 Pearson Correlation for ORFs", False),
                                            ("Figure 5 Phaseogram of Putative Vaccine Targets", False),
                                            ("Fig. 3a Overview of the pipeline", False), ("图2 样本分布", False),
-                                           ("Tablet Computers", True)])
+                                           ("Tablet Computers", True), ("Page 3 of 10", False), ("第 3 页 共 10 页", False),
+                                           ("Page Layout Basics", True)])
 def test_a_line_standing_alone_is_a_title_unless_it_is_speech_broken_off_or_a_caption(line, heading):
     """A short line standing alone between blank lines is a title, unless it ends as prose does or as
     speech broken off does (a dash: a transcript's interjection, ``AUDIENCE: Booo —``), or is a figure's
-    or a table's caption (``Figure 5 ...``, ``Table S1 ...``, ``图2 ...``)."""
+    or a table's caption (``Figure 5 ...``, ``Table S1 ...``, ``图2 ...``) or a page's number from a
+    PDF's footer (``Page 3 of 10``)."""
     text = f"Some prose before it. It has two sentences.\n\n{line}\n\nMore prose after it. And more.\n"
     sents = split_sentences(text)
     lay = layout(sents)

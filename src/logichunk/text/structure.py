@@ -165,6 +165,8 @@ class Layout:
 #: the marks a line of speech broken off ends with (an em or en dash, a horizontal bar)
 _BROKEN_OFF = "—–―"
 #: a caption's opening: a figure, table, chart, plate or exhibit and its number ("Table S1", "Fig. 3a", "图2")
+_PAGE = re.compile(r"(?:page|p\.|pg\.?)\s*\d+(?:\s*(?:of|/)\s*\d+)?|第\s*\d+\s*页(?:\s*[,，/／]?\s*共\s*\d+\s*页)?",
+                   re.IGNORECASE)
 _CAPTION = re.compile(r"(?:(?:supplementary\s+)?(?:figure|fig\.|table|chart|plate|exhibit)\s*[a-z]?\d+[a-z]?\b|[图表]\s*\d+)",
                       re.IGNORECASE)
 
@@ -178,8 +180,8 @@ def _is_title(line: str) -> bool:
         return False
     if end[-1] in _BROKEN_OFF:  # speech broken off ("AUDIENCE: Booo —", "And then he —"): no title ends so
         return False
-    if _CAPTION.match(s):  # a figure's or a table's caption ("Figure 5 Phaseogram of ...", "表2 样本"): no title
-        return False
+    if _CAPTION.match(s) or _PAGE.fullmatch(s):  # a caption ("Figure 5 Phaseogram of ...", "表2 样本"), a page's
+        return False  # number ("Page 3 of 10", "第 3 页", from a PDF's footer): no title
     # a title line carries a word: not a lone number, rule or bullet
     return any(ch.isalpha() for ch in s)
 
