@@ -374,6 +374,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         # ... and so does a line that ends with a colon over the next line (a mail's "... wrote:" over the
         # quote, "The steps are:" over a list without a blank line; a comma at a line's end is verse's)
         gap = np.flatnonzero((strength == LINE) & ~in_code & ~no_cut)
+        gap = gap[_near_end(text, ends, gap, _COLON_CP)]  # (a colon among the last characters first: a few)
         no_cut[gap[_member(_last_char(text, starts, ends, gap), _COLON_CP)]] = True
         # a sentence or line break before a sentence that leans on the one before (not in code)
         leans = continues(sents) & ~in_code
@@ -436,7 +437,7 @@ def _cue_timings(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarr
 
 _ANSWER = re.compile(r"[ \t]*(?:A|Ans|Answer|ANSWER|答|回答)[ \t]*[:：.．][ \t]*\S")
 _QUESTION = re.compile(r"[ \t]*(?:Q|Question|QUESTION|问|提问)[ \t]*[:：.．][ \t]*\S")
-_ANSWER_FIRST = np.array(sorted(ord(c) for c in "A答回 \t"), dtype=np.uint32)
+_ANSWER_NEXT = np.array(sorted(ord(c) for c in ":：.．nN"), dtype=np.uint32)
 
 
 def _questions(text: str, starts: np.ndarray, cand: np.ndarray, line_start: np.ndarray) -> np.ndarray:
@@ -446,7 +447,12 @@ def _questions(text: str, starts: np.ndarray, cand: np.ndarray, line_start: np.n
     to cut (an FAQ, an interview, a knowledge base's pairs)."""
     if cand.size == 0:
         return cand
-    cand = cand[_member(codepoints(text)[starts[cand]], _ANSWER_FIRST) & (cand > 0)]
+    cp = codepoints(text)
+    c0 = cp[starts[cand]]
+    # "A:", "A.", "Ans", "ANSWER", "答", "回答" (most lines of prose that open with "A" go on with a space)
+    cand = cand[((c0 == 0x41) | (c0 == 0x7B54) | (c0 == 0x56DE)) & (cand > 0)]
+    c1 = cp[np.minimum(starts[cand] + 1, cp.size - 1)]
+    cand = cand[(cp[starts[cand]] != 0x41) | _member(c1, _ANSWER_NEXT)]
     out = []
     opens = np.flatnonzero(line_start)
     for i in cand.tolist():
@@ -595,6 +601,18 @@ _CLOSER_CP = np.array(sorted(ord(c) for c in _CLOSERS), dtype=np.uint32)
 _PROSE_END_CP = np.array(sorted(ord(c) for c in _PROSE_END), dtype=np.uint32)
 _ASCII_WS = np.array([9, 10, 11, 12, 13, 32], dtype=np.uint32)
 _MARKUP_FIRST = np.array(sorted(ord(c) for c in "#=- \t\\<"), dtype=np.uint32)  # ATX, setext, LaTeX, HTML, their indent
+
+
+def _near_end(text: str, ends: np.ndarray, idx: np.ndarray, marks: np.ndarray) -> np.ndarray:
+    """Whether one of ``marks`` is among the last five characters of each sentence in ``idx``: a superset
+    of those whose last character past up to four spaces (:func:`_last_char`) is one, found in five
+    gathers rather than its loop."""
+    cp = codepoints(text)
+    tail = cp[np.maximum(ends[idx][:, None] - np.arange(1, 6), 0)]  # the last five characters, in one gather
+    hit = np.zeros(tail.shape, dtype=bool)
+    for m in marks.tolist():  # (a mark or two: plain comparisons beat a search per character)
+        hit |= tail == m
+    return hit.any(axis=1)
 
 
 def _last_char(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray, closers: bool = False) -> np.ndarray:
