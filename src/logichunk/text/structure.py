@@ -324,17 +324,21 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     if edges is not None:
         k = np.minimum(np.searchsorted(starts, edges[0]), n - 1)
         opens_text[k[starts[k] == edges[0]]] = True
+    # (each read only where the line's first character may open one: most lines are none)
+    size = ends - starts
+    over_line = line_whole & (after == BREAK_LINE) & not_code
     leads = _speaker_labels(text, starts, ends, np.flatnonzero(
-        line_whole & (before == BREAK_PARAGRAPH) & (after == BREAK_LINE) & not_code & (ends - starts <= LABEL_MAX_CHARS + 2)
-        & ~opens_text))  # (after a blank line the author wrote, not at the text's start)
+        over_line & (before == BREAK_PARAGRAPH) & (size <= LABEL_MAX_CHARS + 2) & ~opens_text
+        & (((first >= 0x41) & (first <= 0x5A)) | ((first > 0x7F) & (first < 0x2000)))))  # (not at a text's start)
     # a subtitle cue's timing line (SRT, WebVTT), and the cue's number or name right above it
-    cues = _cue_timings(text, starts, ends, np.flatnonzero(line_whole & (after == BREAK_LINE) & not_code
-                                                           & (ends - starts <= CUE_MAX_CHARS + 2)))
+    cues = _cue_timings(text, starts, ends, np.flatnonzero(over_line & (size <= CUE_MAX_CHARS + 2)
+                                                           & (first >= 0x30) & (first <= 0x39)))
     named = cues[(cues > 0) & (before[cues] == BREAK_LINE)] - 1
     leads = np.union1d(leads, np.union1d(cues, named[line_whole[named] & (ends[named] - starts[named] <= CUE_MAX_CHARS)]))
     # a question marked as one (an FAQ's "Q: ..." over "A: ...") stays with its answer
-    leads = np.union1d(leads, _questions(text, starts, np.flatnonzero(line_start & (before >= BREAK_LINE)
-                                                                     & (before <= BREAK_PARAGRAPH) & not_code), line_start))
+    leads = np.union1d(leads, _questions(text, starts, np.flatnonzero(
+        line_start & (before >= BREAK_LINE) & (before <= BREAK_PARAGRAPH) & not_code
+        & ((first == 0x41) | (first == 0x7B54) | (first == 0x56DE))), line_start))
     # a title line right under a heading and over a blank line is the heading's second line ("CHAPTER I."
     # over "Down the Rabbit-Hole"): it too opens what follows and never ends a chunk
     for i in np.flatnonzero(heading[:-2] & ~setext_under[1:-1] & (after[:-2] == BREAK_LINE)).tolist():
@@ -427,11 +431,10 @@ def _cue_timings(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarr
     """The lines among ``cand`` that time a subtitle cue (``00:00:04,500 --> 00:00:08,000`` in SRT,
     ``00:04.500 --> 00:08.000 line:90%`` in WebVTT): with the cue's number or name above them they
     head the cue's text, so none may end a chunk (a transcript of a lecture or a film, laid out as
-    subtitles). Lines that open with a digit are read, the few of them in prose."""
+    subtitles). ``cand``: whole lines over one line break that open with a digit (the caller's filter),
+    the few of them in prose."""
     if cand.size == 0:
         return cand
-    c0 = codepoints(text)[starts[cand]]
-    cand = cand[(c0 >= 0x30) & (c0 <= 0x39)]
     return np.asarray([i for i in cand.tolist() if _CUE_TIME.fullmatch(text, int(starts[i]), int(ends[i]))], np.int64)
 
 
@@ -443,14 +446,14 @@ _ANSWER_NEXT = np.array(sorted(ord(c) for c in ":：.．nN"), dtype=np.uint32)
 def _questions(text: str, starts: np.ndarray, cand: np.ndarray, line_start: np.ndarray) -> np.ndarray:
     """The last sentence of each question line marked as one (``Q:``, ``Question:``, ``问：``) right
     above a line that answers it (``A:``, ``Answer:``, ``答：``; one line break or a blank line between),
-    among the line-opening sentences ``cand``: the gap between a question and its answer is no place
-    to cut (an FAQ, an interview, a knowledge base's pairs)."""
+    among the line-opening sentences ``cand`` (those that open with ``A``, ``答`` or ``回``: the caller's
+    filter): the gap between a question and its answer is no place to cut (an FAQ, an interview, a
+    knowledge base's pairs)."""
     if cand.size == 0:
         return cand
     cp = codepoints(text)
-    c0 = cp[starts[cand]]
+    cand = cand[cand > 0]
     # "A:", "A.", "Ans", "ANSWER", "答", "回答" (most lines of prose that open with "A" go on with a space)
-    cand = cand[((c0 == 0x41) | (c0 == 0x7B54) | (c0 == 0x56DE)) & (cand > 0)]
     c1 = cp[np.minimum(starts[cand] + 1, cp.size - 1)]
     cand = cand[(cp[starts[cand]] != 0x41) | _member(c1, _ANSWER_NEXT)]
     out = []
@@ -465,7 +468,8 @@ def _questions(text: str, starts: np.ndarray, cand: np.ndarray, line_start: np.n
 
 
 def _speaker_labels(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) -> np.ndarray:
-    """The lines among ``cand`` (whole lines after a blank line and over one line break) that name who
+    """The lines among ``cand`` (whole lines after a blank line and over one line break that open with a
+    capital: the caller's filter) that name who
     speaks next, as a play or a screenplay lays out its turns ("BARNARDO." over "Who's there?",
     "FIRST CLOWN.", "JOHN (V.O.)"): at most :data:`LABEL_MAX_WORDS` words in capitals, at least two
     letters, nothing in lower case, a full stop or a colon at the end allowed. A fixed reading of the
@@ -473,9 +477,8 @@ def _speaker_labels(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.nd
     if cand.size == 0:
         return cand
     cp = codepoints(text)
-    c0, c1 = cp[starts[cand]], cp[np.minimum(starts[cand] + 1, cp.size - 1)]
-    # a capital first (Latin, Greek, Cyrillic), and no lower-case ASCII letter next (most short lines of prose)
-    cand = cand[((c0 >= 0x41) & (c0 <= 0x5A) | ((c0 > 0x7F) & (c0 < 0x2000))) & ~((c1 >= 0x61) & (c1 <= 0x7A))]
+    c1 = cp[np.minimum(starts[cand] + 1, cp.size - 1)]
+    cand = cand[~((c1 >= 0x61) & (c1 <= 0x7A))]  # no lower-case ASCII letter second (most short lines of prose)
     out = []
     for i in cand.tolist():
         s = text[int(starts[i]) : int(ends[i])].strip()
@@ -608,11 +611,13 @@ def _near_end(text: str, ends: np.ndarray, idx: np.ndarray, marks: np.ndarray) -
     of those whose last character past up to four spaces (:func:`_last_char`) is one, found in five
     gathers rather than its loop."""
     cp = codepoints(text)
-    tail = cp[np.maximum(ends[idx][:, None] - np.arange(1, 6), 0)]  # the last five characters, in one gather
-    hit = np.zeros(tail.shape, dtype=bool)
-    for m in marks.tolist():  # (a mark or two: plain comparisons beat a search per character)
-        hit |= tail == m
-    return hit.any(axis=1)
+    e = ends[idx]
+    hit = np.zeros(idx.size, dtype=bool)
+    for k in range(1, 6):
+        c = cp[e - k]  # (a sentence shorter than that reads the text's end: a candidate at worst)
+        for m in marks.tolist():  # (a mark or two: plain comparisons beat a search per character)
+            hit |= c == m
+    return hit
 
 
 def _last_char(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray, closers: bool = False) -> np.ndarray:
