@@ -67,12 +67,15 @@ TITLE_MAX_CHARS = 80
 #: a numbered heading line (``1.2 Scope``) is at most this long
 NUMBERED_MAX_CHARS = 100
 
-_ATX = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]|$)")
+_ATX = re.compile(r"[ \t]{0,3}(#{1,6})(?:[ \t]|$)")
 #: an HTML heading element on a line of its own (``<h2>The Nile</h2>``, ``<h1 id="top">Rivers</h1>``)
 _HTML_HEADING = re.compile(r"[ \t]*<h([1-6])(?:[ \t][^>\n]*)?>([^\n]*?)</h\1>[ \t]*(?:\r?\n)*", re.IGNORECASE)
-#: a LaTeX sectioning command opening its line (``\section{Methods}``, ``\subsection*{Data}``)
-_LATEX = re.compile(r"[ \t]*\\(?:part|chapter|section|subsection|subsubsection|paragraph|subparagraph)\*?"
-                    r"(?:\[[^\]\n]*\])?\{")
+#: LaTeX's sectioning commands and their depth in the outline
+_LATEX_DEPTH = {"part": 1, "chapter": 2, "section": 3, "subsection": 4, "subsubsection": 5, "paragraph": 6,
+                "subparagraph": 7}
+#: a LaTeX sectioning command opening its line (``\section{Methods}``, ``\subsection*{Data}``): the command
+#: and the title
+_LATEX = re.compile(rf"[ \t]*\\({'|'.join(_LATEX_DEPTH)})\*?(?:\[[^\]\n]*\])?\{{([^}}\n]*)\}}?")
 _ASCIIDOC = re.compile(r"={1,6}[ \t]+\S")  # AsciiDoc's "== Section" (at the line's start)
 _SETEXT_LINE = re.compile(r"[ \t]{0,3}(?:=+|-+)[ \t]*$")
 _NUMBERED = re.compile(
@@ -164,9 +167,10 @@ class Layout:
 
 #: the marks a line of speech broken off ends with (an em or en dash, a horizontal bar)
 _BROKEN_OFF = "—–―"
-#: a caption's opening: a figure, table, chart, plate or exhibit and its number ("Table S1", "Fig. 3a", "图2")
+#: a page's number alone, as a PDF's footer has it ("Page 3 of 10", "p. 12", "第 3 页 共 10 页")
 _PAGE = re.compile(r"(?:page|p\.|pg\.?)\s*\d+(?:\s*(?:of|/)\s*\d+)?|第\s*\d+\s*页(?:\s*[,，/／]?\s*共\s*\d+\s*页)?",
                    re.IGNORECASE)
+#: a caption's opening: a figure, table, chart, plate or exhibit and its number ("Table S1", "Fig. 3a", "图2")
 _CAPTION = re.compile(r"(?:(?:supplementary\s+)?(?:figure|fig\.|table|chart|plate|exhibit)\s*[a-z]?\d+[a-z]?\b|[图表]\s*\d+)",
                       re.IGNORECASE)
 
@@ -269,8 +273,13 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     rst = np.flatnonzero(line_whole & short & not_code & (before == BREAK_LINE))
     rst = rst[_member(first[rst], _RST_FIRST)]
     rst = rst[_last_char(text, starts, ends, rst) == first[rst]]  # one character repeated
+    opens_text = np.zeros(n, dtype=bool)  # a text's first sentence (each text's, when several are laid end to end)
+    opens_text[0] = True
+    if edges is not None:
+        k = np.minimum(np.searchsorted(starts, edges[0]), n - 1)
+        opens_text[k[starts[k] == edges[0]]] = True
     above = _titles_above(text, starts, ends, line_start, line_whole & short & not_code & (after == BREAK_LINE),
-                          None if edges is None else edges[0])
+                          opens_text)
     maybe[list(above)] = True
     # and a book's division markers ("Book the First.", "IV."), read further only where they may be one
     # (and the sentences that open a line of a marker and its title, read after the headings below: one
@@ -278,7 +287,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     opens_line = (before == BREAK_PARAGRAPH) & not_code & (ends - starts <= TITLE_MAX_CHARS + 16)
     pool = np.flatnonzero((line_whole & not_code & ((ends - starts <= MARKER_MAX_CHARS + 16) | (np.arange(n) == 0)))
                           | opens_line)
-    found = pool[_marker_like(text, starts, ends, pool, TITLE_MAX_CHARS)]
+    found = pool[_marker_like(text, starts, ends, pool)]
     marker = np.zeros(n, dtype=bool)
     marker[found] = True
     maybe |= marker
@@ -289,7 +298,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
                         rst).tolist():
         line = text[int(starts[i]) : int(ends[i])]
         if _ATX.match(line) or (_ASCIIDOC.match(line) and _asciidoc_title(line)) or _LATEX.match(line) \
-                or _html_title(line):
+                or _html_heading(line):
             heading[i] = True
         elif i > 0 and before[i] == BREAK_LINE and not heading[i - 1] and text[int(starts[i - 1]) : int(ends[i - 1])].strip() \
                 and (_SETEXT_LINE.match(line.rstrip("\r\n"))
@@ -319,11 +328,6 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         if j is not None:
             heading[i : j + 1] = True
     # a speaker's name on a line of its own over the speech (a play's "BARNARDO.", a screenplay's cue)
-    opens_text = np.zeros(n, dtype=bool)  # a text's first sentence (each text's, when several are laid end to end)
-    opens_text[0] = True
-    if edges is not None:
-        k = np.minimum(np.searchsorted(starts, edges[0]), n - 1)
-        opens_text[k[starts[k] == edges[0]]] = True
     # (each read only where the line's first character may open one: most lines are none)
     size = ends - starts
     over_line = line_whole & (after == BREAK_LINE) & not_code
@@ -334,7 +338,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     cues = _cue_timings(text, starts, ends, np.flatnonzero(over_line & (size <= CUE_MAX_CHARS + 2)
                                                            & (first >= 0x30) & (first <= 0x39)))
     named = cues[(cues > 0) & (before[cues] == BREAK_LINE)] - 1
-    leads = np.union1d(leads, np.union1d(cues, named[line_whole[named] & (ends[named] - starts[named] <= CUE_MAX_CHARS)]))
+    leads = np.union1d(leads, np.union1d(cues, named[line_whole[named] & (size[named] <= CUE_MAX_CHARS)]))
     # a question marked as one (an FAQ's "Q: ..." over "A: ...") stays with its answer
     leads = np.union1d(leads, _questions(text, starts, np.flatnonzero(
         line_start & (before >= BREAK_LINE) & (before <= BREAK_PARAGRAPH) & not_code
@@ -495,18 +499,16 @@ def _speaker_labels(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.nd
 #: the depth of a division marker's word: a volume holds books and parts, a book chapters, a chapter sections
 _MARKER_DEPTH = {"volume": 1, "book": 1, "part": 1, "chapter": 2, "act": 2, "appendix": 2, "section": 3, "scene": 3,
                  "canto": 3, "stave": 3, "letter": 3, "article": 3}
-_LATEX_DEPTH = {"part": 1, "chapter": 2, "section": 3, "subsection": 4, "subsubsection": 5, "paragraph": 6,
-                "subparagraph": 7}
-_LATEX_TITLE = re.compile(r"[ \t]*\\([a-z]+)\*?(?:\[[^\]\n]*\])?\{([^}\n]*)\}?")
 _HTML_TAG = re.compile(r"<[^>\n]*>")
 _ZH_DEEP = re.compile(r"[ \t\u3000]*(?:第[0-9一二三四五六七八九十百千零〇两]+[节節回条]|[（(][一二三四五六七八九十]+[）)])")
 
 
-def _html_title(line: str) -> str:
-    """The text of an HTML heading element that is the whole line (its inline tags dropped), or ``""``
-    where the line is none or the heading is empty."""
+def _html_heading(line: str) -> tuple[int, str] | None:
+    """The level and the text of an HTML heading element that is the whole line (its inline tags
+    dropped), or None where the line is none or the heading is empty."""
     m = _HTML_HEADING.fullmatch(line)
-    return _HTML_TAG.sub("", m.group(2)).strip() if m else ""
+    title = _HTML_TAG.sub("", m.group(2)).strip() if m else ""
+    return (int(m.group(1)), title) if m and title else None
 
 
 def heading_lines(sents: SentenceSpans, lay: Layout) -> list[tuple[int, int, str]]:
@@ -546,17 +548,17 @@ def heading_lines(sents: SentenceSpans, lay: Layout) -> list[tuple[int, int, str
 def _heading_level(line: str, under: str) -> tuple[int, str]:
     """The level and the title of one heading line (``under``: the line right under it, for a setext
     underline); see :func:`heading_lines`."""
-    m = re.match(r"[ \t]{0,3}(#{1,6})(?:[ \t]+|$)", line)
+    m = _ATX.match(line)
     if m:
         return len(m.group(1)), line[m.end():].strip().rstrip("#").strip()
     if under and (set(under) <= {"="} or set(under) <= {"-"}):
         return (1 if under[0] == "=" else 2), line
-    m = _LATEX_TITLE.match(line)
-    if m and m.group(1) in _LATEX_DEPTH:
+    m = _LATEX.match(line)
+    if m:
         return _LATEX_DEPTH[m.group(1)], m.group(2).strip()
-    m = _HTML_HEADING.fullmatch(line)
-    if m and _html_title(line):
-        return int(m.group(1)), _html_title(line)
+    html = _html_heading(line)
+    if html:
+        return html
     if _ASCIIDOC.match(line):
         title = line.strip().strip("= \t")
         return max(1, re.match(r"[= \t]*", line).group().count("=")), title  # ("= = = Reception = = =": 3)
@@ -575,11 +577,11 @@ def _heading_level(line: str, under: str) -> tuple[int, str]:
 
 
 def _titles_above(text: str, starts: np.ndarray, ends: np.ndarray, line_start: np.ndarray, cand: np.ndarray,
-                  text_starts: np.ndarray | None = None) -> set[int]:
+                  opens_text: np.ndarray) -> set[int]:
     """The sentences among ``cand`` (whole lines followed by one line break) that may title the
     paragraph right under them, in a text without blank lines (a Word or PDF export: ``Costs`` over
-    ``Operating costs stayed flat, ...``): after a finished sentence (or at the text's start, or at
-    one of ``text_starts`` when several texts are laid end to end), and followed by a line longer than
+    ``Operating costs stayed flat, ...``): after a finished sentence (or at a text's start:
+    ``opens_text``, per sentence, each text's first when several are laid end to end), and followed by a line longer than
     any title (:data:`TITLE_MAX_CHARS`); the title checks come after."""
     idx = np.flatnonzero(cand)
     idx = idx[~_member(_last_char(text, starts, ends, idx), _PROSE_END_CP)]  # a title does not end as prose
@@ -592,9 +594,7 @@ def _titles_above(text: str, starts: np.ndarray, ends: np.ndarray, line_start: n
     if idx.size == 0:
         return set()
     # the sentence before ends as prose does
-    done = (idx == 0) | _member(_last_char(text, starts, ends, np.maximum(idx - 1, 0), closers=True), _PROSE_END_CP)
-    if text_starts is not None:
-        done |= np.isin(starts[idx], text_starts)
+    done = opens_text[idx] | _member(_last_char(text, starts, ends, np.maximum(idx - 1, 0), closers=True), _PROSE_END_CP)
     return set(idx[done].tolist())
 
 
@@ -650,11 +650,10 @@ _WORD_LETTERS = max(map(len, _MARKER_WORDS))
 _SPACE_TAB = np.array([9, 32], dtype=np.uint32)
 
 
-def _marker_like(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray,
-                 max_chars: int = MARKER_MAX_CHARS) -> np.ndarray:
-    """Which lines ``cand`` may be division markers (:func:`_chapter_marker`; or, with ``max_chars`` a
-    title's length, open a line of a marker and its title), without Python per line:
-    at most ``max_chars`` characters (and 16 of line breaks and spaces after them), and a
+def _marker_like(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) -> np.ndarray:
+    """Which lines ``cand`` may be division markers (:func:`_chapter_marker`) or open a line of a marker
+    and its title (:func:`_division_line`), without Python per line:
+    at most :data:`TITLE_MAX_CHARS` characters (and 16 of line breaks and spaces after them), and a
     marker word first (any case) and then a space or tab, or at most eight characters opening with a
     capital Roman digit (``XVIII.``); or a line with leading blank lines (a text's first sentence, read
     in Python). A superset: the regular expression decides. Cheapest tests first: most lines of
@@ -664,7 +663,7 @@ def _marker_like(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarr
     c0 = cp[starts[cand]]
     lead = _member(c0, _ASCII_WS)
     out[lead] = True
-    sel = np.flatnonzero(~lead & (ends[cand] - starts[cand] <= max_chars + 16) & _member(c0, _MARKER_START_CP))
+    sel = np.flatnonzero(~lead & (ends[cand] - starts[cand] <= TITLE_MAX_CHARS + 16) & _member(c0, _MARKER_START_CP))
     if sel.size == 0:
         return out
     s = starts[cand[sel]]
@@ -674,7 +673,7 @@ def _marker_like(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarr
     roman = _member(c0[sel], _ROMAN_CP)
     sel, word, roman = sel[word | roman], word[word | roman], roman[word | roman]
     span = _last_at(text, starts, ends, cand[sel], closers=True) - starts[cand[sel]]
-    out[sel] = (word | (roman & (span < 8))) & (span < max_chars)
+    out[sel] = (word | (roman & (span < 8))) & (span < TITLE_MAX_CHARS)
     return out
 
 
