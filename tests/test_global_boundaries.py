@@ -5,6 +5,7 @@ gaps, headings opening chunks, paragraphs that fit kept whole."""
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +21,7 @@ from logichunk.chunkers.logic_chain import level_sizes
 from logichunk.errors import InputError
 from logichunk.text.measure import Meter
 from logichunk.text.sentences import split_sentences
-from logichunk.text.structure import LINE, PARAGRAPH, SECTION, layout
+from logichunk.text.structure import LINE, PARAGRAPH, SECTION, heading_lines, layout
 from structure_helpers import assert_headings_open_chunks, split_both_ways
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -236,6 +237,7 @@ def test_examples_no_chunk_ends_in_a_heading_and_fitting_paragraphs_stay_whole(p
     "RST Title\n~~~~~~~~~\n\n", "Logging\n^^^^^^^\n", "== AsciiDoc section\n\n", "Title Above\n",
     "CHAPTER II.\nThe Pool of Tears\n\n\n", "IV.\n\n", "Chapter Three\n",
     "A long paragraph line that goes on well past eighty characters, so a title line can title it.\n",
+    "1．加强组织领导\n", "2. Install it\n", " = = Gameplay = = \n",
 ]), min_size=1, max_size=40), st.sampled_from([40, 80, 200]))
 def test_headings_open_chunks_on_generated_documents(parts, max_size):
     text = "".join(parts)
@@ -684,6 +686,8 @@ def test_stable_order_is_a_stable_argsort(values, bound):
     ("1.2 Scope of work", True), ("1 Introduction", True), ("2.3 论语·学而（节选）", True), ("第三章 总则", True),
     ("二、方法", True), ("Chapter 3", True), ("3 総則", True),
     ("（一）指导思想", True), ("(二) 主要目标", True), ("（三）坚持以人民为中心，推动高质量发展。", False),
+    ("1．加强组织领导", True), ("3.严格考核", True), ("2、明确工作职责", True), ("1.5倍的增长", False),
+    ("1．各单位要高度重视。", False), ("1. Install the package", True),
     ("5 pm", False), ("113 Anton Ct, there is no traffic", False), ("2 miles away from the station", False),
     ("1 759 540 km²", False), ("12 5 76 34 8 45", False), ("1. have a wonderful idea", False), ("327 – Wang", False),
 ])
@@ -1193,6 +1197,65 @@ def test_titles_with_no_blank_line_under_them_stay_with_their_paragraph():
 def test_turns_and_quotes_over_a_long_line_are_no_titles(text):
     sents = split_sentences(text)
     assert not layout(sents).heading.any()
+
+
+GLOSSARY = ("Abbreviations\n\nCGH comparative genomic hybridization\n\nFISH fluorescence in situ hybridization\n\n"
+            "PCR polymerase chain reaction\n\nSNP single nucleotide polymorphism\n\nIntroduction\n\n"
+            "Copy number changes are common in tumours, and both methods above find them in a single run of the assay.\n\n"
+            "Methods\n\nSamples\n\nWe took forty samples from the clinic over two years and kept them frozen until the assays.\n")
+
+
+def test_a_run_of_title_lines_is_a_list_and_only_its_last_titles_what_follows():
+    """Three or more title lines in a row, each alone between blank lines (a glossary, a contents
+    page), are a list: no entry but the last, over a paragraph, is a heading, so the list may be cut
+    between entries; two in a row (a heading and its subheading) both stay headings."""
+    sents = split_sentences(GLOSSARY)
+    heads = [t.strip() for t, h in zip(sents.texts(), layout(sents).heading, strict=True) if h]
+    assert heads == ["Introduction", "Methods", "Samples"]
+    text = GLOSSARY.replace("Introduction\n\n", "")  # the list runs straight into its paragraph: the last
+    sents = split_sentences(text)                     # entry titles it, as a title line would
+    heads = [t.strip() for t, h in zip(sents.texts(), layout(sents).heading, strict=True) if h]
+    assert heads == ["SNP single nucleotide polymorphism", "Methods", "Samples"]
+    # the entries are no longer glued into one run that must be cut inside: at 60 characters each
+    # chunk of the list ends at an entry's end
+    tree = chunk(GLOSSARY, max_size=60, levels=1)
+    ends = {m.end() for m in re.finditer(r"\n\n", GLOSSARY)}
+    assert all(c.span.end in ends or c.span.end == len(GLOSSARY) for c in tree.roots()
+               if c.span.end <= GLOSSARY.index("Copy")), [tree.text_of(c) for c in tree.roots()]
+    assert_headings_open_chunks(tree, GLOSSARY, (60,))
+
+
+def test_a_numbered_line_over_its_text_is_a_heading_and_a_list_stays_a_list():
+    """A numbered line the splitter takes for a list item (``1．加强组织领导``, ``1. Install it``) heads the
+    line under it when that line is no next item, so no chunk ends with it; items that follow one
+    another (``1、苹果`` over ``2、香蕉``, ``1. Apples`` over ``2. Pears``) stay items."""
+    doc = ("关于加强管理的通知\n\n各单位：\n为进一步加强管理，现通知如下。\n1．加强组织领导\n各单位要高度重视，切实加强领导，"
+           "确保各项工作落到实处。\n2．明确工作职责\n各部门要明确分工，落实责任，按时完成各项任务。\n3.严格考核\n年底进行考核，结果通报。\n")
+    sents = split_sentences(doc)
+    lay = layout(sents)
+    heads = [t.strip() for t, h in zip(sents.texts(), lay.heading, strict=True) if h]
+    assert heads == ["关于加强管理的通知", "1．加强组织领导", "2．明确工作职责", "3.严格考核"]
+    assert [(lvl, t) for _, lvl, t in heading_lines(sents, lay)][1:] == [(3, "1．加强组织领导"), (3, "2．明确工作职责"),
+                                                                         (3, "3.严格考核")]
+    for max_size in (30, 45, 60):
+        sizes = level_sizes(max_size)
+        assert_headings_open_chunks(chunk(doc, sizes=sizes), doc, sizes)
+    for text in ("清单如下。\n1、苹果\n2、香蕉\n3、梨\n\n吃完了。\n", "We need:\n\n1. Apples\n2. Bananas\n3. Pears\n\nThen home.\n"):
+        sents = split_sentences(text)
+        assert not layout(sents).heading.any(), text
+    text = "Setup.\n\n1. Install the package\nDownload it from the index and run the installer.\n"
+    sents = split_sentences(text)
+    assert [t.strip() for t, h in zip(sents.texts(), layout(sents).heading, strict=True) if h] == ["1. Install the package"]
+
+
+def test_a_wikitext_heading_opening_a_tokenised_text_is_a_heading():
+    """A tokenised WikiText dump indents every line by a space; the text's first line keeps it (a later
+    line's goes to the sentence before), and is read as the heading it is, at its depth."""
+    text = " = = Gameplay = = \n The game is fun . It has levels . \n = = = Modes = = = \n There are two modes . \n"
+    sents = split_sentences(text)
+    lay = layout(sents)
+    assert [t.strip() for t, h in zip(sents.texts(), lay.heading, strict=True) if h] == ["= = Gameplay = =", "= = = Modes = = ="]
+    assert [(lvl, t) for _, lvl, t in heading_lines(sents, lay)] == [(2, "Gameplay"), (3, "Modes")]
 
 
 def test_asciidoc_sections_are_headings():

@@ -7,20 +7,21 @@ splitter (:mod:`.sentences`) already keeps Markdown lines whole and marks every 
 kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence view cannot see:
 
 * **headings** — Markdown ATX (``# Title``) and setext (``Title`` over ``===``/``---``), AsciiDoc
-  (``== Section``), LaTeX's sectioning commands (``\\section{Methods}``), an HTML heading element alone
-  on its line (``<h2>The Nile</h2>``), a
-  reStructuredText title over a line of ``~``, ``^``, ``"``... at least as long, numbered
-  headings standing on their own line (``1.2 Scope``, ``第三章 总则``, ``二、方法``, ``（一）指导思想``), a book's
-  division markers, their number's full stop and all (``CHAPTER II.``, ``Book the First.``, ``ACT IV.``;
-  a bare Roman number ``III.`` standing alone between blank lines), a marker and its title on one line
-  (``CHAPTER XII. ALICE'S EVIDENCE``, a play's ``SCENE II. Elsinore. A room of state in the Castle.``,
-  every sentence of the line), short
-  title lines standing alone between blank lines (``故乡（鲁迅，1921，节选）``): a line that is a
-  whole paragraph, short, without the punctuation that ends or continues a sentence, followed by
-  more text; a title line right under a heading and over a blank line (``CHAPTER I.`` over ``Down the
-  Rabbit-Hole``: the heading's second line); and a line that opens a paragraph as one run of bold or
-  italic text (``**Results by region**``, ``__Outlook__``: chat assistants', Notion's and many exports'
-  headings);
+  (``== Section``; WikiText's ``= = Gameplay = =``, indented or not), LaTeX's sectioning commands
+  (``\\section{Methods}``), an HTML heading element alone on its line (``<h2>The Nile</h2>``), a
+  reStructuredText title over a line of ``~``, ``^``, ``"``... at least as long, numbered headings
+  standing on their own line (``1.2 Scope``, ``第三章 总则``, ``二、方法``, ``（一）指导思想``; ``1．加强组织领导``
+  or ``1. Install it`` over a line that is no next list item), a book's division markers, their number's full
+  stop and all (``CHAPTER II.``, ``Book the First.``, ``ACT IV.``; a bare Roman number ``III.`` standing
+  alone between blank lines), a marker and its title on one line (``CHAPTER XII. ALICE'S EVIDENCE``, a
+  play's ``SCENE II. Elsinore. A room of state in the Castle.``, every sentence of the line), short
+  title lines standing alone between blank lines (``故乡（鲁迅，1921，节选）``): a line that is a whole paragraph,
+  short, without the punctuation that ends or continues a sentence, followed by more text, unless it is
+  one of three or more in a row (a glossary, a contents page: a list, of which only the last may title
+  the paragraph under it); a title line right under a heading and over a blank line (``CHAPTER I.`` over
+  ``Down the Rabbit-Hole``: the heading's second line); and a line that opens a paragraph as one run of
+  bold or italic text (``**Results by region**``, ``__Outlook__``: chat assistants', Notion's and many
+  exports' headings);
 * **strengths** per gap: :data:`SECTION` before a heading > :data:`BLOCK` around lists, tables,
   fences and rules > :data:`PARAGRAPH` (blank line) > :data:`LINE` > :data:`SENTENCE` >
   :data:`CONTINUES` (a sentence or line break before a sentence that opens with a connective, a
@@ -76,7 +77,9 @@ _LATEX_DEPTH = {"part": 1, "chapter": 2, "section": 3, "subsection": 4, "subsubs
 #: a LaTeX sectioning command opening its line (``\section{Methods}``, ``\subsection*{Data}``): the command
 #: and the title
 _LATEX = re.compile(rf"[ \t]*\\({'|'.join(_LATEX_DEPTH)})\*?(?:\[[^\]\n]*\])?\{{([^}}\n]*)\}}?")
-_ASCIIDOC = re.compile(r"={1,6}[ \t]+\S")  # AsciiDoc's "== Section" (at the line's start)
+#: AsciiDoc's "== Section" at the line's start; WikiText's "= = Gameplay = =", which a tokenised dump
+#: indents by a space (a text's first line keeps it: a later line's goes to the line before)
+_ASCIIDOC = re.compile(r"[ \t]{0,3}={1,6}[ \t]+\S")
 _SETEXT_LINE = re.compile(r"[ \t]{0,3}(?:=+|-+)[ \t]*$")
 _NUMBERED = re.compile(
     r"\s*(?:"
@@ -84,6 +87,7 @@ _NUMBERED = re.compile(
     r"|第[0-9一二三四五六七八九十百千零〇两]+[章节篇部回卷编条]"  # 第三章 总则
     r"|[一二三四五六七八九十]+[、．.][^\s]"  # 二、方法
     r"|[（(][一二三四五六七八九十]+[）)][ \t\u3000]*[^\s]"  # （一）指导思想
+    r"|(?P<zhnum>\d{1,3}(?:[．、]|\.(?=[\u3400-\u9fff])))[^\s\d.．]"  # 1．加强组织领导, 3.严格考核
     r"|(?:Chapter|CHAPTER|Section|SECTION|Part|PART|Appendix|APPENDIX)\s+[0-9IVXLC]+\b"
     r")"
 )
@@ -293,6 +297,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     maybe |= marker
     setext_under = np.zeros(n, dtype=bool)
     weak = np.zeros(n, dtype=bool)  # titles with no blank line under them
+    alone = np.zeros(n, dtype=bool)  # title lines standing alone between blank lines
     rst_set, emph_set = set(rst.tolist()), set(emph.tolist())
     for i in np.union1d(_could_head(text, starts, ends, np.flatnonzero(line_whole & short & maybe), first, marker),
                         rst).tolist():
@@ -306,7 +311,10 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             heading[i - 1] = True
             setext_under[i] = True
         elif len(line.strip()) <= NUMBERED_MAX_CHARS and _numbered_heading(line) and line.strip()[-1] not in _PROSE_END \
-                and before[i] != BREAK_HARD:
+                and (before[i] != BREAK_HARD or after[i] == BREAK_LINE):
+            # (a numbered line the splitter took for a list item heads the line under it when that line
+            # is no next item: "1．加强组织领导" over its text, "1. Install" over the steps; "1. Apples"
+            # over "2. Pears" stays an item)
             heading[i] = True
         elif marker[i] and before[i] != BREAK_HARD and i < n - 1 \
                 and _chapter_marker(line, bool(before[i] == BREAK_PARAGRAPH and after[i] >= BREAK_PARAGRAPH)) \
@@ -317,9 +325,13 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             heading[i] = True
         elif before[i] == BREAK_PARAGRAPH and after[i] >= BREAK_PARAGRAPH and i < n - 1 and _is_title(line) \
                 and text[int(starts[i + 1]) : int(ends[i + 1])].strip():  # a title has text to title
-            heading[i] = True
+            heading[i] = alone[i] = True
         elif i in above and _is_title(line) and _title_case(line):
             heading[i] = weak[i] = True
+    # three or more title lines in a row with nothing under any but the last are a list laid out one entry
+    # per paragraph (a glossary, a contents page, an address), not headings: only the last, where a
+    # paragraph longer than a title follows, still titles it
+    heading[_listed_titles(alone, ends - starts)] = False
     # a division marker and its title on one line ("CHAPTER XII. ALICE'S EVIDENCE", "SCENE II. Elsinore. A
     # room of state in the Castle."), which the splitter may read as two or three sentences: every
     # sentence of the line is the heading
@@ -388,6 +400,26 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         leans = continues(sents) & ~in_code
         strength = np.where(leans & (strength <= LINE), CONTINUES, strength).astype(np.int8)
     return Layout(heading, strength, no_cut, leans)
+
+
+#: a run of title lines this long, one after another, is a list, not headings
+LISTED_TITLES = 3
+
+
+def _listed_titles(alone: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """Per sentence, whether it is one of the title lines of ``alone`` (a title line standing alone
+    between blank lines) that lie in a run of :data:`LISTED_TITLES` or more in a row, less each run's last where the
+    sentence after it is longer than any title (then the last one titles that paragraph)."""
+    n = alone.size
+    edge = np.diff(np.concatenate(([0], alone.view(np.int8), [0])))
+    lo, hi = np.flatnonzero(edge == 1), np.flatnonzero(edge == -1)  # runs [lo, hi)
+    keep = hi - lo >= LISTED_TITLES
+    lo, hi = lo[keep], hi[keep]
+    titles = (hi < n) & (size[np.minimum(hi, n - 1)] > TITLE_MAX_CHARS)
+    mark = np.zeros(n + 1, np.int64)
+    np.add.at(mark, lo, 1)
+    np.add.at(mark, np.where(titles, hi - 1, hi), -1)
+    return np.cumsum(mark[:-1]) > 0
 
 
 #: a speaker's name on a line of its own is at most this long (characters, stripped: "FIRST GRAVEDIGGER.")
@@ -570,6 +602,8 @@ def _heading_level(line: str, under: str) -> tuple[int, str]:
         num = m.group("num")
         if num is not None:
             return len([x for x in num.split(".") if x]), line
+        if m.group("zhnum") is not None:  # under 一、 and （一）, as GB/T 9704 orders an official document's
+            return 3, line
         return (2 if _ZH_DEEP.match(line) else 1), line
     if _ROMAN_LINE.match(line) and line.split(None, 1)[0].rstrip(".").isupper():
         return 2, line
