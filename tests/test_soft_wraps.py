@@ -169,7 +169,7 @@ def test_lines_that_mostly_go_on_with_a_capital_keep_their_breaks():
 
 _WORDS = st.sampled_from(["the", "old", "man", "walked", "slowly", "towards", "river", "and", "a", "of",
                           "morning", "light,", "quiet", "houses;", "well-known", "x", "extraordinarily", "I",
-                          '"quietly"', '"Then"', "“gently”", "(see", "[the"])
+                          '"quietly"', '"Then"', "“gently”", "(see", "[the", "`config`", "``main``"])
 
 
 @st.composite
@@ -193,8 +193,9 @@ def read_as_wrapped(wrapped):
     if len(widths) < MIN_WRAPPED_LINES or sorted(widths)[int(WRAP_QUANTILE * (len(widths) - 1))] < MIN_WRAP_WIDTH:
         return False
     # the line's last character and the next line's first letter, past their quotation marks
-    # (and past opening brackets at the next line's start)
-    wraps = [(a.rstrip('"”')[-1:], b.lstrip('"“([')[:1]) for a, b in zip(lines[:-1], lines[1:], strict=True) if a and b]
+    # (and past opening brackets at the next line's start), and past inline code's backticks
+    wraps = [(a.rstrip('"”`')[-1:], b.lstrip('"“([`')[:1]) for a, b in zip(lines[:-1], lines[1:], strict=True)
+             if a and b]
     going_on = sum(1 for x, y in wraps if x != "." and y.islower())
     return going_on >= len(wraps) - going_on
 
@@ -213,6 +214,42 @@ def test_wrapped_prose_has_its_sentences_and_a_list_its_lines(text, width):
         assert got.starts.tolist() == plain.starts.tolist() and got.breaks.tolist() == plain.breaks.tolist()
     else:
         assert set(got.starts.tolist()) == set(plain.starts.tolist()) | line_starts
+
+
+CHANGES = """Changes
+-------
+
+* The ``ctest_coverage`` command learned to read the ``CTEST_EXTRA_FLAGS``
+  variable to set the extra flags of every coverage run, and to support
+  ``Intel`` coverage files with the ``codecov`` tool.
+* The ``ctest_memcheck`` command learned to support sanitizer modes,
+  including ``AddressSanitizer`` and ``MemorySanitizer``; options may be set
+  using the new ``CTEST_MEMORYCHECK_SANITIZER_OPTIONS`` variable, as before.
+12. Generator expressions may now be used in the sources of a target, which
+    was found within the targets or
+    `target_defaults` sections of older projects and went on in the same way.
+- A short item.
+"""
+
+
+def test_a_wrapped_list_item_is_its_sentences():
+    """A wrapped Markdown or reStructuredText list item, its next lines indented to its text (past ``* ``
+    or ``12. ``), is one sentence, across lines that open or end with inline code too; each item still
+    opens its own."""
+    got = [t.strip() for t in split_both_ways(CHANGES).texts()]
+    items = [" ".join(t.split()) for t in got]
+    assert items == ["Changes", "-------",
+                     "* The ``ctest_coverage`` command learned to read the ``CTEST_EXTRA_FLAGS`` variable to set the extra "
+                     "flags of every coverage run, and to support ``Intel`` coverage files with the ``codecov`` tool.",
+                     "* The ``ctest_memcheck`` command learned to support sanitizer modes, including ``AddressSanitizer`` "
+                     "and ``MemorySanitizer``; options may be set using the new ``CTEST_MEMORYCHECK_SANITIZER_OPTIONS`` "
+                     "variable, as before.",
+                     "12. Generator expressions may now be used in the sources of a target, which was found within the "
+                     "targets or `target_defaults` sections of older projects and went on in the same way.",
+                     "- A short item."], got
+    # indented deeper than the item's text, a line is code or a nested block: it keeps its break
+    nested = CHANGES.replace("  including ``Addr", "      including ``Addr")
+    assert any(t.lstrip().startswith("including") for t in split_both_ways(nested).texts())
 
 
 @settings(max_examples=300, deadline=None)

@@ -72,13 +72,39 @@ _JOINERS = np.array(sorted(ord(c) for c in ",;-‐‑–—，、；"), dtype=np
 _TABLE = (0x09, 0x7C)
 #: quotation marks, opening or closing (a wrapped line may start or end with one)
 QUOTE_CHARS = "\"'“”‘’«»‹›「」『』"
-_QUOTES = np.array(sorted(ord(c) for c in QUOTE_CHARS), dtype=np.uint32)
-#: what a wrapped line's next line may open with before its first letter: a quotation mark or an opening
-#: bracket (``the river, which we measured`` over ``(see the table below) twice a year``); a line's
-#: end is read past quotes only (a line of code ends in ``)`` too often)
-LINE_OPENERS = QUOTE_CHARS + "([（【《"
+#: what a wrapped line's next line may open with before its first letter: a quotation mark, an opening
+#: bracket (``the river, which we measured`` over ``(see the table below) twice a year``) or the backtick
+#: of inline code (``found within the targets or`` over ```target_defaults` sections``); a line's end is
+#: read past quotes and backticks only (a line of code ends in ``)`` too often)
+LINE_OPENERS = QUOTE_CHARS + "([（【《`"
+_LINE_CLOSERS = np.array(sorted(ord(c) for c in QUOTE_CHARS + "`"), dtype=np.uint32)
+_BULLET_CP = np.array(sorted(ord(c) for c in "-*+•‣◦"), dtype=np.uint32)
+_ITEM_MARK_CP = np.array(sorted(ord(c) for c in ".)"), dtype=np.uint32)
 _OPENERS = np.array(sorted(ord(c) for c in LINE_OPENERS), dtype=np.uint32)
 _PROSE_END_CP = np.array(sorted(ord(c) for c in _PROSE_END), dtype=np.uint32)
+
+
+def _item_text(cp: np.ndarray, fl: np.ndarray, ts: np.ndarray) -> np.ndarray:
+    """Per line text start ``ts``: where the text of the list item that the line opens begins, past
+    its marker and the spaces after it (``* `` or ``12. ``: a wrapped item's next lines are indented to
+    there), or ``ts`` itself where the line opens no item."""
+    n = cp.size
+    at = np.minimum(ts, n - 1)
+    digits = np.zeros(ts.size, np.int64)
+    alive = ts < n
+    for k in range(3):  # an ordered item's number, up to three digits
+        c = cp[np.minimum(at + k, n - 1)]
+        alive &= (at + k < n) & (c >= 0x30) & (c <= 0x39)
+        digits += alive
+    mark = at + digits
+    is_mark = np.where(digits > 0, _member(cp[np.minimum(mark, n - 1)], _ITEM_MARK_CP), _member(cp[at], _BULLET_CP))
+    text = mark + 1
+    c = cp[np.minimum(text, n - 1)]
+    spaced = is_mark & (text < n) & ((c == 0x20) | (c == 0x09))
+    for _ in range(4):  # the spaces after the marker (at most four: more make the text code)
+        c = cp[np.minimum(text, n - 1)]
+        text = np.where(spaced & (text < n) & ((c == 0x20) | (c == 0x09)), text + 1, text)
+    return np.where(spaced, text, ts)
 
 
 def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray, para: np.ndarray, first: int,
@@ -142,12 +168,12 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
         for _ in range(3):
             ws = (last >= ts) & ((fl[cp[np.maximum(last, 0)]] & _F_WS) != 0)
             last = np.where(ws, last - 1, last)
-        # ... and past up to two closing quotes: a line ending in ``"quietly"`` goes on as one ending in the
-        # word does, one ending in ``."`` ends a sentence (brackets are not looked past: in code a line
-        # ending in ``)`` is common, and no prose)
+        # ... and past up to two closing quotes or backticks: a line ending in ``"quietly"`` or in inline
+        # code (```main```) goes on as one ending in the word does, one ending in ``."`` ends a sentence
+        # (brackets are not looked past: in code a line ending in ``)`` is common, and no prose)
         core = np.maximum(last, 0)
         for _ in range(2):
-            core = np.where((core > ts) & _member(cp[core], _QUOTES), core - 1, core)
+            core = np.where((core > ts) & _member(cp[core], _LINE_CLOSERS), core - 1, core)
         c_last = fl[cp[core]]
         joiner = _member(cp[core], _JOINERS)
         wordy = ((c_last & (_F_LOWER | _F_UPPER | _F_DIGIT)) != 0) | joiner
@@ -165,8 +191,9 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
         other &= ~((nxt_nl[idx] - nl[idx] - 1 + 1 + _WORD_MAX <= width) & ~_member(cp[nxt_end], _PROSE_END_CP))
         if not at_width:
             other[:] = False
-        # ... the next line indented no deeper than this one
-        keep = (goes_on | other) & (last >= ts) & (w_nl[idx] - nl[idx] - 1 <= ts - line_start[idx])
+        # ... the next line indented no deeper than this one's text (a list item's text: past its marker)
+        item = _item_text(cp, fl, ts)
+        keep = (goes_on | other) & (last >= ts) & (w_nl[idx] - nl[idx] - 1 <= item - line_start[idx])
         idx, goes_on, other, last, cjk_next = idx[keep], goes_on[keep], other[keep], last[keep], cjk_next[keep]
         # the next word would not have fitted, and the line opens with no speaker's name or label
         w = w_nl[idx]
