@@ -237,7 +237,7 @@ def test_examples_no_chunk_ends_in_a_heading_and_fitting_paragraphs_stay_whole(p
     "RST Title\n~~~~~~~~~\n\n", "Logging\n^^^^^^^\n", "== AsciiDoc section\n\n", "Title Above\n",
     "CHAPTER II.\nThe Pool of Tears\n\n\n", "IV.\n\n", "Chapter Three\n",
     "A long paragraph line that goes on well past eighty characters, so a title line can title it.\n",
-    "1．加强组织领导\n", "2. Install it\n", " = = Gameplay = = \n",
+    "1．加强组织领导\n", "2. Install it\n", " = = Gameplay = = \n", "| Key | Value |\n|-----|:----:|\n",
 ]), min_size=1, max_size=40), st.sampled_from([40, 80, 200]))
 def test_headings_open_chunks_on_generated_documents(parts, max_size):
     text = "".join(parts)
@@ -1246,6 +1246,35 @@ def test_a_numbered_line_over_its_text_is_a_heading_and_a_list_stays_a_list():
     text = "Setup.\n\n1. Install the package\nDownload it from the index and run the installer.\n"
     sents = split_sentences(text)
     assert [t.strip() for t, h in zip(sents.texts(), layout(sents).heading, strict=True) if h] == ["1. Install the package"]
+
+
+TABLE = ("The keywords that have meaning in a target are these, and every one of them is optional:\n\n"
+         "| *Keyword* | *Type* | *Description* |\n| :-------- | ------ | ------------: |\n"
+         + "".join(f"| `name{k}` | string | what the {k}th setting of a target is for, in a few words |\n" for k in range(8))
+         + "\nThe table ends here. A last sentence closes the text.\n")
+
+
+def test_a_table_keeps_its_header_and_delimiter_rows_with_its_first_row():
+    """A Markdown table cut between rows never leaves its header row, or the header and the delimiter
+    row, at the end of a chunk: both stay with the first row of values."""
+    sents = split_sentences(TABLE)
+    lay = layout(sents)
+    texts = sents.texts()
+    assert [t.split("|")[1].strip() for t, g in zip(texts, lay.no_cut, strict=False) if g and t.startswith("|")] \
+        == ["*Keyword*", ":--------"]
+    header = TABLE.index("| *Keyword*")
+    lead_free = TABLE[header:]  # (with the lead-in, the three rows and the line over them: 246 characters)
+    for text, sizes in ((TABLE, (260, 400)), (lead_free, (160, 200, 260))):  # where the three rows fit
+        h, d, f = (text.index(x) for x in ("| *Keyword*", "| :---", "| `name0`"))
+        for max_size in sizes:
+            for levels in (1, 3):
+                roots = chunk(text, max_size=max_size, levels=levels).roots()
+                assert not {c.span.end for c in roots} & {d, f}, (max_size, levels)
+                assert any(c.span.start <= h and f < c.span.end for c in roots)
+    # a row of values under the header, negative numbers too, is no delimiter
+    for row in ("| a | b | c |", "| -1 | -2 | -3 |", "|-1|-:|x|"):
+        plain = TABLE.replace("| :-------- | ------ | ------------: |", row)
+        assert not layout(split_sentences(plain)).no_cut[1:].any(), row
 
 
 def test_a_wikitext_heading_opening_a_tokenised_text_is_a_heading():

@@ -32,7 +32,8 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   its list, ``Hi Bob,`` over the letter) and after a line that ends with a colon (a mail's ``...
   wrote:`` over the quote), after a speaker's name on a line of its own (a play's ``BARNARDO.``), a
   subtitle cue's number and timing line (SRT, WebVTT) and an FAQ's marked question over its answer
-  (``Q:`` over ``A:``), between a setext heading's text and its underline, and right after a code
+  (``Q:`` over ``A:``), after a Markdown table's header row and its delimiter row (they stay with its
+  first row of values), between a setext heading's text and its underline, and right after a code
   fence's opening line and before its closing line;
 * **fenced code is one block**: a blank line inside a fence is a line of code, not a paragraph
   break, so a chunker keeps a fence that fits whole and cuts one that does not between lines; so is
@@ -355,6 +356,10 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     leads = np.union1d(leads, _questions(text, starts, np.flatnonzero(
         line_start & (before >= BREAK_LINE) & (before <= BREAK_PARAGRAPH) & not_code
         & ((first == 0x41) | (first == 0x7B54) | (first == 0x56DE))), line_start))
+    # a table's header row and its delimiter row stay with the table's first row: no chunk ends with the
+    # names of columns it holds no values of
+    leads = np.union1d(leads, _table_heads(text, starts, ends, np.flatnonzero(
+        line_whole[:-1] & not_code[:-1] & (first[:-1] == 0x7C) & (after[:-1] == BREAK_LINE)) if n > 1 else leads[:0]))
     # a title line right under a heading and over a blank line is the heading's second line ("CHAPTER I."
     # over "Down the Rabbit-Hole"): it too opens what follows and never ends a chunk
     for i in np.flatnonzero(heading[:-2] & ~setext_under[1:-1] & (after[:-2] == BREAK_LINE)).tolist():
@@ -400,6 +405,30 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         leans = continues(sents) & ~in_code
         strength = np.where(leans & (strength <= LINE), CONTINUES, strength).astype(np.int8)
     return Layout(heading, strength, no_cut, leans)
+
+
+#: a Markdown table's delimiter row (``|---|:---:|``, ``| --- | --- |``)
+_TABLE_DELIMITER = re.compile(r"[ \t]*\|?(?:[ \t]*:?-+:?[ \t]*\|)+(?:[ \t]*:?-+:?[ \t]*)?[ \t]*\r?\n?")
+_DELIM_CP = np.array(sorted(ord(c) for c in "-:"), dtype=np.uint32)
+
+
+def _table_heads(text: str, starts: np.ndarray, ends: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Among the table rows ``rows`` (sentences that are a line opening with ``|``, a line break after
+    them), the header rows with a delimiter row right under them and a row under that: the gaps after
+    the header and after the delimiter (indices of the header and the delimiter). Python reads only the
+    lines whose first characters after the pipe may open a delimiter."""
+    n = starts.size
+    rows = rows[rows + 2 < n]
+    if rows.size == 0:
+        return rows
+    cp = codepoints(text)
+    nxt = starts[rows + 1]
+    c1 = cp[np.minimum(nxt + 1, cp.size - 1)]
+    c2 = cp[np.minimum(nxt + 2, cp.size - 1)]
+    cand = rows[(cp[nxt] == 0x7C) & (_member(c1, _DELIM_CP) | ((c1 == 0x20) & _member(c2, _DELIM_CP)))]
+    cand = cand[cp[starts[cand + 2]] == 0x7C]
+    heads = [i for i in cand.tolist() if _TABLE_DELIMITER.fullmatch(text, int(starts[i + 1]), int(ends[i + 1]))]
+    return np.asarray(sorted(heads + [i + 1 for i in heads]), dtype=np.int64)
 
 
 #: a run of title lines this long, one after another, is a list, not headings
