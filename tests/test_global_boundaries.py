@@ -18,6 +18,7 @@ from logichunk import chunk, chunk_many
 from logichunk.boundaries import dp as bd_dp
 from logichunk.boundaries import scatter as bd_scatter
 from logichunk.chunkers.logic_chain import level_sizes
+from logichunk.chunkers.parent_child import blank_line_blocks
 from logichunk.errors import InputError
 from logichunk.text.measure import Meter
 from logichunk.text.sentences import split_sentences
@@ -237,7 +238,8 @@ def test_examples_no_chunk_ends_in_a_heading_and_fitting_paragraphs_stay_whole(p
     "RST Title\n~~~~~~~~~\n\n", "Logging\n^^^^^^^\n", "== AsciiDoc section\n\n", "Title Above\n",
     "CHAPTER II.\nThe Pool of Tears\n\n\n", "IV.\n\n", "Chapter Three\n",
     "A long paragraph line that goes on well past eighty characters, so a title line can title it.\n",
-    "1．加强组织领导\n", "2. Install it\n", " = = Gameplay = = \n", "| Key | Value |\n|-----|:----:|\n",
+    "1．加强组织领导\n", "2. Install it\n", " = = Gameplay = = \n", "| Key | Value |\n|-----|:----:|\n", "<!-- note\n",
+    "-->\n",
 ]), min_size=1, max_size=40), st.sampled_from([40, 80, 200]))
 def test_headings_open_chunks_on_generated_documents(parts, max_size):
     text = "".join(parts)
@@ -617,6 +619,35 @@ def test_lines_inside_a_fence_are_code_not_headings_or_paragraphs():
     inside = [i for i in range(len(sents) - 1) if f0 < int(sents.ends[i]) <= f1]
     assert inside and all(lay.strength[i] <= LINE for i in inside)  # blank lines in code: no paragraph breaks
     assert lay.no_cut[inside[0]] and lay.no_cut[inside[-1]]  # the marks stay with the code
+
+
+def test_an_html_comment_over_several_lines_is_a_block_like_a_fence():
+    """Markdown's HTML comment over several lines (``<!-- YAML ... -->``, metadata and notes) is one block:
+    no heading or paragraph inside, its opening line stays with the next and its closing line with the
+    one before, kept whole where it fits; a comment on one line, or one never closed, is text."""
+    text = ("## `dns.lookupService(address, port, callback)`\n\n<!-- YAML\nadded: v0.11.14\n\n# not a heading\n"
+            "changes:\n  - version: v18.0.0\n    description: Passing an invalid callback now throws.\n-->\n\n"
+            "Resolves the given address and port into a host name and service. It takes a callback.\n\n"
+            "<!-- TOC -->\n\nThe last paragraph closes the section.\n")
+    sents = split_sentences(text)
+    lay = layout(sents)
+    heads = [t.strip() for t, h in zip(sents.texts(), lay.heading, strict=True) if h]
+    assert heads[0].startswith("## ") and "# not a heading" not in heads
+    c0, c1 = text.index("<!-- YAML"), text.index("-->\n\nResolves")
+    inside = [i for i in range(len(sents) - 1) if c0 < int(sents.ends[i]) <= c1]
+    assert inside and all(lay.strength[i] <= LINE for i in inside)
+    assert lay.no_cut[inside[0]] and lay.no_cut[inside[-1]]
+    assert blank_line_blocks(text)[1].startswith("<!-- YAML") and blank_line_blocks(text)[1].rstrip().endswith("-->")
+    for max_size in (200, 240, 400):  # (with the heading over it: 184 characters)
+        tree = chunk(text, max_size=max_size)
+        assert not any(c0 < c.span.end <= c1 for c in tree.roots()), max_size  # it fits: whole
+    for max_size in (100, 120):  # it does not fit: cut between its lines, never after its opening line
+        tree = chunk(text, max_size=max_size, levels=1)
+        ends = {c.span.end for c in tree}
+        assert not ends & {text.index("added:"), text.index("-->\n\nResolves")} and ends & set(range(c0, c1))
+    unclosed = "Some text here.\n\n<!-- a note\nnever closed\n\n# A heading\n\nBody.\n"
+    sents = split_sentences(unclosed)
+    assert [t.strip() for t, h in zip(sents.texts(), layout(sents).heading, strict=True) if h] == ["# A heading"]
 
 
 @settings(max_examples=500, deadline=None)
@@ -1246,6 +1277,13 @@ def test_a_numbered_line_over_its_text_is_a_heading_and_a_list_stays_a_list():
     text = "Setup.\n\n1. Install the package\nDownload it from the index and run the installer.\n"
     sents = split_sentences(text)
     assert [t.strip() for t, h in zip(sents.texts(), layout(sents).heading, strict=True) if h] == ["1. Install the package"]
+    # standing alone over a paragraph, it heads it too; a loose list's items, the last one too, stay items
+    text = ("Read this first.\n\n1. Test Files\n\nThe test folder holds a file of tests for every module.\n\n"
+            "2. Running Tests\n\nRun them all with the runner. Shop:\n\n1. Apples\n\n2. Pears\n\n3. Plums\n\n"
+            "Then we go home.\n")
+    sents = split_sentences(text)
+    assert [t.strip() for t, h in zip(sents.texts(), layout(sents).heading, strict=True) if h] == [
+        "1. Test Files", "2. Running Tests"]
 
 
 TABLE = ("The keywords that have meaning in a target are these, and every one of them is optional:\n\n"

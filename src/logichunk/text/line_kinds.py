@@ -244,21 +244,49 @@ def front_matter(text: str, start: int = 0, stop: int | None = None) -> tuple[in
 def fence_spans(text: str) -> list[tuple[int, int]]:
     """``[start, end)`` of each fenced code block of ``text``, from its opening marks to the end of
     its closing line (an unclosed fence runs to the end of the text), paired as the sentence
-    splitter pairs them, and of the text's front matter (:func:`front_matter`), first: other
-    chunkers use it to keep code and metadata whole where they cut by lines."""
+    splitter pairs them, of the text's front matter (:func:`front_matter`) and of each HTML comment
+    over several lines, in order: other chunkers use it to keep code and metadata whole where they
+    cut by lines."""
     return [(a, b) for a, b, _ in _block_spans(text)]
 
 
 def _block_spans(text: str) -> list[tuple[int, int, bool]]:
-    """:func:`fence_spans`, each with whether a closing line ends it."""
+    """:func:`fence_spans`, each with whether a closing line ends it, in order."""
     fm = front_matter(text)
     lines = [(m.start(1), m.end(1)) for m in _FENCE_LINE.finditer(text, fm[1] if fm else 0)]
     out = [(*fm, True)] if fm else []
-    if not lines:
-        return out
-    openers, closers, left_open = _pair_fences(text, [a for a, _ in lines], [b for _, b in lines])
-    ends = [lines[c][1] for c in closers] + ([len(text)] if left_open else [])
-    return out + [(lines[o][0], e, k < len(closers)) for k, (o, e) in enumerate(zip(openers, ends, strict=True))]
+    if lines:
+        openers, closers, left_open = _pair_fences(text, [a for a, _ in lines], [b for _, b in lines])
+        ends = [lines[c][1] for c in closers] + ([len(text)] if left_open else [])
+        out += [(lines[o][0], e, k < len(closers)) for k, (o, e) in enumerate(zip(openers, ends, strict=True))]
+    if "<!--" in text:
+        out = sorted(out + _comment_spans(text, out))
+    return out
+
+
+#: an HTML comment opening a line (Markdown's way to hide notes and metadata: ``<!-- YAML``, ``<!-- TOC -->``)
+_COMMENT_OPEN = re.compile(r"^[ \t]{0,3}<!--", re.MULTILINE)
+
+
+def _comment_spans(text: str, taken: list[tuple[int, int, bool]]) -> list[tuple[int, int, bool]]:
+    """The HTML comments that open a line and close on a later one (outside the ``taken`` blocks), each
+    from its opening marks to the end of the line that closes it: a block like a fence, kept whole
+    where it fits (an unclosed one is left as text: nothing says where it would end)."""
+    out: list[tuple[int, int, bool]] = []
+    edge = 0
+    for m in _COMMENT_OPEN.finditer(text):
+        a = m.end() - 4
+        if a < edge or any(x <= a < y for x, y, _ in taken):
+            continue
+        close = text.find("-->", m.end())
+        if close < 0:
+            break
+        line_end = text.find("\n", close)
+        b = len(text) if line_end < 0 else line_end
+        if "\n" in text[a:close]:  # (a comment on one line is one line already)
+            out.append((a, b, True))
+        edge = b
+    return out
 
 
 def _structure(text: str, first: np.ndarray, end: np.ndarray, nl: np.ndarray, kinds: _Kinds | None) -> _Lines:

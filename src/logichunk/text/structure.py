@@ -37,6 +37,7 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   fence's opening line and before its closing line;
 * **fenced code is one block**: a blank line inside a fence is a line of code, not a paragraph
   break, so a chunker keeps a fence that fits whole and cuts one that does not between lines; so is
+  an HTML comment over several lines (Markdown's hidden notes and metadata, ``<!-- YAML ... -->``), and
   a text's **front matter** (YAML between ``---`` lines, TOML between ``+++``,
   :func:`~.line_kinds.front_matter`), whose keys, comments and closing marks are no headings.
 
@@ -140,9 +141,10 @@ def _numbered_heading(line: str) -> bool:
 
 _PROSE_END = set(_PROSE_END_CHARS)
 # first characters a Markdown, setext or numbered heading line can start with (after its indent)
-_FENCE_MARK = re.compile(r"```|~~~")
+_FENCE_MARK = re.compile(r"```|~~~|<!--")
 _RST_FIRST = np.array(sorted({ord(c) for c in RST_MARKS}), dtype=np.uint32)
 _EMPH_FIRST = np.array([ord("*"), ord("_")], dtype=np.uint32)
+_ITEM_FIRST = np.array(sorted(ord(c) for c in "0123456789-*+•"), dtype=np.uint32)  # a list item's first character
 _HEAD_FIRST = np.array(sorted({ord(c) for c in "#=-0123456789第一二三四五六七八九十CSPA \t\\<（("}), dtype=np.uint32)
 #: a division marker line is at most this long ("CHAPTER THE TWENTY-FIRST.")
 MARKER_MAX_CHARS = 40
@@ -312,10 +314,12 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             heading[i - 1] = True
             setext_under[i] = True
         elif len(line.strip()) <= NUMBERED_MAX_CHARS and _numbered_heading(line) and line.strip()[-1] not in _PROSE_END \
-                and (before[i] != BREAK_HARD or after[i] == BREAK_LINE):
-            # (a numbered line the splitter took for a list item heads the line under it when that line
-            # is no next item: "1．加强组织领导" over its text, "1. Install" over the steps; "1. Apples"
-            # over "2. Pears" stays an item)
+                and (before[i] != BREAK_HARD or after[i] == BREAK_LINE
+                     or (after[i] == BREAK_PARAGRAPH and not (i > 0 and before[i - 1] == BREAK_HARD
+                                                             and _member(first[i - 1 : i], _ITEM_FIRST)[0]))):
+            # (a numbered line the splitter took for a list item heads what is under it when that is no
+            # next item: "1．加强组织领导" over its text, "1. Install" over the steps, "1. Test Files" alone
+            # over a paragraph; "1. Apples" over "2. Pears" stays an item, and so does a loose list's last)
             heading[i] = True
         elif marker[i] and before[i] != BREAK_HARD and i < n - 1 \
                 and _chapter_marker(line, bool(before[i] == BREAK_PARAGRAPH and after[i] >= BREAK_PARAGRAPH)) \
@@ -786,7 +790,7 @@ def _fences(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -
     else:  # only the texts that open with front matter, or hold a fence mark, are read
         starts = [a for a, b in zip(edges[0].tolist(), edges[1].tolist(), strict=True)
                   if front_matter(text, a, b)]
-    if _contains(text, "```") or _contains(text, "~~~"):
+    if _contains(text, "```") or _contains(text, "~~~") or _contains(text, "<!--"):
         if edges is None:
             starts = [0]
         else:
