@@ -1301,8 +1301,10 @@ def test_a_table_keeps_its_header_and_delimiter_rows_with_its_first_row():
     assert [t.split("|")[1].strip() for t, g in zip(texts, lay.no_cut, strict=False) if g and t.startswith("|")] \
         == ["*Keyword*", ":--------"]
     header = TABLE.index("| *Keyword*")
-    lead_free = TABLE[header:]  # (with the lead-in, the three rows and the line over them: 246 characters)
-    for text, sizes in ((TABLE, (260, 400)), (lead_free, (160, 200, 260))):  # where the three rows fit
+    # where the three rows fit (156 characters); with the lead-in over them (246) or not: the limit breaks
+    # the lead-in's bond first, the weakest
+    lead_free = TABLE[header:]
+    for text, sizes in ((TABLE, (160, 200, 260, 400)), (lead_free, (160, 200, 260))):
         h, d, f = (text.index(x) for x in ("| *Keyword*", "| :---", "| `name0`"))
         for max_size in sizes:
             for levels in (1, 3):
@@ -1313,6 +1315,32 @@ def test_a_table_keeps_its_header_and_delimiter_rows_with_its_first_row():
     for row in ("| a | b | c |", "| -1 | -2 | -3 |", "|-1|-:|x|"):
         plain = TABLE.replace("| :-------- | ------ | ------------: |", row)
         assert not layout(split_sentences(plain)).no_cut[1:].any(), row
+
+
+DEFINITIONS = ("Each target can accept the following additional arguments, one after another:\n\n"
+               "``NAMELINK_COMPONENT``\n  On some platforms a versioned shared library has a symbolic link such as "
+               "the one below, which the linker reads.\n\n``NAMELINK_ONLY``\n  This option causes the installation of "
+               "only the namelink when a library target is installed.\n\n"
+               "       -a, --all\n              do not ignore entries starting with a dot, as the listing does\n\n"
+               "       -B, --ignore-backups\n              do not list implied entries ending with a tilde\n")
+
+
+def test_a_term_stays_with_its_definition_indented_under_it():
+    """A definition list's term (reStructuredText's, a man page's option) over its definition, indented
+    deeper on the next line, never ends a chunk where the two fit; a line over a line indented no deeper,
+    or ending as prose does, is no term."""
+    sents = split_sentences(DEFINITIONS)
+    lay = layout(sents)
+    assert [t.strip() for t, g in zip(sents.texts(), lay.no_cut, strict=False) if g] == [
+        "Each target can accept the following additional arguments, one after another:", "``NAMELINK_COMPONENT``",
+        "``NAMELINK_ONLY``", "-a, --all", "-B, --ignore-backups"]
+    terms = [DEFINITIONS.index(t) + len(t) for t in ("``NAMELINK_COMPONENT``", "``NAMELINK_ONLY``", "-a, --all")]
+    for max_size in (140, 160, 250):  # (the longest term and its definition: 137 characters)
+        ends = {c.span.end for c in chunk(DEFINITIONS, max_size=max_size, levels=1)}
+        assert not any(t < e <= t + 16 for t in terms for e in ends), max_size  # (past the line break and indent)
+    for text in ("A line of its own\nover one that is not indented.\n", "  An indented line\n  over one as deep.\n",
+                 "It ends as prose does.\n    An indented line under it.\n"):
+        assert not layout(split_sentences(text)).no_cut.any(), text
 
 
 def test_a_wikitext_heading_opening_a_tokenised_text_is_a_heading():

@@ -76,6 +76,24 @@ def forbidden_runs(reward: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return forb[new], forb[last]
 
 
+#: what a weak no-cut (a lead-in over what it introduces: ``as follows:`` over its list) is worth: cheaper
+#: than any forbidden gap, so where the limit breaks a run of no-cuts it breaks there first (a heading
+#: stays with its text, a term with its definition), still far below any real reward
+_WEAK_FORBIDDEN = _FORBIDDEN / 2
+
+
+def forbid(reward: np.ndarray, no_cut: np.ndarray, weak: np.ndarray | None = None) -> np.ndarray:
+    """``reward`` with the ``no_cut`` gaps forbidden (``-inf``: cut only where the size limit leaves no
+    way round, and then at a run's end, :func:`soft_rewards`), those also ``weak`` priced at
+    :data:`_WEAK_FORBIDDEN`: what every chunker's global choice sets before :func:`fit_global`."""
+    out = np.array(reward, dtype=np.float64)
+    no_cut = np.asarray(no_cut, dtype=bool)
+    out[no_cut] = -np.inf
+    if weak is not None:
+        out[no_cut & np.asarray(weak, dtype=bool)] = _WEAK_FORBIDDEN
+    return out
+
+
 def soft_rewards(reward: np.ndarray) -> np.ndarray:
     """``reward`` with each forbidden gap (``-inf``) priced as the DP prices it: :data:`_FORBIDDEN`,
     less :data:`_FORBIDDEN_STEP` per forbidden gap that directly follows it."""

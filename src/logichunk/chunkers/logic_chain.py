@@ -186,6 +186,7 @@ class _Run:
         lay = layout(self.sents, text_edges)
         self.T = lay.strength.astype(np.int64)
         self.NC = lay.no_cut.copy()
+        self.LI = lay.lead_in.copy()
         self.Bn = self.bonus.copy()
         cand = bd.peaks(score, settings.peak_drop) | (self.sents.breaks >= BREAK_PARAGRAPH)
         # boundary offsets inside the text, their scores and their tier rank (0..3)
@@ -252,6 +253,7 @@ class _Run:
         self.R = np.insert(self.R, at, 3)
         self.T = np.insert(self.T, at, 0)
         self.NC = np.insert(self.NC, at, False)
+        self.LI = np.insert(self.LI, at, False)
         self.Bn = np.insert(self.Bn, at, 0.0)
 
     def _force_oversized(self, limit: int, level: int) -> None:
@@ -297,6 +299,8 @@ class _Run:
         reward[inner] -= self.Bn[gidx]
         heading = np.zeros(A - 1, bool)
         heading[inner] = self.NC[gidx]
+        weak = np.zeros(A - 1, bool)
+        weak[inner] = self.LI[gidx]
         # a piece that fits the target and the next level's limit stays whole, as a text that is one
         # chunk does without running the cascade at all (_one_chunk)
         nxt = self.cfg.sizes[level] if level < len(self.cfg.sizes) else np.inf
@@ -308,7 +312,7 @@ class _Run:
         # is glued below level 1 (the sentence it titles stays whole there) and forbidden at level 1,
         # where the user's maximum comes first
         glue = forbid | heading if level > 1 else forbid
-        reward[heading] = -np.inf
+        reward = bd.forbid(reward, heading, weak)
         span_start, rows, span_penalty = self._cohesion_vectors()
         idx = native.searchsorted(span_start, a_start)  # every atom is one span of the text
         return bd.fit_global(asz, rows, reward, limits, fixed=sep, glue=glue, penalty=span_penalty[idx], atoms=idx,

@@ -208,12 +208,14 @@ def _assemble_global(
     sig = np.zeros(sg.size)
     strength[inner] = lay.strength[sg[inner]]
     heading[inner] = lay.no_cut[sg[inner]]
+    weak = np.zeros(sg.size, dtype=bool)
+    weak[inner] = lay.lead_in[sg[inner]]
     sig[inner] = np.asarray(signal_reward, dtype=np.float64)[sg[inner]]
     reward, forbid = structure_rewards(strength, sizes, limits.max_size)
     reward = reward + sig
     if int(sizes.sum()) <= limits.goal:
         forbid = inner.copy()
-    reward[heading] = -np.inf
+    reward = bd.forbid(reward, heading, weak)
     X = lexical_rows(text, off[:-1], off[1:])
     cuts = bd.fit_global(sizes, X, reward, limits, glue=forbid, penalty=bd.null_penalty(X),
                          apart=strength >= PARAGRAPH).tolist()

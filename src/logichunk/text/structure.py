@@ -27,14 +27,15 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   :data:`CONTINUES` (a sentence or line break before a sentence that opens with a connective, a
   third-person pronoun or a bare answer — *However*, *He*, *Yes,*, 但是, 他们 —
   :mod:`.discourse`: it leans on what came before, so a chunk that starts there starts mid-thought);
-* **no-cut gaps**: right after a heading (it titles what follows, so it opens a chunk and never
-  ends one), after a paragraph that ends as a lead-in does (a colon or a comma: ``as follows:`` over
-  its list, ``Hi Bob,`` over the letter) and after a line that ends with a colon (a mail's ``...
-  wrote:`` over the quote), after a speaker's name on a line of its own (a play's ``BARNARDO.``), a
-  subtitle cue's number and timing line (SRT, WebVTT) and an FAQ's marked question over its answer
-  (``Q:`` over ``A:``), after a Markdown table's header row and its delimiter row (they stay with its
-  first row of values), between a setext heading's text and its underline, and right after a code
-  fence's opening line and before its closing line;
+* **no-cut gaps**: right after a heading (it titles what follows, so it opens a chunk and never ends
+  one), after a paragraph that ends as a lead-in does (a colon or a comma: ``as follows:`` over its
+  list, ``Hi Bob,`` over the letter) and after a line that ends with a colon (a mail's ``... wrote:``
+  over the quote: the weakest no-cut, which a size limit breaks first), after a speaker's name on a line
+  of its own (a play's ``BARNARDO.``), a subtitle cue's number and timing line (SRT, WebVTT) and an
+  FAQ's marked question over its answer (``Q:`` over ``A:``), after a Markdown table's header row and
+  its delimiter row (they stay with its first row of values), after a definition list's term over its
+  definition indented deeper (reStructuredText's, a man page's option), between a setext heading's text
+  and its underline, and right after a code fence's opening line and before its closing line;
 * **fenced code is one block**: a blank line inside a fence is a line of code, not a paragraph
   break, so a chunker keeps a fence that fits whole and cuts one that does not between lines; so is
   an HTML comment over several lines (Markdown's hidden notes and metadata, ``<!-- YAML ... -->``), and
@@ -154,14 +155,17 @@ MARKER_MAX_CHARS = 40
 class Layout:
     """The structure of one text's sentences: ``heading`` (bool per sentence), ``strength`` (int8
     per gap, the constants above), ``no_cut`` (bool per gap: a cut there would end a chunk with
-    a heading or split one) and ``leans`` (bool per gap: the sentence after it opens with a
+    a heading or split one), ``leans`` (bool per gap: the sentence after it opens with a
     continuation marker, whatever the gap's strength; :data:`CONTINUES` marks it only where the gap
-    is no stronger than a line break, since a chunker keeps the author's blank lines)."""
+    is no stronger than a line break, since a chunker keeps the author's blank lines) and ``lead_in``
+    (bool per gap: a no-cut after a paragraph or line that ends as a lead-in does, ``as follows:`` over
+    its list: the weakest no-cut, which a size limit breaks first)."""
 
     heading: np.ndarray
     strength: np.ndarray
     no_cut: np.ndarray
     leans: np.ndarray
+    lead_in: np.ndarray
 
     def paragraph_ids(self) -> np.ndarray:
         """Per sentence, the index of the paragraph (or block, or section) it lies in."""
@@ -250,8 +254,9 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     heading = np.zeros(n, dtype=bool)
     no_cut = np.zeros(max(n - 1, 0), dtype=bool)
     leans = np.zeros(max(n - 1, 0), dtype=bool)
+    lead_in = np.zeros(max(n - 1, 0), dtype=bool)
     if n == 0:
-        return Layout(heading, strength, no_cut, leans)
+        return Layout(heading, strength, no_cut, leans, lead_in)
     text = sents.text
     starts, ends = sents.starts, sents.ends
     before = np.full(n, BREAK_PARAGRAPH, np.int8)  # the text's start counts as a blank line
@@ -360,6 +365,11 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     leads = np.union1d(leads, _questions(text, starts, np.flatnonzero(
         line_start & (before >= BREAK_LINE) & (before <= BREAK_PARAGRAPH) & not_code
         & ((first == 0x41) | (first == 0x7B54) | (first == 0x56DE))), line_start))
+    # a term over its definition, indented deeper on the next line (a reStructuredText definition list,
+    # a man page's option over its description), stays with it
+    leads = np.union1d(leads, _terms(text, starts, ends, np.flatnonzero(
+        line_whole & (after == BREAK_LINE) & not_code & (size <= TITLE_MAX_CHARS + _INDENT_MAX)
+        & _member(codepoints(text)[np.maximum(ends - 1, 0)], _SPACE_TAB))))
     # a table's header row and its delimiter row stay with the table's first row: no chunk ends with the
     # names of columns it holds no values of
     leads = np.union1d(leads, _table_heads(text, starts, ends, np.flatnonzero(
@@ -398,17 +408,44 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         # next one (a list, a quote, the body of a letter): the two stay together, like a heading
         gap = np.flatnonzero((strength >= PARAGRAPH) & (strength < SECTION) & ~in_code & ~no_cut)
         lead = gap[_member(_last_char(text, starts, ends, gap), _LEAD_IN_CP)]
-        no_cut[lead] = True
+        no_cut[lead] = lead_in[lead] = True
         strength[lead] = LINE
         # ... and so does a line that ends with a colon over the next line (a mail's "... wrote:" over the
         # quote, "The steps are:" over a list without a blank line; a comma at a line's end is verse's)
         gap = np.flatnonzero((strength == LINE) & ~in_code & ~no_cut)
         gap = gap[_near_end(text, ends, gap, _COLON_CP)]  # (a colon among the last characters first: a few)
-        no_cut[gap[_member(_last_char(text, starts, ends, gap), _COLON_CP)]] = True
+        gap = gap[_member(_last_char(text, starts, ends, gap), _COLON_CP)]
+        no_cut[gap] = lead_in[gap] = True
         # a sentence or line break before a sentence that leans on the one before (not in code)
         leans = continues(sents) & ~in_code
         strength = np.where(leans & (strength <= LINE), CONTINUES, strength).astype(np.int8)
-    return Layout(heading, strength, no_cut, leans)
+    return Layout(heading, strength, no_cut, leans, lead_in)
+
+
+#: how deep a line's indent is read, in columns (a tab to the next multiple of 8)
+_INDENT_MAX = 40
+
+
+def _terms(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) -> np.ndarray:
+    """Among ``cand`` (sentences that are a whole line, a single line break and spaces after them),
+    the terms of a definition list: a line no longer than a title (:data:`TITLE_MAX_CHARS`), not ending
+    as prose does, over a line indented deeper (``NAMELINK_ONLY`` over ``  This option causes ...``,
+    ``-a, --all`` over its description)."""
+    out = []
+    for i in cand.tolist():
+        a, b = int(starts[i]), int(ends[i])
+        span = text[a:b]
+        nl = span.rfind("\n")
+        term = span[:nl].strip()
+        if nl < 0 or not term or len(term) > TITLE_MAX_CHARS or term.rstrip(_CLOSERS)[-1:] in _PROSE_END:
+            continue
+        p = text.rfind("\n", max(0, a - _INDENT_MAX), a)
+        if p < 0 and a > _INDENT_MAX:  # indented deeper than it is read
+            continue
+        own = text[p + 1 : a] + span[: len(span) - len(span.lstrip(" \t"))]  # its indent (a text's first line's: its own)
+        if own.strip() == "" and len(span[nl + 1 :].expandtabs(8)) > len(own.expandtabs(8)):
+            out.append(i)
+    return np.asarray(out, dtype=np.int64)
 
 
 #: a Markdown table's delimiter row (``|---|:---:|``, ``| --- | --- |``)
