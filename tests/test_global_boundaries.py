@@ -22,7 +22,7 @@ from logichunk.chunkers.parent_child import blank_line_blocks
 from logichunk.errors import InputError
 from logichunk.text.measure import Meter
 from logichunk.text.sentences import split_sentences
-from logichunk.text.structure import LINE, PARAGRAPH, SECTION, heading_lines, layout
+from logichunk.text.structure import LINE, PARAGRAPH, SECTION, STRENGTH_NAMES, heading_lines, layout
 from structure_helpers import assert_headings_open_chunks, split_both_ways
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -1341,6 +1341,27 @@ def test_a_term_stays_with_its_definition_indented_under_it():
     for text in ("A line of its own\nover one that is not indented.\n", "  An indented line\n  over one as deep.\n",
                  "It ends as prose does.\n    An indented line under it.\n"):
         assert not layout(split_sentences(text)).no_cut.any(), text
+
+
+def test_a_list_is_one_block_and_its_items_are_its_lines_or_paragraphs():
+    """Between two items of one list the break is a line (or a paragraph, in a loose list), not a
+    block: the list's edges are its block breaks. So a tight list that fits a chunk is never cut
+    between its items, and a chunk that must cut near one ends at the list's end, not after its first
+    item."""
+    text = ("#### `all`\n\n* Default: false\n* Type: Boolean\n\nShow or act on all packages, not just the ones your "
+            "project directly depends on. For the outdated and ls commands this lists every package.\n\n"
+            "- a loose item\n\n- another loose item\n")
+    sents = split_sentences(text)
+    lay = layout(sents)
+    names = [STRENGTH_NAMES[int(g)] for g in lay.strength]
+    texts = [t.strip() for t in sents.texts()]
+    assert names[texts.index("* Default: false")] == "line"
+    assert names[texts.index("* Type: Boolean")] == "paragraph"
+    assert names[texts.index("- a loose item")] == "paragraph"
+    assert names[texts.index("- a loose item") - 1] == "block"  # (the list's edge)
+    for max_size in (60, 100, 180, 250):
+        roots = chunk(text, max_size=max_size, levels=1).roots()
+        assert text.index("* Type") not in {c.span.end for c in roots}, max_size  # the two items stay together
 
 
 def test_a_wikitext_heading_opening_a_tokenised_text_is_a_heading():

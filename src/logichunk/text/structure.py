@@ -23,7 +23,7 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   bold or italic text (``**Results by region**``, ``__Outlook__``: chat assistants', Notion's and many
   exports' headings);
 * **strengths** per gap: :data:`SECTION` before a heading > :data:`BLOCK` around lists, tables,
-  fences and rules > :data:`PARAGRAPH` (blank line) > :data:`LINE` > :data:`SENTENCE` >
+  fences and rules (between two items of one list: a line, or a blank line in a loose list) > :data:`PARAGRAPH` (blank line) > :data:`LINE` > :data:`SENTENCE` >
   :data:`CONTINUES` (a sentence or line break before a sentence that opens with a connective, a
   third-person pronoun or a bare answer — *However*, *He*, *Yes,*, 但是, 他们 —
   :mod:`.discourse`: it leans on what came before, so a chunk that starts there starts mid-thought);
@@ -269,6 +269,11 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     # only lines that could be a heading reach the Python checks: a heading's first character, or a
     # line standing alone between blank lines (a title line)
     first = codepoints(text)[starts]
+    # between two items of one list the break is the items' own (a line, or a blank line in a loose list),
+    # not a block's: the list's edges are its block breaks, so a list that fits stays whole
+    strength[_between_items(text, starts, ends, before, first)] = LINE
+    loose = _between_items(text, starts, ends, before, first, loose=True)
+    strength[loose] = PARAGRAPH
     maybe = _member(first, _HEAD_FIRST) | ((before == BREAK_PARAGRAPH) & (after >= BREAK_PARAGRAPH))
     emph = np.flatnonzero((before >= BREAK_PARAGRAPH) & line_whole & short)
     emph = emph[_member(first[emph], _EMPH_FIRST)]
@@ -420,6 +425,32 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         leans = continues(sents) & ~in_code
         strength = np.where(leans & (strength <= LINE), CONTINUES, strength).astype(np.int8)
     return Layout(heading, strength, no_cut, leans, lead_in)
+
+
+_BULLET_FIRST = np.array(sorted(ord(c) for c in "-*+•‣◦"), dtype=np.uint32)
+
+
+def _between_items(text: str, starts: np.ndarray, ends: np.ndarray, before: np.ndarray, first: np.ndarray,
+                   loose: bool = False) -> np.ndarray:
+    """The gaps (indices) between two items of one list: the splitter's hard break before a sentence
+    that opens a list item (a bullet and a space, or a number), where the block the sentence before lies
+    in opened with an item too; with ``loose``, those of them with a blank line (two line breaks among
+    the last characters of the sentence before), else those without."""
+    n = starts.size
+    if n < 2:
+        return np.zeros(0, np.int64)
+    cp = codepoints(text)
+    nxt = cp[np.minimum(starts + 1, cp.size - 1)]
+    marked = (_member(first, _BULLET_FIRST) & ((nxt == 0x20) | (nxt == 0x09))) | ((first >= 0x30) & (first <= 0x39))
+    opens = before >= BREAK_PARAGRAPH  # (a list's first item may follow a heading: no hard break there)
+    block = np.where(opens, np.arange(n), 0)  # the sentence that opens each one's block
+    np.maximum.accumulate(block, out=block)
+    gap = np.flatnonzero((before[1:] == BREAK_HARD) & marked[1:] & (opens & marked)[block[:-1]])
+    if gap.size == 0:
+        return gap
+    tail = np.minimum(np.maximum(ends[gap, None] - np.arange(1, 7), starts[gap, None]), cp.size - 1)
+    blank = (cp[tail] == 0x0A).sum(axis=1) >= 2
+    return gap[blank == loose]
 
 
 #: how deep a line's indent is read, in columns (a tab to the next multiple of 8)
