@@ -80,18 +80,23 @@ LINE_OPENERS = QUOTE_CHARS + "([（【《`"
 _LINE_CLOSERS = np.array(sorted(ord(c) for c in QUOTE_CHARS + "`"), dtype=np.uint32)
 _BULLET_CP = np.array(sorted(ord(c) for c in "-*+•‣◦"), dtype=np.uint32)
 _ITEM_MARK_CP = np.array(sorted(ord(c) for c in ".)"), dtype=np.uint32)
+_ITEM_FIRST_CP = np.array(sorted(ord(c) for c in "-*+•‣◦0123456789"), dtype=np.uint32)
 _OPENERS = np.array(sorted(ord(c) for c in LINE_OPENERS), dtype=np.uint32)
 _PROSE_END_CP = np.array(sorted(ord(c) for c in _PROSE_END), dtype=np.uint32)
 
 
-def _item_text(cp: np.ndarray, fl: np.ndarray, ts: np.ndarray) -> np.ndarray:
+def _item_text(cp: np.ndarray, ts: np.ndarray) -> np.ndarray:
     """Per line text start ``ts``: where the text of the list item that the line opens begins, past
     its marker and the spaces after it (``* `` or ``12. ``: a wrapped item's next lines are indented to
     there), or ``ts`` itself where the line opens no item."""
     n = cp.size
-    at = np.minimum(ts, n - 1)
-    digits = np.zeros(ts.size, np.int64)
-    alive = ts < n
+    out = ts.copy()
+    sel = np.flatnonzero(_member(cp[np.minimum(ts, n - 1)], _ITEM_FIRST_CP) & (ts < n))  # (a few lines)
+    if sel.size == 0:
+        return out
+    at = ts[sel]
+    digits = np.zeros(sel.size, np.int64)
+    alive = np.ones(sel.size, dtype=bool)
     for k in range(3):  # an ordered item's number, up to three digits
         c = cp[np.minimum(at + k, n - 1)]
         alive &= (at + k < n) & (c >= 0x30) & (c <= 0x39)
@@ -104,7 +109,8 @@ def _item_text(cp: np.ndarray, fl: np.ndarray, ts: np.ndarray) -> np.ndarray:
     for _ in range(4):  # the spaces after the marker (at most four: more make the text code)
         c = cp[np.minimum(text, n - 1)]
         text = np.where(spaced & (text < n) & ((c == 0x20) | (c == 0x09)), text + 1, text)
-    return np.where(spaced, text, ts)
+    out[sel] = np.where(spaced, text, at)
+    return out
 
 
 def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray, para: np.ndarray, first: int,
@@ -192,7 +198,7 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
         if not at_width:
             other[:] = False
         # ... the next line indented no deeper than this one's text (a list item's text: past its marker)
-        item = _item_text(cp, fl, ts)
+        item = _item_text(cp, ts)
         keep = (goes_on | other) & (last >= ts) & (w_nl[idx] - nl[idx] - 1 <= item - line_start[idx])
         idx, goes_on, other, last, cjk_next = idx[keep], goes_on[keep], other[keep], last[keep], cjk_next[keep]
         # the next word would not have fitted, and the line opens with no speaker's name or label

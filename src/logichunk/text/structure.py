@@ -271,9 +271,8 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     first = codepoints(text)[starts]
     # between two items of one list the break is the items' own (a line, or a blank line in a loose list),
     # not a block's: the list's edges are its block breaks, so a list that fits stays whole
-    strength[_between_items(text, starts, ends, before, first)] = LINE
-    loose = _between_items(text, starts, ends, before, first, loose=True)
-    strength[loose] = PARAGRAPH
+    items, loose = _between_items(text, starts, ends, before, first)
+    strength[items] = np.where(loose, PARAGRAPH, LINE)
     maybe = _member(first, _HEAD_FIRST) | ((before == BREAK_PARAGRAPH) & (after >= BREAK_PARAGRAPH))
     emph = np.flatnonzero((before >= BREAK_PARAGRAPH) & line_whole & short)
     emph = emph[_member(first[emph], _EMPH_FIRST)]
@@ -372,9 +371,10 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         & ((first == 0x41) | (first == 0x7B54) | (first == 0x56DE))), line_start))
     # a term over its definition, indented deeper on the next line (a reStructuredText definition list,
     # a man page's option over its description), stays with it
-    leads = np.union1d(leads, _terms(text, starts, ends, np.flatnonzero(
-        line_whole & (after == BREAK_LINE) & not_code & (size <= TITLE_MAX_CHARS + _INDENT_MAX)
-        & _member(codepoints(text)[np.maximum(ends - 1, 0)], _SPACE_TAB))))
+    terms = np.flatnonzero(line_whole & (after == BREAK_LINE) & not_code & (size <= TITLE_MAX_CHARS + _INDENT_MAX)
+                           & _member(codepoints(text)[np.maximum(ends - 1, 0)], _SPACE_TAB))
+    terms = terms[~_member(_last_char(text, starts, ends, terms, closers=True), _PROSE_END_CP)]
+    leads = np.union1d(leads, _terms(text, starts, ends, terms))
     # a table's header row and its delimiter row stay with the table's first row: no chunk ends with the
     # names of columns it holds no values of
     leads = np.union1d(leads, _table_heads(text, starts, ends, np.flatnonzero(
@@ -430,27 +430,29 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
 _BULLET_FIRST = np.array(sorted(ord(c) for c in "-*+•‣◦"), dtype=np.uint32)
 
 
-def _between_items(text: str, starts: np.ndarray, ends: np.ndarray, before: np.ndarray, first: np.ndarray,
-                   loose: bool = False) -> np.ndarray:
+def _between_items(text: str, starts: np.ndarray, ends: np.ndarray, before: np.ndarray,
+                   first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The gaps (indices) between two items of one list: the splitter's hard break before a sentence
     that opens a list item (a bullet and a space, or a number), where the block the sentence before lies
-    in opened with an item too; with ``loose``, those of them with a blank line (two line breaks among
-    the last characters of the sentence before), else those without."""
-    n = starts.size
-    if n < 2:
-        return np.zeros(0, np.int64)
+    in opened with an item too; and, per gap, whether a blank line lies in it (two line breaks among the
+    last characters of the sentence before: a loose list)."""
+    none = np.zeros(0, np.int64)
+    hard = np.flatnonzero(before[1:] == BREAK_HARD) + 1  # (sentences after a hard break: a few)
+    if hard.size == 0:
+        return none, none.astype(bool)
     cp = codepoints(text)
-    nxt = cp[np.minimum(starts + 1, cp.size - 1)]
-    marked = (_member(first, _BULLET_FIRST) & ((nxt == 0x20) | (nxt == 0x09))) | ((first >= 0x30) & (first <= 0x39))
-    opens = before >= BREAK_PARAGRAPH  # (a list's first item may follow a heading: no hard break there)
-    block = np.where(opens, np.arange(n), 0)  # the sentence that opens each one's block
-    np.maximum.accumulate(block, out=block)
-    gap = np.flatnonzero((before[1:] == BREAK_HARD) & marked[1:] & (opens & marked)[block[:-1]])
-    if gap.size == 0:
-        return gap
+
+    def marked(i: np.ndarray) -> np.ndarray:
+        nxt = cp[np.minimum(starts[i] + 1, cp.size - 1)]
+        return ((_member(first[i], _BULLET_FIRST) & ((nxt == 0x20) | (nxt == 0x09)))
+                | ((first[i] >= 0x30) & (first[i] <= 0x39)))
+
+    hard = hard[marked(hard)]
+    opens = np.flatnonzero(before >= BREAK_PARAGRAPH)  # (a list's first item may follow a heading: no hard break)
+    block = opens[np.searchsorted(opens, hard - 1, side="right") - 1]  # the sentence opening the block before
+    gap = hard[marked(block)] - 1
     tail = np.minimum(np.maximum(ends[gap, None] - np.arange(1, 7), starts[gap, None]), cp.size - 1)
-    blank = (cp[tail] == 0x0A).sum(axis=1) >= 2
-    return gap[blank == loose]
+    return gap, (cp[tail] == 0x0A).sum(axis=1) >= 2
 
 
 #: how deep a line's indent is read, in columns (a tab to the next multiple of 8)
