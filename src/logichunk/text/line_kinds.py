@@ -20,6 +20,7 @@ unit, and the gap after it is hard.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -274,9 +275,11 @@ def _comment_spans(text: str, taken: list[tuple[int, int, bool]]) -> list[tuple[
     where it fits (an unclosed one is left as text: nothing says where it would end)."""
     out: list[tuple[int, int, bool]] = []
     edge = 0
+    lo = [x for x, _, _ in taken]  # (sorted, disjoint)
     for m in _COMMENT_OPEN.finditer(text):
         a = m.end() - 4
-        if a < edge or any(x <= a < y for x, y, _ in taken):
+        k = bisect_right(lo, a) - 1
+        if a < edge or (k >= 0 and a < taken[k][1]):
             continue
         close = text.find("-->", m.end())
         if close < 0:
