@@ -532,6 +532,8 @@ def _listed_titles(alone: np.ndarray, size: np.ndarray) -> np.ndarray:
     between blank lines) that lie in a run of :data:`LISTED_TITLES` or more in a row, less each run's last where the
     sentence after it is longer than any title (then the last one titles that paragraph)."""
     n = alone.size
+    if np.count_nonzero(alone) < LISTED_TITLES:
+        return np.zeros(n, dtype=bool)
     edge = np.diff(np.concatenate(([0], alone.view(np.int8), [0])))
     lo, hi = np.flatnonzero(edge == 1), np.flatnonzero(edge == -1)  # runs [lo, hi)
     keep = hi - lo >= LISTED_TITLES
@@ -864,7 +866,7 @@ def _contains(text: str, mark: str) -> bool:
 
 
 #: occurrences of a mark's first character :func:`_contains` looks at one by one
-_FEW = 32
+_FEW = 256
 
 
 def _fences(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
