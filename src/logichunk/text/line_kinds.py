@@ -29,7 +29,7 @@ import numpy as np
 from ._arrays import _EMPTY_I64, _member
 from .sentence_chars import _F_CJK, _F_UPPER, _F_WS, _scalar_flags
 
-__all__ = ["fence_spans", "front_matter"]
+__all__ = ["BULLET_CHARS", "fence_spans", "front_matter"]
 
 
 _FENCE_RE = re.compile(r"(`{3,}|~{3,})(.*)", re.DOTALL)
@@ -48,15 +48,16 @@ _NO_LINES = _Lines(_EMPTY_I64, _EMPTY_I64, _EMPTY_I64)
 
 _MD_CHARS = "#`~-*_+=|•‣◦"
 _HR_CHARS = "-*_="
-_BULLET_CHARS = "-*+•‣◦"
+#: the marks a bullet list item opens with (a space after them)
+BULLET_CHARS = "-*+•‣◦"
 _ORDERED_CHARS = ".)、．）"
 _MD_START = np.array(sorted(ord(c) for c in _MD_CHARS), dtype=np.uint32)
 _HR_START = np.array(sorted(ord(c) for c in _HR_CHARS), dtype=np.uint32)
-_BULLETS = np.array(sorted(ord(c) for c in _BULLET_CHARS), dtype=np.uint32)
+_BULLETS = np.array(sorted(ord(c) for c in BULLET_CHARS), dtype=np.uint32)
 _ORDERED_MARKS = np.array(sorted(ord(c) for c in _ORDERED_CHARS), dtype=np.uint32)
 _MD_START_SET = frozenset(_MD_CHARS + "0123456789")
 _HR_SET = frozenset(map(ord, _HR_CHARS))
-_BULLET_SET = frozenset(map(ord, _BULLET_CHARS))
+_BULLET_SET = frozenset(map(ord, BULLET_CHARS))
 _ORDERED_SET = frozenset(map(ord, _ORDERED_CHARS))
 
 

@@ -43,6 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._arrays import _member
+from .line_kinds import BULLET_CHARS
 from .sentence_chars import (
     _F_CJK,
     _F_CJKP,
@@ -78,9 +79,9 @@ QUOTE_CHARS = "\"'“”‘’«»‹›「」『』"
 #: read past quotes and backticks only (a line of code ends in ``)`` too often)
 LINE_OPENERS = QUOTE_CHARS + "([（【《`"
 _LINE_CLOSERS = np.array(sorted(ord(c) for c in QUOTE_CHARS + "`"), dtype=np.uint32)
-_BULLET_CP = np.array(sorted(ord(c) for c in "-*+•‣◦"), dtype=np.uint32)
+_BULLET_CP = np.array(sorted(ord(c) for c in BULLET_CHARS), dtype=np.uint32)
 _ITEM_MARK_CP = np.array(sorted(ord(c) for c in ".)"), dtype=np.uint32)
-_ITEM_FIRST_CP = np.array(sorted(ord(c) for c in "-*+•‣◦0123456789"), dtype=np.uint32)
+_ITEM_FIRST_CP = np.array(sorted(ord(c) for c in BULLET_CHARS + "0123456789"), dtype=np.uint32)
 _OPENERS = np.array(sorted(ord(c) for c in LINE_OPENERS), dtype=np.uint32)
 _PROSE_END_CP = np.array(sorted(ord(c) for c in _PROSE_END), dtype=np.uint32)
 

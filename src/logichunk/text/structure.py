@@ -22,11 +22,12 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   ``Down the Rabbit-Hole``: the heading's second line); and a line that opens a paragraph as one run of
   bold or italic text (``**Results by region**``, ``__Outlook__``: chat assistants', Notion's and many
   exports' headings);
-* **strengths** per gap: :data:`SECTION` before a heading > :data:`BLOCK` around lists, tables,
-  fences and rules (between two items of one list: a line, or a blank line in a loose list) > :data:`PARAGRAPH` (blank line) > :data:`LINE` > :data:`SENTENCE` >
-  :data:`CONTINUES` (a sentence or line break before a sentence that opens with a connective, a
-  third-person pronoun or a bare answer — *However*, *He*, *Yes,*, 但是, 他们 —
-  :mod:`.discourse`: it leans on what came before, so a chunk that starts there starts mid-thought);
+* **strengths** per gap: :data:`SECTION` before a heading > :data:`BLOCK` around lists, tables, fences
+  and rules (between two items of one list: a line, or a blank line in a loose list) > :data:`PARAGRAPH`
+  (blank line) > :data:`LINE` > :data:`SENTENCE` > :data:`CONTINUES` (a sentence or line break before a
+  sentence that opens with a connective, a third-person pronoun or a bare answer — *However*, *He*,
+  *Yes,*, 但是, 他们 — :mod:`.discourse`: it leans on what came before, so a chunk that starts there starts
+  mid-thought);
 * **no-cut gaps**: right after a heading (it titles what follows, so it opens a chunk and never ends
   one), after a paragraph that ends as a lead-in does (a colon or a comma: ``as follows:`` over its
   list, ``Hi Bob,`` over the letter) and after a line that ends with a colon (a mail's ``... wrote:``
@@ -57,7 +58,7 @@ import numpy as np
 from ._arrays import _member
 from .charclass import codepoints
 from .discourse import _word_key, continues, leading_words
-from .line_kinds import RST_MARKS, _block_spans, front_matter, rst_underline
+from .line_kinds import BULLET_CHARS, RST_MARKS, _block_spans, front_matter, rst_underline
 from .sentence_chars import _CLOSERS
 from .sentence_chars import _PROSE_END as _PROSE_END_CHARS
 from .sentences import BREAK_HARD, BREAK_LINE, BREAK_NONE, BREAK_PARAGRAPH, SentenceSpans
@@ -145,7 +146,7 @@ _PROSE_END = set(_PROSE_END_CHARS)
 _FENCE_MARK = re.compile(r"```|~~~|<!--")
 _RST_FIRST = np.array(sorted({ord(c) for c in RST_MARKS}), dtype=np.uint32)
 _EMPH_FIRST = np.array([ord("*"), ord("_")], dtype=np.uint32)
-_ITEM_FIRST = np.array(sorted(ord(c) for c in "0123456789-*+•"), dtype=np.uint32)  # a list item's first character
+_ITEM_FIRST = np.array(sorted(ord(c) for c in BULLET_CHARS + "0123456789"), dtype=np.uint32)  # a list item's first character
 _HEAD_FIRST = np.array(sorted({ord(c) for c in "#=-0123456789第一二三四五六七八九十CSPA \t\\<（("}), dtype=np.uint32)
 #: a division marker line is at most this long ("CHAPTER THE TWENTY-FIRST.")
 MARKER_MAX_CHARS = 40
@@ -430,7 +431,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     return Layout(heading, strength, no_cut, leans, lead_in)
 
 
-_BULLET_FIRST = np.array(sorted(ord(c) for c in "-*+•‣◦"), dtype=np.uint32)
+_BULLET_FIRST = np.array(sorted(ord(c) for c in BULLET_CHARS), dtype=np.uint32)
 
 
 def _between_items(text: str, starts: np.ndarray, ends: np.ndarray, before: np.ndarray,
