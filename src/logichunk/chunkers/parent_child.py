@@ -410,12 +410,14 @@ _BLANK = re.compile(r"\n[ \t\r]*\n\s*")  # CRLF files too: \r\n\r\n
 
 
 def blank_line_blocks(text: str) -> list[str]:
-    """``text`` cut after each blank-line run, except inside fenced code, front matter or an HTML comment
-    (a block with blank lines stays one block), and except the text's leading whitespace, which belongs to the first
-    block (as it belongs to the first sentence); the pieces concatenate back to ``text``."""
+    """``text`` cut after each blank-line run, except inside fenced code, front matter or an HTML
+    comment (a block with blank lines stays one block), and except the text's leading whitespace, which
+    belongs to the first block (as it belongs to the first sentence); the pieces concatenate back to
+    ``text``."""
     lead = len(text) - len(text.lstrip())
     cuts = [m.end() for m in _BLANK.finditer(text) if lead < m.end() < len(text)]
-    fences = fence_spans(text) if cuts and ("```" in text or "~~~" in text or "<!--" in text or front_matter(text)) else []
+    blocks = cuts and ("```" in text or "~~~" in text or "<!--" in text or front_matter(text))
+    fences = fence_spans(text) if blocks else []
     if fences:
         cuts = [c for c in cuts if not any(a < c < b for a, b in fences)]
     edges = [0, *cuts, len(text)] if text else [0]

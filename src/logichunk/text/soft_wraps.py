@@ -18,12 +18,14 @@ Which breaks are the tool's (each a reading of how wrapping works, fixed a prior
   and at least :data:`MIN_WRAP_WIDTH` characters (:data:`MIN_CJK_WRAP_WIDTH` before a CJK line), so
   short lines (verse, chat turns, a list of names) are never joined; outside what Markdown keeps whole
   or hard (headings, tables, fences, front matter, list items, rules), no ``|`` or tab on either line
-  (tabular data), the next line indented no deeper (deeper: code, a quotation, a nested item) and not
+  (tabular data), the next line indented no deeper than this one's text (a list item's text starts past its
+  marker: ``* `` or ``12. ``; deeper: code, a quotation, a nested item) and not
   opening with a label (a colon and a space, or a full-width colon, in its first 24 characters:
   ``bob:``, ``Project Manager:``, ``张三：``, a speaker's turn);
 * such a break is one of three: a sentence **going on** — the line ends in a letter, a digit or a
   comma, semicolon or dash (a word hyphenated across the lines), and the next starts in lower case
-  (both read past up to two quotation marks: a wrap can fall before or after a quotation),
+  (both read past up to two quotation marks or inline code's backticks, the next line's start past
+  opening brackets too: a wrap can fall before or after a quotation or ``code``),
   or after a CJK character or comma with a CJK character (Chinese wraps need no space and have no
   case); a sentence going on **with a capital or a digit** (a name, *I*, a year); or a sentence that
   **ends** there (a terminator or a closing quote last) — but not before a title: a next line well
