@@ -718,6 +718,8 @@ def test_stable_order_is_a_stable_argsort(values, bound):
     ("二、方法", True), ("Chapter 3", True), ("3 総則", True),
     ("（一）指导思想", True), ("(二) 主要目标", True), ("（三）坚持以人民为中心，推动高质量发展。", False),
     ("1．加强组织领导", True), ("3.严格考核", True), ("2、明确工作职责", True), ("1.5倍的增长", False),
+    ("（1）成立领导小组", True), ("(2) 明确责任分工", True), ("①制定方案", True), ("(1) the first point", False),
+    ("（3）1.5倍", False),
     ("1．各单位要高度重视。", False), ("1. Install the package", True),
     ("5 pm", False), ("113 Anton Ct, there is no traffic", False), ("2 miles away from the station", False),
     ("1 759 540 km²", False), ("12 5 76 34 8 45", False), ("1. have a wonderful idea", False), ("327 – Wang", False),
@@ -1254,6 +1256,25 @@ def test_a_run_of_title_lines_is_a_list_and_only_its_last_titles_what_follows():
     assert all(c.span.end in ends or c.span.end == len(GLOSSARY) for c in tree.roots()
                if c.span.end <= GLOSSARY.index("Copy")), [tree.text_of(c) for c in tree.roots()]
     assert_headings_open_chunks(tree, GLOSSARY, (60,))
+
+
+def test_each_numbering_of_an_official_document_is_a_heading_at_its_depth_and_a_run_of_one_is_a_list():
+    """A Chinese official document numbers its headings 一、 over （一） over 1． over （1） over ①: each
+    over its text is a heading at that depth. Lines of one numbering in a row with no text between them
+    are a list's items (``（1）苹果`` over ``（2）香蕉``; a contents page's ``1 Introduction`` over
+    ``2 Methods``), so none of them is glued to the next."""
+    doc = ("一、工作目标\n（一）总体要求\n1．加强组织领导\n（1）成立领导小组\n各单位要成立领导小组，由主要负责同志任组长。\n"
+           "（2）明确责任分工\n各部门要明确分工，落实责任。\n①制定方案\n各单位要制定实施方案，报上级备案。\n②抓好落实\n"
+           "要抓好各项措施的落实。\n\n水果如下：\n（1）苹果\n（2）香蕉\n（3）梨\n\n完了。\n\nContents\n\n1 Introduction\n"
+           "2 Methods\n3 Results\n\nThe report follows.\n")
+    sents = split_sentences(doc)
+    lay = layout(sents)
+    assert [(lvl, t) for _, lvl, t in heading_lines(sents, lay)] == [
+        (1, "一、工作目标"), (2, "（一）总体要求"), (3, "1．加强组织领导"), (4, "（1）成立领导小组"), (4, "（2）明确责任分工"),
+        (5, "①制定方案"), (5, "②抓好落实"), (1, "Contents")]
+    for max_size in (20, 30, 50):
+        sizes = level_sizes(max_size)
+        assert_headings_open_chunks(chunk(doc, sizes=sizes), doc, sizes)
 
 
 def test_a_numbered_line_over_its_text_is_a_heading_and_a_list_stays_a_list():

@@ -10,18 +10,19 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   (``== Section``; WikiText's ``= = Gameplay = =``, indented or not), LaTeX's sectioning commands
   (``\\section{Methods}``), an HTML heading element alone on its line (``<h2>The Nile</h2>``), a
   reStructuredText title over a line of ``~``, ``^``, ``"``... at least as long, numbered headings
-  standing on their own line (``1.2 Scope``, ``第三章 总则``, ``二、方法``, ``（一）指导思想``; ``1．加强组织领导``
-  or ``1. Install it`` over a line that is no next list item), a book's division markers, their number's full
-  stop and all (``CHAPTER II.``, ``Book the First.``, ``ACT IV.``; a bare Roman number ``III.`` standing
-  alone between blank lines), a marker and its title on one line (``CHAPTER XII. ALICE'S EVIDENCE``, a
-  play's ``SCENE II. Elsinore. A room of state in the Castle.``, every sentence of the line), short
-  title lines standing alone between blank lines (``故乡（鲁迅，1921，节选）``): a line that is a whole paragraph,
-  short, without the punctuation that ends or continues a sentence, followed by more text, unless it is
-  one of three or more in a row (a glossary, a contents page: a list, of which only the last may title
-  the paragraph under it); a title line right under a heading and over a blank line (``CHAPTER I.`` over
-  ``Down the Rabbit-Hole``: the heading's second line); and a line that opens a paragraph as one run of
-  bold or italic text (``**Results by region**``, ``__Outlook__``: chat assistants', Notion's and many
-  exports' headings);
+  standing on their own line (``1.2 Scope``, ``第三章 总则``, ``二、方法``, ``（一）指导思想``; ``1．加强组织领导``,
+  ``（1）成立领导小组`` and ``①制定方案`` at a Chinese official document's depths 3 to 5; ``1. Install it`` over a
+  line that is no next list item; never lines of one numbering in a row, a list's items), a book's
+  division markers, their number's full stop and all (``CHAPTER II.``, ``Book the First.``, ``ACT IV.``;
+  a bare Roman number ``III.`` standing alone between blank lines), a marker and its title on one line
+  (``CHAPTER XII. ALICE'S EVIDENCE``, a play's ``SCENE II. Elsinore. A room of state in the Castle.``,
+  every sentence of the line), short title lines standing alone between blank lines
+  (``故乡（鲁迅，1921，节选）``): a line that is a whole paragraph, short, without the punctuation that ends or
+  continues a sentence, followed by more text, unless it is one of three or more in a row (a glossary, a
+  contents page: a list, of which only the last may title the paragraph under it); a title line right
+  under a heading and over a blank line (``CHAPTER I.`` over ``Down the Rabbit-Hole``: the heading's
+  second line); and a line that opens a paragraph as one run of bold or italic text
+  (``**Results by region**``, ``__Outlook__``: chat assistants', Notion's and many exports' headings);
 * **strengths** per gap: :data:`SECTION` before a heading > :data:`BLOCK` around lists, tables, fences
   and rules (between two items of one list: a line, or a blank line in a loose list) > :data:`PARAGRAPH`
   (blank line) > :data:`LINE` > :data:`SENTENCE` > :data:`CONTINUES` (a sentence or line break before a
@@ -88,13 +89,32 @@ _SETEXT_LINE = re.compile(r"[ \t]{0,3}(?:=+|-+)[ \t]*$")
 _NUMBERED = re.compile(
     r"\s*(?:"
     r"(?P<num>\d{1,3}(?:\.\d{1,3})+\.?|\d{1,3}\.?)[ \t\u3000]+(?P<first>\S)"  # 1 Intro, 1.2 Scope, 1.2.3. Terms
-    r"|第[0-9一二三四五六七八九十百千零〇两]+[章节篇部回卷编条]"  # 第三章 总则
-    r"|[一二三四五六七八九十]+[、．.][^\s]"  # 二、方法
-    r"|[（(][一二三四五六七八九十]+[）)][ \t\u3000]*[^\s]"  # （一）指导思想
+    r"|第[0-9一二三四五六七八九十百千零〇两]+(?P<zhpart>[章节篇部回卷编条])"  # 第三章 总则
+    r"|(?P<zhcn>[一二三四五六七八九十]+[、．.])[^\s]"  # 二、方法
+    r"|(?P<zhparcn>[（(][一二三四五六七八九十]+[）)])[ \t\u3000]*[^\s]"  # （一）指导思想
     r"|(?P<zhnum>\d{1,3}(?:[．、]|\.(?=[\u3400-\u9fff])))[^\s\d.．]"  # 1．加强组织领导, 3.严格考核
-    r"|(?:Chapter|CHAPTER|Section|SECTION|Part|PART|Appendix|APPENDIX)\s+[0-9IVXLC]+\b"
+    r"|(?P<zhpar>（\d{1,2}）|\(\d{1,2}\)(?=[ \t\u3000]*[\u3400-\u9fff]))[ \t\u3000]*[^\s\d]"  # （1）成立领导小组
+    r"|(?P<circled>[\u2460-\u2473])[ \t\u3000]*[^\s\d]"  # ①制定方案
+    r"|(?P<word>Chapter|CHAPTER|Section|SECTION|Part|PART|Appendix|APPENDIX)\s+[0-9IVXLC]+\b"
     r")"
 )
+#: the depth of each numbering form of a Chinese official document (GB/T 9704: 一、 over （一） over 1． over
+#: （1）; ① under those)
+_ZH_FORM_DEPTH = {"zhnum": 3, "zhpar": 4, "circled": 5}
+
+
+def _number_form(m: re.Match) -> tuple[str, str]:
+    """Which numbering a numbered line uses (a match of :data:`_NUMBERED`): its form and, for section
+    numbers, their depth, for a Chinese division its kind (章, 节...). Lines of one form in a row with no
+    text between are a list's items, not headings."""
+    if m.group("num") is not None:
+        return "num", str(len([x for x in m.group("num").split(".") if x]))
+    if m.group("zhpart") is not None:
+        return "zhpart", m.group("zhpart")
+    for form in ("zhcn", "zhparcn", "zhnum", "zhpar", "circled", "word"):
+        if m.group(form) is not None:
+            return form, ""
+    return "", ""
 
 
 _NUMBER_WORDS = (
@@ -147,7 +167,8 @@ _FENCE_MARK = re.compile(r"```|~~~|<!--")
 _RST_FIRST = np.array(sorted({ord(c) for c in RST_MARKS}), dtype=np.uint32)
 _EMPH_FIRST = np.array([ord("*"), ord("_")], dtype=np.uint32)
 _ITEM_FIRST = np.array(sorted(ord(c) for c in BULLET_CHARS + "0123456789"), dtype=np.uint32)  # a list item's first character
-_HEAD_FIRST = np.array(sorted({ord(c) for c in "#=-0123456789第一二三四五六七八九十CSPA \t\\<（("}), dtype=np.uint32)
+_HEAD_FIRST = np.array(sorted({ord(c) for c in "#=-0123456789第一二三四五六七八九十CSPA \t\\<（("}
+                              | set(range(0x2460, 0x2474))), dtype=np.uint32)  # (and ① to ⑳)
 #: a division marker line is at most this long ("CHAPTER THE TWENTY-FIRST.")
 MARKER_MAX_CHARS = 40
 
@@ -324,6 +345,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             heading[i - 1] = True
             setext_under[i] = True
         elif len(line.strip()) <= NUMBERED_MAX_CHARS and _numbered_heading(line) and line.strip()[-1] not in _PROSE_END \
+                and not _listed_number(text, starts, ends, opens_text, i, line) \
                 and (before[i] != BREAK_HARD or after[i] == BREAK_LINE
                      or (after[i] == BREAK_PARAGRAPH and not (i > 0 and before[i - 1] == BREAK_HARD
                                                              and _member(first[i - 1 : i], _ITEM_FIRST)[0]))):
@@ -522,6 +544,21 @@ def _table_heads(text: str, starts: np.ndarray, ends: np.ndarray, rows: np.ndarr
     cand = cand[cp[starts[cand + 2]] == 0x7C]
     heads = [i for i in cand.tolist() if _TABLE_DELIMITER.fullmatch(text, int(starts[i + 1]), int(ends[i + 1]))]
     return np.asarray(sorted(heads + [i + 1 for i in heads]), dtype=np.int64)
+
+
+def _listed_number(text: str, starts: np.ndarray, ends: np.ndarray, opens_text: np.ndarray, i: int,
+                   line: str) -> bool:
+    """Whether the numbered line ``line`` (sentence ``i``) has a line of the same numbering right above
+    or under it, in its text (``（1）苹果`` over ``（2）香蕉``, ``Chapter 1`` over ``Chapter 2`` in a contents
+    list): a list's items, not headings, which would each be glued to the next."""
+    m = _NUMBERED.match(line)
+    form = _number_form(m) if m else ("", "")
+    for j, ok in ((i - 1, i > 0 and not opens_text[i]), (i + 1, i + 1 < starts.size and not opens_text[min(i + 1, starts.size - 1)])):
+        if ok:
+            other = _NUMBERED.match(text[int(starts[j]) : int(ends[j])])
+            if other is not None and _number_form(other) == form:
+                return True
+    return False
 
 
 #: a run of title lines this long, one after another, is a list, not headings
@@ -726,8 +763,9 @@ def _heading_level(line: str, under: str) -> tuple[int, str]:
         num = m.group("num")
         if num is not None:
             return len([x for x in num.split(".") if x]), line
-        if m.group("zhnum") is not None:  # under 一、 and （一）, as GB/T 9704 orders an official document's
-            return 3, line
+        form = _number_form(m)[0]
+        if form in _ZH_FORM_DEPTH:
+            return _ZH_FORM_DEPTH[form], line
         return (2 if _ZH_DEEP.match(line) else 1), line
     if _ROMAN_LINE.match(line) and line.split(None, 1)[0].rstrip(".").isupper():
         return 2, line
