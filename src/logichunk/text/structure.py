@@ -166,7 +166,6 @@ _PROSE_END = set(_PROSE_END_CHARS)
 _FENCE_MARK = re.compile(r"```|~~~|<!--")
 _RST_FIRST = np.array(sorted({ord(c) for c in RST_MARKS}), dtype=np.uint32)
 _EMPH_FIRST = np.array([ord("*"), ord("_")], dtype=np.uint32)
-_ITEM_FIRST = np.array(sorted(ord(c) for c in BULLET_CHARS + "0123456789"), dtype=np.uint32)  # a list item's first character
 _HEAD_FIRST = np.array(sorted({ord(c) for c in "#=-0123456789第一二三四五六七八九十CSPA \t\\<（("}
                               | set(range(0x2460, 0x2474))), dtype=np.uint32)  # (and ① to ⑳)
 #: a division marker line is at most this long ("CHAPTER THE TWENTY-FIRST.")
@@ -348,7 +347,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
                 and not _listed_number(text, starts, ends, opens_text, i, line) \
                 and (before[i] != BREAK_HARD or after[i] == BREAK_LINE
                      or (after[i] == BREAK_PARAGRAPH and not (i > 0 and before[i - 1] == BREAK_HARD
-                                                             and _member(first[i - 1 : i], _ITEM_FIRST)[0]))):
+                                                             and _opens_item(text, starts, first, [i - 1])[0]))):
             # (a numbered line the splitter took for a list item heads what is under it when that is no
             # next item: "1．加强组织领导" over its text, "1. Install" over the steps, "1. Test Files" alone
             # over a paragraph; "1. Apples" over "2. Pears" stays an item, and so does a loose list's last)
@@ -466,19 +465,23 @@ def _between_items(text: str, starts: np.ndarray, ends: np.ndarray, before: np.n
     hard = np.flatnonzero(before[1:] == BREAK_HARD) + 1  # (sentences after a hard break: a few)
     if hard.size == 0:
         return none, none.astype(bool)
-    cp = codepoints(text)
-
-    def marked(i: np.ndarray) -> np.ndarray:
-        nxt = cp[np.minimum(starts[i] + 1, cp.size - 1)]
-        return ((_member(first[i], _BULLET_FIRST) & ((nxt == 0x20) | (nxt == 0x09)))
-                | ((first[i] >= 0x30) & (first[i] <= 0x39)))
-
-    hard = hard[marked(hard)]
+    hard = hard[_opens_item(text, starts, first, hard)]
     opens = np.flatnonzero(before >= BREAK_PARAGRAPH)  # (a list's first item may follow a heading: no hard break)
     block = opens[np.searchsorted(opens, hard - 1, side="right") - 1]  # the sentence opening the block before
-    gap = hard[marked(block)] - 1
+    gap = hard[_opens_item(text, starts, first, block)] - 1
+    cp = codepoints(text)
     tail = np.minimum(np.maximum(ends[gap, None] - np.arange(1, 7), starts[gap, None]), cp.size - 1)
     return gap, (cp[tail] == 0x0A).sum(axis=1) >= 2
+
+
+def _opens_item(text: str, starts: np.ndarray, first: np.ndarray, idx: np.ndarray | list[int]) -> np.ndarray:
+    """Whether each sentence of ``idx`` opens as a list item does: a bullet and a space, or a digit
+    (``first``: each sentence's first character)."""
+    idx = np.asarray(idx, dtype=np.int64)
+    cp = codepoints(text)
+    nxt = cp[np.minimum(starts[idx] + 1, cp.size - 1)]
+    return ((_member(first[idx], _BULLET_FIRST) & ((nxt == 0x20) | (nxt == 0x09)))
+            | ((first[idx] >= 0x30) & (first[idx] <= 0x39)))
 
 
 #: how deep a line's indent is read, in columns (a tab to the next multiple of 8)
@@ -567,8 +570,9 @@ LISTED_TITLES = 3
 
 def _listed_titles(alone: np.ndarray, size: np.ndarray) -> np.ndarray:
     """Per sentence, whether it is one of the title lines of ``alone`` (a title line standing alone
-    between blank lines) that lie in a run of :data:`LISTED_TITLES` or more in a row, less each run's last where the
-    sentence after it is longer than any title (then the last one titles that paragraph)."""
+    between blank lines) that lie in a run of :data:`LISTED_TITLES` or more in a row, less each run's
+    last where the sentence after it is longer than any title (then the last one titles that
+    paragraph)."""
     n = alone.size
     if np.count_nonzero(alone) < LISTED_TITLES:
         return np.zeros(n, dtype=bool)
@@ -760,10 +764,9 @@ def _heading_level(line: str, under: str) -> tuple[int, str]:
         return _MARKER_DEPTH[word], line
     m = _NUMBERED.match(line)
     if m:
-        num = m.group("num")
-        if num is not None:
-            return len([x for x in num.split(".") if x]), line
-        form = _number_form(m)[0]
+        form, key = _number_form(m)
+        if form == "num":
+            return int(key), line
         if form in _ZH_FORM_DEPTH:
             return _ZH_FORM_DEPTH[form], line
         return (2 if _ZH_DEEP.match(line) else 1), line
