@@ -50,6 +50,8 @@ _MD_CHARS = "#`~-*_+=|•‣◦"
 _HR_CHARS = "-*_="
 #: the marks a bullet list item opens with (a space after them)
 BULLET_CHARS = "-*+•‣◦"
+#: a numbered heading line (``1.2 Scope``, ``2.2. The source files``) is at most this long
+NUMBERED_MAX_CHARS = 100
 _ORDERED_CHARS = ".)、．）"
 _MD_START = np.array(sorted(ord(c) for c in _MD_CHARS), dtype=np.uint32)
 _HR_START = np.array(sorted(ord(c) for c in _HR_CHARS), dtype=np.uint32)

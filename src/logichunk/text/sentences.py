@@ -19,7 +19,9 @@ Rules:
   U+2029). One break is ``BREAK_LINE``; two or more (a blank line), a form feed or U+2029 is
   ``BREAK_PARAGRAPH``. Except a *soft wrap*: in a text that reads as hard-wrapped prose, a line break
   at its wrap width, or one where a sentence goes on in lower case or CJK, is whitespace — inside a
-  sentence it ends none, after one it is no line break (:mod:`.soft_wraps` says when).
+  sentence it ends none, after one it is no line break (:mod:`.soft_wraps` says when). A page's
+  furniture (a running header, footer or page number at a form feed, :mod:`.pages`) is never joined by
+  a soft wrap: it stays a sentence of its own, for the layout to lift out.
 - Chinese ``。！？；｡`` and full-width ``．`` (not between digits) always end a sentence, with any
   run of further marks (``！？``, ``……``) and the closing quotes/brackets right after them
   (``”’」』）】》"')]``..., up to four), unless a comma, colon or ``、`` follows. ``…``/``‥`` end
@@ -32,7 +34,9 @@ Rules:
   new sentence (lower-cased text, chat logs). A single ``.`` is not an end after an abbreviation,
   an initial or a letter-dot sequence (:mod:`.abbreviations` says which); a closing bracket or
   quote after the dot (``(see Fig.) Next``) ends the sentence anyway. A dot between two digits
-  or two Chinese numerals is a decimal point (``３．１４``, ``六一．五``).
+  or two Chinese numerals is a decimal point (``３．１４``, ``六一．五``). The full stop of a dotted section
+  number opening a short line that ends without a sentence's mark, under a line that does not go on
+  (``2.2. The source files``), ends no sentence: the line is a heading.
   ``..``/``...``/``…`` end a sentence only before an upper-case letter, a digit, a CJK character or
   an opening quote/bracket.
 - Markdown lines (headings, table rows, horizontal rules, fenced code, list items) are read by
@@ -49,11 +53,12 @@ lines, rule candidates and whitespace runs longer than eight characters.
 
 The modules it stands on, each importing only those listed before it: :mod:`._arrays` and
 :mod:`.sentence_chars` (the character tables), then :mod:`.abbreviations`, :mod:`.line_kinds`,
-:mod:`.soft_wraps` and :mod:`.end_candidates`.
+:mod:`.soft_wraps`, :mod:`.pages` and :mod:`.end_candidates`.
 """
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -63,7 +68,7 @@ import numpy as np
 
 from .. import native
 from ..types import Sentence, Span
-from ._arrays import _EMPTY_I8, _EMPTY_I64, _at, _sorted_unique
+from ._arrays import _EMPTY_I8, _EMPTY_I64, _at, _member, _sorted_unique
 from .abbreviations import (
     ABBREVIATIONS,
     CONTINUING_ABBREVIATIONS,
@@ -83,7 +88,16 @@ from .end_candidates import (
     _skip_ws_each,
     _units,
 )
-from .line_kinds import _NO_LINES, _classify_scalar, _classify_vector, _inside, _structure, fence_spans
+from .line_kinds import (
+    _NO_LINES,
+    NUMBERED_MAX_CHARS,
+    _classify_scalar,
+    _classify_vector,
+    _inside,
+    _structure,
+    fence_spans,
+)
+from .pages import furniture_lines, furniture_terminators
 from .sentence_chars import (
     _ALL_CAND,
     _CLOSERS,
@@ -107,6 +121,7 @@ from .sentence_chars import (
     _K_NL2,
     _K_Q,
     _K_ZH,
+    _PROSE_END,
     _flags,
     _scalar_flags,
 )
@@ -158,6 +173,43 @@ class SentenceSpans:
 #: checks it).
 SMALL_TEXT = 32768
 SMALL_MARKS = 240
+
+
+#: a section number with its full stop, opening a line: ``2.2.``, ``1.2.3.`` (one level, ``1.``, is a list item)
+_SECTION_NUMBER = re.compile(r"[ \t]{0,3}\d{1,3}(?:\.\d{1,3})+\.")
+
+
+def _section_number(text: str, dot: int) -> bool:
+    """Whether the ``.`` at ``dot`` closes a section number that opens a heading's line (``2.2. The
+    source XML files``, as PDF text and plain-text manuals number their headings): a line of at most
+    :data:`~.line_kinds.NUMBERED_MAX_CHARS` that ends without a sentence's mark, under a line that does
+    not go on (it ends in no lower-case letter nor comma). A decimal that a hard wrap put at a line's
+    start (``greater than or equal to`` over ``0.75. Quality spots were retained ...``) ends its sentence."""
+    a = dot
+    while a > 0 and dot - a < 16 and text[a - 1] not in _NL_CHARS:
+        a -= 1
+    if not (a == 0 or text[a - 1] in _NL_CHARS) or _SECTION_NUMBER.fullmatch(text, a, dot + 1) is None:
+        return False
+    b = a - 1
+    while b > 0 and text[b - 1] in " \t\r":
+        b -= 1
+    if b > 0 and (text[b - 1].islower() or text[b - 1] in ",，、;-"):
+        return False
+    e = dot + 1
+    while e < len(text) and e - a <= NUMBERED_MAX_CHARS and text[e] not in _NL_CHARS:
+        e += 1
+    rest = text[dot + 1 : e].rstrip()
+    return e - a <= NUMBERED_MAX_CHARS and bool(rest) and rest[-1] not in _PROSE_END
+
+
+def _furniture_apart(text: str, nl: np.ndarray, soft: np.ndarray) -> np.ndarray:
+    """``soft`` (per line terminator ``nl``) less the terminators around a page's furniture (a running
+    header, a page number: :mod:`.pages`): each stays a sentence of its own, for the layout to lift out."""
+    hard = furniture_terminators(text, furniture_lines(text))
+    if hard:
+        soft = soft.copy()
+        soft[_member(np.asarray(nl, np.int64), np.array(hard, np.int64))] = False
+    return soft
 
 
 def _split_vector(text: str) -> tuple[np.ndarray, np.ndarray]:
@@ -230,6 +282,14 @@ def _split_vector(text: str) -> tuple[np.ndarray, np.ndarray]:
         idx = np.flatnonzero(single)
         if idx.size:
             ok[idx[_abbreviated(cp, fl, r_start[idx], digit_next[idx], lower_next[idx])]] = False
+        # the full stop of a section number that opens its line ("2.2. The source XML files") ends nothing
+        # (read in Python only where a dot lies two to four characters before: "1990." is none)
+        idx = np.flatnonzero(single & ((pf & _F_DIGIT) != 0))
+        idx = idx[ok[idx]]
+        near = cp[np.maximum(r_start[idx, None] - np.arange(2, 5), 0)] == 0x2E
+        for i in idx[near.any(axis=1) & (r_start[idx] >= 3)].tolist():
+            if _section_number(text, int(r_start[i])):
+                ok[i] = False
     else:
         ok = np.zeros(0, dtype=bool)
 
@@ -242,7 +302,7 @@ def _split_vector(text: str) -> tuple[np.ndarray, np.ndarray]:
     if md.lo.size:
         ok &= ~_inside(r_start, md.lo, md.hi)
     # a line break inside a sentence of hard-wrapped prose is no end
-    soft = soft_wraps(cp, fl, nl, w_nl, nl_kind == _K_NL2, first, md.lo, md.hi, md.hard)
+    soft = _furniture_apart(text, nl, soft_wraps(cp, fl, nl, w_nl, nl_kind == _K_NL2, first, md.lo, md.hi, md.hard))
 
     bounds = _sorted_unique(np.concatenate((w[ok], w_nl[~soft])))
     bounds = bounds[(bounds > first) & (bounds < n)]
@@ -350,6 +410,8 @@ def _split_scalar(text: str, limit: int | None = None) -> tuple[np.ndarray, np.n
                 ok = False
             if ok and kinds & _K_DOT and q == e and _abbreviation(text, s, bool(xf & _F_DIGIT), lower_next, fl):
                 ok = False
+            if ok and kinds & _K_DOT and q == e and pf & _F_DIGIT and _section_number(text, s):
+                ok = False
         if ok:
             runs.append((s, w))
 
@@ -375,8 +437,8 @@ def _split_scalar(text: str, limit: int | None = None) -> tuple[np.ndarray, np.n
     soft = [False] * len(nl)
     if len(nl) >= MIN_WRAPPED_LINES and any(fl[ord(text[w])] & (_F_LOWER | _F_CJK) or text[w] in LINE_OPENERS
                                             for w in w_nl if w < n):
-        soft = soft_wraps(codepoints(text), _flags(), nl_a, np.array(w_nl, dtype=np.int64),
-                          np.array(weight) == 2, first, md.lo, md.hi, md.hard).tolist()
+        soft = _furniture_apart(text, nl_a, soft_wraps(codepoints(text), _flags(), nl_a, np.array(w_nl, dtype=np.int64),
+                                                       np.array(weight) == 2, first, md.lo, md.hi, md.hard)).tolist()
     cand.extend(w for w, sf in zip(w_nl, soft, strict=True) if not sf)
     cum = [0]
     for wt, sf in zip(weight, soft, strict=True):

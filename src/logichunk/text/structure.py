@@ -10,7 +10,7 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   (``== Section``; WikiText's ``= = Gameplay = =``, indented or not), LaTeX's sectioning commands
   (``\\section{Methods}``), an HTML heading element alone on its line (``<h2>The Nile</h2>``), a
   reStructuredText title over a line of ``~``, ``^``, ``"``... at least as long, numbered headings
-  standing on their own line (``1.2 Scope``, ``第三章 总则``, ``二、方法``, ``（一）指导思想``; ``1．加强组织领导``,
+  standing on their own line (``1.2 Scope``, ``2.2. The source files``, ``第三章 总则``, ``二、方法``, ``（一）指导思想``; ``1．加强组织领导``,
   ``（1）成立领导小组`` and ``①制定方案`` at a Chinese official document's depths 3 to 5; ``1. Install it`` over a
   line that is no next list item; never lines of one numbering in a row, a list's items), a book's
   division markers, their number's full stop and all (``CHAPTER II.``, ``Book the First.``, ``ACT IV.``;
@@ -42,7 +42,11 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   break, so a chunker keeps a fence that fits whole and cuts one that does not between lines; so is
   an HTML comment over several lines (Markdown's hidden notes and metadata, ``<!-- YAML ... -->``), and
   a text's **front matter** (YAML between ``---`` lines, TOML between ``+++``,
-  :func:`~.line_kinds.front_matter`), whose keys, comments and closing marks are no headings.
+  :func:`~.line_kinds.front_matter`), whose keys, comments and closing marks are no headings;
+* **page furniture** (a PDF's text, a printed manual, an RFC: :mod:`.pages`): a running header or
+  footer and a page's number at a form feed is never a heading nor a lead-in; it stays with the text
+  before it, and the gap after it reads as the gap before it did, so a sentence going on over the page
+  is not cut and a heading at the top of a page still opens its section.
 
 Every rule is a fixed reading of the layout, not a tuned number: a title line is at most
 :data:`TITLE_MAX_CHARS` characters, a numbered heading line at most :data:`NUMBERED_MAX_CHARS`, a
@@ -59,7 +63,8 @@ import numpy as np
 from ._arrays import _member
 from .charclass import codepoints
 from .discourse import _word_key, continues, leading_words
-from .line_kinds import BULLET_CHARS, RST_MARKS, _block_spans, front_matter, rst_underline
+from .line_kinds import BULLET_CHARS, NUMBERED_MAX_CHARS, RST_MARKS, _block_spans, front_matter, rst_underline
+from .pages import PAGE_LABEL, furniture_lines, paginated
 from .sentence_chars import _CLOSERS
 from .sentence_chars import _PROSE_END as _PROSE_END_CHARS
 from .sentences import BREAK_HARD, BREAK_LINE, BREAK_NONE, BREAK_PARAGRAPH, SentenceSpans
@@ -70,8 +75,6 @@ STRENGTH_NAMES = {CONTINUES: "continues", SENTENCE: "sentence", LINE: "line", PA
 
 #: a title line standing alone between blank lines is at most this long (characters, stripped)
 TITLE_MAX_CHARS = 80
-#: a numbered heading line (``1.2 Scope``) is at most this long
-NUMBERED_MAX_CHARS = 100
 
 _ATX = re.compile(r"[ \t]{0,3}(#{1,6})(?:[ \t]|$)")
 #: an HTML heading element on a line of its own (``<h2>The Nile</h2>``, ``<h1 id="top">Rivers</h1>``)
@@ -199,9 +202,6 @@ class Layout:
 
 #: the marks a line of speech broken off ends with (an em or en dash, a horizontal bar)
 _BROKEN_OFF = "—–―"
-#: a page's number alone, as a PDF's footer has it ("Page 3 of 10", "p. 12", "第 3 页 共 10 页")
-_PAGE = re.compile(r"(?:page|p\.|pg\.?)\s*\d+(?:\s*(?:of|/)\s*\d+)?|第\s*\d+\s*页(?:\s*[,，/／]?\s*共\s*\d+\s*页)?",
-                   re.IGNORECASE)
 #: a caption's opening: a figure, table, chart, plate or exhibit and its number ("Table S1", "Fig. 3a", "图2")
 _CAPTION = re.compile(r"(?:(?:supplementary\s+)?(?:figure|fig\.|table|chart|plate|exhibit)\s*[a-z]?\d+[a-z]?\b|[图表]\s*\d+)",
                       re.IGNORECASE)
@@ -216,7 +216,7 @@ def _is_title(line: str) -> bool:
         return False
     if end[-1] in _BROKEN_OFF:  # speech broken off ("AUDIENCE: Booo —", "And then he —"): no title ends so
         return False
-    if _CAPTION.match(s) or _PAGE.fullmatch(s):  # a caption ("Figure 5 Phaseogram of ...", "表2 样本"), a page's
+    if _CAPTION.match(s) or PAGE_LABEL.fullmatch(s):  # a caption ("Figure 5 Phaseogram of ...", "表2 样本"), a page's
         return False  # number ("Page 3 of 10", "第 3 页", from a PDF's footer): no title
     # a title line carries a word: not a lone number, rule or bullet
     return any(ch.isalpha() for ch in s)
@@ -332,8 +332,12 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     weak = np.zeros(n, dtype=bool)  # titles with no blank line under them
     alone = np.zeros(n, dtype=bool)  # title lines standing alone between blank lines
     rst_set, emph_set = set(rst.tolist()), set(emph.tolist())
+    # a page's running header, footer and number (a PDF's text: :mod:`.pages`) are the printer's: never a
+    # heading, never a lead-in
+    furn = _furniture(text, starts, n, edges)
+    maybe &= ~furn
     for i in np.union1d(_could_head(text, starts, ends, np.flatnonzero(line_whole & short & maybe), first, marker),
-                        rst).tolist():
+                        rst[~furn[rst]]).tolist():
         line = text[int(starts[i]) : int(ends[i])]
         if _ATX.match(line) or (_ASCIIDOC.match(line) and _asciidoc_title(line)) or _LATEX.match(line) \
                 or _html_heading(line):
@@ -411,6 +415,8 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         if after[j] >= BREAK_PARAGRAPH and short[j] and not heading[j] and not_code[j] \
                 and _is_title(text[int(starts[j]) : int(ends[j])]) and text[int(starts[j + 1]) : int(ends[j + 1])].strip():
             heading[j] = True
+    heading &= ~furn
+    leads = leads[~furn[leads]]
     if n > 1:
         # a heading's underline belongs to it; a heading is never the end of a chunk
         no_cut |= setext_under[1:]
@@ -449,7 +455,59 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         # a sentence or line break before a sentence that leans on the one before (not in code)
         leans = continues(sents) & ~in_code
         strength = np.where(leans & (strength <= LINE), CONTINUES, strength).astype(np.int8)
+        if furn.any():
+            _lift_furniture(text, starts, ends, furn, heading, strength, no_cut, lead_in)
     return Layout(heading, strength, no_cut, leans, lead_in)
+
+
+def _furniture(text: str, starts: np.ndarray, n: int, edges: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
+    """Per sentence, whether it is a page's furniture (:func:`~.pages.furniture_lines`, each text of
+    ``edges`` read alone): the splitter keeps each furniture line a sentence, or several, of its own."""
+    out = np.zeros(n, dtype=bool)
+    if not paginated(text):
+        return out
+    ranges = [(0, len(text))] if edges is None else list(zip(edges[0].tolist(), edges[1].tolist(), strict=True))
+    spans = [span for lo, hi in ranges for span in furniture_lines(text, lo, hi)]
+    if spans:
+        fs, fe = np.array(spans, np.int64).T
+        j = np.searchsorted(fs, starts, side="right") - 1
+        out = (j >= 0) & (starts < fe[np.maximum(j, 0)])
+    return out
+
+
+def _lift_furniture(text: str, starts: np.ndarray, ends: np.ndarray, furn: np.ndarray, heading: np.ndarray,
+                    strength: np.ndarray, no_cut: np.ndarray, lead_in: np.ndarray) -> None:
+    """Lift each run of furniture sentences out of the text's logic, in place: it stays with the text
+    before it (no cut before it or inside it), and the gap after it reads as the gap before it did, as
+    if the page had not broken: the weaker of the two breaks, a no-cut there (after a heading, a lead-in)
+    carried over, and no cut where a sentence goes on over the page (no sentence end before the
+    furniture, a lower-case or CJK letter after it). A heading after it still opens its section."""
+    n = furn.size
+    run = np.flatnonzero(np.diff(np.concatenate(([0], furn.astype(np.int8), [0]))))
+    for i0, i1 in zip(run[::2].tolist(), (run[1::2] - 1).tolist(), strict=True):
+        if i0 == 0:  # a text that opens with furniture: no gap before it to carry over
+            no_cut[: min(i1, n - 1)] = True
+            continue
+        before = (int(strength[i0 - 1]), bool(no_cut[i0 - 1]), bool(lead_in[i0 - 1]))
+        no_cut[i0 - 1 : i1] = True
+        lead_in[i0 - 1 : i1] = False
+        strength[i0 - 1 : i1] = np.minimum(strength[i0 - 1 : i1], LINE)
+        if i1 >= n - 1 or heading[i1 + 1]:
+            continue
+        strength[i1] = min(before[0], int(strength[i1]))
+        last = text[int(starts[i0 - 1]) : int(ends[i0 - 1])].rstrip()[-1:]
+        nxt = text[int(starts[i1 + 1]) : int(starts[i1 + 1]) + 1]
+        goes_on = bool(last) and last not in _PROSE_END and last not in _CLOSERS \
+            and (nxt.islower() or (_is_cjk(last) and _is_cjk(nxt)))
+        no_cut[i1] = before[1] or goes_on
+        lead_in[i1] = before[1] and before[2] and not goes_on
+        if no_cut[i1]:
+            strength[i1] = min(int(strength[i1]), LINE)
+
+
+def _is_cjk(ch: str) -> bool:
+    """A CJK ideograph or kana (a Chinese or Japanese sentence goes on over a page with no case to show it)."""
+    return bool(ch) and ("\u3040" <= ch <= "\u30ff" or "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff")
 
 
 _BULLET_FIRST = np.array(sorted(ord(c) for c in BULLET_CHARS), dtype=np.uint32)

@@ -1,0 +1,204 @@
+"""Page furniture: the running headers, running footers and page numbers that a paginated text repeats
+at every page break (a form feed: ``pdftotext``'s output, a printed manual, an RFC).
+
+Why: they are the printer's, not the author's. Read as text, a running header looks like a title, so it
+opened a section in the middle of a list or of a sentence that goes on over the page, and a page
+number ended a chunk; the page break itself read as a paragraph break. The splitter (:mod:`.sentences`)
+keeps each furniture line a sentence of its own (a wrapped sentence is never joined into one), and the
+layout (:mod:`.structure`) lifts them out: they stay with the text before them, and the break after them
+is the break before them, so a sentence that goes on over the page is not cut and a heading at the top
+of a page still opens its section. The text is not changed.
+
+Which lines are furniture (fixed readings of how pages are printed, none fitted to data):
+
+* only a text with at least :data:`MIN_PAGE_BREAKS` form feeds is read as pages (a single form feed is a
+  section separator in many plain-text files);
+* at each page break, from the page's edge inward, up to :data:`EDGE_LINES` non-blank lines on each side
+  (the last lines before the form feed, a footer; the first after it, a header), each one furniture only
+  while the lines nearer the edge are, and at most :data:`FURNITURE_MAX_CHARS` long:
+
+  - a page number alone (``12``, ``xiv``, ``- 12 -``, ``[12]``, ``Page 3 of 10``, ``第 3 页``);
+  - a line repeated word for word at the same edge of at least :data:`MIN_REPEATS` page breaks in a
+    run (each at most two page breaks from the next: every page, or every other one) (``Shared
+    MIME-info Database``, ``RFC 793  Transmission Control Protocol  September 1981``); under another
+    furniture line, only a line met so at half the page breaks or more (a document-wide ``Confidential``,
+    not a section's ``Possible return values:`` that happens to open a few pages);
+  - at the page's very edge, a line that differs from page to page only in its numbers, at the same edge of two page breaks or
+    more with its first (or its last) number its page's plus one constant, a constant that at least
+    :data:`MIN_REPEATS` lines at that edge share: the page's number in a running header or footer (``Chapter 2: ASN.1
+    structure handling 3`` and, a page on, ``... 4``; ``Postel  [Page 5]``). A chapter's own heading at
+    the top of its first page is none: its line is not repeated.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+__all__ = ["EDGE_LINES", "FURNITURE_MAX_CHARS", "MIN_PAGE_BREAKS", "MIN_REPEATS", "PAGE_LABEL", "furniture_lines",
+           "furniture_terminators", "paginated"]
+
+#: a text is read as pages from this many form feeds on (three pages)
+MIN_PAGE_BREAKS = 2
+#: how many non-blank lines next to a page break, on each side, may be furniture
+EDGE_LINES = 2
+#: a running header or footer is one printed line
+FURNITURE_MAX_CHARS = 120
+#: a running header or footer recurs at this many page breaks at least
+MIN_REPEATS = 3
+
+#: a page's number with its word, as a footer has it ("Page 3 of 10", "p. 12", "第 3 页 共 10 页")
+PAGE_LABEL = re.compile(r"(?:page|p\.|pg\.?)\s*\d+(?:\s*(?:of|/)\s*\d+)?|第\s*\d+\s*页(?:\s*[,，/／]?\s*共\s*\d+\s*页)?",
+                        re.IGNORECASE)
+#: a page's number alone, bare or between dashes or brackets ("12", "- 12 -", "[12]", "xiv", "3 / 10")
+_PAGE_NUMBER = re.compile(
+    r"[-–—\[(]?\s*(?:\d{1,5}(?:\s*/\s*\d{1,5})?|(?=[ivxlcdm]+\b)m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3}))"
+    r"\s*[-–—\])]?", re.IGNORECASE)
+#: one line's text, between line terminators (the splitter's: \n, \r, \v, \f, NEL, LS, PS)
+_LINE = re.compile(r"[^\n\r\x0b\x0c\x85\u2028\u2029]+")
+_TERMINATORS = "\n\r\x0b\x0c\x85\u2028\u2029"
+_NUMBER = re.compile(r"\d+")
+#: how far from a page break its edge lines are looked for (characters): a few short lines
+_REACH = 4 * FURNITURE_MAX_CHARS
+
+
+def _is_page_number(line: str) -> bool:
+    s = line.strip()
+    return bool(s) and (bool(PAGE_LABEL.fullmatch(s)) or bool(_PAGE_NUMBER.fullmatch(s)))
+
+
+def _paged_keys(line: str, page: int) -> list[tuple[str, int, int]]:
+    """How a line may carry its page's number: its template (its numbers read as any number), which of
+    its numbers (0 the first, 1 the last) and that number less the page's index. A running header's line
+    keeps one template and one difference from page to page; a body line with a number does not."""
+    nums = [int(x) for x in _NUMBER.findall(line) if len(x) <= 5]
+    if not nums:
+        return []
+    shape = _NUMBER.sub("#", line.casefold())
+    return [(shape, 0, nums[0] - page), (shape, 1, nums[-1] - page)]
+
+
+def _edge_lines(text: str, lo: int, hi: int, backward: bool) -> list[tuple[int, int]]:
+    """Up to :data:`EDGE_LINES` non-blank lines of ``text[lo:hi]`` nearest to its end (``backward``) or
+    start, nearest first, as the spans of their text without the spaces around it; none longer than
+    :data:`FURNITURE_MAX_CHARS`, and none cut by the reach (a longer line stops the walk)."""
+    a, b = (max(lo, hi - _REACH), hi) if backward else (lo, min(hi, lo + _REACH))
+    found = []
+    for m in _LINE.finditer(text, a, b):
+        s, e = m.span()
+        if text[s:e].strip():
+            found.append((s, e))
+    if backward:
+        found.reverse()
+    out = []
+    for s, e in found[:EDGE_LINES]:
+        whole = (s == lo or text[s - 1] in _TERMINATORS) and (e == hi or text[e] in _TERMINATORS)
+        if not whole:
+            break
+        stripped = text[s:e]
+        s += len(stripped) - len(stripped.lstrip())
+        e -= len(stripped) - len(stripped.rstrip())
+        if e - s > FURNITURE_MAX_CHARS:
+            break
+        out.append((s, e))
+    return out
+
+
+def paginated(text: str, lo: int = 0, hi: int | None = None) -> bool:
+    """Whether ``text[lo:hi]`` holds at least :data:`MIN_PAGE_BREAKS` form feeds (a search, not a count:
+    a text without any costs a fifth of a millisecond per 2 MB)."""
+    hi = len(text) if hi is None else hi
+    p = lo - 1
+    for _ in range(MIN_PAGE_BREAKS):
+        p = text.find("\f", p + 1, hi)
+        if p < 0:
+            return False
+    return True
+
+
+def furniture_lines(text: str, lo: int = 0, hi: int | None = None) -> list[tuple[int, int]]:
+    """The furniture lines of ``text[lo:hi]`` (see the module docstring), sorted, as the spans of their
+    text without the spaces around it. Empty unless the text has at least :data:`MIN_PAGE_BREAKS` form
+    feeds: a text without any costs one search (:func:`paginated`)."""
+    hi = len(text) if hi is None else hi
+    if not paginated(text, lo, hi):
+        return []
+    feeds = []
+    p = text.find("\f", lo, hi)
+    while p >= 0:
+        feeds.append(p)
+        p = text.find("\f", p + 1, hi)
+    bounds = [lo - 1, *feeds, hi]
+    # per page break, its footer's and its header's candidate lines, nearest to the edge first
+    edges: list[tuple[list[tuple[int, int]], list[tuple[int, int]]]] = []
+    for k, f in enumerate(feeds):
+        edges.append((_edge_lines(text, bounds[k] + 1, f, True), _edge_lines(text, f + 1, bounds[k + 2], False)))
+    # how often each line recurs at an edge: word for word; as a template (its numbers read as any
+    # number); and, per side, how many edge lines carry a number that is the page's plus a constant
+    # (their first or last number: "Page 5 of 30", "Chapter 4: Function reference 9")
+    same: dict[tuple[int, str], set[int]] = defaultdict(set)
+    paged: dict[tuple[int, int, int], set[int]] = defaultdict(set)
+    template: dict[tuple[int, str, int, int], set[int]] = defaultdict(set)
+    for k, sides in enumerate(edges):
+        for side, lines in enumerate(sides):
+            page = k + side  # a footer is on the page the form feed ends, a header on the next
+            for s, e in lines:
+                line = " ".join(text[s:e].split())
+                same[(side, line)].add(k)
+                for key in _paged_keys(line, page):
+                    paged[(side, *key[1:])].add(k)
+                    template[(side, *key)].add(k)
+    out: list[tuple[int, int]] = []
+    for k, sides in enumerate(edges):
+        for side, lines in enumerate(sides):
+            page = k + side
+            for depth, (s, e) in enumerate(lines):
+                line = " ".join(text[s:e].split())
+                at = same[(side, line)]
+                if _is_page_number(line):
+                    pass
+                elif depth == 0:  # at the page's edge: a running line, or one that carries the page's number
+                    if _run(at, k) < MIN_REPEATS and not any(
+                            len(template[(side, *key)]) >= 2 and len(paged[(side, *key[1:])]) >= MIN_REPEATS
+                            for key in _paged_keys(line, page)):
+                        break
+                elif _run(at, k) < MIN_REPEATS or 2 * len(at) < len(feeds):
+                    break  # under furniture: a line the whole text runs ("Confidential"), not a section's label
+                out.append((s, e))
+    return sorted(set(out))
+
+
+def _run(at: set[int], k: int) -> int:
+    """How many page breaks of ``at`` lie in the run around ``k`` whose neighbours are at most two
+    breaks apart: a running header is on every page, or on every other one (a book's left and right
+    pages); a line met at a few page breaks far apart (a code comment, a section's label) runs none."""
+    if k not in at:
+        return 0
+    n, j = 1, k
+    while j - 1 in at or j - 2 in at:
+        j = j - 1 if j - 1 in at else j - 2
+        n += 1
+    j = k
+    while j + 1 in at or j + 2 in at:
+        j = j + 1 if j + 1 in at else j + 2
+        n += 1
+    return n
+
+
+def furniture_terminators(text: str, lines: list[tuple[int, int]]) -> list[int]:
+    """The line terminators on both sides of each furniture line in ``lines`` (past the spaces and tabs
+    around its text; of a CRLF, the LF, as the splitter counts it): no soft wrap joins a furniture line
+    to the text around it."""
+    out = []
+    for s, e in lines:
+        b = s - 1
+        while b >= 0 and text[b] in " \t":
+            b -= 1
+        if b >= 0 and text[b] in _TERMINATORS:
+            out.append(b)
+        a = e
+        while a < len(text) and text[a] in " \t":
+            a += 1
+        if a < len(text) and text[a] in _TERMINATORS:
+            out.append(a + 1 if text[a] == "\r" and text[a + 1 : a + 2] == "\n" else a)
+    return sorted(set(out))
