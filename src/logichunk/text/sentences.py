@@ -97,7 +97,7 @@ from .line_kinds import (
     _structure,
     fence_spans,
 )
-from .pages import furniture_lines, furniture_terminators
+from .pages import MIN_PAGE_BREAKS, furniture_lines, furniture_terminators
 from .sentence_chars import (
     _ALL_CAND,
     _CLOSERS,
@@ -202,13 +202,17 @@ def _section_number(text: str, dot: int) -> bool:
     return e - a <= NUMBERED_MAX_CHARS and bool(rest) and rest[-1] not in _PROSE_END
 
 
-def _furniture_apart(text: str, nl: np.ndarray, soft: np.ndarray) -> np.ndarray:
+def _furniture_apart(text: str, cp: np.ndarray, nl: np.ndarray, soft: np.ndarray) -> np.ndarray:
     """``soft`` (per line terminator ``nl``) less the terminators around a page's furniture (a running
-    header, a page number: :mod:`.pages`): each stays a sentence of its own, for the layout to lift out."""
+    header, a page number: :mod:`.pages`): each stays a sentence of its own, for the layout to lift out.
+    (Read only where some break is soft and two of the terminators are form feeds.)"""
+    nl = np.asarray(nl, np.int64)
+    if not soft.any() or np.count_nonzero(cp[nl[nl < cp.size]] == 0x0C) < MIN_PAGE_BREAKS:
+        return soft
     hard = furniture_terminators(text, furniture_lines(text))
     if hard:
         soft = soft.copy()
-        soft[_member(np.asarray(nl, np.int64), np.array(hard, np.int64))] = False
+        soft[_member(nl, np.array(hard, np.int64))] = False
     return soft
 
 
@@ -302,7 +306,7 @@ def _split_vector(text: str) -> tuple[np.ndarray, np.ndarray]:
     if md.lo.size:
         ok &= ~_inside(r_start, md.lo, md.hi)
     # a line break inside a sentence of hard-wrapped prose is no end
-    soft = _furniture_apart(text, nl, soft_wraps(cp, fl, nl, w_nl, nl_kind == _K_NL2, first, md.lo, md.hi, md.hard))
+    soft = _furniture_apart(text, cp, nl, soft_wraps(cp, fl, nl, w_nl, nl_kind == _K_NL2, first, md.lo, md.hi, md.hard))
 
     bounds = _sorted_unique(np.concatenate((w[ok], w_nl[~soft])))
     bounds = bounds[(bounds > first) & (bounds < n)]
@@ -437,7 +441,8 @@ def _split_scalar(text: str, limit: int | None = None) -> tuple[np.ndarray, np.n
     soft = [False] * len(nl)
     if len(nl) >= MIN_WRAPPED_LINES and any(fl[ord(text[w])] & (_F_LOWER | _F_CJK) or text[w] in LINE_OPENERS
                                             for w in w_nl if w < n):
-        soft = _furniture_apart(text, nl_a, soft_wraps(codepoints(text), _flags(), nl_a, np.array(w_nl, dtype=np.int64),
+        cp = codepoints(text)
+        soft = _furniture_apart(text, cp, nl_a, soft_wraps(cp, _flags(), nl_a, np.array(w_nl, dtype=np.int64),
                                                        np.array(weight) == 2, first, md.lo, md.hi, md.hard)).tolist()
     cand.extend(w for w, sf in zip(w_nl, soft, strict=True) if not sf)
     cum = [0]
