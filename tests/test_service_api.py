@@ -220,6 +220,20 @@ def test_upload_raw_multipart_and_bad_files(client):
     assert wrong_field.status_code == 422 and "'file'" in wrong_field.json()["error"]["message"]
 
 
+def test_upload_a_pdf_reads_its_text_layer(client):
+    from pdf_helpers import make_pdf
+
+    pages = [(["Acme Valve Manual"] if k else []) + [f"Page {k + 1} says the valve is checked by hand.", str(k + 1)]
+             for k in range(4)]
+    r = client.post(f"{P}/documents/upload?wait=10", headers=H, files={"file": ("manual.pdf", make_pdf(pages))})
+    assert r.status_code == 201, r.text
+    assert r.json()["title"] == "manual"
+    tree = client.get(f"{P}/documents/{r.json()['id']}/tree", headers=H).json()
+    assert tree["text"].count("\f") == 3 and "Page 4 says the valve" in tree["text"]
+    scan = client.post(f"{P}/documents/upload", headers=H, files={"file": ("scan.pdf", make_pdf([[]]))})
+    assert scan.status_code == 400 and "no text layer" in scan.json()["error"]["message"]
+
+
 def test_bad_document_bodies(client):
     cases = [
         (b"{not json", {"Content-Type": "application/json"}, 400, "invalid_json"),

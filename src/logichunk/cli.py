@@ -22,7 +22,7 @@ from .tree import ChunkTree
 from .types import Bubble
 
 DEFAULT_BUBBLES = "logichunk-bubbles.jsonl"
-TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text", ".org", ".tex", ".html", ".htm", ".csv", ".json")
+TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text", ".org", ".tex", ".html", ".htm", ".csv", ".json", ".pdf")
 
 
 # ----------------------------------------------------------------------------- helpers

@@ -19,7 +19,7 @@ from ..errors import InputError
 from .base import RechunkResult, Store
 from .plan import sha256
 
-SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
+SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text", ".pdf")
 
 _HEADING = re.compile(
     r"^(?:#{1,6}[ \t]+\S.*|第[0-9０-９零〇一二三四五六七八九十百千两]+[章回节卷].*|(?:Chapter|CHAPTER)[ \t]+\w+.*)$",

@@ -17,6 +17,9 @@ here.
 - Invalid UTF-8 is refused with the byte offset of the first bad byte (counted in the input,
   byte-order mark included).
 
+- A PDF (a file opening with ``%PDF-``) is read as its text layer, its pages joined by form feeds
+  (:mod:`.pdf`): the extracted string is then the text every offset refers to.
+
 Every refusal is an :class:`~logichunk.errors.InputError` with a one-line message that starts with
 the source name.
 """
@@ -29,6 +32,7 @@ import unicodedata
 from pathlib import Path
 
 from ..errors import InputError
+from .pdf import is_pdf, pdf_text
 
 __all__ = ["SNIFF_BYTES", "read_path", "read_text"]
 
@@ -82,13 +86,15 @@ def _implausible(body: bytes, sample: str) -> str:
 
 
 def read_text(data: bytes, *, source: str = "<input>") -> str:
-    """Decode ``data`` (UTF-8, or UTF-16/32 with a byte-order mark) into the text to chunk.
+    """Decode ``data`` (UTF-8, or UTF-16/32 with a byte-order mark; a PDF's text layer) into the text to chunk.
 
     Raises :class:`InputError` for binary data or invalid encodings. Offsets into the result count
     from the first character after a byte-order mark, if there was one."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"read_text expects bytes, got {type(data).__name__}")
     data = bytes(data)
+    if is_pdf(data):
+        return pdf_text(data, source=source)
     error: InputError | None = None
     for bom, codec, name in _BOMS:
         if not data.startswith(bom):

@@ -1,0 +1,122 @@
+"""A PDF is read as its text layer, pages joined by form feeds, so its page furniture is read as such: from
+the decoder to the CLI and the store. The PDFs are written by the test (tests/pdf_helpers.py)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from pypdf import PdfWriter
+
+from logichunk import chunk
+from logichunk.cli import main
+from logichunk.errors import InputError
+from logichunk.text.decode import read_path, read_text
+from logichunk.text.pages import furniture_lines
+from pdf_helpers import make_pdf
+
+LINES = [
+    "The valve opens when the pressure in the {w} chamber rises above the set point.",
+    "Each spring of the {w} unit is checked by hand before the housing is closed.",
+    "Operators log every {w} reading in the book kept beside the panel.",
+]
+WHO = ["north", "south", "east", "west", "upper", "lower"]
+
+
+def manual(pages: int = 6, over_the_page: bool = False) -> list[list[str]]:
+    """A manual's pages: a running header from page 2 on, a page number at the foot of each."""
+    out = []
+    for k in range(pages):
+        lines = (["Acme Valve Manual"] if k else []) + [t.format(w=WHO[k % len(WHO)]) for t in LINES]
+        if over_the_page and k == 1:
+            lines = lines[:1] + ["directory earlier in the list, so later folders win."] + lines[1:]
+        if over_the_page and k == 0:
+            lines.append("Information found in each of these folders is added to the information found in a")
+        out.append(lines + [str(k + 1)])
+    return out
+
+
+def test_a_pdf_reads_as_its_pages_joined_by_form_feeds():
+    pages = manual()
+    text = read_text(make_pdf(pages), source="manual.pdf")
+    assert text.count("\f") == len(pages) - 1
+    for k, page in enumerate(text.split("\f")):
+        assert [line for line in page.splitlines() if line] == pages[k]
+
+
+def test_its_furniture_is_found_and_no_chunk_starts_with_it():
+    text = read_text(make_pdf(manual(over_the_page=True)), source="manual.pdf")
+    found = [text[s:e] for s, e in furniture_lines(text)]
+    assert found.count("Acme Valve Manual") == 5 and [f for f in found if f.isdigit()] == ["1", "2", "3", "4", "5"]
+    starts = {s for s, _ in furniture_lines(text)}
+    over = text.index("directory earlier")
+    for max_size in (200, 300, 500):
+        tree = chunk(text, max_size=max_size, levels=2)
+        assert "".join(tree.text_of(c) for c in tree.level(1)) == text
+        for c in tree:
+            assert c.span.start not in starts and c.span.start != over  # the sentence over the page is whole
+
+
+def test_the_cli_chunks_a_pdf_and_its_spans_point_into_its_text(tmp_path, capsys):
+    f = tmp_path / "manual.pdf"
+    f.write_bytes(make_pdf(manual()))
+    assert main(["chunk", str(f), "--max-size", "200", "--format", "jsonl"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    text = read_path(f)
+    assert rows and all(text[r["start"] : r["end"]] == r["text"] for r in rows)
+    assert "".join(r["text"] for r in rows if r["level"] == 1) == text
+    folder = tmp_path / "docs"  # a folder's PDFs are read with its text files
+    folder.mkdir()
+    (folder / "a.pdf").write_bytes(make_pdf(manual(3)))
+    (folder / "b.md").write_text("# Notes\n\nOne line.\n", encoding="utf-8")
+    assert main(["chunk", str(folder), "--format", "jsonl"]) == 0
+    assert {json.loads(line)["source"] for line in capsys.readouterr().out.splitlines()} == {
+        str(folder / "a.pdf"), str(folder / "b.md")}
+
+
+def test_the_store_ingests_a_pdf(tmp_path):
+    from logichunk.config import Settings
+    from logichunk.store import Store
+    from logichunk.store.ingest import list_files, read_text_file
+
+    (tmp_path / "manual.pdf").write_bytes(make_pdf(manual()))
+    files = list_files([str(tmp_path)])
+    assert [p.name for p in files] == ["manual.pdf"]
+    assert read_text_file(files[0]) == read_path(files[0])
+    code = main(["ingest", str(tmp_path), "--db", str(tmp_path / "p.db"), "--embedder", "hash:64", "--quiet"])
+    assert code == 0
+    with Store.open(str(tmp_path / "p.db"), settings=Settings(embedder="hash:64")) as s:
+        assert "".join(b.content for b in s.blocks()) == read_path(files[0])
+
+
+def _encrypted(password: str) -> bytes:
+    writer = PdfWriter(clone_from=io.BytesIO(make_pdf(manual(2))))
+    writer.encrypt(user_password=password, owner_password="owner", algorithm="RC4-128")
+    buf = io.BytesIO()
+    writer.write(buf)
+    return buf.getvalue()
+
+
+def test_an_encrypted_pdf_is_refused_in_one_line_unless_its_user_password_is_empty():
+    with pytest.raises(InputError, match=r"^locked\.pdf: the PDF is encrypted with a password") as e:
+        read_text(_encrypted("secret"), source="locked.pdf")
+    assert "\n" not in str(e.value)
+    assert "Acme Valve Manual" in read_text(_encrypted(""), source="open.pdf")
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (make_pdf([[], []]), r"^scan\.pdf: the PDF has no text layer \(2 page\(s\)"),
+    (b"%PDF-1.4\n" + bytes(range(256)) * 4, r"^scan\.pdf: not a readable PDF \("),
+    (make_pdf(manual(2))[:200], r"^scan\.pdf: not a readable PDF \("),
+])
+def test_a_pdf_without_text_or_broken_is_one_line(data, message):
+    with pytest.raises(InputError, match=message) as e:
+        read_text(data, source="scan.pdf")
+    assert "\n" not in str(e.value)
+
+
+def test_a_text_that_mentions_the_pdf_header_stays_text():
+    data = b"Every PDF starts with %PDF-1.7 on its first line.\n"
+    assert read_text(data) == data.decode()
+    assert read_text(b"  \n" + make_pdf(manual(2))).count("\f") == 1  # whitespace before the header
