@@ -165,6 +165,29 @@ def test_a_sentence_going_on_over_the_page_is_not_cut():
         assert not starts & set(sents.starts[a + 1 : b + 1].tolist())
 
 
+def test_a_chinese_sentence_going_on_over_the_page_is_not_cut():
+    """``第 3 页`` footers and a Chinese running header; a sentence broken by the page goes on in CJK."""
+    places = ["北京", "上海", "广州", "深圳", "杭州"]
+    pages = []
+    for k, place in enumerate(places):
+        page = f"{place}的阀门每天由值班长检查一次。操作员把每次读数记在面板旁的本子上。\n"
+        if k == 1:
+            page = "门的读数也记在同一个本子上。\n" + page
+        page = ("阀门维护手册\n" if k else "") + page
+        if k == 0:
+            page += "值班结束以前，北京的操作员还要检查备用阀\n"
+        pages.append(page + f"第 {k + 1} 页\n")
+    text = "\f".join(pages)
+    assert [text[s:e] for s, e in furniture_lines(text)] == [
+        x for k in range(4) for x in (f"第 {k + 1} 页", "阀门维护手册")]
+    sents = split_both_ways(text)
+    lay = layout(sents)
+    a, b = _index(sents, "值班结束以前"), _index(sents, "门的读数")
+    assert b == a + 3 and lay.no_cut[a:b].all()
+    tree = chunk(text, max_size=120, levels=1)
+    assert int(sents.starts[b]) not in {c.span.start for c in tree.leaves()}
+
+
 def test_a_heading_at_the_top_of_a_page_still_opens_its_section():
     text, _ = paginate([body(0), "3.2 Maintenance\n" + body(1), body(2), body(3)])
     sents = split_both_ways(text)
