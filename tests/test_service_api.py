@@ -232,6 +232,13 @@ def test_upload_a_pdf_reads_its_text_layer(client):
     assert tree["text"].count("\f") == 3 and "Page 4 says the valve" in tree["text"]
     scan = client.post(f"{P}/documents/upload", headers=H, files={"file": ("scan.pdf", make_pdf([[]]))})
     assert scan.status_code == 400 and "no text layer" in scan.json()["error"]["message"]
+    # the page reads a file's text without storing it: a PDF's pages joined by form feeds
+    read = client.post("/api/read", headers=H, files={"file": ("manual.pdf", make_pdf(pages))}).json()
+    assert read["text"] == tree["text"] and read["pdf"] and read["pages"] == 4 and read["source"] == "manual.pdf"
+    raw = client.post("/api/read?name=a.txt", headers=H, content="第一行。\n".encode("utf-16")).json()
+    assert raw == {"text": "第一行。\n", "length": 5, "source": "a.txt", "pdf": False, "pages": 1}
+    bad = client.post("/api/read", headers=H, content=b"%PDF-1.4\n" + bytes(range(256)))
+    assert bad.status_code == 400 and bad.json()["error"]["message"].startswith("upload: not a readable PDF")
 
 
 def test_bad_document_bodies(client):

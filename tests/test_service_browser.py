@@ -107,6 +107,30 @@ def test_chunk_a_sample(page, which, expected, tmp_path):
     assert (tmp_path / f"chunked-{which}.png").stat().st_size > 10_000
 
 
+def test_upload_a_pdf_and_a_utf16_file(page, tmp_path):
+    """A PDF picked in the file box is read by the server (its pages joined by form feeds) and chunked;
+    so is a UTF-16 file, which the page cannot decode itself; a broken PDF says why in the status."""
+    from pdf_helpers import make_pdf
+
+    pages = [(["Acme Valve Manual"] if k else []) + [f"The valve on page {k + 1} is checked by hand.", str(k + 1)]
+             for k in range(4)]
+    (tmp_path / "manual.pdf").write_bytes(make_pdf(pages))
+    box = page.find_element(By.ID, "text")
+    page.find_element(By.ID, "file").send_keys(str(tmp_path / "manual.pdf"))
+    wait(page).until(lambda d: "page 4 is checked" in box.get_attribute("value"))
+    text = box.get_attribute("value")
+    assert text.count("\f") == 3 and page.find_element(By.ID, "chunk-status").text == "manual.pdf"
+    page.find_element(By.ID, "chunk-btn").click()
+    wait(page).until(lambda d: text_view(d) == text)  # the chunks are the PDF's text, nothing added or lost
+    (tmp_path / "notes.txt").write_bytes("第一行。\n第二行。\n".encode("utf-16"))
+    page.find_element(By.ID, "file").send_keys(str(tmp_path / "notes.txt"))
+    wait(page).until(lambda d: box.get_attribute("value") == "第一行。\n第二行。\n")
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4\n" + bytes(range(256)))
+    page.find_element(By.ID, "file").send_keys(str(tmp_path / "broken.pdf"))
+    status = page.find_element(By.ID, "chunk-status")
+    wait(page).until(lambda d: "not a readable PDF" in status.text)
+
+
 def test_save_search_and_switch_language(page, tmp_path):
     chunk_sample(page, "zh", ZH)
     page.find_element(By.ID, "save-btn").click()

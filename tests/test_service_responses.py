@@ -177,6 +177,10 @@ def run(app) -> Iterator[dict[str, Any]]:
         for text in (ZH, EN):
             call("POST", "/api/segment", json={"text": text}, label="topics")
         call("POST", "/api/segment", json={"text": "a turn\nanother turn\n", "units": "lines"}, label="topics of lines")
+        from pdf_helpers import make_pdf
+
+        call("POST", "/api/read", files={"file": ("manual.pdf", make_pdf([["Page one."], ["Page two."]]))}, label="a PDF")
+        call("POST", "/api/read", params={"name": "notes.md"}, content="# Notes\n\n笔记。\n".encode(), label="a text")
         call("POST", "/api/segment", json={"text": EN, "topics": 3}, label="topics, count given")
 
         # a block edited: queued, its chunks stale, then re-chunked on demand

@@ -655,6 +655,16 @@ class TopicStats(BaseModel):
     open_gaps: int = absent("gaps where a topic could start after the structure rules")
 
 
+class ReadAnswer(BaseModel):
+    """A file's text as the server reads it (nothing stored): what the page puts in its text box."""
+
+    text: str = Field(description="the text every span of a chunk of it will point into (a PDF's pages joined by form feeds)")
+    length: int = Field(description="characters in the text")
+    source: str = Field(description="the file's name, or the name given")
+    pdf: bool = Field(description="true: the file was a PDF, read as its text layer")
+    pages: int = Field(description="pages: form feeds + 1 for a PDF, else 1")
+
+
 class SegmentAnswer(BaseModel):
     """A text divided into topics with no size limit (nothing stored): spans that tile the text."""
 

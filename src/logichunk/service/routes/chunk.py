@@ -1,17 +1,18 @@
-"""Chunk a text without storing it (the web page's playground)."""
+"""Chunk a text without storing it (the web page's playground), and read a file's text for it."""
 
 from __future__ import annotations
 
 import time
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
 
+from ...text.pdf import PAGE_BREAK
 from ..playground import analyse
-from ..responses import ChunkAnswer, SegmentAnswer, answer
+from ..responses import ChunkAnswer, ReadAnswer, SegmentAnswer, answer
 from ..schemas import ChunkIn, SegmentIn
-from .common import AUTH, check_text, check_text_size, service
+from .common import AUTH, UPLOAD_BODY, check_text, check_text_size, read_upload, service
 
 router = APIRouter(prefix="/api", tags=["chunk"], dependencies=AUTH)
 
@@ -22,6 +23,18 @@ def _checked_text(svc: Any, text: str) -> str:
     text = check_text(text, "text")
     check_text_size(len(text), svc.settings.service_max_chunk_chars, "the text", "service_max_chunk_chars")
     return text
+
+
+@router.post("/read", summary="a file's text as the server reads it: a PDF's text layer, or UTF-8/16/32 text (nothing stored)",
+             response_model=None, responses=answer(ReadAnswer, "the text"), openapi_extra=UPLOAD_BODY)
+async def read_file(request: Request,
+                    name: str | None = Query(None, max_length=300, description="the file's name (default: the "
+                                             "multipart file name)")) -> dict[str, Any]:
+    svc = service(request)
+    up = await read_upload(request, name or "upload")
+    check_text_size(len(up.text), svc.settings.service_max_chunk_chars, "the text", "service_max_chunk_chars")
+    return {"text": up.text, "length": len(up.text), "source": up.filename or name or "upload", "pdf": up.pdf,
+            "pages": up.text.count(PAGE_BREAK) + 1 if up.pdf else 1}
 
 
 @router.post("/chunk", summary="chunk a text with a method and sizes: tree, cuts, curves, bubbles (nothing stored)",

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from fastapi import Depends, Request
+from dataclasses import dataclass
 
+from fastapi import Depends, Request
+from fastapi.concurrency import run_in_threadpool
+
+from ...text.decode import read_text
+from ...text.pdf import is_pdf
 from ..auth import require_key
 from ..errors import ApiError
 from ..jobs import ProjectRuntime
@@ -34,3 +39,51 @@ def check_text(text: str, what: str) -> str:
         raise ApiError(422, "invalid_request", f"{what} holds an unpaired surrogate at character {e.start}; "
                        "send valid Unicode") from None
     return text
+
+
+#: the OpenAPI body of a file upload: the raw bytes, or a multipart field ``file``
+UPLOAD_BODY = {"requestBody": {"content": {
+    "text/plain": {"schema": {"type": "string"}},
+    "application/pdf": {"schema": {"type": "string", "format": "binary"}},
+    "multipart/form-data": {"schema": {"type": "object", "properties": {"file": {"type": "string", "format": "binary"}}}}}}}
+
+
+@dataclass(frozen=True)
+class Upload:
+    """An uploaded file, read: its text, the multipart file name and title field (None when absent),
+    and whether it was a PDF."""
+
+    text: str
+    filename: str | None
+    title: str | None
+    pdf: bool
+
+
+async def read_upload(request: Request, fallback_name: str) -> Upload:
+    """An uploaded file's text: the raw body or a multipart field ``file``, decoded once by
+    :func:`~logichunk.text.decode.read_text` (a PDF's text layer; UTF-8, or UTF-16/32 with a mark) in a
+    worker thread (a long PDF takes seconds). An empty upload, a missing field and undecodable bytes are
+    one-line 4xx answers."""
+    ctype = request.headers.get("content-type", "")
+    filename, title = None, None
+    if ctype.startswith("multipart/form-data"):
+        try:
+            form = await request.form(max_files=1, max_fields=10)
+        except AssertionError as e:  # python-multipart missing
+            raise ApiError(415, "unsupported_media_type", f"multipart uploads need python-multipart ({e}); "
+                           "send the file as the raw body instead") from None
+        f = form.get("file")
+        if f is None or isinstance(f, str):
+            raise ApiError(422, "invalid_request", "multipart upload: put the file in a field named 'file'")
+        filename = f.filename
+        data = await f.read()
+        title = form.get("title") if isinstance(form.get("title"), str) else None
+    else:
+        data = await request.body()
+    if not data:
+        raise ApiError(422, "invalid_request", "the upload is empty")
+    name = filename or fallback_name
+    text = await run_in_threadpool(read_text, data, source=name)  # binary, invalid UTF-8, a scan -> a clear 400
+    if not text.strip():
+        raise ApiError(422, "invalid_request", f"{name}: the file holds no text")
+    return Upload(text, filename, title, is_pdf(data))

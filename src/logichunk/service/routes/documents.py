@@ -23,7 +23,6 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 
 from ...store.ingest import ingest_text
-from ...text.decode import read_text
 from ..curves import text_curves
 from ..errors import ApiError
 from ..idempotency import IdempotencyKeys, fingerprint
@@ -31,7 +30,7 @@ from ..jobs import ProjectRuntime
 from ..responses import DocumentCreated, DocumentCurves, DocumentDetail, DocumentList, DocumentTree, answer
 from ..schemas import DocumentIn
 from ..views import block_json, cut_points, document_summary, document_tree, documents_by_id, layout
-from .common import AUTH, check_text, check_text_size, runtime, service
+from .common import AUTH, UPLOAD_BODY, check_text, check_text_size, read_upload, runtime, service
 
 router = APIRouter(prefix="/api/projects/{project}/documents", tags=["documents"], dependencies=AUTH)
 
@@ -112,41 +111,16 @@ def create_document(request: Request, project: str, body: DocumentIn, wait: floa
     return _create(rt, body.title, check_text(body.text, "text"), body.source, wait, copy, key)
 
 
-@router.post("/upload", status_code=201, summary="add a document from a file (raw body or multipart field 'file')",
-             responses=CREATED,
-             openapi_extra={"requestBody": {"content": {"text/plain": {"schema": {"type": "string"}},
-                                                        "multipart/form-data": {"schema": {
-                                                            "type": "object", "properties": {
-                                                                "file": {"type": "string", "format": "binary"}}}}}}})
+@router.post("/upload", status_code=201, summary="add a document from a file (raw body or multipart field 'file'; "
+             "a PDF is read as its text layer)", responses=CREATED, openapi_extra=UPLOAD_BODY)
 async def upload_document(request: Request, project: str,
                           title: str | None = Query(None, max_length=300, description="default: the file name"),
                           wait: float = WAIT, copy: bool = COPY, idempotency_key: str | None = KEY) -> JSONResponse:
     rt = await run_in_threadpool(_rt, request, project)
     key = None if idempotency_key is None else IdempotencyKeys.check_key(idempotency_key)
-    ctype = request.headers.get("content-type", "")
-    filename = None
-    if ctype.startswith("multipart/form-data"):
-        try:
-            form = await request.form(max_files=1, max_fields=10)
-        except AssertionError as e:  # python-multipart missing
-            raise ApiError(415, "unsupported_media_type", f"multipart uploads need python-multipart ({e}); "
-                           "send the file as the raw body instead") from None
-        f = form.get("file")
-        if f is None or isinstance(f, str):
-            raise ApiError(422, "invalid_request", "multipart upload: put the file in a field named 'file'")
-        filename = f.filename
-        data = await f.read()
-        title = title or (form.get("title") if isinstance(form.get("title"), str) else None)
-    else:
-        data = await request.body()
-    if not data:
-        raise ApiError(422, "invalid_request", "the upload is empty")
-    name = filename or title or "upload"
-    text = read_text(data, source=name)  # BOMs, UTF-16, binary and invalid UTF-8 -> a clear 400
-    if not text.strip():
-        raise ApiError(422, "invalid_request", f"{name}: the file holds no text")
-    title = title or (filename.rsplit("/", 1)[-1].rsplit(".", 1)[0] if filename else "upload")
-    return await run_in_threadpool(_create, rt, title, text, filename, wait, copy, key)
+    up = await read_upload(request, title or "upload")
+    title = title or up.title or (up.filename.rsplit("/", 1)[-1].rsplit(".", 1)[0] if up.filename else "upload")
+    return await run_in_threadpool(_create, rt, title, up.text, up.filename, wait, copy, key)
 
 
 @router.get("/{doc_id}", summary="a document: chapters and blocks with their re-chunk status", response_model=None,

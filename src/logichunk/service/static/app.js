@@ -32,7 +32,7 @@
       content: "content", where: "where", searching: "searching…", noResults: "No results.",
       results: "{n} results in {ms} ms", fallback: "fell back to {f}", edit: "Edit", playground: "Playground",
       docView: "Document", newProjectPrompt: "Name of the new project (letters, digits, _ - .)",
-      unreadable: "This file is not UTF-8 text.", tooBig: "Too large: the server takes at most {n} characters.",
+      unreadable: "This file could not be read.", reading: "Reading {name}…", tooBig: "Too large: the server takes at most {n} characters.",
       offset: "offset", value: "value", inChunk: "in chunk", cuts: "cuts", threshold: "threshold",
       conflict: "Someone else changed this block (now revision {r}); reloaded their text.",
       status_clean: "clean", status_queued: "queued", status_running: "re-chunking", status_failed: "failed",
@@ -62,7 +62,7 @@
       noBubbles: "没有气泡：无需强制切分。", priority: "优先级", category: "类别", content: "内容", where: "位置",
       searching: "检索中…", noResults: "没有结果。", results: "{n} 条结果，用时 {ms} 毫秒", fallback: "已回退到 {f}",
       edit: "编辑", playground: "试切", docView: "文档", newProjectPrompt: "新项目名称（字母、数字、_ - .）",
-      unreadable: "该文件不是 UTF-8 文本。", tooBig: "文本过长：服务器最多接受 {n} 个字符。", offset: "位置",
+      unreadable: "无法读取该文件。", reading: "正在读取 {name}…", tooBig: "文本过长：服务器最多接受 {n} 个字符。", offset: "位置",
       value: "数值", inChunk: "所在分块", cuts: "切点", threshold: "阈值",
       conflict: "该段落块已被他人修改（当前版本 {r}），已载入最新文本。", status_clean: "已切分",
       status_queued: "排队中", status_running: "切分中", status_failed: "失败", status_dirty: "待处理",
@@ -940,12 +940,21 @@
       if (!f) return;
       try {
         const buf = await f.arrayBuffer();
-        $("text").value = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(buf);
+        const head = new TextDecoder("latin1").decode(new Uint8Array(buf.slice(0, 64)));
+        let text = null;
+        if (!/\.pdf$/i.test(f.name) && !head.trimStart().startsWith("%PDF-")) {
+          try { text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(buf); } catch (e) { text = null; }
+        }
+        if (text === null) {  // a PDF's text layer, or UTF-16/32 text: the server reads it (nothing stored)
+          $("chunk-status").textContent = t("reading", { name: f.name });
+          text = (await api("POST", "/api/read?name=" + encodeURIComponent(f.name), buf)).text;
+        }
+        $("text").value = text;
         state.uploadName = f.name.replace(/\.[^.]+$/, "");
         updateCount();
         $("chunk-status").textContent = f.name;
       } catch (e) {
-        $("chunk-status").textContent = t("unreadable");
+        $("chunk-status").textContent = (e instanceof ApiError && e.message) || t("unreadable");
       }
       $("file").value = "";
     });
