@@ -111,6 +111,9 @@ def test_add_file_reads_only_inside_the_allowed_folders(tmp_path):
     (tmp_path / "allowed-not").mkdir()  # a sibling whose name starts like the allowed one
     (tmp_path / "allowed-not" / "x.txt").write_text("secret", encoding="utf-8")
     (allowed / "bin.txt").write_bytes(b"\x00\x01\x02binary")
+    from pdf_helpers import make_pdf
+
+    (allowed / "manual.pdf").write_bytes(make_pdf([["Page one says hello."], ["Page two says goodbye."]]))
     folders = kb.Folders([str(allowed)])
     assert folders.check("sub/ok.txt") == (allowed / "sub" / "ok.txt").resolve()
     for bad, why in (("../allowed-not/x.txt", "outside"), (str(tmp_path / "allowed-not" / "x.txt"), "outside"),
@@ -122,6 +125,8 @@ def test_add_file_reads_only_inside_the_allowed_folders(tmp_path):
         doc = await call(c, "add_file", path="sub/ok.txt")
         assert doc["title"] == "ok" and doc["chars"] == len("内容。Some content here.\n")
         assert "binary" in await refused(c, "add_file", path="bin.txt")
+        pdf = await call(c, "add_file", path="manual.pdf")  # its text layer, pages joined by a form feed
+        assert pdf["title"] == "manual" and pdf["chars"] == len("Page one says hello.\n\fPage two says goodbye.\n")
 
     _run(tmp_path / "f.db", fn, allow=(str(allowed),))
 
