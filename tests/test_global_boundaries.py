@@ -1338,6 +1338,42 @@ def test_a_table_keeps_its_header_and_delimiter_rows_with_its_first_row():
         assert not layout(split_sentences(plain)).no_cut[1:].any(), row
 
 
+PLAIN_TABLE = """The options are listed below, one per row.
+
+Option      Default   Meaning
+----------  --------  ---------------------------
+--width     72        the column to wrap the text at
+--indent    0         spaces put before each line
+--quiet     off       print nothing but the errors
+
+After the table the text goes on with more words about wrapping.
+"""
+
+
+@pytest.mark.parametrize("rule", ["----------  --------  ---------------------------",
+                                  "==========  ========  ===========================", "  ------  ---  ------"])
+def test_a_plain_text_tables_header_is_no_title_and_stays_with_its_first_row(rule):
+    """``Option  Default`` over ``------  -------``: a man page's, an RFC's or a README's table, not a
+    title over a rule. Its header and delimiter rows stay with the first row of values."""
+    text = PLAIN_TABLE.replace("----------  --------  ---------------------------", rule)
+    sents = split_sentences(text)
+    lay = layout(sents)
+    texts = sents.texts()
+    h = next(i for i, t in enumerate(texts) if t.startswith("Option"))
+    assert not lay.heading.any()
+    assert lay.no_cut[h] and lay.no_cut[h + 1] and not lay.no_cut[h + 2]
+    assert lay.strength[h] <= LINE and lay.strength[h + 1] <= LINE
+    d, f = text.index(rule.strip()), text.index("--width")
+    for max_size in (140, 180, 250):  # (the three rows: 133 characters)
+        roots = chunk(text, max_size=max_size, levels=1).roots()
+        assert not {c.span.end for c in roots} & {d, f}, max_size
+    # a rule of one run under a line is a setext heading's underline; a blank line above: a rule
+    setext = text.replace(rule, "-" * 30)
+    assert layout(split_sentences(setext)).heading[h]
+    apart = text.replace("Meaning\n", "Meaning\n\n")
+    assert not layout(split_sentences(apart)).no_cut[h + 1]  # a rule between paragraphs: no table's row
+
+
 DEFINITIONS = ("Each target can accept the following additional arguments, one after another:\n\n"
                "``NAMELINK_COMPONENT``\n  On some platforms a versioned shared library has a symbolic link such as "
                "the one below, which the linker reads.\n\n``NAMELINK_ONLY``\n  This option causes the installation of "

@@ -417,6 +417,16 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             heading[j] = True
     heading &= ~furn
     leads = leads[~furn[leads]]
+    # a plain-text table's header row over its delimiter row of column rules ("Option  Default" over
+    # "------  -------"; a man page's, an RFC's, a README's): the header is no title, and the two rows
+    # stay with the first row of values
+    # (read in Python only where a line opens with two dashes or two equals signs)
+    cp = codepoints(text)
+    cols = _column_rules(text, starts, ends, line_start, np.flatnonzero(
+        line_whole & ((first == 0x2D) | (first == 0x3D)) & (cp[np.minimum(starts + 1, cp.size - 1)] == first)))
+    if cols.size:
+        heading[cols - 1] = False
+        leads = np.union1d(leads, np.union1d(cols - 1, cols))
     if n > 1:
         # a heading's underline belongs to it; a heading is never the end of a chunk
         no_cut |= setext_under[1:]
@@ -605,6 +615,25 @@ def _table_heads(text: str, starts: np.ndarray, ends: np.ndarray, rows: np.ndarr
     cand = cand[cp[starts[cand + 2]] == 0x7C]
     heads = [i for i in cand.tolist() if _TABLE_DELIMITER.fullmatch(text, int(starts[i + 1]), int(ends[i + 1]))]
     return np.asarray(sorted(heads + [i + 1 for i in heads]), dtype=np.int64)
+
+
+#: a plain-text table's delimiter row: two or more runs of ``-`` or ``=`` apart by two spaces or more
+_COLUMN_RULES = re.compile(r"[ \t]{0,3}(?:-{2,}|={2,})(?:[ \t]{2,}(?:-{2,}|={2,}))+[ \t]*\r?\n?")
+
+
+def _column_rules(text: str, starts: np.ndarray, ends: np.ndarray, line_start: np.ndarray, rules: np.ndarray) -> np.ndarray:
+    """Among the rule lines ``rules`` (sentences), the delimiter rows of a plain-text table: column runs
+    (:data:`_COLUMN_RULES`) right under a whole line of text (one line break between) and over another
+    (a first row of values). A rule of one run under a line is a setext underline, read elsewhere."""
+    n = starts.size
+    out = []
+    for i in rules[(rules > 0) & (rules + 1 < n)].tolist():
+        head = text[int(starts[i - 1]) : int(ends[i - 1])]
+        if line_start[i - 1] and head.strip() and head.count("\n") <= 1 \
+                and text[int(starts[i + 1]) : int(ends[i + 1])].strip() \
+                and _COLUMN_RULES.fullmatch(text, int(starts[i]), int(ends[i])):
+            out.append(i)
+    return np.asarray(out, dtype=np.int64)
 
 
 def _listed_number(text: str, starts: np.ndarray, ends: np.ndarray, opens_text: np.ndarray, i: int,
