@@ -13,7 +13,7 @@ from logichunk import chunk
 from logichunk.cli import main
 from logichunk.errors import InputError
 from logichunk.text.decode import read_path, read_text
-from logichunk.text.pages import furniture_lines
+from logichunk.text.pages import chunk_pages, furniture_lines
 from pdf_helpers import make_pdf
 
 LINES = [
@@ -73,6 +73,31 @@ def test_the_cli_chunks_a_pdf_and_its_spans_point_into_its_text(tmp_path, capsys
     assert main(["chunk", str(folder), "--format", "jsonl"]) == 0
     assert {json.loads(line)["source"] for line in capsys.readouterr().out.splitlines()} == {
         str(folder / "a.pdf"), str(folder / "b.md")}
+
+
+def test_each_chunk_names_the_pages_its_text_lies_on(tmp_path, capsys):
+    """For a citation: a chunk's first and last page, its whitespace and the pages' furniture aside (a
+    chunk that ends with the next page's running header still ends on its own page)."""
+    pages = manual(over_the_page=True)
+    text = read_text(make_pdf(pages))
+    f = tmp_path / "manual.pdf"
+    f.write_bytes(make_pdf(pages))
+    assert main(["chunk", str(f), "--max-size", "300", "--levels", "2", "--format", "jsonl"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    feeds = [i for i, ch in enumerate(text) if ch == "\f"]
+    furniture = furniture_lines(text)
+    for r in rows:
+        body = [p for p in range(r["start"], r["end"]) if not text[p].isspace()
+                and not any(s <= p < e for s, e in furniture)]
+        on = sorted({sum(x < p for x in feeds) + 1 for p in body})
+        assert r["pages"] == [on[0], on[-1]], r
+    assert any(r["pages"][0] < r["pages"][1] for r in rows)  # a chunk over a page break names both
+    assert any(r["text"].rstrip().endswith("Acme Valve Manual") and r["pages"][0] == r["pages"][1] for r in rows)
+    # a span of furniture alone gets the pages of its ends; a text without pages names none
+    s, e = furniture_lines(text)[1]
+    assert chunk_pages(text, [s], [e]) == [(2, 2)]
+    assert chunk_pages("no pages here", [0], [5]) is None
+    assert all("pages" not in r for r in chunk("One page. No form feed.\n" * 20, max_size=100).records())
 
 
 def test_the_store_ingests_a_pdf(tmp_path):

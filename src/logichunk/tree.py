@@ -11,6 +11,7 @@ from typing import Any
 
 from . import ids
 from .errors import InputError
+from .text.pages import chunk_pages
 from .types import Bubble, Chunk, Span
 
 
@@ -108,15 +109,21 @@ class ChunkTree:
                 [c.method for c in cs], [c.meta.get("size") for c in cs])
 
     def records(self, *, with_text: bool = True) -> list[dict[str, Any]]:
-        """One plain dict per chunk (the JSONL/JSON output of the CLI)."""
+        """One plain dict per chunk (the JSONL/JSON output of the CLI); in a text of pages joined by form
+        feeds (a PDF), each also names the ``pages`` its text lies on, first and last
+        (:func:`~logichunk.text.pages.chunk_pages`)."""
         text = self.text
         out = []
-        for cid, start, end, method, size in zip(*self._columns(), strict=True):
+        columns = self._columns()
+        pages = chunk_pages(text, columns[1], columns[2])
+        for k, (cid, start, end, method, size) in enumerate(zip(*columns, strict=True)):
             head, _, _ = cid.rpartition(".")
             r: dict[str, Any] = {"id": cid, "level": cid.count(".") + 1, "parent": head or None,
                                  "start": start, "end": end, "size": size, "method": method}
             if with_text:
                 r["text"] = text[start:end]
+            if pages is not None:
+                r["pages"] = list(pages[k])
             out.append(r)
         return out
 
@@ -127,7 +134,7 @@ class ChunkTree:
         ``json.JSONEncoder(ensure_ascii=False).encode(record | extra)``."""
         enc = _JSON.encode
         extra = dict(extra or {})
-        if extra.keys() & _RECORD_KEYS:  # a key of the record is replaced, as record | extra would
+        if extra.keys() & _RECORD_KEYS or "\f" in self.text:  # a key replaced, as record | extra would; pages
             return [_JSON.encode(r | extra) for r in self.records()]
         tail = "".join(f", {enc(k)}: {enc(v)}" for k, v in extra.items()) + "}"
         text = self.text

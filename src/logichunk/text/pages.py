@@ -33,10 +33,12 @@ Which lines are furniture (fixed readings of how pages are printed, none fitted 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import defaultdict
+from collections.abc import Sequence
 
-__all__ = ["EDGE_LINES", "FURNITURE_MAX_CHARS", "MIN_PAGE_BREAKS", "MIN_REPEATS", "PAGE_LABEL", "furniture_lines",
-           "furniture_terminators", "paginated"]
+__all__ = ["EDGE_LINES", "FURNITURE_MAX_CHARS", "MIN_PAGE_BREAKS", "MIN_REPEATS", "PAGE_LABEL", "chunk_pages",
+           "furniture_lines", "furniture_terminators", "paginated"]
 
 #: a text is read as pages from this many form feeds on (three pages)
 MIN_PAGE_BREAKS = 2
@@ -123,11 +125,7 @@ def furniture_lines(text: str, lo: int = 0, hi: int | None = None) -> list[tuple
     hi = len(text) if hi is None else hi
     if not paginated(text, lo, hi):
         return []
-    feeds = []
-    p = text.find("\f", lo, hi)
-    while p >= 0:
-        feeds.append(p)
-        p = text.find("\f", p + 1, hi)
+    feeds = _feeds(text, lo, hi)
     bounds = [lo - 1, *feeds, hi]
     # per page break, its footer's and its header's candidate lines, nearest to the edge first
     edges: list[tuple[list[tuple[int, int]], list[tuple[int, int]]]] = []
@@ -202,3 +200,48 @@ def furniture_terminators(text: str, lines: list[tuple[int, int]]) -> list[int]:
         if a < len(text) and text[a] in _TERMINATORS:
             out.append(a + 1 if text[a] == "\r" and text[a + 1 : a + 2] == "\n" else a)
     return sorted(set(out))
+
+
+def chunk_pages(text: str, starts: Sequence[int], ends: Sequence[int]) -> list[tuple[int, int]] | None:
+    """Per span ``[starts[i], ends[i])``, the first and last page (1-based) its text lies on, in a text
+    whose pages are joined by form feeds (a PDF read by :mod:`.pdf`, ``pdftotext`` output): what a
+    citation names. Whitespace and the page's furniture (:func:`furniture_lines`) count for no page, so a
+    chunk that ends with the next page's running header still ends on its own page; a span of nothing
+    else gets the pages of its ends. None when the text has no form feed (no pages to name)."""
+    if "\f" not in text:
+        return None
+    feeds = _feeds(text)
+    furn = furniture_lines(text)
+    f_starts = [s for s, _ in furn]
+
+    def skip(p: int, lo: int, hi: int, step: int) -> int:
+        """From ``p`` towards ``lo`` (step -1) or ``hi`` (step 1), the first character of text proper."""
+        while lo <= p < hi:
+            k = bisect_right(f_starts, p) - 1
+            if k >= 0 and p < furn[k][1]:
+                p = furn[k][0] - 1 if step < 0 else furn[k][1]
+            elif text[p].isspace():
+                p += step
+            else:
+                return p
+        return -1
+
+    out = []
+    for a, b in zip(starts, ends, strict=True):
+        a, b = int(a), int(b)
+        first, last = skip(a, a, b, 1), skip(b - 1, a, b, -1)
+        if first < 0:
+            first, last = a, max(a, b - 1)
+        out.append((bisect_right(feeds, first) + 1, bisect_right(feeds, last) + 1))
+    return out
+
+
+def _feeds(text: str, lo: int = 0, hi: int | None = None) -> list[int]:
+    """The offsets of the form feeds in ``text[lo:hi]``."""
+    hi = len(text) if hi is None else hi
+    out = []
+    p = text.find("\f", lo, hi)
+    while p >= 0:
+        out.append(p)
+        p = text.find("\f", p + 1, hi)
+    return out
