@@ -221,6 +221,7 @@ def test_upload_raw_multipart_and_bad_files(client):
 
 
 def test_upload_a_pdf_reads_its_text_layer(client):
+    from logichunk.text.pages import furniture_lines
     from pdf_helpers import make_pdf
 
     pages = [(["Acme Valve Manual"] if k else []) + [f"Page {k + 1} says the valve is checked by hand.", str(k + 1)]
@@ -232,6 +233,19 @@ def test_upload_a_pdf_reads_its_text_layer(client):
     assert tree["text"].count("\f") == 3 and "Page 4 says the valve" in tree["text"]
     scan = client.post(f"{P}/documents/upload", headers=H, files={"file": ("scan.pdf", make_pdf([[]]))})
     assert scan.status_code == 400 and "no text layer" in scan.json()["error"]["message"]
+    # a search hit in the PDF names the page its text lies on; one in a document without pages, none
+    for mode in ("basic", "parent", "hybrid"):
+        hits = client.post(f"{P}/search", headers=H, json={"query": "Page 3 says the valve", "mode": mode,
+                                                           "top_k": 10}).json()["hits"]
+        mine = [h for h in hits if h["document_id"] == r.json()["id"] and h["document_span"] is not None]
+        assert mine, mode
+        furniture = furniture_lines(tree["text"])  # (the running headers and page numbers are no page's text)
+        for h in mine:
+            a, b = h["document_span"]
+            on = sorted({tree["text"][:p].count("\f") + 1 for p in range(a, b) if not tree["text"][p].isspace()
+                         and not any(s <= p < e for s, e in furniture)})
+            assert h["document_pages"] == [on[0], on[-1]], (mode, h)
+        assert all(h["document_pages"] is None for h in hits if h["document_id"] != r.json()["id"])
     # the page reads a file's text without storing it: a PDF's pages joined by form feeds
     read = client.post("/api/read", headers=H, files={"file": ("manual.pdf", make_pdf(pages))}).json()
     assert read["text"] == tree["text"] and read["pdf"] and read["pages"] == 4 and read["source"] == "manual.pdf"

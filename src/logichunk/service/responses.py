@@ -527,6 +527,10 @@ class Hit(BaseModel):
                                        "was edited and is being re-chunked)")
     document_context: Span | None = Field(description="`context` in document offsets (null when `context` is, or "
                                           "with `document_span`)")
+    document_pages: list[int] | None = Field(description="[first, last] page the hit's text lies on, in a document "
+                                             "of pages such as a PDF (whitespace and running headers, footers and "
+                                             "page numbers count for none); null in a document without pages, or "
+                                             "with `document_span`")
 
 
 class PathStep(BaseModel):

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..jsonable import jsonable
 from ..store import BlockRow, ChunkRow, Store
+from ..text.pages import chunk_pages
 from .errors import ApiError
 from .jobs import ProjectRuntime
 
@@ -199,7 +200,24 @@ def hits_json(store: Store, res: Any) -> list[dict[str, Any]]:
         rec["view"] = view
         rec["document_span"], rec["document_context"] = _document_spans(store, layouts, h, rec)
         out.append(rec)
+    _document_pages(out, layouts)
     return out
+
+
+def _document_pages(recs: list[dict[str, Any]], layouts: dict[str, Layout | None]) -> None:
+    """Each hit's ``document_pages``: the first and last page its text lies on in a document of pages
+    joined by form feeds (a PDF: :func:`~logichunk.text.pages.chunk_pages`), for a citation; None in a
+    document without pages or where ``document_span`` is. One reading of each document's pages."""
+    for r in recs:
+        r["document_pages"] = None
+    for doc_id, lay in layouts.items():
+        mine = [r for r in recs if r["document_id"] == doc_id and r["document_span"] is not None]
+        if lay is None or not mine:
+            continue
+        pages = chunk_pages(lay.text, [r["document_span"][0] for r in mine], [r["document_span"][1] for r in mine])
+        if pages is not None:
+            for r, pg in zip(mine, pages, strict=True):
+                r["document_pages"] = list(pg)
 
 
 def _document_spans(store: Store, layouts: dict[str, Layout | None], h: Any,
