@@ -8,6 +8,7 @@ fails on such a skip: tests/ci_skips.py).
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import time
@@ -129,6 +130,9 @@ def test_upload_a_pdf_and_a_utf16_file(page, tmp_path):
     page.find_element(By.ID, "file").send_keys(str(tmp_path / "broken.pdf"))
     status = page.find_element(By.ID, "chunk-status")
     wait(page).until(lambda d: "not a readable PDF" in status.text)
+    # the browser logs that refusal (a 400) and nothing else
+    errors = [e["message"] for e in page.get_log("browser") if e["level"] == "SEVERE"]
+    assert len(errors) == 1 and "/api/read?name=broken.pdf" in errors[0] and "400" in errors[0], errors
 
 
 def test_save_search_and_switch_language(page, tmp_path):
@@ -242,6 +246,32 @@ def test_the_page_in_both_languages_draws_chinese(page, tmp_path):
     assert shots["en"] != shots["zh"]  # the interface's words changed with the language
     page.find_element(By.ID, "lang").click()  # back to English for the tests after this one
     wait(page, 5).until(lambda d: d.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en")
+
+
+def test_a_saved_pdfs_search_hit_names_its_page(page, tmp_path):
+    """A PDF saved to the project and searched: the hit says which page its text is on."""
+    from pdf_helpers import make_pdf
+
+    words = ["granite", "marble", "basalt", "quartz"]
+    pages = [(["Stone Survey Notes"] if k else []) + [f"The {w} quarry on page {k + 1} was surveyed by hand.", str(k + 1)]
+             for k, w in enumerate(words)]
+    (tmp_path / "survey.pdf").write_bytes(make_pdf(pages))
+    page.find_element(By.ID, "file").send_keys(str(tmp_path / "survey.pdf"))
+    box = page.find_element(By.ID, "text")
+    wait(page).until(lambda d: "basalt quarry" in box.get_attribute("value"))
+    page.find_element(By.ID, "save-btn").click()
+    wait(page, 40).until(lambda d: d.find_element(By.ID, "text-view").get_attribute("data-source") == "document"
+                         and "basalt quarry" in text_view(d))
+    q = page.find_element(By.ID, "query")
+    q.clear()
+    q.send_keys("basalt quarry surveyed")
+    page.find_element(By.CSS_SELECTOR, "#search-form button[type=submit]").click()
+    wait(page).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#results li .hit-pages"))
+    first = page.find_elements(By.CSS_SELECTOR, "#results li")[0]
+    assert "basalt" in first.find_element(By.CSS_SELECTOR, ".hit-text").text
+    label = first.find_element(By.CSS_SELECTOR, ".hit-pages").text  # "p. 3", or a parent's "p. 1–4"
+    m = re.fullmatch(r"p\. (\d+)(?:–(\d+))?", label)
+    assert m and int(m.group(1)) <= 3 <= int(m.group(2) or m.group(1)), label
 
 
 def test_the_api_explorer_draws_the_api(browser, tmp_path):

@@ -32,7 +32,7 @@
       content: "content", where: "where", searching: "searching…", noResults: "No results.",
       results: "{n} results in {ms} ms", fallback: "fell back to {f}", edit: "Edit", playground: "Playground",
       docView: "Document", newProjectPrompt: "Name of the new project (letters, digits, _ - .)",
-      unreadable: "This file could not be read.", reading: "Reading {name}…", tooBig: "Too large: the server takes at most {n} characters.",
+      unreadable: "This file could not be read.", pages: "p. {p}", reading: "Reading {name}…", tooBig: "Too large: the server takes at most {n} characters.",
       offset: "offset", value: "value", inChunk: "in chunk", cuts: "cuts", threshold: "threshold",
       conflict: "Someone else changed this block (now revision {r}); reloaded their text.",
       status_clean: "clean", status_queued: "queued", status_running: "re-chunking", status_failed: "failed",
@@ -62,7 +62,7 @@
       noBubbles: "没有气泡：无需强制切分。", priority: "优先级", category: "类别", content: "内容", where: "位置",
       searching: "检索中…", noResults: "没有结果。", results: "{n} 条结果，用时 {ms} 毫秒", fallback: "已回退到 {f}",
       edit: "编辑", playground: "试切", docView: "文档", newProjectPrompt: "新项目名称（字母、数字、_ - .）",
-      unreadable: "无法读取该文件。", reading: "正在读取 {name}…", tooBig: "文本过长：服务器最多接受 {n} 个字符。", offset: "位置",
+      unreadable: "无法读取该文件。", pages: "第 {p} 页", reading: "正在读取 {name}…", tooBig: "文本过长：服务器最多接受 {n} 个字符。", offset: "位置",
       value: "数值", inChunk: "所在分块", cuts: "切点", threshold: "阈值",
       conflict: "该段落块已被他人修改（当前版本 {r}），已载入最新文本。", status_clean: "已切分",
       status_queued: "排队中", status_running: "切分中", status_failed: "失败", status_dirty: "待处理",
@@ -846,6 +846,10 @@
     if (h.view && h.view.child_id && h.view.child_id !== h.id) head.appendChild(el("span", "", "↳ " + h.view.child_id));
     if (h.meta && h.meta.relation) head.appendChild(el("span", "", h.meta.relation));
     if (h.document_title) head.appendChild(el("span", "", "· " + h.document_title));
+    if (h.document_pages) {  // a PDF's hit: the pages its text lies on
+      const [a, b] = h.document_pages;
+      head.appendChild(el("span", "hit-pages", t("pages", { p: a === b ? String(a) : a + "–" + b })));
+    }
     li.appendChild(head);
     const p = el("p", "hit-text");
     const view = h.view;
