@@ -146,6 +146,7 @@ def furniture_lines(text: str, lo: int = 0, hi: int | None = None) -> list[tuple
                 for key in _paged_keys(line, page):
                     paged[(side, *key[1:])].add(k)
                     template[(side, *key)].add(k)
+    runs = {key: _runs(at) for key, at in same.items() if len(at) >= MIN_REPEATS}
     out: list[tuple[int, int]] = []
     for k, sides in enumerate(edges):
         for side, lines in enumerate(sides):
@@ -153,34 +154,34 @@ def furniture_lines(text: str, lo: int = 0, hi: int | None = None) -> list[tuple
             for depth, (s, e) in enumerate(lines):
                 line = " ".join(text[s:e].split())
                 at = same[(side, line)]
+                run = runs[(side, line)][k] if (side, line) in runs else 0
                 if _is_page_number(line):
                     pass
                 elif depth == 0:  # at the page's edge: a running line, or one that carries the page's number
-                    if _run(at, k) < MIN_REPEATS and not any(
+                    if run < MIN_REPEATS and not any(
                             len(template[(side, *key)]) >= 2 and len(paged[(side, *key[1:])]) >= MIN_REPEATS
                             for key in _paged_keys(line, page)):
                         break
-                elif _run(at, k) < MIN_REPEATS or 2 * len(at) < len(feeds):
+                elif run < MIN_REPEATS or 2 * len(at) < len(feeds):
                     break  # under furniture: a line the whole text runs ("Confidential"), not a section's label
                 out.append((s, e))
     return sorted(set(out))
 
 
-def _run(at: set[int], k: int) -> int:
-    """How many page breaks of ``at`` lie in the run around ``k`` whose neighbours are at most two
-    breaks apart: a running header is on every page, or on every other one (a book's left and right
-    pages); a line met at a few page breaks far apart (a code comment, a section's label) runs none."""
-    if k not in at:
-        return 0
-    n, j = 1, k
-    while j - 1 in at or j - 2 in at:
-        j = j - 1 if j - 1 in at else j - 2
-        n += 1
-    j = k
-    while j + 1 in at or j + 2 in at:
-        j = j + 1 if j + 1 in at else j + 2
-        n += 1
-    return n
+def _runs(at: set[int]) -> dict[int, int]:
+    """Per page break of ``at``, how many of them lie in its run, neighbours at most two breaks apart: a
+    running header is on every page, or on every other one (a book's left and right pages); a line met
+    at a few page breaks far apart (a code comment, a section's label) runs none. Linear in ``at``."""
+    ks = sorted(at)
+    out: dict[int, int] = {}
+    i = 0
+    while i < len(ks):
+        j = i
+        while j + 1 < len(ks) and ks[j + 1] - ks[j] <= 2:
+            j += 1
+        out.update((k, j - i + 1) for k in ks[i : j + 1])
+        i = j + 1
+    return out
 
 
 def furniture_terminators(text: str, lines: list[tuple[int, int]]) -> list[int]:
