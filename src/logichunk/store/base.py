@@ -857,34 +857,39 @@ class Store:
 
     def vector_index(self, level: str = "child") -> VectorIndex:
         """The in-memory index of ``level`` vectors for the current model, synced incrementally with
-        the store (only rows added or removed since the last call are loaded)."""
+        the store (only rows added or removed since the last call are loaded). One sync at a time: the
+        service's request threads share the index, and two updating it at once corrupted it (a search
+        raised, or found nothing, while another thread loaded the vectors)."""
         model = self.model_id
-        cache = self._vindex.setdefault((level, model), _IndexCache())
-        gen = self.generation()
-        if cache.generation == gen and cache.index is not None:
+        with self._lock:
+            cache = self._vindex.setdefault((level, model), _IndexCache())
+            gen = self.generation()
+            if cache.generation == gen and cache.index is not None:
+                return cache.index
+            pks = np.asarray([r[0] for r in self._q(
+                "SELECT pk FROM chunks WHERE project_id = ? AND chunk_level = ? AND embedding_model = ?",
+                (self.project_id, level, model))], np.int64)
+            s = self.settings
+            if cache.index is None:
+                kind = {"exact": "exact", "hnsw": "hnsw"}.get(s.vector_index, "auto")
+                index = make_index(int(self.embedder.dim), pks.size, threshold=s.hnsw_threshold, kind=kind,
+                                   m=s.hnsw_m, ef_construction=s.hnsw_ef_construction, ef_search=s.hnsw_ef_search)
+                ids, vecs = self._load_vectors(level, model, None)
+                index.update(ids, vecs, np.zeros(0, np.int64))
+                cache.index = index
+            else:
+                cur = cache.index.ids()
+                add = np.setdiff1d(pks, cur)
+                rem = np.setdiff1d(cur, pks)
+                ids, vecs = self._load_vectors(level, model, add) if add.size else (add, None)
+                cache.index.update(ids, vecs if vecs is not None else np.zeros((0, cache.index.dim), np.float32), rem)
+            cache.generation = gen
             return cache.index
-        pks = np.asarray([r[0] for r in self._q(
-            "SELECT pk FROM chunks WHERE project_id = ? AND chunk_level = ? AND embedding_model = ?",
-            (self.project_id, level, model))], np.int64)
-        s = self.settings
-        if cache.index is None:
-            kind = {"exact": "exact", "hnsw": "hnsw"}.get(s.vector_index, "auto")
-            cache.index = make_index(int(self.embedder.dim), pks.size, threshold=s.hnsw_threshold, kind=kind,
-                                     m=s.hnsw_m, ef_construction=s.hnsw_ef_construction, ef_search=s.hnsw_ef_search)
-            ids, vecs = self._load_vectors(level, model, None)
-            cache.index.update(ids, vecs, np.zeros(0, np.int64))
-        else:
-            cur = cache.index.ids()
-            add = np.setdiff1d(pks, cur)
-            rem = np.setdiff1d(cur, pks)
-            ids, vecs = self._load_vectors(level, model, add) if add.size else (add, None)
-            cache.index.update(ids, vecs if vecs is not None else np.zeros((0, cache.index.dim), np.float32), rem)
-        cache.generation = gen
-        return cache.index
 
     def vector_search(self, query_vec: np.ndarray, k: int, level: str = "child") -> list[tuple[int, float]]:
         """(chunk pk, cosine) of the ``k`` nearest ``level`` chunks embedded with the current model."""
-        ids, sims = self.vector_index(level).search(query_vec, k)
+        with self._lock:  # (an update swaps the index's ids and vectors one after the other)
+            ids, sims = self.vector_index(level).search(query_vec, k)
         return list(zip(ids.tolist(), sims.astype(float).tolist(), strict=True))
 
     def bm25_index(self, level: str = "child") -> BM25Index:
