@@ -127,6 +127,15 @@ def test_add_file_reads_only_inside_the_allowed_folders(tmp_path):
         assert "binary" in await refused(c, "add_file", path="bin.txt")
         pdf = await call(c, "add_file", path="manual.pdf")  # its text layer, pages joined by a form feed
         assert pdf["title"] == "manual" and pdf["chars"] == len("Page one says hello.\n\fPage two says goodbye.\n")
+        res = await call(c, "search", query="Page two says goodbye", mode="basic", top_k=5)
+        mine = [h for h in res["hits"] if h["document_id"] == pdf["id"]]
+        text = "Page one says hello.\n\fPage two says goodbye.\n"
+        for h in mine:  # (two pages, no furniture: the pages of its first and last characters but whitespace)
+            a, b = h["span"]
+            body = [p for p in range(a, b) if not text[p].isspace()]
+            assert h["pages"] == [text[: body[0]].count("\f") + 1, text[: body[-1]].count("\f") + 1], h
+        assert mine and mine[0]["pages"][-1] == 2
+        assert all("pages" not in h for h in res["hits"] if h["document_id"] != pdf["id"])  # no pages, none named
 
     _run(tmp_path / "f.db", fn, allow=(str(allowed),))
 

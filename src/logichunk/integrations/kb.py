@@ -25,6 +25,7 @@ from ..jsonable import jsonable as plain
 from ..retrieve import retrieve
 from ..store import ChunkRow, Store
 from ..store.ingest import SUFFIXES, ingest_text, read_text_file
+from ..text.pages import chunk_pages
 
 PROJECT_CHARS = 100
 
@@ -380,6 +381,11 @@ def search(project: Project, query: str, limits: Limits, mode: str = "hybrid", t
         if m.get("fallback"):
             rec["fallback"] = True
         hits.append(rec)
+    for doc_id, lay in layouts.items():  # a PDF's hits: the pages their text lies on, to cite (one reading a document)
+        mine = [r for r in hits if r["document_id"] == doc_id and r["span"] is not None]
+        pages = chunk_pages(lay.text, [r["span"][0] for r in mine], [r["span"][1] for r in mine]) if mine else None
+        for r, pg in zip(mine, pages or (), strict=False):
+            r["pages"] = list(pg)
     out: dict[str, Any] = {"query": query, "mode": mode, "project": project.name, "hits": hits}
     if res.fallback:
         out["fallback"] = res.fallback
