@@ -100,7 +100,7 @@ def test_each_chunk_names_the_pages_its_text_lies_on(tmp_path, capsys):
     assert all("pages" not in r for r in chunk("One page. No form feed.\n" * 20, max_size=100).records())
 
 
-def test_the_store_ingests_a_pdf(tmp_path):
+def test_the_store_ingests_a_pdf(tmp_path, capsys):
     from logichunk.config import Settings
     from logichunk.store import Store
     from logichunk.store.ingest import list_files, read_text_file
@@ -111,8 +111,22 @@ def test_the_store_ingests_a_pdf(tmp_path):
     assert read_text_file(files[0]) == read_path(files[0])
     code = main(["ingest", str(tmp_path), "--db", str(tmp_path / "p.db"), "--embedder", "hash:64", "--quiet"])
     assert code == 0
+    text = read_path(files[0])
     with Store.open(str(tmp_path / "p.db"), settings=Settings(embedder="hash:64")) as s:
-        assert "".join(b.content for b in s.blocks()) == read_path(files[0])
+        assert "".join(b.content for b in s.blocks()) == text
+    # a search hit names the pages its text lies on (whitespace and the pages' furniture aside)
+    capsys.readouterr()
+    assert main(["search", "west reading in the book", "--db", str(tmp_path / "p.db"), "--embedder", "hash:64",
+                 "--mode", "basic", "--top-k", "3", "--format", "jsonl"]) == 0
+    hits = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    feeds = [i for i, ch in enumerate(text) if ch == "\f"]
+    furniture = furniture_lines(text)
+    assert hits and all("pages" in h for h in hits)
+    for h in hits:
+        a = text.index(h["text"])  # (each chunk's text is unique here: every page names its own unit)
+        body = [p for p in range(a, a + len(h["text"])) if not text[p].isspace()
+                and not any(s <= p < e for s, e in furniture)]
+        assert h["pages"] == [sum(x < body[0] for x in feeds) + 1, sum(x < body[-1] for x in feeds) + 1], h
 
 
 def _encrypted(password: str) -> bytes:

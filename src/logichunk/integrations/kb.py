@@ -24,8 +24,8 @@ from ..errors import InputError, LogichunkError
 from ..jsonable import jsonable as plain
 from ..retrieve import retrieve
 from ..store import ChunkRow, Store
+from ..store.document_layout import DocLayout, hit_pages
 from ..store.ingest import SUFFIXES, ingest_text, read_text_file
-from ..text.pages import chunk_pages
 
 PROJECT_CHARS = 100
 
@@ -128,41 +128,6 @@ def _require_doc(store: Store, doc_id: str) -> tuple[str, str | None]:
     if doc_id not in docs:
         raise InputError(f"no document {doc_id!r} in this project (list_documents shows the ids)")
     return docs[doc_id]
-
-
-@dataclass(frozen=True)
-class DocLayout:
-    """A document's text and where each block and chapter starts in it."""
-
-    text: str
-    block_start: dict[str, int]
-    chapters: list[tuple[str, int, str | None, int, int]]  # id, rank, title, start, end
-
-    @classmethod
-    def of(cls, store: Store, doc_id: str) -> DocLayout:
-        parts: list[str] = []
-        starts: dict[str, int] = {}
-        chapters = []
-        pos = 0
-        for rank, (cid, _order, title) in enumerate(store.chapters(doc_id), 1):
-            c0 = pos
-            for b in store.blocks(cid):
-                starts[b.id] = pos
-                parts.append(b.content)
-                pos += len(b.content)
-            chapters.append((cid, rank, title, c0, pos))
-        return cls("".join(parts), starts, chapters)
-
-    def span(self, block_id: Any, start: int, end: int, text: str | None) -> list[int] | None:
-        """``[start, end)`` of a block-relative span in document offsets; None when the document's
-        text there is no longer ``text`` (the block was edited since it was chunked)."""
-        base = self.block_start.get(block_id) if isinstance(block_id, str) else None
-        if base is None:
-            return None
-        a, b = base + start, base + end
-        if text is not None and self.text[a:b] != text:
-            return None
-        return [a, b]
 
 
 def document_summary(store: Store, doc_id: str, title: str, source: str | None) -> dict[str, Any]:
@@ -381,11 +346,9 @@ def search(project: Project, query: str, limits: Limits, mode: str = "hybrid", t
         if m.get("fallback"):
             rec["fallback"] = True
         hits.append(rec)
-    for doc_id, lay in layouts.items():  # a PDF's hits: the pages their text lies on, to cite (one reading a document)
-        mine = [r for r in hits if r["document_id"] == doc_id and r["span"] is not None]
-        pages = chunk_pages(lay.text, [r["span"][0] for r in mine], [r["span"][1] for r in mine]) if mine else None
-        for r, pg in zip(mine, pages or (), strict=False):
-            r["pages"] = list(pg)
+    for r, pg in zip(hits, hit_pages(layouts, [(r["document_id"], r["span"]) for r in hits]), strict=True):
+        if pg is not None:  # a PDF's hit: the pages its text lies on, to cite
+            r["pages"] = pg
     out: dict[str, Any] = {"query": query, "mode": mode, "project": project.name, "hits": hits}
     if res.fallback:
         out["fallback"] = res.fallback

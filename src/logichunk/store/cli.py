@@ -79,6 +79,7 @@ def cmd_search(args: argparse.Namespace) -> int:
             print_graph_results(res, args.format)
             return 0
         if args.format == "jsonl":
+            pages = _hit_pages(store, list(res))
             for rank, h in enumerate(res, 1):
                 m = h.chunk.meta
                 rec = {"rank": rank, "score": h.score, "raw_score": h.raw_score, "id": h.chunk.id,
@@ -89,6 +90,8 @@ def cmd_search(args: argparse.Namespace) -> int:
                        "text": m.get("text"),  # the text at ``span``; the window around the match beside it
                        "context_text": m.get("context_text"), "child_span": m.get("child_span"),
                        "child_text": m.get("child_text"), "notes": list(res.notes)}
+                if pages[rank - 1] is not None:  # a PDF's hit: the pages its text lies on, to cite
+                    rec["pages"] = pages[rank - 1]
                 print(json.dumps(rec, ensure_ascii=False))
         else:
             if res.fallback:
@@ -105,6 +108,16 @@ def cmd_search(args: argparse.Namespace) -> int:
                 if res.notes and not res.fallback:
                     print(f"# note: {'; '.join(res.notes)}")
     return 0
+
+
+def _hit_pages(store: Any, hits: list[Any]) -> list[list[int] | None]:
+    """Per hit, the pages its text lies on in a document of pages (a PDF), else None."""
+    from .document_layout import DocLayout, hit_pages
+
+    layouts = {d: DocLayout.of(store, d) for d in {h.doc_id for h in hits}}
+    spans = [(h.doc_id, layouts[h.doc_id].span(h.chunk.meta.get("block_id"), h.chunk.span.start, h.chunk.span.end,
+                                                h.chunk.meta.get("text"))) for h in hits]
+    return hit_pages(layouts, spans)
 
 
 def cmd_edit(args: argparse.Namespace) -> int:
