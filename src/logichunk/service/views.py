@@ -14,19 +14,31 @@ from typing import Any
 
 from ..jsonable import jsonable
 from ..store import BlockRow, ChunkRow, Store
-from ..text.pages import chunk_pages
+from ..store.document_layout import DocLayout, hit_pages
 from .errors import ApiError
 from .jobs import ProjectRuntime
 
 
 @dataclass
 class Layout:
+    """A stored document as the API shows it: its name beside :class:`DocLayout` (text, chapters, blocks)."""
+
     doc_id: str
     title: str
     source: str | None
-    text: str
-    chapters: list[tuple[str, int, str | None, int, int]]  # id, rank, title, start, end
-    blocks: list[tuple[BlockRow, int, int, int]]  # row, start, end, chapter rank
+    doc: DocLayout
+
+    @property
+    def text(self) -> str:
+        return self.doc.text
+
+    @property
+    def chapters(self) -> list[tuple[str, int, str | None, int, int]]:  # id, rank, title, start, end
+        return self.doc.chapters
+
+    @property
+    def blocks(self) -> list[tuple[BlockRow, int, int, int]]:  # row, start, end, chapter rank
+        return self.doc.blocks
 
 
 def documents_by_id(store: Store) -> dict[str, tuple[str, str | None]]:
@@ -38,18 +50,7 @@ def layout(store: Store, doc_id: str) -> Layout:
     if doc_id not in docs:
         raise ApiError(404, "not_found", f"no document {doc_id!r} in this project")
     title, source = docs[doc_id]
-    parts: list[str] = []
-    chapters = []
-    blocks = []
-    pos = 0
-    for rank, (cid, _order, ctitle) in enumerate(store.chapters(doc_id), 1):
-        c0 = pos
-        for b in store.blocks(cid):
-            blocks.append((b, pos, pos + len(b.content), rank))
-            parts.append(b.content)
-            pos += len(b.content)
-        chapters.append((cid, rank, ctitle, c0, pos))
-    return Layout(doc_id, title, source, "".join(parts), chapters, blocks)
+    return Layout(doc_id, title, source, DocLayout.of(store, doc_id))
 
 
 def block_json(rt: ProjectRuntime, b: BlockRow, start: int | None = None, end: int | None = None,
@@ -208,16 +209,10 @@ def _document_pages(recs: list[dict[str, Any]], layouts: dict[str, Layout | None
     """Each hit's ``document_pages``: the first and last page its text lies on in a document of pages
     joined by form feeds (a PDF: :func:`~logichunk.text.pages.chunk_pages`), for a citation; None in a
     document without pages or where ``document_span`` is. One reading of each document's pages."""
-    for r in recs:
-        r["document_pages"] = None
-    for doc_id, lay in layouts.items():
-        mine = [r for r in recs if r["document_id"] == doc_id and r["document_span"] is not None]
-        if lay is None or not mine:
-            continue
-        pages = chunk_pages(lay.text, [r["document_span"][0] for r in mine], [r["document_span"][1] for r in mine])
-        if pages is not None:
-            for r, pg in zip(mine, pages, strict=True):
-                r["document_pages"] = list(pg)
+    docs = {d: lay.doc for d, lay in layouts.items() if lay is not None}
+    spans = [(r["document_id"], r["document_span"] if r["document_id"] in docs else None) for r in recs]
+    for r, pages in zip(recs, hit_pages(docs, spans), strict=True):
+        r["document_pages"] = pages
 
 
 def _document_spans(store: Store, layouts: dict[str, Layout | None], h: Any,
@@ -233,11 +228,9 @@ def _document_spans(store: Store, layouts: dict[str, Layout | None], h: Any,
     lay = layouts[h.doc_id]
     if lay is None or rec["block_id"] is None or rec["text"] is None:
         return None, None
-    base = next((start for b, start, _end, _ch in lay.blocks if b.id == rec["block_id"]), None)
-    if base is None:
+    span = lay.doc.span(rec["block_id"], h.chunk.span.start, h.chunk.span.end, rec["text"])
+    if span is None:
         return None, None
-    a, b = base + h.chunk.span.start, base + h.chunk.span.end
-    if lay.text[a:b] != rec["text"]:
-        return None, None
+    base = span[0] - h.chunk.span.start
     ctx = None if h.context is None else [base + h.context.start, base + h.context.end]
-    return [a, b], ctx
+    return span, ctx

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..text.pages import chunk_pages
-from .base import Store
+from .base import BlockRow, Store
 
 __all__ = ["DocLayout", "hit_pages"]
 
@@ -24,21 +24,24 @@ class DocLayout:
     text: str
     block_start: dict[str, int]
     chapters: list[tuple[str, int, str | None, int, int]]  # id, rank, title, start, end
+    blocks: list[tuple[BlockRow, int, int, int]]  # row, start, end, chapter rank
 
     @classmethod
     def of(cls, store: Store, doc_id: str) -> DocLayout:
         parts: list[str] = []
         starts: dict[str, int] = {}
         chapters = []
+        blocks = []
         pos = 0
         for rank, (cid, _order, title) in enumerate(store.chapters(doc_id), 1):
             c0 = pos
             for b in store.blocks(cid):
                 starts[b.id] = pos
+                blocks.append((b, pos, pos + len(b.content), rank))
                 parts.append(b.content)
                 pos += len(b.content)
             chapters.append((cid, rank, title, c0, pos))
-        return cls("".join(parts), starts, chapters)
+        return cls("".join(parts), starts, chapters, blocks)
 
     def span(self, block_id: Any, start: int, end: int, text: str | None) -> list[int] | None:
         """``[start, end)`` of a block-relative span in document offsets; None when the document's
