@@ -37,6 +37,8 @@ from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Sequence
 
+from .end_candidates import _NL_CHARS
+
 __all__ = ["EDGE_LINES", "FURNITURE_MAX_CHARS", "MIN_PAGE_BREAKS", "MIN_REPEATS", "PAGE_LABEL", "chunk_pages",
            "furniture_lines", "furniture_terminators", "paginated"]
 
@@ -57,8 +59,7 @@ _PAGE_NUMBER = re.compile(
     r"[-–—\[(]?\s*(?:\d{1,5}(?:\s*/\s*\d{1,5})?|(?=[ivxlcdm]+\b)m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3}))"
     r"\s*[-–—\])]?", re.IGNORECASE)
 #: one line's text, between line terminators (the splitter's: \n, \r, \v, \f, NEL, LS, PS)
-_LINE = re.compile(r"[^\n\r\x0b\x0c\x85\u2028\u2029]+")
-_TERMINATORS = "\n\r\x0b\x0c\x85\u2028\u2029"
+_LINE = re.compile(f"[^{re.escape(_NL_CHARS)}]+")
 _NUMBER = re.compile(r"\d+")
 #: how far from a page break its edge lines are looked for (characters): a few short lines
 _REACH = 4 * FURNITURE_MAX_CHARS
@@ -94,7 +95,7 @@ def _edge_lines(text: str, lo: int, hi: int, backward: bool) -> list[tuple[int, 
         found.reverse()
     out = []
     for s, e in found[:EDGE_LINES]:
-        whole = (s == lo or text[s - 1] in _TERMINATORS) and (e == hi or text[e] in _TERMINATORS)
+        whole = (s == lo or text[s - 1] in _NL_CHARS) and (e == hi or text[e] in _NL_CHARS)
         if not whole:
             break
         stripped = text[s:e]
@@ -193,12 +194,12 @@ def furniture_terminators(text: str, lines: list[tuple[int, int]]) -> list[int]:
         b = s - 1
         while b >= 0 and text[b] in " \t":
             b -= 1
-        if b >= 0 and text[b] in _TERMINATORS:
+        if b >= 0 and text[b] in _NL_CHARS:
             out.append(b)
         a = e
         while a < len(text) and text[a] in " \t":
             a += 1
-        if a < len(text) and text[a] in _TERMINATORS:
+        if a < len(text) and text[a] in _NL_CHARS:
             out.append(a + 1 if text[a] == "\r" and text[a + 1 : a + 2] == "\n" else a)
     return sorted(set(out))
 

@@ -53,7 +53,7 @@ lines, rule candidates and whitespace runs longer than eight characters.
 
 The modules it stands on, each importing only those listed before it: :mod:`._arrays` and
 :mod:`.sentence_chars` (the character tables), then :mod:`.abbreviations`, :mod:`.line_kinds`,
-:mod:`.soft_wraps`, :mod:`.pages` and :mod:`.end_candidates`.
+:mod:`.soft_wraps`, :mod:`.end_candidates` and :mod:`.pages`.
 """
 
 from __future__ import annotations

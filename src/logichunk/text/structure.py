@@ -61,7 +61,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._arrays import _member
-from .charclass import codepoints
+from .charclass import CJK, class_table, codepoints
 from .discourse import _word_key, continues, leading_words
 from .line_kinds import BULLET_CHARS, NUMBERED_MAX_CHARS, RST_MARKS, _block_spans, front_matter, rst_underline
 from .pages import PAGE_LABEL, furniture_lines, paginated
@@ -516,8 +516,9 @@ def _lift_furniture(text: str, starts: np.ndarray, ends: np.ndarray, furn: np.nd
 
 
 def _is_cjk(ch: str) -> bool:
-    """A CJK ideograph or kana (a Chinese or Japanese sentence goes on over a page with no case to show it)."""
-    return bool(ch) and ("\u3040" <= ch <= "\u30ff" or "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff")
+    """A CJK character by the project's one class table (a Chinese, Japanese or Korean sentence goes on
+    over a page with no case to show it)."""
+    return bool(ch) and bool(class_table()[ord(ch)] & CJK)
 
 
 _BULLET_FIRST = np.array(sorted(ord(c) for c in BULLET_CHARS), dtype=np.uint32)
