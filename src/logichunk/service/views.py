@@ -210,8 +210,7 @@ def _document_pages(recs: list[dict[str, Any]], layouts: dict[str, Layout | None
     joined by form feeds (a PDF: :func:`~logichunk.text.pages.chunk_pages`), for a citation; None in a
     document without pages or where ``document_span`` is. One reading of each document's pages."""
     docs = {d: lay.doc for d, lay in layouts.items() if lay is not None}
-    spans = [(r["document_id"], r["document_span"] if r["document_id"] in docs else None) for r in recs]
-    for r, pages in zip(recs, hit_pages(docs, spans), strict=True):
+    for r, pages in zip(recs, hit_pages(docs, [(r["document_id"], r["document_span"]) for r in recs]), strict=True):
         r["document_pages"] = pages
 
 
