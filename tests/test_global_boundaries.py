@@ -183,15 +183,18 @@ def test_headings_are_read_from_markdown_numbers_and_title_lines():
 _LINES = ["# A heading", "## Sub. heading.", "   ### indented.", "Title", "====", "----", "- a list item.", "1.2 Scope",
           "1.2 Scope.", "Chapter 3", "Chapter 3.", "Section IV:", "A sentence ends.", "Part of it;", "Appendix B",
           "第三章 总则", "二、方法。", "标题行", "中文句子。", "Short", "Short line,", "  ", "", "Sure!", "9 lives.",
-          "CHAPTER II.", "IV.", "I.", "Mild.", "Book the First.", "Did.", "XII", "I did.", "Very short."]
+          "CHAPTER II.", "IV.", "I.", "Mild.", "Book the First.", "Did.", "XII", "I did.", "Very short.",
+          "NAMELINK_ONLY", "    This option causes it.", "\tTabbed over", "        x = f(", "def f(x):", "12,34,56",
+          "2026-11-28 12:00:01 INFO ok", "7", "1", "00:00:01,000 --> 00:00:02,000", "#include <x.h>", "#\tTab title"]
 
 
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(_LINES), st.sampled_from(["\n", "\n\n", " \n\n", "\t\n", "\n \n", ""])),
                 min_size=1, max_size=25))
 def test_lines_dropped_before_the_heading_checks_are_never_headings(parts):
-    """Layout reads in Python only the lines that could be headings; the lines it drops first (ending as
-    prose does, without Markdown's first characters) give the same layout as reading every candidate."""
+    """Layout reads in Python only the lines that could be headings or terms; the lines it drops first
+    (ending as prose does, without Markdown's first characters, opening as no heading form does, not
+    ending as a term over a deeper line) give the same layout as reading every candidate."""
     from unittest import mock
 
     from logichunk.text import structure
@@ -199,7 +202,9 @@ def test_lines_dropped_before_the_heading_checks_are_never_headings(parts):
     text = "".join(a + b for a, b in parts)
     sents = split_sentences(text)
     fast = layout(sents)
-    with mock.patch.object(structure, "_could_head", lambda text, starts, ends, cand, first, marker: cand):
+    every = lambda cp, starts, ends: np.ones(starts.size, dtype=bool)  # noqa: E731
+    with mock.patch.object(structure, "_could_head", lambda text, starts, ends, cand, *_: cand), \
+            mock.patch.object(structure, "_may_end_as_term", every), mock.patch.object(structure, "_indented_deeper", every):
         slow = layout(sents)
     for name in ("heading", "strength", "no_cut", "leans"):
         assert getattr(fast, name).tolist() == getattr(slow, name).tolist(), name

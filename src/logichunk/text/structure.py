@@ -336,7 +336,11 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     # heading, never a lead-in
     furn = _furniture(text, starts, n, edges)
     maybe &= ~furn
-    for i in np.union1d(_could_head(text, starts, ends, np.flatnonzero(line_whole & short & maybe), first, marker),
+    alone_ok = (before == BREAK_PARAGRAPH) & (after >= BREAK_PARAGRAPH)  # (may be a title line, by where it stands)
+    alone_ok[emph] = True
+    alone_ok[list(above)] = True
+    titled = alone_ok | marker
+    for i in np.union1d(_could_head(text, starts, ends, np.flatnonzero(line_whole & short & maybe), first, marker, titled),
                         rst[~furn[rst]]).tolist():
         line = text[int(starts[i]) : int(ends[i])]
         if _ATX.match(line) or (_ASCIIDOC.match(line) and _asciidoc_title(line)) or _LATEX.match(line) \
@@ -383,18 +387,20 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     # (each read only where the line's first character may open one: most lines are none)
     size = ends - starts
     over_line = line_whole & (after == BREAK_LINE) & not_code
-    leads = _speaker_labels(text, starts, ends, np.flatnonzero(
+    lead = np.zeros(n, dtype=bool)  # sentences that stay with the next, as a lead-in does (by index: a mask, no set unions)
+    lead[_speaker_labels(text, starts, ends, np.flatnonzero(
         over_line & (before == BREAK_PARAGRAPH) & (size <= LABEL_MAX_CHARS + 2) & ~opens_text
-        & (((first >= 0x41) & (first <= 0x5A)) | ((first > 0x7F) & (first < 0x2000)))))  # (not at a text's start)
+        & (((first >= 0x41) & (first <= 0x5A)) | ((first > 0x7F) & (first < 0x2000)))))] = True  # (not at a text's start)
     # a subtitle cue's timing line (SRT, WebVTT), and the cue's number or name right above it
     cues = _cue_timings(text, starts, ends, np.flatnonzero(over_line & (size <= CUE_MAX_CHARS + 2)
                                                            & (first >= 0x30) & (first <= 0x39)))
     named = cues[(cues > 0) & (before[cues] == BREAK_LINE)] - 1
-    leads = np.union1d(leads, np.union1d(cues, named[line_whole[named] & (size[named] <= CUE_MAX_CHARS)]))
+    lead[cues] = True
+    lead[named[line_whole[named] & (size[named] <= CUE_MAX_CHARS)]] = True
     # a question marked as one (an FAQ's "Q: ..." over "A: ...") stays with its answer
-    leads = np.union1d(leads, _questions(text, starts, np.flatnonzero(
+    lead[_questions(text, starts, np.flatnonzero(
         line_start & (before >= BREAK_LINE) & (before <= BREAK_PARAGRAPH) & not_code
-        & ((first == 0x41) | (first == 0x7B54) | (first == 0x56DE))), line_start))
+        & ((first == 0x41) | (first == 0x7B54) | (first == 0x56DE))), line_start)] = True
     # a term over its definition, indented deeper on the next line (a reStructuredText definition list,
     # a man page's option over its description), stays with it
     terms = np.flatnonzero(line_whole & (after == BREAK_LINE) & not_code & (size <= TITLE_MAX_CHARS + _INDENT_MAX)
@@ -403,11 +409,14 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     last = codepoints(text)[at]
     terms = terms[~_member(last, _PROSE_END_CP) & ((at - starts[terms] < TITLE_MAX_CHARS) | _member(last, _SPACE_TAB))]
     terms = terms[_deeper_next(codepoints(text), starts[terms], ends[terms])]
-    leads = np.union1d(leads, _terms(text, starts, ends, terms))
+    terms = terms[_may_end_as_term(codepoints(text), starts[terms], ends[terms])]
+    terms = terms[_indented_deeper(codepoints(text), starts[terms], ends[terms])]
+    lead[_terms(text, starts, ends, terms)] = True
     # a table's header row and its delimiter row stay with the table's first row: no chunk ends with the
     # names of columns it holds no values of
-    leads = np.union1d(leads, _table_heads(text, starts, ends, np.flatnonzero(
-        line_whole[:-1] & not_code[:-1] & (first[:-1] == 0x7C) & (after[:-1] == BREAK_LINE)) if n > 1 else leads[:0]))
+    if n > 1:
+        lead[_table_heads(text, starts, ends, np.flatnonzero(
+            line_whole[:-1] & not_code[:-1] & (first[:-1] == 0x7C) & (after[:-1] == BREAK_LINE)))] = True
     # a title line right under a heading and over a blank line is the heading's second line ("CHAPTER I."
     # over "Down the Rabbit-Hole"): it too opens what follows and never ends a chunk
     for i in np.flatnonzero(heading[:-2] & ~setext_under[1:-1] & (after[:-2] == BREAK_LINE)).tolist():
@@ -416,7 +425,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
                 and _is_title(text[int(starts[j]) : int(ends[j])]) and text[int(starts[j + 1]) : int(ends[j + 1])].strip():
             heading[j] = True
     heading &= ~furn
-    leads = leads[~furn[leads]]
+    lead &= ~furn
     # a plain-text table's header row over its delimiter row of column rules ("Option  Default" over
     # "------  -------"; a man page's, an RFC's, a README's): the header is no title, and the two rows
     # stay with the first row of values
@@ -426,13 +435,13 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         line_whole & ((first == 0x2D) | (first == 0x3D)) & (cp[np.minimum(starts + 1, cp.size - 1)] == first)))
     if cols.size:
         heading[cols - 1] = False
-        leads = np.union1d(leads, np.union1d(cols - 1, cols))
+        lead[cols - 1] = lead[cols] = True
     if n > 1:
         # a heading's underline belongs to it; a heading is never the end of a chunk
         no_cut |= setext_under[1:]
         ends_heading = heading[:-1] | setext_under[:-1]
         no_cut |= ends_heading
-        no_cut[leads] = True  # a speaker's name, a cue's header, a question: they stay with what follows, as a lead-in does
+        no_cut |= lead[:-1]  # a speaker's name, a cue's header, a question: they stay with what follows, as a lead-in does
         # a title read without a blank line under it keeps its paragraph but is too weak a sign to
         # open a section (a caption or a closing "Thank you" reads the same)
         opens = heading[1:] & ~setext_under[1:] & ~weak[1:]
@@ -570,6 +579,77 @@ def _deeper_next(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, k: int = 
     blank = ((before == 0x20) | (before == 0x09)) & (starts[:, None] - steps >= 0)
     own = np.where(blank.all(axis=1), k, np.argmin(blank, axis=1))
     return (nxt > own) | (nxt == k)
+
+
+def _may_end_as_term(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Whether each sentence may end as a term of :func:`_terms` does: its last character before the
+    line break it ends with, past every space and every closing quote or bracket, is no sentence mark
+    (``def f(x):`` over an indented body, ``See also.`` are no terms). A superset found without Python
+    per line, where the indent of the next line, which the sentence ends with, runs past what
+    :func:`_last_at` reads: a walk too long (past :data:`_INDENT_MAX` and 8 more characters, or 8
+    closers) or a sentence whose trailing spaces hold no line break keeps the sentence for the exact
+    reading."""
+    q = ends - 1
+    saw_nl = np.zeros(q.size, dtype=bool)
+    act = np.arange(q.size)
+    for _ in range(_INDENT_MAX + 8):
+        c = cp[np.maximum(q[act], 0)]
+        act = act[(q[act] >= starts[act]) & (c < _IS_SPACE.size) & _IS_SPACE[np.minimum(c, _IS_SPACE.size - 1)]]
+        if act.size == 0:
+            break
+        saw_nl[act] |= cp[q[act]] == 0x0A
+        q[act] -= 1
+    keep = ~saw_nl
+    keep[act] = True
+    act = np.flatnonzero(~keep & (q >= starts))
+    for _ in range(8):
+        c = cp[q[act]]
+        act = act[(q[act] > starts[act]) & (_member(c, _CLOSER_CP))]
+        if act.size == 0:
+            break
+        q[act] -= 1
+    keep[act] = True
+    inside = q >= starts
+    last = cp[np.maximum(q, 0)]
+    return keep | ~inside | ~_member(last, _PROSE_END_CP)
+
+
+def _blank_run_back(cp: np.ndarray, at: np.ndarray, stop: np.ndarray, steps: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """From each offset of ``at`` backwards, past spaces and tabs (at most ``steps``, never before
+    ``stop``): where each walk stops (the offset of the character that stopped it, ``stop - 1`` at the
+    bound), how many characters it passed, and whether a tab was among them or the steps ran out (then
+    the count is no width)."""
+    at = at.copy()
+    tab = np.zeros(at.size, dtype=bool)
+    act = np.arange(at.size)
+    for _ in range(steps):
+        c = cp[np.maximum(at[act], 0)]
+        act = act[(at[act] >= stop[act]) & ((c == 0x20) | (c == 0x09))]
+        if act.size == 0:
+            break
+        tab[act] |= cp[at[act]] == 0x09
+        at[act] -= 1
+    tab[act] = True
+    return at, tab
+
+
+def _indented_deeper(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Whether the line after each sentence may be indented deeper than the sentence's own, as
+    :func:`_terms` measures it: a superset, exact where both indents are spaces alone (their lengths
+    compared); an indent with a tab, a line that opens with blanks, an indent over :data:`_INDENT_MAX`,
+    or a sentence near the text's start are kept for the exact reading. A line with text before the
+    sentence on it is no term's."""
+    e, tab_next = _blank_run_back(cp, ends - 1, starts, _INDENT_MAX + 1)
+    nxt = ends - 1 - e
+    s, tab_own = _blank_run_back(cp, starts - 1, np.maximum(starts - _INDENT_MAX, 0), _INDENT_MAX + 1)
+    own = starts - 1 - s
+    first = cp[np.minimum(starts, cp.size - 1)]
+    exact = ~tab_next & ~tab_own & (cp[np.maximum(e, 0)] == 0x0A) & (starts > _INDENT_MAX) & (first != 0x20) \
+        & (first != 0x09)
+    after_text = exact & (cp[np.maximum(s, 0)] != 0x0A)  # (text, or another blank, before it on its line)
+    c = cp[np.maximum(s, 0)]
+    blank_other = after_text & (c < _IS_SPACE.size) & _IS_SPACE[np.minimum(c, _IS_SPACE.size - 1)]
+    return ~exact | blank_other | (~after_text & (nxt > own))
 
 
 def _terms(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) -> np.ndarray:
@@ -722,9 +802,23 @@ def _cue_timings(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarr
     head the cue's text, so none may end a chunk (a transcript of a lecture or a film, laid out as
     subtitles). ``cand``: whole lines over one line break that open with a digit (the caller's filter),
     the few of them in prose."""
-    if cand.size == 0:
-        return cand
+    if cand.size == 0 or not _contains(text, "-->"):
+        return cand[:0]
+    # only a line that holds an arrow is read (a table's or a log's lines that open with a digit hold none)
+    arrows = np.asarray(_find_every(text, "-->"), np.int64)
+    k = np.minimum(np.searchsorted(arrows, starts[cand]), arrows.size - 1)
+    cand = cand[(arrows[k] >= starts[cand]) & (arrows[k] < ends[cand])]
     return np.asarray([i for i in cand.tolist() if _CUE_TIME.fullmatch(text, int(starts[i]), int(ends[i]))], np.int64)
+
+
+def _find_every(text: str, mark: str) -> list[int]:
+    """Every offset where ``mark`` starts in ``text`` (overlaps included), by ``str.find``."""
+    out = []
+    i = text.find(mark)
+    while i >= 0:
+        out.append(i)
+        i = text.find(mark, i + 1)
+    return out
 
 
 _ANSWER = re.compile(r"[ \t]*(?:A|Ans|Answer|ANSWER|答|回答)[ \t]*[:：.．][ \t]*\S")
@@ -965,20 +1059,84 @@ def _marker_like(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarr
 
 
 def _could_head(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray, first: np.ndarray,
-                marker: np.ndarray) -> np.ndarray:
+                marker: np.ndarray, titled: np.ndarray) -> np.ndarray:
     """The candidate lines ``cand`` less those that cannot be headings, found without Python per line:
     a line that ends as prose does (its last character, past spaces and line breaks, in
     :data:`_PROSE_END`) is neither a numbered heading nor a title line, so it is one only as Markdown
     (ATX or setext), which opens with ``#``, ``=``, ``-`` or their indent. Sentences that open with a
     capital of *Chapter*, *Section*, *Part* or *Appendix*, or stand alone as a paragraph, are most of
-    the candidates in prose laid out one sentence per line; the checks in Python then read only the
-    few that remain."""
+    the candidates in prose laid out one sentence per line. A line that opens as no heading form does
+    (:func:`_opens_heading_form`) is a heading only as a title, by where it stands (``titled``, per
+    sentence: between blank lines, over a paragraph, a bold line, a division marker). The checks in
+    Python then read only the few that remain."""
     if cand.size == 0:
         return cand
     last = _last_at(text, starts, ends, cand, closers=True)
     prose = _member(codepoints(text)[last], _PROSE_END_CP)
     # ... or a division marker (``marker``, :func:`_marker_like`), whose number may end with a full stop
-    return cand[~prose | _member(first[cand], _MARKUP_FIRST) | marker[cand]]
+    cand = cand[~prose | _member(first[cand], _MARKUP_FIRST) | marker[cand]]
+    # a line that opens as no heading form does is one only as a title, by where it stands (``titled``)
+    return cand[titled[cand] | _opens_heading_form(codepoints(text), starts, ends, cand)]
+
+
+#: how many characters of a line's indent :func:`_opens_heading_form` reads (past them: maybe)
+_INDENT_READ = 16
+#: what ``\s`` matches below U+3001 (above it: nothing)
+_IS_SPACE = np.array([chr(c).isspace() for c in range(0x3001)], dtype=bool)
+#: what a heading form may open with past its indent, but a section number and ATX's ``#``, read further:
+#: AsciiDoc's and setext's marks, LaTeX's backslash, HTML's angle bracket, a Chinese, parenthesised or
+#: circled number, a division word's capital (Chapter, Section, Part, Appendix)
+_FORM_FIRST = np.array(sorted({ord(c) for c in "=-\\<第一二三四五六七八九十（(CSPA"} | set(range(0x2460, 0x2474))),
+                       dtype=np.uint32)
+_NUM_CP = np.array(sorted(ord(c) for c in "0123456789."), dtype=np.uint32)
+#: what follows a section number's digits and dots: a space, or a Chinese number's mark
+_NUM_NEXT = np.array(sorted(ord(c) for c in " \t\u3000．、"), dtype=np.uint32)
+_HASH_NEXT = np.array(sorted(ord(c) for c in " \t\r\n"), dtype=np.uint32)
+
+
+def _walk(cp: np.ndarray, at: np.ndarray, end: np.ndarray, take: np.ndarray, steps: int) -> tuple[np.ndarray, np.ndarray]:
+    """From each offset of ``at``, past up to ``steps`` characters of the set ``take`` (a bool table
+    by code point, shorter than the code point range: what lies past it is not taken), never past
+    ``end``: where each walk stops, and whether it ran out of steps still in the set."""
+    at = at.copy()
+    act = np.arange(at.size)
+    for _ in range(steps):
+        c = cp[np.minimum(at[act], cp.size - 1)]
+        act = act[(at[act] < end[act]) & (c < take.size) & take[np.minimum(c, take.size - 1)]]
+        if act.size == 0:
+            return at, np.zeros(at.size, dtype=bool)
+        at[act] += 1
+    more = np.zeros(at.size, dtype=bool)
+    more[act] = True
+    return at, more
+
+
+def _opens_heading_form(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) -> np.ndarray:
+    """Whether each line of ``cand`` may open as one of the heading forms the reading loop of
+    :func:`layout` matches (Markdown, AsciiDoc, setext, LaTeX, HTML, numbered): past its whitespace, a
+    form's mark (:data:`_FORM_FIRST`), one to six ``#`` and a space or the line's end, or digits and dots
+    and a space, a Chinese number's mark or, after a dot, a CJK character. A superset of the regular
+    expressions, read without Python per line, so that the lines of a table of numbers, a log, subtitles
+    or code, which open with a digit or an indent, do not each pay a handful of matches."""
+    s, e = starts[cand], ends[cand]
+    p, deep = _walk(cp, s, e, _IS_SPACE, _INDENT_READ)
+    c = cp[np.minimum(p, cp.size - 1)]
+    ok = deep | ((p < e) & _member(c, _FORM_FIRST))
+    digit = np.flatnonzero(~ok & (p < e) & (c >= 0x30) & (c <= 0x39))
+    if digit.size:
+        num = np.zeros(0x3A, dtype=bool)
+        num[_NUM_CP] = True
+        q, long = _walk(cp, p[digit], e[digit], num, _INDENT_READ)
+        d = cp[np.minimum(q, cp.size - 1)]
+        dot = cp[q - 1] == 0x2E
+        ok[digit] = long | ((q < e[digit]) & (_member(d, _NUM_NEXT) | (dot & (d >= 0x3400) & (d <= 0x9FFF))))
+    hashes = np.flatnonzero(~ok & (p < e) & (c == 0x23))
+    if hashes.size:
+        mark = np.zeros(0x24, dtype=bool)
+        mark[0x23] = True
+        q, long = _walk(cp, p[hashes], e[hashes], mark, 7)
+        ok[hashes] = ~long & (q - p[hashes] <= 6) & ((q >= e[hashes]) | _member(cp[np.minimum(q, cp.size - 1)], _HASH_NEXT))
+    return ok
 
 
 def _contains(text: str, mark: str) -> bool:

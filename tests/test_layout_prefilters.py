@@ -1,0 +1,110 @@
+"""The layout's vectorised prefilters keep every line the exact readings would accept.
+
+``text/structure.py`` and ``text/line_kinds.py`` read most lines with numpy and leave only a few for
+their regular expressions and Python checks (a table of numbers, a log, subtitles or code would
+otherwise pay a handful of matches per line). Each prefilter must be a superset of what it guards:
+here every line it drops is checked against the exact reading it stands in for, on texts built from
+the characters those readings turn on (indents, tabs, digits and dots, marks of headings, fences and
+comments, closers, sentence marks, CJK, odd whitespace).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logichunk.text import structure as S
+from logichunk.text.line_kinds import _fence_lines, line_openings
+from logichunk.text.sentences import split_sentences
+
+PIECES = [
+    "\n", "\n", "\n\n", " ", "  ", "    ", "        ", "\t", "\r\n", "\x0b", "\x1c", "\u3000", "\u00a0",
+    "#", "## ", "#\t", "###### x", "####### x", "#include", "#\n", "1.2 ", "1.2. ", "3.", "3.严格", "12", "123.4 ", "7．", "8、", "2\u3000Scope",
+    "Title", "title", "Word", "word", "Results", "x", "。", ".", "!", ":", "：", ",", ")", "\"", "」", "’",
+    "```", "````py", "~~~", "<!--", "-->", "<h2>The Nile</h2>", "\\section{A}", "= A", "==", "--", "---", "=",
+    "第三章", "一、", "（1）", "(2)", "①", "Chapter 1", "SECTION 2", "Part", "Appendix A", "CSPA",
+    "00:00:01,000 --> 00:00:02,000", "00:01.500 --> 00:02.000 line:90%", "def f(x):", "x = f(", "- item",
+    "|a|b|", "|---|---|", "严", "漢字", "a" * 90,
+]
+INDENTS = ["", "", " ", "  ", "   ", "    ", "     ", "        ", "\t", " \t", "\t  ", " " * 39, " " * 41]
+# lines with indents (a term over a deeper line, code), or the pieces run together
+lines = st.lists(st.tuples(st.sampled_from(INDENTS), st.lists(st.sampled_from(PIECES), max_size=4).map("".join),
+                           st.sampled_from(["\n", "\n", "\n\n", "\r\n", ""])).map("".join), min_size=1, max_size=30)
+texts = st.one_of(st.lists(st.sampled_from(PIECES), min_size=1, max_size=60).map("".join), lines.map("".join))
+
+
+def _sentences(text: str):
+    s = split_sentences(text)
+    return s, np.arange(len(s), dtype=np.int64)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(texts)
+def test_a_line_no_heading_form_opens_matches_none(text: str) -> None:
+    s, idx = _sentences(text)
+    if idx.size == 0:
+        return
+    ok = S._opens_heading_form(S.codepoints(text), s.starts, s.ends, idx)
+    for i in idx[~ok].tolist():
+        line = text[int(s.starts[i]) : int(s.ends[i])]
+        assert not S._ATX.match(line), line
+        assert not S._ASCIIDOC.match(line), line
+        assert not S._LATEX.match(line), line
+        assert not S._html_heading(line), line
+        assert not S._SETEXT_LINE.match(line.rstrip("\r\n")), line
+        assert not S._numbered_heading(line), line
+
+
+@settings(max_examples=1500, deadline=None)
+@given(texts)
+def test_a_line_the_term_filters_drop_is_no_term(text: str) -> None:
+    s, idx = _sentences(text)
+    if idx.size == 0:
+        return
+    cp = S.codepoints(text)
+    keep = S._may_end_as_term(cp, s.starts, s.ends) & S._indented_deeper(cp, s.starts, s.ends)
+    for i in idx[~keep].tolist():
+        assert S._terms(text, s.starts, s.ends, np.array([i])).size == 0, repr(text[int(s.starts[i]) : int(s.ends[i])])
+
+
+@settings(max_examples=1500, deadline=None)
+@given(texts)
+def test_cue_timings_read_only_lines_with_an_arrow(text: str) -> None:
+    s, idx = _sentences(text)
+    exact = [i for i in idx.tolist() if S._CUE_TIME.fullmatch(text, int(s.starts[i]), int(s.ends[i]))]
+    assert S._cue_timings(text, s.starts, s.ends, idx).tolist() == exact
+
+
+@settings(max_examples=1500, deadline=None)
+@given(texts, st.integers(min_value=0, max_value=40))
+def test_line_openings_find_what_the_multiline_patterns_find(text: str, start: int) -> None:
+    start = min(start, len(text))
+    # (finditer from ``start``: a match begins at a line start at or after it)
+    fences = [(m.start(1), m.end(1)) for m in re.compile(r"^[ \t]*((?:`{3,}|~{3,})[^\n]*)", re.M).finditer(text, start)]
+    assert _fence_lines(text, start) == fences
+    comments = [m.end() - 4 for m in re.finditer(r"^[ \t]{0,3}<!--", text, re.M)]
+    assert line_openings(text, "<!--", 0, 3) == comments
+
+
+def test_prefilters_keep_the_readings_they_guard() -> None:
+    """The lines each prefilter exists for, read as before: numbered and marked headings, a term over
+    its deeper definition, a cue's timing, fences and comments; and the lines of data it drops."""
+    text = ("1.2 Scope\n\nSome text here.\n\n### Notes\n\nMore text.\n\n"
+            "NAMELINK_ONLY\n    This option causes the link to be installed.\n\n"
+            "1\n00:00:01,000 --> 00:00:02,000\nHello there.\n\n"
+            "```py\nx = 1\n```\n\n<!--\nhidden\n-->\n\n12,34,56\n2026-11-28 12:00:01 INFO served\n")
+    s = split_sentences(text)
+    lay = S.layout(s)
+    lines = [text[int(a) : int(b)].strip() for a, b in zip(s.starts, s.ends, strict=True)]
+    heads = {lines[i] for i in np.flatnonzero(lay.heading).tolist()}
+    assert {"1.2 Scope", "### Notes"} <= heads
+    assert not heads & {"12,34,56", "2026-11-28 12:00:01 INFO served"}
+    term = lines.index("NAMELINK_ONLY")
+    assert lay.no_cut[term]
+    cue = next(i for i, x in enumerate(lines) if x.startswith("00:00:01,000"))
+    assert lay.no_cut[cue] and lay.no_cut[cue - 1]
+    assert _fence_lines(text, 0) == [(text.index("```py"), text.index("```py") + 5), (text.rindex("```"), text.rindex("```") + 3)]
+    assert line_openings(text, "<!--", 0, 3) == [text.index("<!--")]
