@@ -108,3 +108,18 @@ def test_prefilters_keep_the_readings_they_guard() -> None:
     assert lay.no_cut[cue] and lay.no_cut[cue - 1]
     assert _fence_lines(text, 0) == [(text.index("```py"), text.index("```py") + 5), (text.rindex("```"), text.rindex("```") + 3)]
     assert line_openings(text, "<!--", 0, 3) == [text.index("<!--")]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.sampled_from([" ", "\t", "\n", "\u3000", "\u2028", "x", "漢", " " * 7, " " * 9, " " * 31, " " * 33,
+                                 " " * 64, "\t" * 40]), max_size=40).map("".join),
+       st.lists(st.integers(min_value=0, max_value=400), max_size=30))
+def test_whitespace_is_skipped_to_its_end_however_long_the_run(text: str, offsets: list[int]) -> None:
+    """The splitter's skip over whitespace (a few steps, then a window of characters, then one regular
+    expression match per run) ends where the whitespace class's regular expression ends."""
+    from logichunk.text.end_candidates import _WS_RE, _skip_ws, _units
+    from logichunk.text.sentence_chars import _flags
+
+    q = np.array(sorted(min(o, len(text)) for o in offsets), dtype=np.int64)
+    got = _skip_ws(text, _units(text), _flags(), q)
+    assert got.tolist() == [_WS_RE.match(text, int(p)).end() for p in q.tolist()]

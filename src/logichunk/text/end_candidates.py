@@ -18,6 +18,7 @@ from .sentence_chars import _ALL_CAND, _CAND_CODES, _CAND_KINDS, _F_WS, _HIGH_CO
 _WS_CLASS = "\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"  # == charclass WS
 _WS_RE = re.compile(f"[{_WS_CLASS}]*")
 _WS_STEPS = 8
+_WS_WINDOW = 32  # (then a window of characters read at once)
 _BLOCK = 1 << 18
 
 
@@ -138,6 +139,23 @@ def _skip_ws_each(text: str, cp: np.ndarray, fl: np.ndarray, q: np.ndarray) -> n
         w[act] += 1
         act = act[w[act] < n]
         act = act[(fl[cp[w[act]]] & _F_WS) != 0]
+    if act.size == 0:
+        return w
+    # an indent of code or a table's padding: the next _WS_WINDOW characters at once (rows a block at a
+    # time: memory stays bounded)
+    longer = []
+    step = np.arange(_WS_WINDOW)
+    for a in range(0, act.size, _BLOCK // _WS_WINDOW):
+        part = act[a : a + _BLOCK // _WS_WINDOW]
+        pos = w[part][:, None] + step
+        ws = ((fl[cp[np.minimum(pos, n - 1)]] & _F_WS) != 0) & (pos < n)
+        end = ws.all(axis=1)
+        w[part[~end]] += np.argmin(ws[~end], axis=1)
+        longer.append(part[end])
+    act = np.concatenate(longer)
+    w[act] += _WS_WINDOW
+    act = act[w[act] < n]
+    act = act[(fl[cp[w[act]]] & _F_WS) != 0]
     if act.size == 0:
         return w
     # long runs: one regex match per distinct run; the offsets stay sorted, so every offset the

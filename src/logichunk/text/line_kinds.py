@@ -370,14 +370,16 @@ def _structure(text: str, first: np.ndarray, end: np.ndarray, nl: np.ndarray, ki
     if under.size:
         taken = np.zeros(m, dtype=bool)
         taken[sel[heading | rule | bullet | ordered | table | in_fence]] = True
-        for i in under.tolist():
-            li = int(sel[i])
-            if li == 0 or taken[li - 1] or _SETEXT_RE.fullmatch(text, int(f[i]), int(e[i])) is None:
-                continue
-            if int(np.searchsorted(nl, first[li]) - np.searchsorted(nl, first[li - 1])) != 1:
-                continue  # a blank line in between: a rule, not an underline
-            rule[i] = False
-            setext.append(li - 1)
+        li = sel[under]
+        ok = li > 0
+        prev = np.maximum(li - 1, 0)
+        ok &= ~taken[prev]
+        # a blank line in between: a rule, not an underline
+        ok &= np.searchsorted(nl, first[li]) - np.searchsorted(nl, first[prev]) == 1
+        for i in under[ok].tolist():
+            if _SETEXT_RE.fullmatch(text, int(f[i]), int(e[i])) is not None:
+                rule[i] = False
+                setext.append(int(sel[i]) - 1)
 
     # tables: hard before the first row and after the last (rows are consecutive lines)
     row = np.zeros(m + 2, dtype=bool)
