@@ -337,6 +337,13 @@ def test_the_compiled_fit_gives_the_cuts_of_the_numpy_passes(n, ncol, density, s
         mp.setattr(native, "available", lambda: False)
         passes = bd.fit_global(*args, **kw)
     assert compiled.tolist() == passes.tolist()
+    # the band read a few rows at a time (a long text of very short sentences): the same cuts
+    from logichunk.boundaries import scatter
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(scatter, "BAND_CELLS", int(rng.integers(1, 3 * n)))
+        blocks = bd.fit_global(*args, **kw)
+    assert blocks.tolist() == passes.tolist()
 
 
 def test_the_python_loop_runs_when_the_kernel_is_off(tmp_path):

@@ -33,6 +33,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -74,23 +75,27 @@ void lc_band(int64_t e, int64_t w, const int32_t *r, const int32_t *c, const dou
 }
 
 /* boundaries.fit_global's decision, one chunk end at a time: the scatter of every window within reach
-   (boundaries.scatter_costs), plus the chunk's penalty and fill cost, then lc_step, then the cuts read
-   back along the pointers. The same floating-point operations in the same order as those numpy passes, so
-   both give the same cuts, ties included, without the (n+1) x w cost matrix. P (n x w, the Gram band) is
-   turned into its row prefix sums in place; returns how many cuts it wrote to cuts (last first). */
-int64_t lc_fit(int64_t n, int64_t w, double *P, const double *norms, const double *cnt, const int64_t *lo,
-               const int64_t *cum, const double *beta, double goal, double fill, const double *rw,
-               const uint8_t *restart, double *p0, double *cost, double *fm, int64_t *back, int64_t *cuts) {
-    for (int64_t i = 0; i < n; i++) {
+   (boundaries.scatter_costs), plus the chunk's penalty and fill cost, then lc_step. The same floating-point
+   operations in the same order as those numpy passes, so both give the same cuts, ties included, without
+   the (n+1) x w cost matrix. lc_fit_ends runs the ends b0..b1 from the Gram band's rows [r0, r0 + nr) (P,
+   nr x w, turned into its row prefix sums in place; p0 keeps each row's first product, by atom): a long
+   text's band is computed and read a block of rows at a time, so its memory stays bounded (the DP's own
+   state, fm and back, runs on from block to block); lc_fit_cuts reads the cuts back along the pointers
+   (last first) and returns how many it wrote. */
+void lc_fit_ends(int64_t n, int64_t w, int64_t r0, int64_t nr, double *P, const double *norms, const double *cnt,
+                 const int64_t *lo, const int64_t *cum, const double *beta, double goal, double fill,
+                 const double *rw, const uint8_t *restart, double *p0, double *cost, double *fm, int64_t *back,
+                 int64_t b0, int64_t b1) {
+    for (int64_t i = 0; i < nr; i++) {
         double *row = P + i * w;
-        p0[i] = row[0];
+        p0[r0 + i] = row[0];
         for (int64_t d = 1; d < w; d++) row[d] += row[d - 1];
     }
-    for (int64_t b = 1; b <= n; b++) {
+    for (int64_t b = b0; b <= b1; b++) {
         double q = 0.0, sq = 0.0, m = 0.0;  /* |sum|^2, sum of |x|^2 and atoms of the window [b-k, b) */
         for (int64_t k = 1; k <= b - lo[b]; k++) {
             int64_t s = b - k;  /* the atom the window gains on the left */
-            q += 2.0 * P[s * w + k - 1] - p0[s];
+            q += 2.0 * P[(s - r0) * w + k - 1] - p0[s];
             sq += norms[s];
             m += cnt[s];
             double c = sq - q / m;
@@ -102,6 +107,9 @@ int64_t lc_fit(int64_t n, int64_t w, double *P, const double *norms, const doubl
         }
         lc_step(b, n, cost, 0.0, lo, rw, restart, fm, back);
     }
+}
+
+int64_t lc_fit_cuts(int64_t n, const int64_t *back, int64_t *cuts) {
     int64_t k = 0;
     for (int64_t b = n; b > 0; b = back[b])
         if (back[b] > 0) cuts[k++] = back[b] - 1;
@@ -688,9 +696,11 @@ def _load() -> ctypes.CDLL | None:
                                   ctypes.c_void_p]
         lib.lc_dp_rows.restype = None
         lib.lc_dp_rows.argtypes = [ctypes.c_int64] * 4 + [ctypes.c_void_p, ctypes.c_double] + [ctypes.c_void_p] * 5
-        lib.lc_fit.restype = ctypes.c_int64
-        lib.lc_fit.argtypes = ([ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 6 + [ctypes.c_double] * 2
-                               + [ctypes.c_void_p] * 7)
+        lib.lc_fit_ends.restype = None
+        lib.lc_fit_ends.argtypes = ([ctypes.c_int64] * 4 + [ctypes.c_void_p] * 6 + [ctypes.c_double] * 2
+                                    + [ctypes.c_void_p] * 6 + [ctypes.c_int64] * 2)
+        lib.lc_fit_cuts.restype = ctypes.c_int64
+        lib.lc_fit_cuts.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p]
         _lib, _why = lib, f"compiled ({so})"
     except (OSError, AttributeError, subprocess.SubprocessError) as e:  # (AttributeError: a kernel missing)
         _why = f"unavailable ({type(e).__name__}: {e})"
@@ -744,24 +754,32 @@ def gram_band(w: int, row: np.ndarray, col: np.ndarray, val: np.ndarray, lo: np.
     return P.reshape(n, w)
 
 
-def fit_cuts(P: np.ndarray, norms: np.ndarray, counts: np.ndarray, lo: np.ndarray, cum: np.ndarray,
-             beta: np.ndarray, goal: float, fill: float, rw: np.ndarray, restart: np.ndarray) -> np.ndarray | None:
-    """:func:`logichunk.boundaries.fit_global`'s cuts (sorted gap indices) from the compiled kernel,
-    from the Gram band ``P`` (n x w, overwritten) and what :func:`~logichunk.boundaries.scatter_costs`,
-    the penalty and fill terms and :func:`~logichunk.boundaries.optimal_cuts` read (``lo`` clamped to
-    ``w`` atoms), or None when it is not available."""
+def fit_cuts(blocks: Iterable[tuple[int, np.ndarray, int, int]], n: int, w: int, norms: np.ndarray | None,
+             counts: np.ndarray, lo: np.ndarray, cum: np.ndarray, beta: np.ndarray, goal: float, fill: float,
+             rw: np.ndarray, restart: np.ndarray) -> np.ndarray | None:
+    """:func:`logichunk.boundaries.fit_global`'s cuts (sorted gap indices) over ``n`` atoms from the compiled
+    kernel, from the Gram band a block of rows at a time (``blocks``: ``(r0, P, b0, b1)``, the band's rows
+    ``[r0, r0 + len(P))`` (``P`` overwritten) and the chunk ends ``b0..b1`` they serve, in order, every end
+    once) and what :func:`~logichunk.boundaries.scatter_costs`, the penalty and fill terms and
+    :func:`~logichunk.boundaries.optimal_cuts` read (``lo`` clamped to ``w`` atoms; ``norms`` None: each
+    row's first product in the band), or None when it is not available. ``blocks`` is read only when it is."""
     lib = _load()
     if lib is None:
         return None
-    n, w = P.shape
-    (P,) = _c(np.float64, P)
-    args = _c(np.float64, norms, counts) + _c(np.int64, lo, cum) + _c(np.float64, beta)
+    own = norms is None
+    (sq,) = [np.empty(n)] if own else _c(np.float64, norms)
+    args = [sq, *_c(np.float64, counts), *_c(np.int64, lo, cum), *_c(np.float64, beta)]
     (rw,), (rs,) = _c(np.float64, rw), _c(np.uint8, restart)
     work = [np.empty(n), np.empty(max(w, 1)), np.zeros(n + 1)]
     back = np.zeros(n + 1, dtype=np.int64)
+    for r0, P, b0, b1 in blocks:
+        (P,) = _c(np.float64, P)
+        if own:
+            sq[r0 : r0 + P.shape[0]] = P[:, 0]
+        lib.lc_fit_ends(n, w, r0, P.shape[0], P.ctypes.data, *(a.ctypes.data for a in args), float(goal), float(fill),
+                        rw.ctypes.data, rs.ctypes.data, *(a.ctypes.data for a in work), back.ctypes.data, b0, b1)
     cuts = np.empty(max(n - 1, 0), dtype=np.int64)
-    k = lib.lc_fit(n, w, P.ctypes.data, *(a.ctypes.data for a in args), float(goal), float(fill), rw.ctypes.data,
-                   rs.ctypes.data, *(a.ctypes.data for a in work), back.ctypes.data, cuts.ctypes.data)
+    k = lib.lc_fit_cuts(n, back.ctypes.data, cuts.ctypes.data)
     return cuts[:k][::-1].copy()
 
 

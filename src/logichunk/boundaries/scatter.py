@@ -13,6 +13,8 @@ one on vectors; :mod:`~logichunk.boundaries.sized` decides with it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from .. import native
@@ -46,6 +48,37 @@ def gram_band(X: np.ndarray | SparseRows, width: int, lo: np.ndarray | None = No
     for d in range(1, min(w, n)):
         P[: n - d, d] = np.einsum("ij,ij->i", Xd[: n - d], Xd[d:])
     return P
+
+
+#: the Gram band is computed and read this many cells (8 bytes each) at a time at most: a text of very short
+#: sentences (a list of numbers, one word per line) has hundreds within one chunk's reach, and its whole
+#: band would take gigabytes (a fixed bound on memory, not a tuned number)
+BAND_CELLS = 1 << 22
+
+
+def band_blocks(X: np.ndarray | SparseRows, width: int, lo: np.ndarray, reach: np.ndarray
+                ) -> Iterator[tuple[int, np.ndarray, int, int]]:
+    """:func:`gram_band` of ``X`` a block of rows at a time, for a programme over chunk ends that reads,
+    at end ``b``, the rows ``reach[b] .. b - 1`` (``reach``: the earliest starts clamped to ``width``
+    atoms, non-decreasing; ``lo``: as :func:`gram_band` takes it): ``(r0, P, b0, b1)``, the band's rows
+    ``[r0, r0 + len(P))`` and the ends ``b0..b1`` they serve, every end once, in order. One block when the
+    whole band fits :data:`BAND_CELLS`; else blocks of about that many cells, each overlapping the last by
+    the rows its first ends reach back to: the products are the same numbers either way (each is summed
+    from its two rows' entries alone), and memory stays bounded in the text's length."""
+    w = max(1, int(width))
+    n = X.n if isinstance(X, SparseRows) else np.asarray(X).shape[0]
+    if n * w <= BAND_CELLS:
+        yield 0, gram_band(X, w, lo), 1, n
+        return
+    rows = max(BAND_CELLS // w, 2 * w)
+    b0 = 1
+    while b0 <= n:
+        r0 = int(reach[b0])
+        b1 = min(n, max(b0, r0 + rows))
+        r0 = min(r0, int(reach[b0 : b1 + 1].min()))  # (any end's reach, were they not in order)
+        part = X.rows(r0, b1) if isinstance(X, SparseRows) else np.asarray(X)[r0:b1]
+        yield r0, gram_band(part, w, np.asarray(lo[r0 : b1 + 1], np.int64) - r0), b0, b1
+        b0 = b1 + 1
 
 
 def _band_numpy(r: np.ndarray, c: np.ndarray, v: np.ndarray, lo: np.ndarray, n: int, w: int) -> np.ndarray:

@@ -31,7 +31,7 @@ from .dp import (
 )
 from .limits import SizeLimits
 from .path import _cut_rewards, _cuts_for_count, _select_on_path
-from .scatter import gram_band, null_penalty, scatter_costs, segment_penalty
+from .scatter import band_blocks, null_penalty, scatter_costs, segment_penalty
 
 # --------------------------------------------------------------------------- the global choice
 #
@@ -131,13 +131,12 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
     cum = np.zeros(n + 1, np.int64)
     np.cumsum(sizes, out=cum[1:])
     goal = float(limits.goal)
-    if native.available():  # the passes below, fused: no (n+1) x w cost matrix
+    if native.available():  # the passes below, fused: no (n+1) x w cost matrix, the band a block at a time
         w = max(1, min(w, n))
-        P = gram_band(X, w, lo)
-        norms = P[:, 0] if _sqnorms is None else _sqnorms
         counts = np.ones(n) if _counts is None else _counts
         lo_w, rw, restart = _dp_inputs(lo, w, reward, fixed)
-        cuts = native.fit_cuts(P, norms, counts, lo_w, cum, beta, goal, FILL_WEIGHT, rw, restart)
+        cuts = native.fit_cuts(band_blocks(X, w, lo, lo_w), n, w, _sqnorms, counts, lo_w, cum, beta, goal, FILL_WEIGHT,
+                               rw, restart)
         if cuts is not None:
             return cuts
     C = scatter_costs(X, w, _counts, _sqnorms, lo)
