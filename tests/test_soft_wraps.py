@@ -271,3 +271,25 @@ def test_breaks_between_wrapped_lines_are_no_line_breaks():
     s = split_both_ways(TALE.replace("\n\n", "\n"))  # no blank line: the paragraph edge is one line break
     assert s.breaks.tolist() == [BREAK_NONE, BREAK_LINE]
     assert np.all(s.ends[:-1] <= len(TALE))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.sampled_from(["a", "word", " ", "\n", ":", ": ", "：", "Dr.", "Lee", "x" * 30, "\t", "漢"]),
+                min_size=1, max_size=30).map("".join), st.lists(st.integers(0, 200), min_size=1, max_size=20))
+def test_the_next_word_and_a_label_are_read_as_a_window_would_read_them(text, offsets):
+    """The wrap reader's next word and label tests, walked and searched instead of read from a window of
+    ``_WORD_MAX + 1`` characters per line (what they were): the same answers, at the text's end too."""
+    from logichunk.text import soft_wraps as sw
+    from logichunk.text.end_candidates import _units
+    from logichunk.text.sentence_chars import _F_WS, _flags
+
+    cp, fl = _units(text), _flags()
+    n = cp.size
+    w = np.array(sorted(min(o, n - 1) for o in offsets), dtype=np.int64)
+    at = np.minimum(w[:, None] + np.arange(sw._WORD_MAX + 1), n - 1)
+    chars = cp[at]
+    space = ((fl[chars] & _F_WS) != 0) | (w[:, None] + np.arange(sw._WORD_MAX + 1) >= n)
+    word = np.argmax(space[:, :-1] | (np.arange(sw._WORD_MAX) == sw._WORD_MAX - 1), axis=1)
+    label = (((chars[:, :-1] == 0x3A) & space[:, 1:]) | (chars[:, :-1] == 0xFF1A)).any(axis=1)
+    assert sw._word_length(cp, fl, w).tolist() == word.tolist()
+    assert sw._labelled(cp, fl, w, sw._label_colons(cp, fl)).tolist() == label.tolist()

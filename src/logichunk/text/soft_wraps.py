@@ -116,6 +116,41 @@ def _item_text(cp: np.ndarray, ts: np.ndarray) -> np.ndarray:
     return out
 
 
+def _word_length(cp: np.ndarray, fl: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The length of the word at each offset of ``w``: up to its first whitespace (or the text's end),
+    at most ``_WORD_MAX - 1``. A walk a character at a time over the words not yet ended: a word costs
+    its own length, not the longest word's."""
+    n = cp.size
+    out = np.full(w.size, _WORD_MAX - 1, np.int64)
+    act = np.arange(w.size)
+    for j in range(_WORD_MAX - 1):
+        pos = w[act] + j
+        space = (pos >= n) | ((fl[cp[np.minimum(pos, n - 1)]] & _F_WS) != 0)
+        out[act[space]] = j
+        act = act[~space]
+        if act.size == 0:
+            break
+    return out
+
+
+def _label_colons(cp: np.ndarray, fl: np.ndarray) -> np.ndarray:
+    """The offsets of the colons that end a label (``bob: ``, ``Project Manager: ``): a colon before
+    whitespace or the text's end, or a full-width colon (``张三：``), sorted."""
+    n = cp.size
+    at = np.flatnonzero((cp == 0x3A) | (cp == 0xFF1A))
+    nxt = np.minimum(at + 1, n - 1)
+    return at[(cp[at] == 0xFF1A) | (at + 1 >= n) | ((fl[cp[nxt]] & _F_WS) != 0)]
+
+
+def _labelled(cp: np.ndarray, fl: np.ndarray, w: np.ndarray, colons: np.ndarray) -> np.ndarray:
+    """Whether the line whose text starts at each offset of ``w`` opens with a speaker's name or a label:
+    one of ``colons`` (:func:`_label_colons`) within its first ``_WORD_MAX`` characters."""
+    if colons.size == 0:
+        return np.zeros(w.size, dtype=bool)
+    k = np.minimum(np.searchsorted(colons, w), colons.size - 1)
+    return (colons[k] >= w) & (colons[k] < w + _WORD_MAX)
+
+
 def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray, para: np.ndarray, first: int,
                lo: np.ndarray, hi: np.ndarray, hard: np.ndarray) -> np.ndarray:
     """Per line terminator (``nl``: their offsets, sorted, a CRLF as its LF), whether it is a soft wrap.
@@ -206,15 +241,9 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
         idx, goes_on, other, last, cjk_next = idx[keep], goes_on[keep], other[keep], last[keep], cjk_next[keep]
         # the next word would not have fitted, and the line opens with no speaker's name or label
         w = w_nl[idx]
-        at = np.minimum(w[:, None] + np.arange(_WORD_MAX + 1), n - 1)
-        chars = cp[at]
-        space = ((fl[chars] & _F_WS) != 0) | (w[:, None] + np.arange(_WORD_MAX + 1) >= n)
-        word = np.where(cjk_next, 1, np.argmax(space[:, :-1] | (np.arange(_WORD_MAX) == _WORD_MAX - 1), axis=1))
-        # a label: a colon and a space within the first words ("bob: ", "Project Manager: ", "Dr. Lee: "),
-        # or a full-width colon ("张三：")
-        label = (((chars[:, :-1] == 0x3A) & space[:, 1:]) | (chars[:, :-1] == 0xFF1A)).any(axis=1)
-        keep = ~label
+        keep = ~_labelled(cp, fl, w, labels)
         if at_width:
+            word = np.where(cjk_next, 1, _word_length(cp, fl, w))
             keep &= length[idx] + 1 + np.maximum(word, 1) > width
         # not inside or next to what Markdown keeps whole or hard
         if lo.size:
@@ -225,6 +254,7 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
             keep &= ~_member(w, hard)
         return idx[keep], goes_on[keep], other[keep]
 
+    labels = _label_colons(cp, fl)
     cand, goes_on, other = read(cand, True)
     # a text is wrapped where its sentences go on across the width at least as often as anything
     # else meets it there; then every one of these breaks is the tool's, none the writer's, and so is
