@@ -439,7 +439,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--warmup", type=int, default=WARMUP)
     ap.add_argument("--methods", default=",".join(METHODS))
     ap.add_argument("--corpora", default="en,zh,en-lines",
-                    help="en, zh, en-lines (one sentence per line), en-wrapped (hard-wrapped at 72 columns)")
+                    help="en, zh, en-lines (one sentence per line), en-wrapped (hard-wrapped at 72 columns), "
+                         "code (numpy's Python source)")
     ap.add_argument("--repeat", type=int, default=1,
                     help="chunk each corpus repeated N times end to end (texts larger than the data: scaling)")
     ap.add_argument("--json", metavar="PATH", help="also write the raw results here")

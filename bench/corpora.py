@@ -5,6 +5,10 @@
   segments separated by a blank line) until the target size is reached.
 * **en-lines** / **en-wrapped** — wiki300's articles (a paragraph per gold section, blank lines between
   them), one sentence per line / hard-wrapped at 72 columns (:func:`wrap`).
+* **code** — Python source: the ``.py`` files of the installed numpy package (a dependency of
+  logichunk, so on every machine that runs the bench; public code we did not write), in path order,
+  each file's text as it is. A code base's layout: indented blocks, comments, docstrings, short lines.
+  Its size and content follow the numpy version, which the results name.
 * **zh** — DRCD dev articles (Traditional) and CMRC 2018 dev paragraphs (Simplified), field
   ``text``. Together they hold only ~2.5 MB of UTF-8, so to reach the target the same documents
   are taken again in further passes (stated in the results; the size is what throughput needs).
@@ -136,7 +140,18 @@ def english_wrapped(target_bytes: int = DEFAULT_TARGET_BYTES) -> tuple[str, dict
     return _fill([wrap(d) for d in _wiki300_texts()], target_bytes, max_passes=4)
 
 
-BUILDERS = {"en": english, "zh": chinese, "en-lines": english_lines, "en-wrapped": english_wrapped}
+def code(target_bytes: int = DEFAULT_TARGET_BYTES) -> tuple[str, dict]:
+    """Python source laid end to end: numpy's ``.py`` files, in path order (a code base's layout)."""
+    import numpy
+
+    root = Path(numpy.__file__).parent
+    docs = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(root.rglob("*.py"))]
+    text, info = _fill(docs, target_bytes, max_passes=4)
+    info["source"] = f"numpy {numpy.__version__}"
+    return text, info
+
+
+BUILDERS = {"en": english, "zh": chinese, "en-lines": english_lines, "en-wrapped": english_wrapped, "code": code}
 
 
 def documents(lang: str) -> list[str]:
@@ -166,8 +181,9 @@ def build(names: tuple[str, ...] = ("en", "zh"), target_bytes: int = DEFAULT_TAR
 
 def describe(name: str, info: dict) -> str:
     rep = f", {info['passes']} passes over {info['unique_docs']} documents" if info["passes"] > 1 else ""
+    src = f" ({info['source']})" if info.get("source") else ""
     return (f"{name}: {info['bytes'] / 1e6:.2f} MB UTF-8, {info['chars']:,} chars, "
-            f"{info['docs']} documents{rep}")
+            f"{info['docs']} documents{rep}{src}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -133,18 +133,21 @@ def _word_length(cp: np.ndarray, fl: np.ndarray, w: np.ndarray) -> np.ndarray:
     return out
 
 
-def _label_colons(cp: np.ndarray, fl: np.ndarray) -> np.ndarray:
-    """The offsets of the colons that end a label (``bob: ``, ``Project Manager: ``): a colon before
-    whitespace or the text's end, or a full-width colon (``张三：``), sorted."""
+def _labelled(cp: np.ndarray, fl: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Whether the line whose text starts at each offset of ``w`` (sorted) opens with a speaker's name or
+    a label: within its first ``_WORD_MAX`` characters a colon before whitespace or the text's end
+    (``bob: ``, ``Project Manager: ``), or a full-width colon (``张三：``). The colons are looked for in the
+    lines' first characters when those are fewer than a quarter of the text, else in the whole text
+    (one pass in C instead of a window of characters per line)."""
     n = cp.size
-    at = np.flatnonzero((cp == 0x3A) | (cp == 0xFF1A))
-    nxt = np.minimum(at + 1, n - 1)
-    return at[(cp[at] == 0xFF1A) | (at + 1 >= n) | ((fl[cp[nxt]] & _F_WS) != 0)]
-
-
-def _labelled(cp: np.ndarray, fl: np.ndarray, w: np.ndarray, colons: np.ndarray) -> np.ndarray:
-    """Whether the line whose text starts at each offset of ``w`` opens with a speaker's name or a label:
-    one of ``colons`` (:func:`_label_colons`) within its first ``_WORD_MAX`` characters."""
+    if w.size == 0 or n == 0:
+        return np.zeros(w.size, dtype=bool)
+    if w.size * _WORD_MAX * 4 < n:
+        at = np.minimum(w[:, None] + np.arange(_WORD_MAX), n - 1)
+        at = np.unique(at[(cp[at] == 0x3A) | (cp[at] == 0xFF1A)])
+    else:
+        at = np.flatnonzero((cp == 0x3A) | (cp == 0xFF1A))
+    colons = at[(cp[at] == 0xFF1A) | (at + 1 >= n) | ((fl[cp[np.minimum(at + 1, n - 1)]] & _F_WS) != 0)]
     if colons.size == 0:
         return np.zeros(w.size, dtype=bool)
     k = np.minimum(np.searchsorted(colons, w), colons.size - 1)
@@ -241,7 +244,7 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
         idx, goes_on, other, last, cjk_next = idx[keep], goes_on[keep], other[keep], last[keep], cjk_next[keep]
         # the next word would not have fitted, and the line opens with no speaker's name or label
         w = w_nl[idx]
-        keep = ~_labelled(cp, fl, w, labels)
+        keep = ~_labelled(cp, fl, w)
         if at_width:
             word = np.where(cjk_next, 1, _word_length(cp, fl, w))
             keep &= length[idx] + 1 + np.maximum(word, 1) > width
@@ -254,7 +257,6 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
             keep &= ~_member(w, hard)
         return idx[keep], goes_on[keep], other[keep]
 
-    labels = _label_colons(cp, fl)
     cand, goes_on, other = read(cand, True)
     # a text is wrapped where its sentences go on across the width at least as often as anything
     # else meets it there; then every one of these breaks is the tool's, none the writer's, and so is

@@ -802,23 +802,14 @@ def _cue_timings(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarr
     head the cue's text, so none may end a chunk (a transcript of a lecture or a film, laid out as
     subtitles). ``cand``: whole lines over one line break that open with a digit (the caller's filter),
     the few of them in prose."""
-    if cand.size == 0 or not _contains(text, "-->"):
-        return cand[:0]
-    # only a line that holds an arrow is read (a table's or a log's lines that open with a digit hold none)
-    arrows = np.asarray(_find_every(text, "-->"), np.int64)
-    k = np.minimum(np.searchsorted(arrows, starts[cand]), arrows.size - 1)
-    cand = cand[(arrows[k] >= starts[cand]) & (arrows[k] < ends[cand])]
+    if cand.size == 0:
+        return cand
+    # only a line whose second or third character is a colon is read (``00:04``, ``1:02:03``): a table's, a
+    # log's or a list's lines that open with a digit are not
+    cp = codepoints(text)
+    s = starts[cand]
+    cand = cand[(cp[np.minimum(s + 1, cp.size - 1)] == 0x3A) | (cp[np.minimum(s + 2, cp.size - 1)] == 0x3A)]
     return np.asarray([i for i in cand.tolist() if _CUE_TIME.fullmatch(text, int(starts[i]), int(ends[i]))], np.int64)
-
-
-def _find_every(text: str, mark: str) -> list[int]:
-    """Every offset where ``mark`` starts in ``text`` (overlaps included), by ``str.find``."""
-    out = []
-    i = text.find(mark)
-    while i >= 0:
-        out.append(i)
-        i = text.find(mark, i + 1)
-    return out
 
 
 _ANSWER = re.compile(r"[ \t]*(?:A|Ans|Answer|ANSWER|答|回答)[ \t]*[:：.．][ \t]*\S")
