@@ -116,3 +116,13 @@ def test_topics_do_not_open_at_front_matter_comments():
     tree = segment(text)
     starts = [c.span.start for c in tree.roots()]
     assert not any(0 < s < front_matter(text)[1] for s in starts)
+
+
+def test_a_list_in_front_matter_and_a_list_after_it_are_not_one_list():
+    """Front matter's ``  - a tag`` lines and a list item right after its closing line were read as one
+    list, so the gap after the closing line was a list's line break, no block's: the front matter was
+    cut inside where it fitted (found by the property test above)."""
+    text = "---\ntitle: x\n\n  - a tag\n  - a tag\n---\n- a list item\nPlain sentence one. "
+    fm = front_matter(text)
+    tree = chunk(text, max_size=60)
+    assert [tree.text_of(c) for c in tree.roots()][0] == text[: fm[1] + 1]

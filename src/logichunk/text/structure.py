@@ -290,21 +290,22 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     # only lines that could be a heading reach the Python checks: a heading's first character, or a
     # line standing alone between blank lines (a title line)
     first = codepoints(text)[starts]
+    # fenced code is code, whatever its lines look like (a "# comment" is no heading, "  - a tag" of front
+    # matter no list item)
+    f_lo, f_hi, f_closed = _fences(sents, edges)
+    code = np.zeros(n + 1, np.int64)
+    np.add.at(code, f_lo, 1)  # from the opening line's sentence ...
+    np.add.at(code, np.minimum(f_hi, n - 1) + 1, -1)  # ... to the closing line's
+    not_code = np.cumsum(code[:-1]) == 0
     # between two items of one list the break is the items' own (a line, or a blank line in a loose list),
     # not a block's: the list's edges are its block breaks, so a list that fits stays whole
-    items, loose = _between_items(text, starts, ends, before, first)
+    items, loose = _between_items(text, starts, ends, before, first, not_code)
     strength[items] = np.where(loose, PARAGRAPH, LINE)
     maybe = _member(first, _HEAD_FIRST) | ((before == BREAK_PARAGRAPH) & (after >= BREAK_PARAGRAPH))
     emph = np.flatnonzero((before >= BREAK_PARAGRAPH) & line_whole & short)
     emph = emph[_member(first[emph], _EMPH_FIRST)]
     emph = emph[_last_char(text, starts, ends, emph) == first[emph]]  # **a bold title line**
     maybe[emph] = True
-    # fenced code is code, whatever its lines look like (a "# comment" is no heading)
-    f_lo, f_hi, f_closed = _fences(sents, edges)
-    code = np.zeros(n + 1, np.int64)
-    np.add.at(code, f_lo, 1)  # from the opening line's sentence ...
-    np.add.at(code, np.minimum(f_hi, n - 1) + 1, -1)  # ... to the closing line's
-    not_code = np.cumsum(code[:-1]) == 0
     maybe &= not_code
     # and a line right under another that opens with a reStructuredText underline's character
     rst = np.flatnonzero(line_whole & short & not_code & (before == BREAK_LINE))
@@ -534,19 +535,21 @@ _BULLET_FIRST = np.array(sorted(ord(c) for c in BULLET_CHARS), dtype=np.uint32)
 
 
 def _between_items(text: str, starts: np.ndarray, ends: np.ndarray, before: np.ndarray,
-                   first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                   first: np.ndarray, not_code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The gaps (indices) between two items of one list: the splitter's hard break before a sentence
     that opens a list item (a bullet and a space, or a number), where the block the sentence before lies
-    in opened with an item too; and, per gap, whether a blank line lies in it (two line breaks among the
-    last characters of the sentence before: a loose list)."""
+    in opened with an item too, none of the three in code or front matter (``not_code``, per sentence:
+    a front matter's ``  - a tag`` and the list after its closing line are no one list); and, per gap,
+    whether a blank line lies in it (two line breaks among the last characters of the sentence before:
+    a loose list)."""
     none = np.zeros(0, np.int64)
     hard = np.flatnonzero(before[1:] == BREAK_HARD) + 1  # (sentences after a hard break: a few)
     if hard.size == 0:
         return none, none.astype(bool)
-    hard = hard[_opens_item(text, starts, first, hard)]
+    hard = hard[_opens_item(text, starts, first, hard) & not_code[hard] & not_code[hard - 1]]
     opens = np.flatnonzero(before >= BREAK_PARAGRAPH)  # (a list's first item may follow a heading: no hard break)
     block = opens[np.searchsorted(opens, hard - 1, side="right") - 1]  # the sentence opening the block before
-    gap = hard[_opens_item(text, starts, first, block)] - 1
+    gap = hard[_opens_item(text, starts, first, block) & not_code[block]] - 1
     cp = codepoints(text)
     tail = np.minimum(np.maximum(ends[gap, None] - np.arange(1, 7), starts[gap, None]), cp.size - 1)
     return gap, (cp[tail] == 0x0A).sum(axis=1) >= 2
