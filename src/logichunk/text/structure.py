@@ -592,48 +592,15 @@ def _may_end_as_term(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np
     :func:`_last_at` reads: a walk too long (past :data:`_INDENT_MAX` and 8 more characters, or 8
     closers) or a sentence whose trailing spaces hold no line break keeps the sentence for the exact
     reading."""
-    q = ends - 1
-    saw_nl = np.zeros(q.size, dtype=bool)
-    act = np.arange(q.size)
-    for _ in range(_INDENT_MAX + 8):
-        c = cp[np.maximum(q[act], 0)]
-        act = act[(q[act] >= starts[act]) & (c < _IS_SPACE.size) & _IS_SPACE[np.minimum(c, _IS_SPACE.size - 1)]]
-        if act.size == 0:
-            break
-        saw_nl[act] |= cp[q[act]] == 0x0A
-        q[act] -= 1
-    keep = ~saw_nl
-    keep[act] = True
-    act = np.flatnonzero(~keep & (q >= starts))
-    for _ in range(8):
-        c = cp[q[act]]
-        act = act[(q[act] > starts[act]) & (_member(c, _CLOSER_CP))]
-        if act.size == 0:
-            break
-        q[act] -= 1
-    keep[act] = True
+    q, long, saw_nl = _walk(cp, ends - 1, starts, _IS_SPACE, _INDENT_MAX + 8, back=True, note=_NEWLINE)
+    keep = long | ~saw_nl
+    sel = np.flatnonzero(~keep & (q >= starts))
+    r, long, _ = _walk(cp, q[sel], starts[sel] + 1, _CLOSER_TABLE, 8, back=True)
+    q[sel] = r
+    keep[sel[long]] = True
     inside = q >= starts
     last = cp[np.maximum(q, 0)]
     return keep | ~inside | ~_member(last, _PROSE_END_CP)
-
-
-def _blank_run_back(cp: np.ndarray, at: np.ndarray, stop: np.ndarray, steps: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """From each offset of ``at`` backwards, past spaces and tabs (at most ``steps``, never before
-    ``stop``): where each walk stops (the offset of the character that stopped it, ``stop - 1`` at the
-    bound), how many characters it passed, and whether a tab was among them or the steps ran out (then
-    the count is no width)."""
-    at = at.copy()
-    tab = np.zeros(at.size, dtype=bool)
-    act = np.arange(at.size)
-    for _ in range(steps):
-        c = cp[np.maximum(at[act], 0)]
-        act = act[(at[act] >= stop[act]) & ((c == 0x20) | (c == 0x09))]
-        if act.size == 0:
-            break
-        tab[act] |= cp[at[act]] == 0x09
-        at[act] -= 1
-    tab[act] = True
-    return at, tab
 
 
 def _indented_deeper(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -642,9 +609,12 @@ def _indented_deeper(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np
     compared); an indent with a tab, a line that opens with blanks, an indent over :data:`_INDENT_MAX`,
     or a sentence near the text's start are kept for the exact reading. A line with text before the
     sentence on it is no term's."""
-    e, tab_next = _blank_run_back(cp, ends - 1, starts, _INDENT_MAX + 1)
+    e, long, tab_next = _walk(cp, ends - 1, starts, _BLANK, _INDENT_MAX + 1, back=True, note=_TAB)
+    tab_next |= long
     nxt = ends - 1 - e
-    s, tab_own = _blank_run_back(cp, starts - 1, np.maximum(starts - _INDENT_MAX, 0), _INDENT_MAX + 1)
+    s, long, tab_own = _walk(cp, starts - 1, np.maximum(starts - _INDENT_MAX, 0), _BLANK, _INDENT_MAX + 1, back=True,
+                             note=_TAB)
+    tab_own |= long  # (a count past the steps, or with a tab among the blanks, is no width)
     own = starts - 1 - s
     first = cp[np.minimum(starts, cp.size - 1)]
     exact = ~tab_next & ~tab_own & (cp[np.maximum(e, 0)] == 0x0A) & (starts > _INDENT_MAX) & (first != 0x20) \
@@ -1088,21 +1058,44 @@ _NUM_NEXT = np.array(sorted(ord(c) for c in " \t\u3000．、"), dtype=np.uint32)
 _HASH_NEXT = np.array(sorted(ord(c) for c in " \t\r\n"), dtype=np.uint32)
 
 
-def _walk(cp: np.ndarray, at: np.ndarray, end: np.ndarray, take: np.ndarray, steps: int) -> tuple[np.ndarray, np.ndarray]:
-    """From each offset of ``at``, past up to ``steps`` characters of the set ``take`` (a bool table
-    by code point, shorter than the code point range: what lies past it is not taken), never past
-    ``end``: where each walk stops, and whether it ran out of steps still in the set."""
+def _walk(cp: np.ndarray, at: np.ndarray, bound: np.ndarray, take: np.ndarray, steps: int, back: bool = False,
+          note: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """From each offset of ``at``, past up to ``steps`` characters of the set ``take`` (a bool table by
+    code point; what lies past its end is not taken), forwards while below ``bound``, or ``back``wards
+    while at or above it. Returns where each walk stops (on the character that stopped it, or at the
+    bound), whether it ran out of steps still in the set, and whether it passed a character of the set
+    ``note`` (a bool table, as ``take``). The lines' indents, trailing blanks and closers the layout's
+    prefilters read, without Python per line: a walk costs its own length."""
     at = at.copy()
+    noted = np.zeros(at.size, dtype=bool)
     act = np.arange(at.size)
+    top = cp.size - 1
     for _ in range(steps):
-        c = cp[np.minimum(at[act], cp.size - 1)]
-        act = act[(at[act] < end[act]) & (c < take.size) & take[np.minimum(c, take.size - 1)]]
+        c = cp[np.clip(at[act], 0, top)]
+        inside = at[act] >= bound[act] if back else at[act] < bound[act]
+        ok = inside & (c < take.size) & take[np.minimum(c, take.size - 1)]
+        act, c = act[ok], c[ok]
         if act.size == 0:
-            return at, np.zeros(at.size, dtype=bool)
-        at[act] += 1
+            break
+        if note is not None:
+            noted[act] |= (c < note.size) & note[np.minimum(c, note.size - 1)]
+        at[act] += -1 if back else 1
     more = np.zeros(at.size, dtype=bool)
     more[act] = True
-    return at, more
+    return at, more, noted
+
+
+def _table(chars: str) -> np.ndarray:
+    """A bool table by code point of the set ``chars`` (what :func:`_walk` takes and notes)."""
+    table = np.zeros(max(map(ord, chars)) + 1, dtype=bool)
+    table[[ord(c) for c in chars]] = True
+    return table
+
+
+_BLANK = _table(" \t")
+_TAB = _table("\t")
+_NEWLINE = _table("\n")
+_CLOSER_TABLE = _table(_CLOSERS)
 
 
 def _opens_heading_form(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) -> np.ndarray:
@@ -1113,14 +1106,14 @@ def _opens_heading_form(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, ca
     expressions, read without Python per line, so that the lines of a table of numbers, a log, subtitles
     or code, which open with a digit or an indent, do not each pay a handful of matches."""
     s, e = starts[cand], ends[cand]
-    p, deep = _walk(cp, s, e, _IS_SPACE, _INDENT_READ)
+    p, deep, _ = _walk(cp, s, e, _IS_SPACE, _INDENT_READ)
     c = cp[np.minimum(p, cp.size - 1)]
     ok = deep | ((p < e) & _member(c, _FORM_FIRST))
     digit = np.flatnonzero(~ok & (p < e) & (c >= 0x30) & (c <= 0x39))
     if digit.size:
         num = np.zeros(0x3A, dtype=bool)
         num[_NUM_CP] = True
-        q, long = _walk(cp, p[digit], e[digit], num, _INDENT_READ)
+        q, long, _ = _walk(cp, p[digit], e[digit], num, _INDENT_READ)
         d = cp[np.minimum(q, cp.size - 1)]
         dot = cp[q - 1] == 0x2E
         ok[digit] = long | ((q < e[digit]) & (_member(d, _NUM_NEXT) | (dot & (d >= 0x3400) & (d <= 0x9FFF))))
@@ -1128,7 +1121,7 @@ def _opens_heading_form(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, ca
     if hashes.size:
         mark = np.zeros(0x24, dtype=bool)
         mark[0x23] = True
-        q, long = _walk(cp, p[hashes], e[hashes], mark, 7)
+        q, long, _ = _walk(cp, p[hashes], e[hashes], mark, 7)
         ok[hashes] = ~long & (q - p[hashes] <= 6) & ((q >= e[hashes]) | _member(cp[np.minimum(q, cp.size - 1)], _HASH_NEXT))
     return ok
 
