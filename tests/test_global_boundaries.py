@@ -185,7 +185,7 @@ _LINES = ["# A heading", "## Sub. heading.", "   ### indented.", "Title", "===="
           "第三章 总则", "二、方法。", "标题行", "中文句子。", "Short", "Short line,", "  ", "", "Sure!", "9 lives.",
           "CHAPTER II.", "IV.", "I.", "Mild.", "Book the First.", "Did.", "XII", "I did.", "Very short.",
           "NAMELINK_ONLY", "    This option causes it.", "\tTabbed over", "        x = f(", "def f(x):", "12,34,56",
-          "2026-11-28 12:00:01 INFO ok", "7", "1", "00:00:01,000 --> 00:00:02,000", "#include <x.h>", "#\tTab title"]
+          "2026-11-28 12:00:01 INFO ok", "7", "1", "00:00:01,000 --> 00:00:02,000", "#include <x.h>", "#\tTab title", "١٢ Scope", "۳.۴ Title"]
 
 
 @settings(max_examples=1500, deadline=None)
@@ -204,6 +204,7 @@ def test_lines_dropped_before_the_heading_checks_are_never_headings(parts):
     fast = layout(sents)
     every = lambda cp, starts, ends: np.ones(starts.size, dtype=bool)  # noqa: E731
     with mock.patch.object(structure, "_could_head", lambda text, starts, ends, cand, *_: cand), \
+            mock.patch.object(structure, "_opens_heading_form", lambda cp, starts, ends, cand: np.ones(cand.size, bool)), \
             mock.patch.object(structure, "_may_end_as_term", every), mock.patch.object(structure, "_indented_deeper", every):
         slow = layout(sents)
     for name in ("heading", "strength", "no_cut", "leans"):

@@ -22,7 +22,7 @@ from logichunk.text.sentences import split_sentences
 
 PIECES = [
     "\n", "\n", "\n\n", " ", "  ", "    ", "        ", "\t", "\r\n", "\x0b", "\x1c", "\u3000", "\u00a0",
-    "#", "## ", "#\t", "###### x", "####### x", "#include", "#\n", "1.2 ", "1.2. ", "3.", "3.严格", "12", "123.4 ", "7．", "8、", "2\u3000Scope",
+    "#", "## ", "#\t", "###### x", "####### x", "#include", "#\n", "1.2 ", "1.2. ", "3.", "3.严格", "12", "123.4 ", "7．", "8、", "2\u3000Scope", "١٢ ", "۳.۴ ", "1١ Scope", "１２ ",
     "Title", "title", "Word", "word", "Results", "x", "。", ".", "!", ":", "：", ",", ")", "\"", "」", "’",
     "```", "````py", "~~~", "<!--", "-->", "<h2>The Nile</h2>", "\\section{A}", "= A", "==", "--", "---", "=",
     "第三章", "一、", "（1）", "(2)", "①", "Chapter 1", "SECTION 2", "Part", "Appendix A", "CSPA",
@@ -124,3 +124,12 @@ def test_whitespace_is_skipped_to_its_end_however_long_the_run(text: str, offset
     q = np.array(sorted(min(o, len(text)) for o in offsets), dtype=np.int64)
     got = _skip_ws(text, _units(text), _flags(), q)
     assert got.tolist() == [_WS_RE.match(text, int(p)).end() for p in q.tolist()]
+
+
+def test_the_digit_table_is_what_a_regular_expression_reads_as_a_digit() -> None:
+    """``\\d`` matches every decimal digit; the table is built from one code point in ten (Unicode
+    encodes them in runs of ten): on this Python, the two agree everywhere."""
+    want = np.array([bool(re.fullmatch(r"\d", chr(c))) for c in range(0x20000)])
+    want[0x2E] = True
+    assert (S._digit_or_dot() == want).all()
+    assert not any(re.fullmatch(r"\d", chr(c)) for c in range(0x20000, 0x110000, 7))

@@ -56,7 +56,9 @@ division marker at most :data:`MARKER_MAX_CHARS`.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -337,22 +339,28 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     # heading, never a lead-in
     furn = _furniture(text, starts, n, edges)
     maybe &= ~furn
-    alone_ok = (before == BREAK_PARAGRAPH) & (after >= BREAK_PARAGRAPH)  # (may be a title line, by where it stands)
-    alone_ok[emph] = True
-    alone_ok[list(above)] = True
-    titled = alone_ok | marker
-    for i in np.union1d(_could_head(text, starts, ends, np.flatnonzero(line_whole & short & maybe), first, marker, titled),
-                        rst[~furn[rst]]).tolist():
+    cand = _could_head(text, starts, ends, np.flatnonzero(line_whole & short & maybe), first, marker)
+    # a line that opens as no heading form does (code, a table's or a log's lines) is one only as a title,
+    # by where it stands: between blank lines, over a paragraph, a bold line, a division marker
+    form = np.zeros(n, dtype=bool)
+    form[cand] = _opens_heading_form(codepoints(text), starts, ends, cand)
+    form[rst] = True
+    titled = (before == BREAK_PARAGRAPH) & (after >= BREAK_PARAGRAPH) | marker
+    titled[emph] = True
+    titled[list(above)] = True
+    for i in np.union1d(cand[form[cand] | titled[cand]], rst[~furn[rst]]).tolist():
         line = text[int(starts[i]) : int(ends[i])]
-        if _ATX.match(line) or (_ASCIIDOC.match(line) and _asciidoc_title(line)) or _LATEX.match(line) \
-                or _html_heading(line):
+        if form[i] and (_ATX.match(line) or (_ASCIIDOC.match(line) and _asciidoc_title(line)) or _LATEX.match(line)
+                        or _html_heading(line)):
             heading[i] = True
-        elif i > 0 and before[i] == BREAK_LINE and not heading[i - 1] and text[int(starts[i - 1]) : int(ends[i - 1])].strip() \
+        elif form[i] and i > 0 and before[i] == BREAK_LINE and not heading[i - 1] \
+                and text[int(starts[i - 1]) : int(ends[i - 1])].strip() \
                 and (_SETEXT_LINE.match(line.rstrip("\r\n"))
                      or (i in rst_set and rst_underline(line, text[int(starts[i - 1]) : int(ends[i - 1])]))):
             heading[i - 1] = True
             setext_under[i] = True
-        elif len(line.strip()) <= NUMBERED_MAX_CHARS and _numbered_heading(line) and line.strip()[-1] not in _PROSE_END \
+        elif form[i] and len(line.strip()) <= NUMBERED_MAX_CHARS and _numbered_heading(line) \
+                and line.strip()[-1] not in _PROSE_END \
                 and not _listed_number(text, starts, ends, opens_text, i, line) \
                 and (before[i] != BREAK_HARD or after[i] == BREAK_LINE
                      or (after[i] == BREAK_PARAGRAPH and not (i > 0 and before[i - 1] == BREAK_HARD
@@ -1023,24 +1031,20 @@ def _marker_like(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarr
 
 
 def _could_head(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray, first: np.ndarray,
-                marker: np.ndarray, titled: np.ndarray) -> np.ndarray:
+                marker: np.ndarray) -> np.ndarray:
     """The candidate lines ``cand`` less those that cannot be headings, found without Python per line:
     a line that ends as prose does (its last character, past spaces and line breaks, in
     :data:`_PROSE_END`) is neither a numbered heading nor a title line, so it is one only as Markdown
     (ATX or setext), which opens with ``#``, ``=``, ``-`` or their indent. Sentences that open with a
     capital of *Chapter*, *Section*, *Part* or *Appendix*, or stand alone as a paragraph, are most of
-    the candidates in prose laid out one sentence per line. A line that opens as no heading form does
-    (:func:`_opens_heading_form`) is a heading only as a title, by where it stands (``titled``, per
-    sentence: between blank lines, over a paragraph, a bold line, a division marker). The checks in
-    Python then read only the few that remain."""
+    the candidates in prose laid out one sentence per line; the checks in Python then read only the
+    few that remain."""
     if cand.size == 0:
         return cand
     last = _last_at(text, starts, ends, cand, closers=True)
     prose = _member(codepoints(text)[last], _PROSE_END_CP)
     # ... or a division marker (``marker``, :func:`_marker_like`), whose number may end with a full stop
-    cand = cand[~prose | _member(first[cand], _MARKUP_FIRST) | marker[cand]]
-    # a line that opens as no heading form does is one only as a title, by where it stands (``titled``)
-    return cand[titled[cand] | _opens_heading_form(codepoints(text), starts, ends, cand)]
+    return cand[~prose | _member(first[cand], _MARKUP_FIRST) | marker[cand]]
 
 
 #: how many characters of a line's indent :func:`_opens_heading_form` reads (past them: maybe)
@@ -1052,7 +1056,20 @@ _IS_SPACE = np.array([chr(c).isspace() for c in range(0x3001)], dtype=bool)
 #: circled number, a division word's capital (Chapter, Section, Part, Appendix)
 _FORM_FIRST = np.array(sorted({ord(c) for c in "=-\\<第一二三四五六七八九十（(CSPA"} | set(range(0x2460, 0x2474))),
                        dtype=np.uint32)
-_NUM_CP = np.array(sorted(ord(c) for c in "0123456789."), dtype=np.uint32)
+
+
+@lru_cache(maxsize=1)
+def _digit_or_dot() -> np.ndarray:
+    """A bool table by code point: what a section number's ``\\d`` and dots match (every decimal digit,
+    the last of them below U+20000), built once. Unicode encodes decimal digits in runs of ten, zero to
+    nine (a stability policy), so one code point in ten is read and each digit found marks its run."""
+    table = np.zeros(0x20000, dtype=bool)
+    for c in range(0, 0x20000, 10):
+        if chr(c).isdecimal():
+            zero = c - unicodedata.decimal(chr(c))
+            table[zero : zero + 10] = True
+    table[0x2E] = True
+    return table
 #: what follows a section number's digits and dots: a space, or a Chinese number's mark
 _NUM_NEXT = np.array(sorted(ord(c) for c in " \t\u3000．、"), dtype=np.uint32)
 _HASH_NEXT = np.array(sorted(ord(c) for c in " \t\r\n"), dtype=np.uint32)
@@ -1109,11 +1126,13 @@ def _opens_heading_form(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, ca
     p, deep, _ = _walk(cp, s, e, _IS_SPACE, _INDENT_READ)
     c = cp[np.minimum(p, cp.size - 1)]
     ok = deep | ((p < e) & _member(c, _FORM_FIRST))
-    digit = np.flatnonzero(~ok & (p < e) & (c >= 0x30) & (c <= 0x39))
+    digit = (c >= 0x30) & (c <= 0x39)
+    wide = np.flatnonzero(c >= 0x660)  # (``\\d`` is any decimal digit: Arabic-Indic, Devanagari, full-width...)
+    if wide.size:
+        digit[wide] = _digit_or_dot()[np.minimum(c[wide], _digit_or_dot().size - 1)] & (c[wide] < _digit_or_dot().size)
+    digit = np.flatnonzero(~ok & (p < e) & digit)
     if digit.size:
-        num = np.zeros(0x3A, dtype=bool)
-        num[_NUM_CP] = True
-        q, long, _ = _walk(cp, p[digit], e[digit], num, _INDENT_READ)
+        q, long, _ = _walk(cp, p[digit], e[digit], _digit_or_dot(), _INDENT_READ)
         d = cp[np.minimum(q, cp.size - 1)]
         dot = cp[q - 1] == 0x2E
         ok[digit] = long | ((q < e[digit]) & (_member(d, _NUM_NEXT) | (dot & (d >= 0x3400) & (d <= 0x9FFF))))
