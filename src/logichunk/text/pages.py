@@ -37,6 +37,7 @@ from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Sequence
 
+from .cache import text_cache
 from .end_candidates import _NL_CHARS
 
 __all__ = ["EDGE_LINES", "FURNITURE_MAX_CHARS", "MIN_PAGE_BREAKS", "MIN_REPEATS", "PAGE_LABEL", "chunk_pages",
@@ -122,10 +123,17 @@ def paginated(text: str, lo: int = 0, hi: int | None = None) -> bool:
 def furniture_lines(text: str, lo: int = 0, hi: int | None = None) -> list[tuple[int, int]]:
     """The furniture lines of ``text[lo:hi]`` (see the module docstring), sorted, as the spans of their
     text without the spaces around it. Empty unless the text has at least :data:`MIN_PAGE_BREAKS` form
-    feeds: a text without any costs one search (:func:`paginated`)."""
+    feeds: a text without any costs one search (:func:`paginated`). Read once per text and range: the
+    splitter, the layout and a chunk's pages all ask for them (:func:`_furniture_lines`)."""
     hi = len(text) if hi is None else hi
     if not paginated(text, lo, hi):
         return []
+    return list(_furniture_lines(text, lo, hi))
+
+
+@text_cache(maxsize=4)
+def _furniture_lines(text: str, lo: int, hi: int) -> tuple[tuple[int, int], ...]:
+    """:func:`furniture_lines` of a paginated text."""
     feeds = _feeds(text, lo, hi)
     bounds = [lo - 1, *feeds, hi]
     # per page break, its footer's and its header's candidate lines, nearest to the edge first
@@ -166,7 +174,7 @@ def furniture_lines(text: str, lo: int = 0, hi: int | None = None) -> list[tuple
                 elif run < MIN_REPEATS or 2 * len(at) < len(feeds):
                     break  # under furniture: a line the whole text runs ("Confidential"), not a section's label
                 out.append((s, e))
-    return sorted(set(out))
+    return tuple(sorted(set(out)))
 
 
 def _runs(at: set[int]) -> dict[int, int]:
@@ -185,7 +193,7 @@ def _runs(at: set[int]) -> dict[int, int]:
     return out
 
 
-def furniture_terminators(text: str, lines: list[tuple[int, int]]) -> list[int]:
+def furniture_terminators(text: str, lines: Sequence[tuple[int, int]]) -> list[int]:
     """The line terminators on both sides of each furniture line in ``lines`` (past the spaces and tabs
     around its text; of a CRLF, the LF, as the splitter counts it): no soft wrap joins a furniture line
     to the text around it."""
