@@ -133,3 +133,28 @@ def test_the_digit_table_is_what_a_regular_expression_reads_as_a_digit() -> None
     want[0x2E] = True
     assert (S._digit_or_dot() == want).all()
     assert not any(re.fullmatch(r"\d", chr(c)) for c in range(0x20000, 0x110000, 7))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.sampled_from([" ", "\t", "\n", "x", ")", "」", "\u3000", "1", "."]), min_size=1, max_size=60).map("".join),
+       st.lists(st.tuples(st.integers(-2, 62), st.integers(-2, 62)), min_size=1, max_size=12),
+       st.integers(0, 50), st.booleans(), st.sampled_from(["blank", "space", "closer", "digit"]), st.booleans())
+def test_the_compiled_walk_is_the_numpy_walk(text, pairs, steps, back, kind, noting):
+    """The layout's walker in C (one pass per walk) and in numpy passes (one per step): where each walk
+    stops, whether it ran out of steps, whether it passed a noted character; at the text's ends too."""
+    from unittest import mock
+
+    from logichunk import native
+
+    assert native.available(), native.status()
+    cp = S.codepoints(text)
+    take = {"blank": S._BLANK, "space": S._IS_SPACE, "closer": S._CLOSER_TABLE, "digit": S._digit_or_dot()}[kind]
+    note = S._TAB if noting else None
+    at = np.array([a for a, _ in pairs], np.int64)
+    bound = np.array([b for _, b in pairs], np.int64)
+    compiled = S._walk(cp, at, bound, take, steps, back, note)
+    with mock.patch.object(native, "walk", lambda *a: None):
+        passes = S._walk(cp, at, bound, take, steps, back, note)
+    for got, want in zip(compiled, passes, strict=True):
+        assert got.tolist() == want.tolist()
+    assert at.tolist() == [a for a, _ in pairs]  # (the offsets given are not moved)

@@ -395,6 +395,31 @@ void NAME(int64_t r, int64_t w, const T *rows, const double *clogc, double *sum,
 LC_RUNS(lc_runs32, uint32_t)
 LC_RUNS(lc_runs64, uint64_t)
 
+/* text.structure._walk: from each at[i], past up to `steps` code points of the set `take` (a table of
+   ntake flags by code point; past its end: not taken), forwards while below bound[i] or backwards while
+   at or above it; at[i] ends where the walk stopped, more[i] says it ran out of steps still in the set,
+   noted[i] that it passed a code point of the set `note` (nnote flags; none when nnote is 0). A position
+   outside the text reads its nearest end, as the numpy passes clip it. */
+void lc_walk(int64_t m, const uint32_t *cp, int64_t ncp, int64_t *at, const int64_t *bound, const uint8_t *take,
+             int64_t ntake, int64_t steps, int64_t back, const uint8_t *note, int64_t nnote, uint8_t *more,
+             uint8_t *noted) {
+    for (int64_t i = 0; i < m; i++) {
+        int64_t a = at[i], k = 0;
+        uint8_t nd = 0;
+        for (; k < steps; k++) {
+            int64_t p = a < 0 ? 0 : (a > ncp - 1 ? ncp - 1 : a);
+            uint32_t c = cp[p];
+            int inside = back ? a >= bound[i] : a < bound[i];
+            if (!inside || c >= (uint64_t)ntake || !take[c]) break;
+            if (c < (uint64_t)nnote && note[c]) nd = 1;
+            a += back ? -1 : 1;
+        }
+        at[i] = a;
+        more[i] = k == steps;
+        noted[i] = nd;
+    }
+}
+
 /* numpy.searchsorted(a, v, side) for int64 arrays, a sorted: out[i] is the first index whose a[] is >= v[i]
    (right: > v[i]). Each search starts from the previous answer and gallops (1, 2, 4, ... steps) towards
    v[i] before the binary search, so sorted needles cost O(log gap) each and touch the haystack in
@@ -691,6 +716,9 @@ def _load() -> ctypes.CDLL | None:
                                  + [ctypes.c_void_p] * 3)
         lib.lc_inner_many.restype = None
         lib.lc_inner_many.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] + [ctypes.c_void_p] * 3
+        lib.lc_walk.restype = None
+        lib.lc_walk.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 3
+                                + [ctypes.c_int64] * 3 + [ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 2)
         lib.lc_search.restype = None
         lib.lc_search.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
                                   ctypes.c_void_p]
@@ -937,6 +965,24 @@ def sorted_run_sums(rows: np.ndarray, clogc: np.ndarray) -> tuple[np.ndarray, np
     getattr(lib, kernel)(r, w, rows.ctypes.data, clogc.ctypes.data, out.ctypes.data, nsent.ctypes.data,
                          buf.ctypes.data)
     return out, nsent
+
+
+def walk(cp: np.ndarray, at: np.ndarray, bound: np.ndarray, take: np.ndarray, steps: int, back: bool,
+         note: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`logichunk.text.structure._walk` from the compiled kernel, one pass per walk instead of one
+    array pass per step (``cp``: uint32 code points; ``take``, ``note``: bool tables by code point): the
+    same answers; None when the kernel is not available or ``cp`` is empty."""
+    lib = _load()
+    if lib is None or cp.size == 0:
+        return None
+    (cp,), (at, bound) = _c(np.uint32, cp), _c(np.int64, at, bound)
+    at = at.copy()
+    (take,) = _c(np.uint8, take)
+    (nt,) = _c(np.uint8, note if note is not None else np.zeros(0, bool))
+    more, noted = np.zeros(at.size, np.uint8), np.zeros(at.size, np.uint8)
+    lib.lc_walk(at.size, cp.ctypes.data, cp.size, at.ctypes.data, bound.ctypes.data, take.ctypes.data, take.size,
+                int(steps), int(back), nt.ctypes.data, nt.size, more.ctypes.data, noted.ctypes.data)
+    return at, more.view(bool), noted.view(bool)
 
 
 #: needles below which numpy's own search is as fast as the call into C

@@ -62,6 +62,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .. import native
 from ._arrays import _member
 from .charclass import CJK, class_table, codepoints
 from .discourse import _word_key, continues, leading_words
@@ -1082,7 +1083,11 @@ def _walk(cp: np.ndarray, at: np.ndarray, bound: np.ndarray, take: np.ndarray, s
     while at or above it. Returns where each walk stops (on the character that stopped it, or at the
     bound), whether it ran out of steps still in the set, and whether it passed a character of the set
     ``note`` (a bool table, as ``take``). The lines' indents, trailing blanks and closers the layout's
-    prefilters read, without Python per line: a walk costs its own length."""
+    prefilters read, without Python per line: a walk costs its own length (in C,
+    :func:`logichunk.native.walk`, where it is compiled)."""
+    fast = native.walk(cp, at, bound, take, steps, back, note)
+    if fast is not None:
+        return fast
     at = at.copy()
     noted = np.zeros(at.size, dtype=bool)
     act = np.arange(at.size)
