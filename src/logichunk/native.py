@@ -395,6 +395,28 @@ void NAME(int64_t r, int64_t w, const T *rows, const double *clogc, double *sum,
 LC_RUNS(lc_runs32, uint32_t)
 LC_RUNS(lc_runs64, uint64_t)
 
+/* text.end_candidates._skip_ws_each: for each offset q[i], the first offset at or after it whose code point
+   has none of the flag bits `ws` in fl (or q[i] itself past the text's end). The offsets come sorted, so an
+   offset inside the whitespace run the last walk crossed takes that walk's end without a walk of its own
+   (a text of a million newlines is walked once). */
+#define LC_SKIPWS(NAME, T)                                                                          \
+void NAME(int64_t n, const T *cp, const uint16_t *fl, int64_t ws, int64_t m, const int64_t *q,        \
+          int64_t *out) {                                                                         \
+    int64_t lo = 0, hi = 0; /* [lo, hi): the last run walked, all whitespace; hi ends it */        \
+    for (int64_t i = 0; i < m; i++) {                                                             \
+        int64_t a = q[i];                                                                         \
+        if (a >= lo && a < hi) { out[i] = hi; continue; }                                         \
+        int64_t b = a;                                                                            \
+        while (b >= 0 && b < n && (fl[cp[b]] & ws)) b++;                                          \
+        out[i] = b;                                                                               \
+        lo = a;                                                                                   \
+        hi = b;                                                                                   \
+    }                                                                                             \
+}
+LC_SKIPWS(lc_skipws8, uint8_t)
+LC_SKIPWS(lc_skipws16, uint16_t)
+LC_SKIPWS(lc_skipws32, uint32_t)
+
 /* text.structure._walk: from each at[i], past up to `steps` code points of the set `take` (a table of
    ntake flags by code point; past its end: not taken), forwards while below bound[i] or backwards while
    at or above it; at[i] ends where the walk stopped, more[i] says it ran out of steps still in the set,
@@ -716,6 +738,10 @@ def _load() -> ctypes.CDLL | None:
                                  + [ctypes.c_void_p] * 3)
         lib.lc_inner_many.restype = None
         lib.lc_inner_many.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] + [ctypes.c_void_p] * 3
+        for name in ("lc_skipws8", "lc_skipws16", "lc_skipws32"):
+            getattr(lib, name).restype = None
+            getattr(lib, name).argtypes = ([ctypes.c_int64] + [ctypes.c_void_p] * 2 + [ctypes.c_int64] * 2
+                                           + [ctypes.c_void_p] * 2)
         lib.lc_walk.restype = None
         lib.lc_walk.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 3
                                 + [ctypes.c_int64] * 3 + [ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 2)
@@ -965,6 +991,20 @@ def sorted_run_sums(rows: np.ndarray, clogc: np.ndarray) -> tuple[np.ndarray, np
     getattr(lib, kernel)(r, w, rows.ctypes.data, clogc.ctypes.data, out.ctypes.data, nsent.ctypes.data,
                          buf.ctypes.data)
     return out, nsent
+
+
+def skip_ws(cp: np.ndarray, fl: np.ndarray, ws: int, q: np.ndarray) -> np.ndarray | None:
+    """:func:`logichunk.text.end_candidates._skip_ws_each` from the compiled kernel (``cp``: the text's
+    code units, uint8, uint16 or uint32; ``fl``: the splitter's uint16 flags by code point; ``ws``: the
+    whitespace bit; ``q``: sorted offsets): the same offsets; None when it is not available."""
+    lib = _load()
+    kernel = {1: "lc_skipws8", 2: "lc_skipws16", 4: "lc_skipws32"}.get(cp.dtype.itemsize)
+    if lib is None or kernel is None or fl.dtype != np.uint16 or cp.dtype.kind != "u":
+        return None
+    (cp,), (fl,), (q,) = _c(cp.dtype, cp), _c(np.uint16, fl), _c(np.int64, q)
+    out = np.empty(q.size, np.int64)
+    getattr(lib, kernel)(cp.size, cp.ctypes.data, fl.ctypes.data, int(ws), q.size, q.ctypes.data, out.ctypes.data)
+    return out
 
 
 def walk(cp: np.ndarray, at: np.ndarray, bound: np.ndarray, take: np.ndarray, steps: int, back: bool,

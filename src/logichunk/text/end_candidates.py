@@ -11,6 +11,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .. import native
 from ._arrays import _EMPTY_I64, _member
 from .charclass import codepoints
 from .sentence_chars import _ALL_CAND, _CAND_CODES, _CAND_KINDS, _F_WS, _HIGH_CODES, _K_NL
@@ -128,7 +129,10 @@ def _skip_ws(text: str, cp: np.ndarray, fl: np.ndarray, q: np.ndarray) -> np.nda
 
 
 def _skip_ws_each(text: str, cp: np.ndarray, fl: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """:func:`_skip_ws` for sorted offsets."""
+    """:func:`_skip_ws` for sorted offsets (in C where it is compiled: :func:`logichunk.native.skip_ws`)."""
+    fast = native.skip_ws(cp, fl, int(_F_WS), q)
+    if fast is not None:
+        return fast
     n = cp.size
     w = q.copy()
     act = np.flatnonzero(w < n)
