@@ -202,10 +202,10 @@ def test_lines_dropped_before_the_heading_checks_are_never_headings(parts):
     text = "".join(a + b for a, b in parts)
     sents = split_sentences(text)
     fast = layout(sents)
-    every = lambda cp, starts, ends: np.ones(starts.size, dtype=bool)  # noqa: E731
+    undecided = lambda cp, starts, ends: (np.zeros(starts.size, dtype=bool),) * 2  # noqa: E731
     with mock.patch.object(structure, "_could_head", lambda text, starts, ends, cand, *_: cand), \
             mock.patch.object(structure, "_opens_heading_form", lambda cp, starts, ends, cand: np.ones(cand.size, bool)), \
-            mock.patch.object(structure, "_may_end_as_term", every), mock.patch.object(structure, "_indented_deeper", every):
+            mock.patch.object(structure, "_read_terms", undecided):
         slow = layout(sents)
     for name in ("heading", "strength", "no_cut", "leans"):
         assert getattr(fast, name).tolist() == getattr(slow, name).tolist(), name

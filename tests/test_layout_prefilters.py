@@ -27,9 +27,9 @@ PIECES = [
     "```", "````py", "~~~", "<!--", "-->", "<h2>The Nile</h2>", "\\section{A}", "= A", "==", "--", "---", "=",
     "第三章", "一、", "（1）", "(2)", "①", "Chapter 1", "SECTION 2", "Part", "Appendix A", "CSPA",
     "00:00:01,000 --> 00:00:02,000", "00:01.500 --> 00:02.000 line:90%", "1:00:01.000 --> 1:00:02.000", "def f(x):", "x = f(", "- item",
-    "|a|b|", "|---|---|", "严", "漢字", "a" * 90,
+    "|a|b|", "|---|---|", "严", "漢字", "a" * 90, "b" * 79, "c" * 80, "d" * 81,
 ]
-INDENTS = ["", "", " ", "  ", "   ", "    ", "     ", "        ", "\t", " \t", "\t  ", " " * 39, " " * 41]
+INDENTS = ["", "", " ", "  ", "   ", "    ", "     ", "        ", "\t", " \t", "\t  ", " " * 39, " " * 40, " " * 41]
 # lines with indents (a term over a deeper line, code), or the pieces run together
 lines = st.lists(st.tuples(st.sampled_from(INDENTS), st.lists(st.sampled_from(PIECES), max_size=4).map("".join),
                            st.sampled_from(["\n", "\n", "\n\n", "\r\n", ""])).map("".join), min_size=1, max_size=30)
@@ -60,14 +60,14 @@ def test_a_line_no_heading_form_opens_matches_none(text: str) -> None:
 
 @settings(max_examples=1500, deadline=None)
 @given(texts)
-def test_a_line_the_term_filters_drop_is_no_term(text: str) -> None:
+def test_a_term_read_without_python_is_read_as_the_python_reading_reads_it(text: str) -> None:
     s, idx = _sentences(text)
     if idx.size == 0:
         return
-    cp = S.codepoints(text)
-    keep = S._may_end_as_term(cp, s.starts, s.ends) & S._indented_deeper(cp, s.starts, s.ends)
-    for i in idx[~keep].tolist():
-        assert S._terms(text, s.starts, s.ends, np.array([i])).size == 0, repr(text[int(s.starts[i]) : int(s.ends[i])])
+    decided, term = S._read_terms(S.codepoints(text), s.starts, s.ends)
+    for i in idx[decided].tolist():
+        got = S._terms(text, s.starts, s.ends, np.array([i])).size == 1
+        assert got == term[i], repr(text[max(0, int(s.starts[i]) - 45) : int(s.ends[i])])
 
 
 @settings(max_examples=1500, deadline=None)
@@ -163,3 +163,24 @@ def test_the_compiled_walk_is_the_numpy_walk(text, pairs, steps, back, kind, not
     for got, want in zip(compiled, passes, strict=True):
         assert got.tolist() == want.tolist()
     assert at.tolist() == [a for a, _ in pairs]  # (the offsets given are not moved)
+
+
+def test_terms_at_the_readings_edges() -> None:
+    """The term reading at its edges, where random texts seldom land: terms of ``TITLE_MAX_CHARS``
+    characters and one more, own indents up to ``_INDENT_MAX - 1`` spaces, a deeper line by one space,
+    a line of closers; each decided without Python and read as the Python reading reads it."""
+    pad = "Intro line of the text, long enough to pass the first forty characters.\n"
+    cases = [
+        (pad + " " * 39 + "TERM_AT_39\n" + " " * 40 + "its definition\n", True),
+        (pad + "t" * S.TITLE_MAX_CHARS + "\n  its definition\n", True),
+        (pad + "t" * (S.TITLE_MAX_CHARS + 1) + "\n  its definition\n", False),
+        (pad + "  NAME\n   one deeper\n", True),
+        (pad + "  NAME\n  as deep\n", False),
+        (pad + "))\n    under closers\n", True),
+        (pad + "Ends here.)\n    under a sentence\n", False),
+    ]
+    for text, is_term in cases:
+        s, _ = _sentences(text)
+        decided, term = S._read_terms(S.codepoints(text), s.starts, s.ends)
+        assert decided[1] and term[1] == is_term, text
+        assert (S._terms(text, s.starts, s.ends, np.array([1])).size == 1) == is_term, text

@@ -419,9 +419,9 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     last = codepoints(text)[at]
     terms = terms[~_member(last, _PROSE_END_CP) & ((at - starts[terms] < TITLE_MAX_CHARS) | _member(last, _SPACE_TAB))]
     terms = terms[_deeper_next(codepoints(text), starts[terms], ends[terms])]
-    terms = terms[_may_end_as_term(codepoints(text), starts[terms], ends[terms])]
-    terms = terms[_indented_deeper(codepoints(text), starts[terms], ends[terms])]
-    lead[_terms(text, starts, ends, terms)] = True
+    decided, term = _read_terms(codepoints(text), starts[terms], ends[terms])
+    lead[terms[decided & term]] = True
+    lead[_terms(text, starts, ends, terms[~decided])] = True  # (tabs, odd whitespace: read in Python)
     # a table's header row and its delimiter row stay with the table's first row: no chunk ends with the
     # names of columns it holds no values of
     if n > 1:
@@ -593,45 +593,33 @@ def _deeper_next(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, k: int = 
     return (nxt > own) | (nxt == k)
 
 
-def _may_end_as_term(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Whether each sentence may end as a term of :func:`_terms` does: its last character before the
-    line break it ends with, past every space and every closing quote or bracket, is no sentence mark
-    (``def f(x):`` over an indented body, ``See also.`` are no terms). A superset found without Python
-    per line, where the indent of the next line, which the sentence ends with, runs past what
-    :func:`_last_at` reads: a walk too long (past :data:`_INDENT_MAX` and 8 more characters, or 8
-    closers) or a sentence whose trailing spaces hold no line break keeps the sentence for the exact
-    reading."""
-    q, long, saw_nl = _walk(cp, ends - 1, starts, _IS_SPACE, _INDENT_MAX + 8, back=True, note=_NEWLINE)
-    keep = long | ~saw_nl
-    sel = np.flatnonzero(~keep & (q >= starts))
-    r, long, _ = _walk(cp, q[sel], starts[sel] + 1, _CLOSER_TABLE, 8, back=True)
-    q[sel] = r
-    keep[sel[long]] = True
-    inside = q >= starts
-    last = cp[np.maximum(q, 0)]
-    return keep | ~inside | ~_member(last, _PROSE_END_CP)
-
-
-def _indented_deeper(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Whether the line after each sentence may be indented deeper than the sentence's own, as
-    :func:`_terms` measures it: a superset, exact where both indents are spaces alone (their lengths
-    compared); an indent with a tab, a line that opens with blanks, an indent over :data:`_INDENT_MAX`,
-    or a sentence near the text's start are kept for the exact reading. A line with text before the
-    sentence on it is no term's."""
-    e, long, tab_next = _walk(cp, ends - 1, starts, _BLANK, _INDENT_MAX + 1, back=True, note=_TAB)
-    tab_next |= long
-    nxt = ends - 1 - e
-    s, long, tab_own = _walk(cp, starts - 1, np.maximum(starts - _INDENT_MAX, 0), _BLANK, _INDENT_MAX + 1, back=True,
+def _read_terms(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_terms`' reading of each sentence without Python where the layout is plain: whether it is
+    decided here, and if so whether the sentence is a term. Decided where the sentence opens with no
+    whitespace past the text's first :data:`_INDENT_MAX` characters, ends with a line break and the next
+    line's indent, and both indents are spaces (no tab, no other whitespace before its own); then it is
+    a term exactly when the line, stripped, is at most :data:`TITLE_MAX_CHARS` long and, past every
+    closing quote or bracket, does not end as prose does (``def f(x):``, ``See also.`` are no terms), its
+    own line holds nothing before it, and the next line is indented deeper. The walks over the trailing
+    whitespace, the closers and both indents are :func:`_walk`'s; one too long leaves the sentence to
+    :func:`_terms` (Python), as do tabs and odd whitespace."""
+    n = cp.size
+    q, long_q, saw_nl = _walk(cp, ends - 1, starts, _IS_SPACE, _INDENT_MAX + 8, back=True, note=_NEWLINE)
+    r, long_c, _ = _walk(cp, q, starts + 1, _CLOSER_TABLE, 8, back=True)  # (the line's last character past closers)
+    e, long_e, tab_e = _walk(cp, ends - 1, starts, _BLANK, _INDENT_MAX + 1, back=True, note=_TAB)
+    s, long_s, tab_s = _walk(cp, starts - 1, np.maximum(starts - _INDENT_MAX, 0), _BLANK, _INDENT_MAX + 1, back=True,
                              note=_TAB)
-    tab_own |= long  # (a count past the steps, or with a tab among the blanks, is no width)
-    own = starts - 1 - s
-    first = cp[np.minimum(starts, cp.size - 1)]
-    exact = ~tab_next & ~tab_own & (cp[np.maximum(e, 0)] == 0x0A) & (starts > _INDENT_MAX) & (first != 0x20) \
-        & (first != 0x09)
-    after_text = exact & (cp[np.maximum(s, 0)] != 0x0A)  # (text, or another blank, before it on its line)
-    c = cp[np.maximum(s, 0)]
-    blank_other = after_text & (c < _IS_SPACE.size) & _IS_SPACE[np.minimum(c, _IS_SPACE.size - 1)]
-    return ~exact | blank_other | (~after_text & (nxt > own))
+    nxt, own = ends - 1 - e, starts - 1 - s  # the next line's indent, the sentence's own (spaces)
+    first, before = cp[np.minimum(starts, n - 1)], cp[np.maximum(s, 0)]
+    decided = ~(long_q | long_c | long_e | tab_e | long_s | tab_s) & (cp[np.maximum(e, 0)] == 0x0A) \
+        & (starts > _INDENT_MAX) & ~_is_space(first) & ((before == 0x0A) | ~_is_space(before))
+    term = saw_nl & (q >= starts) & (q - starts < TITLE_MAX_CHARS) & ~_member(cp[np.maximum(r, 0)], _PROSE_END_CP)
+    return decided, term & (before == 0x0A) & (nxt > own)  # (decided: both indents at most _INDENT_MAX)
+
+
+def _is_space(c: np.ndarray) -> np.ndarray:
+    """Whether each code point is whitespace as ``str.isspace`` reads it."""
+    return (c < _IS_SPACE.size) & _IS_SPACE[np.minimum(c, _IS_SPACE.size - 1)]
 
 
 def _terms(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) -> np.ndarray:
