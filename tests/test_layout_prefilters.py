@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from logichunk.text import structure as S
 from logichunk.text.line_kinds import _fence_lines, line_openings
-from logichunk.text.sentences import split_sentences
+from logichunk.text.sentences import BREAK_LINE, BREAK_PARAGRAPH, split_sentences
 
 PIECES = [
     "\n", "\n", "\n\n", " ", "  ", "    ", "        ", "\t", "\r\n", "\x0b", "\x1c", "\u3000", "\u00a0",
@@ -184,3 +184,32 @@ def test_terms_at_the_readings_edges() -> None:
         decided, term = S._read_terms(S.codepoints(text), s.starts, s.ends)
         assert decided[1] and term[1] == is_term, text
         assert (S._terms(text, s.starts, s.ends, np.array([1])).size == 1) == is_term, text
+
+
+_TABLE_PIECES = ["Option  Default", "Name", "-----", "------  -------", "==  ==", "--  ", "--\t\t--", "-- -- --",
+                 "---=  ---", "=====", "value  1", "  ", "\n", "\n", "\n\n", "--", "-=  --", "x"]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.sampled_from(_TABLE_PIECES), min_size=1, max_size=30).map("".join))
+def test_column_rules_read_every_rule_line_the_expression_would(text: str) -> None:
+    """A plain-text table's column rules, read in Python only where a second run of rules follows the
+    first: the same rows as reading every line that opens with two dashes or equals signs."""
+    s, _ = _sentences(text)
+    n = len(s)
+    if n < 3:
+        return
+    before = np.full(n, BREAK_PARAGRAPH, np.int8)
+    before[1:] = np.asarray(s.breaks, dtype=np.int8)
+    line_start = before >= BREAK_LINE
+    cp = S.codepoints(text)
+    first = cp[s.starts]
+    rules = np.flatnonzero(((first == 0x2D) | (first == 0x3D)) & (cp[np.minimum(s.starts + 1, cp.size - 1)] == first))
+    want = []
+    for i in rules[(rules > 0) & (rules + 1 < n)].tolist():  # (the reading before the prefilter)
+        head = text[int(s.starts[i - 1]) : int(s.ends[i - 1])]
+        if line_start[i - 1] and head.strip() and head.count("\n") <= 1 \
+                and text[int(s.starts[i + 1]) : int(s.ends[i + 1])].strip() \
+                and S._COLUMN_RULES.fullmatch(text, int(s.starts[i]), int(s.ends[i])):
+            want.append(i)
+    assert S._column_rules(text, s.starts, s.ends, line_start, rules).tolist() == want

@@ -619,7 +619,13 @@ def _read_terms(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[n
 
 def _is_space(c: np.ndarray) -> np.ndarray:
     """Whether each code point is whitespace as ``str.isspace`` reads it."""
-    return (c < _IS_SPACE.size) & _IS_SPACE[np.minimum(c, _IS_SPACE.size - 1)]
+    return _in_table(_IS_SPACE, c)
+
+
+def _in_table(table: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Whether each code point of ``c`` is in the set ``table`` (a bool table by code point; what lies past
+    its end is not)."""
+    return (c < table.size) & table[np.minimum(c, table.size - 1)]
 
 
 def _terms(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) -> np.ndarray:
@@ -678,7 +684,14 @@ def _column_rules(text: str, starts: np.ndarray, ends: np.ndarray, line_start: n
     (a first row of values). A rule of one run under a line is a setext underline, read elsewhere."""
     n = starts.size
     out = []
-    for i in rules[(rules > 0) & (rules + 1 < n)].tolist():
+    rules = rules[(rules > 0) & (rules + 1 < n)]
+    # (read in Python only where a second run of rules follows the first past two blanks or more: a setext
+    # or reStructuredText underline of one run, the most common rule line, has none)
+    cp = codepoints(text)
+    p, long_p, _ = _walk(cp, starts[rules], ends[rules], _RULE_MARKS, 2 * TITLE_MAX_CHARS)
+    q, long_q, _ = _walk(cp, p, ends[rules], _BLANK, 8)
+    second = (q - p >= 2) & (q < ends[rules]) & _in_table(_RULE_MARKS, cp[np.minimum(q, cp.size - 1)])
+    for i in rules[long_p | long_q | second].tolist():
         head = text[int(starts[i - 1]) : int(ends[i - 1])]
         if line_start[i - 1] and head.strip() and head.count("\n") <= 1 \
                 and text[int(starts[i + 1]) : int(ends[i + 1])].strip() \
@@ -1083,12 +1096,12 @@ def _walk(cp: np.ndarray, at: np.ndarray, bound: np.ndarray, take: np.ndarray, s
     for _ in range(steps):
         c = cp[np.clip(at[act], 0, top)]
         inside = at[act] >= bound[act] if back else at[act] < bound[act]
-        ok = inside & (c < take.size) & take[np.minimum(c, take.size - 1)]
+        ok = inside & _in_table(take, c)
         act, c = act[ok], c[ok]
         if act.size == 0:
             break
         if note is not None:
-            noted[act] |= (c < note.size) & note[np.minimum(c, note.size - 1)]
+            noted[act] |= _in_table(note, c)
         at[act] += -1 if back else 1
     more = np.zeros(at.size, dtype=bool)
     more[act] = True
@@ -1106,6 +1119,7 @@ _BLANK = _table(" \t")
 _TAB = _table("\t")
 _NEWLINE = _table("\n")
 _CLOSER_TABLE = _table(_CLOSERS)
+_RULE_MARKS = _table("-=")
 
 
 def _opens_heading_form(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) -> np.ndarray:
