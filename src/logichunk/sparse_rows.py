@@ -98,8 +98,9 @@ class SparseRows:
 
     @cached_property
     def _by_row(self) -> tuple[np.ndarray, np.ndarray]:
-        by_row = np.argsort(self.row, kind="stable")
-        return by_row, np.searchsorted(self.row[by_row], np.arange(self.n + 1))
+        ptr = np.zeros(self.n + 1, np.int64)
+        np.cumsum(np.bincount(self.row, minlength=self.n), out=ptr[1:])
+        return stable_order(self.row, self.n), ptr
 
     def take(self, idx: np.ndarray) -> SparseRows:
         """Rows ``idx`` (sorted, distinct), renumbered ``0..len(idx)-1``."""
