@@ -213,3 +213,14 @@ def test_column_rules_read_every_rule_line_the_expression_would(text: str) -> No
                 and S._COLUMN_RULES.fullmatch(text, int(s.starts[i]), int(s.ends[i])):
             want.append(i)
     assert S._column_rules(text, s.starts, s.ends, line_start, rules).tolist() == want
+
+
+def test_a_term_over_a_definition_indented_by_a_tab_stays_with_it() -> None:
+    """A term indented by spaces over a definition indented by a tab, wider as a tab stop measures it
+    (``    NAME`` over ``\\tIts definition``), is a term: a character count called the tab shallower and
+    dropped it before the term was read (a C header's continued macro, a man page's option)."""
+    text = "An introduction of more than forty characters, to begin.\n    NAME\n\tIts definition, indented.\n"
+    s, _ = _sentences(text)
+    lay = S.layout(s)
+    i = next(k for k in range(len(s)) if text[int(s.starts[k]) : int(s.ends[k])].startswith("NAME"))
+    assert lay.no_cut[i]

@@ -418,7 +418,6 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     at = _last_at(text, starts, ends, terms, closers=True)  # (past up to four spaces: a deeper indent stops it early)
     last = codepoints(text)[at]
     terms = terms[~_member(last, _PROSE_END_CP) & ((at - starts[terms] < TITLE_MAX_CHARS) | _member(last, _SPACE_TAB))]
-    terms = terms[_deeper_next(codepoints(text), starts[terms], ends[terms])]
     decided, term = _read_terms(codepoints(text), starts[terms], ends[terms])
     lead[terms[decided & term]] = True
     lead[_terms(text, starts, ends, terms[~decided])] = True  # (tabs, odd whitespace: read in Python)
@@ -576,21 +575,6 @@ def _opens_item(text: str, starts: np.ndarray, first: np.ndarray, idx: np.ndarra
 
 #: how deep a line's indent is read, in columns (a tab to the next multiple of 8)
 _INDENT_MAX = 40
-
-
-def _deeper_next(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, k: int = 8) -> np.ndarray:
-    """Whether the line after each sentence may be indented deeper than the sentence's own line: the
-    spaces and tabs after its last line break outnumber those before its start (each counted up to ``k``:
-    past that, maybe; :func:`_terms` measures exactly)."""
-    n = cp.size
-    steps = np.arange(1, k + 1)
-    after = cp[np.clip(ends[:, None] - steps, 0, n - 1)]  # backwards from the sentence's end
-    blank = (after == 0x20) | (after == 0x09)
-    nxt = np.where(blank.all(axis=1), k, np.argmin(blank, axis=1))
-    before = cp[np.clip(starts[:, None] - steps, 0, n - 1)]
-    blank = ((before == 0x20) | (before == 0x09)) & (starts[:, None] - steps >= 0)
-    own = np.where(blank.all(axis=1), k, np.argmin(blank, axis=1))
-    return (nxt > own) | (nxt == k)
 
 
 def _read_terms(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
