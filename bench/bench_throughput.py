@@ -1,7 +1,7 @@
 """Chunking throughput, side by side: logichunk (API and CLI) against LangChain, Chonkie and semchunk.
 
-Every method cuts the same corpus (bench/corpora.py: ~5 MB English, ~5 MB Chinese, one string
-each) at the same 512-character target:
+Every method cuts the same corpus (bench/corpora.py: ~5 MB each of English prose, Chinese, English one
+sentence per line and hard-wrapped, and Python source; one string each) at the same 512-character target:
 
 * ``logichunk``      ``chunk(text, max_size=512, levels=1)`` — the cascade: tier 1 (entropy signal),
                      tier 3 (composite signal) at the gaps of runs tier 1 could not split, size fitting
@@ -438,7 +438,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=RUNS, help="timed runs (median)")
     ap.add_argument("--warmup", type=int, default=WARMUP)
     ap.add_argument("--methods", default=",".join(METHODS))
-    ap.add_argument("--corpora", default="en,zh,en-lines",
+    ap.add_argument("--corpora", default="en,zh,en-lines,en-wrapped,code",
                     help="en, zh, en-lines (one sentence per line), en-wrapped (hard-wrapped at 72 columns), "
                          "code (numpy's Python source)")
     ap.add_argument("--repeat", type=int, default=1,
