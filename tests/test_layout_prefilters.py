@@ -224,3 +224,21 @@ def test_a_term_over_a_definition_indented_by_a_tab_stays_with_it() -> None:
     lay = S.layout(s)
     i = next(k for k in range(len(s)) if text[int(s.starts[k]) : int(s.ends[k])].startswith("NAME"))
     assert lay.no_cut[i]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(texts, st.booleans())
+def test_a_sentences_last_character_is_found_past_four_blanks_and_two_closers(text: str, closers: bool) -> None:
+    """``_last_at`` by the walker: past up to four ASCII blanks and line breaks, then up to two closing
+    quotes or brackets, never before the sentence's first character (the loop it replaced, as the oracle)."""
+    s, idx = _sentences(text)
+    if idx.size == 0:
+        return
+    cp = S.codepoints(text)
+    a, e = s.starts, s.ends - 1
+    for _ in range(4):
+        e = np.where((e > a) & np.isin(cp[np.maximum(e, 0)], [9, 10, 11, 12, 13, 32]), e - 1, e)
+    if closers:
+        for _ in range(2):
+            e = np.where((e > a) & np.isin(cp[np.maximum(e, 0)], [ord(c) for c in S._CLOSERS]), e - 1, e)
+    assert S._last_at(text, s.starts, s.ends, idx, closers).tolist() == np.maximum(e, 0).tolist()

@@ -969,15 +969,10 @@ def _last_char(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray,
 def _last_at(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray, closers: bool = False) -> np.ndarray:
     """Where :func:`_last_char` finds each one (an offset into the text)."""
     cp = codepoints(text)
-    s, e = starts[idx], ends[idx] - 1
-    for _ in range(4):
-        ws = (e > s) & _member(cp[np.maximum(e, 0)], _ASCII_WS)
-        if not ws.any():
-            break
-        e = np.where(ws, e - 1, e)
+    s = starts[idx] + 1  # (never before the sentence's first character)
+    e, _, _ = _walk(cp, ends[idx] - 1, s, _ASCII_BLANK, 4, back=True)
     if closers:
-        for _ in range(2):
-            e = np.where((e > s) & _member(cp[np.maximum(e, 0)], _CLOSER_CP), e - 1, e)
+        e, _, _ = _walk(cp, e, s, _CLOSER_TABLE, 2, back=True)
     return np.maximum(e, 0)
 
 
@@ -1103,6 +1098,7 @@ _BLANK = _table(" \t")
 _TAB = _table("\t")
 _NEWLINE = _table("\n")
 _CLOSER_TABLE = _table(_CLOSERS)
+_ASCII_BLANK = _table("\t\n\x0b\x0c\r ")  # (the line breaks and spaces :func:`_last_at` looks past)
 _RULE_MARKS = _table("-=")
 
 
