@@ -242,3 +242,19 @@ def test_a_sentences_last_character_is_found_past_four_blanks_and_two_closers(te
         for _ in range(2):
             e = np.where((e > a) & np.isin(cp[np.maximum(e, 0)], [ord(c) for c in S._CLOSERS]), e - 1, e)
     assert S._last_at(text, s.starts, s.ends, idx, closers).tolist() == np.maximum(e, 0).tolist()
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.integers(-5, 70000), min_size=0, max_size=600), st.lists(st.integers(0, 70000), max_size=70),
+       st.sampled_from(["uint32", "int64", "uint16"]))
+def test_membership_by_table_is_membership_by_search(values, members, dtype) -> None:
+    """``_member`` looks small sets of code points up in a table when the values are many: the same
+    answers as ``np.isin``, negative values and values past the table's end included."""
+    from logichunk.text._arrays import _member
+
+    if dtype != "int64":
+        values = [v for v in values if v >= 0 and v < np.iinfo(dtype).max]
+        members = [m for m in members if m < np.iinfo(dtype).max]
+    v = np.array(values, dtype=dtype)
+    m = np.array(sorted(set(members)), dtype=dtype)
+    assert _member(v, m).tolist() == np.isin(v, m).tolist()

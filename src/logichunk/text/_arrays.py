@@ -5,6 +5,8 @@ live apart so that each of those modules can use them without importing another.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 _EMPTY_I64 = np.zeros(0, dtype=np.int64)
@@ -14,11 +16,34 @@ _EMPTY_I8.flags.writeable = False
 
 
 def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
-    """``np.isin`` for a small sorted set, without its sorting overhead."""
+    """``np.isin`` for a small sorted set, without its sorting overhead: a lookup in a table of the set's
+    members (built once per set) when the set is a few code points below 2**17 and the values many, a
+    binary search otherwise."""
     if values.size == 0 or sorted_set.size == 0:
         return np.zeros(values.shape, dtype=bool)
+    if values.size >= _TABLE_MIN and sorted_set.size <= _TABLE_SET and values.dtype.kind in "iu" \
+            and sorted_set.dtype.kind in "iu" and 0 <= sorted_set[0] and sorted_set[-1] < _TABLE_TOP:
+        table = _table(sorted_set.tobytes(), sorted_set.dtype.str)
+        inside = values < table.size
+        if values.dtype.kind == "i":
+            inside &= values >= 0
+        return inside & table[np.clip(values, 0, table.size - 1)]
     i = np.searchsorted(sorted_set, values)
     return sorted_set[np.minimum(i, sorted_set.size - 1)] == values
+
+
+#: values from which, sets up to which, and members below which :func:`_member` looks up a table
+_TABLE_MIN, _TABLE_SET, _TABLE_TOP = 256, 64, 1 << 17
+
+
+@lru_cache(maxsize=128)
+def _table(members: bytes, dtype: str) -> np.ndarray:
+    """A bool table by value of the members (a sorted set's bytes and dtype: sets are module constants)."""
+    m = np.frombuffer(members, dtype=np.dtype(dtype)).astype(np.int64)
+    table = np.zeros(int(m[-1]) + 1, dtype=bool)
+    table[m] = True
+    table.flags.writeable = False
+    return table
 
 
 def _sorted_unique(a: np.ndarray) -> np.ndarray:
