@@ -255,6 +255,8 @@ def test_membership_by_table_is_membership_by_search(values, members, dtype) -> 
     if dtype != "int64":
         values = [v for v in values if v >= 0 and v < np.iinfo(dtype).max]
         members = [m for m in members if m < np.iinfo(dtype).max]
-    v = np.array(values, dtype=dtype)
     m = np.array(sorted(set(members)), dtype=dtype)
+    if m.size:  # (the table's edges: its last member, one past it)
+        values = values + [int(m[-1]), int(m[-1]) + 1] * 150 + ([-1] * 10 if dtype == "int64" else [])
+    v = np.array(values, dtype=dtype)
     assert _member(v, m).tolist() == np.isin(v, m).tolist()
