@@ -23,17 +23,22 @@ def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
         return np.zeros(values.shape, dtype=bool)
     if values.size >= _TABLE_MIN and sorted_set.size <= _TABLE_SET and values.dtype.kind in "iu" \
             and sorted_set.dtype.kind in "iu" and 0 <= sorted_set[0] and sorted_set[-1] < _TABLE_TOP:
-        table = _table(sorted_set.tobytes(), sorted_set.dtype.str)
-        inside = values < table.size
-        if values.dtype.kind == "i":
-            inside &= values >= 0
-        return inside & table[np.clip(values, 0, table.size - 1)]
+        return _in_table(_table(sorted_set.tobytes(), sorted_set.dtype.str), values)
     i = np.searchsorted(sorted_set, values)
     return sorted_set[np.minimum(i, sorted_set.size - 1)] == values
 
 
 #: values from which, sets up to which, and members below which :func:`_member` looks up a table
 _TABLE_MIN, _TABLE_SET, _TABLE_TOP = 256, 64, 1 << 17
+
+
+def _in_table(table: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Whether each integer of ``values`` is in the set ``table`` (a bool table by value; what lies below 0
+    or past its end is not)."""
+    inside = values < table.size
+    if values.dtype.kind == "i":
+        inside &= values >= 0
+    return inside & table[np.clip(values, 0, table.size - 1)]
 
 
 @lru_cache(maxsize=128)

@@ -63,7 +63,7 @@ from functools import lru_cache
 import numpy as np
 
 from .. import native
-from ._arrays import _member
+from ._arrays import _in_table, _member
 from .charclass import CJK, class_table, codepoints
 from .discourse import _word_key, continues, leading_words
 from .line_kinds import BULLET_CHARS, NUMBERED_MAX_CHARS, RST_MARKS, _block_spans, front_matter, rst_underline
@@ -414,10 +414,10 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     # a term over its definition, indented deeper on the next line (a reStructuredText definition list,
     # a man page's option over its description), stays with it
     terms = np.flatnonzero(line_whole & (after == BREAK_LINE) & not_code & (size <= TITLE_MAX_CHARS + _INDENT_MAX)
-                           & _member(codepoints(text)[np.maximum(ends - 1, 0)], _SPACE_TAB))
+                           & _in_table(_BLANK, codepoints(text)[np.maximum(ends - 1, 0)]))
     at = _last_at(text, starts, ends, terms, closers=True)  # (past up to four spaces: a deeper indent stops it early)
     last = codepoints(text)[at]
-    terms = terms[~_member(last, _PROSE_END_CP) & ((at - starts[terms] < TITLE_MAX_CHARS) | _member(last, _SPACE_TAB))]
+    terms = terms[~_member(last, _PROSE_END_CP) & ((at - starts[terms] < TITLE_MAX_CHARS) | _in_table(_BLANK, last))]
     decided, term = _read_terms(codepoints(text), starts[terms], ends[terms])
     lead[terms[decided & term]] = True
     lead[_terms(text, starts, ends, terms[~decided])] = True  # (tabs, odd whitespace: read in Python)
@@ -604,12 +604,6 @@ def _read_terms(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[n
 def _is_space(c: np.ndarray) -> np.ndarray:
     """Whether each code point is whitespace as ``str.isspace`` reads it."""
     return _in_table(_IS_SPACE, c)
-
-
-def _in_table(table: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Whether each code point of ``c`` is in the set ``table`` (a bool table by code point; what lies past
-    its end is not)."""
-    return (c < table.size) & table[np.minimum(c, table.size - 1)]
 
 
 def _terms(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) -> np.ndarray:
@@ -939,9 +933,7 @@ def _titles_above(text: str, starts: np.ndarray, ends: np.ndarray, line_start: n
 
 _LEAD_IN_CP = np.array(sorted(ord(c) for c in ":,：，"), dtype=np.uint32)
 _COLON_CP = np.array(sorted(ord(c) for c in ":："), dtype=np.uint32)
-_CLOSER_CP = np.array(sorted(ord(c) for c in _CLOSERS), dtype=np.uint32)
 _PROSE_END_CP = np.array(sorted(ord(c) for c in _PROSE_END), dtype=np.uint32)
-_ASCII_WS = np.array([9, 10, 11, 12, 13, 32], dtype=np.uint32)
 _MARKUP_FIRST = np.array(sorted(ord(c) for c in "#=- \t\\<"), dtype=np.uint32)  # ATX, setext, LaTeX, HTML, their indent
 
 
@@ -981,7 +973,6 @@ _ROMAN_CP = np.array(sorted(ord(c) for c in "IVXLCDM"), dtype=np.uint32)
 _MARKER_START_CP = np.array(sorted({ord(c) for w in _MARKER_WORDS for c in (w[0], w[0].upper())} | set(_ROMAN_CP.tolist())),
                             dtype=np.uint32)
 _WORD_LETTERS = max(map(len, _MARKER_WORDS))
-_SPACE_TAB = np.array([9, 32], dtype=np.uint32)
 
 
 def _marker_like(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) -> np.ndarray:
@@ -995,7 +986,7 @@ def _marker_like(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarr
     out = np.zeros(cand.size, dtype=bool)
     cp = codepoints(text)
     c0 = cp[starts[cand]]
-    lead = _member(c0, _ASCII_WS)
+    lead = _in_table(_ASCII_BLANK, c0)
     out[lead] = True
     sel = np.flatnonzero(~lead & (ends[cand] - starts[cand] <= TITLE_MAX_CHARS + 16) & _member(c0, _MARKER_START_CP))
     if sel.size == 0:
@@ -1003,7 +994,7 @@ def _marker_like(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarr
     s = starts[cand[sel]]
     key, length = leading_words(cp, s, ends[cand[sel]], _WORD_LETTERS)
     after = cp[np.minimum(s + np.maximum(length, 0), cp.size - 1)]
-    word = (length > 0) & _member(key, _MARKER_KEYS) & _member(after, _SPACE_TAB)
+    word = (length > 0) & _member(key, _MARKER_KEYS) & _in_table(_BLANK, after)
     roman = _member(c0[sel], _ROMAN_CP)
     sel, word, roman = sel[word | roman], word[word | roman], roman[word | roman]
     span = _last_at(text, starts, ends, cand[sel], closers=True) - starts[cand[sel]]
@@ -1100,6 +1091,7 @@ _NEWLINE = _table("\n")
 _CLOSER_TABLE = _table(_CLOSERS)
 _ASCII_BLANK = _table("\t\n\x0b\x0c\r ")  # (the line breaks and spaces :func:`_last_at` looks past)
 _RULE_MARKS = _table("-=")
+_HASH = _table("#")
 
 
 def _opens_heading_form(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) -> np.ndarray:
@@ -1116,7 +1108,7 @@ def _opens_heading_form(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, ca
     digit = (c >= 0x30) & (c <= 0x39)
     wide = np.flatnonzero(c >= 0x660)  # (``\\d`` is any decimal digit: Arabic-Indic, Devanagari, full-width...)
     if wide.size:
-        digit[wide] = _digit_or_dot()[np.minimum(c[wide], _digit_or_dot().size - 1)] & (c[wide] < _digit_or_dot().size)
+        digit[wide] = _in_table(_digit_or_dot(), c[wide])
     digit = np.flatnonzero(~ok & (p < e) & digit)
     if digit.size:
         q, long, _ = _walk(cp, p[digit], e[digit], _digit_or_dot(), _INDENT_READ)
@@ -1125,9 +1117,7 @@ def _opens_heading_form(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, ca
         ok[digit] = long | ((q < e[digit]) & (_member(d, _NUM_NEXT) | (dot & (d >= 0x3400) & (d <= 0x9FFF))))
     hashes = np.flatnonzero(~ok & (p < e) & (c == 0x23))
     if hashes.size:
-        mark = np.zeros(0x24, dtype=bool)
-        mark[0x23] = True
-        q, long, _ = _walk(cp, p[hashes], e[hashes], mark, 7)
+        q, long, _ = _walk(cp, p[hashes], e[hashes], _HASH, 7)
         ok[hashes] = ~long & (q - p[hashes] <= 6) & ((q >= e[hashes]) | _member(cp[np.minimum(q, cp.size - 1)], _HASH_NEXT))
     return ok
 
