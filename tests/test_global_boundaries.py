@@ -246,6 +246,7 @@ def test_examples_no_chunk_ends_in_a_heading_and_fitting_paragraphs_stay_whole(p
     "A long paragraph line that goes on well past eighty characters, so a title line can title it.\n",
     "1．加强组织领导\n", "2. Install it\n", " = = Gameplay = = \n", "| Key | Value |\n|-----|:----:|\n", "<!-- note\n",
     "-->\n", "``TERM``\n", "  An indented definition of it.\n", "* item\n\n",
+    "### A. Getting it\n----\n", "<details>\n\n", "</details>\n\n", '<a id="x"></a>\n\n', "***\n",
 ]), min_size=1, max_size=40), st.sampled_from([40, 80, 200]))
 def test_headings_open_chunks_on_generated_documents(parts, max_size):
     text = "".join(parts)

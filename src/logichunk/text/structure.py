@@ -210,6 +210,30 @@ _CAPTION = re.compile(r"(?:(?:supplementary\s+)?(?:figure|fig\.|table|chart|plat
                       re.IGNORECASE)
 
 
+#: a line of HTML tags and nothing else (GitHub's ``<details>``, ``</details>``, ``<p align="center">``,
+#: ``</div></td>``): the tags' names in group ``names`` (a closing tag's with its slash)
+_TAG = r"<(/?[A-Za-z][\w:-]*)(?:[ \t][^<>\n]*)?/?>"
+_TAG_LINE = re.compile(rf"[ \t]*(?:{_TAG}[ \t]*)+(?:\r?\n)*")
+_TAG_NAME = re.compile(_TAG)
+#: a thematic break (``----``, ``***``, ``* * *``, ``___``) or a line of ``=``, one run (a plain-text table's
+#: column rules are several, two blanks or more apart): right under a heading, its underline
+_RULE_LINE = re.compile(r"[ \t]{0,3}([-*_=])(?:[ \t]?\1){2,}[ \t]*(?:\r?\n)*")
+
+
+def _tag_lines(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Among the lines ``idx``, those that are HTML tags alone: the lines that only close elements
+    (``</details>``, ``</div></td>``: they stay with what they close) and the others (``<details>``,
+    ``<div align="center">``, an anchor's ``<a id="x"></a>``, a logo's ``<p><img src="logo.png"></p>``:
+    they stay with what follows)."""
+    opening, closing = [], []
+    for i in idx.tolist():
+        line = text[int(starts[i]) : int(ends[i])]
+        if not _TAG_LINE.fullmatch(line):
+            continue
+        (closing if all(name.startswith("/") for name in _TAG_NAME.findall(line)) else opening).append(i)
+    return np.array(opening, np.int64), np.array(closing, np.int64)
+
+
 def _is_title(line: str) -> bool:
     s = line.strip()
     if not s or len(s) > TITLE_MAX_CHARS:
@@ -221,6 +245,8 @@ def _is_title(line: str) -> bool:
         return False
     if _CAPTION.match(s) or PAGE_LABEL.fullmatch(s):  # a caption ("Figure 5 Phaseogram of ...", "表2 样本"), a page's
         return False  # number ("Page 3 of 10", "第 3 页", from a PDF's footer): no title
+    if s[0] == "<" and _TAG_LINE.fullmatch(s):  # a line of HTML tags alone ("</details>") is markup: no title
+        return False
     # a title line carries a word: not a lone number, rule or bullet
     return any(ch.isalpha() for ch in s)
 
@@ -340,6 +366,11 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     # heading, never a lead-in
     furn = _furniture(text, starts, n, edges)
     maybe &= ~furn
+    # a line of HTML tags alone is markup, never a heading (read only where a line opens with "<" or a
+    # blank and ends with ">")
+    tagged = np.flatnonzero(line_whole & not_code & short & _in_table(_TAG_FIRST, first))
+    opening, closing = _tag_lines(text, starts, ends, tagged[_last_char(text, starts, ends, tagged) == 0x3E])
+    maybe[opening] = maybe[closing] = False
     cand = _could_head(text, starts, ends, np.flatnonzero(line_whole & short & maybe), first, marker)
     # a line that opens as no heading form does (code, a table's or a log's lines) is one only as a title,
     # by where it stands: between blank lines, over a paragraph, a bold line, a division marker
@@ -445,6 +476,11 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     if cols.size:
         heading[cols - 1] = False
         lead[cols - 1] = lead[cols] = True
+    # a rule right under a heading ("### A. Getting Pyenv" over "----") underlines it, as a setext
+    # underline does: the heading goes on over it, and a chunk never ends with the two
+    ruled = np.flatnonzero(heading[:-1] & (after[:-1] == BREAK_LINE) & line_whole[1:] & not_code[1:] & short[1:]
+                           & _in_table(_RULE_FIRST, first[1:])) + 1
+    setext_under[[j for j in ruled.tolist() if _RULE_LINE.fullmatch(text, int(starts[j]), int(ends[j]))]] = True
     if n > 1:
         # a heading's underline belongs to it; a heading is never the end of a chunk
         no_cut |= setext_under[1:]
@@ -454,6 +490,14 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         # a title read without a blank line under it keeps its paragraph but is too weak a sign to
         # open a section (a caption or a closing "Thank you" reads the same)
         opens = heading[1:] & ~setext_under[1:] & ~weak[1:]
+        # a line of HTML tags stays with what it opens ("<details>" over the text it folds, an anchor's
+        # "<a id="x"></a>" over its heading: the section opens before the anchor) and a line of closing tags
+        # with what it closes; both bonds as weak as a lead-in's
+        opening, closing = opening[opening < n - 1], closing[closing > 0] - 1
+        for i in opening[::-1].tolist():
+            if i > 0 and opens[i]:
+                opens[i - 1] = True
+        no_cut[opening] = lead_in[opening] = no_cut[closing] = lead_in[closing] = True
         strength = np.where(opens, SECTION, strength).astype(np.int8)
         strength = np.where(no_cut, np.minimum(strength, LINE), strength).astype(np.int8)
         # inside a fence a blank line is a line of code, not a paragraph break: the fence is one
@@ -1092,6 +1136,8 @@ _CLOSER_TABLE = _table(_CLOSERS)
 _ASCII_BLANK = _table("\t\n\x0b\x0c\r ")  # (the line breaks and spaces :func:`_last_at` looks past)
 _RULE_MARKS = _table("-=")
 _HASH = _table("#")
+_TAG_FIRST = _table("< \t")
+_RULE_FIRST = _table("-*_= \t")
 
 
 def _opens_heading_form(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) -> np.ndarray:
