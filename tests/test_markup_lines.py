@@ -4,6 +4,8 @@ heading or leave markup alone in a chunk of its own, and a line of tags is never
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from logichunk import chunk
@@ -79,7 +81,7 @@ def test_an_anchor_line_over_a_heading_opens_the_section_with_it(anchor):
     lay = layout(sents)
     a = _gap_after(text, anchor)
     assert not lay.heading[a] and lay.heading[a + 1]
-    assert lay.no_cut[a] and lay.strength[a] <= LINE
+    assert lay.no_cut[a] and lay.lead_in[a] and lay.strength[a] < SECTION  # (the section opens before the anchor)
     assert lay.strength[a - 1] == SECTION
     for max_size in (260, 400):  # (where anchor, heading and first sentence fit; past that the limit comes first)
         ends = {c.span.end for c in chunk(text, max_size=max_size, levels=1).roots()}
@@ -90,6 +92,7 @@ def test_an_anchor_line_over_a_heading_opens_the_section_with_it(anchor):
     ('<p align="center"><img src="logo.png" width="200"></p>', True),  # a logo: stays with what follows
     ("<table>", True), ("</td></tr>", False), ("</div>", False),
     ("<b>Bold words</b> and plain words after them.", None),  # words outside the tags: no line of tags
+    ("<br>", None), ("<hr/>", None),  # a line break, a rule: they open and close nothing
 ])
 def test_which_lines_are_tags_alone(line, glued_after):
     text = f"{BODY}\n\n{line}\n\n{BODY}\n"
@@ -103,3 +106,55 @@ def test_which_lines_are_tags_alone(line, glued_after):
     else:
         assert lay.no_cut[k - 1] and lay.lead_in[k - 1] and not lay.no_cut[k]
     assert lay.strength[k - 1] >= PARAGRAPH or lay.no_cut[k - 1]
+
+
+NODE_DOC = """# Globals
+
+Some words about the objects that are available in every module of a program. {body}
+
+## Class: `Buffer`
+
+<!-- YAML
+added: v0.1.103
+changes:
+  - version: v10.0.0
+    description: The constructor is deprecated.
+-->
+
+<!-- type=global -->
+
+* {{Function}}
+
+Used to handle binary data. See the buffer section of the documentation for the details. {body}
+
+<!--type=misc-->
+
+## `console`
+
+<!-- YAML
+added: v0.1.100
+-->
+
+Used to print to stdout and stderr. See the console section. {body}
+"""
+
+
+def test_comments_between_a_heading_and_its_text_go_with_the_heading():
+    """Node's API documents: a heading, a comment of metadata (``<!-- YAML ... -->``) and a comment line,
+    then the text. The heading goes on over the comments, so no chunk is a heading and its comments alone;
+    a comment line over a heading (``<!--type=misc-->``) opens the section with it."""
+    text = NODE_DOC.format(body=BODY)
+    sents = split_sentences(text)
+    lay = layout(sents)
+    texts = [t.strip() for t in sents.texts()]
+    assert not any(lay.heading[k] for k, t in enumerate(texts) if t.startswith("<!--"))
+    for k, t in enumerate(texts[:-1]):
+        if t.endswith("-->"):
+            assert lay.no_cut[k], t  # a comment (its closing line) stays with what follows it
+    misc = texts.index("<!--type=misc-->")
+    assert lay.strength[misc - 1] == SECTION and lay.no_cut[misc]
+    for max_size in (350, 400, 1000):  # (a heading, its comments and its first paragraph fit)
+        for c in chunk(text, max_size=max_size, levels=1).roots():
+            part = text[c.span.start : c.span.end]
+            if re.search(r"^#+ ", part, re.MULTILINE):  # no chunk of a heading and its comments alone
+                assert re.sub(r"<!--.*?-->|^#+ [^\n]*", "", part, flags=re.MULTILINE | re.DOTALL).strip(), (max_size, part)

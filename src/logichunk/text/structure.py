@@ -37,7 +37,13 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   FAQ's marked question over its answer (``Q:`` over ``A:``), after a Markdown table's header row and
   its delimiter row (they stay with its first row of values), after a definition list's term over its
   definition indented deeper (reStructuredText's, a man page's option), between a setext heading's text
-  and its underline, and right after a code fence's opening line and before its closing line;
+  and its underline (and a rule right under any heading: ``### Setup`` over ``----``), and right after a
+  code fence's opening line and before its closing line;
+* **markup lines**: a line of HTML tags or comments alone is never a title; it opens the paragraph
+  under it (``<details>``, ``<p align="center">``, an anchor's ``<a id="x"></a>`` over its heading: the
+  section opens before the anchor; ``<!--type=misc-->``), a line of closing tags (``</details>``) closes
+  the one over it, each bond as weak as a lead-in's; and a heading goes on over the comments right under
+  it (Node's ``<!-- YAML added: v0.1.103 -->``), so no chunk is a heading and its metadata;
 * **fenced code is one block**: a blank line inside a fence is a line of code, not a paragraph
   break, so a chunker keeps a fence that fits whole and cuts one that does not between lines; so is
   an HTML comment over several lines (Markdown's hidden notes and metadata, ``<!-- YAML ... -->``), and
@@ -211,26 +217,36 @@ _CAPTION = re.compile(r"(?:(?:supplementary\s+)?(?:figure|fig\.|table|chart|plat
 
 
 #: a line of HTML tags and nothing else (GitHub's ``<details>``, ``</details>``, ``<p align="center">``,
-#: ``</div></td>``): the tags' names in group ``names`` (a closing tag's with its slash)
+#: ``</div></td>``): each tag's name in the first group (a closing tag's with its slash)
 _TAG = r"<(/?[A-Za-z][\w:-]*)(?:[ \t][^<>\n]*)?/?>"
 _TAG_LINE = re.compile(rf"[ \t]*(?:{_TAG}[ \t]*)+(?:\r?\n)*")
 _TAG_NAME = re.compile(_TAG)
+#: the tags of a line break or a rule (``<br>``, ``<hr/>``): a line of them alone is markup that holds nothing
+_BREAK_TAGS = frozenset({"br", "hr", "wbr"})
+#: a line of HTML comments and nothing else (Node's ``<!-- type=global -->``, ``<!--lint disable-->``)
+_COMMENT_LINE = re.compile(r"[ \t]*(?:<!--.*?-->[ \t]*)+(?:\r?\n)*")
 #: a thematic break (``----``, ``***``, ``* * *``, ``___``) or a line of ``=``, one run (a plain-text table's
 #: column rules are several, two blanks or more apart): right under a heading, its underline
 _RULE_LINE = re.compile(r"[ \t]{0,3}([-*_=])(?:[ \t]?\1){2,}[ \t]*(?:\r?\n)*")
 
 
-def _tag_lines(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Among the lines ``idx``, those that are HTML tags alone: the lines that only close elements
-    (``</details>``, ``</div></td>``: they stay with what they close) and the others (``<details>``,
-    ``<div align="center">``, an anchor's ``<a id="x"></a>``, a logo's ``<p><img src="logo.png"></p>``:
-    they stay with what follows)."""
+def _markup_lines(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Among the lines ``idx``, those that are markup alone: HTML tags that only close elements
+    (``</details>``, ``</div></td>``: they stay with what they close), and the other lines of HTML tags
+    (``<details>``, ``<div align="center">``, an anchor's ``<a id="x"></a>``, a logo's
+    ``<p><img src="logo.png"></p>``) and of HTML comments (Node's ``<!--type=misc-->``, a linter's
+    ``<!-- eslint-disable -->``): they stay with what follows. A line of line breaks or rules (``<br>``,
+    ``<hr>``) is neither."""
     opening, closing = [], []
     for i in idx.tolist():
         line = text[int(starts[i]) : int(ends[i])]
-        if not _TAG_LINE.fullmatch(line):
-            continue
-        (closing if all(name.startswith("/") for name in _TAG_NAME.findall(line)) else opening).append(i)
+        if _TAG_LINE.fullmatch(line):
+            names = _TAG_NAME.findall(line)
+            if all(name.lower() in _BREAK_TAGS for name in names):  # a line break or rule opens and closes nothing
+                continue
+            (closing if all(name.startswith("/") for name in names) else opening).append(i)
+        elif _COMMENT_LINE.fullmatch(line):
+            opening.append(i)
     return np.array(opening, np.int64), np.array(closing, np.int64)
 
 
@@ -369,7 +385,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     # a line of HTML tags alone is markup, never a heading (read only where a line opens with "<" or a
     # blank and ends with ">")
     tagged = np.flatnonzero(line_whole & not_code & short & _in_table(_TAG_FIRST, first))
-    opening, closing = _tag_lines(text, starts, ends, tagged[_last_char(text, starts, ends, tagged) == 0x3E])
+    opening, closing = _markup_lines(text, starts, ends, tagged[_last_char(text, starts, ends, tagged) == 0x3E])
     maybe[opening] = maybe[closing] = False
     cand = _could_head(text, starts, ends, np.flatnonzero(line_whole & short & maybe), first, marker)
     # a line that opens as no heading form does (code, a table's or a log's lines) is one only as a title,
@@ -490,16 +506,22 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         # a title read without a blank line under it keeps its paragraph but is too weak a sign to
         # open a section (a caption or a closing "Thank you" reads the same)
         opens = heading[1:] & ~setext_under[1:] & ~weak[1:]
-        # a line of HTML tags stays with what it opens ("<details>" over the text it folds, an anchor's
-        # "<a id="x"></a>" over its heading: the section opens before the anchor) and a line of closing tags
-        # with what it closes; both bonds as weak as a lead-in's
-        opening, closing = opening[opening < n - 1], closing[closing > 0] - 1
-        for i in opening[::-1].tolist():
-            if i > 0 and opens[i]:
-                opens[i - 1] = True
-        no_cut[opening] = lead_in[opening] = no_cut[closing] = lead_in[closing] = True
         strength = np.where(opens, SECTION, strength).astype(np.int8)
         strength = np.where(no_cut, np.minimum(strength, LINE), strength).astype(np.int8)
+        # a line of HTML tags opens the paragraph under it ("<details>" over the text it folds; an anchor's
+        # "<a id="x"></a>" over its heading: the section opens before the anchor), and so does a line of
+        # comments; a line of closing tags closes the paragraph over it: the break moves past the markup,
+        # whose bond is as weak as a lead-in's
+        opening, closing = opening[opening < n - 1], closing[closing > 0] - 1  # (gaps after / before them)
+        for i in opening[::-1].tolist():
+            if i > 0 and not no_cut[i - 1]:
+                strength[i - 1] = max(strength[i - 1], strength[i])
+            strength[i] = min(strength[i], LINE)
+        for i in closing.tolist():
+            if i + 1 < n - 1 and not no_cut[i + 1]:
+                strength[i + 1] = max(strength[i + 1], strength[i])
+            strength[i] = min(strength[i], LINE)
+        no_cut[opening] = lead_in[opening] = no_cut[closing] = lead_in[closing] = True
         # inside a fence a blank line is a line of code, not a paragraph break: the fence is one
         # block (its edges are hard breaks already), kept whole where it fits and cut only between
         # lines where it alone exceeds the limit; its opening line stays with the first line of code
@@ -512,6 +534,15 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         has = f_hi > f_lo
         no_cut[f_lo[has]] = True
         no_cut[f_hi[has & f_closed] - 1] = True
+        # markup between a heading and what it titles (Node's "<!-- YAML ... -->" of metadata, a comment's
+        # line, a line of tags) is no content: the heading goes on over it, so no chunk is a heading and
+        # its markup alone
+        remark = [(lo, hi) for lo, hi in zip(f_lo[has & f_closed].tolist(), f_hi[has & f_closed].tolist(), strict=True)
+                  if text[int(starts[lo]) : int(ends[lo])].lstrip().startswith("<!--")]
+        held = ends_heading.copy()  # gaps that hold a heading to what follows them
+        for lo, hi in sorted(remark + [(i, i) for i in opening.tolist()]):
+            if lo > 0 and held[lo - 1] and hi < n - 1:  # (the heading's own bond: as strong)
+                no_cut[hi] = held[hi] = True
         # a paragraph that ends as a lead-in does ("as follows:", "Hi Bob,", "例如：") introduces the
         # next one (a list, a quote, the body of a letter): the two stay together, like a heading
         gap = np.flatnonzero((strength >= PARAGRAPH) & (strength < SECTION) & ~in_code & ~no_cut)
