@@ -297,3 +297,29 @@ def test_the_next_word_and_a_label_are_read_as_a_window_would_read_them(text, of
     # (the padding reads as the text's end does: whitespace)
     padded = _units(text + " " * (sw._WORD_MAX * 4 * w.size + 1))
     assert sw._labelled(padded, fl, w).tolist() == label.tolist()
+
+
+def _simple_table(rows: int) -> str:
+    """A reStructuredText simple table wider than the prose around it (aws-cli's documents lay their
+    settings out so): rules of ``=`` and ``-`` and rows aligned in columns by runs of spaces."""
+    rule = "=" * 24 + " " + "=" * 14 + " " + "=" * 26 + " " + "=" * 32
+    sep = rule.replace("=", "-")
+    out = [rule, f"{'Variable':<24} {'Option':<14} {'Config Entry':<26} {'Description':<32}", rule]
+    for k in range(rows):
+        out += [f"{'name_' + str(k):<24} {'--name-' + str(k):<14} {'entry_' + str(k):<26} {'What setting ' + str(k) + ' does':<32}",
+                sep]
+    return "\n".join(out[:-1] + [rule]) + "\n"
+
+
+@pytest.mark.parametrize("rows", [3, 12, 30])
+def test_a_table_wider_than_the_prose_does_not_set_the_wrap_width(rows):
+    """The width is read from the lines that a single line break follows: a wide table's rows and rules
+    (aligned by runs of three spaces or more, or a rule's characters at both ends) are no prose, so the
+    prose around a table of any length is still read as wrapped."""
+    text = f"{TALE}\n{_simple_table(rows)}\n{TALE}"
+    assert max(map(len, _simple_table(rows).splitlines())) > 90 > max(map(len, TALE.splitlines()))
+    s = split_both_ways(text)
+    prose = [t for t in s.texts() if not t.startswith(("name_", "===", "---", "Variable"))]
+    assert [t.split()[-1] for t in prose] == ["incredulity.", "despair.", "France."] * 2  # its sentences
+    table = [t for t in s.texts() if t.startswith(("name_", "===", "---"))]
+    assert len(table) == 2 * rows + 2  # every row and rule a line of its own

@@ -14,7 +14,9 @@ Which breaks are the tool's (each a reading of how wrapping works, fixed a prior
   feed or U+2029), where the next word would not have fitted — the line's length, a space and the next
   line's first word (one character in CJK) exceed the text's wrap width, taken as the 90th percentile
   (the lower neighbour) of the lengths, up to their terminator, of its lines that a single line break
-  follows (at least :data:`MIN_WRAPPED_LINES`),
+  follows (at least :data:`MIN_WRAPPED_LINES`; not a line aligned in columns, two runs of three spaces
+  past its indent, nor a rule: a plain-text or reStructuredText table's rows, wider than the prose around
+  them),
   and at least :data:`MIN_WRAP_WIDTH` characters (:data:`MIN_CJK_WRAP_WIDTH` before a CJK line), so
   short lines (verse, chat turns, a list of names) are never joined; outside what Markdown keeps whole
   or hard (headings, tables, fences, front matter, list items, rules), no ``|`` or tab on either line
@@ -44,7 +46,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._arrays import _member
+from ._arrays import _in_table, _member
 from .line_kinds import BULLET_CHARS
 from .sentence_chars import (
     _F_CJK,
@@ -69,6 +71,9 @@ MIN_CJK_WRAP_WIDTH = 20
 WRAP_QUANTILE = 0.9
 #: a wrap width is read from at least this many lines that a single line break follows
 MIN_WRAPPED_LINES = 2
+#: the characters a rule is drawn with (``-----``, ``=====``, reStructuredText's ``~~~~`` and ``^^^^``)
+_RULE = np.zeros(0x7F, dtype=bool)
+_RULE[[ord(c) for c in "-=~_*+#^"]] = True
 #: how far a next word is measured (a longer one counts as this long)
 _WORD_MAX = 24  # (also how far a label is looked for)
 _JOINERS = np.array(sorted(ord(c) for c in ",;-‐‑–—，、；"), dtype=np.uint32)
@@ -154,6 +159,23 @@ def _labelled(cp: np.ndarray, fl: np.ndarray, w: np.ndarray) -> np.ndarray:
     return (colons[k] >= w) & (colons[k] < w + _WORD_MAX)
 
 
+def _columns(cp: np.ndarray, ts: np.ndarray, te: np.ndarray) -> np.ndarray:
+    """Per line (text from ``ts`` to its terminator ``te``), whether it is laid out in columns: two runs
+    of three spaces or more past its indent, each followed by text (a table's row of three columns or
+    more; a reference's ``Blackman MJ   Proteases involved ...`` has one), or a rule's characters at both
+    of its ends (``=====  =====``, ``------``)."""
+    n = cp.size
+    sp = cp == 0x20
+    # where text follows three spaces in a row: a gap between columns
+    col = np.flatnonzero(sp[:-3] & sp[1:-2] & sp[2:-1] & ~sp[3:]) + 3 if n > 3 else np.zeros(0, np.int64)
+    out = np.searchsorted(col, te) - np.searchsorted(col, ts, side="right") >= 2
+    rule = np.flatnonzero((te - ts >= 2) & _in_table(_RULE, cp[np.minimum(ts, n - 1)]))
+    for base, step in ((ts, 1), (te, -2), (te, -1)):  # (the second, the last but one and the last)
+        rule = rule[_in_table(_RULE, cp[base[rule] + step])]
+    out[rule] = True
+    return out
+
+
 def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray, para: np.ndarray, first: int,
                lo: np.ndarray, hi: np.ndarray, hard: np.ndarray) -> np.ndarray:
     """Per line terminator (``nl``: their offsets, sorted, a CRLF as its LF), whether it is a soft wrap.
@@ -178,6 +200,10 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
     # next line's text comes before any further terminator
     nxt_nl = np.append(nl[1:], n)
     single = (text_start < nl) & (w_nl < nxt_nl) & (w_nl < n) & ~para
+    # a line aligned in columns (two runs of three spaces past its indent: a plain-text or reStructuredText
+    # table's row) or a rule ("=====  ====") is no prose: it neither sets the width nor is read as wrapped
+    some = np.flatnonzero(single)
+    single[some[_columns(cp, text_start[some], nl[some])]] = False
     # the wrap width, from the lengths of the lines a single break follows (to their terminator)
     length = nl - line_start
     lengths = length[single]
