@@ -749,6 +749,33 @@ def test_numbered_lines_that_are_headings(line, heading):
 
 
 @pytest.mark.parametrize("line, alone, heading", [
+    ("1.2. What is this spec?", True, True), ("1.3 Who should read it?", True, True), ("二、为什么要这样做？", True, True),
+    ("（一）谁来负责？", True, True), ("1.2. What is this spec?", False, False),  # over its answer, a blank line between
+    ("2.3. Why? Because it works.", True, False), ("1. What is your name?", True, True),
+])
+def test_a_numbered_question_alone_heads_its_answer(line, alone, heading):
+    """A specification's or an FAQ's numbered question standing alone between blank lines titles the answer
+    under it; the splitter keeps its number with it. Under a line of prose without a blank line it is the
+    paragraph's, and a line that answers itself ends as prose does. Numbered questions one after another
+    are a list's items (``test_numbered_questions_in_a_row_are_a_list``)."""
+    gap = "\n\n" if alone else "\n"
+    text = f"Some prose before it. It has two sentences.{gap}{line}\n\nThe answer, in a paragraph of its own. It goes on.\n"
+    sents = split_sentences(text)
+    lay = layout(sents)
+    got = [text[a:b].strip() for a, b, h in zip(sents.starts, sents.ends, lay.heading, strict=True) if h]
+    assert got == ([line] if heading else [])
+    if heading:
+        k = [t.strip() for t in sents.texts()].index(line)
+        assert lay.no_cut[k] and lay.strength[k - 1] == SECTION
+
+
+def test_numbered_questions_in_a_row_are_a_list():
+    for gap in ("\n", "\n\n"):
+        text = f"Answer these.\n\n1. What is your name?{gap}2. What is your age?{gap}3. Where do you live?\n\nThanks.\n"
+        assert not layout(split_sentences(text)).heading.any(), gap
+
+
+@pytest.mark.parametrize("line, alone, heading", [
     ("CHAPTER II.", False, True), ("Chapter 3.", False, True), ("BOOK THE FIRST.", False, True),
     ("Chapter Twenty-One", False, True), ("ACT IV.", False, True), ("Part One:", False, True),
     ("Chapter iv.", False, True), ("Letter 4", False, True), ("VOLUME III.", False, True), ("Article 12.", False, True),

@@ -12,7 +12,8 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   reStructuredText title over a line of ``~``, ``^``, ``"``... at least as long, numbered headings
   standing on their own line (``1.2 Scope``, ``2.2. The source files``, ``第三章 总则``, ``二、方法``, ``（一）指导思想``; ``1．加强组织领导``,
   ``（1）成立领导小组`` and ``①制定方案`` at a Chinese official document's depths 3 to 5; ``1. Install it`` over a
-  line that is no next list item; never lines of one numbering in a row, a list's items), a book's
+  line that is no next list item; a numbered question alone between blank lines over its answer, ``1.2. What is this
+  spec?``; never lines of one numbering in a row, a list's items), a book's
   division markers, their number's full stop and all (``CHAPTER II.``, ``Book the First.``, ``ACT IV.``;
   a bare Roman number ``III.`` standing alone between blank lines), a marker and its title on one line
   (``CHAPTER XII. ALICE'S EVIDENCE``, a play's ``SCENE II. Elsinore. A room of state in the Castle.``,
@@ -174,6 +175,9 @@ def _numbered_heading(line: str) -> bool:
 
 
 _PROSE_END = set(_PROSE_END_CHARS)
+#: the question marks: a numbered line that ends with one may still head what answers it
+_QUESTION_MARKS = "?？"
+_QUESTION_CP = np.array(sorted(map(ord, _QUESTION_MARKS)), dtype=np.uint32)
 # first characters a Markdown, setext or numbered heading line can start with (after its indent)
 _FENCE_MARK = re.compile(r"```|~~~|<!--")
 _RST_FIRST = np.array(sorted({ord(c) for c in RST_MARKS}), dtype=np.uint32)
@@ -408,12 +412,14 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             heading[i - 1] = True
             setext_under[i] = True
         elif form[i] and len(line.strip()) <= NUMBERED_MAX_CHARS and _numbered_heading(line) \
-                and line.strip()[-1] not in _PROSE_END \
+                and (line.strip()[-1] not in _PROSE_END
+                     or (line.strip()[-1] in _QUESTION_MARKS and before[i] >= BREAK_PARAGRAPH and after[i] >= BREAK_PARAGRAPH)) \
                 and not _listed_number(text, starts, ends, opens_text, i, line) \
                 and (before[i] != BREAK_HARD or after[i] == BREAK_LINE
                      or (after[i] == BREAK_PARAGRAPH and not (i > 0 and before[i - 1] == BREAK_HARD
                                                              and _opens_item(text, starts, first, [i - 1])[0]))):
-            # (a numbered line the splitter took for a list item heads what is under it when that is no
+            # (a numbered question alone between blank lines heads its answer: a specification's or an FAQ's
+            # "1.2. What is this spec?"; a numbered line the splitter took for a list item heads what is under it when that is no
             # next item: "1．加强组织领导" over its text, "1. Install" over the steps, "1. Test Files" alone
             # over a paragraph; "1. Apples" over "2. Pears" stays an item, and so does a loose list's last)
             heading[i] = True
@@ -541,7 +547,8 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
                   if text[int(starts[lo]) : int(ends[lo])].lstrip().startswith("<!--")]
         held = ends_heading.copy()  # gaps that hold a heading to what follows them
         for lo, hi in sorted(remark + [(i, i) for i in opening.tolist()]):
-            if lo > 0 and held[lo - 1] and hi < n - 1:  # (the heading's own bond: as strong)
+            # (the heading's own bond, as strong; not where a heading follows: that opens the next section)
+            if lo > 0 and held[lo - 1] and hi < n - 1 and strength[hi] < SECTION:
                 no_cut[hi] = held[hi] = True
         # a paragraph that ends as a lead-in does ("as follows:", "Hi Bob,", "例如：") introduces the
         # next one (a list, a quote, the body of a letter): the two stay together, like a heading
@@ -1089,7 +1096,11 @@ def _could_head(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarra
     if cand.size == 0:
         return cand
     last = _last_at(text, starts, ends, cand, closers=True)
-    prose = _member(codepoints(text)[last], _PROSE_END_CP)
+    cp = codepoints(text)
+    prose = _member(cp[last], _PROSE_END_CP)
+    # (but a numbered question may head its answer: "1.2. What is this spec?")
+    prose &= ~(_member(cp[last], _QUESTION_CP) & (_in_table(_digit_or_dot(), first[cand]) | _member(first[cand], _FORM_FIRST)
+                                                 | _in_table(_BLANK, first[cand])))
     # ... or a division marker (``marker``, :func:`_marker_like`), whose number may end with a full stop
     return cand[~prose | _member(first[cand], _MARKUP_FIRST) | marker[cand]]
 
