@@ -541,15 +541,16 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         no_cut[f_lo[has]] = True
         no_cut[f_hi[has & f_closed] - 1] = True
         # markup between a heading and what it titles (Node's "<!-- YAML ... -->" of metadata, a comment's
-        # line, a line of tags) is no content: the heading goes on over it, so no chunk is a heading and
-        # its markup alone
+        # line, a line of tags) is no content: the heading goes on over it, as over a second line of its
+        # own (no cut inside a comment of it, nor after), so no chunk is a heading and its markup alone
         remark = [(lo, hi) for lo, hi in zip(f_lo[has & f_closed].tolist(), f_hi[has & f_closed].tolist(), strict=True)
                   if text[int(starts[lo]) : int(ends[lo])].lstrip().startswith("<!--")]
         held = ends_heading.copy()  # gaps that hold a heading to what follows them
         for lo, hi in sorted(remark + [(i, i) for i in opening.tolist()]):
-            # (the heading's own bond, as strong; not where a heading follows: that opens the next section)
-            if lo > 0 and held[lo - 1] and hi < n - 1 and strength[hi] < SECTION:
-                no_cut[hi] = held[hi] = True
+            # (the heading's own bond, as strong: a heading under the comment goes on the run of headings)
+            if lo > 0 and held[lo - 1] and hi < n - 1:
+                no_cut[lo : hi + 1] = held[lo : hi + 1] = True
+                strength[lo : hi + 1] = np.minimum(strength[lo : hi + 1], LINE)
         # a paragraph that ends as a lead-in does ("as follows:", "Hi Bob,", "例如：") introduces the
         # next one (a list, a quote, the body of a letter): the two stay together, like a heading
         gap = np.flatnonzero((strength >= PARAGRAPH) & (strength < SECTION) & ~in_code & ~no_cut)
