@@ -1487,6 +1487,10 @@ def test_asciidoc_sections_are_headings():
      "- the third needs more time\n\nNext we will look at costs. They rose this year.\n", "as follows:"),
     ("Hi Bob,\n\nSure, I will send it on Thursday. The numbers are nearly final.\n\nBest, Alice\n", "Hi Bob,"),
     ("实验分三步进行，具体如下：\n\n第一步准备材料。第二步加热。第三步记录结果。\n\n下面讨论成本问题。成本今年上升了。\n", "具体如下："),
+    # reStructuredText's literal block, indented under the paragraph that introduces it with "::"
+    ("You can set these values with the configure command. For example, you could run this one::\n\n"
+     "    $ aws configure set default.s3.max_concurrent_requests 20\n\nThe value takes effect at once.\n", "this one::"),
+    ("The steps are these:\n\n            make build\n            make install\n\nThen restart the service.\n", "are these:"),
 ])
 def test_a_lead_in_stays_with_what_it_introduces(text, lead):
     """A paragraph that ends with a colon or a comma introduces the next one: where the two fit

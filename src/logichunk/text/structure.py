@@ -177,6 +177,7 @@ def _numbered_heading(line: str) -> bool:
 _PROSE_END = set(_PROSE_END_CHARS)
 #: the question marks: a numbered line that ends with one may still head what answers it
 _QUESTION_MARKS = "?？"
+_COLONS = (":", "：")
 _QUESTION_CP = np.array(sorted(map(ord, _QUESTION_MARKS)), dtype=np.uint32)
 # first characters a Markdown, setext or numbered heading line can start with (after its indent)
 _FENCE_MARK = re.compile(r"```|~~~|<!--")
@@ -431,7 +432,10 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
                 and text[int(starts[i + 1]) : int(ends[i + 1])].strip():  # titles what follows, even on the next line
             heading[i] = True
         elif before[i] == BREAK_PARAGRAPH and after[i] >= BREAK_PARAGRAPH and i < n - 1 and _is_title(line) \
-                and text[int(starts[i + 1]) : int(ends[i + 1])].strip():  # a title has text to title
+                and text[int(starts[i + 1]) : int(ends[i + 1])].strip() \
+                and not (i > 0 and text[int(starts[i - 1]) : int(ends[i - 1])].rstrip()[-1:] in _COLONS):
+            # (a title has text to title; a line a colon introduces is what it introduces: "run this::" over
+            # "    $ make install", "The command is:" over it)
             heading[i] = alone[i] = True
         elif i in above and _is_title(line) and _title_case(line):
             heading[i] = weak[i] = True
@@ -554,7 +558,9 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         # a paragraph that ends as a lead-in does ("as follows:", "Hi Bob,", "例如：") introduces the
         # next one (a list, a quote, the body of a letter): the two stay together, like a heading
         gap = np.flatnonzero((strength >= PARAGRAPH) & (strength < SECTION) & ~in_code & ~no_cut)
-        lead = gap[_member(_last_char(text, starts, ends, gap), _LEAD_IN_CP)]
+        # (past the blank lines and the indent of what it introduces: reStructuredText's "run this::" over
+        # its indented literal block, a colon over an indented code block)
+        lead = gap[_member(_last_char(text, starts, ends, gap, blanks=4 + _INDENT_MAX), _LEAD_IN_CP)]
         no_cut[lead] = lead_in[lead] = True
         strength[lead] = LINE
         # ... and so does a line that ends with a colon over the next line (a mail's "... wrote:" over the
@@ -1034,18 +1040,20 @@ def _near_end(text: str, ends: np.ndarray, idx: np.ndarray, marks: np.ndarray) -
     return hit
 
 
-def _last_char(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray, closers: bool = False) -> np.ndarray:
-    """The last character of each sentence in ``idx``, past up to four spaces and line breaks (and,
+def _last_char(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray, closers: bool = False,
+               blanks: int = 4) -> np.ndarray:
+    """The last character of each sentence in ``idx``, past up to ``blanks`` spaces and line breaks (and,
     with ``closers``, up to two closing quotes or brackets: ``"He left."`` ends with its full stop),
     never before the sentence's first."""
-    return codepoints(text)[_last_at(text, starts, ends, idx, closers)]
+    return codepoints(text)[_last_at(text, starts, ends, idx, closers, blanks)]
 
 
-def _last_at(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray, closers: bool = False) -> np.ndarray:
+def _last_at(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray, closers: bool = False,
+             blanks: int = 4) -> np.ndarray:
     """Where :func:`_last_char` finds each one (an offset into the text)."""
     cp = codepoints(text)
     s = starts[idx] + 1  # (never before the sentence's first character)
-    e, _, _ = _walk(cp, ends[idx] - 1, s, _ASCII_BLANK, 4, back=True)
+    e, _, _ = _walk(cp, ends[idx] - 1, s, _ASCII_BLANK, blanks, back=True)
     if closers:
         e, _, _ = _walk(cp, e, s, _CLOSER_TABLE, 2, back=True)
     return np.maximum(e, 0)
