@@ -73,7 +73,15 @@ from .. import native
 from ._arrays import _in_table, _member
 from .charclass import CJK, class_table, codepoints
 from .discourse import _word_key, continues, leading_words
-from .line_kinds import BULLET_CHARS, NUMBERED_MAX_CHARS, RST_MARKS, _block_spans, front_matter, rst_underline
+from .line_kinds import (
+    _HR_RE,
+    BULLET_CHARS,
+    NUMBERED_MAX_CHARS,
+    RST_MARKS,
+    _block_spans,
+    front_matter,
+    rst_underline,
+)
 from .pages import PAGE_LABEL, furniture_lines, paginated
 from .sentence_chars import _CLOSERS
 from .sentence_chars import _PROSE_END as _PROSE_END_CHARS
@@ -230,9 +238,6 @@ _TAG_NAME = re.compile(_TAG)
 _BREAK_TAGS = frozenset({"br", "hr", "wbr"})
 #: a line of HTML comments and nothing else (Node's ``<!-- type=global -->``, ``<!--lint disable-->``)
 _COMMENT_LINE = re.compile(r"[ \t]*(?:<!--.*?-->[ \t]*)+(?:\r?\n)*")
-#: a thematic break (``----``, ``***``, ``* * *``, ``___``) or a line of ``=``, one run (a plain-text table's
-#: column rules are several, two blanks or more apart): right under a heading, its underline
-_RULE_LINE = re.compile(r"[ \t]{0,3}([-*_=])(?:[ \t]?\1){2,}[ \t]*(?:\r?\n)*")
 
 
 def _markup_lines(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -502,11 +507,12 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     if cols.size:
         heading[cols - 1] = False
         lead[cols - 1] = lead[cols] = True
-    # a rule right under a heading ("### A. Getting Pyenv" over "----") underlines it, as a setext
-    # underline does: the heading goes on over it, and a chunk never ends with the two
+    # a rule right under a heading ("### A. Getting Pyenv" over "----", a thematic break as Markdown reads
+    # one) underlines it, as a setext underline does: the heading goes on over it, and a chunk never ends
+    # with the two (a plain-text table's header over its column rules is no heading: read above)
     ruled = np.flatnonzero(heading[:-1] & (after[:-1] == BREAK_LINE) & line_whole[1:] & not_code[1:] & short[1:]
                            & _in_table(_RULE_FIRST, first[1:])) + 1
-    setext_under[[j for j in ruled.tolist() if _RULE_LINE.fullmatch(text, int(starts[j]), int(ends[j]))]] = True
+    setext_under[[j for j in ruled.tolist() if _HR_RE.fullmatch(text[int(starts[j]) : int(ends[j])].strip())]] = True
     if n > 1:
         # a heading's underline belongs to it; a heading is never the end of a chunk
         no_cut |= setext_under[1:]
