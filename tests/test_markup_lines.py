@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from logichunk import chunk
+from logichunk import chunk, chunk_many
 from logichunk.text.sentences import split_sentences
 from logichunk.text.structure import LINE, PARAGRAPH, SECTION, layout
 
@@ -158,3 +158,15 @@ def test_comments_between_a_heading_and_its_text_go_with_the_heading():
             part = text[c.span.start : c.span.end]
             if re.search(r"^#+ ", part, re.MULTILINE):  # no chunk of a heading and its comments alone
                 assert re.sub(r"<!--.*?-->|^#+ [^\n]*", "", part, flags=re.MULTILINE | re.DOTALL).strip(), (max_size, part)
+
+
+@pytest.mark.parametrize("text", ["``TERM``\n-->\n<details>\n\n", "Some words.\n\n</details>\n",
+                                  "## A heading\n\n<!-- note\nsaid here\n-->\n", "### A title\n----\n"])
+def test_markup_at_a_texts_edge_binds_nothing_in_the_next_text(text):
+    """Texts chunked together (``chunk_many``) are each read as if alone: a line of tags or a heading's
+    comment at one text's end holds nothing of the next text, and a closing tag at a text's start nothing
+    of the one before."""
+    sizes = (40, 20)
+    alone = [(c.id, c.span) for c in chunk(text, sizes=sizes)]
+    assert [[(c.id, c.span) for c in t] for t in chunk_many([text, text, "Plain words. More of them."], sizes=sizes)][:2] \
+        == [alone, alone]

@@ -278,7 +278,9 @@ def test_breaks_between_wrapped_lines_are_no_line_breaks():
                 min_size=1, max_size=30).map("".join), st.lists(st.integers(0, 200), min_size=1, max_size=20))
 def test_the_next_word_and_a_label_are_read_as_a_window_would_read_them(text, offsets):
     """The wrap reader's next word and label tests, walked and searched instead of read from a window of
-    ``_WORD_MAX + 1`` characters per line (what they were): the same answers, at the text's end too."""
+    ``_WORD_MAX + 1`` characters per line (what they were): the same answers, at the text's end too. A label's
+    colon stands before a space or a tab on the line itself (``bob: hi``; not ``tracker is:`` at a line's end,
+    nor the next line's ``**GC**: Garbage``)."""
     from logichunk.text import soft_wraps as sw
     from logichunk.text.end_candidates import _units
     from logichunk.text.sentence_chars import _F_WS, _flags
@@ -290,13 +292,21 @@ def test_the_next_word_and_a_label_are_read_as_a_window_would_read_them(text, of
     chars = cp[at]
     space = ((fl[chars] & _F_WS) != 0) | (w[:, None] + np.arange(sw._WORD_MAX + 1) >= n)
     word = np.argmax(space[:, :-1] | (np.arange(sw._WORD_MAX) == sw._WORD_MAX - 1), axis=1)
-    label = (((chars[:, :-1] == 0x3A) & space[:, 1:]) | (chars[:, :-1] == 0xFF1A)).any(axis=1)
     assert sw._word_length(cp, fl, w).tolist() == word.tolist()
-    assert sw._labelled(cp, fl, w).tolist() == label.tolist()
+
+    def labels(units: np.ndarray) -> list[bool]:
+        """A colon before a space or a tab (a colon that ends its line is a lead-in's), or a full-width
+        colon, in the window, with no line break before it."""
+        m = units.size
+        c = units[np.minimum(w[:, None] + np.arange(sw._WORD_MAX + 1), m - 1)]
+        blank = ((c[:, 1:] == 0x20) | (c[:, 1:] == 0x09)) & (w[:, None] + np.arange(1, sw._WORD_MAX + 1) < m)
+        colon = ((c[:, :-1] == 0x3A) & blank) | (c[:, :-1] == 0xFF1A)
+        return (colon & (np.cumsum(c[:, :-1] == 0x0A, axis=1) == 0)).any(axis=1).tolist()
+
+    assert sw._labelled(cp, fl, w).tolist() == labels(cp)
     # in a long text the colons are looked for in the lines' own first characters: the same answers
-    # (the padding reads as the text's end does: whitespace)
     padded = _units(text + " " * (sw._WORD_MAX * 4 * w.size + 1))
-    assert sw._labelled(padded, fl, w).tolist() == label.tolist()
+    assert sw._labelled(padded, fl, w).tolist() == labels(padded)
 
 
 def _simple_table(rows: int) -> str:
@@ -323,3 +333,25 @@ def test_a_table_wider_than_the_prose_does_not_set_the_wrap_width(rows):
     assert [t.split()[-1] for t in prose] == ["incredulity.", "despair.", "France."] * 2  # its sentences
     table = [t for t in s.texts() if t.startswith(("name_", "===", "---"))]
     assert len(table) == 2 * rows + 2  # every row and rule a line of its own
+
+
+def test_a_wrapped_lead_in_and_wrapped_items_are_read_as_wrapped():
+    """A line that ends with a colon is a lead-in's last line, not a speaker's label (``the issue tracker
+    is:`` goes on from the line above); and a label is read on its own line only (an item's wrapped last
+    word is no label because the next item opens ``* **GC**: Garbage``)."""
+    text = ("## Voting\n\nThe council meets every month and records each decision in the public minutes so\n"
+            "that everyone can follow along. Members who miss a meeting can catch up later on the\n"
+            "mailing list. The council seeks to resolve as many issues as possible outside of\n"
+            "meetings using the issue tracker. The process in\nthe issue tracker is:\n\n"
+            "* A member opens an issue explaining the proposal.\n* Other members comment and vote within one week.\n\n"
+            "* **ESM**: ECMAScript modules - the official standard format to package JavaScript code for\n  reuse.\n"
+            "* **GC**: Garbage collection - the automatic process that reclaims memory no longer used by the\n"
+            "  program.\n")
+    s = split_both_ways(text)
+    texts = s.texts()
+    assert any(t.startswith("The process in\nthe issue tracker is:") for t in texts)
+    assert any("code for\n  reuse." in t for t in texts)
+    for max_size in (200, 300):
+        for c in chunk(text, max_size=max_size, levels=1).roots():
+            part = text[c.span.start : c.span.end]
+            assert not part.startswith(("the issue", "reuse.")), (max_size, part)

@@ -140,8 +140,9 @@ def _word_length(cp: np.ndarray, fl: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 def _labelled(cp: np.ndarray, fl: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Whether the line whose text starts at each offset of ``w`` (sorted) opens with a speaker's name or
-    a label: within its first ``_WORD_MAX`` characters a colon before whitespace or the text's end
-    (``bob: ``, ``Project Manager: ``), or a full-width colon (``张三：``). The colons are looked for in the
+    a label: within its first ``_WORD_MAX`` characters a colon before a space or a tab (``bob: ``,
+    ``Project Manager: ``; a colon that ends the line is a lead-in's: ``the issue tracker is:``), or a
+    full-width colon (``张三：``). The colons are looked for in the
     lines' first characters when those are fewer than a quarter of the text, else in the whole text
     (one pass in C instead of a window of characters per line)."""
     n = cp.size
@@ -152,11 +153,21 @@ def _labelled(cp: np.ndarray, fl: np.ndarray, w: np.ndarray) -> np.ndarray:
         at = np.unique(at[(cp[at] == 0x3A) | (cp[at] == 0xFF1A)])
     else:
         at = np.flatnonzero((cp == 0x3A) | (cp == 0xFF1A))
-    colons = at[(cp[at] == 0xFF1A) | (at + 1 >= n) | ((fl[cp[np.minimum(at + 1, n - 1)]] & _F_WS) != 0)]
+    after = cp[np.minimum(at + 1, n - 1)]
+    colons = at[(cp[at] == 0xFF1A) | ((at + 1 < n) & ((after == 0x20) | (after == 0x09)))]
     if colons.size == 0:
         return np.zeros(w.size, dtype=bool)
     k = np.minimum(np.searchsorted(colons, w), colons.size - 1)
-    return (colons[k] >= w) & (colons[k] < w + _WORD_MAX)
+    hit = (colons[k] >= w) & (colons[k] < w + _WORD_MAX)
+    # ... on the line itself: no line break between its start and the colon (an item's wrapped last word
+    # over the next item's "**GC**: Garbage ..." is no label)
+    h = np.flatnonzero(hit)
+    if h.size:
+        span = np.arange(_WORD_MAX)
+        at = w[h, None] + span
+        broken = ((cp[np.minimum(at, n - 1)] == 0x0A) & (at < colons[k[h], None])).any(axis=1)
+        hit[h[broken]] = False
+    return hit
 
 
 def _columns(cp: np.ndarray, ts: np.ndarray, te: np.ndarray) -> np.ndarray:

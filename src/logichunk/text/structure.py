@@ -371,6 +371,12 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     if edges is not None:
         k = np.minimum(np.searchsorted(starts, edges[0]), n - 1)
         opens_text[k[starts[k] == edges[0]]] = True
+    # per gap: both sentences lie in one text (several texts laid end to end: no bond reaches across)
+    one_text = np.ones(max(n - 1, 0), dtype=bool)
+    if edges is not None and n > 1:
+        t = np.searchsorted(edges[0], starts, side="right") - 1
+        inside = (t >= 0) & (ends <= edges[1][np.maximum(t, 0)])
+        one_text = inside[:-1] & inside[1:] & (t[:-1] == t[1:])
     above = _titles_above(text, starts, ends, line_start, line_whole & short & not_code & (after == BREAK_LINE),
                           opens_text)
     maybe[list(above)] = True
@@ -511,7 +517,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     # one) underlines it, as a setext underline does: the heading goes on over it, and a chunk never ends
     # with the two (a plain-text table's header over its column rules is no heading: read above)
     ruled = np.flatnonzero(heading[:-1] & (after[:-1] == BREAK_LINE) & line_whole[1:] & not_code[1:] & short[1:]
-                           & _in_table(_RULE_FIRST, first[1:])) + 1
+                           & _in_table(_RULE_FIRST, first[1:]) & one_text) + 1
     setext_under[[j for j in ruled.tolist() if _HR_RE.fullmatch(text[int(starts[j]) : int(ends[j])].strip())]] = True
     if n > 1:
         # a heading's underline belongs to it; a heading is never the end of a chunk
@@ -529,6 +535,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         # comments; a line of closing tags closes the paragraph over it: the break moves past the markup,
         # whose bond is as weak as a lead-in's
         opening, closing = opening[opening < n - 1], closing[closing > 0] - 1  # (gaps after / before them)
+        opening, closing = opening[one_text[opening]], closing[one_text[closing]]
         for i in opening[::-1].tolist():
             if i > 0 and not no_cut[i - 1]:
                 strength[i - 1] = max(strength[i - 1], strength[i])
@@ -558,7 +565,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         held = ends_heading.copy()  # gaps that hold a heading to what follows them
         for lo, hi in sorted(remark + [(i, i) for i in opening.tolist()]):
             # (the heading's own bond, as strong: a heading under the comment goes on the run of headings)
-            if lo > 0 and held[lo - 1] and hi < n - 1:
+            if lo > 0 and held[lo - 1] and hi < n - 1 and one_text[lo - 1] and one_text[hi]:
                 no_cut[lo : hi + 1] = held[lo : hi + 1] = True
                 strength[lo : hi + 1] = np.minimum(strength[lo : hi + 1], LINE)
         # a paragraph that ends as a lead-in does ("as follows:", "Hi Bob,", "例如：") introduces the
