@@ -11,6 +11,7 @@ import pytest
 from logichunk import chunk, chunk_many
 from logichunk.text.sentences import split_sentences
 from logichunk.text.structure import LINE, PARAGRAPH, SECTION, layout
+from structure_helpers import split_both_ways
 
 BODY = ("The installer fetches the latest release and puts it under your home folder. It needs git and a "
         "compiler for the optional extension, which makes the shell start faster. ")
@@ -170,3 +171,75 @@ def test_markup_at_a_texts_edge_binds_nothing_in_the_next_text(text):
     alone = [(c.id, c.span) for c in chunk(text, sizes=sizes)]
     assert [[(c.id, c.span) for c in t] for t in chunk_many([text, text, "Plain words. More of them."], sizes=sizes)][:2] \
         == [alone, alone]
+
+
+def _readings(text: str):
+    sents = split_both_ways(text)
+    return sents, layout(sents), [t.strip() for t in sents.texts()]
+
+
+def test_a_hash_line_indented_four_columns_is_code_not_a_heading():
+    """Markdown reads ``#`` lines as headings at an indent of three columns at most; deeper they are code (a
+    man page's root prompt, a comment in an example): no heading, and no block break between them."""
+    text = ("     The following example connects two networks over the tunnel, provided that the server\n"
+            "     allows it.\n\n     On the client:\n\n           # ssh -f -w 0:1 192.168.1.15 true\n"
+            "           # ifconfig tun0 10.1.1.1 10.1.1.2 netmask 255.255.255.252\n\n     On the server:\n\n"
+            "           # route add 10.0.50.0/24 10.1.1.1\n\n   # A heading at three columns\n\nIts text.\n")
+    sents, lay, texts = _readings(text)
+    assert [t for t, h in zip(texts, lay.heading, strict=True) if h] == ["# A heading at three columns"]
+    k = texts.index("# ssh -f -w 0:1 192.168.1.15 true")
+    assert lay.strength[k] <= LINE and lay.strength[k - 1] <= LINE  # (a lead-in's colon above: no cut)
+    for max_size in (150, 200, 300):
+        ends = {c.span.end for c in chunk(text, max_size=max_size, levels=1).roots()}
+        assert int(sents.ends[k]) not in ends, max_size
+
+
+def test_an_example_inside_a_sentence_is_no_title():
+    """A man page's example indented inside a sentence that goes on around it (``the command`` /
+    ``info grep`` / ``should give you access``) is no title line; a glossary's lines are not examples."""
+    text = ("SEE ALSO\n       The full documentation for grep is maintained as a Texinfo manual.\n\n"
+            "       If the info and grep programs are properly installed at your\n       site, the command\n\n"
+            "              info grep\n\n       should give you access to the complete manual.\n")
+    sents, lay, texts = _readings(text)
+    assert not lay.heading[texts.index("info grep")]
+    k = texts.index("info grep")
+    for max_size in (200, 400):  # (the sentence and its example fit)
+        ends = {c.span.end for c in chunk(text, max_size=max_size, levels=1).roots()}
+        assert int(sents.ends[k - 1]) not in ends and int(sents.ends[k]) not in ends, max_size
+
+
+def test_restructuredtext_directives_and_labels_open_what_follows():
+    """``.. code-block:: cmake`` stays with its body (a one-line body is no title), ``.. _label:`` with the
+    section it names."""
+    text = ("Manipulation\n^^^^^^^^^^^^\n\nStore in an output variable a string with every match replaced.\n\n"
+            ".. _TOLOWER:\n\n.. code-block:: cmake\n\n  string(TOLOWER <string> <output_variable>)\n\n"
+            "Convert the string to lower characters.\n\n.. _`Regex Specification`:\n\nRegex Specification\n"
+            "\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\n\nThe following characters have special meaning.\n")
+    sents, lay, texts = _readings(text)
+    for line in (".. _TOLOWER:", ".. code-block:: cmake", ".. _`Regex Specification`:"):
+        k = texts.index(line)
+        assert lay.no_cut[k] and not lay.heading[k], line
+    assert not lay.heading[texts.index("string(TOLOWER <string> <output_variable>)")]
+    assert lay.heading[texts.index("Regex Specification")]
+    for max_size in (150, 200, 400):  # (a label, its heading and the heading's first sentence fit)
+        for c in chunk(text, max_size=max_size, levels=1).roots():
+            assert not text[c.span.start : c.span.end].rstrip().endswith(("::", "cmake", ":")), (max_size, c)
+
+
+def test_vim_help_examples_and_rules():
+    """Vim help's ``>`` at a line's end introduces the indented example under it (no title, no cut
+    between), and a rule of ``=`` right over a heading opens its section with it."""
+    text = ("The basics are explained in the user manual.  This file describes the diff feature.\n\n"
+            + "=" * 78 + "\n1. Starting diff mode\t\t\t\t\t*start-vimdiff*\n\n"
+            "The easiest way to start editing in diff mode is with the \"vimdiff\" command.  If you prefer\n"
+            "horizontal splits add the |-o| argument: >\n\n\tvimdiff -o file1 file2\n\n"
+            "If you always prefer horizontal splits include \"horizontal\" in 'diffopt'.\n")
+    sents, lay, texts = _readings(text)
+    rule = texts.index("=" * 78)
+    assert lay.no_cut[rule] and lay.strength[rule - 1] == SECTION and lay.heading[rule + 1]
+    k = texts.index("vimdiff -o file1 file2")
+    assert not lay.heading[k] and lay.no_cut[k - 1]
+    for max_size in (200, 300, 600):  # (the rule, the heading and its first sentence fit)
+        for c in chunk(text, max_size=max_size, levels=1).roots():
+            part = text[c.span.start : c.span.end].strip()
+            assert part != "=" * 78 and not part.endswith(">"), (max_size, part)

@@ -79,6 +79,14 @@ class _Kinds:
     mark: np.ndarray
 
 
+def indent_columns(text: str, at: int) -> int:
+    """The columns of whitespace before offset ``at`` on its line, a tab to the next multiple of four (as
+    Markdown counts them: four or more make a line code, so ``    # not a heading``); 0 where text stands
+    before it on the line."""
+    line = text[text.rfind("\n", 0, at) + 1 : at]
+    return len(line.expandtabs(4)) if not line.strip() else 0
+
+
 def _classify_vector(text: str, cp: np.ndarray, fl: np.ndarray, first: np.ndarray, end: np.ndarray) -> _Kinds | None:
     n = cp.size
     c0 = cp[first]
@@ -104,6 +112,8 @@ def _classify_vector(text: str, cp: np.ndarray, fl: np.ndarray, first: np.ndarra
             alive = alive & (g(k) == 0x23)
             hashes += alive
     heading = (hashes >= 1) & (hashes <= 6) & ws(g(np.minimum(hashes, 6)))
+    for k in np.flatnonzero(heading).tolist():  # (a "#" line indented four columns or more is code)
+        heading[k] = indent_columns(text, int(f[k])) <= 3
     # horizontal rule candidates, confirmed by a regex
     rule = _member(c0, _HR_START) & (((c1 == c0) & (c2 == c0)) | (((c1 == 0x20) | (c1 == 0x09)) & (c2 == c0)))
     rule &= (c0 != 0x3D) | ((c1 == c0) & (c2 == c0))
@@ -148,7 +158,7 @@ def _classify_scalar(text: str, first: list[int], end: list[int]) -> _Kinds | No
         hashes = 0
         while c0 == 0x23 and hashes < 7 and g(hashes) == 0x23:
             hashes += 1
-        heading = 1 <= hashes <= 6 and ws(g(hashes))
+        heading = 1 <= hashes <= 6 and ws(g(hashes)) and indent_columns(text, f) <= 3
         rule = (c0 in _HR_SET and ((c1 == c0 and c2 == c0) or (c1 in (0x20, 0x09) and c2 == c0))
                 and (c0 != 0x3D or (c1 == c0 and c2 == c0)) and _HR_RE.fullmatch(text, f, e) is not None)
         bullet = c0 in _BULLET_SET and ws(c1) and not rule

@@ -80,6 +80,7 @@ from .line_kinds import (
     RST_MARKS,
     _block_spans,
     front_matter,
+    indent_columns,
     rst_underline,
 )
 from .pages import PAGE_LABEL, furniture_lines, paginated
@@ -236,6 +237,9 @@ _TAG_LINE = re.compile(rf"[ \t]*(?:{_TAG}[ \t]*)+(?:\r?\n)*")
 _TAG_NAME = re.compile(_TAG)
 #: the tags of a line break or a rule (``<br>``, ``<hr/>``): a line of them alone is markup that holds nothing
 _BREAK_TAGS = frozenset({"br", "hr", "wbr"})
+#: reStructuredText's explicit markup opening a line: a directive (``.. code-block:: cmake``, ``.. note::``), a
+#: hyperlink target (``.. _TOLOWER:``), a substitution or a comment
+_EXPLICIT = re.compile(r"\.\.[ \t]+\S")
 #: a line of HTML comments and nothing else (Node's ``<!-- type=global -->``, ``<!--lint disable-->``)
 _COMMENT_LINE = re.compile(r"[ \t]*(?:<!--.*?-->[ \t]*)+(?:\r?\n)*")
 
@@ -402,6 +406,12 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     # blank and ends with ">")
     tagged = np.flatnonzero(line_whole & not_code & short & _in_table(_TAG_FIRST, first))
     opening, closing = _markup_lines(text, starts, ends, tagged[_last_char(text, starts, ends, tagged) == 0x3E])
+    # and reStructuredText's explicit markup (".. code-block:: cmake", ".. note::", ".. _label:") opens what
+    # follows it: its body, the section a label names
+    dots = np.flatnonzero(line_whole & not_code & (first == 0x2E))
+    dots = dots[[_EXPLICIT.match(text, int(starts[i]), int(ends[i])) is not None for i in dots.tolist()]]
+    opening = np.union1d(opening, dots).astype(np.int64)
+    explicit = set(dots.tolist())
     maybe[opening] = maybe[closing] = False
     cand = _could_head(text, starts, ends, np.flatnonzero(line_whole & short & maybe), first, marker)
     # a line that opens as no heading form does (code, a table's or a log's lines) is one only as a title,
@@ -414,8 +424,9 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     titled[list(above)] = True
     for i in np.union1d(cand[form[cand] | titled[cand]], rst[~furn[rst]]).tolist():
         line = text[int(starts[i]) : int(ends[i])]
-        if form[i] and (_ATX.match(line) or (_ASCIIDOC.match(line) and _asciidoc_title(line)) or _LATEX.match(line)
-                        or _html_heading(line)):
+        if form[i] and ((_ATX.match(line) and indent_columns(text, int(starts[i])) <= 3)
+                        or (_ASCIIDOC.match(line) and _asciidoc_title(line)) or _LATEX.match(line) or _html_heading(line)):
+            # (a "#" line indented four columns or more is code: a shell's prompt, a comment in an example)
             heading[i] = True
         elif form[i] and i > 0 and before[i] == BREAK_LINE and not heading[i - 1] \
                 and text[int(starts[i - 1]) : int(ends[i - 1])].strip() \
@@ -444,9 +455,13 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             heading[i] = True
         elif before[i] == BREAK_PARAGRAPH and after[i] >= BREAK_PARAGRAPH and i < n - 1 and _is_title(line) \
                 and text[int(starts[i + 1]) : int(ends[i + 1])].strip() \
-                and not (i > 0 and text[int(starts[i - 1]) : int(ends[i - 1])].rstrip()[-1:] in _COLONS):
-            # (a title has text to title; a line a colon introduces is what it introduces: "run this::" over
-            # "    $ make install", "The command is:" over it)
+                and not (i > 0 and (_introduces(text[int(starts[i - 1]) : int(ends[i - 1])])
+                                    or i - 1 in explicit or _inside_sentence(text, starts, ends, i))):
+            # (a title has text to title; a line a colon or a directive introduces is what it introduces:
+            # "run this::" over "    $ make install", "The command is:" or vim help's "... this way: >" over it,
+            # ".. code-block::" over its
+            # one line; a line a sentence goes on around is an example in it: "the command" / "info grep" /
+            # "should give you access ...")
             heading[i] = alone[i] = True
         elif i in above and _is_title(line) and _title_case(line):
             heading[i] = weak[i] = True
@@ -519,6 +534,13 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     ruled = np.flatnonzero(heading[:-1] & (after[:-1] == BREAK_LINE) & line_whole[1:] & not_code[1:] & short[1:]
                            & _in_table(_RULE_FIRST, first[1:]) & one_text) + 1
     setext_under[[j for j in ruled.tolist() if _HR_RE.fullmatch(text[int(starts[j]) : int(ends[j])].strip())]] = True
+    # ... and a rule right over a heading (vim help's "=====" over "1. Starting diff mode", a
+    # reStructuredText overline) opens its section, as a line of tags does
+    over = np.flatnonzero(heading[1:] & line_whole[:-1] & not_code[:-1] & one_text
+                          & _in_table(_RULE_FIRST, first[:-1]) & ~setext_under[:-1])
+    over = [j for j in over.tolist() if _HR_RE.fullmatch(text[int(starts[j]) : int(ends[j])].strip())
+            and text.count("\n", int(starts[j]), int(ends[j])) == 1]  # (right over it: no blank line between)
+    opening = np.union1d(opening, np.array(over, np.int64)).astype(np.int64)
     if n > 1:
         # a heading's underline belongs to it; a heading is never the end of a chunk
         no_cut |= setext_under[1:]
@@ -573,7 +595,12 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         gap = np.flatnonzero((strength >= PARAGRAPH) & (strength < SECTION) & ~in_code & ~no_cut)
         # (past the blank lines and the indent of what it introduces: reStructuredText's "run this::" over
         # its indented literal block, a colon over an indented code block)
-        lead = gap[_member(_last_char(text, starts, ends, gap, blanks=4 + _INDENT_MAX), _LEAD_IN_CP)]
+        at = _last_at(text, starts, ends, gap, blanks=4 + _INDENT_MAX)
+        cp = codepoints(text)
+        # ... and vim help's " >" at a line's end over its indented example
+        vim = (cp[at] == 0x3E) & _in_table(_BLANK, cp[np.maximum(at - 1, 0)]) \
+            & _in_table(_BLANK, cp[np.maximum(starts[np.minimum(gap + 1, n - 1)] - 1, 0)])
+        lead = gap[_member(cp[at], _LEAD_IN_CP) | vim]
         no_cut[lead] = lead_in[lead] = True
         strength[lead] = LINE
         # ... and so does a line that ends with a colon over the next line (a mail's "... wrote:" over the
@@ -1051,6 +1078,24 @@ def _near_end(text: str, ends: np.ndarray, idx: np.ndarray, marks: np.ndarray) -
         for m in marks.tolist():  # (a mark or two: plain comparisons beat a search per character)
             hit |= c == m
     return hit
+
+
+def _introduces(sentence: str) -> bool:
+    """Whether ``sentence`` ends as one that introduces what follows: a colon (``The command is:``,
+    reStructuredText's ``run this::``) or vim help's ``>`` after a blank (``... this way: >``)."""
+    s = sentence.rstrip()
+    return s[-1:] in _COLONS or (s[-1:] == ">" and s[-2:-1] in (" ", "\t"))
+
+
+def _inside_sentence(text: str, starts: np.ndarray, ends: np.ndarray, i: int) -> bool:
+    """Whether sentence ``i`` is an example inside a sentence that goes on around it: the one before ends as
+    a sentence goes on (a letter, a digit, a comma), the one after opens in lower case, and the example
+    is indented deeper than what goes on (a man page's ``the command`` / ``       info grep`` /
+    ``should give you access ...``)."""
+    before = text[int(starts[i - 1]) : int(ends[i - 1])].rstrip()
+    after = text[int(starts[i + 1]) : int(ends[i + 1])].lstrip()
+    return bool(before) and (before[-1].isalnum() or before[-1] in ",;") and after[:1].islower() \
+        and indent_columns(text, int(starts[i])) > indent_columns(text, int(starts[i + 1]))
 
 
 def _last_char(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray, closers: bool = False,
