@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from logichunk import chunk, chunk_many
 from logichunk.text.sentences import split_sentences
@@ -243,3 +246,17 @@ def test_vim_help_examples_and_rules():
         for c in chunk(text, max_size=max_size, levels=1).roots():
             part = text[c.span.start : c.span.end].strip()
             assert part != "=" * 78 and not part.endswith(">"), (max_size, part)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=" \t\nx#", min_size=1, max_size=16))
+def test_the_vectorised_indent_reads_as_markdown_counts_columns(text):
+    """``code_indented`` (four gathers) agrees with ``indent_columns`` (a tab to the next multiple of four)
+    on every line's first character: four columns or more."""
+    from logichunk.text.charclass import codepoints
+    from logichunk.text.line_kinds import code_indented, indent_columns
+
+    firsts = [i for i, ch in enumerate(text) if ch not in " \t\n" and not text[text.rfind("\n", 0, i) + 1 : i].strip()]
+    if firsts:
+        got = code_indented(codepoints(text), np.array(firsts, dtype=np.int64)).tolist()
+        assert got == [indent_columns(text, i) >= 4 for i in firsts]

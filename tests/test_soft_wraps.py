@@ -303,10 +303,14 @@ def test_the_next_word_and_a_label_are_read_as_a_window_would_read_them(text, of
         colon = ((c[:, :-1] == 0x3A) & blank) | (c[:, :-1] == 0xFF1A)
         return (colon & (np.cumsum(c[:, :-1] == 0x0A, axis=1) == 0)).any(axis=1).tolist()
 
-    assert sw._labelled(cp, fl, w).tolist() == labels(cp)
+    def line_ends(units: np.ndarray) -> np.ndarray:
+        breaks = np.append(np.flatnonzero(units == 0x0A), units.size)
+        return breaks[np.searchsorted(breaks, w)]
+
+    assert sw._labelled(cp, fl, w, line_ends(cp)).tolist() == labels(cp)
     # in a long text the colons are looked for in the lines' own first characters: the same answers
     padded = _units(text + " " * (sw._WORD_MAX * 4 * w.size + 1))
-    assert sw._labelled(padded, fl, w).tolist() == labels(padded)
+    assert sw._labelled(padded, fl, w, line_ends(padded)).tolist() == labels(padded)
 
 
 def _simple_table(rows: int) -> str:
@@ -355,3 +359,22 @@ def test_a_wrapped_lead_in_and_wrapped_items_are_read_as_wrapped():
         for c in chunk(text, max_size=max_size, levels=1).roots():
             part = text[c.span.start : c.span.end]
             assert not part.startswith(("the issue", "reuse.")), (max_size, part)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b ", " ", "   ", "\n", "-", "=", "    x"]), min_size=1, max_size=120).map("".join),
+       st.data())
+def test_columns_read_in_the_lines_own_characters_agree_with_the_text(text, data):
+    """A few lines' columns are read in their own characters laid end to end: the same answers as in the
+    whole text, whichever lines are asked about (their text starting past the indent or not)."""
+    from logichunk.text.end_candidates import _units
+    from logichunk.text.soft_wraps import _columns, _columns_of
+
+    cp = _units(text + "\n")
+    nl = np.flatnonzero(cp == 0x0A)
+    starts = np.concatenate(([0], nl[:-1] + 1))
+    past = data.draw(st.booleans())
+    if past:  # (past each line's indent, as the wrap reader asks)
+        starts = np.array([s + len(text[s:e]) - len(text[s:e].lstrip(" ")) for s, e in zip(starts.tolist(), nl.tolist(), strict=True)])
+    pick = np.array(sorted(data.draw(st.sets(st.integers(0, nl.size - 1), min_size=1))), dtype=np.int64)
+    assert _columns_of(cp, starts[pick], nl[pick]).tolist() == _columns(cp, starts[pick], nl[pick]).tolist()

@@ -87,6 +87,18 @@ def indent_columns(text: str, at: int) -> int:
     return len(line.expandtabs(4)) if not line.strip() else 0
 
 
+def code_indented(cp: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """Whether the whitespace right before each offset of ``at`` spans four columns or more (four spaces, or
+    a tab among its blanks): :func:`indent_columns` ``>= 4`` for a line's first character, in four gathers."""
+    deep = np.zeros(at.size, dtype=bool)
+    run = np.ones(at.size, dtype=bool)  # still inside the blanks before the offset
+    for k in range(1, 5):
+        c = cp[np.maximum(at - k, 0)]
+        run &= (at - k >= 0) & ((c == 0x20) | (c == 0x09))
+        deep |= run & (c == 0x09)
+    return deep | run
+
+
 def _classify_vector(text: str, cp: np.ndarray, fl: np.ndarray, first: np.ndarray, end: np.ndarray) -> _Kinds | None:
     n = cp.size
     c0 = cp[first]
@@ -112,8 +124,7 @@ def _classify_vector(text: str, cp: np.ndarray, fl: np.ndarray, first: np.ndarra
             alive = alive & (g(k) == 0x23)
             hashes += alive
     heading = (hashes >= 1) & (hashes <= 6) & ws(g(np.minimum(hashes, 6)))
-    for k in np.flatnonzero(heading).tolist():  # (a "#" line indented four columns or more is code)
-        heading[k] = indent_columns(text, int(f[k])) <= 3
+    heading &= ~code_indented(cp, f)  # (a "#" line indented four columns or more is code)
     # horizontal rule candidates, confirmed by a regex
     rule = _member(c0, _HR_START) & (((c1 == c0) & (c2 == c0)) | (((c1 == 0x20) | (c1 == 0x09)) & (c2 == c0)))
     rule &= (c0 != 0x3D) | ((c1 == c0) & (c2 == c0))

@@ -138,8 +138,9 @@ def _word_length(cp: np.ndarray, fl: np.ndarray, w: np.ndarray) -> np.ndarray:
     return out
 
 
-def _labelled(cp: np.ndarray, fl: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Whether the line whose text starts at each offset of ``w`` (sorted) opens with a speaker's name or
+def _labelled(cp: np.ndarray, fl: np.ndarray, w: np.ndarray, line_end: np.ndarray) -> np.ndarray:
+    """Whether the line whose text starts at each offset of ``w`` (sorted; its terminator at ``line_end``)
+    opens with a speaker's name or
     a label: within its first ``_WORD_MAX`` characters a colon before a space or a tab (``bob: ``,
     ``Project Manager: ``; a colon that ends the line is a lead-in's: ``the issue tracker is:``), or a
     full-width colon (``张三：``). The colons are looked for in the
@@ -158,16 +159,9 @@ def _labelled(cp: np.ndarray, fl: np.ndarray, w: np.ndarray) -> np.ndarray:
     if colons.size == 0:
         return np.zeros(w.size, dtype=bool)
     k = np.minimum(np.searchsorted(colons, w), colons.size - 1)
-    hit = (colons[k] >= w) & (colons[k] < w + _WORD_MAX)
-    # ... on the line itself: no line break between its start and the colon (an item's wrapped last word
-    # over the next item's "**GC**: Garbage ..." is no label)
-    h = np.flatnonzero(hit)
-    if h.size:
-        span = np.arange(_WORD_MAX)
-        at = w[h, None] + span
-        broken = ((cp[np.minimum(at, n - 1)] == 0x0A) & (at < colons[k[h], None])).any(axis=1)
-        hit[h[broken]] = False
-    return hit
+    # ... on the line itself, which ends at ``line_end`` (an item's wrapped last word over the next item's
+    # "**GC**: Garbage ..." is no label)
+    return (colons[k] >= w) & (colons[k] < np.minimum(w + _WORD_MAX, line_end))
 
 
 def _columns(cp: np.ndarray, ts: np.ndarray, te: np.ndarray) -> np.ndarray:
@@ -176,15 +170,42 @@ def _columns(cp: np.ndarray, ts: np.ndarray, te: np.ndarray) -> np.ndarray:
     more; a reference's ``Blackman MJ   Proteases involved ...`` has one), or a rule's characters at both
     of its ends (``=====  =====``, ``------``)."""
     n = cp.size
-    sp = cp == 0x20
-    # where text follows three spaces in a row: a gap between columns
-    col = np.flatnonzero(sp[:-3] & sp[1:-2] & sp[2:-1] & ~sp[3:]) + 3 if n > 3 else np.zeros(0, np.int64)
+    # where text follows three spaces in a row: a gap between columns (two arrays of the text's length, the
+    # rest in place: a fresh array of a megabyte costs its pages)
+    if n > 3:
+        sp = cp == 0x20
+        gap = sp[:-3] & sp[1:-2]
+        gap &= sp[2:-1]
+        np.greater(gap, sp[3:], out=gap)  # (and no space after them)
+        gap[ts[(ts >= 3) & (ts < n)] - 3] = False  # (the indent's end: no gap between columns)
+        col = np.flatnonzero(gap) + 3
+    else:
+        col = np.zeros(0, np.int64)
     out = np.searchsorted(col, te) - np.searchsorted(col, ts, side="right") >= 2
     rule = np.flatnonzero((te - ts >= 2) & _in_table(_RULE, cp[np.minimum(ts, n - 1)]))
     for base, step in ((ts, 1), (te, -2), (te, -1)):  # (the second, the last but one and the last)
         rule = rule[_in_table(_RULE, cp[base[rule] + step])]
     out[rule] = True
     return out
+
+
+def _columns_of(cp: np.ndarray, ts: np.ndarray, te: np.ndarray) -> np.ndarray:
+    """:func:`_columns` of the lines ``[ts, te)``, read in their own characters laid end to end (a line break
+    between each two) where they hold less than a sixteenth of the text (the index arrays cost eight bytes a
+    character where the text's own passes cost one): prose in paragraphs pays for its few lines only."""
+    size = te - ts
+    total = int(size.sum())
+    if 16 * total >= cp.size:
+        return _columns(cp, ts, te)
+    m = size.size
+    seg = np.zeros(m, np.int64)  # where each line starts, laid end to end with one character between
+    np.cumsum(size[:-1] + 1, out=seg[1:])
+    line = np.repeat(np.arange(m), size + 1)
+    pos = np.arange(total + m) - seg[line]
+    out = np.full(total + m, 0x0A, dtype=cp.dtype)
+    inside = pos < size[line]
+    out[inside] = cp[(ts[line] + pos)[inside]]
+    return _columns(out, seg, seg + size)
 
 
 def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray, para: np.ndarray, first: int,
@@ -214,7 +235,8 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
     # a line aligned in columns (two runs of three spaces past its indent: a plain-text or reStructuredText
     # table's row) or a rule ("=====  ====") is no prose: it neither sets the width nor is read as wrapped
     some = np.flatnonzero(single)
-    single[some[_columns(cp, text_start[some], nl[some])]] = False
+    if some.size:
+        single[some[_columns_of(cp, text_start[some], nl[some])]] = False
     # the wrap width, from the lengths of the lines a single break follows (to their terminator)
     length = nl - line_start
     lengths = length[single]
@@ -281,7 +303,7 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
         idx, goes_on, other, last, cjk_next = idx[keep], goes_on[keep], other[keep], last[keep], cjk_next[keep]
         # the next word would not have fitted, and the line opens with no speaker's name or label
         w = w_nl[idx]
-        keep = ~_labelled(cp, fl, w)
+        keep = ~_labelled(cp, fl, w, nxt_nl[idx])
         if at_width:
             word = np.where(cjk_next, 1, _word_length(cp, fl, w))
             keep &= length[idx] + 1 + np.maximum(word, 1) > width

@@ -79,6 +79,7 @@ from .line_kinds import (
     NUMBERED_MAX_CHARS,
     RST_MARKS,
     _block_spans,
+    code_indented,
     front_matter,
     indent_columns,
     rst_underline,
@@ -422,11 +423,15 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     titled = (before == BREAK_PARAGRAPH) & (after >= BREAK_PARAGRAPH) | marker
     titled[emph] = True
     titled[list(above)] = True
+    deep = np.zeros(n, dtype=bool)  # (a line indented four columns or more: code, to Markdown's "#")
+    deep[cand] = code_indented(codepoints(text), starts[cand])
     for i in np.union1d(cand[form[cand] | titled[cand]], rst[~furn[rst]]).tolist():
         line = text[int(starts[i]) : int(ends[i])]
-        if form[i] and ((_ATX.match(line) and indent_columns(text, int(starts[i])) <= 3)
-                        or (_ASCIIDOC.match(line) and _asciidoc_title(line)) or _LATEX.match(line) or _html_heading(line)):
-            # (a "#" line indented four columns or more is code: a shell's prompt, a comment in an example)
+        atx = form[i] and _ATX.match(line)
+        if atx and deep[i]:  # a "#" line indented four columns or more is code: a shell's prompt, an example's comment
+            continue
+        if atx or (form[i] and ((_ASCIIDOC.match(line) and _asciidoc_title(line)) or _LATEX.match(line)
+                                or _html_heading(line))):
             heading[i] = True
         elif form[i] and i > 0 and before[i] == BREAK_LINE and not heading[i - 1] \
                 and text[int(starts[i - 1]) : int(ends[i - 1])].strip() \
@@ -582,14 +587,25 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         # markup between a heading and what it titles (Node's "<!-- YAML ... -->" of metadata, a comment's
         # line, a line of tags) is no content: the heading goes on over it, as over a second line of its
         # own (no cut inside a comment of it, nor after), so no chunk is a heading and its markup alone
-        remark = [(lo, hi) for lo, hi in zip(f_lo[has & f_closed].tolist(), f_hi[has & f_closed].tolist(), strict=True)
-                  if text[int(starts[lo]) : int(ends[lo])].lstrip().startswith("<!--")]
-        held = ends_heading.copy()  # gaps that hold a heading to what follows them
-        for lo, hi in sorted(remark + [(i, i) for i in opening.tolist()]):
+        c_lo, c_hi = f_lo[has & f_closed], f_hi[has & f_closed]
+        cpt = codepoints(text)
+        at, _, _ = _walk(cpt, starts[c_lo], ends[c_lo], _BLANK, _INDENT_MAX)  # (past an indent)
+        remark = (cpt[np.minimum(at, cpt.size - 1)] == 0x3C) & (cpt[np.minimum(at + 1, cpt.size - 1)] == 0x21)  # "<!--"
+        held = set(np.flatnonzero(ends_heading).tolist())  # gaps that hold a heading to what follows them
+        over_it = []
+        pairs = [*zip(c_lo[remark].tolist(), c_hi[remark].tolist(), strict=True), *((i, i) for i in opening.tolist())]
+        for lo, hi in sorted(pairs):
             # (the heading's own bond, as strong: a heading under the comment goes on the run of headings)
-            if lo > 0 and held[lo - 1] and hi < n - 1 and one_text[lo - 1] and one_text[hi]:
-                no_cut[lo : hi + 1] = held[lo : hi + 1] = True
-                strength[lo : hi + 1] = np.minimum(strength[lo : hi + 1], LINE)
+            if lo - 1 in held and hi < n - 1 and one_text[lo - 1] and one_text[hi]:
+                over_it.append((lo, hi))
+                held.add(hi)
+        if over_it:
+            run = np.zeros(n, np.int64)
+            np.add.at(run, [lo for lo, _ in over_it], 1)
+            np.add.at(run, [hi + 1 for _, hi in over_it], -1)
+            held_gaps = np.cumsum(run)[: n - 1] > 0
+            no_cut |= held_gaps
+            strength = np.where(held_gaps, np.minimum(strength, LINE), strength).astype(np.int8)
         # a paragraph that ends as a lead-in does ("as follows:", "Hi Bob,", "例如：") introduces the
         # next one (a list, a quote, the body of a letter): the two stay together, like a heading
         gap = np.flatnonzero((strength >= PARAGRAPH) & (strength < SECTION) & ~in_code & ~no_cut)
