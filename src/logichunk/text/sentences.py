@@ -183,8 +183,9 @@ def _section_number(text: str, dot: int) -> bool:
     """Whether the ``.`` at ``dot`` closes a section number that opens a heading's line (``2.2. The
     source XML files``, as PDF text and plain-text manuals number their headings): a line of at most
     :data:`~.line_kinds.NUMBERED_MAX_CHARS` that ends without a sentence's mark (or with a question mark:
-    ``1.2. What is this spec?``), under a line that does not go on (it ends in no lower-case letter nor comma). A decimal that a hard wrap put at a line's
-    start (``greater than or equal to`` over ``0.75. Quality spots were retained ...``) ends its sentence."""
+    ``1.2. What is this spec?``), under a line that does not go on (it ends in no lower-case letter nor
+    comma). A decimal that a hard wrap put at a line's start (``greater than or equal to`` over ``0.75.
+    Quality spots were retained ...``) ends its sentence."""
     a = dot
     while a > 0 and dot - a < 16 and text[a - 1] not in _NL_CHARS:
         a -= 1

@@ -140,12 +140,11 @@ def _word_length(cp: np.ndarray, fl: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 def _labelled(cp: np.ndarray, fl: np.ndarray, w: np.ndarray, line_end: np.ndarray) -> np.ndarray:
     """Whether the line whose text starts at each offset of ``w`` (sorted; its terminator at ``line_end``)
-    opens with a speaker's name or
-    a label: within its first ``_WORD_MAX`` characters a colon before a space or a tab (``bob: ``,
-    ``Project Manager: ``; a colon that ends the line is a lead-in's: ``the issue tracker is:``), or a
-    full-width colon (``张三：``). The colons are looked for in the
-    lines' first characters when those are fewer than a quarter of the text, else in the whole text
-    (one pass in C instead of a window of characters per line)."""
+    opens with a speaker's name or a label: within its first ``_WORD_MAX`` characters a colon before a space
+    or a tab (``bob: ``, ``Project Manager: ``; a colon that ends the line is a lead-in's: ``the issue
+    tracker is:``), or a full-width colon (``张三：``). The colons are looked for in the lines' first
+    characters when those are fewer than a quarter of the text, else in the whole text (one pass in C
+    instead of a window of characters per line)."""
     n = cp.size
     if w.size == 0 or n == 0:
         return np.zeros(w.size, dtype=bool)
