@@ -44,7 +44,13 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   under it (``<details>``, ``<p align="center">``, an anchor's ``<a id="x"></a>`` over its heading: the
   section opens before the anchor; ``<!--type=misc-->``), a line of closing tags (``</details>``) closes
   the one over it, each bond as weak as a lead-in's; and a heading goes on over the comments right under
-  it (Node's ``<!-- YAML added: v0.1.103 -->``), so no chunk is a heading and its metadata;
+  it (Node's ``<!-- YAML added: v0.1.103 -->``), so no chunk is a heading and its metadata; so do
+  reStructuredText's explicit markup lines (``.. code-block:: cmake``, ``.. _label:``) and a rule right over a
+  heading (vim help's ``=====``, an overline);
+* **what a line introduces is no title**: a line under a paragraph that ends with a colon (``run this::``,
+  ``The command is:``), vim help's `` >`` or a directive, and an example indented inside a sentence that goes
+  on around it (a man page's ``the command`` / ``info grep`` / ``should give you ...``); a ``#`` line
+  indented four columns or more is code, never a heading (a man page's root prompt);
 * **fenced code is one block**: a blank line inside a fence is a line of code, not a paragraph
   break, so a chunker keeps a fence that fits whole and cuts one that does not between lines; so is
   an HTML comment over several lines (Markdown's hidden notes and metadata, ``<!-- YAML ... -->``), and
