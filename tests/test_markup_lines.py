@@ -260,3 +260,44 @@ def test_the_vectorised_indent_reads_as_markdown_counts_columns(text):
     if firsts:
         got = code_indented(codepoints(text), np.array(firsts, dtype=np.int64)).tolist()
         assert got == [indent_columns(text, i) >= 4 for i in firsts]
+
+
+def test_restructuredtext_literal_blocks_are_code():
+    """A line that ends with ``::`` over a blank line and lines indented deeper is a literal block: code, so a
+    ``#`` line in it is no heading, it stays whole where it fits, and its ``::`` line stays with it."""
+    from logichunk.text.line_kinds import literal_spans
+
+    text = ("Assume role\n-----------\n\nIf you do not have MFA authentication required, then you only need to specify\n"
+            "a role and a profile. The credentials are cached until they expire.\n\n"
+            "Example configuration using ``source_profile``::\n\n  # In ~/.aws/credentials:\n  [development]\n"
+            "  aws_access_key_id=foo\n\n  # In ~/.aws/config\n  [profile crossaccount]\n  source_profile=development\n\n"
+            "The role is assumed with the credentials of the source profile.\n")
+    a, b = text.index("::"), text.index("source_profile=development") + len("source_profile=development")
+    assert literal_spans(text) == [(a, b, False)]
+    sents, lay, texts = _readings(text)
+    assert [t for t, h in zip(texts, lay.heading, strict=True) if h] == ["Assume role"]
+    for max_size in (250, 300, 600):
+        for c in chunk(text, max_size=max_size, levels=1).roots():
+            assert not text.index("Example") < c.span.end < b, (max_size, c)  # whole, its "::" line with it
+
+
+@pytest.mark.parametrize("text", [
+    "Run this::\n  not indented after a blank line: no block\n",  # (no blank line after the "::" line)
+    "Run this::\n\nNot indented: no block.\n",
+    "The namespace is std::\n\nvector in C++, said plainly.\n",
+    "x = a[::2]\ny = b[::-1]\n",
+])
+def test_no_literal_block_without_a_blank_line_and_a_deeper_indent(text):
+    from logichunk.text.line_kinds import literal_spans
+
+    assert literal_spans(text) == []
+
+
+def test_a_literal_block_ends_at_the_first_line_no_deeper_than_its_mark():
+    from logichunk.text.line_kinds import literal_spans
+
+    text = "  Indented paragraph::\n\n      deeper code\n\n      more code\n    still deeper than the mark\n  back at the mark's indent\n"
+    (a, b, closed), = literal_spans(text)
+    assert text[a:b].endswith("still deeper than the mark") and a == text.index("::") and not closed
+    text = "::\n\n    code line\n\nProse again.\n"
+    assert literal_spans(text) == [(0, text.index("code line") + len("code line"), False)]

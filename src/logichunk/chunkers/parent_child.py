@@ -416,7 +416,8 @@ def blank_line_blocks(text: str) -> list[str]:
     ``text``."""
     lead = len(text) - len(text.lstrip())
     cuts = [m.end() for m in _BLANK.finditer(text) if lead < m.end() < len(text)]
-    blocks = cuts and ("```" in text or "~~~" in text or "<!--" in text or front_matter(text))
+    blocks = cuts and ("```" in text or "~~~" in text or "<!--" in text or "::\n" in text or "::\r\n" in text
+                    or front_matter(text))
     fences = fence_spans(text) if blocks else []
     if fences:
         cuts = [c for c in cuts if not any(a < c < b for a, b in fences)]

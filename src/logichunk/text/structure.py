@@ -52,7 +52,8 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   on around it (a man page's ``the command`` / ``info grep`` / ``should give you ...``); a ``#`` line
   indented four columns or more is code, never a heading (a man page's root prompt);
 * **fenced code is one block**: a blank line inside a fence is a line of code, not a paragraph
-  break, so a chunker keeps a fence that fits whole and cuts one that does not between lines; so is
+  break, so a chunker keeps a fence that fits whole and cuts one that does not between lines; so is a
+  reStructuredText literal block (a line ending with ``::`` over a blank line and deeper lines), and
   an HTML comment over several lines (Markdown's hidden notes and metadata, ``<!-- YAML ... -->``), and
   a text's **front matter** (YAML between ``---`` lines, TOML between ``+++``,
   :func:`~.line_kinds.front_matter`), whose keys, comments and closing marks are no headings;
@@ -85,6 +86,8 @@ from .line_kinds import (
     NUMBERED_MAX_CHARS,
     RST_MARKS,
     _block_spans,
+    _contains,
+    _literal_marks,
     code_indented,
     front_matter,
     indent_columns,
@@ -196,7 +199,7 @@ _QUESTION_MARKS = "?？"
 _COLONS = (":", "：")
 _QUESTION_CP = np.array(sorted(map(ord, _QUESTION_MARKS)), dtype=np.uint32)
 # first characters a Markdown, setext or numbered heading line can start with (after its indent)
-_FENCE_MARK = re.compile(r"```|~~~|<!--")
+_FENCE_MARK = re.compile(r"```|~~~|<!--|::\r?\n")
 _RST_FIRST = np.array(sorted({ord(c) for c in RST_MARKS}), dtype=np.uint32)
 _EMPH_FIRST = np.array([ord("*"), ord("_")], dtype=np.uint32)
 _HEAD_FIRST = np.array(sorted({ord(c) for c in "#=-0123456789第一二三四五六七八九十CSPA \t\\<（("}
@@ -1299,28 +1302,12 @@ def _opens_heading_form(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, ca
     return ok
 
 
-def _contains(text: str, mark: str) -> bool:
-    """``mark in text``, sooner where its first character is rare: that character is found with
-    ``str.find`` (memchr: a megabyte in ~0.02 ms), and the whole mark compared only where it occurs;
-    past a few occurrences the plain search (~0.6 ms per megabyte) runs from there."""
-    i = text.find(mark[0])
-    for _ in range(_FEW):
-        if i < 0:
-            return False
-        if text.startswith(mark, i):
-            return True
-        i = text.find(mark[0], i + 1)
-    return i >= 0 and text.find(mark, i) >= 0
-
-
-#: occurrences of a mark's first character :func:`_contains` looks at one by one
-_FEW = 256
 
 
 def _fences(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The fenced code blocks and the front matter (:func:`~.line_kinds.fence_spans`) as gap
-    indices: per block, its first gap inside (after the opening line) and one past its last (``lo``,
-    ``hi``), and whether a closing line ends it."""
+    """The fenced code blocks, reStructuredText's literal blocks and the front matter
+    (:func:`~.line_kinds.fence_spans`) as gap indices: per block, its first gap inside (after the opening
+    line) and one past its last (``lo``, ``hi``), and whether a closing line ends it."""
     text = sents.text
     none = np.zeros(0, np.int64)
     if edges is None:
@@ -1328,7 +1315,7 @@ def _fences(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -
     else:  # only the texts that open with front matter, or hold a fence mark, are read
         starts = [a for a, b in zip(edges[0].tolist(), edges[1].tolist(), strict=True)
                   if front_matter(text, a, b)]
-    if _contains(text, "```") or _contains(text, "~~~") or _contains(text, "<!--"):
+    if _contains(text, "```") or _contains(text, "~~~") or _contains(text, "<!--") or _literal_marks(text):
         if edges is None:
             starts = [0]
         else:
