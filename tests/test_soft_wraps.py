@@ -359,22 +359,3 @@ def test_a_wrapped_lead_in_and_wrapped_items_are_read_as_wrapped():
         for c in chunk(text, max_size=max_size, levels=1).roots():
             part = text[c.span.start : c.span.end]
             assert not part.startswith(("the issue", "reuse.")), (max_size, part)
-
-
-@settings(max_examples=400, deadline=None)
-@given(st.lists(st.sampled_from(["a", "b ", " ", "   ", "\n", "-", "=", "    x"]), min_size=1, max_size=120).map("".join),
-       st.data())
-def test_columns_read_in_the_lines_own_characters_agree_with_the_text(text, data):
-    """A few lines' columns are read in their own characters laid end to end: the same answers as in the
-    whole text, whichever lines are asked about (their text starting past the indent or not)."""
-    from logichunk.text.end_candidates import _units
-    from logichunk.text.soft_wraps import _columns, _columns_of
-
-    cp = _units(text + "\n")
-    nl = np.flatnonzero(cp == 0x0A)
-    starts = np.concatenate(([0], nl[:-1] + 1))
-    past = data.draw(st.booleans())
-    if past:  # (past each line's indent, as the wrap reader asks)
-        starts = np.array([s + len(text[s:e]) - len(text[s:e].lstrip(" ")) for s, e in zip(starts.tolist(), nl.tolist(), strict=True)])
-    pick = np.array(sorted(data.draw(st.sets(st.integers(0, nl.size - 1), min_size=1))), dtype=np.int64)
-    assert _columns_of(cp, starts[pick], nl[pick]).tolist() == _columns(cp, starts[pick], nl[pick]).tolist()

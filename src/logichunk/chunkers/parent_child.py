@@ -34,7 +34,7 @@ import numpy as np
 from .. import boundaries as bd
 from ..config import Settings as _D
 from ..errors import InputError
-from ..text.line_kinds import fence_spans, front_matter
+from ..text.line_kinds import fence_spans
 from ..text.measure import Measure, Meter, get_measure
 from ..text.sentences import split_sentences
 from ..text.structure import layout
@@ -416,9 +416,7 @@ def blank_line_blocks(text: str) -> list[str]:
     ``text``."""
     lead = len(text) - len(text.lstrip())
     cuts = [m.end() for m in _BLANK.finditer(text) if lead < m.end() < len(text)]
-    blocks = cuts and ("```" in text or "~~~" in text or "<!--" in text or "::\n" in text or "::\r\n" in text
-                    or front_matter(text))
-    fences = fence_spans(text) if blocks else []
+    fences = fence_spans(text) if cuts else []  # (it reads only the marks the text holds)
     if fences:
         cuts = [c for c in cuts if not any(a < c < b for a, b in fences)]
     edges = [0, *cuts, len(text)] if text else [0]

@@ -84,7 +84,7 @@ def indent_columns(text: str, at: int) -> int:
     Markdown counts them: four or more make a line code, so ``    # not a heading``); 0 where text stands
     before it on the line."""
     line = text[text.rfind("\n", 0, at) + 1 : at]
-    return len(line.expandtabs(4)) if not line.strip() else 0
+    return _indent_of(line) if not line.strip() else 0
 
 
 def code_indented(cp: np.ndarray, at: np.ndarray) -> np.ndarray:

@@ -19,6 +19,9 @@ _OPENERS = "\"'“‘「『（【《〈〔〖〘〚﹁﹃([{‹«¿¡"
 _CONT = ",;:，、：︰"
 #: what ends or continues a sentence: a line that ends so is prose (or a lead-in), not a title
 _PROSE_END = "。！？；：，、.!?;:,…"
+#: the question marks among them: a numbered line that ends with one may still be a heading
+#: (``1.2. What is this spec?``)
+_QUESTION_MARKS = "?？"
 
 # candidate kinds: bit flags for terminator runs, plain codes for line terminators
 _K_DOT, _K_Q, _K_ZH, _K_FWDOT, _K_ELL = 1, 2, 4, 8, 16

@@ -122,6 +122,7 @@ from .sentence_chars import (
     _K_Q,
     _K_ZH,
     _PROSE_END,
+    _QUESTION_MARKS,
     _flags,
     _scalar_flags,
 )
@@ -200,7 +201,7 @@ def _section_number(text: str, dot: int) -> bool:
     while e < len(text) and e - a <= NUMBERED_MAX_CHARS and text[e] not in _NL_CHARS:
         e += 1
     rest = text[dot + 1 : e].rstrip()
-    return e - a <= NUMBERED_MAX_CHARS and bool(rest) and (rest[-1] not in _PROSE_END or rest[-1] in "?？")
+    return e - a <= NUMBERED_MAX_CHARS and bool(rest) and (rest[-1] not in _PROSE_END or rest[-1] in _QUESTION_MARKS)
 
 
 def _furniture_apart(text: str, cp: np.ndarray, nl: np.ndarray, soft: np.ndarray) -> np.ndarray:

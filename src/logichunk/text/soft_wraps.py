@@ -188,25 +188,6 @@ def _columns(cp: np.ndarray, ts: np.ndarray, te: np.ndarray) -> np.ndarray:
     return out
 
 
-def _columns_of(cp: np.ndarray, ts: np.ndarray, te: np.ndarray) -> np.ndarray:
-    """:func:`_columns` of the lines ``[ts, te)``, read in their own characters laid end to end (a line break
-    between each two) where they hold less than a sixteenth of the text (the index arrays cost eight bytes a
-    character where the text's own passes cost one): prose in paragraphs pays for its few lines only."""
-    size = te - ts
-    total = int(size.sum())
-    if 16 * total >= cp.size:
-        return _columns(cp, ts, te)
-    m = size.size
-    seg = np.zeros(m, np.int64)  # where each line starts, laid end to end with one character between
-    np.cumsum(size[:-1] + 1, out=seg[1:])
-    line = np.repeat(np.arange(m), size + 1)
-    pos = np.arange(total + m) - seg[line]
-    out = np.full(total + m, 0x0A, dtype=cp.dtype)
-    inside = pos < size[line]
-    out[inside] = cp[(ts[line] + pos)[inside]]
-    return _columns(out, seg, seg + size)
-
-
 def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray, para: np.ndarray, first: int,
                lo: np.ndarray, hi: np.ndarray, hard: np.ndarray) -> np.ndarray:
     """Per line terminator (``nl``: their offsets, sorted, a CRLF as its LF), whether it is a soft wrap.
@@ -235,7 +216,7 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
     # table's row) or a rule ("=====  ====") is no prose: it neither sets the width nor is read as wrapped
     some = np.flatnonzero(single)
     if some.size:
-        single[some[_columns_of(cp, text_start[some], nl[some])]] = False
+        single[some[_columns(cp, text_start[some], nl[some])]] = False
     # the wrap width, from the lengths of the lines a single break follows (to their terminator)
     length = nl - line_start
     lengths = length[single]

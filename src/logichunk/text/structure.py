@@ -94,7 +94,7 @@ from .line_kinds import (
     rst_underline,
 )
 from .pages import PAGE_LABEL, furniture_lines, paginated
-from .sentence_chars import _CLOSERS
+from .sentence_chars import _CLOSERS, _QUESTION_MARKS
 from .sentence_chars import _PROSE_END as _PROSE_END_CHARS
 from .sentences import BREAK_HARD, BREAK_LINE, BREAK_NONE, BREAK_PARAGRAPH, SentenceSpans
 
@@ -194,9 +194,7 @@ def _numbered_heading(line: str) -> bool:
 
 
 _PROSE_END = set(_PROSE_END_CHARS)
-#: the question marks: a numbered line that ends with one may still head what answers it
-_QUESTION_MARKS = "?？"
-_COLONS = (":", "：")
+#: the question marks (a numbered line that ends with one may still head what answers it)
 _QUESTION_CP = np.array(sorted(map(ord, _QUESTION_MARKS)), dtype=np.uint32)
 # first characters a Markdown, setext or numbered heading line can start with (after its indent)
 _FENCE_MARK = re.compile(r"```|~~~|<!--|::\r?\n")
@@ -1086,7 +1084,9 @@ def _titles_above(text: str, starts: np.ndarray, ends: np.ndarray, line_start: n
 
 
 _LEAD_IN_CP = np.array(sorted(ord(c) for c in ":,：，"), dtype=np.uint32)
-_COLON_CP = np.array(sorted(ord(c) for c in ":："), dtype=np.uint32)
+#: the colons that end a lead-in's line (``... wrote:``, ``具体如下：``)
+_COLONS = ":："
+_COLON_CP = np.array(sorted(map(ord, _COLONS)), dtype=np.uint32)
 _PROSE_END_CP = np.array(sorted(ord(c) for c in _PROSE_END), dtype=np.uint32)
 _MARKUP_FIRST = np.array(sorted(ord(c) for c in "#=- \t\\<"), dtype=np.uint32)  # ATX, setext, LaTeX, HTML, their indent
 
@@ -1109,7 +1109,7 @@ def _introduces(sentence: str) -> bool:
     """Whether ``sentence`` ends as one that introduces what follows: a colon (``The command is:``,
     reStructuredText's ``run this::``) or vim help's ``>`` after a blank (``... this way: >``)."""
     s = sentence.rstrip()
-    return s[-1:] in _COLONS or (s[-1:] == ">" and s[-2:-1] in (" ", "\t"))
+    return (s[-1:] != "" and s[-1] in _COLONS) or (s[-1:] == ">" and s[-2:-1] in (" ", "\t"))
 
 
 def _inside_sentence(text: str, starts: np.ndarray, ends: np.ndarray, i: int) -> bool:
@@ -1311,22 +1311,14 @@ def _fences(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -
     text = sents.text
     none = np.zeros(0, np.int64)
     if edges is None:
-        starts = [0] if front_matter(text) else []
+        spans = _block_spans(text)  # (it reads only the marks the text holds)
     else:  # only the texts that open with front matter, or hold a fence mark, are read
         starts = [a for a, b in zip(edges[0].tolist(), edges[1].tolist(), strict=True)
                   if front_matter(text, a, b)]
-    if _contains(text, "```") or _contains(text, "~~~") or _contains(text, "<!--") or _literal_marks(text):
-        if edges is None:
-            starts = [0]
-        else:
+        if _contains(text, "```") or _contains(text, "~~~") or _contains(text, "<!--") or _literal_marks(text):
             marks = [m.start() for m in _FENCE_MARK.finditer(text)]
             starts = sorted(set(starts) | set(edges[0][np.unique(np.searchsorted(edges[0], marks, side="right") - 1)]
                                              .tolist()))
-    if not starts:
-        return none, none, none.astype(bool)
-    if edges is None:
-        spans = _block_spans(text)
-    else:
         spans = []
         for a in starts:
             b = int(edges[1][np.searchsorted(edges[0], a)])
