@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import numpy as np
 import pytest
 from hypothesis import example, given, settings
@@ -136,6 +138,9 @@ def test_inner_breaks_character_wider_than_limit():
     assert cuts == [1, 2] and worst == 0
 
 
+LINE_ENDS = "\n\r\x0b\x0c\x85\u2028\u2029"
+
+
 def _break_priorities_one_by_one(text: str, start: int, end: int) -> list[int]:
     """Reference: the rule of break_priorities written per offset, in plain Python."""
     from logichunk.text.charclass import CJK, WS, class_table, cut_allowed
@@ -158,6 +163,19 @@ def _break_priorities_one_by_one(text: str, start: int, end: int) -> list[int]:
         if not (cur & int(WS)) and j >= start and text[j] in marks:
             p = 3
         out.append(p)
+    # a word after a line break and an indent: its break moves to the start of its line (the indent
+    # goes with its line); after an indent that opens the span, it has none
+    for k in range(start + 1, end):
+        if (out[k - start - 1] <= 0 or int(tab[ord(text[k])]) & int(WS) or not int(tab[ord(text[k - 1])]) & int(WS)
+                or text[k - 1] in LINE_ENDS):
+            continue
+        j = k
+        while j > start and (text[j - 1] == "\t" or unicodedata.category(text[j - 1]) == "Zs"):
+            j -= 1
+        if j == start or text[j - 1] in LINE_ENDS:
+            if j > start:
+                out[j - start - 1] = max(out[j - start - 1], out[k - start - 1])
+            out[k - start - 1] = 0
     return out
 
 

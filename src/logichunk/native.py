@@ -417,7 +417,7 @@ LC_SKIPWS(lc_skipws8, uint8_t)
 LC_SKIPWS(lc_skipws16, uint16_t)
 LC_SKIPWS(lc_skipws32, uint32_t)
 
-/* text.structure._walk: from each at[i], past up to `steps` code points of the set `take` (a table of
+/* text._arrays._walk: from each at[i], past up to `steps` code points of the set `take` (a table of
    ntake flags by code point; past its end: not taken), forwards while below bound[i] or backwards while
    at or above it; at[i] ends where the walk stopped, more[i] says it ran out of steps still in the set,
    noted[i] that it passed a code point of the set `note` (nnote flags; none when nnote is 0). A position
@@ -1009,7 +1009,7 @@ def skip_ws(cp: np.ndarray, fl: np.ndarray, ws: int, q: np.ndarray) -> np.ndarra
 
 def walk(cp: np.ndarray, at: np.ndarray, bound: np.ndarray, take: np.ndarray, steps: int, back: bool,
          note: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """:func:`logichunk.text.structure._walk` from the compiled kernel, one pass per walk instead of one
+    """:func:`logichunk.text._arrays._walk` from the compiled kernel, one pass per walk instead of one
     array pass per step (``cp``: uint32 code points; ``take``, ``note``: bool tables by code point): the
     same answers; None when the kernel is not available or ``cp`` is empty."""
     lib = _load()

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import native
+from ..text._arrays import _in_table
 from ..text.charclass import CJK, WS, class_table, codepoints, pair_cut_allowed
+from ..text.sentences import INDENT, LINE_END
 from ..types import Bubble
 from .local import ranges
 
@@ -31,8 +33,9 @@ _CLAUSE_TABLE[_CLAUSE_CODES] = True
 
 def break_priorities(text: str, start: int, end: int) -> np.ndarray:
     """Priority of cutting at each offset in ``(start, end)`` (array index k = offset start+1+k):
-    3 after a clause mark (and its following spaces), 2 at a word start after whitespace,
-    1 at a CJK character boundary, 0 anywhere else a character stays whole, -1 never."""
+    3 after a clause mark (and its following spaces), 2 at a word start after whitespace (at the start of
+    the line, where a line break lies in the whitespace: its indent goes with it), 1 at a CJK character
+    boundary, 0 anywhere else a character stays whole, -1 never."""
     return break_priorities_many(text, np.array([start]), np.array([end]))[0]
 
 
@@ -51,7 +54,8 @@ def break_priorities_many(text: str, starts: np.ndarray, ends: np.ndarray) -> tu
     cls = class_table()[cp]
     prev, cur = cls[:-1], cls[1:]
     pri = ((prev | cur) & CJK != 0).astype(np.int8)
-    pri[((prev & WS) != 0) & ((cur & WS) == 0)] = 2
+    word = ((prev & WS) != 0) & ((cur & WS) == 0)
+    pri[word] = 2
     marks = _CLAUSE_TABLE[np.minimum(cp, 0xFFFF)]
     if marks.any():
         is_ws = (cls & WS) != 0
@@ -61,6 +65,21 @@ def break_priorities_many(text: str, starts: np.ndarray, ends: np.ndarray) -> tu
         span_start = np.repeat(o[:-1], lens)[:-1]
         after = ~is_ws[1:] & (last_solid >= span_start) & marks[np.maximum(last_solid, 0)]
         pri[after] = 3
+    # where a line break lies in the whitespace before a word, the word's break moves to the start of its
+    # line: a line's indent stays with it (as at the sentences' seams, SentenceSpans.seams); an indent that
+    # opens the span is not cut from its line either
+    indent = _in_table(INDENT, cp)
+    inside = word & indent[:-1]
+    seam = o[1:-1] - 1
+    inside[seam[(seam >= 0) & (seam < inside.size)]] = False  # (a pair across two spans is never read)
+    k = np.flatnonzero(inside)
+    if k.size:
+        line = np.maximum.accumulate(np.where(~indent, np.arange(total), -1))[:-1][k]  # its line break
+        span_start = np.repeat(o[:-1], lens)[:-1][k]
+        moved = (line >= span_start) & _in_table(LINE_END, cp[np.maximum(line, 0)])
+        head = line < span_start
+        np.maximum.at(pri, line[moved], pri[k[moved]])
+        pri[k[moved | head]] = 0
     pri[~pair_cut_allowed(cp, cls)] = -1
     return pri, o
 

@@ -189,8 +189,13 @@ class _Run:
         self.LI = lay.lead_in.copy()
         self.Bn = self.bonus.copy()
         cand = bd.peaks(score, settings.peak_drop) | (self.sents.breaks >= BREAK_PARAGRAPH)
-        # boundary offsets inside the text, their scores and their tier rank (0..3)
-        self.B = self.sents.ends[:-1].astype(np.int64) if ns else np.zeros(0, np.int64)
+        # boundary offsets inside the text (each gap's seam: a line's indent goes with its line), their
+        # scores and their tier rank (0..3); texts chunked together keep their edges where they are
+        self.seams = self.sents.seams().astype(np.int64) if ns else np.zeros(0, np.int64)
+        if text_edges is not None and self.seams.size:
+            at_edge = np.isin(self.sents.ends[:-1], text_edges[1])
+            self.seams[at_edge] = self.sents.ends[:-1][at_edge]
+        self.B = self.seams.copy()
         self.S = score
         self.R = np.where(cand, 0, 2).astype(np.int64)
         self._comp: CompositeSignal | None = None
@@ -221,7 +226,7 @@ class _Run:
         bidx = bidx[self.R[bidx] == 2]
         if bidx.size == 0:
             return
-        gaps = native.searchsorted(self.sents.ends[:-1], self.B[bidx])
+        gaps = native.searchsorted(self.seams, self.B[bidx])
         if self._comp is None:
             extra = None
             if self.lm_signal is not None:  # one LM pass per text, whatever the number of levels
@@ -274,7 +279,7 @@ class _Run:
             found, bubbles = bd.forced_splits(self.text, self.meter, offs[:-1], offs[1:], glued, big, limit,
                                               attempts=attempts, source=self.source, level=level)
             new: list[int] = []
-            sent = np.searchsorted(self.sents.ends, offs[big], side="right").tolist()
+            sent = np.searchsorted(self.seams, offs[big], side="right").tolist()
             for cuts, bubble, s in zip(found, bubbles, sent, strict=True):
                 new.extend(cuts)
                 if s not in self.bubbled:  # once per sentence
@@ -332,7 +337,7 @@ class _Run:
             V = get(self.sents) if get is not None and self.text_edges is None and len(self.sents) > 1 else None
             rows: SparseRows | np.ndarray
             if V is not None:
-                V = np.asarray(V, dtype=np.float64)[np.searchsorted(self.sents.ends, s, side="right")]
+                V = np.asarray(V, dtype=np.float64)[np.searchsorted(self.seams, s, side="right")]
                 norm = np.linalg.norm(V, axis=1, keepdims=True)
                 rows = V / np.where(norm > 0, norm, 1.0)
                 pen = np.full(s.size, bd.null_penalty(rows))

@@ -96,7 +96,7 @@ def _atoms(text: str, sents: SentenceSpans, limits: bd.SizeLimits, meter: Meter,
     under a heading leaves it room in its first piece, :func:`~logichunk.boundaries.forced_splits`): the
     atoms' edge offsets ``off`` and, per atom gap, the sentence gap it is (-1: a cut inside a
     sentence)."""
-    starts, ends = np.asarray(sents.starts, np.int64), np.asarray(sents.ends, np.int64)
+    starts, ends = sents.seam_spans()  # a line's indent goes with its line
     n = len(sents)
     big = np.flatnonzero(meter.sizes(starts, ends) > limits.max_size)
     inside: dict[int, list[int]] = {}
@@ -126,14 +126,15 @@ def _rows(text: str, sents: SentenceSpans, off: np.ndarray, cuts: list[int], pre
     chunk's size and sentence range, then the selection's own ``fields(start, end, gap)`` (``gap``:
     the atom gap that closes the chunk, None for the last one)."""
     bounds = [0, *(int(off[c + 1]) for c in cuts), len(text)]
+    seam_starts = sents.seam_spans()[0]
     gap_at = {int(off[g + 1]): g for g in range(off.size - 2)}
     rows: list[tuple[str, int, int, str, Mapping[str, Any]]] = []
     for k in range(len(bounds) - 1):
         a, b = bounds[k], bounds[k + 1]
         rows.append((make_id(None, k + 1), a, b, method, {
             "size": int(prefix[b] - prefix[a]),
-            "sentences": [int(np.searchsorted(sents.ends, a, side="right")),
-                          int(np.searchsorted(sents.starts, b, side="left"))],
+            "sentences": [int(np.searchsorted(seam_starts, a, side="right")) - 1,
+                          int(np.searchsorted(seam_starts, b, side="left"))],
             **fields(a, b, gap_at.get(b)),
         }))
     return rows

@@ -36,7 +36,7 @@ from ..config import Settings as _D
 from ..errors import InputError
 from ..text.line_kinds import fence_spans
 from ..text.measure import Measure, Meter, get_measure
-from ..text.sentences import split_sentences
+from ..text.sentences import INDENT, split_sentences
 from ..text.structure import layout
 from ..tree import ChunkTree, build_tree
 from ..types import Bubble
@@ -119,12 +119,12 @@ class ChildSpec:
 
 
 def _no_cut_ends(text: str) -> np.ndarray:
-    """The offsets of ``text`` where a sentence ends that no chunk may end after (a heading, a
-    lead-in: :func:`~logichunk.text.structure.layout`'s no-cut gaps), sorted."""
+    """The seams of ``text`` (:meth:`~logichunk.text.sentences.SentenceSpans.seams`) that no chunk may
+    end at (after a heading, a lead-in: :func:`~logichunk.text.structure.layout`'s no-cut gaps), sorted."""
     ss = split_sentences(text)
     if len(ss) < 2:
         return np.zeros(0, np.int64)
-    return np.asarray(ss.ends[:-1], np.int64)[layout(ss).no_cut]
+    return ss.seams()[layout(ss).no_cut]
 
 
 def _atoms(text: str, segments: Sequence[tuple[int, int]], meter: Meter, max_size: int,
@@ -139,8 +139,9 @@ def _atoms(text: str, segments: Sequence[tuple[int, int]], meter: Meter, max_siz
     st_l, en_l, last_l = [], [], []
     for lo, hi in segments:
         ss = split_sentences(text[lo:hi])
-        st_l.append(ss.starts + lo)
-        en_l.append(ss.ends + lo)
+        st, en = ss.seam_spans()  # a line's indent goes with its line
+        st_l.append(st + lo)
+        en_l.append(en + lo)
         last = np.zeros(len(ss), bool)
         last[-1:] = True  # a segment ends after its last sentence
         last_l.append(last)
@@ -231,8 +232,9 @@ def _ends_in_heading(blocks: Sequence[str], pieces: Sequence[tuple[int, int, int
     lay = layout(sents)
     base = np.concatenate(([0], np.cumsum([len(b) for b in blocks])))
     ends = np.asarray([base[b] + e for b, _, e in pieces], np.int64)
-    i = np.searchsorted(sents.ends, ends)
-    ok = (i < len(sents)) & (sents.ends[np.minimum(i, len(sents) - 1)] == ends)
+    seam_ends = sents.seam_spans()[1]
+    i = np.searchsorted(seam_ends, ends)
+    ok = (i < len(sents)) & (seam_ends[np.minimum(i, len(sents) - 1)] == ends)
     glued = np.zeros(len(pieces), dtype=bool)
     opens = np.zeros(len(pieces), dtype=bool)
     opens[ok] = lay.heading[i[ok]]
@@ -409,13 +411,21 @@ def split_children(text: str, vec_fn: VecFn, p: PCParams, segments: Sequence[tup
 _BLANK = re.compile(r"\n[ \t\r]*\n\s*")  # CRLF files too: \r\n\r\n
 
 
+def _line_start(text: str, at: int) -> int:
+    """``at`` moved back over the indent of its line (a line's indent goes with its line, as at the
+    sentences' seams: :meth:`~logichunk.text.sentences.SentenceSpans.seams`)."""
+    while at > 0 and ord(text[at - 1]) < INDENT.size and INDENT[ord(text[at - 1])]:
+        at -= 1
+    return at
+
+
 def blank_line_blocks(text: str) -> list[str]:
-    """``text`` cut after each blank-line run, except inside fenced code, front matter or an HTML
-    comment (a block with blank lines stays one block), and except the text's leading whitespace, which
-    belongs to the first block (as it belongs to the first sentence); the pieces concatenate back to
-    ``text``."""
+    """``text`` cut after each blank-line run (before the indent of the line that follows it), except
+    inside fenced code, front matter or an HTML comment (a block with blank lines stays one block), and
+    except the text's leading whitespace, which belongs to the first block (as it belongs to the first
+    sentence); the pieces concatenate back to ``text``."""
     lead = len(text) - len(text.lstrip())
-    cuts = [m.end() for m in _BLANK.finditer(text) if lead < m.end() < len(text)]
+    cuts = [_line_start(text, m.end()) for m in _BLANK.finditer(text) if lead < m.end() < len(text)]
     fences = fence_spans(text) if cuts else []  # (it reads only the marks the text holds)
     if fences:
         cuts = [c for c in cuts if not any(a < c < b for a, b in fences)]

@@ -139,7 +139,8 @@ def segment(text: str, *, units: str = "sentences", embedder: Any = None, topics
         return build_tree_columns(text, [], [], [], [], {"size": [], "sentences": []}, stats=stats)
     first = np.concatenate(([0], cuts + 1)).astype(np.int64)
     last = np.concatenate((cuts, [len(sents) - 1])).astype(np.int64)
-    starts, ends = sents.starts[first].tolist(), sents.ends[last].tolist()
+    cut_starts, cut_ends = sents.seam_spans()  # a line's indent goes with its line
+    starts, ends = cut_starts[first].tolist(), cut_ends[last].tolist()
     k = len(starts)
     stats["topics"] = k
     meta = {"size": [b - a for a, b in zip(starts, ends, strict=True)],

@@ -1,13 +1,16 @@
 """Small numpy helpers shared by the sentence splitter's modules (:mod:`.sentences`,
 :mod:`.end_candidates`, :mod:`.abbreviations`, :mod:`.line_kinds`): read-only empty arrays,
-membership in a small sorted set, sorted unique values, and reads that see 0 past the end. They
-live apart so that each of those modules can use them without importing another."""
+membership in a small sorted set, sorted unique values, reads that see 0 past the end, and walks
+over runs of a set of characters (the layout's indents and closers, the sentences' seams). They live
+apart so that each of those modules can use them without importing another."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
 import numpy as np
+
+from .. import native
 
 _EMPTY_I64 = np.zeros(0, dtype=np.int64)
 _EMPTY_I64.flags.writeable = False
@@ -66,3 +69,41 @@ def _at(cp: np.ndarray, pos: np.ndarray) -> np.ndarray:
     n = cp.size
     out = cp[np.minimum(pos, n - 1)]
     return np.where(pos < n, out, 0)
+
+
+def _walk(cp: np.ndarray, at: np.ndarray, bound: np.ndarray, take: np.ndarray, steps: int, back: bool = False,
+          note: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """From each offset of ``at``, past up to ``steps`` characters of the set ``take`` (a bool table by
+    code point; what lies past its end is not taken), forwards while below ``bound``, or ``back``wards
+    while at or above it. Returns where each walk stops (on the character that stopped it, or at the
+    bound), whether it ran out of steps still in the set, and whether it passed a character of the set
+    ``note`` (a bool table, as ``take``). The lines' indents, trailing blanks and closers the layout's
+    prefilters read, without Python per line: a walk costs its own length (in C,
+    :func:`logichunk.native.walk`, where it is compiled)."""
+    fast = native.walk(cp, at, bound, take, steps, back, note)
+    if fast is not None:
+        return fast
+    at = at.copy()
+    noted = np.zeros(at.size, dtype=bool)
+    act = np.arange(at.size)
+    top = cp.size - 1
+    for _ in range(steps):
+        c = cp[np.clip(at[act], 0, top)]
+        inside = at[act] >= bound[act] if back else at[act] < bound[act]
+        ok = inside & _in_table(take, c)
+        act, c = act[ok], c[ok]
+        if act.size == 0:
+            break
+        if note is not None:
+            noted[act] |= _in_table(note, c)
+        at[act] += -1 if back else 1
+    more = np.zeros(at.size, dtype=bool)
+    more[act] = True
+    return at, more, noted
+
+
+def _chars_table(chars: str) -> np.ndarray:
+    """A bool table by code point of the set ``chars`` (what :func:`_walk` takes and notes)."""
+    table = np.zeros(max(map(ord, chars)) + 1, dtype=bool)
+    table[[ord(c) for c in chars]] = True
+    return table

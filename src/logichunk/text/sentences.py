@@ -59,16 +59,17 @@ The modules it stands on, each importing only those listed before it: :mod:`._ar
 from __future__ import annotations
 
 import re
+import unicodedata
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
 
 from .. import native
 from ..types import Sentence, Span
-from ._arrays import _EMPTY_I8, _EMPTY_I64, _at, _member, _sorted_unique
+from ._arrays import _EMPTY_I8, _EMPTY_I64, _at, _chars_table, _in_table, _member, _sorted_unique, _walk
 from .abbreviations import (
     ABBREVIATIONS,
     CONTINUING_ABBREVIATIONS,
@@ -130,6 +131,16 @@ from .soft_wraps import LINE_OPENERS, MIN_WRAPPED_LINES, soft_wraps
 
 BREAK_NONE, BREAK_LINE, BREAK_PARAGRAPH, BREAK_HARD = 0, 1, 2, 3
 
+#: what a line's indent is made of (:meth:`SentenceSpans.seams`, tier 4's breaks), a bool table by code
+#: point: tabs and every space separator, the no-break and the ideographic space (a Chinese paragraph's
+#: indent) among them
+INDENT = _chars_table("\t" + "".join(chr(c) for c in range(0x3001) if unicodedata.category(chr(c)) == "Zs"))
+INDENT.flags.writeable = False
+#: the line terminators (every one ends a sentence), a bool table by code point
+LINE_END = _chars_table(_NL_CHARS)
+LINE_END.flags.writeable = False
+_MAX_WALK = 1 << 30
+
 __all__ = [
     "ABBREVIATIONS", "BREAK_HARD", "BREAK_LINE", "BREAK_NONE", "BREAK_PARAGRAPH", "CONTINUING_ABBREVIATIONS",
     "NUMBER_ABBREVIATIONS", "SMALL_MARKS", "SMALL_TEXT", "SentenceSpans", "fence_spans", "join_units", "sentences",
@@ -145,6 +156,7 @@ class SentenceSpans:
     starts: np.ndarray
     ends: np.ndarray
     breaks: np.ndarray
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)  # (the seams, once read)
 
     def __len__(self) -> int:
         return int(self.starts.size)
@@ -164,6 +176,38 @@ class SentenceSpans:
     def texts(self) -> list[str]:
         t = self.text
         return [t[s:e] for s, e in zip(self.starts.tolist(), self.ends.tolist(), strict=True)]
+
+    def seams(self) -> np.ndarray:
+        """Where a chunk cut between each sentence and the next falls (``len - 1`` offsets, increasing):
+        the next sentence's first character, or, where a line break lies between the two, the start of
+        the next sentence's line. Why: a sentence's span carries the whitespace after it, the next line's
+        indent too; a chunk cut there would end in the indent of the line that opens the next chunk and
+        leave that line unindented (code, a nested list item, a literal block, a paragraph's first-line
+        indent, a Chinese paragraph's full-width spaces). Each seam lies after the content of the sentence
+        before it and at or before the next one's first character."""
+        seams = self._cache.get("seams")
+        if seams is None:
+            seams = self._cache["seams"] = _seams(self.text, self.starts)
+        return seams
+
+    def seam_spans(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each sentence's span between its :meth:`seams` (starts, ends): they tile the text as the
+        sentences do, a line's indent at the head of the sentence on that line; what chunkers cut."""
+        seams = self.seams()
+        return np.concatenate(([0], seams)).astype(np.int64), np.concatenate((seams, [len(self.text)])).astype(np.int64)
+
+
+def _seams(text: str, starts: np.ndarray) -> np.ndarray:
+    """:meth:`SentenceSpans.seams` of the sentences that start at ``starts`` (read-only)."""
+    if starts.size < 2:
+        return _EMPTY_I64
+    nxt = starts[1:]
+    cp = codepoints(text)
+    stop, _, _ = _walk(cp, nxt - 1, starts[:-1], INDENT, _MAX_WALK, back=True)
+    at_line = _in_table(LINE_END, cp[np.maximum(stop, 0)]) & (stop >= starts[:-1])
+    out = np.where(at_line, stop + 1, nxt).astype(np.int64)
+    out.flags.writeable = False
+    return out
 
 
 # --------------------------------------------------------------------------- the splitter

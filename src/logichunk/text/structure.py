@@ -25,7 +25,9 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   second line); and a line that opens a paragraph as one run of bold or italic text
   (``**Results by region**``, ``__Outlook__``: chat assistants', Notion's and many exports' headings);
 * **strengths** per gap: :data:`SECTION` before a heading > :data:`BLOCK` around lists, tables, fences
-  and rules (between two items of one list: a line, or a blank line in a loose list) > :data:`PARAGRAPH`
+  and rules (between two items of one list: a line, or a blank line in a loose list), and at a blank line
+  before a line indented less than the one over it (the end of a function's body, of a man page's option,
+  of a quoted passage) > :data:`PARAGRAPH`
   (blank line) > :data:`LINE` > :data:`SENTENCE` > :data:`CONTINUES` (a sentence or line break before a
   sentence that opens with a connective, a third-person pronoun or a bare answer — *However*, *He*,
   *Yes,*, 但是, 他们 — :mod:`.discourse`: it leans on what came before, so a chunk that starts there starts
@@ -33,7 +35,8 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
 * **no-cut gaps**: right after a heading (it titles what follows, so it opens a chunk and never ends
   one), after a paragraph that ends as a lead-in does (a colon or a comma: ``as follows:`` over its
   list, ``Hi Bob,`` over the letter) and after a line that ends with a colon (a mail's ``... wrote:``
-  over the quote: the weakest no-cut, which a size limit breaks first), after a speaker's name on a line
+  over the quote, Python's ``def area(shape):`` over its body, read at the line's own end before the next
+  line's indent: the weakest no-cut, which a size limit breaks first), after a speaker's name on a line
   of its own (a play's ``BARNARDO.``), a subtitle cue's number and timing line (SRT, WebVTT) and an
   FAQ's marked question over its answer (``Q:`` over ``A:``), after a Markdown table's header row and
   its delimiter row (they stay with its first row of values), after a definition list's term over its
@@ -76,8 +79,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .. import native
-from ._arrays import _in_table, _member
+from ._arrays import _chars_table, _in_table, _member, _walk
 from .charclass import CJK, class_table, codepoints
 from .discourse import _word_key, continues, leading_words
 from .line_kinds import (
@@ -588,6 +590,14 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         np.add.at(inside, f_hi, -1)
         in_code = np.cumsum(inside[:-1]) > 0
         strength = np.where(in_code, np.minimum(strength, LINE), strength).astype(np.int8)
+        # a blank line before a line indented less than the one over it closes a block (a function's body,
+        # a man page's option and its description, a quoted passage): a block's break, not a paragraph's
+        para = np.flatnonzero(strength == PARAGRAPH)
+        if para.size:
+            seams = sents.seams()
+            line_start = np.concatenate(([text.rfind("\n", 0, int(starts[0])) + 1], seams))
+            deeper = (starts[para] - line_start[para]) > (starts[para + 1] - seams[para])
+            strength[para[deeper & one_text[para]]] = BLOCK
         has = f_hi > f_lo
         no_cut[f_lo[has]] = True
         no_cut[f_hi[has & f_closed] - 1] = True
@@ -629,8 +639,12 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         # ... and so does a line that ends with a colon over the next line (a mail's "... wrote:" over the
         # quote, "The steps are:" over a list without a blank line; a comma at a line's end is verse's)
         gap = np.flatnonzero((strength == LINE) & ~in_code & ~no_cut)
-        gap = gap[_near_end(text, ends, gap, _COLON_CP)]  # (a colon among the last characters first: a few)
-        gap = gap[_member(_last_char(text, starts, ends, gap), _COLON_CP)]
+        # (read at the line's own end, before the next line's indent: a colon over a deeper line, Python's
+        # "def area(shape):" over its body, YAML's "key:" over its mapping, "Options:" over indented items)
+        line_end = ends.copy()
+        line_end[:-1] = sents.seams()
+        gap = gap[_near_end(text, line_end, gap, _COLON_CP)]  # (a colon among the last characters first: a few)
+        gap = gap[_member(_last_char(text, starts, line_end, gap), _COLON_CP)]
         no_cut[gap] = lead_in[gap] = True
         # a sentence or line break before a sentence that leans on the one before (not in code)
         leans = continues(sents) & ~in_code
@@ -1225,53 +1239,15 @@ _NUM_NEXT = np.array(sorted(ord(c) for c in " \t\u3000．、"), dtype=np.uint32)
 _HASH_NEXT = np.array(sorted(ord(c) for c in " \t\r\n"), dtype=np.uint32)
 
 
-def _walk(cp: np.ndarray, at: np.ndarray, bound: np.ndarray, take: np.ndarray, steps: int, back: bool = False,
-          note: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """From each offset of ``at``, past up to ``steps`` characters of the set ``take`` (a bool table by
-    code point; what lies past its end is not taken), forwards while below ``bound``, or ``back``wards
-    while at or above it. Returns where each walk stops (on the character that stopped it, or at the
-    bound), whether it ran out of steps still in the set, and whether it passed a character of the set
-    ``note`` (a bool table, as ``take``). The lines' indents, trailing blanks and closers the layout's
-    prefilters read, without Python per line: a walk costs its own length (in C,
-    :func:`logichunk.native.walk`, where it is compiled)."""
-    fast = native.walk(cp, at, bound, take, steps, back, note)
-    if fast is not None:
-        return fast
-    at = at.copy()
-    noted = np.zeros(at.size, dtype=bool)
-    act = np.arange(at.size)
-    top = cp.size - 1
-    for _ in range(steps):
-        c = cp[np.clip(at[act], 0, top)]
-        inside = at[act] >= bound[act] if back else at[act] < bound[act]
-        ok = inside & _in_table(take, c)
-        act, c = act[ok], c[ok]
-        if act.size == 0:
-            break
-        if note is not None:
-            noted[act] |= _in_table(note, c)
-        at[act] += -1 if back else 1
-    more = np.zeros(at.size, dtype=bool)
-    more[act] = True
-    return at, more, noted
-
-
-def _table(chars: str) -> np.ndarray:
-    """A bool table by code point of the set ``chars`` (what :func:`_walk` takes and notes)."""
-    table = np.zeros(max(map(ord, chars)) + 1, dtype=bool)
-    table[[ord(c) for c in chars]] = True
-    return table
-
-
-_BLANK = _table(" \t")
-_TAB = _table("\t")
-_NEWLINE = _table("\n")
-_CLOSER_TABLE = _table(_CLOSERS)
-_ASCII_BLANK = _table("\t\n\x0b\x0c\r ")  # (the line breaks and spaces :func:`_last_at` looks past)
-_RULE_MARKS = _table("-=")
-_HASH = _table("#")
-_TAG_FIRST = _table("< \t")
-_RULE_FIRST = _table("-*_= \t")
+_BLANK = _chars_table(" \t")
+_TAB = _chars_table("\t")
+_NEWLINE = _chars_table("\n")
+_CLOSER_TABLE = _chars_table(_CLOSERS)
+_ASCII_BLANK = _chars_table("\t\n\x0b\x0c\r ")  # (the line breaks and spaces :func:`_last_at` looks past)
+_RULE_MARKS = _chars_table("-=")
+_HASH = _chars_table("#")
+_TAG_FIRST = _chars_table("< \t")
+_RULE_FIRST = _chars_table("-*_= \t")
 
 
 def _opens_heading_form(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) -> np.ndarray:
