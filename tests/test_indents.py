@@ -187,3 +187,18 @@ def test_a_blank_line_before_a_shallower_line_closes_a_block():
     prose = split_sentences("First paragraph here.\n\nSecond one.\n\n    A quoted line.\n\nBack to the text.\n")
     s = layout(prose).strength
     assert s.tolist()[:3] == [PARAGRAPH, PARAGRAPH, BLOCK]
+
+
+def test_the_service_curves_read_the_cuts_at_the_seams():
+    """The page's curves put each gap where a chunker cuts it, so every cut of an indented text lies on a
+    gap of the series and the weakest cut taken is drawn (read at the sentences' ends, the cuts before an
+    indented line matched no gap)."""
+    from logichunk.service.curves import text_curves
+
+    text = CODE * 4
+    tree = chunk(text, max_size=200, levels=1)
+    cuts = [c.span.start for c in tree if c.span.start]
+    assert any(text[c] == " " for c in cuts)  # (a cut before an indented line: the case to read)
+    series = {s["name"]: s for s in text_curves(text, cuts=cuts)["series"]}
+    assert set(cuts) <= set(series["entropy"]["x"])
+    assert any(t["label"] == "weakest cut taken" for t in series["entropy"]["thresholds"])

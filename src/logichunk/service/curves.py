@@ -97,7 +97,7 @@ def text_curves(text: str, *, cuts: Sequence[int] = (), embed: Callable[[list[st
     """All series of ``text``; ``cuts`` are the level-1 cut offsets (for the weakest-cut lines) and
     ``embed`` (texts -> L2-normalised rows) adds the similarity series."""
     sents = split_sentences(text)
-    gaps = np.asarray(sents.ends[:-1], np.int64) if len(sents) > 1 else np.zeros(0, np.int64)
+    gaps = np.asarray(sents.seams(), np.int64)  # where a chunker cuts each gap (the cuts are read there)
     series: list[dict[str, Any]] = []
 
     def gap_series(name: str, scores: np.ndarray, higher: bool, extra: list[dict[str, Any]] | None = None) -> None:
