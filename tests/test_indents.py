@@ -165,28 +165,49 @@ def test_a_colon_over_a_deeper_line_is_read_at_the_lines_own_end():
 
 
 def test_a_blank_line_before_a_shallower_line_closes_a_block():
-    """The end of a function's body, of a method's, of a man page's option and its description: a block's
-    break (a cut there is worth more than at a paragraph's); a blank line between two lines at one indent,
-    or before a deeper one, stays a paragraph's."""
+    """The end of a function's body, of a method's, of a C function at its closing brace, of a quoted
+    passage: a block's break (a cut there is worth more than at a paragraph's), read against the first line
+    of the paragraph over the blank line; a blank line between two lines at one indent, before a deeper
+    one, or after an inner block ("    }" over "    return 0;") stays a paragraph's."""
     from logichunk.text.structure import BLOCK, PARAGRAPH, layout
 
-    text = ("class Shape:\n    def area(self):\n        x = 1\n\n        return x\n\n    def size(self):\n"
-            "        return 2\n\n\ndef main():\n    pass\n")
-    sents = split_sentences(text)
-    strength = layout(sents).strength
-    lines = [t.strip() for t in sents.texts()]
-    after = {lines[i]: int(strength[i]) for i in range(len(lines) - 1)}
-    assert after["x = 1"] == PARAGRAPH  # (one indent on both sides)
-    assert after["return x"] == BLOCK and after["return 2"] == BLOCK
-    man = ("OPTIONS\n       -v, --verbose\n              Say what is done, file by file.\n\n"
-           "       -q, --quiet\n              Say nothing.\n\n       Both may be given.\n")
-    sents = split_sentences(man)
-    strength = layout(sents).strength
-    lines = [t.strip() for t in sents.texts()]
-    assert int(strength[lines.index("Say what is done, file by file.")]) == BLOCK
+    def after(text: str) -> dict[str, int]:
+        sents = split_sentences(text)
+        strength = layout(sents).strength
+        lines = [t.strip() for t in sents.texts()]
+        return {lines[i]: int(strength[i]) for i in range(len(lines) - 1)}
+
+    py = after("class Shape:\n    def area(self):\n        x = 1\n\n        return x\n\n    def size(self):\n"
+               "        return 2\n\n\ndef main():\n    pass\n")
+    assert py["x = 1"] == PARAGRAPH  # (a deeper line follows)
+    assert py["return x"] == BLOCK and py["return 2"] == BLOCK
+    c = after("int f(void)\n{\n    if (x) {\n        y();\n    }\n\n    return 0;\n}\n\nint g(void)\n{\n    return 1;\n}\n")
+    assert c["}"] == BLOCK and c["return 1;"] != BLOCK
+    assert list(c.values()).count(BLOCK) == 1  # (the inner "}" over "return 0;" stays a paragraph's)
     prose = split_sentences("First paragraph here.\n\nSecond one.\n\n    A quoted line.\n\nBack to the text.\n")
-    s = layout(prose).strength
-    assert s.tolist()[:3] == [PARAGRAPH, PARAGRAPH, BLOCK]
+    assert layout(prose).strength.tolist()[:3] == [PARAGRAPH, PARAGRAPH, BLOCK]
+
+
+def test_lines_of_brackets_stay_with_what_they_open_or_close():
+    """A closing bracket's line closes the line over it (JSON's "]" / "}" / "},", C's "}"), an opening one
+    alone (Allman's "{") goes on from the line over it into the one under it: no chunk opens with a run of
+    closing brackets, nor ends with a bare opening one."""
+    import json
+
+    data = {"service": {f"action{k}": {"request": {"operation": f"Op{k}", "params": [{"target": "Arn", "source":
+                                                                                        "input"}]}} for k in range(30)}}
+    text = json.dumps(data, indent=2)
+    for size in (200, 500):
+        tree = chunk(text, max_size=size, levels=1)
+        for c in tree:
+            head = tree.text_of(c).lstrip()
+            assert not head.startswith(("]", "}")), head[:40]
+    allman = "".join(f"static int f{k}(int x)\n{{\n    if (x > {k})\n    {{\n        return {k};\n    }}\n    return 0;\n}}\n"
+                     for k in range(12))
+    tree = chunk(allman, max_size=120, levels=1)
+    for c in tree:
+        t = tree.text_of(c).rstrip()
+        assert not t.endswith("{") and not t.lstrip().startswith("}"), t
 
 
 def test_the_service_curves_read_the_cuts_at_the_seams():

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from logichunk import chunk, chunk_many
+from logichunk.text.line_kinds import fence_spans
 from logichunk.text.sentences import split_sentences
 from logichunk.text.structure import LINE, PARAGRAPH, SECTION, layout
 from structure_helpers import split_both_ways
@@ -301,3 +302,85 @@ def test_a_literal_block_ends_at_the_first_line_no_deeper_than_its_mark():
     assert text[a:b].endswith("still deeper than the mark") and a == text.index("::") and not closed
     text = "::\n\n    code line\n\nProse again.\n"
     assert literal_spans(text) == [(0, text.index("code line") + len("code line"), False)]
+
+
+# ------------------------------------------------------------------ found on Chinese documents as written
+
+def test_a_restructuredtext_title_may_open_with_inline_markup_and_be_underlined_with_plus():
+    """pypinyin's changelog: ```0.53.0`_ (2024-09-15)`` over ``+++++``: a heading (it had ended chunks)."""
+    entry = ("* **[New]** 内置对 pyinstaller 打包的支持，避免使用 pyinstaller 打包时需要额外处理的问题。\n"
+             "* **[Improved]** 使用 `phrase-pinyin-data`_ v0.18.0 的词语拼音数据。\n\n\n")
+    text = "".join(f"`0.5{k}.0`_ (2024-09-1{k})\n+++++++++++++++++++++++++\n\n{entry}" for k in range(6))
+    sents = split_sentences(text)
+    lay = layout(sents)
+    titles = [k for k, t in enumerate(sents.texts()) if t.startswith("`0.5")]
+    assert len(titles) == 6 and all(lay.heading[k] for k in titles)
+    tree = chunk(text, max_size=300, levels=1)
+    for c in tree:
+        assert not tree.text_of(c).rstrip().endswith("+++"), tree.text_of(c)
+
+
+def test_a_long_line_of_tildes_is_a_rule_not_a_fence():
+    """vimtutor draws its lessons' rules in tildes: read as a fence, the lesson between two of them lost its
+    headings and lead-ins. A fence's marks are three to a handful; sixteen or more alone are a rule."""
+    rule = "~" * 78
+    lesson = "\t\t\t第一讲第六节：编辑文件\n\n  1. 请按 :wq 保存文件并退出。\n\n  2. 在 shell 的提示符下输入命令：vim tutor\n\n"
+    text = f"{rule}\n{lesson}{rule}\n{lesson}"
+    assert fence_spans(text) == []
+    code = "Run it:\n\n~~~\nmake install\n~~~\n\nDone.\n"
+    assert len(fence_spans(code)) == 1
+
+
+def test_a_directive_of_code_is_a_literal_block_kept_whole_where_it_fits():
+    """reStructuredText's ``.. code-block:: python`` over its options and indented body is code, like a
+    literal block: one block, whole where it alone fits the limit, even where its lead-in and it do not."""
+    body = "".join(f"    >>> to_tone('zhong{k}')\n    'zhōng'\n" for k in range(5))
+    text = ("可以通过辅助函数对标准拼音进行转换，得到不同风格的拼音。比如将 ``zhōng`` 转换为 ``zhong``，"
+            "或者获取拼音中的声母或韵母数据：\n\n.. code-block:: python\n   :linenos:\n\n" + body + "\n更多辅助函数详见模块的文档。\n")
+    a = text.index(".. code-block")
+    spans = fence_spans(text)
+    assert len(spans) == 1 and spans[0][0] == a and text[spans[0][1] - 7 : spans[0][1]] == "'zhōng'"
+    assert len(text) - a > 120 and spans[0][1] - a < 260
+    for size in (260, 300):
+        tree = chunk(text, max_size=size, levels=1)
+        edges = {c.span.start for c in tree}
+        assert not any(a < e < spans[0][1] for e in edges), size
+
+
+def test_a_fence_that_fits_is_whole_even_where_its_lead_in_and_it_do_not():
+    """The issue's rule: a code fence is cut only between lines, and only where it alone exceeds the limit
+    (a lead-in's bond to it breaks first)."""
+    fence = "```python\n" + "".join(f"value_{k} = compute({k})\n" for k in range(8)) + "```\n"
+    text = "The steps below load the data and compute every value the report needs, as follows:\n\n" + fence + \
+        "\nThe report then reads the values back.\n"
+    a = text.index("```")
+    assert len(fence) < 250 < len(text) - 40
+    tree = chunk(text, max_size=250, levels=1)
+    assert not any(a < c.span.start < a + len(fence) for c in tree)
+
+
+def test_a_link_or_an_address_alone_is_no_title():
+    text = ("# Project Sponsor\n\n## Chatopera 云服务\n\n[https://bot.chatopera.com/](https://bot.chatopera.com/)\n\n"
+            "Chatopera 云服务是一站式实现聊天机器人的云服务，按接口调用次数计费。\n\nhttps://example.org/docs\n\n"
+            "更多信息请访问网站。\n")
+    sents = split_sentences(text)
+    lay = layout(sents)
+    for k, t in enumerate(sents.texts()):
+        if "://" in t:
+            assert not lay.heading[k], t
+
+
+@pytest.mark.parametrize("sep", ["~" * 78, "%", "=" * 40, "* * *"])
+def test_a_title_under_a_separator_line_and_over_a_blank_line_is_a_heading(sep):
+    """vimtutor's lessons open with a title under a line of tildes, a fortune file's sections under its
+    ``%``: such a line stands alone as one between blank lines does (it had ended chunks)."""
+    body = "启动系统之后，如果你没有安装 X 窗口系统和显示管理器，那么你就会看到字符登录界面。" * 2
+    text = f"上一节的最后一段文字到这里结束。\n{sep}\n\t\t\t  第三讲小结\n\n  {body}\n{sep}\n1.1.1. shell 提示符\n\n  {body}\n"
+    sents = split_sentences(text)
+    lay = layout(sents)
+    heads = [t.strip() for k, t in enumerate(sents.texts()) if lay.heading[k]]
+    assert "第三讲小结" in heads and "1.1.1. shell 提示符" in heads
+    tree = chunk(text, max_size=220, levels=1)
+    assert len(tree) > 1
+    for c in tree:
+        assert not tree.text_of(c).rstrip().endswith(("第三讲小结", "shell 提示符")), tree.text_of(c)

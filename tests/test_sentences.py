@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from logichunk.text.sentences import (
@@ -528,6 +528,7 @@ def test_property_every_line_break_ends_a_sentence_and_sets_the_gap(text):
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(_ALPHABET, max_size=40).map("".join), st.lists(_ALPHABET, max_size=40).map("".join))
+@example("a", "a\r\t# ")  # (a line that a CR alone opens: its tab is four columns of indent, "# " no heading)
 def test_property_a_paragraph_break_separates_independent_texts(a, b):
     """Sentences never run across a blank line: splitting "a\\n\\nb" keeps a cut at b's start."""
     a = a.rstrip(WS_CHARS)

@@ -60,6 +60,21 @@ def test_a_word_hyphenated_across_lines_and_wrapped_chinese_stay_one_sentence():
         "曾间断过哪怕是刮风下雨的日子也是如此。", "村里的孩子们都很\n喜欢听他讲故事。"]
 
 
+def test_wrapped_chinese_goes_on_over_a_comma_and_at_the_width_over_a_latin_word():
+    """Debian's FAQ in Chinese, hard-wrapped: a line that opens with a comma-like mark (``，编译这些程序``) goes
+    on the sentence over it, and so, at the width, does a Latin word or a number after a CJK character
+    (``从某个`` over ``Linux 发行版``): a Chinese sentence is not over until its full stop (both had ended
+    sentences, and a chunk could end mid-sentence there)."""
+    zh = ("在很久很久以前的一个小村庄里住着一位老人他每天清晨都会去\n"
+          "河边打水然后沿着弯弯曲曲的小路慢慢地走回家中他从来不选择\n"
+          "Linux 发行版之外的东西哪怕是刮风下雨的日子也是如此从来\n"
+          "，不曾间断。村里的孩子们都很喜欢听他讲故事每天傍晚都会\n"
+          "来到他的小院子里坐在那棵老槐树下面听他讲那些古老的传说。\n")
+    assert [t.rstrip() for t in split_both_ways(zh).texts()] == [zh[: zh.index("。") + 1], zh[zh.index("。") + 1 :].rstrip()]
+    short = "他说：\n你好\nLinux 很好。\n"  # (short lines: no wrap to read)
+    assert len(split_both_ways(short)) == 3
+
+
 @pytest.mark.parametrize("text", [
     "roses are red\nviolets are blue\nsugar is sweet\nand so are you\n",  # verse: short lines
     "alice: what do you think about the weather we had today my friend\nbob: sunny and warm all day long"

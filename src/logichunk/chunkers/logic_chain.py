@@ -114,18 +114,32 @@ LLM_REWARD = 2.0
 
 
 def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
-                      edges: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                      edges: np.ndarray | None = None, block: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The author's structure as the global choice reads it, for atoms of ``sizes`` whose gaps have
     structural ``strength`` (:mod:`logichunk.text.structure`): the reward of cutting each gap
     (:data:`STRUCTURE_REWARD`), and the gaps where no cut may fall — inside a paragraph that fits
-    ``max_size``. ``edges``: gaps that are always cut (piece edges: they also close a paragraph).
-    Shared by the cascade and the Meta-Chunking chunkers' global selection."""
+    ``max_size``, and inside a block (``block``: per gap, inside a fence, a literal block, a comment) that
+    fits it, even where the lead-in over it makes the paragraph too long (a code block is cut only where
+    it alone exceeds the limit). ``edges``: gaps that are always cut (piece edges: they also close a
+    paragraph). Shared by the cascade and the Meta-Chunking chunkers' global selection."""
     strength = np.asarray(strength, dtype=np.int64)
     cut = strength >= PARAGRAPH if edges is None else (strength >= PARAGRAPH) | edges
     para = np.zeros(strength.size + 1, np.int64)
     np.cumsum(cut, out=para[1:])
     psize = np.bincount(para, weights=sizes)
-    return STRUCTURE_REWARD[strength], ~cut & (psize[para[:-1]] <= max_size)
+    forbid = ~cut & (psize[para[:-1]] <= max_size)
+    if block is not None and block.any():
+        inside = block if edges is None else block & ~edges
+        run = np.diff(np.concatenate(([0], inside.view(np.int8), [0])))
+        g0, g1 = np.flatnonzero(run == 1), np.flatnonzero(run == -1)  # gaps [g0, g1): atoms g0 .. g1
+        total = np.zeros(sizes.size + 1)
+        np.cumsum(sizes, out=total[1:])
+        fits = total[g1 + 1] - total[g0] <= max_size
+        mark = np.zeros(strength.size + 1, np.int64)
+        np.add.at(mark, g0[fits], 1)
+        np.add.at(mark, g1[fits], -1)
+        forbid |= np.cumsum(mark[:-1]) > 0
+    return STRUCTURE_REWARD[strength], forbid
 
 
 def _is_int(x: object) -> bool:
@@ -187,6 +201,7 @@ class _Run:
         self.T = lay.strength.astype(np.int64)
         self.NC = lay.no_cut.copy()
         self.LI = lay.lead_in.copy()
+        self.IB = lay.in_block.copy() if lay.in_block is not None else np.zeros(max(ns - 1, 0), bool)
         self.Bn = self.bonus.copy()
         cand = bd.peaks(score, settings.peak_drop) | (self.sents.breaks >= BREAK_PARAGRAPH)
         # boundary offsets inside the text (each gap's seam: a line's indent goes with its line), their
@@ -259,6 +274,7 @@ class _Run:
         self.T = np.insert(self.T, at, 0)
         self.NC = np.insert(self.NC, at, False)
         self.LI = np.insert(self.LI, at, False)
+        self.IB = np.insert(self.IB, at, self.IB[np.minimum(at, self.IB.size - 1)] if self.IB.size else False)
         self.Bn = np.insert(self.Bn, at, 0.0)
 
     def _force_oversized(self, limit: int, level: int) -> None:
@@ -299,7 +315,9 @@ class _Run:
         A = asz.size
         strength = np.zeros(A - 1, np.int64)
         strength[inner] = self.T[gidx]
-        reward, forbid = structure_rewards(strength, asz, limits.max_size, sep)
+        block = np.zeros(A - 1, bool)
+        block[inner] = self.IB[gidx]
+        reward, forbid = structure_rewards(strength, asz, limits.max_size, sep, block)
         reward += np.where(inner, sc, 0.0)
         reward[inner] -= self.Bn[gidx]
         heading = np.zeros(A - 1, bool)

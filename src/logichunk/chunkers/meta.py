@@ -212,7 +212,10 @@ def _assemble_global(
     weak = np.zeros(sg.size, dtype=bool)
     weak[inner] = lay.lead_in[sg[inner]]
     sig[inner] = np.asarray(signal_reward, dtype=np.float64)[sg[inner]]
-    reward, forbid = structure_rewards(strength, sizes, limits.max_size)
+    block = np.zeros(sg.size, dtype=bool)
+    if lay.in_block is not None:
+        block[inner] = lay.in_block[sg[inner]]
+    reward, forbid = structure_rewards(strength, sizes, limits.max_size, block=block)
     reward = reward + sig
     if int(sizes.sum()) <= limits.goal:
         forbid = inner.copy()

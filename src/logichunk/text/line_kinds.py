@@ -27,12 +27,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._arrays import _EMPTY_I64, _member
+from .end_candidates import _NL_CHARS
 from .sentence_chars import _F_CJK, _F_UPPER, _F_WS, _scalar_flags
 
 __all__ = ["BULLET_CHARS", "fence_spans", "front_matter"]
 
 
 _FENCE_RE = re.compile(r"(`{3,}|~{3,})(.*)", re.DOTALL)
+#: a C preprocessor line written with a space after its ``#`` (glibc's ``# define``, ``#  include``), which
+#: an ATX heading's form holds: code, never a heading
+CPP_DIRECTIVE = re.compile(r"[ \t]*#[ \t]*(?:define|undef|include|include_next|import|if|ifdef|ifndef|elif|else|endif"
+                           r"|pragma|error|warning|line)\b")
+#: a table's row has a ``|`` after some text, not only before it (a multi-line condition's ``|| x.y()``
+#: in code is no row)
+_TABLE_ROW = re.compile(r"[ \t]*\|+[ \t]*[^|\s][^|]*\|")
 _SETEXT_RE = re.compile(r"(?:=+|-+)[ \t\r]*")
 _HR_RE = re.compile(r"([-*_])[ \t]*(?:\1[ \t]*){2,}[ \t\r]*|={3,}[ \t\r]*")
 
@@ -83,7 +91,7 @@ def indent_columns(text: str, at: int) -> int:
     """The columns of whitespace before offset ``at`` on its line, a tab to the next multiple of four (as
     Markdown counts them: four or more make a line code, so ``    # not a heading``); 0 where text stands
     before it on the line."""
-    line = text[text.rfind("\n", 0, at) + 1 : at]
+    line = text[max(text.rfind(c, 0, at) for c in _NL_CHARS) + 1 : at]  # (a CR alone ends a line too)
     return _indent_of(line) if not line.strip() else 0
 
 
@@ -125,6 +133,9 @@ def _classify_vector(text: str, cp: np.ndarray, fl: np.ndarray, first: np.ndarra
             hashes += alive
     heading = (hashes >= 1) & (hashes <= 6) & ws(g(np.minimum(hashes, 6)))
     heading &= ~code_indented(cp, f)  # (a "#" line indented four columns or more is code)
+    for i in np.flatnonzero(heading & (g(1) != 0x23)).tolist():  # (a "# define" line is C's)
+        if CPP_DIRECTIVE.match(text, int(f[i]), int(e[i])):
+            heading[i] = False
     # horizontal rule candidates, confirmed by a regex
     rule = _member(c0, _HR_START) & (((c1 == c0) & (c2 == c0)) | (((c1 == 0x20) | (c1 == 0x09)) & (c2 == c0)))
     rule &= (c0 != 0x3D) | ((c1 == c0) & (c2 == c0))
@@ -146,6 +157,9 @@ def _classify_vector(text: str, cp: np.ndarray, fl: np.ndarray, first: np.ndarra
     ordered &= ~((after >= 0x30) & (after <= 0x39))
     ordered &= ((mark != 0x2E) & (mark != 0x29)) | ws(after) | ((fl[after] & (_F_CJK | _F_UPPER)) != 0)
     table = c0 == 0x7C
+    for i in np.flatnonzero(table).tolist():
+        if _TABLE_ROW.match(text, int(f[i]), int(e[i])) is None:
+            table[i] = False
     return _Kinds(sel, c0, fence, heading, rule, bullet, ordered, table, digits, mark)
 
 
@@ -169,7 +183,8 @@ def _classify_scalar(text: str, first: list[int], end: list[int]) -> _Kinds | No
         hashes = 0
         while c0 == 0x23 and hashes < 7 and g(hashes) == 0x23:
             hashes += 1
-        heading = 1 <= hashes <= 6 and ws(g(hashes)) and indent_columns(text, f) <= 3
+        heading = 1 <= hashes <= 6 and ws(g(hashes)) and indent_columns(text, f) <= 3 \
+            and not (hashes == 1 and CPP_DIRECTIVE.match(text, f, e))
         rule = (c0 in _HR_SET and ((c1 == c0 and c2 == c0) or (c1 in (0x20, 0x09) and c2 == c0))
                 and (c0 != 0x3D or (c1 == c0 and c2 == c0)) and _HR_RE.fullmatch(text, f, e) is not None)
         bullet = c0 in _BULLET_SET and ws(c1) and not rule
@@ -179,7 +194,8 @@ def _classify_scalar(text: str, first: list[int], end: list[int]) -> _Kinds | No
         mark, after = g(digits), g(digits + 1)
         ordered = (1 <= digits <= 9 and mark in _ORDERED_SET and not 0x30 <= after <= 0x39
                    and (mark not in (0x2E, 0x29) or ws(after) or bool(fl[after] & (_F_CJK | _F_UPPER))))
-        rows.append((li, c0, fence, heading, rule, bullet, ordered, c0 == 0x7C, digits, mark))
+        table = c0 == 0x7C and _TABLE_ROW.match(text, f, e) is not None
+        rows.append((li, c0, fence, heading, rule, bullet, ordered, table, digits, mark))
     if not rows:
         return None
     cols = list(zip(*rows, strict=True))
@@ -199,13 +215,23 @@ def rst_underline(line: str, above: str) -> bool:
     of Markdown would not be that long)."""
     title, under = above.strip(), line.strip()
     return (len(under) >= max(3, len(title)) and under[0] in RST_MARKS and under == under[0] * len(under)
-            and bool(title) and title[0].isalnum())
+            and bool(title) and (title[0].isalnum() or (title[0] in _INLINE_OPENERS and any(c.isalnum() for c in title))))
+
+
+#: what a reStructuredText title may open with besides a letter or digit: inline markup (```0.53.0`_``,
+#: ``*Emphasis*``, ``:ref:``...), a bracket or a quote
+_INLINE_OPENERS = "`*_:[(\"'“‘"
 
 
 def _above(text: str, a: int) -> str:
     """The line right above the line that holds offset ``a`` ("" at the text's first line)."""
     p = text.rfind("\n", 0, a)
     return "" if p < 0 else text[text.rfind("\n", 0, p) + 1 : p]
+
+
+#: a line of this many backticks or tildes alone or more is a rule drawn in them, no fence's opener (a
+#: fence's marks are three to a handful)
+RULE_MARKS_MIN = 16
 
 
 def _pair_fences(text: str, starts: Sequence[int], ends: Sequence[int]) -> tuple[list[int], list[int], bool]:
@@ -223,8 +249,8 @@ def _pair_fences(text: str, starts: Sequence[int], ends: Sequence[int]) -> tuple
         if opened < 0:
             if marks[0] == "`" and "`" in info:
                 continue
-            if not info.strip() and rst_underline(text[a:b], _above(text, a)):
-                continue  # a title's underline
+            if not info.strip() and (rst_underline(text[a:b], _above(text, a)) or len(marks) >= RULE_MARKS_MIN):
+                continue  # a title's underline, a rule drawn in the marks (vimtutor's line of tildes)
             opened, o_char, o_len = i, marks[0], len(marks)
         elif marks[0] == o_char and len(marks) >= o_len and not info.strip():
             openers.append(opened)
@@ -299,7 +325,7 @@ def front_matter(text: str, start: int = 0, stop: int | None = None) -> tuple[in
 def fence_spans(text: str) -> list[tuple[int, int]]:
     """``[start, end)`` of each fenced code block of ``text``, from its opening marks to the end of
     its closing line (an unclosed fence runs to the end of the text), paired as the sentence
-    splitter pairs them, of the text's front matter (:func:`front_matter`), of each HTML comment over
+    splitter pairs them, of the text's front matter (:func:`front_matter`), of each HTML or C comment over
     several lines and of each reStructuredText literal block (:func:`literal_spans`), in order: other chunkers use it to keep code and metadata whole where they
     cut by lines."""
     return [(a, b) for a, b, _ in _block_spans(text)]
@@ -325,8 +351,10 @@ _FEW = 256
 
 
 def _literal_marks(text: str) -> bool:
-    """Whether a line of ``text`` ends with reStructuredText's ``::`` (a literal block may follow)."""
-    return _contains(text, "::\n") or ("\r" in text and _contains(text, "::\r\n"))
+    """Whether a line of ``text`` ends with reStructuredText's ``::`` or holds a directive of code (a literal
+    block may follow)."""
+    return _contains(text, "::\n") or ("\r" in text and _contains(text, "::\r\n")) or _contains(text, ".. code") \
+        or _contains(text, ".. sourcecode")
 
 
 def _block_spans(text: str) -> list[tuple[int, int, bool]]:
@@ -338,15 +366,17 @@ def _block_spans(text: str) -> list[tuple[int, int, bool]]:
         openers, closers, left_open = _pair_fences(text, [a for a, _ in lines], [b for _, b in lines])
         ends = [lines[c][1] for c in closers] + ([len(text)] if left_open else [])
         out += [(lines[o][0], e, k < len(closers)) for k, (o, e) in enumerate(zip(openers, ends, strict=True))]
-    if _contains(text, "<!--"):
-        out = sorted(out + _comment_spans(text, out))
+    for opener, closer in _COMMENTS:
+        if _contains(text, opener):
+            out = sorted(out + _comment_spans(text, out, opener, closer))
     if _literal_marks(text):
         out = sorted(out + literal_spans(text, out))
     return out
 
 
-#: a line that ends with reStructuredText's ``::`` (its literal block follows)
-_LITERAL_MARK = re.compile(r"::[ \t]*\r?\n")
+#: a line that ends with reStructuredText's ``::`` (its literal block follows), or a directive of code
+#: (``.. code-block:: python``, ``.. code::``, ``.. sourcecode::``: its indented body follows, options first)
+_LITERAL_MARK = re.compile(r"::[ \t]*\r?\n|(?m:^[ \t]*\.\. (?:code-block|code|sourcecode)::[^\n]*\n)")
 
 
 def literal_spans(text: str, taken: list[tuple[int, int, bool]] | None = None) -> list[tuple[int, int, bool]]:
@@ -354,7 +384,9 @@ def literal_spans(text: str, taken: list[tuple[int, int, bool]] | None = None) -
     blank line and lines indented deeper than it, up to the first line that is not; each from the ``::`` to
     the end of its last indented line (no closing line ends it), outside the ``taken``
     blocks. What it holds is code: ``# In ~/.aws/config`` in one is no heading. A block starts at its ``::``
-    (the sentence that holds the mark opens it, as a fence's opening line opens a fence)."""
+    (the sentence that holds the mark opens it, as a fence's opening line opens a fence). So does a directive
+    of code (``.. code-block:: cmake``) over its options (``:linenos:``, indented, before the blank line) and
+    its body, from the directive's line."""
     out: list[tuple[int, int, bool]] = []
     taken = taken or []
     lo = [x for x, _, _ in taken]
@@ -364,14 +396,19 @@ def literal_spans(text: str, taken: list[tuple[int, int, bool]] | None = None) -
         k = bisect_right(lo, a) - 1
         if a < edge or (k >= 0 and a < taken[k][1]):
             continue
-        base = _indent_of(text[a : m.start()])
+        directive = text[m.start()] != ":"
+        base = _indent_of(text[a : m.start()] if not directive else text[a : m.end()])
         at, end, blank = m.end(), -1, False
         while at < len(text):
             nl = text.find("\n", at)
             line_end = len(text) if nl < 0 else nl
             line = text[at:line_end]
             if line.strip():
-                if not blank or _indent_of(line) <= base:  # (a blank line first, then deeper lines)
+                deeper = _indent_of(line) > base
+                if directive and not blank and deeper and line.lstrip().startswith(":"):
+                    at = nl + 1 if nl >= 0 else len(text)  # (a directive's option)
+                    continue
+                if not blank or not deeper:  # (a blank line first, then deeper lines)
                     break
                 end = line_end
             else:
@@ -380,7 +417,7 @@ def literal_spans(text: str, taken: list[tuple[int, int, bool]] | None = None) -
                 break
             at = nl + 1
         if end > 0:
-            out.append((m.start(), end, False))
+            out.append((a if directive else m.start(), end, False))
             edge = end
     return out
 
@@ -391,18 +428,26 @@ def _indent_of(line: str) -> int:
     return len(wide) - len(wide.lstrip(" "))
 
 
-def _comment_spans(text: str, taken: list[tuple[int, int, bool]]) -> list[tuple[int, int, bool]]:
-    """The HTML comments that open a line and close on a later one (outside the ``taken`` blocks), each
-    from its opening marks to the end of the line that closes it: a block like a fence, kept whole
-    where it fits (an unclosed one is left as text: nothing says where it would end)."""
+#: the comments read as blocks where they open a line and close on a later one: HTML's (Markdown's hidden
+#: notes and metadata) and C's, which C, C++, Java, JavaScript, Go, Rust, CSS and SQL share (a doc comment
+#: whose `` * `` lines are no list items)
+_COMMENTS = (("<!--", "-->"), ("/*", "*/"))
+
+
+def _comment_spans(text: str, taken: list[tuple[int, int, bool]], opener: str = "<!--", closer: str = "-->"
+                   ) -> list[tuple[int, int, bool]]:
+    """The comments (``opener`` ... ``closer``) that open a line and close on a later one (outside the
+    ``taken`` blocks), each from its opening marks to the end of the line that closes it: a block like a
+    fence, kept whole where it fits (an unclosed one is left as text: nothing says where it would end).
+    HTML's opens past an indent of at most three columns, as Markdown reads it; C's past any indent."""
     out: list[tuple[int, int, bool]] = []
     edge = 0
     lo = [x for x, _, _ in taken]  # (sorted, disjoint)
-    for a in line_openings(text, "<!--", 0, 3):
+    for a in line_openings(text, opener, 0, 3 if opener == "<!--" else None):
         k = bisect_right(lo, a) - 1
         if a < edge or (k >= 0 and a < taken[k][1]):
             continue
-        close = text.find("-->", a + 4)
+        close = text.find(closer, a + len(opener))
         if close < 0:
             break
         line_end = text.find("\n", close)

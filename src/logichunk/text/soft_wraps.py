@@ -28,8 +28,8 @@ Which breaks are the tool's (each a reading of how wrapping works, fixed a prior
   comma, semicolon or dash (a word hyphenated across the lines), and the next starts in lower case
   (both read past up to two quotation marks or inline code's backticks, the next line's start past
   opening brackets too: a wrap can fall before or after a quotation or ``code``),
-  or after a CJK character or comma with a CJK character (Chinese wraps need no space and have no
-  case); a sentence going on **with a capital or a digit** (a name, *I*, a year); or a sentence that
+  or after a CJK character or comma with a CJK character or a comma-like mark (Chinese wraps need no
+  space and have no case), or, at the width, after a CJK character with a Latin word or a number; a sentence going on **with a capital or a digit** (a name, *I*, a year); or a sentence that
   **ends** there (a terminator or a closing quote last) — but not before a title: a next line well
   short of the width (by :data:`_WORD_MAX`) that does not end as prose does (``2.1 Methods``);
 * **the text is wrapped** when breaks of the first kind are at least as many as those of the other
@@ -77,6 +77,8 @@ _RULE[[ord(c) for c in "-=~_*+#^"]] = True
 #: how far a next word is measured (a longer one counts as this long)
 _WORD_MAX = 24  # (also how far a label is looked for)
 _JOINERS = np.array(sorted(ord(c) for c in ",;-‐‑–—，、；"), dtype=np.uint32)
+#: the marks a CJK sentence goes on with at a line's start (no sentence nor line opens with one)
+_CJK_GOES_ON = np.array(sorted(ord(c) for c in "，、；："), dtype=np.uint32)
 _TABLE = (0x09, 0x7C)
 #: quotation marks, opening or closing (a wrapped line may start or end with one)
 QUOTE_CHARS = "\"'“”‘’«»‹›「」『』"
@@ -267,7 +269,13 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
         latin = width >= MIN_WRAP_WIDTH
         # a sentence going on in lower case or CJK, going on with a capital or a digit, or a sentence
         # ending there by chance of the width
-        goes_on = (wordy & lower_next & latin) | ((cjk_last | joiner) & cjk_next)
+        # (in CJK text a line that ends in a CJK character or comma goes on too over a line that opens with a
+        # comma-like mark, ``源代码`` over ``，编译这些程序``, and, at the width, over a Latin word or a number:
+        # ``用户通常选择从某个`` over ``Linux 发行版``; a CJK sentence is not over until its full stop)
+        nxt_cp = cp[np.minimum(w_nl[idx], n - 1)]
+        cjk_more = _member(nxt_cp, _CJK_GOES_ON) | ((cn & (_F_LOWER | _F_UPPER | _F_DIGIT) != 0) & at_width)
+        goes_on = (wordy & lower_next & latin) | ((cjk_last | joiner) & cjk_next) | (cjk_last & cjk_more) \
+            | (joiner & _member(nxt_cp, _CJK_GOES_ON))
         other = ~goes_on & (latin | cjk_next) & (
             (wordy & ((cn & (_F_UPPER | _F_DIGIT)) != 0)) | ((c_last & (_F_TERM | _F_CLOSE)) != 0))
         # ... not before a title: a line short of the width that does not end as prose does ("2.1 Methods")

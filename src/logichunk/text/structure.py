@@ -26,7 +26,7 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   (``**Results by region**``, ``__Outlook__``: chat assistants', Notion's and many exports' headings);
 * **strengths** per gap: :data:`SECTION` before a heading > :data:`BLOCK` around lists, tables, fences
   and rules (between two items of one list: a line, or a blank line in a loose list), and at a blank line
-  before a line indented less than the one over it (the end of a function's body, of a man page's option,
+  before a line indented less than the first line of the paragraph over it (the end of a function's body,
   of a quoted passage) > :data:`PARAGRAPH`
   (blank line) > :data:`LINE` > :data:`SENTENCE` > :data:`CONTINUES` (a sentence or line break before a
   sentence that opens with a connective, a third-person pronoun or a bare answer — *However*, *He*,
@@ -85,6 +85,7 @@ from .discourse import _word_key, continues, leading_words
 from .line_kinds import (
     _HR_RE,
     BULLET_CHARS,
+    CPP_DIRECTIVE,
     NUMBERED_MAX_CHARS,
     RST_MARKS,
     _block_spans,
@@ -98,7 +99,7 @@ from .line_kinds import (
 from .pages import PAGE_LABEL, furniture_lines, paginated
 from .sentence_chars import _CLOSERS, _QUESTION_MARKS
 from .sentence_chars import _PROSE_END as _PROSE_END_CHARS
-from .sentences import BREAK_HARD, BREAK_LINE, BREAK_NONE, BREAK_PARAGRAPH, SentenceSpans
+from .sentences import BREAK_HARD, BREAK_LINE, BREAK_NONE, BREAK_PARAGRAPH, LINE_END, SentenceSpans
 
 CONTINUES, SENTENCE, LINE, PARAGRAPH, BLOCK, SECTION = 0, 1, 2, 3, 4, 5
 STRENGTH_NAMES = {CONTINUES: "continues", SENTENCE: "sentence", LINE: "line", PARAGRAPH: "paragraph", BLOCK: "block",
@@ -198,8 +199,18 @@ def _numbered_heading(line: str) -> bool:
 _PROSE_END = set(_PROSE_END_CHARS)
 #: the question marks (a numbered line that ends with one may still head what answers it)
 _QUESTION_CP = np.array(sorted(map(ord, _QUESTION_MARKS)), dtype=np.uint32)
+#: the fewest columns a dedent closes a block by (an indent of one space is a typo's or an extraction's)
+_DEDENT_MIN = 2
+#: a line of brackets alone, a statement's or a list's comma or semicolon among them (``}``, ``});``,
+#: ``},``, ``{``, ``]``): code's or data's, at most this long past its indent
+_BRACKETS_MAX = 8
+_BRACKET_FIRST = _chars_table("[](){}")
+_BRACKET_CHARS = _chars_table("[](){};,")
+_OPENER_CHARS = _chars_table("[({")
+#: what a separator line opens with (a rule of marks, vimtutor's tildes, a fortune file's "%", box drawing)
+_SEPARATOR_FIRST = _chars_table("~%-=*_#+.:<>/\\|·•—–" + "".join(map(chr, range(0x2500, 0x2580))))
 # first characters a Markdown, setext or numbered heading line can start with (after its indent)
-_FENCE_MARK = re.compile(r"```|~~~|<!--|::\r?\n")
+_FENCE_MARK = re.compile(r"```|~~~|<!--|/\*|::\r?\n")
 _RST_FIRST = np.array(sorted({ord(c) for c in RST_MARKS}), dtype=np.uint32)
 _EMPH_FIRST = np.array([ord("*"), ord("_")], dtype=np.uint32)
 _HEAD_FIRST = np.array(sorted({ord(c) for c in "#=-0123456789第一二三四五六七八九十CSPA \t\\<（("}
@@ -216,13 +227,16 @@ class Layout:
     continuation marker, whatever the gap's strength; :data:`CONTINUES` marks it only where the gap
     is no stronger than a line break, since a chunker keeps the author's blank lines) and ``lead_in``
     (bool per gap: a no-cut after a paragraph or line that ends as a lead-in does, ``as follows:`` over
-    its list: the weakest no-cut, which a size limit breaks first)."""
+    its list: the weakest no-cut, which a size limit breaks first) and ``in_block`` (bool per gap: inside a
+    block kept whole where it fits, a fence, a literal block, a comment over several lines, front matter;
+    None: no gap is)."""
 
     heading: np.ndarray
     strength: np.ndarray
     no_cut: np.ndarray
     leans: np.ndarray
     lead_in: np.ndarray
+    in_block: np.ndarray | None = None
 
     def paragraph_ids(self) -> np.ndarray:
         """Per sentence, the index of the paragraph (or block, or section) it lies in."""
@@ -274,7 +288,8 @@ def _markup_lines(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarr
     return np.array(opening, np.int64), np.array(closing, np.int64)
 
 
-def _is_title(line: str) -> bool:
+def _is_title(line: str, code: bool = False) -> bool:
+    """Whether ``line`` reads as a title (``code``: whether or not it holds code or a link)."""
     s = line.strip()
     if not s or len(s) > TITLE_MAX_CHARS:
         return False
@@ -287,11 +302,22 @@ def _is_title(line: str) -> bool:
         return False  # number ("Page 3 of 10", "第 3 页", from a PDF's footer): no title
     if s[0] == "<" and _TAG_LINE.fullmatch(s):  # a line of HTML tags alone ("</details>") is markup: no title
         return False
+    if not code and _NO_TITLE.search(s):  # a line of code alone between blank lines ("return self._x", "#endif"),
+        return False  # a link alone: no title
     # a title line carries a word: not a lone number, rule or bullet
     return any(ch.isalpha() for ch in s)
 
 
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
+
+#: what a line of code or a link holds and a title does not: an assignment or comparison, braces, a
+#: statement's ``;``, a call (a name right before ``(``), a name with an underscore in it or before it
+#: (``self._x``, ``__init__``, ``max_len``), an arrow, a shell's variable (``$1``, ``${x}``), an opening as
+#: a directive, a comment, a decorator or a docstring's field has (``#endif``, ``// ...``, ``@property``,
+#: ``:raises X:``), a lower-case ASCII letter first (``return x``, ``const a = []``, ``pass``), a URL or a
+#: Markdown link or image (``[docs](https://...)``)
+_NO_TITLE = re.compile(r"[=;{}]|[A-Za-z_][A-Za-z0-9_]*\(|(?<![^\W_])_\w|[A-Za-z0-9]_[A-Za-z0-9]|->|\$[\w{(]"
+                       r"|^[#/@:\\]|^[a-z]|\w://|\]\(")
 
 
 def _title_case(line: str) -> bool:
@@ -370,7 +396,17 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     # not a block's: the list's edges are its block breaks, so a list that fits stays whole
     items, loose = _between_items(text, starts, ends, before, first, not_code)
     strength[items] = np.where(loose, PARAGRAPH, LINE)
-    maybe = _member(first, _HEAD_FIRST) | ((before == BREAK_PARAGRAPH) & (after >= BREAK_PARAGRAPH))
+    # a line under a separator line (a rule, vimtutor's tildes, a fortune file's "%": no letter nor digit)
+    # and over a blank line stands alone as one between blank lines does
+    sep_above = np.zeros(n, dtype=bool)
+    below = np.flatnonzero(((before == BREAK_LINE) | (before == BREAK_HARD)) & (after >= BREAK_PARAGRAPH) & line_whole
+                           & short)
+    below = below[(below > 0) & line_whole[np.maximum(below - 1, 0)] & (ends - starts)[np.maximum(below - 1, 0)]
+                  <= 2 * TITLE_MAX_CHARS]
+    below = below[_in_table(_SEPARATOR_FIRST, first[below - 1])] if below.size else below
+    sep_above[[i for i in below.tolist() if not any(ch.isalnum() for ch in text[int(starts[i - 1]) : int(ends[i - 1])])
+               and text[int(starts[i - 1]) : int(ends[i - 1])].strip()]] = True
+    maybe = _member(first, _HEAD_FIRST) | ((before == BREAK_PARAGRAPH) & (after >= BREAK_PARAGRAPH)) | sep_above
     emph = np.flatnonzero((before >= BREAK_PARAGRAPH) & line_whole & short)
     emph = emph[_member(first[emph], _EMPH_FIRST)]
     emph = emph[_last_char(text, starts, ends, emph) == first[emph]]  # **a bold title line**
@@ -407,6 +443,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     setext_under = np.zeros(n, dtype=bool)
     weak = np.zeros(n, dtype=bool)  # titles with no blank line under them
     alone = np.zeros(n, dtype=bool)  # title lines standing alone between blank lines
+    coded = np.zeros(n, dtype=bool)  # ... and lines of code or links that stand so
     rst_set, emph_set = set(rst.tolist()), set(emph.tolist())
     # a page's running header, footer and number (a PDF's text: :mod:`.pages`) are the printer's: never a
     # heading, never a lead-in
@@ -429,14 +466,14 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     form = np.zeros(n, dtype=bool)
     form[cand] = _opens_heading_form(codepoints(text), starts, ends, cand)
     form[rst] = True
-    titled = (before == BREAK_PARAGRAPH) & (after >= BREAK_PARAGRAPH) | marker
+    titled = (before == BREAK_PARAGRAPH) & (after >= BREAK_PARAGRAPH) | marker | sep_above
     titled[emph] = True
     titled[list(above)] = True
     deep = np.zeros(n, dtype=bool)  # (a line indented four columns or more: code, to Markdown's "#")
     deep[cand] = code_indented(codepoints(text), starts[cand])
     for i in np.union1d(cand[form[cand] | titled[cand]], rst[~furn[rst]]).tolist():
         line = text[int(starts[i]) : int(ends[i])]
-        atx = form[i] and _ATX.match(line)
+        atx = form[i] and _ATX.match(line) and not CPP_DIRECTIVE.match(line)  # (C's "# define" is code)
         if atx and deep[i]:  # a "#" line indented four columns or more is code: a shell's prompt, an example's comment
             continue
         if atx or (form[i] and ((_ASCIIDOC.match(line) and _asciidoc_title(line)) or _LATEX.match(line)
@@ -467,10 +504,14 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         elif i in emph_set and i < n - 1 and _emphasized_title(line) \
                 and text[int(starts[i + 1]) : int(ends[i + 1])].strip():  # titles what follows, even on the next line
             heading[i] = True
-        elif before[i] == BREAK_PARAGRAPH and after[i] >= BREAK_PARAGRAPH and i < n - 1 and _is_title(line) \
+        elif (before[i] == BREAK_PARAGRAPH or sep_above[i]) and after[i] >= BREAK_PARAGRAPH and i < n - 1 \
+                and _is_title(line, code=True) \
                 and text[int(starts[i + 1]) : int(ends[i + 1])].strip() \
                 and not (i > 0 and (_introduces(text[int(starts[i - 1]) : int(ends[i - 1])])
                                     or i - 1 in explicit or _inside_sentence(text, starts, ends, i))):
+            if _NO_TITLE.search(line.strip()):  # a line of code or a link alone: no title, but a line of a
+                coded[i] = True  # list laid out one per paragraph, as a title line there is
+                continue
             # (a title has text to title; a line a colon or a directive introduces is what it introduces:
             # "run this::" over "    $ make install", "The command is:" or vim help's "... this way: >" over it,
             # ".. code-block::" over its
@@ -482,7 +523,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     # three or more title lines in a row with nothing under any but the last are a list laid out one entry
     # per paragraph (a glossary, a contents page, an address), not headings: only the last, where a
     # paragraph longer than a title follows, still titles it
-    heading[_listed_titles(alone, ends - starts)] = False
+    heading[_listed_titles(alone | coded, ends - starts)] = False
     # a division marker and its title on one line ("CHAPTER XII. ALICE'S EVIDENCE", "SCENE II. Elsinore. A
     # room of state in the Castle."), which the splitter may read as two or three sentences: every
     # sentence of the line is the heading
@@ -555,6 +596,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     over = [j for j in over.tolist() if _HR_RE.fullmatch(text[int(starts[j]) : int(ends[j])].strip())
             and text.count("\n", int(starts[j]), int(ends[j])) == 1]  # (right over it: no blank line between)
     opening = np.union1d(opening, np.array(over, np.int64)).astype(np.int64)
+    in_code = np.zeros(max(n - 1, 0), dtype=bool)
     if n > 1:
         # a heading's underline belongs to it; a heading is never the end of a chunk
         no_cut |= setext_under[1:]
@@ -590,14 +632,32 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         np.add.at(inside, f_hi, -1)
         in_code = np.cumsum(inside[:-1]) > 0
         strength = np.where(in_code, np.minimum(strength, LINE), strength).astype(np.int8)
-        # a blank line before a line indented less than the one over it closes a block (a function's body,
-        # a man page's option and its description, a quoted passage): a block's break, not a paragraph's
+        # a blank line before a line indented less than the first line of the paragraph over it closes a
+        # block (a function's body, C's "}" included, a quoted passage): a block's break, not a paragraph's;
+        # not a dedent inside a body ("    if (x)" / "        return;" over a blank line and "    y = 1;")
+        seams = sents.seams()
+        indent = starts - np.concatenate(([text.rfind("\n", 0, int(starts[0])) + 1], seams))  # (0: mid-line)
+        # (each sentence's paragraph opens on the sentence after the last blank line or stronger break)
+        opened = np.zeros(n, np.int64)
+        opened[1:] = np.where(strength >= PARAGRAPH, np.arange(1, n), 0)
+        np.maximum.accumulate(opened, out=opened)
         para = np.flatnonzero(strength == PARAGRAPH)
-        if para.size:
-            seams = sents.seams()
-            line_start = np.concatenate(([text.rfind("\n", 0, int(starts[0])) + 1], seams))
-            deeper = (starts[para] - line_start[para]) > (starts[para + 1] - seams[para])
-            strength[para[deeper & one_text[para]]] = BLOCK
+        strength[para[(indent[opened[para]] >= indent[para + 1] + _DEDENT_MIN) & one_text[para]]] = BLOCK
+        # a line of brackets alone (code): an opening one (Allman's "{" under "if (x)") goes on from the line
+        # over it and into the one under it, a closing one ("}", "});", "]") closes the line over it, each
+        # bond as weak as a lead-in's: no chunk opens with "]" / "}" / "}," or ends with a bare "{"
+        brackets = np.flatnonzero(line_whole & _in_table(_BRACKET_FIRST, first)
+                                  & (np.append(seams, len(text)) - starts <= _BRACKETS_MAX + 2))
+        if brackets.size:  # (walks, not a match per line: JSON and C have a bracket line in three)
+            cpt = codepoints(text)
+            past, _, opener = _walk(cpt, starts[brackets], ends[brackets], _BRACKET_CHARS, _BRACKETS_MAX, note=_OPENER_CHARS)
+            past, _, _ = _walk(cpt, past, ends[brackets], _BLANK, _BRACKETS_MAX)
+            lone = (past >= ends[brackets]) | _in_table(LINE_END, cpt[np.minimum(past, cpt.size - 1)])
+            opens, shuts = brackets[lone & opener], brackets[lone & ~opener]
+            bond = np.concatenate((opens - 1, opens, shuts - 1))
+            bond = bond[(bond >= 0) & (bond < n - 1)]
+            bond = bond[(strength[bond] <= LINE) & ~no_cut[bond] & one_text[bond]]
+            no_cut[bond] = lead_in[bond] = True
         has = f_hi > f_lo
         no_cut[f_lo[has]] = True
         no_cut[f_hi[has & f_closed] - 1] = True
@@ -651,7 +711,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         strength = np.where(leans & (strength <= LINE), CONTINUES, strength).astype(np.int8)
         if furn.any():
             _lift_furniture(text, starts, ends, furn, heading, strength, no_cut, lead_in)
-    return Layout(heading, strength, no_cut, leans, lead_in)
+    return Layout(heading, strength, no_cut, leans, lead_in, in_code if in_code.any() else None)
 
 
 def _furniture(text: str, starts: np.ndarray, n: int, edges: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
@@ -1291,7 +1351,8 @@ def _fences(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -
     else:  # only the texts that open with front matter, or hold a fence mark, are read
         starts = [a for a, b in zip(edges[0].tolist(), edges[1].tolist(), strict=True)
                   if front_matter(text, a, b)]
-        if _contains(text, "```") or _contains(text, "~~~") or _contains(text, "<!--") or _literal_marks(text):
+        if _contains(text, "```") or _contains(text, "~~~") or _contains(text, "<!--") or _contains(text, "/*") \
+                or _literal_marks(text):
             marks = [m.start() for m in _FENCE_MARK.finditer(text)]
             starts = sorted(set(starts) | set(edges[0][np.unique(np.searchsorted(edges[0], marks, side="right") - 1)]
                                              .tolist()))

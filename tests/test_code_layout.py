@@ -1,0 +1,86 @@
+"""Source code read as code, not as a document's markup (found by chunking Python, JavaScript, C, Rust and
+JSON files as a code index would): a statement alone between blank lines is no title, C's ``# define`` no
+Markdown heading, a condition's ``|| x`` no table row, a block comment's `` * `` lines no list items —
+each had put the strongest cut of its text before a line of code and glued the line to the code after it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from logichunk import chunk
+from logichunk.text.line_kinds import fence_spans
+from logichunk.text.sentences import BREAK_HARD, split_sentences
+from logichunk.text.structure import SECTION, layout
+from structure_helpers import split_both_ways
+
+
+def _reading(text: str, line: str) -> tuple[bool, int]:
+    """Whether the sentence that opens ``line`` is a heading, and the strength of the gap before it."""
+    sents = split_sentences(text)
+    lay = layout(sents)
+    i = int(np.searchsorted(sents.starts, text.index(line), side="right")) - 1
+    return bool(lay.heading[i]), int(lay.strength[i - 1])
+
+
+@pytest.mark.parametrize("line", ["        return self._internal_event", "    const logFiles = []", 'branch="$1"',
+                                  ":raises ValueError: when it is empty", "#endif", "__BEGIN_DECLS", 'T = TypeVar("T")',
+                                  "    pass"])
+def test_a_line_of_code_alone_between_blank_lines_is_no_title(line):
+    text = f"x = compute(a, b)\ny = other(x)\n\n{line}\n\nz = finish(y)\nprint(z)\n"
+    heading, before = _reading(text, line.strip())
+    assert not heading and before < SECTION
+
+
+@pytest.mark.parametrize("title", ["Results by Region", "Getting started with Node.js", "故乡（鲁迅，1921，节选）",
+                                   "Section 2(a) Definitions"])
+def test_a_title_line_alone_is_still_a_title(title):
+    text = f"The first paragraph ends here, as paragraphs do.\n\n{title}\n\nThe text it titles goes on for a while.\n"
+    heading, before = _reading(text, title)
+    assert heading and before == SECTION
+
+
+C_HEADER = ("/* If this bit is set, then character classes are supported.  They are:\n"
+            "     [:alpha:], [:upper:], [:lower:],  [:digit:], [:alnum:], [:xdigit:],\n"
+            "     [:space:], [:print:], [:punct:], [:graph:], and [:cntrl:].\n"
+            "   If not set, then character classes are not supported.  */\n"
+            "# define RE_CHAR_CLASSES (RE_BK_PLUS_QM << 1)\n\n")
+
+
+def test_c_preprocessor_lines_are_no_headings():
+    text = C_HEADER * 3 + "#  include <stddef.h>\n# ifdef __USE_GNU\n# endif\n"
+    sents = split_both_ways(text)  # (the scalar and the vector splitter agree)
+    assert not layout(sents).heading.any()
+    assert not (sents.breaks == BREAK_HARD).any()
+    md = "# Install\n\nRun the installer.\n\n# define a macro\n\nNot C: a title in lower case.\n"
+    assert layout(split_sentences(md)).heading[0]  # (a Markdown heading is still one)
+    tree = chunk(C_HEADER * 6, max_size=500, levels=1)
+    for c in tree:
+        t = tree.text_of(c)
+        assert t.startswith("/*") and t.rstrip().endswith("<< 1)"), t  # each comment with its define
+
+
+def test_a_conditions_bars_are_no_table_rows():
+    code = ("        if let Some(attrs) = part.split('\\n').next() {\n"
+            "            if !attrs.contains(\"rust\")\n"
+            "                && (attrs.is_empty()\n"
+            "                    || attrs.contains(\"should_panic\")\n"
+            "                    || attrs.contains(\"edition\"))\n"
+            "            {\n                acc.push_str(\"rust,\");\n            }\n        }\n")
+    assert not (split_both_ways(code).breaks == BREAK_HARD).any()
+    table = "Intro.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nAfter.\n"
+    assert (split_both_ways(table).breaks == BREAK_HARD).sum() == 2  # (before the first row, after the last)
+
+
+def test_a_block_comment_is_one_block_whose_star_lines_are_no_items():
+    comment = ("    /* The ob_type field must be initialized in the module init function\n"
+               "     * to be portable to Windows without using C++.\n"
+               "     * - the second line of it\n"
+               "     */\n")
+    text = "static int x;\n\n" + comment + "static PyTypeObject Xxo_Type = {\n    0,\n};\n"
+    a = text.index("/*")
+    assert (a, text.index("*/") + 2) in fence_spans(text)
+    sents = split_sentences(text)
+    lay = layout(sents)
+    inside = (sents.starts > a) & (sents.starts < text.index("*/"))
+    assert inside.sum() >= 2 and (lay.strength[np.flatnonzero(inside) - 1] <= 2).all()
