@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import native
-from ..text._arrays import _in_table
+from ..text._arrays import _in_table, _walk
 from ..text.charclass import CJK, WS, class_table, codepoints, pair_cut_allowed
 from ..text.sentences import INDENT, LINE_END
 from ..types import Bubble
@@ -50,7 +50,9 @@ def break_priorities_many(text: str, starts: np.ndarray, ends: np.ndarray) -> tu
     if total < 2:
         return np.zeros(max(total - 1, 0), dtype=np.int8), o
     # pairs (k, k+1) of the concatenated spans; those across two spans are never read
-    cp = codepoints(text)[ranges(starts, starts + lens)]
+    at = ranges(starts, starts + lens)  # (each concatenated character's offset in the text)
+    full = codepoints(text)
+    cp = full[at]
     cls = class_table()[cp]
     prev, cur = cls[:-1], cls[1:]
     pri = ((prev | cur) & CJK != 0).astype(np.int8)
@@ -68,19 +70,20 @@ def break_priorities_many(text: str, starts: np.ndarray, ends: np.ndarray) -> tu
     # where a line break lies in the whitespace before a word, the word's break moves to the start of its
     # line: a line's indent stays with it (as at the sentences' seams, SentenceSpans.seams); an indent that
     # opens the span is not cut from its line either
-    indent = _in_table(INDENT, cp)
-    inside = word & indent[:-1]
-    seam = o[1:-1] - 1
-    inside[seam[(seam >= 0) & (seam < inside.size)]] = False  # (a pair across two spans is never read)
-    k = np.flatnonzero(inside)
+    allowed = pair_cut_allowed(cp, cls)
+    k = np.flatnonzero(word)
+    k = k[_in_table(INDENT, cp[k]) & allowed[k]]  # (a word after an indent's character, where a cut may fall ...)
     if k.size:
-        line = np.maximum.accumulate(np.where(~indent, np.arange(total), -1))[:-1][k]  # its line break
-        span_start = np.repeat(o[:-1], lens)[:-1][k]
-        moved = (line >= span_start) & _in_table(LINE_END, cp[np.maximum(line, 0)])
-        head = line < span_start
+        span = np.searchsorted(o, k, side="right") - 1
+        k, span = k[k + 1 < o[span + 1]], span[k + 1 < o[span + 1]]  # (... in its own span: the pair across two is never read)
+        # back over the indent, in the text, to the character before it: a line's end, or the span's start
+        stop, _, _ = _walk(full, at[k], starts[span], INDENT, total, back=True)
+        line = k - (at[k] - stop)  # (its index among the concatenated characters)
+        moved = (stop >= starts[span]) & _in_table(LINE_END, full[np.maximum(stop, 0)])
+        head = stop < starts[span]
         np.maximum.at(pri, line[moved], pri[k[moved]])
         pri[k[moved | head]] = 0
-    pri[~pair_cut_allowed(cp, cls)] = -1
+    pri[~allowed] = -1
     return pri, o
 
 

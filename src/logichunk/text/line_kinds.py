@@ -91,7 +91,8 @@ def indent_columns(text: str, at: int) -> int:
     """The columns of whitespace before offset ``at`` on its line, a tab to the next multiple of four (as
     Markdown counts them: four or more make a line code, so ``    # not a heading``); 0 where text stands
     before it on the line."""
-    line = text[max(text.rfind(c, 0, at) for c in _NL_CHARS) + 1 : at]  # (a CR alone ends a line too)
+    line = text[text.rfind("\n", 0, at) + 1 : at]
+    line = line[max(line.rfind(c) for c in _NL_CHARS) + 1 :]  # (a CR alone ends a line too)
     return _indent_of(line) if not line.strip() else 0
 
 
@@ -353,8 +354,8 @@ _FEW = 256
 def _literal_marks(text: str) -> bool:
     """Whether a line of ``text`` ends with reStructuredText's ``::`` or holds a directive of code (a literal
     block may follow)."""
-    return _contains(text, "::\n") or ("\r" in text and _contains(text, "::\r\n")) or _contains(text, ".. code") \
-        or _contains(text, ".. sourcecode")
+    return _contains(text, "::\n") or ("\r" in text and _contains(text, "::\r\n")) \
+        or (_contains(text, ":: ") and (".. code" in text or ".. sourcecode" in text))  # (".. code-block:: c")
 
 
 def _block_spans(text: str) -> list[tuple[int, int, bool]]:
@@ -376,7 +377,8 @@ def _block_spans(text: str) -> list[tuple[int, int, bool]]:
 
 #: a line that ends with reStructuredText's ``::`` (its literal block follows), or a directive of code
 #: (``.. code-block:: python``, ``.. code::``, ``.. sourcecode::``: its indented body follows, options first)
-_LITERAL_MARK = re.compile(r"::[ \t]*\r?\n|(?m:^[ \t]*\.\. (?:code-block|code|sourcecode)::[^\n]*\n)")
+_LITERAL_MARK = re.compile(r"::[ \t]*\r?\n")
+_CODE_DIRECTIVE = re.compile(r"\.\. (?:code-block|code|sourcecode)::[^\n]*\n")
 
 
 def literal_spans(text: str, taken: list[tuple[int, int, bool]] | None = None) -> list[tuple[int, int, bool]]:
@@ -391,7 +393,10 @@ def literal_spans(text: str, taken: list[tuple[int, int, bool]] | None = None) -
     taken = taken or []
     lo = [x for x, _, _ in taken]
     edge = 0
-    for m in _LITERAL_MARK.finditer(text):
+    # (the directives found by str.find: a multi-line pattern would try every line of the text)
+    directives = [m for mark in (".. code", ".. sourcecode") for at in line_openings(text, mark)
+                  if (m := _CODE_DIRECTIVE.match(text, at))]
+    for m in sorted([*_LITERAL_MARK.finditer(text), *directives], key=lambda x: x.start()):
         a = text.rfind("\n", 0, m.start()) + 1  # the "::" line's start
         k = bisect_right(lo, a) - 1
         if a < edge or (k >= 0 and a < taken[k][1]):

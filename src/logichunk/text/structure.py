@@ -207,8 +207,9 @@ _BRACKETS_MAX = 8
 _BRACKET_FIRST = _chars_table("[](){}")
 _BRACKET_CHARS = _chars_table("[](){};,")
 _OPENER_CHARS = _chars_table("[({")
-#: what a separator line opens with (a rule of marks, vimtutor's tildes, a fortune file's "%", box drawing)
-_SEPARATOR_FIRST = _chars_table("~%-=*_#+.:<>/\\|·•—–" + "".join(map(chr, range(0x2500, 0x2580))))
+#: what a separator line is made of (a rule of marks, vimtutor's tildes, a fortune file's "%", box drawing;
+#: the blanks between and after them, its line break)
+_SEPARATOR_CHARS = _chars_table("~%-=*_#+.:<>/\\|·•—– \t\r\n" + "".join(map(chr, range(0x2500, 0x2580))))
 # first characters a Markdown, setext or numbered heading line can start with (after its indent)
 _FENCE_MARK = re.compile(r"```|~~~|<!--|/\*|::\r?\n")
 _RST_FIRST = np.array(sorted({ord(c) for c in RST_MARKS}), dtype=np.uint32)
@@ -403,9 +404,10 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
                            & short)
     below = below[(below > 0) & line_whole[np.maximum(below - 1, 0)] & (ends - starts)[np.maximum(below - 1, 0)]
                   <= 2 * TITLE_MAX_CHARS]
-    below = below[_in_table(_SEPARATOR_FIRST, first[below - 1])] if below.size else below
-    sep_above[[i for i in below.tolist() if not any(ch.isalnum() for ch in text[int(starts[i - 1]) : int(ends[i - 1])])
-               and text[int(starts[i - 1]) : int(ends[i - 1])].strip()]] = True
+    below = below[_in_table(_SEPARATOR_CHARS, first[below - 1])] if below.size else below
+    if below.size:  # (a walk over the line above's marks: it must reach the line's end)
+        past, _, _ = _walk(codepoints(text), starts[below - 1], ends[below - 1], _SEPARATOR_CHARS, 2 * TITLE_MAX_CHARS)
+        sep_above[below[past >= ends[below - 1]]] = True
     maybe = _member(first, _HEAD_FIRST) | ((before == BREAK_PARAGRAPH) & (after >= BREAK_PARAGRAPH)) | sep_above
     emph = np.flatnonzero((before >= BREAK_PARAGRAPH) & line_whole & short)
     emph = emph[_member(first[emph], _EMPH_FIRST)]
