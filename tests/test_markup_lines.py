@@ -384,3 +384,33 @@ def test_a_title_under_a_separator_line_and_over_a_blank_line_is_a_heading(sep):
     assert len(tree) > 1
     for c in tree:
         assert not tree.text_of(c).rstrip().endswith(("第三讲小结", "shell 提示符")), tree.text_of(c)
+
+
+def test_a_heading_and_its_metadata_comment_stay_together_with_a_block_that_fits():
+    """A heading over a ``<!-- YAML ... -->`` of metadata (Node's API documents) that fits the limit alone but
+    not with the heading: the comment is a block kept whole, and it is also the heading's run, so neither the heading nor the comment is left in a chunk of its own (the first
+    version of the block rule glued the comment apart from the heading's run: 13 of Node's headings stood
+    alone at 1000 characters)."""
+    text = ("### `store.copy(sourcePath, targetPath, done)`\n\n<!-- YAML\nadded: v0.2.14\nchanges:\n"
+            "  - version: v19.0.0\n    pr-url: https://example.org/project/pull/51234\n"
+            "    description: Handing over a broken `done` function to the `done` parameter\n"
+            "                 raises `ERR_BAD_ARGUMENT_KIND` where it raised\n                 `ERR_BAD_DONE`.\n"
+            "  - version: v11.0.0\n    pr-url: https://example.org/project/pull/22345\n"
+            "    description: The `done` parameter must be given from now on. Leaving\n"
+            "                 it out raises a `TypeError` when the call is made.\n"
+            "  - version: v8.2.0\n    pr-url: https://example.org/project/pull/13456\n"
+            "    description: The `sourcePath` and `targetPath` parameters may be WHATWG\n"
+            "                 `URL` objects with the `file:` scheme. That support is still\n"
+            "                 a *trial* for now.\n"
+            "  - version: v8.0.0\n    pr-url: https://example.org/project/pull/9876\n"
+            "    description: The `done` parameter must be given from now on. Leaving\n"
+            "                 it out prints a warning that names it DEP0042.\n-->\n\n"
+            "* `sourcePath` {string|Buffer|URL}\n* `targetPath` {string|Buffer|URL}\n* `done` {Function}\n"
+            "  * `err` {Error}\n\nCopies the file at `sourcePath` to `targetPath`. See the POSIX\n"
+            "copy(1) manual for the details. Nothing but a possible\nerror is handed to the done function.\n\n")
+    assert text.index("* `sourcePath`") - text.index("<!--") < 1000 < text.index("* `sourcePath`")  # (it fits alone)
+    for t in (text, text * 3):
+        tree = chunk(t, max_size=1000, levels=1)
+        for c in tree:
+            body = re.sub(r"<!--.*?-->|^#{1,6} [^\n]*$", "", tree.text_of(c), flags=re.S | re.M)
+            assert body.strip(), tree.text_of(c)[:80]

@@ -315,8 +315,8 @@ class _Run:
         A = asz.size
         strength = np.zeros(A - 1, np.int64)
         strength[inner] = self.T[gidx]
-        block = np.zeros(A - 1, bool)
-        block[inner] = self.IB[gidx]
+        block = np.zeros(A - 1, bool)  # (a block's gaps a heading's bond holds already are the heading's run's)
+        block[inner] = self.IB[gidx] & ~self.NC[gidx]
         reward, forbid = structure_rewards(strength, asz, limits.max_size, sep, block)
         reward += np.where(inner, sc, 0.0)
         reward[inner] -= self.Bn[gidx]
