@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from logichunk import chunk, chunk_many, segment
@@ -92,6 +92,7 @@ _BODY = st.sampled_from(["# A heading\n\n", "## Sub heading\n", "Plain sentence 
 @settings(max_examples=1000, deadline=None)
 @given(st.lists(_KEYS, max_size=8), st.sampled_from(["---", "..."]), st.lists(_BODY, max_size=20),
        st.sampled_from([30, 60, 200]))
+@example(["title: A note\n"], "---", [], 30)
 def test_front_matter_stays_whole_where_it_fits_and_never_ends_in_a_heading(keys, close, body, max_size):
     text = "---\ntitle: x\n" + "".join(keys) + close + "\n" + "".join(body)
     fm = front_matter(text)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from logichunk import boundaries as bd
@@ -248,6 +248,7 @@ def test_examples_no_chunk_ends_in_a_heading_and_fitting_paragraphs_stay_whole(p
     "-->\n", "``TERM``\n", "  An indented definition of it.\n", "* item\n\n",
     "### A. Getting it\n----\n", "<details>\n\n", "</details>\n\n", '<a id="x"></a>\n\n', "***\n",
 ]), min_size=1, max_size=40), st.sampled_from([40, 80, 200]))
+@example(["Plain sentence one. ", "RST Title\n~~~~~~~~~\n\n", "# A heading\n\n", "# A heading\n\n", "# A heading\n\n"], 40)
 def test_headings_open_chunks_on_generated_documents(parts, max_size):
     text = "".join(parts)
     sizes = (max_size, max_size // 2)
@@ -585,6 +586,7 @@ blocks = st.one_of(
 
 @settings(max_examples=1000, deadline=None)
 @given(st.lists(blocks, min_size=1, max_size=8), st.sampled_from([30, 60, 120]))
+@example(["```\nx = 1\nx = 1\nx = 1\nx = 1\nx = 1\n```\n\n"], 30)  # (the code alone fits, the fence does not)
 def test_a_fence_is_cut_only_when_it_alone_exceeds_the_limit_and_never_at_its_marks(parts, max_size):
     """Blank lines inside code are not paragraph breaks: a fenced block that fits a level's limit is
     never cut at that level; one that does not is cut between code lines, never right after its

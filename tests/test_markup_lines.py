@@ -414,3 +414,18 @@ def test_a_heading_and_its_metadata_comment_stay_together_with_a_block_that_fits
         for c in tree:
             body = re.sub(r"<!--.*?-->|^#{1,6} [^\n]*$", "", tree.text_of(c), flags=re.S | re.M)
             assert body.strip(), tree.text_of(c)[:80]
+
+
+def test_a_heading_over_a_fence_keeps_its_first_lines_rather_than_stand_alone():
+    """Node's N-API reference: ``#### `napi_create_typedarray``` over a short ``<!-- YAML ... -->`` and a C
+    fence that fits the limit alone but not with them. The fence is kept whole only where no heading's bond
+    reaches into it: here the heading keeps the fence's first lines, and no chunk is a heading and its
+    metadata alone."""
+    fence = "```c\n" + "".join(f"napi_status napi_call_{k}(napi_env env, napi_value arg_{k});\n" for k in range(6)) + "```\n\n"
+    section = ("#### `napi_create_typedarray`\n\n<!-- YAML\nadded: v8.0.0\nnapiVersion: 1\n-->\n\n" + fence
+               + "Returns `napi_ok` if the API succeeded.\n\n")
+    assert len(fence) < 400 < section.index("Returns")
+    tree = chunk(section * 3, max_size=400, levels=1)
+    for c in tree:
+        body = re.sub(r"<!--.*?-->|^#{1,6} [^\n]*$", "", tree.text_of(c), flags=re.S | re.M)
+        assert body.strip(), tree.text_of(c)[:80]

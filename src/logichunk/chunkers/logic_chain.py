@@ -114,14 +114,19 @@ LLM_REWARD = 2.0
 
 
 def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
-                      edges: np.ndarray | None = None, block: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                      edges: np.ndarray | None = None, block: np.ndarray | None = None,
+                      held: np.ndarray | None = None, weak: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The author's structure as the global choice reads it, for atoms of ``sizes`` whose gaps have
     structural ``strength`` (:mod:`logichunk.text.structure`): the reward of cutting each gap
     (:data:`STRUCTURE_REWARD`), and the gaps where no cut may fall — inside a paragraph that fits
     ``max_size``, and inside a block (``block``: per gap, inside a fence, a literal block, a comment) that
     fits it, even where the lead-in over it makes the paragraph too long (a code block is cut only where
-    it alone exceeds the limit). ``edges``: gaps that are always cut (piece edges: they also close a
-    paragraph). Shared by the cascade and the Meta-Chunking chunkers' global selection."""
+    it alone exceeds the limit), unless a heading's run reaches into the block — every gap of it is
+    ``held`` (no-cut) already (Node's ``<!-- YAML ... -->`` under its heading), or the gap before it is held
+    and not ``weak`` (a heading's bond, not a lead-in's: a heading over its fence) — where the heading's
+    rules say where that run breaks: the heading keeps the block's first lines rather than stand alone.
+    ``edges``: gaps that are always cut (piece edges: they also close a paragraph). Shared by the cascade
+    and the Meta-Chunking chunkers' global selection."""
     strength = np.asarray(strength, dtype=np.int64)
     cut = strength >= PARAGRAPH if edges is None else (strength >= PARAGRAPH) | edges
     para = np.zeros(strength.size + 1, np.int64)
@@ -135,6 +140,12 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
         total = np.zeros(sizes.size + 1)
         np.cumsum(sizes, out=total[1:])
         fits = total[g1 + 1] - total[g0] <= max_size
+        if held is not None and fits.any():
+            free = np.zeros(strength.size + 1, np.int64)
+            np.cumsum(~held, out=free[1:])
+            fits &= free[g1] > free[g0]  # (a gap of the block no no-cut holds)
+            strong = held if weak is None else held & ~weak
+            fits &= ~((g0 > 0) & strong[np.maximum(g0 - 1, 0)])  # (no heading's bond into the block)
         mark = np.zeros(strength.size + 1, np.int64)
         np.add.at(mark, g0[fits], 1)
         np.add.at(mark, g1[fits], -1)
@@ -315,9 +326,13 @@ class _Run:
         A = asz.size
         strength = np.zeros(A - 1, np.int64)
         strength[inner] = self.T[gidx]
-        block = np.zeros(A - 1, bool)  # (a block's gaps a heading's bond holds already are the heading's run's)
-        block[inner] = self.IB[gidx] & ~self.NC[gidx]
-        reward, forbid = structure_rewards(strength, asz, limits.max_size, sep, block)
+        block = np.zeros(A - 1, bool)
+        block[inner] = self.IB[gidx]
+        held = np.zeros(A - 1, bool)
+        held[inner] = self.NC[gidx]
+        lead = np.zeros(A - 1, bool)
+        lead[inner] = self.LI[gidx]
+        reward, forbid = structure_rewards(strength, asz, limits.max_size, sep, block, held, lead)
         reward += np.where(inner, sc, 0.0)
         reward[inner] -= self.Bn[gidx]
         heading = np.zeros(A - 1, bool)

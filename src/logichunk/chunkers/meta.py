@@ -214,8 +214,8 @@ def _assemble_global(
     sig[inner] = np.asarray(signal_reward, dtype=np.float64)[sg[inner]]
     block = np.zeros(sg.size, dtype=bool)
     if lay.in_block is not None:
-        block[inner] = lay.in_block[sg[inner]] & ~lay.no_cut[sg[inner]]
-    reward, forbid = structure_rewards(strength, sizes, limits.max_size, block=block)
+        block[inner] = lay.in_block[sg[inner]]
+    reward, forbid = structure_rewards(strength, sizes, limits.max_size, block=block, held=heading, weak=weak)
     reward = reward + sig
     if int(sizes.sum()) <= limits.goal:
         forbid = inner.copy()

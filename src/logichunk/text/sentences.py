@@ -9,6 +9,9 @@ Contract:
   Whitespace (newlines included) belongs to the sentence before it; whitespace at the very start
   of the text belongs to the first sentence, so every sentence but the first starts on a
   non-space character. Empty text gives zero sentences, a text of only whitespace one.
+- ``seams()`` (int64, one per gap, len n-1): where every chunker cuts the gap after sentence i: the
+  next sentence's first character, or the start of its line where a line break lies between them (a
+  line's indent goes with its line; the whitespace before it stays with the sentence before).
 - ``breaks`` (int8, one per gap, len n-1): structural strength of the gap after sentence i:
   0 = inside a paragraph, 1 = line break, 2 = blank line (paragraph), 3 = hard break (Markdown
   heading, code fence, horizontal rule, list item, table).
