@@ -328,17 +328,13 @@ class _Run:
         strength[inner] = self.T[gidx]
         block = np.zeros(A - 1, bool)
         block[inner] = self.IB[gidx]
-        held = np.zeros(A - 1, bool)
-        held[inner] = self.NC[gidx]
-        lead = np.zeros(A - 1, bool)
-        lead[inner] = self.LI[gidx]
-        reward, forbid = structure_rewards(strength, asz, limits.max_size, sep, block, held, lead)
+        heading = np.zeros(A - 1, bool)  # (a heading's or a lead-in's no-cut)
+        heading[inner] = self.NC[gidx]
+        weak = np.zeros(A - 1, bool)  # (a lead-in's)
+        weak[inner] = self.LI[gidx]
+        reward, forbid = structure_rewards(strength, asz, limits.max_size, sep, block, heading, weak)
         reward += np.where(inner, sc, 0.0)
         reward[inner] -= self.Bn[gidx]
-        heading = np.zeros(A - 1, bool)
-        heading[inner] = self.NC[gidx]
-        weak = np.zeros(A - 1, bool)
-        weak[inner] = self.LI[gidx]
         # a piece that fits the target and the next level's limit stays whole, as a text that is one
         # chunk does without running the cascade at all (_one_chunk)
         nxt = self.cfg.sizes[level] if level < len(self.cfg.sizes) else np.inf
