@@ -704,7 +704,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         # (read at the line's own end, before the next line's indent: a colon over a deeper line, Python's
         # "def area(shape):" over its body, YAML's "key:" over its mapping, "Options:" over indented items)
         line_end = ends.copy()
-        line_end[:-1] = sents.seams()
+        line_end[:-1] = seams
         gap = gap[_near_end(text, line_end, gap, _COLON_CP)]  # (a colon among the last characters first: a few)
         gap = gap[_member(_last_char(text, starts, line_end, gap), _COLON_CP)]
         no_cut[gap] = lead_in[gap] = True
