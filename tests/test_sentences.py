@@ -224,6 +224,21 @@ def test_chinese_full_width_period_and_digits():
         "寬約六一．五公尺，高二.五公尺。", "人口510萬．", "1950年好"]
 
 
+def test_an_enumerators_dot_inside_a_line_ends_no_sentence():
+    # the People's Daily's "四种类型：１．单项业务企业，…；２．主导产品企业" (each number stays with its item)
+    assert texts("划分为四种类型：１．单项业务企业，指占９５％以上；２．主导产品企业，指占７０％；３．相关联企业。下文") == [
+        "划分为四种类型：１．单项业务企业，指占９５％以上；", "２．主导产品企业，指占７０％；", "３．相关联企业。", "下文"]
+    assert texts("Steps: 1. Install it. 2. Run it. Then wait.") == ["Steps: 1. Install it. ", "2. Run it. ", "Then wait."]
+    assert texts("类型：1. 单项业务；2. 主导产品。") == ["类型：1. 单项业务；", "2. 主导产品。"]
+    # one number alone, numbers that do not run on, a number after a word, a blank line between: ends as before
+    assert texts("Score: 3. Then we left.") == ["Score: 3. ", "Then we left."]
+    assert texts("Steps: 1. Install it. 3. Run it.") == ["Steps: 1. ", "Install it. ", "3. ", "Run it."]
+    assert texts("He scored 1. Then she scored 2. We won.") == ["He scored 1. ", "Then she scored 2. ", "We won."]
+    assert texts("See: 1. First.\n\n2. Second.") == ["See: 1. ", "First.\n\n", "2. Second."]  # (a list item)
+    # the digits' script and the dot must match (full-width １． does not run on to ASCII 2.)
+    assert texts("类型：１．单项；2．主导。") == ["类型：１．", "单项；", "2．", "主导。"]
+
+
 def test_chinese_with_spaces_and_ascii_marks():
     assert texts("你好。 再见。\u3000好的!我们走?行") == ["你好。 ", "再见。\u3000", "好的!", "我们走?", "行"]
 
@@ -571,3 +586,14 @@ def test_throughput_on_5mb_corpora(name, floor):
         best = min(best, time.process_time() - t0)
     print(f"{name}: {mb:.2f} MB in {best * 1e3:.1f} ms CPU = {mb / best:.0f} MB/s")
     assert mb / best > floor
+
+
+_ENUM_PIECES = st.sampled_from(["1. ", "2. ", "3.", "１．", "２．", "３．", "1．", "2．", "12. ", "13. ", ": ", "：",
+                                "; ", "；", ", ", "。", ". ", "Word ", "item", "单项", " ", "\n", "\n\n", "(", "a1. "])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ENUM_PIECES, min_size=1, max_size=30))
+def test_property_enumerators_read_alike_by_both_paths(pieces):
+    # the scalar and the vectorised splitters read inline enumerators alike (check() compares them)
+    check("".join(pieces))

@@ -37,7 +37,10 @@ Rules:
   new sentence (lower-cased text, chat logs). A single ``.`` is not an end after an abbreviation,
   an initial or a letter-dot sequence (:mod:`.abbreviations` says which); a closing bracket or
   quote after the dot (``(see Fig.) Next``) ends the sentence anyway. A dot between two digits
-  or two Chinese numerals is a decimal point (``３．１４``, ``六一．五``). The full stop of a dotted section
+  or two Chinese numerals is a decimal point (``３．１４``, ``六一．五``). The dot of an enumerator written inside
+  a line ends nothing, ``.`` or ``．`` alike (``types: 1. firms; 2. ...``, ``类型：１．单项业务；２．主导产品``): one
+  or two digits after a clause's mark, whose number the next such in the paragraph continues (``n``, then
+  ``n + 1``). The full stop of a dotted section
   number opening a short line that ends without a sentence's mark, under a line that does not go on
   (``2.2. The source files``), ends no sentence: the line is a heading.
   ``..``/``...``/``…`` end a sentence only before an upper-case letter, a digit, a CJK character or
@@ -251,6 +254,39 @@ def _section_number(text: str, dot: int) -> bool:
     return e - a <= NUMBERED_MAX_CHARS and bool(rest) and (rest[-1] not in _PROSE_END or rest[-1] in _QUESTION_MARKS)
 
 
+#: what may stand before an enumerator inside a line (past spaces): a clause's or a sentence's mark, an
+#: opening bracket (``types: 1. firms; 2. ...``, ``类型：１．单项业务；２．主导产品``)
+_ENUM_AFTER = frozenset(":：;；,，、。.!?！？(（")
+_BLANK_LINE = re.compile(r"\n[ \t\r\f\v\u3000]*\n")
+
+
+def _enumerator_dots(text: str, dots: list[int]) -> set[int]:
+    """Which of the dots at ``dots`` (``.`` or ``．`` after a digit, each read as a sentence's end) close an
+    enumerator written inside a line: one or two digits after a clause's mark (or a line's start), the next
+    number (``n + 1``, the same digits and dot) the next such in the same paragraph. Why: ``１．单项业务企业，
+    …；２．主导产品企业`` — a sentence ended at each ``N．`` would part every number from its item and leave it
+    at the end of the item before. A list's numbers running on is the evidence; one number alone
+    (``Score: 3. Then``) stays a sentence's end."""
+    found: list[tuple[int, int, str]] = []  # (dot, value, kind: the digits' script and the dot)
+    for d in dots:
+        a = d
+        while a > 0 and d - a < 2 and text[a - 1].isdigit() and text[a - 1].isascii() == text[d - 1].isascii():
+            a -= 1
+        if a == d or (a > 0 and (text[a - 1].isalnum() or text[a - 1] in ".．")):
+            continue
+        b = a
+        while b > 0 and text[b - 1] in " \t\u3000":
+            b -= 1
+        if b > 0 and text[b - 1] not in _ENUM_AFTER and text[b - 1] not in _NL_CHARS:
+            continue
+        found.append((d, int(text[a:d]), ("a" if text[d - 1].isascii() else "f") + text[d]))
+    out: set[int] = set()
+    for (d, v, k), (d2, v2, k2) in zip(found, found[1:]):
+        if v2 == v + 1 and k2 == k and _BLANK_LINE.search(text, d, d2) is None:
+            out.update((d, d2))
+    return out
+
+
 def _furniture_apart(text: str, cp: np.ndarray, nl: np.ndarray, soft: np.ndarray) -> np.ndarray:
     """``soft`` (per line terminator ``nl``) less the terminators around a page's furniture (a running
     header, a page number: :mod:`.pages`): each stays a sentence of its own, for the layout to lift out.
@@ -343,6 +379,13 @@ def _split_vector(text: str) -> tuple[np.ndarray, np.ndarray]:
         for i in idx[near.any(axis=1) & (r_start[idx] >= 3)].tolist():
             if _section_number(text, int(r_start[i])):
                 ok[i] = False
+        # an enumerator's dot inside a line ("：１．单项业务；２．") ends nothing (read in Python only after a digit)
+        idx = np.flatnonzero(ok & (r_end - r_start == 1) & ((pf & _F_DIGIT) != 0)
+                             & ((cp[r_start] == 0x2E) | (cp[r_start] == 0xFF0E)))
+        if idx.size > 1:
+            enum = _enumerator_dots(text, r_start[idx].tolist())
+            if enum:
+                ok[idx[np.isin(r_start[idx], list(enum))]] = False
     else:
         ok = np.zeros(0, dtype=bool)
 
@@ -421,6 +464,7 @@ def _split_scalar(text: str, limit: int | None = None) -> tuple[np.ndarray, np.n
         else:
             spans.append((p, p + 1))
     runs: list[tuple[int, int]] = []  # (start of the marks, sentence boundary)
+    enum_at: list[int] = []  # the ends after a digit's dot (an enumerator's, maybe)
     for s, e in spans:
         if e - s == 1:
             kinds = kind_of[text[s]]
@@ -436,6 +480,8 @@ def _split_scalar(text: str, limit: int | None = None) -> tuple[np.ndarray, np.n
             w += 1
         if w >= n:
             runs.append((s, w))
+            if e - s == 1 and text[s] in ".．" and s > 0 and fl[ord(text[s - 1])] & _F_DIGIT:
+                enum_at.append(s)
             continue
         xf = fl[ord(text[w])]
         if kinds == _K_ZH:  # the common Chinese case
@@ -467,7 +513,11 @@ def _split_scalar(text: str, limit: int | None = None) -> tuple[np.ndarray, np.n
                 ok = False
         if ok:
             runs.append((s, w))
+            if e - s == 1 and text[s] in ".．" and pf & _F_DIGIT:
+                enum_at.append(s)
 
+    if len(enum_at) > 1 and (enum := _enumerator_dots(text, enum_at)):
+        runs = [r for r in runs if r[0] not in enum]
     if not nl and not runs:
         return _EMPTY_I64, _EMPTY_I8
     line_first = sorted({x for x in w_nl if x < n} | ({first} if first < n else set()))
