@@ -131,6 +131,23 @@ def test_inner_breaks_in_bytes_counts_utf8():
     assert worst == 1  # only CJK character boundaries were available
 
 
+def test_a_forced_cut_keeps_a_url_whole_where_a_break_outside_it_fits():
+    # pycorrector's README: a list item of Markdown links, one sentence over the limit; "https:" | "//github..."
+    # was the cut (a colon reads as a clause mark), though "、" lay before the link
+    link = "MCSC([mcsc_test.tsv](https://github.com/shibing624/pycorrector/blob/master/examples/data/mcsc_test.tsv))"
+    text = "EC-LAW([ec_law_test.tsv](https://github.com/shibing624/pycorrector/blob/master/examples/data/ec_law_test.tsv))、" \
+        + link + "、" + link
+    m = Meter(text)
+    cuts, _ = bd.inner_breaks(text, 0, len(text), m.prefix, 140)
+    assert cuts
+    for c in cuts:
+        assert text[c - 1] == "、", text[c - 10 : c + 10]
+    # a URL longer than the limit is still cut (inside it, where nothing else fits)
+    url = "https://example.com/" + "a" * 200
+    cuts, worst = bd.inner_breaks(url, 0, len(url), Meter(url).prefix, 100)
+    assert cuts and worst == 0
+
+
 def test_inner_breaks_character_wider_than_limit():
     text = "😀😀😀"  # 4 bytes each, limit 3 bytes
     m = Meter(text, "bytes")
@@ -176,14 +193,33 @@ def _break_priorities_one_by_one(text: str, start: int, end: int) -> list[int]:
             if j > start:
                 out[j - start - 1] = max(out[j - start - 1], out[k - start - 1])
             out[k - start - 1] = 0
+    # inside a URL (a scheme of ASCII letters, digits and "+.-" from its first letter, at most 32 characters
+    # back, then "//" and what is no space, quote, closing bracket nor Chinese mark) a cut is a raw character's
+    at = start
+    while (i := text.find("://", at, end)) >= 0:
+        s = i
+        while s > start and i - s < 32 and (text[s - 1].isascii() and (text[s - 1].isalnum() or text[s - 1] in "+.-")):
+            s -= 1
+        while s < i and not (text[s].isascii() and text[s].isalpha()):
+            s += 1
+        e = i + 1
+        while e < end and not text[e].isspace() and text[e] not in "<>\"'`)]）」』”’》】、，。；：！？":
+            e += 1
+        if s == i or e < i + 4:  # ("//" and one character at least)
+            at = i + 3
+            continue
+        for k in range(s + 1, e):
+            out[k - start - 1] = min(out[k - start - 1], 0)
+        at = e
     return out
 
 
-PIECES = list("ab 中文，、,;:）。 \n\r\u0301\u200d") + ["😀", "\r\n", "  "]
+PIECES = list("ab 中文，、,;:）。 \n\r\u0301\u200d") + ["😀", "\r\n", "  ", "http", "://", "/x", "7", "."]
 
 
 @settings(max_examples=150, deadline=None)
 @example("a， b", [(0, 2), (2, 4)])  # a clause mark ending one span must not reach into the next
+@example("见：https://x.cn/a，b 7http:// c http://", [(0, 40), (4, 12)])  # a URL, one cut short by a span, none
 @given(st.lists(st.sampled_from(PIECES), max_size=80).map("".join),
        st.lists(st.tuples(st.integers(0, 400), st.integers(0, 400)), max_size=6))
 def test_break_priorities_many_is_each_span_on_its_own(text: str, pairs: list[tuple[int, int]]) -> None:

@@ -9,6 +9,7 @@ does.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -83,8 +84,39 @@ def break_priorities_many(text: str, starts: np.ndarray, ends: np.ndarray) -> tu
         head = stop < starts[span]
         np.maximum.at(pri, line[moved], pri[k[moved]])
         pri[k[moved | head]] = 0
+    _urls_whole(text, starts, lens, o, pri)
     pri[~allowed] = -1
     return pri, o
+
+
+#: a URL from its scheme's ``://`` to where it ends: whitespace, a quote or angle bracket, a closing
+#: bracket (a Markdown link's ``)``), or a Chinese mark (``链接：https://x.cn/a，见``)
+_URL_BODY = re.compile(r"//[^\s<>\"'`)\]）」』”’》】、，。；：！？]+")
+_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_SCHEME_CHARS = _LETTERS | frozenset("0123456789+.-")
+
+
+def _urls_whole(text: str, starts: np.ndarray, lens: np.ndarray, o: np.ndarray, pri: np.ndarray) -> None:
+    """Lower every break inside a URL of the spans to a raw character's (0): its ``:`` and ``/`` are no
+    clause's marks, and a cut between ``https:`` and ``//github.com/...`` breaks the link for every reader of
+    either chunk. A cut still falls inside a URL longer than the limit, or where nothing else fits."""
+    for i, (a, n) in enumerate(zip(starts.tolist(), lens.tolist(), strict=True)):
+        e = a + n
+        at = text.find("://", a, e)
+        while at >= 0:
+            s = at
+            while s > a and at - s < 32 and text[s - 1] in _SCHEME_CHARS:
+                s -= 1
+            while s < at and text[s] not in _LETTERS:  # (a scheme opens with a letter)
+                s += 1
+            m = _URL_BODY.match(text, at + 1, e)
+            if s < at and m is not None:
+                k = int(o[i]) + s - a  # (pri[k] is the cut after the URL's first character)
+                inner = pri[k : k + m.end() - s - 1]
+                np.minimum(inner, 0, out=inner)
+                at = text.find("://", m.end(), e)
+            else:
+                at = text.find("://", at + 3, e)
 
 
 def inner_breaks(text: str, start: int, end: int, prefix: np.ndarray, max_size: int,
