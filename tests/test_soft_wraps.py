@@ -374,3 +374,39 @@ def test_a_wrapped_lead_in_and_wrapped_items_are_read_as_wrapped():
         for c in chunk(text, max_size=max_size, levels=1).roots():
             part = text[c.span.start : c.span.end]
             assert not part.startswith(("the issue", "reuse.")), (max_size, part)
+
+
+CODE_WITH_DOCSTRINGS = '''class Limiter:
+    """A context manager for ensuring that a resource is only used by a single task at a
+    time, and for counting the tasks that wait on it until the resource is free again.
+
+    Acquire a token for the current task, waiting if necessary for one to become
+    available; release it when the work is done, or the next task waits forever.
+    """
+
+    def __init__(self, total_tokens, fast_acquire, borrowed_tokens, initial_value):
+        self.total_tokens_of_this_limiter_for_every_task = total_tokens
+        self.fast_acquire_of_this_limiter_for_every_task = fast_acquire
+        self.borrowed_tokens_of_this_limiter_for_each_one = borrowed_tokens
+        if initial_value_of_this_limiter_is_not_given_here_at_all_now(initial_value) {
+            return get_async_backend_of_this_library().create_capacity_limiter(total_tokens);
+        }
+        run_the_shell_command_over_here_with_every_argument_that_we_have $argument
+        and_then_the_next_one_over_here_with_every_argument_that_we_have -> result
+'''
+
+
+def test_code_statements_are_not_wrapped_prose_around_their_wrapped_docstrings():
+    """A source file whose docstrings are wrapped prose reads as wrapped; its statements are not: a line that
+    assigns (``=``), runs a shell variable or an arrow, or ends as a statement does (``{``, ``}``, ``(``,
+    ``[``, ``);``) is never joined to the line before or after it, while the docstring's lines still are."""
+    s = split_both_ways(CODE_WITH_DOCSTRINGS)
+    texts = [" ".join(t.split()) for t in s.texts()]
+    assert any(t.startswith('"""A context manager') and t.endswith("resource is free again.") for t in texts)
+    assert any(t.startswith("Acquire a token") and t.endswith("the next task waits forever.") for t in texts)
+    starts = [t.split()[0] for t in texts]
+    for first in ("self.total_tokens_of_this_limiter_for_every_task", "self.fast_acquire_of_this_limiter_for_every_task",
+                  "self.borrowed_tokens_of_this_limiter_for_each_one", "if", "return", "}",
+                  "run_the_shell_command_over_here_with_every_argument_that_we_have",
+                  "and_then_the_next_one_over_here_with_every_argument_that_we_have"):
+        assert first in starts, first

@@ -23,7 +23,9 @@ Which breaks are the tool's (each a reading of how wrapping works, fixed a prior
   (tabular data), the next line indented no deeper than this one's text (a list item's text starts past its
   marker: ``* `` or ``12. ``; deeper: code, a quotation, a nested item) and not
   opening with a label (a colon and a space, or a full-width colon, in its first 24 characters:
-  ``bob:``, ``Project Manager:``, ``张三：``, a speaker's turn);
+  ``bob:``, ``Project Manager:``, ``张三：``, a speaker's turn); neither line a statement of code (it holds
+  ``=``, ``->`` or a shell variable, or ends in ``{``, ``}``, ``(``, ``[`` or ``);``: a source file's
+  docstrings and comments are wrapped prose, its statements are not);
 * such a break is one of three: a sentence **going on** — the line ends in a letter, a digit or a
   comma, semicolon or dash (a word hyphenated across the lines), and the next starts in lower case
   (both read past up to two quotation marks or inline code's backticks, the next line's start past
@@ -165,6 +167,38 @@ def _labelled(cp: np.ndarray, fl: np.ndarray, w: np.ndarray, line_end: np.ndarra
     return (colons[k] >= w) & (colons[k] < np.minimum(w + _WORD_MAX, line_end))
 
 
+#: what a statement of code ends with (``if (x) {``, ``}``, ``call(``, ``items = [``; and ``foo(x);``, below)
+_STATEMENT_ENDS = np.array(sorted(ord(c) for c in "{}(["), dtype=np.uint32)
+
+
+def _code_marks(cp: np.ndarray) -> np.ndarray:
+    """The sorted offsets of the marks that make a line a statement of code wherever they stand: ``=``
+    (an assignment, a comparison, a keyword argument, ``=>``), ``->`` and a shell variable (``$name``,
+    ``${x}``, ``$(cmd)``; a price, ``$5``, is none)."""
+    n = cp.size
+    eq = np.flatnonzero(cp == 0x3D)
+    dollar = np.flatnonzero(cp[: max(n - 1, 0)] == 0x24)
+    if dollar.size:
+        nx = cp[dollar + 1]
+        dollar = dollar[((nx | 0x20) >= 0x61) & ((nx | 0x20) <= 0x7A) | (nx == 0x5F) | (nx == 0x7B) | (nx == 0x28)]
+    arrow = np.flatnonzero(cp[: max(n - 1, 0)] == 0x2D)
+    if arrow.size:
+        arrow = arrow[cp[arrow + 1] == 0x3E]
+    return np.sort(np.concatenate((eq, dollar, arrow)))
+
+
+def _statements(cp: np.ndarray, ts: np.ndarray, last: np.ndarray, marks: np.ndarray) -> np.ndarray:
+    """Per line (its text from ``ts`` to its last character ``last``), whether it reads as a statement of
+    code: it holds one of ``marks`` (:func:`_code_marks`) or ends as a statement does (``{``, ``}``, ``(``,
+    ``[``, ``);``; a semicolon alone ends a clause of prose too). Prose does neither; a wrap never falls after
+    or before such a line."""
+    n = cp.size
+    at = np.clip(last, 0, max(n - 1, 0))
+    ends = (last >= ts) & (_member(cp[at], _STATEMENT_ENDS)
+                           | ((cp[at] == 0x3B) & (last > ts) & (cp[np.maximum(at - 1, 0)] == 0x29)))
+    return ends | (np.searchsorted(marks, last, side="right") > np.searchsorted(marks, ts))
+
+
 def _columns(cp: np.ndarray, ts: np.ndarray, te: np.ndarray) -> np.ndarray:
     """Per line (text from ``ts`` to its terminator ``te``), whether it is laid out in columns: two runs
     of three spaces or more past its indent, each followed by text (a table's row of three columns or
@@ -244,6 +278,14 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
     if not ((cn & _F_LOWER) != 0).any() and not ((cn & _F_CJK) != 0).any():
         return soft
 
+    found: list[np.ndarray] = []
+
+    def marks() -> np.ndarray:
+        """Where the text holds a code statement's marks (read once, when a break is read)."""
+        if not found:
+            found.append(_code_marks(cp))
+        return found[0]
+
     def read(idx: np.ndarray, at_width: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The breaks among ``idx`` that may be the tool's, and which of them go on in lower case or CJK
         (the evidence of wrapping) or meet the width otherwise; ``at_width``: only breaks at the width."""
@@ -288,6 +330,9 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
         # ... the next line indented no deeper than this one's text (a list item's text: past its marker)
         item = _item_text(cp, ts)
         keep = (goes_on | other) & (last >= ts) & (w_nl[idx] - nl[idx] - 1 <= item - line_start[idx])
+        # ... and neither line a statement of code (an indented docstring's prose is wrapped, the code around
+        # it is not: ``import sys`` over ``from x import y``, ``self.a = a`` over ``self.b = b``)
+        keep &= ~_statements(cp, ts, last, marks()) & ~_statements(cp, w_nl[idx], nxt_end, marks())
         idx, goes_on, other, last, cjk_next = idx[keep], goes_on[keep], other[keep], last[keep], cjk_next[keep]
         # the next word would not have fitted, and the line opens with no speaker's name or label
         w = w_nl[idx]
