@@ -84,3 +84,45 @@ def test_a_block_comment_is_one_block_whose_star_lines_are_no_items():
     lay = layout(sents)
     inside = (sents.starts > a) & (sents.starts < text.index("*/"))
     assert inside.sum() >= 2 and (lay.strength[np.flatnonzero(inside) - 1] <= 2).all()
+
+
+PYPROJECT = """[build-system]
+requires = ["hatchling>=1.6.0,<2"]
+build-backend = "hatchling.build"
+
+[project]
+name = "urllib3"
+description = "HTTP library with thread-safe connection pooling, file post, and more."
+readme = "README.md"
+
+[tool.pytest.ini_options]
+xfail_strict = true
+python_classes = ["Test", "*TestCase"]
+markers = ["limit_memory", "requires_network"]
+
+[[tool.mypy.overrides]]  # the tests
+module = "tests.*"
+disallow_untyped_defs = false
+"""
+
+
+def test_an_ini_or_toml_section_header_heads_its_section():
+    # "[tool.pytest.ini_options]" had ended a chunk, cut from its keys; a bracketed line with no key under it
+    # (a Markdown link alone, a lyric's "[Chorus]") is none
+    from logichunk.text.structure import heading_lines
+
+    sents = split_sentences(PYPROJECT)
+    lay = layout(sents)
+    assert [(lvl, t) for _, lvl, t in heading_lines(sents, lay)] == [
+        (1, "build-system"), (1, "project"), (1, "tool.pytest.ini_options"), (2, "tool.mypy.overrides")]
+    for line in ("[tool.pytest.ini_options]", "[[tool.mypy.overrides]]  # the tests"):
+        heading, before = _reading(PYPROJECT, line)
+        assert heading and before == SECTION
+    for size in (60, 90, 140):
+        tree = chunk(PYPROJECT, max_size=size, levels=1)
+        for c in tree:
+            last = tree.text_of(c).rstrip().splitlines()[-1]
+            assert not last.startswith("["), (size, tree.text_of(c))
+    for text in ("Some prose here.\n\n[Chorus]\nLa la la, and so on.\n", "Read this:\n\n[the docs](https://x.org)\nmore = text\n"):
+        sents = split_sentences(text)
+        assert not layout(sents).heading.any()

@@ -566,6 +566,11 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     if n > 1:
         lead[_table_heads(text, starts, ends, np.flatnonzero(
             line_whole[:-1] & not_code[:-1] & (first[:-1] == 0x7C) & (after[:-1] == BREAK_LINE)))] = True
+    # an INI or TOML file's section header over its first key ("[tool.pytest.ini_options]" over
+    # "xfail_strict = true", "[[tool.mypy.overrides]]") heads its section, as a Markdown heading does
+    if n > 1:
+        heading[_ini_sections(text, starts, ends, np.flatnonzero(
+            line_whole[:-1] & not_code[:-1] & short[:-1] & (first[:-1] == 0x5B) & (after[:-1] == BREAK_LINE)))] = True
     # a title line right under a heading and over a blank line is the heading's second line ("CHAPTER I."
     # over "Down the Rabbit-Hole"): it too opens what follows and never ends a chunk
     for i in np.flatnonzero(heading[:-2] & ~setext_under[1:-1] & (after[:-2] == BREAK_LINE)).tolist():
@@ -861,6 +866,22 @@ _TABLE_DELIMITER = re.compile(r"[ \t]*\|?(?:[ \t]*:?-+:?[ \t]*\|)+(?:[ \t]*:?-+:
 _DELIM_CP = np.array(sorted(ord(c) for c in "-:"), dtype=np.uint32)
 
 
+#: an INI or TOML section header: a name in square brackets (two for TOML's array of tables), dotted or
+#: quoted parts, a comment after it
+_INI_SECTION = re.compile(r"\s*(\[\[?)\s*([\w.\-\"' ]+?)\s*\]\]?\s*(?:[#;].*)?\s*")
+_INI_KEY = re.compile(r"\s*[\w.\-\"']+\s*=")
+
+
+def _ini_sections(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Those of the lines ``idx`` (each the whole line, another line right under it) that are an INI or
+    TOML file's section header (:data:`_INI_SECTION`) over a ``key = value`` line: a Markdown line of a
+    link in brackets has no key under it."""
+    keep = [i for i in idx.tolist()
+            if _INI_SECTION.fullmatch(text, int(starts[i]), int(ends[i]))
+            and _INI_KEY.match(text, int(starts[i + 1]), int(ends[i + 1]))]
+    return np.asarray(keep, np.int64)
+
+
 def _table_heads(text: str, starts: np.ndarray, ends: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """Among the table rows ``rows`` (sentences that are a line opening with ``|``, a line break after
     them), the header rows with a delimiter row right under them and a row under that: the gaps after
@@ -1121,6 +1142,9 @@ def _heading_level(line: str, under: str) -> tuple[int, str]:
     if _ASCIIDOC.match(line):
         title = line.strip().strip("= \t")
         return max(1, re.match(r"[= \t]*", line).group().count("=")), title  # ("= = = Reception = = =": 3)
+    m = _INI_SECTION.fullmatch(line)
+    if m and line.lstrip().startswith("["):
+        return len(m.group(1)), m.group(2)
     word = line.split(None, 1)[0].lower().rstrip(".:") if line.split() else ""
     if word in _MARKER_DEPTH and _MARKER.match(line):
         return _MARKER_DEPTH[word], line
