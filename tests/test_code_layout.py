@@ -126,3 +126,19 @@ def test_an_ini_or_toml_section_header_heads_its_section():
     for text in ("Some prose here.\n\n[Chorus]\nLa la la, and so on.\n", "Read this:\n\n[the docs](https://x.org)\nmore = text\n"):
         sents = split_sentences(text)
         assert not layout(sents).heading.any()
+
+
+def test_a_block_of_hash_comments_is_no_run_of_headings():
+    # textwrap.py's licence lines, a shell script's comment block: "#" lines of one depth right under each
+    # other title nothing; a Markdown heading over text, or over a deeper heading, still is one
+    from logichunk.text.structure import heading_lines
+
+    code = ('"""Text wrapping and filling."""\n\n# Copyright (C) 1999-2001 Gregory P. Ward.\n'
+            "# Copyright (C) 2002, 2003 Python Software Foundation.\n# Written by Greg Ward <gward@python.net>\n\n"
+            "import re\n\n# rename ucf-conffile. This was mostly stolen from\n# a short discussion on debian-mentors\n"
+            "handle() {\n    local x\n}\n")
+    sents = split_sentences(code)
+    assert heading_lines(sents, layout(sents)) == []
+    md = "# Guide\n## Install\nRun the installer.\n\n# Usage\n\nCall it.\n"
+    sents = split_sentences(md)
+    assert [(lvl, t) for _, lvl, t in heading_lines(sents, layout(sents))] == [(1, "Guide"), (2, "Install"), (1, "Usage")]

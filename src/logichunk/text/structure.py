@@ -473,11 +473,14 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     titled[list(above)] = True
     deep = np.zeros(n, dtype=bool)  # (a line indented four columns or more: code, to Markdown's "#")
     deep[cand] = code_indented(codepoints(text), starts[cand])
+    depth: dict[int, int] = {}  # each "#" line's number of marks
     for i in np.union1d(cand[form[cand] | titled[cand]], rst[~furn[rst]]).tolist():
         line = text[int(starts[i]) : int(ends[i])]
         atx = form[i] and _ATX.match(line) and not CPP_DIRECTIVE.match(line)  # (C's "# define" is code)
         if atx and deep[i]:  # a "#" line indented four columns or more is code: a shell's prompt, an example's comment
             continue
+        if atx:
+            depth[i] = len(_ATX.match(line).group(1))  # type: ignore[union-attr]
         if atx or (form[i] and ((_ASCIIDOC.match(line) and _asciidoc_title(line)) or _LATEX.match(line)
                                 or _html_heading(line))):
             heading[i] = True
@@ -522,6 +525,15 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             heading[i] = alone[i] = True
         elif i in above and _is_title(line) and _title_case(line):
             heading[i] = weak[i] = True
+    # two or more "#" lines of one depth right under each other are a block of comments (a script's, a
+    # Makefile's, a licence's lines atop a source file), not headings: two headings of one depth with nothing
+    # between them title nothing
+    def _right_under(i: int) -> bool:  # (sentence i on the line right under sentence i - 1: no blank line)
+        gap = text[int(starts[i - 1]) : int(starts[i])]
+        return gap.count("\n", len(gap.rstrip())) + gap.count("\r", len(gap.rstrip())) - gap.count("\r\n") == 1
+    for i, d in depth.items():
+        if (depth.get(i - 1) == d and _right_under(i)) or (depth.get(i + 1) == d and _right_under(i + 1)):
+            heading[i] = False
     # three or more title lines in a row with nothing under any but the last are a list laid out one entry
     # per paragraph (a glossary, a contents page, an address), not headings: only the last, where a
     # paragraph longer than a title follows, still titles it
