@@ -392,13 +392,13 @@ CODE_WITH_DOCSTRINGS = '''class Limiter:
             return get_async_backend_of_this_library().create_capacity_limiter(total_tokens);
         }
         run_the_shell_command_over_here_with_every_argument_that_we_have $argument
-        and_then_the_next_one_over_here_with_every_argument_that_we_have -> result
+        and_then_the_next_one_over_here_with_every_argument_that_we_have = result
 '''
 
 
 def test_code_statements_are_not_wrapped_prose_around_their_wrapped_docstrings():
     """A source file whose docstrings are wrapped prose reads as wrapped; its statements are not: a line that
-    assigns (``=``), runs a shell variable or an arrow, or ends as a statement does (``{``, ``}``, ``(``,
+    assigns (``=``) or runs a shell variable, or ends as a statement does (``{``, ``}``, ``(``,
     ``[``, ``);``) is never joined to the line before or after it, while the docstring's lines still are."""
     s = split_both_ways(CODE_WITH_DOCSTRINGS)
     texts = [" ".join(t.split()) for t in s.texts()]

@@ -24,8 +24,8 @@ Which breaks are the tool's (each a reading of how wrapping works, fixed a prior
   marker: ``* `` or ``12. ``; deeper: code, a quotation, a nested item) and not
   opening with a label (a colon and a space, or a full-width colon, in its first 24 characters:
   ``bob:``, ``Project Manager:``, ``张三：``, a speaker's turn); neither line a statement of code (it holds
-  ``=``, ``->`` or a shell variable, or ends in ``{``, ``}``, ``(``, ``[`` or ``);``: a source file's
-  docstrings and comments are wrapped prose, its statements are not);
+  ``=`` or a shell variable, or ends in ``{``, ``}``, ``(``, ``[`` or ``);``: a source file's docstrings and
+  comments are wrapped prose, its statements are not);
 * such a break is one of three: a sentence **going on** — the line ends in a letter, a digit or a
   comma, semicolon or dash (a word hyphenated across the lines), and the next starts in lower case
   (both read past up to two quotation marks or inline code's backticks, the next line's start past
@@ -171,32 +171,57 @@ def _labelled(cp: np.ndarray, fl: np.ndarray, w: np.ndarray, line_end: np.ndarra
 _STATEMENT_ENDS = np.array(sorted(ord(c) for c in "{}(["), dtype=np.uint32)
 
 
-def _code_marks(cp: np.ndarray) -> np.ndarray:
-    """The sorted offsets of the marks that make a line a statement of code wherever they stand: ``=``
-    (an assignment, a comparison, a keyword argument, ``=>``), ``->`` and a shell variable (``$name``,
-    ``${x}``, ``$(cmd)``; a price, ``$5``, is none)."""
-    n = cp.size
-    eq = np.flatnonzero(cp == 0x3D)
-    dollar = np.flatnonzero(cp[: max(n - 1, 0)] == 0x24)
-    if dollar.size:
-        nx = cp[dollar + 1]
-        dollar = dollar[((nx | 0x20) >= 0x61) & ((nx | 0x20) <= 0x7A) | (nx == 0x5F) | (nx == 0x7B) | (nx == 0x28)]
-    arrow = np.flatnonzero(cp[: max(n - 1, 0)] == 0x2D)
-    if arrow.size:
-        arrow = arrow[cp[arrow + 1] == 0x3E]
-    return np.sort(np.concatenate((eq, dollar, arrow)))
+_VARIABLE_FIRST = np.array(sorted(ord(c) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_{("),
+                           dtype=np.uint32)
 
 
-def _statements(cp: np.ndarray, ts: np.ndarray, last: np.ndarray, marks: np.ndarray) -> np.ndarray:
+def _statements(cp: np.ndarray, ts: np.ndarray, last: np.ndarray, marks: list[np.ndarray] | None = None) -> np.ndarray:
     """Per line (its text from ``ts`` to its last character ``last``), whether it reads as a statement of
-    code: it holds one of ``marks`` (:func:`_code_marks`) or ends as a statement does (``{``, ``}``, ``(``,
-    ``[``, ``);``; a semicolon alone ends a clause of prose too). Prose does neither; a wrap never falls after
-    or before such a line."""
+    code: it holds ``=`` (an assignment, a comparison, a keyword argument, ``=>``) or a shell variable
+    (``$name``, ``${x}``, ``$(cmd)``; a price, ``$5``, is none), or ends as a statement does (``{``, ``}``,
+    ``(``, ``[``, ``);``; a semicolon alone ends a clause of prose too). Prose does neither; a wrap never
+    falls after or before such a line. Reads the lines' own characters, or, for most of the text, the
+    text's marks once (kept in ``marks``, when given, for the next call)."""
     n = cp.size
-    at = np.clip(last, 0, max(n - 1, 0))
-    ends = (last >= ts) & (_member(cp[at], _STATEMENT_ENDS)
+    out = np.zeros(ts.size, dtype=bool)
+    if n == 0 or ts.size == 0:
+        return out
+    at = np.clip(last, 0, n - 1)
+    out |= (last >= ts) & (_member(cp[at], _STATEMENT_ENDS)
                            | ((cp[at] == 0x3B) & (last > ts) & (cp[np.maximum(at - 1, 0)] == 0x29)))
-    return ends | (np.searchsorted(marks, last, side="right") > np.searchsorted(marks, ts))
+    size = np.maximum(last - ts + 1, 0)
+    rest = np.flatnonzero(~out & (size > 0))
+    if rest.size == 0:
+        return out
+    size = size[rest]
+    if int(size.sum()) * 4 < n:  # a few lines: their own characters
+        offs = np.zeros(rest.size + 1, np.int64)
+        np.cumsum(size, out=offs[1:])
+        pos = np.repeat(ts[rest] - offs[:-1], size) + np.arange(int(offs[-1]))
+        out[rest] = np.logical_or.reduceat(_code_marks(cp, pos), offs[:-1])
+    else:  # most of the text: its marks once, then a count per line
+        if marks:
+            at = marks[0]
+        else:
+            at = np.flatnonzero((cp == 0x3D) | (cp == 0x24))
+            at = at[_code_marks(cp, at)]
+            if marks is not None:
+                marks.append(at)
+        out[rest] = np.searchsorted(at, last[rest], side="right") > np.searchsorted(at, ts[rest])
+    return out
+
+
+def _code_marks(cp: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """Whether the character at each offset of ``pos`` marks a statement of code: ``=``, or ``$`` before a
+    letter, ``_``, ``{`` or ``(`` (a shell variable)."""
+    n = cp.size
+    c = cp[pos]
+    hit = c == 0x3D
+    dollar = np.flatnonzero(c == 0x24)
+    if dollar.size:
+        nx = cp[np.minimum(pos[dollar] + 1, n - 1)]
+        hit[dollar] = (pos[dollar] + 1 < n) & _member(nx, _VARIABLE_FIRST)
+    return hit
 
 
 def _columns(cp: np.ndarray, ts: np.ndarray, te: np.ndarray) -> np.ndarray:
@@ -278,13 +303,7 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
     if not ((cn & _F_LOWER) != 0).any() and not ((cn & _F_CJK) != 0).any():
         return soft
 
-    found: list[np.ndarray] = []
-
-    def marks() -> np.ndarray:
-        """Where the text holds a code statement's marks (read once, when a break is read)."""
-        if not found:
-            found.append(_code_marks(cp))
-        return found[0]
+    marks: list[np.ndarray] = []  # (the text's code marks, once read: both passes below may ask)
 
     def read(idx: np.ndarray, at_width: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The breaks among ``idx`` that may be the tool's, and which of them go on in lower case or CJK
@@ -330,10 +349,8 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
         # ... the next line indented no deeper than this one's text (a list item's text: past its marker)
         item = _item_text(cp, ts)
         keep = (goes_on | other) & (last >= ts) & (w_nl[idx] - nl[idx] - 1 <= item - line_start[idx])
-        # ... and neither line a statement of code (an indented docstring's prose is wrapped, the code around
-        # it is not: ``import sys`` over ``from x import y``, ``self.a = a`` over ``self.b = b``)
-        keep &= ~_statements(cp, ts, last, marks()) & ~_statements(cp, w_nl[idx], nxt_end, marks())
-        idx, goes_on, other, last, cjk_next = idx[keep], goes_on[keep], other[keep], last[keep], cjk_next[keep]
+        idx, goes_on, other, last, cjk_next, nxt_end = (idx[keep], goes_on[keep], other[keep], last[keep],
+                                                       cjk_next[keep], nxt_end[keep])
         # the next word would not have fitted, and the line opens with no speaker's name or label
         w = w_nl[idx]
         keep = ~_labelled(cp, fl, w, nxt_nl[idx])
@@ -347,6 +364,14 @@ def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
                 keep &= ~((j >= 0) & (pos < hi[np.maximum(j, 0)]))
         if hard.size:
             keep &= ~_member(w, hard)
+        # ... and neither line a statement of code (an indented docstring's prose is wrapped, the code around
+        # it is not: ``self.a = a`` over ``self.b = b``, ``x = f(a);`` over ``if (x) {``); read last, on the
+        # lines still kept (their characters only)
+        sel = np.flatnonzero(keep)
+        if sel.size:
+            code = _statements(cp, np.concatenate((text_start[idx[sel]], w[sel])), np.concatenate((last[sel], nxt_end[sel])),
+                               marks)
+            keep[sel] = ~code[: sel.size] & ~code[sel.size :]
         return idx[keep], goes_on[keep], other[keep]
 
     cand, goes_on, other = read(cand, True)
