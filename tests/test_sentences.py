@@ -589,7 +589,8 @@ def test_throughput_on_5mb_corpora(name, floor):
 
 
 _ENUM_PIECES = st.sampled_from(["1. ", "2. ", "3.", "１．", "２．", "３．", "1．", "2．", "12. ", "13. ", ": ", "：",
-                                "; ", "；", ", ", "。", ". ", "Word ", "item", "单项", " ", "\n", "\n\n", "(", "a1. "])
+                                "; ", "；", ", ", "。", ". ", "Word ", "item", "单项", " ", "\n", "\n\n", "(", "a1. ", "v", "9",
+                                "\x15"])
 
 
 @settings(max_examples=300, deadline=None)

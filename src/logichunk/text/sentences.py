@@ -281,7 +281,7 @@ def _enumerator_dots(text: str, dots: list[int]) -> set[int]:
             continue
         found.append((d, int(text[a:d]), ("a" if text[d - 1].isascii() else "f") + text[d]))
     out: set[int] = set()
-    for (d, v, k), (d2, v2, k2) in zip(found, found[1:]):
+    for (d, v, k), (d2, v2, k2) in zip(found, found[1:], strict=False):
         if v2 == v + 1 and k2 == k and _BLANK_LINE.search(text, d, d2) is None:
             out.update((d, d2))
     return out
@@ -382,6 +382,13 @@ def _split_vector(text: str) -> tuple[np.ndarray, np.ndarray]:
         # an enumerator's dot inside a line ("：１．单项业务；２．") ends nothing (read in Python only after a digit)
         idx = np.flatnonzero(ok & (r_end - r_start == 1) & ((pf & _F_DIGIT) != 0)
                              & ((cp[r_start] == 0x2E) | (cp[r_start] == 0xFF0E)))
+        if idx.size > 1:  # (not after an ASCII letter, nor a third digit or a letter before two: "v2.", "1999.")
+            c2 = cp[np.maximum(r_start[idx] - 2, 0)].astype(np.int64)
+            c3 = cp[np.maximum(r_start[idx] - 3, 0)].astype(np.int64)
+            letter2 = ((c2 | 0x20) >= 0x61) & ((c2 | 0x20) <= 0x7A)
+            digit2 = (c2 >= 0x30) & (c2 <= 0x39)
+            alnum3 = (((c3 | 0x20) >= 0x61) & ((c3 | 0x20) <= 0x7A)) | ((c3 >= 0x30) & (c3 <= 0x39))
+            idx = idx[(r_start[idx] < 2) | ~(letter2 | (digit2 & alnum3 & (r_start[idx] >= 3)))]
         if idx.size > 1:
             enum = _enumerator_dots(text, r_start[idx].tolist())
             if enum:
