@@ -991,7 +991,7 @@ def _listed_titles(alone: np.ndarray, size: np.ndarray) -> np.ndarray:
 LABEL_MAX_CHARS = 32
 #: a turn of a conversation opens its line with a speaker's label: a name, a colon and a space, or a
 #: full-width colon ("Professor E: So.", "Grad G: ...", "张三：好的")
-_TURN = re.compile(r"[ \t]*[^\s:：][^:：\n]{0,%d}(?::[ \t]|：)" % (LABEL_MAX_CHARS - 1))
+_TURN = re.compile(r"[ \t]*[^\s:：][^:：\n]{0," + str(LABEL_MAX_CHARS - 1) + r"}(?::[ \t]|：)")
 
 
 def _line_paragraphs(text: str, starts: np.ndarray, ends: np.ndarray, brk: np.ndarray, strength: np.ndarray,
