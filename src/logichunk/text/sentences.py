@@ -270,7 +270,7 @@ def _enumerator_dots(text: str, dots: list[int]) -> set[int]:
     found: list[tuple[int, int, str]] = []  # (dot, value, kind: the digits' script and the dot)
     for d in dots:
         a = d
-        while a > 0 and d - a < 2 and text[a - 1].isdigit() and text[a - 1].isascii() == text[d - 1].isascii():
+        while a > 0 and d - a < 2 and text[a - 1].isdecimal() and text[a - 1].isascii() == text[d - 1].isascii():
             a -= 1
         if a == d or (a > 0 and (text[a - 1].isalnum() or text[a - 1] in ".．")):
             continue
