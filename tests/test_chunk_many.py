@@ -40,6 +40,9 @@ shapes = st.sampled_from([dict(max_size=120, levels=1), dict(max_size=200, level
           "KING.\nThough yet of Hamlet our dear brother's death the memory be green. And that it us befitted to bear "
           "our hearts in grief.\n\nFRANCISCO.\nNot a mouse stirring."],
          dict(max_size=60, levels=1))  # a speaker's name opening a text is no label there, in one pass too
+@example([']\n```\n; #\n\u3000单项\ud800https://x.com/a_(b)  */😀 ： Grad G 单项 ',
+          'plain text here. And more of it, to be cut somewhere else.'],
+         dict(max_size=40))  # a cut inside a text's last sentence, in a fence the text ends in: in the block there too
 @given(texts, shapes)
 def test_many_texts_in_one_pass_are_one_call_each(batch, shape):
     many = chunk_many(batch, **shape)

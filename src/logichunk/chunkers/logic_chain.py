@@ -279,13 +279,21 @@ class _Run:
     def _insert(self, offsets: list[int]) -> None:
         offsets = sorted(offsets)
         at = np.searchsorted(self.B, offsets)
+        # a cut inside a sentence is in a block as the gap after the sentence is; after a text's last sentence
+        # (the text's end, or, texts chunked together, the seam to the next text) as the gap before it is
+        side = np.minimum(at, max(self.IB.size - 1, 0))
+        if self.text_edges is not None and self.B.size:
+            after = self.B[np.minimum(at, self.B.size - 1)]
+            last = (at < self.B.size) & np.isin(after, self.text_edges[1]) & (at > 0)
+            side = np.where(last, at - 1, side)
+        inside = self.IB[side] if self.IB.size else False
         self.B = np.insert(self.B, at, offsets)
         self.S = np.insert(self.S, at, -1.0)
         self.R = np.insert(self.R, at, 3)
         self.T = np.insert(self.T, at, 0)
         self.NC = np.insert(self.NC, at, False)
         self.LI = np.insert(self.LI, at, False)
-        self.IB = np.insert(self.IB, at, self.IB[np.minimum(at, self.IB.size - 1)] if self.IB.size else False)
+        self.IB = np.insert(self.IB, at, inside)
         self.Bn = np.insert(self.Bn, at, 0.0)
 
     def _force_oversized(self, limit: int, level: int) -> None:
