@@ -142,3 +142,47 @@ def test_a_block_of_hash_comments_is_no_run_of_headings():
     md = "# Guide\n## Install\nRun the installer.\n\n# Usage\n\nCall it.\n"
     sents = split_sentences(md)
     assert [(lvl, t) for _, lvl, t in heading_lines(sents, layout(sents))] == [(1, "Guide"), (2, "Install"), (1, "Usage")]
+
+
+GNU_C = """static void
+Xxo_dealloc(XxoObject *self)
+{
+    Py_XDECREF(self->x_attr);
+    PyObject_Free(self);
+}
+
+static PyObject *
+Xxo_getattro(XxoObject *self, PyObject *name)
+{
+    if (self->x_attr != NULL) {
+        PyObject *v = PyDict_GetItemWithError(self->x_attr, name);
+        if (v != NULL) {
+            return Py_NewRef(v);
+        }
+    }
+    return PyObject_GenericGetAttr((PyObject *)self, name);
+}
+
+static int
+Xxo_setattr(XxoObject *self, const char *name, PyObject *v)
+{
+    return PyDict_SetItemString(self->x_attr, name, v);
+}
+"""
+
+
+def test_a_c_return_type_on_its_own_line_stays_with_the_function_name():
+    # GNU's and CPython's style: "static int" over "Xxo_setattr(...)" over "{" (xxmodule.c had been cut between
+    # the type and the name); a word over a line of prose that opens with a call is no return type
+    sents = split_sentences(GNU_C)
+    lay = layout(sents)
+    texts = sents.texts()
+    for i, t in enumerate(texts[:-1]):
+        if t.strip() in ("static void", "static PyObject *", "static int"):
+            assert lay.no_cut[i], t
+    for size in (90, 140, 200, 300):  # (a type and its name's line fit: at 60 "static PyObject *" and its
+        tree = chunk(GNU_C, max_size=size, levels=1)  # 46-character name line do not, and the type stands alone)
+        for c in tree:
+            assert tree.text_of(c).rstrip().splitlines()[-1].strip() not in ("static void", "static PyObject *", "static int")
+    sents = split_sentences("Usage\nfoo(bar) is a function that does things.\n")
+    assert not layout(sents).no_cut.any()

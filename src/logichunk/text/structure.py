@@ -210,6 +210,25 @@ _DEDENT_MIN = 2
 #: ``},``, ``{``, ``]``): code's or data's, at most this long past its indent
 _BRACKETS_MAX = 8
 _BRACKET_FIRST = _chars_table("[](){}")
+#: a C return type alone on its line: up to five words and the pointer's stars (``static PyObject *``,
+#: ``unsigned long``, ``struct node *``), at most this long; and the line under it, a function's name and "("
+_TYPE_LINE_MAX = 48
+_IDENT_FIRST = _chars_table("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_TYPE_LINE = re.compile(r"[ \t]*((?:[A-Za-z_]\w*[ \t]+){0,4}[A-Za-z_]\w*)[ \t]*(\**)[ \t]*\r?\n?")
+_CALL_OPEN = re.compile(r"[ \t]*[A-Za-z_]\w*[ \t]*\(")
+#: words only a C type is made of (one of them, or the pointer's star, makes a line a return type)
+_C_TYPE_WORDS = frozenset("void int char short long float double signed unsigned static inline extern const volatile "
+                          "struct union enum register size_t ssize_t bool _Bool".split())
+
+
+def _return_type(text: str, a: int, b: int) -> bool:
+    """Whether ``text[a:b]`` is a C function's return type alone on its line: words and stars only, one of the
+    words a C type's (:data:`_C_TYPE_WORDS`), ending in ``_t``, or a star after them (``PyObject *``)."""
+    m = _TYPE_LINE.fullmatch(text, a, b)
+    if m is None:
+        return False
+    words = m.group(1).split()
+    return bool(m.group(2)) or any(w in _C_TYPE_WORDS or w.endswith("_t") for w in words)
 _BRACKET_CHARS = _chars_table("[](){};,")
 _OPENER_CHARS = _chars_table("[({")
 #: what a separator line is made of (a rule of marks, vimtutor's tildes, a fortune file's "%", box drawing;
@@ -682,6 +701,17 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             bond = bond[(bond >= 0) & (bond < n - 1)]
             bond = bond[(strength[bond] <= LINE) & ~no_cut[bond] & one_text[bond]]
             no_cut[bond] = lead_in[bond] = True
+        # a C function's return type on a line of its own (GNU's and CPython's style: "static PyObject *" over
+        # "spam_system(PyObject *self, PyObject *args)" over "{") goes on into the name's line, as a heading's
+        # bond does (not a lead-in's, the first a limit breaks: the type is the signature's first line)
+        cand = np.flatnonzero(line_whole[:-1] & line_start[1:] & (after[:-1] == BREAK_LINE) & ~in_code
+                              & (ends[:-1] - starts[:-1] <= _TYPE_LINE_MAX) & _in_table(_IDENT_FIRST, first[:-1])
+                              & _in_table(_IDENT_FIRST, first[1:]))
+        if cand.size:
+            sig = np.asarray([i for i in cand.tolist() if _return_type(text, int(starts[i]), int(ends[i]))
+                              and _CALL_OPEN.match(text, int(starts[i + 1]), int(ends[i + 1]))], np.int64)
+            sig = sig[(strength[sig] <= LINE) & ~no_cut[sig] & one_text[sig]] if sig.size else sig
+            no_cut[sig] = True
         has = f_hi > f_lo
         no_cut[f_lo[has]] = True
         no_cut[f_hi[has & f_closed] - 1] = True
