@@ -260,3 +260,33 @@ def test_membership_by_table_is_membership_by_search(values, members, dtype) -> 
         values = values + [int(m[-1]), int(m[-1]) + 1] * 150 + ([-1] * 10 if dtype == "int64" else [])
     v = np.array(values, dtype=dtype)
     assert _member(v, m).tolist() == np.isin(v, m).tolist()
+
+
+SIGNATURE_PIECES = ["static", "int", "void", "PyObject", "size_t", "名前", "é", " ", "\t", "*", " *", "_x", "x1", "(", ")",
+                    "=", ";", ",", ".", "\n", "\r\n", "\x0c", "\u2028", "{", "foo", "Foo_bar", "函数", "\u3000"]
+
+
+_piece_run = st.lists(st.sampled_from(SIGNATURE_PIECES), min_size=1, max_size=8).map("".join)
+# a line of type words over a line that opens with a name (either may hold anything else too)
+_type_run = st.lists(st.sampled_from(["static", "int", "void", "PyObject", "size_t", "名前", "é", " ", "\t", "*", " *", "_x",
+                                      "\u3000"]), min_size=1, max_size=5).map("".join)
+_name_run = st.lists(st.sampled_from(["名前", "é", "_x", "x1", "函数", " ", "\t", "\u3000", ""]), max_size=4).map("".join)
+signatures = st.one_of(
+    st.tuples(_piece_run, st.sampled_from(["\n", "\r\n", "\x0c", " \n"]), st.sampled_from(["foo", "Foo_bar", "x"]),
+              _piece_run).map("".join),
+    st.tuples(_type_run, st.sampled_from(["\n", "\r\n", "\u2028"]), st.sampled_from(["foo", "Foo_bar", "x"]), _name_run,
+              st.sampled_from(["(", "((", " (", "=("]), _piece_run).map("".join))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.one_of(signatures, st.lists(st.sampled_from(SIGNATURE_PIECES), min_size=1, max_size=40).map("".join)))
+def test_a_line_the_signature_walks_drop_is_no_return_type_over_a_call(text: str) -> None:
+    s, idx = _sentences(text)
+    if idx.size < 2:
+        return
+    cand = idx[:-1]
+    kept = set(S._may_head_signature(S.codepoints(text), s.starts, s.ends, cand).tolist())
+    for i in cand.tolist():
+        if i not in kept:
+            assert not (S._return_type(text, int(s.starts[i]), int(s.ends[i]))
+                        and S._CALL_OPEN.match(text, int(s.starts[i + 1]), int(s.ends[i + 1]))), repr(text)

@@ -216,9 +216,39 @@ _TYPE_LINE_MAX = 48
 _IDENT_FIRST = _chars_table("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _TYPE_LINE = re.compile(r"[ \t]*((?:[A-Za-z_]\w*[ \t]+){0,4}[A-Za-z_]\w*)[ \t]*(\**)[ \t]*\r?\n?")
 _CALL_OPEN = re.compile(r"[ \t]*[A-Za-z_]\w*[ \t]*\(")
+
+
+def _but_ascii(allowed: str) -> np.ndarray:
+    """A table by code point of every character but the ASCII ones not in ``allowed``: what a walk may pass
+    where a pattern's ``\\w`` reads any script's letters (a superset of them, for a prefilter)."""
+    table = np.ones(0x110000, dtype=bool)
+    table[:0x80] = False
+    table[[ord(c) for c in allowed]] = True
+    return table
+
+
+_WORD_ASCII = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
+_TYPE_CHARS = _but_ascii(_WORD_ASCII + " \t*")  # (what a return type's line may hold)
+_NAME_CHARS = _but_ascii(_WORD_ASCII)  # (what a function's name may hold)
 #: words only a C type is made of (one of them, or the pointer's star, makes a line a return type)
 _C_TYPE_WORDS = frozenset("void int char short long float double signed unsigned static inline extern const volatile "
                           "struct union enum register size_t ssize_t bool _Bool".split())
+
+
+def _may_head_signature(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) -> np.ndarray:
+    """Those of the lines ``cand`` (each the whole line, another line right under it) that may be a C return
+    type over a function's name and ``(`` (:func:`_return_type`, :data:`_CALL_OPEN`): the line holds only
+    word characters, blanks and stars up to its end, and the next opens with word characters, blanks and
+    ``(``. Walks, no match per line (code has a short line over a call in every few lines): a superset of
+    what the two patterns accept."""
+    stop, _, _ = _walk(cp, starts[cand], ends[cand], _TYPE_CHARS, _TYPE_LINE_MAX)
+    cand = cand[_in_table(LINE_END, cp[np.minimum(stop, cp.size - 1)])]
+    if cand.size == 0:
+        return cand
+    longest = int((ends[cand + 1] - starts[cand + 1]).max())
+    stop, _, _ = _walk(cp, starts[cand + 1], ends[cand + 1], _NAME_CHARS, longest)
+    stop, _, _ = _walk(cp, stop, ends[cand + 1], _BLANK, longest)
+    return cand[(stop < ends[cand + 1]) & (cp[np.minimum(stop, cp.size - 1)] == 0x28)]
 
 
 def _return_type(text: str, a: int, b: int) -> bool:
@@ -707,7 +737,8 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         cand = np.flatnonzero(line_whole[:-1] & line_start[1:] & (after[:-1] == BREAK_LINE) & ~in_code
                               & (ends[:-1] - starts[:-1] <= _TYPE_LINE_MAX) & _in_table(_IDENT_FIRST, first[:-1])
                               & _in_table(_IDENT_FIRST, first[1:]))
-        if cand.size:
+        if cand.size:  # (read in Python only where walks find a line of words and stars over a name and "(")
+            cand = _may_head_signature(codepoints(text), starts, ends, cand)
             sig = np.asarray([i for i in cand.tolist() if _return_type(text, int(starts[i]), int(ends[i]))
                               and _CALL_OPEN.match(text, int(starts[i + 1]), int(ends[i + 1]))], np.int64)
             sig = sig[(strength[sig] <= LINE) & ~no_cut[sig] & one_text[sig]] if sig.size else sig
