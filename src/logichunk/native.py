@@ -134,6 +134,31 @@ int64_t lc_lexmark(int64_t n, const int64_t *lo, const int64_t *hi, const uint32
     return nu;
 }
 
+/* hashing.bag_hashes over spans of items: out[s] is the wrapping sum, over ids[lo[s]:hi[s]], of each id
+   plus the golden ratio, times splitmix64's first multiplier, xor-shifted right by 29 (the same bits). */
+void lc_bagkeys(int64_t n, const int64_t *lo, const int64_t *hi, const uint32_t *ids, uint64_t *out) {
+    for (int64_t s = 0; s < n; s++) {
+        uint64_t h = 0;
+        for (int64_t k = lo[s]; k < hi[s]; k++) {
+            uint64_t v = ((uint64_t)ids[k] + 0x9E3779B97F4A7C15ULL) * 0xBF58476D1CE4E5B9ULL;
+            h += v ^ (v >> 29);
+        }
+        out[s] = h;
+    }
+}
+
+/* hashing.occurrence_keys' ranks without a sort: rank[i] is how many keys equal to keys[i] come before it.
+   An open-addressed table of cap slots (a power of two, at least twice n; used zeroed). */
+void lc_ranks(int64_t n, const uint64_t *keys, int64_t cap, uint64_t *tk, int64_t *tc, uint8_t *used, uint64_t *rank) {
+    uint64_t mask = (uint64_t)cap - 1;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t k = keys[i], j = ((k ^ (k >> 31)) * 0x94D049BB133111EBULL) >> 17 & mask;
+        while (used[j] && tk[j] != k) j = (j + 1) & mask;
+        if (!used[j]) { used[j] = 1; tk[j] = k; tc[j] = 0; }
+        rank[i] = (uint64_t)tc[j]++;
+    }
+}
+
 #define LC_DENSE(id) (base[(id) >> 6] + __builtin_popcountll(bits[(id) >> 6] & ((((uint64_t)1) << ((id) & 63)) - 1)))
 static inline __attribute__((always_inline)) int64_t lexrows_body(
         int64_t n, const int64_t *lo, const int64_t *hi, const uint32_t *ids, int64_t nu, const uint64_t *bits,
@@ -714,6 +739,10 @@ def _load() -> ctypes.CDLL | None:
         lib.lc_band.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 5
         lib.lc_lexmark.restype = ctypes.c_int64
         lib.lc_lexmark.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] + [ctypes.c_void_p] * 2
+        lib.lc_ranks.restype = None
+        lib.lc_ranks.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 4
+        lib.lc_bagkeys.restype = None
+        lib.lc_bagkeys.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 4
         lib.lc_lexrows.restype = ctypes.c_int64
         lib.lc_lexrows.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] + [ctypes.c_void_p] * 9
         lib.lc_shuffled.restype = None
@@ -865,6 +894,34 @@ def lexical_entries(lo: np.ndarray, hi: np.ndarray, ids: np.ndarray
     # third scattered write per item in the kernel
     col = np.repeat(np.arange(dfc.size, dtype=np.int32), dfc)
     return row[:e], col, cnt[:e], dfc
+
+
+def bag_keys(lo: np.ndarray, hi: np.ndarray, ids: np.ndarray) -> np.ndarray | None:
+    """:func:`logichunk.hashing.bag_hashes` of the spans ``ids[lo[s]:hi[s]]`` (``uint32`` ids) from the
+    compiled kernel, to the bit, in one pass without temporaries; None when the kernel is not available."""
+    lib = _load()
+    if lib is None:
+        return None
+    lo, hi = _c(np.int64, lo, hi)
+    (ids,) = _c(np.uint32, ids)
+    out = np.empty(lo.size, np.uint64)
+    lib.lc_bagkeys(lo.size, lo.ctypes.data, hi.ctypes.data, ids.ctypes.data, out.ctypes.data)
+    return out
+
+
+def occurrence_ranks(keys: np.ndarray) -> np.ndarray | None:
+    """Per key, how many equal keys come before it (``uint64``), from the compiled kernel's hash table in
+    one pass, no sort; None when the kernel is not available."""
+    lib = _load()
+    if lib is None:
+        return None
+    (keys,) = _c(np.uint64, keys)
+    n = keys.size
+    cap = 1 << max(4, int(2 * n).bit_length())
+    rank = np.empty(n, np.uint64)
+    work = [np.empty(cap, np.uint64), np.empty(cap, np.int64), np.zeros(cap, np.uint8)]  # held through the call
+    lib.lc_ranks(n, keys.ctypes.data, cap, *(a.ctypes.data for a in work), rank.ctypes.data)
+    return rank
 
 
 def shuffled_dots(row: np.ndarray, col: np.ndarray, val: np.ndarray, n: int, ncol: int, orders: np.ndarray

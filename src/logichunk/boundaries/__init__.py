@@ -94,7 +94,9 @@ from .scatter import (
     SEGMENT_KNEE,
     best_single_gain,
     gram_band,
+    null_orders,
     null_penalty,
+    row_keys,
     scatter_costs,
     segment_penalty,
 )
@@ -113,7 +115,7 @@ __all__ = [
     "MAX_SEGMENT_ATOMS", "earliest_starts", "forbid", "optimal_cuts",
     # scatter
     "NULL_SAMPLE", "NULL_SHUFFLES", "SEGMENT_GROWTH", "SEGMENT_KNEE", "best_single_gain", "gram_band",
-    "null_penalty", "scatter_costs", "segment_penalty",
+    "null_orders", "null_penalty", "row_keys", "scatter_costs", "segment_penalty",
     # evidence
     "EVIDENCE_PRIOR", "EVIDENCE_WINDOW", "evidence_costs", "evidence_penalty", "evidence_rows",
     "evidence_scorer", "local_vocabulary", "segment_evidence",

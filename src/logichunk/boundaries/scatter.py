@@ -13,11 +13,13 @@ one on vectors; :mod:`~logichunk.boundaries.sized` decides with it.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 
 import numpy as np
 
 from .. import native
+from ..hashing import GOLDEN, occurrence_keys, salted, splitmix64
 from ..sparse_rows import SparseRows
 from .dp import MAX_SEGMENT_ATOMS
 
@@ -145,13 +147,12 @@ def scatter_costs(X: np.ndarray | SparseRows, width: int, counts: np.ndarray | N
     return C
 
 
-#: shuffles behind :func:`null_penalty` (a fixed seed: the same text always gets the same cuts)
+#: shuffles behind :func:`null_penalty` (orders fixed by the rows' content: the same text always gets
+#: the same cuts)
 NULL_SHUFFLES = 5
-#: atoms :func:`null_penalty` shuffles at most (a fixed-seed sample of a longer text: the price of a
-#: cut is a property of the vocabulary's spread, which a sample this size shows; keeps it O(1) per text)
+#: atoms :func:`null_penalty` shuffles at most (a sample of a longer text, chosen by content: the price of
+#: a cut is a property of the vocabulary's spread, which a sample this size shows; keeps it O(1) per text)
 NULL_SAMPLE = 2048
-
-
 def _prefix_dots(X: np.ndarray | SparseRows, base: np.ndarray | None = None,
                  sq: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Per row ``i``: ``|x_i|^2``, ``<x_i, x_0 + ... + x_{i-1}>`` and ``<x_i, T>`` (``T`` the sum of
@@ -203,25 +204,68 @@ def _best_gain(sq: np.ndarray, prev: np.ndarray, xt: np.ndarray, tt: float) -> f
     return float(gain.max())
 
 
-def null_penalty(X: np.ndarray | SparseRows, shuffles: int = NULL_SHUFFLES, seed: int = 0) -> float:
+def row_keys(X: np.ndarray | SparseRows) -> np.ndarray:
+    """A 64-bit content key per row, read from the row's own entries (columns and values, to the bit):
+    equal rows get equal keys wherever they stand. What :func:`null_penalty` orders its shuffles by when
+    the caller has no keys of the text itself (:func:`~logichunk.signals.cohesion.span_keys`, which
+    survive an edit elsewhere; a row's values do not, the document's idf moving with every sentence)."""
+    if isinstance(X, SparseRows):
+        bits = np.ascontiguousarray(X.val, dtype=np.float64).view(np.uint64)
+        h = splitmix64((X.col.astype(np.uint64) + GOLDEN) ^ splitmix64(bits + GOLDEN))
+        keys = np.zeros(X.n, np.uint64)
+        np.add.at(keys, X.row, h)  # a wrapping sum per row: the order of its entries does not matter
+        return keys
+    Xd = np.ascontiguousarray(X, dtype=np.float64)  # an embedder's rows: every coordinate, to the bit
+    return np.array([int.from_bytes(hashlib.blake2b(r.tobytes(), digest_size=8).digest(), "little") for r in Xd],
+                    dtype=np.uint64)
+
+
+def null_orders(keys: np.ndarray, shuffles: int = NULL_SHUFFLES, seed: int = 0, sample: int = NULL_SAMPLE
+                ) -> tuple[np.ndarray | None, np.ndarray]:
+    """The rows :func:`null_penalty` keeps (sorted; None: all of them) and its ``shuffles`` orders of
+    them, each the order of the rows' content ``keys`` (0: a row without content) under a salt of its
+    own: a random order that is a function of the content, not of the rows' count or places. Why: an
+    edit elsewhere in a document then inserts or removes its own rows in each shuffle and leaves the
+    others' order as it was, so the price of a chunk — and every cut it decides far from the edit —
+    stays; an order drawn from a generator seeded by the count re-drew every shuffle on any edit (one
+    paragraph inserted into a Markdown page moved 2 % of its cuts more than 2,000 characters away).
+
+    Equal keys (a repeated line, rows without content) are made distinct by their rank first, so their
+    copies scatter like other rows. Every key is salted with the text's smallest key of content, so that
+    what many texts share (rows without content, a ``Yes.``) does not take the same places in every
+    text's shuffles (one salt's luck would then be every text's); an edit re-draws the shuffles only
+    where it brings a smaller key or removes that one (about one edit in ``n``). A longer text's sample
+    is the ``sample`` rows of smallest salted key, so an edit changes it by at most the rows it touches."""
+    raw = np.asarray(keys, dtype=np.uint64)
+    filled = raw[raw != 0]
+    k = salted(occurrence_keys(raw), int(filled.min()) if filled.size else 0)
+    keep = None
+    if k.size > sample:
+        keep = np.sort(np.argpartition(k, sample)[:sample])
+        k = k[keep]
+    orders = np.stack([np.argsort(salted(k, seed * shuffles + s), kind="stable") for s in range(shuffles)])
+    return keep, orders
+
+
+def null_penalty(X: np.ndarray | SparseRows, keys: np.ndarray | None = None, shuffles: int = NULL_SHUFFLES,
+                 seed: int = 0) -> float:
     """The price of one more segment: the largest, over a few shuffles of the same atoms, of the
     scatter the best single cut removes. A permutation rule: a boundary must explain more of the
     text than the best boundary explains in the same sentences in random order, where there is no
     topic to find (a test at level about 1/(shuffles+1)). Scale-free: it moves with the document's
     length and vocabulary. The largest rather than the median of the five was chosen on a named dev
     split (documents 300-600 of Choi, DialSeg711, Weibo and DAct and TIAGE's last 100), never reported:
-    ``bench/QUALITY.md``."""
+    ``bench/QUALITY.md``. The shuffles are orders of the rows' content ``keys`` (:func:`null_orders`;
+    default :func:`row_keys`), so the price depends on what the rows are, not where they stand."""
     n = X.n if isinstance(X, SparseRows) else np.asarray(X).shape[0]
     if n < 3:
         return 0.0
-    rng = np.random.default_rng(seed)
-    keep = np.sort(rng.choice(n, NULL_SAMPLE, replace=False)) if n > NULL_SAMPLE else None
+    keep, orders = null_orders(row_keys(X) if keys is None else keys, shuffles, seed)
     if isinstance(X, SparseRows):
         S = X if keep is None else X.take(keep)
         # a shuffle of the rows keeps every column's extent and each row's entries in column order:
         # the column starts once, the squared norms reordered (the same sums, bit for bit)
         sq = S.sqnorms()
-        orders = np.stack([rng.permutation(S.n) for _ in range(shuffles)])
         dots = native.shuffled_dots(S.row, S.col, S.val, S.n, S.ncol, orders)  # the same sums, no sort
         if dots is not None:
             return float(max(_best_gain(sq[o], p, x, float(t @ t)) for o, p, x, t in zip(orders, *dots, strict=True)))
@@ -229,8 +273,7 @@ def null_penalty(X: np.ndarray | SparseRows, shuffles: int = NULL_SHUFFLES, seed
         return float(max(_best_gain(*_prefix_dots(S.permuted(o), base, sq[o])) for o in orders))
     Xd = np.asarray(X, dtype=np.float64)  # dense rows (an embedder's)
     Xd = Xd if keep is None else Xd[keep]
-    n = Xd.shape[0]
-    return float(max(best_single_gain(Xd[rng.permutation(n)]) for _ in range(shuffles)))
+    return float(max(best_single_gain(Xd[o]) for o in orders))
 
 
 #: a text's sentences up to which a topic costs :func:`null_penalty` as it is, and how fast the price
@@ -241,7 +284,7 @@ SEGMENT_KNEE = 64
 SEGMENT_GROWTH = 0.75
 
 
-def segment_penalty(X: np.ndarray | SparseRows) -> float:
+def segment_penalty(X: np.ndarray | SparseRows, keys: np.ndarray | None = None) -> float:
     """The price of one more topic in a text with no size limit: :func:`null_penalty`, times
     ``(n / SEGMENT_KNEE) ** SEGMENT_GROWTH`` for a text of ``n > SEGMENT_KNEE`` sentences. Why it grows:
     the permutation rule prices one boundary against one shuffled text, which has no topics but also no
@@ -253,5 +296,5 @@ def segment_penalty(X: np.ndarray | SparseRows) -> float:
     (:func:`logichunk.segment` decided topics this way until the evidence of the words replaced it,
     :func:`segment_evidence`; the eval keeps it as its ``global-scatter`` row, for comparison.)"""
     n = X.n if isinstance(X, SparseRows) else np.asarray(X).shape[0]
-    return null_penalty(X) * max(1.0, min(n, MAX_SEGMENT_ATOMS) / SEGMENT_KNEE) ** SEGMENT_GROWTH
+    return null_penalty(X, keys) * max(1.0, min(n, MAX_SEGMENT_ATOMS) / SEGMENT_KNEE) ** SEGMENT_GROWTH
 

@@ -37,7 +37,7 @@ from .. import native
 from ..errors import InputError
 from ..ids import child_ids
 from ..signals import GapSignal
-from ..signals.cohesion import lexical_rows
+from ..signals.cohesion import lexical_rows, span_keys
 from ..signals.composite import CompositeSignal
 from ..signals.entropy import EntropySignal
 from ..sparse_rows import SparseRows
@@ -373,21 +373,22 @@ class _Run:
             get = getattr(self.cfg.signal, "sentence_vectors", None)
             V = get(self.sents) if get is not None and self.text_edges is None and len(self.sents) > 1 else None
             rows: SparseRows | np.ndarray
+            keys = span_keys(self.text, s, e)  # the shuffles' order: the spans' content, stable under edits
             if V is not None:
                 V = np.asarray(V, dtype=np.float64)[np.searchsorted(self.seams, s, side="right")]
                 norm = np.linalg.norm(V, axis=1, keepdims=True)
                 rows = V / np.where(norm > 0, norm, 1.0)
-                pen = np.full(s.size, bd.null_penalty(rows))
+                pen = np.full(s.size, bd.null_penalty(rows, keys))
             elif self.text_edges is None:
                 rows = lexical_rows(self.text, s, e)
-                pen = np.full(s.size, bd.null_penalty(rows))
+                pen = np.full(s.size, bd.null_penalty(rows, keys))
             else:  # the spans of each text; those of the separators between texts stay empty rows
                 lo = np.searchsorted(s, self.text_edges[0]).tolist()
                 hi = np.searchsorted(s, self.text_edges[1]).tolist()
                 parts, pens, prev = [], [], 0
                 for a, b in zip(lo, hi, strict=True):
                     parts += [SparseRows.empty(a - prev), lexical_rows(self.text, s[a:b], e[a:b])]
-                    pens += [np.zeros(a - prev), np.full(b - a, bd.null_penalty(parts[-1]))]
+                    pens += [np.zeros(a - prev), np.full(b - a, bd.null_penalty(parts[-1], keys[a:b]))]
                     prev = b
                 parts.append(SparseRows.empty(s.size - prev))
                 pens.append(np.zeros(s.size - prev))

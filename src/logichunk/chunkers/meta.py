@@ -40,7 +40,7 @@ from .. import boundaries as bd
 from ..errors import InputError
 from ..ids import make_id
 from ..models.lm import LanguageModel
-from ..signals.cohesion import lexical_rows
+from ..signals.cohesion import lexical_rows, span_keys
 from ..signals.entropy import zscore as standardised  # the LM's break strength with no unit
 from ..signals.lm import PerplexitySignal, minimum_depth
 from ..text.charclass import CJK, classes
@@ -221,8 +221,8 @@ def _assemble_global(
         forbid = inner.copy()
     reward = bd.forbid(reward, heading, weak)
     X = lexical_rows(text, off[:-1], off[1:])
-    cuts = bd.fit_global(sizes, X, reward, limits, glue=forbid, penalty=bd.null_penalty(X),
-                         apart=strength >= PARAGRAPH).tolist()
+    price = bd.null_penalty(X, span_keys(text, off[:-1], off[1:]))
+    cuts = bd.fit_global(sizes, X, reward, limits, glue=forbid, penalty=price, apart=strength >= PARAGRAPH).tolist()
 
     def fields(a: int, b: int, g: int | None) -> dict[str, Any]:
         cut = "end" if g is None else "inner" if forced[g] else "global"

@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import native
 from ..boundaries import ranges
+from ..hashing import bag_hashes
 from ..sparse_rows import INDEX, ItemBags, SparseRows, stable_order
 from .items import content_items
 
@@ -53,6 +54,18 @@ def lexical_rows(text: str, starts: np.ndarray, ends: np.ndarray) -> SparseRows:
     norm = np.sqrt(np.bincount(prow, weights=w * w, minlength=n))
     w = w / np.where(norm > 0, norm, 1.0)[prow]
     return SparseRows(prow, col, w, n, int(df.size))
+
+
+def span_keys(text: str, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """A 64-bit key per span ``[starts[i], ends[i])`` of ``text``: the hash of its content items as a
+    multiset (:func:`~logichunk.hashing.bag_hashes`). What the price of a chunk orders its shuffles by
+    (:func:`logichunk.boundaries.null_penalty`): unlike the rows of :func:`lexical_rows`, whose columns
+    and idf move with every sentence of the document, a span's key moves only when the span does."""
+    allpos, allids = content_items(text)
+    lo = native.searchsorted(allpos, np.asarray(starts, dtype=np.int64))
+    hi = native.searchsorted(allpos, np.asarray(ends, dtype=np.int64))
+    fast = native.bag_keys(lo, hi, allids)  # the same keys in one pass
+    return bag_hashes(allids, lo, hi) if fast is None else fast
 
 
 def item_bags(text: str, starts: np.ndarray, ends: np.ndarray) -> ItemBags:
