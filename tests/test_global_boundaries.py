@@ -673,14 +673,20 @@ def test_an_html_comment_over_several_lines_is_a_block_like_a_fence():
     assert [t.strip() for t, h in zip(sents.texts(), layout(sents).heading, strict=True) if h] == ["# A heading"]
 
 
-@settings(max_examples=500, deadline=None)
-@given(st.text(alphabet="ab~`\n", max_size=300), st.sampled_from(["```", "~~~"]))
-def test_the_fence_mark_search_is_plain_containment(text, mark):
-    """structure._contains looks at a mark's first character one occurrence at a time, then
-    searches plainly: either way it answers ``mark in text``."""
-    from logichunk.text.structure import _contains
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet="ab~`:/*\n", max_size=300), st.sampled_from(["```", "~~~", "::", "::\n", "/*"]),
+       st.sampled_from([1, 2, 4, 256]), st.sampled_from([1, 3, 250]))
+def test_the_fence_mark_search_is_plain_containment(text, mark, few, sparse):
+    """line_kinds._contains hops over a mark's first character one occurrence at a time, and past ``few``
+    of them, where they come denser than one in ``sparse`` characters, searches plainly: either way, at
+    any switch point, it answers ``mark in text``."""
+    from logichunk.text import line_kinds
 
-    assert _contains(text, mark) == (mark in text)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(line_kinds, "_FEW", few)
+        mp.setattr(line_kinds, "_SPARSE", sparse)
+        assert line_kinds._contains(text, mark) == (mark in text)
+        assert line_kinds._literal_marks(text) == ("::\n" in text or (":: " in text and ".. code" in text))
 
 
 def test_the_cascade_measures_cohesion_with_the_embedders_vectors_when_its_signal_embeds():
