@@ -167,3 +167,53 @@ def test_children_never_end_on_a_heading(name, child_max):
         run = meter.size(int(sents.starts[k]), int(sents.ends[i]))
         nxt = meter.size(int(sents.starts[i + 1]), int(sents.ends[i + 1]))
         assert 2 * run >= m or (nxt <= m < run + nxt), (c, tree.text_of(c))
+
+
+_SENTENCES = st.sampled_from(["Tea and rain fall on the hill.", "The market closed early today.",
+                              "价格一天比一天高。", "Snow covers the road.", "主角见到师父，拜了三拜。",
+                              "Judges heard the appeal at noon."])
+_PARAGRAPHS = st.lists(st.lists(_SENTENCES, min_size=1, max_size=6).map(" ".join), min_size=1, max_size=8)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_PARAGRAPHS, st.sampled_from([60, 100, 160]))
+def test_children_keep_a_paragraph_that_fits_whole(paragraphs, child_max):
+    """The children are the global decision's (the cascade's structure rules): no cut falls inside a
+    paragraph that fits the child's maximum. The rule before, cliffs first, then sizes, cut inside such
+    paragraphs wherever the hash embedder's cosine dipped."""
+    from logichunk.chunkers.parent_child import split_children
+
+    text = "\n\n".join(paragraphs) + "\n"
+    p = PCParams(max_parent_size=10_000, min_parent_size=1, child_min_size=child_max // 4,
+                 child_max_size=child_max, child_target_size=(5 * child_max) // 8)
+    kids = split_children(text, lambda t: EMB.embed(t), p)
+    assert kids[0].start == 0 and kids[-1].end == len(text)
+    assert all(a.end == b.start for a, b in zip(kids, kids[1:], strict=False))
+    starts = [0]
+    for para in paragraphs[:-1]:
+        starts.append(starts[-1] + len(para) + 2)
+    for lo, hi in zip(starts, [*starts[1:], len(text)], strict=True):  # a paragraph with the blank line after it
+        if hi - lo <= child_max:
+            assert not any(lo < k.end < hi for k in kids), (text[lo:hi], [text[k.start:k.end] for k in kids])
+
+
+def test_children_follow_the_meaning_where_the_layout_says_nothing():
+    """One paragraph too long for one child, of two topics the embedder tells apart: the children
+    break where the topic changes, not where a size fill would."""
+    from logichunk.chunkers.parent_child import split_children
+
+    a = ["Rivers carry water to the sea."] * 5
+    b = ["Markets set the price of bread."] * 3
+    text = " ".join(a + b) + "\n"
+
+    class Topics:  # two orthogonal directions, one per topic
+        dim = 2
+
+        def embed(self, texts, kind="passage"):
+            return np.asarray([[1.0, 0.0] if "River" in t else [0.0, 1.0] for t in texts], np.float32)
+
+    p = PCParams(max_parent_size=10_000, min_parent_size=1, child_min_size=10, child_max_size=200,
+                 child_target_size=160)
+    kids = split_children(text, lambda t: Topics().embed(t), p)
+    assert [text[k.start:k.end].strip().split(" ")[0] for k in kids] == ["Rivers", "Markets"]
+    assert kids[1].method == "semantic-cliff"

@@ -24,7 +24,8 @@ METHODS: dict[str, tuple[str, tuple[str, ...]]] = {
               "the document; best segmentation with a real embedder)", ("embedder",)),
     "ppl": ("Meta-Chunking: perplexity minima of a causal LM, dynamic merge to the size", ("lm",)),
     "msp": ("Meta-Chunking: margin sampling of an instruct LM, dynamic merge to the size", ("lm",)),
-    "parent-child": ("parents (blank-line blocks, split/merged to size) with semantic-cliff children",
+    "parent-child": ("parents (blank-line blocks, split/merged to size); children by the global decision on "
+                     "the embedder's sentence vectors, the layout and semantic cliffs",
                      ("embedder",)),
     "fixed": ("baseline: fixed size", ()),
     "recursive": ("baseline: recursive separators (paragraph, line, sentence, word)", ()),

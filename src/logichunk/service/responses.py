@@ -81,7 +81,8 @@ class InfoStore(BaseModel):
                               description="stored parents' [min, max] size, in characters")
     child: list[int] = Field(min_length=3, max_length=3,
                              description="stored children's [min, target, max] size, in characters")
-    similarity_threshold: float = Field(description="adjacent-sentence similarity below which children are cut")
+    similarity_threshold: float = Field(description="adjacent-sentence similarity below which a child's cut is "
+                                                    "labelled a semantic cliff")
 
 
 class ServerInfo(BaseModel):
