@@ -29,8 +29,8 @@ def bag_hashes(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray
     """A 64-bit hash of each slice ``values[lo[i]:hi[i]]`` as a multiset: the wrapping sum of a mix of
     each value. Why a sum: the same items in any order hash alike, and one item more or less changes
     one term, so a span's key depends on nothing outside it. The mix is half of splitmix64's (one
-    multiply, one xor-shift: nonlinear, so two bags of one id sum do not collide; sums to be re-mixed
-    before they are read as random, :func:`salted`)."""
+    multiply, one xor-shift): nonlinear, so two bags whose ids add up alike (``一`` and ``三`` against
+    ``二`` twice) do not collide; the sums are re-mixed before they are read as random (:func:`salted`)."""
     v = np.asarray(values).astype(np.uint64)
     v += GOLDEN
     v *= _M1

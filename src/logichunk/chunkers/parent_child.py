@@ -41,7 +41,7 @@ from ..signals.entropy import zscore
 from ..text.line_kinds import fence_spans
 from ..text.measure import Measure, Meter, get_measure
 from ..text.sentences import INDENT, split_sentences
-from ..text.structure import PARAGRAPH, layout
+from ..text.structure import CONTINUES, PARAGRAPH, SENTENCE, layout
 from ..tree import ChunkTree, build_tree
 from ..types import Bubble
 from .logic_chain import structure_rewards
@@ -405,9 +405,10 @@ def split_children(text: str, vec_fn: VecFn, p: PCParams, segments: Sequence[tup
         return [ChildSpec(0, len(text), "semantic-cliff")]
     vecs = np.asarray(vec_fn(_texts(text, starts, ends)), dtype=np.float64)
     cos = _adjacent_cos(vecs)
-    # each gap between sentences read as the parent's layout reads it (a cut inside a sentence: the
-    # weakest structure; a block part's edge inside a sentence, which the layout does not see, too)
-    strength = np.zeros(n - 1, np.int64)
+    # each gap between sentences read as the parent's layout reads it; a cut inside a sentence is the
+    # weakest structure, and a gap the parent's sentences do not have (a segment read alone may split
+    # otherwise) a sentence's break, or a paragraph's at a block's edge
+    strength = np.where(inner, CONTINUES, np.where(edge, PARAGRAPH, SENTENCE)).astype(np.int64)
     heading, weak, block = (np.zeros(n - 1, bool) for _ in range(3))
     if lay is not None:
         k = np.minimum(np.searchsorted(seams, ends[:-1]), seams.size - 1)
