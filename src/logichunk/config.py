@@ -36,12 +36,12 @@ class Settings:
     # --- parents (user blocks)
     max_parent_size: int = 1500
     min_parent_size: int = 150
-    # --- children (semantic cliffs)
+    # --- children (the global decision inside each parent)
     child_min_size: int = 100
     child_max_size: int = 400
     child_target_size: int = 250
-    similarity_threshold: float = 0.3
-    cliff_drop: float = 0.15
+    similarity_threshold: float = 0.3  # a child whose cut falls under this cosine is labelled a semantic cliff
+    cliff_drop: float = 0.15  # ... or where the cosine dips this deep below its neighbours
     # --- incremental re-chunking
     debounce_delay_ms: int = 3000
     # --- retrieval
