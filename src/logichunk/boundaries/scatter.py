@@ -153,6 +153,8 @@ NULL_SHUFFLES = 5
 #: atoms :func:`null_penalty` shuffles at most (a sample of a longer text, chosen by content: the price of
 #: a cut is a property of the vocabulary's spread, which a sample this size shows; keeps it O(1) per text)
 NULL_SAMPLE = 2048
+
+
 def _prefix_dots(X: np.ndarray | SparseRows, base: np.ndarray | None = None,
                  sq: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Per row ``i``: ``|x_i|^2``, ``<x_i, x_0 + ... + x_{i-1}>`` and ``<x_i, T>`` (``T`` the sum of
