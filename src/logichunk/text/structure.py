@@ -210,6 +210,21 @@ _DEDENT_MIN = 2
 #: ``},``, ``{``, ``]``): code's or data's, at most this long past its indent
 _BRACKETS_MAX = 8
 _BRACKET_FIRST = _chars_table("[](){}")
+_BRACKET_CHARS = _chars_table("[](){};,")
+_OPENER_CHARS = _chars_table("[({")
+#: what a separator line is made of (a rule of marks, vimtutor's tildes, a fortune file's "%", box drawing;
+#: the blanks between and after them, its line break)
+_SEPARATOR_CHARS = _chars_table("~%-=*_#+.:<>/\\|·•—– \t\r\n" + "".join(map(chr, range(0x2500, 0x2580))))
+# first characters a Markdown, setext or numbered heading line can start with (after its indent)
+_FENCE_MARK = re.compile(r"```|~~~|<!--|/\*|::\r?\n")
+_RST_FIRST = np.array(sorted({ord(c) for c in RST_MARKS}), dtype=np.uint32)
+_EMPH_FIRST = np.array([ord("*"), ord("_")], dtype=np.uint32)
+_HEAD_FIRST = np.array(sorted({ord(c) for c in "#=-0123456789第一二三四五六七八九十CSPA \t\\<（("}
+                              | set(range(0x2460, 0x2474))), dtype=np.uint32)  # (and ① to ⑳)
+#: a division marker line is at most this long ("CHAPTER THE TWENTY-FIRST.")
+MARKER_MAX_CHARS = 40
+
+
 #: a C return type alone on its line: up to five words and the pointer's stars (``static PyObject *``,
 #: ``unsigned long``, ``struct node *``), at most this long; and the line under it, a function's name and "("
 _TYPE_LINE_MAX = 48
@@ -259,19 +274,6 @@ def _return_type(text: str, a: int, b: int) -> bool:
         return False
     words = m.group(1).split()
     return bool(m.group(2)) or any(w in _C_TYPE_WORDS or w.endswith("_t") for w in words)
-_BRACKET_CHARS = _chars_table("[](){};,")
-_OPENER_CHARS = _chars_table("[({")
-#: what a separator line is made of (a rule of marks, vimtutor's tildes, a fortune file's "%", box drawing;
-#: the blanks between and after them, its line break)
-_SEPARATOR_CHARS = _chars_table("~%-=*_#+.:<>/\\|·•—– \t\r\n" + "".join(map(chr, range(0x2500, 0x2580))))
-# first characters a Markdown, setext or numbered heading line can start with (after its indent)
-_FENCE_MARK = re.compile(r"```|~~~|<!--|/\*|::\r?\n")
-_RST_FIRST = np.array(sorted({ord(c) for c in RST_MARKS}), dtype=np.uint32)
-_EMPH_FIRST = np.array([ord("*"), ord("_")], dtype=np.uint32)
-_HEAD_FIRST = np.array(sorted({ord(c) for c in "#=-0123456789第一二三四五六七八九十CSPA \t\\<（("}
-                              | set(range(0x2460, 0x2474))), dtype=np.uint32)  # (and ① to ⑳)
-#: a division marker line is at most this long ("CHAPTER THE TWENTY-FIRST.")
-MARKER_MAX_CHARS = 40
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -1050,6 +1052,8 @@ def _listed_titles(alone: np.ndarray, size: np.ndarray) -> np.ndarray:
 
 #: a speaker's name on a line of its own is at most this long (characters, stripped: "FIRST GRAVEDIGGER.")
 LABEL_MAX_CHARS = 32
+#: ... and at most this many words ("KING HENRY V.", "JOHN (V.O.)")
+LABEL_MAX_WORDS = 4
 #: a turn of a conversation opens its line with a speaker's label: a name, a colon and a space, or a
 #: full-width colon ("Professor E: So.", "Grad G: ...", "张三：好的")
 _TURN = re.compile(r"[ \t]*[^\s:：][^:：\n]{0," + str(LABEL_MAX_CHARS - 1) + r"}(?::[ \t]|：)")
@@ -1101,8 +1105,6 @@ def _line_paragraphs(text: str, starts: np.ndarray, ends: np.ndarray, brk: np.nd
         t = np.asarray(turns, np.int64)
         gap = gap[~_member(line[gap], t) & ~_member(gap + 1, t)]
     return gap
-#: ... and at most this many words ("KING HENRY V.", "JOHN (V.O.)")
-LABEL_MAX_WORDS = 4
 
 
 def _division_line(text: str, starts: np.ndarray, ends: np.ndarray, after: np.ndarray, i: int) -> int | None:
