@@ -29,19 +29,23 @@ from ..sparse_rows import INDEX, ItemBags, SparseRows, stable_order
 from .items import content_items
 
 
+def _item_ranges(text: str, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The text's content item ids, and the range ``[lo[i], hi[i])`` of them inside each span ``[starts[i],
+    ends[i])`` (spans sorted): a range of the position-sorted items, by n searches, not one per item."""
+    allpos, allids = content_items(text)
+    lo = native.searchsorted(allpos, np.asarray(starts, dtype=np.int64))
+    hi = native.searchsorted(allpos, np.asarray(ends, dtype=np.int64))
+    return allids, lo, hi
+
+
 def lexical_rows(text: str, starts: np.ndarray, ends: np.ndarray) -> SparseRows:
     """One sparse row per span ``[starts[i], ends[i])`` of ``text`` (spans sorted and disjoint),
     L2-normalised, as the module docstring describes. Reads only the items inside the spans' range,
     so many short texts laid end to end cost their own length each."""
-    starts = np.asarray(starts, dtype=np.int64)
-    ends = np.asarray(ends, dtype=np.int64)
-    n = starts.size
+    n = np.asarray(starts).size
     if n == 0:
         return SparseRows.empty(0)
-    allpos, allids = content_items(text)
-    # the items inside each span: a range of the position-sorted items (n searches, not one per item)
-    lo = native.searchsorted(allpos, starts)
-    hi = native.searchsorted(allpos, ends)
+    allids, lo, hi = _item_ranges(text, starts, ends)
     found = native.lexical_entries(lo, hi, allids)  # the same entries, counted without a sort
     prow, col, cnt, df = found if found is not None else _entries(lo, hi, allids, n)
     if prow.size == 0:
@@ -61,9 +65,7 @@ def span_keys(text: str, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     multiset (:func:`~logichunk.hashing.bag_hashes`). What the price of a chunk orders its shuffles by
     (:func:`logichunk.boundaries.null_penalty`): unlike the rows of :func:`lexical_rows`, whose columns
     and idf move with every sentence of the document, a span's key moves only when the span does."""
-    allpos, allids = content_items(text)
-    lo = native.searchsorted(allpos, np.asarray(starts, dtype=np.int64))
-    hi = native.searchsorted(allpos, np.asarray(ends, dtype=np.int64))
+    allids, lo, hi = _item_ranges(text, starts, ends)
     fast = native.bag_keys(lo, hi, allids)  # the same keys in one pass
     return bag_hashes(allids, lo, hi) if fast is None else fast
 
@@ -73,14 +75,10 @@ def item_bags(text: str, starts: np.ndarray, ends: np.ndarray) -> ItemBags:
     ``[starts[i], ends[i])`` of ``text`` (spans sorted and disjoint), every occurrence kept, items
     numbered densely in the order of their ids: what the evidence cost of a segment
     (:func:`logichunk.boundaries.evidence_costs`) counts."""
-    starts = np.asarray(starts, dtype=np.int64)
-    ends = np.asarray(ends, dtype=np.int64)
-    allpos, allids = content_items(text)
-    lo = native.searchsorted(allpos, starts)
-    hi = native.searchsorted(allpos, ends)
-    ptr = np.zeros(starts.size + 1, np.int64)
+    allids, lo, hi = _item_ranges(text, starts, ends)
+    ptr = np.zeros(lo.size + 1, np.int64)
     np.cumsum(hi - lo, out=ptr[1:])
-    ids = allids[ranges(lo, hi)] if starts.size else allids[:0]
+    ids = allids[ranges(lo, hi)] if lo.size else allids[:0]
     if ids.size == 0:
         return ItemBags(ptr, np.zeros(0, INDEX), 0)
     kinds, dense = np.unique(ids, return_inverse=True)
