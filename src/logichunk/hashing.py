@@ -57,6 +57,8 @@ def occurrence_keys(keys: np.ndarray) -> np.ndarray:
     return k ^ splitmix64(rank + GOLDEN)
 
 
-def salted(keys: np.ndarray, salt: int) -> np.ndarray:
-    """``keys`` re-hashed under ``salt``: one more independent order of the same content."""
-    return splitmix64(np.asarray(keys, dtype=np.uint64) ^ splitmix64(np.array([salt], np.uint64) + GOLDEN))
+def salted(keys: np.ndarray, salt: int | np.ndarray) -> np.ndarray:
+    """``keys`` re-hashed under ``salt``: one more independent order of the same content. Several salts
+    (an array): one row per salt."""
+    salts = np.asarray(salt, np.uint64).reshape(-1, 1) if np.ndim(salt) else np.array([salt], np.uint64)
+    return splitmix64(np.asarray(keys, dtype=np.uint64) ^ splitmix64(salts + GOLDEN))

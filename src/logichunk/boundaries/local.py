@@ -294,29 +294,32 @@ def _absorb_small(
     cuts: np.ndarray, keep: np.ndarray, strengths: np.ndarray, cum: np.ndarray, limits: SizeLimits,
     pin: list[bool],
 ) -> np.ndarray:
-    """Runs under ``min_size`` join the neighbour across the weaker cut, if the result fits."""
+    """Runs under ``min_size`` join the neighbour across the weaker cut, if the result fits, the first such
+    run first, again and again. After a merge the scan goes on from the run before it: the runs further
+    left did not change, nor did their right neighbours shrink, so none of them could merge now (one
+    pass, not one pass per merge: a chapter's thousands of paragraphs)."""
     n = cum.size - 1
-    idx = np.flatnonzero(keep)
-    live = idx.tolist()
-    changed = True
-    while changed and live:
-        changed = False
-        edges = [0] + [int(cuts[c]) + 1 for c in live] + [n]
-        for r in range(len(edges) - 1):
-            size = int(cum[edges[r + 1]] - cum[edges[r]])
-            if size >= limits.min_size:
-                continue
-            options = []
-            if r > 0 and not pin[live[r - 1]]:
-                options.append((float(strengths[live[r - 1]]), r - 1, int(cum[edges[r + 1]] - cum[edges[r - 1]])))
-            if r < len(live) and not pin[live[r]]:
-                options.append((float(strengths[live[r]]), r, int(cum[edges[r + 2]] - cum[edges[r]])))
-            options = [o for o in options if o[2] <= limits.max_size]
-            if options:
-                _, k, _ = min(options)
-                keep[live[k]] = False
-                del live[k]
-                changed = True
-                break
+    live = np.flatnonzero(keep).tolist()
+    edges = [0] + [int(cuts[c]) + 1 for c in live] + [n]
+    r = 0
+    while r < len(edges) - 1:
+        size = int(cum[edges[r + 1]] - cum[edges[r]])
+        if size >= limits.min_size:
+            r += 1
+            continue
+        options = []
+        if r > 0 and not pin[live[r - 1]]:
+            options.append((float(strengths[live[r - 1]]), r - 1, int(cum[edges[r + 1]] - cum[edges[r - 1]])))
+        if r < len(live) and not pin[live[r]]:
+            options.append((float(strengths[live[r]]), r, int(cum[edges[r + 2]] - cum[edges[r]])))
+        options = [o for o in options if o[2] <= limits.max_size]
+        if not options:
+            r += 1
+            continue
+        _, k, _ = min(options)
+        keep[live[k]] = False
+        del live[k]
+        del edges[k + 1]
+        r = max(r - 1, 0)
     return keep
 

@@ -245,8 +245,8 @@ def null_orders(keys: np.ndarray, shuffles: int = NULL_SHUFFLES, seed: int = 0, 
     if k.size > sample:
         keep = np.sort(np.argpartition(k, sample)[:sample])
         k = k[keep]
-    orders = np.stack([np.argsort(salted(k, seed * shuffles + s), kind="stable") for s in range(shuffles)])
-    return keep, orders
+    salts = np.arange(seed * shuffles, (seed + 1) * shuffles, dtype=np.uint64)
+    return keep, np.argsort(salted(k, salts), axis=1, kind="stable")
 
 
 def null_penalty(X: np.ndarray | SparseRows, keys: np.ndarray | None = None, shuffles: int = NULL_SHUFFLES,
@@ -275,7 +275,50 @@ def null_penalty(X: np.ndarray | SparseRows, keys: np.ndarray | None = None, shu
         return float(max(_best_gain(*_prefix_dots(S.permuted(o), base, sq[o])) for o in orders))
     Xd = np.asarray(X, dtype=np.float64)  # dense rows (an embedder's)
     Xd = Xd if keep is None else Xd[keep]
-    return float(max(best_single_gain(Xd[o]) for o in orders))
+    return _dense_gain(Xd, orders)
+
+
+#: :func:`_dense_gain` reads the shuffles of up to this many rows from their Gram matrix
+_GRAM_MAX = 256
+#: ... and longer ones as many shuffles at once as hold about this many numbers
+_DENSE_BATCH = 1 << 20
+
+
+def _dense_gain(X: np.ndarray, orders: np.ndarray) -> float:
+    """The largest :func:`best_single_gain` over the shuffles ``orders`` (shuffles x n) of the dense rows
+    ``X``. A few rows (a parent's sentences): from their Gram matrix, every shuffle at once — a shuffle
+    permutes its rows and columns, and a prefix's ``|L|^2`` is the sum of its top-left block — so the
+    dimension is read once, in one product, not per shuffle. More rows: the prefix sums of
+    :func:`_prefix_dots`, several shuffles per pass, memory bounded."""
+    n = X.shape[0]
+    if n <= _GRAM_MAX:
+        # the products of the rows in the first shuffle's order (an order of their content: the same bits
+        # whatever order the rows came in), the shuffles as orders of those
+        first = X[orders[0]]
+        G = first @ first.T
+        inv = np.empty(n, np.int64)
+        inv[orders[0]] = np.arange(n)
+        rel = inv[orders]
+        Gs = G[rel[:, :, None], rel[:, None, :]]
+        prev = np.tril(Gs, -1).sum(axis=2)  # <x_i, x_0 + ... + x_{i-1}> in each shuffle
+        sq, xt, tt = np.diagonal(G)[rel], G.sum(axis=1)[rel], float(G.sum())
+    else:
+        step = max(1, _DENSE_BATCH // max(X.size, 1))
+        if orders.shape[0] > step:
+            return max(_dense_gain(X, orders[i : i + step]) for i in range(0, orders.shape[0], step))
+        Xs = X[orders]  # shuffles x n x dim
+        S = np.cumsum(Xs, axis=1)
+        prev = np.zeros(orders.shape)
+        prev[:, 1:] = np.einsum("sij,sij->si", Xs[:, 1:], S[:, :-1])
+        T = S[:, -1]
+        sq = np.einsum("ij,ij->i", X, X)[orders]
+        xt = np.matmul(Xs, T[:, :, None])[:, :, 0]
+        tt = np.einsum("sj,sj->s", T, T)[:, None]
+    ll = np.cumsum(2.0 * prev + sq, axis=1)[:, :-1]  # as in _best_gain, a row per shuffle
+    lt = np.cumsum(xt, axis=1)[:, :-1]
+    m = np.arange(1, n)
+    gain = ll / m + (tt - 2.0 * lt + ll) / (n - m) - tt / n
+    return float(gain.max())
 
 
 #: a text's sentences up to which a topic costs :func:`null_penalty` as it is, and how fast the price

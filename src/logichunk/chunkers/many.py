@@ -30,7 +30,7 @@ from ..errors import InputError
 from ..signals.items import content_items
 from ..signals.novelty import novelty_jump, novelty_prefix_of
 from ..text.measure import Measure, Meter
-from ..text.sentences import BREAK_PARAGRAPH, SentenceSpans, split_sentences
+from ..text.sentences import SentenceSpans, laid_end_to_end, split_sentences
 from ..text.tokens import fit_limit, measure_for
 from ..tree import ChunkTree, build_tree, build_tree_columns
 from .logic_chain import (
@@ -106,27 +106,10 @@ def _shared_pass(texts: list[str], sents: list[SentenceSpans], cfg: CascadeSetti
     """Trees for ``texts`` (each needs a cut), from one cascade over all of them."""
     n = len(texts)
     lens = np.fromiter((len(t) for t in texts), np.int64, n)
-    starts = np.zeros(n, np.int64)
-    np.cumsum(lens[:-1] + len(SEP), out=starts[1:])
-    joined = SEP.join(texts)
-    sig = cfg.signal
-
     # sentences: each text's own, shifted; the separator is a one-character sentence of its own
-    s_lo, s_hi, brk, seam = [], [], [], []
-    for k, (o, ss) in enumerate(zip(starts.tolist(), sents, strict=True)):
-        s_lo.append(ss.starts + o)
-        s_hi.append(ss.ends + o)
-        brk.append(ss.breaks)
-        seam.append(np.zeros(ss.breaks.size, bool))
-        if k < n - 1:
-            end = o + len(texts[k])
-            s_lo.append(np.array([end], np.int64))
-            s_hi.append(np.array([end + len(SEP)], np.int64))
-            # a text's edge reads as a blank line, as the edge of a text alone does (structure.layout)
-            brk.append(np.full(2, BREAK_PARAGRAPH, ss.breaks.dtype))
-            seam.append(np.ones(2, bool))
-    all_sents = SentenceSpans(joined, np.concatenate(s_lo), np.concatenate(s_hi), np.concatenate(brk))
-    is_seam = np.concatenate(seam)
+    all_sents, starts, is_seam = laid_end_to_end(texts, sents, SEP)
+    joined = all_sents.text
+    sig = cfg.signal
 
     # tier 1: the cache-perplexity jump of each text's gaps, on its own items only
     pos, ids = content_items(joined)

@@ -13,7 +13,10 @@ longer than a limit, which also records a bubble.
 
 Embeddings come from ``vec_fn(texts) -> float32 (n, dim)`` with L2-normalised rows, so the store can
 put its persistent embedding cache in front of the model. :func:`chunk_parent_child` is the plain
-library entry: one text, blank-line blocks, a :class:`~logichunk.tree.ChunkTree` back.
+library entry: one text, blank-line blocks, a :class:`~logichunk.tree.ChunkTree` back. A chapter's
+parents are cut in one pass (:func:`children_of`: their layouts read together, their sentences embedded
+together, each text split once, :class:`Splits`); every parent gets the children a call for it alone
+(:func:`split_children`) gives, so an edit re-chunks one parent as the first ingest did.
 
 Exact tokens (``PCParams.tokenizer``): :meth:`PCParams.resolved` turns the knobs into the unit the
 chunker runs with (:func:`logichunk.text.tokens.measure_for`) and lowers the limits by the tokenizer's
@@ -40,8 +43,8 @@ from ..signals.cohesion import span_keys
 from ..signals.entropy import zscore
 from ..text.line_kinds import fence_spans
 from ..text.measure import Measure, Meter, get_measure
-from ..text.sentences import INDENT, split_sentences
-from ..text.structure import CONTINUES, PARAGRAPH, SENTENCE, layout
+from ..text.sentences import INDENT, SentenceSpans, split_sentences
+from ..text.structure import CONTINUES, PARAGRAPH, SENTENCE, Layout, layout, layouts
 from ..tree import ChunkTree, build_tree
 from ..types import Bubble
 from .logic_chain import structure_rewards
@@ -123,6 +126,17 @@ class ChildSpec:
 # ----------------------------------------------------------------------------- helpers
 
 
+class Splits(dict[str, SentenceSpans]):
+    """Each text's sentences (:func:`~logichunk.text.sentences.split_sentences`), split once. Why: a
+    chapter's pieces, its parents and their segments are mostly the same texts (a paragraph is a piece,
+    a parent and its one segment), and a short text's split costs a few hundred microseconds, mostly
+    fixed. One per chapter: it holds every text it was asked for."""
+
+    def __missing__(self, text: str) -> SentenceSpans:
+        ss = self[text] = split_sentences(text)
+        return ss
+
+
 def _no_cut_ends(text: str) -> np.ndarray:
     """The seams of ``text`` (:meth:`~logichunk.text.sentences.SentenceSpans.seams`) that no chunk may
     end at (after a heading, a lead-in: :func:`~logichunk.text.structure.layout`'s no-cut gaps), sorted."""
@@ -133,17 +147,18 @@ def _no_cut_ends(text: str) -> np.ndarray:
 
 
 def _atoms(text: str, segments: Sequence[tuple[int, int]], meter: Meter, max_size: int,
-           bubbles: list[Bubble] | None, where: str, no_cut_ends: np.ndarray | None = None
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+           bubbles: list[Bubble] | None, where: str, no_cut_ends: np.ndarray | None = None,
+           splits: Splits | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The sentences of each segment ``text[lo:hi]`` as atoms (offsets in ``text``), a sentence over
     ``max_size`` cut at its inner breaks; one right after a no-cut gap (``no_cut_ends``:
     :func:`_no_cut_ends` of ``text``, read here only when a sentence is over and the caller has none),
     even across a segment's edge, leaves the heading room in its first piece
     (:func:`~logichunk.boundaries.forced_splits`). Returns starts, ends and two per-gap masks:
     ``inner`` (a gap inside one sentence) and ``edge`` (a segment's edge)."""
+    splits = splits if splits is not None else Splits()
     st_l, en_l, last_l = [], [], []
     for lo, hi in segments:
-        ss = split_sentences(text[lo:hi])
+        ss = splits[text[lo:hi]]
         st, en = ss.seam_spans()  # a line's indent goes with its line
         st_l.append(st + lo)
         en_l.append(en + lo)
@@ -165,6 +180,8 @@ def _atoms(text: str, segments: Sequence[tuple[int, int]], meter: Meter, max_siz
         inside = dict(zip(big.tolist(), found, strict=True))
         if bubbles is not None:
             bubbles.extend(made)
+    if not inside:  # (no sentence over the limit: the atoms are the sentences)
+        return s_starts, s_ends, np.zeros(max(s_starts.size - 1, 0), bool), seg_last[:-1].copy()
     starts: list[int] = []
     ends: list[int] = []
     inner: list[bool] = []
@@ -195,14 +212,15 @@ def _texts(text: str, starts: np.ndarray, ends: np.ndarray) -> list[str]:
 
 
 def split_block(text: str, vec_fn: VecFn, p: PCParams, bubbles: list[Bubble] | None = None,
-                where: str = "") -> tuple[list[tuple[int, int]], list[float]]:
+                where: str = "", splits: Splits | None = None) -> tuple[list[tuple[int, int]], list[float]]:
     """Pieces ``(start, end)`` of one block, each within ``max_parent_size``, cut at semantic lows.
     Also the break score (``1 - cos``) of the gap after each piece but the last."""
     meter = Meter(text, p.unit)
     total = meter.total()
     if total <= p.max_parent_size:
         return [(0, len(text))], []
-    starts, ends, inner, _ = _atoms(text, [(0, len(text))], meter, p.max_parent_size, bubbles, where)
+    starts, ends, inner, _ = _atoms(text, [(0, len(text))], meter, p.max_parent_size, bubbles, where,
+                                    splits=splits)
     cos = _adjacent_cos(vec_fn(_texts(text, starts, ends)))
     scores = np.where(inner, -1.0, 1.0 - cos)
     k = math.ceil(total / p.max_parent_size)
@@ -299,8 +317,10 @@ def _fit_merged(cuts: list[int], texts: Sequence[str], scores: np.ndarray, p: PC
 
 
 def layout_parents(blocks: Sequence[str], vec_fn: VecFn, p: PCParams,
-                   bubbles: list[Bubble] | None = None) -> list[ParentSpec]:
-    """Parents of one chapter whose blocks (in order) are ``blocks``. Empty blocks own nothing."""
+                   bubbles: list[Bubble] | None = None, splits: Splits | None = None) -> list[ParentSpec]:
+    """Parents of one chapter whose blocks (in order) are ``blocks``. Empty blocks own nothing.
+    ``splits``: the chapter's :class:`Splits`, to share with :func:`children_of`."""
+    splits = splits if splits is not None else Splits()
     pieces: list[tuple[int, int, int]] = []  # (block, start, end)
     gap_scores: list[float] = []  # between consecutive pieces
     whole: list[bool] = []
@@ -308,13 +328,13 @@ def layout_parents(blocks: Sequence[str], vec_fn: VecFn, p: PCParams,
     for b, text in enumerate(blocks):
         if not text:
             continue
-        parts, inner_scores = split_block(text, vec_fn, p, bubbles, where=f"block {b}")
+        parts, inner_scores = split_block(text, vec_fn, p, bubbles, where=f"block {b}", splits=splits)
         for j, (s, e) in enumerate(parts):
             if pieces:
                 gap_scores.append(inner_scores[j - 1] if j > 0 else float("nan"))  # nan: block edge, below
             pieces.append((b, s, e))
             whole.append(len(parts) == 1)
-            ss = split_sentences(text[s:e])
+            ss = splits[text[s:e]]
             ends_first.append((text[s + int(ss.starts[0]) : s + int(ss.ends[0])],
                                text[s + int(ss.starts[-1]) : s + int(ss.ends[-1])]))
     if not pieces:
@@ -390,20 +410,88 @@ def split_children(text: str, vec_fn: VecFn, p: PCParams, segments: Sequence[tup
     child is labelled by the cut that ends it: ``semantic-cliff`` where the cosine there is under
     ``similarity_threshold`` or a local minimum deeper than ``cliff_drop``, ``size-split`` where the
     limits chose it elsewhere, ``inner-break`` inside a sentence. ``segments`` (block parts) are never
-    crossed by a sentence and their edges are candidate cuts."""
-    if not text:
-        return []
-    meter = Meter(text, p.unit)
-    segments = list(segments) if segments else [(0, len(text))]
-    ss = split_sentences(text)
-    lay = layout(ss) if len(ss) > 1 else None
-    seams = ss.seams() if lay is not None else np.zeros(0, np.int64)
-    no_cut_ends = seams[lay.no_cut] if lay is not None else np.zeros(0, np.int64)
-    starts, ends, inner, edge = _atoms(text, segments, meter, p.child_max_size, bubbles, where, no_cut_ends)
+    crossed by a sentence and their edges are candidate cuts. Several parents: :func:`children_of`."""
+    return children_of([text], vec_fn, p, [segments], [bubbles], [where])[0]
+
+
+#: :func:`children_of` reads parents in groups of about this many characters: their sentences' vectors
+#: are held together, so a long text's memory stays flat
+GROUP_CHARS = 1 << 16
+
+
+def children_of(texts: Sequence[str], vec_fn: VecFn, p: PCParams,
+                segments: Sequence[Sequence[tuple[int, int]] | None] | None = None,
+                bubbles: Sequence[list[Bubble] | None] | None = None,
+                wheres: Sequence[str] | None = None, splits: Splits | None = None) -> list[list[ChildSpec]]:
+    """:func:`split_children` of each parent of ``texts`` (with its ``segments``, ``bubbles`` list and
+    ``where``), the children each call alone gives, in one pass per group of parents: their layouts read
+    in one call (:func:`~logichunk.text.structure.layouts`) and their sentences embedded in one call of
+    ``vec_fn``. Why: each parent alone paid ~1 ms of the layout's fixed costs, and an embedder is
+    fastest on many texts at once; a store's parents are a few paragraphs each. ``splits``: the chapter's
+    :class:`Splits` (:func:`layout_parents` has split most parents and segments already)."""
+    splits = splits if splits is not None else Splits()
+    n = len(texts)
+    segs = list(segments) if segments is not None else [None] * n
+    bubs = list(bubbles) if bubbles is not None else [None] * n
+    where = list(wheres) if wheres is not None else [""] * n
+    if not len(segs) == len(bubs) == len(where) == n:
+        raise InputError("children_of: one segments, bubbles and where per parent")
+    out: list[list[ChildSpec]] = []
+    k = 0
+    while k < n:
+        z, size = k, 0
+        while z < n and (z == k or size + len(texts[z]) <= GROUP_CHARS):
+            size += len(texts[z])
+            z += 1
+        out.extend(_children_group(texts[k:z], vec_fn, p, segs[k:z], bubs[k:z], where[k:z], splits))
+        k = z
+    return out
+
+
+def _children_group(texts: Sequence[str], vec_fn: VecFn, p: PCParams,
+                    segments: Sequence[Sequence[tuple[int, int]] | None], bubbles: Sequence[list[Bubble] | None],
+                    wheres: Sequence[str], splits: Splits) -> list[list[ChildSpec]]:
+    """:func:`children_of` for one group of parents."""
+    sents = [splits[t] for t in texts]
+    full = [k for k, t in enumerate(texts) if t]
+    lays = dict(zip(full, layouts([texts[k] for k in full], [sents[k] for k in full]), strict=True))
+    atoms = {}
+    for k in full:
+        meter = Meter(texts[k], p.unit)
+        segs = list(segments[k]) if segments[k] else [(0, len(texts[k]))]
+        lay = lays[k] if len(sents[k]) > 1 else None
+        seams = sents[k].seams() if lay is not None else np.zeros(0, np.int64)
+        no_cut_ends = seams[lay.no_cut] if lay is not None else np.zeros(0, np.int64)
+        atoms[k] = (meter, seams, lay, _atoms(texts[k], segs, meter, p.child_max_size, bubbles[k], wheres[k],
+                                              no_cut_ends, splits))
+    # every parent's atoms embedded at once (one that is one atom is one child: no vector needed)
+    many = [k for k in full if atoms[k][3][0].size > 1]
+    pieces = [t for k in many for t in _texts(texts[k], atoms[k][3][0], atoms[k][3][1])]
+    vecs = np.asarray(vec_fn(pieces), dtype=np.float64) if pieces else np.zeros((0, 0))
+    rows = {}
+    o = 0
+    for k in many:
+        m = atoms[k][3][0].size
+        rows[k] = vecs[o : o + m]
+        o += m
+    out: list[list[ChildSpec]] = []
+    for k, text in enumerate(texts):
+        if not text:
+            out.append([])
+        elif k not in rows:
+            out.append([ChildSpec(0, len(text), "semantic-cliff")])
+        else:
+            meter, seams, lay, (starts, ends, inner, edge) = atoms[k]
+            out.append(_cut_children(text, meter, seams, lay, starts, ends, inner, edge, rows[k], p))
+    return out
+
+
+def _cut_children(text: str, meter: Meter, seams: np.ndarray, lay: Layout | None, starts: np.ndarray,
+                  ends: np.ndarray, inner: np.ndarray, edge: np.ndarray, vecs: np.ndarray,
+                  p: PCParams) -> list[ChildSpec]:
+    """One parent's children from its atoms (``starts``/``ends``, gaps ``inner`` to a sentence or at a
+    segment's ``edge``), their vectors and the parent's layout (None: one sentence)."""
     n = starts.size
-    if n == 1:
-        return [ChildSpec(0, len(text), "semantic-cliff")]
-    vecs = np.asarray(vec_fn(_texts(text, starts, ends)), dtype=np.float64)
     cos = _adjacent_cos(vecs)
     # each gap between sentences read as the parent's layout reads it; a cut inside a sentence is the
     # weakest structure, and a gap the parent's sentences do not have (a segment read alone may split
@@ -486,19 +574,21 @@ def chunk_parent_child(text: str, embedder, params: PCParams | None = None,
         return np.stack([memo[t] for t in texts]) if texts else np.zeros((0, embedder.dim), np.float32)
 
     layout: list[Bubble] = []
-    parents = layout_parents(blocks, vec_fn, p, layout)
+    splits = Splits()
+    parents = layout_parents(blocks, vec_fn, p, layout, splits)
     offs = np.concatenate(([0], np.cumsum([len(b) for b in blocks]))).tolist()
     # block-relative spans -> document offsets (``where`` is "block N")
     bubbles = [_placed(b, offs[block_of(b)], 1, source) for b in layout]
     covered = [tuple(b.context["span"]) for b in bubbles]
     nodes = []
-    for i, par in enumerate(parents):
+    found: list[list[Bubble]] = [[] for _ in parents]
+    children = children_of([par.text for par in parents], vec_fn, p, [par.segments for par in parents], found,
+                           [f"parent {i + 1}" for i in range(len(parents))], splits)
+    for i, (par, kids, child_bubbles) in enumerate(zip(parents, children, found, strict=True)):
         pid = str(i + 1)
         g0 = offs[par.blocks[0]] + par.start
         pm = Meter(par.text, p.unit)  # sizes in the unit, as the other chunkers report them (chars: len)
         nodes.append((pid, g0, g0 + len(par.text), par.method, {"size": pm.total()}))
-        child_bubbles: list[Bubble] = []
-        kids = split_children(par.text, vec_fn, p, par.segments, child_bubbles, where=f"parent {pid}")
         for b in child_bubbles:
             placed = _placed(b, g0, 2, source)
             a, e = placed.context["span"]

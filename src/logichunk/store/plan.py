@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..chunkers.parent_child import ParentSpec, PCParams, VecFn, block_of, layout_parents, split_children
+from ..chunkers.parent_child import ParentSpec, PCParams, Splits, VecFn, block_of, children_of, layout_parents
 from ..errors import LogichunkError
 from ..models.embedding import unit
 from ..types import Bubble
@@ -100,24 +100,32 @@ def plan_chapter(contents: Sequence[str], rank: int, embed: VecFn, params: PCPar
     old = dict(old or {})
     bubbles: list[tuple[int, Bubble]] = []
     layout_bubbles: list[Bubble] = []
-    parents = layout_parents(list(contents), embed, params, layout_bubbles)
+    splits = Splits()
+    parents = layout_parents(list(contents), embed, params, layout_bubbles, splits)
     bubbles.extend((block_of(b), b) for b in layout_bubbles)
     kept: list[tuple[int, int, str, str, int]] = []
-    new: list[PlannedParent] = []
+    todo: list[tuple[int, ParentSpec]] = []
     for i, par in enumerate(parents, 1):
-        owner = par.blocks[0]
-        dotted = f"{rank}.{i}"
-        hit = old.pop((owner, par.start, par.end, sha256(par.text)), None)
+        hit = old.pop((par.blocks[0], par.start, par.end, sha256(par.text)), None)
         if hit is not None and not force:
-            kept.append((hit[0], i, dotted, hit[2], hit[1]))
-            continue
-        cb: list[Bubble] = []
-        kids = split_children(par.text, embed, params, par.segments, cb, where=f"parent {dotted}")
-        bubbles.extend((owner, b) for b in cb)
-        texts = [par.text[c.start : c.end] for c in kids]
-        vecs = embed(texts)
-        pv = unit(vecs.mean(axis=0).astype(np.float32))
-        new.append(PlannedParent(i, dotted, par, pv,
+            kept.append((hit[0], i, f"{rank}.{i}", hit[2], hit[1]))
+        else:
+            todo.append((i, par))
+    # the parents to cut, in one pass (their layouts read together, their sentences embedded together)
+    found: list[list[Bubble]] = [[] for _ in todo]
+    children = children_of([par.text for _, par in todo], embed, params, [par.segments for _, par in todo], found,
+                           [f"parent {rank}.{i}" for i, _ in todo], splits)
+    texts = [[par.text[c.start : c.end] for c in kids] for (_, par), kids in zip(todo, children, strict=True)]
+    flat = [t for ts in texts for t in ts]
+    vecs = embed(flat) if flat else np.zeros((0, 0), np.float32)
+    new: list[PlannedParent] = []
+    o = 0
+    for (i, par), kids, cb, ts in zip(todo, children, found, texts, strict=True):
+        bubbles.extend((par.blocks[0], b) for b in cb)
+        mine = vecs[o : o + len(ts)]
+        o += len(ts)
+        pv = unit(mine.mean(axis=0).astype(np.float32))
+        new.append(PlannedParent(i, f"{rank}.{i}", par, pv,
                                  tuple((par.start + c.start, par.start + c.end, t, c.method, v)
-                                       for c, t, v in zip(kids, texts, vecs, strict=True))))
+                                       for c, t, v in zip(kids, ts, mine, strict=True))))
     return ChapterPlan(rank, tuple(sha256(c) for c in contents), tuple(kept), tuple(new), tuple(bubbles))
