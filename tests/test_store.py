@@ -4,6 +4,8 @@ the seed design's properties P1-P4, P7, P10, incremental re-chunking, failures, 
 # ruff: noqa: F811  (pytest fixtures imported from pg_fixture)
 from __future__ import annotations
 
+import uuid
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -139,6 +141,36 @@ def test_p7_same_content_never_reembedded(make_store):
     assert 0 < len(new) <= 4
     assert len(set(emb.texts)) == len(emb.texts), "a text was embedded twice"
     check_invariants(store, SMALL)
+
+
+def test_a_cheap_embedders_vectors_stay_out_of_the_cache_table(make_store):
+    """An embedder that computes faster than a database reads back (``persist_vectors = False``, the
+    hash embedder) writes nothing to the ``embeddings`` table and stores the same chunks as one that is
+    cached, which writes every text it embedded there."""
+    class Named(CountingEmbedder):  # (a model id of its own: the PostgreSQL projects share one table)
+        def __init__(self, name):
+            super().__init__()
+            self.model_id = f"{name}-{uuid.uuid4().hex}"
+
+    class Cheap(Named):
+        persist_vectors = False
+
+    novel = _novel(2, 4)
+    cached, cheap = Named("cached"), Cheap("cheap")
+    a, b = make_store(settings=SMALL, embedder=cached), make_store(settings=SMALL, embedder=cheap)
+    for st_ in (a, b):
+        st_.add_document("a", novel)
+        st_.rechunk_dirty()
+
+    def rows(st_):
+        return st_._q("SELECT COUNT(*) FROM embeddings WHERE model_id = ?", (st_.model_id,))[0][0]
+
+    def stored(st_):
+        return sorted((c.level, c.dotted_id, c.start, c.end, c.method) for c in st_.chunks())
+
+    assert stored(a) == stored(b) and cached.texts == cheap.texts
+    assert rows(b) == 0 and rows(a) == len(set(cached.texts)) > 0
+    check_invariants(b, SMALL)
 
 
 def test_incremental_edit_touches_only_its_parent(make_store):

@@ -33,7 +33,9 @@ class Embedder(Protocol):
 
     ``model_id`` names the model *and its weights* (a cache key: two embedders with the same id must
     give the same vectors). ``kind`` matters for asymmetric models (E5 wants ``query:`` /
-    ``passage:`` prefixes); symmetric ones ignore it.
+    ``passage:`` prefixes); symmetric ones ignore it. An embedder may say ``persist_vectors = False``
+    (the hash embedder does): it computes a vector faster than a database reads one back, so a store
+    keeps its vectors in memory only, not in its ``embeddings`` table (default: True).
     """
 
     model_id: str

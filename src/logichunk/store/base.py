@@ -365,7 +365,9 @@ class Store:
     def embed(self, texts: Sequence[str], kind: str = "passage") -> np.ndarray:
         """Embeddings through the persistent cache: texts seen before (same model, kind, content)
         are read back, never sent to the model again; misses go in batches of
-        ``embedding_batch_size`` and are written to the ``embeddings`` table at once."""
+        ``embedding_batch_size`` and are written to the ``embeddings`` table at once. An embedder that
+        says ``persist_vectors = False`` (the hash embedder: computing is cheaper than reading back)
+        goes through the in-memory memo only."""
         emb = self.embedder
         model = self.model_id
         dim = int(emb.dim)
@@ -380,7 +382,8 @@ class Store:
                 v = self._memo.get((model, kind, h))
                 if v is not None:
                     found[h] = v
-        missing = list(dict.fromkeys(h for h in hashes if h not in found))
+        persist = bool(getattr(emb, "persist_vectors", True))
+        missing = list(dict.fromkeys(h for h in hashes if h not in found)) if persist else []
         for lo in range(0, len(missing), 500):
             part = missing[lo : lo + 500]
             marks = ",".join("?" * len(part))
@@ -396,21 +399,30 @@ class Store:
             vecs = embed_batches(emb, [todo[k] for k in keys], self.settings.embedding_batch_size, kind=kind,
                                  error=RechunkError)
             self.embed_calls += len(keys)
-            now = time.time()
-            rows = []
-            for k, v in zip(keys, vecs, strict=True):
-                found[k] = v
-                rows.append((model, kind, k, dim, np.ascontiguousarray(v, "<f4").tobytes(), now))
-            with self.tx():
-                self._xmany(self._upsert_embedding_sql(), rows)
+            found.update(zip(keys, vecs, strict=True))
+            if persist:
+                now = time.time()
+                rows = [(model, kind, k, dim, np.ascontiguousarray(v, "<f4").tobytes(), now)
+                        for k, v in zip(keys, vecs, strict=True)]
+                with self.tx():
+                    self._xmany(self._upsert_embedding_sql(), rows)
+        self._remember(kind, [(h, found[h]) for h in hashes])
+        return np.stack([found[h] for h in hashes])
+
+    def _remember(self, kind: str, vectors: Sequence[tuple[str, np.ndarray]]) -> int:
+        """``(content hash, vector)`` pairs into the in-memory memo, the newest kept; returns how many
+        it lacked."""
+        model = self.model_id
+        fresh = 0
         with self._lock:
-            for h in hashes:
+            for h, v in vectors:
                 key = (model, kind, h)
-                self._memo[key] = found[h]
+                fresh += key not in self._memo
+                self._memo[key] = v
                 self._memo.move_to_end(key)
             while len(self._memo) > self._memo_max:
                 self._memo.popitem(last=False)
-        return np.stack([found[h] for h in hashes])
+        return fresh
 
     def _upsert_embedding_sql(self) -> str:
         return ("INSERT INTO embeddings(model_id, kind, content_hash, dim, vector, created_at) VALUES (?, ?, ?, ?, ?, ?) "
@@ -725,7 +737,10 @@ class Store:
                 and plan.block_hashes == tuple(sha256(b.content) for b in snap.blocks))
 
     def _cache_vectors(self, vectors: Mapping[str, np.ndarray], kind: str = "passage") -> int:
-        """Put passage vectors computed elsewhere into the embedding cache; returns how many it lacked."""
+        """Put passage vectors computed elsewhere into the embedding cache; returns how many it lacked
+        (an embedder that is not persisted, :meth:`embed`: into the memo, as a serial plan leaves them)."""
+        if not getattr(self.embedder, "persist_vectors", True):
+            return self._remember(kind, list(vectors.items()))
         model, dim = self.model_id, int(self.embedder.dim)
         hashes = list(vectors)
         have: set[str] = set()
