@@ -797,6 +797,17 @@ def _c(dtype: type, *arrays: np.ndarray) -> list[np.ndarray]:
     return [np.ascontiguousarray(a, dtype=dtype) for a in arrays]
 
 
+def _bytes(table: np.ndarray) -> np.ndarray:
+    """A bool table as the kernels read it, one byte per entry: a view where it is contiguous (the
+    layout's tables run to 65,536 entries, a copy each call cost more than the walk)."""
+    if table.dtype == np.bool_ and table.flags.c_contiguous:
+        return table.view(np.uint8)
+    return np.ascontiguousarray(table, dtype=np.uint8)
+
+
+_NO_TABLE = np.zeros(0, bool)
+
+
 def _entries(row: np.ndarray, col: np.ndarray, val: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Sparse entries as the kernels read them: int32 rows and columns, float64 values."""
     (row, col), (val,) = _c(np.int32, row, col), _c(np.float64, val)
@@ -1074,8 +1085,7 @@ def walk(cp: np.ndarray, at: np.ndarray, bound: np.ndarray, take: np.ndarray, st
         return None
     (cp,), (at, bound) = _c(np.uint32, cp), _c(np.int64, at, bound)
     at = at.copy()
-    (take,) = _c(np.uint8, take)
-    (nt,) = _c(np.uint8, note if note is not None else np.zeros(0, bool))
+    take, nt = _bytes(take), _bytes(note if note is not None else _NO_TABLE)
     more, noted = np.zeros(at.size, np.uint8), np.zeros(at.size, np.uint8)
     lib.lc_walk(at.size, cp.ctypes.data, cp.size, at.ctypes.data, bound.ctypes.data, take.ctypes.data, take.size,
                 int(steps), int(back), nt.ctypes.data, nt.size, more.ctypes.data, noted.ctypes.data)
@@ -1110,8 +1120,8 @@ def markers(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, skip: np.ndarr
     lib = _load()
     if lib is None:
         return None
-    (cp,), (starts, ends, *keys), (skip, stop) = (_c(np.uint32, cp), _c(np.int64, starts, ends, *keys),
-                                                  _c(np.uint8, skip, stop))
+    (cp,), (starts, ends, *keys) = _c(np.uint32, cp), _c(np.int64, starts, ends, *keys)
+    skip, stop = _bytes(skip), _bytes(stop)
     out = np.zeros(starts.size, np.uint8)
     args = [a.ctypes.data for a in (cp, starts, ends, skip, stop)]
     for k in keys:

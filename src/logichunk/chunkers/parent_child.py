@@ -415,8 +415,10 @@ def split_children(text: str, vec_fn: VecFn, p: PCParams, segments: Sequence[tup
 
 
 #: :func:`children_of` reads parents in groups of about this many characters: their sentences' vectors
-#: are held together, so a long text's memory stays flat
-GROUP_CHARS = 1 << 16
+#: (and an embedder's work on them) are held together, so a long text's memory stays flat; a larger
+#: group gains little speed (the layout's fixed costs are already shared by ~20 parents) and costs
+#: memory (Chinese at 64 K characters: +20 MB in the hash embedder's batch)
+GROUP_CHARS = 1 << 15
 
 
 def children_of(texts: Sequence[str], vec_fn: VecFn, p: PCParams,
@@ -467,12 +469,12 @@ def _children_group(texts: Sequence[str], vec_fn: VecFn, p: PCParams,
     # every parent's atoms embedded at once (one that is one atom is one child: no vector needed)
     many = [k for k in full if atoms[k][3][0].size > 1]
     pieces = [t for k in many for t in _texts(texts[k], atoms[k][3][0], atoms[k][3][1])]
-    vecs = np.asarray(vec_fn(pieces), dtype=np.float64) if pieces else np.zeros((0, 0))
+    vecs = np.asarray(vec_fn(pieces)) if pieces else np.zeros((0, 0))
     rows = {}
     o = 0
     for k in many:
         m = atoms[k][3][0].size
-        rows[k] = vecs[o : o + m]
+        rows[k] = vecs[o : o + m]  # (as the embedder gives them; in float64 one parent at a time)
         o += m
     out: list[list[ChildSpec]] = []
     for k, text in enumerate(texts):
@@ -482,7 +484,8 @@ def _children_group(texts: Sequence[str], vec_fn: VecFn, p: PCParams,
             out.append([ChildSpec(0, len(text), "semantic-cliff")])
         else:
             meter, seams, lay, (starts, ends, inner, edge) = atoms[k]
-            out.append(_cut_children(text, meter, seams, lay, starts, ends, inner, edge, rows[k], p))
+            out.append(_cut_children(text, meter, seams, lay, starts, ends, inner, edge,
+                                     np.asarray(rows[k], dtype=np.float64), p))
     return out
 
 

@@ -38,10 +38,14 @@ _TABLE_MIN, _TABLE_SET, _TABLE_TOP = 256, 64, 1 << 17
 def _in_table(table: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Whether each integer of ``values`` is in the set ``table`` (a bool table by value; what lies below 0
     or past its end is not)."""
-    inside = values < table.size
+    top = table.size - 1
+    inside = values <= top
+    # (two ufuncs cost less than np.clip's Python wrapper on short arrays)
+    at = values if values.dtype.kind in "iu" and top >= np.iinfo(values.dtype).max else np.minimum(values, top)
     if values.dtype.kind == "i":
         inside &= values >= 0
-    return inside & table[np.clip(values, 0, table.size - 1)]
+        at = np.maximum(at, 0)
+    return inside & table[at]
 
 
 @lru_cache(maxsize=128)
@@ -80,6 +84,8 @@ def _walk(cp: np.ndarray, at: np.ndarray, bound: np.ndarray, take: np.ndarray, s
     ``note`` (a bool table, as ``take``). The lines' indents, trailing blanks and closers the layout's
     prefilters read, without Python per line: a walk costs its own length (in C,
     :func:`logichunk.native.walk`, where it is compiled)."""
+    if at.size == 0:  # (no walk: nothing to pay a kernel call for)
+        return np.zeros(0, np.int64), np.zeros(0, bool), np.zeros(0, bool)
     fast = native.walk(cp, at, bound, take, steps, back, note)
     if fast is not None:
         return fast

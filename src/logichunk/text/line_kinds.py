@@ -100,6 +100,8 @@ def code_indented(cp: np.ndarray, at: np.ndarray) -> np.ndarray:
     """Whether the whitespace right before each offset of ``at`` spans four columns or more (four spaces, or
     a tab among its blanks): :func:`indent_columns` ``>= 4`` for a line's first character, in four gathers."""
     deep = np.zeros(at.size, dtype=bool)
+    if at.size == 0:
+        return deep
     run = np.ones(at.size, dtype=bool)  # still inside the blanks before the offset
     for k in range(1, 5):
         c = cp[np.maximum(at - k, 0)]

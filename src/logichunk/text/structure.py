@@ -937,6 +937,8 @@ def _read_terms(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[n
     own line holds nothing before it, and the next line is indented deeper. The walks over the trailing
     whitespace, the closers and both indents are :func:`_walk`'s; one too long leaves the sentence to
     :func:`_terms` (Python), as do tabs and odd whitespace."""
+    if starts.size == 0:
+        return np.zeros(0, dtype=bool), np.zeros(0, dtype=bool)
     n = cp.size
     q, long_q, saw_nl = _walk(cp, ends - 1, starts, _IS_SPACE, _INDENT_MAX + 8, back=True, note=_NEWLINE)
     r, long_c, _ = _walk(cp, q, starts + 1, _CLOSER_TABLE, 8, back=True)  # (the line's last character past closers)
@@ -1029,6 +1031,8 @@ def _column_rules(text: str, starts: np.ndarray, ends: np.ndarray, line_start: n
     n = starts.size
     out = []
     rules = rules[(rules > 0) & (rules + 1 < n)]
+    if rules.size == 0:
+        return np.zeros(0, dtype=np.int64)
     # (read in Python only where a second run of rules follows the first past two blanks or more: a setext
     # or reStructuredText underline of one run, the most common rule line, has none)
     cp = codepoints(text)
@@ -1363,9 +1367,11 @@ def _near_end(text: str, ends: np.ndarray, idx: np.ndarray, marks: np.ndarray) -
     """Whether one of ``marks`` is among the last five characters of each sentence in ``idx``: a superset
     of those whose last character past up to four spaces (:func:`_last_char`) is one, found in five
     gathers rather than its loop."""
+    hit = np.zeros(idx.size, dtype=bool)
+    if idx.size == 0:
+        return hit
     cp = codepoints(text)
     e = ends[idx]
-    hit = np.zeros(idx.size, dtype=bool)
     for k in range(1, 6):
         c = cp[e - k]  # (a sentence shorter than that reads the text's end: a candidate at worst)
         for m in marks.tolist():  # (a mark or two: plain comparisons beat a search per character)
@@ -1426,6 +1432,8 @@ def _marker_like(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarr
     in Python). A superset: the regular expression decides. Cheapest tests first: most lines of
     prose fail the length or the first letter."""
     out = np.zeros(cand.size, dtype=bool)
+    if cand.size == 0:
+        return out
     cp = codepoints(text)
     c0 = cp[starts[cand]]
     lead = _in_table(_ASCII_BLANK, c0)
@@ -1511,6 +1519,8 @@ def _opens_heading_form(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, ca
     and a space, a Chinese number's mark or, after a dot, a CJK character. A superset of the regular
     expressions, read without Python per line, so that the lines of a table of numbers, a log, subtitles
     or code, which open with a digit or an indent, do not each pay a handful of matches."""
+    if cand.size == 0:
+        return np.zeros(0, dtype=bool)
     s, e = starts[cand], ends[cand]
     p, deep, _ = _walk(cp, s, e, _IS_SPACE, _INDENT_READ)
     c = cp[np.minimum(p, cp.size - 1)]
