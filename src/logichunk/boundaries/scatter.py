@@ -195,11 +195,15 @@ def best_single_gain(X: np.ndarray | SparseRows) -> float:
     return _best_gain(*_prefix_dots(X))
 
 
-def _best_gain(sq: np.ndarray, prev: np.ndarray, xt: np.ndarray, tt: float) -> float:
-    """:func:`best_single_gain` from the rows' :func:`_prefix_dots` (two rows or more)."""
-    n = sq.size
-    ll = np.cumsum(2.0 * prev + sq)[:-1]  # |L_m|^2, L_m the sum of the first m rows (m = 1..n-1)
-    lt = np.cumsum(xt)[:-1]  # <L_m, T>
+def _best_gain(sq: np.ndarray, prev: np.ndarray, xt: np.ndarray, tt: float | np.ndarray) -> float:
+    """:func:`best_single_gain` from the rows' :func:`_prefix_dots` (two rows or more). Several orders of
+    the same rows at once: 2-d arrays, a row per order, ``tt`` one per row; the largest over all of them
+    (each row's arithmetic is the 1-d case's, to the bit)."""
+    sq, prev, xt = np.atleast_2d(sq), np.atleast_2d(prev), np.atleast_2d(xt)
+    tt = np.reshape(np.asarray(tt, dtype=np.float64), (-1, 1))
+    n = sq.shape[1]
+    ll = np.cumsum(2.0 * prev + sq, axis=1)[:, :-1]  # |L_m|^2, L_m the sum of the first m rows (m = 1..n-1)
+    lt = np.cumsum(xt, axis=1)[:, :-1]  # <L_m, T>
     m = np.arange(1, n)
     # scatter(all) - scatter(left) - scatter(right) = |L|^2/m + |T-L|^2/(n-m) - |T|^2/n
     gain = ll / m + (tt - 2.0 * lt + ll) / (n - m) - tt / n
@@ -270,7 +274,8 @@ def null_penalty(X: np.ndarray | SparseRows, keys: np.ndarray | None = None, shu
         sq = S.sqnorms()
         dots = native.shuffled_dots(S.row, S.col, S.val, S.n, S.ncol, orders)  # the same sums, no sort
         if dots is not None:
-            return float(max(_best_gain(sq[o], p, x, float(t @ t)) for o, p, x, t in zip(orders, *dots, strict=True)))
+            prev, xt, T = dots
+            return _best_gain(sq[orders], prev, xt, np.array([float(t @ t) for t in T]))
         base = _column_starts(S.col)
         return float(max(_best_gain(*_prefix_dots(S.permuted(o), base, sq[o])) for o in orders))
     Xd = np.asarray(X, dtype=np.float64)  # dense rows (an embedder's)
@@ -313,12 +318,8 @@ def _dense_gain(X: np.ndarray, orders: np.ndarray) -> float:
         T = S[:, -1]
         sq = np.einsum("ij,ij->i", X, X)[orders]
         xt = np.matmul(Xs, T[:, :, None])[:, :, 0]
-        tt = np.einsum("sj,sj->s", T, T)[:, None]
-    ll = np.cumsum(2.0 * prev + sq, axis=1)[:, :-1]  # as in _best_gain, a row per shuffle
-    lt = np.cumsum(xt, axis=1)[:, :-1]
-    m = np.arange(1, n)
-    gain = ll / m + (tt - 2.0 * lt + ll) / (n - m) - tt / n
-    return float(gain.max())
+        tt = np.einsum("sj,sj->s", T, T)
+    return _best_gain(sq, prev, xt, tt)
 
 
 #: a text's sentences up to which a topic costs :func:`null_penalty` as it is, and how fast the price

@@ -35,13 +35,18 @@ def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
 _TABLE_MIN, _TABLE_SET, _TABLE_TOP = 256, 64, 1 << 17
 
 
+#: each integer type's largest value (np.iinfo is a class to build, each call)
+_INT_MAX = {np.dtype(t): int(np.iinfo(t).max) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                                                         np.uint32, np.uint64)}
+
+
 def _in_table(table: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Whether each integer of ``values`` is in the set ``table`` (a bool table by value; what lies below 0
     or past its end is not)."""
     top = table.size - 1
     inside = values <= top
     # (two ufuncs cost less than np.clip's Python wrapper on short arrays)
-    at = values if values.dtype.kind in "iu" and top >= np.iinfo(values.dtype).max else np.minimum(values, top)
+    at = values if top >= _INT_MAX.get(values.dtype, top + 1) else np.minimum(values, top)
     if values.dtype.kind == "i":
         inside &= values >= 0
         at = np.maximum(at, 0)

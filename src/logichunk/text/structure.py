@@ -1271,7 +1271,8 @@ def heading_lines(sents: SentenceSpans, lay: Layout) -> list[tuple[int, int, str
     Levels: Markdown's ``#`` count, setext ``=`` 1 and ``-`` 2, AsciiDoc's ``=`` count, HTML's ``hN``,
     LaTeX's part to subparagraph 1-7, a numbered heading's depth (``1.2`` is 2; ``第三章``, ``一、`` 1;
     ``第二节``, ``（一）`` 2), a division marker's word (volume, book, part 1; chapter, act 2; section,
-    scene 3; a bare Roman number 2), and 1 for a title line, which says nothing of its depth."""
+    scene 3; a bare Roman number 2), and 1 for a title line, which says nothing of its depth. A title's
+    whitespace runs read as one space (a line break the splitter took for a wrap among them)."""
     text = sents.text
     out: list[tuple[int, int, str]] = []
     idx = np.flatnonzero(lay.heading).tolist()
@@ -1290,6 +1291,7 @@ def heading_lines(sents: SentenceSpans, lay: Layout) -> list[tuple[int, int, str
         if out and last == i - 1 and sents.breaks[i - 1] == BREAK_LINE and _chapter_marker(out[-1][2], True):
             off, lvl, head = out.pop()  # the marker's title line
             level, title, offset = lvl, f"{head} {title}", off
+        title = " ".join(title.split())  # (a heading the splitter read over a soft wrap: one line of a path)
         if title:
             out.append((offset, level, title))
         last = j
