@@ -426,6 +426,14 @@ def _emphasized_title(line: str) -> bool:
     return False
 
 
+def _union(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.union1d`` of two index arrays as int64, at no cost where both are empty (most texts' lines of
+    markup, headings and underlines: none)."""
+    if a.size == 0 and b.size == 0:
+        return np.zeros(0, np.int64)
+    return np.union1d(a, b).astype(np.int64)
+
+
 def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = None) -> Layout:
     """Read the structure of ``sents`` (see the module docstring). Python touches only the sentences
     that start a line and are short, a small share of any text. ``edges`` (starts, ends): several
@@ -524,7 +532,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     # follows it: its body, the section a label names
     dots = np.flatnonzero(line_whole & not_code & (first == 0x2E))
     dots = dots[[_EXPLICIT.match(text, int(starts[i]), int(ends[i])) is not None for i in dots.tolist()]]
-    opening = np.union1d(opening, dots).astype(np.int64)
+    opening = _union(opening, dots)
     explicit = set(dots.tolist())
     maybe[opening] = maybe[closing] = False
     cand = _could_head(text, starts, ends, np.flatnonzero(line_whole & short & maybe), first, marker)
@@ -539,7 +547,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     deep = np.zeros(n, dtype=bool)  # (a line indented four columns or more: code, to Markdown's "#")
     deep[cand] = code_indented(codepoints(text), starts[cand])
     depth: dict[int, int] = {}  # each "#" line's number of marks
-    for i in np.union1d(cand[form[cand] | titled[cand]], rst[~furn[rst]]).tolist():
+    for i in _union(cand[form[cand] | titled[cand]], rst[~furn[rst]]).tolist():
         line = text[int(starts[i]) : int(ends[i])]
         atx = form[i] and _ATX.match(line) and not CPP_DIRECTIVE.match(line)  # (C's "# define" is code)
         if atx and deep[i]:  # a "#" line indented four columns or more is code: a shell's prompt, an example's comment
@@ -679,7 +687,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
                           & _in_table(_RULE_FIRST, first[:-1]) & ~setext_under[:-1])
     over = [j for j in over.tolist() if _HR_RE.fullmatch(text[int(starts[j]) : int(ends[j])].strip())
             and text.count("\n", int(starts[j]), int(ends[j])) == 1]  # (right over it: no blank line between)
-    opening = np.union1d(opening, np.array(over, np.int64)).astype(np.int64)
+    opening = _union(opening, np.array(over, np.int64))
     in_code = np.zeros(max(n - 1, 0), dtype=bool)
     if n > 1:
         # a heading's underline belongs to it; a heading is never the end of a chunk
@@ -719,19 +727,20 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         # a blank line before a line indented less than the first line of the paragraph over it closes a
         # block (a function's body, C's "}" included, a quoted passage): a block's break, not a paragraph's;
         # not a dedent inside a body ("    if (x)" / "        return;" over a blank line and "    y = 1;")
-        seams = sents.seams()
-        indent = starts - np.concatenate(([text.rfind("\n", 0, int(starts[0])) + 1], seams))  # (0: mid-line)
-        # (each sentence's paragraph opens on the sentence after the last blank line or stronger break)
-        opened = np.zeros(n, np.int64)
-        opened[1:] = np.where(strength >= PARAGRAPH, np.arange(1, n), 0)
-        np.maximum.accumulate(opened, out=opened)
         para = np.flatnonzero(strength == PARAGRAPH)
-        strength[para[(indent[opened[para]] >= indent[para + 1] + _DEDENT_MIN) & one_text[para]]] = BLOCK
+        if para.size:  # (each step below reads only where its candidates are: most short texts have none)
+            indent = starts - np.concatenate(([text.rfind("\n", 0, int(starts[0])) + 1], sents.seams()))  # (0: mid-line)
+            # (each sentence's paragraph opens on the sentence after the last blank line or stronger break)
+            opened = np.zeros(n, np.int64)
+            opened[1:] = np.where(strength >= PARAGRAPH, np.arange(1, n), 0)
+            np.maximum.accumulate(opened, out=opened)
+            strength[para[(indent[opened[para]] >= indent[para + 1] + _DEDENT_MIN) & one_text[para]]] = BLOCK
         # a line of brackets alone (code): an opening one (Allman's "{" under "if (x)") goes on from the line
         # over it and into the one under it, a closing one ("}", "});", "]") closes the line over it, each
         # bond as weak as a lead-in's: no chunk opens with "]" / "}" / "}," or ends with a bare "{"
-        brackets = np.flatnonzero(line_whole & _in_table(_BRACKET_FIRST, first)
-                                  & (np.append(seams, len(text)) - starts <= _BRACKETS_MAX + 2))
+        brackets = np.flatnonzero(line_whole & _in_table(_BRACKET_FIRST, first))
+        if brackets.size:
+            brackets = brackets[np.append(sents.seams(), len(text))[brackets] - starts[brackets] <= _BRACKETS_MAX + 2]
         if brackets.size:  # (walks, not a match per line: JSON and C have a bracket line in three)
             cpt = codepoints(text)
             past, _, opener = _walk(cpt, starts[brackets], ends[brackets], _BRACKET_CHARS, _BRACKETS_MAX, note=_OPENER_CHARS)
@@ -782,26 +791,28 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         # a paragraph that ends as a lead-in does ("as follows:", "Hi Bob,", "例如：") introduces the
         # next one (a list, a quote, the body of a letter): the two stay together, like a heading
         gap = np.flatnonzero((strength >= PARAGRAPH) & (strength < SECTION) & ~in_code & ~no_cut)
-        # (past the blank lines and the indent of what it introduces: reStructuredText's "run this::" over
-        # its indented literal block, a colon over an indented code block)
-        at = _last_at(text, starts, ends, gap, blanks=4 + _INDENT_MAX)
-        cp = codepoints(text)
-        # ... and vim help's " >" at a line's end over its indented example
-        vim = (cp[at] == 0x3E) & _in_table(_BLANK, cp[np.maximum(at - 1, 0)]) \
-            & _in_table(_BLANK, cp[np.maximum(starts[np.minimum(gap + 1, n - 1)] - 1, 0)])
-        lead = gap[_member(cp[at], _LEAD_IN_CP) | vim]
-        no_cut[lead] = lead_in[lead] = True
-        strength[lead] = LINE
+        if gap.size:
+            # (past the blank lines and the indent of what it introduces: reStructuredText's "run this::" over
+            # its indented literal block, a colon over an indented code block)
+            at = _last_at(text, starts, ends, gap, blanks=4 + _INDENT_MAX)
+            cp = codepoints(text)
+            # ... and vim help's " >" at a line's end over its indented example
+            vim = (cp[at] == 0x3E) & _in_table(_BLANK, cp[np.maximum(at - 1, 0)]) \
+                & _in_table(_BLANK, cp[np.maximum(starts[np.minimum(gap + 1, n - 1)] - 1, 0)])
+            lead = gap[_member(cp[at], _LEAD_IN_CP) | vim]
+            no_cut[lead] = lead_in[lead] = True
+            strength[lead] = LINE
         # ... and so does a line that ends with a colon over the next line (a mail's "... wrote:" over the
         # quote, "The steps are:" over a list without a blank line; a comma at a line's end is verse's)
         gap = np.flatnonzero((strength == LINE) & ~in_code & ~no_cut)
-        # (read at the line's own end, before the next line's indent: a colon over a deeper line, Python's
-        # "def area(shape):" over its body, YAML's "key:" over its mapping, "Options:" over indented items)
-        line_end = ends.copy()
-        line_end[:-1] = seams
-        gap = gap[_near_end(text, line_end, gap, _COLON_CP)]  # (a colon among the last characters first: a few)
-        gap = gap[_member(_last_char(text, starts, line_end, gap), _COLON_CP)]
-        no_cut[gap] = lead_in[gap] = True
+        if gap.size:
+            # (read at the line's own end, before the next line's indent: a colon over a deeper line, Python's
+            # "def area(shape):" over its body, YAML's "key:" over its mapping, "Options:" over indented items)
+            line_end = ends.copy()
+            line_end[:-1] = sents.seams()
+            gap = gap[_near_end(text, line_end, gap, _COLON_CP)]  # (a colon among the last characters first: a few)
+            gap = gap[_member(_last_char(text, starts, line_end, gap), _COLON_CP)]
+            no_cut[gap] = lead_in[gap] = True
         # a text laid out one paragraph per line (no blank line in it: an article as corpora keep them, the
         # People's Daily's, an encyclopedia's): a line break after a sentence's end is its paragraph break, so
         # a paragraph that fits stays whole
