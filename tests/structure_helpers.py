@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from logichunk.text.measure import Meter
 from logichunk.text.sentences import _split_scalar, _split_vector, split_sentences
 from logichunk.text.structure import layout
@@ -21,7 +23,9 @@ def assert_headings_open_chunks(tree, text, sizes, unit="chars"):
     """No chunk ends with a heading, unless the text ends there or, at level 1, the heading and
     the sentence after it together exceed the user's maximum (the size limit comes first) and
     either that sentence fits alone (it is not cut to make room) or the headings take half the
-    maximum or more (tier 4 makes room for shorter ones in the first piece of a longer sentence)."""
+    maximum or more (tier 4 makes room for shorter ones in the first piece of a longer sentence). What
+    a heading or lead-in goes on into includes the rest of a block kept whole (a fence, a comment that
+    fits the maximum: no cut falls inside it, so the bond to it is what the limit breaks)."""
     sents = split_sentences(text)
     if len(sents) < 2:
         return
@@ -29,12 +33,26 @@ def assert_headings_open_chunks(tree, text, sizes, unit="chars"):
     meter = Meter(text, unit)
     s_starts, s_ends = sents.seam_spans()  # (where chunkers cut: a line's indent goes with its line)
     last = {int(e): i for i, e in enumerate(s_ends.tolist())}
+    block = lay.in_block if lay.in_block is not None else np.zeros(len(sents) - 1, bool)
+
+    def whole_block(g: int) -> bool:
+        """Gap ``g`` lies inside a block (a fence, a comment) that fits the maximum: no cut falls there, so
+        a lead-in over the block is the bond the limit breaks."""
+        if not block[g]:
+            return False
+        a, b = g, g
+        while a > 0 and block[a - 1]:
+            a -= 1
+        while b < block.size - 1 and block[b + 1]:
+            b += 1
+        return meter.size(int(s_starts[a]), int(s_ends[b + 1])) <= sizes[0]
+
     for c in tree:
         i = last.get(c.span.end)
         if i is None or i == len(sents) - 1 or not lay.no_cut[i]:
             continue
-        j = i + 1  # the heading, the headings right under it, and the first sentence they title
-        while j < len(sents) - 1 and lay.no_cut[j]:
+        j = i + 1  # the heading, the headings right under it, and the first sentence they title (and the
+        while j < len(sents) - 1 and (lay.no_cut[j] or whole_block(j)):  # rest of a block kept whole there)
             j += 1
         k = i  # back to the first of a run of headings
         while k > 0 and lay.no_cut[k - 1]:
