@@ -428,9 +428,9 @@ def children_of(texts: Sequence[str], vec_fn: VecFn, p: PCParams,
     """:func:`split_children` of each parent of ``texts`` (with its ``segments``, ``bubbles`` list and
     ``where``), the children each call alone gives, in one pass per group of parents: their layouts read
     in one call (:func:`~logichunk.text.structure.layouts`) and their sentences embedded in one call of
-    ``vec_fn``. Why: each parent alone paid ~1 ms of the layout's fixed costs, and an embedder is
-    fastest on many texts at once; a store's parents are a few paragraphs each. ``splits``: the chapter's
-    :class:`Splits` (:func:`layout_parents` has split most parents and segments already)."""
+    ``vec_fn``. Why: each parent alone paid the layout's fixed costs (~0.4 ms a paragraph), and an
+    embedder is fastest on many texts at once; a store's parents are a few paragraphs each. ``splits``:
+    the chapter's :class:`Splits` (:func:`layout_parents` has split most parents and segments already)."""
     splits = splits if splits is not None else Splits()
     n = len(texts)
     segs = list(segments) if segments is not None else [None] * n
@@ -457,23 +457,23 @@ def _children_group(texts: Sequence[str], vec_fn: VecFn, p: PCParams,
     sents = [splits[t] for t in texts]
     full = [k for k, t in enumerate(texts) if t]
     lays = dict(zip(full, layouts([texts[k] for k in full], [sents[k] for k in full]), strict=True))
-    atoms = {}
+    read = {}  # per parent: its meter, seams and layout, and its atoms (starts, ends, inner, edge)
     for k in full:
         meter = Meter(texts[k], p.unit)
         segs = list(segments[k]) if segments[k] else [(0, len(texts[k]))]
         lay = lays[k] if len(sents[k]) > 1 else None
         seams = sents[k].seams() if lay is not None else np.zeros(0, np.int64)
         no_cut_ends = seams[lay.no_cut] if lay is not None else np.zeros(0, np.int64)
-        atoms[k] = (meter, seams, lay, _atoms(texts[k], segs, meter, p.child_max_size, bubbles[k], wheres[k],
-                                              no_cut_ends, splits))
+        read[k] = (meter, seams, lay, *_atoms(texts[k], segs, meter, p.child_max_size, bubbles[k], wheres[k],
+                                               no_cut_ends, splits))
     # every parent's atoms embedded at once (one that is one atom is one child: no vector needed)
-    many = [k for k in full if atoms[k][3][0].size > 1]
-    pieces = [t for k in many for t in _texts(texts[k], atoms[k][3][0], atoms[k][3][1])]
+    many = [k for k in full if read[k][3].size > 1]
+    pieces = [t for k in many for t in _texts(texts[k], read[k][3], read[k][4])]
     vecs = np.asarray(vec_fn(pieces)) if pieces else np.zeros((0, 0))
     rows = {}
     o = 0
     for k in many:
-        m = atoms[k][3][0].size
+        m = read[k][3].size
         rows[k] = vecs[o : o + m]  # (as the embedder gives them; in float64 one parent at a time)
         o += m
     out: list[list[ChildSpec]] = []
@@ -483,9 +483,7 @@ def _children_group(texts: Sequence[str], vec_fn: VecFn, p: PCParams,
         elif k not in rows:
             out.append([ChildSpec(0, len(text), "semantic-cliff")])
         else:
-            meter, seams, lay, (starts, ends, inner, edge) = atoms[k]
-            out.append(_cut_children(text, meter, seams, lay, starts, ends, inner, edge,
-                                     np.asarray(rows[k], dtype=np.float64), p))
+            out.append(_cut_children(text, *read[k], np.asarray(rows[k], dtype=np.float64), p))
     return out
 
 
