@@ -153,3 +153,25 @@ def test_small_runs_are_absorbed_in_one_scan_as_in_many(sizes, seed, max_size, m
     limits = SizeLimits(max_size, min(min_size, max_size), min(min_size, max_size))
     assert local._absorb_small(cuts, keep.copy(), strengths, cum, limits, pin).tolist() == \
         _absorb_plainly(cuts, keep.copy(), strengths, cum, limits, pin).tolist()
+
+
+def test_a_parent_child_tree_does_not_depend_on_how_many_vectors_are_remembered(monkeypatch):
+    """The library entry keeps only its latest texts' vectors (its memory stays flat on a long text): with room
+    for three it cuts as with room for thousands, asking the embedder again for what it let go."""
+    text = "".join(f"## Part {i}\n\nTea and rain fall on the road {i}. The market opens late. 主角见到师父。\n\n"
+                   f"{'A long winding sentence about the mountain road, ' * (i % 4 + 1)}\n\n" for i in range(30))
+    calls: list[int] = []
+
+    class Counting:
+        dim, model_id = EMB.dim, EMB.model_id
+
+        def embed(self, texts, *, kind="passage"):
+            calls.append(len(texts))
+            return EMB.embed(texts, kind=kind)
+
+    full = pc.chunk_parent_child(text, Counting(), P)
+    asked = sum(calls)
+    monkeypatch.setattr(pc, "MEMO_TEXTS", 3)
+    small = pc.chunk_parent_child(text, Counting(), P)
+    assert [(c.id, c.span, c.method) for c in small] == [(c.id, c.span, c.method) for c in full]
+    assert sum(calls) - asked > asked  # (texts it let go were asked for again)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -553,6 +554,12 @@ def blank_line_blocks(text: str) -> list[str]:
     return [text[a:b] for a, b in zip(edges[:-1], edges[1:], strict=True) if b > a]
 
 
+#: :func:`chunk_parent_child` remembers the vectors of this many texts it embedded last (a block's edge
+#: sentences are asked for again by its neighbours; every vector kept made a long text's memory grow with it:
+#: 8 MB of English held ~250 MB of them)
+MEMO_TEXTS = 4096
+
+
 def chunk_parent_child(text: str, embedder, params: PCParams | None = None,
                        blocks: Sequence[str] | None = None, *, source: str = "<text>") -> ChunkTree:
     """Parents (level 1) and children (level 2) of one text. ``blocks`` (concatenating to ``text``)
@@ -565,14 +572,20 @@ def chunk_parent_child(text: str, embedder, params: PCParams | None = None,
     blocks = list(blocks) if blocks is not None else blank_line_blocks(text)
     if "".join(blocks) != text:
         raise InputError("blocks must concatenate to the text")
-    memo: dict[str, np.ndarray] = {}
+    memo: OrderedDict[str, np.ndarray] = OrderedDict()  # the latest texts' vectors (a text asked again)
 
     def vec_fn(texts: list[str]) -> np.ndarray:
         todo = list(dict.fromkeys(t for t in texts if t not in memo))
-        if todo:
-            for t, v in zip(todo, np.asarray(embedder.embed(todo, kind="passage"), np.float32), strict=True):
-                memo[t] = v
-        return np.stack([memo[t] for t in texts]) if texts else np.zeros((0, embedder.dim), np.float32)
+        fresh = dict(zip(todo, np.asarray(embedder.embed(todo, kind="passage"), np.float32), strict=True)) \
+            if todo else {}
+        out = np.stack([fresh[t] if t in fresh else memo[t] for t in texts]) if texts \
+            else np.zeros((0, embedder.dim), np.float32)
+        for t in texts:
+            memo[t] = fresh[t] if t in fresh else memo[t]
+            memo.move_to_end(t)
+        while len(memo) > MEMO_TEXTS:
+            memo.popitem(last=False)
+        return out
 
     layout: list[Bubble] = []
     splits = Splits()
