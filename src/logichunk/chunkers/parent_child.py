@@ -138,10 +138,10 @@ class Splits(dict[str, SentenceSpans]):
         return ss
 
 
-def _no_cut_ends(text: str) -> np.ndarray:
+def _no_cut_ends(text: str, splits: Splits) -> np.ndarray:
     """The seams of ``text`` (:meth:`~logichunk.text.sentences.SentenceSpans.seams`) that no chunk may
     end at (after a heading, a lead-in: :func:`~logichunk.text.structure.layout`'s no-cut gaps), sorted."""
-    ss = split_sentences(text)
+    ss = splits[text]
     if len(ss) < 2:
         return np.zeros(0, np.int64)
     return ss.seams()[layout(ss).no_cut]
@@ -173,7 +173,7 @@ def _atoms(text: str, segments: Sequence[tuple[int, int]], meter: Meter, max_siz
     inside: dict[int, list[int]] = {}
     if big.size:
         if no_cut_ends is None:
-            no_cut_ends = _no_cut_ends(text)
+            no_cut_ends = _no_cut_ends(text, splits)
         glued = np.zeros(s_starts.size, bool)
         glued[1:] = np.isin(s_ends[:-1], no_cut_ends)
         found, made = bd.forced_splits(text, meter, s_starts, s_ends, glued, big, max_size,
