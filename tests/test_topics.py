@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from logichunk import boundaries as bd
@@ -102,6 +102,18 @@ def test_units_and_lines_agree(units):
     assert len(lines) == len(units)
     ends = [c.meta["sentences"][1] - 1 for c in tree.roots()[:-1]]
     assert got == ends
+
+
+@settings(max_examples=300, deadline=None)
+@example(["a.", "b.", ""])  # an empty last unit started where the joined text ends: an IndexError once
+@example(["", ""])
+@given(st.lists(st.one_of(_SENT, st.sampled_from(["", " ", "\t"])), min_size=0, max_size=20))
+def test_any_units_empty_ones_included_get_cuts_between_them(units):
+    got = segment_units(units).tolist()
+    assert got == sorted(set(got)) and all(0 <= c < len(units) - 1 for c in got)
+    while units and not units[-1]:  # an empty unit at the end carries nothing: the units before it, alone
+        units = units[:-1]
+    assert segment_units(units).tolist() == got
 
 
 def test_segment_units_is_the_global_decision_with_the_structure_rules():

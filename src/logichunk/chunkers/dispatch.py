@@ -1,8 +1,8 @@
 """One entry point over every chunker, by method name — what the CLI, the HTTP service and the
 settings file use, so a method means the same thing everywhere.
 
-Each method takes the models it needs as objects (resolve specs with
-:mod:`logichunk.models.registry` / :func:`logichunk.models.lm.load_lm` first) and fails with a
+Each method takes the models it needs as objects or by the names the CLI takes (``embedder="e5"``,
+``lm="default"``, ``llm="openai:URL#model"``: :mod:`logichunk.models.registry`) and fails with a
 clear :class:`~logichunk.errors.InputError` when one is missing, never with a silent fallback.
 """
 
@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import InputError
+from ..models.registry import embedder_of, llm_of, lm_of
 from ..text.measure import Measure
 from ..tree import ChunkTree
 
@@ -89,6 +90,7 @@ def chunk_by(
     from .overlap import add_overlap, check_overlap
     from .snap import snap_tree
 
+    embedder, llm, lm = embedder_of(embedder), llm_of(llm), lm_of(lm)
     unit = measure_for(unit, tokenizer, embedder=embedder)
     check_overlap(overlap)
 

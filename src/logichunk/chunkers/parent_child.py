@@ -40,6 +40,7 @@ import numpy as np
 from .. import boundaries as bd
 from ..config import Settings as _D
 from ..errors import InputError
+from ..models.registry import embedder_of
 from ..signals.cohesion import span_keys
 from ..signals.entropy import zscore
 from ..text.line_kinds import fence_spans
@@ -565,7 +566,11 @@ def chunk_parent_child(text: str, embedder, params: PCParams | None = None,
     """Parents (level 1) and children (level 2) of one text. ``blocks`` (concatenating to ``text``)
     default to blank-line blocks. ``embedder`` follows the :class:`logichunk.models.Embedder` protocol.
     Bubbles carry document offsets, the level whose limit forced the cut, and ``source``; a sentence
-    cut for its parent is one bubble (its pieces cut again for the children are not reported twice)."""
+    cut for its parent is one bubble (its pieces cut again for the children are not reported twice).
+    ``embedder`` may also be named (``"hash"``, ``"e5"``, ...: :func:`~logichunk.models.registry.embedder_of`)."""
+    embedder = embedder_of(embedder, cached=False)  # (its vectors are remembered below)
+    if embedder is None:
+        raise InputError("chunk_parent_child needs an embedder: a model or its name (hash, e5, auto, ...)")
     p = (params or PCParams()).resolved(embedder)
     if not isinstance(text, str):
         raise InputError("text must be a str")

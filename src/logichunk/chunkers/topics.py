@@ -41,6 +41,7 @@ import numpy as np
 from .. import boundaries as bd
 from ..errors import InputError
 from ..models.embedding import l2_normalize
+from ..models.registry import embedder_of
 from ..signals.cohesion import item_bags
 from ..text.sentences import SentenceSpans, join_units, split_lines, split_sentences
 from ..text.structure import LINE, PARAGRAPH, SECTION, SENTENCE, Layout, layout
@@ -124,14 +125,15 @@ def segment(text: str, *, units: str = "sentences", embedder: Any = None, topics
     method ``topic``): spans that tile the text exactly, cut where the subject changes (see the
     module docstring). ``units``: ``"sentences"`` (default) or ``"lines"`` (one unit per non-blank
     line: turns of a conversation, a transcript). ``embedder``: measure cohesion with its sentence
-    vectors instead of the document's own words (e.g. :func:`logichunk.models.registry.resolve_embedder`).
-    ``topics``: how many topics you want (an outline's chapters, say): the best cuts for that many,
+    vectors instead of the document's own words: a model, or its name as the CLI takes it (``"e5"``,
+    ``"hash"``, ...: :func:`logichunk.models.registry.embedder_of`). ``topics``: how many topics you want (an outline's chapters, say): the best cuts for that many,
     instead of the count the text's cohesion gives; headings still open topics, so there may be more,
     and fewer where the structure leaves fewer places to cut."""
     if not isinstance(text, str):
         raise InputError(f"segment expects a str, got {type(text).__name__}")
     if units not in UNITS:
         raise InputError(f"units must be one of {', '.join(UNITS)}, got {units!r}")
+    embedder = embedder_of(embedder)
     sents = split_lines(text) if units == "lines" else split_sentences(text)
     cuts, info = topic_cuts(sents, embedder=embedder, topics=topics)
     stats = {"sentences": len(sents), "topics": 0, "units": units, **info}
@@ -151,9 +153,13 @@ def segment(text: str, *, units: str = "sentences", embedder: Any = None, topics
 def segment_units(units: Sequence[str], *, embedder: Any = None, topics: int | None = None) -> np.ndarray:
     """Topic boundaries of units given one by one (utterances, turns, pre-split sentences): sorted gap
     indices, ``i`` meaning a boundary after ``units[i]`` (the format of the segmentation benchmarks).
-    ``topics`` as in :func:`segment`."""
+    ``embedder`` and ``topics`` as in :func:`segment`."""
     if isinstance(units, str) or not all(isinstance(u, str) for u in units):
         raise InputError("segment_units expects a sequence of str (one per unit)")
+    embedder = embedder_of(embedder)
+    units = list(units)
+    while units and not units[-1]:  # empty units at the end join the last topic (nothing to read in them)
+        units.pop()
     if len(units) < 2:
         return np.zeros(0, np.int64)
-    return topic_cuts(join_units(list(units)), embedder=embedder, topics=topics)[0]
+    return topic_cuts(join_units(units), embedder=embedder, topics=topics)[0]

@@ -26,13 +26,14 @@ for ``auto``, why it fell back).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
-from ..errors import LogichunkError, ModelUnavailable
+from ..errors import InputError, LogichunkError, ModelUnavailable
 from .embedding import Embedder, EmbeddingCache
 from .llm import LLM, OpenAIChatLLM
 
-__all__ = ["Resolved", "default_embedder", "parse_openai_spec", "resolve_embedder", "resolve_llm"]
+__all__ = ["Resolved", "default_embedder", "embedder_of", "llm_of", "lm_of", "parse_openai_spec", "resolve_embedder",
+           "resolve_llm"]
 
 T = TypeVar("T")
 
@@ -144,3 +145,47 @@ def resolve_llm(spec: str) -> Resolved[LLM]:
 
         return Resolved(chat_on(load_lm(arg or None)), "local", spec)
     raise LogichunkError(f"unknown LLM spec {spec!r}: use openai:http://host:port/v1#model-name, local or local:PATH")
+
+
+# --------------------------------------------------------------------------- a model or its name
+#
+# The library's functions take a model object or the name the CLI and the settings use for it, so that
+# ``segment(text, embedder="e5")`` does what ``logichunk segment --embedder e5`` does. Why here: a name
+# passed where a model was expected failed at the model's first use, deep inside (``'str' object has no
+# attribute 'embed'``; in a store, at the first re-chunk), and every entry point would otherwise check
+# and resolve on its own.
+
+
+def _model_of(x: Any, what: str, method: str, names: str, resolve: Any) -> Any:
+    if x is None or callable(getattr(x, method, None)):
+        return x
+    if isinstance(x, str):
+        return resolve(x)
+    raise InputError(f"{what} must be a model (an object with {method}()) or its name ({names}), "
+                     f"got {type(x).__name__}")
+
+
+def embedder_of(embedder: Any, *, cached: bool = True) -> Any:
+    """``embedder`` as a model: an object with ``embed()`` as it is, a spec string (``"hash"``, ``"e5"``,
+    ``"auto"``, ``"openai:URL#model"``...: see :func:`resolve_embedder`) resolved, None as None; ``cached``
+    as :func:`resolve_embedder`'s (a store keeps its own cache: False)."""
+    return _model_of(embedder, "embedder", "embed", "auto, hash, e5, minilm, st:PATH, onnx:PATH, openai:URL#MODEL",
+                     lambda spec: resolve_embedder(spec, cached=cached).model)
+
+
+def llm_of(llm: Any) -> Any:
+    """``llm`` as a chat model: an object with ``complete()`` as it is, a spec string (``"openai:URL#model"``,
+    ``"local"``, ``"local:PATH"``) resolved by :func:`resolve_llm`, None as None."""
+    return _model_of(llm, "llm", "complete", "openai:URL#MODEL, local, local:PATH", lambda spec: resolve_llm(spec).model)
+
+
+def lm_of(lm: Any) -> Any:
+    """``lm`` as a causal LM: an object with ``token_logprobs()`` as it is, a spec string (``"default"``, a
+    packaged model's name, a folder, a ``.gguf`` file, an ``http(s)://`` endpoint) loaded by
+    :func:`logichunk.models.lm.load_lm`, None as None."""
+    def load(spec: str) -> Any:
+        from .lm import load_lm
+
+        return load_lm(spec)
+
+    return _model_of(lm, "lm", "token_logprobs", "default, a packaged name, PATH, a .gguf file, http(s)://URL", load)

@@ -24,6 +24,7 @@ from .. import __version__
 from ..config import Settings
 from ..errors import InputError
 from ..models.embedding import EmbeddingCache
+from ..models.registry import embedder_of
 from . import errors
 from .auth import check_key
 from .jobs import Registry
@@ -41,9 +42,10 @@ PAGE_CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self'; script-
 
 def create_app(settings: Settings | None = None, *, api_key: str, embedder: Any = None,
                debounce_ms: int | None = None, mcp_allow: Sequence[str] = ()) -> FastAPI:
-    """``embedder`` overrides ``settings.embedder`` (tests pass a small one); ``debounce_ms``
+    """``embedder`` (a model or its name) overrides ``settings.embedder`` (tests pass a small one); ``debounce_ms``
     overrides ``settings.debounce_delay_ms``; ``mcp_allow``: folders the MCP tool ``add_file`` may read."""
     settings = settings or Settings.load()
+    embedder = embedder_of(embedder, cached=False)  # (a name as the settings' own; a cache is put in front below)
     metrics = Metrics()
     registry = Registry(settings, metrics, embedder=embedder, delay_ms=debounce_ms)
     service = Service(settings, check_key(api_key), registry, metrics, EmbeddingCache(registry.embedder))

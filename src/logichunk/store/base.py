@@ -35,6 +35,7 @@ from ..config import Settings
 from ..errors import InputError, LogichunkError
 from ..index.bm25 import BM25Index
 from ..index.vectors import VectorIndex, make_index
+from ..models.registry import embedder_of
 from ..types import Bubble, Chunk, Span
 from . import schema
 from .plan import ChapterPlan, embed_batches, plan_chapter, sha256
@@ -170,8 +171,9 @@ class Store:
     def open(url: str, *, settings: Settings | None = None, embedder: Any = None, project: str | None = None,
              create: bool = True) -> Store:
         """``postgresql://...`` (or ``postgres://``) for PostgreSQL + pgvector, anything else is a
-        SQLite file path (``:memory:`` too). ``embedder`` follows the Embedder protocol; default:
-        the one ``settings.embedder`` names. ``create=False``: the SQLite file and the project must
+        SQLite file path (``:memory:`` too). ``embedder``: a model (the Embedder protocol) or its name
+        (``"hash"``, ``"e5"``, ...: :func:`~logichunk.models.registry.resolve_embedder`); default: the one
+        ``settings.embedder`` names. ``create=False``: the SQLite file and the project must
         exist already (a mistyped path or project name is an error, not a new empty store)."""
         if not isinstance(url, str) or not url.strip():
             raise InputError("a database URL or path is needed")
@@ -192,7 +194,9 @@ class Store:
                  create: bool = True) -> None:
         self.url = url
         self.settings = settings
-        self._embedder = embedder
+        if embedder is not None and not isinstance(embedder, str):
+            embedder = embedder_of(embedder)  # (a wrong type: one clear error now, not at the first re-chunk)
+        self._embedder = embedder  # (a name: resolved at first use, as the settings' own)
         self.embedder_note = ""
         self.params = PCParams.from_settings(settings)
         self._lock = threading.RLock()
@@ -350,10 +354,10 @@ class Store:
     # ------------------------------------------------------------------ embedder
     @property
     def embedder(self) -> Any:
-        if self._embedder is None:
+        if self._embedder is None or isinstance(self._embedder, str):
             from ..models import resolve_embedder
 
-            r = resolve_embedder(self.settings.embedder, cached=False)
+            r = resolve_embedder(self._embedder or self.settings.embedder, cached=False)
             self._embedder = r.model
             self.embedder_note = r.description
         return self._embedder

@@ -1387,7 +1387,7 @@ def _near_end(text: str, ends: np.ndarray, idx: np.ndarray, marks: np.ndarray) -
     cp = codepoints(text)
     e = ends[idx]
     for k in range(1, 6):
-        c = cp[e - k]  # (a sentence shorter than that reads the text's end: a candidate at worst)
+        c = cp[np.maximum(e - k, 0)]  # (a sentence shorter than that reads the text's start: a candidate at worst)
         for m in marks.tolist():  # (a mark or two: plain comparisons beat a search per character)
             hit |= c == m
     return hit
