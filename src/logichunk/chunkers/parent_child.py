@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -40,6 +40,7 @@ import numpy as np
 from .. import boundaries as bd
 from ..config import Settings as _D
 from ..errors import InputError
+from ..models.embedding import LRUMapping
 from ..models.registry import embedder_of
 from ..signals.cohesion import span_keys
 from ..signals.entropy import zscore
@@ -132,11 +133,37 @@ class Splits(dict[str, SentenceSpans]):
     """Each text's sentences (:func:`~logichunk.text.sentences.split_sentences`), split once. Why: a
     chapter's pieces, its parents and their segments are mostly the same texts (a paragraph is a piece,
     a parent and its one segment), and a short text's split costs a few hundred microseconds, mostly
-    fixed. One per chapter: it holds every text it was asked for."""
+    fixed. One per chapter: it holds every text it was asked for; ``shared`` (a store's
+    :func:`text_memo`) also keeps them for the next plan, and is asked first."""
+
+    def __init__(self, shared: MutableMapping[str, SentenceSpans] | None = None) -> None:
+        super().__init__()
+        self.shared = shared
 
     def __missing__(self, text: str) -> SentenceSpans:
-        ss = self[text] = split_sentences(text)
+        ss = self.shared.get(text) if self.shared is not None else None
+        if ss is None:
+            ss = split_sentences(text)
+            if self.shared is not None:
+                self.shared[text] = ss
+        self[text] = ss
         return ss
+
+
+#: :func:`text_memo`'s bound: the texts of this many characters (a few MB of chapters; what was computed from
+#: them, a split's arrays or a block's pieces, takes about as many bytes again at most)
+MEMO_CHARS = 1 << 22
+
+
+def text_memo() -> MutableMapping[str, Any]:
+    """What a store computed from texts, kept from one plan of a chapter to the next (the latest
+    :data:`MEMO_CHARS` characters of texts): their sentences (:class:`Splits`' ``shared``), an over-long
+    block's pieces (:func:`layout_parents`' ``cut_blocks``). Why: an edit re-plans its whole chapter, and
+    every block but the edited one was split and cut the time before — most of an edit's cost (a block of
+    code: ~0.5 ms to split). Each is a function of the text (and of the store's embedder and knobs, fixed
+    for a store), so what is kept is what would be computed. Thread-safe: a service plans chapters in
+    several threads."""
+    return LRUMapping(1 << 30, max_key_chars=MEMO_CHARS)
 
 
 def _no_cut_ends(text: str, splits: Splits) -> np.ndarray:
@@ -319,9 +346,13 @@ def _fit_merged(cuts: list[int], texts: Sequence[str], scores: np.ndarray, p: PC
 
 
 def layout_parents(blocks: Sequence[str], vec_fn: VecFn, p: PCParams,
-                   bubbles: list[Bubble] | None = None, splits: Splits | None = None) -> list[ParentSpec]:
+                   bubbles: list[Bubble] | None = None, splits: Splits | None = None,
+                   cut_blocks: MutableMapping[str, Any] | None = None) -> list[ParentSpec]:
     """Parents of one chapter whose blocks (in order) are ``blocks``. Empty blocks own nothing.
-    ``splits``: the chapter's :class:`Splits`, to share with :func:`children_of`."""
+    ``splits``: the chapter's :class:`Splits`, to share with :func:`children_of`. ``cut_blocks``: the
+    pieces of over-long blocks from earlier plans with the same ``vec_fn`` and ``p`` (a store's
+    :func:`text_memo`: :func:`split_block` is a function of the block's text, the embedder and the knobs),
+    so an edit cuts again only the block it changed."""
     splits = splits if splits is not None else Splits()
     pieces: list[tuple[int, int, int]] = []  # (block, start, end)
     gap_scores: list[float] = []  # between consecutive pieces
@@ -330,7 +361,18 @@ def layout_parents(blocks: Sequence[str], vec_fn: VecFn, p: PCParams,
     for b, text in enumerate(blocks):
         if not text:
             continue
-        parts, inner_scores = split_block(text, vec_fn, p, bubbles, where=f"block {b}", splits=splits)
+        where = f"block {b}"
+        got = cut_blocks.get(text) if cut_blocks is not None else None
+        if got is None:
+            made: list[Bubble] = []
+            parts, inner_scores = split_block(text, vec_fn, p, made, where=where, splits=splits)
+            if cut_blocks is not None and (len(parts) > 1 or made):
+                cut_blocks[text] = (parts, inner_scores, tuple(made))
+        else:  # (its bubbles name the block where it is now)
+            parts, inner_scores, kept = got
+            made = [replace(x, context={**x.context, "where": where}) for x in kept]
+        if bubbles is not None:
+            bubbles.extend(made)
         for j, (s, e) in enumerate(parts):
             if pieces:
                 gap_scores.append(inner_scores[j - 1] if j > 0 else float("nan"))  # nan: block edge, below

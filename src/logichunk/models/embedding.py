@@ -15,9 +15,11 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterator, MutableMapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
+
+V = TypeVar("V")
 
 __all__ = [
     "Embedder", "EmbeddingCache", "EmbedKind", "LRUMapping", "CacheStats", "batched_embed", "cache_key",
@@ -89,32 +91,43 @@ def cache_key(model_id: str, kind: str, text: str) -> str:
     return f"{model_id}\x1f{kind}\x1f{digest}"
 
 
-class LRUMapping(MutableMapping[str, np.ndarray]):
-    """A bounded, thread-safe in-memory mapping that forgets the least recently used entries."""
+class LRUMapping(MutableMapping[str, V]):
+    """A bounded, thread-safe in-memory mapping that forgets the least recently used entries: past
+    ``max_items`` entries, or past ``max_key_chars`` characters of keys (texts as keys: a memo of what was
+    computed from them, whose size grows with theirs)."""
 
-    def __init__(self, max_items: int = 100_000) -> None:
+    def __init__(self, max_items: int = 100_000, *, max_key_chars: int | None = None) -> None:
         if max_items < 1:
             raise ValueError("max_items must be >= 1")
         self.max_items = max_items
-        self._data: OrderedDict[str, np.ndarray] = OrderedDict()
+        self.max_key_chars = max_key_chars
+        self._data: OrderedDict[str, V] = OrderedDict()
+        self._chars = 0
         self._lock = threading.Lock()
 
-    def __getitem__(self, key: str) -> np.ndarray:
+    def __getitem__(self, key: str) -> V:
         with self._lock:
             value = self._data[key]
             self._data.move_to_end(key)
             return value
 
-    def __setitem__(self, key: str, value: np.ndarray) -> None:
+    def __setitem__(self, key: str, value: V) -> None:
+        if self.max_key_chars is not None and len(key) > self.max_key_chars:
+            return  # (a key alone over the bound would push out every other entry, then itself)
         with self._lock:
+            if key not in self._data:
+                self._chars += len(key)
             self._data[key] = value
             self._data.move_to_end(key)
-            while len(self._data) > self.max_items:
-                self._data.popitem(last=False)
+            cap = self.max_key_chars
+            while len(self._data) > self.max_items or (cap is not None and self._chars > cap and self._data):
+                old, _ = self._data.popitem(last=False)
+                self._chars -= len(old)
 
     def __delitem__(self, key: str) -> None:
         with self._lock:
             del self._data[key]
+            self._chars -= len(key)
 
     def __iter__(self) -> Iterator[str]:
         with self._lock:

@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .. import ids as idmod
-from ..chunkers.parent_child import PCParams
+from ..chunkers.parent_child import PCParams, text_memo
 from ..config import Settings
 from ..errors import InputError, LogichunkError
 from ..index.bm25 import BM25Index
@@ -203,6 +203,8 @@ class Store:
         self._closed = False
         self._memo: OrderedDict[tuple[str, str, str], np.ndarray] = OrderedDict()
         self._memo_max = 50_000
+        # the blocks' sentences and over-long blocks' pieces, from one re-chunk of a chapter to the next
+        self._plan_memo = (text_memo(), text_memo())
         self._vindex: dict[tuple[str, str], _IndexCache] = {}
         self._bm25: dict[str, _IndexCache] = {}
         self._avg_cache: tuple[int, float] = (-1, 0.0)
@@ -769,7 +771,7 @@ class Store:
         old = {(index[blk], s, e, h): (pk, order, dotted)
                for pk, blk, s, e, h, order, dotted in snap.old_parents if blk in index}
         return plan_chapter([b.content for b in snap.blocks], snap.rank, self.embed, self.run_params, old=old,
-                            force=force)
+                            force=force, memo=self._plan_memo)
 
     @property
     def run_params(self) -> PCParams:

@@ -12,15 +12,24 @@ indexes to block ids when it writes.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..chunkers.parent_child import ParentSpec, PCParams, Splits, VecFn, block_of, children_of, layout_parents
+from ..chunkers.parent_child import (
+    ParentSpec,
+    PCParams,
+    Splits,
+    VecFn,
+    block_of,
+    children_of,
+    layout_parents,
+)
 from ..errors import LogichunkError
 from ..models.embedding import unit
+from ..text.sentences import SentenceSpans
 from ..types import Bubble
 
 __all__ = ["ChapterPlan", "OldParents", "PlannedParent", "embed_batches", "plan_chapter", "sha256"]
@@ -90,18 +99,21 @@ class ChapterPlan:
 
 
 def plan_chapter(contents: Sequence[str], rank: int, embed: VecFn, params: PCParams, *,
-                 old: OldParents | None = None, force: bool = False) -> ChapterPlan:
+                 old: OldParents | None = None, force: bool = False,
+                 memo: tuple[MutableMapping[str, SentenceSpans], MutableMapping[str, Any]] | None = None) -> ChapterPlan:
     """Plan the chapter whose blocks hold ``contents``. A parent found in ``old`` (same owner block,
     offsets and text) is kept as stored unless ``force``; the others are cut into children and
     embedded through ``embed`` (texts -> L2-normalised float32 rows). ``params`` with a tokenizer
     size in its exact tokens (:meth:`PCParams.resolved`; resolve ``"embedder"`` before, with the
-    embedder)."""
+    embedder). ``memo``: texts' sentences and over-long blocks' pieces kept from earlier plans with this
+    ``embed`` and ``params`` (a store's two :func:`~logichunk.chunkers.parent_child.text_memo`: the same plan,
+    sooner — an edit splits and cuts again only the blocks it changed)."""
     params = params.resolved()
     old = dict(old or {})
     bubbles: list[tuple[int, Bubble]] = []
     layout_bubbles: list[Bubble] = []
-    splits = Splits()
-    parents = layout_parents(list(contents), embed, params, layout_bubbles, splits)
+    splits = Splits(memo[0] if memo is not None else None)
+    parents = layout_parents(list(contents), embed, params, layout_bubbles, splits, memo[1] if memo is not None else None)
     bubbles.extend((block_of(b), b) for b in layout_bubbles)
     kept: list[tuple[int, int, str, str, int]] = []
     todo: list[tuple[int, ParentSpec]] = []
