@@ -266,6 +266,27 @@ def test_bad_input(make_store):
     assert store.counts()["child"] > 0  # nothing was dropped
 
 
+def test_text_no_database_can_hold_is_one_line_of_error_and_nothing_is_stored(make_store):
+    """An unpaired surrogate (JSON's ``"\\ud800"``, bytes decoded with ``surrogateescape``) reached the driver
+    as a UnicodeEncodeError traceback; on both backends it is refused before anything is written."""
+    store = make_store(settings=SMALL)
+    before = store.documents()
+    bad = "A block. Then \ud800 a lone surrogate.\n\n"
+    for call, where in ((lambda: store.add_document("t", [("c", ["Fine.\n\n", bad])]), "block 2 of chapter 'c'"),
+                        (lambda: store.add_document("t\udfff"), "document title"),
+                        (lambda: store.add_document("t", [("c\ud800", ["Fine.\n\n"])]), "chapter title")):
+        with pytest.raises(InputError, match=f"^{where} holds an unpaired surrogate at character \\d+"):
+            call()
+    assert store.documents() == before  # (the document of the first call was not half written)
+    doc = store.add_document("t", [("c", ["Fine text here.\n\n"])])
+    block = store.blocks()[0]
+    with pytest.raises(InputError, match="^block 1 holds an unpaired surrogate at character 14"):
+        store.edit_block(block.id, bad)
+    with pytest.raises(InputError, match="unpaired surrogate"):
+        store.add_block(store.chapters(doc)[0][0], bad)
+    assert [b.content for b in store.blocks()] == ["Fine text here.\n\n"]
+
+
 @pytest.mark.parametrize("path", ["/nonexistent-folder/x.db", "/sys/logichunk.db", "/"])
 def test_unwritable_sqlite_path(path):
     with pytest.raises(StoreError, match="cannot"):

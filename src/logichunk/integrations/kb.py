@@ -26,6 +26,7 @@ from ..retrieve import retrieve
 from ..store import ChunkRow, Store
 from ..store.document_layout import DocLayout, hit_pages
 from ..store.ingest import SUFFIXES, ingest_text, read_text_file
+from ..text.decode import check_unicode
 
 PROJECT_CHARS = 100
 
@@ -103,11 +104,7 @@ def check_text(text: Any, what: str, limit: int) -> str:
         raise InputError(f"{what} is empty")
     if len(text) > limit:
         raise InputError(f"{what} is {len(text):,} characters; this server takes at most {limit:,}")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as e:
-        raise InputError(f"{what} holds an unpaired surrogate at character {e.start}; send valid Unicode") from None
-    return text
+    return check_unicode(text, what)
 
 
 def _check_top_k(top_k: Any, limits: Limits) -> int:

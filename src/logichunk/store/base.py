@@ -36,9 +36,19 @@ from ..errors import InputError, LogichunkError
 from ..index.bm25 import BM25Index
 from ..index.vectors import VectorIndex, make_index
 from ..models.registry import embedder_of
+from ..text.decode import check_unicode
 from ..types import Bubble, Chunk, Span
 from . import schema
 from .plan import ChapterPlan, embed_batches, plan_chapter, sha256
+
+
+def _check_blocks(texts: Sequence[Any], chapter: str | None = None) -> None:
+    """Blocks a store can hold: strings UTF-8 can encode (one line of error naming the first that is not;
+    an unpaired surrogate from JSON reached the database driver as a traceback before)."""
+    for i, t in enumerate(texts):
+        if not isinstance(t, str):
+            raise InputError("block content must be a string")
+        check_unicode(t, f"block {i + 1}" + (f" of chapter {chapter!r}" if chapter else ""))
 
 
 class StoreError(LogichunkError):
@@ -443,6 +453,10 @@ class Store:
         """A document with ``chapters`` = ``[(title, [block texts...]), ...]``; blocks start dirty."""
         if not isinstance(title, str):
             raise InputError("document title must be a string")
+        check_unicode(title, "document title")
+        chapters = [(t, list(blocks)) for t, blocks in chapters]
+        for t, blocks in chapters:
+            _check_blocks(blocks, t)
         with self.tx():
             order = self._q("SELECT COALESCE(MAX(doc_order), 0) + 1 FROM documents WHERE project_id = ?",
                             (self.project_id,))[0][0]
@@ -456,6 +470,8 @@ class Store:
         return did
 
     def add_chapter(self, document_id: str, title: str | None = None) -> str:
+        if title is not None:
+            check_unicode(title, "chapter title")
         with self.tx():
             self._require("documents", document_id, "document")
             order = self._q("SELECT COALESCE(MAX(chapter_order), 0) + 1 FROM chapters WHERE document_id = ?",
@@ -466,9 +482,7 @@ class Store:
         return cid
 
     def _add_blocks(self, chapter_id: str, texts: list[str], titles: Sequence[str | None] | None = None) -> list[str]:
-        for t in texts:
-            if not isinstance(t, str):
-                raise InputError("block content must be a string")
+        _check_blocks(texts)
         start = self._q("SELECT COALESCE(MAX(block_order), 0) FROM blocks WHERE chapter_id = ?", (chapter_id,))[0][0]
         now = time.time()
         ids = [_new_id() for _ in texts]
@@ -508,8 +522,7 @@ class Store:
     def edit_block(self, block_id: str, content: str) -> bool:
         """Replace a block's content and mark it dirty (cheap; the re-chunk runs later).
         Returns False when the content is identical (nothing marked)."""
-        if not isinstance(content, str):
-            raise InputError("block content must be a string")
+        _check_blocks([content])
         with self.tx():
             b = self.get_block(block_id)
             if b.content == content:

@@ -34,7 +34,7 @@ from pathlib import Path
 from ..errors import InputError
 from .pdf import is_pdf, pdf_text
 
-__all__ = ["SNIFF_BYTES", "read_path", "read_text"]
+__all__ = ["SNIFF_BYTES", "check_unicode", "read_path", "read_text"]
 
 #: How much of the input is inspected for signs of a binary file.
 SNIFF_BYTES = 8192
@@ -50,6 +50,17 @@ _BOMS = (
     (codecs.BOM_UTF16_LE, "utf-16-le", "UTF-16"),
     (codecs.BOM_UTF16_BE, "utf-16-be", "UTF-16"),
 )
+
+
+def check_unicode(text: str, what: str = "text") -> str:
+    """``text``, when UTF-8 can encode it: a string from JSON (``"\\ud800"``) or from bytes decoded with
+    ``surrogateescape`` may hold unpaired surrogates, which no file, database or UTF-8 output can hold.
+    Refused in one line with the first one's offset (replacing it would change the user's text)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise InputError(f"{what} holds an unpaired surrogate at character {e.start}; send valid Unicode") from None
+    return text
 
 
 def _binary(source: str) -> InputError:

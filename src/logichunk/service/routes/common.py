@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from fastapi import Depends, Request
 from fastapi.concurrency import run_in_threadpool
 
-from ...text.decode import read_text
+from ...errors import InputError
+from ...text.decode import check_unicode, read_text
 from ...text.pdf import is_pdf
 from ..auth import require_key
 from ..errors import ApiError
@@ -32,13 +33,12 @@ def check_text_size(n: int, limit: int, what: str, setting: str) -> None:
 
 
 def check_text(text: str, what: str) -> str:
-    """Text from JSON may carry unpaired surrogates (``"\\ud800"``), which no store can hold."""
+    """Text from JSON may carry unpaired surrogates (``"\\ud800"``), which no store can hold: a 422, as for
+    any body the schema refuses (:func:`~logichunk.text.decode.check_unicode`)."""
     try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as e:
-        raise ApiError(422, "invalid_request", f"{what} holds an unpaired surrogate at character {e.start}; "
-                       "send valid Unicode") from None
-    return text
+        return check_unicode(text, what)
+    except InputError as e:
+        raise ApiError(422, "invalid_request", str(e)) from None
 
 
 #: the OpenAPI body of a file upload: the raw bytes, or a multipart field ``file``
