@@ -367,7 +367,7 @@ def layout_parents(blocks: Sequence[str], vec_fn: VecFn, p: PCParams,
             made: list[Bubble] = []
             parts, inner_scores = split_block(text, vec_fn, p, made, where=where, splits=splits)
             if cut_blocks is not None and (len(parts) > 1 or made):
-                cut_blocks[text] = (parts, inner_scores, tuple(made))
+                cut_blocks[text] = (tuple(parts), tuple(inner_scores), tuple(made))  # (shared: read-only)
         else:  # (its bubbles name the block where it is now)
             parts, inner_scores, kept = got
             made = [replace(x, context={**x.context, "where": where}) for x in kept]
