@@ -72,3 +72,16 @@ def test_hash_names_resolve_to_the_embedder_they_name(name):
     e = embedder_of(name)
     dim = int(name.split(":")[1]) if ":" in name else 1024
     assert e.dim == dim and np.asarray(e.embed(["a b c"])).shape == (1, dim)
+
+
+def test_the_service_takes_its_embedder_by_name(tmp_path):
+    pytest.importorskip("fastapi", reason="the service tests need the [service] extra (fastapi, httpx)")
+    from logichunk.config import Settings
+    from logichunk.service.app import create_app
+
+    app = create_app(Settings(db=str(tmp_path / "a.db")), api_key="k" * 32, embedder="hash:64")
+    registry = app.state.service.registry
+    assert registry.embedder.model_id == HashEmbedder(64).model_id and registry.embedder_note.startswith("hash")
+    app.state.service.close()
+    with pytest.raises(InputError, match="embedder must be a model"):
+        create_app(Settings(db=str(tmp_path / "b.db")), api_key="k" * 32, embedder=5)

@@ -126,9 +126,10 @@ def segment(text: str, *, units: str = "sentences", embedder: Any = None, topics
     module docstring). ``units``: ``"sentences"`` (default) or ``"lines"`` (one unit per non-blank
     line: turns of a conversation, a transcript). ``embedder``: measure cohesion with its sentence
     vectors instead of the document's own words: a model, or its name as the CLI takes it (``"e5"``,
-    ``"hash"``, ...: :func:`logichunk.models.registry.embedder_of`). ``topics``: how many topics you want (an outline's chapters, say): the best cuts for that many,
-    instead of the count the text's cohesion gives; headings still open topics, so there may be more,
-    and fewer where the structure leaves fewer places to cut."""
+    ``"hash"``, ...: :func:`logichunk.models.registry.embedder_of`). ``topics``: how many topics you want
+    (an outline's chapters, say): the best cuts for that many, instead of the count the text's cohesion
+    gives; headings still open topics, so there may be more, and fewer where the structure leaves fewer
+    places to cut."""
     if not isinstance(text, str):
         raise InputError(f"segment expects a str, got {type(text).__name__}")
     if units not in UNITS:

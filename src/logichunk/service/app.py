@@ -45,7 +45,8 @@ def create_app(settings: Settings | None = None, *, api_key: str, embedder: Any 
     """``embedder`` (a model or its name) overrides ``settings.embedder`` (tests pass a small one); ``debounce_ms``
     overrides ``settings.debounce_delay_ms``; ``mcp_allow``: folders the MCP tool ``add_file`` may read."""
     settings = settings or Settings.load()
-    embedder = embedder_of(embedder, cached=False)  # (a name as the settings' own; a cache is put in front below)
+    if embedder is not None and not isinstance(embedder, str):
+        embedder = embedder_of(embedder)  # (a wrong kind: one line of error; a name: resolved as the settings' own)
     metrics = Metrics()
     registry = Registry(settings, metrics, embedder=embedder, delay_ms=debounce_ms)
     service = Service(settings, check_key(api_key), registry, metrics, EmbeddingCache(registry.embedder))

@@ -148,10 +148,10 @@ class Registry:
         self._lock = threading.RLock()
         self._open: dict[str, ProjectRuntime] = {}
         self._closed = False
-        if embedder is None:
+        if embedder is None or isinstance(embedder, str):
             from ..models import resolve_embedder
 
-            r = resolve_embedder(settings.embedder, cached=False)
+            r = resolve_embedder(embedder or settings.embedder, cached=False)
             embedder, self.embedder_note = r.model, r.description
         else:
             self.embedder_note = f"{type(embedder).__name__} ({getattr(embedder, 'model_id', '?')})"
