@@ -78,8 +78,9 @@ def test_an_edit_splits_again_only_the_texts_it_changed(tmp_path, monkeypatch):
     doc = store.add_document("d", [("c", blocks)])
     store.rechunk_dirty()
     split = []
-    real = pc.split_sentences
-    monkeypatch.setattr(pc, "split_sentences", lambda t: split.append(t) or real(t))
+    one, many = pc.split_sentences, pc.split_many
+    monkeypatch.setattr(pc, "split_sentences", lambda t: split.append(t) or one(t))
+    monkeypatch.setattr(pc, "split_many", lambda ts: split.extend(ts) or many(ts))
     block = store.blocks(store.chapters(doc)[0][0])[17]
     store.edit_block(block.id, "Block 17 now speaks of tea. Nothing else. \n\n")
     store.rechunk_dirty()

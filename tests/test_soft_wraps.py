@@ -16,6 +16,7 @@ from logichunk.text.sentences import (
     BREAK_LINE,
     BREAK_NONE,
     BREAK_PARAGRAPH,
+    split_many,
     split_sentences,
 )
 from logichunk.text.soft_wraps import MIN_WRAP_WIDTH, MIN_WRAPPED_LINES, WRAP_QUANTILE
@@ -410,3 +411,30 @@ def test_code_statements_are_not_wrapped_prose_around_their_wrapped_docstrings()
                   "run_the_shell_command_over_here_with_every_argument_that_we_have",
                   "and_then_the_next_one_over_here_with_every_argument_that_we_have"):
         assert first in starts, first
+
+
+_MANY_PIECES = ["The old man walked slowly towards the\nriver and the morning light, the quiet\nhouses of the town. ",
+                "def area(shape):\n    return shape.w * shape.h\n", "x = f(a);\nif (x) {\n", "- an item of a list\n",
+                "bob: hello there\nalice: hi\n", "| a | b |\n|---|---|\n", "用户通常选择从某个\nLinux 发行版安装软件，\n",
+                "源代码\n，编译这些程序\n", "\n\n", "\n", "  indented line\n", "Short Title\n", "\"Quoted\" start\n",
+                "(see the table below) twice a year\n", "```\ncode block\n```\n", "wrapped by hand, line\nby line it goes\n",
+                "A" * 45 + "\n", "end.", "\f", "|", "\t", ":", "$x", "12. item\n", "# heading\n", "漢字の文。"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_MANY_PIECES), min_size=0, max_size=25).map("".join), min_size=0, max_size=12))
+def test_many_texts_split_together_are_each_split_as_alone(texts):
+    """``split_many`` reads the short texts' soft wraps in one pass (their lines laid end to end): each
+    text's sentences, breaks and wraps are the ones it has alone — its own width, its own verdict."""
+    for got, text in zip(split_many(texts), texts, strict=True):
+        alone = split_sentences(text)
+        assert got.text == text
+        assert got.starts.tolist() == alone.starts.tolist() and got.breaks.tolist() == alone.breaks.tolist()
+
+
+def test_a_wrapped_text_among_unwrapped_ones_keeps_its_wraps_and_they_keep_their_lines():
+    wrapped = wrap(TALE, 72)
+    texts = ["def f(x):\n    return x\n", wrapped, "bob: hi\nalice: hello\n", "", wrapped.replace("\n", "\n\n")]
+    got = split_many(texts)
+    assert [len(g) for g in got] == [len(split_sentences(t)) for t in texts]
+    assert got[1].texts() == split_sentences(wrapped).texts() and len(got[1]) < wrapped.count("\n")

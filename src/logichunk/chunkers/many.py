@@ -30,7 +30,7 @@ from ..errors import InputError
 from ..signals.items import content_items
 from ..signals.novelty import novelty_jump, novelty_prefix_of
 from ..text.measure import Measure, Meter
-from ..text.sentences import SentenceSpans, laid_end_to_end, split_sentences
+from ..text.sentences import SentenceSpans, laid_end_to_end, split_many
 from ..text.tokens import fit_limit, measure_for
 from ..tree import ChunkTree, build_tree, build_tree_columns
 from .logic_chain import (
@@ -84,11 +84,13 @@ def chunk_many(
     for i, text in enumerate(texts):
         if not isinstance(text, str):
             raise InputError(f"text {i} must be str, got {type(text).__name__}")
+    splits = split_many(texts)  # (the short texts' soft wraps read in one pass)
+    for i, text in enumerate(texts):
         if not text:
             out[i] = build_tree(text, [], stats={"llm_calls": 0, "tier2_skipped": 0, "sentences": 0},
                                 unit=unit if isinstance(unit, str) else unit.name)
             continue
-        meter, sents = Meter(text, unit), split_sentences(text)
+        meter, sents = Meter(text, unit), splits[i]
         out[i] = _one_chunk(text, cfg, meter, sents)
         if out[i] is None and not shared:
             out[i] = snap_tree(_cascade(text, cfg, None, None, names[i], meter, sents), unit)

@@ -46,7 +46,7 @@ from ..signals.cohesion import span_keys
 from ..signals.entropy import zscore
 from ..text.line_kinds import fence_spans
 from ..text.measure import Measure, Meter, get_measure
-from ..text.sentences import INDENT, SentenceSpans, split_sentences
+from ..text.sentences import INDENT, SentenceSpans, split_many, split_sentences
 from ..text.structure import CONTINUES, PARAGRAPH, SENTENCE, Layout, layout, layouts
 from ..tree import ChunkTree, build_tree
 from ..types import Bubble
@@ -148,6 +148,21 @@ class Splits(dict[str, SentenceSpans]):
                 self.shared[text] = ss
         self[text] = ss
         return ss
+
+    def prefetch(self, texts: Sequence[str]) -> None:
+        """Split, in one pass (:func:`~logichunk.text.sentences.split_many`), those of ``texts`` not split yet:
+        a chapter's blocks, a group's parents — the same splits, without a short text's fixed cost each."""
+        todo = [t for t in dict.fromkeys(texts) if t not in self]
+        if self.shared is not None:
+            for t in todo:
+                ss = self.shared.get(t)
+                if ss is not None:
+                    self[t] = ss
+            todo = [t for t in todo if t not in self]
+        for t, ss in zip(todo, split_many(todo), strict=True):
+            self[t] = ss
+            if self.shared is not None:
+                self.shared[t] = ss
 
 
 #: :func:`text_memo`'s bound: the texts of this many characters (a few MB of chapters; what was computed from
@@ -354,6 +369,7 @@ def layout_parents(blocks: Sequence[str], vec_fn: VecFn, p: PCParams,
     :func:`text_memo`: :func:`split_block` is a function of the block's text, the embedder and the knobs),
     so an edit cuts again only the block it changed."""
     splits = splits if splits is not None else Splits()
+    splits.prefetch([b for b in blocks if b])
     pieces: list[tuple[int, int, int]] = []  # (block, start, end)
     gap_scores: list[float] = []  # between consecutive pieces
     whole: list[bool] = []
@@ -498,6 +514,7 @@ def _children_group(texts: Sequence[str], vec_fn: VecFn, p: PCParams,
                     segments: Sequence[Sequence[tuple[int, int]] | None], bubbles: Sequence[list[Bubble] | None],
                     wheres: Sequence[str], splits: Splits) -> list[list[ChildSpec]]:
     """:func:`children_of` for one group of parents."""
+    splits.prefetch([t for t in texts if t])
     sents = [splits[t] for t in texts]
     full = [k for k, t in enumerate(texts) if t]
     lays = dict(zip(full, layouts([texts[k] for k in full], [sents[k] for k in full]), strict=True))
