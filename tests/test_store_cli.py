@@ -6,6 +6,8 @@ import argparse
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from logichunk.errors import LogichunkError
 from logichunk.store.cli import add_parser
@@ -199,3 +201,50 @@ def test_blocks_table_has_a_header_row_over_its_columns(tmp_path, capsys):
     assert [line.index("clean") for line in lines[1:]] == [lines[0].index("state")] * 2  # columns line up
     code, out = run(["blocks", "--db", db, "--embedder", "hash:64", "--dirty"], capsys)
     assert out.splitlines()[1] == "(no dirty blocks)"
+
+
+_README = """# Project
+
+Intro text.
+
+```bash
+# install the package
+pip install x
+# run it
+x --help
+```
+
+<!--
+Chapter 3 in a comment: no chapter
+-->
+
+## Usage
+
+More text.
+
+第一章 not inside anything
+"""
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["# Title\n", "## Sub\n", "Chapter 2\n", "第二章 起\n", "text line\n", "\n",
+                                 "```\n", "~~~\n", "<!--\n", "-->\n", "---\n", "# comment in code\n"]),
+                max_size=30).map("".join))
+def test_chapters_open_at_headings_outside_code_and_tile_the_text(text):
+    from logichunk.store.ingest import split_chapters
+    from logichunk.text.line_kinds import fence_spans
+
+    parts = split_chapters(text)
+    assert "".join(body for _, body in parts) == text
+    inside = fence_spans(text)
+    at = 0
+    for title, body in parts:
+        if at > 0:  # every chapter after the first opens at a heading, outside every fence
+            assert title is not None and not any(a < at < b for a, b in inside)
+        at += len(body)
+
+
+def test_a_readme_is_not_cut_into_chapters_at_its_shell_comments():
+    from logichunk.store.ingest import split_chapters
+
+    assert [t for t, _ in split_chapters(_README)] == ["Project", "Usage", "第一章 not inside anything"]

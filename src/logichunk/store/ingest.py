@@ -1,7 +1,7 @@
 """Files -> documents -> chapters (by headings) -> blocks (by blank lines) in a store.
 
-A chapter starts at a Markdown heading, a ``第…章/回/节/卷`` line or a ``Chapter N`` line; text
-before the first heading is a chapter of its own. Blocks are blank-line blocks that keep their
+A chapter starts at a Markdown heading, a ``第…章/回/节/卷`` line or a ``Chapter N`` line (not inside
+fenced code, front matter or a comment block); text before the first heading is a chapter of its own. Blocks are blank-line blocks that keep their
 trailing whitespace, so the blocks of a chapter concatenate back to it exactly.
 """
 
@@ -10,12 +10,14 @@ from __future__ import annotations
 import os
 import re
 import time
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..chunkers.parent_child import blank_line_blocks
 from ..errors import InputError
+from ..text.line_kinds import fence_spans
 from .base import RechunkResult, Store
 from .plan import sha256
 
@@ -28,8 +30,20 @@ _HEADING = re.compile(
 
 
 def split_chapters(text: str) -> list[tuple[str | None, str]]:
-    """``[(title, chapter text), ...]``; the texts concatenate back to ``text``."""
+    """``[(title, chapter text), ...]``; the texts concatenate back to ``text``. A line that looks like a
+    heading inside fenced code, front matter or a comment block (:func:`~logichunk.text.line_kinds.fence_spans`:
+    a shell script's ``# install it``) opens no chapter: it would tear the block across two and title a
+    chapter with a comment."""
     starts = [m.start() for m in _HEADING.finditer(text)]
+    if starts:
+        inside: list[tuple[int, int]] = []
+        for a, b in sorted(fence_spans(text)):  # (merged where they overlap)
+            if inside and a < inside[-1][1]:
+                inside[-1] = (inside[-1][0], max(b, inside[-1][1]))
+            else:
+                inside.append((a, b))
+        lo = [a for a, _ in inside]
+        starts = [s for s in starts if (k := bisect_right(lo, s) - 1) < 0 or s >= inside[k][1]]
     if not starts or starts[0] != 0:
         starts = [0, *starts]
     edges = [*starts, len(text)]
