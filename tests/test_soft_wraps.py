@@ -438,3 +438,13 @@ def test_a_wrapped_text_among_unwrapped_ones_keeps_its_wraps_and_they_keep_their
     got = split_many(texts)
     assert [len(g) for g in got] == [len(split_sentences(t)) for t in texts]
     assert got[1].texts() == split_sentences(wrapped).texts() and len(got[1]) < wrapped.count("\n")
+
+
+def test_many_texts_read_a_group_at_a_time_are_the_same(monkeypatch):
+    import logichunk.text.sentences as sentences_mod
+
+    texts = [wrap(TALE, w) for w in (60, 72, 80)] + [p * 3 for p in _MANY_PIECES]
+    whole = split_many(texts)
+    monkeypatch.setattr(sentences_mod, "_MANY_CHARS", 64)  # a pass every few texts
+    for a, b in zip(split_many(texts), whole, strict=True):
+        assert a.starts.tolist() == b.starts.tolist() and a.breaks.tolist() == b.breaks.tolist()

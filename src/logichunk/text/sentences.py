@@ -607,11 +607,25 @@ def split_many(texts: Sequence[str]) -> list[SentenceSpans]:
     blocks by the thousand."""
     out: list[SentenceSpans | None] = [None] * len(texts)
     waiting: list[tuple[int, Generator[_Wraps, np.ndarray, tuple[np.ndarray, np.ndarray] | None], _Wraps]] = []
+    size = 0
+
+    def read_waiting() -> None:
+        for (i, steps, _), read in zip(waiting, soft_wraps_many(_flags(), [w for _, _, w in waiting]), strict=True):
+            try:
+                steps.send(read)
+            except StopIteration as done:
+                out[i] = _spans(texts[i], *done.value)
+        waiting.clear()
+
     for i, text in enumerate(texts):
         if isinstance(text, str) and 0 < len(text) <= SMALL_TEXT:
             steps = _scalar_steps(text, SMALL_MARKS)
             try:
                 waiting.append((i, steps, next(steps)))
+                size += len(text)
+                if size > _MANY_CHARS:  # (a group at a time: memory stays that of one group)
+                    read_waiting()
+                    size = 0
                 continue
             except StopIteration as done:
                 if done.value is not None:
@@ -619,12 +633,12 @@ def split_many(texts: Sequence[str]) -> list[SentenceSpans]:
                     continue
         out[i] = split_sentences(text)
     if waiting:
-        for (i, steps, _), read in zip(waiting, soft_wraps_many(_flags(), [w for _, _, w in waiting]), strict=True):
-            try:
-                steps.send(read)
-            except StopIteration as done:
-                out[i] = _spans(texts[i], *done.value)
+        read_waiting()
     return out  # type: ignore[return-value]
+
+
+#: :func:`split_many` reads the soft wraps of this many characters of texts in one pass at most
+_MANY_CHARS = 1 << 20
 
 
 def _spans(text: str, bounds: np.ndarray, breaks: np.ndarray) -> SentenceSpans:
