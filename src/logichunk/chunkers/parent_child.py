@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections import OrderedDict
 from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -141,13 +140,8 @@ class Splits(dict[str, SentenceSpans]):
         self.shared = shared
 
     def __missing__(self, text: str) -> SentenceSpans:
-        ss = self.shared.get(text) if self.shared is not None else None
-        if ss is None:
-            ss = split_sentences(text)
-            if self.shared is not None:
-                self.shared[text] = ss
-        self[text] = ss
-        return ss
+        self.prefetch([text])
+        return self[text]
 
     def prefetch(self, texts: Sequence[str]) -> None:
         """Split, in one pass (:func:`~logichunk.text.sentences.split_many`), those of ``texts`` not split yet:
@@ -636,20 +630,16 @@ def chunk_parent_child(text: str, embedder, params: PCParams | None = None,
     blocks = list(blocks) if blocks is not None else blank_line_blocks(text)
     if "".join(blocks) != text:
         raise InputError("blocks must concatenate to the text")
-    memo: OrderedDict[str, np.ndarray] = OrderedDict()  # the latest texts' vectors (a text asked again)
+    memo: LRUMapping[np.ndarray] = LRUMapping(MEMO_TEXTS)  # the latest texts' vectors (a text asked again)
 
     def vec_fn(texts: list[str]) -> np.ndarray:
         todo = list(dict.fromkeys(t for t in texts if t not in memo))
         fresh = dict(zip(todo, np.asarray(embedder.embed(todo, kind="passage"), np.float32), strict=True)) \
             if todo else {}
-        out = np.stack([fresh[t] if t in fresh else memo[t] for t in texts]) if texts \
-            else np.zeros((0, embedder.dim), np.float32)
-        for t in texts:
-            memo[t] = fresh[t] if t in fresh else memo[t]
-            memo.move_to_end(t)
-        while len(memo) > MEMO_TEXTS:
-            memo.popitem(last=False)
-        return out
+        out = [fresh[t] if t in fresh else memo[t] for t in texts]
+        for t, v in zip(texts, out, strict=True):
+            memo[t] = v
+        return np.stack(out) if texts else np.zeros((0, embedder.dim), np.float32)
 
     layout: list[Bubble] = []
     splits = Splits()

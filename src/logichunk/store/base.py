@@ -454,9 +454,6 @@ class Store:
         if not isinstance(title, str):
             raise InputError("document title must be a string")
         check_unicode(title, "document title")
-        chapters = [(t, list(blocks)) for t, blocks in chapters]
-        for t, blocks in chapters:
-            _check_blocks(blocks, t)
         with self.tx():
             order = self._q("SELECT COALESCE(MAX(doc_order), 0) + 1 FROM documents WHERE project_id = ?",
                             (self.project_id,))[0][0]
@@ -465,7 +462,7 @@ class Store:
                     (did, self.project_id, title, source, order, time.time()))
             for ctitle, blocks in chapters:
                 cid = self.add_chapter(did, ctitle)
-                self._add_blocks(cid, list(blocks))
+                self._add_blocks(cid, list(blocks), chapter=ctitle)
             self._bump()
         return did
 
@@ -481,8 +478,9 @@ class Store:
                     (cid, document_id, order, title))
         return cid
 
-    def _add_blocks(self, chapter_id: str, texts: list[str], titles: Sequence[str | None] | None = None) -> list[str]:
-        _check_blocks(texts)
+    def _add_blocks(self, chapter_id: str, texts: list[str], titles: Sequence[str | None] | None = None,
+                    chapter: str | None = None) -> list[str]:
+        _check_blocks(texts, chapter)
         start = self._q("SELECT COALESCE(MAX(block_order), 0) FROM blocks WHERE chapter_id = ?", (chapter_id,))[0][0]
         now = time.time()
         ids = [_new_id() for _ in texts]
