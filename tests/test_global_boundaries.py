@@ -754,6 +754,9 @@ def test_stable_order_is_a_stable_argsort(values, bound):
     ("1．各单位要高度重视。", False), ("1. Install the package", True),
     ("5 pm", False), ("113 Anton Ct, there is no traffic", False), ("2 miles away from the station", False),
     ("1 759 540 km²", False), ("12 5 76 34 8 45", False), ("1. have a wonderful idea", False), ("327 – Wang", False),
+    ("Chapter 3: The Store", True), ("Section 2 Scope", True), ("第十回 张太医论病细穷源", True),
+    ("Chapter 3 covers the store, and chapter 4", False), ("Section 2 describes the scope", False),
+    ("第三章讲述了他的童年，以及他的家乡", False),
 ])
 def test_numbered_lines_that_are_headings(line, heading):
     """A numbered line is a heading when it reads as a title; a line of a transcript or a table that

@@ -222,7 +222,7 @@ Chapter 3 in a comment: no chapter
 
 More text.
 
-第一章 not inside anything
+第一章 总则
 """
 
 
@@ -247,4 +247,24 @@ def test_chapters_open_at_headings_outside_code_and_tile_the_text(text):
 def test_a_readme_is_not_cut_into_chapters_at_its_shell_comments():
     from logichunk.store.ingest import split_chapters
 
-    assert [t for t, _ in split_chapters(_README)] == ["Project", "Usage", "第一章 not inside anything"]
+    assert [t for t, _ in split_chapters(_README)] == ["Project", "Usage", "第一章 总则"]
+
+
+@pytest.mark.parametrize("text, titles", [
+    # books' layouts: a marker alone, over its title, with its title, a number word, a 回目 with its couplet
+    ("Preface.\n\nCHAPTER I.\nDown the Rabbit-Hole\n\nAlice was\n", [None, "CHAPTER I."]),
+    ("x\n\nCHAPTER 1. Loomings.\n\nCall me Ishmael.\n", [None, "CHAPTER 1. Loomings."]),
+    ("x\n\nChapter Twenty-One: The Fall\n\ny\n", [None, "Chapter Twenty-One: The Fall"]),
+    ("序\n\n第一回　甄士隐梦幻识通灵　贾雨村风尘怀闺秀\n\n此开卷第一回也。\n", [None, "第一回　甄士隐梦幻识通灵　贾雨村风尘怀闺秀"]),
+    ("Intro.\r\n\r\nChapter 5\r\n\r\nText.\r\n", [None, "Chapter 5"]),
+    # prose that begins with the words: a sentence, a wrapped line inside a paragraph, a run-on number
+    ("Intro.\n\nChapter 3 covers the store, and chapter 4\nthe search.\n\nMore.\n", [None]),
+    ("The plan is simple.\nChapter 2 The End is a line inside a paragraph.\n", [None]),
+    ("引言\n\n第三章讲述了他的童年，以及他的家乡。\n\n正文\n", [None]),
+    ("Chapter 3rd time lucky\n\nx\n", [None]),
+])
+def test_chapters_open_at_a_book_s_chapter_lines_not_at_prose_that_begins_with_the_words(text, titles):
+    from logichunk.store.ingest import split_chapters
+
+    parts = split_chapters(text)
+    assert [t for t, _ in parts] == titles and "".join(b for _, b in parts) == text

@@ -1,7 +1,9 @@
 """Files -> documents -> chapters (by headings) -> blocks (by blank lines) in a store.
 
-A chapter starts at a Markdown heading, a ``第…章/回/节/卷`` line or a ``Chapter N`` line (not inside
-fenced code, front matter or a comment block); text before the first heading is a chapter of its own. Blocks are blank-line blocks that keep their
+A chapter starts at a Markdown heading, or at a ``第…章/回/节/卷`` or ``Chapter N`` line laid out as a
+book opens a chapter (:func:`~logichunk.text.structure.chapter_opening`: not a line of prose that begins with
+those words), never inside fenced code, front matter or a comment block; text before the first heading is
+a chapter of its own. Blocks are blank-line blocks that keep their
 trailing whitespace, so the blocks of a chapter concatenate back to it exactly.
 """
 
@@ -18,6 +20,7 @@ from pathlib import Path
 from ..chunkers.parent_child import blank_line_blocks
 from ..errors import InputError
 from ..text.line_kinds import fence_spans
+from ..text.structure import chapter_opening
 from .base import RechunkResult, Store
 from .plan import sha256
 
@@ -34,7 +37,7 @@ def split_chapters(text: str) -> list[tuple[str | None, str]]:
     heading inside fenced code, front matter or a comment block (:func:`~logichunk.text.line_kinds.fence_spans`:
     a shell script's ``# install it``) opens no chapter: it would tear the block across two and title a
     chapter with a comment."""
-    starts = [m.start() for m in _HEADING.finditer(text)]
+    starts = [m.start() for m in _HEADING.finditer(text) if m.group().startswith("#") or _opens_chapter(text, m)]
     if starts:
         inside: list[tuple[int, int]] = []
         for a, b in sorted(fence_spans(text)):  # (merged where they overlap)
@@ -44,6 +47,7 @@ def split_chapters(text: str) -> list[tuple[str | None, str]]:
                 inside.append((a, b))
         lo = [a for a, _ in inside]
         starts = [s for s in starts if (k := bisect_right(lo, s) - 1) < 0 or s >= inside[k][1]]
+    opened = set(starts)
     if not starts or starts[0] != 0:
         starts = [0, *starts]
     edges = [*starts, len(text)]
@@ -52,10 +56,25 @@ def split_chapters(text: str) -> list[tuple[str | None, str]]:
         if b <= a:
             continue
         part = text[a:b]
-        m = _HEADING.match(part)
+        m = _HEADING.match(part) if a in opened else None
         title = m.group().lstrip("#").strip() if m else None
         out.append((title, part))
     return out
+
+
+def _blank_line_at(text: str, at: int) -> bool:
+    """Whether the line starting at ``at`` is blank (or there is none)."""
+    end = text.find("\n", at)
+    return not text[at : len(text) if end < 0 else end].strip()
+
+
+def _opens_chapter(text: str, m: re.Match) -> bool:
+    """Whether a ``Chapter N`` / ``第N章`` line (a match of :data:`_HEADING`) opens a chapter: read by the
+    layout's rule, from the lines above and under it."""
+    a, b = m.start(), m.end()
+    above = a == 0 or _blank_line_at(text, text.rfind("\n", 0, a - 1) + 1)
+    under = b >= len(text) or _blank_line_at(text, b + 1)
+    return chapter_opening(m.group(), above, under)
 
 
 def read_text_file(path: Path) -> str:

@@ -193,16 +193,65 @@ def _chapter_marker(line: str, alone: bool) -> bool:
     return bool(_MARKER.fullmatch(line)) or (alone and bool(_ROMAN_LINE.fullmatch(line)) and line.strip() != "")
 
 
+#: a chapter's opening words: ``Chapter`` and its number (digits, a Roman number, a number word) or
+#: ``第…章/回/节/卷``; ``rest`` is what follows on the line (a title, punctuation, nothing)
+_CHAPTER_OPENING = re.compile(
+    r"[ \t\u3000]*(?:(?P<en>(?:Chapter|CHAPTER)[ \t]+"
+    rf"(?i:\d{{1,4}}|(?=[mdclxvi]){_ROMAN}|(?:{_NUMBER_WORDS})(?:[- ](?:{_NUMBER_WORDS}))?)\b)"
+    r"|第[0-9０-９零〇一二三四五六七八九十百千两]+[章回节卷])(?P<rest>[^\r\n]*)")
+#: what may stand between a division's number and its title (``Chapter 1: The Fall``, ``CHAPTER I. Loomings``)
+_TITLE_LEAD = " \t\u3000.:：、．-–—"
+#: commas and semicolons: a title that ends as prose does has none
+_TITLE_COMMAS = ",，、;；"
+#: a Chinese clause's comma or semicolon: a 第…章 title has none (``第三章讲述了他的童年，以及……`` is prose)
+_CLAUSE_MARKS = "，；"
+
+
+def _division_title(rest: str) -> str | None:
+    """The title after a division's number (``rest``: what follows ``Chapter 3`` or ``第三章`` on its line),
+    "" for none, None where the words read as prose: one that starts in lower case (``Chapter 3 covers
+    the store``) or holds a Chinese clause's comma (``第三章讲述了他的童年，以及他的家乡``)."""
+    title = rest.strip().lstrip(_TITLE_LEAD).strip()
+    if title[:1].islower() or any(c in title for c in _CLAUSE_MARKS):
+        return None
+    return title
+
+
+def chapter_opening(line: str, starts_paragraph: bool, alone: bool) -> bool:
+    """Whether ``line`` opens a book's chapter as books lay one out: ``Chapter 3``, ``CHAPTER II.``,
+    ``Chapter 1: Down the Rabbit-Hole``, ``第三章 总则`` — and not a line of prose that begins with those
+    words (``Chapter 3 covers the store, and ...``, ``第三章讲述了他的童年，...。``). It must open its
+    paragraph (``starts_paragraph``: a blank line or the text's start above it); a title after the
+    number must read as a title (:func:`_division_title`), and the line is at most :data:`NUMBERED_MAX_CHARS` and does not
+    end as prose ends, unless it stands ``alone`` (a blank line under it too) with a short title and no
+    comma in it (``CHAPTER 1. Loomings.``). The layout reads the same titles (:func:`_division_title`)."""
+    m = _CHAPTER_OPENING.fullmatch(line.rstrip("\r\n"))
+    if m is None or not starts_paragraph:
+        return False
+    rest = m.group("rest")
+    if m.group("en") is not None and rest[:1].isalnum():
+        return False  # "Chapter 3rd", "Chapter IVy": the number runs on
+    title = _division_title(rest)
+    if title is None or len(line.strip()) > NUMBERED_MAX_CHARS:
+        return False
+    if not title:
+        return True
+    if title.rstrip("".join(_CLOSERS))[-1:] not in _PROSE_END:
+        return True
+    return alone and len(title) <= 40 and not any(c in title for c in _TITLE_COMMAS)
+
+
 def _numbered_heading(line: str) -> bool:
     """A line that opens with a section number and reads as a title. After an Arabic number the title
     starts with a capital or a letter of a script without case (``1.2 Scope``, ``3 総則``), not with
     a lower-case word, a digit or a mark (``5 pm``, ``2 miles away``, ``1 759 540 km²``); after a bare
-    number (no dot: the most ambiguous form) a comma also says prose (``113 Anton Ct, I sent it``)."""
+    number (no dot: the most ambiguous form) a comma also says prose (``113 Anton Ct, I sent it``). After
+    a division's number (``Chapter 3``, ``第三章``) the words must read as its title (:func:`_division_title`)."""
     m = _NUMBERED.match(line)
     if m is None:
         return False
     if m.group("num") is None:
-        return True
+        return m.group("word") is None and m.group("zhpart") is None or _division_title(line[m.end():]) is not None
     first = m.group("first")
     if not first.isalpha() or first.islower():
         return False
