@@ -22,7 +22,6 @@ import re
 import secrets
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -35,6 +34,7 @@ from ..config import Settings
 from ..errors import InputError, LogichunkError
 from ..index.bm25 import BM25Index
 from ..index.vectors import VectorIndex, make_index
+from ..models.embedding import LRUMapping
 from ..models.registry import embedder_of
 from ..text.decode import check_unicode
 from ..types import Bubble, Chunk, Span
@@ -211,8 +211,7 @@ class Store:
         self.params = PCParams.from_settings(settings)
         self._lock = threading.RLock()
         self._closed = False
-        self._memo: OrderedDict[tuple[str, str, str], np.ndarray] = OrderedDict()
-        self._memo_max = 50_000
+        self._memo: LRUMapping[np.ndarray] = LRUMapping(50_000)  # "model\0kind\0content hash" -> vector
         # the blocks' sentences and over-long blocks' pieces, from one re-chunk of a chapter to the next
         self._plan_memo = (text_memo(), text_memo())
         self._vindex: dict[tuple[str, str], _IndexCache] = {}
@@ -395,7 +394,7 @@ class Store:
         with self._lock:  # the memo is shared by the service's request threads and its re-chunk worker
             self.embed_requests += len(texts)
             for h in hashes:
-                v = self._memo.get((model, kind, h))
+                v = self._memo.get(f"{model}\0{kind}\0{h}")
                 if v is not None:
                     found[h] = v
         persist = bool(getattr(emb, "persist_vectors", True))
@@ -432,12 +431,9 @@ class Store:
         fresh = 0
         with self._lock:
             for h, v in vectors:
-                key = (model, kind, h)
+                key = f"{model}\0{kind}\0{h}"
                 fresh += key not in self._memo
                 self._memo[key] = v
-                self._memo.move_to_end(key)
-            while len(self._memo) > self._memo_max:
-                self._memo.popitem(last=False)
         return fresh
 
     def _upsert_embedding_sql(self) -> str:
