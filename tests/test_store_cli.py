@@ -268,3 +268,35 @@ def test_chapters_open_at_a_book_s_chapter_lines_not_at_prose_that_begins_with_t
 
     parts = split_chapters(text)
     assert [t for t, _ in parts] == titles and "".join(b for _, b in parts) == text
+
+
+def test_ingest_says_which_files_of_a_folder_it_skipped_by_their_names(tmp_path, capsys):
+    # a docs folder's README without a suffix and a compressed changelog are not read, and the report says
+    # so (in one line on stderr, by suffix; in the jsonl report, file by file); hidden files and folders
+    # (.git) are no one's documents and are not listed; a file named on the command line is read whatever
+    # its name
+    docs = tmp_path / "docs"
+    (docs / ".git").mkdir(parents=True)
+    (docs / ".git" / "config").write_text("[core]\n", encoding="utf-8")
+    (docs / ".hidden").write_text("x\n", encoding="utf-8")
+    (docs / "guide.md").write_text("# Guide\n\nPenguins huddle in winter.\n", encoding="utf-8")
+    (docs / "README").write_text("Read the guide first.\n", encoding="utf-8")
+    (docs / "changelog.gz").write_bytes(b"\x1f\x8b\x08\x00")
+    db = str(tmp_path / "p.db")
+    code, out = run(["ingest", str(docs), "--db", db, "--embedder", "hash:64", "--format", "jsonl"], capsys)
+    rep = json.loads(out)
+    assert code == 0 and rep["documents"] == 1
+    assert rep["skipped"] == [str(docs / "README"), str(docs / "changelog.gz")]
+    p = argparse.ArgumentParser(prog="logichunk")
+    add_parser(p.add_subparsers(dest="verb"))
+    args = p.parse_args(["ingest", str(docs), "--db", db, "--embedder", "hash:64"])
+    assert args.func(args) == 0
+    err = capsys.readouterr().err  # (the notes go to stderr)
+    assert "2 file(s) in the folders skipped" in err and "1 .gz, 1 without a suffix" in err
+    code, out = run(["ingest", str(docs / "README"), "--db", db, "--embedder", "hash:64", "--format", "jsonl"], capsys)
+    assert json.loads(out)["documents"] == 1 and json.loads(out)["skipped"] == []
+    only = tmp_path / "only"
+    only.mkdir()
+    (only / "NEWS").write_text("News.\n", encoding="utf-8")
+    with pytest.raises(LogichunkError, match=r"no text files .*1 file\(s\) in the folders skipped.*1 without a suffix"):
+        run(["ingest", str(only), "--db", db, "--embedder", "hash:64"], capsys)

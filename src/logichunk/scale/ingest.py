@@ -34,6 +34,7 @@ import collections
 import pickle
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
+from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
 
@@ -83,7 +84,8 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
     if batch_size < 1:
         raise InputError(f"batch_size must be at least 1, got {batch_size}")
     others = check_embedder(store, reembed)  # another embedder than the project's: refused before Ray starts
-    files = list_files(paths)  # nothing to ingest is said before Ray starts
+    skipped: list[Path] = []
+    files = list_files(paths, skipped)  # nothing to ingest is said before Ray starts
     tally = Tally()
     checks = FileChecks(store, replace, len(files))
     embedder = _embedder_for_workers(store) if rechunk else None  # a bad embedder fails before Ray starts
@@ -115,7 +117,7 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
         tally.rechunked(store.rechunk_dirty())
     if others:
         tally.rechunked(store.reembed())
-    return tally.report(checks.unchanged, checks.empty)
+    return tally.report(checks.unchanged, checks.empty, skipped)
 
 
 def _embedder_for_workers(store: Store) -> Any:

@@ -18,7 +18,7 @@ _open, _common = open_store, store_options  # their names here before store/cli_
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     from ..scale.cli import ray_options
-    from .ingest import check_embedder, ingest
+    from .ingest import check_embedder, ingest, skipped_summary
 
     on_ray = ray_options(args)  # Ray asked for but missing: said before a database is created
     with open_store(args, create=True, tokenizer=args.tokenizer) as store:
@@ -43,6 +43,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 print(f"empty, skipped: {f}", file=sys.stderr)
             for f in rep.replaced:
                 print(f"replaced: {f}", file=sys.stderr)
+            if rep.skipped:
+                print(skipped_summary(rep.skipped), file=sys.stderr)
         if args.format == "jsonl":
             print(json.dumps({**dataclasses.asdict(rep), "chars_per_second": rep.chars_per_second,
                               "engine": "ray" if on_ray is not None else "serial"}, ensure_ascii=False))

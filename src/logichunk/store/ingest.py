@@ -93,19 +93,38 @@ def read_text_file(path: Path) -> str:
         raise InputError(f"{path} is not valid UTF-8") from None
 
 
-def iter_files(paths: Sequence[str], suffixes: Sequence[str] = SUFFIXES) -> Iterator[Path]:
+def iter_files(paths: Sequence[str], suffixes: Sequence[str] = SUFFIXES,
+               skipped: list[Path] | None = None) -> Iterator[Path]:
+    """The files of ``paths``: a file as given (whatever its name), a folder's files whose names end in
+    one of ``suffixes``. The folder's other files go to ``skipped`` (hidden ones and those in hidden
+    folders, such as ``.git``, are no one's documents and are not listed), so a report can say what was
+    left out: a ``README`` or ``NEWS`` without a suffix is ingested only when named."""
     for p in paths:
         path = Path(p)
         if path.is_dir():
             for root, dirs, files in os.walk(path):
                 dirs.sort()
+                hidden = any(part.startswith(".") and part not in (".", "..") for part in Path(root).relative_to(path).parts)
                 for f in sorted(files):
                     if f.lower().endswith(tuple(suffixes)):
                         yield Path(root) / f
+                    elif skipped is not None and not hidden and not f.startswith("."):
+                        skipped.append(Path(root) / f)
         elif path.exists():
             yield path
         else:
             raise InputError(f"no such file or folder: {p}")
+
+
+def skipped_summary(skipped: Sequence[str]) -> str:
+    """One line on the files a folder walk left out, counted by suffix (``12 .gz, 3 without a suffix``)."""
+    counts: dict[str, int] = {}
+    for f in skipped:
+        suffix = Path(f).suffix.lower() or "without a suffix"
+        counts[suffix] = counts.get(suffix, 0) + 1
+    kinds = ", ".join(f"{n} {k}" for k, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    return (f"{len(skipped)} file(s) in the folders skipped, their names not of text files ({kinds}); name a "
+            "file to ingest it anyway")
 
 
 @dataclass(frozen=True)
@@ -121,6 +140,7 @@ class IngestReport:
     unchanged: tuple[str, ...] = ()  # files already stored with the same text: skipped
     replaced: tuple[str, ...] = ()  # files whose earlier document was replaced (``replace=True``)
     empty: tuple[str, ...] = ()  # empty files among several: skipped (one empty file alone is an error)
+    skipped: tuple[str, ...] = ()  # files in the folders given whose names are not of text files: not read
 
     @property
     def chars_per_second(self) -> float:
@@ -220,10 +240,10 @@ class Tally:
             self.children += r.children_written
             self.embedded += r.embedded
 
-    def report(self, unchanged: Sequence[str], empty: Sequence[str] = ()) -> IngestReport:
+    def report(self, unchanged: Sequence[str], empty: Sequence[str] = (), skipped: Sequence[Path] = ()) -> IngestReport:
         return IngestReport(self.docs, self.chapters, self.blocks, self.chars, self.parents, self.children,
                             self.embedded, time.perf_counter() - self.t0, tuple(unchanged), tuple(self.replaced),
-                            tuple(empty))
+                            tuple(empty), tuple(map(str, skipped)))
 
 
 def store_file_document(store: Store, doc: FileDocument, earlier: Sequence[str]) -> str:
@@ -234,10 +254,13 @@ def store_file_document(store: Store, doc: FileDocument, earlier: Sequence[str])
         return store.add_document(doc.title, doc.chapters, source=doc.source)
 
 
-def list_files(paths: Sequence[str]) -> list[Path]:
-    files = list(iter_files(paths))
+def list_files(paths: Sequence[str], skipped: list[Path] | None = None) -> list[Path]:
+    """:func:`iter_files` of ``paths``; none at all is an :class:`InputError` (naming what was skipped)."""
+    left: list[Path] = [] if skipped is None else skipped
+    files = list(iter_files(paths, skipped=left))
     if not files:
-        raise InputError(f"no text files ({', '.join(SUFFIXES)}) in {', '.join(map(str, paths))}")
+        raise InputError(f"no text files ({', '.join(SUFFIXES)}) in {', '.join(map(str, paths))}"
+                         + (f": {skipped_summary([str(f) for f in left])}" if left else ""))
     return files
 
 
@@ -287,7 +310,8 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
     others = check_embedder(store, reembed)
     if rechunk:
         store.run_params  # noqa: B018 - an unknown or unloadable tokenizer is refused before anything is written
-    files = list_files(paths)
+    skipped: list[Path] = []
+    files = list_files(paths, skipped)
     checks = FileChecks(store, replace, len(files))
     todo: list[tuple[FileDocument, list[str]]] = []
     for f in files:  # read and check every file before anything is written
@@ -306,4 +330,4 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
         tally.rechunked(store.rechunk_dirty())
     if others:
         tally.rechunked(store.reembed())
-    return tally.report(checks.unchanged, checks.empty)
+    return tally.report(checks.unchanged, checks.empty, skipped)
