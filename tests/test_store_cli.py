@@ -238,9 +238,11 @@ def test_chapters_open_at_headings_outside_code_and_tile_the_text(text):
     assert "".join(body for _, body in parts) == text
     inside = fence_spans(text)
     at = 0
-    for title, body in parts:
+    for k, (title, body) in enumerate(parts):
         if at > 0:  # every chapter after the first opens at a heading, outside every fence
             assert title is not None and not any(a < at < b for a, b in inside)
+        if title is not None and k < len(parts) - 1:  # ... and holds more than its heading's line
+            assert body.strip().count("\n") > 0
         at += len(body)
 
 
@@ -262,6 +264,15 @@ def test_a_readme_is_not_cut_into_chapters_at_its_shell_comments():
     ("The plan is simple.\nChapter 2 The End is a line inside a paragraph.\n", [None]),
     ("引言\n\n第三章讲述了他的童年，以及他的家乡。\n\n正文\n", [None]),
     ("Chapter 3rd time lucky\n\nx\n", [None]),
+    # a heading over nothing but the next heading keeps it in its chapter (no chapter of a heading alone);
+    # a contents page of chapter lines is one chapter
+    ("## How do I...\n\n\n\n### Use numpy types?\n\nData types.\n\n## Next\n\nMore.\n", ["How do I...", "Next"]),
+    ("# A\n\n## B\n\n### C\n\ntext\n\n# D\n", ["A", "D"]),
+    ("Contents\n\nChapter 1\n\nChapter 2\n\nChapter 3\n\nPreface text.\n", [None, "Chapter 1"]),
+    # "#" lines of one depth right under each other are a config file's or a script's comments
+    ("# trusted keys, one per line\n# lines starting with # are ignored\n#\nABCD 1234 S\n\n# Section\n\ntext\n",
+     [None, "Section"]),
+    ("# Title\n## Subtitle\n\ntext\n", ["Title"]),
 ])
 def test_chapters_open_at_a_book_s_chapter_lines_not_at_prose_that_begins_with_the_words(text, titles):
     from logichunk.store.ingest import split_chapters

@@ -36,8 +36,12 @@ def split_chapters(text: str) -> list[tuple[str | None, str]]:
     """``[(title, chapter text), ...]``; the texts concatenate back to ``text``. A line that looks like a
     heading inside fenced code, front matter or a comment block (:func:`~logichunk.text.line_kinds.fence_spans`:
     a shell script's ``# install it``) opens no chapter: it would tear the block across two and title a
-    chapter with a comment."""
-    starts = [m.start() for m in _HEADING.finditer(text) if m.group().startswith("#") or _opens_chapter(text, m)]
+    chapter with a comment; nor do ``#`` lines of one depth right under each other (a config file's or a
+    script's comments, as the layout reads them). A heading with nothing but blank lines under it before the
+    next (``## How do I...`` over ``### Use numpy types?``) keeps that one in its chapter: a chapter of a
+    heading alone would be a parent and a child of no text, found by its title's words alone."""
+    starts = [m.start() for m in _HEADING.finditer(text)
+              if (not _comment_line(text, m) if m.group().startswith("#") else _opens_chapter(text, m))]
     if starts:
         inside: list[tuple[int, int]] = []
         for a, b in sorted(fence_spans(text)):  # (merged where they overlap)
@@ -47,6 +51,7 @@ def split_chapters(text: str) -> list[tuple[str | None, str]]:
                 inside.append((a, b))
         lo = [a for a, _ in inside]
         starts = [s for s in starts if (k := bisect_right(lo, s) - 1) < 0 or s >= inside[k][1]]
+    starts = [s for k, s in enumerate(starts) if k == 0 or text[starts[k - 1] : s].strip().count("\n") > 0]
     opened = set(starts)
     if not starts or starts[0] != 0:
         starts = [0, *starts]
@@ -66,6 +71,24 @@ def _blank_line_at(text: str, at: int) -> bool:
     """Whether the line starting at ``at`` is blank (or there is none)."""
     end = text.find("\n", at)
     return not text[at : len(text) if end < 0 else end].strip()
+
+
+def _hash_depth(line: str) -> int:
+    """How many ``#`` open ``line`` when a blank or its end follows them (a heading's or a comment's
+    marks), else 0."""
+    d = len(line) - len(line.lstrip("#"))
+    return d if d and (d == len(line) or line[d] in " \t\r") else 0
+
+
+def _comment_line(text: str, m: re.Match) -> bool:
+    """Whether a ``#`` line (a match of :data:`_HEADING`) has a ``#`` line of its depth right over or under
+    it: one of a block of comments, not a heading (the layout's reading, :func:`~logichunk.text.structure.layout`)."""
+    a, b = m.start(), m.end()
+    depth = _hash_depth(m.group())
+    above = text[text.rfind("\n", 0, a - 1) + 1 : a - 1] if a > 0 else ""
+    end = text.find("\n", b + 1)
+    under = text[b + 1 : len(text) if end < 0 else end] if b < len(text) else ""
+    return _hash_depth(above) == depth or _hash_depth(under) == depth
 
 
 def _opens_chapter(text: str, m: re.Match) -> bool:
