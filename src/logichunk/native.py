@@ -78,24 +78,29 @@ void lc_band(int64_t e, int64_t w, const int32_t *r, const int32_t *c, const dou
    (boundaries.scatter_costs), plus the chunk's penalty and fill cost, then lc_step. The same floating-point
    operations in the same order as those numpy passes, so both give the same cuts, ties included, without
    the (n+1) x w cost matrix. lc_fit_ends runs the ends b0..b1 from the Gram band's rows [r0, r0 + nr) (P,
-   nr x w, turned into its row prefix sums in place; p0 keeps each row's first product, by atom): a long
-   text's band is computed and read a block of rows at a time, so its memory stays bounded (the DP's own
-   state, fm and back, runs on from block to block); lc_fit_cuts reads the cuts back along the pointers
-   (last first) and returns how many it wrote. */
-void lc_fit_ends(int64_t n, int64_t w, int64_t r0, int64_t nr, double *P, const double *norms, const double *cnt,
-                 const int64_t *lo, const int64_t *cum, const double *beta, double goal, double fill,
-                 const double *rw, const uint8_t *restart, double *p0, double *cost, double *fm, int64_t *back,
-                 int64_t b0, int64_t b1) {
+   nr x w; p0 keeps each row's first product, by atom), their row prefix sums written to Q with a row
+   stride of w + 1: the programme reads the band along a diagonal, one row per window length, and rows a
+   power of two apart (w = 256 atoms of "a\n" at 512 characters) made every read a cache miss (2.5x the
+   time per window on texts of tiny lines). A long text's band is computed and read a block of rows at a
+   time, so its memory stays bounded (the DP's own state, fm and back, runs on from block to block);
+   lc_fit_cuts reads the cuts back along the pointers (last first) and returns how many it wrote. */
+void lc_fit_ends(int64_t n, int64_t w, int64_t r0, int64_t nr, const double *P, double *Q, const double *norms,
+                 const double *cnt, const int64_t *lo, const int64_t *cum, const double *beta, double goal,
+                 double fill, const double *rw, const uint8_t *restart, double *p0, double *cost, double *fm,
+                 int64_t *back, int64_t b0, int64_t b1) {
+    const int64_t W = w + 1;
     for (int64_t i = 0; i < nr; i++) {
-        double *row = P + i * w;
+        const double *row = P + i * w;
+        double *out = Q + i * W;
         p0[r0 + i] = row[0];
-        for (int64_t d = 1; d < w; d++) row[d] += row[d - 1];
+        out[0] = row[0];
+        for (int64_t d = 1; d < w; d++) out[d] = row[d] + out[d - 1];
     }
     for (int64_t b = b0; b <= b1; b++) {
         double q = 0.0, sq = 0.0, m = 0.0;  /* |sum|^2, sum of |x|^2 and atoms of the window [b-k, b) */
         for (int64_t k = 1; k <= b - lo[b]; k++) {
             int64_t s = b - k;  /* the atom the window gains on the left */
-            q += 2.0 * P[(s - r0) * w + k - 1] - p0[s];
+            q += 2.0 * Q[(s - r0) * W + k - 1] - p0[s];
             sq += norms[s];
             m += cnt[s];
             double c = sq - q / m;
@@ -780,7 +785,7 @@ def _load() -> ctypes.CDLL | None:
         lib.lc_dp_rows.restype = None
         lib.lc_dp_rows.argtypes = [ctypes.c_int64] * 4 + [ctypes.c_void_p, ctypes.c_double] + [ctypes.c_void_p] * 5
         lib.lc_fit_ends.restype = None
-        lib.lc_fit_ends.argtypes = ([ctypes.c_int64] * 4 + [ctypes.c_void_p] * 6 + [ctypes.c_double] * 2
+        lib.lc_fit_ends.argtypes = ([ctypes.c_int64] * 4 + [ctypes.c_void_p] * 7 + [ctypes.c_double] * 2
                                     + [ctypes.c_void_p] * 6 + [ctypes.c_int64] * 2)
         lib.lc_fit_cuts.restype = ctypes.c_int64
         lib.lc_fit_cuts.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p]
@@ -853,7 +858,7 @@ def fit_cuts(blocks: Iterable[tuple[int, np.ndarray, int, int]], n: int, w: int,
              rw: np.ndarray, restart: np.ndarray) -> np.ndarray | None:
     """:func:`logichunk.boundaries.fit_global`'s cuts (sorted gap indices) over ``n`` atoms from the compiled
     kernel, from the Gram band a block of rows at a time (``blocks``: ``(r0, P, b0, b1)``, the band's rows
-    ``[r0, r0 + len(P))`` (``P`` overwritten) and the chunk ends ``b0..b1`` they serve, in order, every end
+    ``[r0, r0 + len(P))`` and the chunk ends ``b0..b1`` they serve, in order, every end
     once) and what :func:`~logichunk.boundaries.scatter_costs`, the penalty and fill terms and
     :func:`~logichunk.boundaries.optimal_cuts` read (``lo`` clamped to ``w`` atoms; ``norms`` None: each
     row's first product in the band), or None when it is not available. ``blocks`` is read only when it is."""
@@ -866,11 +871,15 @@ def fit_cuts(blocks: Iterable[tuple[int, np.ndarray, int, int]], n: int, w: int,
     (rw,), (rs,) = _c(np.float64, rw), _c(np.uint8, restart)
     work = [np.empty(n), np.empty(max(w, 1)), np.zeros(n + 1)]
     back = np.zeros(n + 1, dtype=np.int64)
+    Q = np.empty(0)
     for r0, P, b0, b1 in blocks:
         (P,) = _c(np.float64, P)
         if own:
             sq[r0 : r0 + P.shape[0]] = P[:, 0]
-        lib.lc_fit_ends(n, w, r0, P.shape[0], P.ctypes.data, *(a.ctypes.data for a in args), float(goal), float(fill),
+        if Q.size < P.shape[0] * (w + 1):
+            Q = np.empty(P.shape[0] * (w + 1))
+        lib.lc_fit_ends(n, w, r0, P.shape[0], P.ctypes.data, Q.ctypes.data, *(a.ctypes.data for a in args),
+                        float(goal), float(fill),
                         rw.ctypes.data, rs.ctypes.data, *(a.ctypes.data for a in work), back.ctypes.data, b0, b1)
     cuts = np.empty(max(n - 1, 0), dtype=np.int64)
     k = lib.lc_fit_cuts(n, back.ctypes.data, cuts.ctypes.data)
