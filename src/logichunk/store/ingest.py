@@ -82,7 +82,7 @@ def _hash_depth(line: str) -> int:
 
 def _comment_line(text: str, m: re.Match) -> bool:
     """Whether a ``#`` line (a match of :data:`_HEADING`) has a ``#`` line of its depth right over or under
-    it: one of a block of comments, not a heading (the layout's reading, :func:`~logichunk.text.structure.layout`)."""
+    it: one of a block of comments, not a heading (as :func:`~logichunk.text.structure.layout` reads it)."""
     a, b = m.start(), m.end()
     depth = _hash_depth(m.group())
     above = text[text.rfind("\n", 0, a - 1) + 1 : a - 1] if a > 0 else ""
@@ -127,7 +127,8 @@ def iter_files(paths: Sequence[str], suffixes: Sequence[str] = SUFFIXES,
         if path.is_dir():
             for root, dirs, files in os.walk(path):
                 dirs.sort()
-                hidden = any(part.startswith(".") and part not in (".", "..") for part in Path(root).relative_to(path).parts)
+                hidden = any(part.startswith(".") and part not in (".", "..")
+                             for part in Path(root).relative_to(path).parts)
                 for f in sorted(files):
                     if f.lower().endswith(tuple(suffixes)):
                         yield Path(root) / f
@@ -263,7 +264,8 @@ class Tally:
             self.children += r.children_written
             self.embedded += r.embedded
 
-    def report(self, unchanged: Sequence[str], empty: Sequence[str] = (), skipped: Sequence[Path] = ()) -> IngestReport:
+    def report(self, unchanged: Sequence[str], empty: Sequence[str] = (),
+               skipped: Sequence[Path] = ()) -> IngestReport:
         return IngestReport(self.docs, self.chapters, self.blocks, self.chars, self.parents, self.children,
                             self.embedded, time.perf_counter() - self.t0, tuple(unchanged), tuple(self.replaced),
                             tuple(empty), tuple(map(str, skipped)))

@@ -203,7 +203,8 @@ _CHAPTER_OPENING = re.compile(
 _TITLE_LEAD = " \t\u3000.:：、．-–—"
 #: commas and semicolons: a title that ends as prose does has none
 _TITLE_COMMAS = ",，、;；"
-#: a Chinese clause's comma or semicolon: a 第…章 title has none (``第三章讲述了他的童年，以及……`` is prose)
+#: a Chinese clause's comma or semicolon: a 第…章 title has none (``第三章讲述了他的童年，以及……``
+#: is prose)
 _CLAUSE_MARKS = "，；"
 
 
@@ -221,10 +222,10 @@ def chapter_opening(line: str, starts_paragraph: bool, alone: bool) -> bool:
     """Whether ``line`` opens a book's chapter as books lay one out: ``Chapter 3``, ``CHAPTER II.``,
     ``Chapter 1: Down the Rabbit-Hole``, ``第三章 总则`` — and not a line of prose that begins with those
     words (``Chapter 3 covers the store, and ...``, ``第三章讲述了他的童年，...。``). It must open its
-    paragraph (``starts_paragraph``: a blank line or the text's start above it); a title after the
-    number must read as a title (:func:`_division_title`), and the line is at most :data:`NUMBERED_MAX_CHARS` and does not
-    end as prose ends, unless it stands ``alone`` (a blank line under it too) with a short title and no
-    comma in it (``CHAPTER 1. Loomings.``). The layout reads the same titles (:func:`_division_title`)."""
+    paragraph (``starts_paragraph``: a blank line or the text's start above it); the words after the
+    number must read as a title (:func:`_division_title`, as the layout reads them), and the line is at
+    most :data:`NUMBERED_MAX_CHARS` and does not end as prose ends, unless it stands ``alone`` (a blank
+    line under it too) with a short title and no comma in it (``CHAPTER 1. Loomings.``)."""
     m = _CHAPTER_OPENING.fullmatch(line.rstrip("\r\n"))
     if m is None or not starts_paragraph:
         return False
@@ -251,7 +252,8 @@ def _numbered_heading(line: str) -> bool:
     if m is None:
         return False
     if m.group("num") is None:
-        return m.group("word") is None and m.group("zhpart") is None or _division_title(line[m.end():]) is not None
+        division = m.group("word") is not None or m.group("zhpart") is not None
+        return not division or _division_title(line[m.end():]) is not None
     first = m.group("first")
     if not first.isalpha() or first.islower():
         return False
