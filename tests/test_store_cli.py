@@ -46,6 +46,15 @@ def test_ingest_search_edit(tmp_path, capsys):
     assert code == 0 and "rechunked" in out
     code, out = run(["search", "卖剑", *common, "--mode", "basic", "--format", "jsonl"], capsys)
     assert "卖剑" in json.loads(out.splitlines()[0])["text"]
+    # the same verb for a script: one JSON object; the same text again changes nothing
+    code, out = run(["edit", "--block", target, "--text", "少年在城里卖剑，换了一匹马。\n\n", *common, "--format", "jsonl"],
+                    capsys)
+    rec = json.loads(out)
+    assert code == 0 and rec["block"] == target and rec["changed"] and rec["status"] == "rechunked"
+    assert rec["parents_written"] >= 1 and rec["children_written"] >= 1
+    code, out = run(["edit", "--block", target, "--text", "少年在城里卖剑，换了一匹马。\n\n", *common, "--format", "jsonl",
+                     "--no-rechunk"], capsys)
+    assert json.loads(out) == {"block": target, "changed": False, "status": "unchanged"}
     with pytest.raises(LogichunkError, match="unknown block id"):
         run(["edit", "--block", "nope", "--text", "x", *common], capsys)
     with pytest.raises(LogichunkError, match="empty"):

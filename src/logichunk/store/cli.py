@@ -143,11 +143,19 @@ def cmd_edit(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         changed = store.edit_block(args.block, content)
         if args.no_rechunk:
-            print(f"block {args.block}: {'marked dirty' if changed else 'unchanged'}")
+            if args.format == "jsonl":
+                print(json.dumps({"block": args.block, "changed": changed, "status": "dirty" if changed else "unchanged"}))
+            else:
+                print(f"block {args.block}: {'marked dirty' if changed else 'unchanged'}")
             return 0
         r = store.rechunk_block(args.block)
-        print(f"block {args.block}: {r.status} — kept {r.parents_kept} parent(s), wrote {r.parents_written} "
-              f"parent(s) and {r.children_written} child(ren), embedded {r.embedded} text(s) in {r.seconds * 1000:.0f} ms")
+        if args.format == "jsonl":
+            print(json.dumps({"block": args.block, "changed": changed, **dataclasses.asdict(r),
+                              "seconds": round(r.seconds, 4)}, ensure_ascii=False))
+        else:
+            print(f"block {args.block}: {r.status} — kept {r.parents_kept} parent(s), wrote {r.parents_written} "
+                  f"parent(s) and {r.children_written} child(ren), embedded {r.embedded} text(s) in "
+                  f"{r.seconds * 1000:.0f} ms")
     return 0
 
 
@@ -212,6 +220,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--file", help="new content from this file (- for stdin)")
     p.add_argument("--text", help="new content given inline")
     p.add_argument("--no-rechunk", action="store_true", help="only mark the block dirty")
+    p.add_argument("--format", choices=["text", "jsonl"], default="text",
+                   help="jsonl: what was re-chunked as one JSON object (status, parents kept and written...)")
     store_options(p)
     p.set_defaults(func=cmd_edit)
 
