@@ -220,3 +220,27 @@ def test_a_utf16_mark_before_bytes_that_are_not_utf16_is_refused(bom, body):
 def test_real_utf16_with_a_mark_is_still_read(text, codec):
     bom = {"utf-16-le": codecs.BOM_UTF16_LE, "utf-16-be": codecs.BOM_UTF16_BE}.get(codec, b"")
     assert read_text(bom + text.encode(codec)) == text
+
+
+@pytest.mark.parametrize("pack, what", [
+    (lambda b: __import__("gzip").compress(b), "gzip-compressed; decompress it first"),
+    (lambda b: __import__("bz2").compress(b), "bzip2-compressed; decompress it first"),
+    (lambda b: __import__("lzma").compress(b), "xz-compressed; decompress it first"),
+])
+def test_a_compressed_file_is_named_as_one_in_its_one_line_error(pack, what):
+    # a docs folder's README.md.gz: the error says what the file is and what to do, not just "binary"
+    with pytest.raises(InputError, match=rf"^README\.md\.gz: looks like a binary file: {what}"):
+        read_text(pack("# Title\n\nSome text.\n".encode() * 50), source="README.md.gz")
+    # text that merely starts with the same letters is text
+    assert read_text(b"BZh is how a bzip2 stream begins.\n", source="x.txt").startswith("BZh")
+
+
+def test_a_zip_archive_says_to_extract_its_text():
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("word/document.xml", "<w:document/>" * 20)
+    with pytest.raises(InputError, match=r"zip archive \(or a \.docx, \.xlsx, \.epub\); extract its text first"):
+        read_text(buf.getvalue(), source="report.docx")

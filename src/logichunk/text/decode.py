@@ -63,7 +63,19 @@ def check_unicode(text: str, what: str = "text") -> str:
     return text
 
 
-def _binary(source: str) -> InputError:
+#: the first bytes of compressed files and archives, and what to do with one
+_PACKED = ((b"\x1f\x8b", "gzip-compressed", "decompress it first (gunzip -k)"),
+           (b"BZh", "bzip2-compressed", "decompress it first (bunzip2 -k)"),
+           (b"\xfd7zXZ\x00", "xz-compressed", "decompress it first (unxz -k)"),
+           (b"\x28\xb5\x2f\xfd", "zstd-compressed", "decompress it first (unzstd)"),
+           (b"PK\x03\x04", "a zip archive (or a .docx, .xlsx, .epub)", "extract its text first"))
+
+
+def _binary(source: str, head: bytes = b"") -> InputError:
+    """The one-line error for data that is not text; a compressed file or an archive says what it is."""
+    for magic, what, todo in _PACKED:
+        if head.startswith(magic):
+            return InputError(f"{source}: looks like a binary file: {what}; {todo}")
     return InputError(f"{source}: looks like a binary file")
 
 
@@ -94,6 +106,15 @@ def _implausible(body: bytes, sample: str) -> str:
     if odd > _MAX_ODD_RATIO * len(sample):
         return f"{odd} of its first {len(sample)} characters are unassigned or private-use code points"
     return ""
+
+
+def _utf8(head: bytes) -> bool:
+    """Whether ``head`` decodes as UTF-8 (a sequence cut at its end allowed)."""
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return e.start >= len(head) - 3 and e.reason == "unexpected end of data"
+    return True
 
 
 def read_text(data: bytes, *, source: str = "<input>") -> str:
@@ -130,6 +151,9 @@ def read_text(data: bytes, *, source: str = "<input>") -> str:
     if error is not None:
         raise error
     head = data[:SNIFF_BYTES]
+    if head.startswith(tuple(m for m, _, _ in _PACKED)) and (b"\x00" in head or _too_many_controls(head)
+                                                             or not _utf8(head)):
+        raise _binary(source, head)
     if b"\x00" in head:
         hint = ""
         if len(head) >= 4 and (head[1::2].count(0) > len(head) // 4 or head[0::2].count(0) > len(head) // 4):
