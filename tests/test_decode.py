@@ -230,7 +230,7 @@ def test_real_utf16_with_a_mark_is_still_read(text, codec):
 def test_a_compressed_file_is_named_as_one_in_its_one_line_error(pack, what):
     # a docs folder's README.md.gz: the error says what the file is and what to do, not just "binary"
     with pytest.raises(InputError, match=rf"^README\.md\.gz: looks like a binary file: {what}"):
-        read_text(pack("# Title\n\nSome text.\n".encode() * 50), source="README.md.gz")
+        read_text(pack(b"# Title\n\nSome text.\n" * 50), source="README.md.gz")
     # text that merely starts with the same letters is text
     assert read_text(b"BZh is how a bzip2 stream begins.\n", source="x.txt").startswith("BZh")
 
