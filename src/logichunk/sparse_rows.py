@@ -109,10 +109,14 @@ class SparseRows:
             return self
         where = np.full(self.n + 1, -1, INDEX)
         where[idx] = np.arange(idx.size, dtype=INDEX)
-        new = where[self.row]
-        keep = new >= 0
-        out = SparseRows(np.compress(keep, new), np.compress(keep, self.col), np.compress(keep, self.val),
-                         int(idx.size), self.ncol)
+        fast = native.take_entries(self.row, self.col, self.val, where)  # the same entries, in one pass
+        if fast is not None:
+            out = SparseRows(*fast, int(idx.size), self.ncol)
+        else:
+            new = where[self.row]
+            keep = new >= 0
+            out = SparseRows(np.compress(keep, new), np.compress(keep, self.col), np.compress(keep, self.val),
+                             int(idx.size), self.ncol)
         known = self.__dict__.get("_sqnorms")  # a row keeps its entries in order: the same sums
         return out if known is None else out.knowing_sqnorms(known[idx])
 
