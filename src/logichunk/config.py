@@ -42,6 +42,11 @@ class Settings:
     child_target_size: int = 250
     similarity_threshold: float = 0.3  # a child whose cut falls under this cosine is labelled a semantic cliff
     cliff_drop: float = 0.15  # ... or where the cosine dips this deep below its neighbours
+    # what a store's parents and children are cut by: "embedder", the embedder's sentence vectors (its cliffs);
+    # "lexical", the hash embedder's vectors of the texts' own words, whatever embedder the chunks are stored
+    # with: with E5, ingest 2-3.6x faster (each sentence is no longer embedded once to cut and again inside its
+    # child), retrieval on the dev and held halves -0.026 to +0.029 by set and mode (bench/QUALITY.md)
+    cut_vectors: str = "embedder"
     # --- incremental re-chunking
     debounce_delay_ms: int = 3000
     # --- retrieval
@@ -111,6 +116,8 @@ class Settings:
             raise InputError(f"graph_neighbours must be auto, exact or hnsw, got {self.graph_neighbours!r}")
         if self.retrieve_mode not in RETRIEVE_MODES:
             raise InputError(f"retrieve_mode must be one of {', '.join(RETRIEVE_MODES)}, got {self.retrieve_mode!r}")
+        if self.cut_vectors not in ("lexical", "embedder"):
+            raise InputError(f"cut_vectors must be lexical or embedder, got {self.cut_vectors!r}")
         if self.vector_index not in ("auto", "exact", "hnsw", "pgvector"):
             raise InputError(f"vector_index must be auto, exact, hnsw or pgvector, got {self.vector_index!r}")
         if self.unit not in ("chars", "bytes", "tokens"):

@@ -93,7 +93,7 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
         store.run_params  # noqa: B018 - and so does a bad tokenizer
     with ray_session(address, workers) as ray:
         pool = _start_workers(ray, workers, (embedder, store.model_id if rechunk else "", store.params,
-                                             store.settings.embedding_batch_size))
+                                             store.settings.embedding_batch_size, store.settings.cut_vectors))
         try:
             todo: list[tuple[str, str, list[str]]] = []  # path, text hash, documents it replaces
             rows = ((k, str(f)) for k, f in enumerate(files))

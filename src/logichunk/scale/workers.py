@@ -19,7 +19,7 @@ from ..chunkers.parent_child import PCParams
 from ..errors import InputError, LogichunkError
 from ..models.embedding import Embedder, LRUMapping
 from ..store.ingest import EMPTY, EmptyFile, FileDocument, read_ingest_text
-from ..store.plan import ChapterPlan, embed_batches, plan_chapter, sha256
+from ..store.plan import ChapterPlan, cut_vectors, embed_batches, plan_chapter, sha256
 
 __all__ = ["Checked", "DocumentPlan", "IngestWorker", "Planned", "RecordingEmbed"]
 
@@ -73,8 +73,10 @@ class IngestWorker:
     with ``resolve_embedder``, or an embedder object sent by the driver) and kept for every later
     batch, with a memo of the sentences it has embedded."""
 
-    def __init__(self, embedder: str | Embedder | None, model_id: str, params: PCParams, batch_size: int) -> None:
+    def __init__(self, embedder: str | Embedder | None, model_id: str, params: PCParams, batch_size: int,
+                 cut: str = "lexical") -> None:
         self.source, self.model_id, self.params, self.batch_size = embedder, model_id, params, batch_size
+        self.cut = cut  # what the chapters are cut by (Settings.cut_vectors), as the store cuts them
         self.embedder: Embedder | None = None
         self.memo = LRUMapping(20_000)  # sentences repeated across this worker's documents (headers, boilerplate)
 
@@ -129,6 +131,7 @@ class IngestWorker:
         params = self.params.resolved(emb if self.params.tokenizer == "embedder" else None)  # exact tokens
         for rank, (_title, blocks) in enumerate(doc.chapters, 1):
             rec = RecordingEmbed(emb, self.batch_size, self.memo)
-            plans.append(replace(plan_chapter(blocks, rank, rec, params), model_id=self.model_id,
+            cut = cut_vectors(self.cut, emb, rec, self.batch_size)
+            plans.append(replace(plan_chapter(blocks, rank, rec, params, cut=cut), model_id=self.model_id,
                                  vectors=rec.used))
         return DocumentPlan(doc, tuple(plans))

@@ -39,7 +39,7 @@ from ..models.registry import embedder_of
 from ..text.decode import check_unicode
 from ..types import Bubble, Chunk, Span
 from . import schema
-from .plan import ChapterPlan, embed_batches, plan_chapter, sha256
+from .plan import ChapterPlan, cut_vectors, embed_batches, plan_chapter, sha256
 
 
 def _check_blocks(texts: Sequence[Any], chapter: str | None = None) -> None:
@@ -648,8 +648,9 @@ class Store:
 
     def reembed(self) -> list[RechunkResult]:
         """Re-chunk, with the current embedder, every chapter of the project whose chunks were
-        embedded with another model (the layout of children depends on the embedder's cliffs, so
-        the chapter is planned again, not only its vectors replaced)."""
+        embedded with another model (the layout of children depends on the embedder's cliffs where the
+        store cuts by them, ``cut_vectors = "embedder"``, so the chapter is planned again, not only its
+        vectors replaced)."""
         chapters = [c for (c,) in self._q(
             "SELECT DISTINCT chapter_id FROM chunks WHERE project_id = ? AND embedding_model IS NOT NULL "
             "AND embedding_model <> ? ORDER BY chapter_id", (self.project_id, self.model_id))]
@@ -777,8 +778,9 @@ class Store:
         index = {b.id: i for i, b in enumerate(snap.blocks)}
         old = {(index[blk], s, e, h): (pk, order, dotted)
                for pk, blk, s, e, h, order, dotted in snap.old_parents if blk in index}
+        cut = cut_vectors(self.settings.cut_vectors, self.embedder, self.embed, self.settings.embedding_batch_size)
         return plan_chapter([b.content for b in snap.blocks], snap.rank, self.embed, self.run_params, old=old,
-                            force=force, memo=self._plan_memo)
+                            force=force, memo=self._plan_memo, cut=cut)
 
     @property
     def run_params(self) -> PCParams:

@@ -98,12 +98,30 @@ class ChapterPlan:
         return sum(len(p.children) for p in self.new)
 
 
+def cut_vectors(mode: str, embedder: Any, embed: VecFn, batch_size: int) -> VecFn:
+    """What a store's plan cuts its parents and children by (``Settings.cut_vectors``): ``embed``, the
+    store's own (its embedder's vectors, cached), when ``mode`` is ``"embedder"`` or the embedder is a
+    hash embedder already; else, for ``"lexical"``, the vectors of a :class:`~logichunk.models.HashEmbedder`
+    (the texts' own words, computed, never stored). Why the choice: with E5 every sentence is embedded once
+    to decide the cuts and again inside its child; the lexical cuts ingest 2-3.6x faster, and retrieve
+    better on some sets and modes and worse on others (bench/QUALITY.md, "Twenty-third session")."""
+    from ..models.embed_hash import HashEmbedder
+
+    if mode == "embedder" or isinstance(embedder, HashEmbedder) or isinstance(getattr(embedder, "inner", None),
+                                                                             HashEmbedder):
+        return embed
+    lexical = HashEmbedder()
+    return lambda texts: embed_batches(lexical, list(texts), batch_size)
+
+
 def plan_chapter(contents: Sequence[str], rank: int, embed: VecFn, params: PCParams, *,
                  old: OldParents | None = None, force: bool = False,
-                 memo: tuple[MutableMapping[str, SentenceSpans], MutableMapping[str, Any]] | None = None) -> ChapterPlan:
+                 memo: tuple[MutableMapping[str, SentenceSpans], MutableMapping[str, Any]] | None = None,
+                 cut: VecFn | None = None) -> ChapterPlan:
     """Plan the chapter whose blocks hold ``contents``. A parent found in ``old`` (same owner block,
-    offsets and text) is kept as stored unless ``force``; the others are cut into children and
-    embedded through ``embed`` (texts -> L2-normalised float32 rows). ``params`` with a tokenizer
+    offsets and text) is kept as stored unless ``force``; the others are cut into children (by ``cut``'s
+    vectors, :func:`cut_vectors`; None: ``embed``'s) and embedded through ``embed`` (texts ->
+    L2-normalised float32 rows). ``params`` with a tokenizer
     size in its exact tokens (:meth:`PCParams.resolved`; resolve ``"embedder"`` before, with the
     embedder). ``memo``: texts' sentences and over-long blocks' pieces kept from earlier plans with this
     ``embed`` and ``params`` (a store's two :func:`~logichunk.chunkers.parent_child.text_memo`: the same plan,
@@ -113,7 +131,8 @@ def plan_chapter(contents: Sequence[str], rank: int, embed: VecFn, params: PCPar
     bubbles: list[tuple[int, Bubble]] = []
     layout_bubbles: list[Bubble] = []
     splits = Splits(memo[0] if memo is not None else None)
-    parents = layout_parents(list(contents), embed, params, layout_bubbles, splits, memo[1] if memo is not None else None)
+    cut = embed if cut is None else cut
+    parents = layout_parents(list(contents), cut, params, layout_bubbles, splits, memo[1] if memo is not None else None)
     bubbles.extend((block_of(b), b) for b in layout_bubbles)
     kept: list[tuple[int, int, str, str, int]] = []
     todo: list[tuple[int, ParentSpec]] = []
@@ -125,7 +144,7 @@ def plan_chapter(contents: Sequence[str], rank: int, embed: VecFn, params: PCPar
             todo.append((i, par))
     # the parents to cut, in one pass (their layouts read together, their sentences embedded together)
     found: list[list[Bubble]] = [[] for _ in todo]
-    children = children_of([par.text for _, par in todo], embed, params, [par.segments for _, par in todo], found,
+    children = children_of([par.text for _, par in todo], cut, params, [par.segments for _, par in todo], found,
                            [f"parent {rank}.{i}" for i, _ in todo], splits)
     texts = [[par.text[c.start : c.end] for c in kids] for (_, par), kids in zip(todo, children, strict=True)]
     flat = [t for ts in texts for t in ts]
