@@ -44,7 +44,7 @@ class Settings:
     cliff_drop: float = 0.15  # ... or where the cosine dips this deep below its neighbours
     # what a store's parents and children are cut by: "embedder", the embedder's sentence vectors (its cliffs);
     # "lexical", the hash embedder's vectors of the texts' own words, whatever embedder the chunks are stored
-    # with: with E5, ingest 2-3.6x faster (each sentence is no longer embedded once to cut and again inside its
+    # with: with E5, ingest 1.7-3.6x faster (each sentence is no longer embedded once to cut and again inside its
     # child), retrieval on the dev and held halves -0.026 to +0.029 by set and mode (bench/QUALITY.md)
     cut_vectors: str = "embedder"
     # --- incremental re-chunking

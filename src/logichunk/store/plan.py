@@ -103,7 +103,7 @@ def cut_vectors(mode: str, embedder: Any, embed: VecFn, batch_size: int) -> VecF
     store's own (its embedder's vectors, cached), when ``mode`` is ``"embedder"`` or the embedder is a
     hash embedder already; else, for ``"lexical"``, the vectors of a :class:`~logichunk.models.HashEmbedder`
     (the texts' own words, computed, never stored). Why the choice: with E5 every sentence is embedded once
-    to decide the cuts and again inside its child; the lexical cuts ingest 2-3.6x faster, and retrieve
+    to decide the cuts and again inside its child; the lexical cuts ingest 1.7-3.6x faster, and retrieve
     better on some sets and modes and worse on others (bench/QUALITY.md, "Twenty-third session")."""
     from ..models.embed_hash import HashEmbedder
 
