@@ -297,26 +297,6 @@ static inline void lc_close_run(int64_t out, int64_t len, int32_t rg, int32_t rc
     orow[out] = rg;
     ocol[out] = rc;
 }
-/* SparseRows.take's entries: those whose row has a new number (nw[row] >= 0), renumbered, in their order;
-   lc_take_count says how many there are, lc_take writes them (two passes, no mask or gathered temporaries:
-   numpy's gather of every entry's row and three compressions cost 8 ms on 2 MB of Chinese) */
-int64_t lc_take_count(int64_t e, const int32_t *row, const int32_t *nw) {
-    int64_t k = 0;
-    for (int64_t i = 0; i < e; i++) k += nw[row[i]] >= 0;
-    return k;
-}
-void lc_take(int64_t e, const int32_t *row, const int32_t *col, const double *val, const int32_t *nw,
-             int32_t *orow, int32_t *ocol, double *oval) {
-    int64_t k = 0;
-    for (int64_t i = 0; i < e; i++) {
-        int32_t r = nw[row[i]];
-        if (r < 0) continue;
-        orow[k] = r;
-        ocol[k] = col[i];
-        oval[k++] = val[i];
-    }
-}
-
 int64_t lc_group(int64_t e, const int32_t *row, const int32_t *col, const double *val, const int64_t *grp,
                  int32_t *orow, int32_t *ocol, double *oval) {
     /* one pass: the sums made so far sit at [0, out), the open run's values right after them (its
@@ -776,10 +756,6 @@ def _load() -> ctypes.CDLL | None:
         lib.lc_novelty.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 4
         lib.lc_group.restype = ctypes.c_int64
         lib.lc_group.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 7
-        lib.lc_take_count.restype = ctypes.c_int64
-        lib.lc_take_count.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 2
-        lib.lc_take.restype = None
-        lib.lc_take.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 7
         lib.lc_lexweights.restype = None
         lib.lc_lexweights.argtypes = [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 6
         lib.lc_evidence.restype = None
@@ -1027,24 +1003,6 @@ def group_entries(row: np.ndarray, col: np.ndarray, val: np.ndarray, grp: np.nda
     k = lib.lc_group(e, row.ctypes.data, col.ctypes.data, val.ctypes.data, grp.ctypes.data, orow.ctypes.data,
                      ocol.ctypes.data, oval.ctypes.data)
     return orow[:k], ocol[:k], oval[:k]
-
-
-def take_entries(row: np.ndarray, col: np.ndarray, val: np.ndarray, new: np.ndarray
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """:meth:`logichunk.sparse_rows.SparseRows.take`'s entries ``(row, col, val)``: the entries whose row
-    has a number in ``new`` (``new[row] >= 0``), renumbered, in order; None when the kernel is not
-    available. The same arrays as numpy's gather and compressions, without their temporaries."""
-    lib = _load()
-    if lib is None:
-        return None
-    e = row.size
-    row, col, val = _entries(row, col, val)
-    (new,) = _c(np.int32, new)
-    k = lib.lc_take_count(e, row.ctypes.data, new.ctypes.data)
-    orow, ocol, oval = np.empty(k, np.int32), np.empty(k, np.int32), np.empty(k)
-    lib.lc_take(e, row.ctypes.data, col.ctypes.data, val.ctypes.data, new.ctypes.data, orow.ctypes.data,
-                ocol.ctypes.data, oval.ctypes.data)
-    return orow, ocol, oval
 
 
 def lexical_weights(row: np.ndarray, col: np.ndarray, cnt: np.ndarray, idf: np.ndarray, n: int
