@@ -74,7 +74,7 @@ class IngestWorker:
     batch, with a memo of the sentences it has embedded."""
 
     def __init__(self, embedder: str | Embedder | None, model_id: str, params: PCParams, batch_size: int,
-                 cut: str = "lexical") -> None:
+                 cut: str = "embedder") -> None:
         self.source, self.model_id, self.params, self.batch_size = embedder, model_id, params, batch_size
         self.cut = cut  # what the chapters are cut by (Settings.cut_vectors), as the store cuts them
         self.embedder: Embedder | None = None
