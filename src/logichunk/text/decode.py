@@ -108,15 +108,6 @@ def _implausible(body: bytes, sample: str) -> str:
     return ""
 
 
-def _utf8(head: bytes) -> bool:
-    """Whether ``head`` decodes as UTF-8 (a sequence cut at its end allowed)."""
-    try:
-        head.decode("utf-8")
-    except UnicodeDecodeError as e:
-        return e.start >= len(head) - 3 and e.reason == "unexpected end of data"
-    return True
-
-
 def read_text(data: bytes, *, source: str = "<input>") -> str:
     """Decode ``data`` (UTF-8, or UTF-16/32 with a byte-order mark; a PDF's text layer) into the text to chunk.
 
@@ -151,16 +142,14 @@ def read_text(data: bytes, *, source: str = "<input>") -> str:
     if error is not None:
         raise error
     head = data[:SNIFF_BYTES]
-    if head.startswith(tuple(m for m, _, _ in _PACKED)) and (b"\x00" in head or _too_many_controls(head)
-                                                             or not _utf8(head)):
-        raise _binary(source, head)
-    if b"\x00" in head:
+    packed = head.startswith(tuple(m for m, _, _ in _PACKED))  # named in the error, where there is one
+    if b"\x00" in head and not packed:
         hint = ""
         if len(head) >= 4 and (head[1::2].count(0) > len(head) // 4 or head[0::2].count(0) > len(head) // 4):
             hint = " (or UTF-16 without a byte-order mark)"
         raise InputError(f"{source}: looks like a binary file{hint}")
-    if _too_many_controls(head):
-        raise _binary(source)
+    if b"\x00" in head or _too_many_controls(head):
+        raise _binary(source, head)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -169,6 +158,8 @@ def read_text(data: bytes, *, source: str = "<input>") -> str:
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as e:
+        if packed:
+            raise _binary(source, head) from None
         bad = data[e.start]
         raise InputError(
             f"{source}: not valid UTF-8 at byte {e.start} (0x{bad:02x}); convert the file to UTF-8"
