@@ -67,10 +67,14 @@ def split_chapters(text: str) -> list[tuple[str | None, str]]:
     return out
 
 
-def _blank_line_at(text: str, at: int) -> bool:
-    """Whether the line starting at ``at`` is blank (or there is none)."""
-    end = text.find("\n", at)
-    return not text[at : len(text) if end < 0 else end].strip()
+def _lines_around(text: str, m: re.Match) -> tuple[str, str]:
+    """The lines right over and under a line (a match of :data:`_HEADING`), without their line breaks; ""
+    where there is none."""
+    a, b = m.start(), m.end()
+    above = text[text.rfind("\n", 0, a - 1) + 1 : a - 1] if a > 0 else ""
+    end = text.find("\n", b + 1)
+    under = text[b + 1 : len(text) if end < 0 else end] if b < len(text) else ""
+    return above, under
 
 
 def _hash_depth(line: str) -> int:
@@ -83,21 +87,15 @@ def _hash_depth(line: str) -> int:
 def _comment_line(text: str, m: re.Match) -> bool:
     """Whether a ``#`` line (a match of :data:`_HEADING`) has a ``#`` line of its depth right over or under
     it: one of a block of comments, not a heading (as :func:`~logichunk.text.structure.layout` reads it)."""
-    a, b = m.start(), m.end()
     depth = _hash_depth(m.group())
-    above = text[text.rfind("\n", 0, a - 1) + 1 : a - 1] if a > 0 else ""
-    end = text.find("\n", b + 1)
-    under = text[b + 1 : len(text) if end < 0 else end] if b < len(text) else ""
-    return _hash_depth(above) == depth or _hash_depth(under) == depth
+    return depth in map(_hash_depth, _lines_around(text, m))
 
 
 def _opens_chapter(text: str, m: re.Match) -> bool:
     """Whether a ``Chapter N`` / ``第N章`` line (a match of :data:`_HEADING`) opens a chapter: read by the
-    layout's rule, from the lines above and under it."""
-    a, b = m.start(), m.end()
-    above = a == 0 or _blank_line_at(text, text.rfind("\n", 0, a - 1) + 1)
-    under = b >= len(text) or _blank_line_at(text, b + 1)
-    return chapter_opening(m.group(), above, under)
+    layout's rule, from the lines over and under it (blank, or none: the text's start or end)."""
+    above, under = _lines_around(text, m)
+    return chapter_opening(m.group(), not above.strip(), not under.strip())
 
 
 def read_text_file(path: Path) -> str:

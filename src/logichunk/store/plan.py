@@ -124,7 +124,7 @@ def plan_chapter(contents: Sequence[str], rank: int, embed: VecFn, params: PCPar
     L2-normalised float32 rows). ``params`` with a tokenizer
     size in its exact tokens (:meth:`PCParams.resolved`; resolve ``"embedder"`` before, with the
     embedder). ``memo``: texts' sentences and over-long blocks' pieces kept from earlier plans with this
-    ``embed`` and ``params`` (a store's two :func:`~logichunk.chunkers.parent_child.text_memo`: the same plan,
+    ``cut`` and ``params`` (a store's two :func:`~logichunk.chunkers.parent_child.text_memo`: the same plan,
     sooner — an edit splits and cuts again only the blocks it changed)."""
     params = params.resolved()
     old = dict(old or {})
