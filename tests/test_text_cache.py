@@ -73,3 +73,29 @@ def test_threads_share_one_entry():
     for t in threads:
         t.join()
     assert all(o == ["same", 0] for o in out) and f.cache_info()["entries"] == 1
+
+
+def test_forget_text_drops_that_texts_entries_only():
+    from logichunk.text.cache import forget_text
+
+    f, calls = _counting(8, 10_000)
+    a, b = "first text " * 3, "second text " * 3
+    f(a), f(a, 1), f(a, k=2), f(b)
+    forget_text(a)
+    assert f.cache_info() == {"entries": 1, "chars": len(b), "maxsize": 8, "max_chars": 10_000}
+    f(b)
+    assert len(calls) == 4  # b still cached
+    f(a)
+    assert len(calls) == 5  # a computed again
+
+
+def test_a_text_read_in_windows_leaves_no_window_in_the_caches():
+    from logichunk import chunk_stream
+    from logichunk.text import cache
+
+    for c in list(cache._CACHES):
+        c.cache_clear()  # what earlier tests left
+    text = "A sentence of prose. Another one here, longer.\n\n" * 400
+    parts = list(chunk_stream(text, window=3000, max_size=200))
+    assert len(parts) > 3
+    assert all(c.cache_info()["entries"] == 0 for c in list(cache._CACHES))

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from . import __version__
 from .cli_args import check_out_path  # re-exported: the verbs' modules used them from here
@@ -20,6 +21,9 @@ from .errors import InputError, LogichunkError
 from .progress import Progress as _Progress
 from .tree import ChunkTree
 from .types import Bubble
+
+if TYPE_CHECKING:
+    from .chunkers.stream import StreamPart
 
 DEFAULT_BUBBLES = "logichunk-bubbles.jsonl"
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text", ".org", ".tex", ".html", ".htm", ".csv", ".json", ".pdf")
@@ -32,13 +36,15 @@ def _err(msg: str) -> None:
     print(f"logichunk: {msg}", file=sys.stderr)
 
 
-def _inputs(paths: Sequence[str], suffixes: tuple[str, ...]) -> Iterator[tuple[str, Callable[[], str]]]:
-    """(source name, reader) for each input: files, folders (recursive, sorted) and ``-`` (stdin)."""
-    from .text.decode import read_path, read_text
+def _inputs(paths: Sequence[str], suffixes: tuple[str, ...]) -> Iterator[tuple[str, Callable[[], Iterator[str]]]]:
+    """(source name, reader) for each input: files, folders (recursive, sorted) and ``-`` (stdin). A
+    reader gives the text in pieces (:func:`~logichunk.text.decode.read_blocks`); ``"".join`` of them is
+    the whole text, decoded as :func:`~logichunk.text.decode.read_text` decodes it."""
+    from .text.decode import read_blocks
 
     for p in paths:
         if p == "-":
-            yield "<stdin>", lambda: read_text(sys.stdin.buffer.read(), source="<stdin>")
+            yield "<stdin>", lambda: read_blocks(sys.stdin.buffer, source="<stdin>")
             continue
         path = Path(p)
         if path.is_dir():
@@ -46,9 +52,22 @@ def _inputs(paths: Sequence[str], suffixes: tuple[str, ...]) -> Iterator[tuple[s
             if not files:
                 raise LogichunkError(f"{p}: no files ending in {', '.join(suffixes)} in this folder")
             for f in files:
-                yield str(f), (lambda f=f: read_path(f))
+                yield str(f), (lambda f=f: read_blocks(f))
         else:
-            yield str(path), (lambda path=path: read_path(path))
+            yield str(path), (lambda path=path: read_blocks(path))
+
+
+def _read_up_to(blocks: Iterator[str], limit: int | None) -> str | Iterator[str]:
+    """The whole text when it is at most ``limit`` characters long (or ``limit`` is None), else its
+    pieces from the first on (what was read already, then the rest), to be chunked in windows."""
+    held: list[str] = []
+    size = 0
+    for piece in blocks:
+        held.append(piece)
+        size += len(piece)
+        if limit is not None and size > limit:
+            return itertools.chain(held, blocks)
+    return "".join(held)
 
 
 def _chunk_defaults(args: argparse.Namespace) -> None:
@@ -136,8 +155,9 @@ def _tree_json(source: str, tree: ChunkTree) -> dict[str, Any]:
     }
 
 
-def _write_markdown(out: TextIO, source: str, tree: ChunkTree) -> None:
-    out.write(f"# {source}\n\n")
+def _write_markdown(out: TextIO, source: str, tree: ChunkTree, head: bool = True) -> None:
+    if head:
+        out.write(f"# {source}\n\n")
     for c in tree:
         hashes = "#" * min(6, c.level + 1)
         out.write(f"{hashes} {c.id} · {c.meta.get('size', len(c.span))} {tree.unit} · {c.method}\n\n")
@@ -154,8 +174,8 @@ def _skip(e: LogichunkError, many: bool) -> None:
     _err(f"skipped {e}")
 
 
-def _write(out: TextIO, fmt: str, source: str, tree: ChunkTree, many: bool, docs: list[dict[str, Any]]) -> None:
-    """One input's tree in ``fmt``; ``json`` collects it into ``docs``, written by :func:`_write_json`."""
+def _write(out: TextIO, fmt: str, source: str, tree: ChunkTree, many: bool, docs: _JsonDocs) -> None:
+    """One input's tree in ``fmt`` (``json``: one document of ``docs``)."""
     if fmt == "tree":
         _write_tree(out, source, tree, many)
     elif fmt == "jsonl":
@@ -163,13 +183,58 @@ def _write(out: TextIO, fmt: str, source: str, tree: ChunkTree, many: bool, docs
     elif fmt == "markdown":
         _write_markdown(out, source, tree)
     else:
-        docs.append(_tree_json(source, tree))
+        docs.add(_tree_json(source, tree))
 
 
-def _write_json(out: TextIO, fmt: str, docs: list[dict[str, Any]], many: bool) -> None:
-    if fmt == "json":
-        json.dump(docs[0] if len(docs) == 1 and not many else docs, out, ensure_ascii=False, indent=2)
-        out.write("\n")
+def _dumps(value: Any, level: int) -> str:
+    """``value`` as JSON indented by two spaces a level, as it reads nested ``level`` deep."""
+    return json.dumps(value, ensure_ascii=False, indent=2).replace("\n", "\n" + "  " * level)
+
+
+class _JsonDocs:
+    """``--format json`` written as it goes: one document, or a list of them for many inputs (the same
+    text ``json.dump(docs, indent=2)`` writes); a text read in windows writes its chunks part by part."""
+
+    def __init__(self, out: TextIO, many: bool) -> None:
+        self.out, self.many, self.count = out, many, 0
+        self.level = 1 if many else 0
+
+    def _next(self) -> None:
+        self.out.write((",\n" if self.count else "[\n" if self.many else "") + "  " * self.level)
+        self.count += 1
+
+    def add(self, doc: dict[str, Any]) -> None:
+        self._next()
+        self.out.write(_dumps(doc, self.level))
+
+    def add_parts(self, head: dict[str, Any], parts: Iterator[StreamPart], tail: Callable[[], dict[str, Any]]) -> None:
+        """A document whose ``chunks`` come part by part; ``tail()`` (its stats and bubbles) is read after
+        the last. An error on the way closes the document with an ``error`` key, then goes on up."""
+        self._next()
+        pad = "  " * (self.level + 1)
+        out = self.out
+        out.write("{\n" + "".join(f"{pad}{json.dumps(k)}: {_dumps(v, self.level + 1)},\n" for k, v in head.items())
+                  + f'{pad}"chunks": [')
+        first = True
+        rest: dict[str, Any] = {}
+        try:
+            for part in parts:
+                for r in part.records():
+                    out.write(("\n" if first else ",\n") + pad + "  " + _dumps(r, self.level + 2))
+                    first = False
+        except LogichunkError as e:
+            rest["error"] = str(e)
+            raise
+        finally:
+            out.write(("]" if first else "\n" + pad + "]") + "".join(
+                f",\n{pad}{json.dumps(k)}: {_dumps(v, self.level + 1)}" for k, v in (tail() | rest).items())
+                + "\n" + "  " * self.level + "}")
+
+    def close(self) -> None:
+        if self.many:
+            self.out.write("\n]\n" if self.count else "[]\n")
+        elif self.count:
+            self.out.write("\n")
 
 
 # ----------------------------------------------------------------------------- verbs
@@ -226,6 +291,7 @@ def _chunk_one(args: argparse.Namespace, text: str, source: str, models: _Models
 
 def cmd_chunk(args: argparse.Namespace) -> int:
     from .chunkers.dispatch import needs
+    from .chunkers.stream import DEFAULT_WINDOW, WHOLE_UP_TO
 
     _chunk_defaults(args)
     models = _Models(args, _needs(args, needs(args.method)))
@@ -236,8 +302,13 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     many = len(sources) > 1
     progress = _Progress(len(sources), not args.quiet)
     bubbles: list[Bubble] = []
-    docs: list[dict[str, Any]] = []
     failures = 0
+    # --window: None (auto) reads a text whole up to WHOLE_UP_TO characters, in windows beyond; 0 always
+    # whole; N in windows of N once it is longer than that (no longer, one window is the whole text)
+    overlap = getattr(args, "overlap", 0) or 0
+    auto = args.window is None
+    window = DEFAULT_WINDOW if auto else args.window
+    whole_up_to = None if args.window == 0 or (auto and overlap) else WHOLE_UP_TO if auto else window
 
     def emit(source: str, tree: ChunkTree) -> None:
         bubbles.extend(tree.bubbles)
@@ -245,7 +316,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
 
     # many small files through the model-free cascade share one pass (chunk_many: the same trees)
     shared = args.method == "logic-chain" and models.llm is None and models.lm is None and many \
-        and not getattr(args, "tokenizer", None) and not getattr(args, "overlap", 0)
+        and not getattr(args, "tokenizer", None) and not overlap
     group: list[tuple[str, str]] = []
     group_chars = 0
 
@@ -264,16 +335,32 @@ def cmd_chunk(args: argparse.Namespace) -> int:
             group.clear()
             group_chars = 0
 
+    def stream(source: str, pieces: Iterator[str]) -> None:
+        """A text longer than ``whole_up_to``: chunked window by window and written as it goes."""
+        from .chunkers.stream import chunk_stream
+
+        flush()  # the inputs' outputs stay in order
+        if auto and not args.quiet:
+            _err(f"{source}: longer than {WHOLE_UP_TO:,} characters: chunked in windows of {window:,} "
+                 "(each window's cuts decided whole; --window 0 reads it whole)")
+        parts = chunk_stream(pieces, window=window, chunker=lambda t: _chunk_one(args, t, source, models),
+                             **({"overlap": overlap} if overlap else {}))
+        _write_parts(out, args.format, source, parts, many, docs, bubbles, window)
+
     from .models._files import staged_file
 
     # --out: written beside the target and moved over it only when the run ends well
     target = staged_file(args.out) if args.out else contextlib.nullcontext(sys.stdout)
     try:
         with target as out:
+            docs = _JsonDocs(out, many)
             for source, read in sources:
                 progress.step(source)
                 try:
-                    text = read()
+                    text = _read_up_to(read(), whole_up_to)
+                    if not isinstance(text, str):
+                        stream(source, text)
+                        continue
                     if not text:
                         if not many:  # the one input given is empty: an error (README: non-zero exit)
                             raise InputError(f"{source}: empty input, no chunks")
@@ -292,12 +379,51 @@ def cmd_chunk(args: argparse.Namespace) -> int:
                     continue
                 emit(source, tree)
             flush()
-            _write_json(out, args.format, docs, many)
+            if args.format == "json":
+                docs.close()
     finally:
         progress.close()
     _record_bubbles(args, bubbles)
     models.report_usage(args.quiet)
     return 1 if failures else 0
+
+
+def _write_parts(out: TextIO, fmt: str, source: str, parts: Iterator[StreamPart], many: bool, docs: _JsonDocs,
+                 bubbles: list[Bubble], window: int) -> None:
+    """A text read in windows, in ``fmt``, part by part as :func:`_write` writes a whole tree; its
+    bubbles (spans in the whole text) are added to ``bubbles``."""
+    from .chunkers.stream import merge_stats
+
+    stats: dict[str, Any] = {"window": window, "windows": 0}
+    unit = "chars"
+    kept: list[Bubble] = []
+
+    def each() -> Iterator[StreamPart]:
+        nonlocal unit
+        for k, part in enumerate(parts):
+            unit = part.tree.unit
+            merge_stats(stats, {key: v for key, v in part.tree.stats.items() if key != "sentences"})
+            stats["windows"] += 1
+            kept.extend(part.bubbles)
+            if fmt == "tree":
+                _write_tree(out, source, part.tree, many and k == 0)
+            elif fmt == "markdown":
+                _write_markdown(out, source, part.tree, head=k == 0)
+            elif fmt == "jsonl":
+                lines = part.json_lines({"source": source})
+                lines.append("")
+                out.write("\n".join(lines))
+            yield part
+
+    try:
+        if fmt == "json":
+            docs.add_parts({"source": source}, each(), lambda: {"unit": unit, "stats": stats,
+                                                                 "bubbles": [b.to_dict() for b in kept]})
+        else:
+            for _ in each():
+                pass
+    finally:
+        bubbles.extend(kept)
 
 
 def cmd_segment(args: argparse.Namespace) -> int:
@@ -307,11 +433,11 @@ def cmd_segment(args: argparse.Namespace) -> int:
     models = _Models(args, ())
     sources = list(_inputs(args.paths, TEXT_SUFFIXES))
     many = len(sources) > 1
-    docs: list[dict[str, Any]] = []
+    docs = _JsonDocs(sys.stdout, many)
     failures = 0
     for source, read in sources:
         try:
-            text = read()
+            text = "".join(read())
             if not text:
                 raise InputError(f"{source}: empty input, no topics")
             tree = segment(text, units=args.units, embedder=models.embedder, topics=args.topics)
@@ -320,7 +446,8 @@ def cmd_segment(args: argparse.Namespace) -> int:
             failures += 1
             continue
         _write(sys.stdout, args.format, source, tree, many, docs)
-    _write_json(sys.stdout, args.format, docs, many)
+    if args.format == "json":
+        docs.close()
     return 1 if failures else 0
 
 
@@ -340,7 +467,7 @@ def _one_text(args: argparse.Namespace) -> tuple[str, str]:
     if len(sources) != 1:
         raise LogichunkError(f"{args.path}: give one file (or - for stdin), not a folder of {len(sources)}")
     source, read = sources[0]
-    text = read()
+    text = "".join(read())
     if not text:
         raise LogichunkError(f"{source}: empty input, nothing to do")
     return source, text
@@ -524,6 +651,11 @@ def build_parser(extensions: bool = True) -> argparse.ArgumentParser:
     c.add_argument("--format", choices=["tree", "jsonl", "json", "markdown"], default="tree")
     c.add_argument("--out", help="write here instead of stdout (bubbles go to OUT.bubbles.jsonl)")
     c.add_argument("--ext", help="file endings to read from folders, comma-separated")
+    c.add_argument("--window", type=_window_arg, default=None, metavar="CHARS",
+                   help="read a text in windows of CHARS characters, each window's cuts decided whole, in memory "
+                        "bounded by the window (level-1 ids run on through the text; offsets are the whole "
+                        "text's); 0: always whole; default: whole up to 16,777,216 characters, beyond that in "
+                        "windows of 1,048,576, with a note")
     c.set_defaults(func=cmd_chunk)
 
     sg = sub.add_parser("segment", help="topic segmentation: where the subject changes, with no size limit")
@@ -570,6 +702,16 @@ def build_parser(extensions: bool = True) -> argparse.ArgumentParser:
             continue
         mod.add_parser(sub)
     return p
+
+
+def _window_arg(value: str) -> int:
+    try:
+        n = int(value.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of characters: {value!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError("a window is 0 (whole) or a positive number of characters")
+    return n
 
 
 def _check_arguments(args: argparse.Namespace) -> None:

@@ -98,6 +98,48 @@ class ChunkTree:
         c = self.get(chunk) if isinstance(chunk, str) else chunk
         return self.text[c.span.start : c.span.end]
 
+    def head(self, roots: int, *, number_from: int = 1) -> ChunkTree:
+        """The first ``roots`` level-1 chunks and everything under them, as the tree of the text they
+        cover (a prefix of this one), their level-1 numbers counted from ``number_from``: what a text
+        read in windows keeps of one window's tree (:func:`~logichunk.chunkers.stream.chunk_stream`).
+        Bubbles are kept where they lie inside the prefix; ``stats["methods"]`` counts the kept chunks,
+        ``stats["sentences"]`` (the whole text's count) is left out of a prefix shorter than the text."""
+        col_ids, _, col_ends, _, _ = self._columns()
+        all_roots = [i for i, cid in enumerate(col_ids) if "." not in cid]
+        if not 0 <= roots <= len(all_roots):
+            raise ValueError(f"a tree of {len(all_roots)} level-1 chunks has no first {roots}")
+        rows = all_roots[roots] if roots < len(all_roots) else len(col_ids)
+        end = col_ends[all_roots[roots - 1]] if roots else 0
+        shift = number_from - 1
+
+        def renumber(cid: str) -> str:
+            if not shift:
+                return cid
+            head, dot, rest = cid.partition(".")
+            return f"{int(head) + shift}{dot}{rest}"
+
+        t = self.chunks
+        if isinstance(t, _ChunkTable):
+            cols = {k: t.meta_column(k)[:rows] for k in t._cols} if t._metas is None else None
+            table = _ChunkTable([renumber(c) for c in t.ids()[:rows]], t.starts()[:rows], t.ends()[:rows],
+                                t.methods()[:rows], metas=None if t._metas is None else t._metas[:rows], cols=cols)
+        else:
+            table = _ChunkTable.from_rows([(renumber(c.id), c.span.start, c.span.end, c.method, c.meta)
+                                           for c in list(t.values())[:rows]])
+        stats = dict(self.stats)
+        if rows < len(col_ids):
+            stats.pop("sentences", None)  # the whole window's count: not known for the prefix
+        if "methods" in stats:
+            counts: dict[str, int] = {}
+            for m in table.methods():
+                counts[m] = counts.get(m, 0) + 1
+            order = [*stats["methods"], *counts]
+            stats["methods"] = {m: counts[m] for m in dict.fromkeys(order) if counts.get(m)}
+        kept = tuple(b for b in self.bubbles if _bubble_end(b) <= end)
+        if "bubbles" in stats:
+            stats["bubbles"] = len(kept)
+        return ChunkTree(self.text[:end], table, kept, MappingProxyType(stats), self.unit)
+
     # ---------------------------------------------------------------- export
     def _columns(self) -> tuple[list[str], list[int], list[int], list[str], list[Any]]:
         """ids, starts, ends, methods and ``meta["size"]`` of every chunk, in order."""
@@ -108,10 +150,12 @@ class ChunkTree:
         return ([c.id for c in cs], [c.span.start for c in cs], [c.span.end for c in cs],
                 [c.method for c in cs], [c.meta.get("size") for c in cs])
 
-    def records(self, *, with_text: bool = True) -> list[dict[str, Any]]:
+    def records(self, *, with_text: bool = True, offset: int = 0, pages_before: int = 0) -> list[dict[str, Any]]:
         """One plain dict per chunk (the JSONL/JSON output of the CLI); in a text of pages joined by form
         feeds (a PDF), each also names the ``pages`` its text lies on, first and last
-        (:func:`~logichunk.text.pages.chunk_pages`)."""
+        (:func:`~logichunk.text.pages.chunk_pages`). ``offset``: characters of a longer text before this
+        tree's own (one window of a stream), added to every ``start`` and ``end``; ``pages_before``: the form
+        feeds in it, added to every page number."""
         text = self.text
         out = []
         columns = self._columns()
@@ -119,23 +163,24 @@ class ChunkTree:
         for k, (cid, start, end, method, size) in enumerate(zip(*columns, strict=True)):
             head, _, _ = cid.rpartition(".")
             r: dict[str, Any] = {"id": cid, "level": cid.count(".") + 1, "parent": head or None,
-                                 "start": start, "end": end, "size": size, "method": method}
+                                 "start": start + offset, "end": end + offset, "size": size, "method": method}
             if with_text:
                 r["text"] = text[start:end]
             if pages is not None:
-                r["pages"] = list(pages[k])
+                r["pages"] = [p + pages_before for p in pages[k]]
             out.append(r)
         return out
 
-    def json_lines(self, extra: Mapping[str, Any] | None = None) -> list[str]:
+    def json_lines(self, extra: Mapping[str, Any] | None = None, *, offset: int = 0,
+                   pages_before: int = 0) -> list[str]:
         """:meth:`records` as JSON text, one line per chunk, ``extra`` keys appended to each (the
-        CLI's ``--format jsonl``). Written directly rather than through dicts and the generic
+        CLI's ``--format jsonl``; ``offset`` and ``pages_before`` as there). Written directly rather than through dicts and the generic
         encoder (a third of a ``logichunk chunk`` call went there); the same bytes as
         ``json.JSONEncoder(ensure_ascii=False).encode(record | extra)``."""
         enc = _JSON.encode
         extra = dict(extra or {})
         if extra.keys() & _RECORD_KEYS or "\f" in self.text:  # a key replaced, as record | extra would; pages
-            return [_JSON.encode(r | extra) for r in self.records()]
+            return [_JSON.encode(r | extra) for r in self.records(offset=offset, pages_before=pages_before)]
         tail = "".join(f", {enc(k)}: {enc(v)}" for k, v in extra.items()) + "}"
         text = self.text
         out = []
@@ -145,10 +190,16 @@ class ChunkTree:
             # the ASCII encoder writes the same bytes for an ASCII string, about twice as fast
             body = encode_basestring_ascii(piece) if piece.isascii() else encode_basestring(piece)
             out.append(f'{{"id": {enc(cid)}, "level": {cid.count(".") + 1}, '
-                       f'"parent": {enc(head) if head else "null"}, "start": {start}, "end": {end}, '
+                       f'"parent": {enc(head) if head else "null"}, "start": {start + offset}, "end": {end + offset}, '
                        f'"size": {size if type(size) is int else enc(size)}, "method": {enc(method)}, '
                        f'"text": {body}{tail}')
         return out
+
+
+def _bubble_end(b: Bubble) -> int:
+    """Where the text a bubble is about ends (its ``context["span"]``; 0 when it names none)."""
+    span = b.context.get("span")
+    return int(span[1]) if isinstance(span, (list, tuple)) and len(span) == 2 else 0
 
 
 _JSON = json.JSONEncoder(ensure_ascii=False, check_circular=False)
@@ -287,9 +338,10 @@ def build_tree_columns(
                      MappingProxyType(dict(stats or {})), unit)
 
 
-def check_tree(tree: ChunkTree) -> None:
+def check_tree(tree: ChunkTree, *, first: int = 1) -> None:
     """Raise AssertionError unless the tree keeps the invariants of DESIGN.md: level-1 chunks tile
-    the text, children tile their parent, no empty chunk, ids unique and consistent with the tree."""
+    the text, children tile their parent, no empty chunk, ids unique and consistent with the tree, the
+    level-1 ids counted from ``first`` (a part of a text read in windows counts on from the parts before)."""
     text = tree.text
     roots = tree.roots()
     pos = 0
@@ -308,4 +360,4 @@ def check_tree(tree: ChunkTree) -> None:
             for a, b in zip(kids, kids[1:], strict=False):
                 assert a.span.end == b.span.start, f"children of {c.id} do not tile it"
             assert len(kids) >= 2, f"{c.id} has a single child equal to itself"
-    assert [c.id for c in roots] == [str(i + 1) for i in range(len(roots))]
+    assert [c.id for c in roots] == [str(first + i) for i in range(len(roots))]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -19,6 +20,16 @@ from typing import Any, TypeVar
 R = TypeVar("R")
 
 DEFAULT_MAX_CHARS = 1 << 24  # characters of text per cache (16 M: 64 MB of code points)
+
+_CACHES: weakref.WeakSet[Any] = weakref.WeakSet()  # every text cache's wrapper, for forget_text
+
+
+def forget_text(text: str) -> None:
+    """Drop every cache entry made for ``text`` (the same string object): a text that will not be seen
+    again, such as a window of a long text read in windows, whose arrays would otherwise stay until
+    newer texts push them out (eight windows of a megabyte: a hundred MiB)."""
+    for cache in list(_CACHES):
+        cache.forget(text)
 
 
 def text_cache(maxsize: int, max_chars: int = DEFAULT_MAX_CHARS) -> Callable[[Callable[..., R]], Callable[..., R]]:
@@ -61,8 +72,16 @@ def text_cache(maxsize: int, max_chars: int = DEFAULT_MAX_CHARS) -> Callable[[Ca
             with lock:
                 return {"entries": len(entries), "chars": held, "maxsize": maxsize, "max_chars": max_chars}
 
+        def forget(text: str) -> None:
+            nonlocal held
+            with lock:
+                for key in [k for k in entries if k[0] is text]:
+                    held -= entries.pop(key)[1]
+
         wrapper.cache_clear = cache_clear  # type: ignore[attr-defined]
         wrapper.cache_info = cache_info  # type: ignore[attr-defined]
+        wrapper.forget = forget  # type: ignore[attr-defined]
+        _CACHES.add(wrapper)
         return wrapper
 
     return decorate

@@ -29,12 +29,14 @@ from __future__ import annotations
 import codecs
 import os
 import unicodedata
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from ..errors import InputError
 from .pdf import is_pdf, pdf_text
 
-__all__ = ["SNIFF_BYTES", "check_unicode", "read_path", "read_text"]
+__all__ = ["SNIFF_BYTES", "check_unicode", "read_blocks", "read_path", "read_text"]
 
 #: How much of the input is inspected for signs of a binary file.
 SNIFF_BYTES = 8192
@@ -142,14 +144,7 @@ def read_text(data: bytes, *, source: str = "<input>") -> str:
     if error is not None:
         raise error
     head = data[:SNIFF_BYTES]
-    packed = head.startswith(tuple(m for m, _, _ in _PACKED))  # named in the error, where there is one
-    if b"\x00" in head and not packed:
-        hint = ""
-        if len(head) >= 4 and (head[1::2].count(0) > len(head) // 4 or head[0::2].count(0) > len(head) // 4):
-            hint = " (or UTF-16 without a byte-order mark)"
-        raise InputError(f"{source}: looks like a binary file{hint}")
-    if b"\x00" in head or _too_many_controls(head):
-        raise _binary(source, head)
+    _check_head(head, source)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -158,13 +153,89 @@ def read_text(data: bytes, *, source: str = "<input>") -> str:
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as e:
-        if packed:
-            raise _binary(source, head) from None
-        bad = data[e.start]
-        raise InputError(
-            f"{source}: not valid UTF-8 at byte {e.start} (0x{bad:02x}); convert the file to UTF-8"
-        ) from None
+        raise _not_utf8(source, head, e.start, data[e.start]) from None
     raise AssertionError("unreachable: utf-8-sig failed where utf-8 succeeded")  # pragma: no cover
+
+
+def _packed(head: bytes) -> bool:
+    return head.startswith(tuple(m for m, _, _ in _PACKED))
+
+
+def _check_head(head: bytes, source: str) -> None:
+    """Refuse data without a byte-order mark whose first bytes are not text (see the module docstring)."""
+    packed = _packed(head)  # named in the error, where there is one
+    if b"\x00" in head and not packed:
+        hint = ""
+        if len(head) >= 4 and (head[1::2].count(0) > len(head) // 4 or head[0::2].count(0) > len(head) // 4):
+            hint = " (or UTF-16 without a byte-order mark)"
+        raise InputError(f"{source}: looks like a binary file{hint}")
+    if b"\x00" in head or _too_many_controls(head):
+        raise _binary(source, head)
+
+
+def _not_utf8(source: str, head: bytes, at: int, bad: int) -> InputError:
+    """The error for invalid UTF-8 at byte ``at`` of the input (a compressed file says what it is)."""
+    if _packed(head):
+        return _binary(source, head)
+    return InputError(f"{source}: not valid UTF-8 at byte {at} (0x{bad:02x}); convert the file to UTF-8")
+
+
+def read_blocks(path: str | os.PathLike[str] | BinaryIO, *, block: int = 1 << 20,
+                source: str | None = None) -> Iterator[str]:
+    """The text of a file (or an open binary stream such as ``sys.stdin.buffer``) in pieces of about
+    ``block`` bytes, decoded as :func:`read_text` decodes it, without holding the whole file: what a text
+    read in windows needs (:func:`~logichunk.chunkers.stream.chunk_stream`). The pieces joined are
+    exactly :func:`read_text`'s string. UTF-8 is decoded as it is read: invalid bytes far into the file
+    raise the same one-line error only when they are reached. A PDF, and UTF-16/32 (with a byte-order
+    mark), are read whole."""
+    if block < 1:
+        raise ValueError("block must be at least one byte")
+    if isinstance(path, (str, os.PathLike)):
+        src = source or str(path)
+        try:
+            f: BinaryIO = open(path, "rb")  # noqa: SIM115 - closed below, after the generator's last piece
+        except OSError as e:
+            raise _unreadable(Path(path), e) from None
+        with f:
+            yield from _blocks(f, src, block)
+    else:
+        yield from _blocks(path, source or "<stream>", block)
+
+
+def _blocks(f: BinaryIO, source: str, block: int) -> Iterator[str]:
+    first = _read(f, max(block, SNIFF_BYTES), source)
+    if is_pdf(first) or first.startswith(tuple(bom for bom, _, _ in _BOMS)):
+        rest = _read(f, -1, source)
+        yield read_text(first + rest, source=source)
+        return
+    head = first[:SNIFF_BYTES]
+    _check_head(head, source)
+    fed = 0  # bytes given to the decoder before the current piece
+    if first.startswith(codecs.BOM_UTF8):
+        first, fed = first[len(codecs.BOM_UTF8):], len(codecs.BOM_UTF8)
+    dec = codecs.getincrementaldecoder("utf-8")()
+    data, final = first, False
+    while True:
+        pending = dec.getstate()[0]
+        try:
+            piece = dec.decode(data, final=final)
+        except UnicodeDecodeError as e:
+            joined = pending + data
+            raise _not_utf8(source, head, fed - len(pending) + e.start, joined[e.start]) from None
+        fed += len(data)
+        if piece:
+            yield piece
+        if final:
+            return
+        data = _read(f, block, source)
+        final = not data
+
+
+def _read(f: BinaryIO, n: int, source: str) -> bytes:
+    try:
+        return f.read(n)
+    except OSError as e:
+        raise InputError(f"{source}: cannot read: {e.strerror or e.__class__.__name__}") from None
 
 
 def read_path(path: str | os.PathLike[str]) -> str:
@@ -173,15 +244,17 @@ def read_path(path: str | os.PathLike[str]) -> str:
     p = Path(path)
     try:
         data = p.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{p}: is a directory, not a file") from None
-    except PermissionError:
-        if p.is_dir():
-            raise InputError(f"{p}: is a directory, not a file") from None
-        raise InputError(f"{p}: permission denied") from None
     except OSError as e:
-        reason = e.strerror or e.__class__.__name__
-        raise InputError(f"{p}: cannot read: {reason}") from None
+        raise _unreadable(p, e) from None
     return read_text(data, source=str(p))
+
+
+def _unreadable(p: Path, e: OSError) -> InputError:
+    """The one-line error for a file the system would not let us read."""
+    if isinstance(e, FileNotFoundError):
+        return InputError(f"{p}: no such file")
+    if isinstance(e, IsADirectoryError) or (isinstance(e, PermissionError) and p.is_dir()):
+        return InputError(f"{p}: is a directory, not a file")
+    if isinstance(e, PermissionError):
+        return InputError(f"{p}: permission denied")
+    return InputError(f"{p}: cannot read: {e.strerror or e.__class__.__name__}")
