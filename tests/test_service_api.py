@@ -366,6 +366,29 @@ def test_failed_rechunk_is_visible_and_retried(tmp_path):
         assert b["status"] == "clean" and b["error"] is None
 
 
+def test_a_service_with_other_sizes_leaves_the_chunks_alone_and_says_why(tmp_path):
+    db = str(tmp_path / "sizes.db")
+    with TestClient(create_app(small_settings(db), api_key=KEY, debounce_ms=50)) as c:
+        did = c.post(f"{P}/documents?wait=10", headers=H, json={"title": "t", "text": "Tea and rain.\n\nThe market.\n"}).json()["id"]
+        blk = c.get(f"{P}/documents/{did}", headers=H).json()["blocks"][0]
+    with TestClient(create_app(small_settings(db, max_parent_size=250), api_key=KEY, debounce_ms=50)) as c:
+        c.put(f"{P}/blocks/{blk['id']}", headers=H, json={"content": "A new text about snow.\n\n"})
+        end = time.monotonic() + 10
+        while c.get(f"{P}/blocks/{blk['id']}", headers=H).json()["error"] is None and time.monotonic() < end:
+            time.sleep(0.02)
+        b = c.get(f"{P}/blocks/{blk['id']}", headers=H).json()
+        assert b["dirty"] and "max_parent_size 300, now 250" in b["error"]
+        runs = c.get("/api/metrics", headers=H).json()["rechunk"]
+        # a new document is stored, not chunked, and says so; the refusal is not retried
+        r = c.post(f"{P}/documents?wait=10", headers=H, json={"title": "u", "text": "More tea.\n"})
+        assert r.status_code == 201 and r.json()["status"] == "failed" and not r.json()["chunked"]
+        time.sleep(0.5)
+        later = c.get("/api/metrics", headers=H).json()["rechunk"]
+        assert later["failed_total"] == runs["failed_total"] + 1
+        r = c.post(f"{P}/blocks/{blk['id']}/rechunk", headers=H)
+        assert r.status_code == 202
+
+
 # ----------------------------------------------------------------------------- search and bubbles
 
 

@@ -45,6 +45,7 @@ from ..store.ingest import (
     FileChecks,
     IngestReport,
     Tally,
+    check_cuts,
     check_embedder,
     list_files,
     store_file_document,
@@ -65,7 +66,7 @@ T = TypeVar("T")
 
 def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace: bool = False,
                   workers: int | None = None, address: str | None = None,
-                  batch_size: int = DEFAULT_BATCH_SIZE, reembed: bool = False) -> IngestReport:
+                  batch_size: int = DEFAULT_BATCH_SIZE, reembed: bool = False, recut: bool = False) -> IngestReport:
     """:func:`logichunk.store.ingest.ingest` on Ray: the same documents, chapters, blocks, chunks,
     vectors, bubbles and report, the same skip and ``replace`` rules, with the reading, chunking and
     embedding done by ``workers`` Ray workers (default: every CPU Ray has).
@@ -78,12 +79,16 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
 
     Chapters left dirty by an earlier ``rechunk=False`` ingest are chunked afterwards in this process,
     as the serial ingest does; so are, with ``reembed``, the chapters embedded with another model
-    (without it, such a project is refused before Ray starts, as the serial ingest refuses it)."""
+    (without it, such a project is refused before Ray starts, as the serial ingest refuses it). A project
+    chunked with other size settings is refused too unless ``recut``: then its chapters are cut again in
+    this process before the workers start (:meth:`Store.recut`)."""
     if workers is not None and workers < 1:
         raise InputError(f"workers must be at least 1, got {workers}")
     if batch_size < 1:
         raise InputError(f"batch_size must be at least 1, got {batch_size}")
     others = check_embedder(store, reembed)  # another embedder than the project's: refused before Ray starts
+    if rechunk and check_cuts(store, recut):  # other size settings than the project's: so are they, or all cut again
+        store.recut()
     skipped: list[Path] = []
     files = list_files(paths, skipped)  # nothing to ingest is said before Ray starts
     tally = Tally()

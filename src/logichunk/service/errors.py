@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..errors import InputError, LogichunkError, ModelUnavailable
-from ..store import StoreError
+from ..store import CutSettingsError, StoreError
 
 log = logging.getLogger("logichunk.service")
 
@@ -91,7 +91,10 @@ def _validation(exc: RequestValidationError) -> JSONResponse:
 
 
 def store_error_status(exc: StoreError) -> tuple[int, str]:
-    """An unknown id is the caller's mistake (404); anything else is the database's (503)."""
+    """An unknown id is the caller's mistake (404); settings other than the project's chunks were cut with,
+    the service's configuration's (409); anything else is the database's (503)."""
+    if isinstance(exc, CutSettingsError):
+        return 409, "settings_conflict"
     return (404, "not_found") if str(exc).startswith("unknown ") else (503, "store_unavailable")
 
 

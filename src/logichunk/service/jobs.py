@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..config import Settings
-from ..store import BlockRow, Debouncer, RechunkResult, Store
+from ..store import BlockRow, CutSettingsError, Debouncer, RechunkResult, Store
 from .errors import ApiError
 from .idempotency import IdempotencyKeys
 from .metrics import Metrics
@@ -102,8 +102,8 @@ class ProjectRuntime:
         self.metrics.observe_job(False)
         # the block stays dirty and is retried; the log says why (the database may be what failed,
         # so the error cannot always be written beside the block)
-        log.warning("re-chunk of block %s in project %s failed (%s: %s); retrying", block_id, self.name,
-                    type(exc).__name__, exc)
+        log.warning("re-chunk of block %s in project %s failed (%s: %s); %s", block_id, self.name,
+                    type(exc).__name__, exc, "not retried" if isinstance(exc, CutSettingsError) else "retrying")
 
     # ------------------------------------------------------------------ scheduling
     def schedule(self, block_ids: Iterable[str], *, now: bool = False) -> None:

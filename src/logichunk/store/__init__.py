@@ -7,10 +7,20 @@ embeddings (cached by model + content hash) and bubbles, on SQLite or PostgreSQL
     store.rechunk_dirty()
 """
 
-from .base import BlockRow, ChunkRow, RechunkError, RechunkResult, Store, StoreError, StoreUnavailable, sha256
+from .base import (
+    BlockRow,
+    ChunkRow,
+    CutSettingsError,
+    RechunkError,
+    RechunkResult,
+    Store,
+    StoreError,
+    StoreUnavailable,
+    sha256,
+)
 from .debounce import Debouncer
 from .postgres import PostgresStore  # the backends register themselves with Store.open
 from .sqlite import SQLiteStore
 
-__all__ = ["BlockRow", "ChunkRow", "Debouncer", "PostgresStore", "RechunkError", "RechunkResult", "SQLiteStore", "Store",
-           "StoreError", "StoreUnavailable", "sha256"]
+__all__ = ["BlockRow", "ChunkRow", "CutSettingsError", "Debouncer", "PostgresStore", "RechunkError", "RechunkResult",
+           "SQLiteStore", "Store", "StoreError", "StoreUnavailable", "sha256"]

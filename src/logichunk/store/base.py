@@ -39,7 +39,7 @@ from ..models.registry import embedder_of
 from ..text.decode import check_unicode
 from ..types import Bubble, Chunk, Span
 from . import schema
-from .plan import ChapterPlan, cut_vectors, embed_batches, plan_chapter, sha256
+from .plan import ChapterPlan, cut_mode, cut_vectors, embed_batches, plan_chapter, sha256
 
 
 def _check_blocks(texts: Sequence[Any], chapter: str | None = None) -> None:
@@ -62,6 +62,11 @@ class StoreUnavailable(StoreError):
 
 class RechunkError(StoreError):
     """A re-chunk failed (embedding, most often); the blocks stay dirty for a retry."""
+
+
+class CutSettingsError(RechunkError):
+    """A re-chunk refused: the project's chunks were cut with other size settings than the store's
+    (:meth:`Store.cut_mismatch`); the blocks stay dirty until the settings match or :meth:`Store.recut`."""
 
 
 def redact_url(url: str) -> str:
@@ -656,6 +661,73 @@ class Store:
             "AND embedding_model <> ? ORDER BY chapter_id", (self.project_id, self.model_id))]
         return [self.rechunk_chapter(c, force=True) for c in chapters]
 
+    # the settings a project's chunks were cut with ---------------------------------------------
+    def cut_settings(self) -> dict[str, Any]:
+        """What shapes this store's cuts, as a project records it: the parent-child layout's limits and
+        thresholds, the unit and tokenizer they are measured in, and what the cuts are decided by
+        (``cut_vectors``). The embedder itself is checked apart (:func:`~logichunk.store.ingest.check_embedder`)."""
+        p = self.params
+        tok = p.tokenizer
+        return {"max_parent_size": p.max_parent_size, "min_parent_size": p.min_parent_size,
+                "child_min_size": p.child_min_size, "child_max_size": p.child_max_size,
+                "child_target_size": p.child_target_size, "similarity_threshold": p.similarity_threshold,
+                "cliff_drop": p.cliff_drop, "unit": p.unit if isinstance(p.unit, str) else type(p.unit).__name__,
+                "tokenizer": tok if tok is None or isinstance(tok, str) else type(tok).__name__,
+                "cut_vectors": cut_mode(self.settings.cut_vectors, self.embedder)}
+
+    def _cuts_key(self) -> str:
+        return f"cut_settings:{self.project_id}"
+
+    def stored_cut_settings(self) -> dict[str, Any] | None:
+        """The settings this project's chunks were cut with (recorded at its first re-chunk, and by
+        :meth:`recut`); None before any. A store made before they were recorded records the settings of
+        its first re-chunk after."""
+        rows = self._q("SELECT value FROM store_meta WHERE key = ?", (self._cuts_key(),))
+        return json.loads(rows[0][0]) if rows else None
+
+    def cut_mismatch(self) -> str:
+        """Why re-chunking here would mix two kinds of chunks, when it would: the project holds chunks cut
+        with other settings than this store's ('' otherwise)."""
+        stored = self.stored_cut_settings()
+        if stored is None:
+            return ""
+        now = self.cut_settings()
+        diff = [f"{k} {stored.get(k)!r}, now {now.get(k)!r}" for k in sorted(set(stored) | set(now))
+                if stored.get(k) != now.get(k)]
+        if not diff or not self._q("SELECT 1 FROM chunks WHERE project_id = ? LIMIT 1", (self.project_id,)):
+            return ""
+        return f"project {self.project!r} was chunked with other settings ({'; '.join(diff)})"
+
+    def _check_cuts(self, chapter_id: str) -> None:
+        """Refuse to re-chunk with other settings than the project's chunks were cut with; a project
+        without chunks takes the settings it is cut with now."""
+        if why := self.cut_mismatch():
+            raise CutSettingsError(f"{why}; chapter {chapter_id} was not re-chunked (its blocks stay as they are) — "
+                               "open the store with those settings, or cut every chapter again with these "
+                               "(logichunk ingest --recut, Store.recut())")
+        stored = self.stored_cut_settings()
+        if stored is not None and stored != self.cut_settings():  # other settings, but no chunks of them left
+            with self.tx():
+                self._record_cuts(replace=True)
+
+    def _record_cuts(self, replace: bool) -> None:
+        """Record :meth:`cut_settings` as the project's (``replace``: over an earlier record)."""
+        sql = ("INSERT INTO store_meta(key, value) VALUES (?, ?) ON CONFLICT (key) DO "
+               + ("UPDATE SET value = excluded.value" if replace else "NOTHING"))
+        self._x(sql, (self._cuts_key(), json.dumps(self.cut_settings(), sort_keys=True)))
+
+    def recut(self) -> list[RechunkResult]:
+        """Cut every chapter of the project again with this store's settings, and record them as the
+        project's: what changing the sizes (or ``cut_vectors``, or the unit) of a store with chunks takes,
+        since a store never holds chunks of two kinds."""
+        chapters = [c for (c,) in self._q(
+            "SELECT c.id FROM chapters c JOIN documents d ON d.id = c.document_id WHERE d.project_id = ? "
+            "ORDER BY d.doc_order, c.chapter_order", (self.project_id,))]
+        out = [self._rechunk(c, True, None) for c in chapters]
+        with self.tx():
+            self._record_cuts(replace=True)
+        return out
+
     def avg_parent_size(self) -> float:
         gen = self.generation()
         if self._avg_cache[0] != gen:
@@ -709,6 +781,15 @@ class Store:
         as it is, its vectors go to the embedding cache, and ``embedded`` counts the ones the cache
         did not hold. A plan that no longer fits the chapter (other blocks, rank or model) is set
         aside and the chapter is planned here."""
+        try:
+            self._check_cuts(chapter_id)
+        except CutSettingsError as e:  # said on the blocks that wait, as a failed re-chunk is
+            self._record_error(self.blocks(chapter_id, dirty=True), e)
+            raise
+        return self._rechunk(chapter_id, force, plan)
+
+    def _rechunk(self, chapter_id: str, force: bool, plan: ChapterPlan | None) -> RechunkResult:
+        """:meth:`rechunk_chapter` once the settings are known to be the project's (or :meth:`recut` runs)."""
         t0 = time.perf_counter()
         for _attempt in range(3):
             snap = self._snapshot(chapter_id)
@@ -849,6 +930,7 @@ class Store:
                         [(sha256(b.content), ts, b.id, b.revision) for b in snap.blocks])
             if new:
                 self._after_vectors_written(model, dim)
+            self._record_cuts(replace=False)
             self._bump()
         return True
 

@@ -18,12 +18,16 @@ _open, _common = open_store, store_options  # their names here before store/cli_
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     from ..scale.cli import ray_options
-    from .ingest import check_embedder, ingest, skipped_summary
+    from .ingest import check_cuts, check_embedder, ingest, skipped_summary
 
     on_ray = ray_options(args)  # Ray asked for but missing: said before a database is created
     with open_store(args, create=True, tokenizer=args.tokenizer) as store:
         _ = store.embedder  # a bad --embedder fails here, before anything is stored
         others = check_embedder(store, args.reembed)  # another embedder than the stored one: refused here
+        # other size settings than the project's chunks were cut with: refused here, or all cut again
+        why = check_cuts(store, args.recut) if not args.no_chunk else ""
+        if why and not args.quiet:
+            print(f"cutting every chapter again: {why}", file=sys.stderr)
         if others and not args.quiet:
             print(f"re-embedding {sum(others.values())} chunk(s) stored with {', '.join(sorted(others))} "
                   f"with {store.model_id}", file=sys.stderr)
@@ -31,9 +35,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             from ..scale import ingest_corpus
 
             rep = ingest_corpus(store, args.paths, rechunk=not args.no_chunk, replace=args.replace,
-                                reembed=args.reembed, **on_ray)
+                                reembed=args.reembed, recut=args.recut, **on_ray)
         else:
-            rep = ingest(store, args.paths, rechunk=not args.no_chunk, replace=args.replace, reembed=args.reembed)
+            rep = ingest(store, args.paths, rechunk=not args.no_chunk, replace=args.replace, reembed=args.reembed,
+                         recut=args.recut)
         if not args.quiet and store.embedder_note:
             print(f"embedder: {store.embedder_note}", file=sys.stderr)
         if not args.quiet:
@@ -189,6 +194,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--reembed", action="store_true",
                    help="the project was embedded with another embedder: re-chunk and re-embed all of it with "
                         "this one (default: an error, nothing ingested)")
+    p.add_argument("--recut", action="store_true",
+                   help="the project was chunked with other size settings (sizes, unit, tokenizer, cut_vectors): "
+                        "cut every chapter again with these (default: an error, nothing ingested)")
     p.add_argument("--quiet", action="store_true", help="no notes on stderr (embedder, skipped and replaced files)")
     p.add_argument("--format", choices=["text", "jsonl"], default="text",
                    help="jsonl: the report as one JSON object (documents, chunks, unchanged and replaced files...)")

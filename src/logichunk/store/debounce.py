@@ -6,7 +6,8 @@ thread runs due re-chunks one at a time, so writers (``edit``) never wait for em
 re-chunk leaves the block dirty and is retried, the wait doubling from the delay each time (at most
 ``max_backoff`` seconds): up to ``max_retries`` times, or for as long as it takes while the database
 itself is unavailable (:class:`~logichunk.store.base.StoreUnavailable`: an outage must not leave
-edits dirty for good).
+edits dirty for good). A re-chunk refused for other size settings than the project's chunks were cut with
+(:class:`~logichunk.store.base.CutSettingsError`) is not retried: waiting does not change the settings.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from .base import RechunkResult, Store, StoreUnavailable
+from .base import CutSettingsError, RechunkResult, Store, StoreUnavailable
 
 
 class Debouncer:
@@ -151,7 +152,9 @@ class Debouncer:
                 with self._cv:
                     tries = self._tries.get(block, 0) + 1
                     outage = isinstance(e, StoreUnavailable)
-                    if (outage or tries <= self.max_retries) and block not in self._due and not self._stop:
+                    hopeless = isinstance(e, CutSettingsError)  # the settings will not change by waiting
+                    if (outage or tries <= self.max_retries) and not hopeless and block not in self._due \
+                            and not self._stop:
                         self._tries[block] = tries
                         wait = min(self.max_backoff, max(self.delay, 0.05) * 2 ** (tries - 1))
                         self._due[block] = time.monotonic() + wait

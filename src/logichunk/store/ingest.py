@@ -301,6 +301,17 @@ def check_embedder(store: Store, reembed: bool = False) -> dict[str, int]:
     return others
 
 
+def check_cuts(store: Store, recut: bool = False) -> str:
+    """Why the project's chunks are of other settings than the store's (:meth:`Store.cut_mismatch`), or
+    ''. Chunking more under the new ones would leave a store of two kinds of chunks, so that is an
+    :class:`InputError` unless ``recut`` (then the caller cuts every chapter again: :meth:`Store.recut`)."""
+    why = store.cut_mismatch()
+    if why and not recut:
+        raise InputError(f"{why}; nothing was ingested — give the same settings, or --recut to cut every "
+                         "chapter again with these")
+    return why
+
+
 EMPTY = "empty"  # what the Ray workers' first pass gives for an empty file instead of its text hash
 
 
@@ -317,7 +328,7 @@ def read_ingest_text(path: Path) -> str:
 
 
 def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace: bool = False,
-           reembed: bool = False) -> IngestReport:
+           reembed: bool = False, recut: bool = False) -> IngestReport:
     """Store each file as a document (folders: their text files), then chunk and embed every dirty
     block of the project (so a later call also chunks what ``rechunk=False`` left). A file stored
     before from the same path is not stored twice: with the same text it is skipped
@@ -327,10 +338,13 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
     (``empty``), as ``chunk`` does. A project embedded before with another
     model than the store's embedder is an :class:`InputError` unless ``reembed``: then every chapter
     embedded with another model is re-chunked and re-embedded with the new one (counted in the
-    report). :func:`logichunk.scale.ingest_corpus` stores the same, with the reading, chunking and
-    embedding spread over Ray workers."""
+    report). A project chunked before with other size settings (or ``cut_vectors``) is an
+    :class:`InputError` unless ``recut``: then every chapter is cut again with the store's
+    (:func:`check_cuts`). :func:`logichunk.scale.ingest_corpus` stores the same, with the reading,
+    chunking and embedding spread over Ray workers."""
     tally = Tally()
     others = check_embedder(store, reembed)
+    recut_all = bool(check_cuts(store, recut)) if rechunk else False
     if rechunk:
         store.run_params  # noqa: B018 - an unknown or unloadable tokenizer is refused before anything is written
     skipped: list[Path] = []
@@ -349,6 +363,9 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
     for doc, earlier in todo:
         store_file_document(store, doc, earlier)
         tally.document(doc, earlier)
+    if recut_all:  # every chapter, the new ones too, with this store's settings (and embedder)
+        tally.rechunked(store.recut())
+        return tally.report(checks.unchanged, checks.empty, skipped)
     if rechunk:
         tally.rechunked(store.rechunk_dirty())
     if others:

@@ -98,6 +98,17 @@ class ChapterPlan:
         return sum(len(p.children) for p in self.new)
 
 
+def cut_mode(mode: str, embedder: Any) -> str:
+    """What ``Settings.cut_vectors = mode`` cuts by with this embedder: ``"lexical"`` only when it asks for
+    the texts' own words and the embedder is not a hash embedder already (whose vectors they are)."""
+    from ..models.embed_hash import HashEmbedder
+
+    if mode == "embedder" or isinstance(embedder, HashEmbedder) or isinstance(getattr(embedder, "inner", None),
+                                                                             HashEmbedder):
+        return "embedder"
+    return "lexical"
+
+
 def cut_vectors(mode: str, embedder: Any, embed: VecFn, batch_size: int) -> VecFn:
     """What a store's plan cuts its parents and children by (``Settings.cut_vectors``): ``embed``, the
     store's own (its embedder's vectors, cached), when ``mode`` is ``"embedder"`` or the embedder is a
@@ -107,8 +118,7 @@ def cut_vectors(mode: str, embedder: Any, embed: VecFn, batch_size: int) -> VecF
     better on some sets and modes and worse on others (bench/QUALITY.md, "Twenty-third session")."""
     from ..models.embed_hash import HashEmbedder
 
-    if mode == "embedder" or isinstance(embedder, HashEmbedder) or isinstance(getattr(embedder, "inner", None),
-                                                                             HashEmbedder):
+    if cut_mode(mode, embedder) == "embedder":
         return embed
     lexical = HashEmbedder()
     return lambda texts: embed_batches(lexical, list(texts), batch_size)

@@ -1,0 +1,158 @@
+"""A store remembers the settings its chunks were cut with (sizes, unit, tokenizer, cut_vectors) and never
+mixes two kinds of chunks: other settings are refused, in one line, until every chapter is cut again."""
+
+# ruff: noqa: F811  (pytest fixtures imported from pg_fixture)
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+
+import pytest
+
+from logichunk.config import Settings
+from logichunk.errors import InputError
+from logichunk.store import Store
+from logichunk.store.base import RechunkError
+from logichunk.store.cli import add_parser
+from logichunk.store.ingest import ingest, ingest_text
+from pg_fixture import TableEmbedder, backend, pg_url  # noqa: F401
+
+EN = ("# Penguins\n\nEmperor penguins live in Antarctica. They huddle together through the winter. The males keep the "
+      "eggs warm for two months. A storm can last a week. They eat fish, squid and krill. A dive can last twenty "
+      "minutes. Seals hunt them near the ice. The chicks wait on land. Their feathers keep out the cold wind and "
+      "the sea.\n\n") * 4
+ZH = "# 第二章 山门\n\n主角第一次见到师父是在山脚下的小镇。那天下着大雨，茶馆里挤满了躲雨的商人。商人们在谈论粮价。\n\n" * 6
+A = Settings(embedder="hash", max_parent_size=600, min_parent_size=60, child_min_size=20, child_target_size=60,
+             child_max_size=120)
+B = dataclasses.replace(A, max_parent_size=300)
+
+
+@pytest.fixture
+def opener(backend, request, tmp_path):
+    """``opener(settings, embedder=None)`` -> the same store (one URL, one project) opened with ``settings``."""
+    url = request.getfixturevalue("pg_url") if backend == "postgres" else str(tmp_path / "kb.db")
+    project = f"cuts-{tmp_path.name}"
+    opened: list[Store] = []
+
+    def open_(settings, embedder=None):
+        s = Store.open(url, settings=settings, embedder=embedder or "hash", project=project)
+        opened.append(s)
+        return s
+
+    yield open_
+    for s in opened:
+        s.close()
+
+
+def _parents(store):
+    return sorted((c.dotted_id, c.size) for c in store.chunks(level="parent"))
+
+
+def test_other_sizes_are_refused_until_every_chapter_is_cut_again(opener):
+    first = opener(A)
+    ingest_text(first, "en", EN)
+    first.rechunk_dirty()
+    assert first.stored_cut_settings() == first.cut_settings()
+    assert first.stored_cut_settings()["max_parent_size"] == 600
+    before = _parents(first)
+    assert max(size for _, size in before) > 300  # parents the new limit would not allow
+
+    second = opener(B)
+    why = second.cut_mismatch()
+    assert "max_parent_size 600, now 300" in why
+    with pytest.raises(InputError, match="nothing was ingested.*--recut"):
+        ingest(second, [])  # checked before any file is listed
+    block = next(b for b in second.blocks() if "Antarctica" in b.content)
+    assert second.edit_block(block.id, block.content.replace("Antarctica", "the Antarctic"))
+    with pytest.raises(RechunkError, match="max_parent_size 600, now 300.*recut"):
+        second.rechunk_block(block.id)
+    assert _parents(second) == before  # nothing mixed in
+    waiting = second.get_block(block.id)
+    assert waiting.is_dirty and "max_parent_size 600, now 300" in waiting.last_error  # the edit waits, and says why
+
+    results = second.recut()
+    assert results and all(r.status == "rechunked" for r in results)
+    assert second.stored_cut_settings()["max_parent_size"] == 300 and second.cut_mismatch() == ""
+    assert max(c.size for c in second.chunks(level="parent")) <= 300
+    assert "the Antarctic" in "".join(c.content for c in second.chunks(level="parent"))
+    assert not second.blocks(dirty=True) and all(b.last_error is None for b in second.blocks())
+    # and now the first settings are the other ones
+    assert "max_parent_size 300, now 600" in opener(A).cut_mismatch()
+
+
+def test_ingest_recut_cuts_the_old_and_the_new_files(opener, tmp_path):
+    (tmp_path / "a.md").write_text(EN, encoding="utf-8")
+    (tmp_path / "b.md").write_text(ZH, encoding="utf-8")
+    ingest(opener(A), [str(tmp_path / "a.md")])
+    second = opener(B)
+    with pytest.raises(InputError, match="max_parent_size 600, now 300"):
+        ingest(second, [str(tmp_path / "b.md")])
+    assert len(second.documents()) == 1  # nothing was stored
+    rep = ingest(second, [str(tmp_path / "b.md")], recut=True)
+    assert rep.documents == 1 and len(second.documents()) == 2
+    assert max(c.size for c in second.chunks(level="parent")) <= 300 and second.cut_mismatch() == ""
+
+
+def test_a_project_without_chunks_takes_the_new_settings(opener):
+    first = opener(A)
+    doc = ingest_text(first, "en", EN)
+    first.rechunk_dirty()
+    second = opener(B)
+    second.delete_document(doc)
+    assert second.cut_mismatch() == ""  # nothing of the old kind left
+    ingest_text(second, "zh", ZH)
+    second.rechunk_dirty()
+    assert second.stored_cut_settings()["max_parent_size"] == 300
+
+
+def test_a_store_from_before_the_record_takes_its_next_settings(opener):
+    first = opener(A)
+    ingest_text(first, "en", EN)
+    first.rechunk_dirty()
+    with first.tx():
+        first._x("DELETE FROM store_meta WHERE key = ?", (first._cuts_key(),))
+    assert first.stored_cut_settings() is None and first.cut_mismatch() == ""
+    block = first.blocks()[0]
+    first.edit_block(block.id, block.content + "One more sentence.\n\n")
+    first.rechunk_block(block.id)
+    assert first.stored_cut_settings() == first.cut_settings()
+
+
+def test_lexical_cuts_are_the_hash_embedders_own(opener):
+    first = opener(A)
+    ingest_text(first, "en", EN)
+    first.rechunk_dirty()
+    # with the hash embedder the texts' own words are its vectors: the same cuts, no mismatch
+    assert opener(dataclasses.replace(A, cut_vectors="lexical")).cut_mismatch() == ""
+
+
+def test_lexical_cuts_differ_from_a_models(opener):
+    first = opener(A, TableEmbedder(16))
+    ingest_text(first, "en", EN)
+    first.rechunk_dirty()
+    other = opener(dataclasses.replace(A, cut_vectors="lexical"), TableEmbedder(16))
+    assert "cut_vectors 'embedder', now 'lexical'" in other.cut_mismatch()
+
+
+def test_the_cli_refuses_in_one_line_and_recut_cuts_again(tmp_path, capsys, monkeypatch):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text(EN, encoding="utf-8")
+    (tmp_path / "more.md").write_text(ZH, encoding="utf-8")
+    common = ["--db", str(tmp_path / "kb.db"), "--embedder", "hash"]
+
+    def run(argv):
+        p = argparse.ArgumentParser(prog="logichunk")
+        add_parser(p.add_subparsers(dest="verb"))
+        args = p.parse_args(argv)
+        return args.func(args)
+
+    monkeypatch.setenv("LOGICHUNK_MAX_PARENT_SIZE", "1500")
+    assert run(["ingest", str(tmp_path / "docs"), *common, "--quiet"]) == 0
+    monkeypatch.setenv("LOGICHUNK_MAX_PARENT_SIZE", "800")
+    capsys.readouterr()
+    with pytest.raises(InputError, match="max_parent_size 1500, now 800.*--recut"):
+        run(["ingest", str(tmp_path / "more.md"), *common])
+    assert run(["ingest", str(tmp_path / "more.md"), *common, "--recut", "--format", "jsonl"]) == 0
+    out, err = capsys.readouterr()
+    assert "cutting every chapter again" in err and json.loads(out)["documents"] == 1
