@@ -21,7 +21,8 @@ thread): one warm-up run, then ``--runs`` timed runs; MB/s is UTF-8 MB (10**6 by
 median time. Before every run the chunker is rebuilt and per-text caches are cleared (logichunk
 caches code points per text; Chonkie's token counts and semchunk's memoised counter are
 ``lru_cache``\\ s) so that no run reuses the work of the previous one on the same string. Peak RSS
-is ``ru_maxrss`` of that subprocess (of the CLI child for the CLI), with the growth over the
+is the high-water mark (``VmHWM``) of that subprocess (of the CLI child for the CLI, started from a small
+helper process so that it inherits no larger mark), with the growth over the
 state after imports and reading the corpus.
 
 Where cuts fall: a cut is the gap between one chunk and the next (widened over whitespace, since
@@ -179,7 +180,23 @@ def clear_caches(owners: Sequence[str] = CACHE_OWNERS) -> int:
 
 # ----------------------------------------------------------------------------- quality measures
 def _maxrss_mib(who: int = resource.RUSAGE_SELF) -> float:
+    """Peak RSS in MiB: this process's own high-water mark (``VmHWM``), or its waited-for children's
+    ``ru_maxrss``. Not ``ru_maxrss`` for this process: Linux carries a parent's high-water mark into a
+    child across ``fork`` and ``exec``, so a worker started by a parent that built the corpora reported
+    the parent's peak whenever its own was lower."""
+    if who == resource.RUSAGE_SELF:
+        try:
+            with open("/proc/self/status", encoding="ascii") as f:
+                return next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024
+        except (OSError, StopIteration):
+            pass
     return resource.getrusage(who).ru_maxrss / 1024  # KiB on Linux
+
+
+#: runs a command and prints its peak RSS (KiB) on stderr's last line: a fresh, small process, so the
+#: command it starts inherits no high-water mark but this one's (~10 MiB)
+_PEAK_OF = ("import resource, subprocess, sys; r = subprocess.run(sys.argv[1:]); "
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(r.returncode)")
 
 
 def _sentence_ends(text: str):
@@ -312,10 +329,11 @@ def _worker_cli(text: str, path: str, nbytes: int, runs: int, warmup: int, fast:
             if i >= warmup:
                 times.append(dt)
                 cpu.append(dc)
-        peak = _maxrss_mib(resource.RUSAGE_CHILDREN)
         out_path = Path(cwd) / "out.jsonl"
-        with out_path.open("wb") as f:
-            subprocess.run(cmd, stdout=f, stderr=subprocess.DEVNULL, cwd=cwd, check=True)
+        with out_path.open("wb") as f:  # once more for the output, its peak RSS measured on the way
+            p = subprocess.run([sys.executable, "-c", _PEAK_OF, *cmd], stdout=f, stderr=subprocess.PIPE, cwd=cwd,
+                               env=env, check=True)
+        peak = int(p.stderr.decode(errors="replace").strip().splitlines()[-1]) / 1024
         recs = [json.loads(line) for line in out_path.read_text(encoding="utf-8").splitlines() if line.strip()]
     parents = {r.get("parent") for r in recs}
     leaves = sorted((r for r in recs if r["id"] not in parents), key=lambda r: r["start"])
