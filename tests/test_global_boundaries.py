@@ -401,6 +401,25 @@ def test_sparse_scatter_equals_the_dense_scatter(problem, w):
 
 
 @settings(max_examples=300, deadline=None)
+@given(sparse_problems, st.data())
+def test_a_block_of_rows_is_the_same_from_the_kernel_and_from_the_sort(problem, data):
+    """SparseRows.rows through the group kernel's one pass gives the entries, order and bits of the
+    block cut from the entries sorted by row."""
+    from logichunk import native
+    from logichunk.sparse_rows import SparseRows
+
+    S = SparseRows.from_dense(_sparse_problem(*problem))
+    r0 = data.draw(st.integers(0, S.n))
+    r1 = data.draw(st.integers(r0, S.n))
+    assert native.available(), native.status()
+    fast, sorted_ = S.rows(r0, r1), S._rows_sorted(r0, r1)
+    assert (fast.n, fast.ncol) == (sorted_.n, sorted_.ncol) == (r1 - r0, S.ncol)
+    for a, b in ((fast.row, sorted_.row), (fast.col, sorted_.col), (fast.val, sorted_.val)):
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+    assert fast.dense().tobytes() == S.dense()[r0:r1].tobytes()
+
+
+@settings(max_examples=300, deadline=None)
 @given(sparse_problems, st.integers(1, 12), st.integers(1, 60))
 def test_the_compiled_band_equals_the_numpy_band_to_the_last_bit(problem, w, max_size):
     from logichunk import native

@@ -91,7 +91,18 @@ class SparseRows:
 
     def rows(self, r0: int, r1: int) -> SparseRows:
         """Rows ``[r0, r1)``, renumbered from 0, their entries in the same order: a block of a long text's
-        rows at the cost of its own entries (the entries by row are sorted once per object)."""
+        rows. The group kernel's one pass over the entries when it is available (each kept row a group of
+        one, as :meth:`take` uses it): ~0.1 s a block of a long text, where sorting its entries by row cost
+        seconds (17 M characters of Chinese: 1.4 s); else :meth:`_rows_sorted`."""
+        where = np.full(self.n, -1, np.int64)
+        where[r0:r1] = np.arange(r1 - r0, dtype=np.int64)
+        fast = native.group_entries(self.row, self.col, self.val, where)
+        if fast is not None:
+            return SparseRows(*fast, int(r1 - r0), self.ncol)
+        return self._rows_sorted(r0, r1)
+
+    def _rows_sorted(self, r0: int, r1: int) -> SparseRows:
+        """:meth:`rows` at the cost of the block's own entries, the entries by row sorted once per object."""
         by_row, ptr = self._by_row
         idx = np.sort(by_row[ptr[r0] : ptr[r1]])  # (entry order, by column then row, restored)
         return SparseRows(self.row[idx] - INDEX(r0), self.col[idx], self.val[idx], int(r1 - r0), self.ncol)
