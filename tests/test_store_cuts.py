@@ -156,3 +156,24 @@ def test_the_cli_refuses_in_one_line_and_recut_cuts_again(tmp_path, capsys, monk
     assert run(["ingest", str(tmp_path / "more.md"), *common, "--recut", "--format", "jsonl"]) == 0
     out, err = capsys.readouterr()
     assert "cutting every chapter again" in err and json.loads(out)["documents"] == 1
+
+
+def test_a_file_that_changes_between_the_check_and_the_write_is_refused(tmp_path, monkeypatch):
+    """ingest reads every file once to check it (keeping only its hash, so a folder's texts are never all
+    held), then again to store it: a file edited in between is not stored as something never checked."""
+    import logichunk.store.ingest as ing
+
+    for name in ("a.md", "b.md"):
+        (tmp_path / name).write_text(EN, encoding="utf-8")
+    store = Store.open(str(tmp_path / "kb.db"), settings=A, embedder="hash")
+    real, reads = ing.read_text_file, []
+
+    def read_twice(p):  # b.md's second read finds it edited
+        reads.append(p.name)
+        return real(p) + ("edited meanwhile\n" if reads.count("b.md") == 2 and p.name == "b.md" else "")
+
+    monkeypatch.setattr(ing, "read_text_file", read_twice)
+    with pytest.raises(InputError, match="b.md changed while it was being ingested"):
+        ingest(store, [str(tmp_path)])
+    assert [t for _, t, _ in store.documents()] == ["a"]  # the one before it was stored
+    store.close()

@@ -350,17 +350,21 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
     skipped: list[Path] = []
     files = list_files(paths, skipped)
     checks = FileChecks(store, replace, len(files))
-    todo: list[tuple[FileDocument, list[str]]] = []
-    for f in files:  # read and check every file before anything is written
+    todo: list[tuple[Path, str, list[str]]] = []
+    for f in files:  # read and check every file before anything is written; only its hash is kept
         try:
-            doc = FileDocument.of(f, read_ingest_text(f))
+            text_hash = sha256(read_ingest_text(f))
         except EmptyFile as e:
             checks.skip_empty(f, str(e))
             continue
-        earlier = checks.check(f, doc.text_hash)
+        earlier = checks.check(f, text_hash)
         if earlier is not None:
-            todo.append((doc, earlier))
-    for doc, earlier in todo:
+            todo.append((f, text_hash, earlier))
+    for f, text_hash, earlier in todo:  # read again, one file at a time: a folder's texts are never all held
+        doc = FileDocument.of(f, read_text_file(f))
+        if doc.text_hash != text_hash:
+            raise InputError(f"{f} changed while it was being ingested; the files before it were stored — "
+                             "ingest again")
         store_file_document(store, doc, earlier)
         tally.document(doc, earlier)
     if recut_all:  # every chapter, the new ones too, with this store's settings (and embedder)
