@@ -177,3 +177,25 @@ def test_a_file_that_changes_between_the_check_and_the_write_is_refused(tmp_path
         ingest(store, [str(tmp_path)])
     assert [t for _, t, _ in store.documents()] == ["a"]  # the one before it was stored
     store.close()
+
+
+def test_a_long_chapter_is_stored_in_parts_cut_between_blocks(tmp_path, monkeypatch):
+    """A chapter over CHAPTER_PART_CHARS is stored as consecutive chapters of its title, cut between blocks
+    (planned one part at a time); the document's text is the file's, block for block."""
+    import logichunk.store.ingest as ing
+
+    monkeypatch.setattr(ing, "CHAPTER_PART_CHARS", 1000)
+    text = "# One long chapter\n\n" + EN.replace("# Penguins\n\n", "") * 3 + "# Short\n\nA last paragraph.\n"
+    chapters = ing.chapter_blocks(text)
+    assert "".join(b for _, blocks in chapters for b in blocks) == text
+    titles = [t for t, _ in chapters]
+    assert titles.count("One long chapter") > 2 and titles[-1] == "Short"
+    assert all(sum(map(len, blocks)) <= 1000 or len(blocks) == 1 for _, blocks in chapters)
+    assert [b for _, blocks in chapters for b in blocks] == [b for _, blocks in
+                                                             [(None, ing.blank_line_blocks(body))
+                                                              for _, body in ing.split_chapters(text)] for b in blocks]
+    (tmp_path / "long.md").write_text(text, encoding="utf-8")
+    store = Store.open(str(tmp_path / "kb.db"), settings=A, embedder="hash")
+    rep = ingest(store, [str(tmp_path / "long.md")])
+    assert rep.chapters == len(chapters) and store.documents_with_text(text)
+    store.close()

@@ -4,7 +4,8 @@ A chapter starts at a Markdown heading, or at a ``第…章/回/节/卷`` or ``C
 book opens a chapter (:func:`~logichunk.text.structure.chapter_opening`: not a line of prose that begins with
 those words), never inside fenced code, front matter or a comment block; text before the first heading is
 a chapter of its own. Blocks are blank-line blocks that keep their
-trailing whitespace, so the blocks of a chapter concatenate back to it exactly.
+trailing whitespace, so the blocks of a chapter concatenate back to it exactly. A chapter longer than
+:data:`CHAPTER_PART_CHARS` is stored as consecutive chapters of the same title, cut between blocks.
 """
 
 from __future__ import annotations
@@ -169,9 +170,27 @@ class IngestReport:
         return self.chars / self.seconds if self.seconds > 0 else 0.0
 
 
+#: the most characters of blocks a stored chapter holds: a longer chapter (a book without chapter lines, a
+#: transcript, a log) is stored as consecutive chapters of the same title cut between blocks, since a chapter
+#: is planned in one pass, at ~95 MB of memory per MB of its text (one 8 MB chapter: 767 MB; as 8 parts: 379 MB)
+CHAPTER_PART_CHARS = 1 << 20
+
+
 def chapter_blocks(text: str) -> list[tuple[str | None, list[str]]]:
-    """What a text is stored as: ``[(chapter title, [block texts...]), ...]`` (see the module docstring)."""
-    return [(t, blank_line_blocks(body)) for t, body in split_chapters(text)]
+    """What a text is stored as: ``[(chapter title, [block texts...]), ...]`` (see the module docstring);
+    a chapter over :data:`CHAPTER_PART_CHARS` as parts of its blocks (a block is never cut)."""
+    out: list[tuple[str | None, list[str]]] = []
+    for title, body in split_chapters(text):
+        part: list[str] = []
+        size = 0
+        for block in blank_line_blocks(body):
+            if part and size + len(block) > CHAPTER_PART_CHARS:
+                out.append((title, part))
+                part, size = [], 0
+            part.append(block)
+            size += len(block)
+        out.append((title, part))
+    return out
 
 
 def ingest_text(store: Store, title: str, text: str, source: str | None = None) -> str:
