@@ -4,6 +4,7 @@ invalid UTF-8 with a useful one-line message, file errors from read_path."""
 from __future__ import annotations
 
 import codecs
+import io
 import os
 
 import pytest
@@ -11,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from logichunk.errors import InputError, LogichunkError
-from logichunk.text.decode import SNIFF_BYTES, read_path, read_text
+from logichunk.text.decode import SNIFF_BYTES, read_blocks, read_path, read_text
 
 
 def test_utf8_plain_and_empty():
@@ -223,16 +224,40 @@ def test_real_utf16_with_a_mark_is_still_read(text, codec):
 
 
 @pytest.mark.parametrize("pack, what", [
-    (lambda b: __import__("gzip").compress(b), "gzip-compressed; decompress it first"),
-    (lambda b: __import__("bz2").compress(b), "bzip2-compressed; decompress it first"),
-    (lambda b: __import__("lzma").compress(b), "xz-compressed; decompress it first"),
+    (lambda b: __import__("gzip").compress(b), "gzip"),
+    (lambda b: __import__("bz2").compress(b), "bzip2"),
+    (lambda b: __import__("lzma").compress(b), "xz"),
 ])
-def test_a_compressed_file_is_named_as_one_in_its_one_line_error(pack, what):
-    # a docs folder's README.md.gz: the error says what the file is and what to do, not just "binary"
-    with pytest.raises(InputError, match=rf"^README\.md\.gz: looks like a binary file: {what}"):
-        read_text(pack(b"# Title\n\nSome text.\n" * 50), source="README.md.gz")
+def test_a_compressed_file_is_read_as_the_text_it_holds(pack, what, tmp_path):
+    # a docs folder's README.md.gz: read as the text it holds, its offsets those of that text
+    text = "# Title\r\n\n第一段。Some text.\n" * 500
+    data = pack(text.encode())
+    assert read_text(data, source="README.md.gz") == text
+    for block in (1, 777, 1 << 20):
+        assert "".join(read_blocks(io.BytesIO(data), block=block, source="README.md.gz")) == text
+    (tmp_path / "README.md.gz").write_bytes(data)
+    assert read_path(tmp_path / "README.md.gz") == "".join(read_blocks(tmp_path / "README.md.gz")) == text
+    # bad bytes inside are counted in the decompressed text, and said so
+    bad = pack(b"fine\n" * 10 + b"\xff")
+    for read in (lambda: read_text(bad, source="b.gz"), lambda: "".join(read_blocks(io.BytesIO(bad), source="b.gz"))):
+        with pytest.raises(InputError, match=rf"^b\.gz: not valid UTF-8 at byte 50 of the decompressed text \({what}\)"):
+            read()
+    # a cut-off file is damaged, in one line
+    cut = data[: len(data) // 2]
+    for read in (lambda: read_text(cut, source="c.gz"), lambda: "".join(read_blocks(io.BytesIO(cut), source="c.gz"))):
+        with pytest.raises(InputError, match=rf"^c\.gz: a damaged {what} file"):
+            read()
+    # a compressed file inside is not opened again: named, with what to do
+    with pytest.raises(InputError, match=r"looks like a binary file: gzip-compressed; decompress it first"):
+        read_text(pack(__import__("gzip").compress(b"text\n" * 50)), source="d.gz.gz")
     # text that merely starts with the same letters is text
     assert read_text(b"BZh is how a bzip2 stream begins.\n", source="x.txt").startswith("BZh")
+    assert "".join(read_blocks(io.BytesIO(b"BZh9 is a bzip2 stream's opening.\n"))).startswith("BZh9")
+
+
+def test_a_zstd_file_is_named_as_one_in_its_one_line_error():
+    with pytest.raises(InputError, match=r"^n\.zst: looks like a binary file: zstd-compressed; decompress it first"):
+        read_text(b"\x28\xb5\x2f\xfd" + bytes(range(256)) * 4, source="n.zst")
 
 
 def test_a_zip_archive_says_to_extract_its_text():

@@ -220,6 +220,21 @@ def test_upload_raw_multipart_and_bad_files(client):
     assert wrong_field.status_code == 422 and "'file'" in wrong_field.json()["error"]["message"]
 
 
+def test_upload_compressed_text_is_its_text_and_a_bomb_is_refused(client, tmp_path):
+    import gzip
+
+    text = "# Notes\n\n山有小口，仿佛若有光。\n\nOne line about tea.\n"
+    r = client.post(f"{P}/documents/upload?wait=10", headers=H,
+                    files={"file": ("notes.md.gz", gzip.compress(text.encode()))})
+    assert r.status_code == 201 and r.json()["title"] == "notes", r.text
+    assert client.get(f"{P}/documents/{r.json()['id']}/tree", headers=H).json()["text"] == text
+    # a few KB that would be far more than the largest body the service takes
+    bomb = gzip.compress(b"a" * (2 * 1024 * 1024))
+    assert len(bomb) < 16 * 1024
+    r = client.post(f"{P}/documents/upload", headers=H, content=bomb)
+    assert r.status_code == 400 and "decompresses to more than 262,144 bytes" in r.json()["error"]["message"]
+
+
 def test_upload_a_pdf_reads_its_text_layer(client):
     from logichunk.text.pages import furniture_lines
     from pdf_helpers import make_pdf

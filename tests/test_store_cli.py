@@ -320,3 +320,34 @@ def test_ingest_says_which_files_of_a_folder_it_skipped_by_their_names(tmp_path,
     (only / "NEWS").write_text("News.\n", encoding="utf-8")
     with pytest.raises(LogichunkError, match=r"no text files .*1 file\(s\) in the folders skipped.*1 without a suffix"):
         run(["ingest", str(only), "--db", db, "--embedder", "hash:64"], capsys)
+
+
+def test_compressed_text_files_are_ingested_and_chunked_as_their_text(tmp_path, capsys):
+    """A folder's notes.md.gz (or .bz2, .xz) is a text file: stored as the text it holds, titled by its
+    name without the suffixes; changelog.gz, whose name says no text, is still left out."""
+    import gzip
+    import lzma
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    text = "# Notes\n\nPenguins huddle together through the winter.\n\n企鹅在冬天挤在一起取暖。\n"
+    (docs / "notes.md.gz").write_bytes(gzip.compress(text.encode()))
+    (docs / "more.TXT.xz").write_bytes(lzma.compress(b"Seals hunt them near the ice.\n"))
+    (docs / "changelog.gz").write_bytes(gzip.compress(b"1.0: first release\n"))
+    db = str(tmp_path / "p.db")
+    code, out = run(["ingest", str(docs), "--db", db, "--embedder", "hash:64", "--format", "jsonl"], capsys)
+    rep = json.loads(out)
+    assert code == 0 and rep["documents"] == 2 and rep["skipped"] == [str(docs / "changelog.gz")]
+    from logichunk.config import Settings
+    from logichunk.store import Store
+
+    with Store.open(db, settings=Settings(), embedder="hash:64") as store:
+        assert len(store.documents_with_text(text)) == 1  # the text it holds, exactly
+        assert sorted(t for _, t, _ in store.documents()) == ["more", "notes"]
+    from logichunk.cli import main
+
+    assert main(["chunk", str(docs), "--format", "jsonl", "--quiet"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {r["source"] for r in rows} == {str(docs / "notes.md.gz"), str(docs / "more.TXT.xz")}
+    top = [r for r in rows if r["source"].endswith("notes.md.gz") and r["level"] == 1]
+    assert "".join(r["text"] for r in top) == text

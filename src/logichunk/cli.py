@@ -40,7 +40,7 @@ def _inputs(paths: Sequence[str], suffixes: tuple[str, ...]) -> Iterator[tuple[s
     """(source name, reader) for each input: files, folders (recursive, sorted) and ``-`` (stdin). A
     reader gives the text in pieces (:func:`~logichunk.text.decode.read_blocks`); ``"".join`` of them is
     the whole text, decoded as :func:`~logichunk.text.decode.read_text` decodes it."""
-    from .text.decode import read_blocks
+    from .text.decode import read_blocks, text_file_name
 
     for p in paths:
         if p == "-":
@@ -48,7 +48,7 @@ def _inputs(paths: Sequence[str], suffixes: tuple[str, ...]) -> Iterator[tuple[s
             continue
         path = Path(p)
         if path.is_dir():
-            files = sorted(f for f in path.rglob("*") if f.is_file() and f.suffix.lower() in suffixes)
+            files = sorted(f for f in path.rglob("*") if f.is_file() and text_file_name(f.name, suffixes))
             if not files:
                 raise LogichunkError(f"{p}: no files ending in {', '.join(suffixes)} in this folder")
             for f in files:

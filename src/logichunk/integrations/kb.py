@@ -26,7 +26,7 @@ from ..retrieve import retrieve
 from ..store import ChunkRow, Store
 from ..store.document_layout import DocLayout, hit_pages
 from ..store.ingest import SUFFIXES, ingest_text, read_text_file
-from ..text.decode import check_unicode
+from ..text.decode import check_unicode, plain_stem, text_file_name
 
 PROJECT_CHARS = 100
 
@@ -184,7 +184,7 @@ class Folders:
                              + ", ".join(str(r) for r in self.roots))
         if not real.is_file():
             raise InputError(f"{path}: no such file")
-        if real.suffix.lower() not in SUFFIXES:
+        if not text_file_name(real.name, SUFFIXES):
             raise InputError(f"{path}: only text files ({', '.join(SUFFIXES)}) are read")
         return real
 
@@ -195,7 +195,7 @@ def add_file(project: Project, path: str, folders: Folders, limits: Limits, titl
         raise InputError(f"{path} is {real.stat().st_size:,} bytes; this server takes at most "
                          f"{limits.max_text_chars:,} characters")
     text = read_text_file(real)
-    return add_document(project, title or real.stem, text, limits, source=str(real))
+    return add_document(project, title or plain_stem(real), text, limits, source=str(real))
 
 
 def list_documents(project: Project) -> dict[str, Any]:

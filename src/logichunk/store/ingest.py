@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..chunkers.parent_child import blank_line_blocks
 from ..errors import InputError
+from ..text.decode import plain_stem, read_path, text_file_name
 from ..text.line_kinds import fence_spans
 from ..text.structure import chapter_opening
 from .base import RechunkResult, Store
@@ -100,19 +101,8 @@ def _opens_chapter(text: str, m: re.Match) -> bool:
 
 
 def read_text_file(path: Path) -> str:
-    try:
-        from ..text.decode import read_path  # the shared decoder, when present
-
-        return read_path(path)
-    except ImportError:
-        pass
-    data = path.read_bytes()
-    if b"\x00" in data[:4096]:
-        raise InputError(f"{path} looks like a binary file")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError(f"{path} is not valid UTF-8") from None
+    """A file's text as every verb reads it (:func:`~logichunk.text.decode.read_path`)."""
+    return read_path(path)
 
 
 def iter_files(paths: Sequence[str], suffixes: Sequence[str] = SUFFIXES,
@@ -129,7 +119,7 @@ def iter_files(paths: Sequence[str], suffixes: Sequence[str] = SUFFIXES,
                 hidden = any(part.startswith(".") and part not in (".", "..")
                              for part in Path(root).relative_to(path).parts)
                 for f in sorted(files):
-                    if f.lower().endswith(tuple(suffixes)):
+                    if text_file_name(f, tuple(suffixes)):
                         yield Path(root) / f
                     elif skipped is not None and not hidden and not f.startswith("."):
                         skipped.append(Path(root) / f)
@@ -210,7 +200,7 @@ class FileDocument:
     @classmethod
     def of(cls, path: Path, text: str) -> FileDocument:
         chapters = tuple((t, tuple(blocks)) for t, blocks in chapter_blocks(text))
-        return cls(path.stem, str(path), chapters, len(text), sha256(text))
+        return cls(plain_stem(path), str(path), chapters, len(text), sha256(text))
 
     @property
     def blocks(self) -> int:

@@ -19,6 +19,9 @@ here.
 
 - A PDF (a file opening with ``%PDF-``) is read as its text layer, its pages joined by form feeds
   (:mod:`.pdf`): the extracted string is then the text every offset refers to.
+- A gzip, bzip2 or xz file (told by its first bytes, whatever its name) is decompressed as it is read (the
+  standard library's codecs): offsets then count in the decompressed text, and a byte offset in an error is
+  one of the decompressed bytes. A zstd file or an archive (zip, .docx, .epub) is refused, saying what it is.
 
 Every refusal is an :class:`~logichunk.errors.InputError` with a one-line message that starts with
 the source name.
@@ -26,17 +29,22 @@ the source name.
 
 from __future__ import annotations
 
+import bz2
 import codecs
+import gzip
+import io
+import lzma
 import os
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import InputError
 from .pdf import is_pdf, pdf_text
 
-__all__ = ["SNIFF_BYTES", "check_unicode", "read_blocks", "read_path", "read_text"]
+__all__ = ["COMPRESSED_SUFFIXES", "SNIFF_BYTES", "check_unicode", "plain_stem", "read_blocks", "read_path", "read_text",
+           "text_file_name"]
 
 #: How much of the input is inspected for signs of a binary file.
 SNIFF_BYTES = 8192
@@ -63,6 +71,64 @@ def check_unicode(text: str, what: str = "text") -> str:
     except UnicodeEncodeError as e:
         raise InputError(f"{what} holds an unpaired surrogate at character {e.start}; send valid Unicode") from None
     return text
+
+
+#: compressed files read as the text they hold: first bytes, the format's name, its reader
+_COMPRESSED: tuple[tuple[bytes, str, Callable[[BinaryIO], BinaryIO]], ...] = (
+    (b"\x1f\x8b", "gzip", lambda f: gzip.GzipFile(fileobj=f, mode="rb")),
+    (b"BZh", "bzip2", lambda f: bz2.BZ2File(f, "rb")),
+    (b"\xfd7zXZ\x00", "xz", lambda f: lzma.LZMAFile(f, "rb")))
+#: a name ending in one of these is a compressed file (a folder's ``notes.md.gz`` is a text file's name)
+COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz")
+
+
+def text_file_name(name: str, suffixes: tuple[str, ...]) -> bool:
+    """Whether a file's name says text: it ends in one of ``suffixes`` (``.md``), or in one of them and
+    a compression suffix (``.md.gz``)."""
+    low = name.lower()
+    for c in COMPRESSED_SUFFIXES:
+        if low.endswith(c):
+            low = low[: -len(c)]
+            break
+    return low.endswith(suffixes)
+
+
+def plain_stem(path: str | os.PathLike[str]) -> str:
+    """A file's name without its suffix, and without a compression suffix first (``notes.md.gz`` -> ``notes``)."""
+    p = Path(path)
+    if p.suffix.lower() in COMPRESSED_SUFFIXES:
+        p = p.with_suffix("")
+    return p.stem
+
+
+def _compression(head: bytes) -> tuple[str, Callable[[BinaryIO], BinaryIO]] | None:
+    """The format and reader of a compressed file's first bytes, or None. bzip2's ``BZh`` must be followed
+    by a block size digit and a block's (or the end's) magic: a text may begin with the letters."""
+    for magic, name, reader in _COMPRESSED:
+        if head.startswith(magic):
+            if name == "bzip2" and not (head[3:4].isdigit() and head[3:4] != b"0"
+                                        and head[4:10] in (b"\x31\x41\x59\x26\x53\x59", b"\x17\x72\x45\x38\x50\x90")):
+                return None
+            return name, reader
+    return None
+
+
+def _decompressed(data: bytes, source: str, limit: int | None = None) -> bytes:
+    """``data`` decompressed when it is a gzip, bzip2 or xz file (a compressed file inside is not opened
+    again), else ``data``; more than ``limit`` bytes of it is refused (a service's upload: a small file can
+    hold gigabytes)."""
+    kind = _compression(data)
+    if kind is None:
+        return data
+    try:
+        with kind[1](io.BytesIO(data)) as f:
+            out = f.read(-1 if limit is None else limit + 1)
+    except (OSError, EOFError, lzma.LZMAError) as e:
+        raise InputError(f"{source}: a damaged {kind[0]} file ({e})") from None
+    if limit is not None and len(out) > limit:
+        raise InputError(f"{source}: its {kind[0]} data decompresses to more than {limit:,} bytes, the most "
+                         "accepted here")
+    return out
 
 
 #: the first bytes of compressed files and archives, and what to do with one
@@ -110,14 +176,23 @@ def _implausible(body: bytes, sample: str) -> str:
     return ""
 
 
-def read_text(data: bytes, *, source: str = "<input>") -> str:
-    """Decode ``data`` (UTF-8, or UTF-16/32 with a byte-order mark; a PDF's text layer) into the text to chunk.
+def read_text(data: bytes, *, source: str = "<input>", max_unpacked: int | None = None) -> str:
+    """Decode ``data`` (UTF-8, or UTF-16/32 with a byte-order mark; a PDF's text layer; gzip, bzip2 or xz
+    decompressed first) into the text to chunk.
 
-    Raises :class:`InputError` for binary data or invalid encodings. Offsets into the result count
-    from the first character after a byte-order mark, if there was one."""
+    Raises :class:`InputError` for binary data or invalid encodings, and for compressed data that holds
+    more than ``max_unpacked`` bytes. Offsets into the result count from the first character after a
+    byte-order mark, if there was one."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"read_text expects bytes, got {type(data).__name__}")
     data = bytes(data)
+    kind = _compression(data)
+    return _plain_text(_decompressed(data, source, max_unpacked), source, kind[0] if kind else "")
+
+
+def _plain_text(data: bytes, source: str, packed: str = "") -> str:
+    """:func:`read_text` of bytes already decompressed (a compressed file inside is not opened again;
+    ``packed``: the format they were decompressed from, for the errors)."""
     if is_pdf(data):
         return pdf_text(data, source=source)
     error: InputError | None = None
@@ -153,7 +228,7 @@ def read_text(data: bytes, *, source: str = "<input>") -> str:
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise _not_utf8(source, head, e.start, data[e.start]) from None
+        raise _not_utf8(source, head, e.start, data[e.start], packed) from None
     raise AssertionError("unreachable: utf-8-sig failed where utf-8 succeeded")  # pragma: no cover
 
 
@@ -173,11 +248,13 @@ def _check_head(head: bytes, source: str) -> None:
         raise _binary(source, head)
 
 
-def _not_utf8(source: str, head: bytes, at: int, bad: int) -> InputError:
-    """The error for invalid UTF-8 at byte ``at`` of the input (a compressed file says what it is)."""
+def _not_utf8(source: str, head: bytes, at: int, bad: int, packed: str = "") -> InputError:
+    """The error for invalid UTF-8 at byte ``at`` of the input (a compressed file says what it is; in a
+    file decompressed as it was read, ``packed`` names its format and ``at`` counts decompressed bytes)."""
     if _packed(head):
         return _binary(source, head)
-    return InputError(f"{source}: not valid UTF-8 at byte {at} (0x{bad:02x}); convert the file to UTF-8")
+    where = f"byte {at} of the decompressed text ({packed})" if packed else f"byte {at}"
+    return InputError(f"{source}: not valid UTF-8 at {where} (0x{bad:02x}); convert the file to UTF-8")
 
 
 def read_blocks(path: str | os.PathLike[str] | BinaryIO, *, block: int = 1 << 20,
@@ -203,10 +280,16 @@ def read_blocks(path: str | os.PathLike[str] | BinaryIO, *, block: int = 1 << 20
 
 
 def _blocks(f: BinaryIO, source: str, block: int) -> Iterator[str]:
+    packed = ""
     first = _read(f, max(block, SNIFF_BYTES), source)
+    kind = _compression(first)
+    if kind is not None:  # the bytes it holds, decompressed as they are read, then read as any file's
+        packed = kind[0]
+        f = kind[1](io.BufferedReader(_Prefixed(first, f)))
+        first = _read(f, max(block, SNIFF_BYTES), source, packed)
     if is_pdf(first) or first.startswith(tuple(bom for bom, _, _ in _BOMS)):
-        rest = _read(f, -1, source)
-        yield read_text(first + rest, source=source)
+        rest = _read(f, -1, source, packed)
+        yield _plain_text(first + rest, source, packed)
         return
     head = first[:SNIFF_BYTES]
     _check_head(head, source)
@@ -221,21 +304,43 @@ def _blocks(f: BinaryIO, source: str, block: int) -> Iterator[str]:
             piece = dec.decode(data, final=final)
         except UnicodeDecodeError as e:
             joined = pending + data
-            raise _not_utf8(source, head, fed - len(pending) + e.start, joined[e.start]) from None
+            raise _not_utf8(source, head, fed - len(pending) + e.start, joined[e.start], packed) from None
         fed += len(data)
         if piece:
             yield piece
         if final:
             return
-        data = _read(f, block, source)
+        data = _read(f, block, source, packed)
         final = not data
 
 
-def _read(f: BinaryIO, n: int, source: str) -> bytes:
+def _read(f: BinaryIO, n: int, source: str, packed: str = "") -> bytes:
     try:
         return f.read(n)
-    except OSError as e:
-        raise InputError(f"{source}: cannot read: {e.strerror or e.__class__.__name__}") from None
+    except (OSError, EOFError, lzma.LZMAError) as e:
+        if packed:
+            raise InputError(f"{source}: a damaged {packed} file ({e})") from None
+        raise InputError(f"{source}: cannot read: {getattr(e, 'strerror', None) or e.__class__.__name__}") from None
+
+
+class _Prefixed(io.RawIOBase):
+    """Bytes already read from a stream, then the rest of it: what a decompressor reads a stream from."""
+
+    def __init__(self, head: bytes, rest: BinaryIO) -> None:
+        self._head, self._rest = memoryview(head), rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: bytearray | memoryview) -> int:  # type: ignore[override]
+        if self._head.nbytes:
+            n = min(len(b), self._head.nbytes)
+            b[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        data = self._rest.read(len(b))
+        b[: len(data)] = data
+        return len(data)
 
 
 def read_path(path: str | os.PathLike[str]) -> str:

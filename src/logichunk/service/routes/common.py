@@ -61,8 +61,8 @@ class Upload:
 
 async def read_upload(request: Request, fallback_name: str) -> Upload:
     """An uploaded file's text: the raw body or a multipart field ``file``, decoded once by
-    :func:`~logichunk.text.decode.read_text` (a PDF's text layer; UTF-8, or UTF-16/32 with a mark) in a
-    worker thread (a long PDF takes seconds). An empty upload, a missing field and undecodable bytes are
+    :func:`~logichunk.text.decode.read_text` (a PDF's text layer; UTF-8, or UTF-16/32 with a mark; gzip,
+    bzip2 or xz holding no more bytes than a plain upload may) in a worker thread (a long PDF takes seconds). An empty upload, a missing field and undecodable bytes are
     one-line 4xx answers."""
     ctype = request.headers.get("content-type", "")
     filename, title = None, None
@@ -83,7 +83,9 @@ async def read_upload(request: Request, fallback_name: str) -> Upload:
     if not data:
         raise ApiError(422, "invalid_request", "the upload is empty")
     name = filename or fallback_name
-    text = await run_in_threadpool(read_text, data, source=name)  # binary, invalid UTF-8, a scan -> a clear 400
+    # binary, invalid UTF-8, a scan -> a clear 400; a compressed upload holds no more than a plain one may
+    limit = service(request).settings.service_max_body_bytes
+    text = await run_in_threadpool(lambda: read_text(data, source=name, max_unpacked=limit))
     if not text.strip():
         raise ApiError(422, "invalid_request", f"{name}: the file holds no text")
     return Upload(text, filename, title, is_pdf(data))

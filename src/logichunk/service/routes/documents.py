@@ -23,6 +23,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 
 from ...store.ingest import ingest_text
+from ...text.decode import plain_stem
 from ..curves import text_curves
 from ..errors import ApiError
 from ..idempotency import IdempotencyKeys, fingerprint
@@ -119,7 +120,7 @@ async def upload_document(request: Request, project: str,
     rt = await run_in_threadpool(_rt, request, project)
     key = None if idempotency_key is None else IdempotencyKeys.check_key(idempotency_key)
     up = await read_upload(request, title or "upload")
-    title = title or up.title or (up.filename.rsplit("/", 1)[-1].rsplit(".", 1)[0] if up.filename else "upload")
+    title = title or up.title or (plain_stem(up.filename.rsplit("/", 1)[-1]) if up.filename else "upload")
     return await run_in_threadpool(_create, rt, title, up.text, up.filename, wait, copy, key)
 
 
