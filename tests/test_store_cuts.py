@@ -9,6 +9,8 @@ import dataclasses
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from logichunk.config import Settings
 from logichunk.errors import InputError
@@ -198,4 +200,34 @@ def test_a_long_chapter_is_stored_in_parts_cut_between_blocks(tmp_path, monkeypa
     store = Store.open(str(tmp_path / "kb.db"), settings=A, embedder="hash")
     rep = ingest(store, [str(tmp_path / "long.md")])
     assert rep.chapters == len(chapters) and store.documents_with_text(text)
+    store.close()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.sampled_from(list("ab \n中\r")), max_size=400), st.integers(1, 60))
+def test_a_long_block_is_cut_in_lines_and_nothing_is_lost(block, limit):
+    import logichunk.store.ingest as ing
+
+    pieces = ing.long_block_pieces(block, limit)
+    assert "".join(pieces) == block and all(pieces[:-1])
+    assert all(len(p) <= limit for p in pieces)
+    for p in pieces[:-1]:  # each cut after a line break where one is within reach, else after a space
+        if "\n" in p:
+            assert p.endswith("\n")
+        elif " " in p:
+            assert p.endswith(" ")
+
+
+def test_a_file_of_one_long_block_is_stored_in_parts(tmp_path, monkeypatch):
+    import logichunk.store.ingest as ing
+
+    monkeypatch.setattr(ing, "CHAPTER_PART_CHARS", 2000)
+    log = "".join(f"2026-11-29 12:{k // 60:02d}:{k % 60:02d} worker {k % 7} finished job {k}\n" for k in range(600))
+    chapters = ing.chapter_blocks(log)
+    assert len(chapters) > 5 and "".join(b for _, bs in chapters for b in bs) == log
+    assert all(b.endswith("\n") for _, bs in chapters for b in bs)
+    (tmp_path / "run.log.txt").write_text(log, encoding="utf-8")
+    store = Store.open(str(tmp_path / "kb.db"), settings=A, embedder="hash")
+    ingest(store, [str(tmp_path / "run.log.txt")])
+    assert store.documents_with_text(log) and max(len(b.content) for b in store.blocks()) <= 2000
     store.close()

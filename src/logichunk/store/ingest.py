@@ -5,7 +5,8 @@ book opens a chapter (:func:`~logichunk.text.structure.chapter_opening`: not a l
 those words), never inside fenced code, front matter or a comment block; text before the first heading is
 a chapter of its own. Blocks are blank-line blocks that keep their
 trailing whitespace, so the blocks of a chapter concatenate back to it exactly. A chapter longer than
-:data:`CHAPTER_PART_CHARS` is stored as consecutive chapters of the same title, cut between blocks.
+:data:`CHAPTER_PART_CHARS` is stored as consecutive chapters of the same title, cut between blocks; a block
+longer than that (a log without blank lines) is first cut in lines.
 """
 
 from __future__ import annotations
@@ -168,12 +169,13 @@ CHAPTER_PART_CHARS = 1 << 20
 
 def chapter_blocks(text: str) -> list[tuple[str | None, list[str]]]:
     """What a text is stored as: ``[(chapter title, [block texts...]), ...]`` (see the module docstring);
-    a chapter over :data:`CHAPTER_PART_CHARS` as parts of its blocks (a block is never cut)."""
+    a chapter over :data:`CHAPTER_PART_CHARS` as parts of its blocks, a block over it first cut in lines
+    (:func:`long_block_pieces`)."""
     out: list[tuple[str | None, list[str]]] = []
     for title, body in split_chapters(text):
         part: list[str] = []
         size = 0
-        for block in blank_line_blocks(body):
+        for block in (p for b in blank_line_blocks(body) for p in long_block_pieces(b)):
             if part and size + len(block) > CHAPTER_PART_CHARS:
                 out.append((title, part))
                 part, size = [], 0
@@ -181,6 +183,24 @@ def chapter_blocks(text: str) -> list[tuple[str | None, list[str]]]:
             size += len(block)
         out.append((title, part))
     return out
+
+
+def long_block_pieces(block: str, limit: int | None = None) -> list[str]:
+    """``block`` as pieces of at most ``limit`` characters (:data:`CHAPTER_PART_CHARS`), each cut after the
+    last line break within reach, else after the last space, else at the limit (a line of a log or a dump
+    with no blank line in megabytes: a block is planned whole). A block within the limit is itself."""
+    limit = CHAPTER_PART_CHARS if limit is None else limit
+    pieces: list[str] = []
+    start = 0
+    while len(block) - start > limit:
+        end = start + limit
+        cut = block.rfind("\n", start, end) + 1 or block.rfind(" ", start, end) + 1
+        if cut <= start:
+            cut = end
+        pieces.append(block[start:cut])
+        start = cut
+    pieces.append(block[start:])
+    return pieces
 
 
 def ingest_text(store: Store, title: str, text: str, source: str | None = None) -> str:
