@@ -296,3 +296,25 @@ def test_cli_bad_window_is_a_usage_error(value, capsys):
     with pytest.raises(SystemExit):
         main(["chunk", "-", "--window", value])
     assert "window" in capsys.readouterr().err
+
+
+def test_cli_segment_reads_a_long_text_in_windows(long_file, capsys, monkeypatch):
+    from logichunk import segment
+
+    text = long_file.read_text(encoding="utf-8")
+    code, out, _ = run(["segment", str(long_file), "--window", "9000", "--format", "jsonl", "--quiet"], capsys)
+    rows = [json.loads(line) for line in out.splitlines()]
+    want = _records(chunk_stream(text, window=9000, chunker=segment))
+    assert code == 0 and [{k: v for k, v in r.items() if k != "source"} for r in rows] == want
+    assert [r["id"] for r in rows] == [str(k + 1) for k in range(len(rows))] and "".join(r["text"] for r in rows) == text
+    code, out, _ = run(["segment", str(long_file), "--window", "9000", "--format", "json", "--quiet"], capsys)
+    assert json.loads(out)["chunks"] == want
+    monkeypatch.setattr(stream_mod, "WHOLE_UP_TO", 5000)
+    code, out, err = run(["segment", str(long_file), "--format", "jsonl"], capsys)
+    assert "divided in windows of 1,048,576" in err
+    # --topics counts the whole text's topics: read whole by default, refused with a window
+    code, out, err = run(["segment", str(long_file), "--format", "jsonl", "--topics", "3"], capsys)
+    assert code == 0 and "windows" not in err
+    assert [json.loads(x)["end"] for x in out.splitlines()] == [r["end"] for r in segment(text, topics=3).records()]
+    code, out, err = run(["segment", str(long_file), "--topics", "3", "--window", "9000"], capsys)
+    assert code != 0 and "--topics" in err and len(err.strip().splitlines()) == 1

@@ -428,19 +428,37 @@ def _write_parts(out: TextIO, fmt: str, source: str, parts: Iterator[StreamPart]
 
 def cmd_segment(args: argparse.Namespace) -> int:
     """Topic segmentation: each file's topics, with no size limit (:func:`logichunk.segment`)."""
+    from .chunkers.stream import DEFAULT_WINDOW, WHOLE_UP_TO, chunk_stream
     from .chunkers.topics import segment
 
+    if args.topics and args.window:
+        raise InputError("--topics counts the whole text's topics: it cannot be read in windows (--window 0)")
     models = _Models(args, ())
     sources = list(_inputs(args.paths, TEXT_SUFFIXES))
     many = len(sources) > 1
     docs = _JsonDocs(sys.stdout, many)
     failures = 0
+    # --window as for chunk: a text beyond WHOLE_UP_TO characters is divided window by window
+    auto = args.window is None
+    window = DEFAULT_WINDOW if auto else args.window
+    whole_up_to = None if args.window == 0 or (auto and args.topics) else WHOLE_UP_TO if auto else window
+
+    def topics_of(text: str) -> ChunkTree:
+        return segment(text, units=args.units, embedder=models.embedder, topics=args.topics)
+
     for source, read in sources:
         try:
-            text = "".join(read())
+            text = _read_up_to(read(), whole_up_to)
+            if not isinstance(text, str):
+                if auto and not args.quiet:
+                    _err(f"{source}: longer than {WHOLE_UP_TO:,} characters: divided in windows of {window:,} "
+                         "(each window's topics decided whole; --window 0 reads it whole)")
+                _write_parts(sys.stdout, args.format, source, chunk_stream(text, window=window, chunker=topics_of),
+                             many, docs, [], window)
+                continue
             if not text:
                 raise InputError(f"{source}: empty input, no topics")
-            tree = segment(text, units=args.units, embedder=models.embedder, topics=args.topics)
+            tree = topics_of(text)
         except LogichunkError as e:
             _skip(e, many)
             failures += 1
@@ -668,6 +686,10 @@ def build_parser(extensions: bool = True) -> argparse.ArgumentParser:
                     help="as many topics as N (the best cuts for that many; headings still open topics) instead "
                          "of the count the text's cohesion gives")
     sg.add_argument("--format", choices=["tree", "jsonl", "json"], default="tree")
+    sg.add_argument("--window", type=_window_arg, default=None, metavar="CHARS",
+                    help="divide a text in windows of CHARS characters, each window's topics decided whole, in "
+                         "memory bounded by the window; 0: always whole; default: whole up to 16,777,216 "
+                         "characters, beyond that in windows of 1,048,576, with a note")
     sg.add_argument("--quiet", action="store_true", help="no notes on stderr")
     sg.set_defaults(func=cmd_segment)
 
