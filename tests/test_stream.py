@@ -318,3 +318,17 @@ def test_cli_segment_reads_a_long_text_in_windows(long_file, capsys, monkeypatch
     assert [json.loads(x)["end"] for x in out.splitlines()] == [r["end"] for r in segment(text, topics=3).records()]
     code, out, err = run(["segment", str(long_file), "--topics", "3", "--window", "9000"], capsys)
     assert code != 0 and "--topics" in err and len(err.strip().splitlines()) == 1
+
+
+def test_page_numbers_run_on_through_the_parts():
+    """A text of pages (form feeds, as a PDF is read): each part's records name the whole text's pages."""
+    pages = [f"Page {k} text. The valve on page {k} is checked by hand. " * 8 + f"\n{k}\n" for k in range(1, 40)]
+    text = "\f".join(pages)
+    whole = {(r["start"], r["end"]): r["pages"] for r in chunk(text, max_size=200).records()}
+    parts = list(chunk_stream(text, window=3000, max_size=200))
+    assert len(parts) > 3 and parts[-1].pages_before == text[: parts[-1].offset].count("\f")
+    recs = [r for p in parts for r in p.records()]
+    shared = [r for r in recs if (r["start"], r["end"]) in whole]
+    assert len(shared) > 0.9 * len(recs)
+    assert all(r["pages"] == whole[(r["start"], r["end"])] for r in shared)
+    assert max(r["pages"][1] for r in recs) == 39
