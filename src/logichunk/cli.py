@@ -57,6 +57,26 @@ def _inputs(paths: Sequence[str], suffixes: tuple[str, ...]) -> Iterator[tuple[s
             yield str(path), (lambda path=path: read_blocks(path))
 
 
+class _Windows:
+    """``--window`` as ``chunk`` and ``segment`` read it: None (auto) reads a text whole up to
+    :data:`~logichunk.chunkers.stream.WHOLE_UP_TO` characters and in windows beyond, with a note; 0 always
+    whole; N in windows of N once it is longer (no longer, one window is the whole text). ``whole_only``:
+    an option that needs the whole text (``--overlap``, ``--topics``) reads it whole when no window is given."""
+
+    def __init__(self, arg: int | None, whole_only: bool) -> None:
+        from .chunkers.stream import DEFAULT_WINDOW, WHOLE_UP_TO
+
+        self.auto = arg is None
+        self.size = DEFAULT_WINDOW if arg is None else arg
+        self.whole_up_to = None if arg == 0 or (self.auto and whole_only) else WHOLE_UP_TO if self.auto else arg
+
+    def note(self, source: str, done: str, what: str, quiet: bool) -> None:
+        """Say on stderr that ``source`` is read in windows, when that was not asked for."""
+        if self.auto and not quiet:
+            _err(f"{source}: longer than {self.whole_up_to:,} characters: {done} in windows of {self.size:,} "
+                 f"(each window's {what} decided whole; --window 0 reads it whole)")
+
+
 def _read_up_to(blocks: Iterator[str], limit: int | None) -> str | Iterator[str]:
     """The whole text when it is at most ``limit`` characters long (or ``limit`` is None), else its
     pieces from the first on (what was read already, then the rest), to be chunked in windows."""
@@ -291,7 +311,6 @@ def _chunk_one(args: argparse.Namespace, text: str, source: str, models: _Models
 
 def cmd_chunk(args: argparse.Namespace) -> int:
     from .chunkers.dispatch import needs
-    from .chunkers.stream import DEFAULT_WINDOW, WHOLE_UP_TO
 
     _chunk_defaults(args)
     models = _Models(args, _needs(args, needs(args.method)))
@@ -303,12 +322,8 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     progress = _Progress(len(sources), not args.quiet)
     bubbles: list[Bubble] = []
     failures = 0
-    # --window: None (auto) reads a text whole up to WHOLE_UP_TO characters, in windows beyond; 0 always
-    # whole; N in windows of N once it is longer than that (no longer, one window is the whole text)
     overlap = getattr(args, "overlap", 0) or 0
-    auto = args.window is None
-    window = DEFAULT_WINDOW if auto else args.window
-    whole_up_to = None if args.window == 0 or (auto and overlap) else WHOLE_UP_TO if auto else window
+    windows = _Windows(args.window, bool(overlap))
 
     def emit(source: str, tree: ChunkTree) -> None:
         bubbles.extend(tree.bubbles)
@@ -336,16 +351,14 @@ def cmd_chunk(args: argparse.Namespace) -> int:
             group_chars = 0
 
     def stream(source: str, pieces: Iterator[str]) -> None:
-        """A text longer than ``whole_up_to``: chunked window by window and written as it goes."""
+        """A text longer than ``windows.whole_up_to``: chunked window by window and written as it goes."""
         from .chunkers.stream import chunk_stream
 
         flush()  # the inputs' outputs stay in order
-        if auto and not args.quiet:
-            _err(f"{source}: longer than {WHOLE_UP_TO:,} characters: chunked in windows of {window:,} "
-                 "(each window's cuts decided whole; --window 0 reads it whole)")
-        parts = chunk_stream(pieces, window=window, chunker=lambda t: _chunk_one(args, t, source, models),
+        windows.note(source, "chunked", "cuts", args.quiet)
+        parts = chunk_stream(pieces, window=windows.size, chunker=lambda t: _chunk_one(args, t, source, models),
                              **({"overlap": overlap} if overlap else {}))
-        _write_parts(out, args.format, source, parts, many, docs, bubbles, window)
+        _write_parts(out, args.format, source, parts, many, docs, bubbles, windows.size)
 
     from .models._files import staged_file
 
@@ -357,7 +370,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
             for source, read in sources:
                 progress.step(source)
                 try:
-                    text = _read_up_to(read(), whole_up_to)
+                    text = _read_up_to(read(), windows.whole_up_to)
                     if not isinstance(text, str):
                         stream(source, text)
                         continue
@@ -428,7 +441,7 @@ def _write_parts(out: TextIO, fmt: str, source: str, parts: Iterator[StreamPart]
 
 def cmd_segment(args: argparse.Namespace) -> int:
     """Topic segmentation: each file's topics, with no size limit (:func:`logichunk.segment`)."""
-    from .chunkers.stream import DEFAULT_WINDOW, WHOLE_UP_TO, chunk_stream
+    from .chunkers.stream import chunk_stream
     from .chunkers.topics import segment
 
     if args.topics and args.window:
@@ -438,23 +451,19 @@ def cmd_segment(args: argparse.Namespace) -> int:
     many = len(sources) > 1
     docs = _JsonDocs(sys.stdout, many)
     failures = 0
-    # --window as for chunk: a text beyond WHOLE_UP_TO characters is divided window by window
-    auto = args.window is None
-    window = DEFAULT_WINDOW if auto else args.window
-    whole_up_to = None if args.window == 0 or (auto and args.topics) else WHOLE_UP_TO if auto else window
+    windows = _Windows(args.window, bool(args.topics))
 
     def topics_of(text: str) -> ChunkTree:
         return segment(text, units=args.units, embedder=models.embedder, topics=args.topics)
 
     for source, read in sources:
         try:
-            text = _read_up_to(read(), whole_up_to)
+            text = _read_up_to(read(), windows.whole_up_to)
             if not isinstance(text, str):
-                if auto and not args.quiet:
-                    _err(f"{source}: longer than {WHOLE_UP_TO:,} characters: divided in windows of {window:,} "
-                         "(each window's topics decided whole; --window 0 reads it whole)")
-                _write_parts(sys.stdout, args.format, source, chunk_stream(text, window=window, chunker=topics_of),
-                             many, docs, [], window)
+                windows.note(source, "divided", "topics", args.quiet)
+                _write_parts(sys.stdout, args.format, source, chunk_stream(text, window=windows.size,
+                                                                           chunker=topics_of),
+                             many, docs, [], windows.size)
                 continue
             if not text:
                 raise InputError(f"{source}: empty input, no topics")
@@ -669,11 +678,8 @@ def build_parser(extensions: bool = True) -> argparse.ArgumentParser:
     c.add_argument("--format", choices=["tree", "jsonl", "json", "markdown"], default="tree")
     c.add_argument("--out", help="write here instead of stdout (bubbles go to OUT.bubbles.jsonl)")
     c.add_argument("--ext", help="file endings to read from folders, comma-separated")
-    c.add_argument("--window", type=_window_arg, default=None, metavar="CHARS",
-                   help="read a text in windows of CHARS characters, each window's cuts decided whole, in memory "
-                        "bounded by the window (level-1 ids run on through the text; offsets are the whole "
-                        "text's); 0: always whole; default: whole up to 16,777,216 characters, beyond that in "
-                        "windows of 1,048,576, with a note")
+    _window_option(c, "read a text in windows of CHARS characters, each window's cuts decided whole, in memory "
+                      "bounded by the window (level-1 ids run on through the text; offsets are the whole text's)")
     c.set_defaults(func=cmd_chunk)
 
     sg = sub.add_parser("segment", help="topic segmentation: where the subject changes, with no size limit")
@@ -686,10 +692,8 @@ def build_parser(extensions: bool = True) -> argparse.ArgumentParser:
                     help="as many topics as N (the best cuts for that many; headings still open topics) instead "
                          "of the count the text's cohesion gives")
     sg.add_argument("--format", choices=["tree", "jsonl", "json"], default="tree")
-    sg.add_argument("--window", type=_window_arg, default=None, metavar="CHARS",
-                    help="divide a text in windows of CHARS characters, each window's topics decided whole, in "
-                         "memory bounded by the window; 0: always whole; default: whole up to 16,777,216 "
-                         "characters, beyond that in windows of 1,048,576, with a note")
+    _window_option(sg, "divide a text in windows of CHARS characters, each window's topics decided whole, in "
+                       "memory bounded by the window")
     sg.add_argument("--quiet", action="store_true", help="no notes on stderr")
     sg.set_defaults(func=cmd_segment)
 
@@ -724,6 +728,14 @@ def build_parser(extensions: bool = True) -> argparse.ArgumentParser:
             continue
         mod.add_parser(sub)
     return p
+
+
+def _window_option(p: argparse.ArgumentParser, what: str) -> None:
+    from .chunkers.stream import DEFAULT_WINDOW, WHOLE_UP_TO
+
+    p.add_argument("--window", type=_window_arg, default=None, metavar="CHARS",
+                   help=f"{what}; 0: always whole; default: whole up to {WHOLE_UP_TO:,} characters, beyond that "
+                        f"in windows of {DEFAULT_WINDOW:,}, with a note")
 
 
 def _window_arg(value: str) -> int:

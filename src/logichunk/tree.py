@@ -135,7 +135,7 @@ class ChunkTree:
                 counts[m] = counts.get(m, 0) + 1
             order = [*stats["methods"], *counts]
             stats["methods"] = {m: counts[m] for m in dict.fromkeys(order) if counts.get(m)}
-        kept = tuple(b for b in self.bubbles if _bubble_end(b) <= end)
+        kept = tuple(b for b in self.bubbles if (bubble_span(b) or (0, 0))[1] <= end)
         if "bubbles" in stats:
             stats["bubbles"] = len(kept)
         return ChunkTree(self.text[:end], table, kept, MappingProxyType(stats), self.unit)
@@ -174,8 +174,8 @@ class ChunkTree:
     def json_lines(self, extra: Mapping[str, Any] | None = None, *, offset: int = 0,
                    pages_before: int = 0) -> list[str]:
         """:meth:`records` as JSON text, one line per chunk, ``extra`` keys appended to each (the
-        CLI's ``--format jsonl``; ``offset`` and ``pages_before`` as there). Written directly rather than through dicts and the generic
-        encoder (a third of a ``logichunk chunk`` call went there); the same bytes as
+        CLI's ``--format jsonl``; ``offset`` and ``pages_before`` as there). Written directly rather than
+        through dicts and the generic encoder (a third of a ``logichunk chunk`` call went there); the same bytes as
         ``json.JSONEncoder(ensure_ascii=False).encode(record | extra)``."""
         enc = _JSON.encode
         extra = dict(extra or {})
@@ -196,10 +196,10 @@ class ChunkTree:
         return out
 
 
-def _bubble_end(b: Bubble) -> int:
-    """Where the text a bubble is about ends (its ``context["span"]``; 0 when it names none)."""
+def bubble_span(b: Bubble) -> tuple[int, int] | None:
+    """The span of the text a bubble is about (its ``context["span"]``), or None when it names none."""
     span = b.context.get("span")
-    return int(span[1]) if isinstance(span, (list, tuple)) and len(span) == 2 else 0
+    return (int(span[0]), int(span[1])) if isinstance(span, (list, tuple)) and len(span) == 2 else None
 
 
 _JSON = json.JSONEncoder(ensure_ascii=False, check_circular=False)

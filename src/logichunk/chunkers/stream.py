@@ -25,7 +25,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..text.cache import forget_text
-from ..tree import ChunkTree
+from ..tree import ChunkTree, bubble_span
 from ..types import Bubble, Chunk, Span
 
 __all__ = ["CARRY", "DEFAULT_WINDOW", "WHOLE_UP_TO", "StreamPart", "chunk_stream", "merge_stats"]
@@ -75,8 +75,8 @@ class StreamPart:
 
 
 def _shifted(b: Bubble, off: int) -> Bubble:
-    span = b.context.get("span")
-    if not off or not (isinstance(span, (list, tuple)) and len(span) == 2):
+    span = bubble_span(b)
+    if not off or span is None:
         return b
     return dataclasses.replace(b, context={**b.context, "span": [span[0] + off, span[1] + off]})
 

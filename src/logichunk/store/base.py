@@ -685,30 +685,40 @@ class Store:
         rows = self._q("SELECT value FROM store_meta WHERE key = ?", (self._cuts_key(),))
         return json.loads(rows[0][0]) if rows else None
 
+    def _cut_diff(self) -> list[str]:
+        """Each setting whose recorded value (:meth:`stored_cut_settings`) this store's differs from, said
+        as ``name recorded, now current``; none before anything is recorded."""
+        stored = self.stored_cut_settings()
+        if stored is None:
+            return []
+        now = self.cut_settings()
+        return [f"{k} {stored.get(k)!r}, now {now.get(k)!r}" for k in sorted(set(stored) | set(now))
+                if stored.get(k) != now.get(k)]
+
+    def _has_chunks(self) -> bool:
+        return bool(self._q("SELECT 1 FROM chunks WHERE project_id = ? LIMIT 1", (self.project_id,)))
+
     def cut_mismatch(self) -> str:
         """Why re-chunking here would mix two kinds of chunks, when it would: the project holds chunks cut
         with other settings than this store's ('' otherwise)."""
-        stored = self.stored_cut_settings()
-        if stored is None:
-            return ""
-        now = self.cut_settings()
-        diff = [f"{k} {stored.get(k)!r}, now {now.get(k)!r}" for k in sorted(set(stored) | set(now))
-                if stored.get(k) != now.get(k)]
-        if not diff or not self._q("SELECT 1 FROM chunks WHERE project_id = ? LIMIT 1", (self.project_id,)):
-            return ""
+        diff = self._cut_diff()
+        return self._other_settings(diff) if diff and self._has_chunks() else ""
+
+    def _other_settings(self, diff: list[str]) -> str:
         return f"project {self.project!r} was chunked with other settings ({'; '.join(diff)})"
 
     def _check_cuts(self, chapter_id: str) -> None:
         """Refuse to re-chunk with other settings than the project's chunks were cut with; a project
         without chunks takes the settings it is cut with now."""
-        if why := self.cut_mismatch():
-            raise CutSettingsError(f"{why}; chapter {chapter_id} was not re-chunked (its blocks stay as they are) — "
-                               "open the store with those settings, or cut every chapter again with these "
-                               "(logichunk ingest --recut, Store.recut())")
-        stored = self.stored_cut_settings()
-        if stored is not None and stored != self.cut_settings():  # other settings, but no chunks of them left
-            with self.tx():
-                self._record_cuts(replace=True)
+        diff = self._cut_diff()
+        if not diff:
+            return
+        if self._has_chunks():
+            raise CutSettingsError(f"{self._other_settings(diff)}; chapter {chapter_id} was not re-chunked (its "
+                                   "blocks stay as they are) — open the store with those settings, or cut every "
+                                   "chapter again with these (logichunk ingest --recut, Store.recut())")
+        with self.tx():  # other settings, but no chunks of them left
+            self._record_cuts(replace=True)
 
     def _record_cuts(self, replace: bool) -> None:
         """Record :meth:`cut_settings` as the project's (``replace``: over an earlier record)."""

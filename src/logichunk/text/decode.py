@@ -73,11 +73,15 @@ def check_unicode(text: str, what: str = "text") -> str:
     return text
 
 
-#: compressed files read as the text they hold: first bytes, the format's name, its reader
-_COMPRESSED: tuple[tuple[bytes, str, Callable[[BinaryIO], BinaryIO]], ...] = (
-    (b"\x1f\x8b", "gzip", lambda f: gzip.GzipFile(fileobj=f, mode="rb")),
-    (b"BZh", "bzip2", lambda f: bz2.BZ2File(f, "rb")),
-    (b"\xfd7zXZ\x00", "xz", lambda f: lzma.LZMAFile(f, "rb")))
+#: the first bytes of compressed files and archives: the format's name, what an error calls it and says to do
+#: (a compressed file inside one), and the reader that decompresses it (None: refused, named)
+_PACKED: tuple[tuple[bytes, str, str, str, Callable[[BinaryIO], BinaryIO] | None], ...] = (
+    (b"\x1f\x8b", "gzip", "gzip-compressed", "decompress it first (gunzip -k)",
+     lambda f: gzip.GzipFile(fileobj=f, mode="rb")),
+    (b"BZh", "bzip2", "bzip2-compressed", "decompress it first (bunzip2 -k)", lambda f: bz2.BZ2File(f, "rb")),
+    (b"\xfd7zXZ\x00", "xz", "xz-compressed", "decompress it first (unxz -k)", lambda f: lzma.LZMAFile(f, "rb")),
+    (b"\x28\xb5\x2f\xfd", "zstd", "zstd-compressed", "decompress it first (unzstd)", None),
+    (b"PK\x03\x04", "zip", "a zip archive (or a .docx, .xlsx, .epub)", "extract its text first", None))
 #: a name ending in one of these is a compressed file (a folder's ``notes.md.gz`` is a text file's name)
 COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz")
 
@@ -104,8 +108,8 @@ def plain_stem(path: str | os.PathLike[str]) -> str:
 def _compression(head: bytes) -> tuple[str, Callable[[BinaryIO], BinaryIO]] | None:
     """The format and reader of a compressed file's first bytes, or None. bzip2's ``BZh`` must be followed
     by a block size digit and a block's (or the end's) magic: a text may begin with the letters."""
-    for magic, name, reader in _COMPRESSED:
-        if head.startswith(magic):
+    for magic, name, _what, _todo, reader in _PACKED:
+        if reader is not None and head.startswith(magic):
             if name == "bzip2" and not (head[3:4].isdigit() and head[3:4] != b"0"
                                         and head[4:10] in (b"\x31\x41\x59\x26\x53\x59", b"\x17\x72\x45\x38\x50\x90")):
                 return None
@@ -113,13 +117,13 @@ def _compression(head: bytes) -> tuple[str, Callable[[BinaryIO], BinaryIO]] | No
     return None
 
 
-def _decompressed(data: bytes, source: str, limit: int | None = None) -> bytes:
+def _decompressed(data: bytes, source: str, limit: int | None = None) -> tuple[bytes, str]:
     """``data`` decompressed when it is a gzip, bzip2 or xz file (a compressed file inside is not opened
-    again), else ``data``; more than ``limit`` bytes of it is refused (a service's upload: a small file can
-    hold gigabytes)."""
+    again), and the format's name (else ``data`` and ''); more than ``limit`` bytes of it is refused (a
+    service's upload: a small file can hold gigabytes)."""
     kind = _compression(data)
     if kind is None:
-        return data
+        return data, ""
     try:
         with kind[1](io.BytesIO(data)) as f:
             out = f.read(-1 if limit is None else limit + 1)
@@ -128,20 +132,12 @@ def _decompressed(data: bytes, source: str, limit: int | None = None) -> bytes:
     if limit is not None and len(out) > limit:
         raise InputError(f"{source}: its {kind[0]} data decompresses to more than {limit:,} bytes, the most "
                          "accepted here")
-    return out
-
-
-#: the first bytes of compressed files and archives, and what to do with one
-_PACKED = ((b"\x1f\x8b", "gzip-compressed", "decompress it first (gunzip -k)"),
-           (b"BZh", "bzip2-compressed", "decompress it first (bunzip2 -k)"),
-           (b"\xfd7zXZ\x00", "xz-compressed", "decompress it first (unxz -k)"),
-           (b"\x28\xb5\x2f\xfd", "zstd-compressed", "decompress it first (unzstd)"),
-           (b"PK\x03\x04", "a zip archive (or a .docx, .xlsx, .epub)", "extract its text first"))
+    return out, kind[0]
 
 
 def _binary(source: str, head: bytes = b"") -> InputError:
     """The one-line error for data that is not text; a compressed file or an archive says what it is."""
-    for magic, what, todo in _PACKED:
+    for magic, _name, what, todo, _reader in _PACKED:
         if head.startswith(magic):
             return InputError(f"{source}: looks like a binary file: {what}; {todo}")
     return InputError(f"{source}: looks like a binary file")
@@ -185,12 +181,10 @@ def read_text(data: bytes, *, source: str = "<input>", max_unpacked: int | None 
     byte-order mark, if there was one."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"read_text expects bytes, got {type(data).__name__}")
-    data = bytes(data)
-    kind = _compression(data)
-    return _plain_text(_decompressed(data, source, max_unpacked), source, kind[0] if kind else "")
+    return _plain_text(*_decompressed(bytes(data), source, max_unpacked), source=source)
 
 
-def _plain_text(data: bytes, source: str, packed: str = "") -> str:
+def _plain_text(data: bytes, packed: str = "", *, source: str) -> str:
     """:func:`read_text` of bytes already decompressed (a compressed file inside is not opened again;
     ``packed``: the format they were decompressed from, for the errors)."""
     if is_pdf(data):
@@ -233,7 +227,7 @@ def _plain_text(data: bytes, source: str, packed: str = "") -> str:
 
 
 def _packed(head: bytes) -> bool:
-    return head.startswith(tuple(m for m, _, _ in _PACKED))
+    return head.startswith(tuple(entry[0] for entry in _PACKED))
 
 
 def _check_head(head: bytes, source: str) -> None:
@@ -289,7 +283,7 @@ def _blocks(f: BinaryIO, source: str, block: int) -> Iterator[str]:
         first = _read(f, max(block, SNIFF_BYTES), source, packed)
     if is_pdf(first) or first.startswith(tuple(bom for bom, _, _ in _BOMS)):
         rest = _read(f, -1, source, packed)
-        yield _plain_text(first + rest, source, packed)
+        yield _plain_text(first + rest, packed, source=source)
         return
     head = first[:SNIFF_BYTES]
     _check_head(head, source)

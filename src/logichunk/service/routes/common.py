@@ -62,8 +62,8 @@ class Upload:
 async def read_upload(request: Request, fallback_name: str) -> Upload:
     """An uploaded file's text: the raw body or a multipart field ``file``, decoded once by
     :func:`~logichunk.text.decode.read_text` (a PDF's text layer; UTF-8, or UTF-16/32 with a mark; gzip,
-    bzip2 or xz holding no more bytes than a plain upload may) in a worker thread (a long PDF takes seconds). An empty upload, a missing field and undecodable bytes are
-    one-line 4xx answers."""
+    bzip2 or xz holding no more bytes than a plain upload may) in a worker thread (a long PDF takes
+    seconds). An empty upload, a missing field and undecodable bytes are one-line 4xx answers."""
     ctype = request.headers.get("content-type", "")
     filename, title = None, None
     if ctype.startswith("multipart/form-data"):
