@@ -10,6 +10,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from logichunk.errors import LogichunkError, ModelUnavailable
 from logichunk.models import (
@@ -90,6 +92,34 @@ def test_hash_embedder_rows_do_not_depend_on_the_batch():
     together = e.embed(texts)
     alone = np.vstack([e.embed([t]) for t in texts])
     np.testing.assert_array_equal(together, alone)
+
+
+_HASH_ALPHABET = ("abcXYZéüß 的了是在和中文字句。，！the and of に日本語한국어\t\n123ﬁⅫ𠀀𝔘"
+                  "\u0301\ud800-_'<>")
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.text(alphabet=_HASH_ALPHABET, max_size=80), min_size=1, max_size=6),
+       st.sampled_from([8, 12, 64, 1024]))
+def test_hash_embedder_compiled_pass_is_the_numpy_passes(texts: list[str], dim: int) -> None:
+    """The one C pass over a batch's features (native.hash_features) adds the same float32 weights into the
+    same sums in the same order as the numpy passes, so the vectors are the same to the bit: stop words and
+    characters, CJK runs of every length, words of one letter, marks, lone surrogates, NUL, dimensions that
+    are no power of two."""
+    from logichunk import native
+    from logichunk.models import embed_hash
+
+    assert native.available(), native.status()
+    e = HashEmbedder(dim=dim)
+    fast = e.embed(texts + ["the and of 的了是 one"])
+    orig = native.hash_features
+    native.hash_features = lambda *a, **k: None
+    try:
+        slow = e.embed(texts + ["the and of 的了是 one"])
+    finally:
+        native.hash_features = orig
+    assert fast.tobytes() == slow.tobytes()
+    assert embed_hash.ACC_CELLS // 1024 == HashEmbedder().batch_size  # a batch's sums stay within the bound
 
 
 def test_hash_embedder_chinese_related_closer_than_unrelated():

@@ -684,6 +684,92 @@ void lc_dp_rows(int64_t b0, int64_t b1, int64_t n, int64_t w, const double *rows
                 const int64_t *lo, const double *rw, const uint8_t *restart, double *fm, int64_t *back) {
     for (int64_t b = b0; b < b1; b++) lc_step(b, n, rows + (b - b0) * w, price, lo, rw, restart, fm, back);
 }
+
+/* models.embed_hash's features of one batch added to acc (texts x dim, float64, zeroed) in the order its numpy
+   passes add them: np.bincount over the families' (row, hash, weight) triples laid end to end, the CJK 1-, 2-
+   and 3-grams, then the words, then the words' 3-grams, then their 4-grams, each family in position order. cp:
+   the batch's code points (texts joined by NUL, one NUL before and after), row: each position's text; cls: the
+   class table (cjk and alnum its bits); stopzh (sorted) the Chinese function characters, stopw (sorted) the
+   function words' hashes; wt: each family's weight as float32, then the same for a stop character or word
+   (cjk1, cjk2, cjk3, word, gram3, gram4 | stop cjk1, -, -, stop word, stop gram3, stop gram4); seed: each
+   family's. A feature's hash h adds +-w (the sign: h's top bit) to bucket h mod dim of its text's row. */
+static inline uint64_t lc_mix(uint64_t h) {
+    h ^= h >> 30; h *= 0xBF58476D1CE4E5B9ULL; h ^= h >> 27; h *= 0x94D049BB133111EBULL; return h ^ (h >> 31);
+}
+static inline void lc_addf(double *acc, int64_t dim, int64_t row, uint64_t h, float w) {
+    float v = (h >> 63) ? -w : w;
+    /* (a power of two's remainder is a mask: a division per feature was most of the pass) */
+    uint64_t b = (dim & (dim - 1)) == 0 ? h & (uint64_t)(dim - 1) : h % (uint64_t)dim;
+    acc[row * dim + (int64_t)b] += (double)v;
+}
+static inline int lc_in32(const uint32_t *a, int64_t n, uint32_t x) {
+    int64_t lo = 0, hi = n;
+    while (lo < hi) { int64_t mid = (lo + hi) / 2; if (a[mid] < x) lo = mid + 1; else hi = mid; }
+    return lo < n && a[lo] == x;
+}
+static inline int lc_in64(const uint64_t *a, int64_t n, uint64_t x) {
+    int64_t lo = 0, hi = n;
+    while (lo < hi) { int64_t mid = (lo + hi) / 2; if (a[mid] < x) lo = mid + 1; else hi = mid; }
+    return lo < n && a[lo] == x;
+}
+void lc_hashfeat(int64_t m, const uint32_t *cp, const int64_t *row, const uint8_t *cls, int64_t cjkbit,
+                 int64_t alnumbit, const uint32_t *stopzh, int64_t nzh, const uint64_t *stopw, int64_t nw,
+                 const float *wt, const uint64_t *seed, int64_t dim, double *acc) {
+    const uint64_t P = 0x100000001B3ULL, LT = 0x110001, GT = 0x110002;
+#define LC_CJK(i) ((cls[cp[i] > 0x10FFFF ? 0x10FFFF : cp[i]] & cjkbit) != 0)
+#define LC_WORD(i) ((cls[cp[i] > 0x10FFFF ? 0x10FFFF : cp[i]] & (cjkbit | alnumbit)) == alnumbit)
+    /* one text at a time (its features, and so its row of sums, stay in cache): texts never share a sum, and
+       inside one text the families and positions come in the numpy passes' order */
+    int64_t t0 = 0;
+    while (t0 < m) {
+        while (t0 < m && cp[t0] == 0) t0++;
+        int64_t t1 = t0;
+        while (t1 < m && cp[t1] != 0) t1++;
+        if (t1 == t0) break;
+        for (int64_t n = 1; n <= 3; n++) {
+            int64_t run = 0;  /* CJK characters ending at i */
+            for (int64_t i = t0; i < t1; i++) {
+                run = LC_CJK(i) ? run + 1 : 0;
+                if (run < n) continue;
+                int64_t s = i - n + 1;
+                uint64_t h = seed[n - 1];
+                for (int64_t k = 0; k < n; k++) h = h * P + cp[s + k];
+                float w = (n == 1 && lc_in32(stopzh, nzh, cp[s])) ? wt[6] : wt[n - 1];
+                lc_addf(acc, dim, row[s], lc_mix(h), w);
+            }
+        }
+        /* the words: maximal runs of word characters, read as "<" chars ">"; pass 0 their whole-word hashes,
+           passes 1 and 2 their 3- and 4-grams (a word's stop weight from its whole-word hash, each pass) */
+        for (int64_t pass = 0; pass < 3; pass++) {
+            int64_t i = t0;
+            while (i < t1) {
+                if (!LC_WORD(i)) { i++; continue; }
+                int64_t a = i;
+                while (i < t1 && LC_WORD(i)) i++;
+                int64_t len = i - a + 2;  /* with its markers */
+                uint64_t sum = LT, pw = 1;
+                for (int64_t k = 1; k < len; k++) {
+                    pw *= P;
+                    sum += (k < len - 1 ? (uint64_t)cp[a + k - 1] : GT) * pw;
+                }
+                uint64_t wh = lc_mix(sum ^ seed[3]);
+                int stop = lc_in64(stopw, nw, wh);
+                if (pass == 0) { lc_addf(acc, dim, row[a], wh, stop ? wt[9] : wt[3]); continue; }
+                int64_t n = pass + 2;
+                float w = stop ? wt[9 + pass] : wt[3 + pass];
+                for (int64_t s = 0; s + n <= len; s++) {
+                    uint64_t h = seed[3 + pass];
+                    for (int64_t k = s; k < s + n; k++)
+                        h = h * P + (k == 0 ? LT : k == len - 1 ? GT : (uint64_t)cp[a + k - 1]);
+                    lc_addf(acc, dim, row[a], lc_mix(h), w);
+                }
+            }
+        }
+        t0 = t1;
+    }
+#undef LC_CJK
+#undef LC_WORD
+}
 """
 
 #: no fused multiply-add: the kernels must round as numpy's separate operations do
@@ -787,6 +873,10 @@ def _load() -> ctypes.CDLL | None:
         lib.lc_fit_ends.restype = None
         lib.lc_fit_ends.argtypes = ([ctypes.c_int64] * 4 + [ctypes.c_void_p] * 7 + [ctypes.c_double] * 2
                                     + [ctypes.c_void_p] * 6 + [ctypes.c_int64] * 2)
+        lib.lc_hashfeat.restype = None
+        lib.lc_hashfeat.argtypes = ([ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] * 2
+                                    + [ctypes.c_void_p, ctypes.c_int64] * 2 + [ctypes.c_void_p] * 2
+                                    + [ctypes.c_int64, ctypes.c_void_p])
         lib.lc_fit_cuts.restype = ctypes.c_int64
         lib.lc_fit_cuts.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p]
         _lib, _why = lib, f"compiled ({so})"
@@ -1210,3 +1300,25 @@ def content_items(cp: np.ndarray, cls: np.ndarray, alnum: int, cjk_flag: int, st
     if not pos_parts:
         return np.zeros(0, np.int64), np.zeros(0, np.uint32)
     return np.concatenate(pos_parts), np.concatenate(id_parts)
+
+
+def hash_features(cp: np.ndarray, row: np.ndarray, cls: np.ndarray, cjk_bit: int, alnum_bit: int, stop_zh: np.ndarray,
+                  stop_words: np.ndarray, weights: np.ndarray, seeds: np.ndarray, n: int, dim: int
+                  ) -> np.ndarray | None:
+    """:mod:`logichunk.models.embed_hash`'s sums of one batch's features, ``n`` texts x ``dim`` float64, added in
+    the order its numpy passes (``np.bincount`` over the families' triples) add them: the same bits, in one pass
+    per family instead of some thirty numpy calls a batch (a store embeds a few dozen texts at a time: the calls'
+    fixed cost was most of the hash embedder's time there). ``cp``: the batch's code points as ``_prepare``
+    gives them, ``row`` each one's text; ``stop_zh``, ``stop_words`` sorted; ``weights``: twelve float32 (each
+    family's, then its stop weight); ``seeds`` six. None when the kernel is not available."""
+    lib = _load()
+    if lib is None:
+        return None
+    (cp, stop_zh), (row,), (cls,), (stop_words, seeds), (weights,) = (
+        _c(np.uint32, cp, stop_zh), _c(np.int64, row), _c(np.uint8, cls), _c(np.uint64, stop_words, seeds),
+        _c(np.float32, weights))
+    acc = np.zeros(n * dim)
+    lib.lc_hashfeat(cp.size, cp.ctypes.data, row.ctypes.data, cls.ctypes.data, int(cjk_bit), int(alnum_bit),
+                    stop_zh.ctypes.data, stop_zh.size, stop_words.ctypes.data, stop_words.size, weights.ctypes.data,
+                    seeds.ctypes.data, int(dim), acc.ctypes.data)
+    return acc
