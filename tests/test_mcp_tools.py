@@ -140,6 +140,42 @@ def test_add_file_reads_only_inside_the_allowed_folders(tmp_path):
     _run(tmp_path / "f.db", fn, allow=(str(allowed),))
 
 
+def test_add_file_refuses_a_compressed_file_once_it_unpacks_past_the_bound(tmp_path):
+    """A few kilobytes of gzip may hold gigabytes: the file's size on disk says nothing, so reading stops at the
+    bound (4 bytes per character of the text limit), before the rest is in memory."""
+    import gzip
+
+    allowed = tmp_path / "allowed"
+    allowed.mkdir()
+    (allowed / "bomb.txt.gz").write_bytes(gzip.compress(b"hello world. " * 400_000))  # 5.2 MB in ~15 KB
+    (allowed / "small.txt.gz").write_bytes(gzip.compress("小文件。A small file.\n".encode()))
+
+    async def fn(c: Client) -> None:
+        why = await refused(c, "add_file", path="bomb.txt.gz")
+        assert "decompresses to more than 4,000,000 bytes" in why and "\n" not in why
+        doc = await call(c, "add_file", path="small.txt.gz")
+        assert doc["title"] == "small" and doc["chars"] == len("小文件。A small file.\n")
+
+    _run(tmp_path / "b.db", fn, allow=(str(allowed),))
+
+
+def test_add_document_twice_stores_the_text_once(tmp_path):
+    """An agent that retries a call (or adds what is there) gets the stored document back, as the HTTP API
+    answers, not a second copy that every search would then return twice."""
+    text = "# 企鹅\n\n帝企鹅在南极的冬天孵蛋。\n\nEmperor penguins huddle for warmth.\n"
+
+    async def fn(c: Client) -> None:
+        first = await call(c, "add_document", title="penguins", text=text)
+        again = await call(c, "add_document", title="penguins again", text=text)
+        other = await call(c, "add_document", title="penguins", text=text + "More.\n")
+        assert first["existing"] is False and again["existing"] is True and other["existing"] is False
+        assert again["id"] == first["id"] and again["title"] == "penguins" and other["id"] != first["id"]
+        docs = (await call(c, "list_documents"))["documents"]
+        assert sorted(d["id"] for d in docs) == sorted([first["id"], other["id"]])
+
+    _run(tmp_path / "d.db", fn)
+
+
 @pytest.mark.parametrize("mode", ["hybrid", "parent", "basic", "hierarchical", "graph-ssg", "graph-tri", "graph-hybrid"])
 def test_every_search_mode_gives_spans_into_the_document(tmp_path, mode):
     text = (Path(__file__).resolve().parents[1] / "examples" / "en_public_domain.md").read_text(encoding="utf-8")

@@ -136,6 +136,9 @@ def document_summary(store: Store, doc_id: str, title: str, source: str | None) 
             "status": "pending" if dirty else "ready"}
 
 
+_ADDING = threading.Lock()
+
+
 def add_document(project: Project, title: str, text: str, limits: Limits, *, source: str | None = None) -> dict[str, Any]:
     """Store ``text`` as a document and chunk it now (chapters at headings, blocks at blank lines)."""
     if not isinstance(title, str) or not title.strip():
@@ -144,14 +147,19 @@ def add_document(project: Project, title: str, text: str, limits: Limits, *, sou
         raise InputError(f"title is {len(title)} characters; at most 300")
     text = check_text(text, "text", limits.max_text_chars)
     store = project.store
-    doc = ingest_text(store, title.strip(), text, source=source)
+    with _ADDING:  # (two calls at once with one text store it once)
+        same = store.documents_with_text(text)
+        doc = same[0] if same else ingest_text(store, title.strip(), text, source=source)
+    if same:  # an agent's retried call, or the text added before: that document, nothing stored (as the API does)
+        title, source = next((t, s) for d, t, s in store.documents() if d == doc)
+        return {**document_summary(store, doc, title, source), "existing": True}
     errors = []
     for cid, _order, _title in store.chapters(doc):
         try:
             store.rechunk_chapter(cid)
         except LogichunkError as e:  # stored, chunked later (the embedder is down, say): say so
             errors.append(str(e))
-    out = document_summary(store, doc, title.strip(), source)
+    out = {**document_summary(store, doc, title.strip(), source), "existing": False}
     if errors:
         out["errors"] = errors[:3]
     return out
@@ -194,7 +202,9 @@ def add_file(project: Project, path: str, folders: Folders, limits: Limits, titl
     if real.stat().st_size > 4 * limits.max_text_chars:
         raise InputError(f"{path} is {real.stat().st_size:,} bytes; this server takes at most "
                          f"{limits.max_text_chars:,} characters")
-    text = read_text_file(real)
+    # (a compressed file is refused once it unpacks past the bound, as an upload is: a small gzip file
+    # may hold gigabytes)
+    text = read_text_file(real, max_unpacked=4 * limits.max_text_chars)
     return add_document(project, title or plain_stem(real), text, limits, source=str(real))
 
 

@@ -114,7 +114,8 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
                                                             "start chapters, blank lines start blocks")],
                      project: ProjectArg = None) -> dict[str, Any]:
         """Store a text in the knowledge base and chunk it now (it is searchable when this returns).
-        Returns the new document's id and its chunk counts."""
+        Returns the document's id and its chunk counts; when the same text is stored already, that
+        document (`existing` true) and nothing is stored again."""
         return kb.add_document(stores.get(project, create=True), title, text, limits)
 
     @tool(writes)

@@ -101,9 +101,9 @@ def _opens_chapter(text: str, m: re.Match) -> bool:
     return chapter_opening(m.group(), not above.strip(), not under.strip())
 
 
-def read_text_file(path: Path) -> str:
+def read_text_file(path: Path, max_unpacked: int | None = None) -> str:
     """A file's text as every verb reads it (:func:`~logichunk.text.decode.read_path`)."""
-    return read_path(path)
+    return read_path(path, max_unpacked=max_unpacked)
 
 
 def iter_files(paths: Sequence[str], suffixes: Sequence[str] = SUFFIXES,

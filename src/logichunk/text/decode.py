@@ -337,15 +337,16 @@ class _Prefixed(io.RawIOBase):
         return len(data)
 
 
-def read_path(path: str | os.PathLike[str]) -> str:
-    """Read and decode a file (see :func:`read_text`); file-system errors become one-line
+def read_path(path: str | os.PathLike[str], *, max_unpacked: int | None = None) -> str:
+    """Read and decode a file (see :func:`read_text`; ``max_unpacked``: a compressed file is refused as soon
+    as it unpacks to more bytes than that, before they are all in memory); file-system errors become one-line
     :class:`InputError` messages."""
     p = Path(path)
     try:
         data = p.read_bytes()
     except OSError as e:
         raise _unreadable(p, e) from None
-    return read_text(data, source=str(p))
+    return read_text(data, source=str(p), max_unpacked=max_unpacked)
 
 
 def _unreadable(p: Path, e: OSError) -> InputError:
