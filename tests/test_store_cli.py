@@ -200,6 +200,27 @@ def test_no_results_is_a_line_of_its_own(tmp_path, capsys):
     assert any("hash-v1-d64" in line for line in lines[lines.index("(no results)") + 1 :])
 
 
+def test_no_results_in_jsonl_say_why_on_stderr(tmp_path, capsys):
+    """jsonl carries notes inside each hit: with none, the reason (another embedder) goes to stderr, so a script
+    can tell "nothing matched" from "searched with the wrong embedder"."""
+    db = str(tmp_path / "p.db")
+    run(["ingest", str(_penguins(tmp_path)), "--db", db, "--embedder", "hash:64", "--quiet"], capsys)
+    p = argparse.ArgumentParser(prog="logichunk")
+    add_parser(p.add_subparsers(dest="verb"))
+    args = p.parse_args(["search", "huddle", "--db", db, "--embedder", "hash:128", "--mode", "basic", "--format", "jsonl"])
+    code = args.func(args)
+    got = capsys.readouterr()
+    assert code == 0 and got.out == ""
+    assert "no results" in got.err and "hash-v1-d64" in got.err and got.err.count("\n") == 1
+
+
+def test_search_with_a_mistyped_embedder_is_an_error_not_a_fallback(tmp_path, capsys):
+    db = str(tmp_path / "p.db")
+    run(["ingest", str(_penguins(tmp_path)), "--db", db, "--embedder", "hash:64", "--quiet"], capsys)
+    with pytest.raises(LogichunkError, match="unknown embedder spec 'nope'"):
+        run(["search", "huddle", "--db", db, "--embedder", "nope"], capsys)
+
+
 def test_blocks_table_has_a_header_row_over_its_columns(tmp_path, capsys):
     db = str(tmp_path / "p.db")
     run(["ingest", str(_penguins(tmp_path)), "--db", db, "--embedder", "hash:64", "--quiet"], capsys)

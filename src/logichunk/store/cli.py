@@ -10,6 +10,7 @@ import sys
 from typing import Any
 
 from ..config import RETRIEVE_MODES
+from ..errors import ModelUnavailable
 from ..scale.cli import add_ingest_options
 from .cli_options import open_store, store_options
 
@@ -79,6 +80,10 @@ def cmd_search(args: argparse.Namespace) -> int:
 
             reranker = resolve_reranker(store.settings.reranker)
             print(f"reranker: {getattr(reranker, 'model_id', store.settings.reranker)}", file=sys.stderr)
+        try:
+            store.embedder  # noqa: B018 (a mistyped spec is the user's error, not a search's fallback)
+        except ModelUnavailable:
+            pass  # (a model this install lacks: the search falls back, and says so)
         res = retrieve(store, args.query, top_k=args.top_k, reranker=reranker)
         if hasattr(res, "records"):  # graph modes: sentences and the path (logichunk.retrieve.graph)
             from ..retrieve.graph_cli import print_graph_results
@@ -100,6 +105,9 @@ def cmd_search(args: argparse.Namespace) -> int:
                 if pages[rank - 1] is not None:  # a PDF's hit: the pages its text lies on, to cite
                     rec["pages"] = pages[rank - 1]
                 print(json.dumps(rec, ensure_ascii=False))
+            if not len(res) and (res.fallback or res.notes):  # no record to carry them: why, on stderr
+                why = f"fallback: {res.fallback}" if res.fallback else "note"
+                print(f"logichunk search: no results; {why}: {'; '.join(res.notes)}", file=sys.stderr)
         else:
             if res.fallback:
                 print(f"# fallback: {res.fallback} ({'; '.join(res.notes)})")
