@@ -83,6 +83,16 @@ def test_replay_labelled_units_reports_pk_and_archives(tmp_path, capsys):
     assert code == 0
     for c in convs:
         assert f"conversation {c.id} has {len(c.blocks)} turn(s) in {db} already" in err
+    # ... and its records number the turns and topics as the store does (a file counts from its first turn)
+    again = [json.loads(line) for line in out.splitlines()]
+    code, out, err = run(["memory", "topics", "--db", db, "--embedder", "hash:64", "--format", "jsonl"], capsys)
+    stored = {t["document_id"]: t for t in map(json.loads, out.splitlines())}
+    eps = [r for r in again if r["type"] == "episode"]
+    assert eps and all((e["episode"], e["start"], e["end"]) == (stored[e["document_id"]]["topic"],
+                       stored[e["document_id"]]["start"], stored[e["document_id"]]["end"]) for e in eps)
+    for c in convs:
+        turns = [r["turn"] for r in again if r["type"] == "decision" and r["conversation"] == c.id]
+        assert turns == list(range(len(c.blocks), 2 * len(c.blocks)))
 
 
 def test_replay_conversation_per_line(tmp_path, capsys):

@@ -123,6 +123,10 @@ class Archiver:
         """How many turns of the conversation this database holds already (0 for a new one)."""
         return self._offset(conversation_id or self.conversation_id)[0]
 
+    def archived_topics(self, conversation_id: str | None = None) -> int:
+        """How many topics of the conversation this database holds already (0 for a new one)."""
+        return self._offset(conversation_id or self.conversation_id)[1]
+
     def archive(self, episode: Episode) -> str:
         """Store one episode as a document; returns its id."""
         if not episode.blocks:

@@ -114,8 +114,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
             p = Perception(store=store, embedder=embedder, calibration=cal, arbiter=arbiter,
                            conversation_id=conv.id)
             before = p.archiver.archived_turns(conv.id) if p.archiver is not None and conv.id else 0
+            topics_before = p.archiver.archived_topics(conv.id) if before else 0
             if before and not args.quiet:  # replaying a file into the same database again appends it
-                _note(f"conversation {conv.id} has {before} turn(s) in {args.db} already: these turns continue it")
+                _note(f"conversation {conv.id} has {before} turn(s) in {args.db} already: these turns continue it "
+                      f"(numbered as stored: turns from {before}, topics from {topics_before})")
             decisions, episodes = replay(conv.blocks, p)
             starts = p.boundaries()
             totals["conversations"] += 1
@@ -135,20 +137,22 @@ def cmd_replay(args: argparse.Namespace) -> int:
                 totals["counts"] = c if totals["counts"] is None else totals["counts"] + c
                 totals["pk"].append(score["pk"])
                 totals["wd"].append(score["windowdiff"])
-            if jsonl:
+            if jsonl:  # (numbered as the store numbers them when these turns continue a stored conversation)
                 for d, b in zip(decisions, conv.blocks, strict=True):
-                    print(json.dumps({"type": "decision", "conversation": conv.id, **d.to_dict(),
-                                      "text": b.query}, ensure_ascii=False))
-                for r in p.flush_revisions:  # made at the end of the conversation, after the last decision
-                    print(json.dumps({"type": "revision", "conversation": conv.id, "at": "flush", **r.to_dict()},
+                    print(json.dumps({"type": "decision", "conversation": conv.id,
+                                      **_as_stored(d.to_dict(), before, topics_before), "text": b.query},
                                      ensure_ascii=False))
+                for r in p.flush_revisions:  # made at the end of the conversation, after the last decision
+                    print(json.dumps({"type": "revision", "conversation": conv.id, "at": "flush",
+                                      **_as_stored(r.to_dict(), before, topics_before)}, ensure_ascii=False))
                 for e in episodes:
                     print(json.dumps({"type": "episode", "conversation": conv.id,
-                                      **e.to_dict(with_blocks=args.blocks)}, ensure_ascii=False))
+                                      **_as_stored(e.to_dict(with_blocks=args.blocks), before, topics_before)},
+                                     ensure_ascii=False))
                 if score:
                     print(json.dumps({"type": "score", "conversation": conv.id, **score}, ensure_ascii=False))
             else:
-                _print_conversation(conv, decisions, episodes, score, p.flush_revisions)
+                _print_conversation(conv, decisions, episodes, score, p.flush_revisions, before, topics_before)
     finally:
         if store is not None:
             store.close()
@@ -172,28 +176,53 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _review_line(r) -> str:
+def _review_line(r, turns: int = 0) -> str:
     what = "boundary added" if str(r.action) == "split" else "boundary removed"
-    return f"review: {what} before turn {r.turn} (P={r.score:.2f})"
+    return f"review: {what} before turn {r.turn + turns} (P={r.score:.2f})"
 
 
-def _print_conversation(conv, decisions, episodes, score, flush_revisions=()) -> None:
-    print(f"conversation {conv.id} ({len(conv.blocks)} turns)")
+_TURN_KEYS = ("turn", "start", "end")
+_TOPIC_KEYS = ("episode", "topic")
+
+
+def _as_stored(rec: dict[str, Any], turns: int, topics: int) -> dict[str, Any]:
+    """A decision's, revision's or episode's record with its turn and topic numbers moved past the ``turns`` and
+    ``topics`` a database held of the conversation before this replay (its turns continue it: the store numbers
+    them on), in the records nested in it too (a decision's revisions and closed episodes); unchanged for a new
+    conversation. Why: a replay counts from its file's first turn, and an episode's number beside the stored
+    topic's ``document_id`` must be that topic's."""
+    if not turns and not topics:
+        return rec
+    out: dict[str, Any] = {}
+    for k, v in rec.items():
+        if isinstance(v, int) and not isinstance(v, bool) and k in _TURN_KEYS:
+            v += turns
+        elif isinstance(v, int) and not isinstance(v, bool) and k in _TOPIC_KEYS:
+            v += topics
+        elif isinstance(v, list) and k in ("revisions", "closed"):
+            v = [_as_stored(x, turns, topics) if isinstance(x, dict) else x for x in v]
+        out[k] = v
+    return out
+
+
+def _print_conversation(conv, decisions, episodes, score, flush_revisions=(), turns: int = 0, topics: int = 0) -> None:
+    print(f"conversation {conv.id} ({len(conv.blocks)} turns)" + (f", numbered on from turn {turns}, topic {topics}"
+                                                                   if turns else ""))
     for d, b in zip(decisions, conv.blocks, strict=True):
         who = f"{d.step}" + (f":{d.arbiter}" if d.arbiter else "")
         sim = "" if d.similarity is None else f"cos {d.similarity:5.2f}"
         gold = ""
         if conv.gold_starts is not None and d.turn in conv.gold_starts:
             gold = "  ◆gold"
-        print(f"  {d.turn:>4}  {str(d.action).upper():<12} {who:<16} {d.score:6.3f}  {sim:<9} {_short(b.query)}{gold}")
+        print(f"  {d.turn + turns:>4}  {str(d.action).upper():<12} {who:<16} {d.score:6.3f}  {sim:<9} {_short(b.query)}{gold}")
         for r in d.revisions:
-            print(f"        ↳ {_review_line(r)}")
+            print(f"        ↳ {_review_line(r, turns)}")
     for r in flush_revisions:
-        print(f"  at the end: {_review_line(r)}")
+        print(f"  at the end: {_review_line(r, turns)}")
     print("  episodes:")
     for e in episodes:
         doc = f"  doc {e.document_id}" if e.document_id else ""
-        print(f"    #{e.index:<3} turns {e.start}-{e.end} ({len(e.blocks)}){doc}  {_short(e.title, 70)}")
+        print(f"    #{e.index + topics:<3} turns {e.start + turns}-{e.end + turns} ({len(e.blocks)}){doc}  {_short(e.title, 70)}")
     if score:
         print(f"  Pk {score['pk']:.3f}  WindowDiff {score['windowdiff']:.3f}")
 
