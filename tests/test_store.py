@@ -428,3 +428,18 @@ def test_documents_with_text_and_reembed_on_both_backends(make_store):
     assert s.documents_with_text("One block.") == [] and same_len not in s.documents_with_text("x" * 24)
     s.rechunk_dirty()
     assert set(s.stored_embedders()) == {s.model_id} and s.reembed() == []  # nothing embedded otherwise
+
+
+def test_store_open_reads_the_settings_as_the_cli_does(tmp_path, monkeypatch):
+    """``Store.open(path)`` with no settings reads ``LOGICHUNK_*`` as every CLI verb does: a user who set
+    ``LOGICHUNK_EMBEDDER=hash`` for ``logichunk ingest`` gets the same embedder from the library, not the default
+    (which searched the hash-embedded chunks with E5 and found nothing)."""
+    from logichunk.store import Store
+
+    monkeypatch.setenv("LOGICHUNK_EMBEDDER", "hash:64")
+    monkeypatch.setenv("LOGICHUNK_TOP_K", "3")
+    with Store.open(str(tmp_path / "a.db")) as s:
+        assert s.settings.top_k == 3 and s.model_id == "hash-v1-d64"
+    monkeypatch.delenv("LOGICHUNK_TOP_K")
+    with Store.open(str(tmp_path / "a.db"), settings=Settings(embedder="hash:32")) as s:  # given: as given
+        assert s.settings.top_k == Settings().top_k and s.model_id == "hash-v1-d32"

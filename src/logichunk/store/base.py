@@ -188,7 +188,9 @@ class Store:
         """``postgresql://...`` (or ``postgres://``) for PostgreSQL + pgvector, anything else is a
         SQLite file path (``:memory:`` too). ``embedder``: a model (the Embedder protocol) or its name
         (``"hash"``, ``"e5"``, ...: :func:`~logichunk.models.registry.resolve_embedder`); default: the one
-        ``settings.embedder`` names. ``create=False``: the SQLite file and the project must
+        ``settings.embedder`` names. ``settings`` default: as the CLI reads them (``$LOGICHUNK_CONFIG``'s
+        file, then ``LOGICHUNK_*`` variables), so a library call and a CLI verb in one environment open the
+        store alike. ``create=False``: the SQLite file and the project must
         exist already (a mistyped path or project name is an error, not a new empty store)."""
         if not isinstance(url, str) or not url.strip():
             raise InputError("a database URL or path is needed")
@@ -196,7 +198,7 @@ class Store:
         backend = _BACKENDS.get(dialect)
         if backend is None:  # pragma: no cover - logichunk/store/__init__.py imports both backends
             raise StoreError(f"the {dialect} backend is not loaded (import logichunk.store)")
-        return backend.open_url(url, settings=settings or Settings(), embedder=embedder, project=project,
+        return backend.open_url(url, settings=settings or Settings.load(), embedder=embedder, project=project,
                                 create=create)
 
     @classmethod
