@@ -492,7 +492,7 @@ class _Run:
         ends = a_end[re_]
         sizes = self.meter.sizes(starts, ends)
         keep = has_cut | (level == 1)
-        nxt = self.cfg.sizes[level] if level < len(self.cfg.sizes) else None
+        nxt = min(self.cfg.sizes[level:]) if level < len(self.cfg.sizes) else None  # (the finest limit below)
         # chunks in bulk, one array per column (tens of thousands of chunks per megabyte): no Python
         # loop per chunk
         kr = np.flatnonzero(keep)
@@ -504,8 +504,21 @@ class _Run:
         out.add(level, cids, starts, ends, names[crank[kr]], sizes, scores)
         if nxt is None:
             return None
+        # a chunk goes on down while it exceeds a deeper level's limit, and so does a piece this level left
+        # whole (it fits this level as it is: no chunk of its own here, its cuts come at the next level that
+        # has any), so every leaf fits the finest limit but a sentence longer than it: a middle level never
+        # makes the leaves coarser (sizes 1000/500/200 left a 468-character chunk of twenty sentences a leaf,
+        # 1000/200 cut it)
         more = sizes > nxt
-        return Pieces(starts[more], ends[more], cids[more])
+        whole = np.flatnonzero(~keep)
+        whole = whole[self.meter.sizes(a_start[rs[whole]], a_end[re_[whole]]) > nxt]
+        if whole.size == 0:
+            return Pieces(starts[more], ends[more], cids[more])
+        ws, we = a_start[rs[whole]], a_end[re_[whole]]
+        wid = pieces.ids[piece[whole]] if pieces.ids is not None else np.full(whole.size, None, object)
+        order = np.argsort(np.concatenate((starts[more], ws)), kind="stable")
+        return Pieces(np.concatenate((starts[more], ws))[order], np.concatenate((ends[more], we))[order],
+                      np.concatenate((cids[more], wid))[order])
 
 
 class Pieces(NamedTuple):
@@ -594,7 +607,7 @@ def _one_chunk(text: str, cfg: CascadeSettings, meter: Meter, sents: SentenceSpa
     None. The cascade would merge every cut of such a text away, so no signal is computed for it: the
     same tree, stats included."""
     total = meter.total()
-    if total > max(1, int(cfg.sizes[0] * cfg.target_ratio)) or (len(cfg.sizes) > 1 and total > cfg.sizes[1]):
+    if total > max(1, int(cfg.sizes[0] * cfg.target_ratio)) or (len(cfg.sizes) > 1 and total > min(cfg.sizes[1:])):
         return None
     stats = {"llm_calls": 0, "tier2_skipped": 0, "sentences": len(sents), "signal": cfg.signal.name,
              "methods": {"whole": 1}, "bubbles": 0}
