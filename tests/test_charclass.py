@@ -83,3 +83,18 @@ def test_fixed_cuts_before_a_unit_and_fills_each_chunk(text, size, unit):
         later = [k for k in places if k > b]
         if later and p[b] - p[a] <= size:  # the next place would overflow (or it is one long unit)
             assert p[later[0]] - p[a] > size
+
+
+@pytest.mark.parametrize("after, free", [("\n", True), ("\r\n", True), (" ", True), ("!", True), ("！", True),
+                                         ("\t", True), ("\U0001F469", False), ("a", False), ("中", False),
+                                         ("ष", False), ("\u0301", False)])
+def test_a_joiner_holds_what_it_can_join_and_nothing_else(after, free):
+    """A ZWJ joins an emoji, a letter of a conjunct (or a mark, which no cut precedes), never a line break,
+    a space, punctuation or a control character: a cut after it there keeps every character whole, and a
+    chunk at a tiny limit is not one odd character wider than it (``"x\\u200d\\ny"`` at 2 was 3)."""
+    text = "x\u200d" + after
+    assert bool(cut_allowed(text)[2]) == free
+    if free and after != "\r\n":
+        tree = chunk(text + "y", max_size=2, levels=1)
+        assert max(c.meta["size"] for c in tree.leaves()) <= 2
+        assert "".join(tree.text_of(c) for c in tree.leaves()) == text + "y"

@@ -6,6 +6,8 @@ offset computed on these arrays is a valid span offset.
 
 from __future__ import annotations
 
+import unicodedata
+
 from functools import lru_cache
 
 import numpy as np
@@ -87,7 +89,8 @@ def cut_allowed(text: str, start: int = 0, end: int | None = None) -> np.ndarray
     """``ok[k]`` is True when a cut at offset ``start + k`` (between the characters before and at
     it) keeps every user-perceived character whole: not before a combining mark, joiner or
     vowel/final jamo, not after a leading jamo that continues, not inside a surrogate pair, CRLF
-    or a flag (regional indicators pair up from the start of their run), not after a ZWJ. The
+    or a flag (regional indicators pair up from the start of their run), not after a ZWJ but
+    before a space, line break, punctuation or control character (what it cannot join). The
     region's own edges are always allowed. Only ``[start, end)`` is examined, so callers pay for
     the region, not the text (a region should start at an allowed cut)."""
     end = len(text) if end is None else end
@@ -107,7 +110,12 @@ def pair_cut_allowed(cp: np.ndarray, cls: np.ndarray) -> np.ndarray:
     ok = (cls[1:] & MARK) == 0
     ok &= ~(((cls[:-1] & SURR_HI) != 0) & (b >= 0xDC00) & (b <= 0xDFFF))  # a lone surrogate may be cut
     ok &= ~((a == 0x0D) & (b == 0x0A))
-    ok &= a != 0x200D
+    zwj = np.flatnonzero(a == 0x200D)
+    if zwj.size:  # a joiner joins what may follow it (an emoji, a letter of a conjunct), not a line break,
+        # a space, punctuation or a control character, before which a cut keeps every character whole
+        # (a rare case, read per joiner: "x\u200d\n" at a 2-character limit was one 3-character chunk)
+        free = np.array([unicodedata.category(chr(int(c)))[0] in "PZC" for c in b[zwj].tolist()], dtype=bool)
+        ok[zwj[~free]] = False
     # a leading Hangul jamo joins a following leading/vowel jamo or a precomposed syllable
     lead = ((a >= 0x1100) & (a <= 0x115F)) | ((a >= 0xA960) & (a <= 0xA97C))
     if lead.any():
