@@ -272,3 +272,45 @@ def test_cli_searches_a_database_in_a_read_only_folder(tmp_path):
         import shutil
 
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_an_edit_runs_before_a_queued_upload_s_chapters():
+    """A writing assistant's edit must not wait behind a large upload's chapters (each a re-chunk of up to a
+    megabyte, half a minute with a model): bulk work queued before it runs after it, and the edit waits for the
+    one chapter running when it came, at most. A retried failure of bulk work stays behind edits too."""
+    import threading
+
+    class Slow:
+        settings = Settings()
+
+        def __init__(self) -> None:
+            self.order: list[str] = []
+            self.gate = threading.Event()
+            self.failed = False
+
+        def rechunk_block(self, block: str) -> str:
+            self.order.append(block)
+            if block == "upload-1":
+                self.gate.wait(10)  # the first chapter is still running when the edits come
+            if block == "upload-2" and not self.failed:
+                self.failed = True
+                raise RuntimeError("the embedder went away")
+            return block
+
+    store = Slow()
+    deb = Debouncer(store, delay_ms=0, max_backoff=0.05)  # type: ignore[arg-type]
+    try:
+        for k in range(1, 5):
+            deb.touch(f"upload-{k}", 0, bulk=True)
+        deadline = time.time() + 5
+        while store.order != ["upload-1"] and time.time() < deadline:
+            time.sleep(0.01)
+        deb.touch("edit-a", 0)
+        deb.touch("upload-4", 0)  # an edit to a block queued as bulk work: someone's edit now
+        deb.touch("edit-b", 0)
+        store.gate.set()
+        assert deb.wait_idle(10)
+    finally:
+        deb.close()
+    assert store.order[:4] == ["upload-1", "edit-a", "upload-4", "edit-b"], store.order
+    assert store.order[4:] == ["upload-2", "upload-3", "upload-2"], store.order

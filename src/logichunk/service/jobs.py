@@ -106,16 +106,18 @@ class ProjectRuntime:
                     type(exc).__name__, exc, "not retried" if isinstance(exc, CutSettingsError) else "retrying")
 
     # ------------------------------------------------------------------ scheduling
-    def schedule(self, block_ids: Iterable[str], *, now: bool = False) -> None:
+    def schedule(self, block_ids: Iterable[str], *, now: bool = False, bulk: bool = False) -> None:
+        """Queue re-chunks: an edit after the debounce delay, ``now`` at once; ``bulk`` (a new document, a
+        restart's backlog) after any due edit (:meth:`~logichunk.store.debounce.Debouncer.touch`)."""
         for b in dict.fromkeys(block_ids):
-            self.debouncer.touch(b, 0 if now else None)
+            self.debouncer.touch(b, 0 if now else None, bulk=bulk)
 
     def schedule_dirty(self) -> int:
         """Queue every dirty chapter at once (one block per chapter re-chunks the whole chapter)."""
         firsts = {}
         for b in self.store.blocks(dirty=True):
             firsts.setdefault(b.chapter_id, b.id)
-        self.schedule(firsts.values(), now=True)
+        self.schedule(firsts.values(), now=True, bulk=True)
         return len(firsts)
 
     def block_status(self, b: BlockRow) -> dict[str, Any]:

@@ -33,6 +33,7 @@ class Debouncer:
         self.on_result = on_result
         self.on_error = on_error
         self._due: dict[str, float] = {}
+        self._bulk: set[str] = set()  # due blocks queued as bulk work (see touch)
         self._tries: dict[str, int] = {}
         self._running: str | None = None
         self._cv = threading.Condition()
@@ -45,14 +46,20 @@ class Debouncer:
         self._thread.start()
 
     # ------------------------------------------------------------------ API
-    def touch(self, block_id: str, delay_ms: float | None = None) -> None:
+    def touch(self, block_id: str, delay_ms: float | None = None, *, bulk: bool = False) -> None:
         """(Re)schedule the re-chunk of ``block_id`` ``delay`` from now (``delay_ms`` overrides the
-        delay for this call: 0 for work nobody is typing into, such as a new upload)."""
+        delay for this call: 0 for work nobody is typing into, such as a new upload). ``bulk``: work
+        nobody waits on as they type (a new document's chapters, a restart's backlog): a due edit runs
+        before it, so a user's edit waits for one chapter's re-chunk at most, not for a whole upload's."""
         with self._cv:
             if self._stop:
                 raise RuntimeError("debouncer is closed")
             delay = self.delay if delay_ms is None else max(0.0, delay_ms / 1000.0)
             self._due[block_id] = time.monotonic() + delay
+            if bulk:
+                self._bulk.add(block_id)
+            else:  # (an edit to a block queued as bulk work makes it someone's edit)
+                self._bulk.discard(block_id)
             self._tries.pop(block_id, None)
             self._cv.notify()
 
@@ -60,6 +67,7 @@ class Debouncer:
         """Forget a pending re-chunk (the block was deleted, say); a running one finishes. True if one was pending."""
         with self._cv:
             self._tries.pop(block_id, None)
+            self._bulk.discard(block_id)
             return self._due.pop(block_id, None) is not None
 
     def edit(self, block_id: str, content: str) -> bool:
@@ -126,18 +134,28 @@ class Debouncer:
         self.close()
 
     # ------------------------------------------------------------------ worker
+    def _next(self, now: float) -> str | None:
+        """The block to run now (under the lock): the earliest due edit, else the earliest due bulk work,
+        else None (nothing due yet)."""
+        ready = [(due, b) for b, due in self._due.items() if due <= now]
+        if not ready:
+            return None
+        edits = [x for x in ready if x[1] not in self._bulk]
+        return min(edits or ready)[1]
+
     def _loop(self) -> None:
         while True:
             with self._cv:
                 while not self._stop:
                     if self._due:
-                        block, due = min(self._due.items(), key=lambda kv: kv[1])
-                        wait = due - time.monotonic()
-                        if wait <= 0:
+                        block = self._next(time.monotonic())
+                        if block is not None:
                             del self._due[block]
+                            bulk = block in self._bulk
+                            self._bulk.discard(block)
                             self._running = block
                             break
-                        self._cv.wait(wait)
+                        self._cv.wait(min(self._due.values()) - time.monotonic())
                     else:
                         self._cv.wait()
                 if self._stop:
@@ -158,6 +176,8 @@ class Debouncer:
                         self._tries[block] = tries
                         wait = min(self.max_backoff, max(self.delay, 0.05) * 2 ** (tries - 1))
                         self._due[block] = time.monotonic() + wait
+                        if bulk:  # (a retry of bulk work stays bulk work)
+                            self._bulk.add(block)
             else:
                 self.results.append((block, res))
                 if self.on_result:

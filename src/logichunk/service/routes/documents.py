@@ -84,7 +84,7 @@ def _create(rt: ProjectRuntime, title: str, text: str, source: str | None, wait:
         firsts: dict[str, str] = {}
         for b, *_ in lay.blocks:
             firsts.setdefault(b.chapter_id, b.id)
-        rt.schedule(firsts.values(), now=True)
+        rt.schedule(firsts.values(), now=True, bulk=True)  # (an edit meanwhile goes first)
     else:
         title, source = next((t, s) for d, t, s in rt.store.documents() if d == doc_id)
     chunked = _wait_chunked(rt, doc_id, wait) if wait > 0 else None
