@@ -119,8 +119,13 @@ def test_empty_input_is_an_error_alone_and_a_note_in_a_folder(tmp_path, capsys):
     # in a folder, the other files are still chunked: the empty one is a note
     (tmp_path / "full.txt").write_text("Some text. More text.", encoding="utf-8")
     code, out, err = run(["chunk", str(tmp_path), "--format", "jsonl"], capsys)
-    assert code == 0 and "empty.txt" in err
+    assert code == 0 and f"skipped {f}: empty input" in err
     assert [json.loads(x)["text"] for x in out.splitlines()] == ["Some text. More text."]
+    # segment reads a folder alike: the empty file noted, no failure; alone, an error
+    code, out, err = run(["segment", str(tmp_path), "--format", "jsonl"], capsys)
+    assert code == 0 and f"skipped {f}: empty input" in err and json.loads(out.splitlines()[0])["text"]
+    code, out, err = run(["segment", str(f)], capsys)
+    assert code != 0 and out == "" and "empty" in err
 
 
 @pytest.mark.parametrize(
@@ -143,6 +148,9 @@ def test_missing_file_and_bad_flags(capsys):
     assert code == 2 and "--sizes" in err
     code, _, err = run(["chunk", str(ZH), "--sizes", "100,200"], capsys)
     assert code == 2 and "grow" in err
+    for typo in ("300,,100", "", "300,100,"):  # a typo is no request for the defaults (it was read as one)
+        code, out, err = run(["chunk", str(ZH), "--sizes", typo], capsys)
+        assert code == 2 and "--sizes" in err and out == ""
 
 
 def test_bubbles_are_recorded_next_to_output_and_listed(tmp_path, capsys):
@@ -157,6 +165,29 @@ def test_bubbles_are_recorded_next_to_output_and_listed(tmp_path, capsys):
     code, listing, _ = run(["bubbles", str(bubbles), "--format", "jsonl"], capsys)
     row = json.loads(listing.splitlines()[0])
     assert row["context"]["final_method"] == "forced" and row["context"]["source"] == str(src)
+
+
+def test_a_bubbles_file_that_cannot_be_written_fails_before_any_chunk(tmp_path, capsys):
+    """--bubbles is written after the chunks: a path in no folder used to fail at the very end, its chunks
+    printed; now it is refused first, as --out is."""
+    src = tmp_path / "line.txt"
+    src.write_text("无标点" * 400, encoding="utf-8")
+    code, out, err = run(["chunk", str(src), "--max-size", "200", "--bubbles", str(tmp_path / "no" / "b.jsonl")],
+                         capsys)
+    assert code == 2 and out == "" and "--bubbles" in err and "not a file in an existing folder" in err
+    code, out, err = run(["chunk", str(src), "--max-size", "200", "--bubbles", str(src)], capsys)
+    assert code == 2 and out == "" and "is also an input" in err and src.read_text(encoding="utf-8") == "无标点" * 400
+
+
+def test_the_tree_view_escapes_control_characters(tmp_path, capsys):
+    """The table views print the start of each chunk: an ESC or BEL from the file must not reach the terminal
+    as itself (it coloured or beeped the user's terminal); the chunks themselves are the file's text."""
+    f = tmp_path / "esc.txt"
+    f.write_text("Red \x1b[31mtext\x07 here. Next sentence.\n", encoding="utf-8")
+    code, out, _ = run(["chunk", str(f)], capsys)  # (--format tree is the default)
+    assert code == 0 and "\x1b" not in out and "\x07" not in out and "\\x1b[31mtext\\x07" in out
+    code, out, _ = run(["chunk", str(f), "--format", "jsonl"], capsys)
+    assert json.loads(out.splitlines()[0])["text"] == f.read_text(encoding="utf-8")
 
 
 def test_version_verb(capsys):

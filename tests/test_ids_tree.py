@@ -31,7 +31,7 @@ def test_child_ids_are_make_id_for_many_children():
     assert ids.child_ids(parents, piece[:0], ordinal[:0]).tolist() == []
 
 
-@pytest.mark.parametrize("bad", ["", "0", "1..2", "a", "1.-1", "1.0"])
+@pytest.mark.parametrize("bad", ["", "0", "1..2", "a", "1.-1", "1.0", 1, None, (1, 2)])  # (not a str: one line too)
 def test_bad_ids_are_rejected(bad):
     with pytest.raises(InputError):
         ids.parse_id(bad)

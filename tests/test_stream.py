@@ -151,6 +151,9 @@ def test_bad_options_are_one_line(kwargs, needle):
 def test_pieces_that_are_not_text_are_refused():
     with pytest.raises(InputError, match="takes strings"):
         list(chunk_stream([b"bytes"], window=10))
+    for source in (None, b"bytes are not text", bytearray(b"x"), 42):  # named as given, not as a piece of it
+        with pytest.raises(InputError, match=f"str or an iterable of str.*got {type(source).__name__}$"):
+            list(chunk_stream(source, window=10))
 
 
 # ----------------------------------------------------------------------------- read_blocks

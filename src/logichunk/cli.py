@@ -122,16 +122,22 @@ CASCADE = ("logic-chain", "cliff", "fused")  # the methods whose default sizes a
 
 
 def _sizes(arg: str | None) -> tuple[int, ...] | None:
-    if not arg:
+    if arg is None:
         return None
-    try:
-        return tuple(int(x) for x in arg.split(",") if x.strip())
+    try:  # (every item a number: "1000,,200" or "" is a typo, not a request for the defaults)
+        return tuple(int(x) for x in arg.split(","))
     except ValueError:
         raise LogichunkError(f"--sizes wants comma-separated integers, got {arg!r}") from None
 
 
+#: control characters shown as escapes in a preview line (an ESC or BEL in a file must not colour or beep the
+#: user's terminal): C0 and C1 but the whitespace that ``split`` folds away, and DEL
+_CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x20), *range(0x7F, 0xA0)] if not chr(c).isspace()}
+
+
 def _first_words(text: str, n: int = 60) -> str:
-    flat = " ".join(text.split())
+    """The start of ``text`` on one line for a table: whitespace folded, control characters escaped."""
+    flat = " ".join(text.split()).translate(_CONTROLS)
     return flat if len(flat) <= n else flat[: n - 1] + "…"
 
 
@@ -318,6 +324,8 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     sources = list(_inputs(args.paths, suffixes))
     if args.out:
         check_out_path(args.out, [s for s, _ in sources])
+    if getattr(args, "bubbles", None):  # (bubbles are appended after the chunks: a bad path fails now, not then)
+        check_out_path(args.bubbles, [s for s, _ in sources], "bubbles", "--bubbles")
     many = len(sources) > 1
     progress = _Progress(len(sources), not args.quiet)
     bubbles: list[Bubble] = []
@@ -377,7 +385,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
                     if not text:
                         if not many:  # the one input given is empty: an error (README: non-zero exit)
                             raise InputError(f"{source}: empty input, no chunks")
-                        _err(f"{source}: empty input, no chunks")
+                        _err(f"skipped {source}: empty input, no chunks")  # (one of many: noted, no failure)
                         continue
                     if shared:
                         group.append((source, text))
@@ -466,7 +474,10 @@ def cmd_segment(args: argparse.Namespace) -> int:
                              many, docs, [], windows.size)
                 continue
             if not text:
-                raise InputError(f"{source}: empty input, no topics")
+                if not many:  # the one input given is empty: an error; one of many is noted, as chunk does
+                    raise InputError(f"{source}: empty input, no topics")
+                _err(f"skipped {source}: empty input, no topics")
+                continue
             tree = topics_of(text)
         except LogichunkError as e:
             _skip(e, many)

@@ -28,11 +28,12 @@ def int_at_least(lowest: int):
     return parse
 
 
-def check_out_path(target: str, inputs: Sequence[str], what: str = "the chunks") -> None:
-    """``--out`` must be a file in an existing folder and not one of the inputs (it would be replaced
-    by ``what``): checked before any work, so a long run does not fail at its very end."""
+def check_out_path(target: str, inputs: Sequence[str], what: str = "the chunks", option: str = "--out") -> None:
+    """``--out`` (or another ``option`` naming a file to write) must be a file in an existing folder and not
+    one of the inputs (it would be replaced by ``what``): checked before any work, so a long run does not fail
+    at its very end."""
     t = Path(target)
     if t.is_dir() or not t.resolve().parent.is_dir():
-        raise InputError(f"--out {target}: not a file in an existing folder")
+        raise InputError(f"{option} {target}: not a file in an existing folder")
     if t.exists() and any(i != "<stdin>" and Path(i).exists() and Path(i).resolve() == t.resolve() for i in inputs):
-        raise InputError(f"--out {target} is also an input: write {what} somewhere else")
+        raise InputError(f"{option} {target} is also an input: write {what} somewhere else")

@@ -9,6 +9,8 @@ from .errors import InputError
 
 def parse_id(chunk_id: str) -> tuple[int, ...]:
     """``"1.2.3" -> (1, 2, 3)``; every part a positive integer."""
+    if not isinstance(chunk_id, str):
+        raise InputError(f"not a dotted chunk id: {chunk_id!r} (ids are strings, such as '1' or '1.2')")
     try:
         parts = tuple(int(p) for p in chunk_id.split("."))
     except ValueError:

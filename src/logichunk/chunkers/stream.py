@@ -87,6 +87,9 @@ def _windows(source: str | Iterable[str], window: int) -> Iterator[str]:
         for i in range(0, len(source), window):
             yield source[i : i + window]
         return
+    if isinstance(source, bytes | bytearray | memoryview) or not isinstance(source, Iterable):
+        raise InputError(f"chunk_stream takes a str or an iterable of str (decode bytes first: read_blocks), "
+                         f"got {type(source).__name__}")
     held: list[str] = []
     size = 0
     for piece in source:
