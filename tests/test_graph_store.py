@@ -161,6 +161,7 @@ def test_empty_store_gives_empty_results(make_store):
 @pytest.mark.parametrize("mode", ["graph-basic", "graph-ssg", "graph-tri", "graph-hybrid"])
 def test_graph_modes_return_exact_sentence_spans_and_a_path(filled, mode):
     blocks = {b.id: b.content for b in filled.blocks()}
+    ends = 0
     for q in ("Darwin finches beaks", "who published the book", "渔人看到了什么"):
         res = retrieve(filled, q, mode=mode, top_k=4)
         assert 0 < len(res) <= 4 and res.mode == mode and res.path
@@ -180,6 +181,13 @@ def test_graph_modes_return_exact_sentence_spans_and_a_path(filled, mode):
             seen.add(text)
         assert [h.score for h in res] == sorted((h.score for h in res), reverse=True)
         assert {h.chunk.meta["pk"] for h in res} <= {p.key for p in res.path}
+        # the jsonl lines: the end sentence in the coordinates the sentence lines use (its block, named)
+        end = [r for r in res.records() if r["type"] == "path"][0]["end_sentence"]
+        if end is not None:
+            a, b = end["span"]
+            assert blocks[end["block_id"]][a:b] == end["text"]
+            ends += 1
+    assert ends or mode != "graph-tri"  # (triangulation ends at a sentence here)
 
 
 def test_graph_modes_reject_bad_top_k(filled):

@@ -338,6 +338,9 @@ class GraphResults(Results):
 
     result: GraphResult | None = None
     sync: Any = field(default=None, compare=False)
+    #: the block holding the sentence that ended a triangulation walk, and its span there: the
+    #: coordinates of the hits' ``sentence_block_id`` / ``sentence_block_span``
+    end_block: tuple[str, tuple[int, int]] | None = field(default=None, compare=False)
 
     @property
     def path(self) -> tuple[PathStep, ...]:
@@ -356,8 +359,18 @@ class GraphResults(Results):
         yield {"type": "path", "mode": self.mode, "stop": None if r is None else r.stop,
                "collected": 0 if r is None else r.collected,
                "path": [] if r is None else [p.to_dict() for p in r.path],
-               "end_sentence": None if r is None or r.end_sentence is None else r.end_sentence.to_dict(),
-               "notes": list(self.notes)}
+               "end_sentence": self._end_sentence(), "notes": list(self.notes)}
+
+    def _end_sentence(self) -> dict[str, Any] | None:
+        """The walk's end sentence as the sentence lines give theirs: ``span`` in its own block, ``block_id``
+        naming it (the walk's own record counts from the block owning its chunk)."""
+        r = self.result
+        if r is None or r.end_sentence is None:
+            return None
+        d = r.end_sentence.to_dict()
+        if self.end_block is not None:
+            d["block_id"], d["span"] = self.end_block[0], list(self.end_block[1])
+        return d
 
 
 def _locate(blocks: list[tuple[str, int]], owner: str, span: Span) -> tuple[str, Span]:
@@ -414,6 +427,15 @@ def retrieve_graph(store: Any, query: str, mode: str, top_k: int | None = None, 
         chunk = row.to_chunk(context_text=x.text, sentence_block_id=bid, sentence_block_span=(bspan.start, bspan.end),
                              step=x.step, algorithm=algo.name)
         hits.append(Hit(chunk, x.score, x.score, row.document_id, x.span))
+    end_block = None
+    if res.end_sentence is not None:
+        end = res.end_sentence
+        row = rows.get(end.key) or store.chunks_by_pk([end.key]).get(end.key)
+        if row is not None:
+            if row.chapter_id not in chapters:
+                chapters[row.chapter_id] = [(b.id, len(b.content)) for b in store.blocks(row.chapter_id)]
+            bid, bspan = _locate(chapters[row.chapter_id], row.block_id, end.span)
+            end_block = (bid, (bspan.start, bspan.end))
     if reranker is not None and hits:
         hits = rerank_hits(reranker, query, hits)
-    return GraphResults(tuple(hits), mode, query, None, tuple(notes), res, rep)
+    return GraphResults(tuple(hits), mode, query, None, tuple(notes), res, rep, end_block)
