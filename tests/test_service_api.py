@@ -275,6 +275,7 @@ def test_bad_document_bodies(client):
         (b"{not json", {"Content-Type": "application/json"}, 400, "invalid_json"),
         (b'{"title": "x"}', {"Content-Type": "application/json"}, 422, "invalid_request"),
         (b'{"title": "x", "text": ""}', {"Content-Type": "application/json"}, 422, "invalid_request"),
+        (b'{"title": "x", "text": "  \\n\\n "}', {"Content-Type": "application/json"}, 422, "invalid_request"),
         (b'{"title": "x", "text": 5}', {"Content-Type": "application/json"}, 422, "invalid_request"),
         (b'{"title": "x", "text": "ok", "colour": "red"}', {"Content-Type": "application/json"}, 422, "invalid_request"),
         (b'{"title": "x", "text": "bad \\ud800 surrogate"}', {"Content-Type": "application/json"}, 422, "invalid_request"),
@@ -455,7 +456,7 @@ def test_search_validation(client):
     assert r.status_code == 413
     r = client.post(f"{P}/search", headers=H, json={"query": "x", "top_k": 21})
     assert r.status_code == 422 and "service_max_top_k" in r.json()["error"]["message"]
-    for bad in ({"query": ""}, {"query": "   "}, {"query": "x", "top_k": 0}, {"q": "x"}):
+    for bad in ({"query": ""}, {"query": "   "}, {"query": "x", "top_k": 0}, {"q": "x"}, {"query": "x", "top_k": True}):
         assert client.post(f"{P}/search", headers=H, json=bad).status_code == 422, bad
     assert client.post("/api/projects/missing/search", headers=H, json={"query": "x"}).status_code == 404
 

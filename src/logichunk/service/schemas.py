@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt, StrictInt, field_validator
 
 
 class _Strict(BaseModel):
@@ -21,6 +21,13 @@ class DocumentIn(_Strict):
     text: str = Field(min_length=1, description="the document; chapters start at headings, blocks at blank lines")
     source: str | None = Field(None, max_length=1000, description="where it came from (a path, a URL)")
 
+    @field_validator("text")
+    @classmethod
+    def _has_text(cls, v: str) -> str:  # (as an upload of blank lines is refused, and MCP's add_document)
+        if not v.strip():
+            raise ValueError("the text is only whitespace: nothing to store")
+        return v
+
 
 class BlockEdit(_Strict):
     content: str = Field(description="the block's new text (may be empty)")
@@ -31,7 +38,7 @@ class BlockEdit(_Strict):
 class SearchIn(_Strict):
     query: str = Field(min_length=1, examples=["渔人在桃花林里看到了什么", "who wrote about the Beagle"])
     mode: str | None = Field(None, description="a retrieval mode (GET /api/info lists them); default: setting")
-    top_k: int | None = Field(None, ge=1)
+    top_k: StrictInt | None = Field(None, ge=1)  # (strict: JSON's true is no count)
     size_normalization: bool | None = None
     context_window: int | None = Field(None, ge=1, description="characters of context around the matched child")
 
