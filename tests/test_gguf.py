@@ -19,7 +19,7 @@ from gguf_helpers import TEXT, tiny_gguf  # noqa: E402
 from logichunk.errors import ModelUnavailable  # noqa: E402
 from logichunk.models import gguf as gguf_mod  # noqa: E402
 from logichunk.models import lm_llamacpp  # noqa: E402
-from logichunk.models.lm import TransformersLM, load_lm  # noqa: E402
+from logichunk.models.lm import TransformersLM, load_lm, resolve_dtype  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +37,9 @@ def no_llamacpp(monkeypatch, tmp_path):
 
 def test_gguf_file_scores_like_the_model_it_was_written_from(tiny, no_llamacpp) -> None:
     model, tok, path = tiny
-    lm = load_lm(str(path))
+    # (auto loads bfloat16 on a CPU with AMX tiles: float32 asked for, to compare with the model's own scores)
+    assert load_lm(str(path)).model_id == f"tiny-qwen/{resolve_dtype('auto')}"
+    lm = load_lm(str(path), dtype="float32")
     assert isinstance(lm, TransformersLM) and lm.model_id == "tiny-qwen/float32"
     want = TransformersLM(model, tok).token_logprobs(TEXT)
     got = lm.token_logprobs(TEXT)
@@ -91,7 +93,7 @@ def test_cli_chunks_with_a_gguf_lm(tiny, tmp_path) -> None:
     rows = [json.loads(line) for line in r.stdout.splitlines()]
     leaves = [x for x in rows if x["level"] == max(y["level"] for y in rows)]
     assert "".join(x["text"] for x in leaves) == TEXT * 3
-    assert "lm: tiny-qwen/float32" in r.stderr
+    assert f"lm: tiny-qwen/{resolve_dtype('auto')}" in r.stderr
     bad = tmp_path / "bad.gguf"
     bad.write_bytes(b"GGUF" + b"\0" * 10)
     r = subprocess.run([sys.executable, "-m", "logichunk", "chunk", str(doc), "--method", "ppl", "--lm", str(bad),
