@@ -83,7 +83,8 @@ def test_ingest_twice_skips_the_same_text_and_refuses_other_text_unless_replace(
     assert "New line" in json.loads(out.splitlines()[0])["text"]
 
 
-@pytest.mark.parametrize("verb", [["search", "penguins"], ["blocks"], ["edit", "--block", "abc", "--text", "x"]])
+@pytest.mark.parametrize("verb", [["search", "penguins"], ["blocks"], ["edit", "--block", "abc", "--text", "x"],
+                                  ["documents"], ["delete", "abc"]])
 def test_reading_verbs_never_create_a_database_or_project(tmp_path, capsys, verb):
     missing = tmp_path / "typo.db"
     with pytest.raises(LogichunkError, match="no database"):
@@ -372,3 +373,46 @@ def test_compressed_text_files_are_ingested_and_chunked_as_their_text(tmp_path, 
     assert {r["source"] for r in rows} == {str(docs / "notes.md.gz"), str(docs / "more.TXT.xz")}
     top = [r for r in rows if r["source"].endswith("notes.md.gz") and r["level"] == 1]
     assert "".join(r["text"] for r in top) == text
+
+
+def test_a_folder_kept_in_sync_documents_listed_deleted_and_pruned(tmp_path, capsys):
+    """A knowledge base that follows a folder: ``documents`` lists what is stored, ``delete`` removes documents by
+    id (every id checked first), ``ingest --prune`` removes those whose source names a file of the folder that is
+    gone — and nothing else: not a file of another folder, not a text whose source is no file (a conversation
+    topic's ``memory:...``)."""
+    from logichunk.store import Store
+    from logichunk.store.ingest import ingest_text
+
+    kb, other = tmp_path / "kb", tmp_path / "other"
+    (kb / "sub").mkdir(parents=True)
+    other.mkdir()
+    (kb / "a.md").write_text("# Alpha\n\nAlpha text about rivers.\n", encoding="utf-8")
+    (kb / "sub" / "b.txt").write_text("Beta text about mountains.\n", encoding="utf-8")
+    (other / "c.txt").write_text("Gamma text about deserts.\n", encoding="utf-8")
+    db = str(tmp_path / "p.db")
+    common = ["--db", db, "--embedder", "hash:64"]
+    for folder in (kb, other):
+        assert run(["ingest", str(folder), *common, "--quiet"], capsys)[0] == 0
+    with Store.open(db, embedder="hash:64") as s:  # texts without a file of their own, whatever their source says
+        ingest_text(s, "topic", "A conversation topic.\n", source="memory:c1#1")
+        ingest_text(s, "upload", "An uploaded note.\n", source=str(kb / "uploaded.md"))  # (says: from a file gone)
+        s.rechunk_dirty()
+    code, out = run(["documents", *common, "--format", "jsonl"], capsys)
+    docs = {d["title"]: d for d in map(json.loads, out.splitlines())}
+    assert code == 0 and set(docs) == {"a", "b", "c", "topic", "upload"}
+    assert all(d["status"] == "ready" and d["children"] >= 1 for d in docs.values())
+    (kb / "sub" / "b.txt").unlink()
+    (other / "c.txt").unlink()
+    code, out = run(["ingest", str(kb), *common, "--prune", "--format", "jsonl"], capsys)
+    rep = json.loads(out)
+    assert code == 0 and sorted(rep["pruned"]) == sorted([str(kb / "sub" / "b.txt"), str(kb / "uploaded.md")])
+    code, out = run(["documents", *common, "--format", "jsonl"], capsys)
+    assert {d["title"] for d in map(json.loads, out.splitlines())} == {"a", "c", "topic"}  # c: another folder's
+    with pytest.raises(LogichunkError, match="unknown document id.*nothing was deleted"):
+        run(["delete", docs["a"]["id"], "nope", *common], capsys)
+    code, out = run(["delete", docs["a"]["id"], docs["c"]["id"], *common, "--format", "jsonl"], capsys)
+    assert code == 0 and [json.loads(x)["title"] for x in out.splitlines()] == ["a", "c"]
+    code, out = run(["documents", *common, "--format", "jsonl"], capsys)
+    assert [json.loads(x)["title"] for x in out.splitlines()] == ["topic"]
+    code, out = run(["search", "rivers", *common, "--mode", "basic", "--format", "jsonl"], capsys)
+    assert all(json.loads(x)["document_id"] == docs["topic"]["id"] for x in out.splitlines())

@@ -24,7 +24,7 @@ from ..errors import InputError, LogichunkError
 from ..jsonable import jsonable as plain
 from ..retrieve import retrieve
 from ..store import ChunkRow, Store
-from ..store.document_layout import DocLayout, hit_pages
+from ..store.document_layout import DocLayout, document_summary, hit_pages
 from ..store.ingest import SUFFIXES, ingest_text, read_text_file
 from ..text.decode import check_unicode, plain_stem, text_file_name
 
@@ -125,15 +125,6 @@ def _require_doc(store: Store, doc_id: str) -> tuple[str, str | None]:
     if doc_id not in docs:
         raise InputError(f"no document {doc_id!r} in this project (list_documents shows the ids)")
     return docs[doc_id]
-
-
-def document_summary(store: Store, doc_id: str, title: str, source: str | None) -> dict[str, Any]:
-    lay = DocLayout.of(store, doc_id)
-    rows = store.chunks(document_id=doc_id)
-    dirty = sum(1 for c in lay.chapters for b in store.blocks(c[0]) if b.is_dirty)
-    return {"id": doc_id, "title": title, "source": source, "chars": len(lay.text), "chapters": len(lay.chapters),
-            "parents": sum(r.level == "parent" for r in rows), "children": sum(r.level == "child" for r in rows),
-            "status": "pending" if dirty else "ready"}
 
 
 _ADDING = threading.Lock()

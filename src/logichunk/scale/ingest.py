@@ -48,6 +48,7 @@ from ..store.ingest import (
     check_cuts,
     check_embedder,
     list_files,
+    prune_missing,
     store_file_document,
 )
 from .session import ray_session, worker_error
@@ -66,7 +67,8 @@ T = TypeVar("T")
 
 def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace: bool = False,
                   workers: int | None = None, address: str | None = None,
-                  batch_size: int = DEFAULT_BATCH_SIZE, reembed: bool = False, recut: bool = False) -> IngestReport:
+                  batch_size: int = DEFAULT_BATCH_SIZE, reembed: bool = False, recut: bool = False,
+                  prune: bool = False) -> IngestReport:
     """:func:`logichunk.store.ingest.ingest` on Ray: the same documents, chapters, blocks, chunks,
     vectors, bubbles and report, the same skip and ``replace`` rules, with the reading, chunking and
     embedding done by ``workers`` Ray workers (default: every CPU Ray has).
@@ -118,11 +120,12 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
         finally:
             for w in pool:
                 ray.kill(w)
+    pruned = prune_missing(store, paths) if prune else []
     if rechunk:
         tally.rechunked(store.rechunk_dirty())
     if others:
         tally.rechunked(store.reembed())
-    return tally.report(checks.unchanged, checks.empty, skipped)
+    return tally.report(checks.unchanged, checks.empty, skipped, pruned)
 
 
 def _embedder_for_workers(store: Store) -> Any:

@@ -1,4 +1,4 @@
-"""CLI verbs for the store: ``ingest``, ``search``, ``edit``, ``blocks``. Wired in by ``logichunk.cli``
+"""CLI verbs for the store: ``ingest``, ``search``, ``edit``, ``documents``, ``delete``, ``blocks``. Wired in by ``logichunk.cli``
 through :func:`add_parser`; handlers return an exit code and raise LogichunkError for user errors."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 from ..config import RETRIEVE_MODES
-from ..errors import ModelUnavailable
+from ..errors import InputError, ModelUnavailable
 from ..scale.cli import add_ingest_options
 from .cli_options import open_store, store_options
 
@@ -36,10 +36,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             from ..scale import ingest_corpus
 
             rep = ingest_corpus(store, args.paths, rechunk=not args.no_chunk, replace=args.replace,
-                                reembed=args.reembed, recut=args.recut, **on_ray)
+                                reembed=args.reembed, recut=args.recut, prune=args.prune, **on_ray)
         else:
             rep = ingest(store, args.paths, rechunk=not args.no_chunk, replace=args.replace, reembed=args.reembed,
-                         recut=args.recut)
+                         recut=args.recut, prune=args.prune)
         if not args.quiet and store.embedder_note:
             print(f"embedder: {store.embedder_note}", file=sys.stderr)
         if not args.quiet:
@@ -49,6 +49,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 print(f"empty, skipped: {f}", file=sys.stderr)
             for f in rep.replaced:
                 print(f"replaced: {f}", file=sys.stderr)
+            for f in rep.pruned:
+                print(f"removed, its file is gone: {f}", file=sys.stderr)
             if rep.skipped:
                 print(skipped_summary(rep.skipped), file=sys.stderr)
         if args.format == "jsonl":
@@ -57,7 +59,48 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             return 0
         print(f"ingested {rep.documents} document(s), {rep.chapters} chapter(s), {rep.blocks} block(s), "
               f"{rep.chars} chars -> {rep.parents} parents, {rep.children} children; embedded {rep.embedded} texts "
-              f"in {rep.seconds:.2f} s ({rep.chars_per_second:,.0f} chars/s)")
+              f"in {rep.seconds:.2f} s ({rep.chars_per_second:,.0f} chars/s)"
+              + (f"; removed {len(rep.pruned)} document(s) whose file is gone" if rep.pruned else ""))
+    return 0
+
+
+def cmd_documents(args: argparse.Namespace) -> int:
+    from .document_layout import document_summary
+
+    with open_store(args) as store:
+        docs = [document_summary(store, d, t, s) for d, t, s in store.documents()]
+    if args.format == "jsonl":
+        for d in docs:
+            print(json.dumps(d, ensure_ascii=False))
+        return 0
+    w = max((len(d["id"]) for d in docs), default=2)
+    print(f"{'id':<{w}}  {'chars':>9}  {'chapters':>8}  {'parents':>7}  {'children':>8}  {'status':<7}  title (source)")
+    for d in docs:
+        src = f" ({d['source']})" if d["source"] else ""
+        print(f"{d['id']:<{w}}  {d['chars']:>9}  {d['chapters']:>8}  {d['parents']:>7}  {d['children']:>8}  "
+              f"{d['status']:<7}  {_short(d['title'] + src, 60)}")
+    if not docs:
+        print("(no documents)")
+    return 0
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    with open_store(args) as store:
+        known = {d: (t, s) for d, t, s in store.documents()}
+        unknown = [d for d in args.ids if d not in known]
+        if unknown:  # every id checked before anything is deleted
+            raise InputError(f"unknown document id(s): {', '.join(unknown)} (list them: logichunk documents)"
+                             "; nothing was deleted")
+        ids = list(dict.fromkeys(args.ids))
+        with store.tx():
+            for d in ids:
+                store.delete_document(d)
+    for d in ids:
+        title, source = known[d]
+        if args.format == "jsonl":
+            print(json.dumps({"id": d, "title": title, "source": source, "deleted": True}, ensure_ascii=False))
+        else:
+            print(f"deleted {d}: {title}" + (f" ({source})" if source else ""))
     return 0
 
 
@@ -136,8 +179,6 @@ def _hit_pages(store: Any, hits: list[Any]) -> list[list[int] | None]:
 
 
 def cmd_edit(args: argparse.Namespace) -> int:
-    from ..errors import InputError
-
     if (args.file is None) == (args.text is None):
         raise InputError("give exactly one of --file or --text")
     if args.file is not None:
@@ -205,6 +246,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--recut", action="store_true",
                    help="the project was chunked with other size settings (sizes, unit, tokenizer, cut_vectors): "
                         "cut every chapter again with these (default: an error, nothing ingested)")
+    p.add_argument("--prune", action="store_true",
+                   help="also remove the documents ingested from a file of these folders that is gone since "
+                        "(deleted or renamed): the project follows the folder")
     p.add_argument("--quiet", action="store_true", help="no notes on stderr (embedder, skipped and replaced files)")
     p.add_argument("--format", choices=["text", "jsonl"], default="text",
                    help="jsonl: the report as one JSON object (documents, chunks, unchanged and replaced files...)")
@@ -240,6 +284,17 @@ def add_parser(subparsers: Any) -> None:
                    help="jsonl: what was re-chunked as one JSON object (status, parents kept and written...)")
     store_options(p)
     p.set_defaults(func=cmd_edit)
+
+    p = subparsers.add_parser("documents", help="list the documents of a store (ids for `delete`)")
+    p.add_argument("--format", choices=["table", "jsonl"], default="table")
+    store_options(p)
+    p.set_defaults(func=cmd_documents)
+
+    p = subparsers.add_parser("delete", help="remove documents from a store, with their chunks")
+    p.add_argument("ids", nargs="+", help="document ids (see `logichunk documents`)")
+    p.add_argument("--format", choices=["text", "jsonl"], default="text")
+    store_options(p)
+    p.set_defaults(func=cmd_delete)
 
     p = subparsers.add_parser("blocks", help="list the blocks of a store (ids for `edit`)")
     p.add_argument("--dirty", action="store_true", help="only dirty blocks")

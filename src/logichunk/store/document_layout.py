@@ -14,7 +14,7 @@ from typing import Any
 from ..text.pages import chunk_pages
 from .base import BlockRow, Store
 
-__all__ = ["DocLayout", "hit_pages"]
+__all__ = ["DocLayout", "document_summary", "hit_pages"]
 
 
 @dataclass(frozen=True)
@@ -66,3 +66,15 @@ def hit_pages(layouts: dict[str, DocLayout], spans: list[tuple[str, list[int] | 
         for k, pg in zip(mine, pages or (), strict=False):
             out[k] = list(pg)
     return out
+
+
+def document_summary(store: Store, doc_id: str, title: str, source: str | None) -> dict[str, Any]:
+    """A stored document in one record: id, title, source, characters, chapters, parents, children and
+    ``status`` (``pending`` while a block waits for its re-chunk): what the MCP tools and the CLI's
+    ``documents`` list."""
+    lay = DocLayout.of(store, doc_id)
+    rows = store.chunks(document_id=doc_id)
+    dirty = sum(1 for b, *_ in lay.blocks if b.is_dirty)
+    return {"id": doc_id, "title": title, "source": source, "chars": len(lay.text), "chapters": len(lay.chapters),
+            "parents": sum(r.level == "parent" for r in rows), "children": sum(r.level == "child" for r in rows),
+            "status": "pending" if dirty else "ready"}

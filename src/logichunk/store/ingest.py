@@ -151,6 +151,7 @@ class IngestReport:
     children: int
     embedded: int
     seconds: float
+    pruned: tuple[str, ...] = ()  # sources of documents removed: their file left the folder (``prune=True``)
     unchanged: tuple[str, ...] = ()  # files already stored with the same text: skipped
     replaced: tuple[str, ...] = ()  # files whose earlier document was replaced (``replace=True``)
     empty: tuple[str, ...] = ()  # empty files among several: skipped (one empty file alone is an error)
@@ -292,10 +293,33 @@ class Tally:
             self.embedded += r.embedded
 
     def report(self, unchanged: Sequence[str], empty: Sequence[str] = (),
-               skipped: Sequence[Path] = ()) -> IngestReport:
+               skipped: Sequence[Path] = (), pruned: Sequence[str] = ()) -> IngestReport:
         return IngestReport(self.docs, self.chapters, self.blocks, self.chars, self.parents, self.children,
-                            self.embedded, time.perf_counter() - self.t0, tuple(unchanged), tuple(self.replaced),
-                            tuple(empty), tuple(map(str, skipped)))
+                            self.embedded, time.perf_counter() - self.t0, tuple(pruned), tuple(unchanged),
+                            tuple(self.replaced), tuple(empty), tuple(map(str, skipped)))
+
+
+def prune_missing(store: Store, paths: Sequence[str]) -> list[str]:
+    """Delete the project's documents whose source is a file inside one of the folders among ``paths`` that is
+    no longer there (a folder kept in sync: a file deleted or renamed since it was ingested), in one
+    transaction; their sources. A source is read as ingest writes it (the path as given, or absolute);
+    one that names no file path (a conversation topic's ``memory:...``, a URL) is never pruned. Files given
+    one by one prune nothing: a missing one is an error of the ingest itself."""
+    roots = [os.path.realpath(p) for p in paths if os.path.isdir(p)]
+    if not roots:
+        return []
+    gone: list[tuple[str, str]] = []
+    for did, _title, source in store.documents():
+        if not source or "://" in source or source.startswith("memory:"):
+            continue
+        real = os.path.realpath(source)
+        if any(real.startswith(r.rstrip(os.sep) + os.sep) for r in roots) and not os.path.lexists(real):
+            gone.append((did, source))
+    if gone:
+        with store.tx():
+            for did, _source in gone:
+                store.delete_document(did)
+    return [source for _did, source in gone]
 
 
 def store_file_document(store: Store, doc: FileDocument, earlier: Sequence[str]) -> str:
@@ -357,7 +381,7 @@ def read_ingest_text(path: Path) -> str:
 
 
 def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace: bool = False,
-           reembed: bool = False, recut: bool = False) -> IngestReport:
+           reembed: bool = False, recut: bool = False, prune: bool = False) -> IngestReport:
     """Store each file as a document (folders: their text files), then chunk and embed every dirty
     block of the project (so a later call also chunks what ``rechunk=False`` left). A file stored
     before from the same path is not stored twice: with the same text it is skipped
@@ -369,8 +393,9 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
     embedded with another model is re-chunked and re-embedded with the new one (counted in the
     report). A project chunked before with other size settings (or ``cut_vectors``) is an
     :class:`InputError` unless ``recut``: then every chapter is cut again with the store's
-    (:func:`check_cuts`). :func:`logichunk.scale.ingest_corpus` stores the same, with the reading,
-    chunking and embedding spread over Ray workers."""
+    (:func:`check_cuts`). ``prune``: documents ingested from a file of one of the folders that is gone
+    since are deleted too (:func:`prune_missing`), so the project follows the folder. :func:`logichunk.scale.
+    ingest_corpus` stores the same, with the reading, chunking and embedding spread over Ray workers."""
     tally = Tally()
     others = check_embedder(store, reembed)
     recut_all = bool(check_cuts(store, recut)) if rechunk else False
@@ -396,11 +421,12 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
                              "ingest again")
         store_file_document(store, doc, earlier)
         tally.document(doc, earlier)
+    pruned = prune_missing(store, paths) if prune else []
     if recut_all:  # every chapter, the new ones too, with this store's settings (and embedder)
         tally.rechunked(store.recut())
-        return tally.report(checks.unchanged, checks.empty, skipped)
+        return tally.report(checks.unchanged, checks.empty, skipped, pruned)
     if rechunk:
         tally.rechunked(store.rechunk_dirty())
     if others:
         tally.rechunked(store.reembed())
-    return tally.report(checks.unchanged, checks.empty, skipped)
+    return tally.report(checks.unchanged, checks.empty, skipped, pruned)
