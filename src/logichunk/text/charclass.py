@@ -7,7 +7,6 @@ offset computed on these arrays is a valid span offset.
 from __future__ import annotations
 
 import unicodedata
-
 from functools import lru_cache
 
 import numpy as np
