@@ -190,6 +190,21 @@ def test_the_tree_view_escapes_control_characters(tmp_path, capsys):
     assert json.loads(out.splitlines()[0])["text"] == f.read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("argv, needle", [
+    (["chunk", "x.txt", "--max-size", "abc"], "logichunk chunk: error: argument --max-size: invalid int value"),
+    (["nope"], "invalid choice: 'nope'"),
+    (["search"], "logichunk search: error: the following arguments are required: query"),
+    (["eval", "segmentation", "--limit", "x"], "logichunk eval segmentation: error: argument --limit"),
+])
+def test_a_bad_argument_is_one_line(argv, needle, capsys):
+    """argparse printed the verb's whole usage block (some fourteen lines) over the error: now the error alone,
+    naming where to read more, and exit status 2."""
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1 and needle in err and "--help)" in err
+
+
 def test_version_verb(capsys):
     code, out, _ = run(["version", "--format", "jsonl"], capsys)
     assert code == 0 and json.loads(out)["logichunk"]

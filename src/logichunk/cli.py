@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from . import __version__
 from .cli_args import check_out_path  # re-exported: the verbs' modules used them from here
@@ -675,10 +675,18 @@ EXTENSIONS = ("logichunk.store.cli", "logichunk.eval.cli", "logichunk.service.cl
               "logichunk.memory.cli", "logichunk.integrations.mcp_cli")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with a bad argument said in one line (what and where to read more), not the verb's whole
+    usage block over it: bad input is one line, here as everywhere (its sub-parsers are of this class too)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser(extensions: bool = True) -> argparse.ArgumentParser:
     """The whole parser; ``extensions=False`` leaves out the verbs of the store, eval, service, graph
     and memory packages, whose imports cost ~0.1-0.2 s that a plain ``chunk`` should not pay."""
-    p = argparse.ArgumentParser(prog="logichunk", description="Cut text where its logic breaks.")
+    p = _Parser(prog="logichunk", description="Cut text where its logic breaks.")
     p.add_argument("--version", action="version", version=f"logichunk {__version__}")
     sub = p.add_subparsers(dest="verb", metavar="VERB")
     sub.required = True
