@@ -416,3 +416,21 @@ def test_a_folder_kept_in_sync_documents_listed_deleted_and_pruned(tmp_path, cap
     assert [json.loads(x)["title"] for x in out.splitlines()] == ["topic"]
     code, out = run(["search", "rivers", *common, "--mode", "basic", "--format", "jsonl"], capsys)
     assert all(json.loads(x)["document_id"] == docs["topic"]["id"] for x in out.splitlines())
+
+
+def test_edit_with_another_embedder_is_refused_before_the_block_is_written(tmp_path, capsys):
+    """``logichunk edit`` without the project's --embedder (the default is another model) re-chunked the chapter
+    with that model beside the project's chunks; now it is refused in one line and the block is untouched."""
+    db = str(tmp_path / "p.db")
+    run(["ingest", str(_penguins(tmp_path)), "--db", db, "--embedder", "hash:64", "--quiet"], capsys)
+    code, out = run(["blocks", "--db", db, "--embedder", "hash:64", "--format", "jsonl"], capsys)
+    block = json.loads(out.splitlines()[-1])
+    with pytest.raises(LogichunkError, match="embedded with hash-v1-d64.*not with hash-v1-d128.*not edited"):
+        run(["edit", "--block", block["id"], "--text", "Penguins swim.\n", "--db", db, "--embedder", "hash:128"],
+            capsys)
+    code, out = run(["blocks", "--db", db, "--embedder", "hash:64", "--format", "jsonl"], capsys)
+    after = json.loads(out.splitlines()[-1])
+    assert after["size"] == block["size"] and not after["dirty"]
+    code, out = run(["edit", "--block", block["id"], "--text", "Penguins swim.\n", "--db", db, "--embedder", "hash:64",
+                     "--format", "jsonl"], capsys)
+    assert code == 0 and json.loads(out)["status"] == "rechunked"

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from logichunk.config import Settings
 from logichunk.errors import InputError
-from logichunk.store import Store
+from logichunk.store import EmbedderMismatchError, Store
 from logichunk.store.base import RechunkError
 from logichunk.store.cli import add_parser
 from logichunk.store.ingest import ingest, ingest_text
@@ -81,6 +81,31 @@ def test_other_sizes_are_refused_until_every_chapter_is_cut_again(opener):
     assert not second.blocks(dirty=True) and all(b.last_error is None for b in second.blocks())
     # and now the first settings are the other ones
     assert "max_parent_size 300, now 600" in opener(A).cut_mismatch()
+
+
+def test_another_embedder_is_refused_until_everything_is_re_embedded(opener, tmp_path):
+    """A store opened with another embedder than its project's (an edit, a service or an agent with the default)
+    re-chunked the edited chapter with it and stored its chunks beside the others': searches with either
+    embedder then silently missed part of the project. Now that re-chunk is refused in one line, the edit waits
+    and says why, nothing of the other model is written, and ingest --reembed brings every chapter over."""
+    first = opener(A)
+    ingest_text(first, "en", EN)
+    ingest_text(first, "zh", ZH)
+    first.rechunk_dirty()
+    assert not first.other_embedders()
+    other = opener(A, "hash:64")
+    assert other.other_embedders()
+    block = next(b for b in other.blocks() if "Antarctica" in b.content)
+    assert other.edit_block(block.id, block.content.replace("Antarctica", "the Antarctic"))
+    with pytest.raises(EmbedderMismatchError, match="embedded with hash-v1-d1024 .*not with the current embedder "
+                                                    "hash-v1-d64.*--reembed"):
+        other.rechunk_block(block.id)
+    assert set(other.stored_embedders()) == {"hash-v1-d1024"}  # nothing mixed in
+    assert "hash-v1-d64" in other.get_block(block.id).last_error and other.get_block(block.id).is_dirty
+    (tmp_path / "c.md").write_text("A third text about glaciers and sea ice.\n", encoding="utf-8")
+    rep = ingest(other, [str(tmp_path / "c.md")], reembed=True)
+    assert rep.documents == 1 and set(other.stored_embedders()) == {"hash-v1-d64"} and not other.other_embedders()
+    assert not other.blocks(dirty=True) and "the Antarctic" in "".join(c.content for c in other.chunks(level="child"))
 
 
 def test_ingest_recut_cuts_the_old_and_the_new_files(opener, tmp_path):

@@ -80,8 +80,9 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
     transaction.
 
     Chapters left dirty by an earlier ``rechunk=False`` ingest are chunked afterwards in this process,
-    as the serial ingest does; so are, with ``reembed``, the chapters embedded with another model
-    (without it, such a project is refused before Ray starts, as the serial ingest refuses it). A project
+    as the serial ingest does; with ``reembed``, the chapters embedded with another model are re-chunked
+    first, in this process, so no chapter is written with this embedder beside another's (without it, such a
+    project is refused before Ray starts, as the serial ingest refuses it). A project
     chunked with other size settings is refused too unless ``recut``: then its chapters are cut again in
     this process before the workers start (:meth:`Store.recut`)."""
     if workers is not None and workers < 1:
@@ -95,6 +96,8 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
     files = list_files(paths, skipped)  # nothing to ingest is said before Ray starts
     tally = Tally()
     checks = FileChecks(store, replace, len(files))
+    if others:  # the stored chapters first, here: no chapter is written with this embedder beside another's
+        tally.rechunked(store.reembed())
     embedder = _embedder_for_workers(store) if rechunk else None  # a bad embedder fails before Ray starts
     if rechunk:
         store.run_params  # noqa: B018 - and so does a bad tokenizer
@@ -123,8 +126,6 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
     pruned = prune_missing(store, paths) if prune else []
     if rechunk:
         tally.rechunked(store.rechunk_dirty())
-    if others:
-        tally.rechunked(store.reembed())
     return tally.report(checks.unchanged, checks.empty, skipped, pruned)
 
 

@@ -11,6 +11,7 @@ from .base import (
     BlockRow,
     ChunkRow,
     CutSettingsError,
+    EmbedderMismatchError,
     RechunkError,
     RechunkResult,
     Store,
@@ -22,5 +23,5 @@ from .debounce import Debouncer
 from .postgres import PostgresStore  # the backends register themselves with Store.open
 from .sqlite import SQLiteStore
 
-__all__ = ["BlockRow", "ChunkRow", "CutSettingsError", "Debouncer", "PostgresStore", "RechunkError", "RechunkResult",
-           "SQLiteStore", "Store", "StoreError", "StoreUnavailable", "sha256"]
+__all__ = ["BlockRow", "ChunkRow", "CutSettingsError", "Debouncer", "EmbedderMismatchError", "PostgresStore",
+           "RechunkError", "RechunkResult", "SQLiteStore", "Store", "StoreError", "StoreUnavailable", "sha256"]

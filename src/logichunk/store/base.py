@@ -69,6 +69,13 @@ class CutSettingsError(RechunkError):
     (:meth:`Store.cut_mismatch`); the blocks stay dirty until the settings match or :meth:`Store.recut`."""
 
 
+class EmbedderMismatchError(CutSettingsError):
+    """A re-chunk refused: the project's chunks were embedded with another model than the store's embedder
+    (:meth:`Store.other_embedders`); writing this chapter's with this one would leave a project whose
+    searches silently miss part of it. The blocks stay dirty until the store is opened with the project's
+    embedder or everything is re-embedded (:meth:`Store.reembed`, ``logichunk ingest --reembed``)."""
+
+
 def redact_url(url: str) -> str:
     """A database URL as it may be shown (banners, errors): the password of ``user:password@`` and
     of a ``password=`` parameter replaced by ``***``."""
@@ -626,6 +633,17 @@ class Store:
         rows = self._q(f"SELECT {_CHUNK_COLS} FROM chunks WHERE document_id = ? AND dotted_id = ?", (document_id, dotted_id))
         return _chunk_row(rows[0]) if rows else None
 
+    def other_embedders(self) -> bool:
+        """Whether any of the project's chunks carries another model's vectors than the current embedder's:
+        four seeks of the (project, level, model) index (below and above the model, at both levels), so a
+        live edit can ask it on every re-chunk."""
+        for level in ("parent", "child"):
+            for op in ("<", ">"):
+                if self._q(f"SELECT 1 FROM chunks WHERE project_id = ? AND chunk_level = ? AND embedding_model {op} ? "
+                           "LIMIT 1", (self.project_id, level, self.model_id)):
+                    return True
+        return False
+
     def embedder_mismatch(self) -> str:
         """Why vector search finds nothing here, when that is the reason: the project's chunks were
         embedded with other models than the current embedder's ('' otherwise)."""
@@ -661,7 +679,11 @@ class Store:
         chapters = [c for (c,) in self._q(
             "SELECT DISTINCT chapter_id FROM chunks WHERE project_id = ? AND embedding_model IS NOT NULL "
             "AND embedding_model <> ? ORDER BY chapter_id", (self.project_id, self.model_id))]
-        return [self.rechunk_chapter(c, force=True) for c in chapters]
+        out = []
+        for c in chapters:  # (the other models' chunks are what this replaces: no embedder check)
+            self._check_cuts(c)
+            out.append(self._rechunk(c, True, None))
+        return out
 
     # the settings a project's chunks were cut with ---------------------------------------------
     def cut_settings(self) -> dict[str, Any]:
@@ -795,10 +817,23 @@ class Store:
         aside and the chapter is planned here."""
         try:
             self._check_cuts(chapter_id)
+            self._check_embedder(chapter_id)
         except CutSettingsError as e:  # said on the blocks that wait, as a failed re-chunk is
             self._record_error(self.blocks(chapter_id, dirty=True), e)
             raise
         return self._rechunk(chapter_id, force, plan)
+
+    def _check_embedder(self, chapter_id: str) -> None:
+        """Refuse to re-chunk with another embedder than the project's chunks were embedded with (a service or
+        an edit opened with the default embedder on a project of hash vectors wrote its chunks beside theirs)."""
+        if not self.other_embedders():
+            return
+        others = {m: n for m, n in self.stored_embedders().items() if m != self.model_id}
+        had = ", ".join(f"{m} ({n} chunks)" for m, n in sorted(others.items()))
+        raise EmbedderMismatchError(f"this project was embedded with {had}, not with the current embedder "
+                                    f"{self.model_id}; chapter {chapter_id} was not re-chunked (its blocks stay as "
+                                    "they are) — open the store with that embedder (--embedder), or re-embed "
+                                    "everything with this one (logichunk ingest --reembed, Store.reembed())")
 
     def _rechunk(self, chapter_id: str, force: bool, plan: ChapterPlan | None) -> RechunkResult:
         """:meth:`rechunk_chapter` once the settings are known to be the project's (or :meth:`recut` runs)."""

@@ -195,6 +195,11 @@ def cmd_edit(args: argparse.Namespace) -> int:
     else:
         content = args.text
     with open_store(args) as store:
+        if not args.no_rechunk and store.other_embedders():  # refused before the block is written, not after
+            had = ", ".join(f"{m} ({n} chunks)" for m, n in sorted(store.stored_embedders().items())
+                            if m != store.model_id)
+            raise InputError(f"this project was embedded with {had}, not with {store.model_id}; the block was not "
+                             "edited — give the project's --embedder (or re-embed it all: logichunk ingest --reembed)")
         changed = store.edit_block(args.block, content)
         if args.no_rechunk:
             if args.format == "jsonl":

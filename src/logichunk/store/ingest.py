@@ -425,8 +425,8 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
     if recut_all:  # every chapter, the new ones too, with this store's settings (and embedder)
         tally.rechunked(store.recut())
         return tally.report(checks.unchanged, checks.empty, skipped, pruned)
+    if others:  # first: no chapter is re-chunked with this embedder while another's chunks are stored
+        tally.rechunked(store.reembed())
     if rechunk:
         tally.rechunked(store.rechunk_dirty())
-    if others:
-        tally.rechunked(store.reembed())
     return tally.report(checks.unchanged, checks.empty, skipped, pruned)
