@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from logichunk.errors import InputError
 from logichunk.index import BM25Index, ExactIndex, HnswIndex, hnsw_available, make_index, tokenize
@@ -75,3 +77,26 @@ def test_bm25_ranks_and_updates():
     idx.add(2, "hero teacher hero")  # replace
     assert idx.search("hero", 1)[0][0] == 2 and len(idx) == 3
     assert idx.search("", 3)[0].size == 0 and idx.search("zzz", 3)[0].size == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=60), st.integers(1, 70), st.integers(0, 2**31 - 1))
+def test_equal_scores_are_taken_and_ordered_by_id(kinds, k, seed):
+    """Chunks of equal text score alike: which of them a search returns, and in which order, is by id (as
+    PostgreSQL's ORDER BY distance, pk), not an accident of the partition, so every backend and every run
+    return the same chunks. Rows of few kinds make ties at every place, the k-th included."""
+    rng = np.random.default_rng(seed)
+    base = rng.standard_normal((4, 8)).astype(np.float32)
+    base /= np.linalg.norm(base, axis=1, keepdims=True)
+    ids = rng.permutation(10_000)[: len(kinds)].astype(np.int64)
+    idx = ExactIndex(8, ids, base[kinds])
+    q = rng.standard_normal(8).astype(np.float32)
+    got_ids, got = idx.search(q, k)
+    sims = base[kinds] @ q
+    want = sorted(zip((-sims).tolist(), ids.tolist()))[:k]
+    assert got_ids.tolist() == [i for _, i in want] and got.tolist() == [-s for s, _ in want]
+    # (a batch's product rounds apart from one query's: its own ties, taken the same way)
+    many_ids, many = idx.search_many(np.stack([q, q]), k)
+    s2 = (np.stack([q, q]) @ base[kinds].T)[0]
+    want2 = sorted(zip((-s2).tolist(), ids.tolist()))[:k]
+    assert many_ids.tolist() == [[i for _, i in want2]] * 2 and np.allclose(many, got[None, :], atol=1e-6)

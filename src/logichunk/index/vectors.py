@@ -38,6 +38,24 @@ def _check_query(q: np.ndarray, dim: int) -> np.ndarray:
     return q
 
 
+def _best(sims: np.ndarray, ids: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the ``k`` best ``sims``, best first, equal scores by ascending id, in O(n) plus a sort of
+    the k: which of several equal chunks (a repeated paragraph, boilerplate) a search returns is then the same
+    on every backend and in every run (PostgreSQL orders by distance, then key), not an accident of the
+    partition."""
+    n = sims.size
+    if k >= n:
+        top = np.arange(n)
+    else:
+        kth = np.partition(sims, n - k)[n - k]  # the k-th best score
+        top = np.flatnonzero(sims > kth)
+        tie = np.flatnonzero(sims == kth)
+        if tie.size > k - top.size:
+            tie = tie[np.argsort(ids[tie], kind="stable")[: k - top.size]]
+        top = np.concatenate((top, tie))
+    return top[np.lexsort((ids[top], -sims[top]))]
+
+
 class ExactIndex:
     kind = "exact"
 
@@ -60,9 +78,7 @@ class ExactIndex:
         if n == 0 or k <= 0:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
         sims = self._mat @ q
-        k = min(k, n)
-        top = np.argpartition(-sims, k - 1)[:k] if k < n else np.arange(n)
-        order = top[np.argsort(-sims[top], kind="stable")]
+        order = _best(sims, self._ids, min(k, n))
         return self._ids[order], sims[order]
 
     def search_many(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -79,7 +95,12 @@ class ExactIndex:
             s = qs[lo : lo + step] @ self._mat.T
             top = np.argpartition(-s, k - 1, axis=1)[:, :k] if k < n else np.tile(np.arange(n), (s.shape[0], 1))
             ts = np.take_along_axis(s, top, axis=1)
-            o = np.argsort(-ts, axis=1, kind="stable")
+            # rows where a tie straddles the k-th place: its members by id, as search() takes them
+            tied = np.flatnonzero((s >= ts.min(axis=1, keepdims=True)).sum(axis=1) > k) if k < n else []
+            for r in tied:
+                top[r] = _best(s[r], self._ids, k)
+            ts = np.take_along_axis(s, top, axis=1)
+            o = np.lexsort((self._ids[top], -ts), axis=1)  # best first, equal scores by id
             ids[lo : lo + step] = self._ids[np.take_along_axis(top, o, axis=1)]
             sims[lo : lo + step] = np.take_along_axis(ts, o, axis=1)
         return ids, sims
@@ -163,7 +184,9 @@ class HnswIndex:
             return np.zeros((qs.shape[0], 0), np.int64), np.zeros((qs.shape[0], 0), np.float32)
         self._index.set_ef(max(self.ef_search, 2 * k))
         labels, dist = self._index.knn_query(qs, k=k, num_threads=self._threads)
-        return labels.astype(np.int64), (1.0 - dist).astype(np.float32)
+        ids, sims = labels.astype(np.int64), (1.0 - dist).astype(np.float32)
+        o = np.lexsort((ids, -sims), axis=1)  # equal scores by id, as the exact index orders them
+        return np.take_along_axis(ids, o, axis=1), np.take_along_axis(sims, o, axis=1)
 
 
 def make_index(dim: int, n_expected: int, *, threshold: int = 50_000, kind: str = "auto",

@@ -171,9 +171,12 @@ class PostgresStore(Store):
         stmt = psql.SQL(
             "SELECT /* {how} */ pk, 1 - (embedding::vector({dim}) <=> %s::vector({dim})) FROM chunks "
             "WHERE embedding_model = {model} AND chunk_level = {level} AND project_id = %s "
-            "ORDER BY embedding::vector({dim}) <=> %s::vector({dim}) LIMIT {k}"
+            "ORDER BY embedding::vector({dim}) <=> %s::vector({dim}){then} LIMIT {k}"
         ).format(how=psql.SQL("exact" if exact else "hnsw"), dim=psql.Literal(dim), model=psql.Literal(model),
-                 level=psql.Literal(level), k=psql.Literal(int(k)))
+                 level=psql.Literal(level), k=psql.Literal(int(k)),
+                 # equal distances by key, as the in-process index takes them (the HNSW scan keeps its own
+                 # order: a second key would make it sort every row; its k are put in that order below)
+                 then=psql.SQL(", pk" if exact else ""))
         with self.tx():
             if exact:
                 self._conn.execute("SET LOCAL enable_indexscan = off")
@@ -181,7 +184,7 @@ class PostgresStore(Store):
                 self._conn.execute(psql.SQL("SET LOCAL hnsw.ef_search = {}").format(
                     psql.Literal(max(int(self.settings.hnsw_ef_search), int(k)))))
             rows = list(self._conn.execute(stmt, (q, self.project_id, q)))
-        return [(int(a), float(b)) for a, b in rows]
+        return sorted(((int(a), float(b)) for a, b in rows), key=lambda r: (-r[1], r[0]))
 
     def close(self) -> None:
         with self._lock:
