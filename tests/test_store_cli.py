@@ -434,3 +434,22 @@ def test_edit_with_another_embedder_is_refused_before_the_block_is_written(tmp_p
     code, out = run(["edit", "--block", block["id"], "--text", "Penguins swim.\n", "--db", db, "--embedder", "hash:64",
                      "--format", "jsonl"], capsys)
     assert code == 0 and json.loads(out)["status"] == "rechunked"
+
+
+def test_a_store_ingested_in_tokens_is_edited_with_its_tokenizer(tmp_path, capsys):
+    """README's ``ingest --tokenizer cl100k_base`` store could not be edited from the CLI: edit had no
+    --tokenizer, and without it the text was stored and its re-chunk refused. Now edit takes the option, and
+    without it refuses before writing, naming what to give."""
+    pytest.importorskip("tiktoken")
+    db = str(tmp_path / "p.db")
+    common = ["--db", db, "--embedder", "hash:64"]
+    run(["ingest", str(_penguins(tmp_path)), *common, "--tokenizer", "cl100k_base", "--quiet"], capsys)
+    code, out = run(["blocks", *common, "--format", "jsonl"], capsys)
+    block = json.loads(out.splitlines()[-1])
+    with pytest.raises(LogichunkError, match="tokenizer 'cl100k_base'.*not edited.*--tokenizer"):
+        run(["edit", "--block", block["id"], "--text", "Penguins swim.\n", *common], capsys)
+    code, out = run(["blocks", *common, "--format", "jsonl"], capsys)
+    assert json.loads(out.splitlines()[-1]) == block  # untouched
+    code, out = run(["edit", "--block", block["id"], "--text", "Penguins swim.\n", *common, "--tokenizer",
+                     "cl100k_base", "--format", "jsonl"], capsys)
+    assert code == 0 and json.loads(out)["status"] == "rechunked"

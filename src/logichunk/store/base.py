@@ -739,8 +739,9 @@ class Store:
             return
         if self._has_chunks():
             raise CutSettingsError(f"{self._other_settings(diff)}; chapter {chapter_id} was not re-chunked (its "
-                                   "blocks stay as they are) — open the store with those settings, or cut every "
-                                   "chapter again with these (logichunk ingest --recut, Store.recut())")
+                                   "blocks stay as they are) — open the store with those settings (--tokenizer, "
+                                   "--config, LOGICHUNK_* variables), or cut every chapter again with these "
+                                   "(logichunk ingest --recut, Store.recut())")
         with self.tx():  # other settings, but no chunks of them left
             self._record_cuts(replace=True)
 

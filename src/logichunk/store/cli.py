@@ -194,12 +194,15 @@ def cmd_edit(args: argparse.Namespace) -> int:
             content = read_text_file(Path(args.file))
     else:
         content = args.text
-    with open_store(args) as store:
+    with open_store(args, tokenizer=args.tokenizer) as store:
         if not args.no_rechunk and store.other_embedders():  # refused before the block is written, not after
             had = ", ".join(f"{m} ({n} chunks)" for m, n in sorted(store.stored_embedders().items())
                             if m != store.model_id)
             raise InputError(f"this project was embedded with {had}, not with {store.model_id}; the block was not "
                              "edited — give the project's --embedder (or re-embed it all: logichunk ingest --reembed)")
+        if not args.no_rechunk and (why := store.cut_mismatch()):  # (so are other size settings)
+            raise InputError(f"{why}; the block was not edited — give the project's settings (--tokenizer, --config), "
+                             "or cut everything again with these: logichunk ingest --recut")
         changed = store.edit_block(args.block, content)
         if args.no_rechunk:
             if args.format == "jsonl":
@@ -285,6 +288,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--file", help="new content from this file (- for stdin)")
     p.add_argument("--text", help="new content given inline")
     p.add_argument("--no-rechunk", action="store_true", help="only mark the block dirty")
+    p.add_argument("--tokenizer", default=None,
+                   help="the tokenizer the project was ingested with (--tokenizer of ingest): its sizes count tokens")
     p.add_argument("--format", choices=["text", "jsonl"], default="text",
                    help="jsonl: what was re-chunked as one JSON object (status, parents kept and written...)")
     store_options(p)
