@@ -93,10 +93,10 @@ def test_equal_scores_are_taken_and_ordered_by_id(kinds, k, seed):
     q = rng.standard_normal(8).astype(np.float32)
     got_ids, got = idx.search(q, k)
     sims = base[kinds] @ q
-    want = sorted(zip((-sims).tolist(), ids.tolist()))[:k]
+    want = sorted(zip((-sims).tolist(), ids.tolist(), strict=True))[:k]
     assert got_ids.tolist() == [i for _, i in want] and got.tolist() == [-s for s, _ in want]
     # (a batch's product rounds apart from one query's: its own ties, taken the same way)
     many_ids, many = idx.search_many(np.stack([q, q]), k)
     s2 = (np.stack([q, q]) @ base[kinds].T)[0]
-    want2 = sorted(zip((-s2).tolist(), ids.tolist()))[:k]
+    want2 = sorted(zip((-s2).tolist(), ids.tolist(), strict=True))[:k]
     assert many_ids.tolist() == [[i for _, i in want2]] * 2 and np.allclose(many, got[None, :], atol=1e-6)
