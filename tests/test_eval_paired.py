@@ -109,6 +109,10 @@ def test_cli_rows_carry_their_comparison(tmp_path, capsys):
     assert main(["eval", "chunking", "--data", spans, "--methods", "fixed,recursive", "--size", "8", "--budget", "2",
                  "--json", "--no-save", "--against", "off"]) == 0
     assert all("against" not in r for r in _rows(capsys))
+    # a reference that is not among the methods is an error with one method too (it was ignored there)
+    assert main(["eval", "chunking", "--data", spans, "--methods", "fixed", "--size", "8", "--budget", "2", "--json",
+                 "--no-save", "--against", "nope"]) == 2
+    assert "--against nope: not among the methods" in capsys.readouterr().err
 
 
 def test_cli_segmentation_defaults_to_the_default_method(tmp_path, capsys):

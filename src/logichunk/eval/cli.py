@@ -181,12 +181,12 @@ def _reference(args: argparse.Namespace, runners: list[tuple[Any, Any]]) -> tupl
     carry its comparison as it is printed. ``--against off``: no comparison."""
     names = [spec.name for spec, _ in runners]
     want = getattr(args, "against", None)
+    if want not in (None, "off") and want not in names:  # (with one method too: a typo is said, not ignored)
+        raise LogichunkError(f"--against {want}: not among the methods that run here ({', '.join(names)})")
     if want == "off" or len(runners) < 2:
         return None, runners
     if want is None:
         want = "global" if "global" in names else names[0]
-    elif want not in names:
-        raise LogichunkError(f"--against {want}: not among the methods that run here ({', '.join(names)})")
     first = [r for r in runners if r[0].name == want]
     return want, first + [r for r in runners if r[0].name != want]
 
