@@ -586,6 +586,18 @@ def test_out_of_range_numbers_are_refused(argv):
     assert out.returncode == 2 and "must be at least" in out.stderr and "Traceback" not in out.stderr
 
 
+def test_an_unknown_retrieval_mode_is_one_line(tmp_path, capsys):
+    """A mode that is no mode among known ones was skipped with a note and the rest run (two lines for a typo):
+    it is an error now, naming the modes."""
+    from logichunk.cli import main
+
+    _write_sets(tmp_path)
+    spans = str(tmp_path / "spans" / "toy.queries.jsonl")
+    assert main(["eval", "retrieval", "--data", spans, "--modes", "basic,nope", "--no-save"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown retrieval mode(s) 'nope'" in err and "store:parent" in err
+
+
 def test_global_gives_an_oracle_row_with_its_own_cuts_at_the_gold_count(tmp_path):
     rows = [{"id": str(i), "lang": "en", "units": [f"cats purr {j}" for j in range(4)] + [f"rockets fly {j}" for j in range(4)]
              + [f"bread rises {j}" for j in range(4)], "segments": [4, 4, 4], "boundaries": [3, 7]} for i in range(3)]

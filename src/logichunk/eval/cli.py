@@ -351,15 +351,11 @@ def cmd_retrieval(args: argparse.Namespace) -> int:
     if not sets:
         return 0
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-    ready = []
-    for m in modes:
-        if m in MODES:
-            ready.append(m)
-        else:
-            _note(f"skipped mode {m!r}: not available yet (registered modes: {', '.join(MODES)}; store-based "
-                  "modes register themselves with logichunk.eval.chunking.register_mode)")
-    if not ready:
-        raise LogichunkError(f"none of the modes {args.modes!r} is available (known: {', '.join(MODES)})")
+    unknown = [m for m in modes if m not in MODES]
+    if unknown or not modes:  # (a typo is said in one line, not run around: every mode is registered by now)
+        raise LogichunkError(f"unknown retrieval mode(s) {', '.join(map(repr, unknown)) or repr(args.modes)} "
+                             f"(known: {', '.join(MODES)})")
+    ready = modes
     specs = select_methods(args.methods, "chunking")
     settings = _settings(args)
     runners = _runners(specs, settings)
