@@ -425,7 +425,7 @@ def test_edit_with_another_embedder_is_refused_before_the_block_is_written(tmp_p
     run(["ingest", str(_penguins(tmp_path)), "--db", db, "--embedder", "hash:64", "--quiet"], capsys)
     code, out = run(["blocks", "--db", db, "--embedder", "hash:64", "--format", "jsonl"], capsys)
     block = json.loads(out.splitlines()[-1])
-    with pytest.raises(LogichunkError, match="embedded with hash-v1-d64.*not with hash-v1-d128.*not edited"):
+    with pytest.raises(LogichunkError, match="embedded with hash-v1-d64.*not with the current embedder hash-v1-d128.*not edited"):
         run(["edit", "--block", block["id"], "--text", "Penguins swim.\n", "--db", db, "--embedder", "hash:128"],
             capsys)
     code, out = run(["blocks", "--db", db, "--embedder", "hash:64", "--format", "jsonl"], capsys)

@@ -644,6 +644,15 @@ class Store:
                     return True
         return False
 
+    def other_embedders_said(self) -> str:
+        """'' when every chunk of the project carries the current embedder's vectors, else the sentence that
+        says which models' (and how many chunks) instead: what an ingest, an edit and a re-chunk refuse with."""
+        if not self.other_embedders():
+            return ""
+        others = {m: n for m, n in self.stored_embedders().items() if m != self.model_id}
+        had = ", ".join(f"{m} ({n} chunks)" for m, n in sorted(others.items()))
+        return f"this project was embedded with {had}, not with the current embedder {self.model_id}"
+
     def embedder_mismatch(self) -> str:
         """Why vector search finds nothing here, when that is the reason: the project's chunks were
         embedded with other models than the current embedder's ('' otherwise)."""
@@ -827,14 +836,10 @@ class Store:
     def _check_embedder(self, chapter_id: str) -> None:
         """Refuse to re-chunk with another embedder than the project's chunks were embedded with (a service or
         an edit opened with the default embedder on a project of hash vectors wrote its chunks beside theirs)."""
-        if not self.other_embedders():
-            return
-        others = {m: n for m, n in self.stored_embedders().items() if m != self.model_id}
-        had = ", ".join(f"{m} ({n} chunks)" for m, n in sorted(others.items()))
-        raise EmbedderMismatchError(f"this project was embedded with {had}, not with the current embedder "
-                                    f"{self.model_id}; chapter {chapter_id} was not re-chunked (its blocks stay as "
-                                    "they are) — open the store with that embedder (--embedder), or re-embed "
-                                    "everything with this one (logichunk ingest --reembed, Store.reembed())")
+        if said := self.other_embedders_said():
+            raise EmbedderMismatchError(f"{said}; chapter {chapter_id} was not re-chunked (its blocks stay as they "
+                                        "are) — open the store with that embedder (--embedder), or re-embed "
+                                        "everything with this one (logichunk ingest --reembed, Store.reembed())")
 
     def _rechunk(self, chapter_id: str, force: bool, plan: ChapterPlan | None) -> RechunkResult:
         """:meth:`rechunk_chapter` once the settings are known to be the project's (or :meth:`recut` runs)."""

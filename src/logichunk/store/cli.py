@@ -195,11 +195,9 @@ def cmd_edit(args: argparse.Namespace) -> int:
     else:
         content = args.text
     with open_store(args, tokenizer=args.tokenizer) as store:
-        if not args.no_rechunk and store.other_embedders():  # refused before the block is written, not after
-            had = ", ".join(f"{m} ({n} chunks)" for m, n in sorted(store.stored_embedders().items())
-                            if m != store.model_id)
-            raise InputError(f"this project was embedded with {had}, not with {store.model_id}; the block was not "
-                             "edited — give the project's --embedder (or re-embed it all: logichunk ingest --reembed)")
+        if not args.no_rechunk and (said := store.other_embedders_said()):  # refused before the block is written
+            raise InputError(f"{said}; the block was not edited — give the project's --embedder (or re-embed it all: "
+                             "logichunk ingest --reembed)")
         if not args.no_rechunk and (why := store.cut_mismatch()):  # (so are other size settings)
             raise InputError(f"{why}; the block was not edited — give the project's settings (--tokenizer, --config), "
                              "or cut everything again with these: logichunk ingest --recut")

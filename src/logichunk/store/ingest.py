@@ -345,13 +345,11 @@ def check_embedder(store: Store, reembed: bool = False) -> dict[str, int]:
     (``{model: chunks}``). Adding documents under another embedder would leave a store whose
     searches silently miss half of it, so that is an :class:`InputError` unless ``reembed`` (then
     the caller re-embeds them: :meth:`Store.reembed`)."""
-    others = {m: n for m, n in store.stored_embedders().items() if m != store.model_id}
-    if others and not reembed:
-        had = ", ".join(f"{m} ({n} chunks)" for m, n in sorted(others.items()))
-        raise InputError(f"this project was embedded with {had}, not with the embedder asked for now "
-                         f"({store.model_id}); nothing was ingested — give the same --embedder, or --reembed "
-                         "to re-embed everything with the new one")
-    return others
+    said = store.other_embedders_said()
+    if said and not reembed:
+        raise InputError(f"{said}; nothing was ingested — give the same --embedder, or --reembed to re-embed "
+                         "everything with the new one")
+    return {m: n for m, n in store.stored_embedders().items() if m != store.model_id} if said else {}
 
 
 def check_cuts(store: Store, recut: bool = False) -> str:
