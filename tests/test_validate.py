@@ -80,6 +80,11 @@ def test_leaves_of_a_deep_tree_and_chosen_chunks() -> None:
     ("否", False),
     ("It depends.", None),
     (json.dumps({"reason": "no verdict"}), None),
+    # the value decides, not the key's own name read as a "complete" (each of these was a yes)
+    ('{"complete": "incomplete"}', False), ('{"complete": 0, "reason": "cut off"}', False),
+    ('{"complete": "否"}', False), ('{"complete": null}', None), ('{"complete": "maybe"}', None),
+    ('{"complete": 1}', True),
+    ("Complete? No, it is cut off", None),  # a yes taken back: for a person to read, not a pass
 ])
 def test_parse_verdict(answer: str, expected: bool | None) -> None:
     assert parse_verdict(answer)[0] is expected

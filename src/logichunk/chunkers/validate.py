@@ -51,6 +51,7 @@ def prompt(tree: ChunkTree, chunk: Chunk, prev: Chunk | None, nxt: Chunk | None)
 
 _YES = re.compile(r"^\W*(?:(?:yes|true|complete)\b|是|完整|对)", re.IGNORECASE)
 _NO = re.compile(r"^\W*(?:(?:no|false|incomplete|not complete)\b|否|不)", re.IGNORECASE)
+_TAKEN_BACK = re.compile(r"\b(?:no|not|incomplete)\b|否|不", re.IGNORECASE)
 
 
 def parse_verdict(answer: str) -> tuple[bool | None, str]:
@@ -62,19 +63,31 @@ def parse_verdict(answer: str) -> tuple[bool | None, str]:
             obj = json.loads(m.group(0))
         except ValueError:
             obj = None
-        if isinstance(obj, dict) and "complete" in obj:
-            v = obj["complete"]
-            reason = str(obj.get("reason", "") or "")
-            if isinstance(v, bool):
-                return v, reason
-            if isinstance(v, str) and v.strip().lower() in ("true", "false", "yes", "no"):
-                return v.strip().lower() in ("true", "yes"), reason
+        if isinstance(obj, dict) and "complete" in obj:  # the value decides, never the words around it (the
+            # key's own name read as a "complete": {"complete": "incomplete"} was a yes)
+            return _verdict_value(obj["complete"]), str(obj.get("reason", "") or "")
     # the negative first: 不完整 contains 完整
     if _NO.search(text):
         return False, text
-    if _YES.search(text):
-        return True, text
+    if (yes := _YES.search(text)) is not None:
+        # a yes taken back at once ("Complete? No, it is cut off") is no verdict: read by a person
+        return (None if _TAKEN_BACK.search(text[yes.end() : yes.end() + 40]) else True), text
     return None, text
+
+
+def _verdict_value(v: Any) -> bool | None:
+    """A JSON verdict's ``complete`` value: a bool, 1 or 0, or a word that says it; None for anything else."""
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, int | float) and v in (0, 1):
+        return bool(v)
+    if isinstance(v, str):
+        w = v.strip().lower()
+        if w in ("true", "yes", "complete", "是", "完整", "1"):
+            return True
+        if w in ("false", "no", "incomplete", "not complete", "否", "不完整", "0"):
+            return False
+    return None
 
 
 def validate_chunk(llm: ChatModel, tree: ChunkTree, chunk: Chunk, prev: Chunk | None = None,
