@@ -60,3 +60,9 @@ def test_sources_name_each_texts_bubbles_and_spans_are_its_own():
         chunk_many(texts, sources=["only one"])
     with pytest.raises(InputError):
         chunk_many(["fine", b"bytes"])  # type: ignore[list-item]
+    with pytest.raises(InputError, match="source must be a str"):
+        chunk_many(texts, sources=[1, 2, 3])  # type: ignore[list-item]
+    with pytest.raises(InputError, match="list of texts, got int"):
+        chunk_many(5)  # type: ignore[arg-type]
+    # any iterable of texts, a generator too (it asked for its len())
+    assert [t.records() for t in chunk_many(t for t in texts[:2])] == [t.records() for t in chunk_many(texts[:2])]

@@ -258,3 +258,26 @@ def test_a_boundary_the_review_adds_at_the_end_is_reported():
     assert [e.start for e in episodes] == [0, 5]
     assert not [r for d in decisions for r in d.revisions]  # not known while the turns were observed
     assert [(r.turn, r.action) for r in p.flush_revisions] == [(5, Action.SPLIT)]
+
+
+def test_an_embedder_named_is_resolved_and_bad_arguments_are_one_line():
+    """``Perception(embedder="hash")`` kept the string: every turn's embedding failed into lexical-only
+    decisions, silently, even for a name that is no embedder. A name is resolved as everywhere else; a bad one,
+    a store that is no store, turns that are no list: one line."""
+    import pytest as _pytest
+
+    from logichunk.errors import InputError, LogichunkError
+    from logichunk.memory import Perception
+    from logichunk.memory.perception import replay
+
+    p = Perception(embedder="hash:64")
+    assert p.embedder.model_id == "hash-v1-d64"
+    d = [p.observe("Write a snake game in Python with pygame"), p.observe("Recommend a vegetarian lasagna recipe")]
+    assert all("embedding failed" not in (x.reason or "") for x in d)
+    with _pytest.raises(LogichunkError, match="unknown embedder spec 'nope'"):
+        Perception(embedder="nope")
+    with _pytest.raises(InputError, match="must be a logichunk Store"):
+        Perception(store="kb.db")
+    for bad in (None, "hello world", 5):
+        with _pytest.raises(InputError, match="replay takes the turns in order"):
+            replay(bad, p)

@@ -20,7 +20,7 @@ With a custom measure (a real tokenizer may read across the seams) texts go one 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -53,7 +53,7 @@ FILLER_ID = np.uint32(1 << 18)  # no item has it: word ids are in [2^19, 2^20), 
 
 
 def chunk_many(
-    texts: Sequence[str],
+    texts: Iterable[str],
     *,
     max_size: int = 1000,
     sizes: Sequence[int] | None = None,
@@ -75,9 +75,14 @@ def chunk_many(
                           selection=selection)
     if isinstance(texts, str | bytes):  # a str is a sequence of characters: almost surely a mistake
         raise InputError("chunk_many takes a list of texts; for one text use chunk(text)")
+    if not isinstance(texts, Iterable):
+        raise InputError(f"chunk_many takes a list of texts, got {type(texts).__name__}")
+    texts = list(texts)  # (any iterable of texts: a generator too)
     names = list(sources) if sources is not None else ["<text>"] * len(texts)
     if len(names) != len(texts):
         raise InputError(f"{len(names)} sources for {len(texts)} texts")
+    if not all(isinstance(n, str) for n in names):
+        raise InputError("each source must be a str (a file name, a URL): what bubbles and records name")
     out: list[ChunkTree | None] = [None] * len(texts)
     batch: list[tuple[int, Meter, SentenceSpans]] = []
     shared = isinstance(unit, str)  # a custom measure (a real tokenizer) may read across the seams

@@ -99,6 +99,8 @@ class Perception:
                  calibration: Calibration | None = None, conversation_id: str | None = None,
                  lookahead: int | None = None, archiver: Any = None, keep_episodes: bool = True,
                  lexical_memo: dict[Any, Any] | None = None) -> None:
+        if store is not None and not hasattr(store, "embedder"):
+            raise InputError(f"store must be a logichunk Store (Store.open(path)), got {type(store).__name__}")
         if embedder is None:
             if store is not None:
                 embedder = store.embedder
@@ -106,6 +108,11 @@ class Perception:
                 from ..models import resolve_embedder
 
                 embedder = resolve_embedder("auto").model
+        else:  # a name ("hash", "e5", ...) as everywhere else, a model as it is; anything else: one line now, not
+            # an embedding that fails at every turn into lexical-only decisions
+            from ..models.registry import embedder_of
+
+            embedder = embedder_of(embedder)
         self.embedder = embedder
         self.note = ""
         model_id = str(getattr(embedder, "model_id", ""))
@@ -499,6 +506,9 @@ def _sum(vecs: list[np.ndarray]) -> np.ndarray:
 def replay(blocks: Iterable[LogicalBlock | Mapping[str, Any] | str], perception: Perception) -> tuple[list[Decision], list[Episode]]:
     """Observe every block (anchors embedded in one batch first), then flush. Returns the decisions
     and the episodes closed along the way and at the end."""
+    if isinstance(blocks, str | bytes) or not isinstance(blocks, Iterable):
+        raise InputError(f"replay takes the turns in order (a list of str, dicts or LogicalBlocks), got "
+                         f"{type(blocks).__name__}")
     items = [b if isinstance(b, LogicalBlock) else (LogicalBlock(user=b) if isinstance(b, str) else LogicalBlock.from_dict(b))
              for b in blocks]
     c = perception.calibration
