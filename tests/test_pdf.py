@@ -149,10 +149,13 @@ def test_an_encrypted_pdf_is_refused_in_one_line_unless_its_user_password_is_emp
     (b"%PDF-1.4\n" + bytes(range(256)) * 4, r"^scan\.pdf: not a readable PDF \("),
     (make_pdf(manual(2))[:200], r"^scan\.pdf: not a readable PDF \("),
 ])
-def test_a_pdf_without_text_or_broken_is_one_line(data, message):
+def test_a_pdf_without_text_or_broken_is_one_line(data, message, capsys, caplog):
     with pytest.raises(InputError, match=message) as e:
         read_text(data, source="scan.pdf")
     assert "\n" not in str(e.value)
+    # and the reader's own warnings ("EOF marker not found") stay out of the user's terminal: ours is the line
+    err = capsys.readouterr().err
+    assert "EOF marker" not in err and not [r for r in caplog.records if r.name.startswith("pypdf")]
 
 
 def test_a_text_that_mentions_the_pdf_header_stays_text():

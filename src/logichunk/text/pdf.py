@@ -17,7 +17,10 @@ with no text at all (a scan: run OCR first).
 
 from __future__ import annotations
 
+import contextlib
 import io
+import logging
+from collections.abc import Iterator
 
 from ..errors import InputError
 
@@ -40,9 +43,26 @@ def _first_line(e: BaseException) -> str:
     return text[0] if text else type(e).__name__
 
 
+@contextlib.contextmanager
+def _quiet_pypdf() -> Iterator[None]:
+    """pypdf's own warnings ("EOF marker not found") off while it reads: a broken PDF is one line, ours."""
+    log = logging.getLogger("pypdf")
+    level = log.level
+    log.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        log.setLevel(level)
+
+
 def pdf_text(data: bytes, *, source: str = "<input>") -> str:
     """The text layer of the PDF ``data``: each page's text in ``pypdf``'s reading order, pages joined by
     :data:`PAGE_BREAK`. Raises :class:`InputError` (see the module docstring)."""
+    with _quiet_pypdf():
+        return _pdf_text(data, source)
+
+
+def _pdf_text(data: bytes, source: str) -> str:
     try:
         from pypdf import PdfReader
         from pypdf.errors import FileNotDecryptedError, PyPdfError
