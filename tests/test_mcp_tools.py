@@ -293,3 +293,15 @@ def test_readme_mcp_examples(monkeypatch, tmp_path):
         exec(compile(code, "README.md", "exec"), {})
     ref, rest = out.getvalue().split(" ", 1)
     assert re.fullmatch(r"[0-9a-f]+#\d+\.\d+\.\d+", ref) and "桃花" in rest
+
+
+def test_arguments_that_fail_a_tool_s_schema_are_one_line(tmp_path):
+    """The SDK reported pydantic's text: a line per field and a URL under each. Now one line: each field, what
+    it should be, what it was."""
+    async def fn(c: Client) -> None:
+        why = await refused(c, "search", query=5, top_k="many")
+        assert "\n" not in why and "pydantic" not in why and why.startswith("search: ")
+        assert "query: Input should be a valid string (got 5)" in why and "top_k:" in why and "(got 'many')" in why
+        assert await refused(c, "search") == "search: query: Field required"
+
+    _run(tmp_path / "v.db", fn)

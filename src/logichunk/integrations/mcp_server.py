@@ -23,7 +23,7 @@ from typing import Annotated, Any, Literal, Protocol
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from .. import __version__
 from ..config import Settings
@@ -77,13 +77,36 @@ def _errors_as_tool_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+class _Server(MCPServer):
+    """The SDK's server with a call's arguments that fail the tool's schema said in one line (the SDK gives
+    pydantic's report: a line per field, a URL under each), as every other refusal is."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as e:
+            if isinstance(e.__cause__, ValidationError):
+                raise ToolError(f"{name}: {_arguments_said(e.__cause__)}") from None
+            raise
+
+
+def _arguments_said(e: ValidationError) -> str:
+    """Each failing argument, what it should be and what it was, on one line."""
+    parts = []
+    for err in e.errors(include_url=False):
+        where = ".".join(str(x) for x in err.get("loc", ())) or "arguments"
+        got = f" (got {err['input']!r:.60})" if "input" in err and err.get("type") != "missing" else ""
+        parts.append(f"{where}: {err.get('msg', 'invalid')}{got}")
+    return "; ".join(parts)
+
+
 def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders | None = None,
                  limits: kb.Limits | None = None, name: str = "logichunk") -> MCPServer:
     """The MCP server over ``stores`` (see the module docstring); ``allow``: folders ``add_file`` reads."""
     limits = limits or kb.Limits.from_settings(settings)
     folders = allow or kb.Folders(())
     memory = Conversations(stores.get(None, create=True), limits)
-    server: MCPServer = MCPServer(name, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+    server: MCPServer = _Server(name, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
     writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
