@@ -1598,3 +1598,29 @@ def test_turns_items_and_lines_of_a_blank_line_paragraph_stay_lines(text):
     lay = layout(sents)
     brk = sents.breaks
     assert not any(lay.strength[i] == PARAGRAPH and brk[i] == BREAK_LINE for i in range(len(sents) - 1))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.integers(2, 9), st.integers(0, 8), st.integers(0, 2**31 - 1), st.booleans(), st.booleans())
+def test_a_count_is_met_exactly_and_best_whenever_the_text_allows_it(n, count, seed, rewarded, with_fixed):
+    """``count`` cuts asked of the global choice: exactly that many, and no other set of that many is better by
+    the programme's own objective (checked against every such set), wherever chunks can be cut so (fixed gaps
+    are cut in every set; fewer open places than asked: the nearest count). Asked for 3 topics of a six-line
+    transcript, the penalty search gave 2: a count no penalty gives is off the cost's convex hull."""
+    from logichunk.boundaries import path as bd_path
+
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 3))
+    fixed = (rng.random(n - 1) < 0.2) if with_fixed else None
+    lo = bd_dp.earliest_starts(np.ones(n, np.int64), None, fixed)
+    C = bd_scatter.scatter_costs(X, bd_dp.widest(lo), lo=lo)
+    reward = rng.standard_normal(n - 1) if rewarded else None
+    got = bd_path._cuts_for_count(C, lo, reward, fixed, count)
+    must = set(np.flatnonzero(fixed).tolist()) if fixed is not None else set()
+    sets = [c for c in itertools.combinations(range(n - 1), count) if must <= set(c)]
+    if not sets:  # fewer places than asked (or more fixed cuts than asked): the penalty's nearest count
+        assert got.size != count or not (must <= set(got.tolist()))
+        return
+    assert got.size == count and must <= set(got.tolist())
+    value = bd_path._path_value(C, got, reward)[0]
+    assert value <= min(bd_path._path_value(C, np.asarray(c, np.int64), reward)[0] for c in sets) + 1e-9

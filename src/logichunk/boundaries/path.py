@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .dp import _MIN_PENALTY, optimal_cuts, soft_rewards
+from .dp import _MIN_PENALTY, _dp_inputs, optimal_cuts, soft_rewards
 
 
 def _fewest_cuts_price(C: np.ndarray, reward: np.ndarray | None) -> float:
@@ -30,8 +30,11 @@ def _fewest_cuts_price(C: np.ndarray, reward: np.ndarray | None) -> float:
 
 def _cuts_for_count(C: np.ndarray, lo: np.ndarray, reward: np.ndarray | None, fixed: np.ndarray | None,
                     count: int) -> np.ndarray:
-    """The penalised programme's cuts whose number is nearest ``count``, the penalty found by bisection
-    (the number of cuts never grows with the penalty). ``C``: the chunk costs without any penalty."""
+    """The best ``count`` cuts: the penalised programme's, the penalty found by bisection (the number of
+    cuts never grows with the penalty); where no penalty gives that many (a count off the cost's convex
+    hull: asked for 3 topics of a six-line transcript, the penalty gave 2 or 4), the programme over exactly
+    that many segments (:func:`_cuts_exactly`). Fewer only where the text has too few places to cut (fixed
+    and glued gaps: then the nearest count there is). ``C``: the chunk costs without any penalty."""
     hi = _fewest_cuts_price(C, reward)
     best = optimal_cuts(C, lo, reward, fixed, hi)
     lo_b = 0.0
@@ -47,7 +50,53 @@ def _cuts_for_count(C: np.ndarray, lo: np.ndarray, reward: np.ndarray | None, fi
         gap, best_gap = abs(cuts.size - count), abs(best.size - count)
         if gap < best_gap or (gap == best_gap and cuts.size < best.size):
             best = cuts
+    if best.size != count:  # (a penalty that gives it is the exact programme's answer too: asked only where none does)
+        exact = _cuts_exactly(C, lo, reward, fixed, count)
+        if exact is not None:
+            return exact
     return best
+
+
+#: the most cells (segments x chunk ends x widths) the exact-count programme reads: past it (thousands of topics
+#: asked of a long text) the penalty's nearest count stands (a bound on time and memory, not a tuned number)
+EXACT_COUNT_CELLS = 1 << 28
+
+
+def _cuts_exactly(C: np.ndarray, lo: np.ndarray, reward: np.ndarray | None, fixed: np.ndarray | None,
+                  count: int) -> np.ndarray | None:
+    """The cut set of exactly ``count`` cuts minimising the chunk costs ``C`` less the rewards of the gaps
+    cut, by a programme over the number of segments (O(count·n·w)); None when no such set exists (fewer open
+    gaps than that) or it would read more than :data:`EXACT_COUNT_CELLS` cells. Chunks never cross a fixed
+    gap (``lo``), so each fixed cut is one of the ``count``; ties take the latest start, as :func:`optimal_cuts`
+    does."""
+    n = C.shape[0] - 1
+    w = C.shape[1]
+    segs = count + 1
+    if count < 0 or segs > n or segs * (n + 1) * w > EXACT_COUNT_CELLS:
+        return None
+    lo_w, rw, _ = _dp_inputs(lo, w, reward, fixed)
+    ends = np.arange(n + 1)
+    start = ends[:, None] - 1 - np.arange(w)[None, :]  # chunk [start, b) of k + 1 atoms costs C[b, k]
+    ok = (start >= lo_w[:, None]) & (start >= 0)
+    at = np.where(ok, start, 0)
+    cost = np.where(ok, C - np.where(at > 0, rw[at], 0.0), np.inf)
+    F = np.full(n + 1, np.inf)
+    F[0] = 0.0
+    back = np.zeros((segs, n + 1), np.int64)
+    for j in range(segs):
+        cand = F[at] + cost
+        k = np.argmin(cand, axis=1)  # (the first: the latest start)
+        F = cand[ends, k]
+        back[j] = start[ends, k]
+    if not np.isfinite(F[n]):
+        return None
+    cuts, b = [], n
+    for j in range(segs - 1, -1, -1):
+        a = int(back[j, b])
+        if a > 0:
+            cuts.append(a - 1)
+        b = a
+    return np.asarray(cuts[::-1], dtype=np.int64) if b == 0 else None
 
 
 def _path_value(C: np.ndarray, cuts: np.ndarray, reward: np.ndarray | None) -> tuple[float, int]:
