@@ -251,3 +251,15 @@ def test_hub_ids_read_only_the_cache_offline(monkeypatch):
     with pytest.raises(ModelUnavailable, match=r"cache \(HF_HUB_OFFLINE=1\)"):
         T.resolve_tokenizer("some-org/some-model")
     T._resolve_name.cache_clear()
+
+
+@pytest.mark.parametrize("offsets, needle", [([(0, 10**9)], "offsets must be"), ([(-1, 2)], "offsets must be"),
+                                             ([(5, 2)], "offsets must be"), ([("a", "b")], "not whole numbers")])
+def test_a_tokenizer_s_offsets_outside_the_text_are_one_line(offsets, needle):
+    """A hand-written tokenizer that returns offsets outside the text (or reversed) was clipped into one huge
+    token: every limit then held, for a chunk of any length. It is refused, naming the first bad token."""
+    from logichunk import chunk
+    from logichunk.errors import InputError
+
+    with pytest.raises(InputError, match=needle):
+        chunk("Some words in a short text. " * 4, max_size=12, unit="tokens", tokenizer=lambda text: offsets)

@@ -66,10 +66,18 @@ class TokenSpans:
 
     @classmethod
     def from_offsets(cls, starts: Any, ends: Any, n: int) -> TokenSpans:
-        s = np.asarray(starts, dtype=np.int64).reshape(-1)
-        e = np.asarray(ends, dtype=np.int64).reshape(-1)
+        try:
+            s = np.asarray(starts, dtype=np.int64).reshape(-1)
+            e = np.asarray(ends, dtype=np.int64).reshape(-1)
+        except (TypeError, ValueError):
+            raise InputError("the tokenizer's offsets are not whole numbers") from None
         if s.size != e.size:
             raise InputError(f"tokenizer gave {s.size} starts and {e.size} ends")
+        bad = (s < 0) | (e > n) | (e < s)  # (a token outside the text, or ending before it starts: a broken
+        if bad.any():  # adapter, whose sizes would mean nothing — one huge token made every limit hold)
+            i = int(np.flatnonzero(bad)[0])
+            raise InputError(f"the tokenizer gave a token at ({int(s[i])}, {int(e[i])}) in a text of {n} characters: "
+                             "offsets must be 0 <= start <= end <= len(text)")
         s, e = np.clip(s, 0, n), np.clip(e, 0, n)
         keep = e > s  # special tokens and tokens a normaliser removed cover nothing
         s, e = s[keep], e[keep]
