@@ -644,12 +644,20 @@ class Store:
                     return True
         return False
 
-    def other_embedders_said(self) -> str:
-        """'' when every chunk of the project carries the current embedder's vectors, else the sentence that
-        says which models' (and how many chunks) instead: what an ingest, an edit and a re-chunk refuse with."""
+    def other_embedder_counts(self) -> dict[str, int]:
+        """The other models than the current embedder's whose vectors the project's chunks carry, and how many
+        chunks each (empty, from :meth:`other_embedders`' seeks alone, when there are none)."""
         if not self.other_embedders():
+            return {}
+        return {m: n for m, n in self.stored_embedders().items() if m != self.model_id}
+
+    def other_embedders_said(self, others: dict[str, int] | None = None) -> str:
+        """'' when every chunk of the project carries the current embedder's vectors, else the sentence that
+        says which models' (and how many chunks) instead: what an ingest, an edit and a re-chunk refuse with.
+        ``others``: :meth:`other_embedder_counts`, when the caller has it already."""
+        others = self.other_embedder_counts() if others is None else others
+        if not others:
             return ""
-        others = {m: n for m, n in self.stored_embedders().items() if m != self.model_id}
         had = ", ".join(f"{m} ({n} chunks)" for m, n in sorted(others.items()))
         return f"this project was embedded with {had}, not with the current embedder {self.model_id}"
 

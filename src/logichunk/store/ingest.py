@@ -151,11 +151,11 @@ class IngestReport:
     children: int
     embedded: int
     seconds: float
-    pruned: tuple[str, ...] = ()  # sources of documents removed: their file left the folder (``prune=True``)
     unchanged: tuple[str, ...] = ()  # files already stored with the same text: skipped
     replaced: tuple[str, ...] = ()  # files whose earlier document was replaced (``replace=True``)
     empty: tuple[str, ...] = ()  # empty files among several: skipped (one empty file alone is an error)
     skipped: tuple[str, ...] = ()  # files in the folders given whose names are not of text files: not read
+    pruned: tuple[str, ...] = ()  # sources of documents removed: their file left the folder (``prune=True``)
 
     @property
     def chars_per_second(self) -> float:
@@ -295,8 +295,8 @@ class Tally:
     def report(self, unchanged: Sequence[str], empty: Sequence[str] = (),
                skipped: Sequence[Path] = (), pruned: Sequence[str] = ()) -> IngestReport:
         return IngestReport(self.docs, self.chapters, self.blocks, self.chars, self.parents, self.children,
-                            self.embedded, time.perf_counter() - self.t0, tuple(pruned), tuple(unchanged),
-                            tuple(self.replaced), tuple(empty), tuple(map(str, skipped)))
+                            self.embedded, time.perf_counter() - self.t0, tuple(unchanged), tuple(self.replaced),
+                            tuple(empty), tuple(map(str, skipped)), tuple(pruned))
 
 
 def prune_missing(store: Store, paths: Sequence[str]) -> list[str]:
@@ -345,11 +345,11 @@ def check_embedder(store: Store, reembed: bool = False) -> dict[str, int]:
     (``{model: chunks}``). Adding documents under another embedder would leave a store whose
     searches silently miss half of it, so that is an :class:`InputError` unless ``reembed`` (then
     the caller re-embeds them: :meth:`Store.reembed`)."""
-    said = store.other_embedders_said()
-    if said and not reembed:
-        raise InputError(f"{said}; nothing was ingested — give the same --embedder, or --reembed to re-embed "
-                         "everything with the new one")
-    return {m: n for m, n in store.stored_embedders().items() if m != store.model_id} if said else {}
+    others = store.other_embedder_counts()
+    if others and not reembed:
+        raise InputError(f"{store.other_embedders_said(others)}; nothing was ingested — give the same --embedder, "
+                         "or --reembed to re-embed everything with the new one")
+    return others
 
 
 def check_cuts(store: Store, recut: bool = False) -> str:
