@@ -30,7 +30,11 @@ def hub_cache(home, repo: str, save) -> None:
     (root / "refs" / "main").write_text(COMMIT)
 
 
-def test_model_source_tells_folders_from_hub_ids(tmp_path) -> None:
+def test_model_source_tells_folders_from_hub_ids(tmp_path, monkeypatch) -> None:
+    from logichunk import hub
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(hub, "reachable", lambda: True)  # (an online machine: the hub is asked)
     assert model_source(tmp_path) == (str(tmp_path), True)
     assert model_source("Qwen/Qwen2.5-0.5B-Instruct") == ("Qwen/Qwen2.5-0.5B-Instruct", False)
     with pytest.raises(ModelUnavailable, match="hub id"):
@@ -85,3 +89,18 @@ def test_sentence_transformer_by_hub_id_loads_from_the_hub_cache_offline(tmp_pat
     assert r.returncode == 0, r.stderr
     model_id, cos, dim = json.loads(r.stdout.strip().splitlines()[-1])
     assert model_id.startswith("st:minilm:") and dim == 384 and cos > 0.8
+    # a machine that cannot reach the hub, HF_HUB_OFFLINE unset (the hub's address a closed port here): the
+    # cached model loads from the cache, named as online (one store serves both), without a retry
+    env = {**os.environ, "HF_HOME": str(tmp_path), "HF_ENDPOINT": "http://127.0.0.1:9"}
+    env.pop("HF_HUB_OFFLINE", None)
+    env.pop("TRANSFORMERS_OFFLINE", None)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout.strip().splitlines()[-1])[0] == model_id
+    # ... and one it lacks fails in one line naming the id, the cache and the hub
+    doc = tmp_path / "doc.txt"
+    doc.write_text("the cat sat. the dog ran.", encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "logichunk", "chunk", str(doc), "--embedder", "st:testorg/not-cached"],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "'testorg/not-cached'" in r.stderr and "not in the local hub cache" in r.stderr and "127.0.0.1" in r.stderr

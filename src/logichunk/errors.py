@@ -11,3 +11,11 @@ class InputError(LogichunkError, ValueError):
 
 class ModelUnavailable(LogichunkError):
     """A model-backed part was asked for but its model or package is missing."""
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of an exception's message (its type's name when it has none): a foreign library's
+    error read into one of ours, which the CLI prints as one line (transformers adds a paragraph of advice
+    under its own)."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

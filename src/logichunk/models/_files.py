@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from .. import hub
 from ..errors import ModelUnavailable
 
 _HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
@@ -83,22 +84,23 @@ def staged_file(dest: str | os.PathLike[str], mode: str = "w") -> Iterator[Any]:
 
 
 def model_source(spec: str | os.PathLike[str]) -> tuple[str, bool]:
-    """``(source, local)`` for a model a user names: a local folder (``local``: load it with
-    ``local_files_only``), else a Hugging Face hub id ``org/name``, which transformers resolves from
-    the local hub cache or downloads when the machine is online (``HF_HUB_OFFLINE=1``: the cache
-    only). Nothing on logichunk's default path names a hub id; users with internet may."""
+    """``(source, local)`` for a model a user names: a local folder, else a Hugging Face hub id
+    ``org/name``, which transformers resolves from the local hub cache or downloads when the machine is
+    online (``HF_HUB_OFFLINE=1``: the cache only). ``local``: load with ``local_files_only`` (a folder; a
+    hub id the cache must serve, the hub being unreachable: :func:`logichunk.hub.cache_only`, which fails
+    at once for an id neither has). Nothing on logichunk's default path names a hub id."""
     p = Path(spec).expanduser()
     if p.is_dir():
         return str(p), True
     text = str(spec)
     if not p.exists() and _HUB_ID.fullmatch(text):
-        return text, False
+        return text, hub.cache_only(text)
     raise ModelUnavailable(f"no model folder at {p} (nor a Hugging Face hub id like org/name)")
 
 
-def hub_hint(source: str, local: bool) -> str:
+def hub_hint(source: str) -> str:
     """What to add to a loading error for a hub id (empty for a folder)."""
-    if local:
+    if os.path.isdir(source):
         return ""
     return (f" ({source!r} was read as a Hugging Face hub id: it must be in the local hub cache, or the hub "
             "reachable; with HF_HUB_OFFLINE=1 only the cache is used)")

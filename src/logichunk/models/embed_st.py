@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..errors import ModelUnavailable
+from ..errors import ModelUnavailable, first_line
 from ._files import hub_hint, model_source, verify_sha256
 from .embedding import EmbedKind, batched_embed, l2_normalize
 
@@ -75,7 +75,7 @@ class SentenceTransformerEmbedder:
                  passage_prefix: str = "", sha256: Mapping[str, str] | None = None, name: str | None = None) -> None:
         path, local = model_source(path)
         for rel, digest in (sha256 or {}).items():
-            if not local:
+            if not os.path.isdir(path):
                 raise ModelUnavailable("sha256 pins apply to a local model folder, not a hub id")
             verify_sha256(os.path.join(path, rel), digest, what="sentence-transformers model")
         try:
@@ -88,7 +88,7 @@ class SentenceTransformerEmbedder:
             self._model = SentenceTransformer(path, device=device)
         except (OSError, ValueError) as exc:
             raise ModelUnavailable(f"cannot load a sentence-transformers model from {path}"
-                                   f"{hub_hint(path, local)}: {exc}") from exc
+                                   f"{hub_hint(path)}: {first_line(exc)}") from exc
         getdim = (getattr(self._model, "get_embedding_dimension", None)
                   or getattr(self._model, "get_sentence_embedding_dimension", None))
         self.dim = int(getdim()) if getdim else int(self._model.encode(["x"]).shape[1])
@@ -107,7 +107,7 @@ class SentenceTransformerEmbedder:
         self.asymmetric = query_prefix != passage_prefix
         name = name or os.path.basename(os.path.normpath(path))
         # a hub model is fingerprinted by the cached snapshot it was loaded from (its commit folder)
-        self.model_id = f"st:{name}:{_fingerprint(path if local else _snapshot(path))}"
+        self.model_id = f"st:{name}:{_fingerprint(path if os.path.isdir(path) else _snapshot(path))}"
         if self._prompted:  # vectors made with the model's prompts are not those made without (earlier versions)
             digest = hashlib.sha256(f"{query_prefix}\0{passage_prefix}".encode()).hexdigest()[:8]
             self.model_id += f":prompts-{digest}"

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, ModelUnavailable
+from ..errors import InputError, ModelUnavailable, first_line
 from ._files import hub_hint, model_source, sha256_file, staged_file
 from .lm_common import (
     LanguageModel,
@@ -192,7 +192,7 @@ class TransformersLM:
             tok = transformers.AutoTokenizer.from_pretrained(src, local_files_only=local, **extra)
             model = transformers.AutoModelForCausalLM.from_pretrained(src, local_files_only=local, dtype=dt, **extra)
         except (OSError, ValueError) as e:
-            raise ModelUnavailable(f"cannot load a causal LM from {src}{hub_hint(src, local)}: {e}") from e
+            raise ModelUnavailable(f"cannot load a causal LM from {src}{hub_hint(src)}: {first_line(e)}") from e
         kwargs.setdefault("model_id", Path(src).name)
         kwargs["model_id"] = f"{kwargs['model_id']}/{dtype}"
         return cls(model, tok, int8=dtype == "int8", **kwargs)

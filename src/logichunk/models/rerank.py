@@ -22,7 +22,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ..errors import InputError, ModelUnavailable
+from ..errors import InputError, ModelUnavailable, first_line
 from .lm import LanguageModel
 
 __all__ = ["CrossEncoderReranker", "LikelihoodReranker", "Reranker", "YesNoReranker", "resolve_reranker"]
@@ -102,7 +102,7 @@ class CrossEncoderReranker:
         try:
             self.model = CrossEncoder(path, local_files_only=local)
         except (OSError, ValueError) as e:
-            raise ModelUnavailable(f"cannot load a cross-encoder from {path}{hub_hint(path, local)}: {e}") from e
+            raise ModelUnavailable(f"cannot load a cross-encoder from {path}{hub_hint(path)}: {first_line(e)}") from e
         self.model_id = f"cross:{path}"
 
     def score(self, query: str, texts: Sequence[str]) -> np.ndarray:

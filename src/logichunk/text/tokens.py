@@ -35,7 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, ModelUnavailable
+from .. import hub
+from ..errors import InputError, ModelUnavailable, first_line
 from .cache import text_cache
 from .measure import Measure, get_measure
 
@@ -303,7 +304,7 @@ def _hf_from_path(path: Path) -> Any:
     try:
         return Tokenizer.from_file(str(file))
     except Exception as exc:
-        raise InputError(f"cannot read tokenizer {file}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+        raise InputError(f"cannot read tokenizer {file}: {first_line(exc)}") from None
 
 
 def _hf_from_hub(repo: str) -> Any:
@@ -311,16 +312,16 @@ def _hf_from_hub(repo: str) -> Any:
         from tokenizers import Tokenizer
     except ImportError:
         raise ModelUnavailable(f"a hub tokenizer needs the tokenizers library: {_INSTALL}") from None
+    local = hub.cache_only(repo, "tokenizer.json")  # (fails at once where the hub cannot be reached)
     try:
-        if os.environ.get("HF_HUB_OFFLINE") == "1":
+        if local:
             from huggingface_hub import hf_hub_download
 
             return Tokenizer.from_file(hf_hub_download(repo, "tokenizer.json", local_files_only=True))
         return Tokenizer.from_pretrained(repo)
     except Exception as exc:
         raise ModelUnavailable(f"tokenizer {repo!r} could not be loaded from the Hugging Face hub"
-                               f"{' cache (HF_HUB_OFFLINE=1)' if os.environ.get('HF_HUB_OFFLINE') == '1' else ''}: "
-                               f"{type(exc).__name__}") from None
+                               f"{' cache (HF_HUB_OFFLINE=1)' if hub.offline() else ' cache' if local else ''}: {type(exc).__name__}") from None
 
 
 # --------------------------------------------------------------------------- resolution
