@@ -66,14 +66,16 @@ def test_langchain_hierarchy_and_overlap():
     assert [d.page_content for d in leaves] == s.split_text(EN)
 
     o = _splitter(chunk_size=300, chunk_overlap=40)
-    plain = _splitter(chunk_size=300).split_documents([lc_docs.Document(page_content=EN)])
+    # (a chunk's own text gets 300 - 2 x 40: page_content, the overlap on both sides included, stays within
+    # chunk_size as with LangChain's own splitters, where it grew to 380)
+    plain = _splitter(chunk_size=220).split_documents([lc_docs.Document(page_content=EN)])
     wide = o.split_documents([lc_docs.Document(page_content=EN)])
     assert [(d.metadata["chunk_start"], d.metadata["chunk_end"]) for d in wide] == \
         [(d.metadata["start_index"], d.metadata["end_index"]) for d in plain]
     grew = 0
     for d in wide:
         a, b = d.metadata["start_index"], d.metadata["end_index"]
-        assert EN[a:b] == d.page_content
+        assert EN[a:b] == d.page_content and len(d.page_content) <= 300
         assert d.metadata["chunk_start"] - a <= 40 and b - d.metadata["chunk_end"] <= 40
         grew += (a < d.metadata["chunk_start"]) + (b > d.metadata["chunk_end"])
     assert grew > len(wide)  # most chunks reach into both neighbours
@@ -100,6 +102,49 @@ def test_langchain_bad_options_fail_at_construction():
         _splitter(tokenizer="no-such-tokenizer")
     with pytest.raises(ValueError):
         _splitter(chunk_size=10, chunk_overlap=20)  # LangChain's own check
+    # a length function cannot say where a token lies: it was dropped, and 512 "tokens" were 512 characters
+    with pytest.raises(InputError, match="length_function .* tokenizer="):
+        _splitter(chunk_size=100, length_function=lambda t: len(t.split()))
+    for bad, needle in (({"chunk_size": "abc"}, "chunk_size must be a whole number, got 'abc'"),
+                        ({"chunk_size": 100.7}, "chunk_size must be a whole number"),
+                        ({"chunk_size": True}, "chunk_size must be a whole number"),
+                        ({"chunk_size": 0}, "chunk_size must be at least 1"),
+                        ({"chunk_size": 100, "chunk_overlap": 50}, "chunk_overlap 50 leaves no room"),
+                        ({"sizes": [300, "x"]}, "sizes must be a whole number"),
+                        ({"method": "nonsense"}, "unknown chunking method 'nonsense'")):
+        with pytest.raises(InputError, match=needle):
+            _splitter(**bad)
+    assert _splitter(chunk_size=100.0)._chunk_size == 100  # (an integral float is that number)
+    with pytest.raises(InputError, match="metadatas has 1 entries for 2 texts"):
+        _splitter(chunk_size=300).create_documents([EN, ZH], [{}])
+
+
+def test_adapters_leave_out_chunks_of_whitespace_only():
+    """A run of blank lines of its own, or a text of spaces, is no chunk a framework embeds (LangChain's
+    splitters return none); what is kept is still where its offsets say."""
+    text = " " * 2500 + EN[:1500] + "\n" * 3000
+    s = _splitter(chunk_size=200)
+    docs = s.create_documents([text, "   \n  "])
+    assert docs and all(d.page_content.strip() for d in docs)
+    for d in docs:
+        assert text[d.metadata["start_index"] : d.metadata["end_index"]] == d.page_content
+    assert [w for d in docs for w in d.page_content.split()] == text.split()  # every word kept, in order
+    assert s.split_text("   \n  ") == []
+    pytest.importorskip("llama_index.core")
+    from llama_index.core import Document
+
+    from logichunk.integrations.llamaindex import LogichunkNodeParser
+
+    nodes = LogichunkNodeParser(chunk_size=200, levels=2).get_nodes_from_documents([Document(text=text, id_="d")])
+    assert nodes and all(n.text.strip() for n in nodes)
+    from llama_index.core.schema import NodeRelationship as R
+
+    ids = {n.node_id for n in nodes}
+    for n in nodes:  # no relationship names a node left out
+        for key in (R.PREVIOUS, R.NEXT, R.PARENT, R.CHILD):
+            r = n.relationships.get(key)
+            for info in (r if isinstance(r, list) else [r] if r is not None else []):
+                assert info.node_id in ids
 
 
 # --------------------------------------------------------------------------- LlamaIndex
@@ -206,3 +251,50 @@ def test_langchain_retriever_over_a_store(tmp_path):
         assert d.page_content in ZH or d.page_content in EN  # exact text of the stored documents
         assert {"chunk_id", "level", "score", "document_id"} <= d.metadata.keys()
     assert [d.metadata["score"] for d in docs] == sorted((d.metadata["score"] for d in docs), reverse=True)
+
+
+def test_llamaindex_options_are_read_when_set_and_checked():
+    """LlamaIndex's parsers read their fields at each call; ours took a copy once, so a parser whose
+    chunk_size was set later kept cutting at the old size (and an ingestion cache keyed it by the new)."""
+    pytest.importorskip("llama_index.core")
+    from llama_index.core import Document
+
+    from logichunk.integrations.llamaindex import LogichunkNodeParser
+
+    doc = Document(text=EN, id_="en")
+    fresh = len(LogichunkNodeParser(chunk_size=200, levels=1).get_nodes_from_documents([doc]))
+    p = LogichunkNodeParser(chunk_size=2000, levels=1)
+    wide = len(p.get_nodes_from_documents([doc]))
+    p.chunk_size = 200
+    assert wide < fresh == len(p.get_nodes_from_documents([doc]))
+    q = LogichunkNodeParser(chunk_size=2000, levels=1).model_copy(update={"chunk_size": 200})
+    assert len(q.get_nodes_from_documents([doc])) == fresh
+    with pytest.raises(ValueError, match="unknown chunking method"):
+        p.method = "nonsense"
+    with pytest.raises(ValueError):
+        p.chunk_size = -5
+    assert p.method == "logic-chain" and p.chunk_size == 200  # a refused value leaves the parser as it was
+    with pytest.raises(ValueError, match="chunk_sizes"):  # HierarchicalNodeParser's spelling: not ignored
+        LogichunkNodeParser(chunk_sizes=[2048, 512, 128])
+    with pytest.raises(ValueError, match="leaves no room"):
+        LogichunkNodeParser(chunk_size=100, chunk_overlap=500)
+
+
+def test_llamaindex_id_func_and_metadata_separator_are_honoured():
+    pytest.importorskip("llama_index.core")
+    from llama_index.core import Document
+    from llama_index.core.schema import NodeRelationship
+
+    from logichunk.integrations.llamaindex import LogichunkNodeParser
+
+    doc = Document(text=EN, id_="en", metadata={"a": 1, "b": 2}, metadata_separator=" | ")
+    nodes = LogichunkNodeParser(chunk_size=800, levels=2, id_func=lambda i, d: f"{d.id_}-n{i}").get_nodes_from_documents([doc])
+    assert [n.node_id for n in nodes] == [f"en-n{i}" for i in range(len(nodes))]
+    ids = {n.node_id for n in nodes}
+    assert all(n.relationships[NodeRelationship.PARENT].node_id in ids for n in nodes
+               if NodeRelationship.PARENT in n.relationships)
+    assert all(n.metadata_separator == " | " for n in nodes)
+    assert "a: 1 | b: 2" in nodes[0].get_content(metadata_mode="all")
+    # without one, ids stay the document's and the dotted id: the same on every run
+    plain = LogichunkNodeParser(chunk_size=800, levels=2).get_nodes_from_documents([doc])
+    assert plain[0].node_id == "en:1"

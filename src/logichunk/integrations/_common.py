@@ -3,11 +3,12 @@ framework gets from it. Framework-free (the adapters import their frameworks, th
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..chunkers.dispatch import chunk_by
+from ..chunkers.dispatch import chunk_by, needs
 from ..errors import InputError
 from ..text.measure import Meter
 from ..text.tokens import measure_for
@@ -19,7 +20,8 @@ from ..types import Chunk
 class SplitOptions:
     """A splitter's settings: ``method`` (see ``logichunk.chunkers.dispatch.METHODS``), ``chunk_size``
     (the top level's limit) or ``sizes`` (every level's), ``levels``, ``unit``/``tokenizer``,
-    ``chunk_overlap`` (context windows, in the unit), and the models a method needs."""
+    ``chunk_overlap`` (context windows, in the unit), and the models a method needs. Build it with
+    :func:`split_options`, which checks every value the way the frameworks' own splitters would fail."""
 
     method: str = "logic-chain"
     chunk_size: int = 1000
@@ -35,15 +37,61 @@ class SplitOptions:
     def measure(self) -> Any:
         return measure_for(self.unit, self.tokenizer, embedder=self.embedder)
 
+    def own_sizes(self) -> tuple[int, ...]:
+        """Each level's limit for a chunk's own text: the framework's size less the overlap it may gain on
+        both sides, so the text a framework embeds (``page_content``, a node's text) stays within
+        ``chunk_size``, as it does with the frameworks' own splitters."""
+        return tuple(s - 2 * self.chunk_overlap for s in (self.sizes or (self.chunk_size,)))
+
     def tree(self, text: str) -> ChunkTree:
         if not isinstance(text, str):
             raise InputError(f"text must be str, got {type(text).__name__}")
-        return chunk_by(self.method, text, max_size=self.chunk_size, sizes=self.sizes, levels=self.levels,
+        own = self.own_sizes()
+        return chunk_by(self.method, text, max_size=own[0], sizes=own if self.sizes else None, levels=self.levels,
                         unit=self.unit, tokenizer=self.tokenizer, embedder=self.embedder, llm=self.llm, lm=self.lm,
                         overlap=self.chunk_overlap)
 
     def length(self, text: str) -> int:
         return Meter(text, self.measure()).total()
+
+
+def whole(name: str, value: Any, *, least: int) -> int:
+    """``value`` as an int of at least ``least``: a whole number (an integral float too), never a bool or
+    a string; a one-line error naming the option otherwise (``int("abc")`` said nothing of which)."""
+    if isinstance(value, bool):
+        raise InputError(f"{name} must be a whole number, got {value!r}")
+    try:
+        v = operator.index(value)
+    except TypeError:
+        if not (isinstance(value, float) and value.is_integer()):
+            raise InputError(f"{name} must be a whole number, got {value!r}") from None
+        v = int(value)
+    if v < least:
+        raise InputError(f"{name} must be at least {least}, got {v}")
+    return v
+
+
+def split_options(*, method: str, chunk_size: Any, chunk_overlap: Any, sizes: Sequence[Any] | None, levels: Any,
+                  unit: str, tokenizer: Any, embedder: Any, llm: Any, lm: Any) -> SplitOptions:
+    """Checked :class:`SplitOptions`: a known method, whole positive sizes, and room for a chunk's own text
+    once the overlap on both sides is taken from each size; the unit or tokenizer resolved once, so a bad
+    one fails here and not at the first document."""
+    needs(method)
+    size = whole("chunk_size", chunk_size, least=1)
+    overlap = whole("chunk_overlap", chunk_overlap, least=0)
+    if sizes is not None:
+        if isinstance(sizes, str | bytes) or not isinstance(sizes, Sequence) or not sizes:
+            raise InputError(f"sizes must be a list of whole numbers, top level first, got {sizes!r}")
+        sizes = tuple(whole("sizes", s, least=1) for s in sizes)
+    depth = len(sizes) if sizes else whole("levels", levels, least=1)
+    for s in sizes or (size,):
+        if s <= 2 * overlap:
+            raise InputError(f"chunk_overlap {overlap} leaves no room in a chunk of {s}: a chunk's text is its own "
+                             "plus at most chunk_overlap on each side, all within the size (overlap < size / 2)")
+    opts = SplitOptions(method=method, chunk_size=size, sizes=sizes, levels=depth, unit=unit, tokenizer=tokenizer,
+                        chunk_overlap=overlap, embedder=embedder, llm=llm, lm=lm)
+    opts.measure()
+    return opts
 
 
 def window(chunk: Chunk) -> tuple[int, int]:
@@ -59,5 +107,7 @@ def chunk_fields(chunk: Chunk, method_default: str) -> dict[str, Any]:
             "is_leaf": not chunk.children}
 
 
-def as_sizes(sizes: Sequence[int] | None) -> tuple[int, ...] | None:
-    return None if sizes is None else tuple(int(s) for s in sizes)
+def blank(text: str, span: tuple[int, int]) -> bool:
+    """Whether a chunk's window is whitespace only: the frameworks' splitters return no such chunk (a run of
+    blank lines of its own, a text of spaces), and an embedding of nothing finds nothing."""
+    return not text[span[0] : span[1]].strip()

@@ -24,7 +24,8 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_text_splitters import TextSplitter
 from pydantic import ConfigDict
 
-from ._common import SplitOptions, as_sizes, chunk_fields, window
+from ..errors import InputError
+from ._common import blank, chunk_fields, split_options, window
 
 __all__ = ["LogichunkRetriever", "LogichunkTextSplitter"]
 
@@ -36,18 +37,23 @@ class LogichunkTextSplitter(TextSplitter):
     deeper tree, default 1 level); ``unit`` ``chars``/``bytes``/``tokens``, or ``tokenizer`` for exact
     tokens (``cl100k_base``, a ``tokenizer.json``, ``embedder``, a tokenizer object or callable).
     ``chunk_overlap`` (in the unit) widens each chunk's ``page_content`` by at most that much on each
-    side. ``leaves_only=False`` makes :meth:`split_documents` return every level (parents first), for
-    small-to-big retrieval by ``parent_id``."""
+    side, within ``chunk_size`` as LangChain's splitters keep it (a chunk's own text is limited to
+    ``chunk_size - 2 * chunk_overlap``). Chunks of whitespace only are left out, as LangChain's are.
+    ``leaves_only=False`` makes :meth:`split_documents` return every level (parents first), for small-to-big
+    retrieval by ``parent_id``."""
 
     def __init__(self, method: str = "logic-chain", *, chunk_size: int = 1000, chunk_overlap: int = 0,
                  sizes: Sequence[int] | None = None, levels: int = 1, unit: str = "chars", tokenizer: Any = None,
                  embedder: Any = None, llm: Any = None, lm: Any = None, add_start_index: bool = True,
                  leaves_only: bool = True, **kwargs: Any) -> None:
-        kwargs.pop("length_function", None)  # sizes are measured in the unit / tokenizer itself
-        opts = SplitOptions(method=method, chunk_size=int(chunk_size), sizes=as_sizes(sizes), levels=levels,
-                            unit=unit, tokenizer=tokenizer, chunk_overlap=int(chunk_overlap), embedder=embedder,
-                            llm=llm, lm=lm)
-        opts.measure()  # an unknown unit or tokenizer fails here, not on the first document
+        if kwargs.get("length_function") is not None:  # (a count cannot say where a chunk may end; a silent
+            # drop gave chunks of 512 characters to a user who asked for 512 tokens)
+            raise InputError("length_function cannot size logichunk's chunks, which need each token's place: pass "
+                             "tokenizer= (a tiktoken encoding name, a tokenizer.json, a tokenizer object, or a "
+                             "callable giving each token's (start, end)), or unit='bytes'")
+        kwargs.pop("length_function", None)
+        opts = split_options(method=method, chunk_size=chunk_size, sizes=sizes, levels=levels, unit=unit,
+                             tokenizer=tokenizer, chunk_overlap=chunk_overlap, embedder=embedder, llm=llm, lm=lm)
         top = opts.sizes[0] if opts.sizes else opts.chunk_size
         super().__init__(chunk_size=top, chunk_overlap=opts.chunk_overlap, length_function=opts.length,
                          add_start_index=add_start_index, strip_whitespace=False, **kwargs)
@@ -71,11 +77,14 @@ class LogichunkTextSplitter(TextSplitter):
         return cls(tokenizer=tokenizer, **kwargs)
 
     def split_text(self, text: str) -> list[str]:
-        """The leaves' text (their overlap windows with ``chunk_overlap``), in document order."""
+        """The leaves' text (their overlap windows with ``chunk_overlap``), in document order; none of
+        whitespace only."""
         tree = self._opts.tree(text)
-        return [text[slice(*window(c))] for c in tree.leaves()]
+        return [text[a:b] for a, b in map(window, tree.leaves()) if not blank(text, (a, b))]
 
     def create_documents(self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None) -> list[Document]:
+        if metadatas is not None and len(metadatas) != len(texts):
+            raise InputError(f"metadatas has {len(metadatas)} entries for {len(texts)} texts")
         metas = metadatas or [{}] * len(texts)
         out: list[Document] = []
         for text, meta in zip(texts, metas, strict=True):
@@ -83,6 +92,8 @@ class LogichunkTextSplitter(TextSplitter):
             chunks = tree.leaves() if self._leaves_only else list(tree)
             for c in chunks:
                 a, b = window(c)
+                if blank(text, (a, b)):
+                    continue
                 md = copy.deepcopy(meta)
                 md.update(chunk_fields(c, self._opts.method))
                 if self._add_start_index:

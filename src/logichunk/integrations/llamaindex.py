@@ -22,6 +22,7 @@ from typing import Any
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.node_parser.interface import NodeParser
+from llama_index.core.node_parser.node_utils import default_id_func
 from llama_index.core.schema import (
     BaseNode,
     Document,
@@ -29,9 +30,9 @@ from llama_index.core.schema import (
     NodeRelationship,
     TextNode,
 )
-from pydantic import Field, PrivateAttr
+from pydantic import ConfigDict, Field, PrivateAttr, model_validator
 
-from ._common import SplitOptions, as_sizes, chunk_fields, window
+from ._common import SplitOptions, blank, chunk_fields, split_options, window
 
 __all__ = ["LogichunkEmbedding", "LogichunkNodeParser"]
 
@@ -43,8 +44,9 @@ class LogichunkNodeParser(NodeParser):
     ``method``, ``chunk_size`` (the top level's limit; ``sizes`` every level's, top first), ``levels``
     (default 3), ``unit``/``tokenizer`` (exact tokens: ``cl100k_base``, a ``tokenizer.json``,
     ``embedder``, an object or callable) and ``chunk_overlap`` (node text widened by at most that
-    much on each side, in the unit) as in :class:`logichunk.integrations.langchain.LogichunkTextSplitter`.
-    Offsets are into each input node's text."""
+    much on each side, within ``chunk_size``, in the unit) as in
+    :class:`logichunk.integrations.langchain.LogichunkTextSplitter`. Offsets are into each input node's text;
+    a chunk of whitespace only makes no node; ``id_func(i, document)``, when given, names the nodes."""
 
     method: str = Field(default="logic-chain", description="logichunk chunking method")
     chunk_size: int = Field(default=1000, gt=0, description="limit of the top level, in the unit")
@@ -57,14 +59,31 @@ class LogichunkNodeParser(NodeParser):
     embedder: Any = Field(default=None, exclude=True, description="logichunk embedder (cliff, fused, parent-child)")
     llm: Any = Field(default=None, exclude=True)
     lm: Any = Field(default=None, exclude=True)
-    _opts: SplitOptions = PrivateAttr()
+    # the options are read at each call, as LlamaIndex's own parsers read theirs (a copy taken once kept
+    # cutting at the old size, under an ingestion cache key that named the new one), and checked when set;
+    # a misspelt option (HierarchicalNodeParser's ``chunk_sizes``) is an error, not the default silently
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid", validate_assignment=True)
 
-    def model_post_init(self, context: Any) -> None:
-        levels = len(self.sizes) if self.sizes else self.levels
-        self._opts = SplitOptions(method=self.method, chunk_size=self.chunk_size, sizes=as_sizes(self.sizes),
-                                  levels=levels, unit=self.unit, tokenizer=self.tokenizer,
-                                  chunk_overlap=self.chunk_overlap, embedder=self.embedder, llm=self.llm, lm=self.lm)
-        self._opts.measure()  # an unknown unit or tokenizer fails here
+    def _options(self) -> SplitOptions:
+        return split_options(method=self.method, chunk_size=self.chunk_size, sizes=self.sizes, levels=self.levels,
+                             unit=self.unit, tokenizer=self.tokenizer, chunk_overlap=self.chunk_overlap,
+                             embedder=self.embedder, llm=self.llm, lm=self.lm)
+
+    @model_validator(mode="after")
+    def _checked(self) -> LogichunkNodeParser:
+        self._options()
+        return self
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """A value the check refuses leaves the parser as it was (pydantic has stored it by then)."""
+        fields = type(self).model_fields
+        old = self.__dict__.get(name) if name in fields else None
+        try:
+            super().__setattr__(name, value)
+        except ValueError:
+            if name in fields:
+                self.__dict__[name] = old
+            raise
 
     @classmethod
     def class_name(cls) -> str:
@@ -72,16 +91,20 @@ class LogichunkNodeParser(NodeParser):
 
     def _parse_nodes(self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any) -> list[BaseNode]:
         out: list[BaseNode] = []
+        opts = self._options()
         for node in nodes:
-            out.extend(self._parse_one(node))
+            out.extend(self._parse_one(node, opts))
         return out
 
-    def _parse_one(self, node: BaseNode) -> list[BaseNode]:
+    def _parse_one(self, node: BaseNode, opts: SplitOptions) -> list[BaseNode]:
         text = node.get_content(metadata_mode=MetadataMode.NONE)
-        tree = self._opts.tree(text)
-        chunks = tree.leaves() if self.leaves_only else list(tree)
+        tree = opts.tree(text)
+        chunks = [c for c in (tree.leaves() if self.leaves_only else tree) if not blank(text, window(c))]
         base = node.node_id
-        nid = {c.id: f"{base}:{c.id}" for c in chunks}
+        if self.id_func is default_id_func:  # (ids stable across runs: the document's and the dotted id)
+            nid = {c.id: f"{base}:{c.id}" for c in chunks}
+        else:  # the user's ids, as LlamaIndex's parsers give them: by each node's place in the document's list
+            nid = {c.id: str(self.id_func(i, node)) for i, c in enumerate(chunks)}
         source = node.as_related_node_info()
         made: dict[str, TextNode] = {}
         for c in chunks:
@@ -91,8 +114,8 @@ class LogichunkNodeParser(NodeParser):
             n = TextNode(id_=nid[c.id], text=text[a:b], start_char_idx=a, end_char_idx=b, metadata=meta,
                          excluded_embed_metadata_keys=[*node.excluded_embed_metadata_keys, *_OURS],
                          excluded_llm_metadata_keys=[*node.excluded_llm_metadata_keys, *_OURS],
-                         metadata_template=node.metadata_template, text_template=node.text_template,
-                         relationships=rel)
+                         metadata_seperator=node.metadata_separator, metadata_template=node.metadata_template,
+                         text_template=node.text_template, relationships=rel)
             made[c.id] = n
         for c in chunks:
             n = made[c.id]
@@ -100,7 +123,8 @@ class LogichunkNodeParser(NodeParser):
                 if c.parent is not None and c.parent in made:
                     n.relationships[NodeRelationship.PARENT] = made[c.parent].as_related_node_info()
                 if c.children:
-                    n.relationships[NodeRelationship.CHILD] = [made[k].as_related_node_info() for k in c.children]
+                    n.relationships[NodeRelationship.CHILD] = [made[k].as_related_node_info() for k in c.children
+                                                               if k in made]
         if self.include_prev_next_rel:
             by_level: dict[int, list[TextNode]] = {}
             for c in chunks:
