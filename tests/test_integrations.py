@@ -247,9 +247,18 @@ def test_langchain_retriever_over_a_store(tmp_path):
     docs = r.invoke("渔人在桃花林里看到了什么")
     assert 1 <= len(docs) <= 3
     assert "桃花" in docs[0].page_content
+    titles = {title for _did, title, _source in store.documents()}
     for d in docs:
         assert d.page_content in ZH or d.page_content in EN  # exact text of the stored documents
         assert {"chunk_id", "level", "score", "document_id"} <= d.metadata.keys()
+        # where it lies in its document, to cite it
+        a, b = d.metadata["span"]
+        whole = ZH if d.metadata["document_title"] == "zh_public_domain" else EN
+        assert d.metadata["document_title"] in titles and whole[a:b] == d.page_content
+    for mode in ("basic", "graph-basic"):
+        for d in LogichunkRetriever(store=store, mode=mode, top_k=3).invoke("Alice and the White Rabbit"):
+            a, b = d.metadata["span"]
+            assert EN[a:b] == d.page_content or ZH[a:b] == d.page_content
     assert [d.metadata["score"] for d in docs] == sorted((d.metadata["score"] for d in docs), reverse=True)
 
 

@@ -111,7 +111,8 @@ class LogichunkRetriever(BaseRetriever):
     ``mode`` (``basic``, ``parent``, ``hierarchical``, ``hybrid``; default the store's setting) and
     ``top_k``. Each hit is a ``Document`` whose ``page_content`` is the chunk's text (in ``parent``
     mode a large parent's window around the matched child) and whose metadata holds the chunk's
-    ``chunk_id``, ``level``, ``document_id``, ``score`` and ``raw_score``."""
+    ``chunk_id``, ``level``, ``document_id``, ``document_title``, ``span`` (where ``page_content`` lies in
+    the document: ``[start, end]``, None while its block awaits a re-chunk), ``score`` and ``raw_score``."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
     store: Any
@@ -120,14 +121,30 @@ class LogichunkRetriever(BaseRetriever):
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
         from ..retrieve import retrieve
+        from ..store.document_layout import DocLayout
 
         out: list[Document] = []
-        for hit in retrieve(self.store, query, mode=self.mode, top_k=self.top_k):
+        hits = retrieve(self.store, query, mode=self.mode, top_k=self.top_k)
+        titles = {d: t for d, t, _source in self.store.documents()} if hits else {}
+        layouts: dict[str, DocLayout] = {}
+        for hit in hits:
             meta = dict(hit.chunk.meta)
-            text = meta.pop("context_text", None) or meta.get("text", "")
+            context = meta.pop("context_text", None)
+            text = context or meta.get("text", "")
             meta.pop("text", None)
+            doc_id = meta.get("document_id", hit.doc_id)
+            # where page_content lies in its document, to cite it (None while its block awaits a re-chunk)
+            if context and "sentence_block_span" in meta:  # a graph mode's sentence
+                block, (a, b) = meta.get("sentence_block_id"), meta["sentence_block_span"]
+            elif context and hit.context is not None:  # a large parent's window around the matched child
+                block, (a, b) = meta.get("block_id"), (hit.context.start, hit.context.end)
+            else:
+                block, (a, b) = meta.get("block_id"), (hit.chunk.span.start, hit.chunk.span.end)
+            if hit.doc_id not in layouts:
+                layouts[hit.doc_id] = DocLayout.of(self.store, hit.doc_id)
             md = {k: v for k, v in meta.items() if isinstance(v, str | int | float | bool) or v is None}
             md.update({"chunk_id": hit.chunk.id, "level": hit.chunk.level, "score": float(hit.score),
-                       "raw_score": float(hit.raw_score), "document_id": meta.get("document_id", hit.doc_id)})
+                       "raw_score": float(hit.raw_score), "document_id": doc_id,
+                       "document_title": titles.get(hit.doc_id), "span": layouts[hit.doc_id].span(block, a, b, text)})
             out.append(Document(page_content=text, metadata=md))
         return out

@@ -388,7 +388,7 @@ def resolve_tokenizer(spec: Any, *, embedder: Any = None) -> TokenMeasure:
 def embedder_tokens(embedder: Any) -> TokenMeasure:
     """The configured embedder's own tokenizer, so chunks never exceed what it reads."""
     if embedder is None:
-        raise InputError("tokenizer 'embedder' needs an embedder (configure one, e.g. --embedder e5)")
+        raise InputError("tokenizer 'embedder' needs an embedder: embedder= in Python, --embedder on the command line")
     fn, inner = getattr(embedder, "token_spans", None), embedder
     while fn is None and getattr(inner, "inner", None) is not None:  # a cache around the model
         inner = inner.inner
