@@ -124,6 +124,33 @@ def test_stored_rows_follow_an_edit_and_a_deleted_document(filled):
     assert rows[0][0] == g.n_chunks
 
 
+def test_rows_of_chunks_gone_before_a_load_are_deleted(filled):
+    """Every CLI call and every restart reads the graph from the tables; the rows of chunks deleted since
+    the last sync were left out of the loaded graph, so no sync ever deleted them: a database edited all
+    day grew without end (4 KB of sentence vector per sentence). The next sync deletes them."""
+    sync_graph(filled)
+    docs = {t: d for d, t, _ in filled.documents()}
+    filled.delete_document(docs["birds"])
+    target = next(b for b in filled.blocks() if "Origin of Species" in b.content)
+    filled.edit_block(target.id, "Back home he kept pigeons. He bred them for years.\n\n")
+    filled.rechunk_block(target.id)
+    graph_store._CACHE.clear()  # a new process: reads the tables
+
+    def dead(table: str) -> int:
+        return filled._q(f"SELECT COUNT(*) FROM {table} g LEFT JOIN chunks c ON c.pk = g.chunk_pk "
+                         "WHERE g.project_id = ? AND c.pk IS NULL", (filled.project_id,))[0][0]
+
+    assert dead("graph_nodes") > 0 and dead("graph_sentences") > 0  # (what a search used to leave behind)
+    g, rep = sync_graph(filled)
+    assert rep.status == "loaded" and rep.removed > 0
+    assert dead("graph_nodes") == 0 and dead("graph_sentences") == 0
+    assert filled._q("SELECT COUNT(*) FROM graph_edges g LEFT JOIN chunks c ON c.pk = g.src_pk "
+                     "WHERE g.project_id = ? AND c.pk IS NULL", (filled.project_id,))[0][0] == 0
+    graph_store._CACHE.clear()
+    g2, _ = sync_graph(filled)
+    assert _edges(g2) == _edges(g) and g2.n_chunks == g.n_chunks
+
+
 def test_other_process_rows_are_picked_up(make_store, backend):
     """Two store objects on one database: the second sees the first one's graph and its updates."""
     a = make_store(settings=small_settings(), embedder=CountingEmbedder(64), project="shared-graph")

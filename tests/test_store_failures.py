@@ -314,3 +314,88 @@ def test_an_edit_runs_before_a_queued_upload_s_chapters():
         deb.close()
     assert store.order[:4] == ["upload-1", "edit-a", "upload-4", "edit-b"], store.order
     assert store.order[4:] == ["upload-2", "upload-3", "upload-2"], store.order
+
+
+def test_two_ingests_of_one_file_store_it_once(make_store, tmp_path):
+    """Two processes ingesting one folder each found a file new and both stored it (the same text under
+    two ids, every hit in it twice). The check is made again under the project's lock when the write
+    starts: the second skips it as unchanged; another text stored meanwhile stops the ingest in one line."""
+    from logichunk.errors import InputError
+    from logichunk.store.ingest import FileChecks, FileDocument, ingest, store_file_document
+    from logichunk.store.plan import sha256
+
+    store = make_store(settings=Settings(embedder="hash"))
+    other = Store.open(store.url, settings=store.settings, embedder=store.embedder, project=store.project)
+    try:
+        path = tmp_path / "notes.txt"
+        path.write_text("First paragraph here. It has two sentences.\n\nSecond one.\n", encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
+        checks = FileChecks(store, replace=False)
+        earlier = checks.check(path, sha256(text))
+        assert earlier == []  # new to this ingest ...
+        ingest(other, [str(path)], rechunk=False)  # ... which another process stores meanwhile
+        assert store_file_document(store, FileDocument.of(path, text), earlier, checks) is None
+        assert [src for _d, _t, src in store.documents()] == [str(path)] and checks.unchanged == [str(path)]
+        # a file written with other text after this ingest read it, stored meanwhile by the other
+        path2 = tmp_path / "draft.txt"
+        path2.write_text("An early draft.\n", encoding="utf-8")
+        checks = FileChecks(store, replace=False)
+        earlier = checks.check(path2, sha256("A later draft.\n"))
+        ingest(other, [str(path2)], rechunk=False)
+        with pytest.raises(InputError, match="stored by another ingest while this one ran"):
+            store_file_document(store, FileDocument.of(path2, "A later draft.\n"), earlier, checks)
+        assert len(store.documents()) == 2
+        # nobody else wrote: the check stands without a second read of the stored sources
+        path3 = tmp_path / "third.txt"
+        path3.write_text("Third.\n", encoding="utf-8")
+        checks = FileChecks(store, replace=False)
+        earlier = checks.check(path3, sha256("Third.\n"))
+        checks.known = {}  # (a re-read would restore what is stored; none is made)
+        assert store_file_document(store, FileDocument.of(path3, "Third.\n"), earlier, checks) is not None
+        assert checks.known == {} and len(store.documents()) == 3
+    finally:
+        other.close()
+
+
+def test_a_new_database_another_process_is_creating_is_waited_for(tmp_path):
+    """Turning a new file to WAL takes SQLite's lock without its busy wait: two ingests started together on
+    a new database failed at once, once in a few tries ("cannot open database: database is locked"). That
+    step is retried while the lock is held, and only then; an open behind a writer's lock still succeeds."""
+    import sqlite3
+    import threading
+
+    from logichunk.store.sqlite import _when_unlocked
+
+    tries = []
+
+    def step():
+        tries.append(1)
+        if len(tries) < 3:
+            raise sqlite3.OperationalError("database is locked")
+        return "wal"
+
+    assert _when_unlocked(step) == "wal" and len(tries) == 3
+    tries.clear()
+
+    def broken():
+        tries.append(1)
+        raise sqlite3.OperationalError("disk I/O error")
+
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O"):
+        _when_unlocked(broken)
+    assert len(tries) == 1
+    path = tmp_path / "new.db"
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN EXCLUSIVE")
+    holder.execute("CREATE TABLE t (x)")
+    timer = threading.Timer(0.5, lambda: holder.execute("COMMIT"))
+    timer.start()
+    try:
+        store = Store.open(str(path), settings=Settings(embedder="hash"))
+        try:
+            assert store.documents() == []
+        finally:
+            store.close()
+    finally:
+        timer.join()
+        holder.close()

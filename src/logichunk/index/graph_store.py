@@ -126,9 +126,10 @@ def _state(store: Any, model: str) -> tuple[int, str] | None:
 
 
 def _load(store: Any, model: str, dim: int, keys: np.ndarray, docs: list[str], pos: np.ndarray,
-          labels: list[str], offs: np.ndarray) -> SimilarityGraph:
-    """The stored graph, restricted to chunks that still exist (``keys``: current child pks, sorted).
-    Edges of vanished sources are dropped; edges *to* vanished chunks stay, so the update relinks
+          labels: list[str], offs: np.ndarray) -> tuple[SimilarityGraph, np.ndarray]:
+    """The stored graph, restricted to chunks that still exist (``keys``: current child pks, sorted), and
+    the stored nodes of chunks that are gone (their rows to delete: the loaded graph no longer names
+    them). Edges of vanished sources are dropped; edges *to* vanished chunks stay, so the update relinks
     their sources."""
     head = (store.project_id, model)
     stored = np.asarray(sorted(int(r[0]) for r in store._q(
@@ -160,7 +161,7 @@ def _load(store: Any, model: str, dim: int, keys: np.ndarray, docs: list[str], p
     ew = np.fromiter((r[2] for r in erows), np.float32, len(erows))
     ek = np.fromiter((r[3] for r in erows), np.int8, len(erows))
     m = np.isin(es, live)
-    return graph_from_parts(batch, es[m], ed[m], ew[m], ek[m])
+    return graph_from_parts(batch, es[m], ed[m], ew[m], ek[m]), np.setdiff1d(stored, keys)
 
 
 # --------------------------------------------------------------------------- writing
@@ -256,10 +257,11 @@ def _sync(store: Any, params: GraphParams, force: bool, persist: bool) -> tuple[
     state = _state(store, model) if persist else None
     db_gen = state[0] if state else -1
     keys, docs, pos, labels, offs = _listing(store, model)
+    stale = np.zeros(0, np.int64)  # stored nodes of chunks gone before this load (a reader in another process)
     if entry is not None and (entry.db_generation == db_gen or not persist):
         old, status, old_key = entry.graph, "updated", entry.key
     elif state is not None:
-        old, status, old_key = _load(store, model, dim, keys, docs, pos, labels, offs), "loaded", state[1]
+        (old, stale), status, old_key = _load(store, model, dim, keys, docs, pos, labels, offs), "loaded", state[1]
     else:
         old, status, old_key = empty_graph(dim), "built", key
     relink = force or old_key != key
@@ -281,7 +283,7 @@ def _sync(store: Any, params: GraphParams, force: bool, persist: bool) -> tuple[
                       np.zeros((mk.size, dim), np.float32), ("",) * mk.size,
                       tuple(labels[i] for i in ka[mk].tolist()), offs[ka[mk]])
     ann = _ann_for(store, params, keys.size, entry, removed, added, add.vecs)
-    if removed.size == 0 and added.size == 0 and mk.size == 0 and not relink:
+    if removed.size == 0 and added.size == 0 and mk.size == 0 and stale.size == 0 and not relink:
         g, relinked, embedded = old, np.zeros(0, np.int64), 0
     else:
         g, d = update_graph(old, removed, add, store.embed, params, ann=ann, moved=moved, relink_all=relink)
@@ -290,12 +292,12 @@ def _sync(store: Any, params: GraphParams, force: bool, persist: bool) -> tuple[
             status = "built"
     wrote = False
     if persist and not getattr(store, "read_only", False):  # a read-only database: the graph stays in memory
-        wrote = _persist(store, model, g, removed, added, relinked, gen, key, db_gen,
+        wrote = _persist(store, model, g, np.union1d(removed, stale), added, relinked, gen, key, db_gen,
                          wipe=relink or state is None)
     if persist:  # an in-memory-only sync (other parameters, say) leaves the cached graph alone
         per_store[model] = _Entry(gen, gen if wrote else db_gen, key, g,
                                   ann if getattr(ann, "_graph_owned", False) else None)
-    rep = SyncReport(status, g.n_chunks, g.n_sentences, g.n_edges, int(added.size), int(removed.size),
+    rep = SyncReport(status, g.n_chunks, g.n_sentences, g.n_edges, int(added.size), int(removed.size + stale.size),
                      int(relinked.size), int(embedded), time.perf_counter() - t0, _kind(ann), wrote)
     return g, rep
 

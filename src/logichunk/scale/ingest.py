@@ -119,7 +119,7 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
                         todo.append((str(files[k]), text_hash, earlier))
             jobs = ((k, path, h) for k, (path, h, _) in enumerate(todo))
             for planned in _ordered(ray, pool, lambda w, b: w.plan.remote(b), _batches(jobs, batch_size), tally):
-                _write(store, planned, todo, tally)
+                _write(store, planned, todo, tally, checks)
         finally:
             for w in pool:
                 ray.kill(w)
@@ -190,7 +190,8 @@ def _ordered(ray: ModuleType, pool: list[Any], call: Callable[[Any, Any], Any], 
             free.append(w)
 
 
-def _write(store: Store, planned: list[Planned], todo: list[tuple[str, str, list[str]]], tally: Tally) -> None:
+def _write(store: Store, planned: list[Planned], todo: list[tuple[str, str, list[str]]], tally: Tally,
+           checks: FileChecks) -> None:
     """Write one batch of planned documents in one transaction; at a file a worker could not plan,
     write the ones before it and stop with that file's error."""
     ready = []
@@ -202,11 +203,14 @@ def _write(store: Store, planned: list[Planned], todo: list[tuple[str, str, list
         ready.append((plan, todo[k][2]))
     with store.tx():
         for plan, earlier in ready:
-            did = store_file_document(store, plan.document, earlier)
+            did = store_file_document(store, plan.document, earlier, checks)
+            if did is None:  # (stored meanwhile by another ingest, with this very text)
+                continue
             tally.document(plan.document, earlier)
             if plan.chapters:
                 chapters = [cid for cid, _order, _title in store.chapters(did)]
                 tally.rechunked(store.rechunk_chapter(cid, plan=p) for cid, p in zip(chapters, plan.chapters, strict=True))
+                checks.wrote()
     if failed is not None:
         path, err, bad_input = failed
         if bad_input:

@@ -275,6 +275,16 @@ class Store:
     def _lock_chapter_blocks_sql(self) -> str:
         return "SELECT id, revision FROM blocks WHERE chapter_id = ?"
 
+    def _lock_project_sql(self) -> str:
+        return "SELECT id FROM projects WHERE id = ?"  # (SQLite: the write transaction holds the lock already)
+
+    def lock_documents(self) -> None:
+        """Inside a transaction: hold off other writers of this project's documents until it ends, so a
+        check of what is stored, made inside it, stays true while it writes (an ingest's file checks)."""
+        if not getattr(self, "_in_tx", False):
+            raise StoreError("lock_documents() is for inside a transaction (store.tx())")
+        self._q(self._lock_project_sql(), (self.project_id,))
+
     def _after_vectors_written(self, model_id: str, dim: int) -> None:
         """Hook: PostgreSQL creates its HNSW index for a (model, dim) here (inside the transaction)."""
 

@@ -247,6 +247,7 @@ class FileChecks:
 
     def __init__(self, store: Store, replace: bool, files: int = 1) -> None:
         self.store, self.replace, self.files = store, replace, files
+        self.seen = store.generation()  # the store as ``known`` read it (read first: a write between reads again)
         self.known = _stored_sources(store)
         self.unchanged: list[str] = []
         self.empty: list[str] = []
@@ -268,6 +269,29 @@ class FileChecks:
             raise InputError(f"{path} is stored already (document {earlier[0]}) with other text; nothing was "
                              "ingested — use --replace to replace that document, or edit its blocks")
         return earlier
+
+    def recheck(self, doc: FileDocument, earlier: Sequence[str]) -> bool:
+        """Whether to write ``doc`` in place of ``earlier``, asked again inside the transaction that writes it,
+        under the project's document lock: two processes ingesting one folder both found a file new and
+        stored it twice. Unless another writer moved the store's generation since the check, the check
+        stands (no read). Otherwise the stored sources are read again: the file stored meanwhile with this
+        very text is skipped as unchanged (False); with other text, or replaced meanwhile, it is an error."""
+        if self.store.generation() == self.seen:
+            return True
+        self.known = _stored_sources(self.store)
+        self.seen = self.store.generation()
+        now = self.known.get(os.path.realpath(doc.source), [])
+        if sorted(now) == sorted(earlier):
+            return True
+        if now and all(sha256(_document_text(self.store, d)) == doc.text_hash for d in now):
+            self.unchanged.append(doc.source)
+            return False
+        raise InputError(f"{doc.source} was stored by another ingest while this one ran, with other text; the files "
+                         "before it were stored — ingest again")
+
+    def wrote(self) -> None:
+        """This ingest wrote (a document, its chunks): the store as it now stands is the one checked."""
+        self.seen = self.store.generation()
 
 
 class Tally:
@@ -322,12 +346,18 @@ def prune_missing(store: Store, paths: Sequence[str]) -> list[str]:
     return [source for _did, source in gone]
 
 
-def store_file_document(store: Store, doc: FileDocument, earlier: Sequence[str]) -> str:
-    """Write ``doc`` in place of the ``earlier`` documents, in one transaction; its blocks start dirty."""
+def store_file_document(store: Store, doc: FileDocument, earlier: Sequence[str], checks: FileChecks) -> str | None:
+    """Write ``doc`` in place of the ``earlier`` documents, in one transaction; its blocks start dirty. None:
+    another ingest stored the same text meanwhile (:meth:`FileChecks.recheck`), nothing written."""
     with store.tx():
+        store.lock_documents()
+        if not checks.recheck(doc, earlier):
+            return None
         for d in earlier:
             store.delete_document(d)
-        return store.add_document(doc.title, doc.chapters, source=doc.source)
+        did = store.add_document(doc.title, doc.chapters, source=doc.source)
+        checks.wrote()
+        return did
 
 
 def list_files(paths: Sequence[str], skipped: list[Path] | None = None) -> list[Path]:
@@ -417,8 +447,8 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
         if doc.text_hash != text_hash:
             raise InputError(f"{f} changed while it was being ingested; the files before it were stored — "
                              "ingest again")
-        store_file_document(store, doc, earlier)
-        tally.document(doc, earlier)
+        if store_file_document(store, doc, earlier, checks) is not None:
+            tally.document(doc, earlier)
     pruned = prune_missing(store, paths) if prune else []
     if recut_all:  # every chapter, the new ones too, with this store's settings (and embedder)
         tally.rechunked(store.recut())

@@ -5,12 +5,34 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import time
 import urllib.parse
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
 
 from ..config import Settings
 from .base import Store, StoreError, StoreUnavailable, register_backend
+
+#: seconds a statement waits for another process's write lock before it fails
+BUSY_WAIT = 30.0
+
+T = TypeVar("T")
+
+
+def _when_unlocked(step: Callable[[], T]) -> T:
+    """``step`` retried while the database is locked, for up to :data:`BUSY_WAIT` seconds. Turning a new
+    file to WAL takes the lock with no wait of SQLite's own: two processes opening one new database (two
+    ingests started together) failed at once with "database is locked"."""
+    deadline = time.monotonic() + BUSY_WAIT
+    pause = 0.01
+    while True:
+        try:
+            return step()
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.25)
 
 
 def _writable(path: str) -> bool:
@@ -45,14 +67,14 @@ class SQLiteStore(Store):
             self._connect_read_only(path)
             return
         try:
-            self._conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30.0)
+            self._conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=BUSY_WAIT)
             if path != ":memory:":
-                mode = self._conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+                mode = _when_unlocked(lambda: self._conn.execute("PRAGMA journal_mode=WAL").fetchone()[0])
                 if str(mode).lower() != "wal":
                     raise StoreError(f"cannot open database {path}: WAL journal not available ({mode})")
             self._conn.execute("PRAGMA foreign_keys=ON")
             self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.execute("PRAGMA busy_timeout=30000")
+            self._conn.execute(f"PRAGMA busy_timeout={int(BUSY_WAIT * 1000)}")
         except sqlite3.DatabaseError as e:
             why = " (the file or its folder is not writable here)" if path != ":memory:" and not _writable(path) else ""
             raise StoreError(f"cannot open database {path}: {e}{why}") from None
@@ -68,8 +90,8 @@ class SQLiteStore(Store):
         if not os.path.exists(abspath + "-wal") and not os.access(os.path.dirname(abspath), os.W_OK):
             uri += "&immutable=1"
         try:
-            self._conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=30.0)
-            self._conn.execute("PRAGMA busy_timeout=30000")
+            self._conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=BUSY_WAIT)
+            self._conn.execute(f"PRAGMA busy_timeout={int(BUSY_WAIT * 1000)}")
             self._conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
         except sqlite3.DatabaseError as e:
             raise StoreError(f"cannot open database {path} (read-only here): {e}") from None
@@ -129,6 +151,9 @@ class SQLiteStore(Store):
                                   "this needs to write to it")
             if "readonly" in msg or "unable to open" in msg:
                 return StoreUnavailable(f"cannot write database {self.url}: {msg}")
+            if "locked" in msg:
+                return StoreError(f"database {self.url} is locked: another process has been writing to it for "
+                                  f"{BUSY_WAIT:.0f} s (an ingest, a re-chunk); try again when it is done")
             return StoreError(f"database error ({self.url}): {msg}")
         return None
 
