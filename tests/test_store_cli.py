@@ -453,3 +453,17 @@ def test_a_store_ingested_in_tokens_is_edited_with_its_tokenizer(tmp_path, capsy
     code, out = run(["edit", "--block", block["id"], "--text", "Penguins swim.\n", *common, "--tokenizer",
                      "cl100k_base", "--format", "jsonl"], capsys)
     assert code == 0 and json.loads(out)["status"] == "rechunked"
+
+
+def test_an_ingest_that_stores_nothing_new_says_what_it_chunked(tmp_path, capsys):
+    """After a crash or --no-chunk, the next ingest chunks what was left; it printed "ingested 0 document(s)
+    ... 0 chars -> 171 parents ... (0 chars/s)", a rate per stored character of nothing."""
+    (tmp_path / "a.md").write_text("# One\n\nFirst paragraph here. It has two sentences.\n\nSecond.\n", encoding="utf-8")
+    common = ["--db", str(tmp_path / "p.db"), "--embedder", "hash:128"]
+    code, out = run(["ingest", str(tmp_path / "a.md"), *common, "--no-chunk", "--quiet"], capsys)
+    assert code == 0 and out.startswith("ingested 1 document(s)") and "0 parents" in out
+    code, out = run(["ingest", str(tmp_path / "a.md"), *common, "--quiet"], capsys)
+    assert code == 0 and out.startswith("ingested 0 documents; chunked what was stored before and left unchunked")
+    assert "chars/s" not in out and " 0 parents" not in out
+    code, out = run(["ingest", str(tmp_path / "a.md"), *common, "--quiet"], capsys)
+    assert code == 0 and out.startswith("ingested 0 documents in ")

@@ -57,10 +57,16 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             print(json.dumps({**dataclasses.asdict(rep), "chars_per_second": rep.chars_per_second,
                               "engine": "ray" if on_ray is not None else "serial"}, ensure_ascii=False))
             return 0
-        print(f"ingested {rep.documents} document(s), {rep.chapters} chapter(s), {rep.blocks} block(s), "
-              f"{rep.chars} chars -> {rep.parents} parents, {rep.children} children; embedded {rep.embedded} texts "
-              f"in {rep.seconds:.2f} s ({rep.chars_per_second:,.0f} chars/s)"
-              + (f"; removed {len(rep.pruned)} document(s) whose file is gone" if rep.pruned else ""))
+        if rep.documents:
+            said = (f"ingested {rep.documents} document(s), {rep.chapters} chapter(s), {rep.blocks} block(s), "
+                    f"{rep.chars} chars -> {rep.parents} parents, {rep.children} children; embedded {rep.embedded} "
+                    f"texts in {rep.seconds:.2f} s ({rep.chars_per_second:,.0f} chars/s)")
+        else:  # (nothing new stored: a rate per stored character would read 0; what was chunked was left before)
+            said = "ingested 0 documents" + (
+                f"; chunked what was stored before and left unchunked -> {rep.parents} parents, {rep.children} "
+                f"children; embedded {rep.embedded} texts" if rep.parents or rep.children or rep.embedded else "") + \
+                f" in {rep.seconds:.2f} s"
+        print(said + (f"; removed {len(rep.pruned)} document(s) whose file is gone" if rep.pruned else ""))
     return 0
 
 
