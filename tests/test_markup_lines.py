@@ -263,6 +263,26 @@ def test_the_vectorised_indent_reads_as_markdown_counts_columns(text):
         assert got == [indent_columns(text, i) >= 4 for i in firsts]
 
 
+def _indent_by_the_line(text: str, at: int) -> int:
+    """``indent_columns`` as it was written first: the line's text before ``at`` (quadratic on a text whose
+    lines end in "\r" or U+2029, the search for a "\n" crossing the whole text each time)."""
+    from logichunk.text.end_candidates import _NL_CHARS
+
+    line = text[text.rfind("\n", 0, at) + 1 : at]
+    line = line[max(line.rfind(c) for c in _NL_CHARS) + 1 :]
+    wide = line.expandtabs(4)
+    return len(wide) - len(wide.lstrip(" ")) if not line.strip() else 0
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet=" \t\n\r\u2029\u3000\x0cx#", max_size=24), st.integers(0, 24))
+def test_the_indent_walk_reads_what_the_line_search_read(text, at):
+    from logichunk.text.line_kinds import indent_columns
+
+    at = min(at, len(text))
+    assert indent_columns(text, at) == _indent_by_the_line(text, at)
+
+
 def test_restructuredtext_literal_blocks_are_code():
     """A line that ends with ``::`` over a blank line and lines indented deeper is a literal block: code, so a
     ``#`` line in it is no heading, it stays whole where it fits, and its ``::`` line stays with it."""
