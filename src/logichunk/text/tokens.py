@@ -38,6 +38,7 @@ import numpy as np
 from .. import hub
 from ..errors import InputError, ModelUnavailable, first_line
 from .cache import text_cache
+from .charclass import cut_allowed
 from .measure import Measure, get_measure
 
 __all__ = ["TIKTOKEN_FILES", "TokenMeasure", "TokenSpans", "measure_for", "resolve_tokenizer"]
@@ -94,6 +95,21 @@ class TokenSpans:
         last = np.concatenate((first[1:], [s.size])) - 1
         return cls(s[first], reach[last], np.diff(np.concatenate((first, [s.size]))).astype(np.int64))
 
+    def whole_characters(self, text: str) -> TokenSpans:
+        """These groups, each that starts where no cut may fall (a combining mark, a vowel sign, the second
+        half of a flag: :func:`~.charclass.cut_allowed`) joined to the one before it. A byte-level tokenizer
+        starts tokens inside a character (cl100k cuts Thai and Devanagari between a consonant and its
+        vowel or tone mark), and a chunk edge moved to a token's start must not split what a reader sees
+        as one character."""
+        if self.starts.size < 2 or text.isascii() and "\r\n" not in text:
+            return self
+        bad = ~cut_allowed(text)[self.starts[1:]]
+        if not bad.any():
+            return self
+        first = np.flatnonzero(np.concatenate(([True], ~bad)))  # the groups that open a joined one
+        last = np.concatenate((first[1:], [self.starts.size])) - 1
+        return TokenSpans(self.starts[first], self.ends[last], np.add.reduceat(self.counts, first))
+
 
 @dataclass(frozen=True, eq=False)
 class TokenMeasure:
@@ -111,6 +127,9 @@ class TokenMeasure:
         object.__setattr__(self, "_cache", text_cache(maxsize=2)(self._spans))
 
     def _spans(self, text: str) -> TokenSpans:
+        return self._read(text).whole_characters(text)
+
+    def _read(self, text: str) -> TokenSpans:
         out = self.spans_fn(text)
         if isinstance(out, TokenSpans):
             return out
