@@ -68,3 +68,13 @@ def test_bad_overlap():
     for bad in (-1, 1.5, True, "3"):
         with pytest.raises(InputError, match="overlap"):
             chunk("some text", overlap=bad)
+
+
+@pytest.mark.parametrize("unit", ["chars", "bytes"])
+def test_an_overlap_past_any_text_is_the_whole_text(unit):
+    """``--overlap 99999999999999999999`` was a traceback (OverflowError), ``overlap=2**63 - 1`` an
+    IndexError (``ends + overlap`` wrapped round): an overlap wider than the text reaches the text's edges."""
+    t = "Hello world. This is a test. Another sentence here. And one more."
+    for big in (2**63 - 1, 2**63, 10**20):
+        tree = chunk(t, max_size=20, levels=1, overlap=big, unit=unit)
+        assert len(tree.roots()) > 1 and all(tuple(c.meta["overlap_span"]) == (0, len(t)) for c in tree)

@@ -36,6 +36,7 @@ def overlap_edges(text: str, unit: str | Measure, starts: np.ndarray, ends: np.n
     n = len(text)
     if overlap == 0 or n == 0:
         return starts.copy(), ends.copy()
+    overlap = min(int(overlap), 1 << 40)  # (past any text's measure: the whole text; a larger one overflowed int64)
     meter = Meter(text, unit)
     good = cut_allowed(text)
     tok = meter.allowed
