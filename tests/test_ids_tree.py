@@ -103,6 +103,20 @@ def test_json_lines_are_the_records_as_json():
     assert [json.loads(x) for x in flat.json_lines()] == flat.records()
 
 
+def test_json_lines_of_a_text_with_a_lone_surrogate_can_be_written_as_utf8():
+    """Python strings (and chunk()) allow a lone surrogate; UTF-8 cannot hold one, and the raw JSON lines
+    could not be saved. They are escaped to ASCII then, and read back to the very text."""
+    import json
+
+    text = "Hello \ud800 world. Next one here. 😀 and 中文。 " * 5 + "\f" + "Page two. \udc00 end."
+    tree = chunk(text, max_size=40, levels=2)
+    for lines in (tree.json_lines(), tree.json_lines({"source": "x"}), tree.json_lines({"text": "replaced"})):
+        "\n".join(lines).encode("utf-8")  # (raised UnicodeEncodeError)
+    lines = tree.json_lines({"source": "x"})
+    assert [json.loads(x) for x in lines] == [r | {"source": "x"} for r in tree.records()]
+    assert "".join(json.loads(x)["text"] for x in lines if json.loads(x)["level"] == 1) == text
+
+
 def test_tree_from_columns_reads_like_rows():
     """The logic chain hands the tree columns; rows, records and Chunk objects all read the same."""
     from logichunk.tree import build_tree_columns

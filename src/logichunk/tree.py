@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring, encode_basestring_ascii  # type: ignore[attr-defined]
@@ -176,19 +177,23 @@ class ChunkTree:
         """:meth:`records` as JSON text, one line per chunk, ``extra`` keys appended to each (the
         CLI's ``--format jsonl``; ``offset`` and ``pages_before`` as there). Written directly rather than
         through dicts and the generic encoder (a third of a ``logichunk chunk`` call went there); the same bytes as
-        ``json.JSONEncoder(ensure_ascii=False).encode(record | extra)``."""
-        enc = _JSON.encode
-        extra = dict(extra or {})
-        if extra.keys() & _RECORD_KEYS or "\f" in self.text:  # a key replaced, as record | extra would; pages
-            return [_JSON.encode(r | extra) for r in self.records(offset=offset, pages_before=pages_before)]
-        tail = "".join(f", {enc(k)}: {enc(v)}" for k, v in extra.items()) + "}"
+        ``json.JSONEncoder(ensure_ascii=False).encode(record | extra)`` — but for a text holding a lone
+        surrogate (which Python's strings allow and UTF-8 cannot hold): every line is then escaped to ASCII,
+        so the lines can still be written as UTF-8."""
         text = self.text
+        lone = _SURROGATE.search(text) is not None
+        whole = _JSON_ASCII if lone else _JSON
+        enc = whole.encode
+        extra = dict(extra or {})
+        if extra.keys() & _RECORD_KEYS or "\f" in text:  # a key replaced, as record | extra would; pages
+            return [whole.encode(r | extra) for r in self.records(offset=offset, pages_before=pages_before)]
+        tail = "".join(f", {enc(k)}: {enc(v)}" for k, v in extra.items()) + "}"
         out = []
         for cid, start, end, method, size in zip(*self._columns(), strict=True):
             head = cid.rpartition(".")[0]
             piece = text[start:end]
             # the ASCII encoder writes the same bytes for an ASCII string, about twice as fast
-            body = encode_basestring_ascii(piece) if piece.isascii() else encode_basestring(piece)
+            body = encode_basestring_ascii(piece) if lone or piece.isascii() else encode_basestring(piece)
             out.append(f'{{"id": {enc(cid)}, "level": {cid.count(".") + 1}, '
                        f'"parent": {enc(head) if head else "null"}, "start": {start + offset}, "end": {end + offset}, '
                        f'"size": {size if type(size) is int else enc(size)}, "method": {enc(method)}, '
@@ -203,6 +208,8 @@ def bubble_span(b: Bubble) -> tuple[int, int] | None:
 
 
 _JSON = json.JSONEncoder(ensure_ascii=False, check_circular=False)
+_JSON_ASCII = json.JSONEncoder(ensure_ascii=True, check_circular=False)
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _RECORD_KEYS = frozenset({"id", "level", "parent", "start", "end", "size", "method", "text"})
 
 
