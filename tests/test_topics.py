@@ -48,6 +48,18 @@ def test_one_subject_stays_one_topic():
     assert len(segment(text).roots()) == 1
 
 
+def test_one_subject_longer_than_the_bound_is_cut_only_at_the_bound():
+    """A topic spans at most MAX_SEGMENT_ATOMS units (the bound that keeps the decision linear): a uniform
+    run of 600 sentences is one topic up to the bound, and the bound is said in the stats (the README said
+    "however long each topic is")."""
+    from logichunk.boundaries import MAX_SEGMENT_ATOMS
+
+    tree = segment("The cat sat on the mat. " * 600)
+    assert tree.stats["max_topic_units"] == MAX_SEGMENT_ATOMS
+    assert [c.meta["sentences"] for c in tree.roots()] == [[0, MAX_SEGMENT_ATOMS], [MAX_SEGMENT_ATOMS, 600]]
+    assert len(segment("The cat sat on the mat. " * (MAX_SEGMENT_ATOMS - 12)).roots()) == 1
+
+
 def test_headings_open_topics_and_never_end_one():
     text = ("# Notes\n\n## Cats\n\n" + _TOPICS["cats"] + "\n\n## Rockets\n\n" + _TOPICS["rockets"]
             + "\n\n## More rockets\n\n" + _TOPICS["rockets"] + "\n")

@@ -129,7 +129,8 @@ def segment(text: str, *, units: str = "sentences", embedder: Any = None, topics
     ``"hash"``, ...: :func:`logichunk.models.registry.embedder_of`). ``topics``: how many topics you want
     (an outline's chapters, say): the best cuts for that many, instead of the count the text's cohesion
     gives; headings still open topics, so there may be more, and fewer where the structure leaves fewer
-    places to cut."""
+    places to cut. A topic spans at most :data:`~logichunk.boundaries.MAX_SEGMENT_ATOMS` of the units the
+    decision reads (paragraphs, else lines or sentences): the bound that keeps it linear in length."""
     if not isinstance(text, str):
         raise InputError(f"segment expects a str, got {type(text).__name__}")
     if units not in UNITS:
@@ -137,7 +138,7 @@ def segment(text: str, *, units: str = "sentences", embedder: Any = None, topics
     embedder = embedder_of(embedder)
     sents = split_lines(text) if units == "lines" else split_sentences(text)
     cuts, info = topic_cuts(sents, embedder=embedder, topics=topics)
-    stats = {"sentences": len(sents), "topics": 0, "units": units, **info}
+    stats = {"sentences": len(sents), "topics": 0, "units": units, "max_topic_units": bd.MAX_SEGMENT_ATOMS, **info}
     if not len(sents):
         return build_tree_columns(text, [], [], [], [], {"size": [], "sentences": []}, stats=stats)
     first = np.concatenate(([0], cuts + 1)).astype(np.int64)
