@@ -643,6 +643,9 @@ class TopicStats(BaseModel):
     sentences: int = Field(description="sentences (or lines) in the text")
     topics: int
     units: Literal["sentences", "lines"]
+    max_topic_units: int = Field(description="the most units one topic spans (paragraphs where the text has "
+                                             "them, else lines or sentences): the bound that keeps the decision "
+                                             "linear in the text's length")
     vectors: str = Field(description="what cohesion was measured with: `lexical` (the text's own words, no model)")
     cost: Literal["evidence", "scatter"] = absent(
         "`evidence`: the Bayesian evidence of each topic's words (model-free); `scatter`: the within-topic "
