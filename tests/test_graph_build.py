@@ -253,6 +253,26 @@ def test_approximate_neighbours_agree_with_exact_and_fall_back_inside_big_docume
     assert np.array_equal(np.bincount(cross, minlength=206), np.full(206, 2))
 
 
+@pytest.mark.skipif(not hnsw_available(), reason="hnswlib not installed")
+def test_approximate_neighbours_a_block_of_rows_at_a_time_are_the_same(monkeypatch):
+    """The candidates' vectors were gathered for every row at once (13 GiB for a 51k-chunk store); a block
+    of rows at a time gives the same edges, the exact redo of short rows included."""
+    from logichunk.index import graph as G
+
+    rng = np.random.default_rng(11)
+    docs = ["big"] * 120 + [f"d{i}" for i in range(80) for _ in range(2)]
+    vecs = np.concatenate([np.tile(rng.standard_normal((1, DIM)), (120, 1)) + 0.05 * rng.standard_normal((120, DIM)),
+                           rng.standard_normal((160, DIM))])
+    b = NodeBatch.of(np.arange(280), docs, np.arange(280), vecs, ["x."] * 280)
+    p = GraphParams(similarity_threshold=0.1, intra_k=2, cross_k=3, cross_threshold=-1.0)
+    ann = HnswIndex(DIM, capacity=400)
+    ann.update(b.keys, b.vecs, np.zeros(0, np.int64))
+    whole = build_graph(b, embed, p, ann=ann)
+    monkeypatch.setattr(G, "_candidate_rows", lambda kk, dim: 7)
+    blocks = build_graph(b, embed, p, ann=ann)
+    assert edge_set(blocks) == edge_set(whole) and np.allclose(np.sort(blocks.edge_weight), np.sort(whole.edge_weight))
+
+
 def test_use_ann_follows_the_setting():
     assert not GraphParams(neighbours="exact").use_ann(10**9)
     assert GraphParams(neighbours="hnsw").use_ann(1)

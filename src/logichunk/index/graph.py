@@ -365,24 +365,39 @@ def _cross_ann(ann: Any, vecs: np.ndarray, codes: np.ndarray, keys: np.ndarray, 
     doc_size = np.bincount(codes)
     pad = int(min(doc_size.max(initial=1), 64))
     kk = min(n, k + pad + 1)
-    labels, sims = ann.search_many(vecs[rows], kk)
-    cols = np.searchsorted(keys, labels)
-    cols = np.clip(cols, 0, n - 1)
-    valid = (keys[cols] == labels) & (labels >= 0)
-    valid &= codes[cols] != codes[rows][:, None]
-    # exact cosine of the candidates (the index may store approximate distances)
-    exact = np.einsum("rd,rkd->rk", vecs[rows], vecs[cols])
-    exact = np.where(valid, exact, -np.inf)
-    a, c, w = _top_rows_on(exact, cols, keys, k, threshold)
-    # too few candidates from other documents (not the threshold): ask the exact product
-    others = n - doc_size[codes[rows]]
-    redo = np.flatnonzero(valid.sum(axis=1) < np.minimum(k, others))
-    keep = ~np.isin(a, redo)
-    r_, c_, w_ = rows[a[keep]], c[keep], w[keep]
-    if redo.size:
-        r2, c2, w2 = _cross_exact(vecs, codes, keys, rows[redo], k, threshold)
+    out_r, out_c, out_w, redo = [], [], [], []
+    # a block of rows at a time: the candidates' vectors are rows x kk x dim floats (51k rows of 1,024
+    # dimensions and 68 candidates each took 13 GiB at once; a store's whole graph is built this way)
+    for lo in range(0, rows.size, _candidate_rows(kk, vecs.shape[1])):
+        part = rows[lo : lo + _candidate_rows(kk, vecs.shape[1])]
+        labels, sims = ann.search_many(vecs[part], kk)
+        cols = np.searchsorted(keys, labels)
+        cols = np.clip(cols, 0, n - 1)
+        valid = (keys[cols] == labels) & (labels >= 0)
+        valid &= codes[cols] != codes[part][:, None]
+        # exact cosine of the candidates (the index may store approximate distances)
+        exact = np.einsum("rd,rkd->rk", vecs[part], vecs[cols])
+        exact = np.where(valid, exact, -np.inf)
+        a, c, w = _top_rows_on(exact, cols, keys, k, threshold)
+        # too few candidates from other documents (not the threshold): ask the exact product
+        others = n - doc_size[codes[part]]
+        again = np.flatnonzero(valid.sum(axis=1) < np.minimum(k, others))
+        keep = ~np.isin(a, again)
+        out_r.append(part[a[keep]])
+        out_c.append(c[keep])
+        out_w.append(w[keep])
+        redo.append(part[again])
+    r_, c_, w_ = _cat(out_r), _cat(out_c), _cat(out_w, np.float32)
+    again = _cat(redo)
+    if again.size:
+        r2, c2, w2 = _cross_exact(vecs, codes, keys, again, k, threshold)
         r_, c_, w_ = np.concatenate([r_, r2]), np.concatenate([c_, c2]), np.concatenate([w_, w2])
     return r_, c_, w_
+
+
+def _candidate_rows(kk: int, dim: int) -> int:
+    """Rows whose ``kk`` candidates' vectors take about 64 MB (at least one)."""
+    return max(1, (64 << 20) // max(1, kk * dim * 4))
 
 
 def _top_rows_on(sims: np.ndarray, cols: np.ndarray, keys: np.ndarray, k: int, threshold: float):
@@ -490,12 +505,15 @@ def _reverse_affected(vecs: np.ndarray, codes: np.ndarray, keys: np.ndarray, add
     hit = np.zeros(keys.size, bool)
     if ann is not None:
         kk = min(keys.size, 4 * p.cross_k + 8)
-        labels, _ = ann.search_many(vecs[added], kk)
-        cols = np.clip(np.searchsorted(keys, labels), 0, keys.size - 1)
-        ok = (keys[cols] == labels) & (codes[cols] != codes[added][:, None])
-        sims = np.round(np.einsum("rd,rkd->rk", vecs[added], vecs[cols]), _ROUND)
-        ok &= sims >= kth[cols]
-        hit[cols[ok]] = True
+        step = _candidate_rows(kk, vecs.shape[1])
+        for lo in range(0, added.size, step):  # (a block of rows at a time, as _cross_ann)
+            part = added[lo : lo + step]
+            labels, _ = ann.search_many(vecs[part], kk)
+            cols = np.clip(np.searchsorted(keys, labels), 0, keys.size - 1)
+            ok = (keys[cols] == labels) & (codes[cols] != codes[part][:, None])
+            sims = np.round(np.einsum("rd,rkd->rk", vecs[part], vecs[cols]), _ROUND)
+            ok &= sims >= kth[cols]
+            hit[cols[ok]] = True
     else:
         step = _block_rows(keys.size)
         for lo in range(0, added.size, step):
