@@ -6,7 +6,7 @@ import numpy as np
 
 from logichunk.text.measure import Meter
 from logichunk.text.sentences import _split_scalar, _split_vector, split_sentences
-from logichunk.text.structure import layout
+from logichunk.text.structure import PARAGRAPH, layout
 
 
 def split_both_ways(text):
@@ -34,6 +34,7 @@ def assert_headings_open_chunks(tree, text, sizes, unit="chars"):
     s_starts, s_ends = sents.seam_spans()  # (where chunkers cut: a line's indent goes with its line)
     last = {int(e): i for i, e in enumerate(s_ends.tolist())}
     block = lay.in_block if lay.in_block is not None else np.zeros(len(sents) - 1, bool)
+    intro = lay.introduces if lay.introduces is not None else np.zeros(len(sents) - 1, bool)
 
     def whole_block(g: int) -> bool:
         """Gap ``g`` lies inside a block (a fence, a comment) that fits the maximum: no cut falls there, so
@@ -54,6 +55,12 @@ def assert_headings_open_chunks(tree, text, sizes, unit="chars"):
         j = i + 1  # the heading, the headings right under it, and the first sentence they title (and the
         while j < len(sents) - 1 and (lay.no_cut[j] or whole_block(j)):  # rest of a block kept whole there)
             j += 1
+        if intro[i] and c.level == 1:  # a lead-in goes on into all it introduces where that fits alone
+            e = j
+            while e < len(sents) - 1 and lay.strength[e] < PARAGRAPH and not intro[e]:
+                e += 1
+            if meter.size(int(s_starts[i + 1]), int(s_ends[e])) <= sizes[0]:
+                j = e
         k = i  # back to the first of a run of headings
         while k > 0 and lay.no_cut[k - 1]:
             k -= 1

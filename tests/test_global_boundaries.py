@@ -1424,6 +1424,24 @@ def test_a_table_keeps_its_header_and_delimiter_rows_with_its_first_row():
         assert not layout(split_sentences(plain)).no_cut[1:].any(), row
 
 
+@pytest.mark.parametrize("header", ["|    | month      | region | revenue |\n|---:|:-----------|:-------|--------:|\n",
+                                    "|    | month      | region | revenue |\n|----|------------|--------|---------|\n",
+                                    "| | | month |\n|---|---|---|\n"])
+def test_a_table_whose_first_header_cells_are_empty_is_a_table(header):
+    """pandas' ``to_markdown`` leaves the index column's header blank (every notebook's table): that row
+    was no table row, so a cut fell between it and its delimiter row though the table fit."""
+    intro = ("# Sales\n\nThis notebook loads the monthly sales data and shows the first rows of the table below.\n\n"
+             "```python\ndf = pd.read_csv('sales.csv')\ndf.head()\n```\n\n")
+    body = "|  0 | 2023-01-01 | North  |  120000 |\n|  1 | 2023-01-01 | South  |   98000 |\n"
+    text = intro + header + body
+    lay = layout(split_sentences(text))
+    first = text.index(header)
+    for max_size in (len(header) + len(body) + 10, 300):
+        roots = chunk(text, max_size=max_size, levels=1).roots()
+        assert any(c.span.start <= first and c.span.end == len(text) for c in roots), max_size
+    assert lay.no_cut[-3:-1].all()  # (the header and its delimiter row stay with the first row)
+
+
 PLAIN_TABLE = """The options are listed below, one per row.
 
 Option      Default   Meaning
@@ -1539,14 +1557,24 @@ def test_asciidoc_sections_are_headings():
 ])
 def test_a_lead_in_stays_with_what_it_introduces(text, lead):
     """A paragraph that ends with a colon or a comma introduces the next one: where the two fit
-    together, no chunk ends between them; and the gap after it is no paragraph break."""
+    together, no chunk ends between them; and the gap after it is no paragraph break. Where they do not,
+    but what it introduces fits alone, that stays whole: the limit breaks the lead-in's bond (the first
+    a limit breaks), or a sentence before the lead-in, not the list (a cut fell inside it, the lead-in
+    keeping the first item)."""
     sents = split_sentences(text)
     lay = layout(sents)
     i = next(k for k, t in enumerate(sents.texts()) if t.strip().endswith(lead))
     assert lay.no_cut[i] and lay.strength[i] <= LINE
+    e = i + 1  # the end of what it introduces: the next paragraph break
+    while e < len(sents) - 1 and lay.strength[e] < PARAGRAPH:
+        e += 1
     for max_size in (40, 60, 90, 120, 200):
-        ends = {c.span.end for c in chunk(text, max_size=max_size)}
-        if sents.ends[i + 1] - sents.starts[i] <= max_size:  # the lead-in and the sentence after it fit
+        ends = {c.span.end for c in chunk(text, max_size=max_size).roots()}
+        if sents.ends[e] - sents.starts[i] <= max_size:  # the lead-in and all it introduces fit
+            assert int(sents.ends[i]) not in ends, max_size
+        if sents.ends[e] - sents.starts[i + 1] <= max_size:  # what it introduces fits alone
+            assert not ends & set(sents.ends[i + 1 : e].tolist()), max_size
+        elif sents.ends[i + 1] - sents.starts[i] <= max_size:  # it does not: the lead-in keeps its first line
             assert int(sents.ends[i]) not in ends, max_size
 
 

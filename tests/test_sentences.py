@@ -159,6 +159,17 @@ def test_english_abbreviations_hand_cases():
     assert texts("It was cold on Jan. 5 this year. Good.") == ["It was cold on Jan. 5 this year. ", "Good."]
 
 
+def test_titles_in_capitals_and_firms_in_lower_case_do_not_end_sentences():
+    """A transcript's or a script's speaker in capitals (``DR. MORGAN:``), and a filing's table that writes
+    a firm in lower case, were cut after the title's dot."""
+    assert texts("INTERVIEWER: Where?\n\nDR. MORGAN: At the farm. PROF. LEE agreed.") == [
+        "INTERVIEWER: Where?\n\n", "DR. MORGAN: At the farm. ", "PROF. LEE agreed."]
+    assert texts("Shares of cadence design systems inc. rose. SEE NO. 5 FIRST. I SAW IT. The END.") == [
+        "Shares of cadence design systems inc. rose. ", "SEE NO. 5 FIRST. ", "I SAW IT. ", "The END."]
+    for abbr in ("GEN.", "MRS.", "ST.", "INC."):
+        assert texts(f"WE MET {abbr} SMITH THERE. THEN WE LEFT.") == [f"WE MET {abbr} SMITH THERE. ", "THEN WE LEFT."]
+
+
 def test_english_lower_case_after_the_mark():
     # "!" and "?" go on before a lower-case word; so does "." after an abbreviation or a quote
     assert texts("Yahoo! is a company. Ok.") == ["Yahoo! is a company. ", "Ok."]

@@ -47,6 +47,21 @@ def test_wrapped_prose_splits_into_its_sentences():
     assert s.breaks.tolist() == [BREAK_NONE, BREAK_PARAGRAPH]  # the wraps inside a sentence break nothing
 
 
+@pytest.mark.parametrize("mark", ["> ", ">> ", "> > ", ">"])
+def test_quoted_wrapped_prose_splits_as_the_prose_does(mark):
+    """An e-mail's quoted reply is wrapped prose behind quote marks: every quoted line break was read as
+    the writer's, and a chunk limit cut a quoted sentence at a line's end with no bubble."""
+    quoted = "".join(mark + line + "\n" for line in TALE.splitlines())
+    s = split_both_ways(quoted)
+    words = [t.replace(">", " ").split() for t in s.texts()]
+    assert [w[-1] for w in words if w] == ["incredulity.", "despair.", "France."]
+    # a line quoted deeper than the one over it is no wrap of it (a nested quote opens in lower case)
+    nested = "".join("> " + line + "\n" for line in TALE.splitlines()[:3]) + "> > was the epoch of belief, it\n"
+    nested += "".join("> " + line + "\n" for line in TALE.splitlines()[3:5])
+    t = split_both_ways(nested)
+    assert any(x.startswith("> > was") for x in t.texts())
+
+
 def test_a_word_hyphenated_across_lines_and_wrapped_chinese_stay_one_sentence():
     text = ("The committee agreed that the proposal, once revised, was a well-\n"
             "founded plan for the coming year and deserved the support of all of\n"

@@ -115,7 +115,8 @@ LLM_REWARD = 2.0
 
 def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
                       edges: np.ndarray | None = None, block: np.ndarray | None = None,
-                      held: np.ndarray | None = None, weak: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                      held: np.ndarray | None = None, weak: np.ndarray | None = None,
+                      introduces: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The author's structure as the global choice reads it, for atoms of ``sizes`` whose gaps have
     structural ``strength`` (:mod:`logichunk.text.structure`): the reward of cutting each gap
     (:data:`STRUCTURE_REWARD`), and the gaps where no cut may fall — inside a paragraph that fits
@@ -125,14 +126,25 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
     ``held`` (no-cut) already (Node's ``<!-- YAML ... -->`` under its heading), or the gap before it is held
     and not ``weak`` (a heading's bond, not a lead-in's: a heading over its fence) — where the heading's
     rules say where that run breaks: the heading keeps the block's first lines rather than stand alone.
-    ``edges``: gaps that are always cut (piece edges: they also close a paragraph). Shared by the cascade
-    and the Meta-Chunking chunkers' global selection."""
+    ``edges``: gaps that are always cut (piece edges: they also close a paragraph). ``introduces``: the
+    gaps after a lead-in (``as follows:`` over its list): what follows one, up to the next paragraph break,
+    is kept whole where it fits alone, though the lead-in joins it into a paragraph too long — the limit
+    then breaks the lead-in's bond, or a sentence before it, never the list, the table or the body it
+    introduces. Shared by the cascade and the Meta-Chunking chunkers' global selection."""
     strength = np.asarray(strength, dtype=np.int64)
     cut = strength >= PARAGRAPH if edges is None else (strength >= PARAGRAPH) | edges
     para = np.zeros(strength.size + 1, np.int64)
     np.cumsum(cut, out=para[1:])
     psize = np.bincount(para, weights=sizes)
     forbid = ~cut & (psize[para[:-1]] <= max_size)
+    if introduces is not None and introduces.any():
+        part = cut | introduces  # (what a lead-in introduces, as a paragraph of its own)
+        sub = np.zeros(strength.size + 1, np.int64)
+        np.cumsum(part, out=sub[1:])
+        ssize = np.bincount(sub, weights=sizes)
+        opened = np.zeros(ssize.size, bool)
+        opened[sub[1:][introduces]] = True  # (the parts that open right after a lead-in)
+        forbid |= ~part & opened[sub[:-1]] & (ssize[sub[:-1]] <= max_size)
     if block is not None and block.any():
         inside = block if edges is None else block & ~edges
         run = np.diff(np.concatenate(([0], inside.view(np.int8), [0])))
@@ -213,6 +225,7 @@ class _Run:
         self.NC = lay.no_cut.copy()
         self.LI = lay.lead_in.copy()
         self.IB = lay.in_block.copy() if lay.in_block is not None else np.zeros(max(ns - 1, 0), bool)
+        self.IN = lay.introduces.copy() if lay.introduces is not None else np.zeros(max(ns - 1, 0), bool)
         self.Bn = self.bonus.copy()
         cand = bd.peaks(score, settings.peak_drop) | (self.sents.breaks >= BREAK_PARAGRAPH)
         # boundary offsets inside the text (each gap's seam: a line's indent goes with its line), their
@@ -294,6 +307,7 @@ class _Run:
         self.NC = np.insert(self.NC, at, False)
         self.LI = np.insert(self.LI, at, False)
         self.IB = np.insert(self.IB, at, inside)
+        self.IN = np.insert(self.IN, at, False)
         self.Bn = np.insert(self.Bn, at, 0.0)
 
     def _force_oversized(self, limit: int, level: int) -> None:
@@ -340,7 +354,10 @@ class _Run:
         heading[inner] = self.NC[gidx]
         weak = np.zeros(A - 1, bool)  # (a lead-in's)
         weak[inner] = self.LI[gidx]
-        reward, forbid = structure_rewards(strength, asz, limits.max_size, sep, block, heading, weak)
+        intro = np.zeros(A - 1, bool)  # (what a lead-in introduces opens after these; at level 1, where the
+        if level == 1:  # limit may break a lead-in's bond: below it the bond is glued, and so is all it holds)
+            intro[inner] = self.IN[gidx]
+        reward, forbid = structure_rewards(strength, asz, limits.max_size, sep, block, heading, weak, intro)
         reward += np.where(inner, sc, 0.0)
         reward[inner] -= self.Bn[gidx]
         # a piece that fits the target and the next level's limit stays whole, as a text that is one

@@ -215,7 +215,11 @@ def _assemble_global(
     block = np.zeros(sg.size, dtype=bool)
     if lay.in_block is not None:
         block[inner] = lay.in_block[sg[inner]]
-    reward, forbid = structure_rewards(strength, sizes, limits.max_size, block=block, held=heading, weak=weak)
+    intro = np.zeros(sg.size, dtype=bool)
+    if lay.introduces is not None:
+        intro[inner] = lay.introduces[sg[inner]]
+    reward, forbid = structure_rewards(strength, sizes, limits.max_size, block=block, held=heading, weak=weak,
+                                       introduces=intro)
     reward = reward + sig
     if int(sizes.sum()) <= limits.goal:
         forbid = inner.copy()

@@ -33,12 +33,18 @@ ABBREVIATIONS: frozenset[str] = frozenset(
     # references
     "Fig Figs fig figs Vol Vols vol vols Eq Eqs eq eqs Ref Refs ref refs pp Ph.D "
     # months
-    "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec".split()
+    "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec "
+    # the titles and firms as transcripts, hearings, scripts and letterheads write them in capitals
+    # (``DR. MORGAN:`` over a witness's answer), and firms as tables and filings write them in lower case
+    # (``cadence design systems inc. | 100.00``)
+    "MR MRS MS DR DRS PROF SR JR ST MT REV HON GEN COL CAPT LT SGT MAJ CMDR ADM GOV SEN REP PRES DET INSP "
+    "INC LTD CORP BROS DEPT UNIV VS inc ltd corp bros".split()
 )
 
 #: Words that a single ``.`` after them does not end when a digit follows (``No. 5``, ``Art. 12``).
 NUMBER_ABBREVIATIONS: frozenset[str] = frozenset(
-    "No Nos no nos Nr nr Art art Sec sec Ch ch Chap chap Pt pt Op op Ex ex Tab tab Para para".split()
+    "No Nos no nos Nr nr Art art Sec sec Ch ch Chap chap Pt pt Op op Ex ex Tab tab Para para "
+    "NO NOS NR ART SEC CHAP PARA".split()
 )
 
 #: Words that a single ``.`` after them does not end when a lower-case word follows (``etc. and``,

@@ -39,8 +39,9 @@ _FENCE_RE = re.compile(r"(`{3,}|~{3,})(.*)", re.DOTALL)
 CPP_DIRECTIVE = re.compile(r"[ \t]*#[ \t]*(?:define|undef|include|include_next|import|if|ifdef|ifndef|elif|else|endif"
                            r"|pragma|error|warning|line)\b")
 #: a table's row has a ``|`` after some text, not only before it (a multi-line condition's ``|| x.y()``
-#: in code is no row)
-_TABLE_ROW = re.compile(r"[ \t]*\|+[ \t]*[^|\s][^|]*\|")
+#: in code is no row); cells before it may be empty (pandas' ``to_markdown`` leaves the index's header blank:
+#: ``|    | month | region |``)
+_TABLE_ROW = re.compile(r"[ \t]*\|(?:[ \t]*\|)*[ \t]*[^|\s][^|]*\|")
 _SETEXT_RE = re.compile(r"(?:=+|-+)[ \t\r]*")
 _HR_RE = re.compile(r"([-*_])[ \t]*(?:\1[ \t]*){2,}[ \t\r]*|={3,}[ \t\r]*")
 

@@ -70,6 +70,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import repeat
 
 import numpy as np
 
@@ -452,6 +453,16 @@ def _split_scalar(text: str, limit: int | None = None) -> tuple[np.ndarray, np.n
 _Wraps = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, np.ndarray, np.ndarray, np.ndarray]
 
 
+def _past_quote_marks(text: str, w: int) -> int:
+    """Offset ``w`` past the quote marks that open its line there (an e-mail's ``> ``, ``> > ``), as
+    :mod:`.soft_wraps` reads a quoted line."""
+    for _ in range(4):
+        if text[w : w + 1] != ">":
+            break
+        w += 2 if text[w + 1 : w + 2] == " " else 1
+    return w
+
+
 def _scalar_steps(text: str, limit: int | None) -> Generator[_Wraps, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
     """:func:`_split_scalar`'s rules as a generator: where the text needs its soft wraps read, it yields
     :func:`~.soft_wraps.soft_wraps`' arguments but the flag table and is sent the answer (so that
@@ -563,7 +574,7 @@ def _scalar_steps(text: str, limit: int | None) -> Generator[_Wraps, np.ndarray,
     # opens with a quotation mark or a bracket, which the rule reads past)
     soft = [False] * len(nl)
     if len(nl) >= MIN_WRAPPED_LINES and any(fl[ord(text[w])] & (_F_LOWER | _F_CJK) or text[w] in LINE_OPENERS
-                                            for w in w_nl if w < n):
+                                            for w in map(_past_quote_marks, repeat(text), w_nl) if w < n):
         cp = codepoints(text)
         read = yield cp, nl_a, np.array(w_nl, dtype=np.int64), np.array(weight) == 2, first, md.lo, md.hi, md.hard
         soft = _furniture_apart(text, cp, nl_a, read).tolist()

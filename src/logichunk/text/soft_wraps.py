@@ -40,6 +40,9 @@ Which breaks are the tool's (each a reading of how wrapping works, fixed a prior
   with a capital. Then every break at the width is the tool's, and so is every break short of it where
   a sentence goes on in lower case or CJK (a text wrapped by hand, line by line); otherwise none is.
 
+A quoted line (an e-mail's ``> `` or ``> > ``) is read past its quote marks, which count as its indent: a
+quoted paragraph wraps as any other, and a line quoted deeper than the one over it is no wrap of it.
+
 A soft wrap is whitespace: inside a sentence it ends none, and a sentence that ends at one is an
 ordinary sentence end, not a line break. The text is not changed.
 """
@@ -292,6 +295,19 @@ def soft_wraps_many(fl: np.ndarray, texts: Sequence[tuple[np.ndarray, np.ndarray
     return np.split(soft, np.cumsum(counts)[:-1])
 
 
+def _past_quote_marks(cp: np.ndarray, pos: np.ndarray, stop: np.ndarray) -> np.ndarray:
+    """Each offset of ``pos`` moved past the quote marks that open its line there (``>``, each with up to
+    one space after it, four deep at most), never past ``stop`` (the line's end)."""
+    last = cp.size - 1
+    for _ in range(4):
+        q = (pos < stop) & (cp[np.minimum(pos, last)] == 0x3E)
+        if not q.any():
+            break
+        pos = np.where(q, pos + 1, pos)
+        pos = np.where(q & (pos < stop) & (cp[np.minimum(pos, last)] == 0x20), pos + 1, pos)
+    return pos
+
+
 def _soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray, para: np.ndarray, tid: np.ndarray,
                 t_start: np.ndarray, t_first: np.ndarray, t_end: np.ndarray, lo: np.ndarray, hi: np.ndarray,
                 hard: np.ndarray) -> np.ndarray:
@@ -320,6 +336,12 @@ def _soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray
     nxt_nl = np.empty(m, np.int64)
     nxt_nl[:-1] = nl[1:]
     nxt_nl[closes] = end[closes]
+    # a quoted line's text starts past its quote marks (an e-mail's "> ", "> > "): a quoted reply was wrapped
+    # as its writer's text was, and reads as it; its marks count as indent, so a line quoted deeper than the
+    # one over it is no wrap of it (a line of marks alone: no text, a quoted blank line)
+    if (cp == 0x3E).any():
+        text_start = _past_quote_marks(cp, text_start, nl)
+        w_nl = _past_quote_marks(cp, w_nl, nxt_nl)
     single = (text_start < nl) & (w_nl < nxt_nl) & (w_nl < end) & ~para \
         & (np.bincount(tid, minlength=T) >= MIN_WRAPPED_LINES)[tid]
     # a line aligned in columns (two runs of three spaces past its indent: a plain-text or reStructuredText

@@ -346,7 +346,9 @@ class Layout:
     (bool per gap: a no-cut after a paragraph or line that ends as a lead-in does, ``as follows:`` over
     its list: the weakest no-cut, which a size limit breaks first) and ``in_block`` (bool per gap: inside a
     block kept whole where it fits, a fence, a literal block, a comment over several lines, front matter;
-    None: no gap is)."""
+    None: no gap is) and ``introduces`` (bool per gap: the lead-in gaps after a paragraph or line that ends
+    with a colon or a comma — what follows, a list, a table, a quote, a body, is what it introduces, kept
+    whole where it fits alone; None: no gap is)."""
 
     heading: np.ndarray
     strength: np.ndarray
@@ -354,6 +356,7 @@ class Layout:
     leans: np.ndarray
     lead_in: np.ndarray
     in_block: np.ndarray | None = None
+    introduces: np.ndarray | None = None
 
     def paragraph_ids(self) -> np.ndarray:
         """Per sentence, the index of the paragraph (or block, or section) it lies in."""
@@ -496,6 +499,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     no_cut = np.zeros(max(n - 1, 0), dtype=bool)
     leans = np.zeros(max(n - 1, 0), dtype=bool)
     lead_in = np.zeros(max(n - 1, 0), dtype=bool)
+    introduces = np.zeros(max(n - 1, 0), dtype=bool)
     if n == 0:
         return Layout(heading, strength, no_cut, leans, lead_in)
     text = sents.text
@@ -766,15 +770,18 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
                 strength[i + 1] = max(strength[i + 1], strength[i])
             strength[i] = min(strength[i], LINE)
         no_cut[opening] = lead_in[opening] = no_cut[closing] = lead_in[closing] = True
-        # inside a fence a blank line is a line of code, not a paragraph break: the fence is one
-        # block (its edges are hard breaks already), kept whole where it fits and cut only between
-        # lines where it alone exceeds the limit; its opening line stays with the first line of code
-        # and its closing line with the last, so no chunk is bare backticks
+        # inside a fence no break is stronger than a blank line: the fence is one block (its edges are hard
+        # breaks already), kept whole where it fits and cut only between lines where it alone exceeds the
+        # limit, and then at its blank lines first, as a source file is (a function, a class's method,
+        # a paragraph of statements, kept whole where it fits: no chunk ends on "def f(path):" when a blank
+        # line was in reach); its opening line stays with the first line of code and its closing line with
+        # the last, so no chunk is bare backticks
         inside = np.zeros(n, np.int64)
         np.add.at(inside, f_lo, 1)
         np.add.at(inside, f_hi, -1)
         in_code = np.cumsum(inside[:-1]) > 0
-        strength = np.where(in_code, np.minimum(strength, LINE), strength).astype(np.int8)
+        cap = np.where(brk == BREAK_PARAGRAPH, PARAGRAPH, LINE)  # (a blank line; no Markdown reading in code)
+        strength = np.where(in_code, np.minimum(strength, cap), strength).astype(np.int8)
         # a blank line before a line indented less than the first line of the paragraph over it closes a
         # block (a function's body, C's "}" included, a quoted passage): a block's break, not a paragraph's;
         # not a dedent inside a body ("    if (x)" / "        return;" over a blank line and "    y = 1;")
@@ -851,7 +858,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             vim = (cp[at] == 0x3E) & _in_table(_BLANK, cp[np.maximum(at - 1, 0)]) \
                 & _in_table(_BLANK, cp[np.maximum(starts[np.minimum(gap + 1, n - 1)] - 1, 0)])
             lead = gap[_member(cp[at], _LEAD_IN_CP) | vim]
-            no_cut[lead] = lead_in[lead] = True
+            no_cut[lead] = lead_in[lead] = introduces[lead] = True
             strength[lead] = LINE
         # ... and so does a line that ends with a colon over the next line (a mail's "... wrote:" over the
         # quote, "The steps are:" over a list without a blank line; a comma at a line's end is verse's)
@@ -863,7 +870,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             line_end[:-1] = sents.seams()
             gap = gap[_near_end(text, line_end, gap, _COLON_CP)]  # (a colon among the last characters first: a few)
             gap = gap[_member(_last_char(text, starts, line_end, gap), _COLON_CP)]
-            no_cut[gap] = lead_in[gap] = True
+            no_cut[gap] = lead_in[gap] = introduces[gap] = True
         # a text laid out one paragraph per line (no blank line in it: an article as corpora keep them, the
         # People's Daily's, an encyclopedia's): a line break after a sentence's end is its paragraph break, so
         # a paragraph that fits stays whole
@@ -874,7 +881,9 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         strength = np.where(leans & (strength <= LINE), CONTINUES, strength).astype(np.int8)
         if furn.any():
             _lift_furniture(text, starts, ends, furn, heading, strength, no_cut, lead_in)
-    return Layout(heading, strength, no_cut, leans, lead_in, in_code if in_code.any() else None)
+    introduces &= lead_in  # (a page's furniture between a lead-in and what it introduces lifts the bond)
+    return Layout(heading, strength, no_cut, leans, lead_in, in_code if in_code.any() else None,
+                  introduces if introduces.any() else None)
 
 
 def layouts(texts: Sequence[str], sents: Sequence[SentenceSpans]) -> list[Layout]:
@@ -895,8 +904,10 @@ def layouts(texts: Sequence[str], sents: Sequence[SentenceSpans]) -> list[Layout
         n = len(sents[k])
         g = slice(o, o + n - 1)
         block = lay.in_block[g] if lay.in_block is not None else None
+        intro = lay.introduces[g] if lay.introduces is not None else None
         out[k] = Layout(lay.heading[o : o + n], lay.strength[g], lay.no_cut[g], lay.leans[g], lay.lead_in[g],
-                        block if block is not None and block.any() else None)
+                        block if block is not None and block.any() else None,
+                        intro if intro is not None and intro.any() else None)
         o += n + 1  # (and the separator)
     return [x for x in out if x is not None]
 
