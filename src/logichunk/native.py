@@ -38,6 +38,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .cache_dir import cache_root
+
 _SRC = r"""
 #include <math.h>
 #include <stdint.h>
@@ -780,9 +782,7 @@ _why: str = "not loaded yet"
 
 
 def _cache_dir() -> Path:
-    env = os.environ.get("LOGICHUNK_CACHE")
-    base = Path(env) if env else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "logichunk"
-    return base / "native"
+    return cache_root() / "native"
 
 
 def _key() -> str:

@@ -8,7 +8,11 @@ time proportional to what changed, not to the collection.
 
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
+import json
 import os
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -138,6 +142,7 @@ class HnswIndex:
         except ImportError:
             raise ModelUnavailable("the HNSW index needs hnswlib: pip install 'logichunk[hnsw]'") from None
         self.dim = int(dim)
+        self.m, self.ef_construction = int(m), int(ef_construction)
         self.ef_search = ef_search
         self._threads = threads
         self._index = hnswlib.Index(space="cosine", dim=self.dim)
@@ -145,6 +150,46 @@ class HnswIndex:
                                allow_replace_deleted=True)
         self._index.set_num_threads(threads)
         self._live: set[int] = set()
+
+    def _meta(self) -> dict[str, object]:
+        import hnswlib
+
+        return {"dim": self.dim, "m": self.m, "ef_construction": self.ef_construction,
+                "hnswlib": getattr(hnswlib, "__version__", "") or _package_version("hnswlib")}
+
+    def save_to(self, folder: Path) -> None:
+        """Write the index (hnswlib's own file), its live ids, and what it is with the file's sha256 into
+        ``folder`` (hnswlib reads a damaged or foreign file into a crash, not an error: it is checked first)."""
+        self._index.save_index(str(folder / "index.bin"))
+        np.save(folder / "live.npy", self.ids())
+        meta = {**self._meta(), "sha256": _sha256(folder / "index.bin")}
+        (folder / "meta.json").write_text(json.dumps(meta))
+
+    def load_from(self, folder: Path, capacity: int) -> HnswIndex | None:
+        """An index like this one (its parameters) read from ``folder`` (:meth:`save_to`), with room for
+        ``capacity`` rows; None where there is none, or another kind, or it cannot be read."""
+        try:
+            meta = json.loads((folder / "meta.json").read_text())
+            digest = meta.pop("sha256", None)
+            if meta != self._meta() or digest != _sha256(folder / "index.bin"):
+                return None
+            live = np.load(folder / "live.npy", allow_pickle=False)
+            out = HnswIndex(self.dim, m=self.m, ef_construction=self.ef_construction, ef_search=self.ef_search,
+                            capacity=16, threads=self._threads)
+            out._index.load_index(str(folder / "index.bin"), max_elements=max(capacity, live.size + 16),
+                                  allow_replace_deleted=True)
+            out._index.set_num_threads(self._threads)
+            out._live = set(np.asarray(live, np.int64).tolist())
+        except (OSError, ValueError, RuntimeError, KeyError, TypeError):
+            return None
+        return out
+
+    def vectors(self, ids: np.ndarray) -> np.ndarray:
+        """The stored (unit) vectors of live ``ids``, as float32 rows."""
+        ids = np.asarray(ids, np.int64)
+        if ids.size == 0:
+            return np.zeros((0, self.dim), np.float32)
+        return np.asarray(self._index.get_items(ids.tolist()), np.float32).reshape(ids.size, self.dim)
 
     def __len__(self) -> int:
         return len(self._live)
@@ -187,6 +232,21 @@ class HnswIndex:
         ids, sims = labels.astype(np.int64), (1.0 - dist).astype(np.float32)
         o = np.lexsort((ids, -sims), axis=1)  # equal scores by id, as the exact index orders them
         return np.take_along_axis(ids, o, axis=1), np.take_along_axis(sims, o, axis=1)
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _package_version(name: str) -> str:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return ""
 
 
 def make_index(dim: int, n_expected: int, *, threshold: int = 50_000, kind: str = "auto",

@@ -5,7 +5,6 @@ backends depend on it and :mod:`.lm` (which picks a backend) depends on them, on
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from ..cache_dir import cache_root
 from ..errors import InputError, ModelUnavailable
 from .llm import _check_messages
 
@@ -94,11 +94,7 @@ def require_torch() -> tuple[Any, Any]:
 
 def default_cache_dir() -> Path:
     """``$LOGICHUNK_CACHE``, else ``$XDG_CACHE_HOME/logichunk``, else ``~/.cache/logichunk``."""
-    env = os.environ.get("LOGICHUNK_CACHE")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "logichunk"
+    return cache_root()
 
 
 def cpu_flags() -> frozenset[str]:

@@ -24,6 +24,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -33,12 +34,12 @@ from ..chunkers.parent_child import PCParams, text_memo
 from ..config import Settings
 from ..errors import InputError, LogichunkError
 from ..index.bm25 import BM25Index
-from ..index.vectors import VectorIndex, make_index
+from ..index.vectors import HnswIndex, VectorIndex, make_index
 from ..models.embedding import LRUMapping
 from ..models.registry import embedder_of
 from ..text.decode import check_unicode
 from ..types import Bubble, Chunk, Span
-from . import schema
+from . import saved_index, schema
 from .plan import ChapterPlan, cut_mode, cut_vectors, embed_batches, plan_chapter, sha256
 
 
@@ -169,6 +170,7 @@ class _IndexCache:
     def __init__(self) -> None:
         self.generation = -1
         self.index: Any = None
+        self.building = threading.Lock()  # (one first build of an index at a time, outside the store's lock)
 
 
 #: dialect -> backend class; each backend module registers itself (:func:`register_backend`) and
@@ -1042,35 +1044,70 @@ class Store:
         """The in-memory index of ``level`` vectors for the current model, synced incrementally with
         the store (only rows added or removed since the last call are loaded). One sync at a time: the
         service's request threads share the index, and two updating it at once corrupted it (a search
-        raised, or found nothing, while another thread loaded the vectors)."""
+        raised, or found nothing, while another thread loaded the vectors). A process's first index is
+        built outside the store's lock, one builder at a time, so other requests go on meanwhile (a health
+        check waited 46 s behind a 51k-row HNSW build); an HNSW index is read from where an earlier process
+        saved it, when one did (:mod:`.saved_index`), rather than built again."""
         model = self.model_id
         with self._lock:
             cache = self._vindex.setdefault((level, model), _IndexCache())
-            gen = self.generation()
-            if cache.generation == gen and cache.index is not None:
-                return cache.index
-            pks = np.asarray([r[0] for r in self._q(
-                "SELECT pk FROM chunks WHERE project_id = ? AND chunk_level = ? AND embedding_model = ?",
-                (self.project_id, level, model))], np.int64)
-            s = self.settings
-            if cache.index is None:
-                kind = {"exact": "exact", "hnsw": "hnsw"}.get(s.vector_index, "auto")
-                index = make_index(int(self.embedder.dim), pks.size, threshold=s.hnsw_threshold, kind=kind,
-                                   m=s.hnsw_m, ef_construction=s.hnsw_ef_construction, ef_search=s.hnsw_ef_search)
+            if cache.index is not None:
+                return self._synced_index(cache, level, model)
+        with cache.building:
+            with self._lock:
+                if cache.index is not None:  # (another thread built it meanwhile)
+                    return self._synced_index(cache, level, model)
+                gen = self.generation()
                 ids, vecs = self._load_vectors(level, model, None)
-                index.update(ids, vecs, np.zeros(0, np.int64))
-                cache.index = index
-            else:
-                cur = cache.index.ids()
-                add = np.setdiff1d(pks, cur)
-                rem = np.setdiff1d(cur, pks)
-                ids, vecs = self._load_vectors(level, model, add) if add.size else (add, None)
-                cache.index.update(ids, vecs if vecs is not None else np.zeros((0, cache.index.dim), np.float32), rem)
-            cache.generation = gen
+            index = self._first_index(level, model, ids, vecs)
+            with self._lock:
+                cache.index, cache.generation = index, gen
+                return self._synced_index(cache, level, model)
+
+    def _synced_index(self, cache: _IndexCache, level: str, model: str) -> VectorIndex:
+        """``cache``'s index brought level with the store (under the store's lock)."""
+        gen = self.generation()
+        if cache.generation == gen:
             return cache.index
+        pks = np.asarray([r[0] for r in self._q(
+            "SELECT pk FROM chunks WHERE project_id = ? AND chunk_level = ? AND embedding_model = ?",
+            (self.project_id, level, model))], np.int64)
+        cur = cache.index.ids()
+        add = np.setdiff1d(pks, cur)
+        rem = np.setdiff1d(cur, pks)
+        ids, vecs = self._load_vectors(level, model, add) if add.size else (add, None)
+        cache.index.update(ids, vecs if vecs is not None else np.zeros((0, cache.index.dim), np.float32), rem)
+        cache.generation = gen
+        return cache.index
+
+    def _first_index(self, level: str, model: str, ids: np.ndarray, vecs: np.ndarray) -> VectorIndex:
+        """A new index of the rows ``ids`` (the kind the settings ask for at this size), an HNSW one read
+        from the cache where an earlier process saved it, and saved there when it was built or read far
+        behind (no lock held: CPU and a file, no SQL)."""
+        s = self.settings
+        kind = {"exact": "exact", "hnsw": "hnsw"}.get(s.vector_index, "auto")
+        index = make_index(int(self.embedder.dim), ids.size, threshold=s.hnsw_threshold, kind=kind,
+                           m=s.hnsw_m, ef_construction=s.hnsw_ef_construction, ef_search=s.hnsw_ef_search)
+        folder = self._saved_index_folder(level, model, index) if isinstance(index, HnswIndex) else None
+        if folder is not None:
+            got = saved_index.load_synced(folder, index, ids, vecs)
+            if got is not None:
+                if got[1]:
+                    saved_index.save(got[0], folder)
+                return got[0]
+        index.update(ids, vecs, np.zeros(0, np.int64))
+        if folder is not None:
+            saved_index.save(index, folder)
+        return index
+
+    def _saved_index_folder(self, level: str, model: str, index: HnswIndex) -> Path | None:
+        """Where this store's HNSW index of ``level`` rows is saved between processes; None: not saved
+        (a server's database keeps its own index: pgvector)."""
+        return None
 
     def vector_search(self, query_vec: np.ndarray, k: int, level: str = "child") -> list[tuple[int, float]]:
         """(chunk pk, cosine) of the ``k`` nearest ``level`` chunks embedded with the current model."""
+        self.vector_index(level)  # (a first build, outside the lock)
         with self._lock:  # (an update swaps the index's ids and vectors one after the other)
             ids, sims = self.vector_index(level).search(query_vec, k)
         return list(zip(ids.tolist(), sims.astype(float).tolist(), strict=True))

@@ -8,9 +8,12 @@ import sqlite3
 import time
 import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 from ..config import Settings
+from ..index.vectors import HnswIndex
+from . import saved_index
 from .base import Store, StoreError, StoreUnavailable, register_backend
 
 #: seconds a statement waits for another process's write lock before it fails
@@ -118,6 +121,11 @@ class SQLiteStore(Store):
 
     def _ensure_connected(self) -> None:
         self._check_file()
+
+    def _saved_index_folder(self, level: str, model: str, index: HnswIndex) -> Path | None:
+        if self.url == ":memory:":
+            return None
+        return saved_index.index_folder(self._abspath, self.project_id, model, level, index)
 
     def _raw_execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
         if not getattr(self, "_in_tx", False):  # statements of a transaction were checked at its start
