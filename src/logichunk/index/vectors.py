@@ -174,8 +174,12 @@ class HnswIndex:
             if meta != self._meta() or digest != _sha256(folder / "index.bin"):
                 return None
             live = np.load(folder / "live.npy", allow_pickle=False)
-            out = HnswIndex(self.dim, m=self.m, ef_construction=self.ef_construction, ef_search=self.ef_search,
-                            capacity=16, threads=self._threads)
+            import hnswlib
+
+            out = HnswIndex.__new__(HnswIndex)
+            out.dim, out.m, out.ef_construction = self.dim, self.m, self.ef_construction
+            out.ef_search, out._threads = self.ef_search, self._threads
+            out._index = hnswlib.Index(space="cosine", dim=self.dim)
             out._index.load_index(str(folder / "index.bin"), max_elements=max(capacity, live.size + 16),
                                   allow_replace_deleted=True)
             out._index.set_num_threads(self._threads)
@@ -184,12 +188,6 @@ class HnswIndex:
             return None
         return out
 
-    def vectors(self, ids: np.ndarray) -> np.ndarray:
-        """The stored (unit) vectors of live ``ids``, as float32 rows."""
-        ids = np.asarray(ids, np.int64)
-        if ids.size == 0:
-            return np.zeros((0, self.dim), np.float32)
-        return np.asarray(self._index.get_items(ids.tolist()), np.float32).reshape(ids.size, self.dim)
 
     def __len__(self) -> int:
         return len(self._live)

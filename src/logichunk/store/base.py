@@ -1093,11 +1093,11 @@ class Store:
             got = saved_index.load_synced(folder, index, ids, vecs)
             if got is not None:
                 if got[1]:
-                    saved_index.save(got[0], folder)
+                    saved_index.save(got[0], folder, ids, vecs)
                 return got[0]
         index.update(ids, vecs, np.zeros(0, np.int64))
         if folder is not None:
-            saved_index.save(index, folder)
+            saved_index.save(index, folder, ids, vecs)
         return index
 
     def _saved_index_folder(self, level: str, model: str, index: HnswIndex) -> Path | None:
