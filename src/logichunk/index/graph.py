@@ -460,13 +460,16 @@ def _seq_and_intra(vecs: np.ndarray, codes: np.ndarray, positions: np.ndarray, k
             members = members_order[mstarts[code] : mends[code]]
             if members.size < 2:
                 continue
-            r = rows[grp]
-            sims = vecs[r] @ vecs[members].T
-            sims[r[:, None] == members[None, :]] = -np.inf
-            a, c, w = _top_rows(sims, keys[members], k, threshold)
-            src_l.append(r[a])
-            dst_l.append(members[c])
-            kind_l.append(np.full(a.size, INTRA, np.int8))
+            mv = vecs[members]
+            step = _block_rows(members.size)  # (a block of rows at a time: one document of 15k chunks took a
+            for lo in range(0, grp.size, step):  # 15k x 15k product and its sort at once, 4.3 GB)
+                r = rows[grp[lo : lo + step]]
+                sims = vecs[r] @ mv.T
+                sims[r[:, None] == members[None, :]] = -np.inf
+                a, c, w = _top_rows(sims, keys[members], k, threshold)
+                src_l.append(r[a])
+                dst_l.append(members[c])
+                kind_l.append(np.full(a.size, INTRA, np.int8))
     src = _cat(src_l)
     dst = _cat(dst_l)
     kind = _cat(kind_l, np.int8)
