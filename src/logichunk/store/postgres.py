@@ -138,7 +138,17 @@ class PostgresStore(Store):
         return f"chunks_hnsw_{hashlib.sha1(model.encode()).hexdigest()[:12]}_{dim}"
 
     def _after_vectors_written(self, model: str, dim: int) -> None:
+        """pgvector's HNSW index of this model's child vectors, made once they are ``hnsw_threshold`` rows
+        (``vector_index = "auto"``; ``"pgvector"``: at once). Below that an exact scan answers in tens of
+        milliseconds, and every row written into an HNSW index pays its upkeep: an ingest of 100 files ran
+        27.6 s with the index, 4.3 s without. ``exact`` and ``hnsw`` search in process: no index here."""
         if (model, dim) in self._hnsw_done:
+            return
+        mode = self.settings.vector_index
+        if mode in ("exact", "hnsw"):
+            return
+        if mode == "auto" and self._q("SELECT COUNT(*) FROM chunks WHERE embedding_model = ? AND chunk_level = 'child'",
+                                      (model,))[0][0] < self.settings.hnsw_threshold:
             return
         from psycopg import sql as psql
 
