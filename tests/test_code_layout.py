@@ -187,18 +187,3 @@ def test_a_c_return_type_on_its_own_line_stays_with_the_function_name():
     sents = split_sentences("Usage\nfoo(bar) is a function that does things.\n")
     assert not layout(sents).no_cut.any()
 
-
-def test_a_fence_over_the_limit_is_cut_at_its_blank_lines_first():
-    """A fenced block over the limit was cut between any two lines, ending a chunk on ``with open(path) as
-    f:`` with a blank line in reach; its blank lines are its paragraphs now: a function that fits stays
-    whole, as in a source file."""
-    funcs = [f"def helper_{i}(path):\n    \"\"\"Read section {i} of the file.\"\"\"\n    with open(path) as f:\n"
-             f"        data = f.read()\n    return data.split('[{i}]')[1]\n" for i in range(6)]
-    code = "```python\n" + "\n".join(funcs) + "```\n"
-    for max_size in (200, 300, 500):
-        roots = chunk(code, max_size=max_size, levels=1).roots()
-        assert len(roots) > 1
-        for c in roots[:-1]:  # every cut after a function's last line (its blank line)
-            assert code[: c.span.end].endswith("[1]\n\n") or code[: c.span.end].endswith("[1]\n"), \
-                (max_size, code[c.span.end - 30 : c.span.end])
-        assert all(c.span.end - c.span.start <= max_size for c in roots)

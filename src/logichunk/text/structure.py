@@ -770,18 +770,15 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
                 strength[i + 1] = max(strength[i + 1], strength[i])
             strength[i] = min(strength[i], LINE)
         no_cut[opening] = lead_in[opening] = no_cut[closing] = lead_in[closing] = True
-        # inside a fence no break is stronger than a blank line: the fence is one block (its edges are hard
-        # breaks already), kept whole where it fits and cut only between lines where it alone exceeds the
-        # limit, and then at its blank lines first, as a source file is (a function, a class's method,
-        # a paragraph of statements, kept whole where it fits: no chunk ends on "def f(path):" when a blank
-        # line was in reach); its opening line stays with the first line of code and its closing line with
-        # the last, so no chunk is bare backticks
+        # inside a fence a blank line is a line of code, not a paragraph break: the fence is one
+        # block (its edges are hard breaks already), kept whole where it fits and cut only between
+        # lines where it alone exceeds the limit; its opening line stays with the first line of code
+        # and its closing line with the last, so no chunk is bare backticks
         inside = np.zeros(n, np.int64)
         np.add.at(inside, f_lo, 1)
         np.add.at(inside, f_hi, -1)
         in_code = np.cumsum(inside[:-1]) > 0
-        cap = np.where(brk == BREAK_PARAGRAPH, PARAGRAPH, LINE)  # (a blank line; no Markdown reading in code)
-        strength = np.where(in_code, np.minimum(strength, cap), strength).astype(np.int8)
+        strength = np.where(in_code, np.minimum(strength, LINE), strength).astype(np.int8)
         # a blank line before a line indented less than the first line of the paragraph over it closes a
         # block (a function's body, C's "}" included, a quoted passage): a block's break, not a paragraph's;
         # not a dedent inside a body ("    if (x)" / "        return;" over a blank line and "    y = 1;")
