@@ -39,6 +39,7 @@ def _same_layout(a, b) -> None:
 @settings(max_examples=600, deadline=None)
 @example(["```\nopen fence", "# Title\n\nclosed?\n```\n"])  # a fence never pairs across two texts
 @example(["one text alone"])
+@example(["Cats purr softly. ", "Page 3\n\x0c1．加强组织领导\n## Heading\n\x0c"])  # (a text that opens with furniture)
 @given(texts)
 def test_the_layouts_of_many_texts_are_each_texts_own(batch):
     sents = [split_sentences(t) for t in batch]

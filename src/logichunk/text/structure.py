@@ -877,7 +877,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         leans = continues(sents) & ~in_code
         strength = np.where(leans & (strength <= LINE), CONTINUES, strength).astype(np.int8)
         if furn.any():
-            _lift_furniture(text, starts, ends, furn, heading, strength, no_cut, lead_in)
+            _lift_furniture(text, starts, ends, furn, heading, strength, no_cut, lead_in, opens_text)
     introduces &= lead_in  # (a page's furniture between a lead-in and what it introduces lifts the bond)
     return Layout(heading, strength, no_cut, leans, lead_in, in_code if in_code.any() else None,
                   introduces if introduces.any() else None)
@@ -925,7 +925,7 @@ def _furniture(text: str, starts: np.ndarray, n: int, edges: tuple[np.ndarray, n
 
 
 def _lift_furniture(text: str, starts: np.ndarray, ends: np.ndarray, furn: np.ndarray, heading: np.ndarray,
-                    strength: np.ndarray, no_cut: np.ndarray, lead_in: np.ndarray) -> None:
+                    strength: np.ndarray, no_cut: np.ndarray, lead_in: np.ndarray, opens_text: np.ndarray) -> None:
     """Lift each run of furniture sentences out of the text's logic, in place: it stays with the text
     before it (no cut before it or inside it), and the gap after it reads as the gap before it did, as
     if the page had not broken: the weaker of the two breaks, a no-cut there (after a heading, a lead-in)
@@ -934,8 +934,8 @@ def _lift_furniture(text: str, starts: np.ndarray, ends: np.ndarray, furn: np.nd
     n = furn.size
     run = np.flatnonzero(np.diff(np.concatenate(([0], furn.astype(np.int8), [0]))))
     for i0, i1 in zip(run[::2].tolist(), (run[1::2] - 1).tolist(), strict=True):
-        if i0 == 0:  # a text that opens with furniture: no gap before it to carry over
-            no_cut[: min(i1, n - 1)] = True
+        if i0 == 0 or opens_text[i0]:  # a text that opens with furniture: no gap before it to carry over (texts
+            no_cut[i0 : min(i1, n - 1)] = True  # laid end to end: each its own, the separator's no gap of it)
             continue
         before = (int(strength[i0 - 1]), bool(no_cut[i0 - 1]), bool(lead_in[i0 - 1]))
         no_cut[i0 - 1 : i1] = True
