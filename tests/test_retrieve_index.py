@@ -37,6 +37,40 @@ def test_exact_matches_brute_force_and_updates():
         idx.search(np.zeros(5), 3)
 
 
+_OPS = st.lists(st.tuples(st.lists(st.integers(0, 40), max_size=12), st.lists(st.integers(0, 40), max_size=12)),
+                min_size=1, max_size=12)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_OPS, st.integers(0, 2**32 - 1))
+def test_exact_updates_in_place_answer_as_a_rebuild_does(ops, seed):
+    """Updates move only the rows they add and remove (no copy of every vector per write): after any run of
+    adds (re-adds replace) and removals, the index holds what a fresh one of the same rows holds and
+    answers every query alike, ties by id included."""
+    rng = np.random.default_rng(seed)
+    dim = 6
+    idx = ExactIndex(dim)
+    truth: dict[int, np.ndarray] = {}
+    for add, rem in ops:
+        add = sorted(set(add))
+        # (halves: every product and sum is exact in float32, whatever the row order, and ties are many)
+        vecs = (np.round(2 * rng.standard_normal((len(add), dim))) / 2).astype(np.float32)
+        idx.update(np.array(add, np.int64), vecs, np.array(rem, np.int64))
+        for r in rem:
+            truth.pop(r, None)
+        truth.update(zip(add, vecs, strict=True))
+        keys = np.array(sorted(truth), np.int64)
+        assert sorted(idx.ids().tolist()) == keys.tolist() and len(idx) == keys.size
+        fresh = ExactIndex(dim, keys, np.array([truth[k] for k in keys.tolist()]).reshape(-1, dim))
+        qs = (np.round(2 * rng.standard_normal((3, dim))) / 2).astype(np.float32)
+        for q in qs:
+            for k in (1, 3, 50):
+                a, b = idx.search(q, k), fresh.search(q, k)
+                assert a[0].tolist() == b[0].tolist() and a[1].tolist() == b[1].tolist()
+        got, want = idx.search_many(qs, 4), fresh.search_many(qs, 4)
+        assert got[0].tolist() == want[0].tolist()
+
+
 @pytest.mark.skipif(not hnsw_available(), reason="hnswlib not installed")
 def test_hnsw_recall_and_updates():
     rng = np.random.default_rng(1)
