@@ -268,7 +268,7 @@ def test_approximate_neighbours_a_block_of_rows_at_a_time_are_the_same(monkeypat
     ann = HnswIndex(DIM, capacity=400)
     ann.update(b.keys, b.vecs, np.zeros(0, np.int64))
     whole = build_graph(b, embed, p, ann=ann)
-    monkeypatch.setattr(G, "_candidate_rows", lambda kk, dim: 7)
+    monkeypatch.setattr(G, "_block_rows", lambda n_cols: 7)
     blocks = build_graph(b, embed, p, ann=ann)
     assert edge_set(blocks) == edge_set(whole) and np.allclose(np.sort(blocks.edge_weight), np.sort(whole.edge_weight))
 

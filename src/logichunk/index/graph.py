@@ -368,8 +368,9 @@ def _cross_ann(ann: Any, vecs: np.ndarray, codes: np.ndarray, keys: np.ndarray, 
     out_r, out_c, out_w, redo = [], [], [], []
     # a block of rows at a time: the candidates' vectors are rows x kk x dim floats (51k rows of 1,024
     # dimensions and 68 candidates each took 13 GiB at once; a store's whole graph is built this way)
-    for lo in range(0, rows.size, _candidate_rows(kk, vecs.shape[1])):
-        part = rows[lo : lo + _candidate_rows(kk, vecs.shape[1])]
+    step = _block_rows(kk * vecs.shape[1])
+    for lo in range(0, rows.size, step):
+        part = rows[lo : lo + step]
         labels, sims = ann.search_many(vecs[part], kk)
         cols = np.searchsorted(keys, labels)
         cols = np.clip(cols, 0, n - 1)
@@ -393,11 +394,6 @@ def _cross_ann(ann: Any, vecs: np.ndarray, codes: np.ndarray, keys: np.ndarray, 
         r2, c2, w2 = _cross_exact(vecs, codes, keys, again, k, threshold)
         r_, c_, w_ = np.concatenate([r_, r2]), np.concatenate([c_, c2]), np.concatenate([w_, w2])
     return r_, c_, w_
-
-
-def _candidate_rows(kk: int, dim: int) -> int:
-    """Rows whose ``kk`` candidates' vectors take about 64 MB (at least one)."""
-    return max(1, (64 << 20) // max(1, kk * dim * 4))
 
 
 def _top_rows_on(sims: np.ndarray, cols: np.ndarray, keys: np.ndarray, k: int, threshold: float):
@@ -508,7 +504,7 @@ def _reverse_affected(vecs: np.ndarray, codes: np.ndarray, keys: np.ndarray, add
     hit = np.zeros(keys.size, bool)
     if ann is not None:
         kk = min(keys.size, 4 * p.cross_k + 8)
-        step = _candidate_rows(kk, vecs.shape[1])
+        step = _block_rows(kk * vecs.shape[1])
         for lo in range(0, added.size, step):  # (a block of rows at a time, as _cross_ann)
             part = added[lo : lo + step]
             labels, _ = ann.search_many(vecs[part], kk)

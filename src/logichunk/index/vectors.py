@@ -8,7 +8,6 @@ time proportional to what changed, not to the collection.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata
 import json
 import os
@@ -18,6 +17,7 @@ from typing import Protocol
 import numpy as np
 
 from ..errors import InputError, ModelUnavailable
+from ..models._files import sha256_file
 
 
 class VectorIndex(Protocol):
@@ -178,17 +178,15 @@ class HnswIndex:
         self._live: set[int] = set()
 
     def _meta(self) -> dict[str, object]:
-        import hnswlib
-
         return {"dim": self.dim, "m": self.m, "ef_construction": self.ef_construction,
-                "hnswlib": getattr(hnswlib, "__version__", "") or _package_version("hnswlib")}
+                "hnswlib": _package_version("hnswlib")}
 
     def save_to(self, folder: Path) -> None:
         """Write the index (hnswlib's own file), its live ids, and what it is with the file's sha256 into
         ``folder`` (hnswlib reads a damaged or foreign file into a crash, not an error: it is checked first)."""
         self._index.save_index(str(folder / "index.bin"))
         np.save(folder / "live.npy", self.ids())
-        meta = {**self._meta(), "sha256": _sha256(folder / "index.bin")}
+        meta = {**self._meta(), "sha256": sha256_file(str(folder / "index.bin"))}
         (folder / "meta.json").write_text(json.dumps(meta))
 
     def load_from(self, folder: Path, capacity: int) -> HnswIndex | None:
@@ -197,7 +195,7 @@ class HnswIndex:
         try:
             meta = json.loads((folder / "meta.json").read_text())
             digest = meta.pop("sha256", None)
-            if meta != self._meta() or digest != _sha256(folder / "index.bin"):
+            if meta != self._meta() or digest != sha256_file(str(folder / "index.bin")):
                 return None
             live = np.load(folder / "live.npy", allow_pickle=False)
             import hnswlib
@@ -256,14 +254,6 @@ class HnswIndex:
         ids, sims = labels.astype(np.int64), (1.0 - dist).astype(np.float32)
         o = np.lexsort((ids, -sims), axis=1)  # equal scores by id, as the exact index orders them
         return np.take_along_axis(ids, o, axis=1), np.take_along_axis(sims, o, axis=1)
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(1 << 20):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _package_version(name: str) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ModelUnavailable
+from ..errors import ModelUnavailable, first_line
 from .base import Store, StoreError, StoreUnavailable, redact_url, register_backend
 
 
@@ -82,7 +82,7 @@ class PostgresStore(Store):
             self._conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
             _register_vector(self._conn)
         except psycopg.Error as e:
-            raise StoreUnavailable(f"cannot connect to PostgreSQL at {redact_url(self.url)}: {_first_line(e)}") from None
+            raise StoreUnavailable(f"cannot connect to PostgreSQL at {redact_url(self.url)}: {first_line(e)}") from None
 
     def _check_conn(self) -> None:
         if self._conn.closed and not getattr(self, "_in_tx", False):
@@ -91,7 +91,7 @@ class PostgresStore(Store):
                 self._conn = psycopg.connect(self.url, autocommit=True, connect_timeout=10)
                 _register_vector(self._conn)
             except psycopg.Error as e:
-                raise StoreUnavailable(f"PostgreSQL at {redact_url(self.url)} is unreachable: {_first_line(e)}") from None
+                raise StoreUnavailable(f"PostgreSQL at {redact_url(self.url)} is unreachable: {first_line(e)}") from None
 
     def _raw_execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
         self._check_conn()
@@ -129,9 +129,9 @@ class PostgresStore(Store):
     def _translate_error(self, exc: BaseException) -> StoreError | None:
         psycopg = sys.modules.get("psycopg")  # loaded by _connect; its errors are what is translated
         if psycopg is not None and isinstance(exc, psycopg.OperationalError):
-            return StoreUnavailable(f"PostgreSQL at {redact_url(self.url)} failed or went away: {_first_line(exc)}")
+            return StoreUnavailable(f"PostgreSQL at {redact_url(self.url)} failed or went away: {first_line(exc)}")
         if psycopg is not None and isinstance(exc, psycopg.Error):
-            return StoreError(f"PostgreSQL error: {_first_line(exc)}")
+            return StoreError(f"PostgreSQL error: {first_line(exc)}")
         return None
 
     def _index_name(self, model: str, dim: int) -> str:
@@ -205,8 +205,3 @@ class PostgresStore(Store):
                 self._closed = True
                 with contextlib.suppress(Exception):
                     self._conn.close()
-
-
-def _first_line(e: BaseException) -> str:
-    s = str(e).strip()
-    return s.splitlines()[0] if s else type(e).__name__

@@ -84,15 +84,16 @@ def load_synced(folder: Path, index: HnswIndex, ids: np.ndarray, vecs: np.ndarra
             was_ids, was_prints = np.asarray(f["ids"], np.int64), np.asarray(f["prints"], np.float64)
     except (OSError, ValueError, KeyError):
         return None
+    if was_ids.shape[0] != was_prints.shape[0]:
+        return None
+    o = np.argsort(was_ids)
+    was_ids, was_prints = was_ids[o], was_prints[o]
     saved = index.load_from(folder, capacity=int(ids.size * 1.2) + 1024)
-    if saved is None or was_ids.shape[0] != was_prints.shape[0] or not np.array_equal(np.sort(was_ids),
-                                                                                      np.sort(saved.ids())):
+    if saved is None or not np.array_equal(was_ids, np.sort(saved.ids())):
         return None
     ids = np.asarray(ids, np.int64)
     order = np.argsort(ids)
     ids, vecs = ids[order], np.asarray(vecs, np.float32)[order]
-    o = np.argsort(was_ids)
-    was_ids, was_prints = was_ids[o], was_prints[o]
     gone = np.setdiff1d(was_ids, ids)
     both = np.intersect1d(was_ids, ids)
     # (a row both hold with another vector: a replaced or restored database reusing the pk)
