@@ -61,8 +61,8 @@ def assert_headings_open_chunks(tree, text, sizes, unit="chars"):
                 e += 1
             if meter.size(int(s_starts[i + 1]), int(s_ends[e])) <= sizes[0]:
                 j = e
-        k = i  # back to the first of a run of headings
-        while k > 0 and lay.no_cut[k - 1]:
+        k = i  # back to the first of a run of headings (and over a block kept whole that a closing line's bond
+        while k > 0 and (lay.no_cut[k - 1] or whole_block(k - 1)):  # holds: a comment over "</details>")
             k -= 1
         root = tree.get(c.id.split(".")[0])
         if c.level > 1 and c.span.end == root.span.end:

@@ -1652,3 +1652,27 @@ def test_a_count_is_met_exactly_and_best_whenever_the_text_allows_it(n, count, s
     assert got.size == count and must <= set(got.tolist())
     value = bd_path._path_value(C, got, reward)[0]
     assert value <= min(bd_path._path_value(C, np.asarray(c, np.int64), reward)[0] for c in sets) + 1e-9
+
+
+functions = st.lists(st.integers(1, 4), min_size=2, max_size=9).map(
+    lambda ks: "\n\n".join(f"def f{i}(x):\n" + "".join(f"    x = x + {j}\n" for j in range(k)) + "    return x"
+                           for i, k in enumerate(ks)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(functions, st.sampled_from([80, 120, 200]), st.booleans())
+def test_a_fence_over_the_limit_is_cut_at_its_blank_lines_first(code, max_size, lead):
+    """A fence that alone exceeds the limit is cut between its functions (at its blank lines) where each
+    stretch between two blank lines fits: a function is never split while a blank line would do (a tester's
+    200-character limit cut a 60-line fence of small functions inside them)."""
+    text = ("# Module\n\nThe helpers:\n\n" if lead else "") + "```python\n" + code + "\n```\n\nThat is all.\n"
+    a = text.index("```python\n")
+    b = text.index("\n```\n", a) + 5
+    stretches = text[a:b].split("\n\n")
+    tree = chunk(text, max_size=max_size, levels=1)
+    if b - a <= max_size or max(len(s) + 2 for s in stretches) > max_size:
+        return  # (whole, or a stretch alone too long: cut between its lines)
+    blank = {m.end() for m in re.finditer(r"\n\n", text[a:b])}
+    for c in list(tree)[:-1]:
+        if a < c.span.end < b:
+            assert c.span.end - a in blank, (text[c.span.start:c.span.end], text[c.span.end:c.span.end + 30])

@@ -116,7 +116,8 @@ LLM_REWARD = 2.0
 def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
                       edges: np.ndarray | None = None, block: np.ndarray | None = None,
                       held: np.ndarray | None = None, weak: np.ndarray | None = None,
-                      introduces: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                      introduces: np.ndarray | None = None, parts: np.ndarray | None = None
+                      ) -> tuple[np.ndarray, np.ndarray]:
     """The author's structure as the global choice reads it, for atoms of ``sizes`` whose gaps have
     structural ``strength`` (:mod:`logichunk.text.structure`): the reward of cutting each gap
     (:data:`STRUCTURE_REWARD`), and the gaps where no cut may fall — inside a paragraph that fits
@@ -130,7 +131,10 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
     gaps after a lead-in (``as follows:`` over its list): what follows one, up to the next paragraph break,
     is kept whole where it fits alone, though the lead-in joins it into a paragraph too long — the limit
     then breaks the lead-in's bond, or a sentence before it, never the list, the table or the body it
-    introduces. Shared by the cascade and the Meta-Chunking chunkers' global selection."""
+    introduces. ``parts``: the gaps of a block where a blank line falls (between two functions of a fence): a
+    block over the limit is cut there first — a stretch between two of them that fits stays whole, as a
+    paragraph that fits does. Shared by the cascade, parent-child and the Meta-Chunking chunkers' global
+    selection."""
     strength = np.asarray(strength, dtype=np.int64)
     cut = strength >= PARAGRAPH if edges is None else (strength >= PARAGRAPH) | edges
     para = np.zeros(strength.size + 1, np.int64)
@@ -152,6 +156,7 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
         total = np.zeros(sizes.size + 1)
         np.cumsum(sizes, out=total[1:])
         fits = total[g1 + 1] - total[g0] <= max_size
+        over = ~fits  # (the blocks only their size keeps from staying whole)
         if held is not None and fits.any():
             free = np.zeros(strength.size + 1, np.int64)
             np.cumsum(~held, out=free[1:])
@@ -162,6 +167,16 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
         np.add.at(mark, g0[fits], 1)
         np.add.at(mark, g1[fits], -1)
         forbid |= np.cumsum(mark[:-1]) > 0
+        if parts is not None and parts.any() and over.any():
+            big = np.zeros(strength.size + 1, np.int64)
+            np.add.at(big, g0[over], 1)
+            np.add.at(big, g1[over], -1)
+            in_big = np.cumsum(big[:-1]) > 0
+            edge = ~in_big | (parts if held is None else parts & ~held)  # (not a blank line before its closing marks)
+            sub = np.zeros(strength.size + 1, np.int64)
+            np.cumsum(edge, out=sub[1:])
+            ssize = np.bincount(sub, weights=sizes)
+            forbid |= ~edge & (ssize[sub[:-1]] <= max_size)
     return STRUCTURE_REWARD[strength], forbid
 
 
@@ -226,6 +241,7 @@ class _Run:
         self.LI = lay.lead_in.copy()
         self.IB = lay.in_block.copy() if lay.in_block is not None else np.zeros(max(ns - 1, 0), bool)
         self.IN = lay.introduces.copy() if lay.introduces is not None else np.zeros(max(ns - 1, 0), bool)
+        self.BP = lay.block_parts.copy() if lay.block_parts is not None else np.zeros(max(ns - 1, 0), bool)
         self.Bn = self.bonus.copy()
         cand = bd.peaks(score, settings.peak_drop) | (self.sents.breaks >= BREAK_PARAGRAPH)
         # boundary offsets inside the text (each gap's seam: a line's indent goes with its line), their
@@ -308,6 +324,7 @@ class _Run:
         self.LI = np.insert(self.LI, at, False)
         self.IB = np.insert(self.IB, at, inside)
         self.IN = np.insert(self.IN, at, False)
+        self.BP = np.insert(self.BP, at, False)
         self.Bn = np.insert(self.Bn, at, 0.0)
 
     def _force_oversized(self, limit: int, level: int) -> None:
@@ -354,10 +371,12 @@ class _Run:
         heading[inner] = self.NC[gidx]
         weak = np.zeros(A - 1, bool)  # (a lead-in's)
         weak[inner] = self.LI[gidx]
+        parts = np.zeros(A - 1, bool)
+        parts[inner] = self.BP[gidx]
         intro = np.zeros(A - 1, bool)  # (what a lead-in introduces opens after these; at level 1, where the
         if level == 1:  # limit may break a lead-in's bond: below it the bond is glued, and so is all it holds)
             intro[inner] = self.IN[gidx]
-        reward, forbid = structure_rewards(strength, asz, limits.max_size, sep, block, heading, weak, intro)
+        reward, forbid = structure_rewards(strength, asz, limits.max_size, sep, block, heading, weak, intro, parts)
         reward += np.where(inner, sc, 0.0)
         reward[inner] -= self.Bn[gidx]
         # a piece that fits the target and the next level's limit stays whole, as a text that is one

@@ -218,8 +218,11 @@ def _assemble_global(
     intro = np.zeros(sg.size, dtype=bool)
     if lay.introduces is not None:
         intro[inner] = lay.introduces[sg[inner]]
+    parts = np.zeros(sg.size, dtype=bool)
+    if lay.block_parts is not None:
+        parts[inner] = lay.block_parts[sg[inner]]
     reward, forbid = structure_rewards(strength, sizes, limits.max_size, block=block, held=heading, weak=weak,
-                                       introduces=intro)
+                                       introduces=intro, parts=parts)
     reward = reward + sig
     if int(sizes.sum()) <= limits.goal:
         forbid = inner.copy()

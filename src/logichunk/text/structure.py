@@ -348,7 +348,9 @@ class Layout:
     block kept whole where it fits, a fence, a literal block, a comment over several lines, front matter;
     None: no gap is) and ``introduces`` (bool per gap: the lead-in gaps after a paragraph or line that ends
     with a colon or a comma — what follows, a list, a table, a quote, a body, is what it introduces, kept
-    whole where it fits alone; None: no gap is)."""
+    whole where it fits alone; None: no gap is) and ``block_parts`` (bool per gap: a blank line inside such a
+    block: one over the limit is cut at its blank lines first, between functions rather than inside one;
+    None: no gap is)."""
 
     heading: np.ndarray
     strength: np.ndarray
@@ -357,6 +359,7 @@ class Layout:
     lead_in: np.ndarray
     in_block: np.ndarray | None = None
     introduces: np.ndarray | None = None
+    block_parts: np.ndarray | None = None
 
     def paragraph_ids(self) -> np.ndarray:
         """Per sentence, the index of the paragraph (or block, or section) it lies in."""
@@ -744,6 +747,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             and text.count("\n", int(starts[j]), int(ends[j])) == 1]  # (right over it: no blank line between)
     opening = _union(opening, np.array(over, np.int64))
     in_code = np.zeros(max(n - 1, 0), dtype=bool)
+    block_parts = in_code
     if n > 1:
         # a heading's underline belongs to it; a heading is never the end of a chunk
         no_cut |= setext_under[1:]
@@ -778,6 +782,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         np.add.at(inside, f_lo, 1)
         np.add.at(inside, f_hi, -1)
         in_code = np.cumsum(inside[:-1]) > 0
+        block_parts = in_code & (brk == BREAK_PARAGRAPH)  # (its blank lines: where one over the limit is cut first)
         strength = np.where(in_code, np.minimum(strength, LINE), strength).astype(np.int8)
         # a blank line before a line indented less than the first line of the paragraph over it closes a
         # block (a function's body, C's "}" included, a quoted passage): a block's break, not a paragraph's;
@@ -880,7 +885,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             _lift_furniture(text, starts, ends, furn, heading, strength, no_cut, lead_in, opens_text)
     introduces &= lead_in  # (a page's furniture between a lead-in and what it introduces lifts the bond)
     return Layout(heading, strength, no_cut, leans, lead_in, in_code if in_code.any() else None,
-                  introduces if introduces.any() else None)
+                  introduces if introduces.any() else None, block_parts if block_parts.any() else None)
 
 
 def layouts(texts: Sequence[str], sents: Sequence[SentenceSpans]) -> list[Layout]:
@@ -902,9 +907,11 @@ def layouts(texts: Sequence[str], sents: Sequence[SentenceSpans]) -> list[Layout
         g = slice(o, o + n - 1)
         block = lay.in_block[g] if lay.in_block is not None else None
         intro = lay.introduces[g] if lay.introduces is not None else None
+        parts = lay.block_parts[g] if lay.block_parts is not None else None
         out[k] = Layout(lay.heading[o : o + n], lay.strength[g], lay.no_cut[g], lay.leans[g], lay.lead_in[g],
                         block if block is not None and block.any() else None,
-                        intro if intro is not None and intro.any() else None)
+                        intro if intro is not None and intro.any() else None,
+                        parts if parts is not None and parts.any() else None)
         o += n + 1  # (and the separator)
     return [x for x in out if x is not None]
 
