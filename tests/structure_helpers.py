@@ -25,7 +25,8 @@ def assert_headings_open_chunks(tree, text, sizes, unit="chars"):
     either that sentence fits alone (it is not cut to make room) or the headings take half the
     maximum or more (tier 4 makes room for shorter ones in the first piece of a longer sentence). What
     a heading or lead-in goes on into includes the rest of a block kept whole (a fence, a comment that
-    fits the maximum: no cut falls inside it, so the bond to it is what the limit breaks)."""
+    fits the maximum: no cut falls inside it, so the bond to it is what the limit breaks). Below level 1 a
+    chunk ends at a bond only where it is a lead-in's and the run it holds exceeds that level's limit."""
     sents = split_sentences(text)
     if len(sents) < 2:
         return
@@ -67,6 +68,11 @@ def assert_headings_open_chunks(tree, text, sizes, unit="chars"):
         root = tree.get(c.id.split(".")[0])
         if c.level > 1 and c.span.end == root.span.end:
             continue  # its level-1 chunk ends there too, and is checked itself
+        if c.level > 1:  # below level 1 only a lead-in's bond (the weakest) gives way, to a run over the limit
+            parent = tree.get(c.parent)  # (the limit its children were cut under: the first it exceeds)
+            limit = next(x for x in sizes[c.level - 1 :] if meter.size(parent.span.start, parent.span.end) > x)
+            assert lay.lead_in[i] and meter.size(int(s_starts[k]), int(s_ends[j])) > limit, c
+            continue
         assert c.level == 1 and meter.size(int(s_starts[k]), int(s_ends[j])) > sizes[0], c
         assert meter.size(int(s_starts[j]), int(s_ends[j])) <= sizes[0] \
             or 2 * meter.size(int(s_starts[k]), int(s_starts[j])) >= sizes[0], c

@@ -1676,3 +1676,107 @@ def test_a_fence_over_the_limit_is_cut_at_its_blank_lines_first(code, max_size, 
     for c in list(tree)[:-1]:
         if a < c.span.end < b:
             assert c.span.end - a in blank, (text[c.span.start:c.span.end], text[c.span.end:c.span.end + 30])
+
+
+_FW = "０１２３４５６７８９"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(8, 40), min_size=2, max_size=8), st.sampled_from([40, 60, 120, 300]),
+       st.sampled_from(["　　", "", "  "]), st.booleans())
+def test_a_full_width_number_stays_with_its_item(lengths, max_size, indent, blank):
+    """``１．`` at a line's start numbers its item as ``1．`` does: no chunk at any level ends right after the
+    number (the splitter read the full-width dot as a sentence's end and left ``１．`` at a chunk's end: a
+    tester's 26 chunk ends in one 公文)."""
+    items = [f"{indent}{''.join(_FW[int(d)] for d in str(i + 1))}．" + "检查各级责任落实情况并整改" * (n // 13 + 1) + "。"
+             for i, n in enumerate(lengths)]
+    text = "三、检查内容\n\n" + ("\n\n" if blank else "\n").join(items) + "\n"
+    tree = chunk(text, max_size=max_size)
+    for c in tree:
+        assert re.search(r"[０-９]．\s*$", tree.text_of(c)) is None, tree.text_of(c)
+
+
+def _loose_list(draw_items, marker):
+    return "\n\n".join(f"{marker(i)}{t}" for i, t in enumerate(draw_items))
+
+
+_MARKERS = [lambda i: f"（{'一二三四五六七八九十'[i]}）", lambda i: f"({i + 1}) ", lambda i: f"{i + 1}. ", lambda i: "- ",
+            lambda i: chr(0x2460 + i)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["登记申请书；", "营业执照或者其他主体资格证明文件；", "the permit and its annex;",
+                                 "法定代表人的身份证明；", "a map of the site;", "其他材料。"]), min_size=2, max_size=6),
+       st.sampled_from(range(len(_MARKERS))), st.sampled_from([120, 200, 300]), st.integers(0, 3))
+def test_a_loose_list_that_fits_stays_whole_at_level_1(items, marker, max_size, before):
+    """A list whose items a blank line parts (an article's ``（一）…；`` items, a loose Markdown list) is one
+    list: where it fits the limit no level-1 cut falls inside it, though the text around it does not fit (a
+    tester's law cut ``（四）`` from ``（五）`` where the whole article fit)."""
+    lead = "第五条　从事某某活动的单位应当办理登记。办理登记应当提交下列材料：\n\n"
+    prose = "本条例所称某某活动，是指依法从事的有关经营活动。" * 2 + "\n\n"
+    lst = _loose_list(items, _MARKERS[marker])
+    text = prose * before + lead + lst + "\n\n" + prose * 3
+    a = text.index(lst)
+    b = a + len(lst)
+    tree = chunk(text, max_size=max_size, levels=1)
+    if len(lst) + 2 > max_size:
+        return
+    for c in tree:
+        assert not a < c.span.end < b, (text[c.span.start:c.span.end], max_size)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["登记申请书；", "营业执照或者其他主体资格证明文件；", "the permit and its annex;",
+                                 "法定代表人的身份证明；", "a map of the site and of the roads to it;"]), min_size=2, max_size=5),
+       st.sampled_from(range(len(_MARKERS))), st.sampled_from([100, 200]), st.booleans())
+def test_below_level_1_a_lead_in_gives_way_to_the_limit(items, marker, max_size, loose):
+    """Below level 1 a chunk exceeds its limit only by being one sentence (a heading may stay glued to the
+    sentence it titles): a lead-in's bond to what it introduces is the first a limit breaks at every level
+    (glued below level 1, it made a 55-character chunk of a lead-in and ``（一）…`` under a limit of 40)."""
+    text = ("第十二条　某某主管部门履行监督检查职责，有权采取下列措施：\n" + ("\n" if loose else "")
+            + ("\n\n" if loose else "\n").join(f"{_MARKERS[marker](i)}{t}" for i, t in enumerate(items)) + "\n")
+    sizes = level_sizes(max_size, 3)
+    tree = chunk(text, sizes=sizes)
+    sents = split_sentences(text)
+    starts, ends = sents.seam_spans()
+    for c in tree:
+        if c.level == 1:
+            continue
+        parent = tree.get(c.parent)
+        limit = next(x for x in sizes[c.level - 1 :] if parent.span.end - parent.span.start > x)
+        inside = int(np.searchsorted(starts, c.span.end, side="left") - np.searchsorted(starts, c.span.start, side="right"))
+        assert c.span.end - c.span.start <= limit or inside == 0, (tree.text_of(c), limit)
+
+
+@pytest.mark.parametrize("blank", ["", "\n"])
+def test_the_first_chapter_after_a_contents_list_is_a_heading(blank):
+    """A contents list's entries are a list (``第一章`` over ``第二章``), but the chapter line under its last
+    entry, whose number starts again (``第四章　附则`` over ``第一章　总则``), is where the text begins: a
+    heading, which no chunk ends with (a tester's law ended its first chunk with it at every limit)."""
+    sep = "\n" + blank
+    toc = sep.join(["某省物业管理条例", "目　录", "第一章　总则", "第二章　业主大会", "第三章　物业服务", "第四章　附则"])
+    body = sep.join(["第一章　总则", "第一条　为了规范物业管理活动，维护业主和物业服务人的合法权益，根据有关法律、行政法规，结合本省实际，制定本条例。",
+                     "第二条　本省行政区域内的物业管理及其监督管理活动，适用本条例。", "第二章　业主大会",
+                     "第三条　业主大会由物业管理区域内全体业主组成，代表和维护全体业主的合法权益。"])
+    text = toc + sep + body + "\n"
+    sents = split_sentences(text)
+    lay = layout(sents)
+    heads = [t.strip() for t, h in zip(sents.texts(), lay.heading, strict=True) if h]
+    assert heads == ["第一章　总则", "第二章　业主大会"], heads
+    i = text.index("第一章　总则", text.index("第四章"))
+    k = int(np.searchsorted(sents.starts, i, side="right")) - 1
+    for max_size in (100, 200):  # (where the heading and the article under it fit together)
+        tree = chunk(text, max_size=max_size)
+        assert all(c.span.end != int(sents.ends[k]) for c in tree), max_size
+
+
+@pytest.mark.parametrize("number", ["（2）", "①", "3.", "(b)", "２．", "二、"])
+def test_a_number_alone_on_its_line_stays_with_what_it_numbers(number):
+    """A list item's number on a line of its own, its paragraph under a blank line (``（2）`` over ``　　对地质灾害
+    隐患点…``), opens that paragraph: no chunk at any level is the number alone or ends with it."""
+    para = "　　对地质灾害隐患点、低洼易涝区、危旧房屋、在建工地等重点部位进行全面排查，落实防范措施。"
+    text = "二、强化隐患排查\n\n" + "\n\n".join(f"{number}\n\n{para}" for _ in range(4)) + "\n"
+    for max_size in (80, 150):  # (the heading, a number and its paragraph fit: 15 + 47 characters)
+        tree = chunk(text, max_size=max_size)
+        for c in tree:
+            assert not tree.text_of(c).strip().endswith(number.strip()), (max_size, c.id, tree.text_of(c))

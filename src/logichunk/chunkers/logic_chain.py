@@ -116,8 +116,8 @@ LLM_REWARD = 2.0
 def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
                       edges: np.ndarray | None = None, block: np.ndarray | None = None,
                       held: np.ndarray | None = None, weak: np.ndarray | None = None,
-                      introduces: np.ndarray | None = None, parts: np.ndarray | None = None
-                      ) -> tuple[np.ndarray, np.ndarray]:
+                      introduces: np.ndarray | None = None, parts: np.ndarray | None = None,
+                      lists: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The author's structure as the global choice reads it, for atoms of ``sizes`` whose gaps have
     structural ``strength`` (:mod:`logichunk.text.structure`): the reward of cutting each gap
     (:data:`STRUCTURE_REWARD`), and the gaps where no cut may fall — inside a paragraph that fits
@@ -133,10 +133,14 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
     then breaks the lead-in's bond, or a sentence before it, never the list, the table or the body it
     introduces. ``parts``: the gaps of a block where a blank line falls (between two functions of a fence): a
     block over the limit is cut there first — a stretch between two of them that fits stays whole, as a
-    paragraph that fits does. Shared by the cascade, parent-child and the Meta-Chunking chunkers' global
+    paragraph that fits does. ``lists``: the gaps between two items of one list: a list that fits stays
+    whole, though a blank line parts its items (a loose list; an article's ``（一）…；`` items), and what a
+    lead-in introduces runs over all its items. Shared by the cascade, parent-child and the Meta-Chunking chunkers' global
     selection."""
     strength = np.asarray(strength, dtype=np.int64)
     cut = strength >= PARAGRAPH if edges is None else (strength >= PARAGRAPH) | edges
+    if lists is not None and lists.any():  # (a list's items are one paragraph for the fit rule)
+        cut = cut & ~lists if edges is None else (cut & ~lists) | edges
     para = np.zeros(strength.size + 1, np.int64)
     np.cumsum(cut, out=para[1:])
     psize = np.bincount(para, weights=sizes)
@@ -242,6 +246,7 @@ class _Run:
         self.IB = lay.in_block.copy() if lay.in_block is not None else np.zeros(max(ns - 1, 0), bool)
         self.IN = lay.introduces.copy() if lay.introduces is not None else np.zeros(max(ns - 1, 0), bool)
         self.BP = lay.block_parts.copy() if lay.block_parts is not None else np.zeros(max(ns - 1, 0), bool)
+        self.IL = lay.in_list.copy() if lay.in_list is not None else np.zeros(max(ns - 1, 0), bool)
         self.Bn = self.bonus.copy()
         cand = bd.peaks(score, settings.peak_drop) | (self.sents.breaks >= BREAK_PARAGRAPH)
         # boundary offsets inside the text (each gap's seam: a line's indent goes with its line), their
@@ -325,6 +330,7 @@ class _Run:
         self.IB = np.insert(self.IB, at, inside)
         self.IN = np.insert(self.IN, at, False)
         self.BP = np.insert(self.BP, at, False)
+        self.IL = np.insert(self.IL, at, False)
         self.Bn = np.insert(self.Bn, at, 0.0)
 
     def _force_oversized(self, limit: int, level: int) -> None:
@@ -373,10 +379,12 @@ class _Run:
         weak[inner] = self.LI[gidx]
         parts = np.zeros(A - 1, bool)
         parts[inner] = self.BP[gidx]
-        intro = np.zeros(A - 1, bool)  # (what a lead-in introduces opens after these; at level 1, where the
-        if level == 1:  # limit may break a lead-in's bond: below it the bond is glued, and so is all it holds)
-            intro[inner] = self.IN[gidx]
-        reward, forbid = structure_rewards(strength, asz, limits.max_size, sep, block, heading, weak, intro, parts)
+        lists = np.zeros(A - 1, bool)
+        lists[inner] = self.IL[gidx]
+        intro = np.zeros(A - 1, bool)  # (what a lead-in introduces opens after these: a limit breaks the
+        intro[inner] = self.IN[gidx]  # lead-in's bond first, at every level)
+        reward, forbid = structure_rewards(strength, asz, limits.max_size, sep, block, heading, weak, intro, parts,
+                                           lists)
         reward += np.where(inner, sc, 0.0)
         reward[inner] -= self.Bn[gidx]
         # a piece that fits the target and the next level's limit stays whole, as a text that is one
@@ -388,8 +396,9 @@ class _Run:
         forbid |= inner & (pfit[piece[:-1]] <= min(limits.goal, nxt))
         # what is forbidden here always fits, so it is glued (fewer atoms for the DP); a heading's gap
         # is glued below level 1 (the sentence it titles stays whole there) and forbidden at level 1,
-        # where the user's maximum comes first
-        glue = forbid | heading if level > 1 else forbid
+        # where the user's maximum comes first; a lead-in's is a cost at every level (the first bond a limit
+        # breaks: glued below level 1, it made chunks over their limit that were no single sentence)
+        glue = forbid | (heading & ~weak) if level > 1 else forbid
         reward = bd.forbid(reward, heading, weak)
         span_start, rows, span_penalty = self._cohesion_vectors()
         idx = native.searchsorted(span_start, a_start)  # every atom is one span of the text

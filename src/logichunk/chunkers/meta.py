@@ -221,8 +221,11 @@ def _assemble_global(
     parts = np.zeros(sg.size, dtype=bool)
     if lay.block_parts is not None:
         parts[inner] = lay.block_parts[sg[inner]]
+    lists = np.zeros(sg.size, dtype=bool)
+    if lay.in_list is not None:
+        lists[inner] = lay.in_list[sg[inner]]
     reward, forbid = structure_rewards(strength, sizes, limits.max_size, block=block, held=heading, weak=weak,
-                                       introduces=intro, parts=parts)
+                                       introduces=intro, parts=parts, lists=lists)
     reward = reward + sig
     if int(sizes.sum()) <= limits.goal:
         forbid = inner.copy()

@@ -553,7 +553,7 @@ def _cut_children(text: str, meter: Meter, seams: np.ndarray, lay: Layout | None
     # weakest structure, and a gap the parent's sentences do not have (a segment read alone may split
     # otherwise) a sentence's break, or a paragraph's at a block's edge
     strength = np.where(inner, CONTINUES, np.where(edge, PARAGRAPH, SENTENCE)).astype(np.int64)
-    heading, weak, block, intro, parts = (np.zeros(n - 1, bool) for _ in range(5))
+    heading, weak, block, intro, parts, lists = (np.zeros(n - 1, bool) for _ in range(6))
     if lay is not None:
         k = np.minimum(np.searchsorted(seams, ends[:-1]), seams.size - 1)
         at = np.flatnonzero(~inner & (seams[k] == ends[:-1]))
@@ -566,9 +566,11 @@ def _cut_children(text: str, meter: Meter, seams: np.ndarray, lay: Layout | None
             intro[at] = lay.introduces[k[at]]
         if lay.block_parts is not None:
             parts[at] = lay.block_parts[k[at]]
+        if lay.in_list is not None:
+            lists[at] = lay.in_list[k[at]]
     sizes = meter.sizes(starts, ends)
     reward, forbid = structure_rewards(strength, sizes, p.child_max_size, block=block, held=heading, weak=weak,
-                                       introduces=intro, parts=parts)
+                                       introduces=intro, parts=parts, lists=lists)
     signal = np.zeros(n - 1)
     signal[~inner] = zscore(1.0 - cos[~inner])
     reward = bd.forbid(reward + signal, heading & ~inner, weak)

@@ -66,10 +66,16 @@ _MD_START = np.array(sorted(ord(c) for c in _MD_CHARS), dtype=np.uint32)
 _HR_START = np.array(sorted(ord(c) for c in _HR_CHARS), dtype=np.uint32)
 _BULLETS = np.array(sorted(ord(c) for c in BULLET_CHARS), dtype=np.uint32)
 _ORDERED_MARKS = np.array(sorted(ord(c) for c in _ORDERED_CHARS), dtype=np.uint32)
-_MD_START_SET = frozenset(_MD_CHARS + "0123456789")
+_MD_START_SET = frozenset(_MD_CHARS + "0123456789０１２３４５６７８９")
 _HR_SET = frozenset(map(ord, _HR_CHARS))
 _BULLET_SET = frozenset(map(ord, BULLET_CHARS))
 _ORDERED_SET = frozenset(map(ord, _ORDERED_CHARS))
+
+
+def _digit(c: np.ndarray | int) -> np.ndarray | bool:
+    """Whether each code point is an ASCII or a full-width digit: an ordered item's number is either
+    (``1．`` and ``１．`` in a Chinese document's list alike)."""
+    return ((c >= 0x30) & (c <= 0x39)) | ((c >= 0xFF10) & (c <= 0xFF19))
 
 
 @dataclass(slots=True)
@@ -117,7 +123,7 @@ def code_indented(cp: np.ndarray, at: np.ndarray) -> np.ndarray:
 def _classify_vector(text: str, cp: np.ndarray, fl: np.ndarray, first: np.ndarray, end: np.ndarray) -> _Kinds | None:
     n = cp.size
     c0 = cp[first]
-    sel = np.flatnonzero(_member(c0, _MD_START) | ((c0 >= 0x30) & (c0 <= 0x39)))
+    sel = np.flatnonzero(_member(c0, _MD_START) | _digit(c0))
     if sel.size == 0:
         return None
     f, e, c0 = first[sel], end[sel], c0[sel].astype(np.int64)
@@ -152,16 +158,16 @@ def _classify_vector(text: str, cp: np.ndarray, fl: np.ndarray, first: np.ndarra
     bullet = _member(c0, _BULLETS) & ws(c1) & ~rule
     # ordered list: 1-9 digits, then '.', ')', '、'... not followed by a digit
     digits = np.zeros(sel.size, dtype=np.int64)
-    alive = (c0 >= 0x30) & (c0 <= 0x39)
+    alive = _digit(c0)
     if alive.any():
         for k in range(10):
             ck = g(k)
-            alive &= (ck >= 0x30) & (ck <= 0x39)
+            alive &= _digit(ck)
             digits += alive
     mark = g(digits)
     after = g(digits + 1)
     ordered = (digits >= 1) & (digits <= 9) & _member(mark, _ORDERED_MARKS)
-    ordered &= ~((after >= 0x30) & (after <= 0x39))
+    ordered &= ~_digit(after)
     ordered &= ((mark != 0x2E) & (mark != 0x29)) | ws(after) | ((fl[after] & (_F_CJK | _F_UPPER)) != 0)
     table = c0 == 0x7C
     for i in np.flatnonzero(table).tolist():
@@ -196,10 +202,10 @@ def _classify_scalar(text: str, first: list[int], end: list[int]) -> _Kinds | No
                 and (c0 != 0x3D or (c1 == c0 and c2 == c0)) and _HR_RE.fullmatch(text, f, e) is not None)
         bullet = c0 in _BULLET_SET and ws(c1) and not rule
         digits = 0
-        while digits < 10 and 0x30 <= g(digits) <= 0x39:
+        while digits < 10 and _digit(g(digits)):
             digits += 1
         mark, after = g(digits), g(digits + 1)
-        ordered = (1 <= digits <= 9 and mark in _ORDERED_SET and not 0x30 <= after <= 0x39
+        ordered = (1 <= digits <= 9 and mark in _ORDERED_SET and not _digit(after)
                    and (mark not in (0x2E, 0x29) or ws(after) or bool(fl[after] & (_F_CJK | _F_UPPER))))
         table = c0 == 0x7C and _TABLE_ROW.match(text, f, e) is not None
         rows.append((li, c0, fence, heading, rule, bullet, ordered, table, digits, mark))

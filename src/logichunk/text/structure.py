@@ -350,7 +350,8 @@ class Layout:
     with a colon or a comma — what follows, a list, a table, a quote, a body, is what it introduces, kept
     whole where it fits alone; None: no gap is) and ``block_parts`` (bool per gap: a blank line inside such a
     block: one over the limit is cut at its blank lines first, between functions rather than inside one;
-    None: no gap is)."""
+    None: no gap is) and ``in_list`` (bool per gap: between two items of one list, tight or loose: a list
+    that fits stays whole, its items' blank lines no paragraph breaks for that rule; None: no gap is)."""
 
     heading: np.ndarray
     strength: np.ndarray
@@ -360,6 +361,7 @@ class Layout:
     in_block: np.ndarray | None = None
     introduces: np.ndarray | None = None
     block_parts: np.ndarray | None = None
+    in_list: np.ndarray | None = None
 
     def paragraph_ids(self) -> np.ndarray:
         """Per sentence, the index of the paragraph (or block, or section) it lies in."""
@@ -528,6 +530,8 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     # not a block's: the list's edges are its block breaks, so a list that fits stays whole
     items, loose = _between_items(text, starts, ends, before, first, not_code)
     strength[items] = np.where(loose, PARAGRAPH, LINE)
+    in_list = np.zeros(max(n - 1, 0), dtype=bool)
+    in_list[items] = True
     # a line under a separator line (a rule, vimtutor's tildes, a fortune file's "%": no letter nor digit)
     # and over a blank line stands alone as one between blank lines does
     sep_above = np.zeros(n, dtype=bool)
@@ -694,6 +698,9 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     lead[_questions(text, starts, np.flatnonzero(
         line_start & (before >= BREAK_LINE) & (before <= BREAK_PARAGRAPH) & not_code
         & ((first == 0x41) | (first == 0x7B54) | (first == 0x56DE))), line_start)] = True
+    # a number alone on its line ("（2）" or "①" over a blank line and the paragraph it numbers) stays with it
+    bare = np.flatnonzero(line_whole & not_code & (size <= _BARE_NUMBER_MAX) & _member(first, _BARE_FIRST))
+    lead[[i for i in bare.tolist() if i + 1 < n and _BARE_NUMBER.fullmatch(text, int(starts[i]), int(ends[i]))]] = True
     # a term over its definition, indented deeper on the next line (a reStructuredText definition list,
     # a man page's option over its description), stays with it
     terms = np.flatnonzero(line_whole & (after == BREAK_LINE) & not_code & (size <= TITLE_MAX_CHARS + _INDENT_MAX)
@@ -774,6 +781,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
                 strength[i + 1] = max(strength[i + 1], strength[i])
             strength[i] = min(strength[i], LINE)
         no_cut[opening] = lead_in[opening] = no_cut[closing] = lead_in[closing] = True
+        lead_in[closing] &= ~ends_heading[closing]  # (a heading over "</details>" keeps a heading's bond)
         # inside a fence a blank line is a line of code, not a paragraph break: the fence is one
         # block (its edges are hard breaks already), kept whole where it fits and cut only between
         # lines where it alone exceeds the limit; its opening line stays with the first line of code
@@ -884,8 +892,10 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         if furn.any():
             _lift_furniture(text, starts, ends, furn, heading, strength, no_cut, lead_in, opens_text)
     introduces &= lead_in  # (a page's furniture between a lead-in and what it introduces lifts the bond)
+    in_list &= strength <= PARAGRAPH  # (an item read as a heading after all opens a section)
     return Layout(heading, strength, no_cut, leans, lead_in, in_code if in_code.any() else None,
-                  introduces if introduces.any() else None, block_parts if block_parts.any() else None)
+                  introduces if introduces.any() else None, block_parts if block_parts.any() else None,
+                  in_list if in_list.any() else None)
 
 
 def layouts(texts: Sequence[str], sents: Sequence[SentenceSpans]) -> list[Layout]:
@@ -908,10 +918,12 @@ def layouts(texts: Sequence[str], sents: Sequence[SentenceSpans]) -> list[Layout
         block = lay.in_block[g] if lay.in_block is not None else None
         intro = lay.introduces[g] if lay.introduces is not None else None
         parts = lay.block_parts[g] if lay.block_parts is not None else None
+        lists = lay.in_list[g] if lay.in_list is not None else None
         out[k] = Layout(lay.heading[o : o + n], lay.strength[g], lay.no_cut[g], lay.leans[g], lay.lead_in[g],
                         block if block is not None and block.any() else None,
                         intro if intro is not None and intro.any() else None,
-                        parts if parts is not None and parts.any() else None)
+                        parts if parts is not None and parts.any() else None,
+                        lists if lists is not None and lists.any() else None)
         o += n + 1  # (and the separator)
     return [x for x in out if x is not None]
 
@@ -979,11 +991,14 @@ def _between_items(text: str, starts: np.ndarray, ends: np.ndarray, before: np.n
     whether a blank line lies in it (two line breaks among the last characters of the sentence before:
     a loose list)."""
     none = np.zeros(0, np.int64)
-    hard = np.flatnonzero(before[1:] == BREAK_HARD) + 1  # (sentences after a hard break: a few)
+    enclosed = _enclosed_items(text, starts, before, first)
+    hard = np.union1d(np.flatnonzero(before[1:] == BREAK_HARD) + 1, enclosed[enclosed > 0])  # (after a hard break: a few)
     if hard.size == 0:
         return none, none.astype(bool)
     hard = hard[_opens_item(text, starts, first, hard) & not_code[hard] & not_code[hard - 1]]
-    opens = np.flatnonzero(before >= BREAK_PARAGRAPH)  # (a list's first item may follow a heading: no hard break)
+    # (a list's first item may follow a heading: no hard break; an item numbered in brackets opens a block as
+    # one after a hard break does)
+    opens = np.union1d(np.flatnonzero(before >= BREAK_PARAGRAPH), enclosed)
     block = opens[np.searchsorted(opens, hard - 1, side="right") - 1]  # the sentence opening the block before
     gap = hard[_opens_item(text, starts, first, block) & not_code[block]] - 1
     cp = codepoints(text)
@@ -992,13 +1007,38 @@ def _between_items(text: str, starts: np.ndarray, ends: np.ndarray, before: np.n
 
 
 def _opens_item(text: str, starts: np.ndarray, first: np.ndarray, idx: np.ndarray | list[int]) -> np.ndarray:
-    """Whether each sentence of ``idx`` opens as a list item does: a bullet and a space, or a digit
+    """Whether each sentence of ``idx`` opens as a list item does: a bullet and a space, a digit (ASCII or
+    full-width), or a number in brackets or circled (``（一）``, ``(1)``, ``①``: :data:`_ENCLOSED_NUMBER`)
     (``first``: each sentence's first character)."""
     idx = np.asarray(idx, dtype=np.int64)
     cp = codepoints(text)
     nxt = cp[np.minimum(starts[idx] + 1, cp.size - 1)]
-    return ((_member(first[idx], _BULLET_FIRST) & ((nxt == 0x20) | (nxt == 0x09)))
-            | ((first[idx] >= 0x30) & (first[idx] <= 0x39)))
+    out = ((_member(first[idx], _BULLET_FIRST) & ((nxt == 0x20) | (nxt == 0x09)))
+           | ((first[idx] >= 0x30) & (first[idx] <= 0x39)) | ((first[idx] >= 0xFF10) & (first[idx] <= 0xFF19)))
+    for k in np.flatnonzero(~out & _member(first[idx], _ENCLOSED_FIRST)).tolist():
+        out[k] = _ENCLOSED_NUMBER.match(text, int(starts[idx[k]])) is not None
+    return out
+
+
+#: a list item's number in brackets or circled, as Chinese laws and official documents number an article's
+#: items (``（一）登记申请书；``, ``（1）``, ``(2)``, ``①``, ``⑴``, ``⒈``)
+_ENCLOSED_NUMBER = re.compile(r"[（(](?:[一二三四五六七八九十]{1,3}|[0-9]{1,2}|[０-９]{1,2})[）)]|[\u2460-\u249b]")
+_ENCLOSED_FIRST = np.array(sorted({ord("（"), ord("(")} | set(range(0x2460, 0x249C))), dtype=np.uint32)
+
+
+#: a list item's number alone on its line, the item's text under it: ``（2）``, ``①``, ``3.``, ``(b)``, ``二、``
+_BARE_NUMBER = re.compile(r"[ \t\u3000]*(?:[（(](?:[一二三四五六七八九十]{1,3}|[0-9]{1,2}|[０-９]{1,2}|[a-z])[）)]|[\u2460-\u249b]"
+                          r"|[0-9０-９]{1,3}[.．、)）]|[一二三四五六七八九十]{1,3}、)\s*")
+_BARE_NUMBER_MAX = 16
+_BARE_FIRST = np.array(sorted(set(map(ord, " \t\u3000（(0123456789０１２３４５６７８９一二三四五六七八九十"))
+                              | set(range(0x2460, 0x249C))), dtype=np.uint32)
+
+
+def _enclosed_items(text: str, starts: np.ndarray, before: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """The sentences that open a line with a number in brackets or circled (:data:`_ENCLOSED_NUMBER`): a list
+    item, whatever break the splitter gave the line before it (no Markdown marks it with a hard one)."""
+    cand = np.flatnonzero((before >= BREAK_LINE) & _member(first, _ENCLOSED_FIRST))
+    return np.array([i for i in cand.tolist() if _ENCLOSED_NUMBER.match(text, int(starts[i]))], np.int64)
 
 
 #: how deep a line's indent is read, in columns (a tab to the next multiple of 8)
@@ -1130,15 +1170,51 @@ def _listed_number(text: str, starts: np.ndarray, ends: np.ndarray, opens_text: 
                    line: str) -> bool:
     """Whether the numbered line ``line`` (sentence ``i``) has a line of the same numbering right above
     or under it, in its text (``（1）苹果`` over ``（2）香蕉``, ``Chapter 1`` over ``Chapter 2`` in a contents
-    list): a list's items, not headings, which would each be glued to the next."""
+    list): a list's items, not headings, which would each be glued to the next. A number that does not go on
+    from its neighbour's (``第四章　附则``, the contents' last line, over ``第一章　总则``, where the text
+    begins) is no item of its list."""
     m = _NUMBERED.match(line)
     form = _number_form(m) if m else ("", "")
+    value = _number_value(m) if m else None
     for j, ok in ((i - 1, i > 0 and not opens_text[i]), (i + 1, i + 1 < starts.size and not opens_text[min(i + 1, starts.size - 1)])):
         if ok:
             other = _NUMBERED.match(text[int(starts[j]) : int(ends[j])])
             if other is not None and _number_form(other) == form:
-                return True
+                near = _number_value(other)
+                if value is None or near is None or (near < value if j < i else near > value):
+                    return True
     return False
+
+
+_ZH_DIGITS = {c: k for k, c in enumerate("零一二三四五六七八九")} | {"〇": 0, "两": 2}
+_ZH_UNITS = {"十": 10, "百": 100, "千": 1000}
+
+
+def _zh_number(s: str) -> int | None:
+    """The value of a number in Chinese numerals (``十二``, ``二十``, ``一百零五``), or of ASCII or full-width
+    digits; None for anything else."""
+    if s.isdecimal():
+        return int(s)
+    total, digit = 0, None
+    for c in s:
+        if c in _ZH_DIGITS:
+            digit = _ZH_DIGITS[c]
+        elif c in _ZH_UNITS:
+            total += (1 if digit is None else digit) * _ZH_UNITS[c]
+            digit = None
+        else:
+            return None
+    return total + (digit or 0)
+
+
+def _number_value(m: re.Match) -> int | None:
+    """The value of a numbered line's number (a match of :data:`_NUMBERED`; a section number's first part),
+    where it is read: a list's numbers go on from one line to the next, a contents list's to the text's."""
+    head = m.group(0).strip().lstrip("第（(")
+    if m.group("circled") is not None:
+        return ord(m.group("circled")) - 0x245F
+    digits = re.match(r"[0-9０-９]+|[零〇一二三四五六七八九十百千两]+", head)
+    return _zh_number(digits.group(0)) if digits else None
 
 
 #: a run of title lines this long, one after another, is a list, not headings
