@@ -22,7 +22,7 @@ from logichunk.chunkers.parent_child import blank_line_blocks
 from logichunk.errors import InputError
 from logichunk.text.measure import Meter
 from logichunk.text.sentences import BREAK_LINE, split_sentences
-from logichunk.text.structure import LINE, PARAGRAPH, SECTION, STRENGTH_NAMES, heading_lines, layout
+from logichunk.text.structure import BLOCK, CONTINUES, LINE, PARAGRAPH, SECTION, STRENGTH_NAMES, heading_lines, layout
 from structure_helpers import assert_headings_open_chunks, split_both_ways
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -1780,3 +1780,41 @@ def test_a_number_alone_on_its_line_stays_with_what_it_numbers(number):
         tree = chunk(text, max_size=max_size)
         for c in tree:
             assert not tree.text_of(c).strip().endswith(number.strip()), (max_size, c.id, tree.text_of(c))
+
+
+@pytest.mark.parametrize("blank", ["", "\n"])
+def test_a_law_article_opens_a_block_and_keeps_its_paragraphs(blank):
+    """An article (``第二条　…`` at a line's start) opens a block, so its second paragraph stays with it rather
+    than go to the next article's chunk (a tester's law, laid out one paragraph per line, cut 第二条 from its
+    second paragraph though the whole article fit)."""
+    sep = "\n" + blank
+    arts = ["第一条　为了规范物业管理活动，维护业主和物业服务人的合法权益，制定本条例。",
+            "第二条　本省行政区域内的物业管理及其监督管理活动，适用本条例。",
+            "本条例所称物业管理，是指业主通过选聘物业服务人，对房屋及配套的设施设备进行维修、养护、管理的活动。",
+            "第三条　物业管理应当遵循业主自治、专业服务、政府监管、多方参与的原则。",
+            "第四条　县级以上人民政府应当将物业管理纳入基层治理体系。"]
+    text = sep.join(arts) + "\n"
+    sents = split_sentences(text)
+    lay = layout(sents)
+    texts = [t.strip() for t in sents.texts()]
+    opens = [texts[g + 1][:3] for g in np.flatnonzero(lay.strength >= BLOCK).tolist()]
+    assert opens == ["第二条", "第三条", "第四条"], opens
+    second = text.index("本条例所称")
+    for max_size in (120, 150):  # (第二条 with its second paragraph fits)
+        tree = chunk(text, max_size=max_size, levels=1)
+        assert all(c.span.end != second for c in tree), [tree.text_of(c) for c in tree]
+
+
+def test_a_sentence_end_inside_a_quotation_is_cut_as_a_continuation():
+    """A speech of several sentences is one thought: a sentence's end inside a quotation opened in its
+    paragraph (「…。…」, “… . …”) costs a cut as one before a leaning sentence does; outside it, or past
+    a paragraph that leaves a speech open, a sentence's end is one."""
+    text = ("林晓说：「我住得不远。你要是不介意，可以一起走。」她点了点头。\n\n"
+            "“We walked on. It was late,” he said. Then he left.\n\n"
+            "“The speech goes on. Still speaking.\n\n"
+            "“And ends here.” Done.\n")
+    sents = split_sentences(text)
+    lay = layout(sents)
+    texts = [t.strip() for t in sents.texts()]
+    inside = {texts[g] for g in np.flatnonzero((lay.strength == CONTINUES) & ~lay.leans).tolist()}  # (not "她", "Then")
+    assert inside == {"林晓说：「我住得不远。", "“We walked on.", "“The speech goes on."}, inside

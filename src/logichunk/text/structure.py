@@ -886,6 +886,14 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         # a paragraph that fits stays whole
         para = _line_paragraphs(text, starts, ends, brk, strength, no_cut | in_code, items, one_text, edges)
         strength[para] = PARAGRAPH
+        # a law's article opens a block ("第二条　…", "Article 5. …" at a line's start, its text on the line): an
+        # article's second paragraph stays with it rather than go to the next article's chunk
+        art = np.flatnonzero(line_start[1:] & ~in_code & ~no_cut & (strength >= LINE) & (strength < BLOCK)
+                             & _member(first[1:], _ARTICLE_FIRST))
+        strength[[g for g in art.tolist() if _ARTICLE.match(text, int(starts[g + 1]))]] = BLOCK
+        # a sentence's end inside a quotation ("「…。…」", "“… . …”", a speech of several sentences) is cut as
+        # one before a sentence that leans on the one before: a speech is one thought
+        strength[_inside_quotes(text, starts, ends, strength)] = CONTINUES
         # a sentence or line break before a sentence that leans on the one before (not in code)
         leans = continues(sents) & ~in_code
         strength = np.where(leans & (strength <= LINE), CONTINUES, strength).astype(np.int8)
@@ -1032,6 +1040,39 @@ _BARE_NUMBER = re.compile(r"[ \t\u3000]*(?:[（(](?:[一二三四五六七八九
 _BARE_NUMBER_MAX = 16
 _BARE_FIRST = np.array(sorted(set(map(ord, " \t\u3000（(0123456789０１２３４５６７８９一二三四五六七八九十"))
                               | set(range(0x2460, 0x249C))), dtype=np.uint32)
+
+
+#: a law's article at a line's start, its text on the same line (``第十二条　某某主管部门…``, ``Article 5. The``)
+_ARTICLE = re.compile(r"[ \t\u3000]*(?:第[0-9０-９一二三四五六七八九十百千零〇两]+条|Article[ \t]+\d{1,3}\.?)[ \t\u3000]+\S")
+_ARTICLE_FIRST = np.array(sorted(map(ord, " \t\u3000第A")), dtype=np.uint32)
+#: the quotation marks that open and close a quotation unambiguously (straight quotes and ``’``, an
+#: apostrophe as often as a closing mark, are left out)
+_QUOTE_OPEN = np.array(sorted(map(ord, "「『“《")), dtype=np.uint32)
+_QUOTE_CLOSE = np.array(sorted(map(ord, "」』”》")), dtype=np.uint32)
+
+
+def _inside_quotes(text: str, starts: np.ndarray, ends: np.ndarray, strength: np.ndarray) -> np.ndarray:
+    """The sentence breaks (gaps of ``strength`` :data:`SENTENCE`) inside a quotation opened in the same
+    paragraph: more opening marks than closing ones between the paragraph's start and the gap (a quotation
+    left open at a paragraph's end, as English prose leaves a speech that goes on, ends with it)."""
+    out = np.zeros(strength.size, dtype=bool)
+    gaps = np.flatnonzero(strength == SENTENCE)
+    if gaps.size == 0:
+        return out
+    cp = codepoints(text)
+    opens = np.flatnonzero(_member(cp, _QUOTE_OPEN))
+    if opens.size == 0:
+        return out
+    closes = np.flatnonzero(_member(cp, _QUOTE_CLOSE))
+    n = starts.size
+    mark = np.zeros(n, np.int64)
+    mark[1:] = np.where(strength >= PARAGRAPH, np.arange(1, n), 0)
+    para = np.maximum.accumulate(mark)  # (per sentence, the sentence its paragraph opens with)
+    at, since = ends[gaps], starts[para[gaps]]
+    depth = (np.searchsorted(opens, at) - np.searchsorted(opens, since)) \
+        - (np.searchsorted(closes, at) - np.searchsorted(closes, since))
+    out[gaps[depth > 0]] = True
+    return out
 
 
 def _enclosed_items(text: str, starts: np.ndarray, before: np.ndarray, first: np.ndarray) -> np.ndarray:
