@@ -1045,10 +1045,13 @@ _BARE_FIRST = np.array(sorted(set(map(ord, " \t\u3000（(0123456789０１２３�
 #: a law's article at a line's start, its text on the same line (``第十二条　某某主管部门…``, ``Article 5. The``)
 _ARTICLE = re.compile(r"[ \t\u3000]*(?:第[0-9０-９一二三四五六七八九十百千零〇两]+条|Article[ \t]+\d{1,3}\.?)[ \t\u3000]+\S")
 _ARTICLE_FIRST = np.array(sorted(map(ord, " \t\u3000第A")), dtype=np.uint32)
-#: the quotation marks that open and close a quotation unambiguously (straight quotes and ``’``, an
-#: apostrophe as often as a closing mark, are left out)
-_QUOTE_OPEN = np.array(sorted(map(ord, "「『“《")), dtype=np.uint32)
-_QUOTE_CLOSE = np.array(sorted(map(ord, "」』”》")), dtype=np.uint32)
+#: the quotation marks that open (+1) and close (-1) a quotation unambiguously, by code point from
+#: :data:`_QUOTE_LO` (straight quotes and ``’``, an apostrophe as often as a closing mark, are left out); all lie
+#: between U+201C and U+300F, so a text's CJK characters and letters are never looked up
+_QUOTE_LO, _QUOTE_HI = 0x201C, 0x300F
+_QUOTE_SIDE = np.zeros(_QUOTE_HI - _QUOTE_LO + 1, np.int64)
+_QUOTE_SIDE[[ord(c) - _QUOTE_LO for c in "「『“《"]] = 1
+_QUOTE_SIDE[[ord(c) - _QUOTE_LO for c in "」』”》"]] = -1
 
 
 def _inside_quotes(text: str, starts: np.ndarray, ends: np.ndarray, strength: np.ndarray) -> np.ndarray:
@@ -1060,17 +1063,18 @@ def _inside_quotes(text: str, starts: np.ndarray, ends: np.ndarray, strength: np
     if gaps.size == 0:
         return out
     cp = codepoints(text)
-    opens = np.flatnonzero(_member(cp, _QUOTE_OPEN))
-    if opens.size == 0:
+    pos = np.flatnonzero((cp >= _QUOTE_LO) & (cp <= _QUOTE_HI))  # (two compares: a lookup of every character cost
+    side = _QUOTE_SIDE[cp[pos] - _QUOTE_LO]  # ~7 ms a 2 MB English text)
+    pos, side = pos[side != 0], side[side != 0]
+    if not (side > 0).any():
         return out
-    closes = np.flatnonzero(_member(cp, _QUOTE_CLOSE))
+    level = np.concatenate(([0], np.cumsum(side)))  # (opened less closed before each mark, and after the last)
     n = starts.size
     mark = np.zeros(n, np.int64)
     mark[1:] = np.where(strength >= PARAGRAPH, np.arange(1, n), 0)
     para = np.maximum.accumulate(mark)  # (per sentence, the sentence its paragraph opens with)
     at, since = ends[gaps], starts[para[gaps]]
-    depth = (np.searchsorted(opens, at) - np.searchsorted(opens, since)) \
-        - (np.searchsorted(closes, at) - np.searchsorted(closes, since))
+    depth = level[np.searchsorted(pos, at)] - level[np.searchsorted(pos, since)]
     out[gaps[depth > 0]] = True
     return out
 
