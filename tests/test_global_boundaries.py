@@ -22,7 +22,16 @@ from logichunk.chunkers.parent_child import blank_line_blocks
 from logichunk.errors import InputError
 from logichunk.text.measure import Meter
 from logichunk.text.sentences import BREAK_LINE, split_sentences
-from logichunk.text.structure import BLOCK, CONTINUES, LINE, PARAGRAPH, SECTION, STRENGTH_NAMES, heading_lines, layout
+from logichunk.text.structure import (
+    BLOCK,
+    CONTINUES,
+    LINE,
+    PARAGRAPH,
+    SECTION,
+    STRENGTH_NAMES,
+    heading_lines,
+    layout,
+)
 from structure_helpers import assert_headings_open_chunks, split_both_ways
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -6,8 +6,11 @@ errors while the server keeps serving."""
 from __future__ import annotations
 
 import json
+import os
+import select
 import subprocess
 import sys
+import time
 
 import anyio
 import pytest
@@ -188,3 +191,109 @@ def test_stdio_with_the_default_embedder(tmp_path):
             assert [e["turns"] for e in ended["archived"]] == [[0, 2], [3, 5]]
 
     anyio.run(main)
+
+
+class RawStdio:
+    """``logichunk mcp`` over raw JSON-RPC lines: what a client writes, byte for byte (pipelined requests, a
+    line the SDK cannot parse), and the replies by id."""
+
+    def __init__(self, db, *extra: str) -> None:
+        self.p = subprocess.Popen([sys.executable, "-m", "logichunk", "mcp", "--db", str(db), "--embedder", "hash:128",
+                                   *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, env=env(), cwd=str(ROOT))
+        self.buf = b""
+        self.send('{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+                  '"capabilities":{},"clientInfo":{"name":"t","version":"0"}}}')
+        assert self.recv()["id"] == 0
+        self.send('{"jsonrpc":"2.0","method":"notifications/initialized"}')
+
+    def send(self, line: str) -> None:
+        self.p.stdin.write(line.encode("utf-8") + b"\n")
+        self.p.stdin.flush()
+
+    def call(self, rid: int, tool: str, **args) -> None:
+        self.send(json.dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                              "params": {"name": tool, "arguments": args}}))
+
+    def recv(self, timeout: float = 60) -> dict:
+        """The next line the server writes, as JSON; fails (not hangs) when none comes in ``timeout`` s."""
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buf:
+            ready, _, _ = select.select([self.p.stdout], [], [], max(deadline - time.monotonic(), 0))
+            assert ready, f"no reply in {timeout} s"
+            chunk = os.read(self.p.stdout.fileno(), 1 << 16)
+            assert chunk, "the server closed stdout"
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def close(self) -> None:
+        self.p.stdin.close()
+        try:
+            self.p.wait(30)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+
+
+def test_remember_calls_sent_without_waiting_are_stored_in_the_order_sent(tmp_path):
+    """The SDK runs each tool call in a worker thread; the turns were numbered in whatever order the threads
+    took the lock (5 of 30 out of place on a busy machine). Now in the order they arrived."""
+    srv = RawStdio(tmp_path / "p.db")
+    try:
+        n = 30
+        for i in range(n):  # all sent before any reply is read, as a client running tool calls in parallel does
+            srv.call(i + 1, "remember", conversation_id="p", user=f"message number {i} about "
+                     f"{'cats and their food' if i < 15 else 'rockets and their fuel'} and more words",
+                     assistant=f"reply {i}")
+        replies = {}
+        while len(replies) < n:
+            r = srv.recv()
+            replies[r["id"]] = r
+        turns = [json.loads(replies[i + 1]["result"]["content"][0]["text"])["turn"] for i in range(n)]
+        assert turns == list(range(n))
+        srv.call(99, "end_conversation", conversation_id="p")
+        assert srv.recv()["id"] == 99
+    finally:
+        srv.close()
+    from logichunk.memory import load_conversation
+    from logichunk.store import Store
+
+    with Store.open(str(tmp_path / "p.db"), embedder="hash:128") as store:
+        assert [int(b.user.split()[2]) for b in load_conversation(store, "p")] == list(range(n))
+
+
+def test_a_line_the_sdk_cannot_read_is_answered(tmp_path):
+    """The SDK's reader dropped a request with a lone surrogate escape (what json.dumps writes for such a
+    string) or a line that is not JSON: no reply, and the client waited forever."""
+    srv = RawStdio(tmp_path / "s.db")
+    try:
+        srv.send('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"remember",'
+                 '"arguments":{"conversation_id":"s","user":"bad \\ud800 surrogate text"}}}')
+        r = srv.recv()
+        assert r["id"] == 7 and r["error"]["code"] == -32700 and "unpaired surrogate" in r["error"]["message"]
+        srv.send("this is not json")
+        r = srv.recv()
+        assert r["id"] is None and r["error"]["code"] == -32700 and "not JSON" in r["error"]["message"]
+        srv.send('{"jsonrpc":"2.0","id":8,"method":5}')
+        r = srv.recv()
+        assert r["id"] == 8 and r["error"]["code"] == -32600
+        srv.call(9, "remember", conversation_id="s", user="Tell me about cats and dogs as pets")  # still serving
+        r = srv.recv()
+        assert r["id"] == 9 and not r["result"]["isError"] and '"turn": 0' in r["result"]["content"][0]["text"]
+    finally:
+        srv.close()
+
+
+def test_a_store_of_another_embedder_is_said_on_stderr(tmp_path):
+    """Started without the store's embedder, the server searched by words only and said nothing."""
+    from logichunk.store import Store
+
+    db = tmp_path / "h.db"
+    with Store.open(str(db), embedder="hash:128") as store:
+        doc = store.add_document("notes", [("notes", ["Kubernetes pods restart when the liveness probe fails.\n"])])
+        store.rechunk_chapter(store.chapters(doc)[0][0])
+    r = subprocess.run([sys.executable, "-m", "logichunk", "mcp", "--db", str(db), "--embedder", "hash:64"],
+                       capture_output=True, text=True, env=env(), timeout=60, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, r.stderr
+    note = [line for line in r.stderr.splitlines() if "note:" in line]
+    assert len(note) == 1 and "hash-v1-d128" in note[0] and "--embedder" in note[0], r.stderr

@@ -305,3 +305,145 @@ def test_arguments_that_fail_a_tool_s_schema_are_one_line(tmp_path):
         assert await refused(c, "search") == "search: query: Field required"
 
     _run(tmp_path / "v.db", fn)
+
+
+def _memory(db: Path) -> Any:
+    """A server's conversation memory over ``db`` (its own store and connection, as another process has)."""
+    from logichunk.integrations.conversations import Conversations
+
+    stores = kb.Stores(Settings(db=str(db), embedder="hash:128"))
+    return Conversations(stores.get(None, create=True), kb.Limits()), stores
+
+
+def test_two_servers_on_one_database_keep_one_conversation(tmp_path):
+    """Two `logichunk mcp` on one database: a raw UNIQUE constraint error and a lost turn, end_conversation
+    deleting the other's open turns, a topic archived twice, and every recall of it `exchanges: null` after."""
+    from logichunk.memory import load_conversation, topics
+
+    a, sa = _memory(tmp_path / "two.db")
+    b, sb = _memory(tmp_path / "two.db")
+    try:
+        said = [a.remember("shared", u, x) for u, x in TURNS[:2]]
+        said.append(b.remember("shared", *TURNS[2]))  # B rebuilds from the store: turn 2
+        said.append(a.remember("shared", *TURNS[3]))  # A's view is stale: it numbers on from the store
+        assert [d["turn"] for d in said] == [0, 1, 2, 3]
+        ended = a.end("shared")
+        assert [e["turns"] for e in ended["archived"]][-1][-1] == 3
+        again = b.end("shared")
+        assert again["archived"] == [] and "nothing was pending" in again["note"]
+        assert b.remember("shared", *TURNS[4])["turn"] == 4  # the conversation goes on after both ended it
+        b.end("shared")
+        store = sa.get(None).store
+        assert [(x.user, x.assistant) for x in load_conversation(store, "shared")] == TURNS[:5]
+        starts = [t.start for t in topics(store, "shared")]
+        assert starts == sorted(set(starts))  # no topic twice
+        found = a.recall("饺子", conversation_id="shared", top_k=5)
+        assert found["episodes"] and all(e["exchanges"] is not None for e in found["episodes"])
+    finally:
+        sa.close()
+        sb.close()
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("ab"), st.sampled_from(["remember", "remember", "remember", "end"])),
+                min_size=1, max_size=10))
+def test_any_interleaving_of_two_writers_stores_each_turn_once_in_order(tmp_path_factory, steps):
+    from logichunk.memory import load_conversation
+
+    db = tmp_path_factory.mktemp("w") / "w.db"
+    servers = {"a": _memory(db), "b": _memory(db)}
+    sent: list[tuple[str, str]] = []
+    try:
+        for who, what in steps:
+            memory = servers[who][0]
+            if what == "end":
+                if sent:
+                    memory.end("c")
+                continue
+            u, x = (TURNS + [MORE] + LATER[:2])[len(sent) % 9]
+            turn = memory.remember("c", f"{u} ({len(sent)})", x)["turn"]
+            assert turn == len(sent)  # each call's reply names the turn it was stored as
+            sent.append((f"{u} ({len(sent)})", x))
+        if sent:
+            servers["b"][0].end("c")
+            store = servers["a"][1].get(None).store
+            assert [(t.user, t.assistant) for t in load_conversation(store, "c")] == sent
+    finally:
+        for _m, stores in servers.values():
+            stores.close()
+
+
+def test_recall_is_bounded_and_says_what_it_left_out(tmp_path):
+    """A topic with a 200,000-character reply came back whole (twice: text and structured), and an open
+    topic of 3,000 turns gave all 3,000."""
+    big = "数据库索引可以加快查询。Indexes speed up database queries. " * 400
+    memory, stores = _memory(tmp_path / "h.db")
+    try:
+        memory.remember("h", "How do database indexes work?", big)
+        memory.remember("h", "And a composite index over two columns?", "It serves queries on its leading columns.")
+        memory.end("h")
+        ep = memory.recall("database index", top_k=1)["episodes"][0]
+        shown = sum(len(x["user"]) + len(x["assistant"]) for x in ep["exchanges"])
+        assert shown == 8000 and ep["exchanges"][0]["cut"] == {"assistant": len(big) - 8000 + 29}
+        assert ep["exchanges"][0]["assistant"] == big[: 8000 - 29]  # a prefix of the text, never altered
+        assert "left out" in ep["truncated"] and f"get_chunk id '{ep['document_id']}#1'" in ep["truncated"]
+        whole = memory.recall("database index", top_k=1, max_chars=100_000)["episodes"][0]
+        assert whole["exchanges"][0]["assistant"] == big and "truncated" not in whole
+        for i in range(40):
+            memory.remember("o", f"open turn {i} about the history of tea in China and Japan", "x" * 300)
+        got = memory.recall("tea", conversation_id="o", max_chars=1000)
+        assert [x["turn"] for x in got["open_turns"]][-1] == 39 and len(got["open_turns"]) <= 4
+        assert "earliest first" in got["open_turns_truncated"]
+        with pytest.raises(InputError, match="max_chars"):
+            memory.recall("tea", max_chars=0)
+    finally:
+        stores.close()
+
+
+@given(st.lists(st.tuples(st.text(max_size=30), st.text(max_size=30)), max_size=6), st.integers(1, 100))
+def test_bounded_exchanges_are_a_prefix_and_count_what_is_cut(texts, max_chars):
+    from logichunk.integrations.conversations import _bounded
+
+    full = [{"turn": i, "user": u, "assistant": a} for i, (u, a) in enumerate(texts)]
+    shown, said = _bounded(full, max_chars)
+    whole = "".join(x["user"] + x["assistant"] for x in full)
+    seen = "".join(x["user"] + x["assistant"] for x in shown)
+    assert len(seen) <= max_chars and whole.startswith(seen)
+    assert (said == "") == (seen == whole)
+    if said:
+        assert said.startswith(f"{len(whole) - len(seen):,} characters")
+
+
+def test_arguments_are_checked_strictly(tmp_path):
+    """top_k "3", true and 3.0 were coerced; a NUL in a conversation id was stored; an unknown argument (a
+    misspelt `assistant`) was dropped without a word."""
+    async def fn(c: Client) -> None:
+        for bad in ("3", True, 3.0):
+            why = await refused(c, "recall", query="x", top_k=bad)
+            assert why.startswith("recall: top_k:") and "\n" not in why
+        assert "top_k" in await refused(c, "search", query="x", top_k="3")
+        assert "control character" in await refused(c, "remember", conversation_id="n\x00id", user="hello there")
+        why = await refused(c, "remember", conversation_id="c", user="hello there", asistant="hi")
+        assert "unknown argument 'asistant'" in why and "assistant" in why
+        first = await call(c, "remember", conversation_id="c", user="Write a snake game in Python with pygame")
+        assert first["turn"] == 0  # nothing was stored by the refused calls
+
+    _run(tmp_path / "t.db", fn)
+
+
+def test_the_calibration_note_is_said_once_and_reasons_name_no_wrong_topic(tmp_path):
+    """The calibration note came back on every remember; a continued conversation's first turn said "first turn
+    opens topic 0" beside "topic": 2."""
+    s = Settings(db=str(tmp_path / "n.db"), embedder="hash:128")
+    stores = kb.Stores(s)
+    try:
+        from logichunk.integrations.conversations import Conversations
+
+        memory = Conversations(stores.get(None, create=True), kb.Limits())
+        out = [memory.remember("c", u, a) for u, a in TURNS[:3]]
+        assert "calibration" in out[0]["note"] and all("note" not in d for d in out[1:])
+        memory.end("c")
+        d = memory.remember("c", *TURNS[3])
+        assert d["topic"] == 1 and "topic 0" not in d["reason"]
+    finally:
+        stores.close()

@@ -176,3 +176,52 @@ def test_a_conversation_archived_before_continues(make_store):
     assert load_conversation(store, "chat-1") == blocks + blocks
     assert [(t.index, t.start, t.end, t.turns) for t in topics(store, "chat-1")] == [
         (0, 0, 2, 3), (1, 3, 4, 2), (2, 5, 7, 3), (3, 8, 9, 2)]
+
+
+PANDAS = [LogicalBlock("How do I sort a DataFrame in pandas by date?", "Use df.sort_values('date')."),
+          LogicalBlock("Can I sort by two columns in pandas?", "df.sort_values(['date', 'price'])")]
+MANUAL = [f"To sort a pandas DataFrame by date, call DataFrame.sort_values with by='date'. Sorting pandas frames "
+          f"by date column {i} is common.\n" for i in range(200)]
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "basic", "parent", "hierarchical"])
+def test_a_topic_is_found_whatever_else_the_store_holds(make_store, mode):
+    """search_topics ranked the top 40 chunks of the whole store and only then kept topics: a knowledge-base
+    document (or another conversation) ranked above them hid every topic."""
+    from logichunk.models import HashEmbedder
+
+    emb = HashEmbedder(256)
+    store = make_store(embedder=emb)
+    c = Calibration(embedder=emb.model_id, hi=1.0, lo=-1.0)
+    replay(PANDAS, Perception(store=store, embedder=emb, calibration=c, conversation_id="c1"))
+    doc = store.add_document("pandas manual", [("Sorting", MANUAL)])
+    store.rechunk_chapter(store.chapters(doc)[0][0])
+    query = "sort a pandas DataFrame by date"
+    assert {h.doc_id for h in retrieve(store, query, mode=mode, top_k=40)} == {doc}, "the manual outranks the topic"
+    for conv in (None, "c1"):
+        hits = search_topics(store, query, 3, mode=mode, conversation_id=conv)
+        assert [(h.topic.conversation_id, h.topic.start, h.topic.end) for h in hits] == [("c1", 0, 1)]
+
+
+def test_a_turn_the_store_cannot_hold_is_refused_and_the_others_are_archived(make_store):
+    """A lone surrogate in one turn kept its whole topic out of the store (document_id None, the reason only
+    in archive_errors): every turn of it, the valid ones too, lived only in memory."""
+    emb = CountingEmbedder(64)
+    store = make_store(embedder=emb)
+    p = Perception(store=store, embedder=emb, calibration=two_topics(emb), conversation_id="s")
+    with pytest.raises(InputError, match="user holds an unpaired surrogate at character 13"):
+        p.observe(LogicalBlock("My cat still \ud83d ignores the litter box", "answer"))
+    with pytest.raises(InputError, match="unpaired surrogate"):
+        p.observe("bad \udfff text")
+    for b in CODE:
+        p.observe(b)
+    episodes = p.flush()
+    assert all(e.document_id for e in episodes) and not p.archive_errors
+    assert load_conversation(store, "s") == CODE
+
+
+def test_search_topics_checks_its_arguments_in_one_line(make_store):
+    store = make_store()
+    for bad in ("3", 2.0, True, 0):
+        with pytest.raises(InputError, match="top_k must be"):
+            search_topics(store, "q", top_k=bad)

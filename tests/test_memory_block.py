@@ -8,6 +8,8 @@ from hypothesis import strategies as st
 
 from logichunk.errors import InputError
 from logichunk.memory import LogicalBlock, ToolCall, anchor_text, is_filler
+from logichunk.memory.block import check_count, content_tokens, new_items
+from logichunk.signals.items import content_items
 
 
 @pytest.mark.parametrize("text", ["ok", "OK!", "继续", "继续吧！", "好的，继续", "是的", "不对", "报错了", "go on",
@@ -66,3 +68,47 @@ ts = st.none() | st.floats(allow_nan=False, allow_infinity=False, width=32)
 def test_block_round_trip(user, assistant, rq, summ, start, end, tools, meta):
     b = LogicalBlock(user, assistant, rq, tuple(tools), start, end, summ, meta)
     assert LogicalBlock.from_dict(b.to_dict()) == b
+
+
+@pytest.mark.parametrize("text", ["What is Kubernetes?", "Explain Rust lifetimes", "What about Python decorators?",
+                                  "讲讲黑洞", "pip install numpy fails", "SELECT * FROM users;", "Translate: 我爱你"])
+def test_a_short_turn_that_names_something_new_is_no_filler(text):
+    """Short topic-change questions were fillers (under 5 tokens), so the next topic merged into the old one."""
+    assert is_filler(text)[0], "without what the conversation said, a short turn is still a filler"
+    assert is_filler(text, known=frozenset()) == (False, "")
+    assert is_filler(text, known=frozenset(content_items(text)[1].tolist()))[0], "nothing new: a filler"
+
+
+@given(st.text(max_size=30), st.lists(st.sampled_from("the kube pods 我 爱 你 what is cooking pork".split()), max_size=6))
+def test_the_conversation_only_ever_turns_a_filler_into_content_by_new_words(text, said):
+    """Knowing the conversation changes a verdict only for a short turn that brings a content word it had not
+    used; the stop phrases and long turns are judged as before."""
+    known = frozenset(content_items(" ".join(said))[1].tolist())
+    before, now = is_filler(text)[0], is_filler(text, known=known)[0]
+    assert not (now and not before)
+    if before and not now:
+        assert new_items(text, known) > 0 and content_tokens(text) < 5
+
+
+@pytest.mark.parametrize("make, field", [
+    (lambda: LogicalBlock("cat \ud83d litter"), "user"),
+    (lambda: LogicalBlock("q", "reply \udc80"), "assistant"),
+    (lambda: LogicalBlock("q", rewritten_query="\ud800"), "rewritten_query"),
+    (lambda: LogicalBlock("q", tool_calls=(ToolCall("ls", "\udfff"),)), "tool call arguments"),
+    (lambda: LogicalBlock("q", meta={"k": "\ud800"}), "meta"),
+    (lambda: LogicalBlock.from_dict({"user": "x", "meta": {"k": object()}}), "meta"),
+])
+def test_text_the_store_cannot_hold_is_refused_at_once(make, field):
+    """A lone surrogate passed observe() and then kept the whole topic out of the store, silently."""
+    with pytest.raises(InputError, match=field) as e:
+        make()
+    assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("value", ["3", 3.0, True, None])
+def test_check_count_refuses_what_is_not_a_whole_number(value):
+    with pytest.raises(InputError, match="must be an integer"):
+        check_count(value, "top_k", 1)
+    assert check_count(3, "top_k", 1) == 3
+    with pytest.raises(InputError, match="at least 1"):
+        check_count(0, "top_k", 1)

@@ -34,7 +34,7 @@ def test_calibrate_beats_the_baselines_on_held_out_dialogues():
     cal = calibrate(train, emb, lookahead=2)
     assert cal.embedder == emb.model_id and cal.rule is not None and cal.review is not None
     assert cal.source["conversations"] == 30 and cal.lo <= cal.hi
-    vecs = _Vectors(test, emb, cal.short_tokens, None)
+    vecs = _Vectors(test, emb, None)
     memo: dict = {}
     full = np.mean([pk_of(c, segment(c, i, vecs, cal, emb, memo)) for i, c in enumerate(test)])
     online = np.mean([pk_of(c, segment(c, i, vecs, cal.with_(lookahead=0), emb, memo)) for i, c in enumerate(test)])
@@ -48,7 +48,7 @@ def test_calibrate_on_chinese_dialogues():
     emb = HashEmbedder(128)
     cal = calibrate(conversations(20, seed=4, lang="zh"), emb, lookahead=1)
     test = conversations(10, seed=5, lang="zh")
-    vecs = _Vectors(test, emb, cal.short_tokens, None)
+    vecs = _Vectors(test, emb, None)
     pk = np.mean([pk_of(c, segment(c, i, vecs, cal, emb, {})) for i, c in enumerate(test)])
     assert pk < 0.2, pk
 

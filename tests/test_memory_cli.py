@@ -46,6 +46,8 @@ def test_replay_jsonl_turn_per_line(tmp_path, capsys):
     episodes = [r for r in recs if r["type"] == "episode"]
     assert sum(e["turns"] for e in episodes) == 4 and episodes[0]["start"] == 0
     assert recs[-1]["type"] == "summary" and recs[-1]["turns"] == 4 and recs[-1]["episodes"] == len(episodes)
+    # the topic changes found (after the review), not only the immediate splits ("splits 0" with 3 topics)
+    assert recs[-1]["topic_changes"] == len(episodes) - 1 and "immediate_splits" in recs[-1]
 
 
 def test_replay_text_and_stdin(tmp_path, capsys, monkeypatch):
@@ -116,6 +118,11 @@ def test_replay_conversation_per_line(tmp_path, capsys):
     ([{"turns": []}], "non-empty list"),
     ([{"user": "hi", "started_at": "yesterday"}], "timestamps must be numbers"),
     ([{"user": "hi", "tool_calls": [{"arguments": "x"}]}], "needs a 'name'"),
+    # a lone surrogate: json.loads takes it, no output or database can hold it (a UnicodeEncodeError traceback)
+    (['{"user": "bad \\ud800 surrogate about cats and dogs"}'], "d.jsonl:1: user holds an unpaired surrogate"),
+    ([TURNS[0], '{"user": "x", "assistant": "y \\udc80"}'], "d.jsonl:2: assistant holds an unpaired surrogate"),
+    (['{"units": ["fine", "bad \\ud83d"]}'], "d.jsonl:1: user holds an unpaired surrogate"),
+    ([{"user": "hi", "conversation": True}], "'conversation' must be a string"),
 ])
 def test_bad_input_is_one_clear_line(tmp_path, capsys, lines, message):
     f = write(tmp_path, "d.jsonl", lines) if lines else str(tmp_path / "d.jsonl")

@@ -281,3 +281,50 @@ def test_an_embedder_named_is_resolved_and_bad_arguments_are_one_line():
     for bad in (None, "hello world", 5):
         with _pytest.raises(InputError, match="replay takes the turns in order"):
             replay(bad, p)
+
+
+PORK_THEN_K8S = [
+    LogicalBlock("How long should I braise pork belly for hong shao rou?",
+                 "About an hour on low heat, then reduce the sauce on high heat."),
+    LogicalBlock("Should I blanch the pork belly first before braising?",
+                 "Yes, blanch it for three minutes to remove impurities."),
+    LogicalBlock("How much rock sugar goes into the braised pork belly?", "About 30 grams for 500 grams of pork belly."),
+    LogicalBlock("What is Kubernetes?",
+                 "Kubernetes is a container orchestration system that schedules pods across a cluster of nodes."),
+    LogicalBlock("How do kubernetes pods get scheduled onto cluster nodes?",
+                 "The kube-scheduler picks a node for each pod based on resource requests and affinity."),
+    LogicalBlock("What happens to kubernetes pods when a cluster node fails?",
+                 "The controller recreates the pods on healthy nodes after the eviction timeout."),
+    LogicalBlock("How do I scale a kubernetes deployment?", "kubectl scale deployment web --replicas=5."),
+]
+
+
+def test_a_short_question_that_changes_the_topic_opens_the_next_one():
+    """"What is Kubernetes?" (3 tokens) was a filler: force-adsorbed, never reviewed, and the kubernetes turns
+    merged into the cooking topic (hash and E5 alike)."""
+    decisions, episodes = replay(PORK_THEN_K8S, Perception(embedder=HashEmbedder(1024)))
+    assert decisions[3].step is not Step.HEURISTIC, decisions[3]
+    assert [(e.start, e.end) for e in episodes] == [(0, 2), (3, 6)], [d.reason for d in decisions]
+
+
+def test_a_short_turn_with_nothing_new_is_still_a_filler():
+    p = Perception(embedder=HashEmbedder(128), lookahead=0)
+    p.observe(LogicalBlock("How do kubernetes pods get scheduled onto cluster nodes?", "The kube-scheduler does it."))
+    d = p.observe(LogicalBlock("and kubernetes pods?", ""))
+    assert (d.action, d.step) == (Action.FORCE_ADSORB, Step.HEURISTIC) and "no word new" in d.reason
+
+
+@pytest.mark.parametrize("kw, match", [({"lookahead": "2"}, "lookahead must be an integer"),
+                                       ({"lookahead": 1.0}, "lookahead must be an integer"),
+                                       ({"lookahead": -1}, "lookahead must be at least 0"),
+                                       ({"conversation_id": "a\x00b", "store": "db"}, "control character")])
+def test_bad_arguments_are_one_input_error_line(tmp_path, kw, match):
+    """``Perception(lookahead="2")`` raised a raw TypeError; a NUL in a conversation id was stored."""
+    from logichunk.store import Store
+
+    with Store.open(str(tmp_path / "a.db"), embedder="hash:64") as store:
+        if kw.get("store") == "db":
+            kw = {**kw, "store": store}
+        with pytest.raises(InputError, match=match) as e:
+            Perception(embedder=HashEmbedder(64), **kw)
+    assert "\n" not in str(e.value)

@@ -246,21 +246,27 @@ def test_skip_refuse_and_replace_as_the_serial_ingest_does(tmp_path, ray_local):
         assert same_report(ra, rb) and rb.documents == 0 and len(rb.unchanged) == 2
         (corpus / "b.md").write_text("# B\n\n少年下山去城里卖剑。师父没有说话。\n", encoding="utf-8")
         (corpus / "c.md").write_text("A new file.\n", encoding="utf-8")
-        with pytest.raises(InputError) as serial_err:
-            ingest(a, [str(corpus)])
+        with pytest.raises(InputError) as serial_err:  # the one file given: the refusal is the error
+            ingest(a, [str(corpus / "b.md")])
         with pytest.raises(InputError) as ray_err:
-            ingest_corpus(b, [str(corpus)])
-        def said(e):
-            return re.sub(r"\(document \w+\)", "(document ID)", str(e.value))
-
-        assert said(ray_err) == said(serial_err) and "--replace" in said(ray_err)
-        assert len(b.documents()) == 2  # refused: nothing written, not even the new c.md
+            ingest_corpus(b, [str(corpus / "b.md")])
+        assert without_ids(str(ray_err.value)) == without_ids(str(serial_err.value)) and "--replace" in str(ray_err.value)
+        ra, rb = ingest(a, [str(corpus)]), ingest_corpus(b, [str(corpus)])  # among others: skipped, the rest stored
+        assert same_report(*(dataclasses.replace(r, refused=tuple(map(without_ids, r.refused))) for r in (ra, rb)))
+        assert rb.documents == 1 and rb.failed and len(rb.refused) == 1 and "--replace" in rb.refused[0]
+        assert rb.refused[0].startswith(str(corpus / "b.md")) and len(b.documents()) == 3  # c.md stored
         ra, rb = ingest(a, [str(corpus)], replace=True), ingest_corpus(b, [str(corpus)], replace=True)
-        assert same_report(ra, rb) and rb.replaced == (str(corpus / "b.md"),) and rb.documents == 2
+        assert same_report(ra, rb) and rb.replaced == (str(corpus / "b.md"),) and rb.documents == 1
         assert_same(a, b)
 
 
+def without_ids(line: str) -> str:
+    return re.sub(r"document \w+", "document ID", line)
+
+
 def test_a_binary_file_is_refused_as_the_serial_ingest_refuses_it(tmp_path, ray_local):
+    """Alone, a binary or undecodable file is the error; among others, each is skipped with its line (all named
+    in one run) and the rest stored, by both engines alike."""
     from logichunk.scale import ingest_corpus
 
     corpus = tmp_path / "c"
@@ -271,11 +277,16 @@ def test_a_binary_file_is_refused_as_the_serial_ingest_refuses_it(tmp_path, ray_
     a, b = open_pair(tmp_path)
     with a, b:
         with pytest.raises(InputError) as serial_err:
-            ingest(a, [str(corpus)])
+            ingest(a, [str(corpus / "b.txt")])
         with pytest.raises(InputError) as ray_err:
-            ingest_corpus(b, [str(corpus)])
+            ingest_corpus(b, [str(corpus / "b.txt")])
         assert str(ray_err.value) == str(serial_err.value) and "binary" in str(ray_err.value)
         assert a.documents() == b.documents() == []
+        ra, rb = ingest(a, [str(corpus)]), ingest_corpus(b, [str(corpus)])
+        assert same_report(ra, rb) and rb.documents == 1 and rb.failed
+        assert [line.split(":")[0] for line in rb.refused] == [str(corpus / "b.txt"), str(corpus / "c.txt")]
+        assert "binary" in rb.refused[0] and "UTF-8" in rb.refused[1]
+        assert_same(a, b)
 
 
 def test_no_chunk_then_chunk_as_the_serial_ingest_does(tmp_path, ray_local):

@@ -16,7 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from . import __version__
-from .cli_args import check_out_path  # re-exported: the verbs' modules used them from here
+from .cli_args import (  # check_out_path re-exported: the verbs' modules used it from here
+    check_out_path,
+    one_line,
+)
 from .errors import InputError, LogichunkError
 from .progress import Progress as _Progress
 from .tree import ChunkTree
@@ -130,17 +133,6 @@ def _sizes(arg: str | None) -> tuple[int, ...] | None:
         raise LogichunkError(f"--sizes wants comma-separated integers, got {arg!r}") from None
 
 
-#: control characters shown as escapes in a preview line (an ESC or BEL in a file must not colour or beep the
-#: user's terminal): C0 and C1 but the whitespace that ``split`` folds away, and DEL
-_CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x20), *range(0x7F, 0xA0)] if not chr(c).isspace()}
-
-
-def _first_words(text: str, n: int = 60) -> str:
-    """The start of ``text`` on one line for a table: whitespace folded, control characters escaped."""
-    flat = " ".join(text.split()).translate(_CONTROLS)
-    return flat if len(flat) <= n else flat[: n - 1] + "…"
-
-
 # ----------------------------------------------------------------------------- output formats
 
 
@@ -150,7 +142,7 @@ def _write_tree(out: TextIO, source: str, tree: ChunkTree, many: bool) -> None:
     for c in tree:
         indent = "  " * (c.level - 1)
         out.write(f"{indent}{c.id:<10} {c.meta.get('size', len(c.span)):>6} {tree.unit:<6} "
-                  f"{c.method:<9} {_first_words(tree.text_of(c))}\n")
+                  f"{c.method:<9} {one_line(tree.text_of(c))}\n")
 
 
 def _write_jsonl(out: TextIO, source: str, tree: ChunkTree) -> None:
@@ -543,7 +535,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     else:
         for b in problems:
             ctx = b.context
-            print(f"{b.priority:<7} {ctx.get('chunk_id', '?'):<10} {_first_words(b.content, 60)}  — {ctx.get('reason', '')}")
+            print(f"{b.priority:<7} {ctx.get('chunk_id', '?'):<10} {one_line(b.content, 60)}  — {ctx.get('reason', '')}")
         print(f"{len(problems)} problem(s) in {len(tree.leaves())} chunk(s)")
     _record_bubbles(args, [*tree.bubbles, *problems])  # the chunker's own (forced splits) as well
     models.report_usage(args.quiet)
@@ -606,7 +598,7 @@ def cmd_bubbles(args: argparse.Namespace) -> int:
         ctx = r.get("context", {})
         span = ctx.get("span", ["?", "?"])
         print(f"{r.get('priority', '?'):<7} {r.get('category', '?'):<14} {ctx.get('source', '?')}"
-              f"[{span[0]}:{span[1]}] break={ctx.get('break', '?')}  {_first_words(r.get('content', ''), 50)}")
+              f"[{span[0]}:{span[1]}] break={ctx.get('break', '?')}  {one_line(r.get('content', ''), 50)}")
     print(f"{len(rows)} bubble(s)")
     return 0
 

@@ -1,5 +1,5 @@
-"""Argument helpers every verb's module shares (``logichunk.cli`` and the store, eval, memory and
-scale verbs it loads by name): below all of them, so none imports the command's own module."""
+"""Argument and output helpers every verb's module shares (``logichunk.cli`` and the store, eval, memory,
+retrieve and scale verbs it loads by name): below all of them, so none imports the command's own module."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .errors import InputError
 
-__all__ = ["check_out_path", "int_at_least"]
+__all__ = ["check_out_path", "int_at_least", "one_line"]
 
 
 def int_at_least(lowest: int):
@@ -37,3 +37,15 @@ def check_out_path(target: str, inputs: Sequence[str], what: str = "the chunks",
         raise InputError(f"{option} {target}: not a file in an existing folder")
     if t.exists() and any(i != "<stdin>" and Path(i).exists() and Path(i).resolve() == t.resolve() for i in inputs):
         raise InputError(f"{option} {target} is also an input: write {what} somewhere else")
+
+
+#: control characters shown as escapes in a preview line (an ESC or BEL in a file must not colour or beep the
+#: user's terminal): C0 and C1 but the whitespace that ``split`` folds away, and DEL
+_CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x20), *range(0x7F, 0xA0)] if not chr(c).isspace()}
+
+
+def one_line(text: str, n: int = 60) -> str:
+    """The start of ``text`` on one line for a table, at most ``n`` characters: whitespace folded, control
+    characters escaped (every verb's table previews a file's text with it)."""
+    flat = " ".join(text.split()).translate(_CONTROLS)
+    return flat if len(flat) <= n else flat[: n - 1] + "…"

@@ -155,21 +155,7 @@ class Settings:
     @classmethod
     def from_toml(cls, path: str | os.PathLike[str], base: Settings | None = None) -> Settings:
         p = Path(path)
-        try:
-            data = tomllib.loads(p.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise InputError(f"settings file not found: {p}") from None
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-            raise InputError(f"settings file {p} is not valid TOML: {e}") from None
-        table = data.pop("logichunk", None)
-        if isinstance(table, dict):  # top-level keys and a [logichunk] table together: both count
-            both = sorted(set(data) & set(table))
-            if both:
-                raise InputError(f"settings file {p} sets {', '.join(both)} both at the top and in [logichunk]")
-            data = {**data, **table}
-        elif table is not None:
-            data["logichunk"] = table  # not a table: an unknown setting, reported as such
-        return (base or cls()).with_overrides(data, source=str(p))
+        return (base or cls()).with_overrides(_toml_values(p), source=str(p))
 
     def with_env(self, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
@@ -188,6 +174,37 @@ class Settings:
         path = path or env.get(ENV_PREFIX + "CONFIG") or None
         s = cls.from_toml(path) if path else cls()
         return s.with_env(env).with_overrides(overrides)
+
+
+def _toml_values(p: Path) -> dict[str, Any]:
+    """A settings file's keys and values: its top-level keys and a ``[logichunk]`` table's together."""
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"settings file not found: {p}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise InputError(f"settings file {p} is not valid TOML: {e}") from None
+    table = data.pop("logichunk", None)
+    if isinstance(table, dict):  # top-level keys and a [logichunk] table together: both count
+        both = sorted(set(data) & set(table))
+        if both:
+            raise InputError(f"settings file {p} sets {', '.join(both)} both at the top and in [logichunk]")
+        data = {**data, **table}
+    elif table is not None:
+        data["logichunk"] = table  # not a table: an unknown setting, reported as such
+    return data
+
+
+def setting_named(name: str, path: str | os.PathLike[str] | None = None, *,
+                  env: Mapping[str, str] | None = None) -> bool:
+    """Whether the user named setting ``name``: a ``LOGICHUNK_<NAME>`` variable, or the settings file
+    (``path``, else ``$LOGICHUNK_CONFIG``) sets it, even to its default. Why: a default the program may
+    replace by a better guess (a store's own embedder) must never override what the user wrote."""
+    env = os.environ if env is None else env
+    if ENV_PREFIX + name.upper() in env:
+        return True
+    path = path or env.get(ENV_PREFIX + "CONFIG") or None
+    return bool(path) and name in {str(k).replace("-", "_") for k in _toml_values(Path(path))}
 
 
 def _coerce(name: str, default: Any, raw: Any, source: str) -> Any:

@@ -590,7 +590,19 @@ def _cut_children(text: str, meter: Meter, seams: np.ndarray, lay: Layout | None
 
 # ----------------------------------------------------------------------------- library entry
 
-_BLANK = re.compile(r"\n[ \t\r]*\n\s*")  # CRLF files too: \r\n\r\n
+_BLANK = re.compile(r"\n[ \t\r]*\n\s*")  # CRLF files too: \r\n\r\n (read in :func:`lf_lines`)
+#: line ends that are not ``\n`` nor the ``\r`` of a ``\r\n``, as the sentence splitter reads them (but the form
+#: feed and vertical tab, which join a PDF's pages inside a block): a lone ``\r`` (old Mac), NEL, U+2028, U+2029
+_OTHER_LINE_ENDS = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
+
+
+def lf_lines(text: str) -> str:
+    """``text`` with every other line end (:data:`_OTHER_LINE_ENDS`) read as ``\\n``, one character for one, so
+    that a search by ``\\n`` lines finds the same blocks and headings in a CR-only file as in its LF twin, at
+    offsets that are the text's own (the text itself is never changed: only this copy is searched)."""
+    if "\r" not in text and "\x85" not in text and "\u2028" not in text and "\u2029" not in text:
+        return text
+    return _OTHER_LINE_ENDS.sub("\n", text)
 
 
 def _line_start(text: str, at: int) -> int:
@@ -607,8 +619,9 @@ def blank_line_blocks(text: str) -> list[str]:
     except the text's leading whitespace, which belongs to the first block (as it belongs to the first
     sentence); the pieces concatenate back to ``text``."""
     lead = len(text) - len(text.lstrip())
-    cuts = [_line_start(text, m.end()) for m in _BLANK.finditer(text) if lead < m.end() < len(text)]
-    fences = fence_spans(text) if cuts else []  # (it reads only the marks the text holds)
+    lines = lf_lines(text)
+    cuts = [_line_start(text, m.end()) for m in _BLANK.finditer(lines) if lead < m.end() < len(text)]
+    fences = fence_spans(lines) if cuts else []  # (it reads only the marks the text holds)
     if fences:
         cuts = [c for c in cuts if not any(a < c < b for a, b in fences)]
     edges = [0, *cuts, len(text)] if text else [0]

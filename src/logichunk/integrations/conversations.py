@@ -13,6 +13,13 @@ embedder and the rules are deterministic, so the rebuilt perception holds the st
 held (the same decisions, the same kernel and lexical window), and topics it closes on the way that
 were archived before are recognised by their first turn, not archived twice. Turn and topic numbers
 count over the whole conversation.
+
+Several processes may serve one database (two agents on ``~/kb.db``, ``serve`` beside ``mcp``): a turn
+is numbered, written, observed and its finished topics archived in one write transaction holding the
+project's lock (:meth:`~logichunk.store.Store.lock_documents`; SQLite waits for it, ``busy_timeout``),
+and a perception is kept only while the stored session is the one it observed, else rebuilt from the
+store first. So every process numbers on from what the store holds: no turn is lost, none numbered
+twice, no topic archived twice. (Topics are re-chunked after the transaction, outside the lock.)
 """
 
 from __future__ import annotations
@@ -20,12 +27,14 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, LogichunkError
 from ..memory import (
     Archiver,
     LogicalBlock,
@@ -36,8 +45,9 @@ from ..memory import (
     search_topics,
     topics,
 )
+from ..memory.archive import MAX_ID_CHARS, check_conversation_id
 from ..store import schema
-from .kb import Limits, Project, check_text, plain
+from .kb import Limits, Project, _check_top_k, check_text, plain
 
 _TABLE = """CREATE TABLE IF NOT EXISTS memory_session_turns (
     project_id TEXT NOT NULL,
@@ -48,15 +58,8 @@ _TABLE = """CREATE TABLE IF NOT EXISTS memory_session_turns (
     PRIMARY KEY (project_id, conversation_id, turn_no)
 )"""
 RECALL_MODES = ("hybrid", "basic", "parent", "hierarchical", "kernel")
-MAX_ID_CHARS = 200
-
-
-def check_conversation_id(conv: Any) -> str:
-    if not isinstance(conv, str) or not conv.strip():
-        raise InputError("conversation_id is empty")
-    if len(conv) > MAX_ID_CHARS:
-        raise InputError(f"conversation_id is {len(conv)} characters; at most {MAX_ID_CHARS}")
-    return conv
+RECALL_CHARS = 8000  # default bound on the text of one recall result (a topic's exchanges, or the open turns)
+__all__ = ["MAX_ID_CHARS", "RECALL_CHARS", "RECALL_MODES", "Conversations", "check_conversation_id"]
 
 
 def _next_topic(store: Any, conv: str, before_turn: int | None = None) -> int:
@@ -64,30 +67,59 @@ def _next_topic(store: Any, conv: str, before_turn: int | None = None) -> int:
     return max(done, default=-1) + 1
 
 
+def _archived_upto(store: Any, conv: str) -> int:
+    """The first turn of the conversation not archived yet, as the store holds it now."""
+    return max((t.end + 1 for t in topics(store, conv)), default=0)
+
+
 class SessionArchiver:
     """The archiver a session's perception uses: episodes numbered from the session's start are
-    archived under the conversation's own numbers, and an episode archived before a restart (met
-    again while the session is replayed) is not archived twice."""
+    archived under the conversation's own numbers, and an episode archived before (by this process
+    before a restart, or by another process on the same database, met again while the session is
+    replayed) is not archived twice: what is archived is read from the store at each archive, under
+    the project's lock. Topics are stored unchunked; :meth:`rechunk` indexes them after the write
+    transaction, so the lock is not held while their chunks are embedded."""
 
     def __init__(self, store: Any, conv: str, session_start: int, session_topic: int, kernel_model: str | None) -> None:
         self.store = store
         self.conversation_id = conv
         self.start = session_start  # the session's first turn, in conversation numbers
         self.topic = session_topic  # the session's first topic number
-        self.inner = Archiver(store, conv, kernel_model=kernel_model)
-        self.turns0 = self.inner.archived_turns(conv)  # fixes the inner archiver's numbering
-        self.topics0 = _next_topic(store, conv)
-        self.errors = self.inner.errors
+        self.kernel_model = kernel_model
+        self.errors: list[str] = []
+        self.pending: list[tuple[int, str]] = []  # (topic number, document) archived, not chunked yet
 
     def archive(self, ep: Any) -> str | None:
-        start = self.start + ep.start
-        if start < self.turns0:  # met again in a replay: archived before the restart
-            done = {t.start: t.document_id for t in topics(self.store, self.conversation_id)}
-            if start + len(ep.blocks) <= self.turns0:
-                return done.get(start)
-            cut = self.turns0 - start  # (only if the replay decided otherwise: keep the turns not archived)
-            ep, start = replace(ep, start=ep.start + cut, blocks=ep.blocks[cut:]), self.turns0
-        return self.inner.archive(replace(ep, start=start - self.turns0, index=self.topic + ep.index - self.topics0))
+        s = self.store
+        with s.tx():
+            s.lock_documents()
+            start = self.start + ep.start
+            upto = _archived_upto(s, self.conversation_id)
+            if start < upto:  # met again in a replay: archived before
+                if start + len(ep.blocks) <= upto:
+                    return next((t.document_id for t in topics(s, self.conversation_id) if t.start == start), None)
+                cut = upto - start  # (only if the replay decided otherwise: keep the turns not archived)
+                ep, start = replace(ep, start=ep.start + cut, blocks=ep.blocks[cut:]), upto
+            inner = Archiver(s, self.conversation_id, rechunk=False, kernel_model=self.kernel_model)
+            conv = self.conversation_id
+            doc = inner.archive(replace(ep, start=start - inner.archived_turns(conv),
+                                        index=self.topic + ep.index - inner.archived_topics(conv)))
+        self.pending.append((self.topic + ep.index, doc))
+        return doc
+
+    def rechunk(self) -> list[str]:
+        """Chunk and embed the topics archived since the last call (after the transaction); returns the
+        failures, each in one line (the topic stays stored, its blocks dirty for ``rechunk_dirty()``)."""
+        todo, self.pending = self.pending, []
+        failed = []
+        for topic, doc in todo:
+            try:
+                for chapter, _order, _title in self.store.chapters(doc):
+                    self.store.rechunk_chapter(chapter)
+            except LogichunkError as e:
+                failed.append(f"topic {topic} is stored but not searchable yet: {e}")
+        self.errors.extend(failed)
+        return failed
 
 
 class _Open:
@@ -96,6 +128,7 @@ class _Open:
     def __init__(self, perception: Perception, archiver: SessionArchiver) -> None:
         self.p = perception
         self.archiver = archiver
+        self.noted = False  # the perception's note (calibration) was said once
 
     @property
     def turn0(self) -> int:
@@ -105,10 +138,15 @@ class _Open:
     def topic0(self) -> int:
         return self.archiver.topic
 
+    @property
+    def next_turn(self) -> int:
+        return self.turn0 + self.p.turns_observed
+
 
 class Conversations:
-    """The memory tools (remember, recall, end) over one project's store. Thread-safe (one lock:
-    a turn is one embedding and a few vector operations)."""
+    """The memory tools (remember, recall, end) over one project's store. Thread-safe (one lock: a
+    turn is one embedding and a few vector operations), and safe beside other processes writing the
+    same conversations (see the module docstring)."""
 
     def __init__(self, project: Project, limits: Limits, *, calibration: Any = None) -> None:
         self.project = project
@@ -133,6 +171,13 @@ class Conversations:
                                      "conversation_id = ? ORDER BY turn_no", (self.project.store.project_id, conv))
         return [(int(n), LogicalBlock.from_dict(json.loads(d))) for n, d in rows]
 
+    def _stamp(self, conv: str) -> tuple[int, int | None, int | None]:
+        """(count, first, last) of the stored session's turns: what tells a cached perception stale."""
+        n, lo, hi = self.project.store._q("SELECT COUNT(*), MIN(turn_no), MAX(turn_no) FROM memory_session_turns "
+                                          "WHERE project_id = ? AND conversation_id = ?",
+                                          (self.project.store.project_id, conv))[0]
+        return int(n), None if lo is None else int(lo), None if hi is None else int(hi)
+
     def _write(self, conv: str, turn_no: int, block: LogicalBlock) -> None:
         self._ensure_table()
         self.project.store._x("INSERT INTO memory_session_turns(project_id, conversation_id, turn_no, data, "
@@ -140,16 +185,16 @@ class Conversations:
                               (self.project.store.project_id, conv, turn_no,
                                json.dumps(block.to_dict(), ensure_ascii=False), time.time()))
 
-    def _drop(self, conv: str) -> None:
+    def _drop(self, conv: str, before: int) -> None:
+        """Forget the session's turns before ``before`` (archived now); a turn written after them stays."""
         self._ensure_table()
-        self.project.store._x("DELETE FROM memory_session_turns WHERE project_id = ? AND conversation_id = ?",
-                              (self.project.store.project_id, conv))
+        self.project.store._x("DELETE FROM memory_session_turns WHERE project_id = ? AND conversation_id = ? "
+                              "AND turn_no < ?", (self.project.store.project_id, conv, before))
 
     # ------------------------------------------------------------------ perceptions
-    def _get(self, conv: str, *, create: bool) -> _Open | None:
-        o = self._open.get(conv)
-        if o is not None:
-            return o
+    def _build(self, conv: str, *, create: bool) -> _Open | None:
+        """A perception of the stored session (its turns observed again), or None when there is none
+        and ``create`` is false."""
         store = self.project.store
         rows = self._rows(conv)
         if not rows and not create:
@@ -162,12 +207,39 @@ class Conversations:
                 raise InputError(f"conversation {conv!r}: its stored session has missing turns; "
                                  "end_conversation closes it")
         else:
-            start = Archiver(store, conv).archived_turns(conv)
+            start = _archived_upto(store, conv)
         archiver = SessionArchiver(store, conv, start, _next_topic(store, conv, start), model)
         p = Perception(embedder=embedder, calibration=self.calibration, conversation_id=conv, archiver=archiver)
         self._replay(p, [b for _, b in rows])
-        o = self._open[conv] = _Open(p, archiver)
-        return o
+        return _Open(p, archiver)
+
+    def _stale(self, conv: str, o: _Open) -> bool:
+        """Whether the store's session is no longer the one ``o`` observed (another process wrote a turn
+        or ended the conversation since)."""
+        n = o.p.turns_observed
+        if n == 0:
+            return self._stamp(conv)[0] != 0 or _archived_upto(self.project.store, conv) != o.turn0
+        return self._stamp(conv) != (n, o.turn0, o.turn0 + n - 1)
+
+    @contextmanager
+    def _writing(self, conv: str, *, create: bool) -> Iterator[_Open | None]:
+        """The conversation's perception as the store holds it, inside one write transaction under the
+        project's lock (call with ``self._lock`` held). A perception is rebuilt before the transaction
+        when none is cached (the replay's embeddings hold no lock), and again inside it only when another
+        process changed the session in between. On an error the transaction is rolled back and the
+        perception dropped (it is rebuilt from the store on the next call)."""
+        self._ensure_table()
+        store = self.project.store
+        o = self._open.get(conv) or self._build(conv, create=create)
+        try:
+            with store.tx():
+                store.lock_documents()
+                if o is None or self._stale(conv, o):
+                    o = self._build(conv, create=create)
+                yield o
+        except BaseException:
+            self._open.pop(conv, None)
+            raise
 
     @staticmethod
     def _replay(p: Perception, blocks: list[LogicalBlock]) -> None:
@@ -176,8 +248,7 @@ class Conversations:
         and single texts, the hash embedder not at all)."""
         if not blocks:
             return
-        short = p.calibration.short_tokens
-        need = [i for i, b in enumerate(blocks) if not is_filler(b.query, short)[0]]
+        need = [i for i, b in enumerate(blocks) if not is_filler(b.query, 0)[0]]
         vecs: dict[int, np.ndarray] = {}
         if need:
             anchors = [anchor_text(blocks[i], blocks[i - 1] if i else None) for i in need]
@@ -189,6 +260,18 @@ class Conversations:
     def _episode(self, o: _Open, ep: Any) -> dict[str, Any]:
         return {"topic": o.topic0 + ep.index, "turns": [o.turn0 + ep.start, o.turn0 + ep.end], "title": ep.title,
                 "document_id": ep.document_id, "archived": ep.document_id is not None}
+
+    @staticmethod
+    def _anchor_vector(o: _Open | None, block: LogicalBlock) -> tuple[str, np.ndarray | None]:
+        """The anchor of ``block`` after the cached perception's last turn and its embedding, made before
+        the write transaction (used only if the turn follows the same turn inside it)."""
+        if o is None or is_filler(block.query, 0)[0]:
+            return "", None
+        anchor = o.p.anchor(block)
+        try:
+            return anchor, np.asarray(o.p.embedder.embed([anchor], kind="query"), np.float32)[0]
+        except Exception:  # noqa: BLE001 - the perception embeds it again and says why it failed
+            return "", None
 
     # ------------------------------------------------------------------ tools
     def remember(self, conversation_id: str, user: str, assistant: str = "",
@@ -208,61 +291,74 @@ class Conversations:
             rewritten_query = None
         block = LogicalBlock(user=user, assistant=assistant, rewritten_query=rewritten_query, started_at=time.time())
         with self._lock:
-            o = self._get(conv, create=True)
-            assert o is not None
-            if o.p.unarchived:
-                o.p.retry_archive()
-            turn = o.turn0 + o.p.turns_observed
-            self._write(conv, turn, block)  # first: a crash inside observe() loses nothing
-            try:
-                d = o.p.observe(block)
-            except BaseException:
-                self._open.pop(conv, None)  # rebuilt from the store (this turn included) on the next call
-                raise
-            first, end = o.p.pending()
-            out: dict[str, Any] = {
-                "conversation_id": conv, "turn": turn, "decision": str(d.action),
-                "decided_by": str(d.step) + (f":{d.arbiter}" if d.arbiter else ""), "score": plain(round(d.score, 4)),
-                "similarity": plain(None if d.similarity is None else round(d.similarity, 4)),
-                "topic": o.topic0 + d.topic, "reason": d.reason,
-                "revisions": [{**r.to_dict(), "turn": o.turn0 + r.turn} for r in d.revisions],
-                "archived": [self._episode(o, e) for e in d.closed],
-                "open_turns": [o.turn0 + first, o.turn0 + end - 1],
-            }
-            if o.p.note:
-                out["note"] = o.p.note
-            if o.p.archive_errors:
-                out["archive_errors"] = o.p.archive_errors[-3:]
-            return out
+            anchor, vec = self._anchor_vector(self._open.get(conv), block)
+            with self._writing(conv, create=True) as o:
+                assert o is not None
+                if o.p.unarchived:
+                    o.p.retry_archive()
+                turn = o.next_turn
+                self._write(conv, turn, block)  # numbered and written in the transaction the turn is observed in
+                d = o.p.observe(block, vector=vec if anchor and o.p.anchor(block) == anchor else None)
+                self._open[conv] = o
+            return self._remembered(conv, o, turn, d)
+
+    def _remembered(self, conv: str, o: _Open, turn: int, d: Any) -> dict[str, Any]:
+        """The answer of ``remember``: the decision in conversation numbers (topics indexed first)."""
+        index_errors = o.archiver.rechunk()
+        first, end = o.p.pending()
+        out: dict[str, Any] = {
+            "conversation_id": conv, "turn": turn, "decision": str(d.action),
+            "decided_by": str(d.step) + (f":{d.arbiter}" if d.arbiter else ""), "score": plain(round(d.score, 4)),
+            "similarity": plain(None if d.similarity is None else round(d.similarity, 4)),
+            "topic": o.topic0 + d.topic, "reason": d.reason,
+            "revisions": [{**r.to_dict(), "turn": o.turn0 + r.turn} for r in d.revisions],
+            "archived": [self._episode(o, e) for e in d.closed],
+            "open_turns": [o.turn0 + first, o.turn0 + end - 1],
+        }
+        if o.p.note and not o.noted:  # (said once per session, not on every turn)
+            out["note"] = o.p.note
+            o.noted = True
+        errors = o.p.archive_errors[-3:] + index_errors
+        if errors:
+            out["archive_errors"] = errors[-3:]
+        return out
 
     def end(self, conversation_id: str) -> dict[str, Any]:
         conv = check_conversation_id(conversation_id)
         with self._lock:
-            o = self._get(conv, create=False)
-            if o is None:
-                done = topics(self.project.store, conv)
-                if not done:
-                    raise InputError(f"no conversation {conv!r} in this project (remember a turn first)")
-                return {"conversation_id": conv, "archived": [], "revisions": [], "topics": len(done),
-                        "note": "nothing was pending: every turn of this conversation is archived already"}
-            eps = o.p.flush()
-            out: dict[str, Any] = {"conversation_id": conv, "archived": [self._episode(o, e) for e in eps],
-                                   "revisions": [{**r.to_dict(), "turn": o.turn0 + r.turn} for r in o.p.flush_revisions],
-                                   "topics": len(topics(self.project.store, conv))}
-            del self._open[conv]
-            if o.p.unarchived:  # the store refused a topic: the session stays stored, retried on the next call
-                out["archive_errors"] = o.p.archive_errors[-3:]
-            else:
-                self._drop(conv)
+            with self._writing(conv, create=False) as o:
+                if o is None:
+                    self._open.pop(conv, None)
+                    done = topics(self.project.store, conv)
+                    if not done:
+                        raise InputError(f"no conversation {conv!r} in this project (remember a turn first)")
+                    return {"conversation_id": conv, "archived": [], "revisions": [], "topics": len(done),
+                            "note": "nothing was pending: every turn of this conversation is archived already"}
+                upto = o.next_turn
+                eps = o.p.flush()
+                out: dict[str, Any] = {"conversation_id": conv, "archived": [self._episode(o, e) for e in eps],
+                                       "revisions": [{**r.to_dict(), "turn": o.turn0 + r.turn}
+                                                     for r in o.p.flush_revisions]}
+                self._open.pop(conv, None)
+                if o.p.unarchived:  # the store refused a topic: the session stays stored, retried on the next call
+                    out["archive_errors"] = o.p.archive_errors[-3:]
+                else:
+                    self._drop(conv, upto)
+            index_errors = o.archiver.rechunk()
+            if index_errors:
+                out["archive_errors"] = (out.get("archive_errors", []) + index_errors)[-3:]
+            out["topics"] = len(topics(self.project.store, conv))
             return out
 
     def recall(self, query: str, conversation_id: str | None = None, top_k: int = 5,
-               mode: str = "hybrid") -> dict[str, Any]:
+               mode: str = "hybrid", max_chars: int = RECALL_CHARS) -> dict[str, Any]:
         query = check_text(query, "query", self.limits.max_query_chars)
-        if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= self.limits.max_top_k:
-            raise InputError(f"top_k must be an integer from 1 to {self.limits.max_top_k}, got {top_k!r}")
+        top_k = _check_top_k(top_k, self.limits)
         if mode not in RECALL_MODES:
             raise InputError(f"unknown mode {mode!r}: use one of {', '.join(RECALL_MODES)}")
+        if isinstance(max_chars, bool) or not isinstance(max_chars, int) or \
+                not 1 <= max_chars <= self.limits.max_text_chars:
+            raise InputError(f"max_chars must be an integer from 1 to {self.limits.max_text_chars}, got {max_chars!r}")
         conv = None if conversation_id is None else check_conversation_id(conversation_id)
         store = self.project.store
         with self.project.lock:
@@ -280,20 +376,33 @@ class Conversations:
                 except InputError:  # a topic of it was deleted: its turns are not contiguous any more
                     turns_of[c] = None
             blocks = turns_of[c]
-            exchanges = None
+            ep: dict[str, Any] = {"conversation_id": c, "topic": t.index, "title": t.title, "turns": [t.start, t.end],
+                                  "score": round(float(h.score), 4), "matched_text": h.text,
+                                  "document_id": t.document_id, "started_at": t.started_at, "ended_at": t.ended_at,
+                                  "exchanges": None}
             if blocks is not None:
                 a = t.start - firsts[c]
-                exchanges = [_exchange(t.start + i, b) for i, b in enumerate(blocks[a : a + t.turns])]
-            episodes.append({"conversation_id": c, "topic": t.index, "title": t.title, "turns": [t.start, t.end],
-                             "score": round(float(h.score), 4), "matched_text": h.text, "document_id": t.document_id,
-                             "started_at": t.started_at, "ended_at": t.ended_at, "exchanges": exchanges})
+                full = [_exchange(t.start + i, b) for i, b in enumerate(blocks[a : a + t.turns])]
+                ep["exchanges"], cut = _bounded(full, max_chars)
+                if cut:
+                    ep["truncated"] = (f"{cut} left out (recall shows at most {max_chars:,} characters of a topic); "
+                                       f"the whole topic: get_chunk id '{t.document_id}#1', or the resource "
+                                       f"logichunk://documents/{t.document_id}, or recall with a larger max_chars")
+            episodes.append(ep)
         out: dict[str, Any] = {"query": query, "mode": mode, "episodes": episodes}
         if conv is not None:
             with self._lock:
                 archived = max((t.end for t in topics(store, conv)), default=-1)
                 rows = [(n, b) for n, b in self._rows(conv) if n > archived]
             if rows:  # the open topics are not archived (searchable) yet: their turns, for the agent to read
-                out["open_turns"] = [_exchange(n, b) for n, b in rows]
+                latest, cut = _bounded([_exchange(n, b) for n, b in reversed(rows)], max_chars)
+                out["open_turns"] = latest[::-1]
+                if cut:
+                    out["open_turns_truncated"] = (f"{cut} left out, the earliest first (recall shows at most "
+                                                   f"{max_chars:,} characters of open turns); recall with a larger "
+                                                   "max_chars shows more")
+        if why := store.embedder_mismatch():
+            out["note"] = why
         return out
 
 
@@ -302,3 +411,40 @@ def _exchange(turn: int, b: LogicalBlock) -> dict[str, Any]:
     if b.rewritten_query is not None:
         d["rewritten_query"] = b.rewritten_query
     return d
+
+
+_TEXT_KEYS = ("user", "rewritten_query", "assistant")
+
+
+def _bounded(exchanges: list[dict[str, Any]], max_chars: int) -> tuple[list[dict[str, Any]], str]:
+    """The exchanges, in order, with at most ``max_chars`` characters of text in all: a text that does not
+    fit is cut (its exchange says in ``cut`` how many characters of which field were left out), and the
+    exchanges after it are left out. Returns them and what was left out in words ('' when nothing)."""
+    left = max_chars
+    out: list[dict[str, Any]] = []
+    chars = 0
+    for i, ex in enumerate(exchanges):
+        if left <= 0:
+            rest = exchanges[i:]
+            more = sum(len(r.get(k) or "") for r in rest for k in _TEXT_KEYS)
+            if not more:  # (exchanges of no text cost nothing: shown, nothing is left out of them)
+                out += [dict(r) for r in rest]
+                break
+            return out, _left_out(chars + more, len(rest))
+        kept = dict(ex)
+        for k in _TEXT_KEYS:
+            v = ex.get(k)
+            if not isinstance(v, str) or len(v) <= left:
+                left -= len(v) if isinstance(v, str) else 0
+                continue
+            kept[k] = v[: max(left, 0)]
+            kept.setdefault("cut", {})[k] = len(v) - max(left, 0)
+            chars += len(v) - max(left, 0)
+            left = 0
+        out.append(kept)
+    return out, _left_out(chars, 0) if chars else ""
+
+
+def _left_out(chars: int, turns: int) -> str:
+    said = f"{chars:,} characters"
+    return said + (f" ({turns} turn{'s' if turns != 1 else ''} not shown)" if turns else "")

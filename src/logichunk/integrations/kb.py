@@ -48,9 +48,12 @@ class Stores:
     """The projects of one database, opened on first use with one embedder (what ``logichunk mcp``
     uses; the HTTP service passes its own registry's stores instead, see :mod:`.mcp_http`)."""
 
-    def __init__(self, settings: Settings, embedder: Any = None) -> None:
+    def __init__(self, settings: Settings, embedder: Any = None, *, embedder_choice: str = "") -> None:
+        """``embedder_choice``: the line saying the embedder is the project's own, when no embedder was named
+        (:func:`~logichunk.store.embedder_choice.store_embedder`); the tools' results carry it."""
         self.settings = settings
         self.embedder = embedder
+        self.embedder_choice = embedder_choice
         self.default = settings.project
         self._lock = threading.Lock()
         self._open: dict[str, Project] = {}

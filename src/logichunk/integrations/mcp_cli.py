@@ -18,6 +18,7 @@ from ..errors import LogichunkError
 def cmd_mcp(args: argparse.Namespace) -> int:
     from ..config import Settings
     from ..models import resolve_embedder
+    from ..store.embedder_choice import embedder_named, store_embedder
     from . import kb
 
     try:
@@ -27,10 +28,19 @@ def cmd_mcp(args: argparse.Namespace) -> int:
                              "pip install 'logichunk[mcp]'") from None
     settings = Settings.load(args.config, db=args.db, project=args.project, embedder=args.embedder)
     folders = kb.Folders(args.allow or ())
-    r = resolve_embedder(settings.embedder, cached=False)
-    stores = kb.Stores(settings, r.model)
+    took = store_embedder(settings, named=embedder_named(args.embedder, args.config))
+    if took is not None:  # no embedder named: the project's own (the tools' results say so)
+        settings, r = took.settings, took.resolved
+    else:
+        r = resolve_embedder(settings.embedder, cached=False)
+    stores = kb.Stores(settings, r.model, embedder_choice=took.note if took else "")
     print(f"logichunk mcp: database {settings.db}, project {settings.project}, embedder {r.description}, "
           f"add_file folders: {', '.join(map(str, folders.roots)) or 'none (--allow DIR)'}", file=sys.stderr, flush=True)
+    if stores.embedder_choice:
+        print(f"logichunk mcp: note: {stores.embedder_choice}", file=sys.stderr, flush=True)
+    if why := stores.get(None).store.embedder_mismatch():  # (as search and memory topics say it; recall adds a note)
+        print(f"logichunk mcp: note: {why} (--embedder); until then search and recall match them by words only "
+              "(basic and kernel modes find nothing)", file=sys.stderr, flush=True)
     try:
         build_server(stores, settings, allow=folders).run("stdio")
     finally:

@@ -30,6 +30,7 @@ class ServiceStores:
         self.registry = registry
         self.default = registry.default.name
         self.embedder = registry.embedder
+        self.embedder_choice = getattr(registry, "embedder_choice", "")  # (the tools' results carry it)
 
     def get(self, project: str | None, *, create: bool = False) -> kb.Project:
         name = self.default if project is None else kb.check_project(project)

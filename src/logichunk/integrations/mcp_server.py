@@ -9,19 +9,29 @@ Tools: ``search``, ``add_document``, ``add_file``, ``list_documents``, ``get_chu
 ``logichunk://documents/{id}`` (a document's text), ``logichunk://bubbles`` and
 ``logichunk://documents/{id}/bubbles`` (problems chunking recorded). The operations themselves live in
 :mod:`.kb` and :mod:`.conversations`; this module only describes them to the SDK and turns every
-refusal into an MCP tool error (``isError`` with one sentence), never a traceback.
+refusal into an MCP tool error (``isError`` with one sentence), never a traceback: arguments are
+checked strictly (``top_k: "3"``, ``3.0`` or ``true`` is refused, not coerced; an unknown argument is
+refused, not dropped), ``remember`` calls are served in the order they arrive (the SDK runs tools in
+threads, which would take them in any order), and on stdio a line the SDK cannot read (not JSON, or a
+lone surrogate escape such as ``"\\ud800"``) is answered with a JSON-RPC error instead of no answer.
 """
 
 from __future__ import annotations
 
 import functools
+import io
 import json
 import logging
-from collections.abc import Callable
+import sys
+from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any, Literal, Protocol
 
+import anyio
+import mcp_types
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
 from mcp.types import ToolAnnotations
 from pydantic import Field, ValidationError
 
@@ -29,7 +39,7 @@ from .. import __version__
 from ..config import Settings
 from ..errors import LogichunkError
 from . import kb
-from .conversations import Conversations
+from .conversations import RECALL_CHARS, Conversations
 
 log = logging.getLogger("logichunk.mcp")
 
@@ -77,17 +87,125 @@ def _errors_as_tool_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+_IN_ORDER = frozenset({"remember", "end_conversation"})  # the tools whose calls must take effect in arrival order
+
+
 class _Server(MCPServer):
     """The SDK's server with a call's arguments that fail the tool's schema said in one line (the SDK gives
-    pydantic's report: a line per field, a URL under each), as every other refusal is."""
+    pydantic's report: a line per field, a URL under each), as every other refusal is; an argument the tool
+    does not take refused (the SDK drops it: a misspelt ``assistant`` would be lost); ``remember`` and
+    ``end_conversation`` calls served one at a time in the order they arrived (an anyio lock is first
+    come, first served), so turns sent without waiting for the replies are stored in the order they were
+    sent, and an end sent after them ends after them; and on stdio, lines the SDK would drop without an
+    answer answered (:func:`_checked_lines`, which reads stdin itself: fd 0 is not diverted to the null
+    device as the SDK's reader does, harmless here as no tool reads stdin)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._in_order: anyio.Lock | None = None
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        _refuse_unknown(self, name, arguments)
+        if name in _IN_ORDER:
+            if self._in_order is None:
+                self._in_order = anyio.Lock()
+            async with self._in_order:
+                return await self._call(name, arguments, context)
+        return await self._call(name, arguments, context)
+
+    async def _call(self, name: str, arguments: dict[str, Any], context: Any) -> Any:
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as e:
             if isinstance(e.__cause__, ValidationError):
                 raise ToolError(f"{name}: {_arguments_said(e.__cause__)}") from None
             raise
+
+    async def run_stdio_async(self) -> None:
+        replies, answers = anyio.create_memory_object_stream[mcp_types.JSONRPCError](100)
+        lines = anyio.wrap_file(_UnownedText(sys.stdin.buffer, encoding="utf-8", errors="replace"))
+        async with stdio_server(stdin=_checked_lines(lines, replies)) as (read_stream, write_stream):  # type: ignore[arg-type]
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_answer, answers, write_stream)
+                await self._lowlevel_server.run(read_stream, write_stream,
+                                                self._lowlevel_server.create_initialization_options())
+                tg.cancel_scope.cancel()
+
+
+def _refuse_unknown(server: MCPServer, name: str, arguments: Any) -> None:
+    tool = server._tool_manager.get_tool(name)
+    if tool is None or not isinstance(arguments, dict):
+        return
+    known = tool.parameters.get("properties", {})
+    extra = sorted(k for k in arguments if k not in known)
+    if extra:
+        raise ToolError(f"{name}: unknown argument{'s' if len(extra) > 1 else ''} {', '.join(map(repr, extra))} "
+                        f"(it takes: {', '.join(known)})")
+
+
+class _UnownedText(io.TextIOWrapper):
+    """stdin's text layer; closing it leaves ``sys.stdin.buffer`` open (as the SDK's own wrapper does)."""
+
+    def close(self) -> None:
+        try:
+            self.detach()
+        except ValueError:
+            pass
+
+
+async def _checked_lines(lines: Any, replies: Any) -> AsyncIterator[str]:
+    """The stdin lines the SDK's reader can read; any other is answered here. The SDK parses each line
+    with pydantic, which refuses a lone surrogate escape (``"\\ud800"``, what Python's ``json.dumps``
+    writes for such a string) and anything not JSON, and then drops the line without an answer, so
+    the client would wait forever for that request."""
+    async for line in lines:
+        if not line.strip():
+            continue
+        try:
+            mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        except ValidationError:
+            reply = _unreadable(line)
+            if reply is not None:
+                await replies.send(reply)
+            continue
+        yield line
+
+
+def _unreadable(line: str) -> mcp_types.JSONRPCError | None:
+    """The JSON-RPC error for a line the SDK cannot read: -32700 for text that is not JSON or holds a lone
+    surrogate escape, -32600 for JSON that is not a JSON-RPC message; with the request's id when it can
+    be read, else null. None for a notification (never answered)."""
+    try:
+        msg = json.loads(line)
+    except ValueError as e:
+        log.warning("stdin: a line that is not JSON: %s", e)
+        return _rpc_error(None, mcp_types.PARSE_ERROR, f"Parse error: the line is not JSON ({e})")
+    rid = msg.get("id") if isinstance(msg, dict) else None
+    rid = rid if isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool)) else None
+    if rid is None and isinstance(msg, dict) and "method" in msg and "id" not in msg:
+        log.warning("stdin: dropped a notification the SDK cannot read")
+        return None
+    try:
+        json.dumps(msg, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as e:
+        return _rpc_error(rid, mcp_types.PARSE_ERROR, f"Parse error: the message holds an unpaired surrogate "
+                          f"(a lone \\u{ord(e.object[e.start]):04x} escape); send valid Unicode")
+    return _rpc_error(rid, mcp_types.INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 request, "
+                      "notification or response")
+
+
+def _rpc_error(rid: str | int | None, code: int, message: str) -> mcp_types.JSONRPCError:
+    return mcp_types.JSONRPCError(jsonrpc="2.0", id=rid, error=mcp_types.ErrorData(code=code, message=message))
+
+
+async def _answer(answers: Any, write_stream: Any) -> None:
+    """Send the errors :func:`_checked_lines` made through the SDK's own writer (one line each)."""
+    async with answers:
+        async for reply in answers:
+            try:
+                await write_stream.send(SessionMessage(reply))
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):  # the session ended first
+                return
 
 
 def _arguments_said(e: ValidationError) -> str:
@@ -98,6 +216,18 @@ def _arguments_said(e: ValidationError) -> str:
         got = f" (got {err['input']!r:.60})" if "input" in err and err.get("type") != "missing" else ""
         parts.append(f"{where}: {err.get('msg', 'invalid')}{got}")
     return "; ".join(parts)
+
+
+def _with_choice(out: dict[str, Any], stores: StoreSource, key: Literal["notes", "note"]) -> dict[str, Any]:
+    """A search's (``notes``, a list) or recall's (``note``, a line) answer with the line saying the embedder
+    is the project's own, when it was taken so (no embedder named: ``stores.embedder_choice``): an agent
+    never has that choice made silently."""
+    said = getattr(stores, "embedder_choice", "")
+    if said and key == "notes":
+        out["notes"] = [*out.get("notes", ()), said]
+    elif said:
+        out["note"] = f"{out['note']}; {said}" if out.get("note") else said
+    return out
 
 
 def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders | None = None,
@@ -123,13 +253,13 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
                                                       "parents with a window around the matched child), basic, "
                                                       "hierarchical (hit + parent + siblings), or graph-* (sentences "
                                                       "gathered along a similarity graph, with the path)")] = "hybrid",
-               top_k: Annotated[int, Field(description="how many hits", ge=1)] = 5,
+               top_k: Annotated[int, Field(description="how many hits", ge=1, strict=True)] = 5,
                project: ProjectArg = None) -> dict[str, Any]:
         """Search the knowledge base. Returns hits best first, each with its text, `ref` (pass it to
         get_chunk to read around it), dotted id, document, `span` ([start, end) in the document's
         text) and score; parent mode adds the matched child and a `context` window for large
         parents; graph modes return one hit per `sentence` (text and span) and the walk's `path`."""
-        return kb.search(stores.get(project), query, limits, mode, top_k)
+        return _with_choice(kb.search(stores.get(project), query, limits, mode, top_k), stores, "notes")
 
     @tool(writes)
     def add_document(title: Annotated[str, Field(description="the document's title")],
@@ -174,7 +304,7 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
                                                           "cliff or fused (with the embedder), parent-child, "
                                                           "fixed or recursive (baselines)")] = "logic-chain",
               max_size: Annotated[int | None, Field(description="largest chunk (default: the method's, 1000; "
-                                                                "1500 for parent-child)", ge=1)] = None,
+                                                                "1500 for parent-child)", ge=1, strict=True)] = None,
               unit: Annotated[Unit, Field(description="what max_size counts")] = "chars") -> dict[str, Any]:
         """Cut a text into a chunk tree without storing it: every chunk's dotted id, parent, level,
         [start, end) span into the text, the method that made the cut, and the bubbles (pieces that
@@ -188,7 +318,7 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
                 = "sentences",
                 topics: Annotated[int | None, Field(description="how many topics you want (headings still open "
                                                                 "topics); default: as many as the text's cohesion "
-                                                                "gives", ge=1)] = None) -> dict[str, Any]:
+                                                                "gives", ge=1, strict=True)] = None) -> dict[str, Any]:
         """Divide a text into its topics, with no size limit: where the subject changes. Headings open
         topics; cuts fall between paragraphs (or lines) and never before a sentence that leans on the
         one before. Each topic's id, [start, end) span, sentence range and text."""
@@ -212,12 +342,17 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
     def recall(query: Annotated[str, Field(description="what was discussed, e.g. 'the deployment error'")],
                conversation_id: Annotated[str | None, Field(description="only this conversation (its turns not "
                                                                         "archived yet come back as open_turns)")] = None,
-               top_k: Annotated[int, Field(description="how many topics", ge=1)] = 5,
+               top_k: Annotated[int, Field(description="how many topics", ge=1, strict=True)] = 5,
                mode: Annotated[RecallMode, Field(description="hybrid (default), basic, parent, hierarchical, or "
-                                                             "kernel (topic vectors)")] = "hybrid") -> dict[str, Any]:
+                                                             "kernel (topic vectors)")] = "hybrid",
+               max_chars: Annotated[int, Field(description="the most characters of text shown per topic (and of "
+                                                            "open turns); the rest is cut, and `truncated` says "
+                                                            "how much and where to read it", ge=1, strict=True)]
+               = RECALL_CHARS) -> dict[str, Any]:
         """Find earlier topics of conversations ("what did we discuss about X"): episodes best first,
-        each with its turn range, title, score and its exact exchanges (user and assistant text)."""
-        return memory.recall(query, conversation_id, top_k, mode)
+        each with its turn range, title, score and its exact exchanges (user and assistant text, at most
+        `max_chars` characters per topic: a longer topic says what was cut in `truncated`)."""
+        return _with_choice(memory.recall(query, conversation_id, top_k, mode, max_chars), stores, "note")
 
     @tool(writes)
     def end_conversation(conversation_id: Annotated[str, Field(description="the conversation to close")]

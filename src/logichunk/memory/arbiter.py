@@ -84,9 +84,21 @@ class RuleArbiter:
         c = self.calibration
         if c.rule is None:
             mid = (c.hi + c.lo) / 2
-            return Verdict(query.similarity >= mid, float(query.similarity), self.name, f"cosine vs midpoint {mid:.2f}")
+            same = query.similarity >= mid
+            return Verdict(same, float(query.similarity), self.name,
+                           f"cosine {_versus(float(query.similarity), mid, same)} midpoint")
         p = c.rule.prob(query.features)
-        return Verdict(p >= c.rule_threshold, p, self.name, f"P(same)={p:.2f} vs {c.rule_threshold:.2f}")
+        same = p >= c.rule_threshold
+        return Verdict(same, p, self.name, f"P(same)={_versus(p, c.rule_threshold, same)} threshold")
+
+
+def _versus(value: float, bound: float, above: bool) -> str:
+    """``value >= bound`` or ``value < bound``, with as many decimals as tell them apart (0.698 < 0.700, not
+    0.70 vs 0.70)."""
+    digits = 2
+    while digits < 6 and f"{value:.{digits}f}" == f"{bound:.{digits}f}":
+        digits += 1
+    return f"{value:.{digits}f} {'>=' if above else '<'} {bound:.{digits}f}"
 
 
 class RerankerArbiter:

@@ -33,11 +33,28 @@ import numpy as np
 
 from ..errors import InputError, LogichunkError
 from ..store import schema
-from .block import LogicalBlock
+from ..text.decode import check_unicode
+from .block import LogicalBlock, check_count
 from .episode import Episode
 
-__all__ = ["Archiver", "TopicHit", "TopicRecord", "conversations", "load_conversation", "render_block",
-           "search_topics", "topics"]
+__all__ = ["MAX_ID_CHARS", "Archiver", "TopicHit", "TopicRecord", "check_conversation_id", "conversations",
+           "load_conversation", "render_block", "search_topics", "topics"]
+
+MAX_ID_CHARS = 200
+
+
+def check_conversation_id(conv: Any) -> str:
+    """``conv`` when it can name a conversation in any store: a non-blank string of at most
+    ``MAX_ID_CHARS`` characters, valid Unicode, no control characters (PostgreSQL refuses a NUL, and a
+    newline or NUL in an id cannot be typed back to recall it)."""
+    if not isinstance(conv, str) or not conv.strip():
+        raise InputError("conversation_id is empty")
+    if len(conv) > MAX_ID_CHARS:
+        raise InputError(f"conversation_id is {len(conv)} characters; at most {MAX_ID_CHARS}")
+    bad = next((i for i, ch in enumerate(conv) if ch < " " or "\x7f" <= ch < "\xa0"), None)
+    if bad is not None:
+        raise InputError(f"conversation_id holds a control character ({conv[bad]!r}) at character {bad}")
+    return check_unicode(conv, "conversation_id")
 
 _TABLES = [
     """CREATE TABLE IF NOT EXISTS memory_topics (
@@ -102,7 +119,8 @@ class Archiver:
                  kernel_model: str | None = None) -> None:
         self.store = store
         self.kernel_model = kernel_model  # model id of the embedder that made the kernels (default: the store's)
-        self.conversation_id = conversation_id or f"conv-{secrets.token_hex(4)}"
+        self.conversation_id = check_conversation_id(conversation_id) if conversation_id is not None \
+            else f"conv-{secrets.token_hex(4)}"
         self.rechunk = rechunk
         self.errors: list[str] = []
         self.documents: list[str] = []
@@ -240,11 +258,11 @@ def search_topics(store: Any, query: str, top_k: int = 5, *, mode: str = "hybrid
                   since: float | None = None, until: float | None = None) -> list[TopicHit]:
     """"What did we discuss about X": topics ranked by their best matching chunk (any retrieval
     ``mode`` of :func:`logichunk.retrieve.retrieve`), or with ``mode="kernel"`` by the cosine of the
-    query to each topic's kernel. ``since``/``until`` keep topics whose time range overlaps."""
+    query to each topic's kernel. ``since``/``until`` keep topics whose time range overlaps. A topic is
+    found whatever else the store holds (documents, other conversations): see :func:`_chunk_search`."""
     if not isinstance(query, str) or not query.strip():
         raise InputError("the query is empty")
-    if top_k < 1:
-        raise InputError("top_k must be at least 1")
+    check_count(top_k, "top_k", 1)
     recs = {t.document_id: t for t in topics(store, conversation_id)}
 
     def keep(t: TopicRecord) -> bool:
@@ -257,17 +275,28 @@ def search_topics(store: Any, query: str, top_k: int = 5, *, mode: str = "hybrid
         return []
     if mode == "kernel":
         return _kernel_search(store, query, top_k, recs)
+    return _chunk_search(store, query, top_k, mode, recs)
+
+
+def _chunk_search(store: Any, query: str, top_k: int, mode: str, recs: dict[str, TopicRecord]) -> list[TopicHit]:
+    """The best ``top_k`` topics of ``recs`` by their best chunk. Retrieval ranks the whole store, so the
+    window of chunks read is widened (x4 each round) until it holds ``top_k`` of these topics or every
+    chunk the mode can return: a knowledge base or a long conversation ranked above them hides nothing."""
     from ..retrieve import retrieve
 
-    hits = retrieve(store, query, mode=mode, top_k=max(top_k * 8, 40))
-    best: dict[str, TopicHit] = {}
-    for h in hits:
-        t = recs.get(h.doc_id)
-        if t is None or h.doc_id in best:
-            continue
-        m = h.chunk.meta
-        best[h.doc_id] = TopicHit(t, float(h.score), str(m.get("context_text") or m.get("text") or ""), h.chunk.id)
-    return sorted(best.values(), key=lambda x: -x.score)[:top_k]
+    want = max(top_k * 8, 40)
+    while True:
+        hits = retrieve(store, query, mode=mode, top_k=want)
+        best: dict[str, TopicHit] = {}
+        for h in hits:
+            t = recs.get(h.doc_id)
+            if t is None or h.doc_id in best:
+                continue
+            m = h.chunk.meta
+            best[h.doc_id] = TopicHit(t, float(h.score), str(m.get("context_text") or m.get("text") or ""), h.chunk.id)
+        if len(best) >= min(top_k, len(recs)) or len(hits) < want:
+            return sorted(best.values(), key=lambda x: -x.score)[:top_k]
+        want *= 4
 
 
 def _kernel_search(store: Any, query: str, top_k: int, recs: dict[str, TopicRecord]) -> list[TopicHit]:

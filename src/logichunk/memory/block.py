@@ -10,23 +10,37 @@ before. The anchor is the short text that carries the turn's intent in context::
 and only the anchor is embedded. The whole block (query, reply, tool calls) still feeds the cheap
 lexical signals, which see every word.
 
-Also here: the step-1 heuristic (:func:`is_filler`): a turn under ``short_tokens`` content tokens, or
-one made only of stop phrases (继续, 好的, 报错了, ok, go on, yes, ...), carries no topic of its own.
+Also here: the step-1 heuristic (:func:`is_filler`): a turn made only of stop phrases (继续, 好的, 报错了,
+ok, go on, yes, ...), or a short one (under ``short_tokens`` content tokens) that names nothing new to
+the conversation, carries no topic of its own.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import InputError
+from ..signals.items import content_items
+from ..text.decode import check_unicode
 
 __all__ = [
-    "STOP_PHRASES", "LogicalBlock", "ToolCall", "anchor_text", "content_tokens", "is_filler", "is_question",
-    "normalize_phrase",
+    "STOP_PHRASES", "LogicalBlock", "ToolCall", "anchor_text", "check_count", "content_tokens", "is_filler",
+    "is_question", "new_items", "normalize_phrase",
 ]
+
+
+def check_count(value: object, what: str, least: int = 0) -> int:
+    """``value`` when it is a whole number (not a bool) of at least ``least``; else one InputError line
+    (a string "3" or a float would otherwise fail later as a raw TypeError, or be taken silently)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f"{what} must be an integer, got {value!r}")
+    if value < least:
+        raise InputError(f"{what} must be at least {least}, got {value}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -36,6 +50,13 @@ class ToolCall:
     name: str
     arguments: str = ""
     result: str = ""
+
+    def __post_init__(self) -> None:
+        for what in ("name", "arguments", "result"):
+            v = getattr(self, what)
+            if not isinstance(v, str):
+                raise InputError(f"ToolCall.{what} must be a string, got {type(v).__name__}")
+            check_unicode(v, f"tool call {what}")
 
     def to_dict(self) -> dict[str, str]:
         return {"name": self.name, "arguments": self.arguments, "result": self.result}
@@ -74,6 +95,23 @@ class LogicalBlock:
         for t in self.tool_calls:
             if not isinstance(t, ToolCall):
                 raise InputError("tool_calls must be ToolCall objects")
+        self._check_storable()
+
+    def _check_storable(self) -> None:
+        """Refuse now what the archive could not store later: a lone surrogate (from JSON's "\\ud800") or a
+        meta value JSON cannot hold would keep the whole topic out of the store, its other turns too."""
+        for name in ("user", "assistant", "rewritten_query", "assistant_summary"):
+            v = getattr(self, name)
+            if v is not None:
+                check_unicode(v, name)
+        try:
+            meta = json.dumps(dict(self.meta), ensure_ascii=False)
+        except (TypeError, ValueError) as e:
+            raise InputError(f"LogicalBlock.meta must hold JSON values (str, number, bool, None, list, dict): {e}") from None
+        try:
+            meta.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError("meta holds an unpaired surrogate; send valid Unicode") from None
 
     @property
     def query(self) -> str:
@@ -182,8 +220,6 @@ def _time(v: Any) -> float | None:
 
 
 def _json(v: Any) -> str:
-    import json
-
     return json.dumps(v, ensure_ascii=False, sort_keys=True)
 
 
@@ -276,13 +312,31 @@ def is_question(text: str) -> bool:
     return bool(_QUESTION.search(text.rstrip()))
 
 
-def is_filler(text: str, short_tokens: int = 5, stop_phrases: frozenset[str] | None = None) -> tuple[bool, str]:
-    """(True, why) when a turn carries no topic of its own: fewer than ``short_tokens`` content tokens,
-    or only stop phrases (Chinese or English). ``short_tokens=0`` keeps only the stop-phrase rule."""
+def new_items(text: str, known: Container[int]) -> int:
+    """How many distinct content items of ``text`` (:func:`logichunk.signals.items.content_items`: content
+    words by their first four letters, CJK characters; stop words left out) are not in ``known``."""
+    return len({i for i in content_items(text)[1].tolist() if i not in known})
+
+
+def is_filler(text: str, short_tokens: int = 5, stop_phrases: frozenset[str] | None = None, *,
+              known: Container[int] | None = None) -> tuple[bool, str]:
+    """(True, why) when a turn carries no topic of its own: no words, only stop phrases (Chinese or
+    English), or fewer than ``short_tokens`` content tokens that name nothing new. ``known``: the content
+    items the conversation has used so far (:meth:`~logichunk.memory.lexical.LexicalWindow.known`); a
+    short turn with an item outside it ("What is Kubernetes?" after turns about cooking) opens content
+    and is judged like any turn. Without ``known`` every short turn is a filler. ``short_tokens=0``
+    keeps only the stop-phrase rule."""
     norm = normalize_phrase(text)
+    if not norm:
+        return True, "no words"
     if _only_stop_phrases(norm, STOP_PHRASES if stop_phrases is None else stop_phrases):
         return True, "stop phrase"
     n = content_tokens(text)
-    if n < short_tokens:
-        return True, f"short ({n} token{'s' if n != 1 else ''})"
-    return False, ""
+    if n >= short_tokens:
+        return False, ""
+    short = f"short ({n} token{'s' if n != 1 else ''})"
+    if known is None:
+        return True, short
+    if new_items(text, known):
+        return False, ""
+    return True, f"{short}, no word new to the conversation"

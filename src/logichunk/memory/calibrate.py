@@ -75,14 +75,14 @@ def pk_of(conv: LabelledConversation, starts: Iterable[int]) -> float:
 class _Vectors:
     """Anchor vectors of every content turn, embedded once (in batches) for all replays."""
 
-    def __init__(self, convs: Sequence[LabelledConversation], embedder: Any, short_tokens: int,
+    def __init__(self, convs: Sequence[LabelledConversation], embedder: Any,
                  progress: Callable[[str], None] | None) -> None:
         texts: list[str] = []
         where: list[tuple[int, int]] = []
         for ci, c in enumerate(convs):
             prev = None
             for t, b in enumerate(c.blocks):
-                if not is_filler(b.query, short_tokens)[0]:
+                if not is_filler(b.query, 0)[0]:  # (a short turn is a filler only if it says nothing new: embed it too)
                     texts.append(anchor_text(b, prev))
                     where.append((ci, t))
                 prev = b
@@ -227,7 +227,7 @@ def calibrate(convs: Sequence[LabelledConversation], embedder: Any, *, lookahead
     say = progress or (lambda _m: None)
     t0 = time.perf_counter()
     model_id = str(getattr(embedder, "model_id", ""))
-    vectors = _Vectors(convs, embedder, short_tokens, progress)
+    vectors = _Vectors(convs, embedder, progress)
     memo: dict[Any, Any] = {}
     base = Calibration(embedder=model_id, hi=1.0, lo=-1.0, short_tokens=short_tokens, kernel_decay=kernel_decay)
 
@@ -327,7 +327,7 @@ def arbiter_threshold(arbiter: Any, convs: Sequence[LabelledConversation], embed
     balanced accuracy. Why: an LM's P(YES) is not calibrated at 0.5 (the packaged 0.5B model says NO
     far too often). Costs one arbiter call per grey-zone turn of ``convs``."""
     scores: list[tuple[float, bool]] = []
-    vectors = _Vectors(convs, embedder, calibration.short_tokens, None)
+    vectors = _Vectors(convs, embedder, None)
     base = calibration.with_(lookahead=0)
     for i, c in enumerate(convs):
         rec = _Recorder(arbiter, c)

@@ -18,7 +18,7 @@ import sys
 import time
 from typing import Any
 
-from ..cli_args import check_out_path, int_at_least
+from ..cli_args import check_out_path, int_at_least, one_line
 from ..errors import InputError, LogichunkError
 
 
@@ -35,11 +35,20 @@ def _settings(args: argparse.Namespace) -> Any:
                          project=getattr(args, "project", None))
 
 
-def _embedder(spec: str | None, settings: Any) -> Any:
-    """The ``--embedder`` flag, else the ``embedder`` setting, else auto."""
+def _embedder(args: argparse.Namespace, settings: Any, *, store: bool = False) -> Any:
+    """The ``--embedder`` flag, else the ``embedder`` setting, else (``store``: a verb on ``--db``) the
+    project's own when it can be built here, said on stderr (:mod:`logichunk.store.embedder_choice`), else auto."""
     from ..models import resolve_embedder
 
-    r = resolve_embedder(spec or settings.embedder or "auto")
+    if store:
+        from ..store.embedder_choice import embedder_named, store_embedder
+
+        took = store_embedder(settings, named=embedder_named(args.embedder, getattr(args, "config", None)), cached=True)
+        if took is not None:
+            if took.note:
+                _note(f"note: {took.note}")
+            return took.resolved.model, took.resolved.description
+    r = resolve_embedder(args.embedder or settings.embedder or "auto")
     return r.model, r.description
 
 
@@ -71,11 +80,6 @@ def _arbiter(args: argparse.Namespace, cal) -> Any:
     raise InputError(f"unknown arbiter {kind!r}: use rule, lm or llm")
 
 
-def _short(text: str, n: int = 60) -> str:
-    t = " ".join(text.split())
-    return t if len(t) <= n else t[: n - 1] + "…"
-
-
 def _open_store(settings: Any, embedder: Any, *, create: bool = True):
     """The store the settings name; ``create=False`` (``topics``, which only reads): a mistyped
     ``--db`` or ``--project`` is an error, not a new empty store."""
@@ -94,7 +98,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     convs = read_conversations(args.file)
     settings = _settings(args)
-    embedder, desc = _embedder(args.embedder, settings)
+    embedder, desc = _embedder(args, settings, store=bool(args.db))
     cal, cal_note = _calibration(args.calibration, embedder, settings)
     if args.lookahead is not None:
         if args.lookahead and cal.review is None:
@@ -106,8 +110,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
               f"lookahead {cal.lookahead} turn(s)")
     store = _open_store(settings, embedder) if args.db else None
     jsonl = args.format == "jsonl"
-    totals = {"conversations": 0, "turns": 0, "episodes": 0, "splits": 0, "revisions": 0, "pk": [], "wd": [],
-              "counts": None}
+    totals = {"conversations": 0, "turns": 0, "episodes": 0, "topic_changes": 0, "immediate_splits": 0,
+              "revisions": 0, "pk": [], "wd": [], "counts": None}
     t0 = time.perf_counter()
     try:
         for conv in convs:
@@ -123,7 +127,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
             totals["conversations"] += 1
             totals["turns"] += len(conv.blocks)
             totals["episodes"] += len(episodes)
-            totals["splits"] += sum(1 for d in decisions if d.is_split and d.turn > 0)
+            totals["topic_changes"] += len(starts)  # (final: after the review)
+            totals["immediate_splits"] += sum(1 for d in decisions if d.is_split and d.turn > 0)
             totals["revisions"] += sum(len(d.revisions) for d in decisions) + len(p.flush_revisions)
             score: dict[str, Any] = {}
             if conv.gold_starts is not None:
@@ -160,7 +165,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if getattr(arbiter, "failures", 0):  # even with --quiet: the decisions were not the arbiter asked for
         _note(f"warning: the {arbiter.name} arbiter fell back on {arbiter.failures} grey-zone turn(s): "
               f"{getattr(arbiter.fallback, 'name', 'the fallback')} decided them")
-    summary: dict[str, Any] = {k: totals[k] for k in ("conversations", "turns", "episodes", "splits", "revisions")}
+    summary: dict[str, Any] = {k: totals[k] for k in ("conversations", "turns", "episodes", "topic_changes",
+                                                       "immediate_splits", "revisions")}
     summary["seconds"] = round(seconds, 3)
     summary["turns_per_second"] = round(totals["turns"] / seconds, 1) if seconds > 0 else None
     if totals["pk"]:
@@ -214,7 +220,7 @@ def _print_conversation(conv, decisions, episodes, score, flush_revisions=(), tu
         gold = ""
         if conv.gold_starts is not None and d.turn in conv.gold_starts:
             gold = "  ◆gold"
-        print(f"  {d.turn + turns:>4}  {str(d.action).upper():<12} {who:<16} {d.score:6.3f}  {sim:<9} {_short(b.query)}{gold}")
+        print(f"  {d.turn + turns:>4}  {str(d.action).upper():<12} {who:<16} {d.score:6.3f}  {sim:<9} {one_line(b.query)}{gold}")
         for r in d.revisions:
             print(f"        ↳ {_review_line(r, turns)}")
     for r in flush_revisions:
@@ -222,7 +228,7 @@ def _print_conversation(conv, decisions, episodes, score, flush_revisions=(), tu
     print("  episodes:")
     for e in episodes:
         doc = f"  doc {e.document_id}" if e.document_id else ""
-        print(f"    #{e.index + topics:<3} turns {e.start + turns}-{e.end + turns} ({len(e.blocks)}){doc}  {_short(e.title, 70)}")
+        print(f"    #{e.index + topics:<3} turns {e.start + turns}-{e.end + turns} ({len(e.blocks)}){doc}  {one_line(e.title, 70)}")
     if score:
         print(f"  Pk {score['pk']:.3f}  WindowDiff {score['windowdiff']:.3f}")
 
@@ -275,7 +281,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         used.append({"data": str(ds.path), "docs": span, "n": len(part)})
     if not docs:
         raise InputError("no documents selected for calibration (check --docs / --limit)")
-    embedder, desc = _embedder(args.embedder, _settings(args))
+    embedder, desc = _embedder(args, _settings(args))
     cache = None
     if args.cache:
         from ..store import Store
@@ -330,7 +336,7 @@ def cmd_topics(args: argparse.Namespace) -> int:
     from .archive import search_topics, topics
 
     settings = _settings(args)
-    embedder, _ = _embedder(args.embedder, settings)
+    embedder, _ = _embedder(args, settings, store=True)
     with _open_store(settings, embedder, create=False) as store:
         if (why := store.embedder_mismatch()) and args.format != "jsonl":
             _note(why)
@@ -344,7 +350,7 @@ def cmd_topics(args: argparse.Namespace) -> int:
             print(json.dumps(r, ensure_ascii=False))
         else:
             score = f"{r['score']:7.4f}  " if "score" in r else ""
-            print(f"{score}{r['conversation']} #{r['topic']:<3} turns {r['start']}-{r['end']}  {_short(r['title'], 60)}")
+            print(f"{score}{r['conversation']} #{r['topic']:<3} turns {r['start']}-{r['end']}  {one_line(r['title'], 60)}")
     if not rows and args.format != "jsonl":
         print("(no topics)")
     return 0

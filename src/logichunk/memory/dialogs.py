@@ -11,7 +11,8 @@ Three line shapes are accepted (one shape per file):
   kept (replay then reports Pk against them).
 
 Blank lines are skipped. Anything else — invalid JSON, a line that is not an object, a turn without
-text, mixed shapes, a file with no turns — is an :class:`~logichunk.errors.InputError` naming the file
+text, a text with an unpaired surrogate (``"\\ud800"``: JSON can say it, no file or database can store
+it), mixed shapes, a file with no turns — is an :class:`~logichunk.errors.InputError` naming the file
 and line, never a traceback.
 """
 
@@ -100,8 +101,7 @@ def read_conversations(path: str | Path) -> list[Conversation]:
                         raise InputError(f"turn {k}: {e}") from None
                 out.append(Conversation(str(row.get("id", f"conversation-{len(out)}")), tuple(blocks)))
             else:
-                conv = row.get("conversation")
-                conv = None if conv is None else str(conv)
+                conv = _conversation_id(row.get("conversation"))
                 if cur and conv != cur_id:
                     close()
                 cur_id = conv
@@ -112,6 +112,16 @@ def read_conversations(path: str | Path) -> list[Conversation]:
     if not out:
         raise InputError(f"{source}: no turns (the file is empty or only blank lines)")
     return out
+
+
+def _conversation_id(v: Any) -> str | None:
+    """A turn's ``conversation``: a string, or a whole number taken as its digits (a dataset's numeric id);
+    anything else (true, 5.0, a list) would become an id nobody typed, so it is refused."""
+    if v is None or isinstance(v, str):
+        return v
+    if isinstance(v, int) and not isinstance(v, bool):
+        return str(v)
+    raise InputError(f"'conversation' must be a string, got {json.dumps(v)}")
 
 
 def _units(row: Mapping[str, Any], k: int) -> Conversation:

@@ -135,6 +135,17 @@ class LexicalWindow:
         nleft = float(left.mean()) if left.size else 1.0
         return TurnLexical(nov, nleft, int(mine.size))
 
+    def known(self) -> frozenset[int]:
+        """The content item ids of the window (the recent conversation: at least the signal's lookback of
+        items): what a short turn must go beyond to carry a topic of its own (:func:`~.block.is_filler`)."""
+        key = ("known", self._text)
+        hit = self.memo.get(key) if self.memo is not None else None
+        if hit is None:
+            hit = frozenset(content_items(self._text)[1].tolist()) if self._text else frozenset()
+            if self.memo is not None:
+                self.memo[key] = hit
+        return hit
+
     def jump(self, index: int) -> float:
         """The entropy gap score (``[0, 1]``) of the gap before turn ``index`` given the window."""
         text, starts = self._layout()

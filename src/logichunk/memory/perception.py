@@ -3,9 +3,10 @@
 One :meth:`Perception.observe` per turn, cheap (one anchor embedded, a few vector operations and the
 lexical features of a sliding window), deciding whether the turn continues the current topic:
 
-1. **Heuristic** — a filler turn (under ``short_tokens`` content tokens, or only stop phrases such as
-   继续 / 好的 / 报错了 / ok / go on) is FORCE_ADSORBed: it joins the topic and leaves the kernel alone.
-   It is not even embedded.
+1. **Heuristic** — a filler turn (only stop phrases such as 继续 / 好的 / 报错了 / ok / go on, or under
+   ``short_tokens`` content tokens none of which is new to the recent conversation) is FORCE_ADSORBed:
+   it joins the topic and leaves the kernel alone. It is not even embedded. A short turn that names
+   something new ("What is Kubernetes?" after cooking) is no filler: it may open a topic.
 2. **Screen** — the anchor (``Context: …\\nQuery: …``) is embedded and compared with the topic kernel
    (a decayed or running mean of the topic's anchors): cosine ``>= hi`` ADSORBs (and updates the
    kernel), ``<= lo`` SPLITs (a new topic starts with this anchor as its kernel).
@@ -44,7 +45,7 @@ import numpy as np
 from ..errors import InputError, LogichunkError
 from ..models.embedding import unit
 from .arbiter import Arbiter, ArbiterQuery, RuleArbiter
-from .block import LogicalBlock, anchor_text, is_filler, is_question
+from .block import LogicalBlock, anchor_text, check_count, is_filler, is_question
 from .calibration import Calibration, default_calibration
 from .episode import Action, Decision, Episode, Revision, Step, _short
 from .lexical import LexicalWindow
@@ -123,8 +124,7 @@ class Perception:
                              f"embeds with {model_id!r}: cosine thresholds do not carry over. Calibrate for it "
                              "(logichunk memory calibrate), or pass calibration.with_(embedder=...) to use it anyway")
         if lookahead is not None:
-            if lookahead < 0:
-                raise InputError("lookahead must be >= 0")
+            check_count(lookahead, "lookahead")
             if lookahead and calibration.review is None:
                 raise InputError("this calibration has no review model: lookahead must be 0")
             calibration = calibration.with_(lookahead=int(lookahead))
@@ -202,7 +202,7 @@ class Perception:
             raise InputError(f"observe() takes a LogicalBlock, a dict or a string, got {type(block).__name__}")
         t = self._n
         c = self.calibration
-        filler, why = is_filler(block.query, c.short_tokens)
+        filler, why = is_filler(block.query, c.short_tokens, known=self.lexical.known())
         anchor = self.anchor(block, t)
         vec = None
         embed_error = ""
@@ -226,7 +226,7 @@ class Perception:
         self._n = t + 1
 
         if t == 0:
-            d = Decision(0, Action.SPLIT, 0.0, Step.FIRST, 0, reason="first turn opens topic 0", features=feats)
+            d = Decision(0, Action.SPLIT, 0.0, Step.FIRST, 0, reason="the first turn opens a topic", features=feats)
             rec.split_now = True
             if vec is not None:
                 self._seed_kernel(vec)
@@ -511,7 +511,6 @@ def replay(blocks: Iterable[LogicalBlock | Mapping[str, Any] | str], perception:
                          f"{type(blocks).__name__}")
     items = [b if isinstance(b, LogicalBlock) else (LogicalBlock(user=b) if isinstance(b, str) else LogicalBlock.from_dict(b))
              for b in blocks]
-    c = perception.calibration
     base = perception.turns_observed
     anchors: list[str] = []
     need: list[int] = []
@@ -520,7 +519,7 @@ def replay(blocks: Iterable[LogicalBlock | Mapping[str, Any] | str], perception:
         last = perception._turns.get(base - 1)
         prev = last.block if last is not None else None
     for i, b in enumerate(items):
-        if not is_filler(b.query, c.short_tokens)[0]:
+        if not is_filler(b.query, 0)[0]:  # (a short turn may carry new words: embedded ahead too)
             need.append(i)
             anchors.append(anchor_text(b, prev))
         prev = b

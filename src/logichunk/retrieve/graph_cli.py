@@ -7,18 +7,18 @@ import argparse
 import json
 from typing import Any
 
-from ..store.cli_options import open_store, store_options
+from ..cli_args import one_line
+from ..store.cli_options import DOC_COLUMN, document_cell, open_store, store_options
 
 
-def _short(text: str, n: int = 80) -> str:
-    t = " ".join(text.split())
-    return t if len(t) <= n else t[: n - 1] + "…"
-
-
-def print_graph_results(res: Any, fmt: str) -> None:
-    """Sentences (ranked) and the path: JSON lines (``type`` = ``sentence`` / ``path``) or a table."""
+def print_graph_results(res: Any, fmt: str, docs: dict[str, tuple[str, str | None]] | None = None) -> None:
+    """Sentences (ranked) and the path: JSON lines (``type`` = ``sentence`` / ``path``) or a table; ``docs``
+    (``{document id: (title, source)}``) names each sentence's document."""
+    docs = docs or {}
     if fmt == "jsonl":
         for rec in res.records():
+            if rec.get("type") == "sentence":
+                rec["title"], rec["source"] = docs.get(rec.get("document_id"), (None, None))
             print(json.dumps(rec, ensure_ascii=False))
         return
     r = res.result
@@ -27,10 +27,11 @@ def print_graph_results(res: Any, fmt: str) -> None:
         print(f"# path ({res.mode}, stopped: {r.stop}): {steps}")
     for n in res.notes:
         print(f"# {n}")
-    print(f"{'#':>2}  {'score':>7}  {'id':<10} {'step':>4}  sentence")
+    print(f"{'#':>2}  {'score':>7}  {'id':<10} {'step':>4}  {'document':<{DOC_COLUMN}}  sentence")
     for rank, h in enumerate(res, 1):
         m = h.chunk.meta
-        print(f"{rank:>2}  {h.score:7.4f}  {h.chunk.id:<10} {m.get('step', ''):>4}  {_short(m.get('context_text', ''))}")
+        print(f"{rank:>2}  {h.score:7.4f}  {h.chunk.id:<10} {m.get('step', ''):>4}  {document_cell(docs, h.doc_id)}  "
+              f"{one_line(m.get('context_text', ''), 80)}")
     if not len(res):
         print("(no results)")
 
@@ -38,7 +39,7 @@ def print_graph_results(res: Any, fmt: str) -> None:
 def cmd_graph(args: argparse.Namespace) -> int:
     from ..index.graph_store import drop_graph, sync_graph
 
-    with open_store(args) as store:
+    with open_store(args, own_embedder=args.graph_verb != "drop") as store:  # (drop embeds nothing)
         if args.graph_verb == "drop":
             drop_graph(store)
             if args.format == "jsonl":

@@ -5,14 +5,15 @@ each) makes two passes over the list of files, their results streamed back in fi
 
 1. *read and check*: every file is decoded as the serial ingest decodes it, and only its text's
    hash comes back. The driver then decides, file by file and before anything is written, what the
-   serial ingest decides: refuse a binary or undecodable file, skip a file stored before with the
-   same text, refuse or (``replace``) replace one stored with other text.
+   serial ingest decides: refuse a binary or undecodable file (skipped with its line among several),
+   skip a file stored before with the same text or differing only in store edits, refuse or
+   (``replace``) replace one stored with other text.
 2. *plan*: every file to store is read again, split into chapters and blocks, chunked and embedded
    with the store's own planner; the driver writes each batch of finished documents in one
    transaction (SQLite has one writer), with the chapters' plans and their vectors for the
    embedding cache.
 
-Why two passes: the serial ingest writes nothing unless every file can be stored, and holding a
+Why two passes: the serial ingest decides every file before it writes any, and holding a
 corpus in the driver until it knows is what this module exists to avoid; the first pass costs a
 second read of each file. Memory is bounded: at most ``WINDOW`` batches per worker are in flight
 or finished but not yet written, and the driver holds one batch of plans at a time.
@@ -31,10 +32,10 @@ this was measured on), the plans are Python objects that gain nothing from Arrow
 from __future__ import annotations
 
 import collections
+import dataclasses
 import pickle
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
-from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
 
@@ -43,12 +44,15 @@ from ..store.base import Store
 from ..store.ingest import (
     EMPTY,
     FileChecks,
+    FileDocument,
+    FileWalk,
     IngestReport,
     Tally,
     check_cuts,
     check_embedder,
     list_files,
     prune_missing,
+    source_of,
     store_file_document,
 )
 from .session import ray_session, worker_error
@@ -92,8 +96,8 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
     others = check_embedder(store, reembed)  # another embedder than the project's: refused before Ray starts
     if rechunk and check_cuts(store, recut):  # other size settings than the project's: so are they, or all cut again
         store.recut()
-    skipped: list[Path] = []
-    files = list_files(paths, skipped)  # nothing to ingest is said before Ray starts
+    walk = FileWalk()
+    files = list_files(paths, walk)  # nothing to ingest is said before Ray starts
     tally = Tally()
     checks = FileChecks(store, replace, len(files))
     if others:  # the stored chapters first, here: no chapter is written with this embedder beside another's
@@ -112,8 +116,9 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
                     if text_hash == EMPTY:
                         checks.skip_empty(files[k], err)
                         continue
-                    if err:
-                        raise InputError(err)
+                    if err:  # binary, undecodable, unreadable: its line, and the next file
+                        checks.refuse(err)
+                        continue
                     earlier = checks.check(files[k], text_hash)
                     if earlier is not None:
                         todo.append((str(files[k]), text_hash, earlier))
@@ -123,10 +128,10 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
         finally:
             for w in pool:
                 ray.kill(w)
-    pruned = prune_missing(store, paths) if prune else []
+    pruned = prune_missing(store, paths, walk.unlisted) if prune else None
     if rechunk:
         tally.rechunked(store.rechunk_dirty())
-    return tally.report(checks.unchanged, checks.empty, skipped, pruned)
+    return tally.report(checks, walk, pruned)
 
 
 def _embedder_for_workers(store: Store) -> Any:
@@ -203,10 +208,11 @@ def _write(store: Store, planned: list[Planned], todo: list[tuple[str, str, list
         ready.append((plan, todo[k][2]))
     with store.tx():
         for plan, earlier in ready:
-            did = store_file_document(store, plan.document, earlier, checks)
+            doc = _here(plan.document)
+            did = store_file_document(store, doc, earlier, checks)
             if did is None:  # (stored meanwhile by another ingest, with this very text)
                 continue
-            tally.document(plan.document, earlier)
+            tally.document(doc, earlier)
             if plan.chapters:
                 chapters = [cid for cid, _order, _title in store.chapters(did)]
                 tally.rechunked(store.rechunk_chapter(cid, plan=p) for cid, p in zip(chapters, plan.chapters, strict=True))
@@ -216,6 +222,12 @@ def _write(store: Store, planned: list[Planned], todo: list[tuple[str, str, list
         if bad_input:
             raise InputError(err + _stopped(tally))
         raise LogichunkError(f"{path}: a Ray worker failed: {err}{_stopped(tally)}")
+
+
+def _here(doc: FileDocument) -> FileDocument:
+    """``doc`` with the source this process reads its path as (:func:`~logichunk.store.ingest.source_of`): a
+    worker's own working directory is not the ingest's."""
+    return dataclasses.replace(doc, source=source_of(doc.name))
 
 
 def _stopped(tally: Tally | None) -> str:

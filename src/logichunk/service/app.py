@@ -25,6 +25,7 @@ from ..config import Settings
 from ..errors import InputError
 from ..models.embedding import EmbeddingCache
 from ..models.registry import embedder_of
+from ..store.embedder_choice import StoreEmbedder
 from . import errors
 from .auth import check_key
 from .jobs import Registry
@@ -41,14 +42,20 @@ PAGE_CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self'; script-
 
 
 def create_app(settings: Settings | None = None, *, api_key: str, embedder: Any = None,
-               debounce_ms: int | None = None, mcp_allow: Sequence[str] = ()) -> FastAPI:
+               debounce_ms: int | None = None, mcp_allow: Sequence[str] = (),
+               own_embedder: StoreEmbedder | None = None) -> FastAPI:
     """``embedder`` (a model or its name) overrides ``settings.embedder`` (tests pass a small one); ``debounce_ms``
-    overrides ``settings.debounce_delay_ms``; ``mcp_allow``: folders the MCP tool ``add_file`` may read."""
+    overrides ``settings.debounce_delay_ms``; ``mcp_allow``: folders the MCP tool ``add_file`` may read;
+    ``own_embedder``: the default project's own embedder, taken as no embedder was named
+    (:func:`~logichunk.store.embedder_choice.store_embedder`; ``logichunk serve``): searches' notes say so."""
     settings = settings or Settings.load()
-    if embedder is not None and not isinstance(embedder, str):
+    if own_embedder is not None:
+        settings, embedder = own_embedder.settings, own_embedder.resolved
+    elif embedder is not None and not isinstance(embedder, str):
         embedder = embedder_of(embedder)  # (a wrong kind: one line of error; a name: resolved as the settings' own)
     metrics = Metrics()
-    registry = Registry(settings, metrics, embedder=embedder, delay_ms=debounce_ms)
+    registry = Registry(settings, metrics, embedder=embedder, delay_ms=debounce_ms,
+                        embedder_choice=own_embedder.note if own_embedder else "")
     service = Service(settings, check_key(api_key), registry, metrics, EmbeddingCache(registry.embedder))
 
     @contextlib.asynccontextmanager

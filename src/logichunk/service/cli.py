@@ -43,6 +43,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ImportError as e:
         raise LogichunkError(f"logichunk serve needs the service extra ({e.name} is missing): "
                              "pip install 'logichunk[service]'") from None
+    from ..store.embedder_choice import embedder_named, store_embedder
     from .auth import key_from_env, new_key
 
     settings = Settings.load(args.config, db=args.db, project=args.project, embedder=args.embedder,
@@ -53,7 +54,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(note, file=sys.stderr)
     sock = _listen(args.host, args.port)
     try:
-        app = create_app(settings, api_key=key, mcp_allow=args.mcp_allow or ())
+        took = store_embedder(settings, named=embedder_named(args.embedder, args.config))
+        if took is not None and took.note:  # no embedder named: the project's own (searches' notes say it too)
+            print(f"logichunk serve: note: {took.note}", file=sys.stderr)
+        app = create_app(settings, api_key=key, mcp_allow=args.mcp_allow or (), own_embedder=took)
     except BaseException:
         sock.close()
         raise

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..config import Settings
+from ..models.registry import Resolved
 from ..store import BlockRow, CutSettingsError, Debouncer, RechunkResult, Store
 from .errors import ApiError
 from .idempotency import IdempotencyKeys
@@ -143,14 +144,19 @@ class Registry:
     """The projects of one database, opened on first use and kept open."""
 
     def __init__(self, settings: Settings, metrics: Metrics, *, embedder: Any = None,
-                 delay_ms: int | None = None) -> None:
+                 delay_ms: int | None = None, embedder_choice: str = "") -> None:
+        """``embedder``: a model, its name, or a resolved one (``Resolved``, its description kept);
+        ``embedder_choice``: the line saying it is the project's own, as no embedder was named (searches' notes)."""
         self.settings = settings
         self.metrics = metrics
         self.delay_ms = settings.debounce_delay_ms if delay_ms is None else int(delay_ms)
         self._lock = threading.RLock()
         self._open: dict[str, ProjectRuntime] = {}
         self._closed = False
-        if embedder is None or isinstance(embedder, str):
+        self.embedder_choice = embedder_choice
+        if isinstance(embedder, Resolved):
+            embedder, self.embedder_note = embedder.model, embedder.description
+        elif embedder is None or isinstance(embedder, str):
             from ..models import resolve_embedder
 
             r = resolve_embedder(embedder or settings.embedder, cached=False)

@@ -571,6 +571,14 @@ class Store:
                     (b.chapter_id,))
             self._bump()
 
+    def set_document_source(self, document_id: str, source: str) -> None:
+        """Record another ``source`` for a document: an ingest writes a stored relative path, which names a file
+        only from the folder it was ingested from, as the full path. Its text and chunks are untouched, so the
+        store's generation (what caches of them and an ingest's checks go by) does not move."""
+        with self.tx():
+            self._require("documents", document_id, "document")
+            self._x("UPDATE documents SET source = ? WHERE id = ?", (source, document_id))
+
     def delete_document(self, document_id: str) -> None:
         with self.tx():
             self._require("documents", document_id, "document")

@@ -6,20 +6,22 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 from typing import Any
 
+from ..cli_args import one_line
 from ..config import RETRIEVE_MODES
 from ..errors import InputError, ModelUnavailable
 from ..scale.cli import add_ingest_options
-from .cli_options import open_store, store_options
+from .cli_options import DOC_COLUMN, document_cell, open_store, store_options
 
 _open, _common = open_store, store_options  # their names here before store/cli_options.py
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     from ..scale.cli import ray_options
-    from .ingest import check_cuts, check_embedder, ingest, skipped_summary
+    from .ingest import check_cuts, check_embedder, ingest
 
     on_ray = ray_options(args)  # Ray asked for but missing: said before a database is created
     with open_store(args, create=True, tokenizer=args.tokenizer) as store:
@@ -42,21 +44,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                          recut=args.recut, prune=args.prune)
         if not args.quiet and store.embedder_note:
             print(f"embedder: {store.embedder_note}", file=sys.stderr)
-        if not args.quiet:
-            for f in rep.unchanged:
-                print(f"unchanged, skipped: {f}", file=sys.stderr)
-            for f in rep.empty:
-                print(f"empty, skipped: {f}", file=sys.stderr)
-            for f in rep.replaced:
-                print(f"replaced: {f}", file=sys.stderr)
-            for f in rep.pruned:
-                print(f"removed, its file is gone: {f}", file=sys.stderr)
-            if rep.skipped:
-                print(skipped_summary(rep.skipped), file=sys.stderr)
+        _ingest_notes(rep, args.quiet)
         if args.format == "jsonl":
             print(json.dumps({**dataclasses.asdict(rep), "chars_per_second": rep.chars_per_second,
                               "engine": "ray" if on_ray is not None else "serial"}, ensure_ascii=False))
-            return 0
+            return 1 if rep.failed else 0
         if rep.documents:
             said = (f"ingested {rep.documents} document(s), {rep.chapters} chapter(s), {rep.blocks} block(s), "
                     f"{rep.chars} chars -> {rep.parents} parents, {rep.children} children; embedded {rep.embedded} "
@@ -66,8 +58,46 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 f"; chunked what was stored before and left unchunked -> {rep.parents} parents, {rep.children} "
                 f"children; embedded {rep.embedded} texts" if rep.parents or rep.children or rep.embedded else "") + \
                 f" in {rep.seconds:.2f} s"
-        print(said + (f"; removed {len(rep.pruned)} document(s) whose file is gone" if rep.pruned else ""))
-    return 0
+        print(said + (f"; removed {len(rep.pruned)} document(s) whose file is gone" if rep.pruned else "")
+              + (f"; {len(rep.refused)} file(s) not ingested, said on stderr" if rep.refused else ""))
+    return 1 if rep.failed else 0
+
+
+def _ingest_notes(rep: Any, quiet: bool) -> None:
+    """An ingest's report on stderr, one line a file: what was skipped and why. The refused files and the
+    folders that could not be read are said even with ``--quiet`` (they are the exit status's cause)."""
+    from .ingest import skipped_summary
+
+    for line in (*rep.refused, *rep.unreadable):
+        print(f"skipped {line}", file=sys.stderr)
+    if quiet:
+        return
+    for line in rep.duplicates:
+        print(f"skipped {line}", file=sys.stderr)
+    for f in rep.unchanged:
+        print(f"unchanged, skipped: {f}", file=sys.stderr)
+    for f in rep.edited:
+        print(f"kept as edited in the store: {f} (--replace would replace it with the file, losing the edits)",
+              file=sys.stderr)
+    for f in rep.empty:
+        print(f"empty, skipped: {f}", file=sys.stderr)
+    for f in rep.replaced:
+        print(f"replaced: {f}", file=sys.stderr)
+    for f in rep.pruned:
+        print(f"removed, its file is gone: {f}", file=sys.stderr)
+    if rep.unpruned:
+        print(_unpruned_line(rep.unpruned), file=sys.stderr)
+    if rep.skipped:
+        print(skipped_summary(rep.skipped), file=sys.stderr)
+
+
+def _unpruned_line(unpruned: Any) -> str:
+    """One line on the documents ``--prune`` kept because it could not tell whether their file is gone."""
+    shown = "; ".join(unpruned[:3]) + (f"; and {len(unpruned) - 3} more" if len(unpruned) > 3 else "")
+    hint = (" — a relative source was stored by an older logichunk: ingest its folder once from the folder it was "
+            "first ingested from (its full path is then recorded), or delete the document by id"
+            if any(u.endswith("(a relative path, not found from here)") for u in unpruned) else "")
+    return f"not pruned, their files could not be checked: {shown}{hint}"
 
 
 def cmd_documents(args: argparse.Namespace) -> int:
@@ -82,12 +112,21 @@ def cmd_documents(args: argparse.Namespace) -> int:
     w = max((len(d["id"]) for d in docs), default=2)
     print(f"{'id':<{w}}  {'chars':>9}  {'chapters':>8}  {'parents':>7}  {'children':>8}  {'status':<7}  title (source)")
     for d in docs:
-        src = f" ({d['source']})" if d["source"] else ""
+        src = f" ({_shown_source(d['source'])})" if d["source"] else ""
         print(f"{d['id']:<{w}}  {d['chars']:>9}  {d['chapters']:>8}  {d['parents']:>7}  {d['children']:>8}  "
-              f"{d['status']:<7}  {_short(d['title'] + src, 60)}")
+              f"{d['status']:<7}  {one_line(d['title'] + src, 60)}")
     if not docs:
         print("(no documents)")
     return 0
+
+
+def _shown_source(source: str) -> str:
+    """A source as the documents table shows it: a full path inside the working directory relative to it (as
+    the user named the file; the jsonl keeps it whole), any other as stored."""
+    here = os.getcwd()
+    if os.path.isabs(source) and source.startswith(here.rstrip(os.sep) + os.sep):
+        return os.path.relpath(source, here)
+    return source
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
@@ -110,19 +149,29 @@ def cmd_delete(args: argparse.Namespace) -> int:
     return 0
 
 
-def _short(text: str, n: int = 70) -> str:
-    t = " ".join(text.split())
-    return t if len(t) <= n else t[: n - 1] + "…"
+def _check_top_k(args: argparse.Namespace) -> None:
+    """``--top-k`` past the limit, said as the flag: the settings' own check names two settings the user
+    never typed (``setting top_k (100000) exceeds service_max_top_k (100)``)."""
+    if args.top_k is None:
+        return
+    if args.top_k < 1:
+        raise InputError(f"--top-k must be at least 1, got {args.top_k}")
+    from ..config import Settings
+
+    limit = Settings.load(args.config).service_max_top_k
+    if args.top_k > limit:
+        raise InputError(f"--top-k must be at most {limit}, got {args.top_k} (the service_max_top_k setting raises it)")
 
 
 def cmd_search(args: argparse.Namespace) -> int:
     from ..retrieve import retrieve
 
+    _check_top_k(args)
     over = {}
     if args.normalize is not None:
         over["size_normalization"] = args.normalize
-    with open_store(args, retrieve_mode=args.mode, top_k=args.top_k, context_window_size=args.context_window,
-               reranker=args.rerank, **over) as store:
+    with open_store(args, own_embedder=True, retrieve_mode=args.mode, top_k=args.top_k,
+                    context_window_size=args.context_window, reranker=args.rerank, **over) as store:
         reranker = None
         if store.settings.reranker != "none":
             from ..models.rerank import resolve_reranker
@@ -134,17 +183,20 @@ def cmd_search(args: argparse.Namespace) -> int:
         except ModelUnavailable:
             pass  # (a model this install lacks: the search falls back, and says so)
         res = retrieve(store, args.query, top_k=args.top_k, reranker=reranker)
+        docs = {d: (t, src) for d, t, src in store.documents()}  # a hit's document named: its dotted id is not
         if hasattr(res, "records"):  # graph modes: sentences and the path (logichunk.retrieve.graph)
             from ..retrieve.graph_cli import print_graph_results
 
-            print_graph_results(res, args.format)
+            print_graph_results(res, args.format, docs)
             return 0
         if args.format == "jsonl":
             pages = _hit_pages(store, list(res))
             for rank, h in enumerate(res, 1):
                 m = h.chunk.meta
+                title, source = docs.get(h.doc_id, (None, None))
                 rec = {"rank": rank, "score": h.score, "raw_score": h.raw_score, "id": h.chunk.id,
-                       "level": m.get("level_name"), "document_id": h.doc_id, "block_id": m.get("block_id"),
+                       "level": m.get("level_name"), "document_id": h.doc_id, "title": title, "source": source,
+                       "block_id": m.get("block_id"),
                        "span": [h.chunk.span.start, h.chunk.span.end],
                        "context": None if h.context is None else [h.context.start, h.context.end],
                        "child": m.get("child"), "relation": m.get("relation"), "fallback": res.fallback,
@@ -162,11 +214,11 @@ def cmd_search(args: argparse.Namespace) -> int:
                 print(f"# fallback: {res.fallback} ({'; '.join(res.notes)})")
             elif res.notes and len(res):
                 print(f"# note: {'; '.join(res.notes)}")
-            print(f"{'#':>2}  {'score':>7}  {'raw':>7}  {'id':<10} {'level':<7} text")
+            print(f"{'#':>2}  {'score':>7}  {'raw':>7}  {'id':<10} {'level':<7} {'document':<{DOC_COLUMN}}  text")
             for rank, h in enumerate(res, 1):
                 m = h.chunk.meta
                 print(f"{rank:>2}  {h.score:7.4f}  {h.raw_score:7.4f}  {h.chunk.id:<10} {str(m.get('level_name')):<7} "
-                      f"{_short(m.get('context_text') or m.get('text', ''))}")
+                      f"{document_cell(docs, h.doc_id)}  {one_line(m.get('context_text') or m.get('text', ''), 70)}")
             if not len(res):
                 print("(no results)")  # a line of its own; why (when known) on the next one
                 if res.notes and not res.fallback:
@@ -237,10 +289,11 @@ def cmd_blocks(args: argparse.Namespace) -> int:
         for b in blocks:
             if args.format == "jsonl":
                 print(json.dumps({"id": b.id, "chapter_id": b.chapter_id, "order": b.order, "dirty": b.is_dirty,
-                                  "size": len(b.content), "error": b.last_error}, ensure_ascii=False))
+                                  "size": len(b.content), "error": b.last_error,
+                                  "preview": one_line(b.content, 50)}, ensure_ascii=False))
             else:
                 print(f"{b.id:<{w}}  {b.chapter_id:<{wc}}  {b.order:>5}  {'dirty' if b.is_dirty else 'clean'}  "
-                      f"{len(b.content):>6}  {_short(b.content, 50)}")
+                      f"{len(b.content):>6}  {one_line(b.content, 50)}")
     return 0
 
 
@@ -250,8 +303,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--no-chunk", action="store_true",
                    help="only store the blocks (dirty); the next ingest without it chunks them")
     p.add_argument("--replace", action="store_true",
-                   help="a file stored before with other text replaces its document (default: an error; "
-                        "a file with the same text is skipped)")
+                   help="a file stored before with other text replaces its document, store edits included "
+                        "(default: that file is refused, the others ingested; a file with the same text, or "
+                        "differing only in blocks edited in the store, is skipped)")
     p.add_argument("--reembed", action="store_true",
                    help="the project was embedded with another embedder: re-chunk and re-embed all of it with "
                         "this one (default: an error, nothing ingested)")
@@ -261,7 +315,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--prune", action="store_true",
                    help="also remove the documents ingested from a file of these folders that is gone since "
                         "(deleted or renamed): the project follows the folder")
-    p.add_argument("--quiet", action="store_true", help="no notes on stderr (embedder, skipped and replaced files)")
+    p.add_argument("--quiet", action="store_true",
+                   help="no notes on stderr (embedder, skipped and replaced files); files refused and folders "
+                        "that could not be read are still said")
     p.add_argument("--format", choices=["text", "jsonl"], default="text",
                    help="jsonl: the report as one JSON object (documents, chunks, unchanged and replaced files...)")
     p.add_argument("--tokenizer", default=None,

@@ -5,10 +5,13 @@ they need not import each other."""
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
+from ..cli_args import one_line
 from ..config import Settings
 from .base import Store
+from .embedder_choice import embedder_named, store_embedder
 
 
 def store_options(p: argparse.ArgumentParser) -> None:
@@ -18,9 +21,25 @@ def store_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", help="TOML settings file (also $LOGICHUNK_CONFIG)")
 
 
-def open_store(args: argparse.Namespace, *, create: bool = False, **over: Any) -> Store:
+def open_store(args: argparse.Namespace, *, create: bool = False, own_embedder: bool = False, **over: Any) -> Store:
     """The store the flags name. Only ``ingest`` creates a database or a project: for the other
-    verbs a mistyped ``--db`` or ``--project`` is an error, not a new empty store."""
+    verbs a mistyped ``--db`` or ``--project`` is an error, not a new empty store. ``own_embedder`` (the
+    verbs that read vectors): with no embedder named, the project's own when it can be built here,
+    said on stderr (:func:`~logichunk.store.embedder_choice.store_embedder`)."""
     s = Settings.load(args.config, db=args.db, project=args.project, embedder=args.embedder, **over)
+    if own_embedder and (took := store_embedder(s, named=embedder_named(args.embedder, args.config))):
+        if took.note:
+            print(f"logichunk {getattr(args, 'verb', None) or 'store'}: note: {took.note}", file=sys.stderr)
+        return Store.open(s.db, settings=took.settings, embedder=took.resolved.model, create=create)
     return Store.open(s.db, settings=s, create=create)
 
+
+#: the width of a search table's document column: a hit's document by its title (a file's name)
+DOC_COLUMN = 20
+
+
+def document_cell(docs: dict[str, tuple[str, str | None]], doc_id: str) -> str:
+    """A search table's document column: the hit's document title, cut to :data:`DOC_COLUMN` (many documents
+    share the dotted ids ``1.1.1``...: the id alone does not say which file a hit is from)."""
+    title = docs.get(doc_id, (doc_id, None))[0] or doc_id
+    return f"{one_line(title, DOC_COLUMN):<{DOC_COLUMN}}"

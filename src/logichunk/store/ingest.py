@@ -11,15 +11,16 @@ longer than that (a log without blank lines) is first cut in lines.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import time
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..chunkers.parent_child import blank_line_blocks
+from ..chunkers.parent_child import blank_line_blocks, lf_lines
 from ..errors import InputError
 from ..text.decode import plain_stem, read_path, text_file_name
 from ..text.line_kinds import fence_spans
@@ -42,19 +43,22 @@ def split_chapters(text: str) -> list[tuple[str | None, str]]:
     chapter with a comment; nor do ``#`` lines of one depth right under each other (a config file's or a
     script's comments, as the layout reads them). A heading with nothing but blank lines under it before the
     next (``## How do I...`` over ``### Use numpy types?``) keeps that one in its chapter: a chapter of a
-    heading alone would be a parent and a child of no text, found by its title's words alone."""
-    starts = [m.start() for m in _HEADING.finditer(text)
-              if (not _comment_line(text, m) if m.group().startswith("#") else _opens_chapter(text, m))]
+    heading alone would be a parent and a child of no text, found by its title's words alone. Lines end at
+    ``\\r``, ``\\r\\n`` and ``\\n`` alike (:func:`~logichunk.chunkers.parent_child.lf_lines`: a CR-only file has
+    the chapters of its LF twin)."""
+    lines = lf_lines(text)  # (the same length: offsets found in it cut ``text``)
+    starts = [m.start() for m in _HEADING.finditer(lines)
+              if (not _comment_line(lines, m) if m.group().startswith("#") else _opens_chapter(lines, m))]
     if starts:
         inside: list[tuple[int, int]] = []
-        for a, b in sorted(fence_spans(text)):  # (merged where they overlap)
+        for a, b in sorted(fence_spans(lines)):  # (merged where they overlap)
             if inside and a < inside[-1][1]:
                 inside[-1] = (inside[-1][0], max(b, inside[-1][1]))
             else:
                 inside.append((a, b))
         lo = [a for a, _ in inside]
         starts = [s for s in starts if (k := bisect_right(lo, s) - 1) < 0 or s >= inside[k][1]]
-    starts = [s for k, s in enumerate(starts) if k == 0 or text[starts[k - 1] : s].strip().count("\n") > 0]
+    starts = [s for k, s in enumerate(starts) if k == 0 or lines[starts[k - 1] : s].strip().count("\n") > 0]
     opened = set(starts)
     if not starts or starts[0] != 0:
         starts = [0, *starts]
@@ -63,10 +67,9 @@ def split_chapters(text: str) -> list[tuple[str | None, str]]:
     for a, b in zip(edges[:-1], edges[1:], strict=True):
         if b <= a:
             continue
-        part = text[a:b]
-        m = _HEADING.match(part) if a in opened else None
+        m = _HEADING.match(lines[a:b]) if a in opened else None
         title = m.group().lstrip("#").strip() if m else None
-        out.append((title, part))
+        out.append((title, text[a:b]))
     return out
 
 
@@ -107,15 +110,17 @@ def read_text_file(path: Path, max_unpacked: int | None = None) -> str:
 
 
 def iter_files(paths: Sequence[str], suffixes: Sequence[str] = SUFFIXES,
-               skipped: list[Path] | None = None) -> Iterator[Path]:
+               skipped: list[Path] | None = None, unreadable: list[OSError] | None = None) -> Iterator[Path]:
     """The files of ``paths``: a file as given (whatever its name), a folder's files whose names end in
     one of ``suffixes``. The folder's other files go to ``skipped`` (hidden ones and those in hidden
     folders, such as ``.git``, are no one's documents and are not listed), so a report can say what was
-    left out: a ``README`` or ``NEWS`` without a suffix is ingested only when named."""
+    left out: a ``README`` or ``NEWS`` without a suffix is ingested only when named. The error of a folder
+    that cannot be listed (permission denied) goes to ``unreadable``: a walk that passed over it in silence
+    left its files out unsaid, and a prune took them for deleted."""
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            for root, dirs, files in os.walk(path):
+            for root, dirs, files in os.walk(path, onerror=None if unreadable is None else unreadable.append):
                 dirs.sort()
                 hidden = any(part.startswith(".") and part not in (".", "..")
                              for part in Path(root).relative_to(path).parts)
@@ -127,7 +132,32 @@ def iter_files(paths: Sequence[str], suffixes: Sequence[str] = SUFFIXES,
         elif path.exists():
             yield path
         else:
-            raise InputError(f"no such file or folder: {p}")
+            raise InputError(missing_path_said(p))
+
+
+def missing_path_said(p: str) -> str:
+    """The one line for a named path that is neither a file nor a folder. Why: a symbolic link that loops
+    (``ln -s loop loop``) or points nowhere reads as missing, and "no such file" sent the user looking
+    for a file that is there, as a link."""
+    try:
+        os.stat(p)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            what = "is a symbolic link that loops" if os.path.islink(p) else "goes through a symbolic link that loops"
+            return f"{p} {what} (it leads back to itself): not a file or folder"
+        if os.path.islink(p):
+            try:
+                target = f" to {os.readlink(p)}"
+            except OSError:
+                target = ""
+            return f"{p} is a dangling symbolic link (it points{target}, which does not exist): not a file or folder"
+    return f"no such file or folder: {p}"
+
+
+def unreadable_line(e: OSError) -> str:
+    """The one line saying a folder could not be listed."""
+    why = "permission denied" if isinstance(e, PermissionError) else (e.strerror or type(e).__name__)
+    return f"{e.filename}: {why}; its files were not read"
 
 
 def skipped_summary(skipped: Sequence[str]) -> str:
@@ -139,6 +169,50 @@ def skipped_summary(skipped: Sequence[str]) -> str:
     kinds = ", ".join(f"{n} {k}" for k, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
     return (f"{len(skipped)} file(s) in the folders skipped, their names not of text files ({kinds}); name a "
             "file to ingest it anyway")
+
+
+@dataclass
+class FileWalk:
+    """What :func:`list_files` met besides the files it lists, for the report."""
+
+    skipped: list[Path] = field(default_factory=list)  # names not of text files: not read
+    unreadable: list[OSError] = field(default_factory=list)  # the errors of folders that could not be listed
+    duplicates: list[str] = field(default_factory=list)  # "path: the same file as first": reached again
+
+    @property
+    def unlisted(self) -> list[str]:
+        """The folders that could not be listed: nothing under them is pruned."""
+        return [str(e.filename) for e in self.unreadable]
+
+
+def list_files(paths: Sequence[str], walk: FileWalk | None = None) -> list[Path]:
+    """:func:`iter_files` of ``paths``, each file once (:func:`once_each`); none at all is an
+    :class:`InputError` (naming what was skipped)."""
+    walk = FileWalk() if walk is None else walk
+    files = once_each(iter_files(paths, skipped=walk.skipped, unreadable=walk.unreadable), walk.duplicates)
+    if not files:
+        left = [skipped_summary([str(f) for f in walk.skipped])] if walk.skipped else []
+        said = [*map(unreadable_line, walk.unreadable), *left]
+        raise InputError(f"no text files ({', '.join(SUFFIXES)}) in {', '.join(map(str, paths))}"
+                         + (f": {'; '.join(said)}" if said else ""))
+    return files
+
+
+def once_each(files: Iterable[Path], duplicates: list[str]) -> list[Path]:
+    """``files`` with each file once by its real path: a file named again, or reached again through another
+    folder given or a link, was stored once more (every hit in it twice). The first name stays; each other
+    goes to ``duplicates`` as one line."""
+    first: dict[str, Path] = {}
+    out: list[Path] = []
+    for f in files:
+        real = os.path.realpath(f)
+        if real not in first:
+            first[real] = f
+            out.append(f)
+        else:
+            duplicates.append(f"{f}: already read in this run" if str(f) == str(first[real]) else
+                              f"{f}: the same file as {first[real]}, already read in this run")
+    return out
 
 
 @dataclass(frozen=True)
@@ -156,6 +230,18 @@ class IngestReport:
     empty: tuple[str, ...] = ()  # empty files among several: skipped (one empty file alone is an error)
     skipped: tuple[str, ...] = ()  # files in the folders given whose names are not of text files: not read
     pruned: tuple[str, ...] = ()  # sources of documents removed: their file left the folder (``prune=True``)
+    edited: tuple[str, ...] = ()  # files whose document differs from them only in blocks edited in the store: kept
+    refused: tuple[str, ...] = ()  # "file: why" of files among several not ingested (undecodable, binary, other text)
+    duplicates: tuple[str, ...] = ()  # "file: the same file as first" of files reached again in this run: skipped
+    unreadable: tuple[str, ...] = ()  # "folder: why" of folders that could not be listed: their files not read
+    unpruned: tuple[str, ...] = ()  # "source (why)" of documents ``prune`` could not check: kept
+
+    @property
+    def failed(self) -> bool:
+        """Whether some input was not ingested for an error (the CLI's exit status 1, as ``chunk`` gives for a
+        folder with a bad file): a refused file or an unreadable folder; skips by rule (unchanged, empty,
+        edited, named twice) are not failures."""
+        return bool(self.refused or self.unreadable)
 
     @property
     def chars_per_second(self) -> float:
@@ -193,9 +279,10 @@ def long_block_pieces(block: str, limit: int | None = None) -> list[str]:
     limit = CHAPTER_PART_CHARS if limit is None else limit
     pieces: list[str] = []
     start = 0
+    lines = lf_lines(block) if len(block) > limit else block  # (a CR-only log is cut after its lines too)
     while len(block) - start > limit:
         end = start + limit
-        cut = block.rfind("\n", start, end) + 1 or block.rfind(" ", start, end) + 1
+        cut = lines.rfind("\n", start, end) + 1 or block.rfind(" ", start, end) + 1
         if cut <= start:
             cut = end
         pieces.append(block[start:cut])
@@ -208,20 +295,29 @@ def ingest_text(store: Store, title: str, text: str, source: str | None = None) 
     return store.add_document(title, chapter_blocks(text), source=source)
 
 
+def source_of(path: str | os.PathLike[str]) -> str:
+    """The source a file's document records: its absolute path (links kept as named). A path as given
+    (``notes/a.md``) names the file only from the folder the ingest ran in: read from another one, a prune
+    took the file for deleted and removed its document, edits and all."""
+    return os.path.abspath(path)
+
+
 @dataclass(frozen=True)
 class FileDocument:
-    """A file as the document it is stored as: its stem as title, its path as source."""
+    """A file as the document it is stored as: its stem as title, its absolute path as source
+    (:func:`source_of`), its path as given as ``name`` (what the report says)."""
 
     title: str
     source: str
     chapters: tuple[tuple[str | None, tuple[str, ...]], ...]
     chars: int
     text_hash: str
+    name: str = ""
 
     @classmethod
     def of(cls, path: Path, text: str) -> FileDocument:
         chapters = tuple((t, tuple(blocks)) for t, blocks in chapter_blocks(text))
-        return cls(plain_stem(path), str(path), chapters, len(text), sha256(text))
+        return cls(plain_stem(path), source_of(path), chapters, len(text), sha256(text), str(path))
 
     @property
     def blocks(self) -> int:
@@ -229,7 +325,9 @@ class FileDocument:
 
 
 def _stored_sources(store: Store) -> dict[str, list[str]]:
-    """Resolved source path -> ids of this project's documents ingested from it."""
+    """Resolved source path -> ids of this project's documents ingested from it. A relative source (stored by
+    a logichunk before :func:`source_of`) is resolved from the working directory: right where it was
+    ingested from, and matching no file elsewhere."""
     out: dict[str, list[str]] = {}
     for did, _title, source in store.documents():
         if source:
@@ -241,16 +339,38 @@ def _document_text(store: Store, document_id: str) -> str:
     return "".join(store.chapter_text(cid) for cid, _order, _title in store.chapters(document_id))
 
 
+def _edited_blocks(store: Store, document_id: str) -> int:
+    """How many of the document's blocks were edited in the store since it was stored (a revision past 1)."""
+    return sum(b.revision > 1 for cid, _o, _t in store.chapters(document_id) for b in store.blocks(cid))
+
+
+def _only_edits_differ(store: Store, document_id: str, path: Path) -> bool:
+    """Whether the file's text differs from its stored document only in the blocks edited in the store: the
+    file read as ingest splits it has the document's chapters and blocks, and every block not edited is the
+    file's block at its place (an edit replaces a block's text, never the file's)."""
+    stored = [store.blocks(cid) for cid, _o, _t in store.chapters(document_id)]
+    chapters = chapter_blocks(read_ingest_text(path))
+    if [len(b) for b in stored] != [len(b) for _t, b in chapters]:
+        return False
+    return all(b.revision > 1 or b.content == text for row, (_t, texts) in zip(stored, chapters, strict=True)
+               for b, text in zip(row, texts, strict=True))
+
+
 class FileChecks:
     """Which files an ingest stores and which stored documents they replace, decided for every file
-    before anything is written (both the serial and the Ray ingest go through here)."""
+    before anything is written (both the serial and the Ray ingest go through here). One file refused
+    (unreadable, binary, stored with other text) is an error when it is the only file, as for ``chunk``;
+    among several it is skipped with its one line (``refused``) and the others are ingested."""
 
     def __init__(self, store: Store, replace: bool, files: int = 1) -> None:
         self.store, self.replace, self.files = store, replace, files
         self.seen = store.generation()  # the store as ``known`` read it (read first: a write between reads again)
         self.known = _stored_sources(store)
+        self.relative = {d for d, _t, src in store.documents() if src and not os.path.isabs(src)}
         self.unchanged: list[str] = []
         self.empty: list[str] = []
+        self.edited: list[str] = []
+        self.refused: list[str] = []
 
     def skip_empty(self, path: Path, error: str) -> None:
         """An empty file: an error when it is the only file (as ``chunk`` does), else skipped."""
@@ -258,17 +378,38 @@ class FileChecks:
             raise EmptyFile(f"{error}; nothing was ingested")
         self.empty.append(str(path))
 
+    def refuse(self, why: str, alone: str = "") -> None:
+        """A file not ingested, ``why`` its one line: the error when it is the only file (``alone`` added), else
+        skipped so that one bad file of a folder does not hold back the others (each named in one run)."""
+        if self.files <= 1:
+            raise InputError(why + alone)
+        self.refused.append(why)
+
     def check(self, path: Path, text_hash: str) -> list[str] | None:
-        """The ids of the documents ``path`` replaces ([] for a new file), or None when it is stored
-        already with the same text (skipped). Other text without ``replace``: InputError."""
+        """The ids of the documents ``path`` replaces ([] for a new file), or None when it is not written:
+        stored already with the same text (``unchanged``), differing from its document only in blocks edited
+        in the store (``edited``: the edits are kept), or stored with other text without ``replace``
+        (:meth:`refuse`)."""
         earlier = self.known.get(os.path.realpath(path), [])
-        if earlier and all(sha256(_document_text(self.store, d)) == text_hash for d in earlier):
+        differ = [d for d in earlier if sha256(_document_text(self.store, d)) != text_hash]
+        if not earlier or (differ and self.replace):
+            return earlier
+        if not differ:
             self.unchanged.append(str(path))
+        elif all(_only_edits_differ(self.store, d, path) for d in differ):
+            self.edited.append(str(path))
+        else:
+            self.refuse(_other_text(self.store, path, differ[0]), "; nothing was ingested")
             return None
-        if earlier and not self.replace:
-            raise InputError(f"{path} is stored already (document {earlier[0]}) with other text; nothing was "
-                             "ingested — use --replace to replace that document, or edit its blocks")
-        return earlier
+        self._record_full_path(path, earlier)
+        return None
+
+    def _record_full_path(self, path: Path, documents: Sequence[str]) -> None:
+        """Documents found by a relative source (stored before sources were absolute) get the file's full path:
+        a later ingest or prune finds them from any folder."""
+        for d in (d for d in documents if d in self.relative):
+            self.store.set_document_source(d, source_of(path))
+            self.relative.discard(d)
 
     def recheck(self, doc: FileDocument, earlier: Sequence[str]) -> bool:
         """Whether to write ``doc`` in place of ``earlier``, asked again inside the transaction that writes it,
@@ -284,14 +425,24 @@ class FileChecks:
         if sorted(now) == sorted(earlier):
             return True
         if now and all(sha256(_document_text(self.store, d)) == doc.text_hash for d in now):
-            self.unchanged.append(doc.source)
+            self.unchanged.append(doc.name or doc.source)
             return False
-        raise InputError(f"{doc.source} was stored by another ingest while this one ran, with other text; the files "
-                         "before it were stored — ingest again")
+        raise InputError(f"{doc.name or doc.source} was stored by another ingest while this one ran, with other "
+                         "text; the files before it were stored — ingest again")
 
     def wrote(self) -> None:
         """This ingest wrote (a document, its chunks): the store as it now stands is the one checked."""
         self.seen = self.store.generation()
+
+
+def _other_text(store: Store, path: Path, document_id: str) -> str:
+    """The line refusing a file stored before with other text: what differs, and what ``--replace`` costs."""
+    edits = _edited_blocks(store, document_id)
+    if not edits:
+        return (f"{path}: stored already (document {document_id}) with other text — --replace replaces that "
+                "document with the file")
+    return (f"{path}: differs from its document {document_id} beyond the {edits} block(s) edited in the store — "
+            "--replace replaces the document with the file (those edits are lost)")
 
 
 class Tally:
@@ -308,7 +459,7 @@ class Tally:
         self.blocks += doc.blocks
         self.chars += doc.chars
         if earlier:
-            self.replaced.append(doc.source)
+            self.replaced.append(doc.name or doc.source)
 
     def rechunked(self, results: Iterable[RechunkResult]) -> None:
         for r in results:
@@ -316,34 +467,80 @@ class Tally:
             self.children += r.children_written
             self.embedded += r.embedded
 
-    def report(self, unchanged: Sequence[str], empty: Sequence[str] = (),
-               skipped: Sequence[Path] = (), pruned: Sequence[str] = ()) -> IngestReport:
+    def report(self, checks: FileChecks, walk: FileWalk, pruned: Pruned | None = None) -> IngestReport:
+        pruned = Pruned() if pruned is None else pruned
         return IngestReport(self.docs, self.chapters, self.blocks, self.chars, self.parents, self.children,
-                            self.embedded, time.perf_counter() - self.t0, tuple(unchanged), tuple(self.replaced),
-                            tuple(empty), tuple(map(str, skipped)), tuple(pruned))
+                            self.embedded, time.perf_counter() - self.t0, tuple(checks.unchanged),
+                            tuple(self.replaced), tuple(checks.empty), tuple(map(str, walk.skipped)),
+                            tuple(pruned.removed), tuple(checks.edited), tuple(checks.refused),
+                            tuple(walk.duplicates), tuple(map(unreadable_line, walk.unreadable)),
+                            tuple(pruned.unchecked))
 
 
-def prune_missing(store: Store, paths: Sequence[str]) -> list[str]:
+@dataclass
+class Pruned:
+    """What :func:`prune_missing` did: the sources of the documents it removed, and the documents it kept
+    because it could not tell whether their file is gone (``"source (why)"``)."""
+
+    removed: list[str] = field(default_factory=list)
+    unchecked: list[str] = field(default_factory=list)
+
+
+def prune_missing(store: Store, paths: Sequence[str], unlisted: Sequence[str] = ()) -> Pruned:
     """Delete the project's documents whose source is a file inside one of the folders among ``paths`` that is
     no longer there (a folder kept in sync: a file deleted or renamed since it was ingested), in one
-    transaction; their sources. A source is read as ingest writes it (the path as given, or absolute);
-    one that names no file path (a conversation topic's ``memory:...``, a URL) is never pruned. Files given
-    one by one prune nothing: a missing one is an error of the ingest itself."""
+    transaction. Only a definite "no such file" prunes (:func:`_file_state`): a file that cannot be looked at
+    (permission denied), one under a folder that could not be listed (``unlisted``) or a relative source
+    (stored by an older logichunk: from which folder?) is kept, said in ``unchecked``. A source that names no
+    file path (a conversation topic's ``memory:...``, a URL) is never pruned. Files given one by one prune
+    nothing: a missing one is an error of the ingest itself."""
+    out = Pruned()
     roots = [os.path.realpath(p) for p in paths if os.path.isdir(p)]
     if not roots:
-        return []
+        return out
+    locked = [os.path.realpath(f) for f in unlisted]
     gone: list[tuple[str, str]] = []
     for did, _title, source in store.documents():
-        if not source or "://" in source or source.startswith("memory:"):
-            continue
-        real = os.path.realpath(source)
-        if any(real.startswith(r.rstrip(os.sep) + os.sep) for r in roots) and not os.path.lexists(real):
+        state = _prune_state(source, roots, locked)
+        if state == "gone":
             gone.append((did, source))
+        elif state:
+            out.unchecked.append(f"{source} ({state})")
     if gone:
         with store.tx():
             for did, _source in gone:
                 store.delete_document(did)
-    return [source for _did, source in gone]
+    out.removed = [source for _did, source in gone]
+    return out
+
+
+def _prune_state(source: str | None, roots: Sequence[str], locked: Sequence[str]) -> str:
+    """``"gone"``: prune the document of ``source``; ``""``: keep it, nothing to say (no file path, not in the
+    folders, under a folder that could not be listed, or there); else why it is kept unchecked."""
+    if not source or "://" in source or source.startswith("memory:"):
+        return ""
+    if not os.path.isabs(source):  # stored by an older logichunk: relative to which folder?
+        return "" if os.path.lexists(source) else "a relative path, not found from here"
+    real = os.path.realpath(source)
+    if not _inside(real, roots) or _inside(real, locked):
+        return ""
+    return _file_state(source)
+
+
+def _inside(path: str, folders: Sequence[str]) -> bool:
+    return any(path.startswith(f.rstrip(os.sep) + os.sep) for f in folders)
+
+
+def _file_state(path: str) -> str:
+    """``""`` when the file is there, ``"gone"`` when the system says there is no such file, else why it
+    could not be looked at (a permission denied is no proof that a file is gone)."""
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return "gone"
+    except OSError as e:
+        return "permission denied" if isinstance(e, PermissionError) else (e.strerror or type(e).__name__)
+    return ""
 
 
 def store_file_document(store: Store, doc: FileDocument, earlier: Sequence[str], checks: FileChecks) -> str | None:
@@ -358,16 +555,6 @@ def store_file_document(store: Store, doc: FileDocument, earlier: Sequence[str],
         did = store.add_document(doc.title, doc.chapters, source=doc.source)
         checks.wrote()
         return did
-
-
-def list_files(paths: Sequence[str], skipped: list[Path] | None = None) -> list[Path]:
-    """:func:`iter_files` of ``paths``; none at all is an :class:`InputError` (naming what was skipped)."""
-    left: list[Path] = [] if skipped is None else skipped
-    files = list(iter_files(paths, skipped=left))
-    if not files:
-        raise InputError(f"no text files ({', '.join(SUFFIXES)}) in {', '.join(map(str, paths))}"
-                         + (f": {skipped_summary([str(f) for f in left])}" if left else ""))
-    return files
 
 
 def check_embedder(store: Store, reembed: bool = False) -> dict[str, int]:
@@ -410,13 +597,15 @@ def read_ingest_text(path: Path) -> str:
 
 def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace: bool = False,
            reembed: bool = False, recut: bool = False, prune: bool = False) -> IngestReport:
-    """Store each file as a document (folders: their text files), then chunk and embed every dirty
-    block of the project (so a later call also chunks what ``rechunk=False`` left). A file stored
-    before from the same path is not stored twice: with the same text it is skipped
-    (``unchanged``); with other text it is an :class:`InputError` naming the document, unless
-    ``replace`` — then the earlier document (and any edits made to it in the store) is replaced by
-    the file. An empty file is an :class:`InputError` when it is the only one, else skipped
-    (``empty``), as ``chunk`` does. A project embedded before with another
+    """Store each file as a document (folders: their text files; a file reached twice, by two names or a
+    link, once: ``duplicates``), then chunk and embed every dirty block of the project (so a later call
+    also chunks what ``rechunk=False`` left). A file stored before from the same path is not stored twice:
+    with the same text it is skipped (``unchanged``); when it differs from its document only in blocks
+    edited in the store, it is skipped and the edits kept (``edited``); with other text it is refused
+    unless ``replace`` — then the earlier document (and any edits made to it in the store) is replaced by
+    the file. A file refused (that one, or one that is binary, undecodable or unreadable) is an
+    :class:`InputError` when it is the only one, else skipped with its one line (``refused``) while the
+    others are stored; an empty file likewise (``empty``), as ``chunk`` does. A project embedded before with another
     model than the store's embedder is an :class:`InputError` unless ``reembed``: then every chapter
     embedded with another model is re-chunked and re-embedded with the new one (counted in the
     report). A project chunked before with other size settings (or ``cut_vectors``) is an
@@ -429,32 +618,41 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
     recut_all = bool(check_cuts(store, recut)) if rechunk else False
     if rechunk:
         store.run_params  # noqa: B018 - an unknown or unloadable tokenizer is refused before anything is written
-    skipped: list[Path] = []
-    files = list_files(paths, skipped)
+    walk = FileWalk()
+    files = list_files(paths, walk)
     checks = FileChecks(store, replace, len(files))
-    todo: list[tuple[Path, str, list[str]]] = []
-    for f in files:  # read and check every file before anything is written; only its hash is kept
-        try:
-            text_hash = sha256(read_ingest_text(f))
-        except EmptyFile as e:
-            checks.skip_empty(f, str(e))
-            continue
-        earlier = checks.check(f, text_hash)
-        if earlier is not None:
-            todo.append((f, text_hash, earlier))
-    for f, text_hash, earlier in todo:  # read again, one file at a time: a folder's texts are never all held
+    for f, text_hash, earlier in _checked(files, checks):  # read again, one at a time: never all texts held
         doc = FileDocument.of(f, read_text_file(f))
         if doc.text_hash != text_hash:
             raise InputError(f"{f} changed while it was being ingested; the files before it were stored — "
                              "ingest again")
         if store_file_document(store, doc, earlier, checks) is not None:
             tally.document(doc, earlier)
-    pruned = prune_missing(store, paths) if prune else []
+    pruned = prune_missing(store, paths, walk.unlisted) if prune else None
     if recut_all:  # every chapter, the new ones too, with this store's settings (and embedder)
         tally.rechunked(store.recut())
-        return tally.report(checks.unchanged, checks.empty, skipped, pruned)
+        return tally.report(checks, walk, pruned)
     if others:  # first: no chapter is re-chunked with this embedder while another's chunks are stored
         tally.rechunked(store.reembed())
     if rechunk:
         tally.rechunked(store.rechunk_dirty())
-    return tally.report(checks.unchanged, checks.empty, skipped, pruned)
+    return tally.report(checks, walk, pruned)
+
+
+def _checked(files: Sequence[Path], checks: FileChecks) -> list[tuple[Path, str, list[str]]]:
+    """Every file read and checked before anything is written, only its hash kept: ``(file, text hash,
+    documents it replaces)`` of those to store; the others skipped or refused by ``checks``."""
+    todo: list[tuple[Path, str, list[str]]] = []
+    for f in files:
+        try:
+            text_hash = sha256(read_ingest_text(f))
+        except EmptyFile as e:
+            checks.skip_empty(f, str(e))
+            continue
+        except InputError as e:  # binary, undecodable, unreadable: its line, and the next file
+            checks.refuse(str(e))
+            continue
+        earlier = checks.check(f, text_hash)
+        if earlier is not None:
+            todo.append((f, text_hash, earlier))
+    return todo

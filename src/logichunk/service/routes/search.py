@@ -52,7 +52,8 @@ def _search(request: Request, project: str, body: SearchIn) -> dict[str, Any]:
         ok = True
     finally:
         svc.metrics.observe_search(mode, time.perf_counter() - t0, ok)
-    out = {"query": query, "mode": mode, "top_k": top_k, "fallback": res.fallback, "notes": list(res.notes),
+    notes = [*res.notes, *([svc.registry.embedder_choice] if svc.registry.embedder_choice else [])]  # (never silent)
+    out = {"query": query, "mode": mode, "top_k": top_k, "fallback": res.fallback, "notes": notes,
            "took_ms": round((time.perf_counter() - t0) * 1000, 3), "hits": hits}
     graph = getattr(res, "result", None)  # graph modes: the walk (path, stop reason) behind the sentences
     if graph is not None:

@@ -1,0 +1,53 @@
+"""Store verbs' errors say what the user typed: the ``--top-k`` flag (not two internal settings), and a
+symbolic link that loops or dangles (not "no such file or folder")."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from logichunk.cli import main
+
+
+def run(argv, capsys):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def db(tmp_path, capsys):
+    f = tmp_path / "a.md"
+    f.write_text("Penguins huddle together.\n", encoding="utf-8")
+    path = str(tmp_path / "p.db")
+    assert run(["ingest", str(f), "--db", path, "--embedder", "hash:64", "--quiet"], capsys)[0] == 0
+    return path
+
+
+@pytest.mark.parametrize("k, said", [("100000", "--top-k must be at most 100, got 100000"),
+                                     ("0", "--top-k must be at least 1, got 0")])
+def test_top_k_past_its_limit_is_said_as_the_flag(db, capsys, k, said):
+    code, out, err = run(["search", "huddle", "--db", db, "--embedder", "hash:64", "--top-k", k], capsys)
+    assert code == 2 and out == "" and said in err and err.count("\n") == 1
+    assert "setting top_k" not in err
+
+
+def test_top_k_limit_follows_the_setting(db, capsys, monkeypatch):
+    monkeypatch.setenv("LOGICHUNK_SERVICE_MAX_TOP_K", "500")
+    code, out, err = run(["search", "huddle", "--db", db, "--embedder", "hash:64", "--top-k", "200"], capsys)
+    assert code == 0 and "huddle" in out
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symbolic links here")
+def test_a_link_that_loops_or_dangles_is_not_called_missing(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    os.symlink("loop", "loop")
+    os.symlink("nowhere", "dangling")
+    for name, said in [("loop", "loop is a symbolic link that loops"),
+                       ("loop/a.md", "loop/a.md goes through a symbolic link that loops"),
+                       ("dangling", "dangling is a dangling symbolic link (it points to nowhere")]:
+        code, _, err = run(["ingest", name, "--db", "k.db", "--embedder", "hash:64"], capsys)
+        assert code == 2 and said in err and "no such file" not in err and err.count("\n") == 1, err
+    code, _, err = run(["ingest", "missing.md", "--db", "k.db", "--embedder", "hash:64"], capsys)
+    assert code == 2 and "no such file or folder: missing.md" in err
