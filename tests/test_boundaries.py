@@ -177,7 +177,9 @@ def _break_priorities_one_by_one(text: str, start: int, end: int) -> list[int]:
         j = k - 1  # the last non-space character before k, inside the span
         while j >= start and (int(tab[ord(text[j])]) & int(WS)):
             j -= 1
-        if not (cur & int(WS)) and j >= start and text[j] in marks:
+        if not (cur & int(WS)) and j >= start and text[j] in marks and not (text[j] == ")" and (
+                j + 1 >= end or not int(tab[ord(text[j + 1])]) & int(WS)  # (")" ends a clause with a space after it,
+                or any(j - d >= start and text[j - d] == "(" for d in range(2, 6)))):  # and closes no "(c)" marker)
             p = 3
         out.append(p)
     # a word after a line break and an indent: its break moves to the start of its line (the indent
@@ -214,7 +216,7 @@ def _break_priorities_one_by_one(text: str, start: int, end: int) -> list[int]:
     return out
 
 
-PIECES = list("ab 中文，、,;:）。 \n\r\u0301\u200d") + ["😀", "\r\n", "  ", "http", "://", "/x", "7", "."]
+PIECES = list("ab 中文，、,;:）。 \n\r\u0301\u200d()") + ["😀", "\r\n", "  ", "http", "://", "/x", "7", ".", "(c) ", "](", ") "]
 
 
 @settings(max_examples=150, deadline=None)

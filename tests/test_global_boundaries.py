@@ -1710,7 +1710,7 @@ def _loose_list(draw_items, marker):
 
 
 _MARKERS = [lambda i: f"（{'一二三四五六七八九十'[i]}）", lambda i: f"({i + 1}) ", lambda i: f"{i + 1}. ", lambda i: "- ",
-            lambda i: chr(0x2460 + i)]
+            lambda i: chr(0x2460 + i), lambda i: f"({'abcdefghij'[i]}) ", lambda i: f"({['i', 'ii', 'iii', 'iv', 'v', 'vi'][i]}) "]
 
 
 @settings(max_examples=300, deadline=None)
@@ -1827,3 +1827,34 @@ def test_a_sentence_end_inside_a_quotation_is_cut_as_a_continuation():
     texts = [t.strip() for t in sents.texts()]
     inside = {texts[g] for g in np.flatnonzero((lay.strength == CONTINUES) & ~lay.leans).tolist()}  # (not "她", "Then")
     assert inside == {"林晓说：「我住得不远。", "“We walked on.", "“The speech goes on."}, inside
+
+
+def test_english_documents_as_a_tester_read_them():
+    """Four readings a tester's English documents needed: the last item of a list whose item above has two
+    sentences is an item, not a numbered question's heading; an indented ``#`` comment right under a YAML line
+    indented as deep is no heading; a line of code that ends in ``{`` over its body is no definition list's
+    term (its bond to the body would be a heading's, glued below level 1); a clause's ``(c)`` marker and a
+    link's ``](`` end no clause where a sentence over the limit is cut."""
+    from logichunk.boundaries.forced import break_priorities
+
+    def read(text):
+        sents = split_sentences(text)
+        return sents, layout(sents), [t.strip() for t in sents.texts()]
+
+    sents, lay, texts = read("Answer three questions:\n\n1. What does it do?\n2. Why is it needed? Link the ticket.\n"
+                             "3. How did you test it?\n\nRespond within a day. Thanks.\n")
+    assert not lay.heading.any(), [t for t, h in zip(texts, lay.heading, strict=True) if h]
+    sents, lay, texts = read("# App config\n\nserver:\n  host: 0.0.0.0\n  port: 8080\n"
+                             "  # Trusted proxies for X-Forwarded-For.\n  trusted_proxies:\n    - 10.0.0.0/8\n")
+    k = texts.index("# Trusted proxies for X-Forwarded-For.")
+    assert not lay.heading[k] and lay.strength[k - 1] <= LINE and texts[0] == "# App config" and lay.heading[0]
+    sents, lay, texts = read("function f(req, res) {\n  const x = 1;\n  if (typeof name !== 'string') {\n"
+                             "    return res.status(400);\n  }\n}\n")
+    k = next(i for i, t in enumerate(texts) if t.startswith("if (typeof"))
+    assert not (lay.no_cut[k] and not lay.lead_in[k]), "a heading's bond after a line that ends in '{'"
+    text = "Licensee shall not (a) copy the software, (b) modify it or (c) sell it, nor [a](https://x.org/y) it."
+    pri = break_priorities(text, 0, len(text))  # (index k: a cut at offset k + 1)
+    for marker in ("(b) ", "(c) "):
+        at = text.index(marker) + len(marker)
+        assert pri[at - 1] < 3, (marker, pri[at - 1])
+    assert pri[text.index("](") ] < 3 and pri[text.index("software, ") + len("software, ") - 1] == 3

@@ -32,6 +32,22 @@ _CLAUSE_TABLE = np.zeros(0x10000, dtype=bool)  # every clause mark is in the BMP
 _CLAUSE_TABLE[_CLAUSE_CODES] = True
 
 
+def _no_clause_brackets(cp: np.ndarray, is_ws: np.ndarray, marks: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> None:
+    """Unmark, in place, the ASCII ``)`` that ends no clause: one with no whitespace after it in its span (a
+    link's ``](https://...)``, a call's ``f(x).y``), or one that closes an item's marker (``(c) modify``, ``(iv)
+    the``: an opening bracket at most four characters before it in its span). A cut there left ``(c) `` at a
+    chunk's end. ``lo``, ``hi``: per character, its span's bounds among the concatenated characters."""
+    close = np.flatnonzero(cp == 0x29)
+    if close.size == 0:
+        return
+    n = cp.size
+    spaced = (close + 1 < hi[close]) & is_ws[np.minimum(close + 1, n - 1)]
+    marker = np.zeros(close.size, dtype=bool)
+    for d in range(2, 6):
+        marker |= (close - d >= lo[close]) & (cp[np.maximum(close - d, 0)] == 0x28)
+    marks[close[~spaced | marker]] = False
+
+
 def break_priorities(text: str, start: int, end: int) -> np.ndarray:
     """Priority of cutting at each offset in ``(start, end)`` (array index k = offset start+1+k):
     3 after a clause mark (and its following spaces), 2 at a word start after whitespace (at the start of
@@ -60,8 +76,9 @@ def break_priorities_many(text: str, starts: np.ndarray, ends: np.ndarray) -> tu
     word = ((prev & WS) != 0) & ((cur & WS) == 0)
     pri[word] = 2
     marks = _CLAUSE_TABLE[np.minimum(cp, 0xFFFF)]
+    is_ws = (cls & WS) != 0
+    _no_clause_brackets(cp, is_ws, marks, np.repeat(o[:-1], lens), np.repeat(o[1:], lens))
     if marks.any():
-        is_ws = (cls & WS) != 0
         # directly after a mark, or where the whitespace run that follows a mark ends (the last
         # non-space character before a pair must lie in the pair's own span)
         last_solid = np.maximum.accumulate(np.where(~is_ws, np.arange(total), -1))[:-1]

@@ -106,6 +106,13 @@ def indent_columns(text: str, at: int) -> int:
     return _indent_of(text[k:at])
 
 
+def _comment_under(text: str, above: int, at: int) -> bool:
+    """Whether the indented ``#`` line at ``at`` lies right under the line whose first character is at
+    ``above`` (no blank line between) and that line is indented at least as deep: a comment inside an
+    indented block (YAML's ``  # Trusted proxies`` under ``  port: 8080``, a script's), not a heading."""
+    return text.count("\n", above, at) == 1 and indent_columns(text, above) >= indent_columns(text, at)
+
+
 def code_indented(cp: np.ndarray, at: np.ndarray) -> np.ndarray:
     """Whether the whitespace right before each offset of ``at`` spans four columns or more (four spaces, or
     a tab among its blanks): :func:`indent_columns` ``>= 4`` for a line's first character, in four gathers."""
@@ -148,6 +155,9 @@ def _classify_vector(text: str, cp: np.ndarray, fl: np.ndarray, first: np.ndarra
     heading &= ~code_indented(cp, f)  # (a "#" line indented four columns or more is code)
     for i in np.flatnonzero(heading & (g(1) != 0x23)).tolist():  # (a "# define" line is C's)
         if CPP_DIRECTIVE.match(text, int(f[i]), int(e[i])):
+            heading[i] = False
+    for i in np.flatnonzero(heading & (sel > 0) & ((cp[np.maximum(f - 1, 0)] == 0x20) | (cp[np.maximum(f - 1, 0)] == 0x09))).tolist():
+        if _comment_under(text, int(first[sel[i] - 1]), int(f[i])):
             heading[i] = False
     # horizontal rule candidates, confirmed by a regex
     rule = _member(c0, _HR_START) & (((c1 == c0) & (c2 == c0)) | (((c1 == 0x20) | (c1 == 0x09)) & (c2 == c0)))
@@ -197,7 +207,8 @@ def _classify_scalar(text: str, first: list[int], end: list[int]) -> _Kinds | No
         while c0 == 0x23 and hashes < 7 and g(hashes) == 0x23:
             hashes += 1
         heading = 1 <= hashes <= 6 and ws(g(hashes)) and indent_columns(text, f) <= 3 \
-            and not (hashes == 1 and CPP_DIRECTIVE.match(text, f, e))
+            and not (hashes == 1 and CPP_DIRECTIVE.match(text, f, e)) \
+            and not (li > 0 and text[f - 1] in " \t" and _comment_under(text, first[li - 1], f))
         rule = (c0 in _HR_SET and ((c1 == c0 and c2 == c0) or (c1 in (0x20, 0x09) and c2 == c0))
                 and (c0 != 0x3D or (c1 == c0 and c2 == c0)) and _HR_RE.fullmatch(text, f, e) is not None)
         bullet = c0 in _BULLET_SET and ws(c1) and not rule

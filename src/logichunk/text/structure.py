@@ -614,6 +614,9 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         atx = form[i] and _ATX.match(line) and not CPP_DIRECTIVE.match(line)  # (C's "# define" is code)
         if atx and deep[i]:  # a "#" line indented four columns or more is code: a shell's prompt, an example's comment
             continue
+        if atx and i > 0 and 0 < (col := indent_columns(text, int(starts[i]))) and _line_ends_before(text, int(starts[i])) == 1 \
+                and indent_columns(text, int(starts[_line_opener(before, i - 1)])) >= col:
+            continue  # (an indented "#" line right under a line indented as deep: YAML's "  # ..." under "  port: 80")
         if atx:
             depth[i] = len(_ATX.match(line).group(1))  # type: ignore[union-attr]
         if atx or (form[i] and ((_ASCIIDOC.match(line) and _asciidoc_title(line)) or _LATEX.match(line)
@@ -628,10 +631,10 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         elif form[i] and len(line.strip()) <= NUMBERED_MAX_CHARS and _numbered_heading(line) \
                 and (line.strip()[-1] not in _PROSE_END
                      or (line.strip()[-1] in _QUESTION_MARKS and before[i] >= BREAK_PARAGRAPH and after[i] >= BREAK_PARAGRAPH)) \
-                and not _listed_number(text, starts, ends, opens_text, i, line) \
+                and not _listed_number(text, starts, ends, opens_text, i, line, _line_opener(before, i - 1)) \
                 and (before[i] != BREAK_HARD or after[i] == BREAK_LINE
-                     or (after[i] == BREAK_PARAGRAPH and not (i > 0 and before[i - 1] == BREAK_HARD
-                                                             and _opens_item(text, starts, first, [i - 1])[0]))):
+                     or (after[i] == BREAK_PARAGRAPH and not (i > 0 and before[up := _line_opener(before, i - 1)] == BREAK_HARD
+                                                             and _opens_item(text, starts, first, [up])[0]))):
             # (a numbered question alone between blank lines heads its answer: a specification's or an FAQ's
             # "1.2. What is this spec?"; a numbered line the splitter took for a list item heads what is under it when that is no
             # next item: "1．加强组织领导" over its text, "1. Install" over the steps, "1. Test Files" alone
@@ -1029,13 +1032,15 @@ def _opens_item(text: str, starts: np.ndarray, first: np.ndarray, idx: np.ndarra
 
 
 #: a list item's number in brackets or circled, as Chinese laws and official documents number an article's
-#: items (``（一）登记申请书；``, ``（1）``, ``(2)``, ``①``, ``⑴``, ``⒈``)
-_ENCLOSED_NUMBER = re.compile(r"[（(](?:[一二三四五六七八九十]{1,3}|[0-9]{1,2}|[０-９]{1,2})[）)]|[\u2460-\u249b]")
+#: items (``（一）登记申请书；``, ``（1）``, ``(2)``, ``①``, ``⑴``, ``⒈``), and a contract's clauses (``(a) any
+#: loss``, ``(iv) the``: a letter or a Roman numeral in brackets, a space after it)
+_ENCLOSED_NUMBER = re.compile(r"[（(](?:[一二三四五六七八九十]{1,3}|[0-9]{1,2}|[０-９]{1,2}|[a-zA-Z]|[ivxIVX]{2,5})[）)]"
+                             r"[ \t\u3000]|[（(](?:[一二三四五六七八九十]{1,3}|[0-9]{1,2}|[０-９]{1,2})[）)]|[\u2460-\u249b]")
 _ENCLOSED_FIRST = np.array(sorted({ord("（"), ord("(")} | set(range(0x2460, 0x249C))), dtype=np.uint32)
 
 
 #: a list item's number alone on its line, the item's text under it: ``（2）``, ``①``, ``3.``, ``(b)``, ``二、``
-_BARE_NUMBER = re.compile(r"[ \t\u3000]*(?:[（(](?:[一二三四五六七八九十]{1,3}|[0-9]{1,2}|[０-９]{1,2}|[a-z])[）)]|[\u2460-\u249b]"
+_BARE_NUMBER = re.compile(r"[ \t\u3000]*(?:[（(](?:[一二三四五六七八九十]{1,3}|[0-9]{1,2}|[０-９]{1,2}|[a-zA-Z]|[ivxIVX]{2,5})[）)]|[\u2460-\u249b]"
                           r"|[0-9０-９]{1,3}[.．、)）]|[一二三四五六七八九十]{1,3}、)\s*")
 _BARE_NUMBER_MAX = 16
 _BARE_FIRST = np.array(sorted(set(map(ord, " \t\u3000（(0123456789０１２３４５６７８９一二三四五六七八九十"))
@@ -1112,7 +1117,8 @@ def _read_terms(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[n
     first, before = cp[np.minimum(starts, n - 1)], cp[np.maximum(s, 0)]
     decided = ~(long_q | long_c | long_e | tab_e | long_s | tab_s) & (cp[np.maximum(e, 0)] == 0x0A) \
         & (starts > _INDENT_MAX) & ~_is_space(first) & ((before == 0x0A) | ~_is_space(before))
-    term = saw_nl & (q >= starts) & (q - starts < TITLE_MAX_CHARS) & ~_member(cp[np.maximum(r, 0)], _PROSE_END_CP)
+    term = saw_nl & (q >= starts) & (q - starts < TITLE_MAX_CHARS) & ~_member(cp[np.maximum(r, 0)], _PROSE_END_CP) \
+        & ~_member(cp[np.maximum(q, 0)], _GOES_ON_CP)
     return decided, term & (before == 0x0A) & (nxt > own)  # (decided: both indents at most _INDENT_MAX)
 
 
@@ -1132,7 +1138,8 @@ def _terms(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) ->
         span = text[a:b]
         nl = span.rfind("\n")
         term = span[:nl].strip()
-        if nl < 0 or not term or len(term) > TITLE_MAX_CHARS or term.rstrip(_CLOSERS)[-1:] in _PROSE_END:
+        if nl < 0 or not term or len(term) > TITLE_MAX_CHARS or term.rstrip(_CLOSERS)[-1:] in _PROSE_END \
+                or term[-1] in _GOES_ON:
             continue
         p = text.rfind("\n", max(0, a - _INDENT_MAX), a)
         if p < 0 and a > _INDENT_MAX:  # indented deeper than it is read
@@ -1211,17 +1218,36 @@ def _column_rules(text: str, starts: np.ndarray, ends: np.ndarray, line_start: n
     return np.asarray(out, dtype=np.int64)
 
 
+def _line_ends_before(text: str, at: int) -> int:
+    """How many line ends lie in the whitespace right before offset ``at`` (1: the line above is right above;
+    2 or more: a blank line between; "\r\n" counts once)."""
+    k, n = at, 0
+    while k > 0 and text[k - 1].isspace():
+        k -= 1
+        n += text[k] in "\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029" or (text[k] == "\r" and text[k + 1 : k + 2] != "\n")
+    return n
+
+
+def _line_opener(before: np.ndarray, j: int) -> int:
+    """The sentence that opens the line sentence ``j`` lies on (``j`` itself when it opens one; -1 stays -1):
+    a list item of two sentences (``2. Why is it needed? Link the ticket.``) is read by its first."""
+    while j > 0 and before[j] < BREAK_LINE:
+        j -= 1
+    return j
+
+
 def _listed_number(text: str, starts: np.ndarray, ends: np.ndarray, opens_text: np.ndarray, i: int,
-                   line: str) -> bool:
+                   line: str, above: int | None = None) -> bool:
     """Whether the numbered line ``line`` (sentence ``i``) has a line of the same numbering right above
-    or under it, in its text (``（1）苹果`` over ``（2）香蕉``, ``Chapter 1`` over ``Chapter 2`` in a contents
+    (the line's first sentence, ``above``; default the sentence before) or under it, in its text (``（1）苹果`` over ``（2）香蕉``, ``Chapter 1`` over ``Chapter 2`` in a contents
     list): a list's items, not headings, which would each be glued to the next. A number that does not go on
     from its neighbour's (``第四章　附则``, the contents' last line, over ``第一章　总则``, where the text
     begins) is no item of its list."""
     m = _NUMBERED.match(line)
     form = _number_form(m) if m else ("", "")
     value = _number_value(m) if m else None
-    for j, ok in ((i - 1, i > 0 and not opens_text[i]), (i + 1, i + 1 < starts.size and not opens_text[min(i + 1, starts.size - 1)])):
+    up = i - 1 if above is None else above
+    for j, ok in ((up, i > 0 and not opens_text[i]), (i + 1, i + 1 < starts.size and not opens_text[min(i + 1, starts.size - 1)])):
         if ok:
             other = _NUMBERED.match(text[int(starts[j]) : int(ends[j])])
             if other is not None and _number_form(other) == form:
@@ -1560,6 +1586,10 @@ _LEAD_IN_CP = np.array(sorted(ord(c) for c in ":,：，"), dtype=np.uint32)
 #: the colons that end a lead-in's line (``... wrote:``, ``具体如下：``)
 _COLONS = ":："
 _COLON_CP = np.array(sorted(map(ord, _COLONS)), dtype=np.uint32)
+#: a line that ends in an opening bracket or an operator goes on as code does (``if (x) {`` over its body,
+#: ``total = a +``): no definition list's term, whose bond to what follows is a heading's
+_GOES_ON = "{([=,\\+&|"
+_GOES_ON_CP = np.array(sorted(map(ord, _GOES_ON)), dtype=np.uint32)
 _PROSE_END_CP = np.array(sorted(ord(c) for c in _PROSE_END), dtype=np.uint32)
 _MARKUP_FIRST = np.array(sorted(ord(c) for c in "#=- \t\\<"), dtype=np.uint32)  # ATX, setext, LaTeX, HTML, their indent
 
