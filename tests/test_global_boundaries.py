@@ -1858,3 +1858,20 @@ def test_english_documents_as_a_tester_read_them():
         at = text.index(marker) + len(marker)
         assert pri[at - 1] < 3, (marker, pri[at - 1])
     assert pri[text.index("](") ] < 3 and pri[text.index("software, ") + len("software, ") - 1] == 3
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["if (x > 0) {", "for (const item of items) {", "try {"]),
+                          st.lists(st.sampled_from(["return res.status(400).json({ error: 'bad input' });",
+                                                    "total += item.price * item.count;", "log('done');"]),
+                                   min_size=1, max_size=3)), min_size=1, max_size=6),
+       st.sampled_from([120, 200, 300]))
+def test_a_closing_bracket_line_is_never_a_chunk_of_its_own(blocks, max_size):
+    """A line of closing brackets (``}``, ``});``) stays with the line it closes at every level, though the
+    two exceed a deeper limit: a lead-in's bond gives way to the limit below level 1, a bracket line's does not
+    (``}`` alone is no chunk a reader can use: a tester found 27 once the two were read alike)."""
+    body = "".join(f"  {head}\n" + "".join(f"    {line}\n" for line in lines) + "  }\n" for head, lines in blocks)
+    text = "function handle(req, res) {\n" + body + "}\n"
+    tree = chunk(text, max_size=max_size)
+    for c in tree:
+        assert re.fullmatch(r"[\s})\];,]*", tree.text_of(c)) is None, (c.id, tree.text_of(c))

@@ -396,9 +396,10 @@ class _Run:
         forbid |= inner & (pfit[piece[:-1]] <= min(limits.goal, nxt))
         # what is forbidden here always fits, so it is glued (fewer atoms for the DP); a heading's gap
         # is glued below level 1 (the sentence it titles stays whole there) and forbidden at level 1,
-        # where the user's maximum comes first; a lead-in's is a cost at every level (the first bond a limit
-        # breaks: glued below level 1, it made chunks over their limit that were no single sentence)
-        glue = forbid | (heading & ~weak) if level > 1 else forbid
+        # where the user's maximum comes first; a lead-in's over what it introduces is a cost at every level (the
+        # first bond a limit breaks: glued below level 1, it made chunks over their limit that were no single
+        # sentence); markup's and a bracket line's weak bonds stay glued there ("}" alone is no chunk)
+        glue = forbid | (heading & ~(weak & intro)) if level > 1 else forbid
         reward = bd.forbid(reward, heading, weak)
         span_start, rows, span_penalty = self._cohesion_vectors()
         idx = native.searchsorted(span_start, a_start)  # every atom is one span of the text
