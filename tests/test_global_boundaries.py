@@ -1875,3 +1875,44 @@ def test_a_closing_bracket_line_is_never_a_chunk_of_its_own(blocks, max_size):
     tree = chunk(text, max_size=max_size)
     for c in tree:
         assert re.fullmatch(r"[\s})\];,]*", tree.text_of(c)) is None, (c.id, tree.text_of(c))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(2, 4), min_size=3, max_size=7), st.sampled_from([200, 300, 450]))
+def test_a_loose_list_over_the_limit_keeps_each_item_that_fits_whole(sentences, max_size):
+    """A list that fits stays whole; one that does not is cut between its items, and an item that fits
+    alone is never cut inside (a list's partition was read instead of its paragraphs', so a long loose
+    list lost every item's protection: a reviewer's item of 227 characters was cut at 450)."""
+    items = [f"{i + 1}. " + " ".join(f"Item {i} makes point {k} about the plan in some words." for k in range(n))
+             for i, n in enumerate(sentences)]
+    text = "The parties agree as follows:\n\n" + "\n\n".join(items) + "\n\nThat is all.\n"
+    tree = chunk(text, max_size=max_size, levels=1)
+    for item in items:
+        a = text.index(item)
+        if len(item) + 2 <= max_size:
+            assert all(not a < c.span.end < a + len(item) for c in tree), (item[:20], max_size)
+
+
+def test_readings_a_reviewer_probed():
+    """A contents list of section numbers (``1.1`` over ``1.2``) is a list, not headings; ``(c) 2023`` at a
+    line's start is no list item, nor ``Article 5 of the GDPR`` an article; German quotes („…“) close where
+    they close; in code and YAML a line ending in a colon over a deeper line keeps its body at every level."""
+    def heads(text):
+        sents = split_sentences(text)
+        lay = layout(sents)
+        return sents, lay, [t.strip() for t, h in zip(sents.texts(), lay.heading, strict=True) if h]
+
+    toc = "Contents\n\n1.1 Scope\n1.2 Terms\n1.3 Symbols\n2.1 General\n2.2 Specific requirements\n\n1.1 Scope\n\nThis part covers it.\n"
+    _, _, h = heads(toc)
+    assert "1.2 Terms" not in h and "2.1 General" not in h, h
+    sents, lay, _ = heads("Intro line here.\n\n(c) 2023 Example Corp. All rights reserved.\n\n(c) 2024 Another Corp. Some.\n")
+    assert lay.in_list is None
+    sents, lay, texts = heads("Privacy matters.\nArticle 5 of the GDPR requires lawful processing.\nIt also limits it.\n")
+    assert (lay.strength < BLOCK).all()
+    sents, lay, texts = heads("Er sagte: „Ich komme morgen.“ Dann ging er. Sie wartete. Niemand kam.\n")
+    assert not ((lay.strength == CONTINUES) & ~lay.leans)[1:].any(), [t for t in sents.texts()]
+    yaml = "server:\n  timeouts:\n    read: 30\n    write: 30\n  pool:\n    min: 1\n    max: 10\n" * 3
+    for max_size in (60, 100, 150):
+        tree = chunk(yaml, max_size=max_size)
+        for c in tree:
+            assert not tree.text_of(c).rstrip().endswith(":"), (max_size, c.id, tree.text_of(c))

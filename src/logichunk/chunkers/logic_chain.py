@@ -139,12 +139,10 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
     selection."""
     strength = np.asarray(strength, dtype=np.int64)
     cut = strength >= PARAGRAPH if edges is None else (strength >= PARAGRAPH) | edges
-    if lists is not None and lists.any():  # (a list's items are one paragraph for the fit rule)
-        cut = cut & ~lists if edges is None else (cut & ~lists) | edges
-    para = np.zeros(strength.size + 1, np.int64)
-    np.cumsum(cut, out=para[1:])
-    psize = np.bincount(para, weights=sizes)
-    forbid = ~cut & (psize[para[:-1]] <= max_size)
+    forbid = _fits_whole(cut, sizes, max_size)
+    if lists is not None and lists.any():  # (a list that fits is one paragraph for the fit rule; its items keep
+        cut = cut & ~lists if edges is None else (cut & ~lists) | edges  # their own where it does not)
+        forbid |= _fits_whole(cut, sizes, max_size)
     if introduces is not None and introduces.any():
         part = cut | introduces  # (what a lead-in introduces, as a paragraph of its own)
         sub = np.zeros(strength.size + 1, np.int64)
@@ -182,6 +180,14 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
             ssize = np.bincount(sub, weights=sizes)
             forbid |= ~edge & (ssize[sub[:-1]] <= max_size)
     return STRUCTURE_REWARD[strength], forbid
+
+
+def _fits_whole(cut: np.ndarray, sizes: np.ndarray, max_size: int) -> np.ndarray:
+    """The gaps inside a part that fits ``max_size``, the text parted at the ``cut`` gaps."""
+    part = np.zeros(cut.size + 1, np.int64)
+    np.cumsum(cut, out=part[1:])
+    size = np.bincount(part, weights=sizes)
+    return ~cut & (size[part[:-1]] <= max_size)
 
 
 def _is_int(x: object) -> bool:

@@ -212,20 +212,9 @@ def _assemble_global(
     weak = np.zeros(sg.size, dtype=bool)
     weak[inner] = lay.lead_in[sg[inner]]
     sig[inner] = np.asarray(signal_reward, dtype=np.float64)[sg[inner]]
-    block = np.zeros(sg.size, dtype=bool)
-    if lay.in_block is not None:
-        block[inner] = lay.in_block[sg[inner]]
-    intro = np.zeros(sg.size, dtype=bool)
-    if lay.introduces is not None:
-        intro[inner] = lay.introduces[sg[inner]]
-    parts = np.zeros(sg.size, dtype=bool)
-    if lay.block_parts is not None:
-        parts[inner] = lay.block_parts[sg[inner]]
-    lists = np.zeros(sg.size, dtype=bool)
-    if lay.in_list is not None:
-        lists[inner] = lay.in_list[sg[inner]]
-    reward, forbid = structure_rewards(strength, sizes, limits.max_size, block=block, held=heading, weak=weak,
-                                       introduces=intro, parts=parts, lists=lists)
+    m = lay.marks_at(inner, sg[inner], sg.size)
+    reward, forbid = structure_rewards(strength, sizes, limits.max_size, block=m.block, held=heading, weak=weak,
+                                       introduces=m.introduces, parts=m.parts, lists=m.lists)
     reward = reward + sig
     if int(sizes.sum()) <= limits.goal:
         forbid = inner.copy()

@@ -46,7 +46,7 @@ from ..signals.entropy import zscore
 from ..text.line_kinds import fence_spans
 from ..text.measure import Measure, Meter, get_measure
 from ..text.sentences import INDENT, SentenceSpans, split_many, split_sentences
-from ..text.structure import CONTINUES, PARAGRAPH, SENTENCE, Layout, layout, layouts
+from ..text.structure import CONTINUES, PARAGRAPH, SENTENCE, GapMarks, Layout, layout, layouts
 from ..tree import ChunkTree, build_tree
 from ..types import Bubble
 from .logic_chain import structure_rewards
@@ -553,24 +553,19 @@ def _cut_children(text: str, meter: Meter, seams: np.ndarray, lay: Layout | None
     # weakest structure, and a gap the parent's sentences do not have (a segment read alone may split
     # otherwise) a sentence's break, or a paragraph's at a block's edge
     strength = np.where(inner, CONTINUES, np.where(edge, PARAGRAPH, SENTENCE)).astype(np.int64)
-    heading, weak, block, intro, parts, lists = (np.zeros(n - 1, bool) for _ in range(6))
+    heading, weak = np.zeros(n - 1, bool), np.zeros(n - 1, bool)
+    none = np.zeros(n - 1, bool)
+    m = GapMarks(none, none, none, none)
     if lay is not None:
         k = np.minimum(np.searchsorted(seams, ends[:-1]), seams.size - 1)
         at = np.flatnonzero(~inner & (seams[k] == ends[:-1]))
         strength[at] = lay.strength[k[at]]
         heading[at] = lay.no_cut[k[at]]
         weak[at] = lay.lead_in[k[at]]
-        if lay.in_block is not None:
-            block[at] = lay.in_block[k[at]]
-        if lay.introduces is not None:
-            intro[at] = lay.introduces[k[at]]
-        if lay.block_parts is not None:
-            parts[at] = lay.block_parts[k[at]]
-        if lay.in_list is not None:
-            lists[at] = lay.in_list[k[at]]
+        m = lay.marks_at(at, k[at], n - 1)
     sizes = meter.sizes(starts, ends)
-    reward, forbid = structure_rewards(strength, sizes, p.child_max_size, block=block, held=heading, weak=weak,
-                                       introduces=intro, parts=parts, lists=lists)
+    reward, forbid = structure_rewards(strength, sizes, p.child_max_size, block=m.block, held=heading, weak=weak,
+                                       introduces=m.introduces, parts=m.parts, lists=m.lists)
     signal = np.zeros(n - 1)
     signal[~inner] = zscore(1.0 - cos[~inner])
     reward = bd.forbid(reward + signal, heading & ~inner, weak)

@@ -363,6 +363,16 @@ class Layout:
     block_parts: np.ndarray | None = None
     in_list: np.ndarray | None = None
 
+    def marks_at(self, dest: np.ndarray, src: np.ndarray, size: int) -> GapMarks:
+        """The per-gap marks a chunker's own gaps take from this layout: gap ``src`` of the layout for each of
+        its gaps ``dest`` (a mask or indices; the others none), as :func:`structure_rewards` reads them."""
+        def take(marks: np.ndarray | None) -> np.ndarray:
+            out = np.zeros(size, dtype=bool)
+            if marks is not None:
+                out[dest] = marks[src]
+            return out
+        return GapMarks(take(self.in_block), take(self.introduces), take(self.block_parts), take(self.in_list))
+
     def paragraph_ids(self) -> np.ndarray:
         """Per sentence, the index of the paragraph (or block, or section) it lies in."""
         n = self.heading.size
@@ -370,6 +380,16 @@ class Layout:
         if n > 1:
             np.cumsum(self.strength >= PARAGRAPH, out=out[1:])
         return out
+
+
+@dataclass(frozen=True)
+class GapMarks:
+    """A layout's optional per-gap marks, taken onto a chunker's own gaps (:meth:`Layout.marks_at`)."""
+
+    block: np.ndarray
+    introduces: np.ndarray
+    parts: np.ndarray
+    lists: np.ndarray
 
 
 #: the marks a line of speech broken off ends with (an em or en dash, a horizontal bar)
@@ -883,7 +903,11 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             line_end[:-1] = sents.seams()
             gap = gap[_near_end(text, line_end, gap, _COLON_CP)]  # (a colon among the last characters first: a few)
             gap = gap[_member(_last_char(text, starts, line_end, gap), _COLON_CP)]
-            no_cut[gap] = lead_in[gap] = introduces[gap] = True
+            deep = _deeper_under(text, starts, before, line_end, gap)
+            # (over a line indented deeper, code's and a config's "key:" over its body: a heading's bond, glued
+            # below level 1 — a limit broke every "def main():" and "else:" from its body there)
+            no_cut[gap] = True
+            lead_in[gap[~deep]] = introduces[gap[~deep]] = True
         # a text laid out one paragraph per line (no blank line in it: an article as corpora keep them, the
         # People's Daily's, an encyclopedia's): a line break after a sentence's end is its paragraph break, so
         # a paragraph that fits stays whole
@@ -1025,7 +1049,8 @@ def _opens_item(text: str, starts: np.ndarray, first: np.ndarray, idx: np.ndarra
     cp = codepoints(text)
     nxt = cp[np.minimum(starts[idx] + 1, cp.size - 1)]
     out = ((_member(first[idx], _BULLET_FIRST) & ((nxt == 0x20) | (nxt == 0x09)))
-           | ((first[idx] >= 0x30) & (first[idx] <= 0x39)) | ((first[idx] >= 0xFF10) & (first[idx] <= 0xFF19)))
+           | ((first[idx] >= 0x30) & (first[idx] <= 0x39)) | ((first[idx] >= 0xFF10) & (first[idx] <= 0xFF19))
+           | ((first[idx] >= 0x2460) & (first[idx] <= 0x249B)))  # (a circled number: read without a match)
     for k in np.flatnonzero(~out & _member(first[idx], _ENCLOSED_FIRST)).tolist():
         out[k] = _ENCLOSED_NUMBER.match(text, int(starts[idx[k]])) is not None
     return out
@@ -1035,7 +1060,8 @@ def _opens_item(text: str, starts: np.ndarray, first: np.ndarray, idx: np.ndarra
 #: items (``（一）登记申请书；``, ``（1）``, ``(2)``, ``①``, ``⑴``, ``⒈``), and a contract's clauses (``(a) any
 #: loss``, ``(iv) the``: a letter or a Roman numeral in brackets, a space after it)
 _ENCLOSED_NUMBER = re.compile(r"[（(](?:[一二三四五六七八九十]{1,3}|[0-9]{1,2}|[０-９]{1,2}|[a-zA-Z]|[ivxIVX]{2,5})[）)]"
-                             r"[ \t\u3000]|[（(](?:[一二三四五六七八九十]{1,3}|[0-9]{1,2}|[０-９]{1,2})[）)]|[\u2460-\u249b]")
+                             r"[ \t\u3000](?![ \t\u3000]*\d)|[（(](?:[一二三四五六七八九十]{1,3}|[0-9]{1,2}|[０-９]{1,2})[）)]"
+                             r"|[\u2460-\u249b]")
 _ENCLOSED_FIRST = np.array(sorted({ord("（"), ord("(")} | set(range(0x2460, 0x249C))), dtype=np.uint32)
 
 
@@ -1048,15 +1074,20 @@ _BARE_FIRST = np.array(sorted(set(map(ord, " \t\u3000（(0123456789０１２３�
 
 
 #: a law's article at a line's start, its text on the same line (``第十二条　某某主管部门…``, ``Article 5. The``)
-_ARTICLE = re.compile(r"[ \t\u3000]*(?:第[0-9０-９一二三四五六七八九十百千零〇两]+条|Article[ \t]+\d{1,3}\.?)[ \t\u3000]+\S")
+_ARTICLE = re.compile(r"[ \t\u3000]*(?:第[0-9０-９一二三四五六七八九十百千零〇两]+条[ \t\u3000]+\S"
+                      r"|Article[ \t]+\d{1,3}(?:[.:][ \t]+\S|[ \t]+[A-Z(\"“]))")  # (not "Article 5 of the GDPR")
 _ARTICLE_FIRST = np.array(sorted(map(ord, " \t\u3000第A")), dtype=np.uint32)
-#: the quotation marks that open (+1) and close (-1) a quotation unambiguously, by code point from
-#: :data:`_QUOTE_LO` (straight quotes and ``’``, an apostrophe as often as a closing mark, are left out); all lie
-#: between U+201C and U+300F, so a text's CJK characters and letters are never looked up
+#: the quotation marks that open (+1) and close (-1) a quotation, by code point from :data:`_QUOTE_LO`
+#: (straight quotes and ``’``, an apostrophe as often as a closing mark, are left out); all lie between U+201C
+#: and U+300F, so a text's CJK characters and letters are never looked up. The curly double quotes (2: ``“``
+#: and ``”``) open or close by where they stand, as typography reads them: after a space, a line's start or an
+#: opening bracket they open, after anything else they close (German ``„…“``, Swedish ``”…”``, English ``“…”``)
 _QUOTE_LO, _QUOTE_HI = 0x201C, 0x300F
 _QUOTE_SIDE = np.zeros(_QUOTE_HI - _QUOTE_LO + 1, np.int64)
-_QUOTE_SIDE[[ord(c) - _QUOTE_LO for c in "「『“《"]] = 1
-_QUOTE_SIDE[[ord(c) - _QUOTE_LO for c in "」』”》"]] = -1
+_QUOTE_SIDE[[ord(c) - _QUOTE_LO for c in "「『《„"]] = 1
+_QUOTE_SIDE[[ord(c) - _QUOTE_LO for c in "」』》"]] = -1
+_QUOTE_SIDE[[ord(c) - _QUOTE_LO for c in "“”"]] = 2
+_QUOTE_AFTER_OPEN = _chars_table(" \t\n\r\u3000([{—–-‘\u2028\u2029")
 
 
 def _inside_quotes(text: str, starts: np.ndarray, ends: np.ndarray, strength: np.ndarray) -> np.ndarray:
@@ -1071,6 +1102,10 @@ def _inside_quotes(text: str, starts: np.ndarray, ends: np.ndarray, strength: np
     pos = np.flatnonzero((cp >= _QUOTE_LO) & (cp <= _QUOTE_HI))  # (two compares: a lookup of every character cost
     side = _QUOTE_SIDE[cp[pos] - _QUOTE_LO]  # ~7 ms a 2 MB English text)
     pos, side = pos[side != 0], side[side != 0]
+    curly = np.flatnonzero(side == 2)
+    if curly.size:
+        after_open = (pos[curly] == 0) | _in_table(_QUOTE_AFTER_OPEN, cp[np.maximum(pos[curly] - 1, 0)])
+        side[curly] = np.where(after_open, 1, -1)
     if not (side > 0).any():
         return out
     level = np.concatenate(([0], np.cumsum(side)))  # (opened less closed before each mark, and after the last)
@@ -1088,7 +1123,9 @@ def _enclosed_items(text: str, starts: np.ndarray, before: np.ndarray, first: np
     """The sentences that open a line with a number in brackets or circled (:data:`_ENCLOSED_NUMBER`): a list
     item, whatever break the splitter gave the line before it (no Markdown marks it with a hard one)."""
     cand = np.flatnonzero((before >= BREAK_LINE) & _member(first, _ENCLOSED_FIRST))
-    return np.array([i for i in cand.tolist() if _ENCLOSED_NUMBER.match(text, int(starts[i]))], np.int64)
+    circled = first[cand] >= 0x2460  # (a circled number is one: no match to read)
+    return np.union1d(cand[circled], np.array([i for i in cand[~circled].tolist()
+                                               if _ENCLOSED_NUMBER.match(text, int(starts[i]))], np.int64))
 
 
 #: how deep a line's indent is read, in columns (a tab to the next multiple of 8)
@@ -1218,6 +1255,16 @@ def _column_rules(text: str, starts: np.ndarray, ends: np.ndarray, line_start: n
     return np.asarray(out, dtype=np.int64)
 
 
+def _deeper_under(text: str, starts: np.ndarray, before: np.ndarray, seams: np.ndarray, gaps: np.ndarray) -> np.ndarray:
+    """Per gap of ``gaps`` (each a line's end), whether the line after it is indented deeper than the line
+    before it (the columns before each line's first sentence: ``seams`` are where each next line starts)."""
+    out = np.zeros(gaps.size, dtype=bool)
+    for k, g in enumerate(gaps.tolist()):
+        j = _line_opener(before, g)
+        out[k] = int(starts[g + 1]) - int(seams[g]) > indent_columns(text, int(starts[max(j, 0)]))
+    return out
+
+
 def _line_ends_before(text: str, at: int) -> int:
     """How many line ends lie in the whitespace right before offset ``at`` (1: the line above is right above;
     2 or more: a blank line between; "\r\n" counts once)."""
@@ -1278,14 +1325,17 @@ def _zh_number(s: str) -> int | None:
     return total + (digit or 0)
 
 
-def _number_value(m: re.Match) -> int | None:
-    """The value of a numbered line's number (a match of :data:`_NUMBERED`; a section number's first part),
-    where it is read: a list's numbers go on from one line to the next, a contents list's to the text's."""
-    head = m.group(0).strip().lstrip("第（(")
+def _number_value(m: re.Match) -> tuple[int, ...] | None:
+    """The value of a numbered line's number (a match of :data:`_NUMBERED`; a section number's parts in order,
+    ``1.2`` as (1, 2)), where it is read: a list's numbers go on from one line to the next (``1.1`` over ``1.2``
+    in a contents list), a contents list's to the text's."""
     if m.group("circled") is not None:
-        return ord(m.group("circled")) - 0x245F
-    digits = re.match(r"[0-9０-９]+|[零〇一二三四五六七八九十百千两]+", head)
-    return _zh_number(digits.group(0)) if digits else None
+        return (ord(m.group("circled")) - 0x245F,)
+    if m.group("num") is not None:
+        return tuple(int(x) for x in m.group("num").split(".") if x)
+    digits = re.match(r"[0-9０-９]+|[零〇一二三四五六七八九十百千两]+", m.group(0).strip().lstrip("第（("))
+    value = _zh_number(digits.group(0)) if digits else None
+    return None if value is None else (value,)
 
 
 #: a run of title lines this long, one after another, is a list, not headings
