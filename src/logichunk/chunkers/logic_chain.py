@@ -139,18 +139,31 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
     selection."""
     strength = np.asarray(strength, dtype=np.int64)
     cut = strength >= PARAGRAPH if edges is None else (strength >= PARAGRAPH) | edges
+    # what the fit rule keeps whole where it fits, by three partitions whose glued runs nest, so that they never
+    # chain into a run over the limit (two that overlapped made a level-1 chunk of 187 under 150): paragraphs,
+    # a lead-in's own bond left out (a weak no-cut, priced, not glued: the limit breaks it first); what a lead-in
+    # introduces, up to the next paragraph break; and paragraphs parted after lead-ins with a list's items as one
+    # (a list that fits stays whole, what a lead-in introduces running over all its items; its items keep their
+    # own protection where it does not fit)
     forbid = _fits_whole(cut, sizes, max_size)
-    if lists is not None and lists.any():  # (a list that fits is one paragraph for the fit rule; its items keep
-        cut = cut & ~lists if edges is None else (cut & ~lists) | edges  # their own where it does not)
-        forbid |= _fits_whole(cut, sizes, max_size)
     if introduces is not None and introduces.any():
-        part = cut | introduces  # (what a lead-in introduces, as a paragraph of its own)
+        forbid &= ~introduces
+        part = cut | introduces
         sub = np.zeros(strength.size + 1, np.int64)
         np.cumsum(part, out=sub[1:])
         ssize = np.bincount(sub, weights=sizes)
         opened = np.zeros(ssize.size, bool)
         opened[sub[1:][introduces]] = True  # (the parts that open right after a lead-in)
         forbid |= ~part & opened[sub[:-1]] & (ssize[sub[:-1]] <= max_size)
+    if lists is not None and lists.any():
+        merged = cut & ~lists if edges is None else (cut & ~lists) | edges
+        if introduces is not None:
+            merged |= introduces
+        part = np.zeros(strength.size + 1, np.int64)
+        np.cumsum(merged, out=part[1:])
+        listed = np.zeros(int(part[-1]) + 1, bool)
+        listed[part[:-1][lists & ~merged]] = True  # (only the parts that hold a list: the others are paragraphs)
+        forbid |= _fits_whole(merged, sizes, max_size) & listed[part[:-1]]
     if block is not None and block.any():
         inside = block if edges is None else block & ~edges
         run = np.diff(np.concatenate(([0], inside.view(np.int8), [0])))

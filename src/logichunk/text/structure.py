@@ -634,8 +634,8 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         atx = form[i] and _ATX.match(line) and not CPP_DIRECTIVE.match(line)  # (C's "# define" is code)
         if atx and deep[i]:  # a "#" line indented four columns or more is code: a shell's prompt, an example's comment
             continue
-        if atx and i > 0 and 0 < (col := indent_columns(text, int(starts[i]))) and _line_ends_before(text, int(starts[i])) == 1 \
-                and indent_columns(text, int(starts[_line_opener(before, i - 1)])) >= col:
+        if atx and i > 0 and 0 < indent_columns(text, int(starts[i])) and _line_ends_before(text, int(starts[i])) == 1 \
+                and not _deeper_under(text, starts, sents.seams(), np.array([i - 1]))[0]:
             continue  # (an indented "#" line right under a line indented as deep: YAML's "  # ..." under "  port: 80")
         if atx:
             depth[i] = len(_ATX.match(line).group(1))  # type: ignore[union-attr]
@@ -891,7 +891,11 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             vim = (cp[at] == 0x3E) & _in_table(_BLANK, cp[np.maximum(at - 1, 0)]) \
                 & _in_table(_BLANK, cp[np.maximum(starts[np.minimum(gap + 1, n - 1)] - 1, 0)])
             lead = gap[_member(cp[at], _LEAD_IN_CP) | vim]
-            no_cut[lead] = lead_in[lead] = introduces[lead] = True
+            # (a colon over a deeper line with no blank line between, YAML's "ports:" over "  - name:", is code's
+            # and a config's bond, as in the pass below)
+            deep = (brk[lead] != BREAK_PARAGRAPH) & _deeper_under(text, starts, sents.seams(), lead)
+            no_cut[lead] = True
+            lead_in[lead[~deep]] = introduces[lead[~deep]] = True
             strength[lead] = LINE
         # ... and so does a line that ends with a colon over the next line (a mail's "... wrote:" over the
         # quote, "The steps are:" over a list without a blank line; a comma at a line's end is verse's)
@@ -903,7 +907,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             line_end[:-1] = sents.seams()
             gap = gap[_near_end(text, line_end, gap, _COLON_CP)]  # (a colon among the last characters first: a few)
             gap = gap[_member(_last_char(text, starts, line_end, gap), _COLON_CP)]
-            deep = _deeper_under(text, starts, before, line_end, gap)
+            deep = _deeper_under(text, starts, line_end, gap)
             # (over a line indented deeper, code's and a config's "key:" over its body: a heading's bond, glued
             # below level 1 — a limit broke every "def main():" and "else:" from its body there)
             no_cut[gap] = True
@@ -1154,8 +1158,7 @@ def _read_terms(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[n
     first, before = cp[np.minimum(starts, n - 1)], cp[np.maximum(s, 0)]
     decided = ~(long_q | long_c | long_e | tab_e | long_s | tab_s) & (cp[np.maximum(e, 0)] == 0x0A) \
         & (starts > _INDENT_MAX) & ~_is_space(first) & ((before == 0x0A) | ~_is_space(before))
-    term = saw_nl & (q >= starts) & (q - starts < TITLE_MAX_CHARS) & ~_member(cp[np.maximum(r, 0)], _PROSE_END_CP) \
-        & ~_member(cp[np.maximum(q, 0)], _GOES_ON_CP)
+    term = saw_nl & (q >= starts) & (q - starts < TITLE_MAX_CHARS) & ~_member(cp[np.maximum(r, 0)], _PROSE_END_CP)
     return decided, term & (before == 0x0A) & (nxt > own)  # (decided: both indents at most _INDENT_MAX)
 
 
@@ -1175,8 +1178,7 @@ def _terms(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) ->
         span = text[a:b]
         nl = span.rfind("\n")
         term = span[:nl].strip()
-        if nl < 0 or not term or len(term) > TITLE_MAX_CHARS or term.rstrip(_CLOSERS)[-1:] in _PROSE_END \
-                or term[-1] in _GOES_ON:
+        if nl < 0 or not term or len(term) > TITLE_MAX_CHARS or term.rstrip(_CLOSERS)[-1:] in _PROSE_END:
             continue
         p = text.rfind("\n", max(0, a - _INDENT_MAX), a)
         if p < 0 and a > _INDENT_MAX:  # indented deeper than it is read
@@ -1255,14 +1257,26 @@ def _column_rules(text: str, starts: np.ndarray, ends: np.ndarray, line_start: n
     return np.asarray(out, dtype=np.int64)
 
 
-def _deeper_under(text: str, starts: np.ndarray, before: np.ndarray, seams: np.ndarray, gaps: np.ndarray) -> np.ndarray:
-    """Per gap of ``gaps`` (each a line's end), whether the line after it is indented deeper than the line
-    before it (the columns before each line's first sentence: ``seams`` are where each next line starts)."""
-    out = np.zeros(gaps.size, dtype=bool)
-    for k, g in enumerate(gaps.tolist()):
-        j = _line_opener(before, g)
-        out[k] = int(starts[g + 1]) - int(seams[g]) > indent_columns(text, int(starts[max(j, 0)]))
-    return out
+def _deeper_under(text: str, starts: np.ndarray, seams: np.ndarray, gaps: np.ndarray) -> np.ndarray:
+    """Per gap of ``gaps`` (each a line's end; ``seams[g]``: where the next line starts), whether the line after
+    it is indented deeper than the line the gap ends (its own line, not its sentence's first: code joins
+    ``return 127`` and ``else:`` into one sentence), in characters. Walks, no Python per line; a line longer
+    than a walk reads as not deeper."""
+    cp = codepoints(text)
+    g = np.asarray(gaps, np.int64)
+    if g.size == 0:
+        return np.zeros(0, dtype=bool)
+    last, _, _ = _walk(cp, seams[g] - 1, starts[g], _IS_SPACE, _INDENT_MAX + 8, back=True)  # (the colon)
+    head, far, _ = _walk(cp, last, np.zeros(g.size, np.int64), _NOT_LINE_END, _LINE_WALK, back=True)
+    line = np.where((head >= 0) & ~_in_table(_NOT_LINE_END, cp[np.maximum(head, 0)]), head + 1, head)
+    first, _, _ = _walk(cp, line, last, _BLANK, _INDENT_MAX)
+    return ~far & (starts[g + 1] - seams[g] > first - line)
+
+
+#: every character but a line's end (what a walk back to a line's start passes), and how far it walks
+_NOT_LINE_END = np.ones(0x110000, dtype=bool)
+_NOT_LINE_END[[0x0A, 0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x85, 0x2028, 0x2029]] = False
+_LINE_WALK = 1024
 
 
 def _line_ends_before(text: str, at: int) -> int:
@@ -1636,10 +1650,6 @@ _LEAD_IN_CP = np.array(sorted(ord(c) for c in ":,：，"), dtype=np.uint32)
 #: the colons that end a lead-in's line (``... wrote:``, ``具体如下：``)
 _COLONS = ":："
 _COLON_CP = np.array(sorted(map(ord, _COLONS)), dtype=np.uint32)
-#: a line that ends in an opening bracket or an operator goes on as code does (``if (x) {`` over its body,
-#: ``total = a +``): no definition list's term, whose bond to what follows is a heading's
-_GOES_ON = "{([=,\\+&|"
-_GOES_ON_CP = np.array(sorted(map(ord, _GOES_ON)), dtype=np.uint32)
 _PROSE_END_CP = np.array(sorted(ord(c) for c in _PROSE_END), dtype=np.uint32)
 _MARKUP_FIRST = np.array(sorted(ord(c) for c in "#=- \t\\<"), dtype=np.uint32)  # ATX, setext, LaTeX, HTML, their indent
 
