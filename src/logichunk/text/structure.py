@@ -38,8 +38,9 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
 * **no-cut gaps**: right after a heading (it titles what follows, so it opens a chunk and never ends
   one), after a paragraph that ends as a lead-in does (a colon or a comma: ``as follows:`` over its
   list, ``Hi Bob,`` over the letter) and after a line that ends with a colon (a mail's ``... wrote:``
-  over the quote, Python's ``def area(shape):`` over its body, read at the line's own end before the next
-  line's indent: the weakest no-cut, which a size limit breaks first), after a speaker's name on a line
+  over the quote: the weakest no-cut, which a size limit breaks first; over a line indented deeper with no
+  blank line between, Python's ``def area(shape):`` over its body or YAML's ``key:`` over its mapping, a
+  heading's bond, read at the colon's own line), after a speaker's name on a line
   of its own (a play's ``BARNARDO.``), a subtitle cue's number and timing line (SRT, WebVTT) and an
   FAQ's marked question over its answer (``Q:`` over ``A:``), after a Markdown table's header row and
   its delimiter row (they stay with its first row of values), after a definition list's term over its
