@@ -83,14 +83,65 @@ def test_a_relative_source_of_an_older_store_is_kept_said_and_recorded_in_full(m
     assert rep.pruned == () and rep.unpruned == ("notes/a.md (a relative path, not found from here)",)
     assert "notes/a.md" in {src for _d, _t, src in store.documents()}  # kept (a.md is stored anew beside it)
     monkeypatch.chdir(tmp_path)
-    rep = ingest(store, ["notes"], prune=True)
+    rep = ingest(store, ["notes"], prune=True)  # the old document is a.md by its text: two for one file, said
     sources = sorted(src for _d, _t, src in store.documents())
-    assert rep.unpruned == () and sources.count(str(notes / "a.md")) == 2 and str(notes / "b.md") in sources
+    assert rep.unpruned == () and sources.count(str(notes / "a.md")) == 1 and str(notes / "b.md") in sources
+    assert len(rep.refused) == 1 and "2 documents are stored for this one file" in rep.refused[0]
     (notes / "a.md").unlink()
     monkeypatch.chdir(notes)
     rep = ingest(store, ["."], prune=True)
-    assert sorted(rep.pruned) == [str(notes / "a.md")] * 2 and [s for _d, _t, s in store.documents()] == [
-        str(notes / "b.md")]
+    assert rep.pruned == (str(notes / "a.md"),) and "notes/a.md" in {s for _d, _t, s in store.documents()}
+
+
+def test_a_relative_source_never_matches_another_projects_file(make_store, tmp_path, monkeypatch):
+    """An older store's ``docs/README.md`` (ingested in project X) read from project Y: Y's file at that
+    relative path was "stored already with other text", and ``--replace`` deleted X's document. A relative
+    source is matched only by its text: Y's file is stored as new, X's document kept, even with ``replace``,
+    and the report names X's document as not matched."""
+    for proj, text in (("x", "# X\n\nProject X about xylophones.\n"), ("y", "# Y\n\nProject Y about yaks.\n")):
+        (tmp_path / proj / "docs").mkdir(parents=True)
+        (tmp_path / proj / "docs" / "README.md").write_text(text, encoding="utf-8")
+    store = make_store(settings=Settings(embedder="hash:64"))
+    old = ingest_text(store, "README", "# X\n\nProject X about xylophones.\n", source="docs/README.md")
+    monkeypatch.chdir(tmp_path / "y")
+    for replace in (False, True):
+        rep = ingest(store, ["docs"], replace=replace)
+        assert rep.refused == () and rep.replaced == () and rep.unmatched == (old,)
+    docs = {d: s for d, _t, s in store.documents()}
+    assert docs[old] == "docs/README.md" and str(tmp_path / "y" / "docs" / "README.md") in docs.values()
+    assert len(docs) == 2 and "xylophones" in "".join(b.content for b in store.blocks())
+
+
+def test_a_folder_ingested_through_a_link_then_its_real_path_is_stored_once(tmp_path, capsys):
+    """Sources were the link's name while matches and prunes went by real path: once the link was gone, the
+    real folder's files were stored again and the link's documents never pruned (every hit twice)."""
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "r.md").write_text("# R\n\nReal rhubarb.\n", encoding="utf-8")
+    (tmp_path / "link").symlink_to("real")
+    db = str(tmp_path / "kb.db")
+    assert cli(capsys, "ingest", str(tmp_path / "link"), "--db", db, *HASH, "--quiet")[0] == 0
+    (tmp_path / "link").unlink()
+    code, out, err = cli(capsys, "ingest", str(tmp_path / "real"), "--db", db, *HASH, "--prune")
+    assert code == 0 and "ingested 0 documents" in out and "unchanged, skipped" in err
+    assert [s for _d, _t, s in documents(db)] == [str((tmp_path / "real" / "r.md").resolve())]
+
+
+def test_prune_of_a_folder_left_without_text_files_still_prunes(tmp_path, capsys):
+    """``ingest B --prune`` once B's last text file was deleted stopped at "no text files" (exit status 2)
+    before the prune: the gone file's document stayed searchable. It is removed now, and the run says that
+    nothing was ingested."""
+    b = tmp_path / "B"
+    b.mkdir()
+    (b / "b1.md").write_text("# B1\n\nBeetles.\n", encoding="utf-8")
+    db = str(tmp_path / "kb.db")
+    assert cli(capsys, "ingest", str(b), "--db", db, *HASH, "--quiet")[0] == 0
+    (b / "b1.md").unlink()
+    (b / "NOTES").write_text("not a text file name\n", encoding="utf-8")
+    code, out, err = cli(capsys, "ingest", str(b), "--db", db, *HASH, "--prune")
+    assert code == 0 and documents(db) == [] and "removed 1 document(s)" in out
+    assert "nothing was ingested: no text files" in err and f"removed, its file is gone: {b / 'b1.md'}" in err
+    code, _out, err = cli(capsys, "ingest", str(b), "--db", db, *HASH)  # without --prune: still the error
+    assert code == 2 and "no text files" in err
 
 
 def _deny(monkeypatch, folder: Path) -> None:

@@ -315,6 +315,36 @@ def _memory(db: Path) -> Any:
     return Conversations(stores.get(None, create=True), kb.Limits()), stores
 
 
+def test_a_topic_left_pending_by_another_embedder_is_indexed_by_the_next_server(tmp_path):
+    """A server started with another embedder than the project's archives a topic it cannot index: it stayed
+    pending for good (only that session's topics were ever chunked). Its error says how to fix it, and the
+    next server with the project's embedder indexes it before its first recall."""
+    from logichunk.integrations.conversations import Conversations
+
+    db = tmp_path / "p.db"
+    first, stores = _memory(db)  # the project: embedded with hash:128
+    try:
+        first.remember("k", "Owls hunt at night in the forest.", "They do.")
+        first.end("k")
+    finally:
+        stores.close()
+    wrong = kb.Stores(Settings(db=str(db), embedder="hash:64"))
+    try:
+        memory = Conversations(wrong.get(None, create=True), kb.Limits())
+        for u, a in TURNS[:3]:
+            memory.remember("m", u, a)
+        errors = memory.end("m").get("archive_errors", [])
+        assert errors and all("indexed when a memory server" in e for e in errors)
+    finally:
+        wrong.close()
+    memory, stores = _memory(db)
+    try:
+        hits = memory.recall(TURNS[0][0], conversation_id="m")["episodes"]
+        assert hits and hits[0]["conversation_id"] == "m"
+    finally:
+        stores.close()
+
+
 def test_two_servers_on_one_database_keep_one_conversation(tmp_path):
     """Two `logichunk mcp` on one database: a raw UNIQUE constraint error and a lost turn, end_conversation
     deleting the other's open turns, a topic archived twice, and every recall of it `exchanges: null` after."""

@@ -117,9 +117,33 @@ class SessionArchiver:
                 for chapter, _order, _title in self.store.chapters(doc):
                     self.store.rechunk_chapter(chapter)
             except LogichunkError as e:
-                failed.append(f"topic {topic} is stored but not searchable yet: {e}")
+                failed.append(f"topic {topic} is stored but not searchable yet: {e}{PENDING_REMEDY}")
         self.errors.extend(failed)
         return failed
+
+
+#: how a topic left unindexed becomes searchable (said after the error that left it so)
+PENDING_REMEDY = (" — it is indexed when a memory server (logichunk mcp) starts with the project's embedder, or "
+                  "by `logichunk ingest` of any folder with it")
+
+
+def index_pending_topics(store: Any) -> list[str]:
+    """Chunk and embed the conversation topics whose blocks wait dirty (archived by a server whose embedder
+    could not index them): only :meth:`SessionArchiver.rechunk` indexed topics, its own session's, so such a
+    topic stayed unrecallable for good. Returns the failures, one line each (the topic stays pending)."""
+    failed = []
+    for did, _title, source in store.documents():
+        if not (source or "").startswith("memory:"):
+            continue
+        for chapter, _order, _title2 in store.chapters(did):
+            if not store.blocks(chapter, dirty=True):
+                continue
+            try:
+                store.rechunk_chapter(chapter)
+            except LogichunkError as e:
+                failed.append(f"{source} is stored but not searchable yet: {e}{PENDING_REMEDY}")
+                break
+    return failed
 
 
 class _Open:
@@ -155,6 +179,7 @@ class Conversations:
         self._lock = threading.RLock()
         self._open: dict[str, _Open] = {}
         self._ready = False
+        self._indexed = False  # topics left pending by another server: indexed once, before the first recall
 
     # ------------------------------------------------------------------ the stored session turns
     def _ensure_table(self) -> None:
@@ -361,6 +386,7 @@ class Conversations:
             raise InputError(f"max_chars must be an integer from 1 to {self.limits.max_text_chars}, got {max_chars!r}")
         conv = None if conversation_id is None else check_conversation_id(conversation_id)
         store = self.project.store
+        pending = self._index_pending()
         with self.project.lock:
             hits = search_topics(store, query, top_k, mode=mode, conversation_id=conv)
         turns_of: dict[str, list[LogicalBlock] | None] = {}
@@ -403,7 +429,21 @@ class Conversations:
                                                    "max_chars shows more")
         if why := store.embedder_mismatch():
             out["note"] = why
+        if pending:
+            out["archive_errors"] = pending[-3:]
         return out
+
+    def _index_pending(self) -> list[str]:
+        """Once per server, before its first recall: the project's topics left dirty (:func:`index_pending_topics`),
+        when this server's embedder is the project's (another one would fail on each)."""
+        if self._indexed:
+            return []
+        self._indexed = True
+        store = self.project.store
+        if store.embedder_mismatch():
+            return []
+        with self.project.lock:
+            return index_pending_topics(store)
 
 
 def _exchange(turn: int, b: LogicalBlock) -> dict[str, Any]:

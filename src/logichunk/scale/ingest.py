@@ -52,6 +52,8 @@ from ..store.ingest import (
     check_embedder,
     list_files,
     prune_missing,
+    prune_needs_none,
+    prune_only,
     source_of,
     store_file_document,
 )
@@ -97,9 +99,11 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
     if rechunk and check_cuts(store, recut):  # other size settings than the project's: so are they, or all cut again
         store.recut()
     walk = FileWalk()
-    files = list_files(paths, walk)  # nothing to ingest is said before Ray starts
+    files = list_files(paths, walk, none_ok=prune_needs_none(paths, prune))  # said before Ray starts
     tally = Tally()
     checks = FileChecks(store, replace, len(files))
+    if not files:  # a pruned folder with no text file left: no Ray to start
+        return prune_only(store, paths, walk, tally, checks)
     if others:  # the stored chapters first, here: no chapter is written with this embedder beside another's
         tally.rechunked(store.reembed())
     embedder = _embedder_for_workers(store) if rechunk else None  # a bad embedder fails before Ray starts

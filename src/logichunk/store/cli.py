@@ -70,8 +70,12 @@ def _ingest_notes(rep: Any, quiet: bool) -> None:
 
     for line in (*rep.refused, *rep.unreadable):
         print(f"skipped {line}", file=sys.stderr)
+    if rep.nothing:
+        print(f"nothing was ingested: {rep.nothing}", file=sys.stderr)
     if quiet:
         return
+    if rep.unmatched:
+        print(_unmatched_line(rep.unmatched), file=sys.stderr)
     for line in rep.duplicates:
         print(f"skipped {line}", file=sys.stderr)
     for f in rep.unchanged:
@@ -89,6 +93,16 @@ def _ingest_notes(rep: Any, quiet: bool) -> None:
         print(_unpruned_line(rep.unpruned), file=sys.stderr)
     if rep.skipped:
         print(skipped_summary(rep.skipped), file=sys.stderr)
+
+
+def _unmatched_line(ids: Any) -> str:
+    """One line on the documents whose relative source (an older logichunk's) matched no file of this run: a
+    file at that relative path from here may be another project's, so it was not taken for theirs."""
+    shown = ", ".join(ids[:10]) + (f" and {len(ids) - 10} more (logichunk documents)" if len(ids) > 10 else "")
+    return (f"not matched: {len(ids)} document(s) stored by an older logichunk with a relative source, which names "
+            f"no file from here ({shown}); a file here was stored as new if it was not one of them — ingest their "
+            "folder once from the folder they were ingested from (their full paths are then recorded), or delete "
+            "them by id (logichunk delete ID)")
 
 
 def _unpruned_line(unpruned: Any) -> str:

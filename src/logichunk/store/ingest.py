@@ -185,17 +185,29 @@ class FileWalk:
         return [str(e.filename) for e in self.unreadable]
 
 
-def list_files(paths: Sequence[str], walk: FileWalk | None = None) -> list[Path]:
+def list_files(paths: Sequence[str], walk: FileWalk | None = None, none_ok: bool = False) -> list[Path]:
     """:func:`iter_files` of ``paths``, each file once (:func:`once_each`); none at all is an
-    :class:`InputError` (naming what was skipped)."""
+    :class:`InputError` (naming what was skipped) unless ``none_ok`` (a prune of a folder emptied since: the
+    gone files' documents are still to remove)."""
     walk = FileWalk() if walk is None else walk
     files = once_each(iter_files(paths, skipped=walk.skipped, unreadable=walk.unreadable), walk.duplicates)
-    if not files:
-        left = [skipped_summary([str(f) for f in walk.skipped])] if walk.skipped else []
-        said = [*map(unreadable_line, walk.unreadable), *left]
-        raise InputError(f"no text files ({', '.join(SUFFIXES)}) in {', '.join(map(str, paths))}"
-                         + (f": {'; '.join(said)}" if said else ""))
+    if not files and not none_ok:
+        raise InputError(no_files_said(paths, walk))
     return files
+
+
+def no_files_said(paths: Sequence[str], walk: FileWalk) -> str:
+    """The one line for folders holding no text file, naming what was skipped (each reason once)."""
+    left = [skipped_summary([str(f) for f in walk.skipped])] if walk.skipped else []
+    said = [*map(unreadable_line, walk.unreadable), *left]
+    return (f"no text files ({', '.join(SUFFIXES)}) in {', '.join(map(str, paths))}"
+            + (f": {'; '.join(said)}" if said else ""))
+
+
+def prune_needs_none(paths: Sequence[str], prune: bool) -> bool:
+    """Whether an ingest goes on with no text file to store: a ``--prune`` of a folder given (its files all
+    deleted since) still removes their documents, which an early "no text files" left searchable."""
+    return prune and any(os.path.isdir(p) for p in paths)
 
 
 def once_each(files: Iterable[Path], duplicates: list[str]) -> list[Path]:
@@ -235,6 +247,8 @@ class IngestReport:
     duplicates: tuple[str, ...] = ()  # "file: the same file as first" of files reached again in this run: skipped
     unreadable: tuple[str, ...] = ()  # "folder: why" of folders that could not be listed: their files not read
     unpruned: tuple[str, ...] = ()  # "source (why)" of documents ``prune`` could not check: kept
+    unmatched: tuple[str, ...] = ()  # ids of documents with a relative source (an older logichunk's) matched to no file
+    nothing: str = ""  # why nothing was read (a folder pruned with no text file left in it), else ""
 
     @property
     def failed(self) -> bool:
@@ -296,10 +310,12 @@ def ingest_text(store: Store, title: str, text: str, source: str | None = None) 
 
 
 def source_of(path: str | os.PathLike[str]) -> str:
-    """The source a file's document records: its absolute path (links kept as named). A path as given
+    """The source a file's document records: its real path (absolute, links resolved). A path as given
     (``notes/a.md``) names the file only from the folder the ingest ran in: read from another one, a prune
-    took the file for deleted and removed its document, edits and all."""
-    return os.path.abspath(path)
+    took the file for deleted and removed its document, edits and all. A link's own name was matched and
+    pruned by its target (realpath) while stored as named: once the link was gone, the files read through
+    their real folder were stored a second time and the link's documents never pruned."""
+    return os.path.realpath(path)
 
 
 @dataclass(frozen=True)
@@ -324,13 +340,14 @@ class FileDocument:
         return sum(len(b) for _, b in self.chapters)
 
 
-def _stored_sources(store: Store) -> dict[str, list[str]]:
-    """Resolved source path -> ids of this project's documents ingested from it. A relative source (stored by
-    a logichunk before :func:`source_of`) is resolved from the working directory: right where it was
-    ingested from, and matching no file elsewhere."""
+def _stored_sources(store: Store, relative: bool = False) -> dict[str, list[str]]:
+    """Real source path -> ids of this project's documents ingested from it: the absolute sources, or with
+    ``relative`` the relative ones (stored by a logichunk before :func:`source_of`) resolved from the working
+    directory. Those are only candidates: from another folder the same relative name is another project's
+    file (:meth:`FileChecks.check` matches one only by its text)."""
     out: dict[str, list[str]] = {}
     for did, _title, source in store.documents():
-        if source:
+        if source and os.path.isabs(source) != relative and "://" not in source and not source.startswith("memory:"):
             out.setdefault(os.path.realpath(source), []).append(did)
     return out
 
@@ -366,7 +383,8 @@ class FileChecks:
         self.store, self.replace, self.files = store, replace, files
         self.seen = store.generation()  # the store as ``known`` read it (read first: a write between reads again)
         self.known = _stored_sources(store)
-        self.relative = {d for d, _t, src in store.documents() if src and not os.path.isabs(src)}
+        self.old = _stored_sources(store, relative=True)  # candidates only: matched by their text
+        self.relative = {d for ids in self.old.values() for d in ids}  # not matched yet: said in the report
         self.unchanged: list[str] = []
         self.empty: list[str] = []
         self.edited: list[str] = []
@@ -390,7 +408,15 @@ class FileChecks:
         stored already with the same text (``unchanged``), differing from its document only in blocks edited
         in the store (``edited``: the edits are kept), or stored with other text without ``replace``
         (:meth:`refuse`)."""
-        earlier = self.known.get(os.path.realpath(path), [])
+        real = os.path.realpath(path)
+        earlier = self.known.get(real, [])
+        old = [d for d in self.old.get(real, []) if d in self.relative and self._same_text(d, path, text_hash)]
+        if len(earlier) + len(old) > 1 and not (self.replace and not old):
+            self.relative.difference_update(old)  # (named in this line, not again as unmatched)
+            self.refuse(_several(path, [*earlier, *old], not old), "; nothing was ingested")
+            return None
+        if old:  # an older logichunk's relative source, shown to be this file by its text: never replaced
+            return self._old_match(path, old[0], text_hash)
         differ = [d for d in earlier if sha256(_document_text(self.store, d)) != text_hash]
         if not earlier or (differ and self.replace):
             return earlier
@@ -401,8 +427,19 @@ class FileChecks:
         else:
             self.refuse(_other_text(self.store, path, differ[0]), "; nothing was ingested")
             return None
-        self._record_full_path(path, earlier)
         return None
+
+    def _same_text(self, document_id: str, path: Path, text_hash: str) -> bool:
+        """Whether a document holds the file's text (edited blocks aside): what shows that a relative source
+        names this file, and not another project's file at the same relative path."""
+        return (sha256(_document_text(self.store, document_id)) == text_hash
+                or _only_edits_differ(self.store, document_id, path))
+
+    def _old_match(self, path: Path, document_id: str, text_hash: str) -> None:
+        """A relative source matched by its text: skipped (unchanged or edited), its full path recorded."""
+        same = sha256(_document_text(self.store, document_id)) == text_hash
+        (self.unchanged if same else self.edited).append(str(path))
+        self._record_full_path(path, [document_id])
 
     def _record_full_path(self, path: Path, documents: Sequence[str]) -> None:
         """Documents found by a relative source (stored before sources were absolute) get the file's full path:
@@ -433,6 +470,14 @@ class FileChecks:
     def wrote(self) -> None:
         """This ingest wrote (a document, its chunks): the store as it now stands is the one checked."""
         self.seen = self.store.generation()
+
+
+def _several(path: Path, documents: Sequence[str], replaceable: bool) -> str:
+    """The line refusing a file that several stored documents hold (a relative and an absolute source of one
+    file, two ingests): which documents, and how to keep one."""
+    return (f"{path}: {len(documents)} documents are stored for this one file ({', '.join(documents)}) — delete "
+            "all but one by id (logichunk delete ID)" + (", or --replace replaces them all with the file"
+                                                          if replaceable else ""))
 
 
 def _other_text(store: Store, path: Path, document_id: str) -> str:
@@ -467,14 +512,15 @@ class Tally:
             self.children += r.children_written
             self.embedded += r.embedded
 
-    def report(self, checks: FileChecks, walk: FileWalk, pruned: Pruned | None = None) -> IngestReport:
+    def report(self, checks: FileChecks, walk: FileWalk, pruned: Pruned | None = None,
+               nothing: str = "") -> IngestReport:
         pruned = Pruned() if pruned is None else pruned
         return IngestReport(self.docs, self.chapters, self.blocks, self.chars, self.parents, self.children,
                             self.embedded, time.perf_counter() - self.t0, tuple(checks.unchanged),
                             tuple(self.replaced), tuple(checks.empty), tuple(map(str, walk.skipped)),
                             tuple(pruned.removed), tuple(checks.edited), tuple(checks.refused),
                             tuple(walk.duplicates), tuple(map(unreadable_line, walk.unreadable)),
-                            tuple(pruned.unchecked))
+                            tuple(pruned.unchecked), tuple(sorted(checks.relative)), nothing)
 
 
 @dataclass
@@ -619,8 +665,10 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
     if rechunk:
         store.run_params  # noqa: B018 - an unknown or unloadable tokenizer is refused before anything is written
     walk = FileWalk()
-    files = list_files(paths, walk)
+    files = list_files(paths, walk, none_ok=prune_needs_none(paths, prune))
     checks = FileChecks(store, replace, len(files))
+    if not files:
+        return prune_only(store, paths, walk, tally, checks)
     for f, text_hash, earlier in _checked(files, checks):  # read again, one at a time: never all texts held
         doc = FileDocument.of(f, read_text_file(f))
         if doc.text_hash != text_hash:
@@ -637,6 +685,14 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
     if rechunk:
         tally.rechunked(store.rechunk_dirty())
     return tally.report(checks, walk, pruned)
+
+
+def prune_only(store: Store, paths: Sequence[str], walk: FileWalk, tally: Tally, checks: FileChecks) -> IngestReport:
+    """An ingest with ``prune`` of folders holding no text file: nothing read, the gone files' documents removed,
+    and why nothing was ingested said in the report (``nothing``)."""
+    pruned = prune_missing(store, paths, walk.unlisted)
+    nothing = f"no text files ({', '.join(SUFFIXES)}) in {', '.join(map(str, paths))}"  # (what was skipped: its own lines)
+    return tally.report(checks, walk, pruned, nothing=nothing)
 
 
 def _checked(files: Sequence[Path], checks: FileChecks) -> list[tuple[Path, str, list[str]]]:
