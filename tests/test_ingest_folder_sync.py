@@ -112,6 +112,22 @@ def test_a_relative_source_never_matches_another_projects_file(make_store, tmp_p
     assert len(docs) == 2 and "xylophones" in "".join(b.content for b in store.blocks())
 
 
+def test_a_relative_source_outside_the_folders_ingested_is_not_theirs_to_report(make_store, tmp_path, monkeypatch):
+    """A document the service stored under a client's file name (``up.txt``, a relative source) was reported on
+    every later ingest of any folder as "not matched ... stored by an older logichunk", and on every prune as
+    "not pruned": only a relative source that, read from here, lies among the paths ingested is theirs to say."""
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "a.md").write_text("# A\n\nApples.\n", encoding="utf-8")
+    store = make_store(settings=Settings(embedder="hash:64"))
+    upload = ingest_text(store, "up", "Uploaded through the service.\n", source="up.txt")
+    legacy = ingest_text(store, "gone", "A file of the folder, since deleted.\n", source="notes/gone.md")
+    monkeypatch.chdir(tmp_path)
+    rep = ingest(store, ["notes"], prune=True)
+    assert rep.unmatched == (legacy,) and upload not in rep.unmatched
+    assert [u for u in rep.unpruned if "up.txt" in u] == [] and any("notes/gone.md" in u for u in rep.unpruned)
+    assert {d for d, _t, _s in store.documents()} >= {upload, legacy}
+
+
 def test_a_folder_ingested_through_a_link_then_its_real_path_is_stored_once(tmp_path, capsys):
     """Sources were the link's name while matches and prunes went by real path: once the link was gone, the
     real folder's files were stored again and the link's documents never pruned (every hit twice)."""

@@ -355,6 +355,9 @@ def test_block_errors_and_project_scoping(client, docs):
     assert client.put(f"/api/projects/other/blocks/{blk['id']}", headers=H, json={"content": "x"}).status_code == 404
     assert client.put(f"{P}/blocks/{blk['id']}", headers=H, json={"text": "x"}).status_code == 422
     assert client.put(f"{P}/blocks/{blk['id']}", headers=H, json={"content": "a", "expected_revision": 0}).status_code == 422
+    for lax in ("1", 1.0, True):  # (strict, as top_k: a string, a float or a boolean is no revision)
+        r = client.put(f"{P}/blocks/{blk['id']}", headers=H, json={"content": "a", "expected_revision": lax})
+        assert r.status_code == 422, lax
     r = client.post(f"{P}/blocks/{blk['id']}/rechunk", headers=H)
     assert r.status_code == 202 and r.json()["id"] == blk["id"]
     assert wait_clean(client, blk["id"])["status"] == "clean"
@@ -459,6 +462,13 @@ def test_search_validation(client):
     for bad in ({"query": ""}, {"query": "   "}, {"query": "x", "top_k": 0}, {"q": "x"}, {"query": "x", "top_k": True}):
         assert client.post(f"{P}/search", headers=H, json=bad).status_code == 422, bad
     assert client.post("/api/projects/missing/search", headers=H, json={"query": "x"}).status_code == 404
+    # a URL parameter that is no UTF-8 (an encoded lone surrogate, a stray byte) is refused, not read as U+FFFD
+    for raw in ("%ED%A0%80", "%FF%FE"):
+        r = client.get(f"{P}/search?q={raw}", headers=H)
+        assert r.status_code == 422 and "UTF-8" in r.json()["error"]["message"], raw
+        r = client.post(f"{P}/documents/upload?title={raw}", headers=H, content=b"Some text here.\n")
+        assert r.status_code == 422, raw
+    assert client.get(f"{P}/search?q=%E6%A1%83%E8%8A%B1", headers=H).status_code == 200  # (UTF-8: 桃花)
 
 
 def test_bubbles_for_an_unbreakable_sentence(client):

@@ -31,7 +31,7 @@ class DocumentIn(_Strict):
 
 class BlockEdit(_Strict):
     content: str = Field(description="the block's new text (may be empty)")
-    expected_revision: int | None = Field(
+    expected_revision: StrictInt | None = Field(  # (strict: "1", 2.0 and true are no revision)
         None, ge=1, description="optimistic concurrency: refuse with 409 unless the block is still at this revision")
 
 

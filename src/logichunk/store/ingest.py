@@ -379,12 +379,14 @@ class FileChecks:
     (unreadable, binary, stored with other text) is an error when it is the only file, as for ``chunk``;
     among several it is skipped with its one line (``refused``) and the others are ingested."""
 
-    def __init__(self, store: Store, replace: bool, files: int = 1) -> None:
+    def __init__(self, store: Store, replace: bool, files: int = 1, paths: Sequence[str] = ()) -> None:
         self.store, self.replace, self.files = store, replace, files
         self.seen = store.generation()  # the store as ``known`` read it (read first: a write between reads again)
         self.known = _stored_sources(store)
         self.old = _stored_sources(store, relative=True)  # candidates only: matched by their text
-        self.relative = {d for ids in self.old.values() for d in ids}  # not matched yet: said in the report
+        # not matched yet, said in the report: those that would lie among the ``paths`` ingested, read from here
+        # (a document the service stored under a client's file name, "up.txt", is no older ingest of them)
+        self.relative = {d for real, ids in self.old.items() if not paths or _among(real, paths) for d in ids}
         self.unchanged: list[str] = []
         self.empty: list[str] = []
         self.edited: list[str] = []
@@ -565,12 +567,20 @@ def _prune_state(source: str | None, roots: Sequence[str], locked: Sequence[str]
     folders, under a folder that could not be listed, or there); else why it is kept unchecked."""
     if not source or "://" in source or source.startswith("memory:"):
         return ""
-    if not os.path.isabs(source):  # stored by an older logichunk: relative to which folder?
+    if not os.path.isabs(source):  # stored by an older logichunk: relative to which folder? (read from here, one
+        if not _inside(os.path.realpath(source), roots):  # outside the folders pruned is none of theirs to say)
+            return ""
         return "" if os.path.lexists(source) else "a relative path, not found from here"
     real = os.path.realpath(source)
     if not _inside(real, roots) or _inside(real, locked):
         return ""
     return _file_state(source)
+
+
+def _among(real: str, paths: Sequence[str]) -> bool:
+    """Whether the real path ``real`` is one of ``paths`` or lies in one of its folders."""
+    reals = [os.path.realpath(p) for p in paths]
+    return real in reals or _inside(real, reals)
 
 
 def _inside(path: str, folders: Sequence[str]) -> bool:
@@ -666,7 +676,7 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
         store.run_params  # noqa: B018 - an unknown or unloadable tokenizer is refused before anything is written
     walk = FileWalk()
     files = list_files(paths, walk, none_ok=prune_needs_none(paths, prune))
-    checks = FileChecks(store, replace, len(files))
+    checks = FileChecks(store, replace, len(files), paths)
     if not files:
         return prune_only(store, paths, walk, tally, checks)
     for f, text_hash, earlier in _checked(files, checks):  # read again, one at a time: never all texts held

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import parse_qsl
 
 from fastapi import Depends, Request
 from fastapi.concurrency import run_in_threadpool
@@ -39,6 +40,17 @@ def check_text(text: str, what: str) -> str:
         return check_unicode(text, what)
     except InputError as e:
         raise ApiError(422, "invalid_request", str(e)) from None
+
+
+def check_query(request: Request) -> None:
+    """A URL's parameters that are no UTF-8 (an encoded lone surrogate ``%ED%A0%80``, ``%FF``): a 422, as the
+    same text in a JSON body gets; the framework had decoded them with U+FFFD in their place, stored as such."""
+    raw = request.scope.get("query_string", b"").decode("latin-1")
+    try:
+        parse_qsl(raw, keep_blank_values=True, encoding="utf-8", errors="strict")
+    except UnicodeDecodeError:
+        raise ApiError(422, "invalid_request", "a URL parameter is not UTF-8 (percent-encode the text's UTF-8 "
+                       "bytes; an unpaired surrogate is no text)") from None
 
 
 #: the OpenAPI body of a file upload: the raw bytes, or a multipart field ``file``

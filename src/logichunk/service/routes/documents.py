@@ -31,7 +31,7 @@ from ..jobs import ProjectRuntime
 from ..responses import DocumentCreated, DocumentCurves, DocumentDetail, DocumentList, DocumentTree, answer
 from ..schemas import DocumentIn
 from ..views import block_json, cut_points, document_summary, document_tree, documents_by_id, layout
-from .common import AUTH, UPLOAD_BODY, check_text, check_text_size, read_upload, runtime, service
+from .common import AUTH, UPLOAD_BODY, check_query, check_text, check_text_size, read_upload, runtime, service
 
 router = APIRouter(prefix="/api/projects/{project}/documents", tags=["documents"], dependencies=AUTH)
 
@@ -117,6 +117,7 @@ def create_document(request: Request, project: str, body: DocumentIn, wait: floa
 async def upload_document(request: Request, project: str,
                           title: str | None = Query(None, max_length=300, description="default: the file name"),
                           wait: float = WAIT, copy: bool = COPY, idempotency_key: str | None = KEY) -> JSONResponse:
+    check_query(request)
     rt = await run_in_threadpool(_rt, request, project)
     key = None if idempotency_key is None else IdempotencyKeys.check_key(idempotency_key)
     up = await read_upload(request, title or "upload")

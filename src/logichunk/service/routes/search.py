@@ -14,7 +14,7 @@ from ..errors import ApiError
 from ..responses import BubbleList, SearchAnswer, answer
 from ..schemas import SearchIn
 from ..views import hits_json, jsonable
-from .common import AUTH, check_text, runtime, service
+from .common import AUTH, check_query, check_text, runtime, service
 
 router = APIRouter(prefix="/api/projects/{project}", tags=["search"], dependencies=AUTH)
 
@@ -71,6 +71,7 @@ def search_post(request: Request, project: str, body: SearchIn) -> dict[str, Any
             responses=answer(SearchAnswer, "hits, best first"))
 def search_get(request: Request, project: str, q: str = Query(..., min_length=1), mode: str | None = None,
                top_k: int | None = Query(None, ge=1)) -> dict[str, Any]:
+    check_query(request)
     return _search(request, project, SearchIn(query=q, mode=mode, top_k=top_k))
 
 
