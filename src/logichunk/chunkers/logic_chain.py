@@ -149,21 +149,18 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
     if introduces is not None and introduces.any():
         forbid &= ~introduces
         part = cut | introduces
-        sub = np.zeros(strength.size + 1, np.int64)
-        np.cumsum(part, out=sub[1:])
-        ssize = np.bincount(sub, weights=sizes)
-        opened = np.zeros(ssize.size, bool)
-        opened[sub[1:][introduces]] = True  # (the parts that open right after a lead-in)
-        forbid |= ~part & opened[sub[:-1]] & (ssize[sub[:-1]] <= max_size)
+        ids, fits = _parts(part, sizes, max_size)
+        opened = np.zeros(fits.size, bool)
+        opened[ids[1:][introduces]] = True  # (the parts that open right after a lead-in)
+        forbid |= ~part & (fits & opened)[ids[:-1]]
     if lists is not None and lists.any():
         merged = cut & ~lists if edges is None else (cut & ~lists) | edges
         if introduces is not None:
             merged |= introduces
-        part = np.zeros(strength.size + 1, np.int64)
-        np.cumsum(merged, out=part[1:])
-        listed = np.zeros(int(part[-1]) + 1, bool)
-        listed[part[:-1][lists & ~merged]] = True  # (only the parts that hold a list: the others are paragraphs)
-        forbid |= _fits_whole(merged, sizes, max_size) & listed[part[:-1]]
+        ids, fits = _parts(merged, sizes, max_size)
+        listed = np.zeros(fits.size, bool)
+        listed[ids[:-1][lists & ~merged]] = True  # (only the parts that hold a list: the others are paragraphs)
+        forbid |= ~merged & (fits & listed)[ids[:-1]]
     if block is not None and block.any():
         inside = block if edges is None else block & ~edges
         run = np.diff(np.concatenate(([0], inside.view(np.int8), [0])))
@@ -178,29 +175,33 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
             fits &= free[g1] > free[g0]  # (a gap of the block no no-cut holds)
             strong = held if weak is None else held & ~weak
             fits &= ~((g0 > 0) & strong[np.maximum(g0 - 1, 0)])  # (no heading's bond into the block)
-        mark = np.zeros(strength.size + 1, np.int64)
-        np.add.at(mark, g0[fits], 1)
-        np.add.at(mark, g1[fits], -1)
-        forbid |= np.cumsum(mark[:-1]) > 0
+        forbid |= _in_runs(g0[fits], g1[fits], strength.size)
         if parts is not None and parts.any() and over.any():
-            big = np.zeros(strength.size + 1, np.int64)
-            np.add.at(big, g0[over], 1)
-            np.add.at(big, g1[over], -1)
-            in_big = np.cumsum(big[:-1]) > 0
-            edge = ~in_big | (parts if held is None else parts & ~held)  # (not a blank line before its closing marks)
-            sub = np.zeros(strength.size + 1, np.int64)
-            np.cumsum(edge, out=sub[1:])
-            ssize = np.bincount(sub, weights=sizes)
-            forbid |= ~edge & (ssize[sub[:-1]] <= max_size)
+            edge = ~_in_runs(g0[over], g1[over], strength.size) | (parts if held is None else parts & ~held)
+            forbid |= _fits_whole(edge, sizes, max_size)  # (an edge: not a blank line before its closing marks)
     return STRUCTURE_REWARD[strength], forbid
+
+
+def _parts(cut: np.ndarray, sizes: np.ndarray, max_size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The text parted at the ``cut`` gaps: each atom's part (``len(sizes)`` ids) and, per part, whether it
+    fits ``max_size``."""
+    ids = np.zeros(cut.size + 1, np.int64)
+    np.cumsum(cut, out=ids[1:])
+    return ids, np.bincount(ids, weights=sizes) <= max_size
 
 
 def _fits_whole(cut: np.ndarray, sizes: np.ndarray, max_size: int) -> np.ndarray:
     """The gaps inside a part that fits ``max_size``, the text parted at the ``cut`` gaps."""
-    part = np.zeros(cut.size + 1, np.int64)
-    np.cumsum(cut, out=part[1:])
-    size = np.bincount(part, weights=sizes)
-    return ~cut & (size[part[:-1]] <= max_size)
+    ids, fits = _parts(cut, sizes, max_size)
+    return ~cut & fits[ids[:-1]]
+
+
+def _in_runs(g0: np.ndarray, g1: np.ndarray, n: int) -> np.ndarray:
+    """Per gap of ``n``, whether it lies in one of the disjoint runs of gaps ``[g0, g1)``."""
+    mark = np.zeros(n + 1, np.int64)
+    np.add.at(mark, g0, 1)
+    np.add.at(mark, g1, -1)
+    return np.cumsum(mark[:-1]) > 0
 
 
 def _is_int(x: object) -> bool:

@@ -1064,14 +1064,15 @@ def _opens_item(text: str, starts: np.ndarray, first: np.ndarray, idx: np.ndarra
 #: a list item's number in brackets or circled, as Chinese laws and official documents number an article's
 #: items (``（一）登记申请书；``, ``（1）``, ``(2)``, ``①``, ``⑴``, ``⒈``), and a contract's clauses (``(a) any
 #: loss``, ``(iv) the``: a letter or a Roman numeral in brackets, a space after it)
-_ENCLOSED_NUMBER = re.compile(r"[（(](?:[一二三四五六七八九十]{1,3}|[0-9]{1,2}|[０-９]{1,2}|[a-zA-Z]|[ivxIVX]{2,5})[）)]"
-                             r"[ \t\u3000](?![ \t\u3000]*\d)|[（(](?:[一二三四五六七八九十]{1,3}|[0-9]{1,2}|[０-９]{1,2})[）)]"
-                             r"|[\u2460-\u249b]")
+_ITEM_NUMBER = r"[一二三四五六七八九十]{1,3}|[0-9]{1,2}|[０-９]{1,2}"  # (in brackets: a number, or a letter or Roman)
+_ITEM_LETTER = r"[a-zA-Z]|[ivxIVX]{2,5}"
+_ENCLOSED_NUMBER = re.compile(rf"[（(](?:{_ITEM_NUMBER}|{_ITEM_LETTER})[）)][ \t\u3000](?![ \t\u3000]*\d)"
+                              rf"|[（(](?:{_ITEM_NUMBER})[）)]|[\u2460-\u249b]")
 _ENCLOSED_FIRST = np.array(sorted({ord("（"), ord("(")} | set(range(0x2460, 0x249C))), dtype=np.uint32)
 
 
 #: a list item's number alone on its line, the item's text under it: ``（2）``, ``①``, ``3.``, ``(b)``, ``二、``
-_BARE_NUMBER = re.compile(r"[ \t\u3000]*(?:[（(](?:[一二三四五六七八九十]{1,3}|[0-9]{1,2}|[０-９]{1,2}|[a-zA-Z]|[ivxIVX]{2,5})[）)]|[\u2460-\u249b]"
+_BARE_NUMBER = re.compile(rf"[ \t\u3000]*(?:[（(](?:{_ITEM_NUMBER}|{_ITEM_LETTER})[）)]|[\u2460-\u249b]"
                           r"|[0-9０-９]{1,3}[.．、)）]|[一二三四五六七八九十]{1,3}、)\s*")
 _BARE_NUMBER_MAX = 16
 _BARE_FIRST = np.array(sorted(set(map(ord, " \t\u3000（(0123456789０１２３４５６７８９一二三四五六七八九十"))
@@ -1275,8 +1276,9 @@ def _deeper_under(text: str, starts: np.ndarray, seams: np.ndarray, gaps: np.nda
 
 
 #: every character but a line's end (what a walk back to a line's start passes), and how far it walks
+_LINE_END_CHARS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # (as str.splitlines reads them)
 _NOT_LINE_END = np.ones(0x110000, dtype=bool)
-_NOT_LINE_END[[0x0A, 0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x85, 0x2028, 0x2029]] = False
+_NOT_LINE_END[[ord(c) for c in _LINE_END_CHARS]] = False
 _LINE_WALK = 1024
 
 
@@ -1286,7 +1288,7 @@ def _line_ends_before(text: str, at: int) -> int:
     k, n = at, 0
     while k > 0 and text[k - 1].isspace():
         k -= 1
-        n += text[k] in "\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029" or (text[k] == "\r" and text[k + 1 : k + 2] != "\n")
+        n += text[k] in _LINE_END_CHARS and not (text[k] == "\r" and text[k + 1 : k + 2] == "\n")
     return n
 
 
