@@ -84,3 +84,25 @@ def test_http_mcp_behind_the_api_key(tmp_path):
 
         res = anyio.run(_session, url, {"Authorization": f"Bearer {KEY}"}, more)
         assert [(e["user"], e["assistant"]) for e in res["episodes"][0]["exchanges"]] == TURNS[3:]
+
+
+def test_a_lone_surrogate_is_refused_as_on_stdio(tmp_path):
+    """The SDK's parser answered "Parse error: unexpected end of hex escape at line 1 column 128" (no id):
+    now the same error stdio gives, naming the surrogate, for the request's id; the session goes on."""
+    headers = {"X-API-Key": KEY, "Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    call_7 = ('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"remember","arguments":'
+              '{"conversation_id":"s","user":"bad \\ud800 surrogate text"}}}')
+    with serve(str(tmp_path / "kb.db")) as (url, _proc, _lines), httpx.Client(base_url=url, headers=headers) as c:
+        r = c.post("/mcp", json=INIT)
+        assert r.status_code == 200, r.text
+        session = {"mcp-session-id": r.headers["mcp-session-id"], "mcp-protocol-version": INIT["params"]["protocolVersion"]}
+        assert c.post("/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session).status_code == 202
+        r = c.post("/mcp", content=call_7.encode(), headers=session)
+        assert r.status_code == 400 and r.headers["content-type"].startswith("application/json"), r.text
+        err = r.json()
+        assert err["id"] == 7 and err["error"]["code"] == -32700, err
+        assert "unpaired surrogate" in err["error"]["message"] and "\\ud800" in err["error"]["message"], err
+        # without the key: still 401 first; a pair (an emoji, as json.dumps escapes it) is text, and the session goes on
+        assert httpx.post(url + "/mcp", content=call_7.encode(), headers={**headers, "X-API-Key": ""}).status_code == 401
+        r = c.post("/mcp", headers=session, content=call_7.replace("bad \\ud800 surrogate", "a cat \\ud83d\\udc08").encode())
+        assert r.status_code == 200 and '"turn":0' in r.text and '"isError":false' in r.text, r.text

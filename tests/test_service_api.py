@@ -289,6 +289,20 @@ def test_bad_document_bodies(client):
     assert r.json()["error"]["details"][0]["field"] == "text"
 
 
+def test_a_json_body_that_is_not_utf8_says_so_and_where(client):
+    """Invalid UTF-8 in a JSON body was a bare 400 "There was an error parsing the body"."""
+    cases = [(f"{P}/documents", b'{"title": "x", "text": "caf\xe9 au lait"}', "byte 0xE9 at byte offset 27"),
+             (f"{P}/documents", b'\xef\xbb\xbf{"title": "x", "text": "caf\xe9"}', "byte 0xE9 at byte offset 30"),
+             ("/api/chunk", b'{"text": "ok \xed\xa0\x80 then \xff"}', "byte 0xED at byte offset 13"),
+             ("/api/chunk", b'\xff{"text": "x"}', "byte 0xFF at byte offset 0")]
+    for path, body, where in cases:
+        r = client.post(path, headers={**H, "Content-Type": "application/json"}, content=body)
+        assert r.status_code == 400, (body, r.text)
+        err = r.json()["error"]
+        assert err["code"] == "invalid_json" and "not UTF-8" in err["message"] and where in err["message"], err
+        assert "\n" not in err["message"] and "Traceback" not in r.text
+
+
 def test_oversized_bodies_are_refused_before_reading(client):
     big = b"a" * (256 * 1024 + 1)
     r = client.post(f"{P}/documents/upload", headers=H, content=big)

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import http.client
+import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -94,6 +98,48 @@ def test_oversized_uploads_on_the_wire(live):
     r = c.post(f"{P}/documents/upload", content=chunks())
     assert r.status_code == 413 and r.json()["error"]["code"] == "too_large"
     assert c.get("/api/health").status_code == 200  # and the server is fine
+
+
+def _post_whole(url: str, path: str, body: bytes, *, chunked: bool) -> tuple[int, dict, str | None]:
+    """POST with the standard library's client, which sends the whole body before it reads the answer (as
+    requests and urllib do; httpx reads an answer that comes while it writes, so it never met the reset):
+    the status, the JSON body and the Connection header."""
+    u = urlsplit(url)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+    try:
+        if chunked:  # no Content-Length: the limit is passed mid-stream
+            pieces = (body[i:i + 65536] for i in range(0, len(body), 65536))
+            conn.request("POST", path, body=pieces, headers=H, encode_chunked=True)
+        else:
+            conn.request("POST", path, body=body, headers=H)
+        r = conn.getresponse()
+        return r.status, json.loads(r.read()), r.getheader("connection")
+    finally:
+        conn.close()
+
+
+def test_an_oversized_body_gets_its_413_not_a_reset(live):
+    """The 413 was sent before the body was read and the connection closed under a client still sending
+    (ConnectionResetError, BrokenPipeError): 8 MiB is far more than the socket buffers hold. The refused
+    body is now read and dropped first (up to limits.drain_cap: here 16 MiB)."""
+    big = b"x" * (8 * 1024 * 1024)
+    for chunked in (False, True):
+        status, body, connection = _post_whole(live["url"], f"{P}/documents/upload", big, chunked=chunked)
+        assert status == 413 and body["error"]["code"] == "too_large", (chunked, body)
+        assert body["error"]["details"]["limit_bytes"] == 65536 and connection == "close"
+    assert live["client"].get("/api/health").status_code == 200
+
+
+def test_a_client_waiting_for_100_continue_gets_the_413_at_once(live):
+    """Reading a refused body makes the server send 100 Continue: a client that waits for it before sending
+    (curl does for large bodies) would be asked for the body only to have it dropped."""
+    u = urlsplit(live["url"])
+    head = (f"POST {P}/documents/upload HTTP/1.1\r\nHost: {u.netloc}\r\nX-API-Key: {KEY}\r\n"
+            f"Content-Length: {8 * 1024 * 1024}\r\nExpect: 100-continue\r\n\r\n")
+    with socket.create_connection((u.hostname, u.port), timeout=10) as s:
+        s.sendall(head.encode())
+        answer = s.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 413 "), answer[:80]
 
 
 def test_every_route_over_the_wire(live):

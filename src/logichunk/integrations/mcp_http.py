@@ -18,7 +18,7 @@ from starlette.routing import Route
 
 from ..errors import InputError
 from . import kb
-from .mcp_server import build_server
+from .mcp_server import LoneSurrogates, build_server
 
 PATH = "/mcp"
 
@@ -90,7 +90,9 @@ def mount_mcp(app: Any, service: Any, allow: Sequence[str] = ()) -> None:
     server.streamable_http_app(streamable_http_path=PATH, max_request_body_size=service.settings.service_max_body_bytes,
                                transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
     manager = server.session_manager
-    app.router.routes.append(Route(PATH, endpoint=RequireKey(manager.handle_request, service.api_key)))
+    # the key first; then a lone surrogate escape answered as on stdio (the SDK's own parse error is cryptic)
+    app.router.routes.append(Route(PATH, endpoint=RequireKey(LoneSurrogates(manager.handle_request),
+                                                             service.api_key)))
     inner = app.router.lifespan_context
 
     @contextlib.asynccontextmanager

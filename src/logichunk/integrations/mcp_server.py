@@ -22,6 +22,7 @@ import functools
 import io
 import json
 import logging
+import re
 import sys
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any, Literal, Protocol
@@ -180,22 +181,102 @@ def _unreadable(line: str) -> mcp_types.JSONRPCError | None:
     except ValueError as e:
         log.warning("stdin: a line that is not JSON: %s", e)
         return _rpc_error(None, mcp_types.PARSE_ERROR, f"Parse error: the line is not JSON ({e})")
-    rid = msg.get("id") if isinstance(msg, dict) else None
-    rid = rid if isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool)) else None
+    rid = _request_id(msg)
     if rid is None and isinstance(msg, dict) and "method" in msg and "id" not in msg:
         log.warning("stdin: dropped a notification the SDK cannot read")
         return None
-    try:
-        json.dumps(msg, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError as e:
-        return _rpc_error(rid, mcp_types.PARSE_ERROR, f"Parse error: the message holds an unpaired surrogate "
-                          f"(a lone \\u{ord(e.object[e.start]):04x} escape); send valid Unicode")
+    said = _lone_surrogate(msg)
+    if said is not None:
+        return _rpc_error(rid, mcp_types.PARSE_ERROR, said)
     return _rpc_error(rid, mcp_types.INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 request, "
                       "notification or response")
 
 
+def _request_id(msg: Any) -> str | int | None:
+    """A parsed message's id, when it is one JSON-RPC allows (a string or an integer)."""
+    rid = msg.get("id") if isinstance(msg, dict) else None
+    return rid if isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool)) else None
+
+
+def _lone_surrogate(msg: Any) -> str | None:
+    """The parse error's message for a parsed message holding an unpaired surrogate (``json.loads`` reads
+    ``"\\ud800"`` as one), naming it; None when UTF-8 can encode the whole message."""
+    try:
+        json.dumps(msg, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as e:
+        return (f"Parse error: the message holds an unpaired surrogate (a lone \\u{ord(e.object[e.start]):04x} "
+                "escape); send valid Unicode")
+    return None
+
+
 def _rpc_error(rid: str | int | None, code: int, message: str) -> mcp_types.JSONRPCError:
     return mcp_types.JSONRPCError(jsonrpc="2.0", id=rid, error=mcp_types.ErrorData(code=code, message=message))
+
+
+# a \uD800-\uDFFF escape: the only way UTF-8 JSON can carry an unpaired surrogate (paired ones match too)
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+class LoneSurrogates:
+    """ASGI wrapper for the MCP endpoint: a POSTed message holding a lone surrogate escape is answered with
+    the parse error stdio gives (with the request's id), where the SDK says only "unexpected end of hex
+    escape at line 1 column 128". Any other request goes to the SDK untouched, its body replayed; the body
+    is read whole here as the SDK reads it anyway (the service's body limit bounds it)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        messages = await _read_request(receive)
+        error = _surrogate_error(b"".join(m.get("body", b"") for m in messages if m["type"] == "http.request"))
+        if error is not None:
+            await _send_rpc_error(send, error)
+            return
+        await self.app(scope, _replay(messages, receive), send)
+
+
+async def _read_request(receive: Any) -> list[dict[str, Any]]:
+    """The request's messages up to the end of its body (or the client's leaving)."""
+    messages = []
+    while True:
+        msg = await receive()
+        messages.append(msg)
+        if msg["type"] != "http.request" or not msg.get("more_body", False):
+            return messages
+
+
+def _replay(messages: list[dict[str, Any]], receive: Any) -> Callable[[], Any]:
+    """A ``receive`` that gives ``messages`` again, then the connection's own."""
+    queue = list(reversed(messages))
+
+    async def replay() -> dict[str, Any]:
+        return queue.pop() if queue else await receive()
+
+    return replay
+
+
+def _surrogate_error(body: bytes) -> mcp_types.JSONRPCError | None:
+    """The parse error for a body holding a lone surrogate escape; None for any other (the SDK reads it and
+    says what else may be wrong)."""
+    if not _SURROGATE_ESCAPE.search(body):
+        return None
+    try:
+        msg = json.loads(body.decode("utf-8"))
+    except ValueError:  # not UTF-8, not JSON
+        return None
+    said = _lone_surrogate(msg)
+    return None if said is None else _rpc_error(_request_id(msg), mcp_types.PARSE_ERROR, said)
+
+
+async def _send_rpc_error(send: Any, error: mcp_types.JSONRPCError) -> None:
+    """A 400 with the JSON-RPC error as its JSON body, as the SDK answers its own parse errors."""
+    data = error.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8")
+    await send({"type": "http.response.start", "status": 400,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]})
+    await send({"type": "http.response.body", "body": data})
 
 
 async def _answer(answers: Any, write_stream: Any) -> None:

@@ -90,6 +90,26 @@ def _validation(exc: RequestValidationError) -> JSONResponse:
     return error_response(422, "invalid_request", f"{first['field']}: {first['problem']}{more}", details)
 
 
+def _not_utf8(body: bytes, e: UnicodeDecodeError) -> JSONResponse:
+    """The 400 for a JSON body that is not UTF-8 (the only encoding of JSON, RFC 8259), with its first bad
+    byte and that byte's offset in ``body``; the framework said only "There was an error parsing the body"."""
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError as u:
+        return error_response(400, "invalid_json", f"the request body is not UTF-8 (byte 0x{body[u.start]:02X} at "
+                              f"byte offset {u.start}: {u.reason}); send JSON as UTF-8 text")
+    # UTF-8 with NUL bytes, which the framework took for UTF-16/32
+    return error_response(400, "invalid_json", f"the request body is not JSON: its NUL bytes made it read as "
+                          f"{e.encoding}, invalid at byte offset {e.start}; send JSON as UTF-8 text")
+
+
+def _body_read(request: Request, e: UnicodeDecodeError) -> bytes:
+    """The body the framework failed to decode: as the request kept it (Starlette's cache, ``_body``), else
+    the bytes the error holds (the same, less a leading UTF-8 byte-order mark)."""
+    kept = getattr(request, "_body", None)
+    return kept if isinstance(kept, bytes) else bytes(e.object)
+
+
 def store_error_status(exc: StoreError) -> tuple[int, str]:
     """An unknown id is the caller's mistake (404); settings other than the project's chunks were cut with,
     the service's configuration's (409); anything else is the database's (503)."""
@@ -103,6 +123,8 @@ def install(app: FastAPI) -> None:
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         if isinstance(exc, ApiError):
             return error_response(exc.status_code, exc.code, str(exc.detail), exc.details, exc.headers)
+        if exc.status_code == 400 and isinstance(exc.__cause__, UnicodeDecodeError):
+            return _not_utf8(_body_read(request, exc.__cause__), exc.__cause__)
         code = _CODES.get(exc.status_code, "error")
         msg = str(exc.detail)
         if exc.status_code == 404 and msg == "Not Found":

@@ -2,8 +2,11 @@
 
 A declared ``Content-Length`` over the limit is refused at once (413); a body without one (chunked
 transfer) is counted as it streams and refused as soon as it passes the limit, so an oversized
-upload never sits in memory whole. Limits on what a body *contains* (text length, query length,
-``top_k``) are checked by the routes with the settings ``service_max_*``.
+upload never sits in memory whole. Either way the rest of the refused body is read and dropped (up
+to :func:`drain_cap`) before the answer, which says ``Connection: close``: a server that closes a
+connection with unread bytes makes the kernel reset it, and a client still sending then reads the
+reset instead of the 413. Limits on what a body *contains* (text length, query length, ``top_k``)
+are checked by the routes with the settings ``service_max_*``.
 """
 
 from __future__ import annotations
@@ -15,11 +18,37 @@ from .errors import ApiError, error_body
 
 Scope = dict[str, Any]
 
+DRAIN_FACTOR = 4
+DRAIN_FLOOR = 16 * 1024 * 1024
+CLOSE = {"Connection": "close"}
 
-def too_large(size: int | None, limit: int) -> ApiError:
+
+def too_large(size: int | None, limit: int, headers: dict[str, str] | None = None) -> ApiError:
     what = f"{size:,} bytes" if size is not None else "over the limit"
     return ApiError(413, "too_large", f"request body is {what}; this server accepts at most {limit:,} bytes "
-                    "(setting service_max_body_bytes)", {"limit_bytes": limit})
+                    "(setting service_max_body_bytes)", {"limit_bytes": limit}, headers)
+
+
+def drain_cap(limit: int) -> int:
+    """The most bytes of a refused body read and dropped so that its client gets the 413: four times the
+    limit, at least 16 MiB (the default limit). An honest client that overshoots sends a file somewhat too
+    big; dropping it as it comes holds no memory and takes no longer than the few bodies the server would
+    accept in its place. A body beyond the cap is not worth the bandwidth: it is cut off (a reset)."""
+    return max(DRAIN_FACTOR * limit, DRAIN_FLOOR)
+
+
+async def drain(receive: Any, budget: int) -> None:
+    """Read and drop the rest of the request's body: up to its end, the client's leaving, or the first
+    message past ``budget`` bytes (what is left then is cut off: the answer may reach the client as a reset)."""
+    while budget >= 0:
+        msg = await receive()
+        if msg["type"] != "http.request" or not msg.get("more_body", False):
+            return
+        budget -= len(msg.get("body", b""))
+
+
+def _header(scope: Scope, name: bytes) -> bytes | None:
+    return next((v for k, v in scope.get("headers", ()) if k == name), None)
 
 
 class BodyLimit:
@@ -43,8 +72,7 @@ class BodyLimit:
                     await _reply(send, 400, error_body("bad_request", "the Content-Length header is not a number"))
                     return
         if declared is not None and declared > limit:
-            err = too_large(declared, limit)
-            await _reply(send, 413, error_body(err.code, str(err.detail), err.details), close=True)
+            await self._refuse_declared(scope, receive, send, declared)
             return
         seen = 0
 
@@ -54,10 +82,22 @@ class BodyLimit:
             if msg["type"] == "http.request":
                 seen += len(msg.get("body", b""))
                 if seen > limit:
-                    raise too_large(None, limit)
+                    if msg.get("more_body", False):
+                        await drain(receive, drain_cap(limit) - seen)
+                    raise too_large(None, limit, CLOSE)
             return msg
 
         await self.app(scope, limited, send)
+
+    async def _refuse_declared(self, scope: Scope, receive: Any, send: Any, declared: int) -> None:
+        """The 413 for a declared length over the limit, after the body it announced, when that is within
+        :func:`drain_cap`; at once when it is not (a part read would not spare the reset), or when the
+        client waits for ``100 Continue`` before sending (reading would ask it for the body)."""
+        waits = (_header(scope, b"expect") or b"").lower() == b"100-continue"
+        if not waits and declared <= drain_cap(self.max_bytes):
+            await drain(receive, declared)
+        err = too_large(declared, self.max_bytes)
+        await _reply(send, 413, error_body(err.code, str(err.detail), err.details), close=True)
 
 
 async def _reply(send: Any, status: int, body: dict[str, Any], close: bool = False) -> None:
