@@ -35,6 +35,11 @@ def documents(db: str) -> list[tuple[str, str, str | None]]:
         return s.documents()
 
 
+def blocks(db: str) -> list:
+    with Store.open(db, settings=Settings(embedder="hash:64")) as s:
+        return s.blocks()
+
+
 def edit_second_block(capsys, db: str, text: str) -> str:
     """``logichunk edit`` on the project's second block (the first file's body under its heading): its id."""
     _, out, _ = cli(capsys, "blocks", "--db", db, "--format", "jsonl")
@@ -77,10 +82,10 @@ def test_a_relative_source_of_an_older_store_is_kept_said_and_recorded_in_full(m
     (notes / "b.md").write_text("Bananas.\n", encoding="utf-8")
     store = make_store(settings=Settings(embedder="hash:64"))
     monkeypatch.chdir(tmp_path)
-    ingest_text(store, "a", "Apples and orchards.\n", source="notes/a.md")  # as an older logichunk stored it
+    old = ingest_text(store, "a", "Apples and orchards.\n", source="notes/a.md")  # as an older logichunk stored it
     monkeypatch.chdir(notes)
     rep = ingest(store, ["."], prune=True)
-    assert rep.pruned == () and rep.unpruned == ("notes/a.md (a relative path, not found from here)",)
+    assert rep.pruned == () and rep.unpruned == (f"notes/a.md (a relative path, not found from here; document {old})",)
     assert "notes/a.md" in {src for _d, _t, src in store.documents()}  # kept (a.md is stored anew beside it)
     monkeypatch.chdir(tmp_path)
     rep = ingest(store, ["notes"], prune=True)  # the old document is a.md by its text: two for one file, said
@@ -198,8 +203,9 @@ def test_an_unreadable_subfolder_is_said_and_nothing_under_it_is_pruned(tmp_path
     assert rep.pruned == () and rep.unreadable and rep.failed
 
 
-def test_only_no_such_file_prunes(tmp_path, monkeypatch):
-    """A file the system will not let us look at is no proof that it is gone: kept, said; one that is not
+def test_only_no_such_file_prunes(tmp_path, monkeypatch, capsys):
+    """A file the system will not let us look at is no proof that it is gone: kept, said with its document's id
+    (what ``logichunk delete`` takes, should the file be gone indeed: the line gave none); one that is not
     there is removed."""
     kb = tmp_path / "kb"
     kb.mkdir()
@@ -217,9 +223,13 @@ def test_only_no_such_file_prunes(tmp_path, monkeypatch):
 
         monkeypatch.setattr(os, "lstat", lstat)
         rep = ingest(s, [str(kb)], prune=True)
+        b_id = next(d for d, t, _s in s.documents() if t == "b")
         assert rep.pruned == (str(kb / "c.md"),)
-        assert rep.unpruned == (f"{kb / 'b.md'} (permission denied)",)
+        assert rep.unpruned == (f"{kb / 'b.md'} (permission denied; document {b_id})",)
         assert {t for _d, t, _s in s.documents()} == {"a", "b"}
+    code, _out, err = cli(capsys, "ingest", str(kb), "--db", str(tmp_path / "kb.db"), *HASH, "--prune")
+    said = [line for line in err.splitlines() if line.startswith("not pruned")]
+    assert code == 0 and len(said) == 1 and f"{kb / 'b.md'} (permission denied; document {b_id})" in said[0]
 
 
 # ----------------------------------------------------------------------------- the same file twice (defect 3)
@@ -247,7 +257,9 @@ def test_a_file_reached_twice_in_one_ingest_is_stored_once(tmp_path, monkeypatch
 def test_an_edited_document_does_not_hold_back_the_folder(tmp_path, capsys):
     """After ``logichunk edit``, ingesting the folder again refused every file ("or edit its blocks"). The file
     that differs from its document only in the edited block is kept as edited; a new file is stored; a file
-    changed beyond the edit is skipped with one line saying what ``--replace`` costs, the exit status 1."""
+    changed in another block is merged (that block takes the file's text, the edit stays); a file whose
+    paragraphs no longer line up with the document's is skipped with one line saying what ``--replace`` costs,
+    the exit status 1."""
     kb = tmp_path / "kb"
     kb.mkdir()
     (kb / "a.md").write_text("# A\n\nApples.\n\nAnd a second paragraph.\n", encoding="utf-8")
@@ -260,6 +272,10 @@ def test_an_edited_document_does_not_hold_back_the_folder(tmp_path, capsys):
     assert f"kept as edited in the store: {kb / 'a.md'}" in err and "edit its blocks" not in err
     assert {t for _d, t, _s in documents(db)} == {"a", "b"}
     (kb / "a.md").write_text("# A\n\nApples.\n\nA changed second paragraph.\n", encoding="utf-8")
+    code, out, err = cli(capsys, "ingest", str(kb), "--db", db, *HASH)
+    assert code == 0 and f"updated from the file: {kb / 'a.md'}" in err and "updated 1 document(s)" in out
+    assert "Apples and pears.\n\nA changed second paragraph.\n" in "".join(b.content for b in blocks(db))
+    (kb / "a.md").write_text("# A\n\nApples.\n\nA changed second paragraph.\n\nAnd a third.\n", encoding="utf-8")
     (kb / "c.md").write_text("# C\n\nCherries.\n", encoding="utf-8")
     code, out, err = cli(capsys, "ingest", str(kb), "--db", db, *HASH, "--quiet")
     refused = [line for line in err.splitlines() if line.startswith("skipped ")]

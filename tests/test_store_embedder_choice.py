@@ -200,3 +200,33 @@ def test_service_without_embedder_uses_the_store_s_and_its_searches_say_so(tmp_p
         assert r.status_code == 200 and r.json()["hits"]
         assert any("hash-v1-d64" in n and "no embedder was named" in n for n in r.json()["notes"])
         assert "hash-v1-d64" in c.get("/api/info", headers=H).json()["embedder"]
+
+
+def test_an_empty_variable_names_no_embedder(tmp_path, capsys, monkeypatch):
+    """``LOGICHUNK_EMBEDDER=`` (a variable cleared, not unset) counted as an embedder named: the settings read
+    it as the default, so a search of a hash project took E5 and found nothing. Empty names none."""
+    assert not embedder_named(None, env={"LOGICHUNK_EMBEDDER": ""})
+    assert not embedder_named(None, env={"LOGICHUNK_EMBEDDER": "  "}) and not embedder_named("")
+    assert embedder_named(None, env={"LOGICHUNK_EMBEDDER": "hash"})
+    conf = tmp_path / "s.toml"
+    conf.write_text('embedder = "hash:128"\n', encoding="utf-8")
+    assert embedder_named(None, str(conf), env={"LOGICHUNK_EMBEDDER": ""})  # the file still names one
+    db = _store(tmp_path)
+    monkeypatch.setenv("LOGICHUNK_EMBEDDER", "")
+    code, out, err = run(["search", "huddle", "--db", db, "--mode", "basic", "--format", "jsonl"], capsys)
+    assert code == 0 and any("huddle" in json.loads(line)["text"] for line in out.splitlines())
+    assert "logichunk search: note: embedder hash:64" in err
+
+
+def test_search_jsonl_says_the_embedder_chosen_on_every_line(tmp_path, capsys):
+    """The MCP tools' and the service's answers carry the note on the embedder chosen for the user; the CLI's
+    jsonl lines had it only on stderr, which a pipe's reader drops. Each line is still one hit, the note a
+    field of its own (``notes`` stays what went wrong: a reader that treats it as trouble is not misled)."""
+    db = _store(tmp_path)
+    code, out, _err = run(["search", "huddle", "--db", db, "--mode", "basic", "--format", "jsonl"], capsys)
+    recs = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and recs and all("hash-v1-d64" in r["embedder_note"] and r["text"] for r in recs)
+    assert all(r["notes"] == [] for r in recs)
+    code, out, _err = run(["search", "huddle", "--db", db, "--mode", "basic", "--format", "jsonl", "--embedder",
+                           "hash:64"], capsys)  # named: nothing chosen, nothing to say
+    assert code == 0 and out and all("embedder_note" not in json.loads(line) for line in out.splitlines())

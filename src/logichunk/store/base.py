@@ -106,6 +106,18 @@ class BlockRow:
 
 
 @dataclass(frozen=True)
+class SourcedBlock:
+    """A block as an ingest compares it with its file (:meth:`Store.source_blocks`): its text, and the sha256
+    of the text the document's source gave it at the last ingest, None where that is not known (a block added
+    by hand, or edited in a store before it recorded this: an older logichunk's)."""
+
+    id: str
+    revision: int
+    content: str
+    source_hash: str | None
+
+
+@dataclass(frozen=True)
 class ChunkRow:
     pk: int
     project_id: str
@@ -224,6 +236,9 @@ class Store:
             embedder = embedder_of(embedder)  # (a wrong type: one clear error now, not at the first re-chunk)
         self._embedder = embedder  # (a name: resolved at first use, as the settings' own)
         self.embedder_note = ""
+        # the line saying the embedder is the project's own, no embedder being named
+        # (:func:`~logichunk.store.embedder_choice.store_embedder`), '' otherwise: what searches' notes carry
+        self.embedder_choice = ""
         self.params = PCParams.from_settings(settings)
         self._lock = threading.RLock()
         self._closed = False
@@ -361,6 +376,17 @@ class Store:
                 for s in stmts:
                     self._x(s)
                 self._x("INSERT INTO schema_version(version) VALUES (?)", (version,))
+            # (a database of an older logichunk gets it here; one that may not be written is read without it)
+            self._source_hash = "source_hash" in self._columns("blocks")
+            if not self._source_hash and not self.read_only:
+                for s in schema.rendered(self.dialect, schema.BLOCK_SOURCE_HASH):
+                    self._x(s)
+                self._source_hash = True
+
+    def _columns(self, table: str) -> set[str]:
+        """The names of a table's columns, as the database has them (either backend: a query of no rows)."""
+        with self._lock, self._guard():
+            return {d[0] for d in self._raw_execute(f"SELECT * FROM {table} WHERE 1 = 0").description}
 
     def schema_version(self) -> int:
         return int(self._q("SELECT MAX(version) FROM schema_version")[0][0])
@@ -484,7 +510,7 @@ class Store:
                     (did, self.project_id, title, source, order, time.time()))
             for ctitle, blocks in chapters:
                 cid = self.add_chapter(did, ctitle)
-                self._add_blocks(cid, list(blocks), chapter=ctitle)
+                self._add_blocks(cid, list(blocks), chapter=ctitle, from_source=True)
             self._bump()
         return did
 
@@ -501,15 +527,23 @@ class Store:
         return cid
 
     def _add_blocks(self, chapter_id: str, texts: list[str], titles: Sequence[str | None] | None = None,
-                    chapter: str | None = None) -> list[str]:
+                    chapter: str | None = None, from_source: bool = False) -> list[str]:
+        """Blocks appended to a chapter, dirty. ``from_source``: their texts are the document's source's (a
+        file's, as an ingest splits it): each one's hash is recorded as what the source gave it
+        (:meth:`source_blocks`); a block added later by hand is no text of the source's."""
         _check_blocks(texts, chapter)
         start = self._q("SELECT COALESCE(MAX(block_order), 0) FROM blocks WHERE chapter_id = ?", (chapter_id,))[0][0]
         now = time.time()
         ids = [_new_id() for _ in texts]
         titles = list(titles) if titles is not None else [None] * len(texts)
-        self._xmany("INSERT INTO blocks(id, chapter_id, block_order, title, content, is_dirty, revision, updated_at) "
-                    "VALUES (?, ?, ?, ?, ?, 1, 1, ?)",
-                    [(bid, chapter_id, start + i + 1, titles[i], t, now) for i, (bid, t) in enumerate(zip(ids, texts, strict=True))])
+        rows = [(bid, chapter_id, start + i + 1, titles[i], t, now) for i, (bid, t) in enumerate(zip(ids, texts, strict=True))]
+        if not self._source_hash:  # (a read-only older store: the write fails as read-only, not on the column)
+            self._xmany("INSERT INTO blocks(id, chapter_id, block_order, title, content, is_dirty, revision, updated_at) "
+                        "VALUES (?, ?, ?, ?, ?, 1, 1, ?)", rows)
+            return ids
+        self._xmany("INSERT INTO blocks(id, chapter_id, block_order, title, content, is_dirty, revision, updated_at, "
+                    "source_hash) VALUES (?, ?, ?, ?, ?, 1, 1, ?, ?)",
+                    [(*r, sha256(r[4]) if from_source else None) for r in rows])
         return ids
 
     def add_block(self, chapter_id: str, content: str, title: str | None = None) -> str:
@@ -549,6 +583,43 @@ class Store:
                 return False
             self._x("UPDATE blocks SET content = ?, is_dirty = 1, revision = revision + 1, updated_at = ? WHERE id = ?",
                     (content, time.time(), block_id))
+        return True
+
+    def source_blocks(self, document_id: str) -> list[list[SourcedBlock]]:
+        """The document's blocks, chapter by chapter in order, each with what its document's source (its file)
+        gave it when it was last ingested (:class:`SourcedBlock`), in one read: what tells a change of the file
+        from an edit made in the store (:func:`~logichunk.store.ingest.block_merge`)."""
+        source = "b.source_hash" if self._source_hash else "NULL"  # (a read-only older store: none recorded)
+        out: dict[str, list[SourcedBlock]] = {}
+        for cid, bid, rev, content, h in self._q(
+                f"SELECT c.id, b.id, b.revision, b.content, {source} FROM chapters c LEFT JOIN blocks b ON "
+                "b.chapter_id = c.id WHERE c.document_id = ? ORDER BY c.chapter_order, b.block_order", (document_id,)):
+            row = out.setdefault(cid, [])
+            if bid is not None:
+                row.append(SourcedBlock(bid, int(rev), content, h))
+        return list(out.values())
+
+    def take_source_texts(self, document_id: str, take: Sequence[tuple[str, int, str]],
+                          agree: Sequence[tuple[str, int, str]] = ()) -> bool:
+        """An ingest's merge of a changed file into its document, in one transaction: each ``(block id, revision,
+        text)`` of ``take`` (blocks changed only in the file) gets the file's text, marked dirty as an edit is,
+        and its hash recorded as the source's; each ``(block id, revision, hash)`` of ``agree`` (blocks whose
+        text is the file's already) gets only that record. The document's blocks are held while it checks them
+        (PostgreSQL: ``FOR UPDATE``): False, nothing written, when one is no longer at its revision (edited
+        meanwhile: decide again)."""
+        _check_blocks([text for _bid, _rev, text in take])
+        with self.tx():
+            now: dict[str, int] = {}
+            for cid, _o, _t in self.chapters(document_id):
+                now.update((r[0], int(r[1])) for r in self._q(self._lock_chapter_blocks_sql(), (cid,)))
+            if any(now.get(bid) != rev for bid, rev, _ in (*take, *agree)):
+                return False
+            ts = time.time()
+            self._xmany("UPDATE blocks SET content = ?, is_dirty = 1, revision = revision + 1, updated_at = ?, "
+                        "source_hash = ? WHERE id = ?", [(text, ts, sha256(text), bid) for bid, _rev, text in take])
+            self._xmany("UPDATE blocks SET source_hash = ? WHERE id = ?", [(h, bid) for bid, _rev, h in agree])
+            if take:
+                self._bump()
         return True
 
     def mark_dirty(self, block_id: str) -> None:

@@ -54,12 +54,17 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                     f"{rep.chars} chars -> {rep.parents} parents, {rep.children} children; embedded {rep.embedded} "
                     f"texts in {rep.seconds:.2f} s ({rep.chars_per_second:,.0f} chars/s)")
         else:  # (nothing new stored: a rate per stored character would read 0; what was chunked was left before)
+            what = "the blocks updated and what was left unchunked" if rep.updated else \
+                "what was stored before and left unchunked"
             said = "ingested 0 documents" + (
-                f"; chunked what was stored before and left unchunked -> {rep.parents} parents, {rep.children} "
+                f"; chunked {what} -> {rep.parents} parents, {rep.children} "
                 f"children; embedded {rep.embedded} texts" if rep.parents or rep.children or rep.embedded else "") + \
                 f" in {rep.seconds:.2f} s"
-        print(said + (f"; removed {len(rep.pruned)} document(s) whose file is gone" if rep.pruned else "")
-              + (f"; {len(rep.refused)} file(s) not ingested, said on stderr" if rep.refused else ""))
+        print(said + (f"; updated {len(rep.updated)} document(s) from their files" if rep.updated else "")
+              + (f"; removed {len(rep.pruned)} document(s) whose file is gone" if rep.pruned else "")
+              + (f"; {len(rep.refused)} file(s) not ingested, said on stderr" if rep.refused else "")
+              + (f"; {len(rep.conflicts)} block(s) changed in the file and in the store, the store's text kept, "
+                 "said on stderr" if rep.conflicts else ""))
     return 1 if rep.failed else 0
 
 
@@ -70,6 +75,8 @@ def _ingest_notes(rep: Any, quiet: bool) -> None:
 
     for line in (*rep.refused, *rep.unreadable):
         print(f"skipped {line}", file=sys.stderr)
+    for line in rep.conflicts:
+        print(f"conflict: {line}", file=sys.stderr)
     if rep.nothing:
         print(f"nothing was ingested: {rep.nothing}", file=sys.stderr)
     if quiet:
@@ -80,6 +87,8 @@ def _ingest_notes(rep: Any, quiet: bool) -> None:
         print(f"skipped {line}", file=sys.stderr)
     for f in rep.unchanged:
         print(f"unchanged, skipped: {f}", file=sys.stderr)
+    for f in rep.updated:
+        print(f"updated from the file: {f} (the blocks changed only in the file took its text)", file=sys.stderr)
     for f in rep.edited:
         print(f"kept as edited in the store: {f} (--replace would replace it with the file, losing the edits)",
               file=sys.stderr)
@@ -106,11 +115,13 @@ def _unmatched_line(ids: Any) -> str:
 
 
 def _unpruned_line(unpruned: Any) -> str:
-    """One line on the documents ``--prune`` kept because it could not tell whether their file is gone."""
-    shown = "; ".join(unpruned[:3]) + (f"; and {len(unpruned) - 3} more" if len(unpruned) > 3 else "")
+    """One line on the documents ``--prune`` kept because it could not tell whether their file is gone, each
+    with its document id (what ``logichunk delete`` takes, should the file be gone indeed)."""
+    shown = "; ".join(unpruned[:3]) + (f"; and {len(unpruned) - 3} more (logichunk documents, or --format jsonl: "
+                                       "unpruned)" if len(unpruned) > 3 else "")
     hint = (" — a relative source was stored by an older logichunk: ingest its folder once from the folder it was "
             "first ingested from (its full path is then recorded), or delete the document by id"
-            if any(u.endswith("(a relative path, not found from here)") for u in unpruned) else "")
+            if any("(a relative path, not found from here;" in u for u in unpruned) else "")
     return f"not pruned, their files could not be checked: {shown}{hint}"
 
 
@@ -219,6 +230,9 @@ def cmd_search(args: argparse.Namespace) -> int:
                        "child_text": m.get("child_text"), "notes": list(res.notes)}
                 if pages[rank - 1] is not None:  # a PDF's hit: the pages its text lies on, to cite
                     rec["pages"] = pages[rank - 1]
+                if store.embedder_choice:  # the project's own embedder, none named: which model ranked the hits,
+                    rec["embedder_note"] = store.embedder_choice  # for a reader of the lines alone (stderr dropped);
+                    # a field of its own: a consumer reading ``notes`` as trouble (a fallback, BM25 only) is not misled
                 print(json.dumps(rec, ensure_ascii=False))
             if not len(res) and (res.fallback or res.notes):  # no record to carry them: why, on stderr
                 why = f"fallback: {res.fallback}" if res.fallback else "note"
@@ -318,8 +332,9 @@ def add_parser(subparsers: Any) -> None:
                    help="only store the blocks (dirty); the next ingest without it chunks them")
     p.add_argument("--replace", action="store_true",
                    help="a file stored before with other text replaces its document, store edits included "
-                        "(default: that file is refused, the others ingested; a file with the same text, or "
-                        "differing only in blocks edited in the store, is skipped)")
+                        "(default: a file with the same text is skipped; one whose document was edited in the "
+                        "store is merged block by block, a block changed in both said as a conflict; any other "
+                        "is refused, the others ingested)")
     p.add_argument("--reembed", action="store_true",
                    help="the project was embedded with another embedder: re-chunk and re-embed all of it with "
                         "this one (default: an error, nothing ingested)")

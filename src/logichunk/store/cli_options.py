@@ -30,7 +30,9 @@ def open_store(args: argparse.Namespace, *, create: bool = False, own_embedder: 
     if own_embedder and (took := store_embedder(s, named=embedder_named(args.embedder, args.config))):
         if took.note:
             print(f"logichunk {getattr(args, 'verb', None) or 'store'}: note: {took.note}", file=sys.stderr)
-        return Store.open(s.db, settings=took.settings, embedder=took.resolved.model, create=create)
+        store = Store.open(s.db, settings=took.settings, embedder=took.resolved.model, create=create)
+        store.embedder_choice = took.note
+        return store
     return Store.open(s.db, settings=s, create=create)
 
 

@@ -19,11 +19,13 @@ Every entry point (``search`` and ``graph``, ``memory``, ``mcp``, ``serve``) ask
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..config import Settings, setting_named
+from ..config import ENV_PREFIX, Settings, setting_named
 from ..errors import LogichunkError
 from ..models.registry import Resolved, resolve_embedder
 from .base import Store
@@ -59,10 +61,18 @@ def spec_of_model(model_id: str) -> str | None:
     return None
 
 
-def embedder_named(flag: str | None, config: str | None = None) -> bool:
+def embedder_named(flag: str | None, config: str | None = None, *, env: Mapping[str, str] | None = None) -> bool:
     """Whether the user named an embedder: the ``--embedder`` flag, ``LOGICHUNK_EMBEDDER``, or the
-    ``embedder`` setting of the settings file (``--config``, else ``$LOGICHUNK_CONFIG``)."""
-    return flag is not None or setting_named("embedder", config)
+    ``embedder`` setting of the settings file (``--config``, else ``$LOGICHUNK_CONFIG``). An empty one
+    (``LOGICHUNK_EMBEDDER=``, what a shell script leaves to clear a variable; ``--embedder ''``) names none:
+    the settings read it as the default, so the project's own embedder was left for a model never named."""
+    if flag is not None and flag.strip():
+        return True
+    env = os.environ if env is None else env
+    key = ENV_PREFIX + "EMBEDDER"
+    if env.get(key, "").strip():
+        return True
+    return setting_named("embedder", config, env={k: v for k, v in env.items() if k != key})
 
 
 def stored_model(store: Store) -> str | None:

@@ -25,7 +25,7 @@ from ..errors import InputError
 from ..text.decode import plain_stem, read_path, text_file_name
 from ..text.line_kinds import fence_spans
 from ..text.structure import chapter_opening
-from .base import RechunkResult, Store
+from .base import RechunkResult, SourcedBlock, Store
 from .plan import sha256
 
 SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text", ".pdf")
@@ -242,20 +242,23 @@ class IngestReport:
     empty: tuple[str, ...] = ()  # empty files among several: skipped (one empty file alone is an error)
     skipped: tuple[str, ...] = ()  # files in the folders given whose names are not of text files: not read
     pruned: tuple[str, ...] = ()  # sources of documents removed: their file left the folder (``prune=True``)
-    edited: tuple[str, ...] = ()  # files whose document differs from them only in blocks edited in the store: kept
+    edited: tuple[str, ...] = ()  # files whose document keeps blocks edited only in the store (the rest merged)
     refused: tuple[str, ...] = ()  # "file: why" of files among several not ingested (undecodable, binary, other text)
     duplicates: tuple[str, ...] = ()  # "file: the same file as first" of files reached again in this run: skipped
     unreadable: tuple[str, ...] = ()  # "folder: why" of folders that could not be listed: their files not read
-    unpruned: tuple[str, ...] = ()  # "source (why)" of documents ``prune`` could not check: kept
+    unpruned: tuple[str, ...] = ()  # "source (why; document ID)" of documents ``prune`` could not check: kept
     unmatched: tuple[str, ...] = ()  # ids of documents with a relative source (an older logichunk's) matched to no file
     nothing: str = ""  # why nothing was read (a folder pruned with no text file left in it), else ""
+    updated: tuple[str, ...] = ()  # files whose document (edited in the store) took the blocks changed only in them
+    conflicts: tuple[str, ...] = ()  # "file: block B of document D ..." of blocks changed in the file and the store
 
     @property
     def failed(self) -> bool:
         """Whether some input was not ingested for an error (the CLI's exit status 1, as ``chunk`` gives for a
-        folder with a bad file): a refused file or an unreadable folder; skips by rule (unchanged, empty,
-        edited, named twice) are not failures."""
-        return bool(self.refused or self.unreadable)
+        folder with a bad file): a refused file, an unreadable folder, or a block whose change in the file was
+        not taken (a conflict with an edit made in the store); skips by rule (unchanged, empty, edited, named
+        twice) are not failures."""
+        return bool(self.refused or self.unreadable or self.conflicts)
 
     @property
     def chars_per_second(self) -> float:
@@ -356,21 +359,97 @@ def _document_text(store: Store, document_id: str) -> str:
     return "".join(store.chapter_text(cid) for cid, _order, _title in store.chapters(document_id))
 
 
+def _text_of(blocks: Sequence[Sequence[SourcedBlock]]) -> str:
+    return "".join(b.content for row in blocks for b in row)
+
+
+def _edited_in_store(b: SourcedBlock) -> bool:
+    """Whether the store's text of a block is not what its file gave it at the last ingest (unrecorded: whether
+    it was edited, as an older logichunk told it: a revision past 1)."""
+    return b.revision > 1 if b.source_hash is None else sha256(b.content) != b.source_hash
+
+
 def _edited_blocks(store: Store, document_id: str) -> int:
-    """How many of the document's blocks were edited in the store since it was stored (a revision past 1)."""
-    return sum(b.revision > 1 for cid, _o, _t in store.chapters(document_id) for b in store.blocks(cid))
+    """How many of the document's blocks were edited in the store since the file gave them (:func:`_edited_in_store`)."""
+    return sum(map(_edited_in_store, (b for row in store.source_blocks(document_id) for b in row)))
 
 
-def _only_edits_differ(store: Store, document_id: str, path: Path) -> bool:
-    """Whether the file's text differs from its stored document only in the blocks edited in the store: the
-    file read as ingest splits it has the document's chapters and blocks, and every block not edited is the
-    file's block at its place (an edit replaces a block's text, never the file's)."""
-    stored = [store.blocks(cid) for cid, _o, _t in store.chapters(document_id)]
-    chapters = chapter_blocks(read_ingest_text(path))
-    if [len(b) for b in stored] != [len(b) for _t, b in chapters]:
-        return False
-    return all(b.revision > 1 or b.content == text for row, (_t, texts) in zip(stored, chapters, strict=True)
-               for b, text in zip(row, texts, strict=True))
+@dataclass(frozen=True)
+class BlockMerge:
+    """A file against its stored document, block by block at the same places (:func:`block_merge`). Each
+    block's text at the last ingest (its source hash) tells a change of the file from an edit made in the
+    store: changed only in the file, it takes the file's text (``take``); edited only in the store, the edit
+    stays (``kept``); changed in both, or edited with no record of its text at the last ingest (an older
+    logichunk's store), the store's text stays and the block is a conflict, said, never decided in silence."""
+
+    document_id: str
+    take: tuple[tuple[str, int, str], ...] = ()  # (block id, revision, the file's text): changed only in the file
+    agree: tuple[tuple[str, int, str], ...] = ()  # (block id, revision, hash): the store's text is the file's, unrecorded
+    kept: tuple[str, ...] = ()  # ids of the blocks edited only in the store
+    conflicts: tuple[str, ...] = ()  # ids of the blocks changed in the file and in the store: the store's text kept
+    unknown: tuple[str, ...] = ()  # of ``conflicts``, those whose text at the last ingest is not recorded
+    edited: bool = False  # whether the store edited the document since the last ingest (:func:`_edited_in_store`)
+
+
+def block_merge(stored: Sequence[Sequence[SourcedBlock]], document_id: str,
+                chapters: Sequence[tuple[str | None, Sequence[str]]]) -> BlockMerge | None:
+    """How the file read as ``chapters`` (:func:`chapter_blocks`) meets its document's blocks ``stored``
+    (:meth:`Store.source_blocks`), place by place; None when the two do not line up (another number of chapters
+    or of blocks in one: a paragraph added, removed or split, in the file or in the store)."""
+    if [len(row) for row in stored] != [len(texts) for _t, texts in chapters]:
+        return None
+    take: list[tuple[str, int, str]] = []
+    agree: list[tuple[str, int, str]] = []
+    kept: list[str] = []
+    conflicts: list[str] = []
+    unknown: list[str] = []
+    for row, (_title, texts) in zip(stored, chapters, strict=True):
+        for b, text in zip(row, texts, strict=True):
+            if b.content == text:
+                if b.source_hash != (h := sha256(text)):
+                    agree.append((b.id, b.revision, h))
+            elif b.source_hash is None:
+                conflicts.append(b.id)
+                unknown.append(b.id)
+            elif sha256(text) == b.source_hash:
+                kept.append(b.id)
+            elif sha256(b.content) == b.source_hash:
+                take.append((b.id, b.revision, text))
+            else:
+                conflicts.append(b.id)
+    edited = any(_edited_in_store(b) for row in stored for b in row)
+    return BlockMerge(document_id, tuple(take), tuple(agree), tuple(kept), tuple(conflicts), tuple(unknown), edited)
+
+
+def merge_file(store: Store, document_id: str, chapters: Sequence[tuple[str | None, Sequence[str]]]) -> BlockMerge | None:
+    """:func:`block_merge` of a changed file with its document, written when the store edited the document (one
+    it never edited is the caller's to refuse: ``--replace`` loses nothing there): the blocks changed only in the
+    file take its text (dirty, re-chunked as edits are) and those that agree with it record that they do;
+    nothing else is touched (the store's edits, the conflicts). Decided again when a block is edited meanwhile
+    (:meth:`Store.take_source_texts`): an edit is never overwritten by a decision made before it."""
+    for _ in range(5):
+        m = block_merge(store.source_blocks(document_id), document_id, chapters)
+        if m is None or not m.edited:
+            return m
+        agree = () if store.read_only else m.agree  # (a record only: none where nothing may be written)
+        if not (m.take or agree) or store.take_source_texts(document_id, m.take, agree):
+            return m
+    raise InputError(f"document {document_id}: its blocks were edited in the store while this ingest merged its file "
+                     "into it; nothing of the file was written — ingest again")
+
+
+def _conflict_lines(path: Path, m: BlockMerge) -> list[str]:
+    """One line per conflicting block: which (file, document, block), that the store's text was kept, and how
+    to settle it."""
+    out = []
+    for bid in m.conflicts:
+        what = ("was edited in the store and differs from the file, whose text at the last ingest is not recorded "
+                "(a store of an older logichunk)" if bid in m.unknown else
+                "was changed both in the file and in the store since the last ingest")
+        out.append(f"{path}: block {bid} of document {m.document_id} {what}; the store's text is kept, the file's "
+                   "not taken — make the two the same (edit the file, or the block: logichunk edit --block "
+                   f"{bid}), or --replace to take the whole file (losing the store's edits)")
+    return out
 
 
 class FileChecks:
@@ -391,6 +470,8 @@ class FileChecks:
         self.empty: list[str] = []
         self.edited: list[str] = []
         self.refused: list[str] = []
+        self.updated: list[str] = []  # files whose document took the blocks changed only in them (:meth:`_merge`)
+        self.conflicts: list[str] = []  # a line per block changed in the file and in the store: the store's kept
 
     def skip_empty(self, path: Path, error: str) -> None:
         """An empty file: an error when it is the only file (as ``chunk`` does), else skipped."""
@@ -406,10 +487,10 @@ class FileChecks:
         self.refused.append(why)
 
     def check(self, path: Path, text_hash: str) -> list[str] | None:
-        """The ids of the documents ``path`` replaces ([] for a new file), or None when it is not written:
-        stored already with the same text (``unchanged``), differing from its document only in blocks edited
-        in the store (``edited``: the edits are kept), or stored with other text without ``replace``
-        (:meth:`refuse`)."""
+        """The ids of the documents ``path`` replaces ([] for a new file), or None when it is not written as a
+        new document: stored already with the same text (``unchanged``), merged block by block into a document
+        edited in the store (:meth:`_merge`: the edits kept, the file's other changes taken, the blocks changed
+        in both said as conflicts), or stored with other text without ``replace`` (:meth:`refuse`)."""
         real = os.path.realpath(path)
         earlier = self.known.get(real, [])
         old = [d for d in self.old.get(real, []) if d in self.relative and self._same_text(d, path, text_hash)]
@@ -419,28 +500,71 @@ class FileChecks:
             return None
         if old:  # an older logichunk's relative source, shown to be this file by its text: never replaced
             return self._old_match(path, old[0], text_hash)
-        differ = [d for d in earlier if sha256(_document_text(self.store, d)) != text_hash]
+        stored = {d: self.store.source_blocks(d) for d in earlier}
+        differ = [d for d in earlier if sha256(_text_of(stored[d])) != text_hash]
         if not earlier or (differ and self.replace):
             return earlier
         if not differ:
             self.unchanged.append(str(path))
-        elif all(_only_edits_differ(self.store, d, path) for d in differ):
-            self.edited.append(str(path))
-        else:
-            self.refuse(_other_text(self.store, path, differ[0]), "; nothing was ingested")
-            return None
+            for d in earlier:
+                self._settle(d, stored[d])
+        else:  # (one document: several for one file are refused above)
+            self._merge(path, differ[0], text_hash)
         return None
 
+    def _settle(self, document_id: str, stored: Sequence[Sequence[SourcedBlock]]) -> None:
+        """A document whose text is its file's again (an edit made in the store copied into the file): each
+        block's text is now what the file gives it, recorded, so that the file's next change of such a block is
+        taken as one, not said as a conflict with an edit the file holds already."""
+        agree = [(b.id, b.revision, h) for row in stored for b in row if (h := sha256(b.content)) != b.source_hash]
+        if agree and not self.store.read_only and self.store.take_source_texts(document_id, [], agree):
+            self.wrote()
+
+    def _merge(self, path: Path, document_id: str, text_hash: str) -> None:
+        """A file changed since its document was stored: merged block by block (:func:`merge_file`) when the
+        store edited the document (its edits kept, ``edited``; the blocks changed only in the file taken,
+        ``updated``; those changed in both said, ``conflicts``); refused otherwise (blocks that no longer line
+        up, or a document the store never edited: ``--replace`` replaces it with the file, losing nothing)."""
+        text = read_ingest_text(path)
+        if sha256(text) != text_hash:
+            raise InputError(f"{path} changed while it was being ingested; the files before it were stored — "
+                             "ingest again")
+        m = merge_file(self.store, document_id, chapter_blocks(text))
+        if m is None or not m.edited:
+            self.refuse(_other_text(self.store, path, document_id), "; nothing was ingested")
+            return
+        self.wrote()
+        self._merged(path, m)
+
+    def _merged(self, path: Path, m: BlockMerge) -> None:
+        """What a merge did, into the report."""
+        if m.take:
+            self.updated.append(str(path))
+        if m.kept:
+            self.edited.append(str(path))
+        self.conflicts.extend(_conflict_lines(path, m))
+
     def _same_text(self, document_id: str, path: Path, text_hash: str) -> bool:
-        """Whether a document holds the file's text (edited blocks aside): what shows that a relative source
-        names this file, and not another project's file at the same relative path."""
-        return (sha256(_document_text(self.store, document_id)) == text_hash
-                or _only_edits_differ(self.store, document_id, path))
+        """Whether a document holds the file's text (edited blocks aside: no block the file changed and the
+        store did not): what shows that a relative source names this file, and not another project's file at
+        the same relative path."""
+        stored = self.store.source_blocks(document_id)
+        if sha256(_text_of(stored)) == text_hash:
+            return True
+        m = block_merge(stored, document_id, chapter_blocks(read_ingest_text(path)))
+        edited = {b.id for row in stored for b in row if b.revision > 1}  # (unrecorded: an edit, or no match)
+        return m is not None and not m.take and set(m.unknown) <= edited
 
     def _old_match(self, path: Path, document_id: str, text_hash: str) -> None:
-        """A relative source matched by its text: skipped (unchanged or edited), its full path recorded."""
-        same = sha256(_document_text(self.store, document_id)) == text_hash
-        (self.unchanged if same else self.edited).append(str(path))
+        """A relative source matched by its text: skipped (unchanged; or edited, a block changed in both said),
+        never written through, its full path recorded."""
+        stored = self.store.source_blocks(document_id)
+        if sha256(_text_of(stored)) == text_hash:
+            self.unchanged.append(str(path))
+        else:
+            m = block_merge(stored, document_id, chapter_blocks(read_ingest_text(path)))
+            if m is not None:
+                self._merged(path, m)
         self._record_full_path(path, [document_id])
 
     def _record_full_path(self, path: Path, documents: Sequence[str]) -> None:
@@ -488,8 +612,9 @@ def _other_text(store: Store, path: Path, document_id: str) -> str:
     if not edits:
         return (f"{path}: stored already (document {document_id}) with other text — --replace replaces that "
                 "document with the file")
-    return (f"{path}: differs from its document {document_id} beyond the {edits} block(s) edited in the store — "
-            "--replace replaces the document with the file (those edits are lost)")
+    return (f"{path}: its blocks no longer line up with those of its document {document_id} (a paragraph added, "
+            f"removed or split), which has {edits} block(s) edited in the store — --replace replaces the document "
+            "with the file (those edits are lost)")
 
 
 class Tally:
@@ -522,13 +647,15 @@ class Tally:
                             tuple(self.replaced), tuple(checks.empty), tuple(map(str, walk.skipped)),
                             tuple(pruned.removed), tuple(checks.edited), tuple(checks.refused),
                             tuple(walk.duplicates), tuple(map(unreadable_line, walk.unreadable)),
-                            tuple(pruned.unchecked), tuple(sorted(checks.relative)), nothing)
+                            tuple(pruned.unchecked), tuple(sorted(checks.relative)), nothing,
+                            updated=tuple(checks.updated), conflicts=tuple(checks.conflicts))
 
 
 @dataclass
 class Pruned:
     """What :func:`prune_missing` did: the sources of the documents it removed, and the documents it kept
-    because it could not tell whether their file is gone (``"source (why)"``)."""
+    because it could not tell whether their file is gone (``"source (why; document ID)"``: the id to delete
+    one by, should its file be gone indeed)."""
 
     removed: list[str] = field(default_factory=list)
     unchecked: list[str] = field(default_factory=list)
@@ -553,7 +680,7 @@ def prune_missing(store: Store, paths: Sequence[str], unlisted: Sequence[str] = 
         if state == "gone":
             gone.append((did, source))
         elif state:
-            out.unchecked.append(f"{source} ({state})")
+            out.unchecked.append(f"{source} ({state}; document {did})")
     if gone:
         with store.tx():
             for did, _source in gone:
@@ -656,12 +783,13 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
     """Store each file as a document (folders: their text files; a file reached twice, by two names or a
     link, once: ``duplicates``), then chunk and embed every dirty block of the project (so a later call
     also chunks what ``rechunk=False`` left). A file stored before from the same path is not stored twice:
-    with the same text it is skipped (``unchanged``); when it differs from its document only in blocks
-    edited in the store, it is skipped and the edits kept (``edited``); with other text it is refused
-    unless ``replace`` — then the earlier document (and any edits made to it in the store) is replaced by
-    the file. A file refused (that one, or one that is binary, undecodable or unreadable) is an
-    :class:`InputError` when it is the only one, else skipped with its one line (``refused``) while the
-    others are stored; an empty file likewise (``empty``), as ``chunk`` does. A project embedded before with another
+    with the same text it is skipped (``unchanged``); when its document was edited in the store and its
+    blocks still line up with the file's, it is merged block by block (:func:`block_merge`: the edits kept,
+    ``edited``; the blocks changed only in the file take its text, ``updated``; a block changed in both keeps
+    the store's text and is said, ``conflicts``, a failure); other text is refused unless ``replace`` — then
+    the earlier document (and any edits made to it in the store) is replaced by the file. A file refused
+    (that one, or one that is binary, undecodable or unreadable) is an :class:`InputError` when it is the only
+    one, else skipped with its one line (``refused``) while the others are stored; an empty file likewise (``empty``), as ``chunk`` does. A project embedded before with another
     model than the store's embedder is an :class:`InputError` unless ``reembed``: then every chapter
     embedded with another model is re-chunked and re-embedded with the new one (counted in the
     report). A project chunked before with other size settings (or ``cut_vectors``) is an

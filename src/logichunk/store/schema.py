@@ -10,9 +10,10 @@ from __future__ import annotations
 
 DIALECTS = {
     "sqlite": {"PK": "INTEGER PRIMARY KEY AUTOINCREMENT", "INT": "INTEGER", "REAL": "REAL", "BLOB": "BLOB",
-               "VEC": "BLOB"},
+               "VEC": "BLOB", "ADD_COLUMN": "ADD COLUMN"},
     "postgres": {"PK": "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY", "INT": "BIGINT",
-                 "REAL": "DOUBLE PRECISION", "BLOB": "BYTEA", "VEC": "vector"},
+                 "REAL": "DOUBLE PRECISION", "BLOB": "BYTEA", "VEC": "vector",
+                 "ADD_COLUMN": "ADD COLUMN IF NOT EXISTS"},  # (two processes upgrading one database at once)
 }
 
 SCHEMA_V1 = [
@@ -150,6 +151,23 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
 ]
 
 LATEST = MIGRATIONS[-1][0]
+
+# Added where the database may be written and lacks it, outside the version numbers (Store._migrate): what each
+# block's text was when its document's source (a file) gave it, the sha256 of the text an ingest stored or last
+# took from the file, so that a later ingest tells a change of the file from an edit made in the store
+# (logichunk.store.ingest.block_merge). A column no older logichunk reads or writes: a database with it still
+# opens in one (a version number would refuse it), whose edits then read as what they are, edits made in the
+# store. Filled on the way: a block never edited, once chunked, has its text's hash as ``content_hash``; the
+# others (edited, or never chunked) stay NULL, not known.
+BLOCK_SOURCE_HASH = [
+    "ALTER TABLE blocks {ADD_COLUMN} source_hash TEXT",
+    "UPDATE blocks SET source_hash = content_hash WHERE revision = 1 AND source_hash IS NULL",
+]
+
+
+def rendered(dialect: str, stmts: list[str]) -> list[str]:
+    """``stmts`` rendered for ``dialect``."""
+    return [s.format(**DIALECTS[dialect]) for s in stmts]
 
 
 def statements(dialect: str, after: int) -> list[tuple[int, list[str]]]:

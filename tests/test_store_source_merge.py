@@ -1,0 +1,254 @@
+"""A file ingested again after it changed, into a document edited in the store (defect F6): each block tells a
+change of the file from an edit made in the store by the text the file gave it at the last ingest. A block
+edited only in the store keeps the edit, one changed only in the file takes the file's text, one changed in
+both keeps the store's text and is said as a conflict (file, document, block; exit status 1) — before, it was
+"kept as edited" and the file's change dropped in silence. An older store (no record of those texts) is
+upgraded where it can be written and still read where it cannot."""
+
+# ruff: noqa: F811  (pytest fixtures imported from pg_fixture)
+from __future__ import annotations
+
+import itertools
+import json
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logichunk.cli import main
+from logichunk.config import Settings
+from logichunk.retrieve import retrieve
+from logichunk.store import Store, StoreError
+from logichunk.store.ingest import ingest
+from logichunk.store.schema import LATEST
+from pg_fixture import backend, make_store, pg_url  # noqa: F401
+
+HASH = ["--embedder", "hash:64"]
+PARAS = ["# Notes\n\n", "Apples grow in orchards.\n\n", "Pears ripen in autumn.\n\n", "Plums are small.\n"]
+
+
+def cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def texts(store: Store) -> list[str]:
+    return [b.content for b in store.blocks()]
+
+
+def write(path: Path, paras: list[str]) -> None:
+    path.write_text("".join(paras), encoding="utf-8")
+
+
+# ----------------------------------------------------------------------------- the three cases, both backends
+
+
+def test_a_block_changed_in_the_file_and_in_the_store_is_a_conflict_never_dropped(make_store, tmp_path):
+    f = tmp_path / "notes.md"
+    write(f, PARAS)
+    store = make_store(settings=Settings(embedder="hash:64"))
+    ingest(store, [str(f)])
+    doc = store.documents()[0][0]
+    apples, pears = store.blocks()[1].id, store.blocks()[2].id
+    store.edit_block(apples, "Apples grow in orchards, EDITED IN THE STORE.\n\n")
+    write(f, [PARAS[0], "Apples grow in orchards, CHANGED IN THE FILE.\n\n", *PARAS[2:]])
+    rep = ingest(store, [str(f)])
+    assert texts(store)[1] == "Apples grow in orchards, EDITED IN THE STORE.\n\n"  # the store's edit is kept
+    assert len(rep.conflicts) == 1 and rep.failed and rep.edited == () and rep.updated == ()
+    line = rep.conflicts[0]
+    assert str(f) in line and f"document {doc}" in line and f"block {apples}" in line and "kept" in line
+    rep = ingest(store, [str(f)])  # said again on every ingest until it is settled
+    assert len(rep.conflicts) == 1 and texts(store)[1].endswith("EDITED IN THE STORE.\n\n")
+
+    # changed only in the file: that block takes the file's text; the store's edit of another stays
+    write(f, [PARAS[0], "Apples grow in orchards, EDITED IN THE STORE.\n\n", "Pears ripen LATE.\n\n", PARAS[3]])
+    rep = ingest(store, [str(f)])
+    assert rep.conflicts == () and not rep.failed and rep.updated == (str(f),)
+    assert texts(store) == [PARAS[0], "Apples grow in orchards, EDITED IN THE STORE.\n\n", "Pears ripen LATE.\n\n",
+                            PARAS[3]]
+    assert [b.id for b in store.blocks()][2] == pears and store.blocks(dirty=True) == []  # in place, re-chunked
+    hits = retrieve(store, "Pears ripen LATE", mode="hybrid", top_k=1)
+    assert "LATE" in hits[0].chunk.meta["text"]
+
+    # the file took the store's text above (the two agree now, recorded): its next change of that block is the
+    # file's alone, taken (beside another edit of the store's, kept), not a conflict with an edit it holds already
+    store.edit_block(store.blocks()[3].id, "Plums, edited in the store.\n")
+    write(f, [PARAS[0], "Apples, as the file has them now.\n\n", "Pears ripen LATE.\n\n", PARAS[3]])
+    rep = ingest(store, [str(f)])
+    assert rep.conflicts == () and rep.updated == (str(f),) and rep.edited == (str(f),)
+    assert texts(store) == [PARAS[0], "Apples, as the file has them now.\n\n", "Pears ripen LATE.\n\n",
+                            "Plums, edited in the store.\n"]
+
+
+def test_a_file_that_takes_the_store_s_edit_settles_it(make_store, tmp_path):
+    """The store's edit copied into the file (the file is the document's text again: unchanged): the block's
+    text is the file's now, so the file's next change of it is taken, not said as a conflict."""
+    f = tmp_path / "notes.md"
+    write(f, PARAS)
+    store = make_store(settings=Settings(embedder="hash:64"))
+    ingest(store, [str(f)])
+    store.edit_block(store.blocks()[1].id, "Apples, the store's.\n\n")
+    write(f, [PARAS[0], "Apples, the store's.\n\n", *PARAS[2:]])
+    assert ingest(store, [str(f)]).unchanged == (str(f),)
+    store.edit_block(store.blocks()[3].id, "Plums, the store's.\n")
+    write(f, [PARAS[0], "Apples, the file's again.\n\n", *PARAS[2:]])
+    rep = ingest(store, [str(f)])
+    assert rep.conflicts == () and rep.updated == rep.edited == (str(f),)
+    assert texts(store) == [PARAS[0], "Apples, the file's again.\n\n", PARAS[2], "Plums, the store's.\n"]
+
+
+def test_an_edit_only_in_the_store_is_kept_as_before(make_store, tmp_path):
+    f = tmp_path / "notes.md"
+    write(f, PARAS)
+    store = make_store(settings=Settings(embedder="hash:64"))
+    ingest(store, [str(f)])
+    store.edit_block(store.blocks()[3].id, "Plums are small and EDITED.\n")
+    rep = ingest(store, [str(f)])
+    assert rep.edited == (str(f),) and rep.conflicts == () and rep.updated == () and not rep.failed
+    assert texts(store)[3] == "Plums are small and EDITED.\n"
+
+
+def test_a_document_never_edited_in_the_store_is_still_refused_without_replace(tmp_path):
+    """No edit to keep: ``--replace`` loses nothing there, and a changed file is refused without it, as before."""
+    f = tmp_path / "notes.md"
+    write(f, PARAS)
+    with Store.open(str(tmp_path / "kb.db"), settings=Settings(embedder="hash:64")) as store:
+        ingest(store, [str(f)])
+        write(f, [PARAS[0], "Apples, changed.\n\n", *PARAS[2:]])
+        with pytest.raises(Exception, match="stored already .*--replace"):
+            ingest(store, [str(f)])
+        assert texts(store) == PARAS
+
+
+def test_the_cli_says_each_conflict_in_one_line_and_exits_1(tmp_path, capsys):
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    write(kb / "a.md", PARAS)
+    db = str(tmp_path / "kb.db")
+    assert cli(capsys, "ingest", str(kb), "--db", db, *HASH, "--quiet")[0] == 0
+    _, out, _ = cli(capsys, "blocks", "--db", db, "--format", "jsonl")
+    block = json.loads(out.splitlines()[2])["id"]
+    assert cli(capsys, "edit", "--db", db, "--block", block, "--text", "Pears, the store's.\n\n", *HASH)[0] == 0
+    write(kb / "a.md", [*PARAS[:2], "Pears, the file's.\n\n", PARAS[3]])
+    code, out, err = cli(capsys, "ingest", str(kb), "--db", db, *HASH, "--quiet")  # said even when quiet
+    said = [line for line in err.splitlines() if line.startswith("conflict: ")]
+    assert code == 1 and len(said) == 1 and block in said[0] and str(kb / "a.md") in said[0]
+    assert "kept as edited" not in err and "Traceback" not in err and "changed in the file and in the store" in out
+    code, out, _ = cli(capsys, "ingest", str(kb), "--db", db, *HASH, "--format", "jsonl")
+    rep = json.loads(out)
+    assert code == 1 and len(rep["conflicts"]) == 1 and block in rep["conflicts"][0] and rep["edited"] == []
+
+
+# ----------------------------------------------------------------------------- the invariant
+
+
+N = 4
+_files = itertools.count()
+
+
+@settings(max_examples=40, deadline=None)
+@given(store_edits=st.lists(st.sampled_from(["", "store A", "store B"]), min_size=N, max_size=N),
+       file_edits=st.lists(st.sampled_from(["", "store A", "file B"]), min_size=N, max_size=N))
+def test_no_text_of_either_side_is_lost_in_silence(store_edits, file_edits):
+    """Whatever blocks the store and the file changed: a block changed on one side only ends with that side's
+    text; one changed on both to the same text has it, no conflict; one changed on both to different texts
+    keeps the store's and its id is in exactly one conflict line. So every text of the file is in the store
+    or said, and every edit of the store is still there."""
+    base = [f"Paragraph {i} as ingested.\n\n" for i in range(N)]
+    with tempfile.TemporaryDirectory() as d:
+        f = Path(d) / f"doc{next(_files)}.txt"
+        write(f, base)
+        with Store.open(":memory:", settings=Settings(embedder="hash:16")) as store:
+            ingest(store, [str(f)], rechunk=False)
+            ids = [b.id for b in store.blocks()]
+            mine = [f"Paragraph {i}, {e}.\n\n" if e else base[i] for i, e in enumerate(store_edits)]
+            theirs = [f"Paragraph {i}, {e}.\n\n" if e else base[i] for i, e in enumerate(file_edits)]
+            for bid, text, e in zip(ids, mine, store_edits, strict=True):
+                if e:
+                    store.edit_block(bid, text)
+            write(f, theirs)
+            try:
+                rep = ingest(store, [str(f)], rechunk=False)
+            except Exception as e:  # refused: only when the store edited nothing (then nothing is lost)
+                assert not any(store_edits) and "--replace" in str(e)
+                assert texts(store) == base
+                return
+            now = texts(store)
+            for i, bid in enumerate(ids):
+                said = [c for c in rep.conflicts if f"block {bid} " in c]
+                if mine[i] == theirs[i] or theirs[i] == base[i]:
+                    assert now[i] == mine[i] and not said
+                elif mine[i] == base[i]:
+                    assert now[i] == theirs[i] and not said
+                else:
+                    assert now[i] == mine[i] and len(said) == 1
+            assert [b.id for b in store.blocks()] == ids
+
+
+# ----------------------------------------------------------------------------- older stores
+
+
+def _fresh_pg_database(pg_url: str) -> str:
+    """A database of its own on the test server: a schema downgraded here is no other test's."""
+    import psycopg
+
+    name = f"logichunk_old_{next(_files)}"
+    with psycopg.connect(pg_url, autocommit=True) as c:
+        c.execute(f"DROP DATABASE IF EXISTS {name}")
+        c.execute(f"CREATE DATABASE {name}")
+    return pg_url.replace("/logichunk_test?", f"/{name}?")
+
+
+def _older_store(url: str, f: Path) -> tuple[str, str]:
+    """A store as logichunk wrote it before it recorded its blocks' texts at ingest (no ``source_hash``), holding
+    ``f`` ingested with its third block edited in the store: (document id, the edited block's id)."""
+    with Store.open(url, settings=Settings(embedder="hash:64")) as s:
+        ingest(s, [str(f)])
+        did, edited = s.documents()[0][0], s.blocks()[2].id
+        s.edit_block(edited, "Pears, edited in the older store.\n\n")
+        s.rechunk_dirty()
+        with s.tx():
+            s._x("ALTER TABLE blocks DROP COLUMN source_hash")
+        assert "source_hash" not in s._columns("blocks")
+    return did, edited
+
+
+def test_an_older_store_is_upgraded_and_its_unrecorded_edits_are_conflicts(backend, request, tmp_path):
+    url = _fresh_pg_database(request.getfixturevalue("pg_url")) if backend == "postgres" else str(tmp_path / "old.db")
+    f = tmp_path / "notes.md"
+    write(f, PARAS)
+    did, edited = _older_store(url, f)
+    write(f, [PARAS[0], "Apples, changed in the file.\n\n", "Pears, changed in the file.\n\n", PARAS[3]])
+    with Store.open(url, settings=Settings(embedder="hash:64")) as s:
+        assert "source_hash" in s._columns("blocks") and s.schema_version() == LATEST  # added, no version moved
+        rep = ingest(s, [str(f)])
+        # the block never edited (its text at ingest known from its chunked hash) takes the file's; the edited
+        # one has no record of what the file gave it: a conflict, the store's edit kept
+        assert texts(s) == [PARAS[0], "Apples, changed in the file.\n\n", "Pears, edited in the older store.\n\n",
+                            PARAS[3]]
+        assert rep.updated == (str(f),) and len(rep.conflicts) == 1
+        assert f"block {edited} of document {did}" in rep.conflicts[0] and "not recorded" in rep.conflicts[0]
+        assert len(retrieve(s, "Apples changed", mode="hybrid", top_k=1)) == 1
+
+
+def test_an_older_store_that_may_not_be_written_is_still_read(tmp_path, monkeypatch):
+    import logichunk.store.sqlite as sq
+
+    f = tmp_path / "notes.md"
+    write(f, PARAS)
+    db = str(tmp_path / "old.db")
+    _older_store(db, f)
+    monkeypatch.setattr(sq, "_writable", lambda path: False)
+    with Store.open(db, settings=Settings(embedder="hash:64"), create=False) as s:
+        assert s.read_only and "source_hash" not in s._columns("blocks")
+        assert len(retrieve(s, "Plums", mode="hybrid", top_k=1)) == 1 and len(s.blocks()) == 4
+        with pytest.raises(StoreError, match="read-only here"):
+            s.add_document("new", [(None, ["text\n"])])
+        write(f, [*PARAS[:2], "Pears, edited in the older store.\n\n", PARAS[3]])
+        assert ingest(s, [str(f)]).unchanged == (str(f),)  # the file as the store has it: read, nothing written
+        write(f, [PARAS[0], "Apples, changed in the file.\n\n", "Pears, edited in the older store.\n\n", PARAS[3]])
+        rep = ingest(s, [str(f)])  # no record of the texts here: every block the file changed is a conflict, said
+        assert len(rep.conflicts) == 1 and "not recorded" in rep.conflicts[0] and rep.updated == ()
