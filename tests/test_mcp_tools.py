@@ -430,6 +430,13 @@ def test_recall_is_bounded_and_says_what_it_left_out(tmp_path):
         stores.close()
 
 
+def test_recall_says_its_bound_in_words():
+    """"at most 1 characters" read wrong; the bound is said as a count of characters, one or many."""
+    from logichunk.integrations.conversations import _chars
+
+    assert _chars(1) == "1 character" and _chars(8000) == "8,000 characters" and _chars(0) == "0 characters"
+
+
 @given(st.lists(st.tuples(st.text(max_size=30), st.text(max_size=30)), max_size=6), st.integers(1, 100))
 def test_bounded_exchanges_are_a_prefix_and_count_what_is_cut(texts, max_chars):
     from logichunk.integrations.conversations import _bounded

@@ -89,3 +89,14 @@ def test_chunk_takes_its_default_sizes_and_unit_from_the_settings(tmp_path, caps
     assert all(r["size"] == len(r["text"].encode()) for r in rows)  # bytes, from LOGICHUNK_UNIT
     assert main(["chunk", str(text), "--format", "jsonl", "--quiet", "--max-size", "1000"]) == 0  # a flag wins
     assert max(json.loads(x)["size"] for x in capsys.readouterr().out.splitlines()) > 300
+
+
+def test_an_empty_variable_sets_nothing(tmp_path):
+    """``LOGICHUNK_EMBEDDER=`` (a variable a script cleared, not unset) left the settings file's embedder for the
+    default model: an empty or blank variable sets nothing, a set one still wins over the file."""
+    conf = tmp_path / "logichunk.toml"
+    conf.write_text('embedder = "hash:64"\ntop_k = 7\n', encoding="utf-8")
+    s = Settings.load(conf, env={"LOGICHUNK_EMBEDDER": "", "LOGICHUNK_TOP_K": "  "})
+    assert s.embedder == "hash:64" and s.top_k == 7
+    assert Settings.load(env={"LOGICHUNK_EMBEDDER": ""}).embedder == Settings().embedder
+    assert Settings.load(conf, env={"LOGICHUNK_EMBEDDER": "hash:128"}).embedder == "hash:128"

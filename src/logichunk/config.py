@@ -158,11 +158,13 @@ class Settings:
         return (base or cls()).with_overrides(_toml_values(p), source=str(p))
 
     def with_env(self, env: Mapping[str, str] | None = None) -> Settings:
+        """These settings under the ``LOGICHUNK_*`` variables set. An empty one (``LOGICHUNK_EMBEDDER=``, what a
+        shell script leaves to clear a variable) sets nothing: the settings file's value, else the default, holds."""
         env = os.environ if env is None else env
         vals = {}
         for name in self.names():
             key = ENV_PREFIX + name.upper()
-            if key in env:
+            if env.get(key, "").strip():
                 vals[name] = env[key]
         return self.with_overrides(vals, source="environment")
 

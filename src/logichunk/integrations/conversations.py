@@ -411,7 +411,7 @@ class Conversations:
                 full = [_exchange(t.start + i, b) for i, b in enumerate(blocks[a : a + t.turns])]
                 ep["exchanges"], cut = _bounded(full, max_chars)
                 if cut:
-                    ep["truncated"] = (f"{cut} left out (recall shows at most {max_chars:,} characters of a topic); "
+                    ep["truncated"] = (f"{cut} left out (recall shows at most {_chars(max_chars)} of a topic); "
                                        f"the whole topic: get_chunk id '{t.document_id}#1', or the resource "
                                        f"logichunk://documents/{t.document_id}, or recall with a larger max_chars")
             episodes.append(ep)
@@ -425,7 +425,7 @@ class Conversations:
                 out["open_turns"] = latest[::-1]
                 if cut:
                     out["open_turns_truncated"] = (f"{cut} left out, the earliest first (recall shows at most "
-                                                   f"{max_chars:,} characters of open turns); recall with a larger "
+                                                   f"{_chars(max_chars)} of open turns); recall with a larger "
                                                    "max_chars shows more")
         if why := store.embedder_mismatch():
             out["note"] = why
@@ -454,6 +454,11 @@ def _exchange(turn: int, b: LogicalBlock) -> dict[str, Any]:
 
 
 _TEXT_KEYS = ("user", "rewritten_query", "assistant")
+
+
+def _chars(n: int) -> str:
+    """``n`` characters, in words ("1 character", "8,000 characters")."""
+    return f"{n:,} character{'' if n == 1 else 's'}"
 
 
 def _bounded(exchanges: list[dict[str, Any]], max_chars: int) -> tuple[list[dict[str, Any]], str]:
