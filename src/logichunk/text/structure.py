@@ -412,6 +412,14 @@ _BREAK_TAGS = frozenset({"br", "hr", "wbr"})
 _EXPLICIT = re.compile(r"\.\.[ \t]+\S")
 #: a line of HTML comments and nothing else (Node's ``<!-- type=global -->``, ``<!--lint disable-->``)
 _COMMENT_LINE = re.compile(r"[ \t]*(?:<!--.*?-->[ \t]*)+(?:\r?\n)*")
+#: a paragraph that ends with reStructuredText's ``::`` and opens its literal block (text before the marks)
+_PROSE_LITERAL = re.compile(r"[^\r\n]*\S[ \t]*::\s*", re.DOTALL)
+#: a line of LaTeX's markup that holds no text: environments' edges and labels (``\begin{abstract}``,
+#: ``\end{figure}``, ``\label{sec:exp}`` under its ``\section``, ``\begin{figure}[h]``); the command's name in
+#: the first group
+_LATEX_CMD = r"\\(begin|end|label|index)\*?(?:\[[^\]\n]*\])?\{[^{}\n]*\}(?:\[[^\]\n]*\]|\{[^{}\n]*\})*"
+_LATEX_LINE = re.compile(rf"[ \t]*(?:{_LATEX_CMD}[ \t]*)+(?:\r?\n)*")
+_LATEX_NAME = re.compile(_LATEX_CMD)
 
 
 def _markup_lines(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -420,11 +428,15 @@ def _markup_lines(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarr
     (``<details>``, ``<div align="center">``, an anchor's ``<a id="x"></a>``, a logo's
     ``<p><img src="logo.png"></p>``) and of HTML comments (Node's ``<!--type=misc-->``, a linter's
     ``<!-- eslint-disable -->``): they stay with what follows. A line of line breaks or rules (``<br>``,
-    ``<hr>``) is neither."""
+    ``<hr>``) is neither. LaTeX's as HTML's: ``\\end{abstract}`` closes, ``\\begin{figure}`` and ``\\label{...}``
+    open."""
     opening, closing = [], []
     for i in idx.tolist():
         line = text[int(starts[i]) : int(ends[i])]
-        if _TAG_LINE.fullmatch(line):
+        if _LATEX_LINE.fullmatch(line):
+            names = _LATEX_NAME.findall(line)
+            (closing if all(name == "end" for name in names) else opening).append(i)
+        elif _TAG_LINE.fullmatch(line):
             names = _TAG_NAME.findall(line)
             if all(name.lower() in _BREAK_TAGS for name in names):  # a line break or rule opens and closes nothing
                 continue
@@ -610,7 +622,9 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     # a line of HTML tags alone is markup, never a heading (read only where a line opens with "<" or a
     # blank and ends with ">")
     tagged = np.flatnonzero(line_whole & not_code & short & _in_table(_TAG_FIRST, first))
-    opening, closing = _markup_lines(text, starts, ends, tagged[_last_char(text, starts, ends, tagged) == 0x3E])
+    last = _last_char(text, starts, ends, tagged)
+    tagged = tagged[(last == 0x3E) | ((last == 0x7D) | (last == 0x5D)) & _in_table(_LATEX_FIRST, first[tagged])]
+    opening, closing = _markup_lines(text, starts, ends, tagged)
     # and reStructuredText's explicit markup (".. code-block:: cmake", ".. note::", ".. _label:") opens what
     # follows it: its body, the section a label names
     dots = np.flatnonzero(line_whole & not_code & (first == 0x2E))
@@ -702,6 +716,16 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     # sentence of the line is the heading
     for i in found[opens_line[found] & ~heading[found]].tolist():
         j = _division_line(text, starts, ends, after, i)
+        if j is not None:
+            heading[i : j + 1] = True
+    # a screenplay's scene heading ("INT. KITCHEN - NIGHT", "EXT. SLIPWAY - LATER"), which the splitter reads as
+    # two sentences (read in Python only where a paragraph opens with "INT"/"EXT" in capitals)
+    cp = codepoints(text)
+    slug = np.flatnonzero(opens_line & ((first == 0x49) | (first == 0x45)) & (ends - starts > 4))
+    second, third = cp[starts[slug] + 1], cp[starts[slug] + 2]  # (INT, EXT)
+    slug = slug[((second == 0x4E) | (second == 0x58)) & (third == 0x54)]
+    for i in slug.tolist():
+        j = _scene_heading(text, starts, ends, after, i)
         if j is not None:
             heading[i : j + 1] = True
     # a speaker's name on a line of its own over the speech (a play's "BARNARDO.", a screenplay's cue)
@@ -857,6 +881,10 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             no_cut[sig] = True
         has = f_hi > f_lo
         no_cut[f_lo[has]] = True
+        # (reStructuredText's "... its own account::" over its literal block is a paragraph that introduces it: a
+        # lead-in's bond, not markup's — the limit breaks it first, below level 1 too)
+        prose = [g for g in f_lo[has].tolist() if _PROSE_LITERAL.fullmatch(text, int(starts[g]), int(ends[g]))]
+        lead_in[prose] = introduces[prose] = True
         no_cut[f_hi[has & f_closed] - 1] = True
         # markup between a heading and what it titles (Node's "<!-- YAML ... -->" of metadata, a comment's
         # line, a line of tags) is no content: the heading goes on over it, as over a second line of its
@@ -1465,6 +1493,24 @@ def _division_line(text: str, starts: np.ndarray, ends: np.ndarray, after: np.nd
     return j
 
 
+#: a screenplay's scene heading: interior or exterior (``INT.``, ``EXT.``, ``INT./EXT.``, ``EXT/INT.``), then the
+#: place and the time in capitals (``INT. KITCHEN - NIGHT``; no lower-case letter)
+_SCENE_HEADING = re.compile(r"(?:INT|EXT)(?:\.?/(?:INT|EXT))?\.[ \t]+[^a-z\r\n]*[A-Z][^a-z\r\n]*")
+
+
+def _scene_heading(text: str, starts: np.ndarray, ends: np.ndarray, after: np.ndarray, i: int) -> int | None:
+    """The last sentence of the line that sentence ``i`` opens when that line is a screenplay's scene heading
+    (:data:`_SCENE_HEADING`) standing alone between blank lines, with text after it, else None."""
+    n = after.size
+    j = i
+    while j < n - 1 and j - i < 3 and after[j] == BREAK_NONE:
+        j += 1
+    if after[j] < BREAK_PARAGRAPH or j >= n - 1 or not text[int(starts[j + 1]) : int(ends[j + 1])].strip():
+        return None
+    line = text[int(starts[i]) : int(ends[j])].strip()
+    return j if len(line) <= TITLE_MAX_CHARS and _SCENE_HEADING.fullmatch(line) else None
+
+
 #: a subtitle cue's timing line is at most this long (with WebVTT's cue settings after the times)
 CUE_MAX_CHARS = 80
 _CUE_TIME = re.compile(r"\s*(?:\d{1,2}:)?\d{2}:\d{2}[,.]\d{3}[ \t]+-->[ \t]+(?:\d{1,2}:)?\d{2}:\d{2}[,.]\d{3}(?:[ \t]+\S.*)?\s*")
@@ -1802,7 +1848,8 @@ _CLOSER_TABLE = _chars_table(_CLOSERS)
 _ASCII_BLANK = _chars_table("\t\n\x0b\x0c\r ")  # (the line breaks and spaces :func:`_last_at` looks past)
 _RULE_MARKS = _chars_table("-=")
 _HASH = _chars_table("#")
-_TAG_FIRST = _chars_table("< \t")
+_TAG_FIRST = _chars_table("< \t\\")  # (an HTML tag's, a LaTeX command's, or an indent)
+_LATEX_FIRST = _chars_table("\\ \t")
 _RULE_FIRST = _chars_table("-*_= \t")
 
 

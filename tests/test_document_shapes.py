@@ -1,0 +1,143 @@
+"""Document shapes a tester brought (LaTeX sources, screenplays, reStructuredText guides): the heading and
+lead-in rules read on their own markup. Each test fails on the reading before it was fixed."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logichunk import chunk
+from logichunk.text.sentences import split_sentences
+from logichunk.text.structure import LINE, SECTION, layout
+
+PARA = ("We implemented the schedule in C and compared it with the merge rule and with the optimal tree on three "
+        "families of inputs. Table~\\ref{tab:results} summarises the results.\n\n")
+
+
+def _ends(tree) -> set[int]:
+    return {c.span.end for c in tree}
+
+
+@pytest.mark.parametrize("markup", ["\\label{sec:exp}", "\\label{sec:exp}\\index{experiments}",
+                                    "  \\label{sec:exp}"])
+def test_a_latex_label_under_a_section_goes_with_the_heading(markup):
+    """``\\section{Experiments}`` over ``\\label{sec:exp}``: the label is markup, not content; the heading goes on
+    over it to its first sentence, so no chunk ends with the two (it did at every level: the label was read as
+    a paragraph the heading titled)."""
+    text = f"\\section{{Experiments}}\n{markup}\n\n" + PARA + "\\section{Results}\n\n" + PARA
+    sents = split_sentences(text)
+    lay = layout(sents)
+    k = next(i for i, t in enumerate(sents.texts()) if "\\label" in t)
+    assert lay.no_cut[k - 1] and lay.no_cut[k]  # glued to the heading and to what follows
+    label_end = int(sents.ends[k])
+    for max_size in (200, 300, 500):  # (the heading run and the first sentence fit together)
+        assert label_end not in _ends(chunk(text, max_size=max_size)), max_size
+
+
+def test_latex_environment_lines_open_and_close_what_they_hold():
+    """``\\begin{abstract}`` stays with the abstract's first sentence and ``\\end{abstract}`` with its last: no
+    chunk ends with a ``\\begin`` line or opens with an ``\\end`` line."""
+    abstract = ("Merging sorted runs is the inner loop of every stable sort. We show that a simple schedule is "
+                "within a constant of the optimum. It needs no extra memory. ")
+    text = ("\\begin{abstract}\n" + abstract * 2 + "\n\\end{abstract}\n\n\\section{Introduction}\n\n" + PARA * 2)
+    begin_end = text.index("\\begin{abstract}\n") + len("\\begin{abstract}\n")
+    end_start = text.index("\\end{abstract}")
+    for max_size in (120, 200, 400):
+        tree = chunk(text, max_size=max_size)
+        assert begin_end not in _ends(tree), max_size
+        assert end_start not in {c.span.start for c in tree}, max_size
+
+
+@pytest.mark.parametrize("line", ["\\label{x} and some words", "\\textbf{Note:} read this first",
+                                  "\\begin{itemize} \\item one"])
+def test_a_latex_line_with_text_is_no_markup_line(line):
+    """Only a line of environments' edges and labels alone is markup; a command with text is content."""
+    text = f"A paragraph before it, closing a thought.\n\n{line}\n\nA paragraph after it, opening a new one.\n"
+    sents = split_sentences(text)
+    lay = layout(sents)
+    k = next(i for i, t in enumerate(sents.texts()) if t.startswith(line[:6]))
+    assert not lay.no_cut[k]
+
+
+ACTION = "A cramped room. A coal stove glows in the corner. The stationmaster fills out a ledger by lamplight.\n\n"
+
+
+@pytest.mark.parametrize("slug", ["INT. KITCHEN - NIGHT", "EXT. SLIPWAY - LATER", "INT./EXT. CAR - DAY",
+                                  "EXT/INT. STATION PLATFORM - CONTINUOUS", "INT. MRS. HALE'S PARLOUR - DAY"])
+def test_a_screenplay_scene_heading_opens_its_scene(slug):
+    """A scene heading reads as two sentences to the splitter (``INT.`` ends one); it is a heading all the
+    same: it opens its scene and never ends a chunk (it ended the scene before it: 32 of 201 at level 1)."""
+    text = ("She walks out of the kitchen and closes the kitchen door behind her.\n\n" + slug + "\n\n" + ACTION) * 3
+    sents = split_sentences(text)
+    lay = layout(sents)
+    first = text.index(slug)
+    ks = [i for i in range(len(sents)) if first <= int(sents.starts[i]) < first + len(slug)]
+    assert lay.heading[ks].all()
+    assert lay.strength[ks[0] - 1] == SECTION
+    slug_ends = {text.index(slug, p) + len(slug) + 2 for p in range(0, len(text)) if text.startswith(slug, p)}
+    for max_size in (120, 200, 500):
+        assert not slug_ends & _ends(chunk(text, max_size=max_size)), max_size
+
+
+@pytest.mark.parametrize("line", ["INT. He walked in. Then he sat down.", "EXTRA. KITCHEN, and a long line of prose.",
+                                  "INT. kitchen - night, he said, and left."])
+def test_lines_like_scene_headings_that_are_none(line):
+    """Prose, another word, lower case: no scene heading (nor any title line)."""
+    text = f"Words before it close a paragraph here.\n\n{line}\n\n{ACTION}"
+    sents = split_sentences(text)
+    lay = layout(sents)
+    k = next(i for i, t in enumerate(sents.texts()) if t.startswith(line[:3]))
+    assert not lay.heading[k]
+
+
+def test_a_literal_blocks_prose_lead_in_gives_way_to_a_deeper_limit():
+    """``... account::`` over its literal block is a paragraph that introduces the block: below level 1 its bond
+    gives way to the limit (glued, it made a leaf of 207 characters under 200 holding several sentences), and
+    the block, which fits, stays whole."""
+    text = ("Installation\n============\n\nCreate a system user\n--------------------\n\n"
+            "Harbour should run under its own unprivileged account::\n\n"
+            "    sudo useradd --system --home /opt/harbour --shell /usr/sbin/nologin harbour\n"
+            "    sudo mkdir -p /opt/harbour\n    sudo chown harbour: /opt/harbour\n\n")
+    sents = split_sentences(text)
+    lay = layout(sents)
+    k = next(i for i, t in enumerate(sents.texts()) if t.rstrip().endswith("account::"))
+    assert lay.no_cut[k] and lay.lead_in[k] and lay.introduces is not None and lay.introduces[k]
+    tree = chunk(text, sizes=(500, 200))
+    block = text.index("    sudo useradd")
+    for c in tree:
+        size = c.span.end - c.span.start
+        if c.level == 2:
+            assert size <= 200, (c.id, size)
+    assert block in {c.span.start for c in tree if c.level == 2}
+
+
+def test_a_bare_literal_mark_stays_markup():
+    """``::`` alone on its line over a literal block is markup: its bond to the block stays a strong one."""
+    text = "Run this:\n\n::\n\n    make install\n    make test\n\nThen read on.\n"
+    sents = split_sentences(text)
+    lay = layout(sents)
+    k = next(i for i, t in enumerate(sents.texts()) if t.strip() == "::")
+    assert lay.no_cut[k] and not lay.lead_in[k]
+    assert lay.strength[k] <= LINE
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["\\section{A}", "\\label{a}", "\\begin{quote}", "\\end{quote}", "INT. ROOM - DAY",
+                                 "Words of a sentence.", "More words here, and a clause.", "", "    code line"]),
+                min_size=1, max_size=30),
+       st.integers(min_value=20, max_value=300))
+def test_spans_tile_every_shape(lines, max_size):
+    """Whatever the mix of these lines, the roots tile the text exactly within the limit (no line here is one
+    character over it), and every chunk's children tile it."""
+    text = "\n".join(lines) + "\n"
+    tree = chunk(text, max_size=max_size)
+    roots = sorted((c.span.start, c.span.end) for c in tree.roots())
+    assert roots[0][0] == 0 and roots[-1][1] == len(text)
+    assert all(roots[i][1] == roots[i + 1][0] for i in range(len(roots) - 1))
+    assert all(b - a <= max_size for a, b in roots)
+    for c in tree:
+        kids = sorted((k.span.start, k.span.end) for k in tree.children(c.id))
+        if kids:
+            assert kids[0][0] == c.span.start and kids[-1][1] == c.span.end
+            assert all(kids[i][1] == kids[i + 1][0] for i in range(len(kids) - 1))
