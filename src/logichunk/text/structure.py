@@ -460,6 +460,8 @@ def _is_title(line: str, code: bool = False) -> bool:
         return False  # number ("Page 3 of 10", "第 3 页", from a PDF's footer): no title
     if s[0] == "<" and _TAG_LINE.fullmatch(s):  # a line of HTML tags alone ("</details>") is markup: no title
         return False
+    if _field_list(s):  # a field and its values ("Keywords: retrieval, BM25, long documents"): no title
+        return False
     if not code and _NO_TITLE.search(s):  # a line of code alone between blank lines ("return self._x", "#endif"),
         return False  # a link alone: no title
     # a title line carries a word: not a lone number, rule or bullet
@@ -467,6 +469,23 @@ def _is_title(line: str, code: bool = False) -> bool:
 
 
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
+#: a field's name, its colon, and what follows (``Keywords: ...``, ``关键词：...``)
+_FIELD = re.compile(r"[^:：\r\n]{1,40}[:：][ \t\u3000]*(?P<values>\S.*)")
+_VALUE_SEPARATORS = re.compile(r"[,;，；]")
+_CONJUNCTION = re.compile(r"(?:and|or|&)\s+", re.IGNORECASE)
+
+
+def _field_list(line: str) -> bool:
+    """Whether ``line`` is a field and a list of three values or more (``Keywords: information retrieval, BM25,
+    long documents``, ``关键词：信息检索；长文档；问答``): a paper's, a form's metadata, no title. A title's list capitalises
+    its words (``Chapter 3: Lions, Tigers, and Bears``): one value at least opens in lower case or in a script
+    without case."""
+    m = _FIELD.fullmatch(line)
+    if m is None:
+        return False
+    values = [_CONJUNCTION.sub("", v.strip(), count=1) for v in _VALUE_SEPARATORS.split(m["values"])]
+    firsts = [v[0] for v in values if v]
+    return len(firsts) >= 3 and any(not c.isupper() and c.isalpha() for c in firsts)
 
 #: what a line of code or a link holds and a title does not: an assignment or comparison, braces, a
 #: statement's ``;``, a call (a name right before ``(``), a name with an underscore in it or before it
@@ -742,6 +761,9 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     named = cues[(cues > 0) & (before[cues] == BREAK_LINE)] - 1
     lead[cues] = True
     lead[named[line_whole[named] & (size[named] <= CUE_MAX_CHARS)]] = True
+    # a mail's header (From:, To:, Subject:, ... or 发件人：, 主题：, ..., two lines or more) stays with the message
+    lead[_mail_headers(text, starts, ends, after, np.flatnonzero(
+        line_whole & not_code & (before >= BREAK_LINE) & _member(first, _MAIL_HEADER_FIRST)))] = True
     # a question marked as one (an FAQ's "Q: ..." over "A: ...") stays with its answer
     lead[_questions(text, starts, np.flatnonzero(
         line_start & (before >= BREAK_LINE) & (before <= BREAK_PARAGRAPH) & not_code
@@ -908,6 +930,13 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             held_gaps = np.cumsum(run)[: n - 1] > 0
             no_cut |= held_gaps
             strength = np.where(held_gaps, np.minimum(strength, LINE), strength).astype(np.int8)
+        # a quoted blank line (">" alone in a mail's quote, ">>" in a quote of a quote) parts the quote's paragraphs
+        # as a blank line does: the break before it is a paragraph's (the quote's first line under a blank one
+        # opens with ">" too)
+        quoted = np.flatnonzero(line_whole[1:] & not_code[1:] & (first[1:] == 0x3E) & (size[1:] <= _QUOTED_BLANK_MAX)
+                                & (strength < PARAGRAPH) & ~no_cut & one_text)
+        quoted = [g for g in quoted.tolist() if not text[int(starts[g + 1]) : int(ends[g + 1])].strip(" \t\r\n>")]
+        strength[quoted] = PARAGRAPH
         # a paragraph that ends as a lead-in does ("as follows:", "Hi Bob,", "例如：") introduces the
         # next one (a list, a quote, the body of a letter): the two stay together, like a heading
         gap = np.flatnonzero((strength >= PARAGRAPH) & (strength < SECTION) & ~in_code & ~no_cut)
@@ -1535,6 +1564,34 @@ def _cue_timings(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarr
 _ANSWER = re.compile(r"[ \t]*(?:A|Ans|Answer|ANSWER|答|回答)[ \t]*[:：.．][ \t]*\S")
 _QUESTION = re.compile(r"[ \t]*(?:Q|Question|QUESTION|问|提问)[ \t]*[:：.．][ \t]*\S")
 _ANSWER_NEXT = np.array(sorted(ord(c) for c in ":：.．nN"), dtype=np.uint32)
+
+
+#: a mail header's field at a line's start (``From: Tom <tom@x>``, ``Subject: Quote``, ``发件人：张三``)
+_MAIL_HEADER = re.compile(r"[ \t]*(?:From|To|Cc|Bcc|Date|Subject|Sent|Reply-To|发件人|收件人|抄送|日期|主题|发送时间)[ \t]*[:：]",
+                          re.IGNORECASE)
+_MAIL_HEADER_FIRST = np.array(sorted({ord(c) for w in ("From", "To", "Cc", "Bcc", "Date", "Subject", "Sent",
+                                                       "Reply-To", "发件人", "收件人", "抄送", "日期", "主题", "发送时间")
+                                      for c in (w[0], w[0].lower())} | {0x20, 0x09}), dtype=np.uint32)
+#: a quoted blank line is at most this long (its marks, spaces and line end)
+_QUOTED_BLANK_MAX = 8
+
+
+def _mail_headers(text: str, starts: np.ndarray, ends: np.ndarray, after: np.ndarray, cand: np.ndarray) -> np.ndarray:
+    """The last line of each mail header among the whole lines ``cand``: two header fields or more
+    (:data:`_MAIL_HEADER`), one per line, the last over a blank line and the message under it. The header
+    goes with its message: a chunk never ends with a message's From, To and Subject."""
+    out = []
+    run = 0
+    prev = -2
+    for i in cand.tolist():
+        if not _MAIL_HEADER.match(text, int(starts[i]), int(ends[i])):
+            run = 0
+            continue
+        run = run + 1 if prev == i - 1 and after[prev] == BREAK_LINE else 1
+        prev = i
+        if run >= 2 and after[i] >= BREAK_PARAGRAPH and i + 1 < after.size:
+            out.append(i)
+    return np.asarray(out, np.int64)
 
 
 def _questions(text: str, starts: np.ndarray, cand: np.ndarray, line_start: np.ndarray) -> np.ndarray:
