@@ -218,3 +218,55 @@ def test_a_field_and_its_values_is_no_title(line, title):
     lay = layout(sents)
     k = next(i for i, t in enumerate(sents.texts()) if t.startswith(line[:5]))
     assert bool(lay.heading[k]) is title
+
+
+def _log(n: int) -> str:
+    lines = []
+    for k in range(n):
+        t = f"2024-05-03T14:{k // 60:02d}:{k % 60:02d}.{k:03d}"
+        lines.append(f"{t} INFO  [http] GET /api/v1/orders/{k} 200 {k % 50}ms")
+        if k % 7 == 3:
+            lines.append(f"{t} ERROR [billing] request failed")
+            lines.append('java.lang.NullPointerException: Cannot invoke "Invoice.total()" because "inv" is null')
+            lines += [f"\tat com.acme.billing.InvoiceService.step{j}(InvoiceService.java:{40 + j})" for j in range(5)]
+            lines.append("\t... 42 more")
+            lines.append("Caused by: java.sql.SQLTimeoutException: query timed out after 5000 ms. Retry later.")
+            lines.append("\tat org.postgresql.jdbc.PgStatement.execute(PgStatement.java:412)")
+    return "\n".join(lines) + "\n"
+
+
+def test_a_log_record_keeps_its_stack_trace_where_it_fits():
+    """An error's line and the trace under it are one record: a chunk never ends on the error's line where the
+    record fits (27 of 30 error lines ended a level-1 chunk in a tester's log), and no cut falls inside a record
+    that fits."""
+    text = _log(60)
+    records, at = [], 0
+    for line in text.splitlines(keepends=True):
+        if line[:1].isdigit():
+            records.append(at)
+        at += len(line)
+    bounds = set(records) | {len(text)}
+    for max_size in (1000, 2000):
+        for c in chunk(text, max_size=max_size).roots():
+            assert c.span.end in bounds, (max_size, text[c.span.end - 60 : c.span.end + 20])
+
+
+def test_a_few_lines_that_open_with_a_time_are_no_log():
+    """Two lines that open with a time in prose ("10:30] ..." is no log) change nothing: a log needs three."""
+    text = "Agenda.\n[10:30] coffee and a walk through the plant\nthen lunch and the review.\n"
+    lay = layout(split_sentences(text))
+    assert (lay.strength <= LINE).all()
+
+
+@pytest.mark.parametrize("line", ["--- Day changed Mon Mar 12 2024 ---", "== History ==", "=== Early life ==="])
+def test_a_title_framed_by_marks_opens_what_follows(line):
+    """A chat log's "--- Day changed ... ---" and MediaWiki's "== History ==" are titles: they open what follows
+    (the day-changed line ended a chunk)."""
+    body = "[09:30] <bob> morning all\n[09:32] <carol> anyone seen the build?\n[09:33] <dave> it is the flaky test\n"
+    text = body + line + "\n" + body
+    sents = split_sentences(text)
+    lay = layout(sents)
+    k = next(i for i, t in enumerate(sents.texts()) if t.startswith(line[:3]))
+    assert lay.heading[k] and lay.no_cut[k] and lay.strength[k - 1] == SECTION
+    end = text.index(line) + len(line) + 1
+    assert end not in {c.span.end for c in chunk(text, max_size=150)}

@@ -747,6 +747,11 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         j = _scene_heading(text, starts, ends, after, i)
         if j is not None:
             heading[i : j + 1] = True
+    # a title between runs of one mark on a line of its own (MediaWiki's "== History ==", a chat log's "--- Day
+    # changed Mon Mar 12 2024 ---")
+    framed = np.flatnonzero(line_whole & not_code & short & ((first == 0x2D) | (first == 0x3D)) & ~heading)
+    framed = [i for i in framed.tolist() if i + 1 < n and _FRAMED_TITLE.fullmatch(text, int(starts[i]), int(ends[i]))]
+    heading[framed] = True
     # a speaker's name on a line of its own over the speech (a play's "BARNARDO.", a screenplay's cue)
     # (each read only where the line's first character may open one: most lines are none)
     size = ends - starts
@@ -937,6 +942,14 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
                                 & (strength < PARAGRAPH) & ~no_cut & one_text)
         quoted = [g for g in quoted.tolist() if not text[int(starts[g + 1]) : int(ends[g + 1])].strip(" \t\r\n>")]
         strength[quoted] = PARAGRAPH
+        # a log's record opens at a line that opens with its time ("2024-05-03T14:02:00.929 ERROR ...", "[10:27]
+        # <carol> ..."); the lines under it (a stack trace, "Caused by: ...") are the record's: a record is a
+        # paragraph, kept whole where it fits (an error's line was cut from its trace)
+        stamped = np.flatnonzero(line_start[1:] & not_code[1:] & (strength == LINE) & ~no_cut & one_text
+                                 & (((first[1:] >= 0x30) & (first[1:] <= 0x39)) | (first[1:] == 0x5B)))
+        stamped = [g for g in stamped.tolist() if _LOG_TIME.match(text, int(starts[g + 1]), int(ends[g + 1]))]
+        if len(stamped) >= _LOG_RECORDS_MIN:
+            strength[stamped] = PARAGRAPH
         # a paragraph that ends as a lead-in does ("as follows:", "Hi Bob,", "例如：") introduces the
         # next one (a list, a quote, the body of a letter): the two stay together, like a heading
         gap = np.flatnonzero((strength >= PARAGRAPH) & (strength < SECTION) & ~in_code & ~no_cut)
@@ -1572,6 +1585,13 @@ _MAIL_HEADER = re.compile(r"[ \t]*(?:From|To|Cc|Bcc|Date|Subject|Sent|Reply-To|�
 _MAIL_HEADER_FIRST = np.array(sorted({ord(c) for w in ("From", "To", "Cc", "Bcc", "Date", "Subject", "Sent",
                                                        "Reply-To", "发件人", "收件人", "抄送", "日期", "主题", "发送时间")
                                       for c in (w[0], w[0].lower())} | {0x20, 0x09}), dtype=np.uint32)
+#: a title framed by runs of one mark, two or more each side (``== History ==``, ``--- Day changed ... ---``)
+_FRAMED_TITLE = re.compile(r"(?P<mark>(?P<m>[-=])(?P=m)+)[ \t]*[^\W\d_][^\r\n]*?[^-=\s][ \t]*(?P=mark)[ \t]*\s*")
+#: a log record's time at its line's start: an ISO date and a time ("2024-05-03T14:02:00.929", "2024/05/03 14:02"),
+#: or a time in brackets ("[10:27]", "[2024-05-03 14:02:00]")
+_LOG_TIME = re.compile(r"\[?(?:\d{4}[-/]\d{2}[-/]\d{2}[T ]\d{2}:\d{2}|\d{1,2}:\d{2}(?::\d{2})?\])")
+#: a text is a log where this many of its lines open with a time, or more
+_LOG_RECORDS_MIN = 3
 #: a quoted blank line is at most this long (its marks, spaces and line end)
 _QUOTED_BLANK_MAX = 8
 
