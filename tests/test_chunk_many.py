@@ -66,3 +66,63 @@ def test_sources_name_each_texts_bubbles_and_spans_are_its_own():
         chunk_many(5)  # type: ignore[arg-type]
     # any iterable of texts, a generator too (it asked for its len())
     assert [t.records() for t in chunk_many(t for t in texts[:2])] == [t.records() for t in chunk_many(texts[:2])]
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts, shapes, st.integers(0, 40))
+def test_overlap_is_the_overlap_of_one_call_each(batch, shape, overlap):
+    """``chunk()`` takes ``overlap=`` and chunk_many refused it (a TypeError): the same windows now."""
+    many = chunk_many(batch, overlap=overlap, **shape)
+    for text, tree in zip(batch, many, strict=True):
+        assert _fingerprint(tree) == _fingerprint(chunk(text, overlap=overlap, **shape))
+
+
+@settings(max_examples=60, deadline=None)
+@given(texts, shapes)
+def test_small_shared_passes_give_the_same_trees(batch, shape):
+    """The shared pass takes about GROUP characters at a time (bounded memory for a framework's whole
+    corpus): any grouping gives the trees of one call per text."""
+    import logichunk.chunkers.many as many_mod
+
+    old = many_mod.GROUP
+    many_mod.GROUP = 150
+    try:
+        many = chunk_many(batch, **shape)
+    finally:
+        many_mod.GROUP = old
+    for text, tree in zip(batch, many, strict=True):
+        assert _fingerprint(tree) == _fingerprint(chunk(text, **shape))
+
+
+def test_llm_and_signals_fall_back_to_one_call_each():
+    import numpy as np
+
+    class Scripted:  # a chat model that always answers the middle sentence
+        def __init__(self):
+            self.calls = 0
+
+        def complete(self, messages, *, max_tokens=128, temperature=0.0):
+            self.calls += 1
+            n = messages[-1]["content"].count("\n") + 1
+            return type("R", (), {"text": f"Breaks: [{n // 2}]"})()
+
+    class Alternating:  # a tier-1 signal of its own
+        name = "alternating"
+
+        def gap_scores(self, sents):
+            return np.resize(np.array([0.0, 1.0]), max(len(sents) - 1, 0)).astype(np.float64)
+
+    batch = ["同样的句子在这里。" * 60, "Cats purr. Dogs bark. " * 30, "short"]
+    for kw in ({"llm": Scripted()}, {"signal": Alternating()}, {"lm_signal": Alternating()}):
+        many = chunk_many(batch, max_size=200, levels=2, overlap=10, sources=["a", "b", "c"], **kw)
+        for text, src, tree in zip(batch, "abc", many, strict=True):
+            if "llm" in kw:
+                kw = {"llm": Scripted()}  # (a fresh count for the one call compared with)
+            one = chunk(text, max_size=200, levels=2, overlap=10, source=src, **kw)
+            assert [(c.id, c.span, c.method) for c in tree] == [(c.id, c.span, c.method) for c in one]
+            assert tree.stats["llm_calls"] == one.stats["llm_calls"]
+    llm = Scripted()
+    chunk_many(batch[:1], max_size=200, levels=1, llm=llm)
+    assert llm.calls >= 1  # the LLM was asked, as chunk() asks it
+    with pytest.raises(InputError, match="overlap must be"):
+        chunk_many(batch, overlap=-1)

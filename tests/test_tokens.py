@@ -266,3 +266,122 @@ def test_a_tokenizer_s_offsets_outside_the_text_are_one_line(offsets, needle):
 
     with pytest.raises(InputError, match=needle):
         chunk("Some words in a short text. " * 4, max_size=12, unit="tokens", tokenizer=lambda text: offsets)
+
+
+# --------------------------------------------------------------------------- a tokenizer's own encode (QA s28)
+
+
+def _encoders(bpe_json: Path):
+    """The callables RAG code hands over as "the tokenizer", each with how it counts a piece itself."""
+    import functools
+
+    from tokenizers import Tokenizer
+
+    enc = T.resolve_tokenizer("cl100k_base").tokenizer
+    hf = Tokenizer.from_file(str(bpe_json / "tokenizer.json"))
+    out = {
+        "enc.encode": (enc.encode, lambda s: len(enc.encode(s, disallowed_special=()))),
+        "enc.encode_ordinary": (enc.encode_ordinary, lambda s: len(enc.encode_ordinary(s))),
+        "partial(enc.encode, allowed_special='all')": (functools.partial(enc.encode, allowed_special="all"),
+                                                        lambda s: len(enc.encode(s, allowed_special="all"))),
+        "tokenizers.Tokenizer.encode": (hf.encode, lambda s: len(hf.encode(s, add_special_tokens=False).ids)),
+    }
+    try:
+        from llama_index.core.utils import get_tokenizer
+    except ImportError:
+        pass
+    else:  # partial(cl100k.encode, allowed_special="all")
+        out["llama_index get_tokenizer()"] = (get_tokenizer(), lambda s: len(get_tokenizer()(s)))
+    try:
+        from transformers import PreTrainedTokenizerFast
+    except ImportError:
+        pass
+    else:
+        fast = PreTrainedTokenizerFast(tokenizer_object=hf)
+        out["transformers tok.encode"] = (fast.encode, lambda s: len(fast.encode(s, add_special_tokens=False)))
+    return out
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=TEXTS, top=st.integers(4, 60), which=st.integers(0, 5))
+def test_a_tokenizer_s_encode_sizes_in_its_own_tokens(bpe_json, text, top, which):
+    """``enc.encode`` returns token ids; they were read as start offsets and a "100-token" chunk held
+    5,000 tokens. Now the tokenizer that owns the method measures: every chunk, counted by the very
+    callable that was passed, holds at most its limit (where anything could be cut)."""
+    encoders = list(_encoders(bpe_json).values())
+    fn, count = encoders[which % len(encoders)]
+    sizes = (top, max(1, top // 2))
+    tree = chunk(text, sizes=sizes, tokenizer=fn)
+    check_exact(tree, T.resolve_tokenizer(fn), count, sizes)
+
+
+def test_encode_callables_measure_as_their_owner(bpe_json):
+    text = "Hello world. Next sentence here, and more words follow. " * 20 + "中文句子。第二句！" * 20
+    owner = {"enc": T.resolve_tokenizer("cl100k_base"), "hf": T.resolve_tokenizer(str(bpe_json))}
+    for name, (fn, count) in _encoders(bpe_json).items():
+        m = T.resolve_tokenizer(fn)
+        assert m.count(text) == count(text), name
+        base = owner["hf" if "tokenizers" in name or "transformers" in name else "enc"]
+        assert [(c.id, c.span) for c in chunk(text, max_size=40, tokenizer=fn)] == \
+            [(c.id, c.span) for c in chunk(text, max_size=40, tokenizer=base)], name
+
+
+def test_special_tokens_count_as_the_encode_given_counts_them():
+    import functools
+
+    enc = T.resolve_tokenizer("cl100k_base").tokenizer
+    text = "Some text <|endoftext|> and more text. " * 3
+    allowed = T.resolve_tokenizer(functools.partial(enc.encode, allowed_special="all"))
+    assert allowed.count(text) == len(enc.encode(text, allowed_special="all")) < len(enc.encode_ordinary(text))
+    assert T.resolve_tokenizer(enc).count(text) == len(enc.encode_ordinary(text))  # the object: ordinary text
+    with pytest.raises(InputError, match="disallowed special token") as err:  # tiktoken's own refusal, one line
+        chunk(text, max_size=8, tokenizer=enc.encode)
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("fn", [lambda s: T.resolve_tokenizer("cl100k_base").tokenizer.encode(s),
+                                lambda s: list(range(1000, 1000 + len(s.split()))), lambda s: s.split()],
+                         ids=["ids", "big-numbers", "words"])
+def test_callables_giving_ids_or_words_are_refused_once(fn):
+    """A callable we cannot unwrap that returns token ids (or words) is refused when it is named, in one
+    line that says what to pass; it is never read as offsets."""
+    with pytest.raises(InputError, match="tiktoken Encoding, a tokenizers.Tokenizer") as err:
+        T.resolve_tokenizer(fn)
+    assert "\n" not in str(err.value)
+    with pytest.raises(InputError, match="tiktoken Encoding"):
+        chunk("Some words in a short text. " * 40, max_size=12, tokenizer=fn)
+
+
+@settings(max_examples=300, deadline=None)
+@given(n=st.integers(0, 40), nums=st.lists(st.integers(-3, 60), max_size=12))
+def test_whole_numbers_are_read_as_starts_only_when_they_can_be(n, nums):
+    """The flat form (token start offsets) is read only where the numbers are starts: strictly increasing,
+    inside the text. Anything else (token ids, mostly) is an error, never a size."""
+    text = "a" * n
+    m = T.TokenMeasure(lambda s: nums, label="nums")
+    starts = all(0 <= x < n for x in nums) and all(a < b for a, b in zip(nums, nums[1:], strict=False))
+    if starts:
+        g = m.spans(text)
+        assert g.starts.tolist() == nums and int(g.counts.sum()) == len(nums)
+    else:
+        with pytest.raises(InputError, match="not token start offsets"):
+            m.spans(text)
+
+
+def test_a_tokenizer_path_that_does_not_exist_says_so():
+    for spec in ("/nonexistent/tokenizer.json", "./missing-folder", "models/tok.json", "~/no/such/dir"):
+        with pytest.raises(InputError, match="tokenizer file not found"):
+            T.resolve_tokenizer(spec)
+    with pytest.raises(InputError, match="unknown tokenizer 'nope'"):
+        T.resolve_tokenizer("nope")
+
+
+@pytest.mark.parametrize("method", ["fixed", "recursive"])
+def test_baselines_cut_at_a_real_tokenizers_word_pieces(method):
+    """The baselines read where a tokenizer's pieces start from the count's steps, as an estimate counts them
+    (at a unit's first character); a real tokenizer counts a piece where it ends, so in Thai, where cl100k's
+    pieces are bytes of one character, no cut was allowed for nine characters: a chunk of 7 tokens under 4."""
+    m = T.resolve_tokenizer("cl100k_base")
+    text = "ภาษาไทยเป็นภาษาที่ไม่มีการเว้นวรรค "
+    tree = chunk_by(method, text, sizes=(4, 2), tokenizer=m)
+    check_exact(tree, m, tiktoken_count(m), (4, 2))

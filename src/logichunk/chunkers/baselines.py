@@ -81,7 +81,10 @@ def fixed_spans(text: str, size: int, unit: str | Measure = "chars") -> np.ndarr
 def _allowed(text: str, meter: Meter) -> np.ndarray:
     """Offsets where a cut keeps characters whole and, with tokens, falls where a token starts."""
     ok = cut_allowed(text)
-    p = meter.prefix  # a unit counts at its first character: one starts at k when p[k+1] > p[k]
+    inside = meter.allowed  # a real tokenizer's own word pieces (it counts a token where the token ends)
+    if inside is not None:
+        return np.flatnonzero(ok & inside)
+    p = meter.prefix  # an estimate counts a unit at its first character: one starts at k when p[k+1] > p[k]
     ok[1:-1] &= p[2:] != p[1:-1]  # no unit starts here (inside a token, or before its spaces): no cut
     return np.flatnonzero(ok)
 

@@ -15,7 +15,10 @@ those operations. Nothing of one text can reach another:
 * tier 3 reads each text's own windows and normalises its components over that text's gaps only;
 * stats and bubbles are counted and located per text.
 
-With a custom measure (a real tokenizer may read across the seams) texts go one by one.
+With a custom measure (a real tokenizer may read across the seams) texts go one by one, and so do they
+with an LLM, an LM signal or another tier-1 signal (an LLM reads one text at a time; another signal scores
+gaps its own way). The shared pass takes about a megabyte of text at a time, so its working arrays stay
+bounded however many texts a framework hands over.
 """
 
 from __future__ import annotations
@@ -27,12 +30,14 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from ..signals import GapSignal
 from ..signals.items import content_items
 from ..signals.novelty import novelty_jump, novelty_prefix_of
 from ..text.measure import Measure, Meter
 from ..text.sentences import SentenceSpans, laid_end_to_end, split_many
 from ..text.tokens import fit_limit, measure_for
 from ..tree import ChunkTree, build_tree, build_tree_columns
+from .llm_breaks import ChatModel
 from .logic_chain import (
     CascadeSettings,
     Pieces,
@@ -41,8 +46,10 @@ from .logic_chain import (
     _one_chunk,
     _Run,
     check_sizes,
+    chunk,
     level_sizes,
 )
+from .overlap import add_overlap, check_overlap
 from .snap import snap_tree
 
 __all__ = ["chunk_many"]
@@ -64,15 +71,22 @@ def chunk_many(
     selection: str = "global",
     sources: Sequence[str] | None = None,
     tokenizer: Any = None,
+    overlap: int = 0,
+    llm: ChatModel | None = None,
+    lm_signal: GapSignal | None = None,
+    signal: GapSignal | None = None,
 ) -> list[ChunkTree]:
     """:func:`~logichunk.chunk` for each of ``texts`` (same arguments), as one pass where it can be:
     the result is the list of trees one call per text would give. ``sources`` names each text in
-    its bubbles (default ``<text>``). With a ``tokenizer`` each text is its own pass."""
+    its bubbles (default ``<text>``). With a ``tokenizer`` each text is its own pass; with ``llm``,
+    ``lm_signal`` or ``signal`` each text is one :func:`~logichunk.chunk` call (no speed-up: they read
+    one text at a time). ``overlap`` gives every chunk its ``meta["overlap_span"]``, as ``chunk`` does."""
     unit = measure_for(unit, tokenizer)
     lim = check_sizes(sizes) if sizes is not None else level_sizes(max_size, levels)
     lim = tuple(fit_limit(x, unit) for x in lim)
     cfg = CascadeSettings(sizes=lim, unit=unit, target_ratio=target_ratio, composite=composite,
                           selection=selection)
+    check_overlap(overlap)
     if isinstance(texts, str | bytes):  # a str is a sequence of characters: almost surely a mistake
         raise InputError("chunk_many takes a list of texts; for one text use chunk(text)")
     if not isinstance(texts, Iterable):
@@ -83,12 +97,16 @@ def chunk_many(
         raise InputError(f"{len(names)} sources for {len(texts)} texts")
     if not all(isinstance(n, str) for n in names):
         raise InputError("each source must be a str (a file name, a URL): what bubbles and records name")
-    out: list[ChunkTree | None] = [None] * len(texts)
-    batch: list[tuple[int, Meter, SentenceSpans]] = []
-    shared = isinstance(unit, str)  # a custom measure (a real tokenizer) may read across the seams
     for i, text in enumerate(texts):
         if not isinstance(text, str):
             raise InputError(f"text {i} must be str, got {type(text).__name__}")
+    if llm is not None or lm_signal is not None or signal is not None:
+        return [chunk(text, max_size=max_size, sizes=sizes, levels=levels, unit=unit, target_ratio=target_ratio,
+                      llm=llm, lm_signal=lm_signal, signal=signal, composite=composite, selection=selection,
+                      source=name, overlap=overlap) for text, name in zip(texts, names, strict=True)]
+    out: list[ChunkTree | None] = [None] * len(texts)
+    batch: list[tuple[int, Meter, SentenceSpans]] = []
+    shared = isinstance(unit, str)  # a custom measure (a real tokenizer) may read across the seams
     splits = split_many(texts)  # (the short texts' soft wraps read in one pass)
     for i, text in enumerate(texts):
         if not text:
@@ -101,11 +119,28 @@ def chunk_many(
             out[i] = snap_tree(_cascade(text, cfg, None, None, names[i], meter, sents), unit)
         elif out[i] is None:
             batch.append((i, meter, sents))
-    if batch:
-        for i, tree in _shared_pass([texts[i] for i, _, _ in batch], [s for _, _, s in batch], cfg,
-                                    [names[i] for i, _, _ in batch], [m for _, m, _ in batch]):
-            out[batch[i][0]] = tree
-    return [t for t in out if t is not None]
+    for group in _groups(batch, [len(texts[i]) for i, _, _ in batch]):
+        for i, tree in _shared_pass([texts[i] for i, _, _ in group], [s for _, _, s in group], cfg,
+                                    [names[i] for i, _, _ in group], [m for _, m, _ in group]):
+            out[group[i][0]] = tree
+    return [add_overlap(t, overlap, unit) for t in out if t is not None]
+
+
+GROUP = 1 << 20  # characters a shared pass takes at most (unless one text is longer): ~20 MiB of arrays
+
+
+def _groups(batch: list[Any], lengths: list[int]) -> list[list[Any]]:
+    """``batch`` in consecutive runs of about :data:`GROUP` characters (each text in one run whole)."""
+    out: list[list[Any]] = []
+    run: list[Any] = []
+    size = 0
+    for item, n in zip(batch, lengths, strict=True):
+        if run and size + n > GROUP:
+            out.append(run)
+            run, size = [], 0
+        run.append(item)
+        size += n
+    return out + [run] if run else out
 
 
 def _shared_pass(texts: list[str], sents: list[SentenceSpans], cfg: CascadeSettings, names: list[str],

@@ -25,7 +25,8 @@ from langchain_text_splitters import TextSplitter
 from pydantic import ConfigDict
 
 from ..errors import InputError
-from ._common import blank, chunk_fields, split_options, window
+from ..text.tokens import TiktokenEncode
+from ._common import blank, chunk_fields, split_options, window, with_fields
 
 __all__ = ["LogichunkRetriever", "LogichunkTextSplitter"]
 
@@ -40,7 +41,9 @@ class LogichunkTextSplitter(TextSplitter):
     side, within ``chunk_size`` as LangChain's splitters keep it (a chunk's own text is limited to
     ``chunk_size - 2 * chunk_overlap``). Chunks of whitespace only are left out, as LangChain's are.
     ``leaves_only=False`` makes :meth:`split_documents` return every level (parents first), for small-to-big
-    retrieval by ``parent_id``."""
+    retrieval by ``parent_id``. ``page_content`` keeps its whitespace (LangChain's splitters strip it):
+    ``strip_whitespace=True`` and ``keep_separator`` other than True are refused. A metadata key of the
+    document that we add too keeps the document's value, ours going under ``logichunk_<key>``."""
 
     def __init__(self, method: str = "logic-chain", *, chunk_size: int = 1000, chunk_overlap: int = 0,
                  sizes: Sequence[int] | None = None, levels: int = 1, unit: str = "chars", tokenizer: Any = None,
@@ -52,6 +55,14 @@ class LogichunkTextSplitter(TextSplitter):
                              "tokenizer= (a tiktoken encoding name, a tokenizer.json, a tokenizer object, or a "
                              "callable giving each token's (start, end)), or unit='bytes'")
         kwargs.pop("length_function", None)
+        # page_content is an exact slice of the text, separators and whitespace included: what would drop or
+        # strip some is refused (it was accepted and ignored, or a TypeError about a duplicate keyword)
+        if kwargs.pop("keep_separator", True) is not True:
+            raise InputError("keep_separator: logichunk keeps every separator where its cut leaves it "
+                             "(page_content is an exact slice of the text); only keep_separator=True applies")
+        if kwargs.pop("strip_whitespace", False):
+            raise InputError("strip_whitespace=True would drop text: page_content keeps its whitespace, an exact "
+                             "slice of the text (chunks of whitespace only are left out)")
         opts = split_options(method=method, chunk_size=chunk_size, sizes=sizes, levels=levels, unit=unit,
                              tokenizer=tokenizer, chunk_overlap=chunk_overlap, embedder=embedder, llm=llm, lm=lm)
         top = opts.sizes[0] if opts.sizes else opts.chunk_size
@@ -64,12 +75,19 @@ class LogichunkTextSplitter(TextSplitter):
     def from_tiktoken_encoder(cls, encoding_name: str = "cl100k_base", model_name: str | None = None,
                               allowed_special: Any = None, disallowed_special: Any = None,
                               **kwargs: Any) -> LogichunkTextSplitter:
-        """Sizes in a tiktoken encoding's exact tokens (offline for cl100k_base and o200k_base)."""
+        """Sizes in a tiktoken encoding's exact tokens (offline for cl100k_base and o200k_base).
+        ``allowed_special``/``disallowed_special`` as tiktoken's ``encode`` takes them (an allowed special
+        token counts as one; a disallowed one in a text is an error); without either, special-token text
+        counts as ordinary text."""
         if model_name is not None:
             import tiktoken
 
             encoding_name = tiktoken.encoding_name_for_model(model_name)
-        return cls(tokenizer=encoding_name, **kwargs)
+        if allowed_special is None and disallowed_special is None:
+            return cls(tokenizer=encoding_name, **kwargs)
+        special = {k: v for k, v in (("allowed_special", allowed_special), ("disallowed_special", disallowed_special))
+                   if v is not None}
+        return cls(tokenizer=TiktokenEncode(encoding_name, **special), **kwargs)
 
     @classmethod
     def from_huggingface_tokenizer(cls, tokenizer: Any, **kwargs: Any) -> LogichunkTextSplitter:
@@ -83,19 +101,23 @@ class LogichunkTextSplitter(TextSplitter):
         return [text[a:b] for a, b in map(window, tree.leaves()) if not blank(text, (a, b))]
 
     def create_documents(self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None) -> list[Document]:
+        """A document per chunk of each text (see the class docstring), the texts chunked in one pass where the
+        method allows (:meth:`SplitOptions.trees`). A key of ``metadatas`` that we add too keeps its value, and
+        ours goes under ``logichunk_<key>`` (``start_index``/``end_index`` are LangChain's: always ours)."""
+        if isinstance(texts, str):
+            raise InputError("create_documents takes a list of texts; for one text use split_text(text)")
+        texts = list(texts)
         if metadatas is not None and len(metadatas) != len(texts):
             raise InputError(f"metadatas has {len(metadatas)} entries for {len(texts)} texts")
         metas = metadatas or [{}] * len(texts)
         out: list[Document] = []
-        for text, meta in zip(texts, metas, strict=True):
-            tree = self._opts.tree(text)
+        for text, meta, tree in zip(texts, metas, self._opts.trees(texts), strict=True):
             chunks = tree.leaves() if self._leaves_only else list(tree)
             for c in chunks:
                 a, b = window(c)
                 if blank(text, (a, b)):
                     continue
-                md = copy.deepcopy(meta)
-                md.update(chunk_fields(c, self._opts.method))
+                md = with_fields(copy.deepcopy(meta), chunk_fields(c, self._opts.method))
                 if self._add_start_index:
                     md["start_index"], md["end_index"] = a, b
                 out.append(Document(page_content=text[a:b], metadata=md))

@@ -5,9 +5,10 @@ Why: LlamaIndex users build indexes from nodes, and its small-to-big retrieval (
 level. A logichunk tree is exactly that, cut where the logic breaks, so each chunk becomes a
 ``TextNode`` with ``start_char_idx``/``end_char_idx`` from its span (never found by a text search),
 PARENT/CHILD from its dotted id, PREVIOUS/NEXT to its neighbours on the same level, SOURCE to its
-document, and the document's metadata plus ``chunk_id``, ``parent_id``, ``level``, ``method`` (kept out
-of what is embedded and shown to the LLM). Use ``llama_index.core.node_parser.get_leaf_nodes`` to
-index the leaves and put all nodes in the docstore, as with ``HierarchicalNodeParser``.
+document (after another parser too: that parser's node hands on its own SOURCE), and the document's
+metadata plus ``chunk_id``, ``parent_id``, ``level``, ``method`` (kept out of what is embedded and shown
+to the LLM). Use ``llama_index.core.node_parser.get_leaf_nodes`` to index the leaves and put all nodes
+in the docstore, as with ``HierarchicalNodeParser``.
 
 :class:`LogichunkEmbedding` wraps any logichunk embedder (the model-free hash embedder, E5) as a
 LlamaIndex embedding model, so an index works offline.
@@ -21,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
+from llama_index.core.callbacks import CallbackManager
 from llama_index.core.node_parser.interface import NodeParser
 from llama_index.core.node_parser.node_utils import default_id_func
 from llama_index.core.schema import (
@@ -28,25 +30,35 @@ from llama_index.core.schema import (
     Document,
     MetadataMode,
     NodeRelationship,
+    RelatedNodeInfo,
     TextNode,
 )
-from pydantic import ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
-from ._common import SplitOptions, blank, chunk_fields, split_options, window
+from ..errors import InputError
+from ..tree import ChunkTree
+from ._common import SplitOptions, blank, chunk_fields, placed, split_options, window, with_fields
 
 __all__ = ["LogichunkEmbedding", "LogichunkNodeParser"]
-
-_OURS = ("chunk_id", "parent_id", "level", "method", "chunk_start", "chunk_end", "is_leaf")
 
 
 class LogichunkNodeParser(NodeParser):
     """Parse documents into a node per chunk of every level (``leaves_only=True``: the leaves only).
     ``method``, ``chunk_size`` (the top level's limit; ``sizes`` every level's, top first), ``levels``
-    (default 3), ``unit``/``tokenizer`` (exact tokens: ``cl100k_base``, a ``tokenizer.json``,
-    ``embedder``, an object or callable) and ``chunk_overlap`` (node text widened by at most that
-    much on each side, within ``chunk_size``, in the unit) as in
-    :class:`logichunk.integrations.langchain.LogichunkTextSplitter`. Offsets are into each input node's text;
-    a chunk of whitespace only makes no node; ``id_func(i, document)``, when given, names the nodes."""
+    (default 3), ``unit``/``tokenizer`` and ``chunk_overlap`` (node text widened by at most that much on
+    each side, within ``chunk_size``, in the unit) as in
+    :class:`logichunk.integrations.langchain.LogichunkTextSplitter`.
+
+    ``chunk_size`` counts **characters** unless a tokenizer is given (LlamaIndex's own splitters count
+    tokens): ``tokenizer="cl100k_base"`` (offline, the encoding LlamaIndex uses), a ``tokenizer.json``,
+    a tokenizer object, or LlamaIndex's ``get_tokenizer()`` counts exact tokens; ``unit="tokens"`` without
+    one is an estimate (one token per CJK character).
+
+    Offsets are into each input node's text; a chunk of whitespace only makes no node. Node ids are
+    ``<document id>:<dotted id>``, or ``<document id>:<k>:<dotted id>`` for the k-th node (from 0) of a
+    document an earlier parser gave: the same on every run; ``id_func(i, node)``, when given, names them.
+    A metadata key of the document that we add too keeps the document's value, ours going under
+    ``logichunk_<key>``."""
 
     method: str = Field(default="logic-chain", description="logichunk chunking method")
     chunk_size: int = Field(default=1000, gt=0, description="limit of the top level, in the unit")
@@ -69,6 +81,25 @@ class LogichunkNodeParser(NodeParser):
                              unit=self.unit, tokenizer=self.tokenizer, chunk_overlap=self.chunk_overlap,
                              embedder=self.embedder, llm=self.llm, lm=self.lm)
 
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as err:
+            raise _one_line(err) from None
+
+    @classmethod
+    def from_defaults(cls, method: str = "logic-chain", chunk_size: int = 1000, chunk_overlap: int = 0,
+                      sizes: list[int] | None = None, levels: int = 3, unit: str = "chars", tokenizer: Any = None,
+                      leaves_only: bool = False, embedder: Any = None, llm: Any = None, lm: Any = None,
+                      callback_manager: CallbackManager | None = None, include_metadata: bool = True,
+                      include_prev_next_rel: bool = True, id_func: Any = None) -> LogichunkNodeParser:
+        """The parser, as ``SentenceSplitter.from_defaults`` and ``HierarchicalNodeParser.from_defaults`` make
+        theirs (code written for them calls this)."""
+        return cls(method=method, chunk_size=chunk_size, chunk_overlap=chunk_overlap, sizes=sizes, levels=levels,
+                   unit=unit, tokenizer=tokenizer, leaves_only=leaves_only, embedder=embedder, llm=llm, lm=lm,
+                   callback_manager=callback_manager or CallbackManager([]), include_metadata=include_metadata,
+                   include_prev_next_rel=include_prev_next_rel, id_func=id_func)
+
     @model_validator(mode="after")
     def _checked(self) -> LogichunkNodeParser:
         self._options()
@@ -80,9 +111,11 @@ class LogichunkNodeParser(NodeParser):
         old = self.__dict__.get(name) if name in fields else None
         try:
             super().__setattr__(name, value)
-        except ValueError:
+        except ValueError as err:
             if name in fields:
                 self.__dict__[name] = old
+            if isinstance(err, ValidationError):
+                raise _one_line(err) from None
             raise
 
     @classmethod
@@ -92,28 +125,38 @@ class LogichunkNodeParser(NodeParser):
     def _parse_nodes(self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any) -> list[BaseNode]:
         out: list[BaseNode] = []
         opts = self._options()
-        for node in nodes:
-            out.extend(self._parse_one(node, opts))
+        texts = [node.get_content(metadata_mode=MetadataMode.NONE) for node in nodes]
+        seen: dict[str, int] = {}  # input nodes per ref doc so far: the k-th one's place in its document
+        for node, text, tree in zip(nodes, texts, opts.trees(texts), strict=True):
+            source = node.source_node  # a node of an earlier parser: its document; a document: itself
+            if source is None:
+                base, source = node.node_id, node.as_related_node_info()
+            else:
+                k = seen[source.node_id] = seen.get(source.node_id, -1) + 1
+                base = f"{source.node_id}:{k}"
+            out.extend(self._parse_one(node, text, tree, source, base))
         return out
 
-    def _parse_one(self, node: BaseNode, opts: SplitOptions) -> list[BaseNode]:
-        text = node.get_content(metadata_mode=MetadataMode.NONE)
-        tree = opts.tree(text)
+    def _parse_one(self, node: BaseNode, text: str, tree: ChunkTree, source: RelatedNodeInfo,
+                   base: str) -> list[BaseNode]:
+        """The nodes of one input node's tree. SOURCE is its document (an earlier parser's node hands its own
+        SOURCE on, as LlamaIndex's parsers do: ``delete_ref_doc`` and the ingestion docstore find every node
+        of a document by it); ids are ``base`` and the dotted id, the same on every run."""
         chunks = [c for c in (tree.leaves() if self.leaves_only else tree) if not blank(text, window(c))]
-        base = node.node_id
         if self.id_func is default_id_func:  # (ids stable across runs: the document's and the dotted id)
             nid = {c.id: f"{base}:{c.id}" for c in chunks}
         else:  # the user's ids, as LlamaIndex's parsers give them: by each node's place in the document's list
             nid = {c.id: str(self.id_func(i, node)) for i, c in enumerate(chunks)}
-        source = node.as_related_node_info()
         made: dict[str, TextNode] = {}
+        kept = node.metadata if self.include_metadata else {}
+        ours = list(placed(kept).values())  # kept out of what is embedded and shown to the LLM
         for c in chunks:
             a, b = window(c)
-            meta = {**(node.metadata if self.include_metadata else {}), **chunk_fields(c, self.method)}
+            meta = with_fields(kept, chunk_fields(c, self.method))
             rel: dict[NodeRelationship, Any] = {NodeRelationship.SOURCE: source}
             n = TextNode(id_=nid[c.id], text=text[a:b], start_char_idx=a, end_char_idx=b, metadata=meta,
-                         excluded_embed_metadata_keys=[*node.excluded_embed_metadata_keys, *_OURS],
-                         excluded_llm_metadata_keys=[*node.excluded_llm_metadata_keys, *_OURS],
+                         excluded_embed_metadata_keys=[*node.excluded_embed_metadata_keys, *ours],
+                         excluded_llm_metadata_keys=[*node.excluded_llm_metadata_keys, *ours],
                          metadata_seperator=node.metadata_separator, metadata_template=node.metadata_template,
                          text_template=node.text_template, relationships=rel)
             made[c.id] = n
@@ -139,6 +182,19 @@ class LogichunkNodeParser(NodeParser):
         """Our nodes carry their offsets and relationships already (the base class would search each
         node's text in its document and link neighbours across levels)."""
         return nodes
+
+
+def _one_line(err: ValidationError) -> InputError:
+    """pydantic's refusal (three or four lines and a link) as one line naming the option: ours as we raised it."""
+    first = err.errors()[0]
+    cause = (first.get("ctx") or {}).get("error")
+    if isinstance(cause, InputError):
+        return cause
+    name = ".".join(str(x) for x in first["loc"]) or "options"
+    if first["type"] == "extra_forbidden":
+        return InputError(f"LogichunkNodeParser has no option {name!r}")
+    msg = first["msg"]
+    return InputError(f"{name}: {msg[:1].lower()}{msg[1:]}, got {first.get('input')!r}")
 
 
 class LogichunkEmbedding(BaseEmbedding):

@@ -23,6 +23,7 @@ for them in the limit (E5 reads 512 tokens, two of them specials: use 510).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -41,7 +42,7 @@ from .cache import text_cache
 from .charclass import cut_allowed
 from .measure import Measure, get_measure
 
-__all__ = ["TIKTOKEN_FILES", "TokenMeasure", "TokenSpans", "measure_for", "resolve_tokenizer"]
+__all__ = ["TIKTOKEN_FILES", "TiktokenEncode", "TokenMeasure", "TokenSpans", "measure_for", "resolve_tokenizer"]
 
 #: tiktoken encodings we load offline: the file inside ``llama-index-core``'s bundled cache (named by
 #: tiktoken's own cache key, the sha1 of the download URL) and its sha256, the one tiktoken itself pins.
@@ -54,6 +55,9 @@ TIKTOKEN_FILES: dict[str, tuple[str, str]] = {
 _INSTALL = "pip install 'logichunk[tokenizers]'"
 SpansFn = Callable[[str], Any]
 _PROBES = ("中文句子，第二句。", "Hello (world), next-line.\nNew 12.5 words", "「引號」和 English 混合", "a  b\tc")
+#: what a tokenizer may be, for the errors that refuse something else
+FORMS = ("pass the tokenizer object (a tiktoken Encoding, a tokenizers.Tokenizer, a transformers tokenizer) or its "
+         "name (cl100k_base, a tokenizer.json), or a callable returning each token's (start, end) character offsets")
 
 
 @dataclass(frozen=True)
@@ -139,10 +143,15 @@ class TokenMeasure:
         if isinstance(out, tuple) and len(out) == 2:
             return TokenSpans.from_offsets(out[0], out[1], len(text))
         if arr.ndim == 1 and (arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
-            # start offsets only: a token reaches the next one's start
-            s = np.unique(np.clip(arr.astype(np.int64), 0, len(text)))
-            return TokenSpans.from_offsets(s, np.append(s[1:], len(text)), len(text))
-        raise InputError(f"tokenizer {self.label!r} must return (start, end) character offsets per token")
+            # start offsets only: a token reaches the next one's start. Token ids are whole numbers too (what
+            # tiktoken's and Hugging Face's ``encode`` return): read as offsets they gave a "100-token" chunk
+            # thousands of tokens, so numbers that cannot be starts (out of order, past the text) are refused
+            s = arr.astype(np.int64)
+            if s.size and (s[0] < 0 or s[-1] >= len(text) or (s[1:] <= s[:-1]).any()):
+                raise InputError(f"tokenizer {self.label!r} returned {s.size} numbers that are not token start "
+                                 f"offsets (token ids?): {FORMS}")
+            return TokenSpans.from_offsets(s, np.append(s[1:], len(text))[: s.size], len(text))
+        raise InputError(f"tokenizer {self.label!r} must return (start, end) character offsets per token: {FORMS}")
 
     def spans(self, text: str) -> TokenSpans:
         """The token groups of ``text`` (computed once per text, then cached)."""
@@ -245,6 +254,22 @@ def _tiktoken_encoding(name: str) -> Any:
                                f"cl100k_base and o200k_base are, with {_INSTALL}") from None
 
 
+@dataclass(frozen=True)
+class TiktokenEncode:
+    """``encode`` of the tiktoken encoding ``name`` with tiktoken's special-token options (its defaults): a
+    special token counts as the caller's own ``encode`` counts it. Named, not bound, so that a splitter
+    holding it pickles and loads offline (a bound ``enc.encode`` pickles its encoding, which tiktoken then
+    downloads again in the new process)."""
+
+    name: str
+    allowed_special: Any = frozenset()
+    disallowed_special: Any = "all"
+
+    def __call__(self, text: str) -> list[int]:
+        return _tiktoken_encoding(self.name).encode(text, allowed_special=self.allowed_special,
+                                                    disallowed_special=self.disallowed_special)
+
+
 @lru_cache(maxsize=8)
 def _byte_lengths(enc: Any) -> np.ndarray:
     """UTF-8 length of every token id of a tiktoken encoding (looked up, not decoded, per text)."""
@@ -257,16 +282,23 @@ def _byte_lengths(enc: Any) -> np.ndarray:
     return out
 
 
-def tiktoken_spans(enc: Any) -> SpansFn:
+def tiktoken_spans(enc: Any, encode: Callable[[str], Any] | None = None) -> SpansFn:
     """Character spans of a tiktoken encoding's tokens, from token byte lengths: a token covers the
-    characters its bytes touch (two tokens splitting one character overlap, and form one group)."""
+    characters its bytes touch (two tokens splitting one character overlap, and form one group).
+    ``encode`` gives the ids (default ``enc.encode_ordinary``: special-token text is ordinary text; the
+    user's ``partial(enc.encode, allowed_special=...)`` counts a special token as one, as they count it)."""
     lengths = _byte_lengths(enc)
+    encode = encode or enc.encode_ordinary
 
     def spans(text: str) -> tuple[np.ndarray, np.ndarray]:
         if not text:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
         clean = _no_surrogates(text)
-        ids = np.asarray(enc.encode_ordinary(clean), dtype=np.int64)
+        try:
+            ids = np.asarray(encode(clean), dtype=np.int64)
+        except ValueError as exc:  # special-token text that disallowed_special refuses (a paragraph of advice)
+            raise InputError(f"tokenizer {enc.name}: {first_line(exc)} (allowed_special= counts it as one token, "
+                             "disallowed_special=() as ordinary text)") from None
         raw = clean.encode("utf-8")
         lead = (np.frombuffer(raw, np.uint8) & 0xC0) != 0x80
         char_of = np.cumsum(lead) - 1  # byte -> character index
@@ -365,7 +397,9 @@ def _resolve_name(spec: str) -> TokenMeasure:
     if path.exists():
         tok = _hf_from_path(path)
         return TokenMeasure(hf_spans(tok), label=str(path), tokenizer=tok)
-    if spec.count("/") == 1 and " " not in spec and not spec.startswith((".", "/")):
+    if spec.endswith(".json") or spec.startswith((".", "/", "~")) or spec.count("/") > 1 or "\\" in spec:
+        raise InputError(f"tokenizer file not found: {spec}")  # (a path: no name of ours, no hub id looks so)
+    if spec.count("/") == 1 and " " not in spec:
         tok = _hf_from_hub(spec)
         return TokenMeasure(hf_spans(tok), label=spec, tokenizer=tok)
     raise InputError(f"unknown tokenizer {spec!r}: give a tiktoken encoding (cl100k_base, o200k_base), a "
@@ -377,9 +411,11 @@ def resolve_tokenizer(spec: Any, *, embedder: Any = None) -> TokenMeasure:
     a folder holding one; a Hugging Face hub id (``org/name``; with ``HF_HUB_OFFLINE=1`` only the local
     cache is read); ``"embedder"`` (the tokenizer of ``embedder``, which must expose
     ``token_spans(text)``); a ``tiktoken.Encoding``, a ``tokenizers.Tokenizer`` or a transformers fast
-    tokenizer; or any callable ``fn(text)`` returning ``(start, end)`` character offsets per token (or
-    token start offsets). Unknown or unloadable: a one-line :class:`~logichunk.errors.InputError` or
-    :class:`~logichunk.errors.ModelUnavailable`."""
+    tokenizer; a :class:`TiktokenEncode`; or any callable ``fn(text)`` returning ``(start, end)`` character
+    offsets per token (or token start offsets, strictly increasing). A tokenizer's own ``encode``
+    (``enc.encode``, ``tok.encode``, LlamaIndex's ``get_tokenizer()``, a ``functools.partial`` of one)
+    returns token ids, not places: it is read as the tokenizer that owns it. Unknown or unloadable: a
+    one-line :class:`~logichunk.errors.InputError` or :class:`~logichunk.errors.ModelUnavailable`."""
     if isinstance(spec, TokenMeasure):
         return spec
     if isinstance(spec, str):
@@ -388,10 +424,12 @@ def resolve_tokenizer(spec: Any, *, embedder: Any = None) -> TokenMeasure:
         return _resolve_name(spec.strip())
     if isinstance(spec, Path):
         return _resolve_name(str(spec))
-    kind = type(spec).__module__.split(".")[0]
-    if kind == "tiktoken" and hasattr(spec, "encode_ordinary"):
+    if _library(spec) == "tiktoken" and hasattr(spec, "encode_ordinary"):
         return TokenMeasure(tiktoken_spans(spec), label=getattr(spec, "name", "tiktoken"), tokenizer=spec)
-    if kind == "tokenizers" and hasattr(spec, "encode"):
+    if isinstance(spec, TiktokenEncode):
+        enc = _tiktoken_encoding(spec.name)
+        return TokenMeasure(tiktoken_spans(enc, spec), label=spec.name, tokenizer=enc)
+    if _library(spec) == "tokenizers" and hasattr(spec, "encode"):
         return TokenMeasure(hf_spans(spec), label="tokenizers", tokenizer=spec)
     backend = getattr(spec, "backend_tokenizer", None)  # a transformers *Fast tokenizer
     if backend is not None:
@@ -399,9 +437,51 @@ def resolve_tokenizer(spec: Any, *, embedder: Any = None) -> TokenMeasure:
                             tokenizer=spec)
     if hasattr(spec, "token_spans") or hasattr(spec, "inner"):  # an embedder (or a cache around one)
         return embedder_tokens(spec)
+    owned = _owner_of(spec)
+    if owned is not None:
+        return owned
     if callable(spec):
-        return TokenMeasure(spec, label=getattr(spec, "__name__", "callable"), tokenizer=spec)
+        m = TokenMeasure(spec, label=getattr(spec, "__name__", "callable"), tokenizer=spec)
+        try:  # once, on a short text: a callable giving ids or words fails here, not at the first document
+            m._read(_PROBES[1])
+        except InputError:
+            raise
+        except Exception as exc:
+            raise InputError(f"tokenizer {m.label!r} failed on a short text: {type(exc).__name__}: "
+                             f"{first_line(exc)}") from None
+        return m
     raise InputError(f"not a tokenizer: {type(spec).__name__}")
+
+
+def _library(obj: Any) -> str:
+    """The top-level package of ``obj``'s class (``tiktoken``, ``tokenizers``, ``transformers``...)."""
+    return type(obj).__module__.split(".")[0]
+
+
+_ENCODERS = ("encode", "encode_ordinary", "tokenize")
+
+
+def _owner_of(fn: Any) -> TokenMeasure | None:
+    """The measure of the tokenizer whose ``encode`` (or ``encode_ordinary``, ``tokenize``) ``fn`` is, bound
+    or in a ``functools.partial`` with keywords only; None for any other callable. Why: those return token
+    ids or strings, which say how many tokens but not where they lie; their owner tells both. A tiktoken
+    ``encode`` keeps the partial's ``allowed_special``/``disallowed_special`` (LlamaIndex's
+    ``get_tokenizer()`` is ``partial(enc.encode, allowed_special="all")``): a special token counts as one,
+    as the caller counts it. Hugging Face's specials are never counted (see the module docstring)."""
+    keywords: dict[str, Any] = {}
+    if isinstance(fn, functools.partial) and not fn.args:
+        keywords, fn = dict(fn.keywords), fn.func
+    owner, name = getattr(fn, "__self__", None), getattr(fn, "__name__", "")
+    if owner is None or name not in _ENCODERS:
+        return None
+    if _library(owner) == "tiktoken" and hasattr(owner, "encode_ordinary"):
+        if name == "encode_ordinary":
+            return resolve_tokenizer(owner)
+        encode = functools.partial(owner.encode, **keywords)
+        return TokenMeasure(tiktoken_spans(owner, encode), label=getattr(owner, "name", "tiktoken"), tokenizer=owner)
+    if _library(owner) == "tokenizers" or getattr(owner, "backend_tokenizer", None) is not None:
+        return resolve_tokenizer(owner)
+    return None
 
 
 def embedder_tokens(embedder: Any) -> TokenMeasure:
