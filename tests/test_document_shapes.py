@@ -270,3 +270,31 @@ def test_a_title_framed_by_marks_opens_what_follows(line):
     assert lay.heading[k] and lay.no_cut[k] and lay.strength[k - 1] == SECTION
     end = text.index(line) + len(line) + 1
     assert end not in {c.span.end for c in chunk(text, max_size=150)}
+
+
+def test_a_pretty_printed_jsons_records_stay_whole_where_they_fit():
+    """``json.dumps(records, indent=2)``: "  }," over "  {" parts two records (an opening brace under a closing
+    one is no Allman brace, and "}," ends no letter's greeting), so each record that fits is one chunk (every cut
+    fell inside a record)."""
+    import json
+
+    records = [{"id": 1000 + k, "name": f"Customer {k}", "email": f"user{k}@example.com", "city": "Porto",
+                "notes": "Prefers delivery after 6pm. Call before arriving." if k % 2 else None, "active": k % 3 == 0}
+               for k in range(12)]
+    text = json.dumps(records, indent=2)
+    starts = [text.index(f'  {{\n    "id": {r["id"]}') for r in records]
+    bounds = set(starts) | {len(text)}
+    longest = max(b - a for a, b in zip(starts, [*starts[1:], len(text)], strict=True))
+    for max_size in (longest + 10, 2 * longest + 20):
+        for c in chunk(text, max_size=max_size).roots()[:-1]:
+            assert c.span.end in bounds, (max_size, text[c.span.end - 40 : c.span.end + 20])
+
+
+def test_an_allman_brace_still_goes_with_the_line_over_it():
+    """C's "if (x)" over "{" on its own line: the brace goes on from the line over it, as before."""
+    text = "int f(int x)\n{\n    if (x)\n    {\n        return 1;\n    }\n    return 0;\n}\n"
+    sents = split_sentences(text)
+    lay = layout(sents)
+    texts = sents.texts()
+    k = next(i for i, t in enumerate(texts) if t.strip() == "{" and i > 2)
+    assert lay.no_cut[k - 1] and lay.no_cut[k]

@@ -881,6 +881,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         # a line of brackets alone (code): an opening one (Allman's "{" under "if (x)") goes on from the line
         # over it and into the one under it, a closing one ("}", "});", "]") closes the line over it, each
         # bond as weak as a lead-in's: no chunk opens with "]" / "}" / "}," or ends with a bare "{"
+        closed = np.zeros(n - 1, dtype=bool)  # (the gaps after a line of closing brackets: no lead-in's comma)
         brackets = np.flatnonzero(line_whole & _in_table(_BRACKET_FIRST, first))
         if brackets.size:
             brackets = brackets[np.append(sents.seams(), len(text))[brackets] - starts[brackets] <= _BRACKETS_MAX + 2]
@@ -890,10 +891,22 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             past, _, _ = _walk(cpt, past, ends[brackets], _BLANK, _BRACKETS_MAX)
             lone = (past >= ends[brackets]) | _in_table(LINE_END, cpt[np.minimum(past, cpt.size - 1)])
             opens, shuts = brackets[lone & opener], brackets[lone & ~opener]
-            bond = np.concatenate((opens - 1, opens, shuts - 1))
+            # (an opening line under a closing one is no Allman brace: JSON's "  }," over "  {" parts two records)
+            bond = np.concatenate((opens[~np.isin(opens - 1, shuts)] - 1, opens, shuts - 1))
             bond = bond[(bond >= 0) & (bond < n - 1)]
             bond = bond[(strength[bond] <= LINE) & ~no_cut[bond] & one_text[bond]]
             no_cut[bond] = lead_in[bond] = True
+            # ... and a closing line right over an opening one as deep parts two blocks (JSON's "  }," over the next
+            # record's "  {"), so a record that fits stays whole, as a paragraph does (every cut fell inside a
+            # pretty-printed JSON's records)
+            after_shut = shuts[np.isin(shuts + 1, opens)]
+            if after_shut.size:
+                line_at = np.concatenate(([text.rfind("\n", 0, int(starts[0])) + 1], sents.seams()))
+                deep = starts - line_at  # (each sentence's indent where it opens a line)
+                after_shut = after_shut[(strength[after_shut] == LINE) & ~no_cut[after_shut] & one_text[after_shut]
+                                        & (deep[after_shut + 1] == deep[after_shut])]
+                strength[after_shut] = PARAGRAPH
+                closed[after_shut] = True
         # a C function's return type on a line of its own (GNU's and CPython's style: "static PyObject *" over
         # "spam_system(PyObject *self, PyObject *args)" over "{") goes on into the name's line, as a heading's
         # bond does (not a lead-in's, the first a limit breaks: the type is the signature's first line)
@@ -952,7 +965,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             strength[stamped] = PARAGRAPH
         # a paragraph that ends as a lead-in does ("as follows:", "Hi Bob,", "例如：") introduces the
         # next one (a list, a quote, the body of a letter): the two stay together, like a heading
-        gap = np.flatnonzero((strength >= PARAGRAPH) & (strength < SECTION) & ~in_code & ~no_cut)
+        gap = np.flatnonzero((strength >= PARAGRAPH) & (strength < SECTION) & ~in_code & ~no_cut & ~closed)
         if gap.size:
             # (past the blank lines and the indent of what it introduces: reStructuredText's "run this::" over
             # its indented literal block, a colon over an indented code block)
