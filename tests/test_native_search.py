@@ -42,3 +42,32 @@ def test_long_sorted_needles_take_the_compiled_path_and_agree() -> None:
         assert np.array_equal(native.searchsorted(a.astype(np.int32), v.astype(np.int32), side),
                               np.searchsorted(a, v, side=side))
         assert np.array_equal(native.searchsorted(a, v[:3], side), np.searchsorted(a, v[:3], side=side))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(["a", " ", "\t", "|", "b\n", "中", "😀", "||", "x\t"]), max_size=60).map("".join),
+       st.lists(st.tuples(st.integers(-3, 70), st.integers(0, 12)), max_size=40),
+       st.sampled_from(["any", "sorted", "reversed"]), st.sampled_from([np.uint8, np.uint16, np.uint32]))
+def test_the_span_search_finds_what_a_search_of_the_whole_text_finds(text, spans, order, dtype) -> None:
+    """``native.spans_any`` (whether a tab or a ``|`` lies in each span, each character read once for spans in
+    order) gives what the soft-wrap reader's numpy search gives (the set's offsets, then a count per span), for
+    spans in order, reversed or shuffled, overlapping, empty and past either end of the text, in every code
+    unit width."""
+    from logichunk.text.charclass import codepoints
+    from logichunk.text.soft_wraps import _TABLE_BIT, _WRAP_CLASSES
+
+    cp = codepoints(text)
+    if dtype != np.uint32:
+        if int(cp.max(initial=0)) > np.iinfo(dtype).max:
+            return
+        cp = cp.astype(dtype)
+    a = np.array([s for s, _ in spans], np.int64)
+    b = a + np.array([k for _, k in spans], np.int64)
+    if order == "sorted":
+        a, b = a[np.argsort(a, kind="stable")], b[np.argsort(a, kind="stable")]
+    elif order == "reversed":
+        a, b = a[np.argsort(-a, kind="stable")], b[np.argsort(-a, kind="stable")]
+    got = native.spans_any(cp, _WRAP_CLASSES, _TABLE_BIT, a, b)
+    tab = np.flatnonzero((cp == 0x09) | (cp == 0x7C))
+    lo, hi = np.clip(a, 0, cp.size), np.clip(b, 0, cp.size)
+    assert got.tolist() == (np.searchsorted(tab, hi) > np.searchsorted(tab, lo)).tolist()

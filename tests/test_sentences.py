@@ -610,3 +610,77 @@ _ENUM_PIECES = st.sampled_from(["1. ", "2. ", "3.", "１．", "２．", "３．"
 def test_property_enumerators_read_alike_by_both_paths(pieces):
     # the scalar and the vectorised splitters read inline enumerators alike (check() compares them)
     check("".join(pieces))
+
+
+_END_PIECES = st.sampled_from(list(".!?。！？；｡．…‥‼⁇⁈⁉\n\r\x0b\x0c\x85\u2028\u2029 ab中") + ["\r\n", "\r\r\n", "😀", "\x80", "é"])
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(_END_PIECES, max_size=80).map("".join), st.booleans())
+def test_property_the_compiled_end_search_finds_what_numpy_finds(text, wide):
+    """The line terminators and terminators with their kinds, found in one pass in C
+    (:func:`logichunk.native.ends`), are the numpy search's (every mark, every line terminator, a CRLF as its
+    LF, a CR at the end), in the text's own code unit width and in 4-byte units."""
+    from unittest import mock
+
+    from logichunk import native
+    from logichunk.text.charclass import codepoints
+    from logichunk.text.end_candidates import _ends, _units
+
+    assert native.available(), native.status()
+    cp = codepoints(text) if wide else _units(text)
+    fast = _ends(text, cp)
+    with mock.patch.object(native, "_load", lambda: None):
+        slow = _ends(text, cp)
+    for a, b in zip(fast, slow, strict=True):
+        assert a.dtype == b.dtype and a.tolist() == b.tolist(), text
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([" ", "\t", "\n", "\u3000", "\xa0", "a", "中", "\n\n", " " * 12, "😀"]), max_size=60)
+       .map("".join), st.lists(st.integers(-2, 70), max_size=40))
+def test_property_whitespace_is_skipped_alike_with_and_without_the_compiled_walk(text, offsets):
+    """``_skip_ws`` (sorted offsets, repeated ones and runs of them inside one whitespace run) hands the whole
+    query to the compiled walk, which skips what it walked already; the numpy passes solve the last query of
+    each chain: the same offsets."""
+    from unittest import mock
+
+    from logichunk import native
+    from logichunk.text.end_candidates import _skip_ws, _units
+    from logichunk.text.sentence_chars import _flags
+
+    cp = _units(text)
+    q = np.array(sorted(offsets), np.int64)
+    q = q[q >= 0]
+    fast = _skip_ws(text, cp, _flags(), q)
+    with mock.patch.object(native, "_load", lambda: None):
+        slow = _skip_ws(text, cp, _flags(), q)
+    assert fast.tolist() == slow.tolist(), (text, q)
+
+
+_ABBR_PIECES = st.sampled_from(["Dr", "dr", "Mr", "U", "S", "e", "g", "a", "m", "No", "etc", "Fig", "Ph", "D", "Jan",
+                                "x", "abcdefgh", "Español", "中", ".", ".", ".", " ", " ", "(", "\"", "!", "1", "😀"])
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(_ABBR_PIECES, max_size=40).map("".join), st.booleans(), st.integers(0, 2**32))
+def test_property_the_compiled_abbreviation_test_reads_as_the_numpy_passes(text, wide, seed):
+    """``_abbreviated`` on every dot of a text (known abbreviations, initials, letter-dot sequences, tokens too
+    long or not standing alone, a dot at the text's start), what follows each drawn: in C
+    (:func:`logichunk.native.abbreviated`) the numpy passes' answers."""
+    from unittest import mock
+
+    from logichunk import native
+    from logichunk.text.abbreviations import _abbreviated
+    from logichunk.text.charclass import codepoints
+    from logichunk.text.end_candidates import _units
+    from logichunk.text.sentence_chars import _flags
+
+    cp = codepoints(text) if wide else _units(text)
+    dots = np.flatnonzero(cp == 0x2E).astype(np.int64)
+    rng = np.random.default_rng(seed)
+    digit_next, lower_next = rng.random(dots.size) < 0.5, rng.random(dots.size) < 0.5
+    fast = _abbreviated(cp, _flags(), dots, digit_next, lower_next)
+    with mock.patch.object(native, "_load", lambda: None):
+        slow = _abbreviated(cp, _flags(), dots, digit_next, lower_next)
+    assert fast.dtype == slow.dtype and fast.tolist() == slow.tolist(), text

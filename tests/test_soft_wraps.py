@@ -463,3 +463,111 @@ def test_many_texts_read_a_group_at_a_time_are_the_same(monkeypatch):
     monkeypatch.setattr(sentences_mod, "_MANY_CHARS", 64)  # a pass every few texts
     for a, b in zip(split_many(texts), whole, strict=True):
         assert a.starts.tolist() == b.starts.tolist() and a.breaks.tolist() == b.breaks.tolist()
+
+
+# --------------------------------------------------------------------------- the compiled reader
+
+_PROSE_WORDS = ["the", "river", "which", "we", "measured", "and", "over", "quiet", "houses", "of", "a", "town",
+                "thought,", "slowly", "walked", "towards", "morning", "light;", "well-", "known", "中文的", "源代码"]
+_ODD_WORDS = ["Alice", "It", "I", "then.", "(see", "table)", '"quietly"', "“gently”", "`code`", "x = 1", "f(a);",
+              "if (x) {", "}", "items = [", "$HOME", "${x}", "$5", "bob:", "tracker is:", "张三：", "1.", "12.", "2.2.",
+              "*", "-", "•", "，编译", "Linux", "|", "\t", "-----", "== ==", "   ", "Fig.", "e.g.", "😀", 'end."', "```",
+              "# Title", "| a | b |", "1990", "。", "！"]
+_LINE_QUIRKS = ["> ", "> > ", ">", ">  ", "  ", "    ", "* ", "12. ", "- ", "\n", "\r", " ", "\f", "\u3000", "\t"]
+
+
+@st.composite
+def wrapped_texts(draw) -> str:
+    """Mostly lower-case prose broken into lines at a drawn width (so that most texts read as wrapped), with
+    odd words among it and some lines opened by a quirk (a blank line, quote marks, an indent, a list marker,
+    a CR, a form feed): every rule of the wrap reader meets some line."""
+    odd = draw(st.integers(0, 8))  # (one word in 10 odd, at most)
+    words = draw(st.lists(st.sampled_from(_PROSE_WORDS * 10 + _ODD_WORDS * odd), min_size=40, max_size=300))
+    width = draw(st.sampled_from([16, 40, 48, 60, 72]))
+    quirks = draw(st.lists(st.one_of(st.just(""), st.sampled_from(_LINE_QUIRKS)), min_size=1, max_size=40))
+    lines, cur = [], ""
+    for w in words:
+        if cur and len(cur) + 1 + len(w) > width:
+            lines.append(cur)
+            cur = w
+        else:
+            cur = f"{cur} {w}" if cur else w
+    lines.append(cur)
+    return "\n".join(quirks[i % len(quirks)] + line for i, line in enumerate(lines))
+
+
+def _numpy_only():
+    """The splitter's numpy passes instead of the compiled kernels (as with ``LOGICHUNK_NATIVE=0``)."""
+    from unittest import mock
+
+    from logichunk import native
+
+    return mock.patch.object(native, "_load", lambda: None)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(wrapped_texts(), min_size=1, max_size=4))
+def test_the_compiled_wrap_reader_reads_as_the_numpy_passes(texts):
+    """The soft wraps read in C (next letters, the reader's verdicts, quote marks, columns, tabular lines:
+    :func:`logichunk.native.wrap_read` and its kin, on 1-, 2- and 4-byte code units) are the numpy passes'
+    ones, bit for bit: each text's own reading, the splits of both paths, and several texts read together."""
+    import logichunk.text.sentences as sentences_mod
+    from logichunk import native
+    from logichunk.text.sentences import _split_scalar, _split_vector
+    from logichunk.text.soft_wraps import soft_wraps
+
+    assert native.available(), native.status()
+    readings = []
+    real = sentences_mod.soft_wraps
+
+    def keep(*args):
+        readings.append(args)
+        return real(*args)
+
+    def run():
+        return ([_split_vector(t) for t in texts], [_split_scalar(t, None) for t in texts],
+                [(s.starts, s.breaks) for s in split_many(texts)])
+
+    from unittest import mock
+
+    with mock.patch.object(sentences_mod, "soft_wraps", keep):
+        fast = run()
+    with _numpy_only():
+        slow = run()
+        by_numpy = [soft_wraps(*args) for args in readings]
+    for a, b in zip(fast, slow, strict=True):
+        for x, y in zip(a, b, strict=True):
+            assert all(np.array_equal(p, q) and p.dtype == q.dtype for p, q in zip(x, y, strict=True)), texts
+    for args, want in zip(readings, by_numpy, strict=True):
+        got = soft_wraps(*args)
+        assert got.dtype == want.dtype and np.array_equal(got, want), texts
+
+
+@settings(max_examples=400, deadline=None)
+@given(wrapped_texts(), st.lists(st.tuples(st.integers(0, 40), st.integers(0, 3)), min_size=1, max_size=30),
+       st.sampled_from([np.uint8, np.uint16, np.uint32]))
+def test_the_compiled_quote_marks_and_columns_read_as_the_numpy_passes(text, moves, dtype):
+    """``_past_quote_marks`` and ``_columns`` in C and in numpy, on every line of a text (its text start moved
+    into the line by a drawn step, its end at its terminator or short of it), in every code unit width."""
+    from logichunk.text import soft_wraps as sw
+    from logichunk.text.charclass import codepoints
+
+    cp = codepoints(text)
+    if dtype != np.uint32:
+        if int(cp.max(initial=0)) > np.iinfo(dtype).max:
+            return
+        cp = cp.astype(dtype)
+    n = cp.size
+    nl = np.flatnonzero(cp == 0x0A)
+    if n == 0 or nl.size == 0:
+        return
+    start = np.concatenate(([0], nl[:-1] + 1))
+    step = np.array([moves[i % len(moves)][0] for i in range(nl.size)], np.int64)
+    short = np.array([moves[i % len(moves)][1] for i in range(nl.size)], np.int64)
+    ts = np.minimum(start + step, nl)
+    te = np.maximum(nl - short, ts)
+    fast = sw._past_quote_marks(cp, ts, te), sw._columns(cp, ts, te)
+    with _numpy_only():
+        slow = sw._past_quote_marks(cp, ts, te), sw._columns(cp, ts, te)
+    for a, b in zip(fast, slow, strict=True):
+        assert a.dtype == b.dtype and np.array_equal(a, b), (text, ts, te)

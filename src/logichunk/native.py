@@ -5,7 +5,9 @@ otherwise sort (lexical rows' entries, the permutation penalty's shuffles, tier 
 build array temporaries (lexical weights, summing glued rows), the running sums of a segment's
 evidence over every window start (a count per item, reset per start), and the walks that numpy would
 make as many whole-array passes as a loop has steps (searches from the previous answer, a sentence's
-opening word, the cuts through over-long sentences, a text's content items).
+opening word, the cuts through over-long sentences, a text's content items), and the sentence splitter's reads
+of a text's marks and lines (its candidate ends, abbreviations and soft wraps: one pass over each line's own
+characters where numpy gathers them rule by rule from all over the text, a cache miss each).
 
 Why: the global boundary decision (:func:`logichunk.boundaries.optimal_cuts`) is sequential: the
 best cost of a chunk ending at atom ``b`` needs the best costs before it. In Python that is ~0.1 µs
@@ -772,6 +774,356 @@ void lc_hashfeat(int64_t m, const uint32_t *cp, const int64_t *row, const uint8_
 #undef LC_CJK
 #undef LC_WORD
 }
+
+/* The sentence splitter's passes over a text's code units (sz bytes each: 1, 2 or 4, the narrowest exact
+   dtype, text.end_candidates._units), read where they are instead of gathered once per rule from all over
+   the text. lc_text: the units, the splitter's uint16 flags by code point (text.sentence_chars._flags) and a
+   table of character sets by code point (cls, ncls entries; past its end: none), a bit each (LC_W_*). Each
+   kernel's body is inlined once per unit size (LC_SIZED), so that lc_at compiles to a plain load. */
+typedef struct {
+    const void *cp;
+    int64_t sz, n;
+    const uint16_t *fl, *cls;
+    int64_t ncls;
+} lc_text;
+#define LC_INLINE static inline __attribute__((always_inline))
+LC_INLINE uint32_t lc_at(const lc_text *t, int64_t i) {
+    return t->sz == 1 ? ((const uint8_t *)t->cp)[i] : t->sz == 2 ? ((const uint16_t *)t->cp)[i]
+                                                                  : ((const uint32_t *)t->cp)[i];
+}
+LC_INLINE int lc_has(const lc_text *t, uint32_t c, int bit) { return c < (uint64_t)t->ncls && (t->cls[c] & bit); }
+#define LC_SIZED(sz, BODY, ...) do {                                                               \
+        if ((sz) == 1) BODY(1, __VA_ARGS__); else if ((sz) == 2) BODY(2, __VA_ARGS__); else BODY(4, __VA_ARGS__); \
+    } while (0)
+
+/* text.end_candidates._ends in one pass over the text's code units: the offsets and kinds (kind[c], nkind
+   entries; past its end, or 0: none) of its line terminators (kind >= knl; a CR, kind kcr, before a LF is none:
+   the LF ends the line) and of its other candidates (the terminators), each to its own arrays (room for n
+   each); counts: how many of each. */
+LC_INLINE void lc_ends_body(int64_t sz, int64_t n, const void *cp, const uint8_t *kind, int64_t nkind, int64_t knl,
+                            int64_t kcr, int64_t *nl, uint8_t *nlk, int64_t *term, uint8_t *termk, int64_t *counts) {
+    const lc_text t = {cp, sz, n, 0, 0, 0};
+    int64_t a = 0, b = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const uint32_t c = lc_at(&t, i);
+        const int64_t k = c < (uint64_t)nkind ? kind[c] : 0;
+        if (!k) continue;
+        if (k < knl) {
+            term[b] = i;
+            termk[b++] = (uint8_t)k;
+        } else if (!(k == kcr && i + 1 < n && lc_at(&t, i + 1) == 0x0A)) {
+            nl[a] = i;
+            nlk[a++] = (uint8_t)k;
+        }
+    }
+    counts[0] = a;
+    counts[1] = b;
+}
+void lc_ends(int64_t n, const void *cp, int64_t sz, const uint8_t *kind, int64_t nkind, int64_t knl, int64_t kcr,
+             int64_t *nl, uint8_t *nlk, int64_t *term, uint8_t *termk, int64_t *counts) {
+    LC_SIZED(sz, lc_ends_body, n, cp, kind, nkind, knl, kcr, nl, nlk, term, termk, counts);
+}
+
+/* text.abbreviations._abbreviated, one dot at a time: whether the '.' at dots[i] closes an abbreviation or an
+   initial. tok, sep: the flag bits (fl) of a token's characters (ASCII letters and '.') and of what stands
+   before a token; abbr, num, cont: the sorted keys (abbreviations._key) of the abbreviations, of those before a
+   number (digit[i]) and of those before a lower-case word (lower[i]); pairs: the sorted keys of their last two
+   characters (128 * the last but one + the last). */
+LC_INLINE void lc_abbrev_body(int64_t sz, int64_t n, const void *cp, const uint16_t *fl, int64_t tok, int64_t sep,
+                              int64_t m, const int64_t *dots, const uint8_t *digit, const uint8_t *lower,
+                              const int64_t *abbr, int64_t na, const int64_t *num, int64_t nn, const int64_t *cont,
+                              int64_t nc, const int64_t *pairs, int64_t np_, uint8_t *out) {
+    const lc_text t = {cp, sz, n, fl, 0, 0};
+    for (int64_t i = 0; i < m; i++) {
+        const int64_t d = dots[i];
+        const uint32_t c1 = lc_at(&t, d - 1 > 0 ? d - 1 : 0), c2 = lc_at(&t, d - 2 > 0 ? d - 2 : 0);
+        const int tok1 = d >= 1 && (fl[c1] & tok), tok2 = tok1 && d >= 2 && (fl[c2] & tok);
+        if (!tok2) {  /* one letter standing alone: an initial */
+            out[i] = tok1 && (d < 2 || (fl[c2] & sep));
+            continue;
+        }
+        if (!(c2 == 0x2E || lc_in(pairs, np_, (int64_t)c2 * 128 + c1))) {  /* ends unlike any listed */
+            out[i] = 0;
+            continue;
+        }
+        /* the token: up to 8 characters back (7 in its key), each a letter or a dot */
+        uint32_t ch[8] = {0};
+        int64_t key = 0, len = 0;
+        for (int64_t j = 1; j <= 8; j++) {
+            const int64_t p = d - j;
+            const uint32_t c = lc_at(&t, p > 0 ? p : 0);
+            if (!(p >= 0 && (fl[c] & tok))) break;
+            ch[j - 1] = c;
+            if (j <= 7) key = key * 128 + c;
+            len++;
+        }
+        const int64_t before = d - len - 1;
+        const int alone = len >= 1 && len <= 7 && (before < 0 || (fl[lc_at(&t, before)] & sep));
+        int hit = lc_in(abbr, na, key) || (len == 1 && ch[0] >= 0x41 && ch[0] != 0x2E)
+                  || (digit[i] && lc_in(num, nn, key)) || (lower[i] && lc_in(cont, nc, key));
+        if (len == 3 || len == 5 || len == 7) {  /* letter-dot sequences: U.S, e.g, a.m, U.S.A */
+            int seq = 1;
+            for (int64_t k = 0; k < len; k++)
+                seq &= k % 2 == 0 ? ch[k] >= 0x41 && ch[k] != 0x2E : ch[k] == 0x2E;
+            hit |= seq;
+        }
+        const int first_dot = len >= 1 && len <= 7 && ch[len - 1] == 0x2E;  /* (".Dr." is no title) */
+        out[i] = hit && alone && !first_dot;
+    }
+}
+void lc_abbrev(int64_t n, const void *cp, int64_t sz, const uint16_t *fl, int64_t tok, int64_t sep, int64_t m,
+               const int64_t *dots, const uint8_t *digit, const uint8_t *lower, const int64_t *abbr, int64_t na,
+               const int64_t *num, int64_t nn, const int64_t *cont, int64_t nc, const int64_t *pairs, int64_t np_,
+               uint8_t *out) {
+    LC_SIZED(sz, lc_abbrev_body, n, cp, fl, tok, sep, m, dots, digit, lower, abbr, na, num, nn, cont, nc, pairs, np_,
+             out);
+}
+
+/* text.soft_wraps' character sets, bits of cls (soft_wraps._WRAP_CLASSES sets them in this order) */
+#define LC_W_OPENER 1       /* what a line may open with before its first letter */
+#define LC_W_CLOSER 2       /* quotes and backticks a line's end is read past */
+#define LC_W_JOINER 4       /* , ; and dashes: a line ending in one goes on */
+#define LC_W_CJKON 8        /* the marks a CJK sentence goes on with at a line's start */
+#define LC_W_PROSE_END 16   /* a line ending in one ends as prose does */
+#define LC_W_STMT_END 32    /* what a statement of code ends with */
+#define LC_W_VARIABLE 64    /* what may follow a shell variable's $ */
+#define LC_W_BULLET 128     /* a list item's bullet */
+#define LC_W_ITEM_MARK 256  /* what follows an ordered item's number */
+#define LC_W_RULE 512       /* what a rule is drawn with */
+
+/* soft_wraps._past_quote_marks: each pos[i] past the quote marks that open its line ('>', each with up to one
+   space after it, four deep at most), never past stop[i]. */
+LC_INLINE void lc_quoted_body(int64_t sz, int64_t n, const void *cp, int64_t m, const int64_t *pos,
+                              const int64_t *stop, int64_t *out) {
+    const lc_text t = {cp, sz, n, 0, 0, 0};
+    for (int64_t i = 0; i < m; i++) {
+        int64_t p = pos[i];
+        for (int k = 0; k < 4 && p < stop[i] && lc_at(&t, p < n - 1 ? p : n - 1) == 0x3E; k++) {
+            p++;
+            if (p < stop[i] && lc_at(&t, p < n - 1 ? p : n - 1) == 0x20) p++;
+        }
+        out[i] = p;
+    }
+}
+void lc_quoted(int64_t n, const void *cp, int64_t sz, int64_t m, const int64_t *pos, const int64_t *stop,
+               int64_t *out) {
+    LC_SIZED(sz, lc_quoted_body, n, cp, m, pos, stop, out);
+}
+
+/* soft_wraps._columns: per line (its text from ts[i] to its terminator te[i]), whether text follows a run of
+   three spaces or more twice inside it (at offsets ts[i] < c < te[i]), or a rule's characters stand at both
+   of its ends. The runs are looked for as a search for three spaces does (Horspool's skip): a character that
+   is no space rules out the three runs of three that would hold it, so prose is read a third of its
+   characters at a time. */
+LC_INLINE void lc_columns_body(int64_t sz, int64_t n, const void *cp, const uint16_t *cls, int64_t ncls, int64_t m,
+                               const int64_t *ts, const int64_t *te, uint8_t *out) {
+    const lc_text t = {cp, sz, n, 0, cls, ncls};
+    for (int64_t i = 0; i < m; i++) {
+        const int64_t a = ts[i], b = te[i];
+        int64_t gaps = 0;
+        /* x: where a run of three spaces may end, its text after it at x + 1 (a < x + 1 < b) */
+        for (int64_t x = a > 2 ? a : 2; x + 1 < b && gaps < 2;) {
+            const int s0 = lc_at(&t, x) != 0x20, s1 = lc_at(&t, x - 1) != 0x20, s2 = lc_at(&t, x - 2) != 0x20;
+            const int64_t skip = s0 ? 3 : s1 ? 2 : s2;  /* (a select, not a branch: prose mixes them at random) */
+            if (skip) x += skip;
+            else {  /* three spaces end at x: to the end of the run, then the text after it */
+                while (x + 1 < b && lc_at(&t, x + 1) == 0x20) x++;
+                gaps += x + 1 < b;
+                x += 4;  /* (the next run of three ends past that text) */
+            }
+        }
+        const int rule = b - a >= 2 && lc_has(&t, lc_at(&t, a < n - 1 ? a : n - 1), LC_W_RULE)
+                         && lc_has(&t, lc_at(&t, a + 1), LC_W_RULE) && lc_has(&t, lc_at(&t, b - 2), LC_W_RULE)
+                         && lc_has(&t, lc_at(&t, b - 1), LC_W_RULE);
+        out[i] = gaps >= 2 || rule;
+    }
+}
+void lc_columns(int64_t n, const void *cp, int64_t sz, const uint16_t *cls, int64_t ncls, int64_t m,
+                const int64_t *ts, const int64_t *te, uint8_t *out) {
+    LC_SIZED(sz, lc_columns_body, n, cp, cls, ncls, m, ts, te, out);
+}
+
+/* per span [a[i], b[i]) (clipped to the text), whether a code point of the set `bit` lies in it. Spans in
+   order of their starts, overlapping or not, read each character once: the first member at or after a start
+   answers the spans after it too, until a span starts past it. */
+LC_INLINE void lc_spans_any_body(int64_t sz, int64_t n, const void *cp, const uint16_t *cls, int64_t ncls,
+                                 int64_t bit, int64_t m, const int64_t *a, const int64_t *b, uint8_t *out) {
+    const lc_text t = {cp, sz, n, 0, cls, ncls};
+    int64_t hit = -1, clear = 0, prev = 0;  /* hit: the first member at or after the last start read (-1: none
+                                               known); no member in [the last start, clear) */
+    for (int64_t i = 0; i < m; i++) {
+        const int64_t s = a[i] > 0 ? a[i] : 0, e = b[i] < n ? b[i] : n;
+        if (s < prev) { hit = -1; clear = s; }  /* (a span out of order: read afresh) */
+        prev = s;
+        if (hit < s) {
+            int64_t p = clear > s ? clear : s;
+            hit = -1;
+            while (p < e && !lc_has(&t, lc_at(&t, p), (int)bit)) p++;
+            if (p < e) hit = p;
+            clear = p;
+        }
+        out[i] = hit >= 0 && hit < e;
+    }
+}
+void lc_spans_any(int64_t n, const void *cp, int64_t sz, const uint16_t *cls, int64_t ncls, int64_t bit, int64_t m,
+                  const int64_t *a, const int64_t *b, uint8_t *out) {
+    LC_SIZED(sz, lc_spans_any_body, n, cp, cls, ncls, bit, m, a, b, out);
+}
+
+/* soft_wraps._item_text for one line's text start ts */
+LC_INLINE int64_t lc_item_text(const lc_text *t, int64_t ts) {
+    const int64_t n = t->n, top = n - 1;
+    if (ts >= n) return ts;
+    const uint32_t c0 = lc_at(t, ts);
+    const int bullet = lc_has(t, c0, LC_W_BULLET);
+    if (!bullet && !(c0 >= 0x30 && c0 <= 0x39)) return ts;
+    int64_t digits = 0;
+    while (digits < 3) {  /* an ordered item's number, up to three digits */
+        const int64_t p = ts + digits;
+        const uint32_t c = lc_at(t, p < top ? p : top);
+        if (!(p < n && c >= 0x30 && c <= 0x39)) break;
+        digits++;
+    }
+    const int64_t mark = ts + digits;
+    int64_t text = mark + 1;
+    const int is_mark = digits > 0 ? lc_has(t, lc_at(t, mark < top ? mark : top), LC_W_ITEM_MARK) : bullet;
+    uint32_t c = lc_at(t, text < top ? text : top);
+    if (!(is_mark && text < n && (c == 0x20 || c == 0x09))) return ts;
+    for (int k = 0; k < 4; k++) {  /* the spaces after the marker, four at most */
+        c = lc_at(t, text < top ? text : top);
+        if (!(text < n && (c == 0x20 || c == 0x09))) break;
+        text++;
+    }
+    return text;
+}
+
+/* soft_wraps._labelled for one line: a colon before a space or a tab, or a full-width colon, in
+   [w, min(w + word_max, line_end)) */
+LC_INLINE int lc_labelled(const lc_text *t, int64_t w, int64_t line_end, int64_t word_max) {
+    const int64_t stop = w + word_max < line_end ? w + word_max : line_end;
+    for (int64_t p = w; p < stop; p++) {
+        const uint32_t c = lc_at(t, p);
+        if (c == 0xFF1A) return 1;
+        if (c == 0x3A && p + 1 < t->n) {
+            const uint32_t d = lc_at(t, p + 1);
+            if (d == 0x20 || d == 0x09) return 1;
+        }
+    }
+    return 0;
+}
+
+/* soft_wraps._statements for one line (its text from ts to its last character last) */
+LC_INLINE int lc_statement(const lc_text *t, int64_t ts, int64_t last) {
+    const int64_t n = t->n;
+    if (last >= ts) {
+        const int64_t at = last < 0 ? 0 : last > n - 1 ? n - 1 : last;
+        const uint32_t c = lc_at(t, at);
+        if (lc_has(t, c, LC_W_STMT_END) || (c == 0x3B && last > ts && lc_at(t, at > 0 ? at - 1 : 0) == 0x29)) return 1;
+    }
+    const int64_t e = last < n - 1 ? last : n - 1;
+    for (int64_t p = ts > 0 ? ts : 0; p <= e; p++) {
+        const uint32_t c = lc_at(t, p);
+        if (c == 0x3D || (c == 0x24 && p + 1 < n && lc_has(t, lc_at(t, p + 1), LC_W_VARIABLE))) return 1;
+    }
+    return 0;
+}
+
+/* soft_wraps._soft_wraps' next_letter and read, per line terminator idx[j]: cn[j], the flags of the next
+   line's first letter (past up to two openers); with mode 1 (the breaks at the width) or 2 (the others),
+   out[j] = keep | goes_on << 1 | other << 2, read's verdict. The per-terminator arrays: nl (the terminator),
+   w_nl (the next line's text), end (its text's end), ts (this line's text), ls (its start), nx (the next
+   terminator, or the text's end), len (nl - ls), wid (the text's wrap width); lo/hi (nr): the ranges Markdown
+   keeps whole (lo sorted), hard (nh, sorted): the hard line starts. par: the flag bits WS, LOWER, UPPER, DIGIT,
+   CJK, CJKP, TERM, CLOSE, then _WORD_MAX and MIN_WRAP_WIDTH. */
+LC_INLINE void lc_wrapread_body(int64_t sz, int64_t n, const void *cp, const uint16_t *fl, const uint16_t *cls,
+                                int64_t ncls, const int64_t *par, const int64_t *const *line, int64_t k,
+                                const int64_t *idx, int64_t mode, const int64_t *lo, const int64_t *hi, int64_t nr,
+                                const int64_t *hard, int64_t nh, uint16_t *cn_out, uint8_t *out) {
+    const lc_text t = {cp, sz, n, fl, cls, ncls};
+    const int64_t *nl = line[0], *w_nl = line[1], *end = line[2], *ts_ = line[3], *ls = line[4], *nx = line[5],
+                  *len = line[6], *wid_ = line[7];
+    const int WS = (int)par[0], LOWER = (int)par[1], UPPER = (int)par[2], DIGIT = (int)par[3], CJK = (int)par[4],
+              CJKP = (int)par[5], TERM = (int)par[6], CLOSE = (int)par[7];
+    const int64_t word_max = par[8], min_width = par[9];
+    const int at_width = mode == 1;
+#define LC_PY(x) ((x) < 0 ? (x) + n : (x))  /* (an index as numpy reads it: -1 the last; e and ne are never below 0
+                                              on the lines the reader reads) */
+    int64_t seen_s = -1, seen_e = -1;  /* the last next line read as a statement or not (consecutive breaks read */
+    int seen = 0;                      /* a line as the next one, then as this one: the same test) */
+    for (int64_t j = 0; j < k; j++) {
+        const int64_t i = idx[j], w = w_nl[i], e = end[i] - 1;
+        int64_t a = w;
+        for (int r = 0; r < 2; r++)
+            if (a < e && lc_has(&t, lc_at(&t, a), LC_W_OPENER)) a++;
+        const int cn = fl[lc_at(&t, LC_PY(a < e ? a : e))];
+        cn_out[j] = (uint16_t)cn;
+        if (!mode) continue;
+        const int cjk_next = (cn & CJK) && !(cn & (CJKP | TERM)), lower_next = (cn & LOWER) != 0;
+        /* the line's last character, past up to three spaces, then past up to two closing quotes or backticks */
+        const int64_t ts = ts_[i];
+        int64_t last = nl[i] - 1;
+        for (int r = 0; r < 3; r++)
+            if (last >= ts && (fl[lc_at(&t, last > 0 ? last : 0)] & WS)) last--;
+        int64_t core = last > 0 ? last : 0;
+        for (int r = 0; r < 2; r++)
+            if (core > ts && lc_has(&t, lc_at(&t, core), LC_W_CLOSER)) core--;
+        const uint32_t cc = lc_at(&t, core);
+        const int c_last = fl[cc], joiner = lc_has(&t, cc, LC_W_JOINER);
+        const int wordy = (c_last & (LOWER | UPPER | DIGIT)) || joiner;
+        const int cjk_last = (c_last & CJK) && !(c_last & (CJKP | TERM));
+        const int64_t wid = wid_[i];
+        const int latin = wid >= min_width;
+        const int cjk_on = lc_has(&t, lc_at(&t, LC_PY(w < e ? w : e)), LC_W_CJKON);
+        const int cjk_more = cjk_on || ((cn & (LOWER | UPPER | DIGIT)) && at_width);
+        const int goes_on = (wordy && lower_next && latin) || ((cjk_last || joiner) && cjk_next)
+                            || (cjk_last && cjk_more) || (joiner && cjk_on);
+        int other = !goes_on && (latin || cjk_next) && ((wordy && (cn & (UPPER | DIGIT))) || (c_last & (TERM | CLOSE)));
+        /* not before a title: the next line short of the width, ending unlike prose */
+        const int64_t nxt = nx[i];
+        int64_t ne = nxt - 1;
+        for (int r = 0; r < 3; r++)
+            if (ne > w && (fl[lc_at(&t, ne)] & WS)) ne--;
+        if (nxt - nl[i] - 1 + 1 + word_max <= wid && !lc_has(&t, lc_at(&t, LC_PY(ne)), LC_W_PROSE_END))
+            other = 0;
+        if (!at_width) other = 0;
+        /* the next line indented no deeper than this one's text, no label, the next word too long to fit */
+        int keep = (goes_on || other) && last >= ts && w - nl[i] - 1 <= lc_item_text(&t, ts) - ls[i];
+        if (keep) keep = !lc_labelled(&t, w, nxt, word_max);
+        if (keep && at_width) {
+            int64_t word = word_max - 1;
+            if (cjk_next) word = 1;
+            else
+                for (int64_t q = 0; q < word_max - 1; q++)
+                    if (w + q >= n || (fl[lc_at(&t, w + q)] & WS)) { word = q; break; }
+            keep = len[i] + 1 + (word > 1 ? word : 1) > wid;
+        }
+        /* not inside what Markdown keeps whole, nor before a hard break; neither line a statement of code */
+        for (int r = 0; r < 2 && keep && nr; r++) {
+            const int64_t pos = r ? w : last, q = lc_upper(lo, nr, pos) - 1;
+            keep = !(q >= 0 && pos < hi[q]);
+        }
+        if (keep && nh) keep = !lc_in(hard, nh, w);
+        if (keep) {
+            int code = ts == seen_s && last == seen_e ? seen : lc_statement(&t, ts, last);
+            if (!code) {
+                seen_s = w;
+                seen_e = ne;
+                code = seen = lc_statement(&t, w, ne);
+            }
+            keep = !code;
+        }
+        out[j] = (uint8_t)(keep | goes_on << 1 | other << 2);
+    }
+#undef LC_PY
+}
+void lc_wrapread(int64_t n, const void *cp, int64_t sz, const uint16_t *fl, const uint16_t *cls, int64_t ncls,
+                 const int64_t *par, const int64_t *nl, const int64_t *w_nl, const int64_t *end, const int64_t *ts,
+                 const int64_t *ls, const int64_t *nx, const int64_t *len, const int64_t *wid, int64_t k,
+                 const int64_t *idx, int64_t mode, const int64_t *lo, const int64_t *hi, int64_t nr,
+                 const int64_t *hard, int64_t nh, uint16_t *cn, uint8_t *out) {
+    const int64_t *const line[8] = {nl, w_nl, end, ts, ls, nx, len, wid};
+    LC_SIZED(sz, lc_wrapread_body, n, cp, fl, cls, ncls, par, line, k, idx, mode, lo, hi, nr, hard, nh, cn, out);
+}
 """
 
 #: no fused multiply-add: the kernels must round as numpy's separate operations do
@@ -879,6 +1231,25 @@ def _load() -> ctypes.CDLL | None:
                                     + [ctypes.c_int64, ctypes.c_void_p])
         lib.lc_fit_cuts.restype = ctypes.c_int64
         lib.lc_fit_cuts.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p]
+        lib.lc_ends.restype = None
+        lib.lc_ends.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p] + [ctypes.c_int64] * 3
+                                + [ctypes.c_void_p] * 5)
+        lib.lc_abbrev.restype = None
+        lib.lc_abbrev.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p] + [ctypes.c_int64] * 3
+                                  + [ctypes.c_void_p] * 3 + [ctypes.c_void_p, ctypes.c_int64] * 4 + [ctypes.c_void_p])
+        lib.lc_quoted.restype = None
+        lib.lc_quoted.argtypes = [ctypes.c_int64, ctypes.c_void_p] + [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 3
+        lib.lc_columns.restype = None
+        lib.lc_columns.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p]
+                                   + [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 3)
+        lib.lc_spans_any.restype = None
+        lib.lc_spans_any.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p]
+                                     + [ctypes.c_int64] * 3 + [ctypes.c_void_p] * 3)
+        lib.lc_wrapread.restype = None
+        lib.lc_wrapread.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 2
+                                    + [ctypes.c_int64] + [ctypes.c_void_p] * 9 + [ctypes.c_int64, ctypes.c_void_p]
+                                    + [ctypes.c_int64] + [ctypes.c_void_p] * 2 + [ctypes.c_int64, ctypes.c_void_p,
+                                                                                  ctypes.c_int64] + [ctypes.c_void_p] * 2)
         _lib, _why = lib, f"compiled ({so})"
     except (OSError, AttributeError, subprocess.SubprocessError) as e:  # (AttributeError: a kernel missing)
         _why = f"unavailable ({type(e).__name__}: {e})"
@@ -1322,3 +1693,130 @@ def hash_features(cp: np.ndarray, row: np.ndarray, cls: np.ndarray, cjk_bit: int
                     stop_zh.ctypes.data, stop_zh.size, stop_words.ctypes.data, stop_words.size, weights.ctypes.data,
                     seeds.ctypes.data, int(dim), acc.ctypes.data)
     return acc
+
+
+def _code_units(cp: np.ndarray) -> np.ndarray | None:
+    """A text's code units as the splitter's kernels read them (unsigned, 1, 2 or 4 bytes each, contiguous), or
+    None for any other array."""
+    if cp.ndim != 1 or cp.dtype.kind != "u" or cp.dtype.itemsize not in (1, 2, 4):
+        return None
+    return np.ascontiguousarray(cp)
+
+
+def _flags_cover(fl: np.ndarray, units: np.ndarray) -> bool:
+    """Whether the uint16 flag table ``fl`` has an entry for every code point the units may hold (a str's: at most
+    U+10FFFF), as the kernels index it unchecked."""
+    return fl.dtype == np.uint16 and fl.ndim == 1 and fl.size >= (1 << 8 * units.itemsize if units.itemsize < 4
+                                                                    else 0x110000)
+
+
+def ends(cp: np.ndarray, kind: np.ndarray, knl: int, kcr: int
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`logichunk.text.end_candidates._ends` in one pass (``cp``: the text's code units; ``kind``: the uint8
+    candidate kind by code point, 0 for none; ``knl``: the least kind of a line terminator, ``kcr`` a CR's): the
+    line terminators' offsets (int64, a CRLF as its LF) and kinds (uint8), then the terminators'; None when the
+    kernel is not available."""
+    lib = _load()
+    units = _code_units(cp)
+    if lib is None or units is None or kind.dtype != np.uint8:
+        return None
+    kind = np.ascontiguousarray(kind)
+    n = units.size
+    # (room for every offset: the pages past the hits are never touched)
+    nl, term, nlk, termk = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.uint8), np.empty(n, np.uint8)
+    counts = np.zeros(2, np.int64)
+    lib.lc_ends(n, units.ctypes.data, units.itemsize, kind.ctypes.data, kind.size, int(knl), int(kcr), nl.ctypes.data,
+                nlk.ctypes.data, term.ctypes.data, termk.ctypes.data, counts.ctypes.data)
+    a, b = counts.tolist()
+    return nl[:a].copy(), nlk[:a].copy(), term[:b].copy(), termk[:b].copy()
+
+
+def abbreviated(cp: np.ndarray, fl: np.ndarray, tok: int, sep: int, dots: np.ndarray, digit_next: np.ndarray,
+                lower_next: np.ndarray, keys: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray | None:
+    """:func:`logichunk.text.abbreviations._abbreviated` in one pass over the dots (``fl``: the splitter's uint16
+    flags; ``tok``, ``sep``: its bits of a token's characters and of what stands before one; ``keys``: the sorted
+    int64 keys of the abbreviations, of those before a number, of those before a lower-case word, and of their
+    last two characters): the same answers; None when the kernel is not available."""
+    lib = _load()
+    units = _code_units(cp)
+    if lib is None or units is None or units.size == 0 or not _flags_cover(fl, units):
+        return None
+    (dots, *keys), (digit_next, lower_next), (fl,) = (_c(np.int64, dots, *keys), _c(np.uint8, digit_next, lower_next),
+                                                      _c(np.uint16, fl))
+    out = np.zeros(dots.size, np.uint8)
+    args = []
+    for k in keys:
+        args += [k.ctypes.data, k.size]
+    lib.lc_abbrev(units.size, units.ctypes.data, units.itemsize, fl.ctypes.data, int(tok), int(sep), dots.size,
+                  dots.ctypes.data, digit_next.ctypes.data, lower_next.ctypes.data, *args, out.ctypes.data)
+    return out.view(bool)
+
+
+def quote_marks(cp: np.ndarray, pos: np.ndarray, stop: np.ndarray) -> np.ndarray | None:
+    """:func:`logichunk.text.soft_wraps._past_quote_marks` from the compiled kernel, reading each line's first
+    characters only: the same offsets; None when it is not available."""
+    lib = _load()
+    units = _code_units(cp)
+    if lib is None or units is None or units.size == 0:
+        return None
+    pos, stop = _c(np.int64, pos, stop)
+    out = np.empty(pos.size, np.int64)
+    lib.lc_quoted(units.size, units.ctypes.data, units.itemsize, pos.size, pos.ctypes.data, stop.ctypes.data,
+                  out.ctypes.data)
+    return out
+
+
+def columns(cp: np.ndarray, cls: np.ndarray, ts: np.ndarray, te: np.ndarray) -> np.ndarray | None:
+    """:func:`logichunk.text.soft_wraps._columns` from the compiled kernel (``cls``: the wrap reader's uint16
+    sets by code point, :data:`~logichunk.text.soft_wraps._WRAP_CLASSES`), reading each line's own characters
+    instead of the whole text: the same answers; None when it is not available."""
+    lib = _load()
+    units = _code_units(cp)
+    if lib is None or units is None or units.size == 0 or cls.dtype != np.uint16:
+        return None
+    ts, te = _c(np.int64, ts, te)
+    cls = np.ascontiguousarray(cls)
+    out = np.zeros(ts.size, np.uint8)
+    lib.lc_columns(units.size, units.ctypes.data, units.itemsize, cls.ctypes.data, cls.size, ts.size, ts.ctypes.data,
+                   te.ctypes.data, out.ctypes.data)
+    return out.view(bool)
+
+
+def spans_any(cp: np.ndarray, cls: np.ndarray, bit: int, a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """Per span ``[a[i], b[i])`` of the text's code units ``cp``, whether a code point of the set ``bit`` of
+    ``cls`` (uint16 sets by code point) lies in it, reading the spans only; None when the kernel is not
+    available."""
+    lib = _load()
+    units = _code_units(cp)
+    if lib is None or units is None or cls.dtype != np.uint16:
+        return None
+    a, b = _c(np.int64, a, b)
+    cls = np.ascontiguousarray(cls)
+    out = np.zeros(a.size, np.uint8)
+    lib.lc_spans_any(units.size, units.ctypes.data, units.itemsize, cls.ctypes.data, cls.size, int(bit), a.size,
+                     a.ctypes.data, b.ctypes.data, out.ctypes.data)
+    return out.view(bool)
+
+
+def wrap_read(cp: np.ndarray, fl: np.ndarray, cls: np.ndarray, par: np.ndarray, lines: tuple[np.ndarray, ...],
+              idx: np.ndarray, mode: int, lo: np.ndarray, hi: np.ndarray, hard: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray] | None:
+    """The soft-wrap reader's ``next_letter`` and ``read`` (:func:`logichunk.text.soft_wraps._soft_wraps`) for
+    the line terminators ``idx``, one pass over each line's own characters: the next letters' flags (uint16)
+    and, with ``mode`` 1 (breaks at the width) or 2 (the others), per terminator ``keep | goes_on << 1 | other
+    << 2`` (uint8). ``lines``: the per-terminator arrays nl, w_nl, end, text_start, line_start, nxt_nl, length,
+    width; ``par``: the flag bits and limits (:c:func:`lc_wrapread`). None when the kernel is not available."""
+    lib = _load()
+    units = _code_units(cp)
+    if lib is None or units is None or units.size == 0 or not _flags_cover(fl, units) or cls.dtype != np.uint16:
+        return None
+    lines = tuple(_c(np.int64, *lines))
+    idx, lo, hi, hard, par = _c(np.int64, idx, lo, hi, hard, par)
+    (fl, cls) = _c(np.uint16, fl, cls)
+    cn = np.zeros(idx.size, np.uint16)
+    out = np.zeros(idx.size, np.uint8)
+    lib.lc_wrapread(units.size, units.ctypes.data, units.itemsize, fl.ctypes.data, cls.ctypes.data, cls.size,
+                    par.ctypes.data, *(a.ctypes.data for a in lines), idx.size, idx.ctypes.data, int(mode),
+                    lo.ctypes.data, hi.ctypes.data, lo.size, hard.ctypes.data, hard.size, cn.ctypes.data,
+                    out.ctypes.data)
+    return cn, out

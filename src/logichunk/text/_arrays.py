@@ -73,6 +73,18 @@ def _sorted_unique(a: np.ndarray) -> np.ndarray:
     return a
 
 
+def _sorted_unique_runs(a: np.ndarray) -> np.ndarray:
+    """:func:`_sorted_unique` of an array made of a few sorted runs laid end to end (offsets found in order, or
+    two lists of them): a stable sort (timsort) merges the runs in a pass where a quicksort sorts afresh."""
+    a = np.sort(a, kind="stable")
+    if a.size > 1:
+        keep = np.empty(a.size, dtype=bool)
+        keep[0] = True
+        np.not_equal(a[1:], a[:-1], out=keep[1:])
+        a = a[keep]
+    return a
+
+
 def _at(cp: np.ndarray, pos: np.ndarray) -> np.ndarray:
     """``cp[pos]`` with positions at or past the end reading as 0 (NUL: no flag set)."""
     n = cp.size

@@ -14,6 +14,7 @@ import re
 
 import numpy as np
 
+from .. import native
 from ._arrays import _member
 from .sentence_chars import _F_CJK, _F_CJKP, _F_CLOSE, _F_OPEN, _F_TOK, _F_WS, _ScalarFlags
 
@@ -80,8 +81,13 @@ def _abbreviated(
     ``lower_next``: what the next word starts with).
 
     A quick pass on the two characters before each dot settles single letters and rules out
-    every word that ends unlike any listed abbreviation; the rest get the full token check."""
+    every word that ends unlike any listed abbreviation; the rest get the full token check. (In C where it is
+    compiled: one pass over the dots, :func:`logichunk.native.abbreviated`.)"""
     sep = _F_WS | _F_OPEN | _F_CLOSE | _F_CJK | _F_CJKP
+    fast = native.abbreviated(cp, fl, _F_TOK, sep, dots, digit_next, lower_next,
+                              (_ABBR_KEYS, _NUM_ABBR_KEYS, _CONT_ABBR_KEYS, _ABBR_PAIRS))
+    if fast is not None:
+        return fast
     c1 = cp[np.maximum(dots - 1, 0)].astype(np.int64)
     c2 = cp[np.maximum(dots - 2, 0)].astype(np.int64)
     tok1 = (dots >= 1) & ((fl[c1] & _F_TOK) != 0)

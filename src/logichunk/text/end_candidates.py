@@ -1,7 +1,8 @@
 """Where a sentence may end: the offsets of every terminator (``. ! ? 。 …``...) and line terminator
-of a text, and where the whitespace after each one ends. The vectorised path finds them block by
-block on the code-point array (no text-sized temporary), the scalar path with ``str.find``; the
-splitter (:mod:`.sentences`) then judges which of them end a sentence."""
+of a text, and where the whitespace after each one ends. The vectorised path finds them in one pass in C
+where the native kernels are compiled, else block by block on the code-point array (no text-sized
+temporary), the scalar path with ``str.find``; the splitter (:mod:`.sentences`) then judges which of them
+end a sentence."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from functools import lru_cache
 import numpy as np
 
 from .. import native
-from ._arrays import _EMPTY_I64, _member
+from ._arrays import _EMPTY_I64, _at, _member
 from .charclass import codepoints
-from .sentence_chars import _ALL_CAND, _CAND_CODES, _CAND_KINDS, _F_WS, _HIGH_CODES, _K_NL
+from .sentence_chars import _ALL_CAND, _CAND_CODES, _CAND_KINDS, _F_WS, _HIGH_CODES, _K_CR, _K_NL
 
 _WS_CLASS = "\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"  # == charclass WS
 _WS_RE = re.compile(f"[{_WS_CLASS}]*")
@@ -107,13 +108,33 @@ def _candidates(text: str, cp: np.ndarray) -> np.ndarray:
     return out
 
 
+def _ends(text: str, cp: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The line terminators of ``text`` (a CRLF as its LF) and its other candidates (the terminators), each with
+    its kind: ``(nl, nl_kind, term, term_kind)``, sorted offsets (int64) and kinds (uint8, ``_K_*``). In C where
+    it is compiled (:func:`logichunk.native.ends`: one pass, a table lookup per character, each kind to its own
+    arrays); else :func:`_candidates`, then their kinds."""
+    fast = native.ends(cp, _kind_table(65536 if cp.dtype.itemsize < 4 else 0x110000), _K_NL, _K_CR)
+    if fast is not None:
+        return fast
+    cand = _candidates(text, cp)
+    kind = _kind_table(1 << (8 * cp.itemsize) if cp.itemsize < 4 else 0x110000)[cp[cand]]
+    is_nl = kind >= _K_NL
+    nl = cand[is_nl]
+    nl_kind = kind[is_nl]
+    crlf = (nl_kind == _K_CR) & (_at(cp, nl + 1) == 0x0A)
+    if crlf.any():
+        nl, nl_kind = nl[~crlf], nl_kind[~crlf]
+    return nl, nl_kind, cand[~is_nl], kind[~is_nl]
+
+
 def _skip_ws(text: str, cp: np.ndarray, fl: np.ndarray, q: np.ndarray) -> np.ndarray:
     """For each offset (sorted), the first offset at or after it that is not whitespace (or
     len(text))."""
     n = cp.size
     # queries next to each other inside one whitespace run share their answer: solve the last
-    # query of each such chain only (a text of a million newlines is one chain)
-    if q.size > 1:
+    # query of each such chain only (a text of a million newlines is one chain; the compiled walk,
+    # :func:`logichunk.native.skip_ws`, skips the queries inside the run it walked last by itself)
+    if q.size > 1 and not native.available():
         ws_here = np.zeros(q.size, dtype=bool)
         inside = q < n
         ws_here[inside] = (fl[cp[q[inside]]] & _F_WS) != 0

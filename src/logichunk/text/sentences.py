@@ -76,7 +76,16 @@ import numpy as np
 
 from .. import native
 from ..types import Sentence, Span
-from ._arrays import _EMPTY_I8, _EMPTY_I64, _at, _chars_table, _in_table, _member, _sorted_unique, _walk
+from ._arrays import (
+    _EMPTY_I8,
+    _EMPTY_I64,
+    _at,
+    _chars_table,
+    _in_table,
+    _member,
+    _sorted_unique_runs,
+    _walk,
+)
 from .abbreviations import (
     ABBREVIATIONS,
     CONTINUING_ABBREVIATIONS,
@@ -89,9 +98,8 @@ from .end_candidates import (
     _NL_CHARS,
     _RUN_CHARS,
     _WS_RE,
-    _candidates,
+    _ends,
     _find_all,
-    _kind_table,
     _skip_ws,
     _skip_ws_each,
     _units,
@@ -121,11 +129,9 @@ from .sentence_chars import (
     _F_UPPER,
     _F_WS,
     _F_ZHNUM,
-    _K_CR,
     _K_DOT,
     _K_ELL,
     _K_FWDOT,
-    _K_NL,
     _K_NL2,
     _K_Q,
     _K_ZH,
@@ -288,12 +294,16 @@ def _enumerator_dots(text: str, dots: list[int]) -> set[int]:
     return out
 
 
-def _furniture_apart(text: str, cp: np.ndarray, nl: np.ndarray, soft: np.ndarray) -> np.ndarray:
+def _furniture_apart(text: str, cp: np.ndarray, nl: np.ndarray, soft: np.ndarray, para: np.ndarray | None = None
+                     ) -> np.ndarray:
     """``soft`` (per line terminator ``nl``) less the terminators around a page's furniture (a running
     header, a page number: :mod:`.pages`): each stays a sentence of its own, for the layout to lift out.
-    (Read only where some break is soft and two of the terminators are form feeds.)"""
+    (Read only where some break is soft and two of the terminators are form feeds; ``para``, when given: per
+    terminator, whether it is a paragraph break alone, a form feed or U+2029, so that fewer of those than the
+    form feeds needed settle it without reading the text.)"""
     nl = np.asarray(nl, np.int64)
-    if not soft.any() or np.count_nonzero(cp[nl[nl < cp.size]] == 0x0C) < MIN_PAGE_BREAKS:
+    if not soft.any() or (para is not None and np.count_nonzero(para) < MIN_PAGE_BREAKS) \
+            or np.count_nonzero(cp[nl[nl < cp.size]] == 0x0C) < MIN_PAGE_BREAKS:
         return soft
     hard = furniture_terminators(text, furniture_lines(text))
     if hard:
@@ -308,16 +318,7 @@ def _split_vector(text: str) -> tuple[np.ndarray, np.ndarray]:
     cp = _units(text)
     fl = _flags()
 
-    cand = _candidates(text, cp)
-    kind = _kind_table(1 << (8 * cp.itemsize) if cp.itemsize < 4 else 0x110000)[cp[cand]]
-    is_nl = kind >= _K_NL
-    nl = cand[is_nl]
-    nl_kind = kind[is_nl]
-    crlf = (nl_kind == _K_CR) & (_at(cp, nl + 1) == 0x0A)
-    if crlf.any():
-        nl, nl_kind = nl[~crlf], nl_kind[~crlf]
-    term = cand[~is_nl]
-    term_kind = kind[~is_nl]
+    nl, nl_kind, term, term_kind = _ends(text, cp)
 
     # terminator runs: consecutive marks ("?!", "...", "。」" is a run plus a closer)
     if term.size:
@@ -398,7 +399,7 @@ def _split_vector(text: str) -> tuple[np.ndarray, np.ndarray]:
         ok = np.zeros(0, dtype=bool)
 
     # Markdown structure, per line (a line is named by its first non-space character)
-    line_first = _sorted_unique(w_nl[w_nl < n])
+    line_first = _sorted_unique_runs(w_nl[w_nl < n])  # (in order already: one run)
     if first < n and (line_first.size == 0 or line_first[0] != first):
         line_first = np.concatenate(([first], line_first))
     line_end = np.append(nl, n)[native.searchsorted(nl, line_first)]
@@ -406,16 +407,17 @@ def _split_vector(text: str) -> tuple[np.ndarray, np.ndarray]:
     if md.lo.size:
         ok &= ~_inside(r_start, md.lo, md.hi)
     # a line break inside a sentence of hard-wrapped prose is no end
-    soft = _furniture_apart(text, cp, nl, soft_wraps(cp, fl, nl, w_nl, nl_kind == _K_NL2, first, md.lo, md.hi, md.hard))
+    para = nl_kind == _K_NL2
+    soft = _furniture_apart(text, cp, nl, soft_wraps(cp, fl, nl, w_nl, para, first, md.lo, md.hi, md.hard), para)
 
-    bounds = _sorted_unique(np.concatenate((w[ok], w_nl[~soft])))
+    bounds = _sorted_unique_runs(np.concatenate((w[ok], w_nl[~soft])))  # (two runs, each in order)
     bounds = bounds[(bounds > first) & (bounds < n)]
     if bounds.size:
         bounds = bounds[(fl[cp[bounds]] & _F_MARK) == 0]
 
     # gap strength: line terminators in the sentence's trailing whitespace, then Markdown
     cum = np.zeros(nl.size + 1, dtype=np.int64)
-    np.cumsum(np.where(soft, 0, np.where(nl_kind == _K_NL2, 2, 1)), out=cum[1:])  # a soft wrap breaks nothing
+    np.cumsum(np.where(soft, 0, np.where(para, 2, 1)), out=cum[1:])  # a soft wrap breaks nothing
     at_b = cum[native.searchsorted(nl, bounds)]
     before = np.empty_like(at_b)
     if at_b.size:

@@ -53,6 +53,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .. import native
 from ._arrays import _in_table, _member
 from .line_kinds import BULLET_CHARS
 from .sentence_chars import (
@@ -181,6 +182,23 @@ _VARIABLE_FIRST = np.array(sorted(ord(c) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabc
                            dtype=np.uint32)
 
 
+def _set_bits(sets: tuple[np.ndarray, ...]) -> np.ndarray:
+    """A uint16 table by code point: bit ``k`` set for the members of ``sets[k]``."""
+    table = np.zeros(max(int(np.max(s)) for s in sets) + 1, np.uint16)
+    for bit, members in enumerate(sets):
+        table[np.asarray(members, np.int64)] |= 1 << bit
+    table.flags.writeable = False
+    return table
+
+
+#: the reader's character sets for its compiled loops (:mod:`logichunk.native`: lc_wrapread, lc_columns), a bit
+#: each in the kernel's order (LC_W_*): openers, line closers, joiners, CJK goes-on marks, prose ends, statement
+#: ends, a shell variable's first characters, bullets, an ordered item's marks, rules, tabular data (a tab, ``|``)
+_WRAP_CLASSES = _set_bits((_OPENERS, _LINE_CLOSERS, _JOINERS, _CJK_GOES_ON, _PROSE_END_CP, _STATEMENT_ENDS,
+                           _VARIABLE_FIRST, _BULLET_CP, _ITEM_MARK_CP, np.flatnonzero(_RULE), np.array(_TABLE)))
+_TABLE_BIT = 1 << 10  # (the last of them)
+
+
 def _statements(cp: np.ndarray, ts: np.ndarray, last: np.ndarray, marks: list[np.ndarray] | None = None) -> np.ndarray:
     """Per line (its text from ``ts`` to its last character ``last``), whether it reads as a statement of
     code: it holds ``=`` (an assignment, a comparison, a keyword argument, ``=>``) or a shell variable
@@ -234,7 +252,11 @@ def _columns(cp: np.ndarray, ts: np.ndarray, te: np.ndarray) -> np.ndarray:
     """Per line (text from ``ts`` to its terminator ``te``), whether it is laid out in columns: two runs
     of three spaces or more past its indent, each followed by text (a table's row of three columns or
     more; a reference's ``Blackman MJ   Proteases involved ...`` has one), or a rule's characters at both
-    of its ends (``=====  =====``, ``------``)."""
+    of its ends (``=====  =====``, ``------``). (In C where it is compiled: each line's own characters, not
+    the text's.)"""
+    fast = native.columns(cp, _WRAP_CLASSES, ts, te)
+    if fast is not None:
+        return fast
     n = cp.size
     # where text follows three spaces in a row: a gap between columns (two arrays of the text's length, the
     # rest in place: a fresh array of a megabyte costs its pages)
@@ -298,6 +320,9 @@ def soft_wraps_many(fl: np.ndarray, texts: Sequence[tuple[np.ndarray, np.ndarray
 def _past_quote_marks(cp: np.ndarray, pos: np.ndarray, stop: np.ndarray) -> np.ndarray:
     """Each offset of ``pos`` moved past the quote marks that open its line there (``>``, each with up to
     one space after it, four deep at most), never past ``stop`` (the line's end)."""
+    fast = native.quote_marks(cp, pos, stop)
+    if fast is not None:
+        return fast
     last = cp.size - 1
     for _ in range(4):
         q = (pos < stop) & (cp[np.minimum(pos, last)] == 0x3E)
@@ -338,8 +363,9 @@ def _soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray
     nxt_nl[closes] = end[closes]
     # a quoted line's text starts past its quote marks (an e-mail's "> ", "> > "): a quoted reply was wrapped
     # as its writer's text was, and reads as it; its marks count as indent, so a line quoted deeper than the
-    # one over it is no wrap of it (a line of marks alone: no text, a quoted blank line)
-    if (cp == 0x3E).any():
+    # one over it is no wrap of it (a line of marks alone: no text, a quoted blank line). (The compiled walk reads
+    # the lines' first characters only; the numpy one runs where a quote mark is in the text at all.)
+    if native.available() or (cp == 0x3E).any():
         text_start = _past_quote_marks(cp, text_start, nl)
         w_nl = _past_quote_marks(cp, w_nl, nxt_nl)
     single = (text_start < nl) & (w_nl < nxt_nl) & (w_nl < end) & ~para \
@@ -357,20 +383,31 @@ def _soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray
     ok = lines >= MIN_WRAPPED_LINES
     if not ok.any():
         return soft
-    by_text = some[np.lexsort((length[some], tid[some]))]
+    # (one sort of a single key: each text's lengths after those of the texts before it)
+    stride = int(length[some].max()) + 1
+    by_text = np.sort(tid[some] * stride + length[some])
     at = np.zeros(T, np.int64)
     np.cumsum(lines[:-1], out=at[1:])
     k = [int(WRAP_QUANTILE * (c - 1)) for c in lines.tolist()]
     width_t = np.zeros(T, np.int64)
-    width_t[ok] = length[by_text[(at + np.asarray(k, np.int64))[ok]]]
+    width_t[ok] = by_text[(at + np.asarray(k, np.int64))[ok]] - np.flatnonzero(ok) * stride
     ok &= width_t >= MIN_CJK_WRAP_WIDTH
     width = width_t[tid]
     cand = np.flatnonzero(single & ok[tid] & (length + 1 + _WORD_MAX > width))  # (no next word is longer than that)
+    # (in C where it is compiled, next_letter and read below walk each line's own characters, one line at a time,
+    # instead of gathering them rule by rule from all over the text: logichunk.native.wrap_read)
+    per_line = (nl, w_nl, end, text_start, line_start, nxt_nl, length, width)
+    par = np.array([_F_WS, _F_LOWER, _F_UPPER, _F_DIGIT, _F_CJK, _F_CJKP, _F_TERM, _F_CLOSE, _WORD_MAX,
+                    MIN_WRAP_WIDTH], np.int64)
+
     # the next line's first letter, past up to two quotation marks or opening brackets (a wrap can fall
     # before a quotation: ``thought Alice`` over ``"without pictures or conversations?"``)
     def next_letter(idx: np.ndarray) -> np.ndarray:
         """The flags of the first character of the line after each terminator ``idx``, past its quotes
         and opening brackets."""
+        fast = native.wrap_read(cp, fl, _WRAP_CLASSES, par, per_line, idx, 0, lo, hi, hard)
+        if fast is not None:
+            return fast[0]
         at = w_nl[idx]
         e = end[idx] - 1
         for _ in range(2):
@@ -389,6 +426,11 @@ def _soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray
     def read(idx: np.ndarray, at_width: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The breaks among ``idx`` that may be the tool's, and which of them go on in lower case or CJK
         (the evidence of wrapping) or meet the width otherwise; ``at_width``: only breaks at the width."""
+        fast = native.wrap_read(cp, fl, _WRAP_CLASSES, par, per_line, idx, 1 if at_width else 2, lo, hi, hard)
+        if fast is not None:  # (per break: keep | goes_on << 1 | other << 2)
+            keep = (fast[1] & 1) != 0
+            kept = fast[1][keep]
+            return idx[keep], (kept & 2) != 0, (kept & 4) != 0
         cn = next_letter(idx)
         cjk_next = ((cn & _F_CJK) != 0) & ((cn & (_F_CJKP | _F_TERM)) == 0)
         lower_next = (cn & _F_LOWER) != 0
@@ -474,8 +516,10 @@ def _soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray
     taken[more[goes_on]] = True
     cand = np.flatnonzero(taken)
     # but not where either line holds a "|" or a tab (tabular data)
-    tab = np.flatnonzero((cp == _TABLE[0]) | (cp == _TABLE[1]))
-    if tab.size:
+    tabular = native.spans_any(cp, _WRAP_CLASSES, _TABLE_BIT, line_start[cand], nxt_nl[cand])
+    if tabular is not None:  # (the lines' own characters)
+        cand = cand[~tabular]
+    elif (tab := np.flatnonzero((cp == _TABLE[0]) | (cp == _TABLE[1]))).size:
         cand = cand[np.searchsorted(tab, line_start[cand]) == np.searchsorted(tab, nxt_nl[cand])]
     soft[cand] = True
     return soft
