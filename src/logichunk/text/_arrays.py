@@ -63,8 +63,9 @@ def _table(members: bytes, dtype: str) -> np.ndarray:
     return table
 
 
-def _sorted_unique(a: np.ndarray) -> np.ndarray:
-    a = np.sort(a)
+def _sorted_unique(a: np.ndarray, kind: str | None = None) -> np.ndarray:
+    """``np.unique(a)`` without its bookkeeping: sorted (by ``kind``), then the repeats dropped."""
+    a = np.sort(a, kind=kind)  # type: ignore[call-overload]
     if a.size > 1:
         keep = np.empty(a.size, dtype=bool)
         keep[0] = True
@@ -76,13 +77,7 @@ def _sorted_unique(a: np.ndarray) -> np.ndarray:
 def _sorted_unique_runs(a: np.ndarray) -> np.ndarray:
     """:func:`_sorted_unique` of an array made of a few sorted runs laid end to end (offsets found in order, or
     two lists of them): a stable sort (timsort) merges the runs in a pass where a quicksort sorts afresh."""
-    a = np.sort(a, kind="stable")
-    if a.size > 1:
-        keep = np.empty(a.size, dtype=bool)
-        keep[0] = True
-        np.not_equal(a[1:], a[:-1], out=keep[1:])
-        a = a[keep]
-    return a
+    return _sorted_unique(a, kind="stable")
 
 
 def _at(cp: np.ndarray, pos: np.ndarray) -> np.ndarray:

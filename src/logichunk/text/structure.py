@@ -1528,13 +1528,10 @@ def _division_line(text: str, starts: np.ndarray, ends: np.ndarray, after: np.nd
     does is a title only in capitals of every longer word (:func:`_title_case`: "A MYSTERIOUS
     DISAPPEARANCE.") or after a play's ACT or SCENE, whose line names the place ("Elsinore. A platform
     before the Castle."): "Article 5. This Regulation shall enter into force." is the article itself."""
-    n = after.size
-    j = i
-    while j < n - 1 and j - i < 2 and after[j] == BREAK_NONE:
-        j += 1
-    if after[j] < BREAK_PARAGRAPH or j >= n - 1 or not text[int(starts[j + 1]) : int(ends[j + 1])].strip():
+    alone = _line_alone(text, starts, ends, after, i)
+    if alone is None:
         return None
-    line = text[int(starts[i]) : int(ends[j])].strip()
+    j, line = alone
     m = _MARKER.match(line) or _ROMAN_LINE.match(line)
     if m is None or len(line) > TITLE_MAX_CHARS or m.group().rstrip()[-1:] not in (".", ":"):
         return None
@@ -1556,14 +1553,24 @@ _SCENE_HEADING = re.compile(r"(?:INT|EXT)(?:\.?/(?:INT|EXT))?\.[ \t]+[^a-z\r\n]*
 def _scene_heading(text: str, starts: np.ndarray, ends: np.ndarray, after: np.ndarray, i: int) -> int | None:
     """The last sentence of the line that sentence ``i`` opens when that line is a screenplay's scene heading
     (:data:`_SCENE_HEADING`) standing alone between blank lines, with text after it, else None."""
+    alone = _line_alone(text, starts, ends, after, i)
+    if alone is None:
+        return None
+    j, line = alone
+    return j if len(line) <= TITLE_MAX_CHARS and _SCENE_HEADING.fullmatch(line) else None
+
+
+def _line_alone(text: str, starts: np.ndarray, ends: np.ndarray, after: np.ndarray, i: int
+                ) -> tuple[int, str] | None:
+    """The line that sentence ``i`` opens, when it holds at most three sentences and stands over a blank line
+    with text after it: its last sentence and its text (stripped); else None."""
     n = after.size
     j = i
-    while j < n - 1 and j - i < 3 and after[j] == BREAK_NONE:
+    while j < n - 1 and j - i < 2 and after[j] == BREAK_NONE:
         j += 1
     if after[j] < BREAK_PARAGRAPH or j >= n - 1 or not text[int(starts[j + 1]) : int(ends[j + 1])].strip():
         return None
-    line = text[int(starts[i]) : int(ends[j])].strip()
-    return j if len(line) <= TITLE_MAX_CHARS and _SCENE_HEADING.fullmatch(line) else None
+    return j, text[int(starts[i]) : int(ends[j])].strip()
 
 
 #: a subtitle cue's timing line is at most this long (with WebVTT's cue settings after the times)
