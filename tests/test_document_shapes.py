@@ -298,3 +298,40 @@ def test_an_allman_brace_still_goes_with_the_line_over_it():
     texts = sents.texts()
     k = next(i for i, t in enumerate(texts) if t.strip() == "{" and i > 2)
     assert lay.no_cut[k - 1] and lay.no_cut[k]
+
+
+ORG = ("#+TITLE: Home Renovation Notes\n#+STARTUP: overview\n\n* Kitchen\n** TODO Get three quotes for the worktop\n"
+       "   We want solid oak or a quartz composite. Oak needs oiling twice a year, so quartz is the favourite.\n\n"
+       "* Bathroom\n** TODO Fix the extractor fan\n   The fan runs but barely moves air. Check before buying a new one."
+       "\n\n** Tiles\n   | Area        | m² | Tile          | Price/m² | Total |\n"
+       "   |-------------+----+---------------+----------+-------|\n"
+       "   | Floor       | 4.2 | Grey slate    |       38 | 159.6 |\n"
+       "   | Shower wall | 6.5 | White metro   |       22 | 143.0 |\n   #+TBLFM: $5=$2*$4\n\n"
+       "   The zellige is expensive but the area is small. Order ten percent extra for cuts and breakage.\n\n"
+       "* Garden\n** Ideas\n   - Raised beds along the south fence\n   - A small greenhouse, if the budget allows\n")
+
+
+def test_an_org_files_outline_is_its_headings():
+    """In a file of org-mode's "#+" keywords, "* Bathroom" and "** Tiles" are headings (Markdown's bullets
+    otherwise: "** Tiles" ended a chunk and its table opened the next), and a table's "#+TBLFM:" line stays with
+    the table."""
+    sents = split_sentences(ORG)
+    lay = layout(sents)
+    texts = sents.texts()
+    for title in ("* Kitchen", "* Bathroom", "** Tiles", "* Garden"):
+        k = next(i for i, t in enumerate(texts) if t.startswith(title))
+        assert lay.heading[k], title
+    k = next(i for i, t in enumerate(texts) if t.strip().startswith("#+TBLFM"))
+    assert lay.no_cut[k - 1]
+    heads = {ORG.index(t) + len(t) for t in ("** Tiles\n", "* Bathroom\n", "* Garden\n")}
+    for max_size in (200, 300, 500):
+        assert not heads & {c.span.end for c in chunk(ORG, max_size=max_size)}, max_size
+
+
+def test_stars_without_org_keywords_stay_bullets():
+    """The same lines in a file without org's keywords are Markdown's bullets."""
+    text = ORG.replace("#+TITLE: Home Renovation Notes\n#+STARTUP: overview\n\n", "").replace("   #+TBLFM: $5=$2*$4\n", "")
+    sents = split_sentences(text)
+    lay = layout(sents)
+    k = next(i for i, t in enumerate(sents.texts()) if t.startswith("** Tiles"))
+    assert not lay.heading[k]

@@ -265,6 +265,9 @@ def test_examples_no_chunk_ends_in_a_heading_and_fitting_paragraphs_stay_whole(p
     "### A. Getting it\n----\n", "<details>\n\n", "</details>\n\n", '<a id="x"></a>\n\n', "***\n",
 ]), min_size=1, max_size=40), st.sampled_from([40, 80, 200]))
 @example(["Plain sentence one. ", "RST Title\n~~~~~~~~~\n\n", "# A heading\n\n", "# A heading\n\n", "# A heading\n\n"], 40)
+@example(["# A heading\n\n", "# A heading\n\n", "<!-- note\n", "# A heading\n\n", "# A heading\n\n", "# A heading\n\n",
+          "# A heading\n\n", "Plain sentence one. ", "-->\n"], 80)  # headings over a comment over the limit: its first
+# stretch to a blank line was kept whole, and the headings, which did not fit with it, stood alone
 @example(["<details>\n\n", "<!-- note\n", "# A heading\n\n", "# A heading\n\n", "-->\n"], 40)  # a comment that
 # fits the maximum alone, under a line of tags that leads into it: the lead-in's bond is the one the limit breaks
 def test_headings_open_chunks_on_generated_documents(parts, max_size):

@@ -46,8 +46,9 @@ def assert_invariants(tree, text, sizes, unit="chars"):
         assert size <= sizes[0] or _covered_by_bubble(tree, c), (c, size)
     sents = split_sentences(text)
     lay = layout(sents)
-    # a sentence end after a heading is no place to cut: a heading stays with what it titles
-    ends = set(sents.ends[:-1][~lay.no_cut].tolist()) if len(sents) > 1 else set()
+    # a sentence end after a heading is no place to cut: a heading stays with what it titles (each gap read at its
+    # seam, where a cut falls: a line's indent goes with its line, "0\r" over "\u30000" is cut before the U+3000)
+    ends = set(sents.seams()[~lay.no_cut].tolist()) if len(sents) > 1 else set()
     for c in tree:
         if c.level < len(sizes) and not c.children and c.meta["size"] > min(sizes[c.level :]):
             # a leaf over the finest limit below it (a middle level never leaves a leaf coarser): left whole

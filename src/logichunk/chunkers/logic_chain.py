@@ -178,6 +178,15 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
         forbid |= _in_runs(g0[fits], g1[fits], strength.size)
         if parts is not None and parts.any() and over.any():
             edge = ~_in_runs(g0[over], g1[over], strength.size) | (parts if held is None else parts & ~held)
+            if held is not None:
+                # (a heading's run into a block over the limit: the block's first stretch is not kept whole, so the
+                # heading keeps the block's first lines rather than stand alone)
+                strong = held if weak is None else held & ~weak
+                headed = over & (g0 > 0) & strong[np.maximum(g0 - 1, 0)]
+                if headed.any():
+                    marks = np.append(np.flatnonzero(edge), strength.size)
+                    upto = marks[np.searchsorted(marks, g0[headed])]
+                    edge |= _in_runs(g0[headed], upto, strength.size)
             forbid |= _fits_whole(edge, sizes, max_size)  # (an edge: not a blank line before its closing marks)
     return STRUCTURE_REWARD[strength], forbid
 

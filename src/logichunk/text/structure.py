@@ -752,6 +752,17 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     framed = np.flatnonzero(line_whole & not_code & short & ((first == 0x2D) | (first == 0x3D)) & ~heading)
     framed = [i for i in framed.tolist() if i + 1 < n and _FRAMED_TITLE.fullmatch(text, int(starts[i]), int(ends[i]))]
     heading[framed] = True
+    # an org-mode file's outline ("* Kitchen", "** TODO Tiles"; Markdown's bullets, but for a file that holds
+    # org's "#+" keywords, "#+TITLE:", "#+TBLFM:")
+    org_lines: list[int] = []
+    if _contains(text, "#+") and _ORG_KEYWORD.search(text):
+        org = np.flatnonzero(line_whole & not_code & short & (first == 0x2A))
+        org = np.asarray([i for i in org.tolist() if i + 1 < n and _ORG_HEADING.match(text, int(starts[i]), int(ends[i]))],
+                         np.int64)
+        heading[org] = True
+        # ... and a table's formula line ("#+TBLFM: $5=$2*$4") stays with its table
+        org_lines = [i for i in np.flatnonzero(line_whole & (first == 0x23)).tolist()
+                     if i > 0 and _ORG_TBLFM.match(text, int(starts[i]), int(ends[i]))]
     # a speaker's name on a line of its own over the speech (a play's "BARNARDO.", a screenplay's cue)
     # (each read only where the line's first character may open one: most lines are none)
     size = ends - starts
@@ -836,6 +847,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         ends_heading = heading[:-1] | setext_under[:-1]
         no_cut |= ends_heading
         no_cut |= lead[:-1]  # a speaker's name, a cue's header, a question: they stay with what follows, as a lead-in does
+        no_cut[np.asarray(org_lines, np.int64) - 1] = True  # (an org table's formula line with its table)
         # a title read without a blank line under it keeps its paragraph but is too weak a sign to
         # open a section (a caption or a closing "Thank you" reads the same)
         opens = heading[1:] & ~setext_under[1:] & ~weak[1:]
@@ -1607,6 +1619,11 @@ _MAIL_HEADER_FIRST = np.array(sorted({ord(c) for w in ("From", "To", "Cc", "Bcc"
                                       for c in (w[0], w[0].lower())} | {0x20, 0x09}), dtype=np.uint32)
 #: a title framed by runs of one mark, two or more each side (``== History ==``, ``--- Day changed ... ---``)
 _FRAMED_TITLE = re.compile(r"(?P<mark>(?P<m>[-=])(?P=m)+)[ \t]*[^\W\d_][^\r\n]*?[^-=\s][ \t]*(?P=mark)[ \t]*\s*")
+#: org-mode: a keyword line ("#+TITLE: ...", "#+BEGIN_SRC"), a heading ("* Kitchen", "** TODO Tiles"), a table's
+#: formula line
+_ORG_KEYWORD = re.compile(r"(?m)^[ \t]*#\+[A-Za-z_]+:?")
+_ORG_HEADING = re.compile(r"\*+[ \t]+\S")
+_ORG_TBLFM = re.compile(r"[ \t]*#\+TBLFM:", re.IGNORECASE)
 #: a log record's time at its line's start: an ISO date and a time ("2024-05-03T14:02:00.929", "2024/05/03 14:02"),
 #: or a time in brackets ("[10:27]", "[2024-05-03 14:02:00]")
 _LOG_TIME = re.compile(r"\[?(?:\d{4}[-/]\d{2}[-/]\d{2}[T ]\d{2}:\d{2}|\d{1,2}:\d{2}(?::\d{2})?\])")
