@@ -52,6 +52,15 @@ def needs(method: str) -> tuple[str, ...]:
         raise InputError(f"unknown chunking method {method!r}: use {', '.join(METHODS)}") from None
 
 
+def check_models(method: str, embedder: object, lm: object) -> None:
+    """One line for a method given without a model it needs (:func:`needs`): what :func:`chunk_by` checks at a
+    call, and the framework adapters when a splitter is built (not at its first document)."""
+    for model in needs(method):
+        if (embedder if model == "embedder" else lm) is None:
+            raise InputError(f"method {method!r} needs {'an embedder' if model == 'embedder' else 'an LM'}: "
+                             f"pass {model}=")
+
+
 def chunk_by(
     method: str,
     text: str,
@@ -99,9 +108,7 @@ def chunk_by(
         # them to the whole text's token starts would grow a parent past its limit
         return add_overlap(tree if method == "parent-child" else snap_tree(tree, unit), overlap, unit)
 
-    for model in needs(method):
-        if (embedder if model == "embedder" else lm) is None:
-            raise InputError(f"method {method!r} needs an {'embedder' if model == 'embedder' else 'LM'}")
+    check_models(method, embedder, lm)
     if not isinstance(text, str):
         raise InputError(f"text must be str, got {type(text).__name__}; decode bytes with logichunk.text.decode.read_text")
     if max_size is not None:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..chunkers.dispatch import chunk_by, needs
+from ..chunkers.dispatch import check_models, chunk_by
 from ..chunkers.many import chunk_many
 from ..errors import InputError
 from ..text.measure import Meter
@@ -90,10 +90,7 @@ def split_options(*, method: str, chunk_size: Any, chunk_overlap: Any, sizes: Se
     """Checked :class:`SplitOptions`: a known method, whole positive sizes, and room for a chunk's own text
     once the overlap on both sides is taken from each size; the unit or tokenizer resolved once, so a bad
     one fails here and not at the first document."""
-    for model in needs(method):  # (chunk_by says so too, but only at the first document)
-        if (embedder if model == "embedder" else lm) is None:
-            raise InputError(f"method {method!r} needs {'an embedder' if model == 'embedder' else 'an LM'}: "
-                             f"pass {model}=")
+    check_models(method, embedder, lm)  # (chunk_by says so too, but only at the first document)
     size = whole("chunk_size", chunk_size, least=1)
     overlap = whole("chunk_overlap", chunk_overlap, least=0)
     if sizes is not None:

@@ -63,14 +63,13 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         limit = self.max_bytes
-        declared = None
-        for k, v in scope.get("headers", ()):
-            if k == b"content-length":
-                try:
-                    declared = int(v)
-                except ValueError:
-                    await _reply(send, 400, error_body("bad_request", "the Content-Length header is not a number"))
-                    return
+        declared, raw = None, _header(scope, b"content-length")
+        if raw is not None:
+            try:
+                declared = int(raw)
+            except ValueError:
+                await _reply(send, 400, error_body("bad_request", "the Content-Length header is not a number"))
+                return
         if declared is not None and declared > limit:
             await self._refuse_declared(scope, receive, send, declared)
             return

@@ -537,13 +537,11 @@ class Store:
         ids = [_new_id() for _ in texts]
         titles = list(titles) if titles is not None else [None] * len(texts)
         rows = [(bid, chapter_id, start + i + 1, titles[i], t, now) for i, (bid, t) in enumerate(zip(ids, texts, strict=True))]
-        if not self._source_hash:  # (a read-only older store: the write fails as read-only, not on the column)
-            self._xmany("INSERT INTO blocks(id, chapter_id, block_order, title, content, is_dirty, revision, updated_at) "
-                        "VALUES (?, ?, ?, ?, ?, 1, 1, ?)", rows)
-            return ids
-        self._xmany("INSERT INTO blocks(id, chapter_id, block_order, title, content, is_dirty, revision, updated_at, "
-                    "source_hash) VALUES (?, ?, ?, ?, ?, 1, 1, ?, ?)",
-                    [(*r, sha256(r[4]) if from_source else None) for r in rows])
+        cols, marks = "id, chapter_id, block_order, title, content, is_dirty, revision, updated_at", "?, ?, ?, ?, ?, 1, 1, ?"
+        if self._source_hash:  # (a read-only older store has no such column: the write fails as read-only)
+            cols, marks = cols + ", source_hash", marks + ", ?"
+            rows = [(*r, sha256(r[4]) if from_source else None) for r in rows]
+        self._xmany(f"INSERT INTO blocks({cols}) VALUES ({marks})", rows)
         return ids
 
     def add_block(self, chapter_id: str, content: str, title: str | None = None) -> str:

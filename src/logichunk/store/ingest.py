@@ -356,7 +356,7 @@ def _stored_sources(store: Store, relative: bool = False) -> dict[str, list[str]
 
 
 def _document_text(store: Store, document_id: str) -> str:
-    return "".join(store.chapter_text(cid) for cid, _order, _title in store.chapters(document_id))
+    return _text_of(store.source_blocks(document_id))
 
 
 def _text_of(blocks: Sequence[Sequence[SourcedBlock]]) -> str:

@@ -172,9 +172,4 @@ def rendered(dialect: str, stmts: list[str]) -> list[str]:
 
 def statements(dialect: str, after: int) -> list[tuple[int, list[str]]]:
     """Migrations newer than ``after``, rendered for ``dialect``."""
-    tokens = DIALECTS[dialect]
-    out = []
-    for version, stmts in MIGRATIONS:
-        if version > after:
-            out.append((version, [s.format(**tokens) for s in stmts]))
-    return out
+    return [(version, rendered(dialect, stmts)) for version, stmts in MIGRATIONS if version > after]

@@ -882,9 +882,10 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         # a blank line before a line indented less than the first line of the paragraph over it closes a
         # block (a function's body, C's "}" included, a quoted passage): a block's break, not a paragraph's;
         # not a dedent inside a body ("    if (x)" / "        return;" over a blank line and "    y = 1;")
+        # (each sentence's indent where it opens a line, 0 mid-line: read by the dedent and the bracket lines)
+        indent = starts - np.concatenate(([text.rfind("\n", 0, int(starts[0])) + 1], sents.seams()))
         para = np.flatnonzero(strength == PARAGRAPH)
         if para.size:  # (each step below reads only where its candidates are: most short texts have none)
-            indent = starts - np.concatenate(([text.rfind("\n", 0, int(starts[0])) + 1], sents.seams()))  # (0: mid-line)
             # (each sentence's paragraph opens on the sentence after the last blank line or stronger break)
             opened = np.zeros(n, np.int64)
             opened[1:] = np.where(strength >= PARAGRAPH, np.arange(1, n), 0)
@@ -913,10 +914,8 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             # pretty-printed JSON's records)
             after_shut = shuts[np.isin(shuts + 1, opens)]
             if after_shut.size:
-                line_at = np.concatenate(([text.rfind("\n", 0, int(starts[0])) + 1], sents.seams()))
-                deep = starts - line_at  # (each sentence's indent where it opens a line)
                 after_shut = after_shut[(strength[after_shut] == LINE) & ~no_cut[after_shut] & one_text[after_shut]
-                                        & (deep[after_shut + 1] == deep[after_shut])]
+                                        & (indent[after_shut + 1] == indent[after_shut])]
                 strength[after_shut] = PARAGRAPH
                 closed[after_shut] = True
         # a C function's return type on a line of its own (GNU's and CPython's style: "static PyObject *" over
