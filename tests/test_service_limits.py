@@ -91,3 +91,35 @@ def test_a_streamed_body_is_read_no_further_than_the_cap() -> None:
     with pytest.raises(ApiError):
         _run(c)
     assert drain_cap(LIMIT) < c.read <= drain_cap(LIMIT) + PIECE and c.left > 0
+
+
+class Stalled(Client):
+    """A client that sends a few pieces of its body, then nothing more, without leaving."""
+
+    async def receive(self) -> dict[str, Any]:
+        if self.read >= 4 * PIECE:
+            await asyncio.Event().wait()  # (never set)
+        return await super().receive()
+
+
+@pytest.mark.parametrize("headers", [_declared(40 * PIECE), []], ids=["declared", "streamed"])
+def test_a_stalled_body_is_read_no_longer_than_the_drain_time(monkeypatch: pytest.MonkeyPatch,
+                                                                headers: list[tuple[bytes, bytes]]) -> None:
+    """A client that stops sending mid-body must not hold the connection for ever: the 413 goes out when the
+    drain time is up (before, the drain awaited the next piece for good)."""
+    import logichunk.service.limits as limits
+
+    monkeypatch.setattr(limits, "DRAIN_SECONDS", 0.05)
+    c = Stalled(40, headers)
+
+    async def go() -> None:
+        await asyncio.wait_for(BodyLimit(_reads_all, LIMIT)(c.scope, c.receive, c.send), 20)
+
+    if headers:
+        asyncio.run(go())
+        assert c.answer()[0] == 413
+    else:
+        with pytest.raises(ApiError) as e:
+            asyncio.run(go())
+        assert e.value.status_code == 413
+    assert c.read == 4 * PIECE and c.left > 0
