@@ -135,6 +135,14 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        # a surrogate encoded as UTF-8 bytes (ED A0 80) is no UTF-8, but JSON's reader lets it through
+        # ("surrogatepass") and the schema then says "unable to parse raw data": the same 400 as other bad bytes
+        kept = getattr(request, "_body", None)
+        if isinstance(kept, bytes) and any(e.get("type") == "string_unicode" for e in exc.errors()):
+            try:
+                kept.decode("utf-8")
+            except UnicodeDecodeError as u:
+                return _not_utf8(kept, u)
         return _validation(exc)
 
     @app.exception_handler(InputError)
