@@ -20,6 +20,7 @@ from logichunk.config import Settings  # noqa: E402
 from logichunk.errors import InputError  # noqa: E402
 from logichunk.integrations import kb  # noqa: E402
 from logichunk.integrations.mcp_server import build_server  # noqa: E402
+from logichunk.store.refs import make_ref  # noqa: E402
 from mcp_helpers import TURNS, call, refused  # noqa: E402
 
 MORE = ("饺子煮好以后蘸什么酱料好？", "醋加蒜泥和一点辣椒油，也可以加些香菜。")
@@ -185,7 +186,8 @@ def test_every_search_mode_gives_spans_into_the_document(tmp_path, mode):
         res = await call(c, "search", query="naturalist on board the Beagle", mode=mode, top_k=3)
         assert res["hits"] and res["mode"] == mode
         for h in res["hits"]:
-            assert h["document_id"] == doc["id"] and h["ref"] == f"{doc['id']}#{h['id']}"
+            assert h["document_id"] == doc["id"] and h["ref"] == make_ref(doc["id"], h["id"], h["text"])
+            assert (await call(c, "get_chunk", id=h["ref"]))["text"] == h["text"]  # the ref reads the hit's text
             a, b = h["span"]
             assert text[a:b] == h["text"]
             for part in ("context", "matched_child", "sentence"):
@@ -225,6 +227,47 @@ def test_get_chunk_walks_the_whole_tree(tmp_path):
         assert len(seen) == doc["chapters"] + doc["parents"] + doc["children"]
 
     _run(tmp_path / "t.db", fn)
+
+
+def test_get_chunk_on_a_ref_kept_across_an_edit(tmp_path):
+    """An agent's saved refs after the document is edited: the same text renumbered comes with
+    ``moved_from``; a changed chunk is a one-line tool error; a malformed tag too."""
+    s = Settings(db=str(tmp_path / "e.db"), embedder="hash:128", max_parent_size=300, min_parent_size=60,
+                 child_min_size=20, child_target_size=50, child_max_size=80)
+    stores = kb.Stores(s)
+    server = build_server(stores, s)
+    blocks = ["".join(f"Paragraph {b}, sentence {k}: the river runs past the tea market in winter. "
+                      for k in range(4)) + "\n\n" for b in range(5)]
+
+    async def main() -> None:
+        async with Client(server) as c:
+            doc = await call(c, "add_document", title="river", text="".join(blocks))
+            first = await call(c, "get_chunk", id="1", document_id=doc["id"])
+            saved = {k["ref"]: (await call(c, "get_chunk", id=k["ref"]))["text"]
+                     for p in first["children"] for k in (await call(c, "get_chunk", id=p["ref"]))["children"]}
+            store = stores.get(None).store
+            b0, *_rest, last = store.blocks(store.chapters(doc["id"])[0][0])
+            store.edit_block(b0.id, b0.content.rstrip() + " " + blocks[4] * 2)  # longer: the rest renumbered
+            store.edit_block(last.id, "Nothing of the old words.\n\n")  # the last chunks changed
+            store.rechunk_block(b0.id)
+            moved = changed = 0
+            for ref, text in saved.items():
+                r = await c.call_tool("get_chunk", {"id": ref})
+                if r.is_error:
+                    assert r.content[0].text.endswith("changed since that ref was made (re-chunked after an edit); "
+                                                      "search again") and "\n" not in r.content[0].text
+                    changed += 1
+                else:
+                    assert r.structured_content["text"] == text
+                    moved += r.structured_content.get("moved_from") == ref
+            assert moved >= 3 and changed >= 1, (moved, changed)
+            why = await refused(c, "get_chunk", id=next(iter(saved))[:-2] + "zz")
+            assert "tag after '@'" in why and "\n" not in why
+
+    try:
+        anyio.run(main)
+    finally:
+        stores.close()
 
 
 _SETTINGS = Settings(embedder="hash:64")
@@ -292,7 +335,7 @@ def test_readme_mcp_examples(monkeypatch, tmp_path):
     with contextlib.redirect_stdout(out):
         exec(compile(code, "README.md", "exec"), {})
     ref, rest = out.getvalue().split(" ", 1)
-    assert re.fullmatch(r"[0-9a-f]+#\d+\.\d+\.\d+", ref) and "桃花" in rest
+    assert re.fullmatch(r"[0-9a-f]+#\d+\.\d+\.\d+@[0-9a-f]{8}", ref) and "桃花" in rest
 
 
 def test_arguments_that_fail_a_tool_s_schema_are_one_line(tmp_path):

@@ -139,6 +139,8 @@ def run(app) -> Iterator[dict[str, Any]]:
                 out["searches"].append(call("POST", f"{P}/search", json={"query": q, "mode": mode, "top_k": 4},
                                             label=f"search {mode}: {q}"))
         call("GET", f"{P}/search", params={"q": "Beagle", "mode": "hybrid", "top_k": 2})
+        for h in out["searches"][0]["hits"][:2]:  # a hit read back by its ref
+            call("GET", f"{P}/chunk", params={"ref": h["ref"]}, label=f"chunk by ref {h['ref']}")
         out["searches"].append(call("POST", f"{P}/search", label="parent with a context window",
                                     json={"query": "桃花林 芳草鲜美", "mode": "parent", "top_k": 3,
                                           "context_window": 30, "size_normalization": True}))

@@ -4,9 +4,11 @@ document, chunk a text without storing it. Framework-free (the MCP server in
 :mod:`logichunk.integrations.mcp_server` wraps them as tools), so each is testable on its own, and
 every refusal is an :class:`~logichunk.errors.InputError` with a sentence an agent can act on.
 
-Chunks are named by a *ref* ``DOCUMENT_ID#DOTTED_ID`` (``4f3a…#2.3.1``: chapter 2, parent 3, child 1
-of that document); spans are ``[start, end)`` offsets into the document's text (its blocks, in
-order), so ``document_text(ref's document)[start:end]`` is the chunk's text exactly.
+Chunks are named by a *ref* ``DOCUMENT_ID#DOTTED_ID@TAG`` (``4f3a…#2.3.1@9c1e07ab``: chapter 2, parent 3,
+child 1 of that document, whose text hashes to that tag: :mod:`logichunk.store.refs`), so a ref kept
+across an edit reads the text it named or says it changed; spans are ``[start, end)`` offsets into the
+document's text (its blocks, in order), so ``document_text(ref's document)[start:end]`` is the chunk's
+text exactly.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from ..config import Settings
 from ..errors import InputError, LogichunkError
 from ..jsonable import jsonable as plain
 from ..retrieve import retrieve
-from ..store import ChunkRow, Store
+from ..store import ChunkRow, Store, refs
 from ..store.document_layout import DocLayout, document_summary, hit_pages
 from ..store.ingest import SUFFIXES, ingest_text, read_text_file
 from ..text.decode import check_unicode, plain_stem, text_file_name
@@ -213,7 +215,8 @@ def document_text(project: Project, doc_id: str) -> dict[str, Any]:
     title, source = _require_doc(store, doc_id)
     lay = DocLayout.of(store, doc_id)
     return {"id": doc_id, "title": title, "source": source, "text": lay.text,
-            "chapters": [{"id": f"{doc_id}#{rank}", "title": t, "span": [a, b]} for _c, rank, t, a, b in lay.chapters]}
+            "chapters": [{"id": refs.make_ref(doc_id, str(rank), lay.text[a:b]), "title": t, "span": [a, b]}
+                         for _c, rank, t, a, b in lay.chapters]}
 
 
 def project_bubbles(project: Project, doc_id: str | None = None) -> dict[str, Any]:
@@ -231,46 +234,63 @@ def project_bubbles(project: Project, doc_id: str | None = None) -> dict[str, An
 
 
 def parse_ref(ref: Any, document_id: str | None = None) -> tuple[str, str]:
-    if not isinstance(ref, str) or not ref.strip():
-        raise InputError("id is empty")
-    doc, sep, dotted = ref.strip().rpartition("#")
-    if not sep:
-        doc, dotted = (document_id or ""), ref.strip()
-    if not doc:
-        raise InputError(f"id {ref!r} names no document: use the ref from search (DOCUMENT_ID#DOTTED_ID), "
-                         "or pass document_id")
-    parts = dotted.split(".")
-    if not all(p.isdigit() and p != "0" and not p.startswith("0") for p in parts):
-        raise InputError(f"{dotted!r} is not a dotted id (like 2 or 2.3 or 2.3.1)")
-    return doc, dotted
+    """``(document id, dotted id)`` of a ref (its tag, if any, checked and dropped: :func:`get_chunk` reads it)."""
+    r = refs.parse_ref(ref, document_id)
+    return r.document_id, r.dotted_id
 
 
 def _node(store: Store, lay: DocLayout, doc_id: str, row: ChunkRow, *, with_text: bool = True) -> dict[str, Any]:
-    d: dict[str, Any] = {"ref": f"{doc_id}#{row.dotted_id}", "id": row.dotted_id, "kind": row.level,
-                         "method": row.method, "size": row.size,
+    d: dict[str, Any] = {"ref": refs.make_ref(doc_id, row.dotted_id, row.content), "id": row.dotted_id,
+                         "kind": row.level, "method": row.method, "size": row.size,
                          "span": lay.span(row.block_id, row.start, row.end, row.content)}
     if with_text:
         d["text"] = row.content
     return d
 
 
+def _chapter_text(lay: DocLayout, rank: int) -> str:
+    _cid, _rank, _title, a, b = lay.chapters[rank - 1]
+    return lay.text[a:b]
+
+
 def _chapter_node(doc_id: str, lay: DocLayout, rank: int, *, with_text: bool = True) -> dict[str, Any]:
     _cid, _rank, title, a, b = lay.chapters[rank - 1]
-    d: dict[str, Any] = {"ref": f"{doc_id}#{rank}", "id": str(rank), "kind": "chapter", "method": "chapter",
-                         "title": title, "size": b - a, "span": [a, b]}
+    d: dict[str, Any] = {"ref": refs.make_ref(doc_id, str(rank), lay.text[a:b]), "id": str(rank), "kind": "chapter",
+                         "method": "chapter", "title": title, "size": b - a, "span": [a, b]}
     if with_text:
         d["text"] = lay.text[a:b]
     return d
 
 
 def get_chunk(project: Project, ref: str, document_id: str | None = None) -> dict[str, Any]:
-    """A chunk by ref with its parent, siblings and children (chapter > parent > child)."""
+    """A chunk by ref with its parent, siblings and children (chapter > parent > child). A tagged ref
+    (``DOC#2.3.1@9c1e07ab``, as search gives it) reads the text it was made for or fails saying it
+    changed; renumbered by a re-chunk since, the chunk comes with ``moved_from`` (:mod:`logichunk.store.refs`)."""
     store = project.store
-    doc, dotted = parse_ref(ref, document_id)
-    title, _source = _require_doc(store, doc)
+    asked = refs.parse_ref(ref, document_id)
+    doc = asked.document_id
+    docs = _doc_titles(store)
+    if doc not in docs:  # (a re-ingest with --replace stores a changed file as a new document)
+        raise refs.RefNotFound(f"no document {doc!r} in this project: deleted, or replaced by a re-ingest of its "
+                               "file; search again (list_documents shows the ids)")
+    title = docs[doc][0]
     lay = DocLayout.of(store, doc)
     rows = store.chunks(document_id=doc)
     by_id = {r.dotted_id: r for r in rows}
+
+    def text_at(dotted: str) -> str | None:
+        if "." in dotted:
+            return by_id[dotted].content if dotted in by_id else None
+        return _chapter_text(lay, int(dotted)) if int(dotted) <= len(lay.chapters) else None
+
+    def every_text() -> dict[str, str]:
+        return {**{str(r): _chapter_text(lay, r) for r in range(1, len(lay.chapters) + 1)},
+                **{r.dotted_id: r.content for r in rows}}
+
+    if asked.tag is None and "." not in asked.dotted_id and int(asked.dotted_id) > len(lay.chapters):
+        raise refs.RefNotFound(f"document {doc!r} has {len(lay.chapters)} chapter(s); no chapter {asked.dotted_id}")
+    found = refs.resolve(asked, text_at, every_text)
+    dotted = found.dotted_id
 
     def kids_of(prefix: str) -> list[ChunkRow]:
         depth = prefix.count(".") + 1
@@ -279,16 +299,11 @@ def get_chunk(project: Project, ref: str, document_id: str | None = None) -> dic
 
     if "." not in dotted:  # a chapter
         rank = int(dotted)
-        if rank > len(lay.chapters):
-            raise InputError(f"document {doc!r} has {len(lay.chapters)} chapter(s); no chapter {dotted}")
         node = _chapter_node(doc, lay, rank)
         parent = None
         siblings = [_chapter_node(doc, lay, r, with_text=False) for r in range(1, len(lay.chapters) + 1) if r != rank]
     else:
-        row = by_id.get(dotted)
-        if row is None:
-            raise InputError(f"no chunk {dotted!r} in document {doc!r} (it may have been re-chunked; search again)")
-        node = _node(store, lay, doc, row)
+        node = _node(store, lay, doc, by_id[dotted])
         up = dotted.rpartition(".")[0]
         if "." in up:
             parent = _node(store, lay, doc, by_id[up], with_text=False) if up in by_id else None
@@ -296,8 +311,13 @@ def get_chunk(project: Project, ref: str, document_id: str | None = None) -> dic
             parent = _chapter_node(doc, lay, int(up), with_text=False) if int(up) <= len(lay.chapters) else None
         siblings = [_node(store, lay, doc, r, with_text=False) for r in kids_of(up) if r.dotted_id != dotted]
     children = [_node(store, lay, doc, r, with_text=False) for r in kids_of(dotted)]
-    return {**node, "document_id": doc, "document_title": title, "parent": parent, "siblings": siblings,
-            "children": children}
+    out = {**node, "document_id": doc, "document_title": title, "parent": parent, "siblings": siblings,
+           "children": children}
+    if found.moved_from is not None:  # the same text, renumbered by a re-chunk after an edit
+        out["moved_from"] = str(asked)
+        out["note"] = (f"{asked} was renumbered by a re-chunk after an edit: the same text is {node['ref']} now "
+                       "(use that ref from here on)")
+    return out
 
 
 # --------------------------------------------------------------------------- search
@@ -324,7 +344,8 @@ def search(project: Project, query: str, limits: Limits, mode: str = "hybrid", t
         lay = layouts[h.doc_id]
         text = m.get("text")
         rec: dict[str, Any] = {
-            "rank": rank, "ref": f"{h.doc_id}#{h.chunk.id}", "id": h.chunk.id, "score": plain(float(h.score)),
+            "rank": rank, "ref": refs.hit_ref(h.doc_id, h.chunk.id, m.get("level_name"), text), "id": h.chunk.id,
+            "score": plain(float(h.score)),
             "document_id": h.doc_id, "document_title": titles.get(h.doc_id, (None,))[0],
             "kind": m.get("level_name"), "method": h.chunk.method, "text": text,
             "span": lay.span(m.get("block_id"), h.chunk.span.start, h.chunk.span.end, text),
@@ -338,7 +359,8 @@ def search(project: Project, query: str, limits: Limits, mode: str = "hybrid", t
                               "span": lay.span(m.get("block_id"), h.context.start, h.context.end, m["context_text"])}
         if "child_span" in m:  # parent mode: the child that matched
             cs, ce = m["child_span"]
-            rec["matched_child"] = {"ref": f"{h.doc_id}#{m.get('child')}", "id": m.get("child"),
+            rec["matched_child"] = {"ref": refs.hit_ref(h.doc_id, m.get("child"), "child", m.get("child_text")),
+                                    "id": m.get("child"),
                                     "text": m.get("child_text"),
                                     "span": lay.span(m.get("block_id"), cs, ce, m.get("child_text"))}
         if m.get("relation"):  # hierarchical expansion

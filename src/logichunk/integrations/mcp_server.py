@@ -46,8 +46,9 @@ log = logging.getLogger("logichunk.mcp")
 
 INSTRUCTIONS = """logichunk: a knowledge base cut where the text's logic breaks (chapter > parent > child
 chunks, Chinese and English), and a long-conversation memory that files finished topics as episodes.
-Knowledge base: `search` first; a hit's `ref` (DOCUMENT_ID#DOTTED_ID) opens the chunk and its parent,
-siblings and children with `get_chunk`. Add text with `add_document` (or `add_file` for a file in a
+Knowledge base: `search` first; a hit's `ref` (DOCUMENT_ID#DOTTED_ID@TAG) opens the chunk and its parent,
+siblings and children with `get_chunk`; the TAG (the text's hash) keeps a saved ref safe across edits: it
+reads the same text, renumbered (`moved_from`) or not, or fails saying the chunk changed. Add text with `add_document` (or `add_file` for a file in a
 folder the server may read). Memory: call `remember` once per exchange with the same conversation_id;
 `recall` finds earlier topics with their exact turns; `end_conversation` files the last topic."""
 
@@ -336,8 +337,9 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
                                                       "gathered along a similarity graph, with the path)")] = "hybrid",
                top_k: Annotated[int, Field(description="how many hits", ge=1, strict=True)] = 5,
                project: ProjectArg = None) -> dict[str, Any]:
-        """Search the knowledge base. Returns hits best first, each with its text, `ref` (pass it to
-        get_chunk to read around it), dotted id, document, `span` ([start, end) in the document's
+        """Search the knowledge base. Returns hits best first, each with its text, `ref`
+        (DOCUMENT_ID#DOTTED_ID@TAG, TAG the first 8 hex digits of the sha256 of the chunk's text: pass it to
+        get_chunk to read around it, now or after the document is edited), dotted id, document, `span` ([start, end) in the document's
         text) and score; parent mode adds the matched child and a `context` window for large
         parents; graph modes return one hit per `sentence` (text and span) and the walk's `path`."""
         return _with_choice(kb.search(stores.get(project), query, limits, mode, top_k), stores, "notes")
@@ -369,14 +371,18 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
         return kb.list_documents(stores.get(project))
 
     @tool(read_only)
-    def get_chunk(id: Annotated[str, Field(description="a `ref` from search (DOCUMENT_ID#DOTTED_ID, e.g. "
-                                                       "'4f3a2b1c9d0e#2.3.1'), or a dotted id with document_id")],
+    def get_chunk(id: Annotated[str, Field(description="a `ref` from search or get_chunk (DOCUMENT_ID#DOTTED_ID"
+                                                       "@TAG, e.g. '4f3a2b1c9d0e#2.3.1@9c1e07ab'), or a dotted id "
+                                                       "with document_id; without '@TAG' it reads whatever that "
+                                                       "id holds now")],
                   document_id: Annotated[str | None, Field(description="the document, when `id` is only a "
                                                                        "dotted id")] = None,
                   project: ProjectArg = None) -> dict[str, Any]:
         """Read one chunk by its dotted id (2 = chapter 2, 2.3 = its third parent, 2.3.1 = that parent's
         first child) with its text and span, and the refs of its parent, siblings and children, to
-        widen or narrow what you read."""
+        widen or narrow what you read. A tagged ref always reads the text it was made for: if an edit
+        renumbered that chunk, the answer is the same text at its new `ref`, with `moved_from` (the ref
+        you gave) and a `note`; if the text itself changed, an error says so (search again)."""
         return kb.get_chunk(stores.get(project), id, document_id)
 
     @tool(read_only)

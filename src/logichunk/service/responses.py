@@ -506,6 +506,10 @@ class Hit(BaseModel):
     rank: int = Field(description="1-based")
     score: float = Field(description="what ranking used (size-normalised, fused or reranked)")
     raw_score: float = Field(description="the first-stage similarity before normalisation")
+    ref: str | None = Field(description="the chunk's ref, `DOCUMENT_ID#DOTTED_ID@TAG` (TAG: the first 8 hex digits "
+                            "of the sha256 of its text): `GET .../chunk?ref=` reads it, now or after an edit (the "
+                            "same text, or 409 `ref_changed`); null for a lexical fallback hit (a block not chunked "
+                            "yet)")
     id: str = Field(description="the chunk's dotted id (a block id for a lexical fallback hit)")
     level: Literal["child", "parent", "block"] = Field(description="`block`: the lexical fallback over blocks")
     method: str
@@ -581,6 +585,33 @@ class SearchAnswer(BaseModel):
     took_ms: float
     hits: list[Hit]
     graph: GraphWalk = absent("graph modes only")
+
+
+class ChunkNode(BaseModel):
+    """A chunk or chapter near the one read (its parent, a sibling, a child), without its text."""
+
+    ref: str = Field(description="its ref (`DOCUMENT_ID#DOTTED_ID@TAG`), to read it next")
+    id: str = Field(description="its dotted id: `2` chapter 2, `2.3` its third parent, `2.3.1` that parent's first child")
+    kind: Literal["chapter", "parent", "child"]
+    method: str = Field(description="how its start was chosen (`chapter` for a chapter)")
+    title: str | None = absent("chapters only: the heading, null when the chapter has none")
+    size: int = Field(description="characters")
+    span: Span | None = Field(description="[start, end) in the document's text (`GET .../documents/{doc_id}/tree`); "
+                              "null while its block is edited and not re-chunked yet")
+
+
+class ChunkByRef(ChunkNode):
+    """A chunk read by its ref, with its text and its neighbours' refs (chapter > parent > child)."""
+
+    text: str
+    document_id: str
+    document_title: str
+    parent: ChunkNode | None = Field(description="null for a chapter")
+    siblings: list[ChunkNode] = Field(description="the others under the same parent, in order")
+    children: list[ChunkNode]
+    moved_from: str = absent("the ref asked for, when a re-chunk after an edit renumbered that text: this is the "
+                             "same text at its new `ref`")
+    note: str = absent("with `moved_from`: that sentence, for a person")
 
 
 # ----------------------------------------------------------------------------- playground

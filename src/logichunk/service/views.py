@@ -15,6 +15,7 @@ from typing import Any
 from ..jsonable import jsonable
 from ..store import BlockRow, ChunkRow, Store
 from ..store.document_layout import DocLayout, hit_pages
+from ..store.refs import hit_ref
 from .errors import ApiError
 from .jobs import ProjectRuntime
 
@@ -166,7 +167,7 @@ def hits_json(store: Store, res: Any) -> list[dict[str, Any]]:
         m = h.chunk.meta
         rec: dict[str, Any] = {
             "rank": rank, "score": jsonable(float(h.score)), "raw_score": jsonable(float(h.raw_score)),
-            "id": h.chunk.id, "level": m.get("level_name"), "method": h.chunk.method, "document_id": h.doc_id,
+            "ref": hit_ref(h.doc_id, h.chunk.id, m.get("level_name"), m.get("text")), "id": h.chunk.id, "level": m.get("level_name"), "method": h.chunk.method, "document_id": h.doc_id,
             "document_title": titles.get(h.doc_id), "block_id": m.get("block_id"),
             "span": [h.chunk.span.start, h.chunk.span.end], "size": m.get("size"), "text": m.get("text"),
             "context": None if h.context is None else [h.context.start, h.context.end],

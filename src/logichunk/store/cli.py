@@ -15,6 +15,7 @@ from ..config import RETRIEVE_MODES
 from ..errors import InputError, ModelUnavailable
 from ..scale.cli import add_ingest_options
 from .cli_options import DOC_COLUMN, document_cell, open_store, store_options
+from .refs import hit_ref
 
 _open, _common = open_store, store_options  # their names here before store/cli_options.py
 
@@ -219,7 +220,8 @@ def cmd_search(args: argparse.Namespace) -> int:
             for rank, h in enumerate(res, 1):
                 m = h.chunk.meta
                 title, source = docs.get(h.doc_id, (None, None))
-                rec = {"rank": rank, "score": h.score, "raw_score": h.raw_score, "id": h.chunk.id,
+                rec = {"rank": rank, "score": h.score, "raw_score": h.raw_score,
+                       "ref": hit_ref(h.doc_id, h.chunk.id, m.get("level_name"), m.get("text")), "id": h.chunk.id,
                        "level": m.get("level_name"), "document_id": h.doc_id, "title": title, "source": source,
                        "block_id": m.get("block_id"),
                        "span": [h.chunk.span.start, h.chunk.span.end],
@@ -242,10 +244,13 @@ def cmd_search(args: argparse.Namespace) -> int:
                 print(f"# fallback: {res.fallback} ({'; '.join(res.notes)})")
             elif res.notes and len(res):
                 print(f"# note: {'; '.join(res.notes)}")
-            print(f"{'#':>2}  {'score':>7}  {'raw':>7}  {'id':<10} {'level':<7} {'document':<{DOC_COLUMN}}  text")
-            for rank, h in enumerate(res, 1):
+            refs = [hit_ref(h.doc_id, h.chunk.id, h.chunk.meta.get("level_name"), h.chunk.meta.get("text")) or
+                    f"block:{h.chunk.id}" for h in res]  # (a block of the fallback, not chunked yet, has no ref)
+            width = max([3, *(len(r) for r in refs)])
+            print(f"{'#':>2}  {'score':>7}  {'raw':>7}  {'ref':<{width}} {'level':<7} {'document':<{DOC_COLUMN}}  text")
+            for rank, (h, ref) in enumerate(zip(res, refs, strict=True), 1):
                 m = h.chunk.meta
-                print(f"{rank:>2}  {h.score:7.4f}  {h.raw_score:7.4f}  {h.chunk.id:<10} {str(m.get('level_name')):<7} "
+                print(f"{rank:>2}  {h.score:7.4f}  {h.raw_score:7.4f}  {ref:<{width}} {str(m.get('level_name')):<7} "
                       f"{document_cell(docs, h.doc_id)}  {one_line(m.get('context_text') or m.get('text', ''), 70)}")
             if not len(res):
                 print("(no results)")  # a line of its own; why (when known) on the next one

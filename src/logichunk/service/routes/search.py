@@ -1,5 +1,6 @@
 """Search, in every retrieval mode the library has (read from ``config.RETRIEVE_MODES`` at call
-time, so modes added by other modules are served without a change here), and the bubbles list."""
+time, so modes added by other modules are served without a change here), a hit read back by its ref,
+and the bubbles list."""
 
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ from typing import Any
 from fastapi import APIRouter, Query, Request
 
 from ... import config as config_mod
+from ...integrations import kb
 from ...retrieve import retrieve
-from ..errors import ApiError
-from ..responses import BubbleList, SearchAnswer, answer
+from ...store import refs
+from ..errors import ApiError, error_responses
+from ..responses import BubbleList, ChunkByRef, SearchAnswer, answer
 from ..schemas import SearchIn
-from ..views import hits_json, jsonable
+from ..views import documents_by_id, hits_json, jsonable
 from .common import AUTH, check_query, check_text, runtime, service
 
 router = APIRouter(prefix="/api/projects/{project}", tags=["search"], dependencies=AUTH)
@@ -75,14 +78,32 @@ def search_get(request: Request, project: str, q: str = Query(..., min_length=1)
     return _search(request, project, SearchIn(query=q, mode=mode, top_k=top_k))
 
 
+@router.get("/chunk", summary="a chunk by its ref (from a search hit), with its parent's, siblings' and children's refs",
+            response_model=None, responses={**answer(ChunkByRef, "the chunk the ref names: its text, or the same text "
+                                                                 "renumbered by an edit (`moved_from`)"),
+                                            **error_responses(400, 404, 409)})
+def chunk_by_ref(request: Request, project: str,
+                 ref: str = Query(..., min_length=1, max_length=300,
+                                  description="`DOCUMENT_ID#DOTTED_ID@TAG` as a hit gives it (`#` sent as `%23`), "
+                                              "or untagged `DOCUMENT_ID#DOTTED_ID` for whatever that id holds "
+                                              "now")) -> dict[str, Any]:
+    """A tagged ref reads the text it was made for or fails: 409 ``ref_changed`` when an edit changed
+    that chunk (search again), 404 for an unknown document or an untagged id that names nothing."""
+    rt = runtime(request, project)
+    try:  # (a malformed ref: 400 bad_input, as every InputError)
+        return kb.get_chunk(kb.Project(rt.name, rt.store, rt.search_lock), ref)
+    except refs.RefChanged as e:
+        raise ApiError(409, "ref_changed", str(e)) from None
+    except refs.RefNotFound as e:
+        raise ApiError(404, "not_found", str(e)) from None
+
+
 @router.get("/bubbles", summary="recorded bubbles (forced splits, oversized sentences) of the project or a document",
             response_model=None, responses=answer(BubbleList, "the bubbles"))
 def bubbles(request: Request, project: str, document_id: str | None = None) -> dict[str, Any]:
     rt = runtime(request, project)
     store = rt.store
     if document_id is not None:
-        from ..views import documents_by_id
-
         if document_id not in documents_by_id(store):
             raise ApiError(404, "not_found", f"no document {document_id!r} in this project")
         chapters = [c for c, _, _ in store.chapters(document_id)]
