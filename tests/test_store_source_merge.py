@@ -142,6 +142,169 @@ def test_the_cli_says_each_conflict_in_one_line_and_exits_1(tmp_path, capsys):
     assert code == 1 and len(rep["conflicts"]) == 1 and block in rep["conflicts"][0] and rep["edited"] == []
 
 
+# ----------------------------------------------------------------------------- chapter titles, settled conflicts
+
+
+def titles(store: Store) -> list[str | None]:
+    did = store.documents()[0][0]
+    return [t for _c, _o, t in store.chapters(did)]
+
+
+SECTIONS = ["# Intro\n\n", "Cats purr.\n\n", "Dogs bark.\n\n", "# Usage\n\n", "Run it.\n\n", "Stop it.\n"]
+
+
+def test_a_heading_renamed_in_the_file_renames_its_chapter(make_store, tmp_path):
+    """The heading block took the file's text; its chapter's title follows (before: the block said
+    "Introduction", the chapter "Intro", in ``documents``' chapters, ``document_text`` and hits)."""
+    f = tmp_path / "notes.md"
+    write(f, SECTIONS)
+    store = make_store(settings=Settings(embedder="hash:64"))
+    ingest(store, [str(f)])
+    store.edit_block(store.blocks()[5].id, "Stop it, said the store.\n")
+    write(f, ["# Introduction\n\n", *SECTIONS[1:]])
+    rep = ingest(store, [str(f)])
+    assert rep.updated == rep.edited == (str(f),) and not rep.failed
+    assert texts(store)[0] == "# Introduction\n\n" and titles(store) == ["Introduction", "Usage"]
+    from logichunk.store.document_layout import DocLayout
+
+    assert [t for _c, _r, t, _a, _b in DocLayout.of(store, store.documents()[0][0]).chapters] == ["Introduction",
+                                                                                                  "Usage"]
+    # a heading edited in the store, the edit copied into the file (settled): the title follows it too
+    store.edit_block(store.blocks()[3].id, "# How to use it\n\n")
+    write(f, ["# Introduction\n\n", *SECTIONS[1:3], "# How to use it\n\n", SECTIONS[4], "Stop it, said the store.\n"])
+    assert ingest(store, [str(f)]).unchanged == (str(f),)
+    assert titles(store) == ["Introduction", "How to use it"]
+
+
+def test_a_store_edit_that_holds_a_heading_settles_without_retitling(tmp_path):
+    """An edit in the store that put a heading inside a block, copied into the file: the store's chapters no longer
+    line up with a fresh ingest of that text, so no title is guessed; the settle is recorded all the same."""
+    f = tmp_path / "notes.md"
+    write(f, SECTIONS)
+    with Store.open(str(tmp_path / "kb.db"), settings=Settings(embedder="hash:64")) as store:
+        ingest(store, [str(f)], rechunk=False)
+        store.edit_block(store.blocks()[1].id, "Cats.\n\n# Purring\n\nThey purr.\n\n")
+        write(f, texts(store))
+        assert ingest(store, [str(f)], rechunk=False).unchanged == (str(f),)
+        assert titles(store) == ["Intro", "Usage"] and len(store.blocks()) == len(SECTIONS)
+        write(f, [*texts(store)[:4], "Run it later.\n\n", SECTIONS[5]])
+        with pytest.raises(Exception, match="chapters no longer line up.*losing nothing"):
+            ingest(store, [str(f)], rechunk=False)
+
+
+def _conflict(store: Store, f: Path) -> str:
+    """``f`` ingested, its second block then changed in the store and in the file: the conflict's block id."""
+    write(f, PARAS)
+    ingest(store, [str(f)])
+    block = store.blocks()[1].id
+    store.edit_block(block, "Apples, the store's.\n\n")
+    write(f, [PARAS[0], "Apples, the file's.\n\n", *PARAS[2:]])
+    assert len(ingest(store, [str(f)]).conflicts) == 1
+    return block
+
+
+@pytest.mark.parametrize("settle", ["file", "store"])
+def test_once_a_conflict_is_settled_the_file_s_next_change_is_merged(make_store, tmp_path, settle):
+    """Settled as the conflict's line says (the file given the store's text, or the block the file's), no edit of
+    the store's left: the file's next change is merged, not refused as if ``--replace`` were needed (before: the
+    settle recorded every block as the file's, and a document with no edit left was taken for one never edited)."""
+    f = tmp_path / "notes.md"
+    store = make_store(settings=Settings(embedder="hash:64"))
+    block = _conflict(store, f)
+    if settle == "file":
+        write(f, [PARAS[0], "Apples, the store's.\n\n", *PARAS[2:]])
+    else:
+        store.edit_block(block, "Apples, the file's.\n\n")
+    assert ingest(store, [str(f)]).unchanged == (str(f),)  # the two the same: settled, nothing said
+    now = texts(store)
+    write(f, [*now[:2], "Pears, changed later in the file.\n\n", now[3]])
+    rep = ingest(store, [str(f)])
+    assert rep.updated == (str(f),) and rep.conflicts == () and rep.edited == () and not rep.failed
+    assert texts(store) == [*now[:2], "Pears, changed later in the file.\n\n", now[3]]
+    assert store.blocks()[1].id == block and store.blocks(dirty=True) == []
+
+
+def test_a_settled_conflict_then_a_file_change_from_the_cli(tmp_path, capsys):
+    """As a user goes: the conflict's line, the block edited as it says, ingest (unchanged), the file changed."""
+    f = tmp_path / "a.md"
+    write(f, PARAS)
+    db = str(tmp_path / "kb.db")
+    assert cli(capsys, "ingest", str(f), "--db", db, *HASH, "--quiet")[0] == 0
+    block = json.loads(cli(capsys, "blocks", "--db", db, "--format", "jsonl")[1].splitlines()[1])["id"]
+    assert cli(capsys, "edit", "--db", db, "--block", block, "--text", "Apples, the store's.\n\n", *HASH)[0] == 0
+    write(f, [PARAS[0], "Apples, the file's.\n\n", *PARAS[2:]])
+    code, _out, err = cli(capsys, "ingest", str(f), "--db", db, *HASH)
+    assert code == 1 and f"logichunk edit --block {block}" in err
+    assert cli(capsys, "edit", "--db", db, "--block", block, "--text", "Apples, the file's.\n\n", *HASH)[0] == 0
+    assert cli(capsys, "ingest", str(f), "--db", db, *HASH)[0] == 0
+    write(f, [PARAS[0], "Apples, the file's.\n\n", "Pears, later.\n\n", PARAS[3]])
+    code, _out, err = cli(capsys, "ingest", str(f), "--db", db, *HASH)
+    assert code == 0 and "updated from the file" in err and "--replace" not in err
+
+
+@pytest.mark.parametrize(("paras", "said"), [
+    (["# Intro\n\n", "Cats purr.\n\n", "# Dogs\n\n", "Dogs bark.\n\n", *SECTIONS[3:]], "a heading added"),
+    ([*SECTIONS[:3], "Run it.\n\n", "Stop it.\n"], "a heading added, removed"),
+    ([*SECTIONS[:2], "Cats sleep.\n\n", *SECTIONS[2:]], "a paragraph added"),
+])
+def test_a_change_of_chapters_is_refused_saying_why_and_which_edits_to_keep(tmp_path, capsys, paras, said):
+    """The merge goes block by block within the same chapters: a heading added or removed is refused (nothing
+    written), the line saying so and naming the store's edits that ``--replace`` would lose."""
+    f = tmp_path / "a.md"
+    write(f, SECTIONS)
+    db = str(tmp_path / "kb.db")
+    assert cli(capsys, "ingest", str(f), "--db", db, *HASH, "--quiet")[0] == 0
+    block = json.loads(cli(capsys, "blocks", "--db", db, "--format", "jsonl")[1].splitlines()[5])["id"]
+    assert cli(capsys, "edit", "--db", db, "--block", block, "--text", "Stop, the store's.\n", *HASH)[0] == 0
+    write(f, paras)
+    code, _out, err = cli(capsys, "ingest", str(f), "--db", db, *HASH)
+    assert code == 2 and said in err and block in err and "--replace" in err and "Traceback" not in err
+    with Store.open(db, settings=Settings(embedder="hash:64")) as store:
+        assert texts(store) == [*SECTIONS[:5], "Stop, the store's.\n"] and titles(store) == ["Intro", "Usage"]
+
+
+_HEADS = ["# Intro\n\n", "Cats purr.\n\n", "Dogs bark.\n\n", "# Usage\n\n", "Run it.\n\n", "Stop it.\n\n",
+          "# Notes\n\n", "None yet.\n"]
+
+
+def _variant(i: int, tag: str) -> str:
+    """Block ``i`` of :data:`_HEADS` changed by ``tag``, a heading staying a heading."""
+    base = _HEADS[i]
+    return f"# {base[2:-2]} {tag}\n\n" if base.startswith("# ") else f"{base.rstrip()} {tag}.{base[len(base.rstrip()):]}"
+
+
+@settings(max_examples=40, deadline=None)
+@given(store_edits=st.sets(st.integers(0, len(_HEADS) - 1), max_size=3),
+       rounds=st.lists(st.sets(st.integers(0, len(_HEADS) - 1), min_size=1), min_size=1, max_size=3))
+def test_a_re_ingest_is_a_fresh_ingest_where_the_store_edited_nothing(store_edits, rounds):
+    """For file edits (headings renamed, paragraphs changed) touching no block edited in the store, round after
+    round (the store's edits copied into the file after the first: settled): the document's blocks are the new
+    file's, but the store's edits, and its chapter titles those of a fresh ingest of that text (the file's, once
+    settled)."""
+    from logichunk.store.ingest import chapter_blocks
+
+    with tempfile.TemporaryDirectory() as d:
+        f = Path(d) / f"doc{next(_files)}.md"
+        write(f, _HEADS)
+        with Store.open(":memory:", settings=Settings(embedder="hash:16")) as store:
+            ingest(store, [str(f)], rechunk=False)
+            ids = [b.id for b in store.blocks()]
+            mine = {i: _variant(i, "store") for i in store_edits or {1}}
+            for i, text in mine.items():
+                store.edit_block(ids[i], text)
+            for k, changed in enumerate(rounds):
+                theirs = [_variant(i, f"file{k}") if i in changed and i not in mine else
+                          (mine[i] if k and i in mine else _HEADS[i]) for i in range(len(_HEADS))]
+                write(f, theirs)
+                rep = ingest(store, [str(f)], rechunk=False)
+                want = [mine.get(i, t) for i, t in enumerate(theirs)]
+                assert not rep.failed and texts(store) == want and [b.id for b in store.blocks()] == ids
+                assert titles(store) == [t for t, _b in chapter_blocks("".join(want))]
+                if k == 0:  # settle: the store's edits copied into the file
+                    write(f, want)
+                    assert ingest(store, [str(f)], rechunk=False).unchanged == (str(f),)
+
+
 # ----------------------------------------------------------------------------- the invariant
 
 

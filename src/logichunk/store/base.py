@@ -598,14 +598,19 @@ class Store:
         return list(out.values())
 
     def take_source_texts(self, document_id: str, take: Sequence[tuple[str, int, str]],
-                          agree: Sequence[tuple[str, int, str]] = ()) -> bool:
+                          agree: Sequence[tuple[str, int, str]] = (),
+                          titles: Mapping[str, str | None] | None = None) -> bool:
         """An ingest's merge of a changed file into its document, in one transaction: each ``(block id, revision,
         text)`` of ``take`` (blocks changed only in the file) gets the file's text, marked dirty as an edit is,
         and its hash recorded as the source's; each ``(block id, revision, hash)`` of ``agree`` (blocks whose
-        text is the file's already) gets only that record. The document's blocks are held while it checks them
-        (PostgreSQL: ``FOR UPDATE``): False, nothing written, when one is no longer at its revision (edited
-        meanwhile: decide again)."""
+        text is the file's already) gets only that record; each chapter of ``titles`` (id -> title) that title
+        (its heading block renamed). The document's blocks are held while it checks them (PostgreSQL: ``FOR
+        UPDATE``): False, nothing written, when one is no longer at its revision (edited meanwhile: decide
+        again)."""
         _check_blocks([text for _bid, _rev, text in take])
+        for t in (titles or {}).values():
+            if t is not None:
+                check_unicode(t, "chapter title")
         with self.tx():
             now: dict[str, int] = {}
             for cid, _o, _t in self.chapters(document_id):
@@ -616,7 +621,9 @@ class Store:
             self._xmany("UPDATE blocks SET content = ?, is_dirty = 1, revision = revision + 1, updated_at = ?, "
                         "source_hash = ? WHERE id = ?", [(text, ts, sha256(text), bid) for bid, _rev, text in take])
             self._xmany("UPDATE blocks SET source_hash = ? WHERE id = ?", [(h, bid) for bid, _rev, h in agree])
-            if take:
+            self._xmany("UPDATE chapters SET title = ? WHERE id = ? AND document_id = ?",
+                        [(t, cid, document_id) for cid, t in (titles or {}).items()])
+            if take or titles:
                 self._bump()
         return True
 

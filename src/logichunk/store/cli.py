@@ -338,8 +338,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--replace", action="store_true",
                    help="a file stored before with other text replaces its document, store edits included "
                         "(default: a file with the same text is skipped; one whose document was edited in the "
-                        "store is merged block by block, a block changed in both said as a conflict; any other "
-                        "is refused, the others ingested)")
+                        "store, even if settled since, is merged block by block (chapter titles following their "
+                        "headings), a block changed in both said as a conflict; any other, or a heading added or "
+                        "removed, is refused, the others ingested)")
     p.add_argument("--reembed", action="store_true",
                    help="the project was embedded with another embedder: re-chunk and re-embed all of it with "
                         "this one (default: an error, nothing ingested)")

@@ -369,9 +369,12 @@ def _edited_in_store(b: SourcedBlock) -> bool:
     return b.revision > 1 if b.source_hash is None else sha256(b.content) != b.source_hash
 
 
-def _edited_blocks(store: Store, document_id: str) -> int:
-    """How many of the document's blocks were edited in the store since the file gave them (:func:`_edited_in_store`)."""
-    return sum(map(_edited_in_store, (b for row in store.source_blocks(document_id) for b in row)))
+def _written_in_store(b: SourcedBlock) -> bool:
+    """Whether the store wrote a block since its file gave it (:func:`_edited_in_store`, or an edit settled since,
+    or a merge that took the file's text: a revision past 1). Why apart from an edit standing now: a document
+    whose file is merged into it stays merged once its edits are settled (the file copied the store's text, or
+    the block the file's), not refused as one the store never touched."""
+    return b.revision > 1 or _edited_in_store(b)
 
 
 @dataclass(frozen=True)
@@ -388,7 +391,7 @@ class BlockMerge:
     kept: tuple[str, ...] = ()  # ids of the blocks edited only in the store
     conflicts: tuple[str, ...] = ()  # ids of the blocks changed in the file and in the store: the store's text kept
     unknown: tuple[str, ...] = ()  # of ``conflicts``, those whose text at the last ingest is not recorded
-    edited: bool = False  # whether the store edited the document since the last ingest (:func:`_edited_in_store`)
+    edited: bool = False  # whether the store wrote the document since it was ingested (:func:`_written_in_store`)
 
 
 def block_merge(stored: Sequence[Sequence[SourcedBlock]], document_id: str,
@@ -417,7 +420,7 @@ def block_merge(stored: Sequence[Sequence[SourcedBlock]], document_id: str,
                 take.append((b.id, b.revision, text))
             else:
                 conflicts.append(b.id)
-    edited = any(_edited_in_store(b) for row in stored for b in row)
+    edited = any(_written_in_store(b) for row in stored for b in row)
     return BlockMerge(document_id, tuple(take), tuple(agree), tuple(kept), tuple(conflicts), tuple(unknown), edited)
 
 
@@ -428,14 +431,41 @@ def merge_file(store: Store, document_id: str, chapters: Sequence[tuple[str | No
     nothing else is touched (the store's edits, the conflicts). Decided again when a block is edited meanwhile
     (:meth:`Store.take_source_texts`): an edit is never overwritten by a decision made before it."""
     for _ in range(5):
-        m = block_merge(store.source_blocks(document_id), document_id, chapters)
+        stored = store.source_blocks(document_id)
+        m = block_merge(stored, document_id, chapters)
         if m is None or not m.edited:
             return m
         agree = () if store.read_only else m.agree  # (a record only: none where nothing may be written)
-        if not (m.take or agree) or store.take_source_texts(document_id, m.take, agree):
+        titles = {} if store.read_only else retitled(store, document_id, merged_titles(stored, m.take, chapters))
+        if not (m.take or agree or titles) or store.take_source_texts(document_id, m.take, agree, titles):
             return m
     raise InputError(f"document {document_id}: its blocks were edited in the store while this ingest merged its file "
                      "into it; nothing of the file was written — ingest again")
+
+
+def merged_titles(stored: Sequence[Sequence[SourcedBlock]], take: Sequence[tuple[str, int, str]],
+                  chapters: Sequence[tuple[str | None, Sequence[str]]]) -> dict[int, str | None]:
+    """The document's chapter titles once ``take`` is written into ``stored``, by the chapter's index: a title
+    follows its heading block, as a fresh ingest of the document's merged text gives them (a heading renamed in
+    the file, or in the store, renames its chapter; the parts of a long chapter share its title). Where that
+    text's chapters no longer line up with the stored ones (an edit in the store split a block, or made a line a
+    heading), the file's titles (``chapters``) of the chapters whose first block holds the file's text; the
+    others are left as they are."""
+    took = {bid: text for bid, _rev, text in take}
+    merged = [[took.get(b.id, b.content) for b in row] for row in stored]
+    fresh = chapter_blocks("".join(t for row in merged for t in row))
+    if [len(row) for row in merged] == [len(texts) for _t, texts in fresh]:
+        return {i: title for i, (title, _texts) in enumerate(fresh)}
+    if len(chapters) != len(merged):
+        return {}
+    return {i: title for i, (row, (title, texts)) in enumerate(zip(merged, chapters, strict=True))
+            if row and texts and row[0] == texts[0]}
+
+
+def retitled(store: Store, document_id: str, titles: dict[int, str | None]) -> dict[str, str | None]:
+    """Chapter id -> title of the document's chapters whose title is not ``titles``' (by the chapter's index)."""
+    return {cid: titles[i] for i, (cid, _order, title) in enumerate(store.chapters(document_id))
+            if i in titles and titles[i] != title}
 
 
 def _conflict_lines(path: Path, m: BlockMerge) -> list[str]:
@@ -515,9 +545,13 @@ class FileChecks:
     def _settle(self, document_id: str, stored: Sequence[Sequence[SourcedBlock]]) -> None:
         """A document whose text is its file's again (an edit made in the store copied into the file): each
         block's text is now what the file gives it, recorded, so that the file's next change of such a block is
-        taken as one, not said as a conflict with an edit the file holds already."""
+        taken as one, not said as a conflict with an edit the file holds already; a chapter whose heading was
+        so settled takes the title it gives (:func:`merged_titles`)."""
         agree = [(b.id, b.revision, h) for row in stored for b in row if (h := sha256(b.content)) != b.source_hash]
-        if agree and not self.store.read_only and self.store.take_source_texts(document_id, [], agree):
+        if not agree or self.store.read_only:  # (nothing settled since the last ingest: no title to follow either)
+            return
+        titles = retitled(self.store, document_id, merged_titles(stored, [], chapter_blocks(_text_of(stored))))
+        if self.store.take_source_texts(document_id, [], agree, titles):
             self.wrote()
 
     def _merge(self, path: Path, document_id: str, text_hash: str) -> None:
@@ -529,9 +563,10 @@ class FileChecks:
         if sha256(text) != text_hash:
             raise InputError(f"{path} changed while it was being ingested; the files before it were stored — "
                              "ingest again")
-        m = merge_file(self.store, document_id, chapter_blocks(text))
+        chapters = chapter_blocks(text)
+        m = merge_file(self.store, document_id, chapters)
         if m is None or not m.edited:
-            self.refuse(_other_text(self.store, path, document_id), "; nothing was ingested")
+            self.refuse(_other_text(self.store, path, document_id, chapters), "; nothing was ingested")
             return
         self.wrote()
         self._merged(path, m)
@@ -606,15 +641,31 @@ def _several(path: Path, documents: Sequence[str], replaceable: bool) -> str:
                                                           if replaceable else ""))
 
 
-def _other_text(store: Store, path: Path, document_id: str) -> str:
-    """The line refusing a file stored before with other text: what differs, and what ``--replace`` costs."""
-    edits = _edited_blocks(store, document_id)
-    if not edits:
+def _other_text(store: Store, path: Path, document_id: str,
+                chapters: Sequence[tuple[str | None, Sequence[str]]] = ()) -> str:
+    """The line refusing a file stored before with other text (read as ``chapters``): what differs, and what
+    ``--replace`` costs. A document the store wrote (merged into before) is told why this change is not merged:
+    its chapters (a heading added or removed) or its blocks no longer line up, which the block-by-block merge
+    cannot restructure; and which edits of the store's ``--replace`` would lose, by block id, to copy first."""
+    stored = store.source_blocks(document_id)
+    edited = [b.id for row in stored for b in row if _edited_in_store(b)]
+    if not any(_written_in_store(b) for row in stored for b in row):
         return (f"{path}: stored already (document {document_id}) with other text — --replace replaces that "
                 "document with the file")
-    return (f"{path}: its blocks no longer line up with those of its document {document_id} (a paragraph added, "
-            f"removed or split), which has {edits} block(s) edited in the store — --replace replaces the document "
-            "with the file (those edits are lost)")
+    sizes = [len(texts) for _t, texts in chapters]
+    if chapters and (len(sizes) != len(stored) or sum(sizes) == sum(map(len, stored))):
+        what = (f"its chapters no longer line up with those of its document {document_id} ({len(chapters)} in the "
+                f"file, {len(stored)} stored: a heading added, removed or moved), and a re-ingest merges a file into "
+                "its document block by block within the same chapters, never adding, removing or re-cutting one")
+    else:
+        what = (f"its blocks no longer line up with those of its document {document_id} (a paragraph added, "
+                "removed or split), and a re-ingest merges a file into its document block by block")
+    if not edited:
+        return (f"{path}: {what} — no block is edited in the store: --replace replaces the document with the "
+                "file, losing nothing")
+    shown = ", ".join(edited[:5]) + (f" and {len(edited) - 5} more" if len(edited) > 5 else "")
+    return (f"{path}: {what}; it has {len(edited)} block(s) edited in the store ({shown}) — copy those edits into "
+            "the file, then --replace replaces the document with it (--replace alone: those edits are lost)")
 
 
 class Tally:
@@ -783,10 +834,11 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
     """Store each file as a document (folders: their text files; a file reached twice, by two names or a
     link, once: ``duplicates``), then chunk and embed every dirty block of the project (so a later call
     also chunks what ``rechunk=False`` left). A file stored before from the same path is not stored twice:
-    with the same text it is skipped (``unchanged``); when its document was edited in the store and its
-    blocks still line up with the file's, it is merged block by block (:func:`block_merge`: the edits kept,
-    ``edited``; the blocks changed only in the file take its text, ``updated``; a block changed in both keeps
-    the store's text and is said, ``conflicts``, a failure); other text is refused unless ``replace`` — then
+    with the same text it is skipped (``unchanged``); when its document was written in the store (edited, even
+    if settled since) and its chapters and blocks still line up with the file's, it is merged block by block
+    (:func:`block_merge`: the edits kept, ``edited``; the blocks changed only in the file take its text,
+    ``updated``, chapter titles following their headings; a block changed in both keeps the store's text and is
+    said, ``conflicts``, a failure); other text is refused unless ``replace`` — then
     the earlier document (and any edits made to it in the store) is replaced by the file. A file refused
     (that one, or one that is binary, undecodable or unreadable) is an :class:`InputError` when it is the only
     one, else skipped with its one line (``refused``) while the others are stored; an empty file likewise (``empty``), as ``chunk`` does. A project embedded before with another
