@@ -601,27 +601,6 @@ def test_the_compiled_lexical_entries_are_the_numpy_entries(spans, gaps, base):
 
 
 
-@settings(max_examples=500, deadline=None)
-@given(sparse_problems)
-def test_the_compiled_shuffles_give_the_numpy_penalty_to_the_last_bit(problem):
-    """null_penalty's shuffles walked in C (no sort of the shuffled entries) against the numpy
-    passes: the same sums in the same order, so the same penalty, bit for bit."""
-    from logichunk import native
-    from logichunk.sparse_rows import SparseRows
-
-    assert native.available(), native.status()
-    S = SparseRows.from_dense(_sparse_problem(*problem))
-    compiled = bd.null_penalty(S)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(native, "shuffled_dots", lambda *a: None)
-        passes = bd.null_penalty(S)
-    assert np.float64(compiled).tobytes() == np.float64(passes).tobytes()
-    order = np.random.default_rng(problem[3]).permutation(S.n)
-    prev, xt, T = native.shuffled_dots(S.row, S.col, S.val, S.n, S.ncol, order[None, :])
-    _, p2, x2, tt = bd_scatter._prefix_dots(S.permuted(order))
-    assert prev[0].tobytes() == p2.tobytes() and xt[0].tobytes() == x2.tobytes() and float(T[0] @ T[0]) == tt
-
-
 code_lines = st.lists(st.sampled_from(["x = 1", "", "def f():", "    return 2", "print(x)  # done."]), min_size=1, max_size=8)
 blocks = st.one_of(
     code_lines.map(lambda ls: "```\n" + "\n".join(ls) + "\n```\n\n"),

@@ -186,3 +186,172 @@ def test_the_compiled_ranks_of_equal_keys_are_the_sorted_ones(keys):
         passes = occurrence_keys(k)
     assert np.array_equal(compiled, passes)
     assert np.unique(compiled).size == compiled.size  # copies told apart
+
+
+def _edges(keys: np.ndarray, window: int) -> np.ndarray:
+    win = bd.price_windows(keys, window)
+    return np.flatnonzero(np.diff(win)) + 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 2**64 - 1), min_size=1, max_size=900), st.integers(4, 40), st.data())
+def test_an_edit_moves_the_price_windows_next_to_it_only(keys, window, data):
+    """The windows each priced alone (boundaries.price_windows): every edge before an edit stays, and every edge
+    some windows after it comes back shifted by the atoms the edit added or removed; no window is shorter than a
+    quarter of ``window`` (but one alone), none longer than four times it and a quarter."""
+    k = np.asarray(keys, dtype=np.uint64)
+    n = k.size
+    at = data.draw(st.integers(0, n))
+    gone = data.draw(st.integers(0, min(3, n - at)))
+    new = np.asarray(data.draw(st.lists(st.integers(0, 2**64 - 1), max_size=3)), dtype=np.uint64)
+    k2 = np.concatenate((k[:at], new, k[at + gone :]))
+    e1, e2 = _edges(k, window), _edges(k2, window)
+    lengths = np.diff(np.concatenate(([0], e1, [n])))
+    if lengths.size > 1:
+        assert lengths.min() >= window // 4 and lengths.max() <= 4 * window + window // 4
+    if n - at > 5 * window:  # (the text's last window joins the one before it: the end must lie far)
+        assert np.array_equal(e1[e1 < at], e2[e2 < at])
+    shift = new.size - gone
+    far = at + 5 * window
+    if n - far > 2 * window:
+        after1 = e1[(e1 > far) & (e1 < n - window)]
+        after2 = e2[(e2 > far + shift) & (e2 < n + shift - window)] - shift
+        assert np.array_equal(after1, after2)
+
+
+def test_a_text_of_one_window_pays_the_texts_price():
+    """Below a window's size nothing changes: every atom's price is the text's permutation price."""
+    text = _document(3)[:4000]
+    from logichunk.text.sentences import split_sentences
+
+    s = split_sentences(text)
+    rows, keys = lexical_rows(text, s.starts, s.ends), span_keys(text, s.starts, s.ends)
+    assert len(s) < bd.PRICE_WINDOW // 2
+    assert np.array_equal(bd.chunk_prices(rows, keys), np.full(len(s), bd.null_penalty(rows, keys)))
+
+
+_NAMES = "Alice Marcus Helena Tobias Greta Ivan Nora Felix Ruth Oscar Clara Edwin Mabel Silas Iris Jasper".split()
+_ADJ = "quiet heavy bright cold broken ancient strange gentle bitter golden".split()
+_VERBS = "watched remembered carried discussed feared admired counted ignored noticed repaired found lost".split()
+
+
+def _novel(seed: int, chapters: int) -> str:
+    """Chapters of paragraphs of varied sentences on drifting topics (a seeded generator, no quality set)."""
+    r = random.Random(seed)
+    out = []
+    for ch in range(1, chapters + 1):
+        out.append(f"CHAPTER {ch}.\n\n")
+        topic, names = _TOPICS[ch % len(_TOPICS)], r.sample(_NAMES, 4)
+        for _ in range(r.randint(8, 16)):
+            if r.random() < 0.3:
+                topic = r.choice(_TOPICS)
+            sents = []
+            for _ in range(r.randint(2, 7)):
+                a, b = r.sample(names, 2)
+                w = r.sample(topic, 3)
+                sents.append(r.choice([
+                    f"{a} {r.choice(_VERBS)} the {r.choice(_ADJ)} {w[0]} by the {w[1]}.",
+                    f"\u201cThe {w[0]} will not wait for us,\u201d said {a}, looking at the {w[1]}.",
+                    f"However, {b} {r.choice(_VERBS)} the {w[1]} and the {w[2]} with {r.choice(_ADJ)} care.",
+                    f"{a} asked {b} whether the {w[1]} was {r.choice(_ADJ)}; {b} did not answer.",
+                    f"The {r.choice(_ADJ)} {w[0]} was something {a} would remember for years."]))
+            out.append(" ".join(sents) + "\n\n")
+    return "".join(out)
+
+
+def test_a_word_added_near_a_long_texts_end_moves_no_cut_far_before_it():
+    """One price for a whole text moved with any edit, and the optimum's near-ties moved cuts a hundred thousand
+    characters away (a word added near a novel's end moved an earlier level-1 cut in 19 of 60 edits): each window
+    is priced on its own now."""
+    text = _novel(3, 80)  # (272,274 characters: three of these twelve edits moved an earlier cut)
+    r = random.Random(7)
+    moved = []
+    base = {size: [c.span.end for c in chunk(text, max_size=size).roots()] for size in (300,)}
+    for _ in range(12):
+        at = text.find(" ", r.randrange(int(len(text) * 0.9), len(text) - 20))
+        edited = text[:at] + " suddenly" + text[at:]
+        for size, cuts in base.items():
+            after = {c.span.end for c in chunk(edited, max_size=size).roots()}
+            moved += [(at, size, c) for c in cuts if c < at - 5000 and c not in after]
+    assert moved == []
+
+
+windowed = st.tuples(st.integers(1, 70), st.integers(1, 9), st.floats(0.05, 1.0), st.integers(0, 2**31 - 1),
+                     st.lists(st.integers(1, 69), max_size=6), st.integers(0, 3))
+
+
+def _windowed(n: int, ncol: int, density: float, seed: int, cuts: list[int], spread: int
+              ) -> tuple[SparseRows, np.ndarray, np.ndarray]:
+    """Sparse rows (some repeated, some empty, values of both signs), their keys (copies of one key, zeros among
+    them) and the windows' starts."""
+    X = _rows(n, ncol, density, seed)
+    keys = np.random.default_rng(seed).integers(0, 1 + 4**spread, n).astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    ws = np.unique(np.asarray([0] + [c for c in cuts if c < n], dtype=np.int64))
+    return SparseRows.from_dense(X), keys, ws
+
+
+@settings(max_examples=400, deadline=None)
+@given(windowed, st.booleans())
+def test_the_compiled_window_prices_are_the_numpy_ones_to_the_last_bit(problem, fresh):
+    """Each window's price from the compiled pass (one pass per window and shuffle over its own entries) and from
+    the numpy passes: the same additions in the same order, so the same bits, ties and empty rows included."""
+    from logichunk import native
+    from logichunk.boundaries import scatter
+
+    assert native.available(), native.status()
+    S, keys, ws = _windowed(*problem)
+    compiled = native.window_prices(S.row, S.col, S.val, S.sqnorms(), keys, ws, S.ncol, bd.NULL_SHUFFLES, 0, fresh)
+    passes = scatter._window_prices_numpy(S, keys, ws, bd.NULL_SHUFFLES, 0, fresh)
+    assert compiled.tobytes() == passes.tobytes()
+    with pytest.MonkeyPatch.context() as mp:  # without the kernel: a few windows at a time, the same bits
+        mp.setattr(native, "window_prices", lambda *a: None)
+        mp.setattr(scatter, "_WINDOW_BLOCK", 7)
+        blocks = scatter._window_prices(S, keys, ws, fresh=fresh)
+    assert blocks.tobytes() == compiled.tobytes()
+
+
+@settings(max_examples=300, deadline=None)
+@given(windowed)
+def test_each_window_is_priced_as_the_permutation_price_of_its_rows_alone(problem):
+    """A window's price is null_penalty of its rows alone, to the bit, whatever the other windows hold; and that
+    is what the permutation rule says: the largest best single gain over null_orders' shuffles of its rows."""
+    from logichunk.boundaries import scatter
+
+    S, keys, ws = _windowed(*problem)
+    got = scatter._window_prices(S, keys, ws)
+    D = S.dense()
+    for w, (a, b) in enumerate(zip(ws.tolist(), np.append(ws[1:], S.n).tolist(), strict=True)):
+        alone = bd.null_penalty(S.take(np.arange(a, b)), keys[a:b])
+        assert np.float64(got[w]).tobytes() == np.float64(alone).tobytes()
+        if b - a >= 3:
+            _, orders = bd.null_orders(keys[a:b])
+            rule = max(bd.best_single_gain(D[a:b][o]) for o in orders)
+            assert got[w] == pytest.approx(rule, rel=1e-9, abs=1e-9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(windowed, st.data())
+def test_an_edit_in_one_window_leaves_the_other_windows_prices_as_they_were(problem, data):
+    """Rows changed, added or removed in one window: every other window's price is the same bits (its sums are
+    its own rows' alone)."""
+    from logichunk.boundaries import scatter
+
+    S, keys, ws = _windowed(*problem)
+    assume(ws.size > 1)
+    D = S.dense()
+    bounds = np.append(ws, S.n)
+    w = data.draw(st.integers(0, ws.size - 1))
+    a, b = int(bounds[w]), int(bounds[w + 1])
+    at = data.draw(st.integers(a, b))
+    gone = data.draw(st.integers(0, b - at))
+    new = np.round(np.asarray(data.draw(st.lists(st.lists(st.floats(-2, 2), min_size=D.shape[1],
+                                                             max_size=D.shape[1]), max_size=3))).reshape(-1, D.shape[1]), 2)
+    assume(b - a - gone + len(new) > 0)
+    D2 = np.concatenate((D[:at], new, D[at + gone :]))
+    k2 = np.concatenate((keys[:at], np.arange(len(new), dtype=np.uint64) + np.uint64(77), keys[at + gone :]))
+    shift = len(new) - gone
+    ws2 = np.concatenate((ws[: w + 1], ws[w + 1 :] + shift))
+    before = scatter._window_prices(S, keys, ws)
+    after = scatter._window_prices(SparseRows.from_dense(D2), k2, ws2)
+    others = np.arange(ws.size) != w
+    assert before[others].tobytes() == after[others].tobytes()

@@ -322,46 +322,140 @@ int64_t lc_group(int64_t e, const int32_t *row, const int32_t *col, const double
     return out;
 }
 
-/* boundaries.null_penalty's shuffles of sparse rows: for each of the `shuffles` row orders (orders, one
-   row of n after another; new row i is old row orders[i]), what boundaries.scatter._prefix_dots computes on the
-   shuffled rows, with the same floating-point operations in the same order (numpy's cumsum and bincount
-   add one entry after another, in entry order): prev[i] = <x_i, x_0 + ... + x_{i-1}>, xt[i] = <x_i, T>,
-   and T, the column sums. The shuffled entries (by column, then new row) are found by walking the new
-   rows and their entries, not by a sort. rowptr (n+1) must be zeroed; prev, xt (shuffles * n) and
-   T (shuffles * ncol) too; cur has room for max(n, ncol). */
-void lc_shuffled(int64_t n, int64_t e, int64_t ncol, int64_t shuffles, const int32_t *row, const int32_t *col,
-                 const double *val, const int64_t *orders, int64_t *rowptr, int64_t *byrow, int64_t *colptr,
-                 int64_t *cur, int32_t *pr, double *pv, double *cs, double *prev, double *xt, double *T) {
-    for (int64_t k = 0; k < e; k++) rowptr[row[k] + 1]++;
-    for (int64_t i = 0; i < n; i++) rowptr[i + 1] += rowptr[i];
-    for (int64_t i = 0; i < n; i++) cur[i] = rowptr[i];
-    for (int64_t k = 0; k < e; k++) byrow[cur[row[k]]++] = k;  /* each row's entries, in column order */
-    for (int64_t c = 0; c <= ncol; c++) colptr[c] = 0;
-    for (int64_t k = 0; k < e; k++) colptr[col[k] + 1]++;
-    for (int64_t c = 0; c < ncol; c++) colptr[c + 1] += colptr[c];
-    for (int64_t s = 0; s < shuffles; s++) {
-        const int64_t *ord = orders + s * n;
-        double *pp = prev + s * n, *px = xt + s * n, *pt = T + s * ncol;
-        for (int64_t c = 0; c < ncol; c++) cur[c] = colptr[c];
-        for (int64_t i = 0; i < n; i++)
-            for (int64_t q = rowptr[ord[i]]; q < rowptr[ord[i] + 1]; q++) {
-                int64_t k = byrow[q], p = cur[col[k]]++;
-                pr[p] = (int32_t)i;
-                pv[p] = val[k];
+/* boundaries.scatter._window_prices: the permutation price (boundaries.null_penalty) of each window of sparse rows
+   alone, window w the rows [ws[w], ws[w+1]) (win: each row's window), with the same floating-point operations in
+   the same order as scatter._window_prices_numpy, so both give the same bits. The entries are dealt out window by
+   window (streams: a scatter of every entry to its row across the text cost a cache miss each), then each window
+   is laid out by row (its columns numbered within it) and run alone: per shuffle (its rows in the order of their
+   keys salted by salt0 + s, stable: null_orders' argsort) prev = <x_i, the rows before it>, each column's
+   running sum read and grown as the rows come; the column sums T are the first shuffle's (an order of the rows'
+   content), |T|^2 summed over the columns in order, xt[i] = <x_i, T> over a row's entries in column order; then
+   the best single cut's gain (scatter._best_gain's formula) at every prefix. fresh: keys are the rows' own
+   content keys, made distinct in each window by their rank among its equal keys and salted by its smallest key
+   of content, as null_orders does (else: keys so made already). out[w]: the largest gain (0 below 3 rows). A
+   window holds fewer than 2^15 rows. Work: rc (n), wptr (nwin+1), wrow, wval, rcol, rval, colsum, T (e), rowptr, xt,
+   kk, sk, ord, prev (the widest window, +1), cnt (65537). */
+static inline uint64_t lc_mix(uint64_t h);
+/* out[0..m) = the stable argsort of key[0..m): a counting pass on the top bits (hashes: spread over the buckets),
+   then insertion, which only reorders a bucket's keys, in index order (stable) */
+static void lc_argsort_u64(int64_t m, const uint64_t *key, int64_t *out, int64_t *cnt) {
+    int b = 0;
+    while (b < 16 && ((int64_t)1 << b) < 2 * m) b++;  /* (two buckets a key: few to insert, few mispredictions) */
+    if (b == 0) {
+        for (int64_t i = 0; i < m; i++) out[i] = i;
+    } else {
+        int64_t nb = (int64_t)1 << b;
+        int sh = 64 - b;
+        for (int64_t i = 0; i <= nb; i++) cnt[i] = 0;
+        for (int64_t i = 0; i < m; i++) cnt[(key[i] >> sh) + 1]++;
+        for (int64_t i = 0; i < nb; i++) cnt[i + 1] += cnt[i];
+        for (int64_t i = 0; i < m; i++) out[cnt[key[i] >> sh]++] = i;
+    }
+    for (int64_t i = 1; i < m; i++) {
+        int64_t x = out[i], j = i;
+        uint64_t kx = key[x];
+        while (j > 0 && key[out[j - 1]] > kx) { out[j] = out[j - 1]; j--; }
+        out[j] = x;
+    }
+}
+void lc_window_prices(int64_t n, int64_t e, int64_t nwin, int64_t shuffles, uint64_t salt0, int64_t fresh,
+                      const int32_t *row, const int32_t *col, const double *val, const double *sq,
+                      const uint64_t *keys, const int64_t *ws, const int32_t *win, int32_t *rc, int64_t *wptr, uint16_t *wrow,
+                      double *wval, int64_t *rowptr, int32_t *rcol, double *rval, double *colsum, double *T,
+                      double *xt, uint64_t *kk, uint64_t *sk, int64_t *ord, double *prev, int64_t *cnt, double *out) {
+    const uint64_t G = 0x9E3779B97F4A7C15ULL;
+    /* the entries window by window, each window's by column, then row (streams, not a scatter over the text):
+       the row in the window, its top bit set on a column's first entry in the window */
+    for (int64_t i = 0; i < n; i++) rc[i] = 0;
+    for (int64_t k = 0; k < e; k++) rc[row[k]]++;  /* (by row: neighbours are rows apart, no chain in memory) */
+    wptr[0] = 0;
+    for (int64_t w = 0; w < nwin; w++) {
+        int64_t t = wptr[w];
+        for (int64_t i = ws[w]; i < ws[w + 1]; i++) t += rc[i];
+        wptr[w + 1] = t;
+    }
+    for (int64_t k = 0, wl = -1, cl = -1; k < e; k++) {
+        int32_t r = row[k], w = win[r];
+        int64_t p = wptr[w]++;
+        wrow[p] = (uint16_t)((r - (int32_t)ws[w]) | (w != wl || col[k] != cl) << 15);
+        wval[p] = val[k];
+        wl = w;
+        cl = col[k];
+    }
+    for (int64_t w = nwin; w > 0; w--) wptr[w] = wptr[w - 1];
+    wptr[0] = 0;
+    for (int64_t w = 0; w < nwin; w++) {
+        int64_t a = ws[w], m = ws[w + 1] - a, e0 = wptr[w], ne = wptr[w + 1] - e0, nc = 0;
+        const uint16_t *er = wrow + e0;
+        const double *ev = wval + e0;
+        /* the window's entries by row, each row's in column order, the columns numbered in the window */
+        for (int64_t j = 0; j <= m; j++) rowptr[j] = 0;
+        for (int64_t k = 0; k < ne; k++) rowptr[(er[k] & 0x7FFF) + 1]++;
+        for (int64_t j = 0; j < m; j++) rowptr[j + 1] += rowptr[j];
+        for (int64_t k = 0; k < ne; k++) {
+            nc += k > 0 && er[k] >> 15;
+            int64_t p = rowptr[er[k] & 0x7FFF]++;
+            rcol[p] = (int32_t)nc;
+            rval[p] = ev[k];
+        }
+        nc += ne > 0;
+        for (int64_t j = m; j > 0; j--) rowptr[j] = rowptr[j - 1];
+        rowptr[0] = 0;
+        if (fresh) {
+            const uint64_t *raw = keys + a;
+            uint64_t least = 0;
+            for (int64_t j = 0; j < m; j++) {
+                if (raw[j] && (!least || raw[j] < least)) least = raw[j];
+                sk[j] = lc_mix(raw[j] + G);  /* (a bijection: equal keys stay together, spread over the buckets) */
             }
-        double run = 0.0;
-        for (int64_t k = 0; k < e; k++) { run += pv[k]; cs[k] = run; }
-        for (int64_t k = 0; k < e; k++) {
-            int64_t b = colptr[col[k]];  /* the column's first entry: a shuffle keeps every column's extent */
-            double before = (cs[k] - pv[k]) - (cs[b] - pv[b]);
-            double t = pv[k] * before;
-            pp[pr[k]] += t;
-            pt[col[k]] += pv[k];
+            uint64_t salt = lc_mix(least + G), rank = 0;
+            lc_argsort_u64(m, sk, ord, cnt);
+            for (int64_t j = 0; j < m; j++) {
+                int64_t i = ord[j];
+                rank = (j > 0 && raw[ord[j - 1]] == raw[i]) ? rank + 1 : 0;
+                kk[i] = lc_mix((raw[i] ^ lc_mix(rank + G)) ^ salt);
+            }
+        } else {
+            for (int64_t j = 0; j < m; j++) kk[j] = keys[a + j];
         }
-        for (int64_t k = 0; k < e; k++) {
-            double t = pv[k] * pt[col[k]];
-            px[pr[k]] += t;
+        const double *wq = sq + a;
+        double T2 = 0.0, tn = 0.0, best = -1.0 / 0.0;
+        for (int64_t s = 0; s < shuffles; s++) {
+            uint64_t h = lc_mix(salt0 + (uint64_t)s + G);
+            for (int64_t j = 0; j < m; j++) sk[j] = lc_mix(kk[j] ^ h);
+            lc_argsort_u64(m, sk, ord, cnt);
+            for (int64_t c = 0; c < nc; c++) colsum[c] = 0.0;
+            for (int64_t j = 0; j < m; j++) {  /* prev: each column's running sum read, then grown */
+                int64_t i = ord[j];
+                double p = 0.0;
+                for (int64_t q = rowptr[i]; q < rowptr[i + 1]; q++) {
+                    int32_t c = rcol[q];
+                    double b = colsum[c];
+                    p += rval[q] * b;
+                    colsum[c] = b + rval[q];
+                }
+                prev[j] = p;
+            }
+            if (s == 0) {  /* T, the column sums, as the first shuffle adds them (an order of the rows' content) */
+                for (int64_t c = 0; c < nc; c++) { T[c] = colsum[c]; T2 += T[c] * T[c]; }
+                for (int64_t i = 0; i < m; i++) {
+                    double x = 0.0;
+                    for (int64_t q = rowptr[i]; q < rowptr[i + 1]; q++) x += rval[q] * T[rcol[q]];
+                    xt[i] = x;
+                }
+                tn = T2 / (double)m;
+            }
+            double ll = 0.0, lt = 0.0;
+            for (int64_t j = 0; j + 1 < m; j++) {
+                int64_t i = ord[j];
+                double d = 2.0 * prev[j] + wq[i];
+                ll = j ? ll + d : d;
+                lt = j ? lt + xt[i] : xt[i];
+                double g = ll / (double)(j + 1) + (T2 - 2.0 * lt + ll) / (double)(m - j - 1) - tn;
+                if (g > best) best = g;
+            }
         }
+        out[w] = m < 3 ? 0.0 : best;
     }
 }
 
@@ -1188,8 +1282,8 @@ def _load() -> ctypes.CDLL | None:
         lib.lc_bagkeys.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 4
         lib.lc_lexrows.restype = ctypes.c_int64
         lib.lc_lexrows.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] + [ctypes.c_void_p] * 9
-        lib.lc_shuffled.restype = None
-        lib.lc_shuffled.argtypes = [ctypes.c_int64] * 4 + [ctypes.c_void_p] * 14
+        lib.lc_window_prices.restype = None
+        lib.lc_window_prices.argtypes = [ctypes.c_int64] * 4 + [ctypes.c_uint64, ctypes.c_int64] + [ctypes.c_void_p] * 23
         lib.lc_novelty.restype = None
         lib.lc_novelty.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 4
         lib.lc_group.restype = ctypes.c_int64
@@ -1405,26 +1499,32 @@ def occurrence_ranks(keys: np.ndarray) -> np.ndarray | None:
     return rank
 
 
-def shuffled_dots(row: np.ndarray, col: np.ndarray, val: np.ndarray, n: int, ncol: int, orders: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """For each row order in ``orders`` (shuffles x n), the ``prev``, ``xt`` and column sums ``T`` that
-    :func:`logichunk.boundaries.scatter._prefix_dots` gives on the sparse rows ``(row, col, val)`` (by column,
-    then row) so shuffled, to the last bit, without sorting the entries; None when the kernel is not
-    available."""
+def window_prices(row: np.ndarray, col: np.ndarray, val: np.ndarray, sq: np.ndarray, keys: np.ndarray,
+                  ws: np.ndarray, ncol: int, shuffles: int, salt0: int, fresh: bool) -> np.ndarray | None:
+    """The permutation price of each window ``[ws[w], ws[w + 1])`` (the last to the rows' end) of the sparse rows
+    ``(row, col, val)`` (by column, then row; ``sq`` their squared norms) alone, as
+    :func:`logichunk.boundaries.scatter._window_prices_numpy` gives it, to the last bit; None when the kernel is
+    not available."""
     lib = _load()
     e = row.size
-    if lib is None or e >= np.iinfo(np.int32).max:
+    n, nwin = keys.size, ws.size
+    bounds = np.append(np.asarray(ws, np.int64), n)
+    size = np.diff(bounds)
+    if lib is None or e >= np.iinfo(np.int32).max or size.max() >= 1 << 15:  # (a window's rows: 15 bits)
         return None
     row, col, val = _entries(row, col, val)
-    (orders,) = _c(np.int64, orders)
-    k = orders.shape[0]
-    prev, xt, T = np.zeros((k, n)), np.zeros((k, n)), np.zeros((k, ncol))
-    work = [np.zeros(n + 1, np.int64), np.empty(e, np.int64), np.empty(ncol + 1, np.int64),
-            np.empty(max(n, ncol), np.int64), np.empty(e, np.int32), np.empty(e), np.empty(e)]
-    lib.lc_shuffled(n, e, ncol, k, row.ctypes.data, col.ctypes.data, val.ctypes.data, orders.ctypes.data,
-                    *(a.ctypes.data for a in work), prev.ctypes.data, xt.ctypes.data, T.ctypes.data)
-    return prev, xt, T
-
+    (sq,), (keys,) = _c(np.float64, sq), _c(np.uint64, keys)
+    win = np.repeat(np.arange(nwin, dtype=np.int32), size)
+    widest = max(int(size.max()), 1)
+    out = np.empty(nwin)
+    work = [np.empty(n, np.int32), np.empty(nwin + 1, np.int64), np.empty(e, np.uint16), np.empty(e),
+            np.empty(widest + 1, np.int64), np.empty(e, np.int32), np.empty(e), np.empty(e), np.empty(e),
+            np.empty(widest), np.empty(widest, np.uint64), np.empty(widest, np.uint64), np.empty(widest, np.int64),
+            np.empty(widest), np.empty((1 << 16) + 1, np.int64)]
+    lib.lc_window_prices(n, e, nwin, shuffles, salt0, int(fresh), row.ctypes.data, col.ctypes.data, val.ctypes.data,
+                         sq.ctypes.data, keys.ctypes.data, bounds.ctypes.data, win.ctypes.data,
+                         *(a.ctypes.data for a in work), out.ctypes.data)
+    return out
 
 #: :func:`novelty_prefix` numbers up to this many ids densely first (a sort of a few thousand costs less than
 #: the word ids' table of 2^20 entries, whose touched pages a short text paid for: ~0.19 → ~0.02 ms a paragraph)

@@ -90,12 +90,15 @@ from .path import PATH_BUDGET, penalty_path
 from .scatter import (
     NULL_SAMPLE,
     NULL_SHUFFLES,
+    PRICE_WINDOW,
     SEGMENT_GROWTH,
     SEGMENT_KNEE,
     best_single_gain,
+    chunk_prices,
     gram_band,
     null_orders,
     null_penalty,
+    price_windows,
     row_keys,
     scatter_costs,
     segment_penalty,
@@ -115,7 +118,8 @@ __all__ = [
     "MAX_SEGMENT_ATOMS", "earliest_starts", "forbid", "optimal_cuts",
     # scatter
     "NULL_SAMPLE", "NULL_SHUFFLES", "SEGMENT_GROWTH", "SEGMENT_KNEE", "best_single_gain", "gram_band",
-    "null_orders", "null_penalty", "row_keys", "scatter_costs", "segment_penalty",
+    "null_orders", "null_penalty", "row_keys", "scatter_costs", "segment_penalty", "PRICE_WINDOW", "chunk_prices",
+    "price_windows",
     # evidence
     "EVIDENCE_PRIOR", "EVIDENCE_WINDOW", "evidence_costs", "evidence_penalty", "evidence_rows",
     "evidence_scorer", "local_vocabulary", "segment_evidence",

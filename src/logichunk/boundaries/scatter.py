@@ -153,23 +153,23 @@ NULL_SHUFFLES = 5
 #: atoms :func:`null_penalty` shuffles at most (a sample of a longer text, chosen by content: the price of
 #: a cut is a property of the vocabulary's spread, which a sample this size shows; keeps it O(1) per text)
 NULL_SAMPLE = 2048
+#: atoms of one window of :func:`chunk_prices`, on average: a window holds a few dozen chunks of any level
+#: (a sentence or a line an atom), enough for the permutation price's largest gain to show the vocabulary's
+#: spread; fixed a priori, not fitted to a set. Windows are at least a quarter of it, and at most four times
+PRICE_WINDOW = 256
 
 
-def _prefix_dots(X: np.ndarray | SparseRows, base: np.ndarray | None = None,
-                 sq: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+def _prefix_dots(X: np.ndarray | SparseRows) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Per row ``i``: ``|x_i|^2``, ``<x_i, x_0 + ... + x_{i-1}>`` and ``<x_i, T>`` (``T`` the sum of
-    all rows), and ``|T|^2`` — what the scatter of every prefix and suffix is made of. Sparse rows
-    only: ``base`` (each entry's column start, :func:`_column_starts`) and ``sq`` (the squared norms)
-    when the caller knows them already, as :func:`null_penalty` does for shuffles of the same rows."""
+    all rows), and ``|T|^2`` — what the scatter of every prefix and suffix is made of."""
     if isinstance(X, SparseRows):
         n = X.n
         r, c, v = X.row, X.col, X.val  # by column, then row
         cs = np.cumsum(v)
-        if base is None:
-            base = _column_starts(c)
+        base = _column_starts(c)
         before = cs - v - (cs[base] - v[base])  # the column's sum over earlier rows
         T = np.bincount(c, weights=v, minlength=X.ncol)
-        return (X.sqnorms() if sq is None else sq, np.bincount(r, weights=v * before, minlength=n),
+        return (X.sqnorms(), np.bincount(r, weights=v * before, minlength=n),
                 np.bincount(r, weights=v * T[c], minlength=n), float(T @ T))
     Xd = np.asarray(X, dtype=np.float64)
     S = np.cumsum(Xd, axis=0)
@@ -242,6 +242,13 @@ def null_orders(keys: np.ndarray, shuffles: int = NULL_SHUFFLES, seed: int = 0, 
     text's shuffles (one salt's luck would then be every text's); an edit re-draws the shuffles only
     where it brings a smaller key or removes that one (about one edit in ``n``). A longer text's sample
     is the ``sample`` rows of smallest salted key, so an edit changes it by at most the rows it touches."""
+    keep, k = _null_keys(keys, sample)
+    return keep, np.argsort(salted(k, _salts(shuffles, seed)), axis=1, kind="stable")
+
+
+def _null_keys(keys: np.ndarray, sample: int = NULL_SAMPLE) -> tuple[np.ndarray | None, np.ndarray]:
+    """:func:`null_orders`' kept rows and their keys before each shuffle's salt: distinct by rank, salted by the
+    smallest key of content."""
     raw = np.asarray(keys, dtype=np.uint64)
     filled = raw[raw != 0]
     k = salted(occurrence_keys(raw), int(filled.min()) if filled.size else 0)
@@ -249,8 +256,162 @@ def null_orders(keys: np.ndarray, shuffles: int = NULL_SHUFFLES, seed: int = 0, 
     if k.size > sample:
         keep = np.sort(np.argpartition(k, sample)[:sample])
         k = k[keep]
-    salts = np.arange(seed * shuffles, (seed + 1) * shuffles, dtype=np.uint64)
-    return keep, np.argsort(salted(k, salts), axis=1, kind="stable")
+    return keep, k
+
+
+def _salts(shuffles: int, seed: int) -> np.ndarray:
+    """Each shuffle's salt: seed ``s`` takes the next ``shuffles`` numbers after seed ``s - 1``'s."""
+    return np.arange(seed * shuffles, (seed + 1) * shuffles, dtype=np.uint64)
+
+
+def price_windows(keys: np.ndarray, window: int = PRICE_WINDOW) -> np.ndarray:
+    """The window of each atom (ids 0, 1, ... in order) that :func:`chunk_prices` prices on its own. A window
+    opens at an atom whose content key hits an anchor (one atom in ``window``, by the key's hash: a function of
+    the atom's own words, not of where it stands), unless the last anchor lies less than ``window // 4`` atoms
+    before it (no window shorter, but the last, which joins the one before it); a run of ``4 * window`` atoms
+    without an anchor (a text of repeated or wordless lines) opens one every ``4 * window`` atoms from its
+    last. So an edit moves the windows' edges only next to the atoms it changes."""
+    k = np.asarray(keys, dtype=np.uint64)
+    n = k.size
+    if n <= window // 4 * 2:
+        return np.zeros(n, np.int64)
+    hit = np.flatnonzero((k != 0) & (splitmix64(k ^ GOLDEN) % np.uint64(window) == 0))
+    hit = hit[hit > 0]
+    kept = hit[np.diff(np.concatenate(([0], hit))) >= window // 4]
+    opens = np.zeros(n, dtype=bool)
+    opens[kept] = True
+    opens[0] = True
+    at = np.arange(n)
+    since = at - np.maximum.accumulate(np.where(opens, at, 0))  # (atoms since the last window opened)
+    opens |= (since > 0) & (since % (4 * window) == 0)
+    first = np.flatnonzero(opens)
+    if first.size > 1 and n - first[-1] < window // 4:
+        opens[first[-1]] = False
+    return np.cumsum(opens) - 1
+
+
+def chunk_prices(X: np.ndarray | SparseRows, keys: np.ndarray, window: int = PRICE_WINDOW) -> np.ndarray:
+    """The price of a chunk ending at each atom: :func:`null_penalty` of the atom's window
+    (:func:`price_windows`) alone. Why: one price for a whole text is a statistic of every atom of it (the
+    largest gain in shuffles of them all): an edit anywhere moved it a little, and the optimum, which has
+    near-ties in many places, moved cuts a hundred thousand characters away (a word added near a novel's end
+    moved earlier level-1 cuts in 19 of 60 edits). A text of one window pays the text's price, as before;
+    the windows of sparse rows are priced in one pass (:func:`_window_prices`), each to the bit as alone."""
+    k = np.asarray(keys, dtype=np.uint64)
+    win = price_windows(k, window)
+    if win.size == 0 or win[-1] == 0:
+        return np.full(win.size, null_penalty(X, k))
+    edges = np.flatnonzero(np.diff(win)) + 1
+    ws, we = np.concatenate(([0], edges)), np.concatenate((edges, [win.size]))
+    if isinstance(X, SparseRows) and int((we - ws).max()) <= NULL_SAMPLE:  # (no window sampled)
+        return _window_prices(X, k, ws)[win]
+    out = np.empty(win.size)
+    for a, b in zip(ws.tolist(), we.tolist(), strict=True):
+        part = X.take(np.arange(a, b)) if isinstance(X, SparseRows) else np.asarray(X)[a:b]
+        out[a:b] = null_penalty(part, k[a:b])
+    return out
+
+
+#: :func:`_window_prices_numpy` runs this many entries' windows at a time at most (its arrays hold a few numbers per
+#: entry and shuffle: a bound on memory, not a tuned number)
+_WINDOW_BLOCK = 1 << 20
+
+
+def _window_prices(X: SparseRows, keys: np.ndarray, ws: np.ndarray, shuffles: int = NULL_SHUFFLES, seed: int = 0,
+                   fresh: bool = True) -> np.ndarray:
+    """The permutation price of each window of the rows ``[ws[w], ws[w + 1])`` (the last to the end) alone, no
+    window over :data:`NULL_SAMPLE` rows: :func:`null_penalty`'s largest gain over its shuffles, each the order
+    :func:`null_orders` gives the window's ``keys`` (``fresh``: the rows' content keys; else keys made distinct
+    and salted already, :func:`_null_keys`). Compiled: one pass per window and shuffle over the window's own
+    entries (``native.window_prices``; shuffling every row of the text at once and taking the other windows'
+    sums off cost 30-70 ms a 2 MB text); else :func:`_window_prices_numpy`, the same bits, a block of windows at
+    a time (each window's sums are its own)."""
+    ws = np.asarray(ws, dtype=np.int64)
+    got = native.window_prices(X.row, X.col, X.val, X.sqnorms(), keys, ws, X.ncol, shuffles, seed * shuffles, fresh)
+    if got is not None:
+        return got
+    bounds = np.append(ws, X.n)
+    upto = np.zeros(X.n + 1, np.int64)
+    np.cumsum(np.bincount(X.row, minlength=X.n), out=upto[1:])
+    at = upto[bounds]  # the entries before each window
+    out, w = [], 0
+    while w < ws.size:
+        v = min(max(int(np.searchsorted(at, at[w] + _WINDOW_BLOCK, side="right")) - 1, w + 1), ws.size)
+        a, b = int(bounds[w]), int(bounds[v])
+        part = X if (a, b) == (0, X.n) else X.rows(a, b)
+        out.append(_window_prices_numpy(part, keys[a:b], ws[w:v] - a, shuffles, seed, fresh))
+        w = v
+    return np.concatenate(out)
+
+
+def _window_prices_numpy(X: SparseRows, keys: np.ndarray, ws: np.ndarray, shuffles: int, seed: int, fresh: bool
+                         ) -> np.ndarray:
+    """:func:`_window_prices` in numpy passes that add what the compiled kernel adds, in its order: each sum
+    runs from 0.0 one term after another (``bincount``, ``cumsum``; no pairwise or BLAS sums), a window's own
+    terms only, so a window's price is the same bits whatever the other windows hold. A column's running sum
+    over a shuffle's rows is grown one rank at a time across every window, column and shuffle at once (as many
+    passes as the most rows one column has in a window); its total in the first shuffle is the column's sum
+    ``T`` (an order of the rows' content: the price is a function of the rows, not of their order)."""
+    n, nwin = X.n, ws.size
+    size = np.diff(np.append(ws, n))
+    win = np.repeat(np.arange(nwin), size)
+    k = np.asarray(keys, dtype=np.uint64)
+    if fresh:  # null_orders' keys, window by window: copies ranked within the window, its smallest key the salt
+        order = np.lexsort((k, win))
+        ks, wo = k[order], win[order]
+        first = np.ones(n, bool)
+        first[1:] = (ks[1:] != ks[:-1]) | (wo[1:] != wo[:-1])
+        at = np.arange(n)
+        rank = np.empty(n, np.uint64)
+        rank[order] = (at - np.maximum.accumulate(np.where(first, at, 0))).astype(np.uint64)
+        filled = k != 0
+        least = np.minimum.reduceat(np.where(filled, k, _NO_KEY), ws)
+        least[np.add.reduceat(filled.astype(np.int64), ws) == 0] = 0
+        k = splitmix64((k ^ splitmix64(rank + GOLDEN)) ^ splitmix64(least[win] + GOLDEN))
+    orders = np.stack([np.lexsort((s, win)) for s in salted(k, _salts(shuffles, seed))])  # window by window
+    pos = np.empty_like(orders)
+    np.put_along_axis(pos, orders, np.arange(n)[None, :].repeat(shuffles, 0), axis=1)
+    r, c, v = X.row, X.col, X.val  # by column, then row: a column's entries of one window are neighbours
+    ew = win[r]
+    new = np.ones(c.size, bool)
+    new[1:] = (c[1:] != c[:-1]) | (ew[1:] != ew[:-1])
+    gid = np.cumsum(new) - 1
+    start = np.flatnonzero(new)
+    # each shuffle's entries by column and window (the groups stay where they are), then by place in the shuffle
+    srt = np.argsort(gid[None, :] * max(n, 1) + pos[:, r], axis=1)
+    sv = np.take_along_axis(np.broadcast_to(v, srt.shape), srt, axis=1)
+    rank_e = np.arange(c.size) - start[gid]  # an entry's place in its group: the same in every shuffle
+    before = np.zeros(srt.shape)  # the group's sum over the entries before it: one rank a pass
+    by_rank = np.argsort(rank_e, kind="stable")
+    bounds = np.searchsorted(rank_e[by_rank], np.arange(int(rank_e.max(initial=0)) + 2))
+    for q in range(1, bounds.size - 1):
+        at = by_rank[bounds[q] : bounds[q + 1]]
+        before[:, at] = before[:, at - 1] + sv[:, at - 1]
+    last = np.append(start[1:], c.size) - 1
+    T = before[0, last] + sv[0, last] if c.size else np.zeros(0)  # each window's column sums, the first shuffle's
+    tt = np.bincount(ew[new], weights=T * T, minlength=nwin)  # |T|^2, column by column
+    xt = np.bincount(r, weights=v * T[gid], minlength=n)  # <x_i, T>, a row's entries in column order
+    rows = np.take_along_axis(np.broadcast_to(r, srt.shape), srt, axis=1).astype(np.int64)
+    flat = (rows + n * np.arange(shuffles)[:, None]).ravel()
+    prev = np.bincount(flat, weights=(sv * before).ravel(), minlength=shuffles * n).reshape(shuffles, n)
+    # the gain of the best cut of each prefix, windows side by side (a window's sums left-aligned, 0 after)
+    j = np.arange(n) - ws[win]
+    wide = int(size.max())
+    A = np.zeros((shuffles, nwin, wide))
+    B = np.zeros((shuffles, nwin, wide))
+    A[:, win, j] = 2.0 * np.take_along_axis(prev, orders, axis=1) + X.sqnorms()[orders]
+    B[:, win, j] = xt[orders]
+    ll, lt = np.cumsum(A, axis=2), np.cumsum(B, axis=2)
+    m = np.arange(1, wide + 1)
+    nw, t = size[:, None], tt[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gain = ll / m + (t - 2.0 * lt + ll) / (nw - m) - t / nw
+    best = np.where(m < nw, gain, -np.inf).max(axis=(0, 2))
+    best[size < 3] = 0.0
+    return best
+
+
+_NO_KEY = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
 def null_penalty(X: np.ndarray | SparseRows, keys: np.ndarray | None = None, shuffles: int = NULL_SHUFFLES,
@@ -266,18 +427,11 @@ def null_penalty(X: np.ndarray | SparseRows, keys: np.ndarray | None = None, shu
     n = X.n if isinstance(X, SparseRows) else np.asarray(X).shape[0]
     if n < 3:
         return 0.0
-    keep, orders = null_orders(row_keys(X) if keys is None else keys, shuffles, seed)
-    if isinstance(X, SparseRows):
+    if isinstance(X, SparseRows):  # the sample as one window: every window's price is summed alike
+        keep, k = _null_keys(row_keys(X) if keys is None else keys)
         S = X if keep is None else X.take(keep)
-        # a shuffle of the rows keeps every column's extent and each row's entries in column order:
-        # the column starts once, the squared norms reordered (the same sums, bit for bit)
-        sq = S.sqnorms()
-        dots = native.shuffled_dots(S.row, S.col, S.val, S.n, S.ncol, orders)  # the same sums, no sort
-        if dots is not None:
-            prev, xt, T = dots
-            return _best_gain(sq[orders], prev, xt, np.array([float(t @ t) for t in T]))
-        base = _column_starts(S.col)
-        return float(max(_best_gain(*_prefix_dots(S.permuted(o), base, sq[o])) for o in orders))
+        return float(_window_prices(S, k, np.zeros(1, np.int64), shuffles, seed, fresh=False)[0])
+    keep, orders = null_orders(row_keys(X) if keys is None else keys, shuffles, seed)
     Xd = np.asarray(X, dtype=np.float64)  # dense rows (an embedder's)
     Xd = Xd if keep is None else Xd[keep]
     return _dense_gain(Xd, orders)

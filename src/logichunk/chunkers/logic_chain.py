@@ -438,8 +438,9 @@ class _Run:
     def _cohesion_vectors(self) -> tuple[np.ndarray, SparseRows | np.ndarray, np.ndarray]:
         """The spans between the boundaries (after level 1's forced splits, so every atom of every
         level is one of them), their vectors and each span's chunk penalty: computed once per text,
-        the document's own idf and permutation penalty serving all its levels (texts chunked
-        together: each its own vocabulary and penalty, as alone). The vectors are the model-free
+        the document's own idf and each window's permutation price (:func:`~logichunk.boundaries.chunk_prices`:
+        an edit moves only its window's) serving all its levels (texts chunked together: each its own
+        vocabulary and prices, as alone). The vectors are the model-free
         lexical rows, or, when the tier-1 signal embeds sentences (cliff, fused), the embedder's
         unit vectors: a piece of a sentence split by tier 4 takes its sentence's."""
         if self._lex is None:
@@ -453,17 +454,17 @@ class _Run:
                 V = np.asarray(V, dtype=np.float64)[np.searchsorted(self.seams, s, side="right")]
                 norm = np.linalg.norm(V, axis=1, keepdims=True)
                 rows = V / np.where(norm > 0, norm, 1.0)
-                pen = np.full(s.size, bd.null_penalty(rows, keys))
+                pen = bd.chunk_prices(rows, keys)
             elif self.text_edges is None:
                 rows = lexical_rows(self.text, s, e)
-                pen = np.full(s.size, bd.null_penalty(rows, keys))
+                pen = bd.chunk_prices(rows, keys)
             else:  # the spans of each text; those of the separators between texts stay empty rows
                 lo = np.searchsorted(s, self.text_edges[0]).tolist()
                 hi = np.searchsorted(s, self.text_edges[1]).tolist()
                 parts, pens, prev = [], [], 0
                 for a, b in zip(lo, hi, strict=True):
                     parts += [SparseRows.empty(a - prev), lexical_rows(self.text, s[a:b], e[a:b])]
-                    pens += [np.zeros(a - prev), np.full(b - a, bd.null_penalty(parts[-1], keys[a:b]))]
+                    pens += [np.zeros(a - prev), bd.chunk_prices(parts[-1], keys[a:b])]
                     prev = b
                 parts.append(SparseRows.empty(s.size - prev))
                 pens.append(np.zeros(s.size - prev))

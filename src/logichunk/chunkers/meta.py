@@ -220,7 +220,7 @@ def _assemble_global(
         forbid = inner.copy()
     reward = bd.forbid(reward, heading, weak)
     X = lexical_rows(text, off[:-1], off[1:])
-    price = bd.null_penalty(X, span_keys(text, off[:-1], off[1:]))
+    price = bd.chunk_prices(X, span_keys(text, off[:-1], off[1:]))
     cuts = bd.fit_global(sizes, X, reward, limits, glue=forbid, penalty=price, apart=strength >= PARAGRAPH).tolist()
 
     def fields(a: int, b: int, g: int | None) -> dict[str, Any]:

@@ -573,7 +573,7 @@ def _cut_children(text: str, meter: Meter, seams: np.ndarray, lay: Layout | None
     rows = vecs / np.where(norm > 0, norm, 1.0)
     limits = bd.SizeLimits(p.child_max_size, p.child_target_size, p.child_min_size)
     cuts = bd.fit_global(sizes, rows, reward, limits, glue=forbid & ~inner,
-                         penalty=bd.null_penalty(rows, span_keys(text, starts, ends)),
+                         penalty=bd.chunk_prices(rows, span_keys(text, starts, ends)),
                          apart=strength >= PARAGRAPH).tolist()
     edges, kept = _snapped(meter, [int(ends[c]) for c in cuts])
     cuts = [cuts[k] for k in kept]
