@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -290,3 +291,98 @@ def test_a_line_the_signature_walks_drop_is_no_return_type_over_a_call(text: str
         if i not in kept:
             assert not (S._return_type(text, int(s.starts[i]), int(s.ends[i]))
                         and S._CALL_OPEN.match(text, int(s.starts[i + 1]), int(s.ends[i + 1]))), repr(text)
+
+
+# a mark's search: marks of every kind the layout looks for, in texts of one, two and four bytes a character
+_FIND_MARKS = ["```", "~~~", "<!--", "-->", "/*", "*/", "#+", "::", "::\n", ".. code", ".. sourcecode", "a.b", "(?", "x"]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(["`", "~", "<", "!", "-", "/", "*", "#", "+", ":", ".", " ", "\n", "a", "b", "code",
+                                 "é", "漢", "\U0001f600", "(", "?", "x"]), max_size=80).map("".join),
+       st.sampled_from(_FIND_MARKS), st.integers(min_value=0, max_value=90))
+def test_the_literal_search_finds_what_str_find_finds(text: str, mark: str, start: int) -> None:
+    """line_kinds._find searches a mark of two characters or more by a regular expression's literal search
+    (faster than ``str.find`` on long texts): the same offset, from any start, the mark's regex
+    characters (".", "(", "?", "*", "+") read as themselves."""
+    from logichunk.text.line_kinds import _find
+
+    assert _find(text, mark, start) == text.find(mark, start)
+
+
+_MAIL_PIECES = ["From", "fROM", "To", "to", "Cc", "Bcc", "Date", "Subject", "\u017fubject", "Sent", "Reply-To", "发件人",
+                "主题", "发送时间", ":", "：", " ", "\t", "  ", "x", "Fr", "Sub", "def", "return x", "\u00a0", "\n", "\n",
+                "\n\n"]
+
+
+def _mail_headers_both_ways(text: str) -> tuple[list[int], list[int]]:
+    """The mail headers :func:`_mail_headers` finds among all sentences of ``text``, and those a match of
+    every sentence finds (the reading before its prefilter)."""
+    s, idx = _sentences(text)
+    after = np.full(len(s), BREAK_PARAGRAPH, np.int8)
+    after[:-1] = s.breaks
+    exact, run, prev = [], 0, -2
+    for i in idx.tolist():
+        if not S._MAIL_HEADER.match(text, int(s.starts[i]), int(s.ends[i])):
+            run = 0
+            continue
+        run = run + 1 if prev == i - 1 and after[prev] == BREAK_LINE else 1
+        prev = i
+        if run >= 2 and after[i] >= BREAK_PARAGRAPH and i + 1 < after.size:
+            exact.append(i)
+    return S._mail_headers(text, s.starts, s.ends, after, idx).tolist(), exact
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_MAIL_PIECES), min_size=1, max_size=60).map("".join))
+def test_mail_headers_read_only_lines_a_field_may_open_as_every_line_read(text: str) -> None:
+    """_mail_headers matches its expression only where a field's first two letters follow a line's indent
+    (the long s, "ſubject", matches as "s" does when case is ignored): the headers found are those a
+    match of every candidate line finds."""
+    got, exact = _mail_headers_both_ways(text)
+    assert got == exact
+
+
+@pytest.mark.parametrize("header", ["From: a\nSubject: b\n", "  fROM : a\n\tsUBJECT：b\n", "\u017fubject: a\nTo: b\n",
+                                    "From: a\n\u017fent: b\n", "发件人：张三\n主题：会议\n", "Reply-To: a\nCc: b\n",
+                                    "Date: x\nreturn: y\n", "Fr: a\nTo: b\n"])
+def test_mail_headers_of_every_case_and_indent_are_found_as_every_line_read(header: str) -> None:
+    got, exact = _mail_headers_both_ways("Hello.\n\n" + header + "\nThe message.\n")
+    assert got == exact
+    assert bool(got) == (not header.startswith(("Date: x", "Fr:")))
+
+
+_COMMENT_PIECES = ["#", "##", "#######", " ", "\t", "  ", "define", "if", "ifdef", "include_next", "pragma", "line",
+                   "lines", "x", "Check", "é", "\n", "!", "d", "u"]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_COMMENT_PIECES), min_size=1, max_size=12).map("".join),
+       st.sampled_from(["", "\n", "\n    x", "\r\n"]))
+def test_a_line_read_as_a_code_comment_by_walks_is_one_by_the_expressions(line: str, tail: str) -> None:
+    """_code_comments drops "#" lines from the layout's reading loop where they are Markdown's ATX form and no C
+    directive (the loop passes over such a line indented four columns or more): every line it drops, the
+    expressions read so; and a plain comment is dropped ("# Check x"), a directive not ("# define X")."""
+    text = "    " + line + tail
+    if not line.startswith("#"):
+        return
+    a, b = np.array([4]), np.array([len(text)])
+    if S._code_comments(S.codepoints(text), a, b)[0]:
+        assert S._ATX.match(text[4:]) and not S.CPP_DIRECTIVE.match(text[4:]), repr(text)
+
+
+def test_plain_comments_are_read_by_walks_and_directives_are_not() -> None:
+    text = "    # Check x\n    # define X 1\n    ## two\n    #!x\n    #\tif y\n    #\tIf y\n"
+    starts = np.array([k for k, ch in enumerate(text) if ch == "#" and text[k - 1] == " "])
+    ends = np.array([text.index("\n", a) + 1 for a in starts.tolist()])
+    assert S._code_comments(S.codepoints(text), starts, ends).tolist() == [True, False, True, False, False, True]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["A", "Ar", "Article", "rticle", " ", "\t", "5", ".", ":", "The", "(", "\n", "x"]),
+                min_size=1, max_size=10).map("".join))
+def test_an_article_opens_with_an_r_after_its_a(line: str) -> None:
+    """The layout reads a law's article (:data:`_ARTICLE`) at a line that opens with "A" only where an "r"
+    follows it: every line the expression reads as an article and that opens with "A" has one."""
+    if line.startswith("A") and S._ARTICLE.match(line):
+        assert line[1:2] == "r"

@@ -77,13 +77,14 @@ def _keys(cp: np.ndarray, content: np.ndarray, n: int, mask: bool = True) -> tup
     for j in range(1, n):
         valid |= content[j : j + m]
     dense = None
-    if n == 2 and int(cp.max()) >= 0x10000:  # beyond the BMP: number the alphabet densely
+    top = int(cp.max()) if n == 2 else 0  # (one pass: read by both tests below)
+    if n == 2 and top >= 0x10000:  # beyond the BMP: number the alphabet densely
         present = np.bincount(cp) > 0
         if np.count_nonzero(present) < 0xFFFF:
             dense = np.take((np.cumsum(present) - 1).astype(np.uint32), cp)
     if n == 1:
         key = cp.copy()
-    elif n == 2 and (dense is not None or int(cp.max()) < 0x10000):
+    elif n == 2 and (dense is not None or top < 0x10000):
         c = cp if dense is None else dense
         key = c[:m] << np.uint32(16)
         key |= c[1:]

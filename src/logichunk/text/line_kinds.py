@@ -23,6 +23,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -292,18 +293,18 @@ def line_openings(text: str, mark: str, start: int = 0, indent: int | None = Non
     finds, by ``str.find`` (memchr-fast: a text without the mark costs one pass in C, where the regular
     expression tries every line)."""
     out = []
-    find, rfind = text.find, text.rfind
-    i = find(mark, start)
+    rfind = text.rfind
+    i = _find(text, mark, start)
     while i >= 0:
         line = rfind("\n", 0, i) + 1
         if line >= start and (indent is None or i - line <= indent) and not text[line:i].strip(" \t"):
             out.append(i)
-            nxt = find("\n", i)  # (one per line)
+            nxt = text.find("\n", i)  # (one per line)
             if nxt < 0:
                 break
-            i = find(mark, nxt)
+            i = _find(text, mark, nxt)
         else:
-            i = find(mark, i + 1)
+            i = _find(text, mark, i + 1)
     return out
 
 
@@ -361,7 +362,7 @@ def _contains(text: str, mark: str) -> bool:
     where it occurs. A search for two characters or more reads some 1 ns a character, so the hops go
     on while the first character stays rarer than one in :data:`_SPARSE` (a colon in prose, ``/`` in
     text that is not code); past :data:`_FEW` occurrences denser than that, the plain search runs from
-    there."""
+    there (:func:`_find`)."""
     i = text.find(mark[0])
     seen = 0
     while i >= 0:
@@ -369,9 +370,25 @@ def _contains(text: str, mark: str) -> bool:
             return True
         seen += 1
         if seen >= _FEW and i < _SPARSE * seen:
-            return text.find(mark, i) >= 0
+            return _find(text, mark, i) >= 0
         i = text.find(mark[0], i + 1)
     return False
+
+
+def _find(text: str, mark: str, start: int = 0) -> int:
+    """``text.find(mark, start)`` (``start`` at or past 0), sooner for a mark of two characters or more: a
+    regular expression's literal search reads some 0.3 ns a character of a long text where ``str.find``
+    reads 0.7 to 2 (measured on the bench's corpora: English, Chinese, code)."""
+    if len(mark) < 2:
+        return text.find(mark, start)
+    m = _literal(mark).search(text, start)
+    return -1 if m is None else m.start()
+
+
+@lru_cache(maxsize=64)
+def _literal(mark: str) -> re.Pattern[str]:
+    """The regular expression that finds ``mark`` as it is (marks are module constants)."""
+    return re.compile(re.escape(mark))
 
 
 #: occurrences of a mark's first character :func:`_contains` looks at one by one in any case
@@ -387,7 +404,7 @@ def _literal_marks(text: str) -> bool:
     if not _contains(text, "::"):  # (one search where most texts hold none)
         return False
     return _contains(text, "::\n") or ("\r" in text and _contains(text, "::\r\n")) \
-        or (_contains(text, ":: ") and (".. code" in text or ".. sourcecode" in text))  # (".. code-block:: c")
+        or (_contains(text, ":: ") and (_find(text, ".. code") >= 0 or _find(text, ".. sourcecode") >= 0))  # (".. code-block:: c")
 
 
 def _block_spans(text: str) -> list[tuple[int, int, bool]]:
@@ -484,7 +501,7 @@ def _comment_spans(text: str, taken: list[tuple[int, int, bool]], opener: str = 
         k = bisect_right(lo, a) - 1
         if a < edge or (k >= 0 and a < taken[k][1]):
             continue
-        close = text.find(closer, a + len(opener))
+        close = _find(text, closer, a + len(opener))
         if close < 0:
             break
         line_end = text.find("\n", close)

@@ -539,9 +539,13 @@ def _emphasized_title(line: str) -> bool:
 
 def _union(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``np.union1d`` of two index arrays as int64, at no cost where both are empty (most texts' lines of
-    markup, headings and underlines: none)."""
+    markup, headings and underlines: none), and without its sort where one is empty and the other already
+    increases (a ``flatnonzero``'s answer: the paragraphs' first sentences beside no enclosed number)."""
     if a.size == 0 and b.size == 0:
         return np.zeros(0, np.int64)
+    one = b if a.size == 0 else a if b.size == 0 else None
+    if one is not None and one.ndim == 1 and (one.size < 2 or bool((one[1:] > one[:-1]).all())):
+        return one.astype(np.int64)
     return np.union1d(a, b).astype(np.int64)
 
 
@@ -663,45 +667,55 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     deep = np.zeros(n, dtype=bool)  # (a line indented four columns or more: code, to Markdown's "#")
     deep[cand] = code_indented(codepoints(text), starts[cand])
     depth: dict[int, int] = {}  # each "#" line's number of marks
-    for i in _union(cand[form[cand] | titled[cand]], rst[~furn[rst]]).tolist():
-        line = text[int(starts[i]) : int(ends[i])]
-        atx = form[i] and _ATX.match(line) and not CPP_DIRECTIVE.match(line)  # (C's "# define" is code)
-        if atx and deep[i]:  # a "#" line indented four columns or more is code: a shell's prompt, an example's comment
+    loop = _union(cand[form[cand] | titled[cand]], rst[~furn[rst]])
+    # (less the "#" lines indented four columns or more that are a comment of code by their form alone, read by
+    # walks: the loop would pass over each, a source file's thousands)
+    hashed = loop[(first[loop] == 0x23) & form[loop] & deep[loop]]
+    if hashed.size:
+        loop = np.setdiff1d(loop, hashed[_code_comments(codepoints(text), starts[hashed], ends[hashed])],
+                            assume_unique=True)
+    # (read as Python values: no numpy scalar per read)
+    for i, a, b, form_i, deep_i, before_i, after_i in zip(
+            loop.tolist(), starts[loop].tolist(), ends[loop].tolist(), form[loop].tolist(), deep[loop].tolist(),
+            before[loop].tolist(), after[loop].tolist(), strict=True):
+        line = text[a:b]
+        atx = form_i and _ATX.match(line) and not CPP_DIRECTIVE.match(line)  # (C's "# define" is code)
+        if atx and deep_i:  # a "#" line indented four columns or more is code: a shell's prompt, an example's comment
             continue
-        if atx and i > 0 and 0 < indent_columns(text, int(starts[i])) and _line_ends_before(text, int(starts[i])) == 1 \
+        if atx and i > 0 and 0 < indent_columns(text, a) and _line_ends_before(text, a) == 1 \
                 and not _deeper_under(text, starts, sents.seams(), np.array([i - 1]))[0]:
             continue  # (an indented "#" line right under a line indented as deep: YAML's "  # ..." under "  port: 80")
         if atx:
             depth[i] = len(_ATX.match(line).group(1))  # type: ignore[union-attr]
-        if atx or (form[i] and ((_ASCIIDOC.match(line) and _asciidoc_title(line)) or _LATEX.match(line)
+        if atx or (form_i and ((_ASCIIDOC.match(line) and _asciidoc_title(line)) or _LATEX.match(line)
                                 or _html_heading(line))):
             heading[i] = True
-        elif form[i] and i > 0 and before[i] == BREAK_LINE and not heading[i - 1] \
+        elif form_i and i > 0 and before_i == BREAK_LINE and not heading[i - 1] \
                 and text[int(starts[i - 1]) : int(ends[i - 1])].strip() \
                 and (_SETEXT_LINE.match(line.rstrip("\r\n"))
                      or (i in rst_set and rst_underline(line, text[int(starts[i - 1]) : int(ends[i - 1])]))):
             heading[i - 1] = True
             setext_under[i] = True
-        elif form[i] and len(line.strip()) <= NUMBERED_MAX_CHARS and _numbered_heading(line) \
+        elif form_i and len(line.strip()) <= NUMBERED_MAX_CHARS and _numbered_heading(line) \
                 and (line.strip()[-1] not in _PROSE_END
-                     or (line.strip()[-1] in _QUESTION_MARKS and before[i] >= BREAK_PARAGRAPH and after[i] >= BREAK_PARAGRAPH)) \
+                     or (line.strip()[-1] in _QUESTION_MARKS and before_i >= BREAK_PARAGRAPH and after_i >= BREAK_PARAGRAPH)) \
                 and not _listed_number(text, starts, ends, opens_text, i, line, _line_opener(before, i - 1)) \
-                and (before[i] != BREAK_HARD or after[i] == BREAK_LINE
-                     or (after[i] == BREAK_PARAGRAPH and not (i > 0 and before[up := _line_opener(before, i - 1)] == BREAK_HARD
+                and (before_i != BREAK_HARD or after_i == BREAK_LINE
+                     or (after_i == BREAK_PARAGRAPH and not (i > 0 and before[up := _line_opener(before, i - 1)] == BREAK_HARD
                                                              and _opens_item(text, starts, first, [up])[0]))):
             # (a numbered question alone between blank lines heads its answer: a specification's or an FAQ's
             # "1.2. What is this spec?"; a numbered line the splitter took for a list item heads what is under it when that is no
             # next item: "1．加强组织领导" over its text, "1. Install" over the steps, "1. Test Files" alone
             # over a paragraph; "1. Apples" over "2. Pears" stays an item, and so does a loose list's last)
             heading[i] = True
-        elif marker[i] and before[i] != BREAK_HARD and i < n - 1 \
-                and _chapter_marker(line, bool(before[i] == BREAK_PARAGRAPH and after[i] >= BREAK_PARAGRAPH)) \
+        elif marker[i] and before_i != BREAK_HARD and i < n - 1 \
+                and _chapter_marker(line, bool(before_i == BREAK_PARAGRAPH and after_i >= BREAK_PARAGRAPH)) \
                 and text[int(starts[i + 1]) : int(ends[i + 1])].strip():  # "CHAPTER II.", "IV." over a chapter
             heading[i] = True
         elif i in emph_set and i < n - 1 and _emphasized_title(line) \
                 and text[int(starts[i + 1]) : int(ends[i + 1])].strip():  # titles what follows, even on the next line
             heading[i] = True
-        elif (before[i] == BREAK_PARAGRAPH or sep_above[i]) and after[i] >= BREAK_PARAGRAPH and i < n - 1 \
+        elif (before_i == BREAK_PARAGRAPH or sep_above[i]) and after_i >= BREAK_PARAGRAPH and i < n - 1 \
                 and _is_title(line, code=True) \
                 and text[int(starts[i + 1]) : int(ends[i + 1])].strip() \
                 and not (i > 0 and (_introduces(text[int(starts[i - 1]) : int(ends[i - 1])])
@@ -1016,6 +1030,8 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         # article's second paragraph stays with it rather than go to the next article's chunk
         art = np.flatnonzero(line_start[1:] & ~in_code & ~no_cut & (strength >= LINE) & (strength < BLOCK)
                              & _member(first[1:], _ARTICLE_FIRST))
+        cpt = codepoints(text)  # (a line that opens with "A" is read only where an "r" follows: "Article", not "A ...")
+        art = art[(first[art + 1] != 0x41) | (cpt[np.minimum(starts[art + 1] + 1, cpt.size - 1)] == 0x72)]
         strength[[g for g in art.tolist() if _ARTICLE.match(text, int(starts[g + 1]))]] = BLOCK
         # a sentence's end inside a quotation ("「…。…」", "“… . …”", a speech of several sentences) is cut as
         # one before a sentence that leans on the one before: a speech is one thought
@@ -1126,13 +1142,13 @@ def _between_items(text: str, starts: np.ndarray, ends: np.ndarray, before: np.n
     a loose list)."""
     none = np.zeros(0, np.int64)
     enclosed = _enclosed_items(text, starts, before, first)
-    hard = np.union1d(np.flatnonzero(before[1:] == BREAK_HARD) + 1, enclosed[enclosed > 0])  # (after a hard break: a few)
+    hard = _union(np.flatnonzero(before[1:] == BREAK_HARD) + 1, enclosed[enclosed > 0])  # (after a hard break: a few)
     if hard.size == 0:
         return none, none.astype(bool)
     hard = hard[_opens_item(text, starts, first, hard) & not_code[hard] & not_code[hard - 1]]
     # (a list's first item may follow a heading: no hard break; an item numbered in brackets opens a block as
     # one after a hard break does)
-    opens = np.union1d(np.flatnonzero(before >= BREAK_PARAGRAPH), enclosed)
+    opens = _union(np.flatnonzero(before >= BREAK_PARAGRAPH), enclosed)
     block = opens[np.searchsorted(opens, hard - 1, side="right") - 1]  # the sentence opening the block before
     gap = hard[_opens_item(text, starts, first, block) & not_code[block]] - 1
     cp = codepoints(text)
@@ -1196,7 +1212,7 @@ def _inside_quotes(text: str, starts: np.ndarray, ends: np.ndarray, strength: np
     left open at a paragraph's end, as English prose leaves a speech that goes on, ends with it)."""
     out = np.zeros(strength.size, dtype=bool)
     gaps = np.flatnonzero(strength == SENTENCE)
-    if gaps.size == 0:
+    if gaps.size == 0 or text.isascii():  # (an ASCII text holds none of the marks: an answer at no cost)
         return out
     cp = codepoints(text)
     pos = np.flatnonzero((cp >= _QUOTE_LO) & (cp <= _QUOTE_HI))  # (two compares: a lookup of every character cost
@@ -1611,11 +1627,24 @@ _ANSWER_NEXT = np.array(sorted(ord(c) for c in ":：.．nN"), dtype=np.uint32)
 
 
 #: a mail header's field at a line's start (``From: Tom <tom@x>``, ``Subject: Quote``, ``发件人：张三``)
-_MAIL_HEADER = re.compile(r"[ \t]*(?:From|To|Cc|Bcc|Date|Subject|Sent|Reply-To|发件人|收件人|抄送|日期|主题|发送时间)[ \t]*[:：]",
-                          re.IGNORECASE)
-_MAIL_HEADER_FIRST = np.array(sorted({ord(c) for w in ("From", "To", "Cc", "Bcc", "Date", "Subject", "Sent",
-                                                       "Reply-To", "发件人", "收件人", "抄送", "日期", "主题", "发送时间")
-                                      for c in (w[0], w[0].lower())} | {0x20, 0x09}), dtype=np.uint32)
+_MAIL_FIELDS = ("From", "To", "Cc", "Bcc", "Date", "Subject", "Sent", "Reply-To", "发件人", "收件人", "抄送", "日期", "主题",
+                "发送时间")
+_MAIL_HEADER = re.compile(rf"[ \t]*(?:{'|'.join(_MAIL_FIELDS)})[ \t]*[:：]", re.IGNORECASE)
+_MAIL_HEADER_FIRST = np.array(sorted({ord(c) for w in _MAIL_FIELDS for c in (w[0], w[0].lower())} | {0x20, 0x09}),
+                              dtype=np.uint32)
+
+
+def _folded(c: np.ndarray) -> np.ndarray:
+    """Code points as :data:`_MAIL_HEADER` compares them to a field's first two letters, its case ignored (int64):
+    an ASCII capital as its small letter, the long s "ſ" as "s" (the one other character that matches one of
+    those letters so)."""
+    c = c.astype(np.int64)
+    return np.where((c >= 0x41) & (c <= 0x5A), c | 0x20, np.where(c == 0x17F, 0x73, c))
+
+
+#: each field's first two characters, folded (:func:`_folded`), as one key: what a header line opens with past
+#: its indent
+_MAIL_FIELD_PAIRS = np.unique([(ord(w[0].lower()) << 21) | ord(w[1].lower()) for w in _MAIL_FIELDS]).astype(np.int64)
 #: a title framed by runs of one mark, two or more each side (``== History ==``, ``--- Day changed ... ---``)
 _FRAMED_TITLE = re.compile(r"(?P<mark>(?P<m>[-=])(?P=m)+)[ \t]*[^\W\d_][^\r\n]*?[^-=\s][ \t]*(?P=mark)[ \t]*\s*")
 #: org-mode: a keyword line ("#+TITLE: ...", "#+BEGIN_SRC"), a heading ("* Kitchen", "** TODO Tiles"), a table's
@@ -1636,12 +1665,22 @@ def _mail_headers(text: str, starts: np.ndarray, ends: np.ndarray, after: np.nda
     """The last line of each mail header among the whole lines ``cand``: two header fields or more
     (:data:`_MAIL_HEADER`), one per line, the last over a blank line and the message under it. The header
     goes with its message: a chunk never ends with a message's From, To and Subject."""
-    out = []
+    out: list[int] = []
+    if cand.size == 0:
+        return np.asarray(out, np.int64)
+    # (matched only where a field's first two letters follow the indent, and a colon may: a line that is no
+    # field breaks the run as a line that is no candidate does)
+    cp = codepoints(text)
+    s, e = starts[cand], ends[cand]
+    at, _, _ = _walk(cp, s, e, _BLANK, int((e - s).max()))
+    top = cp.size - 1
+    pair = (_folded(cp[np.minimum(at, top)]) << 21) | _folded(cp[np.minimum(at + 1, top)])
+    keep = (at + 2 < e) & _member(pair, _MAIL_FIELD_PAIRS)
     run = 0
     prev = -2
-    for i in cand.tolist():
-        if not _MAIL_HEADER.match(text, int(starts[i]), int(ends[i])):
-            run = 0
+    match = _MAIL_HEADER.match
+    for i, a, b in zip(cand[keep].tolist(), s[keep].tolist(), e[keep].tolist(), strict=True):
+        if not match(text, a, b):
             continue
         run = run + 1 if prev == i - 1 and after[prev] == BREAK_LINE else 1
         prev = i
@@ -1955,6 +1994,27 @@ _HASH_NEXT = np.array(sorted(ord(c) for c in " \t\r\n"), dtype=np.uint32)
 
 
 _BLANK = _chars_table(" \t")
+_HASH = _chars_table("#")
+#: the first letters of C's preprocessor directives (:data:`~.line_kinds.CPP_DIRECTIVE`: ``define``, ``if``, ...)
+_DIRECTIVE_FIRST = _chars_table("".join(w[0] for w in re.search(r"\(\?:([\w|]+)\)", CPP_DIRECTIVE.pattern)
+                                        .group(1).split("|")))
+
+
+def _code_comments(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Whether each line ``[starts, ends)`` (each opening with ``#``) is an ATX heading's form (:data:`_ATX`: one
+    to six ``#`` and a blank) and no C directive (:data:`~.line_kinds.CPP_DIRECTIVE`: after a lone ``#`` and its
+    blanks, no directive's first letter), read by walks: where such a line is indented four columns or more it
+    is a comment of code, which the layout's reading loop passes over. Exact where it says yes: each line found
+    here the loop's expressions read so; one it leaves is read by them."""
+    if starts.size == 0:
+        return np.zeros(0, dtype=bool)
+    top = cp.size - 1
+    p, _, _ = _walk(cp, starts, ends, _HASH, 7)
+    marks = p - starts
+    atx = (marks >= 1) & (marks <= 6) & (p < ends) & _in_table(_BLANK, cp[np.minimum(p, top)])
+    q, _, _ = _walk(cp, p, ends, _BLANK, int((ends - starts).max()) + 1)
+    word = np.where(q < ends, cp[np.minimum(q, top)], 0)
+    return atx & ((marks >= 2) | ~_in_table(_DIRECTIVE_FIRST, word))
 _TAB = _chars_table("\t")
 _NEWLINE = _chars_table("\n")
 _CLOSER_TABLE = _chars_table(_CLOSERS)
