@@ -257,9 +257,9 @@ def test_a_file_reached_twice_in_one_ingest_is_stored_once(tmp_path, monkeypatch
 def test_an_edited_document_does_not_hold_back_the_folder(tmp_path, capsys):
     """After ``logichunk edit``, ingesting the folder again refused every file ("or edit its blocks"). The file
     that differs from its document only in the edited block is kept as edited; a new file is stored; a file
-    changed in another block is merged (that block takes the file's text, the edit stays); a file whose
-    paragraphs no longer line up with the document's is skipped with one line saying what ``--replace`` costs,
-    the exit status 1."""
+    changed in another block is merged (that block takes the file's text, the edit stays), and so is one with a
+    paragraph added; a file that cannot be merged (its paragraphs moved around a block added in the store, which
+    holds no text of the file's) is skipped with one line saying what ``--replace`` costs, the exit status 1."""
     kb = tmp_path / "kb"
     kb.mkdir()
     (kb / "a.md").write_text("# A\n\nApples.\n\nAnd a second paragraph.\n", encoding="utf-8")
@@ -276,6 +276,12 @@ def test_an_edited_document_does_not_hold_back_the_folder(tmp_path, capsys):
     assert code == 0 and f"updated from the file: {kb / 'a.md'}" in err and "updated 1 document(s)" in out
     assert "Apples and pears.\n\nA changed second paragraph.\n" in "".join(b.content for b in blocks(db))
     (kb / "a.md").write_text("# A\n\nApples.\n\nA changed second paragraph.\n\nAnd a third.\n", encoding="utf-8")
+    code, out, err = cli(capsys, "ingest", str(kb), "--db", db, *HASH, "--format", "jsonl")
+    assert code == 0 and len(json.loads(out)["added"]) == 1  # a paragraph added in the file: merged, the edit kept
+    assert "Apples and pears.\n\n" in [b.content for b in blocks(db)]
+    with Store.open(db, settings=Settings(embedder="hash:64")) as s:
+        s.add_block(blocks(db)[0].chapter_id, "Added in the store.\n\n")
+    (kb / "a.md").write_text("# A\n\nApples.\n\nAnd a third.\n", encoding="utf-8")
     (kb / "c.md").write_text("# C\n\nCherries.\n", encoding="utf-8")
     code, out, err = cli(capsys, "ingest", str(kb), "--db", db, *HASH, "--quiet")
     refused = [line for line in err.splitlines() if line.startswith("skipped ")]

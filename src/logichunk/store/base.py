@@ -118,6 +118,18 @@ class SourcedBlock:
 
 
 @dataclass(frozen=True)
+class MergedBlock:
+    """A block of a document as a re-ingest restructures it (:meth:`Store.rewrite_document`): a stored block kept
+    (``id``; ``take``: it gets ``text``, else its text stays) or a new one (``id`` None: ``text``), and the hash of
+    the text its file gave it, recorded (None: a block the file does not hold, kept for the store's sake)."""
+
+    id: str | None
+    text: str
+    source_hash: str | None
+    take: bool = False
+
+
+@dataclass(frozen=True)
 class ChunkRow:
     pk: int
     project_id: str
@@ -627,6 +639,102 @@ class Store:
                 self._bump()
         return True
 
+    def rewrite_document(self, document_id: str, revisions: Mapping[str, int],
+                         chapters: Sequence[tuple[str | None, Sequence[MergedBlock]]]) -> list[str] | None:
+        """A re-ingest's merge of a file whose blocks or chapters no longer line up with the document's, in one
+        transaction: the document becomes ``chapters`` (``[(title, [MergedBlock...]), ...]``). Stored blocks
+        named there keep their ids (moved where they now lie, ``take`` ones getting their text); the others are
+        deleted, new ones added. A chapter reuses the id of the chapter its first kept block came from (so its
+        chunks stay where it is the same chapter); the chapters left over are deleted. Every chapter whose blocks
+        or rank changed is marked for a re-chunk as :meth:`delete_block` marks one: its unchanged parents are kept
+        by the plan (renumbered), the rest cut again. None, nothing written, when the document's blocks are no
+        longer ``revisions`` (edited meanwhile: decide again); else the ids of the blocks added, in order."""
+        _check_blocks([b.text for _t, row in chapters for b in row])
+        for t, _row in chapters:
+            if t is not None:
+                check_unicode(t, "chapter title")
+        with self.tx():
+            old_chapters = self.chapters(document_id)
+            now: dict[str, int] = {}
+            before: dict[str, list[str]] = {}
+            where: dict[str, str] = {}
+            for cid, _o, _t in old_chapters:
+                rows = self._q(self._lock_chapter_blocks_sql(), (cid,))
+                now.update((r[0], int(r[1])) for r in rows)
+                before[cid] = [b.id for b in self.blocks(cid)]
+                where.update((bid, cid) for bid in before[cid])
+            if now != dict(revisions):
+                return None
+            ids = self._chapter_ids(chapters, where)
+            to: dict[str, str | None] = dict.fromkeys(where)  # block id -> its chapter now (None: removed)
+            to.update((b.id, cid) for cid, (_t, row) in zip(ids, chapters, strict=True) for b in row
+                      if b.id is not None)
+            self._rehome_parents({c for bid, c in where.items() if to[bid] != c}, where, to)
+            self._xmany("DELETE FROM blocks WHERE id = ?", [(bid,) for bid, c in to.items() if c is None])
+            ts = time.time()
+            new_ids: list[str] = []
+            rank = {cid: k for k, (cid, _o, _t) in enumerate(old_chapters)}
+            for k, (cid, (title, row)) in enumerate(zip(ids, chapters, strict=True)):
+                if cid not in rank:
+                    self._x("INSERT INTO chapters(id, document_id, chapter_order, title) VALUES (?, ?, ?, ?)",
+                            (cid, document_id, k + 1, title))
+                else:
+                    self._x("UPDATE chapters SET chapter_order = ?, title = ? WHERE id = ?", (k + 1, title, cid))
+                self._xmany("UPDATE blocks SET content = ?, is_dirty = 1, revision = revision + 1, updated_at = ? "
+                            "WHERE id = ?", [(b.text, ts, b.id) for b in row if b.id is not None and b.take])
+                self._xmany("UPDATE blocks SET chapter_id = ?, block_order = ?, source_hash = ? WHERE id = ?",
+                            [(cid, i + 1, b.source_hash, b.id) for i, b in enumerate(row) if b.id is not None])
+                new = [(i, b) for i, b in enumerate(row) if b.id is None]
+                if new:
+                    added = self._add_blocks(cid, [b.text for _i, b in new], chapter=title, from_source=True)
+                    self._xmany("UPDATE blocks SET block_order = ? WHERE id = ?",
+                                [(i + 1, bid) for (i, _b), bid in zip(new, added, strict=True)])
+                    new_ids.extend(added)
+                if rank.get(cid) != k or before.get(cid) != [b.id for b in row]:
+                    self._x("UPDATE blocks SET is_dirty = 1, content_hash = NULL, revision = revision + 1 "
+                            "WHERE chapter_id = ?", (cid,))
+            self._xmany("DELETE FROM chapters WHERE id = ?", [(c,) for c in rank if c not in ids])
+            self._bump()
+        return new_ids
+
+    @staticmethod
+    def _chapter_ids(chapters: Sequence[tuple[str | None, Sequence[MergedBlock]]], where: Mapping[str, str]
+                     ) -> list[str]:
+        """The id each chapter of a rewritten document takes: that of the stored chapter its first kept block
+        lay in, unless an earlier chapter took it; else a new one."""
+        used: set[str] = set()
+        out: list[str] = []
+        for _t, row in chapters:
+            cid = next((where[b.id] for b in row if b.id is not None and where[b.id] not in used), None)
+            cid = cid if cid is not None else _new_id()
+            used.add(cid)
+            out.append(cid)
+        return out
+
+    def _rehome_parents(self, chapters: set[str], where: Mapping[str, str], to: Mapping[str, str | None]) -> None:
+        """The parents of ``chapters`` (blocks left them) as their blocks go from chapter ``where`` to ``to``: a
+        parent whose blocks all go to one chapter goes there with its children (the next re-chunk keeps it,
+        renumbered, where it still fits); one whose blocks part, or go (None), is deleted, children and all."""
+        for cid in chapters:
+            for pk, owner, meta in self._q("SELECT pk, block_id, meta FROM chunks WHERE chapter_id = ? AND "
+                                           "chunk_level = 'parent'", (cid,)):
+                dest = {to.get(b) for b in {owner, *(json.loads(meta or "{}").get("blocks") or [])}}
+                if dest == {cid}:
+                    continue
+                if len(dest) == 1 and None not in dest:
+                    self._x("UPDATE chunks SET chapter_id = ? WHERE pk = ? OR parent_pk = ?", (dest.pop(), pk, pk))
+                else:
+                    self._x("DELETE FROM chunks WHERE pk = ?", (pk,))
+                    self._x("DELETE FROM chunks WHERE parent_pk = ?", (pk,))
+
+    def _drop_covering_parents(self, chapter_id: str, block_id: str) -> None:
+        """Delete the parents of a chapter owned by other blocks that cover ``block_id`` (merged parents): the
+        block leaves the chapter."""
+        for pk, meta in self._q("SELECT pk, meta FROM chunks WHERE chapter_id = ? AND chunk_level = 'parent'",
+                                (chapter_id,)):
+            if block_id in (json.loads(meta or "{}").get("blocks") or []):
+                self._x("DELETE FROM chunks WHERE pk = ?", (pk,))
+
     def mark_dirty(self, block_id: str) -> None:
         with self.tx():
             self.get_block(block_id)
@@ -637,11 +745,7 @@ class Store:
         since merged parents may have covered it."""
         with self.tx():
             b = self.get_block(block_id)
-            # parents owned by other blocks that covered this one must go as well
-            for pk, meta in self._q("SELECT pk, meta FROM chunks WHERE chapter_id = ? AND chunk_level = 'parent'",
-                                    (b.chapter_id,)):
-                if block_id in (json.loads(meta or "{}").get("blocks") or []):
-                    self._x("DELETE FROM chunks WHERE pk = ?", (pk,))
+            self._drop_covering_parents(b.chapter_id, block_id)  # (parents of other blocks that covered it)
             self._x("DELETE FROM blocks WHERE id = ?", (block_id,))
             self._x("UPDATE blocks SET is_dirty = 1, content_hash = NULL, revision = revision + 1 WHERE chapter_id = ?",
                     (b.chapter_id,))

@@ -18,6 +18,8 @@ import time
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from dataclasses import replace as with_fields
+from difflib import SequenceMatcher
 from pathlib import Path
 
 from ..chunkers.parent_child import blank_line_blocks, lf_lines
@@ -25,7 +27,7 @@ from ..errors import InputError
 from ..text.decode import plain_stem, read_path, text_file_name
 from ..text.line_kinds import fence_spans
 from ..text.structure import chapter_opening
-from .base import RechunkResult, SourcedBlock, Store
+from .base import MergedBlock, RechunkResult, SourcedBlock, Store
 from .plan import sha256
 
 SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text", ".pdf")
@@ -251,6 +253,8 @@ class IngestReport:
     nothing: str = ""  # why nothing was read (a folder pruned with no text file left in it), else ""
     updated: tuple[str, ...] = ()  # files whose document (edited in the store) took the blocks changed only in them
     conflicts: tuple[str, ...] = ()  # "file: block B of document D ..." of blocks changed in the file and the store
+    added: tuple[str, ...] = ()  # "file: block B of document D" of blocks new in the file, added to its document
+    removed: tuple[str, ...] = ()  # "file: block B of document D" of blocks removed in the file, from its document
 
     @property
     def failed(self) -> bool:
@@ -392,6 +396,9 @@ class BlockMerge:
     conflicts: tuple[str, ...] = ()  # ids of the blocks changed in the file and in the store: the store's text kept
     unknown: tuple[str, ...] = ()  # of ``conflicts``, those whose text at the last ingest is not recorded
     edited: bool = False  # whether the store wrote the document since it was ingested (:func:`_written_in_store`)
+    added: tuple[str, ...] = ()  # ids of the file's blocks new to the document (:func:`structure_merge`): added
+    removed: tuple[str, ...] = ()  # ids of the blocks the file no longer holds, not edited in the store: removed
+    dropped: tuple[str, ...] = ()  # of ``conflicts``, those removed in the file but edited in the store: kept
 
 
 def block_merge(stored: Sequence[Sequence[SourcedBlock]], document_id: str,
@@ -424,15 +431,150 @@ def block_merge(stored: Sequence[Sequence[SourcedBlock]], document_id: str,
     return BlockMerge(document_id, tuple(take), tuple(agree), tuple(kept), tuple(conflicts), tuple(unknown), edited)
 
 
+@dataclass(frozen=True)
+class StructureMerge:
+    """A file merged into its document where its blocks no longer line up (:func:`structure_merge`): what the
+    document becomes (``chapters``, for :meth:`Store.rewrite_document`), and what that did (``merge``)."""
+
+    merge: BlockMerge
+    chapters: tuple[tuple[str | None, tuple[MergedBlock, ...]], ...]
+    revisions: tuple[tuple[str, int], ...]
+
+
+def structure_merge(stored: Sequence[Sequence[SourcedBlock]], document_id: str,
+                    chapters: Sequence[tuple[str | None, Sequence[str]]]) -> StructureMerge | None:
+    """A three-way merge of the file read as ``chapters`` into its document's blocks ``stored``, as git merges
+    lines: the hashes the file gave the blocks at the last ingest (the base: its text is not stored) aligned with
+    the hashes of the file's blocks now (:class:`difflib.SequenceMatcher`). A block the file kept stays as the
+    store has it (edited or not), with its id; one the file changed takes its text unless edited in the store (a
+    conflict, the store's text kept); one the file removed goes unless edited in the store (a conflict, kept);
+    the file's new blocks are added. The chapters are those a fresh ingest gives the merged text, or, where a
+    store edit does not split as a fresh ingest would (it holds a blank line), the file's around its blocks.
+    None when a block has no record of its file's text (added in the store, or an older logichunk's edit):
+    nothing to align it by."""
+    blocks = [b for row in stored for b in row]
+    if any(b.source_hash is None for b in blocks):
+        return None
+    texts = [(k, t) for k, (_title, row) in enumerate(chapters) for t in row]
+    hashes = [sha256(t) for _k, t in texts]
+    matcher = SequenceMatcher(None, [b.source_hash for b in blocks], hashes, autojunk=False)
+    out: list[tuple[int | None, MergedBlock]] = []  # (the file's chapter index, or None: a block it no longer holds)
+    take: list[tuple[str, int, str]] = []
+    kept: list[str] = []
+    conflicts: list[str] = []
+    removed: list[str] = []
+    dropped: list[str] = []
+    added = 0  # (their ids are the store's to give: :func:`merge_file` fills them in)
+    for i, j in _prefer_edited(list(_aligned(matcher, blocks, [t for _k, t in texts])), blocks, hashes):
+        b = blocks[i] if i is not None else None
+        k, text = texts[j] if j is not None else (None, "")
+        if b is None:
+            added += 1
+            out.append((k, MergedBlock(None, text, sha256(text))))
+        elif j is None and _edited_in_store(b):  # (removed or rewritten in the file, edited in the store)
+            conflicts.append(b.id)
+            dropped.append(b.id)
+            out.append((None, MergedBlock(b.id, b.content, b.source_hash)))
+        elif j is None:
+            removed.append(b.id)
+        elif sha256(text) == b.source_hash or b.content == text:  # (the file kept it, or took the store's text)
+            if _edited_in_store(b) and b.content != text:
+                kept.append(b.id)
+            out.append((k, MergedBlock(b.id, b.content, sha256(text) if b.content == text else b.source_hash)))
+        elif not _edited_in_store(b):
+            take.append((b.id, b.revision, text))
+            out.append((k, MergedBlock(b.id, text, sha256(text), take=True)))
+        else:
+            conflicts.append(b.id)
+            out.append((k, MergedBlock(b.id, b.content, b.source_hash)))
+    m = BlockMerge(document_id, tuple(take), (), tuple(kept), tuple(conflicts), (), True, ("",) * added,
+                   tuple(removed), tuple(dropped))
+    return StructureMerge(m, _merged_chapters(out, chapters), tuple((b.id, b.revision) for b in blocks))
+
+
+def _aligned(matcher: SequenceMatcher, blocks: Sequence[SourcedBlock], texts: Sequence[str]
+             ) -> Iterator[tuple[int | None, int | None]]:
+    """``(stored block index, file block index)`` in the merged order, None on the side a block is missing from:
+    the hash alignment's matches; a changed run of as many blocks on both sides paired in place (each block with
+    the file's block at its place, as when nothing moved); another run first aligned by text (a block whose store
+    text the file now holds pairs with it), then its blocks not edited in the store paired in order with the file's
+    new ones, the rest removed or added. An edited block of such a run pairs with nothing (a conflict, kept): once
+    merged the file's text is in the store by its hash, so the next ingest of the same file changes nothing."""
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal" or i2 - i1 == j2 - j1:
+            yield from zip(range(i1, i2), range(j1, j2), strict=True)
+            continue
+        by_text = SequenceMatcher(None, [b.content for b in blocks[i1:i2]], texts[j1:j2], autojunk=False)
+        for sop, a1, a2, b1, b2 in by_text.get_opcodes():
+            if sop == "equal":
+                yield from zip(range(i1 + a1, i1 + a2), range(j1 + b1, j1 + b2), strict=True)
+                continue
+            free = iter(range(j1 + b1, j1 + b2))
+            for i in range(i1 + a1, i1 + a2):
+                yield (i, None if _edited_in_store(blocks[i]) else next(free, None))
+            yield from ((None, j) for j in free)
+
+
+def _prefer_edited(pairs: list[tuple[int | None, int | None]], blocks: Sequence[SourcedBlock],
+                   hashes: Sequence[str]) -> list[tuple[int | None, int | None]]:
+    """``pairs`` (:func:`_aligned`) where the file removed one of two blocks of the same text: the match goes to
+    the one edited in the store, the other removed, rather than that edit said as a conflict (the alignment
+    matches either; on the next ingest it took the other, a change from the same file)."""
+    for d, (i, j) in enumerate(pairs):
+        if i is None or j is not None or not _edited_in_store(blocks[i]):
+            continue
+        for step in (-1, 1):
+            u = d + step
+            while 0 <= u < len(pairs) and pairs[u][0] is not None and pairs[u][1] is None:
+                u += step
+            if 0 <= u < len(pairs) and (iu := pairs[u][0]) is not None and (ju := pairs[u][1]) is not None and \
+                    hashes[ju] == blocks[iu].source_hash == blocks[i].source_hash == sha256(blocks[iu].content):
+                pairs[u], pairs[d] = (iu, None), (i, ju)
+                break
+    return pairs
+
+
+def _merged_chapters(out: Sequence[tuple[int | None, MergedBlock]], chapters: Sequence[tuple[str | None, Sequence[str]]]
+                     ) -> tuple[tuple[str | None, tuple[MergedBlock, ...]], ...]:
+    """The merged blocks ``out`` cut in chapters: as a fresh ingest of their text cuts it where its blocks are
+    theirs (titles following headings); else by the file's chapters (``out``'s indexes into ``chapters``), a
+    block the file no longer holds staying with the block before it (the first chapter's, at the start)."""
+    merged = [b for _k, b in out]
+    fresh = chapter_blocks("".join(b.text for b in merged))
+    if [t for _title, row in fresh for t in row] == [b.text for b in merged]:
+        rows, at = [], 0
+        for title, row in fresh:
+            rows.append((title, tuple(merged[at : at + len(row)])))
+            at += len(row)
+        return tuple(rows)
+    groups: dict[int, list[MergedBlock]] = {}
+    last = next((k for k, _b in out if k is not None), 0)
+    for k, b in out:
+        last = last if k is None else k
+        groups.setdefault(last, []).append(b)
+    return tuple((chapters[k][0], tuple(row)) for k, row in sorted(groups.items()))
+
+
 def merge_file(store: Store, document_id: str, chapters: Sequence[tuple[str | None, Sequence[str]]]) -> BlockMerge | None:
-    """:func:`block_merge` of a changed file with its document, written when the store edited the document (one
-    it never edited is the caller's to refuse: ``--replace`` loses nothing there): the blocks changed only in the
-    file take its text (dirty, re-chunked as edits are) and those that agree with it record that they do;
-    nothing else is touched (the store's edits, the conflicts). Decided again when a block is edited meanwhile
-    (:meth:`Store.take_source_texts`): an edit is never overwritten by a decision made before it."""
+    """A changed file merged into its document, written when the store edited the document (one it never edited
+    is the caller's to refuse: ``--replace`` loses nothing there). Where the file's blocks still pair one to one
+    with the stored ones, in the same chapters, :func:`block_merge`: the blocks changed only in the file take its
+    text (dirty, re-chunked as edits are) and those that agree with it record that they do; nothing else is
+    touched (the store's edits, the conflicts). Otherwise (blocks or headings added, removed, moved)
+    :func:`structure_merge`, the document rewritten around the blocks it keeps (:meth:`Store.rewrite_document`).
+    Decided again when a block is edited meanwhile: an edit is never overwritten by a decision made before it."""
     for _ in range(5):
         stored = store.source_blocks(document_id)
         m = block_merge(stored, document_id, chapters)
+        written = any(_written_in_store(b) for row in stored for b in row)
+        sm = structure_merge(stored, document_id, chapters) if written else None
+        if sm is not None and m is not None and not (sm.merge.added or sm.merge.removed or sm.merge.dropped):
+            sm = None  # (one to one: the same decisions, written in place)
+        if sm is not None:
+            added = store.rewrite_document(document_id, dict(sm.revisions), sm.chapters)
+            if added is not None:
+                return with_fields(sm.merge, added=tuple(added))
+            continue
         if m is None or not m.edited:
             return m
         agree = () if store.read_only else m.agree  # (a record only: none where nothing may be written)
@@ -475,7 +617,14 @@ def _conflict_lines(path: Path, m: BlockMerge) -> list[str]:
     for bid in m.conflicts:
         what = ("was edited in the store and differs from the file, whose text at the last ingest is not recorded "
                 "(a store of an older logichunk)" if bid in m.unknown else
+                "was removed (or rewritten around) in the file but edited in the store since the last ingest"
+                if bid in m.dropped else
                 "was changed both in the file and in the store since the last ingest")
+        if bid in m.dropped:
+            out.append(f"{path}: block {bid} of document {m.document_id} {what}; the block is kept with the store's "
+                       "text, beside what the file has there now — put that text in the file where the block is "
+                       "(then it merges), or --replace to take the whole file (losing the store's edits)")
+            continue
         out.append(f"{path}: block {bid} of document {m.document_id} {what}; the store's text is kept, the file's "
                    "not taken — make the two the same (edit the file, or the block: logichunk edit --block "
                    f"{bid}), or --replace to take the whole file (losing the store's edits)")
@@ -502,6 +651,8 @@ class FileChecks:
         self.refused: list[str] = []
         self.updated: list[str] = []  # files whose document took the blocks changed only in them (:meth:`_merge`)
         self.conflicts: list[str] = []  # a line per block changed in the file and in the store: the store's kept
+        self.added: list[str] = []  # a line per block new in the file, added to its document (:func:`structure_merge`)
+        self.removed: list[str] = []  # a line per block removed in the file, removed from its document
 
     def skip_empty(self, path: Path, error: str) -> None:
         """An empty file: an error when it is the only file (as ``chunk`` does), else skipped."""
@@ -555,10 +706,11 @@ class FileChecks:
             self.wrote()
 
     def _merge(self, path: Path, document_id: str, text_hash: str) -> None:
-        """A file changed since its document was stored: merged block by block (:func:`merge_file`) when the
-        store edited the document (its edits kept, ``edited``; the blocks changed only in the file taken,
-        ``updated``; those changed in both said, ``conflicts``); refused otherwise (blocks that no longer line
-        up, or a document the store never edited: ``--replace`` replaces it with the file, losing nothing)."""
+        """A file changed since its document was stored: merged (:func:`merge_file`) when the store edited the
+        document (its edits kept, ``edited``; the blocks changed only in the file taken, ``updated``; those
+        added or removed in it, ``added``, ``removed``; those changed in both said, ``conflicts``); refused
+        otherwise (a document the store never edited: ``--replace`` replaces it with the file, losing nothing;
+        or one with a block of no recorded file text, where the blocks no longer line up)."""
         text = read_ingest_text(path)
         if sha256(text) != text_hash:
             raise InputError(f"{path} changed while it was being ingested; the files before it were stored — "
@@ -566,18 +718,20 @@ class FileChecks:
         chapters = chapter_blocks(text)
         m = merge_file(self.store, document_id, chapters)
         if m is None or not m.edited:
-            self.refuse(_other_text(self.store, path, document_id, chapters), "; nothing was ingested")
+            self.refuse(_other_text(self.store, path, document_id), "; nothing was ingested")
             return
         self.wrote()
         self._merged(path, m)
 
     def _merged(self, path: Path, m: BlockMerge) -> None:
         """What a merge did, into the report."""
-        if m.take:
+        if m.take or m.added or m.removed:
             self.updated.append(str(path))
         if m.kept:
             self.edited.append(str(path))
         self.conflicts.extend(_conflict_lines(path, m))
+        self.added.extend(f"{path}: block {bid} of document {m.document_id}" for bid in m.added)
+        self.removed.extend(f"{path}: block {bid} of document {m.document_id}" for bid in m.removed)
 
     def _same_text(self, document_id: str, path: Path, text_hash: str) -> bool:
         """Whether a document holds the file's text (edited blocks aside: no block the file changed and the
@@ -641,31 +795,32 @@ def _several(path: Path, documents: Sequence[str], replaceable: bool) -> str:
                                                           if replaceable else ""))
 
 
-def _other_text(store: Store, path: Path, document_id: str,
-                chapters: Sequence[tuple[str | None, Sequence[str]]] = ()) -> str:
-    """The line refusing a file stored before with other text (read as ``chapters``): what differs, and what
-    ``--replace`` costs. A document the store wrote (merged into before) is told why this change is not merged:
-    its chapters (a heading added or removed) or its blocks no longer line up, which the block-by-block merge
-    cannot restructure; and which edits of the store's ``--replace`` would lose, by block id, to copy first."""
+def _other_text(store: Store, path: Path, document_id: str) -> str:
+    """The line refusing a file stored before with other text: what differs, and what ``--replace`` costs. A
+    document the store wrote (merged into before) whose blocks no longer line up with the file's is merged by
+    :func:`structure_merge` unless a block holds no record of the text its file gave it: that one is told, and
+    which edits of the store's ``--replace`` would lose, by block id, to copy first."""
     stored = store.source_blocks(document_id)
     edited = [b.id for row in stored for b in row if _edited_in_store(b)]
     if not any(_written_in_store(b) for row in stored for b in row):
         return (f"{path}: stored already (document {document_id}) with other text — --replace replaces that "
                 "document with the file")
-    sizes = [len(texts) for _t, texts in chapters]
-    if chapters and (len(sizes) != len(stored) or sum(sizes) == sum(map(len, stored))):
-        what = (f"its chapters no longer line up with those of its document {document_id} ({len(chapters)} in the "
-                f"file, {len(stored)} stored: a heading added, removed or moved), and a re-ingest merges a file into "
-                "its document block by block within the same chapters, never adding, removing or re-cutting one")
-    else:
-        what = (f"its blocks no longer line up with those of its document {document_id} (a paragraph added, "
-                "removed or split), and a re-ingest merges a file into its document block by block")
+    blind = [b.id for row in stored for b in row if b.source_hash is None]
+    what = (f"its blocks no longer line up with those of its document {document_id} (a paragraph or heading added, "
+            f"removed or split), and {len(blind)} block(s) of it ({_ids_said(blind)}) hold no record of the text the "
+            "file gave them (added in the store, or edited in a store of an older logichunk), so the file cannot be "
+            "merged around them")
     if not edited:
         return (f"{path}: {what} — no block is edited in the store: --replace replaces the document with the "
                 "file, losing nothing")
-    shown = ", ".join(edited[:5]) + (f" and {len(edited) - 5} more" if len(edited) > 5 else "")
-    return (f"{path}: {what}; it has {len(edited)} block(s) edited in the store ({shown}) — copy those edits into "
-            "the file, then --replace replaces the document with it (--replace alone: those edits are lost)")
+    return (f"{path}: {what}; it has {len(edited)} block(s) edited in the store ({_ids_said(edited)}) — copy those "
+            "edits into the file, then --replace replaces the document with it (--replace alone: those edits are "
+            "lost)")
+
+
+def _ids_said(ids: Sequence[str]) -> str:
+    """Block ids for a line: the first five, then how many more."""
+    return ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
 
 
 class Tally:
@@ -699,7 +854,8 @@ class Tally:
                             tuple(pruned.removed), tuple(checks.edited), tuple(checks.refused),
                             tuple(walk.duplicates), tuple(map(unreadable_line, walk.unreadable)),
                             tuple(pruned.unchecked), tuple(sorted(checks.relative)), nothing,
-                            updated=tuple(checks.updated), conflicts=tuple(checks.conflicts))
+                            updated=tuple(checks.updated), conflicts=tuple(checks.conflicts),
+                            added=tuple(checks.added), removed=tuple(checks.removed))
 
 
 @dataclass
@@ -835,10 +991,10 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
     link, once: ``duplicates``), then chunk and embed every dirty block of the project (so a later call
     also chunks what ``rechunk=False`` left). A file stored before from the same path is not stored twice:
     with the same text it is skipped (``unchanged``); when its document was written in the store (edited, even
-    if settled since) and its chapters and blocks still line up with the file's, it is merged block by block
-    (:func:`block_merge`: the edits kept, ``edited``; the blocks changed only in the file take its text,
-    ``updated``, chapter titles following their headings; a block changed in both keeps the store's text and is
-    said, ``conflicts``, a failure); other text is refused unless ``replace`` — then
+    if settled since), it is merged (:func:`merge_file`: the edits kept, ``edited``; the blocks changed only in
+    the file take its text, ``updated``, those added or removed in it are, ``added``, ``removed``, chapters
+    following its headings; a block changed in both, or removed in the file and edited in the store, keeps the
+    store's text and is said, ``conflicts``, a failure); other text is refused unless ``replace`` — then
     the earlier document (and any edits made to it in the store) is replaced by the file. A file refused
     (that one, or one that is binary, undecodable or unreadable) is an :class:`InputError` when it is the only
     one, else skipped with its one line (``refused``) while the others are stored; an empty file likewise (``empty``), as ``chunk`` does. A project embedded before with another
