@@ -457,15 +457,21 @@ def test_recall_is_bounded_and_says_what_it_left_out(tmp_path):
         memory.end("h")
         ep = memory.recall("database index", top_k=1)["episodes"][0]
         shown = sum(len(x["user"]) + len(x["assistant"]) for x in ep["exchanges"])
-        assert shown == 8000 and ep["exchanges"][0]["cut"] == {"assistant": len(big) - 8000 + 29}
-        assert ep["exchanges"][0]["assistant"] == big[: 8000 - 29]  # a prefix of the text, never altered
+        # the texts holding the query's rarer terms come first ("index" is only in turn 1's question)
+        second = "And a composite index over two columns?"
+        assert ep["exchanges"][1]["user"] == second and ep["exchanges"][1]["cut"] == {"assistant": 41}
+        assert shown == 8000 and ep["exchanges"][0]["cut"] == {"assistant": len(big) - 8000 + 29 + len(second)}
+        kept = 8000 - 29 - len(second)
+        assert ep["exchanges"][0]["assistant"] == big[:kept]  # a piece of the text, never altered
+        assert ep["exchanges"][0]["excerpt"] == {"assistant": [0, kept]}
         assert "left out" in ep["truncated"] and f"get_chunk id '{ep['document_id']}#1'" in ep["truncated"]
         whole = memory.recall("database index", top_k=1, max_chars=100_000)["episodes"][0]
         assert whole["exchanges"][0]["assistant"] == big and "truncated" not in whole
         for i in range(40):
             memory.remember("o", f"open turn {i} about the history of tea in China and Japan", "x" * 300)
         got = memory.recall("tea", conversation_id="o", max_chars=1000)
-        assert [x["turn"] for x in got["open_turns"]][-1] == 39 and len(got["open_turns"]) <= 4
+        assert [x["turn"] for x in got["open_turns"]][-1] == 39 and len(got["open_turns"]) <= 4 + 5
+        assert len([x for x in got["open_turns"] if "match" not in x]) <= 4  # the latest, besides the matches
         assert "earliest first" in got["open_turns_truncated"]
         with pytest.raises(InputError, match="max_chars"):
             memory.recall("tea", max_chars=0)

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from logichunk.errors import InputError
 from logichunk.memory import (
@@ -148,21 +150,46 @@ def test_a_store_failure_keeps_the_episode_for_retry(tmp_path):
     p.archiver.store.close()
 
 
-def test_flush_starts_a_new_conversation(tmp_path):
-    from logichunk.store import Store
-
+def test_flush_keeps_the_conversation_and_numbers_on(make_store):
+    """flush() renamed the conversation to a random conv-xxxx: an agent that flushed at the end of each
+    session and kept its Perception found only the first session under its id."""
     emb = CountingEmbedder(64)
-    store = Store.open(str(tmp_path / "m.db"), embedder=emb)
+    store = make_store(embedder=emb)
     p = Perception(store=store, embedder=emb, calibration=two_topics(emb), conversation_id="first")
     replay(CODE, p)  # replay ends with flush()
-    assert p.conversation_id != "first"
+    assert p.conversation_id == "first"
     replay(TRIP, p)
-    p.flush("third")
-    assert load_conversation(store, "first") == CODE
-    second = [c for c in conversations(store) if c != "first"]
-    assert len(second) == 1 and load_conversation(store, second[0]) == TRIP
+    assert load_conversation(store, "first") == CODE + TRIP and conversations(store) == ["first"]
+    assert [(t.index, t.start, t.end) for t in topics(store, "first")] == [(0, 0, 2), (1, 3, 4)]
+    p.flush("third")  # (nothing open: only the name changes)
     assert p.conversation_id == "third"
-    store.close()
+    replay(TRIP, p)
+    assert load_conversation(store, "third") == TRIP and conversations(store) == ["first", "third"]
+    with pytest.raises(InputError, match="control character"):
+        p.flush("a\nb")
+
+
+def test_turns_not_flushed_survive_the_process(make_store):
+    """Turns observed but not flushed lived only in the Perception: a process that died lost them (the
+    open topics), and the next one numbered on from the last archived turn, hiding the gap."""
+    emb = CountingEmbedder(64)
+    store = make_store(embedder=emb)
+    whole = CODE + TRIP + CODE
+    replay(whole, Perception(store=store, embedder=emb, calibration=two_topics(emb), conversation_id="once"))
+    p = Perception(store=store, embedder=emb, calibration=two_topics(emb), conversation_id="c")
+    for b in whole[:5]:  # the game topic is archived, the trip's two turns are open ...
+        p.observe(b)
+    assert [(t.start, t.end) for t in topics(store, "c")] == [(0, 2)] and p.pending() == (3, 5)
+    del p  # ... when the process dies, without flush()
+    again = Perception(store=store, embedder=emb, calibration=two_topics(emb), conversation_id="c")
+    assert again.resumed == 5 and again.pending() == (3, 5) and again.topic == tuple(TRIP)
+    for b in whole[5:]:
+        again.observe(b)
+    again.flush()
+    assert load_conversation(store, "c") == whole  # every turn, each once, in order
+    assert [(t.index, t.start, t.end) for t in topics(store, "c")] == \
+        [(t.index, t.start, t.end) for t in topics(store, "once")]  # as if it never stopped
+    assert Perception(store=store, embedder=emb, calibration=two_topics(emb), conversation_id="c").resumed == 0
 
 
 def test_a_conversation_archived_before_continues(make_store):
@@ -213,6 +240,11 @@ def test_a_turn_the_store_cannot_hold_is_refused_and_the_others_are_archived(mak
         p.observe(LogicalBlock("My cat still \ud83d ignores the litter box", "answer"))
     with pytest.raises(InputError, match="unpaired surrogate"):
         p.observe("bad \udfff text")
+    # a NUL, which PostgreSQL text cannot hold, is refused the same way on both backends
+    for bad in ({"user": "my log has a NUL \x00 in it", "assistant": "binary"}, {"user": "q", "assistant": "a\x00"},
+                {"user": "q", "rewritten_query": "\x00"}, {"user": "q", "tool_calls": [{"name": "cat", "result": "\x00"}]}):
+        with pytest.raises(InputError, match="NUL character"):
+            p.observe(bad)
     for b in CODE:
         p.observe(b)
     episodes = p.flush()
@@ -225,3 +257,34 @@ def test_search_topics_checks_its_arguments_in_one_line(make_store):
     for bad in ("3", 2.0, True, 0):
         with pytest.raises(InputError, match="top_k must be"):
             search_topics(store, "q", top_k=bad)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from(["en", "zh"]), st.lists(st.floats(0, 1), min_size=1, max_size=3))
+def test_a_conversation_stopped_anywhere_any_number_of_times_ends_as_if_it_never_stopped(seed, lang, cuts):
+    """Invariant of the stored open turns: wherever the processes die (between any two turns, several
+    times), the archive ends holding every turn once, in order, cut into the topics one process makes."""
+    import tempfile
+
+    from logichunk.models import HashEmbedder
+    from logichunk.store import Store
+    from memory_data import conversation
+
+    blocks = list(conversation(seed, lang).blocks)
+    stops = sorted({int(c * len(blocks)) for c in cuts})
+    with tempfile.TemporaryDirectory() as folder:
+        emb = HashEmbedder(64)
+        store = Store.open(f"{folder}/m.db", embedder=emb)
+        replay(blocks, Perception(store=store, embedder=emb, conversation_id="once"))
+        done = 0
+        for stop in [*stops, len(blocks)]:
+            p = Perception(store=store, embedder=emb, conversation_id="c")  # a new process
+            assert p.resumed == done  # (the session's turns, archived or not, until flush)
+            for b in blocks[done:stop]:
+                p.observe(b)
+            done = stop
+        p.flush()
+        assert load_conversation(store, "c") == blocks
+        assert [(t.index, t.start, t.end) for t in topics(store, "c")] == \
+            [(t.index, t.start, t.end) for t in topics(store, "once")]
+        store.close()

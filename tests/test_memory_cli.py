@@ -260,3 +260,23 @@ def test_llm_arbiter_fallback_is_said_on_stderr(tmp_path, capsys, monkeypatch):
     warnings = [line for line in err.splitlines() if "warning" in line]
     assert len(warnings) == 2 and "llm arbiter failed" in warnings[0] and "rule arbiter decides" in warnings[0]
     assert "fell back on" in warnings[1]
+
+
+def test_replay_into_a_database_takes_up_the_turns_a_stopped_run_left_open(tmp_path, capsys):
+    """Turns observed by a run that died before archiving them are observed again first, and said so."""
+    from logichunk.memory import LogicalBlock, Perception, load_conversation
+    from logichunk.models.registry import embedder_of
+    from logichunk.store import Store
+
+    f, db = write(tmp_path, "rest.jsonl", TURNS[2:]), str(tmp_path / "m.db")
+    conv = read_conversations(f)[0].id
+    store = Store.open(db, embedder=embedder_of("hash:64"))
+    p = Perception(store=store, conversation_id=conv)
+    for t in TURNS[:2]:
+        p.observe(t)
+    store.close()  # the run stops here, nothing archived
+    code, out, err = run(["memory", "replay", f, "--format", "jsonl", "--embedder", "hash:64", "--db", db], capsys)
+    assert code == 0 and "2 open turn(s)" in err
+    store = Store.open(db, embedder=embedder_of("hash:64"))
+    assert load_conversation(store, conv) == [LogicalBlock.from_dict(t) for t in TURNS]
+    store.close()

@@ -24,7 +24,9 @@ twice, no topic archived twice. (Topics are re-chunked after the transaction, ou
 
 from __future__ import annotations
 
-import json
+import bisect
+import math
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -35,28 +37,21 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, LogichunkError
+from ..index.bm25 import BM25Index, tokenize
 from ..memory import (
     Archiver,
     LogicalBlock,
     Perception,
-    anchor_text,
     is_filler,
+    journal,
     load_conversation,
+    observe_many,
     search_topics,
     topics,
 )
-from ..memory.archive import MAX_ID_CHARS, check_conversation_id
-from ..store import schema
+from ..memory.archive import MAX_ID_CHARS, check_conversation_id, render_block
 from .kb import Limits, Project, _check_top_k, check_text, plain
 
-_TABLE = """CREATE TABLE IF NOT EXISTS memory_session_turns (
-    project_id TEXT NOT NULL,
-    conversation_id TEXT NOT NULL,
-    turn_no {INT} NOT NULL,
-    data TEXT NOT NULL,
-    created_at {REAL} NOT NULL,
-    PRIMARY KEY (project_id, conversation_id, turn_no)
-)"""
 RECALL_MODES = ("hybrid", "basic", "parent", "hierarchical", "kernel")
 RECALL_CHARS = 8000  # default bound on the text of one recall result (a topic's exchanges, or the open turns)
 __all__ = ["MAX_ID_CHARS", "RECALL_CHARS", "RECALL_MODES", "Conversations", "check_conversation_id"]
@@ -185,16 +180,12 @@ class Conversations:
     def _ensure_table(self) -> None:
         """Created on first use, not at start: a server over a read-only database still searches."""
         if not self._ready:
-            store = self.project.store
-            with store.tx():
-                store._x(_TABLE.format(**schema.DIALECTS[store.dialect]))
+            journal.ensure_table(self.project.store)
             self._ready = True
 
     def _rows(self, conv: str) -> list[tuple[int, LogicalBlock]]:
         self._ensure_table()
-        rows = self.project.store._q("SELECT turn_no, data FROM memory_session_turns WHERE project_id = ? AND "
-                                     "conversation_id = ? ORDER BY turn_no", (self.project.store.project_id, conv))
-        return [(int(n), LogicalBlock.from_dict(json.loads(d))) for n, d in rows]
+        return journal.rows(self.project.store, conv)
 
     def _stamp(self, conv: str) -> tuple[int, int | None, int | None]:
         """(count, first, last) of the stored session's turns: what tells a cached perception stale."""
@@ -205,16 +196,12 @@ class Conversations:
 
     def _write(self, conv: str, turn_no: int, block: LogicalBlock) -> None:
         self._ensure_table()
-        self.project.store._x("INSERT INTO memory_session_turns(project_id, conversation_id, turn_no, data, "
-                              "created_at) VALUES (?, ?, ?, ?, ?)",
-                              (self.project.store.project_id, conv, turn_no,
-                               json.dumps(block.to_dict(), ensure_ascii=False), time.time()))
+        journal.write(self.project.store, conv, [(turn_no, block)])
 
     def _drop(self, conv: str, before: int) -> None:
         """Forget the session's turns before ``before`` (archived now); a turn written after them stays."""
         self._ensure_table()
-        self.project.store._x("DELETE FROM memory_session_turns WHERE project_id = ? AND conversation_id = ? "
-                              "AND turn_no < ?", (self.project.store.project_id, conv, before))
+        journal.drop(self.project.store, conv, before)
 
     # ------------------------------------------------------------------ perceptions
     def _build(self, conv: str, *, create: bool) -> _Open | None:
@@ -268,19 +255,8 @@ class Conversations:
 
     @staticmethod
     def _replay(p: Perception, blocks: list[LogicalBlock]) -> None:
-        """Observe the stored turns again, their anchors embedded in one batch (the texts the
-        perception embeds one at a time; a model may differ in the last float bits between a batch
-        and single texts, the hash embedder not at all)."""
-        if not blocks:
-            return
-        need = [i for i, b in enumerate(blocks) if not is_filler(b.query, 0)[0]]
-        vecs: dict[int, np.ndarray] = {}
-        if need:
-            anchors = [anchor_text(blocks[i], blocks[i - 1] if i else None) for i in need]
-            arr = np.asarray(p.embedder.embed(anchors, kind="query"), dtype=np.float32)
-            vecs = dict(zip(need, arr, strict=True))
-        for i, b in enumerate(blocks):
-            p.observe(b, vector=vecs.get(i))
+        """Observe the stored turns again, their anchors embedded in one batch (:func:`observe_many`)."""
+        observe_many(blocks, p)
 
     def _episode(self, o: _Open, ep: Any) -> dict[str, Any]:
         return {"topic": o.topic0 + ep.index, "turns": [o.turn0 + ep.start, o.turn0 + ep.end], "title": ep.title,
@@ -308,8 +284,10 @@ class Conversations:
         check_text(user, "user", lim)
         if not isinstance(assistant, str):
             raise InputError("assistant must be a string")
-        if assistant:
+        if assistant.strip():  # an empty or blank reply (a turn awaiting its answer) is taken as it is, as the library does
             check_text(assistant, "assistant", lim)
+        elif len(assistant) > lim:
+            raise InputError(f"assistant is {len(assistant):,} characters; this server takes at most {lim:,}")
         if rewritten_query is not None and rewritten_query.strip():
             check_text(rewritten_query, "rewritten_query", self.limits.max_query_chars)
         else:
@@ -389,6 +367,7 @@ class Conversations:
         pending = self._index_pending()
         with self.project.lock:
             hits = search_topics(store, query, top_k, mode=mode, conversation_id=conv)
+        terms = _terms(query)
         turns_of: dict[str, list[LogicalBlock] | None] = {}
         firsts: dict[str, int] = {}
         episodes = []
@@ -409,9 +388,11 @@ class Conversations:
             if blocks is not None:
                 a = t.start - firsts[c]
                 full = [_exchange(t.start + i, b) for i, b in enumerate(blocks[a : a + t.turns])]
-                ep["exchanges"], cut = _bounded(full, max_chars)
+                ep["exchanges"], cut = _bounded(full, max_chars, terms)
                 if cut:
-                    ep["truncated"] = (f"{cut} left out (recall shows at most {_chars(max_chars)} of a topic); "
+                    ep["truncated"] = (f"{cut} left out (recall shows at most {_chars(max_chars)} of a topic, the "
+                                       "texts matching the query first; a cut text is the excerpt around its "
+                                       "matches, at `excerpt` [start, end) in it); "
                                        f"the whole topic: get_chunk id '{t.document_id}#1', or the resource "
                                        f"logichunk://documents/{t.document_id}, or recall with a larger max_chars")
             episodes.append(ep)
@@ -421,12 +402,7 @@ class Conversations:
                 archived = max((t.end for t in topics(store, conv)), default=-1)
                 rows = [(n, b) for n, b in self._rows(conv) if n > archived]
             if rows:  # the open topics are not archived (searchable) yet: their turns, for the agent to read
-                latest, cut = _bounded([_exchange(n, b) for n, b in reversed(rows)], max_chars)
-                out["open_turns"] = latest[::-1]
-                if cut:
-                    out["open_turns_truncated"] = (f"{cut} left out, the earliest first (recall shows at most "
-                                                   f"{_chars(max_chars)} of open turns); recall with a larger "
-                                                   "max_chars shows more")
+                out.update(_open_turns(store, query, rows, top_k, max_chars))
         if why := store.embedder_mismatch():
             out["note"] = why
         if pending:
@@ -461,35 +437,185 @@ def _chars(n: int) -> str:
     return f"{n:,} character{'' if n == 1 else 's'}"
 
 
-def _bounded(exchanges: list[dict[str, Any]], max_chars: int) -> tuple[list[dict[str, Any]], str]:
-    """The exchanges, in order, with at most ``max_chars`` characters of text in all: a text that does not
-    fit is cut (its exchange says in ``cut`` how many characters of which field were left out), and the
-    exchanges after it are left out. Returns them and what was left out in words ('' when nothing)."""
+def _bounded(exchanges: list[dict[str, Any]], max_chars: int,
+             terms: tuple[str, ...] = ()) -> tuple[list[dict[str, Any]], str]:
+    """The exchanges, in order, with at most ``max_chars`` characters of text in all. Without ``terms`` the
+    texts are kept from the first on; with the query's ``terms`` (:func:`_terms`) the texts matching them
+    are kept first (the rarer the terms a text holds, the earlier), then the others in order. A text that
+    does not fit is cut to an excerpt: around its best matches (:func:`_window`), else its head; its
+    exchange says in ``cut`` how many characters of which field were left out and in ``excerpt`` where the
+    excerpt lies (``[start, end)`` in that field's text). An exchange none of whose text fits is left out.
+    Returns them and what was left out in words ('' when nothing)."""
+    pieces = [(i, k, v) for i, ex in enumerate(exchanges) for k in _TEXT_KEYS if isinstance(v := ex.get(k), str)]
+    patterns = _patterns(terms)
+    found = [_find(v, patterns) for _i, _k, v in pieces]
+    weight = _idf(terms, found)
+    score = [sum(weight[t] for t in f) for f in found]
     left = max_chars
+    spans: list[tuple[int, int]] = [(0, 0)] * len(pieces)
+    for p in sorted(range(len(pieces)), key=lambda p: (-score[p], p)):
+        v = pieces[p][2]
+        take = min(len(v), left)
+        spans[p] = (0, take) if take == len(v) or not found[p] else _window(v, found[p], take, weight)
+        left -= take
+    of: list[list[tuple[str, str, tuple[int, int]]]] = [[] for _ in exchanges]
+    for (i, k, v), span in zip(pieces, spans, strict=True):
+        of[i].append((k, v, span))
     out: list[dict[str, Any]] = []
-    chars = 0
-    for i, ex in enumerate(exchanges):
-        if left <= 0:
-            rest = exchanges[i:]
-            more = sum(len(r.get(k) or "") for r in rest for k in _TEXT_KEYS)
-            if not more:  # (exchanges of no text cost nothing: shown, nothing is left out of them)
-                out += [dict(r) for r in rest]
-                break
-            return out, _left_out(chars + more, len(rest))
+    chars = hidden = 0
+    for ex, mine in zip(exchanges, of, strict=True):
+        if any(len(v) for _k, v, _s in mine) and not any(b > a for _k, _v, (a, b) in mine):
+            chars += sum(len(v) for _k, v, _s in mine)
+            hidden += 1
+            continue
         kept = dict(ex)
-        for k in _TEXT_KEYS:
-            v = ex.get(k)
-            if not isinstance(v, str) or len(v) <= left:
-                left -= len(v) if isinstance(v, str) else 0
+        for k, v, (a, b) in mine:
+            if b - a == len(v):
                 continue
-            kept[k] = v[: max(left, 0)]
-            kept.setdefault("cut", {})[k] = len(v) - max(left, 0)
-            chars += len(v) - max(left, 0)
-            left = 0
+            kept[k] = v[a:b]
+            kept.setdefault("cut", {})[k] = len(v) - (b - a)
+            if b > a:
+                kept.setdefault("excerpt", {})[k] = [a, b]
+            chars += len(v) - (b - a)
         out.append(kept)
-    return out, _left_out(chars, 0) if chars else ""
+    return out, _left_out(chars, hidden) if chars else ""
 
 
 def _left_out(chars: int, turns: int) -> str:
     said = f"{chars:,} characters"
     return said + (f" ({turns} turn{'s' if turns != 1 else ''} not shown)" if turns else "")
+
+
+MATCHES_PER_TERM = 1000  # the matches of one term an excerpt is placed by (a term on every line of a long turn)
+VECTOR_TURNS = 256  # the open turns (the latest) ranked by the embedder too (embedded once, then cached); BM25: all
+
+
+def _terms(query: str) -> tuple[str, ...]:
+    """The query's terms as BM25 reads them (:func:`~logichunk.index.bm25.tokenize`: words, CJK bigrams),
+    each once: what an excerpt of a long text is placed by."""
+    return tuple(dict.fromkeys(tokenize(query)))
+
+
+def _patterns(terms: tuple[str, ...]) -> list[tuple[str, re.Pattern[str]]]:
+    """Each term's pattern: case-insensitive, and a word (not CJK characters) not inside a longer word,
+    as BM25 tokenises."""
+    out = []
+    for t in terms:
+        word = all(ord(c) < 0x2E80 for c in t)
+        out.append((t, re.compile(r"(?<![^\W_])" + re.escape(t) + r"(?![^\W_])" if word else re.escape(t),
+                                  re.IGNORECASE)))
+    return out
+
+
+def _find(text: str, patterns: list[tuple[str, re.Pattern[str]]]) -> dict[str, list[tuple[int, int]]]:
+    """Where each term occurs in ``text`` (``[start, end)``), the terms that do; at most
+    :data:`MATCHES_PER_TERM` each."""
+    out: dict[str, list[tuple[int, int]]] = {}
+    for t, pat in patterns:
+        spans = []
+        for m in pat.finditer(text):
+            spans.append(m.span())
+            if len(spans) >= MATCHES_PER_TERM:
+                break
+        if spans:
+            out[t] = spans
+    return out
+
+
+def _idf(terms: tuple[str, ...], found: list[dict[str, list[tuple[int, int]]]]) -> dict[str, float]:
+    """Each term's weight over the texts (BM25's idf shape, ``log(1 + N / df)``): a term in every text
+    says little about which to keep."""
+    n = max(len(found), 1)
+    df = {t: sum(t in f for f in found) for t in terms}
+    return {t: math.log(1.0 + n / df[t]) if df[t] else 0.0 for t in terms}
+
+
+def _window(text: str, found: dict[str, list[tuple[int, int]]], size: int,
+            weight: dict[str, float]) -> tuple[int, int]:
+    """The ``[start, end)`` of the excerpt of ``size`` characters of ``text`` that holds the weightiest set
+    of distinct terms (each match a little after the window's start, for the words before it); the
+    earliest such window."""
+    if size <= 0:
+        return 0, 0
+    starts = {t: [a for a, _b in spans] for t, spans in found.items()}
+
+    def held(lo: int) -> float:
+        total = 0.0
+        for t, spans in found.items():
+            k = bisect.bisect_left(starts[t], lo)
+            if k < len(spans) and spans[k][1] <= lo + size:
+                total += weight[t]
+        return total
+
+    last = len(text) - size
+    best = (-1.0, 0)
+    for lo in sorted({min(max(a - size // 4, 0), last) for spans in found.values() for a, _b in spans}):
+        got = held(lo)
+        if got > best[0]:
+            best = (got, lo)
+    return best[1], best[1] + size
+
+
+def _rank_open(store: Any, query: str, rows: list[tuple[int, LogicalBlock]], top_k: int) -> list[tuple[int, dict[str, Any]]]:
+    """The ``top_k`` open turns that best match ``query``, best first, as ``(turn, match)``: BM25 over the
+    turns' texts and the embedder's cosine (the latest :data:`VECTOR_TURNS`, through the store's embedding
+    cache) fused by reciprocal rank, as ``hybrid`` search fuses chunks (:mod:`logichunk.retrieve.hybrid`).
+    Open turns are not archived, so no index holds them; BM25 alone when the embedder fails."""
+    texts = [render_block(b) for _n, b in rows]
+    bm25 = BM25Index()
+    last = len(texts) - 1
+    bm25.add_many((last - i, t) for i, t in enumerate(texts))  # (numbered from the latest: a tie goes to it)
+    ids, scores = bm25.search(query, len(texts))
+    ranked = {"bm25": [(last - int(i), float(sc)) for i, sc in zip(ids, scores, strict=True)]}
+    recent = range(max(0, len(texts) - VECTOR_TURNS), len(texts))
+    try:
+        vecs = np.asarray(store.embed([texts[i] for i in recent]), np.float32)
+        q = store.embed_query(query)
+        cos = vecs @ q / np.maximum(np.linalg.norm(vecs, axis=1) * float(np.linalg.norm(q)), 1e-12)
+        ranked["similarity"] = [(recent[int(i)], float(cos[i])) for i in np.argsort(-cos, kind="stable")]
+    except LogichunkError:
+        pass
+    rrf_k = store.settings.rrf_k
+    fused: dict[int, float] = {}
+    info: dict[int, dict[str, Any]] = {}
+    for name, lst in ranked.items():
+        for rank, (i, sc) in enumerate(lst, 1):
+            fused[i] = fused.get(i, 0.0) + 1.0 / (rrf_k + rank)
+            info.setdefault(i, {})[name] = round(sc, 4)
+    best = sorted(fused, key=lambda i: (-fused[i], -i))[:top_k]  # (a tie: the later turn)
+    return [(rows[i][0], {"score": round(fused[i], 4), **info[i]}) for i in best]
+
+
+def _open_turns(store: Any, query: str, rows: list[tuple[int, LogicalBlock]], top_k: int,
+                max_chars: int) -> dict[str, Any]:
+    """Recall's ``open_turns`` (and ``open_turns_truncated``): the open turns, all when they fit in
+    ``max_chars``; else the ``top_k`` best matching the query (:func:`_rank_open`; each with ``match``: its
+    rank and scores), cut to the excerpts around the matches, in at most half the bound, and the latest
+    turns in the rest. A long conversation on one subject archives nothing until the subject changes, so
+    the latest turns alone hid what was said early in it. In turn order."""
+    full = [_exchange(n, b) for n, b in rows]
+    if _text_chars(full) <= max_chars:
+        return {"open_turns": full}
+    terms = _terms(query)
+    best = _rank_open(store, query, rows, top_k)
+    at = {n: i for i, (n, _b) in enumerate(rows)}
+    shown, cut_m = _bounded([full[at[n]] for n, _m in best], max_chars // 2, terms)
+    rank = {n: (r, m) for r, (n, m) in enumerate(best, 1)}
+    for x in shown:
+        r, m = rank[x["turn"]]
+        x["match"] = {"rank": r, **m}
+    latest, cut = _bounded([x for x in reversed(full) if x["turn"] not in rank], max_chars - _text_chars(shown))
+    out: dict[str, Any] = {"open_turns": sorted([*shown, *latest], key=lambda x: x["turn"])}
+    if cut or cut_m:
+        missing = _text_chars(full) - _text_chars(out["open_turns"])
+        hidden = len(full) - len(out["open_turns"])
+        out["open_turns_truncated"] = (f"{_left_out(missing, hidden)} left out, the earliest first, but for the "
+                                       f"{len(shown)} turn(s) that best match the query (marked `match`; at most half "
+                                       f"of the {_chars(max_chars)} recall shows of open turns); recall with a larger "
+                                       "max_chars shows more")
+    return out
+
+
+def _text_chars(exchanges: list[dict[str, Any]]) -> int:
+    """The characters of text the exchanges show."""
+    return sum(len(v) for x in exchanges for k in _TEXT_KEYS if isinstance(v := x.get(k), str))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ from ..config import Settings
 from ..errors import InputError, LogichunkError
 from ..jsonable import jsonable as plain
 from ..retrieve import retrieve
-from ..store import ChunkRow, Store, refs
+from ..store import ChunkRow, Store, origins, refs
 from ..store.document_layout import DocLayout, document_summary, hit_pages
 from ..store.ingest import SUFFIXES, ingest_text, read_text_file
 from ..text.decode import check_unicode, plain_stem, text_file_name
@@ -323,17 +323,47 @@ def get_chunk(project: Project, ref: str, document_id: str | None = None) -> dic
 # --------------------------------------------------------------------------- search
 
 
-def search(project: Project, query: str, limits: Limits, mode: str = "hybrid", top_k: int = 5) -> dict[str, Any]:
+WIDENINGS = 4  # how many times a search keeping one origin reads 4x more hits to find top_k of it
+
+
+def retrieve_kept(store: Store, query: str, mode: str, top_k: int, include: str, lock: Any, **opts: Any) -> Any:
+    """``retrieve``'s results with only the hits in the documents ``include`` keeps
+    (:mod:`logichunk.store.origins`), best first, at most ``top_k``. Retrieval ranks the whole store, so when
+    hits of the other origin fill the window it is widened (x4, :data:`WIDENINGS` times at most; a note says
+    when that still found fewer)."""
+    include = origins.check_include(include)
+    want = top_k
+    for round_ in range(WIDENINGS + 1):
+        with lock:
+            res = retrieve(store, query, mode=mode, top_k=want, **opts)
+        if include == "all":
+            return res
+        sources = {d: s for d, _t, s in store.documents()}
+        hits = tuple(h for h in res if origins.kept(sources.get(h.doc_id), include))
+        if len(hits) >= top_k or len(res) < want:
+            return replace(res, hits=hits[:top_k])
+        if round_ == WIDENINGS:
+            return replace(res, hits=hits, notes=(*res.notes, f"only {len(hits)} of the first {want} hits are in "
+                                                  f"{include} (include 'all' searches everything)"))
+        want *= 4
+    raise AssertionError("unreachable")
+
+
+def search(project: Project, query: str, limits: Limits, mode: str = "hybrid", top_k: int = 5,
+           include: str = "documents") -> dict[str, Any]:
+    """The knowledge base's hits for ``query``, each saying its ``origin``: a ``document`` or an archived
+    ``conversation`` topic. ``include``: documents (the default: an agent's RAG cites documents, not its
+    own earlier replies; ``recall`` is the memory tool), conversations, or all."""
     modes = tuple(config_mod.RETRIEVE_MODES)
     if mode not in modes:
         raise InputError(f"unknown mode {mode!r}: use one of {', '.join(modes)}")
     query = check_text(query, "query", limits.max_query_chars)
     top_k = _check_top_k(top_k, limits)
+    include = origins.check_include(include)
     store = project.store
     if project.prime is not None:
         project.prime(query)  # the model runs outside the lock (the service caches query vectors)
-    with project.lock:
-        res = retrieve(store, query, mode=mode, top_k=top_k)
+    res = retrieve_kept(store, query, mode, top_k, include, project.lock)
     titles = _doc_titles(store)
     layouts: dict[str, DocLayout] = {}
     hits = []
@@ -347,6 +377,7 @@ def search(project: Project, query: str, limits: Limits, mode: str = "hybrid", t
             "rank": rank, "ref": refs.hit_ref(h.doc_id, h.chunk.id, m.get("level_name"), text), "id": h.chunk.id,
             "score": plain(float(h.score)),
             "document_id": h.doc_id, "document_title": titles.get(h.doc_id, (None,))[0],
+            **origins.hit_origin(titles.get(h.doc_id, (None, None))[1]),
             "kind": m.get("level_name"), "method": h.chunk.method, "text": text,
             "span": lay.span(m.get("block_id"), h.chunk.span.start, h.chunk.span.end, text),
         }
@@ -372,7 +403,7 @@ def search(project: Project, query: str, limits: Limits, mode: str = "hybrid", t
     for r, pg in zip(hits, hit_pages(layouts, [(r["document_id"], r["span"]) for r in hits]), strict=True):
         if pg is not None:  # a PDF's hit: the pages its text lies on, to cite
             r["pages"] = pg
-    out: dict[str, Any] = {"query": query, "mode": mode, "project": project.name, "hits": hits}
+    out: dict[str, Any] = {"query": query, "mode": mode, "project": project.name, "include": include, "hits": hits}
     if res.fallback:
         out["fallback"] = res.fallback
     if res.notes:

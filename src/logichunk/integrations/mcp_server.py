@@ -24,6 +24,7 @@ import json
 import logging
 import re
 import sys
+import threading
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any, Literal, Protocol
 
@@ -46,11 +47,13 @@ log = logging.getLogger("logichunk.mcp")
 
 INSTRUCTIONS = """logichunk: a knowledge base cut where the text's logic breaks (chapter > parent > child
 chunks, Chinese and English), and a long-conversation memory that files finished topics as episodes.
-Knowledge base: `search` first; a hit's `ref` (DOCUMENT_ID#DOTTED_ID@TAG) opens the chunk and its parent,
+Knowledge base: `search` first (documents only unless `include` says conversations or all; each hit's
+`origin` says which); a hit's `ref` (DOCUMENT_ID#DOTTED_ID@TAG) opens the chunk and its parent,
 siblings and children with `get_chunk`; the TAG (the text's hash) keeps a saved ref safe across edits: it
 reads the same text, renumbered (`moved_from`) or not, or fails saying the chunk changed. Add text with `add_document` (or `add_file` for a file in a
 folder the server may read). Memory: call `remember` once per exchange with the same conversation_id;
-`recall` finds earlier topics with their exact turns; `end_conversation` files the last topic."""
+`recall` finds earlier topics with their exact turns (and, with conversation_id, the turns not archived yet
+that match); `end_conversation` files the last topic. The memory tools take `project` as the others do."""
 
 Mode = Literal["hybrid", "parent", "basic", "hierarchical", "graph-basic", "graph-ssg", "graph-tri", "graph-hybrid"]
 RecallMode = Literal["hybrid", "basic", "parent", "hierarchical", "kernel"]
@@ -59,6 +62,7 @@ Unit = Literal["chars", "tokens"]
 
 ProjectArg = Annotated[str | None, Field(description="project (a separate collection) in the database; "
                                                    "omit for the server's default project")]
+Include = Literal["documents", "conversations", "all"]
 
 
 class StoreSource(Protocol):
@@ -317,7 +321,19 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
     """The MCP server over ``stores`` (see the module docstring); ``allow``: folders ``add_file`` reads."""
     limits = limits or kb.Limits.from_settings(settings)
     folders = allow or kb.Folders(())
-    memory = Conversations(stores.get(None, create=True), limits)
+    memories: dict[str, Conversations] = {}
+    memories_lock = threading.Lock()
+
+    def memory(project: str | None, *, create: bool = False) -> Conversations:
+        """The memory tools over a project's store (one per project, made on first use: it holds the
+        project's open conversations)."""
+        p = stores.get(project, create=create)
+        with memories_lock:
+            if p.name not in memories:
+                memories[p.name] = Conversations(p, limits)
+            return memories[p.name]
+
+    memory(None, create=True)
     server: MCPServer = _Server(name, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
     writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
@@ -336,13 +352,17 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
                                                       "hierarchical (hit + parent + siblings), or graph-* (sentences "
                                                       "gathered along a similarity graph, with the path)")] = "hybrid",
                top_k: Annotated[int, Field(description="how many hits", ge=1, strict=True)] = 5,
+               include: Annotated[Include, Field(description="documents (the default: the texts added, what "
+                                                            "to cite), conversations (topics archived by remember; "
+                                                            "recall is the memory tool) or all")] = "documents",
                project: ProjectArg = None) -> dict[str, Any]:
-        """Search the knowledge base. Returns hits best first, each with its text, `ref`
+        """Search the knowledge base. Returns hits best first, each with its `origin` (document, or
+        conversation with its conversation_id and topic), its text, `ref`
         (DOCUMENT_ID#DOTTED_ID@TAG, TAG the first 8 hex digits of the sha256 of the chunk's text: pass it to
         get_chunk to read around it, now or after the document is edited), dotted id, document, `span` ([start, end) in the document's
         text) and score; parent mode adds the matched child and a `context` window for large
         parents; graph modes return one hit per `sentence` (text and span) and the walk's `path`."""
-        return _with_choice(kb.search(stores.get(project), query, limits, mode, top_k), stores, "notes")
+        return _with_choice(kb.search(stores.get(project), query, limits, mode, top_k, include), stores, "notes")
 
     @tool(writes)
     def add_document(title: Annotated[str, Field(description="the document's title")],
@@ -366,8 +386,8 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
     @tool(read_only)
     def list_documents(project: ProjectArg = None) -> dict[str, Any]:
         """List the documents of the knowledge base: id, title, source, size, chapters and chunk counts.
-        Archived conversation topics are documents too (source `memory:CONVERSATION#TOPIC`), so
-        search finds what was discussed as well as what was added."""
+        Archived conversation topics are documents too (source `memory:CONVERSATION#TOPIC`): search
+        finds them with include "conversations" or "all" (its hits say their `origin`)."""
         return kb.list_documents(stores.get(project))
 
     @tool(read_only)
@@ -417,13 +437,13 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
                  user: Annotated[str, Field(description="the user's message of this turn")],
                  assistant: Annotated[str, Field(description="your reply in this turn")] = "",
                  rewritten_query: Annotated[str | None, Field(description="the user's message made self-contained "
-                                                                          "(pronouns resolved), if you have it")] = None
-                 ) -> dict[str, Any]:
+                                                                          "(pronouns resolved), if you have it")] = None,
+                 project: ProjectArg = None) -> dict[str, Any]:
         """Record one exchange of a conversation. Returns the decision on it: `adsorb` (same topic),
         `split` (a new topic starts here) or `force_adsorb` (a short filler such as 'ok, go on'),
         who decided (`decided_by`: heuristic, screen, arbiter, guard, first) and the evidence
         `score`; and any earlier topic that is now final and `archived` (searchable with recall)."""
-        return memory.remember(conversation_id, user, assistant, rewritten_query)
+        return memory(project, create=True).remember(conversation_id, user, assistant, rewritten_query)
 
     @tool(read_only)
     def recall(query: Annotated[str, Field(description="what was discussed, e.g. 'the deployment error'")],
@@ -435,18 +455,22 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
                max_chars: Annotated[int, Field(description="the most characters of text shown per topic (and of "
                                                             "open turns); the rest is cut, and `truncated` says "
                                                             "how much and where to read it", ge=1, strict=True)]
-               = RECALL_CHARS) -> dict[str, Any]:
+               = RECALL_CHARS,
+               project: ProjectArg = None) -> dict[str, Any]:
         """Find earlier topics of conversations ("what did we discuss about X"): episodes best first,
         each with its turn range, title, score and its exact exchanges (user and assistant text, at most
-        `max_chars` characters per topic: a longer topic says what was cut in `truncated`)."""
-        return _with_choice(memory.recall(query, conversation_id, top_k, mode, max_chars), stores, "note")
+        `max_chars` characters per topic: a longer topic says what was cut in `truncated`, and a cut text
+        is the excerpt around the query's matches, its place in `excerpt`). With conversation_id, its turns
+        not archived yet as `open_turns`: all that fit, else the latest and the best matching earlier ones
+        (marked `match`)."""
+        return _with_choice(memory(project).recall(query, conversation_id, top_k, mode, max_chars), stores, "note")
 
     @tool(writes)
-    def end_conversation(conversation_id: Annotated[str, Field(description="the conversation to close")]
-                         ) -> dict[str, Any]:
+    def end_conversation(conversation_id: Annotated[str, Field(description="the conversation to close")],
+                         project: ProjectArg = None) -> dict[str, Any]:
         """Close a conversation: its last topics are judged with what is there and archived, so recall
         finds them. A later remember with the same id continues it."""
-        return memory.end(conversation_id)
+        return memory(project).end(conversation_id)
 
     _resources(server, stores)
     return server

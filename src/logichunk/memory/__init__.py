@@ -18,12 +18,22 @@ from .block import STOP_PHRASES, LogicalBlock, ToolCall, anchor_text, is_filler
 from .calibrate import LabelledConversation, arbiter_threshold, calibrate, conversations_from_units
 from .calibration import Calibration, Logistic, default_calibration
 from .dialogs import Conversation, read_conversations
-from .perception import Action, Decision, Episode, Perception, Revision, Step, replay, topic_summary
+from .perception import (
+    Action,
+    Decision,
+    Episode,
+    Perception,
+    Revision,
+    Step,
+    observe_many,
+    replay,
+    topic_summary,
+)
 
 __all__ = [
     "STOP_PHRASES", "Action", "Arbiter", "ArbiterQuery", "Archiver", "Calibration", "Conversation", "Decision",
     "Episode", "LLMArbiter", "LMArbiter", "LabelledConversation", "LogicalBlock", "Logistic", "Perception",
     "RerankerArbiter", "Revision", "RuleArbiter", "Step", "ToolCall", "TopicHit", "TopicRecord", "Verdict",
     "anchor_text", "arbiter_threshold", "calibrate", "conversations", "conversations_from_units", "default_calibration",
-    "is_filler", "load_conversation", "read_conversations", "replay", "search_topics", "topic_summary", "topics",
+    "is_filler", "load_conversation", "observe_many", "read_conversations", "replay", "search_topics", "topic_summary", "topics",
 ]

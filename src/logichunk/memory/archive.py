@@ -26,7 +26,7 @@ import secrets
 import time
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -145,8 +145,18 @@ class Archiver:
         """How many topics of the conversation this database holds already (0 for a new one)."""
         return self._offset(conversation_id or self.conversation_id)[1]
 
-    def archive(self, episode: Episode) -> str:
-        """Store one episode as a document; returns its id."""
+    def restart(self) -> None:
+        """Number the next episodes after what the store holds now (a perception's next session of the
+        same conversation numbers its turns from 0 again)."""
+        self._offsets.clear()
+
+    def archive(self, episode: Episode, *, start: int | None = None, index: int | None = None) -> str:
+        """Store one episode as a document; returns its id. ``start``/``index``: the conversation's
+        numbers of its first turn and of the topic (default: after what the store held at this
+        archiver's first episode, plus the episode's own numbers). With ``start``, turns archived
+        already (an episode met again when a restarted perception observes its stored turns) are not
+        archived twice: a topic archived whole gives its document back, one archived in part keeps
+        only the turns after."""
         if not episode.blocks:
             raise InputError("cannot archive an empty episode")
         s = self.store
@@ -154,8 +164,19 @@ class Archiver:
         kernel = None if episode.kernel is None else np.ascontiguousarray(episode.kernel, "<f4").tobytes()
         model = (self.kernel_model or str(getattr(s.embedder, "model_id", ""))) if kernel is not None else None
         with s.tx():
-            turn0, topic0 = self._offset(conv)
-            start, index = turn0 + episode.start, topic0 + episode.index
+            if start is None:
+                turn0, topic0 = self._offset(conv)
+                start, index = turn0 + episode.start, topic0 + episode.index
+            else:
+                done = topics(s, conv)
+                upto = max((t.end + 1 for t in done), default=0)
+                if start + len(episode.blocks) <= upto:
+                    return next((t.document_id for t in done if t.start <= start <= t.end), done[-1].document_id)
+                if start < upto:
+                    cut = upto - start
+                    episode = replace(episode, start=episode.start + cut, blocks=episode.blocks[cut:])
+                    start = upto
+                index = max(index or 0, max((t.index + 1 for t in done), default=0))
             title = f"{episode.title} [{conv} #{index}]"
             doc = s.add_document(title, [(episode.title, [render_block(b) for b in episode.blocks])],
                                  source=f"memory:{conv}#{index}")

@@ -28,9 +28,23 @@ from ..signals.items import content_items
 from ..text.decode import check_unicode
 
 __all__ = [
-    "STOP_PHRASES", "LogicalBlock", "ToolCall", "anchor_text", "check_count", "content_tokens", "is_filler",
+    "STOP_PHRASES", "LogicalBlock", "ToolCall", "anchor_text", "check_count", "check_storable", "content_tokens",
+    "is_filler",
     "is_question", "new_items", "normalize_phrase",
 ]
+
+
+def check_storable(text: str, what: str) -> str:
+    """``text`` when every store can hold it: valid Unicode (:func:`~logichunk.text.decode.check_unicode`)
+    and no NUL character, which a PostgreSQL text field refuses. Refused on SQLite too, so a turn fares
+    the same on both backends and is refused when it is made, not when its topic is archived (where it
+    would keep the whole topic, its other turns too, out of the store)."""
+    check_unicode(text, what)
+    at = text.find("\x00")
+    if at >= 0:
+        raise InputError(f"{what} holds a NUL character (\\x00) at character {at}, which a store cannot hold "
+                         "(PostgreSQL text refuses it); remove or escape it")
+    return text
 
 
 def check_count(value: object, what: str, least: int = 0) -> int:
@@ -56,7 +70,7 @@ class ToolCall:
             v = getattr(self, what)
             if not isinstance(v, str):
                 raise InputError(f"ToolCall.{what} must be a string, got {type(v).__name__}")
-            check_unicode(v, f"tool call {what}")
+            check_storable(v, f"tool call {what}")
 
     def to_dict(self) -> dict[str, str]:
         return {"name": self.name, "arguments": self.arguments, "result": self.result}
@@ -103,7 +117,7 @@ class LogicalBlock:
         for name in ("user", "assistant", "rewritten_query", "assistant_summary"):
             v = getattr(self, name)
             if v is not None:
-                check_unicode(v, name)
+                check_storable(v, name)
         try:
             meta = json.dumps(dict(self.meta), ensure_ascii=False)
         except (TypeError, ValueError) as e:
@@ -177,9 +191,7 @@ class LogicalBlock:
             if isinstance(c, str):
                 tools.append(ToolCall(c))
             elif isinstance(c, Mapping) and isinstance(c.get("name"), str):
-                args = c.get("arguments", "")
-                tools.append(ToolCall(c["name"], args if isinstance(args, str) else _json(args),
-                                      str(c.get("result", "") or "")))
+                tools.append(ToolCall(c["name"], _json(c.get("arguments")), _json(c.get("result"))))
             else:
                 raise InputError("each tool call needs a 'name'")
         meta = d.get("meta") or {}
@@ -220,7 +232,16 @@ def _time(v: Any) -> float | None:
 
 
 def _json(v: Any) -> str:
-    return json.dumps(v, ensure_ascii=False, sort_keys=True)
+    """A tool call's arguments or result as text: a string as it is, None (absent) as "", any other
+    value as JSON, keys in the agent's order (a result ``0`` or ``false`` is "0" / "false", not "")."""
+    if v is None:
+        return ""
+    if isinstance(v, str):
+        return v
+    try:
+        return json.dumps(v, ensure_ascii=False)
+    except (TypeError, ValueError) as e:
+        raise InputError(f"a tool call's arguments and result must be text or JSON values: {e}") from None
 
 
 def anchor_text(block: LogicalBlock, previous: LogicalBlock | None, context_chars: int = 100) -> str:

@@ -122,6 +122,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
             if before and not args.quiet:  # replaying a file into the same database again appends it
                 _note(f"conversation {conv.id} has {before} turn(s) in {args.db} already: these turns continue it "
                       f"(numbered as stored: turns from {before}, topics from {topics_before})")
+            if p.resumed and not args.quiet:  # (a run that died left them open: they come first, not lost)
+                _note(f"conversation {conv.id}: {p.resumed} open turn(s) stored in {args.db} by a run that stopped "
+                      "before archiving them were observed again; these turns follow them")
             decisions, episodes = replay(conv.blocks, p)
             starts = p.boundaries()
             totals["conversations"] += 1

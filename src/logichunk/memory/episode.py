@@ -52,9 +52,9 @@ class Revision:
 class Episode:
     """A finished topic: turns ``start`` .. ``start + len(blocks) - 1`` of the conversation, its kernel
     (L2-normalised, None if every turn was a filler), and the store document it was archived as.
-    ``index`` and ``start`` count from this :class:`Perception`'s first turn; when it continues a
-    conversation archived before, the archive numbers on after the stored turns and topics
-    (``Archiver.archived_turns``), so read an archived topic's numbers from the store."""
+    ``index`` and ``start`` count from the first turn of this :class:`Perception`'s session (a flush
+    starts the next); the archive numbers the whole conversation, on after the turns and topics stored
+    before, so read an archived topic's numbers from the store."""
 
     index: int
     start: int

@@ -31,6 +31,9 @@ Pk 0.35 on DialSeg711; a gap judged with three more turns reaches 0.28 (``bench/
 Nothing is lost: every turn belongs to exactly one episode, episodes are contiguous and in order, and
 :meth:`Perception.flush` (end of the conversation) closes the rest, so the episodes' blocks
 concatenated are the conversation. The first turn of a conversation is a SPLIT (it opens topic 0).
+With a store, every turn is also written there before it is observed (:mod:`.journal`), so a process
+that dies before its topics are archived loses none: the next Perception of the conversation observes
+the stored turns again and carries on (:attr:`Perception.resumed`).
 """
 
 from __future__ import annotations
@@ -44,13 +47,14 @@ import numpy as np
 
 from ..errors import InputError, LogichunkError
 from ..models.embedding import unit
+from . import journal
 from .arbiter import Arbiter, ArbiterQuery, RuleArbiter
 from .block import LogicalBlock, anchor_text, check_count, is_filler, is_question
 from .calibration import Calibration, default_calibration
 from .episode import Action, Decision, Episode, Revision, Step, _short
 from .lexical import LexicalWindow
 
-__all__ = ["Action", "Decision", "Episode", "Perception", "Revision", "Step", "topic_summary"]
+__all__ = ["Action", "Decision", "Episode", "Perception", "Revision", "Step", "observe_many", "replay", "topic_summary"]
 
 
 def topic_summary(blocks: Sequence[LogicalBlock], max_chars: int = 400) -> str:
@@ -91,7 +95,10 @@ class Perception:
     ``calibration`` defaults to the shipped one for that embedder; ``arbiter`` defaults to the
     calibrated :class:`~logichunk.memory.arbiter.RuleArbiter`. With ``store`` (a
     :class:`logichunk.store.Store`), every closed episode is archived as a document
-    (:class:`~logichunk.memory.archive.Archiver`); ``conversation_id`` names the conversation there.
+    (:class:`~logichunk.memory.archive.Archiver`); ``conversation_id`` names the conversation there, and
+    every turn is written to the store before it is observed, so a conversation whose process died
+    before :meth:`flush` carries on where it stopped: its stored turns are observed again here
+    (:attr:`resumed` says how many) and numbering continues after them.
     ``lookahead`` overrides the calibration's (0 = immediate decisions are final). Not thread-safe:
     one Perception per conversation.
     """
@@ -146,9 +153,19 @@ class Perception:
         self.lexical = LexicalWindow(memo=lexical_memo)
         self.review_trace: list[tuple[int, dict[str, float], float]] | None = None  # calibration hook
         self.embed_failures = 0  # turns decided without their embedding (the embedder failed)
-        self.archive_errors: list[str] = []  # episodes the store could not take (see retry_archive)
-        self.unarchived: list[Episode] = []
+        self.archive_errors: list[str] = []  # episodes (and turns) the store could not take (see retry_archive)
+        self._retry: list[tuple[Episode, tuple[int, int] | None]] = []  # unarchived, with their conversation numbers
+        self._store = store
+        # turns are written to the store before they are observed
+        self._journal = store is not None and self.conversation_id is not None
+        self._unwritten: list[tuple[int, LogicalBlock]] = []  # turns the store refused, written on the next try
+        self._replaying = False  # the turns observed now are in the store already
+        self._turn0 = 0  # the conversation's numbers of this session's first turn and first topic (with a store)
+        self._topic0 = 0
+        self.resumed = 0  # turns of the conversation observed again from the store when it was opened
         self._reset_state()
+        if self._journal:
+            self._resume()
 
     def _reset_state(self) -> None:
         self._n = 0  # turns observed
@@ -162,6 +179,54 @@ class Perception:
         self._kernel: np.ndarray | None = None  # unnormalised running state of the current topic
         self._kernel_n = 0
         self._prev_vec: np.ndarray | None = None
+
+    @property
+    def unarchived(self) -> list[Episode]:
+        """Closed episodes the store refused (archived by :meth:`retry_archive`)."""
+        return [ep for ep, _ in self._retry]
+
+    # ------------------------------------------------------------------ the stored open turns
+    def _db(self) -> Any:
+        """The store of the open turns: the archiver's (a caller may reconnect it there), else the one given."""
+        return getattr(self.archiver, "store", None) or self._store
+
+    def _resume(self) -> None:
+        """Start a session of :attr:`conversation_id`: observe its stored open turns again (a process that
+        observed them died before they were archived) and number on after them, else after its archived turns."""
+        from .archive import topics
+
+        db, conv = self._db(), self.conversation_id
+        held = journal.rows(db, conv)
+        done = topics(db, conv)
+        if held:
+            nos = [n for n, _ in held]
+            if nos != list(range(nos[0], nos[0] + len(nos))):
+                raise InputError(f"conversation {conv!r}: its stored open turns have a gap (turns {nos[0]}..{nos[-1]}, "
+                                 f"{len(nos)} stored); the database was edited by hand")
+            self._turn0 = nos[0]
+        else:
+            self._turn0 = max((t.end + 1 for t in done), default=0)
+        self._topic0 = max((t.index + 1 for t in done if t.start < self._turn0), default=0)
+        if held:
+            self._replaying = True
+            try:
+                observe_many([b for _, b in held], self)
+            finally:
+                self._replaying = False
+        self.resumed = len(held)
+
+    def _write(self, turns: list[tuple[int, LogicalBlock]]) -> None:
+        """Store the turns (and any the store refused before); on failure keep them for the next try."""
+        todo = self._unwritten + turns
+        if not todo:
+            return
+        try:
+            journal.write(self._db(), self.conversation_id, todo)
+            self._unwritten = []
+        except LogichunkError as e:  # the database is gone: the turn is observed, kept here until it is back
+            self._unwritten = todo
+            self.archive_errors.append(f"turn {todo[-1][0]}: not stored yet, kept in memory until the store takes "
+                                       f"it (next turn, retry_archive or flush): {e}")
 
     # ------------------------------------------------------------------ views
     @property
@@ -201,6 +266,8 @@ class Perception:
         elif not isinstance(block, LogicalBlock):
             raise InputError(f"observe() takes a LogicalBlock, a dict or a string, got {type(block).__name__}")
         t = self._n
+        if self._journal and not self._replaying:
+            self._write([(self._turn0 + t, block)])
         c = self.calibration
         filler, why = is_filler(block.query, c.short_tokens, known=self.lexical.known())
         anchor = self.anchor(block, t)
@@ -436,22 +503,30 @@ class Perception:
             self.episodes.append(ep)
         return ep
 
-    def _archive(self, ep: Episode) -> Episode:
+    def _archive(self, ep: Episode, at: tuple[int, int] | None = None) -> Episode:
+        """Archive ``ep``; ``at``: its first turn's and its topic's numbers in the conversation (with a
+        store, known here; else the archiver numbers on after what it found stored)."""
         if self.archiver is None:
             return ep
+        if at is None and self._journal:
+            at = (self._turn0 + ep.start, self._topic0 + ep.index)
         try:
-            return replace(ep, document_id=self.archiver.archive(ep))
+            doc = self.archiver.archive(ep) if at is None else self.archiver.archive(ep, start=at[0], index=at[1])
+            return replace(ep, document_id=doc)
         except LogichunkError as e:  # the database is gone: keep the episode for retry_archive()
             self.archive_errors.append(f"episode {ep.index}: {e}")
-            self.unarchived.append(ep)
+            self._retry.append((ep, at))
             return ep
 
     def retry_archive(self) -> list[Episode]:
-        """Archive the episodes the store refused before (in order); returns those that made it."""
-        todo, self.unarchived = self.unarchived, []
+        """Store the turns and archive the episodes the store refused before (in order); returns the
+        episodes that made it."""
+        if self._journal:
+            self._write([])
+        todo, self._retry = self._retry, []
         done = []
-        for ep in todo:
-            out = self._archive(ep)
+        for ep, at in todo:
+            out = self._archive(ep, at)
             if out.document_id is not None:
                 done.append(out)
                 for i, e in enumerate(self.episodes):
@@ -466,11 +541,16 @@ class Perception:
         self._pruned = max(self._pruned, keep_from)
 
     def flush(self, next_conversation_id: str | None = None) -> list[Episode]:
-        """End of the conversation: review the pending gaps with what is there, close every episode
-        (the current one included) and reset for a new conversation (archived under
-        ``next_conversation_id``, or a fresh id, so turn numbers never collide). Returns the closed
-        episodes; the review's changes made here are in :attr:`flush_revisions` (a decision carries
-        the changes made while it was observed, so these would otherwise go unreported)."""
+        """End of a session: review the pending gaps with what is there, close every episode (the
+        current one included) and reset. The next turns continue the same conversation (its id kept,
+        numbers going on in the store), or ``next_conversation_id``'s (its stored open turns observed
+        again, as a new Perception would). Returns the closed episodes; the review's changes made here
+        are in :attr:`flush_revisions` (a decision carries the changes made while it was observed, so
+        these would otherwise go unreported)."""
+        if next_conversation_id is not None and self.archiver is not None:
+            from .archive import check_conversation_id
+
+            next_conversation_id = check_conversation_id(next_conversation_id)
         out: list[Episode] = []
         self.flush_revisions: list[Revision] = []
         if self.calibration.lookahead and self._n:
@@ -480,15 +560,29 @@ class Perception:
         out.extend(self._close_final())
         if self._n > self._open:
             out.append(self._emit(self._open, self._n))
+        n, topics_closed = self._n, self._closed_count
+        if self._journal and not self._retry and not self._unwritten:  # all archived: the open turns are done
+            try:
+                journal.drop(self._db(), self.conversation_id, self._turn0 + n)
+            except LogichunkError as e:  # (kept: a later Perception observes them again, archives nothing twice)
+                self.archive_errors.append(f"the stored open turns stay (archived all the same): {e}")
         self._reset_state()
         self.lexical.reset()
+        self._turn0 += n
+        self._topic0 += topics_closed
+        if next_conversation_id is None or next_conversation_id == self.conversation_id:
+            if self.archiver is not None and hasattr(self.archiver, "restart"):
+                self.archiver.restart()  # numbers on after the topics archived now
+            return out
+        self.conversation_id = next_conversation_id
         if self.archiver is not None:
-            import secrets
-
-            self.archiver.conversation_id = next_conversation_id or f"conv-{secrets.token_hex(4)}"
-            self.conversation_id = self.archiver.conversation_id
-        elif next_conversation_id is not None:
-            self.conversation_id = next_conversation_id
+            self.archiver.conversation_id = next_conversation_id
+            if hasattr(self.archiver, "restart"):
+                self.archiver.restart()
+        if self._journal:
+            self._resume()
+        else:
+            self._turn0 = self._topic0 = 0
         return out
 
     def pending(self) -> tuple[int, int]:
@@ -509,6 +603,16 @@ def replay(blocks: Iterable[LogicalBlock | Mapping[str, Any] | str], perception:
     if isinstance(blocks, str | bytes) or not isinstance(blocks, Iterable):
         raise InputError(f"replay takes the turns in order (a list of str, dicts or LogicalBlocks), got "
                          f"{type(blocks).__name__}")
+    decisions = observe_many(list(blocks), perception)
+    episodes = [e for d in decisions for e in d.closed] + perception.flush()
+    return decisions, episodes
+
+
+def observe_many(blocks: Sequence[LogicalBlock | Mapping[str, Any] | str], perception: Perception) -> list[Decision]:
+    """Observe the turns in order, their anchors embedded in one batch first (the texts the perception
+    would embed one at a time; a model may differ in the last float bits between a batch and single
+    texts, the hash embedder not at all), and with a store written there first in one transaction (a
+    commit per turn would double the time of a long replay). Returns the decisions."""
     items = [b if isinstance(b, LogicalBlock) else (LogicalBlock(user=b) if isinstance(b, str) else LogicalBlock.from_dict(b))
              for b in blocks]
     base = perception.turns_observed
@@ -527,6 +631,10 @@ def replay(blocks: Iterable[LogicalBlock | Mapping[str, Any] | str], perception:
     if anchors:
         arr = np.asarray(perception.embedder.embed(anchors, kind="query"), dtype=np.float32)
         vecs = dict(zip(need, arr, strict=True))
-    decisions = [perception.observe(b, vector=vecs.get(i)) for i, b in enumerate(items)]
-    episodes = [e for d in decisions for e in d.closed] + perception.flush()
-    return decisions, episodes
+    if perception._journal and not perception._replaying:
+        perception._write([(perception._turn0 + base + i, b) for i, b in enumerate(items)])
+    was, perception._replaying = perception._replaying, True
+    try:
+        return [perception.observe(b, vector=vecs.get(i)) for i, b in enumerate(items)]
+    finally:
+        perception._replaying = was

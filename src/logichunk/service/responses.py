@@ -515,6 +515,12 @@ class Hit(BaseModel):
     method: str
     document_id: str
     document_title: str | None = Field(description="null if the document was deleted meanwhile")
+    origin: Literal["document", "conversation"] = Field(description="what the hit's document is: a `document` "
+                                                        "(text added or ingested) or a `conversation` topic archived "
+                                                        "by the memory (its exchanges; the request's `include` "
+                                                        "keeps one or both)")
+    conversation_id: str = absent("conversation hits only: the conversation the topic is of")
+    topic: int = absent("conversation hits only: the topic's number in its conversation")
     block_id: str = Field(description="the block that owns the chunk (its parent's first block; the block itself "
                           "for a `block` hit): `span` is counted from its start")
     span: Span = Field(description="the chunk, counted from the start of block `block_id` (a merged parent runs on "
@@ -578,6 +584,8 @@ class SearchAnswer(BaseModel):
     query: str
     mode: str = Field(description="one of `GET /api/info`'s `retrieve_modes`")
     top_k: int
+    include: Literal["documents", "conversations", "all"] = Field(description="the hits kept (the request's "
+                                                                 "`include`): each hit says its `origin`")
     fallback: Literal["document"] | None = Field(
         description="`document` when the child index was empty or failed and parent vectors, else BM25 over "
                     "blocks, answered instead (`notes` say which)")

@@ -41,6 +41,9 @@ class SearchIn(_Strict):
     top_k: StrictInt | None = Field(None, ge=1)  # (strict: JSON's true is no count)
     size_normalization: bool | None = None
     context_window: int | None = Field(None, ge=1, description="characters of context around the matched child")
+    include: Literal["documents", "conversations", "all"] = Field(
+        "all", description="the hits kept: in documents (text added or ingested), in conversation topics archived "
+                           "by the memory, or all (the default; each hit says its `origin`)")
 
 
 class SegmentIn(_Strict):

@@ -15,6 +15,7 @@ from typing import Any
 from ..jsonable import jsonable
 from ..store import BlockRow, ChunkRow, Store
 from ..store.document_layout import DocLayout, hit_pages
+from ..store.origins import hit_origin
 from ..store.refs import hit_ref
 from .errors import ApiError
 from .jobs import ProjectRuntime
@@ -155,7 +156,8 @@ def hits_json(store: Store, res: Any) -> list[dict[str, Any]]:
     """Hits of any retrieval mode, each with ``view``: the text to show (the parent, or a window of
     it) and ``highlight``, the matched child's ``[start, end)`` inside that text, when one is known."""
     hits = list(res)
-    titles = {d: t for d, (t, _) in documents_by_id(store).items()}
+    docs = documents_by_id(store)
+    titles = {d: t for d, (t, _) in docs.items()}
     # children whose parent we need (basic, hybrid, hierarchical and other child-level hits)
     child_pks = [h.chunk.meta.get("pk") for h in hits if h.chunk.meta.get("level_name") == "child"
                  and "child_span" not in h.chunk.meta]
@@ -168,7 +170,8 @@ def hits_json(store: Store, res: Any) -> list[dict[str, Any]]:
         rec: dict[str, Any] = {
             "rank": rank, "score": jsonable(float(h.score)), "raw_score": jsonable(float(h.raw_score)),
             "ref": hit_ref(h.doc_id, h.chunk.id, m.get("level_name"), m.get("text")), "id": h.chunk.id, "level": m.get("level_name"), "method": h.chunk.method, "document_id": h.doc_id,
-            "document_title": titles.get(h.doc_id), "block_id": m.get("block_id"),
+            "document_title": titles.get(h.doc_id), **hit_origin(docs.get(h.doc_id, (None, None))[1]),
+            "block_id": m.get("block_id"),
             "span": [h.chunk.span.start, h.chunk.span.end], "size": m.get("size"), "text": m.get("text"),
             "context": None if h.context is None else [h.context.start, h.context.end],
             "meta": jsonable({k: v for k, v in m.items() if k not in _SKIP_META}),

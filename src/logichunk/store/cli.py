@@ -15,6 +15,7 @@ from ..config import RETRIEVE_MODES
 from ..errors import InputError, ModelUnavailable
 from ..scale.cli import add_ingest_options
 from .cli_options import DOC_COLUMN, document_cell, open_store, store_options
+from .origins import hit_origin
 from .refs import hit_ref
 
 _open, _common = open_store, store_options  # their names here before store/cli_options.py
@@ -62,6 +63,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 f"children; embedded {rep.embedded} texts" if rep.parents or rep.children or rep.embedded else "") + \
                 f" in {rep.seconds:.2f} s"
         print(said + (f"; updated {len(rep.updated)} document(s) from their files" if rep.updated else "")
+              + (f"; added {len(rep.added)} block(s)" if rep.added else "")
+              + (f"; removed {len(rep.removed)} block(s)" if rep.removed else "")
               + (f"; removed {len(rep.pruned)} document(s) whose file is gone" if rep.pruned else "")
               + (f"; {len(rep.refused)} file(s) not ingested, said on stderr" if rep.refused else "")
               + (f"; {len(rep.conflicts)} block(s) changed in the file and in the store, the store's text kept, "
@@ -89,7 +92,8 @@ def _ingest_notes(rep: Any, quiet: bool) -> None:
     for f in rep.unchanged:
         print(f"unchanged, skipped: {f}", file=sys.stderr)
     for f in rep.updated:
-        print(f"updated from the file: {f} (the blocks changed only in the file took its text)", file=sys.stderr)
+        print(f"updated from the file: {f} (the blocks changed only in the file took its text, those added or "
+              "removed in it were added or removed)", file=sys.stderr)
     for f in rep.edited:
         print(f"kept as edited in the store: {f} (--replace would replace it with the file, losing the edits)",
               file=sys.stderr)
@@ -223,6 +227,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                 rec = {"rank": rank, "score": h.score, "raw_score": h.raw_score,
                        "ref": hit_ref(h.doc_id, h.chunk.id, m.get("level_name"), m.get("text")), "id": h.chunk.id,
                        "level": m.get("level_name"), "document_id": h.doc_id, "title": title, "source": source,
+                       **hit_origin(source),  # a document, or a conversation topic the memory archived
                        "block_id": m.get("block_id"),
                        "span": [h.chunk.span.start, h.chunk.span.end],
                        "context": None if h.context is None else [h.context.start, h.context.end],
@@ -338,9 +343,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--replace", action="store_true",
                    help="a file stored before with other text replaces its document, store edits included "
                         "(default: a file with the same text is skipped; one whose document was edited in the "
-                        "store, even if settled since, is merged block by block (chapter titles following their "
-                        "headings), a block changed in both said as a conflict; any other, or a heading added or "
-                        "removed, is refused, the others ingested)")
+                        "store, even if settled since, is merged as git merges lines (blocks and headings added, "
+                        "removed or changed in the file follow it, the store's edits stay), a block changed in both "
+                        "said as a conflict; any other is refused, the others ingested)")
     p.add_argument("--reembed", action="store_true",
                    help="the project was embedded with another embedder: re-chunk and re-embed all of it with "
                         "this one (default: an error, nothing ingested)")

@@ -5,13 +5,12 @@ and the bubbles list."""
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, Query, Request
 
 from ... import config as config_mod
 from ...integrations import kb
-from ...retrieve import retrieve
 from ...store import refs
 from ..errors import ApiError, error_responses
 from ..responses import BubbleList, ChunkByRef, SearchAnswer, answer
@@ -49,14 +48,15 @@ def _search(request: Request, project: str, body: SearchIn) -> dict[str, Any]:
     ok = False
     try:
         rt.query_vectors.prime(query)  # the model runs outside the lock (cached for retrieve inside it)
-        with rt.search_lock:  # the lazily synced in-memory indexes are one writer at a time
-            res = retrieve(rt.store, query, mode=mode, top_k=top_k, **opts)
+        # (the lock: the lazily synced in-memory indexes are one writer at a time)
+        res = kb.retrieve_kept(rt.store, query, mode, top_k, body.include, rt.search_lock, **opts)
         hits = hits_json(rt.store, res)
         ok = True
     finally:
         svc.metrics.observe_search(mode, time.perf_counter() - t0, ok)
     notes = [*res.notes, *([svc.registry.embedder_choice] if svc.registry.embedder_choice else [])]  # (never silent)
-    out = {"query": query, "mode": mode, "top_k": top_k, "fallback": res.fallback, "notes": notes,
+    out = {"query": query, "mode": mode, "top_k": top_k, "include": body.include, "fallback": res.fallback,
+           "notes": notes,
            "took_ms": round((time.perf_counter() - t0) * 1000, 3), "hits": hits}
     graph = getattr(res, "result", None)  # graph modes: the walk (path, stop reason) behind the sentences
     if graph is not None:
@@ -73,9 +73,10 @@ def search_post(request: Request, project: str, body: SearchIn) -> dict[str, Any
 @router.get("/search", summary="the same, with query parameters (for curl and links)", response_model=None,
             responses=answer(SearchAnswer, "hits, best first"))
 def search_get(request: Request, project: str, q: str = Query(..., min_length=1), mode: str | None = None,
-               top_k: int | None = Query(None, ge=1)) -> dict[str, Any]:
+               top_k: int | None = Query(None, ge=1),
+               include: Literal["documents", "conversations", "all"] = "all") -> dict[str, Any]:
     check_query(request)
-    return _search(request, project, SearchIn(query=q, mode=mode, top_k=top_k))
+    return _search(request, project, SearchIn(query=q, mode=mode, top_k=top_k, include=include))
 
 
 @router.get("/chunk", summary="a chunk by its ref (from a search hit), with its parent's, siblings' and children's refs",

@@ -1,0 +1,65 @@
+"""The open turns of a conversation, kept in the store as they arrive (``memory_session_turns``).
+
+Why: a turn lives only in the perception's memory until its topic is archived, so a process that dies
+between two flushes lost every turn of its open topics, and the next process numbered on from the
+last archived turn as if they never were. Written here before it is observed, a turn survives the
+process: the next perception of the conversation observes the stored turns again (the embedder and
+the rules are deterministic, so it holds the state the lost one held) and carries on. The library's
+:class:`~logichunk.memory.perception.Perception` (given a store) and the MCP server's conversations
+(:mod:`logichunk.integrations.conversations`) keep the same table through these functions.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import weakref
+from typing import Any
+
+from ..store import schema
+from .block import LogicalBlock
+
+__all__ = ["drop", "ensure_table", "rows", "write"]
+
+_TABLE = """CREATE TABLE IF NOT EXISTS memory_session_turns (
+    project_id TEXT NOT NULL,
+    conversation_id TEXT NOT NULL,
+    turn_no {INT} NOT NULL,
+    data TEXT NOT NULL,
+    created_at {REAL} NOT NULL,
+    PRIMARY KEY (project_id, conversation_id, turn_no)
+)"""
+_ready: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
+
+
+def ensure_table(store: Any) -> None:
+    """Create the table on first use (not when a store opens: a read-only database still searches)."""
+    if not _ready.get(store):
+        with store.tx():
+            store._x(_TABLE.format(**schema.DIALECTS[store.dialect]))
+        _ready[store] = True
+
+
+def rows(store: Any, conv: str) -> list[tuple[int, LogicalBlock]]:
+    """The stored open turns of ``conv``: ``(turn number, block)`` in order."""
+    ensure_table(store)
+    got = store._q("SELECT turn_no, data FROM memory_session_turns WHERE project_id = ? AND conversation_id = ? "
+                   "ORDER BY turn_no", (store.project_id, conv))
+    return [(int(n), LogicalBlock.from_dict(json.loads(d))) for n, d in got]
+
+
+def write(store: Any, conv: str, turns: list[tuple[int, LogicalBlock]]) -> None:
+    """Store ``(turn number, block)`` pairs of ``conv``, all or none (one transaction)."""
+    ensure_table(store)
+    with store.tx():
+        store._xmany("INSERT INTO memory_session_turns(project_id, conversation_id, turn_no, data, created_at) "
+                     "VALUES (?, ?, ?, ?, ?)",
+                     [(store.project_id, conv, n, json.dumps(b.to_dict(), ensure_ascii=False), time.time())
+                      for n, b in turns])
+
+
+def drop(store: Any, conv: str, before: int) -> None:
+    """Forget the turns of ``conv`` numbered before ``before`` (archived now); a turn written after them stays."""
+    ensure_table(store)
+    store._x("DELETE FROM memory_session_turns WHERE project_id = ? AND conversation_id = ? AND turn_no < ?",
+             (store.project_id, conv, before))

@@ -1,0 +1,48 @@
+"""The open turns of a conversation kept in the store (memory/journal.py), shared by the library's
+Perception and the MCP server's conversations, and the one rule for an empty assistant reply."""
+
+from __future__ import annotations
+
+import pytest
+
+from logichunk.config import Settings
+from logichunk.integrations import kb
+from logichunk.integrations.conversations import Conversations
+from logichunk.memory import LogicalBlock, Perception, load_conversation
+
+TURNS = [("How do I read a CSV file into a pandas DataFrame?", "Use pandas.read_csv('file.csv')."),
+         ("Can I sort that DataFrame by date afterwards?", "df.sort_values('date')."),
+         ("And keep only the rows of 2024?", "df[df.date.dt.year == 2024]")]
+
+
+@pytest.fixture
+def memory(tmp_path):
+    stores = kb.Stores(Settings(db=str(tmp_path / "m.db"), embedder="hash:128"))
+    yield Conversations(stores.get(None, create=True), kb.Limits())
+    stores.close()
+
+
+@pytest.mark.parametrize("reply", ["", " \n "])
+def test_an_empty_or_blank_reply_is_taken_as_it_is(memory, reply):
+    """remember refused a blank reply ("assistant is empty") but took an empty one; the library takes both: a
+    user turn awaiting its answer is a turn, never lost."""
+    out = memory.remember("c", "What is the capital of Australia?", reply)
+    assert out["turn"] == 0
+    memory.end("c")
+    assert [(b.user, b.assistant) for b in load_conversation(memory.project.store, "c")] == \
+        [("What is the capital of Australia?", reply)]
+    with pytest.raises(Exception, match="at most 10"):
+        Conversations(memory.project, kb.Limits(max_text_chars=10)).remember("d", "hi", " " * 11)
+
+
+def test_the_library_carries_on_a_conversation_the_server_left_open(memory):
+    """One table of open turns: a conversation remembered over MCP and not ended is observed again by a
+    library Perception on the same store, and numbered on."""
+    for u, a in TURNS[:2]:
+        memory.remember("c", u, a)
+    store = memory.project.store
+    p = Perception(store=store, conversation_id="c", lookahead=0)
+    assert p.resumed == 2
+    p.observe(LogicalBlock(*TURNS[2]))
+    p.flush()
+    assert [(b.user, b.assistant) for b in load_conversation(store, "c")] == TURNS
