@@ -694,3 +694,60 @@ def test_scores_do_not_depend_on_text_outside_the_reach() -> None:
     far = len(head) - (80 + 256) // items_per_sentence - 5
     assert far > 3
     np.testing.assert_allclose(a[:far], b[:far], atol=1e-12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 3000), st.sampled_from(["ascii", "bmp", "astral", "wide"]), st.booleans(),
+       st.integers(0, 2**31 - 1))
+def test_the_compiled_bigram_keys_are_the_numpy_passes(n: int, alphabet: str, mask: bool, seed: int) -> None:
+    """The one C pass over a text's bigrams (native.bigram_keys) against _keys' numpy passes: the same
+    uint32 keys and content mask, bit for bit, on ASCII, the BMP, text with characters beyond it (the
+    alphabet numbered densely) and with the BMP's top; None only where the keys need 64 bits."""
+    rng = np.random.default_rng(seed)
+    top = {"ascii": 0x80, "bmp": 0x10000, "astral": 0x110000, "wide": 0x110000}[alphabet]
+    cp = rng.integers(0, min(top, 0x3000 if alphabet != "bmp" else top), n).astype(np.uint32)
+    if n and alphabet in ("astral", "wide"):  # one character beyond the BMP, or many different ones
+        at = rng.random(n) < 0.2
+        cp[at] = rng.integers(0x10000, top, 1 if alphabet == "astral" else int(at.sum())).astype(np.uint32)
+    if n and alphabet == "bmp":
+        cp[:: 7] = 0xFFFF
+    table = ngrams._content_table()
+    want = ngrams._keys(cp, np.take(table, cp).view(bool), 2, mask)
+    got = native.bigram_keys(cp, table, mask)
+    if n < 2:
+        assert got is None
+        return
+    assert got is not None
+    assert got[0].dtype == want[0].dtype == np.uint32
+    assert got[0].tobytes() == want[0].tobytes()
+    assert got[1].tolist() == want[1].tolist()
+
+
+def test_bigram_keys_of_a_wide_alphabet_stay_with_numpy() -> None:
+    """65,535 distinct characters or more, one beyond the BMP: the keys need 64 bits, which the kernel
+    leaves to the numpy passes (and the keys _keys_of gives are theirs)."""
+    cp = np.concatenate((np.arange(0x4E00, 0x4E00 + 0x10000), [0x20000, 0x4E01])).astype(np.uint32)
+    assert native.bigram_keys(cp, ngrams._content_table()) is None
+    got = ngrams._keys_of(cp, 2)
+    want = ngrams._keys(cp, np.take(ngrams._content_table(), cp).view(bool), 2)
+    assert got[0].dtype == np.uint64 and got[0].tobytes() == want[0].tobytes()
+
+
+@quick
+@given(st.lists(st.sampled_from(EN_ALPHA + ZH_ALPHA + ["\U00020000", "\n", " ", "."]), min_size=2, max_size=900)
+       .map("".join), st.integers(2, 40), st.lists(st.integers(0, 10**6), min_size=1, max_size=40), st.booleans())
+def test_divergence_at_reads_the_whole_texts_keys_as_its_own_windows(text: str, window: int, picks: list[int],
+                                                                   compiled: bool) -> None:
+    """divergence_at on the whole text's cached keys (its windows cover much of the text) and on the
+    windows' own characters laid end to end give the same bits, with the compiled keys or numpy's."""
+    offsets = np.array([p % (len(text) + 1) for p in picks])
+    got = {}
+    for share in (0.0, 2.0):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(ngrams, "_SHARED_KEYS", share)
+            if not compiled:
+                mp.setattr(native, "bigram_keys", lambda *a, **k: None)
+            ngrams._gram_keys.cache_clear()
+            got[share] = ngrams.divergence_at(text, offsets, window, 2).tobytes()
+    ngrams._gram_keys.cache_clear()
+    assert got[0.0] == got[2.0]

@@ -5,9 +5,10 @@ otherwise sort (lexical rows' entries, the permutation penalty's shuffles, tier 
 build array temporaries (lexical weights, summing glued rows), the running sums of a segment's
 evidence over every window start (a count per item, reset per start), and the walks that numpy would
 make as many whole-array passes as a loop has steps (searches from the previous answer, a sentence's
-opening word, the cuts through over-long sentences, a text's content items), and the sentence splitter's reads
-of a text's marks and lines (its candidate ends, abbreviations and soft wraps: one pass over each line's own
-characters where numpy gathers them rule by rule from all over the text, a cache miss each).
+opening word, the cuts through over-long sentences, a text's content items and its bigrams' keys), and
+the sentence splitter's reads of a text's marks and lines (its candidate ends, abbreviations and soft wraps:
+one pass over each line's own characters where numpy gathers them rule by rule from all over the text, a
+cache miss each).
 
 Why: the global boundary decision (:func:`logichunk.boundaries.optimal_cuts`) is sequential: the
 best cost of a chunk ending at atom ``b`` needs the best costs before it. In Python that is ~0.1 µs
@@ -522,6 +523,36 @@ void NAME(int64_t r, int64_t w, const T *rows, const double *clogc, double *sum,
 }
 LC_RUNS(lc_runs32, uint32_t)
 LC_RUNS(lc_runs64, uint64_t)
+
+/* signals.ngrams._keys for n = 2 with 32-bit keys, in one pass where numpy makes seven (a gather of the content
+   table, the mask's OR, two shifts, the OR of the halves, the sentinel's mask): key[i] = d(cp[i]) << 16 | d(cp[i+1]),
+   d the alphabet's dense numbering (dense[c], when given) or the code point itself (all below 0x10000), the
+   type's maximum where neither character is content (mask) and valid[i] saying whether one is. content: a byte
+   per code point, 0 or 1 (the caller checks the text's code points are in the table). */
+void lc_bigrams(int64_t m, const uint32_t *cp, const uint8_t *content, const uint32_t *dense, int64_t mask,
+                uint32_t *key, uint8_t *valid) {
+    for (int64_t i = 0; i < m; i++) {
+        uint32_t a = cp[i], b = cp[i + 1];
+        uint8_t v = content[a] | content[b];
+        uint32_t k = dense ? (dense[a] << 16 | dense[b]) : (a << 16 | b);
+        valid[i] = v;
+        key[i] = (mask && !v) ? 0xFFFFFFFFu : k;
+    }
+}
+
+/* The dense numbering of the code points cp (n of them, each below size) that signals.ngrams._keys takes from
+   numpy's cumsum of the bincount's presence: dense[c] = how many distinct code points lie below c (c present; the
+   entries of absent ones as numpy leaves them, one less than those below, unread). dense: size zeroed entries.
+   Returns how many distinct code points there are. */
+int64_t lc_alphabet(int64_t n, const uint32_t *cp, int64_t size, uint32_t *dense) {
+    for (int64_t i = 0; i < n; i++) dense[cp[i]] = 1;
+    uint32_t run = 0;
+    for (int64_t j = 0; j < size; j++) {
+        run += dense[j];
+        dense[j] = run - 1u;
+    }
+    return (int64_t)run;
+}
 
 /* text.end_candidates._skip_ws_each: for each offset q[i], the first offset at or after it whose code point
    has none of the flag bits `ws` in fl (or q[i] itself past the text's end). The offsets come sorted, so an
@@ -1295,6 +1326,10 @@ def _load() -> ctypes.CDLL | None:
         for name in ("lc_runs32", "lc_runs64"):
             getattr(lib, name).restype = None
             getattr(lib, name).argtypes = [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 5
+        lib.lc_bigrams.restype = None
+        lib.lc_bigrams.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] + [ctypes.c_void_p] * 2
+        lib.lc_alphabet.restype = ctypes.c_int64
+        lib.lc_alphabet.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p]
         lib.lc_markers.restype = None
         lib.lc_markers.argtypes = ([ctypes.c_int64] + [ctypes.c_void_p] * 5 + [ctypes.c_void_p, ctypes.c_int64] * 4
                                    + [ctypes.c_void_p])
@@ -1637,6 +1672,30 @@ def sorted_run_sums(rows: np.ndarray, clogc: np.ndarray) -> tuple[np.ndarray, np
     getattr(lib, kernel)(r, w, rows.ctypes.data, clogc.ctypes.data, out.ctypes.data, nsent.ctypes.data,
                          buf.ctypes.data)
     return out, nsent
+
+
+def bigram_keys(cp: np.ndarray, content: np.ndarray, mask: bool = True) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`logichunk.signals.ngrams._keys` for ``n = 2`` from the compiled kernels (``cp``: uint32 code
+    points; ``content``: its uint8 table, 0 or 1 per code point): the same uint32 keys and content mask, in
+    one pass over the text; None when the kernel is not available, a code point lies past the table, or the
+    keys need 64 bits (65,535 distinct characters or more, one beyond the BMP)."""
+    lib = _load()
+    if lib is None or cp.dtype != np.uint32 or cp.ndim != 1 or cp.size < 2 or content.dtype != np.uint8:
+        return None
+    top = int(cp.max())
+    if top >= content.size:
+        return None
+    (cp,), (content,) = _c(np.uint32, cp), _c(np.uint8, content)
+    dense = None
+    if top >= 0x10000:  # beyond the BMP: the alphabet numbered densely, as numpy numbers it
+        dense = np.zeros(top + 1, np.uint32)
+        if lib.lc_alphabet(cp.size, cp.ctypes.data, dense.size, dense.ctypes.data) >= 0xFFFF:
+            return None
+    m = cp.size - 1
+    key, valid = np.empty(m, np.uint32), np.empty(m, np.bool_)
+    lib.lc_bigrams(m, cp.ctypes.data, content.ctypes.data, None if dense is None else dense.ctypes.data, int(mask),
+                   key.ctypes.data, valid.ctypes.data)
+    return key, valid
 
 
 def skip_ws(cp: np.ndarray, fl: np.ndarray, ws: int, q: np.ndarray) -> np.ndarray | None:

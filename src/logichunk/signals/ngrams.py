@@ -1,7 +1,8 @@
 """Character n-grams of a text: exact n-gram keys, and the window entropy, document perplexity and
 divergence curves computed from them.
 
-Everything is numpy, with no model and no Python loop per character or window.
+Everything is numpy, with no model and no Python loop per character or window (a text's bigram keys
+and the windows' run sums come from :mod:`logichunk.native` where it is compiled: the same bits).
 
 **Curves** (for plots, and the composite signal) of character n-grams, ``(offsets, values)``:
 
@@ -52,11 +53,21 @@ def _gram_keys(text: str, n: int, mask: bool = True) -> tuple[np.ndarray, np.nda
     (the sentinel; not with ``mask=False``), and the content mask; one entry per start ``i`` in
     ``[0, len(text) - n]`` (see :func:`_keys`). Cached for the last two texts: the curves share
     them."""
-    cp = codepoints(text)
-    key, valid = _keys(cp, np.take(_content_table(), cp).view(bool), n, mask)
+    key, valid = _keys_of(codepoints(text), n, mask)
     key.flags.writeable = False  # cached per text: shared by every caller
     valid.flags.writeable = False
     return key, valid
+
+
+def _keys_of(cp: np.ndarray, n: int, mask: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_keys` of the code points ``cp``: bigrams from one compiled pass
+    (:func:`logichunk.native.bigram_keys`, the same keys), other n-grams, or without the kernel, from the
+    numpy passes."""
+    if n == 2:
+        fast = native.bigram_keys(cp, _content_table(), mask)
+        if fast is not None:
+            return fast
+    return _keys(cp, np.take(_content_table(), cp).view(bool), n, mask)
 
 
 def _keys(cp: np.ndarray, content: np.ndarray, n: int, mask: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -344,6 +355,11 @@ def divergence_curve(text: str, window: int = 100, step: int = 50, n: int = 2) -
     return t.astype(np.float64), _information_gain(hu, hl, hr, ml, mr)
 
 
+#: the share of a text :func:`divergence_at`'s windows cover from which it reads the whole text's n-gram keys
+#: (cached: the cascade's next levels ask about more gaps of the same text) rather than their own
+_SHARED_KEYS = 0.5
+
+
 def divergence_at(text: str, offsets: np.ndarray, window: int = 100, n: int = 2, *,
                   edges: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """:func:`divergence_curve`'s information gain, evaluated exactly at the given character
@@ -378,10 +394,17 @@ def divergence_at(text: str, offsets: np.ndarray, window: int = 100, n: int = 2,
     np.cumsum((seg_hi - seg_lo)[:-1], out=seg_off[1:])
     seg = np.empty(order.size, np.int64)
     seg[order] = np.cumsum(new) - 1
-    t_loc = t_all - seg_lo[seg] + seg_off[seg]
-    cp_all = codepoints(text)
-    cp = np.concatenate([cp_all[a:b] for a, b in zip(seg_lo.tolist(), seg_hi.tolist(), strict=True)])
-    key, _ = _keys(cp, np.take(_content_table(), cp).view(bool), n)
+    if int(seg_off[-1] + seg_hi[-1] - seg_lo[-1]) >= _SHARED_KEYS * N:
+        # the windows cover much of the text: the whole text's keys, cached, serve this call and the next
+        # level's (a window never reaches past its segment, so it reads the same n-grams; any of _keys'
+        # numberings orders the grams alike, so the runs are summed in the same order: the same bits)
+        key = _gram_keys(text, n)[0]
+        t_loc = t_all
+    else:
+        t_loc = t_all - seg_lo[seg] + seg_off[seg]
+        cp_all = codepoints(text)
+        cp = np.concatenate([cp_all[a:b] for a, b in zip(seg_lo.tolist(), seg_hi.tolist(), strict=True)])
+        key, _ = _keys_of(cp, n)
     if key.size == 0:
         return out
     full = N - n + 1  # the union window is clipped to the text's n-gram count, as on the grid
