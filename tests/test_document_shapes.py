@@ -3,6 +3,8 @@ lead-in rules read on their own markup. Each test fails on the reading before it
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -335,3 +337,174 @@ def test_stars_without_org_keywords_stay_bullets():
     lay = layout(sents)
     k = next(i for i, t in enumerate(sents.texts()) if t.startswith("** Tiles"))
     assert not lay.heading[k]
+
+
+# --- shapes of the twenty-ninth session: poems' titles, Debian changelogs, aligned tables, records ---
+
+POEMS = [("将进酒\n李白\n\n", "君不见黄河之水天上来，奔流到海不复回。\n君不见高堂明镜悲白发，朝如青丝暮成雪。\n"
+          "人生得意须尽欢，莫使金樽空对月。\n天生我材必有用，千金散尽还复来。\n\n"),
+         ("静夜思\n唐·李白\n\n", "床前明月光，疑是地上霜。\n举头望明月，低头思故乡。\n\n"),
+         ("水调歌头·明月几时有\n[宋] 苏轼\n", "明月几时有？\n把酒问青天。\n不知天上宫阙，今夕是何年。\n"
+          "我欲乘风归去，又恐琼楼玉宇，高处不胜寒。\n起舞弄清影，何似在人间。\n\n"),
+         ("The Tyger\nby William Blake\n\n", "Tyger Tyger, burning bright,\nIn the forests of the night;\n"
+          "What immortal hand or eye,\nCould frame thy fearful symmetry?\n\n"),
+         ("Ozymandias\nby Percy Bysshe Shelley\n\n", "I met a traveller from an antique land,\n"
+          "Who said—“Two vast and trunkless legs of stone\nStand in the desert. Near them, on the sand,\n"
+          "Half sunk a shattered visage lies, whose frown,\n\n")]
+
+
+def test_a_poems_title_and_byline_title_the_poem():
+    """A poem's title over its author's line (``将进酒`` over ``李白``, ``静夜思`` over ``唐·李白``, ``The Tyger`` over
+    ``by William Blake``) titles the poem under it: both are headings, and no chunk ends with them (they ended
+    the chunk of the poem before at 200: 3 of the Chinese, 14 of the English samples' chunks)."""
+    text = "".join(t + b for t, b in POEMS) * 2
+    sents = split_sentences(text)
+    lay = layout(sents)
+    titles = [line for t, _ in POEMS for line in t.split("\n") if line]
+    for k, s in enumerate(sents.texts()):
+        if s.strip() in titles:
+            assert lay.heading[k], s
+    for max_size in (120, 200, 400, 1000):
+        for c in chunk(text, max_size=max_size):
+            body = text[c.span.start : c.span.end].rstrip()
+            assert not any(body.endswith(t) for t in titles), (max_size, body[-60:])
+
+
+def test_a_list_of_names_is_no_poem():
+    """Font names one a line under a lead-in, cities with no verse's marks: no title, no byline."""
+    for text in ("Available fonts:\n\nDejaVu Sans\nDejaVu Sans Mono\nDejaVu Serif\nDejaVu Serif Condensed\n",
+                 "城市如下。\n\n北京\n上海\n广州\n深圳\n"):
+        assert not layout(split_sentences(text)).heading.any()
+
+
+def test_a_mail_sign_off_is_no_poems_title():
+    """``Thanks`` over ``Priya Sharma`` over a blank line and a quote: no byline over verse, no heading."""
+    text = ("Hi Bob,\n\nThe build is green again. I pushed the fix to main.\n\nThanks\nby Priya Sharma\n\n"
+            "> On Monday you wrote:\n> the build is red\n")
+    sents = split_sentences(text)
+    lay = layout(sents)
+    k = next(i for i, s in enumerate(sents.texts()) if s.startswith("Thanks"))
+    assert not lay.heading[k] and not lay.heading[k + 1]
+
+
+DEB = ("hello (2.10-3) unstable; urgency=medium\n\n"
+       "  * Team upload.\n  * d/control: Bump Standards-Version to 4.6.2. No changes needed.\n"
+       "  * d/rules: Drop the obsolete override. It was needed for the old toolchain.\n\n"
+       " -- Jane Doe <jane@example.org>  Tue, 20 Sep 2022 12:17:15 -0400\n\n")
+
+
+def test_a_debian_changelogs_entry_line_heads_its_entry_and_the_trailer_closes_it():
+    """``pkg (1.2-3) unstable; urgency=medium`` is the entry's heading (it ended the chunk before it: 397 of the
+    chunks of eight real changelogs at 200), and `` -- Name <mail>  date`` stays with the entry's last item."""
+    text = "".join(DEB.replace("2.10-3", f"2.10-{k}").replace("Team upload", f"Upload {k}") for k in range(8, 0, -1))
+    sents = split_sentences(text)
+    lay = layout(sents)
+    for k, s in enumerate(sents.texts()):
+        if s.startswith("hello ("):
+            assert lay.heading[k]
+            assert k == 0 or lay.strength[k - 1] == SECTION
+        if s.lstrip().startswith("-- Jane"):
+            assert lay.no_cut[k - 1]
+    heads = {text.index("\n\n", m) + 2 for m in range(len(text)) if text.startswith("hello (", m)}
+    trailers = {text.index(" -- Jane", m) for m in range(len(text)) if text.startswith(" -- Jane", m)}
+    for max_size in (200, 400, 1000):
+        tree = chunk(text, max_size=max_size)
+        assert not heads & _ends(tree), max_size
+        assert not trailers & {c.span.start for c in tree}, max_size
+
+
+def _aligned_table(rows: list[list[str]]) -> str:
+    widths = [max(len(r[j]) for r in rows) for j in range(len(rows[0]))]
+    return "".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() + "\n" for r in rows)
+
+
+PS = _aligned_table([["USER", "PID", "%CPU", "COMMAND"]] + [
+    [u, str(100 + k), f"{k % 9}.{k % 7}", f"/usr/lib/{c} --flag. Restarted twice. See the log"]
+    for k, (u, c) in enumerate([("root", "systemd"), ("www-data", "nginx"), ("postgres", "postgres")] * 4)])
+
+
+def test_an_aligned_tables_rows_are_units_and_its_header_stays_with_them():
+    """A table aligned with spaces (``ps``'s): each row is one unit (a ``. `` in a cell ended a sentence: 81 cuts
+    fell inside rows of the sample), and its header row stays with the first row (it ended a chunk)."""
+    text = "The processes, as ps printed them:\n\n" + PS + "\nThat is all of them.\n"
+    sents = split_sentences(text)
+    assert all(any(s.rstrip("\n") == r for s in sents.texts()) for r in PS.splitlines())
+    lay = layout(sents)
+    k = next(i for i, s in enumerate(sents.texts()) if s.startswith("USER"))
+    assert lay.no_cut[k] and not lay.heading[k]
+    header_end = text.index("\n", text.index("USER")) + 1
+    for max_size in (200, 400, 1000):  # (the header and a row fit together)
+        assert header_end not in _ends(chunk(text, max_size=max_size)), max_size
+
+
+def test_prose_with_two_spaces_after_a_full_stop_is_no_aligned_table():
+    text = "".join(f"Line {k} ends here.  Then another sentence follows on it.  And a third one.\n" for k in range(6))
+    assert len(split_sentences(text)) > 6
+
+
+def _cut_inside_a_fitting_line(text: str, max_size: int) -> list[tuple[int, str]]:
+    bad, at = [], 0
+    ends = _ends(chunk(text, max_size=max_size))
+    for line in text.splitlines(keepends=True):
+        b = at + len(line.rstrip("\n"))
+        fits = len(text) - len(text[b:].lstrip()) - at <= max_size  # (with its line end and any blank lines after)
+        if fits and any(at < e < b for e in ends):
+            bad.append((at, line))
+        at += len(line)
+    return bad
+
+
+_FIELD = st.text(alphabet="abc xyz.", min_size=1, max_size=30).filter(lambda f: f.strip() == f and f)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=st.lists(st.tuples(_FIELD, _FIELD, _FIELD), min_size=3, max_size=30),
+       max_size=st.integers(40, 400), quoted=st.booleans())
+def test_no_cut_falls_inside_a_csv_row_that_fits(rows, max_size, quoted):
+    """A CSV's line is one record: cut inside only where the record alone exceeds the limit (a ``. `` inside a
+    field ended a sentence: 40 of 40 rows of the sample were cut at level 1 at 1000)."""
+    q = '"' if quoted else ""
+    text = "".join(f"{k},{q}{a}{q},{q}{b}. {c}{q},{k * 7}\n" for k, (a, b, c) in enumerate(rows))
+    assert not _cut_inside_a_fitting_line(text, max_size)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=st.lists(st.tuples(_FIELD, _FIELD), min_size=3, max_size=30), max_size=st.integers(40, 400))
+def test_no_cut_falls_inside_a_json_lines_record_that_fits(rows, max_size):
+    text = "".join(json.dumps({"id": k, "text": f"{a}. {b}. Done.", "tags": ["x"]}) + "\n"
+                   for k, (a, b) in enumerate(rows))
+    assert not _cut_inside_a_fitting_line(text, max_size)
+
+
+def test_prose_lines_with_a_comma_each_are_no_csv():
+    """One comma per line is verse's or prose's, not a CSV's (three columns at least): its sentences stay."""
+    text = "".join(f"When the rain came, we went in. It was cold {k}.\n" for k in range(5))
+    assert len(split_sentences(text)) == 10
+
+
+_CELL = st.text(alphabet="abcxyz01.", min_size=1, max_size=12).filter(lambda c: c.strip(". ") == c)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=st.lists(st.lists(_CELL, min_size=3, max_size=3), min_size=3, max_size=20),
+       notes=st.lists(st.sampled_from(["Done. See the log", "Restarted. Twice", "ok"]), min_size=20, max_size=20),
+       max_size=st.integers(60, 400))
+def test_no_cut_falls_inside_an_aligned_tables_row_that_fits(rows, notes, max_size):
+    """Random tables aligned with spaces (three columns and a note with full stops, each column padded): no cut
+    falls inside a row that fits with its line end, at any level."""
+    table = _aligned_table([["NAME", "SIZE", "KIND", "NOTE"]] + [r + [notes[k]] for k, r in enumerate(rows)])
+    text = "Before the table, a sentence. Another one.\n\n" + table + "\nAfter it, a closing sentence.\n"
+    at = text.index("NAME")
+    assert not [x for x in _cut_inside_a_fitting_line(text, max_size) if x[0] >= at]
+
+
+def test_a_json_records_inner_array_does_not_part_the_record():
+    """``  },`` over ``  {`` parts two records of the outer array only: an inner array's objects are the record's
+    parts, so a record that fits is one chunk (at 1000, 2 of 12 records were cut inside at level 1)."""
+    recs = [{"id": i, "name": f"Store {i}", "items": [{"sku": f"A{i}{k}", "qty": k, "note": "Fragile. Keep upright."}
+                                                      for k in range(3)]} for i in range(12)]
+    text = json.dumps(recs, indent=2) + "\n"
+    spans = [(m, text.index("\n  }", m) + 4) for m in range(len(text)) if text.startswith("\n  {", m)]
+    for max_size in (400, 1000, 2000):
+        cuts = {c.span.end for c in chunk(text, max_size=max_size) if c.level == 1}
+        assert not [(a, b) for a, b in spans if b - a <= max_size and any(a + 1 < x < b for x in cuts)], max_size

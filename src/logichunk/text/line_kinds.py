@@ -29,6 +29,7 @@ import numpy as np
 
 from ._arrays import _EMPTY_I64, _member
 from .end_candidates import _NL_CHARS
+from .records import record_lines
 from .sentence_chars import _F_CJK, _F_UPPER, _F_WS, _scalar_flags
 
 __all__ = ["BULLET_CHARS", "fence_spans", "front_matter"]
@@ -516,8 +517,9 @@ def _structure(text: str, first: np.ndarray, end: np.ndarray, nl: np.ndarray, ki
     """From line kinds to hard breaks and no-split ranges: fences pair up, setext underlines and
     tables are recognised across lines."""
     fm = front_matter(text)
+    records = record_lines(text, first, end, nl)  # (a CSV's, a JSON Lines file's, an aligned table's rows)
     if kinds is None:
-        if fm is None:
+        if fm is None and records.size == 0:
             return _NO_LINES
         kinds = _Kinds(_EMPTY_I64, _EMPTY_I64, *(np.zeros(0, dtype=bool) for _ in range(6)), _EMPTY_I64, _EMPTY_I64)
     m = first.size
@@ -603,7 +605,20 @@ def _structure(text: str, first: np.ndarray, end: np.ndarray, nl: np.ndarray, ki
     lo_a = np.concatenate((f[unit], np.asarray(lo, dtype=np.int64), first[setext_a], f[odot] + digits[odot]))
     hi_a = np.concatenate((e[unit], np.asarray(hi, dtype=np.int64), end[setext_a], f[odot] + digits[odot] + 1))
     order = np.argsort(lo_a, kind="stable")
-    return _Lines(hard, lo_a[order], hi_a[order])
+    lo_a, hi_a = lo_a[order], hi_a[order]
+    if records.size:  # (a record's line may hold a unit already: the ranges are merged, to stay disjoint)
+        lo_a, hi_a = _merged(np.concatenate((lo_a, first[records])), np.concatenate((hi_a, end[records])))
+    return _Lines(hard, lo_a, hi_a)
+
+
+def _merged(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The union of the ranges ``[lo, hi)`` as sorted, disjoint ranges."""
+    order = np.argsort(lo, kind="stable")
+    lo, hi = lo[order], hi[order]
+    reach = np.maximum.accumulate(hi)
+    opens = np.ones(lo.size, dtype=bool)
+    opens[1:] = lo[1:] > reach[:-1]
+    return lo[opens], np.maximum.reduceat(hi, np.flatnonzero(opens)) if lo.size else hi
 
 
 def _inside(pos: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:

@@ -104,6 +104,7 @@ from .line_kinds import (
     rst_underline,
 )
 from .pages import PAGE_LABEL, furniture_lines, paginated
+from .records import aligned_heads, has_gutters
 from .sentence_chars import _CLOSERS, _QUESTION_MARKS
 from .sentence_chars import _PROSE_END as _PROSE_END_CHARS
 from .sentences import (
@@ -816,6 +817,37 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     if n > 1:
         lead[_table_heads(text, starts, ends, np.flatnonzero(
             line_whole[:-1] & not_code[:-1] & (first[:-1] == 0x7C) & (after[:-1] == BREAK_LINE)))] = True
+    # a table aligned with spaces ("USER   PID %CPU" over its rows, as ps and df print them): its header row
+    # stays with its rows, as a Markdown table's does (each row is one unit already: :mod:`.records`)
+    if n > 1 and has_gutters(text):
+        heads = np.asarray(aligned_heads(text), np.int64)
+        k = np.minimum(np.searchsorted(starts, heads), n - 1)
+        heads = k[(starts[k] == heads) & line_whole[k] & not_code[k] & (k < n - 1)]
+        heads = heads[after[heads] == BREAK_LINE]
+        lead[heads] = True
+        heading[heads] = False
+    # a poem's title over its author's line ("将进酒" over "李白" or "唐·李白", "Ozymandias" over "by Percy Bysshe
+    # Shelley"), over the poem's lines: the two title the poem, never end a chunk (read in Python only where a
+    # byline's first character may open one: a Han character, a bracket, "b")
+    pair = np.flatnonzero(line_whole[:-1] & line_whole[1:] & short[:-1] & short[1:] & not_code[:-1]
+                          & ((before[:-1] >= BREAK_PARAGRAPH) | opens_text[:-1]) & (after[:-1] == BREAK_LINE)
+                          & (after[1:] >= BREAK_LINE) & ~heading[:-1] & ~heading[1:]
+                          & (_member(first[1:], _BYLINE_FIRST) | ((first[1:] >= 0x4E00) & (first[1:] <= 0x9FFF))))
+    for i in pair[pair < n - 3].tolist():
+        if _BYLINE.fullmatch(text, int(starts[i + 1]), int(ends[i + 1])) and _verse_under(text, starts, ends, after, i + 2) \
+                and _is_title(text[int(starts[i]) : int(ends[i])]):
+            heading[i] = heading[i + 1] = True
+    # a Debian changelog's entry line ("hello (2.10-3) unstable; urgency=medium") heads its entry, and its trailer
+    # (" -- Name <mail>  date") closes it: it stays with the entry's last item
+    if n > 1 and "; urgency=" in text:
+        for m in _DEB_ENTRY.finditer(text):
+            k = int(np.searchsorted(starts, m.start()))
+            if k < n and starts[k] == m.start() and not_code[k]:
+                heading[k : int(np.searchsorted(starts, m.end()))] = True
+        for m in _DEB_TRAILER.finditer(text):
+            k = int(np.searchsorted(starts, m.start() + 2, side="right")) - 1  # (the sentence of its "--")
+            if 0 < k and not_code[k] and starts[k] >= m.start():
+                lead[k - 1] = True
     # an INI or TOML file's section header over its first key ("[tool.pytest.ini_options]" over
     # "xfail_strict = true", "[[tool.mypy.overrides]]") heads its section, as a Markdown heading does
     if n > 1:
@@ -930,6 +962,13 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             if after_shut.size:
                 after_shut = after_shut[(strength[after_shut] == LINE) & ~no_cut[after_shut] & one_text[after_shut]
                                         & (indent[after_shut + 1] == indent[after_shut])]
+                # (only the outer records, the least indented of each block — lines between blank lines or a fence's
+                # edges, a JSON file or one example of it: an inner array's objects are parts of the record that
+                # holds them, and a record that fits stays whole)
+                _, owner = np.unique(np.cumsum(brk >= BREAK_PARAGRAPH)[after_shut], return_inverse=True)
+                outer = np.full(int(owner.max(initial=0)) + 1, np.iinfo(np.int64).max)
+                np.minimum.at(outer, owner, indent[after_shut])
+                after_shut = after_shut[indent[after_shut] == outer[owner]]
                 strength[after_shut] = PARAGRAPH
                 closed[after_shut] = True
         # a C function's return type on a line of its own (GNU's and CPython's style: "static PyObject *" over
@@ -1657,6 +1696,41 @@ _ORG_TBLFM = re.compile(r"[ \t]*#\+TBLFM:", re.IGNORECASE)
 _LOG_TIME = re.compile(r"\[?(?:\d{4}[-/]\d{2}[-/]\d{2}[T ]\d{2}:\d{2}|\d{1,2}:\d{2}(?::\d{2})?\])")
 #: a text is a log where this many of its lines open with a time, or more
 _LOG_RECORDS_MIN = 3
+#: a poem's byline: its author's name (two to four Han characters, after a dynasty's name and a dot or in
+#: brackets: "李白", "唐·李白", "[宋] 苏轼"; or "by" and a name: a name alone reads as a list's item)
+_BYLINE = re.compile(r"[ \t\u3000]*(?:(?:[\[［(（【〔][\u4e00-\u9fff]{1,2}[\]］)）】〕]|[\u4e00-\u9fff]{1,2}[·・•‧])[ \t\u3000]*)?"
+                     r"[\u4e00-\u9fff]{2,4}[ \t\u3000]*\s*"
+                     r"|[ \t]*(?:by|By|BY)[ \t]+[A-Z][\w.'’-]*(?:[ \t]+[A-Z][\w.'’-]*){0,3}[ \t]*\s*")
+_BYLINE_FIRST = np.array(sorted(map(ord, "[［(（【〔bB")), dtype=np.uint32)
+#: the marks a line of Chinese verse ends with (a list of names or places has none)
+_VERSE_END = "，。？！；、"
+#: the fewest lines of verse under a poem's title and byline
+VERSE_LINES_MIN = 2
+
+
+def _verse_under(text: str, starts: np.ndarray, ends: np.ndarray, after: np.ndarray, i: int) -> bool:
+    """Whether lines of verse open at sentence ``i``: two lines or more of twice a title's length at most, one under
+    the other (Chinese verse's ending with its marks: "，", "。"), none a mail's header field or a quote (a mail's sign-off over a blank line reads as a title and a
+    byline: "Thanks" over "Priya Sharma")."""
+    lines = 0
+    while i < starts.size and lines < VERSE_LINES_MIN:
+        line = text[int(starts[i]) : int(ends[i])]
+        if not line.strip() or len(line.strip()) > 2 * TITLE_MAX_CHARS or line.lstrip()[:1] == ">" \
+                or _MAIL_HEADER.match(line) or (_is_cjk(line.lstrip()[0]) and line.rstrip()[-1] not in _VERSE_END):
+            return False
+        while after[i] < BREAK_LINE and i + 1 < starts.size:  # (the line's further sentences)
+            i += 1
+        lines += 1
+        if lines < VERSE_LINES_MIN and after[i] != BREAK_LINE:
+            return False
+        i += 1
+    return lines >= VERSE_LINES_MIN
+
+
+#: a Debian changelog's entry line (its package, version, distributions and urgency) and its trailer (the
+#: maintainer's name, mail and the date, after " -- ")
+_DEB_ENTRY = re.compile(r"(?m)^[a-z0-9][a-z0-9+.\-]* \([^()\s]+\)(?: [\w+/.\-]+)+; urgency=\w+[^\n]*")
+_DEB_TRAILER = re.compile(r"(?m)^ -- [^\n<]*<[^>\n]*>[ \t]+\S")
 #: a quoted blank line is at most this long (its marks, spaces and line end)
 _QUOTED_BLANK_MAX = 8
 
