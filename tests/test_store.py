@@ -287,6 +287,27 @@ def test_text_no_database_can_hold_is_one_line_of_error_and_nothing_is_stored(ma
     assert [b.content for b in store.blocks()] == ["Fine text here.\n\n"]
 
 
+def test_a_nul_character_is_refused_alike_on_both_backends_and_nothing_is_stored(make_store):
+    """A NUL (``\\x00``) in a block or a title: SQLite kept it while PostgreSQL's driver failed with a vague
+    error, so a text fared differently by backend; both now refuse it in one line before anything is written."""
+    store = make_store(settings=SMALL)
+    before = store.documents()
+    bad = "A block. Then \x00 a NUL.\n\n"
+    for call, where in ((lambda: store.add_document("t", [("c", ["Fine.\n\n", bad])]), "block 2 of chapter 'c'"),
+                        (lambda: store.add_document("t\x00"), "document title"),
+                        (lambda: store.add_document("t", [("c\x00", ["Fine.\n\n"])]), "chapter title")):
+        with pytest.raises(InputError, match=f"^{where} holds a NUL character \\(\\\\x00\\) at character \\d+"):
+            call()
+    assert store.documents() == before
+    doc = store.add_document("t", [("c", ["Fine text here.\n\n"])])
+    block = store.blocks()[0]
+    with pytest.raises(InputError, match="^block 1 holds a NUL character .* at character 14"):
+        store.edit_block(block.id, bad)
+    with pytest.raises(InputError, match="NUL character"):
+        store.add_block(store.chapters(doc)[0][0], bad)
+    assert [b.content for b in store.blocks()] == ["Fine text here.\n\n"]
+
+
 @pytest.mark.parametrize("path", ["/nonexistent-folder/x.db", "/sys/logichunk.db", "/"])
 def test_unwritable_sqlite_path(path):
     with pytest.raises(StoreError, match="cannot"):

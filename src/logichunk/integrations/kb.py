@@ -28,7 +28,7 @@ from ..retrieve import retrieve
 from ..store import ChunkRow, Store, origins, refs
 from ..store.document_layout import DocLayout, document_summary, hit_pages
 from ..store.ingest import SUFFIXES, ingest_text, read_text_file
-from ..text.decode import check_unicode, plain_stem, text_file_name
+from ..text.decode import check_storable, plain_stem, text_file_name
 
 PROJECT_CHARS = 100
 
@@ -109,7 +109,7 @@ def check_text(text: Any, what: str, limit: int) -> str:
         raise InputError(f"{what} is empty")
     if len(text) > limit:
         raise InputError(f"{what} is {len(text):,} characters; this server takes at most {limit:,}")
-    return check_unicode(text, what)
+    return check_storable(text, what)
 
 
 def _check_top_k(top_k: Any, limits: Limits) -> int:

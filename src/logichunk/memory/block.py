@@ -25,26 +25,13 @@ from typing import Any
 
 from ..errors import InputError
 from ..signals.items import content_items
-from ..text.decode import check_unicode
+from ..text.decode import check_storable
 
 __all__ = [
     "STOP_PHRASES", "LogicalBlock", "ToolCall", "anchor_text", "check_count", "check_storable", "content_tokens",
     "is_filler",
     "is_question", "new_items", "normalize_phrase",
 ]
-
-
-def check_storable(text: str, what: str) -> str:
-    """``text`` when every store can hold it: valid Unicode (:func:`~logichunk.text.decode.check_unicode`)
-    and no NUL character, which a PostgreSQL text field refuses. Refused on SQLite too, so a turn fares
-    the same on both backends and is refused when it is made, not when its topic is archived (where it
-    would keep the whole topic, its other turns too, out of the store)."""
-    check_unicode(text, what)
-    at = text.find("\x00")
-    if at >= 0:
-        raise InputError(f"{what} holds a NUL character (\\x00) at character {at}, which a store cannot hold "
-                         "(PostgreSQL text refuses it); remove or escape it")
-    return text
 
 
 def check_count(value: object, what: str, least: int = 0) -> int:

@@ -37,19 +37,20 @@ from ..index.bm25 import BM25Index
 from ..index.vectors import HnswIndex, VectorIndex, make_index
 from ..models.embedding import LRUMapping
 from ..models.registry import embedder_of
-from ..text.decode import check_unicode
+from ..text.decode import check_storable
 from ..types import Bubble, Chunk, Span
 from . import saved_index, schema
 from .plan import ChapterPlan, cut_mode, cut_vectors, embed_batches, plan_chapter, sha256
 
 
 def _check_blocks(texts: Sequence[Any], chapter: str | None = None) -> None:
-    """Blocks a store can hold: strings UTF-8 can encode (one line of error naming the first that is not;
-    an unpaired surrogate from JSON reached the database driver as a traceback before)."""
+    """Blocks a store can hold: strings UTF-8 can encode, without NUL (one line of error naming the first that
+    is not; an unpaired surrogate from JSON reached the database driver as a traceback before, a NUL PostgreSQL's
+    as a vague error while SQLite kept it)."""
     for i, t in enumerate(texts):
         if not isinstance(t, str):
             raise InputError("block content must be a string")
-        check_unicode(t, f"block {i + 1}" + (f" of chapter {chapter!r}" if chapter else ""))
+        check_storable(t, f"block {i + 1}" + (f" of chapter {chapter!r}" if chapter else ""))
 
 
 class StoreError(LogichunkError):
@@ -513,7 +514,7 @@ class Store:
         """A document with ``chapters`` = ``[(title, [block texts...]), ...]``; blocks start dirty."""
         if not isinstance(title, str):
             raise InputError("document title must be a string")
-        check_unicode(title, "document title")
+        check_storable(title, "document title")
         with self.tx():
             order = self._q("SELECT COALESCE(MAX(doc_order), 0) + 1 FROM documents WHERE project_id = ?",
                             (self.project_id,))[0][0]
@@ -528,7 +529,7 @@ class Store:
 
     def add_chapter(self, document_id: str, title: str | None = None) -> str:
         if title is not None:
-            check_unicode(title, "chapter title")
+            check_storable(title, "chapter title")
         with self.tx():
             self._require("documents", document_id, "document")
             order = self._q("SELECT COALESCE(MAX(chapter_order), 0) + 1 FROM chapters WHERE document_id = ?",
@@ -622,7 +623,7 @@ class Store:
         _check_blocks([text for _bid, _rev, text in take])
         for t in (titles or {}).values():
             if t is not None:
-                check_unicode(t, "chapter title")
+                check_storable(t, "chapter title")
         with self.tx():
             now: dict[str, int] = {}
             for cid, _o, _t in self.chapters(document_id):
@@ -652,7 +653,7 @@ class Store:
         _check_blocks([b.text for _t, row in chapters for b in row])
         for t, _row in chapters:
             if t is not None:
-                check_unicode(t, "chapter title")
+                check_storable(t, "chapter title")
         with self.tx():
             old_chapters = self.chapters(document_id)
             now: dict[str, int] = {}

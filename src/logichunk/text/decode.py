@@ -43,7 +43,7 @@ from typing import BinaryIO
 from ..errors import InputError
 from .pdf import is_pdf, pdf_text
 
-__all__ = ["COMPRESSED_SUFFIXES", "SNIFF_BYTES", "check_unicode", "plain_stem", "read_blocks", "read_path", "read_text",
+__all__ = ["COMPRESSED_SUFFIXES", "SNIFF_BYTES", "check_storable", "check_unicode", "plain_stem", "read_blocks", "read_path", "read_text",
            "text_file_name"]
 
 #: How much of the input is inspected for signs of a binary file.
@@ -70,6 +70,19 @@ def check_unicode(text: str, what: str = "text") -> str:
         text.encode("utf-8")
     except UnicodeEncodeError as e:
         raise InputError(f"{what} holds an unpaired surrogate at character {e.start}; send valid Unicode") from None
+    return text
+
+
+def check_storable(text: str, what: str = "text") -> str:
+    """``text`` when every store can hold it: valid Unicode (:func:`check_unicode`) and no NUL character, which
+    a PostgreSQL text field refuses. Refused on SQLite too, so a text fares the same on both backends and is
+    refused when it is given, in one line, not by the database driver when it is written (a conversation's
+    turn there kept its whole topic out of the archive)."""
+    check_unicode(text, what)
+    at = text.find("\x00")
+    if at >= 0:
+        raise InputError(f"{what} holds a NUL character (\\x00) at character {at}, which a store cannot hold "
+                         "(PostgreSQL text refuses it); remove or escape it")
     return text
 
 
