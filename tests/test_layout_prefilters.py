@@ -10,14 +10,19 @@ comments, closers, sentence marks, CJK, odd whitespace).
 
 from __future__ import annotations
 
+import importlib.util
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from logichunk.text import records as R
 from logichunk.text import structure as S
+from logichunk.text._arrays import _member
+from logichunk.text.charclass import codepoints
 from logichunk.text.line_kinds import _fence_lines, line_openings
 from logichunk.text.sentences import BREAK_LINE, BREAK_PARAGRAPH, split_sentences
 
@@ -386,3 +391,97 @@ def test_an_article_opens_with_an_r_after_its_a(line: str) -> None:
     follows it: every line the expression reads as an article and that opens with "A" has one."""
     if line.startswith("A") and S._ARTICLE.match(line):
         assert line[1:2] == "r"
+
+
+# text/records.py reads gutters (runs of two spaces or more between cells) a block of code points at a time and
+# its aligned tables with numpy: both must read what the first, plainer readings below read (kept here verbatim)
+def _gutters_as_first_read(text: str) -> np.ndarray:
+    cp = codepoints(text)
+    if cp.size < 4:
+        return np.zeros((0, 2), np.int64)
+    sp = cp[1:] == 0x20
+    lo = np.flatnonzero((cp[:-2] > 0x20) & sp[:-1] & sp[1:]) + 1
+    lo = lo[~_member(cp[lo - 1], R._STOPS)]
+    hi = np.asarray([R._SPACES.match(text, a).end() for a in lo.tolist()], np.int64)
+    if hi.size:
+        keep = cp[np.minimum(hi, cp.size - 1)] > 0x20
+        keep &= hi < cp.size
+        lo, hi = lo[keep], hi[keep]
+    return np.stack((lo, hi), axis=1).astype(np.int64)
+
+
+def _aligned_tables_as_first_read(text: str) -> tuple:
+    at = _gutters_as_first_read(text)
+    if at.shape[0] < R.RECORDS_MIN:
+        return ()
+    lines: dict[int, list[tuple[int, int]]] = {}
+    cell: dict[int, int] = {}
+    for a, b in at.tolist():
+        start = text.rfind("\n", 0, a) + 1
+        if start not in cell:
+            cell[start] = start + len(text[start:a]) - len(text[start:a].lstrip(" \t"))
+            if text[cell[start]] == "|":
+                cell[start] = -1
+        opened = cell[start]
+        if opened < 0:
+            continue
+        cell[start] = b
+        if R._ALNUM.search(text, opened, a) is None:
+            continue
+        lines.setdefault(start, []).append((a - start, b - start))
+    out = []
+    starts = sorted(lines)
+    k = 0
+    while k < len(starts):
+        rows = [starts[k]]
+        lefts, rights = {b for _, b in lines[starts[k]]}, {a for a, _ in lines[starts[k]]}
+        k += 1
+        while k < len(starts) and text.rfind("\n", 0, starts[k] - 1) + 1 == rows[-1] and text[starts[k] - 1] == "\n":
+            g = lines[starts[k]]
+            left, right = lefts & {b for _, b in g}, rights & {a for a, _ in g}
+            if not left and not right:
+                break
+            lefts, rights = left, right
+            rows.append(starts[k])
+            k += 1
+        if len(rows) >= R.RECORDS_MIN:
+            firsts = tuple(r + len(text[r : r + 256]) - len(text[r : r + 256].lstrip(" \t")) for r in rows)
+            ends = tuple(e if (e := text.find("\n", r)) >= 0 else len(text) for r in rows)
+            out.append((firsts, ends))
+    return tuple(out)
+
+
+def _assert_read_as_first(text: str) -> None:
+    got, want = R._gutters.__wrapped__(text), _gutters_as_first_read(text)
+    assert got.dtype == want.dtype and got.shape == want.shape and np.array_equal(got, want)
+    assert R._aligned_tables.__wrapped__(text) == _aligned_tables_as_first_read(text)
+
+
+_CELL_PIECES = [" ", " ", "  ", "   ", " " * 15, " " * 16, " " * 17, "\t", "\n", "\n", "\r\n", "\n\n", ".", "|", ">", "#",
+                "1", "42", "a", "Word", "漢", "x. ", "1.  "]
+# cells under one another: a few columns of words and numbers, their gutters at one place or ragged
+_rows = st.lists(st.lists(st.sampled_from(["a", "Word", "42", "1.", "#", ">", "|", "漢", "x y"]), min_size=1, max_size=4)
+                 .flatmap(lambda cells: st.lists(st.sampled_from([" ", "  ", "   ", "\t", "    "]), min_size=len(cells),
+                                                 max_size=len(cells))
+                          .map(lambda gaps: "".join(g + c for g, c in zip(gaps, cells, strict=True)))),
+                 min_size=1, max_size=8).map("\n".join)
+
+
+@settings(max_examples=4000, deadline=None)
+@given(st.one_of(st.lists(st.sampled_from(_CELL_PIECES), max_size=80).map("".join),
+                 st.lists(_rows, min_size=1, max_size=4).map("\n\n".join)))
+def test_gutters_and_aligned_tables_are_read_as_first_read(text: str) -> None:
+    _assert_read_as_first(text)
+
+
+def test_gutters_and_aligned_tables_on_the_bench_corpora_are_read_as_first_read() -> None:
+    spec = importlib.util.spec_from_file_location("corpora", Path(__file__).resolve().parents[1] / "bench" / "corpora.py")
+    corpora = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(corpora)
+    for name in ("english", "chinese", "english_lines", "code"):
+        try:
+            text = getattr(corpora, name)(2_000_000)[0]
+        except FileNotFoundError:
+            pytest.skip("shared corpora not available")
+        _assert_read_as_first(text)
+        _assert_read_as_first(text[: len(text) // 3] + "  " + text[len(text) // 3 :])  # (a block's edge moved)

@@ -60,23 +60,46 @@ def _whole_file(text: str, first: np.ndarray, end: np.ndarray, nl: np.ndarray) -
     return False
 
 
+#: how far a gutter is read on the code points for its end (a longer one is matched by :data:`_SPACES`)
+_GUTTER_READ = 16
+#: how many code points :func:`_run_starts` reads at a time (its buffers stay in the CPU's cache and are reused:
+#: a fresh array the size of the text costs more in page faults than its comparisons)
+_BLOCK = 1 << 16
+
+
+def _run_starts(cp: np.ndarray) -> np.ndarray:
+    """Where a run of two spaces or more opens after a character that is none (> U+0020), a block at a time: a
+    block without two spaces in a row (most prose) is read once, to no more than that."""
+    sp, two, found = np.empty(_BLOCK + 2, bool), np.empty(_BLOCK, bool), []
+    for a in range(0, cp.size - 2, _BLOCK):
+        c = cp[a : a + _BLOCK + 2]
+        s = np.equal(c, 0x20, out=sp[: c.size])
+        t = np.logical_and(s[1:-1], s[2:], out=two[: c.size - 2])  # (at i: spaces at i + 1 and i + 2)
+        if t.any():
+            t &= np.greater(c[:-2], 0x20, out=s[:-2])  # (s[:-2] read: its memory is reused)
+            found.append(np.flatnonzero(t) + (a + 1))
+    return np.concatenate(found) if found else np.zeros(0, np.int64)
+
+
 @text_cache(maxsize=8)
 def _gutters(text: str) -> np.ndarray:
     """The runs of two spaces or more between two cells of a line (``[[start, end], ...]``): after a character
     that is no space nor a sentence's full stop (prose's two spaces after one are no gutter), before one that is
-    no space. Read on the code points (a regex tried at every character costs ten times more)."""
+    no space. Read on the code points (a regex tried at every character costs ten times more): two spaces in a
+    row are looked for first (most prose has none), and the few runs' ends read on the code points."""
     cp = codepoints(text)
     if cp.size < 4:
         return np.zeros((0, 2), np.int64)
-    sp = cp[1:] == 0x20
-    lo = np.flatnonzero((cp[:-2] > 0x20) & sp[:-1] & sp[1:]) + 1  # (two spaces after a character that is none)
+    lo = _run_starts(cp)
     lo = lo[~_member(cp[lo - 1], _STOPS)]
-    hi = np.asarray([_SPACES.match(text, a).end() for a in lo.tolist()], np.int64)  # (a few: one per cell)
-    if hi.size:
-        keep = cp[np.minimum(hi, cp.size - 1)] > 0x20
-        keep &= hi < cp.size
-        lo, hi = lo[keep], hi[keep]
-    return np.stack((lo, hi), axis=1).astype(np.int64)
+    window = cp[np.minimum(lo[:, None] + np.arange(2, _GUTTER_READ), cp.size - 1)] == 0x20
+    hi = lo + 2 + np.argmin(window, axis=1)  # (the first no space read; past the end reads the last character)
+    long = window.all(axis=1)
+    if long.any():
+        hi[long] = [_SPACES.match(text, a).end() for a in lo[long].tolist()]
+    keep = cp[np.minimum(hi, cp.size - 1)] > 0x20
+    keep &= hi < cp.size
+    return np.stack((lo[keep], hi[keep]), axis=1).astype(np.int64)
 
 
 @text_cache(maxsize=8)
@@ -88,33 +111,41 @@ def _aligned_tables(text: str) -> tuple[tuple[tuple[int, ...], tuple[int, ...]],
     at = _gutters(text)
     if at.shape[0] < RECORDS_MIN:
         return ()
-    lines: dict[int, list[tuple[int, int]]] = {}  # (each line's start: its gutters' columns)
-    cell: dict[int, int] = {}  # (where the cell before a line's next gutter opens)
-    for a, b in at.tolist():
-        start = text.rfind("\n", 0, a) + 1
-        if start not in cell:
-            cell[start] = start + len(text[start:a]) - len(text[start:a].lstrip(" \t"))
-            if text[cell[start]] == "|":
-                cell[start] = -1
-        opened = cell[start]
-        # (a Markdown table's row, "|" first, is a unit already and its header read as such; a cell of marks alone
-        # is no cell: a quote's ">", a comment's "#", a list's "1." before its text)
-        if opened < 0:
-            continue
-        cell[start] = b
-        if _ALNUM.search(text, opened, a) is None:
-            continue
-        lines.setdefault(start, []).append((a - start, b - start))
+    a, b = at[:, 0], at[:, 1]
+    start = np.asarray([text.rfind("\n", 0, x) + 1 for x in a.tolist()], np.int64)  # (each gutter's line)
+    head = np.concatenate(([True], start[1:] != start[:-1]))  # (a line's first gutter)
+    heads = np.flatnonzero(head)
+    # (where a line's first cell opens, past its indent; each later cell opens where the gutter before it ends)
+    first = [s + len(x) - len(x.lstrip(" \t")) for s, x in
+             ((s, text[s:e]) for s, e in zip(start[heads].tolist(), a[heads].tolist(), strict=True))]
+    opened = np.concatenate(([0], b[:-1]))
+    opened[heads] = first
+    # (a Markdown table's row, "|" first, is a unit already and its header read as such; a cell of marks alone
+    # is no cell: a quote's ">", a comment's "#", a list's "1." before its text)
+    piped = np.asarray([text[f] == "|" for f in first], bool)
+    kept = np.flatnonzero(~piped[np.cumsum(head) - 1])
+    kept = kept[np.asarray([_ALNUM.search(text, o, x) is not None
+                            for o, x in zip(opened[kept].tolist(), a[kept].tolist(), strict=True)], bool)]
+    if kept.size == 0:
+        return ()
+    own = start[kept]  # (the kept gutters' lines, each line's columns in a run: where a cell opens, closes)
+    cut = np.flatnonzero(np.concatenate(([True], own[1:] != own[:-1], [True]))).tolist()
+    opens, closes = (b[kept] - own).tolist(), (a[kept] - own).tolist()
+    starts = own[cut[:-1]].tolist()
+    # (whether each line comes right under the one before it: a table's rows do)
+    under = [k > 0 and text.rfind("\n", 0, r - 1) + 1 == starts[k - 1] and text[r - 1] == "\n"
+             for k, r in enumerate(starts)]
     out = []
-    starts = sorted(lines)
-    k = 0
-    while k < len(starts):
+    k, n = 0, len(starts)
+    while k < n:
+        if not (k + 2 < n and under[k + 1] and under[k + 2]):  # (no three rows from here)
+            k += 1
+            continue
         rows = [starts[k]]
-        lefts, rights = {b for _, b in lines[starts[k]]}, {a for a, _ in lines[starts[k]]}
+        lefts, rights = set(opens[cut[k] : cut[k + 1]]), set(closes[cut[k] : cut[k + 1]])
         k += 1
-        while k < len(starts) and text.rfind("\n", 0, starts[k] - 1) + 1 == rows[-1] and text[starts[k] - 1] == "\n":
-            g = lines[starts[k]]
-            left, right = lefts & {b for _, b in g}, rights & {a for a, _ in g}
+        while k < n and under[k]:
+            left, right = lefts.intersection(opens[cut[k] : cut[k + 1]]), rights.intersection(closes[cut[k] : cut[k + 1]])
             if not left and not right:
                 break
             lefts, rights = left, right
