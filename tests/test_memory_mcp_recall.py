@@ -208,3 +208,18 @@ def test_http_and_cli_hits_say_their_origin(tmp_path, capsys):
     recs = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert {r["origin"] for r in recs} == {"document", "conversation"}
     assert all(r.get("conversation_id") == "chat" for r in recs if r["origin"] == "conversation")
+
+
+def test_cli_search_keeps_one_origin_when_asked(tmp_path, capsys):
+    """``logichunk search --include``: the CLI labelled hits' origin but could not keep one (before, no flag)."""
+    from logichunk.cli import main
+
+    db = tmp_path / "kb.db"
+    _seed(db)
+    q = "pgloader MySQL to PostgreSQL"
+    base = ["search", q, "--db", str(db), "--embedder", "hash:128", "--mode", "hybrid", "--format", "jsonl",
+            "--top-k", "10"]
+    for include, want in (("documents", {"document"}), ("conversations", {"conversation"})):
+        assert main([*base, "--include", include]) == 0
+        recs = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        assert recs and {r["origin"] for r in recs} == want, include

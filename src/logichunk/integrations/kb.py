@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from .. import config as config_mod
 from ..config import Settings
 from ..errors import InputError, LogichunkError
 from ..jsonable import jsonable as plain
-from ..retrieve import retrieve
+from ..retrieve.kept import retrieve_kept
 from ..store import ChunkRow, Store, origins, refs
 from ..store.document_layout import DocLayout, document_summary, hit_pages
 from ..store.ingest import SUFFIXES, ingest_text, read_text_file
@@ -321,32 +321,6 @@ def get_chunk(project: Project, ref: str, document_id: str | None = None) -> dic
 
 
 # --------------------------------------------------------------------------- search
-
-
-WIDENINGS = 4  # how many times a search keeping one origin reads 4x more hits to find top_k of it
-
-
-def retrieve_kept(store: Store, query: str, mode: str, top_k: int, include: str, lock: Any, **opts: Any) -> Any:
-    """``retrieve``'s results with only the hits in the documents ``include`` keeps
-    (:mod:`logichunk.store.origins`), best first, at most ``top_k``. Retrieval ranks the whole store, so when
-    hits of the other origin fill the window it is widened (x4, :data:`WIDENINGS` times at most; a note says
-    when that still found fewer)."""
-    include = origins.check_include(include)
-    want = top_k
-    for round_ in range(WIDENINGS + 1):
-        with lock:
-            res = retrieve(store, query, mode=mode, top_k=want, **opts)
-        if include == "all":
-            return res
-        sources = {d: s for d, _t, s in store.documents()}
-        hits = tuple(h for h in res if origins.kept(sources.get(h.doc_id), include))
-        if len(hits) >= top_k or len(res) < want:
-            return replace(res, hits=hits[:top_k])
-        if round_ == WIDENINGS:
-            return replace(res, hits=hits, notes=(*res.notes, f"only {len(hits)} of the first {want} hits are in "
-                                                  f"{include} (include 'all' searches everything)"))
-        want *= 4
-    raise AssertionError("unreachable")
 
 
 def search(project: Project, query: str, limits: Limits, mode: str = "hybrid", top_k: int = 5,

@@ -15,7 +15,7 @@ from ..config import RETRIEVE_MODES
 from ..errors import InputError, ModelUnavailable
 from ..scale.cli import add_ingest_options
 from .cli_options import DOC_COLUMN, document_cell, open_store, store_options
-from .origins import hit_origin
+from .origins import INCLUDE, hit_origin
 from .refs import hit_ref
 
 _open, _common = open_store, store_options  # their names here before store/cli_options.py
@@ -212,7 +212,13 @@ def cmd_search(args: argparse.Namespace) -> int:
             store.embedder  # noqa: B018 (a mistyped spec is the user's error, not a search's fallback)
         except ModelUnavailable:
             pass  # (a model this install lacks: the search falls back, and says so)
-        res = retrieve(store, args.query, top_k=args.top_k, reranker=reranker)
+        if args.include == "all":
+            res = retrieve(store, args.query, top_k=args.top_k, reranker=reranker)
+        else:  # (documents or conversation topics alone: retrieval ranks them all, so it reads further)
+            from ..retrieve.kept import retrieve_kept
+
+            res = retrieve_kept(store, args.query, None, args.top_k or store.settings.top_k, args.include,
+                                reranker=reranker)
         docs = {d: (t, src) for d, t, src in store.documents()}  # a hit's document named: its dotted id is not
         if hasattr(res, "records"):  # graph modes: sentences and the path (logichunk.retrieve.graph)
             from ..retrieve.graph_cli import print_graph_results
@@ -372,6 +378,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("query")
     p.add_argument("--mode", choices=RETRIEVE_MODES, help="retrieval mode (default: parent)")
     p.add_argument("--top-k", type=int, help="number of results (default 5; graph modes: sentences, default 10)")
+    p.add_argument("--include", choices=INCLUDE, default="all",
+                   help="the hits kept: all (default; each says its origin), documents, or conversations (the topics "
+                        "the conversation memory archived)")
     p.add_argument("--context-window", type=int, help="context window around the matched child (default 1000)")
     p.add_argument("--normalize", action=argparse.BooleanOptionalAction, default=None,
                    help="parent mode: rank by raw * sqrt(avg_size / size) (default: off, raw similarity; see "

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Query, Request
 
 from ... import config as config_mod
 from ...integrations import kb
+from ...retrieve.kept import retrieve_kept
 from ...store import refs
 from ..errors import ApiError, error_responses
 from ..responses import BubbleList, ChunkByRef, SearchAnswer, answer
@@ -49,7 +50,7 @@ def _search(request: Request, project: str, body: SearchIn) -> dict[str, Any]:
     try:
         rt.query_vectors.prime(query)  # the model runs outside the lock (cached for retrieve inside it)
         # (the lock: the lazily synced in-memory indexes are one writer at a time)
-        res = kb.retrieve_kept(rt.store, query, mode, top_k, body.include, rt.search_lock, **opts)
+        res = retrieve_kept(rt.store, query, mode, top_k, body.include, rt.search_lock, **opts)
         hits = hits_json(rt.store, res)
         ok = True
     finally:
