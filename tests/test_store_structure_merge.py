@@ -234,6 +234,26 @@ def test_a_block_added_in_the_store_is_said_when_the_file_s_blocks_move(tmp_path
         assert texts(store) == [*SECTIONS[:3], "Added in the store.\n\n", *SECTIONS[3:5], STORE_EDIT]
 
 
+def test_a_block_added_in_the_store_alone_is_a_store_edit_replace_would_lose(tmp_path):
+    """The only store change a block added there (``add_block``: revision 1, no record of a file's text): the
+    document read as one the store never touched, and the refusal said ``--replace`` replaces it with the file,
+    which would drop that block unsaid. Now the line names it as an edit to copy before ``--replace``."""
+    f = tmp_path / "a.md"
+    write(f, SECTIONS)
+    with Store.open(str(tmp_path / "kb.db"), settings=Settings(embedder="hash:64")) as store:
+        ingest(store, [str(f)], rechunk=False)
+        added = store.add_block(store.blocks()[0].chapter_id, "Added in the store.\n\n")
+        write(f, [SECTIONS[0], *SECTIONS[2:]])
+        said = ""
+        try:
+            rep = ingest(store, [str(f)], rechunk=False)
+            said = " ".join(str(x) for x in (rep.failed or ()))
+        except Exception as e:  # noqa: BLE001
+            said = str(e)
+        assert added in said and "edited in the store" in said and "losing nothing" not in said, said
+        assert "Added in the store.\n\n" in texts(store)
+
+
 def test_a_paragraph_of_two_alike_removed_beside_an_edit_of_one_keeps_the_edit(make_store, tmp_path):
     """Two blocks of one text, one edited in the store, one removed in the file: the edited one stays (an edit
     kept, no conflict), the other goes — whichever of the two the alignment matched — and the next ingest of

@@ -381,6 +381,15 @@ def _written_in_store(b: SourcedBlock) -> bool:
     return b.revision > 1 or _edited_in_store(b)
 
 
+def _added_in_store(stored: Sequence[Sequence[SourcedBlock]]) -> list[str]:
+    """The blocks added in the store (``add_block``): no record of a file's text, in a document whose other
+    blocks have one (a store of an older logichunk recorded none). A store edit like any other: a merge keeps it
+    or names it, and ``--replace`` is never said to lose nothing while one stands."""
+    if not any(b.source_hash is not None for row in stored for b in row):
+        return []
+    return [b.id for row in stored for b in row if b.source_hash is None]
+
+
 @dataclass(frozen=True)
 class BlockMerge:
     """A file against its stored document, block by block at the same places (:func:`block_merge`). Each
@@ -427,7 +436,7 @@ def block_merge(stored: Sequence[Sequence[SourcedBlock]], document_id: str,
                 take.append((b.id, b.revision, text))
             else:
                 conflicts.append(b.id)
-    edited = any(_written_in_store(b) for row in stored for b in row)
+    edited = any(_written_in_store(b) for row in stored for b in row) or bool(_added_in_store(stored))
     return BlockMerge(document_id, tuple(take), tuple(agree), tuple(kept), tuple(conflicts), tuple(unknown), edited)
 
 
@@ -566,7 +575,7 @@ def merge_file(store: Store, document_id: str, chapters: Sequence[tuple[str | No
     for _ in range(5):
         stored = store.source_blocks(document_id)
         m = block_merge(stored, document_id, chapters)
-        written = any(_written_in_store(b) for row in stored for b in row)
+        written = any(_written_in_store(b) for row in stored for b in row) or bool(_added_in_store(stored))
         sm = structure_merge(stored, document_id, chapters) if written else None
         if sm is not None and m is not None and not (sm.merge.added or sm.merge.removed or sm.merge.dropped):
             sm = None  # (one to one: the same decisions, written in place)
@@ -801,8 +810,9 @@ def _other_text(store: Store, path: Path, document_id: str) -> str:
     :func:`structure_merge` unless a block holds no record of the text its file gave it: that one is told, and
     which edits of the store's ``--replace`` would lose, by block id, to copy first."""
     stored = store.source_blocks(document_id)
-    edited = [b.id for row in stored for b in row if _edited_in_store(b)]
-    if not any(_written_in_store(b) for row in stored for b in row):
+    added = _added_in_store(stored)
+    edited = [b.id for row in stored for b in row if _edited_in_store(b)] + added
+    if not added and not any(_written_in_store(b) for row in stored for b in row):
         return (f"{path}: stored already (document {document_id}) with other text — --replace replaces that "
                 "document with the file")
     blind = [b.id for row in stored for b in row if b.source_hash is None]
