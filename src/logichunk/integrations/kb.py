@@ -255,10 +255,11 @@ def _chapter_text(lay: DocLayout, rank: int) -> str:
 
 def _chapter_node(doc_id: str, lay: DocLayout, rank: int, *, with_text: bool = True) -> dict[str, Any]:
     _cid, _rank, title, a, b = lay.chapters[rank - 1]
-    d: dict[str, Any] = {"ref": refs.make_ref(doc_id, str(rank), lay.text[a:b]), "id": str(rank), "kind": "chapter",
+    text = _chapter_text(lay, rank)
+    d: dict[str, Any] = {"ref": refs.make_ref(doc_id, str(rank), text), "id": str(rank), "kind": "chapter",
                          "method": "chapter", "title": title, "size": b - a, "span": [a, b]}
     if with_text:
-        d["text"] = lay.text[a:b]
+        d["text"] = text
     return d
 
 
