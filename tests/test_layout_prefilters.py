@@ -467,7 +467,7 @@ _rows = st.lists(st.lists(st.sampled_from(["a", "Word", "42", "1.", "#", ">", "|
                  min_size=1, max_size=8).map("\n".join)
 
 
-@settings(max_examples=4000, deadline=None)
+@settings(max_examples=1500, deadline=None)
 @given(st.one_of(st.lists(st.sampled_from(_CELL_PIECES), max_size=80).map("".join),
                  st.lists(_rows, min_size=1, max_size=4).map("\n\n".join)))
 def test_gutters_and_aligned_tables_are_read_as_first_read(text: str) -> None:
