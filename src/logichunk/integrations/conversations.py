@@ -173,34 +173,21 @@ class Conversations:
         self.calibration = calibration
         self._lock = threading.RLock()
         self._open: dict[str, _Open] = {}
-        self._ready = False
         self._indexed = False  # topics left pending by another server: indexed once, before the first recall
 
     # ------------------------------------------------------------------ the stored session turns
-    def _ensure_table(self) -> None:
-        """Created on first use, not at start: a server over a read-only database still searches."""
-        if not self._ready:
-            journal.ensure_table(self.project.store)
-            self._ready = True
-
     def _rows(self, conv: str) -> list[tuple[int, LogicalBlock]]:
-        self._ensure_table()
         return journal.rows(self.project.store, conv)
 
     def _stamp(self, conv: str) -> tuple[int, int | None, int | None]:
         """(count, first, last) of the stored session's turns: what tells a cached perception stale."""
-        n, lo, hi = self.project.store._q("SELECT COUNT(*), MIN(turn_no), MAX(turn_no) FROM memory_session_turns "
-                                          "WHERE project_id = ? AND conversation_id = ?",
-                                          (self.project.store.project_id, conv))[0]
-        return int(n), None if lo is None else int(lo), None if hi is None else int(hi)
+        return journal.stamp(self.project.store, conv)
 
     def _write(self, conv: str, turn_no: int, block: LogicalBlock) -> None:
-        self._ensure_table()
         journal.write(self.project.store, conv, [(turn_no, block)])
 
     def _drop(self, conv: str, before: int) -> None:
         """Forget the session's turns before ``before`` (archived now); a turn written after them stays."""
-        self._ensure_table()
         journal.drop(self.project.store, conv, before)
 
     # ------------------------------------------------------------------ perceptions
@@ -240,7 +227,7 @@ class Conversations:
         when none is cached (the replay's embeddings hold no lock), and again inside it only when another
         process changed the session in between. On an error the transaction is rolled back and the
         perception dropped (it is rebuilt from the store on the next call)."""
-        self._ensure_table()
+        journal.ensure_table(self.project.store)  # (created on first use: a read-only database still searches)
         store = self.project.store
         o = self._open.get(conv) or self._build(conv, create=create)
         try:

@@ -19,7 +19,7 @@ from typing import Any
 from ..store import schema
 from .block import LogicalBlock
 
-__all__ = ["drop", "ensure_table", "rows", "write"]
+__all__ = ["drop", "ensure_table", "rows", "stamp", "write"]
 
 _TABLE = """CREATE TABLE IF NOT EXISTS memory_session_turns (
     project_id TEXT NOT NULL,
@@ -63,3 +63,12 @@ def drop(store: Any, conv: str, before: int) -> None:
     ensure_table(store)
     store._x("DELETE FROM memory_session_turns WHERE project_id = ? AND conversation_id = ? AND turn_no < ?",
              (store.project_id, conv, before))
+
+
+def stamp(store: Any, conv: str) -> tuple[int, int | None, int | None]:
+    """(count, first, last) of the stored open turns of ``conv``: what tells a cached perception stale (another
+    process wrote or archived turns of the conversation since)."""
+    ensure_table(store)
+    n, lo, hi = store._q("SELECT COUNT(*), MIN(turn_no), MAX(turn_no) FROM memory_session_turns "
+                         "WHERE project_id = ? AND conversation_id = ?", (store.project_id, conv))[0]
+    return int(n), None if lo is None else int(lo), None if hi is None else int(hi)
