@@ -155,17 +155,6 @@ class SparseRows:
         del g, col  # (copies when rows were left out: dropped before the sums are made)
         return SparseRows(rows, cols, run_sums(val, new, at), int(m), self.ncol)
 
-    def permuted(self, order: np.ndarray) -> SparseRows:
-        """Row ``i`` of the result is row ``order[i]`` of this one."""
-        order = np.asarray(order, dtype=np.int64)
-        inv = np.empty(self.n, INDEX)
-        inv[order] = np.arange(order.size, dtype=INDEX)
-        r = inv[self.row]
-        n = max(self.n, 1)
-        key = self.col.astype(np.int64) * n + r
-        k = stable_order(key, self.ncol * n)  # distinct keys: any sort gives this order
-        return SparseRows(r[k], self.col[k], self.val[k], self.n, self.ncol)
-
 
 @dataclass(frozen=True)
 class ItemBags:
