@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 
 from logichunk.cli import main
 from logichunk.config import Settings
-from logichunk.errors import InputError
 from logichunk.store import Store
 from logichunk.store.ingest import chapter_blocks, ingest, ingest_text
 from pg_fixture import backend, make_store, pg_url  # noqa: F401
@@ -294,15 +293,17 @@ def test_an_edited_document_does_not_hold_back_the_folder(tmp_path, capsys):
     assert code == 0 and f"replaced: {kb / 'a.md'}" in err
 
 
-def test_one_file_stored_with_other_text_alone_is_still_the_error(tmp_path):
+def test_one_file_stored_with_other_text_alone_updates_its_document(tmp_path):
+    """It was the error ("stored already ... --replace"); a document the store never edited now follows its file."""
     f = tmp_path / "a.md"
     f.write_text("Apples.\n", encoding="utf-8")
     with Store.open(str(tmp_path / "kb.db"), settings=Settings(embedder="hash:64")) as s:
         ingest(s, [str(f)])
+        did = s.documents()[0][0]
         f.write_text("Pears.\n", encoding="utf-8")
-        with pytest.raises(InputError, match=r"stored already .* --replace .*nothing was ingested") as e:
-            ingest(s, [str(f)])
-        assert "edit its blocks" not in str(e.value)
+        rep = ingest(s, [str(f)])
+        assert rep.updated == (str(f),) and [d for d, _t, _s in s.documents()] == [did]
+        assert [b.content for b in s.blocks()] == ["Pears.\n"]
 
 
 # ----------------------------------------------------------------------------- bad files (defect 6)

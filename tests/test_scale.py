@@ -232,7 +232,9 @@ def test_ray_ingest_stores_what_the_serial_ingest_stores(tmp_path, ray_local):
     assert ray_local.is_initialized()  # the caller's Ray is left running
 
 
-def test_skip_refuse_and_replace_as_the_serial_ingest_does(tmp_path, ray_local):
+def test_skip_update_and_replace_as_the_serial_ingest_does(tmp_path, ray_local):
+    """A changed file updates its document in place (it was refused, ``--replace`` needed), by both engines
+    alike; a store edit it conflicts with is kept, and ``replace`` drops it for the file, the document kept."""
     from logichunk.scale import ingest_corpus
 
     corpus = tmp_path / "c"
@@ -244,20 +246,30 @@ def test_skip_refuse_and_replace_as_the_serial_ingest_does(tmp_path, ray_local):
         assert same_report(ingest(a, [str(corpus)]), ingest_corpus(b, [str(corpus)]))
         ra, rb = ingest(a, [str(corpus)]), ingest_corpus(b, [str(corpus)])  # the same text again: skipped
         assert same_report(ra, rb) and rb.documents == 0 and len(rb.unchanged) == 2
+        docs = [d for d, _t, _s in b.documents()]
         (corpus / "b.md").write_text("# B\n\n少年下山去城里卖剑。师父没有说话。\n", encoding="utf-8")
         (corpus / "c.md").write_text("A new file.\n", encoding="utf-8")
-        with pytest.raises(InputError) as serial_err:  # the one file given: the refusal is the error
-            ingest(a, [str(corpus / "b.md")])
-        with pytest.raises(InputError) as ray_err:
-            ingest_corpus(b, [str(corpus / "b.md")])
-        assert without_ids(str(ray_err.value)) == without_ids(str(serial_err.value)) and "--replace" in str(ray_err.value)
-        ra, rb = ingest(a, [str(corpus)]), ingest_corpus(b, [str(corpus)])  # among others: skipped, the rest stored
-        assert same_report(*(dataclasses.replace(r, refused=tuple(map(without_ids, r.refused))) for r in (ra, rb)))
-        assert rb.documents == 1 and rb.failed and len(rb.refused) == 1 and "--replace" in rb.refused[0]
-        assert rb.refused[0].startswith(str(corpus / "b.md")) and len(b.documents()) == 3  # c.md stored
+        ra, rb = ingest(a, [str(corpus / "b.md")]), ingest_corpus(b, [str(corpus / "b.md")])  # updated in place
+        assert same_report(*map(_no_ids, (ra, rb))) and rb.updated == (str(corpus / "b.md"),) and not rb.failed
+        assert rb.documents == 0 and [d for d, _t, _s in b.documents()] == docs
+        ra, rb = ingest(a, [str(corpus)]), ingest_corpus(b, [str(corpus)])  # c.md stored
+        assert same_report(ra, rb) and rb.documents == 1 and len(rb.unchanged) == 2
+        for s in (a, b):  # a store edit of b.md's paragraph, which the file then changes too
+            s.edit_block(next(x.id for x in s.blocks() if "少年" in x.content), "少年留在山上。\n")
+        (corpus / "b.md").write_text("# B\n\n少年下山去城里卖剑。师父说话了。\n", encoding="utf-8")
+        ra, rb = ingest(a, [str(corpus)]), ingest_corpus(b, [str(corpus)])  # a conflict: the store's text kept
+        assert same_report(*map(_no_ids, (ra, rb))) and rb.failed and len(rb.conflicts) == 1
         ra, rb = ingest(a, [str(corpus)], replace=True), ingest_corpus(b, [str(corpus)], replace=True)
-        assert same_report(ra, rb) and rb.replaced == (str(corpus / "b.md"),) and rb.documents == 1
+        assert same_report(*map(_no_ids, (ra, rb))) and rb.replaced == (str(corpus / "b.md"),) and rb.documents == 0
+        assert len(rb.overwritten) == 1 and [d for d, _t, _s in b.documents()][:2] == docs
         assert_same(a, b)
+
+
+def _no_ids(r):
+    """A report with the document and block ids of its lines said as ``ID``: two stores' ids differ."""
+    lines = ("refused", "conflicts", "added", "removed", "overwritten")
+    return dataclasses.replace(r, **{k: tuple(re.sub(r"(document|block) \w+", r"\1 ID", x) for x in getattr(r, k))
+                                     for k in lines})
 
 
 def without_ids(line: str) -> str:

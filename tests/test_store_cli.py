@@ -61,7 +61,7 @@ def test_ingest_search_edit(tmp_path, capsys):
         run(["search", " ", *common], capsys)
 
 
-def test_ingest_twice_skips_the_same_text_and_refuses_other_text_unless_replace(tmp_path, capsys):
+def test_ingest_twice_skips_the_same_text_and_updates_other_text_in_place(tmp_path, capsys):
     f = tmp_path / "notes.md"
     f.write_text("# Penguins\n\nEmperor penguins live in Antarctica. They huddle together.\n", encoding="utf-8")
     common = ["--db", str(tmp_path / "p.db"), "--embedder", "hash:64", "--quiet"]
@@ -72,13 +72,13 @@ def test_ingest_twice_skips_the_same_text_and_refuses_other_text_unless_replace(
     assert len(out.splitlines()) == 2  # still one copy: heading block + body block
     f.write_text("# Penguins\n\nEmperor penguins live in Antarctica. They huddle together.\n\nNew line.\n",
                  encoding="utf-8")
-    with pytest.raises(LogichunkError, match="--replace"):
-        run(["ingest", str(f), *common], capsys)
+    before = [json.loads(x)["id"] for x in run(["blocks", *common[:-1], "--format", "jsonl"], capsys)[1].splitlines()]
+    code, out = run(["ingest", str(f), *common], capsys)  # other text: its document updated in place
+    assert code == 0 and "updated 1 document(s)" in out and "added 1 block(s)" in out
     code, out = run(["search", "huddle", *common[:-1], "--format", "jsonl"], capsys)
-    assert code == 0 and len(out.splitlines()) == 1  # the refused ingest wrote nothing
-    assert run(["ingest", str(f), *common, "--replace"], capsys)[0] == 0
+    assert code == 0 and len(out.splitlines()) == 1  # still one copy
     code, out = run(["blocks", *common[:-1], "--format", "jsonl"], capsys)
-    assert len(out.splitlines()) == 3  # the new text replaced the old document
+    assert [json.loads(x)["id"] for x in out.splitlines()][:2] == before  # the kept blocks kept their ids
     code, out = run(["search", "New line", *common[:-1], "--mode", "hybrid", "--format", "jsonl"], capsys)
     assert "New line" in json.loads(out.splitlines()[0])["text"]
 

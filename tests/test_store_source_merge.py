@@ -111,16 +111,19 @@ def test_an_edit_only_in_the_store_is_kept_as_before(make_store, tmp_path):
     assert texts(store)[3] == "Plums are small and EDITED.\n"
 
 
-def test_a_document_never_edited_in_the_store_is_still_refused_without_replace(tmp_path):
-    """No edit to keep: ``--replace`` loses nothing there, and a changed file is refused without it, as before."""
+def test_a_document_never_edited_in_the_store_is_updated_in_place(tmp_path):
+    """No edit to keep: the changed file updates its document in place (it was refused, ``--replace`` needed,
+    which made a new document): the same document and block ids, the changed block the file's."""
     f = tmp_path / "notes.md"
     write(f, PARAS)
     with Store.open(str(tmp_path / "kb.db"), settings=Settings(embedder="hash:64")) as store:
         ingest(store, [str(f)])
+        docs, ids = store.documents(), [b.id for b in store.blocks()]
         write(f, [PARAS[0], "Apples, changed.\n\n", *PARAS[2:]])
-        with pytest.raises(Exception, match="stored already .*--replace"):
-            ingest(store, [str(f)])
-        assert texts(store) == PARAS
+        rep = ingest(store, [str(f)])
+        assert rep.updated == (str(f),) and not rep.failed and rep.replaced == ()
+        assert texts(store) == [PARAS[0], "Apples, changed.\n\n", *PARAS[2:]]
+        assert store.documents() == docs and [b.id for b in store.blocks()] == ids
 
 
 def test_the_cli_says_each_conflict_in_one_line_and_exits_1(tmp_path, capsys):
@@ -315,12 +318,7 @@ def test_no_text_of_either_side_is_lost_in_silence(store_edits, file_edits):
                 if e:
                     store.edit_block(bid, text)
             write(f, theirs)
-            try:
-                rep = ingest(store, [str(f)], rechunk=False)
-            except Exception as e:  # refused: only when the store edited nothing (then nothing is lost)
-                assert not any(store_edits) and "--replace" in str(e)
-                assert texts(store) == base
-                return
+            rep = ingest(store, [str(f)], rechunk=False)  # (never refused: a document never edited is updated)
             now = texts(store)
             for i, bid in enumerate(ids):
                 said = [c for c in rep.conflicts if f"block {bid} " in c]

@@ -5,9 +5,10 @@ each) makes two passes over the list of files, their results streamed back in fi
 
 1. *read and check*: every file is decoded as the serial ingest decodes it, and only its text's
    hash comes back. The driver then decides, file by file and before anything is written, what the
-   serial ingest decides: refuse a binary or undecodable file (skipped with its line among several),
-   skip a file stored before with the same text or differing only in store edits, refuse or
-   (``replace``) replace one stored with other text.
+   serial ingest decides (:class:`~logichunk.store.ingest.FileChecks`, the one place it is decided):
+   refuse a binary or undecodable file (skipped with its line among several), skip a file stored
+   before with the same text or differing only in store edits, and merge one stored with other text
+   into its document in place, there in the driver (only its changed blocks dirty, chunked after).
 2. *plan*: every file to store is read again, split into chapters and blocks, chunked and embedded
    with the store's own planner; the driver writes each batch of finished documents in one
    transaction (SQLite has one writer), with the chapters' plans and their vectors for the

@@ -667,6 +667,10 @@ class Store:
             if now != dict(revisions):
                 return None
             ids = self._chapter_ids(chapters, where)
+            rank = {cid: k for k, (cid, _o, _t) in enumerate(old_chapters)}
+            self._xmany("INSERT INTO chapters(id, document_id, chapter_order, title) VALUES (?, ?, ?, ?)",
+                        [(cid, document_id, k + 1, title) for k, (cid, (title, _row)) in
+                         enumerate(zip(ids, chapters, strict=True)) if cid not in rank])  # (first: parents move there)
             to: dict[str, str | None] = dict.fromkeys(where)  # block id -> its chapter now (None: removed)
             to.update((b.id, cid) for cid, (_t, row) in zip(ids, chapters, strict=True) for b in row
                       if b.id is not None)
@@ -674,12 +678,8 @@ class Store:
             self._xmany("DELETE FROM blocks WHERE id = ?", [(bid,) for bid, c in to.items() if c is None])
             ts = time.time()
             new_ids: list[str] = []
-            rank = {cid: k for k, (cid, _o, _t) in enumerate(old_chapters)}
             for k, (cid, (title, row)) in enumerate(zip(ids, chapters, strict=True)):
-                if cid not in rank:
-                    self._x("INSERT INTO chapters(id, document_id, chapter_order, title) VALUES (?, ?, ?, ?)",
-                            (cid, document_id, k + 1, title))
-                else:
+                if cid in rank:
                     self._x("UPDATE chapters SET chapter_order = ?, title = ? WHERE id = ?", (k + 1, title, cid))
                 self._xmany("UPDATE blocks SET content = ?, is_dirty = 1, revision = revision + 1, updated_at = ? "
                             "WHERE id = ?", [(b.text, ts, b.id) for b in row if b.id is not None and b.take])

@@ -65,6 +65,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         print(said + (f"; updated {len(rep.updated)} document(s) from their files" if rep.updated else "")
               + (f"; added {len(rep.added)} block(s)" if rep.added else "")
               + (f"; removed {len(rep.removed)} block(s)" if rep.removed else "")
+              + (f"; dropped {len(rep.overwritten)} store edit(s) for the file's text (--replace)"
+                 if rep.overwritten else "")
               + (f"; removed {len(rep.pruned)} document(s) whose file is gone" if rep.pruned else "")
               + (f"; {len(rep.refused)} file(s) not ingested, said on stderr" if rep.refused else "")
               + (f"; {len(rep.conflicts)} block(s) changed in the file and in the store, the store's text kept, "
@@ -92,15 +94,17 @@ def _ingest_notes(rep: Any, quiet: bool) -> None:
     for f in rep.unchanged:
         print(f"unchanged, skipped: {f}", file=sys.stderr)
     for f in rep.updated:
-        print(f"updated from the file: {f} (the blocks changed only in the file took its text, those added or "
-              "removed in it were added or removed)", file=sys.stderr)
+        print(f"updated from the file: {f} (its document kept its id; the blocks changed in the file took its text, "
+              "those added or removed in it were added or removed, the others kept their chunks)", file=sys.stderr)
     for f in rep.edited:
-        print(f"kept as edited in the store: {f} (--replace would replace it with the file, losing the edits)",
+        print(f"kept as edited in the store: {f} (--replace would take the file's text over the edits)",
               file=sys.stderr)
     for f in rep.empty:
         print(f"empty, skipped: {f}", file=sys.stderr)
     for f in rep.replaced:
         print(f"replaced: {f}", file=sys.stderr)
+    for line in rep.overwritten:
+        print(f"store edit dropped for the file's text (--replace): {line}", file=sys.stderr)
     for f in rep.pruned:
         print(f"removed, its file is gone: {f}", file=sys.stderr)
     if rep.unpruned:
@@ -347,11 +351,12 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--no-chunk", action="store_true",
                    help="only store the blocks (dirty); the next ingest without it chunks them")
     p.add_argument("--replace", action="store_true",
-                   help="a file stored before with other text replaces its document, store edits included "
-                        "(default: a file with the same text is skipped; one whose document was edited in the "
-                        "store, even if settled since, is merged as git merges lines (blocks and headings added, "
-                        "removed or changed in the file follow it, the store's edits stay), a block changed in both "
-                        "said as a conflict; any other is refused, the others ingested)")
+                   help="the file wins over its document's store edits too (dropped, each said); the document "
+                        "keeps its id and the blocks the file kept their chunks. Default: a file with the same text "
+                        "is skipped; one with other text updates its document in place (blocks and headings added, "
+                        "removed or changed in the file follow it, the others keep ids, chunks and vectors); where "
+                        "the store edited it, as git merges lines: the store's edits stay, a block changed in both "
+                        "said as a conflict")
     p.add_argument("--reembed", action="store_true",
                    help="the project was embedded with another embedder: re-chunk and re-embed all of it with "
                         "this one (default: an error, nothing ingested)")

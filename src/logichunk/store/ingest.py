@@ -240,7 +240,7 @@ class IngestReport:
     embedded: int
     seconds: float
     unchanged: tuple[str, ...] = ()  # files already stored with the same text: skipped
-    replaced: tuple[str, ...] = ()  # files whose earlier document was replaced (``replace=True``)
+    replaced: tuple[str, ...] = ()  # files taken over their document's store edits, or over several (``replace=True``)
     empty: tuple[str, ...] = ()  # empty files among several: skipped (one empty file alone is an error)
     skipped: tuple[str, ...] = ()  # files in the folders given whose names are not of text files: not read
     pruned: tuple[str, ...] = ()  # sources of documents removed: their file left the folder (``prune=True``)
@@ -251,10 +251,11 @@ class IngestReport:
     unpruned: tuple[str, ...] = ()  # "source (why; document ID)" of documents ``prune`` could not check: kept
     unmatched: tuple[str, ...] = ()  # ids of documents with a relative source (an older logichunk's) matched to no file
     nothing: str = ""  # why nothing was read (a folder pruned with no text file left in it), else ""
-    updated: tuple[str, ...] = ()  # files whose document (edited in the store) took the blocks changed only in them
+    updated: tuple[str, ...] = ()  # files whose document was updated in place: took the blocks changed in them
     conflicts: tuple[str, ...] = ()  # "file: block B of document D ..." of blocks changed in the file and the store
     added: tuple[str, ...] = ()  # "file: block B of document D" of blocks new in the file, added to its document
     removed: tuple[str, ...] = ()  # "file: block B of document D" of blocks removed in the file, from its document
+    overwritten: tuple[str, ...] = ()  # "file: block B of document D" of store edits ``replace`` dropped for the file
 
     @property
     def failed(self) -> bool:
@@ -408,6 +409,7 @@ class BlockMerge:
     added: tuple[str, ...] = ()  # ids of the file's blocks new to the document (:func:`structure_merge`): added
     removed: tuple[str, ...] = ()  # ids of the blocks the file no longer holds, not edited in the store: removed
     dropped: tuple[str, ...] = ()  # of ``conflicts``, those removed in the file but edited in the store: kept
+    overwritten: tuple[str, ...] = ()  # ids of blocks edited in the store whose edit the file's text replaced (``replace``)
 
 
 def block_merge(stored: Sequence[Sequence[SourcedBlock]], document_id: str,
@@ -564,34 +566,59 @@ def _merged_chapters(out: Sequence[tuple[int | None, MergedBlock]], chapters: Se
     return tuple((chapters[k][0], tuple(row)) for k, row in sorted(groups.items()))
 
 
-def merge_file(store: Store, document_id: str, chapters: Sequence[tuple[str | None, Sequence[str]]]) -> BlockMerge | None:
-    """A changed file merged into its document, written when the store edited the document (one it never edited
-    is the caller's to refuse: ``--replace`` loses nothing there). Where the file's blocks still pair one to one
-    with the stored ones, in the same chapters, :func:`block_merge`: the blocks changed only in the file take its
-    text (dirty, re-chunked as edits are) and those that agree with it record that they do; nothing else is
-    touched (the store's edits, the conflicts). Otherwise (blocks or headings added, removed, moved)
-    :func:`structure_merge`, the document rewritten around the blocks it keeps (:meth:`Store.rewrite_document`).
-    Decided again when a block is edited meanwhile: an edit is never overwritten by a decision made before it."""
+def merge_file(store: Store, document_id: str, chapters: Sequence[tuple[str | None, Sequence[str]]],
+               file_wins: bool = False) -> BlockMerge | None:
+    """A changed file merged into its document, written. Where the store edited the document (:func:`_written_in_store`)
+    and not ``file_wins``, a three-way merge on the text the file gave each block at the last ingest; else (a document
+    the store never edited: nothing of its own to lose; or ``file_wins``, ``--replace``) the same merge with the
+    store's text as the base (:func:`_store_as_base`), so the file wins every block and the document becomes its text,
+    its id and its untouched blocks' ids and chunks kept. Where the file's blocks still pair one to one with the stored
+    ones, in the same chapters, :func:`block_merge`: the blocks changed only in the file take its text (dirty,
+    re-chunked as edits are) and those that agree with it record that they do; nothing else is touched (the store's
+    edits, the conflicts). Otherwise (blocks or headings added, removed, moved) :func:`structure_merge`, the document
+    rewritten around the blocks it keeps (:meth:`Store.rewrite_document`). None, nothing written, where the blocks no
+    longer line up and one holds no record of its file's text (nothing to align it by). Decided again when a block is
+    edited meanwhile: an edit is never overwritten by a decision made before it."""
     for _ in range(5):
         stored = store.source_blocks(document_id)
-        m = block_merge(stored, document_id, chapters)
         written = any(_written_in_store(b) for row in stored for b in row) or bool(_added_in_store(stored))
-        sm = structure_merge(stored, document_id, chapters) if written else None
+        wins = file_wins or not written
+        base = _store_as_base(stored) if wins else stored
+        m = block_merge(base, document_id, chapters)
+        sm = structure_merge(base, document_id, chapters)
         if sm is not None and m is not None and not (sm.merge.added or sm.merge.removed or sm.merge.dropped):
             sm = None  # (one to one: the same decisions, written in place)
         if sm is not None:
             added = store.rewrite_document(document_id, dict(sm.revisions), sm.chapters)
             if added is not None:
-                return with_fields(sm.merge, added=tuple(added))
+                return with_fields(sm.merge, added=tuple(added), edited=written,
+                                   overwritten=_overwritten(stored, sm.merge) if wins else ())
             continue
-        if m is None or not m.edited:
-            return m
+        if m is None:
+            return None
+        if wins:  # (the record of blocks whose store text the file holds now: from the stored blocks, not the base)
+            m = with_fields(m, agree=block_merge(stored, document_id, chapters).agree,  # type: ignore[union-attr]
+                            edited=written, overwritten=_overwritten(stored, m))
         agree = () if store.read_only else m.agree  # (a record only: none where nothing may be written)
         titles = {} if store.read_only else retitled(store, document_id, merged_titles(stored, m.take, chapters))
         if not (m.take or agree or titles) or store.take_source_texts(document_id, m.take, agree, titles):
             return m
     raise InputError(f"document {document_id}: its blocks were edited in the store while this ingest merged its file "
                      "into it; nothing of the file was written — ingest again")
+
+
+def _store_as_base(stored: Sequence[Sequence[SourcedBlock]]) -> list[list[SourcedBlock]]:
+    """``stored`` with each block's text as the text its file gave it: every block counted as unedited, so a merge
+    (:func:`block_merge`, :func:`structure_merge`) takes the file's text wherever it differs."""
+    return [[with_fields(b, source_hash=sha256(b.content)) for b in row] for row in stored]
+
+
+def _overwritten(stored: Sequence[Sequence[SourcedBlock]], m: BlockMerge) -> tuple[str, ...]:
+    """The blocks edited (or added) in the store that a merge with the file winning (:func:`_store_as_base`) gave the
+    file's text or removed: the store edits it dropped, for the report."""
+    edited = {b.id for row in stored for b in row if _edited_in_store(b)} | set(_added_in_store(stored))
+    gone = {bid for bid, _rev, _text in m.take} | set(m.removed)
+    return tuple(b.id for row in stored for b in row if b.id in edited and b.id in gone)
 
 
 def merged_titles(stored: Sequence[Sequence[SourcedBlock]], take: Sequence[tuple[str, int, str]],
@@ -662,6 +689,8 @@ class FileChecks:
         self.conflicts: list[str] = []  # a line per block changed in the file and in the store: the store's kept
         self.added: list[str] = []  # a line per block new in the file, added to its document (:func:`structure_merge`)
         self.removed: list[str] = []  # a line per block removed in the file, removed from its document
+        self.replaced: list[str] = []  # files whose document took them over its store edits (``replace``), in place
+        self.overwritten: list[str] = []  # a line per block whose store edit such a file's text dropped
 
     def skip_empty(self, path: Path, error: str) -> None:
         """An empty file: an error when it is the only file (as ``chunk`` does), else skipped."""
@@ -677,10 +706,10 @@ class FileChecks:
         self.refused.append(why)
 
     def check(self, path: Path, text_hash: str) -> list[str] | None:
-        """The ids of the documents ``path`` replaces ([] for a new file), or None when it is not written as a
-        new document: stored already with the same text (``unchanged``), merged block by block into a document
-        edited in the store (:meth:`_merge`: the edits kept, the file's other changes taken, the blocks changed
-        in both said as conflicts), or stored with other text without ``replace`` (:meth:`refuse`)."""
+        """The ids of the documents ``path`` replaces ([] for a new file; several stored for it, with
+        ``replace``), or None when it is not written as a new document: stored already with the same text
+        (``unchanged``), or merged into its one document (:meth:`_merge`: updated in place; where the store edited
+        it, its edits kept unless ``replace``, the blocks changed in both said as conflicts), or refused."""
         real = os.path.realpath(path)
         earlier = self.known.get(real, [])
         old = [d for d in self.old.get(real, []) if d in self.relative and self._same_text(d, path, text_hash)]
@@ -692,7 +721,7 @@ class FileChecks:
             return self._old_match(path, old[0], text_hash)
         stored = {d: self.store.source_blocks(d) for d in earlier}
         differ = [d for d in earlier if sha256(_text_of(stored[d])) != text_hash]
-        if not earlier or (differ and self.replace):
+        if not earlier or (differ and self.replace and len(earlier) > 1):
             return earlier
         if not differ:
             self.unchanged.append(str(path))
@@ -715,18 +744,19 @@ class FileChecks:
             self.wrote()
 
     def _merge(self, path: Path, document_id: str, text_hash: str) -> None:
-        """A file changed since its document was stored: merged (:func:`merge_file`) when the store edited the
-        document (its edits kept, ``edited``; the blocks changed only in the file taken, ``updated``; those
-        added or removed in it, ``added``, ``removed``; those changed in both said, ``conflicts``); refused
-        otherwise (a document the store never edited: ``--replace`` replaces it with the file, losing nothing;
-        or one with a block of no recorded file text, where the blocks no longer line up)."""
+        """A file changed since its document was stored, merged into it in place (:func:`merge_file`): the blocks
+        it changed take its text (``updated``), those added or removed in it are (``added``, ``removed``); where
+        the store edited the document, its edits are kept (``edited``; a block changed in both said,
+        ``conflicts``) unless ``replace``: then the file wins them too (``replaced``, the edits dropped said,
+        ``overwritten``). Refused where the blocks no longer line up and one holds no record of its file's text
+        (:func:`_other_text`)."""
         text = read_ingest_text(path)
         if sha256(text) != text_hash:
             raise InputError(f"{path} changed while it was being ingested; the files before it were stored — "
                              "ingest again")
         chapters = chapter_blocks(text)
-        m = merge_file(self.store, document_id, chapters)
-        if m is None or not m.edited:
+        m = merge_file(self.store, document_id, chapters, file_wins=self.replace)
+        if m is None:
             self.refuse(_other_text(self.store, path, document_id), "; nothing was ingested")
             return
         self.wrote()
@@ -741,6 +771,9 @@ class FileChecks:
         self.conflicts.extend(_conflict_lines(path, m))
         self.added.extend(f"{path}: block {bid} of document {m.document_id}" for bid in m.added)
         self.removed.extend(f"{path}: block {bid} of document {m.document_id}" for bid in m.removed)
+        if m.overwritten:
+            self.replaced.append(str(path))
+            self.overwritten.extend(f"{path}: block {bid} of document {m.document_id}" for bid in m.overwritten)
 
     def _same_text(self, document_id: str, path: Path, text_hash: str) -> bool:
         """Whether a document holds the file's text (edited blocks aside: no block the file changed and the
@@ -805,27 +838,23 @@ def _several(path: Path, documents: Sequence[str], replaceable: bool) -> str:
 
 
 def _other_text(store: Store, path: Path, document_id: str) -> str:
-    """The line refusing a file stored before with other text: what differs, and what ``--replace`` costs. A
-    document the store wrote (merged into before) whose blocks no longer line up with the file's is merged by
-    :func:`structure_merge` unless a block holds no record of the text its file gave it: that one is told, and
-    which edits of the store's ``--replace`` would lose, by block id, to copy first."""
+    """The line refusing a file stored before with other text, the one case :func:`merge_file` cannot merge: a
+    document the store wrote whose blocks no longer line up with the file's and a block of which holds no record
+    of the text its file gave it. That block is told, and which edits of the store's ``--replace`` would lose, by
+    block id, to copy first."""
     stored = store.source_blocks(document_id)
-    added = _added_in_store(stored)
-    edited = [b.id for row in stored for b in row if _edited_in_store(b)] + added
-    if not added and not any(_written_in_store(b) for row in stored for b in row):
-        return (f"{path}: stored already (document {document_id}) with other text — --replace replaces that "
-                "document with the file")
+    edited = [b.id for row in stored for b in row if _edited_in_store(b)] + _added_in_store(stored)
     blind = [b.id for row in stored for b in row if b.source_hash is None]
     what = (f"its blocks no longer line up with those of its document {document_id} (a paragraph or heading added, "
             f"removed or split), and {len(blind)} block(s) of it ({_ids_said(blind)}) hold no record of the text the "
             "file gave them (added in the store, or edited in a store of an older logichunk), so the file cannot be "
             "merged around them")
     if not edited:
-        return (f"{path}: {what} — no block is edited in the store: --replace replaces the document with the "
-                "file, losing nothing")
+        return (f"{path}: {what} — no block is edited in the store: --replace makes the document the file's "
+                "text, losing nothing")
     return (f"{path}: {what}; it has {len(edited)} block(s) edited in the store ({_ids_said(edited)}) — copy those "
-            "edits into the file, then --replace replaces the document with it (--replace alone: those edits are "
-            "lost)")
+            "edits into the file, then --replace makes the document the file's text (--replace alone: those edits "
+            "are lost)")
 
 
 def _ids_said(ids: Sequence[str]) -> str:
@@ -860,12 +889,13 @@ class Tally:
         pruned = Pruned() if pruned is None else pruned
         return IngestReport(self.docs, self.chapters, self.blocks, self.chars, self.parents, self.children,
                             self.embedded, time.perf_counter() - self.t0, tuple(checks.unchanged),
-                            tuple(self.replaced), tuple(checks.empty), tuple(map(str, walk.skipped)),
+                            (*self.replaced, *checks.replaced), tuple(checks.empty), tuple(map(str, walk.skipped)),
                             tuple(pruned.removed), tuple(checks.edited), tuple(checks.refused),
                             tuple(walk.duplicates), tuple(map(unreadable_line, walk.unreadable)),
                             tuple(pruned.unchecked), tuple(sorted(checks.relative)), nothing,
                             updated=tuple(checks.updated), conflicts=tuple(checks.conflicts),
-                            added=tuple(checks.added), removed=tuple(checks.removed))
+                            added=tuple(checks.added), removed=tuple(checks.removed),
+                            overwritten=tuple(checks.overwritten))
 
 
 @dataclass
@@ -1000,12 +1030,14 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
     """Store each file as a document (folders: their text files; a file reached twice, by two names or a
     link, once: ``duplicates``), then chunk and embed every dirty block of the project (so a later call
     also chunks what ``rechunk=False`` left). A file stored before from the same path is not stored twice:
-    with the same text it is skipped (``unchanged``); when its document was written in the store (edited, even
-    if settled since), it is merged (:func:`merge_file`: the edits kept, ``edited``; the blocks changed only in
-    the file take its text, ``updated``, those added or removed in it are, ``added``, ``removed``, chapters
-    following its headings; a block changed in both, or removed in the file and edited in the store, keeps the
-    store's text and is said, ``conflicts``, a failure); other text is refused unless ``replace`` — then
-    the earlier document (and any edits made to it in the store) is replaced by the file. A file refused
+    with the same text it is skipped (``unchanged``); with other text its document is updated in place, its id
+    kept (:func:`merge_file`: the blocks changed in the file take its text, ``updated``, those added or removed
+    in it are, ``added``, ``removed``, chapters following its headings; the blocks it kept keep their ids, chunks
+    and vectors). Where the store edited the document (even if settled since) the edits are kept (``edited``; a
+    block changed in both, or removed in the file and edited in the store, keeps the store's text and is said,
+    ``conflicts``, a failure) unless ``replace``: then the file wins every block (``replaced``, each store edit
+    dropped said in ``overwritten``); several documents stored for one file are refused, or with ``replace``
+    replaced by a new one. A file refused
     (that one, or one that is binary, undecodable or unreadable) is an :class:`InputError` when it is the only
     one, else skipped with its one line (``refused``) while the others are stored; an empty file likewise (``empty``), as ``chunk`` does. A project embedded before with another
     model than the store's embedder is an :class:`InputError` unless ``reembed``: then every chapter
