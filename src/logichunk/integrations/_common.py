@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..chunkers.dispatch import check_models, chunk_by
 from ..chunkers.many import chunk_many
+from ..chunkers.overlap import add_overlap
 from ..errors import InputError
 from ..text.measure import Meter
 from ..text.tokens import measure_for
@@ -21,7 +22,8 @@ from ..types import Chunk
 class SplitOptions:
     """A splitter's settings: ``method`` (see ``logichunk.chunkers.dispatch.METHODS``), ``chunk_size``
     (the top level's limit) or ``sizes`` (every level's), ``levels``, ``unit``/``tokenizer``,
-    ``chunk_overlap`` (context windows, in the unit), and the models a method needs. Build it with
+    ``chunk_overlap`` (in the unit: the most text two neighbouring chunks share, as in LangChain and
+    LlamaIndex), and the models a method needs. Build it with
     :func:`split_options`, which checks every value the way the frameworks' own splitters would fail."""
 
     method: str = "logic-chain"
@@ -39,18 +41,39 @@ class SplitOptions:
         return measure_for(self.unit, self.tokenizer, embedder=self.embedder)
 
     def own_sizes(self) -> tuple[int, ...]:
-        """Each level's limit for a chunk's own text: the framework's size less the overlap it may gain on
-        both sides, so the text a framework embeds (``page_content``, a node's text) stays within
+        """Each level's limit for a chunk's own text: the framework's size less the overlap it may gain
+        before its start, so the text a framework embeds (``page_content``, a node's text) stays within
         ``chunk_size``, as it does with the frameworks' own splitters."""
-        return tuple(s - 2 * self.chunk_overlap for s in (self.sizes or (self.chunk_size,)))
+        return tuple(s - self.chunk_overlap for s in (self.sizes or (self.chunk_size,)))
+
+    def less(self, taken: int, what: str) -> SplitOptions:
+        """These options with ``taken`` units of every level's size given to ``what`` (LlamaIndex embeds a
+        node's metadata with its text, and its splitters take the metadata's length from the size)."""
+        if taken <= 0:
+            return self
+        unit = self.unit if self.tokenizer is None else "tokens"
+        for s in self.sizes or (self.chunk_size,):
+            if s - taken - self.chunk_overlap < 1:
+                raise InputError(f"{what} takes {taken} of chunk_size {s} ({unit})"
+                                 f"{f' with chunk_overlap {self.chunk_overlap}' if self.chunk_overlap else ''}, "
+                                 "leaving no room for text: raise chunk_size, shorten the metadata or keep keys out "
+                                 "of it (excluded_embed_metadata_keys, excluded_llm_metadata_keys)")
+        return replace(self, chunk_size=self.chunk_size - taken,
+                       sizes=tuple(s - taken for s in self.sizes) if self.sizes else None)
+
+    def widened(self, tree: ChunkTree, measure: Any) -> ChunkTree:
+        """``tree`` with each chunk's window: its span and up to ``chunk_overlap`` of the text before it
+        (never after), so neighbours share at most ``chunk_overlap``: LangChain's and LlamaIndex's meaning,
+        where ``chunk(overlap=)`` widens both sides."""
+        return add_overlap(tree, self.chunk_overlap, measure, after=False, limits=self.sizes or (self.chunk_size,))
 
     def tree(self, text: str) -> ChunkTree:
         if not isinstance(text, str):
             raise InputError(f"text must be str, got {type(text).__name__}")
         own = self.own_sizes()
-        return chunk_by(self.method, text, max_size=own[0], sizes=own if self.sizes else None, levels=self.levels,
-                        unit=self.unit, tokenizer=self.tokenizer, embedder=self.embedder, llm=self.llm, lm=self.lm,
-                        overlap=self.chunk_overlap)
+        return self.widened(chunk_by(self.method, text, max_size=own[0], sizes=own if self.sizes else None,
+                                     levels=self.levels, unit=self.unit, tokenizer=self.tokenizer,
+                                     embedder=self.embedder, llm=self.llm, lm=self.lm), self.measure())
 
     def trees(self, texts: Sequence[str]) -> list[ChunkTree]:
         """:meth:`tree` of each text. Many short texts (a framework's list of documents) share one pass of
@@ -61,9 +84,9 @@ class SplitOptions:
                 raise InputError(f"text must be str, got {type(text).__name__}")
         if self.method != "logic-chain" or self.llm is not None or self.lm is not None or len(texts) < 2:
             return [self.tree(t) for t in texts]
-        own = self.own_sizes()
-        return chunk_many(texts, max_size=own[0], sizes=own if self.sizes else None, levels=self.levels,
-                          unit=self.measure(), overlap=self.chunk_overlap)
+        own, measure = self.own_sizes(), self.measure()
+        return [self.widened(t, measure) for t in chunk_many(texts, max_size=own[0], sizes=own if self.sizes else None,
+                                                             levels=self.levels, unit=measure)]
 
     def length(self, text: str) -> int:
         return Meter(text, self.measure()).total()
@@ -87,9 +110,9 @@ def whole(name: str, value: Any, *, least: int) -> int:
 
 def split_options(*, method: str, chunk_size: Any, chunk_overlap: Any, sizes: Sequence[Any] | None, levels: Any,
                   unit: str, tokenizer: Any, embedder: Any, llm: Any, lm: Any) -> SplitOptions:
-    """Checked :class:`SplitOptions`: a known method, whole positive sizes, and room for a chunk's own text
-    once the overlap on both sides is taken from each size; the unit or tokenizer resolved once, so a bad
-    one fails here and not at the first document."""
+    """Checked :class:`SplitOptions`: a known method, whole positive sizes, and an overlap less than each
+    size (LangChain's rule: room for a chunk's own text once the overlap before it is taken from the size);
+    the unit or tokenizer resolved once, so a bad one fails here and not at the first document."""
     check_models(method, embedder, lm)  # (chunk_by says so too, but only at the first document)
     size = whole("chunk_size", chunk_size, least=1)
     overlap = whole("chunk_overlap", chunk_overlap, least=0)
@@ -99,9 +122,9 @@ def split_options(*, method: str, chunk_size: Any, chunk_overlap: Any, sizes: Se
         sizes = tuple(whole("sizes", s, least=1) for s in sizes)
     depth = len(sizes) if sizes else whole("levels", levels, least=1)
     for s in sizes or (size,):
-        if s <= 2 * overlap:
-            raise InputError(f"chunk_overlap {overlap} leaves no room in a chunk of {s}: a chunk's text is its own "
-                             "plus at most chunk_overlap on each side, all within the size (overlap < size / 2)")
+        if s <= overlap:
+            raise InputError(f"chunk_overlap {overlap} leaves no room in a chunk of {s}: a chunk's text is up to "
+                             "chunk_overlap of the text before it plus its own, within the size (overlap < size)")
     opts = SplitOptions(method=method, chunk_size=size, sizes=sizes, levels=depth, unit=unit, tokenizer=tokenizer,
                         chunk_overlap=overlap, embedder=embedder, llm=llm, lm=lm)
     opts.measure()
@@ -121,10 +144,15 @@ PREFIX = "logichunk_"
 
 
 def chunk_fields(chunk: Chunk, method_default: str) -> dict[str, Any]:
-    """The metadata every adapter adds to a chunk (besides the source document's own)."""
-    return {"chunk_id": chunk.id, "parent_id": chunk.parent, "level": chunk.level,
-            "method": chunk.method or method_default, "chunk_start": chunk.span.start, "chunk_end": chunk.span.end,
-            "is_leaf": not chunk.children}
+    """The metadata every adapter adds to a chunk (besides the source document's own). A top-level chunk has
+    no ``parent_id`` (no None value: several vector stores refuse one, Chroma's "Expected metadata value to
+    be a str, int, float or bool, got None")."""
+    out = {"chunk_id": chunk.id, "parent_id": chunk.parent, "level": chunk.level,
+           "method": chunk.method or method_default, "chunk_start": chunk.span.start, "chunk_end": chunk.span.end,
+           "is_leaf": not chunk.children}
+    if chunk.parent is None:
+        del out["parent_id"]
+    return out
 
 
 def placed(meta: dict[str, Any], keys: Sequence[str] = FIELDS) -> dict[str, str]:
@@ -133,13 +161,21 @@ def placed(meta: dict[str, Any], keys: Sequence[str] = FIELDS) -> dict[str, str]
     user's ``level`` or ``parent_id`` was silently replaced, and a filter on it found nothing. A chunk of an
     earlier logichunk split (it has all of our keys) is split again with its keys replaced by the new
     chunk's, as the frameworks' splitters replace their own (LangChain's ``start_index``)."""
-    again = all(k in meta for k in FIELDS)
+    again = split_before(meta)
     return {k: PREFIX + k if k in meta and not again else k for k in keys}
+
+
+def split_before(meta: dict[str, Any]) -> bool:
+    """Whether ``meta`` is a chunk's of an earlier logichunk split: it has our keys (a top-level chunk has no
+    ``parent_id``)."""
+    return all(k in meta for k in FIELDS if k != "parent_id")
 
 
 def with_fields(meta: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
     """``meta`` (the document's metadata, not changed) with ``fields`` added where :func:`placed` puts them."""
     out = dict(meta)
+    if split_before(meta):  # (split again: an earlier chunk's parent_id is not the new top-level chunk's)
+        out.pop("parent_id", None)
     for key, name in placed(meta, list(fields)).items():
         out[name] = fields[key]
     return out

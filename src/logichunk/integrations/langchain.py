@@ -4,10 +4,12 @@ Why an adapter and not a recipe: LangChain users plug a splitter into the pipeli
 through it reach every vector store LangChain knows). This one cuts where the text's logic breaks,
 sizes chunks in any tokenizer's exact tokens, and says where each chunk lies: ``split_documents``
 keeps each input document's metadata and adds ``chunk_id`` (dotted: ``2.1`` is the first child of
-``2``), ``parent_id``, ``level``, ``method``, ``start_index``/``end_index`` (where ``page_content``
-lies in the source, found from our spans, never by a text search) and ``chunk_start``/``chunk_end``
-(the chunk's own span; the same unless ``chunk_overlap`` widened ``page_content``). ``page_content``
-is always an exact slice of the source: nothing is stripped or joined.
+``2``), ``parent_id`` (not on a top-level chunk: no None values), ``level``, ``method``,
+``start_index``/``end_index`` (where ``page_content`` lies in the source, found from our spans, never
+by a text search), ``chunk_start``/``chunk_end`` (always: the chunk's own span, the same as
+``start_index``/``end_index`` unless ``chunk_overlap`` widened ``page_content``; own spans tile the
+text) and ``is_leaf``. ``page_content`` is always an exact slice of the source: nothing is stripped
+or joined.
 
 Install with ``pip install 'logichunk[langchain]'``.
 """
@@ -37,9 +39,10 @@ class LogichunkTextSplitter(TextSplitter):
     ``chunk_size`` limits the top level (``sizes`` sets every level, top first; ``levels`` makes a
     deeper tree, default 1 level); ``unit`` ``chars``/``bytes``/``tokens``, or ``tokenizer`` for exact
     tokens (``cl100k_base``, a ``tokenizer.json``, ``embedder``, a tokenizer object or callable).
-    ``chunk_overlap`` (in the unit) widens each chunk's ``page_content`` by at most that much on each
-    side, within ``chunk_size`` as LangChain's splitters keep it (a chunk's own text is limited to
-    ``chunk_size - 2 * chunk_overlap``). Chunks of whitespace only are left out, as LangChain's are.
+    ``chunk_overlap`` (in the unit) is LangChain's: the most text two neighbouring chunks share. Each
+    chunk's ``page_content`` starts with up to that much of the text before it (from a clause's or a
+    word's start), within ``chunk_size`` (a chunk's own text is limited to ``chunk_size - chunk_overlap``;
+    ``chunk_overlap < chunk_size``). Chunks of whitespace only are left out, as LangChain's are.
     ``leaves_only=False`` makes :meth:`split_documents` return every level (parents first), for small-to-big
     retrieval by ``parent_id``. ``page_content`` keeps its whitespace (LangChain's splitters strip it):
     ``strip_whitespace=True`` and ``keep_separator`` other than True are refused. A metadata key of the

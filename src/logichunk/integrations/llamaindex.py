@@ -1,14 +1,18 @@
 """LlamaIndex: :class:`LogichunkNodeParser`, a real ``NodeParser``, and :class:`LogichunkEmbedding`.
 
-Why: LlamaIndex users build indexes from nodes, and its small-to-big retrieval (the
-``AutoMergingRetriever``) needs a hierarchy: PARENT/CHILD relationships and a docstore holding every
-level. A logichunk tree is exactly that, cut where the logic breaks, so each chunk becomes a
-``TextNode`` with ``start_char_idx``/``end_char_idx`` from its span (never found by a text search),
-PARENT/CHILD from its dotted id, PREVIOUS/NEXT to its neighbours on the same level, SOURCE to its
-document (after another parser too: that parser's node hands on its own SOURCE), and the document's
-metadata plus ``chunk_id``, ``parent_id``, ``level``, ``method`` (kept out of what is embedded and shown
-to the LLM). Use ``llama_index.core.node_parser.get_leaf_nodes`` to index the leaves and put all nodes
-in the docstore, as with ``HierarchicalNodeParser``.
+Why: LlamaIndex users build indexes from nodes. By default the parser is a drop-in for
+``SentenceSplitter`` (one level, the leaves: a flat index gets no nested duplicates). Its small-to-big
+retrieval (the ``AutoMergingRetriever``) needs a hierarchy: PARENT/CHILD relationships and a docstore
+holding every level. A logichunk tree is exactly that, cut where the logic breaks (``levels=3,
+leaves_only=False``), so each chunk becomes a ``TextNode`` with ``start_char_idx``/``end_char_idx``
+from its window (never found by a text search), PARENT/CHILD from its dotted id, PREVIOUS/NEXT to the
+nodes whose text comes right before and after it (of its own level where that level goes on), SOURCE
+to its document (after another parser too: that parser's node hands on its own SOURCE), and the
+document's metadata plus ``chunk_id``,
+``parent_id`` (not on a top-level chunk), ``level``, ``method``, ``chunk_start``/``chunk_end``,
+``is_leaf`` (kept out of what is embedded and shown to the LLM). Use
+``llama_index.core.node_parser.get_leaf_nodes`` to index the leaves and put all nodes in the
+docstore, as with ``HierarchicalNodeParser``.
 
 :class:`LogichunkEmbedding` wraps any logichunk embedder (the model-free hash embedder, E5) as a
 LlamaIndex embedding model, so an index works offline.
@@ -18,7 +22,7 @@ Install with ``pip install 'logichunk[llamaindex]'``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -37,17 +41,24 @@ from pydantic import ConfigDict, Field, PrivateAttr, ValidationError, model_vali
 
 from ..errors import InputError
 from ..tree import ChunkTree
+from ..types import Chunk
 from ._common import SplitOptions, blank, chunk_fields, placed, split_options, window, with_fields
 
 __all__ = ["LogichunkEmbedding", "LogichunkNodeParser"]
 
 
 class LogichunkNodeParser(NodeParser):
-    """Parse documents into a node per chunk of every level (``leaves_only=True``: the leaves only).
+    """Parse documents into a node per leaf (``leaves_only=False``: a node per chunk of every level).
     ``method``, ``chunk_size`` (the top level's limit; ``sizes`` every level's, top first), ``levels``
-    (default 3), ``unit``/``tokenizer`` and ``chunk_overlap`` (node text widened by at most that much on
-    each side, within ``chunk_size``, in the unit) as in
-    :class:`logichunk.integrations.langchain.LogichunkTextSplitter`.
+    (default 1), ``unit``/``tokenizer`` and ``chunk_overlap`` (the most text two neighbouring nodes
+    share: a node's text starts with up to that much of the text before it, in the unit) as in
+    :class:`logichunk.integrations.langchain.LogichunkTextSplitter`. The defaults are a drop-in for
+    ``SentenceSplitter`` (a flat index of the leaves); ``levels=3, leaves_only=False`` (or ``sizes``)
+    gives every level for ``get_leaf_nodes`` and the ``AutoMergingRetriever``.
+
+    What LlamaIndex embeds (a node's metadata string and its text, ``MetadataMode.EMBED``; the LLM's
+    string when longer) stays within ``chunk_size``: the metadata's length is taken from the size, as
+    ``SentenceSplitter`` takes it; metadata that leaves no room is a one-line error.
 
     ``chunk_size`` counts **characters** unless a tokenizer is given (LlamaIndex's own splitters count
     tokens): ``tokenizer="cl100k_base"`` (offline, the encoding LlamaIndex uses), a ``tokenizer.json``,
@@ -63,11 +74,11 @@ class LogichunkNodeParser(NodeParser):
     method: str = Field(default="logic-chain", description="logichunk chunking method")
     chunk_size: int = Field(default=1000, gt=0, description="limit of the top level, in the unit")
     sizes: list[int] | None = Field(default=None, description="limit per level, top first")
-    levels: int = Field(default=3, ge=1, description="depth of the tree when sizes is not given")
+    levels: int = Field(default=1, ge=1, description="depth of the tree when sizes is not given")
     unit: str = Field(default="chars", description="chars, bytes or tokens")
     tokenizer: Any = Field(default=None, description="exact tokens: an encoding name, tokenizer.json, 'embedder', ...")
-    chunk_overlap: int = Field(default=0, ge=0, description="context window each side, in the unit")
-    leaves_only: bool = Field(default=False, description="return only the leaves (no hierarchy)")
+    chunk_overlap: int = Field(default=0, ge=0, description="most text two neighbouring nodes share, in the unit")
+    leaves_only: bool = Field(default=True, description="only the leaves (False: every level, for auto-merging)")
     embedder: Any = Field(default=None, exclude=True, description="logichunk embedder (cliff, fused, parent-child)")
     llm: Any = Field(default=None, exclude=True)
     lm: Any = Field(default=None, exclude=True)
@@ -89,8 +100,8 @@ class LogichunkNodeParser(NodeParser):
 
     @classmethod
     def from_defaults(cls, method: str = "logic-chain", chunk_size: int = 1000, chunk_overlap: int = 0,
-                      sizes: list[int] | None = None, levels: int = 3, unit: str = "chars", tokenizer: Any = None,
-                      leaves_only: bool = False, embedder: Any = None, llm: Any = None, lm: Any = None,
+                      sizes: list[int] | None = None, levels: int = 1, unit: str = "chars", tokenizer: Any = None,
+                      leaves_only: bool = True, embedder: Any = None, llm: Any = None, lm: Any = None,
                       callback_manager: CallbackManager | None = None, include_metadata: bool = True,
                       include_prev_next_rel: bool = True, id_func: Any = None) -> LogichunkNodeParser:
         """The parser, as ``SentenceSplitter.from_defaults`` and ``HierarchicalNodeParser.from_defaults`` make
@@ -126,8 +137,18 @@ class LogichunkNodeParser(NodeParser):
         out: list[BaseNode] = []
         opts = self._options()
         texts = [node.get_content(metadata_mode=MetadataMode.NONE) for node in nodes]
+        # each node's metadata, as LlamaIndex will embed it with every chunk, comes off the size (nodes with
+        # the same cost are chunked in one pass)
+        costs = [self._metadata_cost(node, opts) for node in nodes]
+        trees: list[ChunkTree | None] = [None] * len(nodes)
+        for cost in sorted(set(costs)):
+            at = [i for i, c in enumerate(costs) if c == cost]
+            less = opts.less(cost, f"the metadata of node {nodes[at[0]].node_id!r}, embedded with each chunk,")
+            for i, tree in zip(at, less.trees([texts[i] for i in at]), strict=True):
+                trees[i] = tree
         seen: dict[str, int] = {}  # input nodes per ref doc so far: the k-th one's place in its document
-        for node, text, tree in zip(nodes, texts, opts.trees(texts), strict=True):
+        for node, text, tree in zip(nodes, texts, trees, strict=True):
+            assert tree is not None
             source = node.source_node  # a node of an earlier parser: its document; a document: itself
             if source is None:
                 base, source = node.node_id, node.as_related_node_info()
@@ -136,6 +157,19 @@ class LogichunkNodeParser(NodeParser):
                 base = f"{source.node_id}:{k}"
             out.extend(self._parse_one(node, text, tree, source, base))
         return out
+
+    def _metadata_cost(self, node: BaseNode, opts: SplitOptions) -> int:
+        """What ``node``'s metadata adds to each of its chunks where LlamaIndex reads them (the longer of the
+        embedder's and the LLM's string, in the template around the text), in the unit: ``SentenceSplitter``
+        takes it from its size too (``MetadataAwareTextSplitter``). Our own keys are kept out of both."""
+        if not self.include_metadata:
+            return 0
+        cost = 0
+        for mode in (MetadataMode.EMBED, MetadataMode.LLM):
+            meta = node.get_metadata_str(mode=mode)
+            if meta:
+                cost = max(cost, opts.length(node.text_template.format(metadata_str=meta, content="")))
+        return cost
 
     def _parse_one(self, node: BaseNode, text: str, tree: ChunkTree, source: RelatedNodeInfo,
                    base: str) -> list[BaseNode]:
@@ -169,19 +203,37 @@ class LogichunkNodeParser(NodeParser):
                     n.relationships[NodeRelationship.CHILD] = [made[k].as_related_node_info() for k in c.children
                                                                if k in made]
         if self.include_prev_next_rel:
-            by_level: dict[int, list[TextNode]] = {}
+            adjacent = _adjacency(tree, self.leaves_only)
             for c in chunks:
-                by_level.setdefault(0 if self.leaves_only else c.level, []).append(made[c.id])
-            for row in by_level.values():
-                for prev, nxt in zip(row, row[1:], strict=False):
-                    prev.relationships[NodeRelationship.NEXT] = nxt.as_related_node_info()
-                    nxt.relationships[NodeRelationship.PREVIOUS] = prev.as_related_node_info()
+                for rel, step in ((NodeRelationship.PREVIOUS, -1), (NodeRelationship.NEXT, 1)):
+                    k = adjacent(c, step)
+                    while k is not None and k.id not in made:  # (a chunk of whitespace made no node)
+                        k = adjacent(k, step)
+                    if k is not None:
+                        made[c.id].relationships[rel] = made[k.id].as_related_node_info()
         return list(made.values())
 
     def _postprocess_parsed_nodes(self, nodes: list[BaseNode], parent_doc_map: dict[str, Document]) -> list[BaseNode]:
         """Our nodes carry their offsets and relationships already (the base class would search each
         node's text in its document and link neighbours across levels)."""
         return nodes
+
+
+def _adjacency(tree: ChunkTree, leaves_only: bool) -> Callable[[Chunk, int], Chunk | None]:
+    """``adjacent(chunk, step)``: the chunk whose span comes right after ``chunk``'s (``step=1``) or right
+    before it (``-1``): one of its own level, as ``HierarchicalNodeParser`` links each level, or where its
+    level does not go on there (deeper levels cover only what needed cutting), the leaf there; with
+    ``leaves_only``, the next or previous leaf. (Linking a level's chunks in order jumped over text: the next
+    level-2 chunk could lie a kilobyte on.)"""
+    leaves = {step: {(k.span.start if step > 0 else k.span.end): k for k in tree.leaves()} for step in (1, -1)}
+    levels = {step: {(k.level, k.span.start if step > 0 else k.span.end): k for k in tree} for step in (1, -1)}
+
+    def adjacent(chunk: Chunk, step: int) -> Chunk | None:
+        at = chunk.span.end if step > 0 else chunk.span.start
+        same = None if leaves_only else levels[step].get((chunk.level, at))
+        return same or leaves[step].get(at)
+
+    return adjacent
 
 
 def _one_line(err: ValidationError) -> InputError:
