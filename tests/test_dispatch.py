@@ -85,7 +85,7 @@ def test_cli_chunk_method_parent_child_and_notes(capsys):
 
 
 def test_cli_chunk_method_fused(capsys, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # its bubbles file goes to the working directory
+    monkeypatch.chdir(tmp_path)  # (a bubbles log went to the working directory; none is written now)
     code = main(["chunk", str(ROOT / "examples" / "en_public_domain.md"), "--method", "fused",
                  "--embedder", "hash", "--max-size", "400", "--levels", "2", "--format", "jsonl"])
     out, err = capsys.readouterr()

@@ -11,6 +11,8 @@ import itertools
 import json
 import os
 import sys
+import warnings
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
@@ -28,7 +30,7 @@ from .types import Bubble
 if TYPE_CHECKING:
     from .chunkers.stream import StreamPart
 
-DEFAULT_BUBBLES = "logichunk-bubbles.jsonl"
+DEFAULT_BUBBLES = "logichunk-bubbles.jsonl"  # what ``logichunk bubbles`` lists by default (an older run's log)
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text", ".org", ".tex", ".html", ".htm", ".csv", ".json", ".pdf")
 
 
@@ -39,15 +41,16 @@ def _err(msg: str) -> None:
     print(f"logichunk: {msg}", file=sys.stderr)
 
 
-def _inputs(paths: Sequence[str], suffixes: tuple[str, ...]) -> Iterator[tuple[str, Callable[[], Iterator[str]]]]:
+def _inputs(paths: Sequence[str], suffixes: tuple[str, ...]) -> Iterator[tuple[str, Callable[..., Iterator[str]]]]:
     """(source name, reader) for each input: files, folders (recursive, sorted) and ``-`` (stdin). A
-    reader gives the text in pieces (:func:`~logichunk.text.decode.read_blocks`); ``"".join`` of them is
-    the whole text, decoded as :func:`~logichunk.text.decode.read_text` decodes it."""
+    reader gives the text in pieces (:func:`~logichunk.text.decode.read_blocks`, whose ``on_decoding`` it
+    passes on); ``"".join`` of them is the whole text, decoded as :func:`~logichunk.text.decode.read_text`
+    decodes it."""
     from .text.decode import read_blocks, text_file_name
 
     for p in paths:
         if p == "-":
-            yield "<stdin>", lambda: read_blocks(sys.stdin.buffer, source="<stdin>")
+            yield "<stdin>", lambda **kw: read_blocks(sys.stdin.buffer, source="<stdin>", **kw)
             continue
         path = Path(p)
         if path.is_dir():
@@ -55,9 +58,39 @@ def _inputs(paths: Sequence[str], suffixes: tuple[str, ...]) -> Iterator[tuple[s
             if not files:
                 raise LogichunkError(f"{p}: no files ending in {', '.join(suffixes)} in this folder")
             for f in files:
-                yield str(f), (lambda f=f: read_blocks(f))
+                yield str(f), (lambda f=f, **kw: read_blocks(f, **kw))
         else:
-            yield str(path), (lambda path=path: read_blocks(path))
+            yield str(path), (lambda path=path, **kw: read_blocks(path, **kw))
+
+
+def _empty(text: str) -> str:
+    """Why ``text`` gives nothing to chunk ('' when it does): empty, or whitespace alone (no chunk of it is
+    worth a vector; the LangChain and LlamaIndex splitters return none for it). One rule for every verb: the
+    only input given is then an error, one of many is skipped with a note."""
+    if not text:
+        return "empty input"
+    return "empty input (only whitespace)" if text.isspace() else ""
+
+
+class _Decodings:
+    """How each input's bytes were decoded, when not as plain UTF-8 (``utf-8-sig``, ``utf-16-le``, ``pdf``,
+    ``gzip+utf-8``...: :func:`~logichunk.text.decode.read_blocks`' ``on_decoding``), for the ``decoded`` key of
+    its json/jsonl records: the offsets count in that decoded text, not in the file's bytes."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, str] = {}
+
+    def read(self, source: str, read: Callable[..., Iterator[str]]) -> Iterator[str]:
+        def heard(decoding: str) -> None:
+            if decoding:
+                self.seen[source] = decoding
+
+        return read(on_decoding=heard)
+
+    def extra(self, source: str) -> dict[str, str]:
+        """The keys every record of ``source`` carries: ``source``, and ``decoded`` when it applies."""
+        d = self.seen.get(source)
+        return {"source": source, "decoded": d} if d else {"source": source}
 
 
 class _Windows:
@@ -145,27 +178,70 @@ def _write_tree(out: TextIO, source: str, tree: ChunkTree, many: bool) -> None:
                   f"{c.method:<9} {one_line(tree.text_of(c))}\n")
 
 
-def _write_jsonl(out: TextIO, source: str, tree: ChunkTree) -> None:
+def _write_jsonl(out: TextIO, extra: dict[str, Any], tree: ChunkTree) -> None:
     if tree.stats.get("overlap"):
-        lines = [json.dumps(r | {"source": source}, ensure_ascii=False) for r in _records(tree)]
+        lines = [json.dumps(r | extra, ensure_ascii=False) for r in _records(tree)]
     else:
-        lines = tree.json_lines({"source": source})
+        lines = tree.json_lines(extra)
+        if tree.bubbles:
+            lines = _marked(lines, _bubble_marks(tree.records(with_text=False), tree.bubbles))
     lines.append("")
     out.write("\n".join(lines))
 
 
 def _records(tree: ChunkTree) -> list[dict[str, Any]]:
-    """The tree's records, with each chunk's context window (``--overlap``) when it has one."""
+    """The tree's records, with each chunk's context window (``--overlap``) when it has one, and the
+    category of the bubble it is part of (:func:`_bubble_marks`)."""
     recs = tree.records()
     if tree.stats.get("overlap"):
         for r, c in zip(recs, tree, strict=True):
             r["overlap_start"], r["overlap_end"] = c.meta["overlap_span"]
+    for k, category in _bubble_marks(recs, tree.bubbles).items():
+        recs[k]["bubble"] = category
     return recs
 
 
-def _tree_json(source: str, tree: ChunkTree) -> dict[str, Any]:
+def _bubble_marks(records: list[dict[str, Any]], bubbles: Sequence[Bubble]) -> dict[int, str]:
+    """The records a bubble is about, by index, with its category: the chunks at its level (at any level when
+    it names none) whose span meets its span (offsets as the records'). Their json/jsonl records carry it as
+    ``"bubble"``, so a forced split is seen in its chunks whatever method their chunker names (parent-child's
+    are ``block-split``) and with no bubbles log kept."""
+    from bisect import bisect_right
+
+    from .tree import bubble_span
+
+    marks: dict[int, str] = {}
+    if not bubbles:
+        return marks
+    by_level: dict[int, list[int]] = {}  # record indices, level by level: in document order, never overlapping
+    for k, r in enumerate(records):
+        by_level.setdefault(r["level"], []).append(k)
+    starts = {lv: [records[k]["start"] for k in ks] for lv, ks in by_level.items()}
+    for b in bubbles:
+        span = bubble_span(b)
+        if span is None:
+            continue
+        level = b.context.get("level")
+        for lv in by_level if level is None else [level] if level in by_level else []:
+            ks = by_level[lv]
+            i = max(bisect_right(starts[lv], span[0]) - 1, 0)
+            while i < len(ks) and records[ks[i]]["start"] < max(span[1], span[0] + 1):
+                if records[ks[i]]["end"] > span[0]:
+                    marks.setdefault(ks[i], b.category)
+                i += 1
+    return marks
+
+
+def _marked(lines: list[str], marks: dict[int, str]) -> list[str]:
+    """JSON lines of records (each ending in ``}``) with ``"bubble"`` added to those ``marks`` names."""
+    for k, category in marks.items():
+        lines[k] = f"{lines[k][:-1]}, \"bubble\": {json.dumps(category)}}}"
+    return lines
+
+
+def _tree_json(source: str, tree: ChunkTree, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     return {
-        "source": source,
+        **(extra or {"source": source}),
         "unit": tree.unit,
         "stats": dict(tree.stats),
         "chunks": _records(tree),
@@ -192,16 +268,19 @@ def _skip(e: LogichunkError, many: bool) -> None:
     _err(f"skipped {e}")
 
 
-def _write(out: TextIO, fmt: str, source: str, tree: ChunkTree, many: bool, docs: _JsonDocs) -> None:
-    """One input's tree in ``fmt`` (``json``: one document of ``docs``)."""
+def _write(out: TextIO, fmt: str, source: str, tree: ChunkTree, many: bool, docs: _JsonDocs,
+           extra: dict[str, Any] | None = None) -> None:
+    """One input's tree in ``fmt`` (``json``: one document of ``docs``); ``extra``: the keys its json/jsonl
+    records carry (:meth:`_Decodings.extra`; default ``source`` alone)."""
+    extra = extra or {"source": source}
     if fmt == "tree":
         _write_tree(out, source, tree, many)
     elif fmt == "jsonl":
-        _write_jsonl(out, source, tree)
+        _write_jsonl(out, extra, tree)
     elif fmt == "markdown":
         _write_markdown(out, source, tree)
     else:
-        docs.add(_tree_json(source, tree))
+        docs.add(_tree_json(source, tree, extra))
 
 
 def _dumps(value: Any, level: int) -> str:
@@ -237,7 +316,10 @@ class _JsonDocs:
         rest: dict[str, Any] = {}
         try:
             for part in parts:
-                for r in part.records():
+                recs = part.records()
+                for k, category in _bubble_marks(recs, part.bubbles).items():
+                    recs[k]["bubble"] = category
+                for r in recs:
                     out.write(("\n" if first else ",\n") + pad + "  " + _dumps(r, self.level + 2))
                     first = False
         except LogichunkError as e:
@@ -266,9 +348,11 @@ class _Models:
         self.embedder = self.llm = self.lm = None
         quiet = getattr(args, "quiet", False)
         if "embedder" in need or getattr(args, "embedder", None):
-            from .models.registry import resolve_embedder
+            from .models.registry import ModelFallbackWarning, resolve_embedder
 
-            r = resolve_embedder(getattr(args, "embedder", None) or "auto")
+            with warnings.catch_warnings():  # (said on the line below, as the CLI says every model it uses)
+                warnings.simplefilter("ignore", ModelFallbackWarning)
+                r = resolve_embedder(getattr(args, "embedder", None) or "auto")
             self.embedder = r.model
             if not quiet:
                 _err(f"embedder: {r.description}")
@@ -324,10 +408,11 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     failures = 0
     overlap = getattr(args, "overlap", 0) or 0
     windows = _Windows(args.window, bool(overlap))
+    decodings = _Decodings()
 
     def emit(source: str, tree: ChunkTree) -> None:
         bubbles.extend(tree.bubbles)
-        _write(out, args.format, source, tree, many, docs)
+        _write(out, args.format, source, tree, many, docs, decodings.extra(source))
 
     # many small files through the model-free cascade share one pass (chunk_many: the same trees)
     shared = args.method == "logic-chain" and models.llm is None and models.lm is None and many \
@@ -358,7 +443,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
         windows.note(source, "chunked", "cuts", args.quiet)
         parts = chunk_stream(pieces, window=windows.size, chunker=lambda t: _chunk_one(args, t, source, models),
                              **({"overlap": overlap} if overlap else {}))
-        _write_parts(out, args.format, source, parts, many, docs, bubbles, windows.size)
+        _write_parts(out, args.format, source, parts, many, docs, bubbles, windows.size, decodings.extra(source))
 
     from .models._files import staged_file
 
@@ -370,14 +455,15 @@ def cmd_chunk(args: argparse.Namespace) -> int:
             for source, read in sources:
                 progress.step(source)
                 try:
-                    text = _read_up_to(read(), windows.whole_up_to)
+                    text = _read_up_to(decodings.read(source, read), windows.whole_up_to)
                     if not isinstance(text, str):
                         stream(source, text)
                         continue
-                    if not text:
+                    empty = _empty(text)
+                    if empty:
                         if not many:  # the one input given is empty: an error (README: non-zero exit)
-                            raise InputError(f"{source}: empty input, no chunks")
-                        _err(f"skipped {source}: empty input, no chunks")  # (one of many: noted, no failure)
+                            raise InputError(f"{source}: {empty}, no chunks")
+                        _err(f"skipped {source}: {empty}, no chunks")  # (one of many: noted, no failure)
                         continue
                     if shared:
                         group.append((source, text))
@@ -402,9 +488,10 @@ def cmd_chunk(args: argparse.Namespace) -> int:
 
 
 def _write_parts(out: TextIO, fmt: str, source: str, parts: Iterator[StreamPart], many: bool, docs: _JsonDocs,
-                 bubbles: list[Bubble], window: int) -> None:
-    """A text read in windows, in ``fmt``, part by part as :func:`_write` writes a whole tree; its
-    bubbles (spans in the whole text) are added to ``bubbles``."""
+                 bubbles: list[Bubble], window: int, extra: dict[str, Any] | None = None) -> None:
+    """A text read in windows, in ``fmt``, part by part as :func:`_write` writes a whole tree (``extra`` as
+    there); its bubbles (spans in the whole text) are added to ``bubbles``."""
+    extra = extra or {"source": source}
     from .chunkers.stream import merge_stats
 
     stats: dict[str, Any] = {"window": window, "windows": 0}
@@ -423,14 +510,16 @@ def _write_parts(out: TextIO, fmt: str, source: str, parts: Iterator[StreamPart]
             elif fmt == "markdown":
                 _write_markdown(out, source, part.tree, head=k == 0)
             elif fmt == "jsonl":
-                lines = part.json_lines({"source": source})
+                lines = part.json_lines(extra)
+                if part.tree.bubbles:
+                    lines = _marked(lines, _bubble_marks(part.records(with_text=False), part.bubbles))
                 lines.append("")
                 out.write("\n".join(lines))
             yield part
 
     try:
         if fmt == "json":
-            docs.add_parts({"source": source}, each(), lambda: {"unit": unit, "stats": stats,
+            docs.add_parts(extra, each(), lambda: {"unit": unit, "stats": stats,
                                                                  "bubbles": [b.to_dict() for b in kept]})
         else:
             for _ in each():
@@ -452,44 +541,71 @@ def cmd_segment(args: argparse.Namespace) -> int:
     docs = _JsonDocs(sys.stdout, many)
     failures = 0
     windows = _Windows(args.window, bool(args.topics))
+    decodings = _Decodings()
 
     def topics_of(text: str) -> ChunkTree:
         return segment(text, units=args.units, embedder=models.embedder, topics=args.topics)
 
     for source, read in sources:
         try:
-            text = _read_up_to(read(), windows.whole_up_to)
+            text = _read_up_to(decodings.read(source, read), windows.whole_up_to)
             if not isinstance(text, str):
                 windows.note(source, "divided", "topics", args.quiet)
                 _write_parts(sys.stdout, args.format, source, chunk_stream(text, window=windows.size,
                                                                            chunker=topics_of),
-                             many, docs, [], windows.size)
+                             many, docs, [], windows.size, decodings.extra(source))
                 continue
-            if not text:
+            empty = _empty(text)
+            if empty:
                 if not many:  # the one input given is empty: an error; one of many is noted, as chunk does
-                    raise InputError(f"{source}: empty input, no topics")
-                _err(f"skipped {source}: empty input, no topics")
+                    raise InputError(f"{source}: {empty}, no topics")
+                _err(f"skipped {source}: {empty}, no topics")
                 continue
             tree = topics_of(text)
         except LogichunkError as e:
             _skip(e, many)
             failures += 1
             continue
-        _write(sys.stdout, args.format, source, tree, many, docs)
+        _write(sys.stdout, args.format, source, tree, many, docs, decodings.extra(source))
     if args.format == "json":
         docs.close()
     return 1 if failures else 0
 
 
 def _record_bubbles(args: argparse.Namespace, bubbles: list[Bubble]) -> None:
+    """Say the run's bubbles on stderr, and append them to a log only where one was asked for: ``--bubbles
+    FILE``, or ``OUT.bubbles.jsonl`` beside ``--out``. The output holds them already (``json``: its
+    ``bubbles``; json and jsonl: ``"bubble"`` in the records of the chunks each is about; validate's problems),
+    so a scripted run writes no file of its own into the working folder. Each bubble is logged once: a rerun of the
+    same input adds no line."""
     if not bubbles:
         return
-    target = args.bubbles or (f"{args.out}.bubbles.jsonl" if getattr(args, "out", None) else DEFAULT_BUBBLES)
-    with open(target, "a", encoding="utf-8") as f:
-        for b in bubbles:
-            f.write(json.dumps(b.to_dict(), ensure_ascii=False) + "\n")
+    target = args.bubbles or (f"{args.out}.bubbles.jsonl" if getattr(args, "out", None) else None)
+    kinds = ", ".join(f"{k} {n}" for k, n in Counter(b.category for b in bubbles).items())
+    if target is None:
+        if not args.quiet:
+            _err(f"{len(bubbles)} bubble(s) ({kinds}); --bubbles FILE keeps them for `logichunk bubbles FILE`")
+        return
+    lines = dict.fromkeys(json.dumps(b.to_dict(), ensure_ascii=False) for b in bubbles)
+    path = Path(target)
+    ends_line = True
+    if path.exists():
+        with open(path, "rb") as f:
+            held = {line.rstrip(b"\r\n") for line in f}
+            if f.tell():
+                f.seek(-1, os.SEEK_END)
+                ends_line = f.read(1) == b"\n"
+        new = [line for line in lines if line.encode("utf-8") not in held]
+    else:
+        new = list(lines)
+    if new:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(("" if ends_line else "\n") + "".join(line + "\n" for line in new))
     if not args.quiet:
-        _err(f"{len(bubbles)} bubble(s) recorded in {target} (list them: logichunk bubbles {target})")
+        logged = "all new" if len(new) == len(bubbles) else f"{len(new)} new" if new else "all there already"
+        _err(f"{len(bubbles)} bubble(s) ({kinds}) recorded in {target} ({logged}; list them: logichunk bubbles "
+             f"{target})")
+
 
 
 def _one_text(args: argparse.Namespace) -> tuple[str, str]:
@@ -498,8 +614,9 @@ def _one_text(args: argparse.Namespace) -> tuple[str, str]:
         raise LogichunkError(f"{args.path}: give one file (or - for stdin), not a folder of {len(sources)}")
     source, read = sources[0]
     text = "".join(read())
-    if not text:
-        raise LogichunkError(f"{source}: empty input, nothing to do")
+    empty = _empty(text)
+    if empty:
+        raise InputError(f"{source}: {empty}, nothing to do")
     return source, text
 
 
@@ -572,7 +689,8 @@ def cmd_bubbles(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if not path.exists():
         if args.file == DEFAULT_BUBBLES:
-            _err(f"no bubbles recorded yet ({DEFAULT_BUBBLES} not found here)")
+            _err(f"no bubbles log here ({DEFAULT_BUBBLES}): `logichunk chunk ... --bubbles FILE` keeps one, "
+                 "`logichunk bubbles FILE` lists it")
             return 0
         raise LogichunkError(f"{args.file}: no such file")
     from .text.decode import read_path
@@ -658,7 +776,9 @@ def _chunk_options(c: argparse.ArgumentParser) -> None:
                         "choice for the whole text, structure first) or local (the earlier rule: score peaks merged "
                         "weakest first); ppl/msp: paper (Meta-Chunking's per-point rules, then the dynamic merge) "
                         "or global (the LM's signal as rewards of the same global choice)")
-    c.add_argument("--bubbles", help=f"append bubbles to this JSONL file (default {DEFAULT_BUBBLES})")
+    c.add_argument("--bubbles", metavar="FILE",
+                   help="keep a log of the bubbles (forced splits; validate's problems) in this JSONL file, each "
+                        "bubble once; default: none kept (said on stderr; json output lists them), or beside --out")
     c.add_argument("--quiet", action="store_true", help="no progress bar or notes on stderr")
 
 
@@ -723,7 +843,8 @@ def build_parser(extensions: bool = True) -> argparse.ArgumentParser:
     co.set_defaults(func=cmd_compensate)
 
     b = sub.add_parser("bubbles", help="list recorded bubbles (problems for an LLM reviewer)")
-    b.add_argument("file", nargs="?", default=DEFAULT_BUBBLES)
+    b.add_argument("file", nargs="?", default=DEFAULT_BUBBLES,
+                   help=f"a log written by --bubbles FILE (default {DEFAULT_BUBBLES}, an older logichunk's)")
     b.add_argument("--priority", choices=["high", "medium", "low"])
     b.add_argument("--format", choices=["table", "jsonl"], default="table")
     b.set_defaults(func=cmd_bubbles)
@@ -768,6 +889,22 @@ def _check_arguments(args: argparse.Namespace) -> None:
                 raise InputError(f"--{name.replace('_', '-')}: not valid UTF-8 ({v.encode('utf-8', 'surrogateescape')!r})")
 
 
+def _warning_shower(shown: Callable[..., None]) -> Callable[..., None]:
+    """``warnings.showwarning`` for the command: a model's fallback (the library's warning) said in one line as the
+    CLI says its notes, not as a Python warning with a source line; any other warning as ``shown`` shows it."""
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: TextIO | None = None,
+             line: str | None = None) -> None:
+        from .models.registry import ModelFallbackWarning
+
+        if issubclass(category, ModelFallbackWarning):
+            _err(f"note: {message}")
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    return show
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     verb = next((a for a in argv if not a.startswith("-")), None)  # global options take no value
@@ -775,7 +912,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         _check_arguments(args)
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():
+            warnings.showwarning = _warning_shower(warnings.showwarning)
+            return int(args.func(args) or 0)
     except LogichunkError as e:
         _err(f"error: {e}")
         return 2

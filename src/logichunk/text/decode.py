@@ -200,8 +200,14 @@ def read_text(data: bytes, *, source: str = "<input>", max_unpacked: int | None 
 def _plain_text(data: bytes, packed: str = "", *, source: str) -> str:
     """:func:`read_text` of bytes already decompressed (a compressed file inside is not opened again;
     ``packed``: the format they were decompressed from, for the errors)."""
+    return _decoded(data, packed, source=source)[0]
+
+
+def _decoded(data: bytes, packed: str = "", *, source: str) -> tuple[str, str]:
+    """:func:`_plain_text`, and how: ``pdf``, the codec of the byte-order mark it dropped, ``utf-8-sig`` or
+    ``utf-8``."""
     if is_pdf(data):
-        return pdf_text(data, source=source)
+        return pdf_text(data, source=source), "pdf"
     error: InputError | None = None
     for bom, codec, name in _BOMS:
         if not data.startswith(bom):
@@ -222,13 +228,13 @@ def _plain_text(data: bytes, packed: str = "", *, source: str) -> str:
         if why:
             raise InputError(f"{source}: starts with a {name} byte-order mark but is not {name} text ({why}); "
                              "convert the file to UTF-8")
-        return text
+        return text, codec
     if error is not None:
         raise error
     head = data[:SNIFF_BYTES]
     _check_head(head, source)
     try:
-        return data.decode("utf-8-sig")
+        return data.decode("utf-8-sig"), "utf-8-sig" if data.startswith(codecs.BOM_UTF8) else "utf-8"
     except UnicodeDecodeError:
         pass
     # the plain codec reports offsets into ``data`` itself (a BOM is valid UTF-8, so nothing moves)
@@ -265,13 +271,17 @@ def _not_utf8(source: str, head: bytes, at: int, bad: int, packed: str = "") -> 
 
 
 def read_blocks(path: str | os.PathLike[str] | BinaryIO, *, block: int = 1 << 20,
-                source: str | None = None) -> Iterator[str]:
+                source: str | None = None, on_decoding: Callable[[str], None] | None = None) -> Iterator[str]:
     """The text of a file (or an open binary stream such as ``sys.stdin.buffer``) in pieces of about
     ``block`` bytes, decoded as :func:`read_text` decodes it, without holding the whole file: what a text
     read in windows needs (:func:`~logichunk.chunkers.stream.chunk_stream`). The pieces joined are
     exactly :func:`read_text`'s string. UTF-8 is decoded as it is read: invalid bytes far into the file
     raise the same one-line error only when they are reached. A PDF, and UTF-16/32 (with a byte-order
-    mark), are read whole."""
+    mark), are read whole. ``on_decoding`` is told, before the first piece, how the bytes are decoded
+    when not as plain UTF-8 (else ''): ``utf-8-sig`` (a UTF-8 byte-order mark dropped), ``utf-16-le``,
+    ``utf-16-be``, ``utf-32-le``, ``utf-32-be`` (their mark dropped), ``pdf`` (the text layer), each after
+    ``gzip+``, ``bzip2+`` or ``xz+`` for a compressed file (``gzip+utf-8``): what a reader needs to map
+    offsets in the text back to the file's bytes."""
     if block < 1:
         raise ValueError("block must be at least one byte")
     if isinstance(path, (str, os.PathLike)):
@@ -281,12 +291,17 @@ def read_blocks(path: str | os.PathLike[str] | BinaryIO, *, block: int = 1 << 20
         except OSError as e:
             raise _unreadable(Path(path), e) from None
         with f:
-            yield from _blocks(f, src, block)
+            yield from _blocks(f, src, block, on_decoding)
     else:
-        yield from _blocks(path, source or "<stream>", block)
+        yield from _blocks(path, source or "<stream>", block, on_decoding)
 
 
-def _blocks(f: BinaryIO, source: str, block: int) -> Iterator[str]:
+def _decoding(packed: str, codec: str) -> str:
+    """What ``read_blocks`` tells ``on_decoding``: '' for plain UTF-8, else the codec after the compression."""
+    return "" if not packed and codec == "utf-8" else "+".join(x for x in (packed, codec) if x)
+
+
+def _blocks(f: BinaryIO, source: str, block: int, on_decoding: Callable[[str], None] | None = None) -> Iterator[str]:
     packed = ""
     first = _read(f, max(block, SNIFF_BYTES), source)
     kind = _compression(first)
@@ -296,11 +311,16 @@ def _blocks(f: BinaryIO, source: str, block: int) -> Iterator[str]:
         first = _read(f, max(block, SNIFF_BYTES), source, packed)
     if is_pdf(first) or first.startswith(tuple(bom for bom, _, _ in _BOMS)):
         rest = _read(f, -1, source, packed)
-        yield _plain_text(first + rest, packed, source=source)
+        text, codec = _decoded(first + rest, packed, source=source)
+        if on_decoding is not None:
+            on_decoding(_decoding(packed, codec))
+        yield text
         return
     head = first[:SNIFF_BYTES]
     _check_head(head, source)
     fed = 0  # bytes given to the decoder before the current piece
+    if on_decoding is not None:
+        on_decoding(_decoding(packed, "utf-8-sig" if first.startswith(codecs.BOM_UTF8) else "utf-8"))
     if first.startswith(codecs.BOM_UTF8):
         first, fed = first[len(codecs.BOM_UTF8):], len(codecs.BOM_UTF8)
     dec = codecs.getincrementaldecoder("utf-8")()
