@@ -36,6 +36,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -230,7 +231,8 @@ int64_t lc_lexrows(LC_LEXROWS_ARGS) {
 /* signals.novelty.novelty_prefix_of in two passes, no sort: for item i, d_back / d_fwd, the distance to
    the previous / next item with the same id (511 when it is further than 256 items or absent), and
    prefix[i + 1] = prefix[i] + q[d_back] - q[d_fwd]. Integers only: the same numbers as the row sorts.
-   last (one int32 per id up to the largest, zeroed) holds an id's latest position + 1. */
+   last (one int32 per id up to the largest, zeroed) holds an id's latest position + 1; it is zeroed again
+   on return, so a caller may keep it for the next text (its pages touched once, not once a text). */
 void lc_novelty(int64_t n, const uint32_t *ids, int32_t *last, const int64_t *q, int64_t *prefix) {
     prefix[0] = 0;
     for (int64_t i = n - 1; i >= 0; i--) {  /* forward links, reading backwards: -q[d_fwd] in place */
@@ -244,6 +246,7 @@ void lc_novelty(int64_t n, const uint32_t *ids, int32_t *last, const int64_t *q,
         prefix[i + 1] += prefix[i] + q[d > 256 ? 511 : d];
         last[ids[i]] = (int32_t)(i + 1);
     }
+    for (int64_t i = 0; i < n; i++) last[ids[i]] = 0;
 }
 
 /* lexical_rows' weights, as its numpy passes compute them (the same operations in the same order, so
@@ -257,10 +260,11 @@ void lc_lexweights(int64_t e, int64_t n, const int32_t *row, const int32_t *col,
         double ww = w[k] * w[k];
         sq[row[k]] += ww;
     }
-    for (int64_t k = 0; k < e; k++) {
-        double nr = sqrt(sq[row[k]]);
-        w[k] = w[k] / (nr > 0.0 ? nr : 1.0);
+    for (int64_t i = 0; i < n; i++) {  /* each row's norm once (a square root per entry cost a third of the pass) */
+        double nr = sqrt(sq[i]);
+        sq[i] = nr > 0.0 ? nr : 1.0;
     }
+    for (int64_t k = 0; k < e; k++) w[k] = w[k] / sq[row[k]];
     for (int64_t i = 0; i < n; i++) sq[i] = 0.0;  /* then the unit rows' own squared norms, as bincount sums them */
     for (int64_t k = 0; k < e; k++) {
         double ww = w[k] * w[k];
@@ -321,6 +325,43 @@ int64_t lc_group(int64_t e, const int32_t *row, const int32_t *col, const double
     }
     if (len) lc_close_run(out++, len, rg, rc, orow, ocol, oval);
     return out;
+}
+
+/* boundaries.gram_band of SparseRows.group's rows, straight from the ungrouped entries (by column, then row;
+   grp[row] the row's group, < 0 left out, non-decreasing over the others): each column's entries are merged
+   into og/ov (room for one column's entries) as lc_group merges them, then walked as lc_band walks the grouped
+   entries, so P gets the same sums to the last bit without the grouped entries written out (per level, megabytes
+   on a long text: a pass and their pages). P: n x w, zeroed; lo as lc_band reads it. */
+void lc_group_band(int64_t e, const int32_t *row, const int32_t *col, const double *val, const int64_t *grp,
+                   int64_t w, const int64_t *lo, int64_t *og, double *ov, double *P) {
+    int64_t k = 0;
+    while (k < e) {
+        const int32_t c = col[k];
+        int64_t out = 0, len = 0, rg = -1;
+        for (; k < e && col[k] == c; k++) {
+            const int64_t g = grp[row[k]];
+            if (g < 0) continue;
+            if (len && g != rg) {  /* (lc_close_run's sum: the first value plus the pairwise sum of the rest) */
+                if (len > 1) ov[out] = ov[out] + lc_pairwise(ov + out + 1, len - 1);
+                og[out++] = rg;
+                len = 0;
+            }
+            rg = g;
+            ov[out + len++] = val[k];
+        }
+        if (len) {
+            if (len > 1) ov[out] = ov[out] + lc_pairwise(ov + out + 1, len - 1);
+            og[out++] = rg;
+        }
+        for (int64_t i = 0; i < out; i++) {
+            const int64_t ri = og[i];
+            const double vi = ov[i];
+            double *prow = P + ri * w;
+            prow[0] += vi * vi;
+            for (int64_t j = i + 1; j < out && j - i < w && ri >= lo[og[j] + 1]; j++)
+                prow[og[j] - ri] += vi * ov[j];
+        }
+    }
 }
 
 /* boundaries.scatter._window_prices: the permutation price (boundaries.null_penalty) of each window of sparse rows
@@ -748,28 +789,101 @@ static int64_t lc_inner(int64_t n, const int64_t *prefix, const int8_t *pri, int
    Pass 1, branch-free per character, writes every word start and CJK item (a word's id 0 for now); pass 2
    hashes the words and drops the short and the stop words. Writes (position, id) in position order, at
    most cap, stopping only between items; *next is where a further call goes on. Returns how many. */
+/* lc_items' first pass over the characters [i, end) (at most cap - k entries: no test inside), branch-free per
+   character; prev: whether the character before i is a word's */
+#define LC_ITEMS_CHARS                                                                              \
+    for (; i < end; i++) {                                                                         \
+        uint32_t c = cp[i];                                                                        \
+        uint32_t kind = cls[c] & both;                                                             \
+        uint32_t al = kind == (uint32_t)alnum;                                                     \
+        uint32_t item = (kind == (uint32_t)cjkf) & (cjk[c] != 0);                                  \
+        pos[k] = i;                                                                                \
+        ids[k] = c & (0u - item);                                                                  \
+        k += (al & (prev ^ 1u)) | item;                                                            \
+        prev = al;                                                                                 \
+    }
+#define LC_ITEMS_PASS1_ARGS int64_t n, const uint32_t *cp, int64_t i, const uint8_t *cls, int64_t alnum, int64_t cjkf, \
+    const uint8_t *cjk, int64_t cap, int64_t *pos, uint32_t *ids, int64_t *next
+static int64_t lc_items_pass1(LC_ITEMS_PASS1_ARGS) {
+    const uint8_t both = (uint8_t)(alnum | cjkf);
+    int64_t k = 0;
+    uint32_t prev = i > 0 && (cls[cp[i - 1]] & both) == (uint8_t)alnum;
+    while (i < n && k < cap) {
+        /* each character adds one entry at most: this stretch cannot overflow, so no test inside */
+        int64_t end = i + (cap - k) < n ? i + (cap - k) : n;
+        LC_ITEMS_CHARS
+    }
+    *next = i;
+    return k;
+}
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+/* lc_items_pass1 with 64 characters of ASCII read at once where a stretch holds only those (English, code): each
+   one's two flags (a word's character; a CJK item: never, by the tables) from two 128-bit tables made of cls and
+   cjk, eight characters a step (AVX2, chosen at run time), the entries written from the flags' set bits; any
+   other stretch of 64 as lc_items_pass1 reads it (CJK text: an item per character, as fast so). The same
+   entries: 2.3x on English text. */
+__attribute__((target("avx2"))) static int64_t lc_items_pass1_avx2(LC_ITEMS_PASS1_ARGS) {
+    const uint8_t both = (uint8_t)(alnum | cjkf);
+    uint32_t wa[8] = {0}, wi[8] = {0};
+    for (uint32_t c = 0; c < 128; c++) {
+        uint32_t kind = cls[c] & both;
+        wa[c >> 5] |= (uint32_t)(kind == (uint32_t)alnum) << (c & 31);
+        wi[c >> 5] |= (uint32_t)((kind == (uint32_t)cjkf) & (cjk[c] != 0)) << (c & 31);
+    }
+    const __m256i ta = _mm256_loadu_si256((const __m256i *)wa), ti = _mm256_loadu_si256((const __m256i *)wi);
+    const __m256i low5 = _mm256_set1_epi32(31), high = _mm256_set1_epi32(~127);
+    int64_t k = 0;
+    uint32_t prev = i > 0 && (cls[cp[i - 1]] & both) == (uint8_t)alnum;
+    while (i < n && k < cap) {
+        int64_t end = i + (cap - k) < n ? i + (cap - k) : n;
+        if (end - i >= 64) {
+            __m256i v[8], any = _mm256_setzero_si256();
+            for (int q = 0; q < 8; q++) {
+                v[q] = _mm256_loadu_si256((const __m256i *)(cp + i + 8 * q));
+                any = _mm256_or_si256(any, v[q]);
+            }
+            if (_mm256_testz_si256(any, high)) {
+                uint64_t al = 0, item = 0;
+                for (int q = 0; q < 8; q++) {
+                    __m256i word = _mm256_srli_epi32(v[q], 5), bit = _mm256_and_si256(v[q], low5);
+                    __m256i fa = _mm256_srlv_epi32(_mm256_permutevar8x32_epi32(ta, word), bit);
+                    __m256i fi = _mm256_srlv_epi32(_mm256_permutevar8x32_epi32(ti, word), bit);
+                    al |= (uint64_t)(uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_slli_epi32(fa, 31))) << (8 * q);
+                    item |= (uint64_t)(uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_slli_epi32(fi, 31))) << (8 * q);
+                }
+                uint64_t ev = (al & ~((al << 1) | prev)) | item;  /* word starts and CJK items */
+                prev = (uint32_t)(al >> 63);
+                while (ev) {
+                    int j = __builtin_ctzll(ev);
+                    ev &= ev - 1;
+                    pos[k] = i + j;
+                    ids[k] = (item >> j) & 1u ? cp[i + j] : 0u;
+                    k++;
+                }
+                i += 64;
+                continue;
+            }
+            end = i + 64;
+        }
+        LC_ITEMS_CHARS
+    }
+    *next = i;
+    return k;
+}
+#endif
 int64_t lc_items(int64_t n, const uint32_t *cp, int64_t a, const uint8_t *cls, int64_t alnum, int64_t cjkf,
                  const uint8_t *stopbits, const uint8_t *cjk, uint64_t m1, int64_t cap, int64_t *pos, uint32_t *ids,
                  int64_t *next) {
     const uint8_t both = (uint8_t)(alnum | cjkf);
 #define LC_AL(p) ((p) < n && (cls[cp[p]] & both) == (uint8_t)alnum)
-    int64_t k = 0, i = a;
-    uint32_t prev = a > 0 && LC_AL(a - 1);
-    while (i < n && k < cap) {
-        /* each character adds one entry at most: this stretch cannot overflow, so no test inside */
-        int64_t end = i + (cap - k) < n ? i + (cap - k) : n;
-        for (; i < end; i++) {
-            uint32_t c = cp[i];
-            uint32_t kind = cls[c] & both;
-            uint32_t al = kind == (uint32_t)alnum;
-            uint32_t item = (kind == (uint32_t)cjkf) & (cjk[c] != 0);
-            pos[k] = i;
-            ids[k] = c & (0u - item);
-            k += (al & (prev ^ 1u)) | item;
-            prev = al;
-        }
-    }
-    *next = i;
+    int64_t k;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (__builtin_cpu_supports("avx2"))
+        k = lc_items_pass1_avx2(n, cp, a, cls, alnum, cjkf, cjk, cap, pos, ids, next);
+    else
+#endif
+        k = lc_items_pass1(n, cp, a, cls, alnum, cjkf, cjk, cap, pos, ids, next);
     int64_t out = 0;
     for (int64_t j = 0; j < k; j++) {
         int64_t s = pos[j];
@@ -1249,6 +1363,18 @@ void lc_wrapread(int64_t n, const void *cp, int64_t sz, const uint16_t *fl, cons
     const int64_t *const line[8] = {nl, w_nl, end, ts, ls, nx, len, wid};
     LC_SIZED(sz, lc_wrapread_body, n, cp, fl, cls, ncls, par, line, k, idx, mode, lo, hi, nr, hard, nh, cn, out);
 }
+
+/* The positions i (in order) of the code points with lo <= cp[i] < lo + span and table[cp[i] - lo] set: a few
+   marks of a text (its quotation marks) found in one pass, where numpy's two compares, their mask and its
+   nonzero read the text four times. out holds n. Returns how many. */
+int64_t lc_table_hits(int64_t n, const uint32_t *cp, uint32_t lo, uint32_t span, const uint8_t *table, int64_t *out) {
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t d = cp[i] - lo;
+        if (d < span && table[d]) out[k++] = i;
+    }
+    return k;
+}
 """
 
 #: no fused multiply-add: the kernels must round as numpy's separate operations do
@@ -1319,6 +1445,8 @@ def _load() -> ctypes.CDLL | None:
         lib.lc_novelty.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 4
         lib.lc_group.restype = ctypes.c_int64
         lib.lc_group.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 7
+        lib.lc_group_band.restype = None
+        lib.lc_group_band.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 4 + [ctypes.c_int64] + [ctypes.c_void_p] * 4
         lib.lc_lexweights.restype = None
         lib.lc_lexweights.argtypes = [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 6
         lib.lc_evidence.restype = None
@@ -1379,6 +1507,9 @@ def _load() -> ctypes.CDLL | None:
                                     + [ctypes.c_int64] + [ctypes.c_void_p] * 9 + [ctypes.c_int64, ctypes.c_void_p]
                                     + [ctypes.c_int64] + [ctypes.c_void_p] * 2 + [ctypes.c_int64, ctypes.c_void_p,
                                                                                   ctypes.c_int64] + [ctypes.c_void_p] * 2)
+        lib.lc_table_hits.restype = ctypes.c_int64
+        lib.lc_table_hits.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32] \
+            + [ctypes.c_void_p] * 2
         _lib, _why = lib, f"compiled ({so})"
     except (OSError, AttributeError, subprocess.SubprocessError) as e:  # (AttributeError: a kernel missing)
         _why = f"unavailable ({type(e).__name__}: {e})"
@@ -1564,6 +1695,8 @@ def window_prices(row: np.ndarray, col: np.ndarray, val: np.ndarray, sq: np.ndar
 #: :func:`novelty_prefix` numbers up to this many ids densely first (a sort of a few thousand costs less than
 #: the word ids' table of 2^20 entries, whose touched pages a short text paid for: ~0.19 → ~0.02 ms a paragraph)
 _DENSE_IDS = 4096
+#: per thread, the id table :func:`novelty_prefix` lends a long text's walk (kept zeroed between calls)
+_novelty_tables = threading.local()
 
 
 def novelty_prefix(ids: np.ndarray, q: np.ndarray) -> np.ndarray | None:
@@ -1579,7 +1712,13 @@ def novelty_prefix(ids: np.ndarray, q: np.ndarray) -> np.ndarray | None:
         _, dense = np.unique(ids, return_inverse=True)  # its table is a few entries, not a megabyte of pages
         ids = np.ascontiguousarray(dense.ravel(), dtype=np.uint32)
     prefix = np.empty(ids.size + 1, np.int64)
-    last = np.zeros(int(ids.max()) + 1 if ids.size else 1, np.int32)  # calloc'd: pages of absent ids untouched
+    top = int(ids.max()) + 1 if ids.size else 1
+    if ids.size <= _DENSE_IDS:
+        last = np.zeros(top, np.int32)  # calloc'd: pages of absent ids untouched
+    else:  # (this thread's table, which the kernel leaves zeroed: a long text's faults on fresh pages of it cost
+        last = getattr(_novelty_tables, "last", None)  # more than the walks, ~3 ms a 2 MB Chinese text)
+        if last is None or last.size < top:
+            last = _novelty_tables.last = np.zeros(max(top, 1 << 20), np.int32)
     lib.lc_novelty(ids.size, ids.ctypes.data, last.ctypes.data, q.ctypes.data, prefix.ctypes.data)
     return prefix
 
@@ -1599,6 +1738,24 @@ def group_entries(row: np.ndarray, col: np.ndarray, val: np.ndarray, grp: np.nda
     k = lib.lc_group(e, row.ctypes.data, col.ctypes.data, val.ctypes.data, grp.ctypes.data, orow.ctypes.data,
                      ocol.ctypes.data, oval.ctypes.data)
     return orow[:k], ocol[:k], oval[:k]
+
+
+def group_band(row: np.ndarray, col: np.ndarray, val: np.ndarray, grp: np.ndarray, m: int, w: int, lo: np.ndarray
+               ) -> np.ndarray | None:
+    """:func:`gram_band` (``m`` x ``w``) of the rows :meth:`~logichunk.sparse_rows.SparseRows.group` would make of
+    the entries ``(row, col, val)`` (by column, then row) with ``grp``, to the last bit, from one compiled pass that
+    never writes the grouped entries out (``lo``: each end's earliest start, already clamped to ``w`` rows); None
+    when the kernel is not available."""
+    lib = _load()
+    if lib is None or row.size > np.iinfo(np.int32).max:
+        return None
+    row, col, val = _entries(row, col, val)
+    (grp, lo) = _c(np.int64, grp, lo)
+    P = np.zeros(m * w)
+    og, ov = np.empty(row.size, np.int64), np.empty(row.size)  # (only the longest column's part is touched)
+    lib.lc_group_band(row.size, row.ctypes.data, col.ctypes.data, val.ctypes.data, grp.ctypes.data, w, lo.ctypes.data,
+                      og.ctypes.data, ov.ctypes.data, P.ctypes.data)
+    return P.reshape(m, w)
 
 
 def lexical_weights(row: np.ndarray, col: np.ndarray, cnt: np.ndarray, idf: np.ndarray, n: int
@@ -1794,8 +1951,10 @@ def inner_cuts_many(prefixes: np.ndarray, po: np.ndarray, pri: np.ndarray, max_s
 
 
 #: items :func:`content_items` writes per call (a CJK text has about one per character): output buffers
-#: stay this size however long the text
-_ITEMS_BLOCK = 1 << 16
+#: stay this size however long the text (a text of up to this many characters is read in one call, into
+#: buffers of its length whose untouched pages cost nothing, returned as they are: fresh 64K blocks, then their
+#: copies or their concatenation, faulted in twice the pages, ~0.7 ms a 2 MB text)
+_ITEMS_BLOCK = 1 << 22
 
 
 def content_items(cp: np.ndarray, cls: np.ndarray, alnum: int, cjk_flag: int, stop_bits: np.ndarray,
@@ -1821,9 +1980,9 @@ def content_items(cp: np.ndarray, cls: np.ndarray, alnum: int, cjk_flag: int, st
         pos, ids = np.empty(cap, np.int64), np.empty(cap, np.uint32)
         k = lib.lc_items(n, cp.ctypes.data, a, cls.ctypes.data, int(alnum), int(cjk_flag), stop_bits.ctypes.data,
                          cjk.ctypes.data, int(m1), cap, pos.ctypes.data, ids.ctypes.data, nxt.ctypes.data)
-        # a short slice is copied: the cached items would otherwise keep the whole buffer alive
-        pos_parts.append(pos[:k].copy() if 2 * k < cap else pos[:k])
-        id_parts.append(ids[:k].copy() if 2 * k < cap else ids[:k])
+        # (no copy: one part is returned as it is, its untouched pages never resident; several are concatenated)
+        pos_parts.append(pos[:k])
+        id_parts.append(ids[:k])
         a = int(nxt[0])
     if len(pos_parts) == 1:
         return pos_parts[0], id_parts[0]
@@ -1979,3 +2138,17 @@ def wrap_read(cp: np.ndarray, fl: np.ndarray, cls: np.ndarray, par: np.ndarray, 
                     lo.ctypes.data, hi.ctypes.data, lo.size, hard.ctypes.data, hard.size, cn.ctypes.data,
                     out.ctypes.data)
     return cn, out
+
+
+def table_hits(cp: np.ndarray, lo: int, table: np.ndarray) -> np.ndarray | None:
+    """The positions (int64, in order) of the code points ``c`` of ``cp`` (uint32) with ``lo <= c < lo +
+    table.size`` and ``table[c - lo]`` nonzero, in one pass; None when the kernel is not available."""
+    lib = _load()
+    if lib is None or cp.dtype != np.uint32 or table.size >= 1 << 32 or not 0 <= lo < 1 << 32:
+        return None
+    (cp,) = _c(np.uint32, cp)
+    table = _bytes(table != 0)
+    out = np.empty(cp.size, np.int64)  # (pages past the hits are never touched)
+    k = lib.lc_table_hits(cp.size, cp.ctypes.data, int(lo), table.size, table.ctypes.data, out.ctypes.data)
+    return out[:k].copy()
+

@@ -157,6 +157,23 @@ class SparseRows:
 
 
 @dataclass(frozen=True)
+class GroupedRows:
+    """The ``n`` rows ``rows.group(grp, n)`` would make (:meth:`SparseRows.group`), not made yet. Why: what the
+    size-limited choice reads of glued atoms is the Gram band of their sums, and the compiled kernel computes it
+    straight from the ungrouped entries (:func:`logichunk.native.group_band`), the same bits without the grouped
+    entries written out at every level (megabytes a long text); whatever else needs the rows makes them
+    (:meth:`made`)."""
+
+    rows: SparseRows
+    grp: np.ndarray  # int64, per row of ``rows``: its group, < 0 left out
+    n: int
+
+    def made(self) -> SparseRows:
+        """The grouped rows themselves."""
+        return self.rows.group(self.grp, self.n)
+
+
+@dataclass(frozen=True)
 class ItemBags:
     """``n`` bags of items: bag ``i`` holds the items ``item[ptr[i]:ptr[i+1]]`` (dense ids
     ``0..kinds-1``, one entry per occurrence, in text order). Why not :class:`SparseRows`: a

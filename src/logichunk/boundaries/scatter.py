@@ -20,17 +20,25 @@ import numpy as np
 
 from .. import native
 from ..hashing import GOLDEN, occurrence_keys, salted, splitmix64
-from ..sparse_rows import SparseRows
+from ..sparse_rows import GroupedRows, SparseRows
 from .dp import MAX_SEGMENT_ATOMS
 
 
-def gram_band(X: np.ndarray | SparseRows, width: int, lo: np.ndarray | None = None) -> np.ndarray:
+def gram_band(X: np.ndarray | SparseRows | GroupedRows, width: int, lo: np.ndarray | None = None) -> np.ndarray:
     """``P[i, d] = <x_i, x_{i+d}>`` for ``d < width`` (0 past the last row): every inner product a
     window of ``width`` rows needs. Dense rows: one vector pass per ``d``. Sparse rows: one pass per
     step along each column's entries, so the work follows the shared items, not the vocabulary; with
     ``lo`` (each end's earliest start, :func:`earliest_starts`) only the products some window within
-    reach needs are computed (the others are 0)."""
+    reach needs are computed (the others are 0). Rows not grouped yet (:class:`~logichunk.sparse_rows.GroupedRows`):
+    the band of their sums, from the ungrouped entries in one compiled pass where it is available."""
     w = max(1, int(width))
+    if isinstance(X, GroupedRows):
+        if X.rows.row.size and X.n:
+            lo_g = np.arange(X.n + 1) - w if lo is None else np.maximum(np.asarray(lo, np.int64), np.arange(X.n + 1) - w)
+            fused = native.group_band(X.rows.row, X.rows.col, X.rows.val, X.grp, X.n, w, lo_g)
+            if fused is not None:
+                return fused
+        X = X.made()
     if isinstance(X, SparseRows):
         n = X.n
         if X.row.size == 0 or n == 0:
@@ -58,7 +66,7 @@ def gram_band(X: np.ndarray | SparseRows, width: int, lo: np.ndarray | None = No
 BAND_CELLS = 1 << 22
 
 
-def band_blocks(X: np.ndarray | SparseRows, width: int, lo: np.ndarray, reach: np.ndarray
+def band_blocks(X: np.ndarray | SparseRows | GroupedRows, width: int, lo: np.ndarray, reach: np.ndarray
                 ) -> Iterator[tuple[int, np.ndarray, int, int]]:
     """:func:`gram_band` of ``X`` a block of rows at a time, for a programme over chunk ends that reads,
     at end ``b``, the rows ``reach[b] .. b - 1`` (``reach``: the earliest starts clamped to ``width``
@@ -68,10 +76,12 @@ def band_blocks(X: np.ndarray | SparseRows, width: int, lo: np.ndarray, reach: n
     the rows its first ends reach back to: the products are the same numbers either way (each is summed
     from its two rows' entries alone), and memory stays bounded in the text's length."""
     w = max(1, int(width))
-    n = X.n if isinstance(X, SparseRows) else np.asarray(X).shape[0]
+    n = X.n if isinstance(X, SparseRows | GroupedRows) else np.asarray(X).shape[0]
     if n * w <= BAND_CELLS:
         yield 0, gram_band(X, w, lo), 1, n
         return
+    if isinstance(X, GroupedRows):  # (blocks of rows are taken from the grouped rows themselves)
+        X = X.made()
     rows = max(BAND_CELLS // w, 2 * w)
     b0 = 1
     while b0 <= n:

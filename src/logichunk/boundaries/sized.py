@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import native
-from ..sparse_rows import SparseRows
+from ..sparse_rows import GroupedRows, SparseRows
 from .dp import (
     _MIN_PENALTY,
     MAX_SEGMENT_ATOMS,
@@ -53,7 +53,7 @@ from .scatter import band_blocks, null_penalty, scatter_costs, segment_penalty
 FILL_WEIGHT = 1.0
 
 
-def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray | None,
+def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows | GroupedRows, reward: np.ndarray | None,
                limits: SizeLimits | None, *, fixed: np.ndarray | None = None,
                penalty: float | np.ndarray | None = None, glue: np.ndarray | None = None,
                atoms: np.ndarray | None = None, max_atoms: int = MAX_SEGMENT_ATOMS, count: int | None = None,
@@ -82,19 +82,22 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
     n = sizes.size
     if n <= 1:
         return np.zeros(0, np.int64)
+    if isinstance(X, GroupedRows) and (glue is not None or atoms is not None or limits is None or penalty is None
+                                       or not native.available()):
+        X = X.made()  # (only the compiled band of a size-limited choice at a given price reads them unmade)
     if limits is not None and reward is not None:
         fixed = _lone_runs(sizes, np.asarray(reward, dtype=np.float64), fixed, glue, apart, limits.max_size)
     if glue is not None and np.any(glue):
         keep, grp = _glued_groups(glue, fixed, n)
         m = int(grp[-1]) + 1
-        Xg: np.ndarray | SparseRows
+        Xg: np.ndarray | SparseRows | GroupedRows
         if isinstance(X, SparseRows):
             if atoms is None:
-                Xg, rowsq = X.group(grp, m), X.sqnorms()
+                Xg, rowsq = GroupedRows(X, grp, m), X.sqnorms()
             else:  # rows that are no atom are left out of the groups (a row's norm: the same sum either way)
                 of_row = np.full(X.n, -1, np.int64)
                 of_row[atoms] = grp
-                Xg, rowsq = X.group(of_row, m), X.sqnorms()[atoms]
+                Xg, rowsq = GroupedRows(X, of_row, m), X.sqnorms()[atoms]
         else:
             Xa = np.asarray(X, dtype=np.float64)
             if atoms is not None:
@@ -139,6 +142,8 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows, reward: np.ndarray
                                rw, restart)
         if cuts is not None:
             return cuts
+    if isinstance(X, GroupedRows):
+        X = X.made()
     C = scatter_costs(X, w, _counts, _sqnorms, lo)
     for k in range(1, C.shape[1] + 1):
         short = 1.0 - np.minimum((cum[k:] - cum[:-k]) / goal, 1.0)

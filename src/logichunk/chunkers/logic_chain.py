@@ -37,7 +37,7 @@ from .. import native
 from ..errors import InputError
 from ..ids import child_ids
 from ..signals import GapSignal
-from ..signals.cohesion import lexical_rows, span_keys
+from ..signals.cohesion import lexical_rows, lexical_rows_keys, span_keys
 from ..signals.composite import CompositeSignal
 from ..signals.entropy import EntropySignal
 from ..sparse_rows import SparseRows
@@ -449,16 +449,18 @@ class _Run:
             get = getattr(self.cfg.signal, "sentence_vectors", None)
             V = get(self.sents) if get is not None and self.text_edges is None and len(self.sents) > 1 else None
             rows: SparseRows | np.ndarray
-            keys = span_keys(self.text, s, e)  # the shuffles' order: the spans' content, stable under edits
+            # keys: the shuffles' order, the spans' content, stable under edits
             if V is not None:
+                keys = span_keys(self.text, s, e)
                 V = np.asarray(V, dtype=np.float64)[np.searchsorted(self.seams, s, side="right")]
                 norm = np.linalg.norm(V, axis=1, keepdims=True)
                 rows = V / np.where(norm > 0, norm, 1.0)
                 pen = bd.chunk_prices(rows, keys)
             elif self.text_edges is None:
-                rows = lexical_rows(self.text, s, e)
+                rows, keys = lexical_rows_keys(self.text, s, e)  # (the spans' items found once for both)
                 pen = bd.chunk_prices(rows, keys)
             else:  # the spans of each text; those of the separators between texts stay empty rows
+                keys = span_keys(self.text, s, e)
                 lo = np.searchsorted(s, self.text_edges[0]).tolist()
                 hi = np.searchsorted(s, self.text_edges[1]).tolist()
                 parts, pens, prev = [], [], 0

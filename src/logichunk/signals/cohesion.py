@@ -33,8 +33,14 @@ def _item_ranges(text: str, starts: np.ndarray, ends: np.ndarray) -> tuple[np.nd
     """The text's content item ids, and the range ``[lo[i], hi[i])`` of them inside each span ``[starts[i],
     ends[i])`` (spans sorted): a range of the position-sorted items, by n searches, not one per item."""
     allpos, allids = content_items(text)
-    lo = native.searchsorted(allpos, np.asarray(starts, dtype=np.int64))
-    hi = native.searchsorted(allpos, np.asarray(ends, dtype=np.int64))
+    starts, ends = np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64)
+    lo = native.searchsorted(allpos, starts)
+    if starts.size and np.array_equal(starts[1:], ends[:-1]):  # spans that tile their range: each range ends
+        hi = np.empty_like(lo)  # where the next begins (a search of a long text's items cost ~1 ms a 2 MB text)
+        hi[:-1] = lo[1:]
+        hi[-1] = np.searchsorted(allpos, ends[-1])
+    else:
+        hi = native.searchsorted(allpos, ends)
     return allids, lo, hi
 
 
@@ -42,10 +48,23 @@ def lexical_rows(text: str, starts: np.ndarray, ends: np.ndarray) -> SparseRows:
     """One sparse row per span ``[starts[i], ends[i])`` of ``text`` (spans sorted and disjoint),
     L2-normalised, as the module docstring describes. Reads only the items inside the spans' range,
     so many short texts laid end to end cost their own length each."""
-    n = np.asarray(starts).size
-    if n == 0:
+    if np.asarray(starts).size == 0:
         return SparseRows.empty(0)
-    allids, lo, hi = _item_ranges(text, starts, ends)
+    return _rows(*_item_ranges(text, starts, ends))
+
+
+def lexical_rows_keys(text: str, starts: np.ndarray, ends: np.ndarray) -> tuple[SparseRows, np.ndarray]:
+    """:func:`lexical_rows` and :func:`span_keys` of the same spans, their items found once (what the global
+    choice reads of a text: its rows, and the keys its chunk prices shuffle them by)."""
+    if np.asarray(starts).size == 0:
+        return SparseRows.empty(0), span_keys(text, starts, ends)
+    ranges = _item_ranges(text, starts, ends)
+    return _rows(*ranges), _keys(*ranges)
+
+
+def _rows(allids: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> SparseRows:
+    """:func:`lexical_rows` of the spans holding the items ``allids[lo[i]:hi[i]]``."""
+    n = lo.size
     found = native.lexical_entries(lo, hi, allids)  # the same entries, counted without a sort
     prow, col, cnt, df = found if found is not None else _entries(lo, hi, allids, n)
     if prow.size == 0:
@@ -65,7 +84,11 @@ def span_keys(text: str, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     multiset (:func:`~logichunk.hashing.bag_hashes`). What the price of a chunk orders its shuffles by
     (:func:`logichunk.boundaries.null_penalty`): unlike the rows of :func:`lexical_rows`, whose columns
     and idf move with every sentence of the document, a span's key moves only when the span does."""
-    allids, lo, hi = _item_ranges(text, starts, ends)
+    return _keys(*_item_ranges(text, starts, ends))
+
+
+def _keys(allids: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """:func:`span_keys` of the spans holding the items ``allids[lo[i]:hi[i]]``."""
     fast = native.bag_keys(lo, hi, allids)  # the same keys in one pass
     return bag_hashes(allids, lo, hi) if fast is None else fast
 

@@ -1,0 +1,139 @@
+"""The cascade's level work made faster without changing a bit: each compiled shortcut against the numpy
+passes (or the slower path) it replaces, on random inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logichunk import boundaries as bd
+from logichunk import native
+from logichunk.boundaries import scatter as bd_scatter
+from logichunk.signals import cohesion
+from logichunk.sparse_rows import GroupedRows, SparseRows
+
+
+def _rows_and_groups(n: int, ncol: int, density: float, groups: int, dropped: float, seed: int
+                     ) -> tuple[SparseRows, np.ndarray, int]:
+    """Sparse rows of mixed scales and a grouping of them (sorted, some rows left out), as the glued atoms
+    of a level make one."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, ncol)) * (rng.random((n, ncol)) < density) * 10.0 ** rng.integers(-6, 7, (n, ncol))
+    grp = np.sort(rng.integers(0, groups, n))
+    grp[rng.random(n) < dropped] = -1
+    return SparseRows.from_dense(X), grp.astype(np.int64), groups
+
+
+problems = st.tuples(st.integers(1, 300), st.integers(1, 6), st.floats(0.0, 1.0), st.integers(1, 60),
+                     st.floats(0.0, 0.5), st.integers(0, 2**31 - 1))
+
+
+@settings(max_examples=400, deadline=None)
+@given(problems, st.integers(1, 12), st.integers(1, 80))
+def test_the_fused_group_band_is_the_band_of_the_grouped_rows_to_the_last_bit(problem, w, max_size):
+    """native.group_band (the rows grouped and their band walked in one pass) against the numpy twin: the
+    rows grouped by numpy's reduceat, then the numpy band walk; and gram_band of rows not grouped yet is
+    that band, with or without the kernel."""
+    assert native.available(), native.status()
+    S, grp, m = _rows_and_groups(*problem)
+    sizes = np.random.default_rng(problem[-1]).integers(1, 20, m)
+    lo = np.maximum(bd.earliest_starts(sizes, max_size), np.arange(m + 1) - w)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(native, "group_entries", lambda *a: None)
+        G = S.group(grp, m)
+    want = bd_scatter._band_numpy(G.row, G.col, G.val, lo, m, w)
+    got = native.group_band(S.row, S.col, S.val, grp, m, w, lo)
+    assert got is not None and got.shape == (m, w)
+    assert got.tobytes() == want.tobytes()
+    fused = bd.gram_band(GroupedRows(S, grp, m), w, lo)
+    assert fused.tobytes() == bd.gram_band(S.group(grp, m), w, lo).tobytes() == want.tobytes()
+    with pytest.MonkeyPatch.context() as mp:  # no kernel: the rows are grouped first, the same band
+        mp.setattr(native, "group_band", lambda *a: None)
+        assert bd.gram_band(GroupedRows(S, grp, m), w, lo).tobytes() == want.tobytes()
+
+
+@settings(max_examples=200, deadline=None)
+@given(problems, st.integers(2, 60), st.floats(0.0, 0.6), st.booleans())
+def test_the_glued_choice_through_the_fused_band_is_the_same(problem, max_size, glued, with_atoms):
+    """fit_global over glued atoms of sparse rows (the cascade's call: rows of the whole text, its atoms, a
+    price per atom) gives the same cuts whether the band of the glued sums comes from the fused kernel, from
+    the grouped rows, or from the numpy passes (no kernel at all)."""
+    S, _, _ = _rows_and_groups(*problem)
+    rng = np.random.default_rng(problem[-1] + 1)
+    atoms = np.flatnonzero(rng.random(S.n) < 0.8) if with_atoms else None
+    n = S.n if atoms is None else atoms.size
+    if n < 2:
+        return
+    sizes = rng.integers(1, 12, n)
+    reward = np.round(rng.normal(size=n - 1), 2)
+    glue = rng.random(n - 1) < glued
+    fixed = (rng.random(n - 1) < 0.05) & ~glue
+    pen = np.round(rng.random(S.n), 2)
+    lim = bd.SizeLimits(max_size, target=max(1, max_size // 2))
+
+    def cuts() -> list[int]:
+        return bd.fit_global(sizes, S, reward, lim, fixed=fixed, glue=glue, atoms=atoms,
+                             penalty=pen if atoms is None else pen[atoms]).tolist()
+
+    got = cuts()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(native, "group_band", lambda *a: None)
+        assert cuts() == got
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(native, "_lib", None)
+        mp.setattr(native, "_why", "off in this test")
+        assert not native.available()
+        assert cuts() == got
+
+
+words = st.sampled_from(["rivers", "river", "flow", "markets", "price", "goods", "sea", "The", "a", "of", "河流",
+                         "市场", "价格", "海", "x2", "Über", ". ", "\n", "。"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(words, min_size=1, max_size=80), st.data())
+def test_rows_and_keys_found_once_are_the_rows_and_keys(parts, data):
+    """lexical_rows_keys (the spans' items found once, the ranges of tiling spans read off each other) gives
+    lexical_rows' rows and span_keys' keys, bit for bit; and the item ranges of spans that tile are those two
+    searches give."""
+    text = " ".join(parts)
+    cuts = sorted(set(data.draw(st.lists(st.integers(1, max(1, len(text) - 1)), max_size=20))) - {len(text)})
+    edges = np.array([0, *cuts, len(text)], np.int64)
+    starts, ends = edges[:-1], edges[1:]
+    if data.draw(st.booleans()) and starts.size > 1:  # spans that leave gaps: searched both ways
+        ends = ends.copy()
+        ends[:-1] = np.maximum(starts[:-1], ends[:-1] - 1)
+    rows, keys = cohesion.lexical_rows_keys(text, starts, ends)
+    want = cohesion.lexical_rows(text, starts, ends)
+    assert (rows.n, rows.ncol) == (want.n, want.ncol)
+    for a, b in ((rows.row, want.row), (rows.col, want.col), (rows.val, want.val), (rows.sqnorms(), want.sqnorms())):
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+    assert keys.tobytes() == cohesion.span_keys(text, starts, ends).tobytes()
+    allpos, _ = cohesion.content_items(text)
+    _, lo, hi = cohesion._item_ranges(text, starts, ends)
+    assert lo.tolist() == np.searchsorted(allpos, starts).tolist()
+    assert hi.tolist() == np.searchsorted(allpos, ends).tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 200), st.integers(1, 40), st.floats(0.0, 1.0), st.integers(0, 2**31 - 1))
+def test_the_compiled_lexical_weights_are_the_numpy_weights_to_the_last_bit(n, ncol, density, seed):
+    """native.lexical_weights (each row's norm taken once) against lexical_rows' numpy passes: the same weights
+    and squared norms, bit for bit, with rows of no entry and rows whose items all weigh 0 (norm 0: left as
+    they are)."""
+    assert native.available(), native.status()
+    rng = np.random.default_rng(seed)
+    mask = rng.random((ncol, n)) < density
+    col, row = np.nonzero(mask)  # by column, then row
+    row, col = row.astype(np.int32), col.astype(np.int32)
+    cnt = rng.integers(1, 9, row.size).astype(np.int32)
+    idf = rng.random(ncol) * 10.0 ** rng.integers(-3, 4, ncol) * (rng.random(ncol) < 0.8)
+    got = native.lexical_weights(row, col, cnt, idf, n)
+    assert got is not None
+    w = np.sqrt(cnt) * idf[col]
+    norm = np.sqrt(np.bincount(row, weights=w * w, minlength=n))
+    w = w / np.where(norm > 0, norm, 1.0)[row]
+    assert got[0].tobytes() == w.tobytes()
+    assert got[1].tobytes() == np.bincount(row, weights=w * w, minlength=n).tobytes()
