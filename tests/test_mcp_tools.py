@@ -74,18 +74,20 @@ def test_a_restart_between_turns_changes_no_decision(tmp_path, cut):
 
 def test_a_topic_is_archived_once_final_and_recall_shows_the_open_turns(tmp_path):
     db = tmp_path / "m.db"
-    out = _run(db, _remember([*TURNS, MORE]))
+    out = _run(db, _remember([*TURNS, MORE, LATER[0]]))
     archived = [(d["turn"], e) for d in out for e in d["archived"]]
-    # the review confirms the pandas -> dumplings boundary once three turns follow it: topic 0 is final
-    assert [(t, e["topic"], e["turns"]) for t, e in archived] == [(6, 0, [0, 2])]
-    assert out[-1]["open_turns"] == [3, 6]
+    # the review confirms the pandas -> dumplings boundary once three turns follow it, and topic 0 is final
+    # once the gap after the new topic's first turn is judged too (min_topic_turns=2: a one-turn topic may
+    # still join the one before it)
+    assert [(t, e["topic"], e["turns"]) for t, e in archived] == [(7, 0, [0, 2])]
+    assert out[-1]["open_turns"] == [3, 7]
 
     async def recall(c: Client) -> dict[str, Any]:
         return await call(c, "recall", query="pandas DataFrame", conversation_id="c1", top_k=3)
 
     res = _run(db, recall)
     assert [e["turns"] for e in res["episodes"]] == [[0, 2]]  # the open topic is not archived yet...
-    assert [(t["user"], t["assistant"]) for t in res["open_turns"]] == [*TURNS[3:], MORE]  # ...but readable
+    assert [(t["user"], t["assistant"]) for t in res["open_turns"]] == [*TURNS[3:], MORE, LATER[0]]  # ...but readable
 
 
 def test_a_conversation_continued_after_its_end_numbers_on(tmp_path):

@@ -83,6 +83,7 @@ class SessionArchiver:
         self.kernel_model = kernel_model
         self.errors: list[str] = []
         self.pending: list[tuple[int, str]] = []  # (topic number, document) archived, not chunked yet
+        self.links: dict[str, Any] = {}  # per document archived: the stored topic it resumes (memory/resume.py)
 
     def archive(self, ep: Any) -> str | None:
         s = self.store
@@ -99,6 +100,7 @@ class SessionArchiver:
             conv = self.conversation_id
             doc = inner.archive(replace(ep, start=start - inner.archived_turns(conv),
                                         index=self.topic + ep.index - inner.archived_topics(conv)))
+            self.links[doc] = inner.links.get(doc)
         self.pending.append((self.topic + ep.index, doc))
         return doc
 
@@ -246,8 +248,13 @@ class Conversations:
         observe_many(blocks, p)
 
     def _episode(self, o: _Open, ep: Any) -> dict[str, Any]:
+        # the link as stored (over the conversation's earlier sessions too), else the session's own
+        link = o.archiver.links.get(ep.document_id) if ep.document_id else None
+        to, sim = (link.topic, link.similarity) if link is not None else \
+            (None if ep.resumes is None else o.topic0 + ep.resumes, ep.resumes_similarity)
         return {"topic": o.topic0 + ep.index, "turns": [o.turn0 + ep.start, o.turn0 + ep.end], "title": ep.title,
-                "document_id": ep.document_id, "archived": ep.document_id is not None}
+                "document_id": ep.document_id, "archived": ep.document_id is not None,
+                "resumes": to, "resumes_similarity": None if sim is None else round(sim, 4)}
 
     @staticmethod
     def _anchor_vector(o: _Open | None, block: LogicalBlock) -> tuple[str, np.ndarray | None]:
@@ -371,7 +378,9 @@ class Conversations:
             ep: dict[str, Any] = {"conversation_id": c, "topic": t.index, "title": t.title, "turns": [t.start, t.end],
                                   "score": round(float(h.score), 4), "matched_text": h.text,
                                   "document_id": t.document_id, "started_at": t.started_at, "ended_at": t.ended_at,
-                                  "exchanges": None}
+                                  "resumes": t.resumes_topic, "resumes_document": t.resumes,
+                                  "resumes_similarity": None if t.resumes_similarity is None
+                                  else round(t.resumes_similarity, 4), "exchanges": None}
             if blocks is not None:
                 a = t.start - firsts[c]
                 full = [_exchange(t.start + i, b) for i, b in enumerate(blocks[a : a + t.turns])]

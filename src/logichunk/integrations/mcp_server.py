@@ -442,7 +442,8 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
         """Record one exchange of a conversation. Returns the decision on it: `adsorb` (same topic),
         `split` (a new topic starts here) or `force_adsorb` (a short filler such as 'ok, go on'),
         who decided (`decided_by`: heuristic, screen, arbiter, guard, first) and the evidence
-        `score`; and any earlier topic that is now final and `archived` (searchable with recall)."""
+        `score`; and any earlier topic that is now final and `archived` (searchable with recall; its
+        `resumes`: the earlier topic of the conversation it returns to, or null)."""
         return memory(project, create=True).remember(conversation_id, user, assistant, rewritten_query)
 
     @tool(read_only)
@@ -458,7 +459,9 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
                = RECALL_CHARS,
                project: ProjectArg = None) -> dict[str, Any]:
         """Find earlier topics of conversations ("what did we discuss about X"): episodes best first,
-        each with its turn range, title, score and its exact exchanges (user and assistant text, at most
+        each with its turn range, title, score, `resumes` (the earlier topic of its conversation it
+        returns to: its number, `resumes_document`, and `resumes_similarity`, the cosine of the two
+        topics' subjects; null when none) and its exact exchanges (user and assistant text, at most
         `max_chars` characters per topic: a longer topic says what was cut in `truncated`, and a cut text
         is the excerpt around the query's matches, its place in `excerpt`). With conversation_id, its turns
         not archived yet as `open_turns`: all that fit, else the latest and the best matching earlier ones

@@ -36,6 +36,7 @@ from ..store import schema
 from ..text.decode import check_unicode
 from .block import LogicalBlock, check_count
 from .episode import Episode
+from .resume import Link, resumed, threshold_of
 
 __all__ = ["MAX_ID_CHARS", "Archiver", "TopicHit", "TopicRecord", "check_conversation_id", "conversations",
            "load_conversation", "render_block", "search_topics", "topics"]
@@ -70,7 +71,10 @@ _TABLES = [
         turns {INT} NOT NULL,
         model_id TEXT,
         kernel {BLOB},
-        created_at {REAL} NOT NULL
+        created_at {REAL} NOT NULL,
+        resumes TEXT,
+        resumes_similarity {REAL},
+        subject {BLOB}
     )""",
     "CREATE INDEX IF NOT EXISTS memory_topics_conv ON memory_topics(project_id, conversation_id, topic_no)",
     """CREATE TABLE IF NOT EXISTS memory_turns (
@@ -93,7 +97,22 @@ def _ensure_tables(store: Any) -> None:
     with store.tx():
         for stmt in _TABLES:
             store._x(stmt.format(**tokens))
+        _add_columns(store, tokens)
     _ready[store] = True
+
+
+# columns added to memory_topics after its first version (a database made before them gets them on first use)
+_LATER_COLUMNS = (("resumes", "TEXT"), ("resumes_similarity", "{REAL}"), ("subject", "{BLOB}"))
+
+
+def _add_columns(store: Any, tokens: dict[str, str]) -> None:
+    if store.dialect == "sqlite":
+        have = {str(r[1]) for r in store._q("PRAGMA table_info(memory_topics)")}
+    else:
+        have = set()  # (PostgreSQL: ADD COLUMN IF NOT EXISTS)
+    for name, kind in _LATER_COLUMNS:
+        if name not in have:
+            store._x(f"ALTER TABLE memory_topics {tokens['ADD_COLUMN']} {name} {kind.format(**tokens)}")
 
 
 def render_block(block: LogicalBlock) -> str:
@@ -116,14 +135,16 @@ class Archiver:
     ``rechunk=False`` stores the blocks dirty (chunk them later with ``store.rechunk_dirty()``)."""
 
     def __init__(self, store: Any, conversation_id: str | None = None, *, rechunk: bool = True,
-                 kernel_model: str | None = None) -> None:
+                 kernel_model: str | None = None, resume_threshold: float | None = None) -> None:
         self.store = store
         self.kernel_model = kernel_model  # model id of the embedder that made the kernels (default: the store's)
+        self.resume_threshold = resume_threshold  # (:mod:`.resume`; default: the kernels' calibration's hi)
         self.conversation_id = check_conversation_id(conversation_id) if conversation_id is not None \
             else f"conv-{secrets.token_hex(4)}"
         self.rechunk = rechunk
         self.errors: list[str] = []
         self.documents: list[str] = []
+        self.links: dict[str, Link | None] = {}  # per document archived here: the earlier topic it resumes
         self._offsets: dict[str, tuple[int, int]] = {}
         _ensure_tables(store)
 
@@ -162,7 +183,9 @@ class Archiver:
         s = self.store
         conv = episode.conversation_id or self.conversation_id
         kernel = None if episode.kernel is None else np.ascontiguousarray(episode.kernel, "<f4").tobytes()
-        model = (self.kernel_model or str(getattr(s.embedder, "model_id", ""))) if kernel is not None else None
+        subj = None if episode.subject is None else np.ascontiguousarray(episode.subject, "<f4").tobytes()
+        model = (self.kernel_model or str(getattr(s.embedder, "model_id", ""))) \
+            if kernel is not None or subj is not None else None
         with s.tx():
             if start is None:
                 turn0, topic0 = self._offset(conv)
@@ -177,26 +200,47 @@ class Archiver:
                     episode = replace(episode, start=episode.start + cut, blocks=episode.blocks[cut:])
                     start = upto
                 index = max(index or 0, max((t.index + 1 for t in done), default=0))
+            link = self._link(episode, conv, index, model)
             title = f"{episode.title} [{conv} #{index}]"
             doc = s.add_document(title, [(episode.title, [render_block(b) for b in episode.blocks])],
                                  source=f"memory:{conv}#{index}")
             chapter = s.chapters(doc)[0][0]
             blocks = s.blocks(chapter)
             s._x("INSERT INTO memory_topics(document_id, project_id, conversation_id, topic_no, start_turn, end_turn, "
-                 "started_at, ended_at, title, turns, model_id, kernel, created_at) "
-                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                 "started_at, ended_at, title, turns, model_id, kernel, created_at, resumes, resumes_similarity, "
+                 "subject) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                  (doc, s.project_id, conv, index, start, start + (episode.end - episode.start), episode.started_at,
-                  episode.ended_at, episode.title, len(episode.blocks), model, kernel, time.time()))
+                  episode.ended_at, episode.title, len(episode.blocks), model, kernel, time.time(),
+                  None if link is None else link.document_id, None if link is None else link.similarity, subj))
             s._xmany("INSERT INTO memory_turns(document_id, conversation_id, turn_no, block_id, data) VALUES (?, ?, ?, ?, ?)",
                      [(doc, conv, start + i, blocks[i].id, json.dumps(b.to_dict(), ensure_ascii=False))
                       for i, b in enumerate(episode.blocks)])
         self.documents.append(doc)
+        self.links[doc] = link
         if self.rechunk:
             try:
                 s.rechunk_chapter(chapter)
             except LogichunkError as e:
                 self.errors.append(f"topic {episode.index}: {e}")
         return doc
+
+
+    def _link(self, episode: Episode, conv: str, index: int, model: str | None) -> Link | None:
+        """The conversation's stored topic this one resumes (:mod:`.resume`): its earlier topics' subjects
+        made by the same embedder, so a return is linked across sessions too."""
+        if episode.subject is None or model is None:
+            return None
+        rows = self.store._q("SELECT topic_no, subject, document_id FROM memory_topics WHERE project_id = ? AND "
+                             "conversation_id = ? AND topic_no < ? AND model_id = ? AND subject IS NOT NULL "
+                             "ORDER BY topic_no", (self.store.project_id, conv, index, model))
+        earlier = [(int(r[0]), np.frombuffer(bytes(r[1]), dtype="<f4"), str(r[2])) for r in rows]
+        if self.resume_threshold is not None:
+            threshold = self.resume_threshold
+        else:
+            from .calibration import default_calibration
+
+            threshold = threshold_of(default_calibration(model)[0])
+        return resumed(episode.subject, index, earlier, threshold)
 
 
 # --------------------------------------------------------------------------- reading back
@@ -213,30 +257,39 @@ class TopicRecord:
     ended_at: float | None
     title: str
     turns: int
+    resumes: str | None = None  # the document of the earlier topic this one returns to (:mod:`.resume`)
+    resumes_topic: int | None = None  # that topic's number
+    resumes_similarity: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"document_id": self.document_id, "conversation": self.conversation_id, "topic": self.index,
                 "start": self.start, "end": self.end, "started_at": self.started_at, "ended_at": self.ended_at,
-                "title": self.title, "turns": self.turns}
+                "title": self.title, "turns": self.turns, "resumes": self.resumes, "resumes_topic": self.resumes_topic,
+                "resumes_similarity": None if self.resumes_similarity is None else round(self.resumes_similarity, 4)}
 
 
-_TOPIC_COLS = "document_id, conversation_id, topic_no, start_turn, end_turn, started_at, ended_at, title, turns"
+# (the link is read through the earlier topic's row: a deleted topic links nothing)
+_TOPIC_COLS = ("m.document_id, m.conversation_id, m.topic_no, m.start_turn, m.end_turn, m.started_at, m.ended_at, "
+               "m.title, m.turns, r.document_id, r.topic_no, m.resumes_similarity")
 
 
 def _topic(r: Sequence[Any]) -> TopicRecord:
+    linked = r[9] is not None
     return TopicRecord(r[0], r[1], int(r[2]), int(r[3]), int(r[4]), None if r[5] is None else float(r[5]),
-                       None if r[6] is None else float(r[6]), r[7], int(r[8]))
+                       None if r[6] is None else float(r[6]), r[7], int(r[8]), r[9] if linked else None,
+                       int(r[10]) if linked else None, float(r[11]) if linked and r[11] is not None else None)
 
 
 def topics(store: Any, conversation_id: str | None = None) -> list[TopicRecord]:
     """Archived topics of the store's project (of one conversation), in conversation and turn order."""
     _ensure_tables(store)
-    sql = f"SELECT {_TOPIC_COLS} FROM memory_topics WHERE project_id = ?"
+    sql = (f"SELECT {_TOPIC_COLS} FROM memory_topics m LEFT JOIN memory_topics r ON r.document_id = m.resumes "
+           "WHERE m.project_id = ?")
     params: list[Any] = [store.project_id]
     if conversation_id is not None:
-        sql += " AND conversation_id = ?"
+        sql += " AND m.conversation_id = ?"
         params.append(conversation_id)
-    return [_topic(r) for r in store._q(sql + " ORDER BY conversation_id, start_turn", params)]
+    return [_topic(r) for r in store._q(sql + " ORDER BY m.conversation_id, m.start_turn", params)]
 
 
 def conversations(store: Any) -> list[str]:

@@ -33,6 +33,7 @@ from ..errors import InputError
 from .block import LogicalBlock, anchor_text, is_filler
 from .calibration import ONLINE_FEATURES, OPTIONAL_FEATURES, REVIEW_FEATURES, Calibration, Logistic
 from .perception import Perception
+from .resume import FALSE_LINK_RATE, fit_threshold
 
 __all__ = ["LabelledConversation", "arbiter_threshold", "calibrate", "conversations_from_units", "cosine_baseline",
            "pk_of", "segment"]
@@ -113,7 +114,7 @@ def segment(conv: LabelledConversation, ci: int, vectors: _Vectors, calibration:
             online: list[tuple[int, int, dict[str, float]]] | None = None) -> set[int]:
     """Run the pipeline over one conversation; returns the turns that start a topic (final episodes).
     ``forced``: teacher forcing (gold decisions) — ``online`` collects each content turn's features."""
-    p = Perception(embedder=embedder, calibration=calibration, arbiter=arbiter, lexical_memo=memo)
+    p = Perception(embedder=embedder, calibration=calibration, arbiter=arbiter, lexical_memo=memo, links=False)
     if trace is not None:
         p.review_trace = []
     for t, b in enumerate(conv.blocks):
@@ -284,6 +285,13 @@ def calibrate(convs: Sequence[LabelledConversation], embedder: Any, *, lookahead
         report["pk_review"] = round(pk_review, 4)
         say(f"review threshold {rt}, min topic turns {mt} (Pk {pk_review:.3f})")
 
+    # the resume links' threshold, on the episodes the calibrated pipeline makes (resume.py)
+    rt = fit_threshold([_episodes(c, segment(c, i, vectors, cal, embedder, memo)) for i, c in enumerate(convs)],
+                       embedder)
+    if rt is not None:
+        cal = cal.with_(resume_threshold=rt)
+        say(f"resume threshold {rt} (subject cosine; {FALSE_LINK_RATE:.0%} of the different-topic pairs reach it)")
+
     # 4. the baseline
     baseline_notes: list[str] = []
     bth, _, pk_base = cosine_baseline(convs, embedder, progress=progress, notes=baseline_notes)
@@ -300,6 +308,14 @@ def calibrate(convs: Sequence[LabelledConversation], embedder: Any, *, lookahead
                  "topic_starts": sum(len(c.starts) for c in convs), "embedded_anchors": vectors.count,
                  "seconds": round(time.perf_counter() - t0, 1), **report})
     return cal.with_(baseline_threshold=round(bth, 6), source=info)
+
+
+def _episodes(conv: LabelledConversation, starts: set[int]) -> list[tuple[tuple[LogicalBlock, ...], list[int]]]:
+    """The conversation cut at ``starts``: each episode's blocks and its turns' gold topic numbers."""
+    n = len(conv.blocks)
+    gold = np.cumsum([1 if t in conv.starts and t > 0 else 0 for t in range(n)]).tolist()
+    cuts = sorted({0, *starts, n})
+    return [(conv.blocks[a:b], gold[a:b]) for a, b in zip(cuts[:-1], cuts[1:], strict=True) if b > a]
 
 
 class _Recorder:
@@ -331,7 +347,7 @@ def arbiter_threshold(arbiter: Any, convs: Sequence[LabelledConversation], embed
     base = calibration.with_(lookahead=0)
     for i, c in enumerate(convs):
         rec = _Recorder(arbiter, c)
-        p = Perception(embedder=embedder, calibration=base, arbiter=rec)
+        p = Perception(embedder=embedder, calibration=base, arbiter=rec, links=False)
         for t, b in enumerate(c.blocks):
             rec.turn = t
             p.observe(b, vector=vectors.get(i, t), _forced=t in c.starts)

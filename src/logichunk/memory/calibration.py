@@ -131,6 +131,8 @@ class Calibration:
       utterances wait), the gap is a boundary when P(boundary) from the review features is
       ``>= review_threshold`` (``lookahead=0``: no review, the immediate decisions are final).
     * ``min_topic_turns`` — a topic holds at least this many turns before a new split can close it.
+    * ``resume_threshold`` — an episode resumes an earlier one when their subjects' cosine reaches it
+      (:mod:`.resume`; None: ``hi``).
     * ``baseline_threshold`` — the plain cosine baseline (split when cosine of adjacent turns is below).
     * ``arbiter_thresholds`` — fitted thresholds of scoring arbiters by name (``{"lm": 0.31}``): an
       LM's P(YES) is not calibrated at 0.5.
@@ -149,6 +151,7 @@ class Calibration:
     review_threshold: float = 0.5
     min_topic_turns: int = 1
     baseline_threshold: float = 0.3
+    resume_threshold: float | None = None
     arbiter_thresholds: Mapping[str, float] = field(default_factory=dict)
     source: Mapping[str, Any] = field(default_factory=dict)
 
@@ -159,6 +162,8 @@ class Calibration:
             raise InputError("short_tokens, lookahead and lookahead_items must be >= 0, min_topic_turns >= 1")
         if not 0.0 <= self.kernel_decay < 1.0:
             raise InputError(f"kernel_decay must be in [0, 1), got {self.kernel_decay}")
+        if self.resume_threshold is not None and not -1.0 <= self.resume_threshold <= 1.0:
+            raise InputError(f"resume_threshold must be a cosine within [-1, 1], got {self.resume_threshold}")
         if not -1.0 <= self.baseline_threshold <= 1.0:  # a cosine: outside [-1, 1] it means nothing
             raise InputError(f"baseline_threshold must be a cosine within [-1, 1], got {self.baseline_threshold}")
         for name in ("rule_threshold", "review_threshold"):

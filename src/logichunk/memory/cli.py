@@ -191,7 +191,7 @@ def _review_line(r, turns: int = 0) -> str:
 
 
 _TURN_KEYS = ("turn", "start", "end")
-_TOPIC_KEYS = ("episode", "topic")
+_TOPIC_KEYS = ("episode", "topic", "resumes")
 
 
 def _as_stored(rec: dict[str, Any], turns: int, topics: int) -> dict[str, Any]:
@@ -231,7 +231,9 @@ def _print_conversation(conv, decisions, episodes, score, flush_revisions=(), tu
     print("  episodes:")
     for e in episodes:
         doc = f"  doc {e.document_id}" if e.document_id else ""
-        print(f"    #{e.index + topics:<3} turns {e.start + turns}-{e.end + turns} ({len(e.blocks)}){doc}  {one_line(e.title, 70)}")
+        back = "" if e.resumes is None else f"  (resumes #{e.resumes + topics}, cos {e.resumes_similarity:.2f})"
+        print(f"    #{e.index + topics:<3} turns {e.start + turns}-{e.end + turns} ({len(e.blocks)}){doc}  "
+              f"{one_line(e.title, 70)}{back}")
     if score:
         print(f"  Pk {score['pk']:.3f}  WindowDiff {score['windowdiff']:.3f}")
 
@@ -353,7 +355,10 @@ def cmd_topics(args: argparse.Namespace) -> int:
             print(json.dumps(r, ensure_ascii=False))
         else:
             score = f"{r['score']:7.4f}  " if "score" in r else ""
-            print(f"{score}{r['conversation']} #{r['topic']:<3} turns {r['start']}-{r['end']}  {one_line(r['title'], 60)}")
+            back = "" if r.get("resumes_topic") is None else \
+                f"  (resumes #{r['resumes_topic']}, cos {r['resumes_similarity']:.2f})"
+            print(f"{score}{r['conversation']} #{r['topic']:<3} turns {r['start']}-{r['end']}  {one_line(r['title'], 60)}"
+                  f"{back}")
     if not rows and args.format != "jsonl":
         print("(no topics)")
     return 0

@@ -51,7 +51,8 @@ class Revision:
 @dataclass(frozen=True, eq=False)
 class Episode:
     """A finished topic: turns ``start`` .. ``start + len(blocks) - 1`` of the conversation, its kernel
-    (L2-normalised, None if every turn was a filler), and the store document it was archived as.
+    (L2-normalised, None if every turn was a filler), the store document it was archived as, and
+    the earlier episode of the session it resumes (a return to that subject), if any.
     ``index`` and ``start`` count from the first turn of this :class:`Perception`'s session (a flush
     starts the next); the archive numbers the whole conversation, on after the turns and topics stored
     before, so read an archived topic's numbers from the store."""
@@ -62,6 +63,10 @@ class Episode:
     kernel: np.ndarray | None = None
     document_id: str | None = None
     conversation_id: str | None = None
+    resumes: int | None = None  # the earlier episode (its ``index``) this one returns to (:mod:`.resume`)
+    resumes_similarity: float | None = None  # the cosine of the two kernels that made the link
+    resumes_document: str | None = None  # that episode's document, when it was archived
+    subject: np.ndarray | None = None  # what it is about, one vector (:func:`.resume.subject`): the link's evidence
 
     @property
     def end(self) -> int:
@@ -98,6 +103,10 @@ class Episode:
                              "document_id": self.document_id}
         if self.conversation_id is not None:
             d["conversation"] = self.conversation_id
+        d["resumes"] = self.resumes
+        d["resumes_similarity"] = _r(self.resumes_similarity)
+        if self.resumes_document is not None:
+            d["resumes_document"] = self.resumes_document
         if with_blocks:
             d["blocks"] = [b.to_dict() for b in self.blocks]
         return d

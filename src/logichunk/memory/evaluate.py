@@ -63,7 +63,7 @@ class MemorySegmenter:
         self.failures = 0
 
     def segment(self, units: Sequence[str], lang: str = "en", gold_count: int | None = None) -> np.ndarray:
-        p = Perception(embedder=self.embedder, calibration=self.calibration, arbiter=self.arbiter)
+        p = Perception(embedder=self.embedder, calibration=self.calibration, arbiter=self.arbiter, links=False)
         replay(unit_blocks(units), p)
         return np.asarray(sorted(s - 1 for s in p.boundaries() if 0 < s < len(units)), dtype=np.int64)
 

@@ -15,8 +15,14 @@ lexical features of a sliding window), deciding whether the turn continues the c
 4. **Review** (``lookahead`` > 0) — when ``lookahead`` more turns have arrived, the gap before a turn
    is judged again with what came after it (does the old topic's vocabulary come back? do the next
    anchors resemble the old topic?). A boundary may be confirmed, removed or added; each change is a
-   :class:`Revision`. Only then is a topic final: it closes as an :class:`Episode` and, with a store,
-   is archived. ``lookahead=0`` makes every immediate decision final.
+   :class:`Revision`. A boundary that would leave a topic shorter than ``min_topic_turns`` (a
+   one-exchange aside before the next topic) does not simply push that topic forward into the next:
+   the short topic stands alone when the boundaries on both of its sides are more likely than not,
+   else it joins the side of the weaker boundary (:meth:`Perception._short_side`); so an episode
+   closes only once the gaps of its successor's first ``min_topic_turns`` turns are final. Only then
+   is a topic final: it closes as an :class:`Episode` (with the earlier episode it resumes, if it
+   returns to one: :mod:`.resume`) and, with a store, is archived. ``lookahead=0`` makes every
+   immediate decision final.
 
 The features the rule and the review read (one dict per turn, in :attr:`Decision.features`):
 ``sim`` (cosine to the kernel), ``sim_prev`` (to the previous content turn's anchor), ``novelty`` and
@@ -53,6 +59,7 @@ from .block import LogicalBlock, anchor_text, check_count, is_filler, is_questio
 from .calibration import Calibration, default_calibration
 from .episode import Action, Decision, Episode, Revision, Step, _short
 from .lexical import LexicalWindow
+from .resume import resumed, subject, threshold_of
 
 __all__ = ["Action", "Decision", "Episode", "Perception", "Revision", "Step", "observe_many", "replay", "topic_summary"]
 
@@ -100,13 +107,14 @@ class Perception:
     before :meth:`flush` carries on where it stopped: its stored turns are observed again here
     (:attr:`resumed` says how many) and numbering continues after them.
     ``lookahead`` overrides the calibration's (0 = immediate decisions are final). Not thread-safe:
-    one Perception per conversation.
+    one Perception per conversation. ``links=False`` skips the episodes' subjects and resume links
+    (one embedding per episode; segmentation alone does not need them).
     """
 
     def __init__(self, store: Any = None, embedder: Any = None, arbiter: Arbiter | None = None, *,
                  calibration: Calibration | None = None, conversation_id: str | None = None,
                  lookahead: int | None = None, archiver: Any = None, keep_episodes: bool = True,
-                 lexical_memo: dict[Any, Any] | None = None) -> None:
+                 lexical_memo: dict[Any, Any] | None = None, links: bool = True) -> None:
         if store is not None and not hasattr(store, "embedder"):
             raise InputError(f"store must be a logichunk Store (Store.open(path)), got {type(store).__name__}")
         if embedder is None:
@@ -122,10 +130,13 @@ class Perception:
 
             embedder = embedder_of(embedder)
         self.embedder = embedder
-        self.note = ""
+        from ..models.registry import fallback_note
+
+        self.note = fallback_note(embedder)  # "auto" gave the hash embedder: said, never a silent change of model
         model_id = str(getattr(embedder, "model_id", ""))
         if calibration is None:
-            calibration, self.note = default_calibration(model_id)
+            calibration, note = default_calibration(model_id)
+            self.note = "; ".join(n for n in (self.note, note) if n)
         elif calibration.embedder and model_id and calibration.embedder != model_id:
             raise InputError(f"the calibration was fitted for embedder {calibration.embedder!r}, but this perception "
                              f"embeds with {model_id!r}: cosine thresholds do not carry over. Calibrate for it "
@@ -143,11 +154,13 @@ class Perception:
             from .archive import Archiver
 
             archiver = Archiver(store, conversation_id=conversation_id,
-                                kernel_model=str(getattr(embedder, "model_id", "")) or None)
+                                kernel_model=str(getattr(embedder, "model_id", "")) or None,
+                                resume_threshold=threshold_of(calibration))
         self.archiver = archiver
         if archiver is not None and self.conversation_id is None:
             self.conversation_id = getattr(archiver, "conversation_id", None)
         self.keep_episodes = keep_episodes
+        self.links = links  # each closed episode embeds its subject and links the one it resumes (:mod:`.resume`)
         self.episodes: list[Episode] = []
         self.flush_revisions: list[Revision] = []  # the review's changes made by the last flush()
         self.lexical = LexicalWindow(memo=lexical_memo)
@@ -176,9 +189,11 @@ class Perception:
         self._next_review = 1  # the oldest gap not reviewed yet
         self._pruned = 0  # turns before this are forgotten
         self._closed_count = 0
+        self._subjects: list[tuple[int, np.ndarray | None, str | None]] = []  # the closed episodes' (:mod:`.resume`)
         self._kernel: np.ndarray | None = None  # unnormalised running state of the current topic
         self._kernel_n = 0
         self._prev_vec: np.ndarray | None = None
+        self._review_p: dict[int, float] = {}  # the review's P(boundary) at each gap reviewed (recent ones)
 
     @property
     def unarchived(self) -> list[Episode]:
@@ -441,22 +456,50 @@ class Perception:
         feats, p = self._review_prob(g, rec)
         if self.review_trace is not None:
             self.review_trace.append((g, feats, p))
+        self._review_p[g] = p
         want = p >= c.review_threshold
+        why = f"review P(boundary)={p:.2f} {'>=' if want else '<'} {c.review_threshold:.2f}"
+        out: list[Revision] = []
         prev_start = max([b for b in self._bounds if b < g], default=self._open)
         if want and g - prev_start < c.min_topic_turns:
-            want = False
+            side, why = self._short_side(prev_start, g, p)
+            if side == "forward":
+                want = False
+            elif side == "back":
+                self._bounds.remove(prev_start)
+                out.append(Revision(prev_start, Action.ADSORB, self._review_p.get(prev_start, 1.0),
+                                    f"{why}: turns {prev_start}..{g - 1} join the topic before"))
         has = g in self._bounds
-        if want == has:
-            return []
-        if want:
-            self._bounds.append(g)
-            self._bounds.sort()
-            action, why = Action.SPLIT, f"review P(boundary)={p:.2f} >= {c.review_threshold:.2f}"
-        else:
-            self._bounds.remove(g)
-            action, why = Action.ADSORB, f"review P(boundary)={p:.2f} < {c.review_threshold:.2f}"
-        self._rebuild_kernel()
-        return [Revision(g, action, p, why)]
+        if want != has:
+            if want:
+                self._bounds.append(g)
+                self._bounds.sort()
+            else:
+                self._bounds.remove(g)
+            out.append(Revision(g, Action.SPLIT if want else Action.ADSORB, p, why))
+        if out:
+            self._rebuild_kernel()
+        return out
+
+    def _short_side(self, s: int, g: int, p: float) -> tuple[str, str]:
+        """Where the topic ``s .. g-1``, shorter than ``min_topic_turns``, goes when the review finds a
+        boundary before ``g`` with P(boundary) ``p``: "alone" (its own short episode) when the boundary
+        on each side of it is more likely than not (both P >= max(0.5, review threshold)); else it
+        joins the side of the weaker boundary: "back" (the topic before it, whose episode is still
+        open) when the boundary before it scored lower, "forward" (it opens the next topic: the
+        boundary before ``g`` is refused) otherwise. Why: an aside of one exchange is a topic of its
+        own when both of its edges say so; a boundary misplaced by a turn leaves its turn on the side
+        it resembles, not always on the later one."""
+        c = self.calibration
+        p_s = self._review_p.get(s, 1.0)  # (a gap never reviewed: the conversation's or session's start)
+        level = max(0.5, c.review_threshold)
+        if p_s >= level and p >= level:
+            return "alone", f"short topic stands alone: P(boundary) {p_s:.2f} before it and {p:.2f} after it, both >= {level:.2f}"
+        if s in self._bounds and p_s < p:
+            return "back", f"short topic: P(boundary) before it {p_s:.2f} < {p:.2f} after it"
+        return "forward", (f"short topic: P(boundary) after it {p:.2f} <= {p_s:.2f} before it"
+                           if s in self._bounds or s == 0 else
+                           f"short topic: the topic before it is closed; P(boundary) after it {p:.2f} < {level:.2f}")
 
     def _review_prob(self, g: int, rec: _Turn) -> tuple[dict[str, float], float]:
         assert self.calibration.review is not None
@@ -468,7 +511,10 @@ class Perception:
 
     def _close_final(self) -> list[Episode]:
         """Close every episode that ends before the last final boundary."""
-        final = [b for b in self._bounds if b <= self._final_upto]
+        # a topic may still join the one before it while it is shorter than min_topic_turns (see
+        # _short_side): the episode before a boundary closes once that many gaps after it are final
+        m = self.calibration.min_topic_turns if self.calibration.lookahead else 1
+        final = [b for b in self._bounds if b + m - 1 <= self._final_upto]
         if not final:
             return []
         upto = final[-1]
@@ -496,9 +542,14 @@ class Perception:
                 k = d * k + (1 - d) * v if d > 0 else k + v
         if k is not None:
             kern = unit(k).astype(np.float32)
-        ep = Episode(self._closed_count, a, blocks, kern, conversation_id=self.conversation_id)
+        subj = subject(blocks, self.embedder) if self.links else None
+        ep = Episode(self._closed_count, a, blocks, kern, conversation_id=self.conversation_id, subject=subj)
+        link = resumed(subj, ep.index, self._subjects, threshold_of(self.calibration))
+        if link is not None:
+            ep = replace(ep, resumes=link.topic, resumes_similarity=link.similarity, resumes_document=link.document_id)
         self._closed_count += 1
         ep = self._archive(ep)
+        self._subjects.append((ep.index, subj, ep.document_id))
         if self.keep_episodes:
             self.episodes.append(ep)
         return ep
@@ -532,6 +583,7 @@ class Perception:
                 for i, e in enumerate(self.episodes):
                     if e.index == out.index and e.conversation_id == out.conversation_id:
                         self.episodes[i] = out
+                self._subjects = [(k, v, out.document_id if k == out.index else d) for k, v, d in self._subjects]
         return done
 
     def _prune(self) -> None:
@@ -539,6 +591,8 @@ class Perception:
         for i in range(self._pruned, keep_from):
             self._turns.pop(i, None)
         self._pruned = max(self._pruned, keep_from)
+        for g in [g for g in self._review_p if g < self._open]:
+            del self._review_p[g]
 
     def flush(self, next_conversation_id: str | None = None) -> list[Episode]:
         """End of a session: review the pending gaps with what is there, close every episode (the

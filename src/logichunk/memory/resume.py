@@ -1,0 +1,105 @@
+"""Which earlier episode a finished one resumes: a conversation that returns to a subject after
+something else opens a new episode, and the link says which earlier one it picks up again, so an
+agent recalling the subject sees that the two belong together.
+
+The rule (one for the perception, over its session's episodes, and for the archive, over the
+conversation's stored topics, so a return is linked across sessions too): an episode's **subject**
+is one embedding of its content requests (the user's queries, fillers left out, one text: the
+kernel mixes in the turn before each anchor, which for an episode's first turn is the topic it
+left). The episode resumes the earlier episode of its conversation, other than the one just before
+it (a boundary parted those two), whose subject has the highest cosine to its own, when that cosine
+is at least the calibration's ``resume_threshold``: the 99th percentile of the subject cosines
+between non-adjacent episodes of *different* gold topics on the calibration documents
+(:func:`fit_threshold`), i.e. a false link for one pair in a hundred there. An embedder without one
+uses the calibration's ``hi``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .block import LogicalBlock, is_filler
+
+__all__ = ["FALSE_LINK_RATE", "Link", "fit_threshold", "resumed", "subject", "subject_text", "threshold_of"]
+
+FALSE_LINK_RATE = 0.01  # the share of different-topic pairs of the calibration documents allowed to link
+
+
+@dataclass(frozen=True)
+class Link:
+    """This episode resumes topic number ``topic`` (its ``document_id`` once archived), subject cosine ``similarity``."""
+
+    topic: int
+    similarity: float
+    document_id: str | None = None
+
+
+def subject_text(blocks: Sequence[LogicalBlock]) -> str:
+    """What an episode is about, as one text: its content requests (all its requests if every one is a filler)."""
+    qs = [b.query for b in blocks if not is_filler(b.query)[0]] or [b.query for b in blocks]
+    return "\n".join(q.strip() for q in qs if q.strip())
+
+
+def subject(blocks: Sequence[LogicalBlock], embedder: Any) -> np.ndarray | None:
+    """The episode's subject vector (L2-normalised), or None when there is no text or the embedder fails
+    (the episode is then linked to nothing: a conversation never stops for a link)."""
+    text = subject_text(blocks)
+    if not text:
+        return None
+    try:
+        v = np.asarray(embedder.embed([text], kind="query"), np.float32).reshape(-1)
+    except Exception:  # noqa: BLE001 - any embedder failure: no link
+        return None
+    n = float(np.linalg.norm(v))
+    return v / n if n > 0 and np.isfinite(n) else None
+
+
+def resumed(vec: np.ndarray | None, topic: int, earlier: Iterable[tuple[int, np.ndarray | None, str | None]],
+            threshold: float) -> Link | None:
+    """The earlier episode topic number ``topic`` resumes (see the module docstring), or None.
+    ``earlier``: (topic number, subject vector or None, document id or None) of the conversation's
+    episodes; those not before ``topic - 1`` are ignored."""
+    if vec is None:
+        return None
+    k = np.asarray(vec, np.float32).reshape(-1)
+    best: Link | None = None
+    for no, other, doc in earlier:
+        if other is None or no >= topic - 1:
+            continue
+        o = np.asarray(other, np.float32).reshape(-1)
+        if o.shape != k.shape:  # (another embedder's vector: not comparable)
+            continue
+        sim = float(k @ o)
+        if sim >= threshold and (best is None or sim > best.similarity):
+            best = Link(int(no), sim, doc)
+    return best
+
+
+def threshold_of(calibration: Any) -> float:
+    """The calibration's ``resume_threshold``, else its ``hi`` (an embedder calibrated before links)."""
+    t = getattr(calibration, "resume_threshold", None)
+    return float(calibration.hi if t is None else t)
+
+
+def fit_threshold(convs: Iterable[Sequence[tuple[Sequence[LogicalBlock], Sequence[int]]]], embedder: Any) -> float | None:
+    """``resume_threshold`` from labelled conversations segmented by the pipeline: each conversation
+    a list of its episodes as (the episode's blocks, its turns' gold topic numbers). The
+    (1 - FALSE_LINK_RATE) quantile of the subject cosines between non-adjacent episodes of one
+    conversation whose majority gold topics differ; None without such a pair."""
+    cos: list[float] = []
+    for conv in convs:
+        eps = list(conv)
+        if len(eps) < 3:
+            continue
+        texts = [subject_text(b) or "." for b, _ in eps]
+        v = np.asarray(embedder.embed(texts, kind="query"), np.float32)
+        v /= np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
+        gold = [int(np.bincount(np.asarray(g, np.int64)).argmax()) for _, g in eps]
+        for j in range(2, len(eps)):
+            cos.extend(float(v[j] @ v[i]) for i in range(j - 1) if gold[i] != gold[j])
+    if not cos:
+        return None
+    return round(float(np.quantile(np.asarray(cos), 1.0 - FALSE_LINK_RATE)), 4)
