@@ -4,11 +4,9 @@ input, the decoding a file's offsets count in, and no silent fallback of the ``a
 from __future__ import annotations
 
 import gzip
-import io
 import json
 import shutil
 import subprocess
-import sys
 import warnings
 from pathlib import Path
 
@@ -17,20 +15,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from logichunk import chunk
-from logichunk.cli import main
 from logichunk.errors import ModelUnavailable
 from logichunk.text.decode import read_blocks
+from test_cli import run
 
 ROOT = Path(__file__).resolve().parents[1]
 LONG = "无标点" * 400  # one sentence over any limit below: a forced split, so a bubble
 
-
-def run(args, capsys, stdin: bytes | None = None, monkeypatch=None):
-    if stdin is not None:
-        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8"))
-    code = main(args)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def rows(out: str) -> list[dict]:

@@ -271,7 +271,7 @@ def get_chunk(project: Project, ref: str, document_id: str | None = None) -> dic
     asked = refs.parse_ref(ref, document_id)
     doc = asked.document_id
     docs = _doc_titles(store)
-    if doc not in docs:  # (a re-ingest with --replace stores a changed file as a new document)
+    if doc not in docs:  # (deleted; or several documents of one file replaced by a new one at a re-ingest)
         raise refs.RefNotFound(f"no document {doc!r} in this project: deleted, or replaced by a re-ingest of its "
                                "file; search again (list_documents shows the ids)")
     title = docs[doc][0]

@@ -64,7 +64,7 @@ class Episode:
     document_id: str | None = None
     conversation_id: str | None = None
     resumes: int | None = None  # the earlier episode (its ``index``) this one returns to (:mod:`.resume`)
-    resumes_similarity: float | None = None  # the cosine of the two kernels that made the link
+    resumes_similarity: float | None = None  # the cosine of the two episodes' subjects (user questions) that made the link
     resumes_document: str | None = None  # that episode's document, when it was archived
     subject: np.ndarray | None = None  # what it is about, one vector (:func:`.resume.subject`): the link's evidence
 
