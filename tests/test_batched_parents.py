@@ -36,7 +36,7 @@ def _same_layout(a, b) -> None:
     assert blk_a.tolist() == blk_b.tolist()
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=250, deadline=None)
 @example(["```\nopen fence", "# Title\n\nclosed?\n```\n"])  # a fence never pairs across two texts
 @example(["one text alone"])
 @example(["Cats purr softly. ", "Page 3\n\x0c1．加强组织领导\n## Heading\n\x0c"])  # (a text that opens with furniture)
@@ -75,7 +75,7 @@ parent_texts = st.lists(st.sampled_from(["Tea and rain. ", "主角见到师父�
                         max_size=120).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(parent_texts, st.sampled_from([pc.GROUP_CHARS, 1, 200]))
 def test_the_children_of_many_parents_are_each_parents_own(text, group):
     """Every parent's children, bubbles included, as a call for that parent alone gives them, however the
@@ -140,7 +140,7 @@ def _absorb_plainly(cuts, keep, strengths, cum, limits, pin):
     return keep
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(st.lists(st.integers(1, 50), min_size=2, max_size=40), st.integers(0, 2**31 - 1), st.integers(20, 200),
        st.integers(1, 200))
 def test_small_runs_are_absorbed_in_one_scan_as_in_many(sizes, seed, max_size, min_size):

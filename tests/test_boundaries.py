@@ -316,7 +316,7 @@ def test_peaks_read_minus_infinity_as_an_edge():
         bd.peaks(np.array([0.2, 0.5])).tolist() + [False] + bd.peaks(np.array([0.3, 0.1])).tolist()
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(st.lists(st.integers(0, 9), min_size=2, max_size=120), st.data(), st.integers(1, 40))
 def test_the_compiled_inner_walk_is_the_python_walk(steps, data, max_size):
     """The C walk through an over-long sentence (native.inner_cuts_many, one span) against the numpy loop it replaces:
@@ -341,7 +341,7 @@ _MANY_TEXT = st.lists(st.sampled_from(list("ab ,。中文") + ["e\u0301", "\U000
                       max_size=90).map("".join)
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(st.lists(_MANY_TEXT, min_size=1, max_size=6), st.sampled_from(["chars", "bytes"]), st.integers(1, 25))
 def test_many_inner_walks_at_once_are_each_walk_alone(parts, unit, max_size):
     """inner_breaks_many (one compiled call for every over-long sentence, prefixes and priorities laid end

@@ -32,7 +32,7 @@ shapes = st.sampled_from([dict(max_size=120, levels=1), dict(max_size=200, level
                           dict(max_size=60, levels=2, unit="tokens", target_ratio=0.7)])
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=400, deadline=None)
 @example(["", "One sentence only.", "x" * 500, "a. " * 80], dict(max_size=100, levels=1, composite=False))
 @example(["A long first sentence with many words in it that goes on and on. A second one, also long enough here."],
          dict(max_size=100, levels=1, composite=False))  # one gap only: it is a tier-1 candidate
@@ -68,7 +68,7 @@ def test_sources_name_each_texts_bubbles_and_spans_are_its_own():
     assert [t.records() for t in chunk_many(t for t in texts[:2])] == [t.records() for t in chunk_many(texts[:2])]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(texts, shapes, st.integers(0, 40))
 def test_overlap_is_the_overlap_of_one_call_each(batch, shape, overlap):
     """``chunk()`` takes ``overlap=`` and chunk_many refused it (a TypeError): the same windows now."""

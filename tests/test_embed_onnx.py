@@ -62,13 +62,22 @@ def _reference(folder, texts):
     return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
-def test_export_then_embed_matches_pytorch(st_folder, tmp_path):
+@pytest.fixture(scope="module")
+def exported(st_folder, tmp_path_factory):
+    """One export for the module (the slow step): (the exported folder, its cache folder)."""
+    from logichunk.models.embed_onnx import cached_export
+
+    cache = tmp_path_factory.mktemp("onnx-cache")
+    return cached_export(st_folder, name="tiny", cache_dir=str(cache)), cache
+
+
+def test_export_then_embed_matches_pytorch(st_folder, exported):
     from logichunk.models.embed_onnx import CONFIG_NAME, OnnxEmbedder, cached_export
 
-    out = cached_export(st_folder, name="tiny", cache_dir=str(tmp_path))
+    out, cache = exported
     cfg = json.loads((out / CONFIG_NAME).read_text())
     assert (cfg["pooling"], cfg["normalize"], cfg["max_length"]) == ("mean", True, 64)
-    assert cached_export(st_folder, name="tiny", cache_dir=str(tmp_path)) == out  # cached, not re-exported
+    assert cached_export(st_folder, name="tiny", cache_dir=str(cache)) == out  # cached, not re-exported
     texts = ["The cat sat.", "Rivers flow to the sea and on and on.", "河流。", "x " * 200]
     emb = OnnxEmbedder(out, batch_size=2, max_batch_tokens=64)  # forces several sub-batches
     got = emb.embed(texts)
@@ -79,10 +88,8 @@ def test_export_then_embed_matches_pytorch(st_folder, tmp_path):
     np.testing.assert_allclose(emb.embed(texts[::-1]), got[::-1], atol=1e-6)
 
 
-def test_onnx_embedder_runs_without_torch(st_folder, tmp_path):
-    from logichunk.models.embed_onnx import cached_export
-
-    out = cached_export(st_folder, name="tiny", cache_dir=str(tmp_path))
+def test_onnx_embedder_runs_without_torch(exported):
+    out, _ = exported
     code = ("import sys, numpy as np\n"
             "from logichunk.models.registry import resolve_embedder\n"
             f"r = resolve_embedder('onnx:{out}')\n"

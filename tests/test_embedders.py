@@ -98,7 +98,7 @@ _HASH_ALPHABET = ("abcXYZéüß 的了是在和中文字句。，！the and of �
                   "\u0301\ud800-_'<>")
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(st.lists(st.text(alphabet=_HASH_ALPHABET, max_size=80), min_size=1, max_size=6),
        st.sampled_from([8, 12, 64, 1024]))
 def test_hash_embedder_compiled_pass_is_the_numpy_passes(texts: list[str], dim: int) -> None:
@@ -356,7 +356,7 @@ def test_e5_concurrent_calls_leave_blas_threads_as_they_were(e5):
         return [i["num_threads"] for i in ThreadpoolController().info() if i["user_api"] == "blas"]
 
     before = blas_threads()
-    texts = [x for tr in ZH_TRIPLES + EN_TRIPLES for x in tr] * 40
+    texts = [x for tr in ZH_TRIPLES + EN_TRIPLES for x in tr] * 8  # several batches a call: the callers interleave
     want = e5.embed(texts)
     got: list = [None] * 4
 

@@ -477,7 +477,7 @@ def test_content_items_blockwise(monkeypatch, block: int) -> None:
     content_items.cache_clear()
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(texts, _text(MIX_ALPHA + ["Ab", "xY", "\U0001d400\U0001d401", "ÀÉ", "ǅ", "ß", "Ω"])),
        st.sampled_from([1, 2, 3, 1 << 16]))
 def test_content_items_compiled_pass_matches_numpy(text: str, block: int) -> None:

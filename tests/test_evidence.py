@@ -65,7 +65,7 @@ def _log_evidence(items: list[int], kinds: int, alpha: float | np.ndarray, suppo
 _LISTS = st.lists(st.lists(st.integers(0, 6), max_size=6), min_size=1, max_size=12)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=800, deadline=None)
 @given(_LISTS, st.integers(1, 12), st.data())
 def test_costs_are_minus_the_log_evidence_of_each_window(lists, width, data):
     bags = _bags(lists)
@@ -89,7 +89,7 @@ def test_costs_are_minus_the_log_evidence_of_each_window(lists, width, data):
                 assert C[b, k - 1] == pytest.approx(want, rel=1e-9, abs=1e-9)
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(st.lists(st.lists(st.integers(0, 40), max_size=9), min_size=1, max_size=40), st.integers(1, 40))
 def test_the_kernel_and_the_numpy_loop_give_the_same_bits(lists, width):
     assert native.available(), native.status()  # cc is on every machine we test on
@@ -122,7 +122,7 @@ def _objective(cuts: tuple[int, ...], C: np.ndarray, beta: float) -> float:
     return sum(C[b, b - a - 1] + beta for a, b in zip(edges[:-1], edges[1:], strict=True))
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(st.lists(st.lists(st.integers(0, 5), max_size=5), min_size=2, max_size=8), st.data())
 def test_the_choice_is_the_best_cut_set_by_brute_force(lists, data):
     """Over every cut set that keeps the fixed gaps and none of the glued ones, none beats the choice."""

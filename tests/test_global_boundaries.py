@@ -63,7 +63,7 @@ problems = st.integers(2, 8).flatmap(lambda n: st.tuples(
 ))
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(problems)
 def test_the_dp_is_optimal_by_its_own_objective(problem):
     sizes, X, reward, max_size, penalty = problem
@@ -81,7 +81,7 @@ def test_the_dp_is_optimal_by_its_own_objective(problem):
         assert bd.objective(cuts, sizes, X, reward, limits, penalty) == pytest.approx(best, abs=1e-6)
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(problems, st.data())
 def test_a_forbidden_run_the_limit_breaks_stands_alone(problem, data):
     """Where the maximum breaks a run of forbidden gaps (a heading, its subtitle and the sentence they
@@ -107,7 +107,7 @@ def test_a_forbidden_run_the_limit_breaks_stands_alone(problem, data):
             assert cut[r0 - 1]
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(st.integers(2, 60).flatmap(lambda n: st.tuples(
     st.lists(st.integers(1, 40), min_size=n, max_size=n),
     st.lists(st.floats(0, 1), min_size=n - 1, max_size=n - 1),
@@ -129,7 +129,7 @@ def test_never_worse_than_the_greedy_rule_on_its_objective(problem):
                                                                                  penalty) + 1e-9
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(st.integers(3, 40).flatmap(lambda n: st.tuples(
     st.lists(st.integers(1, 30), min_size=n, max_size=n),
     st.lists(st.booleans(), min_size=n - 1, max_size=n - 1),
@@ -204,7 +204,7 @@ _LINES = ["# A heading", "## Sub. heading.", "   ### indented.", "Title", "===="
           "2026-11-28 12:00:01 INFO ok", "7", "1", "00:00:01,000 --> 00:00:02,000", "#include <x.h>", "#\tTab title", "١٢ Scope", "۳.۴ Title"]
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(_LINES), st.sampled_from(["\n", "\n\n", " \n\n", "\t\n", "\n \n", ""])),
                 min_size=1, max_size=25))
 def test_lines_dropped_before_the_heading_checks_are_never_headings(parts):
@@ -252,7 +252,7 @@ def test_examples_no_chunk_ends_in_a_heading_and_fitting_paragraphs_stay_whole(p
             assert sizes[para[i]] > max_size, (c, sizes[para[i]])
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from([
     "# A heading\n\n", "## Sub heading\n", "Plain sentence one. ", "Another sentence here! ", "\n\n",
     "1.2 Numbered title\n\n", "标题行\n\n", "中文句子在这里。", "- a list item\n", "| a | b |\n",
@@ -334,7 +334,7 @@ def test_the_compiled_dp_agrees_with_the_python_loop(n, w, seed):
     assert native.dp_back(C, lo, rw, restart).tolist() == list(bd_dp._dp_lists(C, lo, rw, restart))
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(st.integers(2, 60), st.integers(1, 12), st.floats(0.0, 1.0), st.integers(0, 2**31 - 1), st.booleans())
 def test_the_compiled_fit_gives_the_cuts_of_the_numpy_passes(n, ncol, density, seed, sparse):
     """fit_global's fused kernel (scatter, penalty, fill and DP per chunk end) against the numpy
@@ -562,7 +562,7 @@ def test_lexical_rows_are_unit_rows_of_shared_items_in_column_order():
 
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(st.lists(st.lists(st.integers(1, 70), max_size=12), min_size=1, max_size=25), st.booleans(),
        st.sampled_from([1, 1 << 16, (1 << 20) - 64]))
 def test_the_compiled_lexical_entries_are_the_numpy_entries(spans, gaps, base):
@@ -606,7 +606,7 @@ blocks = st.one_of(
 )
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(st.lists(blocks, min_size=1, max_size=8), st.sampled_from([30, 60, 120]))
 @example(["```\nx = 1\nx = 1\nx = 1\nx = 1\nx = 1\n```\n\n"], 30)  # (the code alone fits, the fence does not)
 def test_a_fence_is_cut_only_when_it_alone_exceeds_the_limit_and_never_at_its_marks(parts, max_size):
@@ -688,7 +688,7 @@ def test_an_html_comment_over_several_lines_is_a_block_like_a_fence():
     assert [t.strip() for t, h in zip(sents.texts(), layout(sents).heading, strict=True) if h] == ["# A heading"]
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(st.text(alphabet="ab~`:/*\n", max_size=300), st.sampled_from(["```", "~~~", "::", "::\n", "/*"]),
        st.sampled_from([1, 2, 4, 256]), st.sampled_from([1, 3, 250]))
 def test_the_fence_mark_search_is_plain_containment(text, mark, few, sparse):
@@ -1174,7 +1174,7 @@ def test_a_line_that_is_no_speakers_name_is_no_label(line):
     assert not lay.no_cut[i]
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(st.integers(2, 8), st.integers(0, 7), st.integers(0, 2**32 - 1))
 def test_a_given_count_is_the_best_cut_set_of_that_size(n, k, seed):
     """``segment_global(count=k)``: when the penalised programme can give k cuts, they are the k cuts of
@@ -1616,7 +1616,7 @@ def test_turns_items_and_lines_of_a_blank_line_paragraph_stay_lines(text):
     assert not any(lay.strength[i] == PARAGRAPH and brk[i] == BREAK_LINE for i in range(len(sents) - 1))
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(st.integers(2, 9), st.integers(0, 8), st.integers(0, 2**31 - 1), st.booleans(), st.booleans())
 def test_a_count_is_met_exactly_and_best_whenever_the_text_allows_it(n, count, seed, rewarded, with_fixed):
     """``count`` cuts asked of the global choice: exactly that many, and no other set of that many is better by

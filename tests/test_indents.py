@@ -54,7 +54,7 @@ _PIECES = st.sampled_from(
      "def f():", "return 2", "word ", "Dr. Smith came. "])
 
 
-@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_PIECES, max_size=40).map("".join))
 def test_property_seams_are_the_line_starts_of_indented_sentences(text):
     for ss in (split_sentences(text), split_lines(text)):
@@ -68,7 +68,7 @@ def test_property_seams_are_the_line_starts_of_indented_sentences(text):
             assert np.array_equal(starts[1:], ends[:-1]) and bool((ends > starts).all())
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_PIECES, max_size=60).map("".join), st.sampled_from([12, 30, 60]))
 def test_property_no_chunk_ends_in_the_next_lines_indent(text, size):
     """(But where tier 4 cuts a line too long for the limit, indent and all: that cut is the best break

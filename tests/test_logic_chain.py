@@ -57,7 +57,7 @@ def assert_invariants(tree, text, sizes, unit="chars"):
     assert_headings_open_chunks(tree, text, sizes, unit)
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(texts, st.sampled_from([(60, 30, 12), (200, 100), (1000, 500, 200), (25,)]), st.sampled_from(["chars", "bytes", "tokens"]))
 def test_invariants_on_random_text(text, sizes, unit):
     tree = chunk(text, sizes=sizes, unit=unit)

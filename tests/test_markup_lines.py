@@ -274,7 +274,7 @@ def _indent_by_the_line(text: str, at: int) -> int:
     return len(wide) - len(wide.lstrip(" ")) if not line.strip() else 0
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(st.text(alphabet=" \t\n\r\u2029\u3000\x0cx#", max_size=24), st.integers(0, 24))
 def test_the_indent_walk_reads_what_the_line_search_read(text, at):
     from logichunk.text.line_kinds import indent_columns

@@ -231,7 +231,7 @@ def read_as_wrapped(wrapped):
     return going_on >= len(wraps) - going_on
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(paragraphs(), st.integers(40, 100))
 def test_wrapped_prose_has_its_sentences_and_a_list_its_lines(text, width):
     """Wrapping a text (spaces turned into line breaks at the width) keeps every sentence end. Read as
@@ -304,7 +304,7 @@ def test_breaks_between_wrapped_lines_are_no_line_breaks():
     assert np.all(s.ends[:-1] <= len(TALE))
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from(["a", "word", " ", "\n", ":", ": ", "：", "Dr.", "Lee", "x" * 30, "\t", "漢"]),
                 min_size=1, max_size=30).map("".join), st.lists(st.integers(0, 200), min_size=1, max_size=20))
 def test_the_next_word_and_a_label_are_read_as_a_window_would_read_them(text, offsets):
@@ -505,7 +505,7 @@ def _numpy_only():
     return mock.patch.object(native, "_load", lambda: None)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(st.lists(wrapped_texts(), min_size=1, max_size=4))
 def test_the_compiled_wrap_reader_reads_as_the_numpy_passes(texts):
     """The soft wraps read in C (next letters, the reader's verdicts, quote marks, columns, tabular lines:

@@ -75,7 +75,7 @@ _BREAK = st.sampled_from(["", "", "\n", "\n\n"])
 _HEAD = st.sampled_from(["# Title\n\n", "## Part\n\n", "1.2 Scope\n\n", ""])
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(st.lists(st.tuples(_HEAD, st.lists(st.tuples(_SENT, _BREAK), min_size=1, max_size=6)), min_size=1, max_size=5))
 def test_invariants(doc):
     text = "".join(h + "".join(s + b for s, b in body) for h, body in doc)
@@ -200,7 +200,7 @@ def test_blank_lines_around_headings_alone_do_not_make_paragraphs():
     assert starts == [0, text.index("Rockets")]
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=400),
        st.sampled_from(["sentences", "lines"]))
 def test_any_text_gets_topics_that_tile_it(text, units):
