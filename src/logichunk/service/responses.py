@@ -646,6 +646,8 @@ class ChunkStats(BaseModel):
     methods: dict[str, int] = absent("logic-chain, cliff, fused: chunks by method")
     bubbles: int = absent("logic-chain, cliff, fused")
     chunks: int = absent("fixed, recursive")
+    embedder: str = absent("a method that embeds (cliff, fused...): the model its cuts were measured with")
+    embedder_fallback: str = absent("when the `auto` embedder fell back to another model: why")
 
 
 class Timing(BaseModel):
