@@ -512,3 +512,52 @@ def test_e5_variant_names_and_a_str_for_the_cache():
     assert resolve_embedder("e5:ENPT").model.model_id == resolve_embedder("e5:enpt").model.model_id
     with pytest.raises(TypeError, match="not a single str"):
         resolve_embedder("hash").model.embed("abc")  # the cache wrapper too, not three 1-character texts
+
+
+def test_e5_parallel_passes_never_interleave_their_blas_limits(monkeypatch):
+    """Two callers' parallel passes interleaved (B limits BLAS while A's limit holds, A restores first): B's
+    restore would leave BLAS on one thread for good. Forced here, deterministically, by making A's batches wait
+    until B has started and B's until A is done; the lock makes B run serially instead. (The E5 test above
+    passes with the lock removed: its callers rarely interleave that way on two cores.)"""
+    import threading
+
+    pytest.importorskip("threadpoolctl")
+    from logichunk.models import e5_runtime as rt
+
+    monkeypatch.setattr(rt, "_blas_threads", lambda: (2, _RecordingLimits()))
+    a_in, b_started, a_done = threading.Event(), threading.Event(), threading.Event()
+    a, b = object.__new__(rt.E5Runtime), object.__new__(rt.E5Runtime)
+    a._forward = lambda batch: (a_in.set(), b_started.wait(10), np.zeros(1))[2]
+    b._forward = lambda batch: (b_started.set(), a_done.wait(10), np.zeros(1))[2]
+
+    def run_a():
+        a._run_batches([[[1]], [[2]]])
+        a_done.set()
+
+    ta, tb = threading.Thread(target=run_a), threading.Thread(target=b._run_batches, args=([[[1]], [[2]]],))
+    ta.start()
+    a_in.wait(10)  # (A's parallel pass has begun: its BLAS limit holds)
+    tb.start()
+    ta.join(20)
+    tb.join(20)
+    assert _RecordingLimits.threads == 2, "an interleaved pass left BLAS on one thread"
+
+
+class _RecordingLimits:
+    """A stand-in for threadpoolctl's controller: ``limit`` saves the process-wide BLAS threads and sets one,
+    restoring what it saved on exit — as threadpoolctl does."""
+
+    threads = 2
+
+    def limit(self, limits: int, user_api: str):
+        import contextlib
+
+        @contextlib.contextmanager
+        def ctx():
+            saved, _RecordingLimits.threads = _RecordingLimits.threads, limits
+            try:
+                yield
+            finally:
+                _RecordingLimits.threads = saved
+
+        return ctx()
