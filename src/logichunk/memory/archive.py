@@ -106,10 +106,7 @@ _LATER_COLUMNS = (("resumes", "TEXT"), ("resumes_similarity", "{REAL}"), ("subje
 
 
 def _add_columns(store: Any, tokens: dict[str, str]) -> None:
-    if store.dialect == "sqlite":
-        have = {str(r[1]) for r in store._q("PRAGMA table_info(memory_topics)")}
-    else:
-        have = set()  # (PostgreSQL: ADD COLUMN IF NOT EXISTS)
+    have = store._columns("memory_topics")  # (PostgreSQL's ADD COLUMN IF NOT EXISTS also covers two at once)
     for name, kind in _LATER_COLUMNS:
         if name not in have:
             store._x(f"ALTER TABLE memory_topics {tokens['ADD_COLUMN']} {name} {kind.format(**tokens)}")

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..models.embedding import l2_normalize
 from .block import LogicalBlock, is_filler
 
 __all__ = ["FALSE_LINK_RATE", "Link", "fit_threshold", "resumed", "subject", "subject_text", "threshold_of"]
@@ -95,8 +96,7 @@ def fit_threshold(convs: Iterable[Sequence[tuple[Sequence[LogicalBlock], Sequenc
         if len(eps) < 3:
             continue
         texts = [subject_text(b) or "." for b, _ in eps]
-        v = np.asarray(embedder.embed(texts, kind="query"), np.float32)
-        v /= np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
+        v = l2_normalize(embedder.embed(texts, kind="query"))
         gold = [int(np.bincount(np.asarray(g, np.int64)).argmax()) for _, g in eps]
         for j in range(2, len(eps)):
             cos.extend(float(v[j] @ v[i]) for i in range(j - 1) if gold[i] != gold[j])
