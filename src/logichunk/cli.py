@@ -608,16 +608,19 @@ def _record_bubbles(args: argparse.Namespace, bubbles: list[Bubble]) -> None:
 
 
 
-def _one_text(args: argparse.Namespace) -> tuple[str, str]:
+def _one_text(args: argparse.Namespace) -> tuple[str, str, dict[str, str]]:
+    """``validate`` / ``compensate``'s one input: its name, its text, and the keys its json/jsonl records
+    carry (:meth:`_Decodings.extra`: ``source``, and ``decoded`` as ``chunk`` gives it)."""
     sources = list(_inputs([args.path], TEXT_SUFFIXES))
     if len(sources) != 1:
         raise LogichunkError(f"{args.path}: give one file (or - for stdin), not a folder of {len(sources)}")
     source, read = sources[0]
-    text = "".join(read())
+    decodings = _Decodings()
+    text = "".join(decodings.read(source, read))
     empty = _empty(text)
     if empty:
         raise InputError(f"{source}: {empty}, nothing to do")
-    return source, text
+    return source, text, decodings.extra(source)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -629,7 +632,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         raise LogichunkError("validate needs an LLM: --llm openai:http://HOST:PORT/v1#MODEL, or --llm local")
     _chunk_defaults(args)
     models = _Models(args, _needs(args, needs(args.method)))
-    source, text = _one_text(args)
+    source, text, extra = _one_text(args)
     tree = _chunk_one(args, text, source, models)
     jsonl = args.format == "jsonl"
     progress = _Progress(len(tree.leaves()), not args.quiet)  # one LLM call per chunk: minutes on a local LLM
@@ -638,8 +641,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         if jsonl:  # one record per chunk judged, as it is judged: a run that finds nothing still says so
             complete = True if b is None else (False if b.category == "incomplete" else None)  # None: unreadable
             print(json.dumps({"type": "chunk", "chunk_id": c.id, "span": [c.start, c.end], "level": c.level,
-                              "complete": complete,
-                              "problem": None if b is None else b.to_dict()}, ensure_ascii=False), flush=True)
+                              "complete": complete, "problem": None if b is None else b.to_dict(), **extra},
+                             ensure_ascii=False), flush=True)
         progress.step(c.id)
 
     try:
@@ -647,7 +650,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     finally:
         progress.close()
     if jsonl:
-        print(json.dumps({"type": "summary", "source": source, "chunks": len(tree.leaves()),
+        print(json.dumps({"type": "summary", **extra, "chunks": len(tree.leaves()),
                           "problems": len(problems)}, ensure_ascii=False))
     else:
         for b in problems:
@@ -668,15 +671,15 @@ def cmd_compensate(args: argparse.Namespace) -> int:
         raise LogichunkError("compensate needs an LLM: --llm openai:http://HOST:PORT/v1#MODEL, or --llm local")
     _chunk_defaults(args)
     models = _Models(args, _needs(args, needs(args.method)))
-    source, text = _one_text(args)
+    source, text, extra = _one_text(args)
     tree = compensate(_chunk_one(args, text, source, models), models.llm, args.mode, source=source)
     _record_bubbles(args, list(tree.bubbles))
     if args.format == "json":
-        json.dump(_tree_json(source, tree), sys.stdout, ensure_ascii=False, indent=2)
+        json.dump(_tree_json(source, tree, extra), sys.stdout, ensure_ascii=False, indent=2)
         print()
     else:
         for c in tree.leaves():
-            r = {"id": c.id, "start": c.start, "end": c.end, "text": tree.text_of(c), "source": source}
+            r = {"id": c.id, "start": c.start, "end": c.end, "text": tree.text_of(c), **extra}
             for k in ("rewritten", "missing", "summary", "supplement"):
                 if k in c.meta:
                     r[k] = c.meta[k]
