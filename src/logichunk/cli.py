@@ -182,23 +182,19 @@ def _write_jsonl(out: TextIO, extra: dict[str, Any], tree: ChunkTree) -> None:
     if tree.stats.get("overlap"):
         lines = [json.dumps(r | extra, ensure_ascii=False) for r in _records(tree)]
     else:
-        lines = tree.json_lines(extra)
-        if tree.bubbles:
-            lines = _marked(lines, _bubble_marks(tree.records(with_text=False), tree.bubbles))
+        lines = _with_bubbles(tree.json_lines(extra), tree)
     lines.append("")
     out.write("\n".join(lines))
 
 
 def _records(tree: ChunkTree) -> list[dict[str, Any]]:
     """The tree's records, with each chunk's context window (``--overlap``) when it has one, and the
-    category of the bubble it is part of (:func:`_bubble_marks`)."""
+    category of the bubble it is part of (:func:`_with_bubbles`)."""
     recs = tree.records()
     if tree.stats.get("overlap"):
         for r, c in zip(recs, tree, strict=True):
             r["overlap_start"], r["overlap_end"] = c.meta["overlap_span"]
-    for k, category in _bubble_marks(recs, tree.bubbles).items():
-        recs[k]["bubble"] = category
-    return recs
+    return _with_bubbles(recs, tree)
 
 
 def _bubble_marks(records: list[dict[str, Any]], bubbles: Sequence[Bubble]) -> dict[int, str]:
@@ -232,11 +228,20 @@ def _bubble_marks(records: list[dict[str, Any]], bubbles: Sequence[Bubble]) -> d
     return marks
 
 
-def _marked(lines: list[str], marks: dict[int, str]) -> list[str]:
-    """JSON lines of records (each ending in ``}``) with ``"bubble"`` added to those ``marks`` names."""
-    for k, category in marks.items():
-        lines[k] = f"{lines[k][:-1]}, \"bubble\": {json.dumps(category)}}}"
-    return lines
+def _with_bubbles(rows: list[Any], of: ChunkTree | StreamPart) -> list[Any]:
+    """``rows`` with ``"bubble"`` added to those a bubble of ``of`` is about (:func:`_bubble_marks`): every
+    output of chunk records marks them here. ``rows``: ``of``'s records (dicts, marked in place), or their
+    JSON lines (each ending in ``}``; the records are then read without their text to find the marks)."""
+    bubbles = of.bubbles
+    if not bubbles or not rows:
+        return rows
+    lines = isinstance(rows[0], str)
+    for k, category in _bubble_marks(of.records(with_text=False) if lines else rows, bubbles).items():
+        if lines:
+            rows[k] = f"{rows[k][:-1]}, \"bubble\": {json.dumps(category)}}}"
+        else:
+            rows[k]["bubble"] = category
+    return rows
 
 
 def _tree_json(source: str, tree: ChunkTree, extra: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -316,10 +321,7 @@ class _JsonDocs:
         rest: dict[str, Any] = {}
         try:
             for part in parts:
-                recs = part.records()
-                for k, category in _bubble_marks(recs, part.bubbles).items():
-                    recs[k]["bubble"] = category
-                for r in recs:
+                for r in _with_bubbles(part.records(), part):
                     out.write(("\n" if first else ",\n") + pad + "  " + _dumps(r, self.level + 2))
                     first = False
         except LogichunkError as e:
@@ -510,9 +512,7 @@ def _write_parts(out: TextIO, fmt: str, source: str, parts: Iterator[StreamPart]
             elif fmt == "markdown":
                 _write_markdown(out, source, part.tree, head=k == 0)
             elif fmt == "jsonl":
-                lines = part.json_lines(extra)
-                if part.tree.bubbles:
-                    lines = _marked(lines, _bubble_marks(part.records(with_text=False), part.bubbles))
+                lines = _with_bubbles(part.json_lines(extra), part)
                 lines.append("")
                 out.write("\n".join(lines))
             yield part

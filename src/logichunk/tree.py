@@ -103,8 +103,11 @@ class ChunkTree:
         """The first ``roots`` level-1 chunks and everything under them, as the tree of the text they
         cover (a prefix of this one), their level-1 numbers counted from ``number_from``: what a text
         read in windows keeps of one window's tree (:func:`~logichunk.chunkers.stream.chunk_stream`).
-        Bubbles are kept where they lie inside the prefix; ``stats["methods"]`` counts the kept chunks,
-        ``stats["sentences"]`` (the whole text's count) is left out of a prefix shorter than the text."""
+        Bubbles are kept where they begin inside the prefix; one crossing its end (a forced split whose
+        sentence goes on past the window's kept text, cut at the prefix's end) is kept cut there
+        (:func:`_cut_bubble`), so every forced cut the prefix holds stays recorded. ``stats["methods"]``
+        counts the kept chunks, ``stats["sentences"]`` (the whole text's count) is left out of a prefix
+        shorter than the text."""
         col_ids, _, col_ends, _, _ = self._columns()
         all_roots = [i for i, cid in enumerate(col_ids) if "." not in cid]
         if not 0 <= roots <= len(all_roots):
@@ -136,7 +139,14 @@ class ChunkTree:
                 counts[m] = counts.get(m, 0) + 1
             order = [*stats["methods"], *counts]
             stats["methods"] = {m: counts[m] for m in dict.fromkeys(order) if counts.get(m)}
-        kept = tuple(b for b in self.bubbles if (bubble_span(b) or (0, 0))[1] <= end)
+        kept_list: list[Bubble] = []
+        for b in self.bubbles:
+            span = bubble_span(b) or (0, 0)
+            if span[1] <= end:
+                kept_list.append(b)
+            elif span[0] < end:
+                kept_list.append(_cut_bubble(b, end, col_ids, col_ends))
+        kept = tuple(kept_list)
         if "bubbles" in stats:
             stats["bubbles"] = len(kept)
         return ChunkTree(self.text[:end], table, kept, MappingProxyType(stats), self.unit)
@@ -199,6 +209,21 @@ class ChunkTree:
                        f'"size": {size if type(size) is int else enc(size)}, "method": {enc(method)}, '
                        f'"text": {body}{tail}')
         return out
+
+
+def _cut_bubble(b: Bubble, end: int, col_ids: list[str], col_ends: list[int]) -> Bubble:
+    """Bubble ``b`` of a forced split whose span crosses ``end`` (where a window's kept text stops), as the
+    kept text holds it: its span up to ``end``, ``sizes`` those of the pieces before ``end`` (as many as the
+    chunks of its level ending after its start, up to ``end``), and ``continues``: the sentence goes on in
+    the next part, whose window decides the rest again (and records its own forced split if it needs one)."""
+    start = bubble_span(b)[0]  # type: ignore[index]
+    level = b.context.get("level", 1)
+    pieces = sum(1 for cid, e in zip(col_ids, col_ends, strict=True)
+                 if start < e <= end and cid.count(".") + 1 == level)
+    ctx = {**b.context, "span": [start, end], "continues": True}
+    if isinstance(ctx.get("sizes"), list):
+        ctx["sizes"] = ctx["sizes"][:pieces]
+    return Bubble(b.category, b.content, b.priority, ctx)
 
 
 def bubble_span(b: Bubble) -> tuple[int, int] | None:
