@@ -347,12 +347,17 @@ class GraphResults(Results):
         return () if self.result is None else self.result.path
 
     def records(self) -> Iterator[dict[str, Any]]:
-        """JSON-ready lines: one per sentence, then one with the path."""
+        """JSON-ready lines: one per sentence, then one with the path. A sentence's ``ref`` names the chunk
+        holding it, as the other modes' hits name theirs (:func:`~logichunk.store.refs.hit_ref`)."""
+        from ..store.refs import hit_ref
+
         for rank, h in enumerate(self.hits, 1):
             m = h.chunk.meta
             bs = m.get("sentence_block_span")
             yield {"rank": rank, "type": "sentence", "score": h.score, "raw_score": h.raw_score,
-                   "text": m.get("context_text"), "id": h.chunk.id, "chunk": m.get("pk"), "document_id": h.doc_id,
+                   "text": m.get("context_text"), "id": h.chunk.id,
+                   "ref": hit_ref(h.doc_id, h.chunk.id, m.get("level_name"), m.get("text")),
+                   "chunk": m.get("pk"), "document_id": h.doc_id,
                    "block_id": m.get("sentence_block_id", m.get("block_id")),
                    "span": None if bs is None else list(bs), "step": m.get("step")}
         r = self.result

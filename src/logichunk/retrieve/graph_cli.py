@@ -9,16 +9,21 @@ from typing import Any
 
 from ..cli_args import one_line
 from ..store.cli_options import DOC_COLUMN, document_cell, open_store, store_options
+from ..store.origins import hit_origin
 
 
 def print_graph_results(res: Any, fmt: str, docs: dict[str, tuple[str, str | None]] | None = None) -> None:
     """Sentences (ranked) and the path: JSON lines (``type`` = ``sentence`` / ``path``) or a table; ``docs``
-    (``{document id: (title, source)}``) names each sentence's document."""
+    (``{document id: (title, source)}``) names each sentence's document. A sentence carries what the other
+    modes' hits carry: the ``ref`` of the chunk holding it (the table's ``ref`` column, as theirs) and, in
+    its JSON line, its ``origin`` (a document, or a conversation topic the memory archived:
+    :func:`~logichunk.store.origins.hit_origin`)."""
     docs = docs or {}
     if fmt == "jsonl":
         for rec in res.records():
             if rec.get("type") == "sentence":
                 rec["title"], rec["source"] = docs.get(rec.get("document_id"), (None, None))
+                rec.update(hit_origin(rec["source"]))
             print(json.dumps(rec, ensure_ascii=False))
         return
     r = res.result
@@ -27,11 +32,13 @@ def print_graph_results(res: Any, fmt: str, docs: dict[str, tuple[str, str | Non
         print(f"# path ({res.mode}, stopped: {r.stop}): {steps}")
     for n in res.notes:
         print(f"# {n}")
-    print(f"{'#':>2}  {'score':>7}  {'id':<10} {'step':>4}  {'document':<{DOC_COLUMN}}  sentence")
-    for rank, h in enumerate(res, 1):
-        m = h.chunk.meta
-        print(f"{rank:>2}  {h.score:7.4f}  {h.chunk.id:<10} {m.get('step', ''):>4}  {document_cell(docs, h.doc_id)}  "
-              f"{one_line(m.get('context_text', ''), 80)}")
+    recs = [r for r in res.records() if r.get("type") == "sentence"]
+    width = max([3, *(len(r["ref"] or r["id"]) for r in recs)])
+    print(f"{'#':>2}  {'score':>7}  {'ref':<{width}} {'step':>4}  {'document':<{DOC_COLUMN}}  sentence")
+    for rank, (h, r) in enumerate(zip(res, recs, strict=True), 1):
+        step = "" if r["step"] is None else r["step"]
+        print(f"{rank:>2}  {h.score:7.4f}  {r['ref'] or r['id']:<{width}} {step:>4}  {document_cell(docs, h.doc_id)}  "
+              f"{one_line(r['text'] or '', 80)}")
     if not len(res):
         print("(no results)")
 
