@@ -174,9 +174,29 @@ def test_a_return_in_a_later_session_is_linked_in_the_store(make_store):
     replay(EN[:RETURN], p)  # the session ends before the return
     p2 = Perception(store=store, conversation_id="chat")
     _, eps = replay(EN[RETURN:], p2)
-    assert eps[0].resumes is None  # (this session holds no earlier episode)
     back = next(t for t in topics(store, "chat") if t.start == RETURN)
     assert back.resumes_topic == 0
+    # the episode says the store's link, numbered as its index is (this session's first topic is 0: the
+    # earlier session's topic 0 is back.index topics before it)
+    assert eps[0].resumes == back.resumes_topic - back.index and eps[0].resumes_document == back.resumes
+    assert eps[0].resumes_similarity == back.resumes_similarity
+
+
+@pytest.mark.parametrize("conv", [EN, ZH], ids=["en", "zh"])
+@pytest.mark.parametrize("cut", [2, 5, RETURN, RETURN + 1])
+def test_every_episode_reports_the_link_its_store_keeps(make_store, conv, cut):
+    store = make_store()
+    eps = replay(conv[:cut], Perception(store=store, conversation_id="chat"))[1] \
+        + replay(conv[cut:], Perception(store=store, conversation_id="chat"))[1]
+    recs = {t.document_id: t for t in topics(store, "chat")}
+    assert len(recs) == len(eps)
+    assert any(t.resumes is not None for t in recs.values()) or conv is ZH or cut != RETURN  # (across sessions)
+    for e in eps:
+        t = recs[e.document_id]
+        assert (e.resumes_document, e.resumes_similarity) == (t.resumes, t.resumes_similarity)
+        assert (e.resumes is None) == (t.resumes_topic is None)
+        if e.resumes is not None:  # as many topics back in the episode's numbering as in the store's
+            assert e.index - e.resumes == t.index - t.resumes_topic
 
 
 def test_a_deleted_earlier_topic_links_nothing(make_store):

@@ -49,7 +49,7 @@ from ..memory import (
     search_topics,
     topics,
 )
-from ..memory.archive import MAX_ID_CHARS, check_conversation_id, render_block
+from ..memory.archive import MAX_ID_CHARS, check_conversation_id, render_block, stored_link
 from .kb import Limits, Project, _check_top_k, check_text, plain
 
 RECALL_MODES = ("hybrid", "basic", "parent", "hierarchical", "kernel")
@@ -93,7 +93,10 @@ class SessionArchiver:
             upto = _archived_upto(s, self.conversation_id)
             if start < upto:  # met again in a replay: archived before
                 if start + len(ep.blocks) <= upto:
-                    return next((t.document_id for t in topics(s, self.conversation_id) if t.start == start), None)
+                    t = next((t for t in topics(s, self.conversation_id) if t.start == start), None)
+                    if t is not None:
+                        self.links[t.document_id] = stored_link(t)
+                    return None if t is None else t.document_id
                 cut = upto - start  # (only if the replay decided otherwise: keep the turns not archived)
                 ep, start = replace(ep, start=ep.start + cut, blocks=ep.blocks[cut:]), upto
             inner = Archiver(s, self.conversation_id, rechunk=False, kernel_model=self.kernel_model)
@@ -248,13 +251,11 @@ class Conversations:
         observe_many(blocks, p)
 
     def _episode(self, o: _Open, ep: Any) -> dict[str, Any]:
-        # the link as stored (over the conversation's earlier sessions too), else the session's own
-        link = o.archiver.links.get(ep.document_id) if ep.document_id else None
-        to, sim = (link.topic, link.similarity) if link is not None else \
-            (None if ep.resumes is None else o.topic0 + ep.resumes, ep.resumes_similarity)
+        # (the link as stored, over the conversation's earlier sessions too: the episode keeps the archiver's)
         return {"topic": o.topic0 + ep.index, "turns": [o.turn0 + ep.start, o.turn0 + ep.end], "title": ep.title,
                 "document_id": ep.document_id, "archived": ep.document_id is not None,
-                "resumes": to, "resumes_similarity": None if sim is None else round(sim, 4)}
+                "resumes": None if ep.resumes is None else o.topic0 + ep.resumes,
+                "resumes_similarity": None if ep.resumes_similarity is None else round(ep.resumes_similarity, 4)}
 
     @staticmethod
     def _anchor_vector(o: _Open | None, block: LogicalBlock) -> tuple[str, np.ndarray | None]:

@@ -39,7 +39,7 @@ from .episode import Episode
 from .resume import Link, resumed, threshold_of
 
 __all__ = ["MAX_ID_CHARS", "Archiver", "TopicHit", "TopicRecord", "check_conversation_id", "conversations",
-           "load_conversation", "render_block", "search_topics", "topics"]
+           "load_conversation", "render_block", "search_topics", "stored_link", "topics"]
 
 MAX_ID_CHARS = 200
 
@@ -191,7 +191,9 @@ class Archiver:
                 done = topics(s, conv)
                 upto = max((t.end + 1 for t in done), default=0)
                 if start + len(episode.blocks) <= upto:
-                    return next((t.document_id for t in done if t.start <= start <= t.end), done[-1].document_id)
+                    t = next((t for t in done if t.start <= start <= t.end), done[-1])
+                    self.links[t.document_id] = stored_link(t)
+                    return t.document_id
                 if start < upto:
                     cut = upto - start
                     episode = replace(episode, start=episode.start + cut, blocks=episode.blocks[cut:])
@@ -241,6 +243,14 @@ class Archiver:
 
 
 # --------------------------------------------------------------------------- reading back
+
+
+def stored_link(t: TopicRecord) -> Link | None:
+    """The link the store keeps for topic ``t`` (the earlier topic it resumes), as :meth:`Archiver._link`
+    made it: what an archiver reports for a topic it finds archived already."""
+    if t.resumes_topic is None or t.resumes_similarity is None:
+        return None
+    return Link(t.resumes_topic, t.resumes_similarity, t.resumes, t.index)
 
 
 @dataclass(frozen=True)

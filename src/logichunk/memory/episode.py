@@ -52,10 +52,12 @@ class Revision:
 class Episode:
     """A finished topic: turns ``start`` .. ``start + len(blocks) - 1`` of the conversation, its kernel
     (L2-normalised, None if every turn was a filler), the store document it was archived as, and
-    the earlier episode of the session it resumes (a return to that subject), if any.
+    the earlier episode it resumes (a return to that subject), if any: with a store, the link the store
+    keeps (made over the conversation's stored topics, earlier sessions' too), else the session's own.
     ``index`` and ``start`` count from the first turn of this :class:`Perception`'s session (a flush
     starts the next); the archive numbers the whole conversation, on after the turns and topics stored
-    before, so read an archived topic's numbers from the store."""
+    before, so read an archived topic's numbers from the store. ``resumes`` counts as ``index`` does:
+    a topic of an earlier session is below 0 (``-3``: three topics before this session's first)."""
 
     index: int
     start: int
@@ -63,7 +65,7 @@ class Episode:
     kernel: np.ndarray | None = None
     document_id: str | None = None
     conversation_id: str | None = None
-    resumes: int | None = None  # the earlier episode (its ``index``) this one returns to (:mod:`.resume`)
+    resumes: int | None = None  # the earlier episode (as ``index`` counts) this one returns to (:mod:`.resume`)
     resumes_similarity: float | None = None  # the cosine of the two episodes' subjects (user questions) that made the link
     resumes_document: str | None = None  # that episode's document, when it was archived
     subject: np.ndarray | None = None  # what it is about, one vector (:func:`.resume.subject`): the link's evidence

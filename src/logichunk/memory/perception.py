@@ -59,7 +59,7 @@ from .block import LogicalBlock, anchor_text, check_count, is_filler, is_questio
 from .calibration import Calibration, default_calibration
 from .episode import Action, Decision, Episode, Revision, Step, _short
 from .lexical import LexicalWindow
-from .resume import resumed, subject, threshold_of
+from .resume import Link, resumed, subject, threshold_of
 
 __all__ = ["Action", "Decision", "Episode", "Perception", "Revision", "Step", "observe_many", "replay", "topic_summary"]
 
@@ -544,9 +544,6 @@ class Perception:
             kern = unit(k).astype(np.float32)
         subj = subject(blocks, self.embedder) if self.links else None
         ep = Episode(self._closed_count, a, blocks, kern, conversation_id=self.conversation_id, subject=subj)
-        link = resumed(subj, ep.index, self._subjects, threshold_of(self.calibration))
-        if link is not None:
-            ep = replace(ep, resumes=link.topic, resumes_similarity=link.similarity, resumes_document=link.document_id)
         self._closed_count += 1
         ep = self._archive(ep)
         self._subjects.append((ep.index, subj, ep.document_id))
@@ -554,20 +551,33 @@ class Perception:
             self.episodes.append(ep)
         return ep
 
-    def _archive(self, ep: Episode, at: tuple[int, int] | None = None) -> Episode:
-        """Archive ``ep``; ``at``: its first turn's and its topic's numbers in the conversation (with a
-        store, known here; else the archiver numbers on after what it found stored)."""
+    def _archive(self, ep: Episode, at: tuple[int, int] | None = None, *, retry: bool = False) -> Episode:
+        """Archive ``ep``, linked to the earlier topic it resumes: the archiver's link when it made one
+        (over the conversation's stored topics: the link the store keeps), else the session's own
+        (:meth:`_own_link`; an episode met again on a ``retry`` has it already). ``at``: its first turn's
+        and its topic's numbers in the conversation (with a store, known here; else the archiver numbers
+        on after what it found stored)."""
         if self.archiver is None:
-            return ep
+            return self._own_link(ep)
         if at is None and self._journal:
             at = (self._turn0 + ep.start, self._topic0 + ep.index)
         try:
             doc = self.archiver.archive(ep) if at is None else self.archiver.archive(ep, start=at[0], index=at[1])
-            return replace(ep, document_id=doc)
         except LogichunkError as e:  # the database is gone: keep the episode for retry_archive()
             self.archive_errors.append(f"episode {ep.index}: {e}")
+            ep = ep if retry else self._own_link(ep)  # (until the store takes it, and links it)
             self._retry.append((ep, at))
             return ep
+        ep = replace(ep, document_id=doc)
+        links = getattr(self.archiver, "links", None)
+        if isinstance(links, Mapping) and doc in links:
+            return _linked(ep, links[doc])
+        return ep if retry else self._own_link(ep)
+
+    def _own_link(self, ep: Episode) -> Episode:
+        """``ep`` linked over this session's closed episodes (:func:`.resume.resumed`): the link when no
+        archiver links it over the store's topics (:meth:`.archive.Archiver._link`, the truth with a store)."""
+        return _linked(ep, resumed(ep.subject, ep.index, self._subjects, threshold_of(self.calibration)))
 
     def retry_archive(self) -> list[Episode]:
         """Store the turns and archive the episodes the store refused before (in order); returns the
@@ -577,7 +587,7 @@ class Perception:
         todo, self._retry = self._retry, []
         done = []
         for ep, at in todo:
-            out = self._archive(ep, at)
+            out = self._archive(ep, at, retry=True)
             if out.document_id is not None:
                 done.append(out)
                 for i, e in enumerate(self.episodes):
@@ -642,6 +652,15 @@ class Perception:
     def pending(self) -> tuple[int, int]:
         """``(first, last + 1)``: the turns not yet in a closed episode."""
         return self._open, self._n
+
+
+def _linked(ep: Episode, link: Link | None) -> Episode:
+    """``ep`` resuming ``link``'s topic (none: no link), numbered as ``ep.index`` is: the archive numbers the
+    whole conversation, so a topic of an earlier session is below this session's first (a negative index)."""
+    if link is None:
+        return replace(ep, resumes=None, resumes_similarity=None, resumes_document=None)
+    back = ep.index - link.topic if link.of is None else link.of - link.topic
+    return replace(ep, resumes=ep.index - back, resumes_similarity=link.similarity, resumes_document=link.document_id)
 
 
 def _sum(vecs: list[np.ndarray]) -> np.ndarray:

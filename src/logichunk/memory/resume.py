@@ -3,8 +3,9 @@ something else opens a new episode, and the link says which earlier one it picks
 agent recalling the subject sees that the two belong together.
 
 The rule (one for the perception, over its session's episodes, and for the archive, over the
-conversation's stored topics, so a return is linked across sessions too): an episode's **subject**
-is one embedding of its content requests (the user's queries, fillers left out, one text: the
+conversation's stored topics, so a return is linked across sessions too; with a store, the archive's
+link is the one the store and the episode both keep): an episode's **subject** is one embedding of
+its content requests (the user's queries, fillers left out, one text: the
 kernel mixes in the turn before each anchor, which for an episode's first turn is the topic it
 left). The episode resumes the earlier episode of its conversation, other than the one just before
 it (a boundary parted those two), whose subject has the highest cosine to its own, when that cosine
@@ -31,11 +32,14 @@ FALSE_LINK_RATE = 0.01  # the share of different-topic pairs of the calibration 
 
 @dataclass(frozen=True)
 class Link:
-    """This episode resumes topic number ``topic`` (its ``document_id`` once archived), subject cosine ``similarity``."""
+    """Topic number ``of`` resumes topic number ``topic`` (its ``document_id`` once archived), subject cosine
+    ``similarity``. ``of`` is counted as ``topic`` is, so ``of - topic`` (how many topics back the return
+    reaches) holds in any numbering: an :class:`~.episode.Episode` reads the archive's link in its own."""
 
     topic: int
     similarity: float
     document_id: str | None = None
+    of: int | None = None
 
 
 def subject_text(blocks: Sequence[LogicalBlock]) -> str:
@@ -75,7 +79,7 @@ def resumed(vec: np.ndarray | None, topic: int, earlier: Iterable[tuple[int, np.
             continue
         sim = float(k @ o)
         if sim >= threshold and (best is None or sim > best.similarity):
-            best = Link(int(no), sim, doc)
+            best = Link(int(no), sim, doc, int(topic))
     return best
 
 
