@@ -145,7 +145,7 @@ class ChunkTree:
             if span[1] <= end:
                 kept_list.append(b)
             elif span[0] < end:
-                kept_list.append(_cut_bubble(b, end, col_ids, col_ends))
+                kept_list.append(_cut_bubble(b, self.text, end, col_ids, col_ends))
         kept = tuple(kept_list)
         if "bubbles" in stats:
             stats["bubbles"] = len(kept)
@@ -211,11 +211,13 @@ class ChunkTree:
         return out
 
 
-def _cut_bubble(b: Bubble, end: int, col_ids: list[str], col_ends: list[int]) -> Bubble:
+def _cut_bubble(b: Bubble, text: str, end: int, col_ids: list[str], col_ends: list[int]) -> Bubble:
     """Bubble ``b`` of a forced split whose span crosses ``end`` (where a window's kept text stops), as the
-    kept text holds it: its span up to ``end``, ``sizes`` those of the pieces before ``end`` (as many as the
-    chunks of its level ending after its start, up to ``end``), and ``continues``: the sentence goes on in
-    the next part, whose window decides the rest again (and records its own forced split if it needs one)."""
+    kept text holds it: its span up to ``end`` (its ``content`` the head of that span, as
+    :func:`~logichunk.boundaries.forced.forced_split_bubble` makes it), ``sizes`` those of the pieces before
+    ``end`` (as many as the chunks of its level ending after its start, up to ``end``), and ``continues``: the
+    sentence goes on in the next part, whose window decides the rest again (and records its own forced split
+    if it needs one)."""
     start = bubble_span(b)[0]  # type: ignore[index]
     level = b.context.get("level", 1)
     pieces = sum(1 for cid, e in zip(col_ids, col_ends, strict=True)
@@ -223,7 +225,8 @@ def _cut_bubble(b: Bubble, end: int, col_ids: list[str], col_ends: list[int]) ->
     ctx = {**b.context, "span": [start, end], "continues": True}
     if isinstance(ctx.get("sizes"), list):
         ctx["sizes"] = ctx["sizes"][:pieces]
-    return Bubble(b.category, b.content, b.priority, ctx)
+    content = text[start : min(end, start + 120)] + ("…" if end - start > 120 else "")
+    return Bubble(b.category, content, b.priority, ctx)
 
 
 def bubble_span(b: Bubble) -> tuple[int, int] | None:
