@@ -192,6 +192,45 @@ def test_turns_not_flushed_survive_the_process(make_store):
     assert Perception(store=store, embedder=emb, calibration=two_topics(emb), conversation_id="c").resumed == 0
 
 
+class ModelLike:
+    """The hash embedder's vectors under a model's name: a store cuts by such a model's sentence vectors
+    (``cut_vectors = "embedder"``), not by the words as it does for the hash embedder itself."""
+
+    model_id = "model-like-64"
+    dim = 64
+
+    def __init__(self) -> None:
+        from logichunk.models import HashEmbedder
+
+        self._hash = HashEmbedder(64)
+        self.passages: list[str] = []
+
+    def embed(self, texts, *, kind="passage"):
+        if kind == "passage":
+            self.passages.extend(texts)
+        return self._hash.embed(texts, kind=kind)
+
+
+def test_a_topic_is_cut_by_its_words_and_only_its_chunks_are_embedded(make_store):
+    """With a model embedder the store embedded every sentence of an archived topic to decide its cuts, then
+    again inside its chunk (with E5, 40 % of a long replay): a topic is cut by its words now, and the model
+    embeds only the chunks a query matches. ``cut_vectors=None`` keeps the store's own cuts."""
+    from logichunk.memory.archive import Archiver
+
+    for cut in ("lexical", None):
+        emb = ModelLike()
+        store = make_store(embedder=emb)
+        arch = None if cut == "lexical" else Archiver(store, "c", cut_vectors=cut)
+        replay(CODE + TRIP, Perception(store=store, embedder=emb, calibration=two_topics(emb), conversation_id="c",
+                                       archiver=arch))
+        chunks = {c.content for c in store.chunks()}
+        assert emb.passages and len(topics(store, "c")) == 2
+        assert set(emb.passages) <= chunks if cut == "lexical" else not set(emb.passages) <= chunks
+        assert search_topics(store, "ryokan with a private onsen in Gion", top_k=1)[0].topic.index == 1
+    with pytest.raises(InputError, match="cut_vectors must be"):
+        Archiver(store, "c", cut_vectors="words")
+
+
 def test_a_conversation_archived_before_continues(make_store):
     """A new Perception on a conversation id that is archived (an agent restarted on it) appends:
     turn and topic numbers go on after the stored ones, nothing is duplicated or reordered."""
