@@ -199,16 +199,18 @@ class Archiver:
             if start is None:
                 turn0, topic0 = self._offset(conv)
                 start, index = turn0 + episode.start, topic0 + episode.index
-            else:
-                done = topics(s, conv)
-                upto = max((t.end + 1 for t in done), default=0)
+            else:  # (one row, not every topic of the conversation: a long one archives in linear time)
+                last_turn, last_topic = s._q("SELECT MAX(end_turn), MAX(topic_no) FROM memory_topics WHERE "
+                                             "project_id = ? AND conversation_id = ?", (s.project_id, conv))[0]
+                upto = 0 if last_turn is None else int(last_turn) + 1
                 if start + len(episode.blocks) <= upto:
+                    done = topics(s, conv)
                     return next((t.document_id for t in done if t.start <= start <= t.end), done[-1].document_id)
                 if start < upto:
                     cut = upto - start
                     episode = replace(episode, start=episode.start + cut, blocks=episode.blocks[cut:])
                     start = upto
-                index = max(index or 0, max((t.index + 1 for t in done), default=0))
+                index = max(index or 0, 0 if last_topic is None else int(last_topic) + 1)
             link = self._link(episode, conv, index, model)
             title = f"{episode.title} [{conv} #{index}]"
             doc = s.add_document(title, [(episode.title, [render_block(b) for b in episode.blocks])],
