@@ -182,7 +182,8 @@ def test_turns_not_flushed_survive_the_process(make_store):
     assert [(t.start, t.end) for t in topics(store, "c")] == [(0, 2)] and p.pending() == (3, 5)
     del p  # ... when the process dies, without flush()
     again = Perception(store=store, embedder=emb, calibration=two_topics(emb), conversation_id="c")
-    assert again.resumed == 5 and again.pending() == (3, 5) and again.topic == tuple(TRIP)
+    # (the archived game topic left the journal: only the open trip turns are observed again, from turn 3)
+    assert again.resumed == 2 and again.pending() == (0, 2) and again.topic == tuple(TRIP)
     for b in whole[5:]:
         again.observe(b)
     again.flush()
@@ -190,6 +191,45 @@ def test_turns_not_flushed_survive_the_process(make_store):
     assert [(t.index, t.start, t.end) for t in topics(store, "c")] == \
         [(t.index, t.start, t.end) for t in topics(store, "once")]  # as if it never stopped
     assert Perception(store=store, embedder=emb, calibration=two_topics(emb), conversation_id="c").resumed == 0
+
+
+class ModelLike:
+    """The hash embedder's vectors under a model's name: a store cuts by such a model's sentence vectors
+    (``cut_vectors = "embedder"``), not by the words as it does for the hash embedder itself."""
+
+    model_id = "model-like-64"
+    dim = 64
+
+    def __init__(self) -> None:
+        from logichunk.models import HashEmbedder
+
+        self._hash = HashEmbedder(64)
+        self.passages: list[str] = []
+
+    def embed(self, texts, *, kind="passage"):
+        if kind == "passage":
+            self.passages.extend(texts)
+        return self._hash.embed(texts, kind=kind)
+
+
+def test_a_topic_is_cut_by_its_words_and_only_its_chunks_are_embedded(make_store):
+    """With a model embedder the store embedded every sentence of an archived topic to decide its cuts, then
+    again inside its chunk (with E5, 40 % of a long replay): a topic is cut by its words now, and the model
+    embeds only the chunks a query matches. ``cut_vectors=None`` keeps the store's own cuts."""
+    from logichunk.memory.archive import Archiver
+
+    for cut in ("lexical", None):
+        emb = ModelLike()
+        store = make_store(embedder=emb)
+        arch = None if cut == "lexical" else Archiver(store, "c", cut_vectors=cut)
+        replay(CODE + TRIP, Perception(store=store, embedder=emb, calibration=two_topics(emb), conversation_id="c",
+                                       archiver=arch))
+        chunks = {c.content for c in store.chunks()}
+        assert emb.passages and len(topics(store, "c")) == 2
+        assert set(emb.passages) <= chunks if cut == "lexical" else not set(emb.passages) <= chunks
+        assert search_topics(store, "ryokan with a private onsen in Gion", top_k=1)[0].topic.index == 1
+    with pytest.raises(InputError, match="cut_vectors must be"):
+        Archiver(store, "c", cut_vectors="words")
 
 
 def test_a_conversation_archived_before_continues(make_store):
@@ -261,9 +301,11 @@ def test_search_topics_checks_its_arguments_in_one_line(make_store):
 
 @settings(max_examples=12, deadline=None)
 @given(st.integers(0, 10_000), st.sampled_from(["en", "zh"]), st.lists(st.floats(0, 1), min_size=1, max_size=3))
-def test_a_conversation_stopped_anywhere_any_number_of_times_ends_as_if_it_never_stopped(seed, lang, cuts):
+def test_a_conversation_stopped_anywhere_any_number_of_times_loses_no_turn(seed, lang, cuts):
     """Invariant of the stored open turns: wherever the processes die (between any two turns, several
-    times), the archive ends holding every turn once, in order, cut into the topics one process makes."""
+    times), the archive ends holding every turn once, in order, in contiguous topics; a stop changes
+    nothing archived before it, and the next process observes again only the turns not archived yet
+    (the journal holds the open topics: a stop is a session boundary at the oldest open topic's start)."""
     import tempfile
 
     from logichunk.models import HashEmbedder
@@ -275,16 +317,39 @@ def test_a_conversation_stopped_anywhere_any_number_of_times_ends_as_if_it_never
     with tempfile.TemporaryDirectory() as folder:
         emb = HashEmbedder(64)
         store = Store.open(f"{folder}/m.db", embedder=emb)
-        replay(blocks, Perception(store=store, embedder=emb, conversation_id="once"))
         done = 0
         for stop in [*stops, len(blocks)]:
+            before = [(t.index, t.start, t.end) for t in topics(store, "c")]
             p = Perception(store=store, embedder=emb, conversation_id="c")  # a new process
-            assert p.resumed == done  # (the session's turns, archived or not, until flush)
+            assert [(t.index, t.start, t.end) for t in topics(store, "c")] == before
+            assert p.resumed == done - (before[-1][2] + 1 if before else 0)  # the turns not archived
             for b in blocks[done:stop]:
                 p.observe(b)
             done = stop
         p.flush()
         assert load_conversation(store, "c") == blocks
-        assert [(t.index, t.start, t.end) for t in topics(store, "c")] == \
-            [(t.index, t.start, t.end) for t in topics(store, "once")]
+        spans = [(t.index, t.start, t.end) for t in topics(store, "c")]
+        assert [i for i, _, _ in spans] == list(range(len(spans))) and spans[0][1] == 0
+        assert all(a[2] + 1 == b[1] for a, b in zip(spans[:-1], spans[1:], strict=True)) and spans[-1][2] == len(blocks) - 1
         store.close()
+
+
+def test_the_open_turns_journal_holds_only_the_open_topics(make_store):
+    """A Perception that never flushes kept every turn of its session in the journal (memory_session_turns),
+    archived or not: it grew with the conversation. Once a topic is archived its turns leave it (they are
+    in memory_turns): the journal holds the turns not yet in a closed episode, and no turn is lost."""
+    from logichunk.memory import journal
+
+    emb = CountingEmbedder(64)
+    store = make_store(embedder=emb)
+    whole = (CODE + TRIP) * 4
+    p = Perception(store=store, embedder=emb, calibration=two_topics(emb), conversation_id="c")
+    most = 0
+    for b in whole:
+        p.observe(b)
+        first, end = p.pending()
+        assert journal.stamp(store, "c") == (end - first, first, end - 1)
+        most = max(most, end - first)
+    assert len(topics(store, "c")) >= 6 and most <= len(CODE + TRIP)
+    p.flush()
+    assert load_conversation(store, "c") == whole and journal.stamp(store, "c") == (0, None, None)

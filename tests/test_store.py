@@ -389,8 +389,8 @@ def test_concurrent_rechunks_of_a_chapter_store_it_once(make_store):
     raced = []
     plan = b._plan
 
-    def plan_while_another_writer_finishes(snap, force):
-        out = plan(snap, force)
+    def plan_while_another_writer_finishes(snap, force, *cut):
+        out = plan(snap, force, *cut)
         if not raced:  # between b's snapshot and b's write, a re-chunks the same chapter
             raced.append(a.rechunk_block(bid))
         return out

@@ -260,3 +260,31 @@ def test_a_file_of_one_long_block_is_stored_in_parts(tmp_path, monkeypatch):
     ingest(store, [str(tmp_path / "run.log.txt")])
     assert store.documents_with_text(log) and max(len(b.content) for b in store.blocks()) <= 2000
     store.close()
+
+
+def test_a_chapter_cut_by_words_on_request_is_cut_as_a_lexical_store_cuts_it(tmp_path):
+    """``rechunk_chapter(cut_vectors="lexical")`` (what memory's archive asks for its topics) cuts that chapter
+    as a store set to lexical cuts would, whatever the store's setting; the project's record stays the
+    settings', and a later re-chunk follows them again."""
+    def layout(store):
+        doc = store.add_document("en", [(None, [EN])])
+        chapter = store.chapters(doc)[0][0]
+        return chapter, doc
+
+    ref = Store.open(str(tmp_path / "ref.db"), settings=dataclasses.replace(A, cut_vectors="lexical"),
+                     embedder=TableEmbedder(16))
+    c_ref, d_ref = layout(ref)
+    ref.rechunk_chapter(c_ref)
+    want = [(c.level, c.start, c.end) for c in ref.chunks(document_id=d_ref)]
+    emb = TableEmbedder(16)
+    s = Store.open(str(tmp_path / "kb.db"), settings=A, embedder=emb)
+    chapter, doc = layout(s)
+    s.rechunk_chapter(chapter, cut_vectors="lexical")
+    assert [(c.level, c.start, c.end) for c in s.chunks(document_id=doc)] == want
+    assert s.stored_cut_settings() == s.cut_settings() and s.cut_settings()["cut_vectors"] == "embedder"
+    s.rechunk_chapter(chapter, force=True)
+    assert [(c.level, c.start, c.end) for c in s.chunks(document_id=doc)] != want
+    with pytest.raises(InputError, match="cut_vectors must be lexical or embedder"):
+        s.rechunk_chapter(chapter, cut_vectors="words")
+    ref.close()
+    s.close()

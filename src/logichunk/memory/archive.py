@@ -2,7 +2,13 @@
 
 Each closed :class:`~logichunk.memory.perception.Episode` becomes one store **document**: one chapter,
 one block per turn (``User: …`` / ``Assistant: …`` / ``Tool: …``), chunked and embedded like any other
-document, so every retrieval mode (:func:`logichunk.retrieve.retrieve`) finds it. Two small tables of
+document, so every retrieval mode (:func:`logichunk.retrieve.retrieve`) finds it. Its cuts are read
+from the turns' own words (``cut_vectors="lexical"``) whatever the store's setting, and only its
+chunks go through the embedder. Why: with a model embedder, cutting by the embedder embedded every
+sentence of every topic once to decide the cuts and again inside its chunk — 40 % of a long replay's
+time with E5 — while the chunks' vectors, what a query matches, are the same embedder's either way;
+and on meeting transcripts the words cut better than E5 (bench/QUALITY.md, twenty-third session).
+Two small tables of
 this package keep what a document cannot:
 
 * ``memory_topics`` — per topic: conversation id, topic number, first/last turn, time range, title,
@@ -129,16 +135,22 @@ def render_block(block: LogicalBlock) -> str:
 class Archiver:
     """Archives episodes of one conversation into ``store`` (see the module docstring).
 
-    ``rechunk=False`` stores the blocks dirty (chunk them later with ``store.rechunk_dirty()``)."""
+    ``rechunk=False`` stores the blocks dirty (chunk them later with ``store.rechunk_dirty()``, by the
+    store's settings). ``cut_vectors``: what a topic's cuts are read from (see the module docstring;
+    ``None``: the store's setting)."""
 
     def __init__(self, store: Any, conversation_id: str | None = None, *, rechunk: bool = True,
-                 kernel_model: str | None = None, resume_threshold: float | None = None) -> None:
+                 kernel_model: str | None = None, resume_threshold: float | None = None,
+                 cut_vectors: str | None = "lexical") -> None:
         self.store = store
         self.kernel_model = kernel_model  # model id of the embedder that made the kernels (default: the store's)
         self.resume_threshold = resume_threshold  # (:mod:`.resume`; default: the kernels' calibration's hi)
         self.conversation_id = check_conversation_id(conversation_id) if conversation_id is not None \
             else f"conv-{secrets.token_hex(4)}"
         self.rechunk = rechunk
+        if cut_vectors not in (None, "lexical", "embedder"):
+            raise InputError(f"cut_vectors must be lexical, embedder or None (the store's), got {cut_vectors!r}")
+        self.cut_vectors = cut_vectors
         self.errors: list[str] = []
         self.documents: list[str] = []
         self.links: dict[str, Link | None] = {}  # per document archived here: the earlier topic it resumes
@@ -187,10 +199,12 @@ class Archiver:
             if start is None:
                 turn0, topic0 = self._offset(conv)
                 start, index = turn0 + episode.start, topic0 + episode.index
-            else:
-                done = topics(s, conv)
-                upto = max((t.end + 1 for t in done), default=0)
+            else:  # (one row, not every topic of the conversation: a long one archives in linear time)
+                last_turn, last_topic = s._q("SELECT MAX(end_turn), MAX(topic_no) FROM memory_topics WHERE "
+                                             "project_id = ? AND conversation_id = ?", (s.project_id, conv))[0]
+                upto = 0 if last_turn is None else int(last_turn) + 1
                 if start + len(episode.blocks) <= upto:
+                    done = topics(s, conv)
                     t = next((t for t in done if t.start <= start <= t.end), done[-1])
                     self.links[t.document_id] = stored_link(t)
                     return t.document_id
@@ -198,7 +212,7 @@ class Archiver:
                     cut = upto - start
                     episode = replace(episode, start=episode.start + cut, blocks=episode.blocks[cut:])
                     start = upto
-                index = max(index or 0, max((t.index + 1 for t in done), default=0))
+                index = max(index or 0, 0 if last_topic is None else int(last_topic) + 1)
             link = self._link(episode, conv, index, model)
             title = f"{episode.title} [{conv} #{index}]"
             doc = s.add_document(title, [(episode.title, [render_block(b) for b in episode.blocks])],
@@ -218,7 +232,7 @@ class Archiver:
         self.links[doc] = link
         if self.rechunk:
             try:
-                s.rechunk_chapter(chapter)
+                s.rechunk_chapter(chapter, cut_vectors=self.cut_vectors)
             except LogichunkError as e:
                 self.errors.append(f"topic {episode.index}: {e}")
         return doc

@@ -3,10 +3,12 @@
 Why: a turn lives only in the perception's memory until its topic is archived, so a process that dies
 between two flushes lost every turn of its open topics, and the next process numbered on from the
 last archived turn as if they never were. Written here before it is observed, a turn survives the
-process: the next perception of the conversation observes the stored turns again (the embedder and
-the rules are deterministic, so it holds the state the lost one held) and carries on. The library's
-:class:`~logichunk.memory.perception.Perception` (given a store) and the MCP server's conversations
-(:mod:`logichunk.integrations.conversations`) keep the same table through these functions.
+process: the next perception of the conversation observes the stored turns again and carries on. The
+library's :class:`~logichunk.memory.perception.Perception` (given a store) and the MCP server's
+conversations (:mod:`logichunk.integrations.conversations`) keep the same table through these
+functions. The Perception drops a topic's turns from it as soon as the topic is archived (they are in
+``memory_turns``), so it holds the open topics only, flushed or not; the MCP server drops a session's
+turns when the session ends.
 """
 
 from __future__ import annotations

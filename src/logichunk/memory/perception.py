@@ -39,7 +39,8 @@ Nothing is lost: every turn belongs to exactly one episode, episodes are contigu
 concatenated are the conversation. The first turn of a conversation is a SPLIT (it opens topic 0).
 With a store, every turn is also written there before it is observed (:mod:`.journal`), so a process
 that dies before its topics are archived loses none: the next Perception of the conversation observes
-the stored turns again and carries on (:attr:`Perception.resumed`).
+the stored turns again and carries on (:attr:`Perception.resumed`). Once a topic is archived its turns
+leave that journal (they are in the archive), so it holds the open topics only, flushed or not.
 """
 
 from __future__ import annotations
@@ -525,7 +526,21 @@ class Perception:
         self._bounds = [b for b in self._bounds if b > upto]
         self._open = upto
         self._prune()
+        self._compact()
         return out
+
+    def _compact(self) -> None:
+        """Forget the stored open turns before the oldest open episode once every closed one is archived:
+        they are in the archive now (``memory_turns``), so the journal holds only the open topics' turns
+        and a perception that never flushes keeps it bounded. A perception that resumes from it starts at
+        that topic boundary, as the next session after a flush does."""
+        if not self._journal or self._retry or self._unwritten:  # (kept until the store took everything)
+            return
+        try:
+            journal.drop(self._db(), self.conversation_id, self._turn0 + self._open)
+        except LogichunkError as e:  # kept: a later perception observes them again and archives nothing twice
+            self.archive_errors.append(f"the stored open turns before turn {self._turn0 + self._open} stay "
+                                       f"(archived all the same): {e}")
 
     def _emit(self, a: int, b: int) -> Episode:
         blocks = tuple(self._turns[i].block for i in range(a, b))

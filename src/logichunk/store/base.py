@@ -1028,19 +1028,26 @@ class Store:
                 "WHERE chapter_id = ? AND chunk_level = 'parent'", (chapter_id,))]
         return _Snapshot(chapter_id, doc, int(rank), blocks, old)
 
-    def rechunk_chapter(self, chapter_id: str, *, force: bool = False, plan: ChapterPlan | None = None) -> RechunkResult:
+    def rechunk_chapter(self, chapter_id: str, *, force: bool = False, plan: ChapterPlan | None = None,
+                        cut_vectors: str | None = None) -> RechunkResult:
         """Bring one chapter up to date. ``plan``: a :class:`~logichunk.store.plan.ChapterPlan` made
         elsewhere (a Ray worker) from this chapter's blocks with this store's embedder; it is written
         as it is, its vectors go to the embedding cache, and ``embedded`` counts the ones the cache
         did not hold. A plan that no longer fits the chapter (other blocks, rank or model) is set
-        aside and the chapter is planned here."""
+        aside and the chapter is planned here. ``cut_vectors``: what this chapter's cuts are read from
+        (``"lexical"`` / ``"embedder"``, :func:`~logichunk.store.plan.cut_vectors`) in place of the
+        settings' — a writer that knows its texts cut as well by their words (memory's archived topics,
+        :mod:`logichunk.memory.archive`) spares the embedder; a later re-chunk or :meth:`recut` follows
+        the settings again."""
+        if cut_vectors is not None and cut_vectors not in ("lexical", "embedder"):
+            raise InputError(f"cut_vectors must be lexical or embedder, got {cut_vectors!r}")
         try:
             self._check_cuts(chapter_id)
             self._check_embedder(chapter_id)
         except CutSettingsError as e:  # said on the blocks that wait, as a failed re-chunk is
             self._record_error(self.blocks(chapter_id, dirty=True), e)
             raise
-        return self._rechunk(chapter_id, force, plan)
+        return self._rechunk(chapter_id, force, plan, cut_vectors)
 
     def _check_embedder(self, chapter_id: str) -> None:
         """Refuse to re-chunk with another embedder than the project's chunks were embedded with (a service or
@@ -1050,7 +1057,8 @@ class Store:
                                         "are) — open the store with that embedder (--embedder), or re-embed "
                                         "everything with this one (logichunk ingest --reembed, Store.reembed())")
 
-    def _rechunk(self, chapter_id: str, force: bool, plan: ChapterPlan | None) -> RechunkResult:
+    def _rechunk(self, chapter_id: str, force: bool, plan: ChapterPlan | None,
+                 cut_vectors: str | None = None) -> RechunkResult:
         """:meth:`rechunk_chapter` once the settings are known to be the project's (or :meth:`recut` runs)."""
         t0 = time.perf_counter()
         for _attempt in range(3):
@@ -1071,7 +1079,7 @@ class Store:
             else:
                 plan = None
                 try:
-                    current = self._plan(snap, force)
+                    current = self._plan(snap, force, cut_vectors)
                 except LogichunkError as e:
                     self._record_error(changed or dirty, e)
                     raise RechunkError(f"re-chunk of chapter {chapter_id} failed, blocks stay dirty: {e}") from e
@@ -1117,13 +1125,18 @@ class Store:
             for b in blocks:
                 self._x("UPDATE blocks SET last_error = ?, is_dirty = 1 WHERE id = ?", (msg, b.id))
 
-    def _plan(self, snap: _Snapshot, force: bool) -> ChapterPlan:
+    def _plan(self, snap: _Snapshot, force: bool, mode: str | None = None) -> ChapterPlan:
         index = {b.id: i for i, b in enumerate(snap.blocks)}
         old = {(index[blk], s, e, h): (pk, order, dotted)
                for pk, blk, s, e, h, order, dotted in snap.old_parents if blk in index}
-        cut = cut_vectors(self.settings.cut_vectors, self.embedder, self.embed, self.settings.embedding_batch_size)
+        mode = mode or self.settings.cut_vectors
+        cut = cut_vectors(mode, self.embedder, self.embed, self.settings.embedding_batch_size)
+        memo = self._plan_memo
+        if cut_mode(mode, self.embedder) != cut_mode(self.settings.cut_vectors, self.embedder):
+            # (an over-long block's pieces depend on the cut: the other mode's are kept apart)
+            memo = (memo[0], self.__dict__.setdefault("_other_cut_memo", text_memo()))
         return plan_chapter([b.content for b in snap.blocks], snap.rank, self.embed, self.run_params, old=old,
-                            force=force, memo=self._plan_memo, cut=cut)
+                            force=force, memo=memo, cut=cut)
 
     @property
     def run_params(self) -> PCParams:
