@@ -32,7 +32,7 @@ shapes = st.sampled_from([dict(max_size=120, levels=1), dict(max_size=200, level
                           dict(max_size=60, levels=2, unit="tokens", target_ratio=0.7)])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=400, deadline=None)
 @example(["", "One sentence only.", "x" * 500, "a. " * 80], dict(max_size=100, levels=1, composite=False))
 @example(["A long first sentence with many words in it that goes on and on. A second one, also long enough here."],
          dict(max_size=100, levels=1, composite=False))  # one gap only: it is a tier-1 candidate
