@@ -66,6 +66,9 @@ def suite(pytester, monkeypatch):
     pytester.makepyfile(test_suite=SUITE, test_whole_file=WHOLE_FILE)
     here = str(Path(__file__).parent)  # the subprocess imports the plugin from tests/
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")])))
+    # only the plugin under test (-p ci_skips): the installed packages' plugins (langsmith, hypothesis,
+    # anyio, benchmark) cost seconds of CPU at each start and play no part in these suites
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     return pytester
 
 

@@ -26,6 +26,20 @@ TEXT_EN = ("Chunking splits documents. It keeps spans exact!\n\nA second paragra
 TEXT_ZH = "第一段讲分块。它保留精确的位置！\n\n第二段讲检索，内容比较长，有很多字，一直写下去。最后一句？是的。"
 
 
+
+def _eval_cli(argv, capsys):
+    """(exit code, stdout, stderr) of ``logichunk eval ...`` through the CLI's main() in this process: these
+    tests are about the verb's answers, not the process boundary (an interpreter each costs ~1 s of CPU); an
+    argparse refusal is its SystemExit's code, an exception main() let out fails the test."""
+    from logichunk.cli import main
+
+    try:
+        code = main(["eval", *argv])
+    except SystemExit as e:
+        code = e.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
 def _embedder():
     try:
         from logichunk.models import HashEmbedder
@@ -506,34 +520,28 @@ def test_budget_argument():
 
 
 
-def test_segmentation_of_no_documents_has_no_scores(tmp_path):
+def test_segmentation_of_no_documents_has_no_scores(tmp_path, capsys):
     """Zero documents scored (all skipped) is no result, not a perfect one."""
-    import subprocess
-    import sys
-
     f = tmp_path / "d.jsonl"
     f.write_text(json.dumps({"id": "a", "units": ["x y", "z w", "u v"], "boundaries": [1]}) + "\n", encoding="utf-8")
-    out = subprocess.run([sys.executable, "-m", "logichunk", "eval", "segmentation", "--data", str(f), "--skip", "5",
-                          "--methods", "entropy", "--json", "--no-save"], capture_output=True, text=True)
-    row = json.loads(out.stdout.splitlines()[0])
-    assert out.returncode == 0 and row["n"] == 0
+    code, out, _ = _eval_cli(["segmentation", "--data", str(f), "--skip", "5", "--methods", "entropy", "--json",
+                              "--no-save"], capsys)
+    row = json.loads(out.splitlines()[0])
+    assert code == 0 and row["n"] == 0
     assert all(row[k] is None for k in ("pk", "windowdiff", "f1", "boundary_precision", "boundary_recall"))
 
 
-def test_eval_speaks_jsonl_like_every_verb(tmp_path, monkeypatch):
-    import subprocess
-    import sys
-
-    rows = subprocess.run([sys.executable, "-m", "logichunk", "eval", "methods", "--format", "jsonl"],
-                          capture_output=True, text=True, check=True).stdout.splitlines()
-    recs = [json.loads(x) for x in rows]
+def test_eval_speaks_jsonl_like_every_verb(tmp_path, monkeypatch, capsys):
+    code, out, err = _eval_cli(["methods", "--format", "jsonl"], capsys)
+    assert code == 0, err
+    recs = [json.loads(x) for x in out.splitlines()]
     assert recs and all({"method", "group", "tasks", "runnable"} <= set(r) for r in recs)
     f = tmp_path / "d.jsonl"
     f.write_text(json.dumps({"id": "a", "units": ["x y", "z w", "u v"], "boundaries": [1]}) + "\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)  # a relative --data path is named by its folder, not "/d"
-    out = subprocess.run([sys.executable, "-m", "logichunk", "eval", "segmentation", "--data", "d.jsonl",
-                          "--methods", "entropy", "--format", "jsonl", "--no-save"], capture_output=True, text=True)
-    row = json.loads(out.stdout.splitlines()[0])
+    _, out, _ = _eval_cli(["segmentation", "--data", "d.jsonl", "--methods", "entropy", "--format", "jsonl",
+                           "--no-save"], capsys)
+    row = json.loads(out.splitlines()[0])
     assert row["dataset"] == f"{tmp_path.name}/d" and row["n"] == 1
 
 
@@ -578,12 +586,9 @@ def test_a_byte_order_mark_before_the_first_line_is_read(tmp_path):
 
 @pytest.mark.parametrize("argv", [["segmentation", "--skip", "-1"], ["retrieval", "--k", "0"],
                                   ["chunking", "--size", "0"]])
-def test_out_of_range_numbers_are_refused(argv):
-    import subprocess
-    import sys
-
-    out = subprocess.run([sys.executable, "-m", "logichunk", "eval", *argv, "--no-save"], capture_output=True, text=True)
-    assert out.returncode == 2 and "must be at least" in out.stderr and "Traceback" not in out.stderr
+def test_out_of_range_numbers_are_refused(argv, capsys):
+    code, _, err = _eval_cli([*argv, "--no-save"], capsys)
+    assert code == 2 and "must be at least" in err and "Traceback" not in err
 
 
 def test_an_unknown_retrieval_mode_is_one_line(tmp_path, capsys):
@@ -646,15 +651,13 @@ def test_documents_laid_end_to_end_keep_their_boundaries_and_gain_the_joins():
         R.end_to_end(docs, 0)
 
 
-def test_the_end_to_end_flag_scores_the_long_texts(tmp_path):
-    import subprocess
-    import sys
-
+def test_the_end_to_end_flag_scores_the_long_texts(tmp_path, capsys):
     f = tmp_path / "d.jsonl"
     f.write_text("".join(json.dumps({"id": str(i), "units": ["x y", "z w", "u v"], "boundaries": [1]}) + "\n"
                          for i in range(5)), encoding="utf-8")
-    out = subprocess.run([sys.executable, "-m", "logichunk", "eval", "segmentation", "--data", str(f), "--end-to-end", "2",
-                          "--methods", "none", "--json", "--no-save"], capture_output=True, text=True, check=True)
-    row = json.loads(out.stdout.splitlines()[0])
+    code, out, err = _eval_cli(["segmentation", "--data", str(f), "--end-to-end", "2", "--methods", "none", "--json",
+                                "--no-save"], capsys)
+    assert code == 0, err
+    row = json.loads(out.splitlines()[0])
     assert row["n"] == 3 and row["end_to_end"] == 2 and row["dataset"].endswith("@end-to-end-2")
     assert row["gold_per_doc"] == pytest.approx((3 + 3 + 1) / 3)  # 2 docs: 1 + 1 + the join; the last alone: 1

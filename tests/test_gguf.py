@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -79,27 +77,30 @@ def test_damaged_gguf_is_a_clear_error_and_leaves_no_folder(tiny, no_llamacpp, t
     assert not folder.exists() or not any(p.name.startswith("bad-") for p in folder.iterdir())
 
 
-def test_cli_chunks_with_a_gguf_lm(tiny, tmp_path) -> None:
+def test_cli_chunks_with_a_gguf_lm(tiny, tmp_path, monkeypatch, capsys) -> None:
+    """The CLI's main() in this process (torch and transformers are loaded already: two interpreters that
+    import them again cost ~10 s of CPU and prove nothing more; an exception main() let out fails here)."""
+    import json
+
+    from logichunk.cli import main
+
     _, _, path = tiny
     doc = tmp_path / "doc.txt"
     doc.write_text(TEXT * 3, encoding="utf-8")
-    env = {**os.environ, "LOGICHUNK_CACHE": str(tmp_path / "cache")}
-    r = subprocess.run([sys.executable, "-m", "logichunk", "chunk", str(doc), "--method", "ppl", "--lm", str(path),
-                        "--lm-backend", "transformers", "--max-size", "80", "--format", "jsonl"],
-                       capture_output=True, text=True, env=env, timeout=300)
-    assert r.returncode == 0, r.stderr
-    import json
-
-    rows = [json.loads(line) for line in r.stdout.splitlines()]
+    monkeypatch.setenv("LOGICHUNK_CACHE", str(tmp_path / "cache"))
+    code = main(["chunk", str(doc), "--method", "ppl", "--lm", str(path), "--lm-backend", "transformers",
+                 "--max-size", "80", "--format", "jsonl"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    rows = [json.loads(line) for line in out.splitlines()]
     leaves = [x for x in rows if x["level"] == max(y["level"] for y in rows)]
     assert "".join(x["text"] for x in leaves) == TEXT * 3
-    assert f"lm: tiny-qwen/{resolve_dtype('auto')}" in r.stderr
+    assert f"lm: tiny-qwen/{resolve_dtype('auto')}" in err
     bad = tmp_path / "bad.gguf"
     bad.write_bytes(b"GGUF" + b"\0" * 10)
-    r = subprocess.run([sys.executable, "-m", "logichunk", "chunk", str(doc), "--method", "ppl", "--lm", str(bad),
-                        "--lm-backend", "transformers"],
-                       capture_output=True, text=True, env=env, timeout=300)
-    assert r.returncode != 0 and "Traceback" not in r.stderr and "bad.gguf" in r.stderr
+    code = main(["chunk", str(doc), "--method", "ppl", "--lm", str(bad), "--lm-backend", "transformers"])
+    out, err = capsys.readouterr()
+    assert code != 0 and "Traceback" not in err and "bad.gguf" in err
 
 
 def test_a_model_too_large_to_convert_asks_for_llamacpp(tiny, no_llamacpp, monkeypatch) -> None:

@@ -47,7 +47,7 @@ def _sentences(text: str):
     return s, np.arange(len(s), dtype=np.int64)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(texts)
 def test_a_line_no_heading_form_opens_matches_none(text: str) -> None:
     s, idx = _sentences(text)
@@ -64,7 +64,7 @@ def test_a_line_no_heading_form_opens_matches_none(text: str) -> None:
         assert not S._numbered_heading(line), line
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(texts)
 def test_a_term_read_without_python_is_read_as_the_python_reading_reads_it(text: str) -> None:
     s, idx = _sentences(text)
@@ -76,7 +76,7 @@ def test_a_term_read_without_python_is_read_as_the_python_reading_reads_it(text:
         assert got == term[i], repr(text[max(0, int(s.starts[i]) - 45) : int(s.ends[i])])
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(texts)
 def test_cue_timings_read_only_lines_with_a_colon_where_a_time_has_one(text: str) -> None:
     s, idx = _sentences(text)
@@ -85,7 +85,7 @@ def test_cue_timings_read_only_lines_with_a_colon_where_a_time_has_one(text: str
     assert S._cue_timings(text, s.starts, s.ends, idx).tolist() == exact
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(texts, st.integers(min_value=0, max_value=40))
 def test_line_openings_find_what_the_multiline_patterns_find(text: str, start: int) -> None:
     start = min(start, len(text))
@@ -117,7 +117,7 @@ def test_prefilters_keep_the_readings_they_guard() -> None:
     assert line_openings(text, "<!--", 0, 3) == [text.index("<!--")]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from([" ", "\t", "\n", "\u3000", "\u2028", "x", "漢", " " * 7, " " * 9, " " * 31, " " * 33,
                                  " " * 64, "\t" * 40]), max_size=40).map("".join),
        st.lists(st.integers(min_value=0, max_value=400), max_size=30))
@@ -146,7 +146,7 @@ def test_the_digit_table_is_what_a_regular_expression_reads_as_a_digit() -> None
     assert not any(re.fullmatch(r"\d", chr(c)) for c in range(0x20000, 0x110000, 7))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from([" ", "\t", "\n", "x", ")", "」", "\u3000", "1", "."]), min_size=1, max_size=60).map("".join),
        st.lists(st.tuples(st.integers(-2, 62), st.integers(-2, 62)), min_size=1, max_size=12),
        st.integers(0, 50), st.booleans(), st.sampled_from(["blank", "space", "closer", "digit"]), st.booleans())
@@ -196,7 +196,7 @@ _TABLE_PIECES = ["Option  Default", "Name", "-----", "------  -------", "==  =="
                  "---=  ---", "=====", "value  1", "  ", "\n", "\n", "\n\n", "--", "-=  --", "x"]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from(_TABLE_PIECES), min_size=1, max_size=30).map("".join))
 def test_column_rules_read_every_rule_line_the_expression_would(text: str) -> None:
     """A plain-text table's column rules, read in Python only where a second run of rules follows the
@@ -232,7 +232,7 @@ def test_a_term_over_a_definition_indented_by_a_tab_stays_with_it() -> None:
     assert lay.no_cut[i]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(texts, st.booleans())
 def test_a_sentences_last_character_is_found_past_four_blanks_and_two_closers(text: str, closers: bool) -> None:
     """``_last_at`` by the walker: past up to four ASCII blanks and line breaks, then up to two closing
@@ -250,7 +250,7 @@ def test_a_sentences_last_character_is_found_past_four_blanks_and_two_closers(te
     assert S._last_at(text, s.starts, s.ends, idx, closers).tolist() == np.maximum(e, 0).tolist()
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(st.lists(st.integers(-5, 70000), min_size=0, max_size=600), st.lists(st.integers(0, 70000), max_size=70),
        st.sampled_from(["uint32", "int64", "uint16"]))
 def test_membership_by_table_is_membership_by_search(values, members, dtype) -> None:
@@ -284,7 +284,7 @@ signatures = st.one_of(
               st.sampled_from(["(", "((", " (", "=("]), _piece_run).map("".join))
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(st.one_of(signatures, st.lists(st.sampled_from(SIGNATURE_PIECES), min_size=1, max_size=40).map("".join)))
 def test_a_line_the_signature_walks_drop_is_no_return_type_over_a_call(text: str) -> None:
     s, idx = _sentences(text)
@@ -302,7 +302,7 @@ def test_a_line_the_signature_walks_drop_is_no_return_type_over_a_call(text: str
 _FIND_MARKS = ["```", "~~~", "<!--", "-->", "/*", "*/", "#+", "::", "::\n", ".. code", ".. sourcecode", "a.b", "(?", "x"]
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(st.lists(st.sampled_from(["`", "~", "<", "!", "-", "/", "*", "#", "+", ":", ".", " ", "\n", "a", "b", "code",
                                  "é", "漢", "\U0001f600", "(", "?", "x"]), max_size=80).map("".join),
        st.sampled_from(_FIND_MARKS), st.integers(min_value=0, max_value=90))
@@ -338,7 +338,7 @@ def _mail_headers_both_ways(text: str) -> tuple[list[int], list[int]]:
     return S._mail_headers(text, s.starts, s.ends, after, idx).tolist(), exact
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(st.lists(st.sampled_from(_MAIL_PIECES), min_size=1, max_size=60).map("".join))
 def test_mail_headers_read_only_lines_a_field_may_open_as_every_line_read(text: str) -> None:
     """_mail_headers matches its expression only where a field's first two letters follow a line's indent
@@ -361,7 +361,7 @@ _COMMENT_PIECES = ["#", "##", "#######", " ", "\t", "  ", "define", "if", "ifdef
                    "lines", "x", "Check", "é", "\n", "!", "d", "u"]
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(st.lists(st.sampled_from(_COMMENT_PIECES), min_size=1, max_size=12).map("".join),
        st.sampled_from(["", "\n", "\n    x", "\r\n"]))
 def test_a_line_read_as_a_code_comment_by_walks_is_one_by_the_expressions(line: str, tail: str) -> None:
@@ -383,7 +383,7 @@ def test_plain_comments_are_read_by_walks_and_directives_are_not() -> None:
     assert S._code_comments(S.codepoints(text), starts, ends).tolist() == [True, False, True, False, False, True]
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(st.lists(st.sampled_from(["A", "Ar", "Article", "rticle", " ", "\t", "5", ".", ":", "The", "(", "\n", "x"]),
                 min_size=1, max_size=10).map("".join))
 def test_an_article_opens_with_an_r_after_its_a(line: str) -> None:
@@ -467,7 +467,7 @@ _rows = st.lists(st.lists(st.sampled_from(["a", "Word", "42", "1.", "#", ">", "|
                  min_size=1, max_size=8).map("\n".join)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(st.one_of(st.lists(st.sampled_from(_CELL_PIECES), max_size=80).map("".join),
                  st.lists(_rows, min_size=1, max_size=4).map("\n\n".join)))
 def test_gutters_and_aligned_tables_are_read_as_first_read(text: str) -> None:
