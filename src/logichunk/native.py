@@ -1377,6 +1377,51 @@ int64_t lc_table_hits(int64_t n, const uint32_t *cp, uint32_t lo, uint32_t span,
 }
 """
 
+# ---- the text layer's kernels (speedshapes): sentence splitting and layout ----------------------------------------
+_SRC += r"""
+/* text.line_kinds._first_marks: per mark k (its code points marks[off[k]] .. marks[off[k + 1] - 1], two at least,
+   the first two below 128), the offset of its first occurrence in the text's code points cp (n of them), -1 where
+   it has none. One pass for all of them, where str.find reads the text once per mark: each position's pair of
+   characters is looked up in a table of the marks' first pairs (a load, no branch: most pairs are none), then
+   compared with the marks of that pair still not found. Stops once every mark is found. */
+void lc_first_marks(int64_t n, const uint32_t *cp, int64_t nm, const uint32_t *marks, const int64_t *off,
+                    int64_t *out) {
+    int8_t head[128 * 128], next[128];  /* per first pair, a chain of its marks (in order) */
+    int64_t left = 0;
+    for (int64_t k = 0; k < nm; k++) out[k] = -1;
+    if (nm > 127) return;  /* (127 marks at most: the caller checks) */
+    for (int64_t p = 0; p < 128 * 128; p++) head[p] = -1;
+    for (int64_t k = nm - 1; k >= 0; k--) {
+        if (off[k + 1] - off[k] < 2 || marks[off[k]] >= 128 || marks[off[k] + 1] >= 128 || marks[off[k]] == 0) continue;
+        const int64_t p = marks[off[k]] * 128 + marks[off[k] + 1];
+        next[k] = head[p];
+        head[p] = (int8_t)k;
+        left++;
+    }
+    uint8_t lead[128] = {0};  /* the marks' first characters */
+    for (int64_t k = 0; k < nm; k++)
+        if (off[k + 1] - off[k] >= 2 && marks[off[k]] < 128) lead[marks[off[k]]] = 1;
+    for (int64_t i = 0; i + 1 < n && left > 0; i++) {
+        const uint32_t c = cp[i];
+        if (c >= 128 || !lead[c]) continue;  /* (most characters: a compare and a load) */
+        const uint32_t d = cp[i + 1];
+        const int64_t p = d < 128 ? (int64_t)c * 128 + d : 0;  /* (pair 0: NUL first, never a mark's) */
+        if (head[p] < 0) continue;
+        int8_t *link = &head[p];  /* (found marks leave their chain) */
+        for (int64_t k = *link; k >= 0; k = *link) {
+            const int64_t len = off[k + 1] - off[k];
+            int64_t j = 2;
+            if (i + len <= n)
+                while (j < len && cp[i + j] == marks[off[k] + j]) j++;
+            if (i + len <= n && j == len) { out[k] = i; left--; *link = next[k]; }
+            else link = &next[k];
+        }
+    }
+}
+
+"""
+
+
 #: no fused multiply-add: the kernels must round as numpy's separate operations do
 _FLAGS = ("-O2", "-ffp-contract=off", "-shared", "-fPIC")
 
@@ -1510,6 +1555,7 @@ def _load() -> ctypes.CDLL | None:
         lib.lc_table_hits.restype = ctypes.c_int64
         lib.lc_table_hits.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32] \
             + [ctypes.c_void_p] * 2
+        _bind_text(lib)
         _lib, _why = lib, f"compiled ({so})"
     except (OSError, AttributeError, subprocess.SubprocessError) as e:  # (AttributeError: a kernel missing)
         _why = f"unavailable ({type(e).__name__}: {e})"
@@ -2151,4 +2197,32 @@ def table_hits(cp: np.ndarray, lo: int, table: np.ndarray) -> np.ndarray | None:
     out = np.empty(cp.size, np.int64)  # (pages past the hits are never touched)
     k = lib.lc_table_hits(cp.size, cp.ctypes.data, int(lo), table.size, table.ctypes.data, out.ctypes.data)
     return out[:k].copy()
+
+
+
+# ---- the text layer's kernels (speedshapes): their bindings and wrappers -------------------------------------------
+
+
+def _bind_text(lib: ctypes.CDLL) -> None:
+    """The argument types of the text layer's kernels (a block of its own: other kernels are bound in :func:`_load`)."""
+    lib.lc_first_marks.restype = None
+    lib.lc_first_marks.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 3
+
+
+def first_marks(cp: np.ndarray, marks: tuple[str, ...]) -> list[int] | None:
+    """Per mark of ``marks`` (127 at most; two characters at least, the first two ASCII, no NUL first), the offset
+    of its first occurrence in the text whose code points ``cp`` (uint32) are, -1 where it has none:
+    ``text.find(mark)`` for each, in one pass over the text (:c:func:`lc_first_marks`); None when the kernel is not
+    available or a mark is not as required."""
+    lib = _load()
+    if lib is None or cp.dtype != np.uint32 or cp.ndim != 1 or len(marks) > 127 \
+            or not all(len(m) >= 2 and 0 < ord(m[0]) < 128 and ord(m[1]) < 128 for m in marks):
+        return None
+    (cp,) = _c(np.uint32, cp)
+    flat = np.frombuffer("".join(marks).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    off = np.zeros(len(marks) + 1, np.int64)
+    np.cumsum([len(m) for m in marks], out=off[1:])
+    out = np.empty(len(marks), np.int64)
+    lib.lc_first_marks(cp.size, cp.ctypes.data, len(marks), flat.ctypes.data, off.ctypes.data, out.ctypes.data)
+    return out.tolist()
 
