@@ -1419,6 +1419,54 @@ void lc_first_marks(int64_t n, const uint32_t *cp, int64_t nm, const uint32_t *m
     }
 }
 
+/* One walk of lc_walk (the same steps, bounds and clamping): from a, past up to steps characters of the set
+   take (ntake entries), forwards while below bound, or backwards while at or above it; *more: it ran out of
+   steps still in the set, *noted: it passed a character of the set note. */
+LC_INLINE int64_t lc_walk_one(const uint32_t *cp, int64_t ncp, int64_t a, int64_t bound, const uint8_t *take,
+                              int64_t ntake, int64_t steps, int back, const uint8_t *note, int64_t nnote,
+                              uint8_t *more, uint8_t *noted) {
+    int64_t k = 0;
+    uint8_t nd = 0;
+    for (; k < steps; k++) {
+        const int64_t p = a < 0 ? 0 : (a > ncp - 1 ? ncp - 1 : a);
+        const uint32_t c = cp[p];
+        const int inside = back ? a >= bound : a < bound;
+        if (!inside || c >= (uint64_t)ntake || !take[c]) break;
+        if (c < (uint64_t)nnote && note[c]) nd = 1;
+        a += back ? -1 : 1;
+    }
+    *more = k == steps;
+    *noted = nd;
+    return a;
+}
+LC_INLINE int lc_in_set(const uint8_t *table, int64_t size, uint32_t c) { return c < (uint64_t)size && table[c]; }
+
+/* text.structure._read_terms, one sentence at a time (its four walks and the tests on where they stop, in one
+   pass where numpy made each a pass over all the sentences): per sentence [starts[i], ends[i]), whether it is
+   decided (decided[i]) and a term (term[i]). Tables (bool bytes by code point, and their sizes): space (str.isspace),
+   newline, closer, blank (space and tab), tab, prose_end; indent: _INDENT_MAX, title: TITLE_MAX_CHARS. */
+void lc_read_terms(int64_t ncp, const uint32_t *cp, int64_t m, const int64_t *starts, const int64_t *ends,
+                   const uint8_t *space, int64_t nspace, const uint8_t *newline, int64_t nnewline,
+                   const uint8_t *closer, int64_t ncloser, const uint8_t *blank, int64_t nblank, const uint8_t *tab,
+                   int64_t ntab, const uint8_t *prose, int64_t nprose, int64_t indent, int64_t title,
+                   uint8_t *decided, uint8_t *term) {
+    for (int64_t i = 0; i < m; i++) {
+        const int64_t a = starts[i], b = ends[i];
+        uint8_t long_q, saw_nl, long_c, none, long_e, tab_e, long_s, tab_s;
+        const int64_t q = lc_walk_one(cp, ncp, b - 1, a, space, nspace, indent + 8, 1, newline, nnewline, &long_q,
+                                      &saw_nl);
+        const int64_t r = lc_walk_one(cp, ncp, q, a + 1, closer, ncloser, 8, 1, 0, 0, &long_c, &none);
+        const int64_t e = lc_walk_one(cp, ncp, b - 1, a, blank, nblank, indent + 1, 1, tab, ntab, &long_e, &tab_e);
+        const int64_t s = lc_walk_one(cp, ncp, a - 1, a - indent > 0 ? a - indent : 0, blank, nblank, indent + 1, 1,
+                                      tab, ntab, &long_s, &tab_s);
+        const int64_t nxt = b - 1 - e, own = a - 1 - s;
+        const uint32_t first = cp[a < ncp - 1 ? a : ncp - 1], before = cp[s > 0 ? s : 0];
+        decided[i] = !(long_q | long_c | long_e | tab_e | long_s | tab_s) && cp[e > 0 ? e : 0] == 0x0A && a > indent
+                     && !lc_in_set(space, nspace, first) && (before == 0x0A || !lc_in_set(space, nspace, before));
+        term[i] = saw_nl && q >= a && q - a < title && !lc_in_set(prose, nprose, cp[r > 0 ? r : 0]) && before == 0x0A
+                  && nxt > own;
+    }
+}
 """
 
 
@@ -2207,6 +2255,9 @@ def _bind_text(lib: ctypes.CDLL) -> None:
     """The argument types of the text layer's kernels (a block of its own: other kernels are bound in :func:`_load`)."""
     lib.lc_first_marks.restype = None
     lib.lc_first_marks.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 3
+    lib.lc_read_terms.restype = None
+    lib.lc_read_terms.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 2
+                                  + [ctypes.c_void_p, ctypes.c_int64] * 6 + [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 2)
 
 
 def first_marks(cp: np.ndarray, marks: tuple[str, ...]) -> list[int] | None:
@@ -2226,3 +2277,19 @@ def first_marks(cp: np.ndarray, marks: tuple[str, ...]) -> list[int] | None:
     lib.lc_first_marks(cp.size, cp.ctypes.data, len(marks), flat.ctypes.data, off.ctypes.data, out.ctypes.data)
     return out.tolist()
 
+
+def read_terms(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, tables: tuple[np.ndarray, ...], indent: int,
+               title: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`logichunk.text.structure._read_terms` in one pass per sentence (``cp``: uint32 code points; ``tables``:
+    the bool tables by code point of whitespace, the line feed, the closers, the blanks, the tab and prose's ends):
+    the same (decided, term); None when the kernel is not available or ``cp`` is empty."""
+    lib = _load()
+    if lib is None or cp.size == 0 or cp.dtype != np.uint32 or len(tables) != 6:
+        return None
+    (cp,), (starts, ends) = _c(np.uint32, cp), _c(np.int64, starts, ends)
+    tabs = [_bytes(t) for t in tables]
+    decided, term = np.zeros(starts.size, np.uint8), np.zeros(starts.size, np.uint8)
+    lib.lc_read_terms(cp.size, cp.ctypes.data, starts.size, starts.ctypes.data, ends.ctypes.data,
+                      *(x for t in tabs for x in (t.ctypes.data, t.size)), int(indent), int(title),
+                      decided.ctypes.data, term.ctypes.data)
+    return decided.view(bool), term.view(bool)
