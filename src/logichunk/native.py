@@ -1377,6 +1377,170 @@ int64_t lc_table_hits(int64_t n, const uint32_t *cp, uint32_t lo, uint32_t span,
 }
 """
 
+#: no fused multiply-add: the kernels must round as numpy's separate operations do
+_FLAGS = ("-O2", "-ffp-contract=off", "-shared", "-fPIC")
+
+_lib: ctypes.CDLL | None = None
+_why: str = "not loaded yet"
+
+
+def _cache_dir() -> Path:
+    return cache_root() / "native"
+
+
+def _key() -> str:
+    h = hashlib.sha256()
+    h.update(_SRC.encode())
+    h.update(" ".join(_FLAGS).encode())
+    h.update(f"{platform.machine()}|{platform.system()}|{sys.implementation.cache_tag}".encode())
+    return h.hexdigest()[:16]
+
+
+def _load() -> ctypes.CDLL | None:
+    global _lib, _why
+    if _lib is not None or _why != "not loaded yet":
+        return _lib
+    if os.environ.get("LOGICHUNK_NATIVE", "1") == "0":
+        _why = "off (LOGICHUNK_NATIVE=0)"
+        return None
+    folder = _cache_dir()
+    suffix = ".dll" if sys.platform == "win32" else ".so"
+    so = folder / f"lc_dp_{_key()}{suffix}"
+    failed = so.with_suffix(".failed")
+    try:
+        if not so.exists():
+            if failed.exists():
+                _why = f"the earlier build failed ({failed})"
+                return None
+            cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+            if not cc:
+                _why = "no C compiler (cc, gcc or clang) on PATH"
+                return None
+            folder.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryDirectory(dir=folder) as tmp:
+                src = Path(tmp) / "lc_dp.c"
+                src.write_text(_SRC)
+                out = Path(tmp) / so.name
+                r = subprocess.run([cc, *_FLAGS, "-o", str(out), str(src)],
+                                   capture_output=True, text=True, timeout=120)
+                if r.returncode != 0 or not out.exists():
+                    failed.write_text(r.stderr[-2000:] or "build failed")
+                    _why = f"the build failed ({failed})"
+                    return None
+                os.replace(out, so)  # atomic: another process sees the whole file or none
+        lib = ctypes.CDLL(str(so))
+        _bind_text(lib)  # (the text layer's kernels: their block is below, before status())
+        lib.lc_band.restype = None
+        lib.lc_band.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 5
+        lib.lc_lexmark.restype = ctypes.c_int64
+        lib.lc_lexmark.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] + [ctypes.c_void_p] * 2
+        lib.lc_ranks.restype = None
+        lib.lc_ranks.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 4
+        lib.lc_bagkeys.restype = None
+        lib.lc_bagkeys.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 4
+        lib.lc_lexrows.restype = ctypes.c_int64
+        lib.lc_lexrows.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] + [ctypes.c_void_p] * 9
+        lib.lc_window_prices.restype = None
+        lib.lc_window_prices.argtypes = [ctypes.c_int64] * 4 + [ctypes.c_uint64, ctypes.c_int64] + [ctypes.c_void_p] * 23
+        lib.lc_novelty.restype = None
+        lib.lc_novelty.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 4
+        lib.lc_group.restype = ctypes.c_int64
+        lib.lc_group.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 7
+        lib.lc_group_band.restype = None
+        lib.lc_group_band.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 4 + [ctypes.c_int64] + [ctypes.c_void_p] * 4
+        lib.lc_lexweights.restype = None
+        lib.lc_lexweights.argtypes = [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 6
+        lib.lc_evidence.restype = None
+        lib.lc_evidence.argtypes = [ctypes.c_int64] * 4 + [ctypes.c_void_p] * 9
+        for name in ("lc_runs32", "lc_runs64"):
+            getattr(lib, name).restype = None
+            getattr(lib, name).argtypes = [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 5
+        lib.lc_bigrams.restype = None
+        lib.lc_bigrams.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] + [ctypes.c_void_p] * 2
+        lib.lc_alphabet.restype = ctypes.c_int64
+        lib.lc_alphabet.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p]
+        lib.lc_markers.restype = None
+        lib.lc_markers.argtypes = ([ctypes.c_int64] + [ctypes.c_void_p] * 5 + [ctypes.c_void_p, ctypes.c_int64] * 4
+                                   + [ctypes.c_void_p])
+        lib.lc_items.restype = ctypes.c_int64
+        lib.lc_items.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
+                                  ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int64]
+                                 + [ctypes.c_void_p] * 3)
+        lib.lc_inner_many.restype = None
+        lib.lc_inner_many.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] + [ctypes.c_void_p] * 3
+        for name in ("lc_skipws8", "lc_skipws16", "lc_skipws32"):
+            getattr(lib, name).restype = None
+            getattr(lib, name).argtypes = ([ctypes.c_int64] + [ctypes.c_void_p] * 2 + [ctypes.c_int64] * 2
+                                           + [ctypes.c_void_p] * 2)
+        lib.lc_walk.restype = None
+        lib.lc_walk.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 3
+                                + [ctypes.c_int64] * 3 + [ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 2)
+        lib.lc_search.restype = None
+        lib.lc_search.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
+                                  ctypes.c_void_p]
+        lib.lc_dp_rows.restype = None
+        lib.lc_dp_rows.argtypes = [ctypes.c_int64] * 4 + [ctypes.c_void_p, ctypes.c_double] + [ctypes.c_void_p] * 5
+        lib.lc_fit_ends.restype = None
+        lib.lc_fit_ends.argtypes = ([ctypes.c_int64] * 4 + [ctypes.c_void_p] * 7 + [ctypes.c_double] * 2
+                                    + [ctypes.c_void_p] * 6 + [ctypes.c_int64] * 2)
+        lib.lc_hashfeat.restype = None
+        lib.lc_hashfeat.argtypes = ([ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] * 2
+                                    + [ctypes.c_void_p, ctypes.c_int64] * 2 + [ctypes.c_void_p] * 2
+                                    + [ctypes.c_int64, ctypes.c_void_p])
+        lib.lc_fit_cuts.restype = ctypes.c_int64
+        lib.lc_fit_cuts.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p]
+        lib.lc_ends.restype = None
+        lib.lc_ends.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p] + [ctypes.c_int64] * 3
+                                + [ctypes.c_void_p] * 5)
+        lib.lc_abbrev.restype = None
+        lib.lc_abbrev.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p] + [ctypes.c_int64] * 3
+                                  + [ctypes.c_void_p] * 3 + [ctypes.c_void_p, ctypes.c_int64] * 4 + [ctypes.c_void_p])
+        lib.lc_quoted.restype = None
+        lib.lc_quoted.argtypes = [ctypes.c_int64, ctypes.c_void_p] + [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 3
+        lib.lc_columns.restype = None
+        lib.lc_columns.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p]
+                                   + [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 3)
+        lib.lc_spans_any.restype = None
+        lib.lc_spans_any.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p]
+                                     + [ctypes.c_int64] * 3 + [ctypes.c_void_p] * 3)
+        lib.lc_wrapread.restype = None
+        lib.lc_wrapread.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 2
+                                    + [ctypes.c_int64] + [ctypes.c_void_p] * 9 + [ctypes.c_int64, ctypes.c_void_p]
+                                    + [ctypes.c_int64] + [ctypes.c_void_p] * 2 + [ctypes.c_int64, ctypes.c_void_p,
+                                                                                  ctypes.c_int64] + [ctypes.c_void_p] * 2)
+        lib.lc_table_hits.restype = ctypes.c_int64
+        lib.lc_table_hits.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32] \
+            + [ctypes.c_void_p] * 2
+        _lib, _why = lib, f"compiled ({so})"
+    except (OSError, AttributeError, subprocess.SubprocessError) as e:  # (AttributeError: a kernel missing)
+        _why = f"unavailable ({type(e).__name__}: {e})"
+        _lib = None
+    return _lib
+
+
+def _c(dtype: type, *arrays: np.ndarray) -> list[np.ndarray]:
+    """The arrays as C-contiguous arrays of ``dtype`` (no copy where they are already): what a kernel
+    reads through a pointer."""
+    return [np.ascontiguousarray(a, dtype=dtype) for a in arrays]
+
+
+def _bytes(table: np.ndarray) -> np.ndarray:
+    """A bool table as the kernels read it, one byte per entry: a view where it is contiguous (the
+    layout's tables run to 65,536 entries, a copy each call cost more than the walk)."""
+    if table.dtype == np.bool_ and table.flags.c_contiguous:
+        return table.view(np.uint8)
+    return np.ascontiguousarray(table, dtype=np.uint8)
+
+
+_NO_TABLE = np.zeros(0, bool)
+
+
+def _entries(row: np.ndarray, col: np.ndarray, val: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sparse entries as the kernels read them: int32 rows and columns, float64 values."""
+    (row, col), (val,) = _c(np.int32, row, col), _c(np.float64, val)
+    return row, col, val
+
+
 # ---- the text layer's kernels (speedshapes): sentence splitting and layout ----------------------------------------
 _SRC += r"""
 /* text.line_kinds._first_marks: per mark k (its code points marks[off[k]] .. marks[off[k + 1] - 1], two at least,
@@ -1470,168 +1634,52 @@ void lc_read_terms(int64_t ncp, const uint32_t *cp, int64_t m, const int64_t *st
 """
 
 
-#: no fused multiply-add: the kernels must round as numpy's separate operations do
-_FLAGS = ("-O2", "-ffp-contract=off", "-shared", "-fPIC")
-
-_lib: ctypes.CDLL | None = None
-_why: str = "not loaded yet"
-
-
-def _cache_dir() -> Path:
-    return cache_root() / "native"
-
-
-def _key() -> str:
-    h = hashlib.sha256()
-    h.update(_SRC.encode())
-    h.update(" ".join(_FLAGS).encode())
-    h.update(f"{platform.machine()}|{platform.system()}|{sys.implementation.cache_tag}".encode())
-    return h.hexdigest()[:16]
+def _bind_text(lib: ctypes.CDLL) -> None:
+    """The argument types of the text layer's kernels (a block of its own, so that kernels other work adds merge
+    apart; :func:`_load` calls it)."""
+    lib.lc_first_marks.restype = None
+    lib.lc_first_marks.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 3
+    lib.lc_read_terms.restype = None
+    lib.lc_read_terms.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 2
+                                  + [ctypes.c_void_p, ctypes.c_int64] * 6 + [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 2)
 
 
-def _load() -> ctypes.CDLL | None:
-    global _lib, _why
-    if _lib is not None or _why != "not loaded yet":
-        return _lib
-    if os.environ.get("LOGICHUNK_NATIVE", "1") == "0":
-        _why = "off (LOGICHUNK_NATIVE=0)"
+def first_marks(cp: np.ndarray, marks: tuple[str, ...]) -> list[int] | None:
+    """Per mark of ``marks`` (127 at most; two characters at least, the first two ASCII, no NUL first), the offset
+    of its first occurrence in the text whose code points ``cp`` (uint32) are, -1 where it has none:
+    ``text.find(mark)`` for each, in one pass over the text (:c:func:`lc_first_marks`); None when the kernel is not
+    available or a mark is not as required."""
+    lib = _load()
+    if lib is None or cp.dtype != np.uint32 or cp.ndim != 1 or len(marks) > 127 \
+            or not all(len(m) >= 2 and 0 < ord(m[0]) < 128 and ord(m[1]) < 128 for m in marks):
         return None
-    folder = _cache_dir()
-    suffix = ".dll" if sys.platform == "win32" else ".so"
-    so = folder / f"lc_dp_{_key()}{suffix}"
-    failed = so.with_suffix(".failed")
-    try:
-        if not so.exists():
-            if failed.exists():
-                _why = f"the earlier build failed ({failed})"
-                return None
-            cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
-            if not cc:
-                _why = "no C compiler (cc, gcc or clang) on PATH"
-                return None
-            folder.mkdir(parents=True, exist_ok=True)
-            with tempfile.TemporaryDirectory(dir=folder) as tmp:
-                src = Path(tmp) / "lc_dp.c"
-                src.write_text(_SRC)
-                out = Path(tmp) / so.name
-                r = subprocess.run([cc, *_FLAGS, "-o", str(out), str(src)],
-                                   capture_output=True, text=True, timeout=120)
-                if r.returncode != 0 or not out.exists():
-                    failed.write_text(r.stderr[-2000:] or "build failed")
-                    _why = f"the build failed ({failed})"
-                    return None
-                os.replace(out, so)  # atomic: another process sees the whole file or none
-        lib = ctypes.CDLL(str(so))
-        lib.lc_band.restype = None
-        lib.lc_band.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 5
-        lib.lc_lexmark.restype = ctypes.c_int64
-        lib.lc_lexmark.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] + [ctypes.c_void_p] * 2
-        lib.lc_ranks.restype = None
-        lib.lc_ranks.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 4
-        lib.lc_bagkeys.restype = None
-        lib.lc_bagkeys.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 4
-        lib.lc_lexrows.restype = ctypes.c_int64
-        lib.lc_lexrows.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] + [ctypes.c_void_p] * 9
-        lib.lc_window_prices.restype = None
-        lib.lc_window_prices.argtypes = [ctypes.c_int64] * 4 + [ctypes.c_uint64, ctypes.c_int64] + [ctypes.c_void_p] * 23
-        lib.lc_novelty.restype = None
-        lib.lc_novelty.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 4
-        lib.lc_group.restype = ctypes.c_int64
-        lib.lc_group.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 7
-        lib.lc_group_band.restype = None
-        lib.lc_group_band.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 4 + [ctypes.c_int64] + [ctypes.c_void_p] * 4
-        lib.lc_lexweights.restype = None
-        lib.lc_lexweights.argtypes = [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 6
-        lib.lc_evidence.restype = None
-        lib.lc_evidence.argtypes = [ctypes.c_int64] * 4 + [ctypes.c_void_p] * 9
-        for name in ("lc_runs32", "lc_runs64"):
-            getattr(lib, name).restype = None
-            getattr(lib, name).argtypes = [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 5
-        lib.lc_bigrams.restype = None
-        lib.lc_bigrams.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] + [ctypes.c_void_p] * 2
-        lib.lc_alphabet.restype = ctypes.c_int64
-        lib.lc_alphabet.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p]
-        lib.lc_markers.restype = None
-        lib.lc_markers.argtypes = ([ctypes.c_int64] + [ctypes.c_void_p] * 5 + [ctypes.c_void_p, ctypes.c_int64] * 4
-                                   + [ctypes.c_void_p])
-        lib.lc_items.restype = ctypes.c_int64
-        lib.lc_items.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
-                                  ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int64]
-                                 + [ctypes.c_void_p] * 3)
-        lib.lc_inner_many.restype = None
-        lib.lc_inner_many.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] + [ctypes.c_void_p] * 3
-        for name in ("lc_skipws8", "lc_skipws16", "lc_skipws32"):
-            getattr(lib, name).restype = None
-            getattr(lib, name).argtypes = ([ctypes.c_int64] + [ctypes.c_void_p] * 2 + [ctypes.c_int64] * 2
-                                           + [ctypes.c_void_p] * 2)
-        lib.lc_walk.restype = None
-        lib.lc_walk.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 3
-                                + [ctypes.c_int64] * 3 + [ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 2)
-        lib.lc_search.restype = None
-        lib.lc_search.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
-                                  ctypes.c_void_p]
-        lib.lc_dp_rows.restype = None
-        lib.lc_dp_rows.argtypes = [ctypes.c_int64] * 4 + [ctypes.c_void_p, ctypes.c_double] + [ctypes.c_void_p] * 5
-        lib.lc_fit_ends.restype = None
-        lib.lc_fit_ends.argtypes = ([ctypes.c_int64] * 4 + [ctypes.c_void_p] * 7 + [ctypes.c_double] * 2
-                                    + [ctypes.c_void_p] * 6 + [ctypes.c_int64] * 2)
-        lib.lc_hashfeat.restype = None
-        lib.lc_hashfeat.argtypes = ([ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] * 2
-                                    + [ctypes.c_void_p, ctypes.c_int64] * 2 + [ctypes.c_void_p] * 2
-                                    + [ctypes.c_int64, ctypes.c_void_p])
-        lib.lc_fit_cuts.restype = ctypes.c_int64
-        lib.lc_fit_cuts.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p]
-        lib.lc_ends.restype = None
-        lib.lc_ends.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p] + [ctypes.c_int64] * 3
-                                + [ctypes.c_void_p] * 5)
-        lib.lc_abbrev.restype = None
-        lib.lc_abbrev.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p] + [ctypes.c_int64] * 3
-                                  + [ctypes.c_void_p] * 3 + [ctypes.c_void_p, ctypes.c_int64] * 4 + [ctypes.c_void_p])
-        lib.lc_quoted.restype = None
-        lib.lc_quoted.argtypes = [ctypes.c_int64, ctypes.c_void_p] + [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 3
-        lib.lc_columns.restype = None
-        lib.lc_columns.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p]
-                                   + [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 3)
-        lib.lc_spans_any.restype = None
-        lib.lc_spans_any.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p]
-                                     + [ctypes.c_int64] * 3 + [ctypes.c_void_p] * 3)
-        lib.lc_wrapread.restype = None
-        lib.lc_wrapread.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 2
-                                    + [ctypes.c_int64] + [ctypes.c_void_p] * 9 + [ctypes.c_int64, ctypes.c_void_p]
-                                    + [ctypes.c_int64] + [ctypes.c_void_p] * 2 + [ctypes.c_int64, ctypes.c_void_p,
-                                                                                  ctypes.c_int64] + [ctypes.c_void_p] * 2)
-        lib.lc_table_hits.restype = ctypes.c_int64
-        lib.lc_table_hits.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32] \
-            + [ctypes.c_void_p] * 2
-        _bind_text(lib)
-        _lib, _why = lib, f"compiled ({so})"
-    except (OSError, AttributeError, subprocess.SubprocessError) as e:  # (AttributeError: a kernel missing)
-        _why = f"unavailable ({type(e).__name__}: {e})"
-        _lib = None
-    return _lib
+    (cp,) = _c(np.uint32, cp)
+    flat = np.frombuffer("".join(marks).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    off = np.zeros(len(marks) + 1, np.int64)
+    np.cumsum([len(m) for m in marks], out=off[1:])
+    out = np.empty(len(marks), np.int64)
+    lib.lc_first_marks(cp.size, cp.ctypes.data, len(marks), flat.ctypes.data, off.ctypes.data, out.ctypes.data)
+    return out.tolist()
 
 
-def _c(dtype: type, *arrays: np.ndarray) -> list[np.ndarray]:
-    """The arrays as C-contiguous arrays of ``dtype`` (no copy where they are already): what a kernel
-    reads through a pointer."""
-    return [np.ascontiguousarray(a, dtype=dtype) for a in arrays]
+def read_terms(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, tables: tuple[np.ndarray, ...], indent: int,
+               title: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`logichunk.text.structure._read_terms` in one pass per sentence (``cp``: uint32 code points; ``tables``:
+    the bool tables by code point of whitespace, the line feed, the closers, the blanks, the tab and prose's ends):
+    the same (decided, term); None when the kernel is not available or ``cp`` is empty."""
+    lib = _load()
+    if lib is None or cp.size == 0 or cp.dtype != np.uint32 or len(tables) != 6:
+        return None
+    (cp,), (starts, ends) = _c(np.uint32, cp), _c(np.int64, starts, ends)
+    tabs = [_bytes(t) for t in tables]
+    decided, term = np.zeros(starts.size, np.uint8), np.zeros(starts.size, np.uint8)
+    lib.lc_read_terms(cp.size, cp.ctypes.data, starts.size, starts.ctypes.data, ends.ctypes.data,
+                      *(x for t in tabs for x in (t.ctypes.data, t.size)), int(indent), int(title),
+                      decided.ctypes.data, term.ctypes.data)
+    return decided.view(bool), term.view(bool)
 
 
-def _bytes(table: np.ndarray) -> np.ndarray:
-    """A bool table as the kernels read it, one byte per entry: a view where it is contiguous (the
-    layout's tables run to 65,536 entries, a copy each call cost more than the walk)."""
-    if table.dtype == np.bool_ and table.flags.c_contiguous:
-        return table.view(np.uint8)
-    return np.ascontiguousarray(table, dtype=np.uint8)
-
-
-_NO_TABLE = np.zeros(0, bool)
-
-
-def _entries(row: np.ndarray, col: np.ndarray, val: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Sparse entries as the kernels read them: int32 rows and columns, float64 values."""
-    (row, col), (val,) = _c(np.int32, row, col), _c(np.float64, val)
-    return row, col, val
+# ---- end of the text layer's kernels (speedshapes) --------------------------------------------------------------
 
 
 def status() -> str:
@@ -2246,50 +2294,3 @@ def table_hits(cp: np.ndarray, lo: int, table: np.ndarray) -> np.ndarray | None:
     k = lib.lc_table_hits(cp.size, cp.ctypes.data, int(lo), table.size, table.ctypes.data, out.ctypes.data)
     return out[:k].copy()
 
-
-
-# ---- the text layer's kernels (speedshapes): their bindings and wrappers -------------------------------------------
-
-
-def _bind_text(lib: ctypes.CDLL) -> None:
-    """The argument types of the text layer's kernels (a block of its own: other kernels are bound in :func:`_load`)."""
-    lib.lc_first_marks.restype = None
-    lib.lc_first_marks.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 3
-    lib.lc_read_terms.restype = None
-    lib.lc_read_terms.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 2
-                                  + [ctypes.c_void_p, ctypes.c_int64] * 6 + [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 2)
-
-
-def first_marks(cp: np.ndarray, marks: tuple[str, ...]) -> list[int] | None:
-    """Per mark of ``marks`` (127 at most; two characters at least, the first two ASCII, no NUL first), the offset
-    of its first occurrence in the text whose code points ``cp`` (uint32) are, -1 where it has none:
-    ``text.find(mark)`` for each, in one pass over the text (:c:func:`lc_first_marks`); None when the kernel is not
-    available or a mark is not as required."""
-    lib = _load()
-    if lib is None or cp.dtype != np.uint32 or cp.ndim != 1 or len(marks) > 127 \
-            or not all(len(m) >= 2 and 0 < ord(m[0]) < 128 and ord(m[1]) < 128 for m in marks):
-        return None
-    (cp,) = _c(np.uint32, cp)
-    flat = np.frombuffer("".join(marks).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    off = np.zeros(len(marks) + 1, np.int64)
-    np.cumsum([len(m) for m in marks], out=off[1:])
-    out = np.empty(len(marks), np.int64)
-    lib.lc_first_marks(cp.size, cp.ctypes.data, len(marks), flat.ctypes.data, off.ctypes.data, out.ctypes.data)
-    return out.tolist()
-
-
-def read_terms(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, tables: tuple[np.ndarray, ...], indent: int,
-               title: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """:func:`logichunk.text.structure._read_terms` in one pass per sentence (``cp``: uint32 code points; ``tables``:
-    the bool tables by code point of whitespace, the line feed, the closers, the blanks, the tab and prose's ends):
-    the same (decided, term); None when the kernel is not available or ``cp`` is empty."""
-    lib = _load()
-    if lib is None or cp.size == 0 or cp.dtype != np.uint32 or len(tables) != 6:
-        return None
-    (cp,), (starts, ends) = _c(np.uint32, cp), _c(np.int64, starts, ends)
-    tabs = [_bytes(t) for t in tables]
-    decided, term = np.zeros(starts.size, np.uint8), np.zeros(starts.size, np.uint8)
-    lib.lc_read_terms(cp.size, cp.ctypes.data, starts.size, starts.ctypes.data, ends.ctypes.data,
-                      *(x for t in tabs for x in (t.ctypes.data, t.size)), int(indent), int(title),
-                      decided.ctypes.data, term.ctypes.data)
-    return decided.view(bool), term.view(bool)
