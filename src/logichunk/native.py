@@ -1429,6 +1429,7 @@ def _load() -> ctypes.CDLL | None:
                     return None
                 os.replace(out, so)  # atomic: another process sees the whole file or none
         lib = ctypes.CDLL(str(so))
+        _bind_text(lib)  # (the text layer's kernels: their block is below, before status())
         lib.lc_band.restype = None
         lib.lc_band.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 5
         lib.lc_lexmark.restype = ctypes.c_int64
@@ -1538,6 +1539,147 @@ def _entries(row: np.ndarray, col: np.ndarray, val: np.ndarray) -> tuple[np.ndar
     """Sparse entries as the kernels read them: int32 rows and columns, float64 values."""
     (row, col), (val,) = _c(np.int32, row, col), _c(np.float64, val)
     return row, col, val
+
+
+# ---- the text layer's kernels (speedshapes): sentence splitting and layout ----------------------------------------
+_SRC += r"""
+/* text.line_kinds._first_marks: per mark k (its code points marks[off[k]] .. marks[off[k + 1] - 1], two at least,
+   the first two below 128), the offset of its first occurrence in the text's code points cp (n of them), -1 where
+   it has none. One pass for all of them, where str.find reads the text once per mark: each position's pair of
+   characters is looked up in a table of the marks' first pairs (a load, no branch: most pairs are none), then
+   compared with the marks of that pair still not found. Stops once every mark is found. */
+void lc_first_marks(int64_t n, const uint32_t *cp, int64_t nm, const uint32_t *marks, const int64_t *off,
+                    int64_t *out) {
+    int8_t head[128 * 128], next[128];  /* per first pair, a chain of its marks (in order) */
+    int64_t left = 0;
+    for (int64_t k = 0; k < nm; k++) out[k] = -1;
+    if (nm > 127) return;  /* (127 marks at most: the caller checks) */
+    for (int64_t p = 0; p < 128 * 128; p++) head[p] = -1;
+    for (int64_t k = nm - 1; k >= 0; k--) {
+        if (off[k + 1] - off[k] < 2 || marks[off[k]] >= 128 || marks[off[k] + 1] >= 128 || marks[off[k]] == 0) continue;
+        const int64_t p = marks[off[k]] * 128 + marks[off[k] + 1];
+        next[k] = head[p];
+        head[p] = (int8_t)k;
+        left++;
+    }
+    uint8_t lead[128] = {0};  /* the marks' first characters */
+    for (int64_t k = 0; k < nm; k++)
+        if (off[k + 1] - off[k] >= 2 && marks[off[k]] < 128) lead[marks[off[k]]] = 1;
+    for (int64_t i = 0; i + 1 < n && left > 0; i++) {
+        const uint32_t c = cp[i];
+        if (c >= 128 || !lead[c]) continue;  /* (most characters: a compare and a load) */
+        const uint32_t d = cp[i + 1];
+        const int64_t p = d < 128 ? (int64_t)c * 128 + d : 0;  /* (pair 0: NUL first, never a mark's) */
+        if (head[p] < 0) continue;
+        int8_t *link = &head[p];  /* (found marks leave their chain) */
+        for (int64_t k = *link; k >= 0; k = *link) {
+            const int64_t len = off[k + 1] - off[k];
+            int64_t j = 2;
+            if (i + len <= n)
+                while (j < len && cp[i + j] == marks[off[k] + j]) j++;
+            if (i + len <= n && j == len) { out[k] = i; left--; *link = next[k]; }
+            else link = &next[k];
+        }
+    }
+}
+
+/* One walk of lc_walk (the same steps, bounds and clamping): from a, past up to steps characters of the set
+   take (ntake entries), forwards while below bound, or backwards while at or above it; *more: it ran out of
+   steps still in the set, *noted: it passed a character of the set note. */
+LC_INLINE int64_t lc_walk_one(const uint32_t *cp, int64_t ncp, int64_t a, int64_t bound, const uint8_t *take,
+                              int64_t ntake, int64_t steps, int back, const uint8_t *note, int64_t nnote,
+                              uint8_t *more, uint8_t *noted) {
+    int64_t k = 0;
+    uint8_t nd = 0;
+    for (; k < steps; k++) {
+        const int64_t p = a < 0 ? 0 : (a > ncp - 1 ? ncp - 1 : a);
+        const uint32_t c = cp[p];
+        const int inside = back ? a >= bound : a < bound;
+        if (!inside || c >= (uint64_t)ntake || !take[c]) break;
+        if (c < (uint64_t)nnote && note[c]) nd = 1;
+        a += back ? -1 : 1;
+    }
+    *more = k == steps;
+    *noted = nd;
+    return a;
+}
+LC_INLINE int lc_in_set(const uint8_t *table, int64_t size, uint32_t c) { return c < (uint64_t)size && table[c]; }
+
+/* text.structure._read_terms, one sentence at a time (its four walks and the tests on where they stop, in one
+   pass where numpy made each a pass over all the sentences): per sentence [starts[i], ends[i]), whether it is
+   decided (decided[i]) and a term (term[i]). Tables (bool bytes by code point, and their sizes): space (str.isspace),
+   newline, closer, blank (space and tab), tab, prose_end; indent: _INDENT_MAX, title: TITLE_MAX_CHARS. */
+void lc_read_terms(int64_t ncp, const uint32_t *cp, int64_t m, const int64_t *starts, const int64_t *ends,
+                   const uint8_t *space, int64_t nspace, const uint8_t *newline, int64_t nnewline,
+                   const uint8_t *closer, int64_t ncloser, const uint8_t *blank, int64_t nblank, const uint8_t *tab,
+                   int64_t ntab, const uint8_t *prose, int64_t nprose, int64_t indent, int64_t title,
+                   uint8_t *decided, uint8_t *term) {
+    for (int64_t i = 0; i < m; i++) {
+        const int64_t a = starts[i], b = ends[i];
+        uint8_t long_q, saw_nl, long_c, none, long_e, tab_e, long_s, tab_s;
+        const int64_t q = lc_walk_one(cp, ncp, b - 1, a, space, nspace, indent + 8, 1, newline, nnewline, &long_q,
+                                      &saw_nl);
+        const int64_t r = lc_walk_one(cp, ncp, q, a + 1, closer, ncloser, 8, 1, 0, 0, &long_c, &none);
+        const int64_t e = lc_walk_one(cp, ncp, b - 1, a, blank, nblank, indent + 1, 1, tab, ntab, &long_e, &tab_e);
+        const int64_t s = lc_walk_one(cp, ncp, a - 1, a - indent > 0 ? a - indent : 0, blank, nblank, indent + 1, 1,
+                                      tab, ntab, &long_s, &tab_s);
+        const int64_t nxt = b - 1 - e, own = a - 1 - s;
+        const uint32_t first = cp[a < ncp - 1 ? a : ncp - 1], before = cp[s > 0 ? s : 0];
+        decided[i] = !(long_q | long_c | long_e | tab_e | long_s | tab_s) && cp[e > 0 ? e : 0] == 0x0A && a > indent
+                     && !lc_in_set(space, nspace, first) && (before == 0x0A || !lc_in_set(space, nspace, before));
+        term[i] = saw_nl && q >= a && q - a < title && !lc_in_set(prose, nprose, cp[r > 0 ? r : 0]) && before == 0x0A
+                  && nxt > own;
+    }
+}
+"""
+
+
+def _bind_text(lib: ctypes.CDLL) -> None:
+    """The argument types of the text layer's kernels (a block of its own, so that kernels other work adds merge
+    apart; :func:`_load` calls it)."""
+    lib.lc_first_marks.restype = None
+    lib.lc_first_marks.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 3
+    lib.lc_read_terms.restype = None
+    lib.lc_read_terms.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 2
+                                  + [ctypes.c_void_p, ctypes.c_int64] * 6 + [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 2)
+
+
+def first_marks(cp: np.ndarray, marks: tuple[str, ...]) -> list[int] | None:
+    """Per mark of ``marks`` (127 at most; two characters at least, the first two ASCII, no NUL first), the offset
+    of its first occurrence in the text whose code points ``cp`` (uint32) are, -1 where it has none:
+    ``text.find(mark)`` for each, in one pass over the text (:c:func:`lc_first_marks`); None when the kernel is not
+    available or a mark is not as required."""
+    lib = _load()
+    if lib is None or cp.dtype != np.uint32 or cp.ndim != 1 or len(marks) > 127 \
+            or not all(len(m) >= 2 and 0 < ord(m[0]) < 128 and ord(m[1]) < 128 for m in marks):
+        return None
+    (cp,) = _c(np.uint32, cp)
+    flat = np.frombuffer("".join(marks).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    off = np.zeros(len(marks) + 1, np.int64)
+    np.cumsum([len(m) for m in marks], out=off[1:])
+    out = np.empty(len(marks), np.int64)
+    lib.lc_first_marks(cp.size, cp.ctypes.data, len(marks), flat.ctypes.data, off.ctypes.data, out.ctypes.data)
+    return out.tolist()
+
+
+def read_terms(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, tables: tuple[np.ndarray, ...], indent: int,
+               title: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`logichunk.text.structure._read_terms` in one pass per sentence (``cp``: uint32 code points; ``tables``:
+    the bool tables by code point of whitespace, the line feed, the closers, the blanks, the tab and prose's ends):
+    the same (decided, term); None when the kernel is not available or ``cp`` is empty."""
+    lib = _load()
+    if lib is None or cp.size == 0 or cp.dtype != np.uint32 or len(tables) != 6:
+        return None
+    (cp,), (starts, ends) = _c(np.uint32, cp), _c(np.int64, starts, ends)
+    tabs = [_bytes(t) for t in tables]
+    decided, term = np.zeros(starts.size, np.uint8), np.zeros(starts.size, np.uint8)
+    lib.lc_read_terms(cp.size, cp.ctypes.data, starts.size, starts.ctypes.data, ends.ctypes.data,
+                      *(x for t in tabs for x in (t.ctypes.data, t.size)), int(indent), int(title),
+                      decided.ctypes.data, term.ctypes.data)
+    return decided.view(bool), term.view(bool)
+
+
+# ---- end of the text layer's kernels (speedshapes) --------------------------------------------------------------
 
 
 def status() -> str:

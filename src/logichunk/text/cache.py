@@ -5,7 +5,8 @@ items, n-gram keys: sentences, the signal, tier 3 and tier 4 all read them), so 
 text. A plain ``lru_cache(maxsize=8)`` of code points keeps 4 bytes per character of the last eight
 texts alive after the calls return: 1.6 GB after chunking eight 50 MB files. Here the entries also
 share a character budget; the newest entry always stays, so a text larger than the budget is still
-computed once per call chain, and the older ones are let go.
+computed once per call chain, and the older ones are let go. ``peek`` reads a kept value without computing
+one (a caller that only profits from a value some other caller paid for).
 """
 
 from __future__ import annotations
@@ -72,6 +73,12 @@ def text_cache(maxsize: int, max_chars: int = DEFAULT_MAX_CHARS) -> Callable[[Ca
             with lock:
                 return {"entries": len(entries), "chars": held, "maxsize": maxsize, "max_chars": max_chars}
 
+        def peek(text: str, *args: Any) -> R | None:
+            """The value kept for ``(text, *args)`` without computing it: None where none is kept."""
+            with lock:
+                hit = entries.get((text, args))
+                return None if hit is None else hit[0]
+
         def forget(text: str) -> None:
             nonlocal held
             with lock:
@@ -81,6 +88,7 @@ def text_cache(maxsize: int, max_chars: int = DEFAULT_MAX_CHARS) -> Callable[[Ca
         wrapper.cache_clear = cache_clear  # type: ignore[attr-defined]
         wrapper.cache_info = cache_info  # type: ignore[attr-defined]
         wrapper.forget = forget  # type: ignore[attr-defined]
+        wrapper.peek = peek  # type: ignore[attr-defined]
         _CACHES.add(wrapper)
         return wrapper
 

@@ -27,7 +27,10 @@ from functools import lru_cache
 
 import numpy as np
 
+from .. import native
 from ._arrays import _EMPTY_I64, _member
+from .cache import text_cache
+from .charclass import codepoints
 from .end_candidates import _NL_CHARS
 from .records import record_lines
 from .sentence_chars import _F_CJK, _F_UPPER, _F_WS, _scalar_flags
@@ -363,7 +366,12 @@ def _contains(text: str, mark: str) -> bool:
     where it occurs. A search for two characters or more reads some 1 ns a character, so the hops go
     on while the first character stays rarer than one in :data:`_SPARSE` (a colon in prose, ``/`` in
     text that is not code); past :data:`_FEW` occurrences denser than that, the plain search runs from
-    there (:func:`_find`)."""
+    there (:func:`_find`); for one of :data:`_MARKS` in a long text, the pass that finds all of them at
+    once runs instead (:func:`_first_marks`: a text of code, dense in backticks, hashes, dots and slashes,
+    would be searched again for each), and its answers serve every later search for them in that text."""
+    first = _first_mark(text, mark, False)
+    if first is not None:
+        return first >= 0
     i = text.find(mark[0])
     seen = 0
     while i >= 0:
@@ -371,7 +379,8 @@ def _contains(text: str, mark: str) -> bool:
             return True
         seen += 1
         if seen >= _FEW and i < _SPARSE * seen:
-            return _find(text, mark, i) >= 0
+            first = _first_mark(text, mark, True)
+            return (first if first is not None else _find(text, mark, i)) >= 0
         i = text.find(mark[0], i + 1)
     return False
 
@@ -382,6 +391,9 @@ def _find(text: str, mark: str, start: int = 0) -> int:
     reads 0.7 to 2 (measured on the bench's corpora: English, Chinese, code)."""
     if len(mark) < 2:
         return text.find(mark, start)
+    first = _first_mark(text, mark, False)
+    if first is not None and (first < 0 or start <= first):  # (none at all, or the first is at or past start)
+        return first
     m = _literal(mark).search(text, start)
     return -1 if m is None else m.start()
 
@@ -390,6 +402,36 @@ def _find(text: str, mark: str, start: int = 0) -> int:
 def _literal(mark: str) -> re.Pattern[str]:
     """The regular expression that finds ``mark`` as it is (marks are module constants)."""
     return re.compile(re.escape(mark))
+
+
+#: the marks the splitter and the layout look for in every text (fences, comments, reStructuredText's literal
+#: blocks and directives, org-mode's keywords, a Debian changelog's entries), each found at most once per text
+_MARKS = ("```", "~~~", "<!--", "/*", "::", "::\n", "::\r\n", ":: ", ".. code", ".. sourcecode", "#+", "; urgency=")
+#: characters from which a text's marks are looked for in one pass (a shorter text's searches cost less than
+#: the pass's call)
+_MARKS_MIN = 1 << 12
+
+
+def _first_mark(text: str, mark: str, read: bool) -> int | None:
+    """``text.find(mark)`` where ``mark`` is one of :data:`_MARKS` and the text is long, from
+    :func:`_first_marks`: read now where ``read``, else only where an earlier search read it; None otherwise
+    (the caller searches: where the marks' first characters are rare, ``str.find`` hops over a text faster
+    than the pass reads it)."""
+    if len(text) < _MARKS_MIN or mark not in _MARK_INDEX:
+        return None
+    first = _first_marks(text) if read else _first_marks.peek(text)  # type: ignore[attr-defined]
+    return None if first is None else first[_MARK_INDEX[mark]]
+
+
+_MARK_INDEX = {m: k for k, m in enumerate(_MARKS)}
+
+
+@text_cache(maxsize=8)
+def _first_marks(text: str) -> list[int] | None:
+    """Where each mark of :data:`_MARKS` first occurs in ``text`` (-1: nowhere), in one compiled pass over its
+    code points (:func:`logichunk.native.first_marks`): a text of code holds many backticks, hashes and slashes,
+    and a search per mark read it a dozen times. None where the kernel is not available."""
+    return native.first_marks(codepoints(text), _MARKS)
 
 
 #: occurrences of a mark's first character :func:`_contains` looks at one by one in any case

@@ -40,24 +40,27 @@ def _whole_file(text: str, first: np.ndarray, end: np.ndarray, nl: np.ndarray) -
     under another (a blank line parts paragraphs, no CSV's records). (Its first
     two lines are read first: most texts are neither, and no more of them is read.)"""
     m = first.size
-    if m < RECORDS_MIN or np.any(np.diff(np.searchsorted(nl, first)) != 1):
+    if m < RECORDS_MIN:
         return False
     def line(i: int) -> str:
         return text[int(first[i]) : int(end[i])].rstrip("\r \t")
-    if all(line(i)[:1] == "{" and line(i)[-1:] == "}" for i in range(2)):
-        return all(line(i)[:1] == "{" and line(i)[-1:] == "}" for i in range(2, m))
     def bare(i: int) -> str:
         x = line(i)
         return _QUOTED.sub("", x) if '"' in x else x
-    head = [bare(0), bare(1)]
-    for sep, least in _SEPARATORS:
-        count = head[0].count(sep)
-        # (prose writes a space after each of its commas; a CSV writer puts none after some)
-        if count >= least and head[1].count(sep) == count and (sep == "\t" or any(
-                h.count(sep) > h.count(sep + " ") for h in head)) \
-                and all(bare(i).count(sep) == count for i in range(2, m)):
-            return True
-    return False
+    # (the first two lines first: where they read as neither, no line is read further, not even for blank lines)
+    json = all(line(i)[:1] == "{" and line(i)[-1:] == "}" for i in range(2))
+    head = [] if json else [bare(0), bare(1)]
+    seps = [(sep, head[0].count(sep)) for sep, least in _SEPARATORS if not json and head[0].count(sep) >= least
+            and head[1].count(sep) == head[0].count(sep)
+            # (prose writes a space after each of its commas; a CSV writer puts none after some)
+            and (sep == "\t" or any(h.count(sep) > h.count(sep + " ") for h in head))]
+    if not json and not seps:
+        return False
+    if np.any(np.diff(np.searchsorted(nl, first)) != 1):
+        return False
+    if json:
+        return all(line(i)[:1] == "{" and line(i)[-1:] == "}" for i in range(2, m))
+    return any(all(bare(i).count(sep) == count for i in range(2, m)) for sep, count in seps)
 
 
 #: how far a gutter is read on the code points for its end (a longer one is matched by :data:`_SPACES`)

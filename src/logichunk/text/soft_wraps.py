@@ -356,6 +356,7 @@ def _soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray
     text_start = np.empty(m, np.int64)
     text_start[1:] = w_nl[:-1]
     text_start[opens] = t_first[tid[opens]]
+    text_start_in = text_start
     # a single break between two lines with text: the line has text before its terminator, the
     # next line's text comes before any further terminator
     nxt_nl = np.empty(m, np.int64)
@@ -367,7 +368,15 @@ def _soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray
     # the lines' first characters only; the numpy one runs where a quote mark is in the text at all.)
     if native.available() or (cp == 0x3E).any():
         text_start = _past_quote_marks(cp, text_start, nl)
-        w_nl = _past_quote_marks(cp, w_nl, nxt_nl)
+        # (a line's text start and terminator are the next-line start and terminator of the line before it, but
+        # at a text's edges: those are read once, for both)
+        shared = np.zeros(m, dtype=bool)
+        shared[:-1] = (w_nl[:-1] == text_start_in[1:]) & (nxt_nl[:-1] == nl[1:])
+        moved = np.empty(m, np.int64)
+        moved[:-1][shared[:-1]] = text_start[1:][shared[:-1]]
+        rest = np.flatnonzero(~shared)
+        moved[rest] = _past_quote_marks(cp, w_nl[rest], nxt_nl[rest])
+        w_nl = moved
     single = (text_start < nl) & (w_nl < nxt_nl) & (w_nl < end) & ~para \
         & (np.bincount(tid, minlength=T) >= MIN_WRAPPED_LINES)[tid]
     # a line aligned in columns (two runs of three spaces past its indent: a plain-text or reStructuredText

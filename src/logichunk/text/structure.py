@@ -676,12 +676,13 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     if hashed.size:
         loop = np.setdiff1d(loop, hashed[_code_comments(codepoints(text), starts[hashed], ends[hashed])],
                             assume_unique=True)
-    # (read as Python values: no numpy scalar per read)
-    for i, a, b, form_i, deep_i, before_i, after_i in zip(
+    # (read as Python values: no numpy scalar per read; and each regular expression tried only on a line that
+    # holds the character it needs, "#", "=", "\\" or "<": a source file's lines pass here by the thousand)
+    for i, a, b, form_i, deep_i, before_i, after_i, marker_i, sep_i in zip(
             loop.tolist(), starts[loop].tolist(), ends[loop].tolist(), form[loop].tolist(), deep[loop].tolist(),
-            before[loop].tolist(), after[loop].tolist(), strict=True):
+            before[loop].tolist(), after[loop].tolist(), marker[loop].tolist(), sep_above[loop].tolist(), strict=True):
         line = text[a:b]
-        atx = form_i and _ATX.match(line) and not CPP_DIRECTIVE.match(line)  # (C's "# define" is code)
+        atx = form_i and "#" in line and _ATX.match(line) and not CPP_DIRECTIVE.match(line)  # (C's "# define" is code)
         if atx and deep_i:  # a "#" line indented four columns or more is code: a shell's prompt, an example's comment
             continue
         if atx and i > 0 and 0 < indent_columns(text, a) and _line_ends_before(text, a) == 1 \
@@ -689,8 +690,8 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             continue  # (an indented "#" line right under a line indented as deep: YAML's "  # ..." under "  port: 80")
         if atx:
             depth[i] = len(_ATX.match(line).group(1))  # type: ignore[union-attr]
-        if atx or (form_i and ((_ASCIIDOC.match(line) and _asciidoc_title(line)) or _LATEX.match(line)
-                                or _html_heading(line))):
+        if atx or (form_i and (("=" in line and _ASCIIDOC.match(line) and _asciidoc_title(line))
+                                or ("\\" in line and _LATEX.match(line)) or ("<" in line and _html_heading(line)))):
             heading[i] = True
         elif form_i and i > 0 and before_i == BREAK_LINE and not heading[i - 1] \
                 and text[int(starts[i - 1]) : int(ends[i - 1])].strip() \
@@ -710,14 +711,14 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             # next item: "1．加强组织领导" over its text, "1. Install" over the steps, "1. Test Files" alone
             # over a paragraph; "1. Apples" over "2. Pears" stays an item, and so does a loose list's last)
             heading[i] = True
-        elif marker[i] and before_i != BREAK_HARD and i < n - 1 \
+        elif marker_i and before_i != BREAK_HARD and i < n - 1 \
                 and _chapter_marker(line, bool(before_i == BREAK_PARAGRAPH and after_i >= BREAK_PARAGRAPH)) \
                 and text[int(starts[i + 1]) : int(ends[i + 1])].strip():  # "CHAPTER II.", "IV." over a chapter
             heading[i] = True
         elif i in emph_set and i < n - 1 and _emphasized_title(line) \
                 and text[int(starts[i + 1]) : int(ends[i + 1])].strip():  # titles what follows, even on the next line
             heading[i] = True
-        elif (before_i == BREAK_PARAGRAPH or sep_above[i]) and after_i >= BREAK_PARAGRAPH and i < n - 1 \
+        elif (before_i == BREAK_PARAGRAPH or sep_i) and after_i >= BREAK_PARAGRAPH and i < n - 1 \
                 and _is_title(line, code=True) \
                 and text[int(starts[i + 1]) : int(ends[i + 1])].strip() \
                 and not (i > 0 and (_introduces(text[int(starts[i - 1]) : int(ends[i - 1])])
@@ -1304,6 +1305,10 @@ def _read_terms(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[n
     :func:`_terms` (Python), as do tabs and odd whitespace."""
     if starts.size == 0:
         return np.zeros(0, dtype=bool), np.zeros(0, dtype=bool)
+    fast = native.read_terms(cp, starts, ends, (_IS_SPACE, _NEWLINE, _CLOSER_TABLE, _BLANK, _TAB, _prose_end_table()),
+                             _INDENT_MAX, TITLE_MAX_CHARS)
+    if fast is not None:  # (one pass per sentence in C, where numpy makes each walk and test a pass over all of them)
+        return fast
     n = cp.size
     q, long_q, saw_nl = _walk(cp, ends - 1, starts, _IS_SPACE, _INDENT_MAX + 8, back=True, note=_NEWLINE)
     r, long_c, _ = _walk(cp, q, starts + 1, _CLOSER_TABLE, 8, back=True)  # (the line's last character past closers)
@@ -1316,6 +1321,15 @@ def _read_terms(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[n
         & (starts > _INDENT_MAX) & ~_is_space(first) & ((before == 0x0A) | ~_is_space(before))
     term = saw_nl & (q >= starts) & (q - starts < TITLE_MAX_CHARS) & ~_member(cp[np.maximum(r, 0)], _PROSE_END_CP)
     return decided, term & (before == 0x0A) & (nxt > own)  # (decided: both indents at most _INDENT_MAX)
+
+
+@lru_cache(maxsize=1)
+def _prose_end_table() -> np.ndarray:
+    """:data:`_PROSE_END_CP` as a bool table by code point (what the compiled reading of terms looks up)."""
+    table = np.zeros(int(_PROSE_END_CP[-1]) + 1, dtype=bool)
+    table[_PROSE_END_CP] = True
+    table.flags.writeable = False
+    return table
 
 
 def _is_space(c: np.ndarray) -> np.ndarray:

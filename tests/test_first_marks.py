@@ -1,0 +1,74 @@
+"""The text layer's one-pass search for its marks (:func:`logichunk.native.first_marks`,
+:func:`logichunk.text.line_kinds._first_marks`) gives what ``str.find`` gives for each mark, and the searches
+that read it (:func:`~logichunk.text.line_kinds._contains`, :func:`~logichunk.text.line_kinds._find`,
+:func:`~logichunk.text.line_kinds.line_openings`) answer as they do without it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from logichunk import native
+from logichunk.text import line_kinds
+from logichunk.text.charclass import codepoints
+
+pytestmark = pytest.mark.skipif(not native.available(), reason="the compiled kernels are not available")
+
+#: pieces dense in the marks' characters, their prefixes and near misses
+_PIECES = ["`", "``", "```", "~", "~~~", "<!-", "<!--", "/", "/*", "*/", ":", "::", "::\n", ":: ", "::\r\n", ".",
+           ". ", ".. code", ".. sourcecode", ".. cod", "#", "#+", ";", "; urgency=", "; urgency", "a", " ", "\n",
+           "\r", "é", "𝔘", "中"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=200),
+       st.lists(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=3).map("".join)
+                .filter(lambda m: len(m) >= 2 and 0 < ord(m[0]) < 128 and ord(m[1]) < 128), max_size=12))
+def test_first_marks_is_str_find_of_each_mark(pieces: list[str], marks: list[str]) -> None:
+    text = "".join(pieces)
+    marks = list(line_kinds._MARKS) + marks
+    got = native.first_marks(codepoints(text), tuple(marks))
+    assert got == [text.find(m) for m in marks]
+
+
+def test_first_marks_refuses_marks_it_cannot_read() -> None:
+    cp = codepoints("a ```b")
+    assert native.first_marks(cp, ("`",)) is None  # (one character: str.find's own)
+    assert native.first_marks(cp, ("éa",)) is None  # (not ASCII first)
+    assert native.first_marks(cp, ("```",)) == [2]
+    assert native.first_marks(cp, ()) == []
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=120), st.integers(0, 400), st.sampled_from(line_kinds._MARKS))
+def test_the_searches_answer_as_without_the_pass(pieces: list[str], start: int, mark: str) -> None:
+    """A text long enough for the pass (its pieces repeated past :data:`~logichunk.text.line_kinds._MARKS_MIN`,
+    with runs of a mark's first character dense enough that :func:`_contains` stops hopping), searched with the
+    pass's answers and with plain searches."""
+    body = "".join(pieces) or "x"
+    text = (mark[0] + " ") * 300 + body * (line_kinds._MARKS_MIN // len(body) + 1)
+    start = min(start, len(text))
+    line_kinds._first_marks.cache_clear()  # type: ignore[attr-defined]
+    fast = (line_kinds._contains(text, mark), line_kinds._find(text, mark, start), line_kinds._find(text, mark),
+            line_kinds.line_openings(text, mark))
+    assert line_kinds._first_marks.peek(text) is not None  # type: ignore[attr-defined]  (the pass ran)
+    line_kinds._first_marks.cache_clear()  # type: ignore[attr-defined]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(native, "first_marks", lambda *a: None)
+        slow = (line_kinds._contains(text, mark), line_kinds._find(text, mark, start), line_kinds._find(text, mark),
+                line_kinds.line_openings(text, mark))
+        line_kinds._first_marks.cache_clear()  # type: ignore[attr-defined]
+    assert fast == slow
+    assert slow == (mark in text, text.find(mark, start), text.find(mark), slow[3])
+
+
+def test_a_text_whose_marks_are_rare_is_searched_without_the_pass() -> None:
+    """Where the marks' first characters are rare (prose), ``str.find`` hops over the text faster than the pass
+    reads it: the pass does not run."""
+    text = "Plain prose, one line after another.\n" * 400
+    line_kinds._first_marks.cache_clear()  # type: ignore[attr-defined]
+    assert not line_kinds._contains(text, "```")
+    assert line_kinds._first_marks.peek(text) is None  # type: ignore[attr-defined]
+    assert np.asarray(line_kinds.line_openings(text, "/*")).size == 0
