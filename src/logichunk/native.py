@@ -1377,6 +1377,27 @@ int64_t lc_table_hits(int64_t n, const uint32_t *cp, uint32_t lo, uint32_t span,
 }
 """
 
+# ------------------------------------------------------------------------------------------------------------------
+# The cascade's kernels (chunkers.logic_chain, boundaries, signals): a block of their own.
+_SRC += r"""
+/* signals.novelty.novelty_jump's sum over the scales: out[i] = 0.0, then for each scale K in order
+   out[i] += (double)(P[b + k] + P[b - k] - 2 P[b]) / (double)K with k = min(room[i], K), the integers and the
+   floating-point operations of its numpy passes in their order (one pass over the offsets, where numpy makes
+   six per scale), so the same bits. */
+void lc_jump(int64_t m, const int64_t *P, const int64_t *b, const int64_t *room, int64_t ns, const int64_t *scales,
+             double *out) {
+    for (int64_t i = 0; i < m; i++) {
+        const int64_t at = b[i], r = room[i], twice = 2 * P[at];
+        double o = 0.0;
+        for (int64_t s = 0; s < ns; s++) {
+            const int64_t K = scales[s], k = r < K ? r : K;
+            o += (double)(P[at + k] + P[at - k] - twice) / (double)K;
+        }
+        out[i] = o;
+    }
+}
+"""
+
 #: no fused multiply-add: the kernels must round as numpy's separate operations do
 _FLAGS = ("-O2", "-ffp-contract=off", "-shared", "-fPIC")
 
@@ -1511,6 +1532,7 @@ def _load() -> ctypes.CDLL | None:
         lib.lc_table_hits.restype = ctypes.c_int64
         lib.lc_table_hits.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32] \
             + [ctypes.c_void_p] * 2
+        _bind_cascade(lib)
         _lib, _why = lib, f"compiled ({so})"
     except (OSError, AttributeError, subprocess.SubprocessError) as e:  # (AttributeError: a kernel missing)
         _why = f"unavailable ({type(e).__name__}: {e})"
@@ -2294,3 +2316,27 @@ def table_hits(cp: np.ndarray, lo: int, table: np.ndarray) -> np.ndarray | None:
     k = lib.lc_table_hits(cp.size, cp.ctypes.data, int(lo), table.size, table.ctypes.data, out.ctypes.data)
     return out[:k].copy()
 
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# The cascade's kernels (chunkers.logic_chain, boundaries, signals): their argument types and wrappers.
+
+
+def _bind_cascade(lib: ctypes.CDLL) -> None:
+    """The argument types of the kernels in the cascade's block of ``_SRC``."""
+    lib.lc_jump.restype = None
+    lib.lc_jump.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] + [ctypes.c_void_p] * 2
+
+
+def novelty_jump_sums(P: np.ndarray, b: np.ndarray, room: np.ndarray, scales: tuple[int, ...]) -> np.ndarray | None:
+    """:func:`logichunk.signals.novelty.novelty_jump`'s sum over ``scales`` before its last division and clip
+    (``P``: int64 prefix sums; ``b``, ``room``: int64 per offset), the bits of its numpy passes, in one compiled
+    pass; None when the kernel is not available or the arrays are not int64."""
+    lib = _load()
+    if lib is None or P.dtype != np.int64 or b.dtype != np.int64 or room.dtype != np.int64:
+        return None
+    (P, b, room) = _c(np.int64, P, b, room)
+    ks = np.asarray(scales, dtype=np.int64)
+    out = np.empty(b.size)
+    lib.lc_jump(b.size, P.ctypes.data, b.ctypes.data, room.ctypes.data, ks.size, ks.ctypes.data, out.ctypes.data)
+    return out

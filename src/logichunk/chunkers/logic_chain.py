@@ -544,7 +544,8 @@ class _Run:
                 self.skipped_at.extend(a_start[fa].tolist())
             if self.cfg.composite:
                 self._composite(gap_b[bd.ranges(fa, fb - 1)])
-            sc, rk = refresh()
+            if self.cfg.composite or self.llm is not None:  # (tiers 2 and 3 rescore or re-rank gaps)
+                sc, rk = refresh()
         target = max(1, int(limit * self.cfg.target_ratio))
         limits = bd.SizeLimits(limit, target=target)
         cut = np.zeros(A - 1, bool)

@@ -227,13 +227,15 @@ def novelty_gap_scores(text: str, offsets: np.ndarray, scales: tuple[int, ...] =
 def novelty_jump(P: np.ndarray, b: np.ndarray, room: np.ndarray, scales: tuple[int, ...]) -> np.ndarray:
     """The jump at item indices ``b`` from the prefix ``P`` of :func:`novelty_prefix_of`, judged on at
     most ``room`` items either side (fewer near an edge of the text), in ``[0, 1]``."""
-    out = np.zeros(b.size)
-    twice = 2 * P[b]
-    for K in scales:
-        k = np.minimum(room, K)
-        # (back surprisal right - left) + (forward surprisal left - right), summed over k items
-        # each side, over K: a scale judged on fewer items (near an edge) counts for less
-        out += (P[b + k] + P[b - k] - twice) / float(K)
+    out = native.novelty_jump_sums(P, b, room, scales)  # (the same sums in one compiled pass)
+    if out is None:
+        out = np.zeros(b.size)
+        twice = 2 * P[b]
+        for K in scales:
+            k = np.minimum(room, K)
+            # (back surprisal right - left) + (forward surprisal left - right), summed over k items
+            # each side, over K: a scale judged on fewer items (near an edge) counts for less
+            out += (P[b + k] + P[b - k] - twice) / float(K)
     out /= 2.0 * _Q * len(scales)
     np.clip(out, 0.0, 1.0, out=out)
     return out
