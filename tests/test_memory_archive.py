@@ -353,3 +353,23 @@ def test_the_open_turns_journal_holds_only_the_open_topics(make_store):
     assert len(topics(store, "c")) >= 6 and most <= len(CODE + TRIP)
     p.flush()
     assert load_conversation(store, "c") == whole and journal.stamp(store, "c") == (0, None, None)
+
+
+def test_the_memory_servers_topics_are_cut_by_their_words_too(make_store):
+    """The memory server indexes its topics through its own archiver (after the write transaction) or, when
+    its embedder failed then, through ``index_pending_topics``: both cut by the store's setting before,
+    embedding every sentence of a topic with a model embedder; they cut by the words now, as the
+    :class:`Archiver` does."""
+    from logichunk.integrations.conversations import SessionArchiver, index_pending_topics
+
+    for index in ("session", "pending"):
+        emb = ModelLike()
+        store = make_store(embedder=emb)
+        arch = SessionArchiver(store, "c", 0, 0, None)
+        replay(CODE + TRIP, Perception(embedder=emb, calibration=two_topics(emb), conversation_id="c",
+                                       archiver=arch))
+        assert len(topics(store, "c")) == 2 and not store.chunks()  # stored unchunked until indexed
+        emb.passages.clear()
+        assert (arch.rechunk() if index == "session" else index_pending_topics(store)) == []
+        chunks = {c.content for c in store.chunks()}
+        assert emb.passages and set(emb.passages) <= chunks, index

@@ -49,7 +49,7 @@ from ..memory import (
     search_topics,
     topics,
 )
-from ..memory.archive import MAX_ID_CHARS, check_conversation_id, render_block, stored_link
+from ..memory.archive import MAX_ID_CHARS, TOPIC_CUT_VECTORS, check_conversation_id, render_block, stored_link
 from .kb import Limits, Project, _check_top_k, check_text, plain
 
 RECALL_MODES = ("hybrid", "basic", "parent", "hierarchical", "kernel")
@@ -115,7 +115,7 @@ class SessionArchiver:
         for topic, doc in todo:
             try:
                 for chapter, _order, _title in self.store.chapters(doc):
-                    self.store.rechunk_chapter(chapter)
+                    self.store.rechunk_chapter(chapter, cut_vectors=TOPIC_CUT_VECTORS)
             except LogichunkError as e:
                 failed.append(f"topic {topic} is stored but not searchable yet: {e}{PENDING_REMEDY}")
         self.errors.extend(failed)
@@ -139,7 +139,7 @@ def index_pending_topics(store: Any) -> list[str]:
             if not store.blocks(chapter, dirty=True):
                 continue
             try:
-                store.rechunk_chapter(chapter)
+                store.rechunk_chapter(chapter, cut_vectors=TOPIC_CUT_VECTORS)
             except LogichunkError as e:
                 failed.append(f"{source} is stored but not searchable yet: {e}{PENDING_REMEDY}")
                 break

@@ -132,6 +132,11 @@ def render_block(block: LogicalBlock) -> str:
     return "\n".join(lines) + "\n\n"
 
 
+#: what a topic's cuts are read from when it is indexed (the module docstring says why): every indexer of
+#: topics (this archiver, the memory server's) passes it to ``Store.rechunk_chapter``
+TOPIC_CUT_VECTORS = "lexical"
+
+
 class Archiver:
     """Archives episodes of one conversation into ``store`` (see the module docstring).
 
@@ -141,7 +146,7 @@ class Archiver:
 
     def __init__(self, store: Any, conversation_id: str | None = None, *, rechunk: bool = True,
                  kernel_model: str | None = None, resume_threshold: float | None = None,
-                 cut_vectors: str | None = "lexical") -> None:
+                 cut_vectors: str | None = TOPIC_CUT_VECTORS) -> None:
         self.store = store
         self.kernel_model = kernel_model  # model id of the embedder that made the kernels (default: the store's)
         self.resume_threshold = resume_threshold  # (:mod:`.resume`; default: the kernels' calibration's hi)
