@@ -1,4 +1,4 @@
-"""The CLI's leftovers of s31: validate and compensate name the decoding their offsets count in, as chunk
+"""The CLI: validate and compensate name the decoding their offsets count in, as chunk
 does; every output of chunk records marks bubbles the same way; a text read in windows keeps the bubble
 of a forced split that crosses a window's edge."""
 
