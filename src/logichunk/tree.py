@@ -13,7 +13,7 @@ from typing import Any
 from . import ids
 from .errors import InputError
 from .text.pages import chunk_pages
-from .types import Bubble, Chunk, Span
+from .types import Bubble, Chunk, Span, bubble_excerpt
 
 
 @dataclass(frozen=True, eq=False)
@@ -225,8 +225,7 @@ def _cut_bubble(b: Bubble, text: str, end: int, col_ids: list[str], col_ends: li
     ctx = {**b.context, "span": [start, end], "continues": True}
     if isinstance(ctx.get("sizes"), list):
         ctx["sizes"] = ctx["sizes"][:pieces]
-    content = text[start : min(end, start + 120)] + ("…" if end - start > 120 else "")
-    return Bubble(b.category, content, b.priority, ctx)
+    return Bubble(b.category, bubble_excerpt(text, start, end), b.priority, ctx)
 
 
 def bubble_span(b: Bubble) -> tuple[int, int] | None:

@@ -82,6 +82,12 @@ class Bubble:
         }
 
 
+def bubble_excerpt(text: str, start: int, end: int, limit: int = 120) -> str:
+    """What a bubble about ``text[start:end]`` shows of it (its ``content``): the first ``limit``
+    characters, an ellipsis when there is more — one form for every bubble over a span."""
+    return text[start : min(end, start + limit)] + ("…" if end - start > limit else "")
+
+
 @dataclass(frozen=True, slots=True)
 class Hit:
     """A retrieval result: ``score`` is what ranking used, ``raw_score`` the similarity before

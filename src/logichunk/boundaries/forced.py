@@ -18,7 +18,7 @@ from .. import native
 from ..text._arrays import _in_table, _walk
 from ..text.charclass import CJK, WS, class_table, codepoints, pair_cut_allowed
 from ..text.sentences import INDENT, LINE_END
-from ..types import Bubble
+from ..types import Bubble, bubble_excerpt
 from .local import ranges
 
 if TYPE_CHECKING:
@@ -284,7 +284,7 @@ def forced_split_bubble(text: str, start: int, end: int, cuts: list[int], worst:
     edges = [0, *(c - start for c in cuts), end - start]
     return Bubble(
         category="forced_split",
-        content=text[start : min(end, start + 120)] + ("…" if end - start > 120 else ""),
+        content=bubble_excerpt(text, start, end),
         priority="high" if worst <= 1 else "medium",
         context={"source": source, "span": [start, end], "level": level, "limit": limit, "unit": unit,
                  "attempts": list(attempts), "final_method": "forced", "break": BREAK_NAMES[worst],
