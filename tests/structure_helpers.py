@@ -26,7 +26,8 @@ def assert_headings_open_chunks(tree, text, sizes, unit="chars"):
     maximum or more (tier 4 makes room for shorter ones in the first piece of a longer sentence). What
     a heading or lead-in goes on into includes the rest of a block kept whole (a fence, a comment that
     fits the maximum: no cut falls inside it, so the bond to it is what the limit breaks). Below level 1 a
-    chunk ends at a bond only where it is a lead-in's and the run it holds exceeds that level's limit."""
+    chunk ends at a bond only where it is a lead-in's and the run it holds exceeds that level's limit (at
+    every level, a lead-in's run is all it introduces where that fits alone: the limit breaks its bond first)."""
     sents = split_sentences(text)
     if len(sents) < 2:
         return
@@ -56,21 +57,23 @@ def assert_headings_open_chunks(tree, text, sizes, unit="chars"):
         j = i + 1  # the heading, the headings right under it, and the first sentence they title (and the
         while j < len(sents) - 1 and (lay.no_cut[j] or whole_block(j)):  # rest of a block kept whole there)
             j += 1
-        if intro[i] and c.level == 1:  # a lead-in goes on into all it introduces where that fits alone
-            e = j
+        root = tree.get(c.id.split(".")[0])
+        if c.level > 1 and c.span.end == root.span.end:
+            continue  # its level-1 chunk ends there too, and is checked itself
+        limit = sizes[0]
+        if c.level > 1:  # (the limit its children were cut under: the first the parent exceeds)
+            parent = tree.get(c.parent)
+            limit = next(x for x in sizes[c.level - 1 :] if meter.size(parent.span.start, parent.span.end) > x)
+        if intro[i]:  # a lead-in goes on into all it introduces where that fits alone (at every level: the
+            e = j  # limit breaks its bond first, and keeps what it introduces whole)
             while e < len(sents) - 1 and lay.strength[e] < PARAGRAPH and not intro[e]:
                 e += 1
-            if meter.size(int(s_starts[i + 1]), int(s_ends[e])) <= sizes[0]:
+            if meter.size(int(s_starts[i + 1]), int(s_ends[e])) <= limit:
                 j = e
         k = i  # back to the first of a run of headings (and over a block kept whole that a closing line's bond
         while k > 0 and (lay.no_cut[k - 1] or whole_block(k - 1)):  # holds: a comment over "</details>")
             k -= 1
-        root = tree.get(c.id.split(".")[0])
-        if c.level > 1 and c.span.end == root.span.end:
-            continue  # its level-1 chunk ends there too, and is checked itself
         if c.level > 1:  # below level 1 only a lead-in's bond (the weakest) gives way, to a run over the limit
-            parent = tree.get(c.parent)  # (the limit its children were cut under: the first it exceeds)
-            limit = next(x for x in sizes[c.level - 1 :] if meter.size(parent.span.start, parent.span.end) > x)
             assert lay.lead_in[i] and meter.size(int(s_starts[k]), int(s_ends[j])) > limit, c
             continue
         assert c.level == 1 and meter.size(int(s_starts[k]), int(s_ends[j])) > sizes[0], c

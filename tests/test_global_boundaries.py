@@ -270,6 +270,11 @@ def test_examples_no_chunk_ends_in_a_heading_and_fitting_paragraphs_stay_whole(p
 # stretch to a blank line was kept whole, and the headings, which did not fit with it, stood alone
 @example(["<details>\n\n", "<!-- note\n", "# A heading\n\n", "# A heading\n\n", "-->\n"], 40)  # a comment that
 # fits the maximum alone, under a line of tags that leads into it: the lead-in's bond is the one the limit breaks
+@example(["<!-- note\n", "# A heading\n\n", "标题行\n\n", "# A heading\n\n", "## Sub heading\n",
+          "  An indented definition of it.\n", "-->\n", "</details>\n\n"], 80)  # a comment over the limit: its last
+# stretch to a blank line was kept whole, so its closing line's bond to "</details>" broke, not a gap between its lines
+@example(["<details>\n\n", "<!-- note\n", "  An indented definition of it.\n", "## Sub heading\n", "- a list item\n",
+          "* item\n\n", "Plain sentence one. ", "Another sentence here! ", "-->\n"], 80)  # (its first stretch, under tags)
 def test_headings_open_chunks_on_generated_documents(parts, max_size):
     text = "".join(parts)
     sizes = (max_size, max_size // 2)
@@ -278,6 +283,15 @@ def test_headings_open_chunks_on_generated_documents(parts, max_size):
     assert_headings_open_chunks(tree, text, sizes)
     rows = [(c.id, c.span) for c in tree]
     assert [[(c.id, c.span) for c in t] for t in chunk_many([text, text], sizes=sizes)] == [rows, rows]
+
+
+def test_below_level_1_a_lead_in_gives_way_to_what_it_introduces_where_that_fits_alone():
+    """As at level 1, the limit breaks a lead-in's bond first and keeps the line it introduces whole where that
+    fits alone (``# A heading`` mid-line is a sentence, no heading): the headings check reads that run."""
+    text = "The steps are:\nPlain sentence one. # A heading\n\n"
+    tree = chunk(text, sizes=(80, 40))
+    assert [tree.text_of(c) for c in tree.children("1")] == ["The steps are:\n", text[15:]]
+    assert_headings_open_chunks(tree, text, (80, 40))
 
 
 @settings(max_examples=200, deadline=None)

@@ -187,6 +187,18 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
                     marks = np.append(np.flatnonzero(edge), strength.size)
                     upto = marks[np.searchsorted(marks, g0[headed])]
                     edge |= _in_runs(g0[headed], upto, strength.size)
+                # (a markup line's weak bond at the block's edge, its closing line's to a "</details>" under it, a
+                # line of tags' over its opening line, holds what it bonds to the block's stretch there: that stretch
+                # stays whole only where it fits with it, else the limit cuts between the block's lines, never at the
+                # bond; a heading's bond keeps the heading's rules above, a lead-in's is the first the limit breaks)
+                soft = held & ~strong if introduces is None else held & ~strong & ~introduces
+                free = np.append(np.flatnonzero(~held if edges is None else ~held | edges), strength.size)
+                shut = over & (g1 < strength.size) & soft[np.minimum(g1, strength.size - 1)]
+                after = free[np.searchsorted(free, g1[shut])]  # (the bonds that chain on from the closing line)
+                tags = over & (g0 > 0) & soft[np.maximum(g0 - 1, 0)]
+                below = free[np.maximum(np.searchsorted(free, g0[tags]) - 1, 0)]
+                before = np.where(below < g0[tags], below + 1, 0)  # (... and into the opening line)
+                edge &= ~_in_runs(np.concatenate((g1[shut], before)), np.concatenate((after, g0[tags])), strength.size)
             forbid |= _fits_whole(edge, sizes, max_size)  # (an edge: not a blank line before its closing marks)
     return STRUCTURE_REWARD[strength], forbid
 
