@@ -3,6 +3,8 @@
 # ruff: noqa: F811  (pytest fixtures imported from pg_fixture)
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -364,6 +366,7 @@ def test_the_memory_servers_topics_are_cut_by_their_words_too(make_store):
 
     for index in ("session", "pending"):
         emb = ModelLike()
+        emb.model_id = f"model-like-64-{index}-{uuid.uuid4().hex}"  # (no vector cached by another test's store)
         store = make_store(embedder=emb)
         arch = SessionArchiver(store, "c", 0, 0, None)
         replay(CODE + TRIP, Perception(embedder=emb, calibration=two_topics(emb), conversation_id="c",
