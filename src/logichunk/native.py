@@ -621,25 +621,30 @@ LC_SKIPWS(lc_skipws32, uint32_t)
    ntake flags by code point; past its end: not taken), forwards while below bound[i] or backwards while
    at or above it; at[i] ends where the walk stopped, more[i] says it ran out of steps still in the set,
    noted[i] that it passed a code point of the set `note` (nnote flags; none when nnote is 0). A position
-   outside the text reads its nearest end, as the numpy passes clip it. */
+   outside the text reads its nearest end, as the numpy passes clip it. lc_walk_one is one such walk (from a,
+   to the bound bound; lc_read_terms makes four per sentence with it). */
+static inline __attribute__((always_inline)) int64_t lc_walk_one(const uint32_t *cp, int64_t ncp, int64_t a,
+        int64_t bound, const uint8_t *take, int64_t ntake, int64_t steps, int back, const uint8_t *note,
+        int64_t nnote, uint8_t *more, uint8_t *noted) {
+    int64_t k = 0;
+    uint8_t nd = 0;
+    for (; k < steps; k++) {
+        const int64_t p = a < 0 ? 0 : (a > ncp - 1 ? ncp - 1 : a);
+        const uint32_t c = cp[p];
+        const int inside = back ? a >= bound : a < bound;
+        if (!inside || c >= (uint64_t)ntake || !take[c]) break;
+        if (c < (uint64_t)nnote && note[c]) nd = 1;
+        a += back ? -1 : 1;
+    }
+    *more = k == steps;
+    *noted = nd;
+    return a;
+}
 void lc_walk(int64_t m, const uint32_t *cp, int64_t ncp, int64_t *at, const int64_t *bound, const uint8_t *take,
              int64_t ntake, int64_t steps, int64_t back, const uint8_t *note, int64_t nnote, uint8_t *more,
              uint8_t *noted) {
-    for (int64_t i = 0; i < m; i++) {
-        int64_t a = at[i], k = 0;
-        uint8_t nd = 0;
-        for (; k < steps; k++) {
-            int64_t p = a < 0 ? 0 : (a > ncp - 1 ? ncp - 1 : a);
-            uint32_t c = cp[p];
-            int inside = back ? a >= bound[i] : a < bound[i];
-            if (!inside || c >= (uint64_t)ntake || !take[c]) break;
-            if (c < (uint64_t)nnote && note[c]) nd = 1;
-            a += back ? -1 : 1;
-        }
-        at[i] = a;
-        more[i] = k == steps;
-        noted[i] = nd;
-    }
+    for (int64_t i = 0; i < m; i++)
+        at[i] = lc_walk_one(cp, ncp, at[i], bound[i], take, ntake, steps, back != 0, note, nnote, &more[i], &noted[i]);
 }
 
 /* numpy.searchsorted(a, v, side) for int64 arrays, a sorted: out[i] is the first index whose a[] is >= v[i]
@@ -1563,7 +1568,7 @@ def _entries(row: np.ndarray, col: np.ndarray, val: np.ndarray) -> tuple[np.ndar
     return row, col, val
 
 
-# ---- the text layer's kernels (speedshapes): sentence splitting and layout ----------------------------------------
+# ---- the text layer's kernels: sentence splitting and layout -----------------------------------------------------
 _SRC += r"""
 /* text.line_kinds._first_marks: per mark k (its code points marks[off[k]] .. marks[off[k + 1] - 1], two at least,
    the first two below 128), the offset of its first occurrence in the text's code points cp (n of them), -1 where
@@ -1605,26 +1610,6 @@ void lc_first_marks(int64_t n, const uint32_t *cp, int64_t nm, const uint32_t *m
     }
 }
 
-/* One walk of lc_walk (the same steps, bounds and clamping): from a, past up to steps characters of the set
-   take (ntake entries), forwards while below bound, or backwards while at or above it; *more: it ran out of
-   steps still in the set, *noted: it passed a character of the set note. */
-LC_INLINE int64_t lc_walk_one(const uint32_t *cp, int64_t ncp, int64_t a, int64_t bound, const uint8_t *take,
-                              int64_t ntake, int64_t steps, int back, const uint8_t *note, int64_t nnote,
-                              uint8_t *more, uint8_t *noted) {
-    int64_t k = 0;
-    uint8_t nd = 0;
-    for (; k < steps; k++) {
-        const int64_t p = a < 0 ? 0 : (a > ncp - 1 ? ncp - 1 : a);
-        const uint32_t c = cp[p];
-        const int inside = back ? a >= bound : a < bound;
-        if (!inside || c >= (uint64_t)ntake || !take[c]) break;
-        if (c < (uint64_t)nnote && note[c]) nd = 1;
-        a += back ? -1 : 1;
-    }
-    *more = k == steps;
-    *noted = nd;
-    return a;
-}
 LC_INLINE int lc_in_set(const uint8_t *table, int64_t size, uint32_t c) { return c < (uint64_t)size && table[c]; }
 
 /* text.structure._read_terms, one sentence at a time (its four walks and the tests on where they stop, in one
@@ -1657,8 +1642,7 @@ void lc_read_terms(int64_t ncp, const uint32_t *cp, int64_t m, const int64_t *st
 
 
 def _bind_text(lib: ctypes.CDLL) -> None:
-    """The argument types of the text layer's kernels (a block of its own, so that kernels other work adds merge
-    apart; :func:`_load` calls it)."""
+    """The argument types of the text layer's kernels (their block of ``_SRC``; :func:`_load` calls it)."""
     lib.lc_first_marks.restype = None
     lib.lc_first_marks.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 3
     lib.lc_read_terms.restype = None
@@ -1701,7 +1685,7 @@ def read_terms(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, tables: tup
     return decided.view(bool), term.view(bool)
 
 
-# ---- end of the text layer's kernels (speedshapes) --------------------------------------------------------------
+# ---- end of the text layer's kernels ---------------------------------------------------------------------------
 
 
 def status() -> str:
