@@ -9,7 +9,12 @@ For each piece (the whole text at level 1, a chunk at deeper levels) with a size
 * **tier 2, llm** — runs still over ``L`` are shown to the LLM, which points at sentence numbers
   where the logic breaks (skipped, and counted as skipped, without an LLM);
 * **tier 3, composite** — the gaps of runs still over ``L`` are rescored by a composite of entropy
-  and n-gram perplexity (and LM perplexity when one is configured);
+  and n-gram perplexity (and LM perplexity when one is configured), where a run is long enough for
+  the composite's windows (:meth:`~logichunk.signals.composite.CompositeSignal.window`): its new
+  component, the bigram divergence, reads 100 characters on each side of a gap, so in a run under 200
+  characters no gap has its windows inside the run, and its entropy component is tier 1's own score.
+  Such a run is left to tier 1 (cut at its best tier-1 gaps, as with ``composite=False``) and counted
+  in ``stats["tier3_skipped"]``; with an LM, whose reading has no such bound, every run is rescored;
 * **tier 4, forced** — a single sentence over ``L`` is cut inside at its best clause/word break,
   and a :class:`~logichunk.types.Bubble` records it for an LLM reviewer.
 
@@ -21,7 +26,9 @@ chunk and never ends one, no cut inside a paragraph or code fence that fits) and
 as rewards, every chunk within ``L``. ``selection="local"`` keeps the earlier rule: candidates
 merged least trusted and weakest cut first, up to the target. Pieces over the next level's limit get
 children the same way, down to ``len(sizes)`` levels. Every chunk records the tier of the cut that
-closes it (the last chunk of a piece: the cut that opens it).
+closes it (the last chunk of a piece: the cut that opens it): ``composite`` only where tier 3 scored
+that gap; a cut the global choice makes at a gap tier 3 did not score (in a run it left to tier 1, or
+outside every failing run) is tier 1's, named by its signal.
 """
 
 from __future__ import annotations
@@ -72,9 +79,10 @@ class CascadeSettings:
     ``target_ratio``: pieces merge up to ``ratio * limit``. ``peak_drop``: θ, how far a gap score
     must rise above a neighbour to be a tier-1 candidate. ``structure_bonus``: added to gap scores
     by break kind (none, line, paragraph, heading/fence) so structure the author wrote counts.
-    ``composite``: run tier 3; off, a run that tier 1 (and 2) could not split is split at its
-    strongest tier-1 gaps instead — the fastest cascade (up to 1.3× on English prose), labelled
-    ``entropy``.
+    ``composite``: run tier 3 on the runs long enough for its windows (shorter ones are left to
+    tier 1 and counted in ``stats["tier3_skipped"]``; see the module docstring); off, every run that
+    tier 1 (and 2) could not split is split at its strongest tier-1 gaps instead — the fastest cascade
+    (up to 1.3× on English prose), labelled ``entropy``.
     ``selection``: how a level's cuts are chosen among the scored gaps. ``"global"`` (default): the
     dynamic programme of :func:`~logichunk.boundaries.fit_global` — lexical cohesion inside chunks,
     the author's structure and the gap scores as rewards, headings opening chunks, no cut inside a
@@ -299,19 +307,25 @@ class _Run:
         self.B = self.seams.copy()
         self.S = score
         self.R = np.where(cand, 0, 2).astype(np.int64)
-        self._comp: CompositeSignal | None = None
+        # tier 3's signal (the LM's curve, when one is given, computed at its first scored gap) and the span a
+        # run needs for its windows to read inside it (None: no bound, it scores every run)
+        self._comp = CompositeSignal(extra=None if lm_signal is None else _Once(lm_signal))
+        self.reach = self._comp.window(settings.signal)
+        self.T3 = np.zeros(self.B.size, bool)  # per boundary: tier 3 scored it (only then is a cut there "composite")
         # tier-3 components per sentence gap, NaN until computed (cached across levels)
         self._raw: dict[str, np.ndarray] = {"entropy": np.full(max(ns - 1, 0), np.nan)}
         self.bubbles: list[Bubble] = []
         self.bubbled: set[int] = set()
-        self.stats: dict[str, Any] = {"llm_calls": 0, "tier2_skipped": 0, "sentences": ns,
+        self.stats: dict[str, Any] = {"llm_calls": 0, "tier2_skipped": 0, "tier3_skipped": 0, "sentences": ns,
                                       "signal": settings.signal.name}
         # a chunk's method names what decided it: tier 1 by its signal's name (a cliff chunk is not
-        # "entropy"); without tier 3, a cut forced to fit a run is tier 1 recursing at its best gap
+        # "entropy"); without tier 3, or at a gap it did not score (a run too short for its windows, a gap
+        # outside every failing run), a cut forced to fit a run is tier 1 recursing at its best gap
         t1 = settings.signal.name
         self.tiers = (t1, "llm", "composite" if settings.composite else t1, "forced")
         self.method_counts = np.zeros(len(self.tiers) + 1, np.int64)  # "whole", then by tier rank
         self.skipped_at: list[int] = []  # where each run that tier 2 skipped starts
+        self.t3_skipped_at: list[int] = []  # where each run that tier 3 left to tier 1 starts
         # a shared pass over many texts (chunkers/many.py) gives the text of each gap, the texts' edges
         # and tier-1 entropy scores, so tier 3 reads and normalises each text on its own
         self.gap_text = gap_text
@@ -322,18 +336,15 @@ class _Run:
     # ------------------------------------------------------------------ tiers 2-4 helpers
     def _composite(self, bidx: np.ndarray) -> None:
         """Tier 3: rescore the sentence gaps at boundary indices ``bidx`` (runs entropy could not
-        split) with the composite signal, computed for those gaps only (raw components cached
-        across levels) and normalised among them — only their order inside failing runs matters."""
+        split, long enough for the composite's windows) with the composite signal, computed for those
+        gaps only (raw components cached across levels) and normalised among them — only their order
+        inside failing runs matters; each gap scored is marked (``T3``), so a cut there is named
+        ``composite`` and no other is."""
         bidx = bidx[self.R[bidx] == 2]
         if bidx.size == 0:
             return
+        self.T3[bidx] = True
         gaps = native.searchsorted(self.seams, self.B[bidx])
-        if self._comp is None:
-            extra = None
-            if self.lm_signal is not None:  # one LM pass per text, whatever the number of levels
-                lm = np.asarray(self.lm_signal.gap_scores(self.sents), dtype=np.float64)
-                extra = _Precomputed(getattr(self.lm_signal, "name", "lm"), lm)
-            self._comp = CompositeSignal(extra=extra)
         todo = gaps[np.isnan(self._raw["entropy"][gaps])]
         if todo.size:
             kw = {}
@@ -365,6 +376,7 @@ class _Run:
         self.B = np.insert(self.B, at, offsets)
         self.S = np.insert(self.S, at, -1.0)
         self.R = np.insert(self.R, at, 3)
+        self.T3 = np.insert(self.T3, at, False)
         self.T = np.insert(self.T, at, 0)
         self.NC = np.insert(self.NC, at, False)
         self.LI = np.insert(self.LI, at, False)
@@ -555,7 +567,12 @@ class _Run:
                 self.stats["tier2_skipped"] += int(bad.size)
                 self.skipped_at.extend(a_start[fa].tolist())
             if self.cfg.composite:
-                self._composite(gap_b[bd.ranges(fa, fb - 1)])
+                # tier 3 only where its windows fit inside the run; a shorter run is tier 1's, as without tier 3
+                sees = np.ones(bad.size, bool) if self.reach is None else a_end[fb - 1] - a_start[fa] >= self.reach
+                if not sees.all():
+                    self.stats["tier3_skipped"] += int(bad.size - sees.sum())
+                    self.t3_skipped_at.extend(a_start[fa[~sees]].tolist())
+                self._composite(gap_b[bd.ranges(fa[sees], fb[sees] - 1)])
             if self.cfg.composite or self.llm is not None:  # (tiers 2 and 3 rescore or re-rank gaps)
                 sc, rk = refresh()
         target = max(1, int(limit * self.cfg.target_ratio))
@@ -578,6 +595,10 @@ class _Run:
         closing = np.where(is_last, rs - 1, re_)
         has_cut = nruns[piece] > 1
         crank = np.where(has_cut, rk[np.clip(closing, 0, max(A - 2, 0))] if A > 1 else 0, -1)
+        if self.cfg.composite and A > 1:  # a rank-2 cut tier 3 did not score is tier 1's
+            t3 = np.zeros(A - 1, bool)
+            t3[inner] = self.T3[gidx]
+            crank[(crank == 2) & ~t3[np.clip(closing, 0, A - 2)]] = 0
         cscore = sc[np.clip(re_, 0, max(A - 2, 0))] if A > 1 else np.zeros(rs.size)
         starts = a_start[rs]
         ends = a_end[re_]
@@ -659,14 +680,18 @@ class _Columns:
         return build_tree_columns(text, ids, starts, ends, methods, {"size": sizes, "cut_score": scores}, **kw)
 
 
-class _Precomputed:
-    """A gap signal whose scores are already known (the LM curve, computed once per text)."""
+class _Once:
+    """A gap signal computed at its first use and kept: the LM curve, one pass per text whatever the
+    number of levels, and none where tier 3 scores no gap."""
 
-    def __init__(self, name: str, scores: np.ndarray) -> None:
-        self.name = name
-        self._scores = scores
+    def __init__(self, signal: GapSignal) -> None:
+        self.signal = signal
+        self.name = getattr(signal, "name", "lm")
+        self._scores: np.ndarray | None = None
 
     def gap_scores(self, sents: SentenceSpans) -> np.ndarray:
+        if self._scores is None:
+            self._scores = np.asarray(self.signal.gap_scores(sents), dtype=np.float64)
         return self._scores
 
 
@@ -684,7 +709,8 @@ def chunk_logic_chain(
     cfg = settings or CascadeSettings()
     unit = cfg.unit if isinstance(cfg.unit, str) else cfg.unit.name
     if not text:
-        return build_tree(text, [], stats={"llm_calls": 0, "tier2_skipped": 0, "sentences": 0}, unit=unit)
+        return build_tree(text, [], stats={"llm_calls": 0, "tier2_skipped": 0, "tier3_skipped": 0, "sentences": 0},
+                          unit=unit)
     meter = Meter(text, cfg.unit)
     sents = split_sentences(text)
     whole = _one_chunk(text, cfg, meter, sents)
@@ -700,7 +726,7 @@ def _one_chunk(text: str, cfg: CascadeSettings, meter: Meter, sents: SentenceSpa
     total = meter.total()
     if total > max(1, int(cfg.sizes[0] * cfg.target_ratio)) or (len(cfg.sizes) > 1 and total > min(cfg.sizes[1:])):
         return None
-    stats = {"llm_calls": 0, "tier2_skipped": 0, "sentences": len(sents), "signal": cfg.signal.name,
+    stats = {"llm_calls": 0, "tier2_skipped": 0, "tier3_skipped": 0, "sentences": len(sents), "signal": cfg.signal.name,
              "methods": {"whole": 1}, "bubbles": 0}
     return build_tree_columns(text, ["1"], [0], [len(text)], ["whole"], {"size": [total], "cut_score": [None]},
                               stats=stats, unit=meter.unit)
@@ -740,7 +766,8 @@ def chunk(
     ``max_size`` is the limit of level-1 chunks (in ``unit``: ``"chars"``, ``"bytes"``,
     ``"tokens"`` or a :class:`~logichunk.text.measure.Measure`); deeper levels default to half and
     a fifth of it (``levels`` deep). Pass ``sizes`` to set every level's limit yourself.
-    ``composite=False`` skips tier 3 (see :class:`CascadeSettings`): faster, a little rougher.
+    ``composite=False`` skips tier 3 (see :class:`CascadeSettings`): faster, a little rougher; with it on,
+    tier 3 still leaves to tier 1 the runs too short for its windows (``stats["tier3_skipped"]``).
     ``selection="local"``: the earlier local rule instead of the global decision (for comparison).
     ``tokenizer`` sizes in its exact tokens (``unit="tokens"``): a tiktoken encoding name, a
     ``tokenizer.json`` or Hugging Face folder, a hub id, or a tokenizer object or callable (see

@@ -110,7 +110,7 @@ def chunk_many(
     splits = split_many(texts)  # (the short texts' soft wraps read in one pass)
     for i, text in enumerate(texts):
         if not text:
-            out[i] = build_tree(text, [], stats={"llm_calls": 0, "tier2_skipped": 0, "sentences": 0},
+            out[i] = build_tree(text, [], stats={"llm_calls": 0, "tier2_skipped": 0, "tier3_skipped": 0, "sentences": 0},
                                 unit=unit if isinstance(unit, str) else unit.name)
             continue
         meter, sents = Meter(text, unit), splits[i]
@@ -185,8 +185,9 @@ def _split(texts: list[str], sents: list[SentenceSpans], starts: np.ndarray, run
     ids, lo_col, hi_col, methods, size_col, score_col = cols.ordered()
     row_starts = np.asarray(lo_col, np.int64)
     edges = np.searchsorted(row_starts, np.append(starts, np.iinfo(np.int64).max), side="left")
-    skipped = np.bincount(np.searchsorted(starts, np.asarray(run.skipped_at, np.int64), side="right") - 1,
-                          minlength=len(texts)) if run.skipped_at else np.zeros(len(texts), np.int64)
+    skipped, skipped3 = (np.bincount(np.searchsorted(starts, np.asarray(at, np.int64), side="right") - 1,
+                                     minlength=len(texts)) if at else np.zeros(len(texts), np.int64)
+                         for at in (run.skipped_at, run.t3_skipped_at))
     bubbles: list[list] = [[] for _ in texts]
     for bb in run.bubbles:
         a, e = bb.context["span"]
@@ -200,7 +201,8 @@ def _split(texts: list[str], sents: list[SentenceSpans], starts: np.ndarray, run
         o = int(starts[k])
         mine = methods[a:e]
         counts = {name: c for name in dict.fromkeys(order) if (c := mine.count(name))}
-        stats = {"llm_calls": 0, "tier2_skipped": int(skipped[k]), "sentences": len(sents[k]),
+        stats = {"llm_calls": 0, "tier2_skipped": int(skipped[k]), "tier3_skipped": int(skipped3[k]),
+                 "sentences": len(sents[k]),
                  "signal": cfg.signal.name, "methods": counts, "bubbles": len(bubbles[k])}
         out.append((k, build_tree_columns(text, ids[a:e], [x - o for x in lo_col[a:e]], [x - o for x in hi_col[a:e]],
                                           methods[a:e], {"size": size_col[a:e], "cut_score": score_col[a:e]},

@@ -641,6 +641,7 @@ class ChunkStats(BaseModel):
 
     llm_calls: int = absent("logic-chain, cliff, fused: calls to an LLM (0 here: the service runs none)")
     tier2_skipped: int = absent("logic-chain, cliff, fused")
+    tier3_skipped: int = absent("logic-chain, cliff, fused: runs too short for tier 3's windows, left to tier 1")
     sentences: int = absent("logic-chain, cliff, fused")
     signal: str = absent("logic-chain, cliff, fused: the tier-1 signal")
     methods: dict[str, int] = absent("logic-chain, cliff, fused: chunks by method")

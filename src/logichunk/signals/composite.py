@@ -1,8 +1,8 @@
 """Tier 3 of the logic-chain cascade: :class:`CompositeSignal`, which mixes the entropy signal's gap
 score (:mod:`logichunk.signals.entropy`) with the character bigram divergence at the gap
 (:func:`~logichunk.signals.ngrams.divergence_at`) and, when configured, an LM perplexity signal, each
-z-normalised within the document. The cascade runs it only where tier 1 could not split a run; the
-fused signal (:mod:`logichunk.signals.semantic`) is a composite with sentence embeddings as its extra.
+z-normalised within the document. The cascade runs it only where tier 1 could not split a run, and
+only in a run long enough for its windows (:meth:`CompositeSignal.window`); the fused signal (:mod:`logichunk.signals.semantic`) is a composite with sentence embeddings as its extra.
 """
 
 from __future__ import annotations
@@ -59,6 +59,19 @@ class CompositeSignal:
                                  f"{ex.shape}, expected {(ns - 1,)}")
             out["extra"] = ex[idx]
         return out
+
+    def window(self, tier1: GapSignal) -> int | None:
+        """The characters tier 3 reads around a gap beyond what ``tier1`` scored there, or None where a
+        component reads without such a bound. With ``tier1`` this signal's own ``entropy`` and no ``extra``,
+        the entropy component is tier 1's score itself and only the divergence is new: it reads
+        ``[t - w, t + w)`` around the gap, ``2 * w`` characters (``w = entropy.window``), so a run of
+        gaps shorter than that holds no gap whose windows lie inside it: every score would contrast text
+        beyond the run's edges, breaks tier 1 already trusts (the cascade leaves such a run to tier 1).
+        An ``extra`` signal (the LM reads all the text before a gap) or another tier 1 (then the entropy
+        score, over 10 to 80 content items, is new too) has no such bound."""
+        if self.extra is not None or tier1 != self.entropy:
+            return None
+        return 2 * self.entropy.window
 
     def gap_scores(self, sents: SentenceSpans) -> np.ndarray:
         if len(sents) < 2:
