@@ -209,8 +209,7 @@ class Archiver:
                                              "project_id = ? AND conversation_id = ?", (s.project_id, conv))[0]
                 upto = 0 if last_turn is None else int(last_turn) + 1
                 if start + len(episode.blocks) <= upto:
-                    done = topics(s, conv)
-                    t = next((t for t in done if t.start <= start <= t.end), done[-1])
+                    t = self._holding(conv, start)
                     self.links[t.document_id] = stored_link(t)
                     return t.document_id
                 if start < upto:
@@ -242,6 +241,17 @@ class Archiver:
                 self.errors.append(f"topic {episode.index}: {e}")
         return doc
 
+
+    def _holding(self, conv: str, turn: int) -> TopicRecord:
+        """The stored topic that holds ``turn`` (archived: below the conversation's last archived turn),
+        or, that topic deleted, the first one after it. Why holding and not starting at ``turn``: a
+        replay after a restart starts afresh at the oldest open topic's start, without the state the
+        first perception had there, so the boundaries it finds again may fall inside archived topics;
+        an episode met again whose first turn is inside one is that topic's, archived, not a new topic."""
+        rows = self.store._q(f"SELECT {_TOPIC_COLS} FROM memory_topics m LEFT JOIN memory_topics r ON "
+                             "r.document_id = m.resumes WHERE m.project_id = ? AND m.conversation_id = ? AND "
+                             "m.end_turn >= ? ORDER BY m.start_turn, m.document_id LIMIT 1", (self.store.project_id, conv, turn))
+        return _topic(rows[0])
 
     def _link(self, episode: Episode, conv: str, index: int, model: str | None) -> Link | None:
         """The conversation's stored topic this one resumes (:mod:`.resume`): its earlier topics' subjects
