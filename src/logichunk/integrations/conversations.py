@@ -247,7 +247,7 @@ class Conversations:
         # (the link as stored, over the conversation's earlier sessions too: the episode keeps the archiver's)
         return {"topic": o.topic0 + ep.index, "turns": [o.turn0 + ep.start, o.turn0 + ep.end], "title": ep.title,
                 "document_id": ep.document_id, "archived": ep.document_id is not None,
-                "resumes": None if ep.resumes is None else o.topic0 + ep.resumes,
+                "resumes": ep.resumes,
                 "resumes_similarity": None if ep.resumes_similarity is None else round(ep.resumes_similarity, 4)}
 
     @staticmethod
