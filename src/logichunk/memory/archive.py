@@ -243,16 +243,16 @@ class Archiver:
                 self.errors.append(f"topic {episode.index}: {e}")
         return doc
 
-
     def _holding(self, conv: str, turn: int) -> TopicRecord:
         """The stored topic that holds ``turn`` (archived: below the conversation's last archived turn),
         or, that topic deleted, the first one after it. Why holding and not starting at ``turn``: a
         replay after a restart starts afresh at the oldest open topic's start, without the state the
         first perception had there, so the boundaries it finds again may fall inside archived topics;
         an episode met again whose first turn is inside one is that topic's, archived, not a new topic."""
-        rows = self.store._q(f"SELECT {_TOPIC_COLS} FROM memory_topics m LEFT JOIN memory_topics r ON "
-                             "r.document_id = m.resumes WHERE m.project_id = ? AND m.conversation_id = ? AND "
-                             "m.end_turn >= ? ORDER BY m.start_turn, m.document_id LIMIT 1", (self.store.project_id, conv, turn))
+        s = self.store
+        rows = s._q(f"SELECT {_TOPIC_COLS} FROM memory_topics m LEFT JOIN memory_topics r ON r.document_id = "
+                    "m.resumes WHERE m.project_id = ? AND m.conversation_id = ? AND m.end_turn >= ? "
+                    "ORDER BY m.start_turn, m.document_id LIMIT 1", (s.project_id, conv, turn))
         return _topic(rows[0])
 
     def _link(self, episode: Episode, conv: str, index: int, model: str | None) -> Link | None:
