@@ -34,8 +34,9 @@ FALSE_LINK_RATE = 0.01  # the share of different-topic pairs of the calibration 
 @dataclass(frozen=True)
 class Link:
     """Topic number ``of`` resumes topic number ``topic`` (its ``document_id`` once archived), subject cosine
-    ``similarity``. ``of`` is counted as ``topic`` is, so ``of - topic`` (how many topics back the return
-    reaches) holds in any numbering: an :class:`~.episode.Episode` reads the archive's link in its own."""
+    ``similarity``; both numbers as the linker counts topics (the archive: the conversation's, as the store
+    numbers them; a perception's own link: its session's, which it moves to the conversation's for
+    :attr:`~.episode.Episode.resumes`), so ``of - topic`` is how many topics back the return reaches."""
 
     topic: int
     similarity: float
