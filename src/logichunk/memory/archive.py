@@ -42,7 +42,8 @@ from ..store import schema
 from ..text.decode import check_unicode
 from .block import LogicalBlock, check_count
 from .episode import Episode
-from .resume import Link, resumed, threshold_of
+from .resume import Link, best_link, threshold_of
+from .subjects import StoredSubjects
 
 __all__ = ["MAX_ID_CHARS", "Archiver", "TopicHit", "TopicRecord", "check_conversation_id", "conversations",
            "load_conversation", "render_block", "search_topics", "stored_link", "topics"]
@@ -160,6 +161,7 @@ class Archiver:
         self.documents: list[str] = []
         self.links: dict[str, Link | None] = {}  # per document archived here: the earlier topic it resumes
         self._offsets: dict[str, tuple[int, int]] = {}
+        self._subjects = StoredSubjects()  # the earlier topics' subjects, for the links
         _ensure_tables(store)
 
     def _offset(self, conv: str) -> tuple[int, int]:
@@ -209,8 +211,7 @@ class Archiver:
                                              "project_id = ? AND conversation_id = ?", (s.project_id, conv))[0]
                 upto = 0 if last_turn is None else int(last_turn) + 1
                 if start + len(episode.blocks) <= upto:
-                    done = topics(s, conv)
-                    t = next((t for t in done if t.start <= start <= t.end), done[-1])
+                    t = self._holding(conv, start)
                     self.links[t.document_id] = stored_link(t)
                     return t.document_id
                 if start < upto:
@@ -242,23 +243,33 @@ class Archiver:
                 self.errors.append(f"topic {episode.index}: {e}")
         return doc
 
+    def _holding(self, conv: str, turn: int) -> TopicRecord:
+        """The stored topic that holds ``turn`` (archived: below the conversation's last archived turn),
+        or, that topic deleted, the first one after it. Why holding and not starting at ``turn``: a
+        replay after a restart starts afresh at the oldest open topic's start, without the state the
+        first perception had there, so the boundaries it finds again may fall inside archived topics;
+        an episode met again whose first turn is inside one is that topic's, archived, not a new topic."""
+        s = self.store
+        rows = s._q(f"SELECT {_TOPIC_COLS} FROM memory_topics m LEFT JOIN memory_topics r ON r.document_id = "
+                    "m.resumes WHERE m.project_id = ? AND m.conversation_id = ? AND m.end_turn >= ? "
+                    "ORDER BY m.start_turn, m.document_id LIMIT 1", (s.project_id, conv, turn))
+        return _topic(rows[0])
 
     def _link(self, episode: Episode, conv: str, index: int, model: str | None) -> Link | None:
         """The conversation's stored topic this one resumes (:mod:`.resume`): its earlier topics' subjects
-        made by the same embedder, so a return is linked across sessions too."""
+        made by the same embedder, so a return is linked across sessions too; one matrix product over
+        them (:class:`.subjects.StoredSubjects`, read from the store in this call)."""
         if episode.subject is None or model is None:
             return None
-        rows = self.store._q("SELECT topic_no, subject, document_id FROM memory_topics WHERE project_id = ? AND "
-                             "conversation_id = ? AND topic_no < ? AND model_id = ? AND subject IS NOT NULL "
-                             "ORDER BY topic_no", (self.store.project_id, conv, index, model))
-        earlier = [(int(r[0]), np.frombuffer(bytes(r[1]), dtype="<f4"), str(r[2])) for r in rows]
+        vec = np.asarray(episode.subject, np.float32).reshape(-1)
+        numbers, subjects, documents = self._subjects.read(self.store, conv, model, len(vec))
         if self.resume_threshold is not None:
             threshold = self.resume_threshold
         else:
             from .calibration import default_calibration
 
             threshold = threshold_of(default_calibration(model)[0])
-        return resumed(episode.subject, index, earlier, threshold)
+        return best_link(vec, index, numbers, subjects, documents, threshold)
 
 
 # --------------------------------------------------------------------------- reading back

@@ -191,7 +191,7 @@ def _review_line(r, turns: int = 0) -> str:
 
 
 _TURN_KEYS = ("turn", "start", "end")
-_TOPIC_KEYS = ("episode", "topic", "resumes")
+_TOPIC_KEYS = ("episode", "topic")  # (an episode's ``resumes`` is the conversation's number already)
 
 
 def _as_stored(rec: dict[str, Any], turns: int, topics: int) -> dict[str, Any]:
@@ -231,7 +231,7 @@ def _print_conversation(conv, decisions, episodes, score, flush_revisions=(), tu
     print("  episodes:")
     for e in episodes:
         doc = f"  doc {e.document_id}" if e.document_id else ""
-        back = "" if e.resumes is None else f"  (resumes #{e.resumes + topics}, cos {e.resumes_similarity:.2f})"
+        back = "" if e.resumes is None else f"  (resumes #{e.resumes}, cos {e.resumes_similarity:.2f})"
         print(f"    #{e.index + topics:<3} turns {e.start + turns}-{e.end + turns} ({len(e.blocks)}){doc}  "
               f"{one_line(e.title, 70)}{back}")
     if score:

@@ -56,8 +56,11 @@ class Episode:
     keeps (made over the conversation's stored topics, earlier sessions' too), else the session's own.
     ``index`` and ``start`` count from the first turn of this :class:`Perception`'s session (a flush
     starts the next); the archive numbers the whole conversation, on after the turns and topics stored
-    before, so read an archived topic's numbers from the store. ``resumes`` counts as ``index`` does:
-    a topic of an earlier session is below 0 (``-3``: three topics before this session's first)."""
+    before, so read an archived topic's numbers from the store. ``resumes`` is the conversation's number
+    of the earlier topic, the store's (:attr:`~.archive.TopicRecord.index`; without a store, the topics
+    of the conversation's earlier sessions counted before this session's), so a topic of an earlier
+    session is one the store lists; this episode's own number in that count is ``index`` plus the topics
+    the conversation had before the session (``Archiver.archived_topics``)."""
 
     index: int
     start: int
@@ -65,7 +68,7 @@ class Episode:
     kernel: np.ndarray | None = None
     document_id: str | None = None
     conversation_id: str | None = None
-    resumes: int | None = None  # the earlier episode (as ``index`` counts) this one returns to (:mod:`.resume`)
+    resumes: int | None = None  # the conversation's number of the earlier topic this one returns to (:mod:`.resume`)
     resumes_similarity: float | None = None  # the cosine of the two episodes' subjects (user questions) that made the link
     resumes_document: str | None = None  # that episode's document, when it was archived
     subject: np.ndarray | None = None  # what it is about, one vector (:func:`.resume.subject`): the link's evidence

@@ -592,7 +592,8 @@ class Perception:
     def _own_link(self, ep: Episode) -> Episode:
         """``ep`` linked over this session's closed episodes (:func:`.resume.resumed`): the link when no
         archiver links it over the store's topics (:meth:`.archive.Archiver._link`, the truth with a store)."""
-        return _linked(ep, resumed(ep.subject, ep.index, self._subjects, threshold_of(self.calibration)))
+        return _linked(ep, resumed(ep.subject, ep.index, self._subjects, threshold_of(self.calibration)),
+                       self._topic0)
 
     def retry_archive(self) -> list[Episode]:
         """Store the turns and archive the episodes the store refused before (in order); returns the
@@ -669,13 +670,14 @@ class Perception:
         return self._open, self._n
 
 
-def _linked(ep: Episode, link: Link | None) -> Episode:
-    """``ep`` resuming ``link``'s topic (none: no link), numbered as ``ep.index`` is: the archive numbers the
-    whole conversation, so a topic of an earlier session is below this session's first (a negative index)."""
+def _linked(ep: Episode, link: Link | None, first_topic: int = 0) -> Episode:
+    """``ep`` resuming ``link``'s topic (none: no link) under the conversation's number of that topic: the
+    link's own number plus ``first_topic``, the conversation's number of the link's topic 0 (0 for the
+    archive's links, which number the whole conversation; the session's first topic for its own)."""
     if link is None:
         return replace(ep, resumes=None, resumes_similarity=None, resumes_document=None)
-    back = ep.index - link.topic if link.of is None else link.of - link.topic
-    return replace(ep, resumes=ep.index - back, resumes_similarity=link.similarity, resumes_document=link.document_id)
+    return replace(ep, resumes=first_topic + link.topic, resumes_similarity=link.similarity,
+                   resumes_document=link.document_id)
 
 
 def _sum(vecs: list[np.ndarray]) -> np.ndarray:
