@@ -225,3 +225,27 @@ def test_an_irssi_logs_day_line_opens_the_day():
     for max_size in (150, 300):
         tree = chunk(IRC, max_size=max_size)
         assert day + len("--- Day changed Wed Mar 13 2024\n") not in {c.span.end for c in tree.roots()}, max_size
+
+
+# --- a forced cut inside an over-long line: not inside a token at its ASCII ":" or "," --------------------------
+
+APT = ("Install: lsb-release:amd64 (12.0-1), libssh2-1:amd64 (1.10.0-3+b1, automatic), libperl5.36:amd64 "
+       "(5.36.0-7+deb12u2, automatic), libkeyutils1:amd64 (1.6.3-2, automatic), libcurl4:amd64 (7.88.1-10+deb12u12, "
+       "automatic), git:amd64 (1:2.39.5-0+deb12u2), gpg:amd64 (2.2.40-1.1, automatic), netbase:amd64 (6.4, automatic)\n")
+
+
+def test_a_forced_cut_falls_at_a_clause_not_inside_a_token():
+    """apt's history lines are one sentence of hundreds of characters; tier 4 cut them after the ASCII ":" of
+    ``libcurl4:amd64`` and ``1:2.39`` (196 such cuts in this machine's history.log at 200). A Latin clause's ``:`` or
+    ``,`` has a space after it: one inside a token is no clause's end, so the cut moves to a ``, `` or a space."""
+    from logichunk.boundaries.forced import break_priorities
+
+    pri = break_priorities(APT, 0, len(APT))
+    for token in ("libcurl4:amd64", "1:2.39", "12.0-1)"):
+        k = APT.index(token) + token.index(":" if ":" in token else ")")
+        assert pri[k] < 3, token  # (the pair after the mark: offset k + 1, index k)
+    assert pri[APT.index("(12.0-1), ") + len("(12.0-1), ") - 1] == 3  # (", " still ends a clause)
+    for max_size in (100, 200):
+        for c in chunk(APT, max_size=max_size):
+            if c.span.end < len(APT):
+                assert APT[c.span.end - 1] in " (", (max_size, APT[c.span.end - 10 : c.span.end + 5])
