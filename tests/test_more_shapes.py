@@ -76,6 +76,21 @@ def test_the_mode_line_read():
     assert not outline_mode("-*- outlines -*-\n") and not outline_mode("")
 
 
+def test_an_outlines_star_items_stay_items():
+    """GNU's older NEWS entries list their items under "*" in the same outline file: star lines of one depth right
+    under each other, or one that ends as a sentence does, title nothing and stay items (gzip's "Major changes from
+    1.1 to 1.1.1." over "* Fix serious bug in vms.c." and "* Add workaround in configure.in")."""
+    old = ("Major changes from 1.1 to 1.1.1.\n* Fix serious bug in vms.c (affects Vax/VMS only).\n"
+           "* Added --ascii option.\n* Add workaround in configure.in for Ultrix (quote eval argument)\n\n"
+           "Major changes from 1.0.7 to 1.1.\n* Use .gz suffix by default, add --suffix option.\n\n")
+    text = NEWS + old
+    sents = split_sentences(text)
+    lay = layout(sents)
+    for i, t in enumerate(sents.texts()):
+        if t.startswith(("* Fix", "* Added", "* Add workaround", "* Use .gz")):
+            assert not lay.heading[i], t
+
+
 def test_an_indented_star_line_in_an_outline_is_no_heading():
     """In org and outline mode a heading's stars open its line; ``  * item`` indented is a list's bullet."""
     text = NEWS.replace("  [bug introduced in frobutils-9.0]\n", "  * see also chown -R\n")

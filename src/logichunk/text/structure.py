@@ -802,13 +802,21 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     # an org-mode file's outline ("* Kitchen", "** TODO Tiles"; Markdown's bullets, but for a file that holds
     # org's "#+" keywords, "#+TITLE:", "#+TBLFM:", or whose first line names Emacs's outline or org mode, as GNU's
     # NEWS files do: "GNU coreutils NEWS  -*- outline -*-" over "* Noteworthy changes in release 9.1" and "** Bug
-    # fixes"); a heading's stars open its line (indented, "  * item" is a list's bullet in org too)
+    # fixes"); a heading's stars open its line (indented, "  * item" is a list's bullet in org too), and in a text
+    # that only its mode line declares an outline, a star line is a heading where what follows the stars reads as
+    # a title and no line of as many stars lies right over or under it (GNU's older NEWS entries list their items
+    # under "*" too: "* Fix serious bug for VMS." over "* Add workaround in configure.in": two headings of one depth
+    # with nothing between them title nothing, as "#" lines in a row are comments)
     org_lines: list[int] = []
     keywords = _contains(text, "#+") and _ORG_KEYWORD.search(text) is not None
     if keywords or outline_mode(text):
         org = np.flatnonzero(line_whole & not_code & short & (first == 0x2A))
-        org = np.asarray([i for i in org.tolist() if i + 1 < n and _ORG_HEADING.match(text, int(starts[i]), int(ends[i]))
-                          and indent_columns(text, int(starts[i])) == 0], np.int64)
+        stars = {i: len(line) - len(line.lstrip("*")) for i in org.tolist()
+                 if _ORG_HEADING.match(line := text[int(starts[i]) : int(ends[i])]) and indent_columns(text, int(starts[i])) == 0}
+        org = np.asarray([i for i, d in stars.items() if i + 1 < n and (keywords or (
+            _is_title(text[int(starts[i]) : int(ends[i])].lstrip("*"), code=True)
+            and not (stars.get(i - 1) == d and _one_line_apart(text, int(starts[i - 1]), int(starts[i])))
+            and not (stars.get(i + 1) == d and _one_line_apart(text, int(starts[i]), int(starts[i + 1])))))], np.int64)
         heading[org] = True
     if keywords:  # ... and a table's formula line ("#+TBLFM: $5=$2*$4") stays with its table
         org_lines = [i for i in np.flatnonzero(line_whole & (first == 0x23)).tolist()
@@ -1754,6 +1762,14 @@ _ORG_HEADING = re.compile(r"\*+[ \t]+\S")
 _ORG_TBLFM = re.compile(r"[ \t]*#\+TBLFM:", re.IGNORECASE)
 #: Emacs's mode line: what lies between its "-*-" marks (on a text's first line, or its second under a "#!" line)
 _MODE_LINE = re.compile(r"-\*-(.*?)-\*-")
+
+
+def _one_line_apart(text: str, a: int, b: int) -> bool:
+    """Whether the line that opens at ``a`` (one line of text) lies right over the one that opens at ``b``: no blank
+    line between them."""
+    gap = text[a:b]
+    tail = gap[len(gap.rstrip()) :]
+    return tail.count("\n") + tail.count("\r") - tail.count("\r\n") == 1
 
 
 def outline_mode(text: str) -> bool:
