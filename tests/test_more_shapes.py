@@ -5,12 +5,13 @@ test failing on the reading before it."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from logichunk import chunk
 from logichunk.text.line_kinds import fence_spans
 from logichunk.text.sentences import split_sentences
 from logichunk.text.structure import layout
-
 from structure_helpers import assert_headings_open_chunks
 
 # --- GNU NEWS in Emacs's outline mode -------------------------------------------------------------------------
@@ -264,3 +265,29 @@ def test_a_forced_cut_falls_at_a_clause_not_inside_a_token():
         for c in chunk(APT, max_size=max_size):
             if c.span.end < len(APT):
                 assert APT[c.span.end - 1] in " (", (max_size, APT[c.span.end - 10 : c.span.end + 5])
+
+
+# --- the session's shapes mixed at random: spans tile, headings open chunks -----------------------------------
+
+SHAPE_PIECES = ["GNU x NEWS  -*- outline -*-\n\n", "* Noteworthy changes in release 1.2\n\n", "** Bug fixes\n\n",
+                "* Fix a crash.\n", "* Added --ascii option\n", "  * nested item\n", "#+BEGIN_SRC python\n",
+                "#+END_SRC\n", "#+begin_example\n", "x = 1\n\n", "2.1 Grant. ", "  1. Source Code.\n\n",
+                "Section 4.2 Termination for Cause. ", "12 Monkeys. ", "--- Day changed Wed Mar 13 2024\n",
+                "--- Log opened Tue Mar 12 09:00:01 2024\n", "[09:01] <bob> yes, it is the fixture again.\n",
+                "Subject to the terms of this Agreement, Licensor grants a license. ", "libcurl4:amd64 (1:2.39, auto), ",
+                "The release should make ingestion reliable, and users report failures.\n\n", "\n", "\n\n", " "]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(SHAPE_PIECES), min_size=1, max_size=30).map("".join), st.sampled_from([60, 150, 400]))
+def test_the_sessions_shapes_keep_the_invariants(text, max_size):
+    sizes = (max_size, max_size // 2, max_size // 5)
+    tree = chunk(text, sizes=sizes)
+    roots = tree.roots()
+    assert "".join(text[c.span.start : c.span.end] for c in roots) == text
+    for c in tree:
+        kids = tree.children(c.id)
+        if kids:
+            assert kids[0].span.start == c.span.start and kids[-1].span.end == c.span.end
+            assert all(a.span.end == b.span.start for a, b in zip(kids, kids[1:], strict=False))
+    assert_headings_open_chunks(tree, text, sizes)
