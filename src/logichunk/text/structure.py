@@ -847,6 +847,9 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     # that opens a line with the clause's text after it on the line: it titles that text and stays with it
     runin = np.flatnonzero(line_start & (before >= BREAK_LINE) & (after == BREAK_NONE) & not_code
                            & (size <= NUMBERED_MAX_CHARS) & _member(first, _RUNIN_FIRST))
+    if runin.size:  # (a sentence that opens with "S" or "A" is read only where "Se" or "Ar" opens it: prose's "She")
+        second = codepoints(text)[np.minimum(starts[runin] + 1, len(text) - 1)] | 0x20
+        runin = runin[((first[runin] != 0x53) | (second == 0x65)) & ((first[runin] != 0x41) | (second == 0x72))]
     lead[[i for i in runin.tolist() if i + 1 < n and stopped_title(text[int(starts[i]) : int(ends[i])])]] = True
     # a number alone on its line ("（2）" or "①" over a blank line and the paragraph it numbers) stays with it
     bare = np.flatnonzero(line_whole & not_code & (size <= _BARE_NUMBER_MAX) & _member(first, _BARE_FIRST))
