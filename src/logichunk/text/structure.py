@@ -23,7 +23,10 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   contents page: a list, of which only the last may title the paragraph under it); a title line right
   under a heading and over a blank line (``CHAPTER I.`` over ``Down the Rabbit-Hole``: the heading's
   second line); and a line that opens a paragraph as one run of bold or italic text
-  (``**Results by region**``, ``__Outlook__``: chat assistants', Notion's and many exports' headings);
+  (``**Results by region**``, ``__Outlook__``: chat assistants', Notion's and many exports' headings); an
+  outline's star lines in a file of org's keywords or whose mode line names Emacs's outline or org mode (GNU's
+  NEWS: ``* Noteworthy changes in release 9.1``, ``** Bug fixes``); a numbered title that ends with a full stop
+  alone between blank lines (a licence's ``  1. Source Code.``); irssi's ``--- Day changed ...`` lines;
 * **strengths** per gap: :data:`SECTION` before a heading > :data:`BLOCK` around lists, tables, fences
   and rules (between two items of one list: a line, or a blank line in a loose list), and at a blank line
   before a line indented less than the first line of the paragraph over it (the end of a function's body,
@@ -42,7 +45,8 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   blank line between, Python's ``def area(shape):`` over its body or YAML's ``key:`` over its mapping, a
   heading's bond, read at the colon's own line), after a speaker's name on a line
   of its own (a play's ``BARNARDO.``), a subtitle cue's number and timing line (SRT, WebVTT) and an
-  FAQ's marked question over its answer (``Q:`` over ``A:``), after a Markdown table's header row and
+  FAQ's marked question over its answer (``Q:`` over ``A:``), a clause's run-in title (``2.1 Grant.`` before
+  ``Subject to ...`` on its line), after a Markdown table's header row and
   its delimiter row (they stay with its first row of values), after a definition list's term over its
   definition indented deeper (reStructuredText's, a man page's option), between a setext heading's text
   and its underline (and a rule right under any heading: ``### Setup`` over ``----``), and right after a
@@ -64,6 +68,7 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   break, so a chunker keeps a fence that fits whole and cuts one that does not between lines; so is a
   reStructuredText literal block (a line ending with ``::`` over a blank line and deeper lines), and
   an HTML comment over several lines (Markdown's hidden notes and metadata, ``<!-- YAML ... -->``), and
+  an org-mode block (``#+BEGIN_SRC`` ... ``#+END_SRC``), and
   a text's **front matter** (YAML between ``---`` lines, TOML between ``+++``,
   :func:`~.line_kinds.front_matter`), whose keys, comments and closing marks are no headings;
 * **page furniture** (a PDF's text, a printed manual, an RFC: :mod:`.pages`): a running header or
