@@ -177,10 +177,10 @@ def _break_priorities_one_by_one(text: str, start: int, end: int) -> list[int]:
         j = k - 1  # the last non-space character before k, inside the span
         while j >= start and (int(tab[ord(text[j])]) & int(WS)):
             j -= 1
-        if not (cur & int(WS)) and j >= start and text[j] in marks and not (text[j] == ")" and (
-                j + 1 >= end or not int(tab[ord(text[j + 1])]) & int(WS)  # (")" ends a clause with a space after it,
-                or any(j - d >= start and text[j - d] == "(" for d in range(2, 6)))):  # and closes no "(c)" marker)
-            p = 3
+        spaced = j + 1 < end and int(tab[ord(text[j + 1])]) & int(WS)  # (an ASCII ")", ":", ",", ";" ends a clause
+        if not (cur & int(WS)) and j >= start and text[j] in marks and not (text[j] in "):,;" and not spaced) \
+                and not (text[j] == ")" and any(j - d >= start and text[j - d] == "(" for d in range(2, 6))):
+            p = 3  # with a space after it, and ")" closes no "(c)" marker)
         out.append(p)
     # a word after a line break and an indent: its break moves to the start of its line (the indent
     # goes with its line); after an indent that opens the span, it has none
@@ -216,7 +216,7 @@ def _break_priorities_one_by_one(text: str, start: int, end: int) -> list[int]:
     return out
 
 
-PIECES = list("ab 中文，、,;:）。 \n\r\u0301\u200d()") + ["😀", "\r\n", "  ", "http", "://", "/x", "7", ".", "(c) ", "](", ") "]
+PIECES = list("ab 中文，、,;:）。 \n\r\u0301\u200d()") + [":a", ",1", "12:30", "😀", "\r\n", "  ", "http", "://", "/x", "7", ".", "(c) ", "](", ") "]
 
 
 @settings(max_examples=150, deadline=None)

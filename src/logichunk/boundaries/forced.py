@@ -33,14 +33,20 @@ _CLAUSE_TABLE[_CLAUSE_CODES] = True
 
 
 def _no_clause_brackets(cp: np.ndarray, is_ws: np.ndarray, marks: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> None:
-    """Unmark, in place, the ASCII ``)`` that ends no clause: one with no whitespace after it in its span (a
+    """Unmark, in place, the ASCII ``)``, ``:``, ``,`` and ``;`` that end no clause: one with no whitespace after it in
+    its span (a ``:`` inside ``libcurl4:amd64``, a ``,`` inside ``12,000``, a
     link's ``](https://...)``, a call's ``f(x).y``), or one that closes an item's marker (``(c) modify``, ``(iv)
     the``: an opening bracket at most four characters before it in its span). A cut there left ``(c) `` at a
     chunk's end. ``lo``, ``hi``: per character, its span's bounds among the concatenated characters."""
+    n = cp.size
+    # (and an ASCII ":", "," or ";" with no whitespace after it, inside a token: "libcurl4:amd64", "1:2.39",
+    # "12,000", "a,b"; a Latin clause's mark is followed by a space, a Chinese one needs none and is not ASCII)
+    joined = np.flatnonzero((cp == 0x3A) | (cp == 0x2C) | (cp == 0x3B))
+    if joined.size:
+        marks[joined[~((joined + 1 < hi[joined]) & is_ws[np.minimum(joined + 1, n - 1)])]] = False
     close = np.flatnonzero(cp == 0x29)
     if close.size == 0:
         return
-    n = cp.size
     spaced = (close + 1 < hi[close]) & is_ws[np.minimum(close + 1, n - 1)]
     marker = np.zeros(close.size, dtype=bool)
     for d in range(2, 6):

@@ -464,6 +464,35 @@ def _block_spans(text: str) -> list[tuple[int, int, bool]]:
             out = sorted(out + _comment_spans(text, out, opener, closer))
     if _literal_marks(text):
         out = sorted(out + literal_spans(text, out))
+    if _contains(text, "#+"):
+        out = sorted(out + _org_block_spans(text, out))
+    return out
+
+
+#: org-mode's block lines (``#+BEGIN_SRC python``, ``#+begin_example``, ``#+END_SRC``): the block's name
+_ORG_BLOCK = re.compile(r"#\+(begin|end)_(\w+)", re.IGNORECASE)
+
+
+def _org_block_spans(text: str, taken: list[tuple[int, int, bool]]) -> list[tuple[int, int, bool]]:
+    """org-mode's blocks (``#+BEGIN_SRC python`` ... ``#+END_SRC``, an example's, a quote's), outside the
+    ``taken`` blocks: org's fences, each from its opening line to the end of the ``#+END_`` line of its name
+    (an unclosed one is left as text, as an unclosed comment is). What a source block holds is code, its blank
+    lines no paragraph breaks, and the block is kept whole where it fits."""
+    out: list[tuple[int, int, bool]] = []
+    edge = 0
+    lo = [x for x, _, _ in taken]
+    marks = [(a, m) for a in line_openings(text, "#+") if (m := _ORG_BLOCK.match(text, a))]
+    for k, (a, m) in enumerate(marks):
+        j = bisect_right(lo, a) - 1
+        if a < edge or (j >= 0 and a < taken[j][1]) or m.group(1).lower() != "begin":
+            continue
+        name = m.group(2).lower()
+        close = next((c for c, e in marks[k + 1 :] if e.group(1).lower() == "end" and e.group(2).lower() == name), -1)
+        if close < 0:
+            continue
+        line_end = text.find("\n", close)
+        edge = b = len(text) if line_end < 0 else line_end
+        out.append((a, b, True))
     return out
 
 

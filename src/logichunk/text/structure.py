@@ -23,7 +23,10 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   contents page: a list, of which only the last may title the paragraph under it); a title line right
   under a heading and over a blank line (``CHAPTER I.`` over ``Down the Rabbit-Hole``: the heading's
   second line); and a line that opens a paragraph as one run of bold or italic text
-  (``**Results by region**``, ``__Outlook__``: chat assistants', Notion's and many exports' headings);
+  (``**Results by region**``, ``__Outlook__``: chat assistants', Notion's and many exports' headings); an
+  outline's star lines in a file of org's keywords or whose mode line names Emacs's outline or org mode (GNU's
+  NEWS: ``* Noteworthy changes in release 9.1``, ``** Bug fixes``); a numbered title that ends with a full stop
+  alone between blank lines (a licence's ``  1. Source Code.``); irssi's ``--- Day changed ...`` lines;
 * **strengths** per gap: :data:`SECTION` before a heading > :data:`BLOCK` around lists, tables, fences
   and rules (between two items of one list: a line, or a blank line in a loose list), and at a blank line
   before a line indented less than the first line of the paragraph over it (the end of a function's body,
@@ -42,7 +45,8 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   blank line between, Python's ``def area(shape):`` over its body or YAML's ``key:`` over its mapping, a
   heading's bond, read at the colon's own line), after a speaker's name on a line
   of its own (a play's ``BARNARDO.``), a subtitle cue's number and timing line (SRT, WebVTT) and an
-  FAQ's marked question over its answer (``Q:`` over ``A:``), after a Markdown table's header row and
+  FAQ's marked question over its answer (``Q:`` over ``A:``), a clause's run-in title (``2.1 Grant.`` before
+  ``Subject to ...`` on its line), after a Markdown table's header row and
   its delimiter row (they stay with its first row of values), after a definition list's term over its
   definition indented deeper (reStructuredText's, a man page's option), between a setext heading's text
   and its underline (and a rule right under any heading: ``### Setup`` over ``----``), and right after a
@@ -64,6 +68,7 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   break, so a chunker keeps a fence that fits whole and cuts one that does not between lines; so is a
   reStructuredText literal block (a line ending with ``::`` over a blank line and deeper lines), and
   an HTML comment over several lines (Markdown's hidden notes and metadata, ``<!-- YAML ... -->``), and
+  an org-mode block (``#+BEGIN_SRC`` ... ``#+END_SRC``), and
   a text's **front matter** (YAML between ``---`` lines, TOML between ``+++``,
   :func:`~.line_kinds.front_matter`), whose keys, comments and closing marks are no headings;
 * **page furniture** (a PDF's text, a printed manual, an RFC: :mod:`.pages`): a running header or
@@ -279,7 +284,7 @@ _OPENER_CHARS = _chars_table("[({")
 #: the blanks between and after them, its line break)
 _SEPARATOR_CHARS = _chars_table("~%-=*_#+.:<>/\\|·•—– \t\r\n" + "".join(map(chr, range(0x2500, 0x2580))))
 # first characters a Markdown, setext or numbered heading line can start with (after its indent)
-_FENCE_MARK = re.compile(r"```|~~~|<!--|/\*|::\r?\n")
+_FENCE_MARK = re.compile(r"```|~~~|<!--|/\*|::\r?\n|#\+(?i:begin_)")
 _RST_FIRST = np.array(sorted({ord(c) for c in RST_MARKS}), dtype=np.uint32)
 _EMPH_FIRST = np.array([ord("*"), ord("_")], dtype=np.uint32)
 _HEAD_FIRST = np.array(sorted({ord(c) for c in "#=-0123456789第一二三四五六七八九十CSPA \t\\<（("}
@@ -499,6 +504,31 @@ _NO_TITLE = re.compile(r"[=;{}]|[A-Za-z_][A-Za-z0-9_]*\(|(?<![^\W_])_\w|[A-Za-z0
                        r"|^[#/@:\\]|^[a-z]|\w://|\]\(")
 
 
+#: a section's number (``2.1``, ``4.``, ``Section 4.2``, ``Article 5.``, ``§ 3``) and a title that ends with a full stop
+#: (:func:`stopped_title`): the title's words in the group
+_STOPPED_TITLE = re.compile(r"[ \t]*(?:(?:Section|SECTION|Article|ARTICLE|§)[ \t]*)?\d{1,3}(?:\.\d{1,3})*\.?[ \t]+"
+                            r"(?P<title>[^\W\d_][^.!?;:,\r\n]{0,60}?)\.\s*")
+#: the first characters of a run-in heading (a digit, "S" of Section, "A" of Article, "§")
+_RUNIN_FIRST = np.array(sorted(map(ord, "0123456789SA§")), dtype=np.uint32)
+#: a numbered title is at most this many words (a clause's title, not a sentence)
+_STOPPED_WORDS_MAX = 10
+
+
+def stopped_title(line: str) -> bool:
+    """Whether ``line`` (a line or a sentence) is a section's number and a title that ends with a full stop, as a
+    licence's or a contract's clauses are titled (``1. Source Code.``, ``2.1 Grant.``, ``4.2 Termination for
+    Cause.``): a bare number needs its dot or a second level (``12 Monkeys.`` is prose), and the title is written as
+    one (:func:`_title_case`: ``1. Preheat the oven.`` is a step, not a title)."""
+    m = _STOPPED_TITLE.fullmatch(line)
+    if m is None:
+        return False
+    head = line[: m.start("title")].strip()
+    if not (head.endswith(".") or "." in head or not head[:1].isdigit()):
+        return False
+    title = m.group("title")
+    return _title_case(title) and len(_WORD.findall(title)) <= _STOPPED_WORDS_MAX
+
+
 def _title_case(line: str) -> bool:
     """Whether ``line`` is written the way a title with no blank line under it must be: every word of
     four letters or more capitalised (``Related Work``, ``Nathan of Gaza``, ``Costs``), no label
@@ -657,7 +687,8 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     opening = _union(opening, dots)
     explicit = set(dots.tolist())
     maybe[opening] = maybe[closing] = False
-    cand = _could_head(text, starts, ends, np.flatnonzero(line_whole & short & maybe), first, marker)
+    cand = _could_head(text, starts, ends, np.flatnonzero(line_whole & short & maybe), first, marker,
+                       (before >= BREAK_PARAGRAPH) & (after >= BREAK_PARAGRAPH))
     # a line that opens as no heading form does (code, a table's or a log's lines) is one only as a title,
     # by where it stands: between blank lines, over a paragraph, a bold line, a division marker
     form = np.zeros(n, dtype=bool)
@@ -701,13 +732,15 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             setext_under[i] = True
         elif form_i and len(line.strip()) <= NUMBERED_MAX_CHARS and _numbered_heading(line) \
                 and (line.strip()[-1] not in _PROSE_END
-                     or (line.strip()[-1] in _QUESTION_MARKS and before_i >= BREAK_PARAGRAPH and after_i >= BREAK_PARAGRAPH)) \
+                     or (before_i >= BREAK_PARAGRAPH and after_i >= BREAK_PARAGRAPH
+                         and (line.strip()[-1] in _QUESTION_MARKS or stopped_title(line)))) \
                 and not _listed_number(text, starts, ends, opens_text, i, line, _line_opener(before, i - 1)) \
                 and (before_i != BREAK_HARD or after_i == BREAK_LINE
                      or (after_i == BREAK_PARAGRAPH and not (i > 0 and before[up := _line_opener(before, i - 1)] == BREAK_HARD
                                                              and _opens_item(text, starts, first, [up])[0]))):
             # (a numbered question alone between blank lines heads its answer: a specification's or an FAQ's
-            # "1.2. What is this spec?"; a numbered line the splitter took for a list item heads what is under it when that is no
+            # "1.2. What is this spec?"; so does a numbered title that ends with a full stop, a licence's or a
+            # contract's "  1. Source Code." over its clauses; a numbered line the splitter took for a list item heads what is under it when that is no
             # next item: "1．加强组织领导" over its text, "1. Install" over the steps, "1. Test Files" alone
             # over a paragraph; "1. Apples" over "2. Pears" stays an item, and so does a loose list's last)
             heading[i] = True
@@ -765,19 +798,32 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         if j is not None:
             heading[i : j + 1] = True
     # a title between runs of one mark on a line of its own (MediaWiki's "== History ==", a chat log's "--- Day
-    # changed Mon Mar 12 2024 ---")
+    # changed Mon Mar 12 2024 ---"), and the lines by which irssi's logs open a log and a day ("--- Log opened Tue
+    # Mar 12 09:00:01 2024", "--- Day changed Wed Mar 13 2024", no marks after them)
     framed = np.flatnonzero(line_whole & not_code & short & ((first == 0x2D) | (first == 0x3D)) & ~heading)
-    framed = [i for i in framed.tolist() if i + 1 < n and _FRAMED_TITLE.fullmatch(text, int(starts[i]), int(ends[i]))]
+    framed = [i for i in framed.tolist() if i + 1 < n and (_FRAMED_TITLE.fullmatch(text, int(starts[i]), int(ends[i]))
+                                                           or _LOG_OPENS.fullmatch(text, int(starts[i]), int(ends[i])))]
     heading[framed] = True
     # an org-mode file's outline ("* Kitchen", "** TODO Tiles"; Markdown's bullets, but for a file that holds
-    # org's "#+" keywords, "#+TITLE:", "#+TBLFM:")
+    # org's "#+" keywords, "#+TITLE:", "#+TBLFM:", or whose first line names Emacs's outline or org mode, as GNU's
+    # NEWS files do: "GNU coreutils NEWS  -*- outline -*-" over "* Noteworthy changes in release 9.1" and "** Bug
+    # fixes"); a heading's stars open its line (indented, "  * item" is a list's bullet in org too), and in a text
+    # that only its mode line declares an outline, a star line is a heading where what follows the stars reads as
+    # a title and no line of as many stars lies right over or under it (GNU's older NEWS entries list their items
+    # under "*" too: "* Fix serious bug for VMS." over "* Add workaround in configure.in": two headings of one depth
+    # with nothing between them title nothing, as "#" lines in a row are comments)
     org_lines: list[int] = []
-    if _contains(text, "#+") and _ORG_KEYWORD.search(text):
+    keywords = _contains(text, "#+") and _ORG_KEYWORD.search(text) is not None
+    if keywords or outline_mode(text):
         org = np.flatnonzero(line_whole & not_code & short & (first == 0x2A))
-        org = np.asarray([i for i in org.tolist() if i + 1 < n and _ORG_HEADING.match(text, int(starts[i]), int(ends[i]))],
-                         np.int64)
+        stars = {i: len(line) - len(line.lstrip("*")) for i in org.tolist()
+                 if _ORG_HEADING.match(line := text[int(starts[i]) : int(ends[i])]) and indent_columns(text, int(starts[i])) == 0}
+        org = np.asarray([i for i, d in stars.items() if i + 1 < n and (keywords or (
+            _is_title(text[int(starts[i]) : int(ends[i])].lstrip("*"), code=True)
+            and not (stars.get(i - 1) == d and _one_line_apart(text, int(starts[i - 1]), int(starts[i])))
+            and not (stars.get(i + 1) == d and _one_line_apart(text, int(starts[i]), int(starts[i + 1])))))], np.int64)
         heading[org] = True
-        # ... and a table's formula line ("#+TBLFM: $5=$2*$4") stays with its table
+    if keywords:  # ... and a table's formula line ("#+TBLFM: $5=$2*$4") stays with its table
         org_lines = [i for i in np.flatnonzero(line_whole & (first == 0x23)).tolist()
                      if i > 0 and _ORG_TBLFM.match(text, int(starts[i]), int(ends[i]))]
     # a speaker's name on a line of its own over the speech (a play's "BARNARDO.", a screenplay's cue)
@@ -801,6 +847,15 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     lead[_questions(text, starts, np.flatnonzero(
         line_start & (before >= BREAK_LINE) & (before <= BREAK_PARAGRAPH) & not_code
         & ((first == 0x41) | (first == 0x7B54) | (first == 0x56DE))), line_start)] = True
+    # a clause's run-in heading ("2.1 Grant. Subject to the terms ...", a licence's "2. Grant of Copyright License.
+    # Subject to ...", "Section 4.2 Termination for Cause. Either party ..."), a sentence of its own to the splitter,
+    # that opens a line with the clause's text after it on the line: it titles that text and stays with it
+    runin = np.flatnonzero(line_start & (before >= BREAK_LINE) & (after == BREAK_NONE) & not_code
+                           & (size <= NUMBERED_MAX_CHARS) & _member(first, _RUNIN_FIRST))
+    if runin.size:  # (a sentence that opens with "S" or "A" is read only where "Se" or "Ar" opens it: prose's "She")
+        second = codepoints(text)[np.minimum(starts[runin] + 1, len(text) - 1)] | 0x20
+        runin = runin[((first[runin] != 0x53) | (second == 0x65)) & ((first[runin] != 0x41) | (second == 0x72))]
+    lead[[i for i in runin.tolist() if i + 1 < n and stopped_title(text[int(starts[i]) : int(ends[i])])]] = True
     # a number alone on its line ("（2）" or "①" over a blank line and the paragraph it numbers) stays with it
     bare = np.flatnonzero(line_whole & not_code & (size <= _BARE_NUMBER_MAX) & _member(first, _BARE_FIRST))
     lead[[i for i in bare.tolist() if i + 1 < n and _BARE_NUMBER.fullmatch(text, int(starts[i]), int(ends[i]))]] = True
@@ -1705,11 +1760,39 @@ def _folded(c: np.ndarray) -> np.ndarray:
 _MAIL_FIELD_PAIRS = np.unique([(ord(w[0].lower()) << 21) | ord(w[1].lower()) for w in _MAIL_FIELDS]).astype(np.int64)
 #: a title framed by runs of one mark, two or more each side (``== History ==``, ``--- Day changed ... ---``)
 _FRAMED_TITLE = re.compile(r"(?P<mark>(?P<m>[-=])(?P=m)+)[ \t]*[^\W\d_][^\r\n]*?[^-=\s][ \t]*(?P=mark)[ \t]*\s*")
+#: the lines that open a log and a day in irssi's logs (``--- Log opened Tue Mar 12 09:00:01 2024``, ``--- Day changed
+#: Wed Mar 13 2024``); its ``--- Log closed`` closes what is over it
+_LOG_OPENS = re.compile(r"---[ \t]+(?:Log opened|Day changed)[ \t]+\S[^\r\n]*\s*")
 #: org-mode: a keyword line ("#+TITLE: ...", "#+BEGIN_SRC"), a heading ("* Kitchen", "** TODO Tiles"), a table's
 #: formula line
 _ORG_KEYWORD = re.compile(r"(?m)^[ \t]*#\+[A-Za-z_]+:?")
 _ORG_HEADING = re.compile(r"\*+[ \t]+\S")
 _ORG_TBLFM = re.compile(r"[ \t]*#\+TBLFM:", re.IGNORECASE)
+#: Emacs's mode line: what lies between its "-*-" marks (on a text's first line, or its second under a "#!" line)
+_MODE_LINE = re.compile(r"-\*-(.*?)-\*-")
+
+
+def _one_line_apart(text: str, a: int, b: int) -> bool:
+    """Whether the line that opens at ``a`` (one line of text) lies right over the one that opens at ``b``: no blank
+    line between them."""
+    gap = text[a:b]
+    tail = gap[len(gap.rstrip()) :]
+    return tail.count("\n") + tail.count("\r") - tail.count("\r\n") == 1
+
+
+def outline_mode(text: str) -> bool:
+    """Whether ``text`` names Emacs's outline or org mode in its mode line (``-*- outline -*-``, ``-*- mode: org;
+    coding: utf-8 -*-``): its author wrote it as an outline, whose lines of stars are its headings."""
+    head = text[:400].split("\n", 2)
+    line = head[1] if head[0].startswith("#!") and len(head) > 1 else head[0]
+    m = _MODE_LINE.search(line)
+    if m is None:
+        return False
+    body = m.group(1).strip().lower()
+    if ":" not in body:
+        return body in ("outline", "org")
+    pairs = (part.split(":", 1) for part in body.split(";") if ":" in part)
+    return any(k.strip() == "mode" and v.strip() in ("outline", "org") for k, v in pairs)
 #: a log record's time at its line's start: an ISO date and a time ("2024-05-03T14:02:00.929", "2024/05/03 14:02"),
 #: or a time in brackets ("[10:27]", "[2024-05-03 14:02:00]")
 _LOG_TIME = re.compile(r"\[?(?:\d{4}[-/]\d{2}[-/]\d{2}[T ]\d{2}:\d{2}|\d{1,2}:\d{2}(?::\d{2})?\])")
@@ -2038,7 +2121,7 @@ def _marker_like(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarr
 
 
 def _could_head(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray, first: np.ndarray,
-                marker: np.ndarray) -> np.ndarray:
+                marker: np.ndarray, stopped: np.ndarray) -> np.ndarray:
     """The candidate lines ``cand`` less those that cannot be headings, found without Python per line:
     a line that ends as prose does (its last character, past spaces and line breaks, in
     :data:`_PROSE_END`) is neither a numbered heading nor a title line, so it is one only as Markdown
@@ -2054,6 +2137,9 @@ def _could_head(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarra
     # (but a numbered question may head its answer: "1.2. What is this spec?")
     prose &= ~(_member(cp[last], _QUESTION_CP) & (_in_table(_digit_or_dot(), first[cand]) | _member(first[cand], _FORM_FIRST)
                                                  | _in_table(_BLANK, first[cand])))
+    # ... or a numbered title that ends with a full stop, alone between blank lines (``stopped``: a licence's "1.
+    # Source Code.", :func:`stopped_title`)
+    prose &= ~((cp[last] == 0x2E) & _in_table(_digit_or_dot(), first[cand]) & stopped[cand])
     # ... or a division marker (``marker``, :func:`_marker_like`), whose number may end with a full stop
     return cand[~prose | _member(first[cand], _MARKUP_FIRST) | marker[cand]]
 
@@ -2163,7 +2249,7 @@ def _fences(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -
         starts = [a for a, b in zip(edges[0].tolist(), edges[1].tolist(), strict=True)
                   if front_matter(text, a, b)]
         if _contains(text, "```") or _contains(text, "~~~") or _contains(text, "<!--") or _contains(text, "/*") \
-                or _literal_marks(text):
+                or _literal_marks(text) or _contains(text, "#+"):
             marks = [m.start() for m in _FENCE_MARK.finditer(text)]
             starts = sorted(set(starts) | set(edges[0][np.unique(np.searchsorted(edges[0], marks, side="right") - 1)]
                                              .tolist()))
