@@ -75,11 +75,13 @@ def heading_rule_breaks(tree, text, sizes, unit="chars"):
         if c.level > 1:  # (the limit its children were cut under: the first the parent exceeds)
             parent = tree.get(c.parent)
             limit = next(x for x in sizes[c.level - 1 :] if meter.size(parent.span.start, parent.span.end) > x)
-        if intro[i]:  # a lead-in goes on into all it introduces where that fits alone (at every level: the
+        if lay.lead_in[i] and intro[i:j].any():  # a lead-in (or a weak bond over one: a "<details>" line over
+            # "The steps are:") goes on into all it introduces where that fits alone (at every level: the
             e = j  # limit breaks its bond first, and keeps what it introduces whole) — up to the next lead-in's
             while e < len(sents) - 1 and lay.strength[e] < PARAGRAPH and not intro[e] and not next_opens(e):
                 e += 1  # head, which goes with what it introduces in turn
-            if meter.size(int(s_starts[i + 1]), int(s_ends[e])) <= limit:
+            g = i + int(np.flatnonzero(intro[i:j])[-1])  # (the lead-in the chain ends in)
+            if meter.size(int(s_starts[g + 1]), int(s_ends[e])) <= limit:
                 j = e
         k = i  # back to the first of a run of headings (and over a block kept whole that a closing line's bond
         while k > 0 and (lay.no_cut[k - 1] or whole_block(k - 1)):  # holds: a comment over "</details>")

@@ -263,12 +263,13 @@ def test_examples_no_chunk_ends_in_a_heading_and_fitting_paragraphs_stay_whole(p
     "1．加强组织领导\n", "2. Install it\n", " = = Gameplay = = \n", "| Key | Value |\n|-----|:----:|\n", "<!-- note\n",
     "-->\n", "``TERM``\n", "  An indented definition of it.\n", "* item\n\n",
     "### A. Getting it\n----\n", "<details>\n\n", "</details>\n\n", '<a id="x"></a>\n\n', "***\n",
-    "The steps are:\n", "步骤如下：\n", "After that, configure it. The steps are:\n\n",
 ]), min_size=1, max_size=40), st.sampled_from([40, 80, 200]))
 @example(["The steps are:\n", "- a list item\n", "- a list item\n", "The steps are:\n", "- a list item\n",
           "- a list item\n"], 80)  # two lead-ins in a row: the second ended the chunk of what the first introduces
 @example(["步骤如下：\n", "2. Install it\n", "2. Install it\n", "After that, configure it. The steps are:\n\n",
           "2. Install it\n", "2. Install it\n"], 80)
+@example(["<details>\n\n", "The steps are:\n", "中文句子在这里。", "<details>\n\n"], 40)  # a tags line over a lead-in:
+# what the lead-in introduces fits alone and is kept whole, so a weak bond of the chain breaks (here the tags')
 @example(["Plain sentence one. ", "RST Title\n~~~~~~~~~\n\n", "# A heading\n\n", "# A heading\n\n", "# A heading\n\n"], 40)
 @example(["# A heading\n\n", "# A heading\n\n", "<!-- note\n", "# A heading\n\n", "# A heading\n\n", "# A heading\n\n",
           "# A heading\n\n", "Plain sentence one. ", "-->\n"], 80)  # headings over a comment over the limit: its first
