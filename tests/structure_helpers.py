@@ -20,10 +20,16 @@ def split_both_ways(text):
 
 
 def assert_headings_open_chunks(tree, text, sizes, unit="chars"):
-    """No chunk ends with a heading, unless the text ends there or, at level 1, the heading and
-    the sentence after it together exceed the user's maximum (the size limit comes first) and
-    either that sentence fits alone (it is not cut to make room) or the headings take half the
-    maximum or more (tier 4 makes room for shorter ones in the first piece of a longer sentence). What
+    """No chunk breaks the rules of :func:`heading_rule_breaks`."""
+    for c in heading_rule_breaks(tree, text, sizes, unit):
+        raise AssertionError(c)
+
+
+def heading_rule_breaks(tree, text, sizes, unit="chars"):
+    """The chunks that end at a bond they should not. No chunk ends with a heading, unless the text ends
+    there or, at level 1, the heading and the sentence after it together exceed the user's maximum (the size
+    limit comes first) and either that sentence fits alone (it is not cut to make room) or the headings take
+    half the maximum or more (tier 4 makes room for shorter ones in the first piece of a longer sentence). What
     a heading or lead-in goes on into includes the rest of a block kept whole (a fence, a comment that
     fits the maximum: no cut falls inside it, so the bond to it is what the limit breaks). Below level 1 a
     chunk ends at a bond only where it is a lead-in's and the run it holds exceeds that level's limit (at
@@ -50,6 +56,12 @@ def assert_headings_open_chunks(tree, text, sizes, unit="chars"):
             b += 1
         return meter.size(int(s_starts[a]), int(s_ends[b + 1])) <= sizes[0]
 
+    def next_opens(g: int) -> bool:
+        """A lead-in's head opens after gap ``g``: its sentence, or the lines a strong bond ties to it."""
+        while g + 1 < intro.size and lay.no_cut[g + 1] and not intro[g + 1]:
+            g += 1
+        return g + 1 < intro.size and bool(intro[g + 1])
+
     for c in tree:
         i = last.get(c.span.end)
         if i is None or i == len(sents) - 1 or not lay.no_cut[i]:
@@ -57,25 +69,27 @@ def assert_headings_open_chunks(tree, text, sizes, unit="chars"):
         j = i + 1  # the heading, the headings right under it, and the first sentence they title (and the
         while j < len(sents) - 1 and (lay.no_cut[j] or whole_block(j)):  # rest of a block kept whole there)
             j += 1
-        root = tree.get(c.id.split(".")[0])
-        if c.level > 1 and c.span.end == root.span.end:
-            continue  # its level-1 chunk ends there too, and is checked itself
+        if c.level > 1 and c.span.end == tree.get(c.parent).span.end:
+            continue  # its parent ends there too, and is checked itself
         limit = sizes[0]
         if c.level > 1:  # (the limit its children were cut under: the first the parent exceeds)
             parent = tree.get(c.parent)
             limit = next(x for x in sizes[c.level - 1 :] if meter.size(parent.span.start, parent.span.end) > x)
-        if intro[i]:  # a lead-in goes on into all it introduces where that fits alone (at every level: the
-            e = j  # limit breaks its bond first, and keeps what it introduces whole)
-            while e < len(sents) - 1 and lay.strength[e] < PARAGRAPH and not intro[e]:
-                e += 1
-            if meter.size(int(s_starts[i + 1]), int(s_ends[e])) <= limit:
+        if lay.lead_in[i] and intro[i:j].any():  # a lead-in (or a weak bond over one: a "<details>" line over
+            # "The steps are:") goes on into all it introduces where that fits alone (at every level: the
+            e = j  # limit breaks its bond first, and keeps what it introduces whole) — up to the next lead-in's
+            while e < len(sents) - 1 and lay.strength[e] < PARAGRAPH and not intro[e] and not next_opens(e):
+                e += 1  # head, which goes with what it introduces in turn
+            g = i + int(np.flatnonzero(intro[i:j])[-1])  # (the lead-in the chain ends in)
+            if meter.size(int(s_starts[g + 1]), int(s_ends[e])) <= limit:
                 j = e
         k = i  # back to the first of a run of headings (and over a block kept whole that a closing line's bond
         while k > 0 and (lay.no_cut[k - 1] or whole_block(k - 1)):  # holds: a comment over "</details>")
             k -= 1
         if c.level > 1:  # below level 1 only a lead-in's bond (the weakest) gives way, to a run over the limit
-            assert lay.lead_in[i] and meter.size(int(s_starts[k]), int(s_ends[j])) > limit, c
-            continue
-        assert c.level == 1 and meter.size(int(s_starts[k]), int(s_ends[j])) > sizes[0], c
-        assert meter.size(int(s_starts[j]), int(s_ends[j])) <= sizes[0] \
-            or 2 * meter.size(int(s_starts[k]), int(s_starts[j])) >= sizes[0], c
+            if not (lay.lead_in[i] and meter.size(int(s_starts[k]), int(s_ends[j])) > limit):
+                yield c
+        elif meter.size(int(s_starts[k]), int(s_ends[j])) <= sizes[0] \
+                or (meter.size(int(s_starts[j]), int(s_ends[j])) > sizes[0]
+                    and 2 * meter.size(int(s_starts[k]), int(s_starts[j])) < sizes[0]):
+            yield c

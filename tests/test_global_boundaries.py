@@ -264,6 +264,12 @@ def test_examples_no_chunk_ends_in_a_heading_and_fitting_paragraphs_stay_whole(p
     "-->\n", "``TERM``\n", "  An indented definition of it.\n", "* item\n\n",
     "### A. Getting it\n----\n", "<details>\n\n", "</details>\n\n", '<a id="x"></a>\n\n', "***\n",
 ]), min_size=1, max_size=40), st.sampled_from([40, 80, 200]))
+@example(["The steps are:\n", "- a list item\n", "- a list item\n", "The steps are:\n", "- a list item\n",
+          "- a list item\n"], 80)  # two lead-ins in a row: the second ended the chunk of what the first introduces
+@example(["步骤如下：\n", "2. Install it\n", "2. Install it\n", "After that, configure it. The steps are:\n\n",
+          "2. Install it\n", "2. Install it\n"], 80)
+@example(["<details>\n\n", "The steps are:\n", "中文句子在这里。", "<details>\n\n"], 40)  # a tags line over a lead-in:
+# what the lead-in introduces fits alone and is kept whole, so a weak bond of the chain breaks (here the tags')
 @example(["Plain sentence one. ", "RST Title\n~~~~~~~~~\n\n", "# A heading\n\n", "# A heading\n\n", "# A heading\n\n"], 40)
 @example(["# A heading\n\n", "# A heading\n\n", "<!-- note\n", "# A heading\n\n", "# A heading\n\n", "# A heading\n\n",
           "# A heading\n\n", "Plain sentence one. ", "-->\n"], 80)  # headings over a comment over the limit: its first
@@ -292,6 +298,56 @@ def test_below_level_1_a_lead_in_gives_way_to_what_it_introduces_where_that_fits
     tree = chunk(text, sizes=(80, 40))
     assert [tree.text_of(c) for c in tree.children("1")] == ["The steps are:\n", text[15:]]
     assert_headings_open_chunks(tree, text, (80, 40))
+
+
+_TWO_LEAD_INS = {
+    "en": ("Intro paragraph about installing the tool on a machine. It has a couple of sentences to fill some room.\n\n"
+           "The steps are:\n1. Download the archive from the site.\n2. Unpack it into a folder of your choice.\n"
+           "3. Run the installer and follow the prompts.\nAfter that, configure the tool. The steps are:\n"
+           "1. Open the configuration file in an editor.\n2. Set the key named path to the folder.\n"
+           "3. Save the file and restart the tool.\n\nThat is all there is to it. Enjoy the tool and report bugs.\n"),
+    "zh": ("本文介绍如何安装这个工具。安装之前请先确认你的电脑满足要求。\n\n步骤如下：\n1. 从网站下载安装包。\n"
+           "2. 把安装包解压到一个文件夹。\n3. 运行安装程序并按提示操作。\n安装完成之后需要配置工具。步骤如下：\n"
+           "1. 用编辑器打开配置文件。\n2. 把路径这个键设为那个文件夹。\n3. 保存文件并重启工具。\n\n就是这样。祝你使用愉快，有问题请反馈。\n"),
+    "en-short": "The steps are:\n- Download the archive.\n- Unpack it.\nThe steps are:\n- Open the file.\n- Save it.\n",
+    "zh-short": "步骤如下：\n- 下载安装包。\n- 解压。\n步骤如下：\n- 打开文件。\n- 保存。\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_TWO_LEAD_INS))
+def test_two_lead_ins_in_a_row_each_goes_with_what_it_introduces(name):
+    """What the first lead-in introduces ends where the second opens: run on to the second's bond, the first's
+    run was kept whole with the second lead-in at its end, so a chunk ended with ``The steps are:`` (every level,
+    many limits)."""
+    text = _TWO_LEAD_INS[name]
+    for max_size in range(20, len(text) + 20, 5):
+        sizes = level_sizes(max_size)
+        assert_headings_open_chunks(chunk(text, max_size=max_size), text, sizes)
+
+
+def test_two_lead_ins_in_a_row_the_second_opens_its_chunk():
+    tree = chunk(_TWO_LEAD_INS["en-short"], max_size=60)
+    assert [tree.text_of(c) for c in tree.roots()] == [
+        "The steps are:\n- Download the archive.\n- Unpack it.\n", "The steps are:\n- Open the file.\n- Save it.\n"]
+    tree = chunk(_TWO_LEAD_INS["zh-short"], max_size=30)
+    assert [tree.text_of(c) for c in tree.roots()] == ["步骤如下：\n- 下载安装包。\n- 解压。\n", "步骤如下：\n- 打开文件。\n- 保存。\n"]
+
+
+def test_a_lead_in_ending_a_list_items_paragraph_that_fits_stays_in_it():
+    """Only the second of two lead-ins in a row opens before its sentence inside a paragraph that fits: a lone
+    lead-in at the end of a list item's paragraph (a release note's ``..., but not in this release,``) is no
+    reason to cut that paragraph, and a list's run to it over the limit stays unglued (glued runs that chained
+    made a chunk over the maximum)."""
+    items = "".join(f" * Item {i} says something about the release that is long enough.\n\n" for i in range(8))
+    text = (items + " * The last item is misparsed as an old-style invocation. As it does not specify any branch,"
+            " it is fine. We will remove the old style in future versions, but not in this release,\n\n"
+            " * Another item follows it here.\n")
+    for max_size in (300, 600, 700, 800):
+        tree = chunk(text, max_size=max_size)
+        meter = Meter(text)
+        assert all(meter.size(c.span.start, c.span.end) <= max_size for c in tree.roots())
+        last = text.index(" * The last item")
+        assert all(not (last < c.span.end < text.index(" * Another")) for c in tree.roots())
 
 
 @settings(max_examples=200, deadline=None)

@@ -50,7 +50,7 @@ works in characters, bytes or tokens alike.
 
 from __future__ import annotations
 
-from .dp import MAX_SEGMENT_ATOMS, earliest_starts, forbid, optimal_cuts
+from .dp import HEAD_FORBIDDEN, MAX_SEGMENT_ATOMS, earliest_starts, forbid, optimal_cuts
 from .evidence import (
     EVIDENCE_PRIOR,
     EVIDENCE_WINDOW,
@@ -115,7 +115,7 @@ __all__ = [
     "BREAK_NAMES", "break_priorities", "break_priorities_many", "forced_cuts", "forced_split_bubble", "forced_splits",
     "inner_breaks", "inner_breaks_many",
     # dp
-    "MAX_SEGMENT_ATOMS", "earliest_starts", "forbid", "optimal_cuts",
+    "HEAD_FORBIDDEN", "MAX_SEGMENT_ATOMS", "earliest_starts", "forbid", "optimal_cuts",
     # scatter
     "NULL_SAMPLE", "NULL_SHUFFLES", "SEGMENT_GROWTH", "SEGMENT_KNEE", "best_single_gain", "gram_band",
     "null_orders", "null_penalty", "row_keys", "scatter_costs", "segment_penalty", "PRICE_WINDOW", "chunk_prices",

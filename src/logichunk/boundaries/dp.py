@@ -80,6 +80,11 @@ def forbidden_runs(reward: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 #: than any forbidden gap, so where the limit breaks a run of no-cuts it breaks there first (a heading
 #: stays with its text, a term with its definition), still far below any real reward
 _WEAK_FORBIDDEN = _FORBIDDEN / 2
+#: what the gap before a lead-in is worth where the fit rule keeps it uncut (inside a paragraph that fits,
+#: after what another lead-in introduces: two lead-ins in a row): a step above a weak no-cut, so where such a
+#: paragraph must break it breaks before the second lead-in first and the lead-in goes with what it introduces,
+#: never by choice (still far below any real reward)
+HEAD_FORBIDDEN = _WEAK_FORBIDDEN / 2
 
 
 def forbid(reward: np.ndarray, no_cut: np.ndarray, weak: np.ndarray | None = None) -> np.ndarray:

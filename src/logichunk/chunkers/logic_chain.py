@@ -136,39 +136,49 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
     and not ``weak`` (a heading's bond, not a lead-in's: a heading over its fence) — where the heading's
     rules say where that run breaks: the heading keeps the block's first lines rather than stand alone.
     ``edges``: gaps that are always cut (piece edges: they also close a paragraph). ``introduces``: the
-    gaps after a lead-in (``as follows:`` over its list): what follows one, up to the next paragraph break,
-    is kept whole where it fits alone, though the lead-in joins it into a paragraph too long — the limit
-    then breaks the lead-in's bond, or a sentence before it, never the list, the table or the body it
-    introduces. ``parts``: the gaps of a block where a blank line falls (between two functions of a fence): a
+    gaps after a lead-in (``as follows:`` over its list): what follows one, up to the next paragraph break or
+    the next lead-in (:func:`_lead_ins_open`), is kept whole where it fits alone, though the lead-in joins it
+    into a paragraph too long — the limit then breaks the lead-in's bond, or a sentence before it, never the
+    list, the table or the body it introduces. ``parts``: the gaps of a block where a blank line falls (between two functions of a fence): a
     block over the limit is cut there first — a stretch between two of them that fits stays whole, as a
     paragraph that fits does. ``lists``: the gaps between two items of one list: a list that fits stays
     whole, though a blank line parts its items (a loose list; an article's ``（一）…；`` items), and what a
-    lead-in introduces runs over all its items. Shared by the cascade, parent-child and the Meta-Chunking chunkers' global
-    selection."""
+    lead-in introduces runs over all its items. The reward of the gap before a lead-in that follows what another
+    introduces, inside a paragraph that fits, is :data:`~logichunk.boundaries.HEAD_FORBIDDEN` (no cut by choice;
+    where the paragraph must break, there first). Shared by the cascade, parent-child and the Meta-Chunking
+    chunkers' global selection."""
     strength = np.asarray(strength, dtype=np.int64)
     cut = strength >= PARAGRAPH if edges is None else (strength >= PARAGRAPH) | edges
     # what the fit rule keeps whole where it fits, by three partitions whose glued runs nest, so that they never
     # chain into a run over the limit (two that overlapped made a level-1 chunk of 187 under 150): paragraphs,
-    # a lead-in's own bond left out (a weak no-cut, priced, not glued: the limit breaks it first); what a lead-in
-    # introduces, up to the next paragraph break; and paragraphs parted after lead-ins with a list's items as one
-    # (a list that fits stays whole, what a lead-in introduces running over all its items; its items keep their
-    # own protection where it does not fit)
+    # a lead-in's own bond left out (a weak no-cut, priced, not glued: the limit breaks it first), and the gap
+    # where a lead-in opens after what another introduces (priced a step above); what a lead-in introduces, up to
+    # the next paragraph break or the next lead-in; and paragraphs parted where lead-ins open, with a list's items
+    # as one (a list that fits stays whole, what a lead-in introduces running over all its items; its items keep
+    # their own protection where it does not fit). The three part at the same lead-in gaps (``opens``), so they
+    # still nest (a list's run parted before a lead-in inside a paragraph that fits, glued, chained with that
+    # paragraph's run into a level-1 chunk of 1,059 under 1,000)
     forbid = _fits_whole(cut, sizes, max_size)
+    reward = STRUCTURE_REWARD[strength]
+    listed = cut if lists is None or not lists.any() else cut & ~lists if edges is None else (cut & ~lists) | edges
+    opens = introduces
     if introduces is not None and introduces.any():
-        forbid &= ~introduces
-        part = cut | introduces
+        # (what a lead-in introduces ends where the next lead-in opens: inside a paragraph that fits, the gap
+        # there is priced, not glued, so where the paragraph must break it breaks there before a lead-in's bond)
+        opens = _lead_ins_open(introduces, held, listed, forbid)
+        reward = np.where(forbid & opens & ~introduces, bd.HEAD_FORBIDDEN, reward)
+        forbid &= ~opens
+        part = cut | opens
         ids, fits = _parts(part, sizes, max_size)
         opened = np.zeros(fits.size, bool)
         opened[ids[1:][introduces]] = True  # (the parts that open right after a lead-in)
         forbid |= ~part & (fits & opened)[ids[:-1]]
     if lists is not None and lists.any():
-        merged = cut & ~lists if edges is None else (cut & ~lists) | edges
-        if introduces is not None:
-            merged |= introduces
+        merged = listed if opens is None else listed | opens
         ids, fits = _parts(merged, sizes, max_size)
-        listed = np.zeros(fits.size, bool)
-        listed[ids[:-1][lists & ~merged]] = True  # (only the parts that hold a list: the others are paragraphs)
-        forbid |= ~merged & (fits & listed)[ids[:-1]]
+        has_list = np.zeros(fits.size, bool)
+        has_list[ids[:-1][lists & ~merged]] = True  # (only the parts that hold a list: the others are paragraphs)
+        forbid |= ~merged & (fits & has_list)[ids[:-1]]
     if block is not None and block.any():
         inside = block if edges is None else block & ~edges
         run = np.diff(np.concatenate(([0], inside.view(np.int8), [0])))
@@ -208,7 +218,30 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
                 before = np.where(below < g0[tags], below + 1, 0)  # (... and into the opening line)
                 edge &= ~_in_runs(np.concatenate((g1[shut], before)), np.concatenate((after, g0[tags])), strength.size)
             forbid |= _fits_whole(edge, sizes, max_size)  # (an edge: not a blank line before its closing marks)
-    return STRUCTURE_REWARD[strength], forbid
+    return reward, forbid
+
+
+def _lead_ins_open(introduces: np.ndarray, held: np.ndarray | None, parted: np.ndarray,
+                   kept: np.ndarray) -> np.ndarray:
+    """The gaps that end what a lead-in introduces, and a list's run, beside the ``parted`` gaps (paragraph
+    breaks, a list's edges): each lead-in's own bond (``introduces``), and the gap where a lead-in opens —
+    before its sentence, or before the lines a strong bond ties to it (``held``, not a lead-in's: a heading over
+    it, the lines of one statement) — so that it goes with what it introduces, not with what comes before
+    it: a list's items, or what another lead-in introduces (two lead-ins in a row, ``The steps are:`` over a
+    list, then another over another: run on to the second's bond, the first's run was kept whole with the
+    second lead-in at its end, so the chunk ended there). Inside a paragraph that fits (``kept``) only the
+    second of two in a row opens so: a lead-in that ends a list item's paragraph stays in it."""
+    opens = introduces.copy()
+    tie = held & ~introduces if held is not None else np.zeros(introduces.size, bool)
+    free = np.flatnonzero(~tie)  # (every lead-in's bond among them)
+    at = np.searchsorted(free, np.flatnonzero(introduces)) - 1  # (the last free gap before each lead-in's head)
+    head = free[at[at >= 0]]
+    bound = np.flatnonzero(parted | introduces)
+    prev = np.searchsorted(bound, head) - 1  # (the gap that opens the run the head lies in)
+    run_on = prev >= 0
+    run_on[run_on] = introduces[bound[prev[run_on]]]
+    opens[head[run_on | ~kept[head]]] = True
+    return opens
 
 
 def _parts(cut: np.ndarray, sizes: np.ndarray, max_size: int) -> tuple[np.ndarray, np.ndarray]:
