@@ -9,8 +9,14 @@ install-dev:
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e ".[dev]"
 
+# The suite on pytest-xdist workers: one per core (-n auto), at most 4 (each holds its own PostgreSQL, models
+# and servers); a test file runs whole on one worker (--dist loadfile), so its module-scoped fixtures (models,
+# the ONNX export, the HTTP service, the browser, the Ray cluster) are built once, not once per worker.
+# `make test PYTEST_WORKERS=0` runs it in one process.
+PYTEST_WORKERS ?= auto
+
 test: install-dev
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --maxprocesses 4 --dist loadfile
 
 test-slow: install-dev
 	$(PY) -m pytest -m slow

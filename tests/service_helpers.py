@@ -56,14 +56,6 @@ def check_document_tree(tree: dict[str, Any]) -> None:
         assert n["end"] > n["start"]
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @contextmanager
 def serve(db: str, *extra: str, env: dict[str, str] | None = None, key: str | None = KEY,
           timeout: float = 30.0) -> Iterator[tuple[str, subprocess.Popen, list[str]]]:

@@ -72,9 +72,16 @@ def suite(pytester, monkeypatch):
     return pytester
 
 
-def test_under_ci_a_missing_dependency_fails_and_the_rest_still_runs(suite, monkeypatch):
+# `make test` runs the suite on two xdist workers: each worker's reports (the skips turned into failures
+# there) reach the controller's summary and exit status, and a file whose import skipped, collected by both
+# workers, is one error, not two.
+WORKERS = ([], ["-p", "xdist.plugin", "-n", "2"])
+
+
+@pytest.mark.parametrize("workers", WORKERS, ids=["serial", "xdist"])
+def test_under_ci_a_missing_dependency_fails_and_the_rest_still_runs(suite, monkeypatch, workers):
     monkeypatch.setenv("CI", "true")
-    r = suite.runpytest_subprocess("-p", "ci_skips", "-rfEs")
+    r = suite.runpytest_subprocess("-p", "ci_skips", "-rfEs", *workers)
     r.assert_outcomes(passed=1, failed=1, errors=2, skipped=2, xfailed=1)
     assert r.ret != 0
     for line in ("FAILED test_suite.py::test_import - CI=true: skipped because*no_such_module_for_ci_skips*",
@@ -84,8 +91,9 @@ def test_under_ci_a_missing_dependency_fails_and_the_rest_still_runs(suite, monk
         r.stdout.fnmatch_lines([line])
 
 
-def test_without_ci_every_skip_stays_a_skip(suite, monkeypatch):
+@pytest.mark.parametrize("workers", WORKERS, ids=["serial", "xdist"])
+def test_without_ci_every_skip_stays_a_skip(suite, monkeypatch, workers):
     monkeypatch.delenv("CI", raising=False)
-    r = suite.runpytest_subprocess("-p", "ci_skips", "-rfEs")
+    r = suite.runpytest_subprocess("-p", "ci_skips", "-rfEs", *workers)
     r.assert_outcomes(passed=1, skipped=5, xfailed=1)
     assert r.ret == 0

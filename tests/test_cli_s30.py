@@ -148,8 +148,8 @@ def test_a_utf8_bom_is_named_and_offsets_count_after_it(tmp_path, capsys):
 
 
 @pytest.mark.parametrize(("data", "name", "decoded"), [
-    (gzip.compress(b"Plain. Text."), "p.txt.gz", "gzip+utf-8"),
-    (gzip.compress(b"\xef\xbb\xbfPlain. Text."), "q.txt.gz", "gzip+utf-8-sig"),
+    (gzip.compress(b"Plain. Text.", mtime=0), "p.txt.gz", "gzip+utf-8"),
+    (gzip.compress(b"\xef\xbb\xbfPlain. Text.", mtime=0), "q.txt.gz", "gzip+utf-8-sig"),
     ("\ufeffPlain. Text.".encode("utf-16-le"), "u.txt", "utf-16-le"),
     ("\ufeffPlain. Text.".encode("utf-32-be"), "v.txt", "utf-32-be"),
 ])

@@ -22,7 +22,7 @@ pytest.importorskip("uvicorn", reason="the service tests need the [service] extr
 from logichunk import config  # noqa: E402
 from logichunk.config import Settings  # noqa: E402
 from logichunk.store import Store  # noqa: E402
-from service_helpers import EN, KEY, ROOT, ZH, H, check_document_tree, free_port, serve  # noqa: E402
+from service_helpers import EN, KEY, ROOT, ZH, H, check_document_tree, serve  # noqa: E402
 
 P = "/api/projects/default"
 SMALL = ["--debounce-ms", "200", "--max-body-bytes", "65536"]
@@ -78,10 +78,10 @@ def test_startup_errors_are_one_line(tmp_path):
     assert r.returncode == 2 and "at least 16" in r.stderr and "Traceback" not in r.stderr
     import socket
 
-    with socket.socket() as s:
-        port = free_port()
-        s.bind(("127.0.0.1", port))
+    with socket.socket() as s:  # a port held open here (bound at once: no other process can take it first)
+        s.bind(("127.0.0.1", 0))
         s.listen(1)
+        port = s.getsockname()[1]
         r = _serve_fails(["--db", str(tmp_path / "p.db"), "--port", str(port)], env_key=KEY)
     assert r.returncode == 2 and "in use" in r.stderr and "Traceback" not in r.stderr
 
