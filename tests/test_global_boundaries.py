@@ -300,6 +300,34 @@ def test_below_level_1_a_lead_in_gives_way_to_what_it_introduces_where_that_fits
     assert_headings_open_chunks(tree, text, (80, 40))
 
 
+_CUT_OFF_RUNS = {
+    "line": "The steps are:\nPlain sentence one. ## Sub heading\n"
+            "Alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma.\n",
+    "list": "The steps are:\n- Download it.\n- Unpack it.\n- Run the installer and follow every prompt it shows you until "
+            "it is done.\n",
+    "list-after": "Some opening words here. The steps are:\n- Download it.\n- Unpack it.\n- Run the installer and follow "
+                  "every prompt it shows you until done.\n",
+    "zh": "步骤如下：\n第一句话。## 小标题\n甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉戌亥甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉戌亥。\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CUT_OFF_RUNS))
+def test_below_level_1_a_run_a_parent_edge_cuts_off_is_not_kept_whole(name):
+    """Where a level-1 cut falls inside what a lead-in introduces, the part of that run inside the parent fitted the
+    deeper limit and was kept whole, so the lead-in's bond was the only cut and a child ended with the lead-in: the
+    run goes on past the parent's edge, so it is not known to fit (every limit, two and three levels)."""
+    text = _CUT_OFF_RUNS[name]
+    for max_size in range(10, 200):
+        for sizes in ((max_size, max_size // 2), level_sizes(max_size)):
+            assert_headings_open_chunks(chunk(text, sizes=sizes), text, sizes)
+
+
+def test_below_level_1_a_lead_in_keeps_the_start_of_a_run_its_parent_cuts_off():
+    text = _CUT_OFF_RUNS["line"]
+    tree = chunk(text, sizes=(80, 40))
+    assert [tree.text_of(c) for c in tree.children("1")] == ["The steps are:\nPlain sentence one. ", "## Sub heading\n"]
+
+
 _TWO_LEAD_INS = {
     "en": ("Intro paragraph about installing the tool on a machine. It has a couple of sentences to fill some room.\n\n"
            "The steps are:\n1. Download the archive from the site.\n2. Unpack it into a folder of your choice.\n"

@@ -125,7 +125,8 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
                       edges: np.ndarray | None = None, block: np.ndarray | None = None,
                       held: np.ndarray | None = None, weak: np.ndarray | None = None,
                       introduces: np.ndarray | None = None, parts: np.ndarray | None = None,
-                      lists: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                      lists: np.ndarray | None = None, runs_on: np.ndarray | None = None
+                      ) -> tuple[np.ndarray, np.ndarray]:
     """The author's structure as the global choice reads it, for atoms of ``sizes`` whose gaps have
     structural ``strength`` (:mod:`logichunk.text.structure`): the reward of cutting each gap
     (:data:`STRUCTURE_REWARD`), and the gaps where no cut may fall — inside a paragraph that fits
@@ -143,8 +144,11 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
     block over the limit is cut there first — a stretch between two of them that fits stays whole, as a
     paragraph that fits does. ``lists``: the gaps between two items of one list: a list that fits stays
     whole, though a blank line parts its items (a loose list; an article's ``（一）…；`` items), and what a
-    lead-in introduces runs over all its items. The reward of the gap before a lead-in that follows what another
-    introduces, inside a paragraph that fits, is :data:`~logichunk.boundaries.HEAD_FORBIDDEN` (no cut by choice;
+    lead-in introduces runs over all its items. ``runs_on``: per atom, a piece ends after it where the text goes on
+    in the same paragraph and no lead-in opens there (below level 1, a piece edge inside what a lead-in
+    introduces): what a lead-in introduces, or a list it introduces, that reaches it is cut off, not known to fit,
+    so it is not kept whole (kept whole, the lead-in's bond was the only cut and a chunk ended with the lead-in).
+    The reward of the gap before a lead-in that follows what another introduces, inside a paragraph that fits, is :data:`~logichunk.boundaries.HEAD_FORBIDDEN` (no cut by choice;
     where the paragraph must break, there first). Shared by the cascade, parent-child and the Meta-Chunking
     chunkers' global selection."""
     strength = np.asarray(strength, dtype=np.int64)
@@ -172,12 +176,19 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
         ids, fits = _parts(part, sizes, max_size)
         opened = np.zeros(fits.size, bool)
         opened[ids[1:][introduces]] = True  # (the parts that open right after a lead-in)
+        if runs_on is not None:
+            fits[ids[runs_on]] = False  # (cut off by a piece edge: what it introduces goes on past it)
         forbid |= ~part & (fits & opened)[ids[:-1]]
     if lists is not None and lists.any():
         merged = listed if opens is None else listed | opens
         ids, fits = _parts(merged, sizes, max_size)
         has_list = np.zeros(fits.size, bool)
         has_list[ids[:-1][lists & ~merged]] = True  # (only the parts that hold a list: the others are paragraphs)
+        if runs_on is not None and introduces is not None:  # (a list a lead-in introduces, cut off by a piece edge)
+            opened = np.zeros(fits.size, bool)
+            opened[ids[1:][introduces]] = True
+            off = ids[runs_on]
+            fits[off[opened[off]]] = False
         forbid |= ~merged & (fits & has_list)[ids[:-1]]
     if block is not None and block.any():
         inside = block if edges is None else block & ~edges
@@ -470,7 +481,7 @@ class _Run:
         intro = np.zeros(A - 1, bool)  # (what a lead-in introduces opens after these: a limit breaks the
         intro[inner] = self.IN[gidx]  # lead-in's bond first, at every level)
         reward, forbid = structure_rewards(strength, asz, limits.max_size, sep, block, heading, weak, intro, parts,
-                                           lists)
+                                           lists, self._runs_on(a_end, sep) if level > 1 else None)
         reward += np.where(inner, sc, 0.0)
         reward[inner] -= self.Bn[gidx]
         # a piece that fits the target and the next level's limit stays whole, as a text that is one
@@ -491,6 +502,25 @@ class _Run:
         idx = native.searchsorted(span_start, a_start)  # every atom is one span of the text
         return bd.fit_global(asz, rows, reward, limits, fixed=sep, glue=glue, penalty=span_penalty[idx], atoms=idx,
                              apart=strength >= PARAGRAPH)
+
+    def _runs_on(self, a_end: np.ndarray, sep: np.ndarray) -> np.ndarray:
+        """Per atom, whether a piece ends after it where the text goes on in the same paragraph (no paragraph
+        break, no lead-in's bond, no lead-in opening there, not a text's end): what a lead-in introduces may run
+        on past that edge, so its part inside the piece is not known to fit (:func:`structure_rewards`)."""
+        ends = np.flatnonzero(np.append(sep, True))  # (each piece's last atom)
+        b = np.minimum(native.searchsorted(self.B, a_end[ends]), max(self.B.size - 1, 0))
+        on = np.zeros(a_end.size, bool)
+        if self.B.size == 0:
+            return on
+        inside = (self.B[b] == a_end[ends]) & (self.T[b] < PARAGRAPH) & ~self.IN[b]
+        if self.text_edges is not None:
+            inside &= ~np.isin(a_end[ends], self.text_edges[1])
+        tie = self.NC & ~self.IN  # (a lead-in opens after the last gap before its bond that no strong bond ties:
+        free = np.append(np.flatnonzero(~tie), self.B.size)  # a heading over it goes with it)
+        nxt = free[np.searchsorted(free, b, side="right")]
+        inside &= tie[b] | ~((nxt < self.B.size) & self.IN[np.minimum(nxt, self.B.size - 1)])
+        on[ends[inside]] = True
+        return on
 
     def _cohesion_vectors(self) -> tuple[np.ndarray, SparseRows | np.ndarray, np.ndarray]:
         """The spans between the boundaries (after level 1's forced splits, so every atom of every
