@@ -482,14 +482,19 @@ def _org_block_spans(text: str, taken: list[tuple[int, int, bool]]) -> list[tupl
     edge = 0
     lo = [x for x, _, _ in taken]
     marks = [(a, m) for a in line_openings(text, "#+") if (m := _ORG_BLOCK.match(text, a))]
-    for k, (a, m) in enumerate(marks):
+    ends: dict[str, list[int]] = {}  # (per block name, its "#+END_" lines' openings, in order: one search per opening)
+    for a, m in marks:
+        if m.group(1).lower() == "end":
+            ends.setdefault(m.group(2).lower(), []).append(a)
+    for a, m in marks:
         j = bisect_right(lo, a) - 1
         if a < edge or (j >= 0 and a < taken[j][1]) or m.group(1).lower() != "begin":
             continue
-        name = m.group(2).lower()
-        close = next((c for c, e in marks[k + 1 :] if e.group(1).lower() == "end" and e.group(2).lower() == name), -1)
-        if close < 0:
+        named = ends.get(m.group(2).lower(), [])
+        at = bisect_right(named, a)
+        if at == len(named):
             continue
+        close = named[at]
         line_end = text.find("\n", close)
         edge = b = len(text) if line_end < 0 else line_end
         out.append((a, b, True))
