@@ -49,11 +49,25 @@ from ..memory import (
     topics,
 )
 from ..memory.archive import MAX_ID_CHARS, TOPIC_CUT_VECTORS, check_conversation_id, render_block
+from ..memory.resume import threshold_of
 from .kb import Limits, Project, _check_top_k, check_text, plain
 
 RECALL_MODES = ("hybrid", "basic", "parent", "hierarchical", "kernel")
 RECALL_CHARS = 8000  # default bound on the text of one recall result (a topic's exchanges, or the open turns)
-__all__ = ["MAX_ID_CHARS", "RECALL_CHARS", "RECALL_MODES", "Conversations", "check_conversation_id"]
+__all__ = ["MAX_ID_CHARS", "RECALL_CHARS", "RECALL_MODES", "Conversations", "check_conversation_id",
+           "server_calibration"]
+
+
+def server_calibration(path: str | None, embedder: Any) -> tuple[Any, str]:
+    """The calibration a memory server's conversations use, and the line saying which, with the links'
+    threshold: the file at ``path`` (setting ``memory_calibration``, ``--calibration``; checked against the
+    embedder: one line, not a traceback, when it was fitted for another), whose thresholds the perceptions
+    and the archive's links both take; else None, and each perception and its archiver take the shipped
+    calibration for the embedder (the same one)."""
+    from ..memory.evaluate import load_calibration
+
+    cal, note = load_calibration(path or None, embedder)
+    return (cal if path else None), f"{note}, resume threshold {threshold_of(cal):g}"
 
 
 def _next_topic(store: Any, conv: str, before_turn: int | None = None) -> int:
@@ -75,7 +89,8 @@ class SessionArchiver:
     path: one replay check for both). Topics are stored unchunked; :meth:`rechunk` indexes them after
     the write transaction, so the lock is not held while their chunks are embedded."""
 
-    def __init__(self, store: Any, conv: str, session_start: int, session_topic: int, kernel_model: str | None) -> None:
+    def __init__(self, store: Any, conv: str, session_start: int, session_topic: int, kernel_model: str | None,
+                 resume_threshold: float | None = None) -> None:
         self.store = store
         self.conversation_id = conv
         self.start = session_start  # the session's first turn, in conversation numbers
@@ -83,7 +98,9 @@ class SessionArchiver:
         self.kernel_model = kernel_model
         self.errors: list[str] = []
         self.pending: list[tuple[int, str]] = []  # (topic number, document) archived, not chunked yet
-        self._inner = Archiver(store, conv, rechunk=False, kernel_model=kernel_model)
+        # (the links' threshold the session's calibration's, as a perception's own archiver takes it; None: the
+        # shipped calibration's for the kernels' model, which a perception without one uses too)
+        self._inner = Archiver(store, conv, rechunk=False, kernel_model=kernel_model, resume_threshold=resume_threshold)
 
     @property
     def links(self) -> dict[str, Any]:
@@ -205,7 +222,8 @@ class Conversations:
                                  "end_conversation closes it")
         else:
             start = _archived_upto(store, conv)
-        archiver = SessionArchiver(store, conv, start, _next_topic(store, conv, start), model)
+        archiver = SessionArchiver(store, conv, start, _next_topic(store, conv, start), model,
+                                   None if self.calibration is None else threshold_of(self.calibration))
         p = Perception(embedder=embedder, calibration=self.calibration, conversation_id=conv, archiver=archiver)
         self._replay(p, [b for _, b in rows])
         return _Open(p, archiver)

@@ -1,6 +1,6 @@
 """``logichunk mcp``: the MCP server on stdio (what desktop and CLI agents start as a subprocess).
 
-    logichunk mcp --db kb.db [--project P] [--embedder hash|e5|...] [--allow DIR ...]
+    logichunk mcp --db kb.db [--project P] [--embedder hash|e5|...] [--allow DIR ...] [--calibration FILE]
 
 stdout carries the protocol, so every note goes to stderr. The same server is mounted in
 ``logichunk serve`` at ``/mcp`` (streamable HTTP behind the service's API key).
@@ -26,7 +26,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     except ImportError as e:  # pragma: no cover - the extra is missing
         raise LogichunkError(f"logichunk mcp needs the mcp extra ({e.name} is missing): "
                              "pip install 'logichunk[mcp]'") from None
-    settings = Settings.load(args.config, db=args.db, project=args.project, embedder=args.embedder)
+    settings = Settings.load(args.config, db=args.db, project=args.project, embedder=args.embedder,
+                             memory_calibration=args.calibration)
     folders = kb.Folders(args.allow or ())
     took = store_embedder(settings, named=embedder_named(args.embedder, args.config))
     if took is not None:  # no embedder named: the project's own (the tools' results say so)
@@ -42,7 +43,9 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         print(f"logichunk mcp: note: {why} (--embedder); until then search and recall match them by words only "
               "(basic and kernel modes find nothing)", file=sys.stderr, flush=True)
     try:
-        build_server(stores, settings, allow=folders).run("stdio")
+        server = build_server(stores, settings, allow=folders)
+        print(f"logichunk mcp: conversation memory: {server.memory_calibration}", file=sys.stderr, flush=True)
+        server.run("stdio")
     finally:
         stores.close()
     return 0
@@ -58,4 +61,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--config", help="TOML settings file (also $LOGICHUNK_CONFIG)")
     p.add_argument("--allow", action="append", metavar="DIR",
                    help="a folder add_file may read (repeatable); without one, add_file is off")
+    p.add_argument("--calibration", metavar="FILE", help="conversation memory thresholds from `logichunk memory "
+                                                         "calibrate` (default: setting memory_calibration, else "
+                                                         "the shipped one for the embedder)")
     p.set_defaults(func=cmd_mcp)

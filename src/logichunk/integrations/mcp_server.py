@@ -41,7 +41,7 @@ from .. import __version__
 from ..config import Settings
 from ..errors import LogichunkError
 from . import kb
-from .conversations import RECALL_CHARS, Conversations
+from .conversations import RECALL_CHARS, Conversations, server_calibration
 
 log = logging.getLogger("logichunk.mcp")
 
@@ -109,6 +109,7 @@ class _Server(MCPServer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._in_order: anyio.Lock | None = None
+        self.memory_calibration = ""  # the calibration the memory tools use, in words (said at the server's start)
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         _refuse_unknown(self, name, arguments)
@@ -330,11 +331,14 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
         p = stores.get(project, create=create)
         with memories_lock:
             if p.name not in memories:
-                memories[p.name] = Conversations(p, limits)
+                cal, said[p.name] = server_calibration(settings.memory_calibration, p.store.embedder)
+                memories[p.name] = Conversations(p, limits, calibration=cal)
             return memories[p.name]
 
+    said: dict[str, str] = {}  # per project: the calibration its conversations use, in words
     memory(None, create=True)
     server: MCPServer = _Server(name, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+    server.memory_calibration = next(iter(said.values()))  # (the default project's)
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
     writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 

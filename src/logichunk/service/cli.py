@@ -47,7 +47,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .auth import key_from_env, new_key
 
     settings = Settings.load(args.config, db=args.db, project=args.project, embedder=args.embedder,
-                             debounce_delay_ms=args.debounce_ms, service_max_body_bytes=args.max_body_bytes)
+                             debounce_delay_ms=args.debounce_ms, service_max_body_bytes=args.max_body_bytes,
+                             memory_calibration=args.calibration)
     env_key, env_name, note = key_from_env(os.environ)
     key = env_key or new_key()
     if note:
@@ -79,6 +80,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     out.write(f"docs:    {url}docs   health: {url}api/health\n")
     if getattr(app.state, "mcp", None) is not None:
         out.write(f"mcp:     {url}mcp  (Model Context Protocol, streamable HTTP, the same key)\n")
+        out.write(f"memory:  {app.state.mcp.memory_calibration}\n")
     if host not in ("127.0.0.1", "::1", "localhost"):
         out.write("note: listening beyond this machine; the API key is the only protection and HTTP is plain text "
                   "(put TLS in front)\n")
@@ -104,4 +106,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--access-log", action="store_true", help="log every request")
     p.add_argument("--mcp-allow", action="append", metavar="DIR",
                    help="a folder the MCP tool add_file (at /mcp) may read; repeatable (default: none, add_file off)")
+    p.add_argument("--calibration", metavar="FILE", help="the memory tools' (at /mcp) thresholds from `logichunk "
+                                                         "memory calibrate` (default: setting memory_calibration, "
+                                                         "else the shipped one for the embedder)")
     p.set_defaults(func=cmd_serve)

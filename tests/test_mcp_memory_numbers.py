@@ -1,0 +1,66 @@
+"""The memory server's conversations as the store holds them: the archive's links under the calibration
+the server was given (``--calibration``, setting ``memory_calibration``), and the topic numbers and turns it
+reports for an archived topic the ones stored, also when another writer took the number meanwhile."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp")
+
+from logichunk.config import Settings  # noqa: E402
+from logichunk.integrations import kb  # noqa: E402
+from logichunk.integrations.conversations import Conversations  # noqa: E402
+from logichunk.memory import topics  # noqa: E402
+from logichunk.memory.calibration import default_calibration  # noqa: E402
+from mcp_helpers import TURNS  # noqa: E402
+
+# pandas, dumplings, pandas again: the third topic returns to the first
+RETURN = [*TURNS, ("Back to pandas: how do I read that CSV file into a DataFrame and sort it by date?",
+                   "pandas.read_csv('file.csv').sort_values('date').")]
+
+
+def _memory(db: Path, calibration: Any = None) -> tuple[Conversations, kb.Stores]:
+    stores = kb.Stores(Settings(db=str(db), embedder="hash:128"))
+    return Conversations(stores.get(None, create=True), kb.Limits(), calibration=calibration), stores
+
+
+def _links(db: Path, calibration: Any = None) -> list[int | None]:
+    memory, stores = _memory(db, calibration)
+    try:
+        for u, a in RETURN:
+            memory.remember("c", u, a)
+        memory.end("c")
+        return [t.resumes_topic for t in topics(stores.get(None).store, "c")]
+    finally:
+        stores.close()
+
+
+def test_the_links_take_the_servers_calibration(tmp_path):
+    """The session's archiver linked with the shipped calibration's threshold whatever calibration the server
+    was given: a calibration that allows no link (threshold 1: only a subject the same as an earlier one's)
+    still linked the return."""
+    shipped = _links(tmp_path / "a.db")
+    assert any(x is not None for x in shipped), shipped  # (the return is linked under the shipped threshold)
+    cal = default_calibration("hash-v1-d128")[0]
+    assert _links(tmp_path / "b.db", cal) == shipped  # (the same calibration given: the same links)
+    assert _links(tmp_path / "c.db", cal.with_(resume_threshold=1.0)) == [None] * len(shipped)
+
+
+def test_the_server_says_which_calibration_its_memory_uses(tmp_path):
+    from logichunk.integrations.mcp_server import build_server
+
+    path = tmp_path / "cal.json"
+    default_calibration("hash-v1-d128")[0].with_(resume_threshold=0.9125).save(path)
+    shipped = default_calibration("hash-v1-d128")
+    for given, said in ((str(path), f"calibration {path}, resume threshold 0.9125"),
+                        ("", f"{shipped[1]}, resume threshold {shipped[0].resume_threshold:g}")):
+        settings = Settings(db=str(tmp_path / "s.db"), embedder="hash:128", memory_calibration=given)
+        stores = kb.Stores(settings)
+        try:
+            assert build_server(stores, settings).memory_calibration == said
+        finally:
+            stores.close()
