@@ -318,7 +318,7 @@ def _with_choice(out: dict[str, Any], stores: StoreSource, key: Literal["notes",
 
 
 def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders | None = None,
-                 limits: kb.Limits | None = None, name: str = "logichunk") -> MCPServer:
+                 limits: kb.Limits | None = None, name: str = "logichunk") -> _Server:
     """The MCP server over ``stores`` (see the module docstring); ``allow``: folders ``add_file`` reads."""
     limits = limits or kb.Limits.from_settings(settings)
     folders = allow or kb.Folders(())
@@ -337,7 +337,7 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
 
     said: dict[str, str] = {}  # per project: the calibration its conversations use, in words
     memory(None, create=True)
-    server: MCPServer = _Server(name, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+    server = _Server(name, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
     server.memory_calibration = next(iter(said.values()))  # (the default project's)
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
     writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
