@@ -14,8 +14,10 @@ pytest.importorskip("mcp")
 from logichunk.config import Settings  # noqa: E402
 from logichunk.integrations import kb  # noqa: E402
 from logichunk.integrations.conversations import Conversations  # noqa: E402
-from logichunk.memory import topics  # noqa: E402
+from logichunk.memory import LogicalBlock, topics  # noqa: E402
+from logichunk.memory.archive import Archiver  # noqa: E402
 from logichunk.memory.calibration import default_calibration  # noqa: E402
+from logichunk.memory.episode import Episode  # noqa: E402
 from mcp_helpers import TURNS  # noqa: E402
 
 # pandas, dumplings, pandas again: the third topic returns to the first
@@ -64,3 +66,24 @@ def test_the_server_says_which_calibration_its_memory_uses(tmp_path):
             assert build_server(stores, settings).memory_calibration == said
         finally:
             stores.close()
+
+
+def test_an_archived_topic_is_reported_with_its_stored_numbers(tmp_path):
+    """Another writer archived a topic of the conversation meanwhile (number 7, turn 0): the server's topic
+    over turns 0-2 is stored cut to turns 1-2 and numbered 8, but was reported as topic 0, turns 0-2."""
+    memory, stores = _memory(tmp_path / "n.db")
+    store = stores.get(None).store
+    try:
+        memory.remember("c", *RETURN[0])
+        Archiver(store, "c", rechunk=False).archive(Episode(index=0, start=0, blocks=(LogicalBlock("elsewhere"),)),
+                                                    start=0, index=7)
+        said = [e for u, a in RETURN[1:] for e in memory.remember("c", u, a)["archived"]]
+        said += memory.end("c")["archived"]
+        stored = {t.document_id: t for t in topics(store, "c")}
+        assert said and all(e["document_id"] in stored for e in said)
+        assert [(e["topic"], e["turns"]) for e in said] == \
+            [(stored[e["document_id"]].index, [stored[e["document_id"]].start, stored[e["document_id"]].end])
+             for e in said]
+        assert said[0]["topic"] == 8  # (the number 7 the other writer took, bumped)
+    finally:
+        stores.close()

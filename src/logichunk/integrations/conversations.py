@@ -107,6 +107,11 @@ class SessionArchiver:
         """Per document archived or met again: the stored topic it resumes (memory/resume.py)."""
         return self._inner.links
 
+    @property
+    def numbers(self) -> dict[str, tuple[int, int, int]]:
+        """Per document archived or met again: (topic number, first turn, last turn) as stored."""
+        return self._inner.numbers
+
     def archive(self, ep: Any) -> str:
         s = self.store
         fresh = len(self._inner.documents)
@@ -114,7 +119,7 @@ class SessionArchiver:
             s.lock_documents()
             doc = self._inner.archive(ep, start=self.start + ep.start, index=self.topic + ep.index)
         if len(self._inner.documents) > fresh:  # (archived now, not met again)
-            self.pending.append((self.topic + ep.index, doc))
+            self.pending.append((self.numbers[doc][0], doc))
         return doc
 
     def rechunk(self) -> list[str]:
@@ -262,8 +267,11 @@ class Conversations:
         observe_many(blocks, p)
 
     def _episode(self, o: _Open, ep: Any) -> dict[str, Any]:
-        # (the link as stored, over the conversation's earlier sessions too: the episode keeps the archiver's)
-        return {"topic": o.topic0 + ep.index, "turns": [o.turn0 + ep.start, o.turn0 + ep.end], "title": ep.title,
+        # (the numbers and the link as stored: a topic number taken meanwhile by another writer is bumped, turns
+        # archived already are cut; the link is over the conversation's earlier sessions too)
+        topic, first, last = o.archiver.numbers.get(ep.document_id) or \
+            (o.topic0 + ep.index, o.turn0 + ep.start, o.turn0 + ep.end)  # (not archived: the store refused it)
+        return {"topic": topic, "turns": [first, last], "title": ep.title,
                 "document_id": ep.document_id, "archived": ep.document_id is not None,
                 "resumes": ep.resumes,
                 "resumes_similarity": None if ep.resumes_similarity is None else round(ep.resumes_similarity, 4)}

@@ -160,6 +160,9 @@ class Archiver:
         self.errors: list[str] = []
         self.documents: list[str] = []
         self.links: dict[str, Link | None] = {}  # per document archived here: the earlier topic it resumes
+        # per document archived here or met again: (topic number, first turn, last turn) as the store holds them
+        # (not always the ones asked for: a topic number taken already is bumped, turns archived already cut)
+        self.numbers: dict[str, tuple[int, int, int]] = {}
         self._offsets: dict[str, tuple[int, int]] = {}
         self._subjects = StoredSubjects()  # the earlier topics' subjects, for the links
         _ensure_tables(store)
@@ -213,6 +216,7 @@ class Archiver:
                 if start + len(episode.blocks) <= upto:
                     t = self._holding(conv, start)
                     self.links[t.document_id] = stored_link(t)
+                    self.numbers[t.document_id] = (t.index, t.start, t.end)
                     return t.document_id
                 if start < upto:
                     cut = upto - start
@@ -236,6 +240,7 @@ class Archiver:
                       for i, b in enumerate(episode.blocks)])
         self.documents.append(doc)
         self.links[doc] = link
+        self.numbers[doc] = (index, start, start + (episode.end - episode.start))
         if self.rechunk:
             try:
                 s.rechunk_chapter(chapter, cut_vectors=self.cut_vectors)
