@@ -198,6 +198,20 @@ def test_a_run_shorter_than_tier3s_windows_is_left_to_tier_1(monkeypatch):
     assert [t.stats["tier3_skipped"] for t in many] == [1, 0, 1]
 
 
+def test_a_forced_split_s_bubble_says_whether_tier_3_ran():
+    """A sentence over the maximum is cut by tier 4 and its bubble lists the tiers tried: it said
+    ``composite`` even where tier 3 left the run holding the sentence to tier 1 (shorter than its windows'
+    200 characters); now ``composite:skipped`` there, and ``composite`` where tier 3 scored the run."""
+    for words, skipped in ((7, True), (15, False)):  # (a sentence of 161 characters, of 345)
+        text = "Short one here. Another short one. " + " ".join(["alpha beta gamma delta"] * words) + \
+            ". Then a short end. And one more."
+        for tree in (chunk(text, max_size=80, levels=1), chunk_many(["", text], max_size=80, levels=1)[1]):
+            assert tree.stats["tier3_skipped"] == int(skipped)
+            (bubble,) = tree.bubbles
+            assert bubble.context["attempts"] == ["entropy", "llm:skipped",
+                                                  "composite:skipped" if skipped else "composite", "forced"]
+
+
 def test_with_an_lm_tier_3_scores_every_run():
     """An LM reads all the text before a gap: tier 3 with an LM has no window a run could be short of."""
     calls = []

@@ -34,7 +34,7 @@ outside every failing run) is tier 1's, named by its signal.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -458,6 +458,20 @@ class _Run:
                 return
             self._insert(new)
 
+    def _tier3_skipped_bubbles(self, starts: np.ndarray, ends: np.ndarray) -> None:
+        """The forced splits' bubbles inside the runs ``[starts, ends)`` tier 3 left to tier 1 say so
+        (``composite:skipped`` among their attempts): a bubble records the tiers that ran, and the run
+        holding an over-long sentence's pieces is one tier 3 scores only when its windows fit in it."""
+        for i, b in enumerate(self.bubbles):
+            tried = b.context.get("attempts", ())
+            if "composite" not in tried:
+                continue
+            a, e = b.context["span"]
+            k = int(np.searchsorted(starts, a, side="right")) - 1
+            if k >= 0 and e <= ends[k]:
+                skipped = ["composite:skipped" if t == "composite" else t for t in tried]
+                self.bubbles[i] = replace(b, context={**b.context, "attempts": skipped})
+
     def _global_cuts(self, a_start: np.ndarray, a_end: np.ndarray, asz: np.ndarray, sc: np.ndarray,
                      gidx: np.ndarray, inner: np.ndarray, sep: np.ndarray, limits: bd.SizeLimits,
                      level: int) -> np.ndarray:
@@ -635,6 +649,7 @@ class _Run:
                 if not sees.all():
                     self.stats["tier3_skipped"] += int(bad.size - sees.sum())
                     self.t3_skipped_at.extend(a_start[fa[~sees]].tolist())
+                    self._tier3_skipped_bubbles(a_start[fa[~sees]], a_end[fb[~sees] - 1])
                 self._composite(gap_b[bd.ranges(fa[sees], fb[sees] - 1)])
             if self.cfg.composite or self.llm is not None:  # (tiers 2 and 3 rescore or re-rank gaps)
                 sc, rk = refresh()
