@@ -58,3 +58,46 @@ def test_graph_sentences_carry_origin_and_the_ref_of_their_chunk(db, capsys, mod
     head = next(k for k, line in enumerate(table) if line.lstrip().startswith("#  "))
     assert " ref " in table[head]
     assert [line.split()[2] for line in table[head + 1:]] == [r["ref"] for r in last]
+
+
+@pytest.mark.parametrize("mode", ["graph-tri", "graph-ssg"])
+def test_the_walk_has_one_shape_in_the_cli_http_and_mcp(db, capsys, mode):
+    """The same query's walk: the CLI's path line had no algorithm or sentences, HTTP's `graph` no mode and
+    its sentences in their chunk's coordinates, MCP's was `path`. Now one dict (``GraphResults.walk``) in all
+    three, its sentences in their blocks as the hits' ``sentence_block_*``; MCP keeps `path` as an alias."""
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from logichunk.config import Settings
+    from logichunk.integrations import kb
+    from logichunk.service.app import create_app
+
+    query = "Darwin finches on the Beagle"
+    assert main(["search", query, "--mode", mode, "--format", "jsonl", "--top-k", "4", "--db", db, "--embedder",
+                 "hash"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    (cli,) = [{k: v for k, v in x.items() if k not in ("type", "notes")} for x in lines if x["type"] == "path"]
+    key = "k" * 24
+    with TestClient(create_app(Settings(db=db, embedder="hash"), api_key=key)) as c:
+        r = c.post("/api/projects/default/search", headers={"X-API-Key": key},
+                   json={"query": query, "mode": mode, "top_k": 4, "include": "all"})
+        assert r.status_code == 200, r.text
+        http = r.json()["graph"]
+    stores = kb.Stores(Settings(db=db, embedder="hash"))
+    try:
+        mcp = kb.search(stores.get(None), query, kb.Limits(), mode, 4, "all")
+    finally:
+        stores.close()
+    assert cli == http == mcp["graph"] == mcp["path"]
+    assert cli["mode"] == mode and cli["algorithm"] == mode.removeprefix("graph-") and cli["path"]
+    blocks = {}
+    store = Store.open(db, embedder=resolve_embedder("hash").model)
+    try:
+        blocks = {b.id: b.content for b in store.blocks()}
+    finally:
+        store.close()
+    said = [x for x in lines if x["type"] == "sentence"]
+    assert [s["text"] for s in cli["sentences"]] == [x["text"] for x in said]
+    for s in [*cli["sentences"], *([cli["end_sentence"]] if cli["end_sentence"] else [])]:
+        a, b = s["span"]
+        assert blocks[s["block_id"]][a:b] == s["text"]

@@ -383,9 +383,9 @@ def search(project: Project, query: str, limits: Limits, mode: str = "hybrid", t
         out["fallback"] = res.fallback
     if res.notes:
         out["notes"] = list(res.notes)
-    graph = getattr(res, "result", None)  # graph modes: the walk over the similarity graph
-    if graph is not None:
-        out["path"] = plain(graph.to_dict())
+    if getattr(res, "result", None) is not None:  # graph modes: the walk over the similarity graph (as the CLI's,
+        out["graph"] = plain(res.walk())  # HTTP's)
+        out["path"] = out["graph"]  # (its name before: kept for agents that read it)
     return out
 
 

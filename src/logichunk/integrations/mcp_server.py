@@ -365,7 +365,9 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
         (DOCUMENT_ID#DOTTED_ID@TAG, TAG the first 8 hex digits of the sha256 of the chunk's text: pass it to
         get_chunk to read around it, now or after the document is edited), dotted id, document, `span` ([start, end) in the document's
         text) and score; parent mode adds the matched child and a `context` window for large
-        parents; graph modes return one hit per `sentence` (text and span) and the walk's `path`."""
+        parents; graph modes return one hit per `sentence` (text and span) and the walk in `graph` (its
+        path, why it stopped, its sentences in their blocks: as the CLI and HTTP searches give it; also as
+        `path`, its earlier name)."""
         return _with_choice(kb.search(stores.get(project), query, limits, mode, top_k, include), stores, "notes")
 
     @tool(writes)

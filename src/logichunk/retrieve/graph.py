@@ -360,21 +360,38 @@ class GraphResults(Results):
                    "chunk": m.get("pk"), "document_id": h.doc_id,
                    "block_id": m.get("sentence_block_id", m.get("block_id")),
                    "span": None if bs is None else list(bs), "step": m.get("step")}
+        yield {"type": "path", **self.walk(), "notes": list(self.notes)}
+
+    def walk(self) -> dict[str, Any]:
+        """The walk behind the sentences, as every interface gives it: the CLI's ``path`` line, the HTTP
+        search's and the MCP search's ``graph`` (one shape: a user reads the same fields whichever asked).
+        ``mode``, ``algorithm``, why it stopped, the sentences collected before the cut, the ``path`` (one
+        step per chunk read), the ``sentences`` returned (the hits, in their order) and the triangulation's
+        ``end_sentence``, each sentence with ``span`` in its own block, ``block_id`` naming it, as the hits'
+        ``sentence_block_id`` / ``sentence_block_span`` (the walk's own record counts from the block owning
+        its chunk)."""
         r = self.result
-        yield {"type": "path", "mode": self.mode, "stop": None if r is None else r.stop,
-               "collected": 0 if r is None else r.collected,
-               "path": [] if r is None else [p.to_dict() for p in r.path],
-               "end_sentence": self._end_sentence(), "notes": list(self.notes)}
+        sentences = []
+        for h in self.hits:
+            m = h.chunk.meta
+            bs = m.get("sentence_block_span")
+            sentences.append({"text": m.get("context_text"), "score": round(float(h.raw_score), 6), "chunk": m.get("pk"),
+                              "id": h.chunk.id, "document_id": h.doc_id, "block_id": m.get("sentence_block_id"),
+                              "span": None if bs is None else list(bs), "step": m.get("step")})
+        return {"mode": self.mode, "algorithm": None if r is None else r.algorithm,
+                "stop": None if r is None else r.stop, "collected": 0 if r is None else r.collected,
+                "path": [] if r is None else [p.to_dict() for p in r.path], "sentences": sentences,
+                "end_sentence": self._end_sentence()}
 
     def _end_sentence(self) -> dict[str, Any] | None:
-        """The walk's end sentence as the sentence lines give theirs: ``span`` in its own block, ``block_id``
-        naming it (the walk's own record counts from the block owning its chunk)."""
+        """The walk's end sentence as :meth:`walk` gives the others: ``span`` in its own block, ``block_id``
+        naming it (None: its chunk deleted since)."""
         r = self.result
         if r is None or r.end_sentence is None:
             return None
         d = r.end_sentence.to_dict()
-        if self.end_block is not None:
-            d["block_id"], d["span"] = self.end_block[0], list(self.end_block[1])
+        d["block_id"], d["span"] = (None, None) if self.end_block is None else \
+            (self.end_block[0], list(self.end_block[1]))
         return d
 
 

@@ -561,19 +561,24 @@ class GraphSentence(BaseModel):
     chunk: int = Field(description="stored key of the chunk it belongs to")
     id: str = Field(description="that chunk's dotted id")
     document_id: str
-    span: Span = Field(description="the sentence, in the chunk's coordinates (from the start of its owning block)")
+    block_id: str | None = Field(description="the block holding the sentence (the hit's `sentence_block_id`; "
+                                             "null: its chunk was deleted since the walk)")
+    span: Span | None = Field(description="the sentence inside that block, `block.content[start:end]` (the hit's "
+                                          "`sentence_block_span`)")
     step: int = Field(description="index in `path` of its chunk")
 
 
 class GraphWalk(BaseModel):
-    """The walk over the semantic similarity graph behind a graph mode's sentences."""
+    """The walk over the semantic similarity graph behind a graph mode's sentences: the same fields as the
+    CLI's `path` line (`--format jsonl`) and the MCP search's `graph`."""
 
+    mode: str = Field(description="the graph mode searched")
     algorithm: Literal["basic", "ssg", "tri"]
     stop: Literal["enough-sentences", "early-stop", "max-hops", "no-neighbours", "sentence", "max-chunks",
                   "exhausted", "empty", "no-anchor"] = Field(description="why the walk stopped")
     collected: int = Field(description="sentences collected before the cut to `top_k`")
     path: list[PathStep]
-    sentences: list[GraphSentence] = Field(description="best first")
+    sentences: list[GraphSentence] = Field(description="the hits' sentences, in their order")
     end_sentence: GraphSentence | None = Field(description="graph-tri: the sentence that ended the walk")
 
 

@@ -59,9 +59,8 @@ def _search(request: Request, project: str, body: SearchIn) -> dict[str, Any]:
     out = {"query": query, "mode": mode, "top_k": top_k, "include": body.include, "fallback": res.fallback,
            "notes": notes,
            "took_ms": round((time.perf_counter() - t0) * 1000, 3), "hits": hits}
-    graph = getattr(res, "result", None)  # graph modes: the walk (path, stop reason) behind the sentences
-    if graph is not None:
-        out["graph"] = jsonable(graph.to_dict())
+    if getattr(res, "result", None) is not None:  # graph modes: the walk behind the sentences (as the CLI's, MCP's)
+        out["graph"] = jsonable(res.walk())
     return out
 
 
