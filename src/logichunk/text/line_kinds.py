@@ -12,7 +12,8 @@ a fence, a horizontal rule, a list item (``-``, ``*``, ``+``, ``•``, ``1.``, `
 the first row of a table, and the gap after a fence, a rule or a table, is ``BREAK_HARD`` — except
 right after a heading, which belongs to what follows it (a list, table or fence under a heading
 starts with the gap the blank lines give it, not a hard one). The
-``.`` of an ordered-list marker never ends a sentence. Front matter at a text's start (YAML or TOML
+``.`` of an ordered-list marker never ends a sentence. reStructuredText's literal blocks (:func:`literal_spans`)
+are code as a fence is, and each directive's options (:func:`directive_options`) one unit. Front matter at a text's start (YAML or TOML
 between marks, :func:`front_matter`) is read like a fence: its lines are no Markdown, each is one
 unit, and the gap after it is hard.
 """
@@ -505,6 +506,8 @@ def _org_block_spans(text: str, taken: list[tuple[int, int, bool]]) -> list[tupl
 #: (``.. code-block:: python``, ``.. code::``, ``.. sourcecode::``: its indented body follows, options first)
 _LITERAL_MARK = re.compile(r"::[ \t]*\r?\n")
 _CODE_DIRECTIVE = re.compile(r"\.\. (?:code-block|code|sourcecode)::[^\n]*\n")
+#: a line of reStructuredText's explicit markup (a directive, a comment, a target), past its indent
+_EXPLICIT_LINE = re.compile(r"[ \t]*\.\.[ \t]")
 
 
 def literal_spans(text: str, taken: list[tuple[int, int, bool]] | None = None) -> list[tuple[int, int, bool]]:
@@ -528,6 +531,8 @@ def literal_spans(text: str, taken: list[tuple[int, int, bool]] | None = None) -
         if a < edge or (k >= 0 and a < taken[k][1]):
             continue
         directive = text[m.start()] != ":"
+        if not directive and _EXPLICIT_LINE.match(text, a):
+            continue  # (a directive's "::" opens its body, no literal block: ".. note::" over its text)
         base = _indent_of(text[a : m.start()] if not directive else text[a : m.end()])
         at, end, blank = m.end(), -1, False
         while at < len(text):
@@ -550,6 +555,41 @@ def literal_spans(text: str, taken: list[tuple[int, int, bool]] | None = None) -
         if end > 0:
             out.append((a if directive else m.start(), end, False))
             edge = end
+    return out
+
+
+#: reStructuredText's directive opening a line (``.. note::``, ``.. image:: cat.png``, ``.. py:function::``)
+_DIRECTIVE = re.compile(r"\.\.[ \t]+\w[\w.+-]*(?::[\w.+-]+)*::(?=[ \t\r\n]|$)")
+#: a field line, a directive's option (``   :alt: A cat.``, ``   :linenos:``): indented, ``:name:``, a blank or the end
+_OPTION = re.compile(r"[ \t]+:[^:\s][^:\n]*:(?=[ \t\r\n]|$)")
+
+
+def directive_options(text: str) -> list[tuple[int, int]]:
+    """reStructuredText's directives' options: the field lines right under a directive's line (``.. image::
+    cat.png`` over ``   :alt: A picture. Of a cat.``), indented deeper, before any blank line; per directive,
+    from its first option line's start to its last one's end (the line break left out), in order. Why: an
+    option's value is one field, not sentences (its ``. `` ends none), and the options are the directive's
+    head, which opens its body as the directive's line does."""
+    out: list[tuple[int, int]] = []
+    if not _contains(text, "::"):
+        return out
+    for at in line_openings(text, ".."):
+        if _DIRECTIVE.match(text, at) is None:
+            continue
+        base = _indent_of(text[text.rfind("\n", 0, at) + 1 : at])
+        nl = text.find("\n", at)
+        first = last = -1
+        while nl >= 0:
+            line_end = text.find("\n", nl + 1)
+            line_end = len(text) if line_end < 0 else line_end
+            line = text[nl + 1 : line_end]
+            if _OPTION.match(line) is None or _indent_of(line) <= base:
+                break
+            first = nl + 1 if first < 0 else first
+            last = line_end - (line.endswith("\r"))
+            nl = line_end if line_end < len(text) else -1
+        if first >= 0:
+            out.append((first, last))
     return out
 
 
@@ -595,7 +635,7 @@ def _structure(text: str, first: np.ndarray, end: np.ndarray, nl: np.ndarray, ki
     fm = front_matter(text)
     records = record_lines(text, first, end, nl)  # (a CSV's, a JSON Lines file's, an aligned table's rows)
     if kinds is None:
-        if fm is None and records.size == 0:
+        if fm is None and records.size == 0 and not _contains(text, "::"):
             return _NO_LINES
         kinds = _Kinds(_EMPTY_I64, _EMPTY_I64, *(np.zeros(0, dtype=bool) for _ in range(6)), _EMPTY_I64, _EMPTY_I64)
     m = first.size
@@ -628,6 +668,15 @@ def _structure(text: str, first: np.ndarray, end: np.ndarray, nl: np.ndarray, ki
         in_fence |= np.cumsum(delta[:-1]) > 0
         lo += [f_list[a] for a in hard_lines]
         hi += [e_list[b] for b in hard_after] + ([n] if left_open else [])
+    # reStructuredText's literal blocks (``run this::`` over indented lines, ``.. code-block::`` over its options
+    # and body) are code as a fence's lines are; a directive's options are one field each (``:alt: A cat. Grey.``)
+    kept: list[tuple[int, int]] = []
+    if _literal_marks(text):
+        literal = literal_spans(text, [(a, b, True) for a, b in zip(lo, hi, strict=True)])
+        for a, b, _ in literal:
+            in_fence |= (f >= a) & (f < b)
+        kept += [(a, b) for a, b, _ in literal]
+    kept += directive_options(text)
     if in_fence.any():  # lines inside a fence are code, whatever they look like
         plain = ~in_fence
         heading, rule, bullet, ordered, table = heading & plain, rule & plain, bullet & plain, ordered & plain, table & plain
@@ -682,8 +731,9 @@ def _structure(text: str, first: np.ndarray, end: np.ndarray, nl: np.ndarray, ki
     hi_a = np.concatenate((e[unit], np.asarray(hi, dtype=np.int64), end[setext_a], f[odot] + digits[odot] + 1))
     order = np.argsort(lo_a, kind="stable")
     lo_a, hi_a = lo_a[order], hi_a[order]
-    if records.size:  # (a record's line may hold a unit already: the ranges are merged, to stay disjoint)
-        lo_a, hi_a = _merged(np.concatenate((lo_a, first[records])), np.concatenate((hi_a, end[records])))
+    if records.size or kept:  # (a record's line may hold a unit already: the ranges are merged, to stay disjoint)
+        lo_a, hi_a = _merged(np.concatenate((lo_a, first[records], np.array([a for a, _ in kept], np.int64))),
+                             np.concatenate((hi_a, end[records], np.array([b for _, b in kept], np.int64))))
     return _Lines(hard, lo_a, hi_a)
 
 

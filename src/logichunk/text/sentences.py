@@ -261,6 +261,19 @@ def _section_number(text: str, dot: int) -> bool:
     return e - a <= NUMBERED_MAX_CHARS and bool(rest) and (rest[-1] not in _PROSE_END or rest[-1] in _QUESTION_MARKS)
 
 
+def _explicit_markup(text: str, dots: int) -> bool:
+    """Whether the two dots at ``dots`` open reStructuredText's explicit markup: ``..`` and a blank, with
+    only an indent before it on its line (``.. Note:: ...``, ``.. Contents::``). Why: an ellipsis before a
+    capital ends a sentence, but these dots end none (nothing of a sentence stands before them); a bound
+    after them parted ``.. `` from its directive's name."""
+    if text[dots : dots + 2] != ".." or text[dots + 2 : dots + 3] not in (" ", "\t"):
+        return False
+    a = dots
+    while a > 0 and text[a - 1] in " \t":
+        a -= 1
+    return a == 0 or text[a - 1] in _NL_CHARS
+
+
 #: what may stand before an enumerator inside a line (past spaces): a clause's or a sentence's mark, an
 #: opening bracket (``types: 1. firms; 2. ...``, ``类型：１．单项业务；２．主导产品``)
 _ENUM_AFTER = frozenset(":：;；,，、。.!?！？(（")
@@ -368,6 +381,13 @@ def _split_vector(text: str) -> tuple[np.ndarray, np.ndarray]:
         ellipsis = at_end | (spaced & ((xf & (_F_UPPER | _F_CJK | _F_OPEN | _F_DIGIT)) != 0)) | (~spaced & cjk_next)
         ok = np.where(zh, at_end | ((xf & _F_CONT) == 0), np.where(is_ell, ellipsis, np.where(has_q, generic, dot)))
         ok &= zh | has_q | is_ell | ~number
+        # reStructuredText's explicit markup opening a line (".. Note::") ends nothing (read in Python only at
+        # two dots spaced after)
+        idx = np.flatnonzero(ok & is_ell & bare & spaced & (r_end - r_start == 2) & (cp[r_start] == 0x2E)
+                             & (cp[np.minimum(r_start + 1, n - 1)] == 0x2E))
+        for i in idx.tolist():
+            if _explicit_markup(text, int(r_start[i])):
+                ok[i] = False
         # a closing bracket or quote after the dot ("(see Fig.) Next") ends the sentence anyway
         single = ok & ~zh & ~has_q & ~is_ell & ((r_flag & _K_DOT) != 0) & bare
         idx = np.flatnonzero(single)
@@ -537,6 +557,8 @@ def _scalar_steps(text: str, limit: int | None) -> Generator[_Wraps, np.ndarray,
             ok = not xf & _F_CONT
         elif not has_q and (kinds & _K_ELL or e - s >= 2):
             ok = (spaced and bool(xf & (_F_UPPER | _F_CJK | _F_OPEN | _F_DIGIT))) or (not spaced and cjk_next)
+            if ok and spaced and q == e and e - s == 2 and _explicit_markup(text, s):
+                ok = False
         elif has_q:
             ok = (spaced and not xf & (_F_LOWER | _F_CONT | _F_TERM)) or (not spaced and cjk_next)
         else:  # one "." (or a "．" between numbers)

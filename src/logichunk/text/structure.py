@@ -58,8 +58,8 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   section opens before the anchor; ``<!--type=misc-->``), a line of closing tags (``</details>``) closes
   the one over it, each bond as weak as a lead-in's; and a heading goes on over the comments right under
   it (Node's ``<!-- YAML added: v0.1.103 -->``), so no chunk is a heading and its metadata; so do
-  reStructuredText's explicit markup lines (``.. code-block:: cmake``, ``.. _label:``) and a rule right over a
-  heading (vim help's ``=====``, an overline);
+  reStructuredText's explicit markup lines (``.. code-block:: cmake``, ``.. _label:``, with a directive's options
+  under it, ``:alt: A cat.``, one head) and a rule right over a heading (vim help's ``=====``, an overline);
 * **what a line introduces is no title**: a line under a paragraph that ends with a colon (``run this::``,
   ``The command is:``), vim help's `` >`` or a directive, and an example indented inside a sentence that goes
   on around it (a man page's ``the command`` / ``info grep`` / ``should give you ...``); a ``#`` line
@@ -92,7 +92,7 @@ from functools import lru_cache
 import numpy as np
 
 from .. import native
-from ._arrays import _chars_table, _in_table, _member, _walk
+from ._arrays import _EMPTY_I64, _chars_table, _in_table, _member, _walk
 from .charclass import CJK, class_table, codepoints
 from .discourse import _word_key, continues, leading_words
 from .line_kinds import (
@@ -105,6 +105,7 @@ from .line_kinds import (
     _contains,
     _literal_marks,
     code_indented,
+    directive_options,
     front_matter,
     indent_columns,
     rst_underline,
@@ -684,6 +685,16 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     # follows it: its body, the section a label names
     dots = np.flatnonzero(line_whole & not_code & (first == 0x2E))
     dots = dots[[_EXPLICIT.match(text, int(starts[i]), int(ends[i])) is not None for i in dots.tolist()]]
+    head_gaps = _EMPTY_I64
+    if dots.size:  # ... and so do a directive's options under it (":alt: A cat.", ":width: 200px"): its head
+        opts = directive_options(text)
+        if opts:
+            o_lo, o_hi = np.array(opts, np.int64).T
+            k = np.searchsorted(o_lo, starts, side="right") - 1
+            in_head = np.flatnonzero((k >= 0) & (starts < o_hi[np.maximum(k, 0)]) & not_code)
+            in_head = in_head[in_head > 0]
+            dots = _union(dots, in_head)
+            head_gaps = in_head - 1  # (inside a head: one unit, a heading's bond, not a lead-in's)
     opening = _union(opening, dots)
     explicit = set(dots.tolist())
     maybe[opening] = maybe[closing] = False
@@ -972,6 +983,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             strength[i] = min(strength[i], LINE)
         no_cut[opening] = lead_in[opening] = no_cut[closing] = lead_in[closing] = True
         lead_in[closing] &= ~ends_heading[closing]  # (a heading over "</details>" keeps a heading's bond)
+        lead_in[head_gaps[one_text[head_gaps]]] = False
         # inside a fence a blank line is a line of code, not a paragraph break: the fence is one
         # block (its edges are hard breaks already), kept whole where it fits and cut only between
         # lines where it alone exceeds the limit; its opening line stays with the first line of code

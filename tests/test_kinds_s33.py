@@ -1,0 +1,74 @@
+"""Document kinds the layout read wrongly (the thirty-third session, issue 18): reStructuredText's directives,
+numbered licence clauses whose titles keep small words in lower case, org-mode's drawers, and source code passed
+as text. Each reading is fixed from the format's own convention; each test fails on the reading before it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from logichunk import chunk
+from logichunk.text.line_kinds import fence_spans
+from structure_helpers import split_both_ways
+
+
+def _sentence_at(sents, text: str, piece: str) -> int:
+    return int(np.searchsorted(sents.starts, text.index(piece), side="right")) - 1
+
+
+def _ends(tree) -> set[int]:
+    return {c.span.end for c in tree}
+
+
+# --- reStructuredText's directives ------------------------------------------------------------------------------
+
+RST = ("Using the thing\n===============\n\n"
+       "Some intro text that explains what the module does. It has two sentences.\n\n"
+       ".. Note:: The cache is shared. Clear it with care.\n\n"
+       ".. note::\n\n   This is a note. It has a second sentence inside the note.\n\n"
+       ".. image:: picture.png\n   :alt: A picture. Of a cat.\n   :width: 200px\n\n"
+       "After the directives the text goes on. Another sentence here.\n")
+RST_ZH = ("使用说明\n========\n\n"
+          ".. Note:: 缓存是共享的。清理时要小心。\n\n"
+          ".. image:: picture.png\n   :alt: 一张图。一只猫。\n   :width: 200px\n\n"
+          "指令之后正文继续。还有一句。\n")
+
+
+@pytest.mark.parametrize("text, directive", [(RST, ".. Note:: The cache"), (RST_ZH, ".. Note:: 缓存")])
+def test_a_directive_with_a_capital_name_is_no_ellipsis(text, directive):
+    """``.. Note::`` opens a line with two dots and a capital: an ellipsis before a capital ends a sentence, so
+    the splitter parted ``.. `` from the directive's name (numpy's ``.. Contents::``); both splitter paths."""
+    sents = split_both_ways(text)
+    k = _sentence_at(sents, text, directive)
+    assert sents.texts()[k].startswith(directive)
+
+
+@pytest.mark.parametrize("text, option", [(RST, "   :alt: A picture. Of a cat.\n"), (RST_ZH, "   :alt: 一张图。一只猫。\n")])
+def test_a_directives_option_is_one_field(text, option):
+    """An option's value is one field (``:alt: A picture. Of a cat.``), not sentences; the options stay with
+    their directive's line as its head: no chunk ends inside the head."""
+    sents = split_both_ways(text)
+    k = _sentence_at(sents, text, option.strip())
+    assert sents.texts()[k].strip() == option.strip()
+    from logichunk.text.line_kinds import directive_options
+
+    head_start = text.index(".. image::")
+    head_end = text.index(":width: 200px") + len(":width: 200px\n")
+    assert directive_options(text) == [(text.index(option), head_end - 1)]
+    after = text.index("After") if "After" in text else text.index("指令之后")
+    for max_size in range(after - head_start, 200, 5):  # (level 1, where the head fits with its blank line)
+        roots = chunk(text, max_size=max_size).roots()
+        assert not {e for e in _ends(roots) if head_start < e < head_end}, max_size
+
+
+def test_a_directive_line_over_its_body_is_no_literal_block():
+    """``.. note::`` over a blank line and indented lines is a directive and its body, not reStructuredText's
+    literal block (only a paragraph's ``::`` opens one): its text is prose, cut into sentences; a code directive
+    is still code."""
+    assert not [a for a, _ in fence_spans(RST) if RST[a:].startswith(".. note::") or RST[a:].startswith("::")]
+    sents = split_both_ways(RST)
+    assert "This is a note. " in sents.texts()
+    code = ".. code-block:: python\n   :caption: Example. See the docs.\n\n   x = f(1). y = 2\n\nText after it.\n"
+    assert [code[a:b] for a, b in fence_spans(code)] == [code[: code.index("y = 2") + 5]]
+    texts = split_both_ways(code).texts()
+    assert ":caption: Example. See the docs.\n\n   " in texts and "x = f(1). y = 2\n\n" in texts
