@@ -9,6 +9,8 @@ import pytest
 
 from logichunk import chunk
 from logichunk.text.line_kinds import fence_spans
+from logichunk.text.sentences import split_sentences
+from logichunk.text.structure import layout
 from structure_helpers import split_both_ways
 
 
@@ -72,3 +74,24 @@ def test_a_directive_line_over_its_body_is_no_literal_block():
     assert [code[a:b] for a, b in fence_spans(code)] == [code[: code.index("y = 2") + 5]]
     texts = split_both_ways(code).texts()
     assert ":caption: Example. See the docs.\n\n   " in texts and "x = f(1). y = 2\n\n" in texts
+
+
+def test_a_wrapped_paragraph_over_a_literal_block_is_its_lead_in():
+    """A paragraph that ends with ``::`` introduces its literal block even where it wraps over two lines (awscli's
+    ``... specified by`` over ``creating a section titled "profile profilename"::``): the limit breaks that lead-in's
+    bond, not the block, which fits alone (read only for one line, the wrapped one held the block as a heading does
+    and the cut fell inside the block)."""
+    text = ("Config File Format\n==================\n\n"
+            "The AWS CLI config file, which defaults to ``~/.aws/config``, holds one section\n"
+            "for each profile you use, and a profile that is not the default one is named\n"
+            "by a section titled with the word profile and its name, as\nfollows::\n\n"
+            "    [default]\n    aws_access_key_id=foo\n    aws_secret_access_key=bar\n    region=us-west-2\n\n"
+            "The ``default`` section refers to the configuration values for the default profile.\n")
+    sents = split_sentences(text)
+    lay = layout(sents)
+    k = _sentence_at(sents, text, "follows::")
+    assert sents.texts()[k].startswith("The AWS CLI") and lay.lead_in[k] and lay.introduces[k]
+    block = (text.index("    [default]"), text.index("region=us-west-2") + len("region=us-west-2"))
+    for max_size in range(block[1] - block[0] + 8, len(text), 5):
+        ends = _ends(chunk(text, max_size=max_size).roots())
+        assert not {e for e in ends if block[0] < e < block[1]}, max_size

@@ -420,8 +420,9 @@ _BREAK_TAGS = frozenset({"br", "hr", "wbr"})
 _EXPLICIT = re.compile(r"\.\.[ \t]+\S")
 #: a line of HTML comments and nothing else (Node's ``<!-- type=global -->``, ``<!--lint disable-->``)
 _COMMENT_LINE = re.compile(r"[ \t]*(?:<!--.*?-->[ \t]*)+(?:\r?\n)*")
-#: a paragraph that ends with reStructuredText's ``::`` and opens its literal block (text before the marks)
-_PROSE_LITERAL = re.compile(r"[^\r\n]*\S[ \t]*::\s*", re.DOTALL)
+#: a paragraph that ends with reStructuredText's ``::`` and opens its literal block (text before the marks, on its
+#: line or wrapped over several: ``... specified by`` over ``creating a section titled "profile"::``)
+_PROSE_LITERAL = re.compile(r".*\S[ \t]*::\s*", re.DOTALL)
 #: a line of LaTeX's markup that holds no text: environments' edges and labels (``\begin{abstract}``,
 #: ``\end{figure}``, ``\label{sec:exp}`` under its ``\section``, ``\begin{figure}[h]``); the command's name in
 #: the first group
