@@ -10,8 +10,8 @@ import pytest
 from logichunk import chunk
 from logichunk.text.line_kinds import fence_spans
 from logichunk.text.sentences import split_sentences
-from logichunk.text.structure import layout
-from structure_helpers import split_both_ways
+from logichunk.text.structure import SECTION, layout
+from structure_helpers import assert_headings_open_chunks, split_both_ways
 
 
 def _sentence_at(sents, text: str, piece: str) -> int:
@@ -95,3 +95,40 @@ def test_a_wrapped_paragraph_over_a_literal_block_is_its_lead_in():
     for max_size in range(block[1] - block[0] + 8, len(text), 5):
         ends = _ends(chunk(text, max_size=max_size).roots())
         assert not {e for e in ends if block[0] < e < block[1]}, max_size
+
+
+# --- a licence's numbered clauses --------------------------------------------------------------------------------
+
+def _gpl_like(title: str) -> str:
+    return ("  12. No Surrender of Others' Freedom.\n\n"
+            "  If conditions are imposed on you that contradict the conditions of this License, they do not\n"
+            "excuse you from the conditions of this License.\n\n"
+            f"  {title}\n\n"
+            "  Notwithstanding any other provision of this License, you have permission to link or combine any\n"
+            "covered work with a work licensed under version 3 of the GNU Affero General Public License.\n")
+
+
+@pytest.mark.parametrize("title", ["13. Use with the GNU Affero General Public License.",
+                                   "14. Revised Versions of this License.",
+                                   "3. Protecting Users' Legal Rights From Anti-Circumvention Law."])
+def test_a_clause_title_keeps_its_small_words_in_lower_case(title):
+    """Title case keeps prepositions, conjunctions and demonstratives in lower case whatever their length (the
+    GPL's ``13. Use with the GNU ...``): the four-letter ``with`` and ``this`` made clauses 13 and 14 prose."""
+    text = _gpl_like(title)
+    sents = split_sentences(text)
+    lay = layout(sents)
+    k = _sentence_at(sents, text, title)
+    assert lay.heading[k] and lay.strength[k - 1] == SECTION
+    for max_size in (150, 250, 400):
+        assert_headings_open_chunks(chunk(text, max_size=max_size), text, (max_size,))
+
+
+@pytest.mark.parametrize("line", ["1. Preheat the oven.", "3. Mix with the flour.", "2. Wait with them there.",
+                                  "4. Stir this mixture well.", "5. Read the notes above.",
+                                  "6. Try it without."])
+def test_a_numbered_step_stays_prose(line):
+    """Only the closed class of small words is let off, and not as the last word (title case capitalises it): a
+    step's other lower-case words still make it prose."""
+    text = _gpl_like(line)
+    sents = split_sentences(text)
+    assert not layout(sents).heading[_sentence_at(sents, text, line)]

@@ -528,21 +528,33 @@ def stopped_title(line: str) -> bool:
     if not (head.endswith(".") or "." in head or not head[:1].isdigit()):
         return False
     title = m.group("title")
-    return _title_case(title) and len(_WORD.findall(title)) <= _STOPPED_WORDS_MAX
+    return _title_case(title, _FUNCTION_WORDS) and len(_WORD.findall(title)) <= _STOPPED_WORDS_MAX
 
 
-def _title_case(line: str) -> bool:
+#: English's closed-class words of four letters or more (prepositions, conjunctions, demonstratives), which a
+#: title written in title case keeps in lower case (the GPL's ``13. Use with the GNU Affero General Public
+#: License.``, ``14. Revised Versions of this License.``)
+_FUNCTION_WORDS = frozenset(
+    "with within without from into onto upon over under than that this these those about above across after "
+    "against along among around before behind below beneath beside besides between beyond during except "
+    "inside outside since through throughout toward towards until unto unless when where whereas while "
+    "whether both either neither".split())
+
+
+def _title_case(line: str, lower: frozenset[str] = frozenset()) -> bool:
     """Whether ``line`` is written the way a title with no blank line under it must be: every word of
-    four letters or more capitalised (``Related Work``, ``Nathan of Gaza``, ``Costs``), no label
-    (``:``); in a script without case, at most 20 characters. A turn of a conversation that ends
-    without a full stop (``The hotel should include free wifi``) is not one."""
+    four letters or more capitalised (``Related Work``, ``Nathan of Gaza``, ``Costs``) but the ``lower``
+    words before the last, no label (``:``); in a script without case, at most 20 characters. A turn of a conversation that
+    ends without a full stop (``The hotel should include free wifi``) is not one."""
     s = line.strip()
     if ":" in s or "：" in s:
         return False
     words = _WORD.findall(s)
     if not any(ch.isupper() or ch.islower() for w in words for ch in w):
         return len(s) <= 20
-    return all(w[0].isupper() for w in words if len(w) >= 4) and not words[0][0].islower()
+    last = len(words) - 1  # (title case capitalises the last word whatever it is: "See above." is prose)
+    return all(w[0].isupper() or (w in lower and k < last) for k, w in enumerate(words) if len(w) >= 4) \
+        and not words[0][0].islower()
 
 
 def _asciidoc_title(line: str) -> bool:
