@@ -132,3 +132,59 @@ def test_a_numbered_step_stays_prose(line):
     text = _gpl_like(line)
     sents = split_sentences(text)
     assert not layout(sents).heading[_sentence_at(sents, text, line)]
+
+
+# --- org-mode's drawers ------------------------------------------------------------------------------------------
+
+ORG = ("#+TITLE: Project notes\n\n"
+       "* Planning the release\n"
+       "  :PROPERTIES:\n  :ID:       8f2a-11\n  :CREATED:  [2024-05-03 Fri 10:12]\n  :END:\n"
+       "  :LOGBOOK:\n  CLOCK: [2024-05-03 Fri 10:12]--[2024-05-03 Fri 11:40] =>  1:28\n"
+       "  - Note taken on [2024-05-03 Fri 11:00] \\\\\n    Talked to Ann. She agreed.\n  :END:\n\n"
+       "The release needs a changelog and a tag. We also want the docs rebuilt before the tag goes out.\n\n"
+       "** Tasks for the docs\n   :PROPERTIES:\n   :EFFORT: 2:00\n   :END:\n\n"
+       "Rebuild the manual. Check every link. Upload the result to the site.\n")
+ORG_ZH = ("#+TITLE: 计划\n\n* 发布计划\n  :PROPERTIES:\n  :ID:       8f2a-11\n  :CREATED:  [2024-05-03 Fri 10:12]\n  :END:\n\n"
+          "发布需要更新日志和标签。文档也要在打标签之前重新生成。\n\n"
+          "** 文档任务\n   :PROPERTIES:\n   :EFFORT: 2:00\n   :END:\n\n"
+          "重新生成手册。检查每个链接。把结果上传到网站。\n")
+
+
+def _drawers(text: str) -> list[tuple[int, int]]:
+    out, at = [], 0
+    while (a := text.find(":PROPERTIES:", at)) >= 0 or (a := text.find(":LOGBOOK:", at)) >= 0:
+        b = text.index(":END:", a) + len(":END:")
+        out.append((a, b))
+        at = b
+    return out
+
+
+@pytest.mark.parametrize("text", [ORG, ORG_ZH])
+def test_an_org_drawer_is_one_block_under_its_heading(text):
+    """A drawer (``:PROPERTIES:`` ... ``:END:``) is its heading's metadata: one block, kept whole where it fits
+    (a chunk ended mid-drawer, the next opened with ``:END:``); the heading still opens its section, and the
+    closing ``:END:`` introduces nothing, for all its colon."""
+    drawers = _drawers(text)
+    assert [s for s in fence_spans(text) if any(a <= s[0] < b for a, b in drawers)] == drawers
+    sents = split_sentences(text)
+    lay = layout(sents)
+    for title in ("* Planning the release", "** Tasks for the docs", "* 发布计划", "** 文档任务"):
+        if title in text:
+            assert lay.heading[_sentence_at(sents, text, title)], title
+    for _, b in drawers:
+        assert not lay.lead_in[_sentence_at(sents, text, text[b - len(":END:") : b])]
+    for max_size in range(60, 400, 10):
+        tree = chunk(text, max_size=max_size)
+        assert_headings_open_chunks(tree, text, (max_size,))
+        for a, b in drawers:
+            line = text.rfind("\n", 0, a) + 1
+            above = text.rfind("\n", 0, line - 1) + 1
+            held = above if text[above] == "*" else a  # (a headline over the drawer: the heading's bond holds it)
+            if b - held <= max_size - 8:  # (the drawer, its heading and blank lines fit level 1)
+                assert not {e for e in _ends(tree.roots()) if a < e < b}, (max_size, text[a:b])
+
+
+def test_a_drawer_needs_its_end_line():
+    """Without its ``:END:`` line (or with a headline before it) a line like ``:PROPERTIES:`` opens nothing."""
+    assert fence_spans("* A\n  :PROPERTIES:\n  :ID: 1\n\nText.\n") == []
+    assert fence_spans("* A\n  :NOTES:\n  text\n* B\n  :END:\n") == []

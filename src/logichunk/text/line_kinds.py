@@ -467,6 +467,8 @@ def _block_spans(text: str) -> list[tuple[int, int, bool]]:
         out = sorted(out + literal_spans(text, out))
     if _contains(text, "#+"):
         out = sorted(out + _org_block_spans(text, out))
+    if _contains(text, ":END:") or _contains(text, ":end:"):
+        out = sorted(out + _drawer_spans(text, out))
     return out
 
 
@@ -498,6 +500,43 @@ def _org_block_spans(text: str, taken: list[tuple[int, int, bool]]) -> list[tupl
         close = named[at]
         line_end = text.find("\n", close)
         edge = b = len(text) if line_end < 0 else line_end
+        out.append((a, b, True))
+    return out
+
+
+#: org-mode's drawer lines: an opening one (``:PROPERTIES:``, ``:LOGBOOK:``, its name in the group) and the closing
+#: ``:END:``, each alone on its line past its indent
+_DRAWER_OPEN = re.compile(r"[ \t]*:([A-Za-z][\w-]*):[ \t]*\r?$", re.MULTILINE)
+_DRAWER_END = re.compile(r"[ \t]*:END:[ \t]*\r?$", re.MULTILINE | re.IGNORECASE)
+_ORG_HEADLINE = re.compile(r"^\*+[ \t]", re.MULTILINE)
+
+
+def _drawer_spans(text: str, taken: list[tuple[int, int, bool]]) -> list[tuple[int, int, bool]]:
+    """org-mode's drawers (``:PROPERTIES:`` ... ``:END:`` under a heading, a ``:LOGBOOK:`` of clock lines and
+    notes), outside the ``taken`` blocks: each from its opening line to the end of the next ``:END:`` line, with no
+    headline between (a drawer never holds one; an unclosed one is left as text). Why: a drawer is its heading's
+    metadata, one block kept whole where it fits, as a source block is (a chunk ended mid-drawer, the next opened
+    with ``:END:``)."""
+    out: list[tuple[int, int, bool]] = []
+    closes = sorted(line_openings(text, ":END:") + line_openings(text, ":end:"))
+    if not closes:
+        return out
+    lo = [x for x, _, _ in taken]
+    edge = 0
+    for a in line_openings(text, ":"):
+        j = bisect_right(lo, a) - 1
+        if a < edge or (j >= 0 and a < taken[j][1]):
+            continue
+        line = text.rfind("\n", 0, a) + 1
+        m = _DRAWER_OPEN.match(text, line)
+        if m is None or m.group(1).upper() == "END":
+            continue
+        k = bisect_right(closes, a)
+        if k == len(closes) or not _DRAWER_END.match(text, text.rfind("\n", 0, closes[k]) + 1) \
+                or _ORG_HEADLINE.search(text, a, closes[k]):
+            continue
+        end = text.find("\n", closes[k])
+        edge = b = len(text) if end < 0 else end
         out.append((a, b, True))
     return out
 

@@ -68,7 +68,8 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   break, so a chunker keeps a fence that fits whole and cuts one that does not between lines; so is a
   reStructuredText literal block (a line ending with ``::`` over a blank line and deeper lines), and
   an HTML comment over several lines (Markdown's hidden notes and metadata, ``<!-- YAML ... -->``), and
-  an org-mode block (``#+BEGIN_SRC`` ... ``#+END_SRC``), and
+  an org-mode block (``#+BEGIN_SRC`` ... ``#+END_SRC``) or drawer (``:PROPERTIES:`` ... ``:END:``, a block's
+  break at its edges but its heading's bond), and
   a text's **front matter** (YAML between ``---`` lines, TOML between ``+++``,
   :func:`~.line_kinds.front_matter`), whose keys, comments and closing marks are no headings;
 * **page furniture** (a PDF's text, a printed manual, an RFC: :mod:`.pages`): a running header or
@@ -96,6 +97,7 @@ from ._arrays import _EMPTY_I64, _chars_table, _in_table, _member, _walk
 from .charclass import CJK, class_table, codepoints
 from .discourse import _word_key, continues, leading_words
 from .line_kinds import (
+    _DRAWER_OPEN,
     _HR_RE,
     BULLET_CHARS,
     CPP_DIRECTIVE,
@@ -285,7 +287,7 @@ _OPENER_CHARS = _chars_table("[({")
 #: the blanks between and after them, its line break)
 _SEPARATOR_CHARS = _chars_table("~%-=*_#+.:<>/\\|·•—– \t\r\n" + "".join(map(chr, range(0x2500, 0x2580))))
 # first characters a Markdown, setext or numbered heading line can start with (after its indent)
-_FENCE_MARK = re.compile(r"```|~~~|<!--|/\*|::\r?\n|#\+(?i:begin_)")
+_FENCE_MARK = re.compile(r"```|~~~|<!--|/\*|::\r?\n|#\+(?i:begin_)|(?i::end:)")
 _RST_FIRST = np.array(sorted({ord(c) for c in RST_MARKS}), dtype=np.uint32)
 _EMPH_FIRST = np.array([ord("*"), ord("_")], dtype=np.uint32)
 _HEAD_FIRST = np.array(sorted({ord(c) for c in "#=-0123456789第一二三四五六七八九十CSPA \t\\<（("}
@@ -1067,6 +1069,18 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             no_cut[sig] = True
         has = f_hi > f_lo
         no_cut[f_lo[has]] = True
+        # (a block's closing line closes it: org's ":END:" introduces nothing, for all its colon)
+        shut = f_hi[has & f_closed]
+        closed[shut[shut < n - 1]] = True
+        # org's drawers are blocks as a fence is: a block's break at each edge (their heading's bond holds the one
+        # before), so a drawer that fits stays whole beside the next (":PROPERTIES:" over ":LOGBOOK:")
+        drawer = [k for k in np.flatnonzero(has & f_closed).tolist()
+                  if _DRAWER_OPEN.match(text, int(starts[f_lo[k]])) is not None]
+        if drawer:
+            edge = np.concatenate((f_lo[drawer] - 1, f_hi[drawer]))
+            edge = edge[(edge >= 0) & (edge < n - 1)]
+            edge = edge[~no_cut[edge] & one_text[edge]]
+            strength[edge] = np.maximum(strength[edge], BLOCK)
         # (reStructuredText's "... its own account::" over its literal block is a paragraph that introduces it: a
         # lead-in's bond, not markup's — the limit breaks it first, below level 1 too)
         prose = [g for g in f_lo[has].tolist() if _PROSE_LITERAL.fullmatch(text, int(starts[g]), int(ends[g]))]
@@ -1129,7 +1143,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             strength[lead] = LINE
         # ... and so does a line that ends with a colon over the next line (a mail's "... wrote:" over the
         # quote, "The steps are:" over a list without a blank line; a comma at a line's end is verse's)
-        gap = np.flatnonzero((strength == LINE) & ~in_code & ~no_cut)
+        gap = np.flatnonzero((strength == LINE) & ~in_code & ~no_cut & ~closed)
         if gap.size:
             # (read at the line's own end, before the next line's indent: a colon over a deeper line, Python's
             # "def area(shape):" over its body, YAML's "key:" over its mapping, "Options:" over indented items)
@@ -2274,7 +2288,8 @@ def _fences(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -
         starts = [a for a, b in zip(edges[0].tolist(), edges[1].tolist(), strict=True)
                   if front_matter(text, a, b)]
         if _contains(text, "```") or _contains(text, "~~~") or _contains(text, "<!--") or _contains(text, "/*") \
-                or _literal_marks(text) or _contains(text, "#+"):
+                or _literal_marks(text) or _contains(text, "#+") or _contains(text, ":END:") \
+                or _contains(text, ":end:"):
             marks = [m.start() for m in _FENCE_MARK.finditer(text)]
             starts = sorted(set(starts) | set(edges[0][np.unique(np.searchsorted(edges[0], marks, side="right") - 1)]
                                              .tolist()))
