@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from logichunk import chunk
 from logichunk.text.line_kinds import fence_spans
@@ -188,3 +190,60 @@ def test_a_drawer_needs_its_end_line():
     """Without its ``:END:`` line (or with a headline before it) a line like ``:PROPERTIES:`` opens nothing."""
     assert fence_spans("* A\n  :PROPERTIES:\n  :ID: 1\n\nText.\n") == []
     assert fence_spans("* A\n  :NOTES:\n  text\n* B\n  :END:\n") == []
+
+
+# --- source code passed as text ----------------------------------------------------------------------------------
+
+PY = ('"""A tool."""\n\nimport os\nimport sys\n\nDEFAULT_PATH = "/tmp"\n\n\n'
+      "# Helpers for the command line\n"
+      "def parse(argv):\n    args = argv[1:]\n    return args\n\n\n"
+      "# Main entry point\n"
+      'def main():\n    path = os.environ.get("X", DEFAULT_PATH)\n    print(path)\n    return 0\n')
+
+
+@pytest.mark.parametrize("text", [PY, "#!/bin/sh\nset -e\n\n# Build the docs\nmake html\n\n# Upload them\nrsync -a out/ host:\n"])
+def test_a_comment_of_source_code_is_no_heading(text):
+    """A Python module (it imports and defines at column 0, outside any fence) or a script (its ``#!`` line)
+    passed as text: its ``# ...`` lines are comments on the code, not Markdown headings that open sections."""
+    sents = split_sentences(text)
+    lay = layout(sents)
+    for i, t in enumerate(sents.texts()):
+        if t.startswith("# "):
+            assert not lay.heading[i] and lay.strength[i - 1] < SECTION, t
+
+
+def test_markdown_with_a_fenced_module_keeps_its_headings():
+    """The code reading counts only lines outside fences: a README that shows a module in a fence is Markdown."""
+    text = ("# Usage\n\nRun the tool as shown below, from the project's root.\n\n"
+            "```python\nimport os\n\ndef main():\n    return os.getcwd()\n```\n\n"
+            "# Options\n\nThe tool takes no options yet, but it will.\n")
+    sents = split_sentences(text)
+    lay = layout(sents)
+    for title in ("# Usage", "# Options"):
+        assert lay.heading[_sentence_at(sents, text, title)], title
+
+
+# --- every reading keeps the spans --------------------------------------------------------------------------------
+
+_PIECES = [RST, RST_ZH, ORG, ORG_ZH, PY, _gpl_like("13. Use with the GNU Affero General Public License."),
+           ".. Contents::\n", "   :alt: x. Y.\n", ":END:\n", "  :LOGBOOK:\n", "# note\n", "#!/bin/sh\n", "\n", "A. B. "]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=6), st.sampled_from([60, 150, 400]))
+def test_spans_tile_over_these_kinds(pieces, max_size):
+    """Whatever the mix, the splitter's two paths agree and every level of the tree tiles the text."""
+    text = "".join(pieces)
+    split_both_ways(text)
+    tree = chunk(text, max_size=max_size)
+    for level in {c.level for c in tree}:
+        spans = sorted((c.span.start, c.span.end) for c in tree if c.level == level)
+        parents = [c for c in tree if c.level == level - 1] if level > 1 else None
+        if parents is None:
+            assert spans[0][0] == 0 and spans[-1][1] == len(text)
+            assert all(a[1] == b[0] for a, b in zip(spans, spans[1:], strict=False))
+    for c in tree:
+        kids = sorted((k.span.start, k.span.end) for k in tree if k.parent == c.id)
+        if kids:
+            assert kids[0][0] == c.span.start and kids[-1][1] == c.span.end
+            assert all(a[1] == b[0] for a, b in zip(kids, kids[1:], strict=False))

@@ -26,7 +26,9 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   (``**Results by region**``, ``__Outlook__``: chat assistants', Notion's and many exports' headings); an
   outline's star lines in a file of org's keywords or whose mode line names Emacs's outline or org mode (GNU's
   NEWS: ``* Noteworthy changes in release 9.1``, ``** Bug fixes``); a numbered title that ends with a full stop
-  alone between blank lines (a licence's ``  1. Source Code.``); irssi's ``--- Day changed ...`` lines;
+  alone between blank lines (a licence's ``  1. Source Code.``, its small words in lower case: ``13. Use with
+  the GNU ...``); irssi's ``--- Day changed ...`` lines; but a ``#`` line of source code passed as text (a script,
+  a Python module: :func:`_in_source`) is a comment, no heading;
 * **strengths** per gap: :data:`SECTION` before a heading > :data:`BLOCK` around lists, tables, fences
   and rules (between two items of one list: a line, or a blank line in a loose list), and at a blank line
   before a line indented less than the first line of the paragraph over it (the end of a function's body,
@@ -457,6 +459,34 @@ def _markup_lines(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarr
     return np.array(opening, np.int64), np.array(closing, np.int64)
 
 
+#: a Python module's lines at column 0: an import (``import os``, ``from .x import y``) and a definition (``def f(``,
+#: ``async def f(``, ``class X:``)
+_PY_IMPORT = re.compile(r"^(?:import[ \t]+[A-Za-z_][\w.]*|from[ \t]+\.*[\w.]*[ \t]+import[ \t])", re.MULTILINE)
+_PY_DEF = re.compile(r"^(?:(?:async[ \t]+)?def[ \t]+[A-Za-z_]\w*[ \t]*\(|class[ \t]+[A-Za-z_]\w*[ \t]*[(:])", re.MULTILINE)
+
+
+def _in_source(text: str, starts: np.ndarray, not_code: np.ndarray, edges: tuple[np.ndarray, np.ndarray] | None,
+               at: int, seen: dict[int, bool]) -> bool:
+    """Whether the text that holds offset ``at`` (one of several laid end to end, by ``edges``) is source code
+    passed as text: a script (its first line a ``#!`` line) or a Python module (outside its fences, at column 0,
+    it imports and it defines a function or a class). Why: there a ``#`` line is a comment on the code under it,
+    not a Markdown heading (``# Helpers`` over ``def parse(argv):`` opened a section and cut the function from
+    the comment's paragraph); what the text is decides, not its file's name. ``seen`` caches each text's answer."""
+    t = 0 if edges is None else int(np.searchsorted(edges[0], at, side="right")) - 1
+    if t not in seen:
+        lo, hi = (0, len(text)) if edges is None else (int(edges[0][t]), int(edges[1][t]))
+
+        def outside(m: re.Match | None) -> bool:  # (the first match outside a fence, a literal block ...)
+            while m is not None:
+                if not_code[max(int(np.searchsorted(starts, m.start(), side="right")) - 1, 0)]:
+                    return True
+                m = (_PY_IMPORT if m.re is _PY_IMPORT else _PY_DEF).search(text, m.end(), hi)
+            return False
+        seen[t] = text.startswith("#!", lo) or (outside(_PY_IMPORT.search(text, lo, hi))
+                                                 and outside(_PY_DEF.search(text, lo, hi)))
+    return seen[t]
+
+
 def _is_title(line: str, code: bool = False) -> bool:
     """Whether ``line`` reads as a title (``code``: whether or not it holds code or a link)."""
     s = line.strip()
@@ -735,6 +765,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
                             assume_unique=True)
     # (read as Python values: no numpy scalar per read; and each regular expression tried only on a line that
     # holds the character it needs, "#", "=", "\\" or "<": a source file's lines pass here by the thousand)
+    sources: dict[int, bool] = {}  # (per text laid end to end, whether it is a script or Python's source)
     for i, a, b, form_i, deep_i, before_i, after_i, marker_i, sep_i in zip(
             loop.tolist(), starts[loop].tolist(), ends[loop].tolist(), form[loop].tolist(), deep[loop].tolist(),
             before[loop].tolist(), after[loop].tolist(), marker[loop].tolist(), sep_above[loop].tolist(), strict=True):
@@ -742,6 +773,8 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         atx = form_i and "#" in line and _ATX.match(line) and not CPP_DIRECTIVE.match(line)  # (C's "# define" is code)
         if atx and deep_i:  # a "#" line indented four columns or more is code: a shell's prompt, an example's comment
             continue
+        if atx and _in_source(text, starts, not_code, edges, a, sources):
+            continue  # (a comment of a script's or a Python module's: "# Helpers" over "def parse(argv):")
         if atx and i > 0 and 0 < indent_columns(text, a) and _line_ends_before(text, a) == 1 \
                 and not _deeper_under(text, starts, sents.seams(), np.array([i - 1]))[0]:
             continue  # (an indented "#" line right under a line indented as deep: YAML's "  # ..." under "  port: 80")
