@@ -451,8 +451,10 @@ def _literal_marks(text: str) -> bool:
         or (_contains(text, ":: ") and (_find(text, ".. code") >= 0 or _find(text, ".. sourcecode") >= 0))  # (".. code-block:: c")
 
 
+@text_cache(maxsize=8)
 def _block_spans(text: str) -> list[tuple[int, int, bool]]:
-    """:func:`fence_spans`, each with whether a closing line ends it, in order."""
+    """:func:`fence_spans`, each with whether a closing line ends it, in order (kept per text: the splitter reads
+    its literal blocks, the layout all of them; callers do not change the list)."""
     fm = front_matter(text)
     lines = _fence_lines(text, fm[1] if fm else 0) if _contains(text, "```") or _contains(text, "~~~") else []
     out = [(*fm, True)] if fm else []
@@ -603,6 +605,7 @@ _DIRECTIVE = re.compile(r"\.\.[ \t]+\w[\w.+-]*(?::[\w.+-]+)*::(?=[ \t\r\n]|$)")
 _OPTION = re.compile(r"[ \t]+:[^:\s][^:\n]*:(?=[ \t\r\n]|$)")
 
 
+@text_cache(maxsize=8)
 def directive_options(text: str) -> list[tuple[int, int]]:
     """reStructuredText's directives' options: the field lines right under a directive's line (``.. image::
     cat.png`` over ``   :alt: A picture. Of a cat.``), indented deeper, before any blank line; per directive,
@@ -610,12 +613,12 @@ def directive_options(text: str) -> list[tuple[int, int]]:
     option's value is one field, not sentences (its ``. `` ends none), and the options are the directive's
     head, which opens its body as the directive's line does."""
     out: list[tuple[int, int]] = []
-    if not _contains(text, "::"):
-        return out
-    for at in line_openings(text, ".."):
-        if _DIRECTIVE.match(text, at) is None:
+    for m in _DIRECTIVE.finditer(text):  # (one search for the directive's marks, then whether it opens its line)
+        at = m.start()
+        line = text.rfind("\n", 0, at) + 1
+        if text[line:at].strip(" \t"):
             continue
-        base = _indent_of(text[text.rfind("\n", 0, at) + 1 : at])
+        base = _indent_of(text[line:at])
         nl = text.find("\n", at)
         first = last = -1
         while nl >= 0:
@@ -710,11 +713,11 @@ def _structure(text: str, first: np.ndarray, end: np.ndarray, nl: np.ndarray, ki
     # reStructuredText's literal blocks (``run this::`` over indented lines, ``.. code-block::`` over its options
     # and body) are code as a fence's lines are; a directive's options are one field each (``:alt: A cat. Grey.``)
     kept: list[tuple[int, int]] = []
-    if _literal_marks(text):
-        literal = literal_spans(text, [(a, b, True) for a, b in zip(lo, hi, strict=True)])
-        for a, b, _ in literal:
-            in_fence |= (f >= a) & (f < b)
-        kept += [(a, b) for a, b, _ in literal]
+    if _literal_marks(text):  # (the literal blocks among the text's blocks: each opens at its "::" or its directive)
+        for a, b, _ in _block_spans(text):
+            if text.startswith("::", a) or _EXPLICIT_LINE.match(text, a):
+                in_fence |= (f >= a) & (f < b)
+                kept.append((a, b))
     kept += directive_options(text)
     if in_fence.any():  # lines inside a fence are code, whatever they look like
         plain = ~in_fence
