@@ -223,6 +223,32 @@ def test_markdown_with_a_fenced_module_keeps_its_headings():
         assert lay.heading[_sentence_at(sents, text, title)], title
 
 
+# --- a paragraph over a page break ---------------------------------------------------------------------------------
+
+def _rfc_pages() -> str:
+    header = "RFC 9999                 Frobnication Transfer              November 2026\n"
+    def foot(n: int) -> str:
+        return f"\n\nAuthor                       Experimental                     [Page {n}]\n\f" + header + "\n"
+    page = "".join(f"   Line {k} of the page holds words about frobs and hosts and sessions.\n" for k in range(30))
+    return ("1.  Introduction\n\n" + page + "\n   The session opens with a greeting from the client to the server"
+            + foot(1) + "   and the server answers with its own greeting before any frob moves.\n\n"
+            "2.  Overview\n\n" + page + foot(2) + "   More text closes the overview here.\n\n" + page + foot(3))
+
+
+def test_a_paragraphs_one_line_over_a_page_footer_is_no_title():
+    """A page break that leaves one line of a paragraph at a page's foot stands the line alone between blank lines
+    (over the footer), as a title stands; the text under the next page's header goes on in lower case, so its
+    sentence goes on over the page: no heading, and no cut between its two halves where the paragraph fits."""
+    text = _rfc_pages()
+    sents = split_sentences(text)
+    lay = layout(sents)
+    k = _sentence_at(sents, text, "The session opens")
+    assert not lay.heading[k]
+    a, b = text.index("The session opens"), text.index("and the server answers")
+    for max_size in (400, 600, 1000):
+        assert not {e for e in _ends(chunk(text, max_size=max_size).roots()) if a < e <= b}, max_size
+
+
 # --- every reading keeps the spans --------------------------------------------------------------------------------
 
 _PIECES = [RST, RST_ZH, ORG, ORG_ZH, PY, _gpl_like("13. Use with the GNU Affero General Public License."),

@@ -814,7 +814,8 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
                 and _is_title(line, code=True) \
                 and text[int(starts[i + 1]) : int(ends[i + 1])].strip() \
                 and not (i > 0 and (_introduces(text[int(starts[i - 1]) : int(ends[i - 1])])
-                                    or i - 1 in explicit or _inside_sentence(text, starts, ends, i))):
+                                    or i - 1 in explicit or _inside_sentence(text, starts, ends, i))) \
+                and not (furn[i + 1] and _goes_on_over_page(text, starts, furn, i)):
             if _NO_TITLE.search(line.strip()):  # a line of code or a link alone: no title, but a line of a
                 coded[i] = True  # list laid out one per paragraph, as a title line there is
                 continue
@@ -822,7 +823,8 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             # "run this::" over "    $ make install", "The command is:" or vim help's "... this way: >" over it,
             # ".. code-block::" over its
             # one line; a line a sentence goes on around is an example in it: "the command" / "info grep" /
-            # "should give you access ...")
+            # "should give you access ..."; so is a paragraph's one line over a page's footer, its sentence going
+            # on under the next page's header)
             heading[i] = alone[i] = True
         elif i in above and _is_title(line) and _title_case(line):
             heading[i] = weak[i] = True
@@ -2124,6 +2126,18 @@ def _introduces(sentence: str) -> bool:
     reStructuredText's ``run this::``) or vim help's ``>`` after a blank (``... this way: >``)."""
     s = sentence.rstrip()
     return (s[-1:] != "" and s[-1] in _COLONS) or (s[-1:] == ">" and s[-2:-1] in (" ", "\t"))
+
+
+def _goes_on_over_page(text: str, starts: np.ndarray, furn: np.ndarray, i: int) -> bool:
+    """Whether sentence ``i``, right over a page's furniture (a running footer, a page's number, the next page's
+    header: :mod:`.pages`), goes on under it: the text after the furniture opens in lower case. Why: a page break
+    that leaves one line of a paragraph at a page's foot (an RFC's ``   The session opens with a greeting from
+    the client to the server`` over ``Author ... [Page 1]``) stands that line alone between blank lines, as a
+    title stands; its sentence goes on over the page."""
+    j = i + 1
+    while j < furn.size and furn[j]:
+        j += 1
+    return i + 1 < j < furn.size and text[int(starts[j])].islower()
 
 
 def _inside_sentence(text: str, starts: np.ndarray, ends: np.ndarray, i: int) -> bool:
