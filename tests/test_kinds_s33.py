@@ -16,6 +16,20 @@ from logichunk.text.structure import SECTION, layout
 from structure_helpers import assert_headings_open_chunks, split_both_ways
 
 
+class _LevelOne:
+    """A tree's level-1 chunks, as :func:`assert_headings_open_chunks` reads a tree (its deeper levels' limits are
+    the chunker's own)."""
+
+    def __init__(self, tree):
+        self.tree = tree
+
+    def __iter__(self):
+        return iter(self.tree.roots())
+
+    def get(self, cid):
+        return self.tree.get(cid)
+
+
 def _sentence_at(sents, text: str, piece: str) -> int:
     return int(np.searchsorted(sents.starts, text.index(piece), side="right")) - 1
 
@@ -122,7 +136,7 @@ def test_a_clause_title_keeps_its_small_words_in_lower_case(title):
     k = _sentence_at(sents, text, title)
     assert lay.heading[k] and lay.strength[k - 1] == SECTION
     for max_size in (150, 250, 400):
-        assert_headings_open_chunks(chunk(text, max_size=max_size), text, (max_size,))
+        assert_headings_open_chunks(_LevelOne(chunk(text, max_size=max_size)), text, (max_size,))
 
 
 @pytest.mark.parametrize("line", ["1. Preheat the oven.", "3. Mix with the flour.", "2. Wait with them there.",
@@ -132,6 +146,46 @@ def test_a_numbered_step_stays_prose(line):
     """Only the closed class of small words is let off, and not as the last word (title case capitalises it): a
     step's other lower-case words still make it prose."""
     text = _gpl_like(line)
+    sents = split_sentences(text)
+    assert not layout(sents).heading[_sentence_at(sents, text, line)]
+
+
+ZH_NOTICE = ("关于做好冬季安全生产工作的通知\n\n各区县人民政府，市政府各部门：\n\n"
+             "为切实做好今年冬季安全生产工作，现将有关事项通知如下。\n\n"
+             "一、提高思想认识\n\n"
+             "（一）强化责任意识。各地各部门要充分认识冬季安全生产工作的重要性和紧迫性，牢固树立安全发展理念。\n\n"
+             "二、突出工作重点\n\n"
+             "（一）加强道路交通安全管理。\n\n"
+             "1. 严查超速、超载、疲劳驾驶等违法行为。各级交警部门要加大路面巡逻力度。\n"
+             "2. 做好雨雪冰冻天气应对准备。及时发布预警信息，必要时采取交通管制措施。\n"
+             "3. 加强客运车辆和危险品运输车辆的动态监控。\n\n"
+             "（二）加强消防安全管理。\n\n"
+             "1. 开展人员密集场所消防安全检查。重点检查商场、医院、学校、养老院等场所。\n"
+             "2. 加强居民用火用电安全宣传，防止因取暖引发火灾。\n\n"
+             "特此通知。\n")
+
+
+def test_a_chinese_notices_numbered_title_with_a_full_stop_heads_its_items():
+    """A Chinese official document titles its 一、 and （一） depths with a full stop too (GB/T 9704's
+    ``（二）加强消防安全管理。`` alone over its items): a heading, so no chunk ends with it (one did at 60 and 80);
+    run in at its paragraph's start (``（一）强化责任意识。各地...``) it is bonded to its text; an item under it, a longer
+    sentence or one with other marks stays prose."""
+    text = ZH_NOTICE
+    sents = split_sentences(text)
+    lay = layout(sents)
+    for title in ("（一）加强道路交通安全管理。", "（二）加强消防安全管理。"):
+        assert lay.heading[_sentence_at(sents, text, title)], title
+    assert lay.no_cut[_sentence_at(sents, text, "（一）强化责任意识。")]
+    for max_size in range(50, 300, 10):
+        tree = chunk(text, max_size=max_size)
+        assert_headings_open_chunks(_LevelOne(tree), text, (max_size,))
+        assert not [c for c in tree.roots() if text[: c.span.end].rstrip().endswith("加强消防安全管理。")], max_size
+
+
+@pytest.mark.parametrize("line", ["（二）甲方应于合同签订后支付百分之五十，余款验收后支付。",
+                                  "3. 加强客运车辆和危险品运输车辆的动态监控。", "一、我们在会议上讨论了今年冬季安全生产工作的主要任务和具体安排。"])
+def test_a_chinese_numbered_sentence_stays_prose(line):
+    text = f"第三条 服务费用\n\n{line}\n\n甲方应当为乙方提供必要的工作条件和技术资料。\n"
     sents = split_sentences(text)
     assert not layout(sents).heading[_sentence_at(sents, text, line)]
 
@@ -177,7 +231,7 @@ def test_an_org_drawer_is_one_block_under_its_heading(text):
         assert not lay.lead_in[_sentence_at(sents, text, text[b - len(":END:") : b])]
     for max_size in range(60, 400, 10):
         tree = chunk(text, max_size=max_size)
-        assert_headings_open_chunks(tree, text, (max_size,))
+        assert_headings_open_chunks(_LevelOne(tree), text, (max_size,))
         for a, b in drawers:
             line = text.rfind("\n", 0, a) + 1
             above = text.rfind("\n", 0, line - 1) + 1

@@ -542,8 +542,15 @@ _NO_TITLE = re.compile(r"[=;{}]|[A-Za-z_][A-Za-z0-9_]*\(|(?<![^\W_])_\w|[A-Za-z0
 #: (:func:`stopped_title`): the title's words in the group
 _STOPPED_TITLE = re.compile(r"[ \t]*(?:(?:Section|SECTION|Article|ARTICLE|§)[ \t]*)?\d{1,3}(?:\.\d{1,3})*\.?[ \t]+"
                             r"(?P<title>[^\W\d_][^.!?;:,\r\n]{0,60}?)\.\s*")
-#: the first characters of a run-in heading (a digit, "S" of Section, "A" of Article, "§")
-_RUNIN_FIRST = np.array(sorted(map(ord, "0123456789SA§")), dtype=np.uint32)
+#: a Chinese official document's title at its first two depths that ends with a full stop (``（一）加强消防安全管理。``,
+#: ``二、突出工作重点。``, GB/T 9704's 一、 and （一）): the number and 2 to 20 characters with no other mark
+_ZH_STOPPED_TITLE = re.compile(r"[ \t\u3000]*(?:[一二三四五六七八九十]{1,3}、|[（(][一二三四五六七八九十]{1,3}[）)])[ \t\u3000]*"
+                               r"[^\s\d，,、；;：:。！？!?“”\"'（）()《》]{2,20}。\s*")
+#: the first characters of a Chinese official document's numbered title (:data:`_ZH_STOPPED_TITLE`)
+_ZH_NUMBER_FIRST = _chars_table("（(一二三四五六七八九十")
+#: the first characters of a run-in heading (a digit, "S" of Section, "A" of Article, "§"; a Chinese number or its
+#: bracket)
+_RUNIN_FIRST = np.array(sorted(map(ord, "0123456789SA§（(一二三四五六七八九十")), dtype=np.uint32)
 #: a numbered title is at most this many words (a clause's title, not a sentence)
 _STOPPED_WORDS_MAX = 10
 
@@ -552,7 +559,11 @@ def stopped_title(line: str) -> bool:
     """Whether ``line`` (a line or a sentence) is a section's number and a title that ends with a full stop, as a
     licence's or a contract's clauses are titled (``1. Source Code.``, ``2.1 Grant.``, ``4.2 Termination for
     Cause.``): a bare number needs its dot or a second level (``12 Monkeys.`` is prose), and the title is written as
-    one (:func:`_title_case`: ``1. Preheat the oven.`` is a step, not a title)."""
+    one (:func:`_title_case`: ``1. Preheat the oven.`` is a step, not a title). A Chinese official document titles
+    its first two depths so too (``（一）加强消防安全管理。``, :data:`_ZH_STOPPED_TITLE`: a short title, no other mark;
+    its 1． and （1） depths are items)."""
+    if _ZH_STOPPED_TITLE.fullmatch(line):
+        return True
     m = _STOPPED_TITLE.fullmatch(line)
     if m is None:
         return False
@@ -2225,7 +2236,8 @@ def _could_head(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarra
                                                  | _in_table(_BLANK, first[cand])))
     # ... or a numbered title that ends with a full stop, alone between blank lines (``stopped``: a licence's "1.
     # Source Code.", :func:`stopped_title`)
-    prose &= ~((cp[last] == 0x2E) & _in_table(_digit_or_dot(), first[cand]) & stopped[cand])
+    prose &= ~(((cp[last] == 0x2E) & _in_table(_digit_or_dot(), first[cand])
+                | ((cp[last] == 0x3002) & _in_table(_ZH_NUMBER_FIRST, first[cand]))) & stopped[cand])
     # ... or a division marker (``marker``, :func:`_marker_like`), whose number may end with a full stop
     return cand[~prose | _member(first[cand], _MARKUP_FIRST) | marker[cand]]
 
