@@ -100,7 +100,8 @@ def test_sentence_transformer_by_hub_id_loads_from_the_hub_cache_offline(tmp_pat
     # ... and one it lacks fails in one line naming the id, the cache and the hub
     doc = tmp_path / "doc.txt"
     doc.write_text("the cat sat. the dog ran.", encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "logichunk", "chunk", str(doc), "--embedder", "st:testorg/not-cached"],
+    r = subprocess.run([sys.executable, "-m", "logichunk", "chunk", str(doc), "--method", "cliff",
+                        "--embedder", "st:testorg/not-cached"],
                        capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "'testorg/not-cached'" in r.stderr and "not in the local hub cache" in r.stderr and "127.0.0.1" in r.stderr

@@ -126,10 +126,9 @@ def _read_up_to(blocks: Iterator[str], limit: int | None) -> str | Iterator[str]
     return "".join(held)
 
 
-def _chunk_defaults(args: argparse.Namespace) -> None:
+def _chunk_defaults(args: argparse.Namespace, verb_reads: frozenset[str] = frozenset()) -> None:
     """Fill the chunking flags left unset from the settings (``--config`` / ``$LOGICHUNK_CONFIG``,
     ``LOGICHUNK_*``): ``unit``, and ``chunk_sizes`` for the cascade's methods when no size flag is given."""
-    from .chunkers.dispatch import FLAT
     from .config import Settings
 
     s = Settings.load(args.config)
@@ -142,11 +141,37 @@ def _chunk_defaults(args: argparse.Namespace) -> None:
         args.unit = "tokens"  # a tokenizer measures tokens
     if args.sizes is None and args.max_size is None and args.levels is None and args.method in CASCADE:
         args.sizes = ",".join(map(str, s.chunk_sizes))
-    if args.levels is not None and (args.method in FLAT or args.method == "parent-child"):
-        _err(f"note: --levels shapes the logic-chain, cliff and fused trees; {args.method} ignores it "
-             f"({'one level' if args.method in FLAT else 'parents and children'})")
+    _drop_ignored(args, verb_reads)
     if args.levels is None:
         args.levels = 3
+
+
+#: chunk_by's option -> (its flag, the value that leaves it unset)
+_OPTION_FLAGS = {"levels": ("--levels", None), "embedder": ("--embedder", None), "llm": ("--llm", None),
+                 "lm": ("--lm", None), "theta": ("--theta", None), "composite": ("--fast", False),
+                 "selection": ("--selection", None)}
+
+
+def _drop_ignored(args: argparse.Namespace, verb_reads: frozenset[str]) -> None:
+    """Each flag given that the method does not read is said in one note and unset (its model not loaded):
+    a flag that changes nothing must not look as if it did. ``verb_reads``: what the verb itself reads
+    (validate's and compensate's LLM)."""
+    from .chunkers.dispatch import ignored_options, methods_reading, needs
+
+    attr, quiet = {"composite": "fast"}, getattr(args, "quiet", False)
+    given = [o for o, (_flag, unset) in _OPTION_FLAGS.items() if getattr(args, attr.get(o, o), None) != unset]
+    for option in ignored_options(args.method, given):
+        if option in verb_reads or (option == "embedder" and getattr(args, "tokenizer", None) == "embedder"):
+            continue
+        flag, unset = _OPTION_FLAGS[option]
+        if not quiet:
+            _err(f"note: {flag} is read by {', '.join(methods_reading(option))}; {args.method} ignores it")
+        setattr(args, attr.get(option, option), unset)
+    lm_runs = "lm" in needs(args.method) or bool(getattr(args, "lm", None))
+    for flag, name in (("--lm-dtype", "lm_dtype"), ("--lm-backend", "lm_backend")):
+        if not lm_runs and not quiet and getattr(args, name, "auto") not in (None, "auto"):
+            _err(f"note: {flag} sets how the causal LM runs; none runs here (give --lm, or --method ppl or msp), "
+                 "so it is ignored")
 
 
 def _needs(args: argparse.Namespace, need: tuple[str, ...]) -> tuple[str, ...]:
@@ -387,7 +412,7 @@ def _chunk_one(args: argparse.Namespace, text: str, source: str, models: _Models
     from .chunkers.dispatch import chunk_by
 
     return chunk_by(args.method, text, max_size=args.max_size, sizes=_sizes(args.sizes), levels=args.levels,
-                    unit=args.unit, embedder=models.embedder, llm=models.llm, lm=models.lm, theta=args.theta,
+                    unit=args.unit, embedder=models.embedder, llm=models.llm, lm=models.lm, theta=args.theta or 0.0,
                     composite=not args.fast, selection=args.selection, settings=getattr(args, "settings", None),
                     source=source, tokenizer=getattr(args, "tokenizer", None) or None,
                     overlap=getattr(args, "overlap", 0) or 0)
@@ -630,7 +655,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     if not args.llm:
         raise LogichunkError("validate needs an LLM: --llm openai:http://HOST:PORT/v1#MODEL, or --llm local")
-    _chunk_defaults(args)
+    _chunk_defaults(args, frozenset({"llm"}))  # (the verb's own LLM, whatever the method)
     models = _Models(args, _needs(args, needs(args.method)))
     source, text, extra = _one_text(args)
     tree = _chunk_one(args, text, source, models)
@@ -669,7 +694,7 @@ def cmd_compensate(args: argparse.Namespace) -> int:
 
     if not args.llm:
         raise LogichunkError("compensate needs an LLM: --llm openai:http://HOST:PORT/v1#MODEL, or --llm local")
-    _chunk_defaults(args)
+    _chunk_defaults(args, frozenset({"llm"}))  # (the verb's own LLM, whatever the method)
     models = _Models(args, _needs(args, needs(args.method)))
     source, text, extra = _one_text(args)
     tree = compensate(_chunk_one(args, text, source, models), models.llm, args.mode, source=source)
@@ -770,7 +795,7 @@ def _chunk_options(c: argparse.ArgumentParser) -> None:
     c.add_argument("--lm-dtype", choices=["auto", "float32", "bfloat16", "float16", "int8"], default="auto",
                    help="the local LM's arithmetic: auto (bf16 with AMX tiles; else int8 for the packaged LM on a CPU "
                         "with VNNI; else float32, and float32 for a folder of yours)")
-    c.add_argument("--theta", type=float, default=0.0, help="ppl: minimum drop θ of a perplexity minimum")
+    c.add_argument("--theta", type=float, default=None, help="ppl: minimum drop θ of a perplexity minimum")
     c.add_argument("--fast", action="store_true",
                    help="logic-chain/cliff: skip tier 3 (the composite signal); runs entropy cannot split are cut "
                         "at their strongest entropy gaps — up to 1.3x faster on English prose, no faster on Chinese")

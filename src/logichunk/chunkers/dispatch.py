@@ -9,7 +9,7 @@ an embedder names it in its stats (``embedder``, and ``embedder_fallback`` when 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..errors import InputError
@@ -38,6 +38,33 @@ DEFAULT_MAX = {"parent-child": 1500}
 
 
 FLAT = frozenset({"ppl", "msp", "fixed", "recursive"})  # one level: ``sizes`` gives them its first limit
+
+_CASCADE_READS = frozenset({"levels", "llm", "lm", "composite", "selection"})
+#: the options of :func:`chunk_by` each method reads beyond the text, its sizes and unit: any other one
+#: given is ignored, and a caller says so (a flag that changes nothing must not look as if it did)
+READS: dict[str, frozenset[str]] = {
+    "logic-chain": _CASCADE_READS,
+    "cliff": _CASCADE_READS | {"embedder"},
+    "fused": _CASCADE_READS | {"embedder"},
+    "ppl": frozenset({"lm", "theta", "selection"}),
+    "msp": frozenset({"lm", "selection"}),
+    "parent-child": frozenset({"embedder"}),
+    "fixed": frozenset(),
+    "recursive": frozenset(),
+}
+
+
+def ignored_options(method: str, given: Iterable[str]) -> tuple[str, ...]:
+    """The options in ``given`` (names as :data:`READS` spells them) that ``method`` does not read."""
+    reads = READS.get(method)
+    if reads is None:
+        raise InputError(f"unknown chunking method {method!r}: use {', '.join(METHODS)}")
+    return tuple(o for o in given if o not in reads)
+
+
+def methods_reading(option: str) -> tuple[str, ...]:
+    """The methods that read ``option``, in :data:`METHODS` order (for a note naming them)."""
+    return tuple(m for m in METHODS if option in READS[m])
 
 
 def max_size_for(method: str, max_size: int | None) -> int:
