@@ -400,15 +400,21 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_methods(args: argparse.Namespace) -> int:
     import importlib.util
 
+    from .env import env_lm_missing
     from .methods import INSTALL, METHODS
 
+    lm_missing = env_lm_missing()  # (the LM methods' torch and transformers, unless $LOGICHUNK_LM is an endpoint)
     for m in METHODS.values():
         missing = [r for r in m.requires if importlib.util.find_spec(r.split(".")[0]) is None
                    or _missing(r)]
-        state = "ok" if not missing else "missing " + ", ".join(INSTALL.get(r, r) for r in missing)
+        install = [INSTALL.get(r, r) for r in missing]
+        if m.lm and lm_missing:
+            missing += lm_missing
+            install.append(f"{' and '.join(lm_missing)} (logichunk[lm])")
+        state = "ok" if not missing else "missing " + ", ".join(install)
         if args.format == "jsonl":
             print(json.dumps({"method": m.name, "group": m.group, "tasks": sorted(m.tasks), "runnable": not missing,
-                              "install": [INSTALL.get(r, r) for r in missing], "about": m.about}, ensure_ascii=False))
+                              "install": install, "about": m.about}, ensure_ascii=False))
         else:
             print(f"{m.name:<20} {m.group:<9} {'/'.join(sorted(m.tasks)):<23} {state:<28} {m.about}")
     return 0

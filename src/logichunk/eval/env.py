@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import LogichunkError
 
-__all__ = ["Unavailable", "env_lm"]
+__all__ = ["Unavailable", "env_lm", "env_lm_missing"]
 
 
 class Unavailable(LogichunkError):
@@ -38,3 +38,15 @@ def env_lm(method: str):
         except LogichunkError as e:
             raise Unavailable(f"{method}: no causal LM ({e})") from None
     return _LM_CACHE[key]
+
+
+def env_lm_missing() -> tuple[str, ...]:
+    """The packages the causal LM :func:`env_lm` would load needs and this install lacks, found without
+    loading it (``logichunk eval methods`` must not call an LM method runnable when it cannot run): none
+    for a completions endpoint (``$LOGICHUNK_LM`` an ``http(s)://`` URL), else torch and transformers."""
+    import importlib.util
+    import os
+
+    if (os.environ.get("LOGICHUNK_LM") or "").startswith(("http://", "https://")):
+        return ()
+    return tuple(m for m in ("torch", "transformers") if importlib.util.find_spec(m) is None)

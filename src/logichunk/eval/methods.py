@@ -79,6 +79,7 @@ class MethodSpec:
     about: str
     oracle: bool = False
     slow: bool = False  # left out of "all" (named explicitly to run)
+    lm: bool = False  # runs the causal LM the environment names (env.env_lm)
 
     @property
     def peer(self) -> bool:
@@ -708,8 +709,8 @@ _SEG, _CH = "segmentation", "chunking"
 _BOTH = frozenset({_SEG, _CH})
 
 
-def _spec(name, group, tasks, requires, make, about, oracle=False, slow=False) -> MethodSpec:
-    return MethodSpec(name, group, frozenset(tasks), tuple(requires), make, about, oracle, slow)
+def _spec(name, group, tasks, requires, make, about, oracle=False, slow=False, lm=False) -> MethodSpec:
+    return MethodSpec(name, group, frozenset(tasks), tuple(requires), make, about, oracle, slow, lm)
 
 
 METHODS: dict[str, MethodSpec] = {m.name: m for m in [
@@ -737,15 +738,15 @@ METHODS: dict[str, MethodSpec] = {m.name: m for m in [
           "logichunk: entropy and semantic cliffs, each z-scored within the document, mixed"),
     _spec("ppl", "logichunk", _BOTH, ["logichunk.signals.lm"], _ppl,
           "logichunk: causal-LM perplexity (Meta-Chunking PPL); ~200 tokens/s on 2 cores, so not in 'all'",
-          slow=True),
+          slow=True, lm=True),
     _spec("msp", "logichunk", _BOTH, ["logichunk.chunkers.meta"], _MSP,
           "logichunk: margin sampling of an instruct LM (Meta-Chunking MSP); one LM call per gap, not in 'all'",
-          slow=True),
+          slow=True, lm=True),
     *[_spec(f"{kind}-{sel}", "logichunk", _BOTH, ["logichunk.chunkers.meta"],
             (lambda k, x: lambda s: _Meta(s, k, x))(kind, sel),
             f"logichunk: Meta-Chunking {kind.upper()} chunker at the target size with selection={sel!r} "
             f"({'per-point rule, dynamic merge' if sel == 'paper' else 'the LM signal as rewards of the global DP'}); "
-            "segmentation: its cuts on the units; not in 'all'", slow=True)
+            "segmentation: its cuts on the units; not in 'all'", slow=True, lm=True)
       for kind in ("ppl", "msp") for sel in ("paper", "global")],
     _spec("parent-child", "logichunk", {_CH}, ["logichunk.chunkers.parent_child"], _ParentChild,
           "logichunk: parent-child chunker (children scored; parents are a retrieval-time feature)"),
@@ -772,9 +773,10 @@ METHODS: dict[str, MethodSpec] = {m.name: m for m in [
     _spec("memory", "logichunk", {_SEG}, ["logichunk.memory"], _memory("memory"),
           "logichunk: conversation memory, full pipeline (immediate decisions + lookahead review)"),
     _spec("memory-lm", "logichunk", {_SEG}, ["logichunk.memory"], _memory("memory-lm"),
-          "logichunk: conversation memory with the LM arbiter (packaged Qwen2.5-Coder-0.5B-Instruct, YES/NO log-probs)", slow=True),
+          "logichunk: conversation memory with the LM arbiter (packaged Qwen2.5-Coder-0.5B-Instruct, YES/NO log-probs)", slow=True,
+          lm=True),
     _spec("memory-lm-online", "logichunk", {_SEG}, ["logichunk.memory"], _memory("memory-lm-online"),
-          "logichunk: conversation memory with the LM arbiter, immediate decisions only", slow=True),
+          "logichunk: conversation memory with the LM arbiter, immediate decisions only", slow=True, lm=True),
     _spec("memory-llm", "logichunk", {_SEG}, ["logichunk.memory"], _memory("memory-llm"),
           "logichunk: conversation memory with the LLM arbiter ($LOGICHUNK_MEMORY_LLM endpoint)", slow=True),
     _spec("memory-llm-online", "logichunk", {_SEG}, ["logichunk.memory"], _memory("memory-llm-online"),
