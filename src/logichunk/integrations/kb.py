@@ -187,7 +187,9 @@ class Folders:
             raise InputError(f"{path} is outside the folders this server may read: "
                              + ", ".join(str(r) for r in self.roots))
         if not real.is_file():
-            raise InputError(f"{path}: no such file")
+            where = "" if Path(path).expanduser().is_absolute() else \
+                f" in {self.roots[0]} (a relative path is read from the first folder this server may read)"
+            raise InputError(f"{path}: no such file{where}")
         if not text_file_name(real.name, SUFFIXES):
             raise InputError(f"{path}: only text files ({', '.join(SUFFIXES)}) are read")
         return real
