@@ -41,12 +41,15 @@ def _err(msg: str) -> None:
     print(f"logichunk: {msg}", file=sys.stderr)
 
 
-def _inputs(paths: Sequence[str], suffixes: tuple[str, ...]) -> Iterator[tuple[str, Callable[..., Iterator[str]]]]:
-    """(source name, reader) for each input: files, folders (recursive, sorted) and ``-`` (stdin). A
+def _inputs(paths: Sequence[str], suffixes: tuple[str, ...], verb: str = "chunk",
+            quiet: bool = False) -> Iterator[tuple[str, Callable[..., Iterator[str]]]]:
+    """(source name, reader) for each input: files, folders (recursive, sorted, as ``ingest`` walks them:
+    :func:`~logichunk.text.folders.walk_text_files`, what it left out said in a note) and ``-`` (stdin). A
     reader gives the text in pieces (:func:`~logichunk.text.decode.read_blocks`, whose ``on_decoding`` it
     passes on); ``"".join`` of them is the whole text, decoded as :func:`~logichunk.text.decode.read_text`
     decodes it."""
-    from .text.decode import read_blocks, text_file_name
+    from .text.decode import read_blocks
+    from .text.folders import hidden_summary, skipped_summary, unreadable_line, walk_text_files
 
     for p in paths:
         if p == "-":
@@ -54,9 +57,19 @@ def _inputs(paths: Sequence[str], suffixes: tuple[str, ...]) -> Iterator[tuple[s
             continue
         path = Path(p)
         if path.is_dir():
-            files = sorted(f for f in path.rglob("*") if f.is_file() and text_file_name(f.name, suffixes))
+            skipped: list[Path] = []
+            hidden: list[Path] = []
+            unreadable: list[OSError] = []
+            files = list(walk_text_files(path, suffixes, skipped=skipped, hidden=hidden, unreadable=unreadable))
+            said = [*map(unreadable_line, unreadable),
+                    *([skipped_summary([str(f) for f in skipped], verb)] if skipped else []),
+                    *([hidden_summary([str(f) for f in hidden], verb)] if hidden else [])]
             if not files:
-                raise LogichunkError(f"{p}: no files ending in {', '.join(suffixes)} in this folder")
+                raise LogichunkError(f"{p}: no files ending in {', '.join(suffixes)} in this folder"
+                                     + (f" ({'; '.join(said)})" if said else ""))
+            if not quiet:
+                for line in said:
+                    _err(f"note: {line}")
             for f in files:
                 yield str(f), (lambda f=f, **kw: read_blocks(f, **kw))
         else:
@@ -424,7 +437,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     _chunk_defaults(args)
     models = _Models(args, _needs(args, needs(args.method)))
     suffixes = tuple(s if s.startswith(".") else "." + s for s in args.ext.split(",")) if args.ext else TEXT_SUFFIXES
-    sources = list(_inputs(args.paths, suffixes))
+    sources = list(_inputs(args.paths, suffixes, "chunk", args.quiet))
     if args.out:
         check_out_path(args.out, [s for s, _ in sources])
     if getattr(args, "bubbles", None):  # (bubbles are appended after the chunks: a bad path fails now, not then)
@@ -561,7 +574,7 @@ def cmd_segment(args: argparse.Namespace) -> int:
     if args.topics and args.window:
         raise InputError("--topics counts the whole text's topics: it cannot be read in windows (--window 0)")
     models = _Models(args, ())
-    sources = list(_inputs(args.paths, TEXT_SUFFIXES))
+    sources = list(_inputs(args.paths, TEXT_SUFFIXES, "segment", getattr(args, "quiet", False)))
     many = len(sources) > 1
     docs = _JsonDocs(sys.stdout, many)
     failures = 0

@@ -77,7 +77,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 def _ingest_notes(rep: Any, quiet: bool) -> None:
     """An ingest's report on stderr, one line a file: what was skipped and why. The refused files and the
     folders that could not be read are said even with ``--quiet`` (they are the exit status's cause)."""
-    from .ingest import skipped_summary
+    from ..text.folders import hidden_summary, skipped_summary
 
     for line in (*rep.refused, *rep.unreadable):
         print(f"skipped {line}", file=sys.stderr)
@@ -111,6 +111,8 @@ def _ingest_notes(rep: Any, quiet: bool) -> None:
         print(_unpruned_line(rep.unpruned), file=sys.stderr)
     if rep.skipped:
         print(skipped_summary(rep.skipped), file=sys.stderr)
+    if rep.hidden:
+        print(hidden_summary(rep.hidden), file=sys.stderr)
 
 
 def _unmatched_line(ids: Any) -> str:

@@ -24,7 +24,8 @@ from pathlib import Path
 
 from ..chunkers.parent_child import blank_line_blocks, lf_lines
 from ..errors import InputError
-from ..text.decode import plain_stem, read_path, text_file_name
+from ..text.decode import plain_stem, read_path
+from ..text.folders import hidden_summary, skipped_summary, unreadable_line, walk_text_files
 from ..text.line_kinds import fence_spans
 from ..text.structure import chapter_opening
 from .base import MergedBlock, RechunkResult, SourcedBlock, Store
@@ -112,25 +113,18 @@ def read_text_file(path: Path, max_unpacked: int | None = None) -> str:
 
 
 def iter_files(paths: Sequence[str], suffixes: Sequence[str] = SUFFIXES,
-               skipped: list[Path] | None = None, unreadable: list[OSError] | None = None) -> Iterator[Path]:
+               skipped: list[Path] | None = None, unreadable: list[OSError] | None = None,
+               hidden: list[Path] | None = None) -> Iterator[Path]:
     """The files of ``paths``: a file as given (whatever its name), a folder's files whose names end in
-    one of ``suffixes``. The folder's other files go to ``skipped`` (hidden ones and those in hidden
-    folders, such as ``.git``, are no one's documents and are not listed), so a report can say what was
-    left out: a ``README`` or ``NEWS`` without a suffix is ingested only when named. The error of a folder
-    that cannot be listed (permission denied) goes to ``unreadable``: a walk that passed over it in silence
-    left its files out unsaid, and a prune took them for deleted."""
+    one of ``suffixes`` (:func:`~logichunk.text.folders.walk_text_files`). The folder's other files go to
+    ``skipped``, so a report can say what was left out: a ``README`` or ``NEWS`` without a suffix is ingested
+    only when named; its hidden files and folders (``.git``, ``.venv``: no one's documents) are not read, and go
+    to ``hidden``. The error of a folder that cannot be listed (permission denied) goes to ``unreadable``: a
+    walk that passed over it in silence left its files out unsaid, and a prune took them for deleted."""
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            for root, dirs, files in os.walk(path, onerror=None if unreadable is None else unreadable.append):
-                dirs.sort()
-                hidden = any(part.startswith(".") and part not in (".", "..")
-                             for part in Path(root).relative_to(path).parts)
-                for f in sorted(files):
-                    if text_file_name(f, tuple(suffixes)):
-                        yield Path(root) / f
-                    elif skipped is not None and not hidden and not f.startswith("."):
-                        skipped.append(Path(root) / f)
+            yield from walk_text_files(path, tuple(suffixes), skipped=skipped, hidden=hidden, unreadable=unreadable)
         elif path.exists():
             yield path
         else:
@@ -156,28 +150,12 @@ def missing_path_said(p: str) -> str:
     return f"no such file or folder: {p}"
 
 
-def unreadable_line(e: OSError) -> str:
-    """The one line saying a folder could not be listed."""
-    why = "permission denied" if isinstance(e, PermissionError) else (e.strerror or type(e).__name__)
-    return f"{e.filename}: {why}; its files were not read"
-
-
-def skipped_summary(skipped: Sequence[str]) -> str:
-    """One line on the files a folder walk left out, counted by suffix (``12 .gz, 3 without a suffix``)."""
-    counts: dict[str, int] = {}
-    for f in skipped:
-        suffix = Path(f).suffix.lower() or "without a suffix"
-        counts[suffix] = counts.get(suffix, 0) + 1
-    kinds = ", ".join(f"{n} {k}" for k, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
-    return (f"{len(skipped)} file(s) in the folders skipped, their names not of text files ({kinds}); name a "
-            "file to ingest it anyway")
-
-
 @dataclass
 class FileWalk:
     """What :func:`list_files` met besides the files it lists, for the report."""
 
     skipped: list[Path] = field(default_factory=list)  # names not of text files: not read
+    hidden: list[Path] = field(default_factory=list)  # hidden files and folders (.git): not read
     unreadable: list[OSError] = field(default_factory=list)  # the errors of folders that could not be listed
     duplicates: list[str] = field(default_factory=list)  # "path: the same file as first": reached again
 
@@ -192,7 +170,8 @@ def list_files(paths: Sequence[str], walk: FileWalk | None = None, none_ok: bool
     :class:`InputError` (naming what was skipped) unless ``none_ok`` (a prune of a folder emptied since: the
     gone files' documents are still to remove)."""
     walk = FileWalk() if walk is None else walk
-    files = once_each(iter_files(paths, skipped=walk.skipped, unreadable=walk.unreadable), walk.duplicates)
+    files = once_each(iter_files(paths, skipped=walk.skipped, unreadable=walk.unreadable, hidden=walk.hidden),
+                      walk.duplicates)
     if not files and not none_ok:
         raise InputError(no_files_said(paths, walk))
     return files
@@ -201,6 +180,7 @@ def list_files(paths: Sequence[str], walk: FileWalk | None = None, none_ok: bool
 def no_files_said(paths: Sequence[str], walk: FileWalk) -> str:
     """The one line for folders holding no text file, naming what was skipped (each reason once)."""
     left = [skipped_summary([str(f) for f in walk.skipped])] if walk.skipped else []
+    left += [hidden_summary([str(f) for f in walk.hidden])] if walk.hidden else []
     said = [*map(unreadable_line, walk.unreadable), *left]
     return (f"no text files ({', '.join(SUFFIXES)}) in {', '.join(map(str, paths))}"
             + (f": {'; '.join(said)}" if said else ""))
@@ -256,6 +236,7 @@ class IngestReport:
     added: tuple[str, ...] = ()  # "file: block B of document D" of blocks new in the file, added to its document
     removed: tuple[str, ...] = ()  # "file: block B of document D" of blocks removed in the file, from its document
     overwritten: tuple[str, ...] = ()  # "file: block B of document D" of store edits ``replace`` dropped for the file
+    hidden: tuple[str, ...] = ()  # hidden files and folders in the folders given (.git, .venv): not read
 
     @property
     def failed(self) -> bool:
@@ -895,7 +876,7 @@ class Tally:
                             tuple(pruned.unchecked), tuple(sorted(checks.relative)), nothing,
                             updated=tuple(checks.updated), conflicts=tuple(checks.conflicts),
                             added=tuple(checks.added), removed=tuple(checks.removed),
-                            overwritten=tuple(checks.overwritten))
+                            overwritten=tuple(checks.overwritten), hidden=tuple(map(str, walk.hidden)))
 
 
 @dataclass

@@ -1,0 +1,64 @@
+"""Which files of a folder are read as text, one walk for every verb (``chunk``, ``segment``, ``ingest``,
+Ray's ``ingest``): the names that say text, in sorted order, recursively — never the hidden ones.
+
+Why hidden files and folders are left out: ``.git``, ``.venv``, ``.pytest_cache`` or an editor's
+``.obsidian`` are no one's documents, yet hold text-named files (a virtualenv's ``dist-info/*.txt``,
+``LICENSE.md``...): ``logichunk ingest .`` in a project stored hundreds of them. Not walking them also
+keeps a walk of a repository from reading every object of its ``.git``. What was left out is said by the
+verbs in one line (:func:`hidden_summary`), as the files whose names are not of text are
+(:func:`skipped_summary`); a file named on the command line is read whatever its name."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from .decode import text_file_name
+
+__all__ = ["hidden_summary", "skipped_summary", "unreadable_line", "walk_text_files"]
+
+
+def walk_text_files(folder: Path, suffixes: tuple[str, ...], *, skipped: list[Path] | None = None,
+                    hidden: list[Path] | None = None, unreadable: list[OSError] | None = None) -> Iterator[Path]:
+    """The files under ``folder`` whose names end in one of ``suffixes`` (or one of them and a compression
+    suffix), sorted, not entering hidden folders nor reading hidden files (those go to ``hidden``). The other
+    files go to ``skipped``; the error of a folder that could not be listed (permission denied) to
+    ``unreadable`` (None: the walk passes over it)."""
+    for root, dirs, files in os.walk(folder, onerror=None if unreadable is None else unreadable.append):
+        if hidden is not None:
+            hidden.extend(Path(root) / d for d in sorted(dirs) if d.startswith("."))
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for f in sorted(files):
+            if f.startswith("."):
+                if hidden is not None:
+                    hidden.append(Path(root) / f)
+            elif text_file_name(f, suffixes):
+                yield Path(root) / f
+            elif skipped is not None:
+                skipped.append(Path(root) / f)
+
+
+def skipped_summary(skipped: list[str] | tuple[str, ...], verb: str = "ingest") -> str:
+    """One line on the files a folder walk left out, counted by suffix (``12 .gz, 3 without a suffix``)."""
+    counts: dict[str, int] = {}
+    for f in skipped:
+        suffix = Path(f).suffix.lower() or "without a suffix"
+        counts[suffix] = counts.get(suffix, 0) + 1
+    kinds = ", ".join(f"{n} {k}" for k, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    return (f"{len(skipped)} file(s) in the folders skipped, their names not of text files ({kinds}); name a "
+            f"file to {verb} it anyway")
+
+
+def hidden_summary(hidden: list[str] | tuple[str, ...], verb: str = "ingest") -> str:
+    """One line on the hidden files and folders a walk did not enter, the first few named."""
+    names = [Path(h).name + ("/" if os.path.isdir(h) else "") for h in hidden]
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return (f"{len(hidden)} hidden file(s) or folder(s) in the folders not read ({shown}); name a file to "
+            f"{verb} it anyway")
+
+
+def unreadable_line(e: OSError) -> str:
+    """The one line saying a folder could not be listed."""
+    why = "permission denied" if isinstance(e, PermissionError) else (e.strerror or type(e).__name__)
+    return f"{e.filename}: {why}; its files were not read"

@@ -1,0 +1,68 @@
+"""A folder's hidden files and folders (.git, .venv, .notes.txt) are no one's documents: chunk, segment and
+ingest walk a folder alike (text.folders.walk_text_files) and read none of them, saying in one line what they
+left out. Before, ``logichunk ingest .`` in a project stored its virtualenv's dist-info *.txt files, and
+``chunk`` read them in silence."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from logichunk.cli import main
+
+
+def _folder(tmp_path: Path) -> Path:
+    d = tmp_path / "proj"
+    (d / ".venv" / "lib" / "pkg-1.0.dist-info").mkdir(parents=True)
+    (d / ".venv" / "lib" / "pkg-1.0.dist-info" / "top_level.txt").write_text("pkg\n", encoding="utf-8")
+    (d / ".git").mkdir()
+    (d / ".git" / "description").write_text("Unnamed repository.\n", encoding="utf-8")
+    (d / ".notes.txt").write_text("A hidden note. Not a document.\n", encoding="utf-8")
+    (d / "docs").mkdir()
+    (d / "docs" / "guide.md").write_text("# Guide\n\nPenguins huddle in winter. They share warmth.\n",
+                                         encoding="utf-8")
+    (d / "data.bin").write_bytes(b"\x00\x01")
+    return d
+
+
+def _sources(out: str) -> list[str]:
+    return sorted({json.loads(line)["source"] for line in out.splitlines()})
+
+
+@pytest.mark.parametrize("verb", ["chunk", "segment"])
+def test_chunk_and_segment_leave_hidden_files_and_folders_out_and_say_so(tmp_path, capsys, verb):
+    d = _folder(tmp_path)
+    assert main([verb, str(d), "--format", "jsonl"]) == 0
+    out, err = capsys.readouterr()
+    assert _sources(out) == [str(d / "docs" / "guide.md")]
+    assert "3 hidden file(s) or folder(s) in the folders not read (.git/, .venv/, .notes.txt)" in err
+    assert "1 file(s) in the folders skipped, their names not of text files (1 .bin)" in err
+    assert main([verb, str(d), "--format", "jsonl", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+    hidden = str(d / ".notes.txt")  # named on the command line, a hidden file is read
+    assert main([verb, hidden, "--format", "jsonl"]) == 0
+    assert _sources(capsys.readouterr().out) == [hidden]
+
+
+def test_a_folder_of_hidden_files_alone_is_one_line_naming_them(tmp_path, capsys):
+    d = tmp_path / "only"
+    (d / ".cache").mkdir(parents=True)
+    (d / ".cache" / "a.txt").write_text("Cached. Text.\n", encoding="utf-8")
+    assert main(["chunk", str(d)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "no files ending in" in err
+    assert "(1 hidden file(s) or folder(s) in the folders not read (.cache/)" in err
+
+
+def test_ingest_leaves_hidden_files_out_and_reports_them(tmp_path, capsys):
+    d = _folder(tmp_path)
+    db = str(tmp_path / "p.db")
+    assert main(["ingest", str(d), "--db", db, "--embedder", "hash:64", "--format", "jsonl"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["documents"] == 1
+    assert rep["hidden"] == [str(d / ".git"), str(d / ".venv"), str(d / ".notes.txt")]
+    assert rep["skipped"] == [str(d / "data.bin")]
+    assert main(["ingest", str(d), "--db", db, "--embedder", "hash:64"]) == 0
+    assert "3 hidden file(s) or folder(s) in the folders not read" in capsys.readouterr().err
