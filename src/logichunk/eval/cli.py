@@ -219,15 +219,14 @@ def _jsonl(args: argparse.Namespace) -> bool:
 def cmd_segmentation(args: argparse.Namespace) -> int:
     from ..boundaries import RELATIVE_DEPTH
     from .methods import EMBEDS, select_methods
-    from .readers import end_to_end, read_segmentation, resolve
+    from .readers import end_to_end, read_segmentation
     from .report import save_curve
     from .segmentation import run_segmentation
 
-    sets, note = resolve(args.data, "segmentation")
-    if note:
-        _note(note)
+    specs = select_methods(args.methods, "segmentation")  # (a typo is said before any data is looked for)
+    sets = _data_sets(args, "segmentation")
+    if not sets:
         return 0
-    specs = select_methods(args.methods, "segmentation")
     need = any(s.name in EMBEDS or s.name.startswith("memory") for s in specs)
     settings = _settings(args, need)
     runners = _runners(specs, settings)
@@ -282,7 +281,9 @@ def cmd_segmentation(args: argparse.Namespace) -> int:
     return 0
 
 
-def _spans_sets(args: argparse.Namespace, task: str):
+def _data_sets(args: argparse.Namespace, task: str):
+    """The data sets a run reads; none (no ``--data``, and no default folder) is a note, and the run stops with
+    exit status 0 (the methods and modes asked for were checked first: a typo is an error either way)."""
     from .readers import resolve
 
     sets, note = resolve(args.data, task)
@@ -296,10 +297,10 @@ def cmd_chunking(args: argparse.Namespace) -> int:
     from .methods import select_methods
     from .readers import read_corpus
 
-    sets = _spans_sets(args, "chunking")
+    specs = select_methods(args.methods, "chunking")
+    sets = _data_sets(args, "chunking")
     if not sets:
         return 0
-    specs = select_methods(args.methods, "chunking")
     settings = _settings(args)
     budget = _budget(args.budget, args.size)
     runners = _runners(specs, settings)
@@ -347,9 +348,6 @@ def cmd_retrieval(args: argparse.Namespace) -> int:
     from .methods import select_methods
     from .readers import read_corpus
 
-    sets = _spans_sets(args, "retrieval")
-    if not sets:
-        return 0
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     unknown = [m for m in modes if m not in MODES]
     if unknown or not modes:  # (a typo is said in one line, not run around: every mode is registered by now)
@@ -357,6 +355,9 @@ def cmd_retrieval(args: argparse.Namespace) -> int:
                              f"(known: {', '.join(MODES)})")
     ready = modes
     specs = select_methods(args.methods, "chunking")
+    sets = _data_sets(args, "retrieval")
+    if not sets:
+        return 0
     settings = _settings(args)
     runners = _runners(specs, settings)
     if not runners:

@@ -169,7 +169,9 @@ def read_segmentation(path: str | Path, limit: int | None = None) -> list[SegDoc
     ``boundaries`` or, if absent, from ``segments``; when both are present they must agree."""
     path = Path(path)
     docs: list[SegDoc] = []
+    rows = 0
     for no, row in _lines(path):
+        rows += 1
         if limit is not None and len(docs) >= limit:
             break
         where = f"{path}:{no}"
@@ -195,6 +197,8 @@ def read_segmentation(path: str | Path, limit: int | None = None) -> list[SegDoc
             raise DataFormatError(f"{path}:{no}: 'boundaries' and 'segments' disagree")
         docs.append(SegDoc(_text(row.get("id", f"{path.name}:{no}"), "id", where, ids=True),
                            _text(row.get("lang", "en"), "lang", where), units, bounds))
+    if not rows:  # (a run over it would print a row of n=0 per method and succeed: a wrong path, most likely)
+        raise DataFormatError(f"{path}: no documents in it (the file is empty or only blank lines)")
     return docs
 
 
