@@ -88,3 +88,13 @@ def test_what_a_method_does_not_read_leaves_its_chunks_as_they_are(method):
         if option in READS[method] or (option == "embedder" and base["embedder"] is not None):
             continue
         assert chunk_by(method, _TEXT, **{**base, option: value}).records() == plain, option
+
+
+@pytest.mark.parametrize("fmt", ["tree", "markdown"])
+def test_overlap_in_a_format_that_does_not_show_it_is_said(capsys, fmt):
+    code, plain, _ = run(["chunk", str(EN), "--format", fmt], capsys)
+    code, out, err = run(["chunk", str(EN), "--format", fmt, "--overlap", "20"], capsys)
+    assert code == 0 and out == plain
+    assert f"--format {fmt} ignores it" in err
+    code, out, err = run(["chunk", str(EN), "--format", "jsonl", "--overlap", "20"], capsys)
+    assert code == 0 and "overlap_start" in out and "ignores" not in err

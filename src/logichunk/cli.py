@@ -180,6 +180,11 @@ def _drop_ignored(args: argparse.Namespace, verb_reads: frozenset[str]) -> None:
         if not quiet:
             _err(f"note: {flag} is read by {', '.join(methods_reading(option))}; {args.method} ignores it")
         setattr(args, attr.get(option, option), unset)
+    if getattr(args, "overlap", 0) and getattr(args, "format", None) in ("tree", "markdown"):
+        if not quiet:
+            _err(f"note: --overlap is written in the json and jsonl records (overlap_start, overlap_end); "
+                 f"--format {args.format} ignores it")
+        args.overlap = 0
     lm_runs = "lm" in needs(args.method) or bool(getattr(args, "lm", None))
     for flag, name in (("--lm-dtype", "lm_dtype"), ("--lm-backend", "lm_backend")):
         if not lm_runs and not quiet and getattr(args, name, "auto") not in (None, "auto"):
