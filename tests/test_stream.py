@@ -255,7 +255,8 @@ def test_cli_reads_a_long_text_in_windows_with_a_note_and_whole_when_told(long_f
     # --overlap needs the whole text: read whole by default, refused with an explicit window
     code, out, err = run(["chunk", str(long_file), "--max-size", "300", "--format", "jsonl", "--overlap", "20"], capsys)
     assert code == 0 and "windows" not in err and "overlap_start" in out
-    code, out, err = run(["chunk", str(long_file), "--max-size", "300", "--overlap", "20", "--window", "3000"], capsys)
+    code, out, err = run(["chunk", str(long_file), "--max-size", "300", "--overlap", "20", "--window", "3000",
+                          "--format", "jsonl"], capsys)  # (--format tree writes no overlap: said, and ignored)
     assert code != 0 and "overlap" in err and len(err.strip().splitlines()) == 1
 
 
