@@ -98,3 +98,4 @@ def test_overlap_in_a_format_that_does_not_show_it_is_said(capsys, fmt):
     assert f"--format {fmt} ignores it" in err
     code, out, err = run(["chunk", str(EN), "--format", "jsonl", "--overlap", "20"], capsys)
     assert code == 0 and "overlap_start" in out and "ignores" not in err
+

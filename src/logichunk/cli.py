@@ -436,12 +436,21 @@ def _chunk_one(args: argparse.Namespace, text: str, source: str, models: _Models
                     overlap=getattr(args, "overlap", 0) or 0)
 
 
+def _ext(arg: str) -> tuple[str, ...]:
+    """``--ext md,.TXT`` as the endings a folder's file names are matched with (lower case: ``.MD`` finds
+    ``notes.md``, as ``.md`` finds ``NOTES.MD``); an empty item (``md,``) is a typo, said in one line."""
+    items = [x.strip().lower() for x in arg.split(",")]
+    if not all(x.strip(".") for x in items):
+        raise InputError(f"--ext wants comma-separated file endings (md,txt), got {arg!r}")
+    return tuple(x if x.startswith(".") else "." + x for x in items)
+
+
 def cmd_chunk(args: argparse.Namespace) -> int:
     from .chunkers.dispatch import needs
 
     _chunk_defaults(args)
     models = _Models(args, _needs(args, needs(args.method)))
-    suffixes = tuple(s if s.startswith(".") else "." + s for s in args.ext.split(",")) if args.ext else TEXT_SUFFIXES
+    suffixes = _ext(args.ext) if args.ext else TEXT_SUFFIXES
     sources = list(_inputs(args.paths, suffixes, "chunk", args.quiet))
     if args.out:
         check_out_path(args.out, [s for s, _ in sources])
