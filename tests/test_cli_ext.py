@@ -1,5 +1,5 @@
 """``chunk --ext``: the endings a folder's files are read by, matched whatever their case; an empty item is
-a typo said in one line (``--ext md,`` read every file whose name ends in a dot: none)."""
+a typo said in one line (``--ext md,`` silently added the ending ".")."""
 
 from __future__ import annotations
 
