@@ -125,8 +125,8 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
                       edges: np.ndarray | None = None, block: np.ndarray | None = None,
                       held: np.ndarray | None = None, weak: np.ndarray | None = None,
                       introduces: np.ndarray | None = None, parts: np.ndarray | None = None,
-                      lists: np.ndarray | None = None, runs_on: np.ndarray | None = None
-                      ) -> tuple[np.ndarray, np.ndarray]:
+                      lists: np.ndarray | None = None, runs_on: np.ndarray | None = None,
+                      lead_edges: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The author's structure as the global choice reads it, for atoms of ``sizes`` whose gaps have
     structural ``strength`` (:mod:`logichunk.text.structure`): the reward of cutting each gap
     (:data:`STRUCTURE_REWARD`), and the gaps where no cut may fall — inside a paragraph that fits
@@ -147,7 +147,13 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
     lead-in introduces runs over all its items. ``runs_on``: per atom, a piece ends after it where the text goes on
     in the same paragraph and no lead-in opens there (below level 1, a piece edge inside what a lead-in
     introduces): what a lead-in introduces, or a list it introduces, that reaches it is cut off, not known to fit,
-    so it is not kept whole (kept whole, the lead-in's bond was the only cut and a chunk ended with the lead-in).
+    so it is not kept whole (kept whole, the lead-in's bond was the only cut and a chunk ended with the lead-in);
+    so is a block that reaches it (a fence a level-1 cut parted: its part inside the piece is cut between its
+    lines where the lead-in over it and its first stretch fit, not kept whole behind the lead-in's bond) and the
+    block's stretch that reaches it, unless a blank line of the block (``parts``, also at edges) ends the piece.
+    ``lead_edges``: the piece edges that are a lead-in's bond (a piece that ends with a lead-in, below level 1):
+    that lead-in still opens before its head, parting what another lead-in introduces there (kept whole
+    through it, the first lead-in's bond was the only cut left and a chunk ended with it).
     The reward of the gap before a lead-in that follows what another introduces, inside a paragraph that fits, is :data:`~logichunk.boundaries.HEAD_FORBIDDEN` (no cut by choice;
     where the paragraph must break, there first). Shared by the cascade, parent-child and the Meta-Chunking
     chunkers' global selection."""
@@ -166,10 +172,11 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
     reward = STRUCTURE_REWARD[strength]
     listed = cut if lists is None or not lists.any() else cut & ~lists if edges is None else (cut & ~lists) | edges
     opens = introduces
-    if introduces is not None and introduces.any():
+    leads = introduces if introduces is None or lead_edges is None else introduces | lead_edges
+    if leads is not None and introduces is not None and leads.any():
         # (what a lead-in introduces ends where the next lead-in opens: inside a paragraph that fits, the gap
         # there is priced, not glued, so where the paragraph must break it breaks there before a lead-in's bond)
-        opens = _lead_ins_open(introduces, held, listed, forbid)
+        opens = _lead_ins_open(leads, _lead_in_heads(leads, held), parted=listed, kept=forbid)
         reward = np.where(forbid & opens & ~introduces, bd.HEAD_FORBIDDEN, reward)
         forbid &= ~opens
         part = cut | opens
@@ -197,6 +204,12 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
         total = np.zeros(sizes.size + 1)
         np.cumsum(sizes, out=total[1:])
         fits = total[g1 + 1] - total[g0] <= max_size
+        open_end = None  # (per atom: a piece ends after it inside a block's stretch that goes on past the edge)
+        if runs_on is not None:
+            open_end = runs_on.copy()
+            if parts is not None:
+                open_end[:-1] &= ~parts
+            fits &= ~open_end[g1]  # (a block a piece edge cuts off: not known to fit)
         over = ~fits  # (the blocks only their size keeps from staying whole)
         if held is not None and fits.any():
             free = np.zeros(strength.size + 1, np.int64)
@@ -228,25 +241,32 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
                 below = free[np.maximum(np.searchsorted(free, g0[tags]) - 1, 0)]
                 before = np.where(below < g0[tags], below + 1, 0)  # (... and into the opening line)
                 edge &= ~_in_runs(np.concatenate((g1[shut], before)), np.concatenate((after, g0[tags])), strength.size)
-            forbid |= _fits_whole(edge, sizes, max_size)  # (an edge: not a blank line before its closing marks)
+            ids, whole = _parts(edge, sizes, max_size)  # (an edge: not a blank line before its closing marks)
+            if open_end is not None:
+                whole[ids[open_end]] = False
+            forbid |= ~edge & whole[ids[:-1]]
     return reward, forbid
 
 
-def _lead_ins_open(introduces: np.ndarray, held: np.ndarray | None, parted: np.ndarray,
-                   kept: np.ndarray) -> np.ndarray:
+def _lead_in_heads(introduces: np.ndarray, held: np.ndarray | None) -> np.ndarray:
+    """Where each lead-in opens (its bond among ``introduces``): the gap before its sentence, or before the
+    lines a strong bond ties to it (``held``, not a lead-in's: a heading over it, the lines of one statement);
+    none for a lead-in that opens the text."""
+    tie = held & ~introduces if held is not None else np.zeros(introduces.size, bool)
+    free = np.flatnonzero(~tie)  # (every lead-in's bond among them)
+    at = np.searchsorted(free, np.flatnonzero(introduces)) - 1  # (the last free gap before each lead-in's head)
+    return free[at[at >= 0]]
+
+
+def _lead_ins_open(introduces: np.ndarray, head: np.ndarray, *, parted: np.ndarray, kept: np.ndarray) -> np.ndarray:
     """The gaps that end what a lead-in introduces, and a list's run, beside the ``parted`` gaps (paragraph
-    breaks, a list's edges): each lead-in's own bond (``introduces``), and the gap where a lead-in opens —
-    before its sentence, or before the lines a strong bond ties to it (``held``, not a lead-in's: a heading over
-    it, the lines of one statement) — so that it goes with what it introduces, not with what comes before
+    breaks, a list's edges): each lead-in's own bond (``introduces``), and the gap where a lead-in opens
+    (``head``, :func:`_lead_in_heads`), so that it goes with what it introduces, not with what comes before
     it: a list's items, or what another lead-in introduces (two lead-ins in a row, ``The steps are:`` over a
     list, then another over another: run on to the second's bond, the first's run was kept whole with the
     second lead-in at its end, so the chunk ended there). Inside a paragraph that fits (``kept``) only the
     second of two in a row opens so: a lead-in that ends a list item's paragraph stays in it."""
     opens = introduces.copy()
-    tie = held & ~introduces if held is not None else np.zeros(introduces.size, bool)
-    free = np.flatnonzero(~tie)  # (every lead-in's bond among them)
-    at = np.searchsorted(free, np.flatnonzero(introduces)) - 1  # (the last free gap before each lead-in's head)
-    head = free[at[at >= 0]]
     bound = np.flatnonzero(parted | introduces)
     prev = np.searchsorted(bound, head) - 1  # (the gap that opens the run the head lies in)
     run_on = prev >= 0
@@ -494,8 +514,17 @@ class _Run:
         lists[inner] = self.IL[gidx]
         intro = np.zeros(A - 1, bool)  # (what a lead-in introduces opens after these: a limit breaks the
         intro[inner] = self.IN[gidx]  # lead-in's bond first, at every level)
+        lead_edges = runs_on = None
+        if level > 1:  # (below level 1, a piece edge at a lead-in's bond or at a blank line of a block)
+            eg = np.flatnonzero(sep)
+            b = np.minimum(native.searchsorted(self.B, a_end[eg]), max(self.B.size - 1, 0))
+            at = self.B[b] == a_end[eg] if self.B.size else np.zeros(eg.size, bool)
+            lead_edges = np.zeros(A - 1, bool)
+            lead_edges[eg[at]] = self.IN[b[at]]
+            parts[eg[at]] = self.BP[b[at]]
+            runs_on = self._runs_on(a_end, sep)
         reward, forbid = structure_rewards(strength, asz, limits.max_size, sep, block, heading, weak, intro, parts,
-                                           lists, self._runs_on(a_end, sep) if level > 1 else None)
+                                           lists, runs_on, lead_edges)
         reward += np.where(inner, sc, 0.0)
         reward[inner] -= self.Bn[gidx]
         # a piece that fits the target and the next level's limit stays whole, as a text that is one
