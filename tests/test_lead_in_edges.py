@@ -1,13 +1,17 @@
 """Lead-ins at the edges the levels make (issue 18: a lead-in such as ``The steps are:`` / ``步骤如下：`` goes with
 what it introduces where its bond and the start of that fit): a parent that ends with a lead-in, a fence a
-level-1 cut parts."""
+level-1 cut parts, a chain of lead-ins."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from logichunk import boundaries as bd
 from logichunk import chunk
+from logichunk.boundaries import dp as bd_dp
 from logichunk.chunkers.logic_chain import level_sizes
+from logichunk.text.measure import Meter
 from structure_helpers import assert_headings_open_chunks
 
 _EDGES = {
@@ -46,3 +50,41 @@ def test_a_parent_ending_with_a_lead_in_is_cut_before_that_lead_in():
     tree = chunk(text, sizes=(95, 47))
     assert [tree.text_of(c) for c in tree.children("1")] == [
         "A plain opening line is here.\n", "The first steps are:\nStep alpha goes first.\n", "The next steps are:\n"]
+
+
+_CHAINS = {
+    "en": ("Some text is here.\n\nTo get the same results, use the helper:\n\n", "On POSIX and Windows:\n\n",
+           "```js\npath.basename('a/b.html');\n// Returns: 'b.html'\n```\n\nMore text follows.\n"),
+    "zh": ("这里是一些文字。\n\n要得到同样的结果，请用这个函数：\n\n", "在各个系统上：\n\n",
+           "```js\npath.basename('a/b.html');\n// Returns: 'b.html'\n```\n\n后面还有文字。\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CHAINS))
+def test_where_a_chain_of_lead_ins_must_break_the_last_stays_with_what_it_introduces(name):
+    """Two lead-ins in a row over a fence (``use the helper:`` over ``On POSIX and Windows:`` over its code): where the
+    chain and the fence do not fit together one of the two bonds breaks; the first's, so the lead-in that names the
+    code stays with it (both bonds were priced alike, and the limit broke the second's): every limit, every level."""
+    outer, inner, rest = _CHAINS[name]
+    text = outer + inner + rest
+    bond = len(outer) + len(inner)
+    fence = Meter(text).size(len(outer), len(text) - len(rest.split("```\n\n")[-1]))
+    for max_size in range(20, 400, 5):
+        sizes = level_sizes(max_size)
+        tree = chunk(text, sizes=sizes)
+        for c in tree:
+            if c.span.end != bond or (c.parent is not None and tree.get(c.parent).span.end == bond):
+                continue
+            limit = sizes[0]  # (only where the inner lead-in and its fence exceed the limit its chunk was cut
+            if c.parent is not None:  # under: the first its parent exceeds)
+                parent = tree.get(c.parent)
+                limit = next(x for x in sizes[c.level - 1 :] if parent.span.end - parent.span.start > x)
+            assert fence > limit, (max_size, c.id)
+
+
+def test_a_weak_no_cut_priced_as_a_lead_ins_opening_keeps_that_price():
+    """``forbid`` prices a weak no-cut (a lead-in's bond) below a lead-in's opening, except a bond the structure
+    prices as one already (where the next lead-in of a chain opens): that is the one the limit breaks first."""
+    reward = np.array([0.5, bd.HEAD_FORBIDDEN + 0.3, 0.2, 0.1])
+    out = bd.forbid(reward, np.array([False, True, True, True]), np.array([False, True, True, False]))
+    assert out[0] == 0.5 and out[1] == reward[1] and out[2] == bd_dp._WEAK_FORBIDDEN and np.isneginf(out[3])

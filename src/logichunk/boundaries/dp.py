@@ -90,12 +90,16 @@ HEAD_FORBIDDEN = _WEAK_FORBIDDEN / 2
 def forbid(reward: np.ndarray, no_cut: np.ndarray, weak: np.ndarray | None = None) -> np.ndarray:
     """``reward`` with the ``no_cut`` gaps forbidden (``-inf``: cut only where the size limit leaves no
     way round, and then at a run's end, :func:`soft_rewards`), those also ``weak`` priced at
-    :data:`_WEAK_FORBIDDEN`: what every chunker's global choice sets before :func:`fit_global`."""
-    out = np.array(reward, dtype=np.float64)
+    :data:`_WEAK_FORBIDDEN`, or left at their price where ``reward`` prices them as a lead-in's opening
+    already (:data:`HEAD_FORBIDDEN`: a lead-in's bond where the next lead-in of a chain opens): what every
+    chunker's global choice sets before :func:`fit_global`."""
+    reward = np.asarray(reward, dtype=np.float64)
+    out = reward.copy()
     no_cut = np.asarray(no_cut, dtype=bool)
     out[no_cut] = -np.inf
     if weak is not None:
-        out[no_cut & np.asarray(weak, dtype=bool)] = _WEAK_FORBIDDEN
+        w = no_cut & np.asarray(weak, dtype=bool)
+        out[w] = np.where(reward[w] <= HEAD_FORBIDDEN / 2, reward[w], _WEAK_FORBIDDEN)
     return out
 
 

@@ -153,7 +153,10 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
     block's stretch that reaches it, unless a blank line of the block (``parts``, also at edges) ends the piece.
     ``lead_edges``: the piece edges that are a lead-in's bond (a piece that ends with a lead-in, below level 1):
     that lead-in still opens before its head, parting what another lead-in introduces there (kept whole
-    through it, the first lead-in's bond was the only cut left and a chunk ended with it).
+    through it, the first lead-in's bond was the only cut left and a chunk ended with it). In a chain of lead-ins
+    (``The helper is:`` over ``On POSIX:`` over its code) the bond of one where the next opens is priced
+    :data:`~logichunk.boundaries.HEAD_FORBIDDEN`, above the last one's bond: where the chain must break, the
+    last lead-in stays with what it introduces.
     The reward of the gap before a lead-in that follows what another introduces, inside a paragraph that fits, is :data:`~logichunk.boundaries.HEAD_FORBIDDEN` (no cut by choice;
     where the paragraph must break, there first). Shared by the cascade, parent-child and the Meta-Chunking
     chunkers' global selection."""
@@ -175,9 +178,13 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
     leads = introduces if introduces is None or lead_edges is None else introduces | lead_edges
     if leads is not None and introduces is not None and leads.any():
         # (what a lead-in introduces ends where the next lead-in opens: inside a paragraph that fits, the gap
-        # there is priced, not glued, so where the paragraph must break it breaks there before a lead-in's bond)
-        opens = _lead_ins_open(leads, _lead_in_heads(leads, held), parted=listed, kept=forbid)
-        reward = np.where(forbid & opens & ~introduces, bd.HEAD_FORBIDDEN, reward)
+        # there is priced, not glued, so where the paragraph must break it breaks there before a lead-in's bond;
+        # a lead-in's bond where the next opens, a step above the next one's bond)
+        heads = _lead_in_heads(leads, held)
+        opens = _lead_ins_open(leads, heads, parted=listed, kept=forbid)
+        chained = np.zeros(introduces.size, bool)
+        chained[heads] = True
+        reward = np.where((forbid & opens & ~introduces) | (chained & introduces), bd.HEAD_FORBIDDEN, reward)
         forbid &= ~opens
         part = cut | opens
         ids, fits = _parts(part, sizes, max_size)
