@@ -1,17 +1,20 @@
 """Lead-ins at the edges the levels make (issue 18: a lead-in such as ``The steps are:`` / ``步骤如下：`` goes with
 what it introduces where its bond and the start of that fit): a parent that ends with a lead-in, a fence a
-level-1 cut parts, a chain of lead-ins."""
+level-1 cut parts, a chain of lead-ins; and the level-1 maximum around a fence's inner paragraph breaks."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from logichunk import boundaries as bd
 from logichunk import chunk
 from logichunk.boundaries import dp as bd_dp
 from logichunk.chunkers.logic_chain import level_sizes
 from logichunk.text.measure import Meter
+from logichunk.text.sentences import split_sentences
 from structure_helpers import assert_headings_open_chunks
 
 _EDGES = {
@@ -88,3 +91,26 @@ def test_a_weak_no_cut_priced_as_a_lead_ins_opening_keeps_that_price():
     reward = np.array([0.5, bd.HEAD_FORBIDDEN + 0.3, 0.2, 0.1])
     out = bd.forbid(reward, np.array([False, True, True, True]), np.array([False, True, True, False]))
     assert out[0] == 0.5 and out[1] == reward[1] and out[2] == bd_dp._WEAK_FORBIDDEN and np.isneginf(out[3])
+
+
+_CODE = st.sampled_from(["value = compute(1)\n", "  {\n", "  },\n", "    name: 'x',\n", "\n", "run(\n", ");\n",
+                         "  () => {\n", "    throw err;\n"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_CODE, min_size=4, max_size=60), st.integers(40, 300))
+@example(["const a = new Error('Wrong value');\n", "a.code = 404;\n", "\n", "assert.throws(\n", "  () => {\n",
+          "    throw a;\n", "  },\n", "  {\n", "    name: 'TypeError',\n", "    message: 'Wrong value',\n", "  },\n",
+          ");\n", "\n", "assert.throws(\n", "  () => {\n", "    throw a;\n", "  },\n"], 160)
+def test_level_1_chunks_never_exceed_the_maximum_around_a_fences_inner_breaks(lines, max_size):
+    """A fence over the limit is cut at its blank lines first, a stretch between two that fits kept whole; a
+    paragraph-strength break inside it (``  },`` over ``  {``) parts the paragraphs that fit: a stretch across such
+    a break, glued, chained two paragraphs that fit into a level-1 chunk over the maximum (646 under 512 in Node's
+    ``assert.md``). No level-1 chunk exceeds the maximum unless it is one sentence."""
+    text = "Custom validation object:\n\n```mjs\n" + "".join(lines) + "```\n\nMore text follows.\n"
+    tree = chunk(text, max_size=max_size)
+    sents = split_sentences(text)
+    seams = set(sents.seams().tolist())
+    for c in tree.roots():
+        if c.span.end - c.span.start > max_size:
+            assert not any(c.span.start < s < c.span.end for s in seams), (c.span, max_size)

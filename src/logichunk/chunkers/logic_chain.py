@@ -226,7 +226,9 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
             fits &= ~((g0 > 0) & strong[np.maximum(g0 - 1, 0)])  # (no heading's bond into the block)
         forbid |= _in_runs(g0[fits], g1[fits], strength.size)
         if parts is not None and parts.any() and over.any():
-            edge = ~_in_runs(g0[over], g1[over], strength.size) | (parts if held is None else parts & ~held)
+            # (a paragraph break inside the block parts its stretches too, so that they nest in the paragraphs:
+            # a stretch across one, glued, chained two paragraphs that fit into a level-1 chunk of 646 under 512)
+            edge = ~_in_runs(g0[over], g1[over], strength.size) | (parts if held is None else parts & ~held) | cut
             if held is not None:
                 # (a heading's run into a block over the limit: the block's first stretch is not kept whole, so the
                 # heading keeps the block's first lines rather than stand alone)
