@@ -55,6 +55,27 @@ def test_a_parent_ending_with_a_lead_in_is_cut_before_that_lead_in():
         "A plain opening line is here.\n", "The first steps are:\nStep alpha goes first.\n", "The next steps are:\n"]
 
 
+_ITEM_LEAD_INS = {
+    "en": "Updates in this release:\n\n - The describe command uses better criteria to pick a base ref than it used to.\n\n"
+          " - The describe command now counts the commits made since then. For example, the commit before the tag is:\n\n"
+          "\tv2.6.20-rc5-306-ga21b069\n\n   which tells you that its name begins with a21b069.\n\nThat is all.\n",
+    "zh": "本版更新：\n\n - 描述命令选择基准引用的方法比以前更好了，结果也更短。\n\n - 描述命令会给出自基准引用以来的提交数。例如标签之前的那个提交是：\n\n"
+          "\tv2.6.20-rc5-306-ga21b069\n\n   这说明它的名字以 a21b069 开头。\n\n就是这些。\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_ITEM_LEAD_INS))
+def test_a_lead_in_that_ends_a_list_item_keeps_the_rest_of_its_items_paragraph(name):
+    """A lead-in at the end of a list item (git's release notes: ``... the commit before the tag is:`` over its
+    indented line, the item's paragraph): the list's run was parted at the lead-in's bond, so the list to the
+    lead-in fitted and was kept whole, and the bond was the only cut left, though the item's paragraph fitted; the
+    cut now falls between the items (every limit, two and three levels)."""
+    text = _ITEM_LEAD_INS[name]
+    for max_size in range(20, 400, 5):
+        for sizes in ((max_size, max_size // 2), level_sizes(max_size)):
+            assert_headings_open_chunks(chunk(text, sizes=sizes), text, sizes)
+
+
 _CHAINS = {
     "en": ("Some text is here.\n\nTo get the same results, use the helper:\n\n", "On POSIX and Windows:\n\n",
            "```js\npath.basename('a/b.html');\n// Returns: 'b.html'\n```\n\nMore text follows.\n"),

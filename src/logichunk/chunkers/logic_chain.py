@@ -172,6 +172,7 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
     # still nest (a list's run parted before a lead-in inside a paragraph that fits, glued, chained with that
     # paragraph's run into a level-1 chunk of 1,059 under 1,000)
     forbid = _fits_whole(cut, sizes, max_size)
+    in_paragraph = forbid.copy()  # (inside a paragraph that fits)
     reward = STRUCTURE_REWARD[strength]
     listed = cut if lists is None or not lists.any() else cut & ~lists if edges is None else (cut & ~lists) | edges
     opens = introduces
@@ -194,13 +195,13 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
             fits[ids[runs_on]] = False  # (cut off by a piece edge: what it introduces goes on past it)
         forbid |= ~part & (fits & opened)[ids[:-1]]
     if lists is not None and lists.any():
-        merged = listed if opens is None else listed | opens
+        merged = listed if opens is None else listed | (opens & ~_item_lead_ins(introduces, listed, lists, in_paragraph))
         ids, fits = _parts(merged, sizes, max_size)
         has_list = np.zeros(fits.size, bool)
         has_list[ids[:-1][lists & ~merged]] = True  # (only the parts that hold a list: the others are paragraphs)
         if runs_on is not None and introduces is not None:  # (a list a lead-in introduces, cut off by a piece edge)
             opened = np.zeros(fits.size, bool)
-            opened[ids[1:][introduces]] = True
+            opened[ids[1:][introduces & merged]] = True
             off = ids[runs_on]
             fits[off[opened[off]]] = False
         forbid |= ~merged & (fits & has_list)[ids[:-1]]
@@ -282,6 +283,19 @@ def _lead_ins_open(introduces: np.ndarray, head: np.ndarray, *, parted: np.ndarr
     run_on[run_on] = introduces[bound[prev[run_on]]]
     opens[head[run_on | ~kept[head]]] = True
     return opens
+
+
+def _item_lead_ins(introduces: np.ndarray, listed: np.ndarray, lists: np.ndarray, kept: np.ndarray) -> np.ndarray:
+    """The bonds of lead-ins that end an item of a list begun before them (an item gap of the list, parted at
+    ``listed``, lies before the bond) inside a paragraph that fits (``kept``): what such a lead-in introduces is
+    the rest of its item's paragraph (a release note's ``... in the kernel repository is:`` over its indented
+    line), so the list's run does not part there — parted, the run to the lead-in fitted and was kept whole, and
+    the lead-in's bond was the only cut the limit had left, though the item's paragraph fitted."""
+    g = np.arange(introduces.size)
+    start = np.maximum.accumulate(np.where(listed, g + 1, 0))  # (the first gap of each gap's list run)
+    items = np.zeros(introduces.size + 1, np.int64)
+    np.cumsum(lists & ~listed, out=items[1:])
+    return introduces & kept & (items[g] > items[start])
 
 
 def _parts(cut: np.ndarray, sizes: np.ndarray, max_size: int) -> tuple[np.ndarray, np.ndarray]:
