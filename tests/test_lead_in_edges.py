@@ -48,6 +48,24 @@ def test_below_level_1_a_lead_in_at_a_parents_edge_or_over_a_fence_it_cuts_off_k
             assert_headings_open_chunks(chunk(text, sizes=sizes), text, sizes)
 
 
+_BLANK_EDGE = ("### 函数工厂\n\n另一个常见的场景是创建包装 C++ 函数的 JavaScript 函数，\n并把它们返回给 JavaScript，代码如下：\n\n"
+               "```cpp\n// addon.cc\n#include <node.h>\n\nnamespace demo {\n\nusing v8::Context;\nusing v8::Function;\n"
+               "using v8::FunctionCallbackInfo;\nusing v8::Isolate;\nusing v8::Local;\n\n}  // namespace demo\n```\n\n"
+               "要测试它，运行这段代码。\n")
+
+
+def test_below_level_1_a_fence_a_parent_cuts_off_at_a_blank_line_is_not_kept_whole():
+    """A level-1 cut at a blank line inside a fence: the fence's part inside the parent (to that blank line) fitted
+    the deeper limit and was kept whole, so ``代码如下：`` ended a level-2 chunk alone; the fence goes on past the
+    edge, so its part is not known to fit and the lead-in keeps the fence's first stretch."""
+    bond = _BLANK_EDGE.index("```cpp")
+    for max_size in range(130, 155, 5):
+        tree = chunk(_BLANK_EDGE, max_size=max_size)
+        assert all(c.span.end != bond for c in tree if c.level <= 2), max_size  # (level 3: 26 chars, no room)
+    tree = chunk(_BLANK_EDGE, max_size=130)
+    assert tree.text_of(tree.get("1.2")) == "并把它们返回给 JavaScript，代码如下：\n\n```cpp\n// addon.cc\n#include <node.h>\n\n"
+
+
 def test_a_parent_ending_with_a_lead_in_is_cut_before_that_lead_in():
     text = _EDGES["en-parent"]
     tree = chunk(text, sizes=(95, 47))

@@ -148,9 +148,10 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
     in the same paragraph and no lead-in opens there (below level 1, a piece edge inside what a lead-in
     introduces): what a lead-in introduces, or a list it introduces, that reaches it is cut off, not known to fit,
     so it is not kept whole (kept whole, the lead-in's bond was the only cut and a chunk ended with the lead-in);
-    so is a block that reaches it (a fence a level-1 cut parted: its part inside the piece is cut between its
-    lines where the lead-in over it and its first stretch fit, not kept whole behind the lead-in's bond) and the
-    block's stretch that reaches it, unless a blank line of the block (``parts``, also at edges) ends the piece.
+    ``block`` at an edge (a piece edge inside a block: a fence a level-1 cut parted): the block's part inside the
+    piece is not known to fit, so it is cut between its lines where the lead-in over it and its first stretch
+    fit, not kept whole behind the lead-in's bond; nor is the stretch that reaches the edge, unless ``parts`` at
+    the edge (a blank line, or a paragraph break, of the block) ends it there.
     ``lead_edges``: the piece edges that are a lead-in's bond (a piece that ends with a lead-in, below level 1):
     that lead-in still opens before its head, parting what another lead-in introduces there (kept whole
     through it, the first lead-in's bond was the only cut left and a chunk ended with it). In a chain of lead-ins
@@ -213,11 +214,10 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
         np.cumsum(sizes, out=total[1:])
         fits = total[g1 + 1] - total[g0] <= max_size
         open_end = None  # (per atom: a piece ends after it inside a block's stretch that goes on past the edge)
-        if runs_on is not None:
-            open_end = runs_on.copy()
-            if parts is not None:
-                open_end[:-1] &= ~parts
-            fits &= ~open_end[g1]  # (a block a piece edge cuts off: not known to fit)
+        through = block & edges if edges is not None else None  # (a piece edge inside a block)
+        if through is not None and through.any():
+            fits &= ~np.append(through, False)[g1]  # (a block a piece edge cuts off: not known to fit)
+            open_end = np.append(through if parts is None else through & ~parts, False)
         over = ~fits  # (the blocks only their size keeps from staying whole)
         if held is not None and fits.any():
             free = np.zeros(strength.size + 1, np.int64)
@@ -538,13 +538,14 @@ class _Run:
         intro = np.zeros(A - 1, bool)  # (what a lead-in introduces opens after these: a limit breaks the
         intro[inner] = self.IN[gidx]  # lead-in's bond first, at every level)
         lead_edges = runs_on = None
-        if level > 1:  # (below level 1, a piece edge at a lead-in's bond or at a blank line of a block)
+        if level > 1:  # (below level 1, a piece edge at a lead-in's bond, or inside a block: at a blank line?)
             eg = np.flatnonzero(sep)
             b = np.minimum(native.searchsorted(self.B, a_end[eg]), max(self.B.size - 1, 0))
             at = self.B[b] == a_end[eg] if self.B.size else np.zeros(eg.size, bool)
             lead_edges = np.zeros(A - 1, bool)
             lead_edges[eg[at]] = self.IN[b[at]]
-            parts[eg[at]] = self.BP[b[at]]
+            block[eg[at]] = self.IB[b[at]]
+            parts[eg[at]] = self.BP[b[at]] | (self.T[b[at]] >= PARAGRAPH)
             runs_on = self._runs_on(a_end, sep)
         reward, forbid = structure_rewards(strength, asz, limits.max_size, sep, block, heading, weak, intro, parts,
                                            lists, runs_on, lead_edges)
