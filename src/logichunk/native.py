@@ -1277,7 +1277,8 @@ LC_INLINE int lc_statement(const lc_text *t, int64_t ts, int64_t last) {
    out[j] = keep | goes_on << 1 | other << 2, read's verdict. The per-terminator arrays: nl (the terminator),
    w_nl (the next line's text), end (its text's end), ts (this line's text), ls (its start), nx (the next
    terminator, or the text's end), len (nl - ls), wid (the text's wrap width); lo/hi (nr): the ranges Markdown
-   keeps whole (lo sorted), hard (nh, sorted): the hard line starts. par: the flag bits WS, LOWER, UPPER, DIGIT,
+   keeps whole (lo sorted), hard (nh, sorted): the hard line starts; xi, xn: the columns that tabs add to this
+   line's indent and to the next line's (len holds xi already). par: the flag bits WS, LOWER, UPPER, DIGIT,
    CJK, CJKP, TERM, CLOSE, then _WORD_MAX and MIN_WRAP_WIDTH. */
 LC_INLINE void lc_wrapread_body(int64_t sz, int64_t n, const void *cp, const uint16_t *fl, const uint16_t *cls,
                                 int64_t ncls, const int64_t *par, const int64_t *const *line, int64_t k,
@@ -1285,7 +1286,7 @@ LC_INLINE void lc_wrapread_body(int64_t sz, int64_t n, const void *cp, const uin
                                 const int64_t *hard, int64_t nh, uint16_t *cn_out, uint8_t *out) {
     const lc_text t = {cp, sz, n, fl, cls, ncls};
     const int64_t *nl = line[0], *w_nl = line[1], *end = line[2], *ts_ = line[3], *ls = line[4], *nx = line[5],
-                  *len = line[6], *wid_ = line[7];
+                  *len = line[6], *wid_ = line[7], *xi = line[8], *xn = line[9];
     const int WS = (int)par[0], LOWER = (int)par[1], UPPER = (int)par[2], DIGIT = (int)par[3], CJK = (int)par[4],
               CJKP = (int)par[5], TERM = (int)par[6], CLOSE = (int)par[7];
     const int64_t word_max = par[8], min_width = par[9];
@@ -1327,11 +1328,11 @@ LC_INLINE void lc_wrapread_body(int64_t sz, int64_t n, const void *cp, const uin
         int64_t ne = nxt - 1;
         for (int r = 0; r < 3; r++)
             if (ne > w && (fl[lc_at(&t, ne)] & WS)) ne--;
-        if (nxt - nl[i] - 1 + 1 + word_max <= wid && !lc_has(&t, lc_at(&t, LC_PY(ne)), LC_W_PROSE_END))
+        if (nxt - nl[i] - 1 + xn[i] + 1 + word_max <= wid && !lc_has(&t, lc_at(&t, LC_PY(ne)), LC_W_PROSE_END))
             other = 0;
         if (!at_width) other = 0;
-        /* the next line indented no deeper than this one's text, no label, the next word too long to fit */
-        int keep = (goes_on || other) && last >= ts && w - nl[i] - 1 <= lc_item_text(&t, ts) - ls[i];
+        /* the next line indented no deeper than this one's text (in columns), no label, the next word too long */
+        int keep = (goes_on || other) && last >= ts && w - nl[i] - 1 + xn[i] <= lc_item_text(&t, ts) - ls[i] + xi[i];
         if (keep) keep = !lc_labelled(&t, w, nxt, word_max);
         if (keep && at_width) {
             int64_t word = word_max - 1;
@@ -1362,10 +1363,11 @@ LC_INLINE void lc_wrapread_body(int64_t sz, int64_t n, const void *cp, const uin
 }
 void lc_wrapread(int64_t n, const void *cp, int64_t sz, const uint16_t *fl, const uint16_t *cls, int64_t ncls,
                  const int64_t *par, const int64_t *nl, const int64_t *w_nl, const int64_t *end, const int64_t *ts,
-                 const int64_t *ls, const int64_t *nx, const int64_t *len, const int64_t *wid, int64_t k,
+                 const int64_t *ls, const int64_t *nx, const int64_t *len, const int64_t *wid, const int64_t *xi,
+                 const int64_t *xn, int64_t k,
                  const int64_t *idx, int64_t mode, const int64_t *lo, const int64_t *hi, int64_t nr,
                  const int64_t *hard, int64_t nh, uint16_t *cn, uint8_t *out) {
-    const int64_t *const line[8] = {nl, w_nl, end, ts, ls, nx, len, wid};
+    const int64_t *const line[10] = {nl, w_nl, end, ts, ls, nx, len, wid, xi, xn};
     LC_SIZED(sz, lc_wrapread_body, n, cp, fl, cls, ncls, par, line, k, idx, mode, lo, hi, nr, hard, nh, cn, out);
 }
 
@@ -1531,7 +1533,7 @@ def _load() -> ctypes.CDLL | None:
                                      + [ctypes.c_int64] * 3 + [ctypes.c_void_p] * 3)
         lib.lc_wrapread.restype = None
         lib.lc_wrapread.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 2
-                                    + [ctypes.c_int64] + [ctypes.c_void_p] * 9 + [ctypes.c_int64, ctypes.c_void_p]
+                                    + [ctypes.c_int64] + [ctypes.c_void_p] * 11 + [ctypes.c_int64, ctypes.c_void_p]
                                     + [ctypes.c_int64] + [ctypes.c_void_p] * 2 + [ctypes.c_int64, ctypes.c_void_p,
                                                                                   ctypes.c_int64] + [ctypes.c_void_p] * 2)
         lib.lc_table_hits.restype = ctypes.c_int64
@@ -2271,7 +2273,7 @@ def wrap_read(cp: np.ndarray, fl: np.ndarray, cls: np.ndarray, par: np.ndarray, 
     the line terminators ``idx``, one pass over each line's own characters: the next letters' flags (uint16)
     and, with ``mode`` 1 (breaks at the width) or 2 (the others), per terminator ``keep | goes_on << 1 | other
     << 2`` (uint8). ``lines``: the per-terminator arrays nl, w_nl, end, text_start, line_start, nxt_nl, length,
-    width; ``par``: the flag bits and limits (:c:func:`lc_wrapread`). None when the kernel is not available."""
+    width, and the columns tabs add to this line's indent and to the next line's; ``par``: the flag bits and limits (:c:func:`lc_wrapread`). None when the kernel is not available."""
     lib = _load()
     units = _code_units(cp)
     if lib is None or units is None or units.size == 0 or not _flags_cover(fl, units) or cls.dtype != np.uint16:

@@ -19,8 +19,8 @@ Which breaks are the tool's (each a reading of how wrapping works, fixed a prior
   them),
   and at least :data:`MIN_WRAP_WIDTH` characters (:data:`MIN_CJK_WRAP_WIDTH` before a CJK line), so
   short lines (verse, chat turns, a list of names) are never joined; outside what Markdown keeps whole
-  or hard (headings, tables, fences, front matter, list items, rules), no ``|`` or tab on either line
-  (tabular data), the next line indented no deeper than this one's text (a list item's text starts past its
+  or hard (headings, tables, fences, front matter, list items, rules), no ``|`` or tab in either line's
+  text (tabular data), the next line indented no deeper than this one's text (a list item's text starts past its
   marker: ``* `` or ``12. ``; deeper: code, a quotation, a nested item) and not
   opening with a label (a colon and a space, or a full-width colon, in its first 24 characters:
   ``bob:``, ``Project Manager:``, ``张三：``, a speaker's turn); neither line a statement of code (it holds
@@ -42,6 +42,11 @@ Which breaks are the tool's (each a reading of how wrapping works, fixed a prior
 
 A quoted line (an e-mail's ``> `` or ``> > ``) is read past its quote marks, which count as its indent: a
 quoted paragraph wraps as any other, and a line quoted deeper than the one over it is no wrap of it.
+
+A tab in a line's indent is indentation, not a column of data: it reaches the next multiple of
+:data:`TAB_WIDTH` columns, and lengths and indents are counted in columns (a man page rendered as text,
+``man tar | col -b``, indents its paragraphs with tabs and spaces mixed, ``\t      `` for 14 columns;
+counted as one character, such lines would seem shorter than the width and less indented than they are).
 
 A soft wrap is whitespace: inside a sentence it ends none, and a sentence that ends at one is an
 ordinary sentence end, not a line break. The text is not changed.
@@ -76,6 +81,9 @@ __all__ = ["LINE_OPENERS", "MIN_CJK_WRAP_WIDTH", "MIN_WRAPPED_LINES", "MIN_WRAP_
 MIN_WRAP_WIDTH = 40
 #: the same for a line that ends in a CJK character (each is two columns wide)
 MIN_CJK_WRAP_WIDTH = 20
+#: the columns a tab stop falls every, as terminals, ``col -x``, ``expand`` and Python's ``str.expandtabs``
+#: place them (fixed a priori: what renders a man page or a tab-indented mail is such a terminal)
+TAB_WIDTH = 8
 #: the share of a text's wrapped lines at most as long as its wrap width
 WRAP_QUANTILE = 0.9
 #: a wrap width is read from at least this many lines that a single line break follows
@@ -193,10 +201,48 @@ def _set_bits(sets: tuple[np.ndarray, ...]) -> np.ndarray:
 
 #: the reader's character sets for its compiled loops (:mod:`logichunk.native`: lc_wrapread, lc_columns), a bit
 #: each in the kernel's order (LC_W_*): openers, line closers, joiners, CJK goes-on marks, prose ends, statement
-#: ends, a shell variable's first characters, bullets, an ordered item's marks, rules, tabular data (a tab, ``|``)
+#: ends, a shell variable's first characters, bullets, an ordered item's marks, rules, tabular data (a tab, ``|``),
+#: then a tab alone (for :func:`_indent_tabs`, not the kernels)
 _WRAP_CLASSES = _set_bits((_OPENERS, _LINE_CLOSERS, _JOINERS, _CJK_GOES_ON, _PROSE_END_CP, _STATEMENT_ENDS,
-                           _VARIABLE_FIRST, _BULLET_CP, _ITEM_MARK_CP, np.flatnonzero(_RULE), np.array(_TABLE)))
-_TABLE_BIT = 1 << 10  # (the last of them)
+                           _VARIABLE_FIRST, _BULLET_CP, _ITEM_MARK_CP, np.flatnonzero(_RULE), np.array(_TABLE),
+                           np.array([0x09])))
+_TABLE_BIT = 1 << 10
+_TAB_BIT = 1 << 11
+
+
+def _indent_tabs(cp: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per indent ``[a[i], b[i])`` (whitespace on one line, in order), the columns its tabs add to its length
+    in characters, each tab reaching the next multiple of :data:`TAB_WIDTH` (0 without a tab). Why: a tab in
+    an indent is indentation; the reader counts lengths and indents in columns. Only the indents that hold a
+    tab are read, character by character (a tab's column depends on what comes before it)."""
+    out = np.zeros(a.size, np.int64)
+    some = native.spans_any(cp, _WRAP_CLASSES, _TAB_BIT, a, b)
+    if some is None:
+        tabs = np.flatnonzero(cp == 0x09)
+        if tabs.size == 0:
+            return out
+        some = np.searchsorted(tabs, a) < np.searchsorted(tabs, b)
+    sel = np.flatnonzero(some)
+    if sel.size == 0:
+        return out
+    size = b[sel] - a[sel]
+    offs = np.zeros(sel.size + 1, np.int64)
+    np.cumsum(size, out=offs[1:])
+    line = np.repeat(np.arange(sel.size), size)
+    loc = np.arange(int(offs[-1])) - offs[:-1][line]  # (each character's offset in its indent)
+    t = np.flatnonzero(cp[a[sel][line] + loc] == 0x09)
+    t_line, t_loc = line[t], loc[t]
+    # after a tab the column is a multiple of TAB_WIDTH; s characters and a tab more reach the s // TAB_WIDTH + 1-th
+    # stop past it: the column after a line's last tab is the sum of those steps, then its characters go on
+    prev = np.full(t.size, -1, np.int64)
+    same = t_line[1:] == t_line[:-1]
+    prev[1:][same] = t_loc[:-1][same]
+    step = TAB_WIDTH * ((t_loc - prev - 1) // TAB_WIDTH + 1)
+    col = np.zeros(sel.size, np.int64)
+    np.add.at(col, t_line, step)
+    last = np.append(~same, True)
+    out[sel[t_line[last]]] = col[t_line[last]] - t_loc[last] - 1
+    return out
 
 
 def _statements(cp: np.ndarray, ts: np.ndarray, last: np.ndarray, marks: list[np.ndarray] | None = None) -> np.ndarray:
@@ -384,9 +430,17 @@ def _soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray
     some = np.flatnonzero(single)
     if some.size:
         single[some[_columns(cp, text_start[some], nl[some])]] = False
+    # the columns that tabs add to each line's indent (a man page's "\t      "), and to the next line's: lengths
+    # and indents are counted in columns
+    tab_in = np.zeros(m, np.int64)
+    has = np.flatnonzero(text_start_in < nl)
+    tab_in[has] = _indent_tabs(cp, line_start[has], text_start_in[has])
+    tab_next = np.zeros(m, np.int64)
+    tab_next[:-1] = tab_in[1:]
+    tab_next[closes] = 0
     # the wrap width, from the lengths of the lines a single break follows (to their terminator): per text,
     # the WRAP_QUANTILE of them (the lower neighbour)
-    length = nl - line_start
+    length = nl - line_start + tab_in
     some = np.flatnonzero(single)
     lines = np.bincount(tid[some], minlength=T)
     ok = lines >= MIN_WRAPPED_LINES
@@ -405,7 +459,7 @@ def _soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray
     cand = np.flatnonzero(single & ok[tid] & (length + 1 + _WORD_MAX > width))  # (no next word is longer than that)
     # (in C where it is compiled, next_letter and read below walk each line's own characters, one line at a time,
     # instead of gathering them rule by rule from all over the text: logichunk.native.wrap_read)
-    per_line = (nl, w_nl, end, text_start, line_start, nxt_nl, length, width)
+    per_line = (nl, w_nl, end, text_start, line_start, nxt_nl, length, width, tab_in, tab_next)
     par = np.array([_F_WS, _F_LOWER, _F_UPPER, _F_DIGIT, _F_CJK, _F_CJKP, _F_TERM, _F_CLOSE, _WORD_MAX,
                     MIN_WRAP_WIDTH], np.int64)
 
@@ -476,12 +530,14 @@ def _soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray
         nxt_end = nxt_nl[idx] - 1
         for _ in range(3):
             nxt_end = np.where((nxt_end > w_nl[idx]) & ((fl[cp[nxt_end]] & _F_WS) != 0), nxt_end - 1, nxt_end)
-        other &= ~((nxt_nl[idx] - nl[idx] - 1 + 1 + _WORD_MAX <= wid) & ~_member(cp[nxt_end], _PROSE_END_CP))
+        other &= ~((nxt_nl[idx] - nl[idx] - 1 + tab_next[idx] + 1 + _WORD_MAX <= wid)
+                   & ~_member(cp[nxt_end], _PROSE_END_CP))
         if not at_width:
             other[:] = False
-        # ... the next line indented no deeper than this one's text (a list item's text: past its marker)
+        # ... the next line indented no deeper than this one's text (a list item's text: past its marker), in columns
         item = _item_text(cp, ts)
-        keep = (goes_on | other) & (last >= ts) & (w_nl[idx] - nl[idx] - 1 <= item - line_start[idx])
+        keep = (goes_on | other) & (last >= ts) \
+            & (w_nl[idx] - nl[idx] - 1 + tab_next[idx] <= item - line_start[idx] + tab_in[idx])
         idx, goes_on, other, last, cjk_next, nxt_end = (idx[keep], goes_on[keep], other[keep], last[keep],
                                                        cjk_next[keep], nxt_end[keep])
         # the next word would not have fitted, and the line opens with no speaker's name or label
@@ -524,11 +580,14 @@ def _soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray
     more, goes_on, _ = read(rest, False)
     taken[more[goes_on]] = True
     cand = np.flatnonzero(taken)
-    # but not where either line holds a "|" or a tab (tabular data)
-    tabular = native.spans_any(cp, _WRAP_CLASSES, _TABLE_BIT, line_start[cand], nxt_nl[cand])
+    # but not where either line's text holds a "|" or a tab (tabular data; a tab in an indent is indentation):
+    # the spans [text_start, nl) and [w_nl, nxt_nl) of each break, in order
+    a = np.stack((text_start[cand], w_nl[cand]), axis=1).ravel()
+    b = np.stack((nl[cand], nxt_nl[cand]), axis=1).ravel()
+    tabular = native.spans_any(cp, _WRAP_CLASSES, _TABLE_BIT, a, b)
     if tabular is not None:  # (the lines' own characters)
-        cand = cand[~tabular]
+        cand = cand[~tabular.reshape(-1, 2).any(axis=1)]
     elif (tab := np.flatnonzero((cp == _TABLE[0]) | (cp == _TABLE[1]))).size:
-        cand = cand[np.searchsorted(tab, line_start[cand]) == np.searchsorted(tab, nxt_nl[cand])]
+        cand = cand[(np.searchsorted(tab, a) == np.searchsorted(tab, b)).reshape(-1, 2).all(axis=1)]
     soft[cand] = True
     return soft
