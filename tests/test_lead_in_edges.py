@@ -153,3 +153,33 @@ def test_level_1_chunks_never_exceed_the_maximum_around_a_fences_inner_breaks(li
     for c in tree.roots():
         if c.span.end - c.span.start > max_size:
             assert not any(c.span.start < s < c.span.end for s in seams), (c.span, max_size)
+
+
+_LITERAL = st.sampled_from(["    value = compute(1)\n", "    def f(t):\n", "        return t\n", "    # a comment line\n",
+                            "\n", "        x = [('a', t)]\n", "    mv = memoryview(b)\n"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_LITERAL, min_size=3, max_size=40), st.sampled_from(["", "\n"]), st.integers(40, 600))
+@example(["    def dtype_from_ctypes_type(t):\n", "        # needed to ensure that the shape of `t` is within memoryview\n",
+          "        class DummyStruct(ctypes.Structure):\n", "            _fields_ = [('a', t)]\n", "\n",
+          "        # empty to avoid memory allocation\n", "        ctype_0 = (DummyStruct * 0)()\n",
+          "        mv = memoryview(ctype_0)\n", "\n", "        # convert the struct, and slice back out the field\n",
+          "        return _dtype_from_pep3118(mv.format)['a']\n"], "\n", 450)
+def test_level_1_chunks_never_exceed_the_maximum_under_a_literal_blocks_lead_in(lines, wrap, max_size):
+    """A paragraph that ends with ``::`` over its literal block: the block is its first atom's run, kept whole
+    where it fits, and the ``::`` line a lead-in whose bond the limit breaks first. The block's partition did not
+    part at the lead-in's bond, so its first stretch, kept whole with the lead-in, chained with the block kept
+    whole behind that bond into one level-1 chunk over the maximum (numpy's ``_dtype_ctypes.py``: 514 under 450
+    and under 512, no bubble). No level-1 chunk exceeds the maximum unless it is one sentence; spans tile."""
+    intro = ("In an ideal world, we could achieve this through the PEP3118 buffer protocol,"
+             + (wrap or " ") + "something like::\n\n")
+    text = "Conversion from ctypes to dtype.\n\n" + intro + "".join(lines) + "\nUnfortunately, this fails.\n"
+    tree = chunk(text, max_size=max_size)
+    roots = list(tree.roots())
+    assert roots[0].span.start == 0 and roots[-1].span.end == len(text)
+    assert all(a.span.end == b.span.start for a, b in zip(roots, roots[1:], strict=False))
+    seams = set(split_sentences(text).seams().tolist())
+    for c in roots:
+        if c.span.end - c.span.start > max_size:
+            assert not any(c.span.start < s < c.span.end for s in seams), (c.span, max_size)

@@ -230,6 +230,11 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
             # (a paragraph break inside the block parts its stretches too, so that they nest in the paragraphs:
             # a stretch across one, glued, chained two paragraphs that fit into a level-1 chunk of 646 under 512)
             edge = ~_in_runs(g0[over], g1[over], strength.size) | (parts if held is None else parts & ~held) | cut
+            if opens is not None:
+                # (and where what a lead-in introduces is parted, so that the two partitions nest: a literal block's
+                # ``... something like::`` line is its first atom, and its first stretch kept whole with the lead-in,
+                # chained with the block kept whole behind the lead-in's bond, made a level-1 chunk of 514 under 450)
+                edge |= opens
             if held is not None:
                 # (a heading's run into a block over the limit: the block's first stretch is not kept whole, so the
                 # heading keeps the block's first lines rather than stand alone)
