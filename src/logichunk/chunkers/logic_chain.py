@@ -208,6 +208,13 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
         forbid |= ~merged & (fits & has_list)[ids[:-1]]
     if block is not None and block.any():
         inside = block if edges is None else block & ~edges
+        if introduces is not None:
+            # (a block's first gap that is a lead-in's bond, the ``something like::`` line over its literal block, is
+            # the lead-in's, not the block's: kept in the block's run, the block with its lead-in that fitted was
+            # glued, and chained with what the lead-in introduces, kept whole up to the next paragraph break, into a
+            # level-1 chunk over the maximum: 154 under 120; over the limit, its first stretch kept whole with the
+            # lead-in chained so with the block behind the bond: 514 under 450)
+            inside = inside & ~(introduces & ~np.concatenate(([False], inside[:-1])))
         run = np.diff(np.concatenate(([0], inside.view(np.int8), [0])))
         g0, g1 = np.flatnonzero(run == 1), np.flatnonzero(run == -1)  # gaps [g0, g1): atoms g0 .. g1
         total = np.zeros(sizes.size + 1)
@@ -230,11 +237,9 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
             # (a paragraph break inside the block parts its stretches too, so that they nest in the paragraphs:
             # a stretch across one, glued, chained two paragraphs that fit into a level-1 chunk of 646 under 512)
             edge = ~_in_runs(g0[over], g1[over], strength.size) | (parts if held is None else parts & ~held) | cut
-            if opens is not None:
-                # (and where what a lead-in introduces is parted, so that the two partitions nest: a literal block's
-                # ``... something like::`` line is its first atom, and its first stretch kept whole with the lead-in,
-                # chained with the block kept whole behind the lead-in's bond, made a level-1 chunk of 514 under 450)
-                edge |= opens
+            if opens is not None:  # (and where what a lead-in introduces is parted, so that the two nest: a line
+                edge |= opens  # read as a lead-in inside the block, its run kept whole to it, chained with the stretch
+                # after it kept whole, made a level-1 chunk of 306 under 291)
             if held is not None:
                 # (a heading's run into a block over the limit: the block's first stretch is not kept whole, so the
                 # heading keeps the block's first lines rather than stand alone)
@@ -260,7 +265,25 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
             if open_end is not None:
                 whole[ids[open_end]] = False
             forbid |= ~edge & whole[ids[:-1]]
-    return reward, forbid
+    return reward, _unglue_over(forbid, sizes, max_size)
+
+
+def _unglue_over(forbid: np.ndarray, sizes: np.ndarray, max_size: int) -> np.ndarray:
+    """``forbid`` without the runs of forbidden gaps whose atoms together exceed ``max_size``. Each partition of
+    :func:`structure_rewards` keeps whole only what fits, and they are built to nest; where two still chain (each
+    run fits, their union does not), the glued union would be one atom over the limit, a chunk over the user's
+    maximum with no bubble. The guard keeps the promise that comes first: such a run's gaps are left to their
+    prices, so the limit cuts it where they are lowest."""
+    if not forbid.any():
+        return forbid
+    run = np.diff(np.concatenate(([0], forbid.view(np.int8), [0])))
+    g0, g1 = np.flatnonzero(run == 1), np.flatnonzero(run == -1)  # gaps [g0, g1): atoms g0 .. g1
+    total = np.zeros(sizes.size + 1)
+    np.cumsum(sizes, out=total[1:])
+    over = total[g1 + 1] - total[g0] > max_size
+    if not over.any():
+        return forbid
+    return forbid & ~_in_runs(g0[over], g1[over], forbid.size)
 
 
 def _lead_in_heads(introduces: np.ndarray, held: np.ndarray | None) -> np.ndarray:
