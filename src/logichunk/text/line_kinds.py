@@ -601,8 +601,14 @@ def literal_spans(text: str, taken: list[tuple[int, int, bool]] | None = None) -
 
 #: reStructuredText's directive opening a line (``.. note::``, ``.. image:: cat.png``, ``.. py:function::``)
 _DIRECTIVE = re.compile(r"\.\.[ \t]+\w[\w.+-]*(?::[\w.+-]+)*::(?=[ \t\r\n]|$)")
+#: a field's marker, reStructuredText's ``:name:`` (``:alt:``, ``:param x:``, ``:noindex:``)
+_FIELD_MARKER = r":[^:\s][^:\n]*:"
 #: a field line, a directive's option (``   :alt: A cat.``, ``   :linenos:``): indented, ``:name:``, a blank or the end
-_OPTION = re.compile(r"[ \t]+:[^:\s][^:\n]*:(?=[ \t\r\n]|$)")
+_OPTION = re.compile(rf"[ \t]+{_FIELD_MARKER}(?=[ \t\r\n]|$)")
+#: a field's marker alone, its line stripped (``:noindex:``, ``:returns:``): a field list's item, no lead-in
+FIELD_ALONE = re.compile(_FIELD_MARKER)
+#: a doctest's prompt opening a line (``>>> for i in x:``), or its continuation's (``...     total += i``)
+DOCTEST_PROMPT = re.compile(r"[ \t]*(?:>>>|\.\.\.)(?:[ \t]|$)")
 
 
 @text_cache(maxsize=8)

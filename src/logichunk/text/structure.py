@@ -103,6 +103,8 @@ from .line_kinds import (
     _HR_RE,
     BULLET_CHARS,
     CPP_DIRECTIVE,
+    DOCTEST_PROMPT,
+    FIELD_ALONE,
     NUMBERED_MAX_CHARS,
     RST_MARKS,
     _block_spans,
@@ -1180,7 +1182,9 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             # ... and vim help's " >" at a line's end over its indented example
             vim = (cp[at] == 0x3E) & _in_table(_BLANK, cp[np.maximum(at - 1, 0)]) \
                 & _in_table(_BLANK, cp[np.maximum(starts[np.minimum(gap + 1, n - 1)] - 1, 0)])
-            lead = gap[_member(cp[at], _LEAD_IN_CP) | vim]
+            mark = _member(cp[at], _LEAD_IN_CP)
+            mark[mark] = _introducing_mark(text, at[mark])
+            lead = gap[mark | vim]
             # (a colon over a deeper line with no blank line between, YAML's "ports:" over "  - name:", is code's
             # and a config's bond, as in the pass below)
             deep = (brk[lead] != BREAK_PARAGRAPH) & _deeper_under(text, starts, sents.seams(), lead)
@@ -1197,7 +1201,10 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             line_end[:-1] = sents.seams()
             gap = gap[_near_end(text, line_end, gap, _COLON_CP)]  # (a colon among the last characters first: a few)
             gap = gap[_member(_last_char(text, starts, line_end, gap), _COLON_CP)]
-            deep = _deeper_under(text, starts, line_end, gap)
+            at = _last_at(text, starts, line_end, gap)
+            keep = _introducing_mark(text, at)
+            gap, at = gap[keep], at[keep]
+            deep = _deeper_under(text, starts, line_end, gap) | _doctest_block(text, at, starts[gap + 1])
             # (over a line indented deeper, code's and a config's "key:" over its body: a heading's bond, glued
             # below level 1 — a limit broke every "def main():" and "else:" from its body there)
             no_cut[gap] = True
@@ -2137,6 +2144,54 @@ def _introduces(sentence: str) -> bool:
     reStructuredText's ``run this::``) or vim help's ``>`` after a blank (``... this way: >``)."""
     s = sentence.rstrip()
     return (s[-1:] != "" and s[-1] in _COLONS) or (s[-1:] == ">" and s[-2:-1] in (" ", "\t"))
+
+
+#: what closes a program's value before its comma (``[[0.]]],``, ``f(a),``, ``{"a": 1},``)
+_VALUE_CLOSER_CP = np.array(sorted(map(ord, ")]}")), dtype=np.uint32)
+#: the longest field's marker read alone (``:param invalidation_mode:``): a longer one is read as no field
+_FIELD_MAX = 48
+
+
+def _introducing_mark(text: str, at: np.ndarray) -> np.ndarray:
+    """Whether each colon or comma at ``at``, the last mark of its line, can end a lead-in: a comma not after a
+    closing bracket nor an ellipsis, which part a program's values (numpy's ``array([[[[0.]],`` over a blank line,
+    ``...,``, ``assert_equal(f(a),``), where a word's comma ends one (``Hi Bob,``, ``例如，``, ``e.g.,``, ``over
+    3.3.3,``); a colon not of a field's marker alone (reStructuredText's ``:noindex:``, a docstring's ``:returns:``:
+    a field list's item, not what opens the paragraph under it). Read by gathers; Python only for the few colons
+    whose line opens with another colon (a source file has a colon line in ten)."""
+    cp = codepoints(text)
+    out = np.ones(at.size, dtype=bool)
+    if at.size == 0:
+        return out
+    def back(k: int) -> np.ndarray:
+        return cp[np.maximum(at - k, 0)]
+    comma = ~_member(cp[at], _COLON_CP)
+    value = _member(back(1), _VALUE_CLOSER_CP) | ((back(1) == 0x2E) & (back(2) == 0x2E) & (back(3) == 0x2E))
+    out[comma & value] = False
+    colon = np.flatnonzero(~comma)
+    if colon.size:  # (the nearest colon or line break back from each: a colon there, after a blank, opens a field)
+        pos = at[colon, None] - np.arange(1, _FIELD_MAX + 1)
+        seen = cp[np.maximum(pos, 0)]
+        k = ((seen == 0x3A) | (seen == 0x0A)).argmax(axis=1)
+        row = np.arange(colon.size)
+        opens = pos[row, k]
+        field = (seen[row, k] == 0x3A) & (opens >= 0) & ((opens == 0) | _in_table(_BLANK, cp[np.maximum(opens - 1, 0)])
+                                                       | (cp[np.maximum(opens - 1, 0)] == 0x0A))
+        for i, a in zip(colon[field].tolist(), at[colon[field]].tolist(), strict=True):
+            out[i] = FIELD_ALONE.fullmatch(text[text.rfind("\n", 0, a) + 1 : a + 1].strip()) is None
+    return out
+
+
+def _doctest_block(text: str, at: np.ndarray, under: np.ndarray) -> np.ndarray:
+    """Whether each line ending at the colon at ``at`` is a doctest's line over its continuation (``>>> for i in
+    x:`` over ``...     total += i``; ``under``: where the next line's text opens): a program's block opening, its
+    colon code's bond as ``def f():``'s is."""
+    cp = codepoints(text)
+    nxt = [np.minimum(under + k, cp.size - 1) for k in range(3)]
+    out = (cp[nxt[0]] == 0x2E) & (cp[nxt[1]] == 0x2E) & (cp[nxt[2]] == 0x2E)
+    for i in np.flatnonzero(out).tolist():
+        out[i] = DOCTEST_PROMPT.match(text, text.rfind("\n", 0, int(at[i])) + 1) is not None
+    return out
 
 
 def _goes_on_over_page(text: str, starts: np.ndarray, furn: np.ndarray, i: int) -> bool:
