@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from logichunk.chunkers.parent_child import PCParams, blank_line_blocks, chunk_parent_child, layout_parents
@@ -23,6 +23,10 @@ texts = st.lists(piece, max_size=120).map("".join)
 
 @settings(max_examples=400, deadline=None)
 @given(texts)
+@example("Tea and rain. Tea and rain. Tea and rain. Tea and rain. 主角见到师父。\n\nTea and rain. Tea and rain. 主角见到师父。\n\n"
+         "主角见到师父。A long winding sentence about the mountain road, " + "Tea and rain. " * 7
+         + "A long winding sentence about the mountain road, " * 2 + "\n\nTea and rain. ")  # (a lead-in's cut moved
+# before its piece stranded the 37-character parent the fit had merged across it, beside one of 65)
 def test_tree_invariants_and_bounds(text):
     tree = chunk_parent_child(text, EMB, P)
     check_tree(tree)

@@ -333,6 +333,34 @@ def _headings_open_parents(cuts: list[int], heads: np.ndarray, sizes: np.ndarray
     return sorted(cut)
 
 
+def _small_parents_joined(cuts: list[int], heads: np.ndarray, sizes: np.ndarray, least: int, limit: int) -> list[int]:
+    """``cuts`` without the ones that leave a parent under ``least`` beside a neighbour it fits with under ``limit``,
+    except a cut before a piece that ends with a heading (it opens its parent: joined, it would be buried). Why:
+    moving a cut so that a heading opens its parent (:func:`_headings_open_parents`) can strand the piece the fit
+    had merged across it (a 37-character parent beside one of 65, under a minimum of 60)."""
+    if least <= 0:
+        return cuts
+    cut = sorted(cuts)
+    cum = np.concatenate(([0], np.cumsum(sizes)))
+    i = 0
+    while i <= len(cut):  # (parent i: pieces after cut[i - 1] through cut[i])
+        lo = cut[i - 1] + 1 if i > 0 else 0
+        hi = cut[i] if i < len(cut) else len(sizes) - 1
+        if cum[hi + 1] - cum[lo] < least:
+            if i > 0 and not heads[lo]:  # (into the parent before: the cut before this one goes)
+                before = cut[i - 2] + 1 if i > 1 else 0
+                if cum[hi + 1] - cum[before] <= limit:
+                    del cut[i - 1]
+                    continue
+            if i < len(cut) and not heads[hi + 1]:  # (the parent after takes this one in)
+                after = cut[i + 1] if i + 1 < len(cut) else len(sizes) - 1
+                if cum[after + 1] - cum[lo] <= limit:
+                    del cut[i]
+                    continue
+        i += 1
+    return cut
+
+
 def _fit_merged(cuts: list[int], texts: Sequence[str], scores: np.ndarray, p: PCParams) -> list[int]:
     """``cuts`` between pieces, with a merged parent that is over the maximum when its own text is
     measured cut again at its strongest inner gap, until every parent fits. Why: the merge adds the
@@ -410,6 +438,7 @@ def layout_parents(blocks: Sequence[str], vec_fn: VecFn, p: PCParams,
     else:
         cuts = list(range(len(pieces) - 1))
     cuts = _headings_open_parents(cuts, heads, sizes, p.max_parent_size, opens)
+    cuts = _small_parents_joined(cuts, heads, sizes, p.min_parent_size, p.max_parent_size)
     cuts = _fit_merged(cuts, [blocks[b][s:e] for b, s, e in pieces], scores, p)
     bounds = [0] + [c + 1 for c in cuts] + [len(pieces)]
     out: list[ParentSpec] = []
