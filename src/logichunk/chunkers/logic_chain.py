@@ -273,17 +273,9 @@ def _unglue_over(forbid: np.ndarray, sizes: np.ndarray, max_size: int) -> np.nda
     :func:`structure_rewards` keeps whole only what fits, and they are built to nest; where two still chain (each
     run fits, their union does not), the glued union would be one atom over the limit, a chunk over the user's
     maximum with no bubble. The guard keeps the promise that comes first: such a run's gaps are left to their
-    prices, so the limit cuts it where they are lowest."""
-    if not forbid.any():
-        return forbid
-    run = np.diff(np.concatenate(([0], forbid.view(np.int8), [0])))
-    g0, g1 = np.flatnonzero(run == 1), np.flatnonzero(run == -1)  # gaps [g0, g1): atoms g0 .. g1
-    total = np.zeros(sizes.size + 1)
-    np.cumsum(sizes, out=total[1:])
-    over = total[g1 + 1] - total[g0] > max_size
-    if not over.any():
-        return forbid
-    return forbid & ~_in_runs(g0[over], g1[over], forbid.size)
+    prices, so the limit cuts it where they are lowest. (The glued runs are the text parted where no gap is
+    forbidden: the gaps kept are those inside a part that fits.)"""
+    return _fits_whole(~forbid, sizes, max_size)
 
 
 def _lead_in_heads(introduces: np.ndarray, held: np.ndarray | None) -> np.ndarray:

@@ -451,6 +451,13 @@ def _literal_marks(text: str) -> bool:
         or (_contains(text, ":: ") and (_find(text, ".. code") >= 0 or _find(text, ".. sourcecode") >= 0))  # (".. code-block:: c")
 
 
+def _in_taken(a: int, lo: list[int], taken: list[tuple[int, int, bool]]) -> bool:
+    """Whether offset ``a`` lies inside one of the ``taken`` blocks (sorted, disjoint; ``lo`` their starts): a
+    mark there is the block's text, not a new block's opening."""
+    k = bisect_right(lo, a) - 1
+    return k >= 0 and a < taken[k][1]
+
+
 @text_cache(maxsize=8)
 def _block_spans(text: str) -> list[tuple[int, int, bool]]:
     """:func:`fence_spans`, each with whether a closing line ends it, in order (kept per text: the splitter reads
@@ -492,8 +499,7 @@ def _org_block_spans(text: str, taken: list[tuple[int, int, bool]]) -> list[tupl
         if m.group(1).lower() == "end":
             ends.setdefault(m.group(2).lower(), []).append(a)
     for a, m in marks:
-        j = bisect_right(lo, a) - 1
-        if a < edge or (j >= 0 and a < taken[j][1]) or m.group(1).lower() != "begin":
+        if a < edge or _in_taken(a, lo, taken) or m.group(1).lower() != "begin":
             continue
         named = ends.get(m.group(2).lower(), [])
         at = bisect_right(named, a)
@@ -526,8 +532,7 @@ def _drawer_spans(text: str, taken: list[tuple[int, int, bool]]) -> list[tuple[i
     lo = [x for x, _, _ in taken]
     edge = 0
     for a in line_openings(text, ":"):
-        j = bisect_right(lo, a) - 1
-        if a < edge or (j >= 0 and a < taken[j][1]):
+        if a < edge or _in_taken(a, lo, taken):
             continue
         line = text.rfind("\n", 0, a) + 1
         m = _DRAWER_OPEN.match(text, line)
@@ -568,8 +573,7 @@ def literal_spans(text: str, taken: list[tuple[int, int, bool]] | None = None) -
                   if (m := _CODE_DIRECTIVE.match(text, at))]
     for m in sorted([*_LITERAL_MARK.finditer(text), *directives], key=lambda x: x.start()):
         a = text.rfind("\n", 0, m.start()) + 1  # the "::" line's start
-        k = bisect_right(lo, a) - 1
-        if a < edge or (k >= 0 and a < taken[k][1]):
+        if a < edge or _in_taken(a, lo, taken):
             continue
         directive = text[m.start()] != ":"
         if not directive and _EXPLICIT_LINE.match(text, a):
@@ -663,8 +667,7 @@ def _comment_spans(text: str, taken: list[tuple[int, int, bool]], opener: str = 
     edge = 0
     lo = [x for x, _, _ in taken]  # (sorted, disjoint)
     for a in line_openings(text, opener, 0, 3 if opener == "<!--" else None):
-        k = bisect_right(lo, a) - 1
-        if a < edge or (k >= 0 and a < taken[k][1]):
+        if a < edge or _in_taken(a, lo, taken):
             continue
         close = _find(text, closer, a + len(opener))
         if close < 0:
