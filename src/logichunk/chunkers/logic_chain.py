@@ -119,6 +119,10 @@ SELECTIONS = ("global", "local")
 STRUCTURE_REWARD = np.array([-2.0, -1.0, -0.5, 0.0, 0.5, 2.0])
 #: reward of a gap the LLM (tier 2) named as a break: as strong as a section heading
 LLM_REWARD = 2.0
+#: what a cut costs per level of nesting in source code (:mod:`logichunk.text.code_lines`): the fill preference
+#: of both chunks it parts (:data:`~logichunk.boundaries.sized.FILL_WEIGHT` each), so a cut one level deeper is
+#: never taken to fill chunks towards the target (fixed a priori, not tuned)
+DEPTH_STEP = 2 * bd.FILL_WEIGHT
 
 
 def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
@@ -126,7 +130,8 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
                       held: np.ndarray | None = None, weak: np.ndarray | None = None,
                       introduces: np.ndarray | None = None, parts: np.ndarray | None = None,
                       lists: np.ndarray | None = None, runs_on: np.ndarray | None = None,
-                      lead_edges: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                      lead_edges: np.ndarray | None = None,
+                      depth: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The author's structure as the global choice reads it, for atoms of ``sizes`` whose gaps have
     structural ``strength`` (:mod:`logichunk.text.structure`): the reward of cutting each gap
     (:data:`STRUCTURE_REWARD`), and the gaps where no cut may fall — inside a paragraph that fits
@@ -159,8 +164,10 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
     :data:`~logichunk.boundaries.HEAD_FORBIDDEN`, above the last one's bond: where the chain must break, the
     last lead-in stays with what it introduces.
     The reward of the gap before a lead-in that follows what another introduces, inside a paragraph that fits, is :data:`~logichunk.boundaries.HEAD_FORBIDDEN` (no cut by choice;
-    where the paragraph must break, there first). Shared by the cascade, parent-child and the Meta-Chunking
-    chunkers' global selection."""
+    where the paragraph must break, there first). ``depth``: per gap, how deep the line after it is nested in a
+    text of source code (:mod:`logichunk.text.code_lines`): each level costs :data:`DEPTH_STEP`, so where a block
+    of code must be cut the gap before its shallowest line goes first. Shared by the cascade, parent-child and the
+    Meta-Chunking chunkers' global selection."""
     strength = np.asarray(strength, dtype=np.int64)
     cut = strength >= PARAGRAPH if edges is None else (strength >= PARAGRAPH) | edges
     # what the fit rule keeps whole where it fits, by three partitions whose glued runs nest, so that they never
@@ -175,6 +182,8 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
     forbid = _fits_whole(cut, sizes, max_size)
     in_paragraph = forbid.copy()  # (inside a paragraph that fits)
     reward = STRUCTURE_REWARD[strength]
+    if depth is not None:
+        reward = reward - DEPTH_STEP * np.asarray(depth, dtype=np.float64)
     listed = cut if lists is None or not lists.any() else cut & ~lists if edges is None else (cut & ~lists) | edges
     opens = introduces
     leads = introduces if introduces is None or lead_edges is None else introduces | lead_edges
@@ -403,6 +412,7 @@ class _Run:
         self.IN = lay.introduces.copy() if lay.introduces is not None else np.zeros(max(ns - 1, 0), bool)
         self.BP = lay.block_parts.copy() if lay.block_parts is not None else np.zeros(max(ns - 1, 0), bool)
         self.IL = lay.in_list.copy() if lay.in_list is not None else np.zeros(max(ns - 1, 0), bool)
+        self.CD = lay.depth.copy() if lay.depth is not None else None  # (code's nesting per gap; None: no code)
         self.Bn = self.bonus.copy()
         cand = bd.peaks(score, settings.peak_drop) | (self.sents.breaks >= BREAK_PARAGRAPH)
         # boundary offsets inside the text (each gap's seam: a line's indent goes with its line), their
@@ -491,6 +501,8 @@ class _Run:
         self.IN = np.insert(self.IN, at, False)
         self.BP = np.insert(self.BP, at, False)
         self.IL = np.insert(self.IL, at, False)
+        if self.CD is not None:  # (a cut inside a sentence: as deep as the gap after it)
+            self.CD = np.insert(self.CD, at, self.CD[np.minimum(at, self.CD.size - 1)] if self.CD.size else 0)
         self.Bn = np.insert(self.Bn, at, 0.0)
 
     def _force_oversized(self, limit: int, level: int) -> None:
@@ -567,8 +579,12 @@ class _Run:
             block[eg[at]] = self.IB[b[at]]
             parts[eg[at]] = self.BP[b[at]] | (self.T[b[at]] >= PARAGRAPH)
             runs_on = self._runs_on(a_end, sep)
+        depth = None
+        if self.CD is not None:
+            depth = np.zeros(A - 1, np.int64)
+            depth[inner] = self.CD[gidx]
         reward, forbid = structure_rewards(strength, asz, limits.max_size, sep, block, heading, weak, intro, parts,
-                                           lists, runs_on, lead_edges)
+                                           lists, runs_on, lead_edges, depth)
         reward += np.where(inner, sc, 0.0)
         reward[inner] -= self.Bn[gidx]
         # a piece that fits the target and the next level's limit stays whole, as a text that is one

@@ -214,7 +214,7 @@ def _assemble_global(
     sig[inner] = np.asarray(signal_reward, dtype=np.float64)[sg[inner]]
     m = lay.marks_at(inner, sg[inner], sg.size)
     reward, forbid = structure_rewards(strength, sizes, limits.max_size, block=m.block, held=heading, weak=weak,
-                                       introduces=m.introduces, parts=m.parts, lists=m.lists)
+                                       introduces=m.introduces, parts=m.parts, lists=m.lists, depth=m.depth)
     reward = reward + sig
     if int(sizes.sum()) <= limits.goal:
         forbid = inner.copy()

@@ -594,7 +594,7 @@ def _cut_children(text: str, meter: Meter, seams: np.ndarray, lay: Layout | None
         m = lay.marks_at(at, k[at], n - 1)
     sizes = meter.sizes(starts, ends)
     reward, forbid = structure_rewards(strength, sizes, p.child_max_size, block=m.block, held=heading, weak=weak,
-                                       introduces=m.introduces, parts=m.parts, lists=m.lists)
+                                       introduces=m.introduces, parts=m.parts, lists=m.lists, depth=m.depth)
     signal = np.zeros(n - 1)
     signal[~inner] = zscore(1.0 - cos[~inner])
     reward = bd.forbid(reward + signal, heading & ~inner, weak)

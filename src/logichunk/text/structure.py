@@ -97,6 +97,7 @@ import numpy as np
 from .. import native
 from ._arrays import _EMPTY_I64, _chars_table, _in_table, _member, _walk
 from .charclass import CJK, class_table, codepoints
+from .code_lines import CodeMarks, read_code
 from .discourse import _word_key, continues, leading_words
 from .line_kinds import (
     _DRAWER_OPEN,
@@ -366,7 +367,9 @@ class Layout:
     whole where it fits alone; None: no gap is) and ``block_parts`` (bool per gap: a blank line inside such a
     block: one over the limit is cut at its blank lines first, between functions rather than inside one;
     None: no gap is) and ``in_list`` (bool per gap: between two items of one list, tight or loose: a list
-    that fits stays whole, its items' blank lines no paragraph breaks for that rule; None: no gap is)."""
+    that fits stays whole, its items' blank lines no paragraph breaks for that rule; None: no gap is) and ``depth``
+    (int per gap, in a text of source code: how deep the line after it is nested, :mod:`.code_lines`; where a block
+    must be cut, the gap before its shallowest line goes first; None: no text is code)."""
 
     heading: np.ndarray
     strength: np.ndarray
@@ -377,6 +380,7 @@ class Layout:
     introduces: np.ndarray | None = None
     block_parts: np.ndarray | None = None
     in_list: np.ndarray | None = None
+    depth: np.ndarray | None = None
 
     def marks_at(self, dest: np.ndarray, src: np.ndarray, size: int) -> GapMarks:
         """The per-gap marks a chunker's own gaps take from this layout: gap ``src`` of the layout for each of
@@ -386,7 +390,11 @@ class Layout:
             if marks is not None:
                 out[dest] = marks[src]
             return out
-        return GapMarks(take(self.in_block), take(self.introduces), take(self.block_parts), take(self.in_list))
+        depth = None
+        if self.depth is not None:
+            depth = np.zeros(size, np.int64)
+            depth[dest] = self.depth[src]
+        return GapMarks(take(self.in_block), take(self.introduces), take(self.block_parts), take(self.in_list), depth)
 
     def paragraph_ids(self) -> np.ndarray:
         """Per sentence, the index of the paragraph (or block, or section) it lies in."""
@@ -405,6 +413,7 @@ class GapMarks:
     introduces: np.ndarray
     parts: np.ndarray
     lists: np.ndarray
+    depth: np.ndarray | None = None
 
 
 #: the marks a line of speech broken off ends with (an em or en dash, a horizontal bar)
@@ -1229,11 +1238,51 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         strength = np.where(leans & (strength <= LINE), CONTINUES, strength).astype(np.int8)
         if furn.any():
             _lift_furniture(text, starts, ends, furn, heading, strength, no_cut, lead_in, opens_text)
+    depth = None
+    if n > 1:  # source code passed as text: its nesting, its closing lines, its comments over code (.code_lines)
+        code = _code_marks(sents, edges, f_lo, f_hi, not_code)
+        if code is not None:
+            bond = code.closes | code.leads  # (a heading's bond: no chunk opens with "}" nor ends with a comment)
+            no_cut |= bond
+            lead_in &= ~bond
+            introduces &= ~bond
+            strength = np.where(bond, np.minimum(strength, LINE), strength).astype(np.int8)
+            strength[code.ends_block & ~no_cut] = np.maximum(strength[code.ends_block & ~no_cut], BLOCK)
+            lead_in |= code.opens & no_cut & ~bond  # (a block's bond to its head: the first a limit breaks)
+            in_code = in_code | code.comment
+            depth = code.depth if code.depth.any() else None
     introduces &= lead_in  # (a page's furniture between a lead-in and what it introduces lifts the bond)
     in_list &= strength <= PARAGRAPH  # (an item read as a heading after all opens a section)
     return Layout(heading, strength, no_cut, leans, lead_in, in_code if in_code.any() else None,
                   introduces if introduces.any() else None, block_parts if block_parts.any() else None,
-                  in_list if in_list.any() else None)
+                  in_list if in_list.any() else None, depth)
+
+
+def _code_marks(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None, f_lo: np.ndarray,
+                f_hi: np.ndarray, not_code: np.ndarray) -> CodeMarks | None:
+    """:func:`~.code_lines.read_code` for each text of ``sents`` (several laid end to end, by ``edges``): its
+    ``/* ... */`` comments are the fences (:func:`_fences`) that open with ``/*``, and a script or a Python
+    module (:func:`_in_source`, read only where a line opens with ``import`` or ``from``) has ``#`` comments."""
+    text, starts, n = sents.text, sents.starts, len(sents)
+    bounds = [(0, len(text))] if edges is None else list(zip(edges[0].tolist(), edges[1].tolist(), strict=True))
+    first = np.searchsorted(starts, [a for a, _ in bounds], side="left")
+    last = np.searchsorted(starts, [b for _, b in bounds], side="left")
+    texts = [(a, b, int(s0), int(s1)) for (a, b), s0, s1 in zip(bounds, first.tolist(), last.tolist(), strict=True)]
+    seen: dict[int, bool] = {}
+    hashes = [text.startswith("#!", a) or ((text.startswith(("import ", "from "), a) or text.find("\nimport ", a, b) >= 0
+                                            or text.find("\nfrom ", a, b) >= 0)
+                                           and _in_source(text, starts, not_code, edges, a, seen))
+              for a, b, _, _ in texts]
+    slash = np.zeros(n, bool)
+    if f_lo.size:
+        cp = codepoints(text)
+        sel = (f_hi > f_lo) & (cp[starts[f_lo]] == 0x2F) & (cp[np.minimum(starts[f_lo] + 1, cp.size - 1)] == 0x2A)
+        if sel.any():  # (per sentence: from the comment's opening line to its closing line)
+            mark = np.zeros(n + 1, np.int64)
+            np.add.at(mark, f_lo[sel], 1)
+            np.add.at(mark, np.minimum(f_hi[sel], n - 1) + 1, -1)
+            slash = np.cumsum(mark[:-1]) > 0
+    return read_code(text, starts, sents.breaks, sents.seams(), texts, slash, hashes)
 
 
 def layouts(texts: Sequence[str], sents: Sequence[SentenceSpans]) -> list[Layout]:
@@ -1257,11 +1306,13 @@ def layouts(texts: Sequence[str], sents: Sequence[SentenceSpans]) -> list[Layout
         intro = lay.introduces[g] if lay.introduces is not None else None
         parts = lay.block_parts[g] if lay.block_parts is not None else None
         lists = lay.in_list[g] if lay.in_list is not None else None
+        depth = lay.depth[g] if lay.depth is not None else None
         out[k] = Layout(lay.heading[o : o + n], lay.strength[g], lay.no_cut[g], lay.leans[g], lay.lead_in[g],
                         block if block is not None and block.any() else None,
                         intro if intro is not None and intro.any() else None,
                         parts if parts is not None and parts.any() else None,
-                        lists if lists is not None and lists.any() else None)
+                        lists if lists is not None and lists.any() else None,
+                        depth if depth is not None and depth.any() else None)
         o += n + 1  # (and the separator)
     return [x for x in out if x is not None]
 

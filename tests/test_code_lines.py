@@ -1,0 +1,229 @@
+"""Brace languages' source passed as text (:mod:`logichunk.text.code_lines`): a block that does not fit is cut
+before its shallowest line, a line that only closes never opens a chunk, a comment right above code opens the
+chunk that holds the code, and prose, Markdown, LaTeX and JSON are not read as code."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from logichunk import chunk
+from logichunk.text.code_lines import _CLOSING
+from logichunk.text.sentences import split_sentences
+from logichunk.text.structure import layout
+
+JS = """'use strict';
+
+const fs = require('fs');
+const path = require('path');
+
+/**
+ * Read a JSON file and return its parsed contents.
+ * Throws when the file does not exist.
+ */
+function readJson(file) {
+  const text = fs.readFileSync(file, 'utf8');
+  return JSON.parse(text);
+}
+
+// Write an object as pretty JSON.
+// The folder is created when missing.
+function writeJson(file, value) {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(value, null, 2) + '\\n');
+}
+
+/**
+ * Merge two config objects; the second wins.
+ */
+function merge(a, b) {
+  const out = { ...a };
+  for (const [k, v] of Object.entries(b)) {
+    if (v && typeof v === 'object' && !Array.isArray(v)) {
+      out[k] = merge(a[k] || {}, v);
+    } else {
+      out[k] = v;
+    }
+  }
+  return out;
+}
+
+module.exports = { readJson, writeJson, merge };
+"""
+
+
+def _first_line(text: str, start: int, end: int) -> str:
+    body = text[start:end].strip()
+    return body.split("\n", 1)[0].strip() if body else ""
+
+
+def _depth_before(text: str, line: str) -> int:
+    sents = split_sentences(text)
+    lay = layout(sents)
+    assert lay.depth is not None
+    i = int(np.searchsorted(sents.starts, text.index(line), side="right")) - 1
+    return int(lay.depth[i - 1])
+
+
+def test_a_block_over_the_limit_is_cut_before_its_shallowest_line():
+    # (the function merge, 300 characters under a limit of 250: the cut falls between "const out = ...;" and the
+    # for loop, a line of the body's own depth, not before "} else {" inside the loop's if)
+    tree = chunk(JS, max_size=250)
+    top = [c for c in tree if c.level == 1]
+    opens = [_first_line(JS, c.span.start, c.span.end) for c in top]
+    assert "} else {" not in opens
+    assert any(line.startswith("for (const [k, v]") for line in opens)
+    assert all(c.span.end - c.span.start <= 250 for c in top)
+
+
+def test_depth_ranks_the_indents_of_the_lines_after_each_gap():
+    assert _depth_before(JS, "  for (const [k, v]") < _depth_before(JS, "    } else {")
+    assert _depth_before(JS, "module.exports") == 0
+
+
+def _closers_opening(text: str, sizes: tuple[int, ...]) -> list[str]:
+    tree = chunk(text, sizes=sizes)
+    return [_first_line(text, c.span.start, c.span.end) for c in tree if c.level == 1 and c.span.start > 0
+            if _CLOSING.fullmatch(_first_line(text, c.span.start, c.span.end))]
+
+
+NESTED_C = """#include <stdio.h>
+
+static int count_words(const char *s)
+{
+    int n = 0, in_word = 0;
+    while (*s) {
+        if (*s == ' ' || *s == '\\n') {
+            in_word = 0;
+        } else if (!in_word) {
+            in_word = 1;
+            n++;
+        }
+        s++;
+    }
+    return n;
+}
+
+int main(void)
+{
+    printf("%d\\n", count_words("a b c"));
+    return 0;
+}
+"""
+
+
+def test_a_line_that_only_closes_never_opens_a_chunk():
+    for m in (60, 90, 120, 160, 200):
+        assert _closers_opening(NESTED_C, (m,)) == [], m
+        assert _closers_opening(JS, (m,)) == [], m
+
+
+def test_a_comment_right_above_code_opens_its_chunk():
+    text = "\n".join(f"// Helper number {k}: adds {k} to its argument.\n// Returns the sum.\n"
+                     f"function add{k}(x) {{\n  const y = x + {k};\n  return y;\n}}\n" for k in range(8))
+    for m in (120, 200, 300):
+        tree = chunk(text, sizes=(m,))
+        for c in tree:
+            if c.span.end < len(text):
+                last = text[c.span.start : c.span.end].rstrip().rsplit("\n", 1)[-1].strip()
+                assert not last.startswith("//"), (m, text[c.span.start : c.span.end])
+
+
+def test_a_comment_over_code_is_a_bond_in_the_layout():
+    sents = split_sentences(JS)
+    lay = layout(sents)
+    for line in ("function writeJson", "function merge", "function readJson"):
+        i = int(np.searchsorted(sents.starts, JS.index(line), side="right")) - 1
+        assert lay.no_cut[i - 1] and not lay.lead_in[i - 1], line
+
+
+C_HEADER = """/* Types of a small library. */
+#ifndef SMALL_H
+#define SMALL_H
+
+#define SMALL_MAX 64
+#define SMALL_MIN 1
+
+typedef struct small {
+    int size;
+    char *data;
+} small_t;
+
+int small_init(small_t *s, int size);
+void small_free(small_t *s);
+
+#endif
+"""
+
+NOT_CODE = {
+    "prose": "The river rose in the night. By morning the lower town was under water; the mayor called\n"
+             "for boats. Nobody had seen a flood like it since 1931.\n\nThe next day the water fell again.\n",
+    "verse": "Of man's first disobedience, and the fruit\nOf that forbidden tree, whose mortal taste\n"
+             "Brought death into the world, and all our woe;\nWith loss of Eden, till one greater Man\n"
+             "Restore us, and regain the blissful seat;\nSing, Heavenly Muse;\n",
+    "markdown": "# Setup\n\nInstall it, then call it:\n\n```js\nfunction f(x) {\n  return x + 1;\n}\n"
+                "function g(x) {\n  return f(x);\n}\n```\n\nThat is all.\n",
+    "latex": "\\begin{document}\n\\section{Intro}\nWe study $f(x)$.\n\\begin{figure}\n\\includegraphics{a.png}\n"
+             "\\caption{A figure.}\n\\end{figure}\n\\end{document}\n",
+    "json": '{\n  "name": "x",\n  "deps": {\n    "a": "1.0",\n    "b": "2.0"\n  },\n  "scripts": {\n'
+            '    "test": "jest"\n  }\n}\n',
+}
+
+
+def test_code_is_recognised_by_its_lines():
+    assert layout(split_sentences(JS)).depth is not None
+    assert layout(split_sentences(NESTED_C)).depth is not None
+    assert layout(split_sentences(C_HEADER)).depth is not None  # (directives and a struct, few braces)
+
+
+def test_prose_markdown_latex_and_json_are_not_code():
+    for name, text in NOT_CODE.items():
+        assert layout(split_sentences(text)).depth is None, name
+
+
+def test_a_text_among_many_is_read_as_it_is_alone():
+    from logichunk.text.structure import layouts
+    texts = [JS, NOT_CODE["prose"], NESTED_C, NOT_CODE["markdown"]]
+    sents = [split_sentences(t) for t in texts]
+    for one, many in zip((layout(s) for s in sents), layouts(texts, sents), strict=True):
+        assert (one.depth is None) == (many.depth is None)
+        if one.depth is not None:
+            assert np.array_equal(one.depth, many.depth)
+        assert np.array_equal(one.no_cut, many.no_cut) and np.array_equal(one.lead_in, many.lead_in)
+        assert np.array_equal(one.strength, many.strength)
+
+
+_NAMES = st.sampled_from(["a", "b", "n", "total", "item", "x"])
+
+
+@st.composite
+def _blocks(draw, depth: int = 0) -> list[str]:
+    """Lines of a brace language: statements, nested blocks, comments over some of them."""
+    out: list[str] = []
+    pad = "  " * depth
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["stmt", "stmt", "block", "comment"] if depth < 3 else ["stmt", "comment"]))
+        name = draw(_NAMES)
+        if kind == "stmt":
+            out.append(f"{pad}{name} = {name} + {draw(st.integers(0, 99))};")
+        elif kind == "comment":
+            out.append(f"{pad}// update {name} once more")
+            out.append(f"{pad}{name} += 1;")
+        else:
+            out.append(f"{pad}if ({name} > {draw(st.integers(0, 9))}) {{")
+            out.extend(draw(_blocks(depth + 1)))
+            out.append(f"{pad}}}")
+    return out
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_blocks(1), min_size=2, max_size=4), st.sampled_from([150, 220, 300]))
+def test_generated_code_never_opens_a_top_chunk_with_a_closing_line(bodies, m):
+    text = "\n\n".join("function f{}(a, b) {{\n{}\n  return a;\n}}".format(k, "\n".join(b))
+                       for k, b in enumerate(bodies)) + "\n"
+    lay = layout(split_sentences(text))
+    assert lay.depth is not None
+    tree = chunk(text, sizes=(m,))
+    assert "".join(text[c.span.start : c.span.end] for c in tree if c.level == 1) == text
+    assert _closers_opening(text, (m,)) == []
