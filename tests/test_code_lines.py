@@ -113,21 +113,33 @@ int main(void)
 """
 
 
+_FUNCTIONS = "\n".join(f"int times{k}(int x) {{\n  int y = {k} * x;\n  return y;\n}}\n" for k in range(2, 6))
+NAMESPACE = f"#ifndef UTIL_H\n#define UTIL_H\n\nnamespace util {{\n\n{_FUNCTIONS}\n}} // end namespace util\n\n#endif\n"
+
+
 def test_a_line_that_only_closes_never_opens_a_chunk():
-    for m in (60, 90, 120, 160, 200):
+    # (a namespace's "} // end namespace util" after a blank line opened a chunk under most limits: the closing
+    # line's bond held only where no blank line parted it from what it closes)
+    for m in (60, 80, 120, 140, 160, 200, 220, 240):
         assert _closers_opening(NESTED_C, (m,)) == [], m
         assert _closers_opening(JS, (m,)) == [], m
+        assert _closers_opening(NAMESPACE, (m,)) == [], m
 
 
 def test_a_comment_right_above_code_opens_its_chunk():
-    text = "\n".join(f"// Helper number {k}: adds {k} to its argument.\n// Returns the sum.\n"
-                     f"function add{k}(x) {{\n  const y = x + {k};\n  return y;\n}}\n" for k in range(8))
-    for m in (120, 200, 300):
-        tree = chunk(text, sizes=(m,))
-        for c in tree:
-            if c.span.end < len(text):
-                last = text[c.span.start : c.span.end].rstrip().rsplit("\n", 1)[-1].strip()
-                assert not last.startswith("//"), (m, text[c.span.start : c.span.end])
+    # (each helper, comment and function, ~110 characters: under a limit of 100 the cut falls inside the function,
+    # not between the comment and the code it leads into, as it did; with no blank line between helpers, fill
+    # towards 200 or 300 cut there too)
+    helpers = [f"// Helper number {k}: adds {k} to its argument.\n// Returns the sum.\n"
+               f"function add{k}(x) {{\n  const y = x + {k};\n  return y;\n}}\n" for k in range(8)]
+    for sep in ("\n", ""):
+        text = sep.join(helpers)
+        for m in (100, 200, 300):
+            tree = chunk(text, sizes=(m,))
+            for c in tree:
+                if c.span.end < len(text):
+                    last = text[c.span.start : c.span.end].rstrip().rsplit("\n", 1)[-1].strip()
+                    assert not last.startswith("//"), (m, text[c.span.start : c.span.end])
 
 
 def test_a_comment_over_code_is_a_bond_in_the_layout():

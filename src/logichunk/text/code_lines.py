@@ -24,6 +24,7 @@ What makes a text code (:func:`brace_code`) is evidence in the text, never its f
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,6 +47,7 @@ BRACE_SLACK = 1 / 10
 
 _ENDS_CODE = _chars_table(";{}()[],")
 _ENDS_OPEN = _chars_table(";{")
+_MAY_OPEN = _chars_table(";{:")  # (and Python's block opening)
 _TRAIL = _chars_table(" \t\r\n\f\v")
 #: a line that only closes: brackets, a statement's or a list's punctuation after them, a comment after that
 #: (``}``, ``});``, ``},``, ``]``, ``} // for``), or a keyword that ends a block (``end``, shell's ``fi``,
@@ -83,36 +85,37 @@ def brace_code(text: str, lo: int, hi: int, last: np.ndarray, directive: np.ndar
     directives. Why these: they are what statements and blocks look like at a line's end, which prose,
     Markdown, LaTeX and verse lines are not; every bound is set a priori, none fitted."""
     n = last.size
-    if n < 3 or text.find("```", lo, hi) >= 0 or text.find("~~~", lo, hi) >= 0:
-        return False
-    head = text[lo : min(hi, lo + 256)].lstrip()
-    if head[:1] in ("{", "["):
+    code = int((_in_table(_ENDS_CODE, last) | directive).sum())
+    open_ = int((_in_table(_ENDS_OPEN, last) | directive).sum())
+    if n < 3 or code < CODE_LINE_SHARE * n or open_ < OPEN_LINE_SHARE * n:
         return False
     opens, shuts = text.count("{", lo, hi), text.count("}", lo, hi)
     if abs(opens - shuts) > BRACE_SLACK * max(opens, shuts):
         return False
-    d = int(directive.sum())
-    if not ((opens >= 2 and bool((last == ord("{")).any())) or d >= 2):
+    if not ((opens >= 2 and bool((last == ord("{")).any())) or int(directive.sum()) >= 2):
         return False
-    code = int((_in_table(_ENDS_CODE, last) | directive).sum())
-    open_ = int((_in_table(_ENDS_OPEN, last) | directive).sum())
-    return code >= CODE_LINE_SHARE * n and open_ >= OPEN_LINE_SHARE * n
+    head = text[lo : min(hi, lo + 256)].lstrip()
+    return head[:1] not in ("{", "[") and text.find("```", lo, hi) < 0 and text.find("~~~", lo, hi) < 0
 
 
 def read_code(text: str, starts: np.ndarray, brk: np.ndarray, seams: np.ndarray, texts: list[tuple[int, int, int, int]],
-              slash_blocks: np.ndarray, hashes: list[bool] | None = None) -> CodeMarks | None:
+              slash_blocks: np.ndarray, hashed: Callable[[int], bool] | None = None) -> CodeMarks | None:
     """The marks of the module docstring for the texts of code among ``texts`` (each ``(lo, hi, s0, s1)``: its
-    offsets and its sentences ``[s0, s1)``; ``hashes``: per text, whether it is a script or a Python module, read
-    by the caller, whose ``#`` lines are comments and which is code without the brace evidence). ``starts``,
-    ``brk`` and ``seams`` are the sentences' (:class:`~.sentences.SentenceSpans`); ``slash_blocks``: per sentence,
-    whether it lies in a ``/* ... */`` comment over several lines. None where no text is code."""
+    offsets and its sentences ``[s0, s1)``; ``hashed(lo)``: whether the text at ``lo`` is a script or a Python
+    module, read by the caller, whose ``#`` lines are comments and which is code without the brace evidence).
+    ``starts``, ``brk`` and ``seams`` are the sentences' (:class:`~.sentences.SentenceSpans`); ``slash_blocks``: per
+    sentence, whether it lies in a ``/* ... */`` comment over several lines. None where no text is code.
+
+    Prose pays little: two searches of one character (a brace, a hash), then, where one is found, a walk over
+    its lines' ends; a text of which not one line in :data:`OPEN_LINE_SHARE`'s share ends with ``;``, ``{`` or
+    ``:``, opens with ``#`` or is a comment is no code of any kind, and is read no further (no search of several
+    characters, no Python module's reading)."""
     n = starts.size
     out: CodeMarks | None = None
     cp = None
-    for k, (lo, hi, s0, s1) in enumerate(texts):
-        hashed = bool(hashes[k]) if hashes is not None else False
-        if s1 - s0 < 2 or not (hashed or text.find("{", lo, hi) >= 0 or text.find("#", lo, hi) >= 0):
-            continue  # (prose pays a search for a brace and one for a hash)
+    for lo, hi, s0, s1 in texts:
+        if s1 - s0 < 2 or (text.find("{", lo, hi) < 0 and text.find("#", lo, hi) < 0):
+            continue
         cp = codepoints(text) if cp is None else cp
         idx = np.arange(s0, s1)
         opens_line = np.ones(idx.size, bool)
@@ -128,7 +131,10 @@ def read_code(text: str, starts: np.ndarray, brk: np.ndarray, seams: np.ndarray,
         second = cp[np.minimum(starts[lines] + 1, cp.size - 1)]
         comment = ((first == _SLASH) & (second == _SLASH)) | slash_blocks[lines]
         comment |= (first == _SLASH) & (second == _STAR) & (last == _SLASH) & (cp[np.maximum(back - 1, 0)] == _STAR)
-        if hashed:
+        if (_in_table(_MAY_OPEN, last) | (first == _HASH) | comment).sum() < OPEN_LINE_SHARE * lines.size:
+            continue  # (no statement, block, directive nor comment to speak of: prose)
+        script = hashed is not None and hashed(lo)
+        if script:
             comment |= first == _HASH
         else:
             directive = np.zeros(lines.size, bool)

@@ -1262,17 +1262,17 @@ def _code_marks(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | Non
                 f_hi: np.ndarray, not_code: np.ndarray) -> CodeMarks | None:
     """:func:`~.code_lines.read_code` for each text of ``sents`` (several laid end to end, by ``edges``): its
     ``/* ... */`` comments are the fences (:func:`_fences`) that open with ``/*``, and a script or a Python
-    module (:func:`_in_source`, read only where a line opens with ``import`` or ``from``) has ``#`` comments."""
+    module (:func:`_in_source`, read only where :func:`~.code_lines.read_code` finds lines that may be code) has
+    ``#`` comments."""
     text, starts, n = sents.text, sents.starts, len(sents)
     bounds = [(0, len(text))] if edges is None else list(zip(edges[0].tolist(), edges[1].tolist(), strict=True))
     first = np.searchsorted(starts, [a for a, _ in bounds], side="left")
     last = np.searchsorted(starts, [b for _, b in bounds], side="left")
     texts = [(a, b, int(s0), int(s1)) for (a, b), s0, s1 in zip(bounds, first.tolist(), last.tolist(), strict=True)]
     seen: dict[int, bool] = {}
-    hashes = [text.startswith("#!", a) or ((text.startswith(("import ", "from "), a) or text.find("\nimport ", a, b) >= 0
-                                            or text.find("\nfrom ", a, b) >= 0)
-                                           and _in_source(text, starts, not_code, edges, a, seen))
-              for a, b, _, _ in texts]
+
+    def hashed(a: int) -> bool:
+        return text.startswith("#!", a) or _in_source(text, starts, not_code, edges, a, seen)
     slash = np.zeros(n, bool)
     if f_lo.size:
         cp = codepoints(text)
@@ -1282,7 +1282,7 @@ def _code_marks(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | Non
             np.add.at(mark, f_lo[sel], 1)
             np.add.at(mark, np.minimum(f_hi[sel], n - 1) + 1, -1)
             slash = np.cumsum(mark[:-1]) > 0
-    return read_code(text, starts, sents.breaks, sents.seams(), texts, slash, hashes)
+    return read_code(text, starts, sents.breaks, sents.seams(), texts, slash, hashed)
 
 
 def layouts(texts: Sequence[str], sents: Sequence[SentenceSpans]) -> list[Layout]:
