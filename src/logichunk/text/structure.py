@@ -74,6 +74,11 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   break at its edges but its heading's bond), and
   a text's **front matter** (YAML between ``---`` lines, TOML between ``+++``,
   :func:`~.line_kinds.front_matter`), whose keys, comments and closing marks are no headings;
+* **source code** passed as text (a brace language's file, a script, a Python module: :mod:`.code_lines`, by
+  evidence in the text): each gap's nesting depth (where a block must be cut, before its shallowest line first),
+  a line that only closes (``}``, ``});``) bonded to what it closes as a heading is, blank line or not, a comment
+  right above code bonded to it so, the bond of a ``{`` line to its body the first a limit breaks, and a blank
+  line under a closing line at the text's shallowest indent a block's break;
 * **page furniture** (a PDF's text, a printed manual, an RFC: :mod:`.pages`): a running header or
   footer and a page's number at a form feed is never a heading nor a lead-in; it stays with the text
   before it, and the gap after it reads as the gap before it did, so a sentence going on over the page
