@@ -40,7 +40,16 @@ from ..models.registry import embedder_of
 from ..text.decode import check_storable
 from ..types import Bubble, Chunk, Span
 from . import saved_index, schema
-from .plan import ChapterPlan, cut_mode, cut_vectors, embed_batches, plan_chapter, sha256
+from .plan import (
+    ChapterPlan,
+    ParentKey,
+    cut_mode,
+    cut_vectors,
+    embed_batches,
+    parent_key,
+    plan_chapter,
+    sha256,
+)
 
 
 def _check_blocks(texts: Sequence[Any], chapter: str | None = None) -> None:
@@ -188,7 +197,8 @@ class _Snapshot:
     document_id: str
     rank: int
     blocks: list[BlockRow]
-    old_parents: list[tuple[int, str, int, int, str, int, str]]  # pk, block, start, end, hash, order, dotted
+    # pk, block, start, end, hash, order, dotted, method, meta (its blocks' ids and segments)
+    old_parents: list[tuple[int, str, int, int, str, int, str, str, dict[str, Any]]]
 
 
 class _IndexCache:
@@ -1023,9 +1033,10 @@ class Store:
             doc, order = rows[0]
             rank = self._q("SELECT COUNT(*) FROM chapters WHERE document_id = ? AND chapter_order <= ?", (doc, order))[0][0]
             blocks = self.blocks(chapter_id)
-            old = [(int(r[0]), r[1], int(r[2]), int(r[3]), r[4], int(r[5]), r[6]) for r in self._q(
-                "SELECT pk, block_id, start_offset, end_offset, content_hash, chunk_order, dotted_id FROM chunks "
-                "WHERE chapter_id = ? AND chunk_level = 'parent'", (chapter_id,))]
+            old = [(int(r[0]), r[1], int(r[2]), int(r[3]), r[4], int(r[5]), r[6], r[7], json.loads(r[8] or "{}"))
+                   for r in self._q("SELECT pk, block_id, start_offset, end_offset, content_hash, chunk_order, dotted_id, "
+                                    "method, meta FROM chunks WHERE chapter_id = ? AND chunk_level = 'parent'",
+                                    (chapter_id,))]
         return _Snapshot(chapter_id, doc, int(rank), blocks, old)
 
     def rechunk_chapter(self, chapter_id: str, *, force: bool = False, plan: ChapterPlan | None = None,
@@ -1127,8 +1138,12 @@ class Store:
 
     def _plan(self, snap: _Snapshot, force: bool, mode: str | None = None) -> ChapterPlan:
         index = {b.id: i for i, b in enumerate(snap.blocks)}
-        old = {(index[blk], s, e, h): (pk, order, dotted)
-               for pk, blk, s, e, h, order, dotted in snap.old_parents if blk in index}
+        old: dict[ParentKey, tuple[int, int, str]] = {}
+        for pk, blk, s, e, h, order, dotted, method, meta in snap.old_parents:
+            covered = meta.get("blocks") or [blk]
+            if covered[0] == blk and all(b in index for b in covered):
+                old[parent_key([index[b] for b in covered], s, e, h, method, meta.get("segments") or ())] = (
+                    pk, order, dotted)
         mode = mode or self.settings.cut_vectors
         cut = cut_vectors(mode, self.embedder, self.embed, self.settings.embedding_batch_size)
         memo = self._plan_memo

@@ -32,10 +32,24 @@ from ..models.embedding import unit
 from ..text.sentences import SentenceSpans
 from ..types import Bubble
 
-__all__ = ["ChapterPlan", "OldParents", "PlannedParent", "embed_batches", "plan_chapter", "sha256"]
+__all__ = ["ChapterPlan", "OldParents", "ParentKey", "PlannedParent", "embed_batches", "parent_key", "plan_chapter",
+           "sha256"]
 
-#: ``(owner block index, start, end, content hash) -> (pk, order, dotted id)`` of a chapter's stored parents.
-OldParents = Mapping[tuple[int, int, int, str], tuple[int, int, str]]
+#: A parent as laid out: ``(covered block indexes, the first its owner; start; end; content hash; method; segments)``
+#: (:func:`parent_key`). Why all of it, not the text and where it starts alone: the same text over other block
+#: parts (a boundary moved by two edits) has other segments, which its children never cross, so its stored
+#: children are not the ones a fresh plan cuts.
+ParentKey = tuple[tuple[int, ...], int, int, str, str, tuple[tuple[int, int], ...]]
+#: ``parent key -> (pk, order, dotted id)`` of a chapter's stored parents.
+OldParents = Mapping[ParentKey, tuple[int, int, str]]
+
+
+def parent_key(blocks: Sequence[int], start: int, end: int, content_hash: str, method: str,
+               segments: Sequence[Sequence[int]]) -> ParentKey:
+    """What tells a stored parent (its row, its meta read back from JSON) is the very parent a plan lays out
+    (a :class:`ParentSpec`): :data:`ParentKey`, one shape for both."""
+    return (tuple(int(b) for b in blocks), int(start), int(end), content_hash, method,
+            tuple((int(s), int(e)) for s, e in segments))
 
 
 def sha256(text: str) -> str:
@@ -128,10 +142,10 @@ def plan_chapter(contents: Sequence[str], rank: int, embed: VecFn, params: PCPar
                  old: OldParents | None = None, force: bool = False,
                  memo: tuple[MutableMapping[str, SentenceSpans], MutableMapping[str, Any]] | None = None,
                  cut: VecFn | None = None) -> ChapterPlan:
-    """Plan the chapter whose blocks hold ``contents``. A parent found in ``old`` (same owner block,
-    offsets and text) is kept as stored unless ``force``; the others are cut into children (by ``cut``'s
-    vectors, :func:`cut_vectors`; None: ``embed``'s) and embedded through ``embed`` (texts ->
-    L2-normalised float32 rows). ``params`` with a tokenizer
+    """Plan the chapter whose blocks hold ``contents``. A parent found in ``old`` (the same blocks, offsets,
+    text, method and segments: :func:`parent_key`) is kept as stored unless ``force``; the others are cut
+    into children (by ``cut``'s vectors, :func:`cut_vectors`; None: ``embed``'s) and embedded through
+    ``embed`` (texts -> L2-normalised float32 rows). ``params`` with a tokenizer
     size in its exact tokens (:meth:`PCParams.resolved`; resolve ``"embedder"`` before, with the
     embedder). ``memo``: texts' sentences and over-long blocks' pieces kept from earlier plans with this
     ``cut`` and ``params`` (a store's two :func:`~logichunk.chunkers.parent_child.text_memo`: the same plan,
@@ -147,7 +161,8 @@ def plan_chapter(contents: Sequence[str], rank: int, embed: VecFn, params: PCPar
     kept: list[tuple[int, int, str, str, int]] = []
     todo: list[tuple[int, ParentSpec]] = []
     for i, par in enumerate(parents, 1):
-        hit = old.pop((par.blocks[0], par.start, par.end, sha256(par.text)), None)
+        key = parent_key(par.blocks, par.start, par.end, sha256(par.text), par.method, par.segments)
+        hit = old.pop(key, None)
         if hit is not None and not force:
             kept.append((hit[0], i, f"{rank}.{i}", hit[2], hit[1]))
         else:
