@@ -8,21 +8,24 @@ otherwise), and a search finds only current text.
 
 Before, a boundary moved between two merged blocks (the text of the pair unchanged) kept the parent with its old
 children, one of them across the new block boundary, and a parent whose block now split kept its old ``method``:
-the tree was not a fresh store's."""
+the tree was not a fresh store's. And an edit with ``expected_revision`` was checked before the block's row was
+held: on PostgreSQL two writers of one revision were both accepted, the second overwriting the first unsaid."""
 
 # ruff: noqa: F811  (pytest fixtures imported from pg_fixture)
 from __future__ import annotations
 
 import tempfile
 import threading
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from logichunk.config import Settings
-from logichunk.store import Debouncer, Store, sha256
+from logichunk.store import Debouncer, StaleRevisionError, Store, sha256
 from logichunk.store.document_layout import DocLayout
 from pg_fixture import backend, make_store, pg_url  # noqa: F401
 
@@ -250,6 +253,60 @@ def test_a_parent_whose_block_now_splits_is_said_so(make_store):
     assert parents[0].content == old and {p.method for p in parents} == {"block-split"}
     (doc, _t, _s), = store.documents()
     assert tree(store, doc) == _fresh_tree(store)
+
+
+def test_an_edit_from_a_stale_revision_is_refused_and_writes_nothing(make_store):
+    store = make_store(settings=SMALL)
+    store.add_document("d", [("c", ["First text.\n\n"])])
+    bid = store.blocks()[0].id
+    assert store.edit_block(bid, "Mine.\n\n", expected_revision=1)
+    with pytest.raises(StaleRevisionError, match="at revision 2, not 1") as e:
+        store.edit_block(bid, "Theirs.\n\n", expected_revision=1)
+    assert e.value.revision == 2
+    b = store.get_block(bid)
+    assert (b.content, b.revision) == ("Mine.\n\n", 2)
+
+
+def test_two_services_editing_one_revision_on_postgresql_accept_one(pg_url):
+    """Two service processes (two connections) take an edit of one block from revision 1 (``PUT`` with
+    ``expected_revision``): the other's commits between this one's read of the block and its write. Exactly one
+    is accepted, the other is a 409. Before, the revision was compared before the block's row was held: both
+    were accepted, the second overwriting the first unsaid."""
+    pytest.importorskip("fastapi", reason="the service tests need the [service] extra (fastapi, httpx)")
+    import uuid
+
+    from fastapi.testclient import TestClient
+
+    from logichunk.service.app import create_app
+
+    key = "test-key-0123456789abcdef"
+    project = f"race-{uuid.uuid4().hex[:8]}"
+    app = create_app(replace(SMALL, db=pg_url, project=project), api_key=key, debounce_ms=20)
+    other = Store.open(pg_url, settings=SMALL, project=project)
+    try:
+        with TestClient(app) as client:
+            rt = app.state.service.registry.get(project)
+            rt.store.add_document("d", [("c", ["First text.\n\n"])])
+            bid = rt.store.blocks()[0].id
+            read = rt.store.get_block
+            said: list[object] = []
+
+            def read_then_the_other_writes(block_id: str):
+                row = read(block_id)
+                if not said:
+                    said.append(other.edit_block(block_id, "The other's edit.\n\n"))  # (it is at revision 1)
+                return row
+
+            rt.store.get_block = read_then_the_other_writes
+            r = client.put(f"/api/projects/{project}/blocks/{bid}", headers={"X-API-Key": key},
+                           json={"content": "This one's edit.\n\n", "expected_revision": 1})
+            rt.store.get_block = read
+            assert said == [True]
+            assert r.status_code == 409 and r.json()["error"]["details"]["current_revision"] == 2, r.text
+            b = other.get_block(bid)
+            assert (b.content, b.revision) == ("The other's edit.\n\n", 2)
+    finally:
+        other.close()
 
 
 def test_two_writers_in_two_threads_lose_no_edit(make_store):

@@ -14,6 +14,7 @@ from .base import (
     EmbedderMismatchError,
     RechunkError,
     RechunkResult,
+    StaleRevisionError,
     Store,
     StoreError,
     StoreUnavailable,
@@ -24,4 +25,5 @@ from .postgres import PostgresStore  # the backends register themselves with Sto
 from .sqlite import SQLiteStore
 
 __all__ = ["BlockRow", "ChunkRow", "CutSettingsError", "Debouncer", "EmbedderMismatchError", "PostgresStore",
-           "RechunkError", "RechunkResult", "SQLiteStore", "Store", "StoreError", "StoreUnavailable", "sha256"]
+           "RechunkError", "RechunkResult", "SQLiteStore", "StaleRevisionError", "Store", "StoreError",
+           "StoreUnavailable", "sha256"]

@@ -87,6 +87,16 @@ class EmbedderMismatchError(CutSettingsError):
     embedder or everything is re-embedded (:meth:`Store.reembed`, ``logichunk ingest --reembed``)."""
 
 
+class StaleRevisionError(StoreError):
+    """An edit made from a revision of the block that is no longer its own: someone else's edit came first.
+    ``revision`` is the block's revision now (reload the block, apply the edit again)."""
+
+    def __init__(self, block_id: str, expected: int, revision: int) -> None:
+        super().__init__(f"block {block_id} is at revision {revision}, not {expected}: reload it and apply your "
+                         "edit again")
+        self.revision = revision
+
+
 def redact_url(url: str) -> str:
     """A database URL as it may be shown (banners, errors): the password of ``user:password@`` and
     of a ``password=`` parameter replaced by ``***``."""
@@ -314,6 +324,9 @@ class Store:
 
     def _lock_chapter_blocks_sql(self) -> str:
         return "SELECT id, revision FROM blocks WHERE chapter_id = ?"
+
+    def _lock_block_sql(self) -> str:
+        return "SELECT revision FROM blocks WHERE id = ?"  # (SQLite: the write transaction holds the lock already)
 
     def _lock_project_sql(self) -> str:
         return "SELECT id FROM projects WHERE id = ?"  # (SQLite: the write transaction holds the lock already)
@@ -594,12 +607,19 @@ class Store:
         rows = self._q(f"SELECT p.name FROM {join} JOIN projects p ON p.id = d.project_id WHERE {col} = ?", (key,))
         return f" in project {self.project!r} (it belongs to project {rows[0][0]!r})" if rows else ""
 
-    def edit_block(self, block_id: str, content: str) -> bool:
+    def edit_block(self, block_id: str, content: str, *, expected_revision: int | None = None) -> bool:
         """Replace a block's content and mark it dirty (cheap; the re-chunk runs later).
-        Returns False when the content is identical (nothing marked)."""
+        Returns False when the content is identical (nothing marked). ``expected_revision``: optimistic
+        locking — :class:`StaleRevisionError`, nothing written, unless the block is still at that revision.
+        The block's row is held from the check to the write (PostgreSQL: ``FOR UPDATE``; SQLite's write
+        transaction holds the file): a check made before it, outside, let two writers of one revision in
+        from two processes on PostgreSQL, the second overwriting the first unsaid."""
         _check_blocks([content])
         with self.tx():
+            self._q(self._lock_block_sql(), (block_id,))
             b = self.get_block(block_id)
+            if expected_revision is not None and b.revision != expected_revision:
+                raise StaleRevisionError(block_id, expected_revision, b.revision)
             if b.content == content:
                 return False
             self._x("UPDATE blocks SET content = ?, is_dirty = 1, revision = revision + 1, updated_at = ? WHERE id = ?",

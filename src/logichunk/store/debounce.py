@@ -70,9 +70,10 @@ class Debouncer:
             self._bulk.discard(block_id)
             return self._due.pop(block_id, None) is not None
 
-    def edit(self, block_id: str, content: str) -> bool:
-        """Write the new content (marks the block dirty) and schedule its re-chunk."""
-        changed = self.store.edit_block(block_id, content)
+    def edit(self, block_id: str, content: str, *, expected_revision: int | None = None) -> bool:
+        """Write the new content (marks the block dirty) and schedule its re-chunk (``expected_revision``:
+        :meth:`~logichunk.store.base.Store.edit_block`'s)."""
+        changed = self.store.edit_block(block_id, content, expected_revision=expected_revision)
         self.touch(block_id)
         return changed
 

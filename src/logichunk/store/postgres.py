@@ -117,6 +117,9 @@ class PostgresStore(Store):
     def _lock_chapter_blocks_sql(self) -> str:
         return "SELECT id, revision FROM blocks WHERE chapter_id = ? FOR UPDATE"
 
+    def _lock_block_sql(self) -> str:
+        return "SELECT revision FROM blocks WHERE id = ? FOR UPDATE"
+
     def _lock_project_sql(self) -> str:
         return "SELECT id FROM projects WHERE id = ? FOR UPDATE"
 

@@ -15,7 +15,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from ...store import BlockRow
+from ...store import BlockRow, StaleRevisionError
 from ..errors import ApiError
 from ..jobs import ProjectRuntime
 from ..responses import Block, BlockEdited, BlockWithText, answer
@@ -51,13 +51,12 @@ def edit_block(request: Request, project: str, block_id: str, body: BlockEdit) -
     rt = runtime(request, project)
     content = check_text(body.content, "content")
     store = rt.store
-    with store.tx():  # read, compare and write in one transaction: no edit slips between
-        b = _block(rt, block_id)
-        if body.expected_revision is not None and b.revision != body.expected_revision:
-            raise ApiError(409, "conflict", f"block {block_id} is at revision {b.revision}, not "
-                           f"{body.expected_revision}: reload it and apply your edit again",
-                           {"current_revision": b.revision})
-        changed = store.edit_block(block_id, content)
+    with store.tx():  # the revision is compared where the block's row is held (edit_block): no edit slips between
+        _block(rt, block_id)
+        try:
+            changed = store.edit_block(block_id, content, expected_revision=body.expected_revision)
+        except StaleRevisionError as e:
+            raise ApiError(409, "conflict", str(e), {"current_revision": e.revision}) from None
         b = store.get_block(block_id)
     if changed:
         rt.schedule([block_id])
