@@ -180,10 +180,11 @@ class EditedDocument(RuleBasedStateMachine):
 
     @rule()
     def flush(self) -> None:
-        if self.debouncer is not None:
+        if self.debouncer is not None:  # (it alone: every edited chapter had one of its blocks touched)
             assert self.debouncer.flush(60)
             assert not self.debouncer.errors, list(self.debouncer.errors)
-        self.store.rechunk_dirty()  # (a deleted block's chapter, when the debouncer had none of its blocks)
+        else:
+            self.store.rechunk_dirty()
         check_flushed(self.store, self.doc, self.chapters)
 
     @invariant()
