@@ -128,7 +128,7 @@ def test_stdio_bad_input_is_a_tool_error_and_the_server_keeps_serving(tmp_path):
         async with stdio_server(tmp_path / "kb.db", "--allow", str(allowed)) as s:
             doc = await call(s, "add_file", path="a.md")  # relative to the allowed folder
             cases = [
-                ("add_document", {"title": "x", "text": "   \n"}, "text is empty"),
+                ("add_document", {"title": "x", "text": "   \n"}, "text is only whitespace"),
                 ("add_document", {"title": "", "text": "some text"}, "title is empty"),
                 ("get_chunk", {"id": "nosuchdoc#1.1"}, "no document 'nosuchdoc'"),
                 ("get_chunk", {"id": f"{doc['id']}#9.9.9"}, "no chunk '9.9.9'"),

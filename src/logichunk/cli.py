@@ -79,10 +79,11 @@ def _inputs(paths: Sequence[str], suffixes: tuple[str, ...], verb: str = "chunk"
 def _empty(text: str) -> str:
     """Why ``text`` gives nothing to chunk ('' when it does): empty, or whitespace alone (no chunk of it is
     worth a vector; the LangChain and LlamaIndex splitters return none for it). One rule for every verb: the
-    only input given is then an error, one of many is skipped with a note."""
-    if not text:
-        return "empty input"
-    return "empty input (only whitespace)" if text.isspace() else ""
+    only input given is then an error, one of many is skipped with a note (:func:`~.text.decode.blank`: the
+    service and the MCP tools refuse such a text with the same words)."""
+    from .text.decode import empty_input
+
+    return empty_input(text)
 
 
 class _Decodings:

@@ -50,6 +50,7 @@ from ..memory import (
 )
 from ..memory.archive import MAX_ID_CHARS, TOPIC_CUT_VECTORS, check_conversation_id, render_block
 from ..memory.resume import threshold_of
+from ..text.decode import blank
 from .kb import Limits, Project, _check_top_k, check_text, plain
 
 RECALL_MODES = ("hybrid", "basic", "parent", "hierarchical", "kernel")
@@ -293,8 +294,10 @@ class Conversations:
                  rewritten_query: str | None = None) -> dict[str, Any]:
         conv = check_conversation_id(conversation_id)
         lim = self.limits.max_text_chars
-        if not isinstance(user, str) or not user.strip():
-            raise InputError("user is empty: pass the user's message of this turn")
+        if not isinstance(user, str):
+            raise InputError("user must be a string")
+        if blank(user):
+            raise InputError(f"user is {blank(user)}: pass the user's message of this turn")
         check_text(user, "user", lim)
         if not isinstance(assistant, str):
             raise InputError("assistant must be a string")

@@ -28,7 +28,7 @@ from ..retrieve.kept import retrieve_kept
 from ..store import ChunkRow, Store, origins, refs
 from ..store.document_layout import DocLayout, document_summary, hit_pages
 from ..store.ingest import SUFFIXES, ingest_text, read_text_file
-from ..text.decode import check_storable, plain_stem, text_file_name
+from ..text.decode import check_not_blank, check_storable, empty_input, plain_stem, text_file_name
 
 PROJECT_CHARS = 100
 
@@ -105,8 +105,7 @@ class Limits:
 def check_text(text: Any, what: str, limit: int) -> str:
     if not isinstance(text, str):
         raise InputError(f"{what} must be a string")
-    if not text.strip():
-        raise InputError(f"{what} is empty")
+    check_not_blank(text, what)
     if len(text) > limit:
         raise InputError(f"{what} is {len(text):,} characters; this server takes at most {limit:,}")
     return check_storable(text, what)
@@ -141,6 +140,7 @@ def add_document(project: Project, title: str, text: str, limits: Limits, *, sou
         raise InputError("title is empty")
     if len(title) > 300:
         raise InputError(f"title is {len(title)} characters; at most 300")
+    check_storable(title, "title")  # (as the text: a NUL in it fails on PostgreSQL)
     text = check_text(text, "text", limits.max_text_chars)
     store = project.store
     with _ADDING:  # (two calls at once with one text store it once)
@@ -203,6 +203,8 @@ def add_file(project: Project, path: str, folders: Folders, limits: Limits, titl
     # (a compressed file is refused once it unpacks past the bound, as an upload is: a small gzip file
     # may hold gigabytes)
     text = read_text_file(real, max_unpacked=4 * limits.max_text_chars)
+    if empty_input(text):  # (the CLI's words for a file: ``logichunk ingest`` refuses it so)
+        raise InputError(f"{path}: {empty_input(text)}, nothing to store")
     return add_document(project, title or plain_stem(real), text, limits, source=str(real))
 
 

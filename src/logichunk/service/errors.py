@@ -84,10 +84,25 @@ def _validation(exc: RequestValidationError) -> JSONResponse:
         pos = e.get("loc", ("body", "?"))[-1]
         why = (e.get("ctx") or {}).get("error", "JSON decode error")
         return error_response(400, "invalid_json", f"the request body is not valid JSON ({why} at character {pos})")
-    details = [{"field": _loc(e.get("loc", ())), "problem": e.get("msg", ""), "type": e.get("type", "")} for e in errs]
+    details = [{"field": _loc(e.get("loc", ())), "problem": _problem(e), "type": e.get("type", "")} for e in errs]
     first = details[0] if details else {"field": "body", "problem": "invalid"}
     more = f" (and {len(details) - 1} more)" if len(details) > 1 else ""
-    return error_response(422, "invalid_request", f"{first['field']}: {first['problem']}{more}", details)
+    said = first["problem"] if first["problem"].startswith(f"{first['field']} ") else \
+        f"{first['field']}: {first['problem']}"
+    return error_response(422, "invalid_request", f"{said}{more}", details)
+
+
+def _problem(e: Any) -> str:
+    """What is wrong with one field, in the words the MCP tools and the CLI use where they say the same: an empty
+    text is ``text is empty`` (pydantic: "String should have at least 1 character"), a validator's refusal its
+    own sentence (pydantic prefixes "Value error, ")."""
+    ctx = e.get("ctx") or {}
+    field = _loc(e.get("loc", ()))
+    if e.get("type") == "string_too_short" and ctx.get("min_length") == 1:
+        return f"{field} is empty"
+    if e.get("type") == "value_error" and ctx.get("error") is not None:
+        return str(ctx["error"])
+    return str(e.get("msg", ""))
 
 
 def _not_utf8(body: bytes, e: UnicodeDecodeError) -> JSONResponse:

@@ -1,10 +1,17 @@
-"""Request bodies. Unknown fields are refused (a typo never silently falls back to a default)."""
+"""Request bodies. Unknown fields are refused (a typo never silently falls back to a default), and counts and
+switches are strict, as the MCP tools' arguments are: JSON's ``true`` is no size (it was read as 1), ``"100"``
+no count and ``"yes"`` no switch."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt, StrictInt, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, field_validator
+
+from ..text.decode import check_not_blank
+
+#: a positive count: strict (no ``true``, ``1.0`` or ``"1"``)
+Count = Annotated[StrictInt, Field(gt=0)]
 
 
 class _Strict(BaseModel):
@@ -24,8 +31,7 @@ class DocumentIn(_Strict):
     @field_validator("text")
     @classmethod
     def _has_text(cls, v: str) -> str:  # (as an upload of blank lines is refused, and MCP's add_document)
-        if not v.strip():
-            raise ValueError("the text is only whitespace: nothing to store")
+        check_not_blank(v, "text")  # (an InputError is a ValueError: said as "text is only whitespace")
         return v
 
 
@@ -39,8 +45,8 @@ class SearchIn(_Strict):
     query: str = Field(min_length=1, examples=["渔人在桃花林里看到了什么", "who wrote about the Beagle"])
     mode: str | None = Field(None, description="a retrieval mode (GET /api/info lists them); default: setting")
     top_k: StrictInt | None = Field(None, ge=1)  # (strict: JSON's true is no count)
-    size_normalization: bool | None = None
-    context_window: int | None = Field(None, ge=1, description="characters of context around the matched child")
+    size_normalization: StrictBool | None = None
+    context_window: StrictInt | None = Field(None, ge=1, description="characters of context around the matched child")
     include: Literal["documents", "conversations", "all"] = Field(
         "all", description="the hits kept: in documents (text added or ingested), in conversation topics archived "
                            "by the memory, or all (the default; each hit says its `origin`)")
@@ -50,19 +56,19 @@ class SegmentIn(_Strict):
     text: str = Field(min_length=1)
     units: Literal["sentences", "lines"] = Field("sentences", description="what a topic is made of: sentences, or "
                                                  "lines (one conversation turn or transcript line each)")
-    topics: PositiveInt | None = Field(None, le=100_000, description="as many topics as this (headings still open "
+    topics: Count | None = Field(None, le=100_000, description="as many topics as this (headings still open "
                                        "topics) instead of the count the text's cohesion gives")
 
 
 class ChunkIn(_Strict):
     text: str = Field(min_length=1)
     method: str = Field("logic-chain", description="GET /api/info lists the methods")
-    sizes: list[PositiveInt] | None = Field(None, min_length=1, max_length=5,
+    sizes: list[Count] | None = Field(None, min_length=1, max_length=5,
                                     description="limit per level, top first (default: the method's)")
     unit: Literal["chars", "bytes", "tokens"] = "chars"
     tokenizer: str | None = Field(None, max_length=200, description="exact tokens (implies unit tokens): "
                                   "cl100k_base, o200k_base, 'embedder' (the service's embedder), or the "
                                   "server's tokenizer setting; never a path or hub id of the client's")
-    similarity: bool | None = Field(None, description="add the embedding similarity curve (default: when the "
+    similarity: StrictBool | None = Field(None, description="add the embedding similarity curve (default: when the "
                                     "method embeds anyway)")
-    max_points: int = Field(4000, ge=100, le=100_000, description="at most this many points per curve")
+    max_points: StrictInt = Field(4000, ge=100, le=100_000, description="at most this many points per curve")

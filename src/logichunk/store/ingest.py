@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..chunkers.parent_child import blank_line_blocks, lf_lines
 from ..errors import InputError
-from ..text.decode import plain_stem, read_path
+from ..text.decode import empty_input, plain_stem, read_path
 from ..text.folders import hidden_summary, skipped_summary, unreadable_line, walk_text_files
 from ..text.line_kinds import fence_spans
 from ..text.structure import chapter_opening
@@ -1001,8 +1001,8 @@ class EmptyFile(InputError):
 def read_ingest_text(path: Path) -> str:
     """A file's text to store; :class:`EmptyFile` when it has none."""
     text = read_text_file(path)
-    if not text.strip():
-        raise EmptyFile(f"{path}: empty input, nothing to ingest")
+    if empty_input(text):
+        raise EmptyFile(f"{path}: {empty_input(text)}, nothing to ingest")
     return text
 
 

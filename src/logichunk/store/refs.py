@@ -21,11 +21,14 @@ from ..errors import InputError
 from ..ids import parse_id
 from .plan import sha256
 
-__all__ = ["TAG_CHARS", "Ref", "RefChanged", "RefNotFound", "Resolved", "content_tag", "hit_ref", "make_ref", "parse_ref", "resolve"]
+__all__ = ["REF_CHARS", "TAG_CHARS", "Ref", "RefChanged", "RefNotFound", "Resolved", "content_tag", "hit_ref", "make_ref", "parse_ref", "resolve"]
 
 #: hex digits of a ref's tag: 32 bits, so a chunk's text is told from another's of its document with
 #: a chance of a mistake of one in four billion per chunk; a longer tag (up to the whole sha256) is read too
 TAG_CHARS = 8
+#: the longest ref read (a document id, a dotted id and a tag of 64 hex digits fit many times over): a longer
+#: one is refused by its length, not echoed back whole in the error (the service's ``?ref=`` bound too)
+REF_CHARS = 300
 _HEX = frozenset("0123456789abcdef")
 
 
@@ -71,6 +74,9 @@ def parse_ref(ref: object, document_id: str | None = None) -> Ref:
     """``DOC#DOTTED[@TAG]``, or ``DOTTED[@TAG]`` with ``document_id``; a one-line InputError otherwise."""
     if not isinstance(ref, str) or not ref.strip():
         raise InputError("id is empty")
+    if len(ref) > REF_CHARS:
+        raise InputError(f"id is {len(ref):,} characters; a ref is at most {REF_CHARS} (pass the ref as search "
+                         "gave it)")
     text = ref.strip()
     doc, sep, rest = text.rpartition("#")
     if not sep:

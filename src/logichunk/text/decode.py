@@ -73,6 +73,33 @@ def check_unicode(text: str, what: str = "text") -> str:
     return text
 
 
+def blank(text: str) -> str:
+    """Why ``text`` gives nothing to chunk or store, in words ('' when it does): ``empty``, or ``only
+    whitespace``. The library cuts such a text as it is (``chunk("")`` is no chunk, ``chunk("   ")`` one chunk
+    over it: exact spans); every interface refuses it as a client error with these words (the CLI's
+    ``empty input (only whitespace)``, the service's and the MCP tools' ``text is only whitespace``)."""
+    if not text:
+        return "empty"
+    return "only whitespace" if text.isspace() else ""
+
+
+def empty_input(text: str) -> str:
+    """A file's or an upload's :func:`blank` text in the CLI's words ('' when it has text): ``empty input``, or
+    ``empty input (only whitespace)``; ``logichunk chunk``, ``ingest``, the service's uploads and the MCP
+    ``add_file`` say it so, after the file's name."""
+    why = blank(text)
+    return "" if not why else "empty input" if why == "empty" else f"empty input ({why})"
+
+
+def check_not_blank(text: str, what: str = "text") -> str:
+    """``text``, unless it is empty or only whitespace (:func:`blank`): then an :class:`InputError`,
+    ``{what} is empty`` or ``{what} is only whitespace``, one wording for every interface's field."""
+    why = blank(text)
+    if why:
+        raise InputError(f"{what} is {why}")
+    return text
+
+
 def check_storable(text: str, what: str = "text") -> str:
     """``text`` when every store can hold it: valid Unicode (:func:`check_unicode`) and no NUL character, which
     a PostgreSQL text field refuses. Refused on SQLite too, so a text fares the same on both backends and is

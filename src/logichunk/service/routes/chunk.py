@@ -12,15 +12,15 @@ from ...text.pdf import PAGE_BREAK
 from ..playground import analyse
 from ..responses import ChunkAnswer, ReadAnswer, SegmentAnswer, answer
 from ..schemas import ChunkIn, SegmentIn
-from .common import AUTH, UPLOAD_BODY, check_text, check_text_size, read_upload, service
+from .common import AUTH, UPLOAD_BODY, check_not_blank, check_text, check_text_size, read_upload, service
 
 router = APIRouter(prefix="/api", tags=["chunk"], dependencies=AUTH)
 
 
 def _checked_text(svc: Any, text: str) -> str:
-    """The request's text, checked as both routes here check it: encodable, within
-    ``service_max_chunk_chars``."""
-    text = check_text(text, "text")
+    """The request's text, checked as both routes here check it: encodable, not only whitespace (the library
+    would give one chunk over it: the CLI and the MCP tools refuse it), within ``service_max_chunk_chars``."""
+    text = check_not_blank(check_text(text, "text"), "text")
     check_text_size(len(text), svc.settings.service_max_chunk_chars, "the text", "service_max_chunk_chars")
     return text
 

@@ -9,7 +9,8 @@ from fastapi import Depends, Request
 from fastapi.concurrency import run_in_threadpool
 
 from ...errors import InputError
-from ...text.decode import check_unicode, read_text
+from ...text.decode import check_not_blank as check_not_blank_text
+from ...text.decode import check_storable, empty_input, read_text
 from ...text.pdf import is_pdf
 from ..auth import require_key
 from ..errors import ApiError
@@ -34,10 +35,21 @@ def check_text_size(n: int, limit: int, what: str, setting: str) -> None:
 
 
 def check_text(text: str, what: str) -> str:
-    """Text from JSON may carry unpaired surrogates (``"\\ud800"``), which no store can hold: a 422, as for
-    any body the schema refuses (:func:`~logichunk.text.decode.check_unicode`)."""
+    """Text from JSON may carry unpaired surrogates (``"\\ud800"``) or NUL characters, which no store can hold:
+    a 422, as for any body the schema refuses, in the MCP tools' words, which refuse the same texts
+    (:func:`~logichunk.text.decode.check_storable`: a NUL stored a document on SQLite and failed on PostgreSQL;
+    in a text only chunked or a query, the CLI refuses it as binary)."""
     try:
-        return check_unicode(text, what)
+        return check_storable(text, what)
+    except InputError as e:
+        raise ApiError(422, "invalid_request", str(e)) from None
+
+
+def check_not_blank(text: str, what: str) -> str:
+    """A text that is empty or only whitespace (nothing to chunk, store or search): a 422, ``{what} is only
+    whitespace``, as the MCP tools and the CLI say it (:func:`~logichunk.text.decode.check_not_blank`)."""
+    try:
+        return check_not_blank_text(text, what)
     except InputError as e:
         raise ApiError(422, "invalid_request", str(e)) from None
 
@@ -98,6 +110,6 @@ async def read_upload(request: Request, fallback_name: str) -> Upload:
     # binary, invalid UTF-8, a scan -> a clear 400; a compressed upload holds no more than a plain one may
     limit = service(request).settings.service_max_body_bytes
     text = await run_in_threadpool(lambda: read_text(data, source=name, max_unpacked=limit))
-    if not text.strip():
-        raise ApiError(422, "invalid_request", f"{name}: the file holds no text")
+    if empty_input(text):  # (the CLI's words for a file: `logichunk chunk` and `ingest` refuse it so)
+        raise ApiError(422, "invalid_request", f"{name}: {empty_input(text)}")
     return Upload(text, filename, title, is_pdf(data))

@@ -109,7 +109,8 @@ def create_document(request: Request, project: str, body: DocumentIn, wait: floa
                     idempotency_key: str | None = KEY) -> JSONResponse:
     rt = _rt(request, project)
     key = None if idempotency_key is None else IdempotencyKeys.check_key(idempotency_key)
-    return _create(rt, body.title, check_text(body.text, "text"), body.source, wait, copy, key)
+    return _create(rt, check_text(body.title, "title"), check_text(body.text, "text"),
+                   None if body.source is None else check_text(body.source, "source"), wait, copy, key)
 
 
 @router.post("/upload", status_code=201, summary="add a document from a file (raw body or multipart field 'file'; "
@@ -121,7 +122,8 @@ async def upload_document(request: Request, project: str,
     rt = await run_in_threadpool(_rt, request, project)
     key = None if idempotency_key is None else IdempotencyKeys.check_key(idempotency_key)
     up = await read_upload(request, title or "upload")
-    title = title or up.title or (plain_stem(up.filename.rsplit("/", 1)[-1]) if up.filename else "upload")
+    title = check_text(title or up.title or (plain_stem(up.filename.rsplit("/", 1)[-1]) if up.filename else "upload"),
+                       "title")
     return await run_in_threadpool(_create, rt, title, up.text, up.filename, wait, copy, key)
 
 

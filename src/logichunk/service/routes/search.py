@@ -17,7 +17,7 @@ from ..errors import ApiError, error_responses
 from ..responses import BubbleList, ChunkByRef, SearchAnswer, answer
 from ..schemas import SearchIn
 from ..views import documents_by_id, hits_json, jsonable
-from .common import AUTH, check_query, check_text, runtime, service
+from .common import AUTH, check_not_blank, check_query, check_text, runtime, service
 
 router = APIRouter(prefix="/api/projects/{project}", tags=["search"], dependencies=AUTH)
 
@@ -31,9 +31,7 @@ def _search(request: Request, project: str, body: SearchIn) -> dict[str, Any]:
     if mode not in modes:
         raise ApiError(422, "invalid_request", f"unknown mode {mode!r}: use one of {', '.join(modes)}",
                        {"modes": list(modes)})
-    query = check_text(body.query, "query")
-    if not query.strip():
-        raise ApiError(422, "invalid_request", "the query is empty")
+    query = check_not_blank(check_text(body.query, "query"), "query")
     if len(query) > s.service_max_query_chars:
         raise ApiError(413, "too_large", f"the query is {len(query):,} characters; at most "
                        f"{s.service_max_query_chars:,} (setting service_max_query_chars)")
@@ -84,7 +82,7 @@ def search_get(request: Request, project: str, q: str = Query(..., min_length=1)
                                                                  "renumbered by an edit (`moved_from`)"),
                                             **error_responses(400, 404, 409)})
 def chunk_by_ref(request: Request, project: str,
-                 ref: str = Query(..., min_length=1, max_length=300,
+                 ref: str = Query(..., min_length=1, max_length=refs.REF_CHARS,
                                   description="`DOCUMENT_ID#DOTTED_ID@TAG` as a hit gives it (`#` sent as `%23`), "
                                               "or untagged `DOCUMENT_ID#DOTTED_ID` for whatever that id holds "
                                               "now")) -> dict[str, Any]:
