@@ -1,6 +1,6 @@
 """One behaviour whichever interface a user meets it through: the HTTP service (a real ``logichunk serve``
 process), the MCP tools (the server object, the SDK's client) and the CLI refuse the same bad input with the
-same words.
+same words, and a graph search's hit has one shape in all three.
 
 - A text that is empty or only whitespace: the CLI said ``empty input (only whitespace)`` and MCP ``chunk``
   refused it, but ``POST /api/chunk`` and ``/api/segment`` answered 200 with one chunk over the spaces. Now a
@@ -9,10 +9,14 @@ same words.
 - A NUL character: MCP refused it everywhere; the service chunked, segmented and searched it, and a JSON
   document with one got a 400 naming "block 1". Now the same 422 sentence.
 - Counts and switches: MCP refused ``true`` and ``"100"``; the service read ``"sizes": [true]`` as 1.
+- A graph hit: the CLI's line, the service's hit and the MCP hit had different fields for the sentence found.
+  Now one ``sentence`` object (:func:`logichunk.retrieve.graph.graph_hit`) and the same core fields in all
+  three.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +30,12 @@ httpx = pytest.importorskip("httpx")
 from mcp import Client  # noqa: E402
 
 from logichunk import chunk, segment  # noqa: E402
+from logichunk.cli import main  # noqa: E402
 from logichunk.config import Settings  # noqa: E402
 from logichunk.integrations import kb  # noqa: E402
 from logichunk.integrations.mcp_server import build_server  # noqa: E402
-from mcp_helpers import refused  # noqa: E402
-from service_helpers import H, serve  # noqa: E402
+from mcp_helpers import call, refused  # noqa: E402
+from service_helpers import EN, H, serve  # noqa: E402
 
 BLANKS = ["   ", " \n\t\n", "\u3000\n"]
 PROSE = "Alice was tired of sitting by her sister. Then a White Rabbit ran close by her."
@@ -129,3 +134,49 @@ def test_mcp_add_file_of_whitespace_and_a_long_ref_say_one_short_line(tmp_path):
     blank_file, long_ref = _mcp(tmp_path / "m.db", fn, (str(folder),))
     assert blank_file.endswith("blank.md: empty input (only whitespace), nothing to store")
     assert "100,000 characters" in long_ref and len(long_ref) < 200  # (the id was echoed back whole)
+
+
+# --------------------------------------------------------------------------- a graph hit, one shape
+
+CORE = ("rank", "ref", "id", "level", "method", "document_id", "document_title", "origin")
+SENTENCE = {"text", "block_id", "block_span", "document_span", "step"}
+
+
+@pytest.mark.parametrize("mode", ["graph-ssg", "graph-tri"])
+def test_a_graph_hit_has_one_shape_in_the_cli_http_and_mcp(tmp_path, capsys, mode):
+    from fastapi.testclient import TestClient
+
+    from logichunk.service.app import create_app
+
+    db = str(tmp_path / "kb.db")
+    (tmp_path / "en.md").write_text(EN, encoding="utf-8")
+    assert main(["ingest", str(tmp_path / "en.md"), "--db", db, "--embedder", "hash:128", "--quiet"]) == 0
+    capsys.readouterr()
+    query, common = "who sailed on the Beagle as a naturalist", ["--db", db, "--embedder", "hash:128"]
+    assert main(["search", query, "--mode", mode, "--format", "jsonl", "--top-k", "4", *common]) == 0
+    cli = [r for r in map(json.loads, capsys.readouterr().out.splitlines()) if r["type"] == "sentence"]
+    key = "k" * 24
+    with TestClient(create_app(Settings(db=db, embedder="hash:128"), api_key=key)) as c:
+        r = c.post("/api/projects/default/search", headers={"X-API-Key": key},
+                   json={"query": query, "mode": mode, "top_k": 4})
+        assert r.status_code == 200, r.text
+        http = r.json()["hits"]
+        text = c.get(f"/api/projects/default/documents/{http[0]['document_id']}/tree",
+                     headers={"X-API-Key": key}).json()["text"]
+
+    async def fn(c: Client) -> dict[str, Any]:
+        return await call(c, "search", query=query, mode=mode, top_k=4)
+
+    mcp = _mcp(Path(db), fn)["hits"]
+    assert cli and len(cli) == len(http) == len(mcp)
+    for a, b, m in zip(cli, http, mcp, strict=True):
+        assert {k: a[k] for k in CORE} == {k: b[k] for k in CORE} == {k: m[k] for k in CORE}
+        assert a["score"] == pytest.approx(b["score"]) and a["score"] == pytest.approx(m["score"])
+        assert set(a["sentence"]) == set(b["sentence"]) == SENTENCE and set(m["sentence"]) == SENTENCE | {"span"}
+        assert a["sentence"] == b["sentence"] == {k: v for k, v in m["sentence"].items() if k != "span"}
+        s = a["sentence"]
+        x, y = s["document_span"]
+        assert text[x:y] == s["text"] and m["sentence"]["span"] == [x, y]  # (MCP's `span`: document offsets)
+        # the CLI's earlier names stay: the sentence's text, block and span in it
+        assert (a["text"], a["block_id"], a["span"], a["step"]) == (s["text"], s["block_id"], s["block_span"],
+                                                                   s["step"])

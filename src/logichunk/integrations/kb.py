@@ -24,6 +24,7 @@ from .. import config as config_mod
 from ..config import Settings
 from ..errors import InputError, LogichunkError
 from ..jsonable import jsonable as plain
+from ..retrieve.graph import graph_hit
 from ..retrieve.kept import retrieve_kept
 from ..store import ChunkRow, Store, origins, refs
 from ..store.document_layout import DocLayout, document_summary, hit_pages
@@ -360,10 +361,10 @@ def search(project: Project, query: str, limits: Limits, mode: str = "hybrid", t
             "kind": m.get("level_name"), "method": h.chunk.method, "text": text,
             "span": lay.span(m.get("block_id"), h.chunk.span.start, h.chunk.span.end, text),
         }
-        if "sentence_block_span" in m:  # graph modes: the sentence found, inside its chunk
-            a, b = m["sentence_block_span"]
-            rec["sentence"] = {"text": m.get("context_text"),
-                               "span": lay.span(m.get("sentence_block_id"), a, b, m.get("context_text"))}
+        if "sentence_block_span" in m:  # graph modes: the hit as every interface gives it (``span``: the sentence's
+            g = graph_hit(h, rank, *titles.get(h.doc_id, (None, None)), lay)  # document_span, this tool's name)
+            rec.update({k: plain(g[k]) for k in ("raw_score", "level") if k not in rec})
+            rec["sentence"] = {**plain(g["sentence"]), "span": g["sentence"]["document_span"]}
         elif h.context is not None and m.get("context_text") is not None:  # a window of a large parent
             rec["context"] = {"text": m["context_text"],
                               "span": lay.span(m.get("block_id"), h.context.start, h.context.end, m["context_text"])}

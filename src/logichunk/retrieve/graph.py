@@ -28,7 +28,7 @@ path, so they can be swapped by ``mode`` and compared.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -45,7 +45,7 @@ from .results import Results
 
 __all__ = [
     "ALGORITHMS", "BasicRetrieval", "GraphResult", "GraphResults", "GraphSentence", "PathStep",
-    "RetrievalAlgorithm", "SSGTraversal", "Triangulation", "WalkParams", "retrieve_graph",
+    "RetrievalAlgorithm", "SSGTraversal", "Triangulation", "WalkParams", "graph_hit", "retrieve_graph",
 ]
 
 _ROUND = 6
@@ -346,20 +346,22 @@ class GraphResults(Results):
     def path(self) -> tuple[PathStep, ...]:
         return () if self.result is None else self.result.path
 
-    def records(self) -> Iterator[dict[str, Any]]:
-        """JSON-ready lines: one per sentence, then one with the path. A sentence's ``ref`` names the chunk
-        holding it, as the other modes' hits name theirs (:func:`~logichunk.store.refs.hit_ref`)."""
-        from ..store.refs import hit_ref
-
+    def records(self, docs: Mapping[str, tuple[str, str | None]] | None = None,
+                layout: Callable[[str], Any] | None = None) -> Iterator[dict[str, Any]]:
+        """JSON-ready lines (the CLI's ``--format jsonl``): one per sentence, :func:`graph_hit` (``docs``:
+        ``{document id: (title, source)}``; ``layout``: a document's :class:`~logichunk.store.document_layout.DocLayout`
+        by id, for the sentence's ``document_span``), then one with the path. A sentence line also keeps its
+        earlier names: ``text``, ``span`` and ``block_id`` are its sentence's (``sentence.text``,
+        ``.block_span``, ``.block_id``), ``step`` its step, ``chunk`` the stored key of its chunk, ``title``
+        and ``source`` its document's."""
+        docs = docs or {}
         for rank, h in enumerate(self.hits, 1):
-            m = h.chunk.meta
-            bs = m.get("sentence_block_span")
-            yield {"rank": rank, "type": "sentence", "score": h.score, "raw_score": h.raw_score,
-                   "text": m.get("context_text"), "id": h.chunk.id,
-                   "ref": hit_ref(h.doc_id, h.chunk.id, m.get("level_name"), m.get("text")),
-                   "chunk": m.get("pk"), "document_id": h.doc_id,
-                   "block_id": m.get("sentence_block_id", m.get("block_id")),
-                   "span": None if bs is None else list(bs), "step": m.get("step")}
+            title, source = docs.get(h.doc_id, (None, None))
+            rec = graph_hit(h, rank, title, source, None if layout is None else layout(h.doc_id))
+            s = rec["sentence"]
+            yield {"type": "sentence", **rec, "text": s["text"], "span": s["block_span"],
+                   "block_id": s["block_id"] or h.chunk.meta.get("block_id"), "step": s["step"],
+                   "chunk": h.chunk.meta.get("pk"), "title": title, "source": source}
         yield {"type": "path", **self.walk(), "notes": list(self.notes)}
 
     def walk(self) -> dict[str, Any]:
@@ -393,6 +395,33 @@ class GraphResults(Results):
         d["block_id"], d["span"] = (None, None) if self.end_block is None else \
             (self.end_block[0], list(self.end_block[1]))
         return d
+
+
+def graph_hit(h: Hit, rank: int, title: str | None = None, source: str | None = None,
+              layout: Any = None) -> dict[str, Any]:
+    """A graph mode's hit, one shape whichever interface asked (the CLI's ``--format jsonl``, the HTTP
+    search, the MCP ``search``; each adds its own fields around it): ``rank``, ``score`` (the ranking's) and
+    ``raw_score`` (the sentence's cosine to the query), the chunk holding the sentence (``ref``, dotted
+    ``id``, ``level``, ``method``), its document (``document_id``, ``document_title``, and its ``origin``: a
+    document or a conversation topic, :func:`~logichunk.store.origins.hit_origin`), and the ``sentence``:
+    its ``text``, the block holding it (``block_id``) and its span there (``block_span``,
+    ``block.content[start:end]``), the same in document offsets (``document_span``; null without
+    ``layout``, the document's :class:`~logichunk.store.document_layout.DocLayout`, or where an edit changed
+    the text there since), and ``step``, the index in the walk's path of the chunk it came from."""
+    from ..store.origins import hit_origin
+    from ..store.refs import hit_ref
+
+    m = h.chunk.meta
+    text = m.get("context_text")
+    block = m.get("sentence_block_id")
+    bs = m.get("sentence_block_span")
+    doc_span = None if layout is None or bs is None else layout.span(block, int(bs[0]), int(bs[1]), text)
+    return {"rank": rank, "score": float(h.score), "raw_score": float(h.raw_score),
+            "ref": hit_ref(h.doc_id, h.chunk.id, m.get("level_name"), m.get("text")), "id": h.chunk.id,
+            "level": m.get("level_name"), "method": h.chunk.method, "document_id": h.doc_id, "document_title": title,
+            **hit_origin(source),
+            "sentence": {"text": text, "block_id": block, "block_span": None if bs is None else [int(x) for x in bs],
+                         "document_span": doc_span, "step": m.get("step")}}
 
 
 def _locate(blocks: list[tuple[str, int]], owner: str, span: Span) -> tuple[str, Span]:

@@ -8,23 +8,33 @@ import json
 from typing import Any
 
 from ..cli_args import one_line
+from ..jsonable import jsonable
 from ..store.cli_options import DOC_COLUMN, document_cell, open_store, store_options
-from ..store.origins import hit_origin
+from ..store.document_layout import DocLayout
 
 
-def print_graph_results(res: Any, fmt: str, docs: dict[str, tuple[str, str | None]] | None = None) -> None:
+def print_graph_results(res: Any, fmt: str, docs: dict[str, tuple[str, str | None]] | None = None,
+                        store: Any = None) -> None:
     """Sentences (ranked) and the path: JSON lines (``type`` = ``sentence`` / ``path``) or a table; ``docs``
     (``{document id: (title, source)}``) names each sentence's document. A sentence carries what the other
     modes' hits carry: the ``ref`` of the chunk holding it (the table's ``ref`` column, as theirs) and, in
-    its JSON line, its ``origin`` (a document, or a conversation topic the memory archived:
-    :func:`~logichunk.store.origins.hit_origin`)."""
+    its JSON line, the fields a graph hit has in every interface (:func:`~logichunk.retrieve.graph.graph_hit`:
+    its ``origin``, its ``sentence`` with its ``document_span`` when ``store`` is given) and, the project's own
+    embedder taken, ``embedder_note``, as the other modes' lines."""
     docs = docs or {}
     if fmt == "jsonl":
-        for rec in res.records():
-            if rec.get("type") == "sentence":
-                rec["title"], rec["source"] = docs.get(rec.get("document_id"), (None, None))
-                rec.update(hit_origin(rec["source"]))
-            print(json.dumps(rec, ensure_ascii=False))
+        layouts: dict[str, Any] = {}
+
+        def layout(doc_id: str) -> Any:
+            if doc_id not in layouts:
+                layouts[doc_id] = DocLayout.of(store, doc_id) if doc_id in docs else None
+            return layouts[doc_id]
+
+        note = getattr(store, "embedder_choice", "") if store is not None else ""
+        for rec in res.records(docs, layout if store is not None else None):
+            if note and rec.get("type") == "sentence":
+                rec["embedder_note"] = note
+            print(json.dumps(jsonable(rec), ensure_ascii=False))
         return
     r = res.result
     if r is not None and r.path:

@@ -502,6 +502,20 @@ class HitView(BaseModel):
     child_id: str | None = Field(description="dotted id of the highlighted child")
 
 
+class HitSentence(BaseModel):
+    """A graph mode's sentence, the same fields in the CLI's `--format jsonl` and the MCP search
+    (`logichunk.retrieve.graph.graph_hit`)."""
+
+    text: str
+    block_id: str | None = Field(description="the block holding the sentence (`meta.sentence_block_id`)")
+    block_span: Span | None = Field(description="the sentence inside that block, `block.content[start:end]` "
+                                    "(`meta.sentence_block_span`)")
+    document_span: Span | None = Field(description="the sentence in document offsets; null while the document's "
+                                       "text there is not the sentence (its block was edited and is being "
+                                       "re-chunked)")
+    step: int | None = Field(description="index in `graph.path` of the chunk the sentence came from")
+
+
 class Hit(BaseModel):
     rank: int = Field(description="1-based")
     score: float = Field(description="what ranking used (size-normalised, fused or reranked)")
@@ -532,6 +546,7 @@ class Hit(BaseModel):
                                  "around the matched child in a parent over `context_window` characters; graph modes, "
                                  "the returned sentence; else null")
     meta: HitMeta
+    sentence: HitSentence = absent("graph modes: the sentence found (one hit per sentence)")
     view: HitView | None
     document_span: Span | None = Field(description="`span` in document offsets (the text of `GET .../documents/{doc_id}"
                                        "/tree`); null while the document's text there is not the chunk's (its block "

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..jsonable import jsonable
+from ..retrieve.graph import graph_hit
 from ..store import BlockRow, ChunkRow, Store
 from ..store.document_layout import DocLayout, hit_pages
 from ..store.origins import hit_origin
@@ -204,6 +205,9 @@ def hits_json(store: Store, res: Any) -> list[dict[str, Any]]:
                     "parent_id": None, "child_id": None}
         rec["view"] = view
         rec["document_span"], rec["document_context"] = _document_spans(store, layouts, h, rec)
+        if "sentence_block_span" in m:  # graph modes: the sentence found, as every interface gives it
+            lay = layouts.get(h.doc_id)
+            rec["sentence"] = jsonable(graph_hit(h, rank, layout=None if lay is None else lay.doc)["sentence"])
         out.append(rec)
     _document_pages(out, layouts)
     return out

@@ -229,7 +229,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         if hasattr(res, "records"):  # graph modes: sentences and the path (logichunk.retrieve.graph)
             from ..retrieve.graph_cli import print_graph_results
 
-            print_graph_results(res, args.format, docs)
+            print_graph_results(res, args.format, docs, store)
             return 0
         if args.format == "jsonl":
             pages = _hit_pages(store, list(res))
