@@ -86,3 +86,26 @@ def test_an_archived_topic_is_reported_with_its_stored_numbers(tmp_path):
         assert said[0]["topic"] == 8  # (the number 7 the other writer took, bumped)
     finally:
         stores.close()
+
+
+def test_the_open_topic_is_reported_with_the_number_it_is_stored_under(tmp_path):
+    """``remember``'s ``topic`` (the open topic's number) was the session's first number plus the perception's
+    count, while the archived topics said the store's: with number 7 taken by another writer, the open topic was
+    reported as 0 on every turn and then archived as 8. Now each turn's topic is the number the topic holding
+    that turn is stored under (no review moved a boundary in between here: the topics of these turns are
+    decided by their first turns)."""
+    memory, stores = _memory(tmp_path / "o.db")
+    store = stores.get(None).store
+    try:
+        said = [memory.remember("c", *RETURN[0])]
+        Archiver(store, "c", rechunk=False).archive(Episode(index=0, start=0, blocks=(LogicalBlock("elsewhere"),)),
+                                                    start=0, index=7)
+        said += [memory.remember("c", u, a) for u, a in RETURN[1:]]
+        memory.end("c")
+        stored = [t for t in topics(store, "c") if t.index != 7]
+        holding = {turn: t.index for t in stored for turn in range(t.start, t.end + 1)}
+        assert said[1]["topic"] == holding[said[1]["turn"]] == 8  # (the number 7 taken: bumped, as stored)
+        assert all(r["topic"] >= 8 for r in said[1:])  # (never a number below the one taken meanwhile)
+        assert [r["topic"] for r in said[1:]] == sorted(r["topic"] for r in said[1:])
+    finally:
+        stores.close()

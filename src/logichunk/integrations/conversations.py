@@ -99,6 +99,7 @@ class SessionArchiver:
         self.kernel_model = kernel_model
         self.errors: list[str] = []
         self.pending: list[tuple[int, str]] = []  # (topic number, document) archived, not chunked yet
+        self.stored: dict[int, int] = {}  # the session's topic index -> its number as stored (archived or met again)
         # (the links' threshold the session's calibration's, as a perception's own archiver takes it; None: the
         # shipped calibration's for the kernels' model, which a perception without one uses too)
         self._inner = Archiver(store, conv, rechunk=False, kernel_model=kernel_model, resume_threshold=resume_threshold)
@@ -119,9 +120,24 @@ class SessionArchiver:
         with s.tx():
             s.lock_documents()
             doc = self._inner.archive(ep, start=self.start + ep.start, index=self.topic + ep.index)
+        self.stored[ep.index] = self.numbers[doc][0]
         if len(self._inner.documents) > fresh:  # (archived now, not met again)
             self.pending.append((self.numbers[doc][0], doc))
         return doc
+
+    def number(self, index: int) -> int:
+        """The conversation's number of the session's topic ``index``: the stored one once archived, else the one
+        :meth:`~logichunk.memory.archive.Archiver.archive` will store it under now: its own (the session's first
+        number plus ``index``), bumped past the conversation's last stored topic, after the session's topics
+        before it that wait too (another writer may have taken numbers meanwhile). So ``remember``'s open topic
+        and the topics it archives count alike."""
+        if index in self.stored:
+            return self.stored[index]
+        before = max((i for i in self.stored if i < index), default=-1)
+        row = self.store._q("SELECT MAX(topic_no) FROM memory_topics WHERE project_id = ? AND conversation_id = ?",
+                            (self.store.project_id, self.conversation_id))
+        last = row[0][0] if row else None
+        return max(self.topic + index, (-1 if last is None else int(last)) + index - before)
 
     def rechunk(self) -> list[str]:
         """Chunk and embed the topics archived since the last call (after the transaction); returns the
@@ -173,10 +189,6 @@ class _Open:
     @property
     def turn0(self) -> int:
         return self.archiver.start
-
-    @property
-    def topic0(self) -> int:
-        return self.archiver.topic
 
     @property
     def next_turn(self) -> int:
@@ -271,7 +283,7 @@ class Conversations:
         # (the numbers and the link as stored: a topic number taken meanwhile by another writer is bumped, turns
         # archived already are cut; the link is over the conversation's earlier sessions too)
         topic, first, last = o.archiver.numbers.get(ep.document_id) or \
-            (o.topic0 + ep.index, o.turn0 + ep.start, o.turn0 + ep.end)  # (not archived: the store refused it)
+            (o.archiver.number(ep.index), o.turn0 + ep.start, o.turn0 + ep.end)  # (not archived: the store refused it)
         return {"topic": topic, "turns": [first, last], "title": ep.title,
                 "document_id": ep.document_id, "archived": ep.document_id is not None,
                 "resumes": ep.resumes,
@@ -330,7 +342,7 @@ class Conversations:
             "conversation_id": conv, "turn": turn, "decision": str(d.action),
             "decided_by": str(d.step) + (f":{d.arbiter}" if d.arbiter else ""), "score": plain(round(d.score, 4)),
             "similarity": plain(None if d.similarity is None else round(d.similarity, 4)),
-            "topic": o.topic0 + d.topic, "reason": d.reason,
+            "topic": o.archiver.number(d.topic), "reason": d.reason,
             "revisions": [{**r.to_dict(), "turn": o.turn0 + r.turn} for r in d.revisions],
             "archived": [self._episode(o, e) for e in d.closed],
             "open_turns": [o.turn0 + first, o.turn0 + end - 1],
