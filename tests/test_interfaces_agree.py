@@ -136,6 +136,15 @@ def test_mcp_add_file_of_whitespace_and_a_long_ref_say_one_short_line(tmp_path):
     assert "100,000 characters" in long_ref and len(long_ref) < 200  # (the id was echoed back whole)
 
 
+def test_calibrate_with_missing_data_names_the_dialogue_format(tmp_path, capsys):
+    """``memory calibrate --data`` a missing path named the retrieval sets' files (STEM.corpus.jsonl)."""
+    for data in (str(tmp_path / "missing.jsonl"), str(tmp_path)):
+        assert main(["memory", "calibrate", "--data", data, "--out", str(tmp_path / "cal.json")]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "corpus.jsonl" not in err
+        assert "'units'" in err and "dialogue" in err, err
+
+
 # --------------------------------------------------------------------------- a graph hit, one shape
 
 CORE = ("rank", "ref", "id", "level", "method", "document_id", "document_title", "origin")

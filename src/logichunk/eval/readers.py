@@ -40,6 +40,15 @@ DEFAULT_FOLDERS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: each kind of set in words, for a message naming what the task reads (a missing ``--data`` of ``memory calibrate``
+#: named the retrieval sets' files)
+FORMATS: dict[str, str] = {
+    "segmentation": "JSONL, one document or dialogue a line: its 'units' (sentences, or turns) and 'boundaries' or "
+                    "'segments', as under shared/data/segmentation and shared/data/dialogue",
+    "spans": f"STEM{CORPUS} + STEM{QUERIES}",
+}
+
+
 class DataMissing(LogichunkError):
     """A named data file or folder does not exist, or holds nothing in the expected format."""
 
@@ -296,7 +305,7 @@ def _sets_in(folder: Path) -> list[DataSet]:
     return out
 
 
-def _one(path: Path) -> list[DataSet]:
+def _one(path: Path, wanted: str = "spans") -> list[DataSet]:
     s = str(path)
     if path.is_dir():
         return _sets_in(path)
@@ -310,7 +319,8 @@ def _one(path: Path) -> list[DataSet]:
         return [DataSet(dataset_name(path), "segmentation", path)]
     if Path(s + ".jsonl").is_file():
         return [DataSet(path.name, "segmentation", Path(s + ".jsonl"))]
-    raise DataMissing(f"{path}: no such file, folder or set (STEM{CORPUS} + STEM{QUERIES})")
+    raise DataMissing(f"{path}: no such file, folder or set ({FORMATS[wanted]})" if wanted == "spans" else
+                      f"{path}: no such file or folder ({FORMATS[wanted]})")
 
 
 def resolve(data: list[str] | None, task: Task) -> tuple[list[DataSet], str | None]:
@@ -320,12 +330,12 @@ def resolve(data: list[str] | None, task: Task) -> tuple[list[DataSet], str | No
     if data:
         sets: list[DataSet] = []
         for d in data:
-            found = _one(Path(d))
+            found = _one(Path(d), wanted)
             sets.extend(s for s in found if s.kind == wanted)
             if not found:
-                raise DataMissing(f"{d}: holds no data set in the documented formats")
+                raise DataMissing(f"{d}: holds no data set ({FORMATS[wanted]})")
         if not sets:
-            raise DataMissing(f"{', '.join(data)}: no {task} data there ({'JSONL documents' if wanted == 'segmentation' else 'STEM.corpus.jsonl + STEM.queries.jsonl'})")
+            raise DataMissing(f"{', '.join(data)}: no {task} data there ({FORMATS[wanted]})")
         return sets, None
     root = data_dir()
     if not root.is_dir():
