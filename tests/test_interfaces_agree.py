@@ -136,6 +136,27 @@ def test_mcp_add_file_of_whitespace_and_a_long_ref_say_one_short_line(tmp_path):
     assert "100,000 characters" in long_ref and len(long_ref) < 200  # (the id was echoed back whole)
 
 
+def test_a_size_limit_past_any_text_is_read_as_one(tmp_path, capsys):
+    """``max_size=10**400`` overflowed a float in the levels' ratios: a traceback from ``logichunk chunk
+    --max-size``, an internal error from MCP ``chunk``. Now a limit past SIZE_CAP is read as it, as an overlap
+    past any text reaches its edges: the same tree."""
+    from logichunk.chunkers.logic_chain import SIZE_CAP
+
+    big = 10**400
+    spans = [(c.id, c.span.start, c.span.end) for c in chunk(EN, max_size=SIZE_CAP)]
+    assert [(c.id, c.span.start, c.span.end) for c in chunk(EN, max_size=big)] == spans
+    assert [(c.id, c.span.start, c.span.end) for c in chunk(EN, sizes=(big, 2**70))] == spans
+    f = tmp_path / "en.md"
+    f.write_text(EN, encoding="utf-8")
+    assert main(["chunk", str(f), "--max-size", str(big), "--format", "jsonl"]) == 0
+    assert [(r["id"], r["start"], r["end"]) for r in map(json.loads, capsys.readouterr().out.splitlines())] == spans
+
+    async def fn(c: Client) -> dict[str, Any]:
+        return await call(c, "chunk", text=EN, max_size=big)
+
+    assert [(x["id"], *x["span"]) for x in _mcp(tmp_path / "m.db", fn)["chunks"]] == spans
+
+
 def test_calibrate_with_missing_data_names_the_dialogue_format(tmp_path, capsys):
     """``memory calibrate --data`` a missing path named the retrieval sets' files (STEM.corpus.jsonl)."""
     for data in (str(tmp_path / "missing.jsonl"), str(tmp_path)):

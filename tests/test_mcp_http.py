@@ -104,5 +104,11 @@ def test_a_lone_surrogate_is_refused_as_on_stdio(tmp_path):
         assert "unpaired surrogate" in err["error"]["message"] and "\\ud800" in err["error"]["message"], err
         # without the key: still 401 first; a pair (an emoji, as json.dumps escapes it) is text, and the session goes on
         assert httpx.post(url + "/mcp", content=call_7.encode(), headers={**headers, "X-API-Key": ""}).status_code == 401
+        # bytes that are no UTF-8: the parse error stdio gives, with the id (the SDK said "invalid unicode code
+        # point at line 1 column 93", id null)
+        r = c.post("/mcp", content=call_7.replace("bad \\ud800 surrogate", "bad \xff byte").encode("latin-1"),
+                   headers=session)
+        assert r.status_code == 400 and r.json()["id"] == 7, r.text
+        assert r.json()["error"]["message"].startswith("Parse error: the message is not UTF-8 (byte 0xFF at byte offset")
         r = c.post("/mcp", headers=session, content=call_7.replace("bad \\ud800 surrogate", "a cat \\ud83d\\udc08").encode())
         assert r.status_code == 200 and '"turn":0' in r.text and '"isError":false' in r.text, r.text

@@ -284,6 +284,27 @@ def test_a_line_the_sdk_cannot_read_is_answered(tmp_path):
         srv.close()
 
 
+def test_a_line_that_is_not_utf8_is_refused_not_changed(tmp_path):
+    """stdin was read with errors="replace": a chunk call whose text held the byte 0xFF chunked "U+FFFD abc",
+    the user's text changed without a word. Now the parse error the HTTP service gives such a body, with the
+    request's id and the byte's offset; the server goes on."""
+    srv = RawStdio(tmp_path / "u.db")
+    try:
+        line = b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"chunk","arguments":{"text":"\xff abc"}}}'
+        at = line.index(b"\xff")
+        srv.p.stdin.write(line + b"\n")
+        srv.p.stdin.flush()
+        r = srv.recv()
+        assert r["id"] == 7 and r["error"]["code"] == -32700, r
+        assert r["error"]["message"] == (f"Parse error: the message is not UTF-8 (byte 0xFF at byte offset {at}); "
+                                         "send JSON as UTF-8 text")
+        srv.call(8, "chunk", text="Still serving. Fine.")
+        r = srv.recv()
+        assert r["id"] == 8 and not r["result"]["isError"]
+    finally:
+        srv.close()
+
+
 def test_a_store_of_another_embedder_is_said_on_stderr(tmp_path):
     """Started without the store's embedder, the server searched by words only and said nothing."""
     from logichunk.store import Store

@@ -142,7 +142,7 @@ def chunk_by(
     if not isinstance(text, str):
         raise InputError(f"text must be str, got {type(text).__name__}; decode bytes with logichunk.text.decode.read_text")
     if max_size is not None:
-        check_size(max_size)
+        max_size = check_size(max_size)
     if sizes is not None:
         sizes = check_sizes(sizes)
     if isinstance(theta, bool) or not isinstance(theta, int | float) or not 0 <= theta < float("inf"):

@@ -61,7 +61,7 @@ from .snap import snap_tree
 
 def level_sizes(max_size: int = 1000, levels: int = 3) -> tuple[int, ...]:
     """Default limits per level, from the top down: the maximum, half, a fifth (1000/500/200)."""
-    check_size(max_size)
+    max_size = check_size(max_size)
     if not _is_int(levels) or levels < 1:
         raise InputError(f"levels must be a positive integer, got {levels!r}")
     ratios = (1.0, 0.5, 0.2, 0.1, 0.05)
@@ -100,7 +100,7 @@ class CascadeSettings:
     selection: str = "global"
 
     def __post_init__(self) -> None:
-        check_sizes(self.sizes)
+        object.__setattr__(self, "sizes", check_sizes(self.sizes))  # (a limit past SIZE_CAP read as it)
         if self.selection not in SELECTIONS:
             raise InputError(f"selection must be one of {', '.join(SELECTIONS)}, got {self.selection!r}")
         if isinstance(self.target_ratio, bool) or not isinstance(self.target_ratio, int | float | np.floating) \
@@ -354,11 +354,19 @@ def _is_int(x: object) -> bool:
     return isinstance(x, int | np.integer) and not isinstance(x, bool)
 
 
+#: the largest size limit taken as it is: a larger one is past any text (none held in memory has 2**62
+#: characters, bytes or tokens) and is read as this one, as an overlap past any text reaches its edges. Why:
+#: ``max_size=10**400`` overflowed the float arithmetic of the levels' ratios (a traceback in the CLI, an
+#: internal error in the MCP tool); 2**62 stays exact in a float and an int64.
+SIZE_CAP = 2**62
+
+
 def check_size(size: object, what: str = "max size") -> int:
-    """A user's size limit: a positive integer (2.7, "300" or NaN is an :class:`InputError`)."""
+    """A user's size limit: a positive integer (2.7, "300" or NaN is an :class:`InputError`), at most
+    :data:`SIZE_CAP` (a larger one is read as it: no text is that long)."""
     if not _is_int(size) or size < 1:  # type: ignore[operator]
         raise InputError(f"{what} must be a positive integer, got {size!r}")
-    return int(size)  # type: ignore[call-overload]
+    return min(int(size), SIZE_CAP)  # type: ignore[call-overload]
 
 
 def check_sizes(sizes: object) -> tuple[int, ...]:
@@ -373,7 +381,7 @@ def check_sizes(sizes: object) -> tuple[int, ...]:
             raise InputError(f"size limits must be positive integers, got {sizes!r}")
     if list(sizes) != sorted(sizes, reverse=True):
         raise InputError(f"size limits must not grow with depth, got {tuple(sizes)}")
-    return tuple(int(s) for s in sizes)
+    return tuple(min(int(s), SIZE_CAP) for s in sizes)
 
 
 class _Run:

@@ -12,8 +12,9 @@ Tools: ``search``, ``add_document``, ``add_file``, ``list_documents``, ``get_chu
 refusal into an MCP tool error (``isError`` with one sentence), never a traceback: arguments are
 checked strictly (``top_k: "3"``, ``3.0`` or ``true`` is refused, not coerced; an unknown argument is
 refused, not dropped), ``remember`` calls are served in the order they arrive (the SDK runs tools in
-threads, which would take them in any order), and on stdio a line the SDK cannot read (not JSON, or a
-lone surrogate escape such as ``"\\ud800"``) is answered with a JSON-RPC error instead of no answer.
+threads, which would take them in any order), and on stdio a line the SDK cannot read (not JSON, not UTF-8,
+or a lone surrogate escape such as ``"\\ud800"``) is answered with a JSON-RPC error instead of no answer (bytes
+that are no UTF-8 were read as U+FFFD into the tool's text).
 """
 
 from __future__ import annotations
@@ -130,7 +131,9 @@ class _Server(MCPServer):
 
     async def run_stdio_async(self) -> None:
         replies, answers = anyio.create_memory_object_stream[mcp_types.JSONRPCError](100)
-        lines = anyio.wrap_file(_UnownedText(sys.stdin.buffer, encoding="utf-8", errors="replace"))
+        # (bytes that are no UTF-8 kept as lone surrogates, so that the line is refused: with "replace" their
+        # U+FFFD went into the tool's text, changed silently)
+        lines = anyio.wrap_file(_UnownedText(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape"))
         async with stdio_server(stdin=_checked_lines(lines, replies)) as (read_stream, write_stream):  # type: ignore[arg-type]
             async with anyio.create_task_group() as tg:
                 tg.start_soon(_answer, answers, write_stream)
@@ -168,6 +171,10 @@ async def _checked_lines(lines: Any, replies: Any) -> AsyncIterator[str]:
     async for line in lines:
         if not line.strip():
             continue
+        bad = _NOT_UTF8.search(line)
+        if bad is not None:  # a byte that is no UTF-8 (read with "surrogateescape"): the HTTP service's 400 words
+            await replies.send(_not_utf8(line, bad.start()))
+            continue
         try:
             mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
         except ValidationError:
@@ -176,6 +183,24 @@ async def _checked_lines(lines: Any, replies: Any) -> AsyncIterator[str]:
                 await replies.send(reply)
             continue
         yield line
+
+
+#: a byte that is no UTF-8, as ``errors="surrogateescape"`` reads it (U+DC80..U+DCFF)
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")
+
+
+def _not_utf8(line: str, at: int) -> mcp_types.JSONRPCError:
+    """The parse error for a message (a stdin line, an HTTP body read with ``surrogateescape``) with a byte
+    that is no UTF-8 at character ``at`` (the request's id when it can be read), in the words the HTTP
+    service's API answers such a body with."""
+    try:
+        rid = _request_id(json.loads(line))
+    except ValueError:
+        rid = None
+    offset = len(line[:at].encode("utf-8", "surrogateescape"))
+    log.warning("a message that is not UTF-8 (byte offset %d)", offset)
+    return _rpc_error(rid, mcp_types.PARSE_ERROR, f"Parse error: the message is not UTF-8 (byte "
+                      f"0x{ord(line[at]) - 0xDC00:02X} at byte offset {offset}); send JSON as UTF-8 text")
 
 
 def _unreadable(line: str) -> mcp_types.JSONRPCError | None:
@@ -224,9 +249,9 @@ _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 class LoneSurrogates:
-    """ASGI wrapper for the MCP endpoint: a POSTed message holding a lone surrogate escape is answered with
-    the parse error stdio gives (with the request's id), where the SDK says only "unexpected end of hex
-    escape at line 1 column 128". Any other request goes to the SDK untouched, its body replayed; the body
+    """ASGI wrapper for the MCP endpoint: a POSTed message holding a lone surrogate escape, or bytes that are
+    no UTF-8, is answered with the parse error stdio gives (with the request's id), where the SDK says only
+    "unexpected end of hex escape at line 1 column 128" or "invalid unicode code point" (no id). Any other request goes to the SDK untouched, its body replayed; the body
     is read whole here as the SDK reads it anyway (the service's body limit bounds it)."""
 
     def __init__(self, app: Any) -> None:
@@ -237,7 +262,7 @@ class LoneSurrogates:
             await self.app(scope, receive, send)
             return
         messages = await _read_request(receive)
-        error = _surrogate_error(b"".join(m.get("body", b"") for m in messages if m["type"] == "http.request"))
+        error = _unreadable_body(b"".join(m.get("body", b"") for m in messages if m["type"] == "http.request"))
         if error is not None:
             await _send_rpc_error(send, error)
             return
@@ -264,9 +289,16 @@ def _replay(messages: list[dict[str, Any]], receive: Any) -> Callable[[], Any]:
     return replay
 
 
-def _surrogate_error(body: bytes) -> mcp_types.JSONRPCError | None:
-    """The parse error for a body holding a lone surrogate escape; None for any other (the SDK reads it and
-    says what else may be wrong)."""
+def _unreadable_body(body: bytes) -> mcp_types.JSONRPCError | None:
+    """The parse error for a body that is no UTF-8 or holds a lone surrogate escape, as stdio answers such a
+    line; None for any other (the SDK reads it and says what else may be wrong)."""
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        text = body.decode("utf-8", "surrogateescape")
+        bad = _NOT_UTF8.search(text)
+        if bad is not None:
+            return _not_utf8(text, bad.start())
     if not _SURROGATE_ESCAPE.search(body):
         return None
     try:
