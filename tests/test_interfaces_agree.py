@@ -84,6 +84,7 @@ SAME = [
     (("/api/projects/default/search", {"query": "a\x00b"}), ("search", {"query": "a\x00b"})),
     (("/api/projects/default/documents", {"title": "t", "text": "a\x00b"}), ("add_document", {"title": "t", "text": "a\x00b"})),
     (("/api/projects/default/documents", {"title": "t\x00", "text": "ab"}), ("add_document", {"title": "t\x00", "text": "ab"})),
+    (("/api/projects/default/documents", {"title": " ", "text": "ab"}), ("add_document", {"title": " ", "text": "ab"})),
 ]
 
 
@@ -99,7 +100,7 @@ def test_the_service_and_the_mcp_tools_refuse_the_same_input_in_the_same_words(t
             msg = r.json()["error"]["message"]
             assert r.json()["error"]["code"] == "invalid_request" and "\n" not in msg
             assert mcp_msg.endswith(msg), (route, body, msg, mcp_msg)  # (the SDK puts "Error executing tool" first)
-            field = "query" if "query" in body else "text"
+            field = "query" if "query" in body else "title" if _blank(body.get("title", "x")) else "text"
             if _blank(body[field]):
                 assert msg == f"{field} is {_blank(body[field])}", (body, msg)
             else:

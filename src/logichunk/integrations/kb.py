@@ -137,8 +137,9 @@ _ADDING = threading.Lock()
 
 def add_document(project: Project, title: str, text: str, limits: Limits, *, source: str | None = None) -> dict[str, Any]:
     """Store ``text`` as a document and chunk it now (chapters at headings, blocks at blank lines)."""
-    if not isinstance(title, str) or not title.strip():
-        raise InputError("title is empty")
+    if not isinstance(title, str):
+        raise InputError("title must be a string")
+    check_not_blank(title, "title")
     if len(title) > 300:
         raise InputError(f"title is {len(title)} characters; at most 300")
     check_storable(title, "title")  # (as the text: a NUL in it fails on PostgreSQL)

@@ -28,6 +28,11 @@ class DocumentIn(_Strict):
     text: str = Field(min_length=1, description="the document; chapters start at headings, blocks at blank lines")
     source: str | None = Field(None, max_length=1000, description="where it came from (a path, a URL)")
 
+    @field_validator("title")
+    @classmethod
+    def _has_title(cls, v: str) -> str:  # (a title of spaces was stored; MCP's add_document refused it)
+        return check_not_blank(v, "title")
+
     @field_validator("text")
     @classmethod
     def _has_text(cls, v: str) -> str:  # (as an upload of blank lines is refused, and MCP's add_document)
