@@ -54,6 +54,67 @@ def test_the_fused_group_band_is_the_band_of_the_grouped_rows_to_the_last_bit(pr
         assert bd.gram_band(GroupedRows(S, grp, m), w, lo).tobytes() == want.tobytes()
 
 
+@settings(max_examples=300, deadline=None)
+@given(problems, st.integers(1, 12), st.integers(1, 80), st.booleans(), st.floats(0.0, 0.3))
+def test_the_band_laid_out_by_reach_holds_every_product_a_window_reads(problem, w, max_size, grouped, fixing):
+    """The band laid out row by row only as far as the windows reach (native.fit_reach: each row's longest window
+    from it, as the offsets of a flat band; what the compiled choice reads) holds the n x w band's products of
+    each row to the last bit, and the n x w band holds nothing past a row's reach: no product the walk writes
+    falls outside the layout."""
+    assert native.available(), native.status()
+    S, grp, m = _rows_and_groups(*problem)
+    X = GroupedRows(S, grp, m) if grouped else S
+    n = m if grouped else S.n
+    rng = np.random.default_rng(problem[-1])
+    sizes = rng.integers(1, 20, n)
+    fixed = rng.random(max(n - 1, 0)) < fixing
+    lo = np.maximum(bd.earliest_starts(sizes, max_size, fixed), np.arange(n + 1) - w)
+    reach = [max([1] + [b - s for b in range(s + 1, n + 1) if lo[b] <= s]) for s in range(n)]
+    full = bd.gram_band(X, w, lo)
+    laid = bd_scatter._gram_band(X, w, lo, flat=True)
+    if not isinstance(laid, tuple):  # (no entries: no kernel ran, the n x w band of zeros)
+        assert laid.tobytes() == full.tobytes()
+        return
+    flat, off = laid
+    assert np.diff(off).tolist() == reach
+    for s, k in enumerate(reach):
+        assert flat[off[s] : off[s + 1]].tobytes() == full[s, :k].tobytes()
+        assert not full[s, k:].any()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 12), st.integers(0, 2**31 - 1), st.booleans())
+def test_the_reach_of_each_row_is_its_longest_window(n, w, seed, ordered):
+    """native.fit_reach against the windows themselves, for a block of rows and ends: the longest window from each
+    row (at least 1), whether the earliest starts never decrease (the cascade's, read in one pass) or do."""
+    assert native.available(), native.status()
+    rng = np.random.default_rng(seed)
+    lo = np.maximum(np.arange(n + 1) - rng.integers(1, w + 1, n + 1), 0)
+    if ordered:
+        lo = np.maximum.accumulate(lo)
+    r0 = int(rng.integers(0, n))
+    b0 = int(rng.integers(r0 + 1, n + 1))
+    b1 = int(rng.integers(b0, n + 1))
+    lo[b0 : b1 + 1] = np.maximum(lo[b0 : b1 + 1], r0)  # (a block's ends reach no row before it)
+    off = native.fit_reach(r0, b1 - r0, lo, b0, b1)
+    want = [max([1] + [b - s for b in range(b0, b1 + 1) if lo[b] <= s < b]) for s in range(r0, b1)]
+    assert off is not None and np.diff(off).tolist() == want
+
+
+def test_a_band_laid_out_shorter_than_the_windows_read_is_left_to_the_numpy_passes():
+    """native.fit_cuts reads no row of a laid-out band past its end: where a window would (a band laid out for
+    other windows), it answers None, and fit_global then decides by the numpy passes."""
+    assert native.available(), native.status()
+    n, w = 6, 3
+    lo = np.maximum(np.arange(n + 1) - w, 0)
+    band = (np.ones(n), np.arange(n + 1, dtype=np.int64))  # (each row one product long: windows read three)
+    args = (n, w, None, np.ones(n), lo, np.arange(n + 1) * 10, np.zeros(n), 30.0, 1.0, np.zeros(n),
+            np.zeros(n + 1, bool))
+    assert native.fit_cuts(iter([(0, band, 1, n)]), *args) is None
+    full = (np.ones(n * w), np.arange(n + 1, dtype=np.int64) * w)
+    assert native.fit_cuts(iter([(0, full, 1, n)]), *args) is not None
+
+
 @settings(max_examples=200, deadline=None)
 @given(problems, st.integers(2, 60), st.floats(0.0, 0.6), st.booleans())
 def test_the_glued_choice_through_the_fused_band_is_the_same(problem, max_size, glued, with_atoms):

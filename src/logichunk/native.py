@@ -62,18 +62,20 @@ static inline void lc_step(int64_t b, int64_t n, const double *row, double price
     if (b < n) fm[b] = restart[b] ? 0.0 : best - rw[b];  /* a forced cut: a fresh start */
 }
 
-/* P[r*w + d] += products of entries of one column d < w rows apart, each entry with the entries after it
+/* P[off[r] + d] += products of entries of one column d < w rows apart, each entry with the entries after it
    in its column, in entry order (boundaries.scatter._band_numpy's order: by the first entry of each pair, then
    the second), so both give the same sums to the last bit. Entries are sorted by column, then row;
    lo[b]: the earliest row a window ending at row b-1 reaches; the walk from an entry stops at the first
    one out of reach (those after it are further). One pass along each column's entries: the writes stay
-   in one row of P at a time (a pass per step along all columns, before, cost 1.6x on Chinese text). */
+   in one row of P at a time (a pass per step along all columns, before, cost 1.6x on Chinese text). Row r
+   of P starts at off[r]: r * w for the whole band, or only as long as its windows reach (lc_fit_reach: every
+   product written lies within that reach). */
 void lc_band(int64_t e, int64_t w, const int32_t *r, const int32_t *c, const double *v, const int64_t *lo,
-             double *P) {
+             const int64_t *off, double *P) {
     for (int64_t i = 0; i < e; i++) {
         int64_t ri = r[i];
         double vi = v[i];
-        double *row = P + ri * w;
+        double *row = P + off[ri];
         row[0] += vi * vi;
         for (int64_t j = i + 1; j < e && j - i < w && c[j] == c[i] && ri >= lo[r[j] + 1]; j++)
             row[r[j] - ri] += vi * v[j];
@@ -84,29 +86,50 @@ void lc_band(int64_t e, int64_t w, const int32_t *r, const int32_t *c, const dou
    (boundaries.scatter_costs), plus the chunk's penalty and fill cost, then lc_step. The same floating-point
    operations in the same order as those numpy passes, so both give the same cuts, ties included, without
    the (n+1) x w cost matrix. lc_fit_ends runs the ends b0..b1 from the Gram band's rows [r0, r0 + nr) (P,
-   nr x w; p0 keeps each row's first product, by atom), their row prefix sums written to Q with a row
-   stride of w + 1: the programme reads the band along a diagonal, one row per window length, and rows a
-   power of two apart (w = 256 atoms of "a\n" at 512 characters) made every read a cache miss (2.5x the
-   time per window on texts of tiny lines). A long text's band is computed and read a block of rows at a
-   time, so its memory stays bounded (the DP's own state, fm and back, runs on from block to block);
-   lc_fit_cuts reads the cuts back along the pointers (last first) and returns how many it wrote. */
-void lc_fit_ends(int64_t n, int64_t w, int64_t r0, int64_t nr, const double *P, double *Q, const double *norms,
-                 const double *cnt, const int64_t *lo, const int64_t *cum, const double *beta, double goal,
-                 double fill, const double *rw, const uint8_t *restart, double *p0, double *cost, double *fm,
-                 int64_t *back, int64_t b0, int64_t b1) {
-    const int64_t W = w + 1;
+   its row i from poff[i]; p0 keeps each row's first product, by atom), their row prefix sums written to Q, row i
+   from qoff[i] and only as far as an end reads it (lc_fit_reach: the programme reads row s up to the longest
+   window that starts there, a few atoms where w, the widest window anywhere, is dozens: the prefix sums of
+   whole rows cost a pass over the band and its pages, most of it never read; the band itself is laid out so
+   where it can, boundaries.scatter.band_blocks). A long text's band is computed and read a
+   block of rows at a time, so its memory stays bounded (the DP's own state, fm and back, runs on from block to
+   block); lc_fit_cuts reads the cuts back along the pointers (last first) and returns how many it wrote. */
+void lc_fit_reach(int64_t r0, int64_t nr, const int64_t *lo, int64_t b0, int64_t b1, int64_t *len) {
+    int monotone = 1;
+    for (int64_t b = b0; b < b1; b++) monotone &= lo[b] <= lo[b + 1];
+    if (monotone) {  /* (earliest starts never decrease: the ends that reach row s are b0 .. the last one that does) */
+        int64_t b = b0 - 1;
+        for (int64_t i = 0; i < nr; i++) {
+            const int64_t s = r0 + i;
+            while (b < b1 && lo[b + 1] <= s) b++;
+            len[i] = b >= b0 && b > s ? b - s : 1;  /* (a row's first product, its own norm, at least) */
+        }
+        return;
+    }
+    for (int64_t i = 0; i < nr; i++) len[i] = 1;
+    for (int64_t b = b0; b <= b1; b++)
+        for (int64_t k = 1; k <= b - lo[b]; k++) {
+            const int64_t i = b - k - r0;
+            if (len[i] < k) len[i] = k;
+        }
+}
+void lc_fit_ends(int64_t n, int64_t w, int64_t r0, int64_t nr, const double *P, const int64_t *poff, double *Q,
+                 const int64_t *qoff,
+                 const double *norms, const double *cnt, const int64_t *lo, const int64_t *cum, const double *beta,
+                 double goal, double fill, const double *rw, const uint8_t *restart, double *p0, double *cost,
+                 double *fm, int64_t *back, int64_t b0, int64_t b1) {
     for (int64_t i = 0; i < nr; i++) {
-        const double *row = P + i * w;
-        double *out = Q + i * W;
+        const double *row = P + poff[i];
+        double *out = Q + qoff[i];
+        const int64_t len = qoff[i + 1] - qoff[i];
         p0[r0 + i] = row[0];
-        out[0] = row[0];
-        for (int64_t d = 1; d < w; d++) out[d] = row[d] + out[d - 1];
+        if (len > 0) out[0] = row[0];
+        for (int64_t d = 1; d < len; d++) out[d] = row[d] + out[d - 1];
     }
     for (int64_t b = b0; b <= b1; b++) {
         double q = 0.0, sq = 0.0, m = 0.0;  /* |sum|^2, sum of |x|^2 and atoms of the window [b-k, b) */
         for (int64_t k = 1; k <= b - lo[b]; k++) {
             int64_t s = b - k;  /* the atom the window gains on the left */
-            q += 2.0 * Q[(s - r0) * W + k - 1] - p0[s];
+            q += 2.0 * Q[qoff[s - r0] + k - 1] - p0[s];
             sq += norms[s];
             m += cnt[s];
             double c = sq - q / m;
@@ -331,9 +354,9 @@ int64_t lc_group(int64_t e, const int32_t *row, const int32_t *col, const double
    grp[row] the row's group, < 0 left out, non-decreasing over the others): each column's entries are merged
    into og/ov (room for one column's entries) as lc_group merges them, then walked as lc_band walks the grouped
    entries, so P gets the same sums to the last bit without the grouped entries written out (per level, megabytes
-   on a long text: a pass and their pages). P: n x w, zeroed; lo as lc_band reads it. */
+   on a long text: a pass and their pages). P: zeroed, its rows from off; lo and off as lc_band reads them. */
 void lc_group_band(int64_t e, const int32_t *row, const int32_t *col, const double *val, const int64_t *grp,
-                   int64_t w, const int64_t *lo, int64_t *og, double *ov, double *P) {
+                   int64_t w, const int64_t *lo, const int64_t *off, int64_t *og, double *ov, double *P) {
     int64_t k = 0;
     while (k < e) {
         const int32_t c = col[k];
@@ -356,7 +379,7 @@ void lc_group_band(int64_t e, const int32_t *row, const int32_t *col, const doub
         for (int64_t i = 0; i < out; i++) {
             const int64_t ri = og[i];
             const double vi = ov[i];
-            double *prow = P + ri * w;
+            double *prow = P + off[ri];
             prow[0] += vi * vi;
             for (int64_t j = i + 1; j < out && j - i < w && ri >= lo[og[j] + 1]; j++)
                 prow[og[j] - ri] += vi * ov[j];
@@ -1459,7 +1482,7 @@ def _load() -> ctypes.CDLL | None:
         lib = ctypes.CDLL(str(so))
         _bind_text(lib)  # (the text layer's kernels: their block is below, before status())
         lib.lc_band.restype = None
-        lib.lc_band.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 5
+        lib.lc_band.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 6
         lib.lc_lexmark.restype = ctypes.c_int64
         lib.lc_lexmark.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] + [ctypes.c_void_p] * 2
         lib.lc_ranks.restype = None
@@ -1475,7 +1498,7 @@ def _load() -> ctypes.CDLL | None:
         lib.lc_group.restype = ctypes.c_int64
         lib.lc_group.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 7
         lib.lc_group_band.restype = None
-        lib.lc_group_band.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 4 + [ctypes.c_int64] + [ctypes.c_void_p] * 4
+        lib.lc_group_band.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 4 + [ctypes.c_int64] + [ctypes.c_void_p] * 5
         lib.lc_lexweights.restype = None
         lib.lc_lexweights.argtypes = [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 6
         lib.lc_evidence.restype = None
@@ -1509,8 +1532,10 @@ def _load() -> ctypes.CDLL | None:
         lib.lc_dp_rows.restype = None
         lib.lc_dp_rows.argtypes = [ctypes.c_int64] * 4 + [ctypes.c_void_p, ctypes.c_double] + [ctypes.c_void_p] * 5
         lib.lc_fit_ends.restype = None
-        lib.lc_fit_ends.argtypes = ([ctypes.c_int64] * 4 + [ctypes.c_void_p] * 7 + [ctypes.c_double] * 2
+        lib.lc_fit_ends.argtypes = ([ctypes.c_int64] * 4 + [ctypes.c_void_p] * 9 + [ctypes.c_double] * 2
                                     + [ctypes.c_void_p] * 6 + [ctypes.c_int64] * 2)
+        lib.lc_fit_reach.restype = None
+        lib.lc_fit_reach.argtypes = [ctypes.c_int64] * 2 + [ctypes.c_void_p] + [ctypes.c_int64] * 2 + [ctypes.c_void_p]
         lib.lc_hashfeat.restype = None
         lib.lc_hashfeat.argtypes = ([ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] * 2
                                     + [ctypes.c_void_p, ctypes.c_int64] * 2 + [ctypes.c_void_p] * 2
@@ -1711,26 +1736,46 @@ def dp_back(cost: np.ndarray, lo: np.ndarray, rw: np.ndarray, restart: np.ndarra
     return back if dp_rows(cost[1:], 1, lo, rw, restart, fm, back, price) else None
 
 
-def gram_band(w: int, row: np.ndarray, col: np.ndarray, val: np.ndarray, lo: np.ndarray, n: int) -> np.ndarray | None:
+def gram_band(w: int, row: np.ndarray, col: np.ndarray, val: np.ndarray, lo: np.ndarray, n: int,
+              off: np.ndarray | None = None) -> np.ndarray | None:
     """:func:`logichunk.boundaries.gram_band` on sparse rows from the compiled kernel (``lo``: each
-    end's earliest start, already clamped to ``w`` rows), or None when it is not available."""
+    end's earliest start, already clamped to ``w`` rows), or None when it is not available. ``off``: the rows'
+    offsets in a flat band, each row only as long as its windows reach (:func:`fit_reach`; the same products):
+    the flat band; else the ``n`` x ``w`` band."""
     lib = _load()
     if lib is None or row.size > np.iinfo(np.int32).max:  # (columns, fewer than the entries, go as int32)
         return None
     row, col, val = _entries(row, col, val)
     (lo,) = _c(np.int64, lo)
-    P = np.zeros(n * w)
-    lib.lc_band(row.size, w, row.ctypes.data, col.ctypes.data, val.ctypes.data, lo.ctypes.data, P.ctypes.data)
-    return P.reshape(n, w)
+    (at,) = _c(np.int64, np.arange(n + 1, dtype=np.int64) * w if off is None else off)
+    P = np.zeros(int(at[-1]))
+    lib.lc_band(row.size, w, row.ctypes.data, col.ctypes.data, val.ctypes.data, lo.ctypes.data, at.ctypes.data,
+                P.ctypes.data)
+    return P.reshape(n, w) if off is None else P
 
 
-def fit_cuts(blocks: Iterable[tuple[int, np.ndarray, int, int]], n: int, w: int, norms: np.ndarray | None,
+def fit_reach(r0: int, nr: int, lo: np.ndarray, b0: int, b1: int) -> np.ndarray | None:
+    """Per row ``r0 .. r0 + nr - 1``, how far the windows of the chunk ends ``b0..b1`` read it (``lo``: each end's
+    earliest start, clamped): the longest window that starts there, at least 1 (the row's own norm), as row
+    offsets (``nr + 1``, from 0) of a band laid out that long (:func:`gram_band`, :func:`fit_cuts`); None when
+    the kernel is not available."""
+    lib = _load()
+    if lib is None:
+        return None
+    (lo,) = _c(np.int64, lo)
+    off = np.zeros(nr + 1, np.int64)
+    lib.lc_fit_reach(r0, nr, lo.ctypes.data, b0, b1, off[1:].ctypes.data)
+    return np.cumsum(off, out=off)
+
+
+def fit_cuts(blocks: Iterable[tuple[int, np.ndarray | tuple[np.ndarray, np.ndarray], int, int]], n: int, w: int,
+             norms: np.ndarray | None,
              counts: np.ndarray, lo: np.ndarray, cum: np.ndarray, beta: np.ndarray, goal: float, fill: float,
              rw: np.ndarray, restart: np.ndarray) -> np.ndarray | None:
     """:func:`logichunk.boundaries.fit_global`'s cuts (sorted gap indices) over ``n`` atoms from the compiled
     kernel, from the Gram band a block of rows at a time (``blocks``: ``(r0, P, b0, b1)``, the band's rows
     ``[r0, r0 + len(P))`` and the chunk ends ``b0..b1`` they serve, in order, every end
-    once) and what :func:`~logichunk.boundaries.scatter_costs`, the penalty and fill terms and
+    once; ``P`` a ``len`` x ``w`` band, or ``(flat band, row offsets)`` laid out by :func:`fit_reach`) and what :func:`~logichunk.boundaries.scatter_costs`, the penalty and fill terms and
     :func:`~logichunk.boundaries.optimal_cuts` read (``lo`` clamped to ``w`` atoms; ``norms`` None: each
     row's first product in the band), or None when it is not available. ``blocks`` is read only when it is."""
     lib = _load()
@@ -1738,18 +1783,33 @@ def fit_cuts(blocks: Iterable[tuple[int, np.ndarray, int, int]], n: int, w: int,
         return None
     own = norms is None
     (sq,) = [np.empty(n)] if own else _c(np.float64, norms)
-    args = [sq, *_c(np.float64, counts), *_c(np.int64, lo, cum), *_c(np.float64, beta)]
+    (lo, cum) = _c(np.int64, lo, cum)
+    args = [sq, *_c(np.float64, counts), lo, cum, *_c(np.float64, beta)]
     (rw,), (rs,) = _c(np.float64, rw), _c(np.uint8, restart)
     work = [np.empty(n), np.empty(max(w, 1)), np.zeros(n + 1)]
     back = np.zeros(n + 1, dtype=np.int64)
     Q = np.empty(0)
     for r0, P, b0, b1 in blocks:
-        (P,) = _c(np.float64, P)
+        # (each row's prefix sums only as far as a window reads them: a few atoms of a band dozens wide)
+        if isinstance(P, tuple):  # (a band laid out by its rows' reach)
+            (P,), (poff,) = _c(np.float64, P[0]), _c(np.int64, P[1])
+            nr = poff.size - 1
+        else:
+            (P,) = _c(np.float64, P)
+            nr, P = P.shape[0], P.reshape(-1)
+            poff = np.arange(nr + 1, dtype=np.int64) * w
+        reach = fit_reach(r0, nr, lo, b0, b1)  # (what these ends read of each row)
+        if reach is None or np.any(np.diff(reach) > np.diff(poff)):  # (a band shorter than read: never, but not
+            return None  # read past its rows; the numpy passes decide)
+        # (each row one longer than it is read: rows as far apart as the band's, a power of two on a text of tiny
+        # lines, made the prefix pass's loads from the band wait on its stores, 4K aliasing: 1.3x the whole call)
+        qoff = reach + np.arange(nr + 1, dtype=np.int64)
         if own:
-            sq[r0 : r0 + P.shape[0]] = P[:, 0]
-        if Q.size < P.shape[0] * (w + 1):
-            Q = np.empty(P.shape[0] * (w + 1))
-        lib.lc_fit_ends(n, w, r0, P.shape[0], P.ctypes.data, Q.ctypes.data, *(a.ctypes.data for a in args),
+            sq[r0 : r0 + nr] = P[poff[:-1]]
+        if Q.size < qoff[-1]:
+            Q = np.empty(int(qoff[-1]))
+        lib.lc_fit_ends(n, w, r0, nr, P.ctypes.data, poff.ctypes.data, Q.ctypes.data, qoff.ctypes.data,
+                        *(a.ctypes.data for a in args),
                         float(goal), float(fill),
                         rw.ctypes.data, rs.ctypes.data, *(a.ctypes.data for a in work), back.ctypes.data, b0, b1)
     cuts = np.empty(max(n - 1, 0), dtype=np.int64)
@@ -1890,22 +1950,23 @@ def group_entries(row: np.ndarray, col: np.ndarray, val: np.ndarray, grp: np.nda
     return orow[:k], ocol[:k], oval[:k]
 
 
-def group_band(row: np.ndarray, col: np.ndarray, val: np.ndarray, grp: np.ndarray, m: int, w: int, lo: np.ndarray
-               ) -> np.ndarray | None:
+def group_band(row: np.ndarray, col: np.ndarray, val: np.ndarray, grp: np.ndarray, m: int, w: int, lo: np.ndarray,
+               off: np.ndarray | None = None) -> np.ndarray | None:
     """:func:`gram_band` (``m`` x ``w``) of the rows :meth:`~logichunk.sparse_rows.SparseRows.group` would make of
     the entries ``(row, col, val)`` (by column, then row) with ``grp``, to the last bit, from one compiled pass that
-    never writes the grouped entries out (``lo``: each end's earliest start, already clamped to ``w`` rows); None
-    when the kernel is not available."""
+    never writes the grouped entries out (``lo``: each end's earliest start, already clamped to ``w`` rows; ``off``:
+    as :func:`gram_band` reads it); None when the kernel is not available."""
     lib = _load()
     if lib is None or row.size > np.iinfo(np.int32).max:
         return None
     row, col, val = _entries(row, col, val)
     (grp, lo) = _c(np.int64, grp, lo)
-    P = np.zeros(m * w)
+    (at,) = _c(np.int64, np.arange(m + 1, dtype=np.int64) * w if off is None else off)
+    P = np.zeros(int(at[-1]))
     og, ov = np.empty(row.size, np.int64), np.empty(row.size)  # (only the longest column's part is touched)
     lib.lc_group_band(row.size, row.ctypes.data, col.ctypes.data, val.ctypes.data, grp.ctypes.data, w, lo.ctypes.data,
-                      og.ctypes.data, ov.ctypes.data, P.ctypes.data)
-    return P.reshape(m, w)
+                      at.ctypes.data, og.ctypes.data, ov.ctypes.data, P.ctypes.data)
+    return P.reshape(m, w) if off is None else P
 
 
 def lexical_weights(row: np.ndarray, col: np.ndarray, cnt: np.ndarray, idf: np.ndarray, n: int

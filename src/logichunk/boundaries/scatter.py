@@ -31,13 +31,28 @@ def gram_band(X: np.ndarray | SparseRows | GroupedRows, width: int, lo: np.ndarr
     ``lo`` (each end's earliest start, :func:`earliest_starts`) only the products some window within
     reach needs are computed (the others are 0). Rows not grouped yet (:class:`~logichunk.sparse_rows.GroupedRows`):
     the band of their sums, from the ungrouped entries in one compiled pass where it is available."""
+    return _gram_band(X, width, lo)  # type: ignore[return-value]
+
+
+def _gram_band(X: np.ndarray | SparseRows | GroupedRows, width: int, lo: np.ndarray | None = None,
+               flat: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    """:func:`gram_band`; ``flat``: where a compiled pass computes the band of sparse rows, the band flat with its
+    rows' offsets, ``(P, off)``, each row only as long as the windows within reach read it
+    (:func:`logichunk.native.fit_reach` of the very reach the pass walks by: every product it writes lies inside
+    its row; the products are the same, and the cells past a row's reach, never read, are not laid out: a row
+    reaches a few atoms where the widest window anywhere spans dozens); else the ``n`` x ``w`` band."""
     w = max(1, int(width))
+
+    def layout(n: int, lo_n: np.ndarray) -> np.ndarray | None:
+        return native.fit_reach(0, n, lo_n, 1, n) if flat else None
+
     if isinstance(X, GroupedRows):
         if X.rows.row.size and X.n:
             lo_g = np.arange(X.n + 1) - w if lo is None else np.maximum(np.asarray(lo, np.int64), np.arange(X.n + 1) - w)
-            fused = native.group_band(X.rows.row, X.rows.col, X.rows.val, X.grp, X.n, w, lo_g)
+            off = layout(X.n, lo_g)
+            fused = native.group_band(X.rows.row, X.rows.col, X.rows.val, X.grp, X.n, w, lo_g, off)
             if fused is not None:
-                return fused
+                return fused if off is None else (fused, off)
         X = X.made()
     if isinstance(X, SparseRows):
         n = X.n
@@ -45,9 +60,10 @@ def gram_band(X: np.ndarray | SparseRows | GroupedRows, width: int, lo: np.ndarr
             return np.zeros((n, w))
         r, c, v = X.row, X.col, X.val  # by column, then row
         lo_l = np.arange(n + 1) - w if lo is None else np.maximum(np.asarray(lo, np.int64), np.arange(n + 1) - w)
-        compiled = native.gram_band(w, r, c, v, lo_l, n)
+        off = layout(n, lo_l)
+        compiled = native.gram_band(w, r, c, v, lo_l, n, off)
         if compiled is not None:
-            return compiled
+            return compiled if off is None else (compiled, off)
         return _band_numpy(r, c, v, lo_l, n, w)
     Xd = np.asarray(X, dtype=np.float64)
     n = Xd.shape[0]
@@ -67,18 +83,20 @@ BAND_CELLS = 1 << 22
 
 
 def band_blocks(X: np.ndarray | SparseRows | GroupedRows, width: int, lo: np.ndarray, reach: np.ndarray
-                ) -> Iterator[tuple[int, np.ndarray, int, int]]:
+                ) -> Iterator[tuple[int, np.ndarray | tuple[np.ndarray, np.ndarray], int, int]]:
     """:func:`gram_band` of ``X`` a block of rows at a time, for a programme over chunk ends that reads,
     at end ``b``, the rows ``reach[b] .. b - 1`` (``reach``: the earliest starts clamped to ``width``
     atoms, non-decreasing; ``lo``: as :func:`gram_band` takes it): ``(r0, P, b0, b1)``, the band's rows
     ``[r0, r0 + len(P))`` and the ends ``b0..b1`` they serve, every end once, in order. One block when the
     whole band fits :data:`BAND_CELLS`; else blocks of about that many cells, each overlapping the last by
     the rows its first ends reach back to: the products are the same numbers either way (each is summed
-    from its two rows' entries alone), and memory stays bounded in the text's length."""
+    from its two rows' entries alone), and memory stays bounded in the text's length. Where the compiled kernels
+    run, a block's band comes flat with its row offsets, ``(P, off)``, each row only as long as the windows of
+    the block's rows reach it (:func:`_gram_band`)."""
     w = max(1, int(width))
     n = X.n if isinstance(X, SparseRows | GroupedRows) else np.asarray(X).shape[0]
     if n * w <= BAND_CELLS:
-        yield 0, gram_band(X, w, lo), 1, n
+        yield 0, _gram_band(X, w, lo, flat=True), 1, n
         return
     if isinstance(X, GroupedRows):  # (blocks of rows are taken from the grouped rows themselves)
         X = X.made()
@@ -89,7 +107,7 @@ def band_blocks(X: np.ndarray | SparseRows | GroupedRows, width: int, lo: np.nda
         b1 = min(n, max(b0, r0 + rows))
         r0 = min(r0, int(reach[b0 : b1 + 1].min()))  # (any end's reach, were they not in order)
         part = X.rows(r0, b1) if isinstance(X, SparseRows) else np.asarray(X)[r0:b1]
-        yield r0, gram_band(part, w, np.asarray(lo[r0 : b1 + 1], np.int64) - r0), b0, b1
+        yield r0, _gram_band(part, w, np.asarray(lo[r0 : b1 + 1], np.int64) - r0, flat=True), b0, b1
         b0 = b1 + 1
 
 
