@@ -18,7 +18,9 @@ each a fixed reading of the layout, no constant fitted to any evaluation:
   heading's bond (:attr:`CodeMarks.leads`), and the run is a block kept whole where it fits
   (:attr:`CodeMarks.comment`), so the comment opens the chunk that holds the code and never ends one.
 
-What makes a text code (:func:`brace_code`) is evidence in the text, never its file's name.
+What makes a text code, and which of its lines are comments, is read by :mod:`.code_text` (the sentence splitter
+reads it too): evidence in the text, never its file's name. A Python docstring's closing quotes alone on their line
+close as ``}`` does.
 """
 
 from __future__ import annotations
@@ -29,32 +31,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._arrays import _chars_table, _in_table, _walk
+from ._arrays import _chars_table, _in_table
 from .charclass import codepoints
-from .line_kinds import CPP_DIRECTIVE
+from .code_text import brace_code, code_lines, docstrings
 from .sentences import BREAK_LINE
 
-#: a brace language's text: at least this share of its lines of code (its comments aside) end as code does, with
-#: ``;``, ``{``, ``}``, a bracket or a comma, or are a C preprocessor's directive (prose ends most of its lines with a
-#: word or a full stop; semicolon-free JavaScript and Go end theirs with a call's ``)`` or a list's ``,``)
-CODE_LINE_SHARE = 1 / 2
-#: ... and at least this share with ``;`` or ``{`` or a directive (a statement's end, a block's opening: what
-#: LaTeX's ``\end{figure}`` and a verse's commas never are)
-OPEN_LINE_SHARE = 1 / 16
-#: ... and its braces balance: ``{`` and ``}`` as many, to within this share (a brace in a string, a macro's
-#: half); it holds a block (two ``{`` at least, one ending a line) or two directives
-BRACE_SLACK = 1 / 10
+__all__ = ["CodeMarks", "brace_code", "read_code"]
 
-_ENDS_CODE = _chars_table(";{}()[],")
-_ENDS_OPEN = _chars_table(";{")
-_MAY_OPEN = _chars_table(";{:")  # (and Python's block opening)
-_TRAIL = _chars_table(" \t\r\n\f\v")
 #: a line that only closes: brackets, a statement's or a list's punctuation after them, a comment after that
 #: (``}``, ``});``, ``},``, ``]``, ``} // for``), or a keyword that ends a block (``end``, shell's ``fi``,
-#: ``done``, ``esac``)
+#: ``done``, ``esac``); in a script or a Python module, a docstring's closing quotes alone (:data:`_QUOTES_ALONE`)
 _CLOSING = re.compile(r"(?:[)\]}][)\]};,]*|(?:end|fi|done|esac)\b[;,.]?)[ \t]*(?://.*|/\*.*\*/)?[ \t\r\n\f\v]*")
 _CLOSING_FIRST = _chars_table(")]}efd")
-_SLASH, _STAR, _HASH = ord("/"), ord("*"), ord("#")
+#: a triple-quoted string's closing quotes alone on their line (a bracket or a comma after them: ``""")``)
+_QUOTES_ALONE = re.compile(r"(?:\"\"\"|''')[)\]};,]*[ \t\r\n\f\v]*")
 
 
 @dataclass(frozen=True)
@@ -76,28 +66,6 @@ class CodeMarks:
     opens: np.ndarray
 
 
-def brace_code(text: str, lo: int, hi: int, last: np.ndarray, directive: np.ndarray) -> bool:
-    """Whether ``text[lo:hi]`` is a brace language's source, read from its lines of code (comments aside): ``last``,
-    the character each ends with (a code point), and ``directive``, whether it is a C preprocessor's line. It
-    must hold no Markdown fence and not be a JSON document (one that opens with ``{`` or ``[``: data, read as
-    such elsewhere); of its lines, :data:`CODE_LINE_SHARE` end as code does and :data:`OPEN_LINE_SHARE` as a
-    statement or a block's opening; its braces balance (:data:`BRACE_SLACK`) and it holds a block or two
-    directives. Why these: they are what statements and blocks look like at a line's end, which prose,
-    Markdown, LaTeX and verse lines are not; every bound is set a priori, none fitted."""
-    n = last.size
-    code = int((_in_table(_ENDS_CODE, last) | directive).sum())
-    open_ = int((_in_table(_ENDS_OPEN, last) | directive).sum())
-    if n < 3 or code < CODE_LINE_SHARE * n or open_ < OPEN_LINE_SHARE * n:
-        return False
-    opens, shuts = text.count("{", lo, hi), text.count("}", lo, hi)
-    if abs(opens - shuts) > BRACE_SLACK * max(opens, shuts):
-        return False
-    if not ((opens >= 2 and bool((last == ord("{")).any())) or int(directive.sum()) >= 2):
-        return False
-    head = text[lo : min(hi, lo + 256)].lstrip()
-    return head[:1] not in ("{", "[") and text.find("```", lo, hi) < 0 and text.find("~~~", lo, hi) < 0
-
-
 def read_code(text: str, starts: np.ndarray, brk: np.ndarray, seams: np.ndarray, texts: list[tuple[int, int, int, int]],
               slash_blocks: np.ndarray, hashed: Callable[[int], bool] | None = None) -> CodeMarks | None:
     """The marks of the module docstring for the texts of code among ``texts`` (each ``(lo, hi, s0, s1)``: its
@@ -114,7 +82,7 @@ def read_code(text: str, starts: np.ndarray, brk: np.ndarray, seams: np.ndarray,
     out: CodeMarks | None = None
     cp = None
     for lo, hi, s0, s1 in texts:
-        if s1 - s0 < 2 or (text.find("{", lo, hi) < 0 and text.find("#", lo, hi) < 0):
+        if s1 - s0 < 2 or (text.find("{", lo, hi) < 0 and text.find("#", lo, hi) < 0):  # (code_lines' pre-check)
             continue
         cp = codepoints(text) if cp is None else cp
         idx = np.arange(s0, s1)
@@ -125,24 +93,10 @@ def read_code(text: str, starts: np.ndarray, brk: np.ndarray, seams: np.ndarray,
         line_at[1:] = seams[lines[1:] - 1]
         line_at[0] = max(text.rfind("\n", lo, int(starts[s0])) + 1, lo)
         line_end = np.append(line_at[1:], hi)
-        back, _, _ = _walk(cp, line_end - 1, starts[lines], _TRAIL, 256, back=True)
-        last = cp[np.maximum(back, 0)]
-        first = cp[starts[lines]]
-        second = cp[np.minimum(starts[lines] + 1, cp.size - 1)]
-        comment = ((first == _SLASH) & (second == _SLASH)) | slash_blocks[lines]
-        comment |= (first == _SLASH) & (second == _STAR) & (last == _SLASH) & (cp[np.maximum(back - 1, 0)] == _STAR)
-        if (_in_table(_MAY_OPEN, last) | (first == _HASH) | comment).sum() < OPEN_LINE_SHARE * lines.size:
-            continue  # (no statement, block, directive nor comment to speak of: prose)
-        script = hashed is not None and hashed(lo)
-        if script:
-            comment |= first == _HASH
-        else:
-            directive = np.zeros(lines.size, bool)
-            hashes_at = np.flatnonzero(first == _HASH)
-            directive[hashes_at] = [CPP_DIRECTIVE.match(text, int(starts[lines[j]]), int(line_end[j])) is not None
-                                    for j in hashes_at.tolist()]
-            if not brace_code(text, lo, hi, last[~comment], directive[~comment]):
-                continue
+        read = code_lines(text, cp, lo, hi, starts[lines], line_end, slash_blocks[lines], hashed)
+        if read is None:
+            continue
+        first, last, comment = read.first, read.last, read.comment
         if out is None:
             g = max(n - 1, 0)
             out = CodeMarks(np.zeros(g, np.int64), np.zeros(g, bool), np.zeros(g, bool), np.zeros(g, bool),
@@ -151,6 +105,12 @@ def read_code(text: str, starts: np.ndarray, brk: np.ndarray, seams: np.ndarray,
         closing = np.zeros(lines.size, bool)
         closing[cand] = [_CLOSING.fullmatch(text, int(starts[lines[j]]), int(line_end[j])) is not None
                          for j in cand.tolist()]
+        if read.script:  # (a docstring's closing quotes alone: its string's end)
+            _, ends = docstrings(text, lo, hi)
+            quotes = np.flatnonzero(((first == 0x22) | (first == 0x27)) & (line_end - starts[lines] <= 64))
+            quotes = quotes[np.isin(starts[lines[quotes]] + 3, ends)]
+            closing[quotes] = [_QUOTES_ALONE.fullmatch(text, int(starts[lines[j]]), int(line_end[j])) is not None
+                               for j in quotes.tolist()]
         # nesting: each line's indent ranked among the distinct indents of the text's lines of code
         indent = starts[lines] - line_at
         levels = np.unique(indent[~comment])

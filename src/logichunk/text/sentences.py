@@ -25,6 +25,10 @@ Rules:
   sentence it ends none, after one it is no line break (:mod:`.soft_wraps` says when). A page's
   furniture (a running header, footer or page number at a form feed, :mod:`.pages`) is never joined by
   a soft wrap: it stays a sentence of its own, for the layout to lift out.
+  Nor is a line of source code (a text that :mod:`.code_text` reads as a brace language's source, a script
+  or a Python module): there every line break ends a sentence, ``for (...) {`` over ``if (...) {``, a list's
+  ``'name',`` lines, ``import os`` over ``import sys``; only a comment's or a docstring's own lines are read
+  as wrapped prose (:func:`_code_apart`).
 - Chinese ``。！？；｡`` and full-width ``．`` (not between digits) always end a sentence, with any
   run of further marks (``！？``, ``……``) and the closing quotes/brackets right after them
   (``”’」』）】》"')]``..., up to four), unless a comma, colon or ``、`` follows. ``…``/``‥`` end
@@ -59,7 +63,7 @@ lines, rule candidates and whitespace runs longer than eight characters.
 
 The modules it stands on, each importing only those listed before it: :mod:`._arrays` and
 :mod:`.sentence_chars` (the character tables), then :mod:`.abbreviations`, :mod:`.line_kinds`,
-:mod:`.soft_wraps`, :mod:`.end_candidates` and :mod:`.pages`.
+:mod:`.soft_wraps`, :mod:`.end_candidates`, :mod:`.pages` and :mod:`.code_text`.
 """
 
 from __future__ import annotations
@@ -94,6 +98,7 @@ from .abbreviations import (
     _abbreviation,
 )
 from .charclass import WS, class_table, codepoints
+from .code_text import code_lines, docstrings, python_module
 from .end_candidates import (
     _NL_CHARS,
     _RUN_CHARS,
@@ -107,6 +112,7 @@ from .end_candidates import (
 from .line_kinds import (
     _NO_LINES,
     NUMBERED_MAX_CHARS,
+    _block_spans,
     _classify_scalar,
     _classify_vector,
     _inside,
@@ -325,6 +331,48 @@ def _furniture_apart(text: str, cp: np.ndarray, nl: np.ndarray, soft: np.ndarray
     return soft
 
 
+def _code_apart(text: str, cp: np.ndarray, nl: np.ndarray, w_nl: np.ndarray, ts: np.ndarray, te: np.ndarray,
+                soft: np.ndarray, md_lo: np.ndarray, md_hi: np.ndarray) -> np.ndarray:
+    """``soft`` (per line terminator ``nl``; ``w_nl``: where the text goes on after each) less the breaks between
+    lines of code, where the text is source code (:func:`~.code_text.code_lines`: a brace language, a script, a
+    Python module): there a line break ends a statement, not a line of wrapped prose (``for (...) {`` over
+    ``if (...) {``, a list's ``'name',`` lines, ``import os`` over ``import sys``, ``return x`` over ``y = 1``
+    each stay a sentence). A break between two lines of one comment (``//``, ``/* ... */``, ``#``, a Python
+    docstring) keeps prose's reading: a comment is wrapped prose. ``md_lo``, ``md_hi``: what Markdown keeps whole
+    (a Python module's imports and definitions are read outside it). Read only where some break is soft and the
+    text holds a brace or a hash. ``ts``, ``te``: each line's first non-space offset and its terminator (the
+    splitter's lines)."""
+    n = len(text)
+    if not soft.any() or (text.find("{") < 0 and text.find("#") < 0):
+        return soft
+    nl = np.asarray(nl, np.int64)
+    w_nl = np.asarray(w_nl, np.int64)
+    slash = np.zeros(ts.size, bool)
+    blocks = [(a, b) for a, b, _ in _block_spans(text) if text.startswith("/*", a)] if "/*" in text else []
+    if blocks:  # (a /* ... */ comment over several lines, as the layout reads it: its lines are a comment)
+        k = np.searchsorted(np.array([a for a, _ in blocks], np.int64), ts, side="right") - 1
+        slash = (k >= 0) & (ts < np.array([b for _, b in blocks], np.int64)[np.maximum(k, 0)])
+
+    def outside(at: int) -> bool:
+        k = bisect_right(md_lo.tolist(), at) - 1
+        return k < 0 or at >= int(md_hi[k])
+    read = code_lines(text, cp, 0, n, ts, te, slash, lambda lo: python_module(text, lo, n, outside))
+    if read is None:
+        return soft
+    comment = read.comment
+    if read.script:  # (a docstring's lines are wrapped prose, as a comment's)
+        d_lo, d_hi = docstrings(text, 0, n)
+        if d_lo.size:
+            k = np.searchsorted(d_lo, ts, side="right") - 1
+            comment = comment | ((k >= 0) & (ts < d_hi[np.maximum(k, 0)]))
+    at = np.flatnonzero(soft)
+    over = np.searchsorted(ts, nl[at], side="right") - 1
+    under = np.minimum(np.searchsorted(ts, w_nl[at], side="left"), ts.size - 1)
+    out = soft.copy()
+    out[at] = (over >= 0) & comment[np.maximum(over, 0)] & comment[under]
+    return out
+
+
 def _split_vector(text: str) -> tuple[np.ndarray, np.ndarray]:
     """Sentence starts after the first (sorted offsets) and gap strengths, in bulk."""
     n = len(text)
@@ -429,6 +477,7 @@ def _split_vector(text: str) -> tuple[np.ndarray, np.ndarray]:
     # a line break inside a sentence of hard-wrapped prose is no end
     para = nl_kind == _K_NL2
     soft = _furniture_apart(text, cp, nl, soft_wraps(cp, fl, nl, w_nl, para, first, md.lo, md.hi, md.hard), para)
+    soft = _code_apart(text, cp, nl, w_nl, line_first, line_end, soft, md.lo, md.hi)
 
     bounds = _sorted_unique_runs(np.concatenate((w[ok], w_nl[~soft])))  # (two runs, each in order)
     bounds = bounds[(bounds > first) & (bounds < n)]
@@ -601,7 +650,8 @@ def _scalar_steps(text: str, limit: int | None) -> Generator[_Wraps, np.ndarray,
                                             for w in map(_past_quote_marks, repeat(text), w_nl) if w < n):
         cp = codepoints(text)
         read = yield cp, nl_a, np.array(w_nl, dtype=np.int64), np.array(weight) == 2, first, md.lo, md.hi, md.hard
-        soft = _furniture_apart(text, cp, nl_a, read).tolist()
+        soft = _code_apart(text, cp, nl_a, np.array(w_nl, dtype=np.int64), np.array(line_first, dtype=np.int64),
+                           np.array(line_end, dtype=np.int64), _furniture_apart(text, cp, nl_a, read), md.lo, md.hi).tolist()
     cand.extend(w for w, sf in zip(w_nl, soft, strict=True) if not sf)
     cum = [0]
     for wt, sf in zip(weight, soft, strict=True):

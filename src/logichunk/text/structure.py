@@ -103,6 +103,7 @@ from .. import native
 from ._arrays import _EMPTY_I64, _chars_table, _in_table, _member, _walk
 from .charclass import CJK, class_table, codepoints
 from .code_lines import CodeMarks, read_code
+from .code_text import python_module
 from .discourse import _word_key, continues, leading_words
 from .line_kinds import (
     _DRAWER_OPEN,
@@ -475,12 +476,6 @@ def _markup_lines(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarr
     return np.array(opening, np.int64), np.array(closing, np.int64)
 
 
-#: a Python module's lines at column 0: an import (``import os``, ``from .x import y``) and a definition (``def f(``,
-#: ``async def f(``, ``class X:``)
-_PY_IMPORT = re.compile(r"^(?:import[ \t]+[A-Za-z_][\w.]*|from[ \t]+\.*[\w.]*[ \t]+import[ \t])", re.MULTILINE)
-_PY_DEF = re.compile(r"^(?:(?:async[ \t]+)?def[ \t]+[A-Za-z_]\w*[ \t]*\(|class[ \t]+[A-Za-z_]\w*[ \t]*[(:])", re.MULTILINE)
-
-
 def _in_source(text: str, starts: np.ndarray, not_code: np.ndarray, edges: tuple[np.ndarray, np.ndarray] | None,
                at: int, seen: dict[int, bool]) -> bool:
     """Whether the text that holds offset ``at`` (one of several laid end to end, by ``edges``) is source code
@@ -492,14 +487,9 @@ def _in_source(text: str, starts: np.ndarray, not_code: np.ndarray, edges: tuple
     if t not in seen:
         lo, hi = (0, len(text)) if edges is None else (int(edges[0][t]), int(edges[1][t]))
 
-        def outside(m: re.Match | None) -> bool:  # (the first match outside a fence, a literal block ...)
-            while m is not None:
-                if not_code[max(int(np.searchsorted(starts, m.start(), side="right")) - 1, 0)]:
-                    return True
-                m = (_PY_IMPORT if m.re is _PY_IMPORT else _PY_DEF).search(text, m.end(), hi)
-            return False
-        seen[t] = text.startswith("#!", lo) or (outside(_PY_IMPORT.search(text, lo, hi))
-                                                 and outside(_PY_DEF.search(text, lo, hi)))
+        def outside(at: int) -> bool:  # (outside a fence, a literal block ...)
+            return bool(not_code[max(int(np.searchsorted(starts, at, side="right")) - 1, 0)])
+        seen[t] = python_module(text, lo, hi, outside)
     return seen[t]
 
 

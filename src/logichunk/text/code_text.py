@@ -1,0 +1,158 @@
+"""Which texts are source code and which of their lines are comments: the one reading of code by its lines, for
+the sentence splitter (:mod:`.sentences`: in code a line break ends a sentence, a comment's lines keep prose's
+soft-wrap reading) and for the layout's marks of code (:mod:`.code_lines`: nesting, closing lines, lead-ins).
+
+Why a module of its own, under the splitter: the splitter must know a text is code before it joins lines as
+soft-wrapped prose (``for (...) {`` over ``if (...) {``, a list's ``'name',`` lines, ``import os`` over
+``import sys``), and :mod:`.code_lines`, which reads sentences, stands on the splitter. Both read the same lines
+through :func:`code_lines`, each from its own offsets, so one text is code for both or for neither.
+
+What makes a text code is evidence in the text, never its file's name: a brace language's line ends
+(:func:`brace_code`), or a script's ``#!`` line, or a Python module's imports and definitions at column 0
+(:func:`python_module`). Every bound is set a priori, none fitted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._arrays import _chars_table, _in_table, _walk
+from .line_kinds import CPP_DIRECTIVE
+
+__all__ = ["BRACE_SLACK", "CODE_LINE_SHARE", "OPEN_LINE_SHARE", "CodeLines", "brace_code", "code_lines",
+           "docstrings", "python_module"]
+
+#: a brace language's text: at least this share of its lines of code (its comments aside) end as code does, with
+#: ``;``, ``{``, ``}``, a bracket or a comma, or are a C preprocessor's directive (prose ends most of its lines with a
+#: word or a full stop; semicolon-free JavaScript and Go end theirs with a call's ``)`` or a list's ``,``)
+CODE_LINE_SHARE = 1 / 2
+#: ... and at least this share with ``;`` or ``{`` or a directive (a statement's end, a block's opening: what
+#: LaTeX's ``\end{figure}`` and a verse's commas never are)
+OPEN_LINE_SHARE = 1 / 16
+#: ... and its braces balance: ``{`` and ``}`` as many, to within this share (a brace in a string, a macro's
+#: half); it holds a block (two ``{`` at least, one ending a line) or two directives
+BRACE_SLACK = 1 / 10
+
+_ENDS_CODE = _chars_table(";{}()[],")
+_ENDS_OPEN = _chars_table(";{")
+_MAY_OPEN = _chars_table(";{:")  # (and Python's block opening)
+_TRAIL = _chars_table(" \t\r\n\f\v")
+_SLASH, _STAR, _HASH = ord("/"), ord("*"), ord("#")
+
+#: a Python module's lines at column 0: an import (``import os``, ``from .x import y``) and a definition (``def f(``,
+#: ``async def f(``, ``class X:``)
+_PY_IMPORT = re.compile(r"^(?:import[ \t]+[A-Za-z_][\w.]*|from[ \t]+\.*[\w.]*[ \t]+import[ \t])", re.MULTILINE)
+_PY_DEF = re.compile(r"^(?:(?:async[ \t]+)?def[ \t]+[A-Za-z_]\w*[ \t]*\(|class[ \t]+[A-Za-z_]\w*[ \t]*[(:])", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class CodeLines:
+    """Per line of a text of code (as given to :func:`code_lines`): ``first`` and ``last``, the code points its
+    text opens and ends with, ``back``, the offset of its last character, and ``comment``, whether it is a
+    comment (``//``, a line of a ``/* ... */`` comment, ``#`` in a script or a Python module); ``script``:
+    the text is a script or a Python module (read as such, not by the brace evidence)."""
+
+    first: np.ndarray
+    last: np.ndarray
+    back: np.ndarray
+    comment: np.ndarray
+    script: bool
+
+
+def brace_code(text: str, lo: int, hi: int, last: np.ndarray, directive: np.ndarray) -> bool:
+    """Whether ``text[lo:hi]`` is a brace language's source, read from its lines of code (comments aside): ``last``,
+    the character each ends with (a code point), and ``directive``, whether it is a C preprocessor's line. It
+    must hold no Markdown fence and not be a JSON document (one that opens with ``{`` or ``[``: data, read as
+    such elsewhere); of its lines, :data:`CODE_LINE_SHARE` end as code does and :data:`OPEN_LINE_SHARE` as a
+    statement or a block's opening; its braces balance (:data:`BRACE_SLACK`) and it holds a block or two
+    directives. Why these: they are what statements and blocks look like at a line's end, which prose,
+    Markdown, LaTeX and verse lines are not; every bound is set a priori, none fitted."""
+    n = last.size
+    code = int((_in_table(_ENDS_CODE, last) | directive).sum())
+    open_ = int((_in_table(_ENDS_OPEN, last) | directive).sum())
+    if n < 3 or code < CODE_LINE_SHARE * n or open_ < OPEN_LINE_SHARE * n:
+        return False
+    opens, shuts = text.count("{", lo, hi), text.count("}", lo, hi)
+    if abs(opens - shuts) > BRACE_SLACK * max(opens, shuts):
+        return False
+    if not ((opens >= 2 and bool((last == ord("{")).any())) or int(directive.sum()) >= 2):
+        return False
+    head = text[lo : min(hi, lo + 256)].lstrip()
+    return head[:1] not in ("{", "[") and text.find("```", lo, hi) < 0 and text.find("~~~", lo, hi) < 0
+
+
+def python_module(text: str, lo: int, hi: int, outside: Callable[[int], bool]) -> bool:
+    """Whether ``text[lo:hi]`` is a script (its first line a ``#!`` line) or a Python module: at column 0 it
+    imports and it defines a function or a class, each at an offset that ``outside`` says lies outside a
+    fence or a literal block (the example of a README is no module)."""
+    if text.startswith("#!", lo):
+        return True
+
+    def found(pattern: re.Pattern) -> bool:
+        m = pattern.search(text, lo, hi)
+        while m is not None:
+            if outside(m.start()):
+                return True
+            m = pattern.search(text, m.end(), hi)
+        return False
+    return found(_PY_IMPORT) and found(_PY_DEF)
+
+
+def docstrings(text: str, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
+    """The triple-quoted strings of ``text[lo:hi]`` (a Python module's docstrings), as ``[start, end)`` offsets
+    from the opening quotes to past the closing ones (the same quotes), in order; an unclosed one is none: wrapped
+    prose inside code. (A search for each string's quotes, not a pattern's walk over every character.)"""
+    starts: list[int] = []
+    ends: list[int] = []
+    nxt = {q: text.find(q, lo, hi) for q in ('"""', "'''")}
+    while True:
+        open_ = [(at, q) for q, at in nxt.items() if at >= 0]
+        if not open_:
+            break
+        a, q = min(open_)
+        b = text.find(q, a + 3, hi)
+        if b < 0:
+            break
+        starts.append(a)
+        ends.append(b + 3)
+        for k, at in nxt.items():
+            if 0 <= at < b + 3:
+                nxt[k] = text.find(k, b + 3, hi)
+    return np.array(starts, np.int64), np.array(ends, np.int64)
+
+
+def code_lines(text: str, cp: np.ndarray, lo: int, hi: int, ts: np.ndarray, te: np.ndarray, slash: np.ndarray,
+               hashed: Callable[[int], bool] | None) -> CodeLines | None:
+    """The lines of ``text[lo:hi]`` read as code, or None where it is no code: each line's text from ``ts`` (its
+    first non-space offset, in order) up to ``te`` (where the next line starts, or its terminator); ``slash``, per
+    line, whether it lies in a ``/* ... */`` comment over several lines; ``hashed(lo)``: whether the text is a
+    script or a Python module (:func:`python_module`, asked only where the lines may be code).
+
+    Prose pays little: two searches of one character (a brace, a hash), then, where one is found, a walk over
+    its lines' ends; a text of which not one line in :data:`OPEN_LINE_SHARE`'s share ends with ``;``, ``{`` or
+    ``:``, opens with ``#`` or is a comment is no code of any kind, and is read no further."""
+    if ts.size < 2 or (text.find("{", lo, hi) < 0 and text.find("#", lo, hi) < 0):
+        return None
+    back, _, _ = _walk(cp, te - 1, ts, _TRAIL, 256, back=True)
+    last = cp[np.maximum(back, 0)]
+    first = cp[ts]
+    second = cp[np.minimum(ts + 1, cp.size - 1)]
+    comment = ((first == _SLASH) & (second == _SLASH)) | slash
+    comment |= (first == _SLASH) & (second == _STAR) & (last == _SLASH) & (cp[np.maximum(back - 1, 0)] == _STAR)
+    if (_in_table(_MAY_OPEN, last) | (first == _HASH) | comment).sum() < OPEN_LINE_SHARE * ts.size:
+        return None  # (no statement, block, directive nor comment to speak of: prose)
+    script = hashed is not None and hashed(lo)
+    if script:
+        comment |= first == _HASH
+    else:
+        directive = np.zeros(ts.size, bool)
+        hashes_at = np.flatnonzero(first == _HASH)
+        directive[hashes_at] = [CPP_DIRECTIVE.match(text, int(ts[j]), int(te[j])) is not None
+                                for j in hashes_at.tolist()]
+        if not brace_code(text, lo, hi, last[~comment], directive[~comment]):
+            return None
+    return CodeLines(first, last, back, comment, script)
