@@ -132,14 +132,20 @@ def code_lines(text: str, cp: np.ndarray, lo: int, hi: int, ts: np.ndarray, te: 
     line, whether it lies in a ``/* ... */`` comment over several lines; ``hashed(lo)``: whether the text is a
     script or a Python module (:func:`python_module`, asked only where the lines may be code).
 
-    Prose pays little: two searches of one character (a brace, a hash), then, where one is found, a walk over
-    its lines' ends; a text of which not one line in :data:`OPEN_LINE_SHARE`'s share ends with ``;``, ``{`` or
+    Prose pays little: two searches of one character (a brace, a hash), then, where one is found, a look at the
+    character before each line's end, and only where that may be code a walk over its lines' ends; a text of which not one line in :data:`OPEN_LINE_SHARE`'s share ends with ``;``, ``{`` or
     ``:``, opens with ``#`` or is a comment is no code of any kind, and is read no further."""
     if ts.size < 2 or (text.find("{", lo, hi) < 0 and text.find("#", lo, hi) < 0):
         return None
+    first = cp[ts]
+    # (what can pass the test below, read without a walk: the character before each line's end a mark of code or
+    # whitespace, past which the walk reads; a line that opens as a comment's may)
+    tail = cp[np.maximum(te - 1, 0)]
+    maybe = _in_table(_MAY_OPEN, tail) | _in_table(_TRAIL, tail) | (first == _HASH) | (first == _SLASH) | slash
+    if maybe.sum() < OPEN_LINE_SHARE * ts.size:
+        return None
     back, _, _ = _walk(cp, te - 1, ts, _TRAIL, 256, back=True)
     last = cp[np.maximum(back, 0)]
-    first = cp[ts]
     second = cp[np.minimum(ts + 1, cp.size - 1)]
     comment = ((first == _SLASH) & (second == _SLASH)) | slash
     comment |= (first == _SLASH) & (second == _STAR) & (last == _SLASH) & (cp[np.maximum(back - 1, 0)] == _STAR)

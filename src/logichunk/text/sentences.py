@@ -115,6 +115,7 @@ from .line_kinds import (
     _block_spans,
     _classify_scalar,
     _classify_vector,
+    _contains,
     _inside,
     _structure,
     fence_spans,
@@ -348,7 +349,7 @@ def _code_apart(text: str, cp: np.ndarray, nl: np.ndarray, w_nl: np.ndarray, ts:
     nl = np.asarray(nl, np.int64)
     w_nl = np.asarray(w_nl, np.int64)
     slash = np.zeros(ts.size, bool)
-    blocks = [(a, b) for a, b, _ in _block_spans(text) if text.startswith("/*", a)] if "/*" in text else []
+    blocks = [(a, b) for a, b, _ in _block_spans(text) if text.startswith("/*", a)] if _contains(text, "/*") else []
     if blocks:  # (a /* ... */ comment over several lines, as the layout reads it: its lines are a comment)
         k = np.searchsorted(np.array([a for a, _ in blocks], np.int64), ts, side="right") - 1
         slash = (k >= 0) & (ts < np.array([b for _, b in blocks], np.int64)[np.maximum(k, 0)])
