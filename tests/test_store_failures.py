@@ -357,6 +357,32 @@ def test_two_ingests_of_one_file_store_it_once(make_store, tmp_path):
         other.close()
 
 
+def test_two_ingests_of_one_folder_store_each_file_once(make_store, tmp_path):
+    """Two ``logichunk ingest`` of one folder at once stored most files twice: the first file found stored
+    meanwhile read the stored sources again, and from then on the generation matched, so every later file
+    was written on its stale check (new) without a look at what the other ingest had stored."""
+    from logichunk.store.ingest import FileChecks, FileDocument, ingest, store_file_document
+    from logichunk.store.plan import sha256
+
+    store = make_store(settings=Settings(embedder="hash"))
+    other = Store.open(store.url, settings=store.settings, embedder=store.embedder, project=store.project)
+    try:
+        paths = []
+        for k in range(3):
+            paths.append(tmp_path / f"f{k}.txt")
+            paths[-1].write_text(f"File {k} speaks of its own things. A second sentence.\n", encoding="utf-8")
+        checks = FileChecks(store, replace=False, files=len(paths))
+        earlier = [checks.check(p, sha256(p.read_text(encoding="utf-8"))) for p in paths]
+        assert earlier == [[], [], []]  # all new to this ingest ...
+        ingest(other, [str(tmp_path)], rechunk=False)  # ... which another process stores meanwhile
+        for p, e in zip(paths, earlier, strict=True):
+            assert store_file_document(store, FileDocument.of(p, p.read_text(encoding="utf-8")), e, checks) is None
+        assert sorted(src for _d, _t, src in store.documents()) == sorted(map(str, paths))
+        assert checks.unchanged == list(map(str, paths))
+    finally:
+        other.close()
+
+
 def test_a_new_database_another_process_is_creating_is_waited_for(tmp_path):
     """Turning a new file to WAL takes SQLite's lock without its busy wait: two ingests started together on
     a new database failed at once, once in a few tries ("cannot open database: database is locked"). That

@@ -789,13 +789,15 @@ class FileChecks:
     def recheck(self, doc: FileDocument, earlier: Sequence[str]) -> bool:
         """Whether to write ``doc`` in place of ``earlier``, asked again inside the transaction that writes it,
         under the project's document lock: two processes ingesting one folder both found a file new and
-        stored it twice. Unless another writer moved the store's generation since the check, the check
-        stands (no read). Otherwise the stored sources are read again: the file stored meanwhile with this
-        very text is skipped as unchanged (False); with other text, or replaced meanwhile, it is an error."""
-        if self.store.generation() == self.seen:
-            return True
-        self.known = _stored_sources(self.store)
-        self.seen = self.store.generation()
+        stored it twice. The stored sources are read again only where another writer moved the store's
+        generation since they were read; either way ``earlier`` (decided from them as they were at the check) is
+        compared with them as they are now, not taken on the generation alone: once they were read again for
+        one file, the next file's generation matches while its ``earlier`` still predates the read. The file
+        stored meanwhile with this very text is skipped as unchanged (False); with other text, or replaced
+        meanwhile, it is an error."""
+        if self.store.generation() != self.seen:
+            self.known = _stored_sources(self.store)
+            self.seen = self.store.generation()
         now = self.known.get(os.path.realpath(doc.source), [])
         if sorted(now) == sorted(earlier):
             return True
