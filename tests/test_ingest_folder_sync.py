@@ -164,6 +164,30 @@ def test_prune_of_a_folder_left_without_text_files_still_prunes(tmp_path, capsys
     assert code == 2 and "no text files" in err
 
 
+def test_prune_removes_the_document_of_a_file_emptied_since(tmp_path, capsys):
+    """A file emptied since its ingest was skipped as empty, and with ``--prune`` its document stayed with the
+    old text, which every search still found: the store was not what a fresh ingest of the folder gives. It
+    is pruned now, said as emptied; without ``--prune`` it is kept, as a deleted file's is."""
+    from logichunk.retrieve import retrieve
+
+    b = tmp_path / "B"
+    b.mkdir()
+    (b / "a.md").write_text("# A\n\nApples grow in orchards.\n", encoding="utf-8")
+    (b / "z.md").write_text("# Z\n\nZebras graze on savannahs.\n", encoding="utf-8")
+    db = str(tmp_path / "kb.db")
+    assert cli(capsys, "ingest", str(b), "--db", db, *HASH, "--quiet")[0] == 0
+    (b / "z.md").write_text("", encoding="utf-8")
+    code, _out, err = cli(capsys, "ingest", str(b), "--db", db, *HASH)
+    assert code == 0 and len(documents(db)) == 2  # no --prune: kept, as a deleted file's document is
+    code, _out, err = cli(capsys, "ingest", str(b), "--db", db, *HASH, "--prune")
+    assert code == 0 and f"removed, its file is empty: {b / 'z.md'}" in err
+    assert [src for _d, _t, src in documents(db)] == [str(b / "a.md")]
+    with Store.open(db, settings=Settings(embedder="hash:64")) as s:
+        for mode in ("basic", "parent", "hierarchical", "hybrid"):
+            hits = retrieve(s, "zebras graze savannahs", mode=mode, top_k=5)
+            assert all("Zebras" not in (h.chunk.meta.get("text") or "") for h in hits), mode
+
+
 def _deny(monkeypatch, folder: Path) -> None:
     """``chmod 000 folder`` as the kernel answers a user that is not root: listing it and looking at what
     is inside it fail with EACCES (root passes any permission, so the tests' root is told so here)."""

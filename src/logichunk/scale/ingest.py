@@ -133,7 +133,7 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
         finally:
             for w in pool:
                 ray.kill(w)
-    pruned = prune_missing(store, paths, walk.unlisted) if prune else None
+    pruned = prune_missing(store, paths, walk.unlisted, checks.empty) if prune else None
     if rechunk:
         tally.rechunked(store.rechunk_dirty())
     return tally.report(checks, walk, pruned)

@@ -105,8 +105,9 @@ def _ingest_notes(rep: Any, quiet: bool) -> None:
         print(f"replaced: {f}", file=sys.stderr)
     for line in rep.overwritten:
         print(f"store edit dropped for the file's text (--replace): {line}", file=sys.stderr)
+    emptied = {os.path.realpath(f) for f in rep.empty}
     for f in rep.pruned:
-        print(f"removed, its file is gone: {f}", file=sys.stderr)
+        print(f"removed, its file is {'empty' if os.path.realpath(f) in emptied else 'gone'}: {f}", file=sys.stderr)
     if rep.unpruned:
         print(_unpruned_line(rep.unpruned), file=sys.stderr)
     if rep.skipped:

@@ -891,10 +891,12 @@ class Pruned:
     unchecked: list[str] = field(default_factory=list)
 
 
-def prune_missing(store: Store, paths: Sequence[str], unlisted: Sequence[str] = ()) -> Pruned:
+def prune_missing(store: Store, paths: Sequence[str], unlisted: Sequence[str] = (),
+                  emptied: Sequence[str] = ()) -> Pruned:
     """Delete the project's documents whose source is a file inside one of the folders among ``paths`` that is
     no longer there (a folder kept in sync: a file deleted or renamed since it was ingested), in one
-    transaction. Only a definite "no such file" prunes (:func:`_file_state`): a file that cannot be looked at
+    transaction. A file this ingest found empty (``emptied``, :attr:`FileChecks.empty`) holds no text either: its
+    document goes too, as a fresh ingest of the folder would hold none (else its old text came back in searches). Only a definite "no such file" prunes (:func:`_file_state`): a file that cannot be looked at
     (permission denied), one under a folder that could not be listed (``unlisted``) or a relative source
     (stored by an older logichunk: from which folder?) is kept, said in ``unchecked``. A source that names no
     file path (a conversation topic's ``memory:...``, a URL) is never pruned. Files given one by one prune
@@ -904,9 +906,12 @@ def prune_missing(store: Store, paths: Sequence[str], unlisted: Sequence[str] = 
     if not roots:
         return out
     locked = [os.path.realpath(f) for f in unlisted]
+    empty = {os.path.realpath(f) for f in emptied}
     gone: list[tuple[str, str]] = []
     for did, _title, source in store.documents():
         state = _prune_state(source, roots, locked)
+        if not state and source and os.path.isabs(source) and os.path.realpath(source) in empty:
+            state = "gone" if _inside(os.path.realpath(source), roots) else ""
         if state == "gone":
             gone.append((did, source))
         elif state:
@@ -1047,7 +1052,7 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
                              "ingest again")
         if store_file_document(store, doc, earlier, checks) is not None:
             tally.document(doc, earlier)
-    pruned = prune_missing(store, paths, walk.unlisted) if prune else None
+    pruned = prune_missing(store, paths, walk.unlisted, checks.empty) if prune else None
     if recut_all:  # every chapter, the new ones too, with this store's settings (and embedder)
         tally.rechunked(store.recut())
         return tally.report(checks, walk, pruned)
@@ -1061,7 +1066,7 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
 def prune_only(store: Store, paths: Sequence[str], walk: FileWalk, tally: Tally, checks: FileChecks) -> IngestReport:
     """An ingest with ``prune`` of folders holding no text file: nothing read, the gone files' documents removed,
     and why nothing was ingested said in the report (``nothing``)."""
-    pruned = prune_missing(store, paths, walk.unlisted)
+    pruned = prune_missing(store, paths, walk.unlisted, checks.empty)
     nothing = f"no text files ({', '.join(SUFFIXES)}) in {', '.join(map(str, paths))}"  # (what was skipped: its own lines)
     return tally.report(checks, walk, pruned, nothing=nothing)
 
