@@ -188,22 +188,30 @@ def test_the_cli_refuses_in_one_line_and_recut_cuts_again(tmp_path, capsys, monk
 
 def test_a_file_that_changes_between_the_check_and_the_write_is_refused(tmp_path, monkeypatch):
     """ingest reads every file once to check it (keeping only its hash, so a folder's texts are never all
-    held), then again to store it: a file edited in between is not stored as something never checked."""
+    held), then again to store it: a file edited in between is not stored as something never checked. It
+    stopped the whole ingest: the files after it were not stored, those before it not chunked (stored, found
+    by no search) — one edited file held back the folder. It is refused in one line naming it now, as a bad
+    file among several is; the others are stored and chunked. Alone, it is the error."""
     import logichunk.store.ingest as ing
 
-    for name in ("a.md", "b.md"):
+    for name in ("a.md", "b.md", "c.md"):
         (tmp_path / name).write_text(EN, encoding="utf-8")
     store = Store.open(str(tmp_path / "kb.db"), settings=A, embedder="hash")
     real, reads = ing.read_text_file, []
 
     def read_twice(p):  # b.md's second read finds it edited
         reads.append(p.name)
-        return real(p) + ("edited meanwhile\n" if reads.count("b.md") == 2 and p.name == "b.md" else "")
+        return real(p) + ("edited meanwhile\n" if reads.count("b.md") % 2 == 0 and p.name == "b.md" else "")
 
     monkeypatch.setattr(ing, "read_text_file", read_twice)
+    rep = ingest(store, [str(tmp_path)])
+    assert list(rep.refused) == [f"{tmp_path / 'b.md'} changed while it was being ingested; not stored this time — "
+                           "ingest again to store it"]
+    assert sorted(t for _, t, _ in store.documents()) == ["a", "c"]
+    assert store.blocks(dirty=True) == [] and {r.document_id for r in store.chunks()} == {
+        d for d, _, _ in store.documents()}  # the others chunked, not left pending
     with pytest.raises(InputError, match="b.md changed while it was being ingested"):
-        ingest(store, [str(tmp_path)])
-    assert [t for _, t, _ in store.documents()] == ["a"]  # the one before it was stored
+        ingest(store, [str(tmp_path / "b.md")])
     store.close()
 
 

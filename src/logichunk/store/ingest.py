@@ -731,10 +731,14 @@ class FileChecks:
         ``conflicts``) unless ``replace``: then the file wins them too (``replaced``, the edits dropped said,
         ``overwritten``). Refused where the blocks no longer line up and one holds no record of its file's text
         (:func:`_other_text`)."""
-        text = read_ingest_text(path)
+        try:
+            text = read_ingest_text(path)
+        except InputError as e:  # deleted, emptied or made unreadable since its check
+            self.refuse(str(e))
+            return
         if sha256(text) != text_hash:
-            raise InputError(f"{path} changed while it was being ingested; the files before it were stored — "
-                             "ingest again")
+            self.refuse(_changed(path))
+            return
         chapters = chapter_blocks(text)
         m = merge_file(self.store, document_id, chapters, file_wins=self.replace)
         if m is None:
@@ -810,6 +814,12 @@ class FileChecks:
     def wrote(self) -> None:
         """This ingest wrote (a document, its chunks): the store as it now stands is the one checked."""
         self.seen = self.store.generation()
+
+
+def _changed(path: Path) -> str:
+    """The line refusing a file edited between its check and its write: not stored as something never
+    checked, and, one of several, not holding back the others (they are stored and chunked)."""
+    return f"{path} changed while it was being ingested; not stored this time — ingest again to store it"
 
 
 def _several(path: Path, documents: Sequence[str], replaceable: bool) -> str:
@@ -1046,10 +1056,14 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
     if not files:
         return prune_only(store, paths, walk, tally, checks)
     for f, text_hash, earlier in _checked(files, checks):  # read again, one at a time: never all texts held
-        doc = FileDocument.of(f, read_text_file(f))
+        try:
+            doc = FileDocument.of(f, read_text_file(f))
+        except InputError as e:  # deleted or made unreadable since its check: as if found so by the check
+            checks.refuse(str(e))
+            continue
         if doc.text_hash != text_hash:
-            raise InputError(f"{f} changed while it was being ingested; the files before it were stored — "
-                             "ingest again")
+            checks.refuse(_changed(f))
+            continue
         if store_file_document(store, doc, earlier, checks) is not None:
             tally.document(doc, earlier)
     pruned = prune_missing(store, paths, walk.unlisted, checks.empty) if prune else None
