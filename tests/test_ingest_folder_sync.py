@@ -179,8 +179,8 @@ def test_prune_removes_the_document_of_a_file_emptied_since(tmp_path, capsys):
     (b / "z.md").write_text("", encoding="utf-8")
     code, _out, err = cli(capsys, "ingest", str(b), "--db", db, *HASH)
     assert code == 0 and len(documents(db)) == 2  # no --prune: kept, as a deleted file's document is
-    code, _out, err = cli(capsys, "ingest", str(b), "--db", db, *HASH, "--prune")
-    assert code == 0 and f"removed, its file is empty: {b / 'z.md'}" in err
+    code, out, err = cli(capsys, "ingest", str(b), "--db", db, *HASH, "--prune")
+    assert code == 0 and f"removed, its file is empty: {b / 'z.md'}" in err and "whose file is gone or empty" in out
     assert [src for _d, _t, src in documents(db)] == [str(b / "a.md")]
     with Store.open(db, settings=Settings(embedder="hash:64")) as s:
         for mode in ("basic", "parent", "hierarchical", "hybrid"):
