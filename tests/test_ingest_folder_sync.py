@@ -167,7 +167,8 @@ def test_prune_of_a_folder_left_without_text_files_still_prunes(tmp_path, capsys
 def test_prune_removes_the_document_of_a_file_emptied_since(tmp_path, capsys):
     """A file emptied since its ingest was skipped as empty, and with ``--prune`` its document stayed with the
     old text, which every search still found: the store was not what a fresh ingest of the folder gives. It
-    is pruned now, said as emptied; without ``--prune`` it is kept, as a deleted file's is."""
+    is pruned now, said as emptied, the folder's last file too (it stopped at "empty input" before the prune);
+    without ``--prune`` it is kept, as a deleted file's is."""
     from logichunk.retrieve import retrieve
 
     b = tmp_path / "B"
@@ -186,6 +187,11 @@ def test_prune_removes_the_document_of_a_file_emptied_since(tmp_path, capsys):
         for mode in ("basic", "parent", "hierarchical", "hybrid"):
             hits = retrieve(s, "zebras graze savannahs", mode=mode, top_k=5)
             assert all("Zebras" not in (h.chunk.meta.get("text") or "") for h in hits), mode
+    (b / "a.md").write_text("\n", encoding="utf-8")  # the folder's last file emptied: pruned as if deleted
+    code, out, err = cli(capsys, "ingest", str(b), "--db", db, *HASH, "--prune")
+    assert code == 0 and documents(db) == [] and f"removed, its file is empty: {b / 'a.md'}" in err
+    code, _out, err = cli(capsys, "ingest", str(b / "a.md"), "--db", db, *HASH)  # named alone: still the error
+    assert code == 2 and "empty input" in err
 
 
 def _deny(monkeypatch, folder: Path) -> None:

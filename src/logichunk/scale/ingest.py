@@ -102,7 +102,7 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
     walk = FileWalk()
     files = list_files(paths, walk, none_ok=prune_needs_none(paths, prune))  # said before Ray starts
     tally = Tally()
-    checks = FileChecks(store, replace, len(files), paths)
+    checks = FileChecks(store, replace, len(files), paths, prune)
     if not files:  # a pruned folder with no text file left: no Ray to start
         return prune_only(store, paths, walk, tally, checks)
     if others:  # the stored chapters first, here: no chapter is written with this embedder beside another's

@@ -654,8 +654,10 @@ class FileChecks:
     (unreadable, binary, stored with other text) is an error when it is the only file, as for ``chunk``;
     among several it is skipped with its one line (``refused``) and the others are ingested."""
 
-    def __init__(self, store: Store, replace: bool, files: int = 1, paths: Sequence[str] = ()) -> None:
+    def __init__(self, store: Store, replace: bool, files: int = 1, paths: Sequence[str] = (),
+                 prune: bool = False) -> None:
         self.store, self.replace, self.files = store, replace, files
+        self.prune = prune_needs_none(paths, prune)  # a folder's prune goes on without a file to store
         self.seen = store.generation()  # the store as ``known`` read it (read first: a write between reads again)
         self.known = _stored_sources(store)
         self.old = _stored_sources(store, relative=True)  # candidates only: matched by their text
@@ -674,8 +676,9 @@ class FileChecks:
         self.overwritten: list[str] = []  # a line per block whose store edit such a file's text dropped
 
     def skip_empty(self, path: Path, error: str) -> None:
-        """An empty file: an error when it is the only file (as ``chunk`` does), else skipped."""
-        if self.files <= 1:
+        """An empty file: an error when it is the only file (as ``chunk`` does), else skipped; skipped too when
+        a folder is pruned: the last file of a folder emptied is pruned as a deleted one is."""
+        if self.files <= 1 and not self.prune:
             raise EmptyFile(f"{error}; nothing was ingested")
         self.empty.append(str(path))
 
@@ -1052,7 +1055,7 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
         store.run_params  # noqa: B018 - an unknown or unloadable tokenizer is refused before anything is written
     walk = FileWalk()
     files = list_files(paths, walk, none_ok=prune_needs_none(paths, prune))
-    checks = FileChecks(store, replace, len(files), paths)
+    checks = FileChecks(store, replace, len(files), paths, prune)
     if not files:
         return prune_only(store, paths, walk, tally, checks)
     for f, text_hash, earlier in _checked(files, checks):  # read again, one at a time: never all texts held
