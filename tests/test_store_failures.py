@@ -383,6 +383,33 @@ def test_two_ingests_of_one_folder_store_each_file_once(make_store, tmp_path):
         other.close()
 
 
+def test_a_merge_while_checking_does_not_vouch_for_another_ingests_writes(make_store, tmp_path):
+    """Two ingests of one folder, a file changed and a file new: the other stored the new file while this one
+    was checking, then this one merged the changed file and took the generation after it as the store it had
+    checked — its stale check of the new file (new) passed its re-check unread, and the file was stored twice."""
+    from logichunk.store.ingest import FileChecks, FileDocument, ingest, store_file_document
+    from logichunk.store.plan import sha256
+
+    store = make_store(settings=Settings(embedder="hash"))
+    other = Store.open(store.url, settings=store.settings, embedder=store.embedder, project=store.project)
+    try:
+        old, new = tmp_path / "old.txt", tmp_path / "new.txt"
+        old.write_text("The old file. It speaks of stones.\n", encoding="utf-8")
+        ingest(store, [str(old)], rechunk=False)
+        old.write_text("The old file. It speaks of stones.\n\nA paragraph added to it.\n", encoding="utf-8")
+        new.write_text("A new file about rivers. Two sentences.\n", encoding="utf-8")
+        checks = FileChecks(store, replace=False, files=2)
+        ingest(other, [str(new)], rechunk=False)  # the other ingest stores the new file meanwhile
+        assert checks.check(old, sha256(old.read_text(encoding="utf-8"))) is None and checks.updated == [str(old)]
+        earlier = checks.check(new, sha256(new.read_text(encoding="utf-8")))
+        assert earlier == []  # (checked against the sources read before the other's write)
+        doc = FileDocument.of(new, new.read_text(encoding="utf-8"))
+        assert store_file_document(store, doc, earlier, checks) is None
+        assert sorted(src for _d, _t, src in store.documents()) == [str(new), str(old)]
+    finally:
+        other.close()
+
+
 def test_a_new_database_another_process_is_creating_is_waited_for(tmp_path):
     """Turning a new file to WAL takes SQLite's lock without its busy wait: two ingests started together on
     a new database failed at once, once in a few tries ("cannot open database: database is locked"). That

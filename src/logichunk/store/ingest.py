@@ -725,7 +725,7 @@ class FileChecks:
             return
         titles = retitled(self.store, document_id, merged_titles(stored, [], chapter_blocks(_text_of(stored))))
         if self.store.take_source_texts(document_id, [], agree, titles):
-            self.wrote()
+            self.unsure()
 
     def _merge(self, path: Path, document_id: str, text_hash: str) -> None:
         """A file changed since its document was stored, merged into it in place (:func:`merge_file`): the blocks
@@ -747,7 +747,7 @@ class FileChecks:
         if m is None:
             self.refuse(_other_text(self.store, path, document_id), "; nothing was ingested")
             return
-        self.wrote()
+        self.unsure()
         self._merged(path, m)
 
     def _merged(self, path: Path, m: BlockMerge) -> None:
@@ -815,8 +815,16 @@ class FileChecks:
                          "text; the files before it were stored — ingest again")
 
     def wrote(self) -> None:
-        """This ingest wrote (a document, its chunks): the store as it now stands is the one checked."""
+        """This ingest wrote (a document, its chunks) inside the transaction of its re-check: the store as it
+        now stands is the one checked."""
         self.seen = self.store.generation()
+
+    def unsure(self) -> None:
+        """This ingest wrote outside a re-check's transaction (a merge, a settle while checking): another
+        writer may have written between its last read and this write, so the generation read now would vouch
+        for stored sources never read (two ingests of one folder stored its new file twice); the next
+        re-check reads them again."""
+        self.seen = -1
 
 
 def _changed(path: Path) -> str:
