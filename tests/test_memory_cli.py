@@ -122,6 +122,8 @@ def test_replay_conversation_per_line(tmp_path, capsys):
     (['{"user": "bad \\ud800 surrogate about cats and dogs"}'], "d.jsonl:1: user holds an unpaired surrogate"),
     ([TURNS[0], '{"user": "x", "assistant": "y \\udc80"}'], "d.jsonl:2: assistant holds an unpaired surrogate"),
     (['{"units": ["fine", "bad \\ud83d"]}'], "d.jsonl:1: user holds an unpaired surrogate"),
+    # a blank unit was replayed (and archived with --db) as ".": a text nobody said
+    ([{"units": ["hello there", " \n ", "ok bye"]}], "d.jsonl:1: unit 1 is blank"),
     ([{"user": "hi", "conversation": True}], "'conversation' must be a string"),
 ])
 def test_bad_input_is_one_clear_line(tmp_path, capsys, lines, message):

@@ -10,7 +10,7 @@ Three line shapes are accepted (one shape per file):
   ``{"id", "units": [str], "boundaries"?: [int]}``; each unit is one turn and the gold boundaries are
   kept (replay then reports Pk against them).
 
-Blank lines are skipped. Anything else — invalid JSON, a line that is not an object, a turn without
+Blank lines are skipped. Anything else — invalid JSON, a line that is not an object, a turn (or unit) without
 text, a text with an unpaired surrogate (``"\\ud800"``: JSON can say it, no file or database can store
 it), mixed shapes, a file with no turns — is an :class:`~logichunk.errors.InputError` naming the file
 and line, never a traceback.
@@ -128,7 +128,10 @@ def _units(row: Mapping[str, Any], k: int) -> Conversation:
     units = row["units"]
     if not isinstance(units, list) or not units or not all(isinstance(u, str) for u in units):
         raise InputError("'units' must be a non-empty list of strings")
-    blocks = tuple(LogicalBlock(user=u if u.strip() else ".") for u in units)
+    blank = next((i for i, u in enumerate(units) if not u.strip()), None)
+    if blank is not None:  # (a "." in its place would be archived with --db as what was said: texts stay exact)
+        raise InputError(f"unit {blank} is blank: a turn needs some text")
+    blocks = tuple(LogicalBlock(user=u) for u in units)
     gold = None
     b = row.get("boundaries")
     if b is not None:
