@@ -46,3 +46,27 @@ def test_the_library_carries_on_a_conversation_the_server_left_open(memory):
     p.observe(LogicalBlock(*TURNS[2]))
     p.flush()
     assert [(b.user, b.assistant) for b in load_conversation(store, "c")] == TURNS
+
+
+@pytest.mark.parametrize("first_flushes", [False, True])
+def test_two_writers_of_one_conversation_lose_no_turn(memory, first_flushes):
+    """Two agents on one conversation_id at once (each its own Perception on one store): both numbered their
+    turns from 0; the second's clashed with the first's (kept in memory "until the store takes it", never) or,
+    once the first had archived and dropped them, was stored and then cut from the archive as archived
+    already: its turns silently gone. Now the second is told, in one line, before its turn is observed."""
+    store = memory.project.store
+    one = Perception(store=store, conversation_id="c", lookahead=0)
+    two = Perception(store=store, conversation_id="c", lookahead=0)
+    one.observe(LogicalBlock(*TURNS[0]))
+    if first_flushes:
+        one.flush()
+    with pytest.raises(Exception, match=r"conversation 'c': turn 0 is taken .*another writer") as e:
+        two.observe(LogicalBlock(*TURNS[1]))
+    assert "\n" not in str(e.value) and two.turns_observed == 0
+    one.observe(LogicalBlock(*TURNS[2]))
+    one.flush()
+    assert [(b.user, b.assistant) for b in load_conversation(store, "c")] == [TURNS[0], TURNS[2]]
+    again = Perception(store=store, conversation_id="c", lookahead=0)  # a writer that reads the store first
+    again.observe(LogicalBlock(*TURNS[1]))
+    again.flush()
+    assert [(b.user, b.assistant) for b in load_conversation(store, "c")] == [TURNS[0], TURNS[2], TURNS[1]]

@@ -18,10 +18,16 @@ import time
 import weakref
 from typing import Any
 
-from ..store import schema
+from ..store import StoreError, schema
 from .block import LogicalBlock
 
-__all__ = ["drop", "ensure_table", "rows", "stamp", "write"]
+__all__ = ["TurnTaken", "drop", "ensure_table", "rows", "stamp", "write"]
+
+
+class TurnTaken(StoreError):
+    """A turn number the store holds already for the conversation: another writer (a second Perception or
+    process on the same ``conversation_id``) numbered turns there since this one read the store. Not a
+    passing failure to retry: the turns written under it would be cut from the archive as archived already."""
 
 _TABLE = """CREATE TABLE IF NOT EXISTS memory_session_turns (
     project_id TEXT NOT NULL,
@@ -51,9 +57,26 @@ def rows(store: Any, conv: str) -> list[tuple[int, LogicalBlock]]:
 
 
 def write(store: Any, conv: str, turns: list[tuple[int, LogicalBlock]]) -> None:
-    """Store ``(turn number, block)`` pairs of ``conv``, all or none (one transaction)."""
+    """Store ``(turn number, block)`` pairs of ``conv``, all or none (one transaction); :class:`TurnTaken` when
+    the store holds a turn at or after the first of them (open or archived): checked in the transaction that
+    writes them, so two writers of one conversation cannot both take a number and one lose its turns."""
     ensure_table(store)
+    if not turns:
+        return
+    from .archive import _ensure_tables
+
+    _ensure_tables(store)
     with store.tx():
+        first = min(n for n, _ in turns)
+        held = store._q("SELECT MAX(turn_no) FROM memory_session_turns WHERE project_id = ? AND conversation_id = ?",
+                        (store.project_id, conv))[0][0]
+        done = store._q("SELECT MAX(end_turn) FROM memory_topics WHERE project_id = ? AND conversation_id = ?",
+                        (store.project_id, conv))[0][0]
+        last = max((int(x) for x in (held, done) if x is not None), default=-1)
+        if first <= last:
+            raise TurnTaken(f"conversation {conv!r}: turn {first} is taken (the store holds its turns up to {last}): "
+                            "another writer is on this conversation at the same time; give each writer its own "
+                            "conversation_id, or send the turns through one server (logichunk mcp), which numbers them")
         store._xmany("INSERT INTO memory_session_turns(project_id, conversation_id, turn_no, data, created_at) "
                      "VALUES (?, ?, ?, ?, ?)",
                      [(store.project_id, conv, n, json.dumps(b.to_dict(), ensure_ascii=False), time.time())

@@ -239,6 +239,8 @@ class Perception:
         try:
             journal.write(self._db(), self.conversation_id, todo)
             self._unwritten = []
+        except journal.TurnTaken:  # (another writer numbered these turns: storing them later would lose them)
+            raise
         except LogichunkError as e:  # the database is gone: the turn is observed, kept here until it is back
             self._unwritten = todo
             self.archive_errors.append(f"turn {todo[-1][0]}: not stored yet, kept in memory until the store takes "
