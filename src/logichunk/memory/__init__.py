@@ -18,6 +18,7 @@ from .block import STOP_PHRASES, LogicalBlock, ToolCall, anchor_text, is_filler
 from .calibrate import LabelledConversation, arbiter_threshold, calibrate, conversations_from_units
 from .calibration import Calibration, Logistic, default_calibration
 from .dialogs import Conversation, read_conversations
+from .forget import Forgotten, forget
 from .perception import (
     Action,
     Decision,
@@ -32,8 +33,8 @@ from .perception import (
 
 __all__ = [
     "STOP_PHRASES", "Action", "Arbiter", "ArbiterQuery", "Archiver", "Calibration", "Conversation", "Decision",
-    "Episode", "LLMArbiter", "LMArbiter", "LabelledConversation", "LogicalBlock", "Logistic", "Perception",
+    "Episode", "Forgotten", "LLMArbiter", "LMArbiter", "LabelledConversation", "LogicalBlock", "Logistic", "Perception",
     "RerankerArbiter", "Revision", "RuleArbiter", "Step", "ToolCall", "TopicHit", "TopicRecord", "Verdict",
     "anchor_text", "arbiter_threshold", "calibrate", "conversations", "conversations_from_units", "default_calibration",
-    "is_filler", "load_conversation", "observe_many", "read_conversations", "replay", "search_topics", "topic_summary", "topics",
+    "forget", "is_filler", "load_conversation", "observe_many", "read_conversations", "replay", "search_topics", "topic_summary", "topics",
 ]

@@ -5,6 +5,7 @@
                                          [--db memory.db]      # also archive the topics into a store
     logichunk memory calibrate --data FILE... [--docs 300:] --embedder hash --out calibration.json
     logichunk memory topics ["what did we discuss about X"] --db memory.db [--mode hybrid|kernel]
+    logichunk memory forget CONVERSATION --db memory.db   # delete its archived topics and open turns
 
 Input files: see :mod:`logichunk.memory.dialogs` (a turn per line, a conversation per line, or the
 labelled dialogue format of ``../shared/data/dialogue``, which replay scores against its labels).
@@ -364,6 +365,24 @@ def cmd_topics(args: argparse.Namespace) -> int:
     return 0
 
 
+# --------------------------------------------------------------------------- forget
+
+
+def cmd_forget(args: argparse.Namespace) -> int:
+    from .forget import forget
+
+    settings = _settings(args)
+    embedder, _ = _embedder(args, settings, store=True)
+    with _open_store(settings, embedder, create=False) as store:
+        done = forget(store, args.conversation)
+    if args.format == "jsonl":
+        print(json.dumps(done.to_dict(), ensure_ascii=False))
+    else:
+        print(f"forgot conversation {one_line(done.conversation_id)}: {len(done.documents)} archived topic(s), "
+              f"{done.open_turns} open turn(s)")
+    return 0
+
+
 # --------------------------------------------------------------------------- parser
 
 
@@ -435,6 +454,13 @@ def add_parser(subparsers: Any) -> None:
     t.add_argument("--format", choices=["table", "jsonl"], default="table")
     _store_args(t, required=True)
     t.set_defaults(func=cmd_topics)
+
+    f = sub.add_parser("forget", help="delete a conversation: its archived topics and its open turns")
+    f.add_argument("conversation", help="the conversation id")
+    f.add_argument("--embedder", help="embedder of the store (default: setting embedder, auto)")
+    f.add_argument("--format", choices=["text", "jsonl"], default="text")
+    _store_args(f, required=True)
+    f.set_defaults(func=cmd_forget)
 
 
 def main(argv: list[str] | None = None) -> int:  # pragma: no cover - convenience for python -m

@@ -83,9 +83,13 @@ def write(store: Any, conv: str, turns: list[tuple[int, LogicalBlock]]) -> None:
                       for n, b in turns])
 
 
-def drop(store: Any, conv: str, before: int) -> None:
-    """Forget the turns of ``conv`` numbered before ``before`` (archived now); a turn written after them stays."""
+def drop(store: Any, conv: str, before: int | None = None) -> None:
+    """Forget the turns of ``conv`` numbered before ``before`` (archived now); a turn written after them stays.
+    ``None``: all of them (the conversation deleted, :mod:`.forget`)."""
     ensure_table(store)
+    if before is None:
+        store._x("DELETE FROM memory_session_turns WHERE project_id = ? AND conversation_id = ?", (store.project_id, conv))
+        return
     store._x("DELETE FROM memory_session_turns WHERE project_id = ? AND conversation_id = ? AND turn_no < ?",
              (store.project_id, conv, before))
 
