@@ -206,3 +206,28 @@ def test_calibrate_records_the_fallback_and_the_cli_warns(tmp_path, capsys, monk
     err = capsys.readouterr().err
     assert code == 0 and "warning" in err and "cannot separate" in err  # said even with --quiet
     assert Calibration.load(out_file).baseline_threshold == Calibration().baseline_threshold
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("lookahead", 1.5, "lookahead must be a whole number"),  # was a TypeError traceback at the first review
+    ("min_topic_turns", 2.5, "min_topic_turns must be a whole number"),  # was taken as it was
+    ("short_tokens", "5", "short_tokens must be a whole number"),
+    ("lookahead_items", True, "lookahead_items must be a whole number"),
+    ("kernel_decay", None, "kernel_decay must be a finite number"),  # was "'<=' not supported between ..."
+    ("hi", float("nan"), "hi must be a finite number"),
+    ("arbiter_thresholds", "x", "arbiter_thresholds must map"),  # was taken, then an AttributeError or ignored
+    ("arbiter_thresholds", {"lm": "0.5"}, "arbiter_thresholds must map"),
+    ("source", [1], "source must be an object"),
+    ("embedder", 5, "embedder must be a model id"),
+])
+def test_a_calibration_field_of_the_wrong_kind_is_one_line(key, value, message):
+    d = {**default_calibration("hash-v1-d1024")[0].to_dict(), key: value}
+    with pytest.raises(InputError, match=message) as e:
+        Calibration.from_dict(d)
+    assert "\n" not in str(e.value)
+
+
+def test_numbers_of_numpy_are_stored_as_python_numbers():
+    cal = default_calibration("hash-v1-d1024")[0].with_(lookahead=np.int64(2), hi=np.float32(0.5))
+    assert type(cal.lookahead) is int and type(cal.hi) is float and cal.lookahead == 2 and cal.hi == 0.5
+    assert Calibration.from_dict(cal.to_dict()) == cal

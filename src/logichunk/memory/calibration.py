@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from importlib import resources
@@ -156,6 +157,7 @@ class Calibration:
     source: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self._check_types()
         if not (-1.0 <= self.lo <= self.hi <= 1.0 + 1e-9):
             raise InputError(f"thresholds must satisfy -1 <= lo <= hi <= 1, got lo={self.lo}, hi={self.hi}")
         if self.short_tokens < 0 or self.lookahead < 0 or self.lookahead_items < 0 or self.min_topic_turns < 1:
@@ -171,6 +173,32 @@ class Calibration:
                 raise InputError(f"{name} must be in [0, 1]")
         if self.lookahead and self.review is None:
             raise InputError("a lookahead needs a review model (calibrate one, or set lookahead=0)")
+
+    def _check_types(self) -> None:
+        """Each field of its kind, in one line (a calibration file's ``"lookahead": 1.5`` was a TypeError traceback
+        at the first review, ``"min_topic_turns": 2.5`` or ``"arbiter_thresholds": "x"`` taken silently); whole
+        and real numbers (numpy's too) stored as int and float."""
+        for name in ("short_tokens", "lookahead", "lookahead_items", "min_topic_turns"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+                raise InputError(f"calibration {name} must be a whole number, got {v!r}")
+            object.__setattr__(self, name, int(v))
+        for name in ("hi", "lo", "rule_threshold", "kernel_decay", "review_threshold", "baseline_threshold",
+                     "resume_threshold"):
+            v = getattr(self, name)
+            if v is None and name == "resume_threshold":
+                continue
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v):
+                raise InputError(f"calibration {name} must be a finite number, got {v!r}")
+            object.__setattr__(self, name, float(v))
+        if not isinstance(self.embedder, str):
+            raise InputError(f"calibration embedder must be a model id (a string), got {self.embedder!r}")
+        th = self.arbiter_thresholds
+        if not isinstance(th, Mapping) or any(not isinstance(k, str) or isinstance(v, bool)
+                                              or not isinstance(v, numbers.Real) for k, v in th.items()):
+            raise InputError(f"calibration arbiter_thresholds must map arbiter names to numbers, got {th!r}")
+        if not isinstance(self.source, Mapping):
+            raise InputError(f"calibration source must be an object, got {self.source!r}")
 
     def with_(self, **changes: Any) -> Calibration:
         """A copy with ``changes`` (validated)."""
