@@ -16,7 +16,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 ROOT = Path(__file__).resolve().parents[1]
 
 TOOLS = {"search", "add_document", "add_file", "list_documents", "get_chunk", "chunk", "segment", "remember", "recall",
-         "end_conversation"}
+         "end_conversation", "forget_conversation"}
 
 TURNS = [
     ("How do I read a CSV file into a pandas DataFrame?", "Use pandas.read_csv('file.csv'); it returns a DataFrame."),

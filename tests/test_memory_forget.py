@@ -65,3 +65,36 @@ def test_the_cli_forgets_and_says_so_in_one_line(memory, tmp_path, capsys):
     assert main(["memory", "forget", "chat-1", "--db", db, "--embedder", "hash:128"]) == 2
     err = capsys.readouterr().err
     assert "no conversation 'chat-1'" in err and err.count("\n") == 1
+
+
+def test_an_agent_forgets_a_conversation_over_mcp(tmp_path):
+    """The MCP tool: the conversation's topics and open turns go, the server's cached perception with them (a
+    remember after it starts the id anew at turn 0), and an unknown id is a tool error of one line."""
+    import anyio
+    from mcp import Client
+
+    from logichunk.integrations.mcp_server import build_server
+
+    settings = Settings(db=str(tmp_path / "m.db"), embedder="hash:128")
+    stores = kb.Stores(settings)
+
+    async def main() -> None:
+        async with Client(build_server(stores, settings)) as agent:
+            for u, a in TURNS:
+                await agent.call_tool("remember", {"conversation_id": "c", "user": u, "assistant": a})
+            await agent.call_tool("end_conversation", {"conversation_id": "c"})
+            await agent.call_tool("remember", {"conversation_id": "c", "user": TURNS[3][0]})
+            gone = (await agent.call_tool("forget_conversation", {"conversation_id": "c"})).structured_content
+            assert gone["topics"] >= 1 and gone["open_turns"] == 1 and gone["deleted"] is True
+            said = (await agent.call_tool("recall", {"query": "bank password hunter2", "conversation_id": "c"}))
+            assert not said.structured_content["episodes"] and "open_turns" not in said.structured_content
+            again = await agent.call_tool("remember", {"conversation_id": "c", "user": "hello again"})
+            assert again.structured_content["turn"] == 0
+            await agent.call_tool("forget_conversation", {"conversation_id": "c"})
+            r = await agent.call_tool("forget_conversation", {"conversation_id": "c"})
+            assert r.is_error and "no conversation 'c'" in r.content[0].text and "\n" not in r.content[0].text
+
+    try:
+        anyio.run(main)
+    finally:
+        stores.close()

@@ -49,6 +49,7 @@ from ..memory import (
     topics,
 )
 from ..memory.archive import MAX_ID_CHARS, TOPIC_CUT_VECTORS, check_conversation_id, render_block
+from ..memory.forget import forget
 from ..memory.resume import threshold_of
 from ..text.decode import blank
 from .kb import Limits, Project, _check_top_k, check_text, plain
@@ -381,6 +382,18 @@ class Conversations:
                 out["archive_errors"] = (out.get("archive_errors", []) + index_errors)[-3:]
             out["topics"] = len(topics(self.project.store, conv))
             return out
+
+    def forget(self, conversation_id: str) -> dict[str, Any]:
+        """Delete the conversation (:func:`~logichunk.memory.forget.forget`: its archived topics and open turns)
+        under the project's lock, and this server's perception of it with them."""
+        conv = check_conversation_id(conversation_id)
+        store = self.project.store
+        with self._lock:
+            self._open.pop(conv, None)
+            with store.tx():
+                store.lock_documents()
+                done = forget(store, conv)
+        return done.to_dict()
 
     def recall(self, query: str, conversation_id: str | None = None, top_k: int = 5,
                mode: str = "hybrid", max_chars: int = RECALL_CHARS) -> dict[str, Any]:

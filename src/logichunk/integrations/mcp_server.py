@@ -5,7 +5,7 @@ memory, as tools an agent calls, on the official ``mcp`` SDK (extra ``[mcp]``).
     logichunk serve --db kb.db                        # the same server at /mcp (streamable HTTP, API key)
 
 Tools: ``search``, ``add_document``, ``add_file``, ``list_documents``, ``get_chunk``, ``chunk``,
-``remember``, ``recall``, ``end_conversation``. Resources: ``logichunk://documents`` (the list),
+``remember``, ``recall``, ``end_conversation``, ``forget_conversation``. Resources: ``logichunk://documents`` (the list),
 ``logichunk://documents/{id}`` (a document's text), ``logichunk://bubbles`` and
 ``logichunk://documents/{id}/bubbles`` (problems chunking recorded). The operations themselves live in
 :mod:`.kb` and :mod:`.conversations`; this module only describes them to the SDK and turns every
@@ -94,7 +94,7 @@ def _errors_as_tool_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-_IN_ORDER = frozenset({"remember", "end_conversation"})  # the tools whose calls must take effect in arrival order
+_IN_ORDER = frozenset({"remember", "end_conversation", "forget_conversation"})  # the tools whose calls must take effect in arrival order
 
 
 class _Server(MCPServer):
@@ -512,6 +512,13 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
         """Close a conversation: its last topics are judged with what is there and archived, so recall
         finds them. A later remember with the same id continues it."""
         return memory(project).end(conversation_id)
+
+    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False))
+    def forget_conversation(conversation_id: Annotated[str, Field(description="the conversation to delete")],
+                            project: ProjectArg = None) -> dict[str, Any]:
+        """Delete a conversation for good: its archived topics and its turns not archived yet (what the user
+        asked to be forgotten). A later remember with the same id starts it anew."""
+        return memory(project).forget(conversation_id)
 
     _resources(server, stores)
     return server
