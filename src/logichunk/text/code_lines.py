@@ -42,7 +42,7 @@ __all__ = ["CodeMarks", "brace_code", "read_code"]
 #: (``}``, ``});``, ``},``, ``]``, ``} // for``), or a keyword that ends a block (``end``, shell's ``fi``,
 #: ``done``, ``esac``); in a script or a Python module, a docstring's closing quotes alone (:data:`_QUOTES_ALONE`)
 _CLOSING = re.compile(r"(?:[)\]}][)\]};,]*|(?:end|fi|done|esac)\b[;,.]?)[ \t]*(?://.*|/\*.*\*/)?[ \t\r\n\f\v]*")
-_CLOSING_FIRST = _chars_table(")]}efd")
+_CLOSERS = _chars_table(")]}")
 #: a triple-quoted string's closing quotes alone on their line (a bracket or a comma after them: ``""")``)
 _QUOTES_ALONE = re.compile(r"(?:\"\"\"|''')[)\]};,]*[ \t\r\n\f\v]*")
 
@@ -101,7 +101,12 @@ def read_code(text: str, starts: np.ndarray, brk: np.ndarray, seams: np.ndarray,
             g = max(n - 1, 0)
             out = CodeMarks(np.zeros(g, np.int64), np.zeros(g, bool), np.zeros(g, bool), np.zeros(g, bool),
                             np.zeros(g, bool), np.zeros(g, bool))
-        cand = np.flatnonzero(_in_table(_CLOSING_FIRST, first) & (line_end - starts[lines] <= 64) & ~comment)
+        # (a keyword that ends a block opens with its own two letters: "en", "es", "fi", "do" — not "def", "for",
+        # "else", which open most lines of Python that open with those letters)
+        second = cp[np.minimum(starts[lines] + 1, cp.size - 1)]
+        word = ((first == 0x65) & ((second == 0x6E) | (second == 0x73))) | ((first == 0x66) & (second == 0x69)) \
+            | ((first == 0x64) & (second == 0x6F))
+        cand = np.flatnonzero((_in_table(_CLOSERS, first) | word) & (line_end - starts[lines] <= 64) & ~comment)
         closing = np.zeros(lines.size, bool)
         closing[cand] = [_CLOSING.fullmatch(text, int(starts[lines[j]]), int(line_end[j])) is not None
                          for j in cand.tolist()]

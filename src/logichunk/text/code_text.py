@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._arrays import _chars_table, _in_table, _walk
+from .cache import text_cache
 from .line_kinds import CPP_DIRECTIVE
 
 __all__ = ["BRACE_SLACK", "CODE_LINE_SHARE", "OPEN_LINE_SHARE", "CodeLines", "brace_code", "code_lines",
@@ -102,10 +103,12 @@ def python_module(text: str, lo: int, hi: int, outside: Callable[[int], bool]) -
     return found(_PY_IMPORT) and found(_PY_DEF)
 
 
+@text_cache(maxsize=8)
 def docstrings(text: str, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
     """The triple-quoted strings of ``text[lo:hi]`` (a Python module's docstrings), as ``[start, end)`` offsets
     from the opening quotes to past the closing ones (the same quotes), in order; an unclosed one is none: wrapped
-    prose inside code. (A search for each string's quotes, not a pattern's walk over every character.)"""
+    prose inside code. (A search for each string's quotes, not a pattern's walk over every character; kept per text:
+    the splitter and the layout both read them. Callers do not change the arrays.)"""
     starts: list[int] = []
     ends: list[int] = []
     nxt = {q: text.find(q, lo, hi) for q in ('"""', "'''")}
