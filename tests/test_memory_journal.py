@@ -9,6 +9,7 @@ from logichunk.config import Settings
 from logichunk.integrations import kb
 from logichunk.integrations.conversations import Conversations
 from logichunk.memory import LogicalBlock, Perception, load_conversation
+from pg_fixture import pg_url  # noqa: F401
 
 TURNS = [("How do I read a CSV file into a pandas DataFrame?", "Use pandas.read_csv('file.csv')."),
          ("Can I sort that DataFrame by date afterwards?", "df.sort_values('date')."),
@@ -70,3 +71,41 @@ def test_two_writers_of_one_conversation_lose_no_turn(memory, first_flushes):
     again.observe(LogicalBlock(*TURNS[1]))
     again.flush()
     assert [(b.user, b.assistant) for b in load_conversation(store, "c")] == [TURNS[0], TURNS[2], TURNS[1]]
+
+
+def test_two_writers_of_one_conversation_on_postgres_one_is_told(request):
+    """PostgreSQL does not serialise transactions as SQLite's file lock does: both writers' checks passed, the
+    second's insert then failed on the key (not TurnTaken), and its turn stayed in memory, never stored. The
+    check now holds the project's writers off until the first commits, so the second is told in one line."""
+    import threading
+    import time
+    import uuid
+
+    from logichunk.memory import journal
+    from logichunk.store import Store
+
+    url = request.getfixturevalue("pg_url")
+    project = f"journal-{uuid.uuid4().hex[:8]}"
+    first = Store.open(url, embedder="hash:64", project=project)
+    second = Store.open(url, embedder="hash:64", project=project)
+    try:
+        journal.ensure_table(first)
+        journal.write(first, "setup", [(0, LogicalBlock(*TURNS[0]))])  # (tables made before the race)
+        written = threading.Event()
+
+        def slow_writer() -> None:
+            with first.tx():
+                journal.write(first, "c", [(0, LogicalBlock(*TURNS[0]))])
+                written.set()
+                time.sleep(0.5)  # (the second writer checks while this transaction is open)
+
+        t = threading.Thread(target=slow_writer)
+        t.start()
+        assert written.wait(10)
+        with pytest.raises(journal.TurnTaken, match=r"turn 0 is taken"):
+            journal.write(second, "c", [(0, LogicalBlock(*TURNS[1]))])
+        t.join()
+        assert [n for n, _ in journal.rows(second, "c")] == [0]
+    finally:
+        first.close()
+        second.close()

@@ -59,7 +59,8 @@ def rows(store: Any, conv: str) -> list[tuple[int, LogicalBlock]]:
 def write(store: Any, conv: str, turns: list[tuple[int, LogicalBlock]]) -> None:
     """Store ``(turn number, block)`` pairs of ``conv``, all or none (one transaction); :class:`TurnTaken` when
     the store holds a turn at or after the first of them (open or archived): checked in the transaction that
-    writes them, so two writers of one conversation cannot both take a number and one lose its turns."""
+    writes them, with the project's writers held off (:meth:`~logichunk.store.Store.lock_documents`), so two writers
+    of one conversation cannot both take a number and one lose its turns."""
     ensure_table(store)
     if not turns:
         return
@@ -67,6 +68,9 @@ def write(store: Any, conv: str, turns: list[tuple[int, LogicalBlock]]) -> None:
 
     _ensure_tables(store)
     with store.tx():
+        # (PostgreSQL: hold off the project's other writers from the check to the commit — two writers' checks both
+        # passed there, and the second's insert failed on the key, its turn kept in memory and never stored)
+        store.lock_documents()
         first = min(n for n, _ in turns)
         held = store._q("SELECT MAX(turn_no) FROM memory_session_turns WHERE project_id = ? AND conversation_id = ?",
                         (store.project_id, conv))[0][0]
