@@ -205,8 +205,9 @@ def add_file(project: Project, path: str, folders: Folders, limits: Limits, titl
     # (a compressed file is refused once it unpacks past the bound, as an upload is: a small gzip file
     # may hold gigabytes)
     text = read_text_file(real, max_unpacked=4 * limits.max_text_chars)
-    if empty_input(text):  # (the CLI's words for a file: ``logichunk ingest`` refuses it so)
-        raise InputError(f"{path}: {empty_input(text)}, nothing to store")
+    why = empty_input(text)
+    if why:  # (the CLI's words for a file: ``logichunk ingest`` refuses it so)
+        raise InputError(f"{path}: {why}, nothing to store")
     return add_document(project, title or plain_stem(real), text, limits, source=str(real))
 
 

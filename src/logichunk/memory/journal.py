@@ -19,6 +19,7 @@ import weakref
 from typing import Any
 
 from ..store import StoreError, schema
+from .archive import _ensure_tables
 from .block import LogicalBlock
 
 __all__ = ["TurnTaken", "drop", "ensure_table", "rows", "stamp", "write"]
@@ -64,8 +65,6 @@ def write(store: Any, conv: str, turns: list[tuple[int, LogicalBlock]]) -> None:
     ensure_table(store)
     if not turns:
         return
-    from .archive import _ensure_tables
-
     _ensure_tables(store)
     with store.tx():
         # (PostgreSQL: hold off the project's other writers from the check to the commit — two writers' checks both

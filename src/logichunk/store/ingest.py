@@ -1029,8 +1029,9 @@ class EmptyFile(InputError):
 def read_ingest_text(path: Path) -> str:
     """A file's text to store; :class:`EmptyFile` when it has none."""
     text = read_text_file(path)
-    if empty_input(text):
-        raise EmptyFile(f"{path}: {empty_input(text)}, nothing to ingest")
+    why = empty_input(text)
+    if why:
+        raise EmptyFile(f"{path}: {why}, nothing to ingest")
     return text
 
 

@@ -355,7 +355,7 @@ def _code_apart(text: str, cp: np.ndarray, nl: np.ndarray, w_nl: np.ndarray, ts:
         slash = (k >= 0) & (ts < np.array([b for _, b in blocks], np.int64)[np.maximum(k, 0)])
 
     def outside(at: int) -> bool:
-        k = bisect_right(md_lo.tolist(), at) - 1
+        k = int(np.searchsorted(md_lo, at, side="right")) - 1
         return k < 0 or at >= int(md_hi[k])
     read = code_lines(text, cp, 0, n, ts, te, slash, lambda lo: python_module(text, lo, n, outside))
     if read is None:
