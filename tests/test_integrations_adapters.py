@@ -147,13 +147,14 @@ def test_a_method_without_its_model_fails_when_the_splitter_is_made():
 
 def test_langchain_options_that_would_drop_text_are_refused_in_one_line():
     for kw, needle in (({"strip_whitespace": True}, "strip_whitespace=True would drop text"),
-                       ({"keep_separator": False}, "keep_separator"), ({"keep_separator": "end"}, "keep_separator")):
+                       ({"keep_separator": False}, "keep_separator")):
         with pytest.raises(InputError, match=needle) as err:
             LogichunkTextSplitter(**kw)
         assert "\n" not in str(err.value)
     # what LangChain users pass by habit and we do anyway: accepted
-    s = LogichunkTextSplitter(chunk_size=200, keep_separator=True, strip_whitespace=False)
-    assert "".join(s.split_text(EN)) == EN
+    for keep in (True, "start", "end"):  # (each keeps every separator: LangChain's True is "start")
+        s = LogichunkTextSplitter(chunk_size=200, keep_separator=keep, strip_whitespace=False)
+        assert "".join(s.split_text(EN)) == EN
 
 
 def test_from_tiktoken_encoder_honours_special_tokens():

@@ -24,7 +24,7 @@ from .cli_args import (  # check_out_path re-exported: the verbs' modules used i
 )
 from .errors import InputError, LogichunkError
 from .progress import Progress as _Progress
-from .tree import ChunkTree
+from .tree import ChunkTree, bubble_marks
 from .types import Bubble
 
 if TYPE_CHECKING:
@@ -241,46 +241,15 @@ def _records(tree: ChunkTree) -> list[dict[str, Any]]:
     return _with_bubbles(recs, tree)
 
 
-def _bubble_marks(records: list[dict[str, Any]], bubbles: Sequence[Bubble]) -> dict[int, str]:
-    """The records a bubble is about, by index, with its category: the chunks at its level (at any level when
-    it names none) whose span meets its span (offsets as the records'). Their json/jsonl records carry it as
-    ``"bubble"``, so a forced split is seen in its chunks whatever method their chunker names (parent-child's
-    are ``block-split``) and with no bubbles log kept."""
-    from bisect import bisect_right
-
-    from .tree import bubble_span
-
-    marks: dict[int, str] = {}
-    if not bubbles:
-        return marks
-    by_level: dict[int, list[int]] = {}  # record indices, level by level: in document order, never overlapping
-    for k, r in enumerate(records):
-        by_level.setdefault(r["level"], []).append(k)
-    starts = {lv: [records[k]["start"] for k in ks] for lv, ks in by_level.items()}
-    for b in bubbles:
-        span = bubble_span(b)
-        if span is None:
-            continue
-        level = b.context.get("level")
-        for lv in by_level if level is None else [level] if level in by_level else []:
-            ks = by_level[lv]
-            i = max(bisect_right(starts[lv], span[0]) - 1, 0)
-            while i < len(ks) and records[ks[i]]["start"] < max(span[1], span[0] + 1):
-                if records[ks[i]]["end"] > span[0]:
-                    marks.setdefault(ks[i], b.category)
-                i += 1
-    return marks
-
-
 def _with_bubbles(rows: list[Any], of: ChunkTree | StreamPart) -> list[Any]:
-    """``rows`` with ``"bubble"`` added to those a bubble of ``of`` is about (:func:`_bubble_marks`): every
+    """``rows`` with ``"bubble"`` added to those a bubble of ``of`` is about (:func:`bubble_marks`): every
     output of chunk records marks them here. ``rows``: ``of``'s records (dicts, marked in place), or their
     JSON lines (each ending in ``}``; the records are then read without their text to find the marks)."""
     bubbles = of.bubbles
     if not bubbles or not rows:
         return rows
     lines = isinstance(rows[0], str)
-    for k, category in _bubble_marks(of.records(with_text=False) if lines else rows, bubbles).items():
+    for k, category in bubble_marks(of.records(with_text=False) if lines else rows, bubbles).items():
         if lines:
             rows[k] = f"{rows[k][:-1]}, \"bubble\": {json.dumps(category)}}}"
         else:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from bisect import bisect_right
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring, encode_basestring_ascii  # type: ignore[attr-defined]
 from types import MappingProxyType
@@ -232,6 +233,33 @@ def bubble_span(b: Bubble) -> tuple[int, int] | None:
     """The span of the text a bubble is about (its ``context["span"]``), or None when it names none."""
     span = b.context.get("span")
     return (int(span[0]), int(span[1])) if isinstance(span, (list, tuple)) and len(span) == 2 else None
+
+
+def bubble_marks(records: list[dict[str, Any]], bubbles: Sequence[Bubble]) -> dict[int, str]:
+    """The records a bubble is about, by index, with its category: the chunks at its level (at any level when
+    it names none) whose span meets its span (offsets as the records'). Their json/jsonl records carry it as
+    ``"bubble"`` (the framework adapters' metadata too), so a forced split is seen in its chunks whatever
+    method their chunker names (parent-child's are ``block-split``) and with no bubbles log kept."""
+    marks: dict[int, str] = {}
+    if not bubbles:
+        return marks
+    by_level: dict[int, list[int]] = {}  # record indices, level by level: in document order, never overlapping
+    for k, r in enumerate(records):
+        by_level.setdefault(r["level"], []).append(k)
+    starts = {lv: [records[k]["start"] for k in ks] for lv, ks in by_level.items()}
+    for b in bubbles:
+        span = bubble_span(b)
+        if span is None:
+            continue
+        level = b.context.get("level")
+        for lv in by_level if level is None else [level] if level in by_level else []:
+            ks = by_level[lv]
+            i = max(bisect_right(starts[lv], span[0]) - 1, 0)
+            while i < len(ks) and records[ks[i]]["start"] < max(span[1], span[0] + 1):
+                if records[ks[i]]["end"] > span[0]:
+                    marks.setdefault(ks[i], b.category)
+                i += 1
+    return marks
 
 
 _JSON = json.JSONEncoder(ensure_ascii=False, check_circular=False)

@@ -14,7 +14,7 @@ from ..chunkers.overlap import add_overlap
 from ..errors import InputError
 from ..text.measure import Meter
 from ..text.tokens import measure_for
-from ..tree import ChunkTree
+from ..tree import ChunkTree, bubble_marks
 from ..types import Chunk
 
 
@@ -113,6 +113,9 @@ def split_options(*, method: str, chunk_size: Any, chunk_overlap: Any, sizes: Se
     """Checked :class:`SplitOptions`: a known method, whole positive sizes, and an overlap less than each
     size (LangChain's rule: room for a chunk's own text once the overlap before it is taken from the size);
     the unit or tokenizer resolved once, so a bad one fails here and not at the first document."""
+    if not isinstance(method, str):  # (LangChain's splitters take chunk_size first: ``Splitter(500)``)
+        raise InputError(f"method must be a method's name (such as 'logic-chain'), got {method!r}"
+                         f"{f': pass the size as chunk_size={method!r}' if isinstance(method, int) else ''}")
     check_models(method, embedder, lm)  # (chunk_by says so too, but only at the first document)
     size = whole("chunk_size", chunk_size, least=1)
     overlap = whole("chunk_overlap", chunk_overlap, least=0)
@@ -138,21 +141,32 @@ def window(chunk: Chunk) -> tuple[int, int]:
 
 
 #: the keys :func:`chunk_fields` adds
-FIELDS = ("chunk_id", "parent_id", "level", "method", "chunk_start", "chunk_end", "is_leaf")
+FIELDS = ("chunk_id", "parent_id", "level", "method", "chunk_start", "chunk_end", "is_leaf", "bubble")
+#: those a chunk may lack (a top-level chunk has no parent; most chunks are about no bubble)
+OPTIONAL = ("parent_id", "bubble")
 #: where one of ours goes when the document's metadata has that key already
 PREFIX = "logichunk_"
 
 
-def chunk_fields(chunk: Chunk, method_default: str) -> dict[str, Any]:
+def chunk_fields(chunk: Chunk, method_default: str, bubble: str | None = None) -> dict[str, Any]:
     """The metadata every adapter adds to a chunk (besides the source document's own). A top-level chunk has
-    no ``parent_id`` (no None value: several vector stores refuse one, Chroma's "Expected metadata value to
-    be a str, int, float or bool, got None")."""
+    no ``parent_id`` and a chunk no bubble is about no ``bubble`` (no None value: several vector stores refuse
+    one, Chroma's "Expected metadata value to be a str, int, float or bool, got None"). ``bubble`` is the
+    category of the bubble the chunk is part of (:func:`bubbles_of`), as the CLI's records say it."""
     out = {"chunk_id": chunk.id, "parent_id": chunk.parent, "level": chunk.level,
            "method": chunk.method or method_default, "chunk_start": chunk.span.start, "chunk_end": chunk.span.end,
-           "is_leaf": not chunk.children}
-    if chunk.parent is None:
-        del out["parent_id"]
-    return out
+           "is_leaf": not chunk.children, "bubble": bubble}
+    return {k: v for k, v in out.items() if v is not None or k not in OPTIONAL}
+
+
+def bubbles_of(tree: ChunkTree) -> dict[str, str]:
+    """``chunk id -> category`` of the bubble (a forced split: a sentence cut where no break fitted) each chunk
+    is part of, found as the CLI's json/jsonl records mark them (:func:`~logichunk.tree.bubble_marks`): a RAG
+    user can filter or review such chunks by metadata, as the CLI user reads ``"bubble"``."""
+    if not tree.bubbles:
+        return {}
+    records = tree.records(with_text=False)
+    return {records[k]["id"]: category for k, category in bubble_marks(records, tree.bubbles).items()}
 
 
 def placed(meta: dict[str, Any], keys: Sequence[str] = FIELDS) -> dict[str, str]:
@@ -167,15 +181,16 @@ def placed(meta: dict[str, Any], keys: Sequence[str] = FIELDS) -> dict[str, str]
 
 def split_before(meta: dict[str, Any]) -> bool:
     """Whether ``meta`` is a chunk's of an earlier logichunk split: it has our keys (a top-level chunk has no
-    ``parent_id``)."""
-    return all(k in meta for k in FIELDS if k != "parent_id")
+    ``parent_id``, most chunks no ``bubble``)."""
+    return all(k in meta for k in FIELDS if k not in OPTIONAL)
 
 
 def with_fields(meta: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
     """``meta`` (the document's metadata, not changed) with ``fields`` added where :func:`placed` puts them."""
     out = dict(meta)
-    if split_before(meta):  # (split again: an earlier chunk's parent_id is not the new top-level chunk's)
-        out.pop("parent_id", None)
+    if split_before(meta):  # (split again: an earlier chunk's parent_id or bubble is not the new chunk's)
+        for key in OPTIONAL:
+            out.pop(key, None)
     for key, name in placed(meta, list(fields)).items():
         out[name] = fields[key]
     return out

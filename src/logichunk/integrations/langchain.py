@@ -28,9 +28,22 @@ from pydantic import ConfigDict
 
 from ..errors import InputError
 from ..text.tokens import TiktokenEncode
-from ._common import blank, chunk_fields, split_options, window, with_fields
+from ._common import blank, bubbles_of, chunk_fields, split_options, window, with_fields
 
 __all__ = ["LogichunkRetriever", "LogichunkTextSplitter"]
+
+#: ``keep_separator`` values that keep every separator (LangChain's True is "start"): we keep them all, where
+#: the cut leaves them (whitespace ends the chunk before a cut); False would drop them
+_KEPT = (True, "start", "end")
+#: options of LangChain's other splitters a user brings along, and what to pass instead
+_UNKNOWN = {
+    name: f"{name}= does not apply: logichunk finds its own cut points (where the text's logic breaks); drop it"
+    for name in ("separators", "separator")
+} | {
+    name: f"{name}= is TokenTextSplitter's: pass tokenizer='cl100k_base' (or another encoding), or use "
+          "LogichunkTextSplitter.from_tiktoken_encoder(encoding_name=..., model_name=...)"
+    for name in ("encoding_name", "model_name", "allowed_special", "disallowed_special")
+}
 
 
 class LogichunkTextSplitter(TextSplitter):
@@ -45,32 +58,43 @@ class LogichunkTextSplitter(TextSplitter):
     ``chunk_overlap < chunk_size``). Chunks of whitespace only are left out, as LangChain's are.
     ``leaves_only=False`` makes :meth:`split_documents` return every level (parents first), for small-to-big
     retrieval by ``parent_id``. ``page_content`` keeps its whitespace (LangChain's splitters strip it):
-    ``strip_whitespace=True`` and ``keep_separator`` other than True are refused. A metadata key of the
-    document that we add too keeps the document's value, ours going under ``logichunk_<key>``."""
+    ``strip_whitespace=True`` and ``keep_separator=False`` are refused (True, ``"start"`` and ``"end"`` all
+    keep every separator, where the cut leaves it: whitespace ends the chunk before a cut). What
+    ``RecursiveCharacterTextSplitter`` is usually given is accepted: ``length_function=len`` (characters,
+    the default unit; any other length function is refused: pass ``tokenizer=``) and ``is_separator_regex``
+    (no separators to read); ``separators=`` and any other unknown option are one-line errors. A metadata
+    key of the document that we add too keeps the document's value, ours going under ``logichunk_<key>``."""
 
     def __init__(self, method: str = "logic-chain", *, chunk_size: int = 1000, chunk_overlap: int = 0,
                  sizes: Sequence[int] | None = None, levels: int = 1, unit: str = "chars", tokenizer: Any = None,
                  embedder: Any = None, llm: Any = None, lm: Any = None, add_start_index: bool = True,
                  leaves_only: bool = True, **kwargs: Any) -> None:
-        if kwargs.get("length_function") is not None:  # (a count cannot say where a chunk may end; a silent
-            # drop gave chunks of 512 characters to a user who asked for 512 tokens)
+        length_function = kwargs.pop("length_function", None)
+        if length_function is not None and not (length_function is len and tokenizer is None and unit == "chars"):
+            # (a count cannot say where a chunk may end; a silent drop gave chunks of 512 characters to a user
+            # who asked for 512 tokens. ``len`` is the characters we count anyway: the habit of LangChain's docs)
             raise InputError("length_function cannot size logichunk's chunks, which need each token's place: pass "
                              "tokenizer= (a tiktoken encoding name, a tokenizer.json, a tokenizer object, or a "
-                             "callable giving each token's (start, end)), or unit='bytes'")
-        kwargs.pop("length_function", None)
+                             "callable giving each token's (start, end)), or unit='bytes'; only length_function=len "
+                             "(characters, the default unit) applies")
         # page_content is an exact slice of the text, separators and whitespace included: what would drop or
         # strip some is refused (it was accepted and ignored, or a TypeError about a duplicate keyword)
-        if kwargs.pop("keep_separator", True) is not True:
+        if kwargs.pop("keep_separator", True) not in _KEPT:
             raise InputError("keep_separator: logichunk keeps every separator where its cut leaves it "
-                             "(page_content is an exact slice of the text); only keep_separator=True applies")
+                             "(page_content is an exact slice of the text); only keep_separator=True, 'start' or "
+                             "'end' applies")
         if kwargs.pop("strip_whitespace", False):
             raise InputError("strip_whitespace=True would drop text: page_content keeps its whitespace, an exact "
                              "slice of the text (chunks of whitespace only are left out)")
+        if not isinstance(kwargs.pop("is_separator_regex", False), bool):  # (no separators to read as regexes)
+            raise InputError("is_separator_regex must be True or False")
+        for name in kwargs:  # (TextSplitter's TypeError named its own __init__, not the option)
+            raise InputError(_UNKNOWN.get(name, f"LogichunkTextSplitter has no option {name!r}"))
         opts = split_options(method=method, chunk_size=chunk_size, sizes=sizes, levels=levels, unit=unit,
                              tokenizer=tokenizer, chunk_overlap=chunk_overlap, embedder=embedder, llm=llm, lm=lm)
         top = opts.sizes[0] if opts.sizes else opts.chunk_size
         super().__init__(chunk_size=top, chunk_overlap=opts.chunk_overlap, length_function=opts.length,
-                         add_start_index=add_start_index, strip_whitespace=False, **kwargs)
+                         add_start_index=add_start_index, strip_whitespace=False, keep_separator=True)
         self._opts = opts
         self._leaves_only = leaves_only
 
@@ -116,11 +140,12 @@ class LogichunkTextSplitter(TextSplitter):
         out: list[Document] = []
         for text, meta, tree in zip(texts, metas, self._opts.trees(texts), strict=True):
             chunks = tree.leaves() if self._leaves_only else list(tree)
+            bubbles = bubbles_of(tree)
             for c in chunks:
                 a, b = window(c)
                 if blank(text, (a, b)):
                     continue
-                md = with_fields(copy.deepcopy(meta), chunk_fields(c, self._opts.method))
+                md = with_fields(copy.deepcopy(meta), chunk_fields(c, self._opts.method, bubbles.get(c.id)))
                 if self._add_start_index:
                     md["start_index"], md["end_index"] = a, b
                 out.append(Document(page_content=text[a:b], metadata=md))

@@ -23,6 +23,7 @@ Install with ``pip install 'logichunk[llamaindex]'``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -42,7 +43,7 @@ from pydantic import ConfigDict, Field, PrivateAttr, ValidationError, model_vali
 from ..errors import InputError
 from ..tree import ChunkTree
 from ..types import Chunk
-from ._common import SplitOptions, blank, chunk_fields, placed, split_options, window, with_fields
+from ._common import SplitOptions, blank, bubbles_of, chunk_fields, placed, split_options, window, with_fields
 
 __all__ = ["LogichunkEmbedding", "LogichunkNodeParser"]
 
@@ -65,7 +66,11 @@ class LogichunkNodeParser(NodeParser):
     a tokenizer object, or LlamaIndex's ``get_tokenizer()`` counts exact tokens; ``unit="tokens"`` without
     one is an estimate (one token per CJK character).
 
-    Offsets are into each input node's text; a chunk of whitespace only makes no node. Node ids are
+    Offsets (``start_char_idx``/``end_char_idx``, ``chunk_start``/``chunk_end``) are into the document's
+    text, after another parser too where its nodes say where they lie (``MarkdownNodeParser``'s do), else
+    into the input node's text; after another parser, PREVIOUS / NEXT run on from one of its nodes to the
+    next of the same document, as LlamaIndex's parsers link them. A chunk of whitespace only makes no
+    node; a chunk a bubble is about (a forced split) has ``bubble`` in its metadata. Node ids are
     ``<document id>:<dotted id>``, or ``<document id>:<k>:<dotted id>`` for the k-th node (from 0) of a
     document an earlier parser gave: the same on every run; ``id_func(i, node)``, when given, names them.
     A metadata key of the document that we add too keeps the document's value, ours going under
@@ -147,6 +152,7 @@ class LogichunkNodeParser(NodeParser):
             for i, tree in zip(at, less.trees([texts[i] for i in at]), strict=True):
                 trees[i] = tree
         seen: dict[str, int] = {}  # input nodes per ref doc so far: the k-th one's place in its document
+        parts: list[_Part] = []
         for node, text, tree in zip(nodes, texts, trees, strict=True):
             assert tree is not None
             source = node.source_node  # a node of an earlier parser: its document; a document: itself
@@ -155,7 +161,14 @@ class LogichunkNodeParser(NodeParser):
             else:
                 k = seen[source.node_id] = seen.get(source.node_id, -1) + 1
                 base = f"{source.node_id}:{k}"
-            out.extend(self._parse_one(node, text, tree, source, base))
+            at = _place(node, text)
+            made = self._parse_one(node, text, tree, source, base, at or 0)
+            parts.append(_Part(source.node_id, at, len(text), tree, made))
+            out.extend(made.values())
+        if self.include_prev_next_rel:
+            for before, after in zip(parts, parts[1:], strict=False):
+                if before.source == after.source and _in_order(before, after):
+                    _link_across(before, after, self.leaves_only)
         return out
 
     def _metadata_cost(self, node: BaseNode, opts: SplitOptions) -> int:
@@ -172,10 +185,11 @@ class LogichunkNodeParser(NodeParser):
         return cost
 
     def _parse_one(self, node: BaseNode, text: str, tree: ChunkTree, source: RelatedNodeInfo,
-                   base: str) -> list[BaseNode]:
-        """The nodes of one input node's tree. SOURCE is its document (an earlier parser's node hands its own
-        SOURCE on, as LlamaIndex's parsers do: ``delete_ref_doc`` and the ingestion docstore find every node
-        of a document by it); ids are ``base`` and the dotted id, the same on every run."""
+                   base: str, at: int) -> dict[str, TextNode]:
+        """The nodes of one input node's tree, by chunk id. SOURCE is its document (an earlier parser's node
+        hands its own SOURCE on, as LlamaIndex's parsers do: ``delete_ref_doc`` and the ingestion docstore
+        find every node of a document by it); ids are ``base`` and the dotted id, the same on every run;
+        offsets are ``at`` on (where ``text`` lies in the document, :func:`_place`)."""
         chunks = [c for c in (tree.leaves() if self.leaves_only else tree) if not blank(text, window(c))]
         if self.id_func is default_id_func:  # (ids stable across runs: the document's and the dotted id)
             nid = {c.id: f"{base}:{c.id}" for c in chunks}
@@ -184,11 +198,14 @@ class LogichunkNodeParser(NodeParser):
         made: dict[str, TextNode] = {}
         kept = node.metadata if self.include_metadata else {}
         ours = list(placed(kept).values())  # kept out of what is embedded and shown to the LLM
+        bubbles = bubbles_of(tree)
         for c in chunks:
             a, b = window(c)
-            meta = with_fields(kept, chunk_fields(c, self.method))
+            fields = chunk_fields(c, self.method, bubbles.get(c.id))
+            fields["chunk_start"], fields["chunk_end"] = c.span.start + at, c.span.end + at
+            meta = with_fields(kept, fields)
             rel: dict[NodeRelationship, Any] = {NodeRelationship.SOURCE: source}
-            n = TextNode(id_=nid[c.id], text=text[a:b], start_char_idx=a, end_char_idx=b, metadata=meta,
+            n = TextNode(id_=nid[c.id], text=text[a:b], start_char_idx=a + at, end_char_idx=b + at, metadata=meta,
                          excluded_embed_metadata_keys=[*node.excluded_embed_metadata_keys, *ours],
                          excluded_llm_metadata_keys=[*node.excluded_llm_metadata_keys, *ours],
                          metadata_seperator=node.metadata_separator, metadata_template=node.metadata_template,
@@ -211,12 +228,75 @@ class LogichunkNodeParser(NodeParser):
                         k = adjacent(k, step)
                     if k is not None:
                         made[c.id].relationships[rel] = made[k.id].as_related_node_info()
-        return list(made.values())
+        return made
 
     def _postprocess_parsed_nodes(self, nodes: list[BaseNode], parent_doc_map: dict[str, Document]) -> list[BaseNode]:
         """Our nodes carry their offsets and relationships already (the base class would search each
         node's text in its document and link neighbours across levels)."""
         return nodes
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One input node's nodes, as :func:`_link_across` links them to the next input node's: its document's id,
+    where its text lies there (None: unknown) and how long it is, its tree, and its nodes by chunk id."""
+
+    source: str
+    at: int | None
+    length: int
+    tree: ChunkTree
+    made: dict[str, TextNode]
+
+
+def _place(node: BaseNode, text: str) -> int | None:
+    """Where ``text`` (an earlier parser's node's) starts in its document: the node's ``start_char_idx`` when
+    the node says where it lies and its text is that long (``MarkdownNodeParser``'s, ``SentenceSplitter``'s,
+    ours), so our nodes' offsets are the document's, as SOURCE names it (they were into the earlier node's
+    text: ``doc.text[start:end]`` was another passage). None for a document, or a node that does not say."""
+    if node.source_node is None or not isinstance(node, TextNode):
+        return None
+    a, b = node.start_char_idx, node.end_char_idx
+    return a if isinstance(a, int) and isinstance(b, int) and 0 <= a and b - a == len(text) else None
+
+
+def _in_order(before: _Part, after: _Part) -> bool:
+    """Whether ``after``'s text follows ``before``'s in their document (LlamaIndex's parsers link the nodes
+    of consecutive input nodes of a document; nested or overlapping ones, such as a hierarchy's, are not
+    linked: their text does not follow). Unknown places: in the order given, as LlamaIndex takes them."""
+    if before.at is None or after.at is None:
+        return True
+    return after.at >= before.at + before.length
+
+
+def _link_across(before: _Part, after: _Part, leaves_only: bool) -> None:
+    """PREVIOUS / NEXT between the nodes at the end of ``before`` and the start of ``after``, two consecutive
+    input nodes of one document (after another parser: ``MarkdownNodeParser``'s sections): the rule
+    :func:`_adjacency` keeps within a tree (a node of the same level where that level goes on, else the leaf
+    there), across the seam. They were left unlinked, so the text ran on where NEXT said it ended."""
+    def edge(part: _Part, step: int) -> dict[int | None, TextNode]:
+        """The nodes at ``part``'s start (``step`` 1: those with no PREVIOUS in their tree, only whitespace
+        before them) or end (-1: no NEXT), one per level, and the leaf there under None."""
+        rel = NodeRelationship.PREVIOUS if step > 0 else NodeRelationship.NEXT
+        chunks = [c for c in part.tree if c.id in part.made]
+        if not chunks:
+            return {}
+        leaves = [c for c in chunks if leaves_only or not any(k in part.made for k in c.children)]
+        leaf = min(leaves, key=lambda c: c.span.start) if step > 0 else max(leaves, key=lambda c: c.span.end)
+        found: dict[int | None, TextNode] = {None: part.made[leaf.id]}
+        for c in chunks:
+            if rel not in part.made[c.id].relationships:
+                found.setdefault(c.level, part.made[c.id])
+        return found
+
+    ends, starts = edge(before, -1), edge(after, 1)
+    if not ends or not starts:
+        return
+    for level, n in ends.items():
+        if level is not None:
+            n.relationships[NodeRelationship.NEXT] = starts.get(level, starts[None]).as_related_node_info()
+    for level, n in starts.items():
+        if level is not None:
+            n.relationships[NodeRelationship.PREVIOUS] = ends.get(level, ends[None]).as_related_node_info()
 
 
 def _adjacency(tree: ChunkTree, leaves_only: bool) -> Callable[[Chunk, int], Chunk | None]:
