@@ -33,7 +33,7 @@ from ._common import blank, bubbles_of, chunk_fields, split_options, window, wit
 __all__ = ["LogichunkRetriever", "LogichunkTextSplitter"]
 
 #: ``keep_separator`` values that keep every separator (LangChain's True is "start"): we keep them all, where
-#: the cut leaves them (whitespace ends the chunk before a cut); False would drop them
+#: the cut leaves them (in characters, whitespace ends the chunk before a cut); False would drop them
 _KEPT = (True, "start", "end")
 #: options of LangChain's other splitters a user brings along, and what to pass instead
 _UNKNOWN = {
@@ -59,7 +59,7 @@ class LogichunkTextSplitter(TextSplitter):
     ``leaves_only=False`` makes :meth:`split_documents` return every level (parents first), for small-to-big
     retrieval by ``parent_id``. ``page_content`` keeps its whitespace (LangChain's splitters strip it):
     ``strip_whitespace=True`` and ``keep_separator=False`` are refused (True, ``"start"`` and ``"end"`` all
-    keep every separator, where the cut leaves it: whitespace ends the chunk before a cut). What
+    keep every separator, where the cut leaves it: in characters, whitespace ends the chunk before a cut). What
     ``RecursiveCharacterTextSplitter`` is usually given is accepted: ``length_function=len`` (characters,
     the default unit; any other length function is refused: pass ``tokenizer=``) and ``is_separator_regex``
     (no separators to read); ``separators=`` and any other unknown option are one-line errors. A metadata
