@@ -138,6 +138,34 @@ class LogichunkNodeParser(NodeParser):
     def class_name(cls) -> str:
         return "LogichunkNodeParser"
 
+    def to_dict(self, **kwargs: Any) -> dict[str, Any]:
+        """The options, and each model given by its ``model_id``: LlamaIndex's ingestion cache keys a
+        transformation by this dict, and the models (kept out of the dump: not serialisable) decide the
+        chunks of ``cliff``, ``fused``, ``ppl``, ``msp``: with another embedder the cache gave the first
+        one's nodes."""
+        data = super().to_dict(**kwargs)
+        for name in _MODELS:
+            model = getattr(self, name)
+            if model is not None:
+                data[name] = str(getattr(model, "model_id", None) or type(model).__name__)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], **kwargs: Any) -> LogichunkNodeParser:
+        """The parser :meth:`to_dict` (or ``to_json``) described; a model named there by its id is given again
+        (``from_dict(data, embedder=...)``), or the method's one-line error says which is missing. (A model's
+        id read back as the model failed at the first document; LlamaIndex's serialised ``id_func`` was
+        refused: "Input should be callable".)"""
+        data = {**data, **kwargs}
+        data.pop("class_name", None)
+        for name in _MODELS:
+            if isinstance(data.get(name), str):
+                del data[name]
+        func = data.get("id_func")
+        if isinstance(func, dict) and func.get("id_func_name") == default_id_func.__name__:
+            del data["id_func"]  # (LlamaIndex writes ``id_func`` as its name; only the default's is known)
+        return cls(**data)
+
     def _parse_nodes(self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any) -> list[BaseNode]:
         out: list[BaseNode] = []
         opts = self._options()
@@ -314,6 +342,10 @@ def _adjacency(tree: ChunkTree, leaves_only: bool) -> Callable[[Chunk, int], Chu
         return same or leaves[step].get(at)
 
     return adjacent
+
+
+#: the fields holding models, which the dump leaves out (:meth:`LogichunkNodeParser.to_dict` names them)
+_MODELS = ("embedder", "llm", "lm")
 
 
 def _one_line(err: ValidationError) -> InputError:
