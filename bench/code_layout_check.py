@@ -12,6 +12,9 @@ Counts, at max sizes 200/512/1000 (levels 1..3, the cascade's limits), over ever
               (available: a line start where both sides fit the level's limit, not before a closing-only
               line nor one that opens with a closer ("} else {"), not right under a comment line nor under a
               line that ends with an opener ("{", "[", "("); a cut inside a comment run is not counted)
+  in_cmt      cuts between two lines of one comment run (no blank line between); _avoidable: those where the
+              run (from its first line to the line under its last) fits the level's limit; _below1: at levels 2, 3
+  code        files read as code with nesting (the layout's depth: some line deeper than another)
 A folder that is absent is skipped with a line saying so; a file that is not UTF-8 is skipped.
 """
 
@@ -22,6 +25,8 @@ from pathlib import Path
 
 from logichunk import chunk
 from logichunk.chunkers.logic_chain import level_sizes
+from logichunk.text.sentences import split_sentences
+from logichunk.text.structure import layout
 
 CLOSING = re.compile(r"(?:[)\]}][)\]};,]*|(?:end|fi|done|esac)\b[;,.]?)[ \t]*(?://.*|/\*.*\*/)?")
 
@@ -80,7 +85,9 @@ def check(text, m, py=False):
     by_parent = {}
     for c in tree:
         by_parent.setdefault(c.parent, []).append(c)
-    r = dict(cuts=0, open_close=0, after_cmt=0, after_cmt_avoidable=0, deeper=0, chunks=0)
+    r = dict(cuts=0, open_close=0, after_cmt=0, after_cmt_avoidable=0, deeper=0, in_cmt=0, in_cmt_avoidable=0, in_cmt_below1=0,
+             chunks=0, code=0)
+    r["code"] = int(layout(split_sentences(text)).depth is not None)
     import bisect
     for sibs in by_parent.values():
         sibs.sort(key=lambda c: c.span.start)
@@ -131,7 +138,15 @@ def check(text, m, py=False):
                     j += 1
                 own = kinds[starts[j]][0] if j < len(starts) else 0
             if at_line and kinds[cut][1] == "comment" and k >= 0 and kinds[starts[k]][1] == "comment":
-                continue  # (a cut inside a comment run: prose, no nesting to compare)
+                r["in_cmt"] += 1  # (a cut inside a comment run: prose, no nesting to compare)
+                r["in_cmt_below1"] += a.level > 1
+                j = bisect.bisect_left(starts, cut)
+                while j < len(starts) and kinds[starts[j]][1] == "comment":
+                    j += 1
+                end = starts[j] if j < len(starts) else len(text)
+                if end - comment_run_start(starts, kinds, k) <= lim:
+                    r["in_cmt_avoidable"] += 1
+                continue
             if best is not None and (own is None or own > best):
                 r["deeper"] += 1
     return r
@@ -150,7 +165,8 @@ def main():
         groups = [("py", pys[:: max(1, len(pys) // n)][:n])]
     for group, sel in groups:
         for m in (200, 512, 1000):
-            tot = dict(cuts=0, open_close=0, after_cmt=0, after_cmt_avoidable=0, deeper=0, chunks=0, files=0)
+            tot = dict(cuts=0, open_close=0, after_cmt=0, after_cmt_avoidable=0, deeper=0, in_cmt=0, in_cmt_avoidable=0, in_cmt_below1=0,
+                       chunks=0, code=0, files=0)
             for p in sel:
                 try:
                     text = p.read_text(encoding="utf-8")
