@@ -33,7 +33,7 @@ import numpy as np
 
 from ._arrays import _chars_table, _in_table
 from .charclass import codepoints
-from .code_text import brace_code, code_lines, docstrings
+from .code_text import brace_code, code_lines, docstrings, may_be_code
 from .sentences import BREAK_LINE
 
 __all__ = ["CodeMarks", "brace_code", "read_code"]
@@ -74,7 +74,7 @@ def read_code(text: str, starts: np.ndarray, brk: np.ndarray, seams: np.ndarray,
     ``starts``, ``brk`` and ``seams`` are the sentences' (:class:`~.sentences.SentenceSpans`); ``slash_blocks``: per
     sentence, whether it lies in a ``/* ... */`` comment over several lines. None where no text is code.
 
-    Prose pays little: two searches of one character (a brace, a hash), then, where one is found, a walk over
+    Prose pays little: three searches (:func:`~.code_text.may_be_code`: a brace, a hash, ``def``), then, where one is found, a walk over
     its lines' ends; a text of which not one line in :data:`OPEN_LINE_SHARE`'s share ends with ``;``, ``{`` or
     ``:``, opens with ``#`` or is a comment is no code of any kind, and is read no further (no search of several
     characters, no Python module's reading)."""
@@ -82,7 +82,7 @@ def read_code(text: str, starts: np.ndarray, brk: np.ndarray, seams: np.ndarray,
     out: CodeMarks | None = None
     cp = None
     for lo, hi, s0, s1 in texts:
-        if s1 - s0 < 2 or (text.find("{", lo, hi) < 0 and text.find("#", lo, hi) < 0):  # (code_lines' pre-check)
+        if s1 - s0 < 2 or not may_be_code(text, lo, hi):  # (code_lines' pre-check)
             continue
         cp = codepoints(text) if cp is None else cp
         idx = np.arange(s0, s1)

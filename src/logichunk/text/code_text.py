@@ -25,7 +25,7 @@ from .cache import text_cache
 from .line_kinds import CPP_DIRECTIVE
 
 __all__ = ["BRACE_SLACK", "CODE_LINE_SHARE", "OPEN_LINE_SHARE", "CodeLines", "brace_code", "code_lines",
-           "docstrings", "python_module"]
+           "docstrings", "may_be_code", "python_module"]
 
 #: a brace language's text: at least this share of its lines of code (its comments aside) end as code does, with
 #: ``;``, ``{``, ``}``, a bracket or a comma, or are a C preprocessor's directive (prose ends most of its lines with a
@@ -40,14 +40,27 @@ BRACE_SLACK = 1 / 10
 
 _ENDS_CODE = _chars_table(";{}()[],")
 _ENDS_OPEN = _chars_table(";{")
+_ENDS_IMPORT = _chars_table(";'\"")
 _MAY_OPEN = _chars_table(";{:")  # (and Python's block opening)
 _TRAIL = _chars_table(" \t\r\n\f\v")
-_SLASH, _STAR, _HASH = ord("/"), ord("*"), ord("#")
+_SLASH, _STAR, _HASH, _BACKSLASH = ord("/"), ord("*"), ord("#"), ord("\\")
+_TICK, _TILDE = ord("`"), ord("~")
+
+#: a JavaScript module's line that imports or re-exports (``import x from './x.js';``, ``import './polyfill.js'``,
+#: ``export * from './options.js'``): the module's directive, as ``#include`` is C's, read as one; it ends with a
+#: module's path in quotes (prose does not). Why: an ES module of only such lines holds no block, so the brace
+#: evidence alone passed it by.
+_MODULE_LINE = re.compile(r"[ \t]*(?:(?:import|export)\b[^\n]*?[ \t}*]from[ \t]*|import[ \t]*)(['\"])[^'\"\n]+\1"
+                          r"[ \t]*;?[ \t\r\n]*")
 
 #: a Python module's lines at column 0: an import (``import os``, ``from .x import y``) and a definition (``def f(``,
 #: ``async def f(``, ``class X:``)
 _PY_IMPORT = re.compile(r"^(?:import[ \t]+[A-Za-z_][\w.]*|from[ \t]+\.*[\w.]*[ \t]+import[ \t])", re.MULTILINE)
 _PY_DEF = re.compile(r"^(?:(?:async[ \t]+)?def[ \t]+[A-Za-z_]\w*[ \t]*\(|class[ \t]+[A-Za-z_]\w*[ \t]*[(:])", re.MULTILINE)
+#: ... or, where it imports nothing at column 0, its first line of code (blank lines and ``#`` lines above it
+#: aside: a licence, an encoding) opens a docstring or is a definition: no prose, Markdown or data opens so
+_PY_HEAD = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\r?\n)*(?:[rRuU]?(?:\"\"\"|''')|(?:async[ \t]+)?def[ \t]+[A-Za-z_]\w*[ \t]*\("
+                      r"|class[ \t]+[A-Za-z_]\w*[ \t]*[(:])")
 
 
 @dataclass(frozen=True)
@@ -64,32 +77,34 @@ class CodeLines:
     script: bool
 
 
-def brace_code(text: str, lo: int, hi: int, last: np.ndarray, directive: np.ndarray) -> bool:
+def brace_code(text: str, lo: int, hi: int, last: np.ndarray, directive: np.ndarray, fenced: bool = False) -> bool:
     """Whether ``text[lo:hi]`` is a brace language's source, read from its lines of code (comments aside): ``last``,
-    the character each ends with (a code point), and ``directive``, whether it is a C preprocessor's line. It
-    must hold no Markdown fence and not be a JSON document (one that opens with ``{`` or ``[``: data, read as
-    such elsewhere); of its lines, :data:`CODE_LINE_SHARE` end as code does and :data:`OPEN_LINE_SHARE` as a
-    statement or a block's opening; its braces balance (:data:`BRACE_SLACK`) and it holds a block or two
-    directives. Why these: they are what statements and blocks look like at a line's end, which prose,
-    Markdown, LaTeX and verse lines are not; every bound is set a priori, none fitted."""
+    the character each ends with (a code point), and ``directive``, whether it is a C preprocessor's line (or one
+    it continues with ``\\``, or a JavaScript module's import line); ``fenced``: whether one of them opens a Markdown
+    fence. It must open no fence (a ````` in a comment or a string is no Markdown) and not be a JSON document (one
+    that opens with ``{`` or ``[``: data, read as such elsewhere); of its lines, :data:`CODE_LINE_SHARE` end as
+    code does and :data:`OPEN_LINE_SHARE` as a statement or a block's opening; its braces balance
+    (:data:`BRACE_SLACK`) and it holds a block or two directives. Why these: they are what statements and blocks
+    look like at a line's end, which prose, Markdown, LaTeX and verse lines are not; every bound is set a priori,
+    none fitted."""
     n = last.size
     code = int((_in_table(_ENDS_CODE, last) | directive).sum())
     open_ = int((_in_table(_ENDS_OPEN, last) | directive).sum())
-    if n < 3 or code < CODE_LINE_SHARE * n or open_ < OPEN_LINE_SHARE * n:
+    if n < 3 or fenced or code < CODE_LINE_SHARE * n or open_ < OPEN_LINE_SHARE * n:
         return False
     opens, shuts = text.count("{", lo, hi), text.count("}", lo, hi)
     if abs(opens - shuts) > BRACE_SLACK * max(opens, shuts):
         return False
     if not ((opens >= 2 and bool((last == ord("{")).any())) or int(directive.sum()) >= 2):
         return False
-    head = text[lo : min(hi, lo + 256)].lstrip()
-    return head[:1] not in ("{", "[") and text.find("```", lo, hi) < 0 and text.find("~~~", lo, hi) < 0
+    return text[lo : min(hi, lo + 256)].lstrip()[:1] not in ("{", "[")
 
 
 def python_module(text: str, lo: int, hi: int, outside: Callable[[int], bool]) -> bool:
     """Whether ``text[lo:hi]`` is a script (its first line a ``#!`` line) or a Python module: at column 0 it
-    imports and it defines a function or a class, each at an offset that ``outside`` says lies outside a
-    fence or a literal block (the example of a README is no module)."""
+    defines a function or a class, and it imports at column 0 or opens (blank and ``#`` lines aside) with a
+    docstring or a definition (:data:`_PY_HEAD`), each at an offset that ``outside`` says lies outside a fence or a
+    literal block (the example of a README is no module)."""
     if text.startswith("#!", lo):
         return True
 
@@ -100,7 +115,16 @@ def python_module(text: str, lo: int, hi: int, outside: Callable[[int], bool]) -
                 return True
             m = pattern.search(text, m.end(), hi)
         return False
-    return found(_PY_IMPORT) and found(_PY_DEF)
+    if not found(_PY_DEF):
+        return False
+    head = _PY_HEAD.match(text, lo, hi)
+    return (head is not None and outside(head.end() - 1)) or found(_PY_IMPORT)
+
+
+def may_be_code(text: str, lo: int, hi: int) -> bool:
+    """Whether ``text[lo:hi]`` may be code at all, by searches of a few characters: a brace, a hash, or a Python
+    definition's ``def `` (a module with no comment and no brace). Prose without them pays nothing more."""
+    return text.find("{", lo, hi) >= 0 or text.find("#", lo, hi) >= 0 or text.find("def ", lo, hi) >= 0
 
 
 @text_cache(maxsize=8)
@@ -135,10 +159,11 @@ def code_lines(text: str, cp: np.ndarray, lo: int, hi: int, ts: np.ndarray, te: 
     line, whether it lies in a ``/* ... */`` comment over several lines; ``hashed(lo)``: whether the text is a
     script or a Python module (:func:`python_module`, asked only where the lines may be code).
 
-    Prose pays little: two searches of one character (a brace, a hash), then, where one is found, a look at the
-    character before each line's end, and only where that may be code a walk over its lines' ends; a text of which not one line in :data:`OPEN_LINE_SHARE`'s share ends with ``;``, ``{`` or
-    ``:``, opens with ``#`` or is a comment is no code of any kind, and is read no further."""
-    if ts.size < 2 or (text.find("{", lo, hi) < 0 and text.find("#", lo, hi) < 0):
+    Prose pays little: three searches (:func:`may_be_code`: a brace, a hash, ``def``), then, where one is found, a
+    look at the character before each line's end, and only where that may be code a walk over its lines' ends; a
+    text of which not one line in :data:`OPEN_LINE_SHARE`'s share ends with ``;``, ``{`` or ``:``, opens with ``#``
+    or is a comment is no code of any kind, and is read no further."""
+    if ts.size < 2 or not may_be_code(text, lo, hi):
         return None
     first = cp[ts]
     # (what can pass the test below, read without a walk: the character before each line's end a mark of code or
@@ -162,6 +187,21 @@ def code_lines(text: str, cp: np.ndarray, lo: int, hi: int, ts: np.ndarray, te: 
         hashes_at = np.flatnonzero(first == _HASH)
         directive[hashes_at] = [CPP_DIRECTIVE.match(text, int(ts[j]), int(te[j])) is not None
                                 for j in hashes_at.tolist()]
-        if not brace_code(text, lo, hi, last[~comment], directive[~comment]):
-            return None
+        go_on = np.flatnonzero(last[:-1] == _BACKSLASH) + 1  # (a directive's lines continued by "\\" are its own)
+        if go_on.size and directive.any():
+            head = np.arange(ts.size)
+            head[go_on] = 0
+            directive = directive[np.maximum.accumulate(head)]
+        fences = np.flatnonzero(((first == _TICK) | (first == _TILDE)) & ~comment)
+        fenced = any(text.startswith(("```", "~~~"), int(ts[j])) for j in fences.tolist())
+        if not brace_code(text, lo, hi, last[~comment], directive[~comment], fenced):
+            # (a line that opens with "i" or "e" and ends with a quote or ";", in a text that says "import" or
+            # "export", may be a module's import: read only where the brace evidence fails)
+            modules = np.flatnonzero(((first == 0x69) | (first == 0x65)) & ~comment & _in_table(_ENDS_IMPORT, last))
+            if fenced or not modules.size or (text.find("import", lo, hi) < 0 and text.find("export", lo, hi) < 0):
+                return None
+            directive[modules] |= [_MODULE_LINE.fullmatch(text, int(ts[j]), int(te[j])) is not None
+                                   for j in modules.tolist()]
+            if not brace_code(text, lo, hi, last[~comment], directive[~comment], fenced):
+                return None
     return CodeLines(first, last, back, comment, script)

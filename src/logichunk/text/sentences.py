@@ -98,7 +98,7 @@ from .abbreviations import (
     _abbreviation,
 )
 from .charclass import WS, class_table, codepoints
-from .code_text import code_lines, docstrings, python_module
+from .code_text import code_lines, docstrings, may_be_code, python_module
 from .end_candidates import (
     _NL_CHARS,
     _RUN_CHARS,
@@ -341,10 +341,10 @@ def _code_apart(text: str, cp: np.ndarray, nl: np.ndarray, w_nl: np.ndarray, ts:
     each stay a sentence). A break between two lines of one comment (``//``, ``/* ... */``, ``#``, a Python
     docstring) keeps prose's reading: a comment is wrapped prose. ``md_lo``, ``md_hi``: what Markdown keeps whole
     (a Python module's imports and definitions are read outside it). Read only where some break is soft and the
-    text holds a brace or a hash. ``ts``, ``te``: each line's first non-space offset and its terminator (the
+    text may be code (:func:`~.code_text.may_be_code`). ``ts``, ``te``: each line's first non-space offset and its terminator (the
     splitter's lines)."""
     n = len(text)
-    if not soft.any() or (text.find("{") < 0 and text.find("#") < 0):
+    if not soft.any() or not may_be_code(text, 0, n):
         return soft
     nl = np.asarray(nl, np.int64)
     w_nl = np.asarray(w_nl, np.int64)
