@@ -14,6 +14,8 @@ Counts, at max sizes 200/512/1000 (levels 1..3, the cascade's limits), over ever
               line that ends with an opener ("{", "[", "("); a cut inside a comment run is not counted)
   in_cmt      cuts between two lines of one comment run (no blank line between); _avoidable: those where the
               run (from its first line to the line under its last) fits the level's limit; _below1: at levels 2, 3
+  tail_next   chunks that open inside a block (an indented line) and hold the end of a top-level definition (a
+              closing line at column 0, a blank line) and text after it: a definition's tail filled with what follows
   code        files read as code with nesting (the layout's depth: some line deeper than another)
 A folder that is absent is skipped with a line saying so; a file that is not UTF-8 is skipped.
 """
@@ -28,6 +30,8 @@ from logichunk.chunkers.logic_chain import level_sizes
 from logichunk.text.sentences import split_sentences
 from logichunk.text.structure import layout
 
+#: a closing line at column 0, then a blank line, then more text: the end of a top-level definition inside a chunk
+TOP_END = re.compile(r"^[)\]}][)\]};,]*[ \t]*\r?\n[ \t]*\r?\n(?=[ \t]*\S)", re.MULTILINE)
 CLOSING = re.compile(r"(?:[)\]}][)\]};,]*|(?:end|fi|done|esac)\b[;,.]?)[ \t]*(?://.*|/\*.*\*/)?")
 
 
@@ -85,7 +89,7 @@ def check(text, m, py=False):
     by_parent = {}
     for c in tree:
         by_parent.setdefault(c.parent, []).append(c)
-    r = dict(cuts=0, open_close=0, after_cmt=0, after_cmt_avoidable=0, deeper=0, in_cmt=0, in_cmt_avoidable=0, in_cmt_below1=0,
+    r = dict(cuts=0, open_close=0, after_cmt=0, after_cmt_avoidable=0, deeper=0, in_cmt=0, in_cmt_avoidable=0, in_cmt_below1=0, tail_next=0,
              chunks=0, code=0)
     r["code"] = int(layout(split_sentences(text)).depth is not None)
     import bisect
@@ -96,6 +100,9 @@ def check(text, m, py=False):
             first = text[c.span.start : c.span.end].strip().split("\n", 1)[0].strip() if text[c.span.start : c.span.end].strip() else ""
             if first and CLOSING.fullmatch(first) and c.span.start > 0:
                 r["open_close"] += 1
+            body = text[c.span.start : c.span.end]
+            if body[:1] in (" ", "\t") and TOP_END.search(body):
+                r["tail_next"] += 1
         for a, b in zip(sibs, sibs[1:], strict=False):
             cut = a.span.end
             r["cuts"] += 1
@@ -165,7 +172,7 @@ def main():
         groups = [("py", pys[:: max(1, len(pys) // n)][:n])]
     for group, sel in groups:
         for m in (200, 512, 1000):
-            tot = dict(cuts=0, open_close=0, after_cmt=0, after_cmt_avoidable=0, deeper=0, in_cmt=0, in_cmt_avoidable=0, in_cmt_below1=0,
+            tot = dict(cuts=0, open_close=0, after_cmt=0, after_cmt_avoidable=0, deeper=0, in_cmt=0, in_cmt_avoidable=0, in_cmt_below1=0, tail_next=0,
                        chunks=0, code=0, files=0)
             for p in sel:
                 try:
