@@ -239,3 +239,42 @@ def test_generated_code_never_opens_a_top_chunk_with_a_closing_line(bodies, m):
     tree = chunk(text, sizes=(m,))
     assert "".join(text[c.span.start : c.span.end] for c in tree if c.level == 1) == text
     assert _closers_opening(text, (m,)) == []
+
+
+# (a Python module's comment runs at column 0: Markdown reads each "#" line as a heading, a hard break before it)
+PY_COMMENTS = '''"""Set up the environment before the core is loaded."""
+
+import os
+
+from numpy.version import version as __version__
+
+# disables OpenBLAS affinity setting of the main thread that limits
+# python threads or processes to one core
+env_added = []
+for envkey in ['OPENBLAS_MAIN_FREE']:
+    if envkey not in os.environ:
+        os.putenv(envkey, '1')
+        env_added.append(envkey)
+
+# Check that multiarray and umath are pure python modules wrapping
+# _multiarray_umath and not either of the old c-extension modules
+if not hasattr(os, 'environ'):
+    raise ImportError('no environment')
+
+
+def added():
+    return env_added
+'''
+
+
+def test_a_scripts_comment_run_is_one_block_though_markdown_reads_headings():
+    from logichunk.text.structure import LINE
+    sents = split_sentences(PY_COMMENTS)
+    lay = layout(sents)
+    for line in ("# python threads", "# _multiarray_umath"):
+        g = int(np.searchsorted(sents.starts, PY_COMMENTS.index(line))) - 1  # (the gap before the run's 2nd line)
+        assert lay.strength[g] <= LINE and lay.in_block is not None and lay.in_block[g], line
+    for m in (300, 512):  # (levels 1 and 2: limits of 150 and over, where each run and its code line fit)
+        for c in chunk(PY_COMMENTS, max_size=m):
+            if c.level <= 2:
+                assert not PY_COMMENTS.startswith(("# python threads", "# _multiarray_umath"), c.span.start), (m, c.id)

@@ -34,7 +34,7 @@ import numpy as np
 from ._arrays import _chars_table, _in_table
 from .charclass import codepoints
 from .code_text import brace_code, code_lines, docstrings, may_be_code
-from .sentences import BREAK_LINE
+from .sentences import BREAK_HARD, BREAK_LINE
 
 __all__ = ["CodeMarks", "brace_code", "read_code"]
 
@@ -137,6 +137,9 @@ def read_code(text: str, starts: np.ndarray, brk: np.ndarray, seams: np.ndarray,
         out.opens[lines[head + 1] - 1] = True
         # a comment run right above a line of code (no blank line between) leads into it
         joined = brk[lines[1:] - 1] == BREAK_LINE  # (line j and j + 1: no blank line between)
+        hard = np.flatnonzero((brk[lines[1:] - 1] == BREAK_HARD) & comment[:-1] & comment[1:])
+        if hard.size:  # (Markdown read a script's "#" line as a heading: a hard break, blank line or not)
+            joined[hard] = [text.count("\n", int(read.back[j]), int(line_at[j + 1])) == 1 for j in hard.tolist()]
         leads = comment[:-1] & joined & ~comment[1:] & ~closing[1:]
         out.leads[lines[1:][leads] - 1] = True
         # ... and is one block, kept whole where it fits: every gap from its first line to its last

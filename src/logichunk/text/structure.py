@@ -1245,6 +1245,9 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             strength[code.ends_block & ~no_cut] = np.maximum(strength[code.ends_block & ~no_cut], BLOCK)
             lead_in |= code.opens & no_cut & ~bond  # (a block's bond to its head: the first a limit breaks)
             in_code = in_code | code.comment
+            # (a comment run's lines are one block's, as a fence's are: no break between two of them is more than a
+            # line's, though Markdown read a script's "#" line as a heading's hard break)
+            strength = np.where(code.comment, np.minimum(strength, LINE), strength).astype(np.int8)
             depth = code.depth if code.depth.any() else None
     introduces &= lead_in  # (a page's furniture between a lead-in and what it introduces lifts the bond)
     in_list &= strength <= PARAGRAPH  # (an item read as a heading after all opens a section)
