@@ -79,7 +79,8 @@ def test_a_block_over_the_limit_is_cut_before_its_shallowest_line():
 
 def test_depth_ranks_the_indents_of_the_lines_after_each_gap():
     assert _depth_before(JS, "  for (const [k, v]") < _depth_before(JS, "    } else {")
-    assert _depth_before(JS, "module.exports") == 0
+    assert _depth_before(JS, "const path") == 0
+    assert _depth_before(JS, "module.exports") == -1  # (the end of merge, a top-level definition: above the top)
 
 
 def _closers_opening(text: str, sizes: tuple[int, ...]) -> list[str]:
@@ -278,3 +279,15 @@ def test_a_scripts_comment_run_is_one_block_though_markdown_reads_headings():
         for c in chunk(PY_COMMENTS, max_size=m):
             if c.level <= 2:
                 assert not PY_COMMENTS.startswith(("# python threads", "# _multiarray_umath"), c.span.start), (m, c.id)
+
+
+def test_a_functions_tail_does_not_take_the_next_top_level_statement():
+    # (a chunk that opens inside a block, on an indented line, ends at the end of its top-level definition: a
+    # closing line at column 0 and a blank line, not past it; the fill preference took the next statement in)
+    import re
+    top_end = re.compile(r"^[)\]}][)\]};,]*[ \t]*\n[ \t]*\n(?=[ \t]*\S)", re.MULTILINE)
+    for text in (JS, NESTED_C):
+        for m in (150, 170, 200, 250, 280, 350, 390):
+            tails = [c.id for c in chunk(text, max_size=m)
+                     if text[c.span.start] in " \t" and top_end.search(text, c.span.start, c.span.end)]
+            assert tails == [], (m, tails)

@@ -121,7 +121,10 @@ STRUCTURE_REWARD = np.array([-2.0, -1.0, -0.5, 0.0, 0.5, 2.0])
 LLM_REWARD = 2.0
 #: what a cut costs per level of nesting in source code (:mod:`logichunk.text.code_lines`): the fill preference
 #: of both chunks it parts (:data:`~logichunk.boundaries.sized.FILL_WEIGHT` each), so a cut one level deeper is
-#: never taken to fill chunks towards the target (fixed a priori, not tuned)
+#: never taken to fill chunks towards the target (fixed a priori, not tuned); at every level of the cascade alike
+#: (each level's fill cost is its own target's, at most ``FILL_WEIGHT`` a chunk). The end of a top-level definition
+#: (depth -1) earns it: a cut there is not refused to fill the chunks it parts, so a function's tail no longer takes
+#: the next top-level statement in (a new chunk's own price, the null penalty, still weighs against it)
 DEPTH_STEP = 2 * bd.FILL_WEIGHT
 
 

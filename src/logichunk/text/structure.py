@@ -375,7 +375,9 @@ class Layout:
     None: no gap is) and ``in_list`` (bool per gap: between two items of one list, tight or loose: a list
     that fits stays whole, its items' blank lines no paragraph breaks for that rule; None: no gap is) and ``depth``
     (int per gap, in a text of source code: how deep the line after it is nested, :mod:`.code_lines`; where a block
-    must be cut, the gap before its shallowest line goes first; None: no text is code)."""
+    must be cut, the gap before its shallowest line goes first; -1 at the end of a top-level definition, a blank
+    line under its closing line: one level above the top level's statements, so that a cut there is never refused
+    to fill the chunks it parts, as a cut one level deeper is never taken to fill them; None: no text is code)."""
 
     heading: np.ndarray
     strength: np.ndarray
@@ -1249,6 +1251,8 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             # line's, though Markdown read a script's "#" line as a heading's hard break)
             strength = np.where(code.comment, np.minimum(strength, LINE), strength).astype(np.int8)
             depth = code.depth if code.depth.any() else None
+            if depth is not None:  # (the end of a top-level definition lies above the top level: -1, see Layout)
+                depth = np.where(code.ends_block & ~no_cut, -1, depth)
     introduces &= lead_in  # (a page's furniture between a lead-in and what it introduces lifts the bond)
     in_list &= strength <= PARAGRAPH  # (an item read as a heading after all opens a section)
     return Layout(heading, strength, no_cut, leans, lead_in, in_code if in_code.any() else None,
