@@ -15,7 +15,7 @@ What makes a text code is evidence in the text, never its file's name: a brace l
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,7 +25,7 @@ from .cache import text_cache
 from .line_kinds import CPP_DIRECTIVE
 
 __all__ = ["BRACE_SLACK", "CODE_LINE_SHARE", "OPEN_LINE_SHARE", "CodeLines", "brace_code", "code_lines",
-           "docstrings", "may_be_code", "python_module"]
+           "docstrings", "may_be_code", "python_module", "slash_comments"]
 
 #: a brace language's text: at least this share of its lines of code (its comments aside) end as code does, with
 #: ``;``, ``{``, ``}``, a bracket or a comma, or are a C preprocessor's directive (prose ends most of its lines with a
@@ -125,6 +125,20 @@ def may_be_code(text: str, lo: int, hi: int) -> bool:
     """Whether ``text[lo:hi]`` may be code at all, by searches of a few characters: a brace, a hash, or a Python
     definition's ``def `` (a module with no comment and no brace). Prose without them pays nothing more."""
     return text.find("{", lo, hi) >= 0 or text.find("#", lo, hi) >= 0 or text.find("def ", lo, hi) >= 0
+
+
+def slash_comments(text: str, spans: Sequence[tuple[int, int, bool]], at: np.ndarray) -> np.ndarray:
+    """Per offset of ``at`` (a line's or a sentence's first), whether it lies in a ``/* ... */`` comment over several
+    lines: one of ``spans`` (the blocks :func:`~.line_kinds._block_spans` reads, ``(start, end, closed)`` in order:
+    fences, literal blocks, comments) that opens with ``/*``. One reading for the splitter, per line, and for the
+    layout, per sentence, so that both take the same lines for a C comment's."""
+    blocks = [(a, b) for a, b, _ in spans if text.startswith("/*", a)]
+    if not blocks:
+        return np.zeros(at.size, bool)
+    lo = np.array([a for a, _ in blocks], np.int64)
+    hi = np.array([b for _, b in blocks], np.int64)
+    k = np.searchsorted(lo, at, side="right") - 1
+    return (k >= 0) & (at < hi[np.maximum(k, 0)])
 
 
 @text_cache(maxsize=8)

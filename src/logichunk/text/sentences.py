@@ -98,7 +98,7 @@ from .abbreviations import (
     _abbreviation,
 )
 from .charclass import WS, class_table, codepoints
-from .code_text import code_lines, docstrings, may_be_code, python_module
+from .code_text import code_lines, docstrings, may_be_code, python_module, slash_comments
 from .end_candidates import (
     _NL_CHARS,
     _RUN_CHARS,
@@ -348,11 +348,8 @@ def _code_apart(text: str, cp: np.ndarray, nl: np.ndarray, w_nl: np.ndarray, ts:
         return soft
     nl = np.asarray(nl, np.int64)
     w_nl = np.asarray(w_nl, np.int64)
-    slash = np.zeros(ts.size, bool)
-    blocks = [(a, b) for a, b, _ in _block_spans(text) if text.startswith("/*", a)] if _contains(text, "/*") else []
-    if blocks:  # (a /* ... */ comment over several lines, as the layout reads it: its lines are a comment)
-        k = np.searchsorted(np.array([a for a, _ in blocks], np.int64), ts, side="right") - 1
-        slash = (k >= 0) & (ts < np.array([b for _, b in blocks], np.int64)[np.maximum(k, 0)])
+    # (a /* ... */ comment over several lines, as the layout reads it: its lines are a comment)
+    slash = slash_comments(text, _block_spans(text) if _contains(text, "/*") else [], ts)
 
     def outside(at: int) -> bool:
         k = int(np.searchsorted(md_lo, at, side="right")) - 1

@@ -103,7 +103,7 @@ from .. import native
 from ._arrays import _EMPTY_I64, _chars_table, _in_table, _member, _walk
 from .charclass import CJK, class_table, codepoints
 from .code_lines import CodeMarks, read_code
-from .code_text import python_module
+from .code_text import python_module, slash_comments
 from .discourse import _word_key, continues, leading_words
 from .line_kinds import (
     _DRAWER_OPEN,
@@ -674,7 +674,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     first = codepoints(text)[starts]
     # fenced code is code, whatever its lines look like (a "# comment" is no heading, "  - a tag" of front
     # matter no list item)
-    f_lo, f_hi, f_closed = _fences(sents, edges)
+    f_lo, f_hi, f_closed, f_spans = _fences(sents, edges)
     code = np.zeros(n + 1, np.int64)
     np.add.at(code, f_lo, 1)  # from the opening line's sentence ...
     np.add.at(code, np.minimum(f_hi, n - 1) + 1, -1)  # ... to the closing line's
@@ -1237,7 +1237,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             _lift_furniture(text, starts, ends, furn, heading, strength, no_cut, lead_in, opens_text)
     depth = None
     if n > 1:  # source code passed as text: its nesting, its closing lines, its comments over code (.code_lines)
-        code = _code_marks(sents, edges, f_lo, f_hi, not_code)
+        code = _code_marks(sents, edges, f_spans, not_code)
         if code is not None:
             bond = code.closes | code.leads  # (a heading's bond: no chunk opens with "}" nor ends with a comment)
             no_cut |= bond
@@ -1260,13 +1260,14 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
                   in_list if in_list.any() else None, depth)
 
 
-def _code_marks(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None, f_lo: np.ndarray,
-                f_hi: np.ndarray, not_code: np.ndarray) -> CodeMarks | None:
+def _code_marks(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None,
+                spans: list[tuple[int, int, bool]], not_code: np.ndarray) -> CodeMarks | None:
     """:func:`~.code_lines.read_code` for each text of ``sents`` (several laid end to end, by ``edges``): its
-    ``/* ... */`` comments are the fences (:func:`_fences`) that open with ``/*``, and a script or a Python
+    ``/* ... */`` comments are the blocks (:func:`_fences`' ``spans``) that open with ``/*``
+    (:func:`~.code_text.slash_comments`, as the splitter reads them), and a script or a Python
     module (:func:`_in_source`, read only where :func:`~.code_lines.read_code` finds lines that may be code) has
     ``#`` comments."""
-    text, starts, n = sents.text, sents.starts, len(sents)
+    text, starts = sents.text, sents.starts
     bounds = [(0, len(text))] if edges is None else list(zip(edges[0].tolist(), edges[1].tolist(), strict=True))
     first = np.searchsorted(starts, [a for a, _ in bounds], side="left")
     last = np.searchsorted(starts, [b for _, b in bounds], side="left")
@@ -1275,15 +1276,7 @@ def _code_marks(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | Non
 
     def hashed(a: int) -> bool:
         return text.startswith("#!", a) or _in_source(text, starts, not_code, edges, a, seen)
-    slash = np.zeros(n, bool)
-    if f_lo.size:
-        cp = codepoints(text)
-        sel = (f_hi > f_lo) & (cp[starts[f_lo]] == 0x2F) & (cp[np.minimum(starts[f_lo] + 1, cp.size - 1)] == 0x2A)
-        if sel.any():  # (per sentence: from the comment's opening line to its closing line)
-            mark = np.zeros(n + 1, np.int64)
-            np.add.at(mark, f_lo[sel], 1)
-            np.add.at(mark, np.minimum(f_hi[sel], n - 1) + 1, -1)
-            slash = np.cumsum(mark[:-1]) > 0
+    slash = slash_comments(text, spans, starts)  # (per sentence: from the comment's opening line to its closing)
     return read_code(text, starts, sents.breaks, sents.seams(), texts, slash, hashed)
 
 
@@ -2443,10 +2436,12 @@ def _opens_heading_form(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, ca
 
 
 
-def _fences(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _fences(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple[int, int, bool]]]:
     """The fenced code blocks, reStructuredText's literal blocks and the front matter
     (:func:`~.line_kinds.fence_spans`) as gap indices: per block, its first gap inside (after the opening
-    line) and one past its last (``lo``, ``hi``), and whether a closing line ends it."""
+    line) and one past its last (``lo``, ``hi``), and whether a closing line ends it; and the blocks as offsets
+    (``(start, end, closed)``, in order: what :func:`~.code_text.slash_comments` reads)."""
     text = sents.text
     none = np.zeros(0, np.int64)
     if edges is None:
@@ -2465,8 +2460,8 @@ def _fences(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -
             b = int(edges[1][np.searchsorted(edges[0], a)])
             spans += [(a + x, a + y, c) for x, y, c in _block_spans(text[a:b])]
     if not spans:
-        return none, none, none.astype(bool)
+        return none, none, none.astype(bool), spans
     gap = sents.ends[:-1]  # the offset of each gap
     lo = np.searchsorted(gap, [a for a, _, _ in spans], side="right")
     hi = np.searchsorted(gap, [b for _, b, _ in spans], side="left")
-    return lo.astype(np.int64), hi.astype(np.int64), np.asarray([c for _, _, c in spans], dtype=bool)
+    return lo.astype(np.int64), hi.astype(np.int64), np.asarray([c for _, _, c in spans], dtype=bool), spans
