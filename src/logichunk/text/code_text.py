@@ -8,8 +8,11 @@ soft-wrapped prose (``for (...) {`` over ``if (...) {``, a list's ``'name',`` li
 through :func:`code_lines`, each from its own offsets, so one text is code for both or for neither.
 
 What makes a text code is evidence in the text, never its file's name: a brace language's line ends
-(:func:`brace_code`), or a script's ``#!`` line, or a Python module's imports and definitions at column 0
-(:func:`python_module`). Every bound is set a priori, none fitted.
+(:func:`brace_code`: a C macro's continued lines are its directive's, an ES module's import lines are directives, a
+fence in a comment or a string is no Markdown), or a script's ``#!`` line, or a Python module's definitions at
+column 0 with its imports there or a docstring or a definition on its first line of code (:func:`python_module`).
+Every bound is set a priori, none fitted. The lines of a ``/* ... */`` comment are read once for both readers
+(:func:`slash_comments`).
 """
 
 from __future__ import annotations
