@@ -176,7 +176,8 @@ def test_the_link_is_stored_and_recalled(make_store):
     assert back.resumes_similarity == pytest.approx(_episode_of(eps, RETURN).resumes_similarity, abs=1e-5)
     assert all(t.resumes is None for t in recs if t is not back)
     hit = next(h for h in search_topics(store, "sticky sourdough dough", top_k=5) if h.topic.start == RETURN)
-    assert hit.to_dict()["resumes"] == first.document_id and hit.to_dict()["resumes_topic"] == first.index
+    d = hit.to_dict()  # (JSON: the topic number, as an episode's and MCP's recall; its document beside it)
+    assert (d["resumes"], d["resumes_document"], d["resumes_topic"]) == (first.index, first.document_id, first.index)
 
 
 def test_a_return_in_a_later_session_is_linked_in_the_store(make_store):

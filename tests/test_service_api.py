@@ -528,7 +528,7 @@ def test_chunk_bubbles_and_bad_requests(client):
     j = client.post("/api/chunk", headers=H, json={"text": text, "method": "logic-chain", "sizes": [100, 50]}).json()
     assert j["bubbles"] and j["bubbles"][0]["category"] == "forced_split"
     assert j["stats"]["bubbles"] == len(j["bubbles"])
-    bad = [({"text": "x", "method": "magic"}, 400), ({"text": "x", "sizes": [100, 200]}, 400),
+    bad = [({"text": "x", "method": "magic"}, 422), ({"text": "x", "sizes": [100, 200]}, 400),
            ({"text": "x", "sizes": [0]}, 422), ({"text": "x", "sizes": []}, 422), ({"text": "x", "unit": "words"}, 422),
            ({"text": ""}, 422), ({"method": "fixed"}, 422), ({"text": "x", "max_points": 5}, 422)]
     for body, status in bad:

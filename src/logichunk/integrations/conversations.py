@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, LogichunkError
+from ..errors import InputError, LogichunkError, check_choice
 from ..index.bm25 import BM25Index, tokenize
 from ..memory import (
     Archiver,
@@ -49,9 +49,9 @@ from ..memory import (
     topics,
 )
 from ..memory.archive import MAX_ID_CHARS, TOPIC_CUT_VECTORS, check_conversation_id, render_block
+from ..memory.block import check_turn_text
 from ..memory.forget import forget
 from ..memory.resume import threshold_of
-from ..text.decode import blank
 from .kb import Limits, Project, _check_top_k, check_text, plain
 
 RECALL_MODES = ("hybrid", "basic", "parent", "hierarchical", "kernel")
@@ -287,7 +287,7 @@ class Conversations:
             (o.archiver.number(ep.index), o.turn0 + ep.start, o.turn0 + ep.end)  # (not archived: the store refused it)
         return {"topic": topic, "turns": [first, last], "title": ep.title,
                 "document_id": ep.document_id, "archived": ep.document_id is not None,
-                "resumes": ep.resumes,
+                "resumes": ep.resumes, "resumes_document": ep.resumes_document,  # (as recall and `topics` give them)
                 "resumes_similarity": None if ep.resumes_similarity is None else round(ep.resumes_similarity, 4)}
 
     @staticmethod
@@ -307,21 +307,23 @@ class Conversations:
                  rewritten_query: str | None = None) -> dict[str, Any]:
         conv = check_conversation_id(conversation_id)
         lim = self.limits.max_text_chars
-        if not isinstance(user, str):
-            raise InputError("user must be a string")
-        if blank(user):
-            raise InputError(f"user is {blank(user)}: pass the user's message of this turn")
-        check_text(user, "user", lim)
-        if not isinstance(assistant, str):
-            raise InputError("assistant must be a string")
-        if assistant.strip():  # an empty or blank reply (a turn awaiting its answer) is taken as it is, as the library does
-            check_text(assistant, "assistant", lim)
-        elif len(assistant) > lim:
-            raise InputError(f"assistant is {len(assistant):,} characters; this server takes at most {lim:,}")
-        if rewritten_query is not None and rewritten_query.strip():
-            check_text(rewritten_query, "rewritten_query", self.limits.max_query_chars)
-        else:
+        for name, v in (("user", user), ("assistant", assistant)):
+            if not isinstance(v, str):
+                raise InputError(f"{name} must be a string")
+        if rewritten_query is not None and not isinstance(rewritten_query, str):
+            raise InputError("rewritten_query must be a string")
+        if rewritten_query is not None and not rewritten_query.strip():
             rewritten_query = None
+        # the library's rule (a LogicalBlock's): some text on either side; a blank one (a turn awaiting its reply, a
+        # greeting the assistant opens with) is taken as it is
+        check_turn_text(user, assistant, rewritten_query)
+        for name, v in (("user", user), ("assistant", assistant)):
+            if v.strip():
+                check_text(v, name, lim)
+            elif len(v) > lim:
+                raise InputError(f"{name} is {len(v):,} characters; this server takes at most {lim:,}")
+        if rewritten_query is not None:
+            check_text(rewritten_query, "rewritten_query", self.limits.max_query_chars)
         block = LogicalBlock(user=user, assistant=assistant, rewritten_query=rewritten_query, started_at=time.time())
         with self._lock:
             anchor, vec = self._anchor_vector(self._open.get(conv), block)
@@ -399,8 +401,7 @@ class Conversations:
                mode: str = "hybrid", max_chars: int = RECALL_CHARS) -> dict[str, Any]:
         query = check_text(query, "query", self.limits.max_query_chars)
         top_k = _check_top_k(top_k, self.limits)
-        if mode not in RECALL_MODES:
-            raise InputError(f"unknown mode {mode!r}: use one of {', '.join(RECALL_MODES)}")
+        check_choice(mode, RECALL_MODES, "mode")
         if isinstance(max_chars, bool) or not isinstance(max_chars, int) or \
                 not 1 <= max_chars <= self.limits.max_text_chars:
             raise InputError(f"max_chars must be an integer from 1 to {self.limits.max_text_chars}, got {max_chars!r}")

@@ -22,14 +22,22 @@ from typing import Any
 
 from .. import config as config_mod
 from ..config import Settings
-from ..errors import InputError, LogichunkError
+from ..errors import InputError, LogichunkError, check_choice
 from ..jsonable import jsonable as plain
 from ..retrieve.graph import graph_hit
 from ..retrieve.kept import retrieve_kept
+from ..retrieve.results import hit_record
 from ..store import ChunkRow, Store, origins, refs
 from ..store.document_layout import DocLayout, document_summary, hit_pages
 from ..store.ingest import SUFFIXES, ingest_text, read_text_file
-from ..text.decode import check_not_blank, check_storable, empty_input, plain_stem, text_file_name
+from ..text.decode import (
+    check_not_blank,
+    check_storable,
+    check_title,
+    empty_input,
+    plain_stem,
+    text_file_name,
+)
 
 PROJECT_CHARS = 100
 
@@ -137,17 +145,12 @@ _ADDING = threading.Lock()
 
 def add_document(project: Project, title: str, text: str, limits: Limits, *, source: str | None = None) -> dict[str, Any]:
     """Store ``text`` as a document and chunk it now (chapters at headings, blocks at blank lines)."""
-    if not isinstance(title, str):
-        raise InputError("title must be a string")
-    check_not_blank(title, "title")
-    if len(title) > 300:
-        raise InputError(f"title is {len(title)} characters; at most 300")
-    check_storable(title, "title")  # (as the text: a NUL in it fails on PostgreSQL)
+    title = check_title(title)  # (stripped, as the service stores it)
     text = check_text(text, "text", limits.max_text_chars)
     store = project.store
     with _ADDING:  # (two calls at once with one text store it once)
         same = store.documents_with_text(text)
-        doc = same[0] if same else ingest_text(store, title.strip(), text, source=source)
+        doc = same[0] if same else ingest_text(store, title, text, source=source)
     if same:  # an agent's retried call, or the text added before: that document, nothing stored (as the API does)
         title, source = next((t, s) for d, t, s in store.documents() if d == doc)
         return {**document_summary(store, doc, title, source), "existing": True}
@@ -157,7 +160,7 @@ def add_document(project: Project, title: str, text: str, limits: Limits, *, sou
             store.rechunk_chapter(cid)
         except LogichunkError as e:  # stored, chunked later (the embedder is down, say): say so
             errors.append(str(e))
-    out = {**document_summary(store, doc, title.strip(), source), "existing": False}
+    out = {**document_summary(store, doc, title, source), "existing": False}
     if errors:
         out["errors"] = errors[:3]
     return out
@@ -337,8 +340,7 @@ def search(project: Project, query: str, limits: Limits, mode: str = "hybrid", t
     ``conversation`` topic. ``include``: documents (the default: an agent's RAG cites documents, not its
     own earlier replies; ``recall`` is the memory tool), conversations, or all."""
     modes = tuple(config_mod.RETRIEVE_MODES)
-    if mode not in modes:
-        raise InputError(f"unknown mode {mode!r}: use one of {', '.join(modes)}")
+    check_choice(mode, modes, "mode")
     query = check_text(query, "query", limits.max_query_chars)
     top_k = _check_top_k(top_k, limits)
     include = origins.check_include(include)
@@ -356,16 +358,12 @@ def search(project: Project, query: str, limits: Limits, mode: str = "hybrid", t
         lay = layouts[h.doc_id]
         text = m.get("text")
         rec: dict[str, Any] = {
-            "rank": rank, "ref": refs.hit_ref(h.doc_id, h.chunk.id, m.get("level_name"), text), "id": h.chunk.id,
-            "score": plain(float(h.score)),
-            "document_id": h.doc_id, "document_title": titles.get(h.doc_id, (None,))[0],
-            **origins.hit_origin(titles.get(h.doc_id, (None, None))[1]),
-            "kind": m.get("level_name"), "method": h.chunk.method, "text": text,
-            "span": lay.span(m.get("block_id"), h.chunk.span.start, h.chunk.span.end, text),
+            **plain(hit_record(h, rank, *titles.get(h.doc_id, (None, None)))),  # (as the CLI's and HTTP's hits)
+            "kind": m.get("level_name"),  # (``level``'s earlier name here)
+            "text": text, "span": lay.span(m.get("block_id"), h.chunk.span.start, h.chunk.span.end, text),
         }
         if "sentence_block_span" in m:  # graph modes: the hit as every interface gives it (``span``: the sentence's
             g = graph_hit(h, rank, *titles.get(h.doc_id, (None, None)), lay)  # document_span, this tool's name)
-            rec.update({k: plain(g[k]) for k in ("raw_score", "level") if k not in rec})
             rec["sentence"] = {**plain(g["sentence"]), "span": g["sentence"]["document_span"]}
         elif h.context is not None and m.get("context_text") is not None:  # a window of a large parent
             rec["context"] = {"text": m["context_text"],
@@ -408,8 +406,7 @@ def chunk_text(text: str, limits: Limits, settings: Settings, embedder: Callable
     from ..chunkers.dispatch import chunk_by, needs
 
     text = check_text(text, "text", limits.max_text_chars)
-    if method not in CHUNK_METHODS:
-        raise InputError(f"unknown method {method!r}: use one of {', '.join(CHUNK_METHODS)}")
+    check_choice(method, CHUNK_METHODS, "method")
     if max_size is not None and (isinstance(max_size, bool) or not isinstance(max_size, int) or max_size < 1):
         raise InputError(f"max_size must be a positive integer, got {max_size!r}")
     emb = embedder() if "embedder" in needs(method) else None

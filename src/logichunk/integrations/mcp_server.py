@@ -40,7 +40,7 @@ from pydantic import Field, ValidationError
 
 from .. import __version__
 from ..config import Settings
-from ..errors import LogichunkError
+from ..errors import LogichunkError, literal_choices, unknown_choice
 from . import kb
 from .conversations import RECALL_CHARS, Conversations, server_calibration
 
@@ -56,7 +56,8 @@ folder the server may read). Memory: call `remember` once per exchange with the 
 `recall` finds earlier topics with their exact turns (and, with conversation_id, the turns not archived yet
 that match); `end_conversation` files the last topic. The memory tools take `project` as the others do."""
 
-Mode = Literal["hybrid", "parent", "basic", "hierarchical", "graph-basic", "graph-ssg", "graph-tri", "graph-hybrid"]
+# (in the order of config.RETRIEVE_MODES and kb.CHUNK_METHODS: an unknown value lists them as the service does)
+Mode = Literal["basic", "parent", "hierarchical", "hybrid", "graph-basic", "graph-ssg", "graph-tri", "graph-hybrid"]
 RecallMode = Literal["hybrid", "basic", "parent", "hierarchical", "kernel"]
 Method = Literal["logic-chain", "cliff", "fused", "parent-child", "fixed", "recursive"]
 Unit = Literal["chars", "tokens"]
@@ -332,6 +333,9 @@ def _arguments_said(e: ValidationError) -> str:
     parts = []
     for err in e.errors(include_url=False):
         where = ".".join(str(x) for x in err.get("loc", ())) or "arguments"
+        if err.get("type") == "literal_error" and "expected" in (err.get("ctx") or {}):  # the service's words
+            parts.append(unknown_choice(where, err.get("input"), literal_choices(str(err["ctx"]["expected"]))))
+            continue
         got = f" (got {err['input']!r:.60})" if "input" in err and err.get("type") != "missing" else ""
         parts.append(f"{where}: {err.get('msg', 'invalid')}{got}")
     return "; ".join(parts)

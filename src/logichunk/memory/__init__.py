@@ -2,7 +2,7 @@
 topics into the store.
 
     from logichunk.memory import LogicalBlock, Perception
-    p = Perception(store=store)                       # embedder, calibration and arbiter have defaults
+    p = Perception(store=store, conversation_id="chat-42")   # embedder, calibration and arbiter have defaults
     for turn in conversation:
         d = p.observe(LogicalBlock(user=..., assistant=...))
         print(d.action, d.score, d.step, d.arbiter)   # ADSORB / FORCE_ADSORB / SPLIT, and who decided

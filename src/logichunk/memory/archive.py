@@ -121,11 +121,12 @@ def _add_columns(store: Any, tokens: dict[str, str]) -> None:
 
 def render_block(block: LogicalBlock) -> str:
     """The searchable text of one turn (a store block). Ends with a blank line, so a topic's blocks
-    read as a transcript."""
-    lines = [f"User: {block.user}"]
+    read as a transcript. A side that is only whitespace has no line (a turn the assistant opened has no
+    ``User:``); the turn itself is kept as given (``memory_turns``)."""
+    lines = [f"User: {block.user}"] if block.user.strip() else []
     if block.rewritten_query is not None and block.rewritten_query.strip() and block.rewritten_query != block.user:
         lines.append(f"(Rewritten: {block.rewritten_query})")
-    if block.assistant:
+    if block.assistant.strip():
         lines.append(f"Assistant: {block.assistant}")
     for t in block.tool_calls:
         res = " ".join(t.result.split())
@@ -304,9 +305,13 @@ class TopicRecord:
     resumes_similarity: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON of a topic (``memory topics --format jsonl``): ``resumes`` is the number of the topic it returns
+        to, as an episode's and MCP's ``recall`` say it (it was that topic's document id here), that topic's document
+        ``resumes_document``, and ``resumes_topic`` the number again (its name here before)."""
         return {"document_id": self.document_id, "conversation": self.conversation_id, "topic": self.index,
                 "start": self.start, "end": self.end, "started_at": self.started_at, "ended_at": self.ended_at,
-                "title": self.title, "turns": self.turns, "resumes": self.resumes, "resumes_topic": self.resumes_topic,
+                "title": self.title, "turns": self.turns, "resumes": self.resumes_topic,
+                "resumes_document": self.resumes, "resumes_topic": self.resumes_topic,
                 "resumes_similarity": None if self.resumes_similarity is None else round(self.resumes_similarity, 4)}
 
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..signals.items import content_items
-from ..text.decode import check_storable
+from ..text.decode import blank, check_storable
 
 __all__ = [
     "STOP_PHRASES", "LogicalBlock", "ToolCall", "anchor_text", "check_count", "check_storable", "content_tokens",
@@ -63,6 +63,17 @@ class ToolCall:
         return {"name": self.name, "arguments": self.arguments, "result": self.result}
 
 
+def check_turn_text(user: str, assistant: str = "", rewritten_query: str | None = None) -> None:
+    """The one rule of a turn's text, in the library, the CLI's files and MCP's ``remember``: some text that is
+    not only whitespace, on either side (the user's, the rewritten query or the assistant's: a turn an assistant
+    opens, a greeting, has no user text). A blank side is kept as given, its label left out of the archived
+    topic's text (:func:`~logichunk.memory.archive.render_block`), never filled in ("." was)."""
+    sides = {"user": user, "assistant": assistant, **({} if rewritten_query is None else
+                                                        {"rewritten_query": rewritten_query})}
+    if all(blank(v) for v in sides.values()):
+        raise InputError("a turn needs some text: " + ", ".join(f"{k} is {blank(v)}" for k, v in sides.items()))
+
+
 @dataclass(frozen=True)
 class LogicalBlock:
     """A user query, an optional rewritten query (coreference resolved upstream), the assistant's reply,
@@ -89,8 +100,7 @@ class LogicalBlock:
             v = getattr(self, name)
             if v is not None and not isinstance(v, str):
                 raise InputError(f"LogicalBlock.{name} must be a string or None")
-        if not (self.user.strip() or (self.rewritten_query or "").strip() or self.assistant.strip()):
-            raise InputError("a LogicalBlock needs some text (user, rewritten_query or assistant)")
+        check_turn_text(self.user, self.assistant, self.rewritten_query)
         if not isinstance(self.tool_calls, tuple):
             object.__setattr__(self, "tool_calls", tuple(self.tool_calls))
         for t in self.tool_calls:

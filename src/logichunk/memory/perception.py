@@ -62,7 +62,7 @@ from .episode import Action, Decision, Episode, Revision, Step, _short
 from .lexical import LexicalWindow
 from .resume import Link, resumed, subject, threshold_of
 
-__all__ = ["Action", "Decision", "Episode", "Perception", "Revision", "Step", "observe_many", "replay", "topic_summary"]
+__all__ = ["Action", "Decision", "Episode", "Perception", "Revision", "Step", "UnnamedConversationWarning", "observe_many", "replay", "topic_summary"]
 
 
 def topic_summary(blocks: Sequence[LogicalBlock], max_chars: int = 400) -> str:
@@ -96,6 +96,10 @@ class _Turn:
     items: int = 0  # content items of the turn (lexical window)
 
 
+class UnnamedConversationWarning(UserWarning):
+    """A Perception with a store and no ``conversation_id`` (see :meth:`Perception._unnamed`)."""
+
+
 class Perception:
     """Online topic continuity for one conversation (see the module docstring).
 
@@ -106,7 +110,9 @@ class Perception:
     (:class:`~logichunk.memory.archive.Archiver`); ``conversation_id`` names the conversation there, and
     every turn is written to the store before it is observed, so a conversation whose process died
     before :meth:`flush` carries on where it stopped: its stored turns are observed again here
-    (:attr:`resumed` says how many) and numbering continues after them.
+    (:attr:`resumed` says how many) and numbering continues after them. Without ``conversation_id`` the
+    store keeps it under a new ``conv-XXXXXXXX`` that only this Perception knows, said in :attr:`note` and an
+    :class:`UnnamedConversationWarning`.
     ``lookahead`` overrides the calibration's (0 = immediate decisions are final). Not thread-safe:
     one Perception per conversation. ``links=False`` skips the episodes' subjects and resume links
     (one embedding per episode; segmentation alone does not need them).
@@ -160,6 +166,8 @@ class Perception:
         self.archiver = archiver
         if archiver is not None and self.conversation_id is None:
             self.conversation_id = getattr(archiver, "conversation_id", None)
+            if store is not None and self.conversation_id is not None:  # an id made up here: said, never silent
+                self._unnamed(self.conversation_id)
         self.keep_episodes = keep_episodes
         self.links = links  # each closed episode embeds its subject and links the one it resumes (:mod:`.resume`)
         self.episodes: list[Episode] = []
@@ -180,6 +188,19 @@ class Perception:
         self._reset_state()
         if self._journal:
             self._resume()
+
+    def _unnamed(self, conv: str) -> None:
+        """A store and no ``conversation_id``: the turns and topics are stored under ``conv``, a new id that only
+        this Perception knows, so another process cannot carry the conversation on (its open turns stay in the
+        store unread). Said in :attr:`note` and a warning, once per Perception."""
+        import warnings
+
+        from ..models.registry import _outside_level
+
+        said = (f"no conversation_id: this conversation is stored as {conv!r}, an id only this Perception knows; "
+                "pass conversation_id=... to carry it on after a restart")
+        self.note = "; ".join(n for n in (self.note, said) if n)
+        warnings.warn(said, UnnamedConversationWarning, stacklevel=_outside_level())
 
     def _reset_state(self) -> None:
         self._n = 0  # turns observed

@@ -41,7 +41,7 @@ from ..models.rerank import Reranker
 from ..types import Hit, Span
 from .hybrid import hybrid_hits
 from .rerank import rerank_hits
-from .results import Results
+from .results import Results, hit_record
 
 __all__ = [
     "ALGORITHMS", "BasicRetrieval", "GraphResult", "GraphResults", "GraphSentence", "PathStep",
@@ -408,18 +408,12 @@ def graph_hit(h: Hit, rank: int, title: str | None = None, source: str | None = 
     ``block.content[start:end]``), the same in document offsets (``document_span``; null without
     ``layout``, the document's :class:`~logichunk.store.document_layout.DocLayout`, or where an edit changed
     the text there since), and ``step``, the index in the walk's path of the chunk it came from."""
-    from ..store.origins import hit_origin
-    from ..store.refs import hit_ref
-
     m = h.chunk.meta
     text = m.get("context_text")
     block = m.get("sentence_block_id")
     bs = m.get("sentence_block_span")
     doc_span = None if layout is None or bs is None else layout.span(block, int(bs[0]), int(bs[1]), text)
-    return {"rank": rank, "score": float(h.score), "raw_score": float(h.raw_score),
-            "ref": hit_ref(h.doc_id, h.chunk.id, m.get("level_name"), m.get("text")), "id": h.chunk.id,
-            "level": m.get("level_name"), "method": h.chunk.method, "document_id": h.doc_id, "document_title": title,
-            **hit_origin(source),
+    return {**hit_record(h, rank, title, source),  # (the fields every mode's hit has)
             "sentence": {"text": text, "block_id": block, "block_span": None if bs is None else [int(x) for x in bs],
                          "document_span": doc_span, "step": m.get("step")}}
 

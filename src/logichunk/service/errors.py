@@ -16,7 +16,14 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ..errors import InputError, LogichunkError, ModelUnavailable
+from ..errors import (
+    InputError,
+    LogichunkError,
+    ModelUnavailable,
+    UnknownChoice,
+    literal_choices,
+    unknown_choice,
+)
 from ..store import CutSettingsError, StoreError
 
 log = logging.getLogger("logichunk.service")
@@ -38,9 +45,10 @@ class ErrorBody(BaseModel):
     error: ErrorDetail
 
 
-_WHY = {400: "bad input (not JSON, not UTF-8 text, an unknown method...)", 401: "missing or wrong API key",
+_WHY = {400: "bad input (not JSON, not UTF-8 text, a malformed ref...)", 401: "missing or wrong API key",
         404: "unknown project, document or block", 409: "stale revision, or the project exists already",
-        413: "body, text or query over the service's limits", 422: "a field is missing or invalid",
+        413: "body, text or query over the service's limits",
+        422: "a field is missing or invalid, or has a value it does not take (an unknown mode or method)",
         503: "the database is unavailable"}
 
 
@@ -72,8 +80,14 @@ def error_response(status: int, code: str, message: str, details: Any = None,
     return JSONResponse(error_body(code, message, details), status_code=status, headers=headers)
 
 
+_SOURCES = ("body", "query", "path", "header")  # where a field came from: not part of its name
+
+
 def _loc(loc: Any) -> str:
-    parts = [str(p) for p in loc if p not in ("body",)] if isinstance(loc, list | tuple) else [str(loc)]
+    """A field's name as the client wrote it: ``sizes.0``, ``wait`` (a URL parameter), ``text``."""
+    if not isinstance(loc, list | tuple):
+        return str(loc)
+    parts = [str(p) for p in (loc[1:] if loc and loc[0] in _SOURCES else loc)]
     return ".".join(parts) or "body"
 
 
@@ -87,22 +101,26 @@ def _validation(exc: RequestValidationError) -> JSONResponse:
     details = [{"field": _loc(e.get("loc", ())), "problem": _problem(e), "type": e.get("type", "")} for e in errs]
     first = details[0] if details else {"field": "body", "problem": "invalid"}
     more = f" (and {len(details) - 1} more)" if len(details) > 1 else ""
-    said = first["problem"] if first["problem"].startswith(f"{first['field']} ") else \
-        f"{first['field']}: {first['problem']}"
+    problem, field = first["problem"], first["field"]
+    said = problem if problem.startswith((f"{field} ", f"unknown {field} ")) else f"{field}: {problem}"
     return error_response(422, "invalid_request", f"{said}{more}", details)
 
 
 def _problem(e: Any) -> str:
     """What is wrong with one field, in the words the MCP tools and the CLI use where they say the same: an empty
     text is ``text is empty`` (pydantic: "String should have at least 1 character"), a validator's refusal its
-    own sentence (pydantic prefixes "Value error, ")."""
+    own sentence (pydantic prefixes "Value error, "), a value a ``Literal`` does not take
+    :func:`~logichunk.errors.unknown_choice`'s, anything else pydantic's words with the value given."""
     ctx = e.get("ctx") or {}
     field = _loc(e.get("loc", ()))
     if e.get("type") == "string_too_short" and ctx.get("min_length") == 1:
         return f"{field} is empty"
     if e.get("type") == "value_error" and ctx.get("error") is not None:
         return str(ctx["error"])
-    return str(e.get("msg", ""))
+    if e.get("type") == "literal_error" and "expected" in ctx:  # as a mode or method the route checks itself
+        return unknown_choice(field, e.get("input"), literal_choices(str(ctx["expected"])))
+    got = f" (got {e['input']!r:.60})" if "input" in e and e.get("type") != "missing" else ""
+    return f"{e.get('msg', '')}{got}"  # (as the MCP tools say it: `?wait=nan` is no "less than 120")
 
 
 def _not_utf8(body: bytes, e: UnicodeDecodeError) -> JSONResponse:
@@ -159,6 +177,11 @@ def install(app: FastAPI) -> None:
             except UnicodeDecodeError as u:
                 return _not_utf8(kept, u)
         return _validation(exc)
+
+    @app.exception_handler(UnknownChoice)
+    async def _choice(request: Request, exc: UnknownChoice) -> JSONResponse:
+        # a field with a value it does not take is an invalid body (422), as a value a schema's Literal refuses
+        return error_response(422, "invalid_request", str(exc), {"field": exc.field, "choices": list(exc.choices)})
 
     @app.exception_handler(InputError)
     async def _input(request: Request, exc: InputError) -> JSONResponse:

@@ -20,7 +20,7 @@ from ..chunkers.dispatch import METHODS as DISPATCH_METHODS
 from ..chunkers.dispatch import chunk_by
 from ..chunkers.logic_chain import level_sizes
 from ..config import Settings
-from ..errors import InputError
+from ..errors import check_choice
 from ..tree import ChunkTree
 from .curves import text_curves
 from .views import cut_points, jsonable
@@ -49,12 +49,10 @@ SERVED_TOKENIZERS = ("cl100k_base", "o200k_base", "embedder")
 
 def run(method: str, text: str, sizes: tuple[int, ...], unit: str, embedder: Any, settings: Settings,
         tokenizer: str | None = None) -> ChunkTree:
-    if method not in METHODS:
-        raise InputError(f"unknown method {method!r}: use {', '.join(METHODS)}")
-    if tokenizer is not None and tokenizer not in SERVED_TOKENIZERS and tokenizer != settings.tokenizer:
-        # a client names no file or hub id of the server's: only the bundled encodings and the configured ones
-        raise InputError(f"tokenizer must be one of {', '.join(SERVED_TOKENIZERS)}"
-                         + (f" or {settings.tokenizer}" if settings.tokenizer else ""))
+    check_choice(method, tuple(METHODS), "method")
+    if tokenizer is not None:  # a client names no file or hub id of the server's: the bundled and configured ones
+        check_choice(tokenizer, (*SERVED_TOKENIZERS, *([settings.tokenizer] if settings.tokenizer else [])),
+                     "tokenizer")
     if tokenizer and unit == "chars":
         unit = "tokens"
     if tokenizer == "embedder":  # the service's own embedder sizes the chunks
@@ -68,9 +66,7 @@ def run(method: str, text: str, sizes: tuple[int, ...], unit: str, embedder: Any
 def analyse(method: str, text: str, sizes: tuple[int, ...] | None, unit: str, embedder: Any, settings: Settings,
             *, similarity: bool | None = None, max_points: int = 4000, tokenizer: str | None = None) -> dict[str, Any]:
     """The tree, its cut points, bubbles, stats and the gap curves of one text, as JSON values."""
-    m = METHODS.get(method)
-    if m is None:
-        raise InputError(f"unknown method {method!r}: use {', '.join(METHODS)}")
+    m = METHODS[check_choice(method, tuple(METHODS), "method")]
     sizes = tuple(sizes) if sizes else m.default_sizes
     t0 = time.perf_counter()
     tree = run(method, text, sizes, unit, embedder, settings, tokenizer)

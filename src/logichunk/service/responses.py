@@ -261,6 +261,8 @@ class BlockEdited(Block):
 
     changed: bool = Field(description="false when the new text equals the old (then nothing is re-chunked and the "
                           "answer is 200, not 202)")
+    emptied: bool = Field(False, description="true when this edit left the block empty or only whitespace (a "
+                          "paragraph deleted: a legitimate edit, said so that a mistaken empty text is seen)")
 
 
 # ----------------------------------------------------------------------------- documents

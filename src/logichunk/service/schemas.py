@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, field_validator
 
-from ..text.decode import check_not_blank
+from ..text.decode import TITLE_CHARS, check_not_blank, check_title
 
 #: a positive count: strict (no ``true``, ``1.0`` or ``"1"``)
 Count = Annotated[StrictInt, Field(gt=0)]
@@ -24,14 +24,15 @@ class ProjectIn(_Strict):
 
 
 class DocumentIn(_Strict):
-    title: str = Field(min_length=1, max_length=300, examples=["桃花源记"])
+    title: str = Field(min_length=1, max_length=TITLE_CHARS, examples=["桃花源记"],
+                       description="stored without its surrounding whitespace")
     text: str = Field(min_length=1, description="the document; chapters start at headings, blocks at blank lines")
     source: str | None = Field(None, max_length=1000, description="where it came from (a path, a URL)")
 
     @field_validator("title")
     @classmethod
     def _has_title(cls, v: str) -> str:  # (a title of spaces was stored; MCP's add_document refused it)
-        return check_not_blank(v, "title")
+        return check_title(v)  # (stripped: MCP's add_document stored " a " as "a", this API as given)
 
     @field_validator("text")
     @classmethod

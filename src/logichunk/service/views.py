@@ -14,10 +14,9 @@ from typing import Any
 
 from ..jsonable import jsonable
 from ..retrieve.graph import graph_hit
+from ..retrieve.results import hit_record
 from ..store import BlockRow, ChunkRow, Store
 from ..store.document_layout import DocLayout, hit_pages
-from ..store.origins import hit_origin
-from ..store.refs import hit_ref
 from .errors import ApiError
 from .jobs import ProjectRuntime
 
@@ -158,7 +157,6 @@ def hits_json(store: Store, res: Any) -> list[dict[str, Any]]:
     it) and ``highlight``, the matched child's ``[start, end)`` inside that text, when one is known."""
     hits = list(res)
     docs = documents_by_id(store)
-    titles = {d: t for d, (t, _) in docs.items()}
     # children whose parent we need (basic, hybrid, hierarchical and other child-level hits)
     child_pks = [h.chunk.meta.get("pk") for h in hits if h.chunk.meta.get("level_name") == "child"
                  and "child_span" not in h.chunk.meta]
@@ -169,9 +167,7 @@ def hits_json(store: Store, res: Any) -> list[dict[str, Any]]:
     for rank, h in enumerate(hits, 1):
         m = h.chunk.meta
         rec: dict[str, Any] = {
-            "rank": rank, "score": jsonable(float(h.score)), "raw_score": jsonable(float(h.raw_score)),
-            "ref": hit_ref(h.doc_id, h.chunk.id, m.get("level_name"), m.get("text")), "id": h.chunk.id, "level": m.get("level_name"), "method": h.chunk.method, "document_id": h.doc_id,
-            "document_title": titles.get(h.doc_id), **hit_origin(docs.get(h.doc_id, (None, None))[1]),
+            **jsonable(hit_record(h, rank, *docs.get(h.doc_id, (None, None)))),  # (as the CLI's and MCP's hits)
             "block_id": m.get("block_id"),
             "span": [h.chunk.span.start, h.chunk.span.end], "size": m.get("size"), "text": m.get("text"),
             "context": None if h.context is None else [h.context.start, h.context.end],

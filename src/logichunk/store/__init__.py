@@ -18,6 +18,7 @@ from .base import (
     Store,
     StoreError,
     StoreUnavailable,
+    block_emptied,
     sha256,
 )
 from .debounce import Debouncer
@@ -26,4 +27,4 @@ from .sqlite import SQLiteStore
 
 __all__ = ["BlockRow", "ChunkRow", "CutSettingsError", "Debouncer", "EmbedderMismatchError", "PostgresStore",
            "RechunkError", "RechunkResult", "SQLiteStore", "StaleRevisionError", "Store", "StoreError",
-           "StoreUnavailable", "sha256"]
+           "StoreUnavailable", "block_emptied", "sha256"]

@@ -62,6 +62,14 @@ def _check_blocks(texts: Sequence[Any], chapter: str | None = None) -> None:
         check_storable(t, f"block {i + 1}" + (f" of chapter {chapter!r}" if chapter else ""))
 
 
+def block_emptied(changed: bool, content: str) -> bool:
+    """Whether an edit (:meth:`Store.edit_block` said ``changed``) left the block empty or only whitespace: a
+    paragraph deleted, which is a legitimate edit (``ingest`` refuses an empty *file*, not an empty block), so it
+    is done, and said (``logichunk edit`` prints "emptied", the service answers ``emptied: true``), never silent:
+    an edit ``--file`` that was empty by mistake is seen at once."""
+    return changed and not content.strip()
+
+
 class StoreError(LogichunkError):
     """The store cannot do what was asked: unknown ids, an unreachable or unwritable database..."""
 

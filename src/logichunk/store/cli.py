@@ -14,8 +14,9 @@ from ..cli_args import one_line
 from ..config import RETRIEVE_MODES
 from ..errors import InputError, ModelUnavailable
 from ..scale.cli import add_ingest_options
+from .base import block_emptied
 from .cli_options import DOC_COLUMN, document_cell, open_store, store_options
-from .origins import INCLUDE, hit_origin
+from .origins import INCLUDE
 from .refs import hit_ref
 
 _open, _common = open_store, store_options  # their names here before store/cli_options.py
@@ -209,6 +210,7 @@ def _check_top_k(args: argparse.Namespace) -> None:
 
 def cmd_search(args: argparse.Namespace) -> int:
     from ..retrieve import retrieve
+    from ..retrieve.results import hit_record
 
     _check_top_k(args)
     over = {}
@@ -244,10 +246,8 @@ def cmd_search(args: argparse.Namespace) -> int:
             for rank, h in enumerate(res, 1):
                 m = h.chunk.meta
                 title, source = docs.get(h.doc_id, (None, None))
-                rec = {"rank": rank, "score": h.score, "raw_score": h.raw_score,
-                       "ref": hit_ref(h.doc_id, h.chunk.id, m.get("level_name"), m.get("text")), "id": h.chunk.id,
-                       "level": m.get("level_name"), "document_id": h.doc_id, "title": title, "source": source,
-                       **hit_origin(source),  # a document, or a conversation topic the memory archived
+                rec = {**hit_record(h, rank, title, source),  # (the fields the service's and MCP's hits have)
+                       "title": title, "source": source,  # (``title``: document_title's earlier name)
                        "block_id": m.get("block_id"),
                        "span": [h.chunk.span.start, h.chunk.span.end],
                        "context": None if h.context is None else [h.context.start, h.context.end],
@@ -317,19 +317,23 @@ def cmd_edit(args: argparse.Namespace) -> int:
         if not args.no_rechunk and (why := store.cut_mismatch()):  # (so are other size settings)
             raise InputError(f"{why}; the block was not edited — give the project's settings (--tokenizer, --config), "
                              "or cut everything again with these: logichunk ingest --recut")
+        before = len(store.get_block(args.block).content)
         changed = store.edit_block(args.block, content)
+        emptied = block_emptied(changed, content)  # (a deleted paragraph: done, and said, as the service says it)
+        said = f"emptied (its {before:,} characters removed), " if emptied else ""
         if args.no_rechunk:
             if args.format == "jsonl":
-                print(json.dumps({"block": args.block, "changed": changed, "status": "dirty" if changed else "unchanged"}))
+                print(json.dumps({"block": args.block, "changed": changed, "emptied": emptied,
+                                  "status": "dirty" if changed else "unchanged"}))
             else:
-                print(f"block {args.block}: {'marked dirty' if changed else 'unchanged'}")
+                print(f"block {args.block}: {said}{'marked dirty' if changed else 'unchanged'}")
             return 0
         r = store.rechunk_block(args.block)
         if args.format == "jsonl":
-            print(json.dumps({"block": args.block, "changed": changed, **dataclasses.asdict(r),
+            print(json.dumps({"block": args.block, "changed": changed, "emptied": emptied, **dataclasses.asdict(r),
                               "seconds": round(r.seconds, 4)}, ensure_ascii=False))
         else:
-            print(f"block {args.block}: {r.status} — kept {r.parents_kept} parent(s), wrote {r.parents_written} "
+            print(f"block {args.block}: {said}{r.status} — kept {r.parents_kept} parent(s), wrote {r.parents_written} "
                   f"parent(s) and {r.children_written} child(ren), embedded {r.embedded} text(s) in "
                   f"{r.seconds * 1000:.0f} ms")
     return 0

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import InputError
+from ..errors import check_choice
 
 MEMORY_PREFIX = "memory:"  # the source of an archived conversation topic: memory:CONVERSATION#TOPIC
 ORIGINS = ("document", "conversation")
@@ -29,9 +29,7 @@ def hit_origin(source: str | None) -> dict[str, Any]:
 
 
 def check_include(include: Any) -> str:
-    if include not in INCLUDE:
-        raise InputError(f"include must be one of {', '.join(INCLUDE)}, got {include!r}")
-    return str(include)
+    return check_choice(include, INCLUDE, "include")
 
 
 def kept(source: str | None, include: str) -> bool:

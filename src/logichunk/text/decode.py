@@ -100,6 +100,24 @@ def check_not_blank(text: str, what: str = "text") -> str:
     return text
 
 
+#: the longest document title any interface stores (the service's schema, the MCP tools)
+TITLE_CHARS = 300
+
+
+def check_title(title: object, what: str = "title") -> str:
+    """A document's title as every interface stores it (the service's JSON and uploads, the MCP tools):
+    without its surrounding whitespace (MCP stripped it, the service kept it, so one title listed two ways);
+    refused in one line when it is no string, empty or only whitespace, over :data:`TITLE_CHARS` or not storable."""
+    if not isinstance(title, str):
+        raise InputError(f"{what} must be a string")
+    check_not_blank(title, what)
+    check_storable(title, what)
+    title = title.strip()
+    if len(title) > TITLE_CHARS:
+        raise InputError(f"{what} is {len(title):,} characters; at most {TITLE_CHARS}")
+    return title
+
+
 def check_storable(text: str, what: str = "text") -> str:
     """``text`` when every store can hold it: valid Unicode (:func:`check_unicode`) and no NUL character, which
     a PostgreSQL text field refuses. Refused on SQLite too, so a text fares the same on both backends and is

@@ -15,7 +15,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from ...store import BlockRow, StaleRevisionError
+from ...store import BlockRow, StaleRevisionError, block_emptied
 from ..errors import ApiError
 from ..jobs import ProjectRuntime
 from ..responses import Block, BlockEdited, BlockWithText, answer
@@ -62,6 +62,7 @@ def edit_block(request: Request, project: str, block_id: str, body: BlockEdit) -
         rt.schedule([block_id])
     out = block_json(rt, b)
     out["changed"] = changed
+    out["emptied"] = block_emptied(changed, content)  # (a paragraph deleted: said, as `logichunk edit` says it)
     return JSONResponse(out, status_code=202 if changed else 200)
 
 

@@ -22,8 +22,9 @@ from fastapi import APIRouter, Header, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 
+from ...errors import InputError
 from ...store.ingest import ingest_text
-from ...text.decode import plain_stem
+from ...text.decode import check_title, plain_stem
 from ..curves import text_curves
 from ..errors import ApiError
 from ..idempotency import IdempotencyKeys, fingerprint
@@ -35,7 +36,9 @@ from .common import AUTH, UPLOAD_BODY, check_query, check_text, check_text_size,
 
 router = APIRouter(prefix="/api/projects/{project}/documents", tags=["documents"], dependencies=AUTH)
 
-WAIT = Query(0.0, ge=0.0, le=120.0, description="wait up to this many seconds for chunking to finish")
+# (finite: ``?wait=nan`` failed "less than or equal to 120", which it is not about)
+WAIT = Query(0.0, ge=0.0, le=120.0, allow_inf_nan=False,
+             description="wait up to this many seconds (0 to 120) for chunking to finish")
 CREATED = {**answer(DocumentCreated, "stored; chunked in the background (or before the answer, with `?wait=`)", 201),
            **answer(DocumentCreated, "the same text is stored already (or the Idempotency-Key was seen): that "
                     "document, nothing stored", 200)}
@@ -109,7 +112,7 @@ def create_document(request: Request, project: str, body: DocumentIn, wait: floa
                     idempotency_key: str | None = KEY) -> JSONResponse:
     rt = _rt(request, project)
     key = None if idempotency_key is None else IdempotencyKeys.check_key(idempotency_key)
-    return _create(rt, check_text(body.title, "title"), check_text(body.text, "text"),
+    return _create(rt, _title(body.title), check_text(body.text, "text"),
                    None if body.source is None else check_text(body.source, "source"), wait, copy, key)
 
 
@@ -122,8 +125,7 @@ async def upload_document(request: Request, project: str,
     rt = await run_in_threadpool(_rt, request, project)
     key = None if idempotency_key is None else IdempotencyKeys.check_key(idempotency_key)
     up = await read_upload(request, title or "upload")
-    title = check_text(title or up.title or (plain_stem(up.filename.rsplit("/", 1)[-1]) if up.filename else "upload"),
-                       "title")
+    title = _title(title or up.title or (plain_stem(up.filename.rsplit("/", 1)[-1]) if up.filename else "upload"))
     return await run_in_threadpool(_create, rt, title, up.text, up.filename, wait, copy, key)
 
 
@@ -175,6 +177,14 @@ def delete_document(request: Request, project: str, doc_id: str) -> Response:
         rt.debouncer.cancel(b.id)
     rt.store.delete_document(doc_id)
     return Response(status_code=204)
+
+
+def _title(title: str) -> str:
+    """The title as every interface stores it (:func:`~logichunk.text.decode.check_title`: stripped), or a 422."""
+    try:
+        return check_title(title)
+    except InputError as e:
+        raise ApiError(422, "invalid_request", str(e)) from None
 
 
 def _rt(request: Request, name: str) -> ProjectRuntime:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
@@ -77,7 +77,7 @@ def snapshot(request: Request) -> dict[str, Any]:
             response_model=None,
             responses={200: {"model": Metrics, "description": "JSON, or the Prometheus text format with "
                              "`?format=prometheus`", "content": {"text/plain": {"schema": {"type": "string"}}}}})
-def metrics(request: Request, format: str = Query("json", pattern="^(json|prometheus)$")) -> Any:
+def metrics(request: Request, format: Literal["json", "prometheus"] = Query("json")) -> Any:
     snap = snapshot(request)
     if format == "prometheus":
         return PlainTextResponse(prometheus(snap), media_type="text/plain; version=0.0.4")
