@@ -292,7 +292,11 @@ def test_a_value_a_field_does_not_take_is_one_422_in_the_mcp_tools_words(kb_db, 
     # a query string and a URL parameter: the same rule
     r = httpx.get(server + f"{P}/search", params={"q": "rabbit", "mode": "nope"}, headers=H)
     assert _refusal(r) == _choices("mode", "nope", config.RETRIEVE_MODES)
-    assert r.json()["error"]["details"]["choices"] == list(config.RETRIEVE_MODES)
+    assert r.json()["error"]["details"] == [{"field": "mode", "problem": _refusal(r), "type": "unknown_choice",
+                                             "choices": list(config.RETRIEVE_MODES)}]
+    r = httpx.post(server + "/api/chunk", json={"text": "x", "unit": "words"}, headers=H)  # (a schema's Literal: the same)
+    assert r.json()["error"]["details"] == [{"field": "unit", "problem": _refusal(r), "type": "unknown_choice",
+                                             "choices": ["chars", "bytes", "tokens"]}]
     assert _refusal(httpx.get(server + "/api/metrics", params={"format": "xml"}, headers=H)) == \
         _choices("format", "xml", ("json", "prometheus"))
     # MCP's recall: its own modes, the same words
@@ -320,7 +324,7 @@ def test_a_wait_out_of_range_names_the_field_and_the_value(server):
 
 
 def test_a_title_is_stored_without_its_surrounding_whitespace_by_every_interface(kb_db, server):
-    from logichunk.text.decode import check_title
+    from logichunk.text.decode import check_title, file_title
 
     assert check_title("  桃花源记 \n") == "桃花源记" and check_title("a  b") == "a  b"
     r = httpx.post(server + f"{P}/documents", json={"title": "  Spaced title \n", "text": "The first text here."},
@@ -333,6 +337,10 @@ def test_a_title_is_stored_without_its_surrounding_whitespace_by_every_interface
     assert listed[r.json()["id"]] == "Spaced title" and listed[up.json()["id"]] == "Uploaded"
     blank = httpx.post(server + f"{P}/documents/upload", params={"title": "   "}, content=b"Third text.", headers=H)
     assert _refusal(blank) == "title is only whitespace"
+    # no title given: the file's name, stripped as a given title is, by the service and `ingest` alike
+    named = httpx.post(server + f"{P}/documents/upload", files={"file": (" Notes .md", b"Fourth text.")}, headers=H)
+    assert named.status_code == 201 and named.json()["title"] == "Notes", named.text
+    assert [file_title(n) for n in (" Notes .md", "  .md", "a.md.gz")] == ["Notes", ".md", "a"]
 
     async def fn(c: Client) -> dict[str, Any]:
         return await call(c, "add_document", title="  Spaced title \n", text="A third text, by MCP.")

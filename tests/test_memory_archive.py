@@ -104,7 +104,7 @@ def test_two_conversations_and_unknown_ids(make_store):
     assert conversations(store) == ["a", "b"] and len(topics(store)) == 2
     with pytest.raises(InputError, match="no archived conversation"):
         load_conversation(store, "nope")
-    with pytest.raises(InputError, match="empty"):
+    with pytest.raises(InputError, match="^query is only whitespace$"):
         search_topics(store, "  ")
 
 

@@ -256,8 +256,8 @@ def test_bad_input(make_store):
     for q in BAD:
         for mode in ("basic", "parent", "hierarchical", "hybrid"):
             retrieve(store, q, mode=mode)
-    for q in ("", "   \n"):
-        with pytest.raises(InputError, match="empty"):
+    for q, why in (("", "empty"), ("   \n", "only whitespace")):  # (the service's and MCP's words)
+        with pytest.raises(InputError, match=f"^query is {why}$"):
             retrieve(store, q)
     with pytest.raises(InputError, match="mode"):
         retrieve(store, "x", mode="nope")

@@ -54,10 +54,10 @@ def test_ingest_search_edit(tmp_path, capsys):
     assert rec["parents_written"] >= 1 and rec["children_written"] >= 1
     code, out = run(["edit", "--block", target, "--text", "少年在城里卖剑，换了一匹马。\n\n", *common, "--format", "jsonl",
                      "--no-rechunk"], capsys)
-    assert json.loads(out) == {"block": target, "changed": False, "status": "unchanged"}
+    assert json.loads(out) == {"block": target, "changed": False, "emptied": False, "status": "unchanged"}
     with pytest.raises(LogichunkError, match="unknown block id"):
         run(["edit", "--block", "nope", "--text", "x", *common], capsys)
-    with pytest.raises(LogichunkError, match="empty"):
+    with pytest.raises(LogichunkError, match="query is only whitespace"):  # (the service's and MCP's words)
         run(["search", " ", *common], capsys)
 
 

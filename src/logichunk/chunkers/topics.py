@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from .. import boundaries as bd
-from ..errors import InputError
+from ..errors import InputError, check_choice
 from ..models.embedding import l2_normalize
 from ..models.registry import embedder_of
 from ..signals.cohesion import item_bags
@@ -133,8 +133,7 @@ def segment(text: str, *, units: str = "sentences", embedder: Any = None, topics
     decision reads (paragraphs, else lines or sentences): the bound that keeps it linear in length."""
     if not isinstance(text, str):
         raise InputError(f"segment expects a str, got {type(text).__name__}")
-    if units not in UNITS:
-        raise InputError(f"units must be one of {', '.join(UNITS)}, got {units!r}")
+    check_choice(units, UNITS, "units")
     embedder = embedder_of(embedder)
     sents = split_lines(text) if units == "lines" else split_sentences(text)
     cuts, info = topic_cuts(sents, embedder=embedder, topics=topics)

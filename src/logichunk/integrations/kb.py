@@ -35,7 +35,7 @@ from ..text.decode import (
     check_storable,
     check_title,
     empty_input,
-    plain_stem,
+    file_title,
     text_file_name,
 )
 
@@ -211,7 +211,7 @@ def add_file(project: Project, path: str, folders: Folders, limits: Limits, titl
     why = empty_input(text)
     if why:  # (the CLI's words for a file: ``logichunk ingest`` refuses it so)
         raise InputError(f"{path}: {why}, nothing to store")
-    return add_document(project, title or plain_stem(real), text, limits, source=str(real))
+    return add_document(project, title or file_title(real), text, limits, source=str(real))
 
 
 def list_documents(project: Project) -> dict[str, Any]:

@@ -39,7 +39,7 @@ import numpy as np
 
 from ..errors import InputError, LogichunkError
 from ..store import schema
-from ..text.decode import check_unicode
+from ..text.decode import check_not_blank, check_unicode
 from .block import LogicalBlock, check_count
 from .episode import Episode
 from .resume import Link, best_link, threshold_of
@@ -381,8 +381,9 @@ def search_topics(store: Any, query: str, top_k: int = 5, *, mode: str = "hybrid
     ``mode`` of :func:`logichunk.retrieve.retrieve`), or with ``mode="kernel"`` by the cosine of the
     query to each topic's kernel. ``since``/``until`` keep topics whose time range overlaps. A topic is
     found whatever else the store holds (documents, other conversations): see :func:`_chunk_search`."""
-    if not isinstance(query, str) or not query.strip():
-        raise InputError("the query is empty")
+    if not isinstance(query, str):
+        raise InputError(f"query must be a string, got {type(query).__name__}")
+    check_not_blank(query, "query")  # (the words of the service and the MCP tools)
     check_count(top_k, "top_k", 1)
     recs = {t.document_id: t for t in topics(store, conversation_id)}
 

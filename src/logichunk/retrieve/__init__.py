@@ -35,8 +35,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..config import RETRIEVE_MODES
-from ..errors import InputError, LogichunkError
+from ..errors import InputError, LogichunkError, check_choice
 from ..models.rerank import Reranker
+from ..text.decode import check_not_blank
 from .basic import basic_hits
 from .context import context_window
 from .hierarchical import hierarchical_hits
@@ -54,10 +55,10 @@ def retrieve(store: Any, query: str, mode: str | None = None, top_k: int | None 
              candidates: int | None = None, size_normalization_power: float | None = None) -> Results:
     s = store.settings
     mode = mode or s.retrieve_mode
-    if mode not in RETRIEVE_MODES:
-        raise InputError(f"unknown retrieval mode {mode!r}: use {', '.join(RETRIEVE_MODES)}")
-    if not isinstance(query, str) or not query.strip():
-        raise InputError("the query is empty")
+    check_choice(mode, RETRIEVE_MODES, "mode")  # (the words of the service and the MCP tools, as the query's)
+    if not isinstance(query, str):
+        raise InputError(f"query must be a string, got {type(query).__name__}")
+    check_not_blank(query, "query")
     if top_k is not None and (not isinstance(top_k, int) or top_k < 1):  # the setting is checked by Settings
         raise InputError(f"top_k must be a positive integer, got {top_k!r}")
     if mode.startswith("graph-"):  # sentences and a path over the similarity graph (retrieve/graph.py)

@@ -99,11 +99,20 @@ def _validation(exc: RequestValidationError) -> JSONResponse:
         why = (e.get("ctx") or {}).get("error", "JSON decode error")
         return error_response(400, "invalid_json", f"the request body is not valid JSON ({why} at character {pos})")
     details = [{"field": _loc(e.get("loc", ())), "problem": _problem(e), "type": e.get("type", "")} for e in errs]
+    for d, e in zip(details, errs, strict=True):
+        if d["type"] == "literal_error" and "expected" in (e.get("ctx") or {}):  # as a route's own refusal says it
+            d.update(type="unknown_choice", choices=literal_choices(str(e["ctx"]["expected"])))
     first = details[0] if details else {"field": "body", "problem": "invalid"}
     more = f" (and {len(details) - 1} more)" if len(details) > 1 else ""
     problem, field = first["problem"], first["field"]
     said = problem if problem.startswith((f"{field} ", f"unknown {field} ")) else f"{field}: {problem}"
     return error_response(422, "invalid_request", f"{said}{more}", details)
+
+
+def choice_details(field: str, problem: str, choices: Any) -> list[dict[str, Any]]:
+    """The ``details`` of a value a field does not take: the list every other invalid field gets, its entry naming
+    the values the field takes (a client reads one shape whether a schema or a route refused it)."""
+    return [{"field": field, "problem": problem, "type": "unknown_choice", "choices": list(choices)}]
 
 
 def _problem(e: Any) -> str:
@@ -181,7 +190,7 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(UnknownChoice)
     async def _choice(request: Request, exc: UnknownChoice) -> JSONResponse:
         # a field with a value it does not take is an invalid body (422), as a value a schema's Literal refuses
-        return error_response(422, "invalid_request", str(exc), {"field": exc.field, "choices": list(exc.choices)})
+        return error_response(422, "invalid_request", str(exc), choice_details(exc.field, str(exc), exc.choices))
 
     @app.exception_handler(InputError)
     async def _input(request: Request, exc: InputError) -> JSONResponse:

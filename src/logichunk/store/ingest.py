@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..chunkers.parent_child import blank_line_blocks, lf_lines
 from ..errors import InputError
-from ..text.decode import empty_input, plain_stem, read_path
+from ..text.decode import empty_input, file_title, read_path
 from ..text.folders import hidden_summary, skipped_summary, unreadable_line, walk_text_files
 from ..text.line_kinds import fence_spans
 from ..text.structure import chapter_opening
@@ -322,7 +322,7 @@ class FileDocument:
     @classmethod
     def of(cls, path: Path, text: str) -> FileDocument:
         chapters = tuple((t, tuple(blocks)) for t, blocks in chapter_blocks(text))
-        return cls(plain_stem(path), source_of(path), chapters, len(text), sha256(text), str(path))
+        return cls(file_title(path), source_of(path), chapters, len(text), sha256(text), str(path))
 
     @property
     def blocks(self) -> int:

@@ -163,6 +163,13 @@ def plain_stem(path: str | os.PathLike[str]) -> str:
     return p.stem
 
 
+def file_title(path: str | os.PathLike[str]) -> str:
+    """The title of a document read from a file when none is given, as every interface stores it (``ingest``,
+    the service's uploads, MCP's ``add_file``): its :func:`plain_stem` without surrounding whitespace (as
+    :func:`check_title` keeps a given title), else its whole name (``  .md``), else ``untitled``."""
+    return plain_stem(path).strip() or Path(path).name.strip() or "untitled"
+
+
 def _compression(head: bytes) -> tuple[str, Callable[[BinaryIO], BinaryIO]] | None:
     """The format and reader of a compressed file's first bytes, or None. bzip2's ``BZh`` must be followed
     by a block size digit and a block's (or the end's) magic: a text may begin with the letters."""

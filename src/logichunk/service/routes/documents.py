@@ -24,7 +24,7 @@ from fastapi.responses import JSONResponse, Response
 
 from ...errors import InputError
 from ...store.ingest import ingest_text
-from ...text.decode import check_title, plain_stem
+from ...text.decode import check_title, file_title
 from ..curves import text_curves
 from ..errors import ApiError
 from ..idempotency import IdempotencyKeys, fingerprint
@@ -125,7 +125,7 @@ async def upload_document(request: Request, project: str,
     rt = await run_in_threadpool(_rt, request, project)
     key = None if idempotency_key is None else IdempotencyKeys.check_key(idempotency_key)
     up = await read_upload(request, title or "upload")
-    title = _title(title or up.title or (plain_stem(up.filename.rsplit("/", 1)[-1]) if up.filename else "upload"))
+    title = _title(title or up.title or (file_title(up.filename.rsplit("/", 1)[-1]) if up.filename else "upload"))
     return await run_in_threadpool(_create, rt, title, up.text, up.filename, wait, copy, key)
 
 

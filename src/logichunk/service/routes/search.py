@@ -10,7 +10,7 @@ from typing import Any, Literal
 from fastapi import APIRouter, Query, Request
 
 from ... import config as config_mod
-from ...errors import unknown_choice
+from ...errors import UnknownChoice
 from ...integrations import kb
 from ...retrieve.kept import retrieve_kept
 from ...store import refs
@@ -29,9 +29,8 @@ def _search(request: Request, project: str, body: SearchIn) -> dict[str, Any]:
     rt = runtime(request, project)
     modes = tuple(config_mod.RETRIEVE_MODES)
     mode = body.mode or s.retrieve_mode
-    if mode not in modes:  # (the 422 every unknown value gets, with the modes under their earlier name too)
-        raise ApiError(422, "invalid_request", unknown_choice("mode", mode, modes),
-                       {"field": "mode", "choices": list(modes), "modes": list(modes)})
+    if mode not in modes:  # (the 422 every value a field does not take gets; modes read at call time)
+        raise UnknownChoice("mode", mode, modes)
     query = check_not_blank(check_text(body.query, "query"), "query")
     if len(query) > s.service_max_query_chars:
         raise ApiError(413, "too_large", f"the query is {len(query):,} characters; at most "
