@@ -399,8 +399,9 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
         """Search the knowledge base. Returns hits best first, each with its `origin` (document, or
         conversation with its conversation_id and topic), its text, `ref`
         (DOCUMENT_ID#DOTTED_ID@TAG, TAG the first 8 hex digits of the sha256 of the chunk's text: pass it to
-        get_chunk to read around it, now or after the document is edited), dotted id, document, `span` ([start, end) in the document's
-        text) and score; parent mode adds the matched child and a `context` window for large
+        get_chunk to read around it, now or after the document is edited), dotted id, `level` (parent, child...;
+        also as `kind`), the `method` that cut it, document, `span` ([start, end) in the document's text), `score` and
+        `raw_score` (before fusion or size normalisation): the fields the CLI's and the HTTP API's hits have; parent mode adds the matched child and a `context` window for large
         parents; graph modes return one hit per `sentence` (text and span) and the walk in `graph` (its
         path, why it stopped, its sentences in their blocks: as the CLI and HTTP searches give it; also as
         `path`, its earlier name)."""
@@ -476,7 +477,8 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
     @tool(writes)
     def remember(conversation_id: Annotated[str, Field(description="your id for this conversation; use the same "
                                                                    "one for every turn")],
-                 user: Annotated[str, Field(description="the user's message of this turn")],
+                 user: Annotated[str, Field(description="the user's message of this turn (may be empty when the "
+                                                       "assistant speaks first: a turn needs text on either side)")],
                  assistant: Annotated[str, Field(description="your reply in this turn")] = "",
                  rewritten_query: Annotated[str | None, Field(description="the user's message made self-contained "
                                                                           "(pronouns resolved), if you have it")] = None,
