@@ -401,8 +401,8 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
         (DOCUMENT_ID#DOTTED_ID@TAG, TAG the first 8 hex digits of the sha256 of the chunk's text: pass it to
         get_chunk to read around it, now or after the document is edited), dotted id, `level` (parent, child...;
         also as `kind`), the `method` that cut it, document, `span` ([start, end) in the document's text), `score` and
-        `raw_score` (before fusion or size normalisation): the fields the CLI's and the HTTP API's hits have; parent mode adds the matched child and a `context` window for large
-        parents; graph modes return one hit per `sentence` (text and span) and the walk in `graph` (its
+        `raw_score` (before fusion or size normalisation): the fields the CLI's and the HTTP API's hits have;
+        parent mode adds the matched child and a `context` window for large parents; graph modes return one hit per `sentence` (text and span) and the walk in `graph` (its
         path, why it stopped, its sentences in their blocks: as the CLI and HTTP searches give it; also as
         `path`, its earlier name)."""
         return _with_choice(kb.search(stores.get(project), query, limits, mode, top_k, include), stores, "notes")

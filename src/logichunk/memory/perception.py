@@ -62,7 +62,8 @@ from .episode import Action, Decision, Episode, Revision, Step, _short
 from .lexical import LexicalWindow
 from .resume import Link, resumed, subject, threshold_of
 
-__all__ = ["Action", "Decision", "Episode", "Perception", "Revision", "Step", "UnnamedConversationWarning", "observe_many", "replay", "topic_summary"]
+__all__ = ["Action", "Decision", "Episode", "Perception", "Revision", "Step", "UnnamedConversationWarning", "observe_many",
+           "replay", "topic_summary"]
 
 
 def topic_summary(blocks: Sequence[LogicalBlock], max_chars: int = 400) -> str:
