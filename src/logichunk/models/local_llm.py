@@ -46,7 +46,7 @@ class LocalChatLLM:
         prompt = chat_prompt(self.lm, messages, max_tokens)
         torch = self.lm._torch
         tok = self.lm.tokenizer
-        ids = tok(prompt, add_special_tokens=True, return_tensors="pt")["input_ids"]
+        ids = tok(prompt, add_special_tokens=True, return_tensors="pt")["input_ids"].to(self.lm.model.device)
         n_prompt = int(ids.shape[1])
         check_room(n_prompt, max_tokens, self.max_prompt_tokens)
         gen: dict[str, Any] = {"max_new_tokens": int(max_tokens), "do_sample": temperature > 0,
@@ -61,8 +61,8 @@ class LocalChatLLM:
                 out = self.lm.model.generate(ids, attention_mask=torch.ones_like(ids), **gen)
         finally:
             restore()
-        new = out[0, n_prompt:]
-        n_new = int(new.shape[0])
+        new = out[0, n_prompt:].tolist()  # (from the model's device)
+        n_new = len(new)
         text = tok.decode(new, skip_special_tokens=True)
         finish = "length" if n_new >= max_tokens else "stop"
         for s in stop or ():

@@ -9,6 +9,10 @@ Embedder specs::
     minilm-onnx            the same model exported once to ONNX (cached), run by onnxruntime: no torch
     onnx:/path/to/dir      any exported encoder folder (see logichunk.models.embed_onnx)
     st:/path/to/dir        any local sentence-transformers folder
+    minilm#cuda, st:PATH#cuda:1
+                           the sentence-transformers ones on a device (cpu, cuda, cuda:N, auto): ``#`` adds
+                           what the spec's model runs with, as in ``openai:URL#model``; the device is
+                           not part of the model id (the same vectors, give or take rounding)
     openai:URL#model       an OpenAI-compatible /v1/embeddings endpoint (key from $LOGICHUNK_API_KEY /
                            $OPENAI_API_KEY), e.g. openai:http://127.0.0.1:8080/v1#bge-m3
 
@@ -121,13 +125,29 @@ def default_embedder(*, cached: bool = True) -> Resolved[Embedder]:
         return Resolved(model, "hash", "auto", note=note)
 
 
+def _device_of(spec: str) -> tuple[str, str | None]:
+    """``SPEC#DEVICE`` → ``(SPEC, DEVICE)`` when what follows the last ``#`` names a device; else
+    ``(spec, None)`` (an endpoint's ``#`` names its model, and a folder may have ``#`` in its name)."""
+    from .device import is_device_name
+
+    if spec.lower().startswith("openai:"):
+        return spec, None
+    body, sep, device = spec.rpartition("#")
+    return (body, device.strip().lower()) if sep and body and is_device_name(device) else (spec, None)
+
+
 def resolve_embedder(spec: str | None = None, *, cached: bool = True) -> Resolved[Embedder]:
     """Build the embedder a spec names (see the module docstring). Missing packages raise
     :class:`ModelUnavailable` with an install hint; only ``auto`` falls back (with a note, remembered by the
-    model, and a warning: :func:`default_embedder`)."""
+    model, and a warning: :func:`default_embedder`). A device (``#cuda``) is for the sentence-transformers
+    specs; another spec given one other than ``cpu`` is an error (those run on the CPU), never ignored."""
     spec = (spec or "auto").strip()
-    name, _, arg = spec.partition(":")
+    body, device = _device_of(spec)
+    name, _, arg = body.partition(":")
     name = name.lower()
+    if device not in (None, "cpu") and name not in ("minilm", "st"):  # (#cpu: what the others run on anyway)
+        raise LogichunkError(f"bad embedder spec {spec!r}: a device (#{device}) is for the sentence-transformers "
+                             "embedders (minilm, st:PATH); the others run on the CPU")
     if name in ("auto", "default"):
         return default_embedder(cached=cached)
     if name == "hash":
@@ -145,7 +165,7 @@ def resolve_embedder(spec: str | None = None, *, cached: bool = True) -> Resolve
     if name == "minilm":
         from .embed_st import minilm
 
-        return Resolved(_wrap(minilm(), cached), "st", spec)
+        return _st(minilm(device or "cpu"), cached, spec)
     if name == "onnx":
         from .embed_onnx import OnnxEmbedder
 
@@ -163,7 +183,7 @@ def resolve_embedder(spec: str | None = None, *, cached: bool = True) -> Resolve
 
         if not arg:
             raise LogichunkError(f"bad spec {spec!r}: expected st:/path/to/model-folder")
-        return Resolved(_wrap(SentenceTransformerEmbedder(arg), cached), "st", spec)
+        return _st(SentenceTransformerEmbedder(arg, device=device or "cpu"), cached, spec)
     if name == "openai":
         from .embed_http import OpenAIEmbedder
 
@@ -171,6 +191,13 @@ def resolve_embedder(spec: str | None = None, *, cached: bool = True) -> Resolve
         return Resolved(_wrap(OpenAIEmbedder(url, model), cached), "openai", spec)
     raise LogichunkError(f"unknown embedder spec {spec!r}: use auto, hash[:DIM], e5, minilm, minilm-onnx, "
                          "st:PATH, onnx:PATH or openai:URL#MODEL")
+
+
+def _st(model: Any, cached: bool, spec: str) -> Resolved[Embedder]:
+    """A sentence-transformers embedder's :class:`Resolved`, its device said when it is not the CPU or
+    ``auto`` chose it."""
+    note = model.device_note or (f"on {model.device}" if model.device != "cpu" else "")
+    return Resolved(_wrap(model, cached), "st", spec, note=note)
 
 
 def resolve_llm(spec: str) -> Resolved[LLM]:
