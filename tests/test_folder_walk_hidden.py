@@ -66,3 +66,20 @@ def test_ingest_leaves_hidden_files_out_and_reports_them(tmp_path, capsys):
     assert rep["skipped"] == [str(d / "data.bin")]
     assert main(["ingest", str(d), "--db", db, "--embedder", "hash:64"]) == 0
     assert "3 hidden file(s) or folder(s) in the folders not read" in capsys.readouterr().err
+
+
+def test_the_walk_follows_a_link_to_a_folder_once_and_never_loops(tmp_path):
+    """A link to a folder was passed over in silence (its files neither read nor said skipped) while a link to a
+    file is read: it is followed now, each real folder entered once (a link to a folder above is no loop)."""
+    import os
+
+    from logichunk.text.folders import walk_text_files
+
+    kb, out = tmp_path / "kb", tmp_path / "out"
+    (out / "dir").mkdir(parents=True)
+    kb.mkdir()
+    (kb / "a.md").write_text("A.\n", encoding="utf-8")
+    (out / "dir" / "y.md").write_text("Y.\n", encoding="utf-8")
+    for name, target in (("again", out / "dir"), ("loop", kb), ("sub", out / "dir")):
+        os.symlink(target, kb / name, target_is_directory=True)
+    assert list(walk_text_files(kb, (".md",))) == [kb / "a.md", kb / "again" / "y.md"]

@@ -24,11 +24,15 @@ def walk_text_files(folder: Path, suffixes: tuple[str, ...], *, skipped: list[Pa
     """The files under ``folder`` whose names end in one of ``suffixes`` (or one of them and a compression
     suffix), sorted, not entering hidden folders nor reading hidden files (those go to ``hidden``). The other
     files go to ``skipped``; the error of a folder that could not be listed (permission denied) to
-    ``unreadable`` (None: the walk passes over it)."""
-    for root, dirs, files in os.walk(folder, onerror=None if unreadable is None else unreadable.append):
+    ``unreadable`` (None: the walk passes over it). A link to a folder is followed, as a link to a file is read
+    (``kb/shared -> ~/shared``: its files were left out unsaid), each real folder entered once (a link to a
+    folder already walked, or to one above it, is not entered again: a loop)."""
+    entered = {os.path.realpath(folder)}
+    for root, dirs, files in os.walk(folder, onerror=None if unreadable is None else unreadable.append,
+                                     followlinks=True):
         if hidden is not None:
             hidden.extend(Path(root) / d for d in sorted(dirs) if d.startswith("."))
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        dirs[:] = [d for d in sorted(dirs) if not d.startswith(".") and _first_entry(os.path.join(root, d), entered)]
         for f in sorted(files):
             if f.startswith("."):
                 if hidden is not None:
@@ -37,6 +41,16 @@ def walk_text_files(folder: Path, suffixes: tuple[str, ...], *, skipped: list[Pa
                 yield Path(root) / f
             elif skipped is not None:
                 skipped.append(Path(root) / f)
+
+
+def _first_entry(folder: str, entered: set[str]) -> bool:
+    """Whether a walk enters ``folder``: not when its real path was entered already (reached again through a
+    link), which also stops a link to a folder above it from looping."""
+    real = os.path.realpath(folder)
+    if real in entered:
+        return False
+    entered.add(real)
+    return True
 
 
 def skipped_summary(skipped: list[str] | tuple[str, ...], verb: str = "ingest") -> str:
