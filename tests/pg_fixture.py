@@ -36,6 +36,17 @@ def pg_url(tmp_path_factory):
         pass
 
 
+def fresh_pg_database(pg_url: str) -> str:
+    """A database of its own on the test server: a schema downgraded there (an older store) is no other test's."""
+    import psycopg
+
+    name = f"logichunk_old_{next(_counter)}"
+    with psycopg.connect(pg_url, autocommit=True) as c:
+        c.execute(f"DROP DATABASE IF EXISTS {name}")
+        c.execute(f"CREATE DATABASE {name}")
+    return pg_url.replace("/logichunk_test?", f"/{name}?")
+
+
 # ----------------------------------------------------------------------------- shared test helpers
 
 import itertools  # noqa: E402

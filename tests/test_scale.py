@@ -75,7 +75,8 @@ def stored(store: Store) -> tuple[dict, dict[str, np.ndarray]]:
         for dotted, model, blob in store._q("SELECT dotted_id, embedding_model, embedding FROM chunks "
                                             "WHERE document_id = ?", (did,)):
             vectors[f"{d}/{model}/{dotted}"] = store._vec_value(blob)
-        docs.append({"title": title, "source": source, "chapters": [(o, t) for _c, o, t in chapters],
+        docs.append({"title": title, "source": source, "reached_by": store.reached_paths().get(did),
+                     "chapters": [(o, t) for _c, o, t in chapters],
                      "blocks": [(pos[b.id], b.content, b.is_dirty, b.content_hash, b.last_error) for b in blocks],
                      "chunks": chunks, "bubbles": bubbles})
     for model, kind, h, dim, blob in store._q("SELECT model_id, kind, content_hash, dim, vector FROM embeddings"):

@@ -23,7 +23,7 @@ from logichunk.retrieve import retrieve
 from logichunk.store import Store, StoreError
 from logichunk.store.ingest import ingest
 from logichunk.store.schema import LATEST
-from pg_fixture import backend, make_store, pg_url  # noqa: F401
+from pg_fixture import backend, fresh_pg_database, make_store, pg_url  # noqa: F401
 
 HASH = ["--embedder", "hash:64"]
 PARAS = ["# Notes\n\n", "Apples grow in orchards.\n\n", "Pears ripen in autumn.\n\n", "Plums are small.\n"]
@@ -334,17 +334,6 @@ def test_no_text_of_either_side_is_lost_in_silence(store_edits, file_edits):
 # ----------------------------------------------------------------------------- older stores
 
 
-def _fresh_pg_database(pg_url: str) -> str:
-    """A database of its own on the test server: a schema downgraded here is no other test's."""
-    import psycopg
-
-    name = f"logichunk_old_{next(_files)}"
-    with psycopg.connect(pg_url, autocommit=True) as c:
-        c.execute(f"DROP DATABASE IF EXISTS {name}")
-        c.execute(f"CREATE DATABASE {name}")
-    return pg_url.replace("/logichunk_test?", f"/{name}?")
-
-
 def _older_store(url: str, f: Path) -> tuple[str, str]:
     """A store as logichunk wrote it before it recorded its blocks' texts at ingest (no ``source_hash``), holding
     ``f`` ingested with its third block edited in the store: (document id, the edited block's id)."""
@@ -360,7 +349,7 @@ def _older_store(url: str, f: Path) -> tuple[str, str]:
 
 
 def test_an_older_store_is_upgraded_and_its_unrecorded_edits_are_conflicts(backend, request, tmp_path):
-    url = _fresh_pg_database(request.getfixturevalue("pg_url")) if backend == "postgres" else str(tmp_path / "old.db")
+    url = fresh_pg_database(request.getfixturevalue("pg_url")) if backend == "postgres" else str(tmp_path / "old.db")
     f = tmp_path / "notes.md"
     write(f, PARAS)
     did, edited = _older_store(url, f)

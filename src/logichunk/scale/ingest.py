@@ -55,6 +55,7 @@ from ..store.ingest import (
     prune_missing,
     prune_needs_none,
     prune_only,
+    reached_path,
     source_of,
     store_file_document,
 )
@@ -230,9 +231,10 @@ def _write(store: Store, planned: list[Planned], todo: list[tuple[str, str, list
 
 
 def _here(doc: FileDocument) -> FileDocument:
-    """``doc`` with the source this process reads its path as (:func:`~logichunk.store.ingest.source_of`): a
-    worker's own working directory is not the ingest's."""
-    return dataclasses.replace(doc, source=source_of(doc.name))
+    """``doc`` with the source and the path reached by as this process reads its path
+    (:func:`~logichunk.store.ingest.source_of`, :func:`~logichunk.store.ingest.reached_path`): a worker's own
+    working directory is not the ingest's."""
+    return dataclasses.replace(doc, source=source_of(doc.name), reached=reached_path(doc.name))
 
 
 def _stopped(tally: Tally | None) -> str:

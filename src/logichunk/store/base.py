@@ -420,12 +420,16 @@ class Store:
                 for s in stmts:
                     self._x(s)
                 self._x("INSERT INTO schema_version(version) VALUES (?)", (version,))
-            # (a database of an older logichunk gets it here; one that may not be written is read without it)
-            self._source_hash = "source_hash" in self._columns("blocks")
-            if not self._source_hash and not self.read_only:
-                for s in schema.rendered(self.dialect, schema.BLOCK_SOURCE_HASH):
-                    self._x(s)
-                self._source_hash = True
+            # (a database of an older logichunk gets them here; one that may not be written is read without them)
+            added = set()
+            for table, column, stmts in schema.ADDED_COLUMNS:
+                if column not in self._columns(table) and not self.read_only:
+                    for s in schema.rendered(self.dialect, stmts):
+                        self._x(s)
+                if column in self._columns(table):
+                    added.add(column)
+            self._source_hash = "source_hash" in added
+            self._reached_by = "reached_by" in added
 
     def _columns(self, table: str) -> set[str]:
         """The names of a table's columns, as the database has them (either backend: a query of no rows)."""
@@ -541,8 +545,9 @@ class Store:
 
     # ------------------------------------------------------------------ documents, chapters, blocks
     def add_document(self, title: str, chapters: Sequence[tuple[str | None, Sequence[str]]] = (),
-                     source: str | None = None) -> str:
-        """A document with ``chapters`` = ``[(title, [block texts...]), ...]``; blocks start dirty."""
+                     source: str | None = None, reached_by: str | None = None) -> str:
+        """A document with ``chapters`` = ``[(title, [block texts...]), ...]``; blocks start dirty. ``reached_by``:
+        the path its file was reached by (:meth:`set_reached_by`)."""
         if not isinstance(title, str):
             raise InputError("document title must be a string")
         check_storable(title, "document title")
@@ -552,6 +557,8 @@ class Store:
             did = _new_id()
             self._x("INSERT INTO documents(id, project_id, title, source, doc_order, created_at) VALUES (?, ?, ?, ?, ?, ?)",
                     (did, self.project_id, title, source, order, time.time()))
+            if reached_by is not None:
+                self.set_reached_by(did, reached_by)
             for ctitle, blocks in chapters:
                 cid = self.add_chapter(did, ctitle)
                 self._add_blocks(cid, list(blocks), chapter=ctitle, from_source=True)
@@ -797,6 +804,23 @@ class Store:
         with self.tx():
             self._require("documents", document_id, "document")
             self._x("UPDATE documents SET source = ? WHERE id = ?", (source, document_id))
+
+    def set_reached_by(self, document_id: str, path: str) -> None:
+        """Record the path a document's file was reached by (an ingest of a folder: through a link, the link's
+        path), which names it in the folder where its source, the real path, lies outside it. Like the source it
+        leaves the text and the generation alone; a document deleted meanwhile records nothing. A store of an
+        older logichunk that may not be written has no such column: nothing is recorded there."""
+        if self._reached_by:
+            with self.tx():
+                self._x("UPDATE documents SET reached_by = ? WHERE id = ? AND project_id = ?",
+                        (path, document_id, self.project_id))
+
+    def reached_paths(self) -> dict[str, str]:
+        """Document id -> the path its file was last reached by (:meth:`set_reached_by`), where one is recorded."""
+        if not self._reached_by:
+            return {}
+        return {r[0]: r[1] for r in self._q("SELECT id, reached_by FROM documents WHERE project_id = ? AND "
+                                            "reached_by IS NOT NULL", (self.project_id,))}
 
     def delete_document(self, document_id: str) -> None:
         with self.tx():

@@ -68,18 +68,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
               + (f"; removed {len(rep.removed)} block(s)" if rep.removed else "")
               + (f"; dropped {len(rep.overwritten)} store edit(s) for the file's text (--replace)"
                  if rep.overwritten else "")
-              + (f"; removed {len(rep.pruned)} document(s) whose file is gone"
-                 + (" or empty" if _emptied(rep) & set(map(os.path.realpath, rep.pruned)) else "")
+              + (f"; removed {len(rep.pruned)} document(s) whose file is gone" + (" or empty" if rep.emptied else "")
                  if rep.pruned else "")
               + (f"; {len(rep.refused)} file(s) not ingested, said on stderr" if rep.refused else "")
               + (f"; {len(rep.conflicts)} block(s) changed in the file and in the store, the store's text kept, "
                  "said on stderr" if rep.conflicts else ""))
     return 1 if rep.failed else 0
-
-
-def _emptied(rep: Any) -> set[str]:
-    """The real paths of the files an ingest found empty: a document pruned for one was emptied, not deleted."""
-    return {os.path.realpath(f) for f in rep.empty}
 
 
 def _ingest_notes(rep: Any, quiet: bool) -> None:
@@ -113,9 +107,8 @@ def _ingest_notes(rep: Any, quiet: bool) -> None:
         print(f"replaced: {f}", file=sys.stderr)
     for line in rep.overwritten:
         print(f"store edit dropped for the file's text (--replace): {line}", file=sys.stderr)
-    emptied = _emptied(rep)
     for f in rep.pruned:
-        print(f"removed, its file is {'empty' if os.path.realpath(f) in emptied else 'gone'}: {f}", file=sys.stderr)
+        print(f"removed, its file is {'empty' if f in rep.emptied else 'gone'}: {f}", file=sys.stderr)
     if rep.unpruned:
         print(_unpruned_line(rep.unpruned), file=sys.stderr)
     if rep.skipped:

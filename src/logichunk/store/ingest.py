@@ -223,7 +223,7 @@ class IngestReport:
     replaced: tuple[str, ...] = ()  # files taken over their document's store edits, or over several (``replace=True``)
     empty: tuple[str, ...] = ()  # empty files among several: skipped (one empty file alone is an error)
     skipped: tuple[str, ...] = ()  # files in the folders given whose names are not of text files: not read
-    pruned: tuple[str, ...] = ()  # sources of documents removed: their file left the folder (``prune=True``)
+    pruned: tuple[str, ...] = ()  # files of documents removed: gone from the folder, or emptied (``prune=True``)
     edited: tuple[str, ...] = ()  # files whose document keeps blocks edited only in the store (the rest merged)
     refused: tuple[str, ...] = ()  # "file: why" of files among several not ingested (undecodable, binary, other text)
     duplicates: tuple[str, ...] = ()  # "file: the same file as first" of files reached again in this run: skipped
@@ -237,6 +237,7 @@ class IngestReport:
     removed: tuple[str, ...] = ()  # "file: block B of document D" of blocks removed in the file, from its document
     overwritten: tuple[str, ...] = ()  # "file: block B of document D" of store edits ``replace`` dropped for the file
     hidden: tuple[str, ...] = ()  # hidden files and folders in the folders given (.git, .venv): not read
+    emptied: tuple[str, ...] = ()  # of ``pruned``, the files removed because they are empty (the others are gone)
 
     @property
     def failed(self) -> bool:
@@ -307,10 +308,18 @@ def source_of(path: str | os.PathLike[str]) -> str:
     return os.path.realpath(path)
 
 
+def reached_path(path: str | os.PathLike[str]) -> str:
+    """The path a file was reached by, recorded beside its source (:meth:`Store.set_reached_by`): absolute, links
+    not resolved. Through a link in a folder to a file outside it (``kb/l.md -> /elsewhere/x.md``) it is what
+    lies in the folder: a prune of the folder goes by it once the link is deleted (:func:`prune_missing`)."""
+    return os.path.abspath(path)
+
+
 @dataclass(frozen=True)
 class FileDocument:
     """A file as the document it is stored as: its stem as title, its absolute path as source
-    (:func:`source_of`), its path as given as ``name`` (what the report says)."""
+    (:func:`source_of`), its path as given as ``name`` (what the report says), the path it was reached by as
+    ``reached`` (:func:`reached_path`)."""
 
     title: str
     source: str
@@ -318,11 +327,13 @@ class FileDocument:
     chars: int
     text_hash: str
     name: str = ""
+    reached: str | None = None
 
     @classmethod
     def of(cls, path: Path, text: str) -> FileDocument:
         chapters = tuple((t, tuple(blocks)) for t, blocks in chapter_blocks(text))
-        return cls(file_title(path), source_of(path), chapters, len(text), sha256(text), str(path))
+        return cls(file_title(path), source_of(path), chapters, len(text), sha256(text), str(path),
+                   reached_path(path))
 
     @property
     def blocks(self) -> int:
@@ -661,6 +672,7 @@ class FileChecks:
         self.seen = store.generation()  # the store as ``known`` read it (read first: a write between reads again)
         self.known = _stored_sources(store)
         self.old = _stored_sources(store, relative=True)  # candidates only: matched by their text
+        self.reached = store.reached_paths()  # document id -> the path its file was last reached by
         # not matched yet, said in the report: those that would lie among the ``paths`` ingested, read from here
         # (a document the service stored under a client's file name, "up.txt", is no older ingest of them)
         self.relative = {d for real, ids in self.old.items() if not paths or _among(real, paths) for d in ids}
@@ -707,6 +719,7 @@ class FileChecks:
         differ = [d for d in earlier if sha256(_text_of(stored[d])) != text_hash]
         if not earlier or (differ and self.replace and len(earlier) > 1):
             return earlier
+        self._record_reached(path, earlier)
         if not differ:
             self.unchanged.append(str(path))
             for d in earlier:
@@ -714,6 +727,16 @@ class FileChecks:
         else:  # (one document: several for one file are refused above)
             self._merge(path, differ[0], text_hash)
         return None
+
+    def _record_reached(self, path: Path, documents: Sequence[str]) -> None:
+        """The path ``path`` was reached by this time, recorded for its documents where another is (a link renamed,
+        the file now reached by its own path) or none (stored by an older logichunk): a prune goes by the path as
+        the folder last held it (:func:`prune_missing`)."""
+        reached = reached_path(path)
+        for d in documents:
+            if self.reached.get(d) != reached and not self.store.read_only:
+                self.store.set_reached_by(d, reached)
+                self.reached[d] = reached
 
     def _settle(self, document_id: str, stored: Sequence[Sequence[SourcedBlock]]) -> None:
         """A document whose text is its file's again (an edit made in the store copied into the file): each
@@ -792,6 +815,7 @@ class FileChecks:
         for d in (d for d in documents if d in self.relative):
             self.store.set_document_source(d, source_of(path))
             self.relative.discard(d)
+        self._record_reached(path, documents)
 
     def recheck(self, doc: FileDocument, earlier: Sequence[str]) -> bool:
         """Whether to write ``doc`` in place of ``earlier``, asked again inside the transaction that writes it,
@@ -899,65 +923,92 @@ class Tally:
                             tuple(pruned.unchecked), tuple(sorted(checks.relative)), nothing,
                             updated=tuple(checks.updated), conflicts=tuple(checks.conflicts),
                             added=tuple(checks.added), removed=tuple(checks.removed),
-                            overwritten=tuple(checks.overwritten), hidden=tuple(map(str, walk.hidden)))
+                            overwritten=tuple(checks.overwritten), hidden=tuple(map(str, walk.hidden)),
+                            emptied=tuple(pruned.emptied))
 
 
 @dataclass
 class Pruned:
-    """What :func:`prune_missing` did: the sources of the documents it removed, and the documents it kept
-    because it could not tell whether their file is gone (``"source (why; document ID)"``: the id to delete
-    one by, should its file be gone indeed)."""
+    """What :func:`prune_missing` did: the files of the documents it removed (the source; the link's path for a
+    file reached through a link that is gone), of them those it removed because the file is empty
+    (``emptied``: the rest are gone), and the documents it kept because it could not tell whether their file is
+    gone (``"source (why; document ID)"``: the id to delete one by, should its file be gone indeed)."""
 
     removed: list[str] = field(default_factory=list)
     unchecked: list[str] = field(default_factory=list)
+    emptied: list[str] = field(default_factory=list)
 
 
 def prune_missing(store: Store, paths: Sequence[str], unlisted: Sequence[str] = (),
                   emptied: Sequence[str] = ()) -> Pruned:
-    """Delete the project's documents whose source is a file inside one of the folders among ``paths`` that is
-    no longer there (a folder kept in sync: a file deleted or renamed since it was ingested), in one
-    transaction. A file this ingest found empty (``emptied``, :attr:`FileChecks.empty`) holds no text either: its
-    document goes too, as a fresh ingest of the folder would hold none (else its old text came back in searches). Only a definite "no such file" prunes (:func:`_file_state`): a file that cannot be looked at
+    """Delete the project's documents whose file was in one of the folders among ``paths`` and is no longer
+    there (a folder kept in sync: a file deleted or renamed since it was ingested), in one transaction. A file
+    is in a folder by its source (its real path) or by the path it was reached by (:func:`reached_path`: a link in
+    the folder to a file outside it, whose document goes once the link is deleted, or leads elsewhere). A file
+    this ingest found empty (``emptied``, :attr:`FileChecks.empty`) holds no text either: its document goes too
+    (said in ``emptied``), as a fresh ingest of the folder would hold none (else its old text came back in
+    searches). Only a definite "no such file" prunes (:func:`_file_state`): a file that cannot be looked at
     (permission denied), one under a folder that could not be listed (``unlisted``) or a relative source
     (stored by an older logichunk: from which folder?) is kept, said in ``unchecked``. A source that names no
     file path (a conversation topic's ``memory:...``, a URL) is never pruned. Files given one by one prune
     nothing: a missing one is an error of the ingest itself."""
     out = Pruned()
-    roots = [os.path.realpath(p) for p in paths if os.path.isdir(p)]
-    if not roots:
+    folders = [p for p in paths if os.path.isdir(p)]
+    if not folders:
         return out
-    locked = [os.path.realpath(f) for f in unlisted]
+    roots = _spellings(folders)
+    locked = _spellings(unlisted)
     empty = {os.path.realpath(f) for f in emptied}
-    gone: list[tuple[str, str]] = []
+    reached = store.reached_paths()
+    gone: list[tuple[str, str, bool]] = []  # (document id, its file as said, emptied)
     for did, _title, source in store.documents():
-        state = _prune_state(source, roots, locked)
-        if not state and source and os.path.isabs(source) and os.path.realpath(source) in empty:
-            state = "gone" if _inside(os.path.realpath(source), roots) else ""
-        if state == "gone":
-            gone.append((did, source))
+        state, said = _prune_state(source, reached.get(did), roots, locked, empty)
+        if state in ("gone", "empty"):
+            gone.append((did, said, state == "empty"))
         elif state:
             out.unchecked.append(f"{source} ({state}; document {did})")
     if gone:
         with store.tx():
-            for did, _source in gone:
+            for did, _said, _empty in gone:
                 store.delete_document(did)
-    out.removed = [source for _did, source in gone]
+    out.removed = [said for _did, said, _empty in gone]
+    out.emptied = [said for _did, said, empty in gone if empty]
     return out
 
 
-def _prune_state(source: str | None, roots: Sequence[str], locked: Sequence[str]) -> str:
-    """``"gone"``: prune the document of ``source``; ``""``: keep it, nothing to say (no file path, not in the
-    folders, under a folder that could not be listed, or there); else why it is kept unchecked."""
+def _spellings(folders: Sequence[str]) -> list[str]:
+    """Each folder as its real path and as given (absolute): a real path is matched with the first, a path a file
+    was reached by (links not resolved) with either."""
+    return sorted({f(p) for p in folders for f in (os.path.realpath, os.path.abspath)})
+
+
+def _prune_state(source: str | None, reached: str | None, roots: Sequence[str], locked: Sequence[str],
+                 empty: set[str]) -> tuple[str, str]:
+    """(state, the file as said) of the document of ``source`` reached by ``reached``. State ``"gone"`` or
+    ``"empty"``: prune it; ``""``: keep it, nothing to say (no file path, not in the folders, under a folder that
+    could not be listed, or there); else why it is kept unchecked. In the folders by its real path, the file
+    itself is looked at; only by the path it was reached by (a link in them to a file outside), that path too:
+    gone, or leading to another file now, the folder no longer holds this one."""
     if not source or "://" in source or source.startswith("memory:"):
-        return ""
+        return "", ""
     if not os.path.isabs(source):  # stored by an older logichunk: relative to which folder? (read from here, one
         if not _inside(os.path.realpath(source), roots):  # outside the folders pruned is none of theirs to say)
-            return ""
-        return "" if os.path.lexists(source) else "a relative path, not found from here"
+            return "", ""
+        return ("" if os.path.lexists(source) else "a relative path, not found from here"), source
     real = os.path.realpath(source)
-    if not _inside(real, roots) or _inside(real, locked):
-        return ""
-    return _file_state(source)
+    by_link = not _inside(real, roots) and reached is not None and _inside(reached, roots)
+    if not (_inside(real, roots) or by_link) or _inside(real, locked) or (by_link and _inside(str(reached), locked)):
+        return "", ""
+    if by_link:
+        state = _file_state(str(reached))  # (the link itself: deleted, the document goes, said by the link's name)
+        if state:
+            return state, str(reached)
+        if os.path.realpath(str(reached)) != real:  # the link leads to another file now, stored as that one's
+            return "gone", source
+    state = _file_state(source)
+    if not state and real in empty:
+        state = "empty"
+    return state, str(reached) if by_link else source
 
 
 def _among(real: str, paths: Sequence[str]) -> bool:
@@ -991,7 +1042,7 @@ def store_file_document(store: Store, doc: FileDocument, earlier: Sequence[str],
             return None
         for d in earlier:
             store.delete_document(d)
-        did = store.add_document(doc.title, doc.chapters, source=doc.source)
+        did = store.add_document(doc.title, doc.chapters, source=doc.source, reached_by=doc.reached)
         checks.wrote()
         return did
 
