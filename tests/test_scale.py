@@ -317,6 +317,40 @@ def test_no_chunk_then_chunk_as_the_serial_ingest_does(tmp_path, ray_local):
         assert_same(a, b)
 
 
+def test_a_file_changed_between_the_passes_is_refused_as_the_serial_ingest_refuses_it(tmp_path, ray_local,
+                                                                                       monkeypatch):
+    """A file edited between its check and its plan stopped the whole Ray ingest (the files after it not stored,
+    rerun needed); the serial ingest refuses it in one line and stores the others. Both do that now, in the same
+    words (one check: FileDocument.checked)."""
+    import logichunk.store.ingest as ing
+    from logichunk.scale import ingest_corpus
+
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (corpus / name).write_text(f"The file {name}. It holds a sentence or two.\n", encoding="utf-8")
+    first, check = (corpus / "b.txt").read_text(encoding="utf-8"), ing.FileChecks.check
+
+    def check_then_edit(self, path, text_hash):  # b.txt is edited right after its check, before its plan
+        out = check(self, path, text_hash)
+        if Path(path).name == "b.txt":
+            Path(path).write_text(first + "Edited meanwhile.\n", encoding="utf-8")
+        return out
+
+    monkeypatch.setattr(ing.FileChecks, "check", check_then_edit)
+    a, b = open_pair(tmp_path)
+    with a, b:
+        ra = ingest(a, [str(corpus)])
+        (corpus / "b.txt").write_text(first, encoding="utf-8")
+        rb = ingest_corpus(b, [str(corpus)], batch_size=1)
+        assert same_report(ra, rb) and rb.failed and rb.documents == 2
+        assert rb.refused == (f"{corpus / 'b.txt'} changed while it was being ingested; not stored this time — "
+                              "ingest again to store it",)
+        assert sorted(Path(src).name for _d, _t, src in b.documents()) == ["a.txt", "c.txt"]
+        assert b.counts()["dirty_blocks"] == 0
+        assert_same(a, b)
+
+
 class Exploding:
     """The hash embedder, until it meets a text with BOOM (a model server going away) or EXIT (the
     worker process dying)."""

@@ -19,7 +19,9 @@ corpus in the driver until it knows is what this module exists to avoid; the fir
 second read of each file. Memory is bounded: at most ``WINDOW`` batches per worker are in flight
 or finished but not yet written, and the driver holds one batch of plans at a time.
 
-If a worker fails (its embedder raises, its process dies), the driver stops at that file: the
+A file changed, deleted or made unreadable between the two passes is refused in its one line, as the
+serial ingest refuses it (:meth:`~logichunk.store.ingest.FileDocument.checked`, the one check), and the
+others are stored. If a worker fails (its embedder raises, its process dies), the driver stops at that file: the
 batches before it are stored completely (each batch is one transaction) and it and the files after
 it are not, so running the same ingest again skips what is stored and finishes the rest. Workers
 are not restarted: a file that kills every worker it meets would otherwise loop for ever.
@@ -203,13 +205,17 @@ def _ordered(ray: ModuleType, pool: list[Any], call: Callable[[Any, Any], Any], 
 
 def _write(store: Store, planned: list[Planned], todo: list[tuple[str, str, list[str]]], tally: Tally,
            checks: FileChecks) -> None:
-    """Write one batch of planned documents in one transaction; at a file a worker could not plan,
-    write the ones before it and stop with that file's error."""
+    """Write one batch of planned documents in one transaction. A file refused by its own error (changed since
+    its check, as the serial ingest refuses it) is said and skipped; at a file a worker failed on, write the ones
+    before it and stop with that error."""
     ready = []
-    failed: tuple[str, str, bool] | None = None
+    failed: tuple[str, str] | None = None
     for k, plan, err, bad_input in planned:
+        if bad_input:
+            checks.refuse(err)
+            continue
         if err or plan is None:
-            failed = (todo[k][0], err, bad_input)
+            failed = (todo[k][0], err)
             break
         ready.append((plan, todo[k][2]))
     with store.tx():
@@ -224,9 +230,7 @@ def _write(store: Store, planned: list[Planned], todo: list[tuple[str, str, list
                 tally.rechunked(store.rechunk_chapter(cid, plan=p) for cid, p in zip(chapters, plan.chapters, strict=True))
                 checks.wrote()
     if failed is not None:
-        path, err, bad_input = failed
-        if bad_input:
-            raise InputError(err + _stopped(tally))
+        path, err = failed
         raise LogichunkError(f"{path}: a Ray worker failed: {err}{_stopped(tally)}")
 
 

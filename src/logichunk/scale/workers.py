@@ -94,8 +94,9 @@ class IngestWorker:
         return out
 
     def plan(self, rows: Sequence[tuple[int, str, str]]) -> list[Planned]:
-        """Second pass: each file planned (read again, split, chunked, embedded), or the error that
-        stops the ingest at it (the file's own, e.g. changed since the first pass, or the worker's)."""
+        """Second pass: each file planned (read again, split, chunked, embedded), or its error: the file's own
+        (changed, deleted or made unreadable since the first pass: the driver refuses that file in its line and
+        writes the others) or the worker's (the driver stops at that file)."""
         out: list[Planned] = []
         for i, path, text_hash in rows:
             try:
@@ -120,10 +121,7 @@ class IngestWorker:
         return self.embedder
 
     def _plan(self, path: Path, text_hash: str) -> DocumentPlan:
-        text = read_ingest_text(path)
-        doc = FileDocument.of(path, text)
-        if doc.text_hash != text_hash:
-            raise InputError(f"{path} changed while it was being ingested; run the ingest again")
+        doc = FileDocument.checked(path, text_hash)
         if self.source is None:  # rechunk=False: the blocks only
             return DocumentPlan(doc)
         emb = self._embedder()

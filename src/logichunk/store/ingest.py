@@ -335,6 +335,16 @@ class FileDocument:
         return cls(file_title(path), source_of(path), chapters, len(text), sha256(text), str(path),
                    reached_path(path))
 
+    @classmethod
+    def checked(cls, path: Path, text_hash: str) -> FileDocument:
+        """The file read again to be stored, as its check read it (``text_hash``): the serial and the Ray ingest
+        alike. A file deleted, made unreadable or changed since (emptied too) is an :class:`InputError`, its one
+        line (:func:`_changed`): refused, never stored as something its check did not read."""
+        doc = cls.of(path, read_text_file(path))
+        if doc.text_hash != text_hash:
+            raise InputError(_changed(path))
+        return doc
+
     @property
     def blocks(self) -> int:
         return sum(len(b) for _, b in self.chapters)
@@ -1120,12 +1130,9 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
         return prune_only(store, paths, walk, tally, checks)
     for f, text_hash, earlier in _checked(files, checks):  # read again, one at a time: never all texts held
         try:
-            doc = FileDocument.of(f, read_text_file(f))
-        except InputError as e:  # deleted or made unreadable since its check: as if found so by the check
+            doc = FileDocument.checked(f, text_hash)
+        except InputError as e:  # deleted, made unreadable or changed since its check: its line, and the next file
             checks.refuse(str(e))
-            continue
-        if doc.text_hash != text_hash:
-            checks.refuse(_changed(f))
             continue
         if store_file_document(store, doc, earlier, checks) is not None:
             tally.document(doc, earlier)
