@@ -83,3 +83,31 @@ def test_the_walk_follows_a_link_to_a_folder_once_and_never_loops(tmp_path):
     for name, target in (("again", out / "dir"), ("loop", kb), ("sub", out / "dir")):
         os.symlink(target, kb / name, target_is_directory=True)
     assert list(walk_text_files(kb, (".md",))) == [kb / "a.md", kb / "again" / "y.md"]
+
+
+def test_a_named_pipe_in_a_folder_is_said_and_not_read_a_dangling_link_said_as_one(tmp_path, capsys):
+    """A named pipe with a text name (``notes.txt``) was read, and the verb waited for a writer for good: the walk
+    says it, reads it not; a dangling link was "no such file" though the folder lists it."""
+    import os
+
+    from logichunk.text.folders import walk_text_files
+
+    d = tmp_path / "kb"
+    d.mkdir()
+    (d / "a.md").write_text("# A\n\nApples grow in orchards.\n", encoding="utf-8")
+    os.mkfifo(d / "pipe.txt")
+    os.symlink(tmp_path / "nowhere.md", d / "gone.md")
+    unreadable: list[OSError] = []
+    assert list(walk_text_files(d, (".md", ".txt"), unreadable=unreadable)) == [d / "a.md", d / "gone.md"]
+    assert [str(e.filename) for e in unreadable] == [str(d / "pipe.txt")]
+    assert main(["ingest", str(d), "--db", str(tmp_path / "kb.db"), "--embedder", "hash:64"]) == 1
+    out, err = capsys.readouterr()
+    assert f"skipped {d / 'pipe.txt'}: a named pipe, not a regular file; not read" in err.splitlines()
+    assert (f"skipped {d / 'gone.md'}: a dangling symbolic link (it points to {tmp_path / 'nowhere.md'}, which does "
+            "not exist)") in err.splitlines()
+    assert out.startswith("ingested 1 document(s)") and out.rstrip().endswith(
+        "; 2 file(s) or folder(s) not ingested, said on stderr")
+    assert main(["ingest", str(d / "pipe.txt"), "--db", str(tmp_path / "kb.db"), "--embedder", "hash:64"]) == 2
+    assert "is a named pipe, not a regular file: an ingest reads a file twice" in capsys.readouterr().err
+    assert main(["chunk", str(d)]) == 1
+    assert f"{d / 'pipe.txt'}: a named pipe, not a regular file; not read" in capsys.readouterr().err

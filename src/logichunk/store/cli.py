@@ -70,7 +70,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                  if rep.overwritten else "")
               + (f"; removed {len(rep.pruned)} document(s) whose file is gone" + (" or empty" if rep.emptied else "")
                  if rep.pruned else "")
-              + (f"; {len(rep.refused)} file(s) not ingested, said on stderr" if rep.refused else "")
+              + (f"; {len(rep.refused) + len(rep.unreadable)} file(s){' or folder(s)' if rep.unreadable else ''} not "
+                 "ingested, said on stderr" if rep.refused or rep.unreadable else "")
               + (f"; {len(rep.conflicts)} block(s) changed in the file and in the store, the store's text kept, "
                  "said on stderr" if rep.conflicts else ""))
     return 1 if rep.failed else 0

@@ -24,8 +24,8 @@ from pathlib import Path
 
 from ..chunkers.parent_child import blank_line_blocks, lf_lines
 from ..errors import InputError
-from ..text.decode import empty_input, file_title, read_path
-from ..text.folders import hidden_summary, skipped_summary, unreadable_line, walk_text_files
+from ..text.decode import dangling_link, empty_input, file_title, read_path
+from ..text.folders import hidden_summary, skipped_summary, special_kind, unreadable_line, walk_text_files
 from ..text.line_kinds import fence_spans
 from ..text.structure import chapter_opening
 from .base import MergedBlock, RechunkResult, SourcedBlock, Store
@@ -126,6 +126,9 @@ def iter_files(paths: Sequence[str], suffixes: Sequence[str] = SUFFIXES,
         if path.is_dir():
             yield from walk_text_files(path, tuple(suffixes), skipped=skipped, hidden=hidden, unreadable=unreadable)
         elif path.exists():
+            if kind := special_kind(path):  # (``chunk`` reads one as named: ``<(cmd)``; an ingest reads it twice)
+                raise InputError(f"{p} is {kind}, not a regular file: an ingest reads a file twice (to check it, then "
+                                 "to store it) — save it to a file and ingest that")
             yield path
         else:
             raise InputError(missing_path_said(p))
@@ -141,12 +144,8 @@ def missing_path_said(p: str) -> str:
         if e.errno == errno.ELOOP:
             what = "is a symbolic link that loops" if os.path.islink(p) else "goes through a symbolic link that loops"
             return f"{p} {what} (it leads back to itself): not a file or folder"
-        if os.path.islink(p):
-            try:
-                target = f" to {os.readlink(p)}"
-            except OSError:
-                target = ""
-            return f"{p} is a dangling symbolic link (it points{target}, which does not exist): not a file or folder"
+        if dangling := dangling_link(p):
+            return f"{p} is {dangling}: not a file or folder"
     return f"no such file or folder: {p}"
 
 

@@ -422,6 +422,18 @@ class _Prefixed(io.RawIOBase):
         return len(data)
 
 
+def dangling_link(p: str | os.PathLike[str]) -> str:
+    """``"a dangling symbolic link (it points to X, which does not exist)"`` when ``p`` is one, else "". Why:
+    "no such file" for a link a folder lists sent the user looking for a file that is there, as a link."""
+    if not os.path.islink(p):
+        return ""
+    try:
+        target = f" to {os.readlink(p)}"
+    except OSError:
+        target = ""
+    return f"a dangling symbolic link (it points{target}, which does not exist)"
+
+
 def read_path(path: str | os.PathLike[str], *, max_unpacked: int | None = None) -> str:
     """Read and decode a file (see :func:`read_text`; ``max_unpacked``: a compressed file is refused as soon
     as it unpacks to more bytes than that, before they are all in memory); file-system errors become one-line
@@ -437,7 +449,7 @@ def read_path(path: str | os.PathLike[str], *, max_unpacked: int | None = None) 
 def _unreadable(p: Path, e: OSError) -> InputError:
     """The one-line error for a file the system would not let us read."""
     if isinstance(e, FileNotFoundError):
-        return InputError(f"{p}: no such file")
+        return InputError(f"{p}: {dangling_link(p) or 'no such file'}")
     if isinstance(e, IsADirectoryError) or (isinstance(e, PermissionError) and p.is_dir()):
         return InputError(f"{p}: is a directory, not a file")
     if isinstance(e, PermissionError):

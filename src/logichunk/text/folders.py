@@ -10,13 +10,15 @@ verbs in one line (:func:`hidden_summary`), as the files whose names are not of 
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
 from .decode import text_file_name
 
-__all__ = ["hidden_summary", "skipped_summary", "unreadable_line", "walk_text_files"]
+__all__ = ["hidden_summary", "skipped_summary", "special_kind", "unreadable_line", "walk_text_files"]
 
 
 def walk_text_files(folder: Path, suffixes: tuple[str, ...], *, skipped: list[Path] | None = None,
@@ -38,9 +40,28 @@ def walk_text_files(folder: Path, suffixes: tuple[str, ...], *, skipped: list[Pa
                 if hidden is not None:
                     hidden.append(Path(root) / f)
             elif text_file_name(f, suffixes):
-                yield Path(root) / f
+                kind = special_kind(os.path.join(root, f))
+                if not kind:
+                    yield Path(root) / f
+                elif unreadable is not None:  # (a named pipe: reading it waited for a writer for good)
+                    unreadable.append(OSError(errno.EINVAL, f"{kind}, not a regular file", str(Path(root) / f)))
             elif skipped is not None:
                 skipped.append(Path(root) / f)
+
+
+def special_kind(path: str | os.PathLike[str]) -> str:
+    """What a path is when it is there and not a regular file (links followed): ``"a named pipe"``, ``"a
+    socket"``, ``"a device"``; else "". Why: a walk read a named pipe with a text name (``notes.txt``) and waited
+    for a writer for good, the ingest hung; a file an ingest is given is read twice (checked, then stored), which
+    a pipe cannot give."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # (not there, a dangling link, no permission: the reading says so)
+        return ""
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return ""
+    return ("a named pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
 
 
 def _first_entry(folder: str, entered: set[str]) -> bool:
@@ -73,6 +94,6 @@ def hidden_summary(hidden: list[str] | tuple[str, ...], verb: str = "ingest") ->
 
 
 def unreadable_line(e: OSError) -> str:
-    """The one line saying a folder could not be listed."""
+    """The one line saying a folder could not be listed, or a file of it not read (:func:`special_kind`)."""
     why = "permission denied" if isinstance(e, PermissionError) else (e.strerror or type(e).__name__)
-    return f"{e.filename}: {why}; its files were not read"
+    return f"{e.filename}: {why}; " + ("not read" if e.errno == errno.EINVAL else "its files were not read")
