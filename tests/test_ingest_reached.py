@@ -146,3 +146,55 @@ def test_a_link_inside_the_folder_to_a_file_inside_it_prunes_by_the_file(make_st
     (kb / "notes" / "n.md").unlink()
     assert ingest(store, [str(kb)], prune=True).pruned == (str(kb / "notes" / "n.md"),)
 
+
+
+def test_a_file_moved_or_renamed_keeps_its_document_and_its_store_edits(make_store, tmp_path):
+    """A renamed file was stored anew and ``--prune`` removed its old document, the edits made in the store with
+    it (said only as a file gone): its document follows the file now, id, chunks and edits kept. A file with
+    other text, or a copy whose original is still there, is another document."""
+    kb = tmp_path / "kb"
+    write(kb / "a.md", "# Apples\n\nApples grow in orchards.\n\nPears too.\n")
+    write(kb / "p.txt", "Plain plums.\n")
+    write(kb / "q.txt", "Quiet quinces.\n")
+    store = make_store(settings=HASH)
+    ingest(store, [str(kb)])
+    ids = {Path(s).name: d for d, _t, s in store.documents()}
+    edited = store.source_blocks(ids["a.md"])[0][1].id
+    store.edit_block(edited, "Apples grow in orchards. An edit made in the store.\n\n")
+    store.rechunk_dirty()
+    (kb / "a.md").rename(kb / "apples.md")
+    write(kb / "sub" / "p.txt", "Plain plums.\n")
+    (kb / "p.txt").unlink()
+    write(kb / "q2.txt", "Quiet quinces, and more.\n")  # q.txt renamed and changed: not the same file by its text
+    (kb / "q.txt").unlink()
+    write(kb / "copy.md", "# Apples\n\nApples grow in orchards.\n\nPears too.\n")  # a.md's text, a.md gone: taken once
+    rep = ingest(store, [str(kb)], prune=True)
+    assert rep.moved == ((str(kb / "a.md"), str(kb / "apples.md")), (str(kb / "p.txt"), str(kb / "sub" / "p.txt")))
+    assert rep.edited == (str(kb / "apples.md"),) and rep.pruned == (str(kb / "q.txt"),) and rep.documents == 2
+    docs = {d: (t, s) for d, t, s in store.documents()}
+    assert docs[ids["a.md"]] == ("apples", str(kb / "apples.md")) and docs[ids["p.txt"]] == ("p", str(kb / "sub" / "p.txt"))
+    assert store.get_block(edited).content == "Apples grow in orchards. An edit made in the store.\n\n"
+    assert sorted(t for t, _s in docs.values()) == ["apples", "copy", "p", "q2"]
+    rep = ingest(store, [str(kb)], prune=True)  # in step: nothing moves again
+    assert rep.moved == () and rep.pruned == () and rep.documents == 0
+
+
+def test_the_cli_says_a_move_and_a_prune_in_one_line_each(tmp_path, monkeypatch, capsys):
+    from logichunk.cli import main
+
+    kb = tmp_path / "kb"
+    write(kb / "a.md", "# Apples\n\nApples grow in orchards.\n")
+    write(kb / "b.md", "# Bananas\n\nBananas bend.\n")
+    monkeypatch.chdir(tmp_path)
+    argv = ["ingest", "kb", "--db", "kb.db", "--embedder", "hash:64"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    (kb / "a.md").rename(kb / "apples.md")
+    (kb / "b.md").unlink()
+    assert main([*argv, "--prune"]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("ingested 0 documents in ") and len(out.splitlines()) == 1
+    assert out.rstrip().endswith("s; followed 1 file(s) moved or renamed; removed 1 document(s) whose file is gone")
+    assert err.splitlines()[-2:] == [
+        "moved: kb/a.md -> kb/apples.md (its document followed the file: its id, chunks and store edits kept)",
+        "removed, its file is gone: kb/b.md"]

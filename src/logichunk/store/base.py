@@ -797,13 +797,19 @@ class Store:
                     (b.chapter_id,))
             self._bump()
 
-    def set_document_source(self, document_id: str, source: str) -> None:
+    def set_document_source(self, document_id: str, source: str, title: str | None = None) -> None:
         """Record another ``source`` for a document: an ingest writes a stored relative path, which names a file
-        only from the folder it was ingested from, as the full path. Its text and chunks are untouched, so the
-        store's generation (what caches of them and an ingest's checks go by) does not move."""
+        only from the folder it was ingested from, as the full path, and follows a file moved or renamed (then
+        with its new ``title``, the name's stem). Its text and chunks are untouched, so the store's generation
+        (what caches of them and an ingest's checks go by) does not move for the source; a new title, which hits
+        show, moves it."""
         with self.tx():
             self._require("documents", document_id, "document")
             self._x("UPDATE documents SET source = ? WHERE id = ?", (source, document_id))
+            if title is not None:
+                check_storable(title, "document title")
+                self._x("UPDATE documents SET title = ? WHERE id = ?", (title, document_id))
+                self._bump()
 
     def set_reached_by(self, document_id: str, path: str) -> None:
         """Record the path a document's file was reached by (an ingest of a folder: through a link, the link's

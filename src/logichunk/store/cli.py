@@ -63,7 +63,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 f"; chunked {what} -> {rep.parents} parents, {rep.children} "
                 f"children; embedded {rep.embedded} texts" if rep.parents or rep.children or rep.embedded else "") + \
                 f" in {rep.seconds:.2f} s"
-        print(said + (f"; updated {len(rep.updated)} document(s) from their files" if rep.updated else "")
+        print(said + (f"; followed {len(rep.moved)} file(s) moved or renamed" if rep.moved else "")
+              + (f"; updated {len(rep.updated)} document(s) from their files" if rep.updated else "")
               + (f"; added {len(rep.added)} block(s)" if rep.added else "")
               + (f"; removed {len(rep.removed)} block(s)" if rep.removed else "")
               + (f"; dropped {len(rep.overwritten)} store edit(s) for the file's text (--replace)"
@@ -94,6 +95,9 @@ def _ingest_notes(rep: Any, quiet: bool) -> None:
         print(_unmatched_line(rep.unmatched), file=sys.stderr)
     for line in rep.duplicates:
         print(f"skipped {line}", file=sys.stderr)
+    for old, new in rep.moved:
+        print(f"moved: {_shown_source(old)} -> {new} (its document followed the file: its id, chunks and store edits "
+              "kept)", file=sys.stderr)
     for f in rep.unchanged:
         print(f"unchanged, skipped: {f}", file=sys.stderr)
     for f in rep.updated:
@@ -109,7 +113,7 @@ def _ingest_notes(rep: Any, quiet: bool) -> None:
     for line in rep.overwritten:
         print(f"store edit dropped for the file's text (--replace): {line}", file=sys.stderr)
     for f in rep.pruned:
-        print(f"removed, its file is {'empty' if f in rep.emptied else 'gone'}: {f}", file=sys.stderr)
+        print(f"removed, its file is {'empty' if f in rep.emptied else 'gone'}: {_shown_source(f)}", file=sys.stderr)
     if rep.unpruned:
         print(_unpruned_line(rep.unpruned), file=sys.stderr)
     if rep.skipped:

@@ -237,6 +237,7 @@ class IngestReport:
     overwritten: tuple[str, ...] = ()  # "file: block B of document D" of store edits ``replace`` dropped for the file
     hidden: tuple[str, ...] = ()  # hidden files and folders in the folders given (.git, .venv): not read
     emptied: tuple[str, ...] = ()  # of ``pruned``, the files removed because they are empty (the others are gone)
+    moved: tuple[tuple[str, str], ...] = ()  # (old source, file) of files moved or renamed: their documents followed
 
     @property
     def failed(self) -> bool:
@@ -682,6 +683,8 @@ class FileChecks:
         self.known = _stored_sources(store)
         self.old = _stored_sources(store, relative=True)  # candidates only: matched by their text
         self.reached = store.reached_paths()  # document id -> the path its file was last reached by
+        self.gone: dict[tuple[str, ...], list[str]] | None = None  # (:func:`_gone_documents`, read when needed)
+        self.moved: list[tuple[str, str]] = []  # (old source, new path) of files moved or renamed: documents followed
         # not matched yet, said in the report: those that would lie among the ``paths`` ingested, read from here
         # (a document the service stored under a client's file name, "up.txt", is no older ingest of them)
         self.relative = {d for real, ids in self.old.items() if not paths or _among(real, paths) for d in ids}
@@ -724,18 +727,50 @@ class FileChecks:
             return None
         if old:  # an older logichunk's relative source, shown to be this file by its text: never replaced
             return self._old_match(path, old[0], text_hash)
+        moved = not earlier and self._moved(path, text_hash)
+        earlier = [moved] if moved else earlier
         stored = {d: self.store.source_blocks(d) for d in earlier}
         differ = [d for d in earlier if sha256(_text_of(stored[d])) != text_hash]
         if not earlier or (differ and self.replace and len(earlier) > 1):
             return earlier
         self._record_reached(path, earlier)
         if not differ:
-            self.unchanged.append(str(path))
+            if not moved:
+                self.unchanged.append(str(path))
             for d in earlier:
                 self._settle(d, stored[d])
         else:  # (one document: several for one file are refused above)
             self._merge(path, differ[0], text_hash)
         return None
+
+    def _moved(self, path: Path, text_hash: str) -> str:
+        """The id of the document whose file ``path`` is, moved or renamed since (``moved``: its old source), else
+        "": a document whose file is gone (no such file) and whose blocks the file gives again, each as the file
+        gave it at the last ingest (its source hashes: a store edit does not hide it). Its source and title then
+        follow the file, and the file is checked against it as against its own (unchanged, or merged, the store's
+        edits kept). Why: a renamed file was stored anew, and ``--prune`` removed its old document with the edits
+        made in the store, its ids and its vectors, said only as a file gone."""
+        if self.store.read_only:
+            return ""
+        if self.gone is None:
+            self.gone = _gone_documents(self.store, self.known)
+        if not self.gone:
+            return ""
+        try:
+            text = read_ingest_text(path)
+        except InputError:
+            return ""
+        ids = self.gone.get(tuple(sha256(t) for _title, row in chapter_blocks(text) for t in row), [])
+        if sha256(text) != text_hash or not ids:
+            return ""
+        did = ids.pop(0)
+        old = next(real for real, docs in self.known.items() if did in docs)
+        self.store.set_document_source(did, source_of(path), title=plain_stem(path))
+        self.unsure()
+        self.known[old].remove(did)
+        self.known.setdefault(os.path.realpath(path), []).append(did)
+        self.moved.append((old, str(path)))
+        return did
 
     def _record_reached(self, path: Path, documents: Sequence[str]) -> None:
         """The path ``path`` was reached by this time, recorded for its documents where another is (a link renamed,
@@ -860,6 +895,21 @@ class FileChecks:
         self.seen = -1
 
 
+def _gone_documents(store: Store, known: dict[str, list[str]]) -> dict[tuple[str, ...], list[str]]:
+    """The documents of ``known`` (:func:`_stored_sources`) whose file is gone (no such file), by the source hashes
+    of their blocks (what their file gave each at the last ingest), those with every one recorded:
+    :meth:`FileChecks._moved` finds a file moved or renamed by them."""
+    out: dict[tuple[str, ...], list[str]] = {}
+    for real, ids in known.items():
+        if _file_state(real) != "gone":
+            continue
+        for d in ids:
+            blocks = [b for row in store.source_blocks(d) for b in row]
+            if blocks and all(b.source_hash for b in blocks):
+                out.setdefault(tuple(str(b.source_hash) for b in blocks), []).append(d)
+    return out
+
+
 def _changed(path: Path) -> str:
     """The line refusing a file edited between its check and its write: not stored as something never
     checked, and, one of several, not holding back the others (they are stored and chunked)."""
@@ -933,7 +983,7 @@ class Tally:
                             updated=tuple(checks.updated), conflicts=tuple(checks.conflicts),
                             added=tuple(checks.added), removed=tuple(checks.removed),
                             overwritten=tuple(checks.overwritten), hidden=tuple(map(str, walk.hidden)),
-                            emptied=tuple(pruned.emptied))
+                            emptied=tuple(pruned.emptied), moved=tuple(checks.moved))
 
 
 @dataclass
