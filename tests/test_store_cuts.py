@@ -270,6 +270,26 @@ def test_a_file_of_one_long_block_is_stored_in_parts(tmp_path, monkeypatch):
     store.close()
 
 
+@pytest.mark.parametrize("kind", ["log", "book"])
+def test_lines_added_in_the_middle_of_a_long_file_change_only_the_parts_around_them(monkeypatch, kind):
+    """The parts of a long chapter and the pieces of a long block were cut by offset: lines added in the middle
+    of a 22 MB log moved every cut after them, and its ingest re-chunked and re-embedded half the file. Cut by
+    their text now (CUT_ODDS): the parts after the edit are the parts they were."""
+    import logichunk.store.ingest as ing
+
+    monkeypatch.setattr(ing, "CHAPTER_PART_CHARS", 20_000)  # (lines of ~50 characters, as a log's: ~400 a part)
+    end = "\n" if kind == "log" else ".\n\n"
+    lines = [f"2026-11-29 12:{k // 60:02d}:{k % 60:02d} worker {k % 7} finished job {k * 7919 % 1000}{end}"
+             for k in range(6000)]
+    before = ing.chapter_blocks("".join(lines))
+    text = "".join([*lines[:3000], *(f"A line added in the middle, {k} of 5{end}" for k in range(5)), *lines[3000:]])
+    after = ing.chapter_blocks(text)
+    assert "".join(b for _, bs in after for b in bs) == text and len(before) > 10
+    assert all(sum(map(len, bs)) <= 20_000 for _, bs in after)
+    parts = {tuple(bs) for _, bs in before}
+    assert sum(tuple(bs) not in parts for _, bs in after) <= 2  # (by offset: every part after them, ~half)
+
+
 def test_a_chapter_cut_by_words_on_request_is_cut_as_a_lexical_store_cuts_it(tmp_path):
     """``rechunk_chapter(cut_vectors="lexical")`` (what memory's archive asks for its topics) cuts that chapter
     as a store set to lexical cuts would, whatever the store's setting; the project's record stays the
