@@ -172,6 +172,9 @@ _NUMBERED = re.compile(
 #: the depth of each numbering form of a Chinese official document (GB/T 9704: 一、 over （一） over 1． over
 #: （1）; ① under those)
 _ZH_FORM_DEPTH = {"zhnum": 3, "zhpar": 4, "circled": 5}
+#: the characters a match of :data:`_NUMBERED` can open with past its blanks, beside the decimal digits (its ``\d``):
+#: its Chinese forms' first characters, its brackets, its circled numbers and its division words' capitals
+_NUMBERED_FIRST = frozenset("第一二三四五六七八九十（(CSPA" + "".join(map(chr, range(0x2460, 0x2474))))
 
 
 def _number_form(m: re.Match) -> tuple[str, str]:
@@ -270,6 +273,9 @@ def _numbered_heading(line: str) -> bool:
     a lower-case word, a digit or a mark (``5 pm``, ``2 miles away``, ``1 759 540 km²``); after a bare
     number (no dot: the most ambiguous form) a comma also says prose (``113 Anton Ct, I sent it``). After
     a division's number (``Chapter 3``, ``第三章``) the words must read as its title (:func:`_division_title`)."""
+    c = line.lstrip()[:1]  # (what :data:`_NUMBERED` can open with past its ``\s*``: no match tried on the rest,
+    if not (c.isdecimal() or c in _NUMBERED_FIRST):  # a source file's lines by the thousand)
+        return False
     m = _NUMBERED.match(line)
     if m is None:
         return False
@@ -785,9 +791,12 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     # (read as Python values: no numpy scalar per read; and each regular expression tried only on a line that
     # holds the character it needs, "#", "=", "\\" or "<": a source file's lines pass here by the thousand)
     sources: dict[int, bool] = {}  # (per text laid end to end, whether it is a script or Python's source)
-    for i, a, b, form_i, deep_i, before_i, after_i, marker_i, sep_i in zip(
+    # (and the sentences over and under each, as Python ints: read where the line has one, clipped elsewhere)
+    up, down = np.maximum(loop - 1, 0), np.minimum(loop + 1, n - 1)
+    for i, a, b, form_i, deep_i, before_i, after_i, marker_i, sep_i, pa, pb, na, nb in zip(
             loop.tolist(), starts[loop].tolist(), ends[loop].tolist(), form[loop].tolist(), deep[loop].tolist(),
-            before[loop].tolist(), after[loop].tolist(), marker[loop].tolist(), sep_above[loop].tolist(), strict=True):
+            before[loop].tolist(), after[loop].tolist(), marker[loop].tolist(), sep_above[loop].tolist(),
+            starts[up].tolist(), ends[up].tolist(), starts[down].tolist(), ends[down].tolist(), strict=True):
         line = text[a:b]
         atx = form_i and "#" in line and _ATX.match(line) and not CPP_DIRECTIVE.match(line)  # (C's "# define" is code)
         if atx and deep_i:  # a "#" line indented four columns or more is code: a shell's prompt, an example's comment
@@ -803,9 +812,8 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
                                 or ("\\" in line and _LATEX.match(line)) or ("<" in line and _html_heading(line)))):
             heading[i] = True
         elif form_i and i > 0 and before_i == BREAK_LINE and not heading[i - 1] \
-                and text[int(starts[i - 1]) : int(ends[i - 1])].strip() \
-                and (_SETEXT_LINE.match(line.rstrip("\r\n"))
-                     or (i in rst_set and rst_underline(line, text[int(starts[i - 1]) : int(ends[i - 1])]))):
+                and text[pa:pb].strip() \
+                and (_SETEXT_LINE.match(line.rstrip("\r\n")) or (i in rst_set and rst_underline(line, text[pa:pb]))):
             heading[i - 1] = True
             setext_under[i] = True
         elif form_i and len(line.strip()) <= NUMBERED_MAX_CHARS and _numbered_heading(line) \
@@ -824,15 +832,15 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             heading[i] = True
         elif marker_i and before_i != BREAK_HARD and i < n - 1 \
                 and _chapter_marker(line, bool(before_i == BREAK_PARAGRAPH and after_i >= BREAK_PARAGRAPH)) \
-                and text[int(starts[i + 1]) : int(ends[i + 1])].strip():  # "CHAPTER II.", "IV." over a chapter
+                and text[na:nb].strip():  # "CHAPTER II.", "IV." over a chapter
             heading[i] = True
         elif i in emph_set and i < n - 1 and _emphasized_title(line) \
-                and text[int(starts[i + 1]) : int(ends[i + 1])].strip():  # titles what follows, even on the next line
+                and text[na:nb].strip():  # titles what follows, even on the next line
             heading[i] = True
         elif (before_i == BREAK_PARAGRAPH or sep_i) and after_i >= BREAK_PARAGRAPH and i < n - 1 \
                 and _is_title(line, code=True) \
-                and text[int(starts[i + 1]) : int(ends[i + 1])].strip() \
-                and not (i > 0 and (_introduces(text[int(starts[i - 1]) : int(ends[i - 1])])
+                and text[na:nb].strip() \
+                and not (i > 0 and (_introduces(text[pa:pb])
                                     or i - 1 in explicit or _inside_sentence(text, starts, ends, i))) \
                 and not (furn[i + 1] and _goes_on_over_page(text, starts, furn, i)):
             if _NO_TITLE.search(line.strip()):  # a line of code or a link alone: no title, but a line of a
@@ -881,6 +889,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     # changed Mon Mar 12 2024 ---"), and the lines by which irssi's logs open a log and a day ("--- Log opened Tue
     # Mar 12 09:00:01 2024", "--- Day changed Wed Mar 13 2024", no marks after them)
     framed = np.flatnonzero(line_whole & not_code & short & ((first == 0x2D) | (first == 0x3D)) & ~heading)
+    framed = framed[_may_frame(cp, starts, ends, framed)]
     framed = [i for i in framed.tolist() if i + 1 < n and (_FRAMED_TITLE.fullmatch(text, int(starts[i]), int(ends[i]))
                                                            or _LOG_OPENS.fullmatch(text, int(starts[i]), int(ends[i])))]
     heading[framed] = True
@@ -1975,6 +1984,17 @@ _DEB_TRAILER = re.compile(r"(?m)^ -- [^\n<]*<[^>\n]*>[ \t]+\S")
 _QUOTED_BLANK_MAX = 8
 
 
+def _may_frame(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Which sentences of ``idx`` (each opening with ``-`` or ``=``) may be a framed title or a log's opening line
+    (:data:`_FRAMED_TITLE`, :data:`_LOG_OPENS`): both open with marks and blanks, then a letter, so a line of marks
+    alone (a rule, a docstring's underline: a source file's thousands) is neither. A walk, no match per line: a
+    superset of what the two patterns accept."""
+    if idx.size == 0:
+        return np.zeros(0, bool)
+    past, _, _ = _walk(cp, starts[idx], ends[idx], _FRAME_CHARS, int((ends[idx] - starts[idx]).max()))
+    return (past < ends[idx]) & ~_in_table(_IS_SPACE, cp[np.minimum(past, cp.size - 1)])
+
+
 def _mail_headers(text: str, starts: np.ndarray, ends: np.ndarray, after: np.ndarray, cand: np.ndarray) -> np.ndarray:
     """The last line of each mail header among the whole lines ``cand``: two header fields or more
     (:data:`_MAIL_HEADER`), one per line, the last over a blank line and the message under it. The header
@@ -2402,6 +2422,8 @@ _HASH = _chars_table("#")
 _TAG_FIRST = _chars_table("< \t\\")  # (an HTML tag's, a LaTeX command's, or an indent)
 _LATEX_FIRST = _chars_table("\\ \t")
 _RULE_FIRST = _chars_table("-*_= \t")
+#: what opens a framed title before its first letter (:data:`_FRAMED_TITLE`, :data:`_LOG_OPENS`): marks, blanks
+_FRAME_CHARS = _chars_table("-= \t")
 
 
 def _opens_heading_form(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) -> np.ndarray:
