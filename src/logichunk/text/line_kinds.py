@@ -406,8 +406,10 @@ def _literal(mark: str) -> re.Pattern[str]:
 
 
 #: the marks the splitter and the layout look for in every text (fences, comments, reStructuredText's literal
-#: blocks and directives, org-mode's keywords, a Debian changelog's entries), each found at most once per text
-_MARKS = ("```", "~~~", "<!--", "/*", "::", "::\n", "::\r\n", ":: ", ".. code", ".. sourcecode", "#+", "; urgency=")
+#: blocks and directives, org-mode's keywords and drawers, a Debian changelog's entries), each found at most once
+#: per text
+_MARKS = ("```", "~~~", "<!--", "/*", "::", "::\n", "::\r\n", ":: ", ".. code", ".. sourcecode", "#+", "; urgency=",
+          ":END:", ":end:")
 #: characters from which a text's marks are looked for in one pass (a shorter text's searches cost less than
 #: the pass's call)
 _MARKS_MIN = 1 << 12
