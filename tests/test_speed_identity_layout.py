@@ -1,6 +1,6 @@
 """The layout's cheaper paths keep every answer of the readings they stand before: a numbered heading's
-first-character test drops no line its pattern matches, and the walk before the framed titles' patterns drops no
-line they match."""
+first-character test drops no line its pattern matches, the walk before the framed titles' patterns drops no line
+they match, and the leading words read over the offsets whose word goes on are those read one offset at a time."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from logichunk.text import structure as S
 from logichunk.text.charclass import codepoints
+from logichunk.text.discourse import leading_words
 
 _TAILS = ["1 A", "1. A", "1.2 Scope", "三章", "一章", "、方法", "一）x", "）x", ") 中", "1）x", "1) 中", "．x", "x", "制定",
           "hapter 1", "HAPTER 1", "ection 2", "ECTION 2", "art 3", "ART 3", "ppendix 4", "PPENDIX 4"]
@@ -31,7 +32,7 @@ _FRAME_PIECES = ["-", "=", "--", "==", "---", " ", "\t", "History", "Log opened"
                  "1", "_", "é", "中", "\u00a0", "\u3000", "\n", "\r\n", "    "]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from(_FRAME_PIECES), min_size=1, max_size=10).map("".join))
 def test_the_framed_titles_walk_drops_no_line_their_patterns_match(line: str) -> None:
     text = "-" + line  # (what the walk is asked: lines that open with a mark)
@@ -46,3 +47,34 @@ def test_the_framed_titles_walk_drops_a_rule_and_keeps_a_title() -> None:
     starts = np.array([0, 13, 27, 67])
     ends = np.array([13, 27, 67, len(text)])
     assert S._may_frame(codepoints(text), starts, ends, np.arange(4)).tolist() == [False, True, True, False]
+
+
+def _leading_words_one_by_one(cp: np.ndarray, first: np.ndarray, lim: np.ndarray, letters: int):
+    keys, lengths = [], []
+    for f, stop in zip(first.tolist(), lim.tolist(), strict=True):
+        key, length = 0, -1
+        for k in range(letters + 1):
+            p = f + k
+            low = (int(cp[min(p, cp.size - 1)]) if p < stop else 0) | 0x20
+            if not 0x61 <= low <= 0x7A:
+                length = k
+                break
+            if k < letters:
+                key += (low - 96) << (5 * k)
+        keys.append(key)
+        lengths.append(length)
+    return keys, lengths
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from([0x41, 0x5A, 0x61, 0x7A, 0x40, 0x5B, 0x60, 0x7B, 0x20, 0x31, 0xE9, 0x4E00]),
+                min_size=1, max_size=40),
+       st.lists(st.tuples(st.integers(0, 45), st.integers(0, 14)), max_size=20), st.integers(0, 9))
+def test_leading_words_read_over_the_words_that_go_on_are_read_one_offset_at_a_time(cps, spans, letters) -> None:
+    """The words read a gather per letter over only the offsets whose word goes on: each offset's key and length
+    are those a reading of that offset alone gives (past the text's end it reads its last character, as before)."""
+    cp = np.asarray(cps, np.uint32)
+    first = np.asarray([min(a, cp.size - 1) for a, _ in spans], np.int64)
+    lim = first + np.asarray([w for _, w in spans], np.int64)
+    key, length = leading_words(cp, first, lim, letters)
+    assert (key.tolist(), length.tolist()) == _leading_words_one_by_one(cp, first, lim, letters)

@@ -63,21 +63,25 @@ def _keys() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 def leading_words(cp: np.ndarray, first: np.ndarray, lim: np.ndarray, letters: int) -> tuple[np.ndarray, np.ndarray]:
     """The run of ASCII letters at each offset ``first`` of the code points ``cp`` (read before
     ``lim``): its key (:func:`_word_key` of the lower-cased letters) and its length, -1 where it runs
-    past ``letters`` letters. One gather per letter position, over every offset at once."""
+    past ``letters`` letters. One gather per letter position, over the offsets whose word goes on there (most
+    end after a letter or two: a source file's lines read a gather each, not nine)."""
     m = first.size
     last = cp.size - 1
     key = np.zeros(m, np.int64)
     length = np.full(m, -1, np.int64)  # -1: still inside the word
+    on = np.arange(m)  # (the offsets whose word goes on)
+    at = np.asarray(first, np.int64)
+    lim = np.broadcast_to(np.asarray(lim, np.int64), at.shape)
     for k in range(letters + 1):
-        p = first + k
+        p = at + k
         low = np.where(p < lim, cp[np.minimum(p, last)], 0).astype(np.int64) | 0x20
         letter = (low >= 0x61) & (low <= 0x7A)
-        length[(length < 0) & ~letter] = k
-        inside = length < 0
-        if not inside.any():
+        length[on[~letter]] = k
+        on, at, lim, low = on[letter], at[letter], lim[letter], low[letter]
+        if on.size == 0:
             break
         if k < letters:
-            key += np.where(inside & letter, (low - 96) << (5 * k), 0)
+            key[on] += (low - 96) << (5 * k)
     return key, length
 
 

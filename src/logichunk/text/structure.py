@@ -535,6 +535,8 @@ def _field_list(line: str) -> bool:
     long documents``, ``关键词：信息检索；长文档；问答``): a paper's, a form's metadata, no title. A title's list capitalises
     its words (``Chapter 3: Lions, Tigers, and Bears``): one value at least opens in lower case or in a script
     without case."""
+    if ":" not in line and "：" not in line:  # (no field's colon: no match tried, a title line's or code's)
+        return False
     m = _FIELD.fullmatch(line)
     if m is None:
         return False
