@@ -78,3 +78,38 @@ def test_leading_words_read_over_the_words_that_go_on_are_read_one_offset_at_a_t
     lim = first + np.asarray([w for _, w in spans], np.int64)
     key, length = leading_words(cp, first, lim, letters)
     assert (key.tolist(), length.tolist()) == _leading_words_one_by_one(cp, first, lim, letters)
+
+
+def _fields_by_window(text: str, at: np.ndarray) -> np.ndarray:
+    """The first reading of which colons open a field: the window of :data:`~logichunk.text.structure._FIELD_MAX`
+    characters before each, gathered at once, its nearest colon or line feed."""
+    cp = codepoints(text)
+    pos = at[:, None] - np.arange(1, S._FIELD_MAX + 1)
+    seen = cp[np.maximum(pos, 0)]
+    k = ((seen == 0x3A) | (seen == 0x0A)).argmax(axis=1)
+    row = np.arange(at.size)
+    opens = pos[row, k]
+    return (seen[row, k] == 0x3A) & (opens >= 0) & ((opens == 0) | np.isin(cp[np.maximum(opens - 1, 0)], [0x20, 0x09])
+                                                    | (cp[np.maximum(opens - 1, 0)] == 0x0A))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from([":", "\n", " ", "\t", "param", "x" * 20, ",", ".", ")", "é", "returns"]), min_size=1,
+                max_size=30).map("".join))
+def test_a_lead_ins_colon_opens_a_field_as_the_window_before_it_read(text: str) -> None:
+    """The walk back to the nearest colon or line feed finds the fields the window of gathers found: where such a
+    colon opens a field whose marker stands alone (``:returns:``), the colon ends no lead-in."""
+    cp = codepoints(text)
+    at = np.flatnonzero((cp == 0x3A) | (cp == 0x2C))
+    if at.size == 0:
+        return
+    field = _fields_by_window(text, at) & (cp[at] == 0x3A)
+    expect = np.ones(at.size, bool)
+    for i in np.flatnonzero(field).tolist():
+        a = int(at[i])
+        expect[i] = S.FIELD_ALONE.fullmatch(text[text.rfind("\n", 0, a) + 1 : a + 1].strip()) is None
+    value = np.isin(cp[np.maximum(at - 1, 0)], [0x29, 0x5D, 0x7D]) | ((cp[np.maximum(at - 1, 0)] == 0x2E)
+                                                                    & (cp[np.maximum(at - 2, 0)] == 0x2E)
+                                                                    & (cp[np.maximum(at - 3, 0)] == 0x2E))
+    expect[(cp[at] == 0x2C) & value] = False
+    assert S._introducing_mark(text, at).tolist() == expect.tolist()

@@ -2218,6 +2218,9 @@ def _introduces(sentence: str) -> bool:
 _VALUE_CLOSER_CP = np.array(sorted(map(ord, ")]}")), dtype=np.uint32)
 #: the longest field's marker read alone (``:param invalidation_mode:``): a longer one is read as no field
 _FIELD_MAX = 48
+#: what the walk back from a lead-in's colon passes to the colon or line feed before it (:func:`_introducing_mark`)
+_NOT_FIELD_STOP = np.ones(0x110000, dtype=bool)
+_NOT_FIELD_STOP[[0x3A, 0x0A]] = False
 
 
 def _introducing_mark(text: str, at: np.ndarray) -> np.ndarray:
@@ -2237,14 +2240,10 @@ def _introducing_mark(text: str, at: np.ndarray) -> np.ndarray:
     value = _member(back(1), _VALUE_CLOSER_CP) | ((back(1) == 0x2E) & (back(2) == 0x2E) & (back(3) == 0x2E))
     out[comma & value] = False
     colon = np.flatnonzero(~comma)
-    if colon.size:  # (the nearest colon or line break back from each: a colon there, after a blank, opens a field)
-        pos = at[colon, None] - np.arange(1, _FIELD_MAX + 1)
-        seen = cp[np.maximum(pos, 0)]
-        k = ((seen == 0x3A) | (seen == 0x0A)).argmax(axis=1)
-        row = np.arange(colon.size)
-        opens = pos[row, k]
-        field = (seen[row, k] == 0x3A) & (opens >= 0) & ((opens == 0) | _in_table(_BLANK, cp[np.maximum(opens - 1, 0)])
-                                                       | (cp[np.maximum(opens - 1, 0)] == 0x0A))
+    if colon.size:  # (the nearest colon or line feed back from each, a walk: a colon there, after a blank, opens a field)
+        opens, far, _ = _walk(cp, at[colon] - 1, np.zeros(colon.size, np.int64), _NOT_FIELD_STOP, _FIELD_MAX, back=True)
+        field = ~far & (opens >= 0) & (cp[np.maximum(opens, 0)] == 0x3A) \
+            & ((opens == 0) | _in_table(_BLANK, cp[np.maximum(opens - 1, 0)]) | (cp[np.maximum(opens - 1, 0)] == 0x0A))
         for i, a in zip(colon[field].tolist(), at[colon[field]].tolist(), strict=True):
             out[i] = FIELD_ALONE.fullmatch(text[text.rfind("\n", 0, a) + 1 : a + 1].strip()) is None
     return out
