@@ -231,7 +231,7 @@ def read_as_wrapped(wrapped):
     return going_on >= len(wraps) - going_on
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=300, deadline=None)  # 500 took ~12 s of the suite
 @given(paragraphs(), st.integers(40, 100))
 def test_wrapped_prose_has_its_sentences_and_a_list_its_lines(text, width):
     """Wrapping a text (spaces turned into line breaks at the width) keeps every sentence end. Read as
@@ -505,7 +505,9 @@ def _numpy_only():
     return mock.patch.object(native, "_load", lambda: None)
 
 
-@settings(max_examples=250, deadline=None)
+# 120 cases of up to four texts (250 took ~30 s of the suite); the kernels' bits are also held by the
+# quote-marks test below and tests/test_speed_identity*.py
+@settings(max_examples=120, deadline=None)
 @given(st.lists(wrapped_texts(), min_size=1, max_size=4))
 def test_the_compiled_wrap_reader_reads_as_the_numpy_passes(texts):
     """The soft wraps read in C (next letters, the reader's verdicts, quote marks, columns, tabular lines:
