@@ -797,7 +797,7 @@ class FileChecks:
             return ""
         did = ids.pop(0)
         old = next(real for real, docs in self.known.items() if did in docs)
-        self.store.set_document_source(did, source_of(path), title=plain_stem(path))
+        self.store.set_document_source(did, source_of(path), title=file_title(path))
         self.unsure()
         self.known[old].remove(did)
         self.known.setdefault(os.path.realpath(path), []).append(did)
