@@ -307,6 +307,20 @@ def test_a_value_a_field_does_not_take_is_one_422_in_the_mcp_tools_words(kb_db, 
                                                                         "kernel")))
 
 
+def test_segment_topics_are_bounded_alike_in_the_service_and_the_mcp_tools(kb_db, server):
+    """``segment``'s topics: one bound (``kb.MAX_TOPICS``) in both schemas, and the bound itself taken."""
+    top = kb.MAX_TOPICS
+
+    async def fn(c: Client) -> tuple[str, dict[str, Any]]:
+        return await refused(c, "segment", text=PROSE, topics=top + 1), await call(c, "segment", text=PROSE, topics=top)
+
+    over, at = _mcp(kb_db, fn)
+    assert "topics" in over and str(top) in over.replace(",", "") and len(at["topics"]) >= 1
+    r = httpx.post(server + "/api/segment", json={"text": PROSE, "topics": top + 1}, headers=H)
+    assert _refusal(r).startswith("topics: ") and str(top) in _refusal(r).replace(",", "")
+    assert httpx.post(server + "/api/segment", json={"text": PROSE, "topics": top}, headers=H).status_code == 200
+
+
 @pytest.mark.parametrize("wait", ["nan", "inf", "-inf", "1e999", "NaN"])
 def test_a_wait_that_is_no_finite_number_says_so(server, wait):
     r = httpx.post(server + f"{P}/documents?wait={wait}", json={"title": "t", "text": "Alice ran."}, headers=H)

@@ -40,6 +40,9 @@ from ..text.decode import (
 )
 
 PROJECT_CHARS = 100
+#: the most topics a caller of the service or the MCP tools may ask ``segment`` for (the library takes any
+#: count): far past any text's topics, so a bound only against a count no text is cut into
+MAX_TOPICS = 100_000
 
 
 # --------------------------------------------------------------------------- stores

@@ -468,7 +468,7 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
                 = "sentences",
                 topics: Annotated[int | None, Field(description="how many topics you want (headings still open "
                                                                 "topics); default: as many as the text's cohesion "
-                                                                "gives", ge=1, le=100_000, strict=True)] = None) -> dict[str, Any]:
+                                                                "gives", ge=1, le=kb.MAX_TOPICS, strict=True)] = None) -> dict[str, Any]:
         """Divide a text into its topics, with no size limit: where the subject changes. Headings open
         topics; cuts fall between paragraphs (or lines) and never before a sentence that leans on the
         one before. Each topic's id, [start, end) span, sentence range and text."""

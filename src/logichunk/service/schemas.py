@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, field_validator
 
+from ..integrations.kb import MAX_TOPICS
 from ..text.decode import TITLE_CHARS, check_not_blank, check_title
 
 #: a positive count: strict (no ``true``, ``1.0`` or ``"1"``)
@@ -62,7 +63,7 @@ class SegmentIn(_Strict):
     text: str = Field(min_length=1)
     units: Literal["sentences", "lines"] = Field("sentences", description="what a topic is made of: sentences, or "
                                                  "lines (one conversation turn or transcript line each)")
-    topics: Count | None = Field(None, le=100_000, description="as many topics as this (headings still open "
+    topics: Count | None = Field(None, le=MAX_TOPICS, description="as many topics as this (headings still open "
                                        "topics) instead of the count the text's cohesion gives")
 
 
