@@ -321,6 +321,17 @@ def test_segment_topics_are_bounded_alike_in_the_service_and_the_mcp_tools(kb_db
     assert httpx.post(server + "/api/segment", json={"text": PROSE, "topics": top}, headers=H).status_code == 200
 
 
+def test_a_top_k_over_the_setting_is_one_sentence_in_the_service_and_the_mcp_tools(kb_db, server):
+    """The service said 'top_k is at most 100 (setting service_max_top_k)', MCP 'top_k must be an integer from
+    1 to 100, got 101': now :func:`kb.top_k_refusal`'s words in both (both at the default setting, 100)."""
+    async def fn(c: Client) -> str:
+        return await refused(c, "search", query="rabbit", top_k=101)
+
+    said_mcp = _mcp(kb_db, fn)
+    r = httpx.post(server + f"{P}/search", json={"query": "rabbit", "top_k": 101}, headers=H)
+    assert _refusal(r) == kb.top_k_refusal(101, 100) and said_mcp.endswith(_refusal(r)), (r.text, said_mcp)
+
+
 @pytest.mark.parametrize("wait", ["nan", "inf", "-inf", "1e999", "NaN"])
 def test_a_wait_that_is_no_finite_number_says_so(server, wait):
     r = httpx.post(server + f"{P}/documents?wait={wait}", json={"title": "t", "text": "Alice ran."}, headers=H)

@@ -123,9 +123,15 @@ def check_text(text: Any, what: str, limit: int) -> str:
     return check_storable(text, what)
 
 
+def top_k_refusal(top_k: Any, limit: int) -> str:
+    """The one sentence for a ``top_k`` outside 1 to ``limit`` (the setting ``service_max_top_k``), in the
+    service's and the MCP tools' words alike."""
+    return f"top_k must be an integer from 1 to {limit} (setting service_max_top_k), got {top_k!r}"
+
+
 def _check_top_k(top_k: Any, limits: Limits) -> int:
     if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= limits.max_top_k:
-        raise InputError(f"top_k must be an integer from 1 to {limits.max_top_k}, got {top_k!r}")
+        raise InputError(top_k_refusal(top_k, limits.max_top_k))
     return top_k
 
 

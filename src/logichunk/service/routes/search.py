@@ -37,7 +37,7 @@ def _search(request: Request, project: str, body: SearchIn) -> dict[str, Any]:
                        f"{s.service_max_query_chars:,} (setting service_max_query_chars)")
     top_k = body.top_k or s.top_k
     if top_k > s.service_max_top_k:
-        raise ApiError(422, "invalid_request", f"top_k is at most {s.service_max_top_k} (setting service_max_top_k)")
+        raise ApiError(422, "invalid_request", kb.top_k_refusal(top_k, s.service_max_top_k))
     opts: dict[str, Any] = {}
     if body.size_normalization is not None:
         opts["size_normalization"] = body.size_normalization
