@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from logichunk.chunkers.dispatch import METHODS, chunk_by, needs
+from logichunk.chunkers.dispatch import METHODS, chunk_by, ignored_options, needs
 from logichunk.cli import main
-from logichunk.errors import InputError
+from logichunk.errors import InputError, UnknownChoice
 from logichunk.models import HashEmbedder
 from logichunk.tree import check_tree
 
@@ -63,8 +63,12 @@ def test_methods_say_what_they_need():
         chunk_by("cliff", EN)
     with pytest.raises(InputError, match="needs an LM"):
         chunk_by("ppl", EN)
-    with pytest.raises(InputError, match="unknown chunking method"):
-        chunk_by("magic", EN)
+    # an unknown method in the service's and the MCP tools' words (errors.unknown_choice), all of them listed
+    said = "unknown method 'magic': use one of logic-chain, cliff, fused, ppl, msp, parent-child, fixed, recursive"
+    for call in (lambda: chunk_by("magic", EN), lambda: ignored_options("magic", ["lm"])):
+        with pytest.raises(UnknownChoice) as err:
+            call()
+        assert str(err.value) == said and err.value.choices == tuple(METHODS)
 
 
 def test_cliff_cuts_where_the_subject_changes():

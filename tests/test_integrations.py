@@ -112,7 +112,7 @@ def test_langchain_bad_options_fail_at_construction():
                         ({"chunk_size": 0}, "chunk_size must be at least 1"),
                         ({"chunk_size": 100, "chunk_overlap": 100}, "chunk_overlap 100 leaves no room"),
                         ({"sizes": [300, "x"]}, "sizes must be a whole number"),
-                        ({"method": "nonsense"}, "unknown chunking method 'nonsense'")):
+                        ({"method": "nonsense"}, "unknown method 'nonsense': use one of logic-chain, ")):
         with pytest.raises(InputError, match=needle):
             _splitter(**bad)
     assert _splitter(chunk_size=100.0)._chunk_size == 100  # (an integral float is that number)
@@ -281,7 +281,7 @@ def test_llamaindex_options_are_read_when_set_and_checked():
     assert wide < fresh == len(p.get_nodes_from_documents([doc]))
     q = LogichunkNodeParser(chunk_size=2000, levels=1).model_copy(update={"chunk_size": 200})
     assert len(q.get_nodes_from_documents([doc])) == fresh
-    with pytest.raises(ValueError, match="unknown chunking method"):
+    with pytest.raises(ValueError, match="unknown method 'nonsense': use one of "):
         p.method = "nonsense"
     with pytest.raises(ValueError):
         p.chunk_size = -5

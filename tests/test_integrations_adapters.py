@@ -190,7 +190,7 @@ def test_llamaindex_bad_options_are_one_line_errors():
     cases = [(lambda: LogichunkNodeParser(chunk_size=0), "chunk_size"),
              (lambda: LogichunkNodeParser(levels=0), "levels"),
              (lambda: LogichunkNodeParser(chunk_sizes=[2048, 512]), "no option 'chunk_sizes'"),
-             (lambda: LogichunkNodeParser(method="semantic"), "unknown chunking method 'semantic'"),
+             (lambda: LogichunkNodeParser(method="semantic"), "unknown method 'semantic': use one of logic-chain, "),
              (lambda: LogichunkNodeParser(chunk_size=100, chunk_overlap=100), "leaves no room"),
              (lambda: setattr(p, "chunk_size", -1), "chunk_size"),
              (lambda: setattr(p, "unit", "words"), "unknown unit 'words'")]

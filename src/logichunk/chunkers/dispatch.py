@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, UnknownChoice
 from ..models.registry import embedder_of, fallback_note, llm_of, lm_of
 from ..text.measure import Measure
 from ..tree import ChunkTree
@@ -58,7 +58,7 @@ def ignored_options(method: str, given: Iterable[str]) -> tuple[str, ...]:
     """The options in ``given`` (names as :data:`READS` spells them) that ``method`` does not read."""
     reads = READS.get(method)
     if reads is None:
-        raise InputError(f"unknown chunking method {method!r}: use {', '.join(METHODS)}")
+        raise UnknownChoice("method", method, tuple(METHODS))  # (the service's and the MCP tools' words)
     return tuple(o for o in given if o not in reads)
 
 
@@ -77,7 +77,7 @@ def needs(method: str) -> tuple[str, ...]:
     try:
         return METHODS[method][1]
     except KeyError:
-        raise InputError(f"unknown chunking method {method!r}: use {', '.join(METHODS)}") from None
+        raise UnknownChoice("method", method, tuple(METHODS)) from None
 
 
 def check_models(method: str, embedder: object, lm: object) -> None:
