@@ -211,6 +211,19 @@ def test_auto_falling_back_is_recorded_in_stats_and_warned_once(no_e5, method):
     assert again.stats["embedder_fallback"] == tree.stats["embedder_fallback"]
 
 
+def test_a_warning_names_the_first_line_outside_the_package():
+    """errors.outside_stacklevel (what the fallback and unnamed-conversation warnings pass): from a frame of the
+    package's own files it counts up to the caller outside it; from outside it is its caller (1)."""
+    import logichunk
+    from logichunk.errors import outside_stacklevel
+
+    inside = str(Path(logichunk.__file__).parent / "_a_module_of_the_package.py")
+    scope: dict[str, object] = {"outside_stacklevel": outside_stacklevel}
+    exec(compile("def deep():\n    return outside_stacklevel()\ndef deeper():\n    return deep()\n", inside, "exec"),
+         scope)
+    assert outside_stacklevel() == 1 and scope["deep"]() == 2 and scope["deeper"]() == 3  # type: ignore[operator]
+
+
 def test_an_embedder_named_is_no_fallback(no_e5):
     from logichunk.chunkers.dispatch import chunk_by
 

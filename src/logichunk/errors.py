@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from collections.abc import Sequence
 
 
@@ -24,6 +26,16 @@ def first_line(exc: BaseException) -> str:
     under its own)."""
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
+
+
+def outside_stacklevel() -> int:
+    """The ``stacklevel`` of the first frame outside logichunk, seen from its caller: a warning names the
+    user's own line, however deep in the library it was raised (``warnings.warn(..., stacklevel=...)``)."""
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 class UnknownChoice(InputError):

@@ -52,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, LogichunkError
+from ..errors import InputError, LogichunkError, outside_stacklevel
 from ..models.embedding import unit
 from . import journal
 from .arbiter import Arbiter, ArbiterQuery, RuleArbiter
@@ -196,12 +196,10 @@ class Perception:
         store unread). Said in :attr:`note` and a warning, once per Perception."""
         import warnings
 
-        from ..models.registry import _outside_level
-
         said = (f"no conversation_id: this conversation is stored as {conv!r}, an id only this Perception knows; "
                 "pass conversation_id=... to carry it on after a restart")
         self.note = "; ".join(n for n in (self.note, said) if n)
-        warnings.warn(said, UnnamedConversationWarning, stacklevel=_outside_level())
+        warnings.warn(said, UnnamedConversationWarning, stacklevel=outside_stacklevel())
 
     def _reset_state(self) -> None:
         self._n = 0  # turns observed

