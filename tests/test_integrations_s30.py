@@ -100,9 +100,37 @@ def _check_links(nodes, text, leaves_only):
 @settings(max_examples=60, deadline=None)
 @given(text=TEXTS, size=st.integers(30, 150), leaves_only=st.booleans(), overlap=st.sampled_from([0, 5]))
 def test_previous_and_next_are_the_text_right_before_and_after(text, size, leaves_only, overlap):
-    nodes = LogichunkNodeParser(chunk_size=size, levels=3, leaves_only=leaves_only, chunk_overlap=overlap,
-                                include_metadata=False).get_nodes_from_documents([Document(text=text, id_="d")])
+    nodes = LogichunkNodeParser(chunk_size=size, levels=3, leaves_only=leaves_only, chunk_overlap=overlap
+                                ).get_nodes_from_documents([Document(text=text, id_="d")])
     _check_links(nodes, text, leaves_only)
+
+
+def test_include_metadata_false_gives_no_metadata_as_llamaindex_s_parsers():
+    """NodeParser.include_metadata=False: SentenceSplitter's and MarkdownNodeParser's nodes (and
+    HierarchicalNodeParser's, its SentenceSplitters') have no metadata (neither the document's nor their own keys); ours had chunk_id, level, ... The span is
+    start_char_idx/end_char_idx, the tree PARENT/CHILD, as with metadata."""
+    from llama_index.core.node_parser import MarkdownNodeParser, SentenceSplitter
+
+    doc = Document(text=EN, id_="d", metadata={"author": "Someone"})
+    # (SentenceSplitter's own sentence splitter loads NLTK's model, five seconds; its contract is not in it)
+    theirs = [SentenceSplitter(chunk_size=100, chunk_overlap=0, include_metadata=False, tokenizer=str.split,
+                               chunking_tokenizer_fn=lambda t: t.split(". ")),
+              MarkdownNodeParser(include_metadata=False)]
+    assert all(n.metadata == {} for p in theirs for n in p.get_nodes_from_documents([doc]))
+    # (the document's metadata comes off the size when included: the same cuts are those of a document without it)
+    with_meta = LogichunkNodeParser(chunk_size=300, levels=2, leaves_only=False).get_nodes_from_documents(
+        [Document(text=EN, id_="d")])
+    for after in (None, MarkdownNodeParser(include_metadata=False)):
+        first = [doc] if after is None else after.get_nodes_from_documents([doc])
+        nodes = LogichunkNodeParser(chunk_size=300, levels=2, leaves_only=False,
+                                    include_metadata=False).get_nodes_from_documents(first)
+        assert nodes and all(n.metadata == {} and EN[n.start_char_idx : n.end_char_idx] == n.text for n in nodes)
+        if after is None:  # the same nodes, offsets and tree as with metadata: only the metadata left out
+            assert [(n.node_id, n.start_char_idx, n.end_char_idx, sorted(r.name for r in n.relationships))
+                    for n in nodes] == [(n.node_id, n.start_char_idx, n.end_char_idx,
+                                         sorted(r.name for r in n.relationships)) for n in with_meta]
+            assert any(NodeRelationship.PARENT in n.relationships for n in nodes)
+    assert all({"chunk_id", "level", "chunk_start"} <= n.metadata.keys() for n in with_meta)
 
 
 def test_previous_and_next_on_the_example():

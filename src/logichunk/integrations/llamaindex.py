@@ -10,7 +10,9 @@ nodes whose text comes right before and after it (of its own level where that le
 to its document (after another parser too: that parser's node hands on its own SOURCE), and the
 document's metadata plus ``chunk_id``,
 ``parent_id`` (not on a top-level chunk), ``level``, ``method``, ``chunk_start``/``chunk_end``,
-``is_leaf`` (kept out of what is embedded and shown to the LLM). Use
+``is_leaf`` (kept out of what is embedded and shown to the LLM; with ``include_metadata=False`` a node has
+no metadata, as LlamaIndex's own parsers' nodes have none then: its span is ``start_char_idx``/``end_char_idx``,
+its place in the tree its relationships). Use
 ``llama_index.core.node_parser.get_leaf_nodes`` to index the leaves and put all nodes in the
 docstore, as with ``HierarchicalNodeParser``.
 
@@ -231,7 +233,9 @@ class LogichunkNodeParser(NodeParser):
             a, b = window(c)
             fields = chunk_fields(c, self.method, bubbles.get(c.id))
             fields["chunk_start"], fields["chunk_end"] = c.span.start + at, c.span.end + at
-            meta = with_fields(kept, fields)
+            # include_metadata=False: no metadata, as LlamaIndex's parsers give none then (neither the document's
+            # nor their own keys, MarkdownNodeParser's header_path); the span is start_char_idx/end_char_idx
+            meta = with_fields(kept, fields) if self.include_metadata else {}
             rel: dict[NodeRelationship, Any] = {NodeRelationship.SOURCE: source}
             n = TextNode(id_=nid[c.id], text=text[a:b], start_char_idx=a + at, end_char_idx=b + at, metadata=meta,
                          excluded_embed_metadata_keys=[*node.excluded_embed_metadata_keys, *ours],
