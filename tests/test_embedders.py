@@ -300,10 +300,12 @@ def test_e5_numpy_engine_matches_the_c_engine(e5, e5_engine):
     # same file, same tokens, vectors within the engine's 8-bit activation noise
     assert e5.engine == "numpy" and e5.model_id == e5_engine.model_id
     texts = [x for tr in ZH_TRIPLES + EN_TRIPLES for x in tr] + ODD_TEXTS
-    for kind in ("passage", "query"):
-        assert [e5.token_count(t, kind=kind) for t in texts] == [e5_engine.token_count(t, kind=kind) for t in texts]
-        a, b = e5.embed(texts, kind=kind), e5_engine.embed(texts, kind=kind)
-        assert a.shape == b.shape == (len(texts), 384) and a.dtype == np.float32
+    # every text as a passage; as a query (the same pass after another prefix) a third of them, each kind of text
+    # among them (~20 s of the suite on one BLAS thread had both kinds for all)
+    for kind, some in (("passage", texts), ("query", texts[::3])):
+        assert [e5.token_count(t, kind=kind) for t in some] == [e5_engine.token_count(t, kind=kind) for t in some]
+        a, b = e5.embed(some, kind=kind), e5_engine.embed(some, kind=kind)
+        assert a.shape == b.shape == (len(some), 384) and a.dtype == np.float32
         np.testing.assert_allclose(np.linalg.norm(a, axis=1), 1.0, atol=1e-5)
         assert np.einsum("ij,ij->i", a, b).min() > 0.9995
     # past 512 tokens both embed windows of 510 and average them by length: two long Chinese windows and a
