@@ -20,7 +20,17 @@ Each method runs in a fresh subprocess (one process, numpy/BLAS/OpenMP/Rayon pin
 thread): one warm-up run, then ``--runs`` timed runs; MB/s is UTF-8 MB (10**6 bytes) over the
 median time. Before every run the chunker is rebuilt and per-text caches are cleared (logichunk
 caches code points per text; Chonkie's token counts and semchunk's memoised counter are
-``lru_cache``\\ s) so that no run reuses the work of the previous one on the same string. Peak RSS
+``lru_cache``\\ s) so that no run reuses the work of the previous one on the same string. The
+**cold** columns (``cold MB/s``, ``cold MB/s by CPU time``; JSON ``cold_times``, ``cold_cpu``,
+``cold_bytes``; off with ``--no-cold``) answer what a user pays who chunks each document once: each of
+``--runs`` further runs, interleaved with the plain ones, chunks a *fresh* string, the corpus behind a
+short prefix of its own (``cold_text``: not the same object, not equal to any earlier text, its hash not
+yet computed), after the same rebuild and cache clearing. A new text defeats every cache keyed by the
+whole text, cleared or not (logichunk's ``text_cache`` entries, any memo by object or equality); the
+clearing defeats caches keyed by pieces of it, which a prefix leaves equal (Chonkie's and semchunk's
+token counts of the same sentences). Where cold and plain agree, the plain column hides no per-text
+cache. The very first call in the process (the warm-up, one-time tables and lazy imports included) is
+kept in the JSON as ``first_time`` / ``first_cpu``, not in the table. Peak RSS
 is the high-water mark (``VmHWM``) of that subprocess (of the CLI child for the CLI, started from a small
 helper process so that it inherits no larger mark), with the growth over the
 state after imports and reading the corpus.
@@ -262,11 +272,18 @@ def measure_chunks(text: str, texts: list[str], own: list[tuple[int, int]] | Non
 
 
 # ----------------------------------------------------------------------------- the worker (one method, one corpus)
-def _worker(method: str, path: str, runs: int, warmup: int) -> dict:
+def cold_text(text: str, i: int) -> str:
+    """A new string for cold run ``i``: ``text`` behind a short prefix of its own, so neither the same
+    object nor equal to ``text`` or to any other run's text (a whole-text cache cannot hit), its hash not
+    yet computed, and a paragraph of its own (it moves no cut of the text behind it)."""
+    return f"Cold run {i:03d}.\n\n" + text
+
+
+def _worker(method: str, path: str, runs: int, warmup: int, cold: bool = True) -> dict:
     text = Path(path).read_text(encoding="utf-8")
     nbytes = len(text.encode("utf-8"))
     if method in ("logichunk-cli", "logichunk-cli-fast"):
-        return _worker_cli(text, path, nbytes, runs, warmup, fast=method.endswith("-fast"))
+        return _worker_cli(text, path, nbytes, runs, warmup, fast=method.endswith("-fast"), cold=cold)
     try:
         fn = FACTORIES[method]()
     except ImportError as e:
@@ -274,7 +291,21 @@ def _worker(method: str, path: str, runs: int, warmup: int) -> dict:
     gc.collect()
     rss0 = _maxrss_mib()
     times, cpu, result = [], [], None
+    cold_times, cold_cpu, cold_bytes = [], [], []
+    first = None
     for i in range(warmup + runs):
+        if i >= warmup and cold:  # interleaved with the plain run: both see the same load on the machine
+            fresh = cold_text(text, i - warmup)
+            result = None
+            gc.collect()
+            clear_caches()
+            fn = FACTORIES[method]()
+            c0, t0 = time.process_time(), time.perf_counter()
+            result = fn(fresh)
+            cold_times.append(time.perf_counter() - t0)
+            cold_cpu.append(time.process_time() - c0)
+            cold_bytes.append(len(fresh.encode("utf-8")))
+            del fresh
         result = None
         gc.collect()
         clear_caches()
@@ -282,6 +313,8 @@ def _worker(method: str, path: str, runs: int, warmup: int) -> dict:
         c0, t0 = time.process_time(), time.perf_counter()
         result = fn(text)
         dt, dc = time.perf_counter() - t0, time.process_time() - c0
+        if first is None:
+            first = {"first_time": dt, "first_cpu": dc}
         if i >= warmup:
             times.append(dt)
             cpu.append(dc)
@@ -291,8 +324,9 @@ def _worker(method: str, path: str, runs: int, warmup: int) -> dict:
     if method in ("logichunk", "logichunk-fast", "logichunk-3"):
         stats = {k: v for k, v in dict(result.stats).items() if isinstance(v, int | float | str | dict)}  # type: ignore[attr-defined]
     del result
+    extra = {"cold_times": cold_times, "cold_cpu": cold_cpu, "cold_bytes": cold_bytes} if cold else {}
     return {"times": times, "cpu": cpu, "bytes": nbytes, "rss_base_mib": rss0, "rss_peak_mib": peak,
-            "how": "in-process", "lib_stats": stats, **measure_chunks(text, texts, own)}
+            "how": "in-process", "lib_stats": stats, **(first or {}), **extra, **measure_chunks(text, texts, own)}
 
 
 def _child_cpu() -> float:
@@ -312,13 +346,15 @@ def cli_command() -> list[str]:
     return [sys.executable, "-c", "import sys; from logichunk.cli import main; sys.exit(main())"]
 
 
-def _worker_cli(text: str, path: str, nbytes: int, runs: int, warmup: int, fast: bool = False) -> dict:
+def _worker_cli(text: str, path: str, nbytes: int, runs: int, warmup: int, fast: bool = False,
+                cold: bool = True) -> dict:
     args = (*CLI_ARGS, "--fast") if fast else CLI_ARGS
     cmd = [*cli_command(), "chunk", path, *args]
     times, cpu = [], []
     # as on a user's machine, the warm-up call leaves compiled bytecode behind (a sandbox that sets
     # PYTHONDONTWRITEBYTECODE would recompile every logichunk module on every call: ~35 ms)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    first = None
     with tempfile.TemporaryDirectory(prefix="logichunk-cli-") as cwd:  # any bubbles file lands here
         for i in range(warmup + runs):
             c0, t0 = _child_cpu(), time.perf_counter()
@@ -326,6 +362,8 @@ def _worker_cli(text: str, path: str, nbytes: int, runs: int, warmup: int, fast:
             dt, dc = time.perf_counter() - t0, _child_cpu() - c0
             if p.returncode != 0:
                 return {"error": f"CLI exit {p.returncode}: {_last_line(p.stderr.decode(errors='replace'))}"}
+            if first is None:
+                first = {"first_time": dt, "first_cpu": dc}
             if i >= warmup:
                 times.append(dt)
                 cpu.append(dc)
@@ -339,8 +377,10 @@ def _worker_cli(text: str, path: str, nbytes: int, runs: int, warmup: int, fast:
     leaves = sorted((r for r in recs if r["id"] not in parents), key=lambda r: r["start"])
     texts = [r["text"] for r in leaves]
     own = [(r["start"], r["end"]) for r in leaves]
-    return {"times": times, "cpu": cpu, "bytes": nbytes, "rss_base_mib": None, "rss_peak_mib": peak,
-            "how": " ".join(["logichunk" if cmd[0].endswith("logichunk") else "python -m", "chunk FILE", *args]),
+    # every CLI call is a fresh process: no cache outlives it, so each timed call is already a cold one
+    extra = {"cold_times": times, "cold_cpu": cpu, "cold_bytes": [nbytes] * len(times)} if cold else {}
+    return {"times": times, "cpu": cpu, "bytes": nbytes, "rss_base_mib": None, "rss_peak_mib": peak, **(first or {}),
+            **extra, "how": " ".join(["logichunk" if cmd[0].endswith("logichunk") else "python -m", "chunk FILE", *args]),
             **measure_chunks(text, texts, own)}
 
 
@@ -371,9 +411,9 @@ def machine() -> dict:
             "platform": platform.platform()}
 
 
-def run_worker(method: str, path: Path, runs: int, warmup: int) -> dict:
+def run_worker(method: str, path: Path, runs: int, warmup: int, cold: bool = True) -> dict:
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", method, str(path),
-           "--runs", str(runs), "--warmup", str(warmup)]
+           "--runs", str(runs), "--warmup", str(warmup), *(() if cold else ("--no-cold",))]
     p = subprocess.run(cmd, capture_output=True, text=True, env=os.environ.copy())
     if p.returncode != 0:
         return {"error": f"worker exit {p.returncode}: {_last_line(p.stderr)}"}
@@ -403,13 +443,22 @@ def _offsets_cell(method: str, r: dict) -> str:
     return "; ".join(parts)
 
 
+def _cold_cells(r: dict) -> tuple[str, str]:
+    """The cold columns: MB/s over the median wall and CPU time of the runs on fresh texts."""
+    if not r.get("cold_times"):
+        return "—", "—"
+    mb = statistics.fmean(r["cold_bytes"]) / 1e6
+    return (f"{mb / max(statistics.median(r['cold_times']), 1e-9):.2f}",
+            f"{mb / max(statistics.median(r['cold_cpu']), 1e-9):.2f}")
+
+
 def table(results: list[tuple[str, str, dict]], runs: int) -> str:
-    head = ("| corpus | method | MB/s | MB/s by CPU time | median s | CPU/wall | chunks | mean / max chars | cuts at sentence end "
+    head = ("| corpus | method | MB/s | MB/s by CPU time | cold MB/s | cold MB/s by CPU time | median s | CPU/wall | chunks | mean / max chars | cuts at sentence end "
             "(logichunk splitter) | cuts at sentence end (simple rule) | offsets | peak RSS MiB (Δ) |")
     rows = [head, "|" + "---|" * head.count(" | ") + "---|"]
     for corpus, method, r in results:
         if "skipped" in r or "error" in r:
-            rows.append(f"| {corpus} | {method} | — | — | — | — | — | — | — | — | — | {r.get('skipped') or r.get('error')} |")
+            rows.append(f"| {corpus} | {method} | — | — | — | — | — | — | — | — | — | — | — | {r.get('skipped') or r.get('error')} |")
             continue
         med = statistics.median(r["times"])
         cpu_wall = sum(r["cpu"]) / sum(r["times"])
@@ -419,8 +468,9 @@ def table(results: list[tuple[str, str, dict]], runs: int) -> str:
         if r.get("rss_base_mib") is not None:
             rss += f" (+{r['rss_peak_mib'] - r['rss_base_mib']:.0f})"
         over = f", {r['over_max']} over {MAX_SIZE}" if r["over_max"] else ""
+        cold, cold_cpu = _cold_cells(r)
         rows.append(
-            f"| {corpus} | {method} | **{mbs:.2f}** | {mbs_cpu:.2f} | {med:.3f} | {cpu_wall:.2f} | {r['chunks']:,} | "
+            f"| {corpus} | {method} | **{mbs:.2f}** | {mbs_cpu:.2f} | {cold} | {cold_cpu} | {med:.3f} | {cpu_wall:.2f} | {r['chunks']:,} | "
             f"{r['mean_chars']:.0f} / {r['max_chars']}{over} | {_pct(r['cut_sentence_end_ours'])} | "
             f"{_pct(r['cut_sentence_end_simple'])} | {_offsets_cell(method, r)} | {rss} |")
     return "\n".join(rows)
@@ -462,12 +512,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=1,
                     help="chunk each corpus repeated N times end to end (texts larger than the data: scaling)")
     ap.add_argument("--json", metavar="PATH", help="also write the raw results here")
+    ap.add_argument("--no-cold", dest="cold", action="store_false",
+                    help="skip the cold runs (each on a fresh text) and their columns: half the time")
     ap.add_argument("--profile", type=int, metavar="TOP", help="profile logichunk.chunk on the en corpus instead")
     ap.add_argument("--worker", nargs=2, metavar=("METHOD", "FILE"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
     if args.worker:
-        print(json.dumps(_worker(args.worker[0], args.worker[1], args.runs, args.warmup)))
+        print(json.dumps(_worker(args.worker[0], args.worker[1], args.runs, args.warmup, cold=args.cold)))
         return 0
     msg = corpora.missing_message()
     if msg:
@@ -495,7 +547,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             path.write_text(text, encoding="utf-8")
             for method in methods:
                 print(f"[bench] {name} {method} ...", file=sys.stderr, flush=True)
-                results.append((name, method, run_worker(method, path, args.runs, args.warmup)))
+                results.append((name, method, run_worker(method, path, args.runs, args.warmup, args.cold)))
     load1 = os.getloadavg()
 
     print(f"Machine: {m['cpu']}, {m['cores']} usable cores; Python {m['python']}, numpy {m['numpy']}; {m['platform']}")
@@ -507,7 +559,10 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{args.warmup} warm-up, each method in its own process, thread pools pinned to 1. MB/s uses the median "
           "wall time; 'by CPU time' uses the median process CPU time (user+sys; for the CLI, of the child), which "
           "other load on the machine disturbs less. CPU/wall: their ratio over the timed runs (about 1.00 = one "
-          "busy core, not starved by other load).\n")
+          "busy core, not starved by other load)." + (
+              " cold MB/s: the same, over as many runs each on a fresh text (a new prefix per run: neither the "
+              "same object nor equal), interleaved with the plain runs; for the CLI each call is a fresh process "
+              "anyway, so its cold columns repeat the plain ones." if args.cold else "") + "\n")
     print(table(results, args.runs))
     notes = [f"- {c} / {mm}: {r.get('skipped') or r.get('error')}" for c, mm, r in results if "skipped" in r or "error" in r]
     if notes:
