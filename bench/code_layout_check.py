@@ -6,6 +6,8 @@ headers under /usr/include, and with --py numpy's own modules; 1.5–40 KB files
 
 Counts, at max sizes 200/512/1000 (levels 1..3, the cascade's limits), over every cut between two sibling chunks:
   open_close  chunks that open with a closing-only line (}, });, ], end ...)
+  reopen      chunks that open with a line that closes and reopens one construct (} else {, } catch (e) {,
+              } finally {, } while (x);)
   after_cmt   cuts right after a comment line that lies directly above code (no blank line between);
               _avoidable: those where the comment run and the code line under it fit the level's limit
   deeper      cuts at a gap deeper than the shallowest gap available inside the two chunks the cut parts
@@ -33,6 +35,7 @@ from logichunk.text.structure import layout
 #: a closing line at column 0, then a blank line, then more text: the end of a top-level definition inside a chunk
 TOP_END = re.compile(r"^[)\]}][)\]};,]*[ \t]*\r?\n[ \t]*\r?\n(?=[ \t]*\S)", re.MULTILINE)
 CLOSING = re.compile(r"(?:[)\]}][)\]};,]*|(?:end|fi|done|esac)\b[;,.]?)[ \t]*(?://.*|/\*.*\*/)?")
+REOPEN = re.compile(r"[)\]}]+[ \t]*(?:else|catch|finally|while)\b.*")
 
 
 def files(n):
@@ -89,7 +92,7 @@ def check(text, m, py=False):
     by_parent = {}
     for c in tree:
         by_parent.setdefault(c.parent, []).append(c)
-    r = dict(cuts=0, open_close=0, after_cmt=0, after_cmt_avoidable=0, deeper=0, in_cmt=0, in_cmt_avoidable=0, in_cmt_below1=0, tail_next=0,
+    r = dict(cuts=0, open_close=0, reopen=0, after_cmt=0, after_cmt_avoidable=0, deeper=0, in_cmt=0, in_cmt_avoidable=0, in_cmt_below1=0, tail_next=0,
              chunks=0, code=0)
     r["code"] = int(layout(split_sentences(text)).depth is not None)
     import bisect
@@ -100,6 +103,8 @@ def check(text, m, py=False):
             first = text[c.span.start : c.span.end].strip().split("\n", 1)[0].strip() if text[c.span.start : c.span.end].strip() else ""
             if first and CLOSING.fullmatch(first) and c.span.start > 0:
                 r["open_close"] += 1
+            if first and REOPEN.fullmatch(first) and c.span.start > 0:
+                r["reopen"] += 1
             body = text[c.span.start : c.span.end]
             if body[:1] in (" ", "\t") and TOP_END.search(body):
                 r["tail_next"] += 1
@@ -172,7 +177,7 @@ def main():
         groups = [("py", pys[:: max(1, len(pys) // n)][:n])]
     for group, sel in groups:
         for m in (200, 512, 1000):
-            tot = dict(cuts=0, open_close=0, after_cmt=0, after_cmt_avoidable=0, deeper=0, in_cmt=0, in_cmt_avoidable=0, in_cmt_below1=0, tail_next=0,
+            tot = dict(cuts=0, open_close=0, reopen=0, after_cmt=0, after_cmt_avoidable=0, deeper=0, in_cmt=0, in_cmt_avoidable=0, in_cmt_below1=0, tail_next=0,
                        chunks=0, code=0, files=0)
             for p in sel:
                 try:
