@@ -291,3 +291,42 @@ def test_a_functions_tail_does_not_take_the_next_top_level_statement():
             tails = [c.id for c in chunk(text, max_size=m)
                      if text[c.span.start] in " \t" and top_end.search(text, c.span.start, c.span.end)]
             assert tails == [], (m, tails)
+
+
+REOPENS = """async function load(file) {
+  let text = null;
+  try {
+    text = await readFile(file, 'utf8');
+    log.info('read', file);
+  } catch (e) {
+    log.warn('missing', file);
+    text = '{}';
+  } finally {
+    done(file);
+  }
+  if (text.length > 10) {
+    count += 1;
+  } else if (text.length > 2) {
+    count += 2;
+  } else {
+    count += 3;
+  }
+  do {
+    count -= 1;
+  } while (count > 0);
+  return JSON.parse(text);
+}
+"""
+
+
+def test_a_line_that_closes_and_reopens_never_opens_a_chunk():
+    # ("} else {", "} catch (e) {", "} finally {", "} while (x);" go on with what they close: bonded to it as a
+    # closing line is, they opened chunks at most limits, 73 times over these limits; where a cut elsewhere is
+    # possible (a limit of 60 and over) none does)
+    import re
+    again = re.compile(r"\}[ \t]*(?:else|catch|finally|while)\b")
+    for text in (JS, NESTED_C, REOPENS):
+        for m in range(60, 400, 20):
+            opened = [c.id for c in chunk(text, sizes=(m,))
+                      if c.span.start > 0 and again.match(_first_line(text, c.span.start, c.span.end))]
+            assert opened == [], (m, opened)

@@ -12,7 +12,8 @@ each a fixed reading of the layout, no constant fitted to any evaluation:
   line): where a block must be cut, the gap before its shallowest line is taken first;
 * **closing lines** — a line that only closes (``}``, ``});``, ``},``, ``]``, ``end``, ``fi``, ``done``)
   ends what it closes, so the gap before it is a heading's bond (:attr:`CodeMarks.closes`), not the weak
-  bond a bracket line of any text keeps (:mod:`.structure`): it never opens a chunk;
+  bond a bracket line of any text keeps (:mod:`.structure`): it never opens a chunk; nor does a line that closes
+  and reopens one construct (``} else {``, ``} catch (e) {``, ``} finally {``, ``} while (x);``), bonded so too;
 * **comments as lead-ins** — a run of comment lines (``//``, ``/* ... */``, ``#`` in a script or a Python
   module) right above a line of code, no blank line between, is that code's lead-in: the gap under it is a
   heading's bond (:attr:`CodeMarks.leads`), and the run is a block kept whole where it fits
@@ -43,6 +44,11 @@ __all__ = ["CodeMarks", "brace_code", "read_code"]
 #: ``done``, ``esac``); in a script or a Python module, a docstring's closing quotes alone (:data:`_QUOTES_ALONE`)
 _CLOSING = re.compile(r"(?:[)\]}][)\]};,]*|(?:end|fi|done|esac)\b[;,.]?)[ \t]*(?://.*|/\*.*\*/)?[ \t\r\n\f\v]*")
 _CLOSERS = _chars_table(")]}")
+#: a line that closes a block and reopens the same construct (``} else {``, ``} else if (x) {``, ``} catch (e) {``,
+#: ``} finally {``, a do-while's ``} while (x);``): the construct goes on, so the line is bonded to what it closes as a
+#: closing line is; it is no closing-only line (:data:`_CLOSING`: a definition's end, a lead-in's end), its body
+#: follows it
+_REOPENS = re.compile(r"[)\]}]+[ \t]*(?:else|catch|finally|while)\b")
 #: a triple-quoted string's closing quotes alone on their line (a bracket or a comma after them: ``""")``)
 _QUOTES_ALONE = re.compile(r"(?:\"\"\"|''')[)\]};,]*[ \t\r\n\f\v]*")
 
@@ -51,7 +57,7 @@ _QUOTES_ALONE = re.compile(r"(?:\"\"\"|''')[)\]};,]*[ \t\r\n\f\v]*")
 class CodeMarks:
     """Per gap of a layout's sentences (``n - 1``), what :func:`read_code` read in its texts of code: ``depth``
     (int: how much deeper than the text's shallowest line the gap lies; 0 outside code), ``closes`` (the
-    sentence after opens a line that only closes), ``leads`` (under a comment run, over the code it leads
+    sentence after opens a line that only closes, or one that closes and reopens one construct, ``} else {``), ``leads`` (under a comment run, over the code it leads
     into), ``comment`` (between two lines of one comment run), ``ends_block`` (a blank line under a line that only
     closes, at the text's shallowest indent: the end of a top-level definition, a block's break as a dedent's),
     ``opens`` (under a line that ends with ``{``, over a deeper line: the block's bond to its head, which a size
@@ -128,6 +134,12 @@ def read_code(text: str, starts: np.ndarray, brk: np.ndarray, seams: np.ndarray,
         shut = lines[closing]
         shut = shut[shut > s0]
         out.closes[shut - 1] = True
+        # ... and so does a line that closes and reopens one construct ("} else {"): it goes on with what it closes
+        again = np.flatnonzero((first == ord("}")) & ~closing & ~comment)
+        again = again[[_REOPENS.match(text, int(starts[lines[j]]), int(line_end[j])) is not None
+                       for j in again.tolist()]] if again.size else again
+        again = lines[again]
+        out.closes[again[again > s0] - 1] = True
         # ... and a blank line under one at the shallowest indent ends a top-level definition
         top = np.flatnonzero(closing[:-1] & (rank[:-1] == 0))
         top = top[brk[lines[top + 1] - 1] > BREAK_LINE]
