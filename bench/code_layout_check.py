@@ -15,7 +15,10 @@ Counts, at max sizes 200/512/1000 (levels 1..3, the cascade's limits), over ever
               line nor one that opens with a closer ("} else {"), not right under a comment line nor under a
               line that ends with an opener ("{", "[", "("); a cut inside a comment run is not counted)
   in_cmt      cuts between two lines of one comment run (no blank line between); _avoidable: those where the
-              run (from its first line to the line under its last) fits the level's limit; _below1: at levels 2, 3
+              run (from its first line to the line under its last) fits the limit the cut was made under (the
+              level's, or where the parent fits it, the largest deeper limit it does not fit: a level that left a
+              piece whole is no level of the tree, its child level's chunks are cut under the next limit);
+              _below1: at levels 2, 3
   tail_next   chunks that open inside a block (an indented line) and hold the end of a top-level definition (a
               closing line at column 0, a blank line) and text after it: a definition's tail filled with what follows
   code        files read as code with nesting (the layout's depth: some line deeper than another)
@@ -84,6 +87,16 @@ def comment_run_start(starts, kinds, k):
     return starts[k]
 
 
+def cut_limit(limits, level, size):
+    """The limit under which the children (at ``level``) of a parent of ``size`` were cut: the level's, or where the
+    parent fits it, the largest deeper one it does not fit (a level that kept the parent whole left no level in the
+    tree: the next level's chunks take its place)."""
+    k = min(level, len(limits)) - 1
+    while k + 1 < len(limits) and size <= limits[k]:
+        k += 1
+    return limits[k]
+
+
 def check(text, m, py=False):
     kinds = line_kinds(text, py)
     starts = sorted(kinds)
@@ -108,6 +121,7 @@ def check(text, m, py=False):
             body = text[c.span.start : c.span.end]
             if body[:1] in (" ", "\t") and TOP_END.search(body):
                 r["tail_next"] += 1
+        psize = sibs[-1].span.end - sibs[0].span.start  # (the parent's: the siblings tile it)
         for a, b in zip(sibs, sibs[1:], strict=False):
             cut = a.span.end
             r["cuts"] += 1
@@ -156,7 +170,7 @@ def check(text, m, py=False):
                 while j < len(starts) and kinds[starts[j]][1] == "comment":
                     j += 1
                 end = starts[j] if j < len(starts) else len(text)
-                if end - comment_run_start(starts, kinds, k) <= lim:
+                if end - comment_run_start(starts, kinds, k) <= cut_limit(limits, a.level, psize):
                     r["in_cmt_avoidable"] += 1
                 continue
             if best is not None and (own is None or own > best):
