@@ -330,3 +330,21 @@ def test_a_line_that_closes_and_reopens_never_opens_a_chunk():
             opened = [c.id for c in chunk(text, sizes=(m,))
                       if c.span.start > 0 and again.match(_first_line(text, c.span.start, c.span.end))]
             assert opened == [], (m, opened)
+
+
+def test_a_comment_run_glued_to_its_code_over_a_levels_limit_stays_whole_at_that_level():
+    # (the comment run leads into a function all of whose lines are bonds: glued together, 397 characters over the
+    # level-2 limit of 256, the level had no cut and the level-3 limit of 102 cut inside the run, the run's last
+    # sentence in the chunk of the function; the block's bond to its head now gives way first, so a chunk that fits
+    # 256 holds the whole run)
+    head = ("// Load the settings for the current user from the config folder.\n"
+            "// Unknown keys are dropped, and a key whose value is not a string\n"
+            "// or a list is dropped too.  Otherwise the value is kept.\n")
+    fn = ("const loadSettings = (dir, user) => {\n  return readConfig(dir).filter((k) => !k.startsWith('_')) &&\n"
+          "    (typeof user.name === 'string') &&\n      `settings_${user.name.replace(/-/g, '_').toLowerCase()}`\n}\n\n")
+    text = ("// Settings for the command line, read once.\n// See the manual for the keys.\n\n" + head + fn
+            + "const saveSettings = (dir, value) => Array.isArray(value) ? value.map(String).join('\\n')\n"
+            "  : value === null ? ''\n  : String(value)\n")
+    a = text.index(head)
+    holders = [c for c in chunk(text, max_size=512) if c.span.start <= a and c.span.end >= a + len(head)]
+    assert any(c.span.end - c.span.start <= 256 for c in holders), [(c.id, c.span.start, c.span.end) for c in holders]

@@ -611,6 +611,17 @@ class _Run:
         # first bond a limit breaks: glued below level 1, it made chunks over their limit that were no single
         # sentence); markup's and a bracket line's weak bonds stay glued there ("}" alone is no chunk)
         glue = forbid | (heading & ~(weak & intro)) if level > 1 else forbid
+        if level > 1 and self.CD is not None and (forbid & block).any():
+            # (in source code, a comment kept whole glued by bonds to code, over the level's limit together, left the
+            # level no cut: the piece went on whole to the next level, whose smaller limit cut inside the comment; in
+            # such a run its weak bonds (a block's to its head: the first a limit breaks) are left to their prices, and
+            # the comment kept whole; a comment's bond to the code it leads into stays glued)
+            ids = np.zeros(A, np.int64)
+            np.cumsum(~glue, out=ids[1:])  # (per atom: its glued run)
+            over = ~_fits_whole(~glue, asz, limits.max_size)
+            kept = np.zeros(int(ids[-1]) + 1, bool)
+            kept[ids[:-1][forbid & block]] = True
+            glue &= ~(over & kept[ids[:-1]] & weak & ~forbid)
         reward = bd.forbid(reward, heading, weak)
         span_start, rows, span_penalty = self._cohesion_vectors()
         idx = native.searchsorted(span_start, a_start)  # every atom is one span of the text
