@@ -49,10 +49,13 @@ def test_cold_texts_are_new_and_keep_the_text(bt) -> None:
 
 def test_a_cold_text_misses_every_cache_the_plain_text_fills(bt) -> None:
     bt.clear_caches()
-    assert not any(_entries().values())  # the plain runs' clearing leaves nothing for the text
+    base = _entries()
+    # the plain runs' clearing leaves no module-level entry; a cache of an object's method (a tokenizer's
+    # TokenMeasure._spans, made by another test of this process) lives with its object, off the bench's path
+    assert not any(n for k, n in base.items() if "." not in k), base
     chunk(TEXT, max_size=512)
     first = _entries()
-    filled = {k for k, n in first.items() if n}
+    filled = {k for k, n in first.items() if n > base[k]}
     assert filled  # the chunk call does keep per-text entries (else this test proves nothing)
     chunk(TEXT, max_size=512)
     assert _entries() == first  # the same text again: every lookup hits, no new entry
