@@ -376,9 +376,9 @@ def test_a_worker_failure_stops_cleanly_and_a_rerun_finishes(tmp_path, ray_local
         (corpus / name).write_text(text, encoding="utf-8")
     with Store.open(str(tmp_path / "x.db"), settings=SMALL, embedder=Exploding()) as store:
         for stops_at, says in (("2.txt", "RuntimeError: the model server went away"),  # the embedder raises
-                               ("3.txt", "a Ray worker failed: ActorDiedError")):  # the worker process dies
-            if stops_at == "3.txt":  # only now: a dying worker also loses the answers of calls queued before
-                (corpus / "3.txt").write_text("The EXIT file.\n", encoding="utf-8")  # it, whichever they were
+                               ("3.txt", "a Ray worker failed: WorkerCrashedError")):  # the worker process dies
+            if stops_at == "3.txt":  # only now: the files before the one that kills its worker are all stored
+                (corpus / "3.txt").write_text("The EXIT file.\n", encoding="utf-8")
             with pytest.raises(LogichunkError, match=says) as err:
                 ingest_corpus(store, [str(corpus)], batch_size=1)
             assert "\n" not in str(err.value) and str(err.value).startswith(str(corpus / stops_at))
@@ -389,6 +389,37 @@ def test_a_worker_failure_stops_cleanly_and_a_rerun_finishes(tmp_path, ray_local
             (corpus / stops_at).write_text(f"The file {stops_at}, mended.\n", encoding="utf-8")
         rep = ingest_corpus(store, [str(corpus)], batch_size=1)
         assert rep.unchanged == (str(corpus / "1.txt"), str(corpus / "2.txt")) and rep.documents == 1
+
+
+class CountedLoads(HashEmbedder):
+    """The hash embedder, which notes each time a process loads it (a worker receiving it) in ``log``."""
+
+    def __init__(self, log: str) -> None:
+        super().__init__(64)
+        self.log = log
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        with open(self.log, "a", encoding="utf-8") as f:
+            f.write(f"{os.getpid()}\n")
+
+
+def test_later_ingests_reuse_the_workers_and_their_embedder(tmp_path, ray_local):
+    """A worker process keeps its embedder between tasks and between ingests with the same arguments (a pool of
+    actors started per ingest loaded it again each time: 3-12 s here)."""
+    from logichunk.scale import ingest_corpus
+
+    log = tmp_path / "loads.txt"
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    for k in range(6):
+        (corpus / f"{k}.txt").write_text(f"File {k}. River and mountain.\n\nTea in winter, cup {k}.\n", encoding="utf-8")
+    for db in ("x.db", "y.db", "z.db"):  # three ingests, each two passes of six batches
+        with Store.open(str(tmp_path / db), settings=SMALL, embedder=CountedLoads(str(log))) as store:
+            rep = ingest_corpus(store, [str(corpus)], workers=2, batch_size=1)
+            assert rep.documents == 6 and not rep.failed
+    loads = log.read_text(encoding="utf-8").split()
+    assert len(loads) == len(set(loads)) <= 2  # once per worker process, never again
 
 
 def test_the_verb_end_to_end_matches_the_serial_verb(tmp_path, ray_local):

@@ -1,7 +1,9 @@
 """The serial ingest's result, with the heavy work on Ray workers and the writing in the driver.
 
-A pool of Ray actors (:class:`~logichunk.scale.workers.IngestWorker`, one CPU each, one embedder
-each) makes two passes over the list of files, their results streamed back in file order:
+Ray tasks on Ray's worker processes (:func:`~logichunk.scale.workers.check_files`,
+:func:`~logichunk.scale.workers.plan_files`; one CPU each; each process keeps one
+:class:`~logichunk.scale.workers.IngestWorker` with its embedder between tasks and between ingests with the
+same arguments) make two passes over the list of files, their results streamed back in file order:
 
 1. *read and check*: every file is decoded as the serial ingest decodes it, and only its text's
    hash comes back. The driver then decides, file by file and before anything is written, what the
@@ -24,19 +26,22 @@ serial ingest refuses it (:meth:`~logichunk.store.ingest.FileDocument.checked`, 
 others are stored. If a worker fails (its embedder raises, its process dies), the driver stops at that file: the
 batches before it are stored completely (each batch is one transaction) and it and the files after
 it are not, so running the same ingest again skips what is stored and finishes the rest. Workers
-are not restarted: a file that kills every worker it meets would otherwise loop for ever.
+are not retried: a file that kills every worker it meets would otherwise loop for ever.
 
-Why Ray core actors rather than Ray Data's ``map_batches``: both passes share one pool (Ray Data
-starts a pool per dataset, and each start of worker processes cost 1.5-3 s on the 2-core machines
-this was measured on), the plans are Python objects that gain nothing from Arrow blocks, and
-``ray`` alone installs without pyarrow and pandas.
+Why Ray core tasks rather than Ray Data's ``map_batches``: both passes, and later ingests of the same
+driver, run on the same worker processes (Ray Data starts a pool per dataset, and each start of worker
+processes cost 1.5-3 s on the 2-core machines this was measured on; so did a pool of actors per ingest),
+the plans are Python objects that gain nothing from Arrow blocks, and ``ray`` alone installs without
+pyarrow and pandas.
 """
 
 from __future__ import annotations
 
-import collections
+import contextlib
 import dataclasses
+import hashlib
 import pickle
+import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
 from types import ModuleType
@@ -62,14 +67,14 @@ from ..store.ingest import (
     store_file_document,
 )
 from .session import ray_session, worker_error
-from .workers import IngestWorker, Planned
+from .workers import Planned, check_files, plan_files
 
 __all__ = ["DEFAULT_BATCH_SIZE", "ingest_corpus"]
 
 #: Files per worker call, and per write transaction in the driver.
 DEFAULT_BATCH_SIZE = 16
-#: Batches a worker may have queued, running or finished-but-unwritten: enough to keep it busy while
-#: the driver writes, few enough to bound memory.
+#: Batches per worker submitted or finished-but-unwritten: enough to keep the workers busy while the
+#: driver writes, few enough to bound memory.
 WINDOW = 3
 
 T = TypeVar("T")
@@ -114,28 +119,24 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
     if rechunk:
         store.run_params  # noqa: B018 - and so does a bad tokenizer
     with ray_session(address, workers) as ray:
-        pool = _start_workers(ray, workers, (embedder, store.model_id if rechunk else "", store.params,
-                                             store.settings.embedding_batch_size, store.settings.cut_vectors))
-        try:
-            todo: list[tuple[str, str, list[str]]] = []  # path, text hash, documents it replaces
-            rows = ((k, str(f)) for k, f in enumerate(files))
-            for checked in _ordered(ray, pool, lambda w, b: w.check.remote(b), _batches(rows, max(batch_size, 64))):
-                for k, text_hash, err in checked:
-                    if text_hash == EMPTY:
-                        checks.skip_empty(files[k], err)
-                        continue
-                    if err:  # binary, undecodable, unreadable: its line, and the next file
-                        checks.refuse(err)
-                        continue
-                    earlier = checks.check(files[k], text_hash)
-                    if earlier is not None:
-                        todo.append((str(files[k]), text_hash, earlier))
-            jobs = ((k, path, h) for k, (path, h, _) in enumerate(todo))
-            for planned in _ordered(ray, pool, lambda w, b: w.plan.remote(b), _batches(jobs, batch_size), tally):
-                _write(store, planned, todo, tally, checks)
-        finally:
-            for w in pool:
-                ray.kill(w)
+        pool = _pool(ray, workers, (embedder, store.model_id if rechunk else "", store.params,
+                                    store.settings.embedding_batch_size, store.settings.cut_vectors))
+        todo: list[tuple[str, str, list[str]]] = []  # path, text hash, documents it replaces
+        rows = ((k, str(f)) for k, f in enumerate(files))
+        for checked in _ordered(ray, pool, check_files, _batches(rows, max(batch_size, 64))):
+            for k, text_hash, err in checked:
+                if text_hash == EMPTY:
+                    checks.skip_empty(files[k], err)
+                    continue
+                if err:  # binary, undecodable, unreadable: its line, and the next file
+                    checks.refuse(err)
+                    continue
+                earlier = checks.check(files[k], text_hash)
+                if earlier is not None:
+                    todo.append((str(files[k]), text_hash, earlier))
+        jobs = ((k, path, h) for k, (path, h, _) in enumerate(todo))
+        for planned in _ordered(ray, pool, plan_files, _batches(jobs, batch_size), tally):
+            _write(store, planned, todo, tally, checks)
     pruned = prune_missing(store, paths, walk.unlisted, checks.empty) if prune else None
     if rechunk:
         tally.rechunked(store.rechunk_dirty())
@@ -156,11 +157,23 @@ def _embedder_for_workers(store: Store) -> Any:
     return emb
 
 
-def _start_workers(ray: ModuleType, workers: int | None, args: tuple) -> list[Any]:
+@dataclasses.dataclass(frozen=True)
+class _Pool:
+    """What every task of one ingest is sent: the digest of the workers' arguments (a process keeps its
+    worker while it matches), the arguments in Ray's object store, and how many tasks may run at once."""
+
+    key: str
+    args: Any  # an ObjectRef, sent inside a list so that a task fetches it only when it makes a worker
+    size: int
+
+
+def _pool(ray: ModuleType, workers: int | None, args: tuple) -> _Pool:
     cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
-    n = min(workers, cpus) if workers else cpus
-    actor = ray.remote(num_cpus=1, max_restarts=0)(IngestWorker)
-    return [actor.remote(*args) for _ in range(n)]
+    try:  # (the embedder was pickled once already: _embedder_for_workers)
+        key = hashlib.sha256(pickle.dumps(args)).hexdigest()
+    except Exception:  # noqa: BLE001 - an argument pickle cannot digest: a worker for this ingest alone
+        key = uuid.uuid4().hex
+    return _Pool(key, ray.put(args), min(workers, cpus) if workers else cpus)
 
 
 def _batches(rows: Iterable[T], size: int) -> Iterator[list[T]]:
@@ -169,38 +182,54 @@ def _batches(rows: Iterable[T], size: int) -> Iterator[list[T]]:
         yield batch
 
 
-def _ordered(ray: ModuleType, pool: list[Any], call: Callable[[Any, Any], Any], batches: Iterator[list],
+def _ordered(ray: ModuleType, pool: _Pool, task: Callable[..., Any], batches: Iterator[list],
              tally: Tally | None = None) -> Iterator[Any]:
-    """``call(worker, batch)`` for each batch of ``(index, path, ...)`` rows on the first free worker,
-    the results yielded in batch order; at most ``WINDOW`` batches per worker submitted and not yet
-    yielded. A failure inside Ray is raised when its batch's turn comes, after every batch before it."""
-    free = collections.deque(w for _ in range(2) for w in pool)  # two calls queued per worker: no idle gap
-    running: dict[Any, tuple[int, Any, list]] = {}  # ref -> (sequence number, worker, batch)
+    """``task(key, args, batch)`` as a Ray task for each batch of ``(index, path, ...)`` rows, at most
+    ``pool.size`` at once, the results yielded in batch order; at most ``WINDOW`` batches per worker
+    submitted and not yet yielded. A failure inside Ray is raised when its batch's turn comes, after
+    every batch before it; the tasks still running are then cancelled."""
+    remote = _remote(ray, task)
+    running: dict[Any, tuple[int, list]] = {}  # ref -> (sequence number, batch)
     finished: dict[int, tuple[Any, list]] = {}
     submitted = next_out = 0
-    limit = WINDOW * len(pool)
-    while True:
-        while free and submitted - next_out < limit and (batch := next(batches, None)) is not None:
-            w = free.popleft()
-            running[call(w, batch)] = (submitted, w, batch)
-            submitted += 1
-        if next_out in finished:
-            ref, batch = finished.pop(next_out)
-            try:
-                result = ray.get(ref)
-            except Exception as e:  # a task raising, an actor dying, the cluster going away
-                more = f" (and {len(batch) - 1} more file(s) of its batch)" if len(batch) > 1 else ""
-                raise LogichunkError(f"{batch[0][1]}{more}: {worker_error(e)}{_stopped(tally)}") from None
-            next_out += 1
-            yield result
-            continue
-        if not running:
-            return
-        ready, _ = ray.wait(list(running), num_returns=1)
-        for ref in ready:
-            seq, w, batch = running.pop(ref)
-            finished[seq] = (ref, batch)
-            free.append(w)
+    limit = WINDOW * pool.size
+    try:
+        while True:
+            while (len(running) < pool.size and submitted - next_out < limit
+                   and (batch := next(batches, None)) is not None):
+                running[remote.remote(pool.key, [pool.args], batch)] = (submitted, batch)
+                submitted += 1
+            if next_out in finished:
+                ref, batch = finished.pop(next_out)
+                try:
+                    result = ray.get(ref)
+                except Exception as e:  # a task raising, a worker process dying, the cluster going away
+                    more = f" (and {len(batch) - 1} more file(s) of its batch)" if len(batch) > 1 else ""
+                    raise LogichunkError(f"{batch[0][1]}{more}: {worker_error(e)}{_stopped(tally)}") from None
+                next_out += 1
+                yield result
+                continue
+            if not running:
+                return
+            ready, _ = ray.wait(list(running), num_returns=1)
+            for ref in ready:
+                seq, batch = running.pop(ref)
+                finished[seq] = (ref, batch)
+    finally:
+        for ref in running:
+            with contextlib.suppress(Exception):  # (finished meanwhile, or the cluster gone)
+                ray.cancel(ref)
+
+
+_REMOTE: dict[Callable[..., Any], Any] = {}
+
+
+def _remote(ray: ModuleType, task: Callable[..., Any]) -> Any:
+    """``task`` as a Ray remote function, made once per process (Ray exports it again to a later
+    session by itself). One CPU each; never retried: a file that kills its worker would kill the next."""
+    if task not in _REMOTE:
+        _REMOTE[task] = ray.remote(num_cpus=1, max_retries=0)(task)
+    return _REMOTE[task]
 
 
 def _write(store: Store, planned: list[Planned], todo: list[tuple[str, str, list[str]]], tally: Tally,

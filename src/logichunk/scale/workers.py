@@ -1,10 +1,19 @@
 """What runs inside the Ray workers: reading and checking files, and planning whole documents.
 
-One :class:`IngestWorker` per Ray actor. It never touches the store: per file it returns either an
-error line or a :class:`DocumentPlan` (the document as :class:`~logichunk.store.ingest.FileDocument`
-plus one :class:`~logichunk.store.plan.ChapterPlan` per chapter), which the driver writes. The
-planning is the store's own :func:`~logichunk.store.plan.plan_chapter`, so a plan made here is what
-the serial path would have computed.
+One :class:`IngestWorker` per Ray worker process, kept there between tasks (:func:`check_files`,
+:func:`plan_files`) and between ingests with the same arguments (:func:`worker_for`). It never touches
+the store: per file it returns either an error line or a :class:`DocumentPlan` (the document as
+:class:`~logichunk.store.ingest.FileDocument` plus one :class:`~logichunk.store.plan.ChapterPlan` per
+chapter), which the driver writes. The planning is the store's own
+:func:`~logichunk.store.plan.plan_chapter`, so a plan made here is what the serial path would have
+computed.
+
+Why tasks on Ray's own worker processes rather than actors: Ray reuses an idle worker process for the
+next task of the same driver, so an ingest after the first (a notebook, a service syncing folders, the
+tests) starts nothing, and an idle pool holds no CPU another driver needs; a pool of actors was started
+for every ingest and cost 3-12 s each time on the 2-core machines this was measured on
+(``bench/RESULTS.md``). What a process keeps between tasks is its one worker: the embedder, built once,
+and the memo of sentences it embedded.
 """
 
 from __future__ import annotations
@@ -12,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -21,7 +31,8 @@ from ..models.embedding import Embedder, LRUMapping
 from ..store.ingest import EMPTY, EmptyFile, FileDocument, read_ingest_text
 from ..store.plan import ChapterPlan, cut_vectors, embed_batches, plan_chapter, sha256
 
-__all__ = ["Checked", "DocumentPlan", "IngestWorker", "Planned", "RecordingEmbed"]
+__all__ = ["Checked", "DocumentPlan", "IngestWorker", "Planned", "RecordingEmbed", "check_files", "plan_files",
+           "worker_for"]
 
 #: ``(file index, text hash, error)``: a file read and decoded (error ``""``) or refused.
 Checked = tuple[int, str, str]
@@ -69,7 +80,7 @@ Planned = tuple[int, DocumentPlan | None, str, bool]
 
 
 class IngestWorker:
-    """The state of one Ray actor: the settings, and an embedder built on first use (from a spec,
+    """The state of one Ray worker process: the settings, and an embedder built on first use (from a spec,
     with ``resolve_embedder``, or an embedder object sent by the driver) and kept for every later
     batch, with a memo of the sentences it has embedded."""
 
@@ -133,3 +144,30 @@ class IngestWorker:
             plans.append(replace(plan_chapter(blocks, rank, rec, params, cut=cut), model_id=self.model_id,
                                  vectors=rec.used))
         return DocumentPlan(doc, tuple(plans))
+
+
+#: This process's worker and the key of the arguments it was made from: the one kept between tasks.
+_KEPT: tuple[str, IngestWorker] | None = None
+
+
+def worker_for(key: str, args: Sequence[Any]) -> IngestWorker:
+    """The worker this process keeps for ``key`` (a digest of the arguments, made by the driver), or a new
+    one made from ``args`` (an object ref, fetched only then: an embedder object sent pickled can be large),
+    replacing one made for other arguments."""
+    global _KEPT
+    if _KEPT is None or _KEPT[0] != key:
+        import ray
+
+        _KEPT = None  # (the old embedder freed before the new one loads)
+        _KEPT = (key, IngestWorker(*ray.get(args[0])))
+    return _KEPT[1]
+
+
+def check_files(key: str, args: Sequence[Any], rows: Sequence[tuple[int, str]]) -> list[Checked]:
+    """The first pass over a batch, as a Ray task: :meth:`IngestWorker.check`."""
+    return worker_for(key, args).check(rows)
+
+
+def plan_files(key: str, args: Sequence[Any], rows: Sequence[tuple[int, str, str]]) -> list[Planned]:
+    """The second pass over a batch, as a Ray task: :meth:`IngestWorker.plan`."""
+    return worker_for(key, args).plan(rows)
