@@ -343,7 +343,7 @@ def test_every_bad_file_of_a_folder_is_named_in_one_run_and_the_rest_stored(tmp_
     kb = tmp_path / "kb"
     kb.mkdir()
     (kb / "good.md").write_text("# Good\n\nGood text.\n", encoding="utf-8")
-    (kb / "gbk.txt").write_bytes("长城是中国古代的军事防御工程。".encode("gbk"))
+    (kb / "big5.txt").write_bytes("長城是中國古代的軍事防禦工程。".encode("big5"))  # (GBK is read: test_encodings)
     (kb / "latin1.txt").write_bytes("Café crème.".encode("latin-1"))
     (kb / "png.md").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 40)
     (kb / "nul.txt").write_bytes(b"text \x00 with a NUL byte\n")
@@ -352,12 +352,12 @@ def test_every_bad_file_of_a_folder_is_named_in_one_run_and_the_rest_stored(tmp_
     lines = err.splitlines()
     assert code == 1 and "Traceback" not in err and len(lines) == 4 and all(x.startswith("skipped ") for x in lines)
     assert sorted(x.split(":")[0].removeprefix("skipped ") for x in lines) == sorted(
-        str(kb / n) for n in ("gbk.txt", "latin1.txt", "png.md", "nul.txt"))
+        str(kb / n) for n in ("big5.txt", "latin1.txt", "png.md", "nul.txt"))
     assert [t for _d, t, _s in documents(db)] == ["good"] and "4 file(s) not ingested" in out
     code, out, _ = cli(capsys, "ingest", str(kb), "--db", db, *HASH, "--quiet", "--format", "jsonl")
     rep = json.loads(out)
     assert code == 1 and len(rep["refused"]) == 4 and rep["unchanged"] == [str(kb / "good.md")]
-    code, out, err = cli(capsys, "ingest", str(kb / "gbk.txt"), "--db", db, *HASH)  # alone: the error
+    code, out, err = cli(capsys, "ingest", str(kb / "big5.txt"), "--db", db, *HASH)  # alone: the error
     assert code == 2 and err.count("\n") == 1 and "not valid UTF-8" in err
 
 

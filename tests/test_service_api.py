@@ -197,6 +197,24 @@ def test_curves_agree_with_the_tree(client, docs):
     assert all(len(s["x"]) <= 100 for s in thin["curves"]["series"])
 
 
+def test_upload_and_read_with_an_encoding(client):
+    zh = "第一章 长城\n\n长城是中国古代的军事防御工程。它东起山海关，西至嘉峪关。\n"
+    r = client.post("/api/read?name=zh.txt", headers=H, content=zh.encode("gbk"))  # not UTF-8, read as Chinese: said
+    assert r.status_code == 200 and r.json()["text"] == zh and r.json()["decoded"] == "gb18030"
+    assert client.post("/api/read", headers=H, content=zh.encode()).json()["decoded"] == ""
+    tw = "長城是中國古代的軍事防禦工程。\n"
+    refused = client.post("/api/read", headers=H, content=tw.encode("big5"))
+    assert refused.status_code == 400 and "not valid UTF-8" in refused.json()["error"]["message"]
+    wrong = client.post("/api/read?encoding=shift_jis", headers=H, content=tw.encode("big5"))
+    assert wrong.status_code == 400 and "not valid shift_jis at byte" in wrong.json()["error"]["message"]
+    unknown = client.post("/api/read?encoding=nope", headers=H, content=b"text")
+    assert unknown.status_code == 400 and "unknown encoding 'nope'" in unknown.json()["error"]["message"]
+    up = client.post(f"{P}/documents/upload?encoding=big5&title=tw", headers=H, files={"file": ("tw.txt", tw.encode("big5"))})
+    assert up.status_code == 201 and up.json()["decoded"] == "big5", up.text
+    tree = client.get(f"{P}/documents/{up.json()['id']}/tree", headers=H).json()
+    assert tree["text"] == tw
+
+
 def test_upload_raw_multipart_and_bad_files(client):
     body = "\ufeff第一章 开始\n\n山有小口，仿佛若有光。便舍船，从口入。\n\n初极狭，才通人。\n".encode()
     r = client.post(f"{P}/documents/upload?title=上传&wait=10", headers=H, content=body)
@@ -265,7 +283,8 @@ def test_upload_a_pdf_reads_its_text_layer(client):
     read = client.post("/api/read", headers=H, files={"file": ("manual.pdf", make_pdf(pages))}).json()
     assert read["text"] == tree["text"] and read["pdf"] and read["pages"] == 4 and read["source"] == "manual.pdf"
     raw = client.post("/api/read?name=a.txt", headers=H, content="第一行。\n".encode("utf-16")).json()
-    assert raw == {"text": "第一行。\n", "length": 5, "source": "a.txt", "pdf": False, "pages": 1}
+    assert raw == {"text": "第一行。\n", "length": 5, "source": "a.txt", "pdf": False, "pages": 1,
+                   "decoded": "utf-16-le"}
     bad = client.post("/api/read", headers=H, content=b"%PDF-1.4\n" + bytes(range(256)))
     assert bad.status_code == 400 and bad.json()["error"]["message"].startswith("upload: not a readable PDF")
 

@@ -199,9 +199,9 @@ def test_a_file_that_changes_between_the_check_and_the_write_is_refused(tmp_path
     store = Store.open(str(tmp_path / "kb.db"), settings=A, embedder="hash")
     real, reads = ing.read_text_file, []
 
-    def read_twice(p):  # b.md's second read finds it edited
+    def read_twice(p, **kw):  # b.md's second read finds it edited
         reads.append(p.name)
-        return real(p) + ("edited meanwhile\n" if reads.count("b.md") % 2 == 0 and p.name == "b.md" else "")
+        return real(p, **kw) + ("edited meanwhile\n" if reads.count("b.md") % 2 == 0 and p.name == "b.md" else "")
 
     monkeypatch.setattr(ing, "read_text_file", read_twice)
     rep = ingest(store, [str(tmp_path)])

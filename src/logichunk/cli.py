@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 from . import __version__
 from .cli_args import (  # check_out_path re-exported: the verbs' modules used it from here
     check_out_path,
+    encoding_option,
     one_line,
 )
 from .errors import InputError, LogichunkError
@@ -87,19 +88,24 @@ def _empty(text: str) -> str:
 
 
 class _Decodings:
-    """How each input's bytes were decoded, when not as plain UTF-8 (``utf-8-sig``, ``utf-16-le``, ``pdf``,
-    ``gzip+utf-8``...: :func:`~logichunk.text.decode.read_blocks`' ``on_decoding``), for the ``decoded`` key of
-    its json/jsonl records: the offsets count in that decoded text, not in the file's bytes."""
+    """How each input's bytes were decoded, when not as plain UTF-8 (``utf-8-sig``, ``utf-16-le``, ``gb18030``,
+    ``pdf``, ``gzip+utf-8``...: :func:`~logichunk.text.decode.read_blocks`' ``on_decoding``), for the ``decoded``
+    key of its json/jsonl records: the offsets count in that decoded text, not in the file's bytes. ``encoding``:
+    the codec named (``--encoding``); without one, a file read as GB18030 (not UTF-8, read as Chinese: a guess)
+    is said in a note on stderr too, unless ``quiet``."""
 
-    def __init__(self) -> None:
+    def __init__(self, encoding: str | None = None, quiet: bool = False) -> None:
         self.seen: dict[str, str] = {}
+        self.encoding, self.quiet = encoding, quiet
 
     def read(self, source: str, read: Callable[..., Iterator[str]]) -> Iterator[str]:
         def heard(decoding: str) -> None:
             if decoding:
                 self.seen[source] = decoding
+            if decoding.endswith("gb18030") and self.encoding is None and not self.quiet:
+                _err(f"note: {source}: not UTF-8; read as GB18030 (Chinese; --encoding NAME reads it otherwise)")
 
-        return read(on_decoding=heard)
+        return read(on_decoding=heard, encoding=self.encoding)
 
     def extra(self, source: str) -> dict[str, str]:
         """The keys every record of ``source`` carries: ``source``, and ``decoded`` when it applies."""
@@ -435,7 +441,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     failures = 0
     overlap = getattr(args, "overlap", 0) or 0
     windows = _Windows(args.window, bool(overlap))
-    decodings = _Decodings()
+    decodings = _Decodings(args.encoding, args.quiet)
 
     def emit(source: str, tree: ChunkTree) -> None:
         bubbles.extend(tree.bubbles)
@@ -566,7 +572,7 @@ def cmd_segment(args: argparse.Namespace) -> int:
     docs = _JsonDocs(sys.stdout, many)
     failures = 0
     windows = _Windows(args.window, bool(args.topics))
-    decodings = _Decodings()
+    decodings = _Decodings(args.encoding, getattr(args, "quiet", False))
 
     def topics_of(text: str) -> ChunkTree:
         return segment(text, units=args.units, embedder=models.embedder, topics=args.topics)
@@ -640,7 +646,7 @@ def _one_text(args: argparse.Namespace) -> tuple[str, str, dict[str, str]]:
     if len(sources) != 1:
         raise LogichunkError(f"{args.path}: give one file (or - for stdin), not a folder of {len(sources)}")
     source, read = sources[0]
-    decodings = _Decodings()
+    decodings = _Decodings(args.encoding, getattr(args, "quiet", False))
     text = "".join(decodings.read(source, read))
     empty = _empty(text)
     if empty:
@@ -812,6 +818,7 @@ def _chunk_options(c: argparse.ArgumentParser) -> None:
                    help="keep a log of the bubbles (forced splits; validate's problems) in this JSONL file, each "
                         "bubble once; default: none kept (said on stderr; json output lists them), or beside --out")
     c.add_argument("--quiet", action="store_true", help="no progress bar or notes on stderr")
+    encoding_option(c)
 
 
 CORE_VERBS = frozenset({"chunk", "segment", "validate", "compensate", "bubbles", "version"})
@@ -858,6 +865,7 @@ def build_parser(extensions: bool = True) -> argparse.ArgumentParser:
     _window_option(sg, "divide a text in windows of CHARS characters, each window's topics decided whole, in "
                        "memory bounded by the window")
     sg.add_argument("--quiet", action="store_true", help="no notes on stderr")
+    encoding_option(sg)
     sg.set_defaults(func=cmd_segment)
 
     va = sub.add_parser("validate", help="chunk a text, then ask an LLM whether each chunk is logically complete")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .errors import InputError
 
-__all__ = ["check_out_path", "int_at_least", "one_line"]
+__all__ = ["check_out_path", "encoding_option", "int_at_least", "one_line"]
 
 
 def int_at_least(lowest: int):
@@ -26,6 +26,25 @@ def int_at_least(lowest: int):
         return n
 
     return parse
+
+
+def encoding_option(p: argparse.ArgumentParser) -> None:
+    """``--encoding NAME`` for a verb that reads files: the codec their bytes are read with (an unknown name is
+    the parser's one-line error); default UTF-8, UTF-16/32 by their mark, GB18030 read as Chinese (said)."""
+
+    def codec(v: str) -> str:
+        from .text.decode import check_encoding
+
+        try:
+            return check_encoding(v) or v
+        except InputError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+
+    p.add_argument("--encoding", type=codec, default=None, metavar="NAME",
+                   help="read the files' bytes as this encoding (any Python codec: gbk, gb18030, big5, shift_jis, "
+                        "euc-kr, cp1252, latin-1...); a byte it cannot read is an error, never replaced. Default: "
+                        "UTF-8 (UTF-16/32 with a byte-order mark); bytes that are not UTF-8 but read as Chinese in "
+                        "GB18030 are read so, with a note")
 
 
 def check_out_path(target: str, inputs: Sequence[str], what: str = "the chunks", option: str = "--out") -> None:

@@ -31,6 +31,7 @@ from ..store import ChunkRow, Store, origins, refs
 from ..store.document_layout import DocLayout, document_summary, hit_pages
 from ..store.ingest import SUFFIXES, ingest_text, read_text_file
 from ..text.decode import (
+    check_encoding,
     check_not_blank,
     check_storable,
     check_title,
@@ -209,18 +210,24 @@ class Folders:
         return real
 
 
-def add_file(project: Project, path: str, folders: Folders, limits: Limits, title: str | None = None) -> dict[str, Any]:
+def add_file(project: Project, path: str, folders: Folders, limits: Limits, title: str | None = None, *,
+             encoding: str | None = None) -> dict[str, Any]:
+    """Store a file of the allowed ``folders`` (``encoding``: the codec its bytes are read with; how they were
+    read, when not as UTF-8, is said in the answer's ``decoded``)."""
+    encoding = check_encoding(encoding)  # (an unknown name refused before the file is looked at)
     real = folders.check(path)
     if real.stat().st_size > 4 * limits.max_text_chars:
         raise InputError(f"{path} is {real.stat().st_size:,} bytes; this server takes at most "
                          f"{limits.max_text_chars:,} characters")
     # (a compressed file is refused once it unpacks past the bound, as an upload is: a small gzip file
     # may hold gigabytes)
-    text = read_text_file(real, max_unpacked=4 * limits.max_text_chars)
+    how: list[str] = []
+    text = read_text_file(real, max_unpacked=4 * limits.max_text_chars, encoding=encoding, on_decoding=how.append)
     why = empty_input(text)
     if why:  # (the CLI's words for a file: ``logichunk ingest`` refuses it so)
         raise InputError(f"{path}: {why}, nothing to store")
-    return add_document(project, title or file_title(real), text, limits, source=str(real))
+    out = add_document(project, title or file_title(real), text, limits, source=str(real))
+    return {**out, "decoded": "".join(how)} if "".join(how) else out
 
 
 def list_documents(project: Project) -> dict[str, Any]:

@@ -422,9 +422,14 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
                                                         "server was started with (--allow); relative paths are "
                                                         "read from the first such folder")],
                  title: Annotated[str | None, Field(description="title (default: the file name)")] = None,
-                 project: ProjectArg = None) -> dict[str, Any]:
+                 project: ProjectArg = None,
+                 encoding: Annotated[str | None, Field(description="the codec the file's bytes are read with (gbk, "
+                                                                   "big5, shift_jis, cp1252...); default: UTF-8, "
+                                                                   "or GB18030 when the bytes are not UTF-8 and "
+                                                                   "read as Chinese (said in `decoded`)")] = None,
+                 ) -> dict[str, Any]:
         """Store a text file from the server's allowed folders as a document and chunk it now."""
-        return kb.add_file(stores.get(project, create=True), path, folders, limits, title)
+        return kb.add_file(stores.get(project, create=True), path, folders, limits, title, encoding=encoding)
 
     @tool(read_only)
     def list_documents(project: ProjectArg = None) -> dict[str, Any]:

@@ -66,6 +66,7 @@ from ..store.ingest import (
     source_of,
     store_file_document,
 )
+from ..text.decode import check_encoding
 from .session import ray_session, worker_error
 from .workers import Planned, check_files, plan_files
 
@@ -83,7 +84,7 @@ T = TypeVar("T")
 def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace: bool = False,
                   workers: int | None = None, address: str | None = None,
                   batch_size: int = DEFAULT_BATCH_SIZE, reembed: bool = False, recut: bool = False,
-                  prune: bool = False) -> IngestReport:
+                  prune: bool = False, encoding: str | None = None) -> IngestReport:
     """:func:`logichunk.store.ingest.ingest` on Ray: the same documents, chapters, blocks, chunks,
     vectors, bubbles and report, the same skip and ``replace`` rules, with the reading, chunking and
     embedding done by ``workers`` Ray workers (default: every CPU Ray has).
@@ -100,6 +101,7 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
     project is refused before Ray starts, as the serial ingest refuses it). A project
     chunked with other size settings is refused too unless ``recut``: then its chapters are cut again in
     this process before the workers start (:meth:`Store.recut`)."""
+    encoding = check_encoding(encoding)  # (``ingest``'s: the codec every file is read with)
     if workers is not None and workers < 1:
         raise InputError(f"workers must be at least 1, got {workers}")
     if batch_size < 1:
@@ -110,7 +112,7 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
     walk = FileWalk()
     files = list_files(paths, walk, none_ok=prune_needs_none(paths, prune))  # said before Ray starts
     tally = Tally()
-    checks = FileChecks(store, replace, len(files), paths, prune)
+    checks = FileChecks(store, replace, len(files), paths, prune, encoding)
     if not files:  # a pruned folder with no text file left: no Ray to start
         return prune_only(store, paths, walk, tally, checks)
     if others:  # the stored chapters first, here: no chapter is written with this embedder beside another's
@@ -120,11 +122,12 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
         store.run_params  # noqa: B018 - and so does a bad tokenizer
     with ray_session(address, workers) as ray:
         pool = _pool(ray, workers, (embedder, store.model_id if rechunk else "", store.params,
-                                    store.settings.embedding_batch_size, store.settings.cut_vectors))
+                                    store.settings.embedding_batch_size, store.settings.cut_vectors, encoding))
         todo: list[tuple[str, str, list[str]]] = []  # path, text hash, documents it replaces
         rows = ((k, str(f)) for k, f in enumerate(files))
         for checked in _ordered(ray, pool, check_files, _batches(rows, max(batch_size, 64))):
-            for k, text_hash, err in checked:
+            for k, text_hash, err, how in checked:
+                checks.read_as(files[k], how)
                 if text_hash == EMPTY:
                     checks.skip_empty(files[k], err)
                     continue

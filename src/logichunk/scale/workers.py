@@ -34,8 +34,9 @@ from ..store.plan import ChapterPlan, cut_vectors, embed_batches, plan_chapter, 
 __all__ = ["Checked", "DocumentPlan", "IngestWorker", "Planned", "RecordingEmbed", "check_files", "plan_files",
            "worker_for"]
 
-#: ``(file index, text hash, error)``: a file read and decoded (error ``""``) or refused.
-Checked = tuple[int, str, str]
+#: ``(file index, text hash, error, how its bytes were read)``: a file read and decoded (error ``""``) or
+#: refused.
+Checked = tuple[int, str, str, str]
 
 
 @dataclass(frozen=True)
@@ -85,23 +86,25 @@ class IngestWorker:
     batch, with a memo of the sentences it has embedded."""
 
     def __init__(self, embedder: str | Embedder | None, model_id: str, params: PCParams, batch_size: int,
-                 cut: str = "embedder") -> None:
+                 cut: str = "embedder", encoding: str | None = None) -> None:
         self.source, self.model_id, self.params, self.batch_size = embedder, model_id, params, batch_size
         self.cut = cut  # what the chapters are cut by (Settings.cut_vectors), as the store cuts them
+        self.encoding = encoding  # the codec the files are read with (the ingest's ``encoding``)
         self.embedder: Embedder | None = None
         self.memo = LRUMapping(20_000)  # sentences repeated across this worker's documents (headers, boilerplate)
 
     def check(self, rows: Sequence[tuple[int, str]]) -> list[Checked]:
         """First pass: decode each file as the serial ingest does; its text's hash, or the one-line
-        error that refuses it (binary, invalid UTF-8, unreadable)."""
-        out = []
+        error that refuses it (binary, invalid UTF-8, unreadable), and how its bytes were read (the report's)."""
+        out: list[Checked] = []
         for i, path in rows:
+            how: list[str] = []
             try:
-                out.append((i, sha256(read_ingest_text(Path(path))), ""))
+                out.append((i, sha256(read_ingest_text(Path(path), self.encoding, how.append)), "", "".join(how)))
             except EmptyFile as e:  # the driver skips it, or refuses it when it is the only file
-                out.append((i, EMPTY, str(e)))
+                out.append((i, EMPTY, str(e), ""))
             except LogichunkError as e:
-                out.append((i, "", str(e)))
+                out.append((i, "", str(e), ""))
         return out
 
     def plan(self, rows: Sequence[tuple[int, str, str]]) -> list[Planned]:
@@ -132,7 +135,7 @@ class IngestWorker:
         return self.embedder
 
     def _plan(self, path: Path, text_hash: str) -> DocumentPlan:
-        doc = FileDocument.checked(path, text_hash)
+        doc = FileDocument.checked(path, text_hash, self.encoding)
         if self.source is None:  # rechunk=False: the blocks only
             return DocumentPlan(doc)
         emb = self._embedder()

@@ -292,6 +292,8 @@ class DocumentCreated(DocumentSummary):
     chunked: bool = absent("only with `?wait=`: true when chunking finished in time, false when the wait ran out")
     existing: bool = Field(False, description="true: the same text was stored already (or the Idempotency-Key "
                                               "seen): this is that document, nothing new was stored (200)")
+    decoded: str = absent("an upload whose bytes were not read as UTF-8: how they were (gb18030: not UTF-8, read as "
+                          "Chinese; the `encoding` named; utf-16-le...)")
 
 
 class DocumentList(BaseModel):
@@ -735,6 +737,8 @@ class ReadAnswer(BaseModel):
     source: str = Field(description="the file's name, or the name given")
     pdf: bool = Field(description="true: the file was a PDF, read as its text layer")
     pages: int = Field(description="pages: form feeds + 1 for a PDF, else 1")
+    decoded: str = Field("", description="how the bytes were read when not as UTF-8: gb18030 (not UTF-8, read as "
+                         "Chinese), the `encoding` named, utf-16-le..., pdf; '' for UTF-8")
 
 
 class SegmentAnswer(BaseModel):

@@ -10,7 +10,7 @@ import os
 import sys
 from typing import Any
 
-from ..cli_args import one_line
+from ..cli_args import encoding_option, one_line
 from ..config import RETRIEVE_MODES
 from ..errors import InputError, ModelUnavailable
 from ..scale.cli import add_ingest_options
@@ -41,13 +41,14 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             from ..scale import ingest_corpus
 
             rep = ingest_corpus(store, args.paths, rechunk=not args.no_chunk, replace=args.replace,
-                                reembed=args.reembed, recut=args.recut, prune=args.prune, **on_ray)
+                                reembed=args.reembed, recut=args.recut, prune=args.prune, encoding=args.encoding,
+                                **on_ray)
         else:
             rep = ingest(store, args.paths, rechunk=not args.no_chunk, replace=args.replace, reembed=args.reembed,
-                         recut=args.recut, prune=args.prune)
+                         recut=args.recut, prune=args.prune, encoding=args.encoding)
         if not args.quiet and store.embedder_note:
             print(f"embedder: {store.embedder_note}", file=sys.stderr)
-        _ingest_notes(rep, args.quiet)
+        _ingest_notes(rep, args.quiet, args.encoding)
         if args.format == "jsonl":
             print(json.dumps({**dataclasses.asdict(rep), "chars_per_second": rep.chars_per_second,
                               "engine": "ray" if on_ray is not None else "serial"}, ensure_ascii=False))
@@ -78,9 +79,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return 1 if rep.failed else 0
 
 
-def _ingest_notes(rep: Any, quiet: bool) -> None:
+def _ingest_notes(rep: Any, quiet: bool, encoding: str | None = None) -> None:
     """An ingest's report on stderr, one line a file: what was skipped and why. The refused files and the
-    folders that could not be read are said even with ``--quiet`` (they are the exit status's cause)."""
+    folders that could not be read are said even with ``--quiet`` (they are the exit status's cause). A file
+    read as GB18030 without ``--encoding`` (not UTF-8, read as Chinese: a guess) is said too."""
     from ..text.folders import hidden_summary, skipped_summary
 
     for line in (*rep.refused, *rep.unreadable):
@@ -91,6 +93,10 @@ def _ingest_notes(rep: Any, quiet: bool) -> None:
         print(f"nothing was ingested: {rep.nothing}", file=sys.stderr)
     if quiet:
         return
+    for line in rep.decoded:
+        if encoding is None and line.endswith(": gb18030"):
+            print(f"note: {line.removesuffix(': gb18030')}: not UTF-8; read as GB18030 (Chinese; --encoding NAME "
+                  "reads it otherwise)", file=sys.stderr)
     if rep.unmatched:
         print(_unmatched_line(rep.unmatched), file=sys.stderr)
     for line in rep.duplicates:
@@ -303,9 +309,9 @@ def cmd_edit(args: argparse.Namespace) -> int:
         if args.file == "-":
             from ..text.decode import read_text
 
-            content = read_text(sys.stdin.buffer.read(), source="<stdin>")
+            content = read_text(sys.stdin.buffer.read(), source="<stdin>", encoding=args.encoding)
         else:
-            content = read_text_file(Path(args.file))
+            content = read_text_file(Path(args.file), encoding=args.encoding)
     else:
         content = args.text
     with open_store(args, tokenizer=args.tokenizer) as store:
@@ -389,6 +395,7 @@ def add_parser(subparsers: Any) -> None:
                         "id, or 'embedder' (the --embedder's own); default: setting tokenizer, else setting unit")
     store_options(p)
     add_ingest_options(p)
+    encoding_option(p)
     p.set_defaults(func=cmd_ingest)
 
     p = subparsers.add_parser("search", help="search a store (basic, parent, hierarchical, hybrid, graph-*)")
@@ -419,6 +426,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--format", choices=["text", "jsonl"], default="text",
                    help="jsonl: what was re-chunked as one JSON object (status, parents kept and written...)")
     store_options(p)
+    encoding_option(p)
     p.set_defaults(func=cmd_edit)
 
     p = subparsers.add_parser("documents", help="list the documents of a store (ids for `delete`)")

@@ -17,7 +17,7 @@ import re
 import time
 import zlib
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from dataclasses import replace as with_fields
 from difflib import SequenceMatcher
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ..chunkers.parent_child import blank_line_blocks, lf_lines
 from ..errors import InputError
-from ..text.decode import dangling_link, empty_input, file_title, read_path
+from ..text.decode import check_encoding, dangling_link, empty_input, file_title, read_path
 from ..text.folders import hidden_summary, skipped_summary, special_kind, unreadable_line, walk_text_files
 from ..text.line_kinds import fence_spans
 from ..text.structure import chapter_opening
@@ -108,9 +108,11 @@ def _opens_chapter(text: str, m: re.Match) -> bool:
     return chapter_opening(m.group(), not above.strip(), not under.strip())
 
 
-def read_text_file(path: Path, max_unpacked: int | None = None) -> str:
-    """A file's text as every verb reads it (:func:`~logichunk.text.decode.read_path`)."""
-    return read_path(path, max_unpacked=max_unpacked)
+def read_text_file(path: Path, max_unpacked: int | None = None, *, encoding: str | None = None,
+                   on_decoding: Callable[[str], None] | None = None) -> str:
+    """A file's text as every verb reads it (:func:`~logichunk.text.decode.read_path`: ``encoding`` a codec
+    named, ``on_decoding`` told how its bytes were read)."""
+    return read_path(path, max_unpacked=max_unpacked, encoding=encoding, on_decoding=on_decoding)
 
 
 def iter_files(paths: Sequence[str], suffixes: Sequence[str] = SUFFIXES,
@@ -239,6 +241,9 @@ class IngestReport:
     hidden: tuple[str, ...] = ()  # hidden files and folders in the folders given (.git, .venv): not read
     emptied: tuple[str, ...] = ()  # of ``pruned``, the files removed because they are empty (the others are gone)
     moved: tuple[tuple[str, str], ...] = ()  # (old source, file) of files moved or renamed: their documents followed
+    # "file: codec" of files whose bytes were not read as UTF-8: GB18030 read as Chinese (``gb18030``, the guess
+    # said), the ``encoding`` named, UTF-16/32 by their byte-order mark (offsets count in the decoded text)
+    decoded: tuple[str, ...] = ()
 
     @property
     def failed(self) -> bool:
@@ -368,11 +373,11 @@ class FileDocument:
                    reached_path(path))
 
     @classmethod
-    def checked(cls, path: Path, text_hash: str) -> FileDocument:
+    def checked(cls, path: Path, text_hash: str, encoding: str | None = None) -> FileDocument:
         """The file read again to be stored, as its check read it (``text_hash``): the serial and the Ray ingest
         alike. A file deleted, made unreadable or changed since (emptied too) is an :class:`InputError`, its one
         line (:func:`_changed`): refused, never stored as something its check did not read."""
-        doc = cls.of(path, read_text_file(path))
+        doc = cls.of(path, read_text_file(path, encoding=encoding))
         if doc.text_hash != text_hash:
             raise InputError(_changed(path))
         return doc
@@ -708,8 +713,10 @@ class FileChecks:
     among several it is skipped with its one line (``refused``) and the others are ingested."""
 
     def __init__(self, store: Store, replace: bool, files: int = 1, paths: Sequence[str] = (),
-                 prune: bool = False) -> None:
+                 prune: bool = False, encoding: str | None = None) -> None:
         self.store, self.replace, self.files = store, replace, files
+        self.encoding = encoding  # the codec every file is read with (None: UTF-8, or what the bytes say)
+        self.decoded: list[str] = []  # "file: codec" of files not read as UTF-8 (:attr:`IngestReport.decoded`)
         self.prune = prune_needs_none(paths, prune)  # a folder's prune goes on without a file to store
         self.seen = store.generation()  # the store as ``known`` read it (read first: a write between reads again)
         self.known = _stored_sources(store)
@@ -730,6 +737,13 @@ class FileChecks:
         self.removed: list[str] = []  # a line per block removed in the file, removed from its document
         self.replaced: list[str] = []  # files whose document took them over its store edits (``replace``), in place
         self.overwritten: list[str] = []  # a line per block whose store edit such a file's text dropped
+
+    def read_as(self, path: Path, decoding: str) -> None:
+        """Record how ``path``'s bytes were read (:func:`~logichunk.text.decode.read_blocks`' words), when not
+        as UTF-8 or a PDF: the report says it (a file read as GB18030 by a guess is never stored unsaid)."""
+        codec = decoding.rsplit("+", 1)[-1]
+        if codec not in ("", "utf-8", "utf-8-sig", "pdf"):
+            self.decoded.append(f"{path}: {codec}")
 
     def skip_empty(self, path: Path, error: str) -> None:
         """An empty file: an error when it is the only file (as ``chunk`` does), else skipped; skipped too when
@@ -789,7 +803,7 @@ class FileChecks:
         if not self.gone:
             return ""
         try:
-            text = read_ingest_text(path)
+            text = read_ingest_text(path, self.encoding)
         except InputError:
             return ""
         ids = self.gone.get(tuple(sha256(t) for _title, row in chapter_blocks(text) for t in row), [])
@@ -834,7 +848,7 @@ class FileChecks:
         ``overwritten``). Refused where the blocks no longer line up and one holds no record of its file's text
         (:func:`_other_text`)."""
         try:
-            text = read_ingest_text(path)
+            text = read_ingest_text(path, self.encoding)
         except InputError as e:  # deleted, emptied or made unreadable since its check
             self.refuse(str(e))
             return
@@ -869,7 +883,7 @@ class FileChecks:
         stored = self.store.source_blocks(document_id)
         if sha256(_text_of(stored)) == text_hash:
             return True
-        m = block_merge(stored, document_id, chapter_blocks(read_ingest_text(path)))
+        m = block_merge(stored, document_id, chapter_blocks(read_ingest_text(path, self.encoding)))
         edited = {b.id for row in stored for b in row if b.revision > 1}  # (unrecorded: an edit, or no match)
         return m is not None and not m.take and set(m.unknown) <= edited
 
@@ -880,7 +894,7 @@ class FileChecks:
         if sha256(_text_of(stored)) == text_hash:
             self.unchanged.append(str(path))
         else:
-            m = block_merge(stored, document_id, chapter_blocks(read_ingest_text(path)))
+            m = block_merge(stored, document_id, chapter_blocks(read_ingest_text(path, self.encoding)))
             if m is not None:
                 self._merged(path, m)
         self._record_full_path(path, [document_id])
@@ -1015,7 +1029,7 @@ class Tally:
                             updated=tuple(checks.updated), conflicts=tuple(checks.conflicts),
                             added=tuple(checks.added), removed=tuple(checks.removed),
                             overwritten=tuple(checks.overwritten), hidden=tuple(map(str, walk.hidden)),
-                            emptied=tuple(pruned.emptied), moved=tuple(checks.moved))
+                            emptied=tuple(pruned.emptied), moved=tuple(checks.moved), decoded=tuple(checks.decoded))
 
 
 @dataclass
@@ -1168,9 +1182,11 @@ class EmptyFile(InputError):
     """A file with no text (or only whitespace): it would store a document with nothing to find."""
 
 
-def read_ingest_text(path: Path) -> str:
-    """A file's text to store; :class:`EmptyFile` when it has none."""
-    text = read_text_file(path)
+def read_ingest_text(path: Path, encoding: str | None = None,
+                     on_decoding: Callable[[str], None] | None = None) -> str:
+    """A file's text to store (``encoding``, ``on_decoding``: :func:`read_text_file`'s); :class:`EmptyFile` when
+    it has none."""
+    text = read_text_file(path, encoding=encoding, on_decoding=on_decoding)
     why = empty_input(text)
     if why:
         raise EmptyFile(f"{path}: {why}, nothing to ingest")
@@ -1178,7 +1194,8 @@ def read_ingest_text(path: Path) -> str:
 
 
 def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace: bool = False,
-           reembed: bool = False, recut: bool = False, prune: bool = False) -> IngestReport:
+           reembed: bool = False, recut: bool = False, prune: bool = False,
+           encoding: str | None = None) -> IngestReport:
     """Store each file as a document (folders: their text files; a file reached twice, by two names or a
     link, once: ``duplicates``), then chunk and embed every dirty block of the project (so a later call
     also chunks what ``rechunk=False`` left). A file stored before from the same path is not stored twice:
@@ -1198,7 +1215,11 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
     :class:`InputError` unless ``recut``: then every chapter is cut again with the store's
     (:func:`check_cuts`). ``prune``: documents ingested from a file of one of the folders that is gone
     since are deleted too (:func:`prune_missing`), so the project follows the folder. :func:`logichunk.scale.
-    ingest_corpus` stores the same, with the reading, chunking and embedding spread over Ray workers."""
+    ingest_corpus` stores the same, with the reading, chunking and embedding spread over Ray workers. ``encoding``:
+    the codec every file is read with (:func:`~logichunk.text.decode.check_encoding`; default UTF-8, UTF-16/32
+    by their mark, GB18030 read as Chinese: said in ``decoded``); the same must be named again to re-ingest them.
+    """
+    encoding = check_encoding(encoding)
     tally = Tally()
     others = check_embedder(store, reembed)
     recut_all = bool(check_cuts(store, recut)) if rechunk else False
@@ -1206,12 +1227,12 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
         store.run_params  # noqa: B018 - an unknown or unloadable tokenizer is refused before anything is written
     walk = FileWalk()
     files = list_files(paths, walk, none_ok=prune_needs_none(paths, prune))
-    checks = FileChecks(store, replace, len(files), paths, prune)
+    checks = FileChecks(store, replace, len(files), paths, prune, encoding)
     if not files:
         return prune_only(store, paths, walk, tally, checks)
     for f, text_hash, earlier in _checked(files, checks):  # read again, one at a time: never all texts held
         try:
-            doc = FileDocument.checked(f, text_hash)
+            doc = FileDocument.checked(f, text_hash, encoding)
         except InputError as e:  # deleted, made unreadable or changed since its check: its line, and the next file
             checks.refuse(str(e))
             continue
@@ -1242,7 +1263,7 @@ def _checked(files: Sequence[Path], checks: FileChecks) -> list[tuple[Path, str,
     todo: list[tuple[Path, str, list[str]]] = []
     for f in files:
         try:
-            text_hash = sha256(read_ingest_text(f))
+            text_hash = sha256(read_ingest_text(f, checks.encoding, lambda d, f=f: checks.read_as(f, d)))
         except EmptyFile as e:
             checks.skip_empty(f, str(e))
             continue

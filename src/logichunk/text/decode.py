@@ -15,7 +15,15 @@ here.
 - Binary input is refused: a NUL byte in the first 8 KiB, or more than 10 % control characters
   there (tab, newline, carriage return, form feed, vertical tab and escape excepted).
 - Invalid UTF-8 is refused with the byte offset of the first bad byte (counted in the input,
-  byte-order mark included).
+  byte-order mark included), unless it reads as Chinese text in GB18030 (below).
+- GB18030 (a superset of GBK and GB2312: what Windows Notepad and many Chinese corpora save) is read
+  when, and only when, the first :data:`DETECT_BYTES` bytes are not UTF-8, carry no byte-order mark,
+  decode as GB18030 and read as Chinese (:func:`plausibly_chinese`); the reading is reported
+  (``gb18030``, as ``utf-16-le`` is), never silent. Every other encoding is refused, saying to name it.
+- A named encoding (``encoding=``, any Python text codec: ``gbk``, ``big5``, ``shift_jis``, ``cp1252``)
+  decodes the bytes as that codec says, strictly: a byte it cannot read is refused with its offset,
+  never replaced (no character of the text is ever altered). No byte-order mark is looked for then
+  (the codec decides: ``utf-16`` reads one), but a UTF-8 one is dropped under ``utf-8`` as by default.
 
 - A PDF (a file opening with ``%PDF-``) is read as its text layer, its pages joined by form feeds
   (:mod:`.pdf`): the extracted string is then the text every offset refers to.
@@ -31,11 +39,13 @@ from __future__ import annotations
 
 import bz2
 import codecs
+import functools
 import gzip
 import io
 import lzma
 import os
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -43,11 +53,14 @@ from typing import BinaryIO
 from ..errors import InputError
 from .pdf import is_pdf, pdf_text
 
-__all__ = ["COMPRESSED_SUFFIXES", "SNIFF_BYTES", "check_storable", "check_unicode", "plain_stem", "read_blocks", "read_path", "read_text",
-           "text_file_name"]
+__all__ = ["COMPRESSED_SUFFIXES", "DETECT_BYTES", "SNIFF_BYTES", "check_encoding", "check_storable", "check_unicode",
+           "plain_stem", "plausibly_chinese", "read_blocks", "read_path", "read_text", "text_file_name"]
 
 #: How much of the input is inspected for signs of a binary file.
 SNIFF_BYTES = 8192
+#: How much of the input decides whether bytes that are not UTF-8 are read as GB18030: the same window
+#: for a file read whole and one read in blocks, so both read it alike.
+DETECT_BYTES = 1 << 16
 _MAX_CONTROL_RATIO = 0.10
 # C0 controls and DEL, minus the ones plain text uses: \t \n \v \f \r and ESC (terminal colours)
 _CONTROL = bytes(c for c in [*range(0x20), 0x7F] if c not in b"\t\n\x0b\x0c\r\x1b")
@@ -237,16 +250,120 @@ def _implausible(body: bytes, sample: str) -> str:
     return ""
 
 
-def read_text(data: bytes, *, source: str = "<input>", max_unpacked: int | None = None) -> str:
-    """Decode ``data`` (UTF-8, or UTF-16/32 with a byte-order mark; a PDF's text layer; gzip, bzip2 or xz
-    decompressed first) into the text to chunk.
+#: what an error tells a user whose bytes are not UTF-8 to do
+_NAME_IT = "convert the file to UTF-8 or name its encoding (--encoding NAME: gbk, big5, shift_jis, cp1252...)"
+
+
+def check_encoding(name: str | None) -> str | None:
+    """The Python codec ``name`` stands for, by its canonical name (``cp936`` -> ``gbk``, ``latin-1`` ->
+    ``iso8859-1``), or None for none (the default reading). Refused in one line when Python has no such
+    codec, or when it is no text encoding (``base64``, ``rot13``)."""
+    if name is None:
+        return None
+    if not isinstance(name, str) or not name.strip() or len(name) > 64:
+        raise InputError(f"encoding must be a codec name such as gbk, big5, shift_jis or cp1252, got {name!r}")
+    try:
+        info = codecs.lookup(name.strip())
+    except (LookupError, ValueError, TypeError):
+        raise InputError(f"unknown encoding {name!r}; give a Python codec name such as gb18030, gbk, big5, "
+                         "shift_jis, euc-kr, cp1252 or latin-1") from None
+    if not getattr(info, "_is_text_encoding", True):
+        raise InputError(f"encoding {name!r} is not a text encoding; give one such as gbk, big5 or cp1252")
+    return info.name
+
+
+@functools.lru_cache(maxsize=64)
+def _ascii_compatible(codec: str) -> bool:
+    """Whether ``codec`` reads every ASCII byte as that character: then a NUL byte means binary, as in
+    UTF-8 (in UTF-16 it is half of most characters: there the decoded text is checked instead)."""
+    try:
+        return bytes(range(128)).decode(codec) == "".join(map(chr, range(128)))
+    except UnicodeDecodeError:
+        return False
+
+
+# A priori (from what GB2312 is, not fitted to any data): GB2312 holds the characters of everyday
+# simplified Chinese: its level 1 (lead bytes B0-D7) the 3,755 commonest hanzi, which make up more than
+# 99 % of running modern text, level 2 (D8-F7) 3,008 rarer ones, and rows A1-A9 the CJK punctuation and
+# full-width forms. Bytes of another encoding that happen to decode as GB18030 give a spread of
+# characters unlike that: Latin-1/cp1252 and Cyrillic letters pair into level-2 hanzi or GBK-only
+# characters (lead bytes E0-FF), Big5 and Shift_JIS into characters outside GB2312 in large part.
+_IN_GB2312 = 0.95  # at least this share of the non-ASCII characters are in GB2312
+_HANZI = 0.5  # at least this share of them are hanzi (the rest punctuation, full-width forms, others)
+_LEVEL1 = 0.8  # at least this share of those hanzi are of level 1
+
+
+def plausibly_chinese(text: str) -> bool:
+    """Whether ``text`` (bytes that are not UTF-8, decoded as GB18030) reads as Chinese: it holds
+    non-ASCII characters, at least 95 % of them in GB2312, at least half of them hanzi, and at least
+    80 % of those hanzi among GB2312's 3,755 of level 1 (the commonest). "Größe" in Latin-1 reads as
+    "Gr鲞e" (a level-2 hanzi), "naïve résumé" does not decode at all: neither is taken for Chinese."""
+    counts = Counter(c for c in text if c >= "\x80")
+    total = sum(counts.values())
+    gb = hanzi = level1 = 0
+    for c, n in counts.items():
+        try:
+            lead = c.encode("gb2312")[0]
+        except UnicodeEncodeError:
+            continue
+        gb += n
+        if lead >= 0xB0:
+            hanzi += n
+            level1 += n if lead <= 0xD7 else 0
+    return total > 0 and gb >= _IN_GB2312 * total and hanzi >= _HANZI * total and level1 >= _LEVEL1 * hanzi
+
+
+def _auto_codec(window: bytes, whole: bool) -> str:
+    """How bytes without a byte-order mark are read, decided on ``window``, their first :data:`DETECT_BYTES`
+    (``whole``: all of them): ``gb18030`` when they are not UTF-8 but decode as GB18030 into text that
+    :func:`plausibly_chinese`, else ``utf-8`` (whose error then says where the bytes stop being UTF-8). Bytes
+    that read as Chinese up to one GB18030 cannot read are taken for GB18030 too: the error then names that byte."""
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(window, final=whole)
+        return "utf-8"
+    except UnicodeDecodeError:
+        pass
+    try:
+        sample = codecs.getincrementaldecoder("gb18030")().decode(window, final=whole)
+    except UnicodeDecodeError as e:
+        sample = window[: e.start].decode("gb18030")  # (e.start: where the first bad sequence begins)
+    return "gb18030" if plausibly_chinese(sample) else "utf-8"
+
+
+def _bad_bytes(source: str, codec: str, at: int, bad: int, packed: str, named: bool) -> InputError:
+    """The error for bytes ``codec`` cannot read at byte ``at``: the codec ``named`` by the caller, or GB18030
+    chosen by :func:`_auto_codec` from the file's first bytes."""
+    where = f"byte {at} of the decompressed text ({packed})" if packed else f"byte {at}"
+    if named:
+        return InputError(f"{source}: not valid {codec} at {where} (0x{bad:02x}), the encoding named; name the one "
+                          "the file was saved in, or convert it to UTF-8")
+    return InputError(f"{source}: not UTF-8, and read as GB18030 (its first bytes read as Chinese), but not valid "
+                      f"GB18030 at {where} (0x{bad:02x}); {_NAME_IT}")
+
+
+def _check_decoded(sample: str, source: str) -> None:
+    """Refuse text decoded by a codec that is not ASCII-compatible when it looks binary (NUL, control characters)."""
+    if "\x00" in sample or _too_many_controls(sample):
+        raise _binary(source)
+
+
+def read_text(data: bytes, *, source: str = "<input>", max_unpacked: int | None = None,
+              encoding: str | None = None, on_decoding: Callable[[str], None] | None = None) -> str:
+    """Decode ``data`` (UTF-8, or UTF-16/32 with a byte-order mark, or GB18030 read as Chinese; a PDF's text
+    layer; gzip, bzip2 or xz decompressed first) into the text to chunk; ``encoding``: a codec named instead
+    (:func:`check_encoding`), which must read every byte. ``on_decoding`` is told how, as by :func:`read_blocks`.
 
     Raises :class:`InputError` for binary data or invalid encodings, and for compressed data that holds
     more than ``max_unpacked`` bytes. Offsets into the result count from the first character after a
     byte-order mark, if there was one."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"read_text expects bytes, got {type(data).__name__}")
-    return _plain_text(*_decompressed(bytes(data), source, max_unpacked), source=source)
+    encoding = check_encoding(encoding)
+    plain, packed = _decompressed(bytes(data), source, max_unpacked)
+    text, codec = _decoded(plain, packed, source=source, encoding=encoding)
+    if on_decoding is not None:
+        on_decoding(_decoding(packed, codec))
+    return text
 
 
 def _plain_text(data: bytes, packed: str = "", *, source: str) -> str:
@@ -255,13 +372,15 @@ def _plain_text(data: bytes, packed: str = "", *, source: str) -> str:
     return _decoded(data, packed, source=source)[0]
 
 
-def _decoded(data: bytes, packed: str = "", *, source: str) -> tuple[str, str]:
-    """:func:`_plain_text`, and how: ``pdf``, the codec of the byte-order mark it dropped, ``utf-8-sig`` or
-    ``utf-8``."""
+def _decoded(data: bytes, packed: str = "", *, source: str, encoding: str | None = None) -> tuple[str, str]:
+    """:func:`_plain_text`, and how: ``pdf``, the codec of the byte-order mark it dropped, ``utf-8-sig``,
+    ``utf-8``, ``gb18030`` (read as Chinese) or the ``encoding`` named (a canonical codec name)."""
     if is_pdf(data):
         return pdf_text(data, source=source), "pdf"
+    if encoding is not None and encoding not in ("utf-8", "utf-8-sig"):
+        return _decoded_as(data, encoding, packed, source), encoding
     error: InputError | None = None
-    for bom, codec, name in _BOMS:
+    for bom, codec, name in _BOMS if encoding is None else ():
         if not data.startswith(bom):
             continue
         try:
@@ -289,12 +408,32 @@ def _decoded(data: bytes, packed: str = "", *, source: str) -> tuple[str, str]:
         return data.decode("utf-8-sig"), "utf-8-sig" if data.startswith(codecs.BOM_UTF8) else "utf-8"
     except UnicodeDecodeError:
         pass
+    # (bytes that are all UTF-8 have a first window that is too: deciding after the decode is the same decision)
+    if encoding is None and not data.startswith(codecs.BOM_UTF8) \
+            and _auto_codec(data[:DETECT_BYTES], len(data) < DETECT_BYTES) == "gb18030":
+        try:
+            return data.decode("gb18030"), "gb18030"
+        except UnicodeDecodeError as e:
+            raise _bad_bytes(source, "gb18030", e.start, data[e.start], packed, named=False) from None
     # the plain codec reports offsets into ``data`` itself (a BOM is valid UTF-8, so nothing moves)
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise _not_utf8(source, head, e.start, data[e.start], packed) from None
     raise AssertionError("unreachable: utf-8-sig failed where utf-8 succeeded")  # pragma: no cover
+
+
+def _decoded_as(data: bytes, codec: str, packed: str, source: str) -> str:
+    """``data`` read as the ``codec`` named (not UTF-8), strictly: a byte it cannot read is refused with its offset."""
+    if _ascii_compatible(codec):
+        _check_head(data[:SNIFF_BYTES], source)
+    try:
+        text = data.decode(codec)
+    except UnicodeDecodeError as e:
+        raise _bad_bytes(source, codec, e.start, data[e.start], packed, named=True) from None
+    if not _ascii_compatible(codec):
+        _check_decoded(text[:SNIFF_BYTES], source)
+    return text
 
 
 def _packed(head: bytes) -> bool:
@@ -319,23 +458,27 @@ def _not_utf8(source: str, head: bytes, at: int, bad: int, packed: str = "") -> 
     if _packed(head):
         return _binary(source, head)
     where = f"byte {at} of the decompressed text ({packed})" if packed else f"byte {at}"
-    return InputError(f"{source}: not valid UTF-8 at {where} (0x{bad:02x}); convert the file to UTF-8")
+    return InputError(f"{source}: not valid UTF-8 at {where} (0x{bad:02x}); {_NAME_IT}")
 
 
 def read_blocks(path: str | os.PathLike[str] | BinaryIO, *, block: int = 1 << 20,
-                source: str | None = None, on_decoding: Callable[[str], None] | None = None) -> Iterator[str]:
+                source: str | None = None, on_decoding: Callable[[str], None] | None = None,
+                encoding: str | None = None) -> Iterator[str]:
     """The text of a file (or an open binary stream such as ``sys.stdin.buffer``) in pieces of about
     ``block`` bytes, decoded as :func:`read_text` decodes it, without holding the whole file: what a text
     read in windows needs (:func:`~logichunk.chunkers.stream.chunk_stream`). The pieces joined are
-    exactly :func:`read_text`'s string. UTF-8 is decoded as it is read: invalid bytes far into the file
+    exactly :func:`read_text`'s string. UTF-8, GB18030 and a codec named (``encoding``) are decoded as
+    they are read (a character split between two blocks is joined): invalid bytes far into the file
     raise the same one-line error only when they are reached. A PDF, and UTF-16/32 (with a byte-order
     mark), are read whole. ``on_decoding`` is told, before the first piece, how the bytes are decoded
     when not as plain UTF-8 (else ''): ``utf-8-sig`` (a UTF-8 byte-order mark dropped), ``utf-16-le``,
-    ``utf-16-be``, ``utf-32-le``, ``utf-32-be`` (their mark dropped), ``pdf`` (the text layer), each after
+    ``utf-16-be``, ``utf-32-le``, ``utf-32-be`` (their mark dropped), ``gb18030`` (not UTF-8, read as
+    Chinese: see the module docstring), the codec named (``gbk``, ``big5``), ``pdf`` (the text layer), each after
     ``gzip+``, ``bzip2+`` or ``xz+`` for a compressed file (``gzip+utf-8``): what a reader needs to map
     offsets in the text back to the file's bytes."""
     if block < 1:
         raise ValueError("block must be at least one byte")
+    encoding = check_encoding(encoding)
     if isinstance(path, (str, os.PathLike)):
         src = source or str(path)
         try:
@@ -343,9 +486,9 @@ def read_blocks(path: str | os.PathLike[str] | BinaryIO, *, block: int = 1 << 20
         except OSError as e:
             raise _unreadable(Path(path), e) from None
         with f:
-            yield from _blocks(f, src, block, on_decoding)
+            yield from _blocks(f, src, block, on_decoding, encoding)
     else:
-        yield from _blocks(path, source or "<stream>", block, on_decoding)
+        yield from _blocks(path, source or "<stream>", block, on_decoding, encoding)
 
 
 def _decoding(packed: str, codec: str) -> str:
@@ -353,15 +496,17 @@ def _decoding(packed: str, codec: str) -> str:
     return "" if not packed and codec == "utf-8" else "+".join(x for x in (packed, codec) if x)
 
 
-def _blocks(f: BinaryIO, source: str, block: int, on_decoding: Callable[[str], None] | None = None) -> Iterator[str]:
+def _blocks(f: BinaryIO, source: str, block: int, on_decoding: Callable[[str], None] | None = None,
+            encoding: str | None = None) -> Iterator[str]:
     packed = ""
-    first = _read(f, max(block, SNIFF_BYTES), source)
+    want = max(block, DETECT_BYTES)  # (at least the window the reading is decided on, as read_text decides it)
+    first = _read_full(f, want, source)
     kind = _compression(first)
     if kind is not None:  # the bytes it holds, decompressed as they are read, then read as any file's
         packed = kind[0]
         f = kind[1](io.BufferedReader(_Prefixed(first, f)))
-        first = _read(f, max(block, SNIFF_BYTES), source, packed)
-    if is_pdf(first) or first.startswith(tuple(bom for bom, _, _ in _BOMS)):
+        first = _read_full(f, want, source, packed)
+    if is_pdf(first) or (encoding is None and first.startswith(tuple(bom for bom, _, _ in _BOMS))):
         rest = _read(f, -1, source, packed)
         text, codec = _decoded(first + rest, packed, source=source)
         if on_decoding is not None:
@@ -369,28 +514,53 @@ def _blocks(f: BinaryIO, source: str, block: int, on_decoding: Callable[[str], N
         yield text
         return
     head = first[:SNIFF_BYTES]
-    _check_head(head, source)
-    fed = 0  # bytes given to the decoder before the current piece
+    checked = encoding is None or _ascii_compatible(encoding)  # else the first piece's characters are checked
+    if checked:
+        _check_head(head, source)
+    if first.startswith(codecs.BOM_UTF8) and encoding in (None, "utf-8", "utf-8-sig"):
+        codec = "utf-8-sig"
+    elif encoding is None:  # (the window is all of the bytes when shorter: ``first`` holds at least as many)
+        codec = _auto_codec(first[:DETECT_BYTES], len(first) < DETECT_BYTES)
+    else:
+        codec = "utf-8" if encoding == "utf-8-sig" else encoding
     if on_decoding is not None:
-        on_decoding(_decoding(packed, "utf-8-sig" if first.startswith(codecs.BOM_UTF8) else "utf-8"))
-    if first.startswith(codecs.BOM_UTF8):
-        first, fed = first[len(codecs.BOM_UTF8):], len(codecs.BOM_UTF8)
-    dec = codecs.getincrementaldecoder("utf-8")()
-    data, final = first, False
+        on_decoding(_decoding(packed, codec))
+    fed = 0  # bytes given to the decoder before the current piece
+    if codec == "utf-8-sig":
+        first, fed, codec = first[len(codecs.BOM_UTF8):], len(codecs.BOM_UTF8), "utf-8"
+    dec = codecs.getincrementaldecoder(codec)()
+    data, final = first, len(first) < want
     while True:
         pending = dec.getstate()[0]
         try:
             piece = dec.decode(data, final=final)
         except UnicodeDecodeError as e:
             joined = pending + data
-            raise _not_utf8(source, head, fed - len(pending) + e.start, joined[e.start], packed) from None
+            at = fed - len(pending) + e.start
+            if codec == "utf-8":
+                raise _not_utf8(source, head, at, joined[e.start], packed) from None
+            raise _bad_bytes(source, codec, at, joined[e.start], packed, named=encoding is not None) from None
         fed += len(data)
+        if not checked and piece:
+            _check_decoded(piece[:SNIFF_BYTES], source)
+            checked = True
         if piece:
             yield piece
         if final:
             return
         data = _read(f, block, source, packed)
         final = not data
+
+
+def _read_full(f: BinaryIO, n: int, source: str, packed: str = "") -> bytes:
+    """``n`` bytes of ``f``, fewer only at its end (a raw stream or a pipe may give fewer at a time)."""
+    out = _read(f, n, source, packed)
+    while 0 < len(out) < n:
+        more = _read(f, n - len(out), source, packed)
+        if not more:
+            break
+        out += more
+    return out
 
 
 def _read(f: BinaryIO, n: int, source: str, packed: str = "") -> bytes:
@@ -434,16 +604,17 @@ def dangling_link(p: str | os.PathLike[str]) -> str:
     return f"a dangling symbolic link (it points{target}, which does not exist)"
 
 
-def read_path(path: str | os.PathLike[str], *, max_unpacked: int | None = None) -> str:
-    """Read and decode a file (see :func:`read_text`; ``max_unpacked``: a compressed file is refused as soon
-    as it unpacks to more bytes than that, before they are all in memory); file-system errors become one-line
-    :class:`InputError` messages."""
+def read_path(path: str | os.PathLike[str], *, max_unpacked: int | None = None, encoding: str | None = None,
+              on_decoding: Callable[[str], None] | None = None) -> str:
+    """Read and decode a file (see :func:`read_text`, whose ``encoding`` and ``on_decoding`` these are;
+    ``max_unpacked``: a compressed file is refused as soon as it unpacks to more bytes than that, before they
+    are all in memory); file-system errors become one-line :class:`InputError` messages."""
     p = Path(path)
     try:
         data = p.read_bytes()
     except OSError as e:
         raise _unreadable(p, e) from None
-    return read_text(data, source=str(p), max_unpacked=max_unpacked)
+    return read_text(data, source=str(p), max_unpacked=max_unpacked, encoding=encoding, on_decoding=on_decoding)
 
 
 def _unreadable(p: Path, e: OSError) -> InputError:

@@ -12,7 +12,16 @@ from ...text.pdf import PAGE_BREAK
 from ..playground import analyse
 from ..responses import ChunkAnswer, ReadAnswer, SegmentAnswer, answer
 from ..schemas import ChunkIn, SegmentIn
-from .common import AUTH, UPLOAD_BODY, check_not_blank, check_text, check_text_size, read_upload, service
+from .common import (
+    AUTH,
+    ENCODING,
+    UPLOAD_BODY,
+    check_not_blank,
+    check_text,
+    check_text_size,
+    read_upload,
+    service,
+)
 
 router = APIRouter(prefix="/api", tags=["chunk"], dependencies=AUTH)
 
@@ -29,12 +38,13 @@ def _checked_text(svc: Any, text: str) -> str:
              response_model=None, responses=answer(ReadAnswer, "the text"), openapi_extra=UPLOAD_BODY)
 async def read_file(request: Request,
                     name: str | None = Query(None, max_length=300, description="the file's name (default: the "
-                                             "multipart file name)")) -> dict[str, Any]:
+                                             "multipart file name)"),
+                    encoding: str | None = ENCODING) -> dict[str, Any]:
     svc = service(request)
-    up = await read_upload(request, name or "upload")
+    up = await read_upload(request, name or "upload", encoding)
     check_text_size(len(up.text), svc.settings.service_max_chunk_chars, "the text", "service_max_chunk_chars")
     return {"text": up.text, "length": len(up.text), "source": up.filename or name or "upload", "pdf": up.pdf,
-            "pages": up.text.count(PAGE_BREAK) + 1 if up.pdf else 1}
+            "pages": up.text.count(PAGE_BREAK) + 1 if up.pdf else 1, "decoded": up.decoded}
 
 
 @router.post("/chunk", summary="chunk a text with a method and sizes: tree, cuts, curves, bubbles (nothing stored)",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import parse_qsl
 
-from fastapi import Depends, Request
+from fastapi import Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
 
 from ...errors import InputError
@@ -75,19 +75,28 @@ UPLOAD_BODY = {"requestBody": {"content": {
 @dataclass(frozen=True)
 class Upload:
     """An uploaded file, read: its text, the multipart file name and title field (None when absent),
-    and whether it was a PDF."""
+    whether it was a PDF, and how its bytes were read when not as UTF-8 (``gb18030``, ``utf-16-le``, the
+    encoding named: :func:`~logichunk.text.decode.read_blocks`' words; '' for UTF-8)."""
 
     text: str
     filename: str | None
     title: str | None
     pdf: bool
+    decoded: str = ""
 
 
-async def read_upload(request: Request, fallback_name: str) -> Upload:
+#: the ``encoding`` URL parameter of an upload
+ENCODING = Query(None, max_length=64, description="the codec the file's bytes are read with (any Python codec: gbk, "
+                 "gb18030, big5, shift_jis, cp1252...; a byte it cannot read is a 400). Default: UTF-8, UTF-16/32 with "
+                 "a byte-order mark, GB18030 when the bytes are not UTF-8 and read as Chinese (said in `decoded`)")
+
+
+async def read_upload(request: Request, fallback_name: str, encoding: str | None = None) -> Upload:
     """An uploaded file's text: the raw body or a multipart field ``file``, decoded once by
     :func:`~logichunk.text.decode.read_text` (a PDF's text layer; UTF-8, or UTF-16/32 with a mark; gzip,
     bzip2 or xz holding no more bytes than a plain upload may) in a worker thread (a long PDF takes
-    seconds). An empty upload, a missing field and undecodable bytes are one-line 4xx answers."""
+    seconds; ``encoding``: a codec named instead). An empty upload, a missing field, an unknown encoding and
+    undecodable bytes are one-line 4xx answers."""
     ctype = request.headers.get("content-type", "")
     filename, title = None, None
     if ctype.startswith("multipart/form-data"):
@@ -109,7 +118,9 @@ async def read_upload(request: Request, fallback_name: str) -> Upload:
     name = filename or fallback_name
     # binary, invalid UTF-8, a scan -> a clear 400; a compressed upload holds no more than a plain one may
     limit = service(request).settings.service_max_body_bytes
-    text = await run_in_threadpool(lambda: read_text(data, source=name, max_unpacked=limit))
+    how: list[str] = []
+    text = await run_in_threadpool(lambda: read_text(data, source=name, max_unpacked=limit, encoding=encoding,
+                                                     on_decoding=how.append))
     if empty_input(text):  # (the CLI's words for a file: `logichunk chunk` and `ingest` refuse it so)
         raise ApiError(422, "invalid_request", f"{name}: {empty_input(text)}")
-    return Upload(text, filename, title, is_pdf(data))
+    return Upload(text, filename, title, is_pdf(data), "".join(how))

@@ -32,7 +32,17 @@ from ..jobs import ProjectRuntime
 from ..responses import DocumentCreated, DocumentCurves, DocumentDetail, DocumentList, DocumentTree, answer
 from ..schemas import DocumentIn
 from ..views import block_json, cut_points, document_summary, document_tree, documents_by_id, layout
-from .common import AUTH, UPLOAD_BODY, check_query, check_text, check_text_size, read_upload, runtime, service
+from .common import (
+    AUTH,
+    ENCODING,
+    UPLOAD_BODY,
+    check_query,
+    check_text,
+    check_text_size,
+    read_upload,
+    runtime,
+    service,
+)
 
 router = APIRouter(prefix="/api/projects/{project}/documents", tags=["documents"], dependencies=AUTH)
 
@@ -80,7 +90,7 @@ def _stored(rt: ProjectRuntime, title: str, text: str, source: str | None, copy:
 
 
 def _create(rt: ProjectRuntime, title: str, text: str, source: str | None, wait: float, copy: bool = False,
-            key: str | None = None) -> JSONResponse:
+            key: str | None = None, decoded: str = "") -> JSONResponse:
     doc_id, new = _stored(rt, title, text, source, copy, key)
     if new:
         lay = layout(rt.store, doc_id)
@@ -93,6 +103,8 @@ def _create(rt: ProjectRuntime, title: str, text: str, source: str | None, wait:
     chunked = _wait_chunked(rt, doc_id, wait) if wait > 0 else None
     body = document_summary(rt, doc_id, title, source)
     body["existing"] = not new
+    if decoded:  # (an upload's bytes not read as UTF-8: how they were, said)
+        body["decoded"] = decoded
     if chunked is not None:
         body["chunked"] = chunked
     return JSONResponse(body, status_code=201 if new else 200,
@@ -120,13 +132,14 @@ def create_document(request: Request, project: str, body: DocumentIn, wait: floa
              "a PDF is read as its text layer)", responses=CREATED, openapi_extra=UPLOAD_BODY)
 async def upload_document(request: Request, project: str,
                           title: str | None = Query(None, max_length=300, description="default: the file name"),
-                          wait: float = WAIT, copy: bool = COPY, idempotency_key: str | None = KEY) -> JSONResponse:
+                          wait: float = WAIT, copy: bool = COPY, idempotency_key: str | None = KEY,
+                          encoding: str | None = ENCODING) -> JSONResponse:
     check_query(request)
     rt = await run_in_threadpool(_rt, request, project)
     key = None if idempotency_key is None else IdempotencyKeys.check_key(idempotency_key)
-    up = await read_upload(request, title or "upload")
+    up = await read_upload(request, title or "upload", encoding)
     title = _title(title or up.title or (file_title(up.filename.rsplit("/", 1)[-1]) if up.filename else "upload"))
-    return await run_in_threadpool(_create, rt, title, up.text, up.filename, wait, copy, key)
+    return await run_in_threadpool(_create, rt, title, up.text, up.filename, wait, copy, key, up.decoded)
 
 
 @router.get("/{doc_id}", summary="a document: chapters and blocks with their re-chunk status", response_model=None,

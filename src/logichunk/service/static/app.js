@@ -945,18 +945,20 @@
       try {
         const buf = await f.arrayBuffer();
         const head = new TextDecoder("latin1").decode(new Uint8Array(buf.slice(0, 64)));
-        let text = null;
+        let text = null, decoded = "";
         if (!/\.pdf$/i.test(f.name) && !head.trimStart().startsWith("%PDF-")) {
           try { text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(buf); } catch (e) { text = null; }
         }
-        if (text === null) {  // a PDF's text layer, or UTF-16/32 text: the server reads it (nothing stored)
+        if (text === null) {  // a PDF's text layer, UTF-16/32 or GB18030 text: the server reads it (nothing stored)
           $("chunk-status").textContent = t("reading", { name: f.name });
-          text = (await api("POST", "/api/read?name=" + encodeURIComponent(f.name), buf)).text;
+          const read = await api("POST", "/api/read?name=" + encodeURIComponent(f.name), buf);
+          text = read.text;
+          decoded = read.decoded && read.decoded !== "pdf" ? read.decoded : "";  // (said: e.g. "read as gb18030")
         }
         $("text").value = text;
         state.uploadName = f.name.replace(/\.[^.]+$/, "");
         updateCount();
-        $("chunk-status").textContent = f.name;
+        $("chunk-status").textContent = decoded ? `${f.name} (${decoded})` : f.name;
       } catch (e) {
         $("chunk-status").textContent = (e instanceof ApiError && e.message) || t("unreadable");
       }
