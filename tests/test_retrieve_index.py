@@ -98,6 +98,33 @@ def test_tokenize_chinese_bigrams_and_words():
         tokenize("x", segmenter="nope")
 
 
+
+def test_tokenize_mixed_chinese_and_latin_without_spaces():
+    """Chinese writes ``5G模组``, ``2026年``, ``MQTT断线`` with no space: the CJK run after a letter or
+    digit is read as its own bigrams (it was glued into one word, so ``兼容性测试`` never found
+    ``5G模组兼容性测试``), and full-width letters and digits read as their ASCII forms."""
+    assert tokenize("5G模组兼容性测试") == ["5g", "模组", "组兼", "兼容", "容性", "性测", "测试"]
+    assert tokenize("MQTT断线重连") == ["mqtt", "断线", "线重", "重连"]
+    assert tokenize("3号楼502会议室") == ["3", "号楼", "502", "会议", "议室"]
+    assert tokenize("ＭＱＴＴ端口２０２６年") == ["mqtt", "端口", "2026", "年"]
+    idx = BM25Index()
+    idx.add_many([(1, "李娜负责完成SG-200的5G模组兼容性测试。"), (2, "刘洋负责整理FAQ文档。"),
+                  (3, "默认端口 MQTT 1883。")])
+    assert idx.search("兼容性测试", 3)[0].tolist() == [1]
+    assert idx.search("ＦＡＱ", 3)[0].tolist() == [2]
+    assert idx.search("mqtt", 3)[0].tolist() == [3]
+
+
+_WORD = st.text(st.sampled_from("aZ09Ｍ２"), min_size=1, max_size=4)
+_HAN = st.text(st.sampled_from("模组测试会议室年"), min_size=1, max_size=5)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_WORD, _HAN, _WORD)
+def test_tokens_do_not_depend_on_spaces_between_scripts(a, b, c):
+    """Where Latin meets CJK no space is needed: the tokens are those of the text spaced out."""
+    assert tokenize(a + b + c) == tokenize(f"{a} {b} {c}")
+
 def test_bm25_ranks_and_updates():
     idx = BM25Index()
     idx.add_many([(1, "主角第一次见到师父是在山脚下"), (2, "商人囤积粮食"), (3, "the teacher met the hero"),
@@ -134,3 +161,32 @@ def test_equal_scores_are_taken_and_ordered_by_id(kinds, k, seed):
     s2 = (np.stack([q, q]) @ base[kinds].T)[0]
     want2 = sorted(zip((-s2).tolist(), ids.tolist(), strict=True))[:k]
     assert many_ids.tolist() == [[i for _, i in want2]] * 2 and np.allclose(many, got[None, :], atol=1e-6)
+
+
+def test_a_lone_chinese_character_finds_the_bigrams_that_hold_it():
+    """A one-character query (``假``) finds the texts that hold it inside words (``婚假``, ``假期``): the index
+    holds bigrams, and the character alone matched none of them. Its count is read from those bigrams."""
+    idx = BM25Index()
+    idx.add_many([(1, "婚假十天"), (2, "病假半薪，病假假期"), (3, "报销流程"), (4, "假")])
+    ids, sc = idx.search("假", 5)
+    assert set(ids.tolist()) == {1, 2, 4}
+    assert sc[ids.tolist().index(2)] > sc[ids.tolist().index(1)]  # (three of it, against one)
+    assert idx.search("税", 5)[0].size == 0
+    idx.add(5, "税务")  # (after the first such query the index keeps its characters up to date)
+    assert idx.search("税", 5)[0].tolist() == [5]
+    idx.remove(5)
+    assert idx.search("税", 5)[0].size == 0
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(st.sampled_from("婚假期病a ，"), max_size=8), min_size=1, max_size=6), st.integers(0, 5))
+def test_a_lone_character_finds_exactly_the_texts_that_hold_it(texts, drop):
+    idx = BM25Index()
+    idx.add_many(enumerate(texts))
+    idx.search("假", 1)
+    if drop < len(texts):  # (kept up to date as texts leave and come)
+        idx.remove(drop)
+        idx.add(len(texts), texts[drop] + "期")
+    held = {i: t for i, t in enumerate(texts) if i != drop} | ({len(texts): texts[drop] + "期"} if drop < len(texts) else {})
+    for ch in "婚假期病":
+        assert set(idx.search(ch, 10)[0].tolist()) == {i for i, t in held.items() if ch in t}, ch
