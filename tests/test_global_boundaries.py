@@ -1786,7 +1786,8 @@ def _loose_list(draw_items, marker):
     return "\n\n".join(f"{marker(i)}{t}" for i, t in enumerate(draw_items))
 
 
-_MARKERS = [lambda i: f"（{'一二三四五六七八九十'[i]}）", lambda i: f"({i + 1}) ", lambda i: f"{i + 1}. ", lambda i: "- ",
+_MARKERS = [lambda i: f"（{'一二三四五六七八九十'[i]}）", lambda i: f"{'一二三四五六七八九十'[i]}、",
+            lambda i: f"({i + 1}) ", lambda i: f"{i + 1}. ", lambda i: "- ",
             lambda i: chr(0x2460 + i), lambda i: f"({'abcdefghij'[i]}) ", lambda i: f"({['i', 'ii', 'iii', 'iv', 'v', 'vi'][i]}) "]
 
 
@@ -1809,6 +1810,26 @@ def test_a_loose_list_that_fits_stays_whole_at_level_1(items, marker, max_size, 
         return
     for c in tree:
         assert not a < c.span.end < b, (text[c.span.start:c.span.end], max_size)
+
+
+def test_items_numbered_with_a_chinese_numeral_and_a_comma_are_a_list():
+    """An article's items numbered ``一、`` ``二、`` line by line (a Taiwan office's leave rules) are one list's
+    items, as ``（一）`` ones are; an ``一、`` line read as a heading still opens a section, no list item."""
+    rules = ("第三條　假別及日數如下：\n一、事假：每年合計不得超過十四日。\n二、病假：未住院者，一年內合計不得超過三十日。"
+             "普通傷病假工資折半發給。\n三、婚假：結婚者給予婚假八日。\n\n第四條　本規定經核定後實施。\n")
+    sents = split_sentences(rules)
+    lay = layout(sents)
+    texts = sents.texts()
+    before_item = [i - 1 for i, t in enumerate(texts) if t[:2] in ("二、", "三、")]
+    assert lay.in_list is not None and lay.in_list[before_item].all() and lay.in_list.sum() == 2, texts
+    minutes = ("会议纪要\n\n一、上周工作回顾\n\n（一）固件已发布。\n（二）评审已完成。\n\n二、本周工作计划\n\n"
+               "（一）完成测试。\n（二）更新文档。\n")
+    sents = split_sentences(minutes)
+    lay = layout(sents)
+    heads = [t.strip() for t, h in zip(sents.texts(), lay.heading, strict=True) if h]
+    assert heads == ["会议纪要", "一、上周工作回顾", "二、本周工作计划"]
+    at = [i - 1 for i, t in enumerate(sents.texts()) if t.startswith("二、")]
+    assert lay.strength[at].min() >= SECTION and not lay.in_list[at].any()
 
 
 @settings(max_examples=200, deadline=None)

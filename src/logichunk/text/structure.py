@@ -1403,8 +1403,8 @@ def _between_items(text: str, starts: np.ndarray, ends: np.ndarray, before: np.n
 
 def _opens_item(text: str, starts: np.ndarray, first: np.ndarray, idx: np.ndarray | list[int]) -> np.ndarray:
     """Whether each sentence of ``idx`` opens as a list item does: a bullet and a space, a digit (ASCII or
-    full-width), or a number in brackets or circled (``（一）``, ``(1)``, ``①``: :data:`_ENCLOSED_NUMBER`)
-    (``first``: each sentence's first character)."""
+    full-width), a number in brackets or circled (``（一）``, ``(1)``, ``①``) or a Chinese numeral and ``、``
+    (:data:`_ENCLOSED_NUMBER`) (``first``: each sentence's first character)."""
     idx = np.asarray(idx, dtype=np.int64)
     cp = codepoints(text)
     nxt = cp[np.minimum(starts[idx] + 1, cp.size - 1)]
@@ -1417,13 +1417,17 @@ def _opens_item(text: str, starts: np.ndarray, first: np.ndarray, idx: np.ndarra
 
 
 #: a list item's number in brackets or circled, as Chinese laws and official documents number an article's
-#: items (``（一）登记申请书；``, ``（1）``, ``(2)``, ``①``, ``⑴``, ``⒈``), and a contract's clauses (``(a) any
-#: loss``, ``(iv) the``: a letter or a Roman numeral in brackets, a space after it)
-_ITEM_NUMBER = r"[一二三四五六七八九十]{1,3}|[0-9]{1,2}|[０-９]{1,2}"  # (in brackets: a number, or a letter or Roman)
+#: items (``（一）登记申请书；``, ``（1）``, ``(2)``, ``①``, ``⑴``, ``⒈``), or a Chinese numeral and its ``、``
+#: (``一、事假：…``, ``二、病假：…``, the items of a rule's article line by line; one read as a heading opens a
+#: section all the same), and a contract's clauses (``(a) any loss``, ``(iv) the``: a letter or a Roman numeral
+#: in brackets, a space after it)
+_ZH_NUMERALS = "一二三四五六七八九十"
+_ITEM_NUMBER = rf"[{_ZH_NUMERALS}]{{1,3}}|[0-9]{{1,2}}|[０-９]{{1,2}}"  # (in brackets: a number, or a letter or Roman)
 _ITEM_LETTER = r"[a-zA-Z]|[ivxIVX]{2,5}"
 _ENCLOSED_NUMBER = re.compile(rf"[（(](?:{_ITEM_NUMBER}|{_ITEM_LETTER})[）)][ \t\u3000](?![ \t\u3000]*\d)"
-                              rf"|[（(](?:{_ITEM_NUMBER})[）)]|[\u2460-\u249b]")
-_ENCLOSED_FIRST = np.array(sorted({ord("（"), ord("(")} | set(range(0x2460, 0x249C))), dtype=np.uint32)
+                              rf"|[（(](?:{_ITEM_NUMBER})[）)]|[\u2460-\u249b]|[{_ZH_NUMERALS}]{{1,3}}、")
+_ENCLOSED_FIRST = np.array(sorted({ord("（"), ord("(")} | set(range(0x2460, 0x249C)) | set(map(ord, _ZH_NUMERALS))),
+                           dtype=np.uint32)
 
 
 #: a list item's number alone on its line, the item's text under it: ``（2）``, ``①``, ``3.``, ``(b)``, ``二、``
@@ -1485,10 +1489,10 @@ def _inside_quotes(text: str, starts: np.ndarray, ends: np.ndarray, strength: np
 
 
 def _enclosed_items(text: str, starts: np.ndarray, before: np.ndarray, first: np.ndarray) -> np.ndarray:
-    """The sentences that open a line with a number in brackets or circled (:data:`_ENCLOSED_NUMBER`): a list
-    item, whatever break the splitter gave the line before it (no Markdown marks it with a hard one)."""
+    """The sentences that open a line with a number in brackets or circled, or ``一、``
+    (:data:`_ENCLOSED_NUMBER`): a list item, whatever break the splitter gave the line before it (no Markdown marks it with a hard one)."""
     cand = np.flatnonzero((before >= BREAK_LINE) & _member(first, _ENCLOSED_FIRST))
-    circled = first[cand] >= 0x2460  # (a circled number is one: no match to read)
+    circled = (first[cand] >= 0x2460) & (first[cand] <= 0x249B)  # (a circled number is one: no match to read)
     return np.union1d(cand[circled], np.array([i for i in cand[~circled].tolist()
                                                if _ENCLOSED_NUMBER.match(text, int(starts[i]))], np.int64))
 
