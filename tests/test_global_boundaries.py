@@ -1919,12 +1919,19 @@ def test_a_sentence_end_inside_a_quotation_is_cut_as_a_continuation():
     text = ("林晓说：「我住得不远。你要是不介意，可以一起走。」她点了点头。\n\n"
             "“We walked on. It was late,” he said. Then he left.\n\n"
             "“The speech goes on. Still speaking.\n\n"
-            "“And ends here.” Done.\n")
+            "“And ends here.” Done.\n\n"
+            "王处直奋起而呼曰：“逆贼！吾何负尔？”王都掣袖而走。\n\n他说“好。”“走吧。天黑了。”众人散去。\n")
     sents = split_sentences(text)
     lay = layout(sents)
     texts = [t.strip() for t in sents.texts()]
     inside = {texts[g] for g in np.flatnonzero((lay.strength == CONTINUES) & ~lay.leans).tolist()}  # (not "她", "Then")
-    assert inside == {"林晓说：「我住得不远。", "“We walked on.", "“The speech goes on."}, inside
+    # (Chinese sets “ with no space after a word or a colon, where it opens: it was read as closing, so no
+    # quotation opened and a cut fell between 逆贼！ and 吾何负尔？)
+    assert inside == {"林晓说：「我住得不远。", "“We walked on.", "“The speech goes on.", "王处直奋起而呼曰：“逆贼！",
+                      "“走吧。"}, inside
+    for max_size in (20, 30):
+        tree = chunk(text, max_size=max_size, levels=1)
+        assert "吾何负尔？”" not in {tree.text_of(c)[:6] for c in tree}, max_size
 
 
 def test_english_documents_as_a_tester_read_them():

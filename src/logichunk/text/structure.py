@@ -1446,13 +1446,19 @@ _ARTICLE_FIRST = np.array(sorted(map(ord, " \t\u3000第A")), dtype=np.uint32)
 #: (straight quotes and ``’``, an apostrophe as often as a closing mark, are left out); all lie between U+201C
 #: and U+300F, so a text's CJK characters and letters are never looked up. The curly double quotes (2: ``“``
 #: and ``”``) open or close by where they stand, as typography reads them: after a space, a line's start or an
-#: opening bracket they open, after anything else they close (German ``„…“``, Swedish ``”…”``, English ``“…”``)
+#: opening bracket they open, after anything else they close (German ``„…“``, Swedish ``”…”``, English ``“…”``),
+#: but ``“`` opens after a CJK character or mark too, where Chinese sets it with no space (:data:`_QUOTE_OPENS_CJK`)
 _QUOTE_LO, _QUOTE_HI = 0x201C, 0x300F
 _QUOTE_SIDE = np.zeros(_QUOTE_HI - _QUOTE_LO + 1, np.int64)
 _QUOTE_SIDE[[ord(c) - _QUOTE_LO for c in "「『《„"]] = 1
 _QUOTE_SIDE[[ord(c) - _QUOTE_LO for c in "」』》"]] = -1
 _QUOTE_SIDE[[ord(c) - _QUOTE_LO for c in "“”"]] = 2
 _QUOTE_AFTER_OPEN = _chars_table(" \t\n\r\u3000([{—–-‘\u2028\u2029")
+#: where Chinese sets ``“``, which it only ever opens with: right after a word or a mark, no space between
+#: (``呼曰：“逆贼！吾何负尔？”``, ``他说“好”“走吧”``): after CJK punctuation or a full-width form, or a closing ``”``
+#: (a CJK character is told by the class table)
+_QUOTE_OPENS_CJK = _chars_table("”" + "".join(map(chr, range(0x3001, 0x3040)))
+                               + "".join(map(chr, range(0xFF01, 0xFF66))))
 
 
 def _inside_quotes(text: str, starts: np.ndarray, ends: np.ndarray, strength: np.ndarray) -> np.ndarray:
@@ -1473,7 +1479,10 @@ def _inside_quotes(text: str, starts: np.ndarray, ends: np.ndarray, strength: np
         pos, side = pos[side != 0], side[side != 0]
     curly = np.flatnonzero(side == 2)
     if curly.size:
-        after_open = (pos[curly] == 0) | _in_table(_QUOTE_AFTER_OPEN, cp[np.maximum(pos[curly] - 1, 0)])
+        prev = cp[np.maximum(pos[curly] - 1, 0)]
+        after_open = (pos[curly] == 0) | _in_table(_QUOTE_AFTER_OPEN, prev)
+        cjk = _in_table(_QUOTE_OPENS_CJK, prev) | ((class_table()[prev] & CJK) != 0)
+        after_open |= (cp[pos[curly]] == 0x201C) & cjk
         side[curly] = np.where(after_open, 1, -1)
     if not (side > 0).any():
         return out
