@@ -46,7 +46,7 @@ def test_a_link_to_a_file_outside_the_folder_is_pruned_once_deleted(make_store, 
     store = make_store(settings=HASH)
     rep = ingest(store, [str(kb)])
     assert rep.documents == 3 and sources(store) == ["a.md", "x.md", "y.md"]
-    assert sorted(store.reached_paths().values()) == [str(kb / "a.md"), str(kb / "l.md"), str(kb / "sub" / "y.md")]
+    assert sorted(store.reached_paths().values()) == [(str(kb / "a.md"),), (str(kb / "l.md"),), (str(kb / "sub" / "y.md"),)]
     (kb / "l.md").unlink()
     (kb / "sub").unlink()
     assert ingest(store, [str(kb)]).pruned == () and len(store.documents()) == 3  # no --prune: kept

@@ -63,6 +63,7 @@ from ..store.ingest import (
     prune_needs_none,
     prune_only,
     reached_path,
+    record_again,
     source_of,
     store_file_document,
 )
@@ -140,6 +141,7 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
         jobs = ((k, path, h) for k, (path, h, _) in enumerate(todo))
         for planned in _ordered(ray, pool, plan_files, _batches(jobs, batch_size), tally):
             _write(store, planned, todo, tally, checks)
+    record_again(store, walk.again)
     pruned = prune_missing(store, paths, walk.unlisted, checks.empty) if prune else None
     if rechunk:
         tally.rechunked(store.rechunk_dirty())

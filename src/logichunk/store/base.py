@@ -22,7 +22,7 @@ import re
 import secrets
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -110,6 +110,27 @@ def redact_url(url: str) -> str:
     of a ``password=`` parameter replaced by ``***``."""
     url = re.sub(r"//([^:/@]+):[^@]*@", r"//\1:***@", url)
     return re.sub(r"([?&]password=)[^&]*", r"\1***", url, flags=re.IGNORECASE)
+
+
+def reached_of(value: str | None) -> tuple[str, ...]:
+    """The paths a document's ``reached_by`` column holds: one path as itself (what a store of the last logichunk
+    holds, and still reads), several as a JSON list (an absolute path never starts with ``[``)."""
+    if not value:
+        return ()
+    if value.startswith("["):
+        try:
+            paths = json.loads(value)
+        except ValueError:
+            return (value,)
+        return tuple(p for p in paths if isinstance(p, str))
+    return (value,)
+
+
+def reached_value(paths: Sequence[str]) -> str | None:
+    """``reached_by``'s value for ``paths`` (:func:`reached_of`): NULL for none, a path alone as itself."""
+    if not paths:
+        return None
+    return paths[0] if len(paths) == 1 else json.dumps(list(paths), ensure_ascii=False)
 
 
 def _new_id() -> str:
@@ -547,7 +568,7 @@ class Store:
     def add_document(self, title: str, chapters: Sequence[tuple[str | None, Sequence[str]]] = (),
                      source: str | None = None, reached_by: str | None = None) -> str:
         """A document with ``chapters`` = ``[(title, [block texts...]), ...]``; blocks start dirty. ``reached_by``:
-        the path its file was reached by (:meth:`set_reached_by`)."""
+        the path its file was reached by (:meth:`add_reached_by`)."""
         if not isinstance(title, str):
             raise InputError("document title must be a string")
         check_storable(title, "document title")
@@ -558,7 +579,7 @@ class Store:
             self._x("INSERT INTO documents(id, project_id, title, source, doc_order, created_at) VALUES (?, ?, ?, ?, ?, ?)",
                     (did, self.project_id, title, source, order, time.time()))
             if reached_by is not None:
-                self.set_reached_by(did, reached_by)
+                self.add_reached_by(did, reached_by)
             for ctitle, blocks in chapters:
                 cid = self.add_chapter(did, ctitle)
                 self._add_blocks(cid, list(blocks), chapter=ctitle, from_source=True)
@@ -811,22 +832,47 @@ class Store:
                 self._x("UPDATE documents SET title = ? WHERE id = ?", (title, document_id))
                 self._bump()
 
-    def set_reached_by(self, document_id: str, path: str) -> None:
-        """Record the path a document's file was reached by (an ingest of a folder: through a link, the link's
-        path), which names it in the folder where its source, the real path, lies outside it. Like the source it
-        leaves the text and the generation alone; a document deleted meanwhile records nothing. A store of an
-        older logichunk that may not be written has no such column: nothing is recorded there."""
-        if self._reached_by:
-            with self.tx():
-                self._x("UPDATE documents SET reached_by = ? WHERE id = ? AND project_id = ?",
-                        (path, document_id, self.project_id))
+    def add_reached_by(self, document_id: str, path: str) -> None:
+        """Record a path a document's file was reached by (an ingest of a folder: through a link, the link's path),
+        which names it in the folder where its source, the real path, lies outside it. Every path is kept, not the
+        last alone: a file reached from two folders synced (two links, or a link and its own path) stays while
+        either still reaches it (:func:`~logichunk.store.ingest.prune_missing`). Like the source it leaves the text
+        and the generation alone; a document deleted meanwhile records nothing. A store of an older logichunk that
+        may not be written has no such column: nothing is recorded there."""
+        self._change_reached(document_id, lambda paths: paths if path in paths else (*paths, path))
 
-    def reached_paths(self) -> dict[str, str]:
-        """Document id -> the path its file was last reached by (:meth:`set_reached_by`), where one is recorded."""
+    def drop_reached_by(self, document_id: str, gone: Sequence[str]) -> None:
+        """Forget paths that no longer reach a document's file (a link deleted, or leading elsewhere now)."""
+        self._change_reached(document_id, lambda paths: tuple(p for p in paths if p not in gone))
+
+    def _change_reached(self, document_id: str, change: Callable[[tuple[str, ...]], tuple[str, ...]]) -> None:
+        """``change`` (paths -> paths) applied to a document's recorded paths, written only over the value it read
+        (two ingests adding a path each at once: neither write loses the other's)."""
+        if not self._reached_by:
+            return
+        for _ in range(5):
+            with self.tx():
+                rows = self._q("SELECT reached_by FROM documents WHERE id = ? AND project_id = ?",
+                               (document_id, self.project_id))
+                if not rows:
+                    return
+                before = rows[0][0]
+                after = reached_value(change(reached_of(before)))
+                if after == before:
+                    return
+                same = "reached_by IS NULL" if before is None else "reached_by = ?"
+                self._x(f"UPDATE documents SET reached_by = ? WHERE id = ? AND {same}",
+                        (after, document_id) if before is None else (after, document_id, before))
+                now = self._q("SELECT reached_by FROM documents WHERE id = ?", (document_id,))
+                if now and now[0][0] == after:
+                    return
+
+    def reached_paths(self) -> dict[str, tuple[str, ...]]:
+        """Document id -> the paths its file was reached by (:meth:`add_reached_by`), where one is recorded."""
         if not self._reached_by:
             return {}
-        return {r[0]: r[1] for r in self._q("SELECT id, reached_by FROM documents WHERE project_id = ? AND "
-                                            "reached_by IS NOT NULL", (self.project_id,))}
+        return {r[0]: reached_of(r[1]) for r in self._q("SELECT id, reached_by FROM documents WHERE project_id = ? "
+                                                         "AND reached_by IS NOT NULL", (self.project_id,))}
 
     def delete_document(self, document_id: str) -> None:
         with self.tx():

@@ -5,7 +5,10 @@ they need not import each other."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from ..cli_args import one_line
@@ -42,6 +45,24 @@ DOC_COLUMN = 20
 
 def document_cell(docs: dict[str, tuple[str, str | None]], doc_id: str) -> str:
     """A search table's document column: the hit's document title, cut to :data:`DOC_COLUMN` (many documents
-    share the dotted ids ``1.1.1``...: the id alone does not say which file a hit is from)."""
-    title = docs.get(doc_id, (doc_id, None))[0] or doc_id
+    share the dotted ids ``1.1.1``...: the id alone does not say which file a hit is from). A title other documents
+    of the project share (a ``README`` in each folder) is shown as the end of the file's path that tells them
+    apart (``kb1/README.md``: :func:`path_tail`), the path's end kept where it is cut."""
+    title, source = docs.get(doc_id, (doc_id, None))
+    title = title or doc_id
+    others = [s for d, (t, s) in docs.items() if t == title and d != doc_id]
+    if others and source and os.path.isabs(source):
+        tail = path_tail(source, [s for s in others if s])
+        cell = tail if len(tail) <= DOC_COLUMN else "…" + tail[-(DOC_COLUMN - 1):]
+        return f"{one_line(cell, DOC_COLUMN):<{DOC_COLUMN}}"
     return f"{one_line(title, DOC_COLUMN):<{DOC_COLUMN}}"
+
+
+def path_tail(path: str, others: Sequence[str]) -> str:
+    """The fewest last parts of ``path`` (the folder and the name at least) that none of ``others`` ends in."""
+    parts = Path(path).parts
+    for k in range(2, len(parts) + 1):
+        tail = os.path.join(*parts[-k:])
+        if not any(o == tail or o.endswith(os.sep + tail) for o in others):
+            return tail
+    return path

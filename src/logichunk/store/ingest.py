@@ -160,6 +160,7 @@ class FileWalk:
     hidden: list[Path] = field(default_factory=list)  # hidden files and folders (.git): not read
     unreadable: list[OSError] = field(default_factory=list)  # the errors of folders that could not be listed
     duplicates: list[str] = field(default_factory=list)  # "path: the same file as first": reached again
+    again: list[Path] = field(default_factory=list)  # the paths of ``duplicates``: each a path to its file too
 
     @property
     def unlisted(self) -> list[str]:
@@ -173,7 +174,7 @@ def list_files(paths: Sequence[str], walk: FileWalk | None = None, none_ok: bool
     gone files' documents are still to remove)."""
     walk = FileWalk() if walk is None else walk
     files = once_each(iter_files(paths, skipped=walk.skipped, unreadable=walk.unreadable, hidden=walk.hidden),
-                      walk.duplicates)
+                      walk.duplicates, walk.again)
     if not files and not none_ok:
         raise InputError(no_files_said(paths, walk))
     return files
@@ -194,10 +195,10 @@ def prune_needs_none(paths: Sequence[str], prune: bool) -> bool:
     return prune and any(os.path.isdir(p) for p in paths)
 
 
-def once_each(files: Iterable[Path], duplicates: list[str]) -> list[Path]:
+def once_each(files: Iterable[Path], duplicates: list[str], again: list[Path] | None = None) -> list[Path]:
     """``files`` with each file once by its real path: a file named again, or reached again through another
     folder given or a link, was stored once more (every hit in it twice). The first name stays; each other
-    goes to ``duplicates`` as one line."""
+    goes to ``duplicates`` as one line, and its path to ``again`` (a path its document is reached by too)."""
     first: dict[str, Path] = {}
     out: list[Path] = []
     for f in files:
@@ -208,6 +209,8 @@ def once_each(files: Iterable[Path], duplicates: list[str]) -> list[Path]:
         else:
             duplicates.append(f"{f}: already read in this run" if str(f) == str(first[real]) else
                               f"{f}: the same file as {first[real]}, already read in this run")
+            if again is not None:
+                again.append(f)
     return out
 
 
@@ -244,6 +247,7 @@ class IngestReport:
     # "file: codec" of files whose bytes were not read as UTF-8: GB18030 read as Chinese (``gb18030``, the guess
     # said), the ``encoding`` named, UTF-16/32 by their byte-order mark (offsets count in the decoded text)
     decoded: tuple[str, ...] = ()
+    unfollowed: tuple[str, ...] = ()  # "file: ..." of new files holding a gone file's text outside the folders: stored anew
 
     @property
     def failed(self) -> bool:
@@ -721,9 +725,11 @@ class FileChecks:
         self.seen = store.generation()  # the store as ``known`` read it (read first: a write between reads again)
         self.known = _stored_sources(store)
         self.old = _stored_sources(store, relative=True)  # candidates only: matched by their text
-        self.reached = store.reached_paths()  # document id -> the path its file was last reached by
+        self.reached = store.reached_paths()  # document id -> the paths its file was reached by
+        self.roots = _ingest_roots(paths)  # where a file moved is looked for (:meth:`_moved`)
         self.gone: dict[tuple[str, ...], list[str]] | None = None  # (:func:`_gone_documents`, read when needed)
         self.moved: list[tuple[str, str]] = []  # (old source, new path) of files moved or renamed: documents followed
+        self.unfollowed: list[str] = []  # "file: ..." of files whose text a gone file outside the folders held
         # not matched yet, said in the report: those that would lie among the ``paths`` ingested, read from here
         # (a document the service stored under a client's file name, "up.txt", is no older ingest of them)
         self.relative = {d for real, ids in self.old.items() if not paths or _among(real, paths) for d in ids}
@@ -759,11 +765,13 @@ class FileChecks:
             raise InputError(why + alone)
         self.refused.append(why)
 
-    def check(self, path: Path, text_hash: str) -> list[str] | None:
+    def check(self, path: Path, text_hash: str, text: str | None = None) -> list[str] | None:
         """The ids of the documents ``path`` replaces ([] for a new file; several stored for it, with
         ``replace``), or None when it is not written as a new document: stored already with the same text
         (``unchanged``), or merged into its one document (:meth:`_merge`: updated in place; where the store edited
-        it, its edits kept unless ``replace``, the blocks changed in both said as conflicts), or refused."""
+        it, its edits kept unless ``replace``, the blocks changed in both said as conflicts), or refused. ``text``:
+        the file's text as the caller read it to hash it (None: read here where needed, as the Ray ingest, whose
+        workers read it, leaves it)."""
         real = os.path.realpath(path)
         earlier = self.known.get(real, [])
         old = [d for d in self.old.get(real, []) if d in self.relative and self._same_text(d, path, text_hash)]
@@ -773,7 +781,7 @@ class FileChecks:
             return None
         if old:  # an older logichunk's relative source, shown to be this file by its text: never replaced
             return self._old_match(path, old[0], text_hash)
-        moved = not earlier and self._moved(path, text_hash)
+        moved = not earlier and self._moved(path, text_hash, text)
         earlier = [moved] if moved else earlier
         stored = {d: self.store.source_blocks(d) for d in earlier}
         differ = [d for d in earlier if sha256(_text_of(stored[d])) != text_hash]
@@ -786,31 +794,46 @@ class FileChecks:
             for d in earlier:
                 self._settle(d, stored[d])
         else:  # (one document: several for one file are refused above)
-            self._merge(path, differ[0], text_hash)
+            self._merge(path, differ[0], text_hash, text)
         return None
 
-    def _moved(self, path: Path, text_hash: str) -> str:
+    def _moved(self, path: Path, text_hash: str, text: str | None) -> str:
         """The id of the document whose file ``path`` is, moved or renamed since (``moved``: its old source), else
         "": a document whose file is gone (no such file) and whose blocks the file gives again, each as the file
         gave it at the last ingest (its source hashes: a store edit does not hide it). Its source and title then
         follow the file, and the file is checked against it as against its own (unchanged, or merged, the store's
         edits kept). Why: a renamed file was stored anew, and ``--prune`` removed its old document with the edits
-        made in the store, its ids and its vectors, said only as a file gone."""
+        made in the store, its ids and its vectors, said only as a file gone. Only a document whose file lay in
+        the folders of this ingest is followed (:func:`_move_rank`: the folder ``path`` was found in first): the
+        walk just listed them, so its file is gone indeed; a gone file elsewhere (a file ingested on its own, a
+        folder synced apart, a drive not mounted now) may be another one of the same text, or not gone at all,
+        and its document is left as it is, said (``unfollowed``)."""
         if self.store.read_only:
             return ""
         if self.gone is None:
             self.gone = _gone_documents(self.store, self.known)
         if not self.gone:
             return ""
-        try:
-            text = read_ingest_text(path, self.encoding)
-        except InputError:
-            return ""
+        if text is None:
+            try:
+                text = read_ingest_text(path, self.encoding)
+            except InputError:
+                return ""
+            if sha256(text) != text_hash:
+                return ""
         ids = self.gone.get(tuple(sha256(t) for _title, row in chapter_blocks(text) for t in row), [])
-        if sha256(text) != text_hash or not ids:
+        olds = {d: next(real for real, docs in self.known.items() if d in docs) for d in ids}
+        ranked = sorted((r, k) for k, d in enumerate(ids)
+                        if (r := _move_rank(reached_path(path), [olds[d], *self.reached.get(d, ())], self.roots)) >= 0)
+        if not ranked:
+            if ids:
+                self.unfollowed.append(f"{path}: holds the text its file gave document {ids[0]} at the last ingest, "
+                                       f"and that file ({olds[ids[0]]}) is gone, but lay outside the folders of this "
+                                       "ingest: stored as a new document, that one left as it is (to follow a file "
+                                       "moved between folders, ingest both in one run)")
             return ""
-        did = ids.pop(0)
-        old = next(real for real, docs in self.known.items() if did in docs)
+        did = ids.pop(ranked[0][1])
+        old = olds[did]
         self.store.set_document_source(did, source_of(path), title=file_title(path))
         self.unsure()
         self.known[old].remove(did)
@@ -819,14 +842,14 @@ class FileChecks:
         return did
 
     def _record_reached(self, path: Path, documents: Sequence[str]) -> None:
-        """The path ``path`` was reached by this time, recorded for its documents where another is (a link renamed,
-        the file now reached by its own path) or none (stored by an older logichunk): a prune goes by the path as
-        the folder last held it (:func:`prune_missing`)."""
+        """The path ``path`` was reached by this time, added to those recorded for its documents (a link renamed,
+        the file now reached by its own path too, or none recorded: stored by an older logichunk): a prune keeps
+        the document while one of them still leads to its file (:func:`prune_missing`)."""
         reached = reached_path(path)
         for d in documents:
-            if self.reached.get(d) != reached and not self.store.read_only:
-                self.store.set_reached_by(d, reached)
-                self.reached[d] = reached
+            if reached not in self.reached.get(d, ()) and not self.store.read_only:
+                self.store.add_reached_by(d, reached)
+                self.reached[d] = (*self.reached.get(d, ()), reached)
 
     def _settle(self, document_id: str, stored: Sequence[Sequence[SourcedBlock]]) -> None:
         """A document whose text is its file's again (an edit made in the store copied into the file): each
@@ -840,18 +863,19 @@ class FileChecks:
         if self.store.take_source_texts(document_id, [], agree, titles):
             self.unsure()
 
-    def _merge(self, path: Path, document_id: str, text_hash: str) -> None:
+    def _merge(self, path: Path, document_id: str, text_hash: str, text: str | None = None) -> None:
         """A file changed since its document was stored, merged into it in place (:func:`merge_file`): the blocks
         it changed take its text (``updated``), those added or removed in it are (``added``, ``removed``); where
         the store edited the document, its edits are kept (``edited``; a block changed in both said,
         ``conflicts``) unless ``replace``: then the file wins them too (``replaced``, the edits dropped said,
         ``overwritten``). Refused where the blocks no longer line up and one holds no record of its file's text
-        (:func:`_other_text`)."""
-        try:
-            text = read_ingest_text(path, self.encoding)
-        except InputError as e:  # deleted, emptied or made unreadable since its check
-            self.refuse(str(e))
-            return
+        (:func:`_other_text`). ``text``: the file's as its check read it (None: read again here)."""
+        if text is None:
+            try:
+                text = read_ingest_text(path, self.encoding)
+            except InputError as e:  # deleted, emptied or made unreadable since its check
+                self.refuse(str(e))
+                return
         if sha256(text) != text_hash:
             self.refuse(_changed(path))
             return
@@ -956,6 +980,26 @@ def _gone_documents(store: Store, known: dict[str, list[str]]) -> dict[tuple[str
     return out
 
 
+def _ingest_roots(paths: Sequence[str]) -> tuple[tuple[str, ...], ...]:
+    """The folders of an ingest, each in its spellings (:func:`_spellings`): a folder given, or the folder of a file
+    given by name (renamed beside it, it is followed)."""
+    out = []
+    for p in paths:
+        folder = p if os.path.isdir(p) else os.path.dirname(os.path.abspath(p))
+        out.append(tuple(_spellings([folder])))
+    return tuple(out)
+
+
+def _move_rank(new: str, old: Sequence[str], roots: Sequence[Sequence[str]]) -> int:
+    """How near a gone file's paths ``old`` (its source, the paths it was reached by) lie to the file ``new`` (its
+    path reached by): 0 in a folder of the ingest that holds ``new`` too, 1 in another folder of the ingest, -1
+    in none (not followed)."""
+    near = [root for root in roots if any(_inside(o, root) for o in old)]
+    if any(_inside(new, root) for root in near):
+        return 0
+    return 1 if near else -1
+
+
 def _changed(path: Path) -> str:
     """The line refusing a file edited between its check and its write: not stored as something never
     checked, and, one of several, not holding back the others (they are stored and chunked)."""
@@ -1029,7 +1073,8 @@ class Tally:
                             updated=tuple(checks.updated), conflicts=tuple(checks.conflicts),
                             added=tuple(checks.added), removed=tuple(checks.removed),
                             overwritten=tuple(checks.overwritten), hidden=tuple(map(str, walk.hidden)),
-                            emptied=tuple(pruned.emptied), moved=tuple(checks.moved), decoded=tuple(checks.decoded))
+                            emptied=tuple(pruned.emptied), moved=tuple(checks.moved), decoded=tuple(checks.decoded),
+                            unfollowed=tuple(checks.unfollowed))
 
 
 @dataclass
@@ -1048,11 +1093,14 @@ def prune_missing(store: Store, paths: Sequence[str], unlisted: Sequence[str] = 
                   emptied: Sequence[str] = ()) -> Pruned:
     """Delete the project's documents whose file was in one of the folders among ``paths`` and is no longer
     there (a folder kept in sync: a file deleted or renamed since it was ingested), in one transaction. A file
-    is in a folder by its source (its real path) or by the path it was reached by (:func:`reached_path`: a link in
-    the folder to a file outside it, whose document goes once the link is deleted, or leads elsewhere). A file
-    this ingest found empty (``emptied``, :attr:`FileChecks.empty`) holds no text either: its document goes too
-    (said in ``emptied``), as a fresh ingest of the folder would hold none (else its old text came back in
-    searches). Only a definite "no such file" prunes (:func:`_file_state`): a file that cannot be looked at
+    is in a folder by its source (its real path) or by a path it was reached by (:func:`reached_path`: a link in
+    the folder to a file outside it, whose document goes once the link is deleted, or leads elsewhere). Such a
+    document goes only once no path recorded for it still reaches its file (:func:`_prune_state`): a file linked
+    from two folders synced, or linked from one and lying in another, stays while either holds it (pruned by the
+    one, it was stored anew by the other, its store edits lost); the paths in the folders that no longer reach it
+    are forgotten. A file this ingest found empty (``emptied``, :attr:`FileChecks.empty`) holds no text either: its
+    document goes too (said in ``emptied``), as a fresh ingest of the folder would hold none (else its old text came
+    back in searches). Only a definite "no such file" prunes (:func:`_file_state`): a file that cannot be looked at
     (permission denied), one under a folder that could not be listed (``unlisted``) or a relative source
     (stored by an older logichunk: from which folder?) is kept, said in ``unchecked``. A source that names no
     file path (a conversation topic's ``memory:...``, a URL) is never pruned. Files given one by one prune
@@ -1066,16 +1114,21 @@ def prune_missing(store: Store, paths: Sequence[str], unlisted: Sequence[str] = 
     empty = {os.path.realpath(f) for f in emptied}
     reached = store.reached_paths()
     gone: list[tuple[str, str, bool]] = []  # (document id, its file as said, emptied)
+    stale: list[tuple[str, tuple[str, ...]]] = []  # (document id, its paths in the folders that no longer reach its file)
     for did, _title, source in store.documents():
-        state, said = _prune_state(source, reached.get(did), roots, locked, empty)
-        if state in ("gone", "empty"):
-            gone.append((did, said, state == "empty"))
-        elif state:
-            out.unchecked.append(f"{source} ({state}; document {did})")
+        state = _prune_state(source, reached.get(did, ()), roots, locked, empty)
+        if state.state in ("gone", "empty"):
+            gone.append((did, state.said, state.state == "empty"))
+        elif state.state:
+            out.unchecked.append(f"{source} ({state.state}; document {did})")
+        if state.stale and state.state not in ("gone", "empty") and not store.read_only:
+            stale.append((did, state.stale))
     if gone:
         with store.tx():
             for did, _said, _empty in gone:
                 store.delete_document(did)
+    for did, paths_gone in stale:
+        store.drop_reached_by(did, paths_gone)
     out.removed = [said for _did, said, _empty in gone]
     out.emptied = [said for _did, said, empty in gone if empty]
     return out
@@ -1087,33 +1140,59 @@ def _spellings(folders: Sequence[str]) -> list[str]:
     return sorted({f(p) for p in folders for f in (os.path.realpath, os.path.abspath)})
 
 
-def _prune_state(source: str | None, reached: str | None, roots: Sequence[str], locked: Sequence[str],
-                 empty: set[str]) -> tuple[str, str]:
-    """(state, the file as said) of the document of ``source`` reached by ``reached``. State ``"gone"`` or
-    ``"empty"``: prune it; ``""``: keep it, nothing to say (no file path, not in the folders, under a folder that
-    could not be listed, or there); else why it is kept unchecked. In the folders by its real path, the file
-    itself is looked at; only by the path it was reached by (a link in them to a file outside), that path too:
-    gone, or leading to another file now, the folder no longer holds this one."""
+@dataclass(frozen=True)
+class PruneState:
+    """What :func:`prune_missing` makes of one document: ``state`` ``"gone"`` or ``"empty"``: prune it; ``""``: keep
+    it, nothing to say; else why it is kept unchecked. ``said``: its file as the report names it; ``stale``: its
+    recorded paths in the folders pruned that no longer reach its file (forgotten where it is kept)."""
+
+    state: str = ""
+    said: str = ""
+    stale: tuple[str, ...] = ()
+
+
+def _prune_state(source: str | None, reached: Sequence[str], roots: Sequence[str], locked: Sequence[str],
+                 empty: set[str]) -> PruneState:
+    """The document of ``source`` reached by the paths ``reached``, against a prune of the folders ``roots``.
+    Kept, nothing to say: no file path, not in the folders, under a folder that could not be listed. In the
+    folders by its real path, the file itself is looked at. Only by paths it was reached by (links in them to a
+    file outside), each of those is: deleted, or leading to another file now, it no longer holds this one; the
+    document goes once none of them does and no other path recorded for it (a link in another folder, the file's
+    own path in a folder synced apart) still leads to the file, or once the file itself is gone or empty."""
     if not source or "://" in source or source.startswith("memory:"):
-        return "", ""
+        return PruneState()
     if not os.path.isabs(source):  # stored by an older logichunk: relative to which folder? (read from here, one
         if not _inside(os.path.realpath(source), roots):  # outside the folders pruned is none of theirs to say)
-            return "", ""
-        return ("" if os.path.lexists(source) else "a relative path, not found from here"), source
+            return PruneState()
+        return PruneState("" if os.path.lexists(source) else "a relative path, not found from here", source)
     real = os.path.realpath(source)
-    by_link = not _inside(real, roots) and reached is not None and _inside(reached, roots)
-    if not (_inside(real, roots) or by_link) or _inside(real, locked) or (by_link and _inside(str(reached), locked)):
-        return "", ""
-    if by_link:
-        state = _file_state(str(reached))  # (the link itself: deleted, the document goes, said by the link's name)
-        if state:
-            return state, str(reached)
-        if os.path.realpath(str(reached)) != real:  # the link leads to another file now, stored as that one's
-            return "gone", source
+    mine = [p for p in reached if _inside(p, roots)]
+    own = _inside(real, roots)
+    if not (own or mine) or _inside(real, locked) or any(_inside(p, locked) for p in mine):
+        return PruneState()
+    reaching = {p: _reaches(p, real) for p in reached}
+    stale = tuple(p for p in mine if reaching[p] in ("gone", "elsewhere"))
     state = _file_state(source)
     if not state and real in empty:
         state = "empty"
-    return state, str(reached) if by_link else source
+    if own:
+        return PruneState(state, source, stale)
+    said = next((p for p in mine if reaching[p] != "elsewhere"), source)  # (by the link, unless it leads elsewhere)
+    if state:  # (the file itself gone, emptied, or not to be looked at: every path to it alike)
+        return PruneState(state, said, stale)
+    if any(r == "" for r in reaching.values()):  # (a path still leads to it: kept)
+        return PruneState("", said, stale)
+    unsure = next((r for p, r in reaching.items() if p in mine and r not in ("gone", "elsewhere")), "")
+    return PruneState(unsure or "gone", said, stale)
+
+
+def _reaches(path: str, real: str) -> str:
+    """Whether ``path`` still leads to the file whose real path is ``real``: ``""`` yes, ``"gone"`` (no such file),
+    ``"elsewhere"`` (to another file now), else why it could not be looked at."""
+    state = _file_state(path)
+    if state:
+        return state
+    return "" if os.path.realpath(path) == real else "elsewhere"
 
 
 def _among(real: str, paths: Sequence[str]) -> bool:
@@ -1238,6 +1317,7 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
             continue
         if store_file_document(store, doc, earlier, checks) is not None:
             tally.document(doc, earlier)
+    record_again(store, walk.again)
     pruned = prune_missing(store, paths, walk.unlisted, checks.empty) if prune else None
     if recut_all:  # every chapter, the new ones too, with this store's settings (and embedder)
         tally.rechunked(store.recut())
@@ -1247,6 +1327,21 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
     if rechunk:
         tally.rechunked(store.rechunk_dirty())
     return tally.report(checks, walk, pruned)
+
+
+def record_again(store: Store, again: Sequence[Path]) -> None:
+    """The paths a file was reached by again in this run (a second link to it, a link and its own path: skipped as
+    duplicates, :func:`once_each`) recorded for its document beside the first: a prune of the folder of the first
+    keeps the document while one of the others still leads to it."""
+    if not again or store.read_only:
+        return
+    stored = _stored_sources(store)
+    reached = store.reached_paths()
+    for f in again:
+        path = reached_path(f)
+        for d in stored.get(os.path.realpath(f), []):
+            if path not in reached.get(d, ()):
+                store.add_reached_by(d, path)
 
 
 def prune_only(store: Store, paths: Sequence[str], walk: FileWalk, tally: Tally, checks: FileChecks) -> IngestReport:
@@ -1263,14 +1358,16 @@ def _checked(files: Sequence[Path], checks: FileChecks) -> list[tuple[Path, str,
     todo: list[tuple[Path, str, list[str]]] = []
     for f in files:
         try:
-            text_hash = sha256(read_ingest_text(f, checks.encoding, lambda d, f=f: checks.read_as(f, d)))
+            text = read_ingest_text(f, checks.encoding, lambda d, f=f: checks.read_as(f, d))
         except EmptyFile as e:
             checks.skip_empty(f, str(e))
             continue
         except InputError as e:  # binary, undecodable, unreadable: its line, and the next file
             checks.refuse(str(e))
             continue
-        earlier = checks.check(f, text_hash)
+        text_hash = sha256(text)
+        earlier = checks.check(f, text_hash, text)
+        del text  # (only the hash is kept: the file is read again to be stored)
         if earlier is not None:
             todo.append((f, text_hash, earlier))
     return todo
