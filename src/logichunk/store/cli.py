@@ -106,6 +106,8 @@ def _ingest_notes(rep: Any, quiet: bool, encoding: str | None = None) -> None:
               "kept)", file=sys.stderr)
     for line in rep.unfollowed:
         print(f"not followed: {line}", file=sys.stderr)
+    for f in rep.new:
+        print(f"new: {f}", file=sys.stderr)
     for f in rep.unchanged:
         print(f"unchanged, skipped: {f}", file=sys.stderr)
     for f in rep.updated:

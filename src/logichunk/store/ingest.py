@@ -248,6 +248,7 @@ class IngestReport:
     # said), the ``encoding`` named, UTF-16/32 by their byte-order mark (offsets count in the decoded text)
     decoded: tuple[str, ...] = ()
     unfollowed: tuple[str, ...] = ()  # "file: ..." of new files holding a gone file's text outside the folders: stored anew
+    new: tuple[str, ...] = ()  # files stored as new documents (not ``replaced``): named, as the others are
 
     @property
     def failed(self) -> bool:
@@ -1046,6 +1047,7 @@ class Tally:
         self.t0 = time.perf_counter()
         self.docs = self.chapters = self.blocks = self.chars = self.parents = self.children = self.embedded = 0
         self.replaced: list[str] = []
+        self.new: list[str] = []
 
     def document(self, doc: FileDocument, earlier: Sequence[str]) -> None:
         self.docs += 1
@@ -1054,6 +1056,8 @@ class Tally:
         self.chars += doc.chars
         if earlier:
             self.replaced.append(doc.name or doc.source)
+        else:
+            self.new.append(doc.name or doc.source)
 
     def rechunked(self, results: Iterable[RechunkResult]) -> None:
         for r in results:
@@ -1074,7 +1078,7 @@ class Tally:
                             added=tuple(checks.added), removed=tuple(checks.removed),
                             overwritten=tuple(checks.overwritten), hidden=tuple(map(str, walk.hidden)),
                             emptied=tuple(pruned.emptied), moved=tuple(checks.moved), decoded=tuple(checks.decoded),
-                            unfollowed=tuple(checks.unfollowed))
+                            unfollowed=tuple(checks.unfollowed), new=tuple(self.new))
 
 
 @dataclass
