@@ -47,7 +47,8 @@ def test_a_file_linked_from_two_folders_stays_while_either_links_it(make_store, 
     assert sorted(store.reached_paths()[did]) == [str(kb1 / "l.md"), str(kb2 / "m.md")]
     bid = edit_first(store, did)
     (kb2 / "m.md").unlink()
-    assert ingest(store, [str(kb2)], prune=True).pruned == ()
+    rep = ingest(store, [str(kb2)], prune=True)
+    assert rep.pruned == () and rep.kept == ((str(kb2 / "m.md"), did, str(kb1 / "l.md")),)
     assert store.reached_paths()[did] == (str(kb1 / "l.md"),)  # the link gone forgotten
     rep = ingest(store, [str(kb1)], prune=True)
     assert rep.documents == 0 and rep.pruned == () and [d for d, _t, _s in store.documents()] == [did]
@@ -187,6 +188,26 @@ def test_reached_paths_read_one_path_as_the_last_logichunk_wrote_it():
     assert reached_of(None) == () and reached_of("/kb/a.md") == ("/kb/a.md",)
     assert reached_of(reached_value(["/kb/a.md", "/kb2/[b].md"])) == ("/kb/a.md", "/kb2/[b].md")
     assert reached_value(["/kb/a.md"]) == "/kb/a.md" and reached_value([]) is None
+
+
+def test_the_cli_names_new_files_and_a_link_gone_whose_file_stays(tmp_path, monkeypatch, capsys):
+    from logichunk.cli import main
+
+    write(tmp_path / "out" / "x.md", X)
+    for kb in ("kb1", "kb2"):
+        (tmp_path / kb).mkdir()
+        (tmp_path / kb / "l.md").symlink_to(tmp_path / "out" / "x.md")
+    monkeypatch.chdir(tmp_path)
+    db = ["--db", "kb.db", "--embedder", "hash:64"]
+    assert main(["ingest", "kb1", "--prune", *db]) == 0 and main(["ingest", "kb2", "--prune", *db]) == 0
+    err = capsys.readouterr().err
+    assert "new: kb1/l.md" in err.splitlines() and "unchanged, skipped: kb2/l.md" in err.splitlines()
+    (tmp_path / "kb2" / "l.md").unlink()
+    assert main(["ingest", "kb2", "--prune", *db]) == 0
+    out, err = capsys.readouterr()
+    assert "removed" not in out
+    assert err.splitlines()[-1].startswith("not removed, gone from here but still reached elsewhere: kb2/l.md (document ")
+    assert err.splitlines()[-1].endswith(" stays: its file is still reached by kb1/l.md)")
 
 
 def test_the_search_table_tells_two_documents_of_one_title_apart(tmp_path, monkeypatch, capsys):

@@ -124,6 +124,9 @@ def _ingest_notes(rep: Any, quiet: bool, encoding: str | None = None) -> None:
         print(f"store edit dropped for the file's text (--replace): {line}", file=sys.stderr)
     for f in rep.pruned:
         print(f"removed, its file is {'empty' if f in rep.emptied else 'gone'}: {_shown_source(f)}", file=sys.stderr)
+    for path, did, other in rep.kept:
+        print(f"not removed, gone from here but still reached elsewhere: {_shown_source(path)} (document {did} stays: "
+              f"its file is still reached by {_shown_source(other)})", file=sys.stderr)
     if rep.unpruned:
         print(_unpruned_line(rep.unpruned), file=sys.stderr)
     if rep.skipped:

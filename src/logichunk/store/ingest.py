@@ -249,6 +249,8 @@ class IngestReport:
     decoded: tuple[str, ...] = ()
     unfollowed: tuple[str, ...] = ()  # "file: ..." of new files holding a gone file's text outside the folders: stored anew
     new: tuple[str, ...] = ()  # files stored as new documents (not ``replaced``): named, as the others are
+    kept: tuple[tuple[str, str, str], ...] = ()  # (path, document, other path) of files gone from the folders
+    # pruned whose document stays, the other path still leading to the file
 
     @property
     def failed(self) -> bool:
@@ -1078,7 +1080,7 @@ class Tally:
                             added=tuple(checks.added), removed=tuple(checks.removed),
                             overwritten=tuple(checks.overwritten), hidden=tuple(map(str, walk.hidden)),
                             emptied=tuple(pruned.emptied), moved=tuple(checks.moved), decoded=tuple(checks.decoded),
-                            unfollowed=tuple(checks.unfollowed), new=tuple(self.new))
+                            unfollowed=tuple(checks.unfollowed), new=tuple(self.new), kept=tuple(pruned.kept))
 
 
 @dataclass
@@ -1086,11 +1088,14 @@ class Pruned:
     """What :func:`prune_missing` did: the files of the documents it removed (the source; the link's path for a
     file reached through a link that is gone), of them those it removed because the file is empty
     (``emptied``: the rest are gone), and the documents it kept because it could not tell whether their file is
-    gone (``"source (why; document ID)"``: the id to delete one by, should its file be gone indeed)."""
+    gone (``"source (why; document ID)"``: the id to delete one by, should its file be gone indeed). ``kept``:
+    ``(path, document id, another path)`` of the paths gone from the folders whose document stays, its file still
+    reached by the other."""
 
     removed: list[str] = field(default_factory=list)
     unchecked: list[str] = field(default_factory=list)
     emptied: list[str] = field(default_factory=list)
+    kept: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 def prune_missing(store: Store, paths: Sequence[str], unlisted: Sequence[str] = (),
@@ -1127,6 +1132,8 @@ def prune_missing(store: Store, paths: Sequence[str], unlisted: Sequence[str] = 
             out.unchecked.append(f"{source} ({state.state}; document {did})")
         if state.stale and state.state not in ("gone", "empty") and not store.read_only:
             stale.append((did, state.stale))
+        if state.by and not state.state:
+            out.kept.extend((p, did, state.by) for p in state.stale)
     if gone:
         with store.tx():
             for did, _said, _empty in gone:
@@ -1148,11 +1155,13 @@ def _spellings(folders: Sequence[str]) -> list[str]:
 class PruneState:
     """What :func:`prune_missing` makes of one document: ``state`` ``"gone"`` or ``"empty"``: prune it; ``""``: keep
     it, nothing to say; else why it is kept unchecked. ``said``: its file as the report names it; ``stale``: its
-    recorded paths in the folders pruned that no longer reach its file (forgotten where it is kept)."""
+    recorded paths in the folders pruned that no longer reach its file (forgotten where it is kept); ``by``: where
+    it is kept all the same, a path that still does."""
 
     state: str = ""
     said: str = ""
     stale: tuple[str, ...] = ()
+    by: str = ""  # where the document is kept though a path in the folders no longer reaches it: a path that still does
 
 
 def _prune_state(source: str | None, reached: Sequence[str], roots: Sequence[str], locked: Sequence[str],
@@ -1184,8 +1193,8 @@ def _prune_state(source: str | None, reached: Sequence[str], roots: Sequence[str
     said = next((p for p in mine if reaching[p] != "elsewhere"), source)  # (by the link, unless it leads elsewhere)
     if state:  # (the file itself gone, emptied, or not to be looked at: every path to it alike)
         return PruneState(state, said, stale)
-    if any(r == "" for r in reaching.values()):  # (a path still leads to it: kept)
-        return PruneState("", said, stale)
+    if by := next((p for p, r in reaching.items() if r == ""), ""):  # (a path still leads to it: kept)
+        return PruneState("", said, stale, by)
     unsure = next((r for p, r in reaching.items() if p in mine and r not in ("gone", "elsewhere")), "")
     return PruneState(unsure or "gone", said, stale)
 

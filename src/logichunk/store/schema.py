@@ -164,11 +164,12 @@ BLOCK_SOURCE_HASH = [
     "UPDATE blocks SET source_hash = content_hash WHERE revision = 1 AND source_hash IS NULL",
 ]
 
-# Added the same way: the path an ingest reached a document's file by (absolute, links not resolved:
+# Added the same way: the paths an ingest reached a document's file by (absolute, links not resolved:
 # ``kb/notes.md`` where the source, the file's real path, is ``/elsewhere/notes.md`` through a link), so that a
-# prune of the folder removes the document once that link is deleted (its real path lies outside the folder:
-# by it alone the document was never pruned). NULL where not known: a document not ingested from a file, or
-# stored by an older logichunk (the next ingest that reaches its file records it).
+# prune of the folder removes the document once no such path leads to it (its real path lies outside the folder:
+# by it alone the document was never pruned; a file linked from two folders synced stays while either links it).
+# One path as itself, several as a JSON list (logichunk.store.base.reached_of). NULL where not known: a document
+# not ingested from a file, or stored by an older logichunk (the next ingest that reaches its file records it).
 DOCUMENT_REACHED_BY = [
     "ALTER TABLE documents {ADD_COLUMN} reached_by TEXT",
 ]
