@@ -165,6 +165,22 @@ def test_the_gone_file_of_the_same_folder_is_followed_first(make_store, tmp_path
     assert [d for d, _t, _s in store.documents()] == [ids[str(kb2 / "a.md")]]
 
 
+def test_a_copy_listed_before_the_file_moved_does_not_take_its_document(make_store, tmp_path):
+    """A folder renamed (projects -> proj) holding a copy made of a file (plan-copy.md, listed before plan.md): the
+    copy took the document, plan.md itself was stored anew."""
+    store = make_store(settings=HASH)
+    kb = tmp_path / "kb"
+    write(kb / "projects" / "plan.md", X)
+    ingest(store, [str(kb)])
+    [did] = [d for d, _t, _s in store.documents()]
+    (kb / "projects").rename(kb / "proj")
+    write(kb / "proj" / "plan-copy.md", X)
+    rep = ingest(store, [str(kb)], prune=True)
+    assert rep.moved == ((str(kb / "projects" / "plan.md"), str(kb / "proj" / "plan.md")),)
+    assert rep.new == (str(kb / "proj" / "plan-copy.md"),) and rep.pruned == ()
+    assert dict((d, s) for d, _t, s in store.documents())[did] == str(kb / "proj" / "plan.md")
+
+
 def test_each_file_is_read_once_to_be_checked(tmp_path, monkeypatch):
     """A file moved, and one changed, were read again by their check (:meth:`FileChecks._moved`, ``_merge``) after
     the caller read them to hash them."""

@@ -125,7 +125,8 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
         pool = _pool(ray, workers, (embedder, store.model_id if rechunk else "", store.params,
                                     store.settings.embedding_batch_size, store.settings.cut_vectors, encoding))
         todo: list[tuple[str, str, list[str]]] = []  # path, text hash, documents it replaces
-        rows = ((k, str(f)) for k, f in enumerate(files))
+        order = checks.check_order(files)  # (a file named as a gone one's first: :meth:`FileChecks.check_order`)
+        rows = ((k, str(files[k])) for k in order)
         for checked in _ordered(ray, pool, check_files, _batches(rows, max(batch_size, 64))):
             for k, text_hash, err, how in checked:
                 checks.read_as(files[k], how)
@@ -138,6 +139,8 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
                 earlier = checks.check(files[k], text_hash)
                 if earlier is not None:
                     todo.append((str(files[k]), text_hash, earlier))
+        listed = {str(f): k for k, f in enumerate(files)}
+        todo.sort(key=lambda t: listed[t[0]])  # (stored as listed)
         jobs = ((k, path, h) for k, (path, h, _) in enumerate(todo))
         for planned in _ordered(ray, pool, plan_files, _batches(jobs, batch_size), tally):
             _write(store, planned, todo, tally, checks)

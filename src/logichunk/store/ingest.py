@@ -768,6 +768,21 @@ class FileChecks:
             raise InputError(why + alone)
         self.refused.append(why)
 
+    def check_order(self, files: Sequence[Path]) -> list[int]:
+        """The indexes of ``files`` in the order to check them: first the new files (no document of their path) named
+        as a gone document's file was, then the others as listed. Why: a file moved or renamed is followed by the
+        first new file of its text (:meth:`_moved`); a copy made before the move (``plan-copy.md``, listed before
+        ``plan.md``) took the document, and the file itself was stored anew."""
+        new = [k for k, f in enumerate(files) if os.path.realpath(f) not in self.known]
+        if not new or self.store.read_only:
+            return list(range(len(files)))
+        if self.gone is None:
+            self.gone = _gone_documents(self.store, self.known)
+        gone = {d for ids in self.gone.values() for d in ids}
+        names = {os.path.basename(real) for real, ids in self.known.items() if gone.intersection(ids)}
+        first = [k for k in new if files[k].name in names]
+        return first + [k for k in range(len(files)) if k not in set(first)]
+
     def check(self, path: Path, text_hash: str, text: str | None = None) -> list[str] | None:
         """The ids of the documents ``path`` replaces ([] for a new file; several stored for it, with
         ``replace``), or None when it is not written as a new document: stored already with the same text
@@ -826,7 +841,7 @@ class FileChecks:
                 return ""
         ids = self.gone.get(tuple(sha256(t) for _title, row in chapter_blocks(text) for t in row), [])
         olds = {d: next(real for real, docs in self.known.items() if d in docs) for d in ids}
-        ranked = sorted((r, k) for k, d in enumerate(ids)
+        ranked = sorted((r, os.path.basename(olds[d]) != path.name, k) for k, d in enumerate(ids)
                         if (r := _move_rank(reached_path(path), [olds[d], *self.reached.get(d, ())], self.roots)) >= 0)
         if not ranked:
             if ids:
@@ -835,7 +850,7 @@ class FileChecks:
                                        "ingest: stored as a new document, that one left as it is (to follow a file "
                                        "moved between folders, ingest both in one run)")
             return ""
-        did = ids.pop(ranked[0][1])
+        did = ids.pop(ranked[0][-1])
         old = olds[did]
         self.store.set_document_source(did, source_of(path), title=file_title(path))
         self.unsure()
@@ -1368,8 +1383,9 @@ def prune_only(store: Store, paths: Sequence[str], walk: FileWalk, tally: Tally,
 def _checked(files: Sequence[Path], checks: FileChecks) -> list[tuple[Path, str, list[str]]]:
     """Every file read and checked before anything is written, only its hash kept: ``(file, text hash,
     documents it replaces)`` of those to store; the others skipped or refused by ``checks``."""
-    todo: list[tuple[Path, str, list[str]]] = []
-    for f in files:
+    todo: list[tuple[int, Path, str, list[str]]] = []
+    for k in checks.check_order(files):
+        f = files[k]
         try:
             text = read_ingest_text(f, checks.encoding, lambda d, f=f: checks.read_as(f, d))
         except EmptyFile as e:
@@ -1382,5 +1398,5 @@ def _checked(files: Sequence[Path], checks: FileChecks) -> list[tuple[Path, str,
         earlier = checks.check(f, text_hash, text)
         del text  # (only the hash is kept: the file is read again to be stored)
         if earlier is not None:
-            todo.append((f, text_hash, earlier))
-    return todo
+            todo.append((k, f, text_hash, earlier))
+    return [(f, h, earlier) for _k, f, h, earlier in sorted(todo, key=lambda t: t[0])]  # (stored as listed)
