@@ -331,8 +331,8 @@ def test_a_file_changed_between_the_passes_is_refused_as_the_serial_ingest_refus
         (corpus / name).write_text(f"The file {name}. It holds a sentence or two.\n", encoding="utf-8")
     first, check = (corpus / "b.txt").read_text(encoding="utf-8"), ing.FileChecks.check
 
-    def check_then_edit(self, path, text_hash):  # b.txt is edited right after its check, before its plan
-        out = check(self, path, text_hash)
+    def check_then_edit(self, path, text_hash, text=None):  # b.txt is edited right after its check, before its plan
+        out = check(self, path, text_hash, text)
         if Path(path).name == "b.txt":
             Path(path).write_text(first + "Edited meanwhile.\n", encoding="utf-8")
         return out
