@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 import logichunk.store.ingest as ing
 from logichunk.config import Settings
 from logichunk.store import Store
@@ -23,6 +26,12 @@ def write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def sqlite_store(tmp: Path) -> Store:
+    """A store for the tests of which file an ingest takes for which document: that is decided above the store, the
+    same on either backend (the paths recorded, written by each store, are tested on both)."""
+    return Store.open(str(tmp / "kb.db"), settings=HASH)
 
 
 def edit_first(store: Store, did: str) -> str:
@@ -110,10 +119,10 @@ def _gone_with_copy(tmp: Path, store: Store) -> tuple[Path, Path, str]:
     return kb1, kb2, did
 
 
-def test_a_gone_file_of_another_folder_is_not_taken_for_a_new_file_of_its_text(make_store, tmp_path):
+def test_a_gone_file_of_another_folder_is_not_taken_for_a_new_file_of_its_text(tmp_path):
     """Move detection adopted any gone document of the same blocks: one of another folder (synced apart, or a drive
     not mounted) or a file ingested on its own. Now only within the folders of the ingest; the other is said."""
-    store = make_store(settings=HASH)
+    store = sqlite_store(tmp_path)
     kb1, kb2, did = _gone_with_copy(tmp_path, store)
     rep = ingest(store, [str(kb2)], prune=True)
     assert rep.moved == () and rep.documents == 1 and rep.pruned == ()
@@ -122,16 +131,16 @@ def test_a_gone_file_of_another_folder_is_not_taken_for_a_new_file_of_its_text(m
     assert dict((d, s) for d, _t, s in store.documents())[did] == str(kb1 / "a.md")  # left as it was
 
 
-def test_a_file_moved_between_folders_ingested_in_one_run_is_followed(make_store, tmp_path):
-    store = make_store(settings=HASH)
+def test_a_file_moved_between_folders_ingested_in_one_run_is_followed(tmp_path):
+    store = sqlite_store(tmp_path)
     kb1, kb2, did = _gone_with_copy(tmp_path, store)
     rep = ingest(store, [str(kb1), str(kb2)], prune=True)
     assert rep.moved == ((str(kb1 / "a.md"), str(kb2 / "b.md")),) and rep.documents == 0 and rep.pruned == ()
     assert rep.edited == (str(kb2 / "b.md"),) and rep.unfollowed == ()
 
 
-def test_a_file_named_alone_and_deleted_is_not_taken_by_a_folder(make_store, tmp_path):
-    store = make_store(settings=HASH)
+def test_a_file_named_alone_and_deleted_is_not_taken_by_a_folder(tmp_path):
+    store = sqlite_store(tmp_path)
     one = write(tmp_path / "tmp" / "draft.md", X)
     write(tmp_path / "kb" / "keep.md", "# Keep\n\nKept.\n")
     ingest(store, [str(one)])
@@ -141,8 +150,8 @@ def test_a_file_named_alone_and_deleted_is_not_taken_by_a_folder(make_store, tmp
     assert rep.moved == () and rep.documents == 2 and len(rep.unfollowed) == 1
 
 
-def test_a_file_renamed_and_named_alone_is_followed(make_store, tmp_path):
-    store = make_store(settings=HASH)
+def test_a_file_renamed_and_named_alone_is_followed(tmp_path):
+    store = sqlite_store(tmp_path)
     a = write(tmp_path / "d" / "a.md", X)
     ingest(store, [str(a)])
     a.rename(tmp_path / "d" / "b.md")
@@ -150,9 +159,9 @@ def test_a_file_renamed_and_named_alone_is_followed(make_store, tmp_path):
     assert rep.moved == ((str(a), str(tmp_path / "d" / "b.md")),) and rep.documents == 0
 
 
-def test_the_gone_file_of_the_same_folder_is_followed_first(make_store, tmp_path):
+def test_the_gone_file_of_the_same_folder_is_followed_first(tmp_path):
     """Two gone files of the same text, one in the folder the new file is found in: that one is followed."""
-    store = make_store(settings=HASH)
+    store = sqlite_store(tmp_path)
     kb1, kb2 = tmp_path / "kb1", tmp_path / "kb2"
     write(kb1 / "a.md", X)
     write(kb2 / "a.md", X)
@@ -165,10 +174,10 @@ def test_the_gone_file_of_the_same_folder_is_followed_first(make_store, tmp_path
     assert [d for d, _t, _s in store.documents()] == [ids[str(kb2 / "a.md")]]
 
 
-def test_a_copy_listed_before_the_file_moved_does_not_take_its_document(make_store, tmp_path):
+def test_a_copy_listed_before_the_file_moved_does_not_take_its_document(tmp_path):
     """A folder renamed (projects -> proj) holding a copy made of a file (plan-copy.md, listed before plan.md): the
     copy took the document, plan.md itself was stored anew."""
-    store = make_store(settings=HASH)
+    store = sqlite_store(tmp_path)
     kb = tmp_path / "kb"
     write(kb / "projects" / "plan.md", X)
     ingest(store, [str(kb)])
@@ -200,10 +209,13 @@ def test_each_file_is_read_once_to_be_checked(tmp_path, monkeypatch):
     store.close()
 
 
-def test_reached_paths_read_one_path_as_the_last_logichunk_wrote_it():
-    assert reached_of(None) == () and reached_of("/kb/a.md") == ("/kb/a.md",)
-    assert reached_of(reached_value(["/kb/a.md", "/kb2/[b].md"])) == ("/kb/a.md", "/kb2/[b].md")
-    assert reached_value(["/kb/a.md"]) == "/kb/a.md" and reached_value([]) is None
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=12).map(lambda t: "/" + t), unique=True, max_size=3))
+def test_reached_paths_come_back_as_written(paths):
+    """Any paths (brackets, quotes, newlines in names) come back as written; one path is stored as itself, what
+    a store of the last logichunk holds and still reads."""
+    assert reached_of(reached_value(paths)) == tuple(paths)
+    assert reached_value(paths[:1]) == (paths[0] if paths else None)
 
 
 def test_the_cli_names_new_files_and_a_link_gone_whose_file_stays(tmp_path, monkeypatch, capsys):
