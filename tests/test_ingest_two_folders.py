@@ -119,16 +119,32 @@ def _gone_with_copy(tmp: Path, store: Store) -> tuple[Path, Path, str]:
     return kb1, kb2, did
 
 
-def test_a_gone_file_of_another_folder_is_not_taken_for_a_new_file_of_its_text(tmp_path):
-    """Move detection adopted any gone document of the same blocks: one of another folder (synced apart, or a drive
-    not mounted) or a file ingested on its own. Now only within the folders of the ingest; the other is said."""
+def test_a_file_moved_between_folders_synced_in_separate_runs_keeps_its_document(tmp_path):
+    """A file moved from kb1 to kb2, the folders synced apart (kb2 first): its document follows it, edits kept, and
+    kb1's prune then finds nothing to remove — not followed, the prune deleted the document with its edits."""
     store = sqlite_store(tmp_path)
     kb1, kb2, did = _gone_with_copy(tmp_path, store)
     rep = ingest(store, [str(kb2)], prune=True)
-    assert rep.moved == () and rep.documents == 1 and rep.pruned == ()
-    assert len(rep.unfollowed) == 1 and rep.unfollowed[0].startswith(f"{kb2 / 'b.md'}: ")
-    assert did in rep.unfollowed[0] and str(kb1 / "a.md") in rep.unfollowed[0]
-    assert dict((d, s) for d, _t, s in store.documents())[did] == str(kb1 / "a.md")  # left as it was
+    assert rep.moved == ((str(kb1 / "a.md"), str(kb2 / "b.md")),) and rep.documents == 0 and rep.pruned == ()
+    assert rep.edited == (str(kb2 / "b.md"),)  # the store's edit kept
+    assert ingest(store, [str(kb1)], prune=True).pruned == ()
+    assert dict((d, s) for d, _t, s in store.documents())[did] == str(kb2 / "b.md")
+
+
+def test_a_gone_file_of_the_runs_folders_is_followed_before_one_elsewhere(tmp_path):
+    """Two gone files of one text, one outside the run's folders and one inside: the one inside is followed."""
+    store = sqlite_store(tmp_path)
+    out, kb = tmp_path / "out", tmp_path / "kb"
+    write(out / "a.md", X)
+    write(kb / "z.md", X)
+    ingest(store, [str(out)])
+    ingest(store, [str(kb)])
+    ids = {Path(s).parent.name: d for d, _t, s in store.documents()}
+    (out / "a.md").unlink()
+    (kb / "z.md").rename(kb / "y.md")
+    rep = ingest(store, [str(kb)])
+    assert rep.moved == ((str(kb / "z.md"), str(kb / "y.md")),) and rep.documents == 0
+    assert dict((d, s) for d, _t, s in store.documents())[ids["out"]] == str(out / "a.md")  # left as it was
 
 
 def test_a_file_moved_between_folders_ingested_in_one_run_is_followed(tmp_path):
@@ -136,18 +152,7 @@ def test_a_file_moved_between_folders_ingested_in_one_run_is_followed(tmp_path):
     kb1, kb2, did = _gone_with_copy(tmp_path, store)
     rep = ingest(store, [str(kb1), str(kb2)], prune=True)
     assert rep.moved == ((str(kb1 / "a.md"), str(kb2 / "b.md")),) and rep.documents == 0 and rep.pruned == ()
-    assert rep.edited == (str(kb2 / "b.md"),) and rep.unfollowed == ()
-
-
-def test_a_file_named_alone_and_deleted_is_not_taken_by_a_folder(tmp_path):
-    store = sqlite_store(tmp_path)
-    one = write(tmp_path / "tmp" / "draft.md", X)
-    write(tmp_path / "kb" / "keep.md", "# Keep\n\nKept.\n")
-    ingest(store, [str(one)])
-    one.unlink()
-    write(tmp_path / "kb" / "notes.md", X)
-    rep = ingest(store, [str(tmp_path / "kb")])
-    assert rep.moved == () and rep.documents == 2 and len(rep.unfollowed) == 1
+    assert rep.edited == (str(kb2 / "b.md"),)
 
 
 def test_a_file_renamed_and_named_alone_is_followed(tmp_path):

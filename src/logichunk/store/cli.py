@@ -104,8 +104,6 @@ def _ingest_notes(rep: Any, quiet: bool, encoding: str | None = None) -> None:
     for old, new in rep.moved:
         print(f"moved: {_shown_source(old)} -> {new} (its document followed the file: its id, chunks and store edits "
               "kept)", file=sys.stderr)
-    for line in rep.unfollowed:
-        print(f"not followed: {line}", file=sys.stderr)
     for f in rep.new:
         print(f"new: {f}", file=sys.stderr)
     for f in rep.unchanged:

@@ -247,7 +247,6 @@ class IngestReport:
     # "file: codec" of files whose bytes were not read as UTF-8: GB18030 read as Chinese (``gb18030``, the guess
     # said), the ``encoding`` named, UTF-16/32 by their byte-order mark (offsets count in the decoded text)
     decoded: tuple[str, ...] = ()
-    unfollowed: tuple[str, ...] = ()  # "file: ..." of new files holding a gone file's text outside the folders: stored anew
     new: tuple[str, ...] = ()  # files stored as new documents (not ``replaced``): named, as the others are
     kept: tuple[tuple[str, str, str], ...] = ()  # (path, document, other path) of files gone from the folders
     # pruned whose document stays, the other path still leading to the file
@@ -732,7 +731,6 @@ class FileChecks:
         self.roots = _ingest_roots(paths)  # where a file moved is looked for (:meth:`_moved`)
         self.gone: dict[tuple[str, ...], list[str]] | None = None  # (:func:`_gone_documents`, read when needed)
         self.moved: list[tuple[str, str]] = []  # (old source, new path) of files moved or renamed: documents followed
-        self.unfollowed: list[str] = []  # "file: ..." of files whose text a gone file outside the folders held
         # not matched yet, said in the report: those that would lie among the ``paths`` ingested, read from here
         # (a document the service stored under a client's file name, "up.txt", is no older ingest of them)
         self.relative = {d for real, ids in self.old.items() if not paths or _among(real, paths) for d in ids}
@@ -821,11 +819,12 @@ class FileChecks:
         gave it at the last ingest (its source hashes: a store edit does not hide it). Its source and title then
         follow the file, and the file is checked against it as against its own (unchanged, or merged, the store's
         edits kept). Why: a renamed file was stored anew, and ``--prune`` removed its old document with the edits
-        made in the store, its ids and its vectors, said only as a file gone. Only a document whose file lay in
-        the folders of this ingest is followed (:func:`_move_rank`: the folder ``path`` was found in first): the
-        walk just listed them, so its file is gone indeed; a gone file elsewhere (a file ingested on its own, a
-        folder synced apart, a drive not mounted now) may be another one of the same text, or not gone at all,
-        and its document is left as it is, said (``unfollowed``)."""
+        made in the store, its ids and its vectors, said only as a file gone. A document whose file lay in the
+        folder ``path`` was found in is followed first, then one of another folder of this ingest, then one of a
+        gone file elsewhere (:func:`_move_rank`): a file moved between two folders synced in separate runs
+        (``ingest work`` then ``ingest home --prune``) kept its store edits only so. (Followed wrongly, a file of
+        a drive not mounted now, the cost is small: the file, back, is stored anew; not followed, its edits went
+        with the prune.)"""
         if self.store.read_only:
             return ""
         if self.gone is None:
@@ -841,14 +840,9 @@ class FileChecks:
                 return ""
         ids = self.gone.get(tuple(sha256(t) for _title, row in chapter_blocks(text) for t in row), [])
         olds = {d: next(real for real, docs in self.known.items() if d in docs) for d in ids}
-        ranked = sorted((r, os.path.basename(olds[d]) != path.name, k) for k, d in enumerate(ids)
-                        if (r := _move_rank(reached_path(path), [olds[d], *self.reached.get(d, ())], self.roots)) >= 0)
+        ranked = sorted((_move_rank(reached_path(path), [olds[d], *self.reached.get(d, ())], self.roots),
+                         os.path.basename(olds[d]) != path.name, k) for k, d in enumerate(ids))
         if not ranked:
-            if ids:
-                self.unfollowed.append(f"{path}: holds the text its file gave document {ids[0]} at the last ingest, "
-                                       f"and that file ({olds[ids[0]]}) is gone, but lay outside the folders of this "
-                                       "ingest: stored as a new document, that one left as it is (to follow a file "
-                                       "moved between folders, ingest both in one run)")
             return ""
         did = ids.pop(ranked[0][-1])
         old = olds[did]
@@ -1010,12 +1004,12 @@ def _ingest_roots(paths: Sequence[str]) -> tuple[tuple[str, ...], ...]:
 
 def _move_rank(new: str, old: Sequence[str], roots: Sequence[Sequence[str]]) -> int:
     """How near a gone file's paths ``old`` (its source, the paths it was reached by) lie to the file ``new`` (its
-    path reached by): 0 in a folder of the ingest that holds ``new`` too, 1 in another folder of the ingest, -1
-    in none (not followed)."""
+    path reached by): 0 in a folder of the ingest that holds ``new`` too, 1 in another folder of the ingest, 2
+    in none."""
     near = [root for root in roots if any(_inside(o, root) for o in old)]
     if any(_inside(new, root) for root in near):
         return 0
-    return 1 if near else -1
+    return 1 if near else 2
 
 
 def _changed(path: Path) -> str:
@@ -1095,7 +1089,7 @@ class Tally:
                             added=tuple(checks.added), removed=tuple(checks.removed),
                             overwritten=tuple(checks.overwritten), hidden=tuple(map(str, walk.hidden)),
                             emptied=tuple(pruned.emptied), moved=tuple(checks.moved), decoded=tuple(checks.decoded),
-                            unfollowed=tuple(checks.unfollowed), new=tuple(self.new), kept=tuple(pruned.kept))
+                            new=tuple(self.new), kept=tuple(pruned.kept))
 
 
 @dataclass
