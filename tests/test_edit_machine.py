@@ -256,6 +256,31 @@ def test_a_parent_whose_block_now_splits_is_said_so(make_store):
     assert tree(store, doc) == _fresh_tree(store)
 
 
+def test_a_heading_edited_renames_its_chapter_as_an_ingest_would(make_store):
+    """An outline read from the chapters follows the headings typed: before, ``## Methods`` edited into ``## Materials
+    and methods`` left its chapter titled ``Methods`` until the next ingest of a file (a document added over the API
+    has none). A heading typed at the very start titles the first chapter; a heading typed inside a chapter, or a
+    heading deleted, leaves the titles as they were (the chapters no longer open where an ingest would open them,
+    and the ingest's merge leaves those titles too)."""
+    from logichunk.store.ingest import chapter_blocks, ingest_text
+
+    store = make_store(settings=SMALL)
+    doc = ingest_text(store, "t", "Before any heading.\n\n## Methods\n\nWe did things.\n\n## Results\n\nIt worked.\n\n")
+    titles = lambda: [t for _c, _o, t in store.chapters(doc)]  # noqa: E731
+    assert titles() == [None, "Methods", "Results"]
+    blocks = {b.content: b for b in store.blocks()}
+    store.edit_block(blocks["## Methods\n\n"].id, "## Materials and methods\n\n")
+    store.edit_block(blocks["Before any heading.\n\n"].id, "# Thesis\n\nBefore any heading.\n\n")
+    text = DocLayout.of(store, doc).text
+    assert titles() == [t for t, _b in chapter_blocks(text)] == ["Thesis", "Materials and methods", "Results"]
+    store.edit_block(blocks["We did things.\n\n"].id, "## Inside\n\nWe did things.\n\n")  # not a chapter's first
+    store.edit_block(blocks["## Results\n\n"].id, "Results, no heading.\n\n")  # the heading deleted
+    store.edit_block(blocks["It worked.\n\n"].id, "### Not first\n\n")
+    assert titles() == ["Thesis", "Materials and methods", "Results"]
+    store.rechunk_dirty()
+    assert titles() == ["Thesis", "Materials and methods", "Results"]
+
+
 def test_an_edit_from_a_stale_revision_is_refused_and_writes_nothing(make_store):
     store = make_store(settings=SMALL)
     store.add_document("d", [("c", ["First text.\n\n"])])

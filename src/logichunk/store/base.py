@@ -40,6 +40,7 @@ from ..models.registry import embedder_of
 from ..text.decode import check_storable
 from ..types import Bubble, Chunk, Span
 from . import saved_index, schema
+from .chapters import heading_title
 from .plan import (
     ChapterPlan,
     ParentKey,
@@ -660,7 +661,20 @@ class Store:
                 return False
             self._x("UPDATE blocks SET content = ?, is_dirty = 1, revision = revision + 1, updated_at = ? WHERE id = ?",
                     (content, time.time(), block_id))
+            self._retitle(b, content)
         return True
+
+    def _retitle(self, block: BlockRow, content: str) -> None:
+        """A chapter's title follows its heading: ``block``, its first block, edited to ``content`` that opens with
+        a heading gives the chapter that heading's title, as an ingest of the text would (an outline read from the
+        chapters showed ``Methods`` after ``## Methods`` became ``## Materials and methods``). Where the edit
+        removed the heading the title stays: the chapter no longer opens where an ingest would open one (the
+        ingest's merge leaves such a title too, :func:`~logichunk.store.ingest.merged_titles`)."""
+        first = self._q("SELECT id FROM blocks WHERE chapter_id = ? ORDER BY block_order LIMIT 1", (block.chapter_id,))
+        title = heading_title(content) if first and first[0][0] == block.id else None
+        if title is not None:
+            self._x("UPDATE chapters SET title = ? WHERE id = ? AND (title IS NULL OR title <> ?)",
+                    (title, block.chapter_id, title))
 
     def source_blocks(self, document_id: str) -> list[list[SourcedBlock]]:
         """The document's blocks, chapter by chapter in order, each with what its document's source (its file)
