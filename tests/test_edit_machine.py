@@ -281,6 +281,45 @@ def test_a_heading_edited_renames_its_chapter_as_an_ingest_would(make_store):
     assert titles() == ["Thesis", "Materials and methods", "Results"]
 
 
+def test_a_paragraph_deleted_is_no_conflict_for_the_next_ones_edit(make_store):
+    """Deleting a block leaves the revisions of its chapter's other blocks alone: the writer edits the next
+    paragraph from the revision it holds. Before, every block of the chapter went up a revision and that edit was
+    refused as stale (``reload it and apply your edit again``), though no one had touched it."""
+    store = make_store(settings=SMALL)
+    store.add_document("d", [("c", ["First paragraph.\n\n", "Second one.\n\n", "Third one.\n\n"])])
+    store.rechunk_dirty()
+    first, second, third = store.blocks()
+    store.delete_block(second.id)
+    assert store.edit_block(third.id, "Third one, edited.\n\n", expected_revision=third.revision)
+    store.rechunk_dirty()
+    check_flushed(store, store.documents()[0][0], [["First paragraph.\n\n", "Third one, edited.\n\n"]])
+
+
+def test_a_rechunk_that_finds_nothing_changed_keeps_a_chapter_that_lost_a_block_meanwhile_dirty(make_store):
+    """A re-chunk that saw only a block marked dirty with its text unchanged clears the mark, unless the chapter
+    lost a block between its read and its write: that took the merged parent covering both, so the chapter must
+    be cut again, and a block's revision no longer tells (a delete leaves it)."""
+    store = make_store(settings=SMALL)
+    store.add_document("d", [("c", ["Short one.\n\n", "Short two.\n\n"])])
+    store.rechunk_dirty()
+    a, b = store.blocks()
+    assert [p.meta["blocks"] for p in store.chunks(level="parent")] == [[a.id, b.id]]
+    store.mark_dirty(a.id)  # (dirty, its text unchanged)
+    snapshot = store._snapshot
+
+    def then_delete(chapter_id):
+        snap = snapshot(chapter_id)
+        store.delete_block(b.id)  # (another writer, between the re-chunk's read and its write)
+        store._snapshot = snapshot
+        return snap
+
+    store._snapshot = then_delete
+    assert [r.status for r in store.rechunk_dirty()] == ["unchanged"]
+    assert [x.id for x in store.blocks(dirty=True)] == [a.id]
+    store.rechunk_dirty()
+    check_flushed(store, store.documents()[0][0], [["Short one.\n\n"]])
+
+
 def test_an_edit_from_a_stale_revision_is_refused_and_writes_nothing(make_store):
     store = make_store(settings=SMALL)
     store.add_document("d", [("c", ["First text.\n\n"])])

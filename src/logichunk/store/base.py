@@ -823,13 +823,15 @@ class Store:
 
     def delete_block(self, block_id: str) -> None:
         """Delete a block (its chunks cascade); the chapter's blocks are marked for a re-chunk,
-        since merged parents may have covered it."""
+        since merged parents may have covered it. Their revisions stay: their texts did not change, so an
+        edit of the next paragraph made from its revision is no conflict (it was refused as stale, as if
+        someone had edited it). A re-chunk planned before the delete sees the chapter's blocks changed and
+        plans again, and does not take them for clean (its ``content_hash``, cleared here, is compared)."""
         with self.tx():
             b = self.get_block(block_id)
             self._drop_covering_parents(b.chapter_id, block_id)  # (parents of other blocks that covered it)
             self._x("DELETE FROM blocks WHERE id = ?", (block_id,))
-            self._x("UPDATE blocks SET is_dirty = 1, content_hash = NULL, revision = revision + 1 WHERE chapter_id = ?",
-                    (b.chapter_id,))
+            self._x("UPDATE blocks SET is_dirty = 1, content_hash = NULL WHERE chapter_id = ?", (b.chapter_id,))
             self._bump()
 
     def set_document_source(self, document_id: str, source: str, title: str | None = None) -> None:
@@ -1197,10 +1199,10 @@ class Store:
             if not changed and not force:
                 if not dirty:
                     return RechunkResult(chapter_id, "clean", seconds=time.perf_counter() - t0)
-                with self.tx():
+                with self.tx():  # (not one edited, nor one whose chapter lost a block, since the snapshot)
                     for b in dirty:
-                        self._x("UPDATE blocks SET is_dirty = 0, last_error = NULL WHERE id = ? AND revision = ?",
-                                (b.id, b.revision))
+                        self._x("UPDATE blocks SET is_dirty = 0, last_error = NULL WHERE id = ? AND revision = ? "
+                                "AND content_hash = ?", (b.id, b.revision, b.content_hash))
                 return RechunkResult(chapter_id, "unchanged", seconds=time.perf_counter() - t0)
             calls0 = self.embed_calls
             if plan is not None and self._plan_fits(snap, plan):
