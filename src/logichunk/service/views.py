@@ -66,8 +66,10 @@ def block_json(rt: ProjectRuntime, b: BlockRow, start: int | None = None, end: i
     return out
 
 
-def document_summary(rt: ProjectRuntime, doc_id: str, title: str, source: str | None) -> dict[str, Any]:
-    lay = layout(rt.store, doc_id)
+def document_summary(rt: ProjectRuntime, doc_id: str, title: str, source: str | None,
+                     lay: Layout | None = None) -> dict[str, Any]:
+    """``lay``: the document's layout when the caller read it already (one read of every block, not two)."""
+    lay = lay if lay is not None else layout(rt.store, doc_id)
     statuses: dict[str, int] = {}
     for b, *_ in lay.blocks:
         s = rt.block_status(b)["status"]

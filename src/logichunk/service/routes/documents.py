@@ -147,7 +147,7 @@ async def upload_document(request: Request, project: str,
 def get_document(request: Request, project: str, doc_id: str) -> dict[str, Any]:
     rt = _rt(request, project)
     lay = layout(rt.store, doc_id)
-    body = document_summary(rt, doc_id, lay.title, lay.source)
+    body = document_summary(rt, doc_id, lay.title, lay.source, lay)
     body["chapters"] = [{"id": c, "rank": r, "title": t, "start": s, "end": e} for c, r, t, s, e in lay.chapters]
     body["blocks"] = [block_json(rt, b, s, e, r) for b, s, e, r in lay.blocks]
     return body
