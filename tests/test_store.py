@@ -249,6 +249,11 @@ def test_bad_input(make_store):
         store.add_block(BAD[1], "x")
     with pytest.raises(InputError):
         store.edit_block(store.add_block(store.add_chapter(store.add_document("t")), "x"), None)  # type: ignore[arg-type]
+    bid = store.blocks()[-1].id
+    for rev in ("1", True, 1.0):  # (a revision read from a form or JSON as text was "at revision 1, not 1": stale)
+        with pytest.raises(InputError, match=f"^expected_revision must be a block's revision \\(an int\\), got {rev!r}$"):
+            store.edit_block(bid, "y", expected_revision=rev)  # type: ignore[arg-type]
+    assert store.get_block(bid).content == "x"
     doc = store.add_document(BAD[0], [(BAD[1], [b + " text.\n\n" for b in BAD])])
     store.rechunk_dirty()
     assert [b.content for b in store.blocks()[1:]] == [b + " text.\n\n" for b in BAD]
@@ -280,8 +285,8 @@ def test_text_no_database_can_hold_is_one_line_of_error_and_nothing_is_stored(ma
     assert store.documents() == before  # (the document of the first call was not half written)
     doc = store.add_document("t", [("c", ["Fine text here.\n\n"])])
     block = store.blocks()[0]
-    with pytest.raises(InputError, match="^block 1 holds an unpaired surrogate at character 14"):
-        store.edit_block(block.id, bad)
+    with pytest.raises(InputError, match=f"^block {block.id} holds an unpaired surrogate at character 14"):
+        store.edit_block(block.id, bad)  # (named by its id: "block 1" named every block edited)
     with pytest.raises(InputError, match="unpaired surrogate"):
         store.add_block(store.chapters(doc)[0][0], bad)
     assert [b.content for b in store.blocks()] == ["Fine text here.\n\n"]
@@ -301,7 +306,7 @@ def test_a_nul_character_is_refused_alike_on_both_backends_and_nothing_is_stored
     assert store.documents() == before
     doc = store.add_document("t", [("c", ["Fine text here.\n\n"])])
     block = store.blocks()[0]
-    with pytest.raises(InputError, match="^block 1 holds a NUL character .* at character 14"):
+    with pytest.raises(InputError, match=f"^block {block.id} holds a NUL character .* at character 14"):
         store.edit_block(block.id, bad)
     with pytest.raises(InputError, match="NUL character"):
         store.add_block(store.chapters(doc)[0][0], bad)

@@ -53,14 +53,23 @@ from .plan import (
 )
 
 
-def _check_blocks(texts: Sequence[Any], chapter: str | None = None) -> None:
+def _check_blocks(texts: Sequence[Any], chapter: str | None = None, block_id: str | None = None) -> None:
     """Blocks a store can hold: strings UTF-8 can encode, without NUL (one line of error naming the first that
     is not; an unpaired surrogate from JSON reached the database driver as a traceback before, a NUL PostgreSQL's
-    as a vague error while SQLite kept it)."""
+    as a vague error while SQLite kept it). ``block_id``: the one block edited, named by its id (its place in
+    this list, ``block 1``, named none)."""
     for i, t in enumerate(texts):
         if not isinstance(t, str):
-            raise InputError("block content must be a string")
-        check_storable(t, f"block {i + 1}" + (f" of chapter {chapter!r}" if chapter else ""))
+            raise InputError("block content must be a string" + (f" (block {block_id})" if block_id else ""))
+        what = f"block {block_id}" if block_id else f"block {i + 1}" + (f" of chapter {chapter!r}" if chapter else "")
+        check_storable(t, what)
+
+
+def _check_revision(revision: Any) -> None:
+    """An ``expected_revision`` is a block's revision, an int: ``"1"`` from a form or JSON was taken for another
+    revision (``block X is at revision 1, not 1``), and ``True`` for revision 1."""
+    if revision is not None and (not isinstance(revision, int) or isinstance(revision, bool)):
+        raise InputError(f"expected_revision must be a block's revision (an int), got {revision!r}")
 
 
 def block_emptied(changed: bool, content: str) -> bool:
@@ -651,7 +660,8 @@ class Store:
         The block's row is held from the check to the write (PostgreSQL: ``FOR UPDATE``; SQLite's write
         transaction holds the file): a check made before it, outside, let two writers of one revision in
         from two processes on PostgreSQL, the second overwriting the first unsaid."""
-        _check_blocks([content])
+        _check_blocks([content], block_id=block_id if isinstance(block_id, str) else None)
+        _check_revision(expected_revision)
         with self.tx():
             self._q(self._lock_block_sql(), (block_id,))
             b = self.get_block(block_id)
