@@ -374,6 +374,50 @@ def test_two_services_editing_one_revision_on_postgresql_accept_one(pg_url):
         other.close()
 
 
+def test_a_block_deleted_while_its_chapter_is_written_on_postgresql_deadlocks_no_one(pg_url):
+    """A re-chunk's write holds its chapter's blocks, then deletes the chapter's old parents; a block of that
+    chapter deleted meanwhile by another connection deleted the merged parent covering it first, then waited for
+    its block: each waited for the other, and PostgreSQL aborted one ("deadlock detected", said as the database
+    gone away). Now the delete holds the chapter's blocks first, waits, and both go through."""
+    import uuid
+
+    psycopg = pytest.importorskip("psycopg")
+    project = f"delete-{uuid.uuid4().hex[:8]}"
+    a = Store.open(pg_url, settings=SMALL, project=project)
+    b = Store.open(pg_url, settings=SMALL, project=project)
+    try:
+        doc = a.add_document("d", [("c", ["Short one.\n\n", "Short two.\n\n"])])
+        a.rechunk_dirty()
+        x, y = a.blocks()
+        (parent,) = a.chunks(level="parent")
+        assert parent.meta["blocks"] == [x.id, y.id]
+        failed: list[BaseException] = []
+
+        def delete() -> None:
+            try:
+                b.delete_block(y.id)
+            except BaseException as e:  # noqa: BLE001 - the test says what failed
+                failed.append(e)
+
+        waiting = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+        with psycopg.connect(pg_url, autocommit=True) as watch, a.tx():  # (as a re-chunk's write, _apply, does it)
+            a._q(a._lock_chapter_blocks_sql(), (x.chapter_id,))
+            t = threading.Thread(target=delete)
+            t.start()
+            for _ in range(3000):  # (until the delete waits for a lock: the blocks', or, before, a chunk's)
+                if watch.execute(waiting).fetchone()[0]:
+                    break
+                threading.Event().wait(0.01)
+            a._x("DELETE FROM chunks WHERE pk = ?", (parent.pk,))
+        t.join(30)
+        assert failed == []
+        a.rechunk_dirty()
+        check_flushed(a, doc, [["Short one.\n\n"]])
+    finally:
+        a.close()
+        b.close()
+
+
 def test_two_writers_in_two_threads_lose_no_edit(make_store):
     """Two store objects (two connections) edit and re-chunk one document at once, some blocks both: every
     accepted edit is counted in its block's revision, and the store ends as a fresh one of its final text."""

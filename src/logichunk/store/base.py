@@ -839,6 +839,9 @@ class Store:
         plans again, and does not take them for clean (its ``content_hash``, cleared here, is compared)."""
         with self.tx():
             b = self.get_block(block_id)
+            # the chapter's blocks held first, as a re-chunk's write holds them (_apply) before it deletes chunks:
+            # taking the chunks first deadlocked with it on PostgreSQL ("deadlock detected", one side's write lost)
+            self._q(self._lock_chapter_blocks_sql(), (b.chapter_id,))
             self._drop_covering_parents(b.chapter_id, block_id)  # (parents of other blocks that covered it)
             self._x("DELETE FROM blocks WHERE id = ?", (block_id,))
             self._x("UPDATE blocks SET is_dirty = 1, content_hash = NULL WHERE chapter_id = ?", (b.chapter_id,))
