@@ -47,6 +47,37 @@ def test_debounce_many_edits_one_rechunk(make_store):
     assert any("Edit number 9" in c.content for c in store.chunks(level="child"))
 
 
+def test_a_block_typed_into_without_a_pause_is_chunked_by_the_maximum_wait():
+    """A writer streaming text into one paragraph with gaps under the delay: the block was re-chunked only once they
+    stopped (never searchable while typing); now once its first pending edit is max_wait old, and again after."""
+
+    class Counting:
+        settings = Settings()
+
+        def __init__(self) -> None:
+            self.runs: list[float] = []
+
+        def rechunk_block(self, block: str) -> str:
+            self.runs.append(time.monotonic())
+            return block
+
+    store = Counting()
+    deb = Debouncer(store, delay_ms=300, max_wait_ms=600)  # type: ignore[arg-type]
+    try:
+        start = time.monotonic()
+        while time.monotonic() - start < 2.0:  # an edit every 20 ms (under the delay) for two seconds
+            deb.touch("para")
+            time.sleep(0.02)
+        typing_ended = time.monotonic()
+        assert deb.wait_idle(10)
+    finally:
+        deb.close(flush=False)
+    during = [t for t in store.runs if t < typing_ended]
+    assert len(during) >= 2, store.runs  # ~every 0.6 s while typing (base: none)
+    assert during[0] - start < 1.5  # the first no later than the maximum wait, with room for a loaded machine
+    assert len(store.runs) == len(during) + 1  # and once more for the edits after the last run
+
+
 def test_debounce_retries_failed_rechunk(tmp_path):
     emb = CountingEmbedder()
     store = Store.open(str(tmp_path / "d.db"), settings=SMALL, embedder=emb)

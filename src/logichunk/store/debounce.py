@@ -1,7 +1,10 @@
 """Debounced background re-chunking: edits are cheap, the re-chunk runs once the user pauses.
 
 Each block has its own timer: a new edit to a block cancels and reschedules *that block's* pending
-re-chunk (``debounce_delay_ms`` after the last edit); blocks never cancel each other. One worker
+re-chunk (``debounce_delay_ms`` after the last edit); blocks never cancel each other. A block edited
+without a pause runs anyway once its first pending edit is ``max_wait_ms`` old (ten delays by default,
+30 s at the default delay): a writer streaming text into one paragraph with gaps under the delay would
+otherwise never see it chunked, nor find it in a search, until they stopped. One worker
 thread runs due re-chunks one at a time, so writers (``edit``) never wait for embedding. A failed
 re-chunk leaves the block dirty and is retried, the wait doubling from the delay each time (at most
 ``max_backoff`` seconds): up to ``max_retries`` times, or for as long as it takes while the database
@@ -23,16 +26,18 @@ from .base import CutSettingsError, RechunkResult, Store, StoreUnavailable
 
 class Debouncer:
     def __init__(self, store: Store, delay_ms: int | None = None, *, max_retries: int = 3, history: int = 1000,
-                 max_backoff: float = 30.0,
+                 max_backoff: float = 30.0, max_wait_ms: float | None = None,
                  on_result: Callable[[str, RechunkResult], None] | None = None,
                  on_error: Callable[[str, BaseException], None] | None = None) -> None:
         self.store = store
         self.delay = (store.settings.debounce_delay_ms if delay_ms is None else delay_ms) / 1000.0
+        self.max_wait = 10 * self.delay if max_wait_ms is None else max(0.0, max_wait_ms / 1000.0)
         self.max_retries = max_retries
         self.max_backoff = float(max_backoff)
         self.on_result = on_result
         self.on_error = on_error
         self._due: dict[str, float] = {}
+        self._since: dict[str, float] = {}  # when a pending block's first edit since its last run came
         self._bulk: set[str] = set()  # due blocks queued as bulk work (see touch)
         self._tries: dict[str, int] = {}
         self._running: str | None = None
@@ -47,15 +52,18 @@ class Debouncer:
 
     # ------------------------------------------------------------------ API
     def touch(self, block_id: str, delay_ms: float | None = None, *, bulk: bool = False) -> None:
-        """(Re)schedule the re-chunk of ``block_id`` ``delay`` from now (``delay_ms`` overrides the
-        delay for this call: 0 for work nobody is typing into, such as a new upload). ``bulk``: work
+        """(Re)schedule the re-chunk of ``block_id`` ``delay`` from now, and no later than ``max_wait`` after
+        the first edit pending (``delay_ms`` overrides the delay for this call: 0 for work nobody is typing
+        into, such as a new upload). ``bulk``: work
         nobody waits on as they type (a new document's chapters, a restart's backlog): a due edit runs
         before it, so a user's edit waits for one chapter's re-chunk at most, not for a whole upload's."""
         with self._cv:
             if self._stop:
                 raise RuntimeError("debouncer is closed")
             delay = self.delay if delay_ms is None else max(0.0, delay_ms / 1000.0)
-            self._due[block_id] = time.monotonic() + delay
+            now = time.monotonic()
+            since = self._since.setdefault(block_id, now)
+            self._due[block_id] = max(now, min(now + delay, since + self.max_wait))
             if bulk:
                 self._bulk.add(block_id)
             else:  # (an edit to a block queued as bulk work makes it someone's edit)
@@ -68,6 +76,7 @@ class Debouncer:
         with self._cv:
             self._tries.pop(block_id, None)
             self._bulk.discard(block_id)
+            self._since.pop(block_id, None)
             return self._due.pop(block_id, None) is not None
 
     def edit(self, block_id: str, content: str, *, expected_revision: int | None = None) -> bool:
@@ -152,6 +161,7 @@ class Debouncer:
                         block = self._next(time.monotonic())
                         if block is not None:
                             del self._due[block]
+                            self._since.pop(block, None)  # (an edit from now on waits from now)
                             bulk = block in self._bulk
                             self._bulk.discard(block)
                             self._running = block
