@@ -16,12 +16,13 @@ Counts, at max sizes 200/512/1000 (levels 1..3, the cascade's limits), over ever
               line that ends with an opener ("{", "[", "("); a cut inside a comment run is not counted)
   in_cmt      cuts between two lines of one comment run (no blank line between); _avoidable: those where the
               run (from its first line to the line under its last) fits the limit the cut was made under (the
-              level's, or where the parent fits it, the largest deeper limit it does not fit: a level that left a
-              piece whole is no level of the tree, its child level's chunks are cut under the next limit);
-              _below1: at levels 2, 3
+              cascade level that made the cut); _below1: at cascade levels 2, 3
   tail_next   chunks that open inside a block (an indented line) and hold the end of a top-level definition (a
               closing line at column 0, a blank line) and text after it: a definition's tail filled with what follows
   code        files read as code with nesting (the layout's depth: some line deeper than another)
+Every limit is the one of the cascade level that made the cut (:func:`cut_levels`), not the tree's level: a level
+that leaves a piece whole (one child) is no level of the tree, its child level's chunks are cut under the next limit,
+and a level that could not cut a glued run over its limit hands it on so too.
 A folder that is absent is skipped with a line saying so; a file that is not UTF-8 is skipped.
 """
 
@@ -31,6 +32,7 @@ import sys
 from pathlib import Path
 
 from logichunk import chunk
+from logichunk.chunkers import logic_chain
 from logichunk.chunkers.logic_chain import level_sizes
 from logichunk.text.sentences import split_sentences
 from logichunk.text.structure import layout
@@ -87,20 +89,29 @@ def comment_run_start(starts, kinds, k):
     return starts[k]
 
 
-def cut_limit(limits, level, size):
-    """The limit under which the children (at ``level``) of a parent of ``size`` were cut: the level's, or where the
-    parent fits it, the largest deeper one it does not fit (a level that kept the parent whole left no level in the
-    tree: the next level's chunks take its place)."""
-    k = min(level, len(limits)) - 1
-    while k + 1 < len(limits) and size <= limits[k]:
-        k += 1
-    return limits[k]
+def cut_levels(text, m):
+    """The tree of ``chunk(text, max_size=m)`` and, per offset cut between two chunks, the cascade level that made
+    the cut: the first level whose chunks open there (read from the cascade's columns as each level adds them; a
+    cut made by one level stays a chunk's edge at every level under it)."""
+    made = {}
+    add = logic_chain._Columns.add
+
+    def record(self, level, ids, starts, *rest):
+        for s in starts.tolist():
+            made.setdefault(s, level)
+        return add(self, level, ids, starts, *rest)
+    logic_chain._Columns.add = record
+    try:
+        tree = chunk(text, max_size=m)
+    finally:
+        logic_chain._Columns.add = add
+    return tree, made
 
 
 def check(text, m, py=False):
     kinds = line_kinds(text, py)
     starts = sorted(kinds)
-    tree = chunk(text, max_size=m)
+    tree, made = cut_levels(text, m)
     limits = level_sizes(m)
     by_parent = {}
     for c in tree:
@@ -121,11 +132,11 @@ def check(text, m, py=False):
             body = text[c.span.start : c.span.end]
             if body[:1] in (" ", "\t") and TOP_END.search(body):
                 r["tail_next"] += 1
-        psize = sibs[-1].span.end - sibs[0].span.start  # (the parent's: the siblings tile it)
         for a, b in zip(sibs, sibs[1:], strict=False):
             cut = a.span.end
             r["cuts"] += 1
-            lim = limits[min(a.level, len(limits)) - 1]
+            level = made[cut]  # (the cascade level that made the cut: the tree's level where none was dropped)
+            lim = limits[min(level, len(limits)) - 1]
             # the line before the cut and the line at it
             k = bisect.bisect_right(starts, cut - 1) - 1
             at_line = cut in kinds
@@ -165,12 +176,12 @@ def check(text, m, py=False):
                 own = kinds[starts[j]][0] if j < len(starts) else 0
             if at_line and kinds[cut][1] == "comment" and k >= 0 and kinds[starts[k]][1] == "comment":
                 r["in_cmt"] += 1  # (a cut inside a comment run: prose, no nesting to compare)
-                r["in_cmt_below1"] += a.level > 1
+                r["in_cmt_below1"] += level > 1
                 j = bisect.bisect_left(starts, cut)
                 while j < len(starts) and kinds[starts[j]][1] == "comment":
                     j += 1
                 end = starts[j] if j < len(starts) else len(text)
-                if end - comment_run_start(starts, kinds, k) <= cut_limit(limits, a.level, psize):
+                if end - comment_run_start(starts, kinds, k) <= lim:
                     r["in_cmt_avoidable"] += 1
                 continue
             if best is not None and (own is None or own > best):
