@@ -290,6 +290,39 @@ def _unglue_over(forbid: np.ndarray, sizes: np.ndarray, max_size: int) -> np.nda
     return _fits_whole(~forbid, sizes, max_size)
 
 
+def _unglue_comment_runs(glue: np.ndarray, forbid: np.ndarray, block: np.ndarray, heading: np.ndarray,
+                         weak: np.ndarray, sizes: np.ndarray, max_size: int) -> np.ndarray:
+    """``glue`` (below level 1, in source code) where a comment kept whole (``forbid & block``) lies in a glued run over
+    ``max_size``: there the level had no cut, and the next level's smaller limit cut inside the comment. In such a
+    run the weak bonds (a block's to its ``{`` line: the first a limit breaks) are left to their prices, and the
+    comment kept whole; the comment's bond to the code it leads into stays glued (a heading's, below level 1), and so
+    does the weak bond of the line right under it where the comment and that line do not fit together:
+    ``formatdict = {`` under its comment stays with what it opens, not the end of a chunk over the limit that holds
+    the comment and that line alone."""
+    ids = np.zeros(sizes.size, np.int64)
+    np.cumsum(~glue, out=ids[1:])  # (per atom: its glued run)
+    kept = np.zeros(int(ids[-1]) + 1, bool)
+    kept[ids[:-1][forbid & block]] = True
+    over = ~_fits_whole(~glue, sizes, max_size)
+    under = np.zeros(glue.size, bool)  # (the comment's bond to the line under it)
+    under[1:] = forbid[:-1] & block[:-1] & ~block[1:] & heading[1:] & ~weak[1:] & ~forbid[1:]
+    led = np.zeros(glue.size, bool)  # (that line's weak bond)
+    led[1:] = weak[1:] & under[:-1]
+    held = over & kept[ids[:-1]] & weak & ~forbid
+    glue = glue & ~(held & ~led)
+    # (the line's weak bond gives way too where the comment and that line fit the limit together: a chunk of the
+    # comment and the function's head, as the block's bond gives way elsewhere; where they do not, the chunk would
+    # be over the limit anyway and end with "{")
+    ids = np.zeros(sizes.size, np.int64)
+    np.cumsum(~glue, out=ids[1:])
+    total = np.concatenate(([0], np.cumsum(sizes)))
+    first = np.flatnonzero(np.concatenate(([True], ~glue)))  # (each glued run's first atom)
+    g = np.flatnonzero(held & led)
+    fit = total[g + 1] - total[first[ids[g]]] <= max_size
+    glue[g[fit]] = False
+    return glue
+
+
 def _lead_in_heads(introduces: np.ndarray, held: np.ndarray | None) -> np.ndarray:
     """Where each lead-in opens (its bond among ``introduces``): the gap before its sentence, or before the
     lines a strong bond ties to it (``held``, not a lead-in's: a heading over it, the lines of one statement);
@@ -612,16 +645,7 @@ class _Run:
         # sentence); markup's and a bracket line's weak bonds stay glued there ("}" alone is no chunk)
         glue = forbid | (heading & ~(weak & intro)) if level > 1 else forbid
         if level > 1 and self.CD is not None and (forbid & block).any():
-            # (in source code, a comment kept whole glued by bonds to code, over the level's limit together, left the
-            # level no cut: the piece went on whole to the next level, whose smaller limit cut inside the comment; in
-            # such a run its weak bonds (a block's to its head: the first a limit breaks) are left to their prices, and
-            # the comment kept whole; a comment's bond to the code it leads into stays glued)
-            ids = np.zeros(A, np.int64)
-            np.cumsum(~glue, out=ids[1:])  # (per atom: its glued run)
-            over = ~_fits_whole(~glue, asz, limits.max_size)
-            kept = np.zeros(int(ids[-1]) + 1, bool)
-            kept[ids[:-1][forbid & block]] = True
-            glue &= ~(over & kept[ids[:-1]] & weak & ~forbid)
+            glue = _unglue_comment_runs(glue, forbid, block, heading, weak, asz, limits.max_size)
         reward = bd.forbid(reward, heading, weak)
         span_start, rows, span_penalty = self._cohesion_vectors()
         idx = native.searchsorted(span_start, a_start)  # every atom is one span of the text

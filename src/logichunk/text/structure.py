@@ -1258,6 +1258,13 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             strength[code.ends_block & ~no_cut] = np.maximum(strength[code.ends_block & ~no_cut], BLOCK)
             lead_in |= code.opens & no_cut & ~bond  # (a block's bond to its head: the first a limit breaks)
             in_code = in_code | code.comment
+            # (nor does prose's lead-in read inside one: "// npm registry quirk:" over the comment's next line is no
+            # lead-in over what it introduces, as a colon in a fence is none; held so, the run was no block kept whole
+            # and its colon's weak bond the first a limit broke, inside a comment that fitted)
+            colon = code.comment & lead_in
+            no_cut &= ~colon
+            lead_in &= ~colon
+            introduces &= ~colon
             # (a comment run's lines are one block's, as a fence's are: no break between two of them is more than a
             # line's, though Markdown read a script's "#" line as a heading's hard break)
             strength = np.where(code.comment, np.minimum(strength, LINE), strength).astype(np.int8)
