@@ -9,9 +9,11 @@ through :func:`code_lines`, each from its own offsets, so one text is code for b
 
 What makes a text code is evidence in the text, never its file's name: a brace language's line ends
 (:func:`brace_code`: a C macro's continued lines are its directive's, an ES module's import lines are directives, a
-fence in a comment or a string is no Markdown), or a script's ``#!`` line, or a Python module's definitions at
-column 0 with its imports there or a docstring or a definition on its first line of code (:func:`python_module`).
-Every bound is set a priori, none fitted. The lines of a ``/* ... */`` comment are read once for both readers
+fence in a comment or a string is no Markdown, nor is a reStructuredText title's ``~~~~`` underline), or a script's
+``#!`` line, or a Python module's definitions at column 0 with its imports there or a docstring or a definition on
+its first line of code, or a docstring on its first line and imports at column 0 (:func:`python_module`); or the
+form of a whole text: a JavaScript module that is one object (``module.exports = {`` to its closing line). Every
+bound is set a priori, none fitted. The lines of a ``/* ... */`` comment are read once for both readers
 (:func:`slash_comments`).
 """
 
@@ -25,7 +27,7 @@ import numpy as np
 
 from ._arrays import _chars_table, _in_table, _walk
 from .cache import text_cache
-from .line_kinds import CPP_DIRECTIVE
+from .line_kinds import CPP_DIRECTIVE, rst_underline
 
 __all__ = ["BRACE_SLACK", "CODE_LINE_SHARE", "OPEN_LINE_SHARE", "CodeLines", "brace_code", "code_lines",
            "docstrings", "may_be_code", "python_module", "slash_comments"]
@@ -64,6 +66,16 @@ _PY_DEF = re.compile(r"^(?:(?:async[ \t]+)?def[ \t]+[A-Za-z_]\w*[ \t]*\(|class[ 
 #: aside: a licence, an encoding) opens a docstring or is a definition: no prose, Markdown or data opens so
 _PY_HEAD = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\r?\n)*(?:[rRuU]?(?:\"\"\"|''')|(?:async[ \t]+)?def[ \t]+[A-Za-z_]\w*[ \t]*\("
                       r"|class[ \t]+[A-Za-z_]\w*[ \t]*[(:])")
+
+#: a text that opens (blank lines aside) with a docstring's quotes: a Python module of mostly its docstring may hold
+#: no brace, hash nor definition, and its lines need not end as code's do
+_DOC_HEAD = re.compile(r"(?:[ \t]*\r?\n)*[rRuU]?(?:\"\"\"|\'\'\')")
+#: a JavaScript module that is one object or array (``module.exports = {``, ``export default [``; its comments and a
+#: ``'use strict'`` line above it aside) to its closing line (``}``, ``};``, ``]``): code of one block, whose lines end
+#: with a comma, not as statements do
+_ONE_BLOCK = re.compile(r"(?:[ \t]*(?://[^\n]*|/\*(?:[^*]|\*(?!/))*\*/[ \t]*|(['\"])use strict\1;?)?\r?\n)*"
+                        r"(?:module\.exports|export[ \t]+default)[ \t]*=?[ \t]*[{\[][ \t]*\r?\n")
+_ONE_BLOCK_END = re.compile(r"[}\]][ \t]*;?[ \t\r\n]*")
 
 
 @dataclass(frozen=True)
@@ -106,8 +118,9 @@ def brace_code(text: str, lo: int, hi: int, last: np.ndarray, directive: np.ndar
 def python_module(text: str, lo: int, hi: int, outside: Callable[[int], bool]) -> bool:
     """Whether ``text[lo:hi]`` is a script (its first line a ``#!`` line) or a Python module: at column 0 it
     defines a function or a class, and it imports at column 0 or opens (blank and ``#`` lines aside) with a
-    docstring or a definition (:data:`_PY_HEAD`), each at an offset that ``outside`` says lies outside a fence or a
-    literal block (the example of a README is no module)."""
+    docstring or a definition (:data:`_PY_HEAD`); or, defining nothing at column 0, it opens with a docstring and
+    imports at column 0; each at an offset that ``outside`` says lies outside a fence or a literal block (the
+    example of a README is no module)."""
     if text.startswith("#!", lo):
         return True
 
@@ -118,16 +131,21 @@ def python_module(text: str, lo: int, hi: int, outside: Callable[[int], bool]) -
                 return True
             m = pattern.search(text, m.end(), hi)
         return False
-    if not found(_PY_DEF):
-        return False
     head = _PY_HEAD.match(text, lo, hi)
-    return (head is not None and outside(head.end() - 1)) or found(_PY_IMPORT)
+    headed = head is not None and outside(head.end() - 1)
+    if not found(_PY_DEF):
+        # (a module with no definition at column 0, mostly its docstring: a package's __init__, a module of
+        # constants: its first line of code opens a docstring, and it imports at column 0)
+        return headed and text[head.end() - 1] in "\"'" and found(_PY_IMPORT)
+    return headed or found(_PY_IMPORT)
 
 
 def may_be_code(text: str, lo: int, hi: int) -> bool:
-    """Whether ``text[lo:hi]`` may be code at all, by searches of a few characters: a brace, a hash, or a Python
-    definition's ``def `` (a module with no comment and no brace). Prose without them pays nothing more."""
-    return text.find("{", lo, hi) >= 0 or text.find("#", lo, hi) >= 0 or text.find("def ", lo, hi) >= 0
+    """Whether ``text[lo:hi]`` may be code at all, by searches of a few characters: a brace, a hash, a Python
+    definition's ``def `` (a module with no comment and no brace), or a text that opens with a docstring's quotes (a
+    module of mostly its docstring). Prose without them pays nothing more."""
+    return text.find("{", lo, hi) >= 0 or text.find("#", lo, hi) >= 0 or text.find("def ", lo, hi) >= 0 \
+        or _DOC_HEAD.match(text, lo, hi) is not None
 
 
 def slash_comments(text: str, spans: Sequence[tuple[int, int, bool]], at: np.ndarray) -> np.ndarray:
@@ -169,6 +187,14 @@ def docstrings(text: str, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
     return np.array(starts, np.int64), np.array(ends, np.int64)
 
 
+def _underline(text: str, a: int, b: int) -> bool:
+    """Whether the line at ``[a, b)`` underlines the line right above it as a reStructuredText title
+    (:func:`~.line_kinds.rst_underline`): ``~~~~`` under ``Usage`` in a docstring or a string is no Markdown fence."""
+    p = text.rfind("\n", 0, a)
+    above = "" if p < 0 else text[text.rfind("\n", 0, p) + 1 : p]
+    return rst_underline(text[a:b], above)
+
+
 def code_lines(text: str, cp: np.ndarray, lo: int, hi: int, ts: np.ndarray, te: np.ndarray, slash: np.ndarray,
                hashed: Callable[[int], bool] | None) -> CodeLines | None:
     """The lines of ``text[lo:hi]`` read as code, or None where it is no code: each line's text from ``ts`` (its
@@ -183,23 +209,27 @@ def code_lines(text: str, cp: np.ndarray, lo: int, hi: int, ts: np.ndarray, te: 
     if ts.size < 2 or not may_be_code(text, lo, hi):
         return None
     first = cp[ts]
+    # (a JavaScript module of one object, a Python module of mostly its docstring: code by their form, whose lines
+    # need not end as statements do; read by a match at the text's head)
+    one = _ONE_BLOCK.match(text, lo, hi) is not None and _ONE_BLOCK_END.fullmatch(text, int(ts[-1]), hi) is not None
+    doc = not one and hashed is not None and _DOC_HEAD.match(text, lo, hi) is not None and hashed(lo)
     # (what can pass the test below, read without a walk: the character before each line's end a mark of code or
     # whitespace, past which the walk reads; a line that opens as a comment's may)
     tail = cp[np.maximum(te - 1, 0)]
     maybe = _in_table(_MAY_OPEN, tail) | _in_table(_TRAIL, tail) | (first == _HASH) | (first == _SLASH) | slash
-    if maybe.sum() < OPEN_LINE_SHARE * ts.size:
+    if maybe.sum() < OPEN_LINE_SHARE * ts.size and not (one or doc):
         return None
     back, _, _ = _walk(cp, te - 1, ts, _TRAIL, 256, back=True)
     last = cp[np.maximum(back, 0)]
     second = cp[np.minimum(ts + 1, cp.size - 1)]
     comment = ((first == _SLASH) & (second == _SLASH)) | slash
     comment |= (first == _SLASH) & (second == _STAR) & (last == _SLASH) & (cp[np.maximum(back - 1, 0)] == _STAR)
-    if (_in_table(_MAY_OPEN, last) | (first == _HASH) | comment).sum() < OPEN_LINE_SHARE * ts.size:
+    if (_in_table(_MAY_OPEN, last) | (first == _HASH) | comment).sum() < OPEN_LINE_SHARE * ts.size and not (one or doc):
         return None  # (no statement, block, directive nor comment to speak of: prose)
-    script = hashed is not None and hashed(lo)
+    script = doc or (not one and hashed is not None and hashed(lo))
     if script:
         comment |= first == _HASH
-    else:
+    elif not one:
         directive = np.zeros(ts.size, bool)
         hashes_at = np.flatnonzero(first == _HASH)
         directive[hashes_at] = [CPP_DIRECTIVE.match(text, int(ts[j]), int(te[j])) is not None
@@ -210,7 +240,8 @@ def code_lines(text: str, cp: np.ndarray, lo: int, hi: int, ts: np.ndarray, te: 
             head[go_on] = 0
             directive = directive[np.maximum.accumulate(head)]
         fences = np.flatnonzero(((first == _TICK) | (first == _TILDE)) & ~comment)
-        fenced = any(text.startswith(("```", "~~~"), int(ts[j])) for j in fences.tolist())
+        fenced = any(text.startswith(("```", "~~~"), int(ts[j])) and not _underline(text, int(ts[j]), int(te[j]))
+                     for j in fences.tolist())  # (a reStructuredText title's underline is no fence)
         if not brace_code(text, lo, hi, last[~comment], directive[~comment], fenced):
             # (a line that opens with "i" or "e" and ends with a quote or ";", in a text that says "import" or
             # "export", may be a module's import: read only where the brace evidence fails)
