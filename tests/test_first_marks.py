@@ -16,6 +16,12 @@ from logichunk.text.charclass import codepoints
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="the compiled kernels are not available")
 
+
+def _forget() -> None:
+    """Drop what the searches kept of earlier texts: the pass's answers and the marks already asked for."""
+    line_kinds._first_marks.cache_clear()  # type: ignore[attr-defined]
+    line_kinds._marks_known.cache_clear()  # type: ignore[attr-defined]
+
 #: pieces dense in the marks' characters, their prefixes and near misses
 _PIECES = ["`", "``", "```", "~", "~~~", "<!-", "<!--", "/", "/*", "*/", ":", "::", "::\n", ":: ", "::\r\n", ".",
            ". ", ".. code", ".. sourcecode", ".. cod", "#", "#+", ";", "; urgency=", "; urgency", "a", " ", "\n",
@@ -50,16 +56,16 @@ def test_the_searches_answer_as_without_the_pass(pieces: list[str], start: int, 
     body = "".join(pieces) or "x"
     text = (mark[0] + " ") * 300 + body * (line_kinds._MARKS_MIN // len(body) + 1)
     start = min(start, len(text))
-    line_kinds._first_marks.cache_clear()  # type: ignore[attr-defined]
+    _forget()
     fast = (line_kinds._contains(text, mark), line_kinds._find(text, mark, start), line_kinds._find(text, mark),
             line_kinds.line_openings(text, mark))
     assert line_kinds._first_marks.peek(text) is not None  # type: ignore[attr-defined]  (the pass ran)
-    line_kinds._first_marks.cache_clear()  # type: ignore[attr-defined]
+    _forget()
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(native, "first_marks", lambda *a: None)
         slow = (line_kinds._contains(text, mark), line_kinds._find(text, mark, start), line_kinds._find(text, mark),
                 line_kinds.line_openings(text, mark))
-        line_kinds._first_marks.cache_clear()  # type: ignore[attr-defined]
+        _forget()
     assert fast == slow
     assert slow == (mark in text, text.find(mark, start), text.find(mark), slow[3])
 
@@ -68,7 +74,44 @@ def test_a_text_whose_marks_are_rare_is_searched_without_the_pass() -> None:
     """Where the marks' first characters are rare (prose), ``str.find`` hops over the text faster than the pass
     reads it: the pass does not run."""
     text = "Plain prose, one line after another.\n" * 400
-    line_kinds._first_marks.cache_clear()  # type: ignore[attr-defined]
+    _forget()
     assert not line_kinds._contains(text, "```")
     assert line_kinds._first_marks.peek(text) is None  # type: ignore[attr-defined]
     assert np.asarray(line_kinds.line_openings(text, "/*")).size == 0
+
+
+def test_a_mark_is_read_once_per_long_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The splitter and the layout ask for some marks two or three times: a long text is searched once per mark,
+    a short one each time (its search costs less than the memo), and the answers stay ``mark in text``."""
+    long = "Plain prose: one line after another.\n" * 200 + "run this::\n\n    x = 1\n"
+    short = "a /* b"
+    _forget()
+    reads: list[tuple[int, str]] = []
+    once = line_kinds._contains_once
+    monkeypatch.setattr(line_kinds, "_contains_once", lambda t, m: reads.append((len(t), m)) or once(t, m))
+    for _ in range(3):
+        assert [line_kinds._contains(long, m) for m in ("::", "/*", "```")] == [True, False, False]
+        assert line_kinds._contains(short, "/*")
+    assert sorted(reads) == sorted([(len(long), "::"), (len(long), "/*"), (len(long), "```")] + [(len(short), "/*")] * 3)
+    _forget()
+
+
+_DIRECTIVE_PIECES = [".. note::", ".. image:: cat.png", ".. code-block:: c", "..", "::", ":", "   :alt: A cat.",
+                     "   :linenos:", "\n", "\n\n", " ", "\t", "text", ".", ": x"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_DIRECTIVE_PIECES), max_size=80), st.booleans())
+def test_directive_options_as_without_the_check_for_their_mark(pieces: list[str], long: bool) -> None:
+    """:func:`~logichunk.text.line_kinds.directive_options` returns at once where the text holds no "::" (every
+    directive holds one): the same options as its search of the whole text finds."""
+    text = "".join(pieces)
+    if long:
+        text = "Prose. " * (line_kinds._MARKS_MIN // 7 + 1) + text
+    _forget()
+    got = line_kinds.directive_options.__wrapped__(text)  # type: ignore[attr-defined]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(line_kinds, "_contains", lambda t, m: True)
+        full = line_kinds.directive_options.__wrapped__(text)  # type: ignore[attr-defined]
+    _forget()
+    assert got == full

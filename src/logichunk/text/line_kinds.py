@@ -362,6 +362,26 @@ def fence_spans(text: str) -> list[tuple[int, int]]:
 
 
 def _contains(text: str, mark: str) -> bool:
+    """``mark in text``, each mark of :data:`_MARKS` read at most once per long text (:func:`_marks_known`: the
+    splitter and the layout ask for "::", "/*" and "#+" two or three times each, every ask a scan of a prose text
+    that holds none), the others by :func:`_contains_once`."""
+    if len(text) < _MARKS_MIN or mark not in _MARK_INDEX:
+        return _contains_once(text, mark)
+    known = _marks_known(text)
+    hit = known.get(mark)
+    if hit is None:
+        hit = known[mark] = _contains_once(text, mark)
+    return hit
+
+
+@text_cache(maxsize=8)
+def _marks_known(text: str) -> dict[str, bool]:
+    """The answers :func:`_contains` has read for the marks of :data:`_MARKS` in ``text``, filled as they are
+    asked (a value per text, kept with it; two threads asking at once both store the same answer)."""
+    return {}
+
+
+def _contains_once(text: str, mark: str) -> bool:
     """``mark in text``, sooner where its first character is rare: that character is found with
     ``str.find`` (a single character's search, some 0.35 ns a character), and the whole mark compared only
     where it occurs. A search for two characters or more reads some 1 ns a character, so the hops go
@@ -625,6 +645,8 @@ def directive_options(text: str) -> list[tuple[int, int]]:
     option's value is one field, not sentences (its ``. `` ends none), and the options are the directive's
     head, which opens its body as the directive's line does."""
     out: list[tuple[int, int]] = []
+    if not _contains(text, "::"):  # (every directive holds "::", most texts none: known once, where the regex
+        return out  # search read the whole text, ~2 ns a character)
     for m in _DIRECTIVE.finditer(text):  # (one search for the directive's marks, then whether it opens its line)
         at = m.start()
         line = text.rfind("\n", 0, at) + 1
