@@ -79,7 +79,7 @@ def test_http_mcp_behind_the_api_key(tmp_path):
             assert d["turn"] == 5
             assert "--mcp-allow DIR" in await refused(s, "add_file", path="tea.md")
             ended = await call(s, "end_conversation", conversation_id="web-1")
-            assert [e["turns"] for e in ended["archived"]] == [[0, 2], [3, 5]]
+            assert [[e["start"], e["end"]] for e in ended["archived"]] == [[0, 2], [3, 5]]
             return await call(s, "recall", query="饺子要点几次凉水", top_k=1)
 
         res = anyio.run(_session, url, {"Authorization": f"Bearer {KEY}"}, more)

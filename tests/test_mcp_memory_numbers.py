@@ -81,7 +81,7 @@ def test_an_archived_topic_is_reported_with_its_stored_numbers(tmp_path):
         said += memory.end("c")["archived"]
         stored = {t.document_id: t for t in topics(store, "c")}
         assert said and all(e["document_id"] in stored for e in said)
-        assert [(e["topic"], e["turns"], e["resumes"]) for e in said] == \
+        assert [(e["topic"], [e["start"], e["end"]], e["resumes"]) for e in said] == \
             [(t.index, [t.start, t.end], t.resumes_topic) for t in (stored[e["document_id"]] for e in said)]
         assert said[0]["topic"] == 8  # (the number 7 the other writer took, bumped)
     finally:

@@ -93,11 +93,11 @@ def test_stdio_documents_search_and_memory_across_restarts(tmp_path):
         async with stdio_server(db) as s:  # another restart: the archived topics are in the store
             res = await call(s, "recall", query="饺子怎么煮，要点几次凉水", top_k=2)
             top = res["episodes"][0]
-            assert top["conversation_id"] == "chat-1" and top["turns"] == [3, 5]
+            assert top["conversation_id"] == "chat-1" and [top["start"], top["end"]] == [3, 5]
             assert [(e["user"], e["assistant"]) for e in top["exchanges"]] == TURNS[3:]
             res = await call(s, "recall", query="sort a pandas DataFrame", conversation_id="chat-1", top_k=1)
             top = res["episodes"][0]
-            assert top["turns"] == [0, 2] and [(e["user"], e["assistant"]) for e in top["exchanges"]] == TURNS[:3]
+            assert [top["start"], top["end"]] == [0, 2] and [(e["user"], e["assistant"]) for e in top["exchanges"]] == TURNS[:3]
             assert "open_turns" not in res  # everything is archived
             # the knowledge base survived too
             res = await call(s, "search", query="桃花林", top_k=1)
@@ -109,7 +109,7 @@ def test_stdio_documents_search_and_memory_across_restarts(tmp_path):
         ids = await first()
         ended = await second()
         # the topic change (pandas -> dumplings) is where the conversation was cut, across the restart
-        assert [e["turns"] for e in ended["archived"]] == [[0, 2], [3, 5]], ended
+        assert [[e["start"], e["end"]] for e in ended["archived"]] == [[0, 2], [3, 5]], ended
         assert all(e["archived"] and e["document_id"] for e in ended["archived"])
         await third(ids)
 
@@ -188,7 +188,7 @@ def test_stdio_with_the_default_embedder(tmp_path):
             # with a real embedder the switch to another language and subject is seen at once
             assert out[3]["decision"] == "split" and out[3]["topic"] == 1
             ended = await call(s, "end_conversation", conversation_id="e5")
-            assert [e["turns"] for e in ended["archived"]] == [[0, 2], [3, 5]]
+            assert [[e["start"], e["end"]] for e in ended["archived"]] == [[0, 2], [3, 5]]
 
     anyio.run(main)
 

@@ -57,7 +57,7 @@ async def _end(c: Client) -> dict[str, Any]:
 
 
 def _key(d: dict[str, Any]) -> tuple:
-    return d["turn"], d["decision"], d["decided_by"], d["score"], d["topic"], [e["turns"] for e in d["archived"]]
+    return d["turn"], d["decision"], d["decided_by"], d["score"], d["topic"], [[e["start"], e["end"]] for e in d["archived"]]
 
 
 @pytest.mark.parametrize("cut", [1, 3, 5, 7, 8])
@@ -69,7 +69,7 @@ def test_a_restart_between_turns_changes_no_decision(tmp_path, cut):
     after = _run(tmp_path / "b.db", _remember(turns[cut:]))  # a new server: the open turns come from the store
     end_b = _run(tmp_path / "b.db", _end)
     assert [_key(d) for d in before + after] == [_key(d) for d in straight]
-    assert [(e["turns"], e["title"]) for e in end_b["archived"]] == [(e["turns"], e["title"]) for e in end_a["archived"]]
+    assert [([e["start"], e["end"]], e["title"]) for e in end_b["archived"]] == [([e["start"], e["end"]], e["title"]) for e in end_a["archived"]]
 
 
 def test_a_topic_is_archived_once_final_and_recall_shows_the_open_turns(tmp_path):
@@ -79,14 +79,14 @@ def test_a_topic_is_archived_once_final_and_recall_shows_the_open_turns(tmp_path
     # the review confirms the pandas -> dumplings boundary once three turns follow it, and topic 0 is final
     # once the gap after the new topic's first turn is judged too (min_topic_turns=2: a one-turn topic may
     # still join the one before it)
-    assert [(t, e["topic"], e["turns"]) for t, e in archived] == [(7, 0, [0, 2])]
-    assert out[-1]["open_turns"] == [3, 7]
+    assert [(t, e["topic"], [e["start"], e["end"]]) for t, e in archived] == [(7, 0, [0, 2])]
+    assert out[-1]["open"] == {"start": 3, "end": 7, "turns": 5}
 
     async def recall(c: Client) -> dict[str, Any]:
         return await call(c, "recall", query="pandas DataFrame", conversation_id="c1", top_k=3)
 
     res = _run(db, recall)
-    assert [e["turns"] for e in res["episodes"]] == [[0, 2]]  # the open topic is not archived yet...
+    assert [[e["start"], e["end"]] for e in res["episodes"]] == [[0, 2]]  # the open topic is not archived yet...
     assert [(t["user"], t["assistant"]) for t in res["open_turns"]] == [*TURNS[3:], MORE, LATER[0]]  # ...but readable
 
 
@@ -94,11 +94,11 @@ def test_a_conversation_continued_after_its_end_numbers_on(tmp_path):
     db = tmp_path / "n.db"
     _run(db, _remember(TURNS[:3]))
     first = _run(db, _end)
-    assert [e["turns"] for e in first["archived"]] == [[0, 2]]
+    assert [[e["start"], e["end"]] for e in first["archived"]] == [[0, 2]]
     again = _run(db, _remember(TURNS[3:]))  # a new session of the same conversation
     assert [d["turn"] for d in again] == [3, 4, 5] and again[0]["topic"] == 1
     second = _run(db, _end)
-    assert [(e["topic"], e["turns"]) for e in second["archived"]] == [(1, [3, 5])] and second["topics"] == 2
+    assert [(e["topic"], [e["start"], e["end"]]) for e in second["archived"]] == [(1, [3, 5])] and second["topics"] == 2
 
     async def recall(c: Client) -> dict[str, Any]:
         return await call(c, "recall", query="饺子皮用什么面粉", conversation_id="c1", top_k=1)
@@ -403,7 +403,7 @@ def test_two_servers_on_one_database_keep_one_conversation(tmp_path):
         said.append(a.remember("shared", *TURNS[3]))  # A's view is stale: it numbers on from the store
         assert [d["turn"] for d in said] == [0, 1, 2, 3]
         ended = a.end("shared")
-        assert [e["turns"] for e in ended["archived"]][-1][-1] == 3
+        assert [[e["start"], e["end"]] for e in ended["archived"]][-1][-1] == 3
         again = b.end("shared")
         assert again["archived"] == [] and "nothing was pending" in again["note"]
         assert b.remember("shared", *TURNS[4])["turn"] == 4  # the conversation goes on after both ended it

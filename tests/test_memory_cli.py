@@ -90,10 +90,10 @@ def test_replay_labelled_units_reports_pk_and_archives(tmp_path, capsys):
     code, out, err = run(["memory", "topics", "--db", db, "--embedder", "hash:64", "--format", "jsonl"], capsys)
     stored = {t["document_id"]: t for t in map(json.loads, out.splitlines())}
     eps = [r for r in again if r["type"] == "episode"]
-    assert eps and all((e["episode"], e["start"], e["end"]) == (stored[e["document_id"]]["topic"],
+    assert eps and all((e["topic"], e["start"], e["end"]) == (stored[e["document_id"]]["topic"],
                        stored[e["document_id"]]["start"], stored[e["document_id"]]["end"]) for e in eps)
     for c in convs:
-        turns = [r["turn"] for r in again if r["type"] == "decision" and r["conversation"] == c.id]
+        turns = [r["turn"] for r in again if r["type"] == "decision" and r["conversation_id"] == c.id]
         assert turns == list(range(len(c.blocks), 2 * len(c.blocks)))
 
 
@@ -101,7 +101,7 @@ def test_replay_conversation_per_line(tmp_path, capsys):
     f = write(tmp_path, "c.jsonl", [{"id": "one", "turns": TURNS[:2]}, {"id": "two", "turns": TURNS[2:]}])
     code, out, _ = run(["memory", "replay", f, "--format", "jsonl", "--embedder", "hash"], capsys)
     recs = [json.loads(line) for line in out.splitlines()]
-    assert code == 0 and {r["conversation"] for r in recs if r["type"] == "decision"} == {"one", "two"}
+    assert code == 0 and {r["conversation_id"] for r in recs if r["type"] == "decision"} == {"one", "two"}
     assert [r["turn"] for r in recs if r["type"] == "decision"] == [0, 1, 0, 1]
 
 

@@ -177,7 +177,7 @@ def test_the_link_is_stored_and_recalled(make_store):
     assert all(t.resumes is None for t in recs if t is not back)
     hit = next(h for h in search_topics(store, "sticky sourdough dough", top_k=5) if h.topic.start == RETURN)
     d = hit.to_dict()  # (JSON: the topic number, as an episode's and MCP's recall; its document beside it)
-    assert (d["resumes"], d["resumes_document"], d["resumes_topic"]) == (first.index, first.document_id, first.index)
+    assert (d["resumes"], d["resumes_document"]) == (first.index, first.document_id) and "resumes_topic" not in d
 
 
 def test_a_return_in_a_later_session_is_linked_in_the_store(make_store):
@@ -312,8 +312,8 @@ def test_the_mcp_tools_show_the_link(tmp_path):
     finally:
         stores.close()
     archived = [e for d in said for e in d["archived"]] + end["archived"]
-    assert [(e["turns"][0], e["resumes"]) for e in archived] == [(0, None), (3, None), (4, None), (8, 0)]
-    back = next(e for e in found["episodes"] if e["turns"][0] == RETURN)
+    assert [(e["start"], e["resumes"]) for e in archived] == [(0, None), (3, None), (4, None), (8, 0)]
+    back = next(e for e in found["episodes"] if e["start"] == RETURN)
     assert back["resumes"] == 0 and back["resumes_document"] == archived[0]["document_id"]
     assert back["resumes_similarity"] >= 0.3927
     assert all("resumes" in e for e in found["episodes"])
@@ -345,4 +345,4 @@ def test_the_mcp_tools_link_a_return_in_a_later_session(tmp_path):
         end = anyio.run(main)
     finally:
         stores.close()
-    assert [(e["turns"][0], e["resumes"]) for e in end["archived"]] == [(RETURN, 0)]
+    assert [(e["start"], e["resumes"]) for e in end["archived"]] == [(RETURN, 0)]

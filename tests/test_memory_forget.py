@@ -61,7 +61,7 @@ def test_the_cli_forgets_and_says_so_in_one_line(memory, tmp_path, capsys):
     db = str(tmp_path / "m.db")
     assert main(["memory", "forget", "chat-1", "--db", db, "--embedder", "hash:128", "--format", "jsonl"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert (out["conversation"], out["topics"], out["open_turns"], out["deleted"]) == ("chat-1", 0, 1, True)
+    assert (out["conversation_id"], out["topics"], out["open_turns"], out["deleted"]) == ("chat-1", 0, 1, True)
     assert main(["memory", "forget", "chat-1", "--db", db, "--embedder", "hash:128"]) == 2
     err = capsys.readouterr().err
     assert "no conversation 'chat-1'" in err and err.count("\n") == 1

@@ -168,7 +168,7 @@ def test_mcp_search_gives_documents_unless_asked_and_memory_tools_take_a_project
                               assistant="On db-staging-3, port 5433.", project="ops")
             assert turn["turn"] == 0
             ended = await call(c, "end_conversation", conversation_id="p", project="ops")
-            assert [e["turns"] for e in ended["archived"]] == [[0, 0]]
+            assert [[e["start"], e["end"]] for e in ended["archived"]] == [[0, 0]]
             there = await call(c, "recall", query="staging database port", project="ops")
             assert [e["conversation_id"] for e in there["episodes"]] == ["p"]
             here = await call(c, "recall", query="staging database port")

@@ -50,6 +50,7 @@ from ..memory import (
 )
 from ..memory.archive import MAX_ID_CHARS, TOPIC_CUT_VECTORS, check_conversation_id, render_block
 from ..memory.block import check_turn_text
+from ..memory.episode import topic_json
 from ..memory.forget import forget
 from ..memory.resume import threshold_of
 from .kb import Limits, Project, _check_top_k, check_text, plain
@@ -285,10 +286,11 @@ class Conversations:
         # archived already are cut; the link is over the conversation's earlier sessions too)
         topic, first, last = o.archiver.numbers.get(ep.document_id) or \
             (o.archiver.number(ep.index), o.turn0 + ep.start, o.turn0 + ep.end)  # (not archived: the store refused it)
-        return {"topic": topic, "turns": [first, last], "title": ep.title,
-                "document_id": ep.document_id, "archived": ep.document_id is not None,
-                "resumes": ep.resumes, "resumes_document": ep.resumes_document,  # (as recall and `topics` give them)
-                "resumes_similarity": None if ep.resumes_similarity is None else round(ep.resumes_similarity, 4)}
+        return {**topic_json(o.archiver.conversation_id, topic, first, last, title=ep.title,
+                             document_id=ep.document_id, started_at=ep.started_at, ended_at=ep.ended_at,
+                             resumes=ep.resumes, resumes_document=ep.resumes_document,
+                             resumes_similarity=ep.resumes_similarity),
+                "archived": ep.document_id is not None}
 
     @staticmethod
     def _anchor_vector(o: _Open | None, block: LogicalBlock) -> tuple[str, np.ndarray | None]:
@@ -348,7 +350,7 @@ class Conversations:
             "topic": o.archiver.number(d.topic), "reason": d.reason,
             "revisions": [{**r.to_dict(), "turn": o.turn0 + r.turn} for r in d.revisions],
             "archived": [self._episode(o, e) for e in d.closed],
-            "open_turns": [o.turn0 + first, o.turn0 + end - 1],
+            "open": {"start": o.turn0 + first, "end": o.turn0 + end - 1, "turns": end - first},
         }
         if o.p.note and not o.noted:  # (said once per session, not on every turn)
             out["note"] = o.p.note
@@ -424,12 +426,7 @@ class Conversations:
                 except InputError:  # a topic of it was deleted: its turns are not contiguous any more
                     turns_of[c] = None
             blocks = turns_of[c]
-            ep: dict[str, Any] = {"conversation_id": c, "topic": t.index, "title": t.title, "turns": [t.start, t.end],
-                                  "score": round(float(h.score), 4), "matched_text": h.text,
-                                  "document_id": t.document_id, "started_at": t.started_at, "ended_at": t.ended_at,
-                                  "resumes": t.resumes_topic, "resumes_document": t.resumes,
-                                  "resumes_similarity": None if t.resumes_similarity is None
-                                  else round(t.resumes_similarity, 4), "exchanges": None}
+            ep: dict[str, Any] = {**h.to_dict(), "exchanges": None}  # (the shape of `memory topics QUERY`'s lines)
             if blocks is not None:
                 a = t.start - firsts[c]
                 full = [_exchange(t.start + i, b) for i, b in enumerate(blocks[a : a + t.turns])]

@@ -491,8 +491,9 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
         """Record one exchange of a conversation. Returns the decision on it: `adsorb` (same topic),
         `split` (a new topic starts here) or `force_adsorb` (a short filler such as 'ok, go on'),
         who decided (`decided_by`: heuristic, screen, arbiter, guard, first) and the evidence
-        `score`; and any earlier topic that is now final and `archived` (searchable with recall; its
-        `resumes`: the earlier topic of the conversation it returns to, or null)."""
+        `score`; any earlier topic that is now final and `archived` (searchable with recall; its turns
+        `start`..`end`, `turns` of them; its `resumes`: the earlier topic of the conversation it returns to,
+        or null); and the turns still `open` (not in a final topic yet)."""
         return memory(project, create=True).remember(conversation_id, user, assistant, rewritten_query)
 
     @tool(read_only)
@@ -508,7 +509,7 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
                = RECALL_CHARS,
                project: ProjectArg = None) -> dict[str, Any]:
         """Find earlier topics of conversations ("what did we discuss about X"): episodes best first,
-        each with its turn range, title, score, `resumes` (the earlier topic of its conversation it
+        each with its turns (`start`..`end`, `turns` of them), title, score, `resumes` (the earlier topic of its conversation it
         returns to: its number, `resumes_document`, and `resumes_similarity`, the cosine of the two
         topics' subjects; null when none) and its exact exchanges (user and assistant text, at most
         `max_chars` characters per topic: a longer topic says what was cut in `truncated`, and a cut text

@@ -41,7 +41,7 @@ from ..errors import InputError, LogichunkError
 from ..store import schema
 from ..text.decode import check_not_blank, check_unicode
 from .block import LogicalBlock, check_count
-from .episode import Episode
+from .episode import Episode, topic_json
 from .resume import Link, best_link, threshold_of
 from .subjects import StoredSubjects
 
@@ -305,14 +305,11 @@ class TopicRecord:
     resumes_similarity: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON of a topic (``memory topics --format jsonl``): ``resumes`` is the number of the topic it returns
-        to, as an episode's and MCP's ``recall`` say it (it was that topic's document id here), that topic's document
-        ``resumes_document``, and ``resumes_topic`` the number again (its name here before)."""
-        return {"document_id": self.document_id, "conversation": self.conversation_id, "topic": self.index,
-                "start": self.start, "end": self.end, "started_at": self.started_at, "ended_at": self.ended_at,
-                "title": self.title, "turns": self.turns, "resumes": self.resumes_topic,
-                "resumes_document": self.resumes, "resumes_topic": self.resumes_topic,
-                "resumes_similarity": None if self.resumes_similarity is None else round(self.resumes_similarity, 4)}
+        """The topic's JSON (:func:`~.episode.topic_json`: the shape of every interface's topics)."""
+        return topic_json(self.conversation_id, self.index, self.start, self.end, title=self.title,
+                          document_id=self.document_id, started_at=self.started_at, ended_at=self.ended_at,
+                          resumes=self.resumes_topic, resumes_document=self.resumes,
+                          resumes_similarity=self.resumes_similarity)
 
 
 # (the link is read through the earlier topic's row: a deleted topic links nothing)
@@ -371,7 +368,9 @@ class TopicHit:
     chunk_id: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.topic.to_dict(), "score": round(float(self.score), 4), "text": self.text,
+        """The topic's JSON, its ``score`` and the chunk that matched (``matched_text``, ``chunk_id``): the shape
+        of ``memory topics QUERY --format jsonl`` and of an episode of MCP's ``recall``."""
+        return {**self.topic.to_dict(), "score": round(float(self.score), 4), "matched_text": self.text,
                 "chunk_id": self.chunk_id}
 
 

@@ -148,18 +148,18 @@ def cmd_replay(args: argparse.Namespace) -> int:
                 totals["wd"].append(score["windowdiff"])
             if jsonl:  # (numbered as the store numbers them when these turns continue a stored conversation)
                 for d, b in zip(decisions, conv.blocks, strict=True):
-                    print(json.dumps({"type": "decision", "conversation": conv.id,
+                    print(json.dumps({"type": "decision", "conversation_id": conv.id,
                                       **_as_stored(d.to_dict(), before, topics_before), "text": b.query},
                                      ensure_ascii=False))
                 for r in p.flush_revisions:  # made at the end of the conversation, after the last decision
-                    print(json.dumps({"type": "revision", "conversation": conv.id, "at": "flush",
+                    print(json.dumps({"type": "revision", "conversation_id": conv.id, "at": "flush",
                                       **_as_stored(r.to_dict(), before, topics_before)}, ensure_ascii=False))
                 for e in episodes:
-                    print(json.dumps({"type": "episode", "conversation": conv.id,
+                    print(json.dumps({"type": "episode",
                                       **_as_stored(e.to_dict(with_blocks=args.blocks), before, topics_before)},
                                      ensure_ascii=False))
                 if score:
-                    print(json.dumps({"type": "score", "conversation": conv.id, **score}, ensure_ascii=False))
+                    print(json.dumps({"type": "score", "conversation_id": conv.id, **score}, ensure_ascii=False))
             else:
                 _print_conversation(conv, decisions, episodes, score, p.flush_revisions, before, topics_before)
     finally:
@@ -192,7 +192,7 @@ def _review_line(r, turns: int = 0) -> str:
 
 
 _TURN_KEYS = ("turn", "start", "end")
-_TOPIC_KEYS = ("episode", "topic")  # (an episode's ``resumes`` is the conversation's number already)
+_TOPIC_KEYS = ("topic",)  # (an episode's ``resumes`` is the conversation's number already)
 
 
 def _as_stored(rec: dict[str, Any], turns: int, topics: int) -> dict[str, Any]:
@@ -356,9 +356,9 @@ def cmd_topics(args: argparse.Namespace) -> int:
             print(json.dumps(r, ensure_ascii=False))
         else:
             score = f"{r['score']:7.4f}  " if "score" in r else ""
-            back = "" if r.get("resumes_topic") is None else \
-                f"  (resumes #{r['resumes_topic']}, cos {r['resumes_similarity']:.2f})"
-            print(f"{score}{r['conversation']} #{r['topic']:<3} turns {r['start']}-{r['end']}  {one_line(r['title'], 60)}"
+            back = "" if r.get("resumes") is None else \
+                f"  (resumes #{r['resumes']}, cos {r['resumes_similarity']:.2f})"
+            print(f"{score}{r['conversation_id']} #{r['topic']:<3} turns {r['start']}-{r['end']}  {one_line(r['title'], 60)}"
                   f"{back}")
     if not rows and args.format != "jsonl":
         print("(no topics)")

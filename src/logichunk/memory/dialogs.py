@@ -3,9 +3,11 @@
 Three line shapes are accepted (one shape per file):
 
 * **a turn per line** — ``{"user": "...", "assistant": "...", "rewritten_query"?, "tool_calls"?: [{"name",
-  "arguments", "result"}], "started_at"?, "ended_at"?, "meta"?, "conversation"?: "id"}``; consecutive
-  lines with the same ``conversation`` (or none) form one conversation;
-* **a conversation per line** — ``{"id": "...", "turns": [turn, ...]}``;
+  "arguments", "result"}], "started_at"?, "ended_at"?, "meta"?, "conversation_id"?: "id"}``
+  (``conversation`` is read as ``conversation_id``); the lines of one ``conversation_id`` form one
+  conversation, in file order, even when other conversations' lines come between them (an agent's log
+  interleaves its users); consecutive lines without one form one conversation;
+* **a conversation per line** — ``{"id": "...", "turns": [turn, ...]}`` (or ``"conversation_id"``);
 * **a labelled dialogue per line** — the segmentation format of ``../shared/data/dialogue``:
   ``{"id", "units": [str], "boundaries"?: [int]}``; each unit is one turn and the gold boundaries are
   kept (replay then reports Pk against them).
@@ -62,14 +64,10 @@ def read_conversations(path: str | Path) -> list[Conversation]:
         text = read_path(p)
     out: list[Conversation] = []
     shape: str | None = None
-    cur_id: str | None = None
-    cur: list[LogicalBlock] = []
-
-    def close() -> None:
-        nonlocal cur
-        if cur:
-            out.append(Conversation(cur_id or f"conversation-{len(out)}", tuple(cur)))
-        cur = []
+    # turn-per-line files: the turns of each conversation in file order (None: a run of lines without an id),
+    # the conversations in the order of their first line
+    groups: list[tuple[str | None, list[LogicalBlock]]] = []
+    named: dict[str, int] = {}
 
     for no, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -99,29 +97,48 @@ def read_conversations(path: str | Path) -> list[Conversation]:
                         blocks.append(LogicalBlock.from_dict(t))
                     except InputError as e:
                         raise InputError(f"turn {k}: {e}") from None
-                out.append(Conversation(str(row.get("id", f"conversation-{len(out)}")), tuple(blocks)))
+                conv = _conversation_id(row, ("id", "conversation_id"))
+                out.append(Conversation(conv or f"conversation-{len(out)}", tuple(blocks)))
             else:
-                conv = _conversation_id(row.get("conversation"))
-                if cur and conv != cur_id:
-                    close()
-                cur_id = conv
-                cur.append(LogicalBlock.from_dict(row))
+                conv = _conversation_id(row, ("conversation_id", "conversation"))
+                block = LogicalBlock.from_dict(row)
+                if conv is None and groups and groups[-1][0] is None:
+                    groups[-1][1].append(block)
+                elif conv is not None and conv in named:
+                    groups[named[conv]][1].append(block)
+                else:
+                    if conv is not None:
+                        named[conv] = len(groups)
+                    groups.append((conv, [block]))
         except InputError as e:
             raise InputError(f"{where}: {e}") from None
-    close()
+    out.extend(Conversation(conv or f"conversation-{k}", tuple(blocks)) for k, (conv, blocks) in enumerate(groups))
     if not out:
         raise InputError(f"{source}: no turns (the file is empty or only blank lines)")
     return out
 
 
-def _conversation_id(v: Any) -> str | None:
-    """A turn's ``conversation``: a string, or a whole number taken as its digits (a dataset's numeric id);
-    anything else (true, 5.0, a list) would become an id nobody typed, so it is refused."""
-    if v is None or isinstance(v, str):
-        return v
-    if isinstance(v, int) and not isinstance(v, bool):
-        return str(v)
-    raise InputError(f"'conversation' must be a string, got {json.dumps(v)}")
+def _conversation_id(row: Mapping[str, Any], keys: tuple[str, str]) -> str | None:
+    """The conversation id of a line under either of its two ``keys`` (``conversation_id``, the name every
+    JSON output and MCP use, and the file format's earlier name): a string, or a whole number taken as its
+    digits (a dataset's numeric id); None when neither is given. Anything else (true, 5.0, a list) would
+    become an id nobody typed, and two keys naming different ids leave the turn's conversation unsaid: both
+    refused. (``conversation_id`` was not read before: the turns of every conversation of a file that used
+    it were replayed, and archived, as one conversation.)"""
+    got: dict[str, str] = {}
+    for k in keys:
+        v = row.get(k)
+        if v is None:
+            continue
+        if isinstance(v, int) and not isinstance(v, bool):
+            v = str(v)
+        if not isinstance(v, str):
+            raise InputError(f"{k!r} must be a string, got {json.dumps(v)}")
+        got[k] = v
+    if len(set(got.values())) > 1:
+        raise InputError(f"{keys[0]!r} and {keys[1]!r} name different conversations "
+                         f"({got[keys[0]]!r}, {got[keys[1]]!r}): give one")
+    return next(iter(got.values()), None)
 
 
 def _units(row: Mapping[str, Any], k: int) -> Conversation:

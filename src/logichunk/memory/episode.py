@@ -14,7 +14,23 @@ import numpy as np
 
 from .block import LogicalBlock, is_filler
 
-__all__ = ["Action", "Decision", "Episode", "Revision", "Step"]
+__all__ = ["Action", "Decision", "Episode", "Revision", "Step", "topic_json"]
+
+
+def topic_json(conversation_id: str | None, topic: int, start: int, end: int, *, title: str,
+               document_id: str | None, started_at: float | None, ended_at: float | None,
+               resumes: int | None = None, resumes_document: str | None = None,
+               resumes_similarity: float | None = None) -> dict[str, Any]:
+    """The JSON of a topic, one shape wherever one is shown: ``memory replay`` and ``memory topics`` (CLI
+    jsonl), :meth:`Episode.to_dict` and :meth:`~.archive.TopicRecord.to_dict` (library), MCP's ``remember``,
+    ``end_conversation`` and ``recall`` (stdio and ``/mcp``). Why one function: the CLI said
+    ``conversation`` and a count of ``turns`` where MCP said ``conversation_id`` and ``turns: [first,
+    last]``, so an agent reading both had to know which. Now: ``conversation_id``; ``start`` and ``end``,
+    the first and last turn (inclusive, the conversation's numbers); ``turns`` how many; ``resumes`` the
+    number of the earlier topic it returns to and ``resumes_document`` that topic's document."""
+    return {"conversation_id": conversation_id, "topic": topic, "start": start, "end": end, "turns": end - start + 1,
+            "title": title, "document_id": document_id, "started_at": started_at, "ended_at": ended_at,
+            "resumes": resumes, "resumes_document": resumes_document, "resumes_similarity": _r(resumes_similarity)}
 
 
 class Action(StrEnum):
@@ -103,15 +119,11 @@ class Episode:
         return _short(self.blocks[0].query, 80)
 
     def to_dict(self, *, with_blocks: bool = True) -> dict[str, Any]:
-        d: dict[str, Any] = {"episode": self.index, "start": self.start, "end": self.end, "turns": len(self.blocks),
-                             "title": self.title, "started_at": self.started_at, "ended_at": self.ended_at,
-                             "document_id": self.document_id}
-        if self.conversation_id is not None:
-            d["conversation"] = self.conversation_id
-        d["resumes"] = self.resumes
-        d["resumes_similarity"] = _r(self.resumes_similarity)
-        if self.resumes_document is not None:
-            d["resumes_document"] = self.resumes_document
+        """The topic's JSON (:func:`topic_json`) in this session's numbers, with its turns (``blocks``)."""
+        d = topic_json(self.conversation_id, self.index, self.start, self.end, title=self.title,
+                       document_id=self.document_id, started_at=self.started_at, ended_at=self.ended_at,
+                       resumes=self.resumes, resumes_document=self.resumes_document,
+                       resumes_similarity=self.resumes_similarity)
         if with_blocks:
             d["blocks"] = [b.to_dict() for b in self.blocks]
         return d

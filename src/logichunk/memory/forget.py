@@ -26,7 +26,7 @@ class Forgotten:
     open_turns: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"conversation": self.conversation_id, "topics": len(self.documents), "documents": list(self.documents),
+        return {"conversation_id": self.conversation_id, "topics": len(self.documents), "documents": list(self.documents),
                 "open_turns": self.open_turns, "deleted": True}
 
 

@@ -1,0 +1,141 @@
+"""One JSON shape for a conversation's topics whichever interface an agent developer meets them through: the
+library (``TopicRecord``/``TopicHit``/``Episode``/``Forgotten`` ``to_dict``), the CLI's jsonl (``memory replay``,
+``memory topics``, ``memory forget``) and the MCP tools (``remember``, ``end_conversation``, ``recall``,
+``forget_conversation``; ``/mcp`` serves the same functions). Before, the CLI said ``conversation`` and a count
+of ``turns`` where MCP said ``conversation_id`` and ``turns: [first, last]``; now ``conversation_id``,
+``start``/``end`` (inclusive) and ``turns`` (how many) everywhere (:func:`logichunk.memory.episode.topic_json`).
+
+And the replay files read the id under that name: a turn-per-line file that said ``conversation_id`` (what
+every output says) was replayed as one conversation, its users' turns mixed, and one whose conversations'
+lines interleave (an agent's log) was cut into a conversation per run of lines, numbered from 0 each time."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anyio
+import pytest
+
+pytest.importorskip("mcp")
+
+from mcp import Client  # noqa: E402
+
+from logichunk.cli import main  # noqa: E402
+from logichunk.config import Settings  # noqa: E402
+from logichunk.integrations import kb  # noqa: E402
+from logichunk.integrations.mcp_server import build_server  # noqa: E402
+from logichunk.memory import load_conversation, read_conversations, search_topics, topics  # noqa: E402
+from logichunk.store import Store  # noqa: E402
+from mcp_helpers import TURNS, call  # noqa: E402
+
+EMB = "hash:128"
+KEYS = ["conversation_id", "topic", "start", "end", "turns", "title", "document_id", "started_at", "ended_at", "resumes",
+        "resumes_document", "resumes_similarity"]  # (memory.episode.topic_json)
+QUERY = "饺子皮用什么面粉"
+
+
+def _mcp(db: str, fn: Any) -> Any:
+    s = Settings(db=db, embedder=EMB)
+    stores = kb.Stores(s)
+    try:
+        server = build_server(stores, s)
+
+        async def go() -> Any:
+            async with Client(server) as c:
+                return await fn(c)
+
+        return anyio.run(go)
+    finally:
+        stores.close()
+
+
+def _cli(capsys, *argv: str) -> list[dict[str, Any]]:
+    assert main(list(argv)) == 0
+    return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+
+@pytest.fixture(scope="module")
+def mcp_db(tmp_path_factory) -> tuple[str, dict[str, Any]]:
+    """A conversation remembered and ended through MCP (pandas, then dumplings), with what the tools said."""
+    db = str(tmp_path_factory.mktemp("shape") / "m.db")
+
+    async def fn(c: Client) -> dict[str, Any]:
+        said = [await call(c, "remember", conversation_id="chat-1", user=u, assistant=a) for u, a in TURNS]
+        end = await call(c, "end_conversation", conversation_id="chat-1")
+        found = await call(c, "recall", query=QUERY, conversation_id="chat-1", top_k=5)
+        return {"remember": said, "end": end, "recall": found}
+
+    return db, _mcp(db, fn)
+
+
+def _topic(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: d[k] for k in KEYS}
+
+
+def test_a_topic_is_one_shape_in_the_library_the_cli_and_mcp(mcp_db, capsys):
+    db, said = mcp_db
+    archived = [e for r in said["remember"] for e in r["archived"]] + said["end"]["archived"]
+    assert len(archived) >= 2 and all(set(KEYS) <= e.keys() for e in archived)
+    with Store.open(db, settings=Settings(embedder=EMB)) as store:
+        lib = [t.to_dict() for t in topics(store, "chat-1")]
+        hits = [h.to_dict() for h in search_topics(store, QUERY, 5, conversation_id="chat-1")]
+    assert [list(t) for t in lib] == [KEYS] * len(lib)  # (the library's: exactly the shape)
+    assert [_topic(e) for e in archived] == lib  # MCP remember/end_conversation == the library
+    for e in archived:
+        assert e["conversation_id"] == "chat-1" and e["turns"] == e["end"] - e["start"] + 1
+    cli = _cli(capsys, "memory", "topics", "--db", db, "--embedder", EMB, "--format", "jsonl")
+    assert cli == lib
+    cli_hits = _cli(capsys, "memory", "topics", QUERY, "--conversation", "chat-1", "--db", db, "--embedder", EMB,
+                    "--format", "jsonl")
+    mcp_hits = said["recall"]["episodes"]
+    assert cli_hits == hits and [{k: e[k] for k in cli_hits[0]} for e in mcp_hits] == cli_hits
+    assert all({"matched_text", "chunk_id", "score"} <= h.keys() for h in cli_hits)
+    remembered = said["remember"][-1]
+    assert remembered["conversation_id"] == "chat-1" and remembered["open"]["turns"] == \
+        remembered["open"]["end"] - remembered["open"]["start"] + 1
+
+
+def test_a_replayed_episode_is_the_stored_topic_and_forget_says_conversation_id(mcp_db, tmp_path, capsys):
+    db, _ = mcp_db
+    f = tmp_path / "d.jsonl"
+    f.write_text("".join(json.dumps({"user": u, "assistant": a, "conversation_id": "chat-2"}, ensure_ascii=False) + "\n"
+                         for u, a in TURNS), encoding="utf-8")
+    recs = _cli(capsys, "memory", "replay", str(f), "--db", db, "--embedder", EMB, "--quiet", "--format", "jsonl")
+    eps = [{k: v for k, v in r.items() if k != "type"} for r in recs if r["type"] == "episode"]
+    assert eps and {r["conversation_id"] for r in recs if r["type"] != "summary"} == {"chat-2"}
+    with Store.open(db, settings=Settings(embedder=EMB)) as store:
+        assert eps == [t.to_dict() for t in topics(store, "chat-2")]
+    cli = _cli(capsys, "memory", "forget", "chat-2", "--db", db, "--embedder", EMB, "--format", "jsonl")[0]
+
+    async def fn(c: Client) -> dict[str, Any]:
+        return await call(c, "forget_conversation", conversation_id="chat-1")
+
+    gone = _mcp(db, fn)
+    assert list(cli) == list(gone) and cli["conversation_id"] == "chat-2" and gone["conversation_id"] == "chat-1"
+
+
+def test_a_file_names_conversations_by_conversation_id_and_interleaved_lines_keep_them_apart(tmp_path, capsys):
+    a = [("How do I read a CSV file into pandas?", "pandas.read_csv."), ("And sort it by date?", "sort_values('date').")]
+    b = [("饺子馅怎么调？", "猪肉白菜三比二。"), ("饺子煮几次？", "点三次凉水。")]
+    lines = [{"user": u, "assistant": x, "conversation_id": c}
+             for (u, x), c in zip([a[0], b[0], a[1], b[1]], ["A", "B", "A", "B"], strict=True)]
+    f = tmp_path / "log.jsonl"
+    f.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in lines), encoding="utf-8")
+    convs = read_conversations(f)
+    assert [(c.id, [(t.user, t.assistant) for t in c.blocks]) for c in convs] == [("A", a), ("B", b)]
+    db = str(tmp_path / "m.db")
+    recs = _cli(capsys, "memory", "replay", str(f), "--db", db, "--embedder", EMB, "--quiet", "--format", "jsonl")
+    assert [(r["conversation_id"], r["turn"]) for r in recs if r["type"] == "decision"] == \
+        [("A", 0), ("A", 1), ("B", 0), ("B", 1)]
+    with Store.open(db, settings=Settings(embedder=EMB)) as store:
+        assert [(t.user, t.assistant) for t in load_conversation(store, "B")] == b
+    # the file format's earlier name still reads; two names for two ids is one line, not a guess
+    f.write_text(json.dumps({"user": "hi", "conversation": 7}) + "\n", encoding="utf-8")
+    assert read_conversations(f)[0].id == "7"
+    f.write_text(json.dumps({"user": "hi", "conversation": "A", "conversation_id": "B"}) + "\n", encoding="utf-8")
+    assert main(["memory", "replay", str(f), "--embedder", EMB]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "log.jsonl:1: 'conversation_id' and 'conversation' name different" in err
+    f.write_text(json.dumps({"id": None, "turns": [{"user": "hi"}]}) + "\n", encoding="utf-8")
+    assert read_conversations(f)[0].id == "conversation-0"  # (was "None")
