@@ -139,3 +139,52 @@ def test_a_file_names_conversations_by_conversation_id_and_interleaved_lines_kee
     assert err.count("\n") == 1 and "log.jsonl:1: 'conversation_id' and 'conversation' name different" in err
     f.write_text(json.dumps({"id": None, "turns": [{"user": "hi"}]}) + "\n", encoding="utf-8")
     assert read_conversations(f)[0].id == "conversation-0"  # (was "None")
+
+
+def test_recall_shows_a_topics_turns_when_another_topic_of_its_conversation_was_deleted(tmp_path):
+    """Recall read the whole conversation to show one topic's turns (nine tenths of a recall's time on 5,000
+    turns), and a conversation with a topic deleted (``logichunk delete`` of its document) has a gap, so every
+    topic of it was shown without its exchanges. Now each topic's own turns (``memory.archive.topic_turns``)."""
+    from logichunk.integrations.conversations import Conversations
+
+    stores = kb.Stores(Settings(db=str(tmp_path / "m.db"), embedder=EMB))
+    try:
+        m = Conversations(stores.get(None, create=True), kb.Limits())
+        for part in (TURNS[:3], TURNS[3:], [("Which sorting algorithm does pandas use?", "Quicksort by default.")]):
+            for u, a in part:
+                m.remember("chat", u, a)
+            m.end("chat")  # (each part a topic of its own)
+        store = m.project.store
+        first, middle, *_ = topics(store, "chat")
+        store.delete_document(middle.document_id)
+        found = m.recall("DataFrame sort pandas", conversation_id="chat", top_k=5)
+        shown = {e["topic"]: e["exchanges"] for e in found["episodes"]}
+        assert first.index in shown and middle.index not in shown and all(x is not None for x in shown.values())
+        assert [(x["turn"], x["user"]) for x in shown[first.index]] == [(i, TURNS[i][0]) for i in range(3)]
+    finally:
+        stores.close()
+
+
+def test_a_restarted_perception_says_where_its_session_begins_in_the_conversations_numbers(tmp_path):
+    """A library perception counts its decisions and episodes from its session's first turn, so after a restart
+    the fifth turn of a conversation was ``turn 0`` there and ``turn 4`` in the store and MCP, and nothing public
+    said the offset (the CLI read it from the archiver). ``first_turn`` and ``first_topic`` say it."""
+    from logichunk.memory import LogicalBlock, Perception
+
+    with Store.open(str(tmp_path / "m.db"), settings=Settings(embedder=EMB)) as store:
+        p = Perception(store=store, conversation_id="chat")
+        for u, a in TURNS[:3]:
+            p.observe(LogicalBlock(u, a))
+        p.flush()
+        assert (p.first_turn, p.first_topic) == (3, len(topics(store, "chat")))  # (the next session's)
+        q = Perception(store=store, conversation_id="chat")  # a restart
+        assert (q.first_turn, q.first_topic) == (3, len(topics(store, "chat")))
+        d = q.observe(LogicalBlock(*TURNS[3]))
+        assert (d.turn, q.first_turn + d.turn) == (0, 3)
+        r = Perception(store=store, conversation_id="chat")  # q died with turn 3 open: observed again
+        assert r.resumed == 1 and r.first_turn == 3
+        assert r.first_turn + r.observe(LogicalBlock(*TURNS[4])).turn == 4
+        t0, k0 = r.first_turn, r.first_topic
+        eps = r.flush()
+        assert [(k0 + e.index, t0 + e.start, t0 + e.end) for e in eps] == \
+            [(t.index, t.start, t.end) for t in topics(store, "chat") if t.start >= 3]

@@ -43,12 +43,18 @@ from ..memory import (
     Perception,
     is_filler,
     journal,
-    load_conversation,
     observe_many,
     search_topics,
     topics,
 )
-from ..memory.archive import MAX_ID_CHARS, TOPIC_CUT_VECTORS, check_conversation_id, render_block
+from ..memory.archive import (
+    MAX_ID_CHARS,
+    TOPIC_CUT_VECTORS,
+    _ensure_tables,
+    check_conversation_id,
+    render_block,
+    topic_turns,
+)
 from ..memory.block import check_turn_text
 from ..memory.episode import topic_json
 from ..memory.forget import forget
@@ -79,8 +85,12 @@ def _next_topic(store: Any, conv: str, before_turn: int | None = None) -> int:
 
 
 def _archived_upto(store: Any, conv: str) -> int:
-    """The first turn of the conversation not archived yet, as the store holds it now."""
-    return max((t.end + 1 for t in topics(store, conv)), default=0)
+    """The first turn of the conversation not archived yet, as the store holds it now (one row read, not its
+    topics: recall and remember ask it on every call)."""
+    _ensure_tables(store)
+    row = store._q("SELECT MAX(end_turn) FROM memory_topics WHERE project_id = ? AND conversation_id = ?",
+                   (store.project_id, conv))
+    return 0 if not row or row[0][0] is None else int(row[0][0]) + 1
 
 
 class SessionArchiver:
@@ -211,8 +221,8 @@ class Conversations:
         self._indexed = False  # topics left pending by another server: indexed once, before the first recall
 
     # ------------------------------------------------------------------ the stored session turns
-    def _rows(self, conv: str) -> list[tuple[int, LogicalBlock]]:
-        return journal.rows(self.project.store, conv)
+    def _rows(self, conv: str, start: int = 0) -> list[tuple[int, LogicalBlock]]:
+        return journal.rows(self.project.store, conv, start)
 
     def _stamp(self, conv: str) -> tuple[int, int | None, int | None]:
         """(count, first, last) of the stored session's turns: what tells a cached perception stale."""
@@ -413,23 +423,13 @@ class Conversations:
         with self.project.lock:
             hits = search_topics(store, query, top_k, mode=mode, conversation_id=conv)
         terms = _terms(query)
-        turns_of: dict[str, list[LogicalBlock] | None] = {}
-        firsts: dict[str, int] = {}
         episodes = []
         for h in hits:
             t = h.topic
-            c = t.conversation_id
-            if c not in turns_of:
-                try:
-                    turns_of[c] = load_conversation(store, c)
-                    firsts[c] = min(x.start for x in topics(store, c))
-                except InputError:  # a topic of it was deleted: its turns are not contiguous any more
-                    turns_of[c] = None
-            blocks = turns_of[c]
             ep: dict[str, Any] = {**h.to_dict(), "exchanges": None}  # (the shape of `memory topics QUERY`'s lines)
-            if blocks is not None:
-                a = t.start - firsts[c]
-                full = [_exchange(t.start + i, b) for i, b in enumerate(blocks[a : a + t.turns])]
+            held = topic_turns(store, t.document_id)  # (this topic's turns, not its conversation's: linear in the topic)
+            if held:
+                full = [_exchange(n, b) for n, b in held]
                 ep["exchanges"], cut = _bounded(full, max_chars, terms)
                 if cut:
                     ep["truncated"] = (f"{cut} left out (recall shows at most {_chars(max_chars)} of a topic, the "
@@ -441,8 +441,7 @@ class Conversations:
         out: dict[str, Any] = {"query": query, "mode": mode, "episodes": episodes}
         if conv is not None:
             with self._lock:
-                archived = max((t.end for t in topics(store, conv)), default=-1)
-                rows = [(n, b) for n, b in self._rows(conv) if n > archived]
+                rows = self._rows(conv, _archived_upto(store, conv))
             if rows:  # the open topics are not archived (searchable) yet: their turns, for the agent to read
                 out.update(_open_turns(store, query, rows, top_k, max_chars))
         if why := store.embedder_mismatch():

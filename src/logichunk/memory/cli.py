@@ -126,6 +126,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             if p.resumed and not args.quiet:  # (a run that died left them open: they come first, not lost)
                 _note(f"conversation {conv.id}: {p.resumed} open turn(s) stored in {args.db} by a run that stopped "
                       "before archiving them were observed again; these turns follow them")
+            turn0, topic0 = p.first_turn, p.first_topic  # (the store's numbers of this replay's first turn and topic)
             decisions, episodes = replay(conv.blocks, p)
             starts = p.boundaries()
             totals["conversations"] += 1
@@ -149,19 +150,19 @@ def cmd_replay(args: argparse.Namespace) -> int:
             if jsonl:  # (numbered as the store numbers them when these turns continue a stored conversation)
                 for d, b in zip(decisions, conv.blocks, strict=True):
                     print(json.dumps({"type": "decision", "conversation_id": conv.id,
-                                      **_as_stored(d.to_dict(), before, topics_before), "text": b.query},
+                                      **_as_stored(d.to_dict(), turn0, topic0), "text": b.query},
                                      ensure_ascii=False))
                 for r in p.flush_revisions:  # made at the end of the conversation, after the last decision
                     print(json.dumps({"type": "revision", "conversation_id": conv.id, "at": "flush",
-                                      **_as_stored(r.to_dict(), before, topics_before)}, ensure_ascii=False))
+                                      **_as_stored(r.to_dict(), turn0, topic0)}, ensure_ascii=False))
                 for e in episodes:
                     print(json.dumps({"type": "episode",
-                                      **_as_stored(e.to_dict(with_blocks=args.blocks), before, topics_before)},
+                                      **_as_stored(e.to_dict(with_blocks=args.blocks), turn0, topic0)},
                                      ensure_ascii=False))
                 if score:
                     print(json.dumps({"type": "score", "conversation_id": conv.id, **score}, ensure_ascii=False))
             else:
-                _print_conversation(conv, decisions, episodes, score, p.flush_revisions, before, topics_before)
+                _print_conversation(conv, decisions, episodes, score, p.flush_revisions, turn0, topic0)
     finally:
         if store is not None:
             store.close()

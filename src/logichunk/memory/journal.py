@@ -49,11 +49,13 @@ def ensure_table(store: Any) -> None:
         _ready[store] = True
 
 
-def rows(store: Any, conv: str) -> list[tuple[int, LogicalBlock]]:
-    """The stored open turns of ``conv``: ``(turn number, block)`` in order."""
+def rows(store: Any, conv: str, start: int = 0) -> list[tuple[int, LogicalBlock]]:
+    """The stored open turns of ``conv`` from turn ``start`` on: ``(turn number, block)`` in order. (``start``:
+    MCP's ``recall`` shows the turns after the archived ones, and a session the server keeps whole until it ends
+    may hold thousands before them.)"""
     ensure_table(store)
     got = store._q("SELECT turn_no, data FROM memory_session_turns WHERE project_id = ? AND conversation_id = ? "
-                   "ORDER BY turn_no", (store.project_id, conv))
+                   "AND turn_no >= ? ORDER BY turn_no", (store.project_id, conv, start))
     return [(int(n), LogicalBlock.from_dict(json.loads(d))) for n, d in got]
 
 

@@ -268,6 +268,21 @@ class Perception:
 
     # ------------------------------------------------------------------ views
     @property
+    def first_turn(self) -> int:
+        """The conversation's number of this session's first turn: with a store, after the turns it held of the
+        conversation (archived, or open ones observed again: :attr:`resumed`); else after the sessions this
+        perception flushed. A :class:`Decision`'s ``turn`` and an :class:`Episode`'s ``start`` count from the
+        session's first turn, so add this to get the numbers the store, ``memory topics`` and MCP's tools show.
+        Why: after a restart the session counts from 0 again, and only the store knew where it began."""
+        return self._turn0
+
+    @property
+    def first_topic(self) -> int:
+        """The conversation's number of this session's first topic (:attr:`first_turn`'s counterpart for a
+        decision's ``topic`` and an episode's ``index``)."""
+        return self._topic0
+
+    @property
     def turns_observed(self) -> int:
         return self._n
 
