@@ -188,3 +188,26 @@ def test_a_restarted_perception_says_where_its_session_begins_in_the_conversatio
         eps = r.flush()
         assert [(k0 + e.index, t0 + e.start, t0 + e.end) for e in eps] == \
             [(t.index, t.start, t.end) for t in topics(store, "chat") if t.start >= 3]
+
+
+def test_recall_without_max_chars_works_on_a_server_that_takes_less_than_its_default(tmp_path):
+    """``recall``'s bound defaulted to 8,000 characters whatever the server took, so a server set to take less
+    (``service_max_chunk_chars``) refused every recall that named no bound: ``max_chars must be an integer from
+    1 to 5000, got 8000``, of a value the agent never sent. Now the default is the lower of the two."""
+    db = str(tmp_path / "m.db")
+    s = Settings(db=db, embedder=EMB, service_max_chunk_chars=5000)
+    stores = kb.Stores(s)
+    try:
+        server = build_server(stores, s)
+
+        async def go() -> dict[str, Any]:
+            async with Client(server) as c:
+                for _ in range(2):  # (7,200 characters of open turns: more than the server takes)
+                    await call(c, "remember", conversation_id="chat", user="饺子皮用什么面粉？" * 400, assistant="中筋面粉。")
+                return await call(c, "recall", query="饺子皮", conversation_id="chat")
+
+        got = anyio.run(go)
+    finally:
+        stores.close()
+    shown = sum(len(x["user"]) + len(x["assistant"]) for x in got["open_turns"])
+    assert shown <= 5000 and "5,000 characters" in got["open_turns_truncated"]

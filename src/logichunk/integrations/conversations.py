@@ -410,7 +410,11 @@ class Conversations:
         return done.to_dict()
 
     def recall(self, query: str, conversation_id: str | None = None, top_k: int = 5,
-               mode: str = "hybrid", max_chars: int = RECALL_CHARS) -> dict[str, Any]:
+               mode: str = "hybrid", max_chars: int | None = None) -> dict[str, Any]:
+        """``max_chars`` None: :data:`RECALL_CHARS`, or the server's text limit when that is lower (a server set
+        to take less refused every recall that did not name a bound, over a bound the caller never sent)."""
+        if max_chars is None:
+            max_chars = min(RECALL_CHARS, self.limits.max_text_chars)
         query = check_text(query, "query", self.limits.max_query_chars)
         top_k = _check_top_k(top_k, self.limits)
         check_choice(mode, RECALL_MODES, "mode")

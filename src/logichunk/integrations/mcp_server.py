@@ -503,14 +503,15 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
                top_k: Annotated[int, Field(description="how many topics", ge=1, strict=True)] = 5,
                mode: Annotated[RecallMode, Field(description="hybrid (default), basic, parent, hierarchical, or "
                                                              "kernel (topic vectors)")] = "hybrid",
-               max_chars: Annotated[int, Field(description="the most characters of text shown per topic (and of "
-                                                            "open turns); the rest is cut, and `truncated` says "
-                                                            "how much and where to read it", ge=1, strict=True)]
-               = RECALL_CHARS,
+               max_chars: Annotated[int | None, Field(description="the most characters of text shown per topic (and "
+                                                                   f"of open turns; default {RECALL_CHARS:,}, or the server's text "
+                                                                   "limit when lower); the rest is cut, and `truncated` "
+                                                                   "says how much and where to read it",
+                                                       ge=1, strict=True)] = None,
                project: ProjectArg = None) -> dict[str, Any]:
         """Find earlier topics of conversations ("what did we discuss about X"): episodes best first,
-        each with its turns (`start`..`end`, `turns` of them), title, score, `resumes` (the earlier topic of its conversation it
-        returns to: its number, `resumes_document`, and `resumes_similarity`, the cosine of the two
+        each with its turns (`start`..`end`, `turns` of them), title, score, `resumes` (the earlier topic
+        of its conversation it returns to: its number, `resumes_document`, and `resumes_similarity`, the cosine of the two
         topics' subjects; null when none) and its exact exchanges (user and assistant text, at most
         `max_chars` characters per topic: a longer topic says what was cut in `truncated`, and a cut text
         is the excerpt around the query's matches, its place in `excerpt`). With conversation_id, its turns
