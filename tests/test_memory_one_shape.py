@@ -211,3 +211,35 @@ def test_recall_without_max_chars_works_on_a_server_that_takes_less_than_its_def
         stores.close()
     shown = sum(len(x["user"]) + len(x["assistant"]) for x in got["open_turns"])
     assert shown <= 5000 and "5,000 characters" in got["open_turns_truncated"]
+
+
+def test_mcp_remember_keeps_a_turns_tool_calls_as_the_library_does(tmp_path):
+    """An agent's tool call (``get_weather({"city": "Chengdu"}) -> {"temp_c": 21}``) was kept by the library and the
+    CLI's files, with the turn and in its topic's searchable text, but MCP's ``remember`` took no tool calls: an
+    agent over MCP lost them. Now the same turn through both is stored and archived alike."""
+    from logichunk.memory import LogicalBlock, Perception, ToolCall
+
+    calls = [{"name": "get_weather", "arguments": {"city": "Chengdu"}, "result": {"temp_c": 21, "sky": "cloudy"}}]
+    user, reply = "What's the weather in Chengdu?", "21°C and cloudy."
+    db = str(tmp_path / "m.db")
+
+    async def fn(c: Client) -> dict[str, Any]:
+        await call(c, "remember", conversation_id="mcp", user=user, assistant=reply, tool_calls=calls)
+        bad = await c.call_tool("remember", {"conversation_id": "mcp", "user": "x", "tool_calls": [{"arguments": 1}]})
+        assert bad.is_error and bad.content[0].text.endswith("each tool call needs a 'name'")
+        return await call(c, "end_conversation", conversation_id="mcp")
+
+    doc = _mcp(db, fn)["archived"][0]["document_id"]
+    want = LogicalBlock(user, reply, tool_calls=(ToolCall("get_weather", '{"city": "Chengdu"}',
+                                                          '{"temp_c": 21, "sky": "cloudy"}'),))
+    with Store.open(db, settings=Settings(embedder=EMB)) as store:
+        p = Perception(store=store, conversation_id="lib")
+        p.observe(want)
+        lib_doc = p.flush()[0].document_id
+        got = load_conversation(store, "mcp")
+        assert [(b.user, b.assistant, b.tool_calls) for b in got] == [(want.user, want.assistant, want.tool_calls)]
+
+        def text(d: str) -> str:
+            return "".join(b.content for b in store.blocks(store.chapters(d)[0][0]))
+
+        assert text(doc) == text(lib_doc) and 'Tool: get_weather({"city": "Chengdu"})' in text(doc)

@@ -55,7 +55,7 @@ from ..memory.archive import (
     render_block,
     topic_turns,
 )
-from ..memory.block import check_turn_text
+from ..memory.block import check_turn_text, tool_calls_of
 from ..memory.episode import topic_json
 from ..memory.forget import forget
 from ..memory.resume import threshold_of
@@ -316,7 +316,9 @@ class Conversations:
 
     # ------------------------------------------------------------------ tools
     def remember(self, conversation_id: str, user: str, assistant: str = "",
-                 rewritten_query: str | None = None) -> dict[str, Any]:
+                 rewritten_query: str | None = None, tool_calls: Any = None) -> dict[str, Any]:
+        """``tool_calls``: the turn's tool calls (:func:`~logichunk.memory.block.tool_calls_of`), stored with it and
+        archived in its topic's text (``Tool: name(arguments) -> result``) as the library and the CLI's files do."""
         conv = check_conversation_id(conversation_id)
         lim = self.limits.max_text_chars
         for name, v in (("user", user), ("assistant", assistant)):
@@ -336,7 +338,11 @@ class Conversations:
                 raise InputError(f"{name} is {len(v):,} characters; this server takes at most {lim:,}")
         if rewritten_query is not None:
             check_text(rewritten_query, "rewritten_query", self.limits.max_query_chars)
-        block = LogicalBlock(user=user, assistant=assistant, rewritten_query=rewritten_query, started_at=time.time())
+        tools = tool_calls_of(tool_calls)
+        if (n := sum(len(t.name) + len(t.arguments) + len(t.result) for t in tools)) > lim:
+            raise InputError(f"tool_calls hold {n:,} characters; this server takes at most {lim:,}")
+        block = LogicalBlock(user=user, assistant=assistant, rewritten_query=rewritten_query, tool_calls=tools,
+                             started_at=time.time())
         with self._lock:
             anchor, vec = self._anchor_vector(self._open.get(conv), block)
             with self._writing(conv, create=True) as o:

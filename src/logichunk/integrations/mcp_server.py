@@ -487,6 +487,10 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
                  assistant: Annotated[str, Field(description="your reply in this turn")] = "",
                  rewritten_query: Annotated[str | None, Field(description="the user's message made self-contained "
                                                                           "(pronouns resolved), if you have it")] = None,
+                 tool_calls: Annotated[list[dict[str, Any]] | None,
+                                       Field(description="the tools you called in this turn: [{name, arguments, "
+                                                         "result}] (arguments and result as text or JSON), kept "
+                                                         "with the turn and searchable in its topic")] = None,
                  project: ProjectArg = None) -> dict[str, Any]:
         """Record one exchange of a conversation. Returns the decision on it: `adsorb` (same topic),
         `split` (a new topic starts here) or `force_adsorb` (a short filler such as 'ok, go on'),
@@ -494,7 +498,7 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
         `score`; any earlier topic that is now final and `archived` (searchable with recall; its turns
         `start`..`end`, `turns` of them; its `resumes`: the earlier topic of the conversation it returns to,
         or null); and the turns still `open` (not in a final topic yet)."""
-        return memory(project, create=True).remember(conversation_id, user, assistant, rewritten_query)
+        return memory(project, create=True).remember(conversation_id, user, assistant, rewritten_query, tool_calls)
 
     @tool(read_only)
     def recall(query: Annotated[str, Field(description="what was discussed, e.g. 'the deployment error'")],

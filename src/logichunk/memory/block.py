@@ -30,7 +30,7 @@ from ..text.decode import blank, check_storable
 __all__ = [
     "STOP_PHRASES", "LogicalBlock", "ToolCall", "anchor_text", "check_count", "check_storable", "content_tokens",
     "is_filler",
-    "is_question", "new_items", "normalize_phrase",
+    "is_question", "new_items", "normalize_phrase", "tool_calls_of",
 ]
 
 
@@ -180,25 +180,34 @@ class LogicalBlock:
         assistant = _first(d, ("assistant", "reply", "response"))
         if user is None and assistant is None and d.get("rewritten_query") is None:
             raise InputError("a turn needs a 'user' (or 'assistant') text field")
-        calls = d.get("tool_calls") or ()
-        if not isinstance(calls, Sequence) or isinstance(calls, str):
-            raise InputError("'tool_calls' must be a list")
-        tools = []
-        for c in calls:
-            if isinstance(c, str):
-                tools.append(ToolCall(c))
-            elif isinstance(c, Mapping) and isinstance(c.get("name"), str):
-                tools.append(ToolCall(c["name"], _json(c.get("arguments")), _json(c.get("result"))))
-            else:
-                raise InputError("each tool call needs a 'name'")
+        tools = tool_calls_of(d.get("tool_calls"))
         meta = d.get("meta") or {}
         if not isinstance(meta, Mapping):
             raise InputError("'meta' must be an object")
         return cls(user=_text(user, "user"), assistant=_text(assistant, "assistant"),
                    rewritten_query=_opt_text(d.get("rewritten_query"), "rewritten_query"),
-                   tool_calls=tuple(tools), started_at=_time(d.get("started_at", d.get("ts"))),
+                   tool_calls=tools, started_at=_time(d.get("started_at", d.get("ts"))),
                    ended_at=_time(d.get("ended_at")),
                    assistant_summary=_opt_text(d.get("assistant_summary"), "assistant_summary"), meta=dict(meta))
+
+
+def tool_calls_of(calls: Any) -> tuple[ToolCall, ...]:
+    """A turn's ``tool_calls`` as the replay files and MCP's ``remember`` give them: a list of ``{"name",
+    "arguments"?, "result"?}`` (arguments and result text or any JSON value, kept as JSON text) or of names;
+    None for none. One reading for both, so a tool call is stored alike whichever way it came."""
+    if calls is None:
+        return ()
+    if not isinstance(calls, Sequence) or isinstance(calls, str):
+        raise InputError("'tool_calls' must be a list")
+    tools = []
+    for c in calls:
+        if isinstance(c, str):
+            tools.append(ToolCall(c))
+        elif isinstance(c, Mapping) and isinstance(c.get("name"), str):
+            tools.append(ToolCall(c["name"], _json(c.get("arguments")), _json(c.get("result"))))
+        else:
+            raise InputError("each tool call needs a 'name'")
+    return tuple(tools)
 
 
 def _first(d: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
