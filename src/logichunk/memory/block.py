@@ -180,7 +180,7 @@ class LogicalBlock:
         assistant = _first(d, ("assistant", "reply", "response"))
         if user is None and assistant is None and d.get("rewritten_query") is None:
             raise InputError("a turn needs a 'user' (or 'assistant') text field")
-        tools = tool_calls_of(d.get("tool_calls"))
+        tools = tool_calls_of(d.get("tool_calls") or None)  # (an empty value, "" or {} too, is none, as before)
         meta = d.get("meta") or {}
         if not isinstance(meta, Mapping):
             raise InputError("'meta' must be an object")
