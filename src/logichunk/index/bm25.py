@@ -3,8 +3,9 @@
 Latin letters and digits form lower-cased words (NFKC-folded: full-width ``ＡＢ１`` is ``ab1``); a run of CJK
 characters, wherever it starts (``5G模组`` is ``5g`` and ``模组``), becomes its character bigrams (a lone
 character stays a unigram, and a query's lone character finds the bigrams that hold it), which needs no
-dictionary and matches Chinese queries well. With ``segmenter="jieba"`` (optional package) CJK runs are cut into words by jieba's search
-mode instead. The index is incremental: ``add``/``remove`` touch only the postings of one text.
+dictionary and matches Chinese queries well. Traditional Han characters are read as simplified ones
+(:func:`~logichunk.text.han_fold.fold_han`, OpenCC's table), so ``曠工`` and ``旷工`` are one term. With
+``segmenter="jieba"`` (optional package) CJK runs are cut into words by jieba's search mode instead. The index is incremental: ``add``/``remove`` touch only the postings of one text.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from ..errors import InputError, ModelUnavailable
+from ..text.han_fold import fold_han
 
 #: the CJK scripts read by bigrams: Han (with 〇, the ideographic zero, and the iteration marks), kana, Hangul
 _CJK_CHARS = "\u3005-\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f\u3040-\u30ff\uac00-\ud7af"
@@ -36,11 +38,12 @@ def _jieba():
 
 
 def tokenize(text: str, segmenter: str = "bigram") -> list[str]:
-    """Tokens of ``text``: words for Latin script, bigrams (or jieba words) for CJK runs."""
+    """Tokens of ``text``: words for Latin script, bigrams (or jieba words) for CJK runs, traditional Han
+    characters read as simplified ones (:func:`~logichunk.text.han_fold.fold_han`)."""
     if segmenter not in ("bigram", "jieba"):
         raise InputError(f"unknown segmenter {segmenter!r}: use bigram or jieba")
     out: list[str] = []
-    for m in _TOKEN.finditer(text):
+    for m in _TOKEN.finditer(fold_han(text)):  # (Han into Han, one for one: the same runs, folded)
         tok = m.group()
         if _CJK.match(tok):
             if segmenter == "jieba":

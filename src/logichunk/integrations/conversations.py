@@ -59,6 +59,7 @@ from ..memory.block import check_turn_text, tool_calls_of
 from ..memory.episode import topic_json
 from ..memory.forget import forget
 from ..memory.resume import threshold_of
+from ..text.han_fold import fold_han
 from .kb import Limits, Project, _check_top_k, check_text, plain
 
 RECALL_MODES = ("hybrid", "basic", "parent", "hierarchical", "kernel")
@@ -560,11 +561,13 @@ def _patterns(terms: tuple[str, ...]) -> list[tuple[str, re.Pattern[str]]]:
 
 def _find(text: str, patterns: list[tuple[str, re.Pattern[str]]]) -> dict[str, list[tuple[int, int]]]:
     """Where each term occurs in ``text`` (``[start, end)``), the terms that do; at most
-    :data:`MATCHES_PER_TERM` each."""
+    :data:`MATCHES_PER_TERM` each. Read in the text folded as BM25 folds it (``曠工`` is ``旷工``), one
+    character for one, so the spans are the text's own."""
     out: dict[str, list[tuple[int, int]]] = {}
+    folded = fold_han(text)
     for t, pat in patterns:
         spans = []
-        for m in pat.finditer(text):
+        for m in pat.finditer(folded):
             spans.append(m.span())
             if len(spans) >= MATCHES_PER_TERM:
                 break
