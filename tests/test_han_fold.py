@@ -65,17 +65,21 @@ def test_recall_places_an_excerpt_on_the_other_scripts_words_in_the_texts_own_po
     assert found == {"旷工": [(6, 8)]} and text[6:8] == "曠工"
 
 
-def test_without_opencc_nothing_folds_and_a_warning_says_so_once(monkeypatch):
+def test_without_opencc_nothing_folds_and_a_warning_says_so_once_where_han_text_is_met(monkeypatch):
     monkeypatch.setitem(sys.modules, "opencc", None)  # (import opencc raises ImportError)
+    monkeypatch.setattr(han_fold, "_warned", False)
+    monkeypatch.setattr(han_fold, "_absent", False)
     han_fold_table.cache_clear()
     han_fold._lookup.cache_clear()
     try:
         with warnings.catch_warnings(record=True) as got:
             warnings.simplefilter("always")
+            assert fold_han("Größe, naïve résumé") == "Größe, naïve résumé" and tokenize("Привет мир") == ["привет", "мир"]
+            assert got == []  # no Han character: folding would change nothing, nothing to say
             assert fold_han("曠工") == "曠工" and fold_han("請假") == "請假"
             assert tokenize("曠工") == ["曠工"]
         assert [w.category for w in got] == [HanFoldWarning]
-        assert "pip install opencc" in str(got[0].message)
+        assert 'pip install "logichunk[zh]"' in str(got[0].message)
     finally:
         han_fold_table.cache_clear()
         han_fold._lookup.cache_clear()

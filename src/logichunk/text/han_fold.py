@@ -9,12 +9,14 @@ The table is OpenCC's (``opencc``, its ``t2s`` configuration read one character 
 term needs the character, and one character for one keeps every position, so a match in the folded text is
 a span of the original. A character with several readings takes the one OpenCC gives it alone (``乾`` is
 ``干``, though OpenCC's phrases keep ``乾隆``); both sides fold alike, so they still meet.
-Without the package, nothing folds and a warning says so once a process.
+Without the package (the ``zh`` extra: ``pip install "logichunk[zh]"``), nothing folds and a warning says
+so once a process, when a text with Han characters is first folded.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 import warnings
 
 import numpy as np
@@ -27,7 +29,11 @@ __all__ = ["HanFoldWarning", "fold_han", "han_fold_table"]
 #: block, the compatibility ideographs, and the supplementary planes' extensions
 _HAN_RANGES = ((0x3005, 0x3007), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x2FA1F))
 
-_MISSING = "opencc is not installed: traditional and simplified Chinese are different terms (pip install opencc)"
+_MISSING = ("opencc is not installed: traditional and simplified Chinese are different terms "
+            '(pip install "logichunk[zh]", or pip install opencc)')
+_HAN = re.compile("[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _HAN_RANGES) + "]")
+_warned = False
+_absent = False  # (set where the table found no OpenCC: a table OpenCC could not give is warned of there)
 
 
 class HanFoldWarning(UserWarning):
@@ -38,10 +44,11 @@ class HanFoldWarning(UserWarning):
 def han_fold_table() -> dict[int, int]:
     """``{code point: code point}`` of every Han character OpenCC's ``t2s`` changes alone into another one
     of :data:`_HAN_RANGES`, idempotent (a target that itself folds is followed); empty without OpenCC."""
+    global _absent
     try:
         import opencc
     except ImportError:
-        warnings.warn(_MISSING, HanFoldWarning, stacklevel=outside_stacklevel())
+        _absent = True
         return {}
     chars = [chr(c) for lo, hi in _HAN_RANGES for c in range(lo, hi + 1)]
     # one call over all of them, a line each: no phrase spans a line break, so each is read alone (~50 ms)
@@ -76,9 +83,22 @@ def _lookup() -> np.ndarray | None:
 def fold_han(text: str) -> str:
     """``text`` with each traditional Han character as its simplified one: the same length, every other
     character as it was."""
+    if text.isascii():
+        return text
     lut = _lookup()
-    if lut is None or text.isascii():
+    if lut is None:
+        _warn_missing(text)
         return text
     codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)  # (a lone surrogate stays)
     folded = np.where(codes < lut.size, lut[np.minimum(codes, lut.size - 1)], codes)
     return folded.tobytes().decode("utf-32-le", "surrogatepass")
+
+
+def _warn_missing(text: str) -> None:
+    """The warning that folding is off, once a process, and only where it would have mattered: a text with Han
+    characters (a French or Russian text without them folds nothing anyway)."""
+    global _warned
+    if not _warned and _absent and _HAN.search(text):
+        _warned = True
+        warnings.warn(_MISSING, HanFoldWarning, stacklevel=outside_stacklevel())
+
