@@ -50,7 +50,10 @@ def test_an_uncached_hub_id_fails_at_once_where_the_hub_cannot_be_reached(monkey
     # a reachable hub is asked as before (the libraries' own loading); HF_HUB_OFFLINE means the cache only
     monkeypatch.setattr(hub, "reachable", lambda: True)
     assert model_source("some-org/some-model") == ("some-org/some-model", False)
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # the cache alone: an id it lacks is said at once, one it holds loads
+    with pytest.raises(ModelUnavailable, match="not in the local hub cache, and HF_HUB_OFFLINE=1"):
+        model_source("some-org/some-model")
+    monkeypatch.setattr(hub, "cached", lambda repo, filename=None: "/cache/snapshot")
     assert model_source("some-org/some-model") == ("some-org/some-model", True)
 
 

@@ -44,6 +44,19 @@ def test_model_source_tells_folders_from_hub_ids(tmp_path, monkeypatch) -> None:
         model_source(tmp_path / "file.txt")
 
 
+def test_a_hub_id_the_cache_lacks_offline_is_said_before_torch_loads(tmp_path, monkeypatch) -> None:
+    """HF_HUB_OFFLINE=1 and an id the cache lacks: transformers said so after torch and itself loaded (~20 s on a
+    busy machine); the cache is read first now, so the error comes even where torch would not import."""
+    from logichunk.models.lm import load_lm
+
+    monkeypatch.setenv("HF_HOME", str(tmp_path))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setitem(sys.modules, "torch", None)  # (importing torch would fail: it is not reached)
+    with pytest.raises(ModelUnavailable, match="'testorg/not-cached' was read as a Hugging Face hub id: it is not in "
+                                               "the local hub cache, and HF_HUB_OFFLINE=1"):
+        load_lm("testorg/not-cached")
+
+
 def test_lm_by_hub_id_loads_from_the_hub_cache_offline(tmp_path) -> None:
     lm = build_tiny_lm(["hello world. the cat sat on the mat. 你好，世界。"] * 10)
 

@@ -68,11 +68,27 @@ def cached(repo: str, filename: str | None = None) -> str | None:
         return None
 
 
+def _hub_installed() -> bool:
+    """Whether ``huggingface_hub`` imports (without it :func:`cached` cannot tell; the loader's own error
+    then says what to install)."""
+    try:
+        import huggingface_hub  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def cache_only(repo: str, filename: str | None = None) -> bool:
     """Whether ``repo`` must load from the local cache alone (``local_files_only``): the user asked for
     it, or the hub cannot be reached and the files are cached. Raises :class:`ModelUnavailable` at once
-    when the hub cannot be reached and the cache lacks them."""
+    when the hub cannot be reached and the cache lacks them, or the user asked for the cache alone
+    (``HF_HUB_OFFLINE``) and it lacks them: said before torch or transformers are imported (~20 s on a busy
+    machine before transformers said the same)."""
     if offline():
+        if _hub_installed() and cached(repo, filename) is None:
+            raise ModelUnavailable(f"{repo!r} was read as a Hugging Face hub id: it is not in the local hub cache, "
+                                   "and HF_HUB_OFFLINE=1 asks for the cache alone (a local folder's path, or the "
+                                   "model downloaded once with HF_HUB_OFFLINE unset)")
         return True
     if reachable():
         return False

@@ -200,9 +200,9 @@ class TransformersLM:
         ``"float32"``, ``"bfloat16"``, ``"float16"``, ``"int8"`` (float32 weights quantised on load,
         see the class docstring) or ``"auto"`` (:func:`resolve_dtype`, for ``device``). The device is
         checked before anything is loaded."""
-        torch, transformers = _require_torch()
         dev = device if isinstance(device, Device) else resolve_device(device)
-        src, local = model_source(path)
+        src, local = model_source(path)  # (before torch: a hub id neither cached nor reachable is said at once)
+        torch, transformers = _require_torch()
         dtype = resolve_dtype(dtype, device=dev.name)
         dt = torch.float32 if dtype == "int8" else getattr(torch, dtype)
         extra = {"gguf_file": gguf_file} if gguf_file else {}
