@@ -62,7 +62,7 @@ def test_prune_from_another_working_directory_keeps_the_files_that_are_there(tmp
     assert [src for _d, _t, src in documents(db)] == [str(tmp_path / "notes" / "a.md")]
     edit_second_block(capsys, db, "Apples, orchards and an IMPORTANT manual edit.\n")
     monkeypatch.chdir(tmp_path / "notes")
-    code, out, err = cli(capsys, "ingest", ".", "--db", db, *HASH, "--prune")
+    code, out, err = cli(capsys, "ingest", ".", "--db", db, *HASH, "--prune", "--verbose")
     assert code == 0 and "removed" not in err and "removed" not in out
     assert "kept as edited in the store: a.md" in err
     code, out, _ = cli(capsys, "search", "IMPORTANT", "--db", db, *HASH, "--mode", "hybrid", "--format", "jsonl")
@@ -141,7 +141,7 @@ def test_a_folder_ingested_through_a_link_then_its_real_path_is_stored_once(tmp_
     db = str(tmp_path / "kb.db")
     assert cli(capsys, "ingest", str(tmp_path / "link"), "--db", db, *HASH, "--quiet")[0] == 0
     (tmp_path / "link").unlink()
-    code, out, err = cli(capsys, "ingest", str(tmp_path / "real"), "--db", db, *HASH, "--prune")
+    code, out, err = cli(capsys, "ingest", str(tmp_path / "real"), "--db", db, *HASH, "--prune", "--verbose")
     assert code == 0 and "ingested 0 documents" in out and "unchanged, skipped" in err
     assert [s for _d, _t, s in documents(db)] == [str((tmp_path / "real" / "r.md").resolve())]
 
@@ -276,7 +276,7 @@ def test_a_file_reached_twice_in_one_ingest_is_stored_once(tmp_path, monkeypatch
     assert sum(line.startswith("skipped ") and "already read in this run" in line for line in err.splitlines()) >= 1
     code, out, _ = cli(capsys, "search", "ants", "--db", "kb.db", *HASH, "--mode", "basic", "--format", "jsonl")
     assert code == 0 and len(out.splitlines()) == 1  # one hit, not one per copy
-    code, _out, err = cli(capsys, "ingest", *names, "--db", "kb.db", *HASH)  # again: one file, unchanged
+    code, _out, err = cli(capsys, "ingest", *names, "--db", "kb.db", *HASH, "--verbose")  # again: one, unchanged
     assert code == 0 and err.count("unchanged, skipped") == 1 and len(documents("kb.db")) == 1
 
 
@@ -296,7 +296,7 @@ def test_an_edited_document_does_not_hold_back_the_folder(tmp_path, capsys):
     assert cli(capsys, "ingest", str(kb), "--db", db, *HASH, "--quiet")[0] == 0
     edit_second_block(capsys, db, "Apples and pears.\n\n")
     (kb / "b.md").write_text("# B\n\nBananas.\n", encoding="utf-8")
-    code, out, err = cli(capsys, "ingest", str(kb), "--db", db, *HASH)
+    code, out, err = cli(capsys, "ingest", str(kb), "--db", db, *HASH, "--verbose")
     assert code == 0 and "ingested 1 document(s)" in out
     assert f"kept as edited in the store: {kb / 'a.md'}" in err and "edit its blocks" not in err
     assert {t for _d, t, _s in documents(db)} == {"a", "b"}

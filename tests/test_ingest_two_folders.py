@@ -232,7 +232,7 @@ def test_the_cli_names_new_files_and_a_link_gone_whose_file_stays(tmp_path, monk
         (tmp_path / kb / "l.md").symlink_to(tmp_path / "out" / "x.md")
     monkeypatch.chdir(tmp_path)
     db = ["--db", "kb.db", "--embedder", "hash:64"]
-    assert main(["ingest", "kb1", "--prune", *db]) == 0 and main(["ingest", "kb2", "--prune", *db]) == 0
+    assert main(["ingest", "kb1", "--prune", *db]) == 0 and main(["ingest", "kb2", "--prune", "--verbose", *db]) == 0
     err = capsys.readouterr().err
     assert "new: kb1/l.md" in err.splitlines() and "unchanged, skipped: kb2/l.md" in err.splitlines()
     (tmp_path / "kb2" / "l.md").unlink()

@@ -145,7 +145,7 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
         for planned in _ordered(ray, pool, plan_files, _batches(jobs, batch_size), tally):
             _write(store, planned, todo, tally, checks)
     record_again(store, walk.again)
-    pruned = prune_missing(store, paths, walk.unlisted, checks.empty) if prune else None
+    pruned = prune_missing(store, paths, walk.unlisted, checks.empty, walk.dangling) if prune else None
     if rechunk:
         tally.rechunked(store.rechunk_dirty())
     return tally.report(checks, walk, pruned)

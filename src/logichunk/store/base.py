@@ -683,8 +683,27 @@ class Store:
         first = self._q("SELECT id FROM blocks WHERE chapter_id = ? ORDER BY block_order LIMIT 1", (block.chapter_id,))
         title = heading_title(content) if first and first[0][0] == block.id else None
         if title is not None:
-            self._x("UPDATE chapters SET title = ? WHERE id = ? AND (title IS NULL OR title <> ?)",
-                    (title, block.chapter_id, title))
+            for cid in self._chapter_parts(block.chapter_id):
+                self._x("UPDATE chapters SET title = ? WHERE id = ? AND (title IS NULL OR title <> ?)",
+                        (title, cid, title))
+
+    def _chapter_parts(self, chapter_id: str) -> list[str]:
+        """``chapter_id`` and the chapters after it that are parts of the same chapter (one over
+        :data:`~logichunk.store.ingest.CHAPTER_PART_CHARS` is stored as consecutive chapters of its title): each
+        next one of the same title whose first block opens no chapter. Why: a heading edited renamed the first
+        part only, and an outline showed the old title for the rest of the chapter."""
+        rows = self._q("SELECT c.document_id, c.chapter_order, c.title FROM chapters c WHERE c.id = ?", (chapter_id,))
+        if not rows:
+            return [chapter_id]
+        doc, order, title = rows[0]
+        parts = [chapter_id]
+        for cid, ctitle in self._q("SELECT id, title FROM chapters WHERE document_id = ? AND chapter_order > ? "
+                                   "ORDER BY chapter_order", (doc, order)):
+            first = self._q("SELECT content FROM blocks WHERE chapter_id = ? ORDER BY block_order LIMIT 1", (cid,))
+            if ctitle != title or not first or heading_title(first[0][0]) is not None:
+                break
+            parts.append(cid)
+        return parts
 
     def source_blocks(self, document_id: str) -> list[list[SourcedBlock]]:
         """The document's blocks, chapter by chapter in order, each with what its document's source (its file)

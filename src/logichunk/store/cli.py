@@ -48,7 +48,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                          recut=args.recut, prune=args.prune, encoding=args.encoding)
         if not args.quiet and store.embedder_note:
             print(f"embedder: {store.embedder_note}", file=sys.stderr)
-        _ingest_notes(rep, args.quiet, args.encoding)
+        _ingest_notes(rep, args.quiet, args.encoding, args.verbose)
         if args.format == "jsonl":
             print(json.dumps({**dataclasses.asdict(rep), "chars_per_second": rep.chars_per_second,
                               "engine": "ray" if on_ray is not None else "serial"}, ensure_ascii=False))
@@ -64,7 +64,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 f"; chunked {what} -> {rep.parents} parents, {rep.children} "
                 f"children; embedded {rep.embedded} texts" if rep.parents or rep.children or rep.embedded else "") + \
                 f" in {rep.seconds:.2f} s"
-        print(said + (f"; followed {len(rep.moved)} file(s) moved or renamed" if rep.moved else "")
+        print(said + (f"; {len(rep.unchanged)} file(s) unchanged" if rep.unchanged else "")
+              + (f"; {len(rep.edited)} file(s) keep their store edits" if rep.edited else "")
+              + (f"; followed {len(rep.moved)} file(s) moved or renamed" if rep.moved else "")
               + (f"; updated {len(rep.updated)} document(s) from their files" if rep.updated else "")
               + (f"; added {len(rep.added)} block(s)" if rep.added else "")
               + (f"; removed {len(rep.removed)} block(s)" if rep.removed else "")
@@ -79,11 +81,14 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return 1 if rep.failed else 0
 
 
-def _ingest_notes(rep: Any, quiet: bool, encoding: str | None = None) -> None:
+def _ingest_notes(rep: Any, quiet: bool, encoding: str | None = None, verbose: bool = False) -> None:
     """An ingest's report on stderr, one line a file: what was skipped and why. The refused files and the
     folders that could not be read are said even with ``--quiet`` (they are the exit status's cause). A file
-    read as GB18030 without ``--encoding`` (not UTF-8, read as Chinese: a guess) is said too."""
-    from ..text.folders import hidden_summary, skipped_summary
+    read as GB18030 without ``--encoding`` (not UTF-8, read as Chinese: a guess) is said too. What is as it was
+    at the last run is named only with ``verbose`` (counted in the summary, listed in the jsonl report): the
+    files unchanged, and those kept as edited in the store whose file did not change — a daily sync said every
+    file with store edits every day, forever, which hid what changed that day."""
+    from ..text.folders import dangling_summary, hidden_summary, skipped_summary
 
     for line in (*rep.refused, *rep.unreadable):
         print(f"skipped {line}", file=sys.stderr)
@@ -106,12 +111,13 @@ def _ingest_notes(rep: Any, quiet: bool, encoding: str | None = None) -> None:
               "kept)", file=sys.stderr)
     for f in rep.new:
         print(f"new: {f}", file=sys.stderr)
-    for f in rep.unchanged:
+    for f in rep.unchanged if verbose else ():
         print(f"unchanged, skipped: {f}", file=sys.stderr)
     for f in rep.updated:
         print(f"updated from the file: {f} (its document kept its id; the blocks changed in the file took its text, "
               "those added or removed in it were added or removed, the others kept their chunks)", file=sys.stderr)
-    for f in rep.edited:
+    changed = {*rep.updated, *rep.replaced, *(new for _old, new in rep.moved)}
+    for f in (f for f in rep.edited if verbose or f in changed):
         print(f"kept as edited in the store: {f} (--replace would take the file's text over the edits)",
               file=sys.stderr)
     for f in rep.empty:
@@ -131,6 +137,8 @@ def _ingest_notes(rep: Any, quiet: bool, encoding: str | None = None) -> None:
         print(skipped_summary(rep.skipped), file=sys.stderr)
     if rep.hidden:
         print(hidden_summary(rep.hidden), file=sys.stderr)
+    if rep.dangling:
+        print(f"note: {dangling_summary(rep.dangling)}", file=sys.stderr)
 
 
 def _unmatched_line(ids: Any) -> str:
@@ -392,6 +400,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--quiet", action="store_true",
                    help="no notes on stderr (embedder, skipped and replaced files); files refused and folders "
                         "that could not be read are still said")
+    p.add_argument("--verbose", action="store_true",
+                   help="also name on stderr what is as it was at the last ingest: the files unchanged, and those "
+                        "kept as edited in the store whose file did not change (default: counted in the summary)")
     p.add_argument("--format", choices=["text", "jsonl"], default="text",
                    help="jsonl: the report as one JSON object (documents, chunks, unchanged and replaced files...)")
     p.add_argument("--tokenizer", default=None,

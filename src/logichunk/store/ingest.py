@@ -24,7 +24,14 @@ from pathlib import Path
 from ..chunkers.parent_child import blank_line_blocks, lf_lines
 from ..errors import InputError
 from ..text.decode import check_encoding, dangling_link, empty_input, file_title, read_path
-from ..text.folders import hidden_summary, skipped_summary, special_kind, unreadable_line, walk_text_files
+from ..text.folders import (
+    dangling_summary,
+    hidden_summary,
+    skipped_summary,
+    special_kind,
+    unreadable_line,
+    walk_text_files,
+)
 from .base import MergedBlock, RechunkResult, SourcedBlock, Store
 from .chapters import split_chapters
 from .plan import sha256
@@ -40,17 +47,19 @@ def read_text_file(path: Path, max_unpacked: int | None = None, *, encoding: str
 
 def iter_files(paths: Sequence[str], suffixes: Sequence[str] = SUFFIXES,
                skipped: list[Path] | None = None, unreadable: list[OSError] | None = None,
-               hidden: list[Path] | None = None) -> Iterator[Path]:
+               hidden: list[Path] | None = None, dangling: list[Path] | None = None) -> Iterator[Path]:
     """The files of ``paths``: a file as given (whatever its name), a folder's files whose names end in
     one of ``suffixes`` (:func:`~logichunk.text.folders.walk_text_files`). The folder's other files go to
     ``skipped``, so a report can say what was left out: a ``README`` or ``NEWS`` without a suffix is ingested
     only when named; its hidden files and folders (``.git``, ``.venv``: no one's documents) are not read, and go
     to ``hidden``. The error of a folder that cannot be listed (permission denied) goes to ``unreadable``: a
-    walk that passed over it in silence left its files out unsaid, and a prune took them for deleted."""
+    walk that passed over it in silence left its files out unsaid, and a prune took them for deleted. A link in a
+    folder that leads to no file goes to ``dangling`` (None: it is listed, and its reading refused)."""
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            yield from walk_text_files(path, tuple(suffixes), skipped=skipped, hidden=hidden, unreadable=unreadable)
+            yield from walk_text_files(path, tuple(suffixes), skipped=skipped, hidden=hidden, unreadable=unreadable,
+                                       dangling=dangling)
         elif path.exists():
             if kind := special_kind(path):  # (``chunk`` reads one as named: ``<(cmd)``; an ingest reads it twice)
                 raise InputError(f"{p} is {kind}, not a regular file: an ingest reads a file twice (to check it, then "
@@ -84,6 +93,7 @@ class FileWalk:
     unreadable: list[OSError] = field(default_factory=list)  # the errors of folders that could not be listed
     duplicates: list[str] = field(default_factory=list)  # "path: the same file as first": reached again
     again: list[Path] = field(default_factory=list)  # the paths of ``duplicates``: each a path to its file too
+    dangling: list[Path] = field(default_factory=list)  # links in the folders that lead to no file: not read
 
     @property
     def unlisted(self) -> list[str]:
@@ -96,7 +106,8 @@ def list_files(paths: Sequence[str], walk: FileWalk | None = None, none_ok: bool
     :class:`InputError` (naming what was skipped) unless ``none_ok`` (a prune of a folder emptied since: the
     gone files' documents are still to remove)."""
     walk = FileWalk() if walk is None else walk
-    files = once_each(iter_files(paths, skipped=walk.skipped, unreadable=walk.unreadable, hidden=walk.hidden),
+    files = once_each(iter_files(paths, skipped=walk.skipped, unreadable=walk.unreadable, hidden=walk.hidden,
+                                 dangling=walk.dangling),
                       walk.duplicates, walk.again)
     if not files and not none_ok:
         raise InputError(no_files_said(paths, walk))
@@ -107,6 +118,7 @@ def no_files_said(paths: Sequence[str], walk: FileWalk) -> str:
     """The one line for folders holding no text file, naming what was skipped (each reason once)."""
     left = [skipped_summary([str(f) for f in walk.skipped])] if walk.skipped else []
     left += [hidden_summary([str(f) for f in walk.hidden])] if walk.hidden else []
+    left += [dangling_summary([str(f) for f in walk.dangling])] if walk.dangling else []
     said = [*map(unreadable_line, walk.unreadable), *left]
     return (f"no text files ({', '.join(SUFFIXES)}) in {', '.join(map(str, paths))}"
             + (f": {'; '.join(said)}" if said else ""))
@@ -173,13 +185,16 @@ class IngestReport:
     new: tuple[str, ...] = ()  # files stored as new documents (not ``replaced``): named, as the others are
     kept: tuple[tuple[str, str, str], ...] = ()  # (path, document, other path) of files gone from the folders
     # pruned whose document stays, the other path still leading to the file
+    dangling: tuple[str, ...] = ()  # links in the folders that lead to no file (a drive not mounted): not read, a
+    # note, no failure; a document stored through one is kept by a prune (``unpruned``)
 
     @property
     def failed(self) -> bool:
         """Whether some input was not ingested for an error (the CLI's exit status 1, as ``chunk`` gives for a
         folder with a bad file): a refused file, an unreadable folder, or a block whose change in the file was
         not taken (a conflict with an edit made in the store); skips by rule (unchanged, empty, edited, named
-        twice) are not failures."""
+        twice) are not failures, nor a link in a folder that leads to no file (``dangling``: a drive not mounted
+        is no error of a daily sync; a document stored through it is kept)."""
         return bool(self.refused or self.unreadable or self.conflicts)
 
     @property
@@ -1012,7 +1027,7 @@ class Tally:
                             added=tuple(checks.added), removed=tuple(checks.removed),
                             overwritten=tuple(checks.overwritten), hidden=tuple(map(str, walk.hidden)),
                             emptied=tuple(pruned.emptied), moved=tuple(checks.moved), decoded=tuple(checks.decoded),
-                            new=tuple(self.new), kept=tuple(pruned.kept))
+                            new=tuple(self.new), kept=tuple(pruned.kept), dangling=tuple(map(str, walk.dangling)))
 
 
 @dataclass
@@ -1031,7 +1046,7 @@ class Pruned:
 
 
 def prune_missing(store: Store, paths: Sequence[str], unlisted: Sequence[str] = (),
-                  emptied: Sequence[str] = ()) -> Pruned:
+                  emptied: Sequence[str] = (), dangling: Sequence[str | os.PathLike[str]] = ()) -> Pruned:
     """Delete the project's documents whose file was in one of the folders among ``paths`` and is no longer
     there (a folder kept in sync: a file deleted or renamed since it was ingested), in one transaction. A file
     is in a folder by its source (its real path) or by a path it was reached by (:func:`reached_path`: a link in
@@ -1045,7 +1060,9 @@ def prune_missing(store: Store, paths: Sequence[str], unlisted: Sequence[str] = 
     (permission denied), one under a folder that could not be listed (``unlisted``) or a relative source
     (stored by an older logichunk: from which folder?) is kept, said in ``unchecked``. A source that names no
     file path (a conversation topic's ``memory:...``, a URL) is never pruned. Files given one by one prune
-    nothing: a missing one is an error of the ingest itself."""
+    nothing: a missing one is an error of the ingest itself. A document whose file is reached through a link in
+    the folders that now leads to no file (``dangling``: a drive not mounted, its link kept) is kept too, said in
+    ``unchecked``: unmounted and deleted read alike, and a prune took the document with its store edits."""
     out = Pruned()
     folders = [p for p in paths if os.path.isdir(p)]
     if not folders:
@@ -1054,9 +1071,14 @@ def prune_missing(store: Store, paths: Sequence[str], unlisted: Sequence[str] = 
     locked = _spellings(unlisted)
     empty = {os.path.realpath(f) for f in emptied}
     reached = store.reached_paths()
+    links = {reached_path(p): os.path.realpath(p) for p in dangling}  # (the link as reached -> where it points)
     gone: list[tuple[str, str, bool]] = []  # (document id, its file as said, emptied)
     stale: list[tuple[str, tuple[str, ...]]] = []  # (document id, its paths in the folders that no longer reach its file)
     for did, _title, source in store.documents():
+        link = next((p for p, real in links.items() if p in reached.get(did, ()) or real == source), "")
+        if link:
+            out.unchecked.append(f"{source} (its link {link} leads to no file now: a drive not mounted?; document {did})")
+            continue
         state = _prune_state(source, reached.get(did, ()), roots, locked, empty)
         if state.state in ("gone", "empty"):
             gone.append((did, state.said, state.state == "empty"))
@@ -1263,7 +1285,7 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
         if store_file_document(store, doc, earlier, checks) is not None:
             tally.document(doc, earlier)
     record_again(store, walk.again)
-    pruned = prune_missing(store, paths, walk.unlisted, checks.empty) if prune else None
+    pruned = prune_missing(store, paths, walk.unlisted, checks.empty, walk.dangling) if prune else None
     if recut_all:  # every chapter, the new ones too, with this store's settings (and embedder)
         tally.rechunked(store.recut())
         return tally.report(checks, walk, pruned)
@@ -1292,7 +1314,7 @@ def record_again(store: Store, again: Sequence[Path]) -> None:
 def prune_only(store: Store, paths: Sequence[str], walk: FileWalk, tally: Tally, checks: FileChecks) -> IngestReport:
     """An ingest with ``prune`` of folders holding no text file: nothing read, the gone files' documents removed,
     and why nothing was ingested said in the report (``nothing``)."""
-    pruned = prune_missing(store, paths, walk.unlisted, checks.empty)
+    pruned = prune_missing(store, paths, walk.unlisted, checks.empty, walk.dangling)
     nothing = f"no text files ({', '.join(SUFFIXES)}) in {', '.join(map(str, paths))}"  # (what was skipped: its own lines)
     return tally.report(checks, walk, pruned, nothing=nothing)
 

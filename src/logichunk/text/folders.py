@@ -18,17 +18,20 @@ from pathlib import Path
 
 from .decode import text_file_name
 
-__all__ = ["hidden_summary", "skipped_summary", "special_kind", "unreadable_line", "walk_text_files"]
+__all__ = ["dangling_summary", "hidden_summary", "skipped_summary", "special_kind", "unreadable_line", "walk_text_files"]
 
 
 def walk_text_files(folder: Path, suffixes: tuple[str, ...], *, skipped: list[Path] | None = None,
-                    hidden: list[Path] | None = None, unreadable: list[OSError] | None = None) -> Iterator[Path]:
+                    hidden: list[Path] | None = None, unreadable: list[OSError] | None = None,
+                    dangling: list[Path] | None = None) -> Iterator[Path]:
     """The files under ``folder`` whose names end in one of ``suffixes`` (or one of them and a compression
     suffix), sorted, not entering hidden folders nor reading hidden files (those go to ``hidden``). The other
     files go to ``skipped``; the error of a folder that could not be listed (permission denied) to
     ``unreadable`` (None: the walk passes over it). A link to a folder is followed, as a link to a file is read
     (``kb/shared -> ~/shared``: its files were left out unsaid), each real folder entered once (a link to a
-    folder already walked, or to one above it, is not entered again: a loop)."""
+    folder already walked, or to one above it, is not entered again: a loop). A link that leads to no file (its
+    target gone, a drive not mounted, a loop) goes to ``dangling`` when given (None: it is listed, and its reading
+    says why it cannot be read): a folder synced daily may keep one on purpose, and it is no file refused."""
     entered = {os.path.realpath(folder)}
     for root, dirs, files in os.walk(folder, onerror=None if unreadable is None else unreadable.append,
                                      followlinks=True):
@@ -40,6 +43,10 @@ def walk_text_files(folder: Path, suffixes: tuple[str, ...], *, skipped: list[Pa
                 if hidden is not None:
                     hidden.append(Path(root) / f)
             elif text_file_name(f, suffixes):
+                if dangling is not None and os.path.islink(os.path.join(root, f)) and \
+                        not os.path.exists(os.path.join(root, f)):
+                    dangling.append(Path(root) / f)
+                    continue
                 kind = special_kind(os.path.join(root, f))
                 if not kind:
                     yield Path(root) / f
@@ -91,6 +98,17 @@ def hidden_summary(hidden: list[str] | tuple[str, ...], verb: str = "ingest") ->
     shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
     return (f"{len(hidden)} hidden file(s) or folder(s) in the folders not read ({shown}); name a file to "
             f"{verb} it anyway")
+
+
+def dangling_summary(dangling: list[str] | tuple[str, ...]) -> str:
+    """One line on the links in the folders that lead to no file, the first few named with their targets."""
+    def shown(p: str) -> str:
+        try:
+            return f"{p} -> {os.readlink(p)}"
+        except OSError:
+            return p
+    names = ", ".join(map(shown, dangling[:3])) + (f" and {len(dangling) - 3} more" if len(dangling) > 3 else "")
+    return f"{len(dangling)} symbolic link(s) in the folders lead to no file, not read ({names})"
 
 
 def unreadable_line(e: OSError) -> str:
