@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (pytest fixtures imported from pg_fixture)
 """A folder synced daily from cron (``logichunk ingest ~/kb --db kb.db --prune``): quiet and exit 0 when nothing is
 wrong, each run's stderr saying what happened since the last one. Before: a dangling link in the folder (a link to
 a drive not mounted) made every run exit 1, and a prune removed the document stored through it, store edits and
@@ -7,11 +8,13 @@ skipped`` for every file; a heading edited renamed only the first part of a chap
 from __future__ import annotations
 
 import json
+import re
 
 from logichunk.cli import main
 from logichunk.config import Settings
 from logichunk.store import Store
 from logichunk.store import ingest as ingest_mod
+from pg_fixture import backend, make_store, pg_url  # noqa: F401
 
 HASH = ["--embedder", "hash:64"]
 
@@ -19,7 +22,10 @@ HASH = ["--embedder", "hash:64"]
 def run(capsys, *argv: str) -> tuple[int, str, list[str]]:
     code = main(["ingest", *argv, *HASH])
     out, err = capsys.readouterr()
-    return code, out, [line for line in err.splitlines() if not line.startswith("embedder: ")]
+    lines = err.splitlines()
+    embedded = re.search(r"embedded [1-9][0-9]* texts", out) is not None or ("--verbose" in argv and code != 2)
+    assert any(line.startswith("embedder: ") for line in lines) == embedded  # said when it embedded (or asked)
+    return code, out, [line for line in lines if not line.startswith("embedder: ")]
 
 
 def test_a_scripted_week_says_each_run_only_what_happened_since_the_last(tmp_path, capsys):
@@ -106,17 +112,17 @@ def test_exit_statuses_of_ingest(tmp_path, capsys):
     assert code == 1 and len(err) == 1 and err[0].startswith(f"skipped {kb / 'b.txt'}")  # quiet: the cause only
 
 
-def test_a_heading_edited_renames_every_part_of_a_long_chapter(tmp_path, monkeypatch):
+def test_a_heading_edited_renames_every_part_of_a_long_chapter(make_store, tmp_path, monkeypatch):
     """A chapter over CHAPTER_PART_CHARS is stored as consecutive chapters of its title: a heading edited in the
     store renamed the first part only; the next chapter (a heading of its own) keeps its title."""
     monkeypatch.setattr(ingest_mod, "CHAPTER_PART_CHARS", 120)
     paras = "".join(f"Paragraph {i} of the long chapter, with some words.\n\n" for i in range(12))
     (tmp_path / "a.md").write_text(f"# Long\n\n{paras}# Next\n\nShort.\n", encoding="utf-8")
-    with Store.open(str(tmp_path / "kb.db"), settings=Settings(embedder="hash:64")) as s:
-        ingest_mod.ingest(s, [str(tmp_path / "a.md")], rechunk=False)
-        (did, _t, _src), = s.documents()
-        titles = [t for _c, _o, t in s.chapters(did)]
-        assert titles.count("Long") >= 3 and titles[-1] == "Next"
-        first = s.blocks(s.chapters(did)[0][0])[0]
-        assert s.edit_block(first.id, "# Longer\n\n")
-        assert [t for _c, _o, t in s.chapters(did)] == ["Longer"] * (len(titles) - 1) + ["Next"]
+    s = make_store(settings=Settings(embedder="hash:64"))
+    ingest_mod.ingest(s, [str(tmp_path / "a.md")], rechunk=False)
+    (did, _t, _src), = s.documents()
+    titles = [t for _c, _o, t in s.chapters(did)]
+    assert titles.count("Long") >= 3 and titles[-1] == "Next"
+    first = s.blocks(s.chapters(did)[0][0])[0]
+    assert s.edit_block(first.id, "# Longer\n\n")
+    assert [t for _c, _o, t in s.chapters(did)] == ["Longer"] * (len(titles) - 1) + ["Next"]

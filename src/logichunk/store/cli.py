@@ -46,7 +46,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         else:
             rep = ingest(store, args.paths, rechunk=not args.no_chunk, replace=args.replace, reembed=args.reembed,
                          recut=args.recut, prune=args.prune, encoding=args.encoding)
-        if not args.quiet and store.embedder_note:
+        if not args.quiet and store.embedder_note and (rep.embedded or args.verbose):  # (nothing embedded: no news)
             print(f"embedder: {store.embedder_note}", file=sys.stderr)
         _ingest_notes(rep, args.quiet, args.encoding, args.verbose)
         if args.format == "jsonl":
@@ -401,8 +401,9 @@ def add_parser(subparsers: Any) -> None:
                    help="no notes on stderr (embedder, skipped and replaced files); files refused and folders "
                         "that could not be read are still said")
     p.add_argument("--verbose", action="store_true",
-                   help="also name on stderr what is as it was at the last ingest: the files unchanged, and those "
-                        "kept as edited in the store whose file did not change (default: counted in the summary)")
+                   help="also name on stderr what is as it was at the last ingest: the files unchanged, those kept "
+                        "as edited in the store whose file did not change (default: counted in the summary), and the "
+                        "embedder when nothing was embedded")
     p.add_argument("--format", choices=["text", "jsonl"], default="text",
                    help="jsonl: the report as one JSON object (documents, chunks, unchanged and replaced files...)")
     p.add_argument("--tokenizer", default=None,
