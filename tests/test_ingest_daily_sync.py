@@ -126,3 +126,20 @@ def test_a_heading_edited_renames_every_part_of_a_long_chapter(make_store, tmp_p
     first = s.blocks(s.chapters(did)[0][0])[0]
     assert s.edit_block(first.id, "# Longer\n\n")
     assert [t for _c, _o, t in s.chapters(did)] == ["Longer"] * (len(titles) - 1) + ["Next"]
+
+
+def test_a_link_to_a_file_of_the_folder_deleted_keeps_nothing(tmp_path, capsys):
+    """A link in the folder to a file of the same folder: the file deleted, its document is pruned (the walk
+    sees it gone), the link said as dangling; only a link leading outside the folders keeps its document."""
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / "b.md").write_text("# B\n\nBananas.\n", encoding="utf-8")
+    (kb / "a.md").symlink_to("b.md")
+    sync = [str(kb), "--db", str(tmp_path / "kb.db"), "--prune"]
+    assert run(capsys, *sync)[0] == 0
+    (kb / "b.md").unlink()
+    code, _out, err = run(capsys, *sync)
+    assert code == 0 and any(line.startswith("removed, its file is gone") for line in err)
+    assert not any(line.startswith("not pruned") for line in err) and "1 symbolic link(s)" in " ".join(err)
+    with Store.open(sync[2], settings=Settings(embedder="hash:64")) as s:
+        assert s.documents() == []

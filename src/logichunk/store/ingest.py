@@ -1061,8 +1061,9 @@ def prune_missing(store: Store, paths: Sequence[str], unlisted: Sequence[str] = 
     (stored by an older logichunk: from which folder?) is kept, said in ``unchecked``. A source that names no
     file path (a conversation topic's ``memory:...``, a URL) is never pruned. Files given one by one prune
     nothing: a missing one is an error of the ingest itself. A document whose file is reached through a link in
-    the folders that now leads to no file (``dangling``: a drive not mounted, its link kept) is kept too, said in
-    ``unchecked``: unmounted and deleted read alike, and a prune took the document with its store edits."""
+    the folders that now leads to no file outside them (``dangling``: a drive not mounted, its link kept) is kept
+    too, said in ``unchecked``: unmounted and deleted read alike, and a prune took the document with its store
+    edits; a link to a file of the folders deleted keeps nothing (the walk sees that file gone)."""
     out = Pruned()
     folders = [p for p in paths if os.path.isdir(p)]
     if not folders:
@@ -1071,7 +1072,8 @@ def prune_missing(store: Store, paths: Sequence[str], unlisted: Sequence[str] = 
     locked = _spellings(unlisted)
     empty = {os.path.realpath(f) for f in emptied}
     reached = store.reached_paths()
-    links = {reached_path(p): os.path.realpath(p) for p in dangling}  # (the link as reached -> where it points)
+    # the links as reached -> where they point, outside the folders (a file gone from the folders is seen gone)
+    links = {reached_path(p): real for p in dangling if not _inside(real := os.path.realpath(p), roots)}
     gone: list[tuple[str, str, bool]] = []  # (document id, its file as said, emptied)
     stale: list[tuple[str, tuple[str, ...]]] = []  # (document id, its paths in the folders that no longer reach its file)
     for did, _title, source in store.documents():
