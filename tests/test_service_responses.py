@@ -9,6 +9,7 @@ both its 3.1 form and the 3.0 view for Swagger UI must be valid OpenAPI.
 from __future__ import annotations
 
 import copy
+import hashlib
 import importlib
 import json
 import pkgutil
@@ -60,6 +61,10 @@ class Caller:
         body = r.json() if r.content else None
         self.answers.append(Answer(method.lower(), route, status, body, label or url))
         return body
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _wait(pred, timeout: float = 20.0) -> None:
@@ -205,6 +210,12 @@ def run(app) -> Iterator[dict[str, Any]]:
         _wait(lambda: client.get(f"/api/projects/default/blocks/{blk['id']}", headers=H).json()["status"] == "clean")
         call("GET", f"{P}/blocks/{{block_id}}", block_id=blk["id"], label="re-chunked")
 
+        # a document's whole text replaced: written at once, its chapter queued; then the same text again
+        put = call("PUT", f"{P}/documents/{{doc_id}}", 202, doc_id=d["id"],
+                   json={"text": "Tea.\n\nCoffee.\n\nRain on the hills.\n", "expected_sha256": _sha("Tea.\n\nRain on the hills.\n")})
+        assert put["changed"] and len(put["blocks_added"]) == 1 and put["status"] == "pending"
+        call("PUT", f"{P}/documents/{{doc_id}}", 200, doc_id=d["id"], json={"text": "Tea.\n\nCoffee.\n\nRain on the hills.\n"},
+             label="the same text again: 200, changed false")
         call("DELETE", f"{P}/documents/{{doc_id}}", 204, doc_id=d["id"])
         call("GET", "/api/metrics", label="metrics after the tour")
         prom = client.get("/api/metrics", headers=H, params={"format": "prometheus"})

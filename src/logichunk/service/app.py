@@ -74,7 +74,7 @@ def create_app(settings: Settings | None = None, *, api_key: str, embedder: Any 
     from .routes import blocks, chunk, documents, projects, search, system
 
     # the error answers each group of routes can give, in the schema with their real body
-    codes = {system: (401, 422, 503), projects: (401, 404, 409, 422, 503), documents: (400, 401, 404, 413, 422, 503),
+    codes = {system: (401, 422, 503), projects: (401, 404, 409, 422, 503), documents: (400, 401, 404, 409, 413, 422, 503),
              blocks: (401, 404, 409, 413, 422, 503), search: (401, 404, 413, 422, 503), chunk: (400, 401, 413, 422)}
     for mod in (system, projects, documents, blocks, search, chunk):
         app.include_router(mod.router, responses=errors.error_responses(*codes[mod]))

@@ -322,6 +322,19 @@ class DocumentDetail(BaseModel):
     blocks: list[BlockInDocument]
     block_status: dict[str, int] = Field(description=BLOCK_COUNTS)
     status: DocumentStatus = Field(description=DOC_STATUS)
+    sha256: str = Field(description="sha256 of the document's text: the `expected_sha256` of a text replaced from it")
+
+
+class DocumentReplaced(DocumentSummary):
+    """The document after its text was replaced: written at once, its touched chapters re-chunked after the
+    debounce delay."""
+
+    changed: bool = Field(description="false when the text equals the stored one (nothing written, 200, not 202)")
+    blocks_changed: list[str] = Field(description="ids of the blocks whose text changed")
+    blocks_added: list[str] = Field(description="ids of the blocks added")
+    blocks_removed: list[str] = Field(description="ids of the blocks removed")
+    sha256: str = Field(description="sha256 of the document's text now: the next call's `expected_sha256`")
+    chunked: bool = absent("only with `?wait=`: true when chunking finished in time, false when the wait ran out")
 
 
 class DocumentRef(BaseModel):

@@ -48,6 +48,14 @@ class BlockEdit(_Strict):
         None, ge=1, description="optimistic concurrency: refuse with 409 unless the block is still at this revision")
 
 
+class DocumentText(_Strict):
+    text: str = Field(min_length=1, description="the document's whole new text (an editor's buffer); only the blocks "
+                      "where it differs are written, and only their chapters re-chunked")
+    expected_sha256: str | None = Field(
+        None, pattern="^[0-9a-f]{64}$", description="optimistic concurrency: the sha256 of the text the edit started "
+        "from (`sha256` of GET or of the last PUT); refuse with 409 unless the document's text still hashes to it")
+
+
 class SearchIn(_Strict):
     query: str = Field(min_length=1, examples=["渔人在桃花林里看到了什么", "who wrote about the Beagle"])
     mode: str | None = Field(None, description="a retrieval mode (GET /api/info lists them); default: setting")

@@ -15,6 +15,7 @@ from .base import (
     RechunkError,
     RechunkResult,
     StaleRevisionError,
+    StaleTextError,
     Store,
     StoreError,
     StoreUnavailable,
@@ -26,5 +27,5 @@ from .postgres import PostgresStore  # the backends register themselves with Sto
 from .sqlite import SQLiteStore
 
 __all__ = ["BlockRow", "ChunkRow", "CutSettingsError", "Debouncer", "EmbedderMismatchError", "PostgresStore",
-           "RechunkError", "RechunkResult", "SQLiteStore", "StaleRevisionError", "Store", "StoreError",
+           "RechunkError", "RechunkResult", "SQLiteStore", "StaleRevisionError", "StaleTextError", "Store", "StoreError",
            "StoreUnavailable", "block_emptied", "sha256"]

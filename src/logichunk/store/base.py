@@ -115,6 +115,16 @@ class StaleRevisionError(StoreError):
         self.revision = revision
 
 
+class StaleTextError(StoreError):
+    """A document's text replaced from a text that is no longer its own (:func:`~logichunk.store.replace.replace_text`
+    with ``expected_sha256``): someone else's edit came first. ``sha256`` is the hash of its text now."""
+
+    def __init__(self, document_id: str, expected: str, now: str) -> None:
+        super().__init__(f"document {document_id}'s text hashes to {now} now, not {expected}: reload it and apply "
+                         "your edit again")
+        self.sha256 = now
+
+
 def redact_url(url: str) -> str:
     """A database URL as it may be shown (banners, errors): the password of ``user:password@`` and
     of a ``password=`` parameter replaced by ``***``."""
@@ -721,14 +731,17 @@ class Store:
 
     def take_source_texts(self, document_id: str, take: Sequence[tuple[str, int, str]],
                           agree: Sequence[tuple[str, int, str]] = (),
-                          titles: Mapping[str, str | None] | None = None) -> bool:
+                          titles: Mapping[str, str | None] | None = None, *,
+                          revisions: Mapping[str, int] | None = None) -> bool:
         """An ingest's merge of a changed file into its document, in one transaction: each ``(block id, revision,
         text)`` of ``take`` (blocks changed only in the file) gets the file's text, marked dirty as an edit is,
         and its hash recorded as the source's; each ``(block id, revision, hash)`` of ``agree`` (blocks whose
         text is the file's already) gets only that record; each chapter of ``titles`` (id -> title) that title
         (its heading block renamed). The document's blocks are held while it checks them (PostgreSQL: ``FOR
         UPDATE``): False, nothing written, when one is no longer at its revision (edited meanwhile: decide
-        again)."""
+        again). ``revisions``: every block of the document, id -> revision, held to them all (a block added or
+        deleted meanwhile too), and ``take``'s texts written as edits, not recorded as the source's (a text that is
+        no file's: :func:`~logichunk.store.replace.replace_text`)."""
         _check_blocks([text for _bid, _rev, text in take])
         for t in (titles or {}).values():
             if t is not None:
@@ -737,11 +750,16 @@ class Store:
             now: dict[str, int] = {}
             for cid, _o, _t in self.chapters(document_id):
                 now.update((r[0], int(r[1])) for r in self._q(self._lock_chapter_blocks_sql(), (cid,)))
-            if any(now.get(bid) != rev for bid, rev, _ in (*take, *agree)):
+            if any(now.get(bid) != rev for bid, rev, _ in (*take, *agree)) or \
+                    (revisions is not None and now != dict(revisions)):
                 return False
             ts = time.time()
-            self._xmany("UPDATE blocks SET content = ?, is_dirty = 1, revision = revision + 1, updated_at = ?, "
-                        "source_hash = ? WHERE id = ?", [(text, ts, sha256(text), bid) for bid, _rev, text in take])
+            if revisions is None:
+                self._xmany("UPDATE blocks SET content = ?, is_dirty = 1, revision = revision + 1, updated_at = ?, "
+                            "source_hash = ? WHERE id = ?", [(text, ts, sha256(text), bid) for bid, _rev, text in take])
+            else:
+                self._xmany("UPDATE blocks SET content = ?, is_dirty = 1, revision = revision + 1, updated_at = ? "
+                            "WHERE id = ?", [(text, ts, bid) for bid, _rev, text in take])
             self._xmany("UPDATE blocks SET source_hash = ? WHERE id = ?", [(h, bid) for bid, _rev, h in agree])
             self._xmany("UPDATE chapters SET title = ? WHERE id = ? AND document_id = ?",
                         [(t, cid, document_id) for cid, t in (titles or {}).items()])
@@ -797,8 +815,8 @@ class Store:
                 new = [(i, b) for i, b in enumerate(row) if b.id is None]
                 if new:
                     added = self._add_blocks(cid, [b.text for _i, b in new], chapter=title, from_source=True)
-                    self._xmany("UPDATE blocks SET block_order = ? WHERE id = ?",
-                                [(i + 1, bid) for (i, _b), bid in zip(new, added, strict=True)])
+                    self._xmany("UPDATE blocks SET block_order = ?, source_hash = ? WHERE id = ?",
+                                [(i + 1, b.source_hash, bid) for (i, b), bid in zip(new, added, strict=True)])
                     new_ids.extend(added)
                 if rank.get(cid) != k or before.get(cid) != [b.id for b in row]:
                     self._x("UPDATE blocks SET is_dirty = 1, content_hash = NULL, revision = revision + 1 "

@@ -32,7 +32,7 @@ from ..text.folders import (
     unreadable_line,
     walk_text_files,
 )
-from .base import MergedBlock, RechunkResult, SourcedBlock, Store
+from .base import MergedBlock, RechunkResult, SourcedBlock, StaleTextError, Store
 from .chapters import split_chapters
 from .plan import sha256
 
@@ -550,7 +550,8 @@ def _merged_chapters(out: Sequence[tuple[int | None, MergedBlock]], chapters: Se
 
 
 def merge_file(store: Store, document_id: str, chapters: Sequence[tuple[str | None, Sequence[str]]],
-               file_wins: bool = False) -> BlockMerge | None:
+               file_wins: bool = False, *, as_source: bool = True, base_sha256: str | None = None
+               ) -> BlockMerge | None:
     """A changed file merged into its document, written. Where the store edited the document (:func:`_written_in_store`)
     and not ``file_wins``, a three-way merge on the text the file gave each block at the last ingest; else (a document
     the store never edited: nothing of its own to lose; or ``file_wins``, ``--replace``) the same merge with the
@@ -561,18 +562,27 @@ def merge_file(store: Store, document_id: str, chapters: Sequence[tuple[str | No
     edits, the conflicts). Otherwise (blocks or headings added, removed, moved) :func:`structure_merge`, the document
     rewritten around the blocks it keeps (:meth:`Store.rewrite_document`). None, nothing written, where the blocks no
     longer line up and one holds no record of its file's text (nothing to align it by). Decided again when a block is
-    edited meanwhile: an edit is never overwritten by a decision made before it."""
+    edited meanwhile: an edit is never overwritten by a decision made before it.
+
+    Not ``as_source`` (a text that is no file's, :func:`~logichunk.store.replace.replace_text`): the text wins as with
+    ``file_wins``, but is written as store edits are (the blocks' records of their file's text stay, new blocks have
+    none, as ``add_block``'s), so an ingest of the document's file later still tells its changes from these.
+    ``base_sha256``: :class:`~logichunk.store.base.StaleTextError`, nothing written, unless the document's text
+    hashes to it, checked on the blocks the write is held to."""
     for _ in range(5):
         stored = store.source_blocks(document_id)
+        if base_sha256 is not None and (now := sha256(_text_of(stored))) != base_sha256:
+            raise StaleTextError(document_id, base_sha256, now)
         written = any(_written_in_store(b) for row in stored for b in row) or bool(_added_in_store(stored))
-        wins = file_wins or not written
+        wins = file_wins or not written or not as_source
         base = _store_as_base(stored) if wins else stored
         m = block_merge(base, document_id, chapters)
         sm = structure_merge(base, document_id, chapters)
         if sm is not None and m is not None and not (sm.merge.added or sm.merge.removed or sm.merge.dropped):
             sm = None  # (one to one: the same decisions, written in place)
         if sm is not None:
-            added = store.rewrite_document(document_id, dict(sm.revisions), sm.chapters)
+            rows = sm.chapters if as_source else _unrecorded(stored, sm.chapters)
+            added = store.rewrite_document(document_id, dict(sm.revisions), rows)
             if added is not None:
                 return with_fields(sm.merge, added=tuple(added), edited=written,
                                    overwritten=_overwritten(stored, sm.merge) if wins else ())
@@ -582,12 +592,23 @@ def merge_file(store: Store, document_id: str, chapters: Sequence[tuple[str | No
         if wins:  # (the record of blocks whose store text the file holds now: from the stored blocks, not the base)
             m = with_fields(m, agree=block_merge(stored, document_id, chapters).agree,  # type: ignore[union-attr]
                             edited=written, overwritten=_overwritten(stored, m))
-        agree = () if store.read_only else m.agree  # (a record only: none where nothing may be written)
+        agree = () if store.read_only or not as_source else m.agree  # (a record only: none where nothing may be written)
         titles = {} if store.read_only else retitled(store, document_id, merged_titles(stored, m.take, chapters))
-        if not (m.take or agree or titles) or store.take_source_texts(document_id, m.take, agree, titles):
+        held = None if as_source else {b.id: b.revision for row in stored for b in row}
+        if not (m.take or agree or titles) or store.take_source_texts(document_id, m.take, agree, titles,
+                                                                      revisions=held):
             return m
     raise InputError(f"document {document_id}: its blocks were edited in the store while this ingest merged its file "
                      "into it; nothing of the file was written — ingest again")
+
+
+def _unrecorded(stored: Sequence[Sequence[SourcedBlock]], chapters: Sequence[tuple[str | None, Sequence[MergedBlock]]]
+                ) -> tuple[tuple[str | None, tuple[MergedBlock, ...]], ...]:
+    """``chapters`` (a merge on :func:`_store_as_base`) with each kept block's record of its file's text as stored, and
+    none for a new block: what a text that is no file's writes (:func:`merge_file`, not ``as_source``)."""
+    recorded = {b.id: b.source_hash for row in stored for b in row}
+    return tuple((title, tuple(with_fields(b, source_hash=recorded.get(b.id) if b.id is not None else None)
+                               for b in row)) for title, row in chapters)
 
 
 def _store_as_base(stored: Sequence[Sequence[SourcedBlock]]) -> list[list[SourcedBlock]]:

@@ -1,4 +1,4 @@
-"""Documents: create (JSON or a file upload), list, read as a chunk tree, plot, delete.
+"""Documents: create (JSON or a file upload), list, read as a chunk tree, plot, replace the text, delete.
 
 Creating is idempotent by content: a text equal to a stored document's current text returns that
 document (200, ``existing: true``) instead of storing it twice, unless ``?copy=true``; an
@@ -23,14 +23,24 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 
 from ...errors import InputError
+from ...store import StaleTextError, sha256
 from ...store.ingest import ingest_text
+from ...store.replace import replace_text
 from ...text.decode import check_title, file_title
 from ..curves import text_curves
 from ..errors import ApiError
 from ..idempotency import IdempotencyKeys, fingerprint
 from ..jobs import ProjectRuntime
-from ..responses import DocumentCreated, DocumentCurves, DocumentDetail, DocumentList, DocumentTree, answer
-from ..schemas import DocumentIn
+from ..responses import (
+    DocumentCreated,
+    DocumentCurves,
+    DocumentDetail,
+    DocumentList,
+    DocumentReplaced,
+    DocumentTree,
+    answer,
+)
+from ..schemas import DocumentIn, DocumentText
 from ..views import block_json, cut_points, document_summary, document_tree, documents_by_id, layout
 from .common import (
     AUTH,
@@ -150,7 +160,44 @@ def get_document(request: Request, project: str, doc_id: str) -> dict[str, Any]:
     body = document_summary(rt, doc_id, lay.title, lay.source, lay)
     body["chapters"] = [{"id": c, "rank": r, "title": t, "start": s, "end": e} for c, r, t, s, e in lay.chapters]
     body["blocks"] = [block_json(rt, b, s, e, r) for b, s, e, r in lay.blocks]
+    body["sha256"] = sha256(lay.text)
     return body
+
+
+@router.put("/{doc_id}", status_code=202, summary="replace a document's whole text; only what changed is re-chunked",
+            responses={**answer(DocumentReplaced, "written; the touched chapters are re-chunked after the debounce "
+                                "delay", 202),
+                       **answer(DocumentReplaced, "the text was already this (`changed: false`): nothing to do")})
+def replace_document(request: Request, project: str, doc_id: str, body: DocumentText,
+                     wait: float = WAIT) -> JSONResponse:
+    """The text cut as an ingest cuts it and merged into the stored blocks (:func:`~logichunk.store.replace.
+    replace_text`): unchanged blocks keep their ids and chunks; the chapters touched are queued as a block PUT's."""
+    rt = _rt(request, project)
+    text = check_text(body.text, "text")
+    if doc_id not in documents_by_id(rt.store):
+        raise ApiError(404, "not_found", f"no document {doc_id!r} in this project")
+    try:
+        r = replace_text(rt.store, doc_id, text, expected_sha256=body.expected_sha256)
+    except StaleTextError as e:
+        raise ApiError(409, "conflict", str(e), {"current_sha256": e.sha256}) from None
+    except InputError as e:
+        raise ApiError(422, "invalid_request", str(e)) from None
+    for bid in r.removed:
+        rt.debouncer.cancel(bid)
+    lay = layout(rt.store, doc_id)
+    if r.touched:
+        firsts: dict[str, str] = {}
+        for b, *_ in lay.blocks:
+            if b.is_dirty:
+                firsts.setdefault(b.chapter_id, b.id)
+        rt.schedule(firsts.values())
+    chunked = _wait_chunked(rt, doc_id, wait) if wait > 0 else None
+    out = document_summary(rt, doc_id, lay.title, lay.source, None if chunked is not None else lay)
+    if chunked is not None:
+        out["chunked"] = chunked
+    out.update(changed=r.touched, blocks_changed=list(r.changed), blocks_added=list(r.added),
+               blocks_removed=list(r.removed), sha256=r.sha256)
+    return JSONResponse(out, status_code=202 if r.touched else 200)
 
 
 @router.get("/{doc_id}/tree", summary="the document's text and chunk tree (chapters > parents > children)",
