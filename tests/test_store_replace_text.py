@@ -196,3 +196,30 @@ def test_random_edit_sequences_store_the_last_text(tmp_path_factory, edits):
         assert r.sha256 == sha256(text) and _text(store, did) == text
     _check_tiles(store, did, text)
     store.close()
+
+
+def test_the_cli_edits_a_document_whole(tmp_path, capsys):
+    import json
+
+    from logichunk.cli import main
+
+    f, db = tmp_path / "a.md", str(tmp_path / "s.db")
+    f.write_text("".join(PARAS), encoding="utf-8")
+    assert main(["ingest", str(f), "--db", db, "--embedder", "hash:64"]) == 0
+    store = Store.open(db, settings=Settings(embedder="hash:64"))
+    did, ids = store.documents()[0][0], [b.id for b in store.blocks()]
+    store.close()
+    g = tmp_path / "b.md"
+    g.write_text("".join([*PARAS[:2], "Cows moo.\n\n", *PARAS[2:]]), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["edit", "--db", db, "--embedder", "hash:64", "--document", did, "--file", str(g), "--format", "jsonl",
+                 "--expected-sha256", sha256("".join(PARAS))]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["status"] == "rechunked" and len(out["added"]) == 1 and out["changed"] == out["removed"] == []
+    assert out["chapters_rechunked"] == 1 and out["sha256"] == sha256(g.read_text(encoding="utf-8"))
+    assert main(["edit", "--db", db, "--embedder", "hash:64", "--document", did, "--text", "x",
+                 "--expected-sha256", sha256("".join(PARAS))]) == 2
+    assert "not " + sha256("".join(PARAS)) in capsys.readouterr().err
+    store = Store.open(db, settings=Settings(embedder="hash:64"))
+    assert [b.id for b in store.blocks()] == [*ids[:2], out["added"][0], *ids[2:]] and not store.blocks(dirty=True)
+    store.close()

@@ -14,7 +14,7 @@ from ..cli_args import encoding_option, one_line
 from ..config import RETRIEVE_MODES
 from ..errors import InputError, ModelUnavailable
 from ..scale.cli import add_ingest_options
-from .base import block_emptied
+from .base import Store, block_emptied
 from .cli_options import DOC_COLUMN, document_cell, open_store, store_options
 from .origins import INCLUDE
 from .refs import hit_ref
@@ -311,9 +311,41 @@ def _hit_pages(store: Any, hits: list[Any]) -> list[list[int] | None]:
     return hit_pages(layouts, spans)
 
 
+def _edit_document(store: Store, args: argparse.Namespace, content: str) -> int:
+    """``edit --document``: the document's whole text replaced (:func:`~logichunk.store.replace.replace_text`), then
+    its touched chapters re-chunked (their unchanged parents kept)."""
+    from .replace import replace_text
+
+    r = replace_text(store, args.document, content, expected_sha256=args.expected_sha256)
+    said = f"{len(r.changed)} block(s) changed, {len(r.added)} added, {len(r.removed)} removed"
+    done = [] if args.no_rechunk else [store.rechunk_chapter(c) for c, _o, _t in store.chapters(args.document)
+                                        if any(b.is_dirty for b in store.blocks(c))]
+    if args.format == "jsonl":
+        print(json.dumps({"document": r.document_id, "changed": list(r.changed), "added": list(r.added),
+                          "removed": list(r.removed), "sha256": r.sha256, "chars": r.chars,
+                          "status": "dirty" if args.no_rechunk and r.touched else "unchanged" if not r.touched
+                          else "rechunked", "chapters_rechunked": len(done),
+                          "parents_kept": sum(x.parents_kept for x in done),
+                          "parents_written": sum(x.parents_written for x in done),
+                          "embedded": sum(x.embedded for x in done)}, ensure_ascii=False))
+    elif not r.touched:
+        print(f"document {r.document_id}: unchanged")
+    elif args.no_rechunk:
+        print(f"document {r.document_id}: {said}; marked dirty")
+    else:
+        print(f"document {r.document_id}: {said}; re-chunked {len(done)} chapter(s) — kept "
+              f"{sum(x.parents_kept for x in done)} parent(s), wrote {sum(x.parents_written for x in done)}, embedded "
+              f"{sum(x.embedded for x in done)} text(s)")
+    return 0
+
+
 def cmd_edit(args: argparse.Namespace) -> int:
     if (args.file is None) == (args.text is None):
         raise InputError("give exactly one of --file or --text")
+    if (args.block is None) == (args.document is None):
+        raise InputError("give exactly one of --block or --document")
+    if args.expected_sha256 is not None and args.document is None:
+        raise InputError("--expected-sha256 goes with --document (a block's edit has no such base)")
     if args.file is not None:
         from pathlib import Path
 
@@ -334,6 +366,8 @@ def cmd_edit(args: argparse.Namespace) -> int:
         if not args.no_rechunk and (why := store.cut_mismatch()):  # (so are other size settings)
             raise InputError(f"{why}; the block was not edited — give the project's settings (--tokenizer, --config), "
                              "or cut everything again with these: logichunk ingest --recut")
+        if args.document is not None:
+            return _edit_document(store, args, content)
         before = len(store.get_block(args.block).content)
         changed = store.edit_block(args.block, content)
         emptied = block_emptied(changed, content)  # (a deleted paragraph: done, and said, as the service says it)
@@ -433,8 +467,13 @@ def add_parser(subparsers: Any) -> None:
     store_options(p)
     p.set_defaults(func=cmd_search)
 
-    p = subparsers.add_parser("edit", help="replace a block's text; re-chunks only what changed")
-    p.add_argument("--block", required=True, help="block id (see `logichunk blocks`)")
+    p = subparsers.add_parser("edit", help="replace a block's text, or a document's whole text; re-chunks only what "
+                              "changed")
+    p.add_argument("--block", help="block id (see `logichunk blocks`)")
+    p.add_argument("--document", help="document id (see `logichunk documents`): its whole text replaced, only the "
+                   "blocks where it changed written")
+    p.add_argument("--expected-sha256", help="with --document: refuse unless its text still hashes to this (the text "
+                   "the edit started from)")
     p.add_argument("--file", help="new content from this file (- for stdin)")
     p.add_argument("--text", help="new content given inline")
     p.add_argument("--no-rechunk", action="store_true", help="only mark the block dirty")
