@@ -37,8 +37,10 @@ def _state(store: Store) -> dict[str, tuple[int, bool]]:
     return {b.id: (b.revision, b.is_dirty) for b in store.blocks()}
 
 
-def _parents(store: Store, did: str) -> list[str]:
-    return [r.content for c, _o, _t in store.chapters(did)
+def _parents(store: Store, did: str) -> list[tuple[str, str, list[str]]]:
+    """The document's chunk tree: (dotted id, text, its children's texts) of each parent, in order."""
+    return [(r.dotted_id, r.content, [k.content for k in sorted(store.children_of(r.pk), key=lambda k: k.order)])
+            for c, _o, _t in store.chapters(did)
             for r in sorted(store.chunks(level="parent", chapter_id=c), key=lambda r: r.order)]
 
 
@@ -195,7 +197,12 @@ def test_random_edit_sequences_store_the_last_text(tmp_path_factory, edits):
         r = replace_text(store, did, text)
         assert r.sha256 == sha256(text) and _text(store, did) == text
     _check_tiles(store, did, text)
+    fresh = Store.open(str(tmp_path_factory.mktemp("f") / "f.db"), settings=SMALL)
+    fid = ingest_text(fresh, "f", text)
+    fresh.rechunk_dirty()
+    assert _parents(store, did) == _parents(fresh, fid)  # (the design's promise: a fresh store's chunks)
     store.close()
+    fresh.close()
 
 
 def test_the_cli_edits_a_document_whole(tmp_path, capsys):
