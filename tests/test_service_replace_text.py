@@ -12,9 +12,11 @@ pytest.importorskip("fastapi", reason="the service tests need the [service] extr
 from fastapi.testclient import TestClient  # noqa: E402
 
 from logichunk.service.app import create_app  # noqa: E402
-from service_helpers import EN, KEY, H, check_document_tree, small_settings  # noqa: E402
+from service_helpers import KEY, H, check_document_tree, small_settings  # noqa: E402
 
 P = "/api/projects/default/documents"
+TEXT = "".join(f"# Part {c}\n\n" + "".join(f"Paragraph {c}.{i} tells of tea, rain and the hills in turn. It goes on a while "
+                                            f"about the market.\n\n" for i in range(4)) for c in range(3))
 
 
 def _sha(text: str) -> str:
@@ -30,7 +32,7 @@ def client(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def doc(client) -> str:
-    r = client.post(f"{P}?wait=20", headers=H, json={"title": "en", "text": EN})
+    r = client.post(f"{P}?wait=20", headers=H, json={"title": "t", "text": TEXT})
     assert r.status_code == 201 and r.json()["chunked"]
     return r.json()["id"]
 

@@ -187,7 +187,7 @@ PIECES = st.sampled_from(["# A\n\n", "# B\r\n\r\n", "Cats.\n\n", "Dogs 🐶.\n\n
                           "Long line of words here.\n\n", "第二章 尾\n"])
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.lists(PIECES, min_size=1, max_size=8), min_size=1, max_size=4))
 def test_random_edit_sequences_store_the_last_text(tmp_path_factory, edits):
     store = Store.open(str(tmp_path_factory.mktemp("h") / "h.db"), settings=SMALL)
