@@ -77,7 +77,7 @@ def test_an_archived_topic_is_reported_with_its_stored_numbers(tmp_path):
         memory.remember("c", *RETURN[0])
         Archiver(store, "c", rechunk=False).archive(Episode(index=0, start=0, blocks=(LogicalBlock("elsewhere"),)),
                                                     start=0, index=7)
-        said = [e for u, a in RETURN[1:] for e in memory.remember("c", u, a)["archived"]]
+        said = [e for u, a in RETURN[1:] for e in memory.remember("c", u, a)["closed"]]
         said += memory.end("c")["archived"]
         stored = {t.document_id: t for t in topics(store, "c")}
         assert said and all(e["document_id"] in stored for e in said)

@@ -78,9 +78,9 @@ def test_stdio_documents_search_and_memory_across_restarts(tmp_path):
 
             decisions = [await call(s, "remember", conversation_id="chat-1", user=u, assistant=a) for u, a in TURNS[:4]]
             assert [d["turn"] for d in decisions] == [0, 1, 2, 3]
-            assert decisions[0]["decision"] == "split" and decisions[0]["decided_by"] == "first"
+            assert decisions[0]["action"] == "split" and decisions[0]["step"] == "first"
             for d in decisions:
-                assert d["decision"] in ("adsorb", "split", "force_adsorb") and isinstance(d["score"], float)
+                assert d["action"] in ("adsorb", "split", "force_adsorb") and isinstance(d["score"], float)
             return {"zh": zh["id"], "en": en["id"]}
 
     async def second() -> dict:
@@ -186,7 +186,7 @@ def test_stdio_with_the_default_embedder(tmp_path):
             assert hit["document_id"] == zh["id"] and "桃花林" in hit["text"]
             out = [await call(s, "remember", conversation_id="e5", user=u, assistant=a) for u, a in TURNS]
             # with a real embedder the switch to another language and subject is seen at once
-            assert out[3]["decision"] == "split" and out[3]["topic"] == 1
+            assert out[3]["action"] == "split" and out[3]["topic"] == 1
             ended = await call(s, "end_conversation", conversation_id="e5")
             assert [[e["start"], e["end"]] for e in ended["archived"]] == [[0, 2], [3, 5]]
 

@@ -57,7 +57,7 @@ async def _end(c: Client) -> dict[str, Any]:
 
 
 def _key(d: dict[str, Any]) -> tuple:
-    return d["turn"], d["decision"], d["decided_by"], d["score"], d["topic"], [[e["start"], e["end"]] for e in d["archived"]]
+    return d["turn"], d["action"], d["step"], d["arbiter"], d["score"], d["topic"], [[e["start"], e["end"]] for e in d["closed"]]
 
 
 @pytest.mark.parametrize("cut", [1, 3, 5, 7, 8])
@@ -75,7 +75,7 @@ def test_a_restart_between_turns_changes_no_decision(tmp_path, cut):
 def test_a_topic_is_archived_once_final_and_recall_shows_the_open_turns(tmp_path):
     db = tmp_path / "m.db"
     out = _run(db, _remember([*TURNS, MORE, LATER[0]]))
-    archived = [(d["turn"], e) for d in out for e in d["archived"]]
+    archived = [(d["turn"], e) for d in out for e in d["closed"]]
     # the review confirms the pandas -> dumplings boundary once three turns follow it, and topic 0 is final
     # once the gap after the new topic's first turn is judged too (min_topic_turns=2: a one-turn topic may
     # still join the one before it)

@@ -184,8 +184,9 @@ def test_turns_not_flushed_survive_the_process(make_store):
     assert [(t.start, t.end) for t in topics(store, "c")] == [(0, 2)] and p.pending() == (3, 5)
     del p  # ... when the process dies, without flush()
     again = Perception(store=store, embedder=emb, calibration=two_topics(emb), conversation_id="c")
-    # (the archived game topic left the journal: only the open trip turns are observed again, from turn 3)
-    assert again.resumed == 2 and again.pending() == (0, 2) and again.topic == tuple(TRIP)
+    # (the archived game topic left the journal with the state the first perception had then: the new one
+    # takes that state and carries the first one's session on, the two open trip turns held as they were)
+    assert again.resumed == 2 and again.first_turn == 0 and again.pending() == (3, 5) and again.topic == tuple(TRIP)
     for b in whole[5:]:
         again.observe(b)
     again.flush()

@@ -311,7 +311,7 @@ def test_the_mcp_tools_show_the_link(tmp_path):
         said, end, found = anyio.run(main)
     finally:
         stores.close()
-    archived = [e for d in said for e in d["archived"]] + end["archived"]
+    archived = [e for d in said for e in d["closed"]] + end["archived"]
     assert [(e["start"], e["resumes"]) for e in archived] == [(0, None), (3, None), (4, None), (8, 0)]
     back = next(e for e in found["episodes"] if e["start"] == RETURN)
     assert back["resumes"] == 0 and back["resumes_document"] == archived[0]["document_id"]

@@ -46,7 +46,7 @@ def test_recall_finds_an_early_fact_of_a_long_topic_not_archived_yet(tmp_path):
     memory, stores = _memory(tmp_path / "long.db")
     try:
         turns = _one_subject(60)
-        archived = [e for u, a in turns for e in memory.remember("shop", u, a)["archived"]]
+        archived = [e for u, a in turns for e in memory.remember("shop", u, a)["closed"]]
         assert archived == []  # one subject: nothing is archived, every turn is open
         for query in ("SHOP_DB_PASS", "database password env var"):
             got = memory.recall(query, conversation_id="shop", max_chars=3000)

@@ -75,7 +75,7 @@ def _topic(d: dict[str, Any]) -> dict[str, Any]:
 
 def test_a_topic_is_one_shape_in_the_library_the_cli_and_mcp(mcp_db, capsys):
     db, said = mcp_db
-    archived = [e for r in said["remember"] for e in r["archived"]] + said["end"]["archived"]
+    archived = [e for r in said["remember"] for e in r["closed"]] + said["end"]["archived"]
     assert len(archived) >= 2 and all(set(KEYS) <= e.keys() for e in archived)
     with Store.open(db, settings=Settings(embedder=EMB)) as store:
         lib = [t.to_dict() for t in topics(store, "chat-1")]
@@ -243,3 +243,35 @@ def test_mcp_remember_keeps_a_turns_tool_calls_as_the_library_does(tmp_path):
             return "".join(b.content for b in store.blocks(store.chapters(d)[0][0]))
 
         assert text(doc) == text(lib_doc) and 'Tool: get_weather({"city": "Chengdu"})' in text(doc)
+
+
+DECISION_KEYS = ["conversation_id", "turn", "topic", "action", "step", "arbiter", "score", "similarity", "reason",
+                 "features", "revisions", "closed"]  # (memory.episode.decision_json)
+
+
+def test_a_decision_is_one_shape_in_the_library_the_cli_and_mcp(mcp_db, tmp_path, capsys):
+    """The CLI and the library said ``action``/``step``/``arbiter`` where MCP's ``remember`` said ``decision`` and
+    ``decided_by`` (and ``archived`` for the closed topics): one shape now, with the same values for the same turns."""
+    from logichunk.memory import LogicalBlock, Perception
+
+    _, said = mcp_db
+    mcp = said["remember"]
+    f = tmp_path / "t.jsonl"
+    f.write_text("".join(json.dumps({"user": u, "assistant": a, "conversation_id": "chat-1"}, ensure_ascii=False) + "\n"
+                         for u, a in TURNS), encoding="utf-8")
+    recs = _cli(capsys, "memory", "replay", str(f), "--db", str(tmp_path / "c.db"), "--embedder", EMB, "--quiet",
+                "--format", "jsonl")
+    cli = [r for r in recs if r["type"] == "decision"]
+    with Store.open(str(tmp_path / "l.db"), settings=Settings(embedder=EMB)) as store:
+        p = Perception(store=store, conversation_id="chat-1")
+        lib = [p.observe(LogicalBlock(u, a)).to_dict("chat-1") for u, a in TURNS]
+    n = len(TURNS)
+    assert [list(d) for d in lib] == [DECISION_KEYS] * n
+    assert [list(r) for r in cli] == [["type", *DECISION_KEYS, "text"]] * n
+    assert [[k for k in r if k not in ("open", "note", "archive_errors")] for r in mcp] == [DECISION_KEYS] * n
+
+    def same(d: dict[str, Any]) -> tuple:
+        return (d["conversation_id"], d["turn"], d["topic"], d["action"], d["step"], d["arbiter"], d["score"],
+                d["similarity"], d["features"], [[e["start"], e["end"]] for e in d["closed"]])
+
+    assert [same(d) for d in mcp] == [same(d) for d in cli] == [same(d) for d in lib]

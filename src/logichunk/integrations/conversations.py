@@ -56,11 +56,11 @@ from ..memory.archive import (
     topic_turns,
 )
 from ..memory.block import check_turn_text, tool_calls_of
-from ..memory.episode import topic_json
+from ..memory.episode import decision_json, topic_json
 from ..memory.forget import forget
 from ..memory.resume import threshold_of
 from ..text.han_fold import fold_han
-from .kb import Limits, Project, _check_top_k, check_text, plain
+from .kb import Limits, Project, _check_top_k, check_text
 
 RECALL_MODES = ("hybrid", "basic", "parent", "hierarchical", "kernel")
 RECALL_CHARS = 8000  # default bound on the text of one recall result (a topic's exchanges, or the open turns)
@@ -361,12 +361,9 @@ class Conversations:
         index_errors = o.archiver.rechunk()
         first, end = o.p.pending()
         out: dict[str, Any] = {
-            "conversation_id": conv, "turn": turn, "decision": str(d.action),
-            "decided_by": str(d.step) + (f":{d.arbiter}" if d.arbiter else ""), "score": plain(round(d.score, 4)),
-            "similarity": plain(None if d.similarity is None else round(d.similarity, 4)),
-            "topic": o.archiver.number(d.topic), "reason": d.reason,
-            "revisions": [{**r.to_dict(), "turn": o.turn0 + r.turn} for r in d.revisions],
-            "archived": [self._episode(o, e) for e in d.closed],
+            **decision_json(d, conv, turn=turn, topic=o.archiver.number(d.topic),
+                            revisions=[{**r.to_dict(), "turn": o.turn0 + r.turn} for r in d.revisions],
+                            closed=[self._episode(o, e) for e in d.closed]),
             "open": {"start": o.turn0 + first, "end": o.turn0 + end - 1, "turns": end - first},
         }
         if o.p.note and not o.noted:  # (said once per session, not on every turn)

@@ -492,10 +492,10 @@ def build_server(stores: StoreSource, settings: Settings, *, allow: kb.Folders |
                                                          "result}] (arguments and result as text or JSON), kept "
                                                          "with the turn and searchable in its topic")] = None,
                  project: ProjectArg = None) -> dict[str, Any]:
-        """Record one exchange of a conversation. Returns the decision on it: `adsorb` (same topic),
+        """Record one exchange of a conversation. Returns the decision on it: `action` `adsorb` (same topic),
         `split` (a new topic starts here) or `force_adsorb` (a short filler such as 'ok, go on'),
-        who decided (`decided_by`: heuristic, screen, arbiter, guard, first) and the evidence
-        `score`; any earlier topic that is now final and `archived` (searchable with recall; its turns
+        who decided (`step`: first, heuristic, guard, screen, arbiter; `arbiter`: which one, e.g. rule) and the
+        evidence `score`; any earlier topic that is now final, `closed` (archived, searchable with recall; its turns
         `start`..`end`, `turns` of them; its `resumes`: the earlier topic of the conversation it returns to,
         or null); and the turns still `open` (not in a final topic yet)."""
         return memory(project, create=True).remember(conversation_id, user, assistant, rewritten_query, tool_calls)

@@ -149,8 +149,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
                 totals["wd"].append(score["windowdiff"])
             if jsonl:  # (numbered as the store numbers them when these turns continue a stored conversation)
                 for d, b in zip(decisions, conv.blocks, strict=True):
-                    print(json.dumps({"type": "decision", "conversation_id": conv.id,
-                                      **_as_stored(d.to_dict(), turn0, topic0), "text": b.query},
+                    print(json.dumps({"type": "decision", **_as_stored(d.to_dict(conv.id), turn0, topic0),
+                                      "text": b.query},
                                      ensure_ascii=False))
                 for r in p.flush_revisions:  # made at the end of the conversation, after the last decision
                     print(json.dumps({"type": "revision", "conversation_id": conv.id, "at": "flush",

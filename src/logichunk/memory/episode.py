@@ -14,7 +14,7 @@ import numpy as np
 
 from .block import LogicalBlock, is_filler
 
-__all__ = ["Action", "Decision", "Episode", "Revision", "Step", "topic_json"]
+__all__ = ["Action", "Decision", "Episode", "Revision", "Step", "decision_json", "topic_json"]
 
 
 def topic_json(conversation_id: str | None, topic: int, start: int, end: int, *, title: str,
@@ -156,12 +156,27 @@ class Decision:
     def is_split(self) -> bool:
         return self.action is Action.SPLIT
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"turn": self.turn, "action": str(self.action), "score": _r(self.score), "step": str(self.step),
-                "arbiter": self.arbiter, "topic": self.topic, "similarity": _r(self.similarity),
-                "reason": self.reason, "features": {k: _r(v) for k, v in self.features.items()},
-                "revisions": [r.to_dict() for r in self.revisions],
-                "closed": [e.to_dict(with_blocks=False) for e in self.closed]}
+    def to_dict(self, conversation_id: str | None = None) -> dict[str, Any]:
+        """The decision's JSON (:func:`decision_json`) in this session's numbers."""
+        return decision_json(self, conversation_id)
+
+
+def decision_json(d: Decision, conversation_id: str | None, *, turn: int | None = None, topic: int | None = None,
+                  revisions: list[dict[str, Any]] | None = None,
+                  closed: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The JSON of a decision, one shape wherever one is shown: ``memory replay`` (CLI jsonl),
+    :meth:`Decision.to_dict` (library) and MCP's ``remember`` (stdio and ``/mcp``). Why one function: the CLI
+    and the library said ``action``, ``step`` and ``arbiter`` where MCP said ``decision`` and ``decided_by``
+    (``"arbiter:rule"``), and MCP's closed topics were ``archived``, so an agent reading both had to know which.
+    ``turn``, ``topic``, ``revisions`` and ``closed`` default to the decision's own (its session's numbers);
+    a caller that numbers the conversation (MCP) passes its own. ``closed``: the topics that became final
+    with this turn, each in the topic shape (:func:`topic_json`)."""
+    return {"conversation_id": conversation_id, "turn": d.turn if turn is None else turn,
+            "topic": d.topic if topic is None else topic, "action": str(d.action), "step": str(d.step),
+            "arbiter": d.arbiter, "score": _r(d.score), "similarity": _r(d.similarity), "reason": d.reason,
+            "features": {k: _r(v) for k, v in d.features.items()},
+            "revisions": [r.to_dict() for r in d.revisions] if revisions is None else revisions,
+            "closed": [e.to_dict(with_blocks=False) for e in d.closed] if closed is None else closed}
 
 
 def _r(x: float | None) -> float | None:

@@ -9,6 +9,13 @@ conversations (:mod:`logichunk.integrations.conversations`) keep the same table 
 functions. The Perception drops a topic's turns from it as soon as the topic is archived (they are in
 ``memory_turns``), so it holds the open topics only, flushed or not; the MCP server drops a session's
 turns when the session ends.
+
+Beside the turns, the Perception keeps its **state** at the moment it last dropped some
+(``memory_session_state``, one row a conversation: :func:`save_state`): the open topics' turns alone do not
+make the decisions an uninterrupted run makes on them (the kernel, the lexical window and the review read
+the turns before, which are archived), so a perception resumed from the turns alone cut the open topics
+differently (a topic 4-7 became 4-6 and 7). Resumed from that state and the turns written after it, it
+decides as if the process had never stopped.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from ..store import StoreError, schema
 from .archive import _ensure_tables
 from .block import LogicalBlock
 
-__all__ = ["TurnTaken", "drop", "ensure_table", "rows", "stamp", "write"]
+__all__ = ["TurnTaken", "drop", "ensure_table", "load_state", "rows", "save_state", "stamp", "write"]
 
 
 class TurnTaken(StoreError):
@@ -38,6 +45,13 @@ _TABLE = """CREATE TABLE IF NOT EXISTS memory_session_turns (
     created_at {REAL} NOT NULL,
     PRIMARY KEY (project_id, conversation_id, turn_no)
 )"""
+_STATE = """CREATE TABLE IF NOT EXISTS memory_session_state (
+    project_id TEXT NOT NULL,
+    conversation_id TEXT NOT NULL,
+    data TEXT NOT NULL,
+    created_at {REAL} NOT NULL,
+    PRIMARY KEY (project_id, conversation_id)
+)"""
 _ready: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
 
 
@@ -46,6 +60,7 @@ def ensure_table(store: Any) -> None:
     if not _ready.get(store):
         with store.tx():
             store._x(_TABLE.format(**schema.DIALECTS[store.dialect]))
+            store._x(_STATE.format(**schema.DIALECTS[store.dialect]))
         _ready[store] = True
 
 
@@ -90,10 +105,14 @@ def write(store: Any, conv: str, turns: list[tuple[int, LogicalBlock]]) -> None:
 
 def drop(store: Any, conv: str, before: int | None = None) -> None:
     """Forget the turns of ``conv`` numbered before ``before`` (archived now); a turn written after them stays.
-    ``None``: all of them (the conversation deleted, :mod:`.forget`)."""
+    ``None``: all of them and the saved state (the conversation deleted, :mod:`.forget`)."""
     ensure_table(store)
     if before is None:
-        store._x("DELETE FROM memory_session_turns WHERE project_id = ? AND conversation_id = ?", (store.project_id, conv))
+        with store.tx():
+            store._x("DELETE FROM memory_session_turns WHERE project_id = ? AND conversation_id = ?",
+                     (store.project_id, conv))
+            store._x("DELETE FROM memory_session_state WHERE project_id = ? AND conversation_id = ?",
+                     (store.project_id, conv))
         return
     store._x("DELETE FROM memory_session_turns WHERE project_id = ? AND conversation_id = ? AND turn_no < ?",
              (store.project_id, conv, before))
@@ -106,3 +125,26 @@ def stamp(store: Any, conv: str) -> tuple[int, int | None, int | None]:
     n, lo, hi = store._q("SELECT COUNT(*), MIN(turn_no), MAX(turn_no) FROM memory_session_turns "
                          "WHERE project_id = ? AND conversation_id = ?", (store.project_id, conv))[0]
     return int(n), None if lo is None else int(lo), None if hi is None else int(hi)
+
+
+def save_state(store: Any, conv: str, before: int, state: dict[str, Any] | None) -> None:
+    """:func:`drop` the turns before ``before`` and keep ``state`` (JSON) as the conversation's saved
+    perception state, replacing the one before (``None``: none kept), in one transaction: a state never
+    stands beside turns it does not match."""
+    ensure_table(store)
+    with store.tx():
+        store._x("DELETE FROM memory_session_turns WHERE project_id = ? AND conversation_id = ? AND turn_no < ?",
+                 (store.project_id, conv, before))
+        store._x("DELETE FROM memory_session_state WHERE project_id = ? AND conversation_id = ?", (store.project_id, conv))
+        if state is not None:
+            store._x("INSERT INTO memory_session_state(project_id, conversation_id, data, created_at) VALUES (?, ?, ?, ?)",
+                     (store.project_id, conv, json.dumps(state, ensure_ascii=False), time.time()))
+
+
+def load_state(store: Any, conv: str) -> dict[str, Any] | None:
+    """The saved perception state of ``conv`` (:func:`save_state`), or None. (Whether it still matches the
+    stored turns is the reader's check: another writer may have carried the conversation on since.)"""
+    ensure_table(store)
+    got = store._q("SELECT data FROM memory_session_state WHERE project_id = ? AND conversation_id = ?",
+                   (store.project_id, conv))
+    return json.loads(got[0][0]) if got else None

@@ -73,6 +73,15 @@ class LexicalWindow:
         self._turns.clear()
         self._text, self._starts = "", {}
 
+    def state(self) -> list[list[Any]]:
+        """The window's turns, ``[index, text, items]`` each: all it holds (a resumed perception's window)."""
+        return [[i, t, n] for i, t, n in self._turns]
+
+    def restore(self, turns: list[list[Any]]) -> None:
+        """Hold ``turns`` (from :meth:`state`) and nothing else."""
+        self._turns = deque((int(i), str(t), int(n)) for i, t, n in turns)
+        self._relayout()
+
     def _layout(self) -> tuple[str, dict[int, int]]:
         return self._text, self._starts
 

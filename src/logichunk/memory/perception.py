@@ -40,11 +40,15 @@ concatenated are the conversation. The first turn of a conversation is a SPLIT (
 With a store, every turn is also written there before it is observed (:mod:`.journal`), so a process
 that dies before its topics are archived loses none: the next Perception of the conversation observes
 the stored turns again and carries on (:attr:`Perception.resumed`). Once a topic is archived its turns
-leave that journal (they are in the archive), so it holds the open topics only, flushed or not.
+leave that journal (they are in the archive), so it holds the open topics only, flushed or not, and the
+perception's state of that moment is kept beside them (:meth:`Perception._state`): the next Perception takes
+it and decides the open and later turns as this one would have, so a restart changes no topic.
 """
 
 from __future__ import annotations
 
+import base64
+import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -110,7 +114,7 @@ class Perception:
     :class:`logichunk.store.Store`), every closed episode is archived as a document
     (:class:`~logichunk.memory.archive.Archiver`); ``conversation_id`` names the conversation there, and
     every turn is written to the store before it is observed, so a conversation whose process died
-    before :meth:`flush` carries on where it stopped: its stored turns are observed again here
+    before :meth:`flush` carries on where it stopped: its stored open turns are carried on here
     (:attr:`resumed` says how many) and numbering continues after them. Without ``conversation_id`` the
     store keeps it under a new ``conv-XXXXXXXX`` that only this Perception knows, said in :attr:`note` and an
     :class:`UnnamedConversationWarning`.
@@ -185,7 +189,7 @@ class Perception:
         self._replaying = False  # the turns observed now are in the store already
         self._turn0 = 0  # the conversation's numbers of this session's first turn and first topic (with a store)
         self._topic0 = 0
-        self.resumed = 0  # turns of the conversation observed again from the store when it was opened
+        self.resumed = 0  # the stored open turns of the conversation carried on when it was opened (held in a saved state or observed again)
         self._reset_state()
         if self._journal:
             self._resume()
@@ -243,13 +247,63 @@ class Perception:
         else:
             self._turn0 = max((t.end + 1 for t in done), default=0)
         self._topic0 = max((t.index + 1 for t in done if t.start < self._turn0), default=0)
-        if held:
+        todo = [b for _, b in held]
+        state = journal.load_state(db, conv) if held else None
+        if state is not None and self._restore(state, held, max((t.end + 1 for t in done), default=0)):
+            todo = [b for n, b in held if n >= self._turn0 + self._n]
+        if todo:
             self._replaying = True
             try:
-                observe_many([b for _, b in held], self)
+                observe_many(todo, self)
             finally:
                 self._replaying = False
         self.resumed = len(held)
+
+    def _fingerprint(self) -> dict[str, Any]:
+        """What a saved state is only valid for: the embedder and the calibration that made it."""
+        return json.loads(json.dumps({"model": str(getattr(self.embedder, "model_id", "")),
+                                      "calibration": self.calibration.to_dict(),
+                                      "arbiter": str(getattr(self.arbiter, "name", ""))}))
+
+    def _state(self) -> dict[str, Any]:
+        """Everything the next decisions read (the turns kept, the kernel, the lexical window, the review's
+        progress), as JSON with the vectors' exact bits: saved when the archived turns leave the journal
+        (:func:`.journal.save_state`), so a resumed perception decides as this one would (:meth:`_restore`)."""
+        return {"v": 1, "of": self._fingerprint(), "turn0": self._turn0, "topic0": self._topic0, "n": self._n,
+                "open": self._open, "bounds": list(self._bounds), "final_upto": self._final_upto,
+                "next_review": self._next_review, "pruned": self._pruned, "closed": self._closed_count,
+                "kernel": _bits(self._kernel), "kernel_n": self._kernel_n, "prev_vec": _bits(self._prev_vec),
+                "review_p": [[g, p] for g, p in self._review_p.items()], "lexical": self.lexical.state(),
+                "turns": [[i, r.block.to_dict(), r.filler, _bits(r.vec), r.features, r.split_now, r.items]
+                          for i, r in sorted(self._turns.items())]}
+
+    def _restore(self, st: dict[str, Any], held: list[tuple[int, LogicalBlock]], archived_upto: int) -> bool:
+        """Take the saved state ``st`` when it is this conversation's as the store holds it now: made by this
+        embedder and calibration, its open turns the first stored ones (the same turns) and its archived ones
+        the store's. Else (another writer carried the conversation on since, or the calibration changed) False:
+        the stored turns are observed again from the oldest open topic's start, as before the state was kept."""
+        try:
+            if st.get("v") != 1 or st.get("of") != self._fingerprint():
+                return False
+            turn0, n, open_ = int(st["turn0"]), int(st["n"]), int(st["open"])
+            turns = {int(i): _Turn(LogicalBlock.from_dict(b), bool(f), _unbits(v),
+                                   {str(k): float(x) for k, x in feats.items()}, bool(sn), int(it))
+                     for i, b, f, v, feats, sn, it in st["turns"]}
+            mine = [turns[i].block for i in range(open_, n)]
+            if (turn0 + open_ != held[0][0] or archived_upto != held[0][0] or len(held) < n - open_
+                    or [b for _, b in held[: n - open_]] != mine):
+                return False
+        except (KeyError, TypeError, ValueError):  # (a state this version cannot read: observed again instead)
+            return False
+        self._turn0, self._topic0, self._n, self._open = turn0, int(st["topic0"]), n, open_
+        self._bounds, self._final_upto = [int(b) for b in st["bounds"]], int(st["final_upto"])
+        self._next_review, self._pruned, self._closed_count = int(st["next_review"]), int(st["pruned"]), int(st["closed"])
+        self._kernel, self._kernel_n = _unbits(st["kernel"]), int(st["kernel_n"])
+        self._prev_vec = _unbits(st["prev_vec"])
+        self._review_p = {int(g): float(p) for g, p in st["review_p"]}
+        self._turns = turns
+        self.lexical.restore(st["lexical"])
+        return True
 
     def _write(self, turns: list[tuple[int, LogicalBlock]]) -> None:
         """Store the turns (and any the store refused before); on failure keep them for the next try."""
@@ -569,12 +623,12 @@ class Perception:
     def _compact(self) -> None:
         """Forget the stored open turns before the oldest open episode once every closed one is archived:
         they are in the archive now (``memory_turns``), so the journal holds only the open topics' turns
-        and a perception that never flushes keeps it bounded. A perception that resumes from it starts at
-        that topic boundary, as the next session after a flush does."""
+        and a perception that never flushes keeps it bounded. This perception's state is saved with it
+        (:meth:`_state`): a perception that resumes from the journal takes it and carries this session on."""
         if not self._journal or self._retry or self._unwritten:  # (kept until the store took everything)
             return
-        try:
-            journal.drop(self._db(), self.conversation_id, self._turn0 + self._open)
+        try:  # (with the state that decides the open turns as this perception does: see _state)
+            journal.save_state(self._db(), self.conversation_id, self._turn0 + self._open, self._state())
         except LogichunkError as e:  # kept: a later perception observes them again and archives nothing twice
             self.archive_errors.append(f"the stored open turns before turn {self._turn0 + self._open} stay "
                                        f"(archived all the same): {e}")
@@ -680,7 +734,7 @@ class Perception:
         n, topics_closed = self._n, self._closed_count
         if self._journal and not self._retry and not self._unwritten:  # all archived: the open turns are done
             try:
-                journal.drop(self._db(), self.conversation_id, self._turn0 + n)
+                journal.save_state(self._db(), self.conversation_id, self._turn0 + n, None)
             except LogichunkError as e:  # (kept: a later Perception observes them again, archives nothing twice)
                 self.archive_errors.append(f"the stored open turns stay (archived all the same): {e}")
         self._reset_state()
@@ -715,6 +769,18 @@ def _linked(ep: Episode, link: Link | None, first_topic: int = 0) -> Episode:
         return replace(ep, resumes=None, resumes_similarity=None, resumes_document=None)
     return replace(ep, resumes=first_topic + link.topic, resumes_similarity=link.similarity,
                    resumes_document=link.document_id)
+
+
+def _bits(v: np.ndarray | None) -> list[str] | None:
+    """A vector's exact bits and dtype as text (a saved state gives the decisions the same floats)."""
+    if v is None:
+        return None
+    a = np.ascontiguousarray(v)
+    return [a.dtype.str, base64.b64encode(a.tobytes()).decode("ascii")]
+
+
+def _unbits(held: list[str] | None) -> np.ndarray | None:
+    return None if held is None else np.frombuffer(base64.b64decode(held[1]), np.dtype(held[0])).copy()
 
 
 def _sum(vecs: list[np.ndarray]) -> np.ndarray:
