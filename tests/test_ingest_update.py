@@ -151,9 +151,9 @@ def test_replace_drops_the_store_edits_for_the_file_but_keeps_the_document(make_
     store.add_block(store.blocks()[7].chapter_id, "Added in the store.\n\n")
     want = [*SECTIONS[:4], para(8), *SECTIONS[5:7], para(9)]  # (block 4 changed in both, block 8 removed)
     write(f, want)
-    with pytest.raises(Exception, match="hold no record .*--replace"):  # (a block added in the store: no merge)
-        ingest(store, [str(f)])
-    assert "Edited in the store.\n\n" in texts(store)
+    rep = ingest(store, [str(f)])  # (merged around the block added in the store: it and the edit kept)
+    assert rep.refused == () and len(rep.conflicts) == 1 and ids[4] in rep.conflicts[0]  # (block 4: both changed)
+    assert texts(store) == [*SECTIONS[:4], "Edited in the store.\n\n", *SECTIONS[5:7], para(9), "Added in the store.\n\n"]
     rep = ingest(store, [str(f)], replace=True)
     assert not rep.failed and rep.replaced == (str(f),) and rep.documents == 0
     assert {line.split("block ")[1].split()[0] for line in rep.overwritten} == {ids[4], store_added(ids, rep)}

@@ -216,42 +216,40 @@ def test_a_paragraph_removed_and_another_added_pairs_blocks_by_their_text_not_th
     assert [b.id for b in store.blocks()][:4] == [ids[0], *ids[2:5]]
 
 
-def test_a_block_added_in_the_store_is_said_when_the_file_s_blocks_move(tmp_path):
-    """A block added in the store holds no text of the file's: nothing to align it by, so the file is refused,
-    the line saying which block and that nothing was written."""
+def test_a_block_added_in_the_store_is_kept_when_the_file_s_blocks_move(tmp_path):
+    """A block added in the store holds no text of the file's: it is no part of the base, the others are aligned
+    and it stays where the store put it, a store edit kept (before: the file was refused, ``--replace`` needed).
+    The next ingest of the same file changes nothing."""
     f = tmp_path / "a.md"
     write(f, SECTIONS)
     with Store.open(str(tmp_path / "kb.db"), settings=Settings(embedder="hash:64")) as store:
         ingest(store, [str(f)], rechunk=False)
+        ids = [b.id for b in store.blocks()]
         added = store.add_block(store.blocks()[0].chapter_id, "Added in the store.\n\n")
-        store.edit_block(store.blocks()[-1].id, STORE_EDIT)
+        store.edit_block(ids[5], STORE_EDIT)
         write(f, [SECTIONS[0], *SECTIONS[2:]])
-        try:
-            ingest(store, [str(f)], rechunk=False)
-        except Exception as e:  # noqa: BLE001
-            said = str(e)
-        assert added in said and "no record of the text" in said and "nothing was ingested" in said
-        assert texts(store) == [*SECTIONS[:3], "Added in the store.\n\n", *SECTIONS[3:5], STORE_EDIT]
+        rep = ingest(store, [str(f)], rechunk=False)
+        assert not rep.failed and rep.edited == rep.updated == (str(f),) and len(rep.removed) == 1
+        assert ids[1] in rep.removed[0] and rep.added == ()
+        want = [SECTIONS[0], SECTIONS[2], "Added in the store.\n\n", *SECTIONS[3:5], STORE_EDIT]
+        assert texts(store) == want and [b.id for b in store.blocks()] == [ids[0], ids[2], added, *ids[3:]]
+        again = ingest(store, [str(f)], rechunk=False)
+        assert again.updated == again.added == again.removed == again.conflicts == () and texts(store) == want
 
 
 def test_a_block_added_in_the_store_alone_is_a_store_edit_replace_would_lose(tmp_path):
     """The only store change a block added there (``add_block``: revision 1, no record of a file's text): the
-    document read as one the store never touched, and the refusal said ``--replace`` replaces it with the file,
-    which would drop that block unsaid. Now the line names it as an edit to copy before ``--replace``."""
+    merge keeps it (an edit, said), and ``--replace`` names it among the edits it drops for the file's text."""
     f = tmp_path / "a.md"
     write(f, SECTIONS)
     with Store.open(str(tmp_path / "kb.db"), settings=Settings(embedder="hash:64")) as store:
         ingest(store, [str(f)], rechunk=False)
         added = store.add_block(store.blocks()[0].chapter_id, "Added in the store.\n\n")
         write(f, [SECTIONS[0], *SECTIONS[2:]])
-        said = ""
-        try:
-            rep = ingest(store, [str(f)], rechunk=False)
-            said = " ".join(str(x) for x in (rep.failed or ()))
-        except Exception as e:  # noqa: BLE001
-            said = str(e)
-        assert added in said and "edited in the store" in said and "losing nothing" not in said, said
-        assert "Added in the store.\n\n" in texts(store)
+        rep = ingest(store, [str(f)], rechunk=False)
+        assert not rep.failed and rep.edited == (str(f),) and "Added in the store.\n\n" in texts(store)
+        rep = ingest(store, [str(f)], rechunk=False, replace=True)
+        assert any(added in line for line in rep.overwritten) and texts(store) == [SECTIONS[0], *SECTIONS[2:]]
 
 
 def test_a_paragraph_of_two_alike_removed_beside_an_edit_of_one_keeps_the_edit(make_store, tmp_path):

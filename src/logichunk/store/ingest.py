@@ -433,6 +433,7 @@ class StructureMerge:
     merge: BlockMerge
     chapters: tuple[tuple[str | None, tuple[MergedBlock, ...]], ...]
     revisions: tuple[tuple[str, int], ...]
+    paired: tuple[tuple[str, int | None], ...] = ()  # (stored block id, the file's block it aligned with, or None)
 
 
 def structure_merge(stored: Sequence[Sequence[SourcedBlock]], document_id: str,
@@ -444,11 +445,14 @@ def structure_merge(stored: Sequence[Sequence[SourcedBlock]], document_id: str,
     conflict, the store's text kept); one the file removed goes unless edited in the store (a conflict, kept);
     the file's new blocks are added. The chapters are those a fresh ingest gives the merged text, or, where a
     store edit does not split as a fresh ingest would (it holds a blank line), the file's around its blocks.
-    None when a block has no record of its file's text (added in the store, or an older logichunk's edit):
-    nothing to align it by."""
-    blocks = [b for row in stored for b in row]
-    if any(b.source_hash is None for b in blocks):
+    A block with no record of its file's text where others have one (added in the store: ``add_block``,
+    :func:`~logichunk.store.replace.replace_text`) is no part of the base: the others are aligned, and it is kept
+    where the store put it (after the block before it), a store edit (``kept``). None when no block has a record
+    (an older logichunk's store): nothing to align by."""
+    every = [b for row in stored for b in row]
+    if not any(b.source_hash is not None for b in every):
         return None
+    blocks = [b for b in every if b.source_hash is not None]
     texts = [(k, t) for k, (_title, row) in enumerate(chapters) for t in row]
     hashes = [sha256(t) for _k, t in texts]
     matcher = SequenceMatcher(None, [b.source_hash for b in blocks], hashes, autojunk=False)
@@ -459,10 +463,14 @@ def structure_merge(stored: Sequence[Sequence[SourcedBlock]], document_id: str,
     removed: list[str] = []
     dropped: list[str] = []
     added = 0  # (their ids are the store's to give: :func:`merge_file` fills them in)
-    for i, j in _prefer_edited(list(_aligned(matcher, blocks, [t for _k, t in texts])), blocks, hashes):
-        b = blocks[i] if i is not None else None
+    pairs = _prefer_edited(list(_aligned(matcher, blocks, [t for _k, t in texts])), blocks, hashes)
+    paired = tuple((blocks[i].id, j) for i, j in pairs if i is not None)
+    for b, j in _with_unrecorded(every, blocks, pairs):
         k, text = texts[j] if j is not None else (None, "")
-        if b is None:
+        if b is not None and b.source_hash is None:  # (added in the store: no base, the file has nothing of it)
+            kept.append(b.id)
+            out.append((None, MergedBlock(b.id, b.content, None)))
+        elif b is None:
             added += 1
             out.append((k, MergedBlock(None, text, sha256(text))))
         elif j is None and _edited_in_store(b):  # (removed or rewritten in the file, edited in the store)
@@ -483,7 +491,36 @@ def structure_merge(stored: Sequence[Sequence[SourcedBlock]], document_id: str,
             out.append((k, MergedBlock(b.id, b.content, b.source_hash)))
     m = BlockMerge(document_id, tuple(take), (), tuple(kept), tuple(conflicts), (), True, ("",) * added,
                    tuple(removed), tuple(dropped))
-    return StructureMerge(m, _merged_chapters(out, chapters), tuple((b.id, b.revision) for b in blocks))
+    return StructureMerge(m, _merged_chapters(out, chapters), tuple((b.id, b.revision) for b in every), paired)
+
+
+def _in_place(stored: Sequence[Sequence[SourcedBlock]], sm: StructureMerge) -> bool:
+    """Whether a file whose blocks line up with the stored ones one to one (:func:`block_merge`) is to be merged
+    so, place by place, though a block has no record of its file's text: where every other block aligns by its
+    record (``sm``) with the file's block at its own place. Then that block stood there in the file (an older
+    logichunk's edit: paired with the file's block, a conflict if they differ); else the counts met by chance (a
+    paragraph added in the store, another in the file) and place by place would give blocks their neighbours' text."""
+    at = {b.id: k for k, b in enumerate(b for row in stored for b in row)}
+    return all(j == at[bid] for bid, j in sm.paired)
+
+
+def _with_unrecorded(every: Sequence[SourcedBlock], recorded: Sequence[SourcedBlock],
+                     pairs: Sequence[tuple[int | None, int | None]]) -> Iterator[tuple[SourcedBlock | None, int | None]]:
+    """``pairs`` (indexes into ``recorded``, :func:`_aligned`) as ``(stored block or None, file block index)``,
+    each block of ``every`` with no record of its file's text put right after the recorded block it follows in
+    the store (those before the first recorded block first): where the store added it, beside its neighbour."""
+    after: dict[int, list[SourcedBlock]] = {}
+    r = -1
+    for b in every:
+        if b.source_hash is None:
+            after.setdefault(r, []).append(b)
+        else:
+            r += 1
+    yield from ((b, None) for b in after.get(-1, ()))
+    for i, j in pairs:
+        yield (recorded[i] if i is not None else None), j
+        if i is not None:
+            yield from ((b, None) for b in after.get(i, ()))
 
 
 def _aligned(matcher: SequenceMatcher, blocks: Sequence[SourcedBlock], texts: Sequence[str]
@@ -560,8 +597,10 @@ def merge_file(store: Store, document_id: str, chapters: Sequence[tuple[str | No
     ones, in the same chapters, :func:`block_merge`: the blocks changed only in the file take its text (dirty,
     re-chunked as edits are) and those that agree with it record that they do; nothing else is touched (the store's
     edits, the conflicts). Otherwise (blocks or headings added, removed, moved) :func:`structure_merge`, the document
-    rewritten around the blocks it keeps (:meth:`Store.rewrite_document`). None, nothing written, where the blocks no
-    longer line up and one holds no record of its file's text (nothing to align it by). Decided again when a block is
+    rewritten around the blocks it keeps (:meth:`Store.rewrite_document`), a block added in the store kept where it
+    is; where the store added a block and the file another, so that the counts meet by chance, the structural merge
+    too (:func:`_in_place`). None, nothing written, where the blocks no longer line up and none holds a record of its
+    file's text (an older logichunk's store: nothing to align by). Decided again when a block is
     edited meanwhile: an edit is never overwritten by a decision made before it.
 
     Not ``as_source`` (a text that is no file's, :func:`~logichunk.store.replace.replace_text`): the text wins as with
@@ -578,10 +617,14 @@ def merge_file(store: Store, document_id: str, chapters: Sequence[tuple[str | No
         base = _store_as_base(stored) if wins else stored
         m = block_merge(base, document_id, chapters)
         sm = structure_merge(base, document_id, chapters)
-        if sm is not None and m is not None and not (sm.merge.added or sm.merge.removed or sm.merge.dropped):
+        unrecorded = any(b.source_hash is None for row in base for b in row)
+        if sm is not None and m is not None and (_in_place(base, sm) if unrecorded else
+                                                  not (sm.merge.added or sm.merge.removed or sm.merge.dropped)):
             sm = None  # (one to one: the same decisions, written in place)
         if sm is not None:
             rows = sm.chapters if as_source else _unrecorded(stored, sm.chapters)
+            if _as_stored(store, document_id, stored, rows):  # (a store addition kept, the file as it was: no write)
+                return with_fields(sm.merge, edited=written)
             added = store.rewrite_document(document_id, dict(sm.revisions), rows)
             if added is not None:
                 return with_fields(sm.merge, added=tuple(added), edited=written,
@@ -600,6 +643,16 @@ def merge_file(store: Store, document_id: str, chapters: Sequence[tuple[str | No
             return m
     raise InputError(f"document {document_id}: its blocks were edited in the store while this ingest merged its file "
                      "into it; nothing of the file was written — ingest again")
+
+
+def _as_stored(store: Store, document_id: str, stored: Sequence[Sequence[SourcedBlock]],
+               rows: Sequence[tuple[str | None, Sequence[MergedBlock]]]) -> bool:
+    """Whether a merge's document ``rows`` is the document as stored: the same chapters and titles, blocks, texts and
+    records of their file's text (nothing to write)."""
+    titles = [t for _c, _o, t in store.chapters(document_id)]
+    return titles == [t for t, _row in rows] and \
+        [[(b.id, b.content, b.source_hash) for b in row] for row in stored] == \
+        [[(b.id, b.text, b.source_hash) for b in row] for _t, row in rows] and not any(b.take for _t, r in rows for b in r)
 
 
 def _unrecorded(stored: Sequence[Sequence[SourcedBlock]], chapters: Sequence[tuple[str | None, Sequence[MergedBlock]]]
@@ -655,8 +708,8 @@ def _conflict_lines(path: Path, m: BlockMerge) -> list[str]:
     to settle it."""
     out = []
     for bid in m.conflicts:
-        what = ("was edited in the store and differs from the file, whose text at the last ingest is not recorded "
-                "(a store of an older logichunk)" if bid in m.unknown else
+        what = ("was written in the store and differs from the file's block at its place, whose text at the last "
+                "ingest is not recorded (added there, or edited in a store of an older logichunk)" if bid in m.unknown else
                 "was removed (or rewritten around) in the file but edited in the store since the last ingest"
                 if bid in m.dropped else
                 "was changed both in the file and in the store since the last ingest")
@@ -839,7 +892,7 @@ class FileChecks:
         it changed take its text (``updated``), those added or removed in it are (``added``, ``removed``); where
         the store edited the document, its edits are kept (``edited``; a block changed in both said,
         ``conflicts``) unless ``replace``: then the file wins them too (``replaced``, the edits dropped said,
-        ``overwritten``). Refused where the blocks no longer line up and one holds no record of its file's text
+        ``overwritten``). Refused where the blocks no longer line up and none holds a record of its file's text
         (:func:`_other_text`). ``text``: the file's as its check read it (None: read again here)."""
         if text is None:
             try:
@@ -987,11 +1040,11 @@ def _several(path: Path, documents: Sequence[str], replaceable: bool) -> str:
 
 def _other_text(store: Store, path: Path, document_id: str) -> str:
     """The line refusing a file stored before with other text, the one case :func:`merge_file` cannot merge: a
-    document the store wrote whose blocks no longer line up with the file's and a block of which holds no record
-    of the text its file gave it. That block is told, and which edits of the store's ``--replace`` would lose, by
-    block id, to copy first."""
+    document the store wrote whose blocks no longer line up with the file's and none of which holds a record of
+    the text its file gave it (an older logichunk's store). Those blocks are told, and which edits of the store's
+    ``--replace`` would lose, by block id (each once), to copy first."""
     stored = store.source_blocks(document_id)
-    edited = [b.id for row in stored for b in row if _edited_in_store(b)] + _added_in_store(stored)
+    edited = list(dict.fromkeys([b.id for row in stored for b in row if _edited_in_store(b)] + _added_in_store(stored)))
     blind = [b.id for row in stored for b in row if b.source_hash is None]
     what = (f"its blocks no longer line up with those of its document {document_id} (a paragraph or heading added, "
             f"removed or split), and {len(blind)} block(s) of it ({_ids_said(blind)}) hold no record of the text the "
