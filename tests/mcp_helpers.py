@@ -1,5 +1,5 @@
-"""Shared pieces of the MCP tests: the server as a subprocess over stdio (the SDK's own client), tool
-calls that return the structured answer or the tool error's text, and a conversation with a topic
+"""Shared pieces of the MCP tests: the server as a subprocess over stdio (the SDK's own client), or in this
+process for one "lifetime" (:func:`run_in_process`), tool calls that return the structured answer or the tool error's text, and a conversation with a topic
 change (three English turns about pandas, then three Chinese turns about dumplings)."""
 
 from __future__ import annotations
@@ -26,6 +26,30 @@ TURNS = [
     ("饺子皮用什么面粉？水要放多少？", "用中筋面粉，水和面的比例大约一比二，和好后醒面半小时。"),
     ("煮饺子的时候要点几次凉水？", "一般点三次凉水，饺子浮起来鼓肚就熟了。"),
 ]
+
+
+def run_in_process(db: str | Path, fn: Any, allow: tuple[str, ...] = (), embedder: str = "hash:128") -> Any:
+    """``await fn(client)`` against a server built in this process over ``db``: its own stores, closed afterwards
+    (one server "lifetime"; a second call is a restart)."""
+    import anyio
+    from mcp import Client
+
+    from logichunk.config import Settings
+    from logichunk.integrations import kb
+    from logichunk.integrations.mcp_server import build_server
+
+    s = Settings(db=str(db), embedder=embedder)
+    stores = kb.Stores(s)
+    try:
+        server = build_server(stores, s, allow=kb.Folders(allow))
+
+        async def go() -> Any:
+            async with Client(server) as c:
+                return await fn(c)
+
+        return anyio.run(go)
+    finally:
+        stores.close()
 
 
 def env() -> dict[str, str]:

@@ -32,7 +32,6 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
 pytest.importorskip("mcp")
@@ -45,8 +44,7 @@ from logichunk import chunk, config, segment  # noqa: E402
 from logichunk.cli import main  # noqa: E402
 from logichunk.config import Settings  # noqa: E402
 from logichunk.integrations import kb  # noqa: E402
-from logichunk.integrations.mcp_server import build_server  # noqa: E402
-from mcp_helpers import call, refused  # noqa: E402
+from mcp_helpers import call, refused, run_in_process  # noqa: E402
 from service_helpers import EN, H, serve  # noqa: E402
 
 BLANKS = ["   ", " \n\t\n", "\u3000\n"]
@@ -54,18 +52,7 @@ PROSE = "Alice was tired of sitting by her sister. Then a White Rabbit ran close
 
 
 def _mcp(db: Path, fn: Any, allow: tuple[str, ...] = (), embedder: str = "hash:128") -> Any:
-    s = Settings(db=str(db), embedder=embedder)
-    stores = kb.Stores(s)
-    try:
-        server = build_server(stores, s, allow=kb.Folders(allow))
-
-        async def go() -> Any:
-            async with Client(server) as c:
-                return await fn(c)
-
-        return anyio.run(go)
-    finally:
-        stores.close()
+    return run_in_process(db, fn, allow, embedder)
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ from logichunk.errors import InputError  # noqa: E402
 from logichunk.integrations import kb  # noqa: E402
 from logichunk.integrations.mcp_server import build_server  # noqa: E402
 from logichunk.store.refs import make_ref  # noqa: E402
-from mcp_helpers import TURNS, call, refused  # noqa: E402
+from mcp_helpers import TURNS, call, refused, run_in_process  # noqa: E402
 
 MORE = ("饺子煮好以后蘸什么酱料好？", "醋加蒜泥和一点辣椒油，也可以加些香菜。")
 LATER = [("What is the capital of Australia?", "Canberra, not Sydney."),
@@ -31,18 +31,7 @@ LATER = [("What is the capital of Australia?", "Canberra, not Sydney."),
 
 def _run(db: Path, fn: Any, allow: tuple[str, ...] = ()) -> Any:
     """One server "lifetime": its own stores over ``db``, closed afterwards (a restart in between)."""
-    s = Settings(db=str(db), embedder="hash:128")
-    stores = kb.Stores(s)
-    try:
-        server = build_server(stores, s, allow=kb.Folders(allow))
-
-        async def main() -> Any:
-            async with Client(server) as c:
-                return await fn(c)
-
-        return anyio.run(main)
-    finally:
-        stores.close()
+    return run_in_process(db, fn, allow)
 
 
 def _remember(turns: list[tuple[str, str]], conv: str = "c1") -> Any:

@@ -27,7 +27,7 @@ from logichunk.integrations import kb  # noqa: E402
 from logichunk.integrations.mcp_server import build_server  # noqa: E402
 from logichunk.memory import load_conversation, read_conversations, search_topics, topics  # noqa: E402
 from logichunk.store import Store  # noqa: E402
-from mcp_helpers import TURNS, call  # noqa: E402
+from mcp_helpers import TURNS, call, run_in_process  # noqa: E402
 
 EMB = "hash:128"
 KEYS = ["conversation_id", "topic", "start", "end", "turns", "title", "document_id", "started_at", "ended_at", "resumes",
@@ -36,18 +36,7 @@ QUERY = "饺子皮用什么面粉"
 
 
 def _mcp(db: str, fn: Any) -> Any:
-    s = Settings(db=db, embedder=EMB)
-    stores = kb.Stores(s)
-    try:
-        server = build_server(stores, s)
-
-        async def go() -> Any:
-            async with Client(server) as c:
-                return await fn(c)
-
-        return anyio.run(go)
-    finally:
-        stores.close()
+    return run_in_process(db, fn, embedder=EMB)
 
 
 def _cli(capsys, *argv: str) -> list[dict[str, Any]]:
