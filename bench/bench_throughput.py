@@ -285,7 +285,7 @@ def _worker(method: str, path: str, runs: int, warmup: int, cold: bool = True) -
     if method in ("logichunk-cli", "logichunk-cli-fast"):
         return _worker_cli(text, path, nbytes, runs, warmup, fast=method.endswith("-fast"), cold=cold)
     try:
-        fn = FACTORIES[method]()
+        FACTORIES[method]()  # (a peer not installed is skipped here, before any run)
     except ImportError as e:
         return {"skipped": f"{DISTRIBUTIONS[method]} not installed ({e})"}
     gc.collect()
@@ -293,26 +293,27 @@ def _worker(method: str, path: str, runs: int, warmup: int, cold: bool = True) -
     times, cpu, result = [], [], None
     cold_times, cold_cpu, cold_bytes = [], [], []
     first = None
-    for i in range(warmup + runs):
-        if i >= warmup and cold:  # interleaved with the plain run: both see the same load on the machine
-            fresh = cold_text(text, i - warmup)
-            result = None
-            gc.collect()
-            clear_caches()
-            fn = FACTORIES[method]()
-            c0, t0 = time.process_time(), time.perf_counter()
-            result = fn(fresh)
-            cold_times.append(time.perf_counter() - t0)
-            cold_cpu.append(time.process_time() - c0)
-            cold_bytes.append(len(fresh.encode("utf-8")))
-            del fresh
-        result = None
+
+    def timed(t: str) -> tuple[object, float, float]:
+        """One run on ``t`` after a rebuilt chunker and cleared caches: (result, wall s, CPU s)."""
         gc.collect()
         clear_caches()
         fn = FACTORIES[method]()
         c0, t0 = time.process_time(), time.perf_counter()
-        result = fn(text)
-        dt, dc = time.perf_counter() - t0, time.process_time() - c0
+        out = fn(t)
+        return out, time.perf_counter() - t0, time.process_time() - c0
+
+    for i in range(warmup + runs):
+        if i >= warmup and cold:  # interleaved with the plain run: both see the same load on the machine
+            fresh = cold_text(text, i - warmup)
+            result = None
+            result, dt, dc = timed(fresh)
+            cold_times.append(dt)
+            cold_cpu.append(dc)
+            cold_bytes.append(len(fresh.encode("utf-8")))
+            del fresh
+        result = None
+        result, dt, dc = timed(text)
         if first is None:
             first = {"first_time": dt, "first_cpu": dc}
         if i >= warmup:
