@@ -17,7 +17,7 @@ Install with ``pip install 'logichunk[langchain]'``.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
@@ -109,7 +109,11 @@ class LogichunkTextSplitter(TextSplitter):
         if model_name is not None:
             import tiktoken
 
-            encoding_name = tiktoken.encoding_name_for_model(model_name)
+            try:
+                encoding_name = tiktoken.encoding_name_for_model(model_name)
+            except KeyError:  # (tiktoken's KeyError, a traceback to the user)
+                raise InputError(f"tiktoken knows no encoding for model {model_name!r}: pass encoding_name= "
+                                 "(such as 'cl100k_base' or 'o200k_base')") from None
         if allowed_special is None and disallowed_special is None:
             return cls(tokenizer=encoding_name, **kwargs)
         special = {k: v for k, v in (("allowed_special", allowed_special), ("disallowed_special", disallowed_special))
@@ -134,9 +138,7 @@ class LogichunkTextSplitter(TextSplitter):
         if isinstance(texts, str):
             raise InputError("create_documents takes a list of texts; for one text use split_text(text)")
         texts = list(texts)
-        if metadatas is not None and len(metadatas) != len(texts):
-            raise InputError(f"metadatas has {len(metadatas)} entries for {len(texts)} texts")
-        metas = metadatas or [{}] * len(texts)
+        metas = _metadatas(metadatas, len(texts))
         out: list[Document] = []
         for text, meta, tree in zip(texts, metas, self._opts.trees(texts), strict=True):
             chunks = tree.leaves() if self._leaves_only else list(tree)
@@ -145,7 +147,7 @@ class LogichunkTextSplitter(TextSplitter):
                 a, b = window(c)
                 if blank(text, (a, b)):
                     continue
-                md = with_fields(copy.deepcopy(meta), chunk_fields(c, self._opts.method, bubbles.get(c.id)))
+                md = with_fields(copy.deepcopy(dict(meta)), chunk_fields(c, self._opts.method, bubbles.get(c.id)))
                 if self._add_start_index:
                     md["start_index"], md["end_index"] = a, b
                 out.append(Document(page_content=text[a:b], metadata=md))
@@ -154,6 +156,23 @@ class LogichunkTextSplitter(TextSplitter):
     def split_documents(self, documents: Iterable[Document]) -> list[Document]:
         docs = list(documents)
         return self.create_documents([d.page_content for d in docs], [d.metadata for d in docs])
+
+
+def _metadatas(metadatas: Iterable[Any] | None, n: int) -> list[dict[Any, Any]]:
+    """``create_documents``' ``metadatas`` as a dict per text: any iterable (a generator had no ``len``), an entry
+    of None as no metadata (as ``metadatas=None`` is; it was a TypeError deep in ``deepcopy``), anything else
+    but a mapping a one-line error."""
+    if metadatas is None:
+        return [{}] * n
+    if isinstance(metadatas, Mapping | str | bytes):
+        raise InputError(f"metadatas must be a list of dicts, one per text, got {type(metadatas).__name__}")
+    metas = list(metadatas)
+    if len(metas) != n:
+        raise InputError(f"metadatas has {len(metas)} entries for {n} texts")
+    for i, meta in enumerate(metas):
+        if meta is not None and not isinstance(meta, Mapping):
+            raise InputError(f"metadatas[{i}] must be a dict or None, got {type(meta).__name__}")
+    return [{} if meta is None else meta for meta in metas]
 
 
 class LogichunkRetriever(BaseRetriever):

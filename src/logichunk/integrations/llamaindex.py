@@ -24,6 +24,7 @@ Install with ``pip install 'logichunk[llamaindex]'``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +44,7 @@ from llama_index.core.schema import (
 from pydantic import ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from ..errors import InputError
+from ..text.tokens import resolve_tokenizer
 from ..tree import ChunkTree
 from ..types import Chunk
 from ._common import SplitOptions, blank, bubbles_of, chunk_fields, placed, split_options, window, with_fields
@@ -108,15 +110,24 @@ class LogichunkNodeParser(NodeParser):
     @classmethod
     def from_defaults(cls, method: str = "logic-chain", chunk_size: int = 1000, chunk_overlap: int = 0,
                       sizes: list[int] | None = None, levels: int = 1, unit: str = "chars", tokenizer: Any = None,
-                      leaves_only: bool = True, embedder: Any = None, llm: Any = None, lm: Any = None,
+                      leaves_only: bool | None = None, embedder: Any = None, llm: Any = None, lm: Any = None,
                       callback_manager: CallbackManager | None = None, include_metadata: bool = True,
-                      include_prev_next_rel: bool = True, id_func: Any = None) -> LogichunkNodeParser:
+                      include_prev_next_rel: bool = True, id_func: Any = None, chunk_sizes: list[int] | None = None,
+                      **kwargs: Any) -> LogichunkNodeParser:
         """The parser, as ``SentenceSplitter.from_defaults`` and ``HierarchicalNodeParser.from_defaults`` make
-        theirs (code written for them calls this)."""
+        theirs (code written for them calls this). ``chunk_sizes`` is ``HierarchicalNodeParser``'s: every level's
+        size, top first, and a node per chunk of every level (``leaves_only=False`` unless given), for
+        ``get_leaf_nodes`` and the ``AutoMergingRetriever``: it was a TypeError. Another parser's option
+        (``paragraph_separator``, ``node_parser_ids``) is a one-line error, as the constructor says it."""
+        if chunk_sizes is not None:
+            if sizes is not None:
+                raise InputError("give sizes= or chunk_sizes= (HierarchicalNodeParser's name), not both")
+            sizes, leaves_only = chunk_sizes, False if leaves_only is None else leaves_only
         return cls(method=method, chunk_size=chunk_size, chunk_overlap=chunk_overlap, sizes=sizes, levels=levels,
-                   unit=unit, tokenizer=tokenizer, leaves_only=leaves_only, embedder=embedder, llm=llm, lm=lm,
-                   callback_manager=callback_manager or CallbackManager([]), include_metadata=include_metadata,
-                   include_prev_next_rel=include_prev_next_rel, id_func=id_func)
+                   unit=unit, tokenizer=tokenizer, leaves_only=True if leaves_only is None else leaves_only,
+                   embedder=embedder, llm=llm, lm=lm, callback_manager=callback_manager or CallbackManager([]),
+                   include_metadata=include_metadata, include_prev_next_rel=include_prev_next_rel, id_func=id_func,
+                   **kwargs)
 
     @model_validator(mode="after")
     def _checked(self) -> LogichunkNodeParser:
@@ -151,6 +162,16 @@ class LogichunkNodeParser(NodeParser):
             if model is not None:
                 data[name] = str(getattr(model, "model_id", None) or type(model).__name__)
         return data
+
+    def to_json(self, **kwargs: Any) -> str:
+        """:meth:`to_dict` as JSON, a tokenizer object given by what names it (it was a TypeError, "Object of type
+        Encoding is not JSON serializable"): a tiktoken encoding (or its ``encode_ordinary``) by its name, which
+        :meth:`from_json` reads back as the same tokens. Any other tokenizer object has no name that reads back
+        as the same tokens: a one-line error says to pass a name or path."""
+        data = self.to_dict(**kwargs)
+        if self.tokenizer is not None and not isinstance(self.tokenizer, str):
+            data["tokenizer"] = _tokenizer_name(self.tokenizer)
+        return json.dumps(data)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], **kwargs: Any) -> LogichunkNodeParser:
@@ -348,8 +369,31 @@ def _adjacency(tree: ChunkTree, leaves_only: bool) -> Callable[[Chunk, int], Chu
     return adjacent
 
 
+def _tokenizer_name(tokenizer: Any) -> str:
+    """The name :meth:`LogichunkNodeParser.to_json` writes for a tokenizer object: a tiktoken encoding's, for the
+    encoding or its ``encode_ordinary`` (the same tokens as the name); ``encode`` and ``get_tokenizer()``'s partial
+    treat special tokens otherwise (one token, or an error), which a name would drop."""
+    measure = resolve_tokenizer(tokenizer)
+    exact = tokenizer is measure.tokenizer or getattr(tokenizer, "__name__", "") == "encode_ordinary"
+    if exact and type(measure.tokenizer).__module__.startswith("tiktoken"):
+        return str(measure.tokenizer.name)
+    raise InputError(f"to_json: the tokenizer {measure.label!r} ({type(tokenizer).__name__}) has no name that reads "
+                     "back as the same tokens: give the parser a tokenizer name or path (such as 'cl100k_base' or a "
+                     "tokenizer.json) to write it out")
+
+
 #: the fields holding models, which the dump leaves out (:meth:`LogichunkNodeParser.to_dict` names them)
 _MODELS = ("embedder", "llm", "lm")
+
+
+#: what to pass instead of another LlamaIndex parser's option
+_HINTS = {
+    "chunk_sizes": ": pass sizes=[...] (top level first) with leaves_only=False for every level, or "
+                   "LogichunkNodeParser.from_defaults(chunk_sizes=[...]) as with HierarchicalNodeParser",
+    "node_parser_ids": ": the levels are logichunk's own (sizes=[...], leaves_only=False)",
+    "node_parser_map": ": the levels are logichunk's own (sizes=[...], leaves_only=False)",
+} | {name: ": logichunk finds its own cut points (where the text's logic breaks); drop it"
+     for name in ("separator", "paragraph_separator", "secondary_chunking_regex", "backup_separators")}
 
 
 def _one_line(err: ValidationError) -> InputError:
@@ -360,7 +404,7 @@ def _one_line(err: ValidationError) -> InputError:
         return cause
     name = ".".join(str(x) for x in first["loc"]) or "options"
     if first["type"] == "extra_forbidden":
-        return InputError(f"LogichunkNodeParser has no option {name!r}")
+        return InputError(f"LogichunkNodeParser has no option {name!r}{_HINTS.get(name, '')}")
     msg = first["msg"]
     return InputError(f"{name}: {msg[:1].lower()}{msg[1:]}, got {first.get('input')!r}")
 
