@@ -109,3 +109,25 @@ def test_to_json_names_a_tiktoken_encoding_object():
     with pytest.raises(InputError, match="to_json: the tokenizer 'cl100k_base' .* give the parser a tokenizer name"):
         LogichunkNodeParser(tokenizer=get_tokenizer()).to_json()  # (special tokens count as one: not the name's)
     assert LogichunkNodeParser(tokenizer=get_tokenizer()).to_dict()["chunk_size"] == 1000  # the cache key's dict
+
+
+def test_node_ids_do_not_depend_on_the_batch_an_earlier_parser_s_node_comes_in():
+    """Ids under an earlier parser's nodes numbered those nodes per call: called one node at a time (LlamaIndex's
+    recursive-retriever recipe) or in an ``IngestionPipeline`` with ``num_workers`` (batches), every batch's
+    first node gave ``doc:0:1``, ``doc:0:2``..., and a docstore or vector store kept one node of each id."""
+    from llama_index.core.node_parser import SentenceSplitter
+
+    doc = Document(text=EN + "\n\n" + ZH, id_="doc")
+    base = SentenceSplitter(chunk_size=256, chunk_overlap=20).get_nodes_from_documents([doc])
+    assert len(base) > 3
+    parser = LogichunkNodeParser(chunk_size=300)
+    whole = parser.get_nodes_from_documents(base)
+    one_by_one = [n for b in base for n in parser.get_nodes_from_documents([b])]
+    halves = [n for part in (base[: len(base) // 2], base[len(base) // 2 :])
+              for n in parser.get_nodes_from_documents(part)]
+    for nodes in (whole, one_by_one, halves):
+        ids = [n.node_id for n in nodes]
+        assert len(set(ids)) == len(ids)
+        assert ids == [n.node_id for n in whole]  # and the same on every run, whatever the batches
+        assert all(doc.text[n.start_char_idx : n.end_char_idx] == n.text for n in nodes)
+    assert [n.node_id for n in parser.get_nodes_from_documents(base)] == [n.node_id for n in whole]

@@ -75,8 +75,10 @@ class LogichunkNodeParser(NodeParser):
     into the input node's text; after another parser, PREVIOUS / NEXT run on from one of its nodes to the
     next of the same document, as LlamaIndex's parsers link them. A chunk of whitespace only makes no
     node; a chunk a bubble is about (a forced split) has ``bubble`` in its metadata. Node ids are
-    ``<document id>:<dotted id>``, or ``<document id>:<k>:<dotted id>`` for the k-th node (from 0) of a
-    document an earlier parser gave: the same on every run; ``id_func(i, node)``, when given, names them.
+    ``<document id>:<dotted id>``, or ``<document id>:<start>-<end>:<dotted id>`` under an earlier parser's node
+    lying at ``start:end`` of its document (a node that does not say where it lies: ``<its id>:<dotted id>``): the
+    same on every run and whichever batch a node comes in (an ``IngestionPipeline``'s ``num_workers``, a parser
+    called on one node at a time); ``id_func(i, node)``, when given, names them.
     A metadata key of the document that we add too keeps the document's value, ours going under
     ``logichunk_<key>``."""
 
@@ -202,17 +204,15 @@ class LogichunkNodeParser(NodeParser):
             less = opts.less(cost, f"the metadata of node {nodes[at[0]].node_id!r}, embedded with each chunk,")
             for i, tree in zip(at, less.trees([texts[i] for i in at]), strict=True):
                 trees[i] = tree
-        seen: dict[str, int] = {}  # input nodes per ref doc so far: the k-th one's place in its document
         parts: list[_Part] = []
         for node, text, tree in zip(nodes, texts, trees, strict=True):
             assert tree is not None
             source = node.source_node  # a node of an earlier parser: its document; a document: itself
+            at = _place(node, text)
             if source is None:
                 base, source = node.node_id, node.as_related_node_info()
-            else:
-                k = seen[source.node_id] = seen.get(source.node_id, -1) + 1
-                base = f"{source.node_id}:{k}"
-            at = _place(node, text)
+            else:  # (numbering the input nodes per call gave the same ids to the nodes of two batches)
+                base = f"{source.node_id}:{at}-{at + len(text)}" if at is not None else node.node_id
             made = self._parse_one(node, text, tree, source, base, at or 0)
             parts.append(_Part(source.node_id, at, len(text), tree, made))
             out.extend(made.values())
