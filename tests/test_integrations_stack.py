@@ -131,3 +131,13 @@ def test_node_ids_do_not_depend_on_the_batch_an_earlier_parser_s_node_comes_in()
         assert ids == [n.node_id for n in whole]  # and the same on every run, whatever the batches
         assert all(doc.text[n.start_char_idx : n.end_char_idx] == n.text for n in nodes)
     assert [n.node_id for n in parser.get_nodes_from_documents(base)] == [n.node_id for n in whole]
+
+
+def test_two_input_nodes_of_one_span_get_their_own_ids():
+    """A second input node at the same place (an earlier parser's parent and its one child of the same span)
+    or a document given twice got the first one's ids."""
+    doc = Document(text=EN[:600], id_="d")
+    first = LogichunkNodeParser(chunk_size=300).get_nodes_from_documents([doc])
+    twice = LogichunkNodeParser(chunk_size=300).get_nodes_from_documents([doc, doc])
+    assert len({n.node_id for n in twice}) == len(twice) == 2 * len(first)
+    assert [n.node_id for n in twice[: len(first)]] == [n.node_id for n in first]

@@ -76,9 +76,10 @@ class LogichunkNodeParser(NodeParser):
     next of the same document, as LlamaIndex's parsers link them. A chunk of whitespace only makes no
     node; a chunk a bubble is about (a forced split) has ``bubble`` in its metadata. Node ids are
     ``<document id>:<dotted id>``, or ``<document id>:<start>-<end>:<dotted id>`` under an earlier parser's node
-    lying at ``start:end`` of its document (a node that does not say where it lies: ``<its id>:<dotted id>``): the
-    same on every run and whichever batch a node comes in (an ``IngestionPipeline``'s ``num_workers``, a parser
-    called on one node at a time); ``id_func(i, node)``, when given, names them.
+    lying at ``start:end`` of its document (a node that does not say where it lies: ``<its id>:<dotted id>``; a
+    second input node of the same span or id in one call: ``...#1:<dotted id>``): the same on every run and
+    whichever batch a node comes in (an ``IngestionPipeline``'s ``num_workers``, a parser called on one node
+    at a time); ``id_func(i, node)``, when given, names them.
     A metadata key of the document that we add too keeps the document's value, ours going under
     ``logichunk_<key>``."""
 
@@ -205,6 +206,7 @@ class LogichunkNodeParser(NodeParser):
             for i, tree in zip(at, less.trees([texts[i] for i in at]), strict=True):
                 trees[i] = tree
         parts: list[_Part] = []
+        bases: dict[str, int] = {}  # how often each base was given: a second node of one span or id is told apart
         for node, text, tree in zip(nodes, texts, trees, strict=True):
             assert tree is not None
             source = node.source_node  # a node of an earlier parser: its document; a document: itself
@@ -213,6 +215,8 @@ class LogichunkNodeParser(NodeParser):
                 base, source = node.node_id, node.as_related_node_info()
             else:  # (numbering the input nodes per call gave the same ids to the nodes of two batches)
                 base = f"{source.node_id}:{at}-{at + len(text)}" if at is not None else node.node_id
+            again = bases[base] = bases.get(base, -1) + 1
+            base = f"{base}#{again}" if again else base
             made = self._parse_one(node, text, tree, source, base, at or 0)
             parts.append(_Part(source.node_id, at, len(text), tree, made))
             out.extend(made.values())
