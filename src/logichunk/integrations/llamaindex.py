@@ -25,6 +25,7 @@ Install with ``pip install 'logichunk[llamaindex]'``.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -376,7 +377,9 @@ def _adjacency(tree: ChunkTree, leaves_only: bool) -> Callable[[Chunk, int], Chu
 def _tokenizer_name(tokenizer: Any) -> str:
     """The name :meth:`LogichunkNodeParser.to_json` writes for a tokenizer object: a tiktoken encoding's, for the
     encoding or its ``encode_ordinary`` (the same tokens as the name); ``encode`` and ``get_tokenizer()``'s partial
-    treat special tokens otherwise (one token, or an error), which a name would drop."""
+    treat special tokens otherwise (one token, or an error), which a name would drop. A path is its text."""
+    if isinstance(tokenizer, os.PathLike):
+        return os.fspath(tokenizer)
     measure = resolve_tokenizer(tokenizer)
     exact = tokenizer is measure.tokenizer or getattr(tokenizer, "__name__", "") == "encode_ordinary"
     if exact and type(measure.tokenizer).__module__.startswith("tiktoken"):
