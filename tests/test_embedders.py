@@ -83,7 +83,7 @@ def test_hash_embedder_shape_dtype_and_normalisation():
     assert e.embed([]).shape == (0, 512)
     with pytest.raises(TypeError):
         e.embed("a single string")
-    assert isinstance(e, Embedder) and e.model_id == "hash-v1-d512"
+    assert isinstance(e, Embedder) and e.model_id == "hash-v2-d512"
 
 
 def test_hash_embedder_rows_do_not_depend_on_the_batch():

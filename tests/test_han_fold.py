@@ -4,7 +4,6 @@ the text itself is never changed: BM25's terms, a lone-character query, and reca
 from __future__ import annotations
 
 import sys
-import warnings
 
 import pytest
 from hypothesis import given, settings
@@ -13,9 +12,7 @@ from hypothesis import strategies as st
 from logichunk.index import BM25Index, tokenize
 from logichunk.integrations.conversations import _find, _patterns, _terms
 from logichunk.text import han_fold
-from logichunk.text.han_fold import HanFoldWarning, fold_han, han_fold_table
-
-pytest.importorskip("opencc")
+from logichunk.text.han_fold import fold_han, han_fold_table
 
 #: traditional characters, their simplified forms, a compatibility ideograph (U+F900), other scripts, a lone
 #: surrogate, and a rare character OpenCC writes in Extension G (left as it is)
@@ -65,21 +62,21 @@ def test_recall_places_an_excerpt_on_the_other_scripts_words_in_the_texts_own_po
     assert found == {"旷工": [(6, 8)]} and text[6:8] == "曠工"
 
 
-def test_without_opencc_nothing_folds_and_a_warning_says_so_once_where_han_text_is_met(monkeypatch):
+def test_the_shipped_table_is_opencc_s_t2s_read_character_by_character():
+    pytest.importorskip("opencc")  # (the zh extra: what the file is made from)
+    assert han_fold_table() == han_fold.opencc_table()
+
+
+def test_without_opencc_the_shipped_table_folds_the_same(monkeypatch):
     monkeypatch.setitem(sys.modules, "opencc", None)  # (import opencc raises ImportError)
-    monkeypatch.setattr(han_fold, "_warned", False)
-    monkeypatch.setattr(han_fold, "_absent", False)
+    with_it = han_fold_table()
     han_fold_table.cache_clear()
     han_fold._lookup.cache_clear()
     try:
-        with warnings.catch_warnings(record=True) as got:
-            warnings.simplefilter("always")
-            assert fold_han("Größe, naïve résumé") == "Größe, naïve résumé" and tokenize("Привет мир") == ["привет", "мир"]
-            assert got == []  # no Han character: folding would change nothing, nothing to say
-            assert fold_han("曠工") == "曠工" and fold_han("請假") == "請假"
-            assert tokenize("曠工") == ["曠工"]
-        assert [w.category for w in got] == [HanFoldWarning]
-        assert 'pip install "logichunk[zh]"' in str(got[0].message)
+        assert han_fold_table() == with_it
+        assert fold_han("曠工請假") == "旷工请假" and tokenize("曠工") == ["旷工"]
+        with pytest.raises(ImportError):
+            han_fold.opencc_table()
     finally:
         han_fold_table.cache_clear()
         han_fold._lookup.cache_clear()

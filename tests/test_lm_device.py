@@ -152,7 +152,7 @@ def test_embedder_spec_carries_a_device(no_cuda) -> None:
     assert _device_of("st:/m/x#cuda:1") == ("st:/m/x", "cuda:1")
     assert _device_of("st:/m/a#b") == ("st:/m/a#b", None)  # a folder's own '#'
     assert _device_of("openai:http://h/v1#cuda") == ("openai:http://h/v1#cuda", None)  # a model's name
-    assert resolve_embedder("hash:64#cpu", cached=False).model.model_id == "hash-v1-d64"
+    assert resolve_embedder("hash:64#cpu", cached=False).model.model_id == "hash-v2-d64"
     with pytest.raises(LogichunkError, match="a device .#cuda. is for the sentence-transformers"):
         resolve_embedder("hash#cuda")
     with pytest.raises(ModelUnavailable, match="device cuda is not available"):

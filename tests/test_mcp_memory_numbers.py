@@ -47,7 +47,7 @@ def test_the_links_take_the_servers_calibration(tmp_path):
     still linked the return."""
     shipped = _links(tmp_path / "a.db")
     assert any(x is not None for x in shipped), shipped  # (the return is linked under the shipped threshold)
-    cal = default_calibration("hash-v1-d128")[0]
+    cal = default_calibration("hash-v2-d128")[0]
     assert _links(tmp_path / "b.db", cal) == shipped  # (the same calibration given: the same links)
     assert _links(tmp_path / "c.db", cal.with_(resume_threshold=1.0)) == [None] * len(shipped)
 
@@ -56,8 +56,8 @@ def test_the_server_says_which_calibration_its_memory_uses(tmp_path):
     from logichunk.integrations.mcp_server import build_server
 
     path = tmp_path / "cal.json"
-    default_calibration("hash-v1-d128")[0].with_(resume_threshold=0.9125).save(path)
-    shipped = default_calibration("hash-v1-d128")
+    default_calibration("hash-v2-d128")[0].with_(resume_threshold=0.9125).save(path)
+    shipped = default_calibration("hash-v2-d128")
     for given, said in ((str(path), f"calibration {path}, resume threshold 0.9125"),
                         ("", f"{shipped[1]}, resume threshold {shipped[0].resume_threshold:g}")):
         settings = Settings(db=str(tmp_path / "s.db"), embedder="hash:128", memory_calibration=given)

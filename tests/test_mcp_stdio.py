@@ -317,4 +317,4 @@ def test_a_store_of_another_embedder_is_said_on_stderr(tmp_path):
                        capture_output=True, text=True, env=env(), timeout=60, stdin=subprocess.DEVNULL)
     assert r.returncode == 0, r.stderr
     note = [line for line in r.stderr.splitlines() if "note:" in line]
-    assert len(note) == 1 and "hash-v1-d128" in note[0] and "--embedder" in note[0], r.stderr
+    assert len(note) == 1 and "hash-v2-d128" in note[0] and "--embedder" in note[0], r.stderr

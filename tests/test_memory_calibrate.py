@@ -221,13 +221,13 @@ def test_calibrate_records_the_fallback_and_the_cli_warns(tmp_path, capsys, monk
     ("embedder", 5, "embedder must be a model id"),
 ])
 def test_a_calibration_field_of_the_wrong_kind_is_one_line(key, value, message):
-    d = {**default_calibration("hash-v1-d1024")[0].to_dict(), key: value}
+    d = {**default_calibration("hash-v2-d1024")[0].to_dict(), key: value}
     with pytest.raises(InputError, match=message) as e:
         Calibration.from_dict(d)
     assert "\n" not in str(e.value)
 
 
 def test_numbers_of_numpy_are_stored_as_python_numbers():
-    cal = default_calibration("hash-v1-d1024")[0].with_(lookahead=np.int64(2), hi=np.float32(0.5))
+    cal = default_calibration("hash-v2-d1024")[0].with_(lookahead=np.int64(2), hi=np.float32(0.5))
     assert type(cal.lookahead) is int and type(cal.hi) is float and cal.lookahead == 2 and cal.hi == 0.5
     assert Calibration.from_dict(cal.to_dict()) == cal

@@ -272,7 +272,7 @@ def test_an_embedder_named_is_resolved_and_bad_arguments_are_one_line():
     from logichunk.memory.perception import replay
 
     p = Perception(embedder="hash:64")
-    assert p.embedder.model_id == "hash-v1-d64"
+    assert p.embedder.model_id == "hash-v2-d64"
     d = [p.observe("Write a snake game in Python with pygame"), p.observe("Recommend a vegetarian lasagna recipe")]
     assert all("embedding failed" not in (x.reason or "") for x in d)
     with _pytest.raises(LogichunkError, match="unknown embedder spec 'nope'"):

@@ -175,8 +175,8 @@ def test_a_store_searched_with_another_embedder_says_so(tmp_path):
     with Store.open(path, settings=Settings(embedder="hash:128")) as s:
         for mode in ("basic", "hierarchical", "parent"):
             res = retrieve(s, "tea price", mode=mode)
-            assert any("embedded with hash-v1-d64" in n and "hash-v1-d128" in n for n in res.notes), (mode, res.notes)
-        assert "embedded with hash-v1-d64" in retrieve_graph(s, "tea price", "graph-ssg").notes[0]
+            assert any("embedded with hash-v2-d64" in n and "hash-v2-d128" in n for n in res.notes), (mode, res.notes)
+        assert "embedded with hash-v2-d64" in retrieve_graph(s, "tea price", "graph-ssg").notes[0]
     with Store.open(path, settings=Settings(embedder="hash:64")) as s:  # the right one: no such note
         assert len(retrieve(s, "tea price", mode="basic")) and s.embedder_mismatch() == ""
 

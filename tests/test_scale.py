@@ -466,7 +466,7 @@ def test_another_embedder_is_refused_or_reembedded_as_the_serial_ingest_does(tmp
         assert len(a.documents()) == len(b.documents()) == 1  # refused before anything was written
         ra, rb = ingest(a, [str(corpus)], reembed=True), ingest_corpus(b, [str(corpus)], reembed=True)
         assert same_report(ra, rb) and rb.documents == 1 and rb.embedded > 0
-        assert set(a.stored_embedders()) == set(b.stored_embedders()) == {"hash-v1-d128"}
+        assert set(a.stored_embedders()) == set(b.stored_embedders()) == {"hash-v2-d128"}
         assert_same(a, b)
 
 

@@ -493,10 +493,10 @@ def test_store_open_reads_the_settings_as_the_cli_does(tmp_path, monkeypatch):
     monkeypatch.setenv("LOGICHUNK_EMBEDDER", "hash:64")
     monkeypatch.setenv("LOGICHUNK_TOP_K", "3")
     with Store.open(str(tmp_path / "a.db")) as s:
-        assert s.settings.top_k == 3 and s.model_id == "hash-v1-d64"
+        assert s.settings.top_k == 3 and s.model_id == "hash-v2-d64"
     monkeypatch.delenv("LOGICHUNK_TOP_K")
     with Store.open(str(tmp_path / "a.db"), settings=Settings(embedder="hash:32")) as s:  # given: as given
-        assert s.settings.top_k == Settings().top_k and s.model_id == "hash-v1-d32"
+        assert s.settings.top_k == Settings().top_k and s.model_id == "hash-v2-d32"
 
 
 def test_chunks_of_equal_text_are_found_in_key_order_on_every_backend(make_store):

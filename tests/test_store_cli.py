@@ -140,16 +140,16 @@ def test_ingest_with_another_embedder_refuses_in_one_line_unless_reembed(tmp_pat
     with pytest.raises(LogichunkError) as e:
         run(["ingest", str(f), str(g), "--db", db, "--embedder", "hash:128", "--quiet"], capsys)
     msg = str(e.value)
-    assert "\n" not in msg and "hash-v1-d64" in msg and "hash-v1-d128" in msg and "--reembed" in msg
+    assert "\n" not in msg and "hash-v2-d64" in msg and "hash-v2-d128" in msg and "--reembed" in msg
     from logichunk.config import Settings
     from logichunk.store import Store
 
     with Store.open(db, settings=Settings(embedder="hash:64")) as s:  # the refusal wrote nothing
-        assert len(s.documents()) == 1 and set(s.stored_embedders()) == {"hash-v1-d64"}
+        assert len(s.documents()) == 1 and set(s.stored_embedders()) == {"hash-v2-d64"}
     code, out = run(["ingest", str(f), str(g), "--db", db, "--embedder", "hash:128", "--reembed", "--quiet"], capsys)
     assert code == 0 and "1 document(s)" in out
     with Store.open(db, settings=Settings(embedder="hash:128")) as s:  # everything now under the new one
-        assert len(s.documents()) == 2 and set(s.stored_embedders()) == {"hash-v1-d128"}
+        assert len(s.documents()) == 2 and set(s.stored_embedders()) == {"hash-v2-d128"}
         assert s.embedder_mismatch() == ""
     code, out = run(["search", "huddle", "--db", db, "--embedder", "hash:128", "--mode", "basic",
                      "--format", "jsonl"], capsys)
@@ -163,9 +163,9 @@ def test_hybrid_with_another_embedder_names_it_in_the_notes(tmp_path, capsys):
                      "--format", "jsonl"], capsys)
     recs = [json.loads(line) for line in out.splitlines()]
     assert code == 0 and recs  # BM25 still finds it
-    assert any("hash-v1-d64" in n and "hash-v1-d128" in n for n in recs[0]["notes"])
+    assert any("hash-v2-d64" in n and "hash-v2-d128" in n for n in recs[0]["notes"])
     code, out = run(["search", "huddle", "--db", db, "--embedder", "hash:128", "--mode", "hybrid"], capsys)
-    assert "hash-v1-d64" in out.splitlines()[0]  # the table says it too
+    assert "hash-v2-d64" in out.splitlines()[0]  # the table says it too
     code, out = run(["search", "huddle", "--db", db, "--embedder", "hash:64", "--mode", "hybrid",
                      "--format", "jsonl"], capsys)
     assert json.loads(out.splitlines()[0])["notes"] == []  # the same embedder: nothing to say
@@ -198,7 +198,7 @@ def test_no_results_is_a_line_of_its_own(tmp_path, capsys):
     code, out = run(["search", "huddle", "--db", db, "--embedder", "hash:128", "--mode", "basic"], capsys)
     lines = out.splitlines()
     assert code == 0 and out.endswith("\n") and "(no results)" in lines
-    assert any("hash-v1-d64" in line for line in lines[lines.index("(no results)") + 1 :])
+    assert any("hash-v2-d64" in line for line in lines[lines.index("(no results)") + 1 :])
 
 
 def test_no_results_in_jsonl_say_why_on_stderr(tmp_path, capsys):
@@ -212,7 +212,7 @@ def test_no_results_in_jsonl_say_why_on_stderr(tmp_path, capsys):
     code = args.func(args)
     got = capsys.readouterr()
     assert code == 0 and got.out == ""
-    assert "no results" in got.err and "hash-v1-d64" in got.err and got.err.count("\n") == 1
+    assert "no results" in got.err and "hash-v2-d64" in got.err and got.err.count("\n") == 1
 
 
 def test_search_with_a_mistyped_embedder_is_an_error_not_a_fallback(tmp_path, capsys):
@@ -425,7 +425,7 @@ def test_edit_with_another_embedder_is_refused_before_the_block_is_written(tmp_p
     run(["ingest", str(_penguins(tmp_path)), "--db", db, "--embedder", "hash:64", "--quiet"], capsys)
     code, out = run(["blocks", "--db", db, "--embedder", "hash:64", "--format", "jsonl"], capsys)
     block = json.loads(out.splitlines()[-1])
-    with pytest.raises(LogichunkError, match="embedded with hash-v1-d64.*not with the current embedder hash-v1-d128.*not edited"):
+    with pytest.raises(LogichunkError, match="embedded with hash-v2-d64.*not with the current embedder hash-v2-d128.*not edited"):
         run(["edit", "--block", block["id"], "--text", "Penguins swim.\n", "--db", db, "--embedder", "hash:128"],
             capsys)
     code, out = run(["blocks", "--db", db, "--embedder", "hash:64", "--format", "jsonl"], capsys)

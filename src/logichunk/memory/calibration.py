@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import numbers
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from importlib import resources
@@ -262,16 +263,26 @@ def _shipped() -> dict[str, Calibration]:
     return out
 
 
+def _dim_of_hash(model_id: str) -> str | None:
+    """The dimension a hash embedder's model id names (``hash-v2-d1024`` → ``1024``), None for another model."""
+    m = re.fullmatch(r"hash-v\d+-d(\d+)", model_id)
+    return m[1] if m else None
+
+
 def default_calibration(model_id: str) -> tuple[Calibration, str]:
     """The shipped calibration for an embedder's model id, and a note ('' when one matched).
 
-    A hash embedder of another dimension gets the shipped hash calibration (same features, the cosine
-    keeps its scale), with a note; any other model gets seed thresholds and a lexical-only rule."""
+    A hash embedder of another version but the same dimension gets the shipped hash calibration as its own, no
+    note: the versions differ only in reading traditional Chinese as simplified (version 2), and the calibration
+    sets are English, where their vectors are the same. Of another dimension it gets it too (same features, the
+    cosine keeps its scale), with a note; any other model gets seed thresholds and a lexical-only rule."""
     shipped = _shipped()
     if model_id in shipped:
         return shipped[model_id], ""
     base = next((c for c in shipped.values() if c.embedder.startswith("hash")), None)
-    if base is not None and model_id.startswith("hash-v1-d"):
+    if base is not None and _dim_of_hash(model_id) == _dim_of_hash(base.embedder) is not None:
+        return base.with_(embedder=model_id), ""
+    if base is not None and _dim_of_hash(model_id) is not None:
         # the same hashed features in fewer or more buckets: cosines keep their scale, with more noise
         return base.with_(embedder=model_id), (f"calibration of {base.embedder} used for {model_id} (same features, "
                                                "other dimension)")

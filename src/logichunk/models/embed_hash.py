@@ -15,10 +15,20 @@ cosine near 0 rather than a positive bias. A few very frequent function words/ch
 Everything is vectorised over the whole batch (one code-point array, ``np.bincount`` to accumulate),
 memory is bounded by ``batch_size`` x ``dim`` whatever the vocabulary, and the vectors do not depend
 on which other texts share the batch (so they can be cached).
+
+Traditional and simplified Chinese are one text to it (version 2, ``hash-v2-d1024``): after NFKC (which
+already reads full-width ``ＭＱＴＴ２０２６`` as ``mqtt2026``) each traditional Han character is read as its
+simplified one (:func:`~logichunk.text.han_fold.fold_codes`, the table BM25 folds by, shipped with the package
+so that every install computes the same vectors), so ``員工曠工`` and ``员工旷工`` are one vector and a simplified
+question finds a traditional passage (DRCD, vector hit@5 0.50 → 0.87: bench/QUALITY.md, thirty-seventh
+session). Version 1 (``hash-v1-d…``, the characters as written) stays buildable, ``hash-v1[:DIM]``, for the
+stores embedded with it: a model id names its vectors, and a store's are never silently read by another
+version (``logichunk ingest --reembed`` moves a project to the new one).
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
@@ -29,9 +39,10 @@ from .. import native
 from ..errors import InputError
 from ..hashing import splitmix64
 from ..text.charclass import ALNUM, CJK, class_table
+from ..text.han_fold import fold_codes
 from .embedding import EmbedKind
 
-__all__ = ["HashEmbedder"]
+__all__ = ["HashEmbedder", "hash_spec"]
 
 _P = np.uint64(0x100000001B3)  # odd multiplier (FNV-64 prime)
 _LT = 0x110001  # word-begin marker: beyond Unicode, so it never collides with a character
@@ -87,11 +98,14 @@ def _family_weights(weights: tuple[tuple[str, float], ...]) -> np.ndarray:
     return np.array([c1[0], c2[0], c3[0], word[0], g3[0], g4[0], c1[1], 0, 0, word[1], g3[1], g4[1]], dtype=np.float32)
 
 
-def _prepare(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """NFKC + lower-case, joined with NUL separators; returns (code points as uint64, row per position)."""
+def _prepare(texts: Sequence[str], fold: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """NFKC + lower-case (+ traditional Han read as simplified where ``fold``), joined with NUL separators;
+    returns (code points as uint32, row per position)."""
     norm = [unicodedata.normalize("NFKC", t).lower().replace("\x00", " ") for t in texts]
     joined = "\x00" + "\x00".join(norm) + "\x00"
     cp = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    if fold and not joined.isascii():
+        cp = fold_codes(cp)
     row = np.cumsum(cp == 0) - 1
     return cp, row
 
@@ -180,26 +194,45 @@ def _features(cp: np.ndarray, row: np.ndarray, weights: dict[str, float]) -> _Fe
 ACC_CELLS = 1 << 18
 
 
+_HASH_ID = re.compile(r"hash-v(\d+)-d(\d+)")
+
+
+def hash_spec(model_id: str) -> str | None:
+    """The embedder spec that builds the hash embedder a stored model id names (``hash-v2-d1024`` →
+    ``hash:1024``, ``hash-v1-d64`` → ``hash-v1:64``); None for another model or an unknown version."""
+    m = _HASH_ID.fullmatch(model_id)
+    if m is None or int(m[1]) not in HashEmbedder.VERSIONS:
+        return None
+    return f"hash:{int(m[2])}" if int(m[1]) == HashEmbedder.VERSION else f"hash-v{int(m[1])}:{int(m[2])}"
+
+
 class HashEmbedder:
-    """Deterministic hashed n-gram vectors (see module docstring). ``dim`` buckets, float32 rows."""
+    """Deterministic hashed n-gram vectors (see module docstring). ``dim`` buckets, float32 rows;
+    ``version``: 2 (the default) folds traditional Han characters to simplified ones, 1 reads them as written."""
 
     WEIGHTS = {"cjk1": 0.5, "cjk2": 1.0, "cjk3": 0.7, "word": 1.0, "gram3": 0.35, "gram4": 0.35, "stop": 0.15}
-    VERSION = 1
+    VERSION = 2
+    #: the versions it can build: each one's vectors, unchanged, for the stores embedded with it
+    VERSIONS = (1, 2)
     asymmetric = False
     #: cheaper to compute again than to read back from a database: a store caches these in memory only
     #: (a sentence's 1024 floats on disk made a store's file 2.3 times as large, for nothing)
     persist_vectors = False
 
-    def __init__(self, dim: int = 1024, *, batch_size: int | None = None) -> None:
+    def __init__(self, dim: int = 1024, *, batch_size: int | None = None, version: int = VERSION) -> None:
         if dim < 8:
             raise InputError(f"the hash embedder's dimension must be >= 8, got {dim}")
+        if version not in self.VERSIONS:
+            raise InputError(f"no hash embedder version {version}: this release builds {self.VERSIONS}")
         self.dim = int(dim)
+        self.version = int(version)
         # (default: as many texts as keep a batch's float64 sums within ACC_CELLS, 256 at 1024 dimensions)
         self.batch_size = max(1, int(batch_size) if batch_size is not None else ACC_CELLS // self.dim)
-        self.model_id = f"hash-v{self.VERSION}-d{self.dim}"
+        self.model_id = f"hash-v{self.version}-d{self.dim}"
 
     def __repr__(self) -> str:
-        return f"HashEmbedder(dim={self.dim})"
+        return f"HashEmbedder(dim={self.dim})" if self.version == self.VERSION else \
+            f"HashEmbedder(dim={self.dim}, version={self.version})"
 
     def embed(self, texts: Sequence[str], *, kind: EmbedKind = "passage") -> np.ndarray:
         """Symmetric: ``kind`` is accepted for the protocol and ignored."""
@@ -213,7 +246,7 @@ class HashEmbedder:
 
     def _embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         n = len(texts)
-        cp, row = _prepare(texts)
+        cp, row = _prepare(texts, fold=self.version >= 2)
         stop_zh, stop_words = _stop_tables()
         acc = native.hash_features(cp, row, class_table(), int(CJK), int(ALNUM), stop_zh, stop_words,
                                    _family_weights(tuple(self.WEIGHTS.items())), _SEEDS, n, self.dim)

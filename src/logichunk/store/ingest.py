@@ -1340,6 +1340,7 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
     ingest_corpus` stores the same, with the reading, chunking and embedding spread over Ray workers. ``encoding``:
     the codec every file is read with (:func:`~logichunk.text.decode.check_encoding`; default UTF-8, UTF-16/32
     by their mark, GB18030 read as Chinese: said in ``decoded``); the same must be named again to re-ingest them.
+    No ``paths``: nothing read, the stored project re-embedded (``reembed``) or cut again (``recut``) alone.
     """
     encoding = check_encoding(encoding)
     tally = Tally()
@@ -1348,9 +1349,10 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
     if rechunk:
         store.run_params  # noqa: B018 - an unknown or unloadable tokenizer is refused before anything is written
     walk = FileWalk()
-    files = list_files(paths, walk, none_ok=prune_needs_none(paths, prune))
+    # (no paths: only what is stored, re-embedded or cut again: the way a project moves to a new embedder)
+    files = list_files(paths, walk, none_ok=prune_needs_none(paths, prune)) if paths else []
     checks = FileChecks(store, replace, len(files), paths, prune, encoding)
-    if not files:
+    if not files and paths:
         return prune_only(store, paths, walk, tally, checks)
     for f, text_hash, earlier in _checked(files, checks):  # read again, one at a time: never all texts held
         try:
