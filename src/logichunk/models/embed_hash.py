@@ -18,12 +18,14 @@ on which other texts share the batch (so they can be cached).
 
 Traditional and simplified Chinese are one text to it (version 2, ``hash-v2-d1024``): after NFKC (which
 already reads full-width ``ＭＱＴＴ２０２６`` as ``mqtt2026``) each traditional Han character is read as its
-simplified one (:func:`~logichunk.text.han_fold.fold_codes`, the table BM25 folds by, shipped with the package
-so that every install computes the same vectors), so ``員工曠工`` and ``员工旷工`` are one vector and a simplified
-question finds a traditional passage (DRCD, vector hit@5 0.50 → 0.87: bench/QUALITY.md, thirty-seventh
-session). Version 1 (``hash-v1-d…``, the characters as written) stays buildable, ``hash-v1[:DIM]``, for the
-stores embedded with it: a model id names its vectors, and a store's are never silently read by another
-version (``logichunk ingest --reembed`` moves a project to the new one).
+simplified one (:func:`~logichunk.text.han_fold.fold_codes`, the table BM25 folds by), so ``員工曠工`` and
+``员工旷工`` are one vector and a simplified question finds a traditional passage (DRCD, simplified questions:
+vectors' recall@5 0.63 → 0.94; bench/QUALITY.md, thirty-seventh session). The table is a file shipped with the
+package, not OpenCC read at run time: a store embedded where OpenCC is installed and searched where it is not (or
+the reverse) would otherwise get other vectors without a word (why a file: :mod:`logichunk.text.han_fold`).
+Version 1 (``hash-v1-d…``, the characters as written) stays buildable, ``hash-v1[:DIM]``, bit for bit, for the
+stores embedded with it: a model id names its vectors, and a store's are never silently read by another version
+(``logichunk ingest --reembed --embedder hash``, no paths needed, moves a project to the new one).
 """
 
 from __future__ import annotations
