@@ -144,3 +144,20 @@ def test_a_project_moves_to_the_new_version_by_ingest_reembed_with_no_paths(tmp_
     top = json.loads(out.splitlines()[0])
     assert code == 0 and "hash-v2-d64" in err and "--reembed" not in err
     assert top["text"].startswith("員工曠工") and top["raw_score"] == pytest.approx(1.0, abs=1e-5)
+
+
+def test_a_memory_calibration_for_version_1_serves_version_2_of_its_dimension(tmp_path):
+    """A calibration file fitted for ``hash-v1-d64`` (the shipped one, ``bench/memory/``'s, a user's) is not
+    refused by ``hash-v2-d64``: the same features, traditional Chinese aside. Another dimension still is."""
+    from logichunk.errors import LogichunkError
+    from logichunk.memory import Calibration, Perception
+    from logichunk.memory.evaluate import load_calibration
+
+    Calibration(embedder="hash-v1-d64").save(tmp_path / "v1.json")
+    cal, _ = load_calibration(str(tmp_path / "v1.json"), HashEmbedder(64))
+    assert cal.embedder == "hash-v1-d64"
+    Perception(embedder=HashEmbedder(64), calibration=cal)
+    with pytest.raises(LogichunkError, match="fitted for embedder"):
+        load_calibration(str(tmp_path / "v1.json"), HashEmbedder(128))
+    with pytest.raises(LogichunkError, match="fitted for embedder"):
+        Perception(embedder=HashEmbedder(128), calibration=cal)

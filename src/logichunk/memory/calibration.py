@@ -28,7 +28,8 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["Calibration", "Logistic", "ONLINE_FEATURES", "OPTIONAL_FEATURES", "REVIEW_FEATURES", "default_calibration"]
+__all__ = ["Calibration", "Logistic", "ONLINE_FEATURES", "OPTIONAL_FEATURES", "REVIEW_FEATURES", "default_calibration",
+           "fitted_for"]
 
 # Features of the immediate decision (all known when the turn arrives) and of the review (which also
 # sees the `lookahead` turns after the gap). Names are the keys of Perception's feature dicts.
@@ -267,6 +268,17 @@ def _dim_of_hash(model_id: str) -> str | None:
     """The dimension a hash embedder's model id names (``hash-v2-d1024`` → ``1024``), None for another model."""
     m = re.fullmatch(r"hash-v\d+-d(\d+)", model_id)
     return m[1] if m else None
+
+
+def fitted_for(calibration_embedder: str, model_id: str) -> bool:
+    """Whether a calibration fitted for ``calibration_embedder`` holds for ``model_id``: the same model, or two
+    versions of the hash embedder of one dimension (they differ only in reading traditional Chinese as
+    simplified, version 2: the same features, the cosines on the same scale), so a calibration file written
+    for ``hash-v1-d1024`` still serves ``hash-v2-d1024``."""
+    if calibration_embedder == model_id:
+        return True
+    dim = _dim_of_hash(model_id)
+    return dim is not None and dim == _dim_of_hash(calibration_embedder)
 
 
 def default_calibration(model_id: str) -> tuple[Calibration, str]:

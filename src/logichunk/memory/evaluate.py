@@ -29,7 +29,7 @@ from ..errors import LogichunkError
 from ..eval.env import Unavailable, env_lm
 from .arbiter import LLMArbiter, LMArbiter, RuleArbiter
 from .block import LogicalBlock
-from .calibration import Calibration, default_calibration
+from .calibration import Calibration, default_calibration, fitted_for
 from .perception import Perception, replay
 
 __all__ = ["CosineBaseline", "MemorySegmenter", "load_calibration", "make_runner", "unit_blocks"]
@@ -45,7 +45,7 @@ def load_calibration(path: str | None, embedder: Any) -> tuple[Calibration, str]
     model = str(getattr(embedder, "model_id", ""))
     if path:
         cal = Calibration.load(path)
-        if cal.embedder and cal.embedder != model:
+        if cal.embedder and not fitted_for(cal.embedder, model):
             raise LogichunkError(f"calibration {path} was fitted for embedder {cal.embedder!r}, not {model!r}: "
                                  "pass the same --embedder, or calibrate for this one")
         return cal, f"calibration {path}"

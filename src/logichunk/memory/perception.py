@@ -61,7 +61,7 @@ from ..models.embedding import unit
 from . import journal
 from .arbiter import Arbiter, ArbiterQuery, RuleArbiter
 from .block import LogicalBlock, anchor_text, check_count, is_filler, is_question
-from .calibration import Calibration, default_calibration
+from .calibration import Calibration, default_calibration, fitted_for
 from .episode import Action, Decision, Episode, Revision, Step, _short
 from .lexical import LexicalWindow
 from .resume import Link, resumed, subject, threshold_of
@@ -149,7 +149,7 @@ class Perception:
         if calibration is None:
             calibration, note = default_calibration(model_id)
             self.note = "; ".join(n for n in (self.note, note) if n)
-        elif calibration.embedder and model_id and calibration.embedder != model_id:
+        elif calibration.embedder and model_id and not fitted_for(calibration.embedder, model_id):
             raise InputError(f"the calibration was fitted for embedder {calibration.embedder!r}, but this perception "
                              f"embeds with {model_id!r}: cosine thresholds do not carry over. Calibrate for it "
                              "(logichunk memory calibrate), or pass calibration.with_(embedder=...) to use it anyway")
