@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import math
 import numbers
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from importlib import resources
@@ -264,10 +263,12 @@ def _shipped() -> dict[str, Calibration]:
     return out
 
 
-def _dim_of_hash(model_id: str) -> str | None:
+def _dim_of_hash(model_id: str) -> int | None:
     """The dimension a hash embedder's model id names (``hash-v2-d1024`` → ``1024``), None for another model."""
-    m = re.fullmatch(r"hash-v\d+-d(\d+)", model_id)
-    return m[1] if m else None
+    from ..models.embed_hash import hash_id
+
+    parts = hash_id(model_id)
+    return parts[1] if parts else None
 
 
 def fitted_for(calibration_embedder: str, model_id: str) -> bool:

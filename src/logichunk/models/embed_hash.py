@@ -44,7 +44,7 @@ from ..text.charclass import ALNUM, CJK, class_table
 from ..text.han_fold import fold_codes
 from .embedding import EmbedKind
 
-__all__ = ["HashEmbedder", "hash_spec"]
+__all__ = ["HashEmbedder", "hash_id", "hash_spec"]
 
 _P = np.uint64(0x100000001B3)  # odd multiplier (FNV-64 prime)
 _LT = 0x110001  # word-begin marker: beyond Unicode, so it never collides with a character
@@ -199,13 +199,21 @@ ACC_CELLS = 1 << 18
 _HASH_ID = re.compile(r"hash-v(\d+)-d(\d+)")
 
 
+def hash_id(model_id: str) -> tuple[int, int] | None:
+    """``(version, dimension)`` of a hash embedder's model id (``hash-v2-d1024`` → ``(2, 1024)``), None for
+    another model's."""
+    m = _HASH_ID.fullmatch(model_id)
+    return (int(m[1]), int(m[2])) if m else None
+
+
 def hash_spec(model_id: str) -> str | None:
     """The embedder spec that builds the hash embedder a stored model id names (``hash-v2-d1024`` →
     ``hash:1024``, ``hash-v1-d64`` → ``hash-v1:64``); None for another model or an unknown version."""
-    m = _HASH_ID.fullmatch(model_id)
-    if m is None or int(m[1]) not in HashEmbedder.VERSIONS:
+    parts = hash_id(model_id)
+    if parts is None or parts[0] not in HashEmbedder.VERSIONS:
         return None
-    return f"hash:{int(m[2])}" if int(m[1]) == HashEmbedder.VERSION else f"hash-v{int(m[1])}:{int(m[2])}"
+    version, dim = parts
+    return f"hash:{dim}" if version == HashEmbedder.VERSION else f"hash-v{version}:{dim}"
 
 
 class HashEmbedder:
