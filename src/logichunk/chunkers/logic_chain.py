@@ -50,7 +50,7 @@ from ..signals.entropy import EntropySignal
 from ..sparse_rows import SparseRows
 from ..text.measure import Measure, Meter, get_measure
 from ..text.sentences import BREAK_PARAGRAPH, SentenceSpans, split_sentences
-from ..text.structure import PARAGRAPH, layout
+from ..text.structure import LINE, PARAGRAPH, layout
 from ..text.tokens import fit_limit, measure_for
 from ..tree import ChunkTree, build_tree, build_tree_columns
 from ..types import Bubble
@@ -152,7 +152,8 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
     block over the limit is cut there first — a stretch between two of them that fits stays whole, as a
     paragraph that fits does. ``lists``: the gaps between two items of one list: a list that fits stays
     whole, though a blank line parts its items (a loose list; an article's ``（一）…；`` items), and what a
-    lead-in introduces runs over all its items. ``runs_on``: per atom, a piece ends after it where the text goes on
+    lead-in introduces runs over all its items; where the list does not fit, each item's line that fits stays whole
+    (:func:`_items_whole`: a tight list's items are parted by line breaks, no paragraph's). ``runs_on``: per atom, a piece ends after it where the text goes on
     in the same paragraph and no lead-in opens there (below level 1, a piece edge inside what a lead-in
     introduces): what a lead-in introduces, or a list it introduces, that reaches it is cut off, not known to fit,
     so it is not kept whole (kept whole, the lead-in's bond was the only cut and a chunk ended with the lead-in);
@@ -218,6 +219,8 @@ def structure_rewards(strength: np.ndarray, sizes: np.ndarray, max_size: int,
             off = ids[runs_on]
             fits[off[opened[off]]] = False
         forbid |= ~merged & (fits & has_list)[ids[:-1]]
+        lines, items = (strength >= LINE, lists) if held is None else ((strength >= LINE) & ~held, lists & ~held)
+        forbid |= _items_whole(merged, items, lines, sizes, max_size)
     if block is not None and block.any():
         inside = block if edges is None else block & ~edges
         if introduces is not None:
@@ -361,6 +364,33 @@ def _item_lead_ins(introduces: np.ndarray, listed: np.ndarray, lists: np.ndarray
     items = np.zeros(introduces.size + 1, np.int64)
     np.cumsum(lists & ~listed, out=items[1:])
     return introduces & kept & (items[g] > items[start])
+
+
+def _items_whole(parted: np.ndarray, lists: np.ndarray, line: np.ndarray, sizes: np.ndarray, max_size: int
+                 ) -> np.ndarray:
+    """The gaps inside an item's line that fits ``max_size``: the line on each side of a gap between two items of
+    one list (``lists``), parted at ``parted`` (a paragraph break, a lead-in's opening: the list's own partition in
+    :func:`structure_rewards`) and at the ``line`` breaks no bond holds (an FAQ's question and the answer under it
+    are one item's lines; a heading over an item is read with it, as with a paragraph: where the two exceed the
+    limit the item is not kept whole, so the heading keeps the item's first sentence rather than end a chunk). Why: a tight list's items are parted by line breaks, not paragraph breaks (a notice's
+    ``（一）…`` lines, minutes' ``1．…``, a manual's ``①…``), so the paragraph rule kept none of them whole, and where
+    the list did not fit, the limit cut inside an item of two sentences that fitted, next to the line break before
+    it. An item is read as its line, not as all up to the next item: the lines between two items that the layout
+    reads as one list are not all the item's (a corpus's lines broken at ``(No.`` read ``10) to date.`` as an item
+    and the next sentence's line with it); a list's first item is the line before its first gap where that line
+    opens after a part edge (a lead-in's bond, a paragraph break)."""
+    edges = parted | lists | line
+    ids, fits = _parts(edges, sizes, max_size)
+    at = np.flatnonzero(lists)
+    item = np.zeros(fits.size, bool)
+    item[ids[at + 1]] = True  # (the line each gap between two items opens)
+    # (and the line before such a gap where it opens after a part edge or another item: a list's first item, under
+    # a lead-in, a paragraph break or a heading of the list; not a line an unheld line break opens, which may be
+    # an item's last line or no item's: a function's head over its docstring whose list's first item it reached)
+    opened = np.concatenate(([True], (parted | lists)[np.flatnonzero(edges)]))
+    before = ids[at]
+    item[before[opened[before]]] = True
+    return ~edges & (fits & item)[ids[:-1]]
 
 
 def _parts(cut: np.ndarray, sizes: np.ndarray, max_size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -622,6 +652,7 @@ class _Run:
             lead_edges[eg[at]] = self.IN[b[at]]
             block[eg[at]] = self.IB[b[at]]
             parts[eg[at]] = self.BP[b[at]] | (self.T[b[at]] >= PARAGRAPH)
+            lists[eg[at]] = self.IL[b[at]]  # (an item a level above parted from the next: it ends at the edge)
             runs_on = self._runs_on(a_end, sep)
         depth = None
         if self.CD is not None:

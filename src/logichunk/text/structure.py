@@ -30,7 +30,8 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
   the GNU ...``); irssi's ``--- Day changed ...`` lines; but a ``#`` line of source code passed as text (a script,
   a Python module: :func:`_in_source`) is a comment, no heading;
 * **strengths** per gap: :data:`SECTION` before a heading > :data:`BLOCK` around lists, tables, fences
-  and rules (between two items of one list: a line, or a blank line in a loose list), and at a blank line
+  and rules (between two items of one list: a line, or a blank line in a loose list; an FAQ's marked question over
+  its answer opens an item as a number does), and at a blank line
   before a line indented less than the first line of the paragraph over it (the end of a function's body,
   of a quoted passage) > :data:`PARAGRAPH`
   (blank line; in a text laid out one paragraph per line, with no blank line in it, a line break after a
@@ -689,7 +690,11 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     not_code = np.cumsum(code[:-1]) == 0
     # between two items of one list the break is the items' own (a line, or a blank line in a loose list),
     # not a block's: the list's edges are its block breaks, so a list that fits stays whole
-    items, loose = _between_items(text, starts, ends, before, first, not_code)
+    # (an FAQ's marked question over its answer opens an item: the pair is one, its list the FAQ)
+    asked, questions = _questions(text, starts, np.flatnonzero(
+        line_start & (before >= BREAK_LINE) & (before <= BREAK_PARAGRAPH) & not_code
+        & ((first == 0x41) | (first == 0x7B54) | (first == 0x56DE))), line_start)
+    items, loose = _between_items(text, starts, ends, before, first, not_code, questions)
     strength[items] = np.where(loose, PARAGRAPH, LINE)
     in_list = np.zeros(max(n - 1, 0), dtype=bool)
     in_list[items] = True
@@ -935,9 +940,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     lead[_mail_headers(text, starts, ends, after, np.flatnonzero(
         line_whole & not_code & (before >= BREAK_LINE) & _member(first, _MAIL_HEADER_FIRST)))] = True
     # a question marked as one (an FAQ's "Q: ..." over "A: ...") stays with its answer
-    lead[_questions(text, starts, np.flatnonzero(
-        line_start & (before >= BREAK_LINE) & (before <= BREAK_PARAGRAPH) & not_code
-        & ((first == 0x41) | (first == 0x7B54) | (first == 0x56DE))), line_start)] = True
+    lead[asked] = True
     # a clause's run-in heading ("2.1 Grant. Subject to the terms ...", a licence's "2. Grant of Copyright License.
     # Subject to ...", "Section 4.2 Termination for Cause. Either party ..."), a sentence of its own to the splitter,
     # that opens a line with the clause's text after it on the line: it titles that text and stays with it
@@ -1385,24 +1388,28 @@ _BULLET_FIRST = np.array(sorted(ord(c) for c in BULLET_CHARS), dtype=np.uint32)
 
 
 def _between_items(text: str, starts: np.ndarray, ends: np.ndarray, before: np.ndarray,
-                   first: np.ndarray, not_code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                   first: np.ndarray, not_code: np.ndarray, questions: np.ndarray = _EMPTY_I64
+                   ) -> tuple[np.ndarray, np.ndarray]:
     """The gaps (indices) between two items of one list: the splitter's hard break before a sentence
     that opens a list item (a bullet and a space, or a number), where the block the sentence before lies
     in opened with an item too, none of the three in code or front matter (``not_code``, per sentence:
     a front matter's ``  - a tag`` and the list after its closing line are no one list); and, per gap,
     whether a blank line lies in it (two line breaks among the last characters of the sentence before:
-    a loose list)."""
+    a loose list). ``questions``: the sentences that open an FAQ's marked question over its answer
+    (:func:`_questions`), each an item's opening as a number is: a question and its answer are one item."""
     none = np.zeros(0, np.int64)
     enclosed = _enclosed_items(text, starts, before, first)
     hard = _union(np.flatnonzero(before[1:] == BREAK_HARD) + 1, enclosed[enclosed > 0])  # (after a hard break: a few)
+    if hard.size:
+        hard = hard[_opens_item(text, starts, first, hard) & not_code[hard] & not_code[hard - 1]]
+    hard = _union(hard, questions[questions > 0])
     if hard.size == 0:
         return none, none.astype(bool)
-    hard = hard[_opens_item(text, starts, first, hard) & not_code[hard] & not_code[hard - 1]]
     # (a list's first item may follow a heading: no hard break; an item numbered in brackets opens a block as
-    # one after a hard break does)
-    opens = _union(np.flatnonzero(before >= BREAK_PARAGRAPH), enclosed)
+    # one after a hard break does, and so does a marked question)
+    opens = _union(_union(np.flatnonzero(before >= BREAK_PARAGRAPH), enclosed), questions)
     block = opens[np.searchsorted(opens, hard - 1, side="right") - 1]  # the sentence opening the block before
-    gap = hard[_opens_item(text, starts, first, block) & not_code[block]] - 1
+    gap = hard[(_opens_item(text, starts, first, block) | _member(block, questions)) & not_code[block]] - 1
     cp = codepoints(text)
     tail = np.minimum(np.maximum(ends[gap, None] - np.arange(1, 7), starts[gap, None]), cp.size - 1)
     return gap, (cp[tail] == 0x0A).sum(axis=1) >= 2
@@ -2045,20 +2052,22 @@ def _mail_headers(text: str, starts: np.ndarray, ends: np.ndarray, after: np.nda
     return np.asarray(out, np.int64)
 
 
-def _questions(text: str, starts: np.ndarray, cand: np.ndarray, line_start: np.ndarray) -> np.ndarray:
+def _questions(text: str, starts: np.ndarray, cand: np.ndarray, line_start: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
     """The last sentence of each question line marked as one (``Q:``, ``Question:``, ``问：``) right
     above a line that answers it (``A:``, ``Answer:``, ``答：``; one line break or a blank line between),
     among the line-opening sentences ``cand`` (those that open with ``A``, ``答`` or ``回``: the caller's
     filter): the gap between a question and its answer is no place to cut (an FAQ, an interview, a
-    knowledge base's pairs)."""
+    knowledge base's pairs); and the first sentence of each such question line (where the pair opens: an
+    item of the FAQ, :func:`_between_items`)."""
     if cand.size == 0:
-        return cand
+        return cand, cand
     cp = codepoints(text)
     cand = cand[cand > 0]
     # "A:", "A.", "Ans", "ANSWER", "答", "回答" (most lines of prose that open with "A" go on with a space)
     c1 = cp[np.minimum(starts[cand] + 1, cp.size - 1)]
     cand = cand[(cp[starts[cand]] != 0x41) | _member(c1, _ANSWER_NEXT)]
-    out = []
+    out, asked = [], []
     opens = np.flatnonzero(line_start)
     for i in cand.tolist():
         if not _ANSWER.match(text, int(starts[i]), int(starts[i]) + 16):
@@ -2066,7 +2075,8 @@ def _questions(text: str, starts: np.ndarray, cand: np.ndarray, line_start: np.n
         q = int(opens[np.searchsorted(opens, i) - 1])  # the line above: its first sentence
         if _QUESTION.match(text, int(starts[q]), int(starts[q]) + 16):
             out.append(i - 1)
-    return np.asarray(out, np.int64)
+            asked.append(q)
+    return np.asarray(out, np.int64), np.asarray(asked, np.int64)
 
 
 def _speaker_labels(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) -> np.ndarray:
