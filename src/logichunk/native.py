@@ -1177,6 +1177,37 @@ void lc_quoted(int64_t n, const void *cp, int64_t sz, int64_t m, const int64_t *
     LC_SIZED(sz, lc_quoted_body, n, cp, m, pos, stop, out);
 }
 
+/* text.code_text._line_reads: per line of code (its text from ts[i], 0 <= ts[i] < n; te[i] <= n: where the next
+   line starts, or its terminator), the code points its text opens with and the one after it (out[0], out[1]; past
+   the text's end: its last), the one before te[i] (out[2]; before the text: its first), where a walk back from
+   te[i] - 1 over the set trail (ntrail flags by code point; past its end: not in it), at most 256 steps and never
+   below ts[i], stops (back[i]: text._arrays._walk's answer), and the code points there and right before it
+   (out[3], out[4]; before the text: its first). What numpy gathers in six passes over all the lines, each a
+   cache miss per line, in one. */
+LC_INLINE void lc_codelines_body(int64_t sz, int64_t n, const void *cp, const uint8_t *trail, int64_t ntrail,
+                                 int64_t m, const int64_t *ts, const int64_t *te, uint32_t *out, int64_t *back) {
+    const lc_text t = {cp, sz, n, 0, 0, 0};
+    for (int64_t i = 0; i < m; i++) {
+        const int64_t a = ts[i], e = te[i] - 1;
+        out[i] = lc_at(&t, a);
+        out[m + i] = lc_at(&t, a + 1 < n - 1 ? a + 1 : n - 1);
+        out[2 * m + i] = lc_at(&t, e > 0 ? e : 0);
+        int64_t b = e;
+        for (int k = 0; k < 256; k++) {
+            const uint32_t c = lc_at(&t, b < 0 ? 0 : (b > n - 1 ? n - 1 : b));
+            if (b < a || c >= (uint64_t)ntrail || !trail[c]) break;
+            b--;
+        }
+        back[i] = b;
+        out[3 * m + i] = lc_at(&t, b > 0 ? b : 0);
+        out[4 * m + i] = lc_at(&t, b - 1 > 0 ? b - 1 : 0);
+    }
+}
+void lc_codelines(int64_t n, const void *cp, int64_t sz, const uint8_t *trail, int64_t ntrail, int64_t m,
+                  const int64_t *ts, const int64_t *te, uint32_t *out, int64_t *back) {
+    LC_SIZED(sz, lc_codelines_body, n, cp, trail, ntrail, m, ts, te, out, back);
+}
+
 /* soft_wraps._columns: per line (its text from ts[i] to its terminator te[i]), whether text follows a run of
    three spaces or more twice inside it (at offsets ts[i] < c < te[i]), or a rule's characters stand at both
    of its ends. The runs are looked for as a search for three spaces does (Horspool's skip): a character that
@@ -1550,6 +1581,9 @@ def _load() -> ctypes.CDLL | None:
                                   + [ctypes.c_void_p] * 3 + [ctypes.c_void_p, ctypes.c_int64] * 4 + [ctypes.c_void_p])
         lib.lc_quoted.restype = None
         lib.lc_quoted.argtypes = [ctypes.c_int64, ctypes.c_void_p] + [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 3
+        lib.lc_codelines.restype = None
+        lib.lc_codelines.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
+                                      ctypes.c_int64] + [ctypes.c_void_p] * 4)
         lib.lc_columns.restype = None
         lib.lc_columns.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p]
                                    + [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 3)
@@ -2293,6 +2327,28 @@ def quote_marks(cp: np.ndarray, pos: np.ndarray, stop: np.ndarray) -> np.ndarray
     lib.lc_quoted(units.size, units.ctypes.data, units.itemsize, pos.size, pos.ctypes.data, stop.ctypes.data,
                   out.ctypes.data)
     return out
+
+
+def code_lines(cp: np.ndarray, ts: np.ndarray, te: np.ndarray, trail: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`logichunk.text.code_text._line_reads` from the compiled kernel, one pass over the lines where numpy
+    makes six (``cp``: the text's code units, any width; ``trail``: a bool table by code point): the same
+    values (as uint32); None when it is not available or a line lies outside the text (numpy's answer there is
+    its own: an error, or an index from the end)."""
+    lib = _load()
+    units = _code_units(cp)
+    m = ts.size
+    if lib is None or units is None or units.size == 0 or m == 0 or m != te.size:
+        return None
+    ts, te = _c(np.int64, ts, te)
+    if int(ts.min()) < 0 or int(ts.max()) >= units.size or int(te.max()) > units.size:
+        return None
+    tr = _bytes(trail)
+    out = np.empty((5, m), np.uint32)
+    back = np.empty(m, np.int64)
+    lib.lc_codelines(units.size, units.ctypes.data, units.itemsize, tr.ctypes.data, tr.size, m, ts.ctypes.data,
+                     te.ctypes.data, out.ctypes.data, back.ctypes.data)
+    return out[0], out[1], out[2], back, out[3], out[4]
 
 
 def columns(cp: np.ndarray, cls: np.ndarray, ts: np.ndarray, te: np.ndarray) -> np.ndarray | None:

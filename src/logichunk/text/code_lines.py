@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._arrays import _chars_table, _in_table
+from ._arrays import _chars_table, _in_table, _member
 from .charclass import codepoints
 from .code_text import brace_code, code_lines, docstrings, may_be_code
 from .sentences import BREAK_HARD, BREAK_LINE
@@ -72,6 +72,16 @@ class CodeMarks:
     opens: np.ndarray
 
 
+def indent_ranks(indent: np.ndarray, counted: np.ndarray) -> np.ndarray:
+    """Per line, the rank of its ``indent`` (columns, >= 0) among the distinct indents of the ``counted`` lines: how
+    many of those are shallower (``np.searchsorted(np.unique(indent[counted]), indent)``, by a count per indent
+    instead of a sort of the text's lines)."""
+    if indent.size == 0:
+        return np.zeros(0, np.int64)
+    present = np.bincount(indent[counted], minlength=int(indent.max()) + 1) > 0
+    return (np.cumsum(present) - present)[indent]
+
+
 def read_code(text: str, starts: np.ndarray, brk: np.ndarray, seams: np.ndarray, texts: list[tuple[int, int, int, int]],
               slash_blocks: np.ndarray, hashed: Callable[[int], bool] | None = None) -> CodeMarks | None:
     """The marks of the module docstring for the texts of code among ``texts`` (each ``(lo, hi, s0, s1)``: its
@@ -109,7 +119,7 @@ def read_code(text: str, starts: np.ndarray, brk: np.ndarray, seams: np.ndarray,
                             np.zeros(g, bool), np.zeros(g, bool))
         # (a keyword that ends a block opens with its own two letters: "en", "es", "fi", "do" — not "def", "for",
         # "else", which open most lines of Python that open with those letters)
-        second = cp[np.minimum(starts[lines] + 1, cp.size - 1)]
+        second = read.second
         word = ((first == 0x65) & ((second == 0x6E) | (second == 0x73))) | ((first == 0x66) & (second == 0x69)) \
             | ((first == 0x64) & (second == 0x6F))
         cand = np.flatnonzero((_in_table(_CLOSERS, first) | word) & (line_end - starts[lines] <= 64) & ~comment)
@@ -119,13 +129,12 @@ def read_code(text: str, starts: np.ndarray, brk: np.ndarray, seams: np.ndarray,
         if read.script:  # (a docstring's closing quotes alone: its string's end)
             _, ends = docstrings(text, lo, hi)
             quotes = np.flatnonzero(((first == 0x22) | (first == 0x27)) & (line_end - starts[lines] <= 64))
-            quotes = quotes[np.isin(starts[lines[quotes]] + 3, ends)]
+            quotes = quotes[_member(starts[lines[quotes]] + 3, ends)]  # (ends: sorted)
             closing[quotes] = [_QUOTES_ALONE.fullmatch(text, int(starts[lines[j]]), int(line_end[j])) is not None
                                for j in quotes.tolist()]
         # nesting: each line's indent ranked among the distinct indents of the text's lines of code
         indent = starts[lines] - line_at
-        levels = np.unique(indent[~comment])
-        rank = np.searchsorted(levels, indent, side="left")
+        rank = indent_ranks(indent, ~comment)
         owner = np.cumsum(opens_line) - 1  # (per sentence of the text: its line)
         gaps = idx[:-1]  # (the gap after each sentence but the text's last)
         nxt = owner[1:]

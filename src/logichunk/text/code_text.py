@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import native
 from ._arrays import _chars_table, _in_table, _walk
 from .cache import text_cache
 from .line_kinds import CPP_DIRECTIVE, rst_underline
@@ -81,11 +82,13 @@ _ONE_BLOCK_END = re.compile(r"[}\]][ \t]*;?[ \t\r\n]*")
 @dataclass(frozen=True)
 class CodeLines:
     """Per line of a text of code (as given to :func:`code_lines`): ``first`` and ``last``, the code points its
-    text opens and ends with, ``back``, the offset of its last character, and ``comment``, whether it is a
-    comment (``//``, a line of a ``/* ... */`` comment, ``#`` in a script or a Python module); ``script``:
-    the text is a script or a Python module (read as such, not by the brace evidence)."""
+    text opens and ends with, ``second``, the one after its first (the text's last past its end), ``back``, the
+    offset of its last character, and ``comment``, whether it is a comment (``//``, a line of a ``/* ... */``
+    comment, ``#`` in a script or a Python module); ``script``: the text is a script or a Python module (read as
+    such, not by the brace evidence)."""
 
     first: np.ndarray
+    second: np.ndarray
     last: np.ndarray
     back: np.ndarray
     comment: np.ndarray
@@ -167,23 +170,30 @@ def docstrings(text: str, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
     """The triple-quoted strings of ``text[lo:hi]`` (a Python module's docstrings), as ``[start, end)`` offsets
     from the opening quotes to past the closing ones (the same quotes), in order; an unclosed one is none: wrapped
     prose inside code. (A search for each string's quotes, not a pattern's walk over every character; kept per text:
-    the splitter and the layout both read them. Callers do not change the arrays.)"""
+    the splitter and the layout both read them. Callers do not change the arrays. ``'''`` is looked for only up to
+    the next three double quotes: its search never reads the inside of such a string, a module's docstrings, where
+    it read the whole text.)"""
     starts: list[int] = []
     ends: list[int] = []
-    nxt = {q: text.find(q, lo, hi) for q in ('"""', "'''")}
+    find = text.find
+    at = lo  # (where the next string may open)
+    double = find('"""', lo, hi)  # (the next """ at or past at, kept until a string passes it)
     while True:
-        open_ = [(at, q) for q, at in nxt.items() if at >= 0]
-        if not open_:
+        single = find("'''", at, double if double >= 0 else hi)  # (a ''' before it opens first)
+        if single >= 0:
+            a, q = single, "'''"
+        elif double >= 0:
+            a, q = double, '"""'
+        else:
             break
-        a, q = min(open_)
-        b = text.find(q, a + 3, hi)
+        b = find(q, a + 3, hi)
         if b < 0:
             break
+        at = b + 3
         starts.append(a)
-        ends.append(b + 3)
-        for k, at in nxt.items():
-            if 0 <= at < b + 3:
-                nxt[k] = text.find(k, b + 3, hi)
+        ends.append(at)
+        if 0 <= double < at:
+            double = find('"""', at, hi)
     return np.array(starts, np.int64), np.array(ends, np.int64)
 
 
@@ -193,6 +203,22 @@ def _underline(text: str, a: int, b: int) -> bool:
     p = text.rfind("\n", 0, a)
     above = "" if p < 0 else text[text.rfind("\n", 0, p) + 1 : p]
     return rst_underline(text[a:b], above)
+
+
+def _line_reads(cp: np.ndarray, ts: np.ndarray, te: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per line (its text from ``ts``, up to ``te``), the code points :func:`code_lines` reads: the one its text
+    opens with and the one after it, the one before ``te``, where a walk back from ``te - 1`` past trailing blanks
+    stops (its last character, never before ``ts``) and the code points there and right before it. Why one
+    function: the compiled kernel (:func:`logichunk.native.code_lines`) reads them in one pass over the lines, where
+    these six numpy gathers each miss the cache once per line (a source file's tens of thousands); this is its
+    twin, the same values."""
+    fast = native.code_lines(cp, ts, te, _TRAIL)
+    if fast is not None:
+        return fast
+    back, _, _ = _walk(cp, te - 1, ts, _TRAIL, 256, back=True)
+    return (cp[ts], cp[np.minimum(ts + 1, cp.size - 1)], cp[np.maximum(te - 1, 0)], back, cp[np.maximum(back, 0)],
+            cp[np.maximum(back - 1, 0)])
 
 
 def code_lines(text: str, cp: np.ndarray, lo: int, hi: int, ts: np.ndarray, te: np.ndarray, slash: np.ndarray,
@@ -208,22 +234,18 @@ def code_lines(text: str, cp: np.ndarray, lo: int, hi: int, ts: np.ndarray, te: 
     or is a comment is no code of any kind, and is read no further."""
     if ts.size < 2 or not may_be_code(text, lo, hi):
         return None
-    first = cp[ts]
+    first, second, tail, back, last, before = _line_reads(cp, ts, te)
     # (a JavaScript module of one object, a Python module of mostly its docstring: code by their form, whose lines
     # need not end as statements do; read by a match at the text's head)
     one = _ONE_BLOCK.match(text, lo, hi) is not None and _ONE_BLOCK_END.fullmatch(text, int(ts[-1]), hi) is not None
     doc = not one and hashed is not None and _DOC_HEAD.match(text, lo, hi) is not None and hashed(lo)
     # (what can pass the test below, read without a walk: the character before each line's end a mark of code or
     # whitespace, past which the walk reads; a line that opens as a comment's may)
-    tail = cp[np.maximum(te - 1, 0)]
     maybe = _in_table(_MAY_OPEN, tail) | _in_table(_TRAIL, tail) | (first == _HASH) | (first == _SLASH) | slash
     if maybe.sum() < OPEN_LINE_SHARE * ts.size and not (one or doc):
         return None
-    back, _, _ = _walk(cp, te - 1, ts, _TRAIL, 256, back=True)
-    last = cp[np.maximum(back, 0)]
-    second = cp[np.minimum(ts + 1, cp.size - 1)]
     comment = ((first == _SLASH) & (second == _SLASH)) | slash
-    comment |= (first == _SLASH) & (second == _STAR) & (last == _SLASH) & (cp[np.maximum(back - 1, 0)] == _STAR)
+    comment |= (first == _SLASH) & (second == _STAR) & (last == _SLASH) & (before == _STAR)
     if (_in_table(_MAY_OPEN, last) | (first == _HASH) | comment).sum() < OPEN_LINE_SHARE * ts.size and not (one or doc):
         return None  # (no statement, block, directive nor comment to speak of: prose)
     script = doc or (not one and hashed is not None and hashed(lo))
@@ -252,4 +274,4 @@ def code_lines(text: str, cp: np.ndarray, lo: int, hi: int, ts: np.ndarray, te: 
                                    for j in modules.tolist()]
             if not brace_code(text, lo, hi, last[~comment], directive[~comment], fenced):
                 return None
-    return CodeLines(first, last, back, comment, script)
+    return CodeLines(first, second, last, back, comment, script)
