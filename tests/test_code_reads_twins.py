@@ -1,9 +1,12 @@
 """The faster readings of source code give what the readings they replace gave: the compiled per-line reads of
 :func:`~logichunk.text.code_text.code_lines` (:func:`logichunk.native.code_lines`) against their numpy twin, on
 code units of every width and on lines that start and end anywhere; the docstrings' search against the search
-it replaced (kept here); and the ranks of the lines' indents against ``np.unique`` and a search."""
+it replaced (kept here); the ranks of the lines' indents against ``np.unique`` and a search; and code's split and
+layout with the kernel and without."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 import pytest
@@ -16,6 +19,8 @@ from logichunk.text.charclass import codepoints
 from logichunk.text.code_lines import indent_ranks
 from logichunk.text.code_text import _line_reads, docstrings
 from logichunk.text.end_candidates import _units
+from logichunk.text.sentences import split_sentences
+from logichunk.text.structure import layout
 
 _PIECES = ["\n", "\n", "\r\n", " ", "  ", "\t", "\x0b", "\x0c", "\u3000", "\u00a0", "/", "*", "/*", "*/", "//", "#",
            "{", "}", ";", ":", "x", "def f():", "中", "𝔘", "\u0085", "a" * 9]
@@ -29,7 +34,7 @@ def _numpy_reads(cp, ts, te):  # the numpy twin: the kernel unavailable
 
 
 @pytest.mark.skipif(not native.available(), reason="the compiled kernels are not available")
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(_texts, st.lists(st.tuples(st.integers(0, 400), st.integers(-2, 400)), min_size=1, max_size=30),
        st.booleans())
 def test_the_compiled_line_reads_are_the_numpy_reads(text: str, spans: list[tuple[int, int]], narrow: bool) -> None:
@@ -77,7 +82,7 @@ def _docstrings_before(text: str, lo: int, hi: int) -> tuple[list[int], list[int
     return starts, ends
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(st.sampled_from(['"', "'", '"""', "'''", "a", "\n", '""""', "''''"]), max_size=40).map("".join),
        st.integers(0, 6), st.integers(0, 80))
 def test_the_docstrings_are_those_the_search_before_found(text: str, lo: int, hi: int) -> None:
@@ -85,10 +90,31 @@ def test_the_docstrings_are_those_the_search_before_found(text: str, lo: int, hi
     assert (starts.tolist(), ends.tolist()) == _docstrings_before(text, lo, hi)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 40), st.booleans()), max_size=50))
 def test_indent_ranks_are_the_ranks_among_the_distinct_indents(lines: list[tuple[int, bool]]) -> None:
     indent = np.asarray([i for i, _ in lines], np.int64)
     counted = np.asarray([c for _, c in lines], bool)
     want = np.searchsorted(np.unique(indent[counted]), indent, side="left")
     assert indent_ranks(indent, counted).tolist() == want.tolist()
+
+
+_CODE_LINES = ["import os", "def f(x):", "    return x", "    # a comment", "# a comment", '    """Doc."""', '"""', "}",
+               "if (x) {", "  y = 1;", "} else {", "/* a", " * b */", "// c", "", "    ", "x = [", "    1,", "]", "中文。"]
+
+
+@pytest.mark.skipif(not native.available(), reason="the compiled kernels are not available")
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.sampled_from(_CODE_LINES), min_size=2, max_size=40), st.sampled_from(["\n", "\r\n"]))
+def test_code_is_split_and_laid_out_the_same_without_the_kernel(lines: list[str], eol: str) -> None:
+    text = eol.join(lines) + eol
+    fast_s = split_sentences(text)
+    fast = layout(fast_s)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(native, "code_lines", lambda *a, **k: None)
+        slow_s = split_sentences(text)
+        slow = layout(slow_s)
+    assert fast_s.starts.tolist() == slow_s.starts.tolist() and fast_s.breaks.tolist() == slow_s.breaks.tolist()
+    for f in dataclasses.fields(fast):
+        a, b = getattr(fast, f.name), getattr(slow, f.name)
+        assert (a is None and b is None) or (a is not None and b is not None and a.tolist() == b.tolist()), f.name
