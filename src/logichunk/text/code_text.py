@@ -229,7 +229,7 @@ def code_lines(text: str, cp: np.ndarray, lo: int, hi: int, ts: np.ndarray, te: 
     script or a Python module (:func:`python_module`, asked only where the lines may be code).
 
     Prose pays little: three searches (:func:`may_be_code`: a brace, a hash, ``def``), then, where one is found, a
-    look at the character before each line's end, and only where that may be code a walk over its lines' ends; a
+    look at each line's first characters and last ones (:func:`_line_reads`, one compiled pass over the lines); a
     text of which not one line in :data:`OPEN_LINE_SHARE`'s share ends with ``;``, ``{`` or ``:``, opens with ``#``
     or is a comment is no code of any kind, and is read no further."""
     if ts.size < 2 or not may_be_code(text, lo, hi):
@@ -239,8 +239,8 @@ def code_lines(text: str, cp: np.ndarray, lo: int, hi: int, ts: np.ndarray, te: 
     # need not end as statements do; read by a match at the text's head)
     one = _ONE_BLOCK.match(text, lo, hi) is not None and _ONE_BLOCK_END.fullmatch(text, int(ts[-1]), hi) is not None
     doc = not one and hashed is not None and _DOC_HEAD.match(text, lo, hi) is not None and hashed(lo)
-    # (what can pass the test below, read without a walk: the character before each line's end a mark of code or
-    # whitespace, past which the walk reads; a line that opens as a comment's may)
+    # (what can pass the test below, read before the walk's answer: the character before each line's end a mark of
+    # code or whitespace, past which the walk reads; a line that opens as a comment's may)
     maybe = _in_table(_MAY_OPEN, tail) | _in_table(_TRAIL, tail) | (first == _HASH) | (first == _SLASH) | slash
     if maybe.sum() < OPEN_LINE_SHARE * ts.size and not (one or doc):
         return None
