@@ -81,19 +81,45 @@ def test_a_text_whose_marks_are_rare_is_searched_without_the_pass() -> None:
 
 
 def test_a_mark_is_read_once_per_long_text(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The splitter and the layout ask for some marks two or three times: a long text is searched once per mark,
-    a short one each time (its search costs less than the memo), and the answers stay ``mark in text``."""
+    """The splitter and the layout ask for some marks two or three times: a long text is searched once per first
+    character of its marks ("::", ":END:" and ":end:" in one hop over the colons), a short one each time (its
+    search costs less than the memo), and the answers stay ``mark in text``."""
     long = "Plain prose: one line after another.\n" * 200 + "run this::\n\n    x = 1\n"
     short = "a /* b"
     _forget()
-    reads: list[tuple[int, str]] = []
-    once = line_kinds._contains_once
-    monkeypatch.setattr(line_kinds, "_contains_once", lambda t, m: reads.append((len(t), m)) or once(t, m))
+    groups: list[str] = []
+    shorts: list[str] = []
+    once, group = line_kinds._contains_once, line_kinds._contains_group
+    monkeypatch.setattr(line_kinds, "_contains_group", lambda t, m: groups.append(m) or group(t, m))
+    monkeypatch.setattr(line_kinds, "_contains_once", lambda t, m: (len(t) < 100 and shorts.append(m)) or once(t, m))
     for _ in range(3):
         assert [line_kinds._contains(long, m) for m in ("::", "/*", "```")] == [True, False, False]
         assert line_kinds._contains(short, "/*")
-    assert sorted(reads) == sorted([(len(long), "::"), (len(long), "/*"), (len(long), "```")] + [(len(short), "/*")] * 3)
+    assert sorted(groups) == ["/*", "::", "```"]
+    assert shorts == ["/*"] * 3
+    for m in (":END:", ":end:", "::\n", ":: ", "::\r\n"):  # (read with "::")
+        assert line_kinds._contains(long, m) == (m in long)
+    assert sorted(groups) == ["/*", "::", "```"]
     _forget()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=120), st.sampled_from(line_kinds._MARKS), st.integers(0, 2),
+       st.booleans())
+def test_a_group_of_marks_answers_mark_in_text(pieces: list[str], mark: str, density: int, pass_on: bool) -> None:
+    """:func:`~logichunk.text.line_kinds._contains_group` answers ``m in text`` for every mark that opens with
+    ``mark``'s character, where the character is rare, dense (the hop gives up and the pass or a search reads the
+    rest) or dense before a mark, with the pass and without it."""
+    body = "".join(pieces) or "x"
+    lead = (mark[0] + " ") * (0, 40, 400)[density]
+    text = lead + body * (line_kinds._MARKS_MIN // len(body) + 1)
+    _forget()
+    with pytest.MonkeyPatch.context() as mp:
+        if not pass_on:
+            mp.setattr(native, "first_marks", lambda *a: None)
+        got = line_kinds._contains_group(text, mark)
+        _forget()
+    assert got == {m: m in text for m in line_kinds._MARK_GROUPS[mark[0]]}
 
 
 _DIRECTIVE_PIECES = [".. note::", ".. image:: cat.png", ".. code-block:: c", "..", "::", ":", "   :alt: A cat.",
