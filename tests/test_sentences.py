@@ -684,3 +684,31 @@ def test_property_the_compiled_abbreviation_test_reads_as_the_numpy_passes(text,
     with mock.patch.object(native, "_load", lambda: None):
         slow = _abbreviated(cp, _flags(), dots, digit_next, lower_next)
     assert fast.dtype == slow.dtype and fast.tolist() == slow.tolist(), text
+
+
+_WIDE_PIECES = st.sampled_from(["The cat sat. ", "Dr. Who ", "e.g. this", "1. ", "2. ", "３．１４", "中文句子。", "“Why?” he asked. ",
+                                "é", "😀", "…", "\n", "\n\n", "  ", "\t", "# Title\n", "```\n", "- item\n", "| a | b |\n",
+                                "wrapped prose goes on\n", "in lower case\n", "::\n", "> quoted\n", "\u2028", "ok"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_WIDE_PIECES, max_size=60).map("".join))
+def test_property_the_kernels_on_a_text_s_code_points_split_as_numpy_on_its_narrow_units(text):
+    """Where the kernels are compiled, a text that is not ASCII is split on its uint32 code points (the layout's
+    array, no narrowing passes), else on uint16 units where it has no character past the BMP: the same sentences
+    and breaks."""
+    from unittest import mock
+
+    from logichunk import native
+    from logichunk.text.end_candidates import _units
+    from logichunk.text.sentences import _split_vector
+
+    assert native.available(), native.status()
+    fast = _split_vector(text)
+    with mock.patch.object(native, "_load", lambda: None):
+        slow = _split_vector(text)
+        narrow = _units(text)
+    assert fast[0].tolist() == slow[0].tolist() and fast[1].tolist() == slow[1].tolist(), text
+    if not text.isascii():
+        assert _units(text).dtype == np.uint32
+        assert narrow.dtype == (np.uint16 if max(map(ord, text)) < 0x10000 else np.uint32)

@@ -25,11 +25,16 @@ _BLOCK = 1 << 18
 
 
 def _units(text: str) -> np.ndarray:
-    """The code points of ``text`` in the narrowest exact dtype: uint8 for ASCII, uint16 when no
-    character lies outside the BMP, else uint32. ``units[i]`` is ``ord(text[i])``."""
+    """The code points of ``text`` in the narrowest exact dtype the splitter's passes gain by: uint8 for ASCII;
+    else, for the numpy passes, uint16 when no character lies outside the BMP, else uint32. ``units[i]`` is
+    ``ord(text[i])``. Where the kernels are compiled, a text that is not ASCII keeps :func:`codepoints`' uint32
+    array (cached, the layout's too): the kernels read each character once at any width, and the narrowing's two
+    passes (a maximum, a copy of two megabytes a million characters) cost more than the narrower reads save."""
     if text.isascii():
         return np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-    cp = codepoints(text)  # shared with the signals (cached), narrowed when it is cheaper to scan
+    cp = codepoints(text)  # shared with the signals (cached)
+    if native.available():
+        return cp
     return cp.astype(np.uint16) if int(cp.max()) < 0x10000 else cp
 
 
