@@ -1070,11 +1070,14 @@ LC_INLINE int lc_has(const lc_text *t, uint32_t c, int bit) { return c < (uint64
 LC_INLINE void lc_ends_body(int64_t sz, int64_t n, const void *cp, const uint8_t *kind, int64_t nkind, int64_t knl,
                             int64_t kcr, int64_t *nl, uint8_t *nlk, int64_t *term, uint8_t *termk, int64_t *counts) {
     const lc_text t = {cp, sz, n, 0, 0, 0};
-    int64_t a = 0, b = 0;
-    for (int64_t i = 0; i < n; i++) {
-        const uint32_t c = lc_at(&t, i);
-        const int64_t k = c < (uint64_t)nkind ? kind[c] : 0;
-        if (!k) continue;
+    int64_t a = 0, b = 0, i = 0;
+#define LC_KIND(j) (lc_at(&t, (j)) < (uint64_t)nkind ? kind[lc_at(&t, (j))] : 0)
+    for (;;) {
+        /* (four units at a time, one test for the four: most runs of four hold no candidate) */
+        while (i + 4 <= n && !(LC_KIND(i) | LC_KIND(i + 1) | LC_KIND(i + 2) | LC_KIND(i + 3))) i += 4;
+        if (i >= n) break;
+        const int64_t k = LC_KIND(i);
+        if (!k) { i++; continue; }
         if (k < knl) {
             term[b] = i;
             termk[b++] = (uint8_t)k;
@@ -1082,7 +1085,9 @@ LC_INLINE void lc_ends_body(int64_t sz, int64_t n, const void *cp, const uint8_t
             nl[a] = i;
             nlk[a++] = (uint8_t)k;
         }
+        i++;
     }
+#undef LC_KIND
     counts[0] = a;
     counts[1] = b;
 }
@@ -1429,9 +1434,18 @@ void lc_wrapread(int64_t n, const void *cp, int64_t sz, const uint16_t *fl, cons
    marks of a text (its quotation marks) found in one pass, where numpy's two compares, their mask and its
    nonzero read the text four times. out holds n. Returns how many. */
 int64_t lc_table_hits(int64_t n, const uint32_t *cp, uint32_t lo, uint32_t span, const uint8_t *table, int64_t *out) {
-    int64_t k = 0;
-    for (int64_t i = 0; i < n; i++) {
-        uint32_t d = cp[i] - lo;
+    int64_t k = 0, i = 0;
+    for (; i + 16 <= n; i += 16) {  /* (sixteen at a time: a run of sixteen with none in the range is one test) */
+        int in = 0;
+        for (int j = 0; j < 16; j++) in |= cp[i + j] - lo < span;
+        if (!in) continue;
+        for (int j = 0; j < 16; j++) {
+            const uint32_t d = cp[i + j] - lo;
+            if (d < span && table[d]) out[k++] = i + j;
+        }
+    }
+    for (; i < n; i++) {
+        const uint32_t d = cp[i] - lo;
         if (d < span && table[d]) out[k++] = i;
     }
     return k;
