@@ -57,7 +57,9 @@ def add_parser(subparsers: Any) -> None:
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--db", help="SQLite file or postgresql:// URL (default: setting db, logichunk.db)")
     p.add_argument("--project", help="default project (default: default)")
-    p.add_argument("--embedder", help="embedder spec: auto, hash[:DIM], e5, st:PATH, openai:URL#MODEL")
+    p.add_argument("--embedder",
+                   help="embedder spec: auto, hash[:DIM] (hash-v1[:DIM] for a store embedded with the earlier version), "
+                   "e5, st:PATH, openai:URL#MODEL")
     p.add_argument("--config", help="TOML settings file (also $LOGICHUNK_CONFIG)")
     p.add_argument("--allow", action="append", metavar="DIR",
                    help="a folder add_file may read (repeatable); without one, add_file is off")

@@ -180,8 +180,8 @@ def resolve_embedder(spec: str | None = None, *, cached: bool = True) -> Resolve
 
         url, model = parse_openai_spec(spec)
         return Resolved(_wrap(OpenAIEmbedder(url, model), cached), "openai", spec)
-    raise LogichunkError(f"unknown embedder spec {spec!r}: use auto, hash[:DIM], e5, minilm, minilm-onnx, "
-                         "st:PATH, onnx:PATH or openai:URL#MODEL")
+    raise LogichunkError(f"unknown embedder spec {spec!r}: use auto, hash[:DIM] (hash-v1[:DIM]: the earlier version), "
+                         "e5, minilm, minilm-onnx, st:PATH, onnx:PATH or openai:URL#MODEL")
 
 
 def _st(model: Any, cached: bool, spec: str) -> Resolved[Embedder]:

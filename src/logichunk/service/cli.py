@@ -96,7 +96,9 @@ def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("serve", help="HTTP API and web page (prints the URL and the API key)")
     p.add_argument("--db", help="SQLite file or postgresql:// URL (default: setting db, logichunk.db)")
     p.add_argument("--project", help="default project (default: default)")
-    p.add_argument("--embedder", help="embedder spec: auto, hash[:DIM], e5, st:PATH, openai:URL#MODEL")
+    p.add_argument("--embedder",
+                   help="embedder spec: auto, hash[:DIM] (hash-v1[:DIM] for a store embedded with the earlier version), "
+                   "e5, st:PATH, openai:URL#MODEL")
     p.add_argument("--config", help="TOML settings file (also $LOGICHUNK_CONFIG)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")

@@ -20,7 +20,9 @@ from .embedder_choice import embedder_named, store_embedder
 def store_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--db", help="SQLite file or postgresql:// URL (default: setting db, logichunk.db)")
     p.add_argument("--project", help="project name inside the database (default: default)")
-    p.add_argument("--embedder", help="embedder spec: auto, hash[:DIM], e5, minilm, st:PATH, openai:URL#MODEL")
+    p.add_argument("--embedder",
+                   help="embedder spec: auto, hash[:DIM] (hash-v1[:DIM] for a store embedded with the earlier version), "
+                   "e5, minilm, st:PATH, openai:URL#MODEL")
     p.add_argument("--config", help="TOML settings file (also $LOGICHUNK_CONFIG)")
 
 
