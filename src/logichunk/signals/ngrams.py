@@ -205,7 +205,9 @@ def _window_entropy_counts(key: np.ndarray, starts: np.ndarray, width: int) -> t
     block = max(1, (1 << 18) // width)
     view = sliding_window_view(key, width)
     for a in range(0, starts.size, block):
-        out[a : a + block], cnt[a : a + block] = _rows_entropy(view[starts[a : a + block]])
+        at = starts[a : a + block]
+        rows = native.windows(key, at, width)  # (a copy a row, where the view's index copies key by key)
+        out[a : a + block], cnt[a : a + block] = _rows_entropy(view[at] if rows is None else rows)
     return out, cnt
 
 
@@ -397,11 +399,12 @@ def divergence_at(text: str, offsets: np.ndarray, window: int = 100, n: int = 2,
     np.cumsum((seg_hi - seg_lo)[:-1], out=seg_off[1:])
     seg = np.empty(order.size, np.int64)
     seg[order] = np.cumsum(new) - 1
-    if int(seg_off[-1] + seg_hi[-1] - seg_lo[-1]) >= _SHARED_KEYS * N:
+    shared = _gram_keys.peek(text, n)  # (an earlier level's call made them: they serve this one too)
+    if shared is not None or int(seg_off[-1] + seg_hi[-1] - seg_lo[-1]) >= _SHARED_KEYS * N:
         # the windows cover much of the text: the whole text's keys, cached, serve this call and the next
         # level's (a window never reaches past its segment, so it reads the same n-grams; any of _keys'
         # numberings orders the grams alike, so the runs are summed in the same order: the same bits)
-        key = _gram_keys(text, n)[0]
+        key = (shared if shared is not None else _gram_keys(text, n))[0]
         t_loc = t_all
     else:
         t_loc = t_all - seg_lo[seg] + seg_off[seg]
