@@ -162,3 +162,24 @@ def test_a_text_that_mentions_the_pdf_header_stays_text():
     data = b"Every PDF starts with %PDF-1.7 on its first line.\n"
     assert read_text(data) == data.decode()
     assert read_text(b"  \n" + make_pdf(manual(2))).count("\f") == 1  # whitespace before the header
+
+
+def _entry(title: str, page: int, width: int = 100) -> str:
+    """A table of contents' line as a PDF's text layer gives it: the leader's dots run to the page number."""
+    return title + " " + ". " * ((width - len(title)) // 2) + str(page)
+
+
+def test_a_table_of_contents_is_cut_between_its_entries_only():
+    # a cut between an entry's leader and its page number (the leader's last dot read as a sentence's end) or
+    # inside an entry (the entries read as one wrapped sentence, split where full) parts an entry
+    toc = ["Table of Contents"]
+    for k in range(1, 7):
+        toc.append(_entry(f"{k} The {WHO[k % 6]} chamber", k + 1))
+        toc += [_entry(f"{k}.{j} Checking the {w} valve", k + 1) for j, w in enumerate(WHO[:4], start=1)]
+    text = read_text(make_pdf([toc, *manual(3)]), source="manual.pdf")
+    end = text.index("\f")
+    entries = {0} | {i + 1 for i, ch in enumerate(text[:end]) if ch == "\n"}
+    for max_size in (300, 512, 1000):
+        tree = chunk(text, max_size=max_size, levels=3)
+        assert "".join(tree.text_of(c) for c in tree.level(1)) == text
+        assert {c.span.start for c in tree if c.span.start < end} <= entries

@@ -712,3 +712,24 @@ def test_property_the_kernels_on_a_text_s_code_points_split_as_numpy_on_its_narr
     if not text.isascii():
         assert _units(text).dtype == np.uint32
         assert narrow.dtype == (np.uint16 if max(map(ord, text)) < 0x10000 else np.uint32)
+
+
+@pytest.mark.parametrize("entry", [
+    "3 Utilities . . . . . . . . . . . . . . . . 5",
+    "asn1_copy_node ........................ 11",
+    "Preface . . . . . . . . . . . . . . . iii",
+    "Appendix A Copying Information . . . . . 24  ",
+])
+def test_a_dot_leader_keeps_its_entry_and_page_number_one_line(entry):
+    # a table of contents' (or an index's) dot leader is no ellipsis or full stop: the page number stays on
+    # its entry's sentence, and the entry is a line of its own, not a line of wrapped prose running on
+    toc = f"Table of Contents\n1 Introduction . . . . . . . . . . 1\n{entry}\n2.1 ASN.1 syntax . . . . . . . . 2\n"
+    s = check(toc)
+    assert s.texts() == ["Table of Contents\n", "1 Introduction . . . . . . . . . . 1\n", entry + "\n",
+                         "2.1 ASN.1 syntax . . . . . . . . 2\n"]
+
+
+def test_an_ellipsis_before_a_number_in_prose_still_ends_its_sentence():
+    # (the number goes on in the line: no page number)
+    text = "He counted to three... 4 more came in. Then . . . 5 of them left."
+    assert check(text).texts()[:3] == ["He counted to three... ", "4 more came in. ", "Then . . . "]

@@ -281,6 +281,23 @@ def _explicit_markup(text: str, dots: int) -> bool:
     return a == 0 or text[a - 1] in _NL_CHARS
 
 
+#: a table of contents' or an index's dot leader running to a page number at its line's end: three dots or more
+#: (spaced or not) over to a page number (Arabic or Roman) and only spaces after it on its line
+_LEADER_DOTS = re.compile(r"(?:\. ?){2}\.\Z")
+_LEADER_LINE = re.compile(r"(?:\. ?){2}\.[ \t]*(?:\d{1,4}|[ivxlcdm]{1,7}|[IVXLCDM]{1,7})[ \t]*(?=[\n\r\x0b\x0c\x85\u2028\u2029])")
+_PAGE_AT_LINE_END = re.compile(r"(?:\d{1,4}|[ivxlcdm]{1,7}|[IVXLCDM]{1,7})[ \t]*(?:[\n\r\x0b\x0c\x85\u2028\u2029]|\Z)")
+
+_ROMAN_CODES = np.array([ord(c) for c in "ivxlcdmIVXLCDM"])
+
+
+def _leader(text: str, end: int, w: int) -> bool:
+    """Whether the dots ending at ``end`` close a dot leader (``3 Utilities . . . . . . 5``, ``asn1_copy_node
+    .......... 11``): three dots or more before them, spaced by one blank or none, and after them only a page
+    number to the line's end. Why: a table of contents or an index, as a PDF's text layer gives it, sets each
+    entry's page number after such a run; read as an ellipsis or a full stop before a number, it parted every
+    entry from its page number (a chunk ending in ``. . . .`` and the next opening with ``5``)."""
+    return _LEADER_DOTS.search(text, max(0, end - 6), end) is not None and _PAGE_AT_LINE_END.match(text, w) is not None
+
 #: what may stand before an enumerator inside a line (past spaces): a clause's or a sentence's mark, an
 #: opening bracket (``types: 1. firms; 2. ...``, ``类型：１．单项业务；２．主导产品``)
 _ENUM_AFTER = frozenset(":：;；,，、。.!?！？(（")
@@ -329,6 +346,21 @@ def _furniture_apart(text: str, cp: np.ndarray, nl: np.ndarray, soft: np.ndarray
     if hard:
         soft = soft.copy()
         soft[_member(nl, np.array(hard, np.int64))] = False
+    return soft
+
+
+def _leaders_apart(text: str, nl: np.ndarray, soft: np.ndarray) -> np.ndarray:
+    """``soft`` (per line terminator ``nl``) less the terminators that end a dot leader's line (:func:`_leader`):
+    an entry of a table of contents or an index is a line of its own, not a line of wrapped prose (read as one,
+    the entries ran on into one sentence the size of the table, cut where it was full: mid-entry)."""
+    if not soft.any() or (". . ." not in text and "..." not in text):
+        return soft
+    ends = [m.end() + (text[m.end()] == "\r" and text[m.end() + 1 : m.end() + 2] == "\n")
+            for m in _LEADER_LINE.finditer(text)]
+    if not ends:
+        return soft
+    soft = soft.copy()
+    soft[_member(np.asarray(nl, np.int64), np.array(ends, np.int64))] = False
     return soft
 
 
@@ -434,6 +466,14 @@ def _split_vector(text: str) -> tuple[np.ndarray, np.ndarray]:
         for i in idx.tolist():
             if _explicit_markup(text, int(r_start[i])):
                 ok[i] = False
+        # a dot leader's last dot before a page number ("Utilities . . . . 5") ends nothing (read in Python only
+        # where a dot before a digit or a Roman numeral's letter follows two dots)
+        idx = np.flatnonzero(ok & spaced & bare & (cp[r_end - 1] == 0x2E) & (r_end >= 3)
+                             & (((xf & _F_DIGIT) != 0) | np.isin(_at(cp, w), _ROMAN_CODES))
+                             & ((cp[np.maximum(r_end - 2, 0)] == 0x2E) | (cp[np.maximum(r_end - 3, 0)] == 0x2E)))
+        for i in idx.tolist():
+            if ok[i] and _leader(text, int(r_end[i]), int(w[i])):
+                ok[i] = False
         # a closing bracket or quote after the dot ("(see Fig.) Next") ends the sentence anyway
         single = ok & ~zh & ~has_q & ~is_ell & ((r_flag & _K_DOT) != 0) & bare
         idx = np.flatnonzero(single)
@@ -475,7 +515,7 @@ def _split_vector(text: str) -> tuple[np.ndarray, np.ndarray]:
     # a line break inside a sentence of hard-wrapped prose is no end
     para = nl_kind == _K_NL2
     soft = _furniture_apart(text, cp, nl, soft_wraps(cp, fl, nl, w_nl, para, first, md.lo, md.hi, md.hard), para)
-    soft = _code_apart(text, cp, nl, w_nl, line_first, line_end, soft, md.lo, md.hi)
+    soft = _code_apart(text, cp, nl, w_nl, line_first, line_end, _leaders_apart(text, nl, soft), md.lo, md.hi)
 
     bounds = _sorted_unique_runs(np.concatenate((w[ok], w_nl[~soft])))  # (two runs, each in order)
     bounds = bounds[(bounds > first) & (bounds < n)]
@@ -617,6 +657,8 @@ def _scalar_steps(text: str, limit: int | None) -> Generator[_Wraps, np.ndarray,
                 ok = False
             if ok and kinds & _K_DOT and q == e and pf & _F_DIGIT and _section_number(text, s):
                 ok = False
+        if ok and spaced and q == e and text[e - 1] == "." and _leader(text, e, w):
+            ok = False
         if ok:
             runs.append((s, w))
             if e - s == 1 and text[s] in ".．" and pf & _F_DIGIT:
@@ -649,7 +691,8 @@ def _scalar_steps(text: str, limit: int | None) -> Generator[_Wraps, np.ndarray,
         cp = codepoints(text)
         read = yield cp, nl_a, np.array(w_nl, dtype=np.int64), np.array(weight) == 2, first, md.lo, md.hi, md.hard
         soft = _code_apart(text, cp, nl_a, np.array(w_nl, dtype=np.int64), np.array(line_first, dtype=np.int64),
-                           np.array(line_end, dtype=np.int64), _furniture_apart(text, cp, nl_a, read), md.lo, md.hi).tolist()
+                           np.array(line_end, dtype=np.int64), _leaders_apart(text, nl_a, _furniture_apart(text, cp, nl_a, read)),
+                           md.lo, md.hi).tolist()
     cand.extend(w for w, sf in zip(w_nl, soft, strict=True) if not sf)
     cum = [0]
     for wt, sf in zip(weight, soft, strict=True):
