@@ -183,3 +183,20 @@ def test_a_table_of_contents_is_cut_between_its_entries_only():
         tree = chunk(text, max_size=max_size, levels=3)
         assert "".join(tree.text_of(c) for c in tree.level(1)) == text
         assert {c.span.start for c in tree if c.span.start < end} <= entries
+
+
+def test_a_definitions_title_stays_with_its_definition_line():
+    # Texinfo sets a function's title over "[Function]" and its signature (the category at the right margin, which
+    # a PDF's text layer gives first): the title is the definition's, not the end of the one before it
+    names = [f"{verb} {what}" for verb in ("read", "write", "copy", "delete") for what in ("node", "value", "tag")]
+    lines = []
+    for name in names:
+        fn = name.replace(" ", "_")
+        lines += [f"asn {name}", f"[Function]int asn_{fn} (asn_node root, const char * name, void * ivalue, int len)",
+                  "root: pointer to a structure.", "name: the name of the element inside the structure that you want",
+                  f"to {name.split()[0]}.", f"Returns the {name.split()[1]} of the element, or NULL if it is not found."]
+    text = read_text(make_pdf([lines[k : k + 40] for k in range(0, len(lines), 40)]), source="ref.pdf")
+    for max_size in (200, 300, 512):
+        tree = chunk(text, max_size=max_size, levels=3)
+        assert "".join(tree.text_of(c) for c in tree.level(1)) == text
+        assert not [c.id for c in tree if text.startswith("[Function]", c.span.start)]

@@ -338,6 +338,9 @@ _NAME_CHARS = _but_ascii(_WORD_ASCII)  # (what a function's name may hold)
 _C_TYPE_WORDS = frozenset("void int char short long float double signed unsigned static inline extern const volatile "
                           "struct union enum register size_t ssize_t bool _Bool".split())
 
+#: a definition line as Texinfo sets one (``@deftypefun``, ``@defmac``): its category in brackets (``[Function]``,
+#: ``[Macro]``, ``[Data Type]``), then the definition with its arguments' ``(`` on the line
+_DEFINITION_LINE = re.compile(r"[ \t]*\[[A-Z][a-z]+(?: [A-Za-z][a-z]+){0,2}\][ \t]*[^\s(][^\n(]*\(")
 
 def _may_head_signature(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) -> np.ndarray:
     """Those of the lines ``cand`` (each the whole line, another line right under it) that may be a C return
@@ -1135,6 +1138,16 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
                               and _CALL_OPEN.match(text, int(starts[i + 1]), int(ends[i + 1]))], np.int64)
             sig = sig[(strength[sig] <= LINE) & ~no_cut[sig] & one_text[sig]] if sig.size else sig
             no_cut[sig] = True
+        # a definition's title over its definition line (Texinfo's: "asn1 parser2array" over "[Function]int
+        # asn1_parser2array (const char * file, ...)", the category set at the right margin read first from a PDF)
+        # goes on into it, as a heading's bond does: the title ended the definition before it, cut from its own
+        cand = np.flatnonzero(line_whole[:-1] & line_start[1:] & (after[:-1] == BREAK_LINE) & ~in_code
+                              & (ends[:-1] - starts[:-1] <= _TYPE_LINE_MAX) & (first[1:] == 0x5B))
+        if cand.size:  # (read in Python only under a short line, at a line opening with "[")
+            defn = np.asarray([i for i in cand.tolist() if _DEFINITION_LINE.match(text, int(starts[i + 1]), int(ends[i + 1]))
+                               and text[int(starts[i]) : int(ends[i])].rstrip()[-1:] not in _PROSE_END], np.int64)
+            defn = defn[(strength[defn] <= LINE) & ~no_cut[defn] & one_text[defn]] if defn.size else defn
+            no_cut[defn] = True
         has = f_hi > f_lo
         no_cut[f_lo[has]] = True
         # (a block's closing line closes it: org's ":END:" introduces nothing, for all its colon)
