@@ -733,3 +733,15 @@ def test_an_ellipsis_before_a_number_in_prose_still_ends_its_sentence():
     # (the number goes on in the line: no page number)
     text = "He counted to three... 4 more came in. Then . . . 5 of them left."
     assert check(text).texts()[:3] == ["He counted to three... ", "4 more came in. ", "Then . . . "]
+
+
+def test_a_name_broken_after_its_underscore_goes_on_over_the_line():
+    # TeX breaks a long identifier after an underscore and a PDF's text layer keeps the break: the name goes on
+    text = "Returns: ASN1_ELEMENT_NOT_FOUND if there is an identifier with more than ASN1_MAX_\nNAME_SIZE characters.\n"
+    assert check(text).texts() == [text]
+    # (an emphasis's closing "_", an indented line under the name, letters spelled out in a transcript, a speaker's
+    # turn under the name keep their line breaks)
+    for kept in ("This is _important_\nAnother line.\n", "the value of ASN1_\n    INDENTED is set.\n",
+                 "User Interface: a friend has a P_D_A_\nProject Manager: Okay .\n",
+                 "Designer: we have plastic and LCD_SCREEN_\nMarketing: Ah .\n"):
+        assert len(check(kept)) == 2

@@ -364,6 +364,30 @@ def _leaders_apart(text: str, nl: np.ndarray, soft: np.ndarray) -> np.ndarray:
     return soft
 
 
+#: a line that ends in an identifier broken after one of its underscores, over a line that goes on with the rest of
+#: it at the margin (``... more than ASN1_MAX_`` over ``NAME_SIZE characters.``, as TeX breaks a long name in a PDF)
+_BROKEN_NAME = re.compile(r"(?<![\w*])(?=[A-Za-z0-9])\w*?[A-Za-z0-9]{2}_[ \t]*\r?\n(?=[A-Za-z0-9])")
+#: a speaker's name or a label opening a line (as :mod:`.soft_wraps` reads one): a colon and a blank within its first
+#: characters
+_LABEL_OPENING = re.compile(r"[^\n:]{0,24}:[ \t]")
+
+
+def _names_joined(text: str, nl: np.ndarray, soft: np.ndarray) -> np.ndarray:
+    """``soft`` (per line terminator ``nl``) and the terminators inside an identifier broken after an underscore
+    (:data:`_BROKEN_NAME`): the name goes on over the line, so the break is a wrap, never a sentence's end (read as
+    one, it ended a chunk in the middle of ``ASN1_MAX_NAME_SIZE``). No such name: a word opening with ``_``
+    (``_emphasis_``), letters spelled out one by one (a transcript's ``P_D_A_``), a line under it that opens with a
+    speaker's name or a label (``Marketing: Ah .``)."""
+    if "_" not in text:
+        return soft
+    ends = [m.end() - 1 for m in _BROKEN_NAME.finditer(text) if _LABEL_OPENING.match(text, m.end()) is None]
+    if not ends:
+        return soft
+    soft = soft.copy()
+    soft[_member(np.asarray(nl, np.int64), np.array(ends, np.int64))] = True
+    return soft
+
+
 def _code_apart(text: str, cp: np.ndarray, nl: np.ndarray, w_nl: np.ndarray, ts: np.ndarray, te: np.ndarray,
                 soft: np.ndarray, md_lo: np.ndarray, md_hi: np.ndarray) -> np.ndarray:
     """``soft`` (per line terminator ``nl``; ``w_nl``: where the text goes on after each) less the breaks between
@@ -515,7 +539,8 @@ def _split_vector(text: str) -> tuple[np.ndarray, np.ndarray]:
     # a line break inside a sentence of hard-wrapped prose is no end
     para = nl_kind == _K_NL2
     soft = _furniture_apart(text, cp, nl, soft_wraps(cp, fl, nl, w_nl, para, first, md.lo, md.hi, md.hard), para)
-    soft = _code_apart(text, cp, nl, w_nl, line_first, line_end, _leaders_apart(text, nl, soft), md.lo, md.hi)
+    soft = _leaders_apart(text, nl, _names_joined(text, nl, soft))
+    soft = _code_apart(text, cp, nl, w_nl, line_first, line_end, soft, md.lo, md.hi)
 
     bounds = _sorted_unique_runs(np.concatenate((w[ok], w_nl[~soft])))  # (two runs, each in order)
     bounds = bounds[(bounds > first) & (bounds < n)]
@@ -684,14 +709,19 @@ def _scalar_steps(text: str, limit: int | None) -> Generator[_Wraps, np.ndarray,
             if k < 0 or s >= hi[k]:
                 cand.append(w)
     # the same soft wraps as the vector path, read only where a line goes on in lower case or CJK (or
-    # opens with a quotation mark or a bracket, which the rule reads past)
+    # opens with a quotation mark or a bracket, which the rule reads past); and a name broken over a line
     soft = [False] * len(nl)
-    if len(nl) >= MIN_WRAPPED_LINES and any(fl[ord(text[w])] & (_F_LOWER | _F_CJK) or text[w] in LINE_OPENERS
-                                            for w in map(_past_quote_marks, repeat(text), w_nl) if w < n):
+    wrapped = len(nl) >= MIN_WRAPPED_LINES and any(fl[ord(text[w])] & (_F_LOWER | _F_CJK) or text[w] in LINE_OPENERS
+                                                   for w in map(_past_quote_marks, repeat(text), w_nl) if w < n)
+    if wrapped or (nl and "_" in text and _BROKEN_NAME.search(text) is not None):
         cp = codepoints(text)
-        read = yield cp, nl_a, np.array(w_nl, dtype=np.int64), np.array(weight) == 2, first, md.lo, md.hi, md.hard
+        if wrapped:
+            read = yield cp, nl_a, np.array(w_nl, dtype=np.int64), np.array(weight) == 2, first, md.lo, md.hi, md.hard
+        else:
+            read = np.zeros(len(nl), dtype=bool)
         soft = _code_apart(text, cp, nl_a, np.array(w_nl, dtype=np.int64), np.array(line_first, dtype=np.int64),
-                           np.array(line_end, dtype=np.int64), _leaders_apart(text, nl_a, _furniture_apart(text, cp, nl_a, read)),
+                           np.array(line_end, dtype=np.int64),
+                           _leaders_apart(text, nl_a, _names_joined(text, nl_a, _furniture_apart(text, cp, nl_a, read))),
                            md.lo, md.hi).tolist()
     cand.extend(w for w, sf in zip(w_nl, soft, strict=True) if not sf)
     cum = [0]
