@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import re
 
 import pytest
 from pypdf import PdfWriter
@@ -200,3 +202,25 @@ def test_a_definitions_title_stays_with_its_definition_line():
         tree = chunk(text, max_size=max_size, levels=3)
         assert "".join(tree.text_of(c) for c in tree.level(1)) == text
         assert not [c.id for c in tree if text.startswith("[Function]", c.span.start)]
+
+
+LIBTASN1 = "/usr/share/doc/libtasn1-doc/libtasn1.pdf"  # a Texinfo manual, written by others: read where installed
+
+
+def test_a_real_texinfo_manual_keeps_its_entries_definitions_and_names_whole():
+    if not os.path.exists(LIBTASN1):
+        pytest.skip(f"{LIBTASN1} is not installed here (Debian's libtasn1-doc)")
+    text = read_path(LIBTASN1)
+    leader = re.compile(r"(?:\. ?){2}\.[ \t]*\d{1,4}[ \t]*$")
+    entries, at = [], 0
+    for line in text.splitlines(keepends=True):
+        if leader.search(line.rstrip()):
+            entries.append((at, at + len(line.rstrip())))
+        at += len(line)
+    assert len(entries) > 20 and text.count("[Function]") > 20
+    tree = chunk(text, max_size=512, levels=3)
+    assert "".join(tree.text_of(c) for c in tree.level(1)) == text
+    starts = {c.span.start for c in tree} - {0}
+    assert not [s for s in starts if any(a < s < b for a, b in entries)]  # in a contents' or an index's entry
+    assert not [s for s in starts if text.startswith("[Function]", s)]  # under a definition's title
+    assert not [s for s in starts if text[s - 2 : s] == "_\n"]  # inside a name broken over a line
