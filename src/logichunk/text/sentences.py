@@ -284,7 +284,7 @@ def _explicit_markup(text: str, dots: int) -> bool:
 #: a table of contents' or an index's dot leader running to a page number at its line's end: three dots or more
 #: (spaced or not) over to a page number (Arabic or Roman) and only spaces after it on its line
 _LEADER_DOTS = re.compile(r"(?:\. ?){2}\.\Z")
-_LEADER_LINE = re.compile(r"(?:\. ?){2}\.[ \t]*(?:\d{1,4}|[ivxlcdm]{1,7}|[IVXLCDM]{1,7})[ \t]*(?=[\n\r\x0b\x0c\x85\u2028\u2029])")
+_LEADER_TAIL = re.compile(r"(?:\. ?){2}\.[ \t]*(?:\d{1,4}|[ivxlcdm]{1,7}|[IVXLCDM]{1,7})[ \t]*\Z")
 _PAGE_AT_LINE_END = re.compile(r"(?:\d{1,4}|[ivxlcdm]{1,7}|[IVXLCDM]{1,7})[ \t]*(?:[\n\r\x0b\x0c\x85\u2028\u2029]|\Z)")
 
 _ROMAN_CODES = np.array([ord(c) for c in "ivxlcdmIVXLCDM"])
@@ -349,42 +349,76 @@ def _furniture_apart(text: str, cp: np.ndarray, nl: np.ndarray, soft: np.ndarray
     return soft
 
 
-def _leaders_apart(text: str, nl: np.ndarray, soft: np.ndarray) -> np.ndarray:
+def _line_ends(cp: np.ndarray, nl: np.ndarray) -> np.ndarray:
+    """Per line terminator ``nl``, the offset of its line's last character before it (past a CRLF's CR)."""
+    last = nl - 1
+    return last - ((last >= 0) & (cp[np.maximum(last, 0)] == 0x0D))
+
+
+def _leaders_apart(text: str, cp: np.ndarray, nl: np.ndarray, soft: np.ndarray) -> np.ndarray:
     """``soft`` (per line terminator ``nl``) less the terminators that end a dot leader's line (:func:`_leader`):
     an entry of a table of contents or an index is a line of its own, not a line of wrapped prose (read as one,
-    the entries ran on into one sentence the size of the table, cut where it was full: mid-entry)."""
-    if not soft.any() or (". . ." not in text and "..." not in text):
+    the entries ran on into one sentence the size of the table, cut where it was full: mid-entry). (Read in
+    Python only at the soft breaks after a line that ends in a number or a Roman numeral's letter past up to
+    three blanks, with a dot among the twelve characters before it.)"""
+    nl = np.asarray(nl, np.int64)
+    at = np.flatnonzero(soft)
+    if at.size == 0:
         return soft
-    ends = [m.end() + (text[m.end()] == "\r" and text[m.end() + 1 : m.end() + 2] == "\n")
-            for m in _LEADER_LINE.finditer(text)]
-    if not ends:
+    last = _line_ends(cp, nl[at])
+    for _ in range(3):
+        last = np.where((last > 0) & ((cp[np.maximum(last, 0)] == 0x20) | (cp[np.maximum(last, 0)] == 0x09)),
+                        last - 1, last)
+    c = cp[np.maximum(last, 0)]
+    keep = (last >= 4) & (((c >= 0x30) & (c <= 0x39)) | np.isin(c, _ROMAN_CODES))
+    at, last = at[keep], last[keep]
+    if at.size:
+        window = cp[np.clip(last[:, None] - np.arange(1, 13), 0, None)] == 0x2E
+        keep = window.any(axis=1)
+        at, last = at[keep], last[keep]
+    hard = [k for k, e in zip(at.tolist(), nl[at].tolist(), strict=True)
+            if _LEADER_TAIL.search(text, max(0, e - 40), e - (text[e - 1] == "\r")) is not None]
+    if not hard:
         return soft
     soft = soft.copy()
-    soft[_member(np.asarray(nl, np.int64), np.array(ends, np.int64))] = False
+    soft[hard] = False
     return soft
 
 
 #: a line that ends in an identifier broken after one of its underscores, over a line that goes on with the rest of
-#: it at the margin (``... more than ASN1_MAX_`` over ``NAME_SIZE characters.``, as TeX breaks a long name in a PDF)
-_BROKEN_NAME = re.compile(r"(?<![\w*])(?=[A-Za-z0-9])\w*?[A-Za-z0-9]{2}_[ \t]*\r?\n(?=[A-Za-z0-9])")
+#: it at the margin (``... more than ASN1_MAX_`` over ``NAME_SIZE characters.``, as TeX breaks a long name in a PDF):
+#: the name's last part before the break two letters or digits or more
+_BROKEN_NAME = re.compile(r"[A-Za-z0-9]{2}_\r?\n[A-Za-z0-9]")
 #: a speaker's name or a label opening a line (as :mod:`.soft_wraps` reads one): a colon and a blank within its first
 #: characters
 _LABEL_OPENING = re.compile(r"[^\n:]{0,24}:[ \t]")
 
 
-def _names_joined(text: str, nl: np.ndarray, soft: np.ndarray) -> np.ndarray:
+def _names_joined(text: str, cp: np.ndarray, nl: np.ndarray, soft: np.ndarray) -> np.ndarray:
     """``soft`` (per line terminator ``nl``) and the terminators inside an identifier broken after an underscore
     (:data:`_BROKEN_NAME`): the name goes on over the line, so the break is a wrap, never a sentence's end (read as
-    one, it ended a chunk in the middle of ``ASN1_MAX_NAME_SIZE``). No such name: a word opening with ``_``
-    (``_emphasis_``), letters spelled out one by one (a transcript's ``P_D_A_``), a line under it that opens with a
-    speaker's name or a label (``Marketing: Ah .``)."""
-    if "_" not in text:
+    one, it ended a chunk in the middle of ``ASN1_MAX_NAME_SIZE``). No such name: a word opening with ``_`` or
+    ``*`` (``_emphasis_``), letters spelled out one by one (a transcript's ``P_D_A_``), a line under it that opens
+    with a speaker's name or a label (``Marketing: Ah .``). (Read in Python only at the line feeds after ``_``.)"""
+    nl = np.asarray(nl, np.int64)
+    if nl.size == 0:
         return soft
-    ends = [m.end() - 1 for m in _BROKEN_NAME.finditer(text) if _LABEL_OPENING.match(text, m.end()) is None]
-    if not ends:
+    last = _line_ends(cp, nl)
+    cand = np.flatnonzero((last >= 2) & (cp[nl] == 0x0A) & (cp[np.maximum(last, 0)] == 0x5F))
+    joined = []
+    for k, at in zip(cand.tolist(), last[cand].tolist(), strict=True):
+        after = int(nl[k]) + 1
+        if _BROKEN_NAME.match(text, at - 2) is None or _LABEL_OPENING.match(text, after) is not None:
+            continue
+        word = at
+        while word > 0 and (text[word - 1].isalnum() or text[word - 1] == "_"):
+            word -= 1
+        if text[word - 1 : word] != "*" and text[word] != "_":
+            joined.append(k)
+    if not joined:
         return soft
     soft = soft.copy()
-    soft[_member(np.asarray(nl, np.int64), np.array(ends, np.int64))] = True
+    soft[joined] = True
     return soft
 
 
@@ -492,9 +526,10 @@ def _split_vector(text: str) -> tuple[np.ndarray, np.ndarray]:
                 ok[i] = False
         # a dot leader's last dot before a page number ("Utilities . . . . 5") ends nothing (read in Python only
         # where a dot before a digit or a Roman numeral's letter follows two dots)
-        idx = np.flatnonzero(ok & spaced & bare & (cp[r_end - 1] == 0x2E) & (r_end >= 3)
-                             & (((xf & _F_DIGIT) != 0) | np.isin(_at(cp, w), _ROMAN_CODES))
+        idx = np.flatnonzero((cp[r_end - 1] == 0x2E) & (r_end >= 3)
                              & ((cp[np.maximum(r_end - 2, 0)] == 0x2E) | (cp[np.maximum(r_end - 3, 0)] == 0x2E)))
+        idx = idx[ok[idx] & spaced[idx] & bare[idx]
+                  & (((xf[idx] & _F_DIGIT) != 0) | np.isin(_at(cp, w[idx]), _ROMAN_CODES))]
         for i in idx.tolist():
             if ok[i] and _leader(text, int(r_end[i]), int(w[i])):
                 ok[i] = False
@@ -539,7 +574,7 @@ def _split_vector(text: str) -> tuple[np.ndarray, np.ndarray]:
     # a line break inside a sentence of hard-wrapped prose is no end
     para = nl_kind == _K_NL2
     soft = _furniture_apart(text, cp, nl, soft_wraps(cp, fl, nl, w_nl, para, first, md.lo, md.hi, md.hard), para)
-    soft = _leaders_apart(text, nl, _names_joined(text, nl, soft))
+    soft = _leaders_apart(text, cp, nl, _names_joined(text, cp, nl, soft))
     soft = _code_apart(text, cp, nl, w_nl, line_first, line_end, soft, md.lo, md.hi)
 
     bounds = _sorted_unique_runs(np.concatenate((w[ok], w_nl[~soft])))  # (two runs, each in order)
@@ -713,7 +748,7 @@ def _scalar_steps(text: str, limit: int | None) -> Generator[_Wraps, np.ndarray,
     soft = [False] * len(nl)
     wrapped = len(nl) >= MIN_WRAPPED_LINES and any(fl[ord(text[w])] & (_F_LOWER | _F_CJK) or text[w] in LINE_OPENERS
                                                    for w in map(_past_quote_marks, repeat(text), w_nl) if w < n)
-    if wrapped or (nl and "_" in text and _BROKEN_NAME.search(text) is not None):
+    if wrapped or (nl and ("_\n" in text or "_\r\n" in text)):
         cp = codepoints(text)
         if wrapped:
             read = yield cp, nl_a, np.array(w_nl, dtype=np.int64), np.array(weight) == 2, first, md.lo, md.hi, md.hard
@@ -721,7 +756,7 @@ def _scalar_steps(text: str, limit: int | None) -> Generator[_Wraps, np.ndarray,
             read = np.zeros(len(nl), dtype=bool)
         soft = _code_apart(text, cp, nl_a, np.array(w_nl, dtype=np.int64), np.array(line_first, dtype=np.int64),
                            np.array(line_end, dtype=np.int64),
-                           _leaders_apart(text, nl_a, _names_joined(text, nl_a, _furniture_apart(text, cp, nl_a, read))),
+                           _leaders_apart(text, cp, nl_a, _names_joined(text, cp, nl_a, _furniture_apart(text, cp, nl_a, read))),
                            md.lo, md.hi).tolist()
     cand.extend(w for w, sf in zip(w_nl, soft, strict=True) if not sf)
     cum = [0]
