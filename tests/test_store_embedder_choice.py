@@ -125,6 +125,36 @@ def test_a_named_embedder_is_kept_and_the_mismatch_said_as_before(tmp_path, caps
     assert "(no results)" in out and "note: embedder" not in err
 
 
+def test_ingest_without_embedder_adds_to_the_project_s_own_model(tmp_path, capsys):
+    # a project ingested with --embedder hash:64 took the next file without the flag only with the flag again:
+    # the default model was refused as another; now the project's own model embeds it, said once, as searches say
+    db = _store(tmp_path)
+    more = tmp_path / "seals.md"
+    more.write_text("Leopard seals hunt penguins along the pack ice.\n", encoding="utf-8")
+    code, out, err = run(["ingest", str(more), "--db", db], capsys)
+    assert code == 0 and "nothing was ingested" not in err, err
+    assert len([line for line in err.splitlines() if "note: embedder hash:64" in line]) == 1, err
+    with Store.open(db, settings=Settings(db=db, embedder="hash:64")) as store:
+        assert not store.other_embedder_counts()  # every chunk, old and new, of the one model
+    code, out, err = run(["search", "leopard seals", "--db", db, "--mode", "basic", "--format", "jsonl"], capsys)
+    assert code == 0 and "Leopard" in json.loads(out.splitlines()[0])["text"]
+    # --reembed with none named still moves the project to the default (here, named by the settings file)
+    conf = tmp_path / "s.toml"
+    conf.write_text('embedder = "hash:128"\n', encoding="utf-8")
+    code, out, err = run(["ingest", "--reembed", "--db", db, "--config", str(conf)], capsys)
+    assert code == 0 and "with hash-v2-d128" in err, err
+
+
+def test_ingest_without_embedder_keeps_an_earlier_hash_version_and_says_how_to_move(tmp_path, capsys):
+    db = _store(tmp_path, "hash-v1:64")
+    more = tmp_path / "seals.md"
+    more.write_text("Leopard seals hunt penguins along the pack ice.\n", encoding="utf-8")
+    code, out, err = run(["ingest", str(more), "--db", db], capsys)
+    assert code == 0 and "hash-v1-d64" in err and "--reembed" in err, err
+    with Store.open(db, settings=Settings(db=db, embedder="hash-v1:64")) as store:
+        assert not store.other_embedder_counts()
+
+
 def test_memory_topics_without_embedder_use_the_store_s(tmp_path, capsys):
     from memory_data import conversations
 

@@ -30,7 +30,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         raise InputError("ingest: give the files or folders to store (with no paths, --reembed or --recut redoes "
                          "the project's stored chunks alone)")
     on_ray = ray_options(args) if args.paths else None  # Ray asked for but missing: said before a database is created
-    with open_store(args, create=True, tokenizer=args.tokenizer) as store:
+    # with no embedder named, new documents join the project's own model (as its searches read it), not the
+    # default, which was refused as another model; --reembed with none named moves the project to the default
+    with open_store(args, create=True, own_embedder=not args.reembed, tokenizer=args.tokenizer) as store:
         _ = store.embedder  # a bad --embedder fails here, before anything is stored
         others = check_embedder(store, args.reembed)  # another embedder than the stored one: refused here
         # other size settings than the project's chunks were cut with: refused here, or all cut again
