@@ -145,6 +145,18 @@ def test_ingest_without_embedder_adds_to_the_project_s_own_model(tmp_path, capsy
     assert code == 0 and "with hash-v2-d128" in err, err
 
 
+def test_edit_without_embedder_re_chunks_with_the_project_s_own_model(tmp_path, capsys):
+    # an edit's re-chunk was refused on a project of --embedder hash:64 unless the flag was given again
+    db = _store(tmp_path)
+    with Store.open(db, settings=Settings(db=db, embedder="hash:64")) as store:
+        block = store.blocks()[0].id
+    code, out, err = run(["edit", "--block", block, "--text", "Emperor penguins breed in winter. They huddle.\n", "--db", db],
+                         capsys)
+    assert code == 0 and "was not edited" not in err and "note: embedder hash:64" in err, err
+    with Store.open(db, settings=Settings(db=db, embedder="hash:64")) as store:
+        assert not store.other_embedder_counts() and "winter" in store.get_block(block).content
+
+
 def test_ingest_without_embedder_keeps_an_earlier_hash_version_and_says_how_to_move(tmp_path, capsys):
     db = _store(tmp_path, "hash-v1:64")
     more = tmp_path / "seals.md"

@@ -364,7 +364,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
             content = read_text_file(Path(args.file), encoding=args.encoding)
     else:
         content = args.text
-    with open_store(args, tokenizer=args.tokenizer) as store:
+    with open_store(args, own_embedder=True, tokenizer=args.tokenizer) as store:  # (none named: the project's own)
         if not args.no_rechunk and (said := store.other_embedders_said()):  # refused before the block is written
             raise InputError(f"{said}; the block was not edited — give the project's --embedder (or re-embed it all: "
                              "logichunk ingest --reembed)")

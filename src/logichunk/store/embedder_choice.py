@@ -16,7 +16,7 @@ vectors; the ids of the models that need nothing but this package (the hash embe
 * else (an empty project, several models, a folder's or an endpoint's model, E5 not installed): the
   default, as before.
 
-Every entry point (``search`` and ``graph``, ``memory``, ``mcp``, ``serve``, and ``ingest`` but for ``--reembed``) asks
+Every entry point (``search`` and ``graph``, ``memory``, ``mcp``, ``serve``, ``edit``, and ``ingest`` but for ``--reembed``) asks
 :func:`store_embedder`.
 """
 
