@@ -798,6 +798,9 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     if hashed.size:
         loop = np.setdiff1d(loop, hashed[_code_comments(codepoints(text), starts[hashed], ends[hashed])],
                             assume_unique=True)
+    placed = titled.copy()
+    placed[rst] = True
+    loop = loop[~_indented_hash(first[loop], deep[loop], placed[loop])]
     # (read as Python values: no numpy scalar per read; and each regular expression tried only on a line that
     # holds the character it needs, "#", "=", "\\" or "<": a source file's lines pass here by the thousand)
     sources: dict[int, bool] = {}  # (per text laid end to end, whether it is a script or Python's source)
@@ -2497,7 +2500,54 @@ def _opens_heading_form(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, ca
     if hashes.size:
         q, long, _ = _walk(cp, p[hashes], e[hashes], _HASH, 7)
         ok[hashes] = ~long & (q - p[hashes] <= 6) & ((q >= e[hashes]) | _member(cp[np.minimum(q, cp.size - 1)], _HASH_NEXT))
-    return ok
+    return ok & ~_no_form_past_mark(cp, p, e, c, deep)
+
+
+#: per division word of :data:`_NUMBERED` (Chapter, Section, Part, Appendix, either case), its second to fourth letters
+_WORD_NEXT = {ord(w[0]): np.array([[ord(ch) for ch in w[1:4]] for w in (w, w.upper())], dtype=np.uint32)
+              for w in ("Chapter", "Section", "Part", "Appendix")}
+_SETEXT_CHARS = _chars_table("- \t")
+_CR_LF = _chars_table("\r\n")
+
+
+def _indented_hash(first: np.ndarray, deep: np.ndarray, placed: np.ndarray) -> np.ndarray:
+    """Which lines of the layout's reading loop (their first characters ``first``; ``deep``: indented four columns
+    or more; ``placed``: standing where a title, a bold line, a marker or an underline may) no rule of the loop
+    reads as anything: a ``#`` line indented so and placed as none of those. Its ATX form, where it has one, is
+    passed over as code; without one, the only rules left that a ``#`` may open are those of the places. Why: a
+    source file's indented comments (``    # import with ...``: a word a C directive may open with, so not
+    found by :func:`_code_comments`) are loop lines by the hundred."""
+    return (first == 0x23) & deep & ~placed
+
+
+def _no_form_past_mark(cp: np.ndarray, p: np.ndarray, e: np.ndarray, c: np.ndarray, deep: np.ndarray) -> np.ndarray:
+    """Which lines (their text from ``p``, its first character ``c``, to ``e``; ``deep``: an indent past what was
+    read) open with a form's mark but match none of the forms that mark opens: a ``-`` with more on its line than
+    dashes and blanks (no setext underline: a docstring's ``----------`` over an indented line, a list item,
+    ``--flag``), a ``(`` with neither a non-ASCII character nor a digit or two and ``)`` after it (no ``(1)``,
+    ``(一)``: a call's or a tuple's line, ``(0, 1)``), a capital C, S, P or A that opens no *Chapter*, *Section*,
+    *Part* or *Appendix* (``See Also``, ``Parameters``). Why: a source file's lines open so by the thousand, and each paid the reading loop's rules.
+    Exact where it says yes (each such line the loop's expressions read as no form); a line read no further
+    (non-ASCII after ``(``, the next characters of a word) stays a maybe."""
+    out = np.zeros(p.size, dtype=bool)
+    top = cp.size - 1
+    live = ~deep & (p < e)
+    dash = np.flatnonzero(live & (c == 0x2D))  # (setext: "[ \t]{0,3}-+[ \t]*" and line breaks to the end)
+    if dash.size:
+        q, _, _ = _walk(cp, p[dash], e[dash], _SETEXT_CHARS, int((e[dash] - p[dash]).max()) + 1)
+        r, _, _ = _walk(cp, q, e[dash], _CR_LF, int((e[dash] - q).max()) + 1)
+        out[dash] = r < e[dash]
+    par = np.flatnonzero(live & (c == 0x28))  # ("\(\d{1,2}\)" or "[（(][一二...]+[）)]")
+    if par.size:
+        d1, d2, d3 = (np.where(p[par] + k < e[par], cp[np.minimum(p[par] + k, top)], 0) for k in (1, 2, 3))
+        digit1, digit2 = (d1 >= 0x30) & (d1 <= 0x39), (d2 >= 0x80) | (d2 >= 0x30) & (d2 <= 0x39)
+        out[par] = (d1 < 0x80) & ~(digit1 & ((d2 == 0x29) | digit2 & (d3 == 0x29)))
+    for mark, words in _WORD_NEXT.items():
+        cap = np.flatnonzero(live & (c == mark))
+        if cap.size:
+            nxt = cp[np.minimum(p[cap, None] + np.arange(1, 4), top)]
+            out[cap] = ~(nxt[:, None, :] == words[None]).all(axis=2).any(axis=1)
+    return out
 
 
 
