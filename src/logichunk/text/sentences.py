@@ -71,7 +71,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_left, bisect_right
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import repeat
@@ -423,19 +423,30 @@ def _names_joined(text: str, cp: np.ndarray, nl: np.ndarray, soft: np.ndarray) -
 
 
 def _code_apart(text: str, cp: np.ndarray, nl: np.ndarray, w_nl: np.ndarray, ts: np.ndarray, te: np.ndarray,
-                soft: np.ndarray, md_lo: np.ndarray, md_hi: np.ndarray) -> np.ndarray:
+                soft: np.ndarray, md_lo: np.ndarray, md_hi: np.ndarray,
+                apart: Callable[[], np.ndarray | None] | None = None) -> np.ndarray:
     """``soft`` (per line terminator ``nl``; ``w_nl``: where the text goes on after each) less the breaks between
-    lines of code, where the text is source code (:func:`~.code_text.code_lines`: a brace language, a script, a
-    Python module): there a line break ends a statement, not a line of wrapped prose (``for (...) {`` over
-    ``if (...) {``, a list's ``'name',`` lines, ``import os`` over ``import sys``, ``return x`` over ``y = 1``
-    each stay a sentence). A break between two lines of one comment (``//``, ``/* ... */``, ``#``, a Python
-    docstring) keeps prose's reading: a comment is wrapped prose. ``md_lo``, ``md_hi``: what Markdown keeps whole
-    (a Python module's imports and definitions are read outside it). Read only where some break is soft and the
-    text may be code (:func:`~.code_text.may_be_code`). ``ts``, ``te``: each line's first non-space offset and its terminator (the
-    splitter's lines)."""
-    n = len(text)
-    if not soft.any() or not may_be_code(text, 0, n):
+    lines of code, where the text is source code (:func:`_comment_breaks`). Read only where some break is soft.
+    ``apart``: :func:`_comment_breaks` of these lines, when the caller has it (read at most once)."""
+    if not soft.any():
         return soft
+    keep = apart() if apart is not None else _comment_breaks(text, cp, nl, w_nl, ts, te, md_lo, md_hi)
+    return soft if keep is None else soft & keep
+
+
+def _comment_breaks(text: str, cp: np.ndarray, nl: np.ndarray, w_nl: np.ndarray, ts: np.ndarray, te: np.ndarray,
+                    md_lo: np.ndarray, md_hi: np.ndarray) -> np.ndarray | None:
+    """Per line terminator ``nl`` (``w_nl``: where the text goes on after each), whether it lies between two lines
+    of one comment, where the text is source code (:func:`~.code_text.code_lines`: a brace language, a script, a
+    Python module); None where it is none (:func:`~.code_text.may_be_code` first). In code a line break ends a
+    statement, not a line of wrapped prose (``for (...) {`` over ``if (...) {``, a list's ``'name',`` lines,
+    ``import os`` over ``import sys``, ``return x`` over ``y = 1`` each stay a sentence); a break between two lines
+    of one comment (``//``, ``/* ... */``, ``#``, a Python docstring) keeps prose's reading: a comment is wrapped
+    prose. ``md_lo``, ``md_hi``: what Markdown keeps whole (a Python module's imports and definitions are read
+    outside it). ``ts``, ``te``: each line's first non-space offset and its terminator (the splitter's lines)."""
+    n = len(text)
+    if not may_be_code(text, 0, n):
+        return None
     nl = np.asarray(nl, np.int64)
     w_nl = np.asarray(w_nl, np.int64)
     # (a /* ... */ comment over several lines, as the layout reads it: its lines are a comment)
@@ -446,19 +457,16 @@ def _code_apart(text: str, cp: np.ndarray, nl: np.ndarray, w_nl: np.ndarray, ts:
         return k < 0 or at >= int(md_hi[k])
     read = code_lines(text, cp, 0, n, ts, te, slash, lambda lo: python_module(text, lo, n, outside))
     if read is None:
-        return soft
+        return None
     comment = read.comment
     if read.script:  # (a docstring's lines are wrapped prose, as a comment's)
         d_lo, d_hi = docstrings(text, 0, n)
         if d_lo.size:
             k = np.searchsorted(d_lo, ts, side="right") - 1
             comment = comment | ((k >= 0) & (ts < d_hi[np.maximum(k, 0)]))
-    at = np.flatnonzero(soft)
-    over = np.searchsorted(ts, nl[at], side="right") - 1
-    under = np.minimum(np.searchsorted(ts, w_nl[at], side="left"), ts.size - 1)
-    out = soft.copy()
-    out[at] = (over >= 0) & comment[np.maximum(over, 0)] & comment[under]
-    return out
+    over = np.searchsorted(ts, nl, side="right") - 1
+    under = np.minimum(np.searchsorted(ts, w_nl, side="left"), ts.size - 1)
+    return (over >= 0) & comment[np.maximum(over, 0)] & comment[under]
 
 
 def _split_vector(text: str) -> tuple[np.ndarray, np.ndarray]:
@@ -573,9 +581,17 @@ def _split_vector(text: str) -> tuple[np.ndarray, np.ndarray]:
         ok &= ~_inside(r_start, md.lo, md.hi)
     # a line break inside a sentence of hard-wrapped prose is no end
     para = nl_kind == _K_NL2
-    soft = _furniture_apart(text, cp, nl, soft_wraps(cp, fl, nl, w_nl, para, first, md.lo, md.hi, md.hard), para)
+    # (and read only where the splitter keeps its answer: in source code, between two lines of a comment)
+    apart: list[np.ndarray | None] = []
+
+    def comment_breaks() -> np.ndarray | None:
+        if not apart:
+            apart.append(_comment_breaks(text, cp, nl, w_nl, line_first, line_end, md.lo, md.hi))
+        return apart[0]
+    soft = _furniture_apart(text, cp, nl, soft_wraps(cp, fl, nl, w_nl, para, first, md.lo, md.hi, md.hard,
+                                                     comment_breaks), para)
     soft = _leaders_apart(text, cp, nl, _names_joined(text, cp, nl, soft))
-    soft = _code_apart(text, cp, nl, w_nl, line_first, line_end, soft, md.lo, md.hi)
+    soft = _code_apart(text, cp, nl, w_nl, line_first, line_end, soft, md.lo, md.hi, comment_breaks)
 
     bounds = _sorted_unique_runs(np.concatenate((w[ok], w_nl[~soft])))  # (two runs, each in order)
     bounds = bounds[(bounds > first) & (bounds < n)]

@@ -54,7 +54,7 @@ ordinary sentence end, not a line break. The text is not changed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -324,16 +324,20 @@ def _columns(cp: np.ndarray, ts: np.ndarray, te: np.ndarray) -> np.ndarray:
 
 
 def soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray, para: np.ndarray, first: int,
-               lo: np.ndarray, hi: np.ndarray, hard: np.ndarray) -> np.ndarray:
+               lo: np.ndarray, hi: np.ndarray, hard: np.ndarray,
+               needed: Callable[[], np.ndarray | None] | None = None) -> np.ndarray:
     """Per line terminator (``nl``: their offsets, sorted, a CRLF as its LF), whether it is a soft wrap.
     ``cp``, ``fl``: the text's code points and the splitter's flag table; ``w_nl``: per terminator,
     the first non-space offset after it (``len(text)`` at the end); ``para``: per terminator, whether
     it alone makes a paragraph break (form feed, U+2029); ``first``: the text's first non-space
     offset; ``lo``/``hi``: the sorted ranges Markdown keeps whole, ``hard``: the line starts whose
-    gap is a hard break (:mod:`.line_kinds`). Several texts: :func:`soft_wraps_many`."""
+    gap is a hard break (:mod:`.line_kinds`). ``needed``: asked once the text reads as wrapped, per
+    terminator whether the caller reads its answer at all (None: every one); the others answer False,
+    unread (a source file's statements, whose breaks the splitter keeps as code: only its comments'
+    are read). Several texts: :func:`soft_wraps_many`."""
     one = np.zeros(1, np.int64)
     return _soft_wraps(cp, fl, nl, w_nl, para, np.zeros(nl.size, np.int64), one, one + first, one + cp.size,
-                       lo, hi, hard)
+                       lo, hi, hard, needed)
 
 
 def soft_wraps_many(fl: np.ndarray, texts: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int,
@@ -381,9 +385,10 @@ def _past_quote_marks(cp: np.ndarray, pos: np.ndarray, stop: np.ndarray) -> np.n
 
 def _soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray, para: np.ndarray, tid: np.ndarray,
                 t_start: np.ndarray, t_first: np.ndarray, t_end: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-                hard: np.ndarray) -> np.ndarray:
+                hard: np.ndarray, needed: Callable[[], np.ndarray | None] | None = None) -> np.ndarray:
     """:func:`soft_wraps` of the texts in ``cp`` (the ``k``-th from ``t_start[k]`` to ``t_end[k]``, its first
-    non-space offset ``t_first[k]``), every terminator's text ``tid``."""
+    non-space offset ``t_first[k]``), every terminator's text ``tid``. (The width and the vote read every line
+    whatever ``needed`` says: only the breaks past them, each read on its own, are left unread.)"""
     m = nl.size
     soft = np.zeros(m, dtype=bool)
     if m < MIN_WRAPPED_LINES:
@@ -574,7 +579,11 @@ def _soft_wraps(cp: np.ndarray, fl: np.ndarray, nl: np.ndarray, w_nl: np.ndarray
         return soft
     taken = np.zeros(m, dtype=bool)
     taken[cand[wrapped[of]]] = True
-    rest = np.flatnonzero(single & ~taken & wrapped[tid])
+    read_at = wrapped[tid]  # (the breaks whose answer may be True, and is read)
+    if needed is not None and (mask := needed()) is not None:
+        taken &= mask
+        read_at = read_at & mask
+    rest = np.flatnonzero(single & ~taken & read_at)
     cn = next_letter(rest)
     rest = rest[((cn & _F_LOWER) != 0) | ((cn & _F_CJK) != 0)]  # (only these can go on)
     more, goes_on, _ = read(rest, False)
