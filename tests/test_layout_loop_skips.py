@@ -1,8 +1,9 @@
 """The lines the layout's reading loop no longer reads are lines it read as nothing.
 
 ``_no_form_past_mark`` narrows what may open as a heading form (a ``-`` that is no setext underline, a ``(`` that
-opens no ``(1)``, a capital that opens no *Chapter*), and ``_indented_hash`` passes over indented ``#`` lines that
-stand where no title may: each is checked against the reading it stands before (the patterns, and the whole
+opens no ``(1)``, a capital that opens no *Chapter*), ``_indented_hash`` passes over indented ``#`` lines that
+stand where no title may, and ``_unlisted_code`` over lines of code alone between blank lines outside a run that
+may be a list: each is checked against the reading it stands before (the patterns, and the whole
 layout read with both skips off), on texts built from the pieces those readings turn on.
 """
 
@@ -59,7 +60,9 @@ _PIECES = ["def f(x):\n", "    \"\"\"Sum.\n\n", "    Parameters\n    ----------\
            "    --------\n", "    \"\"\"\n", "    # import with `from numpy import *`.\n", "    # Helpers\n", "# Notes\n",
            "        # probably wait\n", "    (0, 1)\n", "(1) Scope\n", "\n", "\n\n", "Title\n", "Parameters\n",
            "----------\n", "Chapter 3\n", "x = (1, 2)\n", "    return x\n", "Some text here.\n", "1.2 Scope\n",
-           "**Bold**\n", "#include <x.h>\n", "    #define X 1\n", "=====\n", "  - item\n"]
+           "**Bold**\n", "#include <x.h>\n", "    #define X 1\n", "=====\n", "  - item\n", "return total\n\n",
+           "@property\n\n", "// note\n\n", ":param x:\n\n", "import os\n\n", "Title\n\n", "Notes\n\n", "a title\n\n",
+           "    return x\n\n", "CHAPTER I.\n\n", "Some Title\n::::::::::\n\n", "chapter ii.\n\n"]
 
 
 @settings(max_examples=60, deadline=None)
@@ -70,7 +73,22 @@ def test_the_layout_with_the_skips_is_the_layout_without(text: str) -> None:
     with pytest.MonkeyPatch.context() as mp:  # (the reference: every loop line read by the loop's rules)
         mp.setattr(S, "_no_form_past_mark", lambda cp, p, e, c, deep: np.zeros(p.size, dtype=bool))
         mp.setattr(S, "_indented_hash", lambda first, deep, placed: np.zeros(first.size, dtype=bool))
+        mp.setattr(S, "_unlisted_code", lambda first, listed, other: np.zeros(first.size, dtype=bool))
         slow = S.layout(sents)
     for f in dataclasses.fields(fast):
         a, b = getattr(fast, f.name), getattr(slow, f.name)
         assert np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b, f.name
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.booleans(), max_size=40), st.integers(1, 5))
+def test_a_run_is_found_as_counting_each_run_finds_it(values: list[bool], k: int) -> None:
+    mask = np.array(values, dtype=bool)
+    want, j = [], 0
+    while j < len(values):  # (each run of True, counted)
+        r = j
+        while r < len(values) and values[r] == values[j]:
+            r += 1
+        want += [values[j] and r - j >= k] * (r - j)
+        j = r
+    assert S._in_runs(mask, k).tolist() == want

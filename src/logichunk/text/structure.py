@@ -801,6 +801,11 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     placed = titled.copy()
     placed[rst] = True
     loop = loop[~_indented_hash(first[loop], deep[loop], placed[loop])]
+    other = marker.copy()  # (the places of a rule other than a title line's)
+    other[emph] = other[rst] = True
+    other[list(above)] = True
+    lone = ((before == BREAK_PARAGRAPH) | sep_above) & (after >= BREAK_PARAGRAPH)
+    loop = loop[~_unlisted_code(first[loop], _in_runs(lone, LISTED_TITLES)[loop], other[loop])]
     # (read as Python values: no numpy scalar per read; and each regular expression tried only on a line that
     # holds the character it needs, "#", "=", "\\" or "<": a source file's lines pass here by the thousand)
     sources: dict[int, bool] = {}  # (per text laid end to end, whether it is a script or Python's source)
@@ -2518,6 +2523,35 @@ def _indented_hash(first: np.ndarray, deep: np.ndarray, placed: np.ndarray) -> n
     source file's indented comments (``    # import with ...``: a word a C directive may open with, so not
     found by :func:`_code_comments`) are loop lines by the hundred."""
     return (first == 0x23) & deep & ~placed
+
+
+#: what a line of code opens with that :data:`_NO_TITLE` reads as code at once (``return x``, ``@property``,
+#: ``// note``), and no heading form
+_CODE_FIRST = _chars_table("abcdefghijklmnopqrstuvwxyz@/:")
+
+
+def _unlisted_code(first: np.ndarray, listed: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """Which lines of the layout's reading loop (their first characters ``first``) its rules would read as no
+    more than a line of code standing alone (``coded``), which counts only in a run of title lines that may be a
+    list (``listed``: in a run of :data:`LISTED_TITLES` lines or more each between blank lines): a line that opens
+    with a lower-case letter, ``@``, ``/`` or ``:`` (no heading form, and :data:`_NO_TITLE`'s code at its start)
+    outside such a run and where no other rule reads it (``other``: a marker, a bold line, a title over text, an
+    underline). Why: a source file's statements between blank lines (``return total``) are loop lines by the
+    hundred."""
+    return _in_table(_CODE_FIRST, first) & ~listed & ~other
+
+
+def _in_runs(mask: np.ndarray, k: int) -> np.ndarray:
+    """Per element, whether it lies in a run of ``k`` or more ``True`` elements of ``mask`` in a row."""
+    out = np.zeros(mask.size, dtype=bool)
+    if mask.size < k:
+        return out
+    span = mask[: mask.size - k + 1].copy()
+    for j in range(1, k):
+        span &= mask[j : mask.size - k + 1 + j]
+    for j in range(k):
+        out[j : mask.size - k + 1 + j] |= span
+    return out
 
 
 def _no_form_past_mark(cp: np.ndarray, p: np.ndarray, e: np.ndarray, c: np.ndarray, deep: np.ndarray) -> np.ndarray:
