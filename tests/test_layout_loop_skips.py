@@ -22,9 +22,9 @@ from logichunk.text.sentences import split_sentences
 
 _OPENERS = ["-", "--", "----------", "(", "(0", "(12)", "(1١)", "(一)", "(x", "C", "Chapter", "CHAPTER", "Chap",
             "S", "Section", "SECTION", "See Also", "P", "Part", "PART", "Parameters", "A", "Appendix", "APPENDIX",
-            "Appe", "Cx", "#", "## ", "=", "1"]
-_TAILS = ["", " ", "\t", " 3", " IV", "-", "---", " -", "1)", "2) 中", ")", ") 中", ",", " x", "一)", "\n", "\r\n",
-          "\n    ", "\n\n", "\r", "\u3000", "、", "x", "中"]
+            "Appe", "Cx", "#", "## ", "=", "1", "12", "123", "1234", "2007", "1.2", "１２３４", "12١٢"]
+_TAILS = ["", " ", "\t", "5", ".", ". A", " Scope", " net revenue", " 3", " IV", "-", "---", " -", "1)", "2) 中", ")",
+          ") 中", ",", " x", "一)", "\n", "\r\n", "\n    ", "\n\n", "\r", "\u3000", "、", "x", "中"]
 _INDENTS = ["", " ", "   ", "    ", "\t", "        "]
 lines = st.tuples(st.sampled_from(_INDENTS), st.sampled_from(_OPENERS),
                   st.lists(st.sampled_from(_TAILS), max_size=3).map("".join)).map("".join)
@@ -48,12 +48,13 @@ def test_a_line_read_as_no_form_past_its_mark_matches_no_form(line: str) -> None
 def test_code_lines_are_no_form_and_headings_stay_forms() -> None:
     lines = ["----------\n    ", "- item\n", "--flag x\n", "(0, 1)\n    ", '("float", x),\n', "See Also\n    ",
              "Parameters\n", "Apples\n", "-----\n", "---  \r\n", "(1) Scope\n", "(12) 中\n", "(一)方法\n",
-             "Chapter 3\n", "SECTION 2\n", "Part IV\n", "Appendix 1\n"]
+             "Chapter 3\n", "SECTION 2\n", "Part IV\n", "Appendix 1\n", "2007 net revenue | $231.0\n", "12 Scope\n",
+             "123 Scope\n", "1.2 Scope\n"]
     text = "".join(lines)
     ends = np.cumsum([len(x) for x in lines])
     starts = ends - [len(x) for x in lines]
     ok = S._opens_heading_form(codepoints(text), starts, ends, np.arange(len(lines)))
-    assert ok.tolist() == [False] * 8 + [True] * 9
+    assert ok.tolist() == [False] * 8 + [True] * 9 + [False, True, True, True]
 
 
 _PIECES = ["def f(x):\n", "    \"\"\"Sum.\n\n", "    Parameters\n    ----------\n    x : int\n", "    See Also\n",

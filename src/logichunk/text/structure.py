@@ -2560,7 +2560,8 @@ def _no_form_past_mark(cp: np.ndarray, p: np.ndarray, e: np.ndarray, c: np.ndarr
     dashes and blanks (no setext underline: a docstring's ``----------`` over an indented line, a list item,
     ``--flag``), a ``(`` with neither a non-ASCII character nor a digit or two and ``)`` after it (no ``(1)``,
     ``(一)``: a call's or a tuple's line, ``(0, 1)``), a capital C, S, P or A that opens no *Chapter*, *Section*,
-    *Part* or *Appendix* (``See Also``, ``Parameters``). Why: a source file's lines open so by the thousand, and each paid the reading loop's rules.
+    *Part* or *Appendix* (``See Also``, ``Parameters``), four digits in a row (a year, a table's figure: no section
+    number has more than three). Why: a source file's lines open so by the thousand, and each paid the reading loop's rules.
     Exact where it says yes (each such line the loop's expressions read as no form); a line read no further
     (non-ASCII after ``(``, the next characters of a word) stays a maybe."""
     out = np.zeros(p.size, dtype=bool)
@@ -2576,6 +2577,10 @@ def _no_form_past_mark(cp: np.ndarray, p: np.ndarray, e: np.ndarray, c: np.ndarr
         d1, d2, d3 = (np.where(p[par] + k < e[par], cp[np.minimum(p[par] + k, top)], 0) for k in (1, 2, 3))
         digit1, digit2 = (d1 >= 0x30) & (d1 <= 0x39), (d2 >= 0x80) | (d2 >= 0x30) & (d2 <= 0x39)
         out[par] = (d1 < 0x80) & ~(digit1 & ((d2 == 0x29) | digit2 & (d3 == 0x29)))
+    num = np.flatnonzero(live & (c >= 0x30) & (c <= 0x39))  # (a section number: \d{1,3} before a dot or a blank)
+    if num.size:
+        four = cp[np.minimum(p[num, None] + np.arange(1, 4), top)]
+        out[num] = (p[num] + 3 < e[num]) & ((four >= 0x30) & (four <= 0x39)).all(axis=1)
     for mark, words in _WORD_NEXT.items():
         cap = np.flatnonzero(live & (c == mark))
         if cap.size:
