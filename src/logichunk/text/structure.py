@@ -798,14 +798,15 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     if hashed.size:
         loop = np.setdiff1d(loop, hashed[_code_comments(codepoints(text), starts[hashed], ends[hashed])],
                             assume_unique=True)
-    placed = titled.copy()
-    placed[rst] = True
-    loop = loop[~_indented_hash(first[loop], deep[loop], placed[loop])]
-    other = marker.copy()  # (the places of a rule other than a title line's)
-    other[emph] = other[rst] = True
-    other[list(above)] = True
-    lone = ((before == BREAK_PARAGRAPH) | sep_above) & (after >= BREAK_PARAGRAPH)
-    loop = loop[~_unlisted_code(first[loop], _in_runs(lone, LISTED_TITLES)[loop], other[loop])]
+    if loop.size:  # (less the lines its rules read as nothing: a source file's by the thousand)
+        placed = titled.copy()
+        placed[rst] = True
+        loop = loop[~_indented_hash(first[loop], deep[loop], placed[loop])]
+        other = marker.copy()  # (the places of a rule other than a title line's)
+        other[emph] = other[rst] = True
+        other[list(above)] = True
+        lone = ((before == BREAK_PARAGRAPH) | sep_above) & (after >= BREAK_PARAGRAPH)
+        loop = loop[~_unlisted_code(first[loop], _in_runs(lone, LISTED_TITLES)[loop], other[loop])]
     # (read as Python values: no numpy scalar per read; and each regular expression tried only on a line that
     # holds the character it needs, "#", "=", "\\" or "<": a source file's lines pass here by the thousand)
     sources: dict[int, bool] = {}  # (per text laid end to end, whether it is a script or Python's source)
