@@ -2513,6 +2513,8 @@ def _opens_heading_form(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, ca
 _WORD_NEXT = {ord(w[0]): np.array([[ord(ch) for ch in w[1:4]] for w in (w, w.upper())], dtype=np.uint32)
               for w in ("Chapter", "Section", "Part", "Appendix")}
 _SETEXT_CHARS = _chars_table("- \t")
+#: the marks :func:`_no_form_past_mark` reads past
+_PAST_MARK = _chars_table("-(0123456789ACPS")
 _CR_LF = _chars_table("\r\n")
 
 
@@ -2562,31 +2564,36 @@ def _no_form_past_mark(cp: np.ndarray, p: np.ndarray, e: np.ndarray, c: np.ndarr
     ``--flag``), a ``(`` with neither a non-ASCII character nor a digit or two and ``)`` after it (no ``(1)``,
     ``(一)``: a call's or a tuple's line, ``(0, 1)``), a capital C, S, P or A that opens no *Chapter*, *Section*,
     *Part* or *Appendix* (``See Also``, ``Parameters``), four digits in a row (a year, a table's figure: no section
-    number has more than three). Why: a source file's lines open so by the thousand, and each paid the reading loop's rules.
-    Exact where it says yes (each such line the loop's expressions read as no form); a line read no further
-    (non-ASCII after ``(``, the next characters of a word) stays a maybe."""
+    number has more than three). Why: a source file's lines open so by the thousand, and each paid the reading
+    loop's rules. Exact where it says yes (each such line the loop's expressions read as no form); a line read no
+    further (non-ASCII after ``(``, the next characters of a word) stays a maybe."""
     out = np.zeros(p.size, dtype=bool)
+    read = np.flatnonzero(~deep & (p < e) & _in_table(_PAST_MARK, c))
+    if read.size == 0:  # (most calls: a short text's few lines, none opening so)
+        return out
     top = cp.size - 1
-    live = ~deep & (p < e)
-    dash = np.flatnonzero(live & (c == 0x2D))  # (setext: "[ \t]{0,3}-+[ \t]*" and line breaks to the end)
+    p, e, c = p[read], e[read], c[read]
+    no = np.zeros(read.size, dtype=bool)
+    dash = np.flatnonzero(c == 0x2D)  # (setext: "[ \t]{0,3}-+[ \t]*" and line breaks to the end)
     if dash.size:
         q, _, _ = _walk(cp, p[dash], e[dash], _SETEXT_CHARS, int((e[dash] - p[dash]).max()) + 1)
         r, _, _ = _walk(cp, q, e[dash], _CR_LF, int((e[dash] - q).max()) + 1)
-        out[dash] = r < e[dash]
-    par = np.flatnonzero(live & (c == 0x28))  # ("\(\d{1,2}\)" or "[（(][一二...]+[）)]")
+        no[dash] = r < e[dash]
+    par = np.flatnonzero(c == 0x28)  # ("\(\d{1,2}\)" or "[（(][一二...]+[）)]")
     if par.size:
         d1, d2, d3 = (np.where(p[par] + k < e[par], cp[np.minimum(p[par] + k, top)], 0) for k in (1, 2, 3))
         digit1, digit2 = (d1 >= 0x30) & (d1 <= 0x39), (d2 >= 0x80) | (d2 >= 0x30) & (d2 <= 0x39)
-        out[par] = (d1 < 0x80) & ~(digit1 & ((d2 == 0x29) | digit2 & (d3 == 0x29)))
-    num = np.flatnonzero(live & (c >= 0x30) & (c <= 0x39))  # (a section number: \d{1,3} before a dot or a blank)
+        no[par] = (d1 < 0x80) & ~(digit1 & ((d2 == 0x29) | digit2 & (d3 == 0x29)))
+    num = np.flatnonzero((c >= 0x30) & (c <= 0x39))  # (a section number: \d{1,3} before a dot or a blank)
     if num.size:
         four = cp[np.minimum(p[num, None] + np.arange(1, 4), top)]
-        out[num] = (p[num] + 3 < e[num]) & ((four >= 0x30) & (four <= 0x39)).all(axis=1)
+        no[num] = (p[num] + 3 < e[num]) & ((four >= 0x30) & (four <= 0x39)).all(axis=1)
     for mark, words in _WORD_NEXT.items():
-        cap = np.flatnonzero(live & (c == mark))
+        cap = np.flatnonzero(c == mark)
         if cap.size:
             nxt = cp[np.minimum(p[cap, None] + np.arange(1, 4), top)]
-            out[cap] = ~(nxt[:, None, :] == words[None]).all(axis=2).any(axis=1)
+            no[cap] = ~(nxt[:, None, :] == words[None]).all(axis=2).any(axis=1)
+    out[read] = no
     return out
 
 
