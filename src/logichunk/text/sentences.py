@@ -422,6 +422,15 @@ def _names_joined(text: str, cp: np.ndarray, nl: np.ndarray, soft: np.ndarray) -
     return soft
 
 
+def _lines_read(text: str, cp: np.ndarray, nl: np.ndarray, soft: np.ndarray, para: np.ndarray | None = None
+                ) -> np.ndarray:
+    """``soft`` (per line terminator ``nl``, the soft-wrap reading) with what the lines themselves say about their
+    breaks: a page's furniture stands apart (:func:`_furniture_apart`, ``para`` as there), a name broken over a line
+    goes on (:func:`_names_joined`), a dot leader's line ends its entry (:func:`_leaders_apart`). One order for the
+    vector and the scalar splitter, which read the soft wraps each its own way."""
+    return _leaders_apart(text, cp, nl, _names_joined(text, cp, nl, _furniture_apart(text, cp, nl, soft, para)))
+
+
 def _code_apart(text: str, cp: np.ndarray, nl: np.ndarray, w_nl: np.ndarray, ts: np.ndarray, te: np.ndarray,
                 soft: np.ndarray, md_lo: np.ndarray, md_hi: np.ndarray,
                 apart: Callable[[], np.ndarray | None] | None = None) -> np.ndarray:
@@ -588,9 +597,8 @@ def _split_vector(text: str) -> tuple[np.ndarray, np.ndarray]:
         if not apart:
             apart.append(_comment_breaks(text, cp, nl, w_nl, line_first, line_end, md.lo, md.hi))
         return apart[0]
-    soft = _furniture_apart(text, cp, nl, soft_wraps(cp, fl, nl, w_nl, para, first, md.lo, md.hi, md.hard,
-                                                     comment_breaks), para)
-    soft = _leaders_apart(text, cp, nl, _names_joined(text, cp, nl, soft))
+    soft = _lines_read(text, cp, nl, soft_wraps(cp, fl, nl, w_nl, para, first, md.lo, md.hi, md.hard, comment_breaks),
+                       para)
     soft = _code_apart(text, cp, nl, w_nl, line_first, line_end, soft, md.lo, md.hi, comment_breaks)
 
     bounds = _sorted_unique_runs(np.concatenate((w[ok], w_nl[~soft])))  # (two runs, each in order)
@@ -771,9 +779,7 @@ def _scalar_steps(text: str, limit: int | None) -> Generator[_Wraps, np.ndarray,
         else:
             read = np.zeros(len(nl), dtype=bool)
         soft = _code_apart(text, cp, nl_a, np.array(w_nl, dtype=np.int64), np.array(line_first, dtype=np.int64),
-                           np.array(line_end, dtype=np.int64),
-                           _leaders_apart(text, cp, nl_a, _names_joined(text, cp, nl_a, _furniture_apart(text, cp, nl_a, read))),
-                           md.lo, md.hi).tolist()
+                           np.array(line_end, dtype=np.int64), _lines_read(text, cp, nl_a, read), md.lo, md.hi).tolist()
     cand.extend(w for w, sf in zip(w_nl, soft, strict=True) if not sf)
     cum = [0]
     for wt, sf in zip(weight, soft, strict=True):
