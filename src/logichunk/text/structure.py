@@ -1788,14 +1788,24 @@ def _listed_titles(alone: np.ndarray, size: np.ndarray) -> np.ndarray:
     n = alone.size
     if np.count_nonzero(alone) < LISTED_TITLES:
         return np.zeros(n, dtype=bool)
-    edge = np.diff(np.concatenate(([0], alone.view(np.int8), [0])))
-    lo, hi = np.flatnonzero(edge == 1), np.flatnonzero(edge == -1)  # runs [lo, hi)
-    keep = hi - lo >= LISTED_TITLES
-    lo, hi = lo[keep], hi[keep]
+    lo, hi = _long_runs(alone, LISTED_TITLES)
     titles = (hi < n) & (size[np.minimum(hi, n - 1)] > TITLE_MAX_CHARS)
+    return _marked(n, lo, np.where(titles, hi - 1, hi))
+
+
+def _long_runs(mask: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The runs ``[lo, hi)`` of ``True`` elements of ``mask`` (bool) that are ``k`` or more long."""
+    edge = np.diff(np.concatenate(([0], mask.view(np.int8), [0])))
+    lo, hi = np.flatnonzero(edge == 1), np.flatnonzero(edge == -1)
+    keep = hi - lo >= k
+    return lo[keep], hi[keep]
+
+
+def _marked(n: int, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Per element of ``n``, whether it lies in one of the ranges ``[lo, hi)`` (an empty one marks none)."""
     mark = np.zeros(n + 1, np.int64)
     np.add.at(mark, lo, 1)
-    np.add.at(mark, np.where(titles, hi - 1, hi), -1)
+    np.add.at(mark, hi, -1)
     return np.cumsum(mark[:-1]) > 0
 
 
@@ -2546,15 +2556,7 @@ def _unlisted_code(first: np.ndarray, listed: np.ndarray, other: np.ndarray) -> 
 
 def _in_runs(mask: np.ndarray, k: int) -> np.ndarray:
     """Per element, whether it lies in a run of ``k`` or more ``True`` elements of ``mask`` in a row."""
-    out = np.zeros(mask.size, dtype=bool)
-    if mask.size < k:
-        return out
-    span = mask[: mask.size - k + 1].copy()
-    for j in range(1, k):
-        span &= mask[j : mask.size - k + 1 + j]
-    for j in range(k):
-        out[j : mask.size - k + 1 + j] |= span
-    return out
+    return _marked(mask.size, *_long_runs(mask, k))
 
 
 def _no_form_past_mark(cp: np.ndarray, p: np.ndarray, e: np.ndarray, c: np.ndarray, deep: np.ndarray) -> np.ndarray:
