@@ -293,7 +293,7 @@ def default_calibration(model_id: str) -> tuple[Calibration, str]:
     if model_id in shipped:
         return shipped[model_id], ""
     base = next((c for c in shipped.values() if c.embedder.startswith("hash")), None)
-    if base is not None and _dim_of_hash(model_id) == _dim_of_hash(base.embedder) is not None:
+    if base is not None and fitted_for(base.embedder, model_id):
         return base.with_(embedder=model_id), ""
     if base is not None and _dim_of_hash(model_id) is not None:
         # the same hashed features in fewer or more buckets: cosines keep their scale, with more noise
