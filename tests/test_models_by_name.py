@@ -85,3 +85,23 @@ def test_the_service_takes_its_embedder_by_name(tmp_path):
     app.state.service.close()
     with pytest.raises(InputError, match="embedder must be a model"):
         create_app(Settings(db=str(tmp_path / "b.db")), api_key="k" * 32, embedder=5)
+
+
+def test_every_store_verb_names_every_embedder_spec_the_registry_builds():
+    """``mcp`` and ``serve`` named fewer specs than ``ingest`` (no ``minilm``), though all three build any."""
+    import argparse
+
+    from logichunk.cli import build_parser
+
+    def embedder_help(p: argparse.ArgumentParser, verb: str) -> str:
+        sub = next(a for a in p._actions if isinstance(a, argparse._SubParsersAction)).choices[verb]
+        return next(a.help for a in sub._actions if "--embedder" in a.option_strings)
+
+    parser = build_parser()
+    for verb in ("ingest", "search", "mcp", "serve"):
+        h = embedder_help(parser, verb)
+        for spec in ("hash[:DIM]", "hash-v1[:DIM]", "e5", "minilm", "minilm-onnx", "st:PATH", "onnx:PATH",
+                     "openai:URL#MODEL"):
+            assert spec in h, (verb, spec)
+    with pytest.raises(LogichunkError, match="minilm-onnx, st:PATH, onnx:PATH, openai"):
+        embedder_of("nope")

@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from ..errors import LogichunkError
+from ..models.registry import EMBEDDER_SPECS
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
@@ -58,8 +59,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--db", help="SQLite file or postgresql:// URL (default: setting db, logichunk.db)")
     p.add_argument("--project", help="default project (default: default)")
     p.add_argument("--embedder",
-                   help="embedder spec: auto, hash[:DIM] (hash-v1[:DIM] for a store embedded with the earlier version), "
-                   "e5, st:PATH, openai:URL#MODEL")
+                   help=f"embedder spec: {EMBEDDER_SPECS}")
     p.add_argument("--config", help="TOML settings file (also $LOGICHUNK_CONFIG)")
     p.add_argument("--allow", action="append", metavar="DIR",
                    help="a folder add_file may read (repeatable); without one, add_file is off")

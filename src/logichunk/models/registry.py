@@ -40,8 +40,13 @@ from ..errors import InputError, LogichunkError, ModelUnavailable, outside_stack
 from .embedding import Embedder, EmbeddingCache
 from .llm import LLM, OpenAIChatLLM
 
-__all__ = ["ModelFallbackWarning", "Resolved", "default_embedder", "embedder_of", "fallback_note", "llm_of", "lm_of",
-           "parse_openai_spec", "resolve_embedder", "resolve_llm"]
+__all__ = ["EMBEDDER_SPECS", "ModelFallbackWarning", "Resolved", "default_embedder", "embedder_of", "fallback_note",
+           "llm_of", "lm_of", "parse_openai_spec", "resolve_embedder", "resolve_llm"]
+
+#: every embedder spec :func:`resolve_embedder` builds, as the CLI's ``--embedder`` help and the unknown-spec
+#: error name them (one list, so a verb's help never omits a spec the others take)
+EMBEDDER_SPECS = ("auto, hash[:DIM] (hash-v1[:DIM] for a store embedded with the earlier version), e5, minilm, "
+                  "minilm-onnx, st:PATH, onnx:PATH, openai:URL#MODEL")
 
 T = TypeVar("T")
 
@@ -180,8 +185,7 @@ def resolve_embedder(spec: str | None = None, *, cached: bool = True) -> Resolve
 
         url, model = parse_openai_spec(spec)
         return Resolved(_wrap(OpenAIEmbedder(url, model), cached), "openai", spec)
-    raise LogichunkError(f"unknown embedder spec {spec!r}: use auto, hash[:DIM] (hash-v1[:DIM]: the earlier version), "
-                         "e5, minilm, minilm-onnx, st:PATH, onnx:PATH or openai:URL#MODEL")
+    raise LogichunkError(f"unknown embedder spec {spec!r}: use {EMBEDDER_SPECS}")
 
 
 def _st(model: Any, cached: bool, spec: str) -> Resolved[Embedder]:

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..config import Settings
 from ..errors import LogichunkError
+from ..models.registry import EMBEDDER_SPECS
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -97,8 +98,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--db", help="SQLite file or postgresql:// URL (default: setting db, logichunk.db)")
     p.add_argument("--project", help="default project (default: default)")
     p.add_argument("--embedder",
-                   help="embedder spec: auto, hash[:DIM] (hash-v1[:DIM] for a store embedded with the earlier version), "
-                   "e5, st:PATH, openai:URL#MODEL")
+                   help=f"embedder spec: {EMBEDDER_SPECS}")
     p.add_argument("--config", help="TOML settings file (also $LOGICHUNK_CONFIG)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")

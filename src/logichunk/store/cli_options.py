@@ -13,6 +13,7 @@ from typing import Any
 
 from ..cli_args import one_line
 from ..config import Settings
+from ..models.registry import EMBEDDER_SPECS
 from .base import Store
 from .embedder_choice import embedder_named, store_embedder
 
@@ -21,8 +22,7 @@ def store_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--db", help="SQLite file or postgresql:// URL (default: setting db, logichunk.db)")
     p.add_argument("--project", help="project name inside the database (default: default)")
     p.add_argument("--embedder",
-                   help="embedder spec: auto, hash[:DIM] (hash-v1[:DIM] for a store embedded with the earlier version), "
-                   "e5, minilm, st:PATH, openai:URL#MODEL")
+                   help=f"embedder spec: {EMBEDDER_SPECS}")
     p.add_argument("--config", help="TOML settings file (also $LOGICHUNK_CONFIG)")
 
 
