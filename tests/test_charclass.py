@@ -98,3 +98,18 @@ def test_a_joiner_holds_what_it_can_join_and_nothing_else(after, free):
         tree = chunk(text + "y", max_size=2, levels=1)
         assert max(c.meta["size"] for c in tree.leaves()) <= 2
         assert "".join(tree.text_of(c) for c in tree.leaves()) == text + "y"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(st.one_of(st.characters(), st.integers(0xD800, 0xDFFF).map(chr), st.sampled_from("\x00\n")), max_size=40))
+@example("")
+@example("\x00")
+@example("ab\x00\x00")
+@example("\ud800x\udc00\U0001F600")
+def test_code_points_read_through_numpy_are_the_codecs(text):
+    from logichunk.text.charclass import codepoints, encoded_codepoints
+
+    codepoints.cache_clear()
+    got = codepoints(text)
+    assert got.dtype == np.uint32 and not got.flags.writeable
+    assert got.tolist() == encoded_codepoints(text).tolist() == [ord(c) for c in text]

@@ -99,3 +99,22 @@ def test_a_text_read_in_windows_leaves_no_window_in_the_caches():
     parts = list(chunk_stream(text, window=3000, max_size=200))
     assert len(parts) > 3
     assert all(c.cache_info()["entries"] == 0 for c in list(cache._CACHES))
+
+
+def test_keys_hash_the_ends_but_equality_decides():
+    f, calls = _counting(8, 10**6)
+    a = "head " + "x" * 100 + " tail"
+    b = "head " + "y" * 100 + " tail"  # same length, same ends: one bucket, two entries
+    assert f(a) == [a, 0] and f(b) == [b, 0] and len(calls) == 2
+    assert f("".join(["head ", "x" * 100, " tail"])) == [a, 0] and len(calls) == 2  # an equal text, another object
+    assert f.peek(b) == [b, 0] and f.peek("head " + "z" * 100 + " tail") is None
+
+
+def test_keyword_arguments_do_not_meet_positional_ones():
+    @text_cache(8)
+    def g(text: str, *args, **kwargs) -> tuple:
+        return args, kwargs
+
+    assert g("t", k=2) == ((), {"k": 2})
+    assert g("t", ("k", 2)) == ((("k", 2),), {})  # a positional pair like the keyword's item: its own entry
+    assert g("t", 1, k=2) == ((1,), {"k": 2}) and g("t", 1, ("k", 2)) == ((1, ("k", 2)), {})
