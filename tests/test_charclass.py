@@ -100,7 +100,7 @@ def test_a_joiner_holds_what_it_can_join_and_nothing_else(after, free):
         assert "".join(tree.text_of(c) for c in tree.leaves()) == text + "y"
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.text(st.one_of(st.characters(), st.integers(0xD800, 0xDFFF).map(chr), st.sampled_from("\x00\n")), max_size=40))
 @example("")
 @example("\x00")

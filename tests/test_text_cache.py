@@ -118,3 +118,5 @@ def test_keyword_arguments_do_not_meet_positional_ones():
     assert g("t", k=2) == ((), {"k": 2})
     assert g("t", ("k", 2)) == ((("k", 2),), {})  # a positional pair like the keyword's item: its own entry
     assert g("t", 1, k=2) == ((1,), {"k": 2}) and g("t", 1, ("k", 2)) == ((1, ("k", 2)), {})
+    # (a key of the arguments tuple and the keywords' items would make these two one entry)
+    assert g("t", (1,), (("k", 2),)) == (((1,), (("k", 2),)), {}) and g("t", 1, k=2) == ((1,), {"k": 2})
