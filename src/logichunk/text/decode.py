@@ -278,7 +278,7 @@ def _ascii_compatible(codec: str) -> bool:
     UTF-8 (in UTF-16 it is half of most characters: there the decoded text is checked instead)."""
     try:
         return bytes(range(128)).decode(codec) == "".join(map(chr, range(128)))
-    except UnicodeDecodeError:
+    except UnicodeError:  # (punycode and undefined raise the base class)
         return False
 
 
@@ -427,13 +427,37 @@ def _decoded_as(data: bytes, codec: str, packed: str, source: str) -> str:
     """``data`` read as the ``codec`` named (not UTF-8), strictly: a byte it cannot read is refused with its offset."""
     if _ascii_compatible(codec):
         _check_head(data[:SNIFF_BYTES], source)
+    _check_byte_order(data, codec, source)
     try:
         text = data.decode(codec)
     except UnicodeDecodeError as e:
         raise _bad_bytes(source, codec, e.start, data[e.start], packed, named=True) from None
+    except UnicodeError as e:  # a codec that fails without a byte offset (punycode, undefined)
+        raise _unreadable_as(source, codec, e) from None
     if not _ascii_compatible(codec):
         _check_decoded(text[:SNIFF_BYTES], source)
     return text
+
+
+#: the codecs whose byte order only a byte-order mark tells (Python's decoder guesses the machine's order
+#: without one, and its incremental decoder raises): named without a mark, the file is refused in one line
+_ORDER_MARKS = {"utf-16": (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE),
+                "utf-32": (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)}
+
+
+def _check_byte_order(head: bytes, codec: str, source: str) -> None:
+    """Refuse bytes named as ``utf-16``/``utf-32`` that lack the byte-order mark saying which order they are in."""
+    marks = _ORDER_MARKS.get(codec)
+    if marks and head and not head.startswith(marks):
+        raise InputError(f"{source}: {codec.upper()} without a byte-order mark; name its byte order "
+                         f"({codec}-le or {codec}-be)")
+
+
+def _unreadable_as(source: str, codec: str, e: UnicodeError) -> InputError:
+    """The error for a codec named that cannot read the bytes and says no offset (a ``UnicodeError`` only)."""
+    why = str(e).splitlines()[0] if str(e) else type(e).__name__
+    return InputError(f"{source}: cannot be read as {codec} ({why}), the encoding named; name the one the file was "
+                      "saved in, or convert it to UTF-8")
 
 
 def _packed(head: bytes) -> bool:
@@ -523,6 +547,7 @@ def _blocks(f: BinaryIO, source: str, block: int, on_decoding: Callable[[str], N
         codec = _auto_codec(first[:DETECT_BYTES], len(first) < DETECT_BYTES)
     else:
         codec = "utf-8" if encoding == "utf-8-sig" else encoding
+        _check_byte_order(first, codec, source)
     if on_decoding is not None:
         on_decoding(_decoding(packed, codec))
     fed = 0  # bytes given to the decoder before the current piece
@@ -540,6 +565,8 @@ def _blocks(f: BinaryIO, source: str, block: int, on_decoding: Callable[[str], N
             if codec == "utf-8":
                 raise _not_utf8(source, head, at, joined[e.start], packed) from None
             raise _bad_bytes(source, codec, at, joined[e.start], packed, named=encoding is not None) from None
+        except UnicodeError as e:  # a codec that fails without a byte offset (punycode, undefined)
+            raise _unreadable_as(source, codec, e) from None
         fed += len(data)
         if not checked and piece:
             _check_decoded(piece[:SNIFF_BYTES], source)
