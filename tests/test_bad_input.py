@@ -6,7 +6,11 @@ from __future__ import annotations
 import io
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from logichunk import chunk, level_sizes
+from logichunk.chunkers.logic_chain import MAX_LEVELS, SIZE_CAP
 from logichunk.cli import main
 from logichunk.errors import InputError
 from logichunk.text.decode import read_blocks, read_text
@@ -55,3 +59,33 @@ def test_cli_chunk_of_utf16_named_without_a_mark_is_exit_2_and_one_line(tmp_path
     code = main(["chunk", str(f), "--encoding", "utf-16", "--format", "jsonl"])
     out, err = capsys.readouterr()
     assert code == 2 and out == "" and err.count("\n") == 1 and "UTF-16 without a byte-order mark" in err
+
+
+# ------------------------------------------------------------------ levels
+
+
+@pytest.mark.parametrize("levels", [MAX_LEVELS + 1, 1000, 10**5, 2**63, 10**30])
+def test_any_number_of_levels_is_read_as_the_deepest_that_can_differ(levels):
+    # before: levels=10**5 raised OverflowError (a traceback in the CLI: --levels 100000); 1,000 levels took
+    # 25x the time of 10 for the same tree
+    text = "Hello world. This is a test. 你好世界。另一句话！\n\nNew para here. " * 20
+    assert len(level_sizes(300, levels)) == MAX_LEVELS
+    assert [(c.id, c.span) for c in chunk(text, max_size=300, levels=levels)] == \
+           [(c.id, c.span) for c in chunk(text, max_size=300, levels=MAX_LEVELS)]
+
+
+def test_the_deepest_level_has_a_limit_of_one_whatever_the_maximum():
+    assert level_sizes(SIZE_CAP, MAX_LEVELS)[-2:] == (1, 1)  # so deeper levels would only repeat it
+
+
+_ALPHABET = st.sampled_from(list("的一是在不了有和人这中大为上个国abcdefghij xyz。！？；…，.!?;:,\n\n\t#-|`>😀👍🏽\u200d\u0301\x00"))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(_ALPHABET, max_size=400), st.sampled_from([(60, 30, 12, 1), (40, 1), (25, 10), (1,)]),
+       st.sampled_from(["chars", "bytes"]))
+def test_a_level_whose_limit_is_its_parents_cuts_nothing_more(text, sizes, unit):
+    # why MAX_LEVELS may stand for any deeper count: the levels past it all repeat a limit of 1
+    a = chunk(text, sizes=sizes, unit=unit)
+    b = chunk(text, sizes=sizes + (sizes[-1],) * 2, unit=unit)
+    assert [(c.id, c.span) for c in a] == [(c.id, c.span) for c in b]

@@ -60,13 +60,14 @@ from .snap import snap_tree
 
 
 def level_sizes(max_size: int = 1000, levels: int = 3) -> tuple[int, ...]:
-    """Default limits per level, from the top down: the maximum, half, a fifth (1000/500/200)."""
+    """Default limits per level, from the top down: the maximum, half, a fifth (1000/500/200); at
+    most :data:`MAX_LEVELS` of them."""
     max_size = check_size(max_size)
     if not _is_int(levels) or levels < 1:
         raise InputError(f"levels must be a positive integer, got {levels!r}")
     ratios = (1.0, 0.5, 0.2, 0.1, 0.05)
     out = []
-    for k in range(levels):
+    for k in range(min(int(levels), MAX_LEVELS)):  # type: ignore[call-overload]
         r = ratios[k] if k < len(ratios) else ratios[-1] / 2 ** (k - len(ratios) + 1)
         out.append(max(1, int(max_size * r)))
     return tuple(out)
@@ -425,6 +426,12 @@ def _is_int(x: object) -> bool:
 #: ``max_size=10**400`` overflowed the float arithmetic of the levels' ratios (a traceback in the CLI, an
 #: internal error in the MCP tool); 2**62 stays exact in a float and an int64.
 SIZE_CAP = 2**62
+
+#: the deepest default level: from level 62 down every limit is 1 whatever the maximum (at most
+#: :data:`SIZE_CAP`), and a level whose limit is its parent level's cuts nothing more, so ``levels``
+#: beyond it are read as it (``levels=10**5`` overflowed the ratios' float arithmetic, and 1,000 levels
+#: re-read every uncuttable piece a thousand times)
+MAX_LEVELS = 64
 
 
 def check_size(size: object, what: str = "max size") -> int:
