@@ -12,7 +12,10 @@ from hypothesis import strategies as st
 from logichunk import chunk, level_sizes
 from logichunk.chunkers.logic_chain import MAX_LEVELS, SIZE_CAP
 from logichunk.cli import main
+from logichunk.config import Settings
 from logichunk.errors import InputError
+from logichunk.store import Store, sha256
+from logichunk.store.replace import document_sha256, replace_text
 from logichunk.text.decode import read_blocks, read_text
 
 TEXT = "Hello world. 你好世界。\nSecond line here.\n"
@@ -89,3 +92,29 @@ def test_a_level_whose_limit_is_its_parents_cuts_nothing_more(text, sizes, unit)
     a = chunk(text, sizes=sizes, unit=unit)
     b = chunk(text, sizes=sizes + (sizes[-1],) * 2, unit=unit)
     assert [(c.id, c.span) for c in a] == [(c.id, c.span) for c in b]
+
+
+# ------------------------------------------------------------------ a document's whole text replaced by blanks
+
+
+@pytest.mark.parametrize("blanks", ["   ", "\n\n\n", "\u3000\t"])
+def test_a_documents_text_replaced_by_only_whitespace_is_refused_as_adding_it_is(tmp_path, capsys, blanks):
+    # before: the service's PUT /documents/ID and `logichunk edit --document` stored a document of blanks (adding
+    # one is refused everywhere: "text is only whitespace"); only "" was refused
+    db = str(tmp_path / "s.db")
+    (tmp_path / "a.md").write_text(TEXT, encoding="utf-8")
+    assert main(["ingest", str(tmp_path / "a.md"), "--db", db, "--embedder", "hash:64", "--quiet"]) == 0
+    store = Store.open(db, settings=Settings(db=db, embedder="hash:64"))
+    try:
+        [(doc, *_)] = store.documents()
+        with pytest.raises(InputError, match=r"^the text is only whitespace: delete the document instead$"):
+            replace_text(store, doc, blanks)
+        with pytest.raises(InputError, match=r"^the text is empty: delete the document instead$"):
+            replace_text(store, doc, "")
+        assert document_sha256(store, doc) == sha256(TEXT)  # nothing written
+    finally:
+        store.close()
+    capsys.readouterr()
+    code = main(["edit", "--document", doc, "--text", blanks, "--db", db, "--embedder", "hash:64"])
+    err = capsys.readouterr().err
+    assert code == 2 and "the text is only whitespace" in err and "Traceback" not in err

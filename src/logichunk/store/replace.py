@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import InputError
+from ..text.decode import blank
 from .base import Store
 from .ingest import _text_of, chapter_blocks, merge_file
 from .plan import sha256
@@ -47,8 +48,9 @@ def replace_text(store: Store, document_id: str, text: str, *, expected_sha256: 
     document's text still hashes to it. The same text again is no write at all, whatever its blocks."""
     if not isinstance(text, str):
         raise InputError("a document's text must be a string")
-    if not text:
-        raise InputError("the text is empty: delete the document instead")
+    why = blank(text)  # (only whitespace too, as adding one refuses it: a document of blanks has nothing to find)
+    if why:
+        raise InputError(f"the text is {why}: delete the document instead")
     if expected_sha256 is not None and not isinstance(expected_sha256, str):
         raise InputError(f"expected_sha256 must be a text's sha256 (a hex string), got {expected_sha256!r}")
     store._require("documents", document_id, "document")
