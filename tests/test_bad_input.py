@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from logichunk import chunk, level_sizes
+from logichunk import chunk, level_sizes, segment
 from logichunk.chunkers.logic_chain import MAX_LEVELS, SIZE_CAP
 from logichunk.cli import main
 from logichunk.config import Settings
@@ -17,6 +17,8 @@ from logichunk.errors import InputError
 from logichunk.store import Store, sha256
 from logichunk.store.replace import document_sha256, replace_text
 from logichunk.text.decode import read_blocks, read_text
+from logichunk.text.end_candidates import _NL_CHARS
+from logichunk.text.sentences import split_lines
 
 TEXT = "Hello world. 你好世界。\nSecond line here.\n"
 
@@ -118,3 +120,34 @@ def test_a_documents_text_replaced_by_only_whitespace_is_refused_as_adding_it_is
     code = main(["edit", "--document", doc, "--text", blanks, "--db", db, "--embedder", "hash:64"])
     err = capsys.readouterr().err
     assert code == 2 and "the text is only whitespace" in err and "Traceback" not in err
+
+
+# ------------------------------------------------------------------ lines ended otherwise than by LF
+
+_EN = ["How do I read a CSV file into a pandas DataFrame?", "Use pandas.read_csv and it returns a DataFrame.",
+       "Can I filter rows where price is above 100?", "Filter with a boolean mask on the price column."]
+_ZH = ["饺子馅怎么调才好吃？猪肉白菜馅的比例是多少？", "猪肉和白菜大约三比二，白菜要先挤干水分。",
+       "饺子皮用什么面粉？水要放多少？", "用中筋面粉，和好后醒面半小时。"]
+
+
+@pytest.mark.parametrize("sep", ["\r", "\u2028", "\x85", "\x0b"])
+def test_segment_by_lines_reads_every_line_ending_the_splitter_reads(sep):
+    # before: split_lines read only LF, so a transcript with classic-Mac CR endings (or LS, NEL) was one unit: one topic
+    lf = segment("\n".join(_EN + _ZH) + "\n", units="lines")
+    other = segment(sep.join(_EN + _ZH) + sep, units="lines")
+    assert len(other.roots()) > 1
+    assert [c.span for c in other.roots()] == [c.span for c in lf.roots()]
+
+
+_LINE_CHARS = st.sampled_from(list("ab 你。\t\u3000") + ["\n", "\r", "\r\n", "\x0b", "\x0c", "\x85", "\u2028", "\u2029"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_LINE_CHARS, max_size=60).map("".join))
+def test_split_lines_units_are_one_line_each_and_tile_the_text(text):
+    s = split_lines(text)
+    assert "".join(text[a:b] for a, b in zip(s.starts, s.ends, strict=True)) == text
+    for a, b in zip(s.starts, s.ends, strict=True):
+        unit = text[a:b].lstrip()  # (the first unit holds the blank lines before it too)
+        first = min((i for i, ch in enumerate(unit) if ch in _NL_CHARS and unit[i:i + 2] != "\r\n"), default=len(unit))
+        assert not unit[first + 1:].strip(), repr(unit)  # after its line: only blank lines
