@@ -45,6 +45,7 @@ from llama_index.core.schema import (
 from pydantic import ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from ..errors import InputError
+from ..text.decode import check_unicode
 from ..text.tokens import resolve_tokenizer
 from ..tree import ChunkTree
 from ..types import Chunk
@@ -197,6 +198,9 @@ class LogichunkNodeParser(NodeParser):
         out: list[BaseNode] = []
         opts = self._options()
         texts = [node.get_content(metadata_mode=MetadataMode.NONE) for node in nodes]
+        for node, text in zip(nodes, texts, strict=True):  # (LlamaIndex's own hash of the node fails on one)
+            if isinstance(text, str):
+                check_unicode(text, f"the text of node {node.node_id!r}")
         # each node's metadata, as LlamaIndex will embed it with every chunk, comes off the size (nodes with
         # the same cost are chunked in one pass)
         costs = [self._metadata_cost(node, opts) for node in nodes]
