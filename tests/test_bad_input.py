@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import io
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from logichunk import chunk, level_sizes, segment
+from logichunk.chunkers.baselines import _packed_cuts, recursive_spans
 from logichunk.chunkers.logic_chain import MAX_LEVELS, SIZE_CAP
 from logichunk.cli import main
 from logichunk.config import Settings
@@ -165,3 +167,32 @@ def test_llamaindex_node_with_an_unpaired_surrogate_is_one_line():
     with pytest.raises(InputError, match=r"^the text of node 'd1' holds an unpaired surrogate at character 8; send "):
         parser.get_nodes_from_documents([llama.Document(text="Hello. a\udc80b. Hello world.", id_="d1")])
     assert parser.get_nodes_from_documents([llama.Document(text="Hello. ab. Hello world.", id_="d1")])
+
+
+# ------------------------------------------------------------------ the recursive baseline on many long words
+
+
+class _Reads(np.ndarray):
+    """A prefix array that records how many elements each fancy-index read takes."""
+
+    reads: list[int]
+
+    def __getitem__(self, key):
+        if isinstance(key, np.ndarray) and key.ndim == 1 and key.dtype.kind in "iu":
+            self.reads.append(int(key.size))
+        return np.asarray(super().__getitem__(key))
+
+
+def test_packed_cuts_read_only_the_allowed_offsets_inside_their_piece():
+    # before: every call read p[allowed] over the whole text, once per piece without a separator: the recursive
+    # baseline on 1,000-deep '>' quote lines took 0.5 s at 0.5 MB, 10.6 s at 2 MB, over 10 minutes at 10 MB
+    text = "".join(">" * 700 + " quoted.\n" for _ in range(40))
+    p = np.arange(len(text) + 1, dtype=np.int64).view(_Reads)
+    p.reads = []
+    allowed = np.arange(1, len(text), dtype=np.int64)
+    a, b = 709 * 10, 709 * 10 + 700
+    assert _packed_cuts(p, allowed, a, b, 300) == [a + 300, a + 600]
+    assert max(p.reads) <= b - a
+    spans = recursive_spans(text, 512)  # the piece-by-piece caller: the same tiling
+    assert spans[0, 0] == 0 and spans[-1, 1] == len(text) and (spans[1:, 0] == spans[:-1, 1]).all()
+    assert (spans[:, 1] - spans[:, 0]).max() <= 512
