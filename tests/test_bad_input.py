@@ -155,20 +155,6 @@ def test_split_lines_units_are_one_line_each_and_tile_the_text(text):
         assert not unit[first + 1:].strip(), repr(unit)  # after its line: only blank lines
 
 
-# ------------------------------------------------------------------ the LlamaIndex parser
-
-
-def test_llamaindex_node_with_an_unpaired_surrogate_is_one_line():
-    # before: UnicodeEncodeError from LlamaIndex's own hash of the node, a traceback out of our parser
-    llama = pytest.importorskip("llama_index.core", reason="the LlamaIndex adapter needs llama-index-core")
-    from logichunk.integrations.llamaindex import LogichunkNodeParser
-
-    parser = LogichunkNodeParser(chunk_size=200)
-    with pytest.raises(InputError, match=r"^the text of node 'd1' holds an unpaired surrogate at character 8; send "):
-        parser.get_nodes_from_documents([llama.Document(text="Hello. a\udc80b. Hello world.", id_="d1")])
-    assert parser.get_nodes_from_documents([llama.Document(text="Hello. ab. Hello world.", id_="d1")])
-
-
 # ------------------------------------------------------------------ the recursive baseline on many long words
 
 

@@ -311,3 +311,14 @@ def test_llamaindex_id_func_and_metadata_separator_are_honoured():
     # without one, ids stay the document's and the dotted id: the same on every run
     plain = LogichunkNodeParser(chunk_size=800, levels=2, leaves_only=False).get_nodes_from_documents([doc])
     assert plain[0].node_id == "en:1"
+
+
+def test_llamaindex_node_with_an_unpaired_surrogate_is_one_line():
+    # before: UnicodeEncodeError from LlamaIndex's own hash of the node, a traceback out of our parser
+    llama = pytest.importorskip("llama_index.core", reason="the LlamaIndex adapter needs llama-index-core")
+    from logichunk.integrations.llamaindex import LogichunkNodeParser
+
+    parser = LogichunkNodeParser(chunk_size=200)
+    with pytest.raises(InputError, match=r"^the text of node 'd1' holds an unpaired surrogate at character 8; send "):
+        parser.get_nodes_from_documents([llama.Document(text="Hello. a\udc80b. Hello world.", id_="d1")])
+    assert parser.get_nodes_from_documents([llama.Document(text="Hello. ab. Hello world.", id_="d1")])
