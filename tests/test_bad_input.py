@@ -71,11 +71,11 @@ def test_cli_chunk_of_utf16_named_without_a_mark_is_exit_2_and_one_line(tmp_path
 # ------------------------------------------------------------------ levels
 
 
-@pytest.mark.parametrize("levels", [MAX_LEVELS + 1, 1000, 10**5, 2**63, 10**30])
+@pytest.mark.parametrize("levels", [1000, 10**5, 10**30])
 def test_any_number_of_levels_is_read_as_the_deepest_that_can_differ(levels):
     # before: levels=10**5 raised OverflowError (a traceback in the CLI: --levels 100000); 1,000 levels took
     # 25x the time of 10 for the same tree
-    text = "Hello world. This is a test. 你好世界。另一句话！\n\nNew para here. " * 20
+    text = "Hello world. This is a test. 你好世界。另一句话！\n\nNew para here. " * 8
     assert len(level_sizes(300, levels)) == MAX_LEVELS
     assert [(c.id, c.span) for c in chunk(text, max_size=300, levels=levels)] == \
            [(c.id, c.span) for c in chunk(text, max_size=300, levels=MAX_LEVELS)]
@@ -88,7 +88,7 @@ def test_the_deepest_level_has_a_limit_of_one_whatever_the_maximum():
 _ALPHABET = st.sampled_from(list("的一是在不了有和人这中大为上个国abcdefghij xyz。！？；…，.!?;:,\n\n\t#-|`>😀👍🏽\u200d\u0301\x00"))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(_ALPHABET, max_size=400), st.sampled_from([(60, 30, 12, 1), (40, 1), (25, 10), (1,)]),
        st.sampled_from(["chars", "bytes"]))
 def test_a_level_whose_limit_is_its_parents_cuts_nothing_more(text, sizes, unit):
@@ -101,7 +101,7 @@ def test_a_level_whose_limit_is_its_parents_cuts_nothing_more(text, sizes, unit)
 # ------------------------------------------------------------------ a document's whole text replaced by blanks
 
 
-@pytest.mark.parametrize("blanks", ["   ", "\n\n\n", "\u3000\t"])
+@pytest.mark.parametrize("blanks", ["   ", "\n\u3000\t\n"])
 def test_a_documents_text_replaced_by_only_whitespace_is_refused_as_adding_it_is(tmp_path, capsys, blanks):
     # before: the service's PUT /documents/ID and `logichunk edit --document` stored a document of blanks (adding
     # one is refused everywhere: "text is only whitespace"); only "" was refused
@@ -144,7 +144,7 @@ def test_segment_by_lines_reads_every_line_ending_the_splitter_reads(sep):
 _LINE_CHARS = st.sampled_from(list("ab 你。\t\u3000") + ["\n", "\r", "\r\n", "\x0b", "\x0c", "\x85", "\u2028", "\u2029"])
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(_LINE_CHARS, max_size=60).map("".join))
 def test_split_lines_units_are_one_line_each_and_tile_the_text(text):
     s = split_lines(text)
