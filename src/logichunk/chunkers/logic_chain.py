@@ -571,18 +571,7 @@ class _Run:
             last = (at < self.B.size) & np.isin(after, self.text_edges[1]) & (at > 0)
             side = np.where(last, at - 1, side)
         inside = self.IB[side] if self.IB.size else False
-        # (np.insert's positions, found once for every column: the inserted entries land at at + 0, 1, 2, ...)
-        put = np.asarray(at, np.int64) + np.arange(len(offsets))
-        kept = np.ones(self.B.size + put.size, bool)
-        kept[put] = False
-        old = np.flatnonzero(kept)
-
-        def insert(column: np.ndarray, values: Any) -> np.ndarray:
-            out = np.empty(kept.size, column.dtype)
-            out[old] = column
-            out[put] = values
-            return out
-
+        insert = _Inserts(np.asarray(at, np.int64), self.B.size)
         self.B = insert(self.B, offsets)
         self.S = insert(self.S, -1.0)
         self.R = insert(self.R, 3)
@@ -905,6 +894,24 @@ class _Gaps:
             return np.full(self.at.size, edge, column.dtype)
         out = column.take(self.at)
         out[self.edges] = edge
+        return out
+
+
+class _Inserts:
+    """``np.insert(column, at, values)`` for many columns of one length at the same sorted positions ``at``, the
+    positions found once: the inserted entries land at ``at + 0, 1, 2, ...``, the column's own entries in the
+    places left (np.insert finds them again for every column: tier 4 inserts into a dozen)."""
+
+    def __init__(self, at: np.ndarray, n: int) -> None:
+        self.put = at + np.arange(at.size)
+        kept = np.ones(n + at.size, bool)
+        kept[self.put] = False
+        self.old = np.flatnonzero(kept)
+
+    def __call__(self, column: np.ndarray, values: Any) -> np.ndarray:
+        out = np.empty(self.old.size + self.put.size, column.dtype)
+        out[self.old] = column
+        out[self.put] = values
         return out
 
 
