@@ -25,7 +25,8 @@ PIECES = ["Cats purr softly. ", "Dogs bark at night. ", "Markets fell sharply to
           "Short Title Line\n\n", "KING.\n", "SCENE II. Elsinore. A room.\n\n", "12\n",
           "00:00:01,000 --> 00:00:04,000\n", "Q: Why is it so?\n", "A: Because it is.\n", "\\section{Intro}\n",
           "<!-- a note\n", "-->\n", "``TERM``\n", "  An indented definition of it.\n", "1．加强组织领导\n", "（1）苹果\n",
-          "| Key | Value |\n|---|---|\n"]  # an unclosed fence in one text must not pair with a fence in the next
+          "| Key | Value |\n|---|---|\n", "张三 2024-03-12 09:14\n", "[12/03/24, 09:14:22] Ann: ", "09:14 <ann> ",
+          "    \"MY DEAR FRIEND,--\n\n", "Yours ever,\n"]  # an unclosed fence in one text must not pair with a fence in the next
 texts = st.lists(st.lists(st.sampled_from(PIECES), max_size=40).map("".join), min_size=1, max_size=12)
 shapes = st.sampled_from([dict(max_size=120, levels=1), dict(max_size=200, levels=2, composite=False),
                           dict(max_size=300, levels=3), dict(max_size=150, levels=1, unit="bytes", composite=False),

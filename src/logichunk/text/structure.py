@@ -948,6 +948,10 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     named = cues[(cues > 0) & (before[cues] == BREAK_LINE)] - 1
     lead[cues] = True
     lead[named[line_whole[named] & (size[named] <= CUE_MAX_CHARS)]] = True
+    # a chat export's message header (a sender's name and a time on a line of its own) stays with the message
+    messages = _message_headers(text, cp, first, starts, ends, sents.seams(), edges, np.flatnonzero(
+        over_line & (size <= LABEL_MAX_CHARS + _STAMP_MAX_CHARS + 2)))
+    lead[messages] = True
     # a mail's header (From:, To:, Subject:, ... or 发件人：, 主题：, ..., two lines or more) stays with the message
     lead[_mail_headers(text, starts, ends, after, np.flatnonzero(
         line_whole & not_code & (before >= BREAK_LINE) & _member(first, _MAIL_HEADER_FIRST)))] = True
@@ -1211,8 +1215,12 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
         stamped = np.flatnonzero(line_start[1:] & not_code[1:] & (strength == LINE) & ~no_cut & one_text
                                  & (((first[1:] >= 0x30) & (first[1:] <= 0x39)) | (first[1:] == 0x5B)))
         stamped = [g for g in stamped.tolist() if _LOG_TIME.match(text, int(starts[g + 1]), int(ends[g + 1]))]
-        if len(stamped) >= _LOG_RECORDS_MIN:
-            strength[stamped] = PARAGRAPH
+        stamped = _in_logs(np.asarray(stamped, np.int64), starts, edges, 1)
+        strength[stamped] = PARAGRAPH
+        # ... and so does a chat export's message at its header line (above): a message is a paragraph
+        opened = messages[messages > 0] - 1
+        opened = opened[(strength[opened] < PARAGRAPH) & ~no_cut[opened] & one_text[opened]]
+        strength[opened] = PARAGRAPH
         # a paragraph that ends as a lead-in does ("as follows:", "Hi Bob,", "例如：") introduces the
         # next one (a list, a quote, the body of a letter): the two stay together, like a heading
         gap = np.flatnonzero((strength >= PARAGRAPH) & (strength < SECTION) & ~in_code & ~no_cut & ~closed)
@@ -1224,6 +1232,7 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             # ... and vim help's " >" at a line's end over its indented example
             vim = (cp[at] == 0x3E) & _in_table(_BLANK, cp[np.maximum(at - 1, 0)]) \
                 & _in_table(_BLANK, cp[np.maximum(starts[np.minimum(gap + 1, n - 1)] - 1, 0)])
+            at = _past_dashes(cp, at)  # (an old letter's "MY DEAR FRIEND,--" or "Sir,—" over its body)
             mark = _member(cp[at], _LEAD_IN_CP)
             mark[mark] = _introducing_mark(text, at[mark])
             lead = gap[mark | vim]
@@ -1251,6 +1260,23 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
             # below level 1 — a limit broke every "def main():" and "else:" from its body there)
             no_cut[gap] = True
             lead_in[gap[~deep]] = introduces[gap[~deep]] = True
+        # a letter's closing over its signature ("Yours ever," over "CAROLINE BINGLEY.", "此致" over "敬礼！") ends the
+        # letter it closes: the break over it is no paragraph's, its bond the first a limit breaks (as a closing
+        # bracket's line: a letter that fits stays whole, and no chunk opens with its closing)
+        close = np.flatnonzero(_member(first[1:], _VALEDICTION_FIRST) & (size[1:] <= _VALEDICTION_MAX))  # (a few first)
+        close = close[line_whole[close + 1] & (before[close + 1] >= BREAK_LINE) & (after[close + 1] == BREAK_LINE)
+                      & not_code[close + 1] & (strength[close] <= PARAGRAPH) & ~no_cut[close] & ~in_code[close]
+                      & one_text[close] & (close + 2 < n)]
+        if close.size:  # (read in Python only where the line's first word opens as a closing's does, "Yo", "Si",
+            opens = starts[close + 1] + _member(first[close + 1], _QUOTE_OPEN_CP)  # "Be", ... past a quotation mark,
+            pair = (_folded(cp[np.minimum(opens, cp.size - 1)]) << 21) | _folded(cp[np.minimum(opens + 1, cp.size - 1)])
+            close = close[_member(pair, _VALEDICTION_PAIRS)]
+        if close.size:  # and a comma ends it, or it is 此致)
+            close = close[_member(_last_char(text, starts, ends, close + 1, blanks=4 + _INDENT_MAX), _VALEDICTION_LAST)]
+        close = np.asarray([g for g in close.tolist() if _VALEDICTION.fullmatch(text, int(starts[g + 1]), int(ends[g + 1]))
+                            and ends[g + 2] - starts[g + 2] <= _VALEDICTION_MAX], np.int64)
+        no_cut[close] = lead_in[close] = True
+        strength[close] = LINE
         # a text laid out one paragraph per line (no blank line in it: an article as corpora keep them, the
         # People's Daily's, an encyclopedia's): a line break after a sentence's end is its paragraph break, so
         # a paragraph that fits stays whole
@@ -2001,9 +2027,43 @@ def outline_mode(text: str) -> bool:
         return body in ("outline", "org")
     pairs = (part.split(":", 1) for part in body.split(";") if ":" in part)
     return any(k.strip() == "mode" and v.strip() in ("outline", "org") for k, v in pairs)
+#: a clock time, with a 12-hour clock's am/pm after it where there is one ("09:14", "9:14:22", "9:14 AM", "9:14\u202fpm")
+_CLOCK = r"\d{1,2}:\d{2}(?::\d{2})?(?:[ \t\u202f]?[AaPp]\.?[Mm]\.?)?"
 #: a log record's time at its line's start: an ISO date and a time ("2024-05-03T14:02:00.929", "2024/05/03 14:02"),
-#: or a time in brackets ("[10:27]", "[2024-05-03 14:02:00]")
-_LOG_TIME = re.compile(r"\[?(?:\d{4}[-/]\d{2}[-/]\d{2}[T ]\d{2}:\d{2}|\d{1,2}:\d{2}(?::\d{2})?\])")
+#: a time in brackets ("[10:27]", "[2024-05-03 14:02:00]"), a chat export's date and time before the sender
+#: (WhatsApp's "[12/03/24, 09:14:22] Ann: ..." and "12/03/2024, 9:14 am - Ann: ..."), or a time before an IRC
+#: log's nick or event (irssi's "09:14 <carol> ...", "09:14  * carol waves", "09:14 -!- eve has joined")
+_LOG_TIME = re.compile(r"\[?(?:\d{4}[-/]\d{2}[-/]\d{2}[T ]\d{2}:\d{2}|\d{1,2}:\d{2}(?::\d{2})?\]"
+                       rf"|\d{{1,2}}[/.]\d{{1,2}}[/.]\d{{2,4}},?[ \t]{_CLOCK}(?:\][ \t]|[ \t]+[-–][ \t])"
+                       r"|\d{1,2}:\d{2}(?::\d{2})?[ \t]+(?:<[^\s<>]{1,32}>|\*[ \t]|-!-[ \t]))")
+#: a chat message's date before its time on a header line: a numeric date in either order, or a day named
+#: relative to today (Discord's "Today at", WeChat's "昨天")
+_CHAT_DATE = r"(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}|(?:Today|Yesterday)[ \t]+at|今天|昨天)"
+#: a chat export's message header on a line of its own, over the message: the sender's name, then the time, a
+#: date before it or not, bracketed or not, nothing else (WeChat's "张三 2024-03-12 09:14", Telegram's "Ann,
+#: [12.03.24 09:14]", Slack's "Ann  9:14 AM", Discord's "Ann — Today at 9:14 AM"); the name opens with no
+#: digit nor bracket and holds no colon (a turn's label) nor bracket; or the time first and the name after it (a
+#: meeting transcript's "00:01:02 Jess Smith", "[00:01:02] Jess Smith"), the name opening with a letter; a colon
+#: may end the line (Rev's "Jess Smith (00:03):")
+_STAMP = rf"(?:{_CHAT_DATE}[ \t,T]+)?{_CLOCK}"
+_SENDER = rf"[^\r\n\[\]<>:：]{{0,{LABEL_MAX_CHARS - 1}}}?"
+_MESSAGE_HEADER = re.compile(rf"[ \t]*(?:(?P<name>[^\s\d\[\]<>:：]{_SENDER})[ \t]*[,，—–-]?[ \t]*"
+                             rf"(?:\[{_STAMP}\]|\({_STAMP}\)|{_STAMP})"
+                             rf"|\[?{_STAMP}\]?[ \t]+(?P<after>[^\W\d_]{_SENDER}))[ \t]*[:：]?\s*")
+#: the most a message header's stamp adds to the name's length ("[12.03.2024 09:14:22]", "— Yesterday at 12:34 PM")
+_STAMP_MAX_CHARS = 28
+#: how far from a header line's start the clock's colon lies, the time first ("9:14" to "[2024-03-12 09:14]")
+_CLOCK_NEAR = 16
+_AMPM_CP = np.array(sorted(map(ord, "Mm")), dtype=np.uint32)
+_STAMP_CLOSE_CP = np.array(sorted(map(ord, "])")), dtype=np.uint32)
+_STAMP_SPACE_CP = np.array(sorted(map(ord, " \t\u202f\r")), dtype=np.uint32)
+_AM_PM_CP = np.array(sorted(map(ord, "ap")), dtype=np.uint32)
+#: a header line's last character, and its first where the time opens it (tables by code point)
+_STAMP_END = np.zeros(0x110000, dtype=bool)
+_STAMP_END[list(map(ord, "0123456789])Mm:：\t\r \u202f"))] = True
+_STAMP_OPEN = np.zeros(0x110000, dtype=bool)
+_STAMP_OPEN[list(map(ord, "0123456789["))] = True
+_DIGIT_COLON_CP = np.array(sorted(map(ord, "0123456789:")), dtype=np.uint32)
 #: a text is a log where this many of its lines open with a time, or more
 _LOG_RECORDS_MIN = 3
 #: a poem's byline: its author's name (two to four Han characters, after a dynasty's name and a dot or in
@@ -2134,6 +2194,107 @@ def _speaker_labels(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.nd
                 and any(ch.isupper() for ch in letters) and not any(ch.isdigit() for ch in core):
             out.append(i)
     return np.asarray(out, np.int64)
+
+
+_DASH_CP = np.array(sorted(map(ord, "-–—")), dtype=np.uint32)
+
+
+def _past_dashes(cp: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """Each position in ``at`` moved back past one or two dashes to the comma or colon before them, where one
+    stands there (an old letter's salutation, "MY DEAR FRIEND,--", "Sir,—", or lead-in, "as follows:—", closes
+    its mark so), else left where it is."""
+    one = _member(cp[at], _DASH_CP)
+    if not one.any():
+        return at
+    back = np.where(_member(cp[np.maximum(at - 1, 0)], _DASH_CP), at - 2, at - 1)
+    ok = one & (back >= 0) & _member(cp[np.maximum(back, 0)], _LEAD_IN_CP)
+    return np.where(ok, back, at)
+
+
+#: a letter's closing on a line of its own over the signature: "Yours ever,", "Yours very truly,", "Your
+#: affectionate brother,", "Sincerely,", "Faithfully yours,", "With kind regards,", "Best wishes,", "此致"
+#: (a quotation's opening mark before it where the letter is quoted in a novel)
+_VALEDICTION = re.compile(r"[ \t\u3000]*[\"“'‘]?(?:(?:(?:Yours|Your|Ever yours|Believe me)\b[^\n,.;:!?]{0,30}"
+                          r"|(?:Very |Most |Yours )?(?:Sincerely|Faithfully|Truly|Respectfully|Affectionately|Cordially)(?: yours)?"
+                          r"|(?:With )?(?:(?:Best|Kind|Kindest|Warm|Warmest|Many)[ \t]+)?(?:regards|wishes)"
+                          r"|With (?:love|best wishes))[,，]|此致)[ \t\u3000]*\s*", re.IGNORECASE)
+_VALEDICTION_MAX = 48
+_VALEDICTION_LAST = np.array(sorted(map(ord, ",，致")), dtype=np.uint32)
+_VALEDICTION_WORDS = ("Yours", "Your", "Ever", "Believe", "Very", "Most", "Sincerely", "Faithfully", "Truly",
+                      "Respectfully", "Affectionately", "Cordially", "With", "Best", "Kind", "Kindest", "Warm", "Warmest",
+                      "Many", "regards", "wishes", "此致")
+_VALEDICTION_PAIRS = np.unique([(ord(w[0].lower()) << 21) | ord(w[1].lower()) for w in _VALEDICTION_WORDS]).astype(np.int64)
+_QUOTE_OPEN_CP = np.array(sorted(map(ord, "\"“'‘")), dtype=np.uint32)
+_VALEDICTION_FIRST = np.array(sorted(set(map(ord, "\"“'‘YySsFfTtRrAaCcWwBbKkMmEeVv此"))), dtype=np.uint32)
+
+
+def _in_logs(idx: np.ndarray, starts: np.ndarray, edges: tuple[np.ndarray, np.ndarray] | None, shift: int
+             ) -> np.ndarray:
+    """Those of ``idx`` (sentences, or gaps with ``shift`` 1: the sentence after each) that lie in a text holding
+    :data:`_LOG_RECORDS_MIN` of them or more, each text laid end to end (``edges``) counted on its own."""
+    if idx.size < _LOG_RECORDS_MIN:
+        return _EMPTY_I64
+    if edges is None:
+        return idx
+    owner = np.searchsorted(edges[0], starts[idx + shift], side="right") - 1
+    return idx[np.bincount(owner - owner.min())[owner - owner.min()] >= _LOG_RECORDS_MIN]
+
+
+def _message_headers(text: str, cp: np.ndarray, first: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                     seams: np.ndarray, edges: tuple[np.ndarray, np.ndarray] | None, cand: np.ndarray) -> np.ndarray:
+    """The lines among ``cand`` (whole lines over one line break: the caller's filter) that head a chat
+    export's message (:data:`_MESSAGE_HEADER`: a sender's name and a time alone on the line, the message
+    under it), where the text holds :data:`_LOG_RECORDS_MIN` of them or more (a chat's log, not a line of
+    prose that names a time; each text laid end to end on its own, ``edges``). A fixed reading of the export's
+    layout: the header opens the message as a log's stamp opens its record, so the two stay together and the
+    message is the unit a cut keeps whole. ``cp``: the text's code points; ``first``: each sentence's first;
+    ``seams``: the sentences' seams (each line's end: the start of the line after it)."""
+    if cand.size < _LOG_RECORDS_MIN:
+        return _EMPTY_I64
+    # (read in Python only where a clock's colon, a digit on each side, ends the line, past "AM", "]", ")" or "):",
+    # or lies near its start, a digit or "[" opening it: a few lines of prose or code)
+    def digit(c: np.ndarray) -> np.ndarray:
+        return (c >= 0x30) & (c <= 0x39)
+    # (first by the line's last two characters, before its break: two digits, a digit and "]" or ")", ")" and a
+    # colon, "AM"; or a blank or "\r" there, read further below; and by its first two, the time first)
+    # (each step reads only the lines the one before kept: a source file's lines end with ")" or ":" by the thousand)
+    end = seams[cand] - 2
+    keep = _STAMP_END[cp[end]] | _STAMP_OPEN[first[cand]]  # (by value, no bounds to check: a code point is < 0x110000)
+    cand, end = cand[keep], end[keep]
+    last = cp[end]
+    opens = digit(first[cand]) | (first[cand] == 0x5B)
+    prev = cp[np.maximum(end - 1, 0)]
+    rev = _member(last, _COLON_CP) & (prev == 0x29)  # (")" and a colon: a digit before the ")", not code's "f(x):")
+    rev[rev] = digit(cp[np.maximum(end[rev] - 2, 0)])
+    opens[opens] = _member(cp[np.minimum(starts[cand[opens]] + 1, cp.size - 1)], _DIGIT_COLON_CP)
+    cand = cand[(digit(prev) & (digit(last) | _member(last, _STAMP_CLOSE_CP))) | rev
+                | (_member(last, _AMPM_CP) & _member(prev | 0x20, _AM_PM_CP)) | _member(last, _STAMP_SPACE_CP) | opens]
+    if cand.size < _LOG_RECORDS_MIN:
+        return _EMPTY_I64
+    at = seams[cand] - 1  # (the line's last character: back from the next line's start past the break, a "\r",
+    for _ in range(3):  # a trailing blank)
+        at = np.where(_in_table(_BLANK, cp[at]) | (cp[at] == 0x0A) | (cp[at] == 0x0D), at - 1, at)
+    a, first, last = starts[cand], first[cand], cp[at]
+    def clock(p: np.ndarray) -> np.ndarray:  # (a clock's colon at p)
+        p = np.minimum(np.maximum(p, 1), cp.size - 2)
+        return (cp[p] == 0x3A) & digit(cp[p - 1]) & digit(cp[p + 1])
+    e = np.where(_member(last, _AMPM_CP), at - 2, np.where(_member(last, _STAMP_CLOSE_CP), at - 1, at))
+    e = np.where(_member(last, _COLON_CP) & (cp[np.maximum(at - 1, 0)] == 0x29), at - 2, e)  # (Rev's "(00:03):")
+    e = e - _member(cp[np.maximum(e, 0)], _STAMP_SPACE_CP)  # (the space before "AM")
+    near_end = digit(cp[np.maximum(e, 0)]) & clock(e - 2) & (e - 2 > a)
+    near_start = digit(first) | (first == 0x5B)
+    hits = np.zeros(int(near_start.sum()), dtype=bool)
+    for k in range(1, _CLOCK_NEAR):
+        hits |= clock(a[near_start] + k)
+    near_start[near_start] = hits
+    cand = cand[near_end | near_start]
+    out = [i for i in cand.tolist() if (m := _MESSAGE_HEADER.fullmatch(text, int(starts[i]), int(ends[i])))
+           and len((m.group("name") or m.group("after")).split()) <= LABEL_MAX_WORDS]
+    # (a header has its message under it: a line under which another such line or a log's stamped line opens is
+    # a record of its own, a log's "2024-05-03 14:02:00 INFO Server started")
+    heads = set(out)
+    out = [i for i in out if i + 1 not in heads and _LOG_TIME.match(text, int(starts[i + 1]), int(ends[i + 1])) is None]
+    return _in_logs(np.asarray(out, np.int64), starts, edges, 0)
 
 
 #: the depth of a division marker's word: a volume holds books and parts, a book chapters, a chapter sections
