@@ -873,9 +873,6 @@ def sentences(text: str) -> list[Sentence]:
     return list(split_sentences(text))
 
 
-_NL_CODES = np.array([ord(c) for c in _NL_CHARS], np.uint32)
-
-
 def split_lines(text: str) -> SentenceSpans:
     """One unit per non-blank line (a conversation turn, a transcript line, a sentence per line),
     spans tiling ``text``: blank lines and trailing whitespace belong to the unit before, as
@@ -889,7 +886,7 @@ def split_lines(text: str) -> SentenceSpans:
     cp = codepoints(text)
     # a line ends where the splitter's lines end (LF, CR, VT, FF, NEL, LS, PS; a CRLF at its LF): a transcript
     # with classic-Mac CR endings was one unit, so one topic
-    is_nl = np.isin(cp, _NL_CODES)
+    is_nl = _in_table(LINE_END, cp)
     is_nl[:-1] &= ~((cp[:-1] == 13) & (cp[1:] == 10))
     nl = np.flatnonzero(is_nl)
     line_start = np.concatenate(([0], nl + 1))
