@@ -1758,6 +1758,23 @@ void lc_read_terms(int64_t ncp, const uint32_t *cp, int64_t m, const int64_t *st
 }
 """
 
+# (the text layer's reads per value: membership in a small set, :func:`in_table`)
+_SRC += r"""
+/* text._arrays._in_table: out[i] = whether v[i] is in the set `table` (a bool byte per value, size of them; what
+   lies below 0 or past its end is not), in one pass where numpy makes four (a compare, a clip, a gather, an and)
+   over the values and builds a temporary for each. LC_IN_TABLE(name, T): one kernel per value type. */
+#define LC_IN_TABLE(NAME, T)                                                                                 \
+void NAME(int64_t n, const T *v, const uint8_t *table, int64_t size, uint8_t *out) {                         \
+    for (int64_t i = 0; i < n; i++) {                                                                        \
+        const uint64_t c = (uint64_t)v[i];  /* (a negative value wraps past any table) */                    \
+        const int in = c < (uint64_t)size;  /* (no branch: text's values fall in and out of a set at random) */  \
+        out[i] = (uint8_t)(in & table[in ? c : 0]);                                                          \
+    }                                                                                                        \
+}
+LC_IN_TABLE(lc_in_table_u32, uint32_t)
+LC_IN_TABLE(lc_in_table_i64, int64_t)
+"""
+
 
 def _bind_text(lib: ctypes.CDLL) -> None:
     """The argument types of the text layer's kernels (their block of ``_SRC``; :func:`_load` calls it)."""
@@ -1766,6 +1783,9 @@ def _bind_text(lib: ctypes.CDLL) -> None:
     lib.lc_read_terms.restype = None
     lib.lc_read_terms.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 2
                                   + [ctypes.c_void_p, ctypes.c_int64] * 6 + [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 2)
+    for name in ("lc_in_table_u32", "lc_in_table_i64"):
+        getattr(lib, name).restype = None
+        getattr(lib, name).argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 2 + [ctypes.c_int64, ctypes.c_void_p]
 
 
 def first_marks(cp: np.ndarray, marks: tuple[str, ...]) -> list[int] | None:
@@ -1801,6 +1821,26 @@ def read_terms(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, tables: tup
                       *(x for t in tabs for x in (t.ctypes.data, t.size)), int(indent), int(title),
                       decided.ctypes.data, term.ctypes.data)
     return decided.view(bool), term.view(bool)
+
+
+#: the value types :func:`in_table` reads, each with its kernel
+_IN_TABLE_KERNELS = {np.dtype(np.uint32): "lc_in_table_u32", np.dtype(np.int64): "lc_in_table_i64"}
+
+
+def in_table(table: np.ndarray, values: np.ndarray) -> np.ndarray | None:
+    """Whether each value of ``values`` (uint32 or int64, any shape) is in the set ``table`` (a bool table by
+    value; what lies below 0 or past its end is not), in one pass (:c:func:`lc_in_table_u32`): what
+    :func:`logichunk.text._arrays._in_table`'s numpy passes give; None when the kernel is not available or the
+    values are of another type."""
+    name = _IN_TABLE_KERNELS.get(values.dtype)
+    lib = _load() if name is not None else None
+    if lib is None or table.dtype != np.bool_ or table.size == 0:
+        return None
+    flat = np.ascontiguousarray(values).reshape(-1)
+    table = _bytes(table)
+    out = np.empty(flat.size, np.uint8)
+    getattr(lib, name)(flat.size, flat.ctypes.data, table.ctypes.data, table.size, out.ctypes.data)
+    return out.view(bool).reshape(values.shape)
 
 
 # ---- end of the text layer's kernels ---------------------------------------------------------------------------

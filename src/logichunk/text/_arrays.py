@@ -40,9 +40,21 @@ _INT_MAX = {np.dtype(t): int(np.iinfo(t).max) for t in (np.int8, np.int16, np.in
                                                          np.uint32, np.uint64)}
 
 
+#: values from which :func:`_in_table` calls its kernel (below it, the call costs more than numpy's passes save)
+_KERNEL_MIN = 256
+
+
 def _in_table(table: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Whether each integer of ``values`` is in the set ``table`` (a bool table by value; what lies below 0
-    or past its end is not)."""
+    or past its end is not). In one compiled pass where the values are many (:func:`logichunk.native.in_table`):
+    numpy's four passes each build a temporary, and the layout reads whole columns of its sentences so."""
+    if values.size >= _KERNEL_MIN and (fast := native.in_table(table, values)) is not None:
+        return fast
+    return _in_table_passes(table, values)
+
+
+def _in_table_passes(table: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """:func:`_in_table` in numpy's passes (the compiled kernel's twin: few values, or no kernel)."""
     top = table.size - 1
     inside = values <= top
     # (two ufuncs cost less than np.clip's Python wrapper on short arrays)
