@@ -32,7 +32,7 @@ def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
 
 
 #: values from which, sets up to which, and members below which :func:`_member` looks up a table
-_TABLE_MIN, _TABLE_SET, _TABLE_TOP = 256, 64, 1 << 17
+_TABLE_MIN, _TABLE_SET, _TABLE_TOP = 256, 256, 1 << 17
 
 
 #: each integer type's largest value (np.iinfo is a class to build, each call)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -141,9 +141,22 @@ def _classify_vector(text: str, cp: np.ndarray, fl: np.ndarray, first: np.ndarra
         return None
     f, e, c0 = first[sel], end[sel], c0[sel].astype(np.int64)
 
-    def g(k):  # character k after the line start, 0 past the line end
-        p = f + k
-        return np.where(p < e, cp[np.minimum(p, n - 1)], 0).astype(np.int64)
+    def g(k, at=None):  # character k after the line start, 0 past the line end (of the lines ``at`` only: all)
+        p = f + k if at is None else f[at] + k
+        return np.where(p < (e if at is None else e[at]), cp[np.minimum(p, n - 1)], 0).astype(np.int64)
+
+    def run(alive: np.ndarray, longest: int, member: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """Per line, how many of its first ``longest`` characters in a row are of the set (``member``), read where
+        a run has none yet only at the lines whose run goes on (in most texts a run ends at its first or second
+        character, and each step read every line)."""
+        count = np.zeros(sel.size, dtype=np.int64)
+        at = np.flatnonzero(alive)
+        for k in range(longest):
+            if at.size == 0:
+                break
+            at = at[member(g(k, at))]
+            count[at] += 1
+        return count
 
     def ws(c):
         return (c == 0) | ((fl[c] & _F_WS) != 0)
@@ -151,12 +164,7 @@ def _classify_vector(text: str, cp: np.ndarray, fl: np.ndarray, first: np.ndarra
     c1, c2 = g(1), g(2)
     fence = ((c0 == 0x60) | (c0 == 0x7E)) & (c1 == c0) & (c2 == c0)
     # ATX heading: 1-6 '#' then a space or the end of the line
-    hashes = np.zeros(sel.size, dtype=np.int64)
-    alive = c0 == 0x23
-    if alive.any():
-        for k in range(7):
-            alive = alive & (g(k) == 0x23)
-            hashes += alive
+    hashes = run(c0 == 0x23, 7, lambda c: c == 0x23)
     heading = (hashes >= 1) & (hashes <= 6) & ws(g(np.minimum(hashes, 6)))
     heading &= ~code_indented(cp, f)  # (a "#" line indented four columns or more is code)
     for i in np.flatnonzero(heading & (g(1) != 0x23)).tolist():  # (a "# define" line is C's)
@@ -173,13 +181,7 @@ def _classify_vector(text: str, cp: np.ndarray, fl: np.ndarray, first: np.ndarra
             rule[i] = False
     bullet = _member(c0, _BULLETS) & ws(c1) & ~rule
     # ordered list: 1-9 digits, then '.', ')', '、'... not followed by a digit
-    digits = np.zeros(sel.size, dtype=np.int64)
-    alive = _digit(c0)
-    if alive.any():
-        for k in range(10):
-            ck = g(k)
-            alive &= _digit(ck)
-            digits += alive
+    digits = run(_digit(c0), 10, _digit)
     mark = g(digits)
     after = g(digits + 1)
     ordered = (digits >= 1) & (digits <= 9) & _member(mark, _ORDERED_MARKS)
