@@ -1773,6 +1773,32 @@ void NAME(int64_t n, const T *v, const uint8_t *table, int64_t size, uint8_t *ou
 }
 LC_IN_TABLE(lc_in_table_u32, uint32_t)
 LC_IN_TABLE(lc_in_table_i64, int64_t)
+
+/* text.lines.line_table: the lines of the code points cp (n of them), split at each LF: per line k its start,
+   its end (the LF's offset, n for the last line), its first offset that is no space nor tab (its end where none)
+   and its last one before its end less a CR right before it (its start - 1 where none). One pass: the LFs found
+   by wmemchr where wchar_t holds a code point (glibc's vectorised search), only each line's edges read after.
+   The four outputs hold n + 1 entries; returns the count of lines. */
+#include <wchar.h>
+int64_t lc_lines(int64_t n, const uint32_t *cp, int64_t *start, int64_t *end, int64_t *first, int64_t *last) {
+    int64_t k = 0, s = 0;
+    for (;;) {
+        int64_t e;
+#if WCHAR_MAX >= 0x10FFFF
+        const wchar_t *hit = s < n ? wmemchr((const wchar_t *)cp + s, L'\n', (size_t)(n - s)) : 0;
+        e = hit ? (int64_t)(hit - (const wchar_t *)cp) : n;
+#else
+        for (e = s; e < n && cp[e] != 0x0A; e++) {}
+#endif
+        int64_t f = s, l = e - 1;
+        while (f < e && (cp[f] == 0x20 || cp[f] == 0x09)) f++;
+        if (l >= s && cp[l] == 0x0D) l--;
+        while (l >= s && (cp[l] == 0x20 || cp[l] == 0x09)) l--;
+        start[k] = s; end[k] = e; first[k] = f; last[k] = l; k++;
+        if (e >= n) return k;
+        s = e + 1;
+    }
+}
 """
 
 
@@ -1783,6 +1809,8 @@ def _bind_text(lib: ctypes.CDLL) -> None:
     lib.lc_read_terms.restype = None
     lib.lc_read_terms.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 2
                                   + [ctypes.c_void_p, ctypes.c_int64] * 6 + [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 2)
+    lib.lc_lines.restype = ctypes.c_int64
+    lib.lc_lines.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 5
     for name in ("lc_in_table_u32", "lc_in_table_i64"):
         getattr(lib, name).restype = None
         getattr(lib, name).argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 2 + [ctypes.c_int64, ctypes.c_void_p]
@@ -1841,6 +1869,18 @@ def in_table(table: np.ndarray, values: np.ndarray) -> np.ndarray | None:
     out = np.empty(flat.size, np.uint8)
     getattr(lib, name)(flat.size, flat.ctypes.data, table.ctypes.data, table.size, out.ctypes.data)
     return out.view(bool).reshape(values.shape)
+
+
+def lines(cp: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`logichunk.text.lines.line_table`'s four columns (start, end, first, last: int64) of the text whose
+    code points ``cp`` (uint32) are, in one pass (:c:func:`lc_lines`); None when the kernel is not available."""
+    lib = _load()
+    if lib is None or cp.dtype != np.uint32 or cp.ndim != 1:
+        return None
+    (cp,) = _c(np.uint32, cp)
+    cols = [np.empty(cp.size + 1, np.int64) for _ in range(4)]  # (pages past the lines are never touched)
+    k = lib.lc_lines(cp.size, cp.ctypes.data, *(c.ctypes.data for c in cols))
+    return tuple(c[:k].copy() for c in cols)  # type: ignore[return-value]
 
 
 # ---- end of the text layer's kernels ---------------------------------------------------------------------------

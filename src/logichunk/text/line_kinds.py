@@ -33,6 +33,7 @@ from ._arrays import _EMPTY_I64, _member
 from .cache import text_cache
 from .charclass import codepoints
 from .end_candidates import _NL_CHARS
+from .lines import head_marks, line_table, tail_marks
 from .records import record_lines
 from .sentence_chars import _F_CJK, _F_UPPER, _F_WS, _scalar_flags
 
@@ -630,15 +631,15 @@ def literal_spans(text: str, taken: list[tuple[int, int, bool]] | None = None) -
     # (the directives found by str.find: a multi-line pattern would try every line of the text)
     directives = [m for mark in (".. code", ".. sourcecode") for at in line_openings(text, mark)
                   if (m := _CODE_DIRECTIVE.match(text, at))]
-    for m in sorted([*_LITERAL_MARK.finditer(text), *directives], key=lambda x: x.start()):
-        a = text.rfind("\n", 0, m.start()) + 1  # the "::" line's start
+    for m_start, m_end in sorted([*_literal_marks_at(text), *((m.start(), m.end()) for m in directives)]):
+        a = text.rfind("\n", 0, m_start) + 1  # the "::" line's start
         if a < edge or _in_taken(a, lo, taken):
             continue
-        directive = text[m.start()] != ":"
+        directive = text[m_start] != ":"
         if not directive and _EXPLICIT_LINE.match(text, a):
             continue  # (a directive's "::" opens its body, no literal block: ".. note::" over its text)
-        base = _indent_of(text[a : m.start()] if not directive else text[a : m.end()])
-        at, end, blank = m.end(), -1, False
+        base = _indent_of(text[a:m_start] if not directive else text[a:m_end])
+        at, end, blank = m_end, -1, False
         while at < len(text):
             nl = text.find("\n", at)
             line_end = len(text) if nl < 0 else nl
@@ -657,9 +658,18 @@ def literal_spans(text: str, taken: list[tuple[int, int, bool]] | None = None) -
                 break
             at = nl + 1
         if end > 0:
-            out.append((a if directive else m.start(), end, False))
+            out.append((a if directive else m_start, end, False))
             edge = end
     return out
+
+
+def _literal_marks_at(text: str) -> list[tuple[int, int]]:
+    """Where :data:`_LITERAL_MARK` matches in ``text``, as ``(start, end)``: the lines that end with ``::`` (past
+    spaces and tabs and a carriage return) before a line feed, read from the text's :func:`~.lines.line_table`
+    (a regular expression's scan read every character of a text of code, dense in ``::``)."""
+    t = line_table(text)
+    k = tail_marks(text, "::")
+    return list(zip((t.last[k] - 1).tolist(), (t.end[k] + 1).tolist(), strict=True))
 
 
 #: reStructuredText's directive opening a line (``.. note::``, ``.. image:: cat.png``, ``.. py:function::``)
@@ -684,10 +694,10 @@ def directive_options(text: str) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     if not _contains(text, "::"):  # (every directive holds "::", most texts none: known once, where the regex
         return out  # search read the whole text, ~2 ns a character)
-    for m in _DIRECTIVE.finditer(text):  # (one search for the directive's marks, then whether it opens its line)
-        at = m.start()
-        line = text.rfind("\n", 0, at) + 1
-        if text[line:at].strip(" \t"):
+    t = line_table(text)  # (the lines that open with ".." past their indent, a directive's mark tried at each: a
+    for k in head_marks(text, "..").tolist():  # regular expression's scan read every character of the text)
+        at, line = int(t.first[k]), int(t.start[k])
+        if _DIRECTIVE.match(text, at) is None:
             continue
         base = _indent_of(text[line:at])
         nl = text.find("\n", at)

@@ -18,6 +18,7 @@ import numpy as np
 from ._arrays import _member
 from .cache import text_cache
 from .charclass import codepoints
+from .lines import line_table
 
 #: the fewest lines a CSV, a JSON Lines file or an aligned table holds (a header and two records)
 RECORDS_MIN = 3
@@ -115,17 +116,19 @@ def _aligned_tables(text: str) -> tuple[tuple[tuple[int, ...], tuple[int, ...]],
     if at.shape[0] < RECORDS_MIN:
         return ()
     a, b = at[:, 0], at[:, 1]
-    start = np.asarray([text.rfind("\n", 0, x) + 1 for x in a.tolist()], np.int64)  # (each gutter's line)
+    t = line_table(text)
+    line = np.searchsorted(t.start, a, side="right") - 1  # (each gutter's line)
+    start = t.start[line]
     head = np.concatenate(([True], start[1:] != start[:-1]))  # (a line's first gutter)
     heads = np.flatnonzero(head)
-    # (where a line's first cell opens, past its indent; each later cell opens where the gutter before it ends)
-    first = [s + len(x) - len(x.lstrip(" \t")) for s, x in
-             ((s, text[s:e]) for s, e in zip(start[heads].tolist(), a[heads].tolist(), strict=True))]
+    # (where a line's first cell opens, past its indent: a gutter follows a character that is no blank on its line;
+    # each later cell opens where the gutter before it ends)
+    first = t.first[line[heads]]
     opened = np.concatenate(([0], b[:-1]))
     opened[heads] = first
     # (a Markdown table's row, "|" first, is a unit already and its header read as such; a cell of marks alone
     # is no cell: a quote's ">", a comment's "#", a list's "1." before its text)
-    piped = np.asarray([text[f] == "|" for f in first], bool)
+    piped = codepoints(text)[first] == 0x7C
     kept = np.flatnonzero(~piped[np.cumsum(head) - 1])
     kept = kept[np.asarray([_ALNUM.search(text, o, x) is not None
                             for o, x in zip(opened[kept].tolist(), a[kept].tolist(), strict=True)], bool)]
@@ -136,8 +139,8 @@ def _aligned_tables(text: str) -> tuple[tuple[tuple[int, ...], tuple[int, ...]],
     opens, closes = (b[kept] - own).tolist(), (a[kept] - own).tolist()
     starts = own[cut[:-1]].tolist()
     # (whether each line comes right under the one before it: a table's rows do)
-    under = [k > 0 and text.rfind("\n", 0, r - 1) + 1 == starts[k - 1] and text[r - 1] == "\n"
-             for k, r in enumerate(starts)]
+    own_line = line[kept][cut[:-1]]
+    under = np.concatenate(([False], own_line[1:] == own_line[:-1] + 1)).tolist()
     out = []
     k, n = 0, len(starts)
     while k < n:
