@@ -873,6 +873,6 @@ def _inside(pos: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """True where ``pos`` falls in one of the sorted, disjoint ranges ``[lo, hi)``."""
     if lo.size == 0 or pos.size == 0:
         return np.zeros(pos.size, dtype=bool)
-    k = np.searchsorted(lo, pos, side="right") - 1
+    k = native.searchsorted(lo, pos, side="right") - 1  # (positions mostly in order: each search from the one before)
     kk = np.maximum(k, 0)
     return (k >= 0) & (pos < hi[kk])

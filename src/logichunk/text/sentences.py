@@ -473,8 +473,8 @@ def _comment_breaks(text: str, cp: np.ndarray, nl: np.ndarray, w_nl: np.ndarray,
         if d_lo.size:
             k = np.searchsorted(d_lo, ts, side="right") - 1
             comment = comment | ((k >= 0) & (ts < d_hi[np.maximum(k, 0)]))
-    over = np.searchsorted(ts, nl, side="right") - 1
-    under = np.minimum(np.searchsorted(ts, w_nl, side="left"), ts.size - 1)
+    over = native.searchsorted(ts, nl, side="right") - 1  # (in order: each search from the one before, in C)
+    under = np.minimum(native.searchsorted(ts, w_nl, side="left"), ts.size - 1)
     return (over >= 0) & comment[np.maximum(over, 0)] & comment[under]
 
 
