@@ -685,6 +685,31 @@ static inline __attribute__((always_inline)) int64_t lc_walk_one(const uint32_t 
         int64_t nnote, uint8_t *more, uint8_t *noted) {
     int64_t k = 0;
     uint8_t nd = 0;
+    /* where every position the walk may read lies in the text (most walks: a line's edges), the same walk with
+       its reach set once: no clamp, no bound nor step count to test per step (lo..hi: the positions it may read) */
+    const int64_t hi = back ? a : (bound < a + steps ? bound : a + steps) - 1;
+    const int64_t lo = back ? (bound > a - steps + 1 ? bound : a - steps + 1) : a;
+    if (lo >= 0 && hi <= ncp - 1 && a >= 0 && a <= ncp - 1) {
+        const int64_t a0 = a;
+        if (back) {
+            for (; a >= lo; a--) {
+                const uint32_t c = cp[a];
+                if (c >= (uint64_t)ntake || !take[c]) break;
+                if (c < (uint64_t)nnote && note[c]) nd = 1;
+            }
+            k = a0 - a;
+        } else {
+            for (; a <= hi; a++) {
+                const uint32_t c = cp[a];
+                if (c >= (uint64_t)ntake || !take[c]) break;
+                if (c < (uint64_t)nnote && note[c]) nd = 1;
+            }
+            k = a - a0;
+        }
+        *more = k == steps;
+        *noted = nd;
+        return a;
+    }
     for (; k < steps; k++) {
         const int64_t p = a < 0 ? 0 : (a > ncp - 1 ? ncp - 1 : a);
         const uint32_t c = cp[p];
