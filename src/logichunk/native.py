@@ -1799,6 +1799,53 @@ void NAME(int64_t n, const T *v, const uint8_t *table, int64_t size, uint8_t *ou
 LC_IN_TABLE(lc_in_table_u32, uint32_t)
 LC_IN_TABLE(lc_in_table_i64, int64_t)
 
+/* text.structure._stamp_lines: a chat export's header lines' reading before its regular expression, per candidate
+   line i (its sentence's start starts[i] and seam seams[i]: the next line's start), in one pass over the lines'
+   own last and first characters where numpy gathered them step by step from all over the text: out[i] bit 1, the
+   line passes the first step (its last two characters or its first two may be a clock's); bit 2, it passes both
+   (a clock's colon near its end or near its start, within `near` characters). bits: the sets by code point (LC_ST_*,
+   nbits entries; past the end: none). An index below 0 reads from the text's end, and the reads clipped where
+   numpy's were, so the same answers; n >= 3. */
+enum { LC_ST_END = 1, LC_ST_OPEN = 2, LC_ST_COLON = 4, LC_ST_CLOSE = 8, LC_ST_AMPM = 16, LC_ST_AP = 32, LC_ST_SPACE = 64,
+       LC_ST_DIGCOLON = 128, LC_ST_BLANK = 256 };
+LC_INLINE uint32_t lc_cpw(const uint32_t *cp, int64_t n, int64_t i) { return cp[i < 0 ? i + n : i]; }
+LC_INLINE int lc_dig(uint32_t c) { return c - 0x30u < 10u; }
+LC_INLINE int lc_st(const uint16_t *bits, int64_t nbits, uint32_t c, int bit) { return c < (uint64_t)nbits && (bits[c] & bit); }
+LC_INLINE int lc_clock(const uint32_t *cp, int64_t n, int64_t p) {
+    p = p < 1 ? 1 : p;
+    p = p > n - 2 ? n - 2 : p;
+    return cp[p] == 0x3A && lc_dig(cp[p - 1]) && lc_dig(cp[p + 1]);
+}
+void lc_stamps(int64_t n, const uint32_t *cp, int64_t m, const int64_t *starts, const int64_t *seams,
+               const uint16_t *bits, int64_t nbits, int64_t near, uint8_t *out) {
+    for (int64_t i = 0; i < m; i++) {
+        const int64_t s = starts[i], z = seams[i], e = z - 2;
+        const uint32_t f = cp[s], last = lc_cpw(cp, n, e);
+        out[i] = 0;
+        if (!lc_st(bits, nbits, last, LC_ST_END) && !lc_st(bits, nbits, f, LC_ST_OPEN)) continue;
+        const uint32_t prev = cp[e - 1 > 0 ? e - 1 : 0];
+        const int opens = (lc_dig(f) || f == 0x5B) && lc_st(bits, nbits, cp[s + 1 < n - 1 ? s + 1 : n - 1], LC_ST_DIGCOLON);
+        const int rev = lc_st(bits, nbits, last, LC_ST_COLON) && prev == 0x29 && lc_dig(cp[e - 2 > 0 ? e - 2 : 0]);
+        if (!((lc_dig(prev) && (lc_dig(last) || lc_st(bits, nbits, last, LC_ST_CLOSE))) || rev
+              || (lc_st(bits, nbits, last, LC_ST_AMPM) && lc_st(bits, nbits, prev | 0x20, LC_ST_AP))
+              || lc_st(bits, nbits, last, LC_ST_SPACE) || opens)) continue;
+        out[i] = 1;
+        int64_t at = z - 1;
+        for (int k = 0; k < 3; k++) {
+            const uint32_t c = lc_cpw(cp, n, at);
+            if (lc_st(bits, nbits, c, LC_ST_BLANK) || c == 0x0A || c == 0x0D) at--;
+        }
+        const uint32_t end = lc_cpw(cp, n, at);
+        int64_t x = lc_st(bits, nbits, end, LC_ST_AMPM) ? at - 2 : lc_st(bits, nbits, end, LC_ST_CLOSE) ? at - 1 : at;
+        if (lc_st(bits, nbits, end, LC_ST_COLON) && cp[at - 1 > 0 ? at - 1 : 0] == 0x29) x = at - 2;
+        x -= lc_st(bits, nbits, cp[x > 0 ? x : 0], LC_ST_SPACE);
+        int keep = lc_dig(cp[x > 0 ? x : 0]) && lc_clock(cp, n, x - 2) && x - 2 > s;
+        if (!keep && (lc_dig(f) || f == 0x5B))
+            for (int64_t k = 1; k < near && !keep; k++) keep = lc_clock(cp, n, s + k);
+        out[i] |= keep ? 2 : 0;
+    }
+}
+
 /* text.lines.line_table: the lines of the code points cp (n of them), split at each LF: per line k its start,
    its end (the LF's offset, n for the last line), its first offset that is no space nor tab (its end where none)
    and its last one before its end less a CR right before it (its start - 1 where none). One pass: the LFs found
@@ -1834,6 +1881,9 @@ def _bind_text(lib: ctypes.CDLL) -> None:
     lib.lc_read_terms.restype = None
     lib.lc_read_terms.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 2
                                   + [ctypes.c_void_p, ctypes.c_int64] * 6 + [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 2)
+    lib.lc_stamps.restype = None
+    lib.lc_stamps.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 3
+                              + [ctypes.c_int64] * 2 + [ctypes.c_void_p])
     lib.lc_lines.restype = ctypes.c_int64
     lib.lc_lines.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 5
     for name in ("lc_in_table_u32", "lc_in_table_i64"):
@@ -1894,6 +1944,21 @@ def in_table(table: np.ndarray, values: np.ndarray) -> np.ndarray | None:
     out = np.empty(flat.size, np.uint8)
     getattr(lib, name)(flat.size, flat.ctypes.data, table.ctypes.data, table.size, out.ctypes.data)
     return out.view(bool).reshape(values.shape)
+
+
+def stamps(cp: np.ndarray, starts: np.ndarray, seams: np.ndarray, bits: np.ndarray, near: int) -> np.ndarray | None:
+    """:func:`logichunk.text.structure._stamp_lines`' two steps per candidate line (its sentence's start and seam;
+    ``cp``: uint32 code points, three or more; ``bits``: uint16 sets by code point), in one pass
+    (:c:func:`lc_stamps`): per line, bit 1 where it passes the first step, bit 2 where it passes both; None when the
+    kernel is not available."""
+    lib = _load()
+    if lib is None or cp.dtype != np.uint32 or cp.size < 3 or bits.dtype != np.uint16:
+        return None
+    (cp,), (starts, seams), (bits,) = _c(np.uint32, cp), _c(np.int64, starts, seams), _c(np.uint16, bits)
+    out = np.empty(starts.size, np.uint8)
+    lib.lc_stamps(cp.size, cp.ctypes.data, starts.size, starts.ctypes.data, seams.ctypes.data, bits.ctypes.data,
+                  bits.size, int(near), out.ctypes.data)
+    return out
 
 
 def lines(cp: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:

@@ -2251,6 +2251,40 @@ def _message_headers(text: str, cp: np.ndarray, first: np.ndarray, starts: np.nd
     ``seams``: the sentences' seams (each line's end: the start of the line after it)."""
     if cand.size < _LOG_RECORDS_MIN:
         return _EMPTY_I64
+    fast = native.stamps(cp, starts[cand], seams[cand], _stamp_bits(), _CLOCK_NEAR)
+    if fast is not None:  # (in C: the candidates' own characters, one line at a time)
+        if np.count_nonzero(fast & 1) < _LOG_RECORDS_MIN:
+            return _EMPTY_I64
+        cand = cand[(fast & 2) != 0]
+    else:
+        cand = _stamp_lines(cp, first, starts, seams, cand)
+    out = [i for i in cand.tolist() if (m := _MESSAGE_HEADER.fullmatch(text, int(starts[i]), int(ends[i])))
+           and len((m.group("name") or m.group("after")).split()) <= LABEL_MAX_WORDS]
+    # (a header has its message under it: a line under which another such line or a log's stamped line opens is
+    # a record of its own, a log's "2024-05-03 14:02:00 INFO Server started")
+    heads = set(out)
+    out = [i for i in out if i + 1 not in heads and _LOG_TIME.match(text, int(starts[i + 1]), int(ends[i + 1])) is None]
+    return _in_logs(np.asarray(out, np.int64), starts, edges, 0)
+
+
+@lru_cache(maxsize=1)
+def _stamp_bits() -> np.ndarray:
+    """The sets :func:`_stamp_lines` reads, as bits of one uint16 table by code point (the compiled pass's:
+    :func:`logichunk.native.stamps`, its ``LC_ST_*`` in this order)."""
+    sets = (np.flatnonzero(_STAMP_END), np.flatnonzero(_STAMP_OPEN), _COLON_CP, _STAMP_CLOSE_CP, _AMPM_CP, _AM_PM_CP,
+            _STAMP_SPACE_CP, _DIGIT_COLON_CP, np.flatnonzero(_BLANK))
+    bits = np.zeros(max(int(x.max()) for x in sets) + 1, np.uint16)
+    for k, members in enumerate(sets):
+        bits[members.astype(np.int64)] |= np.uint16(1 << k)
+    bits.flags.writeable = False
+    return bits
+
+
+def _stamp_lines(cp: np.ndarray, first: np.ndarray, starts: np.ndarray, seams: np.ndarray, cand: np.ndarray
+                 ) -> np.ndarray:
+    """The lines among ``cand`` (three or more) that :func:`_message_headers` reads with its regular expression: a
+    clock's colon near the line's end or near its start (none where fewer than :data:`_LOG_RECORDS_MIN` lines pass
+    the first step). The numpy passes of :func:`logichunk.native.stamps` (its twin: the same lines)."""
     # (read in Python only where a clock's colon, a digit on each side, ends the line, past "AM", "]", ")" or "):",
     # or lies near its start, a digit or "[" opening it: a few lines of prose or code)
     def digit(c: np.ndarray) -> np.ndarray:
@@ -2287,14 +2321,7 @@ def _message_headers(text: str, cp: np.ndarray, first: np.ndarray, starts: np.nd
     for k in range(1, _CLOCK_NEAR):
         hits |= clock(a[near_start] + k)
     near_start[near_start] = hits
-    cand = cand[near_end | near_start]
-    out = [i for i in cand.tolist() if (m := _MESSAGE_HEADER.fullmatch(text, int(starts[i]), int(ends[i])))
-           and len((m.group("name") or m.group("after")).split()) <= LABEL_MAX_WORDS]
-    # (a header has its message under it: a line under which another such line or a log's stamped line opens is
-    # a record of its own, a log's "2024-05-03 14:02:00 INFO Server started")
-    heads = set(out)
-    out = [i for i in out if i + 1 not in heads and _LOG_TIME.match(text, int(starts[i + 1]), int(ends[i + 1])) is None]
-    return _in_logs(np.asarray(out, np.int64), starts, edges, 0)
+    return cand[near_end | near_start]
 
 
 #: the depth of a division marker's word: a volume holds books and parts, a book chapters, a chapter sections
