@@ -223,7 +223,9 @@ def test_mcp_add_file_reads_a_codec_named(tmp_path):
     out = kb.add_file(project, "ja.txt", folders, kb.Limits(), encoding="shift_jis")
     assert out["decoded"] == "shift_jis" and out["chars"] == len(JA)
     assert kb.add_file(project, "zh.txt", folders, kb.Limits())["decoded"] == "gb18030"
-    with pytest.raises(InputError, match="not valid UTF-8"):
+    with pytest.raises(InputError, match="not valid UTF-8") as e:
         kb.add_file(project, "ja.txt", folders, kb.Limits())
+    # what to do in the tool's words: its argument, not the CLI's flag
+    assert "add_file's `encoding` argument" in str(e.value) and "--encoding" not in str(e.value)
     with pytest.raises(InputError, match="unknown encoding"):
         kb.add_file(project, "ja.txt", folders, kb.Limits(), encoding="nope")

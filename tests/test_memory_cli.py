@@ -143,7 +143,8 @@ def test_bad_files(tmp_path, capsys):
     assert code == 2 and "binary" in err
     (tmp_path / "latin.jsonl").write_bytes('{"user": "caf\xe9"}\n'.encode("latin-1"))
     code, _, err = run(["memory", "replay", str(tmp_path / "latin.jsonl"), "--embedder", "hash"], capsys)
-    assert code == 2 and "not valid UTF-8" in err
+    assert code == 2 and "not valid UTF-8" in err and err.rstrip().endswith("convert the file to UTF-8")
+    assert "--encoding" not in err  # (this verb takes no encoding: JSON Lines are UTF-8)
     code, _, err = run(["memory", "replay", str(tmp_path), "--embedder", "hash"], capsys)
     assert code == 2 and "folder" in err
     f = write(tmp_path, "ok.jsonl", TURNS)

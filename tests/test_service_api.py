@@ -204,7 +204,10 @@ def test_upload_and_read_with_an_encoding(client):
     assert client.post("/api/read", headers=H, content=zh.encode()).json()["decoded"] == ""
     tw = "長城是中國古代的軍事防禦工程。\n"
     refused = client.post("/api/read", headers=H, content=tw.encode("big5"))
-    assert refused.status_code == 400 and "not valid UTF-8" in refused.json()["error"]["message"]
+    said = refused.json()["error"]["message"]
+    # what to do in this service's words: its URL parameter, not the CLI's flag
+    assert refused.status_code == 400 and "not valid UTF-8" in said and "the `encoding` URL parameter" in said
+    assert "--encoding" not in said
     wrong = client.post("/api/read?encoding=shift_jis", headers=H, content=tw.encode("big5"))
     assert wrong.status_code == 400 and "not valid shift_jis at byte" in wrong.json()["error"]["message"]
     unknown = client.post("/api/read?encoding=nope", headers=H, content=b"text")

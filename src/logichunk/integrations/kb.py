@@ -31,6 +31,7 @@ from ..store import ChunkRow, Store, origins, refs
 from ..store.document_layout import DocLayout, document_summary, hit_pages
 from ..store.ingest import SUFFIXES, ingest_text, read_text_file
 from ..text.decode import (
+    Undecoded,
     check_encoding,
     check_not_blank,
     check_storable,
@@ -222,7 +223,10 @@ def add_file(project: Project, path: str, folders: Folders, limits: Limits, titl
     # (a compressed file is refused once it unpacks past the bound, as an upload is: a small gzip file
     # may hold gigabytes)
     how: list[str] = []
-    text = read_text_file(real, max_unpacked=4 * limits.max_text_chars, encoding=encoding, on_decoding=how.append)
+    try:
+        text = read_text_file(real, max_unpacked=4 * limits.max_text_chars, encoding=encoding, on_decoding=how.append)
+    except Undecoded as e:  # (said with this tool's argument, not the CLI's flag)
+        raise e.said_by("mcp") from None
     why = empty_input(text)
     if why:  # (the CLI's words for a file: ``logichunk ingest`` refuses it so)
         raise InputError(f"{path}: {why}, nothing to store")

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..text.decode import read_path, read_text
+from ..text.decode import Undecoded, read_path, read_text
 from .block import LogicalBlock
 
 __all__ = ["Conversation", "read_conversations"]
@@ -54,14 +54,13 @@ def _shape(row: Mapping[str, Any]) -> str:
 def read_conversations(path: str | Path) -> list[Conversation]:
     """Conversations of a JSONL file (``-`` = stdin); see the module docstring."""
     source = str(path)
-    if source == "-":
-        text = read_text(sys.stdin.buffer.read(), source="<stdin>")
-        source = "<stdin>"
-    else:
-        p = Path(path)
-        if p.is_dir():
-            raise InputError(f"{p}: is a folder, expected a JSONL file")
-        text = read_path(p)
+    if source != "-" and Path(path).is_dir():
+        raise InputError(f"{path}: is a folder, expected a JSONL file")
+    try:
+        text = read_text(sys.stdin.buffer.read(), source="<stdin>") if source == "-" else read_path(Path(path))
+    except Undecoded as e:  # (no encoding is taken here: JSON Lines are UTF-8)
+        raise e.said_by(None) from None
+    source = "<stdin>" if source == "-" else source
     out: list[Conversation] = []
     shape: str | None = None
     # turn-per-line files: the turns of each conversation in file order (None: a run of lines without an id),

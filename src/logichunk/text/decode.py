@@ -53,7 +53,8 @@ from typing import BinaryIO
 from ..errors import InputError
 from .pdf import is_pdf, pdf_text
 
-__all__ = ["COMPRESSED_SUFFIXES", "DETECT_BYTES", "SNIFF_BYTES", "check_encoding", "check_storable", "check_unicode",
+__all__ = ["COMPRESSED_SUFFIXES", "DETECT_BYTES", "ENCODING_WAYS", "SNIFF_BYTES", "Undecoded", "check_encoding",
+           "check_storable", "check_unicode",
            "plain_stem", "plausibly_chinese", "read_blocks", "read_path", "read_text", "text_file_name"]
 
 #: How much of the input is inspected for signs of a binary file.
@@ -250,8 +251,30 @@ def _implausible(body: bytes, sample: str) -> str:
     return ""
 
 
-#: what an error tells a user whose bytes are not UTF-8 to do
-_NAME_IT = "convert the file to UTF-8 or name its encoding (--encoding NAME: gbk, big5, shift_jis, cp1252...)"
+#: how each interface takes the codec a file's bytes are read with, which a refusal of bytes that are not UTF-8
+#: names (:class:`Undecoded`): a service's or an agent's user cannot pass the CLI's flag
+ENCODING_WAYS = {
+    "cli": "--encoding NAME",
+    "service": "the `encoding` URL parameter",
+    "mcp": "add_file's `encoding` argument",
+}
+
+
+class Undecoded(InputError):
+    """Bytes that are not UTF-8 and that no reading of ours decodes. The message ends saying what to do, in the
+    words of the interface that read them (:meth:`said_by`; the CLI's by default): one sentence, each
+    interface's own way of naming an encoding filled in."""
+
+    def __init__(self, what: str, interface: str | None = "cli") -> None:
+        self.what = what
+        way = ENCODING_WAYS.get(interface or "")
+        todo = (f"convert the file to UTF-8 or name its encoding ({way}: gbk, big5, shift_jis, cp1252...)" if way
+                else "convert the file to UTF-8")  # (an interface that takes no encoding)
+        super().__init__(f"{what}; {todo}")
+
+    def said_by(self, interface: str | None) -> Undecoded:
+        """This refusal as ``interface`` (a key of :data:`ENCODING_WAYS`; None: one that takes no encoding) says it."""
+        return Undecoded(self.what, interface)
 
 
 def check_encoding(name: str | None) -> str | None:
@@ -337,8 +360,8 @@ def _bad_bytes(source: str, codec: str, at: int, bad: int, packed: str, named: b
     if named:
         return InputError(f"{source}: not valid {codec} at {where} (0x{bad:02x}), the encoding named; name the one "
                           "the file was saved in, or convert it to UTF-8")
-    return InputError(f"{source}: not UTF-8, and read as GB18030 (its first bytes read as Chinese), but not valid "
-                      f"GB18030 at {where} (0x{bad:02x}); {_NAME_IT}")
+    return Undecoded(f"{source}: not UTF-8, and read as GB18030 (its first bytes read as Chinese), but not valid "
+                     f"GB18030 at {where} (0x{bad:02x})")
 
 
 def _check_decoded(sample: str, source: str) -> None:
@@ -482,7 +505,7 @@ def _not_utf8(source: str, head: bytes, at: int, bad: int, packed: str = "") -> 
     if _packed(head):
         return _binary(source, head)
     where = f"byte {at} of the decompressed text ({packed})" if packed else f"byte {at}"
-    return InputError(f"{source}: not valid UTF-8 at {where} (0x{bad:02x}); {_NAME_IT}")
+    return Undecoded(f"{source}: not valid UTF-8 at {where} (0x{bad:02x})")
 
 
 def read_blocks(path: str | os.PathLike[str] | BinaryIO, *, block: int = 1 << 20,

@@ -9,8 +9,8 @@ from fastapi import Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
 
 from ...errors import InputError
+from ...text.decode import Undecoded, check_storable, empty_input, read_text
 from ...text.decode import check_not_blank as check_not_blank_text
-from ...text.decode import check_storable, empty_input, read_text
 from ...text.pdf import is_pdf
 from ..auth import require_key
 from ..errors import ApiError
@@ -119,8 +119,11 @@ async def read_upload(request: Request, fallback_name: str, encoding: str | None
     # binary, invalid UTF-8, a scan -> a clear 400; a compressed upload holds no more than a plain one may
     limit = service(request).settings.service_max_body_bytes
     how: list[str] = []
-    text = await run_in_threadpool(lambda: read_text(data, source=name, max_unpacked=limit, encoding=encoding,
-                                                     on_decoding=how.append))
+    try:
+        text = await run_in_threadpool(lambda: read_text(data, source=name, max_unpacked=limit, encoding=encoding,
+                                                         on_decoding=how.append))
+    except Undecoded as e:  # (said with this service's way of naming an encoding, not the CLI's flag)
+        raise e.said_by("service") from None
     if empty_input(text):  # (the CLI's words for a file: `logichunk chunk` and `ingest` refuse it so)
         raise ApiError(422, "invalid_request", f"{name}: {empty_input(text)}")
     return Upload(text, filename, title, is_pdf(data), "".join(how))
