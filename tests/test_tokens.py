@@ -262,16 +262,35 @@ def test_hub_ids_read_only_the_cache_offline(monkeypatch):
     T._resolve_name.cache_clear()
 
 
-@pytest.mark.parametrize("offsets, needle", [([(0, 10**9)], "offsets must be"), ([(-1, 2)], "offsets must be"),
-                                             ([(5, 2)], "offsets must be"), ([("a", "b")], "not whole numbers")])
+@pytest.mark.parametrize("offsets, needle", [
+    ([(0, 10**9)], "offsets must be"), ([(-1, 2)], "offsets must be"), ([(5, 2)], "offsets must be"),
+    ([("a", "b")], "start offsets that are not numbers"),
+    # NaN cast to int64 was named as the offset -2**63; 2.5 was read as 2
+    ([(0, 1), (1, float("nan"))], r"a non-finite end offset \(nan\) for token 1 of the 40-character text 'Hello"),
+    ([(float("-inf"), 1)], r"a non-finite start offset \(-inf\) for token 0"),
+    ([(0, 1), (1.5, 2)], r"a non-integer start offset \(1.5\) for token 1")])
 def test_a_tokenizer_s_offsets_outside_the_text_are_one_line(offsets, needle):
     """A hand-written tokenizer that returns offsets outside the text (or reversed) was clipped into one huge
-    token: every limit then held, for a chunk of any length. It is refused, naming the first bad token."""
+    token: every limit then held, for a chunk of any length. It is refused, in one line naming the tokenizer,
+    the first bad token and the text it was given."""
     from logichunk import chunk
     from logichunk.errors import InputError
 
-    with pytest.raises(InputError, match=needle):
+    with pytest.raises(InputError, match=needle) as e:
         chunk("Some words in a short text. " * 4, max_size=12, unit="tokens", tokenizer=lambda text: offsets)
+    assert "\n" not in str(e.value) and "9223372036854775808" not in str(e.value)
+    assert str(e.value).startswith("tokenizer '<lambda>' ")
+
+
+def test_whole_float_offsets_are_read_as_offsets():
+    """A tokenizer whose offsets come as floats that are whole numbers (a numpy float array) is read as before."""
+    from logichunk import chunk
+
+    text = "Some words in a short text. " * 4
+    as_ints = chunk(text, max_size=12, unit="tokens", tokenizer=lambda t: [(i, i + 1) for i in range(len(t))])
+    as_floats = chunk(text, max_size=12, unit="tokens",
+                      tokenizer=lambda t: np.array([(i, i + 1) for i in range(len(t))], dtype=float))
+    assert [(c.start, c.end) for c in as_ints] == [(c.start, c.end) for c in as_floats]
 
 
 # --------------------------------------------------------------------------- a tokenizer's own encode (QA s28)
