@@ -20,7 +20,7 @@ from logichunk.store import Store, sha256
 from logichunk.store.replace import document_sha256, replace_text
 from logichunk.text.decode import read_blocks, read_text
 from logichunk.text.end_candidates import _NL_CHARS
-from logichunk.text.sentences import split_lines
+from logichunk.text.sentences import BREAK_LINE, BREAK_PARAGRAPH, split_lines
 
 TEXT = "Hello world. 你好世界。\nSecond line here.\n"
 
@@ -153,6 +153,28 @@ def test_split_lines_units_are_one_line_each_and_tile_the_text(text):
         unit = text[a:b].lstrip()  # (the first unit holds the blank lines before it too)
         first = min((i for i, ch in enumerate(unit) if ch in _NL_CHARS and unit[i:i + 2] != "\r\n"), default=len(unit))
         assert not unit[first + 1:].strip(), repr(unit)  # after its line: only blank lines
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_LINE_CHARS, max_size=60).map("".join))
+def test_split_lines_reads_a_form_feed_or_u2029_as_a_paragraph_break(text):
+    """The gap after a unit is a paragraph break when a blank line follows its line, or a line ends in a form
+    feed or U+2029, as split_sentences and the layout read them (before: a blank line only)."""
+    s = split_lines(text)
+    for k in range(1, s.starts.size):
+        unit = text[int(s.starts[k - 1]) : int(s.starts[k])]
+        tail = unit.lstrip()  # (the first unit holds the blank lines before it too)
+        ends = [ch for i, ch in enumerate(tail) if ch in _NL_CHARS and tail[i:i + 2] != "\r\n"]
+        para = len(ends) >= 2 or "\x0c" in ends or "\u2029" in ends
+        assert s.breaks[k - 1] == (BREAK_PARAGRAPH if para else BREAK_LINE), (repr(text), k)
+
+
+def test_segment_by_lines_parts_a_transcript_at_form_feeds_only_as_at_blank_lines():
+    """A transcript whose parts are set apart by form feeds reads as one set apart by blank lines."""
+    assert split_lines("a\fb\u2029c\nd").breaks.tolist() == [BREAK_PARAGRAPH, BREAK_PARAGRAPH, BREAK_LINE]
+    blank = segment("\n".join(_EN) + "\n\n" + "\n".join(_ZH) + "\n", units="lines")
+    ff = segment("\n".join(_EN) + "\n\x0c" + "\n".join(_ZH) + "\n", units="lines")
+    assert [c.span for c in ff.roots()] == [c.span for c in blank.roots()]
 
 
 # ------------------------------------------------------------------ the recursive baseline on many long words

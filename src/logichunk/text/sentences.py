@@ -158,6 +158,9 @@ INDENT = _chars_table("\t" + "".join(chr(c) for c in range(0x3001) if unicodedat
 INDENT.flags.writeable = False
 #: the line terminators (every one ends a sentence), a bool table by code point
 LINE_END = _chars_table(_NL_CHARS)
+#: the line terminators that are a paragraph break alone (form feed, U+2029: the splitter's ``_K_NL2``), a bool
+#: table by code point
+PARAGRAPH_END = _chars_table("".join(c for c, kind in _ALL_CAND.items() if kind == _K_NL2))
 LINE_END.flags.writeable = False
 _MAX_WALK = 1 << 30
 
@@ -877,7 +880,8 @@ def split_lines(text: str) -> SentenceSpans:
     """One unit per non-blank line (a conversation turn, a transcript line, a sentence per line),
     spans tiling ``text``: blank lines and trailing whitespace belong to the unit before, as
     whitespace does in :func:`split_sentences`; the gap before a unit is a paragraph break when a
-    blank line precedes it, else a line break."""
+    blank line, a form feed or U+2029 precedes it (as :func:`split_sentences` and the layout read them), else
+    a line break."""
     if not isinstance(text, str):
         raise TypeError(f"split_lines expects str, got {type(text).__name__}")
     n = len(text)
@@ -903,7 +907,10 @@ def split_lines(text: str) -> SentenceSpans:
     ends = np.append(starts[1:], n)
     # a blank line between two units: the line before a unit's first line is blank
     idx = np.flatnonzero(filled)
-    blank_before = np.diff(idx) > 1
+    # (line m ends at line_start[m + 1] - 1: how many of lines idx[k]..idx[k + 1] - 1 end a paragraph alone)
+    para = np.zeros(line_start.size, np.int64)
+    np.cumsum(_in_table(PARAGRAPH_END, cp[line_start[1:] - 1]), out=para[1:])
+    blank_before = (np.diff(idx) > 1) | (para[idx[1:]] > para[idx[:-1]])
     breaks = np.where(blank_before, BREAK_PARAGRAPH, BREAK_LINE).astype(np.int8)
     for a in (starts, ends, breaks):
         a.flags.writeable = False
