@@ -190,6 +190,17 @@ def test_the_tree_view_escapes_control_characters(tmp_path, capsys):
     assert json.loads(out.splitlines()[0])["text"] == f.read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("window", [[], ["--window", "1000"]])
+def test_the_markdown_view_escapes_control_characters(tmp_path, capsys, window):
+    """--format markdown is for reading (each leaf quoted line by line): an ESC, BEL or C1 CSI from the file is
+    written as an escape, not as itself, which drove the reader's terminal; tabs and line breaks stay."""
+    f = tmp_path / "esc.txt"
+    f.write_text("Red \x1b[31mtext\x07 here.\tNext \x9b2J sentence.\n\nA second paragraph.\n", encoding="utf-8")
+    code, out, _ = run(["chunk", str(f), "--format", "markdown", *window], capsys)
+    assert code == 0 and not set(out) & {"\x1b", "\x07", "\x9b"}
+    assert "> Red \\x1b[31mtext\\x07 here.\tNext \\x9b2J sentence.\n" in out and "> A second paragraph.\n" in out
+
+
 @pytest.mark.parametrize("argv, needle", [
     (["chunk", "x.txt", "--max-size", "abc"], "logichunk chunk: error: argument --max-size: invalid int value"),
     (["nope"], "invalid choice: 'nope'"),

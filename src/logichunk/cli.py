@@ -22,6 +22,7 @@ from .cli_args import (  # check_out_path re-exported: the verbs' modules used i
     check_out_path,
     encoding_option,
     one_line,
+    visible,
 )
 from .errors import InputError, LogichunkError
 from .progress import Progress as _Progress
@@ -275,13 +276,15 @@ def _tree_json(source: str, tree: ChunkTree, extra: dict[str, Any] | None = None
 
 
 def _write_markdown(out: TextIO, source: str, tree: ChunkTree, head: bool = True) -> None:
+    """The tree for reading: a heading per chunk, each leaf's text quoted line by line, its control characters
+    (ESC, NUL, BEL...: they drove the terminal the page was read in) written as escapes (:func:`visible`)."""
     if head:
-        out.write(f"# {source}\n\n")
+        out.write(f"# {visible(source)}\n\n")
     for c in tree:
         hashes = "#" * min(6, c.level + 1)
         out.write(f"{hashes} {c.id} · {c.meta.get('size', len(c.span))} {tree.unit} · {c.method}\n\n")
         if not c.children:
-            body = tree.text_of(c)
+            body = visible(tree.text_of(c))
             out.write("".join(f"> {line}\n" for line in body.splitlines()) or ">\n")
             out.write("\n")
 
@@ -845,7 +848,9 @@ def build_parser(extensions: bool = True) -> argparse.ArgumentParser:
     c = sub.add_parser("chunk", help="chunk files, folders or stdin into a tree of dotted ids")
     c.add_argument("paths", nargs="+", help="files, folders (recursive) or - for stdin")
     _chunk_options(c)
-    c.add_argument("--format", choices=["tree", "jsonl", "json", "markdown"], default="tree")
+    c.add_argument("--format", choices=["tree", "jsonl", "json", "markdown"], default="tree",
+                   help="tree (default: ids, sizes, first words), jsonl or json (each chunk's exact text), markdown "
+                        "(for reading: each leaf's text quoted, control characters such as ESC shown as \\x1b)")
     c.add_argument("--out", help="write here instead of stdout (bubbles go to OUT.bubbles.jsonl)")
     c.add_argument("--ext", help="file endings to read from folders, comma-separated")
     _window_option(c, "read a text in windows of CHARS characters, each window's cuts decided whole, in memory "

@@ -63,8 +63,14 @@ def check_out_path(target: str, inputs: Sequence[str], what: str = "the chunks",
 _CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x20), *range(0x7F, 0xA0)] if not chr(c).isspace()}
 
 
+def visible(text: str) -> str:
+    """``text`` for a reader's terminal: its control characters but whitespace written as escapes (``\\x1b``),
+    what the table views and ``--format markdown`` print (``jsonl`` and ``json`` keep the exact text)."""
+    return text.translate(_CONTROLS)
+
+
 def one_line(text: str, n: int = 60) -> str:
     """The start of ``text`` on one line for a table, at most ``n`` characters: whitespace folded, control
     characters escaped (every verb's table previews a file's text with it)."""
-    flat = " ".join(text.split()).translate(_CONTROLS)
+    flat = visible(" ".join(text.split()))
     return flat if len(flat) <= n else flat[: n - 1] + "…"
