@@ -34,10 +34,14 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
+import numpy as np
+
+from ._arrays import _chars_table, _in_table
 from .cache import text_cache
+from .charclass import codepoints
 from .end_candidates import _NL_CHARS
 
 __all__ = ["EDGE_LINES", "FURNITURE_MAX_CHARS", "MIN_PAGE_BREAKS", "MIN_REPEATS", "PAGE_LABEL", "chunk_pages",
@@ -59,8 +63,8 @@ PAGE_LABEL = re.compile(r"(?:page|p\.|pg\.?)\s*\d+(?:\s*(?:of|/)\s*\d+)?|第\s*\
 _PAGE_NUMBER = re.compile(
     r"[-–—\[(]?\s*(?:\d{1,5}(?:\s*/\s*\d{1,5})?|(?=[ivxlcdm]+\b)m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3}))"
     r"\s*[-–—\])]?", re.IGNORECASE)
-#: one line's text, between line terminators (the splitter's: \n, \r, \v, \f, NEL, LS, PS)
-_LINE = re.compile(f"[^{re.escape(_NL_CHARS)}]+")
+#: the line terminators (the splitter's: \n, \r, \v, \f, NEL, LS, PS), a bool table by code point
+_NL_TABLE = _chars_table(_NL_CHARS)
 _NUMBER = re.compile(r"\d+")
 #: how far from a page break its edge lines are looked for (characters): a few short lines
 _REACH = 4 * FURNITURE_MAX_CHARS
@@ -82,24 +86,32 @@ def _paged_keys(line: str, page: int) -> list[tuple[str, int, int]]:
     return [(shape, 0, nums[0] - page), (shape, 1, nums[-1] - page)]
 
 
-def _edge_lines(text: str, lo: int, hi: int, backward: bool) -> list[tuple[int, int]]:
+def _edge_lines(text: str, lo: int, hi: int, backward: bool, nl: list[int], j: int) -> list[tuple[int, int]]:
     """Up to :data:`EDGE_LINES` non-blank lines of ``text[lo:hi]`` nearest to its end (``backward``) or
     start, nearest first, as the spans of their text without the spaces around it; none longer than
-    :data:`FURNITURE_MAX_CHARS`, and none cut by the reach (a longer line stops the walk)."""
+    :data:`FURNITURE_MAX_CHARS`, and none cut by the reach (a longer line stops the walk). ``nl``: the offsets
+    of the text's line terminators, sorted; ``j``: the index in it of the first one at or past ``hi``
+    (``backward``) or ``lo``. The walk reads line by line from the edge: its work is bounded per page."""
     a, b = (max(lo, hi - _REACH), hi) if backward else (lo, min(hi, lo + _REACH))
-    found = []
-    for m in _LINE.finditer(text, a, b):
-        s, e = m.span()
-        if text[s:e].strip():
-            found.append((s, e))
-    if backward:
-        found.reverse()
-    out = []
-    for s, e in found[:EDGE_LINES]:
-        whole = (s == lo or text[s - 1] in _NL_CHARS) and (e == hi or text[e] in _NL_CHARS)
-        if not whole:
-            break
+    out: list[tuple[int, int]] = []
+    found = 0
+    while a < b and found < EDGE_LINES:
+        if backward:  # the last line of text[a:b]: from past the last terminator in it
+            j -= 1
+            t = nl[j] if j >= 0 and nl[j] >= a else a - 1
+            s, e = t + 1, b
+            b = t
+        else:  # the first line of text[a:b]: up to the first terminator in it
+            t = nl[j] if j < len(nl) and nl[j] < b else b
+            j += 1
+            s, e = a, t
+            a = t + 1
         stripped = text[s:e]
+        if s >= e or not stripped.strip():
+            continue
+        found += 1
+        if not ((s == lo or text[s - 1] in _NL_CHARS) and (e == hi or text[e] in _NL_CHARS)):
+            break
         s += len(stripped) - len(stripped.lstrip())
         e -= len(stripped) - len(stripped.rstrip())
         if e - s > FURNITURE_MAX_CHARS:
@@ -133,51 +145,72 @@ def furniture_lines(text: str, lo: int = 0, hi: int | None = None) -> list[tuple
 
 @text_cache(maxsize=4)
 def _furniture_lines(text: str, lo: int, hi: int) -> tuple[tuple[int, int], ...]:
-    """:func:`furniture_lines` of a paginated text."""
+    """:func:`furniture_lines` of a paginated text. Linear in the pages: a bounded walk per page break
+    (:func:`_edge_lines`), each edge line read once, and per line a few look-ups in tables of counts."""
     feeds = _feeds(text, lo, hi)
     bounds = [lo - 1, *feeds, hi]
-    # per page break, its footer's and its header's candidate lines, nearest to the edge first
-    edges: list[tuple[list[tuple[int, int]], list[tuple[int, int]]]] = []
+    # the line terminators of text[lo:hi], and per page break the first at or past it and past it
+    nl_at = np.flatnonzero(_in_table(_NL_TABLE, codepoints(text)[lo:hi])) + lo
+    at_feed = np.searchsorted(nl_at, feeds).tolist()
+    nl = nl_at.tolist()
+    # per page break and side (0 the footer before it, 1 the header after it), its candidate lines, nearest to
+    # the edge first, each (start, end, the line with its spaces folded, its page-number keys: _paged_keys)
+    edges: list[tuple[list[tuple[int, int, str, list[tuple[str, int, int]]]], ...]] = []
+    # how often each line recurs at an edge, per side: word for word (the page breaks it is at, in order);
+    # as a template (its numbers read as any number); and how many edge lines carry a number that is the
+    # page's plus a constant (their first or last number: "Page 5 of 30", "Chapter 4: Function reference 9")
+    same: tuple[dict[str, list[int]], ...] = ({}, {})
+    paged: tuple[dict[tuple[int, int], list[int]], ...] = ({}, {})
+    template: tuple[dict[tuple[str, int, int], list[int]], ...] = ({}, {})
     for k, f in enumerate(feeds):
-        edges.append((_edge_lines(text, bounds[k] + 1, f, True), _edge_lines(text, f + 1, bounds[k + 2], False)))
-    # how often each line recurs at an edge: word for word; as a template (its numbers read as any
-    # number); and, per side, how many edge lines carry a number that is the page's plus a constant
-    # (their first or last number: "Page 5 of 30", "Chapter 4: Function reference 9")
-    same: dict[tuple[int, str], set[int]] = defaultdict(set)
-    paged: dict[tuple[int, int, int], set[int]] = defaultdict(set)
-    template: dict[tuple[int, str, int, int], set[int]] = defaultdict(set)
-    for k, sides in enumerate(edges):
+        sides = (_edge_lines(text, bounds[k] + 1, f, True, nl, at_feed[k]),
+                 _edge_lines(text, f + 1, bounds[k + 2], False, nl, at_feed[k] + 1))
+        read = []
         for side, lines in enumerate(sides):
             page = k + side  # a footer is on the page the form feed ends, a header on the next
+            out = []
             for s, e in lines:
                 line = " ".join(text[s:e].split())
-                same[(side, line)].add(k)
-                for key in _paged_keys(line, page):
-                    paged[(side, *key[1:])].add(k)
-                    template[(side, *key)].add(k)
-    runs = {key: _runs(at) for key, at in same.items() if len(at) >= MIN_REPEATS}
+                keys = _paged_keys(line, page)
+                out.append((s, e, line, keys))
+                at = same[side].setdefault(line, [])
+                if not at or at[-1] != k:
+                    at.append(k)
+                for key in keys:
+                    _tally(paged[side], key[1:], k)
+                    _tally(template[side], key, k)
+            read.append(out)
+        edges.append(tuple(read))
+    runs = tuple({line: _runs(at) for line, at in by_line.items() if len(at) >= MIN_REPEATS} for by_line in same)
     out: list[tuple[int, int]] = []
     for k, sides in enumerate(edges):
         for side, lines in enumerate(sides):
-            page = k + side
-            for depth, (s, e) in enumerate(lines):
-                line = " ".join(text[s:e].split())
-                at = same[(side, line)]
-                run = runs[(side, line)][k] if (side, line) in runs else 0
+            for depth, (s, e, line, keys) in enumerate(lines):
+                run = runs[side][line][k] if line in runs[side] else 0
                 if _is_page_number(line):
                     pass
                 elif depth == 0:  # at the page's edge: a running line, or one that carries the page's number
                     if run < MIN_REPEATS and not any(
-                            len(template[(side, *key)]) >= 2 and len(paged[(side, *key[1:])]) >= MIN_REPEATS
-                            for key in _paged_keys(line, page)):
+                            template[side][key][1] >= 2 and paged[side][key[1:]][1] >= MIN_REPEATS for key in keys):
                         break
-                elif run < MIN_REPEATS or 2 * len(at) < len(feeds):
+                elif run < MIN_REPEATS or 2 * len(same[side][line]) < len(feeds):
                     break  # under furniture: a line the whole text runs ("Confidential"), not a section's label
                 out.append((s, e))
     return tuple(sorted(set(out)))
 
 
-def _runs(at: set[int]) -> dict[int, int]:
+def _tally(table: dict[Any, list[int]], key: Any, k: int) -> None:
+    """Count page break ``k`` under ``key`` once (the breaks come in order): ``table[key]`` is the last break
+    counted and how many (where a set of them was kept, of which only the size was read)."""
+    seen = table.get(key)
+    if seen is None:
+        table[key] = [k, 1]
+    elif seen[0] != k:
+        seen[0] = k
+        seen[1] += 1
+
+
+def _runs(at: Iterable[int]) -> dict[int, int]:
     """Per page break of ``at``, how many of them lie in its run, neighbours at most two breaks apart: a
     running header is on every page, or on every other one (a book's left and right pages); a line met
     at a few page breaks far apart (a code comment, a section's label) runs none. Linear in ``at``."""
