@@ -75,15 +75,15 @@ def _is_page_number(line: str) -> bool:
     return bool(s) and (bool(PAGE_LABEL.fullmatch(s)) or bool(_PAGE_NUMBER.fullmatch(s)))
 
 
-def _paged_keys(line: str, page: int) -> list[tuple[str, int, int]]:
+def _paged_keys(line: str, page: int) -> tuple[tuple[str, int, int], ...]:
     """How a line may carry its page's number: its template (its numbers read as any number), which of
     its numbers (0 the first, 1 the last) and that number less the page's index. A running header's line
     keeps one template and one difference from page to page; a body line with a number does not."""
     nums = [int(x) for x in _NUMBER.findall(line) if len(x) <= 5]
     if not nums:
-        return []
+        return ()
     shape = _NUMBER.sub("#", line.casefold())
-    return [(shape, 0, nums[0] - page), (shape, 1, nums[-1] - page)]
+    return (shape, 0, nums[0] - page), (shape, 1, nums[-1] - page)
 
 
 def _edge_lines(text: str, lo: int, hi: int, backward: bool, nl: list[int], j: int) -> list[tuple[int, int]]:
@@ -149,13 +149,13 @@ def _furniture_lines(text: str, lo: int, hi: int) -> tuple[tuple[int, int], ...]
     (:func:`_edge_lines`), each edge line read once, and per line a few look-ups in tables of counts."""
     feeds = _feeds(text, lo, hi)
     bounds = [lo - 1, *feeds, hi]
-    # the line terminators of text[lo:hi], and per page break the first at or past it and past it
+    # the line terminators of text[lo:hi] (the form feeds among them), and each form feed's index among them
     nl_at = np.flatnonzero(_in_table(_NL_TABLE, codepoints(text)[lo:hi])) + lo
     at_feed = np.searchsorted(nl_at, feeds).tolist()
     nl = nl_at.tolist()
     # per page break and side (0 the footer before it, 1 the header after it), its candidate lines, nearest to
     # the edge first, each (start, end, the line with its spaces folded, its page-number keys: _paged_keys)
-    edges: list[tuple[list[tuple[int, int, str, list[tuple[str, int, int]]]], ...]] = []
+    edges: list[tuple[tuple[tuple[int, int, str, tuple[tuple[str, int, int], ...]], ...], ...]] = []
     # how often each line recurs at an edge, per side: word for word (the page breaks it is at, in order);
     # as a template (its numbers read as any number); and how many edge lines carry a number that is the
     # page's plus a constant (their first or last number: "Page 5 of 30", "Chapter 4: Function reference 9")
@@ -168,18 +168,18 @@ def _furniture_lines(text: str, lo: int, hi: int) -> tuple[tuple[int, int], ...]
         read = []
         for side, lines in enumerate(sides):
             page = k + side  # a footer is on the page the form feed ends, a header on the next
-            out = []
+            cands = []
             for s, e in lines:
                 line = " ".join(text[s:e].split())
                 keys = _paged_keys(line, page)
-                out.append((s, e, line, keys))
+                cands.append((s, e, line, keys))
                 at = same[side].setdefault(line, [])
                 if not at or at[-1] != k:
                     at.append(k)
                 for key in keys:
                     _tally(paged[side], key[1:], k)
                     _tally(template[side], key, k)
-            read.append(out)
+            read.append(tuple(cands))
         edges.append(tuple(read))
     runs = tuple({line: _runs(at) for line, at in by_line.items() if len(at) >= MIN_REPEATS} for by_line in same)
     out: list[tuple[int, int]] = []
