@@ -282,6 +282,40 @@ def test_a_tokenizer_s_offsets_outside_the_text_are_one_line(offsets, needle):
     assert str(e.value).startswith("tokenizer '<lambda>' ")
 
 
+class _Unit:
+    """A unit of the caller's own (a :class:`~logichunk.text.measure.Measure`): ``prefix(text)`` its sizes."""
+
+    name = "mine"
+
+    def __init__(self, prefix):
+        self.prefix = prefix
+
+
+@pytest.mark.parametrize("prefix, needle", [
+    (lambda t: np.full(len(t) + 1, np.nan), r"^unit 'mine' gave a non-finite size \(nan\) at character 0 of the "
+                                            r"112-character text 'Some words"),
+    (lambda t: np.arange(len(t) + 1) * 0.5, r"a non-integer size \(0.5\) at character 1"),
+    (lambda t: np.arange(len(t) + 1)[::-1].copy(), r"sizes start at 0 and never fall"),
+    (lambda t: np.r_[np.arange(5), np.arange(len(t) - 4)], r"up to character 5 .* the size 0: sizes start at 0 and never"),
+    (lambda t: np.arange(len(t)), r"prefix\(text\) must be 113 sizes"),
+    (lambda t: "abc", r"gave sizes that are not numbers")])
+def test_a_unit_of_the_caller_s_own_is_read_once_and_refused_in_one_line(prefix, needle):
+    """A unit's sizes are read at one place: NaN was a ValueError traceback, a falling prefix one chunk of
+    size 0 for any text, a short one an IndexError."""
+    from logichunk.errors import InputError
+
+    with pytest.raises(InputError, match=needle) as e:
+        chunk("Some words in a short text. " * 4, max_size=12, unit=_Unit(prefix))
+    assert "\n" not in str(e.value)
+
+
+def test_a_unit_of_the_caller_s_own_in_whole_numbers_cuts_as_characters():
+    text = "Some words in a short text. " * 4
+    spans = [(c.start, c.end) for c in chunk(text, max_size=12)]
+    for prefix in (lambda t: np.arange(len(t) + 1), lambda t: np.arange(len(t) + 1) * 1.0, lambda t: range(len(t) + 1)):
+        assert [(c.start, c.end) for c in chunk(text, max_size=12, unit=_Unit(prefix))] == spans
+
+
 def test_whole_float_offsets_are_read_as_offsets():
     """A tokenizer whose offsets come as floats that are whole numbers (a numpy float array) is read as before."""
     from logichunk import chunk

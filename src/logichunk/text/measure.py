@@ -105,6 +105,51 @@ def get_measure(unit: str | Measure) -> Measure:
     raise InputError(f"not a unit: {unit!r}")
 
 
+def piece(text: str) -> str:
+    """A text a caller's unit or tokenizer was given, as an error names it: its length and first characters,
+    on one line."""
+    head = repr(text[:30] + ("…" if len(text) > 30 else ""))
+    return f"the {len(text):,}-character text {head}"
+
+
+def whole_numbers(values: object, who: str, what: str, at: str, where: str) -> np.ndarray:
+    """A caller's numbers (a tokenizer's offsets, a unit's sizes) as int64, refused in one line unless each is
+    a whole, finite number: NaN or infinity read as int64 became -2**63 (named as the offset), 2.5 became 2,
+    silently. The one place they are read; ``who`` gave them, ``what`` each is, ``at`` names its place, ``where``
+    the text they are of (:func:`piece`)."""
+    try:
+        a = np.asarray(values)
+        if a.dtype.kind not in "biuf":  # (numbers in a list of objects are read as floats, then checked)
+            a = a.astype(np.float64)
+    except (TypeError, ValueError):
+        raise InputError(f"{who} gave {what}s that are not numbers for {where}") from None
+    if a.dtype.kind == "f":
+        odd = ~np.isfinite(a) | (a != np.floor(a))
+        if odd.any():
+            i = int(np.flatnonzero(odd)[0])
+            kind = "a non-finite" if not np.isfinite(a[i]) else "a non-integer"
+            raise InputError(f"{who} gave {kind} {what} ({float(a[i])!r}) {at} {i} of {where}: {what}s must be whole "
+                             "numbers")
+    return a.astype(np.int64)
+
+
+def own_prefix(measure: Measure, text: str, prefix: object) -> np.ndarray:
+    """``prefix``, a caller's unit's :meth:`Measure.prefix` of ``text``, as int64, refused in one line unless it is
+    ``len(text) + 1`` whole, finite sizes from 0 that never fall (NaN read as int64 was -2**63; a falling prefix
+    made a chunk of any length fit)."""
+    who, n = f"unit {getattr(measure, 'name', type(measure).__name__)!r}", len(text)
+    a = whole_numbers(prefix, who, "size", "at character", piece(text))
+    if a.shape != (n + 1,):
+        raise InputError(f"{who}: prefix(text) must be {n + 1} sizes for {piece(text)} (len(text) + 1), got "
+                         f"an array of shape {a.shape}")
+    falls = np.flatnonzero(np.diff(a) < 0)
+    if a[0] != 0 or falls.size:
+        i = 0 if a[0] != 0 else int(falls[0]) + 1
+        raise InputError(f"{who} gave the text up to character {i} of {piece(text)} the size {int(a[i])}: sizes "
+                         "start at 0 and never fall (a character's size is not negative)")
+    return a
+
+
 class Meter:
     """Sizes of spans of one text in one unit. The prefix array is computed on first use; in
     characters no array is needed at all (a size is ``end - start``), which spares 8 bytes per
@@ -122,7 +167,10 @@ class Meter:
     def prefix(self) -> np.ndarray:
         """``prefix[i]`` is the size of ``text[:i]`` (len(text)+1 entries)."""
         if self._prefix is None:
-            self._prefix = self.measure.prefix(self.text)
+            p = self.measure.prefix(self.text)
+            # (a unit of the caller's own: its sizes are read here, once, as ours are trusted)
+            self._prefix = p if type(self.measure).__module__.startswith("logichunk.") else own_prefix(
+                self.measure, self.text, p)
         return self._prefix
 
     @property

@@ -40,7 +40,7 @@ from .. import hub
 from ..errors import InputError, ModelUnavailable, first_line
 from .cache import text_cache
 from .charclass import cut_allowed
-from .measure import Measure, get_measure
+from .measure import Measure, get_measure, piece, whole_numbers
 
 __all__ = ["TIKTOKEN_FILES", "TiktokenEncode", "TokenMeasure", "TokenSpans", "measure_for", "resolve_tokenizer"]
 
@@ -60,25 +60,6 @@ FORMS = ("pass the tokenizer object (a tiktoken Encoding, a tokenizers.Tokenizer
          "name (cl100k_base, a tokenizer.json), or a callable returning each token's (start, end) character offsets")
 
 
-def _whole(values: Any, which: str, who: str, where: str) -> np.ndarray:
-    """A tokenizer's ``which`` offsets as int64, refused in one line unless each is a whole number: a float NaN
-    or infinity cast to int64 became -2**63 (named as the offset), and 2.5 became 2, silently."""
-    try:
-        a = np.asarray(values).reshape(-1)
-        if a.dtype.kind == "f":
-            odd = ~np.isfinite(a) | (a != np.floor(a))
-            if odd.any():
-                i = int(np.flatnonzero(odd)[0])
-                kind = "a non-finite" if not np.isfinite(a[i]) else "a non-integer"
-                raise InputError(f"{who} returned {kind} {which} offset ({float(a[i])!r}) for token {i} of {where}: "
-                                 "offsets must be whole numbers, 0 <= start <= end <= len(text)")
-        return a.astype(np.int64)
-    except (TypeError, ValueError) as exc:
-        if isinstance(exc, InputError):
-            raise
-        raise InputError(f"{who} returned {which} offsets that are not numbers for {where}") from None
-
-
 @dataclass(frozen=True)
 class TokenSpans:
     """Token groups of one text: group ``k`` covers ``[starts[k], ends[k])`` and holds ``counts[k]``
@@ -95,7 +76,8 @@ class TokenSpans:
         one place a tokenizer's offsets are read and checked. A refusal is one line naming ``who`` gave them, the
         first bad token and the text it was given (``piece``, an excerpt; else its length)."""
         where = piece or f"a text of {n} characters"
-        s, e = _whole(starts, "start", who, where), _whole(ends, "end", who, where)
+        s = whole_numbers(starts, who, "start offset", "for token", where).reshape(-1)
+        e = whole_numbers(ends, who, "end offset", "for token", where).reshape(-1)
         if s.size != e.size:
             raise InputError(f"{who} gave {s.size} starts and {e.size} ends for {where}")
         bad = (s < 0) | (e > n) | (e < s)  # (a token outside the text, or ending before it starts: a broken
@@ -134,12 +116,6 @@ class TokenSpans:
         return TokenSpans(self.starts[first], self.ends[last], np.add.reduceat(self.counts, first))
 
 
-def _piece(text: str) -> str:
-    """The text a tokenizer was given, as an error names it: its length and first characters, on one line."""
-    head = repr(text[:30] + ("…" if len(text) > 30 else ""))
-    return f"the {len(text):,}-character text {head}"
-
-
 @dataclass(frozen=True, eq=False)
 class TokenMeasure:
     """A :class:`~.measure.Measure` in the tokens of a real tokenizer. ``spans_fn(text)`` returns the
@@ -163,11 +139,11 @@ class TokenMeasure:
         if isinstance(out, TokenSpans):
             return out
         arr = np.asarray(out)
-        who, piece = f"tokenizer {self.label!r}", _piece(text)
+        who, where = f"tokenizer {self.label!r}", piece(text)
         if arr.ndim == 2 and arr.shape[1] == 2:
-            return TokenSpans.from_offsets(arr[:, 0], arr[:, 1], len(text), who, piece)
+            return TokenSpans.from_offsets(arr[:, 0], arr[:, 1], len(text), who, where)
         if isinstance(out, tuple) and len(out) == 2:
-            return TokenSpans.from_offsets(out[0], out[1], len(text), who, piece)
+            return TokenSpans.from_offsets(out[0], out[1], len(text), who, where)
         if arr.ndim == 1 and (arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
             # start offsets only: a token reaches the next one's start. Token ids are whole numbers too (what
             # tiktoken's and Hugging Face's ``encode`` return): read as offsets they gave a "100-token" chunk
@@ -176,7 +152,7 @@ class TokenMeasure:
             if s.size and (s[0] < 0 or s[-1] >= len(text) or (s[1:] <= s[:-1]).any()):
                 raise InputError(f"tokenizer {self.label!r} returned {s.size} numbers that are not token start "
                                  f"offsets (token ids?): {FORMS}")
-            return TokenSpans.from_offsets(s, np.append(s[1:], len(text))[: s.size], len(text), who, piece)
+            return TokenSpans.from_offsets(s, np.append(s[1:], len(text))[: s.size], len(text), who, where)
         raise InputError(f"tokenizer {self.label!r} must return (start, end) character offsets per token: {FORMS}")
 
     def spans(self, text: str) -> TokenSpans:
