@@ -22,10 +22,11 @@ def _forget() -> None:
     line_kinds._first_marks.cache_clear()  # type: ignore[attr-defined]
     line_kinds._marks_known.cache_clear()  # type: ignore[attr-defined]
 
-#: pieces dense in the marks' characters, their prefixes and near misses
+#: pieces dense in the marks' characters, their prefixes and near misses (and characters past ASCII whose low byte
+#: is a mark's first character, "Į" U+012E '.', "为" U+4E3A ':', "🌯" U+1F32F '/': the pass's runs test low bytes)
 _PIECES = ["`", "``", "```", "~", "~~~", "<!-", "<!--", "/", "/*", "*/", ":", "::", "::\n", ":: ", "::\r\n", ".",
            ". ", ".. code", ".. sourcecode", ".. cod", "#", "#+", ";", "; urgency=", "; urgency", "a", " ", "\n",
-           "\r", "é", "𝔘", "中"]
+           "\r", "é", "𝔘", "中", "Į", "Į.", "为", "为:", "🌯*"]
 
 
 @settings(max_examples=400, deadline=None)

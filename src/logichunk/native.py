@@ -1732,10 +1732,17 @@ void lc_first_marks(int64_t n, const uint32_t *cp, int64_t nm, const uint32_t *m
         head[p] = (int8_t)k;
         left++;
     }
-    uint8_t lead[128] = {0};  /* the marks' first characters */
+    uint8_t lead[256] = {0};  /* the marks' first characters (ASCII: each is its own low byte) */
     for (int64_t k = 0; k < nm; k++)
         if (off[k + 1] - off[k] >= 2 && marks[off[k]] < 128) lead[marks[off[k]]] = 1;
     for (int64_t i = 0; i + 1 < n && left > 0; i++) {
+        /* (four characters at a time, one test for the four, by their low bytes: a load each, no compare; most
+           runs of four hold no mark's first character. A character past ASCII whose low byte is one stops the
+           run, and the test below passes over it) */
+#define LC_LEAD(j) lead[cp[j] & 0xFF]
+        while (i + 4 < n && !(LC_LEAD(i) | LC_LEAD(i + 1) | LC_LEAD(i + 2) | LC_LEAD(i + 3))) i += 4;
+#undef LC_LEAD
+        if (i + 1 >= n) break;
         const uint32_t c = cp[i];
         if (c >= 128 || !lead[c]) continue;  /* (most characters: a compare and a load) */
         const uint32_t d = cp[i + 1];
