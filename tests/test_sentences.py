@@ -745,3 +745,24 @@ def test_a_name_broken_after_its_underscore_goes_on_over_the_line():
                  "User Interface: a friend has a P_D_A_\nProject Manager: Okay .\n",
                  "Designer: we have plastic and LCD_SCREEN_\nMarketing: Ah .\n"):
         assert len(check(kept)) == 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_END_PIECES, max_size=80).map("".join), st.booleans(), st.sampled_from([0x0E, 0x80, 0x100, 0x2029]))
+def test_property_the_compiled_end_search_reads_a_short_kind_table_checked(text, wide, size):
+    """With a kind table shorter than the units' range (the compiled search reads a covering one unchecked, a
+    shorter one only below its end), a unit past the table's end is no candidate: the offsets and kinds a
+    plain reading of each unit gives."""
+    from logichunk import native
+    from logichunk.text.charclass import codepoints
+    from logichunk.text.end_candidates import _K_CR, _K_NL, _kind_table, _units
+
+    assert native.available(), native.status()
+    cp = codepoints(text) if wide else _units(text)
+    table = _kind_table(size)
+    got = native.ends(cp, table, _K_NL, _K_CR)
+    kinds = [int(table[c]) if c < size else 0 for c in cp.tolist()]
+    nl = [i for i, k in enumerate(kinds) if k >= _K_NL and not (k == _K_CR and i + 1 < len(kinds) and cp[i + 1] == 0x0A)]
+    term = [i for i, k in enumerate(kinds) if 0 < k < _K_NL]
+    assert got is not None
+    assert [a.tolist() for a in got] == [nl, [kinds[i] for i in nl], term, [kinds[i] for i in term]], text

@@ -1125,15 +1125,23 @@ LC_INLINE int lc_has(const lc_text *t, uint32_t c, int bit) { return c < (uint64
 /* text.end_candidates._ends in one pass over the text's code units: the offsets and kinds (kind[c], nkind
    entries; past its end, or 0: none) of its line terminators (kind >= knl; a CR, kind kcr, before a LF is none:
    the LF ends the line) and of its other candidates (the terminators), each to its own arrays (room for n
-   each); counts: how many of each. */
+   each); counts: how many of each. Where kind has an entry for every unit the text may hold (a str's code
+   points: at most U+10FFFF, as the flag tables are read: _flags_cover), the runs read it unchecked. */
 LC_INLINE void lc_ends_body(int64_t sz, int64_t n, const void *cp, const uint8_t *kind, int64_t nkind, int64_t knl,
                             int64_t kcr, int64_t *nl, uint8_t *nlk, int64_t *term, uint8_t *termk, int64_t *counts) {
     const lc_text t = {cp, sz, n, 0, 0, 0};
     int64_t a = 0, b = 0, i = 0;
+    const int full = nkind >= (sz == 1 ? 0x100 : sz == 2 ? 0x10000 : 0x110000);
 #define LC_KIND(j) (lc_at(&t, (j)) < (uint64_t)nkind ? kind[lc_at(&t, (j))] : 0)
+#define LC_KIND_FULL(j) kind[lc_at(&t, (j))]
     for (;;) {
         /* (four units at a time, one test for the four: most runs of four hold no candidate) */
-        while (i + 4 <= n && !(LC_KIND(i) | LC_KIND(i + 1) | LC_KIND(i + 2) | LC_KIND(i + 3))) i += 4;
+        if (full)
+            while (i + 4 <= n && !(LC_KIND_FULL(i) | LC_KIND_FULL(i + 1) | LC_KIND_FULL(i + 2) | LC_KIND_FULL(i + 3)))
+                i += 4;
+        else
+            while (i + 4 <= n && !(LC_KIND(i) | LC_KIND(i + 1) | LC_KIND(i + 2) | LC_KIND(i + 3))) i += 4;
+#undef LC_KIND_FULL
         if (i >= n) break;
         const int64_t k = LC_KIND(i);
         if (!k) { i++; continue; }
@@ -2510,7 +2518,8 @@ def _flags_cover(fl: np.ndarray, units: np.ndarray) -> bool:
 
 def ends(cp: np.ndarray, kind: np.ndarray, knl: int, kcr: int
          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
-    """:func:`logichunk.text.end_candidates._ends` in one pass (``cp``: the text's code units; ``kind``: the uint8
+    """:func:`logichunk.text.end_candidates._ends` in one pass (``cp``: the text's code units, a str's, at most
+    U+10FFFF: a ``kind`` that covers them is read unchecked, as :func:`_flags_cover`'s tables are; ``kind``: the uint8
     candidate kind by code point, 0 for none; ``knl``: the least kind of a line terminator, ``kcr`` a CR's): the
     line terminators' offsets (int64, a CRLF as its LF) and kinds (uint8), then the terminators'; None when the
     kernel is not available."""
