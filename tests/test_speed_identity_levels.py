@@ -198,3 +198,42 @@ def test_the_compiled_lexical_weights_are_the_numpy_weights_to_the_last_bit(n, n
     w = w / np.where(norm > 0, norm, 1.0)[row]
     assert got[0].tobytes() == w.tobytes()
     assert got[1].tobytes() == np.bincount(row, weights=w * w, minlength=n).tobytes()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 400), st.floats(0.0, 1.0), st.integers(0, 60), st.sampled_from([0, 1, 50, 300, 2**62]),
+       st.integers(0, 2**31 - 1))
+def test_the_compiled_partition_is_the_numpy_passes(n, density, top, max_size, seed):
+    """native.parts (one pass: each atom's part, whether each part fits, the gaps inside a part that fits) against
+    the numpy passes it replaces in the cascade's _parts and _fits_whole (a cumsum, a bincount of the sizes as
+    floats, a gather): the same ids, the same answers, and the same through _parts and _fits_whole either way."""
+    from logichunk.chunkers import logic_chain as lc
+
+    assert native.available(), native.status()
+    rng = np.random.default_rng(seed)
+    cut = rng.random(n - 1) < density
+    sizes = rng.integers(0, top + 1, n)
+    ids = np.zeros(n, np.int64)
+    np.cumsum(cut, out=ids[1:])
+    fits = np.bincount(ids, weights=sizes) <= max_size
+    got = native.parts(cut, sizes, max_size, whole=True)
+    assert got is not None and got[2] is not None
+    assert got[0].tolist() == ids.tolist()
+    assert got[1].tolist() == fits.tolist()
+    assert got[2].tolist() == (~cut & fits[ids[:-1]]).tolist()
+    fast = lc._parts(cut, sizes, max_size), lc._fits_whole(cut, sizes, max_size)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(native, "parts", lambda *a, **k: None)
+        slow = lc._parts(cut, sizes, max_size), lc._fits_whole(cut, sizes, max_size)
+    assert fast[0][0].tolist() == slow[0][0].tolist() and fast[0][1].tolist() == slow[0][1].tolist()
+    assert fast[1].tolist() == slow[1].tolist()
+
+
+def test_the_compiled_partition_leaves_other_inputs_to_numpy():
+    """Sizes that are not int64, a limit that is no integer or past int64, or no atom: the numpy passes decide."""
+    cut = np.array([True, False])
+    assert native.parts(cut, np.array([1.0, 2.0, 3.0]), 3) is None
+    assert native.parts(cut, np.array([1, 2, 3]), 2.5) is None
+    assert native.parts(cut, np.array([1, 2, 3]), 2**63) is None
+    assert native.parts(np.zeros(0, bool), np.zeros(0, np.int64), 3) is None
+    assert native.parts(cut.astype(np.int64), np.array([1, 2, 3]), 3) is None

@@ -150,6 +150,30 @@ int64_t lc_fit_cuts(int64_t n, const int64_t *back, int64_t *cuts) {
     return k;
 }
 
+/* ---- the cascade's partitions (chunkers.logic_chain._parts, _fits_whole), a block of their own ----
+   n atoms of sizes, parted after each gap i with cut[i] (n - 1 bytes, 0 or 1): ids[i] is atom i's part, fits[p]
+   whether part p's sizes sum to at most max_size (a sum of integers: numpy's float sum of them, exact below 2**53,
+   compares alike); where whole is given, whole[i] says gap i is no cut and lies inside a part that fits. One pass
+   (two with whole) where numpy makes a cumsum, a bincount of weights cast to float and a gather, each over every
+   atom, a dozen times a level. Returns the number of parts. */
+int64_t lc_parts(int64_t n, const uint8_t *cut, const int64_t *sizes, int64_t max_size, int64_t *ids, uint8_t *fits,
+                 uint8_t *whole) {
+    int64_t p = 0, sum = 0;
+    for (int64_t i = 0; i + 1 < n; i++) {
+        ids[i] = p;
+        sum += sizes[i];
+        if (cut[i]) {
+            fits[p++] = sum <= max_size;
+            sum = 0;
+        }
+    }
+    ids[n - 1] = p;
+    fits[p++] = sum + sizes[n - 1] <= max_size;
+    if (whole)
+        for (int64_t i = 0; i + 1 < n; i++) whole[i] = !cut[i] & fits[ids[i]];
+    return p;
+}
+
 /* signals.cohesion.lexical_rows' entries without a sort. Span s holds the items ids[lo[s]:hi[s]].
    lc_lexmark marks the ids present in a bitmap (bits, nw words, zeroed) and returns how many there are,
    with base[q] the number of ids below word q: an id's dense number, in ascending id order, is then
@@ -1663,6 +1687,8 @@ def _load() -> ctypes.CDLL | None:
                                     + [ctypes.c_int64, ctypes.c_void_p])
         lib.lc_fit_cuts.restype = ctypes.c_int64
         lib.lc_fit_cuts.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p]
+        lib.lc_parts.restype = ctypes.c_int64
+        lib.lc_parts.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 3
         lib.lc_ends.restype = None
         lib.lc_ends.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p] + [ctypes.c_int64] * 3
                                 + [ctypes.c_void_p] * 5)
@@ -2091,6 +2117,26 @@ def fit_cuts(blocks: Iterable[tuple[int, np.ndarray | tuple[np.ndarray, np.ndarr
     cuts = np.empty(max(n - 1, 0), dtype=np.int64)
     k = lib.lc_fit_cuts(n, back.ctypes.data, cuts.ctypes.data)
     return cuts[:k][::-1].copy()
+
+
+def parts(cut: np.ndarray, sizes: np.ndarray, max_size: int, whole: bool = False
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
+    """:func:`logichunk.chunkers.logic_chain._parts` in one compiled pass (:c:func:`lc_parts`): each atom's part,
+    whether each part fits ``max_size`` and, with ``whole``, per gap whether it is no cut inside a part that fits
+    (``_fits_whole``); the same answers. None when the kernel is not there or the inputs are not a bool gap per
+    atom but the last, int64 sizes (at least one) and an integer limit of int64 range."""
+    lib = _load()
+    n = sizes.size
+    if (lib is None or cut.dtype != np.bool_ or sizes.dtype != np.int64 or cut.ndim != 1 or sizes.ndim != 1
+            or n == 0 or cut.size != n - 1 or not isinstance(max_size, int | np.integer)
+            or not -(2**63) <= int(max_size) < 2**63):
+        return None
+    (cut,), (sizes,) = _c(np.bool_, cut), _c(np.int64, sizes)
+    ids, fits = np.empty(n, np.int64), np.empty(n, np.bool_)
+    inner = np.empty(n - 1, np.bool_) if whole else None
+    k = lib.lc_parts(n, cut.ctypes.data, sizes.ctypes.data, int(max_size), ids.ctypes.data, fits.ctypes.data,
+                     None if inner is None else inner.ctypes.data)
+    return ids, fits[:k], inner
 
 
 def lexical_entries(lo: np.ndarray, hi: np.ndarray, ids: np.ndarray

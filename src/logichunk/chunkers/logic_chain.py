@@ -396,7 +396,10 @@ def _items_whole(parted: np.ndarray, lists: np.ndarray, line: np.ndarray, sizes:
 
 def _parts(cut: np.ndarray, sizes: np.ndarray, max_size: int) -> tuple[np.ndarray, np.ndarray]:
     """The text parted at the ``cut`` gaps: each atom's part (``len(sizes)`` ids) and, per part, whether it
-    fits ``max_size``."""
+    fits ``max_size`` (one compiled pass where it is there, :func:`logichunk.native.parts`: the same answers)."""
+    fast = native.parts(cut, sizes, max_size)
+    if fast is not None:
+        return fast[0], fast[1]
     ids = np.zeros(cut.size + 1, np.int64)
     np.cumsum(cut, out=ids[1:])
     return ids, np.bincount(ids, weights=sizes) <= max_size
@@ -404,6 +407,9 @@ def _parts(cut: np.ndarray, sizes: np.ndarray, max_size: int) -> tuple[np.ndarra
 
 def _fits_whole(cut: np.ndarray, sizes: np.ndarray, max_size: int) -> np.ndarray:
     """The gaps inside a part that fits ``max_size``, the text parted at the ``cut`` gaps."""
+    fast = native.parts(cut, sizes, max_size, whole=True)
+    if fast is not None and fast[2] is not None:
+        return fast[2]
     ids, fits = _parts(cut, sizes, max_size)
     return ~cut & fits[ids[:-1]]
 
