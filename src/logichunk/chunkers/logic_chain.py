@@ -536,6 +536,8 @@ class _Run:
         self.text_edges = text_edges
         self.raw = np.asarray(raw, dtype=np.float64)
         self._lex: tuple[np.ndarray, SparseRows | np.ndarray, np.ndarray] | None = None  # see _cohesion_vectors
+        self._spans_rise = False  # (the spans' starts rise strictly: an atom's span is its count of boundaries)
+        self._tie: tuple[np.ndarray, np.ndarray] | None = None  # see _ties
 
     # ------------------------------------------------------------------ tiers 2-4 helpers
     def _composite(self, bidx: np.ndarray) -> None:
@@ -578,6 +580,7 @@ class _Run:
             side = np.where(last, at - 1, side)
         inside = self.IB[side] if self.IB.size else False
         insert = _Inserts(np.asarray(at, np.int64), self.B.size)
+        self._tie = None
         self.B = insert(self.B, offsets)
         self.S = insert(self.S, -1.0)
         self.R = insert(self.R, 3)
@@ -637,11 +640,12 @@ class _Run:
 
     def _global_cuts(self, a_start: np.ndarray, a_end: np.ndarray, asz: np.ndarray, sc: np.ndarray,
                      gaps: _Gaps, inner: np.ndarray, sep: np.ndarray, limits: bd.SizeLimits,
-                     level: int) -> np.ndarray:
+                     level: int, ends_at: np.ndarray, spans: np.ndarray) -> np.ndarray:
         """The level's cuts by :func:`~logichunk.boundaries.fit_global`: rewards are the structure's
         strength plus the gap score (tier 3's where it rescored); a cut right after a heading, or
         inside a paragraph that fits the limit, is forbidden. Below level 1, where an over-long
-        sentence stays whole, a heading stays glued to what follows even past the limit."""
+        sentence stays whole, a heading stays glued to what follows even past the limit. ``ends_at``: per piece,
+        the first boundary at or after its end; ``spans``: each atom's span of the text (see :meth:`level`)."""
         A = asz.size
         strength = gaps.read(self.T)
         block = gaps.read(self.IB)
@@ -653,15 +657,15 @@ class _Run:
         # bond first, at every level)
         lead_edges = runs_on = None
         if level > 1:  # (below level 1, a piece edge at a lead-in's bond, or inside a block: at a blank line?)
-            eg = np.flatnonzero(sep)
-            b = np.minimum(native.searchsorted(self.B, a_end[eg]), max(self.B.size - 1, 0))
+            eg = np.flatnonzero(sep)  # (the edges of every piece but the last: each piece's end boundary, known)
+            b = np.minimum(ends_at[:-1], max(self.B.size - 1, 0))
             at = self.B[b] == a_end[eg] if self.B.size else np.zeros(eg.size, bool)
             lead_edges = np.zeros(A - 1, bool)
             lead_edges[eg[at]] = self.IN[b[at]]
             block[eg[at]] = self.IB[b[at]]
             parts[eg[at]] = self.BP[b[at]] | (self.T[b[at]] >= PARAGRAPH)
             lists[eg[at]] = self.IL[b[at]]  # (an item a level above parted from the next: it ends at the edge)
-            runs_on = self._runs_on(a_end, sep)
+            runs_on = self._runs_on(a_end, sep, ends_at)
         depth = None if self.CD is None else gaps.read(self.CD)
         reward, forbid = structure_rewards(strength, asz, limits.max_size, sep, block, heading, weak, intro, parts,
                                            lists, runs_on, lead_edges, depth)
@@ -684,28 +688,40 @@ class _Run:
             glue = _unglue_comment_runs(glue, forbid, block, heading, weak, asz, limits.max_size)
         reward = bd.forbid(reward, heading, weak)
         span_start, rows, span_penalty = self._cohesion_vectors()
-        idx = native.searchsorted(span_start, a_start)  # every atom is one span of the text
+        # every atom is one span of the text: the level's own count of boundaries before it, where the spans' starts
+        # rise strictly (else, a boundary repeated, the first span that starts there, as a search finds it)
+        idx = spans if self._spans_rise else native.searchsorted(span_start, a_start)
         return bd.fit_global(asz, rows, reward, limits, fixed=sep, glue=glue, penalty=span_penalty[idx], atoms=idx,
                              apart=strength >= PARAGRAPH)
 
-    def _runs_on(self, a_end: np.ndarray, sep: np.ndarray) -> np.ndarray:
+    def _runs_on(self, a_end: np.ndarray, sep: np.ndarray, ends_at: np.ndarray) -> np.ndarray:
         """Per atom, whether a piece ends after it where the text goes on in the same paragraph (no paragraph
         break, no lead-in's bond, no lead-in opening there, not a text's end): what a lead-in introduces may run
-        on past that edge, so its part inside the piece is not known to fit (:func:`structure_rewards`)."""
+        on past that edge, so its part inside the piece is not known to fit (:func:`structure_rewards`).
+        ``ends_at``: per piece, the first boundary at or after its end."""
         ends = np.flatnonzero(np.append(sep, True))  # (each piece's last atom)
-        b = np.minimum(native.searchsorted(self.B, a_end[ends]), max(self.B.size - 1, 0))
+        b = np.minimum(ends_at, max(self.B.size - 1, 0))
         on = np.zeros(a_end.size, bool)
         if self.B.size == 0:
             return on
         inside = (self.B[b] == a_end[ends]) & (self.T[b] < PARAGRAPH) & ~self.IN[b]
         if self.text_edges is not None:
             inside &= ~np.isin(a_end[ends], self.text_edges[1])
-        tie = self.NC & ~self.IN  # (a lead-in opens after the last gap before its bond that no strong bond ties:
-        free = np.append(np.flatnonzero(~tie), self.B.size)  # a heading over it goes with it)
+        tie, free = self._ties()
         nxt = free[np.searchsorted(free, b, side="right")]
         inside &= tie[b] | ~((nxt < self.B.size) & self.IN[np.minimum(nxt, self.B.size - 1)])
         on[ends[inside]] = True
         return on
+
+    def _ties(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per boundary, whether a strong bond ties it (a no-cut, not a lead-in's), and the boundaries none ties,
+        the boundary count last: a lead-in opens after the last of these before its bond (a heading over it goes
+        with it). Per text: the boundaries and their marks are fixed after level 1's forced splits, so the levels
+        below read them, not each its own (:meth:`_insert` forgets them)."""
+        if self._tie is None:
+            tie = self.NC & ~self.IN
+            self._tie = (tie, np.append(np.flatnonzero(~tie), self.B.size))
+        return self._tie
 
     def _cohesion_vectors(self) -> tuple[np.ndarray, SparseRows | np.ndarray, np.ndarray]:
         """The spans between the boundaries (after level 1's forced splits, so every atom of every
@@ -744,6 +760,7 @@ class _Run:
                 pens.append(np.zeros(s.size - prev))
                 rows, pen = SparseRows.concat(parts), np.concatenate(pens)
             self._lex = (s, rows, pen)
+            self._spans_rise = bool(np.all(s[1:] > s[:-1]))
         return self._lex
 
     # ------------------------------------------------------------------ one level, all pieces
@@ -771,7 +788,10 @@ class _Run:
         A = int(cnt.sum()) + P  # atoms
         off = np.zeros(P + 1, np.int64)
         np.cumsum(cnt + 1, out=off[1:])
-        gaps = _Gaps(bd.ranges(lo, hi + 1)[:-1], off[1:-1] - 1, self.B.size)
+        # each atom's span of the text (the boundaries before it: after level 1's forced splits every atom of every
+        # level is one span), each gap's boundary the span before it
+        spans = bd.ranges(lo, hi + 1)
+        gaps = _Gaps(spans[:-1], off[1:-1] - 1, self.B.size)
         inner = gaps.inner()
         sep = ~inner  # gap after a piece's last atom: a piece edge, always cut
         # each atom's span: a boundary (read at every gap: each atom ends at the one after it, the next starts there),
@@ -824,7 +844,7 @@ class _Run:
         cut = np.zeros(A - 1, bool)
         if self.cfg.selection == "global":
             cut[self._global_cuts(a_start, a_end, asz, sc + LLM_REWARD * (rk == 1), gaps, inner, sep, limits,
-                                  level)] = True
+                                  level, hi, spans)] = True
         else:
             cut[bd.fit(asz, sc, limits, (rk <= 1) | sep, rank=rk, fixed=sep).cuts] = True
         # runs = chunks; a piece edge always closes one
