@@ -104,11 +104,16 @@ def fit_global(sizes: np.ndarray, X: np.ndarray | SparseRows | GroupedRows, rewa
                 Xa = Xa[atoms]
             Xg = np.add.reduceat(Xa, np.flatnonzero(np.diff(grp, prepend=-1)), axis=0)  # groups are runs
             rowsq = np.einsum("ij,ij->i", Xa, Xa)
-        counts = np.bincount(grp, minlength=m).astype(np.float64)
-        sqn = np.bincount(grp, weights=rowsq, minlength=m)
         last = np.concatenate((keep, [n - 1]))  # the last atom of each group
+        # (groups are runs of atoms: their counts and sizes read from where each ends, the same integers the sums
+        # over every atom made, without two passes of them)
+        ends = np.concatenate(([-1], last))
+        counts = np.diff(ends).astype(np.float64)
+        cum = np.zeros(n + 1, np.int64)
+        np.cumsum(sizes, out=cum[1:])
+        sqn = np.bincount(grp, weights=rowsq, minlength=m)
         pen = penalty if penalty is None or np.ndim(penalty) == 0 else np.asarray(penalty)[last]
-        sub = fit_global(np.bincount(grp, weights=sizes, minlength=m).astype(np.int64), Xg,
+        sub = fit_global(cum[last + 1] - cum[ends[:-1] + 1], Xg,
                          None if reward is None else np.asarray(reward)[keep], limits,
                          fixed=None if fixed is None else np.asarray(fixed, dtype=bool)[keep], penalty=pen,
                          max_atoms=max_atoms, count=count, _counts=counts, _sqnorms=sqn,

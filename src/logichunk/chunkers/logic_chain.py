@@ -364,7 +364,7 @@ def _item_lead_ins(introduces: np.ndarray, listed: np.ndarray, lists: np.ndarray
     start = np.maximum.accumulate(np.where(listed, g + 1, 0))  # (the first gap of each gap's list run)
     items = np.zeros(introduces.size + 1, np.int64)
     np.cumsum(lists & ~listed, out=items[1:])
-    return introduces & kept & (items[g] > items[start])
+    return introduces & kept & (items[:-1] > items[start])  # (items[:-1]: each gap's own count, read without a gather)
 
 
 def _items_whole(parted: np.ndarray, lists: np.ndarray, line: np.ndarray, sizes: np.ndarray, max_size: int
