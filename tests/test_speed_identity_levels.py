@@ -237,3 +237,38 @@ def test_the_compiled_partition_leaves_other_inputs_to_numpy():
     assert native.parts(cut, np.array([1, 2, 3]), 2**63) is None
     assert native.parts(np.zeros(0, bool), np.zeros(0, np.int64), 3) is None
     assert native.parts(cut.astype(np.int64), np.array([1, 2, 3]), 3) is None
+
+
+_pieces = st.sampled_from(["Word ", "more words here. ", "A sentence ends. ", "Why? ", "\n", "\n\n", "# Heading\n",
+                           "- item one\n", "1. step\n", "The steps are as follows:\n", "```\ncode(x)\n  y = 1\n```\n",
+                           "    indented line\n", "Dr. Who. ", "中文句子。", "def f(a):\n    return a\n", "x" * 70])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_pieces, min_size=1, max_size=90).map("".join),
+       st.sampled_from([(60, 30, 12), (200, 100, 40), (120, 120, 50)]))
+def test_the_levels_read_spans_and_edges_as_the_searches_found_them(text, sizes):
+    """What the levels below the first read instead of searching again (each atom's span, each piece's end
+    boundary, the boundaries no strong bond ties) is what the searches over the text's boundaries give, at every
+    level, on texts of headings, lists, lead-ins, code and over-long sentences."""
+    from logichunk import CascadeSettings, chunk_logic_chain
+    from logichunk.chunkers import logic_chain as lc
+
+    seen: list[int] = []
+    orig = lc._Run._global_cuts
+
+    def checked(self, a_start, a_end, asz, sc, gaps, inner, sep, limits, level, ends_at, spans):
+        span_start = self._cohesion_vectors()[0]
+        if self._spans_rise:
+            assert spans.tolist() == np.searchsorted(span_start, a_start).tolist()
+        last = np.flatnonzero(np.append(sep, True))
+        assert ends_at.tolist() == np.searchsorted(self.B, a_end[last]).tolist()
+        tie, free = self._ties()
+        assert tie.tolist() == (self.NC & ~self.IN).tolist()
+        assert free.tolist() == np.append(np.flatnonzero(~tie), self.B.size).tolist()
+        seen.append(level)
+        return orig(self, a_start, a_end, asz, sc, gaps, inner, sep, limits, level, ends_at, spans)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(lc._Run, "_global_cuts", checked)
+        chunk_logic_chain(text, CascadeSettings(sizes=sizes))
