@@ -272,3 +272,25 @@ def test_the_levels_read_spans_and_edges_as_the_searches_found_them(text, sizes)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(lc._Run, "_global_cuts", checked)
         chunk_logic_chain(text, CascadeSettings(sizes=sizes))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 300), st.integers(0, 80), st.sampled_from([1, 7, 60, 400, 2**62]), st.floats(0.0, 1.0),
+       st.booleans(), st.integers(0, 2**31 - 1))
+def test_the_compiled_earliest_starts_are_the_searches(n, top, max_size, density, has_fixed, seed):
+    """native.earliest (one pointer that moves forwards) against earliest_starts' numpy passes (a search of every
+    end, the cap at b - 1, the last fixed gap): the same starts; a negative size is left to the search."""
+    from logichunk.boundaries import dp
+
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(0, top + 1, n).astype(np.int64)
+    fixed = rng.random(max(n - 1, 0)) < density if has_fixed else None
+    got = native.earliest(sizes, max_size, fixed)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(native, "earliest", lambda *a: None)
+        want = dp.earliest_starts(sizes, max_size, fixed)
+    assert got is not None and got.tolist() == want.tolist()
+    assert dp.earliest_starts(sizes, max_size, fixed).tolist() == want.tolist()
+    if n:
+        sizes[rng.integers(0, n)] = -1
+        assert native.earliest(sizes, max_size, fixed) is None

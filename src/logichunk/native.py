@@ -174,6 +174,29 @@ int64_t lc_parts(int64_t n, const uint8_t *cut, const int64_t *sizes, int64_t ma
     return p;
 }
 
+/* boundaries.earliest_starts under a size limit: lo[b] (b = 0..n), the first atom a chunk ending at b may start at
+   (cum[b] - cum[a] <= max_size, at most b - 1, never before the atom after the last fixed gap before b), by one
+   pointer that only moves forwards (the limit's reach grows with b) where numpy searched every end and made six
+   passes more. cum: n + 1 entries of scratch, the sizes' prefix. Returns -1 (nothing decided) on a negative size,
+   where the prefix does not rise and the search's answer is another. */
+int64_t lc_earliest(int64_t n, const int64_t *sizes, int64_t max_size, const uint8_t *fixed, int64_t *cum,
+                    int64_t *lo) {
+    cum[0] = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (sizes[i] < 0) return -1;
+        cum[i + 1] = cum[i] + sizes[i];
+    }
+    int64_t p = 0, last = 0;
+    for (int64_t b = 0; b <= n; b++) {
+        const int64_t x = cum[b] - max_size;
+        while (p <= n && cum[p] < x) p++;
+        int64_t v = p < b - 1 ? p : (b > 0 ? b - 1 : 0);
+        if (fixed && b >= 2 && fixed[b - 2]) last = b - 1;
+        lo[b] = v > last ? v : last;
+    }
+    return 0;
+}
+
 /* signals.cohesion.lexical_rows' entries without a sort. Span s holds the items ids[lo[s]:hi[s]].
    lc_lexmark marks the ids present in a bitmap (bits, nw words, zeroed) and returns how many there are,
    with base[q] the number of ids below word q: an id's dense number, in ascending id order, is then
@@ -1687,6 +1710,8 @@ def _load() -> ctypes.CDLL | None:
                                     + [ctypes.c_int64, ctypes.c_void_p])
         lib.lc_fit_cuts.restype = ctypes.c_int64
         lib.lc_fit_cuts.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p]
+        lib.lc_earliest.restype = ctypes.c_int64
+        lib.lc_earliest.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 3
         lib.lc_parts.restype = ctypes.c_int64
         lib.lc_parts.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 3
         lib.lc_ends.restype = None
@@ -2137,6 +2162,25 @@ def parts(cut: np.ndarray, sizes: np.ndarray, max_size: int, whole: bool = False
     k = lib.lc_parts(n, cut.ctypes.data, sizes.ctypes.data, int(max_size), ids.ctypes.data, fits.ctypes.data,
                      None if inner is None else inner.ctypes.data)
     return ids, fits[:k], inner
+
+
+def earliest(sizes: np.ndarray, max_size: int, fixed: np.ndarray | None) -> np.ndarray | None:
+    """:func:`logichunk.boundaries.earliest_starts` under a size limit in one compiled pass (:c:func:`lc_earliest`),
+    the same starts; None when the kernel is not there, the sizes are not int64 (or one is negative), ``fixed`` is
+    not a bool per gap, or the limit lies outside ``(-2**62, 2**62]``."""
+    lib = _load()
+    n = sizes.size
+    if (lib is None or sizes.dtype != np.int64 or sizes.ndim != 1 or not isinstance(max_size, int | np.integer)
+            or not -(2**62) < int(max_size) <= 2**62
+            or (fixed is not None and (fixed.dtype != np.bool_ or fixed.shape != (max(n - 1, 0),)))):
+        return None
+    (sizes,) = _c(np.int64, sizes)
+    f = None if fixed is None or n < 2 else _c(np.bool_, fixed)[0]
+    cum, lo = np.empty(n + 1, np.int64), np.empty(n + 1, np.int64)
+    if lib.lc_earliest(n, sizes.ctypes.data, int(max_size), None if f is None else f.ctypes.data, cum.ctypes.data,
+                       lo.ctypes.data) < 0:
+        return None
+    return lo
 
 
 def lexical_entries(lo: np.ndarray, hi: np.ndarray, ids: np.ndarray

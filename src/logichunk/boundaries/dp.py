@@ -27,6 +27,10 @@ def earliest_starts(sizes: np.ndarray, max_size: int | None, fixed: np.ndarray |
     """``lo[b]``: the first atom a chunk ending at atom ``b`` (exclusive) may start at: it fits
     ``max_size`` (one atom always may), and crosses no ``fixed`` gap."""
     sizes = np.asarray(sizes, dtype=np.int64)
+    if max_size is not None:  # (one compiled pass where it is there: the same starts)
+        fast = native.earliest(sizes, max_size, None if fixed is None else np.asarray(fixed, dtype=bool))
+        if fast is not None:
+            return fast
     n = sizes.size
     cum = np.zeros(n + 1, np.int64)
     np.cumsum(sizes, out=cum[1:])
