@@ -776,6 +776,23 @@ void lc_walk(int64_t m, const uint32_t *cp, int64_t ncp, int64_t *at, const int6
         at[i] = lc_walk_one(cp, ncp, at[i], bound[i], take, ntake, steps, back != 0, note, nnote, &more[i], &noted[i]);
 }
 
+/* text.structure._last_ats: each span's last character, past up to `blanks` code points of `blank` and then up to
+   two of `closer` backwards (never before the span's second character; a negative answer reads 0): plain[i] without
+   the closers, closed[i] past them. Two walks of lc_walk_one per span in one call, where _last_at made a kernel call
+   (and its gathers) per query, most spans queried several times. */
+void lc_last_ats(int64_t m, const uint32_t *cp, int64_t ncp, const int64_t *starts, const int64_t *ends,
+                 const uint8_t *blank, int64_t nblank, int64_t blanks, const uint8_t *closer, int64_t ncloser,
+                 int64_t *plain, int64_t *closed) {
+    uint8_t more, noted;
+    for (int64_t i = 0; i < m; i++) {
+        const int64_t s = starts[i] + 1;
+        const int64_t e = lc_walk_one(cp, ncp, ends[i] - 1, s, blank, nblank, blanks, 1, blank, 0, &more, &noted);
+        const int64_t c = lc_walk_one(cp, ncp, e, s, closer, ncloser, 2, 1, closer, 0, &more, &noted);
+        plain[i] = e < 0 ? 0 : e;
+        closed[i] = c < 0 ? 0 : c;
+    }
+}
+
 /* numpy.searchsorted(a, v, side) for int64 arrays, a sorted: out[i] is the first index whose a[] is >= v[i]
    (right: > v[i]). Each search starts from the previous answer and gallops (1, 2, 4, ... steps) towards
    v[i] before the binary search, so sorted needles cost O(log gap) each and touch the haystack in
@@ -1694,6 +1711,9 @@ def _load() -> ctypes.CDLL | None:
         lib.lc_walk.restype = None
         lib.lc_walk.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 3
                                 + [ctypes.c_int64] * 3 + [ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 2)
+        lib.lc_last_ats.restype = None
+        lib.lc_last_ats.argtypes = ([ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 3
+                                    + [ctypes.c_int64] * 2 + [ctypes.c_void_p, ctypes.c_int64] + [ctypes.c_void_p] * 2)
         lib.lc_search.restype = None
         lib.lc_search.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
                                   ctypes.c_void_p]
@@ -2462,6 +2482,23 @@ def walk(cp: np.ndarray, at: np.ndarray, bound: np.ndarray, take: np.ndarray, st
     lib.lc_walk(at.size, cp.ctypes.data, cp.size, at.ctypes.data, bound.ctypes.data, take.ctypes.data, take.size,
                 int(steps), int(back), nt.ctypes.data, nt.size, more.ctypes.data, noted.ctypes.data)
     return at, more.view(bool), noted.view(bool)
+
+
+def last_ats(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, blank: np.ndarray, blanks: int,
+             closer: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`logichunk.text.structure._last_ats` in one compiled pass (:c:func:`lc_last_ats`): where each span's last
+    character lies past up to ``blanks`` of ``blank`` (a bool table by code point), and past up to two of ``closer``
+    after them; the same offsets. None when the kernel is not available, ``cp`` is empty or the step count is not a
+    small non-negative integer."""
+    lib = _load()
+    if lib is None or cp.size == 0 or not isinstance(blanks, int | np.integer) or not 0 <= int(blanks) < 2**31:
+        return None
+    (cp,), (starts, ends) = _c(np.uint32, cp), _c(np.int64, starts, ends)
+    blank, closer = _bytes(blank), _bytes(closer)
+    plain, closed = np.empty(starts.size, np.int64), np.empty(starts.size, np.int64)
+    lib.lc_last_ats(starts.size, cp.ctypes.data, cp.size, starts.ctypes.data, ends.ctypes.data, blank.ctypes.data,
+                    blank.size, int(blanks), closer.ctypes.data, closer.size, plain.ctypes.data, closed.ctypes.data)
+    return plain, closed
 
 
 #: needles below which numpy's own search is as fast as the call into C

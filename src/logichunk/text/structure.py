@@ -662,6 +662,16 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     """Read the structure of ``sents`` (see the module docstring). Python touches only the sentences
     that start a line and are short, a small share of any text. ``edges`` (starts, ends): several
     texts laid end to end, each read on its own (a fence never pairs across two texts)."""
+    prev = _LAST_MEMO[0]
+    _LAST_MEMO[0] = _LastMemo(sents.text, sents.starts, sents.ends)
+    try:
+        return _layout(sents, edges)
+    finally:
+        _LAST_MEMO[0] = prev
+
+
+def _layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -> Layout:
+    """:func:`layout`'s reading, its sentences' last characters memoised (:data:`_LAST_MEMO`)."""
     n = len(sents)
     brk = np.asarray(sents.breaks, dtype=np.int8)
     strength = np.where(brk >= BREAK_HARD, BLOCK, brk + SENTENCE).astype(np.int8)
@@ -2534,8 +2544,42 @@ def _inside_sentence(text: str, starts: np.ndarray, ends: np.ndarray, i: int) ->
         and indent_columns(text, int(starts[i])) > indent_columns(text, int(starts[i + 1]))
 
 
+#: the blanks :func:`_last_at` looks past unless told otherwise (the count :func:`_last_ats` reads for every sentence)
+_LAST_BLANKS = 4
+
+
+class _LastMemo:
+    """The sentences of the :func:`layout` under way and, once asked, :func:`_last_ats` of them all."""
+
+    __slots__ = ("text", "starts", "ends", "lasts")
+
+    def __init__(self, text: str, starts: np.ndarray, ends: np.ndarray) -> None:
+        self.text, self.starts, self.ends = text, starts, ends
+        self.lasts: tuple[np.ndarray, np.ndarray] | None = None
+
+
+#: the :func:`layout` under way (a one-entry memo, or None): its sentences' last characters read once for all
+#: (:func:`_last_ats`), where a layout asks some 100,000 times of a 2 MB code file, most sentences several times.
+#: Matched by identity (the memo holds the objects, so no other takes their ids; a layout never writes into its
+#: spans); a layout of another text in another thread at the same time only makes the other walk its own queries.
+_LAST_MEMO: list[_LastMemo | None] = [None]
+
+
+def _last_ats(text: str, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_last_at` of every sentence, without and with the closers (its default ``blanks``): one compiled pass
+    (:func:`logichunk.native.last_ats`), else its two walks over all."""
+    cp = codepoints(text)
+    fast = native.last_ats(cp, starts, ends, _ASCII_BLANK, _LAST_BLANKS, _CLOSER_TABLE)
+    if fast is not None:
+        return fast
+    s = starts + 1
+    e, _, _ = _walk(cp, ends - 1, s, _ASCII_BLANK, _LAST_BLANKS, back=True)
+    c, _, _ = _walk(cp, e, s, _CLOSER_TABLE, 2, back=True)
+    return np.maximum(e, 0), np.maximum(c, 0)
+
+
 def _last_char(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray, closers: bool = False,
-               blanks: int = 4) -> np.ndarray:
+               blanks: int = _LAST_BLANKS) -> np.ndarray:
     """The last character of each sentence in ``idx``, past up to ``blanks`` spaces and line breaks (and,
     with ``closers``, up to two closing quotes or brackets: ``"He left."`` ends with its full stop),
     never before the sentence's first."""
@@ -2543,8 +2587,14 @@ def _last_char(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray,
 
 
 def _last_at(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray, closers: bool = False,
-             blanks: int = 4) -> np.ndarray:
-    """Where :func:`_last_char` finds each one (an offset into the text)."""
+             blanks: int = _LAST_BLANKS) -> np.ndarray:
+    """Where :func:`_last_char` finds each one (an offset into the text): read off :func:`layout`'s table of every
+    sentence's (:data:`_LAST_MEMO`) where it asks of its own sentences, else walked for ``idx``."""
+    memo = _LAST_MEMO[0]
+    if blanks == _LAST_BLANKS and memo is not None and memo.text is text and memo.starts is starts and memo.ends is ends:
+        if memo.lasts is None:
+            memo.lasts = _last_ats(text, starts, ends)
+        return memo.lasts[closers][idx]
     cp = codepoints(text)
     s = starts[idx] + 1  # (never before the sentence's first character)
     e, _, _ = _walk(cp, ends[idx] - 1, s, _ASCII_BLANK, blanks, back=True)
