@@ -27,7 +27,7 @@ def _spans(data: st.DataObject, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _walked(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray, closers: bool) -> np.ndarray:
     """_last_at with no layout under way: the walk of these queries alone."""
-    assert S._LAST_MEMO[0] is None
+    assert S._LAST_MEMO.get() is None
     return S._last_at(text, starts, ends, idx, closers)
 
 
@@ -61,7 +61,7 @@ def test_a_query_through_the_memo_is_the_query_walked(text, data):
     want = [_walked(text, starts, ends, idx, c).tolist() for c in (False, True)]
     want44 = S._last_at(text, starts, ends, idx, blanks=44).tolist()
     memo = S._LastMemo(text, starts, ends)
-    S._LAST_MEMO[0] = memo
+    token = S._LAST_MEMO.set(memo)
     try:
         got = [S._last_at(text, starts, ends, idx, c).tolist() for c in (False, True)]
         assert memo.lasts is not None  # (read from the table)
@@ -69,7 +69,7 @@ def test_a_query_through_the_memo_is_the_query_walked(text, data):
         other = ends.copy()  # (equal, not the same: walked)
         assert S._last_at(text, starts, other, idx).tolist() == want[0]
     finally:
-        S._LAST_MEMO[0] = None
+        S._LAST_MEMO.reset(token)
     assert got == want
 
 
@@ -93,7 +93,7 @@ def test_a_layout_with_the_memo_is_the_layout_without(text, monkeypatch):
     real = S._last_ats
     monkeypatch.setattr(S, "_last_ats", lambda *a: calls.append(1) or real(*a))
     got = S.layout(sents)
-    assert len(calls) == 1 and S._LAST_MEMO[0] is None
+    assert len(calls) == 1 and S._LAST_MEMO.get() is None
     for f in want.__dataclass_fields__:
         a, b = getattr(want, f), getattr(got, f)
         assert (a is None and b is None) or np.array_equal(np.asarray(a), np.asarray(b)), f

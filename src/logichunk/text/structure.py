@@ -95,6 +95,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -662,12 +663,11 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     """Read the structure of ``sents`` (see the module docstring). Python touches only the sentences
     that start a line and are short, a small share of any text. ``edges`` (starts, ends): several
     texts laid end to end, each read on its own (a fence never pairs across two texts)."""
-    prev = _LAST_MEMO[0]
-    _LAST_MEMO[0] = _LastMemo(sents.text, sents.starts, sents.ends)
+    token = _LAST_MEMO.set(_LastMemo(sents.text, sents.starts, sents.ends))
     try:
         return _layout(sents, edges)
     finally:
-        _LAST_MEMO[0] = prev
+        _LAST_MEMO.reset(token)
 
 
 def _layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -> Layout:
@@ -2558,11 +2558,12 @@ class _LastMemo:
         self.lasts: tuple[np.ndarray, np.ndarray] | None = None
 
 
-#: the :func:`layout` under way (a one-entry memo, or None): its sentences' last characters read once for all
-#: (:func:`_last_ats`), where a layout asks some 100,000 times of a 2 MB code file, most sentences several times.
-#: Matched by identity (the memo holds the objects, so no other takes their ids; a layout never writes into its
-#: spans); a layout of another text in another thread at the same time only makes the other walk its own queries.
-_LAST_MEMO: list[_LastMemo | None] = [None]
+#: the :func:`layout` under way in this thread (a one-entry memo, or None): its sentences' last characters read once
+#: for all (:func:`_last_ats`), where a layout asks some 100,000 times of a 2 MB code file, most sentences several
+#: times. Matched by identity (the memo holds the objects, so no other takes their ids; a layout never writes into
+#: its spans). A context variable: each thread sees only its own layout's, and the call's end puts back exactly what
+#: was there (a module-wide slot let one thread's finish restore another's memo, keeping its text alive).
+_LAST_MEMO: ContextVar[_LastMemo | None] = ContextVar("_LAST_MEMO", default=None)
 
 
 def _last_ats(text: str, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -2590,7 +2591,7 @@ def _last_at(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray, c
              blanks: int = _LAST_BLANKS) -> np.ndarray:
     """Where :func:`_last_char` finds each one (an offset into the text): read off :func:`layout`'s table of every
     sentence's (:data:`_LAST_MEMO`) where it asks of its own sentences, else walked for ``idx``."""
-    memo = _LAST_MEMO[0]
+    memo = _LAST_MEMO.get()
     if blanks == _LAST_BLANKS and memo is not None and memo.text is text and memo.starts is starts and memo.ends is ends:
         if memo.lasts is None:
             memo.lasts = _last_ats(text, starts, ends)
