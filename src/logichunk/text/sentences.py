@@ -158,10 +158,11 @@ INDENT = _chars_table("\t" + "".join(chr(c) for c in range(0x3001) if unicodedat
 INDENT.flags.writeable = False
 #: the line terminators (every one ends a sentence), a bool table by code point
 LINE_END = _chars_table(_NL_CHARS)
+LINE_END.flags.writeable = False
 #: the line terminators that are a paragraph break alone (form feed, U+2029: the splitter's ``_K_NL2``), a bool
 #: table by code point
 PARAGRAPH_END = _chars_table("".join(c for c, kind in _ALL_CAND.items() if kind == _K_NL2))
-LINE_END.flags.writeable = False
+PARAGRAPH_END.flags.writeable = False
 _MAX_WALK = 1 << 30
 
 __all__ = [

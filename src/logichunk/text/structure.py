@@ -2573,10 +2573,7 @@ def _last_ats(text: str, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarr
     fast = native.last_ats(cp, starts, ends, _ASCII_BLANK, _LAST_BLANKS, _CLOSER_TABLE)
     if fast is not None:
         return fast
-    s = starts + 1
-    e, _, _ = _walk(cp, ends - 1, s, _ASCII_BLANK, _LAST_BLANKS, back=True)
-    c, _, _ = _walk(cp, e, s, _CLOSER_TABLE, 2, back=True)
-    return np.maximum(e, 0), np.maximum(c, 0)
+    return _walked_last(cp, starts, ends, _LAST_BLANKS)
 
 
 def _last_char(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray, closers: bool = False,
@@ -2596,12 +2593,18 @@ def _last_at(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray, c
         if memo.lasts is None:
             memo.lasts = _last_ats(text, starts, ends)
         return memo.lasts[closers][idx]
-    cp = codepoints(text)
-    s = starts[idx] + 1  # (never before the sentence's first character)
-    e, _, _ = _walk(cp, ends[idx] - 1, s, _ASCII_BLANK, blanks, back=True)
-    if closers:
-        e, _, _ = _walk(cp, e, s, _CLOSER_TABLE, 2, back=True)
-    return np.maximum(e, 0)
+    return _walked_last(codepoints(text), starts[idx], ends[idx], blanks, closers)[closers]
+
+
+def _walked_last(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, blanks: int, closers: bool = True
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Each span's last character by the walks (:func:`_last_at` for a few, :func:`_last_ats`' numpy twin for all):
+    past up to ``blanks`` spaces and line breaks, and then, with ``closers``, past up to two closing quotes or
+    brackets (else the second array is the first); never before the span's first character."""
+    s = starts + 1  # (never before the sentence's first character)
+    e, _, _ = _walk(cp, ends - 1, s, _ASCII_BLANK, blanks, back=True)
+    c = _walk(cp, e, s, _CLOSER_TABLE, 2, back=True)[0] if closers else e
+    return np.maximum(e, 0), np.maximum(c, 0)
 
 
 _MARKER_KEYS = np.array(sorted(_word_key(w) for w in _MARKER_WORDS), dtype=np.int64)
