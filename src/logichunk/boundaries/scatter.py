@@ -189,7 +189,9 @@ PRICE_WINDOW = 256
 
 def _prefix_dots(X: np.ndarray | SparseRows) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Per row ``i``: ``|x_i|^2``, ``<x_i, x_0 + ... + x_{i-1}>`` and ``<x_i, T>`` (``T`` the sum of
-    all rows), and ``|T|^2`` — what the scatter of every prefix and suffix is made of."""
+    all rows), and ``|T|^2`` — what the scatter of every prefix and suffix is made of. Every sum in a fixed
+    order (:func:`_fixed_dot`), none by the BLAS: ``T`` spans the vocabulary, and a BLAS dot of over 10,000
+    numbers is split among its threads, so its last bits followed the thread count (a machine's cores)."""
     if isinstance(X, SparseRows):
         n = X.n
         r, c, v = X.row, X.col, X.val  # by column, then row
@@ -198,13 +200,20 @@ def _prefix_dots(X: np.ndarray | SparseRows) -> tuple[np.ndarray, np.ndarray, np
         before = cs - v - (cs[base] - v[base])  # the column's sum over earlier rows
         T = np.bincount(c, weights=v, minlength=X.ncol)
         return (X.sqnorms(), np.bincount(r, weights=v * before, minlength=n),
-                np.bincount(r, weights=v * T[c], minlength=n), float(T @ T))
+                np.bincount(r, weights=v * T[c], minlength=n), _fixed_dot(T, T))
     Xd = np.asarray(X, dtype=np.float64)
     S = np.cumsum(Xd, axis=0)
     prev = np.zeros(Xd.shape[0])
     prev[1:] = np.einsum("ij,ij->i", Xd[1:], S[:-1])
     T = S[-1]
-    return np.einsum("ij,ij->i", Xd, Xd), prev, Xd @ T, float(T @ T)
+    return np.einsum("ij,ij->i", Xd, Xd), prev, np.einsum("ij,j->i", Xd, T), _fixed_dot(T, T)
+
+
+def _fixed_dot(a: np.ndarray, b: np.ndarray) -> float:
+    """``<a, b>`` of two vectors: the products summed in numpy's pairwise order, the same bits for the same
+    numbers whatever the thread count or the arrays' addresses (``a @ b`` is the BLAS's dot, which splits a
+    long vector among its threads and sums the parts in another order)."""
+    return float(np.multiply(a, b).sum())
 
 
 def _column_starts(col: np.ndarray) -> np.ndarray:
