@@ -16,6 +16,8 @@ from logichunk.config import Settings
 from logichunk.errors import InputError
 from logichunk.integrations import kb
 from logichunk.scale.workers import IngestWorker
+from logichunk.store import Store
+from logichunk.store.ingest import ingest
 from logichunk.text.decode import (
     DETECT_BYTES,
     check_encoding,
@@ -65,7 +67,7 @@ def test_utf8_is_still_utf8_and_says_nothing():
 def test_other_encodings_are_refused_not_misread(text, codec):
     """Each of these decodes as GB18030 or fails to: none reads as Chinese ("Größe" would be "Gr鲞e")."""
     data = text.encode(codec)
-    with pytest.raises(InputError, match=r"^f\.txt: not valid UTF-8 at byte \d+ \(0x..\); .*--encoding NAME") as e:
+    with pytest.raises(InputError, match=r"^f\.txt: not valid UTF-8 at byte \d+ \(0x..\); .*`encoding=`") as e:
         read_text(data, source="f.txt")
     assert "\n" not in str(e.value)
     assert read_text(data, encoding=codec) == text  # named, read exactly
@@ -204,6 +206,36 @@ def test_cli_ingest_of_a_gbk_file_says_it_and_again_is_a_no_op(tmp_path, capsys)
     assert code == 0 and rep["updated"] == [str(gbk)] and rep["added"] and rep["documents"] == 0
     code, _, err = cli(capsys, "ingest", str(gbk), "--db", db, *HASH, "--encoding", "big5")  # another reading: refused
     assert code == 2 and "not valid big5" in err and err.count("\n") == 1
+
+
+def test_a_refusal_names_the_encoding_as_each_reader_takes_it(tmp_path, capsys):
+    """A Python caller is told the keyword it can pass (``encoding=``), never the CLI's flag; the CLI, whose verbs
+    read through the same functions, says ``--encoding NAME``, for the one file and for one of several skipped."""
+    bad, good = tmp_path / "tw.txt", tmp_path / "ok.txt"
+    bad.write_bytes(ZH_TW.encode("big5"))
+    good.write_text("Fine text here.\n", encoding="utf-8")
+    db = str(tmp_path / "py.db")
+    store = Store.open(db, settings=Settings(db=db, embedder="hash:64"))
+    for read in (lambda: read_path(bad), lambda: "".join(read_blocks(bad)), lambda: read_text(bad.read_bytes()),
+                 lambda: ingest(store, [str(bad)])):
+        with pytest.raises(InputError, match="not valid UTF-8") as e:
+            read()
+        assert "(the `encoding=` argument: gbk" in str(e.value) and "--encoding" not in str(e.value)
+    assert any("`encoding=`" in r for r in ingest(store, [str(bad), str(good)]).refused)
+    code, _, err = cli(capsys, "chunk", str(bad))
+    assert code == 2 and "(--encoding NAME: gbk" in err and "encoding=" not in err
+    code, _, err = cli(capsys, "chunk", str(tmp_path), "--quiet")  # one of several: skipped, said in the CLI's words
+    assert code == 1 and "skipped" in err and "--encoding NAME" in err and "encoding=" not in err
+    code, out, _ = cli(capsys, "ingest", str(tmp_path), "--db", str(tmp_path / "cli.db"), *HASH, "--format", "jsonl")
+    assert code == 1 and any("--encoding NAME" in r for r in json.loads(out)["refused"])
+    with pytest.raises(InputError, match="`encoding=`"):  # (the CLI's words end with its run)
+        read_path(bad)
+    [(_, _, err, _)] = IngestWorker(None, "", None, 1, speaker="cli").check([(0, str(bad))])  # (a Ray ingest's)
+    assert "--encoding NAME" in err
+    bubbles = tmp_path / "log.jsonl"  # a log logichunk writes, in UTF-8: no encoding to name
+    bubbles.write_bytes(b'{"context": {}}\n{"text": "caf\xe9"}\n')
+    code, _, err = cli(capsys, "bubbles", str(bubbles))
+    assert code == 2 and err.rstrip().endswith("convert the file to UTF-8") and "encoding" not in err
 
 
 def test_ray_workers_read_and_report_as_the_serial_ingest(tmp_path):

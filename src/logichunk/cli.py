@@ -730,10 +730,12 @@ def cmd_bubbles(args: argparse.Namespace) -> int:
                  "`logichunk bubbles FILE` lists it")
             return 0
         raise LogichunkError(f"{args.file}: no such file")
-    from .text.decode import read_path
+    from .text.decode import read_path, speaking_as
 
+    with speaking_as(None):  # (a log this tool writes in UTF-8: no --encoding to name)
+        lines = read_path(path).splitlines()
     rows = []
-    for n, line in enumerate(read_path(path).splitlines(), 1):
+    for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
@@ -955,9 +957,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     verb = next((a for a in argv if not a.startswith("-")), None)  # global options take no value
     parser = build_parser(extensions=verb not in CORE_VERBS)
     args = parser.parse_args(argv)
+    from .text.decode import speaking_as
+
     try:
         _check_arguments(args)
-        with warnings.catch_warnings():
+        # (a file that is not UTF-8 is refused naming --encoding NAME, not the Python API's ``encoding=``)
+        with warnings.catch_warnings(), speaking_as("cli"):
             warnings.showwarning = _warning_shower(warnings.showwarning)
             return int(args.func(args) or 0)
     except LogichunkError as e:

@@ -67,7 +67,7 @@ from ..store.ingest import (
     source_of,
     store_file_document,
 )
-from ..text.decode import check_encoding
+from ..text.decode import check_encoding, speaker
 from .session import ray_session, worker_error
 from .workers import Planned, check_files, plan_files
 
@@ -123,7 +123,8 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
         store.run_params  # noqa: B018 - and so does a bad tokenizer
     with ray_session(address, workers) as ray:
         pool = _pool(ray, workers, (embedder, store.model_id if rechunk else "", store.params,
-                                    store.settings.embedding_batch_size, store.settings.cut_vectors, encoding))
+                                    store.settings.embedding_batch_size, store.settings.cut_vectors, encoding,
+                                    speaker()))  # (the workers' refusals in the driver's words: --encoding NAME...)
         todo: list[tuple[str, str, list[str]]] = []  # path, text hash, documents it replaces
         order = checks.check_order(files)  # (a file named as a gone one's first: :meth:`FileChecks.check_order`)
         rows = ((k, str(files[k])) for k in order)

@@ -30,6 +30,7 @@ from ..errors import InputError, LogichunkError
 from ..models.embedding import Embedder, LRUMapping
 from ..store.ingest import EMPTY, EmptyFile, FileDocument, read_ingest_text
 from ..store.plan import ChapterPlan, cut_vectors, embed_batches, plan_chapter, sha256
+from ..text.decode import speaking_as
 
 __all__ = ["Checked", "DocumentPlan", "IngestWorker", "Planned", "RecordingEmbed", "check_files", "plan_files",
            "worker_for"]
@@ -86,10 +87,11 @@ class IngestWorker:
     batch, with a memo of the sentences it has embedded."""
 
     def __init__(self, embedder: str | Embedder | None, model_id: str, params: PCParams, batch_size: int,
-                 cut: str = "embedder", encoding: str | None = None) -> None:
+                 cut: str = "embedder", encoding: str | None = None, speaker: str | None = "python") -> None:
         self.source, self.model_id, self.params, self.batch_size = embedder, model_id, params, batch_size
         self.cut = cut  # what the chapters are cut by (Settings.cut_vectors), as the store cuts them
         self.encoding = encoding  # the codec the files are read with (the ingest's ``encoding``)
+        self.speaker = speaker  # whose words a file's refusal is said in (the driver's :func:`speaker`: ``cli``...)
         self.embedder: Embedder | None = None
         self.memo = LRUMapping(20_000)  # sentences repeated across this worker's documents (headers, boilerplate)
 
@@ -100,7 +102,9 @@ class IngestWorker:
         for i, path in rows:
             how: list[str] = []
             try:
-                out.append((i, sha256(read_ingest_text(Path(path), self.encoding, how.append)), "", "".join(how)))
+                with speaking_as(self.speaker):
+                    text = read_ingest_text(Path(path), self.encoding, how.append)
+                out.append((i, sha256(text), "", "".join(how)))
             except EmptyFile as e:  # the driver skips it, or refuses it when it is the only file
                 out.append((i, EMPTY, str(e), ""))
             except LogichunkError as e:
@@ -135,7 +139,8 @@ class IngestWorker:
         return self.embedder
 
     def _plan(self, path: Path, text_hash: str) -> DocumentPlan:
-        doc = FileDocument.checked(path, text_hash, self.encoding)
+        with speaking_as(self.speaker):
+            doc = FileDocument.checked(path, text_hash, self.encoding)
         if self.source is None:  # rechunk=False: the blocks only
             return DocumentPlan(doc)
         emb = self._embedder()

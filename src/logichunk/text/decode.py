@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import bz2
 import codecs
+import contextlib
 import functools
 import gzip
 import io
@@ -47,7 +48,9 @@ import os
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
+from types import EllipsisType
 from typing import BinaryIO
 
 from ..errors import InputError
@@ -55,7 +58,8 @@ from .pdf import is_pdf, pdf_text
 
 __all__ = ["COMPRESSED_SUFFIXES", "DETECT_BYTES", "ENCODING_WAYS", "SNIFF_BYTES", "Undecoded", "check_encoding",
            "check_storable", "check_unicode",
-           "plain_stem", "plausibly_chinese", "read_blocks", "read_path", "read_text", "text_file_name"]
+           "plain_stem", "plausibly_chinese", "read_blocks", "read_path", "read_text", "speaker", "speaking_as",
+           "text_file_name"]
 
 #: How much of the input is inspected for signs of a binary file.
 SNIFF_BYTES = 8192
@@ -252,21 +256,46 @@ def _implausible(body: bytes, sample: str) -> str:
 
 
 #: how each interface takes the codec a file's bytes are read with, which a refusal of bytes that are not UTF-8
-#: names (:class:`Undecoded`): a service's or an agent's user cannot pass the CLI's flag
+#: names (:class:`Undecoded`): a Python caller, a service's or an agent's user cannot pass the CLI's flag
 ENCODING_WAYS = {
+    "python": "the `encoding=` argument",
     "cli": "--encoding NAME",
     "service": "the `encoding` URL parameter",
     "mcp": "add_file's `encoding` argument",
 }
 
+#: the interface reading files now (a key of :data:`ENCODING_WAYS`; None: one that takes no encoding), whose words
+#: an :class:`Undecoded` says what to do in: a Python caller's unless an interface says otherwise (:func:`speaking_as`)
+_SPEAKER: ContextVar[str | None] = ContextVar("logichunk_encoding_way", default="python")
+
+
+def speaker() -> str | None:
+    """The interface reading files now (:func:`speaking_as`; ``"python"`` unless one is set)."""
+    return _SPEAKER.get()
+
+
+@contextlib.contextmanager
+def speaking_as(interface: str | None) -> Iterator[None]:
+    """Within it, a refusal of bytes that are not UTF-8 says what to do in ``interface``'s words (``cli`` while
+    ``logichunk`` runs a verb: ``--encoding NAME``; None: a file that takes no encoding, a JSON Lines log). Why a
+    context, not an argument: the CLI reads through the Python API's own readers (and the ingest keeps a file's
+    refusal as its line in a report), where a Python caller must be told ``encoding=``, not a flag."""
+    token = _SPEAKER.set(interface)
+    try:
+        yield
+    finally:
+        _SPEAKER.reset(token)
+
 
 class Undecoded(InputError):
     """Bytes that are not UTF-8 and that no reading of ours decodes. The message ends saying what to do, in the
-    words of the interface that read them (:meth:`said_by`; the CLI's by default): one sentence, each
-    interface's own way of naming an encoding filled in."""
+    words of the interface that read them (:meth:`said_by`; by default the one reading now, :func:`speaker`): one
+    sentence, each interface's own way of naming an encoding filled in."""
 
-    def __init__(self, what: str, interface: str | None = "cli") -> None:
+    def __init__(self, what: str, interface: str | None | EllipsisType = ...) -> None:
         self.what = what
+        if isinstance(interface, EllipsisType):
+            interface = speaker()
         way = ENCODING_WAYS.get(interface or "")
         todo = (f"convert the file to UTF-8 or name its encoding ({way}: gbk, big5, shift_jis, cp1252...)" if way
                 else "convert the file to UTF-8")  # (an interface that takes no encoding)
