@@ -4,7 +4,6 @@ check O(1): ``size(span) = prefix[end] - prefix[start]``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -71,24 +70,6 @@ class HeuristicTokens:
         in_run = alnum & ((idx - run_start) % self.word_piece == 0)
         tok = in_run | ((cls & (CJK | PUNCT)) != 0)
         return _cumsum0(tok.astype(np.int8))
-
-
-@dataclass(frozen=True)
-class OffsetsTokens:
-    """Tokens from a real tokenizer: ``fn(text)`` returns each token's start offset (str index).
-    A token counts where it starts, so spans can be measured without re-tokenising them. Chunkers
-    use :class:`logichunk.text.tokens.TokenMeasure` instead (``tokenizer=``): it counts a token where
-    it ends and snaps cuts to token starts, so no cut splits a token between two chunks."""
-
-    fn: Callable[[str], Sequence[int]]
-    name: str = "tokens"
-
-    def prefix(self, text: str) -> np.ndarray:
-        per_char = np.zeros(len(text), dtype=np.int64)
-        offs = np.asarray(self.fn(text), dtype=np.int64)
-        if offs.size:
-            np.add.at(per_char, np.clip(offs, 0, max(len(text) - 1, 0)), 1)
-        return _cumsum0(per_char)
 
 
 UNITS: dict[str, Measure] = {"chars": Chars(), "bytes": Utf8Bytes(), "tokens": HeuristicTokens()}
