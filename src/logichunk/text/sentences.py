@@ -161,7 +161,8 @@ LINE_END = _chars_table(_NL_CHARS)
 LINE_END.flags.writeable = False
 #: the line terminators that are a paragraph break alone (form feed, U+2029: the splitter's ``_K_NL2``), a bool
 #: table by code point
-PARAGRAPH_END = _chars_table("".join(c for c, kind in _ALL_CAND.items() if kind == _K_NL2))
+_PARAGRAPH_END_CHARS = "".join(c for c, kind in _ALL_CAND.items() if kind == _K_NL2)  # (the scalar splitter's)
+PARAGRAPH_END = _chars_table(_PARAGRAPH_END_CHARS)
 PARAGRAPH_END.flags.writeable = False
 _MAX_WALK = 1 << 30
 
@@ -683,7 +684,7 @@ def _scalar_steps(text: str, limit: int | None) -> Generator[_Wraps, np.ndarray,
     w_nl: list[int] = []
     last = -1
     for p in nl:
-        weight.append(2 if text[p] in "\x0c\u2029" else 1)
+        weight.append(2 if text[p] in _PARAGRAPH_END_CHARS else 1)
         if p >= last:  # else p lies in the whitespace run measured just before
             last = ws_end(text, p + 1).end()
         w_nl.append(last)
