@@ -64,6 +64,20 @@ def test_a_bubbles_log_keeps_each_bubble_once(tmp_path, capsys):
     assert code == 0 and listing.strip().endswith("2 bubble(s)")
 
 
+def test_a_log_asked_for_is_there_after_a_run_without_bubbles(tmp_path, capsys):
+    """README's two lines (``chunk docs/ --bubbles b.jsonl``, then ``bubbles b.jsonl``) on a text nothing forces:
+    the log is there, empty, and lists none (the second line failed with "no such file"); a log kept is left as it is."""
+    src, log = tmp_path / "short.txt", tmp_path / "b.jsonl"
+    src.write_text("A short text. It fits.", encoding="utf-8")
+    code, _, err = run(["chunk", str(src), "--bubbles", str(log)], capsys)
+    assert code == 0 and log.read_bytes() == b"" and "0 bubble(s)" in err
+    code, listing, err = run(["bubbles", str(log)], capsys)
+    assert code == 0 and listing.strip() == "0 bubble(s)" and err == ""
+    log.write_text('{"category": "forced_split", "context": {}}', encoding="utf-8")  # (no final newline)
+    code, _, _ = run(["chunk", str(src), "--bubbles", str(log), "--quiet"], capsys)
+    assert code == 0 and log.read_text(encoding="utf-8") == '{"category": "forced_split", "context": {}}'
+
+
 def test_beside_out_the_log_is_kept_once_too(tmp_path, capsys):
     src = tmp_path / "line.txt"
     src.write_text(LONG, encoding="utf-8")

@@ -611,8 +611,14 @@ def _record_bubbles(args: argparse.Namespace, bubbles: list[Bubble]) -> None:
     FILE``, or ``OUT.bubbles.jsonl`` beside ``--out``. The output holds them already (``json``: its
     ``bubbles``; json and jsonl: ``"bubble"`` in the records of the chunks each is about; validate's problems),
     so a scripted run writes no file of its own into the working folder. Each bubble is logged once: a rerun of the
-    same input adds no line."""
+    same input adds no line. A log asked for (``--bubbles FILE``) is there after a run without bubbles too, as it
+    was or empty, so ``logichunk bubbles FILE`` lists none (it said "no such file": a failure, for a clean run)."""
     if not bubbles:
+        if getattr(args, "bubbles", None):
+            with open(args.bubbles, "a", encoding="utf-8"):
+                pass
+            if not args.quiet:
+                _err(f"0 bubble(s): nothing forced, nothing new in {args.bubbles}")
         return
     target = args.bubbles or (f"{args.out}.bubbles.jsonl" if getattr(args, "out", None) else None)
     kinds = ", ".join(f"{k} {n}" for k, n in Counter(b.category for b in bubbles).items())
