@@ -21,7 +21,7 @@ def test_ext_matches_a_folder_s_names_whatever_their_case(tmp_path, capsys, ext,
     assert code == 0 and (str(tmp_path / "a.md") in out) == found
 
 
-@pytest.mark.parametrize("ext", [",", "md,", ".", " "])
+@pytest.mark.parametrize("ext", [",", "md,", ".", " ", ""])  # ("": `--ext "$EXT"` unset, read as no --ext)
 def test_an_empty_ext_item_is_one_line(tmp_path, capsys, ext):
     (tmp_path / "a.md").write_text("# A\n\nSome text here.\n", encoding="utf-8")
     code, out, err = run(["chunk", str(tmp_path), "--ext", ext], capsys)

@@ -432,7 +432,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
 
     _chunk_defaults(args)
     models = _Models(args, _needs(args, needs(args.method)))
-    suffixes = _ext(args.ext) if args.ext else TEXT_SUFFIXES
+    suffixes = _ext(args.ext) if args.ext is not None else TEXT_SUFFIXES  # (`--ext ""`: an empty list, said)
     sources = list(_inputs(args.paths, suffixes, "chunk", args.quiet))
     if args.out:
         check_out_path(args.out, [s for s, _ in sources])
