@@ -191,6 +191,31 @@ def test_cli_segment(tmp_path):
     assert empty.returncode == 2 and empty.stderr.count("\n") == 1 and "Traceback" not in empty.stderr
 
 
+@settings(max_examples=60, deadline=None)
+@example(["One. ", "Two. ", "Three. "], 3, False)  # 4 topics asked of three sentences gave 1, where 3 gave 3
+@given(st.lists(_SENT, min_size=1, max_size=8), st.integers(1, 10), st.booleans())
+def test_more_topics_asked_never_give_fewer(units, k, hashed):
+    """A count past the gaps there are gives every gap cut (the most topics there are), not the cost's own count."""
+    emb = HashEmbedder() if hashed else None
+    got = segment_units(units, embedder=emb, topics=k)
+    more = segment_units(units, embedder=emb, topics=k + 1)
+    assert got.size <= k - 1 and more.size >= got.size
+    if k > len(units):  # (lines of sentences: a gap is glued only before a continuation, "However, ...")
+        assert more.size == got.size == segment_units(units, embedder=emb, topics=len(units)).size
+
+
+def test_cli_says_when_fewer_topics_than_asked_are_there(tmp_path, capsys):
+    from logichunk.cli import main
+
+    src = tmp_path / "doc.md"
+    src.write_text(_TOPICS["cats"] + "\n\n" + _TOPICS["rockets"] + "\n", encoding="utf-8")
+    assert main([str(x) for x in ("segment", src, "--topics", "5", "--format", "jsonl")]) == 0
+    out, err = capsys.readouterr()
+    assert len(out.splitlines()) == 2 and "2 topic(s), not the 5 asked" in err and "1 such gap(s)" in err
+    assert main([str(x) for x in ("segment", src, "--topics", "2", "--format", "jsonl")]) == 0
+    assert capsys.readouterr().err == ""
+
+
 def test_blank_lines_around_headings_alone_do_not_make_paragraphs():
     """A heading's own blank lines say nothing of how the text under it is laid out: lines stay cuttable."""
     cats = "\n".join(_TOPICS["cats"].split(". ") * 3)

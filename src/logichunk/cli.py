@@ -600,6 +600,11 @@ def cmd_segment(args: argparse.Namespace) -> int:
             _skip(e, many)
             failures += 1
             continue
+        got = tree.stats.get("topics", 0)
+        if args.topics and got < args.topics and not getattr(args, "quiet", False):  # (else fewer said nowhere)
+            _err(f"note: {source}: {got} topic(s), not the {args.topics} asked: topics part only at headings and "
+                 "between paragraphs (or lines, where no blank line parts any), and its layout leaves "
+                 f"{tree.stats.get('open_gaps', got - 1)} such gap(s)")
         _write(sys.stdout, args.format, source, tree, many, docs, decodings.extra(source))
     if args.format == "json":
         docs.close()
@@ -873,7 +878,8 @@ def build_parser(extensions: bool = True) -> argparse.ArgumentParser:
                                        "openai:URL#MODEL); default: the document's own words, no model")
     sg.add_argument("--topics", type=int, default=None, metavar="N",
                     help="as many topics as N (the best cuts for that many; headings still open topics) instead "
-                         "of the count the text's cohesion gives")
+                         "of the count the text's cohesion gives; fewer where the layout leaves fewer gaps to cut "
+                         "(topics part only between paragraphs, or lines where no blank line parts any), with a note")
     sg.add_argument("--format", choices=["tree", "jsonl", "json"], default="tree")
     _window_option(sg, "divide a text in windows of CHARS characters, each window's topics decided whole, in "
                        "memory bounded by the window")

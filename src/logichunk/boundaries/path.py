@@ -35,6 +35,9 @@ def _cuts_for_count(C: np.ndarray, lo: np.ndarray, reward: np.ndarray | None, fi
     hull: asked for 3 topics of a six-line transcript, the penalty gave 2 or 4), the programme over exactly
     that many segments (:func:`_cuts_exactly`). Fewer only where the text has too few places to cut (fixed
     and glued gaps: then the nearest count there is). ``C``: the chunk costs without any penalty."""
+    # more cuts than gaps asked: every gap cut, the most there are (the search for a count no programme can give
+    # ended at the cost's own count: 4 topics asked of three sentences gave 1, where 3 gave 3)
+    count = min(count, C.shape[0] - 2)
     hi = _fewest_cuts_price(C, reward)
     best = optimal_cuts(C, lo, reward, fixed, hi)
     lo_b = 0.0
