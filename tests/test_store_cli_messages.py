@@ -51,3 +51,5 @@ def test_a_link_that_loops_or_dangles_is_not_called_missing(tmp_path, capsys, mo
         assert code == 2 and said in err and "no such file" not in err and err.count("\n") == 1, err
     code, _, err = run(["ingest", "missing.md", "--db", "k.db", "--embedder", "hash:64"], capsys)
     assert code == 2 and "no such file or folder: missing.md" in err
+    code, _, err = run(["ingest", "-", "--db", "k.db", "--embedder", "hash:64"], capsys)  # (as `chunk -` reads it)
+    assert code == 2 and "-: an ingest reads files and folders, not stdin" in err and err.count("\n") == 1

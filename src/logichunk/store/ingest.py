@@ -81,6 +81,9 @@ def missing_path_said(p: str) -> str:
             return f"{p} {what} (it leads back to itself): not a file or folder"
         if dangling := dangling_link(p):
             return f"{p} is {dangling}: not a file or folder"
+        if p == "-":  # (``chunk -`` reads stdin; an ingest reads a file twice, which a stream cannot give)
+            return ("-: an ingest reads files and folders, not stdin (it reads a file twice: to check it, then to "
+                    "store it) — save the text to a file and ingest that")
     return f"no such file or folder: {p}"
 
 
