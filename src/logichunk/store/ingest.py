@@ -1314,7 +1314,7 @@ def read_ingest_text(path: Path, encoding: str | None = None,
     text = read_text_file(path, encoding=encoding, on_decoding=on_decoding)
     why = empty_input(text)
     if why:
-        raise EmptyFile(f"{path}: {why}, nothing to ingest")
+        raise EmptyFile(f"{path}: {why}")  # (alone: "; nothing was ingested" after it, :meth:`FileChecks.skip_empty`)
     return text
 
 
