@@ -261,3 +261,15 @@ def test_mcp_add_file_reads_a_codec_named(tmp_path):
     assert "add_file's `encoding` argument" in str(e.value) and "--encoding" not in str(e.value)
     with pytest.raises(InputError, match="unknown encoding"):
         kb.add_file(project, "ja.txt", folders, kb.Limits(), encoding="nope")
+
+
+def test_eval_results_a_log_logichunk_writes_name_no_encoding(tmp_path):
+    """``eval report`` takes no --encoding: its results log is refused only with "convert the file to UTF-8"."""
+    from logichunk.eval.report import load_rows
+    from logichunk.text.decode import speaking_as
+
+    bad = tmp_path / "results.jsonl"
+    bad.write_bytes(b'{"task": "caf\xe9"}\n')
+    with speaking_as("cli"), pytest.raises(InputError, match="not valid UTF-8") as e:  # (as `logichunk eval` reads it)
+        load_rows([bad])
+    assert str(e.value).endswith("convert the file to UTF-8") and "encoding" not in str(e.value)

@@ -28,14 +28,17 @@ ORACLE_MARK = "*"
 
 
 def load_rows(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
-    from ..text.decode import read_path  # the shared decoder: a binary or non-UTF-8 file is one clear error
+    # the shared decoder: a binary or non-UTF-8 file is one clear error
+    from ..text.decode import read_path, speaking_as
 
     rows: list[dict[str, Any]] = []
     for p in paths:
         p = Path(p)
         if not p.exists():
             continue
-        for line in read_path(p).splitlines():
+        with speaking_as(None):  # (results this tool writes in UTF-8: no encoding to name, `eval` takes none)
+            text = read_path(p)
+        for line in text.splitlines():
             line = line.strip()
             if line.startswith("{"):
                 try:
