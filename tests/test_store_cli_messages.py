@@ -53,3 +53,16 @@ def test_a_link_that_loops_or_dangles_is_not_called_missing(tmp_path, capsys, mo
     assert code == 2 and "no such file or folder: missing.md" in err
     code, _, err = run(["ingest", "-", "--db", "k.db", "--embedder", "hash:64"], capsys)  # (as `chunk -` reads it)
     assert code == 2 and "-: an ingest reads files and folders, not stdin" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["search", "x", "--context-window", "0"], "argument --context-window: must be at least 1, got 0"),
+    (["serve", "--debounce-ms", "-5"], "argument --debounce-ms: must be at least 0, got -5"),
+    (["serve", "--max-body-bytes", "0"], "argument --max-body-bytes: must be at least 1, got 0")])
+def test_a_numeric_flag_out_of_range_is_said_as_the_flag(tmp_path, capsys, argv, said):
+    """Said as the flag typed, before a store is opened or a server started: the settings' checks named
+    ``context_window_size``, ``debounce_delay_ms``, ``service_max_body_bytes``, which no user typed."""
+    with pytest.raises(SystemExit) as e:
+        main([*argv, "--db", str(tmp_path / "none.db")])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and said in err and "setting" not in err and err.count("\n") == 1

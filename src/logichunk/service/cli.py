@@ -14,6 +14,7 @@ import socket
 import sys
 from typing import Any
 
+from ..cli_args import int_at_least
 from ..config import Settings
 from ..errors import LogichunkError
 from ..models.registry import EMBEDDER_SPECS
@@ -102,8 +103,10 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--config", help="TOML settings file (also $LOGICHUNK_CONFIG)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
-    p.add_argument("--debounce-ms", type=int, help="re-chunk this long after the last edit of a block (default 3000)")
-    p.add_argument("--max-body-bytes", type=int, help="largest request body accepted (default 16 MiB)")
+    # (checked as the flags the user typed: the settings' own checks name settings, debounce_delay_ms...)
+    p.add_argument("--debounce-ms", type=int_at_least(0),
+                   help="re-chunk this long after the last edit of a block (default 3000)")
+    p.add_argument("--max-body-bytes", type=int_at_least(1), help="largest request body accepted (default 16 MiB)")
     p.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"])
     p.add_argument("--access-log", action="store_true", help="log every request")
     p.add_argument("--mcp-allow", action="append", metavar="DIR",

@@ -10,7 +10,7 @@ import os
 import sys
 from typing import Any
 
-from ..cli_args import encoding_option, one_line
+from ..cli_args import encoding_option, int_at_least, one_line
 from ..config import RETRIEVE_MODES
 from ..errors import InputError, ModelUnavailable
 from ..scale.cli import add_ingest_options
@@ -463,7 +463,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--include", choices=INCLUDE, default="all",
                    help="the hits kept: all (default; each says its origin), documents, or conversations (the topics "
                         "the conversation memory archived)")
-    p.add_argument("--context-window", type=int, help="context window around the matched child (default 1000)")
+    p.add_argument("--context-window", type=int_at_least(1),  # (said as the flag, not as context_window_size)
+                   help="context window around the matched child (default 1000)")
     p.add_argument("--normalize", action=argparse.BooleanOptionalAction, default=None,
                    help="parent mode: rank by raw * sqrt(avg_size / size) (default: off, raw similarity; see "
                         "bench/QUALITY.md for why)")
