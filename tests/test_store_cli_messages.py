@@ -66,3 +66,23 @@ def test_a_numeric_flag_out_of_range_is_said_as_the_flag(tmp_path, capsys, argv,
         main([*argv, "--db", str(tmp_path / "none.db")])
     err = capsys.readouterr().err
     assert e.value.code == 2 and said in err and "setting" not in err and err.count("\n") == 1
+
+
+def test_one_path_given_for_a_list_is_one_line(tmp_path):
+    """``ingest(store, "docs/")`` read each character as a path ("no such file or folder: d"); a Path was a
+    TypeError. Both are refused saying the call to write, before a worker starts (``ingest_corpus``)."""
+    from pathlib import Path
+
+    from logichunk.config import Settings
+    from logichunk.errors import InputError
+    from logichunk.scale import ingest_corpus
+    from logichunk.store import Store
+    from logichunk.store.ingest import ingest
+
+    db = str(tmp_path / "p.db")
+    with Store.open(db, settings=Settings(db=db, embedder="hash:64")) as store:
+        for fn, name in ((ingest, "ingest"), (ingest_corpus, "ingest_corpus")):
+            for paths in ("docs/", Path("docs")):
+                with pytest.raises(InputError, match=rf"^{name} takes a list of files and folders, got one \w+: "
+                                                     rf"{name}\(store, \['docs/?'\]\)$"):
+                    fn(store, paths)

@@ -58,6 +58,7 @@ from ..store.ingest import (
     Tally,
     check_cuts,
     check_embedder,
+    check_paths,
     list_files,
     prune_missing,
     prune_needs_none,
@@ -102,6 +103,7 @@ def ingest_corpus(store: Store, paths: Sequence[str], *, rechunk: bool = True, r
     project is refused before Ray starts, as the serial ingest refuses it). A project
     chunked with other size settings is refused too unless ``recut``: then its chapters are cut again in
     this process before the workers start (:meth:`Store.recut`)."""
+    check_paths(paths, "ingest_corpus")
     encoding = check_encoding(encoding)  # (``ingest``'s: the codec every file is read with)
     if workers is not None and workers < 1:
         raise InputError(f"workers must be at least 1, got {workers}")

@@ -69,6 +69,15 @@ def iter_files(paths: Sequence[str], suffixes: Sequence[str] = SUFFIXES,
             raise InputError(missing_path_said(p))
 
 
+def check_paths(paths: object, verb: str = "ingest") -> None:
+    """Refuse ``paths`` given as one path, not a list of them, in one line: a str is a sequence of characters,
+    each read as a path (``ingest(store, "examples/")`` said "no such file or folder: e"), and a ``Path`` is
+    not iterable (a TypeError)."""
+    if isinstance(paths, str | bytes | os.PathLike):
+        raise InputError(f"{verb} takes a list of files and folders, got one {type(paths).__name__}: "
+                         f"{verb}(store, [{os.fsdecode(paths)!r}])")
+
+
 def missing_path_said(p: str) -> str:
     """The one line for a named path that is neither a file nor a folder. Why: a symbolic link that loops
     (``ln -s loop loop``) or points nowhere reads as missing, and "no such file" sent the user looking
@@ -1345,6 +1354,7 @@ def ingest(store: Store, paths: Sequence[str], *, rechunk: bool = True, replace:
     by their mark, GB18030 read as Chinese: said in ``decoded``); the same must be named again to re-ingest them.
     No ``paths``: nothing read, the stored project re-embedded (``reembed``) or cut again (``recut``) alone.
     """
+    check_paths(paths)
     encoding = check_encoding(encoding)
     tally = Tally()
     others = check_embedder(store, reembed)
