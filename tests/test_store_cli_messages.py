@@ -86,3 +86,26 @@ def test_one_path_given_for_a_list_is_one_line(tmp_path):
                 with pytest.raises(InputError, match=rf"^{name} takes a list of files and folders, got one \w+: "
                                                      rf"{name}\(store, \['docs/?'\]\)$"):
                     fn(store, paths)
+
+
+def test_an_empty_path_is_refused_not_read_as_the_current_folder(tmp_path, capsys, monkeypatch):
+    """``Path("")`` is ".": ``logichunk ingest "$DIR"`` with the variable unset stored the folder it ran in."""
+    from logichunk.errors import InputError
+    from logichunk.store.ingest import ingest
+    from logichunk.text.decode import read_blocks, read_path
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "here.md").write_text("A text in the current folder.\n", encoding="utf-8")
+    said = "an empty path (an unset variable?): name a file or a folder"
+    for argv in (["chunk", ""], ["segment", "here.md", ""], ["ingest", "", "--db", "k.db", "--embedder", "hash:64"]):
+        code, out, err = run(argv, capsys)
+        assert code == 2 and out == "" and said in err and err.count("\n") == 1, argv
+    assert run(["documents", "--db", "k.db"], capsys)[1].count("here") == 0
+    from logichunk.config import Settings
+    from logichunk.store import Store
+
+    with Store.open("p.db", settings=Settings(db="p.db", embedder="hash:64")) as store:
+        for read in (lambda: read_path(""), lambda: list(read_blocks("")), lambda: ingest(store, [""])):
+            with pytest.raises(InputError, match=r"^an empty path"):
+                read()
+        assert store.documents() == []

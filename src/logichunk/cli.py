@@ -50,10 +50,11 @@ def _inputs(paths: Sequence[str], suffixes: tuple[str, ...], verb: str = "chunk"
     reader gives the text in pieces (:func:`~logichunk.text.decode.read_blocks`, whose ``on_decoding`` it
     passes on); ``"".join`` of them is the whole text, decoded as :func:`~logichunk.text.decode.read_text`
     decodes it."""
-    from .text.decode import read_blocks
+    from .text.decode import check_path, read_blocks
     from .text.folders import hidden_summary, skipped_summary, unreadable_line, walk_text_files
 
     for p in paths:
+        check_path(p)  # ("": the current folder, every text file of it read)
         if p == "-":
             yield "<stdin>", lambda **kw: read_blocks(sys.stdin.buffer, source="<stdin>", **kw)
             continue

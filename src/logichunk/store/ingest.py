@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..chunkers.parent_child import blank_line_blocks, lf_lines
 from ..errors import InputError
-from ..text.decode import check_encoding, dangling_link, empty_input, file_title, read_path
+from ..text.decode import check_encoding, check_path, dangling_link, empty_input, file_title, read_path
 from ..text.folders import (
     dangling_summary,
     hidden_summary,
@@ -56,6 +56,7 @@ def iter_files(paths: Sequence[str], suffixes: Sequence[str] = SUFFIXES,
     walk that passed over it in silence left its files out unsaid, and a prune took them for deleted. A link in a
     folder that leads to no file goes to ``dangling`` (None: it is listed, and its reading refused)."""
     for p in paths:
+        check_path(p)  # ("": the current folder, every text file of it stored)
         path = Path(p)
         if path.is_dir():
             yield from walk_text_files(path, tuple(suffixes), skipped=skipped, hidden=hidden, unreadable=unreadable,

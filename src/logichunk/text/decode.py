@@ -57,7 +57,7 @@ from ..errors import InputError
 from .pdf import is_pdf, pdf_text
 
 __all__ = ["COMPRESSED_SUFFIXES", "DETECT_BYTES", "ENCODING_WAYS", "SNIFF_BYTES", "Undecoded", "check_encoding",
-           "check_storable", "check_unicode",
+           "check_path", "check_storable", "check_unicode",
            "plain_stem", "plausibly_chinese", "read_blocks", "read_path", "read_text", "speaker", "speaking_as",
            "text_file_name"]
 
@@ -556,6 +556,7 @@ def read_blocks(path: str | os.PathLike[str] | BinaryIO, *, block: int = 1 << 20
         raise ValueError("block must be at least one byte")
     encoding = check_encoding(encoding)
     if isinstance(path, (str, os.PathLike)):
+        check_path(path)
         src = source or str(path)
         try:
             f: BinaryIO = open(path, "rb")  # noqa: SIM115 - closed below, after the generator's last piece
@@ -671,6 +672,13 @@ class _Prefixed(io.RawIOBase):
         return len(data)
 
 
+def check_path(path: str | os.PathLike[str]) -> None:
+    """Refuse an empty path in one line. Why: ``Path("")`` is the current folder, so ``logichunk ingest "$DIR"``
+    with the variable unset stored every text file of the folder it ran in, and ``chunk ""`` chunked them."""
+    if isinstance(path, str | bytes) and not path:
+        raise InputError("an empty path (an unset variable?): name a file or a folder")
+
+
 def dangling_link(p: str | os.PathLike[str]) -> str:
     """``"a dangling symbolic link (it points to X, which does not exist)"`` when ``p`` is one, else "". Why:
     "no such file" for a link a folder lists sent the user looking for a file that is there, as a link."""
@@ -688,6 +696,7 @@ def read_path(path: str | os.PathLike[str], *, max_unpacked: int | None = None, 
     """Read and decode a file (see :func:`read_text`, whose ``encoding`` and ``on_decoding`` these are;
     ``max_unpacked``: a compressed file is refused as soon as it unpacks to more bytes than that, before they
     are all in memory); file-system errors become one-line :class:`InputError` messages."""
+    check_path(path)
     p = Path(path)
     try:
         data = p.read_bytes()
