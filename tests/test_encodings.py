@@ -273,3 +273,15 @@ def test_eval_results_a_log_logichunk_writes_name_no_encoding(tmp_path):
     with speaking_as("cli"), pytest.raises(InputError, match="not valid UTF-8") as e:  # (as `logichunk eval` reads it)
         load_rows([bad])
     assert str(e.value).endswith("convert the file to UTF-8") and "encoding" not in str(e.value)
+
+
+def test_a_refusal_pickles_as_it_was_said():
+    """A process pool or Ray sends an exception pickled: it read the message as ``what`` and said what to do twice."""
+    import pickle
+
+    from logichunk.text.decode import Undecoded
+
+    for interface in ("cli", "service", None):
+        e = Undecoded("f.txt: not valid UTF-8 at byte 0 (0xaa)", interface)
+        back = pickle.loads(pickle.dumps(e))
+        assert type(back) is Undecoded and str(back) == str(e) and back.what == e.what

@@ -296,10 +296,15 @@ class Undecoded(InputError):
         self.what = what
         if isinstance(interface, EllipsisType):
             interface = speaker()
+        self.interface = interface
         way = ENCODING_WAYS.get(interface or "")
         todo = (f"convert the file to UTF-8 or name its encoding ({way}: gbk, big5, shift_jis, cp1252...)" if way
                 else "convert the file to UTF-8")  # (an interface that takes no encoding)
         super().__init__(f"{what}; {todo}")
+
+    def __reduce__(self) -> tuple[type[Undecoded], tuple[str, str | None]]:
+        # (pickled as what it was made from: the default, from the message alone, said what to do twice)
+        return Undecoded, (self.what, self.interface)
 
     def said_by(self, interface: str | None) -> Undecoded:
         """This refusal as ``interface`` (a key of :data:`ENCODING_WAYS`; None: one that takes no encoding) says it."""
