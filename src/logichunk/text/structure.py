@@ -2002,6 +2002,18 @@ def _folded(c: np.ndarray) -> np.ndarray:
 #: each field's first two characters, folded (:func:`_folded`), as one key: what a header line opens with past
 #: its indent
 _MAIL_FIELD_PAIRS = np.unique([(ord(w[0].lower()) << 21) | ord(w[1].lower()) for w in _MAIL_FIELDS]).astype(np.int64)
+#: each field, folded (:func:`_folded`), as a row of code points (0 past its end), with its length; a row per
+#: first two characters (no two fields share them: :data:`_MAIL_FIELD_PAIRS`' order)
+_MAIL_FIELD_ROWS = np.zeros((len(_MAIL_FIELDS), max(map(len, _MAIL_FIELDS))), np.int64)
+_MAIL_FIELD_LENS = np.zeros(len(_MAIL_FIELDS), np.int64)
+for _w in _MAIL_FIELDS:
+    _k = int(np.searchsorted(_MAIL_FIELD_PAIRS, (ord(_w[0].lower()) << 21) | ord(_w[1].lower())))
+    _MAIL_FIELD_ROWS[_k, : len(_w)] = [ord(c) for c in _w.lower()]
+    _MAIL_FIELD_LENS[_k] = len(_w)
+assert _MAIL_FIELD_PAIRS.size == len(_MAIL_FIELDS) and _MAIL_FIELD_LENS.all()  # (one field per pair)
+del _w, _k
+#: what may follow a field's name in :data:`_MAIL_HEADER`: a blank or its colon
+_MAIL_AFTER_FIELD = np.array(sorted(map(ord, " \t:：")), np.int64)
 #: a title framed by runs of one mark, two or more each side (``== History ==``, ``--- Day changed ... ---``)
 _FRAMED_TITLE = re.compile(r"(?P<mark>(?P<m>[-=])(?P=m)+)[ \t]*[^\W\d_][^\r\n]*?[^-=\s][ \t]*(?P=mark)[ \t]*\s*")
 #: the lines that open a log and a day in irssi's logs (``--- Log opened Tue Mar 12 09:00:01 2024``, ``--- Day changed
@@ -2140,7 +2152,17 @@ def _mail_headers(text: str, starts: np.ndarray, ends: np.ndarray, after: np.nda
     at, _, _ = _walk(cp, s, e, _BLANK, int((e - s).max()))
     top = cp.size - 1
     pair = (_folded(cp[np.minimum(at, top)]) << 21) | _folded(cp[np.minimum(at + 1, top)])
-    keep = (at + 2 < e) & _member(pair, _MAIL_FIELD_PAIRS)
+    keep = np.flatnonzero((at + 2 < e) & _member(pair, _MAIL_FIELD_PAIRS))
+    # (and where the whole field's name follows, then a blank or the colon: "return x" and "self.data" open as
+    # "Reply-To" and "Sent" do, and a source file has them by the thousand; a match needs the name)
+    field = np.searchsorted(_MAIL_FIELD_PAIRS, pair[keep])
+    name_at, length = at[keep], _MAIL_FIELD_LENS[field]
+    width = np.arange(_MAIL_FIELD_ROWS.shape[1])
+    read = _folded(cp[np.minimum(name_at[:, None] + width, top)])
+    named = ((read == _MAIL_FIELD_ROWS[field]) | (width >= length[:, None])).all(axis=1)
+    past = name_at + length
+    named &= (past < e[keep]) & _member(cp[np.minimum(past, top)].astype(np.int64), _MAIL_AFTER_FIELD)
+    keep = keep[named]
     run = 0
     prev = -2
     match = _MAIL_HEADER.match
