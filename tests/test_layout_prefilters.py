@@ -485,3 +485,23 @@ def test_gutters_and_aligned_tables_on_the_bench_corpora_are_read_as_first_read(
             pytest.skip("shared corpora not available")
         _assert_read_as_first(text)
         _assert_read_as_first(text[: len(text) // 3] + "  " + text[len(text) // 3 :])  # (a block's edge moved)
+
+
+# text/structure.py tries a log's time only where its marks stand (_may_log_time): a superset of the pattern's matches
+_STAMP_PIECES = ["[", "1", "12", "2024", "٣", "１", ":", "/", ".", "-", "T", " ", "\t", "x", "]", "<a>", "*", "am"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_STAMP_PIECES), min_size=1, max_size=12).map("".join))
+def test_a_log_time_the_marks_rule_out_never_matches(line: str) -> None:
+    text = "x\n" + line + "\n"
+    if not S._may_log_time(codepoints(text), np.array([2], np.int64))[0]:
+        assert S._LOG_TIME.match(text, 2, len(text) - 1) is None, line
+
+
+def test_log_times_of_every_form_pass_the_marks() -> None:
+    for line in ("2024-05-03T14:02:00 INFO", "[10:27] <carol> hi", "9:14 <bob> x", "[12/03/24, 09:14:22] Ann: x",
+                 "12.03.2024, 9:14 am - Ann: x", "١٢:٣٠] x"):
+        text = "x\n" + line + "\n"
+        assert S._LOG_TIME.match(text, 2, len(text) - 1) is not None, line
+        assert S._may_log_time(codepoints(text), np.array([2], np.int64))[0], line

@@ -1224,6 +1224,7 @@ def _layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -
         # paragraph, kept whole where it fits (an error's line was cut from its trace)
         stamped = np.flatnonzero(line_start[1:] & not_code[1:] & (strength == LINE) & ~no_cut & one_text
                                  & (((first[1:] >= 0x30) & (first[1:] <= 0x39)) | (first[1:] == 0x5B)))
+        stamped = stamped[_may_log_time(cp, starts[stamped + 1])]  # (by its marks first: a source file's numbers)
         stamped = [g for g in stamped.tolist() if _LOG_TIME.match(text, int(starts[g + 1]), int(ends[g + 1]))]
         stamped = _in_logs(np.asarray(stamped, np.int64), starts, edges, 1)
         strength[stamped] = PARAGRAPH
@@ -2058,6 +2059,26 @@ _CLOCK = r"\d{1,2}:\d{2}(?::\d{2})?(?:[ \t\u202f]?[AaPp]\.?[Mm]\.?)?"
 _LOG_TIME = re.compile(r"\[?(?:\d{4}[-/]\d{2}[-/]\d{2}[T ]\d{2}:\d{2}|\d{1,2}:\d{2}(?::\d{2})?\]"
                        rf"|\d{{1,2}}[/.]\d{{1,2}}[/.]\d{{2,4}},?[ \t]{_CLOCK}(?:\][ \t]|[ \t]+[-–][ \t])"
                        r"|\d{1,2}:\d{2}(?::\d{2})?[ \t]+(?:<[^\s<>]{1,32}>|\*[ \t]|-!-[ \t]))")
+#: the marks :data:`_LOG_TIME` reads right after a time's or a date's first one or two digits, and after a date's
+#: four digits of its year
+_LOG_TIME_SEPARATORS = np.array(sorted(map(ord, ":/.")), np.int64)
+_LOG_DATE_SEPARATORS = np.array(sorted(map(ord, "-/")), np.int64)
+
+
+def _may_log_time(cp: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Per offset of ``starts``, whether :data:`_LOG_TIME` may match there, by its marks alone (past a ``[``): a
+    ``:``, ``/`` or ``.`` one or two characters on (a time's ``9:14``, a date's ``12/03``), or a ``-`` or ``/`` four
+    on (``2024-05-03``). A superset of its matches, whatever the digits are (``\\d`` reads any script's), read on
+    the code points where the pattern was tried at each line that opens with a digit (a source file's thousands:
+    ``0.5 * x``, ``1, 2, 3``)."""
+    top = cp.size - 1
+    at = starts + (cp[np.minimum(starts, top)] == 0x5B)
+    out = np.zeros(starts.size, bool)
+    for k, marks in ((1, _LOG_TIME_SEPARATORS), (2, _LOG_TIME_SEPARATORS), (4, _LOG_DATE_SEPARATORS)):
+        out |= _member(cp[np.minimum(at + k, top)].astype(np.int64), marks)
+    return out
+
+
 #: a chat message's date before its time on a header line: a numeric date in either order, or a day named
 #: relative to today (Discord's "Today at", WeChat's "昨天")
 _CHAT_DATE = r"(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}|(?:Today|Yesterday)[ \t]+at|今天|昨天)"
