@@ -505,3 +505,38 @@ def test_log_times_of_every_form_pass_the_marks() -> None:
         text = "x\n" + line + "\n"
         assert S._LOG_TIME.match(text, 2, len(text) - 1) is not None, line
         assert S._may_log_time(codepoints(text), np.array([2], np.int64))[0], line
+
+
+# text/line_kinds.py reads a rule's and a setext underline's line by two walks where it matched each line's pattern
+_MARK_PIECES = ["-", "-", "*", "_", "=", "=", " ", "\t", "\r", "x", "\u3000", "#"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from("-*_="), st.lists(st.sampled_from(_MARK_PIECES), max_size=12).map("".join),
+       st.sampled_from(["", "\n", "\r\n", "\n---\n"]))
+def test_mark_lines_read_by_walks_are_what_the_patterns_match(mark: str, rest: str, tail: str) -> None:
+    from logichunk.text import line_kinds as K
+    text = "Title\n" + mark + rest + tail
+    f, e = np.array([6], np.int64), np.array([text.find("\n", 6) if "\n" in text[6:] else len(text)], np.int64)
+    c0 = np.array([ord(mark)], np.int64)
+    line = text[6 : int(e[0])]
+    if mark in "=-":
+        assert K._mark_lines(codepoints(text), f, e, c0, False)[0] == (K._SETEXT_RE.fullmatch(line) is not None)
+    if line.startswith(mark * 3):
+        assert K._mark_lines(codepoints(text), f, e, c0, True)[0] == (K._HR_RE.fullmatch(line) is not None)
+
+
+@pytest.mark.parametrize(("line", "rule", "setext"), [("---", True, True), ("- - -", True, False), ("===\r", True, True),
+                                                      ("= = =", False, False), ("***  ", True, False), ("---x", False, False),
+                                                      ("--\r-", False, False), ("==-", False, False)])
+def test_rules_and_underlines_are_read_as_before(line: str, rule: bool, setext: bool) -> None:
+    """A rule's line takes blanks among its marks ("- - -", never "= = ="), an underline none; a carriage return
+    only at the end: the layout's reading of each (fails where a walk reads a line the pattern does not)."""
+    from logichunk.text import line_kinds as K
+    text = "Title\n" + line + "\nText.\n"
+    f, e = np.array([6], np.int64), np.array([6 + len(line)], np.int64)
+    c0 = np.array([ord(line[0])], np.int64)
+    assert bool(K._mark_lines(codepoints(text), f, e, c0, True)[0]) == rule == (K._HR_RE.fullmatch(line) is not None)
+    if line[0] in "=-":
+        assert bool(K._mark_lines(codepoints(text), f, e, c0, False)[0]) == setext \
+            == (K._SETEXT_RE.fullmatch(line) is not None)

@@ -29,7 +29,7 @@ from functools import lru_cache
 import numpy as np
 
 from .. import native
-from ._arrays import _EMPTY_I64, _member
+from ._arrays import _EMPTY_I64, _chars_table, _member, _walk
 from .cache import text_cache
 from .charclass import codepoints
 from .end_candidates import _NL_CHARS
@@ -51,6 +51,28 @@ CPP_DIRECTIVE = re.compile(r"[ \t]*#[ \t]*(?:define|undef|include|include_next|i
 _TABLE_ROW = re.compile(r"[ \t]*\|(?:[ \t]*\|)*[ \t]*[^|\s][^|]*\|")
 _SETEXT_RE = re.compile(r"(?:=+|-+)[ \t\r]*")
 _HR_RE = re.compile(r"([-*_])[ \t]*(?:\1[ \t]*){2,}[ \t\r]*|={3,}[ \t\r]*")
+#: per mark of a rule or an underline, the characters of its body as :data:`_HR_RE` and :data:`_SETEXT_RE` read it
+#: (the mark alone; the mark, spaces and tabs: ``- - -``), and what may trail it (:func:`_mark_lines`)
+_MARK_BODY = {(c, spaced): _chars_table(c + (" \t" if spaced else "")) for c in "-*_=" for spaced in (False, True)}
+_MARK_TAIL = _chars_table(" \t\r")
+
+
+def _mark_lines(cp: np.ndarray, f: np.ndarray, e: np.ndarray, c0: np.ndarray, spaced: bool) -> np.ndarray:
+    """Per line ``[f, e)`` whose first character is ``c0`` (one of ``-*_=``), whether it is that mark and more of it
+    (and spaces and tabs among them, where ``spaced``, but for ``=``), then only spaces, tabs and carriage returns: two walks a
+    line (:func:`._arrays._walk`), where a regular expression was tried at each (a docstring's ``----------`` under
+    its ``Parameters``, a source file's thousands). What :data:`_SETEXT_RE` (not ``spaced``) and, on a line whose
+    mark opens it three times in a row, :data:`_HR_RE` (``spaced``) match in full."""
+    out = np.zeros(f.size, dtype=bool)
+    if f.size == 0:
+        return out
+    steps = int((e - f).max()) + 1  # (a walk never runs out of steps before its line's end)
+    for c in np.unique(c0).tolist():
+        at = np.flatnonzero(c0 == c)
+        body, _, _ = _walk(cp, f[at], e[at], _MARK_BODY[chr(c), spaced and c != 0x3D], steps)
+        tail, _, _ = _walk(cp, body, e[at], _MARK_TAIL, steps)
+        out[at] = tail >= e[at]
+    return out
 
 
 @dataclass(slots=True)
@@ -177,7 +199,10 @@ def _classify_vector(text: str, cp: np.ndarray, fl: np.ndarray, first: np.ndarra
     # horizontal rule candidates, confirmed by a regex
     rule = _member(c0, _HR_START) & (((c1 == c0) & (c2 == c0)) | (((c1 == 0x20) | (c1 == 0x09)) & (c2 == c0)))
     rule &= (c0 != 0x3D) | ((c1 == c0) & (c2 == c0))
-    for i in np.flatnonzero(rule).tolist():
+    # (where the mark opens its line three times in a row, by two walks a line; "- -" read by the regex)
+    three = np.flatnonzero(rule & (c1 == c0) & (c2 == c0))
+    rule[three] = _mark_lines(cp, f[three], e[three], c0[three], True)
+    for i in np.flatnonzero(rule & ~((c1 == c0) & (c2 == c0))).tolist():
         if _HR_RE.fullmatch(text, int(f[i]), int(e[i])) is None:
             rule[i] = False
     bullet = _member(c0, _BULLETS) & ws(c1) & ~rule
@@ -817,10 +842,10 @@ def _structure(text: str, first: np.ndarray, end: np.ndarray, nl: np.ndarray, ki
         ok &= ~taken[prev]
         # a blank line in between: a rule, not an underline
         ok &= np.searchsorted(nl, first[li]) - np.searchsorted(nl, first[prev]) == 1
-        for i in under[ok].tolist():
-            if _SETEXT_RE.fullmatch(text, int(f[i]), int(e[i])) is not None:
-                rule[i] = False
-                setext.append(int(sel[i]) - 1)
+        under = under[ok]
+        under = under[_mark_lines(codepoints(text), f[under], e[under], c0[under], False)]  # (what _SETEXT_RE matches)
+        rule[under] = False
+        setext = (sel[under] - 1).tolist()
 
     # tables: hard before the first row and after the last (rows are consecutive lines)
     row = np.zeros(m + 2, dtype=bool)
