@@ -540,3 +540,19 @@ def test_rules_and_underlines_are_read_as_before(line: str, rule: bool, setext: 
     if line[0] in "=-":
         assert bool(K._mark_lines(codepoints(text), f, e, c0, False)[0]) == setext \
             == (K._SETEXT_RE.fullmatch(line) is not None)
+
+
+# text/records.py reads whether a cell holds a letter or a digit by a walk over a table read off the pattern
+def test_the_letter_or_digit_table_is_the_patterns_reading() -> None:
+    table = R._not_alnum()
+    assert table.size == R._TABLE_TOP
+    assert [c for c in range(R._TABLE_TOP) if table[c] == (R._ALNUM.match(chr(c)) is not None)] == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["_", " ", "a", "٣", "ª", "𝟙", "😀", "-", "漢", "\u0301", "\n", "."]), max_size=10).map("".join),
+       st.integers(0, 12), st.integers(0, 12))
+def test_a_cell_holds_a_letter_or_digit_as_the_pattern_reads(text: str, lo: int, hi: int) -> None:
+    lo, hi = min(lo, len(text)), min(max(lo, hi), len(text))
+    got = R._holds_alnum(text, np.array([lo], np.int64), np.array([hi], np.int64))
+    assert bool(got[0]) == (R._ALNUM.search(text, lo, hi) is not None)

@@ -12,10 +12,11 @@ or closes (right-aligned) at one place on every line (ragged text with two space
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import numpy as np
 
-from ._arrays import _member
+from ._arrays import _member, _walk
 from .cache import text_cache
 from .charclass import codepoints
 from .lines import line_table
@@ -27,6 +28,32 @@ _SEPARATORS = ((",", 2), ("\t", 1), (";", 2))
 _QUOTED = re.compile(r'"(?:[^"]|"")*"')
 _SPACES = re.compile(" +")
 _ALNUM = re.compile(r"[^\W_]")
+#: the code points :func:`_not_alnum`'s table covers (Latin-1: an aligned table's cells and a source file's)
+_TABLE_TOP = 256
+
+
+@lru_cache(maxsize=1)
+def _not_alnum() -> np.ndarray:
+    """A bool table by code point below :data:`_TABLE_TOP`: whether :data:`_ALNUM` does not match the character
+    (no letter nor digit, or ``_``), read off the pattern itself, so the two agree."""
+    table = np.array([_ALNUM.match(chr(c)) is None for c in range(_TABLE_TOP)], dtype=bool)
+    table.flags.writeable = False
+    return table
+
+
+def _holds_alnum(text: str, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Per span ``[lo, hi)`` of ``text``, whether :data:`_ALNUM` finds a letter or a digit in it: a walk past what
+    is none (:func:`._arrays._walk`, most cells' first character ends it), where the pattern was tried at each
+    cell (a source file's, an aligned table's thousands); a walk stopped by a character past the table (a CJK
+    cell's), the pattern's."""
+    cp = codepoints(text)
+    if lo.size == 0 or cp.size == 0:
+        return np.zeros(lo.size, dtype=bool)
+    at, _, _ = _walk(cp, lo, hi, _not_alnum(), int((hi - lo).max()) + 1)
+    out = at < hi
+    for k in np.flatnonzero(out & (cp[np.minimum(at, cp.size - 1)] >= _TABLE_TOP)).tolist():
+        out[k] = _ALNUM.search(text, int(at[k]), int(hi[k])) is not None
+    return out
 _STOPS = np.array(sorted(map(ord, ".!?")), dtype=np.uint32)
 
 
@@ -130,8 +157,7 @@ def _aligned_tables(text: str) -> tuple[tuple[tuple[int, ...], tuple[int, ...]],
     # is no cell: a quote's ">", a comment's "#", a list's "1." before its text)
     piped = codepoints(text)[first] == 0x7C
     kept = np.flatnonzero(~piped[np.cumsum(head) - 1])
-    kept = kept[np.asarray([_ALNUM.search(text, o, x) is not None
-                            for o, x in zip(opened[kept].tolist(), a[kept].tolist(), strict=True)], bool)]
+    kept = kept[_holds_alnum(text, opened[kept], a[kept])]
     if kept.size == 0:
         return ()
     own = start[kept]  # (the kept gutters' lines, each line's columns in a run: where a cell opens, closes)
