@@ -64,7 +64,11 @@ def test_a_query_through_the_memo_is_the_query_walked(text, data):
     token = S._LAST_MEMO.set(memo)
     try:
         got = [S._last_at(text, starts, ends, idx, c).tolist() for c in (False, True)]
-        assert memo.lasts is not None  # (read from the table)
+        # (read from the table once the queries pass a share of the sentences, walked before)
+        assert (memo.lasts is not None) == (2 * idx.size >= S._LAST_TABLE_SHARE * starts.size)
+        more = S._last_at(text, starts, ends, np.repeat(idx, starts.size)).tolist()  # (past the share: the table)
+        assert memo.lasts is not None or idx.size == 0
+        assert more == np.repeat(np.array(want[0], np.int64), starts.size).tolist()
         assert S._last_at(text, starts, ends, idx, blanks=44).tolist() == want44
         other = ends.copy()  # (equal, not the same: walked)
         assert S._last_at(text, starts, other, idx).tolist() == want[0]
@@ -93,7 +97,20 @@ def test_a_layout_with_the_memo_is_the_layout_without(text, monkeypatch):
     real = S._last_ats
     monkeypatch.setattr(S, "_last_ats", lambda *a: calls.append(1) or real(*a))
     got = S.layout(sents)
-    assert len(calls) == 1 and S._LAST_MEMO.get() is None
+    assert len(calls) <= 1 and S._LAST_MEMO.get() is None
     for f in want.__dataclass_fields__:
         a, b = getattr(want, f), getattr(got, f)
         assert (a is None and b is None) or np.array_equal(np.asarray(a), np.asarray(b)), f
+
+
+def test_the_table_is_read_where_a_layout_asks_of_many_sentences_and_not_where_it_asks_of_few(monkeypatch):
+    """A source file's layout asks of most of its sentences' last characters (the table, once); prose laid out in
+    long paragraphs asks of a few (each walked, no table)."""
+    calls = []
+    real = S._last_ats
+    monkeypatch.setattr(S, "_last_ats", lambda *a: calls.append(1) or real(*a))
+    S.layout(split_sentences("def f(x):\n    return (x)\n\n\nclass A:\n    '''Doc.'''\n    pass\n" * 20))
+    assert len(calls) == 1
+    calls.clear()
+    S.layout(split_sentences(("The study ran for a year. It found little. " * 8 + "\n\n") * 20))
+    assert calls == []

@@ -2592,13 +2592,22 @@ _LAST_BLANKS = 4
 
 
 class _LastMemo:
-    """The sentences of the :func:`layout` under way and, once asked, :func:`_last_ats` of them all."""
+    """The sentences of the :func:`layout` under way, how many of their last characters were asked so far and, once
+    those pass :data:`_LAST_TABLE_SHARE` of them, :func:`_last_ats` of them all."""
 
-    __slots__ = ("text", "starts", "ends", "lasts")
+    __slots__ = ("text", "starts", "ends", "lasts", "asked")
 
     def __init__(self, text: str, starts: np.ndarray, ends: np.ndarray) -> None:
         self.text, self.starts, self.ends = text, starts, ends
         self.lasts: tuple[np.ndarray, np.ndarray] | None = None
+        self.asked = 0
+
+
+#: the share of a layout's sentences whose last characters, asked, make the memo read them all (:func:`_last_ats`):
+#: the table is a pass over every sentence, which prose, asking of a few (its short lines), never repays, where a
+#: source file asks of each several times. A quarter: the pass costs about what the walks of that many queries do
+#: (their calls and gathers), fixed a priori, not tuned.
+_LAST_TABLE_SHARE = 0.25
 
 
 #: the :func:`layout` under way in this thread (a one-entry memo, or None): its sentences' last characters read once
@@ -2634,8 +2643,11 @@ def _last_at(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray, c
     memo = _LAST_MEMO.get()
     if blanks == _LAST_BLANKS and memo is not None and memo.text is text and memo.starts is starts and memo.ends is ends:
         if memo.lasts is None:
-            memo.lasts = _last_ats(text, starts, ends)
-        return memo.lasts[closers][idx]
+            memo.asked += np.size(idx)
+            if memo.asked >= _LAST_TABLE_SHARE * starts.size:  # (else walked: prose asks of a few)
+                memo.lasts = _last_ats(text, starts, ends)
+        if memo.lasts is not None:
+            return memo.lasts[closers][idx]
     return _walked_last(codepoints(text), starts[idx], ends[idx], blanks, closers)[closers]
 
 
