@@ -556,3 +556,23 @@ def test_a_cell_holds_a_letter_or_digit_as_the_pattern_reads(text: str, lo: int,
     lo, hi = min(lo, len(text)), min(max(lo, hi), len(text))
     got = R._holds_alnum(text, np.array([lo], np.int64), np.array([hi], np.int64))
     assert bool(got[0]) == (R._ALNUM.search(text, lo, hi) is not None)
+
+
+# text/structure.py tries an enclosed number only where its marks stand (_may_enclose): a superset of the matches
+_ENCLOSED_PIECES = ["(", "（", "1", "12", "１", "a", "iv", "iiiii", "x", "十二", "一", ")", "）", "、", " ", "\t", "\u3000",
+                    "3", ",", "y"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_ENCLOSED_PIECES), min_size=1, max_size=8).map("".join))
+def test_an_enclosed_number_the_marks_rule_out_never_matches(line: str) -> None:
+    text = "x\n" + line + "\n"
+    if not S._may_enclose(codepoints(text), np.array([2], np.int64))[0]:
+        assert S._ENCLOSED_NUMBER.match(text, 2) is None, line
+
+
+def test_enclosed_numbers_of_every_form_pass_the_marks() -> None:
+    for line in ("(1) x", "（十二）x", "(iiiii) x", "(a) x", "一、x", "十二、x", "(12)x", "（１２） x"):
+        text = "x\n" + line + "\n"
+        assert S._ENCLOSED_NUMBER.match(text, 2) is not None, line
+        assert S._may_enclose(codepoints(text), np.array([2], np.int64))[0], line

@@ -1484,7 +1484,8 @@ def _opens_item(text: str, starts: np.ndarray, first: np.ndarray, idx: np.ndarra
     out = ((_member(first[idx], _BULLET_FIRST) & ((nxt == 0x20) | (nxt == 0x09)))
            | ((first[idx] >= 0x30) & (first[idx] <= 0x39)) | ((first[idx] >= 0xFF10) & (first[idx] <= 0xFF19))
            | ((first[idx] >= 0x2460) & (first[idx] <= 0x249B)))  # (a circled number: read without a match)
-    for k in np.flatnonzero(~out & _member(first[idx], _ENCLOSED_FIRST)).tolist():
+    read = np.flatnonzero(~out & _member(first[idx], _ENCLOSED_FIRST))
+    for k in read[_may_enclose(cp, starts[idx[read]])].tolist():  # (by its marks first)
         out[k] = _ENCLOSED_NUMBER.match(text, int(starts[idx[k]])) is not None
     return out
 
@@ -1501,6 +1502,25 @@ _ENCLOSED_NUMBER = re.compile(rf"[（(](?:{_ITEM_NUMBER}|{_ITEM_LETTER})[）)][ 
                               rf"|[（(](?:{_ITEM_NUMBER})[）)]|[\u2460-\u249b]|[{_ZH_NUMERALS}]{{1,3}}、")
 _ENCLOSED_FIRST = np.array(sorted({ord("（"), ord("(")} | set(range(0x2460, 0x249C)) | set(map(ord, _ZH_NUMERALS))),
                            dtype=np.uint32)
+#: the brackets that close :data:`_ENCLOSED_NUMBER`'s number, and its mark after a Chinese numeral
+_ENCLOSED_CLOSERS = np.array(sorted(map(ord, ")）")), np.int64)
+_ENUMERATION_COMMA = 0x3001
+
+
+def _may_enclose(cp: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """Per offset of ``at``, whether :data:`_ENCLOSED_NUMBER` may match there, by its marks alone: a closing bracket
+    two to six characters on (``(1)``, ``(iv)``, ``（十二）``) or ``、`` one to three on (``一、``). A superset of its
+    matches, read on the code points where the pattern was tried at each line that opens with a bracket (a
+    source file's ``(x, y)`` by the hundred)."""
+    top = cp.size - 1
+    out = np.zeros(at.size, bool)
+    for k in range(1, 7):
+        c = cp[np.minimum(at + k, top)]
+        if k >= 2:
+            out |= _member(c.astype(np.int64), _ENCLOSED_CLOSERS)
+        if k <= 3:
+            out |= c == _ENUMERATION_COMMA
+    return out
 
 
 #: a list item's number alone on its line, the item's text under it: ``（2）``, ``①``, ``3.``, ``(b)``, ``二、``
@@ -1575,7 +1595,9 @@ def _enclosed_items(text: str, starts: np.ndarray, before: np.ndarray, first: np
     (:data:`_ENCLOSED_NUMBER`): a list item, whatever break the splitter gave the line before it (no Markdown marks it with a hard one)."""
     cand = np.flatnonzero((before >= BREAK_LINE) & _member(first, _ENCLOSED_FIRST))
     circled = (first[cand] >= 0x2460) & (first[cand] <= 0x249B)  # (a circled number is one: no match to read)
-    return np.union1d(cand[circled], np.array([i for i in cand[~circled].tolist()
+    read = cand[~circled]
+    read = read[_may_enclose(codepoints(text), starts[read])]  # (by its marks first: a source file's brackets)
+    return np.union1d(cand[circled], np.array([i for i in read.tolist()
                                                if _ENCLOSED_NUMBER.match(text, int(starts[i]))], np.int64))
 
 
