@@ -576,3 +576,15 @@ def test_enclosed_numbers_of_every_form_pass_the_marks() -> None:
         text = "x\n" + line + "\n"
         assert S._ENCLOSED_NUMBER.match(text, 2) is not None, line
         assert S._may_enclose(codepoints(text), np.array([2], np.int64))[0], line
+
+
+# text/structure.py reads a line as code (_NO_TITLE) only where it holds a character one of the pattern's
+# alternatives needs (_code_like)
+_CODE_PIECES = ["=", ";", "{", "}", "(", ")", "_", "-", ">", "$", ":", "/", "#", "@", "\\", "]", "[", "a", "Z", "9",
+                " ", "é", "x_y", "f(", "->", "$1", "http://", "](", "_x", "Title", "漢"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_CODE_PIECES), max_size=8).map("".join))
+def test_a_line_reads_as_code_exactly_where_the_pattern_finds_code(line: str) -> None:
+    assert S._code_like(line) == (S._NO_TITLE.search(line) is not None), line

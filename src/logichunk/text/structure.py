@@ -522,7 +522,7 @@ def _is_title(line: str, code: bool = False) -> bool:
         return False
     if _field_list(s):  # a field and its values ("Keywords: retrieval, BM25, long documents"): no title
         return False
-    if not code and _NO_TITLE.search(s):  # a line of code alone between blank lines ("return self._x", "#endif"),
+    if not code and _code_like(s):  # a line of code alone between blank lines ("return self._x", "#endif"),
         return False  # a link alone: no title
     # a title line carries a word: not a lone number, rule or bullet
     return any(ch.isalpha() for ch in s)
@@ -557,6 +557,17 @@ def _field_list(line: str) -> bool:
 #: Markdown link or image (``[docs](https://...)``)
 _NO_TITLE = re.compile(r"[=;{}]|[A-Za-z_][A-Za-z0-9_]*\(|(?<![^\W_])_\w|[A-Za-z0-9]_[A-Za-z0-9]|->|\$[\w{(]"
                        r"|^[#/@:\\]|^[a-z]|\w://|\]\(")
+#: a character one of :data:`_NO_TITLE`'s alternatives needs somewhere in the line, and those it needs first
+_NO_TITLE_MARKS = re.compile(r"[=;{}(_>$:]")
+_NO_TITLE_FIRST = frozenset("#/@:\\abcdefghijklmnopqrstuvwxyz")
+
+
+def _code_like(line: str) -> bool:
+    """``_NO_TITLE.search(line)``, its ten alternatives tried (at every character) only where the line holds a
+    character one of them needs, or opens with one (a title line, most of the lines read, holds none: one scan for
+    a set of characters, some six times cheaper)."""
+    return (line[:1] in _NO_TITLE_FIRST or _NO_TITLE_MARKS.search(line) is not None) \
+        and _NO_TITLE.search(line) is not None
 
 
 #: a section's number (``2.1``, ``4.``, ``Section 4.2``, ``Article 5.``, ``§ 3``) and a title that ends with a full stop
@@ -872,7 +883,7 @@ def _layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -
                 and not (i > 0 and (_introduces(text[pa:pb])
                                     or i - 1 in explicit or _inside_sentence(text, starts, ends, i))) \
                 and not (furn[i + 1] and _goes_on_over_page(text, starts, furn, i)):
-            if _NO_TITLE.search(line.strip()):  # a line of code or a link alone: no title, but a line of a
+            if _code_like(line.strip()):  # a line of code or a link alone: no title, but a line of a
                 coded[i] = True  # list laid out one per paragraph, as a title line there is
                 continue
             # (a title has text to title; a line a colon or a directive introduces is what it introduces:
