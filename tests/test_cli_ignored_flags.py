@@ -99,3 +99,23 @@ def test_overlap_in_a_format_that_does_not_show_it_is_said(capsys, fmt):
     code, out, err = run(["chunk", str(EN), "--format", "jsonl", "--overlap", "20"], capsys)
     assert code == 0 and "overlap_start" in out and "ignores" not in err
 
+
+
+@pytest.mark.parametrize(("method", "selection", "whose"), [
+    ("logic-chain", "paper", "Meta-Chunking's rule, for methods ppl and msp; logic-chain takes global or local"),
+    ("ppl", "local", "the cascade's earlier rule, for methods logic-chain, cliff and fused; ppl takes paper or global"),
+])
+def test_a_selection_of_the_other_family_names_whose_rule_it_is(capsys, method, selection, whose):
+    # (ppl's LM is named but never loaded: the selection is refused first)
+    code, out, err = run(["chunk", str(EN), "--method", method, "--selection", selection, "--lm", "default"], capsys)
+    assert code != 0 and out == ""
+    assert err.strip().splitlines() == [f"logichunk: error: selection {selection!r} is {whose}"]
+
+
+def test_chunk_by_names_whose_rule_a_selection_is():
+    from logichunk.errors import InputError
+
+    with pytest.raises(InputError, match="Meta-Chunking's rule, for methods ppl and msp"):
+        chunk_by("cliff", "One. Two.", embedder="hash", selection="paper")
+    with pytest.raises(InputError, match="'nope' is not a selection; logic-chain takes global or local"):
+        chunk_by("logic-chain", "One. Two.", selection="nope")

@@ -151,6 +151,7 @@ def _read_up_to(blocks: Iterator[str], limit: int | None) -> str | Iterator[str]
 def _chunk_defaults(args: argparse.Namespace, verb_reads: frozenset[str] = frozenset()) -> None:
     """Fill the chunking flags left unset from the settings (``--config`` / ``$LOGICHUNK_CONFIG``,
     ``LOGICHUNK_*``): ``unit``, and ``chunk_sizes`` for the cascade's methods when no size flag is given."""
+    from .chunkers.dispatch import check_selection
     from .config import Settings
 
     s = Settings.load(args.config)
@@ -164,6 +165,7 @@ def _chunk_defaults(args: argparse.Namespace, verb_reads: frozenset[str] = froze
     if args.sizes is None and args.max_size is None and args.levels is None and args.method in CASCADE:
         args.sizes = ",".join(map(str, s.chunk_sizes))
     _drop_ignored(args, verb_reads)
+    check_selection(args.method, args.selection)  # before a model loads
     if args.levels is None:
         args.levels = 3
 

@@ -89,6 +89,24 @@ def check_models(method: str, embedder: object, lm: object) -> None:
                              f"pass {model}=")
 
 
+def check_selection(method: str, selection: str | None) -> None:
+    """One line for a selection ``method`` does not take, naming the methods whose rule it is: the cascade's
+    (global, local) and Meta-Chunking's (paper, global) are different lists, and a bare "must be one of"
+    sends a user who asked for ``paper`` looking for a typo."""
+    from .logic_chain import SELECTIONS as CASCADE_SELECTIONS
+    from .meta import SELECTIONS as META_SELECTIONS
+
+    if selection is None or "selection" not in READS.get(method, frozenset()):
+        return
+    takes = META_SELECTIONS if method in ("ppl", "msp") else CASCADE_SELECTIONS
+    if selection in takes:
+        return
+    whose = {"paper": "Meta-Chunking's rule, for methods ppl and msp",
+             "local": "the cascade's earlier rule, for methods logic-chain, cliff and fused"}.get(selection)
+    raise InputError(f"selection {selection!r} is " + (whose or "not a selection")
+                     + f"; {method} takes {' or '.join(takes)}")
+
+
 def chunk_by(
     method: str,
     text: str,
@@ -127,6 +145,7 @@ def chunk_by(
     from .overlap import add_overlap, check_overlap
     from .snap import snap_tree
 
+    check_selection(method, selection)
     embedder, llm, lm = embedder_of(embedder), llm_of(llm), lm_of(lm)
     unit = measure_for(unit, tokenizer, embedder=embedder)
     check_overlap(overlap)
