@@ -119,3 +119,18 @@ def test_chunk_by_names_whose_rule_a_selection_is():
         chunk_by("cliff", "One. Two.", embedder="hash", selection="paper")
     with pytest.raises(InputError, match="'nope' is not a selection; logic-chain takes global or local"):
         chunk_by("logic-chain", "One. Two.", selection="nope")
+
+
+@pytest.mark.parametrize(("extra", "note"), [
+    (["--levels", "2"], "note: --sizes 600,300,100 sets the depth (3 levels); --levels 2 is ignored"),
+    (["--max-size", "400"], "note: --sizes 600,300,100 sets the top limit; --max-size 400 is ignored"),
+])
+def test_a_flag_sizes_overrides_is_said_and_changes_nothing(capsys, extra, note):
+    base = ["chunk", str(EN), "--sizes", "600,300,100", "--format", "jsonl"]
+    code, plain, _ = run(base, capsys)
+    assert code == 0
+    code, out, err = run(base + extra, capsys)
+    assert code == 0 and out == plain
+    assert err.strip().splitlines() == [f"logichunk: {note}"]
+    code, _, err = run(base + ["--levels", "3"], capsys)  # (the count itself: nothing to say)
+    assert code == 0 and err == ""

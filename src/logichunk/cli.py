@@ -176,6 +176,22 @@ _OPTION_FLAGS = {"levels": ("--levels", None), "embedder": ("--embedder", None),
                  "selection": ("--selection", None)}
 
 
+def _drop_overridden_by_sizes(args: argparse.Namespace, quiet: bool) -> None:
+    """``--sizes`` sets every level's limit, so the tree's depth and its top limit too: a ``--levels`` that
+    disagrees, or a ``--max-size``, is said in one note and unset, as an ignored flag is."""
+    if args.sizes is None:
+        return
+    depth = len(args.sizes.split(","))
+    for flag, name in (("--levels", "levels"), ("--max-size", "max_size")):
+        value = getattr(args, name, None)
+        if value is None or (name == "levels" and value == depth):
+            continue
+        if not quiet:
+            what = f"the depth ({depth} level{'s' if depth > 1 else ''})" if name == "levels" else "the top limit"
+            _err(f"note: --sizes {args.sizes} sets {what}; {flag} {value} is ignored")
+        setattr(args, name, None)
+
+
 def _drop_ignored(args: argparse.Namespace, verb_reads: frozenset[str]) -> None:
     """Each flag given that the method does not read is said in one note and unset (its model not loaded):
     a flag that changes nothing must not look as if it did. ``verb_reads``: what the verb itself reads
@@ -196,6 +212,7 @@ def _drop_ignored(args: argparse.Namespace, verb_reads: frozenset[str]) -> None:
             _err(f"note: --overlap is written in the json and jsonl records (overlap_start, overlap_end); "
                  f"--format {args.format} ignores it")
         args.overlap = 0
+    _drop_overridden_by_sizes(args, quiet)
     lm_runs = "lm" in needs(args.method) or bool(getattr(args, "lm", None))
     for flag, name, unset in (("--lm-dtype", "lm_dtype", "auto"), ("--lm-backend", "lm_backend", "auto"),
                               ("--lm-device", "lm_device", "cpu")):
@@ -795,8 +812,12 @@ def _chunk_options(c: argparse.ArgumentParser) -> None:
                        f"{k}: {v[0]}" for k, v in METHODS.items()))
     c.add_argument("--max-size", type=int, default=None,
                    help="limit of top-level chunks (default 1000; for parent-child parents the max_parent_size setting, 1500)")
-    c.add_argument("--sizes", help="limits per level, top first, e.g. 1000,500,200 (overrides --max-size)")
-    c.add_argument("--levels", type=int, default=None, help="depth of the tree when --sizes is not given (default 3)")
+    c.add_argument("--sizes",
+                   help="limits per level, top first, e.g. 1000,500,200: their count is the depth (a --max-size "
+                        "or another --levels given too is ignored, said in a note)")
+    c.add_argument("--levels", type=int, default=None,
+                   help="depth of the tree when --sizes is not given (default 3; with --sizes, a note says it is "
+                        "ignored unless it is their count)")
     c.add_argument("--unit", choices=["chars", "bytes", "tokens"], default=None,
                    help="unit of the sizes (default: setting unit, chars)")
     c.add_argument("--tokenizer", default=None,
