@@ -100,3 +100,24 @@ def test_an_empty_variable_sets_nothing(tmp_path):
     assert s.embedder == "hash:64" and s.top_k == 7
     assert Settings.load(env={"LOGICHUNK_EMBEDDER": ""}).embedder == Settings().embedder
     assert Settings.load(conf, env={"LOGICHUNK_EMBEDDER": "hash:128"}).embedder == "hash:128"
+
+
+@pytest.mark.parametrize("line", ['unit = "words"', "top_k = 0", 'retrieve_mode = "x"', "min_parent_size = 5000",
+                                  "chunk_sizes = [100, 200]", "nope = 1", 'top_k = "x"'])
+def test_every_bad_value_in_a_settings_file_names_the_file(tmp_path, capsys, line):
+    """A value refused by the settings' own checks (a bad unit) named no file, while one of the wrong type or an
+    unknown key did: the user could not tell the file from the environment."""
+    from logichunk.cli import main
+
+    conf = tmp_path / "mine.toml"
+    conf.write_text(line + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match="mine.toml"):
+        Settings.load(conf, env={})
+    code = main(["chunk", "--config", str(conf), str(tmp_path / "mine.toml")])
+    out, err = capsys.readouterr()
+    assert code != 0 and out == "" and len(err.strip().splitlines()) == 1 and str(conf) in err
+
+
+def test_a_bad_value_from_the_environment_says_so():
+    with pytest.raises(InputError, match=r"got 'words' \(from environment\)"):
+        Settings.load(env={"LOGICHUNK_UNIT": "words"})

@@ -150,7 +150,14 @@ class Settings:
             if name not in known:
                 raise InputError(f"unknown setting {key!r} in {source}")
             changes[name] = _coerce(name, getattr(self, name), raw, source)
-        return replace(self, **changes) if changes else self
+        if not changes:
+            return self
+        try:
+            return replace(self, **changes)
+        except InputError as e:  # a value checked in __post_init__: say where it came from, as _coerce does
+            if source == "override":
+                raise
+            raise InputError(f"{e} (from {source})") from None
 
     @classmethod
     def from_toml(cls, path: str | os.PathLike[str], base: Settings | None = None) -> Settings:
