@@ -473,3 +473,22 @@ def test_an_edit_that_empties_a_block_says_so_in_the_cli_and_the_service(kb_db, 
     assert r.status_code == 202 and r.json()["emptied"] is True and r.json()["changed"] is True
     r = httpx.put(server + f"{P}/blocks/{http_block}", json={"content": " \n"}, headers=H)
     assert r.status_code == 200 and r.json()["emptied"] is False  # (unchanged: nothing emptied now)
+
+
+def test_an_edit_to_whitespace_or_of_a_blank_block_says_what_it_did(kb_db, server, capsys):
+    """Whitespace sent is kept, so "its N characters removed" was untrue for it, and "0 characters removed" for a
+    block blank already: each edit that leaves a block blank says what it did."""
+    doc = next(d for d in httpx.get(server + f"{P}/documents", headers=H).json()["documents"] if d["title"] == "en")
+    block = httpx.get(server + f"{P}/documents/{doc['id']}", headers=H).json()["blocks"][5]["id"]
+    n = len(httpx.get(server + f"{P}/blocks/{block}", headers=H).json()["content"])
+    common = ["--db", str(kb_db), "--embedder", EMB, "--no-rechunk"]
+    said = []
+    for text in (" \n", "", "\t", "\t\n\n", "Back again."):
+        assert main(["edit", "--block", block, "--text", text, *common]) == 0
+        said.append(capsys.readouterr().out.strip())
+    assert said == [f"block {block}: emptied (its {n:,} characters replaced by 2 characters of whitespace), marked dirty",
+                    f"block {block}: still empty (its 2 characters of whitespace removed), marked dirty",
+                    f"block {block}: still empty (now 1 character of whitespace), marked dirty",
+                    f"block {block}: still empty (its 1 character of whitespace now 3), marked dirty",
+                    f"block {block}: marked dirty"]
+    assert httpx.get(server + f"{P}/blocks/{block}", headers=H).json()["content"] == "Back again."

@@ -344,6 +344,23 @@ def _edit_document(store: Store, args: argparse.Namespace, content: str) -> int:
     return 0
 
 
+def _chars(n: int) -> str:
+    return f"{n:,} character{'' if n == 1 else 's'}"
+
+
+def _emptied_said(before: str, content: str) -> str:
+    """What an edit that left a block blank did, in words that are true: its text removed, or replaced by
+    whitespace (which is kept), or a block blank already that stays so."""
+    if not before.strip():
+        if not before:
+            return f"still empty (now {_chars(len(content))} of whitespace)"
+        return "still empty (its " + _chars(len(before)) + " of whitespace " \
+            + (f"now {len(content):,})" if content else "removed)")
+    if not content:
+        return f"emptied (its {_chars(len(before))} removed)"
+    return f"emptied (its {_chars(len(before))} replaced by {_chars(len(content))} of whitespace)"
+
+
 def cmd_edit(args: argparse.Namespace) -> int:
     if (args.file is None) == (args.text is None):
         raise InputError("give exactly one of --file or --text")
@@ -373,10 +390,10 @@ def cmd_edit(args: argparse.Namespace) -> int:
                              "or cut everything again with these: logichunk ingest --recut")
         if args.document is not None:
             return _edit_document(store, args, content)
-        before = len(store.get_block(args.block).content)
+        before = store.get_block(args.block).content
         changed = store.edit_block(args.block, content)
         emptied = block_emptied(changed, content)  # (a deleted paragraph: done, and said, as the service says it)
-        said = f"emptied (its {before:,} characters removed), " if emptied else ""
+        said = _emptied_said(before, content) + ", " if emptied else ""
         if args.no_rechunk:
             if args.format == "jsonl":
                 print(json.dumps({"block": args.block, "changed": changed, "emptied": emptied,
