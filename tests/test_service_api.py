@@ -237,6 +237,14 @@ def test_upload_raw_multipart_and_bad_files(client):
     assert empty.status_code == 422
     blank = client.post(f"{P}/documents/upload", headers=H, content=b"   \n\n ")
     assert blank.status_code == 422
+    said = []  # one wording for nothing and for whitespace, each naming the file (the CLI's)
+    for content in (b"", b" \n\t"):
+        r = client.post(f"{P}/documents/upload", headers=H, files={"file": ("x.txt", content)})
+        assert r.status_code == 422
+        said.append(r.json()["error"]["message"])
+    assert said == ["x.txt: empty input", "x.txt: empty input (only whitespace)"]
+    assert empty.json()["error"]["message"] == "upload: empty input"  # (a raw body: the name it is stored under)
+    assert blank.json()["error"]["message"] == "upload: empty input (only whitespace)"
     wrong_field = client.post(f"{P}/documents/upload", headers=H, files={"doc": ("a.txt", b"text")})
     assert wrong_field.status_code == 422 and "'file'" in wrong_field.json()["error"]["message"]
 

@@ -113,9 +113,9 @@ async def read_upload(request: Request, fallback_name: str, encoding: str | None
         title = form.get("title") if isinstance(form.get("title"), str) else None
     else:
         data = await request.body()
-    if not data:
-        raise ApiError(422, "invalid_request", "the upload is empty")
     name = filename or fallback_name
+    if not data:  # (the words of a blank one below, and of the CLI's for a file: the name, then why)
+        raise ApiError(422, "invalid_request", f"{name}: {empty_input('')}")
     # binary, invalid UTF-8, a scan -> a clear 400; a compressed upload holds no more than a plain one may
     limit = service(request).settings.service_max_body_bytes
     how: list[str] = []
