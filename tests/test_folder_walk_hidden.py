@@ -112,3 +112,21 @@ def test_a_named_pipe_in_a_folder_is_said_and_not_read_a_dangling_link_said_as_o
     assert "is a named pipe, not a regular file: an ingest reads a file twice" in capsys.readouterr().err
     assert main(["chunk", str(d)]) == 1
     assert f"{d / 'pipe.txt'}: a named pipe, not a regular file; not read" in capsys.readouterr().err
+
+
+def test_chunk_and_ingest_read_the_same_files_of_a_folder(tmp_path, capsys):
+    """``chunk`` read 12 endings from a folder, ``ingest`` 6 (its .html, .json, .csv, .org, .tex skipped): a folder
+    chunked and then ingested was other files. One list (text.folders.TEXT_SUFFIXES) now serves both."""
+    ends = (".txt", ".md", ".markdown", ".rst", ".text", ".org", ".tex", ".html", ".htm", ".csv", ".json")  # (and .pdf)
+    d = tmp_path / "mixed"
+    d.mkdir()
+    for end in ends:
+        (d / f"f{end}").write_text(f"Penguins huddle in winter, said {end}. They share warmth.\n", encoding="utf-8")
+    (d / "data.bin").write_bytes(b"\x00\x01")
+    (d / "README").write_text("No suffix, skipped by both.\n", encoding="utf-8")
+    want = sorted(str(d / f"f{end}") for end in ends)
+    assert main(["chunk", str(d), "--format", "jsonl", "--quiet"]) == 0
+    assert _sources(capsys.readouterr().out) == want
+    assert main(["ingest", str(d), "--db", str(tmp_path / "m.db"), "--embedder", "hash:64", "--format", "jsonl"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert sorted(rep["new"]) == want and rep["skipped"] == [str(d / "README"), str(d / "data.bin")]

@@ -26,6 +26,7 @@ from .cli_args import (  # check_out_path re-exported: the verbs' modules used i
 )
 from .errors import InputError, LogichunkError
 from .progress import Progress as _Progress
+from .text.folders import TEXT_SUFFIXES
 from .tree import ChunkTree, bubble_marks
 from .types import Bubble
 
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
     from .chunkers.stream import StreamPart
 
 DEFAULT_BUBBLES = "logichunk-bubbles.jsonl"  # what ``logichunk bubbles`` lists by default (an older run's log)
-TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text", ".org", ".tex", ".html", ".htm", ".csv", ".json", ".pdf")
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -889,7 +889,8 @@ def build_parser(extensions: bool = True) -> argparse.ArgumentParser:
                    help="tree (default: ids, sizes, first words), jsonl or json (each chunk's exact text), markdown "
                         "(for reading: each leaf's text quoted, control characters such as ESC shown as \\x1b)")
     c.add_argument("--out", help="write here instead of stdout (bubbles go to OUT.bubbles.jsonl)")
-    c.add_argument("--ext", help="file endings to read from folders, comma-separated")
+    c.add_argument("--ext", help="file endings to read from folders, comma-separated (default: "
+                                 f"{' '.join(TEXT_SUFFIXES)}, and those compressed: the endings ingest reads too)")
     _window_option(c, "read a text in windows of CHARS characters, each window's cuts decided whole, in memory "
                       "bounded by the window (level-1 ids run on through the text; offsets are the whole text's)")
     c.set_defaults(func=cmd_chunk)

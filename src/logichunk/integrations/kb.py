@@ -29,7 +29,7 @@ from ..retrieve.kept import retrieve_kept
 from ..retrieve.results import hit_record
 from ..store import ChunkRow, Store, origins, refs
 from ..store.document_layout import DocLayout, document_summary, hit_pages
-from ..store.ingest import SUFFIXES, ingest_text, read_text_file
+from ..store.ingest import ingest_text, read_text_file
 from ..text.decode import (
     Undecoded,
     check_encoding,
@@ -40,6 +40,7 @@ from ..text.decode import (
     file_title,
     text_file_name,
 )
+from ..text.folders import TEXT_SUFFIXES
 
 PROJECT_CHARS = 100
 #: the most topics a caller of the service or the MCP tools may ask ``segment`` for (the library takes any
@@ -206,8 +207,8 @@ class Folders:
             where = "" if Path(path).expanduser().is_absolute() else \
                 f" in {self.roots[0]} (a relative path is read from the first folder this server may read)"
             raise InputError(f"{path}: no such file{where}")
-        if not text_file_name(real.name, SUFFIXES):
-            raise InputError(f"{path}: only text files ({', '.join(SUFFIXES)}) are read")
+        if not text_file_name(real.name, TEXT_SUFFIXES):
+            raise InputError(f"{path}: only text files ({', '.join(TEXT_SUFFIXES)}) are read")
         return real
 
 

@@ -14,6 +14,7 @@ from ..cli_args import encoding_option, int_at_least, one_line
 from ..config import RETRIEVE_MODES
 from ..errors import InputError, ModelUnavailable
 from ..scale.cli import add_ingest_options
+from ..text.folders import TEXT_SUFFIXES
 from .base import Store, block_emptied
 from .cli_options import DOC_COLUMN, document_cell, open_store, store_options
 from .origins import INCLUDE
@@ -434,7 +435,8 @@ def cmd_blocks(args: argparse.Namespace) -> int:
 
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("ingest", help="store files as documents/chapters/blocks, chunk and embed them")
-    p.add_argument("paths", nargs="*", help="files or folders (.txt, .md, ...); none with --reembed or --recut: "
+    p.add_argument("paths", nargs="*", help=f"files or folders (a folder's files ending in {' '.join(TEXT_SUFFIXES)}, or those "
+                   "compressed, as chunk reads them); none with --reembed or --recut: "
                    "only the project's stored text is re-embedded or cut again")
     p.add_argument("--no-chunk", action="store_true",
                    help="only store the blocks (dirty); the next ingest without it chunks them")

@@ -25,6 +25,7 @@ from ..chunkers.parent_child import blank_line_blocks, lf_lines
 from ..errors import InputError
 from ..text.decode import check_encoding, check_path, dangling_link, empty_input, file_title, read_path
 from ..text.folders import (
+    TEXT_SUFFIXES,
     dangling_summary,
     hidden_summary,
     skipped_summary,
@@ -36,7 +37,6 @@ from .base import MergedBlock, RechunkResult, SourcedBlock, StaleTextError, Stor
 from .chapters import split_chapters
 from .plan import sha256
 
-SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text", ".pdf")
 
 def read_text_file(path: Path, max_unpacked: int | None = None, *, encoding: str | None = None,
                    on_decoding: Callable[[str], None] | None = None) -> str:
@@ -45,7 +45,7 @@ def read_text_file(path: Path, max_unpacked: int | None = None, *, encoding: str
     return read_path(path, max_unpacked=max_unpacked, encoding=encoding, on_decoding=on_decoding)
 
 
-def iter_files(paths: Sequence[str], suffixes: Sequence[str] = SUFFIXES,
+def iter_files(paths: Sequence[str], suffixes: Sequence[str] = TEXT_SUFFIXES,
                skipped: list[Path] | None = None, unreadable: list[OSError] | None = None,
                hidden: list[Path] | None = None, dangling: list[Path] | None = None) -> Iterator[Path]:
     """The files of ``paths``: a file as given (whatever its name), a folder's files whose names end in
@@ -133,7 +133,7 @@ def no_files_said(paths: Sequence[str], walk: FileWalk) -> str:
     left += [hidden_summary([str(f) for f in walk.hidden])] if walk.hidden else []
     left += [dangling_summary([str(f) for f in walk.dangling])] if walk.dangling else []
     said = [*map(unreadable_line, walk.unreadable), *left]
-    return (f"no text files ({', '.join(SUFFIXES)}) in {', '.join(map(str, paths))}"
+    return (f"no text files ({', '.join(TEXT_SUFFIXES)}) in {', '.join(map(str, paths))}"
             + (f": {'; '.join(said)}" if said else ""))
 
 
@@ -1407,7 +1407,7 @@ def prune_only(store: Store, paths: Sequence[str], walk: FileWalk, tally: Tally,
     """An ingest with ``prune`` of folders holding no text file: nothing read, the gone files' documents removed,
     and why nothing was ingested said in the report (``nothing``)."""
     pruned = prune_missing(store, paths, walk.unlisted, checks.empty, walk.dangling)
-    nothing = f"no text files ({', '.join(SUFFIXES)}) in {', '.join(map(str, paths))}"  # (what was skipped: its own lines)
+    nothing = f"no text files ({', '.join(TEXT_SUFFIXES)}) in {', '.join(map(str, paths))}"  # (what was skipped: its own lines)
     return tally.report(checks, walk, pruned, nothing=nothing)
 
 

@@ -18,7 +18,13 @@ from pathlib import Path
 
 from .decode import text_file_name
 
-__all__ = ["dangling_summary", "hidden_summary", "skipped_summary", "special_kind", "unreadable_line", "walk_text_files"]
+__all__ = ["TEXT_SUFFIXES", "dangling_summary", "hidden_summary", "skipped_summary", "special_kind", "unreadable_line",
+           "walk_text_files"]
+
+#: the file endings every verb reads from a folder (``chunk``, ``segment``, ``ingest``, the MCP ``add_file``): one
+#: list, so a folder chunked and then ingested is the same files (ingest once read 6 of chunk's 12, for no reason
+#: written down: the store keeps any text)
+TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text", ".org", ".tex", ".html", ".htm", ".csv", ".json", ".pdf")
 
 
 def walk_text_files(folder: Path, suffixes: tuple[str, ...], *, skipped: list[Path] | None = None,
