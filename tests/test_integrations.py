@@ -224,6 +224,8 @@ def test_readme_integration_examples_run(monkeypatch):
     import io
     import re
 
+    from readme_helpers import check_shown
+
     blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.S)
     ours = [b for b in blocks if "logichunk.integrations" in b or 'tokenizer="cl100k_base"' in b]
     assert len(ours) >= 3  # tokens + overlap, LangChain, LlamaIndex
@@ -233,6 +235,7 @@ def test_readme_integration_examples_run(monkeypatch):
         with contextlib.redirect_stdout(out):
             exec(compile(code, "README.md", "exec"), {})
         assert len(out.getvalue().strip().splitlines()) >= 2, code[:80]
+        check_shown(code, out.getvalue())  # (the LangChain examples' shown lines, as printed)
 
 
 def test_langchain_retriever_over_a_store(tmp_path):
