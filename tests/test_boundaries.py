@@ -238,6 +238,39 @@ def test_break_priorities_many_is_each_span_on_its_own(text: str, pairs: list[tu
         assert got == _break_priorities_one_by_one(text, a, b)
 
 
+#: every rule's characters: clause marks (ASCII ones with and without a space after, "(c)" markers), spaces and
+#: indents (tab, no-break, ideographic), line ends (CRLF, U+2028, form feed), CJK, combining marks, joiners before
+#: what they join and what they do not, regional indicators, Hangul jamo, surrogates, astral letters, URLs
+_KERNEL_PIECES = PIECES + list("\t\u00a0\u3000\u2028\x0c\x1c；：》—x(") + [
+    "\u200d\U0001f466", "\u200d ", "\U0001f1fa", "\U0001f1f8", "\u1100", "\u1161", "\uac00", "\ud83d", "\ude00",
+    "\U00020000", "\U0001d400", "(iv) ", "https://a.b/c ", "\n  ", "\n\t", "\u3000\u3000"]
+
+
+@settings(max_examples=300, deadline=None)
+@example("", [])
+@example("a\u200d\U0001f466 b\u200d\n", [(0, 8)])
+@given(st.one_of(st.lists(st.sampled_from(_KERNEL_PIECES), max_size=60).map("".join), st.text(max_size=40)),
+       st.lists(st.tuples(st.integers(0, 300), st.integers(0, 300)), max_size=6))
+def test_compiled_break_priorities_are_the_numpy_passes(text: str, pairs: list[tuple[int, int]]) -> None:
+    """The compiled pass (native.break_priorities) gives break_priorities_many the bits of its numpy passes, every
+    pair laid end to end included (those across two spans too), on mixed scripts, marks, spaces and line ends,
+    astral characters, joiners, flags, jamo, lone surrogates, empty spans and texts."""
+    from unittest import mock
+
+    from logichunk import native
+
+    assert native.available(), native.status()
+    n = len(text)
+    spans = [tuple(sorted((a % (n + 1), b % (n + 1)))) for a, b in pairs] or [(0, n)]
+    starts = np.array([a for a, _ in spans], dtype=np.int64)
+    ends = np.array([b for _, b in spans], dtype=np.int64)
+    pri, o = bd.break_priorities_many(text, starts, ends)
+    with mock.patch.object(native, "break_priorities", lambda *a, **k: None):
+        slow, o2 = bd.break_priorities_many(text, starts, ends)
+    assert pri.dtype == slow.dtype and o.tolist() == o2.tolist()
+    assert pri.tolist() == slow.tolist()
+
+
 def _merge_reference(cuts, ranks, strengths, cum, goal, pinned):
     """The weakest-cut-first rule on a plain list of runs: visit cuts from least trusted and weakest
     (ties left to right) once each; remove a cut when the two runs it separates fit the goal."""

@@ -1611,6 +1611,93 @@ void lc_windows(int64_t r, int64_t w, int64_t size, const char *key, const int64
     const int64_t row = w * size;
     for (int64_t i = 0; i < r; i++) memcpy(out + i * row, key + starts[i] * size, (size_t)row);
 }
+
+/* boundaries.forced.break_priorities_many before its URLs and its joiners: the priority of a cut after each of the
+   spans' characters laid end to end (m spans [starts[i], starts[i] + lens[i]) of the code points cp; pri[j], j < the
+   characters in all - 1, the pair of character j and the next, which may be the next span's first). One pass over
+   the characters where numpy makes a dozen over all of them: 1 where either is CJK, 2 at a word start after
+   whitespace, 3 where a clause mark is the last non-space character before a non-space one in its span (an ASCII
+   ",", ";", ":" or ")" only with whitespace after it in its span, a ")" not 2 to 5 characters after a "(" in its
+   span); a word after an indent (its first character in indent[], an indent inside the span) gives its priority to
+   the line's start (the pair before the indent, where a line_end[] character ends the line: the higher of the two)
+   and keeps 0, as after an indent that opens the span; -1 where a cut splits a character (charclass.
+   pair_cut_allowed's rule, the regional indicators' pairs counted over the characters laid end to end, as there)
+   but after a joiner (U+200D): its pairs are written to zwj (at most zcap: index and the next code point), their
+   rule read by category there. Returns the joiners' pairs. */
+static inline int lc_bp_ri(uint32_t c) { return c >= 0x1F1E6 && c <= 0x1F1FF; }
+static inline int lc_bp_lead(uint32_t c) { return (c >= 0x1100 && c <= 0x115F) || (c >= 0xA960 && c <= 0xA97C); }
+static inline int lc_bp_in(const uint8_t *table, int64_t size, uint32_t c) { return (int64_t)c < size && table[c]; }
+/* the priority of a cut between c0 and c1 (classes k0, k1) but for the indents, -1 where it splits a character;
+   solid: the last non-space character up to c0 in its span is a clause mark; run: the regional indicators in a row
+   up to and with c0. The class bits as text.charclass has them (native.break_priorities checks): constants, so the
+   pass keeps its state in registers. */
+enum { LC_WS = 1, LC_CJK = 4, LC_MARK = 16, LC_SURR = 32 };
+static inline int lc_bp_pair(uint32_t c0, uint8_t k0, uint32_t c1, uint8_t k1, int solid, int64_t run) {
+    if (k1 & LC_MARK) return -1;
+    if (c0 >= 0x1100 || c0 == 0x0D) {  /* (the other rules' first characters: CR, jamo, surrogates, flags) */
+        if (c0 == 0x0D && c1 == 0x0A) return -1;
+        if ((k0 & LC_SURR) && c1 >= 0xDC00 && c1 <= 0xDFFF) return -1;
+        if (lc_bp_lead(c0) && (lc_bp_lead(c1) || (c1 >= 0xAC00 && c1 <= 0xD7A3))) return -1;
+        if ((run & 1) && lc_bp_ri(c1)) return -1;
+    }
+    if (!(k1 & LC_WS)) {
+        if (solid) return 3;
+        if (k0 & LC_WS) return 2;
+    }
+    return ((k0 | k1) & LC_CJK) != 0;
+}
+int64_t lc_break_pri(int64_t m, const uint32_t *cp, const int64_t *starts, const int64_t *lens, const uint8_t *cls,
+                     const uint8_t *clause, const uint8_t *indent,
+                     int64_t nindent, const uint8_t *line_end, int64_t nline, int8_t *pri, int64_t zcap, int64_t *zwj) {
+    int64_t total = 0, j = 0, nz = 0, run = 0;  /* j: the character among all; run: as lc_bp_pair's, over all */
+    for (int64_t i = 0; i < m; i++) total += lens[i];
+    for (int64_t i = 0; i < m; i++) {
+        const int64_t a = starts[i], n = lens[i];
+        if (n == 0) continue;
+        int solid = 0;
+        uint32_t c0 = cp[a], c1;
+        uint8_t k0 = cls[c0], k1;
+        for (int64_t t = 0; t < n; t++, j++) {
+            const int inside = t + 1 < n;
+            if (inside) c1 = cp[a + t + 1];
+            else if (j + 1 < total) {  /* (the next span's first: a pair across two spans is never read, but written) */
+                int64_t i2 = i + 1;
+                while (lens[i2] == 0) i2++;
+                c1 = cp[starts[i2]];
+            } else return nz;
+            k1 = cls[c1];
+            if (!(k0 & LC_WS)) {
+                int mk = c0 < 0xFFFF && clause[c0];
+                if (mk && (c0 == 0x3A || c0 == 0x2C || c0 == 0x3B || c0 == 0x29)) {
+                    mk = inside && (k1 & LC_WS);
+                    if (c0 == 0x29)
+                        for (int64_t d = 2; d <= 5 && d <= t; d++) if (cp[a + t - d] == 0x28) mk = 0;
+                }
+                solid = mk;
+            }
+            run = lc_bp_ri(c0) ? run + 1 : 0;
+            int p = lc_bp_pair(c0, k0, c1, k1, solid, run);
+            if (c0 == 0x200D) {
+                if (nz < zcap) { zwj[2 * nz] = j; zwj[2 * nz + 1] = c1; }
+                nz++;
+            }
+            if (p >= 2 && inside && (k0 & LC_WS) && !(k1 & LC_WS) && lc_bp_in(indent, nindent, c0)) {
+                int64_t s = a + t;  /* back over the indent to the character before it */
+                while (s >= a && lc_bp_in(indent, nindent, cp[s])) s--;
+                if (s < a) p = 0;
+                else if (lc_bp_in(line_end, nline, cp[s])) {
+                    int8_t *q = pri + (j - (a + t - s));
+                    if (*q >= 0 && *q < p) *q = (int8_t)p;
+                    p = 0;
+                }
+            }
+            pri[j] = (int8_t)p;
+            c0 = c1;
+            k0 = k1;
+        }
+    }
+    return nz;
+}
 """
 
 #: no fused multiply-add: the kernels must round as numpy's separate operations do
@@ -2802,6 +2889,9 @@ def _bind_cascade(lib: ctypes.CDLL) -> None:
     lib.lc_jump.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] + [ctypes.c_void_p] * 2
     lib.lc_windows.restype = None
     lib.lc_windows.argtypes = [ctypes.c_int64] * 3 + [ctypes.c_void_p] * 3
+    lib.lc_break_pri.restype = ctypes.c_int64
+    lib.lc_break_pri.argtypes = ([ctypes.c_int64] + [ctypes.c_void_p] * 6 + [ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64]
+                                 + [ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p])
 
 
 def novelty_jump_sums(P: np.ndarray, b: np.ndarray, room: np.ndarray, scales: tuple[int, ...]) -> np.ndarray | None:
@@ -2832,3 +2922,33 @@ def windows(key: np.ndarray, starts: np.ndarray, w: int) -> np.ndarray | None:
     out = np.empty((starts.size, w), key.dtype)
     lib.lc_windows(starts.size, w, key.itemsize, key.ctypes.data, starts.ctypes.data, out.ctypes.data)
     return out
+
+
+#: joiners' pairs :func:`break_priorities` reads back from one call (more: the numpy passes, the same answer)
+_ZWJ_CAP = 256
+#: the class table's whitespace, CJK, mark and high-surrogate bits :c:func:`lc_break_pri` is compiled with
+_CLASS_BITS = (1, 4, 16, 32)
+
+
+def break_priorities(cp: np.ndarray, starts: np.ndarray, lens: np.ndarray, cls: np.ndarray, bits: tuple[int, ...],
+                     clause: np.ndarray, indent: np.ndarray, line_end: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`logichunk.boundaries.forced.break_priorities_many` of the spans ``[starts[i], starts[i] + lens[i])`` of
+    the code points ``cp`` (uint32; ``lens`` not negative, two characters at least in all), in one pass
+    (:c:func:`lc_break_pri`), but for the URLs and the joiners: ``(pri, zwj)``, ``zwj`` the rows (index, next code
+    point) of the pairs after a U+200D, whose rule (a category) the caller applies. ``cls``: the class table;
+    ``bits``: its whitespace, CJK, mark and high-surrogate bits; ``clause`` (65,536 entries), ``indent``,
+    ``line_end``: bool tables by code point. None when the kernel is not available, the arguments are not as
+    required, or the joiners are many."""
+    lib = _load()
+    if lib is None or cp.dtype != np.uint32 or cls.dtype != np.uint8 or cls.size < 0x110000 or clause.size < 0xFFFF \
+            or tuple(int(b) for b in bits) != _CLASS_BITS:
+        return None
+    (cp,), (starts, lens) = _c(np.uint32, cp), _c(np.int64, starts, lens)
+    clause, indent, line_end = _bytes(clause), _bytes(indent), _bytes(line_end)
+    pri = np.empty(int(lens.sum()) - 1, np.int8)
+    zwj = np.empty((_ZWJ_CAP, 2), np.int64)
+    nz = lib.lc_break_pri(starts.size, cp.ctypes.data, starts.ctypes.data, lens.ctypes.data, cls.ctypes.data,
+                          clause.ctypes.data, indent.ctypes.data, indent.size,
+                          line_end.ctypes.data, line_end.size, pri.ctypes.data, _ZWJ_CAP, zwj.ctypes.data)
+    return None if nz > _ZWJ_CAP else (pri, zwj[:nz])

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import native
 from ..text._arrays import _in_table, _walk
-from ..text.charclass import CJK, WS, class_table, codepoints, pair_cut_allowed
+from ..text.charclass import CJK, MARK, SURR_HI, WS, class_table, codepoints, pair_cut_allowed, zwj_joins
 from ..text.sentences import INDENT, LINE_END
 from ..types import Bubble, bubble_excerpt
 from .local import ranges
@@ -72,6 +72,21 @@ def break_priorities_many(text: str, starts: np.ndarray, ends: np.ndarray) -> tu
     total = int(o[-1])
     if total < 2:
         return np.zeros(max(total - 1, 0), dtype=np.int8), o
+    fast = native.break_priorities(codepoints(text), starts, lens, class_table(), (WS, CJK, MARK, SURR_HI),
+                                   _CLAUSE_TABLE, INDENT, LINE_END)
+    if fast is not None:  # (the rules below in one compiled pass, but for the URLs and the joiners' category)
+        pri, zwj = fast
+        if zwj.size:
+            pri[zwj[zwj_joins(zwj[:, 1]), 0]] = -1
+        _urls_whole(text, starts, lens, o, pri)
+        return pri, o
+    return _priorities_passes(text, starts, lens, o), o
+
+
+def _priorities_passes(text: str, starts: np.ndarray, lens: np.ndarray, o: np.ndarray) -> np.ndarray:
+    """:func:`break_priorities_many`'s priorities in numpy's passes (the compiled kernel's twin,
+    :func:`logichunk.native.break_priorities`): two characters at least in all."""
+    total = int(o[-1])
     # pairs (k, k+1) of the concatenated spans; those across two spans are never read
     at = ranges(starts, starts + lens)  # (each concatenated character's offset in the text)
     full = codepoints(text)
@@ -109,7 +124,7 @@ def break_priorities_many(text: str, starts: np.ndarray, ends: np.ndarray) -> tu
         pri[k[moved | head]] = 0
     _urls_whole(text, starts, lens, o, pri)
     pri[~allowed] = -1
-    return pri, o
+    return pri
 
 
 #: a URL from its scheme's ``://`` to where it ends: whitespace, a quote or angle bracket, a closing

@@ -118,6 +118,14 @@ def cut_allowed(text: str, start: int = 0, end: int | None = None) -> np.ndarray
     return ok
 
 
+def zwj_joins(after: np.ndarray) -> np.ndarray:
+    """Whether a joiner (U+200D) joins each code point of ``after`` that follows one, so no cut falls between
+    them: what may follow it (an emoji, a letter of a conjunct), not a line break, a space, punctuation or a
+    control character, before which a cut keeps every character whole (a rare case, read per joiner:
+    "x\u200d\n" at a 2-character limit was one 3-character chunk)."""
+    return np.array([unicodedata.category(chr(int(c)))[0] not in "PZC" for c in after.tolist()], dtype=bool)
+
+
 def pair_cut_allowed(cp: np.ndarray, cls: np.ndarray) -> np.ndarray:
     """For code points ``cp`` and their classes ``cls`` (n each), ``ok[k]`` (n-1) is True when a cut
     between ``cp[k]`` and ``cp[k+1]`` keeps every user-perceived character whole (the rule of
@@ -127,11 +135,8 @@ def pair_cut_allowed(cp: np.ndarray, cls: np.ndarray) -> np.ndarray:
     ok &= ~(((cls[:-1] & SURR_HI) != 0) & (b >= 0xDC00) & (b <= 0xDFFF))  # a lone surrogate may be cut
     ok &= ~((a == 0x0D) & (b == 0x0A))
     zwj = np.flatnonzero(a == 0x200D)
-    if zwj.size:  # a joiner joins what may follow it (an emoji, a letter of a conjunct), not a line break,
-        # a space, punctuation or a control character, before which a cut keeps every character whole
-        # (a rare case, read per joiner: "x\u200d\n" at a 2-character limit was one 3-character chunk)
-        free = np.array([unicodedata.category(chr(int(c)))[0] in "PZC" for c in b[zwj].tolist()], dtype=bool)
-        ok[zwj[~free]] = False
+    if zwj.size:
+        ok[zwj[zwj_joins(b[zwj])]] = False
     # a leading Hangul jamo joins a following leading/vowel jamo or a precomposed syllable
     lead = ((a >= 0x1100) & (a <= 0x115F)) | ((a >= 0xA960) & (a <= 0xA97C))
     if lead.any():
