@@ -5,7 +5,8 @@ otherwise sort (lexical rows' entries, the permutation penalty's shuffles, tier 
 build array temporaries (lexical weights, summing glued rows), the running sums of a segment's
 evidence over every window start (a count per item, reset per start), and the walks that numpy would
 make as many whole-array passes as a loop has steps (searches from the previous answer, a sentence's
-opening word, the cuts through over-long sentences, a text's content items and its bigrams' keys), and
+opening word, the cuts through over-long sentences and their break priorities, a text's content items and its
+bigrams' keys), and
 the sentence splitter's reads of a text's marks and lines (its candidate ends, abbreviations and soft wraps:
 one pass over each line's own characters where numpy gathers them rule by rule from all over the text, a
 cache miss each).
