@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from logichunk.text.measure import Meter
@@ -25,6 +27,17 @@ def assert_headings_open_chunks(tree, text, sizes, unit="chars"):
         raise AssertionError(c)
 
 
+@lru_cache(maxsize=8)
+def _read(text):
+    """The sentences, layout and seams of ``text`` for :func:`heading_rule_breaks`, read once per text: a sweep
+    of limits over one text (hundreds of trees) read them again for each tree, a third of its time."""
+    sents = split_sentences(text)
+    if len(sents) < 2:
+        return None
+    s_starts, s_ends = sents.seam_spans()  # (where chunkers cut: a line's indent goes with its line)
+    return sents, layout(sents), s_starts, s_ends, {int(e): i for i, e in enumerate(s_ends.tolist())}
+
+
 def heading_rule_breaks(tree, text, sizes, unit="chars"):
     """The chunks that end at a bond they should not. No chunk ends with a heading, unless the text ends
     there or, at level 1, the heading and the sentence after it together exceed the user's maximum (the size
@@ -34,13 +47,11 @@ def heading_rule_breaks(tree, text, sizes, unit="chars"):
     fits the maximum: no cut falls inside it, so the bond to it is what the limit breaks). Below level 1 a
     chunk ends at a bond only where it is a lead-in's and the run it holds exceeds that level's limit (at
     every level, a lead-in's run is all it introduces where that fits alone: the limit breaks its bond first)."""
-    sents = split_sentences(text)
-    if len(sents) < 2:
+    read = _read(text)
+    if read is None:
         return
-    lay = layout(sents)
+    sents, lay, s_starts, s_ends, last = read
     meter = Meter(text, unit)
-    s_starts, s_ends = sents.seam_spans()  # (where chunkers cut: a line's indent goes with its line)
-    last = {int(e): i for i, e in enumerate(s_ends.tolist())}
     block = lay.in_block if lay.in_block is not None else np.zeros(len(sents) - 1, bool)
     intro = lay.introduces if lay.introduces is not None else np.zeros(len(sents) - 1, bool)
 
