@@ -201,6 +201,19 @@ def test_bundled_encoding_file_is_hash_checked(monkeypatch):
         T._resolve_name.cache_clear()
 
 
+def test_the_bundled_encoding_is_found_without_importing_llama_index():
+    """Finding the file must not import ``llama_index.core`` (~1.7 s of CPU in every process that sized in tokens:
+    each Ray worker, the CLI): a fresh process loads cl100k_base and llama_index.core is still not imported."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from logichunk.text import tokens as T; "
+            "assert T._bundled_tiktoken_file('cl100k_base') is not None; T.resolve_tokenizer('cl100k_base'); "
+            "print(sorted(m for m in sys.modules if m.startswith('llama_index')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert "llama_index.core" not in out.stdout, out.stdout
+
+
 def _data(name: str, chars: int) -> str:
     path = DATA / f"{name}.corpus.jsonl"
     if not path.exists():
