@@ -1523,8 +1523,10 @@ def _may_enclose(cp: np.ndarray, at: np.ndarray) -> np.ndarray:
     two to six characters on (``(1)``, ``(iv)``, ``（十二）``) or ``、`` one to three on (``一、``). A superset of its
     matches, read on the code points where the pattern was tried at each line that opens with a bracket (a
     source file's ``(x, y)`` by the hundred)."""
-    top = cp.size - 1
     out = np.zeros(at.size, bool)
+    if at.size == 0:  # (no line opens with a bracket or a numeral: six rounds of lookups on nothing, skipped)
+        return out
+    top = cp.size - 1
     for k in range(1, 7):
         c = cp[np.minimum(at + k, top)]
         if k >= 2:
@@ -1605,6 +1607,8 @@ def _enclosed_items(text: str, starts: np.ndarray, before: np.ndarray, first: np
     """The sentences that open a line with a number in brackets or circled, or ``一、``
     (:data:`_ENCLOSED_NUMBER`): a list item, whatever break the splitter gave the line before it (no Markdown marks it with a hard one)."""
     cand = np.flatnonzero((before >= BREAK_LINE) & _member(first, _ENCLOSED_FIRST))
+    if cand.size == 0:  # (most texts: no line opens with a bracket or a numeral)
+        return cand
     circled = (first[cand] >= 0x2460) & (first[cand] <= 0x249B)  # (a circled number is one: no match to read)
     read = cand[~circled]
     read = read[_may_enclose(codepoints(text), starts[read])]  # (by its marks first: a source file's brackets)
@@ -2104,6 +2108,8 @@ def _may_log_time(cp: np.ndarray, starts: np.ndarray) -> np.ndarray:
     on (``2024-05-03``). A superset of its matches, whatever the digits are (``\\d`` reads any script's), read on
     the code points where the pattern was tried at each line that opens with a digit (a source file's thousands:
     ``0.5 * x``, ``1, 2, 3``)."""
+    if starts.size == 0:  # (no line opens with a digit: three lookups on nothing, skipped)
+        return np.zeros(0, bool)
     top = cp.size - 1
     at = starts + (cp[np.minimum(starts, top)] == 0x5B)
     out = np.zeros(starts.size, bool)
