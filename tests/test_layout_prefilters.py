@@ -571,6 +571,35 @@ def test_an_enclosed_number_the_marks_rule_out_never_matches(line: str) -> None:
         assert S._ENCLOSED_NUMBER.match(text, 2) is None, line
 
 
+_ENCLOSED_LINES = st.lists(st.tuples(st.lists(st.sampled_from(_ENCLOSED_PIECES + ["Word.", "①"]), max_size=6).map("".join),
+                                     st.sampled_from(["\n", "\n\n", " ", ". "])).map("".join),
+                           min_size=1, max_size=8).map("".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_ENCLOSED_LINES)
+def test_enclosed_items_are_the_lines_the_pattern_opens_short_texts_with_none_included(text: str) -> None:
+    # _enclosed_items returns at once where no line opens with a bracket or numeral (and _may_enclose on no
+    # offsets): the answer must still be every sentence opening a line that the pattern matches, and no other
+    s = split_sentences(text)
+    if len(s) == 0:
+        return
+    before = np.full(len(s), BREAK_PARAGRAPH, np.int8)
+    before[1:] = np.asarray(s.breaks, np.int8)
+    first = codepoints(text)[s.starts]
+    got = S._enclosed_items(text, s.starts, before, first)
+    want = [i for i in range(len(s)) if before[i] >= BREAK_LINE
+            and (0x2460 <= int(first[i]) <= 0x249B or S._ENCLOSED_NUMBER.match(text, int(s.starts[i])))]
+    assert got.dtype == np.int64 and got.tolist() == want, text
+
+
+def test_the_mark_readers_answer_no_offsets_with_no_answers() -> None:
+    cp = codepoints("(1) x\n12:30 y\n")
+    for fn in (S._may_enclose, S._may_log_time):
+        out = fn(cp, np.zeros(0, np.int64))
+        assert out.dtype == bool and out.shape == (0,)
+
+
 def test_enclosed_numbers_of_every_form_pass_the_marks() -> None:
     for line in ("(1) x", "（十二）x", "(iiiii) x", "(a) x", "一、x", "十二、x", "(12)x", "（１２） x"):
         text = "x\n" + line + "\n"
