@@ -24,16 +24,18 @@ PIECES = ["Cats purr softly. ", "Dogs bark at night. ", "Markets fell sharply to
           "Q: Why is it so?\n", "A: Because it is.\n", "<!-- a note\n", "-->\n", "  An indented line of it.\n",
           "1．加强组织领导\n", "| Key | Value |\n|---|---|\n", "as follows:\n", "    code_line = 1\n", "def f(x):\n",
           "the river, which we measured\nto be wide, ran on and on past the\nold mill and the town where\n",
-          "---\ntitle: x\n---\n", "\f", "Page 3\n"]
+          "---\ntitle: x\n---\n", "\f", "Page 3\n", "       -a, --all\n              do not ignore it.\n\n",
+          "NOTES\n       Read on.\n"]
 texts = st.lists(st.lists(st.sampled_from(PIECES), min_size=1, max_size=30).map("".join), min_size=1, max_size=10)
 
 
 def _same_layout(a, b) -> None:
     for f in ("heading", "strength", "no_cut", "leans", "lead_in"):
         assert getattr(a, f).tolist() == getattr(b, f).tolist(), f
-    blk_a = a.in_block if a.in_block is not None else np.zeros(a.no_cut.size, bool)
-    blk_b = b.in_block if b.in_block is not None else np.zeros(b.no_cut.size, bool)
-    assert blk_a.tolist() == blk_b.tolist()
+    for f in ("in_block", "in_terms"):
+        blk_a = getattr(a, f) if getattr(a, f) is not None else np.zeros(a.no_cut.size, bool)
+        blk_b = getattr(b, f) if getattr(b, f) is not None else np.zeros(b.no_cut.size, bool)
+        assert blk_a.tolist() == blk_b.tolist(), f
 
 
 @settings(max_examples=250, deadline=None)

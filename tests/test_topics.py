@@ -309,3 +309,79 @@ def test_stats_say_which_vocabulary_the_words_were_judged_against():
     long = segment("\n\n".join(units))
     assert long.stats["vocabulary"] == "local"
     assert "vocabulary" not in segment("\n\n".join(units), topics=3).stats
+
+
+# --- no topic starts between two items of one list (a list is one step of the author's logic) ---
+
+_ITEM_SENTS = [s.rstrip(".") + "." for t in _TOPICS.values() for s in t.split(". ")]
+
+
+@st.composite
+def _paragraphs_and_lists(draw):
+    """A text of blank-line blocks: paragraphs, bulleted or numbered lists (tight or loose, an item with a nested
+    item under it) and definition lists (a term over its definition indented deeper); and the offsets where an
+    item of a list opens after the list's first (where no topic may start)."""
+    sentences = st.lists(st.sampled_from(_ITEM_SENTS), min_size=1, max_size=3).map(" ".join)
+    parts, inside, at = [], [], 0
+    for kind in draw(st.lists(st.sampled_from(["para", "bullets", "numbers", "terms"]), min_size=1, max_size=5)):
+        if parts:
+            parts.append("\n\n")
+            at += 2
+        if kind == "para":
+            block = draw(sentences)
+        else:
+            sep = draw(st.sampled_from(["\n", "\n\n"]))
+            pieces = []
+            for k in range(draw(st.integers(2, 4))):
+                if k:
+                    pieces.append(sep)
+                    inside.append(at + sum(map(len, pieces)))
+                if kind == "terms":
+                    pieces.append(f"Option {k + 1}\n    " + draw(sentences))
+                else:
+                    pieces.append(("- " if kind == "bullets" else f"{k + 1}. ") + draw(sentences))
+                    if draw(st.booleans()):
+                        pieces.append("\n  - " + draw(sentences))
+            block = "".join(pieces)
+        parts.append(block)
+        at += len(block)
+    return "".join(parts) + "\n", inside
+
+
+@settings(max_examples=60, deadline=None)
+@given(_paragraphs_and_lists())
+@example(("Cats purr softly.\n\n- Rockets burn fuel to climb. A rocket stage drops away in flight.\n\n"
+          "- Bread needs flour and yeast. Dough rises while the yeast feeds.\n\n- Cats purr softly.\n\n"
+          "Bakers knead bread dough before baking.\n", [87, 154]))
+def test_no_topic_starts_between_two_items_of_one_list(case):
+    """Whatever the items' words, a list's items share a topic: no topic opens at the second item of a list
+    or later (the gap before its first item and after its last stay open; on the base, a loose list's items
+    and a definition list's terms were cut apart where their vocabulary changed)."""
+    text, inside = case
+    tree = segment(text)
+    check_tree(tree)
+    starts = {c.span.start for c in tree.roots()}
+    assert not starts & set(inside), (starts, inside)
+
+
+def test_a_man_pages_options_are_one_list():
+    """A man page's options (each a flag over its description indented deeper) are one definition list: the base
+    cut between ``-c`` and ``-r`` and between ``-r`` and ``-b``, each description on its own subject. A
+    paragraph between two terms parts their lists, and a heading at the margin (``NOTES``, read as a term over
+    its indented text) joins no list of the options under the heading before it."""
+    t = _TOPICS
+    man = ("DESCRIPTION\n       " + t["cats"] + " " + t["cats"] + "\n\n"
+           "OPTIONS\n       -c, --cats\n              " + t["cats"] + "\n\n"
+           "       -r, --rockets\n              " + t["rockets"] + " " + t["rockets"] + "\n\n"
+           "       -b, --bread\n              " + t["bread"] + " " + t["bread"] + "\n\n"
+           "       Some words between the lists.\n\n"
+           "       -x, --extra\n              " + t["bread"] + "\n\n"
+           "       -y, --yeast\n              " + t["bread"] + "\n\n"
+           "NOTES\n       " + t["rockets"] + "\n")
+    sents = split_sentences(man)
+    lay = layout(sents)
+    opens = [int(np.searchsorted(sents.starts, man.index(flag))) for flag in ("-r,", "-b,", "-y,")]
+    assert np.flatnonzero(lay.in_terms).tolist() == [i - 1 for i in opens]
+    starts = [c.span.start for c in segment(man).roots()]
+    for flag in ("-r, --rockets", "-b, --bread", "-y, --yeast"):
+        assert man.index("       " + flag) not in starts and man.index(flag) not in starts

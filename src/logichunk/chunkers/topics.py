@@ -9,6 +9,10 @@ What decides the cuts, in order:
    only between lines — the author's smallest unit of layout is the smallest unit of a topic;
 2. **continuation**: no topic starts at a sentence that leans on the one before (*However*, *He*,
    *Yes,*, 但是: :mod:`logichunk.text.discourse`), even after a blank line — only a heading overrides;
+   nor between two items of one list (``Layout.in_list``: bullets, numbers; ``Layout.in_terms``: a
+   definition list, a man page's options, each a term over its description indented deeper): a list is
+   one step of the author's logic, however far its items' words drift (the gaps before its first item
+   and after its last stay open; a paragraph between two items parts their lists);
 3. **cohesion**: among the gaps left, the best cut set for the whole text
    (:mod:`logichunk.boundaries`). Model-free (the default), on the document's own content words:
    the cut set under which the words are most probable when each topic draws them from its own
@@ -56,7 +60,8 @@ UNITS = ("sentences", "lines")
 
 def topic_rules(lay: Layout) -> tuple[np.ndarray, np.ndarray]:
     """The structure rules above as ``(fixed, glue)`` gap masks: headings open a topic; no cut after
-    a heading, before a continuation, or below the author's smallest unit of layout."""
+    a heading, before a continuation, between two items of one list, or below the author's smallest
+    unit of layout."""
     strength = lay.strength
     fixed = (strength == SECTION) & ~lay.no_cut
     # the author's smallest unit of layout: blank-line paragraphs (or blocks) if there are any, else lines
@@ -65,6 +70,9 @@ def topic_rules(lay: Layout) -> tuple[np.ndarray, np.ndarray]:
     floor = PARAGRAPH if ((between >= PARAGRAPH) & (between < SECTION)).any() else LINE if (between >= LINE).any() \
         else SENTENCE
     glue = lay.no_cut | (strength < floor) | (lay.leans & (strength < SECTION))
+    for items in (lay.in_list, lay.in_terms):  # a list is one step of the author's logic: its items share a topic
+        if items is not None:
+            glue |= items
     return fixed, glue & ~fixed
 
 
@@ -123,7 +131,8 @@ def topic_cuts(sents: SentenceSpans, *, embedder: Any = None, topics: int | None
 def segment(text: str, *, units: str = "sentences", embedder: Any = None, topics: int | None = None) -> ChunkTree:
     """The topics of ``text`` as a one-level :class:`~logichunk.tree.ChunkTree` (ids ``1``, ``2``, ...;
     method ``topic``): spans that tile the text exactly, cut where the subject changes (see the
-    module docstring). ``units``: ``"sentences"`` (default) or ``"lines"`` (one unit per non-blank
+    module docstring: headings, paragraphs, continuations, no topic opening between two items of one
+    list). ``units``: ``"sentences"`` (default) or ``"lines"`` (one unit per non-blank
     line: turns of a conversation, a transcript). ``embedder``: measure cohesion with its sentence
     vectors instead of the document's own words: a model, or its name as the CLI takes it (``"e5"``,
     ``"hash"``, ...: :func:`logichunk.models.registry.embedder_of`). ``topics``: how many topics you want

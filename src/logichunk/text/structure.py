@@ -388,7 +388,9 @@ class Layout:
     (int per gap, in a text of source code: how deep the line after it is nested, :mod:`.code_lines`; where a block
     must be cut, the gap before its shallowest line goes first; -1 at the end of a top-level definition, a blank
     line under its closing line: one level above the top level's statements, so that a cut there is never refused
-    to fill the chunks it parts, as a cut one level deeper is never taken to fill them; None: no text is code)."""
+    to fill the chunks it parts, as a cut one level deeper is never taken to fill them; None: no text is code) and
+    ``in_terms`` (bool per gap: between two items of one definition list, a term over its definition indented
+    deeper, a man page's options: :func:`_between_terms`; read by the topic rules, not the chunkers; None: no gap is)."""
 
     heading: np.ndarray
     strength: np.ndarray
@@ -400,6 +402,7 @@ class Layout:
     block_parts: np.ndarray | None = None
     in_list: np.ndarray | None = None
     depth: np.ndarray | None = None
+    in_terms: np.ndarray | None = None
 
     def marks_at(self, dest: np.ndarray, src: np.ndarray, size: int) -> GapMarks:
         """The per-gap marks a chunker's own gaps take from this layout: gap ``src`` of the layout for each of
@@ -998,8 +1001,8 @@ def _layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -
     last = codepoints(text)[at]
     terms = terms[~_member(last, _PROSE_END_CP) & ((at - starts[terms] < TITLE_MAX_CHARS) | _in_table(_BLANK, last))]
     decided, term = _read_terms(codepoints(text), starts[terms], ends[terms])
-    lead[terms[decided & term]] = True
-    lead[_terms(text, starts, ends, terms[~decided])] = True  # (tabs, odd whitespace: read in Python)
+    terms = _union(terms[decided & term], _terms(text, starts, ends, terms[~decided]))  # (tabs, odd whitespace: Python)
+    lead[terms] = True
     # a table's header row and its delimiter row stay with the table's first row: no chunk ends with the
     # names of columns it holds no values of
     if n > 1:
@@ -1050,6 +1053,7 @@ def _layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -
             heading[j] = True
     heading &= ~furn
     lead &= ~furn
+    terms = terms[lead[terms]]  # (a page's furniture is no term)
     # a plain-text table's header row over its delimiter row of column rules ("Option  Default" over
     # "------  -------"; a man page's, an RFC's, a README's): the header is no title, and the two rows
     # stay with the first row of values
@@ -1346,9 +1350,12 @@ def _layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -
                 depth = np.where(code.ends_block & ~no_cut, -1, depth)
     introduces &= lead_in  # (a page's furniture between a lead-in and what it introduces lifts the bond)
     in_list &= strength <= PARAGRAPH  # (an item read as a heading after all opens a section)
+    in_terms = np.zeros(max(n - 1, 0), dtype=bool)
+    in_terms[_between_terms(text, starts, terms, before, edges)] = True
+    in_terms &= strength <= PARAGRAPH  # (a term read as a heading after all opens a section)
     return Layout(heading, strength, no_cut, leans, lead_in, in_code if in_code.any() else None,
                   introduces if introduces.any() else None, block_parts if block_parts.any() else None,
-                  in_list if in_list.any() else None, depth)
+                  in_list if in_list.any() else None, depth, in_terms if in_terms.any() else None)
 
 
 def _code_marks(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None,
@@ -1393,12 +1400,14 @@ def layouts(texts: Sequence[str], sents: Sequence[SentenceSpans]) -> list[Layout
         parts = lay.block_parts[g] if lay.block_parts is not None else None
         lists = lay.in_list[g] if lay.in_list is not None else None
         depth = lay.depth[g] if lay.depth is not None else None
+        terms = lay.in_terms[g] if lay.in_terms is not None else None
         out[k] = Layout(lay.heading[o : o + n], lay.strength[g], lay.no_cut[g], lay.leans[g], lay.lead_in[g],
                         block if block is not None and block.any() else None,
                         intro if intro is not None and intro.any() else None,
                         parts if parts is not None and parts.any() else None,
                         lists if lists is not None and lists.any() else None,
-                        depth if depth is not None and depth.any() else None)
+                        depth if depth is not None and depth.any() else None,
+                        terms if terms is not None and terms.any() else None)
         o += n + 1  # (and the separator)
     return [x for x in out if x is not None]
 
@@ -1483,6 +1492,38 @@ def _between_items(text: str, starts: np.ndarray, ends: np.ndarray, before: np.n
     cp = codepoints(text)
     tail = np.minimum(np.maximum(ends[gap, None] - np.arange(1, 7), starts[gap, None]), cp.size - 1)
     return gap, (cp[tail] == 0x0A).sum(axis=1) >= 2
+
+
+def _between_terms(text: str, starts: np.ndarray, terms: np.ndarray, before: np.ndarray,
+                   edges: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """The gaps (indices) between two items of one definition list: before a term (``terms``, sorted: a line
+    over its definition indented deeper, a man page's ``-a, --all``, reStructuredText's term) where the block
+    the sentence before lies in opened with a term as deeply indented, as :func:`_between_items` reads a list's
+    items: a paragraph between two terms parts their lists, and the gap before the first term and after the last
+    stay as they are. A term left of every paragraph that is no term is the text's heading, not an item: a
+    man page's ``OPTIONS`` at the margin over its indented text reads as a term, and the page's next heading
+    shall not join its last section (``edges``: of several texts laid end to end, each its own margin)."""
+    if terms.size < 2:  # (most texts: no definition list, no pass over the text's line breaks)
+        return _EMPTY_I64
+    opening = before >= BREAK_PARAGRAPH
+    paras = np.flatnonzero(opening)
+    opening[terms] = True  # (a mask, not a union's sort: a definition list of 100,000 terms)
+    opens = np.flatnonzero(opening)
+    nl = np.flatnonzero(codepoints(text) == 0x0A)
+    at = np.searchsorted(nl, starts[opens])
+    indent = np.zeros(starts.size, np.int64)  # (of the blocks' openers only: a line's spaces before it)
+    indent[opens] = starts[opens] - np.where(at > 0, nl[np.maximum(at - 1, 0)] + 1, 0)
+    prose = paras[~_member(paras, terms)]
+    part = np.zeros(starts.size, np.int64) if edges is None else np.searchsorted(edges[0], starts, side="right") - 1
+    if edges is not None:  # (a separator between two texts is neither's paragraph)
+        prose = prose[(part[prose] >= 0) & (starts[prose] < edges[1][np.maximum(part[prose], 0)])]
+    top = np.iinfo(np.int64).max
+    margin = np.full(int(part.max()) + 1, top, np.int64)
+    np.minimum.at(margin, part[prose], indent[prose])
+    items = terms[indent[terms] >= np.where(margin == top, 0, margin)[part[terms]]]
+    later = items[items > 0]
+    block = opens[np.searchsorted(opens, later - 1, side="right") - 1]
+    return later[_member(block, items) & (indent[block] == indent[later])] - 1
 
 
 def _opens_item(text: str, starts: np.ndarray, first: np.ndarray, idx: np.ndarray | list[int]) -> np.ndarray:
