@@ -329,6 +329,43 @@ def test_readme_mcp_examples(monkeypatch, tmp_path):
     assert re.fullmatch(r"[0-9a-f]+#\d+\.\d+\.\d+@[0-9a-f]{8}", ref) and "桃花" in rest
 
 
+def test_readme_mcp_transcript_shows_what_the_tools_answer(tmp_path):
+    """The README's MCP transcript (``--embedder hash``) shows the numbers the tools give for its calls: it showed
+    4 parents and 5 children for 桃花源记, a hit over [0, 186] and scores the tools no longer gave (3 and 3,
+    [0, 328]), stale since the store's cuts changed, with nothing to tell."""
+    import re
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    (shown,) = re.findall(r"```text\n(→ add_document.*?)```", readme, re.S)
+    text = (Path(__file__).resolve().parents[1] / "examples" / "zh_public_domain.txt").read_text(encoding="utf-8")
+
+    async def fn(c: Client) -> Any:
+        added = await call(c, "add_document", title="桃花源记", text=text)
+        hit = (await call(c, "search", query="渔人沿着溪水进入桃花林", top_k=1))["hits"][0]
+        said = [await call(c, "remember", conversation_id="chat-1", user=u, assistant=a) for u, a in TURNS]
+        return added, hit, said, await call(c, "end_conversation", conversation_id="chat-1")
+
+    added, hit, said, ended = run_in_process(tmp_path / "t.db", fn, embedder="hash")
+
+    def shown_number(before: str) -> float:  # a score as shown (to 4 places; the last float bits may vary by CPU)
+        (value,) = re.findall(re.escape(before) + r"(-?[0-9.]+)", shown)
+        return float(value)
+
+    assert '"chars": {chars}, "chapters": {chapters}, "parents": {parents}, "children": {children}'.format(**added) in shown
+    tag = hit["ref"].split("#", 1)[1]
+    assert f'#{tag}", "id": "{hit["id"]}", "score": ' in shown and f'"kind": "{hit["kind"]}", "span": {hit["span"]}' in shown
+    assert shown_number(f'#{tag}", "id": "{hit["id"]}", "score": ') == pytest.approx(hit["score"], abs=1e-4)
+    turn = said[2]
+    assert f'"turn": 2, "topic": {turn["topic"]}, "action": "{turn["action"]}", "step": "{turn["step"]}", ' \
+           f'"arbiter": "{turn["arbiter"]}", "score": ' in shown
+    assert shown_number('"arbiter": "rule", "score": ') == pytest.approx(turn["score"], abs=1e-3)
+    assert shown_number('"similarity": ') == pytest.approx(turn["similarity"], abs=1e-3)
+    assert [(e["start"], e["end"]) for e in ended["archived"]] == [(0, 2), (3, 5)]
+    (rev,) = ended["revisions"]
+    assert f'"revisions": [{{"turn": {rev["turn"]}, "action": "{rev["action"]}", "score": ' in shown
+    assert shown_number('"action": "split", "score": ') == pytest.approx(rev["score"], abs=1e-3)
+
+
 def test_arguments_that_fail_a_tool_s_schema_are_one_line(tmp_path):
     """The SDK reported pydantic's text: a line per field and a URL under each. Now one line: each field, what
     it should be, what it was."""
