@@ -170,6 +170,19 @@ def test_bad_input_is_one_clear_error():
     assert segment("").roots() == [] and segment_units([]).size == 0
 
 
+def test_segment_units_takes_any_iterable_of_units():
+    """A generator of turns (an agent's log read line by line) gave no boundaries at all: the type check read the
+    generator to its end, leaving nothing to segment. Now it gives the list's boundaries; ``None`` is one line."""
+    turns = ["你喜欢猫吗？", "喜欢，我家有两只猫。", "猫很可爱。", "对了，明天的会议几点开始？", "上午十点，在三楼。"]
+    want = segment_units(turns).tolist()
+    assert want  # (the README's example: the subject changes)
+    assert segment_units(t for t in turns).tolist() == want == segment_units(tuple(turns)).tolist()
+    assert segment_units(iter(turns), topics=3).tolist() == segment_units(turns, topics=3).tolist()
+    for bad in (None, 5, b"bytes", (t for t in [*turns, 5])):
+        with pytest.raises(InputError, match="segment_units expects a sequence of str"):
+            segment_units(bad)  # type: ignore[arg-type]
+
+
 def test_cli_segment(tmp_path):
     src = tmp_path / "doc.md"
     src.write_text("## Cats\n\n" + _TOPICS["cats"] + "\n\n## Rockets\n\n" + _TOPICS["rockets"] + "\n", encoding="utf-8")

@@ -37,7 +37,7 @@ sets, and where "no boundary at all" still scores better, is in ``bench/QUALITY.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -160,14 +160,16 @@ def segment(text: str, *, units: str = "sentences", embedder: Any = None, topics
     return build_tree_columns(text, [str(i + 1) for i in range(k)], starts, ends, ["topic"] * k, meta, stats=stats)
 
 
-def segment_units(units: Sequence[str], *, embedder: Any = None, topics: int | None = None) -> np.ndarray:
+def segment_units(units: Iterable[str], *, embedder: Any = None, topics: int | None = None) -> np.ndarray:
     """Topic boundaries of units given one by one (utterances, turns, pre-split sentences): sorted gap
     indices, ``i`` meaning a boundary after ``units[i]`` (the format of the segmentation benchmarks).
     ``embedder`` and ``topics`` as in :func:`segment`."""
-    if isinstance(units, str) or not all(isinstance(u, str) for u in units):
+    if isinstance(units, str | bytes) or not isinstance(units, Iterable):
+        raise InputError(f"segment_units expects a sequence of str (one per unit), got {type(units).__name__}")
+    units = list(units)  # (a generator too: checking its items first had used it up, leaving no units, no topics)
+    if not all(isinstance(u, str) for u in units):
         raise InputError("segment_units expects a sequence of str (one per unit)")
     embedder = embedder_of(embedder)
-    units = list(units)
     while units and not units[-1]:  # empty units at the end join the last topic (nothing to read in them)
         units.pop()
     if len(units) < 2:
