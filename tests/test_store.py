@@ -313,6 +313,23 @@ def test_a_nul_character_is_refused_alike_on_both_backends_and_nothing_is_stored
     assert [b.content for b in store.blocks()] == ["Fine text here.\n\n"]
 
 
+def test_chapters_of_the_wrong_shape_are_one_line_and_nothing_is_stored(make_store):
+    """``add_document(title, text)`` failed inside the write with Python's "not enough values to unpack", and a
+    chapter's blocks given as one string were stored a character a block (``"Some text."``: ten blocks)."""
+    store = make_store(settings=SMALL)
+    before = store.documents()
+    for chapters, why in (("Some text.", "chapters must be .* got str; to store a text, use .*ingest_text"),
+                          ([("Intro", "Some text.")], "the blocks of chapter 1 must be a list of texts, got str"),
+                          ([("Intro", None)], "the blocks of chapter 1 must be a list of texts, got NoneType"),
+                          ([("Intro",)], r"chapter 1 must be a \(title, \[block texts\]\) pair, got 1 items"),
+                          (None, "chapters must be .* got NoneType")):
+        with pytest.raises(InputError, match=why):
+            store.add_document("t", chapters)  # type: ignore[arg-type]
+    assert store.documents() == before
+    store.add_document("t", (pair for pair in [("Intro", ("Some text.\n\n", "More.\n\n"))]))  # any iterables
+    assert [b.content for b in store.blocks()] == ["Some text.\n\n", "More.\n\n"]
+
+
 @pytest.mark.parametrize("path", ["/nonexistent-folder/x.db", "/sys/logichunk.db", "/"])
 def test_unwritable_sqlite_path(path):
     with pytest.raises(StoreError, match="cannot"):

@@ -22,7 +22,7 @@ import re
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -63,6 +63,27 @@ def _check_blocks(texts: Sequence[Any], chapter: str | None = None, block_id: st
             raise InputError("block content must be a string" + (f" (block {block_id})" if block_id else ""))
         what = f"block {block_id}" if block_id else f"block {i + 1}" + (f" of chapter {chapter!r}" if chapter else "")
         check_storable(t, what)
+
+
+def _chapter_pairs(chapters: Any) -> list[tuple[str | None, list[str]]]:
+    """``add_document``'s chapters as ``(title, [block texts])`` pairs, checked before anything is written. Why:
+    a text given whole (``add_document(title, text)``) failed inside the write with Python's unpacking error, and a
+    chapter's blocks given as one string (``[("Intro", "Some text.")]``) were stored a character a block."""
+    whole = "; to store a text, use logichunk.store.ingest.ingest_text(store, title, text)"
+    if isinstance(chapters, str | bytes) or not isinstance(chapters, Iterable):
+        raise InputError(f"chapters must be (title, [block texts]) pairs, got {type(chapters).__name__}{whole}")
+    pairs = []
+    for i, pair in enumerate(chapters):
+        if isinstance(pair, str | bytes) or not isinstance(pair, Sequence) or len(pair) != 2:
+            got = f"{len(pair)} items" if isinstance(pair, Sequence) and not isinstance(pair, str | bytes) else \
+                type(pair).__name__
+            raise InputError(f"chapter {i + 1} must be a (title, [block texts]) pair, got {got}{whole}")
+        title, blocks = pair
+        if isinstance(blocks, str | bytes) or not isinstance(blocks, Iterable):
+            raise InputError(f"the blocks of chapter {i + 1} must be a list of texts, got {type(blocks).__name__} "
+                             "(one block: [text])")
+        pairs.append((title, list(blocks)))
+    return pairs
 
 
 def _check_revision(revision: Any) -> None:
@@ -592,6 +613,7 @@ class Store:
         if not isinstance(title, str):
             raise InputError("document title must be a string")
         check_storable(title, "document title")
+        pairs = _chapter_pairs(chapters)
         with self.tx():
             order = self._q("SELECT COALESCE(MAX(doc_order), 0) + 1 FROM documents WHERE project_id = ?",
                             (self.project_id,))[0][0]
@@ -600,9 +622,9 @@ class Store:
                     (did, self.project_id, title, source, order, time.time()))
             if reached_by is not None:
                 self.add_reached_by(did, reached_by)
-            for ctitle, blocks in chapters:
+            for ctitle, blocks in pairs:
                 cid = self.add_chapter(did, ctitle)
-                self._add_blocks(cid, list(blocks), chapter=ctitle, from_source=True)
+                self._add_blocks(cid, blocks, chapter=ctitle, from_source=True)
             self._bump()
         return did
 
