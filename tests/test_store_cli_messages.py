@@ -86,6 +86,9 @@ def test_one_path_given_for_a_list_is_one_line(tmp_path):
                 with pytest.raises(InputError, match=rf"^{name} takes a list of files and folders, got one \w+: "
                                                      rf"{name}\(store, \['docs/?'\]\)$"):
                     fn(store, paths)
+            for paths in (None, 5):  # (a TypeError from inside the walk before)
+                with pytest.raises(InputError, match=rf"^{name} takes a list of files and folders, got (NoneType|int)$"):
+                    fn(store, paths)
 
 
 def test_an_empty_path_is_refused_not_read_as_the_current_folder(tmp_path, capsys, monkeypatch):

@@ -77,6 +77,8 @@ def check_paths(paths: object, verb: str = "ingest") -> None:
     if isinstance(paths, str | bytes | os.PathLike):
         raise InputError(f"{verb} takes a list of files and folders, got one {type(paths).__name__}: "
                          f"{verb}(store, [{os.fsdecode(paths)!r}])")
+    if not isinstance(paths, Iterable):  # (None, a number: a TypeError from deep inside the walk before)
+        raise InputError(f"{verb} takes a list of files and folders, got {type(paths).__name__}")
 
 
 def missing_path_said(p: str) -> str:
