@@ -161,6 +161,16 @@ def test_empty_and_single_sentence() -> None:
     assert [(c.start, c.end, c.method) for c in t] == [(0, 18, "ppl")]
 
 
+
+@pytest.mark.parametrize("text", [None, b"", b"Bytes. More.", 0, []])
+def test_a_text_that_is_no_str_is_one_line(text) -> None:
+    """``chunk_ppl(None, lm)`` and ``chunk_msp(b"", ...)`` returned an empty tree whose text was None or bytes: an
+    empty text was returned before the type was looked at. Now one line, as ``chunk()`` says it."""
+    for call in (lambda: chunk_ppl(text, CurveLM({})), lambda: chunk_msp(text, None, margin_fn=lambda a, b: 0.0),
+                 lambda: chunk_msp(text, None, margin_fn=lambda a, b: 0.0, selection="global")):
+        with pytest.raises(InputError, match=f"^text must be str, got {type(text).__name__}; decode bytes"):
+            call()
+
 def test_signal_is_reused_and_curve_is_reported() -> None:
     text = _text(12, 5)
     values = np.arange(len(split_sentences(text)), dtype=float) % 3 + 1

@@ -241,9 +241,15 @@ def _check_selection(selection: str | None, method: str) -> str:
     return selection
 
 
-def _prepare(text: str) -> SentenceSpans:
+def _check_text(text: object) -> None:
+    """A text is a str, checked before an empty one returns its empty tree: ``chunk_ppl(None, lm)`` gave a tree
+    of text None, and ``b""`` one of bytes."""
     if not isinstance(text, str):
-        raise InputError(f"text must be str, got {type(text).__name__}")
+        raise InputError(f"text must be str, got {type(text).__name__}; decode bytes with logichunk.text.decode.read_text")
+
+
+def _prepare(text: str) -> SentenceSpans:
+    _check_text(text)
     return split_sentences(text)
 
 
@@ -288,6 +294,7 @@ def chunk_ppl(
     ``sentences``: spans of ``text`` to use as the units instead of the splitter's."""
     limits = _check_sizes(max_size, target, min_size)
     selection = _check_selection(selection, "ppl")
+    _check_text(text)
     sig = lm if isinstance(lm, PerplexitySignal) else PerplexitySignal(lm)
     if not text:
         return build_tree(text, [], stats={"method": "ppl", "sentences": 0}, unit=_unit_name(unit))
@@ -375,6 +382,7 @@ def chunk_msp(
     selection = _check_selection(selection, "msp")
     if history < 1 or warmup < 1:
         raise InputError(f"history and warmup must be at least 1, got {history} and {warmup}")
+    _check_text(text)
     if not text:
         return build_tree(text, [], stats={"method": "msp", "sentences": 0}, unit=_unit_name(unit))
     sents = _given(text, sentences)
