@@ -66,6 +66,17 @@ def test_context_never_touches_spans(text):
     assert all("\n" not in c.meta["context"] for c in got)
 
 
+
+def test_add_context_given_no_tree_is_one_line():
+    """``add_context(text)`` (the text, not its tree) was an AttributeError: 'str' object has no attribute 'text'."""
+    import pytest
+
+    from logichunk.errors import InputError
+
+    for bad in ("# Notes\n\nA text.", None):
+        with pytest.raises(InputError, match=r"^add_context takes a chunk tree, got \w+: add_context\(chunk\(text\)\)$"):
+            add_context(bad)  # type: ignore[arg-type]
+
 def test_heading_paths_read_every_layout_the_chunker_reads():
     """The heading path comes from the layout's own reading of headings (one reader for the chunker and
     the context): setext, AsciiDoc, LaTeX, HTML, numbered and Chinese headings, and a book's chapters,

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .errors import InputError
 from .signals.items import content_items
 from .text.charclass import CJK, classes
 from .text.sentences import split_sentences
@@ -100,6 +101,8 @@ def add_context(tree: ChunkTree, *, terms: int = 5) -> ChunkTree:
     """``tree`` with ``meta["context"]`` on every chunk: its heading path, then the terms that
     distinguish its parent from the parent's siblings (a top-level chunk: its document's most
     frequent terms). Spans and ids unchanged."""
+    if not isinstance(tree, ChunkTree):  # (a text given for its tree met an AttributeError: no .text)
+        raise InputError(f"add_context takes a chunk tree, got {type(tree).__name__}: add_context(chunk(text))")
     text = tree.text
     if not len(tree):
         return tree
