@@ -108,6 +108,17 @@ def test_two_conversations_and_unknown_ids(make_store):
         search_topics(store, "  ")
 
 
+
+def test_a_conversation_id_of_the_wrong_kind_says_so():
+    """``Perception(conversation_id=5)`` was told "conversation_id is empty"."""
+    from logichunk.memory.archive import check_conversation_id
+
+    for bad, why in ((5, "must be a string, got int"), (b"c", "must be a string, got bytes"), (None, "is empty"),
+                     ("", "is empty"), ("  ", "is empty")):
+        with pytest.raises(InputError, match=f"^conversation_id {why}$"):
+            check_conversation_id(bad)
+    assert check_conversation_id("chat-42") == "chat-42"
+
 def test_indexing_failure_keeps_the_topic(tmp_path):
     from logichunk.store import Store
 

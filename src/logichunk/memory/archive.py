@@ -55,7 +55,9 @@ def check_conversation_id(conv: Any) -> str:
     """``conv`` when it can name a conversation in any store: a non-blank string of at most
     ``MAX_ID_CHARS`` characters, valid Unicode, no control characters (PostgreSQL refuses a NUL, and a
     newline or NUL in an id cannot be typed back to recall it)."""
-    if not isinstance(conv, str) or not conv.strip():
+    if conv is not None and not isinstance(conv, str):  # (a number was said to be "empty")
+        raise InputError(f"conversation_id must be a string, got {type(conv).__name__}")
+    if not conv or not conv.strip():
         raise InputError("conversation_id is empty")
     if len(conv) > MAX_ID_CHARS:
         raise InputError(f"conversation_id is {len(conv)} characters; at most {MAX_ID_CHARS}")
