@@ -78,6 +78,26 @@ def test_a_block_typed_into_without_a_pause_is_chunked_by_the_maximum_wait():
     assert len(store.runs) == len(during) + 1  # and once more for the edits after the last run
 
 
+
+def test_a_debounce_delay_that_is_no_number_of_milliseconds_is_one_line():
+    """``Debouncer(store, delay_ms="3000")`` (a form's or an env var's text) was a TypeError from a division, and a
+    negative or NaN delay was taken as given."""
+    from logichunk.errors import InputError
+
+    class Quiet:
+        settings = Settings()
+
+    for kw in ({"delay_ms": "3000"}, {"delay_ms": -1}, {"delay_ms": float("nan")}, {"delay_ms": True},
+               {"max_wait_ms": "600"}, {"max_wait_ms": -5}):
+        name = next(iter(kw))
+        with pytest.raises(InputError, match=f"^{name} must be a number of milliseconds, 0 or more, got "):
+            Debouncer(Quiet(), **kw)  # type: ignore[arg-type]
+    deb = Debouncer(Quiet(), delay_ms=0, max_wait_ms=250.5)  # type: ignore[arg-type]
+    try:
+        assert (deb.delay, deb.max_wait) == (0.0, 0.2505)
+    finally:
+        deb.close(flush=False)
+
 def test_debounce_retries_failed_rechunk(tmp_path):
     emb = CountingEmbedder()
     store = Store.open(str(tmp_path / "d.db"), settings=SMALL, embedder=emb)

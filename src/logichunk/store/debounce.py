@@ -21,7 +21,16 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from ..errors import InputError
 from .base import CutSettingsError, RechunkResult, Store, StoreUnavailable
+
+
+def _millis(value: Any, name: str) -> float:
+    """A delay given in milliseconds: a number, 0 or more. Why: ``"3000"`` (from a form or an env var) failed with
+    a TypeError on the first division, and a negative or NaN delay was taken as given."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+        raise InputError(f"{name} must be a number of milliseconds, 0 or more, got {value!r}")
+    return float(value)
 
 
 class Debouncer:
@@ -30,8 +39,8 @@ class Debouncer:
                  on_result: Callable[[str, RechunkResult], None] | None = None,
                  on_error: Callable[[str, BaseException], None] | None = None) -> None:
         self.store = store
-        self.delay = (store.settings.debounce_delay_ms if delay_ms is None else delay_ms) / 1000.0
-        self.max_wait = 10 * self.delay if max_wait_ms is None else max(0.0, max_wait_ms / 1000.0)
+        self.delay = (store.settings.debounce_delay_ms if delay_ms is None else _millis(delay_ms, "delay_ms")) / 1000.0
+        self.max_wait = 10 * self.delay if max_wait_ms is None else _millis(max_wait_ms, "max_wait_ms") / 1000.0
         self.max_retries = max_retries
         self.max_backoff = float(max_backoff)
         self.on_result = on_result
