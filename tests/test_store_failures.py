@@ -47,6 +47,26 @@ def test_debounce_many_edits_one_rechunk(make_store):
     assert any("Edit number 9" in c.content for c in store.chunks(level="child"))
 
 
+
+def test_a_block_whose_document_was_deleted_while_it_waited_is_not_retried(make_store):
+    """A document deleted while an edited block of it waited for its re-chunk: the re-chunk failed ("unknown block
+    id") and was retried with backoff, three times, a warning each, and a service's exit waited for the retries."""
+    from logichunk.store import UnknownIdError
+
+    store = make_store(settings=SMALL)
+    doc = _doc(store, chapters=1, blocks=2)
+    store.rechunk_dirty()
+    block = store.blocks()[0]
+    with Debouncer(store, delay_ms=50) as deb:
+        deb.edit(block.id, "An edit about snow.\n\n")
+        store.delete_document(doc)
+        assert deb.flush(10)
+        assert deb.runs == 1 and [type(e) for _, e in deb.errors] == [UnknownIdError]
+    with pytest.raises(UnknownIdError, match=f"^unknown block id '{block.id}'$"):
+        store.get_block(block.id)
+    with pytest.raises(StoreError):  # (still a StoreError, as callers catch it)
+        store.delete_document(doc)
+
 def test_a_block_typed_into_without_a_pause_is_chunked_by_the_maximum_wait():
     """A writer streaming text into one paragraph with gaps under the delay: the block was re-chunked only once they
     stopped (never searchable while typing); now once its first pending edit is max_wait old, and again after."""

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..config import Settings
 from ..models.registry import Resolved
-from ..store import BlockRow, CutSettingsError, Debouncer, RechunkResult, Store
+from ..store import BlockRow, CutSettingsError, Debouncer, RechunkResult, Store, UnknownIdError
 from .errors import ApiError
 from .idempotency import IdempotencyKeys
 from .metrics import Metrics
@@ -103,8 +103,9 @@ class ProjectRuntime:
         self.metrics.observe_job(False)
         # the block stays dirty and is retried; the log says why (the database may be what failed,
         # so the error cannot always be written beside the block)
+        hopeless = isinstance(exc, CutSettingsError | UnknownIdError)  # (as the debouncer judges it)
         log.warning("re-chunk of block %s in project %s failed (%s: %s); %s", block_id, self.name,
-                    type(exc).__name__, exc, "not retried" if isinstance(exc, CutSettingsError) else "retrying")
+                    type(exc).__name__, exc, "not retried" if hopeless else "retrying")
 
     # ------------------------------------------------------------------ scheduling
     def schedule(self, block_ids: Iterable[str], *, now: bool = False, bulk: bool = False) -> None:

@@ -19,6 +19,7 @@ from .base import (
     Store,
     StoreError,
     StoreUnavailable,
+    UnknownIdError,
     block_emptied,
     sha256,
 )
@@ -28,4 +29,4 @@ from .sqlite import SQLiteStore
 
 __all__ = ["BlockRow", "ChunkRow", "CutSettingsError", "Debouncer", "EmbedderMismatchError", "PostgresStore",
            "RechunkError", "RechunkResult", "SQLiteStore", "StaleRevisionError", "StaleTextError", "Store", "StoreError",
-           "StoreUnavailable", "block_emptied", "sha256"]
+           "StoreUnavailable", "UnknownIdError", "block_emptied", "sha256"]

@@ -105,6 +105,11 @@ class StoreError(LogichunkError):
     """The store cannot do what was asked: unknown ids, an unreachable or unwritable database..."""
 
 
+class UnknownIdError(StoreError):
+    """An id that names nothing in this project: never there, or deleted meanwhile (a document deleted while its
+    edited block waited for its re-chunk). Waiting will not bring it back: a re-chunk of it is not retried."""
+
+
 class StoreUnavailable(StoreError):
     """The database itself cannot be reached or used right now (server down, file gone): worth
     retrying later, unlike an unknown id."""
@@ -672,7 +677,7 @@ class Store:
                "chapters": "SELECT 1 FROM chapters c JOIN documents d ON d.id = c.document_id "
                            "WHERE c.id = ? AND d.project_id = ?"}[table]
         if not isinstance(key, str) or not self._q(sql, (key, self.project_id)):
-            raise StoreError(f"unknown {what} id {key!r}" + self._elsewhere(table, key))
+            raise UnknownIdError(f"unknown {what} id {key!r}" + self._elsewhere(table, key))
 
     def _elsewhere(self, table: str, key: Any) -> str:
         """`` (it belongs to project P)`` when ``key`` exists in another project: the usual cause."""
@@ -970,13 +975,13 @@ class Store:
 
     def get_block(self, block_id: str) -> BlockRow:
         if not isinstance(block_id, str) or not block_id:
-            raise StoreError(f"unknown block id {block_id!r}")
+            raise UnknownIdError(f"unknown block id {block_id!r}")
         cols = ", ".join("b." + c.strip() for c in _BLOCK_COLS.split(","))
         rows = self._q(f"SELECT {cols} FROM blocks b JOIN chapters c ON c.id = b.chapter_id "
                        "JOIN documents d ON d.id = c.document_id WHERE b.id = ? AND d.project_id = ?",
                        (block_id, self.project_id))
         if not rows:  # a block of another project is unknown here: edits never cross projects
-            raise StoreError(f"unknown block id {block_id!r}" + self._elsewhere("blocks", block_id))
+            raise UnknownIdError(f"unknown block id {block_id!r}" + self._elsewhere("blocks", block_id))
         return _block_row(rows[0])
 
     def blocks(self, chapter_id: str | None = None, *, dirty: bool | None = None) -> list[BlockRow]:
@@ -1225,7 +1230,7 @@ class Store:
         with self.tx():
             rows = self._q("SELECT c.document_id, c.chapter_order FROM chapters c WHERE c.id = ?", (chapter_id,))
             if not rows:
-                raise StoreError(f"unknown chapter id {chapter_id!r}")
+                raise UnknownIdError(f"unknown chapter id {chapter_id!r}")
             doc, order = rows[0]
             rank = self._q("SELECT COUNT(*) FROM chapters WHERE document_id = ? AND chapter_order <= ?", (doc, order))[0][0]
             blocks = self.blocks(chapter_id)

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import InputError
-from .base import CutSettingsError, RechunkResult, Store, StoreUnavailable
+from .base import CutSettingsError, RechunkResult, Store, StoreUnavailable, UnknownIdError
 
 
 def _millis(value: Any, name: str) -> float:
@@ -190,7 +190,9 @@ class Debouncer:
                 with self._cv:
                     tries = self._tries.get(block, 0) + 1
                     outage = isinstance(e, StoreUnavailable)
-                    hopeless = isinstance(e, CutSettingsError)  # the settings will not change by waiting
+                    # the settings will not change by waiting, nor will a block deleted meanwhile come back (its
+                    # document deleted while the edit waited: retried with backoff, it held a service's exit)
+                    hopeless = isinstance(e, CutSettingsError | UnknownIdError)
                     if (outage or tries <= self.max_retries) and not hopeless and block not in self._due \
                             and not self._stop:
                         self._tries[block] = tries
