@@ -238,6 +238,23 @@ def test_readme_integration_examples_run(monkeypatch):
         check_shown(code, out.getvalue())  # (the LangChain examples' shown lines, as printed)
 
 
+
+def test_llamaindex_embedding_takes_an_embedder_by_name():
+    """``LogichunkEmbedding("hash")`` kept the string as the model: ``'str' object has no attribute 'embed'`` at the
+    first embedding. A name is resolved as every ``embedder=`` resolves it; a wrong one is one line at once."""
+    pytest.importorskip("llama_index.core")
+    from logichunk.errors import LogichunkError
+    from logichunk.integrations.llamaindex import LogichunkEmbedding
+
+    emb = LogichunkEmbedding("hash:64")
+    assert emb.model_name == "hash-v2-d64" and len(emb.get_text_embedding("桃花源记")) == 64
+    assert len(emb.get_query_embedding("who followed the rabbit")) == 64
+    with pytest.raises(LogichunkError, match="unknown embedder spec 'nope'"):
+        LogichunkEmbedding("nope")
+    with pytest.raises(InputError, match="embedder must be a model"):
+        LogichunkEmbedding(5)
+    assert LogichunkEmbedding().model_name.startswith("hash-")  # (the default, as before)
+
 def test_langchain_retriever_over_a_store(tmp_path):
     from langchain_core.retrievers import BaseRetriever
 

@@ -427,10 +427,17 @@ class LogichunkEmbedding(BaseEmbedding):
     _embedder: Any = PrivateAttr()
 
     def __init__(self, embedder: Any = None, **kwargs: Any) -> None:
+        """``embedder``: a model, or its name as the CLI takes it (``"e5"``, ``"hash"``, ``"auto"``), as every
+        ``embedder=`` of logichunk's (a name was kept as the model: ``'str' object has no attribute 'embed'`` at the
+        first embedding); None: the model-free hash embedder."""
         if embedder is None:
             from ..models.embed_hash import HashEmbedder
 
             embedder = HashEmbedder()
+        else:
+            from ..models.registry import embedder_of
+
+            embedder = embedder_of(embedder)
         kwargs.setdefault("model_name", getattr(embedder, "model_id", type(embedder).__name__))
         super().__init__(**kwargs)
         self._embedder = embedder
