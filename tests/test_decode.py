@@ -115,6 +115,25 @@ def test_read_text_rejects_str():
         read_text("already text")  # type: ignore[arg-type]
 
 
+
+def test_read_blocks_given_no_binary_file_says_what_it_takes(tmp_path):
+    """A file opened in text mode (``open(path)``, ``sys.stdin``) failed deep in the sniffing with "startswith first
+    arg must be str or a tuple of str, not bytes", and None with "'NoneType' object has no attribute 'read'"."""
+    import io
+
+    from logichunk import read_blocks
+
+    p = tmp_path / "t.txt"
+    p.write_text("First. Second.\n", encoding="utf-8")
+    with open(p, encoding="utf-8") as text_file:
+        for bad in (text_file, io.StringIO("First."), None, 5):
+            with pytest.raises(TypeError, match=r"^read_blocks expects a path or a file opened in binary mode "
+                                                r"\(open\(path, 'rb'\), sys.stdin.buffer\), got \w+$"):
+                list(read_blocks(bad))  # type: ignore[arg-type]
+    with open(p, "rb") as binary:
+        assert "".join(read_blocks(binary)) == "First. Second.\n" == "".join(read_blocks(p))
+
+
 # --------------------------------------------------------------------------- read_path
 
 

@@ -569,7 +569,10 @@ def read_blocks(path: str | os.PathLike[str] | BinaryIO, *, block: int = 1 << 20
             raise _unreadable(Path(path), e) from None
         with f:
             yield from _blocks(f, src, block, on_decoding, encoding)
-    else:
+    else:  # (a text file, sys.stdin itself, failed deep in the sniffing: "startswith first arg must be str")
+        if isinstance(path, io.TextIOBase) or not callable(getattr(path, "read", None)):
+            raise TypeError("read_blocks expects a path or a file opened in binary mode (open(path, 'rb'), "
+                            f"sys.stdin.buffer), got {type(path).__name__}")
         yield from _blocks(path, source or "<stream>", block, on_decoding, encoding)
 
 
