@@ -383,6 +383,9 @@ def test_a_hit_of_every_plain_mode_has_one_shape_in_the_cli_http_and_mcp(kb_db, 
             assert a[k] == pytest.approx(b[k]) and a[k] == pytest.approx(m[k]), k
         # the earlier names stay: the CLI's ``title``, MCP's ``kind``
         assert a["title"] == a["document_title"] and m["kind"] == m["level"]
+        # the hit in the document's offsets: the CLI's ``document_span`` is the service's (and MCP's ``span``)
+        assert a["document_span"] == b["document_span"] == m["span"] and a["document_span"] is not None
+        assert a["document_context"] == b["document_context"]
 
 
 # --------------------------------------------------------------------------- memory

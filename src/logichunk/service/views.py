@@ -202,7 +202,7 @@ def hits_json(store: Store, res: Any) -> list[dict[str, Any]]:
             view = {"text": m.get("context_text") or m["text"], "highlight": None, "window": bool(m.get("context_text")),
                     "parent_id": None, "child_id": None}
         rec["view"] = view
-        rec["document_span"], rec["document_context"] = _document_spans(store, layouts, h, rec)
+        rec["document_span"], rec["document_context"] = _document_spans(store, layouts, h)
         if "sentence_block_span" in m:  # graph modes: the sentence found, as every interface gives it
             lay = layouts.get(h.doc_id)
             rec["sentence"] = jsonable(graph_hit(h, rank, layout=None if lay is None else lay.doc)["sentence"])
@@ -220,22 +220,14 @@ def _document_pages(recs: list[dict[str, Any]], layouts: dict[str, Layout | None
         r["document_pages"] = pages
 
 
-def _document_spans(store: Store, layouts: dict[str, Layout | None], h: Any,
-                    rec: dict[str, Any]) -> tuple[list[int] | None, list[int] | None]:
-    """A hit's span and context in document offsets (stored chunks count from their block's start),
-    so a client can highlight the hit in the document it shows; None where the document's text there
-    is no longer the chunk's (an edit is being re-chunked) or the block is gone."""
+def _document_spans(store: Store, layouts: dict[str, Layout | None],
+                    h: Any) -> tuple[list[int] | None, list[int] | None]:
+    """A hit's span and context in document offsets (:meth:`~logichunk.store.document_layout.DocLayout.hit_spans`),
+    each document's layout read once."""
     if h.doc_id not in layouts:
         try:
             layouts[h.doc_id] = layout(store, h.doc_id)
         except ApiError:
             layouts[h.doc_id] = None
     lay = layouts[h.doc_id]
-    if lay is None or rec["block_id"] is None or rec["text"] is None:
-        return None, None
-    span = lay.doc.span(rec["block_id"], h.chunk.span.start, h.chunk.span.end, rec["text"])
-    if span is None:
-        return None, None
-    base = span[0] - h.chunk.span.start
-    ctx = None if h.context is None else [base + h.context.start, base + h.context.end]
-    return span, ctx
+    return (None, None) if lay is None else lay.doc.hit_spans(h)

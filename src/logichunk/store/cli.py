@@ -265,7 +265,7 @@ def cmd_search(args: argparse.Namespace) -> int:
             print_graph_results(res, args.format, docs, store)
             return 0
         if args.format == "jsonl":
-            pages = _hit_pages(store, list(res))
+            spans, pages = _hit_spans(store, list(res))
             for rank, h in enumerate(res, 1):
                 m = h.chunk.meta
                 title, source = docs.get(h.doc_id, (None, None))
@@ -277,7 +277,9 @@ def cmd_search(args: argparse.Namespace) -> int:
                        "child": m.get("child"), "relation": m.get("relation"), "fallback": res.fallback,
                        "text": m.get("text"),  # the text at ``span``; the window around the match beside it
                        "context_text": m.get("context_text"), "child_span": m.get("child_span"),
-                       "child_text": m.get("child_text"), "notes": list(res.notes)}
+                       "child_text": m.get("child_text"), "notes": list(res.notes),
+                       # the hit in offsets of the document's text, as the service's and MCP's hits give it
+                       "document_span": spans[rank - 1][0], "document_context": spans[rank - 1][1]}
                 if pages[rank - 1] is not None:  # a PDF's hit: the pages its text lies on, to cite
                     rec["pages"] = pages[rank - 1]
                 if store.embedder_choice:  # the project's own embedder, none named: which model ranked the hits,
@@ -307,14 +309,15 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
-def _hit_pages(store: Any, hits: list[Any]) -> list[list[int] | None]:
-    """Per hit, the pages its text lies on in a document of pages (a PDF), else None."""
+def _hit_spans(store: Any, hits: list[Any]) -> tuple[list[tuple[list[int] | None, list[int] | None]],
+                                                   list[list[int] | None]]:
+    """Per hit, its span and context in offsets of its document's text (:meth:`DocLayout.hit_spans`), and the
+    pages its text lies on in a document of pages (a PDF), else None."""
     from .document_layout import DocLayout, hit_pages
 
     layouts = {d: DocLayout.of(store, d) for d in {h.doc_id for h in hits}}
-    spans = [(h.doc_id, layouts[h.doc_id].span(h.chunk.meta.get("block_id"), h.chunk.span.start, h.chunk.span.end,
-                                                h.chunk.meta.get("text"))) for h in hits]
-    return hit_pages(layouts, spans)
+    spans = [layouts[h.doc_id].hit_spans(h) for h in hits]
+    return spans, hit_pages(layouts, [(h.doc_id, sp) for h, (sp, _c) in zip(hits, spans, strict=True)])
 
 
 def _edit_document(store: Store, args: argparse.Namespace, content: str) -> int:

@@ -54,6 +54,19 @@ class DocLayout:
             return None
         return [a, b]
 
+    def hit_spans(self, hit: Any) -> tuple[list[int] | None, list[int] | None]:
+        """A stored hit's span and context window (both counted from its block) in document offsets, so a
+        client can highlight it in the document it shows; None where the document's text there is no longer
+        the chunk's (an edit waits for its re-chunk) or the block is gone."""
+        m = hit.chunk.meta
+        if m.get("text") is None:  # (no text to check the document's against)
+            return None, None
+        span = self.span(m.get("block_id"), hit.chunk.span.start, hit.chunk.span.end, m["text"])
+        if span is None or hit.context is None:
+            return span, None
+        base = span[0] - hit.chunk.span.start
+        return span, [base + hit.context.start, base + hit.context.end]
+
 
 def hit_pages(layouts: dict[str, DocLayout], spans: list[tuple[str, list[int] | None]]) -> list[list[int] | None]:
     """Per ``(document id, document span or None)``, the first and last page the span's text lies on in
