@@ -523,3 +523,17 @@ def test_a_new_database_another_process_is_creating_is_waited_for(tmp_path):
     finally:
         timer.join()
         holder.close()
+
+
+def test_store_open_takes_settings_as_a_mapping_and_refuses_other_kinds_in_one_line(tmp_path):
+    """``Store.open(settings={...})`` failed with an AttributeError deep in the store; a mapping is now applied
+    over the defaults (its values checked as a config file's are), anything else refused in one line."""
+    from logichunk.errors import InputError
+
+    with Store.open(str(tmp_path / "a.db"), settings={"top_k": 7, "embedder": "hash:64"}) as s:
+        assert s.settings.top_k == 7 and s.settings.embedder == "hash:64"
+    with pytest.raises(InputError, match="unknown setting 'no_such'.*Store.open"):
+        Store.open(str(tmp_path / "b.db"), settings={"no_such": 1})
+    with pytest.raises(InputError, match="settings must be .*got list"):
+        Store.open(str(tmp_path / "c.db"), settings=[("max_size", 1)])
+    assert not (tmp_path / "b.db").exists() and not (tmp_path / "c.db").exists()

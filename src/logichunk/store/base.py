@@ -320,9 +320,15 @@ class Store:
         ``settings.embedder`` names. ``settings`` default: as the CLI reads them (``$LOGICHUNK_CONFIG``'s
         file, then ``LOGICHUNK_*`` variables), so a library call and a CLI verb in one environment open the
         store alike. ``create=False``: the SQLite file and the project must
-        exist already (a mistyped path or project name is an error, not a new empty store)."""
+        exist already (a mistyped path or project name is an error, not a new empty store). ``settings`` may
+        also be a mapping of setting names to values (``{"max_size": 400}``): applied over those defaults."""
         if not isinstance(url, str) or not url.strip():
             raise InputError("a database URL or path is needed")
+        if isinstance(settings, Mapping):
+            settings = Settings.load().with_overrides(settings, source="Store.open(settings=...)")
+        elif settings is not None and not isinstance(settings, Settings):
+            raise InputError(f"settings must be a logichunk.config.Settings or a mapping of setting names to values, "
+                             f"got {type(settings).__name__}")
         dialect = "postgres" if url.startswith(("postgresql://", "postgres://")) else "sqlite"
         backend = _BACKENDS.get(dialect)
         if backend is None:  # pragma: no cover - logichunk/store/__init__.py imports both backends
