@@ -294,3 +294,55 @@ def test_the_compiled_earliest_starts_are_the_searches(n, top, max_size, density
     if n:
         sizes[rng.integers(0, n)] = -1
         assert native.earliest(sizes, max_size, fixed) is None
+
+
+def _detail(tree) -> tuple:
+    """Everything a tree says: each chunk's id, span, method and meta (size, cut score), the stats, the bubbles."""
+    return ([(c.id, c.span.start, c.span.end, c.method, sorted(c.meta.items())) for c in tree],
+            sorted((k, repr(v)) for k, v in tree.stats.items()), repr(tree.bubbles))
+
+
+def _all_pieces(pieces, lo, hi):
+    return pieces, lo, hi
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(_pieces, min_size=1, max_size=90).map("".join),
+       st.sampled_from([(60, 30, 12), (200, 100, 40), (120, 120, 50), (300, 150, 60, 30)]), st.booleans())
+def test_pieces_of_one_atom_left_out_of_a_level_change_no_tree(text, sizes, composite):
+    """A level below the first leaves out the pieces of one atom (logic_chain._cuttable: nothing to cut there or
+    below): every chunk, method, size, cut score, stat and bubble is what the level gives with them in."""
+    from logichunk import CascadeSettings, chunk_logic_chain
+    from logichunk.chunkers import logic_chain as lc
+
+    cfg = CascadeSettings(sizes=sizes, composite=composite)
+    got = _detail(chunk_logic_chain(text, cfg))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(lc, "_cuttable", _all_pieces)
+        assert got == _detail(chunk_logic_chain(text, cfg))
+
+
+def test_a_level_leaves_out_its_pieces_of_one_atom_and_stops_where_none_is_left():
+    """Sentences over the deeper limits are pieces of one atom below level 1: they are left out (the level works on
+    the others), and a level left with none returns at once (a fourth level here): the same tree as with them in."""
+    from logichunk import CascadeSettings, chunk_logic_chain
+    from logichunk.chunkers import logic_chain as lc
+
+    text = ("A short one here. " * 4 + "y" * 150 + ". ") * 6
+    cfg = CascadeSettings(sizes=(400, 200, 100, 90))
+    seen: list[tuple[int, int]] = []  # (pieces in, pieces kept; 0: none, the level returned)
+    cuttable = lc._cuttable
+
+    def counted(pieces, lo, hi):
+        out = cuttable(pieces, lo, hi)
+        seen.append((pieces.starts.size, 0 if out is None else out[0].starts.size))
+        return out
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(lc, "_cuttable", counted)
+        got = _detail(chunk_logic_chain(text, cfg))
+    assert any(0 < kept < n for n, kept in seen), seen  # (some left out, some kept)
+    assert seen[-1][1] == 0, seen  # (the last level found nothing to cut)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(lc, "_cuttable", _all_pieces)
+        assert got == _detail(chunk_logic_chain(text, cfg))
