@@ -71,3 +71,16 @@ def test_the_span_search_finds_what_a_search_of_the_whole_text_finds(text, spans
     tab = np.flatnonzero((cp == 0x09) | (cp == 0x7C))
     lo, hi = np.clip(a, 0, cp.size), np.clip(b, 0, cp.size)
     assert got.tolist() == (np.searchsorted(tab, hi) > np.searchsorted(tab, lo)).tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 40), st.integers(0, 5), st.integers(1, 4), st.sampled_from(["u1", "i4", "i8", "f8", "u8", "?"]))
+def test_the_data_address_read_from_the_array_is_what_ctypes_gives(n, start, step, dtype) -> None:
+    """native._ptr (the data pointer read past the array object's header, what the wrappers pass to kernels) is
+    ``a.ctypes.data`` for arrays, slices, strided and 2-d views and empty arrays; on CPython the header's size is
+    found, so the fast read is the one taken."""
+    assert native._DATA_AT is not None
+    base = np.zeros(n, dtype)
+    for a in (base, base[start:], base[::step], base[start::step], np.zeros((n, 3), dtype)[start:, 1:],
+              np.asarray(base.tolist(), dtype)):
+        assert native._ptr(a) == a.ctypes.data or (a.ctypes.data == 0 and native._ptr(a) is None)

@@ -1861,6 +1861,33 @@ def _c(dtype: type, *arrays: np.ndarray) -> list[np.ndarray]:
     return [np.ascontiguousarray(a, dtype=dtype) for a in arrays]
 
 
+def _data_at() -> int | None:
+    """Where an ndarray object holds its data pointer, past the object's header (numpy's ``PyArrayObject_fields``:
+    ``PyObject_HEAD`` then ``char *data``, what its ``PyArray_BYTES`` reads), checked against ``.ctypes.data`` for a
+    few arrays and views; None where it does not read the same (another interpreter, another layout)."""
+    at = object.__basicsize__
+    try:
+        base = np.arange(16, dtype=np.int64)
+        probes = (base, base[3:], base[::2], np.zeros(0), np.empty((2, 3))[1:])
+        ok = all(ctypes.c_void_p.from_address(id(a) + at).value == a.ctypes.data for a in probes)
+    except (OSError, ValueError, TypeError, OverflowError):
+        return None
+    return at if ok else None
+
+
+_DATA_AT = _data_at()
+#: np.iinfo(np.int32).max, once (np.iinfo builds an object per call: a few µs, a dozen times a short text's levels)
+_I32_MAX = 2**31 - 1
+_void_at = ctypes.c_void_p.from_address
+
+
+def _ptr(a: np.ndarray) -> int | None:
+    """The address of ``a``'s data, what ``a.ctypes.data`` gives, read straight from the array object where
+    :func:`_data_at` found where it lies. Why: ``.ctypes`` builds a helper object per read (~1.5 µs), and a short
+    text's levels pass ~200 arrays to kernels: a tenth of their time on a 3 KB text."""
+    return a.ctypes.data if _DATA_AT is None else _void_at(id(a) + _DATA_AT).value
+
+
 def _bytes(table: np.ndarray) -> np.ndarray:
     """A bool table as the kernels read it, one byte per entry: a view where it is contiguous (the
     layout's tables run to 65,536 entries, a copy each call cost more than the walk)."""
@@ -2178,14 +2205,14 @@ def gram_band(w: int, row: np.ndarray, col: np.ndarray, val: np.ndarray, lo: np.
     offsets in a flat band, each row only as long as its windows reach (:func:`fit_reach`; the same products):
     the flat band; else the ``n`` x ``w`` band."""
     lib = _load()
-    if lib is None or row.size > np.iinfo(np.int32).max:  # (columns, fewer than the entries, go as int32)
+    if lib is None or row.size > _I32_MAX:  # (columns, fewer than the entries, go as int32)
         return None
     row, col, val = _entries(row, col, val)
     (lo,) = _c(np.int64, lo)
     (at,) = _c(np.int64, np.arange(n + 1, dtype=np.int64) * w if off is None else off)
     P = np.zeros(int(at[-1]))
-    lib.lc_band(row.size, w, row.ctypes.data, col.ctypes.data, val.ctypes.data, lo.ctypes.data, at.ctypes.data,
-                P.ctypes.data)
+    lib.lc_band(row.size, w, _ptr(row), _ptr(col), _ptr(val), _ptr(lo), _ptr(at),
+                _ptr(P))
     return P.reshape(n, w) if off is None else P
 
 
@@ -2199,7 +2226,7 @@ def fit_reach(r0: int, nr: int, lo: np.ndarray, b0: int, b1: int) -> np.ndarray 
         return None
     (lo,) = _c(np.int64, lo)
     off = np.zeros(nr + 1, np.int64)
-    lib.lc_fit_reach(r0, nr, lo.ctypes.data, b0, b1, off[1:].ctypes.data)
+    lib.lc_fit_reach(r0, nr, _ptr(lo), b0, b1, _ptr(off[1:]))
     return np.cumsum(off, out=off)
 
 
@@ -2243,12 +2270,12 @@ def fit_cuts(blocks: Iterable[tuple[int, np.ndarray | tuple[np.ndarray, np.ndarr
             sq[r0 : r0 + nr] = P[poff[:-1]]
         if Q.size < qoff[-1]:
             Q = np.empty(int(qoff[-1]))
-        lib.lc_fit_ends(n, w, r0, nr, P.ctypes.data, poff.ctypes.data, Q.ctypes.data, qoff.ctypes.data,
-                        *(a.ctypes.data for a in args),
+        lib.lc_fit_ends(n, w, r0, nr, _ptr(P), _ptr(poff), _ptr(Q), _ptr(qoff),
+                        *(_ptr(a) for a in args),
                         float(goal), float(fill),
-                        rw.ctypes.data, rs.ctypes.data, *(a.ctypes.data for a in work), back.ctypes.data, b0, b1)
+                        _ptr(rw), _ptr(rs), *(_ptr(a) for a in work), _ptr(back), b0, b1)
     cuts = np.empty(max(n - 1, 0), dtype=np.int64)
-    k = lib.lc_fit_cuts(n, back.ctypes.data, cuts.ctypes.data)
+    k = lib.lc_fit_cuts(n, _ptr(back), _ptr(cuts))
     return cuts[:k][::-1].copy()
 
 
@@ -2267,8 +2294,8 @@ def parts(cut: np.ndarray, sizes: np.ndarray, max_size: int, whole: bool = False
     (cut,), (sizes,) = _c(np.bool_, cut), _c(np.int64, sizes)
     ids, fits = np.empty(n, np.int64), np.empty(n, np.bool_)
     inner = np.empty(n - 1, np.bool_) if whole else None
-    k = lib.lc_parts(n, cut.ctypes.data, sizes.ctypes.data, int(max_size), ids.ctypes.data, fits.ctypes.data,
-                     None if inner is None else inner.ctypes.data)
+    k = lib.lc_parts(n, _ptr(cut), _ptr(sizes), int(max_size), _ptr(ids), _ptr(fits),
+                     None if inner is None else _ptr(inner))
     return ids, fits[:k], inner
 
 
@@ -2285,8 +2312,8 @@ def earliest(sizes: np.ndarray, max_size: int, fixed: np.ndarray | None) -> np.n
     (sizes,) = _c(np.int64, sizes)
     f = None if fixed is None or n < 2 else _c(np.bool_, fixed)[0]
     cum, lo = np.empty(n + 1, np.int64), np.empty(n + 1, np.int64)
-    if lib.lc_earliest(n, sizes.ctypes.data, int(max_size), None if f is None else f.ctypes.data, cum.ctypes.data,
-                       lo.ctypes.data) < 0:
+    if lib.lc_earliest(n, _ptr(sizes), int(max_size), None if f is None else _ptr(f), _ptr(cum),
+                       _ptr(lo)) < 0:
         return None
     return lo
 
@@ -2300,20 +2327,20 @@ def lexical_entries(lo: np.ndarray, hi: np.ndarray, ids: np.ndarray
     number of items: no sort (the numpy path sorts the ids)."""
     lib = _load()
     n = lo.size
-    if lib is None or ids.size >= np.iinfo(np.int32).max or n >= np.iinfo(np.int32).max:
+    if lib is None or ids.size >= _I32_MAX or n >= _I32_MAX:
         return None
     lo, hi = _c(np.int64, lo, hi)
     (ids,) = _c(np.uint32, ids)
     m = int((hi - lo).sum())
     nw = (int(ids[lo[0]:hi[-1]].max()) >> 6) + 1 if m else 1
     bits, base = np.zeros(nw, np.uint64), np.empty(nw, np.int32)
-    nu = lib.lc_lexmark(n, lo.ctypes.data, hi.ctypes.data, ids.ctypes.data, nw, bits.ctypes.data, base.ctypes.data)
+    nu = lib.lc_lexmark(n, _ptr(lo), _ptr(hi), _ptr(ids), nw, _ptr(bits), _ptr(base))
     last, df, at = np.zeros((3, nu + 1), np.int32)  # one slot per distinct id
     row, cnt = np.empty(m, np.int32), np.empty(m, np.int32)
     dfc, ncol = np.empty(nu + 1, np.int64), np.zeros(1, np.int64)
-    e = lib.lc_lexrows(n, lo.ctypes.data, hi.ctypes.data, ids.ctypes.data, nu, bits.ctypes.data, base.ctypes.data,
-                       last.ctypes.data, df.ctypes.data, at.ctypes.data, row.ctypes.data, cnt.ctypes.data,
-                       dfc.ctypes.data, ncol.ctypes.data)
+    e = lib.lc_lexrows(n, _ptr(lo), _ptr(hi), _ptr(ids), nu, _ptr(bits), _ptr(base),
+                       _ptr(last), _ptr(df), _ptr(at), _ptr(row), _ptr(cnt),
+                       _ptr(dfc), _ptr(ncol))
     dfc = dfc[: int(ncol[0])]
     # entries come out by column, dfc[k] of column k: their columns in one sequential pass rather than as a
     # third scattered write per item in the kernel
@@ -2330,7 +2357,7 @@ def bag_keys(lo: np.ndarray, hi: np.ndarray, ids: np.ndarray) -> np.ndarray | No
     lo, hi = _c(np.int64, lo, hi)
     (ids,) = _c(np.uint32, ids)
     out = np.empty(lo.size, np.uint64)
-    lib.lc_bagkeys(lo.size, lo.ctypes.data, hi.ctypes.data, ids.ctypes.data, out.ctypes.data)
+    lib.lc_bagkeys(lo.size, _ptr(lo), _ptr(hi), _ptr(ids), _ptr(out))
     return out
 
 
@@ -2345,7 +2372,7 @@ def occurrence_ranks(keys: np.ndarray) -> np.ndarray | None:
     cap = 1 << max(4, int(2 * n).bit_length())
     rank = np.empty(n, np.uint64)
     work = [np.empty(cap, np.uint64), np.empty(cap, np.int64), np.zeros(cap, np.uint8)]  # held through the call
-    lib.lc_ranks(n, keys.ctypes.data, cap, *(a.ctypes.data for a in work), rank.ctypes.data)
+    lib.lc_ranks(n, _ptr(keys), cap, *(_ptr(a) for a in work), _ptr(rank))
     return rank
 
 
@@ -2360,7 +2387,7 @@ def window_prices(row: np.ndarray, col: np.ndarray, val: np.ndarray, sq: np.ndar
     n, nwin = keys.size, ws.size
     bounds = np.append(np.asarray(ws, np.int64), n)
     size = np.diff(bounds)
-    if lib is None or e >= np.iinfo(np.int32).max or size.max() >= 1 << 15:  # (a window's rows: 15 bits)
+    if lib is None or e >= _I32_MAX or size.max() >= 1 << 15:  # (a window's rows: 15 bits)
         return None
     row, col, val = _entries(row, col, val)
     (sq,), (keys,) = _c(np.float64, sq), _c(np.uint64, keys)
@@ -2371,9 +2398,9 @@ def window_prices(row: np.ndarray, col: np.ndarray, val: np.ndarray, sq: np.ndar
             np.empty(widest + 1, np.int64), np.empty(e, np.int32), np.empty(e), np.empty(e), np.empty(e),
             np.empty(widest), np.empty(widest, np.uint64), np.empty(widest, np.uint64), np.empty(widest, np.int64),
             np.empty(widest), np.empty((1 << 16) + 1, np.int64)]
-    lib.lc_window_prices(n, e, nwin, shuffles, salt0, int(fresh), row.ctypes.data, col.ctypes.data, val.ctypes.data,
-                         sq.ctypes.data, keys.ctypes.data, bounds.ctypes.data, win.ctypes.data,
-                         *(a.ctypes.data for a in work), out.ctypes.data)
+    lib.lc_window_prices(n, e, nwin, shuffles, salt0, int(fresh), _ptr(row), _ptr(col), _ptr(val),
+                         _ptr(sq), _ptr(keys), _ptr(bounds), _ptr(win),
+                         *(_ptr(a) for a in work), _ptr(out))
     return out
 
 #: :func:`novelty_prefix` numbers up to this many ids densely first (a sort of a few thousand costs less than
@@ -2389,7 +2416,7 @@ def novelty_prefix(ids: np.ndarray, q: np.ndarray) -> np.ndarray | None:
     item with the same id (511 past 256 items or none), ``q`` the 512 quantised surprisals; None when
     the kernel is not available."""
     lib = _load()
-    if lib is None or ids.size >= np.iinfo(np.int32).max:
+    if lib is None or ids.size >= _I32_MAX:
         return None
     (ids,), (q,) = _c(np.uint32, ids), _c(np.int64, q)
     if 0 < ids.size <= _DENSE_IDS:  # a short text: its ids numbered densely (the kernel only compares them), so
@@ -2403,7 +2430,7 @@ def novelty_prefix(ids: np.ndarray, q: np.ndarray) -> np.ndarray | None:
         last = getattr(_novelty_tables, "last", None)  # more than the walks, ~3 ms a 2 MB Chinese text)
         if last is None or last.size < top:
             last = _novelty_tables.last = np.zeros(max(top, 1 << 20), np.int32)
-    lib.lc_novelty(ids.size, ids.ctypes.data, last.ctypes.data, q.ctypes.data, prefix.ctypes.data)
+    lib.lc_novelty(ids.size, _ptr(ids), _ptr(last), _ptr(q), _ptr(prefix))
     return prefix
 
 
@@ -2419,8 +2446,8 @@ def group_entries(row: np.ndarray, col: np.ndarray, val: np.ndarray, grp: np.nda
     row, col, val = _entries(row, col, val)
     (grp,) = _c(np.int64, grp)
     orow, ocol, oval = np.empty(e, np.int32), np.empty(e, np.int32), np.empty(e)
-    k = lib.lc_group(e, row.ctypes.data, col.ctypes.data, val.ctypes.data, grp.ctypes.data, orow.ctypes.data,
-                     ocol.ctypes.data, oval.ctypes.data)
+    k = lib.lc_group(e, _ptr(row), _ptr(col), _ptr(val), _ptr(grp), _ptr(orow),
+                     _ptr(ocol), _ptr(oval))
     return orow[:k], ocol[:k], oval[:k]
 
 
@@ -2431,15 +2458,15 @@ def group_band(row: np.ndarray, col: np.ndarray, val: np.ndarray, grp: np.ndarra
     never writes the grouped entries out (``lo``: each end's earliest start, already clamped to ``w`` rows; ``off``:
     as :func:`gram_band` reads it); None when the kernel is not available."""
     lib = _load()
-    if lib is None or row.size > np.iinfo(np.int32).max:
+    if lib is None or row.size > _I32_MAX:
         return None
     row, col, val = _entries(row, col, val)
     (grp, lo) = _c(np.int64, grp, lo)
     (at,) = _c(np.int64, np.arange(m + 1, dtype=np.int64) * w if off is None else off)
     P = np.zeros(int(at[-1]))
     og, ov = np.empty(row.size, np.int64), np.empty(row.size)  # (only the longest column's part is touched)
-    lib.lc_group_band(row.size, row.ctypes.data, col.ctypes.data, val.ctypes.data, grp.ctypes.data, w, lo.ctypes.data,
-                      at.ctypes.data, og.ctypes.data, ov.ctypes.data, P.ctypes.data)
+    lib.lc_group_band(row.size, _ptr(row), _ptr(col), _ptr(val), _ptr(grp), w, _ptr(lo),
+                      _ptr(at), _ptr(og), _ptr(ov), _ptr(P))
     return P.reshape(m, w) if off is None else P
 
 
@@ -2454,8 +2481,8 @@ def lexical_weights(row: np.ndarray, col: np.ndarray, cnt: np.ndarray, idf: np.n
         return None
     (idf,), (row, col, cnt) = _c(np.float64, idf), _c(np.int32, row, col, cnt)
     sq, w = np.zeros(n), np.empty(row.size)
-    lib.lc_lexweights(row.size, n, row.ctypes.data, col.ctypes.data, cnt.ctypes.data, idf.ctypes.data, sq.ctypes.data,
-                      w.ctypes.data)
+    lib.lc_lexweights(row.size, n, _ptr(row), _ptr(col), _ptr(cnt), _ptr(idf), _ptr(sq),
+                      _ptr(w))
     return w, sq
 
 
@@ -2478,9 +2505,9 @@ def evidence_sums(ptr: np.ndarray, item: np.ndarray, hi: np.ndarray, off: np.nda
     tally = np.zeros(max(off.size - 1, 1), np.int64)
     (fw,) = _c(np.float64, first) if first is not None else (None,)
     out2 = np.zeros((r1 - r0) * w) if first is not None else None
-    lib.lc_evidence(a0, a1, w, r0, ptr.ctypes.data, item.ctypes.data, hi.ctypes.data, off.ctypes.data,
-                    steps.ctypes.data, tally.ctypes.data, out.ctypes.data, None if fw is None else fw.ctypes.data,
-                    None if out2 is None else out2.ctypes.data)
+    lib.lc_evidence(a0, a1, w, r0, _ptr(ptr), _ptr(item), _ptr(hi), _ptr(off),
+                    _ptr(steps), _ptr(tally), _ptr(out), None if fw is None else _ptr(fw),
+                    None if out2 is None else _ptr(out2))
     return out.reshape(r1 - r0, w), None if out2 is None else out2.reshape(r1 - r0, w)
 
 
@@ -2494,8 +2521,8 @@ def dp_rows(rows: np.ndarray, b0: int, lo: np.ndarray, rw: np.ndarray, restart: 
         return False
     (rows, rw), (lo,), (rs,) = _c(np.float64, rows, rw), _c(np.int64, lo), _c(np.uint8, restart)
     n = lo.size - 1
-    lib.lc_dp_rows(b0, b0 + rows.shape[0], n, rows.shape[1], rows.ctypes.data, float(price), lo.ctypes.data,
-                   rw.ctypes.data, rs.ctypes.data, fm.ctypes.data, back.ctypes.data)
+    lib.lc_dp_rows(b0, b0 + rows.shape[0], n, rows.shape[1], _ptr(rows), float(price), _ptr(lo),
+                   _ptr(rw), _ptr(rs), _ptr(fm), _ptr(back))
     return True
 
 
@@ -2513,7 +2540,7 @@ def sorted_run_sums(rows: np.ndarray, clogc: np.ndarray) -> tuple[np.ndarray, np
     if clogc.size <= w:
         return None
     out, nsent = np.empty(r), np.empty(r)
-    getattr(lib, kernel)(r, w, rows.ctypes.data, clogc.ctypes.data, out.ctypes.data, nsent.ctypes.data)
+    getattr(lib, kernel)(r, w, _ptr(rows), _ptr(clogc), _ptr(out), _ptr(nsent))
     return out, nsent
 
 
@@ -2532,12 +2559,12 @@ def bigram_keys(cp: np.ndarray, content: np.ndarray, mask: bool = True) -> tuple
     dense = None
     if top >= 0x10000:  # beyond the BMP: the alphabet numbered densely, as numpy numbers it
         dense = np.zeros(top + 1, np.uint32)
-        if lib.lc_alphabet(cp.size, cp.ctypes.data, dense.size, dense.ctypes.data) >= 0xFFFF:
+        if lib.lc_alphabet(cp.size, _ptr(cp), dense.size, _ptr(dense)) >= 0xFFFF:
             return None
     m = cp.size - 1
     key, valid = np.empty(m, np.uint32), np.empty(m, np.bool_)
-    lib.lc_bigrams(m, cp.ctypes.data, content.ctypes.data, None if dense is None else dense.ctypes.data, int(mask),
-                   key.ctypes.data, valid.ctypes.data)
+    lib.lc_bigrams(m, _ptr(cp), _ptr(content), None if dense is None else _ptr(dense), int(mask),
+                   _ptr(key), _ptr(valid))
     return key, valid
 
 
@@ -2604,7 +2631,7 @@ def searchsorted(a: np.ndarray, v: np.ndarray, side: str = "left") -> np.ndarray
         if lib is not None:
             (a, v) = _c(np.int64, a, v)
             out = np.empty(v.size, np.int64)
-            lib.lc_search(a.size, a.ctypes.data, v.size, v.ctypes.data, int(side == "right"), out.ctypes.data)
+            lib.lc_search(a.size, _ptr(a), v.size, _ptr(v), int(side == "right"), _ptr(out))
             return out
     return np.searchsorted(a, v, side=side)
 
@@ -2645,8 +2672,8 @@ def inner_cuts_many(prefixes: np.ndarray, po: np.ndarray, pri: np.ndarray, max_s
         raise ValueError(f"{pri.size} break priorities for spans of {chars} characters in all")
     cuts = np.empty(max(prefixes.size, 1), np.int64)
     k, worst = np.zeros(m, np.int64), np.zeros(m, np.int64)
-    lib.lc_inner_many(m, po.ctypes.data, prefixes.ctypes.data, pri.ctypes.data, int(max_size), cuts.ctypes.data,
-                      k.ctypes.data, worst.ctypes.data)
+    lib.lc_inner_many(m, _ptr(po), _ptr(prefixes), _ptr(pri), int(max_size), _ptr(cuts),
+                      _ptr(k), _ptr(worst))
     at = np.zeros(m + 1, np.int64)
     np.cumsum(k, out=at[1:])
     flat, bounds, w = cuts[: int(at[-1])].tolist(), at.tolist(), worst.tolist()
@@ -2681,8 +2708,8 @@ def content_items(cp: np.ndarray, cls: np.ndarray, alnum: int, cjk_flag: int, st
     a = 0
     while a < n:
         pos, ids = np.empty(cap, np.int64), np.empty(cap, np.uint32)
-        k = lib.lc_items(n, cp.ctypes.data, a, cls.ctypes.data, int(alnum), int(cjk_flag), stop_bits.ctypes.data,
-                         cjk.ctypes.data, int(m1), cap, pos.ctypes.data, ids.ctypes.data, nxt.ctypes.data)
+        k = lib.lc_items(n, _ptr(cp), a, _ptr(cls), int(alnum), int(cjk_flag), _ptr(stop_bits),
+                         _ptr(cjk), int(m1), cap, _ptr(pos), _ptr(ids), _ptr(nxt))
         # (no copy: one part is returned as it is, its untouched pages never resident; several are concatenated)
         pos_parts.append(pos[:k])
         id_parts.append(ids[:k])
@@ -2905,7 +2932,7 @@ def novelty_jump_sums(P: np.ndarray, b: np.ndarray, room: np.ndarray, scales: tu
     (P, b, room) = _c(np.int64, P, b, room)
     ks = np.asarray(scales, dtype=np.int64)
     out = np.empty(b.size)
-    lib.lc_jump(b.size, P.ctypes.data, b.ctypes.data, room.ctypes.data, ks.size, ks.ctypes.data, out.ctypes.data)
+    lib.lc_jump(b.size, _ptr(P), _ptr(b), _ptr(room), ks.size, _ptr(ks), _ptr(out))
     return out
 
 
@@ -2921,7 +2948,7 @@ def windows(key: np.ndarray, starts: np.ndarray, w: int) -> np.ndarray | None:
         return None
     key = np.ascontiguousarray(key)
     out = np.empty((starts.size, w), key.dtype)
-    lib.lc_windows(starts.size, w, key.itemsize, key.ctypes.data, starts.ctypes.data, out.ctypes.data)
+    lib.lc_windows(starts.size, w, key.itemsize, _ptr(key), _ptr(starts), _ptr(out))
     return out
 
 
@@ -2949,7 +2976,7 @@ def break_priorities(cp: np.ndarray, starts: np.ndarray, lens: np.ndarray, cls: 
     clause, indent, line_end = _bytes(clause), _bytes(indent), _bytes(line_end)
     pri = np.empty(int(lens.sum()) - 1, np.int8)
     zwj = np.empty((_ZWJ_CAP, 2), np.int64)
-    nz = lib.lc_break_pri(starts.size, cp.ctypes.data, starts.ctypes.data, lens.ctypes.data, cls.ctypes.data,
-                          clause.ctypes.data, indent.ctypes.data, indent.size,
-                          line_end.ctypes.data, line_end.size, pri.ctypes.data, _ZWJ_CAP, zwj.ctypes.data)
+    nz = lib.lc_break_pri(starts.size, _ptr(cp), _ptr(starts), _ptr(lens), _ptr(cls),
+                          _ptr(clause), _ptr(indent), indent.size,
+                          _ptr(line_end), line_end.size, _ptr(pri), _ZWJ_CAP, _ptr(zwj))
     return None if nz > _ZWJ_CAP else (pri, zwj[:nz])
