@@ -110,4 +110,4 @@ class CompositeSignal:
         z = z / tot if tot > 0 else z
         if not self.squash:
             return z
-        return 1.0 / (1.0 + np.exp(-np.clip(z, -50, 50)))
+        return 1.0 / (1.0 + np.exp(-np.minimum(np.maximum(z, -50.0), 50.0)))  # (np.clip's own overhead: ~10 µs)

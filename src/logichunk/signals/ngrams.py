@@ -203,11 +203,12 @@ def _window_entropy_counts(key: np.ndarray, starts: np.ndarray, width: int) -> t
     if width <= 0 or starts.size == 0:
         return out, cnt
     block = max(1, (1 << 18) // width)
-    view = sliding_window_view(key, width)
     for a in range(0, starts.size, block):
         at = starts[a : a + block]
         rows = native.windows(key, at, width)  # (a copy a row, where the view's index copies key by key)
-        out[a : a + block], cnt[a : a + block] = _rows_entropy(view[at] if rows is None else rows)
+        if rows is None:  # (the view only here: made for every call, it cost more than a short text's windows)
+            rows = sliding_window_view(key, width)[at]
+        out[a : a + block], cnt[a : a + block] = _rows_entropy(rows)
     return out, cnt
 
 
@@ -215,7 +216,7 @@ def _information_gain(hu: np.ndarray, hl: np.ndarray, hr: np.ndarray, ml: np.nda
     """``H(U) - (|L| H(L) + |R| H(R)) / |L ∪ R|`` clipped to ``[0, 1]``; 0 where a side has no
     content n-gram."""
     js = hu - (ml * hl + mr * hr) / np.maximum(ml + mr, 1.0)
-    return np.where((ml > 0) & (mr > 0), np.clip(js, 0.0, 1.0), 0.0)
+    return np.where((ml > 0) & (mr > 0), np.minimum(np.maximum(js, 0.0), 1.0), 0.0)
 
 
 def entropy_curve(text: str, window: int = 100, step: int = 50, n: int = 2) -> tuple[np.ndarray, np.ndarray]:
@@ -385,7 +386,7 @@ def divergence_at(text: str, offsets: np.ndarray, window: int = 100, n: int = 2,
     if N < 2 or t_all.size == 0:
         return out
     t_lo, t_hi = (0, N) if edges is None else (np.asarray(edges[0], np.int64), np.asarray(edges[1], np.int64))
-    w_all = np.clip(np.minimum(np.minimum(t_all - t_lo, t_hi - t_all), window), 0, None)
+    w_all = np.maximum(np.minimum(np.minimum(t_all - t_lo, t_hi - t_all), window), 0)
     # the covered characters, merged into segments and laid end to end: local offsets
     lo, hi = t_all - w_all, t_all + w_all
     order = np.argsort(lo, kind="stable")
