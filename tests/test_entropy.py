@@ -790,3 +790,20 @@ def test_the_compiled_novelty_jump_is_its_numpy_passes(n: int, seed: int, scales
         want = novelty.novelty_jump(P, b, room, scales)
     assert got.tobytes() == want.tobytes()
     assert native.novelty_jump_sums(P, b, room, scales) is not None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(-1e12, 1e12, allow_nan=False, allow_infinity=False), min_size=1, max_size=60),
+       st.integers(0, 4000), st.integers(-6, 6), st.integers(0, 2**31 - 1))
+def test_the_z_scores_mean_and_spread_are_numpys_to_the_bit(small, n, scale, seed):
+    """entropy._mean_std (what zscore reads, numpy's reductions without their wrappers) is ``x.mean()`` and
+    ``x.std()`` to the bit: on short arrays of any floats and on long ones (numpy's pairwise sums in blocks)."""
+    from logichunk.signals.entropy import _mean_std
+
+    long = np.random.default_rng(seed).normal(size=n) * 10.0 ** scale + seed % 97
+    for x in (np.asarray(small, dtype=np.float64), long, long[::3]):
+        if x.size == 0:
+            continue
+        mu, sd = _mean_std(x)
+        assert np.float64(mu).tobytes() == x.mean().tobytes()
+        assert np.float64(sd).tobytes() == x.std().tobytes()

@@ -27,6 +27,7 @@ way. To patch one of them in a test, patch the module that reads it: :mod:`~logi
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -126,10 +127,22 @@ def zscore(x: np.ndarray) -> np.ndarray:
     if x.size == 0:
         return x
     if np.isfinite(x).all():  # the usual case, without the nan-aware reductions (the same numbers)
-        mu, sd = x.mean(), x.std()
+        mu, sd = _mean_std(x) if x.ndim == 1 else (x.mean(), x.std())
         return (x - mu) / sd if sd > 1e-12 else np.zeros_like(x)
     x = np.where(np.isfinite(x), x, np.nan)
     mu = np.nanmean(x) if np.isfinite(x).any() else 0.0
     sd = np.nanstd(x) if np.isfinite(x).any() else 0.0
     z = (x - mu) / sd if sd > 1e-12 else np.zeros_like(x)
     return np.nan_to_num(z, nan=0.0)
+
+
+def _mean_std(x: np.ndarray) -> tuple[float, float]:
+    """``x.mean()`` and ``x.std()`` of a 1-d float64 array, the same bits: the operations numpy's ``_mean`` and
+    ``_var`` make (the pairwise sum ``np.add.reduce``, divided by the count; the deviations squared, summed so,
+    divided, the square root), without their Python wrappers' argument handling (~40 µs of a short text's ~80 µs
+    per z-score, several a level)."""
+    n = x.size
+    mu = float(np.add.reduce(x)) / n
+    d = x - mu
+    np.multiply(d, d, out=d)
+    return mu, math.sqrt(float(np.add.reduce(d)) / n)
