@@ -908,8 +908,9 @@ def _cuttable(pieces: Pieces, lo: np.ndarray, hi: np.ndarray) -> tuple[Pieces, n
     below (the boundaries are fixed after level 1's forced splits): it makes no chunk of its own and nothing to
     pass down, and a level's choice is piece by piece (its edges are fixed cuts, where the DP restarts its running
     total; the structure's partitions part there; tier 3 normalises among failing runs' gaps, none in it), so the
-    other pieces' cuts are the same without it. Left out before the level's work: a third to two fifths of level
-    3's pieces and atoms on a 2 MB English text, all of a level that has nothing left to cut."""
+    other pieces' cuts are the same without it. Left out before the level's work: on 2 MB of English, two thirds of
+    level 3's pieces and two fifths of its atoms (6,318 of 9,578 pieces); all of a level that has nothing left to
+    cut."""
     many = hi > lo
     if many.all():
         return pieces, lo, hi
