@@ -84,3 +84,12 @@ def test_the_data_address_read_from_the_array_is_what_ctypes_gives(n, start, ste
     for a in (base, base[start:], base[::step], base[start::step], np.zeros((n, 3), dtype)[start:, 1:],
               np.asarray(base.tolist(), dtype)):
         assert native._ptr(a) == a.ctypes.data or (a.ctypes.data == 0 and native._ptr(a) is None)
+
+
+def test_the_data_address_is_never_read_from_an_id_outside_cpython(monkeypatch) -> None:
+    """Outside CPython an id is no address: the probe would read stray memory, so it is not made and the wrappers
+    pass ``.ctypes.data``."""
+    import types
+
+    monkeypatch.setattr(native.sys, "implementation", types.SimpleNamespace(name="pypy"))
+    assert native._data_at() is None

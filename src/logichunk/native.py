@@ -1865,6 +1865,8 @@ def _data_at() -> int | None:
     """Where an ndarray object holds its data pointer, past the object's header (numpy's ``PyArrayObject_fields``:
     ``PyObject_HEAD`` then ``char *data``, what its ``PyArray_BYTES`` reads), checked against ``.ctypes.data`` for a
     few arrays and views; None where it does not read the same (another interpreter, another layout)."""
+    if sys.implementation.name != "cpython":  # (an id is an address in CPython only: elsewhere, never read)
+        return None
     at = object.__basicsize__
     try:
         base = np.arange(16, dtype=np.int64)
