@@ -53,28 +53,32 @@ def test_the_compiled_last_characters_are_the_numpy_walks(text, data):
 @settings(max_examples=60, deadline=None)
 @given(texts, st.data())
 def test_a_query_through_the_memo_is_the_query_walked(text, data):
-    """Within a layout's memo, _last_at of its own sentences reads the table (computed once, on the first query) and
-    gives the walk's offsets for any queries, repeated or unordered; another set of spans, or another count of
-    blanks, walks its own."""
+    """Within a layout's memo, _last_at of its own sentences reads the table (computed once: on the first query
+    where the sentences are few, else once the queries pass a share of them) and gives the walk's offsets for any
+    queries, repeated or unordered; another set of spans, or another count of blanks, walks its own."""
     starts, ends = _spans(data, len(text))
     idx = np.array(data.draw(st.lists(st.integers(0, starts.size - 1), max_size=20)), np.int64)
     want = [_walked(text, starts, ends, idx, c).tolist() for c in (False, True)]
     want44 = S._last_at(text, starts, ends, idx, blanks=44).tolist()
-    memo = S._LastMemo(text, starts, ends)
-    token = S._LAST_MEMO.set(memo)
-    try:
-        got = [S._last_at(text, starts, ends, idx, c).tolist() for c in (False, True)]
-        # (read from the table once the queries pass a share of the sentences, walked before)
-        assert (memo.lasts is not None) == (2 * idx.size >= S._LAST_TABLE_SHARE * starts.size)
-        more = S._last_at(text, starts, ends, np.repeat(idx, starts.size)).tolist()  # (past the share: the table)
-        assert memo.lasts is not None or idx.size == 0
-        assert more == np.repeat(np.array(want[0], np.int64), starts.size).tolist()
-        assert S._last_at(text, starts, ends, idx, blanks=44).tolist() == want44
-        other = ends.copy()  # (equal, not the same: walked)
-        assert S._last_at(text, starts, other, idx).tolist() == want[0]
-    finally:
-        S._LAST_MEMO.reset(token)
-    assert got == want
+    for few in (S._LAST_TABLE_ALL, -1):  # (as the sentences are few, or not)
+        memo = S._LastMemo(text, starts, ends)
+        token = S._LAST_MEMO.set(memo)
+        try:
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setattr(S, "_LAST_TABLE_ALL", few)
+                got = [S._last_at(text, starts, ends, idx, c).tolist() for c in (False, True)]
+                # (read from the table once the queries pass a share of the sentences, walked before)
+                assert (memo.lasts is not None) == (2 * idx.size >= S._LAST_TABLE_SHARE * starts.size
+                                                    or starts.size <= few)
+                more = S._last_at(text, starts, ends, np.repeat(idx, starts.size)).tolist()  # (past the share)
+                assert memo.lasts is not None or idx.size == 0
+                assert more == np.repeat(np.array(want[0], np.int64), starts.size).tolist()
+                assert S._last_at(text, starts, ends, idx, blanks=44).tolist() == want44
+                other = ends.copy()  # (equal, not the same: walked)
+                assert S._last_at(text, starts, other, idx).tolist() == want[0]
+        finally:
+            S._LAST_MEMO.reset(token)
+        assert got == want
 
 
 _LAYOUT_TEXTS = [
@@ -105,12 +109,20 @@ def test_a_layout_with_the_memo_is_the_layout_without(text, monkeypatch):
 
 def test_the_table_is_read_where_a_layout_asks_of_many_sentences_and_not_where_it_asks_of_few(monkeypatch):
     """A source file's layout asks of most of its sentences' last characters (the table, once); prose laid out in
-    long paragraphs asks of a few (each walked, no table)."""
+    long paragraphs asks of a few (each walked, no table), unless its sentences are few (the table at the first
+    ask: a short text's layout asks some ten times, each call costing more than the table's pass)."""
     calls = []
     real = S._last_ats
     monkeypatch.setattr(S, "_last_ats", lambda *a: calls.append(1) or real(*a))
     S.layout(split_sentences("def f(x):\n    return (x)\n\n\nclass A:\n    '''Doc.'''\n    pass\n" * 20))
     assert len(calls) == 1
     calls.clear()
-    S.layout(split_sentences(("The study ran for a year. It found little. " * 8 + "\n\n") * 20))
+    prose = "The study ran for a year. It found little. " * 8 + "\n\n"
+    long = split_sentences(prose * 40)
+    assert len(long) > S._LAST_TABLE_ALL
+    S.layout(long)
     assert calls == []
+    short = split_sentences(prose * 4)
+    assert len(short) <= S._LAST_TABLE_ALL
+    S.layout(short)
+    assert len(calls) == 1

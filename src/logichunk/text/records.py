@@ -118,6 +118,8 @@ def _gutters(text: str) -> np.ndarray:
     that is no space nor a sentence's full stop (prose's two spaces after one are no gutter), before one that is
     no space. Read on the code points (a regex tried at every character costs ten times more): two spaces in a
     row are looked for first (most prose has none), and the few runs' ends read on the code points."""
+    if "  " not in text:  # (no two spaces in a row, most prose: no gutter, and no pass over the code points)
+        return np.zeros((0, 2), np.int64)
     cp = codepoints(text)
     if cp.size < 4:
         return np.zeros((0, 2), np.int64)

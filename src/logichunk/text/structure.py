@@ -973,12 +973,15 @@ def _layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -
     lead[cues] = True
     lead[named[line_whole[named] & (size[named] <= CUE_MAX_CHARS)]] = True
     # a chat export's message header (a sender's name and a time on a line of its own) stays with the message
+    # (each header's clock holds a colon: a text with fewer colons holds fewer headers than a chat's log)
     messages = _message_headers(text, cp, first, starts, ends, sents.seams(), edges, np.flatnonzero(
-        over_line & (size <= LABEL_MAX_CHARS + _STAMP_MAX_CHARS + 2)))
+        over_line & (size <= LABEL_MAX_CHARS + _STAMP_MAX_CHARS + 2))) if _holds(text, ":", _LOG_RECORDS_MIN) \
+        else _EMPTY_I64
     lead[messages] = True
     # a mail's header (From:, To:, Subject:, ... or 发件人：, 主题：, ..., two lines or more) stays with the message
-    lead[_mail_headers(text, starts, ends, after, np.flatnonzero(
-        line_whole & not_code & (before >= BREAK_LINE) & _member(first, _MAIL_HEADER_FIRST)))] = True
+    if _holds(text, _COLONS, 2):  # (two fields or more, each with its colon)
+        lead[_mail_headers(text, starts, ends, after, np.flatnonzero(
+            line_whole & not_code & (before >= BREAK_LINE) & _member(first, _MAIL_HEADER_FIRST)))] = True
     # a question marked as one (an FAQ's "Q: ..." over "A: ...") stays with its answer
     lead[asked] = True
     # a clause's run-in heading ("2.1 Grant. Subject to the terms ...", a licence's "2. Grant of Copyright License.
@@ -1270,13 +1273,15 @@ def _layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -
             strength[lead] = LINE
         # ... and so does a line that ends with a colon over the next line (a mail's "... wrote:" over the
         # quote, "The steps are:" over a list without a blank line; a comma at a line's end is verse's)
-        gap = np.flatnonzero((strength == LINE) & ~in_code & ~no_cut & ~closed)
+        gap = np.flatnonzero((strength == LINE) & ~in_code & ~no_cut & ~closed) if _holds(text, _COLONS, 1) \
+            else _EMPTY_I64
         if gap.size:
             # (read at the line's own end, before the next line's indent: a colon over a deeper line, Python's
             # "def area(shape):" over its body, YAML's "key:" over its mapping, "Options:" over indented items)
             line_end = ends.copy()
             line_end[:-1] = sents.seams()
-            gap = gap[_near_end(text, line_end, gap, _COLON_CP)]  # (a colon among the last characters first: a few)
+            if not native.available():  # (a colon among the last characters first, by gathers: the walks below
+                gap = gap[_near_end(text, line_end, gap, _COLON_CP)]  # are numpy's too; compiled, one walk reads all)
             gap = gap[_member(_last_char(text, starts, line_end, gap), _COLON_CP)]
             at = _last_at(text, starts, line_end, gap)
             keep = _introducing_mark(text, at)
@@ -2244,7 +2249,7 @@ def _mail_headers(text: str, starts: np.ndarray, ends: np.ndarray, after: np.nda
     (:data:`_MAIL_HEADER`), one per line, the last over a blank line and the message under it. The header
     goes with its message: a chunk never ends with a message's From, To and Subject."""
     out: list[int] = []
-    if cand.size == 0:
+    if cand.size < 2:  # (two fields or more)
         return np.asarray(out, np.int64)
     # (matched only where a field's first two letters follow the indent, and a colon may: a line that is no
     # field breaks the run as a line that is no candidate does)
@@ -2574,6 +2579,21 @@ _PROSE_END_CP = np.array(sorted(ord(c) for c in _PROSE_END), dtype=np.uint32)
 _MARKUP_FIRST = np.array(sorted(ord(c) for c in "#=- \t\\<"), dtype=np.uint32)  # ATX, setext, LaTeX, HTML, their indent
 
 
+def _holds(text: str, chars: str, k: int) -> bool:
+    """Whether ``text`` holds ``k`` or more of the characters ``chars`` (all of them counted): finds that stop at the
+    ``k``-th. Why: a reader that needs that many (a mail's header fields, a chat's clocks, a lead-in's colon) is
+    skipped before any pass over the sentences where the text cannot hold it (most short texts of prose)."""
+    found = 0
+    for ch in chars:
+        at = text.find(ch)
+        while at >= 0:
+            found += 1
+            if found >= k:
+                return True
+            at = text.find(ch, at + 1)
+    return False
+
+
 def _near_end(text: str, ends: np.ndarray, idx: np.ndarray, marks: np.ndarray) -> np.ndarray:
     """Whether one of ``marks`` is among the last five characters of each sentence in ``idx``: a superset
     of those whose last character past up to four spaces (:func:`_last_char`) is one, found in five
@@ -2688,6 +2708,11 @@ class _LastMemo:
 #: source file asks of each several times. A quarter: the pass costs about what the walks of that many queries do
 #: (their calls and gathers), fixed a priori, not tuned.
 _LAST_TABLE_SHARE = 0.25
+#: the sentences up to which the memo reads them all at the first ask: below it the pass costs less than one more
+#: call of the walks (a call's fixed cost, some thousands of instructions, is a few hundred sentences' reads), and a
+#: short text's layout asks some ten times (an edited document re-chunked on each keystroke pays each ask). Fixed a
+#: priori from that ratio, not tuned.
+_LAST_TABLE_ALL = 512
 
 
 #: the :func:`layout` under way in this thread (a one-entry memo, or None): its sentences' last characters read once
@@ -2724,7 +2749,8 @@ def _last_at(text: str, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray, c
     if blanks == _LAST_BLANKS and memo is not None and memo.text is text and memo.starts is starts and memo.ends is ends:
         if memo.lasts is None:
             memo.asked += np.size(idx)
-            if memo.asked >= _LAST_TABLE_SHARE * starts.size:  # (else walked: prose asks of a few)
+            if memo.asked >= _LAST_TABLE_SHARE * starts.size or starts.size <= _LAST_TABLE_ALL:  # (else walked:
+                # prose asks of a few)
                 memo.lasts = _last_ats(text, starts, ends)
         if memo.lasts is not None:
             return memo.lasts[closers][idx]
@@ -2747,6 +2773,8 @@ _ROMAN_CP = np.array(sorted(ord(c) for c in "IVXLCDM"), dtype=np.uint32)
 _MARKER_START_CP = np.array(sorted({ord(c) for w in _MARKER_WORDS for c in (w[0], w[0].upper())} | set(_ROMAN_CP.tolist())),
                             dtype=np.uint32)
 _WORD_LETTERS = max(map(len, _MARKER_WORDS))
+#: each marker word's first two letters, as one key (the first shifted by 21 bits)
+_MARKER_PAIRS = np.unique([(ord(w[0]) << 21) | ord(w[1]) for w in _MARKER_WORDS]).astype(np.int64)
 
 
 def _marker_like(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) -> np.ndarray:
@@ -2768,9 +2796,15 @@ def _marker_like(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarr
     if sel.size == 0:
         return out
     s = starts[cand[sel]]
-    key, length = leading_words(cp, s, ends[cand[sel]], _WORD_LETTERS)
-    after = cp[np.minimum(s + np.maximum(length, 0), cp.size - 1)]
-    word = (length > 0) & _member(key, _MARKER_KEYS) & _in_table(_BLANK, after)
+    # (the words read only where a marker word's first two letters open the line, folded as :func:`leading_words`
+    # folds them: a source file's lines open with a letter by the thousand, few with "ch", "se", "pa", ...)
+    pair = ((c0[sel].astype(np.int64) | 0x20) << 21) | (cp[np.minimum(s + 1, cp.size - 1)].astype(np.int64) | 0x20)
+    two = np.flatnonzero(_member(pair, _MARKER_PAIRS))
+    word = np.zeros(sel.size, dtype=bool)
+    if two.size:
+        key, length = leading_words(cp, s[two], ends[cand[sel[two]]], _WORD_LETTERS)
+        after = cp[np.minimum(s[two] + np.maximum(length, 0), cp.size - 1)]
+        word[two] = (length > 0) & _member(key, _MARKER_KEYS) & _in_table(_BLANK, after)
     roman = _member(c0[sel], _ROMAN_CP)
     sel, word, roman = sel[word | roman], word[word | roman], roman[word | roman]
     span = _last_at(text, starts, ends, cand[sel], closers=True) - starts[cand[sel]]
