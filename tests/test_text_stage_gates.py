@@ -1,6 +1,7 @@
 """The text stage's cheap gates keep every answer: a reader skipped because the text cannot hold what it needs (two
 spaces in a row for an aligned table, colons for a mail's header, a chat's clocks or a lead-in's colon), the marker
-words read only under their first two letters, and a short layout's table of last characters read at the first ask."""
+words read only under their first two letters and against that word alone, and a short layout's table of last
+characters read at the first ask."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from logichunk.text import structure as S
 from logichunk.text.charclass import codepoints
-from logichunk.text.discourse import leading_words
+from logichunk.text.discourse import _word_key, leading_words
 from logichunk.text.records import _run_starts
 from logichunk.text.sentences import split_sentences
 
@@ -78,7 +79,7 @@ def test_a_text_with_just_enough_colons_is_read_as_without_the_gates(text: str, 
 
 def _marker_like_every_word(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) -> np.ndarray:
     """:func:`~logichunk.text.structure._marker_like` as it read before its first-two-letters gate: every
-    candidate's leading word."""
+    candidate's leading word, read a letter at a time (:func:`~logichunk.text.discourse.leading_words`)."""
     out = np.zeros(cand.size, dtype=bool)
     cp = codepoints(text)
     c0 = cp[starts[cand]]
@@ -90,7 +91,8 @@ def _marker_like_every_word(text: str, starts: np.ndarray, ends: np.ndarray, can
     s = starts[cand[sel]]
     key, length = leading_words(cp, s, ends[cand[sel]], S._WORD_LETTERS)
     after = cp[np.minimum(s + np.maximum(length, 0), cp.size - 1)]
-    word = (length > 0) & S._member(key, S._MARKER_KEYS) & S._in_table(S._BLANK, after)
+    keys = np.array(sorted(_word_key(w) for w in S._MARKER_WORDS), dtype=np.int64)
+    word = (length > 0) & S._member(key, keys) & S._in_table(S._BLANK, after)
     roman = S._member(c0[sel], S._ROMAN_CP)
     sel, word, roman = sel[word | roman], word[word | roman], roman[word | roman]
     span = S._last_at(text, starts, ends, cand[sel], closers=True) - starts[cand[sel]]

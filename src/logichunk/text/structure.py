@@ -106,7 +106,7 @@ from ._arrays import _EMPTY_I64, _chars_table, _in_table, _member, _walk
 from .charclass import CJK, class_table, codepoints
 from .code_lines import CodeMarks, read_code
 from .code_text import python_module, slash_comments
-from .discourse import _word_key, continues, leading_words
+from .discourse import continues
 from .line_kinds import (
     _DRAWER_OPEN,
     _HR_RE,
@@ -2768,13 +2768,21 @@ def _walked_last(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, blanks: i
     return np.maximum(e, 0), np.maximum(c, 0)
 
 
-_MARKER_KEYS = np.array(sorted(_word_key(w) for w in _MARKER_WORDS), dtype=np.int64)
 _ROMAN_CP = np.array(sorted(ord(c) for c in "IVXLCDM"), dtype=np.uint32)
 _MARKER_START_CP = np.array(sorted({ord(c) for w in _MARKER_WORDS for c in (w[0], w[0].upper())} | set(_ROMAN_CP.tolist())),
                             dtype=np.uint32)
 _WORD_LETTERS = max(map(len, _MARKER_WORDS))
-#: each marker word's first two letters, as one key (the first shifted by 21 bits)
+#: each marker word's first two letters, as one key (the first shifted by 21 bits), and each word by its key's place:
+#: its letters (0 past its end) and its length (no two words share their first two letters)
 _MARKER_PAIRS = np.unique([(ord(w[0]) << 21) | ord(w[1]) for w in _MARKER_WORDS]).astype(np.int64)
+_MARKER_ROWS = np.zeros((len(_MARKER_WORDS), _WORD_LETTERS), np.int64)
+_MARKER_LENS = np.zeros(len(_MARKER_WORDS), np.int64)
+for _w in _MARKER_WORDS:
+    _k = int(np.searchsorted(_MARKER_PAIRS, (ord(_w[0]) << 21) | ord(_w[1])))
+    _MARKER_ROWS[_k, : len(_w)] = [ord(c) for c in _w]
+    _MARKER_LENS[_k] = len(_w)
+assert _MARKER_PAIRS.size == len(_MARKER_WORDS) and _MARKER_LENS.all()  # (one word per pair)
+del _w, _k
 
 
 def _marker_like(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarray) -> np.ndarray:
@@ -2796,15 +2804,21 @@ def _marker_like(text: str, starts: np.ndarray, ends: np.ndarray, cand: np.ndarr
     if sel.size == 0:
         return out
     s = starts[cand[sel]]
-    # (the words read only where a marker word's first two letters open the line, folded as :func:`leading_words`
-    # folds them: a source file's lines open with a letter by the thousand, few with "ch", "se", "pa", ...)
-    pair = ((c0[sel].astype(np.int64) | 0x20) << 21) | (cp[np.minimum(s + 1, cp.size - 1)].astype(np.int64) | 0x20)
+    # (a marker word, any case, then a blank: read only where a marker word's first two letters open the line, and
+    # then against that word alone, its letters before the line's end: a source file's lines open with a letter by
+    # the thousand, few with "ch", "se", "pa", ...; the words :func:`leading_words` reads, without a pass a letter)
+    last = cp.size - 1
+    pair = ((c0[sel].astype(np.int64) | 0x20) << 21) | (cp[np.minimum(s + 1, last)].astype(np.int64) | 0x20)
     two = np.flatnonzero(_member(pair, _MARKER_PAIRS))
     word = np.zeros(sel.size, dtype=bool)
     if two.size:
-        key, length = leading_words(cp, s[two], ends[cand[sel[two]]], _WORD_LETTERS)
-        after = cp[np.minimum(s[two] + np.maximum(length, 0), cp.size - 1)]
-        word[two] = (length > 0) & _member(key, _MARKER_KEYS) & _in_table(_BLANK, after)
+        field = np.searchsorted(_MARKER_PAIRS, pair[two])
+        at, lim, length = s[two], ends[cand[sel[two]]], _MARKER_LENS[field]
+        width = np.arange(_WORD_LETTERS)
+        p = at[:, None] + width
+        read = np.where(p < lim[:, None], cp[np.minimum(p, last)].astype(np.int64) | 0x20, -1)
+        word[two] = ((read == _MARKER_ROWS[field]) | (width >= length[:, None])).all(axis=1) \
+            & _in_table(_BLANK, cp[np.minimum(at + length, last)])
     roman = _member(c0[sel], _ROMAN_CP)
     sel, word, roman = sel[word | roman], word[word | roman], roman[word | roman]
     span = _last_at(text, starts, ends, cand[sel], closers=True) - starts[cand[sel]]
