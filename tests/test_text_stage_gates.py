@@ -1,11 +1,12 @@
-"""The text stage's cheap gates keep every answer: a reader skipped because the text cannot hold what it needs (two
-spaces in a row for an aligned table, colons for a mail's header, a chat's clocks or a lead-in's colon), the marker
-words read only under their first two letters and against that word alone, and a short layout's table of last
-characters read at the first ask."""
+"""The text stage's cheap gates keep every answer: a reader skipped because the text cannot hold what it needs
+(two spaces in a row for an aligned table's gutters, colons for a mail's header, a chat's clocks or a lead-in's
+colon), the marker words read only under their first two letters and against that word alone, a short layout's
+table of last characters read at the first ask."""
 
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 from logichunk.text import structure as S
 from logichunk.text.charclass import codepoints
 from logichunk.text.discourse import _word_key, leading_words
-from logichunk.text.records import _run_starts
+from logichunk.text.records import _gutters
 from logichunk.text.sentences import split_sentences
 
 
@@ -25,12 +26,16 @@ def test_holds_says_whether_the_text_has_that_many_of_the_characters(text: str, 
     assert S._holds(text, chars, k) == (sum(text.count(c) for c in chars) >= k)
 
 
+_GUTTER = re.compile(r"(?<=[^\x00-\x20.!?]) {2,}(?=[^\x00-\x20])")
+
+
 @settings(max_examples=200, deadline=None)
-@given(st.text(alphabet=" a\t.\n", max_size=40))
-def test_a_text_without_two_spaces_in_a_row_has_no_gutter_to_read(text: str) -> None:
-    """The premise of the aligned tables' gate: a gutter's run opens only at two spaces in a row."""
-    if "  " not in text:
-        assert _run_starts(codepoints(text)).size == 0
+@given(st.text(alphabet=" a\t.!\n\xa0", max_size=40))
+def test_the_gutters_are_the_runs_of_spaces_between_two_cells(text: str) -> None:
+    """Two spaces or more after a character past U+0020 that is no full stop, before another past U+0020 (none
+    where no two spaces lie in a row: the read stops there)."""
+    want = [[m.start(), m.end()] for m in _GUTTER.finditer(text)]
+    assert _gutters.__wrapped__(text).tolist() == want
 
 
 _PIECES = ["From: Ann <a@b.c>\n", "To: Bob\n", "Subject: Tiles\n", "主题：会议\n", "Ann 09:14\n", "[10:27] <carol> hi\n",

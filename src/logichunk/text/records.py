@@ -118,12 +118,12 @@ def _gutters(text: str) -> np.ndarray:
     that is no space nor a sentence's full stop (prose's two spaces after one are no gutter), before one that is
     no space. Read on the code points (a regex tried at every character costs ten times more): two spaces in a
     row are looked for first (most prose has none), and the few runs' ends read on the code points."""
-    if "  " not in text:  # (no two spaces in a row, most prose: no gutter, and no pass over the code points)
-        return np.zeros((0, 2), np.int64)
     cp = codepoints(text)
     if cp.size < 4:
         return np.zeros((0, 2), np.int64)
     lo = _run_starts(cp)
+    if lo.size == 0:  # (no two spaces in a row, most prose: none of the reads below, each a fixed cost on a short text)
+        return np.zeros((0, 2), np.int64)
     lo = lo[~_member(cp[lo - 1], _STOPS)]
     window = cp[np.minimum(lo[:, None] + np.arange(2, _GUTTER_READ), cp.size - 1)] == 0x20
     hi = lo + 2 + np.argmin(window, axis=1)  # (the first no space read; past the end reads the last character)
