@@ -2108,7 +2108,7 @@ def first_marks(cp: np.ndarray, marks: tuple[str, ...]) -> list[int] | None:
     off = np.zeros(len(marks) + 1, np.int64)
     np.cumsum([len(m) for m in marks], out=off[1:])
     out = np.empty(len(marks), np.int64)
-    lib.lc_first_marks(cp.size, cp.ctypes.data, len(marks), flat.ctypes.data, off.ctypes.data, out.ctypes.data)
+    lib.lc_first_marks(cp.size, _ptr(cp), len(marks), _ptr(flat), _ptr(off), _ptr(out))
     return out.tolist()
 
 
@@ -2123,9 +2123,9 @@ def read_terms(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, tables: tup
     (cp,), (starts, ends) = _c(np.uint32, cp), _c(np.int64, starts, ends)
     tabs = [_bytes(t) for t in tables]
     decided, term = np.zeros(starts.size, np.uint8), np.zeros(starts.size, np.uint8)
-    lib.lc_read_terms(cp.size, cp.ctypes.data, starts.size, starts.ctypes.data, ends.ctypes.data,
-                      *(x for t in tabs for x in (t.ctypes.data, t.size)), int(indent), int(title),
-                      decided.ctypes.data, term.ctypes.data)
+    lib.lc_read_terms(cp.size, _ptr(cp), starts.size, _ptr(starts), _ptr(ends),
+                      *(x for t in tabs for x in (_ptr(t), t.size)), int(indent), int(title),
+                      _ptr(decided), _ptr(term))
     return decided.view(bool), term.view(bool)
 
 
@@ -2145,7 +2145,7 @@ def in_table(table: np.ndarray, values: np.ndarray) -> np.ndarray | None:
     flat = np.ascontiguousarray(values).reshape(-1)
     table = _bytes(table)
     out = np.empty(flat.size, np.uint8)
-    getattr(lib, name)(flat.size, flat.ctypes.data, table.ctypes.data, table.size, out.ctypes.data)
+    getattr(lib, name)(flat.size, _ptr(flat), _ptr(table), table.size, _ptr(out))
     return out.view(bool).reshape(values.shape)
 
 
@@ -2159,8 +2159,8 @@ def stamps(cp: np.ndarray, starts: np.ndarray, seams: np.ndarray, bits: np.ndarr
         return None
     (cp,), (starts, seams), (bits,) = _c(np.uint32, cp), _c(np.int64, starts, seams), _c(np.uint16, bits)
     out = np.empty(starts.size, np.uint8)
-    lib.lc_stamps(cp.size, cp.ctypes.data, starts.size, starts.ctypes.data, seams.ctypes.data, bits.ctypes.data,
-                  bits.size, int(near), out.ctypes.data)
+    lib.lc_stamps(cp.size, _ptr(cp), starts.size, _ptr(starts), _ptr(seams), _ptr(bits),
+                  bits.size, int(near), _ptr(out))
     return out
 
 
@@ -2172,7 +2172,7 @@ def lines(cp: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarra
         return None
     (cp,) = _c(np.uint32, cp)
     cols = [np.empty(cp.size + 1, np.int64) for _ in range(4)]  # (pages past the lines are never touched)
-    k = lib.lc_lines(cp.size, cp.ctypes.data, *(c.ctypes.data for c in cols))
+    k = lib.lc_lines(cp.size, _ptr(cp), *(_ptr(c) for c in cols))
     return tuple(c[:k].copy() for c in cols)  # type: ignore[return-value]
 
 
@@ -2580,7 +2580,7 @@ def skip_ws(cp: np.ndarray, fl: np.ndarray, ws: int, q: np.ndarray) -> np.ndarra
         return None
     (cp,), (fl,), (q,) = _c(cp.dtype, cp), _c(np.uint16, fl), _c(np.int64, q)
     out = np.empty(q.size, np.int64)
-    getattr(lib, kernel)(cp.size, cp.ctypes.data, fl.ctypes.data, int(ws), q.size, q.ctypes.data, out.ctypes.data)
+    getattr(lib, kernel)(cp.size, _ptr(cp), _ptr(fl), int(ws), q.size, _ptr(q), _ptr(out))
     return out
 
 
@@ -2596,8 +2596,8 @@ def walk(cp: np.ndarray, at: np.ndarray, bound: np.ndarray, take: np.ndarray, st
     at = at.copy()
     take, nt = _bytes(take), _bytes(note if note is not None else _NO_TABLE)
     more, noted = np.zeros(at.size, np.uint8), np.zeros(at.size, np.uint8)
-    lib.lc_walk(at.size, cp.ctypes.data, cp.size, at.ctypes.data, bound.ctypes.data, take.ctypes.data, take.size,
-                int(steps), int(back), nt.ctypes.data, nt.size, more.ctypes.data, noted.ctypes.data)
+    lib.lc_walk(at.size, _ptr(cp), cp.size, _ptr(at), _ptr(bound), _ptr(take), take.size,
+                int(steps), int(back), _ptr(nt), nt.size, _ptr(more), _ptr(noted))
     return at, more.view(bool), noted.view(bool)
 
 
@@ -2613,8 +2613,8 @@ def last_ats(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, blank: np.nda
     (cp,), (starts, ends) = _c(np.uint32, cp), _c(np.int64, starts, ends)
     blank, closer = _bytes(blank), _bytes(closer)
     plain, closed = np.empty(starts.size, np.int64), np.empty(starts.size, np.int64)
-    lib.lc_last_ats(starts.size, cp.ctypes.data, cp.size, starts.ctypes.data, ends.ctypes.data, blank.ctypes.data,
-                    blank.size, int(blanks), closer.ctypes.data, closer.size, plain.ctypes.data, closed.ctypes.data)
+    lib.lc_last_ats(starts.size, _ptr(cp), cp.size, _ptr(starts), _ptr(ends), _ptr(blank),
+                    blank.size, int(blanks), _ptr(closer), closer.size, _ptr(plain), _ptr(closed))
     return plain, closed
 
 
@@ -2649,10 +2649,10 @@ def markers(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, skip: np.ndarr
     (cp,), (starts, ends, *keys) = _c(np.uint32, cp), _c(np.int64, starts, ends, *keys)
     skip, stop = _bytes(skip), _bytes(stop)
     out = np.zeros(starts.size, np.uint8)
-    args = [a.ctypes.data for a in (cp, starts, ends, skip, stop)]
+    args = [_ptr(a) for a in (cp, starts, ends, skip, stop)]
     for k in keys:
-        args += [k.ctypes.data, k.size]
-    lib.lc_markers(starts.size, *args, out.ctypes.data)
+        args += [_ptr(k), k.size]
+    lib.lc_markers(starts.size, *args, _ptr(out))
     return out.view(bool)
 
 
@@ -2739,9 +2739,9 @@ def hash_features(cp: np.ndarray, row: np.ndarray, cls: np.ndarray, cjk_bit: int
         _c(np.uint32, cp, stop_zh), _c(np.int64, row), _c(np.uint8, cls), _c(np.uint64, stop_words, seeds),
         _c(np.float32, weights))
     acc = np.zeros(n * dim)
-    lib.lc_hashfeat(cp.size, cp.ctypes.data, row.ctypes.data, cls.ctypes.data, int(cjk_bit), int(alnum_bit),
-                    stop_zh.ctypes.data, stop_zh.size, stop_words.ctypes.data, stop_words.size, weights.ctypes.data,
-                    seeds.ctypes.data, int(dim), acc.ctypes.data)
+    lib.lc_hashfeat(cp.size, _ptr(cp), _ptr(row), _ptr(cls), int(cjk_bit), int(alnum_bit),
+                    _ptr(stop_zh), stop_zh.size, _ptr(stop_words), stop_words.size, _ptr(weights),
+                    _ptr(seeds), int(dim), _ptr(acc))
     return acc
 
 
@@ -2776,8 +2776,8 @@ def ends(cp: np.ndarray, kind: np.ndarray, knl: int, kcr: int
     # (room for every offset: the pages past the hits are never touched)
     nl, term, nlk, termk = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.uint8), np.empty(n, np.uint8)
     counts = np.zeros(2, np.int64)
-    lib.lc_ends(n, units.ctypes.data, units.itemsize, kind.ctypes.data, kind.size, int(knl), int(kcr), nl.ctypes.data,
-                nlk.ctypes.data, term.ctypes.data, termk.ctypes.data, counts.ctypes.data)
+    lib.lc_ends(n, _ptr(units), units.itemsize, _ptr(kind), kind.size, int(knl), int(kcr), _ptr(nl),
+                _ptr(nlk), _ptr(term), _ptr(termk), _ptr(counts))
     a, b = counts.tolist()
     return nl[:a].copy(), nlk[:a].copy(), term[:b].copy(), termk[:b].copy()
 
@@ -2797,9 +2797,9 @@ def abbreviated(cp: np.ndarray, fl: np.ndarray, tok: int, sep: int, dots: np.nda
     out = np.zeros(dots.size, np.uint8)
     args = []
     for k in keys:
-        args += [k.ctypes.data, k.size]
-    lib.lc_abbrev(units.size, units.ctypes.data, units.itemsize, fl.ctypes.data, int(tok), int(sep), dots.size,
-                  dots.ctypes.data, digit_next.ctypes.data, lower_next.ctypes.data, *args, out.ctypes.data)
+        args += [_ptr(k), k.size]
+    lib.lc_abbrev(units.size, _ptr(units), units.itemsize, _ptr(fl), int(tok), int(sep), dots.size,
+                  _ptr(dots), _ptr(digit_next), _ptr(lower_next), *args, _ptr(out))
     return out.view(bool)
 
 
@@ -2812,8 +2812,8 @@ def quote_marks(cp: np.ndarray, pos: np.ndarray, stop: np.ndarray) -> np.ndarray
         return None
     pos, stop = _c(np.int64, pos, stop)
     out = np.empty(pos.size, np.int64)
-    lib.lc_quoted(units.size, units.ctypes.data, units.itemsize, pos.size, pos.ctypes.data, stop.ctypes.data,
-                  out.ctypes.data)
+    lib.lc_quoted(units.size, _ptr(units), units.itemsize, pos.size, _ptr(pos), _ptr(stop),
+                  _ptr(out))
     return out
 
 
@@ -2834,8 +2834,8 @@ def code_lines(cp: np.ndarray, ts: np.ndarray, te: np.ndarray, trail: np.ndarray
     tr = _bytes(trail)
     out = np.empty((5, m), np.uint32)
     back = np.empty(m, np.int64)
-    lib.lc_codelines(units.size, units.ctypes.data, units.itemsize, tr.ctypes.data, tr.size, m, ts.ctypes.data,
-                     te.ctypes.data, out.ctypes.data, back.ctypes.data)
+    lib.lc_codelines(units.size, _ptr(units), units.itemsize, _ptr(tr), tr.size, m, _ptr(ts),
+                     _ptr(te), _ptr(out), _ptr(back))
     return out[0], out[1], out[2], back, out[3], out[4]
 
 
@@ -2850,8 +2850,8 @@ def columns(cp: np.ndarray, cls: np.ndarray, ts: np.ndarray, te: np.ndarray) -> 
     ts, te = _c(np.int64, ts, te)
     cls = np.ascontiguousarray(cls)
     out = np.zeros(ts.size, np.uint8)
-    lib.lc_columns(units.size, units.ctypes.data, units.itemsize, cls.ctypes.data, cls.size, ts.size, ts.ctypes.data,
-                   te.ctypes.data, out.ctypes.data)
+    lib.lc_columns(units.size, _ptr(units), units.itemsize, _ptr(cls), cls.size, ts.size, _ptr(ts),
+                   _ptr(te), _ptr(out))
     return out.view(bool)
 
 
@@ -2866,8 +2866,8 @@ def spans_any(cp: np.ndarray, cls: np.ndarray, bit: int, a: np.ndarray, b: np.nd
     a, b = _c(np.int64, a, b)
     cls = np.ascontiguousarray(cls)
     out = np.zeros(a.size, np.uint8)
-    lib.lc_spans_any(units.size, units.ctypes.data, units.itemsize, cls.ctypes.data, cls.size, int(bit), a.size,
-                     a.ctypes.data, b.ctypes.data, out.ctypes.data)
+    lib.lc_spans_any(units.size, _ptr(units), units.itemsize, _ptr(cls), cls.size, int(bit), a.size,
+                     _ptr(a), _ptr(b), _ptr(out))
     return out.view(bool)
 
 
@@ -2888,10 +2888,10 @@ def wrap_read(cp: np.ndarray, fl: np.ndarray, cls: np.ndarray, par: np.ndarray, 
     (fl, cls) = _c(np.uint16, fl, cls)
     cn = np.zeros(idx.size, np.uint16)
     out = np.zeros(idx.size, np.uint8)
-    lib.lc_wrapread(units.size, units.ctypes.data, units.itemsize, fl.ctypes.data, cls.ctypes.data, cls.size,
-                    par.ctypes.data, *(a.ctypes.data for a in lines), idx.size, idx.ctypes.data, int(mode),
-                    lo.ctypes.data, hi.ctypes.data, lo.size, hard.ctypes.data, hard.size, cn.ctypes.data,
-                    out.ctypes.data)
+    lib.lc_wrapread(units.size, _ptr(units), units.itemsize, _ptr(fl), _ptr(cls), cls.size,
+                    _ptr(par), *(_ptr(a) for a in lines), idx.size, _ptr(idx), int(mode),
+                    _ptr(lo), _ptr(hi), lo.size, _ptr(hard), hard.size, _ptr(cn),
+                    _ptr(out))
     return cn, out
 
 
@@ -2904,7 +2904,7 @@ def table_hits(cp: np.ndarray, lo: int, table: np.ndarray) -> np.ndarray | None:
     (cp,) = _c(np.uint32, cp)
     table = _bytes(table != 0)
     out = np.empty(cp.size, np.int64)  # (pages past the hits are never touched)
-    k = lib.lc_table_hits(cp.size, cp.ctypes.data, int(lo), table.size, table.ctypes.data, out.ctypes.data)
+    k = lib.lc_table_hits(cp.size, _ptr(cp), int(lo), table.size, _ptr(table), _ptr(out))
     return out[:k].copy()
 
 
