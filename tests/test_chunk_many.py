@@ -44,6 +44,9 @@ shapes = st.sampled_from([dict(max_size=120, levels=1), dict(max_size=200, level
 @example([']\n```\n; #\n\u3000单项\ud800https://x.com/a_(b)  */😀 ： Grad G 单项 ',
           'plain text here. And more of it, to be cut somewhere else.'],
          dict(max_size=40))  # a cut inside a text's last sentence, in a fence the text ends in: in the block there too
+@example(["Cats purr softly. \n\n1．加强组织领导\n（1）苹果\nCats purr softly. Cats purr softly. " + "长" * 70
+          + "Cats purr softly. [12/03/24, 09:14:22] Ann: ", "Cats purr softly. " * 4],
+         dict(max_size=300, levels=3))  # a text ending in a lead-in (a chat's header) binds nothing of the next text
 @given(texts, shapes)
 def test_many_texts_in_one_pass_are_one_call_each(batch, shape):
     many = chunk_many(batch, **shape)
