@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from logichunk import boundaries as bd
@@ -302,16 +302,25 @@ def _detail(tree) -> tuple:
             sorted((k, repr(v)) for k, v in tree.stats.items()), repr(tree.bubbles))
 
 
-def _all_pieces(pieces, lo, hi):
+def _all_pieces(pieces, lo, hi, bonded):
     return pieces, lo, hi
 
 
+_LEAD_INS = st.sampled_from(["A plain opening line is here.\n", "The first steps are:\n", "Step alpha goes first.\n",
+                             "The next steps are:\n", "Step beta is a long line that goes on and on with many more words "
+                             "in it so that it is long.\n", "\n", "An end paragraph is here.\n", "第一组步骤如下：\n"])
+
+
 @settings(max_examples=50, deadline=None)
-@given(st.lists(_pieces, min_size=1, max_size=90).map("".join),
-       st.sampled_from([(60, 30, 12), (200, 100, 40), (120, 120, 50), (300, 150, 60, 30)]), st.booleans())
+@example("A plain opening line is here.\nThe first steps are:\nStep alpha goes first.\nThe next steps are:\nStep beta "
+         "is a long line that goes on and on with many more words in it so that it is long.\n\nAn end paragraph is "
+         "here.\n", (95, 47), True)  # (a lead-in chain across a one-atom piece: it must stay; moved a cut once)
+@given(st.lists(_pieces | _LEAD_INS, min_size=1, max_size=90).map("".join),
+       st.sampled_from([(60, 30, 12), (200, 100, 40), (120, 120, 50), (300, 150, 60, 30), (95, 47)]), st.booleans())
 def test_pieces_of_one_atom_left_out_of_a_level_change_no_tree(text, sizes, composite):
     """A level below the first leaves out the pieces of one atom (logic_chain._cuttable: nothing to cut there or
-    below): every chunk, method, size, cut score, stat and bubble is what the level gives with them in."""
+    below) but those at a bonded boundary (a chain of lead-ins reads across piece edges): every chunk, method, size,
+    cut score, stat and bubble is what the level gives with them in."""
     from logichunk import CascadeSettings, chunk_logic_chain
     from logichunk.chunkers import logic_chain as lc
 
@@ -333,8 +342,8 @@ def test_a_level_leaves_out_its_pieces_of_one_atom_and_stops_where_none_is_left(
     seen: list[tuple[int, int]] = []  # (pieces in, pieces kept; 0: none, the level returned)
     cuttable = lc._cuttable
 
-    def counted(pieces, lo, hi):
-        out = cuttable(pieces, lo, hi)
+    def counted(pieces, lo, hi, bonded):
+        out = cuttable(pieces, lo, hi, bonded)
         seen.append((pieces.starts.size, 0 if out is None else out[0].starts.size))
         return out
 

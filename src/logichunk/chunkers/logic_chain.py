@@ -783,7 +783,7 @@ class _Run:
         lo = native.searchsorted(self.B, pieces.starts, side="right")
         hi = native.searchsorted(self.B, pieces.ends, side="left")
         if level > 1:
-            cuttable = _cuttable(pieces, lo, hi)
+            cuttable = _cuttable(pieces, lo, hi, self.IN | self.IB | self.IL | self.BP | self.NC)
             if cuttable is None:
                 return None
             pieces, lo, hi = cuttable
@@ -901,7 +901,8 @@ class _Run:
                       np.concatenate((cids[more], wid))[order])
 
 
-def _cuttable(pieces: Pieces, lo: np.ndarray, hi: np.ndarray) -> tuple[Pieces, np.ndarray, np.ndarray] | None:
+def _cuttable(pieces: Pieces, lo: np.ndarray, hi: np.ndarray,
+              bonded: np.ndarray) -> tuple[Pieces, np.ndarray, np.ndarray] | None:
     """The pieces of a level below the first that hold a gap (``lo``, ``hi``: each piece's first boundary after
     its start and first at or after its end), with their ``lo`` and ``hi``; None where none does. Why: a piece of
     one atom (a sentence over a deeper limit, kept whole below level 1) has no gap to cut, here or at any level
@@ -910,8 +911,14 @@ def _cuttable(pieces: Pieces, lo: np.ndarray, hi: np.ndarray) -> tuple[Pieces, n
     total; the structure's partitions part there; tier 3 normalises among failing runs' gaps, none in it), so the
     other pieces' cuts are the same without it. Left out before the level's work: on 2 MB of English, two thirds of
     level 3's pieces and two fifths of its atoms (6,318 of 9,578 pieces); all of a level that has nothing left to
-    cut."""
+    cut. A piece of one atom at a marked boundary stays (``bonded``, per boundary: a lead-in's, a block's, a list's
+    or a heading's bond): the structure reads a level's piece edges in a row (a chain of lead-ins across them), so
+    without it a neighbour's cuts could change."""
     many = hi > lo
+    if bonded.size and not many.all():  # (a piece's boundaries: lo - 1 at its start, hi at its end)
+        one = np.flatnonzero(~many)
+        near = bonded[np.clip(lo[one] - 1, 0, bonded.size - 1)] | bonded[np.minimum(hi[one], bonded.size - 1)]
+        many[one[near]] = True
     if many.all():
         return pieces, lo, hi
     if not many.any():
