@@ -66,7 +66,8 @@ kind (none, line, paragraph, hard); this module adds what a sentence-by-sentence
 * **what a line introduces is no title**: a line under a paragraph that ends with a colon (``run this::``,
   ``The command is:``), vim help's `` >`` or a directive, and an example indented inside a sentence that goes
   on around it (a man page's ``the command`` / ``info grep`` / ``should give you ...``); a ``#`` line
-  indented four columns or more is code, never a heading (a man page's root prompt);
+  indented four columns or more is code, never a heading (a man page's root prompt), and neither is a line of an
+  indented block (a man page's example, ``[imap]`` over its keys: :mod:`.indented_blocks`);
 * **fenced code is one block**: a blank line inside a fence is a line of code, not a paragraph
   break, so a chunker keeps a fence that fits whole and cuts one that does not between lines; so is a
   reStructuredText literal block (a line ending with ``::`` over a blank line and deeper lines), and
@@ -107,6 +108,7 @@ from .charclass import CJK, class_table, codepoints
 from .code_lines import CodeMarks, read_code
 from .code_text import python_module, slash_comments
 from .discourse import continues
+from .indented_blocks import body_margin, in_indented_block
 from .line_kinds import (
     _DRAWER_OPEN,
     _HR_RE,
@@ -1076,6 +1078,15 @@ def _layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -
     if n > 1:
         heading[_ini_sections(text, starts, ends, np.flatnonzero(
             line_whole[:-1] & not_code[:-1] & short[:-1] & (first[:-1] == 0x5B) & (after[:-1] == BREAK_LINE)))] = True
+    # a line of an indented block (a man page's example: "[imap]" over its keys, a grammar's rule) is the
+    # block's, no heading, unless a mark or an underline makes it one (:mod:`.indented_blocks`)
+    deep_heads = np.flatnonzero(heading & line_start & not_code & _in_table(_BLANK, cp[np.maximum(starts - 1, 0)]))
+    deep_heads = np.setdiff1d(deep_heads[~setext_under[np.minimum(deep_heads + 1, n - 1)]], np.fromiter(depth, np.int64, len(depth)))
+    if deep_heads.size:  # (a title over a list's first item, a changelog's "  [ Name ]" over "  * Fixed ...", heads it)
+        over = deep_heads[(deep_heads < n - 1) & ((after[deep_heads] == BREAK_LINE) | (after[deep_heads] == BREAK_HARD))]
+        deep_heads = np.setdiff1d(deep_heads, over[_opens_item(text, starts, first, over + 1)])
+        margin = body_margin(text, starts[line_start & ~heading & not_code])
+        heading[deep_heads[in_indented_block(text, starts[deep_heads], margin)]] = False
     # a title line right under a heading and over a blank line is the heading's second line ("CHAPTER I."
     # over "Down the Rabbit-Hole"): it too opens what follows and never ends a chunk
     for i in np.flatnonzero(heading[:-2] & ~setext_under[1:-1] & (after[:-2] == BREAK_LINE)).tolist():
