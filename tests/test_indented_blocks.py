@@ -6,6 +6,7 @@ keeps its reading."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -101,8 +102,24 @@ def test_a_block_line_is_no_heading_a_lone_centred_title_is(margin: int, extra: 
     text = "\n\n".join([para + " Use this:", "\n".join(lines), para, centred, para]) + "\n"
     heads = _headings(text)
     depth = [first] + [first + d for d in deeper[: len(lines) - 1]]
-    inside = {block[k] for k in range(len(lines))  # (every line right over or under it as deep or deeper)
+    at = text.index("\n".join(lines))
+    offsets = [at + sum(len(x) + 1 for x in lines[:k]) + depth[k] for k in range(len(lines))]
+    inside = {offsets[k] for k in range(len(lines))  # (every line right over or under it as deep or deeper)
               if all(depth[j] >= depth[k] for j in (k - 1, k + 1) if 0 <= j < len(lines))}
-    assert block[0] in inside
-    assert not set(heads) & inside - {title}
+    assert offsets[0] in inside
+    s = split_sentences(text)
+    assert not set(s.starts[layout(s).heading].tolist()) & inside
     assert title in heads
+
+
+_P = "Call me Ishmael. Some years ago I thought I would sail about a little and see the watery part of the world.\n"
+
+
+@pytest.mark.parametrize("head", [
+    ("                     CHAPTER I.", "                      Loomings."),  # (centred, the second line deeper)
+    ("  CHAPTER II.", "  The Pool of Tears"),  # (both indented as deep: a division's word makes it a title)
+    ("        Part One", "        The Old Pier"),
+])
+def test_an_indented_chapter_heading_of_two_lines_is_still_a_heading(head: tuple[str, str]) -> None:
+    text = _P + "\n" + "\n".join(head) + "\n\n" + _P
+    assert head[0].strip() in _headings(text)

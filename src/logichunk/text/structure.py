@@ -1079,8 +1079,9 @@ def _layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -
         heading[_ini_sections(text, starts, ends, np.flatnonzero(
             line_whole[:-1] & not_code[:-1] & short[:-1] & (first[:-1] == 0x5B) & (after[:-1] == BREAK_LINE)))] = True
     # a line of an indented block (a man page's example: "[imap]" over its keys, a grammar's rule) is the
-    # block's, no heading, unless a mark or an underline makes it one (:mod:`.indented_blocks`)
-    deep_heads = np.flatnonzero(heading & line_start & not_code & _in_table(_BLANK, cp[np.maximum(starts - 1, 0)]))
+    # block's, no heading, unless a mark, a division's word or an underline makes it one ("CHAPTER II." over its
+    # title, both indented: :mod:`.indented_blocks`)
+    deep_heads = np.flatnonzero(heading & line_start & not_code & ~marker & _in_table(_BLANK, cp[np.maximum(starts - 1, 0)]))
     deep_heads = np.setdiff1d(deep_heads[~setext_under[np.minimum(deep_heads + 1, n - 1)]], np.fromiter(depth, np.int64, len(depth)))
     if deep_heads.size:  # (a title over a list's first item, a changelog's "  [ Name ]" over "  * Fixed ...", heads it)
         over = deep_heads[(deep_heads < n - 1) & ((after[deep_heads] == BREAK_LINE) | (after[deep_heads] == BREAK_HARD))]
