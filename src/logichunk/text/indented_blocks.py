@@ -43,18 +43,18 @@ def _centred(d: int, body: str, d2: int, body2: str) -> bool:
     return d != d2 and abs((2 * d + len(body)) - (2 * d2 + len(body2))) <= 2
 
 
-def in_indented_block(text: str, at: np.ndarray, margin: int) -> np.ndarray:
+def in_indented_block(text: str, at: np.ndarray, margin: np.ndarray) -> np.ndarray:
     """Per offset of ``at`` (each a line's first character), whether its line lies inside an indented block:
-    deeper than ``margin`` (the text's body), with a line right over or under it (no blank line between) and
+    deeper than its ``margin`` (its text's body, per offset), with a line right over or under it (no blank line between) and
     every such neighbour indented as deep or deeper, as the lines of an example are. A line whose only
     neighbour is the line under it, indented deeper, opens a block only where it is itself deeper than the
     text over it (an example's ``[diff "tex"]`` over ``wordRegex = ...``, under a paragraph less indented);
     as deep as the paragraph over it, it is a subheading over its indented text, a term over its
     definition. A line centred on a neighbour is a centred title's, never a block's."""
     out = np.zeros(len(at), dtype=bool)
-    for k, a in enumerate(np.asarray(at, np.int64).tolist()):
+    for k, (a, m) in enumerate(zip(np.asarray(at, np.int64).tolist(), np.asarray(margin).tolist(), strict=True)):
         d = indent_columns(text, a)
-        if d <= margin:
+        if d <= m:
             continue
         ls = text.rfind("\n", 0, a) + 1
         _, _, body = _line_at(text, ls)
@@ -75,14 +75,19 @@ def in_indented_block(text: str, at: np.ndarray, margin: int) -> np.ndarray:
     return out
 
 
-def body_margin(text: str, at: np.ndarray) -> int:
-    """The text's body margin: the least indent, in characters, of the lines whose first characters lie at
-    ``at`` (its lines that are no heading), 0 where there are none. Read over every line, not its paragraphs'
-    first lines alone: a text whose every line is indented one space (WikiText's ``" = = History = = "`` over
-    ``" The town ..."``) has its body there, and its headings are no block's."""
+def body_margins(text: str, at: np.ndarray, part: np.ndarray, parts: int) -> np.ndarray:
+    """Per text of ``parts`` laid end to end, its body margin: the least indent, in characters, of its lines
+    whose first characters lie at ``at`` (its lines that are no heading; ``part``: each one's text), 0 where
+    it has none. Read over every line, not its paragraphs' first lines alone: a text whose every line is
+    indented one space (WikiText's ``" = = History = = "`` over ``" The town ..."``) has its body there, and
+    its headings are no block's; and per text, as each has its own margin."""
     at = np.asarray(at, np.int64)
+    out = np.zeros(parts, np.int64)
     if at.size == 0:
-        return 0
+        return out
     nl = np.flatnonzero(codepoints(text) == 0x0A)
     k = np.searchsorted(nl, at)
-    return int((at - np.where(k > 0, nl[np.maximum(k - 1, 0)] + 1, 0)).min())
+    top = np.iinfo(np.int64).max
+    out[:] = top
+    np.minimum.at(out, part, at - np.where(k > 0, nl[np.maximum(k - 1, 0)] + 1, 0))
+    return np.where(out == top, 0, out)

@@ -108,7 +108,7 @@ from .charclass import CJK, class_table, codepoints
 from .code_lines import CodeMarks, read_code
 from .code_text import python_module, slash_comments
 from .discourse import continues
-from .indented_blocks import body_margin, in_indented_block
+from .indented_blocks import body_margins, in_indented_block
 from .line_kinds import (
     _DRAWER_OPEN,
     _HR_RE,
@@ -1082,11 +1082,14 @@ def _layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -
     # block's, no heading, unless a mark, a division's word or an underline makes it one ("CHAPTER II." over its
     # title, both indented: :mod:`.indented_blocks`)
     deep_heads = np.flatnonzero(heading & line_start & not_code & ~marker & _in_table(_BLANK, cp[np.maximum(starts - 1, 0)]))
-    deep_heads = np.setdiff1d(deep_heads[~setext_under[np.minimum(deep_heads + 1, n - 1)]], np.fromiter(depth, np.int64, len(depth)))
+    deep_heads = deep_heads[~setext_under[np.minimum(deep_heads + 1, n - 1)] & ~_member(first[deep_heads], _MARKED_FIRST)]
+    deep_heads = np.setdiff1d(deep_heads, np.array(framed, np.int64))  # (and a title framed by dashes)
     if deep_heads.size:  # (a title over a list's first item, a changelog's "  [ Name ]" over "  * Fixed ...", heads it)
         over = deep_heads[(deep_heads < n - 1) & ((after[deep_heads] == BREAK_LINE) | (after[deep_heads] == BREAK_HARD))]
         deep_heads = np.setdiff1d(deep_heads, over[_opens_item(text, starts, first, over + 1)])
-        margin = body_margin(text, starts[line_start & ~heading & not_code])
+        part = np.zeros(n, np.int64) if edges is None else np.maximum(np.searchsorted(edges[0], starts, side="right") - 1, 0)
+        body = line_start & ~heading & not_code  # (each text laid end to end its own margin)
+        margin = body_margins(text, starts[body], part[body], int(part[-1]) + 1)[part[deep_heads]]
         heading[deep_heads[in_indented_block(text, starts[deep_heads], margin)]] = False
     # a title line right under a heading and over a blank line is the heading's second line ("CHAPTER I."
     # over "Down the Rabbit-Hole"): it too opens what follows and never ends a chunk
@@ -2921,6 +2924,9 @@ _HASH_NEXT = np.array(sorted(ord(c) for c in " \t\r\n"), dtype=np.uint32)
 
 
 _BLANK = _chars_table(" \t")
+#: the first characters of a markup language's heading, which its mark makes one wherever it stands: Markdown's
+#: ``#``, AsciiDoc's and MediaWiki's ``=`` (``" = = History = = "``), LaTeX's ``\\section``, HTML's ``<h2>``
+_MARKED_FIRST = np.array(sorted(ord(c) for c in "#=\\<"), np.uint32)
 _HASH = _chars_table("#")
 #: the first letters of C's preprocessor directives (:data:`~.line_kinds.CPP_DIRECTIVE`: ``define``, ``if``, ...)
 _DIRECTIVE_FIRST = _chars_table("".join(w[0] for w in re.search(r"\(\?:([\w|]+)\)", CPP_DIRECTIVE.pattern)
