@@ -210,8 +210,13 @@ def test_upload_and_read_with_an_encoding(client):
     assert "--encoding" not in said
     wrong = client.post("/api/read?encoding=shift_jis", headers=H, content=tw.encode("big5"))
     assert wrong.status_code == 400 and "not valid shift_jis at byte" in wrong.json()["error"]["message"]
-    unknown = client.post("/api/read?encoding=nope", headers=H, content=b"text")
-    assert unknown.status_code == 400 and "unknown encoding 'nope'" in unknown.json()["error"]["message"]
+    # a codec Python lacks is a value the parameter does not take: a 422, as every such field (README), before the
+    # upload is read; so is one that is no text encoding
+    for bad, said in (("nope", "unknown encoding 'nope'"), ("base64", "not a text encoding")):
+        for url in ("/api/read", f"{P}/documents/upload"):
+            unknown = client.post(f"{url}?encoding={bad}", headers=H, content=b"text")
+            err = unknown.json()["error"]
+            assert unknown.status_code == 422 and err["code"] == "invalid_request" and said in err["message"], url
     up = client.post(f"{P}/documents/upload?encoding=big5&title=tw", headers=H, files={"file": ("tw.txt", tw.encode("big5"))})
     assert up.status_code == 201 and up.json()["decoded"] == "big5", up.text
     tree = client.get(f"{P}/documents/{up.json()['id']}/tree", headers=H).json()

@@ -9,7 +9,7 @@ from fastapi import Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
 
 from ...errors import InputError
-from ...text.decode import Undecoded, check_storable, empty_input, read_text
+from ...text.decode import Undecoded, check_encoding, check_storable, empty_input, read_text
 from ...text.decode import check_not_blank as check_not_blank_text
 from ...text.pdf import is_pdf
 from ..auth import require_key
@@ -96,7 +96,12 @@ async def read_upload(request: Request, fallback_name: str, encoding: str | None
     :func:`~logichunk.text.decode.read_text` (a PDF's text layer; UTF-8, or UTF-16/32 with a mark; gzip,
     bzip2 or xz holding no more bytes than a plain upload may) in a worker thread (a long PDF takes
     seconds; ``encoding``: a codec named instead). An empty upload, a missing field, an unknown encoding and
-    undecodable bytes are one-line 4xx answers."""
+    undecodable bytes are one-line 4xx answers (an encoding Python has no codec for is a value the parameter does
+    not take: a 422, said before the upload is read; bytes it cannot decode, a 400)."""
+    try:
+        check_encoding(encoding)
+    except InputError as e:
+        raise ApiError(422, "invalid_request", str(e)) from None
     ctype = request.headers.get("content-type", "")
     filename, title = None, None
     if ctype.startswith("multipart/form-data"):
