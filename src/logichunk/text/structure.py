@@ -681,38 +681,9 @@ def layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None = N
     texts laid end to end, each read on its own (a fence never pairs across two texts)."""
     token = _LAST_MEMO.set(_LastMemo(sents.text, sents.starts, sents.ends))
     try:
-        lay = _layout(sents, edges)
+        return _layout(sents, edges)
     finally:
         _LAST_MEMO.reset(token)
-    return lay if edges is None else _apart_at_edges(lay, sents, edges)
-
-
-def _apart_at_edges(lay: Layout, sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray]) -> Layout:
-    """``lay`` with no bond across a seam of texts laid end to end: a text's last sentence (a lead-in, a
-    chat's header ending in a colon) binds nothing of the next text, as it binds nothing alone. Why: many
-    texts chunked in one pass (:mod:`logichunk.chunkers.many`) read these gaps, and a bond there changed
-    what the text's own cuts may be."""
-    n = len(sents)
-    if n < 2:
-        return lay
-    seam = np.isin(sents.ends[:-1], edges[1]) | np.isin(sents.starts[1:], edges[0])
-    if not seam.any():
-        return lay
-
-    def cut(mask: np.ndarray) -> np.ndarray:
-        if not mask[seam].any():
-            return mask
-        out = mask.copy()
-        out[seam] = False
-        return out
-
-    def cut_some(mask: np.ndarray | None) -> np.ndarray | None:  # (an optional mark: None where none is left)
-        out = None if mask is None else cut(mask)
-        return out if out is not None and out.any() else None
-
-    return Layout(lay.heading, lay.strength, cut(lay.no_cut), cut(lay.leans), cut(lay.lead_in), cut_some(lay.in_block),
-                  cut_some(lay.introduces), cut_some(lay.block_parts), cut_some(lay.in_list), lay.depth,
-                  cut_some(lay.in_terms))
 
 
 def _layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -> Layout:
@@ -1402,6 +1373,10 @@ def _layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -
     in_terms = np.zeros(max(n - 1, 0), dtype=bool)
     in_terms[_between_terms(text, starts, terms, before, edges)] = True
     in_terms &= strength <= PARAGRAPH  # (a term read as a heading after all opens a section)
+    if edges is not None:  # no bond of any rule reaches across texts laid end to end (a text's last line, a lead-in
+        # or a chat's "Ann: ", binds nothing of the next text, as it binds nothing alone: chunk_many read these gaps)
+        no_cut, leans, lead_in, in_code, introduces, block_parts, in_list, in_terms = (
+            m & one_text for m in (no_cut, leans, lead_in, in_code, introduces, block_parts, in_list, in_terms))
     return Layout(heading, strength, no_cut, leans, lead_in, in_code if in_code.any() else None,
                   introduces if introduces.any() else None, block_parts if block_parts.any() else None,
                   in_list if in_list.any() else None, depth, in_terms if in_terms.any() else None)
