@@ -75,19 +75,25 @@ def in_indented_block(text: str, at: np.ndarray, margin: np.ndarray) -> np.ndarr
     return out
 
 
-def body_margins(text: str, at: np.ndarray, part: np.ndarray, parts: int) -> np.ndarray:
-    """Per text of ``parts`` laid end to end, its body margin: the least indent, in characters, of its lines
-    whose first characters lie at ``at`` (its lines that are no heading; ``part``: each one's text), 0 where
-    it has none. Read over every line, not its paragraphs' first lines alone: a text whose every line is
-    indented one space (WikiText's ``" = = History = = "`` over ``" The town ..."``) has its body there, and
-    its headings are no block's; and per text, as each has its own margin."""
+def line_indents(text: str, at: np.ndarray) -> np.ndarray:
+    """Per offset of ``at``, how many characters lie before it on its line (its indent, where it opens the line's
+    text)."""
     at = np.asarray(at, np.int64)
-    out = np.zeros(parts, np.int64)
-    if at.size == 0:
-        return out
     nl = np.flatnonzero(codepoints(text) == 0x0A)
     k = np.searchsorted(nl, at)
+    return at - np.where(k > 0, nl[np.maximum(k - 1, 0)] + 1, 0)
+
+
+def body_margins(indents: np.ndarray, part: np.ndarray, parts: int) -> np.ndarray:
+    """Per text of ``parts`` laid end to end, its body margin: the least of ``indents`` (of its body's lines, in
+    characters: :func:`line_indents`; ``part``: each one's text), 0 where it has none. Read over every line of the
+    body, not its paragraphs' first lines alone: a text whose every line is indented one space (WikiText's
+    ``" = = History = = "`` over ``" The town ..."``) has its body there, and its headings are no block's; and per
+    text, as each has its own margin."""
+    out = np.zeros(parts, np.int64)
+    if len(indents) == 0:
+        return out
     top = np.iinfo(np.int64).max
     out[:] = top
-    np.minimum.at(out, part, at - np.where(k > 0, nl[np.maximum(k - 1, 0)] + 1, 0))
+    np.minimum.at(out, part, indents)
     return np.where(out == top, 0, out)

@@ -108,7 +108,7 @@ from .charclass import CJK, class_table, codepoints
 from .code_lines import CodeMarks, read_code
 from .code_text import python_module, slash_comments
 from .discourse import continues
-from .indented_blocks import body_margins, in_indented_block
+from .indented_blocks import body_margins, in_indented_block, line_indents
 from .line_kinds import (
     _DRAWER_OPEN,
     _HR_RE,
@@ -1060,7 +1060,7 @@ def _layout(sents: SentenceSpans, edges: tuple[np.ndarray, np.ndarray] | None) -
         deep_heads = np.setdiff1d(deep_heads, over[_opens_item(text, starts, first, over + 1)])
         part = np.zeros(n, np.int64) if edges is None else np.maximum(np.searchsorted(edges[0], starts, side="right") - 1, 0)
         body = line_start & ~heading & not_code  # (each text laid end to end its own margin)
-        margin = body_margins(text, starts[body], part[body], int(part[-1]) + 1)[part[deep_heads]]
+        margin = body_margins(line_indents(text, starts[body]), part[body], int(part[-1]) + 1)[part[deep_heads]]
         heading[deep_heads[in_indented_block(text, starts[deep_heads], margin)]] = False
     # a title line right under a heading and over a blank line is the heading's second line ("CHAPTER I."
     # over "Down the Rabbit-Hole"): it too opens what follows and never ends a chunk
@@ -1533,18 +1533,14 @@ def _between_terms(text: str, starts: np.ndarray, terms: np.ndarray, before: np.
     paras = np.flatnonzero(opening)
     opening[terms] = True  # (a mask, not a union's sort: a definition list of 100,000 terms)
     opens = np.flatnonzero(opening)
-    nl = np.flatnonzero(codepoints(text) == 0x0A)
-    at = np.searchsorted(nl, starts[opens])
     indent = np.zeros(starts.size, np.int64)  # (of the blocks' openers only: a line's spaces before it)
-    indent[opens] = starts[opens] - np.where(at > 0, nl[np.maximum(at - 1, 0)] + 1, 0)
+    indent[opens] = line_indents(text, starts[opens])
     prose = paras[~_member(paras, terms)]
     part = np.zeros(starts.size, np.int64) if edges is None else np.searchsorted(edges[0], starts, side="right") - 1
     if edges is not None:  # (a separator between two texts is neither's paragraph)
         prose = prose[(part[prose] >= 0) & (starts[prose] < edges[1][np.maximum(part[prose], 0)])]
-    top = np.iinfo(np.int64).max
-    margin = np.full(int(part.max()) + 1, top, np.int64)
-    np.minimum.at(margin, part[prose], indent[prose])
-    items = terms[indent[terms] >= np.where(margin == top, 0, margin)[part[terms]]]
+    margin = body_margins(indent[prose], part[prose], int(part.max()) + 1)  # (its prose's least indent, per text)
+    items = terms[indent[terms] >= margin[part[terms]]]
     later = items[items > 0]
     block = opens[np.searchsorted(opens, later - 1, side="right") - 1]
     return later[_member(block, items) & (indent[block] == indent[later])] - 1
